@@ -1,0 +1,147 @@
+#include "commands.h"
+
+#include <csignal>
+#include <cmath>
+#include <cstdio>
+#include <iostream>
+
+#include "lengen/engine/config.h"
+#include "lengen/engine/errors.h"
+#include "lengen/engine/run_file.h"
+#include "lengen/engine/trainer.h"
+#include "progress.h"
+
+namespace lengen::cli {
+
+namespace {
+
+engine::RunControl* g_control = nullptr;
+volatile std::sig_atomic_t g_interrupts = 0;
+
+// First Ctrl-C: finish the current step, write a checkpoint, exit 130. Second: leave now
+// (the previous checkpoint stays intact).
+void onInterrupt(int)
+{
+    if (++g_interrupts > 1)
+        std::_Exit(130);
+    if (g_control)
+        g_control->requestCancelFromSignal();
+}
+
+void printWarnings(const engine::LoadedConfig& loaded)
+{
+    for (const auto& w : loaded.warnings)
+        std::fprintf(stderr, "warning: %s\n", w.toString().c_str());
+}
+
+int finishRun(const engine::RunSummary& summary, ProgressReporter& progress)
+{
+    progress.finish();
+    std::printf("%s\n", summary.runFile.c_str());
+    if (summary.outcome == engine::RunOutcome::Cancelled) {
+        std::fprintf(stderr, "stopped after %lld steps; checkpoint written. Continue with: "
+                             "lengen train --resume %s\n",
+                     static_cast<long long>(summary.stepsDone), summary.runFile.c_str());
+        return engine::exitCodeFor(engine::ErrorKind::Interrupted);
+    }
+    std::fprintf(stderr, "finished %lld steps in %s, final loss %.4f\n",
+                 static_cast<long long>(summary.stepsDone),
+                 formatDuration(summary.wallSeconds).c_str(), summary.finalLoss);
+    return 0;
+}
+
+}  // namespace
+
+int runTrain(const TrainArgs& args)
+{
+    engine::RunControl control;
+    g_control = &control;
+    std::signal(SIGINT, onInterrupt);
+    std::signal(SIGTERM, onInterrupt);
+    ProgressReporter progress(ProgressReporter::detect(args.quiet));
+    engine::TrainOptions options;
+    options.outDir = args.outDir;
+    options.seed = args.seed;
+    options.maxSteps = args.steps;
+    options.device = args.device;
+    options.threads = args.threads;
+    try {
+        if (!args.resume.empty())
+            return finishRun(engine::resume(args.resume, options, control, progress), progress);
+        const engine::LoadedConfig loaded = engine::loadConfigFile(args.config);
+        printWarnings(loaded);
+        int code = 0;
+        for (const auto& run : loaded.runs) {
+            code = finishRun(engine::train(run, options, control, progress), progress);
+            if (code != 0)
+                break;
+        }
+        return code;
+    } catch (...) {
+        progress.finish();
+        throw;
+    }
+}
+
+int runValidate(const std::string& config, bool quiet)
+{
+    const engine::LoadedConfig loaded = engine::loadConfigFile(config);
+    printWarnings(loaded);
+    for (size_t i = 0; i < loaded.runs.size(); ++i) {
+        if (quiet)
+            continue;
+        if (loaded.runs.size() > 1)
+            std::printf("--- # run %zu of %zu (max_length %g)\n", i + 1, loaded.runs.size(),
+                        loaded.runs[i].model.maxLength);
+        std::fputs(engine::toYaml(loaded.runs[i]).c_str(), stdout);
+    }
+    std::fprintf(stderr, "%s: valid (%zu run%s)\n", config.c_str(), loaded.runs.size(),
+                 loaded.runs.size() == 1 ? "" : "s");
+    return 0;
+}
+
+int runInfo(const std::string& run, bool listParameters)
+{
+    const engine::RunFileInfo info = engine::readRunInfo(run);
+    const auto loaded = engine::loadConfigText(info.configYaml, info.path + ":/config");
+    const engine::RunConfig& c = loaded.runs.at(0);
+    std::printf("run file     %s\n", info.path.c_str());
+    std::printf("run id       %s (created %s, lengen %s, format %d)\n", info.runId.c_str(),
+                info.createdAt.c_str(), info.engineVersion.c_str(), info.formatVersion);
+    std::printf("status       %s, checkpoint after %lld of %lld steps\n", info.status.c_str(),
+                static_cast<long long>(std::max<std::int64_t>(info.checkpointStep, 0)),
+                static_cast<long long>(info.totalSteps));
+    std::printf("task         %s (%s), D = %d, points %d..%d, dims %d..%d\n",
+                info.task.c_str(), c.task.data.c_str(), c.inputDims(),
+                c.task.curriculum.points.start, c.task.curriculum.points.end,
+                c.task.curriculum.dims.start, c.task.curriculum.dims.end);
+    std::printf("model        %s + %s, hidden %d, layers %d, heads %d, %.3f M parameters\n",
+                info.backbone.c_str(), info.positionEncoding.c_str(), c.model.hiddenSize,
+                c.model.numLayers, c.model.numHeads,
+                static_cast<double>(info.parameterCount) / 1e6);
+    std::printf("training     lr %g, batch %d, seed %llu, device %s%s\n",
+                c.training.learningRate, c.training.batchSize,
+                static_cast<unsigned long long>(info.seed), info.device.c_str(),
+                c.compat == engine::CompatMode::Reference ? ", compat: reference" : "");
+    if (info.logRows > 0)
+        std::printf("log          %lld rows, last loss %.5g\n",
+                    static_cast<long long>(info.logRows), info.lastLoss);
+    else
+        std::printf("log          empty\n");
+    for (const auto& [name, values] : info.positionConstants) {
+        std::printf("PE %-9s", name.c_str());
+        for (size_t i = 0; i < values.size() && i < 16; ++i)
+            std::printf(" %.6g", values[i]);
+        std::printf(values.size() > 16 ? " ... (%zu values)\n" : "\n", values.size());
+    }
+    if (listParameters)
+        for (const auto& p : info.parameters) {
+            std::printf("  %-56s [", p.name.c_str());
+            for (size_t i = 0; i < p.shape.size(); ++i)
+                std::printf(i ? ", %lld" : "%lld", static_cast<long long>(p.shape[i]));
+            std::printf("]\n");
+        }
+    return 0;
+}
+
+}  // namespace lengen::cli

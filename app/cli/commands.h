@@ -1,0 +1,26 @@
+#pragma once
+// The `lengen` subcommands. Each returns the process exit code; engine errors propagate as
+// lengen::engine::Error and are turned into messages and exit codes by main().
+
+#include <cstdint>
+#include <optional>
+#include <string>
+
+namespace lengen::cli {
+
+struct TrainArgs {
+    std::string config;
+    std::string resume;
+    std::string outDir = "runs";
+    std::optional<std::uint64_t> seed;
+    std::optional<std::int64_t> steps;
+    std::string device;
+    int threads = 0;
+    bool quiet = false;
+};
+
+int runTrain(const TrainArgs& args);
+int runValidate(const std::string& config, bool quiet);
+int runInfo(const std::string& run, bool listParameters);
+
+}  // namespace lengen::cli

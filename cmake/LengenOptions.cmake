@@ -1,0 +1,21 @@
+# Build switches and the INTERFACE target that carries the compile policy for every target.
+option(LENGEN_BUILD_GUI "Build the Qt desktop studio (widgets/, lengen-studio)" ON)
+option(LENGEN_WARNINGS_AS_ERRORS "Treat compiler warnings as errors" OFF)
+set(LENGEN_SANITIZE "" CACHE STRING "Sanitizers to enable, e.g. address;undefined or thread")
+
+add_library(lengen_build_options INTERFACE)
+add_library(lengen::build_options ALIAS lengen_build_options)
+target_compile_features(lengen_build_options INTERFACE cxx_std_17)
+target_compile_options(lengen_build_options INTERFACE
+    -Wall -Wextra -Wshadow=local -Wnon-virtual-dtor -Woverloaded-virtual -Wcast-qual)
+if(LENGEN_WARNINGS_AS_ERRORS)
+    target_compile_options(lengen_build_options INTERFACE -Werror)
+endif()
+# Torch headers declare `slots`-named members; keep Qt's keyword macros away from them.
+target_compile_definitions(lengen_build_options INTERFACE
+    QT_NO_KEYWORDS QT_NO_NARROWING_CONVERSIONS_IN_CONNECT)
+if(LENGEN_SANITIZE)
+    string(REPLACE ";" "," _lengen_san "${LENGEN_SANITIZE}")
+    target_compile_options(lengen_build_options INTERFACE -fsanitize=${_lengen_san} -fno-omit-frame-pointer)
+    target_link_options(lengen_build_options INTERFACE -fsanitize=${_lengen_san})
+endif()

@@ -1,0 +1,131 @@
+#pragma once
+// The run configuration: the reference's YAML layout (model / patch / task / training / wandb),
+// read with `!include` resolution, validated in full, and resolved to one RunConfig per
+// model.max_length value. Plain values only: no YAML or Torch types cross this header.
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "lengen/engine/errors.h"
+
+namespace lengen::engine {
+
+bool isBooleanTaskName(const std::string& name);          ///< inputs in {-1, +1}^D
+bool isClassificationTaskName(const std::string& name);   ///< accuracy metric, BCE loss
+
+/// One curriculum axis. value(step) = min(start + increment * floor(step / interval), end).
+struct CurriculumAxis {
+    int start = 1;
+    int end = 1;
+    int increment = 0;
+    int interval = 1;  ///< steps between increments, >= 1
+    int valueAt(std::int64_t step) const;
+};
+
+struct CurriculumConfig {
+    CurriculumAxis dims;    ///< truncated input dimension d_t (Gaussian tasks only)
+    CurriculumAxis points;  ///< in-context points N per prompt
+};
+
+enum class Backbone { Llama, Mamba, Gpt2 };
+
+/// Model section after resolution (reference §3, §5.3–5.4). Fields that a backbone does not use
+/// keep their defaults.
+struct ModelConfig {
+    Backbone backbone = Backbone::Llama;
+    std::string type = "decoder";        ///< "decoder" or "ssm" (informational)
+    std::string family = "Llama2";       ///< as written: Llama2 | Mamba | GPT2
+    std::vector<double> maxLengths;      ///< as written (a list = one run per value; inf allowed)
+    double maxLength = 0;                ///< this run's value (inf for Mamba)
+    int hiddenSize = 256;                ///< H (GPT-2: n_embd)
+    int numLayers = 2;
+    int numHeads = 4;
+    int intermediateSize = 0;            ///< derived: 4 * H
+    int nInDims = 0;                     ///< derived: curriculum.dims.end
+    int maxPositionEmbeddings = 0;       ///< derived: max_length (L_orig for YaRN/NTK)
+    std::string hiddenAct = "silu";
+    double ropeTheta = 10000.0;
+    double rmsNormEps = 1e-6;
+    int stateSize = 16;                  ///< Mamba only
+};
+
+/// Position encoding of a Llama backbone (reference §4). "rope" when no rope_scaling is given.
+struct PositionConfig {
+    std::string patchName;               ///< patch.name as written ("" when no patch)
+    std::string type = "rope";           ///< rope|nope|alibi|fire|yarn|dynamic-yarn|linear|dynamic
+    std::optional<double> factor;        ///< rope_scaling.factor (given or derived)
+    bool explicitScaling = false;        ///< rope_scaling present in the config
+};
+
+struct TaskConfig {
+    std::string data = "gaussian";       ///< gaussian | boolean
+    std::string name = "linear_regression";
+    CurriculumConfig curriculum;
+};
+
+/// Training section. Every key is applied as written (unlike the reference, §9.14–15).
+struct TrainingConfig {
+    double learningRate = 3e-4;
+    double weightDecay = 0.0;
+    double adamBeta1 = 0.9;
+    double adamBeta2 = 0.999;
+    double adamEpsilon = 1e-8;
+    double maxGradNorm = 1.0;            ///< <= 0 disables clipping
+    double warmupRatio = 0.03;
+    std::int64_t maxSteps = 50000;
+    std::int64_t loggingSteps = 10;
+    std::int64_t saveSteps = 500;
+    int batchSize = 64;                  ///< per_device_train_batch_size
+};
+
+/// `compat: reference` reproduces the reference's effective behaviour (docs/reference-compat.md).
+enum class CompatMode { Intended, Reference };
+
+struct RunConfig {
+    ModelConfig model;
+    PositionConfig position;
+    TaskConfig task;
+    TrainingConfig training;
+    CompatMode compat = CompatMode::Intended;
+    std::optional<std::uint64_t> seed;   ///< top-level `seed:`; the CLI's --seed overrides it
+    std::string sourceFile;              ///< the file this was loaded from ("" for text)
+    std::string wandbYaml;               ///< the wandb section, kept verbatim (ignored)
+
+    int inputDims() const { return task.curriculum.dims.end; }
+    int trainPoints() const { return task.curriculum.points.end; }
+    bool isBooleanTask() const { return task.data == "boolean"; }
+    bool isClassification() const { return isClassificationTaskName(task.name); }
+    /// Display name of the PE/backbone as the reference's legends use it ("RoPE", "ALiBi", ...).
+    std::string peDisplayName() const;
+    /// Optimiser values actually applied (differs from `training` under compat: reference).
+    double effectiveWeightDecay() const;
+    double effectiveAdamEpsilon() const;
+    double effectiveMaxGradNorm() const;
+    std::int64_t warmupSteps() const;    ///< ceil(warmup_ratio * max_steps)
+};
+
+/// Result of loading a config file: one RunConfig per model.max_length value, plus warnings
+/// (unknown keys, honoured misspellings) that did not stop the load.
+struct LoadedConfig {
+    std::vector<RunConfig> runs;
+    std::vector<ConfigIssue> warnings;
+};
+
+/// Load and validate a YAML run config, resolving `!include` relative to each including file.
+/// Throws ConfigError listing every problem (file, line, column, key path).
+LoadedConfig loadConfigFile(const std::string& path);
+
+/// Same, from YAML text (used for configs stored inside run files). `name` labels messages.
+LoadedConfig loadConfigText(const std::string& yaml, const std::string& name);
+
+/// The fully resolved config as YAML (what is stored in the run and printed by `validate`).
+/// Re-loading it with loadConfigText gives an identical RunConfig.
+std::string toYaml(const RunConfig& config);
+
+/// Known names, for help texts and the GUI.
+std::vector<std::string> knownTaskNames();
+std::vector<std::string> knownPositionTypes();
+
+}  // namespace lengen::engine

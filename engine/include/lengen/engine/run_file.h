@@ -1,0 +1,58 @@
+#pragma once
+// Reading run files (run.h5). The format is documented in docs/run-format.md. Safe to call
+// while another process is writing the run (the file is opened read-only in SWMR mode).
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+namespace lengen::engine {
+
+constexpr int kRunFormatVersion = 1;
+
+struct TensorInfo {
+    std::string name;               ///< state-dict key
+    std::vector<std::int64_t> shape;
+};
+
+struct RunFileInfo {
+    std::string path;
+    int formatVersion = 0;
+    std::string engineVersion;
+    std::string runId;
+    std::string createdAt;          ///< ISO 8601, UTC
+    std::uint64_t seed = 0;
+    std::string status;             ///< running | finished | cancelled | failed
+    std::string configYaml;         ///< resolved config
+    std::string task;
+    std::string positionEncoding;
+    std::string backbone;
+    std::string device;
+    std::int64_t totalSteps = 0;
+    std::int64_t checkpointStep = -1;  ///< completed steps in the latest checkpoint; -1 = none
+    std::int64_t logRows = 0;
+    double lastLoss = 0;            ///< loss of the last log row (NaN if none)
+    std::int64_t parameterCount = 0;
+    std::vector<TensorInfo> parameters;
+    /// Derived PE constants (ALiBi slopes, RoPE inv_freq, ...), by name.
+    std::map<std::string, std::vector<double>> positionConstants;
+};
+
+/// The training log columns (one entry per logged step).
+struct TrainLog {
+    std::vector<std::int64_t> step;
+    std::vector<double> loss, excessLoss, learningRate, wallSeconds, stepsPerSecond;
+    std::vector<int> nPoints, nDims;
+    int pointwiseWidth = 0;          ///< columns of `pointwise` (= curriculum points.end)
+    std::vector<double> pointwise;   ///< row-major [rows, pointwiseWidth], NaN past n_points
+};
+
+/// Throws Error(RunFile) naming the path for a missing, damaged or foreign file.
+RunFileInfo readRunInfo(const std::string& path);
+TrainLog readTrainLog(const std::string& path);
+
+/// Accepts a run folder or a run.h5 path; returns the run.h5 path (Error(RunFile) if absent).
+std::string locateRunFile(const std::string& pathOrDir);
+
+}  // namespace lengen::engine

@@ -1,0 +1,38 @@
+#pragma once
+// Synchronous training entry points. Torch stays behind this header: callers pass plain config
+// structs, a RunControl to steer, and an observer to hear progress.
+
+#include <cstdint>
+#include <optional>
+#include <string>
+
+#include "lengen/engine/config.h"
+#include "lengen/engine/observer.h"
+#include "lengen/engine/run_control.h"
+
+namespace lengen::engine {
+
+struct TrainOptions {
+    std::string outDir = "runs";             ///< root of <task>/dim_a-b/<date>/<id>/run.h5
+    std::optional<std::uint64_t> seed;       ///< overrides config `seed`; random if neither
+    std::optional<std::int64_t> maxSteps;    ///< overrides training.max_steps (stored in the run)
+    std::string device;                      ///< "cpu", "cuda", "cuda:N"; "" = cuda if available
+    int threads = 0;                         ///< intra-op CPU threads; 0 = library default
+    std::string runId;                       ///< "" = random 8 hex digits
+};
+
+/// Train one run (one max_length value) from scratch. Writes run.h5 as it goes.
+/// Throws Error (Runtime for NaN loss / device problems, Io for unwritable output).
+RunSummary train(RunConfig config, const TrainOptions& options, RunControl& control,
+                 TrainObserver& observer);
+
+/// Continue a stopped run from its latest checkpoint; the continued log and final weights are
+/// identical to an uninterrupted run (same device and thread count). Options' seed/maxSteps
+/// are ignored (the run's own are used); device/threads apply.
+RunSummary resume(const std::string& runFile, const TrainOptions& options, RunControl& control,
+                  TrainObserver& observer);
+
+/// "cpu" or "cuda:0" etc. for a requested device string ("" = best available).
+std::string resolveDevice(const std::string& requested);
+
+}  // namespace lengen::engine

@@ -1,0 +1,353 @@
+// Turns the resolved YAML tree into validated RunConfigs (reference §5.3–5.4), collecting every
+// problem with its file, line, column and key path.
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+#include "config/section_reader.h"
+#include "config/yaml_tree.h"
+#include "lengen/engine/config.h"
+
+namespace lengen::engine {
+namespace {
+
+using config::IssueSink;
+using config::SectionReader;
+
+const std::vector<std::string> kGaussianTasks = {
+    "linear_regression", "sparse_linear_regression", "noisy_linear_regression",
+    "quadratic_regression", "relu_2nn_regression", "decision_tree", "linear_classification"};
+const std::vector<std::string> kBooleanTasks = {
+    "conjunction", "disjunction", "sparse_disjunction", "majority", "parity", "sparse_parity",
+    "int_halfspace", "sparse_thres", "dnf", "cnf"};
+const std::vector<std::string> kPositionTypes = {
+    "rope", "nope", "alibi", "fire", "yarn", "dynamic-yarn", "linear", "dynamic"};
+
+std::string joined(const std::vector<std::string>& names)
+{
+    std::string out;
+    for (const auto& n : names)
+        out += (out.empty() ? "" : ", ") + n;
+    return out;
+}
+
+bool contains(const std::vector<std::string>& names, const std::string& name)
+{
+    return std::find(names.begin(), names.end(), name) != names.end();
+}
+
+// Reads an int and checks a lower bound; records an error naming the key otherwise.
+template <typename T>
+void readInt(SectionReader& s, const char* key, T& out, std::int64_t minimum, bool required)
+{
+    const auto v = s.integer(key);
+    if (!v) {
+        if (required && !s.entry(key))
+            s.error(key, std::string("missing required key '") + key + "'");
+        return;
+    }
+    if (*v < minimum) {
+        s.error(key, "must be >= " + std::to_string(minimum) + ", got " + std::to_string(*v));
+        return;
+    }
+    out = static_cast<T>(*v);
+}
+
+void readAxis(SectionReader section, CurriculumAxis& axis)
+{
+    if (!section.present()) {
+        section.error("", "missing curriculum axis (start, end, increment, interval)");
+        return;
+    }
+    readInt(section, "start", axis.start, 1, true);
+    readInt(section, "end", axis.end, 1, true);
+    readInt(section, "increment", axis.increment, 0, true);
+    readInt(section, "interval", axis.interval, 1, true);
+    if (axis.start > axis.end)
+        section.error("start", "start (" + std::to_string(axis.start) + ") is greater than end (" +
+                                   std::to_string(axis.end) + ")");
+    section.warnUnknown();
+}
+
+void readTask(SectionReader task, TaskConfig& out)
+{
+    if (!task.present()) {
+        task.error("", "missing section 'task' (data, name, curriculum)");
+        return;
+    }
+    if (auto name = task.text("name")) {
+        out.name = *name;
+        if (!contains(kGaussianTasks, *name) && !contains(kBooleanTasks, *name))
+            task.error("name", "unknown task '" + *name + "'; known tasks: " +
+                                   joined(kGaussianTasks) + ", " + joined(kBooleanTasks));
+    } else if (!task.entry("name")) {
+        task.error("name", "missing required key 'name'");
+    }
+    const std::string expected = isBooleanTaskName(out.name) ? "boolean" : "gaussian";
+    if (auto data = task.text("data")) {
+        if (*data != "gaussian" && *data != "boolean")
+            task.error("data", "unknown data '" + *data + "'; expected gaussian or boolean");
+        else if (*data != expected)
+            task.error("data", "task " + out.name + " needs data: " + expected);
+    }
+    out.data = expected;
+    SectionReader curriculum = task.child("curriculum");
+    if (!curriculum.present()) {
+        task.error("curriculum", "missing section 'curriculum' (dims, points)");
+    } else {
+        readAxis(curriculum.child("dims"), out.curriculum.dims);
+        readAxis(curriculum.child("points"), out.curriculum.points);
+        curriculum.warnUnknown();
+    }
+    task.warnUnknown();
+}
+
+void readTraining(SectionReader s, TrainingConfig& t)
+{
+    auto positive = [&](const char* key, double& out, double lo, double hi, bool loOpen) {
+        if (auto v = s.number(key)) {
+            if ((loOpen ? *v <= lo : *v < lo) || *v > hi)
+                s.error(key, std::string("out of range: ") + std::to_string(*v));
+            else
+                out = *v;
+        }
+    };
+    const double inf = std::numeric_limits<double>::infinity();
+    positive("learning_rate", t.learningRate, 0, inf, true);
+    positive("weight_decay", t.weightDecay, 0, inf, false);
+    positive("adam_beta1", t.adamBeta1, 0, 0.999999999, false);
+    positive("adam_beta2", t.adamBeta2, 0, 0.999999999, false);
+    positive("adam_epsilon", t.adamEpsilon, 0, inf, true);
+    if (auto v = s.number("max_grad_norm"))
+        t.maxGradNorm = *v;  // <= 0 disables clipping
+    positive("warmup_ratio", t.warmupRatio, 0, 1, false);
+    readInt(s, "max_steps", t.maxSteps, 1, false);
+    readInt(s, "logging_steps", t.loggingSteps, 1, false);
+    readInt(s, "save_steps", t.saveSteps, 1, false);
+    readInt(s, "per_device_train_batch_size", t.batchSize, 1, false);
+    if (auto v = s.integer("gradient_accumulation_steps"); v && *v != 1)
+        s.error("gradient_accumulation_steps", "only 1 is supported");
+    // Keys of the reference's HF TrainingArguments that have no effect there either.
+    s.ignore({"evaluation_strategy", "eval_gradient_accumulation_steps", "save_strategy",
+              "save_total_limit", "metric_for_best_model", "eval_steps",
+              "per_device_eval_batch_size"});
+    s.warnUnknown();
+}
+
+void readPositionScaling(SectionReader scaling, PositionConfig& pos)
+{
+    if (!scaling.present())
+        return;
+    pos.explicitScaling = true;
+    if (auto type = scaling.text("type")) {
+        std::string t = *type;
+        if (t == "none" || t == "default")
+            t = "rope";
+        if (!contains(kPositionTypes, t))
+            scaling.error("type", "unknown position encoding '" + *type + "'; known: " +
+                                      joined(kPositionTypes));
+        pos.type = t;
+    } else {
+        scaling.error("type", "missing required key 'type'");
+    }
+    if (auto f = scaling.number("factor")) {
+        if (*f <= 0)
+            scaling.error("factor", "must be > 0");
+        pos.factor = *f;
+    }
+    scaling.warnUnknown();
+}
+
+Backbone readFamily(SectionReader& model, IssueSink&)
+{
+    const auto family = model.text("family");
+    if (!family) {
+        if (!model.entry("family"))
+            model.error("family", "missing required key 'family' (Llama2, Mamba or GPT2)");
+        return Backbone::Llama;
+    }
+    if (*family == "Llama2" || *family == "Llama" || *family == "llama")
+        return Backbone::Llama;
+    if (*family == "Mamba" || *family == "mamba")
+        return Backbone::Mamba;
+    if (*family == "GPT2" || *family == "gpt2")
+        return Backbone::Gpt2;
+    model.error("family", "unknown model family '" + *family + "'; known: Llama2, Mamba, GPT2");
+    return Backbone::Llama;
+}
+
+void readModel(SectionReader m, ModelConfig& out, PositionConfig& pos, IssueSink& sink)
+{
+    if (!m.present()) {
+        m.error("", "missing section 'model'");
+        return;
+    }
+    out.backbone = readFamily(m, sink);
+    out.family = m.text("family").value_or("Llama2");
+    out.type = m.text("type").value_or(out.backbone == Backbone::Mamba ? "ssm" : "decoder");
+    if (auto lengths = m.numberList("max_length")) {
+        for (double v : *lengths)
+            if (!(v > 0))
+                m.error("max_length", "must be > 0");
+        out.maxLengths = *lengths;
+    }
+    readInt(m, "num_hidden_layers", out.numLayers, 1, out.backbone != Backbone::Gpt2);
+    readInt(m, "hidden_size", out.hiddenSize, 1, out.backbone != Backbone::Gpt2);
+    if (out.backbone == Backbone::Gpt2) {
+        readInt(m, "n_layer", out.numLayers, 1, true);
+        readInt(m, "n_head", out.numHeads, 1, true);
+        if (m.entry("n_embd")) {
+            readInt(m, "n_embd", out.hiddenSize, 1, true);
+        } else if (const auto* e = m.entry("n_embed")) {
+            readInt(m, "n_embed", out.hiddenSize, 1, true);
+            sink.warn(e->keyLocation, m.pathOf("n_embed"),
+                      "misspelt GPT-2 key 'n_embed' is honoured as n_embd (the reference ignored "
+                      "it and built a 768-wide model)");
+        } else {
+            out.hiddenSize = 768;
+        }
+        m.ignore({"n_positions", "resid_pdrop", "embd_pdrop", "attn_pdrop"});
+    } else if (out.backbone == Backbone::Mamba) {
+        readInt(m, "state_size", out.stateSize, 1, false);
+        out.numHeads = 1;
+        m.ignore({"expand", "conv_kernel", "time_step_rank"});
+    } else {
+        readInt(m, "num_attention_heads", out.numHeads, 1, true);
+        if (auto act = m.text("hidden_act"); act && *act != "silu")
+            m.error("hidden_act", "only 'silu' is supported for Llama, got '" + *act + "'");
+        if (auto theta = m.number("rope_theta")) {
+            if (*theta <= 1)
+                m.error("rope_theta", "must be > 1");
+            out.ropeTheta = *theta;
+        }
+        if (auto eps = m.number("rms_norm_eps")) {
+            if (*eps <= 0)
+                m.error("rms_norm_eps", "must be > 0");
+            out.rmsNormEps = *eps;
+        }
+        readPositionScaling(m.child("rope_scaling"), pos);
+        if (out.hiddenSize > 0 && out.numHeads > 0 && out.hiddenSize % out.numHeads != 0)
+            m.error("num_attention_heads", "hidden_size " + std::to_string(out.hiddenSize) +
+                                               " is not divisible by num_attention_heads " +
+                                               std::to_string(out.numHeads));
+    }
+    readInt(m, "intermediate_size", out.intermediateSize, 1, false);
+    // Derived keys written into resolved configs; recomputed on load.
+    m.ignore({"n_in_dims", "max_position_embeddings", "name"});
+    m.warnUnknown();
+}
+
+void readPatch(SectionReader p, PositionConfig& pos)
+{
+    if (!p.present())
+        return;
+    pos.patchName = p.text("name").value_or("");
+    readPositionScaling(p.child("rope_scaling"), pos);
+    p.warnUnknown();
+}
+
+// Derived values of §5.4 for one max_length value.
+RunConfig resolveRun(const RunConfig& base, double maxLength, const std::string& source)
+{
+    RunConfig run = base;
+    run.sourceFile = source;
+    run.model.maxLength = maxLength;
+    run.model.maxLengths = {maxLength};
+    run.model.nInDims = run.task.curriculum.dims.end;
+    if (run.model.intermediateSize == 0)
+        run.model.intermediateSize = 4 * run.model.hiddenSize;
+    run.model.maxPositionEmbeddings =
+        std::isfinite(maxLength) ? static_cast<int>(std::lround(maxLength)) : 0;
+    // Factor rule of the reference, recomputed for every max_length value (§9.12).
+    if (run.position.explicitScaling && !run.position.factor && std::isfinite(maxLength))
+        run.position.factor = maxLength / run.task.curriculum.points.end / 2.0 * 8.0;
+    return run;
+}
+
+LoadedConfig parseRoot(const config::NodePtr& root, const std::string& source)
+{
+    IssueSink sink;
+    SectionReader top(root.get(), "", sink);
+    RunConfig base;
+    if (!top.present()) {
+        sink.error(root->location, "", "the config must be a mapping with model, task and "
+                                       "training sections");
+        throw ConfigError(sink.errors);
+    }
+    readTask(top.child("task"), base.task);
+    readModel(top.child("model"), base.model, base.position, sink);
+    readPatch(top.child("patch"), base.position);
+    SectionReader training = top.child("training");
+    if (!training.present())
+        top.error("training", "missing section 'training'");
+    readTraining(training, base.training);
+    if (auto compat = top.text("compat")) {
+        if (*compat == "reference")
+            base.compat = CompatMode::Reference;
+        else if (*compat != "intended" && *compat != "none")
+            top.error("compat", "expected 'reference' or 'intended', got '" + *compat + "'");
+    }
+    if (auto seed = top.integer("seed")) {
+        if (*seed < 0)
+            top.error("seed", "must be >= 0");
+        base.seed = static_cast<std::uint64_t>(*seed);
+    }
+    top.entry("wandb");
+    top.ignore({"wandb_id", "max_length"});
+    top.warnUnknown();
+    if (base.model.backbone != Backbone::Llama && base.position.explicitScaling &&
+        base.position.type != "rope")
+        sink.warn(top.location(), "patch",
+                  "position encoding '" + base.position.type + "' applies to Llama only; ignored "
+                  "for " + base.model.family);
+    if (base.model.backbone != Backbone::Llama)
+        base.position = PositionConfig{base.position.patchName, "rope", std::nullopt, false};
+    if (!sink.errors.empty())
+        throw ConfigError(sink.errors);
+
+    LoadedConfig loaded;
+    loaded.warnings = sink.warnings;
+    std::vector<double> lengths = base.model.maxLengths;
+    if (lengths.empty())  // not given: the reference's convention T = 2 * points.end
+        lengths = {2.0 * base.task.curriculum.points.end};
+    for (double len : lengths)
+        loaded.runs.push_back(resolveRun(base, len, source));
+    return loaded;
+}
+
+}  // namespace
+
+int CurriculumAxis::valueAt(std::int64_t step) const
+{
+    const std::int64_t v = start + static_cast<std::int64_t>(increment) * (step / interval);
+    return static_cast<int>(std::min<std::int64_t>(v, end));
+}
+
+LoadedConfig loadConfigFile(const std::string& path)
+{
+    return parseRoot(config::loadYamlFile(path), path);
+}
+
+LoadedConfig loadConfigText(const std::string& yaml, const std::string& name)
+{
+    return parseRoot(config::loadYamlText(yaml, name), name);
+}
+
+std::vector<std::string> knownTaskNames()
+{
+    std::vector<std::string> all = kGaussianTasks;
+    all.insert(all.end(), kBooleanTasks.begin(), kBooleanTasks.end());
+    return all;
+}
+
+std::vector<std::string> knownPositionTypes() { return kPositionTypes; }
+
+bool isBooleanTaskName(const std::string& name) { return contains(kBooleanTasks, name); }
+
+bool isClassificationTaskName(const std::string& name)
+{
+    return isBooleanTaskName(name) || name == "linear_classification";
+}
+
+}  // namespace lengen::engine

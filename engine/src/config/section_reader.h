@@ -1,0 +1,69 @@
+#pragma once
+// Typed, located access to one mapping of the resolved YAML tree. Every problem is recorded
+// (not thrown) so that one load reports all of them; unknown keys become warnings.
+
+#include <cstdint>
+#include <optional>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "config/yaml_tree.h"
+
+namespace lengen::engine::config {
+
+struct IssueSink {
+    std::vector<ConfigIssue> errors;
+    std::vector<ConfigIssue> warnings;
+    void error(const SourceLocation& where, const std::string& path, const std::string& message)
+    {
+        errors.push_back({where, path, message});
+    }
+    void warn(const SourceLocation& where, const std::string& path, const std::string& message)
+    {
+        warnings.push_back({where, path, message});
+    }
+};
+
+class SectionReader {
+public:
+    /// `node` may be null (absent section) or a Null node (empty include); both read as empty.
+    SectionReader(const Node* node, std::string path, IssueSink& sink,
+                  SourceLocation fallback = {});
+
+    bool present() const { return m_node && m_node->kind == Node::Kind::Map; }
+    const SourceLocation& location() const { return m_location; }
+    std::string pathOf(const std::string& key) const;
+
+    /// Marks `key` known and returns its entry, or nullptr if absent.
+    const MapEntry* entry(const std::string& key);
+    SectionReader child(const std::string& key);
+
+    std::optional<std::int64_t> integer(const std::string& key);
+    std::optional<double> number(const std::string& key);   ///< accepts inf / .inf
+    std::optional<std::string> text(const std::string& key);
+    std::optional<bool> boolean(const std::string& key);
+    /// A scalar or a list of scalars, read as numbers (model.max_length).
+    std::optional<std::vector<double>> numberList(const std::string& key);
+
+    /// Accept keys that have no effect without warning (the reference's unused HF keys).
+    void ignore(std::initializer_list<const char*> keys);
+    /// Warn for every key that was never asked for.
+    void warnUnknown();
+
+    void error(const std::string& key, const std::string& message);
+
+private:
+    const Node* scalarNode(const std::string& key, const char* expected);
+
+    const Node* m_node;
+    std::string m_path;
+    IssueSink& m_sink;
+    SourceLocation m_location;
+    std::set<std::string> m_known;
+};
+
+bool parseDouble(const std::string& text, double& out);
+bool parseInteger(const std::string& text, std::int64_t& out);
+
+}  // namespace lengen::engine::config

@@ -1,0 +1,41 @@
+#pragma once
+// A YAML document with every `!include` resolved, where each node remembers the file, line and
+// column it came from, so that validation errors can point at the right place even inside an
+// included file. Private to the engine.
+
+#include <memory>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "lengen/engine/errors.h"
+
+namespace lengen::engine::config {
+
+struct Node;
+using NodePtr = std::shared_ptr<const Node>;
+
+struct MapEntry {
+    std::string key;
+    SourceLocation keyLocation;
+    NodePtr value;
+};
+
+struct Node {
+    enum class Kind { Null, Scalar, Sequence, Map };
+    Kind kind = Kind::Null;
+    std::string scalar;              ///< Scalar only
+    bool quoted = false;             ///< scalar was quoted ("inf" vs inf)
+    std::vector<NodePtr> items;      ///< Sequence only
+    std::vector<MapEntry> entries;   ///< Map only, in document order
+    SourceLocation location;
+
+    const MapEntry* find(const std::string& key) const;
+};
+
+/// Parse a file, resolving `!include <path>` (relative to the including file, nested, cycles
+/// detected). Throws ConfigError on syntax errors, missing includes and cycles.
+NodePtr loadYamlFile(const std::string& path);
+NodePtr loadYamlText(const std::string& text, const std::string& name);
+
+}  // namespace lengen::engine::config

@@ -1,0 +1,360 @@
+#include "io/h5.h"
+
+#include <algorithm>
+#include <cstring>
+
+namespace lengen::engine::io {
+
+std::recursive_mutex& h5Mutex()
+{
+    static std::recursive_mutex mutex;
+    return mutex;
+}
+
+H5Handle& H5Handle::operator=(H5Handle&& o) noexcept
+{
+    if (this != &o) {
+        reset();
+        m_id = o.m_id;
+        m_close = o.m_close;
+        o.m_id = -1;
+    }
+    return *this;
+}
+
+void H5Handle::reset()
+{
+    if (m_id >= 0 && m_close)
+        m_close(m_id);
+    m_id = -1;
+}
+
+namespace {
+
+// HDF5 prints its error stack to stderr by default; we report errors ourselves.
+void silenceOnce()
+{
+    static const bool silenced = [] {
+        H5Eset_auto2(H5E_DEFAULT, nullptr, nullptr);
+        return true;
+    }();
+    (void)silenced;
+}
+
+struct Messages {
+    std::string innermost;
+    std::string stack;
+};
+
+herr_t collectMessage(unsigned n, const H5E_error2_t* err, void* data)
+{
+    auto* out = static_cast<Messages*>(data);
+    if (!err || !err->desc)
+        return 0;
+    if (n == 0)  // walking downward: entry 0 is the innermost, most specific one
+        out->innermost = err->desc;
+    out->stack += std::string(out->stack.empty() ? "" : " <- ") + err->func_name + ": " + err->desc;
+    return 0;
+}
+
+hid_t stringType(bool variable)
+{
+    hid_t t = H5Tcopy(H5T_C_S1);
+    H5Tset_size(t, variable ? H5T_VARIABLE : kStatusBytes);
+    H5Tset_cset(t, H5T_CSET_UTF8);
+    if (!variable)
+        H5Tset_strpad(t, H5T_STR_NULLPAD);
+    return t;
+}
+
+template <typename T>
+void check(T result, ErrorKind kind, const std::string& what, const std::string& path)
+{
+    if (result < 0)
+        throwH5(kind, what, path);
+}
+
+}  // namespace
+
+void throwH5(ErrorKind kind, const std::string& what, const std::string& path)
+{
+    Messages m;
+    H5Ewalk2(H5E_DEFAULT, H5E_WALK_UPWARD, collectMessage, &m);
+    H5Eclear2(H5E_DEFAULT);
+    throw Error(kind, what + " (" + path + ")" + (m.innermost.empty() ? "" : ": " + m.innermost),
+                "HDF5 " + std::to_string(H5_VERS_MAJOR) + "." + std::to_string(H5_VERS_MINOR) +
+                    "." + std::to_string(H5_VERS_RELEASE) + (m.stack.empty() ? "" : ": " + m.stack));
+}
+
+H5Handle openFile(const std::string& path, OpenMode mode)
+{
+    silenceOnce();
+    if (H5Fis_hdf5(path.c_str()) <= 0) {
+        H5Eclear2(H5E_DEFAULT);
+        FILE* probe = std::fopen(path.c_str(), "rb");
+        if (!probe)
+            throw Error(ErrorKind::RunFile, "run file not found: " + path);
+        std::fclose(probe);
+        throw Error(ErrorKind::RunFile, "not an HDF5 file (damaged or foreign): " + path);
+    }
+    H5Handle fapl(H5Pcreate(H5P_FILE_ACCESS), H5Pclose);
+    H5Pset_libver_bounds(fapl.id(), H5F_LIBVER_LATEST, H5F_LIBVER_LATEST);
+    const unsigned flags = mode == OpenMode::ReadSwmr ? (H5F_ACC_RDONLY | H5F_ACC_SWMR_READ)
+                                                      : H5F_ACC_RDWR;
+    hid_t id = H5Fopen(path.c_str(), flags, fapl.id());
+    if (id < 0)
+        throwH5(ErrorKind::RunFile, "cannot open the run file", path);
+    return H5Handle(id, H5Fclose);
+}
+
+H5Handle createFile(const std::string& path)
+{
+    silenceOnce();
+    H5Handle fapl(H5Pcreate(H5P_FILE_ACCESS), H5Pclose);
+    H5Pset_libver_bounds(fapl.id(), H5F_LIBVER_LATEST, H5F_LIBVER_LATEST);
+    hid_t id = H5Fcreate(path.c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, fapl.id());
+    if (id < 0)
+        throwH5(ErrorKind::Io, "cannot create the run file", path);
+    return H5Handle(id, H5Fclose);
+}
+
+H5Handle createGroup(hid_t loc, const std::string& name, const std::string& path)
+{
+    hid_t id = H5Gcreate2(loc, name.c_str(), H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
+    check(id, ErrorKind::Io, "cannot create group " + name, path);
+    return H5Handle(id, H5Gclose);
+}
+
+H5Handle openGroup(hid_t loc, const std::string& name, const std::string& path)
+{
+    hid_t id = H5Gopen2(loc, name.c_str(), H5P_DEFAULT);
+    check(id, ErrorKind::RunFile, "missing group '" + name + "' in the run file", path);
+    return H5Handle(id, H5Gclose);
+}
+
+H5Handle openDataset(hid_t loc, const std::string& name, const std::string& path)
+{
+    hid_t id = H5Dopen2(loc, name.c_str(), H5P_DEFAULT);
+    check(id, ErrorKind::RunFile, "missing dataset '" + name + "' in the run file", path);
+    return H5Handle(id, H5Dclose);
+}
+
+bool exists(hid_t loc, const std::string& name)
+{
+    const htri_t r = H5Lexists(loc, name.c_str(), H5P_DEFAULT);
+    if (r < 0)
+        H5Eclear2(H5E_DEFAULT);
+    return r > 0;
+}
+
+H5Handle createDataset(hid_t loc, const std::string& name, hid_t type,
+                       const std::vector<hsize_t>& dims, const std::string& path)
+{
+    H5Handle space(dims.empty() ? H5Screate(H5S_SCALAR)
+                                : H5Screate_simple(static_cast<int>(dims.size()), dims.data(),
+                                                   nullptr),
+                   H5Sclose);
+    hid_t id = H5Dcreate2(loc, name.c_str(), type, space.id(), H5P_DEFAULT, H5P_DEFAULT,
+                          H5P_DEFAULT);
+    check(id, ErrorKind::Io, "cannot create dataset " + name, path);
+    return H5Handle(id, H5Dclose);
+}
+
+H5Handle createLog(hid_t loc, const std::string& name, hid_t type,
+                   const std::vector<hsize_t>& rowDims, hsize_t chunkRows, const void* fill,
+                   const std::string& path)
+{
+    std::vector<hsize_t> dims{0}, maxDims{H5S_UNLIMITED}, chunk{chunkRows};
+    for (hsize_t d : rowDims) {
+        dims.push_back(d);
+        maxDims.push_back(d);
+        chunk.push_back(d);
+    }
+    H5Handle space(H5Screate_simple(static_cast<int>(dims.size()), dims.data(), maxDims.data()),
+                   H5Sclose);
+    H5Handle dcpl(H5Pcreate(H5P_DATASET_CREATE), H5Pclose);
+    H5Pset_chunk(dcpl.id(), static_cast<int>(chunk.size()), chunk.data());
+    if (fill)
+        H5Pset_fill_value(dcpl.id(), type, fill);
+    hid_t id = H5Dcreate2(loc, name.c_str(), type, space.id(), H5P_DEFAULT, dcpl.id(),
+                          H5P_DEFAULT);
+    check(id, ErrorKind::Io, "cannot create dataset " + name, path);
+    return H5Handle(id, H5Dclose);
+}
+
+std::vector<hsize_t> datasetShape(hid_t ds)
+{
+    H5Handle space(H5Dget_space(ds), H5Sclose);
+    const int rank = H5Sget_simple_extent_ndims(space.id());
+    std::vector<hsize_t> dims(static_cast<size_t>(std::max(rank, 0)));
+    if (rank > 0)
+        H5Sget_simple_extent_dims(space.id(), dims.data(), nullptr);
+    return dims;
+}
+
+void writeAll(hid_t ds, hid_t memType, const void* data, const std::string& path)
+{
+    check(H5Dwrite(ds, memType, H5S_ALL, H5S_ALL, H5P_DEFAULT, data), ErrorKind::Io,
+          "cannot write dataset", path);
+}
+
+void readAll(hid_t ds, hid_t memType, void* data, const std::string& path)
+{
+    check(H5Dread(ds, memType, H5S_ALL, H5S_ALL, H5P_DEFAULT, data), ErrorKind::RunFile,
+          "cannot read dataset", path);
+}
+
+void appendRow(hid_t ds, hid_t memType, const void* row, const std::string& path)
+{
+    auto dims = datasetShape(ds);
+    const hsize_t rows = dims[0];
+    dims[0] = rows + 1;
+    check(H5Dset_extent(ds, dims.data()), ErrorKind::Io, "cannot extend the log", path);
+    H5Handle file(H5Dget_space(ds), H5Sclose);
+    std::vector<hsize_t> start(dims.size(), 0), count = dims;
+    start[0] = rows;
+    count[0] = 1;
+    H5Sselect_hyperslab(file.id(), H5S_SELECT_SET, start.data(), nullptr, count.data(), nullptr);
+    H5Handle mem(H5Screate_simple(static_cast<int>(count.size()), count.data(), nullptr),
+                 H5Sclose);
+    check(H5Dwrite(ds, memType, mem.id(), file.id(), H5P_DEFAULT, row), ErrorKind::Io,
+          "cannot append to the log", path);
+}
+
+void truncateRows(hid_t ds, hsize_t rows, const std::string& path)
+{
+    auto dims = datasetShape(ds);
+    if (dims.empty() || dims[0] <= rows)
+        return;
+    dims[0] = rows;
+    check(H5Dset_extent(ds, dims.data()), ErrorKind::Io, "cannot truncate the log", path);
+}
+
+void writeStringDataset(hid_t loc, const std::string& name, const std::string& value,
+                        const std::string& path)
+{
+    H5Handle type(stringType(true), H5Tclose);
+    auto ds = createDataset(loc, name, type.id(), {}, path);
+    const char* ptr = value.c_str();
+    writeAll(ds.id(), type.id(), &ptr, path);
+}
+
+std::string readStringDataset(hid_t loc, const std::string& name, const std::string& path)
+{
+    auto ds = openDataset(loc, name, path);
+    H5Handle type(stringType(true), H5Tclose);
+    char* ptr = nullptr;
+    readAll(ds.id(), type.id(), &ptr, path);
+    std::string value = ptr ? ptr : "";
+    H5free_memory(ptr);
+    return value;
+}
+
+namespace {
+void writeAttr(hid_t loc, const std::string& name, hid_t type, hid_t space, const void* data,
+               const std::string& path)
+{
+    if (H5Aexists(loc, name.c_str()) > 0)
+        H5Adelete(loc, name.c_str());
+    H5Handle attr(H5Acreate2(loc, name.c_str(), type, space, H5P_DEFAULT, H5P_DEFAULT),
+                  H5Aclose);
+    check(attr.id(), ErrorKind::Io, "cannot create attribute " + name, path);
+    check(H5Awrite(attr.id(), type, data), ErrorKind::Io, "cannot write attribute " + name, path);
+}
+
+H5Handle openAttr(hid_t loc, const std::string& name, const std::string& path)
+{
+    hid_t id = H5Aopen(loc, name.c_str(), H5P_DEFAULT);
+    check(id, ErrorKind::RunFile, "missing attribute '" + name + "' in the run file", path);
+    return H5Handle(id, H5Aclose);
+}
+}  // namespace
+
+void writeAttribute(hid_t loc, const std::string& name, const std::string& value,
+                    const std::string& path)
+{
+    H5Handle type(stringType(true), H5Tclose);
+    H5Handle space(H5Screate(H5S_SCALAR), H5Sclose);
+    const char* ptr = value.c_str();
+    writeAttr(loc, name, type.id(), space.id(), &ptr, path);
+}
+
+void writeAttribute(hid_t loc, const std::string& name, std::int64_t value,
+                    const std::string& path)
+{
+    H5Handle space(H5Screate(H5S_SCALAR), H5Sclose);
+    writeAttr(loc, name, H5T_NATIVE_INT64, space.id(), &value, path);
+}
+
+void writeAttribute(hid_t loc, const std::string& name, std::uint64_t value,
+                    const std::string& path)
+{
+    H5Handle space(H5Screate(H5S_SCALAR), H5Sclose);
+    writeAttr(loc, name, H5T_NATIVE_UINT64, space.id(), &value, path);
+}
+
+void writeAttribute(hid_t loc, const std::string& name, const std::vector<double>& value,
+                    const std::string& path)
+{
+    const hsize_t n = value.size();
+    H5Handle space(H5Screate_simple(1, &n, nullptr), H5Sclose);
+    writeAttr(loc, name, H5T_NATIVE_DOUBLE, space.id(), value.data(), path);
+}
+
+bool hasAttribute(hid_t loc, const std::string& name)
+{
+    const htri_t r = H5Aexists(loc, name.c_str());
+    if (r < 0)
+        H5Eclear2(H5E_DEFAULT);
+    return r > 0;
+}
+
+std::string readStringAttribute(hid_t loc, const std::string& name, const std::string& path)
+{
+    auto attr = openAttr(loc, name, path);
+    H5Handle type(stringType(true), H5Tclose);
+    char* ptr = nullptr;
+    check(H5Aread(attr.id(), type.id(), &ptr), ErrorKind::RunFile,
+          "cannot read attribute " + name, path);
+    std::string value = ptr ? ptr : "";
+    H5free_memory(ptr);
+    return value;
+}
+
+std::int64_t readIntAttribute(hid_t loc, const std::string& name, const std::string& path)
+{
+    auto attr = openAttr(loc, name, path);
+    std::int64_t value = 0;
+    check(H5Aread(attr.id(), H5T_NATIVE_INT64, &value), ErrorKind::RunFile,
+          "cannot read attribute " + name, path);
+    return value;
+}
+
+std::uint64_t readUIntAttribute(hid_t loc, const std::string& name, const std::string& path)
+{
+    auto attr = openAttr(loc, name, path);
+    std::uint64_t value = 0;
+    check(H5Aread(attr.id(), H5T_NATIVE_UINT64, &value), ErrorKind::RunFile,
+          "cannot read attribute " + name, path);
+    return value;
+}
+
+hid_t fixedStringType() { return stringType(false); }
+
+void writeFixedString(hid_t ds, const std::string& value, const std::string& path)
+{
+    H5Handle type(stringType(false), H5Tclose);
+    char buf[kStatusBytes] = {};
+    std::memcpy(buf, value.data(), std::min(value.size(), kStatusBytes));
+    writeAll(ds, type.id(), buf, path);
+}
+
+std::string readFixedString(hid_t ds, const std::string& path)
+{
+    H5Handle type(stringType(false), H5Tclose);
+    char buf[kStatusBytes + 1] = {};
+    readAll(ds, type.id(), buf, path);
+    return std::string(buf);
+}
+
+}  // namespace lengen::engine::io

@@ -1,0 +1,93 @@
+#pragma once
+// Thin RAII layer over the HDF5 C API. Debian's HDF5 is not built thread-safe, so every call
+// made through this layer must hold h5Lock() (a process-wide recursive mutex). Errors become
+// lengen::engine::Error(RunFile or Io) naming the file and HDF5's own innermost message.
+
+#include <hdf5.h>
+
+#include <cstdint>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include "lengen/engine/errors.h"
+
+namespace lengen::engine::io {
+
+std::recursive_mutex& h5Mutex();
+using H5Lock = std::lock_guard<std::recursive_mutex>;
+
+/// Owns one hid_t and closes it with the matching H5?close.
+class H5Handle {
+public:
+    using Closer = herr_t (*)(hid_t);
+    H5Handle() = default;
+    H5Handle(hid_t id, Closer closer) : m_id(id), m_close(closer) {}
+    H5Handle(H5Handle&& o) noexcept : m_id(o.m_id), m_close(o.m_close) { o.m_id = -1; }
+    H5Handle& operator=(H5Handle&& o) noexcept;
+    H5Handle(const H5Handle&) = delete;
+    H5Handle& operator=(const H5Handle&) = delete;
+    ~H5Handle() { reset(); }
+    void reset();
+    hid_t id() const { return m_id; }
+    bool valid() const { return m_id >= 0; }
+
+private:
+    hid_t m_id = -1;
+    Closer m_close = nullptr;
+};
+
+/// Throws Error(kind) "<what> (<path>): <HDF5's innermost message>".
+[[noreturn]] void throwH5(ErrorKind kind, const std::string& what, const std::string& path);
+
+enum class OpenMode { ReadSwmr, ReadWrite };
+/// Opens an existing file; Error(RunFile) if it is missing or not HDF5.
+H5Handle openFile(const std::string& path, OpenMode mode);
+/// Creates a new file with the latest format (needed for SWMR); Error(Io) on failure.
+H5Handle createFile(const std::string& path);
+
+H5Handle createGroup(hid_t loc, const std::string& name, const std::string& path);
+H5Handle openGroup(hid_t loc, const std::string& name, const std::string& path);
+H5Handle openDataset(hid_t loc, const std::string& name, const std::string& path);
+bool exists(hid_t loc, const std::string& name);
+
+/// Fixed-size dataset of `dims` (empty = scalar).
+H5Handle createDataset(hid_t loc, const std::string& name, hid_t type,
+                       const std::vector<hsize_t>& dims, const std::string& path);
+/// Extendible dataset, 0 rows of `rowDims`, chunked by `chunkRows`, filled with `fill`.
+H5Handle createLog(hid_t loc, const std::string& name, hid_t type,
+                   const std::vector<hsize_t>& rowDims, hsize_t chunkRows, const void* fill,
+                   const std::string& path);
+
+std::vector<hsize_t> datasetShape(hid_t ds);
+void writeAll(hid_t ds, hid_t memType, const void* data, const std::string& path);
+void readAll(hid_t ds, hid_t memType, void* data, const std::string& path);
+/// Appends one row (rowDims elements) at the end of an extendible dataset.
+void appendRow(hid_t ds, hid_t memType, const void* row, const std::string& path);
+/// Shrinks an extendible dataset to `rows` rows.
+void truncateRows(hid_t ds, hsize_t rows, const std::string& path);
+
+/// Variable-length UTF-8 string dataset / attribute.
+void writeStringDataset(hid_t loc, const std::string& name, const std::string& value,
+                        const std::string& path);
+std::string readStringDataset(hid_t loc, const std::string& name, const std::string& path);
+void writeAttribute(hid_t loc, const std::string& name, const std::string& value,
+                    const std::string& path);
+void writeAttribute(hid_t loc, const std::string& name, std::int64_t value,
+                    const std::string& path);
+void writeAttribute(hid_t loc, const std::string& name, std::uint64_t value,
+                    const std::string& path);
+void writeAttribute(hid_t loc, const std::string& name, const std::vector<double>& value,
+                    const std::string& path);
+std::string readStringAttribute(hid_t loc, const std::string& name, const std::string& path);
+std::int64_t readIntAttribute(hid_t loc, const std::string& name, const std::string& path);
+std::uint64_t readUIntAttribute(hid_t loc, const std::string& name, const std::string& path);
+bool hasAttribute(hid_t loc, const std::string& name);
+
+/// Fixed-length (16-byte, NUL-padded) status string, rewritable in SWMR mode.
+constexpr size_t kStatusBytes = 16;
+hid_t fixedStringType();  ///< caller closes it
+void writeFixedString(hid_t ds, const std::string& value, const std::string& path);
+std::string readFixedString(hid_t ds, const std::string& path);
+
+}  // namespace lengen::engine::io

@@ -1,0 +1,210 @@
+// Read-only access to run files; opened in SWMR-read mode so a run that is still being
+// written can be inspected without disturbing (or being disturbed by) the writer.
+
+#include <cmath>
+#include <filesystem>
+#include <limits>
+
+#include "io/run_store.h"
+#include "lengen/engine/run_file.h"
+
+namespace fs = std::filesystem;
+
+namespace lengen::engine {
+
+using namespace io;
+
+namespace {
+
+H5Handle openRun(const std::string& path)
+{
+    auto file = openFile(path, OpenMode::ReadSwmr);
+    if (!hasAttribute(file.id(), "format") ||
+        readStringAttribute(file.id(), "format", path) != "lengen-run")
+        throw Error(ErrorKind::RunFile, "not a LenGen run file (HDF5, but foreign): " + path);
+    const auto version = readIntAttribute(file.id(), "format_version", path);
+    if (version > kRunFormatVersion)
+        throw Error(ErrorKind::RunFile, "run file format " + std::to_string(version) +
+                                            " is newer than this build supports (" +
+                                            std::to_string(kRunFormatVersion) + "): " + path);
+    return file;
+}
+
+template <typename T>
+std::vector<T> readColumn(hid_t log, const char* name, hid_t type, const std::string& path)
+{
+    auto ds = openDataset(log, name, path);
+    std::vector<T> out(datasetShape(ds.id()).at(0));
+    if (!out.empty())
+        readAll(ds.id(), type, out.data(), path);
+    return out;
+}
+
+std::int64_t currentSlot(hid_t file, const std::string& path)
+{
+    std::int64_t current = -1;
+    readAll(openDataset(file, "checkpoint/current", path).id(), H5T_NATIVE_INT64, &current, path);
+    return current;
+}
+
+herr_t collectNames(hid_t, const char* name, const H5L_info_t*, void* data)
+{
+    static_cast<std::vector<std::string>*>(data)->push_back(name);
+    return 0;
+}
+
+std::vector<std::string> memberNames(hid_t group)
+{
+    std::vector<std::string> names;
+    H5Literate(group, H5_INDEX_NAME, H5_ITER_INC, nullptr, collectNames, &names);
+    return names;
+}
+
+std::vector<NamedTensor> readTensors(hid_t group, const std::string& path)
+{
+    std::vector<NamedTensor> out;
+    for (const auto& name : memberNames(group)) {
+        auto ds = openDataset(group, name, path);
+        const auto dims = datasetShape(ds.id());
+        auto t = torch::empty(std::vector<std::int64_t>(dims.begin(), dims.end()), torch::kFloat32);
+        readAll(ds.id(), H5T_NATIVE_FLOAT, t.data_ptr<float>(), path);
+        out.push_back({name, t});
+    }
+    return out;
+}
+
+}  // namespace
+
+std::string locateRunFile(const std::string& pathOrDir)
+{
+    fs::path p(pathOrDir);
+    if (fs::is_directory(p))
+        p /= "run.h5";
+    if (!fs::exists(p))
+        throw Error(ErrorKind::RunFile, "no run file at " + p.string());
+    return p.string();
+}
+
+RunFileInfo readRunInfo(const std::string& pathOrDir)
+{
+    const std::string path = locateRunFile(pathOrDir);
+    H5Lock lock(h5Mutex());
+    auto file = openRun(path);
+    const hid_t f = file.id();
+    RunFileInfo info;
+    info.path = path;
+    info.formatVersion = static_cast<int>(readIntAttribute(f, "format_version", path));
+    info.engineVersion = readStringAttribute(f, "engine_version", path);
+    info.runId = readStringAttribute(f, "run_id", path);
+    info.createdAt = readStringAttribute(f, "created_at", path);
+    info.seed = readUIntAttribute(f, "seed", path);
+    info.task = readStringAttribute(f, "task", path);
+    info.positionEncoding = readStringAttribute(f, "position_encoding", path);
+    info.backbone = readStringAttribute(f, "backbone", path);
+    info.device = readStringAttribute(f, "device", path);
+    info.totalSteps = readIntAttribute(f, "total_steps", path);
+    info.parameterCount = readIntAttribute(f, "parameter_count", path);
+    info.configYaml = readStringDataset(f, "config", path);
+    info.status = readFixedString(openDataset(f, "status", path).id(), path);
+    auto log = openGroup(f, "log", path);
+    auto loss = readColumn<double>(log.id(), "loss", H5T_NATIVE_DOUBLE, path);
+    info.logRows = static_cast<std::int64_t>(loss.size());
+    info.lastLoss = loss.empty() ? std::numeric_limits<double>::quiet_NaN() : loss.back();
+    const auto slot = currentSlot(f, path);
+    if (slot >= 0) {
+        auto g = openGroup(f, "checkpoint/slot" + std::to_string(slot), path);
+        readAll(openDataset(g.id(), "step", path).id(), H5T_NATIVE_INT64, &info.checkpointStep,
+                path);
+        auto model = openGroup(g.id(), "model", path);
+        for (const auto& name : memberNames(model.id())) {
+            const auto dims = datasetShape(openDataset(model.id(), name, path).id());
+            info.parameters.push_back({name, std::vector<std::int64_t>(dims.begin(), dims.end())});
+        }
+    }
+    if (exists(f, "position_encoding")) {
+        auto pe = openGroup(f, "position_encoding", path);
+        H5O_info_t oinfo;
+        H5Oget_info2(pe.id(), &oinfo, H5O_INFO_NUM_ATTRS);
+        for (hsize_t i = 0; i < oinfo.num_attrs; ++i) {
+            H5Handle attr(H5Aopen_by_idx(pe.id(), ".", H5_INDEX_NAME, H5_ITER_INC, i, H5P_DEFAULT,
+                                         H5P_DEFAULT),
+                          H5Aclose);
+            char name[256] = {};
+            H5Aget_name(attr.id(), sizeof name, name);
+            H5Handle space(H5Aget_space(attr.id()), H5Sclose);
+            std::vector<double> values(static_cast<size_t>(H5Sget_simple_extent_npoints(space.id())));
+            H5Aread(attr.id(), H5T_NATIVE_DOUBLE, values.data());
+            info.positionConstants[name] = values;
+        }
+    }
+    return info;
+}
+
+TrainLog readTrainLog(const std::string& pathOrDir)
+{
+    const std::string path = locateRunFile(pathOrDir);
+    H5Lock lock(h5Mutex());
+    auto file = openRun(path);
+    auto log = openGroup(file.id(), "log", path);
+    TrainLog out;
+    out.step = readColumn<std::int64_t>(log.id(), "step", H5T_NATIVE_INT64, path);
+    out.loss = readColumn<double>(log.id(), "loss", H5T_NATIVE_DOUBLE, path);
+    out.excessLoss = readColumn<double>(log.id(), "excess_loss", H5T_NATIVE_DOUBLE, path);
+    out.learningRate = readColumn<double>(log.id(), "learning_rate", H5T_NATIVE_DOUBLE, path);
+    out.wallSeconds = readColumn<double>(log.id(), "wall_time", H5T_NATIVE_DOUBLE, path);
+    out.stepsPerSecond = readColumn<double>(log.id(), "steps_per_sec", H5T_NATIVE_DOUBLE, path);
+    out.nPoints = readColumn<int>(log.id(), "n_points", H5T_NATIVE_INT32, path);
+    out.nDims = readColumn<int>(log.id(), "n_dims", H5T_NATIVE_INT32, path);
+    auto pw = openDataset(log.id(), "pointwise", path);
+    const auto dims = datasetShape(pw.id());
+    out.pointwiseWidth = static_cast<int>(dims.at(1));
+    // A SWMR reader can see columns of different lengths mid-append; trim to the shortest.
+    size_t rows = std::min<size_t>(dims[0], out.step.size());
+    for (auto* col : {&out.loss, &out.excessLoss, &out.learningRate, &out.wallSeconds,
+                      &out.stepsPerSecond})
+        rows = std::min(rows, col->size());
+    rows = std::min({rows, out.nPoints.size(), out.nDims.size()});
+    std::vector<float> raw(dims[0] * dims[1]);
+    if (!raw.empty())
+        readAll(pw.id(), H5T_NATIVE_FLOAT, raw.data(), path);
+    out.pointwise.assign(raw.begin(), raw.begin() + static_cast<long>(rows * dims[1]));
+    out.step.resize(rows);
+    for (auto* col : {&out.loss, &out.excessLoss, &out.learningRate, &out.wallSeconds,
+                      &out.stepsPerSecond})
+        col->resize(rows);
+    out.nPoints.resize(rows);
+    out.nDims.resize(rows);
+    return out;
+}
+
+namespace io {
+
+CheckpointState readCheckpoint(const std::string& path)
+{
+    H5Lock lock(h5Mutex());
+    auto file = openRun(path);
+    const auto slot = currentSlot(file.id(), path);
+    if (slot < 0)
+        throw Error(ErrorKind::RunFile, "the run has no checkpoint yet: " + path);
+    auto g = openGroup(file.id(), "checkpoint/slot" + std::to_string(slot), path);
+    CheckpointState st;
+    readAll(openDataset(g.id(), "step", path).id(), H5T_NATIVE_INT64, &st.stepsDone, path);
+    readAll(openDataset(g.id(), "wall_time", path).id(), H5T_NATIVE_DOUBLE, &st.wallSeconds, path);
+    readAll(openDataset(g.id(), "optimizer/step", path).id(), H5T_NATIVE_INT64,
+            &st.optimizerSteps, path);
+    std::int64_t curriculum[2] = {0, 0};
+    readAll(openDataset(g.id(), "curriculum", path).id(), H5T_NATIVE_INT64, curriculum, path);
+    st.dims = static_cast<int>(curriculum[0]);
+    st.points = static_cast<int>(curriculum[1]);
+    auto rng = openDataset(g.id(), "rng_state", path);
+    st.rngState = torch::empty({static_cast<std::int64_t>(datasetShape(rng.id()).at(0))},
+                               torch::kUInt8);
+    readAll(rng.id(), H5T_NATIVE_UINT8, st.rngState.data_ptr<std::uint8_t>(), path);
+    st.model = readTensors(openGroup(g.id(), "model", path).id(), path);
+    st.expAvg = readTensors(openGroup(g.id(), "optimizer/exp_avg", path).id(), path);
+    st.expAvgSq = readTensors(openGroup(g.id(), "optimizer/exp_avg_sq", path).id(), path);
+    return st;
+}
+
+}  // namespace io
+}  // namespace lengen::engine

@@ -1,0 +1,85 @@
+#pragma once
+// Writing and reading the parts of run.h5 that carry tensors (checkpoints) and the live log.
+// Layout and crash-safety rules: docs/run-format.md. In short: every object is created before
+// the file enters SWMR-write mode; the log grows by extending chunked datasets; checkpoints
+// alternate between two pre-allocated slots and /checkpoint/current is flipped only after a
+// slot is completely written and flushed, so a crash never loses the previous checkpoint.
+
+#include <torch/torch.h>
+
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "io/h5.h"
+#include "lengen/engine/observer.h"
+
+namespace lengen::engine::io {
+
+struct NamedTensor {
+    std::string name;     ///< state-dict key
+    torch::Tensor value;  ///< CPU, contiguous, float32 (model / optimizer) or uint8 (rng)
+};
+
+/// Everything needed to continue a run exactly where it stopped.
+struct CheckpointState {
+    std::int64_t stepsDone = 0;            ///< completed optimisation steps
+    std::vector<NamedTensor> model;        ///< parameters
+    std::vector<NamedTensor> expAvg;       ///< AdamW first moments (same keys)
+    std::vector<NamedTensor> expAvgSq;     ///< AdamW second moments
+    std::int64_t optimizerSteps = 0;       ///< AdamW step count (bias correction)
+    torch::Tensor rngState;                ///< CPU generator state, uint8 [n]
+    int dims = 0;                          ///< curriculum d_t for the next step
+    int points = 0;                        ///< curriculum N for the next step
+    double wallSeconds = 0;                ///< training clock at the checkpoint
+};
+
+struct RunHeader {
+    std::string runId, createdAt, configYaml, task, positionEncoding, backbone, device;
+    std::uint64_t seed = 0;
+    std::int64_t totalSteps = 0;
+    std::int64_t parameterCount = 0;
+    int pointwiseWidth = 1;  ///< curriculum points.end
+    std::map<std::string, std::vector<double>> positionConstants;
+};
+
+struct ParameterShape {
+    std::string name;
+    std::vector<std::int64_t> shape;
+};
+
+class RunWriter {
+public:
+    /// Creates `path` (via a temporary name, renamed once complete), allocates the log and
+    /// both checkpoint slots, then switches to SWMR-write mode.
+    static std::unique_ptr<RunWriter> create(const std::string& path, const RunHeader& header,
+                                             const std::vector<ParameterShape>& params,
+                                             std::int64_t rngBytes);
+    /// Reopens a run to continue it: drops log rows with step >= keepBefore (they will be
+    /// written again), records the device, marks it running, switches to SWMR-write mode.
+    static std::unique_ptr<RunWriter> reopen(const std::string& path, std::int64_t keepBefore,
+                                             const std::string& device);
+    ~RunWriter();
+
+    void appendLog(const LogRecord& record);
+    void writeCheckpoint(const CheckpointState& state);
+    void setStatus(const std::string& status);  ///< running | finished | cancelled | failed
+    const std::string& path() const { return m_path; }
+
+private:
+    RunWriter(std::string path, H5Handle file);
+    void openLog();
+    void startSwmr();
+
+    std::string m_path;
+    H5Handle m_file;
+    std::map<std::string, H5Handle> m_log;
+    int m_pointwiseWidth = 1;
+    std::int64_t m_current = -1;  // slot holding the latest complete checkpoint
+};
+
+/// Reads the latest complete checkpoint. Error(RunFile) if the run has none.
+CheckpointState readCheckpoint(const std::string& path);
+
+}  // namespace lengen::engine::io

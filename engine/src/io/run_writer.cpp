@@ -1,0 +1,235 @@
+#include <filesystem>
+#include <limits>
+
+#include "io/run_store.h"
+#include "lengen/engine/run_file.h"
+#include "lengen/engine/version.h"
+
+namespace fs = std::filesystem;
+
+namespace lengen::engine::io {
+namespace {
+
+constexpr hsize_t kLogChunk = 256;
+constexpr const char* kSlots[2] = {"slot0", "slot1"};
+
+struct LogColumn {
+    const char* name;
+    hid_t type;
+};
+const LogColumn kColumns[] = {
+    {"step", H5T_NATIVE_INT64},        {"loss", H5T_NATIVE_DOUBLE},
+    {"excess_loss", H5T_NATIVE_DOUBLE}, {"learning_rate", H5T_NATIVE_DOUBLE},
+    {"wall_time", H5T_NATIVE_DOUBLE},   {"steps_per_sec", H5T_NATIVE_DOUBLE},
+    {"n_points", H5T_NATIVE_INT32},     {"n_dims", H5T_NATIVE_INT32}};
+
+std::vector<hsize_t> dimsOf(const std::vector<std::int64_t>& shape)
+{
+    return std::vector<hsize_t>(shape.begin(), shape.end());
+}
+
+void createSlot(hid_t checkpoint, const char* name, const std::vector<ParameterShape>& params,
+                std::int64_t rngBytes, const std::string& path)
+{
+    auto slot = createGroup(checkpoint, name, path);
+    createDataset(slot.id(), "step", H5T_NATIVE_INT64, {}, path);
+    createDataset(slot.id(), "wall_time", H5T_NATIVE_DOUBLE, {}, path);
+    createDataset(slot.id(), "curriculum", H5T_NATIVE_INT64, {2}, path);
+    createDataset(slot.id(), "rng_state", H5T_NATIVE_UINT8,
+                  {static_cast<hsize_t>(rngBytes)}, path);
+    auto model = createGroup(slot.id(), "model", path);
+    auto optimizer = createGroup(slot.id(), "optimizer", path);
+    createDataset(optimizer.id(), "step", H5T_NATIVE_INT64, {}, path);
+    auto m1 = createGroup(optimizer.id(), "exp_avg", path);
+    auto m2 = createGroup(optimizer.id(), "exp_avg_sq", path);
+    for (const auto& p : params)
+        for (hid_t group : {model.id(), m1.id(), m2.id()})
+            createDataset(group, p.name, H5T_NATIVE_FLOAT, dimsOf(p.shape), path);
+}
+
+void writeTensor(hid_t group, const NamedTensor& t, const std::string& path)
+{
+    auto ds = openDataset(group, t.name, path);
+    auto cpu = t.value.to(torch::kCPU, torch::kFloat32).contiguous();
+    writeAll(ds.id(), H5T_NATIVE_FLOAT, cpu.data_ptr<float>(), path);
+}
+
+template <typename T>
+void writeScalar(hid_t loc, const char* name, hid_t type, T value, const std::string& path)
+{
+    auto ds = openDataset(loc, name, path);
+    writeAll(ds.id(), type, &value, path);
+}
+
+}  // namespace
+
+RunWriter::RunWriter(std::string path, H5Handle file) : m_path(std::move(path)), m_file(std::move(file)) {}
+
+RunWriter::~RunWriter()
+{
+    H5Lock lock(h5Mutex());
+    m_log.clear();
+    m_file.reset();
+}
+
+std::unique_ptr<RunWriter> RunWriter::create(const std::string& path, const RunHeader& h,
+                                             const std::vector<ParameterShape>& params,
+                                             std::int64_t rngBytes)
+{
+    H5Lock lock(h5Mutex());
+    std::error_code ec;
+    fs::create_directories(fs::path(path).parent_path(), ec);
+    if (ec)
+        throw Error(ErrorKind::Io, "cannot create the run folder " +
+                                       fs::path(path).parent_path().string() + ": " + ec.message());
+    const std::string partial = path + ".partial";
+    {
+        auto file = createFile(partial);
+        const hid_t f = file.id();
+        writeAttribute(f, "format", std::string("lengen-run"), partial);
+        writeAttribute(f, "format_version", std::int64_t{kRunFormatVersion}, partial);
+        writeAttribute(f, "engine_version", std::string(versionString()), partial);
+        writeAttribute(f, "run_id", h.runId, partial);
+        writeAttribute(f, "created_at", h.createdAt, partial);
+        writeAttribute(f, "seed", h.seed, partial);
+        writeAttribute(f, "task", h.task, partial);
+        writeAttribute(f, "position_encoding", h.positionEncoding, partial);
+        writeAttribute(f, "backbone", h.backbone, partial);
+        writeAttribute(f, "total_steps", h.totalSteps, partial);
+        writeAttribute(f, "parameter_count", h.parameterCount, partial);
+        writeAttribute(f, "device", h.device, partial);
+        writeStringDataset(f, "config", h.configYaml, partial);
+        {
+            H5Handle type(fixedStringType(), H5Tclose);
+            auto status = createDataset(f, "status", type.id(), {}, partial);
+            writeFixedString(status.id(), "running", partial);
+        }
+        auto pe = createGroup(f, "position_encoding", partial);
+        for (const auto& [name, values] : h.positionConstants)
+            writeAttribute(pe.id(), name, values, partial);
+        auto log = createGroup(f, "log", partial);
+        for (const auto& c : kColumns)
+            createLog(log.id(), c.name, c.type, {}, kLogChunk, nullptr, partial);
+        const float nan = std::numeric_limits<float>::quiet_NaN();
+        createLog(log.id(), "pointwise", H5T_NATIVE_FLOAT,
+                  {static_cast<hsize_t>(h.pointwiseWidth)}, 64, &nan, partial);
+        auto checkpoint = createGroup(f, "checkpoint", partial);
+        auto current = createDataset(checkpoint.id(), "current", H5T_NATIVE_INT64, {}, partial);
+        const std::int64_t none = -1;
+        writeAll(current.id(), H5T_NATIVE_INT64, &none, partial);
+        for (const char* slot : kSlots)
+            createSlot(checkpoint.id(), slot, params, rngBytes, partial);
+        createGroup(f, "eval", partial);
+        createGroup(f, "probes", partial);
+        if (H5Fflush(f, H5F_SCOPE_GLOBAL) < 0)
+            throwH5(ErrorKind::Io, "cannot flush the run file", partial);
+    }
+    fs::rename(partial, path, ec);
+    if (ec)
+        throw Error(ErrorKind::Io, "cannot move " + partial + " into place: " + ec.message());
+    return reopen(path, 0, h.device);
+}
+
+std::unique_ptr<RunWriter> RunWriter::reopen(const std::string& path, std::int64_t keepBefore,
+                                             const std::string& device)
+{
+    H5Lock lock(h5Mutex());
+    std::unique_ptr<RunWriter> writer(new RunWriter(path, openFile(path, OpenMode::ReadWrite)));
+    writer->openLog();
+    // Rows logged after the checkpoint we continue from will be logged again: drop them.
+    auto& steps = writer->m_log.at("step");
+    const auto rows = datasetShape(steps.id())[0];
+    std::vector<std::int64_t> logged(rows);
+    if (rows > 0)
+        readAll(steps.id(), H5T_NATIVE_INT64, logged.data(), path);
+    hsize_t keep = 0;
+    while (keep < rows && logged[keep] < keepBefore)
+        ++keep;
+    for (auto& [name, ds] : writer->m_log)
+        truncateRows(ds.id(), keep, path);
+    auto current = openDataset(writer->m_file.id(), "checkpoint/current", path);
+    readAll(current.id(), H5T_NATIVE_INT64, &writer->m_current, path);
+    writeAttribute(writer->m_file.id(), "device", device, path);
+    writer->setStatus("running");
+    writer->startSwmr();
+    return writer;
+}
+
+void RunWriter::openLog()
+{
+    auto log = openGroup(m_file.id(), "log", m_path);
+    for (const auto& c : kColumns)
+        m_log.emplace(c.name, openDataset(log.id(), c.name, m_path));
+    m_log.emplace("pointwise", openDataset(log.id(), "pointwise", m_path));
+    m_pointwiseWidth = static_cast<int>(datasetShape(m_log.at("pointwise").id()).at(1));
+}
+
+void RunWriter::startSwmr()
+{
+    if (H5Fstart_swmr_write(m_file.id()) < 0)
+        throwH5(ErrorKind::Io, "cannot switch the run file to SWMR-write mode", m_path);
+}
+
+void RunWriter::appendLog(const LogRecord& r)
+{
+    H5Lock lock(h5Mutex());
+    const std::int32_t points = r.nPoints, dims = r.nDims;
+    appendRow(m_log.at("step").id(), H5T_NATIVE_INT64, &r.step, m_path);
+    appendRow(m_log.at("loss").id(), H5T_NATIVE_DOUBLE, &r.loss, m_path);
+    appendRow(m_log.at("excess_loss").id(), H5T_NATIVE_DOUBLE, &r.excessLoss, m_path);
+    appendRow(m_log.at("learning_rate").id(), H5T_NATIVE_DOUBLE, &r.learningRate, m_path);
+    appendRow(m_log.at("wall_time").id(), H5T_NATIVE_DOUBLE, &r.wallSeconds, m_path);
+    appendRow(m_log.at("steps_per_sec").id(), H5T_NATIVE_DOUBLE, &r.stepsPerSecond, m_path);
+    appendRow(m_log.at("n_points").id(), H5T_NATIVE_INT32, &points, m_path);
+    appendRow(m_log.at("n_dims").id(), H5T_NATIVE_INT32, &dims, m_path);
+    std::vector<float> row(static_cast<size_t>(m_pointwiseWidth),
+                           std::numeric_limits<float>::quiet_NaN());
+    for (size_t i = 0; i < r.pointwise.size() && i < row.size(); ++i)
+        row[i] = static_cast<float>(r.pointwise[i]);
+    appendRow(m_log.at("pointwise").id(), H5T_NATIVE_FLOAT, row.data(), m_path);
+    if (H5Fflush(m_file.id(), H5F_SCOPE_LOCAL) < 0)
+        throwH5(ErrorKind::Io, "cannot flush the log", m_path);
+}
+
+void RunWriter::writeCheckpoint(const CheckpointState& st)
+{
+    H5Lock lock(h5Mutex());
+    const std::int64_t target = m_current == 0 ? 1 : 0;  // never the slot in use
+    auto slot = openGroup(m_file.id(), std::string("checkpoint/") + kSlots[target], m_path);
+    auto model = openGroup(slot.id(), "model", m_path);
+    auto m1 = openGroup(slot.id(), "optimizer/exp_avg", m_path);
+    auto m2 = openGroup(slot.id(), "optimizer/exp_avg_sq", m_path);
+    for (const auto& t : st.model)
+        writeTensor(model.id(), t, m_path);
+    for (const auto& t : st.expAvg)
+        writeTensor(m1.id(), t, m_path);
+    for (const auto& t : st.expAvgSq)
+        writeTensor(m2.id(), t, m_path);
+    writeScalar(slot.id(), "optimizer/step", H5T_NATIVE_INT64, st.optimizerSteps, m_path);
+    writeScalar(slot.id(), "step", H5T_NATIVE_INT64, st.stepsDone, m_path);
+    writeScalar(slot.id(), "wall_time", H5T_NATIVE_DOUBLE, st.wallSeconds, m_path);
+    const std::int64_t curriculum[2] = {st.dims, st.points};
+    writeAll(openDataset(slot.id(), "curriculum", m_path).id(), H5T_NATIVE_INT64, curriculum,
+             m_path);
+    auto rng = st.rngState.contiguous();
+    writeAll(openDataset(slot.id(), "rng_state", m_path).id(), H5T_NATIVE_UINT8,
+             rng.data_ptr<std::uint8_t>(), m_path);
+    // The slot must be on disk before `current` points at it.
+    if (H5Fflush(m_file.id(), H5F_SCOPE_LOCAL) < 0)
+        throwH5(ErrorKind::Io, "cannot flush the checkpoint", m_path);
+    writeAll(openDataset(m_file.id(), "checkpoint/current", m_path).id(), H5T_NATIVE_INT64,
+             &target, m_path);
+    if (H5Fflush(m_file.id(), H5F_SCOPE_LOCAL) < 0)
+        throwH5(ErrorKind::Io, "cannot flush the checkpoint", m_path);
+    m_current = target;
+}
+
+void RunWriter::setStatus(const std::string& status)
+{
+    H5Lock lock(h5Mutex());
+    auto ds = openDataset(m_file.id(), "status", m_path);
+    writeFixedString(ds.id(), status, m_path);
+    H5Fflush(m_file.id(), H5F_SCOPE_LOCAL);
+}
+
+}  // namespace lengen::engine::io

@@ -1,0 +1,79 @@
+#include "model/icl_model.h"
+
+#include "lengen/engine/config.h"
+#include "lengen/engine/errors.h"
+
+namespace lengen::engine::model {
+
+InContextModelImpl::InContextModelImpl(const RunConfig& config)
+{
+    const auto& m = config.model;
+    m_input = register_module(
+        "input", torch::nn::Linear(torch::nn::LinearOptions(m.nInDims, m.hiddenSize).bias(false)));
+    if (m.backbone != Backbone::Llama)
+        throw Error(ErrorKind::Config, "the " + m.family + " backbone is not available in this "
+                                       "build yet (Llama2 only)");
+    m_llama = std::make_shared<LlamaImpl>(config);
+    m_backbone = register_module("transformer", m_llama);
+    m_output = register_module(
+        "output", torch::nn::Linear(torch::nn::LinearOptions(m.hiddenSize, 1).bias(false)));
+}
+
+torch::Tensor InContextModelImpl::interleave(const torch::Tensor& xs, const torch::Tensor& ys)
+{
+    const auto b = xs.size(0), n = xs.size(1), d = xs.size(2);
+    auto yWide = torch::zeros_like(xs);                 // [B, N, D]
+    yWide.select(2, 0).copy_(ys);
+    return torch::stack({xs, yWide}, 2).view({b, 2 * n, d});
+}
+
+ForwardResult InContextModelImpl::forward(const torch::Tensor& xs, const torch::Tensor& ys,
+                                          const ForwardOptions& options)
+{
+    auto z = interleave(xs, ys);                        // [B, 2N, D]
+    const auto t = z.size(1);
+    auto pos = PositionSpan::contiguous(options.positionOffset, t, z.device());
+    ForwardResult result;
+    auto h = m_backbone->forward(m_input(z), pos, options.returnAttention ? &result.attention
+                                                                          : nullptr);
+    auto out = m_output(h).squeeze(-1);                 // [B, 2N]
+    result.predictions = out.slice(1, 0, t, 2);         // x tokens: [B, N]
+    return result;
+}
+
+void InContextModelImpl::initialise(at::Generator& gen)
+{
+    torch::NoGradGuard noGrad;
+    for (auto& item : named_parameters()) {
+        const std::string& name = item.key();
+        auto& p = item.value();
+        if (name.size() > 5 && name.compare(name.size() - 5, 5, ".bias") == 0)
+            p.zero_();
+        else if (p.dim() == 1)  // RMSNorm weights
+            p.fill_(1.0);
+        else
+            p.normal_(0.0, 0.02, gen);
+    }
+}
+
+std::int64_t InContextModelImpl::parameterCount() const
+{
+    std::int64_t n = 0;
+    for (const auto& p : parameters())
+        n += p.numel();
+    return n;
+}
+
+std::map<std::string, std::vector<double>> InContextModelImpl::positionConstants() const
+{
+    if (!m_llama)
+        return {};
+    return m_llama->positionEncoding(0)->constants();
+}
+
+InContextModel buildModel(const RunConfig& config)
+{
+    return InContextModel(config);
+}
+
+}  // namespace lengen::engine::model

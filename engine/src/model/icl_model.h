@@ -1,0 +1,57 @@
+#pragma once
+// The in-context-learning wrapper of reference §3.1–3.2: interleave x and (zero-widened) y
+// tokens, project D -> H without bias, run a backbone, read a bias-free scalar head at the x
+// tokens. Parameter names: input.weight, transformer.*, output.weight.
+
+#include <torch/torch.h>
+
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "model/llama.h"
+
+namespace lengen::engine {
+struct RunConfig;
+}
+
+namespace lengen::engine::model {
+
+struct ForwardOptions {
+    std::int64_t positionOffset = 0;  ///< first token's position (0 in training)
+    bool returnAttention = false;     ///< fill ForwardResult::attention
+};
+
+struct ForwardResult {
+    torch::Tensor predictions;               ///< [B, N], read at token 2i (x_i)
+    std::vector<torch::Tensor> attention;    ///< per layer [B, heads, 2N, 2N] when asked
+};
+
+class InContextModelImpl : public torch::nn::Module {
+public:
+    explicit InContextModelImpl(const RunConfig& config);
+    /// xs [B, N, D], ys [B, N] -> predictions [B, N].
+    ForwardResult forward(const torch::Tensor& xs, const torch::Tensor& ys,
+                          const ForwardOptions& options = {});
+    /// Interleaved tokens z [B, 2N, D]: x_0, (y_0,0,..,0), x_1, ...
+    static torch::Tensor interleave(const torch::Tensor& xs, const torch::Tensor& ys);
+    /// Reference initialisation (Llama: every Linear N(0, 0.02^2), norms 1), from `gen`.
+    void initialise(at::Generator& gen);
+    std::int64_t parameterCount() const;
+    /// Derived PE constants of layer 0, e.g. {"slopes": [...]} for ALiBi.
+    std::map<std::string, std::vector<double>> positionConstants() const;
+    bool hasAttention() const { return m_backbone->hasAttention(); }
+
+private:
+    torch::nn::Linear m_input{nullptr}, m_output{nullptr};
+    std::shared_ptr<BackboneImpl> m_backbone;
+    std::shared_ptr<LlamaImpl> m_llama;  // set when the backbone is Llama
+};
+TORCH_MODULE(InContextModel);
+
+/// Build the model a config describes. Throws Error(Config) for a backbone or PE this build
+/// does not provide.
+InContextModel buildModel(const RunConfig& config);
+
+}  // namespace lengen::engine::model

@@ -1,0 +1,78 @@
+#include "model/llama.h"
+
+#include "lengen/engine/config.h"
+
+namespace lengen::engine::model {
+
+RmsNormImpl::RmsNormImpl(int hidden, double eps) : m_eps(eps)
+{
+    m_weight = register_parameter("weight", torch::ones({hidden}));
+}
+
+torch::Tensor RmsNormImpl::forward(const torch::Tensor& x)
+{
+    return x * torch::rsqrt(x.square().mean(-1, true) + m_eps) * m_weight;
+}
+
+SwiGluImpl::SwiGluImpl(int hidden, int intermediate)
+{
+    auto linear = [](int in, int out) {
+        return torch::nn::Linear(torch::nn::LinearOptions(in, out).bias(false));
+    };
+    m_gate = register_module("gate_proj", linear(hidden, intermediate));
+    m_up = register_module("up_proj", linear(hidden, intermediate));
+    m_down = register_module("down_proj", linear(intermediate, hidden));
+}
+
+torch::Tensor SwiGluImpl::forward(const torch::Tensor& x)
+{
+    return m_down(torch::silu(m_gate(x)) * m_up(x));
+}
+
+LlamaLayerImpl::LlamaLayerImpl(const RunConfig& config)
+{
+    const auto& m = config.model;
+    // Registration order mirrors the reference's state dict: self_attn, mlp, norms.
+    m_attn = register_module(
+        "self_attn", Attention(m.hiddenSize, m.numHeads, makePositionEncoding(config)));
+    m_mlp = register_module("mlp", SwiGlu(m.hiddenSize, m.intermediateSize));
+    m_inputNorm = register_module("input_layernorm", RmsNorm(m.hiddenSize, m.rmsNormEps));
+    m_postNorm = register_module("post_attention_layernorm", RmsNorm(m.hiddenSize, m.rmsNormEps));
+}
+
+torch::Tensor LlamaLayerImpl::forward(const torch::Tensor& h, const PositionSpan& pos,
+                                      torch::Tensor* weights)
+{
+    auto x = h + m_attn(m_inputNorm(h), pos, weights);
+    return x + m_mlp(m_postNorm(x));
+}
+
+LlamaImpl::LlamaImpl(const RunConfig& config)
+{
+    m_layers = register_module("layers", torch::nn::ModuleList());
+    for (int i = 0; i < config.model.numLayers; ++i) {
+        m_layerList.push_back(LlamaLayer(config));
+        m_layers->push_back(m_layerList.back());
+    }
+    m_norm = register_module("norm", RmsNorm(config.model.hiddenSize, config.model.rmsNormEps));
+}
+
+PositionEncoding LlamaImpl::positionEncoding(size_t layer) const
+{
+    return m_layerList.at(layer)->positionEncoding();
+}
+
+torch::Tensor LlamaImpl::forward(const torch::Tensor& h, const PositionSpan& pos,
+                                 std::vector<torch::Tensor>* weights)
+{
+    auto x = h;
+    for (auto& layer : m_layerList) {
+        torch::Tensor w;
+        x = layer->forward(x, pos, weights ? &w : nullptr);
+        if (weights)
+            weights->push_back(w);
+    }
+    return m_norm(x);
+}
+
+}  // namespace lengen::engine::model

@@ -1,0 +1,78 @@
+#pragma once
+// Llama decoder backbone as configured by the reference (§3.3): pre-RMSNorm blocks with causal
+// attention and a SwiGLU MLP, final norm. Module names give the reference's state-dict keys
+// (transformer.layers.{i}.self_attn.q_proj.weight, ...). No token embedding table: inputs
+// arrive as embeddings (the reference's unused `embed_tokens` is skipped on import).
+
+#include <torch/torch.h>
+
+#include "model/attention.h"
+
+namespace lengen::engine {
+struct RunConfig;
+}
+
+namespace lengen::engine::model {
+
+/// g * v / sqrt(mean(v^2) + eps), g initialised to 1.
+class RmsNormImpl : public torch::nn::Module {
+public:
+    RmsNormImpl(int hidden, double eps);
+    torch::Tensor forward(const torch::Tensor& x);
+
+private:
+    torch::Tensor m_weight;
+    double m_eps;
+};
+TORCH_MODULE(RmsNorm);
+
+/// down(silu(gate(x)) * up(x)), no biases; H -> intermediate -> H.
+class SwiGluImpl : public torch::nn::Module {
+public:
+    SwiGluImpl(int hidden, int intermediate);
+    torch::Tensor forward(const torch::Tensor& x);
+
+private:
+    torch::nn::Linear m_gate{nullptr}, m_up{nullptr}, m_down{nullptr};
+};
+TORCH_MODULE(SwiGlu);
+
+class LlamaLayerImpl : public torch::nn::Module {
+public:
+    explicit LlamaLayerImpl(const RunConfig& config);
+    torch::Tensor forward(const torch::Tensor& h, const PositionSpan& pos,
+                          torch::Tensor* weights = nullptr);
+    PositionEncoding positionEncoding() const { return m_attn->positionEncoding(); }
+
+private:
+    RmsNorm m_inputNorm{nullptr}, m_postNorm{nullptr};
+    Attention m_attn{nullptr};
+    SwiGlu m_mlp{nullptr};
+};
+TORCH_MODULE(LlamaLayer);
+
+/// Backbone interface shared by Llama, Mamba and GPT-2: [B, T, H] -> [B, T, H].
+class BackboneImpl : public torch::nn::Module {
+public:
+    /// `weights`, if non-null, receives one [B, heads, T, T] tensor per layer (attention
+    /// backbones only).
+    virtual torch::Tensor forward(const torch::Tensor& h, const PositionSpan& pos,
+                                  std::vector<torch::Tensor>* weights) = 0;
+    virtual bool hasAttention() const { return true; }
+};
+
+class LlamaImpl : public BackboneImpl {
+public:
+    explicit LlamaImpl(const RunConfig& config);
+    torch::Tensor forward(const torch::Tensor& h, const PositionSpan& pos,
+                          std::vector<torch::Tensor>* weights) override;
+    /// The PE of one layer (for constants reporting).
+    PositionEncoding positionEncoding(size_t layer) const;
+
+private:
+    torch::nn::ModuleList m_layers{nullptr};
+    std::vector<LlamaLayer> m_layerList;
+    RmsNorm m_norm{nullptr};
+};
+
+}  // namespace lengen::engine::model

@@ -1,0 +1,159 @@
+#include "model/position_encoding.h"
+
+#include <cmath>
+
+#include "lengen/engine/config.h"
+#include "lengen/engine/errors.h"
+
+namespace lengen::engine::model {
+
+PositionSpan PositionSpan::contiguous(std::int64_t start, std::int64_t len, torch::Device device)
+{
+    PositionSpan span;
+    span.q = torch::arange(start, start + len, torch::TensorOptions(torch::kLong).device(device));
+    span.k = span.q;
+    span.q0 = span.k0 = start;
+    span.maxPos = start + len - 1;
+    return span;
+}
+
+void PositionEncodingImpl::rotate(torch::Tensor&, torch::Tensor&, const PositionSpan&) {}
+
+torch::Tensor PositionEncodingImpl::logitBias(const PositionSpan&) { return {}; }
+
+// ---------------------------------------------------------------------------------- rotary
+
+RotaryImpl::RotaryImpl(int headDim, double theta) : m_headDim(headDim), m_theta(theta) {}
+
+std::vector<double> RotaryImpl::baseFrequencies(int headDim, double theta)
+{
+    std::vector<double> f(static_cast<size_t>(headDim / 2));
+    for (size_t i = 0; i < f.size(); ++i)
+        f[i] = std::pow(theta, -2.0 * static_cast<double>(i) / headDim);
+    return f;
+}
+
+void RotaryImpl::tables(std::int64_t, std::vector<double>& invFreq, double& posScale,
+                        double& mscale) const
+{
+    invFreq = baseFrequencies(m_headDim, m_theta);
+    posScale = 1.0;
+    mscale = 1.0;
+}
+
+std::pair<torch::Tensor, torch::Tensor> RotaryImpl::cosSin(const torch::Tensor& pos,
+                                                            std::int64_t maxPos)
+{
+    std::vector<double> freq;
+    double posScale = 1, mscale = 1;
+    tables(maxPos, freq, posScale, mscale);
+    const bool stale = m_cachedMax < maxPos || freq != m_cachedFreq || posScale != m_cachedScale ||
+                       mscale != m_cachedMscale || m_cos.device() != pos.device();
+    if (stale) {
+        // Angles in float64 so long positions keep their precision, then float32 tables.
+        const std::int64_t len = std::max<std::int64_t>(maxPos + 1, 1);
+        auto p = torch::arange(len, torch::kFloat64) / posScale;              // [L]
+        auto f = torch::tensor(freq, torch::kFloat64);                        // [d/2]
+        auto angles = torch::outer(p, f);                                     // [L, d/2]
+        angles = torch::cat({angles, angles}, 1);                             // [L, d]
+        m_cos = (angles.cos() * mscale).to(torch::kFloat32).to(pos.device());
+        m_sin = (angles.sin() * mscale).to(torch::kFloat32).to(pos.device());
+        m_cachedMax = len - 1;
+        m_cachedFreq = freq;
+        m_cachedScale = posScale;
+        m_cachedMscale = mscale;
+    }
+    return {m_cos.index_select(0, pos), m_sin.index_select(0, pos)};
+}
+
+namespace {
+// rot([x1 | x2]) = [-x2 | x1] on the last dimension.
+torch::Tensor rotateHalf(const torch::Tensor& x)
+{
+    const auto half = x.size(-1) / 2;
+    return torch::cat({-x.slice(-1, half), x.slice(-1, 0, half)}, -1);
+}
+}  // namespace
+
+void RotaryImpl::rotate(torch::Tensor& q, torch::Tensor& k, const PositionSpan& pos)
+{
+    auto [cq, sq] = cosSin(pos.q, pos.maxPos);  // [Tq, d]
+    auto [ck, sk] = cosSin(pos.k, pos.maxPos);  // [Tk, d]
+    q = q * cq + rotateHalf(q) * sq;
+    k = k * ck + rotateHalf(k) * sk;
+}
+
+std::map<std::string, std::vector<double>> RotaryImpl::constants() const
+{
+    std::vector<double> freq;
+    double posScale = 1, mscale = 1;
+    tables(0, freq, posScale, mscale);
+    return {{"inv_freq", freq}, {"position_scale", {posScale}}, {"mscale", {mscale}}};
+}
+
+// ---------------------------------------------------------------------------------- ALiBi
+
+std::vector<double> AlibiImpl::slopes(int numHeads)
+{
+    // P = next power of two >= h; slope_k = 2^(-8k/P), k = 1..P. For h != P the list is
+    // reordered odd indices first (1, 3, 5, ...), then even (0, 2, ...), and cut to h.
+    int p = 1;
+    while (p < numHeads)
+        p *= 2;
+    std::vector<double> base(static_cast<size_t>(p));
+    for (int k = 1; k <= p; ++k)
+        base[static_cast<size_t>(k - 1)] = std::pow(2.0, -8.0 * k / p);
+    if (p == numHeads)
+        return base;
+    std::vector<double> reordered;
+    for (int i = 1; i < p; i += 2)
+        reordered.push_back(base[static_cast<size_t>(i)]);
+    for (int i = 0; i < p; i += 2)
+        reordered.push_back(base[static_cast<size_t>(i)]);
+    reordered.resize(static_cast<size_t>(numHeads));
+    return reordered;
+}
+
+AlibiImpl::AlibiImpl(int numHeads)
+{
+    m_slopes = torch::tensor(slopes(numHeads), torch::kFloat32);
+}
+
+torch::Tensor AlibiImpl::logitBias(const PositionSpan& pos)
+{
+    const auto tq = pos.q.size(0), tk = pos.k.size(0);
+    const auto q0 = pos.q0, k0 = pos.k0;
+    if (tq != m_cachedTq || tk != m_cachedTk || q0 != m_cachedQ0 || k0 != m_cachedK0 ||
+        m_cached.device() != pos.q.device()) {
+        auto rel = (pos.q.unsqueeze(1) - pos.k.unsqueeze(0)).to(torch::kFloat32);  // [Tq, Tk]
+        m_cached = -m_slopes.to(pos.q.device()).view({-1, 1, 1}) * rel.unsqueeze(0);  // [h,Tq,Tk]
+        m_cachedTq = tq, m_cachedTk = tk, m_cachedQ0 = q0, m_cachedK0 = k0;
+    }
+    return m_cached;
+}
+
+std::map<std::string, std::vector<double>> AlibiImpl::constants() const
+{
+    auto s = m_slopes.contiguous();
+    return {{"slopes", std::vector<double>(s.data_ptr<float>(), s.data_ptr<float>() + s.numel())}};
+}
+
+// ---------------------------------------------------------------------------------- factory
+
+PositionEncoding makePositionEncoding(const RunConfig& config)
+{
+    using Base = std::shared_ptr<PositionEncodingImpl>;
+    const auto& m = config.model;
+    const int headDim = m.hiddenSize / m.numHeads;
+    const std::string& type = config.position.type;
+    if (type == "rope")
+        return PositionEncoding(Base(std::make_shared<RotaryImpl>(headDim, m.ropeTheta)));
+    if (type == "nope")
+        return PositionEncoding(std::make_shared<PositionEncodingImpl>());
+    if (type == "alibi")
+        return PositionEncoding(Base(std::make_shared<AlibiImpl>(m.numHeads)));
+    throw Error(ErrorKind::Config, "position encoding '" + type +
+                                       "' is not available in this build yet (rope, nope, alibi)");
+}
+
+}  // namespace lengen::engine::model

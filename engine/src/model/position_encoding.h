@@ -1,0 +1,90 @@
+#pragma once
+// Pluggable position encodings (reference §4). One instance per attention layer, registered as
+// `self_attn.rotary_emb` so learned PEs (FIRE) get the reference's state-dict keys. A PE either
+// rotates q/k (RoPE family), adds a logit bias (ALiBi, FIRE), or does nothing (NoPE).
+
+#include <torch/torch.h>
+
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace lengen::engine {
+struct RunConfig;
+}
+
+namespace lengen::engine::model {
+
+/// Contiguous integer positions of the queries and keys of one forward (q0..q0+Tq-1 and
+/// k0..k0+Tk-1) on the model's device, plus
+/// host-side facts so that PEs never synchronise with the device to read them.
+struct PositionSpan {
+    torch::Tensor q;          ///< [Tq] int64
+    torch::Tensor k;          ///< [Tk] int64
+    std::int64_t q0 = 0;      ///< first query position
+    std::int64_t k0 = 0;      ///< first key position
+    std::int64_t maxPos = 0;  ///< largest position in either
+    /// Contiguous positions start..start+len-1 for both queries and keys.
+    static PositionSpan contiguous(std::int64_t start, std::int64_t len, torch::Device device);
+};
+
+class PositionEncodingImpl : public torch::nn::Module {
+public:
+    /// Replace q [B, h, Tq, d] and k [B, h, Tk, d] by their encoded versions. Default: none.
+    virtual void rotate(torch::Tensor& q, torch::Tensor& k, const PositionSpan& pos);
+    /// Additive bias on the scaled logits, [h, Tq, Tk] (or [1, Tq, Tk]); undefined = none.
+    virtual torch::Tensor logitBias(const PositionSpan& pos);
+    /// Derived constants a researcher checks (stored in the run file, printed by `info`).
+    virtual std::map<std::string, std::vector<double>> constants() const { return {}; }
+};
+TORCH_MODULE(PositionEncoding);
+
+/// Rotary encoding with the rotate-half pairing (dimension j with j + d/2): q' = q*C + rot(q)*S
+/// where C/S hold cos/sin of position * inv_freq, concatenated twice, times `mscale`.
+/// Subclasses only choose the frequencies, the position scale and mscale.
+class RotaryImpl : public PositionEncodingImpl {
+public:
+    RotaryImpl(int headDim, double theta);
+    void rotate(torch::Tensor& q, torch::Tensor& k, const PositionSpan& pos) override;
+    std::map<std::string, std::vector<double>> constants() const override;
+    /// Frequencies theta_i = base^(-2i/d), i < d/2, in double precision.
+    static std::vector<double> baseFrequencies(int headDim, double theta);
+
+protected:
+    /// Per forward: the frequencies (length d/2), a position divisor and mscale for a
+    /// sequence whose largest position is `maxPos`. Default: plain RoPE.
+    virtual void tables(std::int64_t maxPos, std::vector<double>& invFreq, double& posScale,
+                        double& mscale) const;
+    int m_headDim;
+    double m_theta;
+
+private:
+    std::pair<torch::Tensor, torch::Tensor> cosSin(const torch::Tensor& pos, std::int64_t maxPos);
+    // Cache of the last table: [T, d] cos and sin for positions 0..maxPos on one device.
+    torch::Tensor m_cos, m_sin;
+    std::int64_t m_cachedMax = -1;
+    std::vector<double> m_cachedFreq;
+    double m_cachedScale = 0, m_cachedMscale = 0;
+};
+
+/// ALiBi (§4.3): fixed per-head slopes, bias -slope_h * (i - j). Equal to the reference's
+/// slope * (j - (T-1)) up to a per-row constant, which softmax ignores.
+class AlibiImpl : public PositionEncodingImpl {
+public:
+    explicit AlibiImpl(int numHeads);
+    torch::Tensor logitBias(const PositionSpan& pos) override;
+    std::map<std::string, std::vector<double>> constants() const override;
+    static std::vector<double> slopes(int numHeads);
+
+private:
+    torch::Tensor m_slopes;  // [h]
+    torch::Tensor m_cached;
+    std::int64_t m_cachedTq = -1, m_cachedTk = -1, m_cachedQ0 = -1, m_cachedK0 = -1;
+};
+
+/// Build the PE of one layer for a Llama config. Throws Error(Config) for a type this build
+/// cannot construct.
+PositionEncoding makePositionEncoding(const RunConfig& config);
+
+}  // namespace lengen::engine::model

@@ -1,0 +1,43 @@
+#pragma once
+// AdamW with decoupled weight decay, written out so its whole state is plain tensors that the
+// run file can store and restore exactly. Same update as torch.optim.AdamW (single-tensor
+// path): p *= 1 - lr*wd; m = b1 m + (1-b1) g; v = b2 v + (1-b2) g^2;
+// p -= lr / (1 - b1^t) * m / (sqrt(v) / sqrt(1 - b2^t) + eps).
+// Parameters without a gradient (none in our models) are skipped, as torch does.
+
+#include <torch/torch.h>
+
+#include <string>
+#include <vector>
+
+namespace lengen::engine::training {
+
+struct AdamWOptions {
+    double beta1 = 0.9;
+    double beta2 = 0.999;
+    double eps = 1e-8;
+    double weightDecay = 0.0;
+};
+
+class AdamW {
+public:
+    AdamW(std::vector<std::pair<std::string, torch::Tensor>> params, AdamWOptions options);
+    void step(double lr);
+    void zeroGrad();  ///< sets gradients to undefined
+    /// L2 norm of all gradients; scales them to `maxNorm` when above (maxNorm <= 0: no-op).
+    double clipGradNorm(double maxNorm);
+
+    std::int64_t stepCount() const { return m_steps; }
+    void setStepCount(std::int64_t steps) { m_steps = steps; }
+    const std::vector<std::pair<std::string, torch::Tensor>>& params() const { return m_params; }
+    std::vector<torch::Tensor>& expAvg() { return m_m; }
+    std::vector<torch::Tensor>& expAvgSq() { return m_v; }
+
+private:
+    std::vector<std::pair<std::string, torch::Tensor>> m_params;
+    std::vector<torch::Tensor> m_m, m_v;
+    AdamWOptions m_opt;
+    std::int64_t m_steps = 0;
+};
+
+}  // namespace lengen::engine::training

@@ -1,0 +1,194 @@
+#include "train/train_loop.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <limits>
+
+#include "lengen/engine/errors.h"
+
+namespace lengen::engine::training {
+
+namespace {
+using Clock = std::chrono::steady_clock;
+
+double secondsSince(Clock::time_point t)
+{
+    return std::chrono::duration<double>(Clock::now() - t).count();
+}
+
+std::vector<double> toVector(const torch::Tensor& t)
+{
+    auto c = t.to(torch::kCPU, torch::kFloat64).contiguous();
+    return std::vector<double>(c.data_ptr<double>(), c.data_ptr<double>() + c.numel());
+}
+}  // namespace
+
+void setupSession(TrainSession& s, const RunConfig& config, std::uint64_t seed,
+                  const std::string& device)
+{
+    s.config = config;
+    s.device = torch::Device(device);
+    s.gen = at::make_generator<at::CPUGeneratorImpl>(seed);
+    s.model = model::buildModel(config);
+    s.model->initialise(s.gen);
+    s.model->to(s.device);
+    std::vector<std::pair<std::string, torch::Tensor>> params;
+    for (auto& item : s.model->named_parameters())
+        params.emplace_back(item.key(), item.value());
+    AdamWOptions opt;
+    opt.beta1 = config.training.adamBeta1;
+    opt.beta2 = config.training.adamBeta2;
+    opt.eps = config.effectiveAdamEpsilon();
+    opt.weightDecay = config.effectiveWeightDecay();
+    s.optimizer = std::make_unique<AdamW>(std::move(params), opt);
+    s.sampler = std::make_unique<data::TaskSampler>(
+        config.task.name, data::TaskShape{config.inputDims(), config.training.batchSize});
+}
+
+double learningRateAt(const RunConfig& c, std::int64_t k)
+{
+    const double peak = c.training.learningRate;
+    const std::int64_t warm = c.warmupSteps(), total = c.training.maxSteps;
+    if (k < warm)
+        return peak * static_cast<double>(k) / static_cast<double>(warm);
+    if (total <= warm)
+        return peak;
+    return peak * std::max(0.0, static_cast<double>(total - k) / static_cast<double>(total - warm));
+}
+
+double baselineLoss(int nDims, int nPoints)
+{
+    double sum = 0;
+    for (int i = 0; i < nPoints; ++i)
+        sum += std::max(nDims - i, 0);
+    return sum / std::max(nPoints, 1);
+}
+
+io::CheckpointState captureCheckpoint(TrainSession& s, double wallSeconds)
+{
+    io::CheckpointState st;
+    st.stepsDone = s.stepsDone;
+    const auto& params = s.optimizer->params();
+    for (size_t i = 0; i < params.size(); ++i) {
+        st.model.push_back({params[i].first, params[i].second.detach().cpu()});
+        st.expAvg.push_back({params[i].first, s.optimizer->expAvg()[i].cpu()});
+        st.expAvgSq.push_back({params[i].first, s.optimizer->expAvgSq()[i].cpu()});
+    }
+    st.optimizerSteps = s.optimizer->stepCount();
+    st.rngState = s.gen.get_state();
+    st.dims = s.config.task.curriculum.dims.valueAt(s.stepsDone);
+    st.points = s.config.task.curriculum.points.valueAt(s.stepsDone);
+    st.wallSeconds = wallSeconds;
+    return st;
+}
+
+void restoreCheckpoint(TrainSession& s, const io::CheckpointState& st)
+{
+    auto byName = [](const std::vector<io::NamedTensor>& list, const std::string& name) {
+        for (const auto& t : list)
+            if (t.name == name)
+                return t.value;
+        throw Error(ErrorKind::RunFile, "the checkpoint has no tensor '" + name + "'");
+    };
+    torch::NoGradGuard noGrad;
+    const auto& params = s.optimizer->params();
+    for (size_t i = 0; i < params.size(); ++i) {
+        const auto& [name, p] = params[i];
+        auto value = byName(st.model, name);
+        if (value.sizes() != p.sizes())
+            throw Error(ErrorKind::RunFile, "checkpoint tensor '" + name + "' has the wrong shape");
+        p.copy_(value);
+        s.optimizer->expAvg()[i].copy_(byName(st.expAvg, name));
+        s.optimizer->expAvgSq()[i].copy_(byName(st.expAvgSq, name));
+    }
+    s.optimizer->setStepCount(st.optimizerSteps);
+    s.gen.set_state(st.rngState);
+    s.stepsDone = st.stepsDone;
+    s.wallOffset = st.wallSeconds;
+}
+
+RunSummary runTraining(TrainSession& s, RunControl& control, TrainObserver& observer)
+{
+    const RunConfig& c = s.config;
+    const auto& cur = c.task.curriculum;
+    const std::int64_t total = c.training.maxSteps;
+    const auto start = Clock::now();
+    auto wall = [&] { return s.wallOffset + secondsSince(start); };
+    s.model->train();
+    observer.onStarted(s.started);
+
+    RunSummary summary;
+    summary.runFile = s.writer->path();
+    std::int64_t lastCheckpoint = s.stepsDone;
+    double stepSeconds = 0;  // exponential moving average of the step duration
+    bool cancelled = false;
+    for (std::int64_t step = s.stepsDone; step < total; ++step) {
+        if (!control.shouldContinue()) {
+            cancelled = true;
+            break;
+        }
+        const auto stepStart = Clock::now();
+        const int nDims = cur.dims.valueAt(step), nPoints = cur.points.valueAt(step);
+        auto functions = s.sampler->sample(s.gen);       // B fresh functions
+        auto xs = functions->sampleXs(nPoints, nDims, s.gen);  // [B, N, D]
+        auto ys = functions->evaluate(xs);                     // [B, N]
+        xs = xs.to(s.device);
+        ys = ys.to(s.device);
+        auto pred = s.model->forward(xs, ys).predictions;      // [B, N]
+        auto loss = s.sampler->loss(pred, ys);
+        loss.backward();
+        const double lossValue = loss.item<double>();
+        if (!std::isfinite(lossValue)) {
+            s.writer->setStatus("failed");
+            throw Error(ErrorKind::Runtime,
+                        "the training loss became " + std::to_string(lossValue) + " at step " +
+                            std::to_string(step) + "; the checkpoint at step " +
+                            std::to_string(lastCheckpoint) +
+                            " is kept. Lower the learning rate or enable gradient clipping.");
+        }
+        const double lr = learningRateAt(c, step);
+        if (step % c.training.loggingSteps == 0) {
+            LogRecord r;
+            r.step = step;
+            r.loss = lossValue;
+            r.excessLoss = lossValue / baselineLoss(nDims, nPoints);
+            r.pointwise = toVector(s.sampler->metric(pred.detach(), ys).mean(0));
+            r.nPoints = nPoints;
+            r.nDims = nDims;
+            r.learningRate = lr;
+            r.wallSeconds = wall();
+            r.stepsPerSecond = stepSeconds > 0 ? 1.0 / stepSeconds : 0.0;
+            s.writer->appendLog(r);
+            observer.onLog(r);
+        }
+        s.optimizer->clipGradNorm(c.effectiveMaxGradNorm());
+        s.optimizer->step(lr);
+        s.optimizer->zeroGrad();
+        s.stepsDone = step + 1;
+        summary.finalLoss = lossValue;
+
+        const double dt = secondsSince(stepStart);
+        stepSeconds = stepSeconds == 0 ? dt : 0.95 * stepSeconds + 0.05 * dt;
+        StepProgress p{step, total, lossValue, 1.0 / stepSeconds,
+                       stepSeconds * static_cast<double>(total - s.stepsDone)};
+        observer.onStep(p);
+        if (s.stepsDone % c.training.saveSteps == 0 && s.stepsDone < total) {
+            s.writer->writeCheckpoint(captureCheckpoint(s, wall()));
+            lastCheckpoint = s.stepsDone;
+            observer.onCheckpoint(s.stepsDone);
+        }
+    }
+    // Always leave a checkpoint of the final (or interrupted) state.
+    if (lastCheckpoint != s.stepsDone || s.stepsDone == 0 || !cancelled) {
+        s.writer->writeCheckpoint(captureCheckpoint(s, wall()));
+        observer.onCheckpoint(s.stepsDone);
+    }
+    s.writer->setStatus(cancelled ? "cancelled" : "finished");
+    summary.outcome = cancelled ? RunOutcome::Cancelled : RunOutcome::Finished;
+    summary.stepsDone = s.stepsDone;
+    summary.wallSeconds = wall();
+    return summary;
+}
+
+}  // namespace lengen::engine::training

@@ -1,0 +1,50 @@
+#pragma once
+// The state of one training run in memory and the loop that advances it (reference §5.6).
+// Everything a checkpoint must restore lives in TrainSession.
+
+#include <memory>
+#include <torch/torch.h>
+
+#include "data/tasks.h"
+#include "io/run_store.h"
+#include "lengen/engine/config.h"
+#include "lengen/engine/observer.h"
+#include "lengen/engine/run_control.h"
+#include "model/icl_model.h"
+#include "train/adamw.h"
+
+namespace lengen::engine::training {
+
+struct TrainSession {
+    RunConfig config;
+    torch::Device device{torch::kCPU};
+    model::InContextModel model{nullptr};
+    std::unique_ptr<AdamW> optimizer;
+    std::unique_ptr<data::TaskSampler> sampler;
+    at::Generator gen;                 ///< the run's only source of randomness (CPU)
+    std::int64_t stepsDone = 0;        ///< completed optimisation steps
+    double wallOffset = 0;             ///< training seconds before this process (resume)
+    std::unique_ptr<io::RunWriter> writer;
+    RunStarted started;
+};
+
+/// Builds model, optimiser and sampler for `config` on `device`; initialises the weights from
+/// a generator seeded with `seed` (which then drives the data).
+void setupSession(TrainSession& s, const RunConfig& config, std::uint64_t seed,
+                  const std::string& device);
+
+/// Learning rate at scheduler step k: linear warm-up to the peak over warmupSteps(), then
+/// linear decay to 0 at max_steps. k = 0 gives 0, as in the reference (§9.16).
+double learningRateAt(const RunConfig& config, std::int64_t k);
+
+/// mean_i max(d_t - i, 0) over i < N: least squares' expected error on noiseless linear
+/// regression, the denominator of excess_loss (§5.6 step 6).
+double baselineLoss(int nDims, int nPoints);
+
+io::CheckpointState captureCheckpoint(TrainSession& s, double wallSeconds);
+void restoreCheckpoint(TrainSession& s, const io::CheckpointState& state);
+
+/// Runs steps stepsDone..max_steps-1, logging, checkpointing and honouring `control`.
+RunSummary runTraining(TrainSession& s, RunControl& control, TrainObserver& observer);
+
+}  // namespace lengen::engine::training

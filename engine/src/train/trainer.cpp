@@ -1,0 +1,148 @@
+// Public entry points: new runs and resumed runs. Sets up the session, the run file and the
+// run folder (<out>/<task>/dim_<start>-<end>/<YYYYMMDD>/<run id>/run.h5, the reference's scheme).
+
+#include "lengen/engine/trainer.h"
+
+#include <chrono>
+#include <ctime>
+#include <filesystem>
+#include <random>
+
+#include "io/run_store.h"
+#include "lengen/engine/errors.h"
+#include "lengen/engine/run_file.h"
+#include "train/train_loop.h"
+
+namespace fs = std::filesystem;
+
+namespace lengen::engine {
+
+namespace {
+
+std::string utcNow(const char* format)
+{
+    const std::time_t now = std::chrono::system_clock::to_time_t(std::chrono::system_clock::now());
+    std::tm tm{};
+    gmtime_r(&now, &tm);
+    char buf[64];
+    std::strftime(buf, sizeof buf, format, &tm);
+    return buf;
+}
+
+std::string randomRunId()
+{
+    std::random_device rd;
+    static const char* hex = "0123456789abcdef";
+    std::string id;
+    for (int i = 0; i < 8; ++i)
+        id += hex[rd() % 16];
+    return id;
+}
+
+void applyThreads(int threads)
+{
+    if (threads > 0)
+        torch::set_num_threads(threads);
+}
+
+void initWriter(training::TrainSession& s, const std::string& path, const std::string& runId)
+{
+    io::RunHeader h;
+    h.runId = runId;
+    h.createdAt = utcNow("%Y-%m-%dT%H:%M:%SZ");
+    h.configYaml = toYaml(s.config);
+    h.task = s.config.task.name;
+    h.positionEncoding = s.config.peDisplayName();
+    h.backbone = s.config.model.family;
+    h.device = s.device.str();
+    h.seed = *s.config.seed;
+    h.totalSteps = s.config.training.maxSteps;
+    h.parameterCount = s.model->parameterCount();
+    h.pointwiseWidth = s.config.trainPoints();
+    h.positionConstants = s.model->positionConstants();
+    std::vector<io::ParameterShape> shapes;
+    for (const auto& [name, p] : s.optimizer->params())
+        shapes.push_back({name, p.sizes().vec()});
+    s.writer = io::RunWriter::create(path, h, shapes, s.gen.get_state().numel());
+}
+
+void fillStarted(training::TrainSession& s, const std::string& runId)
+{
+    s.started.runFile = s.writer->path();
+    s.started.runId = runId;
+    s.started.seed = *s.config.seed;
+    s.started.device = s.device.str();
+    s.started.firstStep = s.stepsDone;
+    s.started.totalSteps = s.config.training.maxSteps;
+    s.started.parameterCount = s.model->parameterCount();
+}
+
+}  // namespace
+
+std::string resolveDevice(const std::string& requested)
+{
+    if (requested.empty() || requested == "auto")
+        return torch::cuda::is_available() ? "cuda:0" : "cpu";
+    if (requested == "cpu")
+        return "cpu";
+    if (requested.rfind("cuda", 0) == 0) {
+        if (!torch::cuda::is_available())
+            throw Error(ErrorKind::Runtime, "device '" + requested + "' requested, but this "
+                        "LibTorch build has no usable CUDA device (use --device cpu)");
+        return requested == "cuda" ? "cuda:0" : requested;
+    }
+    throw Error(ErrorKind::Usage, "unknown device '" + requested + "' (cpu, cuda, cuda:N)");
+}
+
+RunSummary train(RunConfig config, const TrainOptions& options, RunControl& control,
+                 TrainObserver& observer)
+{
+    if (options.maxSteps)
+        config.training.maxSteps = *options.maxSteps;
+    if (options.seed)
+        config.seed = options.seed;
+    if (!config.seed)
+        config.seed = std::random_device{}();
+    applyThreads(options.threads);
+    const std::string device = resolveDevice(options.device);
+
+    training::TrainSession s;
+    setupSession(s, config, *config.seed, device);
+    const std::string runId = options.runId.empty() ? randomRunId() : options.runId;
+    const auto& dims = config.task.curriculum.dims;
+    const fs::path path = fs::path(options.outDir) / config.task.name /
+                          ("dim_" + std::to_string(dims.start) + "-" + std::to_string(dims.end)) /
+                          utcNow("%Y%m%d") / runId / "run.h5";
+    if (fs::exists(path))
+        throw Error(ErrorKind::Io, "a run already exists at " + path.string());
+    initWriter(s, path.string(), runId);
+    fillStarted(s, runId);
+    return training::runTraining(s, control, observer);
+}
+
+RunSummary resume(const std::string& runFile, const TrainOptions& options, RunControl& control,
+                  TrainObserver& observer)
+{
+    const std::string path = locateRunFile(runFile);
+    const RunFileInfo info = readRunInfo(path);
+    LoadedConfig loaded;
+    try {
+        loaded = loadConfigText(info.configYaml, path + ":/config");
+    } catch (const ConfigError& e) {
+        throw Error(ErrorKind::RunFile, "the config stored in the run is invalid", e.what());
+    }
+    RunConfig config = loaded.runs.at(0);
+    config.seed = info.seed;
+    applyThreads(options.threads);
+    const std::string device = resolveDevice(options.device);
+
+    training::TrainSession s;
+    setupSession(s, config, info.seed, device);
+    const io::CheckpointState st = io::readCheckpoint(path);
+    training::restoreCheckpoint(s, st);
+    s.writer = io::RunWriter::reopen(path, s.stepsDone, device);
+    fillStarted(s, info.runId);
+    return training::runTraining(s, control, observer);
+}
+
+}  // namespace lengen::engine

@@ -1,0 +1,7 @@
+#include "lengen/engine/version.h"
+
+namespace lengen::engine {
+
+const char* versionString() { return LENGEN_VERSION; }
+
+}  // namespace lengen::engine
