@@ -12,5 +12,5 @@ function(lengen_add_qtest name)
     endif()
     set_tests_properties(${name} PROPERTIES
         LABELS "${ARG_LABELS}" TIMEOUT ${ARG_TIMEOUT}
-        ENVIRONMENT "QT_QPA_PLATFORM=offscreen;OMP_NUM_THREADS=2")
+        ENVIRONMENT "QT_QPA_PLATFORM=offscreen;OMP_NUM_THREADS=1;OPENBLAS_NUM_THREADS=1")
 endfunction()

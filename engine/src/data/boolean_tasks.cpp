@@ -60,8 +60,10 @@ public:
     torch::Tensor evaluate(const torch::Tensor& xs) const override
     {
         const auto k = m_offset.to(xs.device());
-        return m_kind == Kind::And ? (innerProduct(xs, m_w) - k).sign() : (innerProduct(xs, m_w) + k).sign();
+        return m_kind == Kind::And ? (innerProduct(xs, m_w) - k).sign()
+                                   : (innerProduct(xs, m_w) + k).sign();
     }
+    std::map<std::string, torch::Tensor> parameters() const override { return {{"w", m_w}}; }
 
 private:
     torch::Tensor plantInto(torch::Tensor xs, at::Generator& gen) override
@@ -96,6 +98,10 @@ public:
     {
         return (innerProduct(xs, m_w) - m_threshold.to(xs.device())).sign();
     }
+    std::map<std::string, torch::Tensor> parameters() const override
+    {
+        return {{"w", m_w}, {"threshold", m_threshold}};
+    }
 
 private:
     torch::Tensor m_w, m_threshold;
@@ -116,6 +122,7 @@ public:
         auto ones = innerProduct((xs + 1) * 0.5, m_w);  // count of selected +1 coordinates, exact
         return torch::fmod(ones, 2.0) * 2 - 1;
     }
+    std::map<std::string, torch::Tensor> parameters() const override { return {{"w", m_w}}; }
 
 private:
     torch::Tensor m_w;
@@ -147,6 +154,10 @@ public:
         }
         auto all = torch::stack(parts, 0);  // [3, B, N]
         return m_dnf ? std::get<0>(all.max(0)) : std::get<0>(all.min(0));
+    }
+    std::map<std::string, torch::Tensor> parameters() const override
+    {
+        return {{"w", torch::stack(m_w, 1)}, {"chosen", m_chosen}};  // w: [B, 3, D]
     }
 
 private:

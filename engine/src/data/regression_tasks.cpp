@@ -44,6 +44,7 @@ public:
             ys = ys + m_noiseStd * torch::randn(ys.sizes(), m_gen, kFloat).to(xs.device());
         return ys;
     }
+    std::map<std::string, torch::Tensor> parameters() const override { return {{"w", m_w}}; }
 
 private:
     torch::Tensor m_w;
@@ -63,6 +64,7 @@ public:
     {
         return torch::matmul(xs.square(), m_w.to(xs.device())).squeeze(-1) / std::sqrt(3.0);
     }
+    std::map<std::string, torch::Tensor> parameters() const override { return {{"w", m_w}}; }
 
 private:
     torch::Tensor m_w;
@@ -82,6 +84,10 @@ public:
         auto hidden = torch::relu(torch::matmul(xs, m_w1.to(xs.device())));  // [B, N, h]
         return torch::matmul(hidden, m_w2.to(xs.device())).squeeze(-1) *
                std::sqrt(2.0 / kHidden);
+    }
+    std::map<std::string, torch::Tensor> parameters() const override
+    {
+        return {{"w1", m_w1}, {"w2", m_w2}};
     }
 
 private:
@@ -112,6 +118,10 @@ public:
             node = node * 2 + 1 + xf.gt(0).to(torch::kLong);
         }
         return m_value.to(dev).gather(1, node);
+    }
+    std::map<std::string, torch::Tensor> parameters() const override
+    {
+        return {{"feature", m_feature}, {"value", m_value}};
     }
 
 private:

@@ -5,6 +5,7 @@
 
 #include <torch/torch.h>
 
+#include <map>
 #include <memory>
 #include <string>
 
@@ -20,11 +21,13 @@ public:
                                    at::Generator& gen) = 0;
     /// Targets [B, N] for xs [B, N, D]; row b is labelled by function b.
     virtual torch::Tensor evaluate(const torch::Tensor& xs) const = 0;
+    /// The drawn function parameters by name (e.g. "w" [B, D]), for inspection and tests.
+    virtual std::map<std::string, torch::Tensor> parameters() const = 0;
 };
 
 struct TaskShape {
-    std::int64_t dims = 1;   ///< D = n_in_dims
     std::int64_t batch = 1;  ///< B
+    std::int64_t dims = 1;   ///< D = n_in_dims
 };
 
 /// Creates FunctionBatches of one task (the reference's task-sampler factory).

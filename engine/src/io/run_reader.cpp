@@ -81,7 +81,7 @@ std::string locateRunFile(const std::string& pathOrDir)
     if (fs::is_directory(p))
         p /= "run.h5";
     if (!fs::exists(p))
-        throw Error(ErrorKind::RunFile, "no run file at " + p.string());
+        throw Error(ErrorKind::RunFile, "run file not found: " + p.string());
     return p.string();
 }
 

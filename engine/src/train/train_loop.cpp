@@ -43,7 +43,7 @@ void setupSession(TrainSession& s, const RunConfig& config, std::uint64_t seed,
     opt.weightDecay = config.effectiveWeightDecay();
     s.optimizer = std::make_unique<AdamW>(std::move(params), opt);
     s.sampler = std::make_unique<data::TaskSampler>(
-        config.task.name, data::TaskShape{config.inputDims(), config.training.batchSize});
+        config.task.name, data::TaskShape{config.training.batchSize, config.inputDims()});
 }
 
 double learningRateAt(const RunConfig& c, std::int64_t k)

@@ -1,0 +1,310 @@
+// Config loading: !include resolution, every error with file/line/key, warnings, derived
+// values of the reference (§5.4), curriculum and LR schedule, YAML round trip, shipped configs.
+
+#include <filesystem>
+
+#include "config/yaml_tree.h"
+#include "lengen/engine/config.h"
+#include "test_support.h"
+#include "train/train_loop.h"
+
+using namespace lengen;
+using engine::ConfigError;
+namespace fs = std::filesystem;
+
+namespace {
+
+const char* kModel = "family: Llama2\nmax_length: [22]\nhidden_size: 16\nnum_hidden_layers: 2\n"
+                     "num_attention_heads: 2\n";
+const char* kCurriculum = "dims: {start: 2, end: 5, increment: 1, interval: 100}\n"
+                          "points: {start: 5, end: 11, increment: 2, interval: 100}\n";
+
+// A config folder: run.yaml includes parts/model.yaml and parts/curriculum.yaml.
+std::string writeConfigTree(const std::string& dir, const std::string& model,
+                            const std::string& curriculum, const std::string& runExtra = "",
+                            const std::string& taskName = "linear_regression")
+{
+    test::writeFile(dir, "parts/model.yaml", model);
+    test::writeFile(dir, "parts/curriculum.yaml", curriculum);
+    return test::writeFile(dir, "run.yaml",
+                           "model:\n  !include parts/model.yaml\n" + runExtra +
+                               "task:\n  data: gaussian\n  name: " + taskName +
+                               "\n  curriculum:\n    !include parts/curriculum.yaml\n"
+                               "training:\n  max_steps: 10\n");
+}
+
+}  // namespace
+
+class TestConfig final : public QObject {
+    Q_OBJECT
+private Q_SLOTS:
+    void includesResolveRelativeAndNested();
+    void errorsNameFileLineAndKey_data();
+    void errorsNameFileLineAndKey();
+    void reportsEveryIssueAtOnce();
+    void unknownKeyIsAWarning();
+    void derivedValuesOfShippedConfigs();
+    void maxLengthListGivesOneRunPerValue();
+    void curriculumSchedule();
+    void learningRateSchedule();
+    void compatReferenceOverridesOptimiser();
+    void resolvedYamlRoundTrips();
+    void everyShippedConfigValidates();
+};
+
+void TestConfig::includesResolveRelativeAndNested()
+{
+    const auto dir = test::scratchDir("include");
+    // parts/model.yaml itself includes sizes/llama.yaml relative to parts/.
+    test::writeFile(dir, "parts/sizes/llama.yaml", "hidden_size: 24\nnum_hidden_layers: 3\n");
+    const auto path = writeConfigTree(dir,
+                                      "family: Llama2\nmax_length: [22]\nnum_attention_heads: 4\n"
+                                      "hidden_size: 24\nnum_hidden_layers: 3\n",
+                                      kCurriculum);
+    auto run = engine::loadConfigFile(path).runs.at(0);
+    QCOMPARE(run.model.hiddenSize, 24);
+    QCOMPARE(run.model.numHeads, 4);
+    QCOMPARE(run.task.curriculum.points.end, 11);
+
+    // A nested include: model -> nested file whose own include is relative to itself.
+    test::writeFile(dir, "a/b/leaf.yaml", "start: 3\nend: 4\nincrement: 1\ninterval: 7\n");
+    test::writeFile(dir, "a/mid.yaml", "dims:\n  !include b/leaf.yaml\npoints:\n  !include b/leaf.yaml\n");
+    const auto nested = test::writeFile(
+        dir, "nested.yaml",
+        std::string("model:\n  !include parts/model.yaml\ntask:\n  name: linear_regression\n"
+                    "  curriculum:\n    !include a/mid.yaml\ntraining: {max_steps: 5}\n"));
+    auto n = engine::loadConfigFile(nested).runs.at(0);
+    QCOMPARE(n.task.curriculum.dims.interval, 7);
+    QCOMPARE(n.task.curriculum.points.start, 3);
+}
+
+void TestConfig::errorsNameFileLineAndKey_data()
+{
+    QTest::addColumn<QString>("model");
+    QTest::addColumn<QString>("curriculum");
+    QTest::addColumn<QString>("runExtra");
+    QTest::addColumn<QString>("task");
+    QTest::addColumn<QString>("fileAndLine");  // expected "file:line" suffix in the message
+    QTest::addColumn<QString>("needle");
+
+    const QString model = kModel, cur = kCurriculum;
+    QTest::newRow("missing include") << model << cur << "patch:\n  !include nope/missing.yaml\n"
+                                     << "linear_regression" << "run.yaml:4"
+                                     << "included file not found";
+    QTest::newRow("wrong type") << model + "rope_theta: lots\n" << cur << "" << "linear_regression"
+                                << "model.yaml:6" << "model.rope_theta: expected a number";
+    QTest::newRow("unknown task") << model << cur << "" << "linear_progression" << "run.yaml:5"
+                                  << "task.name: unknown task 'linear_progression'";
+    QTest::newRow("unknown PE") << model << cur << "patch:\n  rope_scaling: {type: bogus}\n"
+                                << "linear_regression" << "run.yaml:4"
+                                << "patch.rope_scaling.type: unknown position encoding 'bogus'";
+    QTest::newRow("unknown family")
+        << QString(kModel).replace("Llama2", "Llama9") << cur << "" << "linear_regression"
+        << "model.yaml:1" << "model.family: unknown model family 'Llama9'";
+    QTest::newRow("non-positive size")
+        << QString(kModel).replace("num_hidden_layers: 2", "num_hidden_layers: 0") << cur << ""
+        << "linear_regression" << "model.yaml:4" << "model.num_hidden_layers: must be >= 1";
+    QTest::newRow("heads do not divide hidden")
+        << QString(kModel).replace("num_attention_heads: 2", "num_attention_heads: 3") << cur
+        << "" << "linear_regression" << "model.yaml:5"
+        << "hidden_size 16 is not divisible by num_attention_heads 3";
+    QTest::newRow("curriculum start > end")
+        << model << QString(kCurriculum).replace("start: 5, end: 11", "start: 12, end: 11") << ""
+        << "linear_regression" << "curriculum.yaml:2"
+        << "task.curriculum.points.start: start (12) is greater than end (11)";
+    QTest::newRow("syntax error") << model + "bad: [1, 2\n" << cur << "" << "linear_regression"
+                                  << "model.yaml:" << "YAML syntax error";
+}
+
+void TestConfig::errorsNameFileLineAndKey()
+{
+    QFETCH(QString, model);
+    QFETCH(QString, curriculum);
+    QFETCH(QString, runExtra);
+    QFETCH(QString, task);
+    QFETCH(QString, fileAndLine);
+    QFETCH(QString, needle);
+    const auto dir = test::scratchDir("errors");
+    const auto path = writeConfigTree(dir, model.toStdString(), curriculum.toStdString(),
+                                      runExtra.toStdString(), task.toStdString());
+    try {
+        engine::loadConfigFile(path);
+        QFAIL("expected a ConfigError");
+    } catch (const ConfigError& e) {
+        const QString message = QString::fromStdString(e.what());
+        QVERIFY2(message.contains(fileAndLine), qPrintable(message));
+        QVERIFY2(message.contains(needle), qPrintable(message));
+        QCOMPARE(e.kind(), engine::ErrorKind::Config);
+        QVERIFY(!e.issues().empty());
+        QVERIFY(e.issues().front().where.line > 0);
+    }
+}
+
+void TestConfig::reportsEveryIssueAtOnce()
+{
+    const auto dir = test::scratchDir("many");
+    const auto path = writeConfigTree(
+        dir, QString(kModel).replace("hidden_size: 16", "hidden_size: -4").toStdString(),
+        kCurriculum, "", "no_such_task");
+    try {
+        engine::loadConfigFile(path);
+        QFAIL("expected a ConfigError");
+    } catch (const ConfigError& e) {
+        QVERIFY2(e.issues().size() >= 2, e.what());
+    }
+}
+
+void TestConfig::unknownKeyIsAWarning()
+{
+    const auto dir = test::scratchDir("warn");
+    const auto path = writeConfigTree(dir, std::string(kModel) + "hiden_size: 3\n", kCurriculum);
+    const auto loaded = engine::loadConfigFile(path);
+    QCOMPARE(loaded.warnings.size(), size_t(1));
+    const auto text = QString::fromStdString(loaded.warnings[0].toString());
+    QVERIFY2(text.contains("model.yaml:6") && text.contains("model.hiden_size"), qPrintable(text));
+}
+
+void TestConfig::derivedValuesOfShippedConfigs()
+{
+    auto yarn = engine::loadConfigFile(test::sourcePath("configs/tasks/linear_regression/yarn.yaml"))
+                    .runs.at(0);
+    QCOMPARE(yarn.model.nInDims, 50);
+    QCOMPARE(yarn.model.intermediateSize, 1024);
+    QCOMPARE(yarn.model.maxPositionEmbeddings, 102);
+    QCOMPARE(yarn.position.type, std::string("yarn"));
+    QVERIFY(yarn.position.factor);
+    QVERIFY(std::abs(*yarn.position.factor - 2.029850746268657) < 1e-12);
+    QCOMPARE(yarn.training.maxSteps, std::int64_t(50000));
+    QCOMPARE(yarn.warmupSteps(), std::int64_t(1500));
+
+    auto rope = engine::loadConfigFile(test::sourcePath("configs/tasks/cnf/rope.yaml")).runs.at(0);
+    QCOMPARE(rope.position.type, std::string("rope"));
+    QVERIFY(!rope.position.factor);  // no rope_scaling: no factor
+    QVERIFY(rope.isBooleanTask());
+    QCOMPARE(rope.peDisplayName(), std::string("RoPE"));
+
+    // The README's intended setting: max_length 102 with 51 points gives factor 8.
+    auto paper = test::loadOne("model: {family: Llama2, max_length: [102], hidden_size: 32, "
+                               "num_hidden_layers: 1, num_attention_heads: 2}\n"
+                               "patch: {name: yarn, rope_scaling: {type: yarn}}\n"
+                               "task: {name: linear_regression, curriculum: {dims: {start: 5, "
+                               "end: 20, increment: 1, interval: 2000}, points: {start: 11, "
+                               "end: 51, increment: 2, interval: 2000}}}\ntraining: {}\n");
+    QCOMPARE(*paper.position.factor, 8.0);
+}
+
+void TestConfig::maxLengthListGivesOneRunPerValue()
+{
+    const auto gpt =
+        engine::loadConfigFile(test::sourcePath("configs/tasks/linear_regression/gpt.yaml"));
+    QCOMPARE(gpt.runs.size(), size_t(2));
+    QCOMPARE(gpt.runs[0].model.maxLength, 402.0);
+    QCOMPARE(gpt.runs[1].model.maxLength, 2048.0);
+    QCOMPARE(gpt.runs[0].model.hiddenSize, 256);  // n_embed honoured...
+    QCOMPARE(gpt.warnings.size(), size_t(1));    // ...with a warning
+    // The rope factor is recomputed per value (the reference kept the first one, §9.12).
+    const auto multi = engine::loadConfigText(
+        "model: {family: Llama2, max_length: [102, 204], hidden_size: 32, num_hidden_layers: 1, "
+        "num_attention_heads: 2}\npatch: {rope_scaling: {type: yarn}}\n"
+        "task: {name: linear_regression, curriculum: {dims: {start: 5, end: 20, increment: 1, "
+        "interval: 2000}, points: {start: 11, end: 51, increment: 2, interval: 2000}}}\n"
+        "training: {}\n",
+        "multi");
+    QCOMPARE(*multi.runs[0].position.factor, 8.0);
+    QCOMPARE(*multi.runs[1].position.factor, 16.0);
+}
+
+void TestConfig::curriculumSchedule()
+{
+    auto c = engine::loadConfigFile(test::sourcePath("configs/tasks/linear_regression/rope.yaml"))
+                 .runs.at(0);
+    const auto& dims = c.task.curriculum.dims;
+    const auto& points = c.task.curriculum.points;
+    const std::vector<std::array<int, 3>> expected = {// step, d_t, N (reference §5.5 table)
+                                                      {0, 5, 11},      {1999, 5, 11},
+                                                      {2000, 8, 21},   {10000, 20, 61},
+                                                      {20000, 35, 111}, {30000, 50, 161},
+                                                      {38000, 50, 201}, {49999, 50, 201}};
+    for (const auto& [step, d, n] : expected) {
+        QCOMPARE(dims.valueAt(step), d);
+        QCOMPARE(points.valueAt(step), n);
+    }
+}
+
+void TestConfig::learningRateSchedule()
+{
+    auto c = engine::loadConfigFile(test::sourcePath("configs/tasks/linear_regression/rope.yaml"))
+                 .runs.at(0);
+    using engine::training::learningRateAt;
+    QCOMPARE(learningRateAt(c, 0), 0.0);  // first update at LR 0, as the reference
+    QVERIFY(std::abs(learningRateAt(c, 750) - 1.5e-4) < 1e-15);
+    QVERIFY(std::abs(learningRateAt(c, 1500) - 3e-4) < 1e-15);
+    QVERIFY(std::abs(learningRateAt(c, 25750) - 1.5e-4) < 1e-12);
+    QCOMPARE(learningRateAt(c, 50000), 0.0);
+    QCOMPARE(engine::training::baselineLoss(5, 11), 15.0 / 11.0);
+}
+
+void TestConfig::compatReferenceOverridesOptimiser()
+{
+    auto intended = engine::loadConfigFile(
+                        test::sourcePath("configs/tasks/linear_regression/rope.yaml")).runs.at(0);
+    QCOMPARE(intended.effectiveWeightDecay(), 0.0);
+    QCOMPARE(intended.effectiveAdamEpsilon(), 8e-8);
+    QCOMPARE(intended.effectiveMaxGradNorm(), 1.0);
+    auto yaml = QString::fromStdString(engine::toYaml(intended));
+    QVERIFY(yaml.contains("compat: intended"));
+    auto reference =
+        test::loadOne(yaml.replace("compat: intended", "compat: reference").toStdString());
+    QCOMPARE(reference.compat, engine::CompatMode::Reference);
+    QCOMPARE(reference.effectiveWeightDecay(), 0.01);
+    QCOMPARE(reference.effectiveAdamEpsilon(), 1e-8);
+    QCOMPARE(reference.effectiveMaxGradNorm(), 0.0);
+}
+
+void TestConfig::resolvedYamlRoundTrips()
+{
+    for (const char* file : {"configs/tasks/linear_regression/yarn.yaml",
+                             "configs/tasks/cnf/alibi.yaml", "configs/toy_task.yaml",
+                             "configs/tasks/parity/mamba.yaml"}) {
+        auto first = engine::loadConfigFile(test::sourcePath(file)).runs.at(0);
+        first.seed = 12345;
+        const std::string yaml = engine::toYaml(first);
+        const auto again = engine::loadConfigText(yaml, "roundtrip");
+        QVERIFY2(again.warnings.empty(), again.warnings.empty() ? "" : again.warnings[0].toString().c_str());
+        const auto& second = again.runs.at(0);
+        QCOMPARE(engine::toYaml(second), yaml);
+        QCOMPARE(second.model.maxLength, first.model.maxLength);
+        QCOMPARE(second.position.factor, first.position.factor);  // bit-exact doubles
+        QCOMPARE(second.training.adamEpsilon, first.training.adamEpsilon);
+        QCOMPARE(*second.seed, std::uint64_t(12345));
+    }
+}
+
+void TestConfig::everyShippedConfigValidates()
+{
+    int runConfigs = 0, parts = 0;
+    for (const auto& entry : fs::recursive_directory_iterator(test::sourcePath("configs"))) {
+        if (entry.path().extension() != ".yaml")
+            continue;
+        const auto path = entry.path().string();
+        auto tree = engine::config::loadYamlFile(path);  // every file parses
+        if (!tree->find("task")) {
+            ++parts;
+            continue;
+        }
+        try {
+            const auto loaded = engine::loadConfigFile(path);
+            QVERIFY(!loaded.runs.empty());
+            for (const auto& w : loaded.warnings)  // only the honoured GPT-2 misspelling
+                QVERIFY2(w.toString().find("n_embed") != std::string::npos, w.toString().c_str());
+            ++runConfigs;
+        } catch (const std::exception& e) {
+            QFAIL(qPrintable(QString::fromStdString(path + ": " + e.what())));
+        }
+    }
+    QVERIFY2(runConfigs >= 100, qPrintable(QString::number(runConfigs)));  // 99 tasks + toy + quick
+    QVERIFY(parts >= 20);
+}
+
+QTEST_APPLESS_MAIN(TestConfig)
+#include "tst_config.moc"

@@ -1,0 +1,212 @@
+// The in-context model (reference §3–4): RoPE depends only on i - j, ALiBi slopes, causality,
+// attention rows, relative PEs are shift-invariant, NoPE is order-free in one layer, the
+// reference's state-dict key names and initialisation.
+
+#include <cmath>
+
+#include "lengen/engine/config.h"
+#include "model/icl_model.h"
+#include "test_support.h"
+
+using namespace lengen::engine;
+using namespace lengen::engine::model;
+
+namespace {
+
+InContextModel makeModel(const std::string& pe, int layers = 2, std::uint64_t seed = 1)
+{
+    auto yaml = lengen::test::tinyConfig("linear_regression", pe);
+    if (layers != 2)
+        yaml = QString::fromStdString(yaml)
+                   .replace("num_hidden_layers: 2", QString("num_hidden_layers: %1").arg(layers))
+                   .toStdString();
+    auto config = lengen::test::loadOne(yaml);
+    auto model = buildModel(config);
+    auto gen = at::make_generator<at::CPUGeneratorImpl>(seed);
+    model->initialise(gen);
+    model->eval();
+    return model;
+}
+
+std::pair<torch::Tensor, torch::Tensor> prompt(std::int64_t n, std::uint64_t seed = 2)
+{
+    auto gen = at::make_generator<at::CPUGeneratorImpl>(seed);
+    return {torch::randn({3, n, 3}, gen, torch::kFloat32), torch::randn({3, n}, gen, torch::kFloat32)};
+}
+
+PositionSpan span(std::int64_t q, std::int64_t k)
+{
+    PositionSpan s;
+    s.q = torch::tensor({q}, torch::kLong);
+    s.k = torch::tensor({k}, torch::kLong);
+    s.q0 = q;
+    s.k0 = k;
+    s.maxPos = std::max(q, k);
+    return s;
+}
+
+}  // namespace
+
+class TestModel final : public QObject {
+    Q_OBJECT
+private Q_SLOTS:
+    void initTestCase() { torch::set_num_threads(1); }
+    void ropeScoreDependsOnlyOnDistance();
+    void alibiSlopes();
+    void causalForEveryPositionEncoding();
+    void attentionRowsAreCausalDistributions();
+    void relativeEncodingsIgnoreAShift();
+    void nopeIgnoresOrderInOneLayer();
+    void parameterNamesMatchTheReference();
+    void initialisation();
+};
+
+void TestModel::ropeScoreDependsOnlyOnDistance()
+{
+    RotaryImpl rope(8, 10000.0);
+    auto gen = at::make_generator<at::CPUGeneratorImpl>(5);
+    const auto q0 = torch::randn({1, 1, 1, 8}, gen, torch::kFloat32);
+    const auto k0 = torch::randn({1, 1, 1, 8}, gen, torch::kFloat32);
+    auto score = [&](std::int64_t i, std::int64_t j) {
+        auto q = q0.clone(), k = k0.clone();
+        rope.rotate(q, k, span(i, j));
+        return (q * k).sum().item<double>();
+    };
+    const double base = score(3, 1);
+    QVERIFY(std::abs(score(10, 8) - base) < 1e-5);
+    QVERIFY(std::abs(score(250, 248) - base) < 1e-4);
+    QVERIFY(std::abs(score(3, 2) - base) > 1e-3);  // a different distance does change it
+    // Rotate-half pairing: position 0 is the identity, and the norm is preserved.
+    auto q = q0.clone(), k = k0.clone();
+    rope.rotate(q, k, span(0, 7));
+    QVERIFY(torch::allclose(q, q0));
+    QVERIFY(std::abs(k.norm().item<double>() - k0.norm().item<double>()) < 1e-5);
+}
+
+void TestModel::alibiSlopes()
+{
+    auto pow2 = [](std::initializer_list<double> exps) {
+        std::vector<double> v;
+        for (double e : exps)
+            v.push_back(std::pow(2.0, -e));
+        return v;
+    };
+    QCOMPARE(AlibiImpl::slopes(4), pow2({2, 4, 6, 8}));
+    QCOMPARE(AlibiImpl::slopes(8), pow2({1, 2, 3, 4, 5, 6, 7, 8}));
+    QCOMPARE(AlibiImpl::slopes(6), pow2({2, 4, 6, 8, 1, 3}));
+    std::vector<double> sixteen;
+    for (int k = 1; k <= 16; ++k)
+        sixteen.push_back(std::pow(2.0, -k / 2.0));
+    QCOMPARE(AlibiImpl::slopes(16), sixteen);
+    // The bias is -slope * (i - j): zero on the diagonal, decreasing with distance.
+    AlibiImpl alibi(4);
+    auto bias = alibi.logitBias(PositionSpan::contiguous(0, 5, torch::kCPU));  // [4, 5, 5]
+    QCOMPARE(bias[1][4][4].item<float>(), 0.f);
+    QCOMPARE(bias[1][4][1].item<float>(), -3.f / 16);
+}
+
+void TestModel::causalForEveryPositionEncoding()
+{
+    for (const std::string pe : {"rope", "nope", "alibi"}) {
+        auto model = makeModel(pe);
+        auto [xs, ys] = prompt(8);
+        torch::NoGradGuard noGrad;
+        auto before = model->forward(xs, ys).predictions;
+        auto xs2 = xs.clone(), ys2 = ys.clone();
+        xs2.select(1, 5).add_(3.0);  // change x_5 and y_4
+        ys2.select(1, 4).add_(3.0);
+        auto after = model->forward(xs2, ys2).predictions;
+        QVERIFY2(torch::equal(before.slice(1, 0, 5), after.slice(1, 0, 5)), pe.c_str());
+        QVERIFY2(!torch::allclose(before.slice(1, 5), after.slice(1, 5)), pe.c_str());
+    }
+}
+
+void TestModel::attentionRowsAreCausalDistributions()
+{
+    auto model = makeModel("alibi");
+    auto [xs, ys] = prompt(6);
+    torch::NoGradGuard noGrad;
+    ForwardOptions opt;
+    opt.returnAttention = true;
+    auto result = model->forward(xs, ys, opt);
+    QCOMPARE(result.attention.size(), size_t(2));
+    for (const auto& a : result.attention) {
+        QCOMPARE(a.sizes().vec(), (std::vector<std::int64_t>{3, 2, 12, 12}));
+        QVERIFY(torch::allclose(a.sum(-1), torch::ones({3, 2, 12}), 1e-5, 1e-5));
+        QVERIFY(a.triu(1).eq(0).all().item<bool>());
+    }
+}
+
+void TestModel::relativeEncodingsIgnoreAShift()
+{
+    for (const std::string pe : {"rope", "alibi"}) {
+        auto model = makeModel(pe);
+        auto [xs, ys] = prompt(8);
+        torch::NoGradGuard noGrad;
+        ForwardOptions shifted;
+        shifted.positionOffset = 37;
+        auto a = model->forward(xs, ys).predictions;
+        auto b = model->forward(xs, ys, shifted).predictions;
+        QVERIFY2(torch::allclose(a, b, 1e-4, 1e-5), pe.c_str());
+    }
+}
+
+void TestModel::nopeIgnoresOrderInOneLayer()
+{
+    auto model = makeModel("nope", 1);
+    auto [xs, ys] = prompt(7);
+    torch::NoGradGuard noGrad;
+    auto perm = torch::tensor({3, 0, 5, 1, 4, 2, 6}, torch::kLong);  // last point stays last
+    auto a = model->forward(xs, ys).predictions.select(1, 6);
+    auto b = model->forward(xs.index_select(1, perm), ys.index_select(1, perm))
+                 .predictions.select(1, 6);
+    QVERIFY(torch::allclose(a, b, 1e-5, 1e-6));
+    auto rope = makeModel("rope", 1);
+    QVERIFY(!torch::allclose(rope->forward(xs, ys).predictions.select(1, 6),
+                             rope->forward(xs.index_select(1, perm), ys.index_select(1, perm))
+                                 .predictions.select(1, 6), 1e-5, 1e-6));
+}
+
+void TestModel::parameterNamesMatchTheReference()
+{
+    auto model = makeModel("rope");
+    std::set<std::string> names;
+    for (const auto& p : model->named_parameters())
+        names.insert(p.key());
+    std::set<std::string> expected = {"input.weight", "output.weight", "transformer.norm.weight"};
+    for (int l = 0; l < 2; ++l) {
+        const std::string prefix = "transformer.layers." + std::to_string(l) + ".";
+        for (const char* leaf : {"self_attn.q_proj.weight", "self_attn.k_proj.weight",
+                                 "self_attn.v_proj.weight", "self_attn.o_proj.weight",
+                                 "mlp.gate_proj.weight", "mlp.up_proj.weight",
+                                 "mlp.down_proj.weight", "input_layernorm.weight",
+                                 "post_attention_layernorm.weight"})
+            expected.insert(prefix + leaf);
+    }
+    QCOMPARE(names, expected);
+    QCOMPARE(model->named_parameters()["transformer.layers.0.mlp.gate_proj.weight"].sizes().vec(),
+             (std::vector<std::int64_t>{64, 16}));  // intermediate = 4 * hidden
+}
+
+void TestModel::initialisation()
+{
+    auto config = lengen::test::loadOne(
+        QString::fromStdString(lengen::test::tinyConfig())
+            .replace("hidden_size: 16", "hidden_size: 128")
+            .toStdString());
+    auto model = buildModel(config);
+    auto gen = at::make_generator<at::CPUGeneratorImpl>(3);
+    model->initialise(gen);
+    auto params = model->named_parameters();
+    const double std = params["transformer.layers.0.mlp.up_proj.weight"].std().item<double>();
+    QVERIFY(std::abs(std - 0.02) < 0.001);
+    QVERIFY(params["transformer.layers.1.input_layernorm.weight"].eq(1).all().item<bool>());
+    // Same seed, same weights.
+    auto again = buildModel(config);
+    auto gen2 = at::make_generator<at::CPUGeneratorImpl>(3);
+    again->initialise(gen2);
+    QVERIFY(torch::equal(again->named_parameters()["input.weight"], params["input.weight"]));
+}
+
+QTEST_APPLESS_MAIN(TestModel)
+#include "tst_model.moc"

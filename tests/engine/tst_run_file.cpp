@@ -1,0 +1,214 @@
+// run.h5 (docs/run-format.md): checkpoint round trip is bitwise, slots alternate so the
+// previous checkpoint survives a torn write, the log is truncated on reopen, and missing,
+// damaged or foreign files give Error(RunFile) naming the path.
+
+#include <filesystem>
+#include <fstream>
+
+#include "io/h5.h"
+#include "io/run_store.h"
+#include "lengen/engine/run_file.h"
+#include "test_support.h"
+#include "train/train_loop.h"
+
+using namespace lengen::engine;
+namespace fs = std::filesystem;
+
+namespace {
+
+struct Fixture {
+    training::TrainSession session;
+    std::string path;
+};
+
+std::unique_ptr<Fixture> makeRun(const std::string& tag)
+{
+    auto f = std::make_unique<Fixture>();
+    auto config = lengen::test::loadOne(lengen::test::tinyConfig("conjunction", "alibi"));
+    config.seed = 11;
+    training::setupSession(f->session, config, 11, "cpu");
+    f->path = lengen::test::scratchDir(tag) + "/run.h5";
+    io::RunHeader h;
+    h.runId = "testrun1";
+    h.configYaml = toYaml(config);
+    h.task = config.task.name;
+    h.positionEncoding = config.peDisplayName();
+    h.backbone = config.model.family;
+    h.device = "cpu";
+    h.seed = 11;
+    h.totalSteps = 20;
+    h.pointwiseWidth = config.trainPoints();
+    h.positionConstants = f->session.model->positionConstants();
+    std::vector<io::ParameterShape> shapes;
+    for (const auto& [name, p] : f->session.optimizer->params())
+        shapes.push_back({name, p.sizes().vec()});
+    f->session.writer =
+        io::RunWriter::create(f->path, h, shapes, f->session.gen.get_state().numel());
+    return f;
+}
+
+void expectRunFileError(const std::string& path, const char* needle)
+{
+    try {
+        readRunInfo(path);
+        QFAIL("expected Error(RunFile)");
+    } catch (const Error& e) {
+        QCOMPARE(e.kind(), ErrorKind::RunFile);
+        const QString msg = e.what();
+        QVERIFY2(msg.contains(needle) && msg.contains(QString::fromStdString(path)), e.what());
+    }
+}
+
+}  // namespace
+
+class TestRunFile final : public QObject {
+    Q_OBJECT
+private Q_SLOTS:
+    void initTestCase() { torch::set_num_threads(1); }
+    void checkpointRoundTripIsBitwise();
+    void slotsAlternate();
+    void reopenTruncatesTheLog();
+    void infoDescribesTheRun();
+    void badFilesGiveClearErrors();
+};
+
+void TestRunFile::checkpointRoundTripIsBitwise()
+{
+    auto f = makeRun("roundtrip");
+    // Make the optimiser state non-trivial: one real step.
+    auto& s = f->session;
+    auto fn = s.sampler->sample(s.gen);
+    auto xs = fn->sampleXs(7, 3, s.gen);
+    auto ys = fn->evaluate(xs);
+    s.sampler->loss(s.model->forward(xs, ys).predictions, ys).backward();
+    s.optimizer->step(1e-3);
+    s.stepsDone = 1;
+    const auto saved = training::captureCheckpoint(s, 1.25);
+    s.writer->writeCheckpoint(saved);
+    s.writer.reset();
+
+    const auto loaded = io::readCheckpoint(f->path);
+    QCOMPARE(loaded.stepsDone, std::int64_t(1));
+    QCOMPARE(loaded.optimizerSteps, std::int64_t(1));
+    QCOMPARE(loaded.wallSeconds, 1.25);
+    QVERIFY(torch::equal(loaded.rngState, saved.rngState));
+    QCOMPARE(loaded.model.size(), saved.model.size());
+    auto find = [](const std::vector<io::NamedTensor>& list, const std::string& name) {
+        for (const auto& t : list)
+            if (t.name == name)
+                return t.value;
+        return torch::Tensor();
+    };
+    for (const auto& t : saved.model) {
+        QVERIFY2(torch::equal(find(loaded.model, t.name), t.value), t.name.c_str());
+        QVERIFY(torch::equal(find(loaded.expAvgSq, t.name), find(saved.expAvgSq, t.name)));
+    }
+    // Restoring into a fresh session reproduces parameters, moments and the generator.
+    training::TrainSession fresh;
+    training::setupSession(fresh, s.config, 999, "cpu");
+    training::restoreCheckpoint(fresh, loaded);
+    QVERIFY(torch::equal(fresh.gen.get_state(), s.gen.get_state()));
+    for (size_t i = 0; i < fresh.optimizer->params().size(); ++i) {
+        QVERIFY(torch::equal(fresh.optimizer->params()[i].second, s.optimizer->params()[i].second));
+        QVERIFY(torch::equal(fresh.optimizer->expAvg()[i], s.optimizer->expAvg()[i]));
+    }
+}
+
+void TestRunFile::slotsAlternate()
+{
+    auto f = makeRun("slots");
+    auto& s = f->session;
+    auto readCurrent = [&] {
+        io::H5Lock lock(io::h5Mutex());
+        auto file = io::openFile(f->path, io::OpenMode::ReadSwmr);
+        std::int64_t current = -2;
+        io::readAll(io::openDataset(file.id(), "checkpoint/current", f->path).id(),
+                    H5T_NATIVE_INT64, &current, f->path);
+        return current;
+    };
+    s.writer.reset();
+    QCOMPARE(readCurrent(), std::int64_t(-1));
+    s.writer = io::RunWriter::reopen(f->path, 0, "cpu");
+    s.stepsDone = 5;
+    s.writer->writeCheckpoint(training::captureCheckpoint(s, 0));
+    s.stepsDone = 10;
+    s.writer->writeCheckpoint(training::captureCheckpoint(s, 0));
+    s.writer.reset();
+    QCOMPARE(readCurrent(), std::int64_t(1));
+    // The previous checkpoint (step 5) is still whole in slot 0: the next write goes there,
+    // never into the slot that `current` names.
+    io::H5Lock lock(io::h5Mutex());
+    auto file = io::openFile(f->path, io::OpenMode::ReadSwmr);
+    std::int64_t step = 0;
+    io::readAll(io::openDataset(file.id(), "checkpoint/slot0/step", f->path).id(),
+                H5T_NATIVE_INT64, &step, f->path);
+    QCOMPARE(step, std::int64_t(5));
+}
+
+void TestRunFile::reopenTruncatesTheLog()
+{
+    auto f = makeRun("truncate");
+    for (std::int64_t step : {0, 10, 20, 30}) {
+        LogRecord r;
+        r.step = step;
+        r.loss = static_cast<double>(step);
+        r.pointwise = {1.0, 2.0};
+        r.nPoints = 2;
+        f->session.writer->appendLog(r);
+    }
+    f->session.writer.reset();
+    QCOMPARE(readTrainLog(f->path).step, (std::vector<std::int64_t>{0, 10, 20, 30}));
+    io::RunWriter::reopen(f->path, 20, "cpu").reset();
+    const auto log = readTrainLog(f->path);
+    QCOMPARE(log.step, (std::vector<std::int64_t>{0, 10}));
+    QCOMPARE(log.pointwiseWidth, 7);
+    QCOMPARE(log.pointwise.size(), size_t(14));
+    QCOMPARE(log.pointwise[1], 2.0);
+    QVERIFY(std::isnan(log.pointwise[2]));  // positions past n_points are NaN
+}
+
+void TestRunFile::infoDescribesTheRun()
+{
+    auto f = makeRun("info");
+    f->session.writer.reset();
+    const auto info = readRunInfo(fs::path(f->path).parent_path().string());  // folder works
+    QCOMPARE(info.runId, std::string("testrun1"));
+    QCOMPARE(info.status, std::string("running"));
+    QCOMPARE(info.seed, std::uint64_t(11));
+    QCOMPARE(info.positionEncoding, std::string("ALiBi"));
+    QCOMPARE(info.checkpointStep, std::int64_t(-1));
+    QCOMPARE(info.positionConstants.at("slopes"), (std::vector<double>{0.0625, 0.00390625}));
+    QCOMPARE(loadConfigText(info.configYaml, "stored").runs.at(0).task.name,
+             std::string("conjunction"));
+}
+
+void TestRunFile::badFilesGiveClearErrors()
+{
+    const auto dir = lengen::test::scratchDir("bad");
+    expectRunFileError(dir + "/missing.h5", "not found");
+    const auto garbage = lengen::test::writeFile(dir, "garbage.h5", "this is not HDF5 at all\n");
+    expectRunFileError(garbage, "not an HDF5 file");
+    const auto foreign = dir + "/foreign.h5";
+    {
+        io::H5Lock lock(io::h5Mutex());
+        auto file = io::createFile(foreign);
+        io::createDataset(file.id(), "data", H5T_NATIVE_DOUBLE, {3}, foreign);
+    }
+    expectRunFileError(foreign, "foreign");
+    // A run file cut in half (a copy interrupted mid-way) is reported, never crashes.
+    auto f = makeRun("cut");
+    f->session.writer.reset();
+    const auto size = fs::file_size(f->path);
+    const auto cut = dir + "/cut.h5";
+    fs::copy_file(f->path, cut);
+    fs::resize_file(cut, size / 2);
+    try {
+        readRunInfo(cut);
+        QFAIL("expected an error for a truncated file");
+    } catch (const Error& e) {
+        QCOMPARE(e.kind(), ErrorKind::RunFile);
+    }
+}
+
+QTEST_APPLESS_MAIN(TestRunFile)
+#include "tst_run_file.moc"

@@ -1,0 +1,210 @@
+// Training end to end through the public engine API: pause/cancel control, the loss goes
+// down, a seed reproduces a run bit for bit, cancel + resume equals an uninterrupted run,
+// a diverging run fails cleanly and keeps its last checkpoint.
+
+#include <thread>
+
+#include "io/run_store.h"
+#include "lengen/engine/run_file.h"
+#include "lengen/engine/trainer.h"
+#include "test_support.h"
+
+using namespace lengen::engine;
+
+namespace {
+
+class Recorder : public TrainObserver {
+public:
+    explicit Recorder(RunControl* control = nullptr, std::int64_t cancelAt = -1)
+        : m_control(control), m_cancelAt(cancelAt) {}
+    void onStep(const StepProgress& p) override
+    {
+        ++steps;
+        if (m_control && p.step == m_cancelAt)
+            m_control->requestCancel();
+    }
+    void onLog(const LogRecord& r) override { logs.push_back(r); }
+    void onCheckpoint(std::int64_t s) override { checkpoints.push_back(s); }
+    int steps = 0;
+    std::vector<LogRecord> logs;
+    std::vector<std::int64_t> checkpoints;
+
+private:
+    RunControl* m_control;
+    std::int64_t m_cancelAt;
+};
+
+RunConfig tinyRun(std::int64_t steps, const std::string& task = "linear_regression")
+{
+    auto yaml = QString::fromStdString(lengen::test::tinyConfig(task, "rope"))
+                    .replace("max_steps: 20", QString("max_steps: %1").arg(steps))
+                    .toStdString();
+    return lengen::test::loadOne(yaml);
+}
+
+TrainOptions options(const std::string& tag, std::uint64_t seed)
+{
+    TrainOptions o;
+    o.outDir = lengen::test::scratchDir(tag);
+    o.seed = seed;
+    o.device = "cpu";
+    o.threads = 1;
+    return o;
+}
+
+void expectSameCheckpoint(const std::string& a, const std::string& b)
+{
+    const auto ca = io::readCheckpoint(a), cb = io::readCheckpoint(b);
+    QCOMPARE(ca.stepsDone, cb.stepsDone);
+    QCOMPARE(ca.optimizerSteps, cb.optimizerSteps);
+    QVERIFY(torch::equal(ca.rngState, cb.rngState));
+    QCOMPARE(ca.model.size(), cb.model.size());
+    for (size_t i = 0; i < ca.model.size(); ++i) {
+        QCOMPARE(ca.model[i].name, cb.model[i].name);
+        QVERIFY2(torch::equal(ca.model[i].value, cb.model[i].value), ca.model[i].name.c_str());
+        QVERIFY(torch::equal(ca.expAvg[i].value, cb.expAvg[i].value));
+        QVERIFY(torch::equal(ca.expAvgSq[i].value, cb.expAvgSq[i].value));
+    }
+}
+
+void expectSameLog(const TrainLog& a, const TrainLog& b)
+{
+    QCOMPARE(a.step, b.step);
+    QCOMPARE(a.loss, b.loss);  // bitwise: same doubles
+    QCOMPARE(a.excessLoss, b.excessLoss);
+    QCOMPARE(a.learningRate, b.learningRate);
+    QCOMPARE(a.nPoints, b.nPoints);
+    QCOMPARE(a.pointwise.size(), b.pointwise.size());
+    for (size_t i = 0; i < a.pointwise.size(); ++i)
+        QVERIFY(a.pointwise[i] == b.pointwise[i] ||
+                (std::isnan(a.pointwise[i]) && std::isnan(b.pointwise[i])));
+}
+
+}  // namespace
+
+class TestTraining final : public QObject {
+    Q_OBJECT
+private Q_SLOTS:
+    void initTestCase() { torch::set_num_threads(1); }
+    void pauseBlocksAndCancelWakes();
+    void shortRunLowersTheLoss();
+    void sameSeedSameRun();
+    void cancelThenResumeEqualsUninterrupted();
+    void divergingRunFailsAndKeepsCheckpoint();
+};
+
+void TestTraining::pauseBlocksAndCancelWakes()
+{
+    RunControl control;
+    QVERIFY(control.shouldContinue());
+    control.setPaused(true);
+    std::atomic<int> state{0};
+    std::thread loop([&] {
+        state = control.shouldContinue() ? 1 : 2;
+    });
+    std::this_thread::sleep_for(std::chrono::milliseconds(150));
+    QCOMPARE(state.load(), 0);  // still blocked while paused
+    control.requestCancel();
+    loop.join();
+    QCOMPARE(state.load(), 2);  // cancel wakes a paused loop and stops it
+}
+
+void TestTraining::shortRunLowersTheLoss()
+{
+    // Boolean majority on D = 3: the label statistics are learnable within a few hundred steps.
+    auto config = tinyRun(300, "majority");
+    RunControl control;
+    Recorder rec;
+    const auto summary = train(config, options("lower", 5), control, rec);
+    QCOMPARE(summary.outcome, RunOutcome::Finished);
+    QCOMPARE(summary.stepsDone, std::int64_t(300));
+    QCOMPARE(rec.steps, 300);
+    const auto log = readTrainLog(summary.runFile);
+    QCOMPARE(log.step.size(), size_t(60));
+    auto meanLoss = [&](size_t from, size_t to) {
+        double s = 0;
+        for (size_t i = from; i < to; ++i)
+            s += log.loss[i];
+        return s / static_cast<double>(to - from);
+    };
+    const double first = meanLoss(0, 6), last = meanLoss(50, 60);
+    QVERIFY2(last < 0.8 * first, qPrintable(QString("%1 -> %2").arg(first).arg(last)));
+    const auto info = readRunInfo(summary.runFile);
+    QCOMPARE(info.status, std::string("finished"));
+    QCOMPARE(info.checkpointStep, std::int64_t(300));  // saved after the last step too
+}
+
+void TestTraining::sameSeedSameRun()
+{
+    RunControl c1, c2;
+    Recorder r1, r2;
+    const auto a = train(tinyRun(25), options("seedA", 77), c1, r1);
+    const auto b = train(tinyRun(25), options("seedB", 77), c2, r2);
+    expectSameLog(readTrainLog(a.runFile), readTrainLog(b.runFile));
+    expectSameCheckpoint(a.runFile, b.runFile);
+    RunControl c3;
+    Recorder r3;
+    const auto c = train(tinyRun(25), options("seedC", 78), c3, r3);
+    QVERIFY(readTrainLog(c.runFile).loss != readTrainLog(a.runFile).loss);
+}
+
+void TestTraining::cancelThenResumeEqualsUninterrupted()
+{
+    RunControl whole;
+    Recorder wholeRec;
+    const auto full = train(tinyRun(40), options("whole", 21), whole, wholeRec);
+
+    RunControl control;
+    Recorder stopRec(&control, 24);  // cancel after step 24: 25 steps done
+    const auto stopped = train(tinyRun(40), options("stopped", 21), control, stopRec);
+    QCOMPARE(stopped.outcome, RunOutcome::Cancelled);
+    QCOMPARE(stopped.stepsDone, std::int64_t(25));
+    auto info = readRunInfo(stopped.runFile);
+    QCOMPARE(info.status, std::string("cancelled"));
+    QCOMPARE(info.checkpointStep, std::int64_t(25));
+
+    RunControl again;
+    Recorder resumeRec;
+    const auto resumed = resume(stopped.runFile, options("unused", 0), again, resumeRec);
+    QCOMPARE(resumed.outcome, RunOutcome::Finished);
+    QCOMPARE(resumed.stepsDone, std::int64_t(40));
+    QCOMPARE(readRunInfo(stopped.runFile).status, std::string("finished"));
+    expectSameLog(readTrainLog(full.runFile), readTrainLog(stopped.runFile));
+    expectSameCheckpoint(full.runFile, stopped.runFile);
+}
+
+void TestTraining::divergingRunFailsAndKeepsCheckpoint()
+{
+    auto yaml = QString::fromStdString(lengen::test::tinyConfig())
+                    .replace("learning_rate: 1.0e-3", "learning_rate: 1.0e+30")
+                    .replace("warmup_ratio: 0.1", "warmup_ratio: 0.0")
+                    .replace("max_steps: 20", "max_steps: 200")
+                    .replace("save_steps: 10", "save_steps: 1")
+                    .toStdString() + "";
+    auto config = lengen::test::loadOne(yaml);
+    config.training.maxGradNorm = 0;
+    RunControl control;
+    Recorder rec;
+    try {
+        train(config, options("nan", 3), control, rec);
+        QFAIL("expected a Runtime error");
+    } catch (const Error& e) {
+        QCOMPARE(e.kind(), ErrorKind::Runtime);
+        QVERIFY2(QString(e.what()).contains("the training loss became"), e.what());
+    }
+    QVERIFY(!rec.checkpoints.empty());
+    // Find the run file through the output folder and check it is intact and marked failed.
+    std::string runFile;
+    for (const auto& entry : std::filesystem::recursive_directory_iterator(
+             std::filesystem::path(lengen::test::scratchDir("probe")).parent_path()))
+        if (entry.path().filename() == "run.h5" &&
+            entry.path().string().find("/nan-") != std::string::npos)
+            runFile = entry.path().string();
+    QVERIFY(!runFile.empty());
+    const auto info = readRunInfo(runFile);
+    QCOMPARE(info.status, std::string("failed"));
+    QCOMPARE(info.checkpointStep, rec.checkpoints.back());
+}
+
+QTEST_APPLESS_MAIN(TestTraining)
+#include "tst_training.moc"

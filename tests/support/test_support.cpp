@@ -1,0 +1,76 @@
+#include "test_support.h"
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <random>
+
+namespace fs = std::filesystem;
+
+namespace lengen::test {
+
+namespace {
+struct ScratchRoot {
+    fs::path root;
+    ScratchRoot()
+    {
+        std::random_device rd;
+        root = fs::temp_directory_path() / ("lengen-test-" + std::to_string(rd()));
+        fs::create_directories(root);
+    }
+    ~ScratchRoot()
+    {
+        std::error_code ec;
+        if (!std::getenv("LENGEN_KEEP_TEST_FILES"))
+            fs::remove_all(root, ec);
+    }
+};
+ScratchRoot& scratchRoot()
+{
+    static ScratchRoot root;
+    return root;
+}
+}  // namespace
+
+std::string sourcePath(const std::string& relative)
+{
+    return (fs::path(LENGEN_SOURCE_DIR) / relative).string();
+}
+
+std::string scratchDir(const std::string& tag)
+{
+    static int counter = 0;
+    auto dir = scratchRoot().root / (tag + "-" + std::to_string(++counter));
+    fs::create_directories(dir);
+    return dir.string();
+}
+
+std::string writeFile(const std::string& dir, const std::string& name, const std::string& text)
+{
+    const auto path = fs::path(dir) / name;
+    fs::create_directories(path.parent_path());
+    std::ofstream(path) << text;
+    return path.string();
+}
+
+std::string tinyConfig(const std::string& task, const std::string& pe)
+{
+    const bool boolean = engine::isBooleanTaskName(task);
+    std::string yaml = "model:\n  family: Llama2\n  max_length: [14]\n  hidden_size: 16\n"
+                       "  num_hidden_layers: 2\n  num_attention_heads: 2\n";
+    if (pe != "rope")
+        yaml += "patch:\n  name: " + pe + "\n  rope_scaling:\n    type: " + pe + "\n";
+    yaml += "task:\n  data: " + std::string(boolean ? "boolean" : "gaussian") + "\n  name: " + task +
+            "\n  curriculum:\n    dims: {start: 2, end: 3, increment: 1, interval: 10}\n"
+            "    points: {start: 5, end: 7, increment: 2, interval: 10}\n"
+            "training:\n  learning_rate: 1.0e-3\n  max_steps: 20\n  warmup_ratio: 0.1\n"
+            "  logging_steps: 5\n  save_steps: 10\n  per_device_train_batch_size: 8\n";
+    return yaml;
+}
+
+engine::RunConfig loadOne(const std::string& yaml)
+{
+    return engine::loadConfigText(yaml, "<test>").runs.at(0);
+}
+
+}  // namespace lengen::test

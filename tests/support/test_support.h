@@ -1,0 +1,27 @@
+#pragma once
+// Helpers shared by the tests: paths into the source tree, scratch folders, small configs.
+
+#include <string>
+
+#include "lengen/engine/config.h"
+
+namespace lengen::test {
+
+/// Absolute path of a file in the source tree, e.g. sourcePath("configs/toy_task.yaml").
+std::string sourcePath(const std::string& relative);
+
+/// A fresh empty folder under the system temp dir (removed at process exit).
+std::string scratchDir(const std::string& tag);
+
+/// Writes `text` to `dir/name` and returns the path.
+std::string writeFile(const std::string& dir, const std::string& name, const std::string& text);
+
+/// YAML of a tiny but complete Llama run config (hidden 16, 2 layers, 2 heads, D = 3, 7 points,
+/// 20 steps) for the given task and PE.
+std::string tinyConfig(const std::string& task = "linear_regression",
+                       const std::string& pe = "rope");
+
+/// Loads a config from text and returns its first run (QFAIL-free: throws on error).
+engine::RunConfig loadOne(const std::string& yaml);
+
+}  // namespace lengen::test
