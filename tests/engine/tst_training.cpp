@@ -91,6 +91,7 @@ private Q_SLOTS:
     void sameSeedSameRun();
     void cancelThenResumeEqualsUninterrupted();
     void divergingRunFailsAndKeepsCheckpoint();
+    void trainsOnCudaWhenAvailable();
 };
 
 void TestTraining::pauseBlocksAndCancelWakes()
@@ -204,6 +205,20 @@ void TestTraining::divergingRunFailsAndKeepsCheckpoint()
     const auto info = readRunInfo(runFile);
     QCOMPARE(info.status, std::string("failed"));
     QCOMPARE(info.checkpointStep, rec.checkpoints.back());
+}
+
+void TestTraining::trainsOnCudaWhenAvailable()
+{
+    if (!torch::cuda::is_available())
+        QSKIP("no CUDA device (CPU-only LibTorch or no GPU)");
+    RunControl control;
+    Recorder rec;
+    auto o = options("cuda", 9);
+    o.device = "cuda";
+    const auto summary = train(tinyRun(30), o, control, rec);
+    QCOMPARE(summary.outcome, RunOutcome::Finished);
+    QCOMPARE(readRunInfo(summary.runFile).device, std::string("cuda:0"));
+    QVERIFY(std::isfinite(summary.finalLoss));
 }
 
 QTEST_APPLESS_MAIN(TestTraining)

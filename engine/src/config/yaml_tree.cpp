@@ -74,7 +74,7 @@ private:
         if (in.Tag() == kIncludeTag) {
             if (!in.IsScalar() || in.Scalar().empty())
                 fail(out->location, "!include needs a relative file path");
-            return loadFile(baseDir / in.Scalar(), out->location);
+            return loadFile((baseDir / in.Scalar()).lexically_normal(), out->location);
         }
         switch (in.Type()) {
         case YAML::NodeType::Scalar:

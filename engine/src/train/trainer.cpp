@@ -3,10 +3,15 @@
 
 #include "lengen/engine/trainer.h"
 
+#include <dlfcn.h>
+
+#include <algorithm>
 #include <chrono>
+#include <cstdlib>
 #include <ctime>
 #include <filesystem>
 #include <random>
+#include <thread>
 
 #include "io/run_store.h"
 #include "lengen/engine/errors.h"
@@ -39,10 +44,24 @@ std::string randomRunId()
     return id;
 }
 
+// Torch's OpenMP pool and OpenBLAS's own pthread pool both busy-wait on the same cores; with
+// both at 2 threads on a 2-core machine a step is 1.7x (tiny model) to 2.8x (micro model)
+// slower than giving every thread to BLAS and one to Torch (bench/README.md). With another
+// BLAS (MKL, the reference BLAS) Torch gets the threads instead.
 void applyThreads(int threads)
 {
-    if (threads > 0)
-        torch::set_num_threads(threads);
+    if (std::getenv("LENGEN_NO_THREAD_POLICY"))  // bench/train_speed.sh measures the default
+        return;
+    const int n = threads > 0 ? threads
+                              : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+    using SetThreads = void (*)(int);
+    auto* openblas = reinterpret_cast<SetThreads>(dlsym(RTLD_DEFAULT, "openblas_set_num_threads"));
+    if (openblas) {
+        torch::set_num_threads(1);
+        openblas(n);
+    } else {
+        torch::set_num_threads(n);
+    }
 }
 
 void initWriter(training::TrainSession& s, const std::string& path, const std::string& runId)
