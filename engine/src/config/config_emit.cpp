@@ -90,6 +90,10 @@ void patch(YAML::Emitter& out, const PositionConfig& p)
             out << YAML::Key << "factor" << YAML::Value << exactNumber(*p.factor);
         out << YAML::EndMap;
     }
+    if (p.type == "fire") {
+        out << YAML::Key << "fire" << YAML::Value << YAML::Flow << YAML::BeginMap;
+        out << YAML::Key << "mlp_width" << YAML::Value << p.fireMlpWidth << YAML::EndMap;
+    }
     out << YAML::EndMap;
 }
 

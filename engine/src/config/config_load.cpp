@@ -244,6 +244,9 @@ void readPatch(SectionReader p, PositionConfig& pos)
         return;
     pos.patchName = p.text("name").value_or("");
     readPositionScaling(p.child("rope_scaling"), pos);
+    SectionReader fire = p.child("fire");
+    readInt(fire, "mlp_width", pos.fireMlpWidth, 1, false);
+    fire.warnUnknown();
     p.warnUnknown();
 }
 

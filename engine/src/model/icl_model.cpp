@@ -43,10 +43,13 @@ ForwardResult InContextModelImpl::forward(const torch::Tensor& xs, const torch::
 
 void InContextModelImpl::initialise(at::Generator& gen)
 {
+    // HF post_init: every Linear weight N(0, 0.02^2) (FIRE's MLP too), biases 0, norms 1.
     torch::NoGradGuard noGrad;
     for (auto& item : named_parameters()) {
         const std::string& name = item.key();
         auto& p = item.value();
+        if (p.dim() == 0)  // FIRE's scalars keep their own initial values
+            continue;
         if (name.size() > 5 && name.compare(name.size() - 5, 5, ".bias") == 0)
             p.zero_();
         else if (p.dim() == 1)  // RMSNorm weights

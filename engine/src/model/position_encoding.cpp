@@ -4,6 +4,8 @@
 
 #include "lengen/engine/config.h"
 #include "lengen/engine/errors.h"
+#include "model/fire.h"
+#include "model/rotary_variants.h"
 
 namespace lengen::engine::model {
 
@@ -152,8 +154,25 @@ PositionEncoding makePositionEncoding(const RunConfig& config)
         return PositionEncoding(std::make_shared<PositionEncodingImpl>());
     if (type == "alibi")
         return PositionEncoding(Base(std::make_shared<AlibiImpl>(m.numHeads)));
-    throw Error(ErrorKind::Config, "position encoding '" + type +
-                                       "' is not available in this build yet (rope, nope, alibi)");
+    const bool reference = config.compat == CompatMode::Reference;
+    const double factor = config.position.factor.value_or(1.0);
+    const int lOrig = m.maxPositionEmbeddings;
+    if (type == "yarn")
+        return PositionEncoding(Base(std::make_shared<YarnImpl>(headDim, m.ropeTheta, factor, lOrig)));
+    if (type == "dynamic-yarn")
+        return PositionEncoding(Base(
+            std::make_shared<DynamicYarnImpl>(headDim, m.ropeTheta, factor, lOrig, reference)));
+    if (type == "dynamic")
+        return PositionEncoding(Base(
+            std::make_shared<DynamicNtkImpl>(headDim, m.ropeTheta, factor, lOrig, reference)));
+    if (type == "linear")
+        return PositionEncoding(Base(std::make_shared<LinearPiImpl>(headDim, m.ropeTheta, factor)));
+    if (type == "fire") {
+        // The reference's width is max_position_embeddings by a positional-argument slip (§9.5).
+        const int width = reference ? lOrig : config.position.fireMlpWidth;
+        return PositionEncoding(Base(std::make_shared<FireImpl>(m.numHeads, width)));
+    }
+    throw Error(ErrorKind::Config, "unknown position encoding '" + type + "'");
 }
 
 }  // namespace lengen::engine::model

@@ -57,6 +57,7 @@ struct PositionConfig {
     std::string type = "rope";           ///< rope|nope|alibi|fire|yarn|dynamic-yarn|linear|dynamic
     std::optional<double> factor;        ///< rope_scaling.factor (given or derived)
     bool explicitScaling = false;        ///< rope_scaling present in the config
+    int fireMlpWidth = 32;               ///< `fire.mlp_width` (the FIRE paper's 32)
 };
 
 struct TaskConfig {

@@ -1,0 +1,170 @@
+// Position encodings beyond RoPE/NoPE/ALiBi (reference §4.4–4.7, Appendix A): YaRN ramps,
+// mscale and frequency ratios, dynamic YaRN thresholds and s', PI = RoPE at p / s, YaRN with
+// factor 1 = RoPE, dynamic variants below threshold = RoPE, stateful compat mode, FIRE at
+// initialisation, and causality of every PE in a full model.
+
+#include <cmath>
+
+#include "model/fire.h"
+#include "model/icl_model.h"
+#include "model/rotary_variants.h"
+#include "test_support.h"
+
+using namespace lengen::engine;
+using namespace lengen::engine::model;
+
+namespace {
+
+bool near(double a, double b, double tol) { return std::abs(a - b) <= tol; }
+
+// Rotated q at position p (one head vector of size d), through any rotary PE.
+torch::Tensor rotatedAt(RotaryImpl& pe, const torch::Tensor& q0, std::int64_t p)
+{
+    auto q = q0.clone(), k = q0.clone();
+    PositionSpan s;
+    s.q = torch::tensor({p}, torch::kLong);
+    s.k = s.q;
+    s.q0 = s.k0 = s.maxPos = p;
+    pe.rotate(q, k, s);
+    return q;
+}
+
+}  // namespace
+
+class TestPositionEncodings final : public QObject {
+    Q_OBJECT
+private Q_SLOTS:
+    void initTestCase() { torch::set_num_threads(1); }
+    void yarnGoldenNumbers();
+    void dynamicYarnThresholdAndScale();
+    void piEqualsRopeAtScaledPositions();
+    void identityCases();
+    void statefulCompatKeepsTheLastTable();
+    void fireAtInitialisation();
+    void everyEncodingIsCausal();
+};
+
+void TestPositionEncodings::yarnGoldenNumbers()
+{
+    auto t32 = yarnTables(32, 10000, 102, 2.029851);
+    QCOMPARE(t32.low, 0.0);
+    QCOMPARE(t32.high, 5.0);
+    QVERIFY(near(t32.mscale, 1.070796, 1e-6));
+    const std::vector<double> ratio32 = {1, .8985, .7971, .6956, .5941, .4926, .4926, .4926};
+    const auto theta32 = RotaryImpl::baseFrequencies(32, 10000);
+    for (size_t i = 0; i < ratio32.size(); ++i)
+        QVERIFY2(near(t32.invFreq[i] / theta32[i], ratio32[i], 1e-4), qPrintable(QString::number(i)));
+    auto t64 = yarnTables(64, 10000, 102, 8.0);
+    QCOMPARE(t64.low, 0.0);
+    QCOMPARE(t64.high, 10.0);
+    QVERIFY(near(t64.mscale, 1.207944, 1e-6));
+    auto s8 = yarnTables(32, 10000, 102, 8.0);
+    const std::vector<double> ratio8 = {1, .825, .65, .475, .3, .125, .125};
+    for (size_t i = 0; i < ratio8.size(); ++i)
+        QVERIFY(near(s8.invFreq[i] / theta32[i], ratio8[i], 1e-9));
+    QVERIFY(near(yarnTables(32, 10000, 102, 19.428571).mscale, 1.296674, 1e-6));
+}
+
+void TestPositionEncodings::dynamicYarnThresholdAndScale()
+{
+    const double factor = 102.0 / 201 / 2 * 8;  // the shipped configs' derived factor
+    DynamicYarnImpl dyn(32, 10000, factor, 102, false);
+    QVERIFY(near(dyn.constants().at("threshold_tokens")[0], 207.045, 1e-3));
+    // s' = T / 207.045 and its mscale, through the frequencies the PE actually uses.
+    for (auto [tokens, sPrime, mscale] : std::vector<std::array<double, 3>>{
+             {222, 1.0722, 1.00697}, {402, 1.9416, 1.06635}, {3216, 15.533, 1.2743}}) {
+        auto expected = yarnTables(32, 10000, 102, tokens / (factor * 102));
+        QVERIFY(near(tokens / (factor * 102), sPrime, 1e-4 * sPrime));  // spec gives 5 digits
+        QVERIFY(near(expected.mscale, mscale, 1e-4));
+        const auto q0 = torch::randn({1, 1, 1, 32});
+        YarnImpl reference(32, 10000, tokens / (factor * 102), 102);
+        // At the last position of a T-token sequence, dynamic == static YaRN with s'.
+        const auto p = static_cast<std::int64_t>(tokens) - 1;
+        QVERIFY(torch::allclose(rotatedAt(dyn, q0, p), rotatedAt(reference, q0, p), 1e-5, 1e-5));
+    }
+}
+
+void TestPositionEncodings::piEqualsRopeAtScaledPositions()
+{
+    LinearPiImpl pi(16, 10000, 4.0);
+    RotaryImpl rope(16, 10000);
+    const auto q0 = torch::randn({1, 1, 1, 16});
+    for (std::int64_t p : {0, 4, 12, 400})
+        QVERIFY(torch::allclose(rotatedAt(pi, q0, p), rotatedAt(rope, q0, p / 4), 1e-5, 1e-5));
+    QVERIFY(!torch::allclose(rotatedAt(pi, q0, 6), rotatedAt(rope, q0, 6), 1e-4, 1e-4));
+}
+
+void TestPositionEncodings::identityCases()
+{
+    RotaryImpl rope(32, 10000);
+    YarnImpl yarnOne(32, 10000, 1.0, 102);              // factor 1: plain RoPE
+    DynamicYarnImpl dyn(32, 10000, 2.0, 102, false);    // threshold 204 tokens
+    DynamicNtkImpl ntk(32, 10000, 2.0, 102, false);     // threshold 102 tokens
+    const auto q0 = torch::randn({1, 1, 1, 32});
+    for (std::int64_t p : {0, 7, 101}) {
+        const auto expected = rotatedAt(rope, q0, p);
+        QVERIFY(torch::allclose(rotatedAt(yarnOne, q0, p), expected, 1e-6, 1e-6));
+        QVERIFY(torch::allclose(rotatedAt(dyn, q0, p), expected, 1e-6, 1e-6));
+        QVERIFY(torch::allclose(rotatedAt(ntk, q0, p), expected, 1e-6, 1e-6));
+    }
+    QVERIFY(!torch::allclose(rotatedAt(dyn, q0, 300), rotatedAt(rope, q0, 300), 1e-4, 1e-4));
+    QVERIFY(!torch::allclose(rotatedAt(ntk, q0, 150), rotatedAt(rope, q0, 150), 1e-4, 1e-4));
+}
+
+void TestPositionEncodings::statefulCompatKeepsTheLastTable()
+{
+    RotaryImpl rope(32, 10000);
+    DynamicYarnImpl stateless(32, 10000, 2.0, 102, false), stateful(32, 10000, 2.0, 102, true);
+    const auto q0 = torch::randn({1, 1, 1, 32});
+    // (At exactly the threshold s' = 1, so '>' and '>=' cannot be told apart by the output.)
+    rotatedAt(stateful, q0, 999);  // a long sequence fires it...
+    rotatedAt(stateless, q0, 999);
+    // ...and a later short one reuses the stale table in compat mode only.
+    QVERIFY(!torch::allclose(rotatedAt(stateful, q0, 10), rotatedAt(rope, q0, 10), 1e-4, 1e-4));
+    QVERIFY(torch::allclose(rotatedAt(stateless, q0, 10), rotatedAt(rope, q0, 10), 1e-6, 1e-6));
+}
+
+void TestPositionEncodings::fireAtInitialisation()
+{
+    FireImpl fire(4, 32);
+    auto params = fire.named_parameters();
+    QCOMPARE(params["mlp.0.weight"].sizes().vec(), (std::vector<std::int64_t>{32, 1}));
+    QCOMPARE(params["mlp.2.weight"].sizes().vec(), (std::vector<std::int64_t>{4, 32}));
+    QVERIFY(!params["init_L"].requires_grad());
+    QVERIFY(near(std::log(0.1 * 512 + 1), 3.95508, 1e-5));  // psi(512) of Appendix A
+    // With a single hidden unit that passes r through, the bias is r = psi(i-j) / psi(512).
+    torch::NoGradGuard noGrad;
+    params["mlp.0.weight"].fill_(0).index_put_({0, 0}, 1.0);
+    params["mlp.0.bias"].zero_();
+    params["mlp.2.weight"].fill_(0).index_put_({torch::indexing::Slice(), 0}, 1.0);
+    params["mlp.2.bias"].zero_();
+    auto bias = fire.logitBias(PositionSpan::contiguous(0, 20, torch::kCPU));  // [4, 20, 20]
+    QCOMPARE(bias.sizes().vec(), (std::vector<std::int64_t>{4, 20, 20}));
+    const double expected = std::log(0.1 * 7 + 1) / (std::log(0.1 * 512 + 1) + 1e-6);
+    QVERIFY(near(bias[2][19][12].item<double>(), expected, 1e-6));
+    QCOMPARE(bias[0][5][5].item<float>(), 0.f);
+    QVERIFY(fire.constants().at("mlp_width")[0] == 32);
+}
+
+void TestPositionEncodings::everyEncodingIsCausal()
+{
+    for (const std::string pe : {"fire", "yarn", "dynamic-yarn", "linear", "dynamic"}) {
+        auto config = lengen::test::loadOne(lengen::test::tinyConfig("linear_regression", pe));
+        auto model = buildModel(config);
+        auto gen = at::make_generator<at::CPUGeneratorImpl>(1);
+        model->initialise(gen);
+        model->eval();
+        auto xs = torch::randn({2, 8, 3}, gen, torch::kFloat32);
+        auto ys = torch::randn({2, 8}, gen, torch::kFloat32);
+        torch::NoGradGuard noGrad;
+        auto before = model->forward(xs, ys).predictions;
+        auto xs2 = xs.clone();
+        xs2.select(1, 6).add_(5.0);
+        auto after = model->forward(xs2, ys).predictions;
+        QVERIFY2(torch::equal(before.slice(1, 0, 6), after.slice(1, 0, 6)), pe.c_str());
+        QVERIFY2(!torch::allclose(before.slice(1, 6), after.slice(1, 6)), pe.c_str());
+    }
+}
+
+QTEST_APPLESS_MAIN(TestPositionEncodings)
+#include "tst_position_encodings.moc"
