@@ -1,5 +1,6 @@
 # Build switches and the INTERFACE target that carries the compile policy for every target.
 option(LENGEN_BUILD_GUI "Build the Qt desktop studio (widgets/, lengen-studio)" ON)
+option(LENGEN_BUILD_BENCH "Build the benchmarks in bench/" OFF)
 option(LENGEN_WARNINGS_AS_ERRORS "Treat compiler warnings as errors" OFF)
 set(LENGEN_SANITIZE "" CACHE STRING "Sanitizers to enable, e.g. address;undefined or thread")
 

@@ -6,6 +6,7 @@
 
 #include "lengen/engine/config.h"
 #include "model/icl_model.h"
+#include "model/small_bmm.h"
 #include "test_support.h"
 
 using namespace lengen::engine;
@@ -59,6 +60,7 @@ private Q_SLOTS:
     void nopeIgnoresOrderInOneLayer();
     void parameterNamesMatchTheReference();
     void initialisation();
+    void directBatchedMatmulEqualsMatmul();
 };
 
 void TestModel::ropeScoreDependsOnlyOnDistance()
@@ -206,6 +208,29 @@ void TestModel::initialisation()
     auto gen2 = at::make_generator<at::CPUGeneratorImpl>(3);
     again->initialise(gen2);
     QVERIFY(torch::equal(again->named_parameters()["input.weight"], params["input.weight"]));
+}
+
+void TestModel::directBatchedMatmulEqualsMatmul()
+{
+    QVERIFY(hasDirectBlas());  // Debian's libtorch always loads libblas.so.3
+    auto gen = at::make_generator<at::CPUGeneratorImpl>(8);
+    for (bool ta : {false, true})
+        for (bool tb : {false, true}) {
+            auto a = torch::randn(ta ? std::vector<std::int64_t>{3, 2, 5, 4}
+                                     : std::vector<std::int64_t>{3, 2, 4, 5}, gen, torch::kFloat32)
+                         .requires_grad_();
+            auto b = torch::randn(tb ? std::vector<std::int64_t>{3, 2, 6, 5}
+                                     : std::vector<std::int64_t>{3, 2, 5, 6}, gen, torch::kFloat32)
+                         .requires_grad_();
+            auto w = torch::randn({3, 2, 4, 6}, gen, torch::kFloat32);
+            auto fast = batchedMatmul(a, b, ta, tb);
+            auto slow = torch::matmul(ta ? a.transpose(-2, -1) : a, tb ? b.transpose(-2, -1) : b);
+            QVERIFY(torch::allclose(fast, slow, 1e-5, 1e-5));
+            auto gf = torch::autograd::grad({(fast * w).sum()}, {a, b});
+            auto gs = torch::autograd::grad({(slow * w).sum()}, {a, b});
+            QVERIFY(torch::allclose(gf[0], gs[0], 1e-5, 1e-5));
+            QVERIFY(torch::allclose(gf[1], gs[1], 1e-5, 1e-5));
+        }
 }
 
 QTEST_APPLESS_MAIN(TestModel)

@@ -57,6 +57,9 @@ void model(YAML::Emitter& out, const RunConfig& c)
         out << YAML::Key << "n_embd" << YAML::Value << m.hiddenSize;
         out << YAML::Key << "n_layer" << YAML::Value << m.numLayers;
         out << YAML::Key << "n_head" << YAML::Value << m.numHeads;
+        out << YAML::Key << "resid_pdrop" << YAML::Value << exactNumber(m.residDropout);
+        out << YAML::Key << "embd_pdrop" << YAML::Value << exactNumber(m.embdDropout);
+        out << YAML::Key << "attn_pdrop" << YAML::Value << exactNumber(m.attnDropout);
     } else {
         out << YAML::Key << "hidden_size" << YAML::Value << m.hiddenSize;
         out << YAML::Key << "num_hidden_layers" << YAML::Value << m.numLayers;

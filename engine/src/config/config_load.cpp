@@ -207,7 +207,18 @@ void readModel(SectionReader m, ModelConfig& out, PositionConfig& pos, IssueSink
         } else {
             out.hiddenSize = 768;
         }
-        m.ignore({"n_positions", "resid_pdrop", "embd_pdrop", "attn_pdrop"});
+        for (auto [key, field] : {std::pair{"resid_pdrop", &out.residDropout},
+                                  std::pair{"embd_pdrop", &out.embdDropout},
+                                  std::pair{"attn_pdrop", &out.attnDropout}})
+            if (auto v = m.number(key)) {
+                if (*v < 0 || *v >= 1)
+                    m.error(key, "must be in [0, 1)");
+                *field = *v;
+            }
+        m.ignore({"n_positions"});  // = max_length
+        if (out.hiddenSize > 0 && out.numHeads > 0 && out.hiddenSize % out.numHeads != 0)
+            m.error("n_head", "n_embd " + std::to_string(out.hiddenSize) +
+                                  " is not divisible by n_head " + std::to_string(out.numHeads));
     } else if (out.backbone == Backbone::Mamba) {
         readInt(m, "state_size", out.stateSize, 1, false);
         out.numHeads = 1;

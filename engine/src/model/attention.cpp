@@ -3,6 +3,8 @@
 #include <cmath>
 #include <limits>
 
+#include "model/small_bmm.h"
+
 namespace lengen::engine::model {
 
 namespace {
@@ -44,14 +46,16 @@ torch::Tensor AttentionImpl::forward(const torch::Tensor& x, const PositionSpan&
     auto v = split(m_v(x));
     m_pe->rotate(q, k, pos);
 
-    auto scores = torch::matmul(q * m_scale, k.transpose(-2, -1));  // [B, heads, T, T]
+    auto scores = batchedMatmul(q * m_scale, k, false, true);       // [B, heads, T, T]
     auto mask = causalMask(t, x.device());                          // [T, T]
     auto bias = m_pe->logitBias(pos);                               // [heads|1, T, T] or none
     scores = scores + (bias.defined() ? bias + mask : mask);
     auto probs = torch::softmax(scores, -1);
     if (weights)
         *weights = probs.detach();
-    auto out = torch::matmul(probs, v).transpose(1, 2).reshape({b, t, m_heads * m_headDim});
+    auto out = batchedMatmul(probs, v, false, false)                // [B, heads, T, d]
+                   .transpose(1, 2)
+                   .reshape({b, t, m_heads * m_headDim});
     return m_o(out);
 }
 

@@ -1,5 +1,7 @@
 #include "model/icl_model.h"
 
+#include <cmath>
+
 #include "lengen/engine/config.h"
 #include "lengen/engine/errors.h"
 
@@ -10,11 +12,29 @@ InContextModelImpl::InContextModelImpl(const RunConfig& config)
     const auto& m = config.model;
     m_input = register_module(
         "input", torch::nn::Linear(torch::nn::LinearOptions(m.nInDims, m.hiddenSize).bias(false)));
-    if (m.backbone != Backbone::Llama)
-        throw Error(ErrorKind::Config, "the " + m.family + " backbone is not available in this "
-                                       "build yet (Llama2 only)");
-    m_llama = std::make_shared<LlamaImpl>(config);
-    m_backbone = register_module("transformer", m_llama);
+    if (m.backbone == Backbone::Llama) {
+        m_llama = std::make_shared<LlamaImpl>(config);
+        m_backbone = register_module("transformer", m_llama);
+    } else if (m.backbone == Backbone::Mamba) {
+        MambaSizes sizes;
+        sizes.hidden = m.hiddenSize;
+        sizes.state = m.stateSize;
+        sizes.inner = 2 * m.hiddenSize;
+        sizes.dtRank = (m.hiddenSize + 15) / 16;
+        m_mamba = std::make_shared<MambaImpl>(sizes, m.numLayers);
+        m_backbone = register_module("backbone", m_mamba);
+    } else {
+        Gpt2Sizes sizes;
+        sizes.hidden = m.hiddenSize;
+        sizes.layers = m.numLayers;
+        sizes.heads = m.numHeads;
+        sizes.positions = m.maxPositionEmbeddings;
+        sizes.residDropout = m.residDropout;
+        sizes.embdDropout = m.embdDropout;
+        sizes.attnDropout = m.attnDropout;
+        m_gpt2 = std::make_shared<Gpt2Impl>(sizes);
+        m_backbone = register_module("transformer", m_gpt2);
+    }
     m_output = register_module(
         "output", torch::nn::Linear(torch::nn::LinearOptions(m.hiddenSize, 1).bias(false)));
 }
@@ -43,20 +63,39 @@ ForwardResult InContextModelImpl::forward(const torch::Tensor& xs, const torch::
 
 void InContextModelImpl::initialise(at::Generator& gen)
 {
+    if (m_mamba) {  // HF Mamba does not re-initialise Linear layers (reference §3.4)
+        torch::NoGradGuard noGrad;
+        defaultUniformInit(m_input->weight, nullptr, gen);
+        defaultUniformInit(m_output->weight, nullptr, gen);
+        m_mamba->initialise(gen);
+        return;
+    }
     // HF post_init: every Linear weight N(0, 0.02^2) (FIRE's MLP too), biases 0, norms 1.
     torch::NoGradGuard noGrad;
     for (auto& item : named_parameters()) {
         const std::string& name = item.key();
         auto& p = item.value();
+        auto endsWith = [&](const std::string& tail) {
+            return name.size() >= tail.size() &&
+                   name.compare(name.size() - tail.size(), tail.size(), tail) == 0;
+        };
         if (p.dim() == 0)  // FIRE's scalars keep their own initial values
             continue;
-        if (name.size() > 5 && name.compare(name.size() - 5, 5, ".bias") == 0)
+        if (endsWith(".bias"))
             p.zero_();
-        else if (p.dim() == 1)  // RMSNorm weights
+        else if (p.dim() == 1)  // RMSNorm / LayerNorm weights
             p.fill_(1.0);
+        else if (m_gpt2 && endsWith("c_proj.weight"))  // GPT-2's scaled residual projections
+            p.normal_(0.0, 0.02 / std::sqrt(2.0 * m_gpt2->layers()), gen);
         else
             p.normal_(0.0, 0.02, gen);
     }
+}
+
+void InContextModelImpl::setDropoutGenerator(const at::Generator& gen)
+{
+    if (m_gpt2)
+        m_gpt2->setDropoutGenerator(gen);
 }
 
 std::int64_t InContextModelImpl::parameterCount() const

@@ -11,6 +11,8 @@
 #include <vector>
 
 #include "model/llama.h"
+#include "model/gpt2.h"
+#include "model/mamba.h"
 
 namespace lengen::engine {
 struct RunConfig;
@@ -36,17 +38,22 @@ public:
                           const ForwardOptions& options = {});
     /// Interleaved tokens z [B, 2N, D]: x_0, (y_0,0,..,0), x_1, ...
     static torch::Tensor interleave(const torch::Tensor& xs, const torch::Tensor& ys);
-    /// Reference initialisation (Llama: every Linear N(0, 0.02^2), norms 1), from `gen`.
+    /// Reference initialisation from `gen` (Llama: every Linear N(0, 0.02^2), norms 1;
+    /// Mamba: its own scheme, heads with PyTorch's default uniform init).
     void initialise(at::Generator& gen);
     std::int64_t parameterCount() const;
     /// Derived PE constants of layer 0, e.g. {"slopes": [...]} for ALiBi.
     std::map<std::string, std::vector<double>> positionConstants() const;
     bool hasAttention() const { return m_backbone->hasAttention(); }
+    /// Where stochastic layers (GPT-2 dropout) draw from: the run's generator.
+    void setDropoutGenerator(const at::Generator& gen);
 
 private:
     torch::nn::Linear m_input{nullptr}, m_output{nullptr};
     std::shared_ptr<BackboneImpl> m_backbone;
     std::shared_ptr<LlamaImpl> m_llama;  // set when the backbone is Llama
+    std::shared_ptr<MambaImpl> m_mamba;  // set when the backbone is Mamba
+    std::shared_ptr<Gpt2Impl> m_gpt2;    // set when the backbone is GPT-2
 };
 TORCH_MODULE(InContextModel);
 

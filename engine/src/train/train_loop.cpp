@@ -32,6 +32,7 @@ void setupSession(TrainSession& s, const RunConfig& config, std::uint64_t seed,
     s.gen = at::make_generator<at::CPUGeneratorImpl>(seed);
     s.model = model::buildModel(config);
     s.model->initialise(s.gen);
+    s.model->setDropoutGenerator(s.gen);
     s.model->to(s.device);
     std::vector<std::pair<std::string, torch::Tensor>> params;
     for (auto& item : s.model->named_parameters())

@@ -49,6 +49,9 @@ struct ModelConfig {
     double ropeTheta = 10000.0;
     double rmsNormEps = 1e-6;
     int stateSize = 16;                  ///< Mamba only
+    double residDropout = 0.1;           ///< GPT-2 only: resid_pdrop
+    double embdDropout = 0.1;            ///< GPT-2 only: embd_pdrop
+    double attnDropout = 0.1;            ///< GPT-2 only: attn_pdrop
 };
 
 /// Position encoding of a Llama backbone (reference §4). "rope" when no rope_scaling is given.

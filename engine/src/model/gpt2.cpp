@@ -1,0 +1,104 @@
+#include "model/gpt2.h"
+
+#include <cmath>
+#include <limits>
+
+#include "lengen/engine/errors.h"
+
+namespace lengen::engine::model {
+
+Conv1DImpl::Conv1DImpl(int in, int out)
+{
+    m_weight = register_parameter("weight", torch::empty({in, out}));
+    m_bias = register_parameter("bias", torch::zeros({out}));
+}
+
+torch::Tensor Conv1DImpl::forward(const torch::Tensor& x)
+{
+    auto flat = x.reshape({-1, x.size(-1)});
+    auto out = torch::addmm(m_bias, flat, m_weight);
+    auto shape = x.sizes().vec();
+    shape.back() = m_weight.size(1);
+    return out.view(shape);
+}
+
+class Gpt2BlockImpl : public torch::nn::Module {
+public:
+    Gpt2BlockImpl(const Gpt2Sizes& s, Gpt2Impl* owner) : m_s(s), m_owner(owner)
+    {
+        auto ln = [&] {
+            return torch::nn::LayerNorm(torch::nn::LayerNormOptions({s.hidden}).eps(1e-5));
+        };
+        m_ln1 = register_module("ln_1", ln());
+        auto attn = register_module("attn", std::make_shared<torch::nn::Module>());
+        m_cAttn = attn->register_module("c_attn", Conv1D(s.hidden, 3 * s.hidden));
+        m_attnProj = attn->register_module("c_proj", Conv1D(s.hidden, s.hidden));
+        m_ln2 = register_module("ln_2", ln());
+        auto mlp = register_module("mlp", std::make_shared<torch::nn::Module>());
+        m_fc = mlp->register_module("c_fc", Conv1D(s.hidden, 4 * s.hidden));
+        m_mlpProj = mlp->register_module("c_proj", Conv1D(4 * s.hidden, s.hidden));
+    }
+
+    torch::Tensor forward(const torch::Tensor& h, torch::Tensor* weights)
+    {
+        const std::int64_t b = h.size(0), t = h.size(1), d = m_s.hidden / m_s.heads;
+        auto qkv = m_cAttn(m_ln1(h)).view({b, t, 3, m_s.heads, d}).permute({2, 0, 3, 1, 4});
+        auto scores = torch::matmul(qkv[0], qkv[1].transpose(-2, -1)) / std::sqrt(double(d));
+        auto mask = torch::full({t, t}, -std::numeric_limits<float>::infinity(),
+                                scores.options()).triu_(1);
+        auto probs = torch::softmax(scores + mask, -1);                 // [B, heads, T, T]
+        if (weights)
+            *weights = probs.detach();
+        probs = m_owner->dropout(probs, m_s.attnDropout);
+        auto attn = torch::matmul(probs, qkv[2]).transpose(1, 2).reshape({b, t, m_s.hidden});
+        auto x = h + m_owner->dropout(m_attnProj(attn), m_s.residDropout);
+        auto mlp = m_mlpProj(torch::gelu(m_fc(m_ln2(x)), "tanh"));
+        return x + m_owner->dropout(mlp, m_s.residDropout);
+    }
+
+private:
+    Gpt2Sizes m_s;
+    Gpt2Impl* m_owner;
+    torch::nn::LayerNorm m_ln1{nullptr}, m_ln2{nullptr};
+    Conv1D m_cAttn{nullptr}, m_attnProj{nullptr}, m_fc{nullptr}, m_mlpProj{nullptr};
+};
+
+Gpt2Impl::Gpt2Impl(const Gpt2Sizes& s) : m_sizes(s)
+{
+    m_wpe = register_module("wpe", torch::nn::Embedding(s.positions, s.hidden));
+    m_h = register_module("h", torch::nn::ModuleList());
+    for (int i = 0; i < s.layers; ++i) {
+        m_blocks.push_back(std::make_shared<Gpt2BlockImpl>(s, this));
+        m_h->push_back(m_blocks.back());
+    }
+    m_lnF = register_module(
+        "ln_f", torch::nn::LayerNorm(torch::nn::LayerNormOptions({s.hidden}).eps(1e-5)));
+}
+
+torch::Tensor Gpt2Impl::dropout(const torch::Tensor& x, double p)
+{
+    if (!is_training() || p <= 0 || !m_gen.defined())
+        return x;
+    auto keep = torch::bernoulli(torch::full(x.sizes(), 1.0 - p, torch::kFloat32), m_gen);
+    return x * keep.to(x.device()) / (1.0 - p);
+}
+
+torch::Tensor Gpt2Impl::forward(const torch::Tensor& h, const PositionSpan& pos,
+                                std::vector<torch::Tensor>* weights)
+{
+    if (pos.maxPos >= m_sizes.positions)
+        throw Error(ErrorKind::Runtime,
+                    "GPT-2 has learned positions for " + std::to_string(m_sizes.positions) +
+                        " tokens; this prompt needs " + std::to_string(pos.maxPos + 1) +
+                        " (raise model.max_length)");
+    auto x = dropout(h + m_wpe(pos.q).unsqueeze(0), m_sizes.embdDropout);
+    for (auto& block : m_blocks) {
+        torch::Tensor w;
+        x = block->forward(x, weights ? &w : nullptr);
+        if (weights)
+            weights->push_back(w);
+    }
+    return m_lnF(x);
+}
+
+}  // namespace lengen::engine::model

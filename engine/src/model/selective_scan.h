@@ -1,0 +1,23 @@
+#pragma once
+// Mamba's selective scan (reference §3.4 step 6) as one autograd function:
+//   s_t = exp(delta_t * A) * s_{t-1} + delta_t * B_t * v_t,   y_t = <s_t, C_t> + D * v_t
+// CPU: a hand-written kernel over (batch, channel) rows, forward and backward, that never
+// stores the [B, T, E, N] state history (the backward recomputes one row's states, T x N
+// floats). Other devices: the naive recurrence in tensor ops (correct, slower).
+
+#include <torch/torch.h>
+
+namespace lengen::engine::model {
+
+/// v, delta: [B, T, E]; A: [E, N]; Bm, Cm: [B, T, N]; D: [E]  ->  y: [B, T, E].
+torch::Tensor selectiveScan(const torch::Tensor& v, const torch::Tensor& delta,
+                            const torch::Tensor& A, const torch::Tensor& Bm,
+                            const torch::Tensor& Cm, const torch::Tensor& D);
+
+/// The same recurrence written step by step with tensor ops (autograd does the backward).
+/// The reference implementation the kernel is tested against, and the non-CPU path.
+torch::Tensor selectiveScanNaive(const torch::Tensor& v, const torch::Tensor& delta,
+                                 const torch::Tensor& A, const torch::Tensor& Bm,
+                                 const torch::Tensor& Cm, const torch::Tensor& D);
+
+}  // namespace lengen::engine::model

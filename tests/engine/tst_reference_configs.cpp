@@ -1,0 +1,71 @@
+// Every reference task config (configs/tasks/*/*.yaml, plus toy_task.yaml) builds its model —
+// its own backbone and position encoding — and runs 2 training steps once its sizes are shrunk
+// (hidden 16, 1-2 layers, 2 heads; the task, curriculum start and PE are kept).
+
+#include <filesystem>
+
+#include "lengen/engine/run_file.h"
+#include "lengen/engine/trainer.h"
+#include "test_support.h"
+
+using namespace lengen::engine;
+namespace fs = std::filesystem;
+
+class TestReferenceConfigs final : public QObject {
+    Q_OBJECT
+private Q_SLOTS:
+    void everyTaskConfigTrainsTwoSteps();
+};
+
+void TestReferenceConfigs::everyTaskConfigTrainsTwoSteps()
+{
+    std::vector<std::string> files = {lengen::test::sourcePath("configs/toy_task.yaml")};
+    for (const auto& e : fs::recursive_directory_iterator(lengen::test::sourcePath("configs/tasks")))
+        if (e.path().extension() == ".yaml")
+            files.push_back(e.path().string());
+    std::sort(files.begin(), files.end());
+    QCOMPARE(files.size(), size_t(100));
+    std::map<std::string, int> perPe;
+    const auto out = lengen::test::scratchDir("reference");
+    for (const auto& file : files) {
+        auto loaded = loadConfigFile(file);
+        for (auto run : loaded.runs) {  // GPT-2 has two max_length values
+            auto& m = run.model;
+            m.hiddenSize = 16;
+            m.intermediateSize = 64;
+            m.numLayers = m.backbone == Backbone::Mamba ? 1 : 2;
+            m.numHeads = 2;
+            m.stateSize = 4;
+            run.training.batchSize = 4;
+            run.training.loggingSteps = 1;
+            TrainOptions o;
+            o.outDir = out;
+            o.seed = 1;
+            o.maxSteps = 2;
+            o.device = "cpu";
+            o.threads = 1;
+            RunControl control;
+            TrainObserver quiet;
+            try {
+                const auto summary = train(run, o, control, quiet);
+                QCOMPARE(summary.stepsDone, std::int64_t(2));
+                QVERIFY2(std::isfinite(summary.finalLoss), file.c_str());
+                ++perPe[readRunInfo(summary.runFile).positionEncoding];
+            } catch (const std::exception& e) {
+                QFAIL(qPrintable(QString::fromStdString(file + ": " + e.what())));
+            }
+        }
+    }
+    // 14 tasks per Llama PE, 14 Mamba, 2 GPT-2 runs (plus the toy task's dynamic YaRN).
+    QCOMPARE(perPe["RoPE"], 14);
+    QCOMPARE(perPe["ALiBi"], 14);
+    QCOMPARE(perPe["FIRE"], 14);
+    QCOMPARE(perPe["NoPE"], 14);
+    QCOMPARE(perPe["YaRN"], 14);
+    QCOMPARE(perPe["Dynamic YaRN"], 15);
+    QCOMPARE(perPe["Mamba"], 14);
+    QCOMPARE(perPe["GPT-2"], 2);
+}
+
+QTEST_APPLESS_MAIN(TestReferenceConfigs)
+#include "tst_reference_configs.moc"
