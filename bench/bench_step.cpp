@@ -1,6 +1,9 @@
 // Time per training-step phase (sampling, forward + loss, backward, optimiser) for a config,
-// with the engine's thread policy. Usage: bench_step CONFIG [steps] [threads]
+// with `threads` BLAS threads and one Torch thread. Usage: bench_step CONFIG [steps] [threads]
+// [points]
 // Prints milliseconds per phase and steps/s; bench/README.md records the figures.
+
+#include <dlfcn.h>
 
 #include <chrono>
 #include <cstdio>
@@ -17,17 +20,21 @@ using Clock = std::chrono::steady_clock;
 int main(int argc, char** argv)
 {
     if (argc < 2) {
-        std::fprintf(stderr, "usage: bench_step CONFIG [steps=200] [threads=1]\n");
+        std::fprintf(stderr, "usage: bench_step CONFIG [steps=200] [threads=1] [points]\n");
         return 64;
     }
     const int steps = argc > 2 ? std::atoi(argv[2]) : 200;
     const int threads = argc > 3 ? std::atoi(argv[3]) : 1;
-    torch::set_num_threads(threads);
+    // The engine's policy (trainer.cpp): BLAS gets the threads, Torch's own pool one.
+    torch::set_num_threads(1);
+    if (auto* f = reinterpret_cast<void (*)(int)>(dlsym(RTLD_DEFAULT, "openblas_set_num_threads")))
+        f(threads);
     auto config = loadConfigFile(argv[1]).runs.at(0);
     training::TrainSession s;
     training::setupSession(s, config, 1, "cpu");
     const auto& cur = config.task.curriculum;
-    const int dims = cur.dims.end, points = cur.points.end;  // the final, largest step shape
+    // The final (largest) step shape, or `points` in-context points if given.
+    const int dims = cur.dims.end, points = argc > 4 ? std::atoi(argv[4]) : cur.points.end;
     double t[4] = {0, 0, 0, 0};
     auto lap = [](Clock::time_point& since) {
         const auto now = Clock::now();

@@ -100,7 +100,38 @@ int runValidate(const std::string& config, bool quiet)
     return 0;
 }
 
-int runInfo(const std::string& run, bool listParameters)
+namespace {
+
+// Per-position metric averaged over the last `rows` log rows that reached full length (each row
+// is one training batch of fresh functions; late in training the weights barely move).
+void printPointwise(const std::string& path, int rows, bool accuracy)
+{
+    const auto log = engine::readTrainLog(path);
+    const int width = log.pointwiseWidth;
+    std::vector<double> sum(static_cast<size_t>(width), 0.0);
+    int used = 0;
+    for (size_t r = log.step.size(); r-- > 0 && used < rows;) {
+        if (log.nPoints[r] != width)
+            break;
+        for (int i = 0; i < width; ++i)
+            sum[static_cast<size_t>(i)] += log.pointwise[r * static_cast<size_t>(width) + i];
+        ++used;
+    }
+    if (used == 0) {
+        std::printf("pointwise    no logged step at the full length (%d points) yet\n", width);
+        return;
+    }
+    std::printf("pointwise    %s by in-context examples k, mean of the last %d logged steps "
+                "(steps %lld..%lld):\n", accuracy ? "accuracy" : "squared error", used,
+                static_cast<long long>(log.step[log.step.size() - used]),
+                static_cast<long long>(log.step.back()));
+    for (int i = 0; i < width; ++i)
+        std::printf("  k=%-3d %.4f\n", i, sum[static_cast<size_t>(i)] / used);
+}
+
+}  // namespace
+
+int runInfo(const std::string& run, bool listParameters, int pointwiseRows)
 {
     const engine::RunFileInfo info = engine::readRunInfo(run);
     const auto loaded = engine::loadConfigText(info.configYaml, info.path + ":/config");
@@ -134,6 +165,8 @@ int runInfo(const std::string& run, bool listParameters)
             std::printf(" %.6g", values[i]);
         std::printf(values.size() > 16 ? " ... (%zu values)\n" : "\n", values.size());
     }
+    if (pointwiseRows > 0)
+        printPointwise(info.path, pointwiseRows, c.isClassification());
     if (listParameters)
         for (const auto& p : info.parameters) {
             std::printf("  %-56s [", p.name.c_str());

@@ -21,6 +21,7 @@ struct TrainArgs {
 
 int runTrain(const TrainArgs& args);
 int runValidate(const std::string& config, bool quiet);
-int runInfo(const std::string& run, bool listParameters);
+/// `pointwiseRows` > 0: also print the per-position metric averaged over the last rows of the log.
+int runInfo(const std::string& run, bool listParameters, int pointwiseRows);
 
 }  // namespace lengen::cli

@@ -63,6 +63,10 @@ int main(int argc, char** argv)
     auto* infoCmd = app.add_subcommand("info", "Summarise a run file");
     infoCmd->add_option("run", infoRun, "Run folder or run.h5")->required();
     infoCmd->add_flag("--parameters,-p", infoParams, "List every checkpoint tensor and shape");
+    int infoPointwise = 0;
+    infoCmd->add_option("--pointwise", infoPointwise,
+                        "Print the per-position metric, mean of the last N logged steps")
+        ->check(CLI::NonNegativeNumber);
 
     try {
         app.parse(argc, argv);
@@ -86,7 +90,7 @@ int main(int argc, char** argv)
         if (*validateCmd)
             return cli::runValidate(validateConfig, validateQuiet);
         if (*infoCmd)
-            return cli::runInfo(infoRun, infoParams);
+            return cli::runInfo(infoRun, infoParams, infoPointwise);
     } catch (const engine::Error& e) {
         std::fprintf(stderr, "lengen: error: %s\n", e.what());
         if (!e.detail().empty())

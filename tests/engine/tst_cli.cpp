@@ -105,6 +105,12 @@ void TestCli::trainsAndReportsTheRunFile()
     QVERIFY2(info.out.contains("finished, checkpoint after 30 of 30 steps"), qPrintable(info.out));
     QVERIFY(info.out.contains("seed 3"));
     QVERIFY(info.out.contains("transformer.layers.1.self_attn.q_proj.weight"));
+    auto curve = run({"info", runFile, "--pointwise", "2"});
+    QCOMPARE(curve.code, 0);
+    // 30 steps logged every 5: rows at steps 20 and 25 are at the full 7 points.
+    QVERIFY2(curve.out.contains("squared error by in-context examples k, mean of the last 2 "
+                                "logged steps (steps 20..25)"), qPrintable(curve.out));
+    QVERIFY(curve.out.contains("k=0 ") && curve.out.contains("k=6 "));
 }
 
 void TestCli::followLiveThenInterruptAndResume()
