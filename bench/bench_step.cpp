@@ -7,6 +7,7 @@
 
 #include <chrono>
 #include <cstdio>
+#include <algorithm>
 #include <cstdlib>
 #include <memory>
 
@@ -44,7 +45,8 @@ int main(int argc, char** argv)
     };
     // LENGEN_PROFILE=trace.json: a Chrome trace of every op of the timed steps.
     std::unique_ptr<torch::autograd::profiler::RecordProfile> profile;
-    for (int i = -20; i < steps; ++i) {  // 20 warm-up steps
+    const int warmup = std::min(20, std::max(2, steps / 10));
+    for (int i = -warmup; i < steps; ++i) {
         if (i == 0 && std::getenv("LENGEN_PROFILE"))
             profile = std::make_unique<torch::autograd::profiler::RecordProfile>(
                 std::getenv("LENGEN_PROFILE"));

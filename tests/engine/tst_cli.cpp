@@ -47,6 +47,7 @@ private Q_SLOTS:
     void badRunFilesExitThree();
     void trainsAndReportsTheRunFile();
     void followLiveThenInterruptAndResume();
+    void resumesAfterAHardCrash();
     void h5pyReadsLogAndCheckpoint();
 };
 
@@ -159,6 +160,50 @@ void TestCli::followLiveThenInterruptAndResume()
     auto after = run({"info", runFile});
     const auto stepsAfter = QRegularExpression("checkpoint after (\\d+)").match(after.out).captured(1).toLongLong();
     QVERIFY2(stepsAfter > stepsBefore, qPrintable(after.out));
+}
+
+void TestCli::resumesAfterAHardCrash()
+{
+    const auto dir = QString::fromStdString(lengen::test::scratchDir("cli-crash"));
+    auto config = QString::fromStdString(lengen::test::tinyConfig())
+                      .replace("max_steps: 20", "max_steps: 200000")
+                      .replace("save_steps: 10", "save_steps: 50");
+    const auto path = QString::fromStdString(
+        lengen::test::writeFile(dir.toStdString(), "crash.yaml", config.toStdString()));
+    QProcess trainer;
+    trainer.start(LENGEN_CLI_PATH, {"train", path, "--out", dir, "--threads", "1"});
+    QVERIFY(trainer.waitForStarted());
+    QString err, runFile;
+    for (int i = 0; i < 600 && runFile.isEmpty(); ++i) {
+        trainer.waitForReadyRead(100);
+        err += QString::fromUtf8(trainer.readAllStandardError());
+        runFile = QRegularExpression("run file: (\\S+)").match(err).captured(1);
+    }
+    QVERIFY2(!runFile.isEmpty(), qPrintable(err));
+    QTest::qWait(1500);  // some checkpoints
+    ::kill(static_cast<pid_t>(trainer.processId()), SIGKILL);  // no chance to clean up
+    QVERIFY(trainer.waitForFinished(10000));
+    auto before = run({"info", runFile});
+    QCOMPARE(before.code, 0);  // a crashed writer leaves a readable file
+    const auto stepsBefore =
+        QRegularExpression("checkpoint after (\\d+)").match(before.out).captured(1).toLongLong();
+    QVERIFY2(stepsBefore > 0, qPrintable(before.out));
+
+    QProcess resumer;
+    resumer.start(LENGEN_CLI_PATH, {"train", "--resume", runFile, "--threads", "1"});
+    QVERIFY(resumer.waitForStarted());
+    QTest::qWait(1500);
+    auto second = run({"train", "--resume", runFile});  // one writer at a time
+    QCOMPARE(second.code, 3);
+    QVERIFY2(second.err.contains("being written by another process"), qPrintable(second.err));
+    ::kill(static_cast<pid_t>(resumer.processId()), SIGINT);
+    QVERIFY(resumer.waitForFinished(60000));
+    QCOMPARE(resumer.exitCode(), 130);
+    auto after = run({"info", runFile});
+    const auto stepsAfter =
+        QRegularExpression("checkpoint after (\\d+)").match(after.out).captured(1).toLongLong();
+    QVERIFY2(stepsAfter > stepsBefore, qPrintable(after.out));
+    QVERIFY(!QFile::exists(runFile + ".lock"));
 }
 
 void TestCli::h5pyReadsLogAndCheckpoint()

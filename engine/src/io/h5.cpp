@@ -1,5 +1,9 @@
 #include "io/h5.h"
 
+#include <fcntl.h>
+#include <sys/file.h>
+#include <unistd.h>
+
 #include <algorithm>
 #include <cstring>
 
@@ -101,10 +105,37 @@ H5Handle openFile(const std::string& path, OpenMode mode)
     H5Pset_libver_bounds(fapl.id(), H5F_LIBVER_LATEST, H5F_LIBVER_LATEST);
     const unsigned flags = mode == OpenMode::ReadSwmr ? (H5F_ACC_RDONLY | H5F_ACC_SWMR_READ)
                                                       : H5F_ACC_RDWR;
+    if (mode == OpenMode::ReadWriteAfterCrash) {
+        // The file-access property h5clear uses; settable by name through the public H5Pset.
+        hbool_t clear = true;
+        if (H5Pexist(fapl.id(), "clear_status_flags") > 0)
+            H5Pset(fapl.id(), "clear_status_flags", &clear);
+        H5Eclear2(H5E_DEFAULT);
+    }
     hid_t id = H5Fopen(path.c_str(), flags, fapl.id());
     if (id < 0)
         throwH5(ErrorKind::RunFile, "cannot open the run file", path);
     return H5Handle(id, H5Fclose);
+}
+
+WriterLock::WriterLock(const std::string& runFile) : m_path(runFile + ".lock")
+{
+    m_fd = ::open(m_path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+    if (m_fd < 0)
+        throw Error(ErrorKind::Io, "cannot create the lock file " + m_path);
+    if (::flock(m_fd, LOCK_EX | LOCK_NB) != 0) {
+        ::close(m_fd);
+        m_fd = -1;
+        throw Error(ErrorKind::RunFile, "the run is being written by another process: " + runFile);
+    }
+}
+
+WriterLock::~WriterLock()
+{
+    if (m_fd >= 0) {
+        ::unlink(m_path.c_str());
+        ::close(m_fd);
+    }
 }
 
 H5Handle createFile(const std::string& path)

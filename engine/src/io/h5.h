@@ -40,9 +40,25 @@ private:
 /// Throws Error(kind) "<what> (<path>): <HDF5's innermost message>".
 [[noreturn]] void throwH5(ErrorKind kind, const std::string& what, const std::string& path);
 
-enum class OpenMode { ReadSwmr, ReadWrite };
-/// Opens an existing file; Error(RunFile) if it is missing or not HDF5.
+enum class OpenMode { ReadSwmr, ReadWrite, ReadWriteAfterCrash };
+/// Opens an existing file; Error(RunFile) if it is missing or not HDF5. ReadWriteAfterCrash also
+/// clears the status flags a crashed SWMR writer leaves (as `h5clear -s`): only call it while
+/// holding the run's writer lock, i.e. when no other process can be writing.
 H5Handle openFile(const std::string& path, OpenMode mode);
+
+/// Exclusive advisory lock of one writer per run file (flock on "<path>.lock"); released when
+/// the holder closes it or dies. Error(RunFile) if another live process holds it.
+class WriterLock {
+public:
+    explicit WriterLock(const std::string& runFile);
+    ~WriterLock();
+    WriterLock(const WriterLock&) = delete;
+    WriterLock& operator=(const WriterLock&) = delete;
+
+private:
+    std::string m_path;
+    int m_fd = -1;
+};
 /// Creates a new file with the latest format (needed for SWMR); Error(Io) on failure.
 H5Handle createFile(const std::string& path);
 

@@ -68,11 +68,12 @@ public:
     const std::string& path() const { return m_path; }
 
 private:
-    RunWriter(std::string path, H5Handle file);
+    RunWriter(std::string path, std::unique_ptr<WriterLock> lock, H5Handle file);
     void openLog();
     void startSwmr();
 
     std::string m_path;
+    std::unique_ptr<WriterLock> m_lock;  // held for the writer's lifetime; before m_file
     H5Handle m_file;
     std::map<std::string, H5Handle> m_log;
     int m_pointwiseWidth = 1;

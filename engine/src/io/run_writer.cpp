@@ -63,13 +63,17 @@ void writeScalar(hid_t loc, const char* name, hid_t type, T value, const std::st
 
 }  // namespace
 
-RunWriter::RunWriter(std::string path, H5Handle file) : m_path(std::move(path)), m_file(std::move(file)) {}
+RunWriter::RunWriter(std::string path, std::unique_ptr<WriterLock> lock, H5Handle file)
+    : m_path(std::move(path)), m_lock(std::move(lock)), m_file(std::move(file))
+{
+}
 
 RunWriter::~RunWriter()
 {
     H5Lock lock(h5Mutex());
     m_log.clear();
     m_file.reset();
+    m_lock.reset();  // only after the file is closed
 }
 
 std::unique_ptr<RunWriter> RunWriter::create(const std::string& path, const RunHeader& h,
@@ -134,7 +138,11 @@ std::unique_ptr<RunWriter> RunWriter::reopen(const std::string& path, std::int64
                                              const std::string& device)
 {
     H5Lock lock(h5Mutex());
-    std::unique_ptr<RunWriter> writer(new RunWriter(path, openFile(path, OpenMode::ReadWrite)));
+    // Holding the writer lock proves no live process writes this run, so status flags left by
+    // a crashed SWMR writer can be cleared safely.
+    auto writerLock = std::make_unique<WriterLock>(path);
+    std::unique_ptr<RunWriter> writer(new RunWriter(
+        path, std::move(writerLock), openFile(path, OpenMode::ReadWriteAfterCrash)));
     writer->openLog();
     // Rows logged after the checkpoint we continue from will be logged again: drop them.
     auto& steps = writer->m_log.at("step");
