@@ -20,11 +20,7 @@ const char* kGptConfig =
 
 InContextModel makeGpt(std::uint64_t seed = 1)
 {
-    auto model = buildModel(lengen::test::loadOne(kGptConfig));
-    auto gen = at::make_generator<at::CPUGeneratorImpl>(seed);
-    model->initialise(gen);
-    model->setDropoutGenerator(gen);
-    return model;
+    return lengen::test::initialisedModel(kGptConfig, seed);
 }
 
 }  // namespace

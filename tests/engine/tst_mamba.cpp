@@ -19,13 +19,7 @@ const char* kMambaConfig =
     " increment: 0, interval: 10}, points: {start: 6, end: 6, increment: 0, interval: 10}}}\n"
     "training: {max_steps: 5}\n";
 
-InContextModel makeMamba(std::uint64_t seed = 1)
-{
-    auto model = buildModel(lengen::test::loadOne(kMambaConfig));
-    auto gen = at::make_generator<at::CPUGeneratorImpl>(seed);
-    model->initialise(gen);
-    return model;
-}
+InContextModel makeMamba() { return lengen::test::initialisedModel(kMambaConfig); }
 
 }  // namespace
 

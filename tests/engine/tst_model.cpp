@@ -21,10 +21,7 @@ InContextModel makeModel(const std::string& pe, int layers = 2, std::uint64_t se
         yaml = QString::fromStdString(yaml)
                    .replace("num_hidden_layers: 2", QString("num_hidden_layers: %1").arg(layers))
                    .toStdString();
-    auto config = lengen::test::loadOne(yaml);
-    auto model = buildModel(config);
-    auto gen = at::make_generator<at::CPUGeneratorImpl>(seed);
-    model->initialise(gen);
+    auto model = lengen::test::initialisedModel(yaml, seed);
     model->eval();
     return model;
 }

@@ -149,11 +149,10 @@ void TestPositionEncodings::fireAtInitialisation()
 void TestPositionEncodings::everyEncodingIsCausal()
 {
     for (const std::string pe : {"fire", "yarn", "dynamic-yarn", "linear", "dynamic"}) {
-        auto config = lengen::test::loadOne(lengen::test::tinyConfig("linear_regression", pe));
-        auto model = buildModel(config);
-        auto gen = at::make_generator<at::CPUGeneratorImpl>(1);
-        model->initialise(gen);
+        auto model =
+            lengen::test::initialisedModel(lengen::test::tinyConfig("linear_regression", pe));
         model->eval();
+        auto gen = at::make_generator<at::CPUGeneratorImpl>(1);
         auto xs = torch::randn({2, 8, 3}, gen, torch::kFloat32);
         auto ys = torch::randn({2, 8}, gen, torch::kFloat32);
         torch::NoGradGuard noGrad;

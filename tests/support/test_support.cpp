@@ -73,4 +73,13 @@ engine::RunConfig loadOne(const std::string& yaml)
     return engine::loadConfigText(yaml, "<test>").runs.at(0);
 }
 
+engine::model::InContextModel initialisedModel(const std::string& yaml, std::uint64_t seed)
+{
+    auto model = engine::model::buildModel(loadOne(yaml));
+    auto gen = at::make_generator<at::CPUGeneratorImpl>(seed);
+    model->initialise(gen);
+    model->setDropoutGenerator(gen);
+    return model;
+}
+
 }  // namespace lengen::test

@@ -4,6 +4,7 @@
 #include <string>
 
 #include "lengen/engine/config.h"
+#include "model/icl_model.h"
 
 namespace lengen::test {
 
@@ -23,5 +24,9 @@ std::string tinyConfig(const std::string& task = "linear_regression",
 
 /// Loads a config from text and returns its first run (QFAIL-free: throws on error).
 engine::RunConfig loadOne(const std::string& yaml);
+
+/// The model a config text describes, initialised from a generator seeded with `seed` (which
+/// also drives its dropout), in training mode.
+engine::model::InContextModel initialisedModel(const std::string& yaml, std::uint64_t seed = 1);
 
 }  // namespace lengen::test
