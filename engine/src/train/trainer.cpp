@@ -48,12 +48,17 @@ std::string randomRunId()
 // both at 2 threads on a 2-core machine a step is 1.7x (tiny model) to 2.8x (micro model)
 // slower than giving every thread to BLAS and one to Torch (bench/README.md). With another
 // BLAS (MKL, the reference BLAS) Torch gets the threads instead.
-void applyThreads(int threads)
+// Default BLAS threads: at hidden size < 128 the GEMMs are too small to split (2 threads: 27.6
+// vs 27.8 steps/s on the quick preset) and a second spinning thread collapses when the machine
+// is busy; from 256 on, 2 threads are 1.5x faster (bench/README.md).
+constexpr int kSmallModelHidden = 128;
+
+void applyThreads(int threads, int hiddenSize)
 {
     if (std::getenv("LENGEN_NO_THREAD_POLICY"))  // bench/train_speed.sh measures the default
         return;
-    const int n = threads > 0 ? threads
-                              : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+    const int cores = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+    const int n = threads > 0 ? threads : (hiddenSize < kSmallModelHidden ? 1 : cores);
     using SetThreads = void (*)(int);
     auto* openblas = reinterpret_cast<SetThreads>(dlsym(RTLD_DEFAULT, "openblas_set_num_threads"));
     if (openblas) {
@@ -122,7 +127,7 @@ RunSummary train(RunConfig config, const TrainOptions& options, RunControl& cont
         config.seed = options.seed;
     if (!config.seed)
         config.seed = std::random_device{}();
-    applyThreads(options.threads);
+    applyThreads(options.threads, config.model.hiddenSize);
     const std::string device = resolveDevice(options.device);
 
     training::TrainSession s;
@@ -152,7 +157,7 @@ RunSummary resume(const std::string& runFile, const TrainOptions& options, RunCo
     }
     RunConfig config = loaded.runs.at(0);
     config.seed = info.seed;
-    applyThreads(options.threads);
+    applyThreads(options.threads, config.model.hiddenSize);
     const std::string device = resolveDevice(options.device);
 
     training::TrainSession s;
