@@ -109,14 +109,7 @@ void TestModel::causalForEveryPositionEncoding()
     for (const std::string pe : {"rope", "nope", "alibi"}) {
         auto model = makeModel(pe);
         auto [xs, ys] = prompt(8);
-        torch::NoGradGuard noGrad;
-        auto before = model->forward(xs, ys).predictions;
-        auto xs2 = xs.clone(), ys2 = ys.clone();
-        xs2.select(1, 5).add_(3.0);  // change x_5 and y_4
-        ys2.select(1, 4).add_(3.0);
-        auto after = model->forward(xs2, ys2).predictions;
-        QVERIFY2(torch::equal(before.slice(1, 0, 5), after.slice(1, 0, 5)), pe.c_str());
-        QVERIFY2(!torch::allclose(before.slice(1, 5), after.slice(1, 5)), pe.c_str());
+        QVERIFY2(lengen::test::isCausalAt(model, xs, ys, 5), pe.c_str());
     }
 }
 

@@ -155,13 +155,7 @@ void TestPositionEncodings::everyEncodingIsCausal()
         auto gen = at::make_generator<at::CPUGeneratorImpl>(1);
         auto xs = torch::randn({2, 8, 3}, gen, torch::kFloat32);
         auto ys = torch::randn({2, 8}, gen, torch::kFloat32);
-        torch::NoGradGuard noGrad;
-        auto before = model->forward(xs, ys).predictions;
-        auto xs2 = xs.clone();
-        xs2.select(1, 6).add_(5.0);
-        auto after = model->forward(xs2, ys).predictions;
-        QVERIFY2(torch::equal(before.slice(1, 0, 6), after.slice(1, 0, 6)), pe.c_str());
-        QVERIFY2(!torch::allclose(before.slice(1, 6), after.slice(1, 6)), pe.c_str());
+        QVERIFY2(lengen::test::isCausalAt(model, xs, ys, 6), pe.c_str());
     }
 }
 

@@ -82,4 +82,17 @@ engine::model::InContextModel initialisedModel(const std::string& yaml, std::uin
     return model;
 }
 
+bool isCausalAt(engine::model::InContextModel& model, const torch::Tensor& xs,
+                const torch::Tensor& ys, std::int64_t at)
+{
+    torch::NoGradGuard noGrad;
+    auto before = model->forward(xs, ys).predictions;
+    auto xs2 = xs.clone(), ys2 = ys.clone();
+    xs2.select(1, at).add_(3.0);
+    ys2.select(1, at - 1).add_(3.0);  // y_{at-1} comes after the x token read for at-1
+    auto after = model->forward(xs2, ys2).predictions;
+    return torch::equal(before.slice(1, 0, at), after.slice(1, 0, at)) &&
+           !torch::allclose(before.slice(1, at), after.slice(1, at));
+}
+
 }  // namespace lengen::test

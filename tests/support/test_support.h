@@ -29,4 +29,9 @@ engine::RunConfig loadOne(const std::string& yaml);
 /// also drives its dropout), in training mode.
 engine::model::InContextModel initialisedModel(const std::string& yaml, std::uint64_t seed = 1);
 
+/// Causality on one prompt (xs [B, N, D], ys [B, N]): perturbing x_at and y_{at-1} leaves the
+/// predictions for points 0..at-1 bit-identical and changes a later one.
+bool isCausalAt(engine::model::InContextModel& model, const torch::Tensor& xs,
+                const torch::Tensor& ys, std::int64_t at);
+
 }  // namespace lengen::test
