@@ -80,8 +80,12 @@ torch::Tensor rotateHalf(const torch::Tensor& x)
 void RotaryImpl::rotate(torch::Tensor& q, torch::Tensor& k, const PositionSpan& pos)
 {
     auto [cq, sq] = cosSin(pos.q, pos.maxPos);  // [Tq, d]
-    auto [ck, sk] = cosSin(pos.k, pos.maxPos);  // [Tk, d]
     q = q * cq + rotateHalf(q) * sq;
+    if (pos.k.is_same(pos.q)) {  // self-attention over one span (training): same table
+        k = k * cq + rotateHalf(k) * sq;
+        return;
+    }
+    auto [ck, sk] = cosSin(pos.k, pos.maxPos);  // [Tk, d]
     k = k * ck + rotateHalf(k) * sk;
 }
 
