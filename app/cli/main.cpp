@@ -6,6 +6,7 @@
 #include <cstdio>
 #include <exception>
 
+#include "analysis_commands.h"
 #include "commands.h"
 #include "lengen/engine/config.h"
 #include "lengen/engine/errors.h"
@@ -68,6 +69,51 @@ int main(int argc, char** argv)
                         "Print the per-position metric, mean of the last N logged steps")
         ->check(CLI::NonNegativeNumber);
 
+    cli::AnalysisArgs evalArgs;
+    engine::EvalOptions evalOptions;
+    bool evalShow = false;
+    auto* evalCmd = app.add_subcommand(
+        "eval", "Error per in-context position of a run's model and its task's baselines, at the "
+                "training length and beyond (stored in <run>/analysis.h5)");
+    evalCmd->add_option("run", evalArgs.run, "Run folder or run.h5")->required();
+    evalCmd->add_option("--methods", evalOptions.methods,
+                        "standard, ood_length, half_subspace, skewed, scale-x=<s>, scale-y=<s> "
+                        "(default: all for the task)")
+        ->delimiter(',');
+    evalCmd->add_option("--prompts", evalOptions.prompts, "Prompts per method")
+        ->capture_default_str()->check(CLI::PositiveNumber);
+    evalCmd->add_option("--batch", evalOptions.batchSize, "Functions drawn per task instance")
+        ->capture_default_str()->check(CLI::PositiveNumber);
+    evalCmd->add_option("--ood-factor", evalOptions.oodFactor,
+                        "Prompt length of the long methods, in training lengths")
+        ->capture_default_str()->check(CLI::PositiveNumber);
+    evalCmd->add_flag("!--no-baselines", evalOptions.baselines, "Evaluate the model only");
+    evalCmd->add_flag("--show", evalShow, "Only print the stored results");
+    auto addCommon = [](CLI::App* cmd, cli::AnalysisArgs& a) {
+        cmd->add_option("--seed", a.common.seed, "Seed of prompts and bootstrap")
+            ->capture_default_str();
+        cmd->add_option("--bootstrap", a.common.bootstrapTrials, "Bootstrap resamples")
+            ->capture_default_str()->check(CLI::NonNegativeNumber);
+        cmd->add_option("--memory-budget", a.common.memoryBudgetMiB,
+                        "MiB the model forward may hold at once (micro-batches and attention "
+                        "row blocks are sized to fit)")
+            ->capture_default_str()->check(CLI::PositiveNumber);
+        cmd->add_option("--device", a.common.device, "cpu, cuda or cuda:N");
+        cmd->add_option("--threads", a.common.threads, "CPU threads (default: by model size)")
+            ->check(CLI::NonNegativeNumber);
+        cmd->add_flag("--force", a.common.force, "Recompute results already stored");
+        cmd->add_flag("--quiet,-q", a.quiet, "No progress output");
+    };
+    addCommon(evalCmd, evalArgs);
+
+    std::string importJson, importRun, importLabel = "python";
+    auto* importCmd = app.add_subcommand(
+        "import", "Import the reference's metrics.json into a run's analysis file");
+    importCmd->add_option("metrics", importJson, "metrics.json written by the Python code")
+        ->required()->check(CLI::ExistingFile);
+    importCmd->add_option("run", importRun, "Run folder or run.h5")->required();
+    importCmd->add_option("--label", importLabel, "Name of the imported set")->capture_default_str();
+
     try {
         app.parse(argc, argv);
     } catch (const CLI::ParseError& e) {
@@ -91,6 +137,11 @@ int main(int argc, char** argv)
             return cli::runValidate(validateConfig, validateQuiet);
         if (*infoCmd)
             return cli::runInfo(infoRun, infoParams, infoPointwise);
+        if (*evalCmd)
+            return evalShow ? cli::printEvaluations(evalArgs.run)
+                            : cli::runEval(evalArgs, evalOptions);
+        if (*importCmd)
+            return cli::runImport(importJson, importRun, importLabel);
     } catch (const engine::Error& e) {
         std::fprintf(stderr, "lengen: error: %s\n", e.what());
         if (!e.detail().empty())

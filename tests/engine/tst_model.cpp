@@ -53,6 +53,7 @@ private Q_SLOTS:
     void alibiSlopes();
     void causalForEveryPositionEncoding();
     void attentionRowsAreCausalDistributions();
+    void queryBlocksAndRowCaptureChangeNothing();
     void relativeEncodingsIgnoreAShift();
     void nopeIgnoresOrderInOneLayer();
     void parameterNamesMatchTheReference();
@@ -126,6 +127,41 @@ void TestModel::attentionRowsAreCausalDistributions()
         QCOMPARE(a.sizes().vec(), (std::vector<std::int64_t>{3, 2, 12, 12}));
         QVERIFY(torch::allclose(a.sum(-1), torch::ones({3, 2, 12}), 1e-5, 1e-5));
         QVERIFY(a.triu(1).eq(0).all().item<bool>());
+    }
+}
+
+void TestModel::queryBlocksAndRowCaptureChangeNothing()
+{
+    // Evaluation computes attention a few query rows at a time and keeps only some rows:
+    // predictions and the kept rows must equal one full forward, for every kind of PE.
+    for (const std::string pe : {"rope", "nope", "alibi", "fire", "dynamic-yarn", "gpt2"}) {
+        const char* gpt = "model: {family: GPT2, max_length: [16], n_embd: 32, n_layer: 2, "
+                          "n_head: 4}\ntask: {data: gaussian, name: linear_regression, "
+                          "curriculum: {dims: {start: 3, end: 3, increment: 0, interval: 10}, "
+                          "points: {start: 8, end: 8, increment: 0, interval: 10}}}\n"
+                          "training: {max_steps: 5}\n";
+        auto model = pe == "gpt2" ? lengen::test::initialisedModel(gpt) : makeModel(pe);
+        model->eval();
+        auto [xs, ys] = prompt(8);
+        torch::NoGradGuard noGrad;
+        ForwardOptions full;
+        full.returnAttention = true;
+        auto a = model->forward(xs, ys, full);
+        for (std::int64_t chunk : {1, 3, 5}) {
+            ForwardOptions blocks;
+            blocks.queryChunk = chunk;
+            blocks.returnAttention = true;
+            blocks.attentionRows = torch::tensor({0, 7, 14}, torch::kLong);
+            auto b = model->forward(xs, ys, blocks);
+            QVERIFY2(torch::allclose(a.predictions, b.predictions, 1e-5, 1e-6), pe.c_str());
+            QCOMPARE(b.attention.size(), a.attention.size());
+            for (size_t l = 0; l < a.attention.size(); ++l) {
+                const auto heads = a.attention[l].size(1);
+                QCOMPARE(b.attention[l].sizes().vec(), (std::vector<std::int64_t>{3, heads, 3, 16}));
+                auto rows = a.attention[l].index_select(2, blocks.attentionRows);
+                QVERIFY2(torch::allclose(rows, b.attention[l], 1e-5, 1e-6), pe.c_str());
+            }
+        }
     }
 }
 

@@ -103,8 +103,9 @@ H5Handle openFile(const std::string& path, OpenMode mode)
     }
     H5Handle fapl(H5Pcreate(H5P_FILE_ACCESS), H5Pclose);
     H5Pset_libver_bounds(fapl.id(), H5F_LIBVER_LATEST, H5F_LIBVER_LATEST);
-    const unsigned flags = mode == OpenMode::ReadSwmr ? (H5F_ACC_RDONLY | H5F_ACC_SWMR_READ)
-                                                      : H5F_ACC_RDWR;
+    const unsigned flags = mode == OpenMode::ReadSwmr   ? (H5F_ACC_RDONLY | H5F_ACC_SWMR_READ)
+                           : mode == OpenMode::ReadOnly ? H5F_ACC_RDONLY
+                                                        : H5F_ACC_RDWR;
     if (mode == OpenMode::ReadWriteAfterCrash) {
         // The file-access property h5clear uses; settable by name through the public H5Pset.
         hbool_t clear = true;
@@ -368,6 +369,53 @@ std::uint64_t readUIntAttribute(hid_t loc, const std::string& name, const std::s
     check(H5Aread(attr.id(), H5T_NATIVE_UINT64, &value), ErrorKind::RunFile,
           "cannot read attribute " + name, path);
     return value;
+}
+
+std::vector<double> readDoublesAttribute(hid_t loc, const std::string& name,
+                                         const std::string& path)
+{
+    auto attr = openAttr(loc, name, path);
+    H5Handle space(H5Aget_space(attr.id()), H5Sclose);
+    std::vector<double> values(static_cast<size_t>(H5Sget_simple_extent_npoints(space.id())));
+    check(H5Aread(attr.id(), H5T_NATIVE_DOUBLE, values.data()), ErrorKind::RunFile,
+          "cannot read attribute " + name, path);
+    return values;
+}
+
+namespace {
+herr_t collectName(hid_t, const char* name, const H5L_info_t*, void* data)
+{
+    static_cast<std::vector<std::string>*>(data)->push_back(name);
+    return 0;
+}
+}  // namespace
+
+std::vector<std::string> memberNames(hid_t group)
+{
+    std::vector<std::string> names;
+    H5Literate(group, H5_INDEX_NAME, H5_ITER_INC, nullptr, collectName, &names);
+    return names;
+}
+
+void writeDoubles(hid_t loc, const std::string& name, const std::vector<double>& values,
+                  const std::string& path)
+{
+    auto ds = createDataset(loc, name, H5T_IEEE_F64LE, {values.size()}, path);
+    if (!values.empty())
+        writeAll(ds.id(), H5T_NATIVE_DOUBLE, values.data(), path);
+}
+
+std::vector<double> readDoubles(hid_t loc, const std::string& name, const std::string& path)
+{
+    auto ds = openDataset(loc, name, path);
+    const auto dims = datasetShape(ds.id());
+    size_t n = 1;
+    for (auto d : dims)
+        n *= d;
+    std::vector<double> out(n);
+    if (n)
+        readAll(ds.id(), H5T_NATIVE_DOUBLE, out.data(), path);
+    return out;
 }
 
 hid_t fixedStringType() { return stringType(false); }

@@ -40,7 +40,7 @@ private:
 /// Throws Error(kind) "<what> (<path>): <HDF5's innermost message>".
 [[noreturn]] void throwH5(ErrorKind kind, const std::string& what, const std::string& path);
 
-enum class OpenMode { ReadSwmr, ReadWrite, ReadWriteAfterCrash };
+enum class OpenMode { ReadSwmr, ReadOnly, ReadWrite, ReadWriteAfterCrash };
 /// Opens an existing file; Error(RunFile) if it is missing or not HDF5. ReadWriteAfterCrash also
 /// clears the status flags a crashed SWMR writer leaves (as `h5clear -s`): only call it while
 /// holding the run's writer lock, i.e. when no other process can be writing.
@@ -99,6 +99,14 @@ std::string readStringAttribute(hid_t loc, const std::string& name, const std::s
 std::int64_t readIntAttribute(hid_t loc, const std::string& name, const std::string& path);
 std::uint64_t readUIntAttribute(hid_t loc, const std::string& name, const std::string& path);
 bool hasAttribute(hid_t loc, const std::string& name);
+std::vector<double> readDoublesAttribute(hid_t loc, const std::string& name,
+                                         const std::string& path);
+/// Names of a group's members, in name order.
+std::vector<std::string> memberNames(hid_t group);
+/// 1-D float64 dataset written / read whole.
+void writeDoubles(hid_t loc, const std::string& name, const std::vector<double>& values,
+                  const std::string& path);
+std::vector<double> readDoubles(hid_t loc, const std::string& name, const std::string& path);
 
 /// Fixed-length (16-byte, NUL-padded) status string, rewritable in SWMR mode.
 constexpr size_t kStatusBytes = 16;

@@ -47,19 +47,6 @@ std::int64_t currentSlot(hid_t file, const std::string& path)
     return current;
 }
 
-herr_t collectNames(hid_t, const char* name, const H5L_info_t*, void* data)
-{
-    static_cast<std::vector<std::string>*>(data)->push_back(name);
-    return 0;
-}
-
-std::vector<std::string> memberNames(hid_t group)
-{
-    std::vector<std::string> names;
-    H5Literate(group, H5_INDEX_NAME, H5_ITER_INC, nullptr, collectNames, &names);
-    return names;
-}
-
 std::vector<NamedTensor> readTensors(hid_t group, const std::string& path)
 {
     std::vector<NamedTensor> out;

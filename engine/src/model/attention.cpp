@@ -8,11 +8,84 @@
 namespace lengen::engine::model {
 
 namespace {
+
 torch::nn::Linear linear(int in, int out)
 {
     return torch::nn::Linear(torch::nn::LinearOptions(in, out).bias(false));
 }
+
+// Additive causal mask (0 on and below the diagonal, -inf above), [T, T], grown on demand.
+torch::Tensor causalMask(std::int64_t t, const torch::Device& device)
+{
+    thread_local torch::Tensor mask;
+    if (!mask.defined() || mask.size(0) < t || mask.device() != device) {
+        const float ninf = -std::numeric_limits<float>::infinity();
+        mask = torch::full({t, t}, ninf, torch::TensorOptions(torch::kFloat32).device(device))
+                   .triu_(1);
+    }
+    return mask;
+}
+
+// Probabilities for query rows [r0, r1) over keys [0, r1): [B, heads, r1-r0, r1].
+torch::Tensor blockProbs(const torch::Tensor& q, const torch::Tensor& k, double scale,
+                         const RowBias& bias, std::int64_t r0, std::int64_t r1)
+{
+    auto causal = causalMask(q.size(2), q.device()).slice(0, r0, r1).slice(1, 0, r1);
+    auto qs = q.slice(2, r0, r1), ks = k.slice(2, 0, r1);
+    auto scores = batchedMatmul(qs * scale, ks, false, true);        // [B, h, r1-r0, r1]
+    auto b = bias ? bias(r0, r1) : torch::Tensor();
+    return torch::softmax(scores + (b.defined() ? b + causal : causal), -1);
+}
+
+// Copies the captured rows that fall in [r0, r1) from a block into `kept` [B, h, R, T].
+void captureRows(torch::Tensor& kept, const torch::Tensor& rows, const torch::Tensor& probs,
+                 std::int64_t r0, std::int64_t r1)
+{
+    auto r = rows.accessor<std::int64_t, 1>();
+    for (std::int64_t i = 0; i < r.size(0); ++i) {
+        if (r[i] < r0 || r[i] >= r1)
+            continue;
+        kept.select(2, i).slice(-1, 0, r1).copy_(probs.select(2, r[i] - r0));
+    }
+}
+
 }  // namespace
+
+torch::Tensor attendCausal(const torch::Tensor& q, const torch::Tensor& k, const torch::Tensor& v,
+                           double scale, const RowBias& bias, AttentionTap* tap,
+                           const std::function<torch::Tensor(const torch::Tensor&)>& onProbs)
+{
+    const auto b = q.size(0), h = q.size(1), t = q.size(2);
+    const bool capture = tap && tap->capture;
+    const bool allRows = !capture || !tap->rows.defined();
+    const std::int64_t chunk = tap && tap->queryChunk > 0 ? std::min(tap->queryChunk, t) : t;
+    if (chunk == t) {  // the training path: one block
+        auto probs = blockProbs(q, k, scale, bias, 0, t);          // [B, h, T, T]
+        if (capture)
+            tap->weights.push_back(allRows ? probs.detach()
+                                           : probs.detach().index_select(2, tap->rows.to(q.device())));
+        return batchedMatmul(onProbs ? onProbs(probs) : probs, v, false, false);
+    }
+    auto out = torch::empty({b, h, t, v.size(3)}, v.options());      // [B, h, T, d]
+    torch::Tensor kept;
+    if (capture) {
+        const auto r = allRows ? t : tap->rows.size(0);
+        kept = torch::zeros({b, h, r, t}, q.options());              // [B, h, R, T]
+    }
+    const auto rowsCpu = capture && !allRows ? tap->rows.to(torch::kCPU) : torch::Tensor();
+    for (std::int64_t r0 = 0; r0 < t; r0 += chunk) {
+        const auto r1 = std::min(t, r0 + chunk);
+        auto probs = blockProbs(q, k, scale, bias, r0, r1);          // [B, h, r1-r0, r1]
+        out.slice(2, r0, r1).copy_(batchedMatmul(probs, v.slice(2, 0, r1), false, false));
+        if (capture && allRows)
+            kept.slice(2, r0, r1).slice(-1, 0, r1).copy_(probs);
+        else if (capture)
+            captureRows(kept, rowsCpu, probs, r0, r1);
+    }
+    if (capture)
+        tap->weights.push_back(kept);
+    return out;
+}
 
 AttentionImpl::AttentionImpl(int hidden, int heads, PositionEncoding pe)
     : m_heads(heads), m_headDim(hidden / heads), m_scale(1.0 / std::sqrt(hidden / heads))
@@ -24,18 +97,8 @@ AttentionImpl::AttentionImpl(int hidden, int heads, PositionEncoding pe)
     m_pe = register_module("rotary_emb", std::move(pe));
 }
 
-torch::Tensor AttentionImpl::causalMask(std::int64_t t, const torch::Device& device)
-{
-    if (!m_mask.defined() || m_mask.size(0) < t || m_mask.device() != device) {
-        const float ninf = -std::numeric_limits<float>::infinity();
-        m_mask = torch::full({t, t}, ninf, torch::TensorOptions(torch::kFloat32).device(device))
-                     .triu_(1);
-    }
-    return m_mask.slice(0, 0, t).slice(1, 0, t);
-}
-
 torch::Tensor AttentionImpl::forward(const torch::Tensor& x, const PositionSpan& pos,
-                                     torch::Tensor* weights)
+                                     AttentionTap* tap)
 {
     const auto b = x.size(0), t = x.size(1);
     auto split = [&](const torch::Tensor& y) {  // [B, T, H] -> [B, heads, T, d]
@@ -46,14 +109,20 @@ torch::Tensor AttentionImpl::forward(const torch::Tensor& x, const PositionSpan&
     auto v = split(m_v(x));
     m_pe->rotate(q, k, pos);
 
-    auto scores = batchedMatmul(q * m_scale, k, false, true);       // [B, heads, T, T]
-    auto mask = causalMask(t, x.device());                          // [T, T]
-    auto bias = m_pe->logitBias(pos);                               // [heads|1, T, T] or none
-    scores = scores + (bias.defined() ? bias + mask : mask);
-    auto probs = torch::softmax(scores, -1);
-    if (weights)
-        *weights = probs.detach();
-    auto out = batchedMatmul(probs, v, false, false)                // [B, heads, T, d]
+    // The bias of a row block: a sub-span of the forward's positions (queries r0..r1-1 over
+    // keys 0..r1-1), so FIRE and ALiBi evaluate only the rows being computed.
+    RowBias bias = [&](std::int64_t r0, std::int64_t r1) {
+        if (r0 == 0 && r1 == t)
+            return m_pe->logitBias(pos);
+        PositionSpan sub;
+        sub.q = pos.q.slice(0, r0, r1);
+        sub.k = pos.k.slice(0, 0, r1);
+        sub.q0 = pos.q0 + r0;
+        sub.k0 = pos.k0;
+        sub.maxPos = pos.maxPos;
+        return m_pe->logitBias(sub);
+    };
+    auto out = attendCausal(q, k, v, m_scale, bias, tap)             // [B, heads, T, d]
                    .transpose(1, 2)
                    .reshape({b, t, m_heads * m_headDim});
     return m_o(out);

@@ -1,31 +1,54 @@
 #pragma once
 // Causal multi-head self-attention without biases (Llama, reference §3.3), with a pluggable
-// position encoding. Can hand back the post-softmax weights for the attention probes.
+// position encoding, and the causal attention kernel that every attention backbone shares.
+// Evaluation at long lengths computes scores a block of query rows at a time (AttentionTap) so
+// that the [B, heads, T, T] score tensor is never materialised whole.
 
 #include <torch/torch.h>
+
+#include <functional>
 
 #include "model/position_encoding.h"
 
 namespace lengen::engine::model {
 
+/// How attention is computed and what of it is kept, for one forward (evaluation and probes;
+/// training passes none). Results are identical with and without chunking.
+struct AttentionTap {
+    std::int64_t queryChunk = 0;  ///< query rows per score block; 0 = all rows at once
+    bool capture = false;         ///< keep the post-softmax weights of every layer
+    /// Query rows to keep when capturing, int64 [R] ascending (CPU); undefined = all T rows.
+    torch::Tensor rows;
+    /// Per layer [B, heads, R, T] float32 (zeros right of the diagonal), filled when capturing.
+    std::vector<torch::Tensor> weights;
+};
+
+/// Additive logit bias for query rows [r0, r1) over keys [0, r1): [heads|1, r1-r0, r1], or an
+/// undefined tensor for none.
+using RowBias = std::function<torch::Tensor(std::int64_t r0, std::int64_t r1)>;
+
+/// softmax(q k^T * scale + bias + causal) v for q, k, v [B, heads, T, d] over one span (queries
+/// and keys are the same T positions). `onProbs` may transform the probabilities before they
+/// weight v (GPT-2's attention dropout); it is only called on the unchunked path. The [T, T]
+/// mask is cached per thread. Returns [B, heads, T, d].
+torch::Tensor attendCausal(const torch::Tensor& q, const torch::Tensor& k, const torch::Tensor& v,
+                           double scale, const RowBias& bias, AttentionTap* tap,
+                           const std::function<torch::Tensor(const torch::Tensor&)>& onProbs = {});
+
 class AttentionImpl : public torch::nn::Module {
 public:
     AttentionImpl(int hidden, int heads, PositionEncoding pe);
-    /// x [B, T, H] -> [B, T, H]. If `weights` is non-null it receives the attention
-    /// probabilities [B, heads, T, T] (float32, causal zeros above the diagonal).
+    /// x [B, T, H] -> [B, T, H]. With a capturing tap, appends this layer's weights to it.
     torch::Tensor forward(const torch::Tensor& x, const PositionSpan& pos,
-                          torch::Tensor* weights = nullptr);
+                          AttentionTap* tap = nullptr);
     PositionEncoding positionEncoding() const { return m_pe; }
 
 private:
-    torch::Tensor causalMask(std::int64_t t, const torch::Device& device);
-
     int m_heads;
     int m_headDim;
     double m_scale;
     torch::nn::Linear m_q{nullptr}, m_k{nullptr}, m_v{nullptr}, m_o{nullptr};
     PositionEncoding m_pe{nullptr};
-    torch::Tensor m_mask;  // cached [T, T] additive causal mask (0 / -inf)
 };
 TORCH_MODULE(Attention);
 

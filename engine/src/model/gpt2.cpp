@@ -4,6 +4,8 @@
 #include <limits>
 
 #include "lengen/engine/errors.h"
+#include "model/attention.h"
+#include "model/small_bmm.h"
 
 namespace lengen::engine::model {
 
@@ -39,18 +41,15 @@ public:
         m_mlpProj = mlp->register_module("c_proj", Conv1D(4 * s.hidden, s.hidden));
     }
 
-    torch::Tensor forward(const torch::Tensor& h, torch::Tensor* weights)
+    torch::Tensor forward(const torch::Tensor& h, AttentionTap* tap)
     {
         const std::int64_t b = h.size(0), t = h.size(1), d = m_s.hidden / m_s.heads;
         auto qkv = m_cAttn(m_ln1(h)).view({b, t, 3, m_s.heads, d}).permute({2, 0, 3, 1, 4});
-        auto scores = torch::matmul(qkv[0], qkv[1].transpose(-2, -1)) / std::sqrt(double(d));
-        auto mask = torch::full({t, t}, -std::numeric_limits<float>::infinity(),
-                                scores.options()).triu_(1);
-        auto probs = torch::softmax(scores + mask, -1);                 // [B, heads, T, T]
-        if (weights)
-            *weights = probs.detach();
-        probs = m_owner->dropout(probs, m_s.attnDropout);
-        auto attn = torch::matmul(probs, qkv[2]).transpose(1, 2).reshape({b, t, m_s.hidden});
+        auto dropout = [&](const torch::Tensor& p) { return m_owner->dropout(p, m_s.attnDropout); };
+        auto attn = attendCausal(qkv[0], qkv[1], qkv[2], 1.0 / std::sqrt(double(d)), {}, tap,
+                                 dropout)                                 // [B, heads, T, d]
+                        .transpose(1, 2)
+                        .reshape({b, t, m_s.hidden});
         auto x = h + m_owner->dropout(m_attnProj(attn), m_s.residDropout);
         auto mlp = m_mlpProj(torch::gelu(m_fc(m_ln2(x)), "tanh"));
         return x + m_owner->dropout(mlp, m_s.residDropout);
@@ -84,7 +83,7 @@ torch::Tensor Gpt2Impl::dropout(const torch::Tensor& x, double p)
 }
 
 torch::Tensor Gpt2Impl::forward(const torch::Tensor& h, const PositionSpan& pos,
-                                std::vector<torch::Tensor>* weights)
+                                AttentionTap* tap)
 {
     if (pos.maxPos >= m_sizes.positions)
         throw Error(ErrorKind::Runtime,
@@ -92,12 +91,8 @@ torch::Tensor Gpt2Impl::forward(const torch::Tensor& h, const PositionSpan& pos,
                         " tokens; this prompt needs " + std::to_string(pos.maxPos + 1) +
                         " (raise model.max_length)");
     auto x = dropout(h + m_wpe(pos.q).unsqueeze(0), m_sizes.embdDropout);
-    for (auto& block : m_blocks) {
-        torch::Tensor w;
-        x = block->forward(x, weights ? &w : nullptr);
-        if (weights)
-            weights->push_back(w);
-    }
+    for (auto& block : m_blocks)
+        x = block->forward(x, tap);
     return m_lnF(x);
 }
 

@@ -36,7 +36,7 @@ class Gpt2Impl : public BackboneImpl {
 public:
     explicit Gpt2Impl(const Gpt2Sizes& sizes);
     torch::Tensor forward(const torch::Tensor& h, const PositionSpan& pos,
-                          std::vector<torch::Tensor>* weights) override;
+                          AttentionTap* tap) override;
     /// The generator dropout draws its masks from (the run's); unset = no dropout.
     void setDropoutGenerator(const at::Generator& gen) { m_gen = gen; }
     /// Inverted dropout with a mask drawn on the CPU from the run's generator.

@@ -54,8 +54,13 @@ ForwardResult InContextModelImpl::forward(const torch::Tensor& xs, const torch::
     const auto t = z.size(1);
     auto pos = PositionSpan::contiguous(options.positionOffset, t, z.device());
     ForwardResult result;
-    auto h = m_backbone->forward(m_input(z), pos, options.returnAttention ? &result.attention
-                                                                          : nullptr);
+    AttentionTap tap;
+    tap.queryChunk = options.queryChunk;
+    tap.capture = options.returnAttention;
+    tap.rows = options.attentionRows;
+    const bool useTap = tap.capture || tap.queryChunk > 0;
+    auto h = m_backbone->forward(m_input(z), pos, useTap ? &tap : nullptr);
+    result.attention = std::move(tap.weights);
     auto out = m_output(h).squeeze(-1);                 // [B, 2N]
     result.predictions = out.slice(1, 0, t, 2);         // x tokens: [B, N]
     return result;

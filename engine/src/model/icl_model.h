@@ -23,11 +23,16 @@ namespace lengen::engine::model {
 struct ForwardOptions {
     std::int64_t positionOffset = 0;  ///< first token's position (0 in training)
     bool returnAttention = false;     ///< fill ForwardResult::attention
+    /// Token rows (queries) whose attention to keep, int64 [R]; undefined = all 2N rows.
+    torch::Tensor attentionRows;
+    /// Compute attention scores this many query rows at a time (0 = all): bounds memory at
+    /// long lengths without changing the results.
+    std::int64_t queryChunk = 0;
 };
 
 struct ForwardResult {
     torch::Tensor predictions;               ///< [B, N], read at token 2i (x_i)
-    std::vector<torch::Tensor> attention;    ///< per layer [B, heads, 2N, 2N] when asked
+    std::vector<torch::Tensor> attention;    ///< per layer [B, heads, R, 2N] when asked
 };
 
 class InContextModelImpl : public torch::nn::Module {

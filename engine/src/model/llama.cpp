@@ -41,9 +41,9 @@ LlamaLayerImpl::LlamaLayerImpl(const RunConfig& config)
 }
 
 torch::Tensor LlamaLayerImpl::forward(const torch::Tensor& h, const PositionSpan& pos,
-                                      torch::Tensor* weights)
+                                      AttentionTap* tap)
 {
-    auto x = h + m_attn(m_inputNorm(h), pos, weights);
+    auto x = h + m_attn(m_inputNorm(h), pos, tap);
     return x + m_mlp(m_postNorm(x));
 }
 
@@ -63,15 +63,11 @@ PositionEncoding LlamaImpl::positionEncoding(size_t layer) const
 }
 
 torch::Tensor LlamaImpl::forward(const torch::Tensor& h, const PositionSpan& pos,
-                                 std::vector<torch::Tensor>* weights)
+                                 AttentionTap* tap)
 {
     auto x = h;
-    for (auto& layer : m_layerList) {
-        torch::Tensor w;
-        x = layer->forward(x, pos, weights ? &w : nullptr);
-        if (weights)
-            weights->push_back(w);
-    }
+    for (auto& layer : m_layerList)
+        x = layer->forward(x, pos, tap);
     return m_norm(x);
 }
 

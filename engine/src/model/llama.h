@@ -41,7 +41,7 @@ class LlamaLayerImpl : public torch::nn::Module {
 public:
     explicit LlamaLayerImpl(const RunConfig& config);
     torch::Tensor forward(const torch::Tensor& h, const PositionSpan& pos,
-                          torch::Tensor* weights = nullptr);
+                          AttentionTap* tap = nullptr);
     PositionEncoding positionEncoding() const { return m_attn->positionEncoding(); }
 
 private:
@@ -54,10 +54,10 @@ TORCH_MODULE(LlamaLayer);
 /// Backbone interface shared by Llama, Mamba and GPT-2: [B, T, H] -> [B, T, H].
 class BackboneImpl : public torch::nn::Module {
 public:
-    /// `weights`, if non-null, receives one [B, heads, T, T] tensor per layer (attention
-    /// backbones only).
+    /// `tap`, if non-null, chunks the attention scores and may capture the weights of every
+    /// layer (attention backbones only; others ignore it).
     virtual torch::Tensor forward(const torch::Tensor& h, const PositionSpan& pos,
-                                  std::vector<torch::Tensor>* weights) = 0;
+                                  AttentionTap* tap) = 0;
     virtual bool hasAttention() const { return true; }
 };
 
@@ -65,7 +65,7 @@ class LlamaImpl : public BackboneImpl {
 public:
     explicit LlamaImpl(const RunConfig& config);
     torch::Tensor forward(const torch::Tensor& h, const PositionSpan& pos,
-                          std::vector<torch::Tensor>* weights) override;
+                          AttentionTap* tap) override;
     /// The PE of one layer (for constants reporting).
     PositionEncoding positionEncoding(size_t layer) const;
 

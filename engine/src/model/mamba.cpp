@@ -88,7 +88,7 @@ MambaImpl::MambaImpl(const MambaSizes& sizes, int layers)
 }
 
 torch::Tensor MambaImpl::forward(const torch::Tensor& h, const PositionSpan&,
-                                 std::vector<torch::Tensor>*)
+                                 AttentionTap*)
 {
     auto x = h;
     for (auto& block : m_blocks)

@@ -52,7 +52,7 @@ class MambaImpl : public BackboneImpl {
 public:
     MambaImpl(const MambaSizes& sizes, int layers);
     torch::Tensor forward(const torch::Tensor& h, const PositionSpan& pos,
-                          std::vector<torch::Tensor>* weights) override;
+                          AttentionTap* tap) override;
     bool hasAttention() const override { return false; }
     void initialise(at::Generator& gen);
 

@@ -25,7 +25,10 @@ torch::Tensor PositionEncodingImpl::logitBias(const PositionSpan&) { return {}; 
 
 // ---------------------------------------------------------------------------------- rotary
 
-RotaryImpl::RotaryImpl(int headDim, double theta) : m_headDim(headDim), m_theta(theta) {}
+RotaryImpl::RotaryImpl(int headDim, double theta)
+    : m_headDim(headDim), m_theta(theta), m_baseFreq(baseFrequencies(headDim, theta))
+{
+}
 
 std::vector<double> RotaryImpl::baseFrequencies(int headDim, double theta)
 {
@@ -38,7 +41,7 @@ std::vector<double> RotaryImpl::baseFrequencies(int headDim, double theta)
 void RotaryImpl::tables(std::int64_t, std::vector<double>& invFreq, double& posScale,
                         double& mscale) const
 {
-    invFreq = baseFrequencies(m_headDim, m_theta);
+    invFreq = m_baseFreq;
     posScale = 1.0;
     mscale = 1.0;
 }

@@ -58,6 +58,7 @@ protected:
                         double& mscale) const;
     int m_headDim;
     double m_theta;
+    std::vector<double> m_baseFreq;  // baseFrequencies(m_headDim, m_theta), computed once
 
 private:
     std::pair<torch::Tensor, torch::Tensor> cosSin(const torch::Tensor& pos, std::int64_t maxPos);

@@ -24,7 +24,7 @@ YarnTables yarnTables(int headDim, double base, double lOrig, double scale)
     t.high = std::min(std::ceil(correctionDim(kBetaSlow)), d - 1);
     if (t.low == t.high)
         t.high += 0.001;  // avoid a zero-width ramp
-    const auto theta = RotaryImpl::baseFrequencies(headDim, base);
+    const auto theta = RotaryImpl::baseFrequencies(headDim, base);  // once per table, not per step
     t.invFreq.resize(theta.size());
     for (size_t i = 0; i < theta.size(); ++i) {
         const double ramp = std::clamp((static_cast<double>(i) - t.low) / (t.high - t.low), 0.0, 1.0);

@@ -3,19 +3,17 @@
 
 #include "lengen/engine/trainer.h"
 
-#include <dlfcn.h>
-
 #include <algorithm>
 #include <chrono>
 #include <cstdlib>
 #include <ctime>
 #include <filesystem>
 #include <random>
-#include <thread>
 
 #include "io/run_store.h"
 #include "lengen/engine/errors.h"
 #include "lengen/engine/run_file.h"
+#include "train/threads.h"
 #include "train/train_loop.h"
 
 namespace fs = std::filesystem;
@@ -42,31 +40,6 @@ std::string randomRunId()
     for (int i = 0; i < 8; ++i)
         id += hex[rd() % 16];
     return id;
-}
-
-// Torch's OpenMP pool and OpenBLAS's own pthread pool both busy-wait on the same cores; with
-// both at 2 threads on a 2-core machine a step is 1.7x (tiny model) to 2.8x (micro model)
-// slower than giving every thread to BLAS and one to Torch (bench/README.md). With another
-// BLAS (MKL, the reference BLAS) Torch gets the threads instead.
-// Default BLAS threads: at hidden size < 128 the GEMMs are too small to split (2 threads: 27.6
-// vs 27.8 steps/s on the quick preset) and a second spinning thread collapses when the machine
-// is busy; from 256 on, 2 threads are 1.5x faster (bench/README.md).
-constexpr int kSmallModelHidden = 128;
-
-void applyThreads(int threads, int hiddenSize)
-{
-    if (std::getenv("LENGEN_NO_THREAD_POLICY"))  // bench/train_speed.sh measures the default
-        return;
-    const int cores = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
-    const int n = threads > 0 ? threads : (hiddenSize < kSmallModelHidden ? 1 : cores);
-    using SetThreads = void (*)(int);
-    auto* openblas = reinterpret_cast<SetThreads>(dlsym(RTLD_DEFAULT, "openblas_set_num_threads"));
-    if (openblas) {
-        torch::set_num_threads(1);
-        openblas(n);
-    } else {
-        torch::set_num_threads(n);
-    }
 }
 
 void initWriter(training::TrainSession& s, const std::string& path, const std::string& runId)
@@ -101,6 +74,14 @@ void fillStarted(training::TrainSession& s, const std::string& runId)
     s.started.parameterCount = s.model->parameterCount();
 }
 
+// Threads, device and session (model, optimiser, sampler, generator) for a new or resumed run.
+void prepareSession(training::TrainSession& s, const RunConfig& config, std::uint64_t seed,
+                    const TrainOptions& options)
+{
+    training::applyThreadPolicy(options.threads, config.model.hiddenSize);
+    setupSession(s, config, seed, resolveDevice(options.device));
+}
+
 }  // namespace
 
 std::string resolveDevice(const std::string& requested)
@@ -127,11 +108,8 @@ RunSummary train(RunConfig config, const TrainOptions& options, RunControl& cont
         config.seed = options.seed;
     if (!config.seed)
         config.seed = std::random_device{}();
-    applyThreads(options.threads, config.model.hiddenSize);
-    const std::string device = resolveDevice(options.device);
-
     training::TrainSession s;
-    setupSession(s, config, *config.seed, device);
+    prepareSession(s, config, *config.seed, options);
     const std::string runId = options.runId.empty() ? randomRunId() : options.runId;
     const auto& dims = config.task.curriculum.dims;
     const fs::path path = fs::path(options.outDir) / config.task.name /
@@ -157,14 +135,10 @@ RunSummary resume(const std::string& runFile, const TrainOptions& options, RunCo
     }
     RunConfig config = loaded.runs.at(0);
     config.seed = info.seed;
-    applyThreads(options.threads, config.model.hiddenSize);
-    const std::string device = resolveDevice(options.device);
-
     training::TrainSession s;
-    setupSession(s, config, info.seed, device);
-    const io::CheckpointState st = io::readCheckpoint(path);
-    training::restoreCheckpoint(s, st);
-    s.writer = io::RunWriter::reopen(path, s.stepsDone, device);
+    prepareSession(s, config, info.seed, options);
+    training::restoreCheckpoint(s, io::readCheckpoint(path));
+    s.writer = io::RunWriter::reopen(path, s.stepsDone, s.device.str());
     fillStarted(s, info.runId);
     return training::runTraining(s, control, observer);
 }

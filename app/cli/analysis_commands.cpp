@@ -1,0 +1,137 @@
+#include "analysis_commands.h"
+
+#include <unistd.h>
+
+#include <chrono>
+#include <csignal>
+#include <cstdio>
+
+#include "lengen/engine/errors.h"
+#include "progress.h"
+
+namespace lengen::cli {
+
+namespace {
+
+engine::RunControl* g_control = nullptr;
+
+void onInterrupt(int)
+{
+    if (g_control)
+        g_control->requestCancelFromSignal();
+}
+
+// One status line on a terminal (rewritten in place), a line every few seconds otherwise.
+class AnalysisProgress final : public engine::AnalysisObserver {
+public:
+    explicit AnalysisProgress(bool quiet) : m_quiet(quiet), m_tty(::isatty(2) != 0) {}
+    void onProgress(const std::string& stage, std::int64_t done, std::int64_t total) override
+    {
+        if (m_quiet)
+            return;
+        const auto now = std::chrono::steady_clock::now();
+        if (!m_tty && stage == m_stage && now - m_last < std::chrono::seconds(5))
+            return;
+        m_last = now;
+        m_stage = stage;
+        const int pct = total > 0 ? static_cast<int>(100 * done / total) : 100;
+        std::fprintf(stderr, m_tty ? "\r\033[K%-40s %3d%% (%lld/%lld)" : "%s %d%% (%lld/%lld)\n",
+                     stage.c_str(), pct, static_cast<long long>(done),
+                     static_cast<long long>(total));
+        std::fflush(stderr);
+        m_open = m_tty;
+    }
+    void onWarning(const std::string& message) override
+    {
+        finish();
+        std::fprintf(stderr, "warning: %s\n", message.c_str());
+    }
+    void finish()
+    {
+        if (m_open)
+            std::fprintf(stderr, "\n");
+        m_open = false;
+    }
+
+private:
+    bool m_quiet, m_tty, m_open = false;
+    std::string m_stage;
+    std::chrono::steady_clock::time_point m_last{};
+};
+
+std::string list(const std::vector<std::string>& items)
+{
+    std::string s;
+    for (const auto& i : items)
+        s += (s.empty() ? "" : ", ") + i;
+    return s.empty() ? "none" : s;
+}
+
+}  // namespace
+
+int runEval(const AnalysisArgs& args, engine::EvalOptions options)
+{
+    engine::RunControl control;
+    g_control = &control;
+    std::signal(SIGINT, onInterrupt);
+    options.common = args.common;
+    AnalysisProgress progress(args.quiet);
+    const auto started = std::chrono::steady_clock::now();
+    const auto summary = engine::evaluateRun(args.run, options, control, progress);
+    progress.finish();
+    const double secs =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+    if (summary.cancelled) {
+        std::fprintf(stderr, "interrupted; methods finished before it are saved: %s\n",
+                     list(summary.computed).c_str());
+        return engine::exitCodeFor(engine::ErrorKind::Interrupted);
+    }
+    std::fprintf(stderr, "evaluated: %s (%s)\n", list(summary.computed).c_str(),
+                 formatDuration(secs).c_str());
+    if (!summary.skipped.empty())
+        std::fprintf(stderr, "already stored for this checkpoint and seed (use --force): %s\n",
+                     list(summary.skipped).c_str());
+    std::printf("%s\n", summary.analysisFile.c_str());
+    return 0;
+}
+
+int runImport(const std::string& json, const std::string& run, const std::string& label)
+{
+    const auto methods = engine::importMetricsJson(json, run, label);
+    std::fprintf(stderr, "imported %zu methods under '%s': %s\n", methods.size(), label.c_str(),
+                 list(methods).c_str());
+    std::printf("%s\n", engine::analysisFileFor(run).c_str());
+    return 0;
+}
+
+int printEvaluations(const std::string& run)
+{
+    const auto results = engine::readEvaluations(run);
+    if (results.empty()) {
+        std::printf("no evaluation stored (run: lengen eval %s)\n", run.c_str());
+        return 0;
+    }
+    for (const auto& r : results) {
+        std::printf("%s  [%s; %d prompts, %d points, train length %d, checkpoint step %lld]\n",
+                    r.method.c_str(), r.source.c_str(), r.prompts, r.nPoints, r.trainPoints,
+                    static_cast<long long>(r.checkpointStep));
+        // Positions: 0, D, 2D, the train length's last point and the prompt's last point.
+        std::vector<int> at;
+        for (int k : {0, r.dims, 2 * r.dims, r.trainPoints - 1, r.nPoints - 1})
+            if (k >= 0 && k < r.nPoints && (at.empty() || k > at.back()))
+                at.push_back(k);
+        std::printf("  %-34s", "k =");
+        for (int k : at)
+            std::printf(" %9d", k);
+        std::printf("\n");
+        for (const auto& c : r.curves) {
+            std::printf("  %-34s", c.label.c_str());
+            for (int k : at)
+                std::printf(" %9.4f", c.stats.mean.at(static_cast<size_t>(k)));
+            std::printf("\n");
+        }
+    }
+    return 0;
+}
+
+}  // namespace lengen::cli

@@ -1,0 +1,103 @@
+#pragma once
+// Evaluation of a trained run against classical baselines (reference §6) and the probes of
+// §7–§8, plus the analysis file that stores their results beside the run (analysis.h5,
+// docs/analysis-format.md). Synchronous, Qt-free, plain values only: a GUI worker calls these
+// on its own thread and forwards the observer's values.
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "lengen/engine/run_control.h"
+
+namespace lengen::engine {
+
+/// Per-position statistics over prompts (§6.5): mean, standard deviation (n - 1) and the
+/// 5 % / 95 % percentile band of `trials` bootstrap means.
+struct CurveStats {
+    std::vector<double> mean, std, bootstrapLow, bootstrapHigh;
+};
+
+/// Progress of a long evaluation or probe; called on the engine's thread.
+class AnalysisObserver {
+public:
+    virtual ~AnalysisObserver() = default;
+    /// `stage` names what runs (e.g. "ood_length: RoPE"); done/total count its work units.
+    virtual void onProgress(const std::string& /*stage*/, std::int64_t /*done*/,
+                            std::int64_t /*total*/) {}
+    virtual void onWarning(const std::string&) {}
+};
+
+/// Shared by evaluation and probes.
+struct AnalysisOptions {
+    std::uint64_t seed = 1;              ///< draws prompts and bootstrap resamples
+    int bootstrapTrials = 1000;
+    /// Bytes the model forward may use for attention scores and activations at once; the
+    /// micro-batch (and, past one prompt, the query-row chunk) is chosen to fit it.
+    double memoryBudgetMiB = 2048;
+    std::string device;                  ///< "" = cuda if available, else cpu
+    int threads = 0;                     ///< CPU threads (0 = all cores)
+    bool force = false;                  ///< recompute results that are already stored
+};
+
+struct EvalOptions {
+    AnalysisOptions common;
+    std::vector<std::string> methods;    ///< empty = every method of the task (evalMethodsFor)
+    int prompts = 1280;                  ///< prompts per method
+    int batchSize = 64;                  ///< functions drawn together (one task instance)
+    int oodFactor = 8;                   ///< ood_length and covariate shifts: K x points.end
+    bool baselines = true;               ///< also evaluate the task's baselines
+};
+
+/// One stored curve: a model (the transformer or a baseline) under one method.
+struct EvalCurve {
+    std::string model;                   ///< key: "RoPE", "OLS_driver=None", "NN_n=3_uniform", ...
+    std::string label;                   ///< legend: "RoPE", "Least Squares", "3-Nearest Neighbors"
+    CurveStats stats;
+};
+
+/// One method's results as stored (and what produced them).
+struct EvalResult {
+    std::string method;                  ///< standard | ood_length | half_subspace | ...
+    std::int64_t checkpointStep = 0;     ///< completed training steps of the weights used
+    int prompts = 0;
+    std::uint64_t seed = 0;
+    int nPoints = 0;                     ///< prompt length in points
+    int trainPoints = 0;                 ///< curriculum points.end (the training length)
+    int dims = 0;                        ///< D
+    double zeroEstimator = 0;            ///< error of predicting 0 (D, times s^2 for scale-y=s)
+    bool classification = false;         ///< accuracy (true) or squared error
+    std::string source;                  ///< "lengen" or "metrics.json:<path>" when imported
+    std::vector<EvalCurve> curves;       ///< transformer first, then baselines
+};
+
+struct EvalSummary {
+    std::string analysisFile;
+    std::vector<std::string> computed;   ///< methods evaluated now
+    std::vector<std::string> skipped;    ///< already stored for this checkpoint and seed
+    std::int64_t lassoUnconverged = 0;   ///< Lasso fits that hit max_iter (warned, kept)
+    bool cancelled = false;              ///< stopped through RunControl; nothing half-stored
+};
+
+/// Every evaluation method for a task: standard and ood_length; Gaussian tasks add
+/// half_subspace, skewed, scale-x=s and scale-y=s for s in {0.333, 0.5, 2, 3}.
+std::vector<std::string> evalMethodsFor(const std::string& task);
+
+/// Evaluates the run's latest checkpoint. Error(Config) for an unknown method, Error(RunFile)
+/// for a run without a checkpoint. Results go to <run folder>/analysis.h5.
+EvalSummary evaluateRun(const std::string& run, const EvalOptions& options, RunControl& control,
+                        AnalysisObserver& observer);
+
+/// Stored evaluation results of a run (empty if none). Imported results have a `source`.
+std::vector<EvalResult> readEvaluations(const std::string& run);
+
+/// Imports a reference metrics.json (§6.6) into the run's analysis file under `label`
+/// (e.g. "python"), so its curves can be shown next to LenGen's. Returns the methods imported.
+std::vector<std::string> importMetricsJson(const std::string& jsonPath, const std::string& run,
+                                           const std::string& label);
+
+/// <run folder>/analysis.h5 for a run folder or run.h5 path.
+std::string analysisFileFor(const std::string& run);
+
+}  // namespace lengen::engine

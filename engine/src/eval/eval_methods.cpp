@@ -1,0 +1,113 @@
+#include "eval/eval_methods.h"
+
+#include <cmath>
+
+#include "lengen/engine/analysis.h"
+#include "lengen/engine/config.h"
+#include "lengen/engine/errors.h"
+
+namespace lengen::engine {
+
+namespace {
+const char* const kScales[] = {"0.333", "0.5", "2", "3"};
+}
+
+std::vector<std::string> evalMethodsFor(const std::string& task)
+{
+    std::vector<std::string> methods{"standard", "ood_length"};
+    if (isBooleanTaskName(task))
+        return methods;
+    methods.push_back("half_subspace");
+    methods.push_back("skewed");
+    for (const char* s : kScales)
+        methods.push_back(std::string("scale-x=") + s);
+    for (const char* s : kScales)
+        methods.push_back(std::string("scale-y=") + s);
+    return methods;
+}
+
+}  // namespace lengen::engine
+
+namespace lengen::engine::eval {
+
+MethodSpec parseMethod(const std::string& name, bool gaussianTask)
+{
+    using K = MethodSpec::Kind;
+    MethodSpec m;
+    m.name = name;
+    auto shift = [&](K kind) {
+        if (!gaussianTask)
+            throw Error(ErrorKind::Config, "method '" + name +
+                                               "' is a covariate shift of Gaussian inputs; "
+                                               "boolean tasks have standard and ood_length");
+        m.kind = kind;
+        return m;
+    };
+    if (name == "standard")
+        return m;
+    if (name == "ood_length") {
+        m.kind = K::OodLength;
+        return m;
+    }
+    if (name == "half_subspace")
+        return shift(K::HalfSubspace);
+    if (name == "skewed")
+        return shift(K::Skewed);
+    for (const auto& [prefix, kind] : {std::pair{"scale-x=", K::ScaleX}, {"scale-y=", K::ScaleY}}) {
+        const std::string p = prefix;
+        if (name.rfind(p, 0) != 0)
+            continue;
+        try {
+            size_t used = 0;
+            m.scale = std::stod(name.substr(p.size()), &used);
+            if (used == name.size() - p.size() && m.scale > 0 && std::isfinite(m.scale))
+                return shift(kind);
+        } catch (const std::logic_error&) {
+        }
+        throw Error(ErrorKind::Config, "method '" + name + "': the scale must be a positive number");
+    }
+    throw Error(ErrorKind::Config, "unknown evaluation method '" + name +
+                                       "' (standard, ood_length, half_subspace, skewed, "
+                                       "scale-x=<s>, scale-y=<s>)");
+}
+
+torch::Tensor sampleTransformation(const torch::Tensor& eigenvalues, bool normalize,
+                                   at::Generator& gen)
+{
+    const auto d = eigenvalues.size(0);
+    auto g = torch::randn({d, d}, gen, torch::kFloat64);
+    auto u = std::get<0>(torch::linalg_svd(g, /*full_matrices=*/true));  // random orthogonal
+    auto lambda = eigenvalues.to(torch::kFloat64);
+    auto t = u.matmul(torch::diag(lambda)).matmul(u.t());
+    if (normalize)
+        t = t * std::sqrt(double(d) / lambda.square().sum().item<double>());
+    return t.to(torch::kFloat32);
+}
+
+torch::Tensor inputTransform(const MethodSpec& method, std::int64_t dims, at::Generator& gen)
+{
+    using K = MethodSpec::Kind;
+    switch (method.kind) {
+    case K::HalfSubspace: {
+        auto lambda = torch::zeros({dims}, torch::kFloat64);
+        lambda.slice(0, 0, dims / 2).fill_(1.0);
+        return sampleTransformation(lambda, true, gen);
+    }
+    case K::Skewed:
+        return sampleTransformation(1.0 / torch::arange(1, dims + 1, torch::kFloat64), true, gen);
+    case K::ScaleX:  // t = s I: U diag(s) U^T is s I for any orthogonal U
+        return torch::eye(dims, torch::kFloat32) * method.scale;
+    default:
+        return {};
+    }
+}
+
+std::uint64_t methodSeed(std::uint64_t seed, const std::string& method)
+{
+    std::uint64_t h = 1469598103934665603ull;
+    for (unsigned char c : method)
+        h = (h ^ c) * 1099511628211ull;
+    return seed ^ (h + 0x9e3779b97f4a7c15ull + (seed << 6) + (seed >> 2));
+}
+
+}  // namespace lengen::engine::eval

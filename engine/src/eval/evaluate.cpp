@@ -1,0 +1,195 @@
+// `evaluateRun`: error per in-context position of the trained model and its task's baselines
+// at the training length and beyond (reference §6), stored in analysis.h5 under
+// /eval/<method>/<model>. Prompts come from one seeded CPU generator per method.
+
+#include <chrono>
+#include <cmath>
+#include <ctime>
+#include <filesystem>
+
+#include "data/tasks.h"
+#include "eval/baselines.h"
+#include "eval/eval_methods.h"
+#include "eval/model_runner.h"
+#include "eval/statistics.h"
+#include "io/analysis_store.h"
+#include "lengen/engine/analysis.h"
+#include "lengen/engine/errors.h"
+
+namespace fs = std::filesystem;
+
+namespace lengen::engine {
+
+namespace {
+
+std::string utcNow()
+{
+    const std::time_t now = std::chrono::system_clock::to_time_t(std::chrono::system_clock::now());
+    std::tm tm{};
+    gmtime_r(&now, &tm);
+    char buf[32];
+    std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
+    return buf;
+}
+
+// What produced a stored method; equal provenance means re-running is a no-op.
+struct Provenance {
+    std::int64_t checkpointStep = 0;
+    std::uint64_t seed = 0;
+    std::int64_t prompts = 0, nPoints = 0, trials = 0, baselines = 0;
+    bool operator==(const Provenance& o) const
+    {
+        return checkpointStep == o.checkpointStep && seed == o.seed && prompts == o.prompts &&
+               nPoints == o.nPoints && trials == o.trials && baselines == o.baselines;
+    }
+};
+
+bool alreadyStored(const std::string& analysis, const std::string& method, const Provenance& want)
+{
+    if (!fs::exists(analysis))
+        return false;
+    auto file = io::openAnalysis(analysis);
+    io::H5Lock lock(io::h5Mutex());
+    const std::string g = "eval/" + method;
+    if (!io::exists(file.id(), g))
+        return false;
+    auto grp = io::openGroup(file.id(), g, analysis);
+    Provenance have;
+    have.checkpointStep = io::intAttr(grp.id(), "checkpoint_step", -1, analysis);
+    have.seed = io::hasAttribute(grp.id(), "seed") ? io::readUIntAttribute(grp.id(), "seed", analysis) : 0;
+    have.prompts = io::intAttr(grp.id(), "prompts", -1, analysis);
+    have.nPoints = io::intAttr(grp.id(), "n_points", -1, analysis);
+    have.trials = io::intAttr(grp.id(), "bootstrap_trials", -1, analysis);
+    have.baselines = io::intAttr(grp.id(), "baselines", -1, analysis);
+    return have == want;
+}
+
+struct MethodMetrics {
+    std::vector<std::string> keys, labels;         // transformer first, then baselines
+    std::vector<std::vector<torch::Tensor>> parts;  // per model: [b, N] metric blocks
+};
+
+}  // namespace
+
+std::string analysisFileFor(const std::string& run)
+{
+    return (fs::path(locateRunFile(run)).parent_path() / "analysis.h5").string();
+}
+
+EvalSummary evaluateRun(const std::string& run, const EvalOptions& options, RunControl& control,
+                        AnalysisObserver& observer)
+{
+    if (options.prompts < 1 || options.batchSize < 1 || options.oodFactor < 1)
+        throw Error(ErrorKind::Config, "prompts, batch size and OOD factor must be >= 1");
+    auto loaded = eval::loadRun(run, options.common);
+    const RunConfig& cfg = loaded.config;
+    const bool gaussian = !cfg.isBooleanTask();
+    std::vector<eval::MethodSpec> methods;
+    for (const auto& name : options.methods.empty() ? evalMethodsFor(cfg.task.name) : options.methods)
+        methods.push_back(eval::parseMethod(name, gaussian));
+    const auto baselines = options.baselines ? eval::baselinesFor(cfg.task.name)
+                                             : std::vector<eval::BaselineSpec>{};
+    const bool referenceCompat = cfg.compat == CompatMode::Reference;
+    const std::int64_t dims = cfg.inputDims();
+
+    EvalSummary summary;
+    summary.analysisFile = analysisFileFor(run);
+    const double budget = options.common.memoryBudgetMiB * 1024 * 1024;
+    for (const auto& method : methods) {
+        const std::int64_t n = cfg.trainPoints() * (method.isLong() ? options.oodFactor : 1);
+        Provenance prov{loaded.checkpointStep, options.common.seed, options.prompts, n,
+                        options.common.bootstrapTrials, options.baselines ? 1 : 0};
+        if (!options.common.force && alreadyStored(summary.analysisFile, method.name, prov)) {
+            summary.skipped.push_back(method.name);
+            continue;
+        }
+        if (cfg.model.backbone == Backbone::Gpt2 && 2 * n > cfg.model.maxPositionEmbeddings) {
+            observer.onWarning(method.name + ": skipped, GPT-2 has learned positions for " +
+                               std::to_string(cfg.model.maxPositionEmbeddings) + " tokens and " +
+                               "this method needs " + std::to_string(2 * n));
+            continue;
+        }
+        auto gen = at::make_generator<at::CPUGeneratorImpl>(eval::methodSeed(options.common.seed,
+                                                                             method.name));
+        auto transform = eval::inputTransform(method, dims, gen);          // [D, D] or none
+        const auto plan = eval::planForward(cfg, options.batchSize, 2 * n, budget);
+        MethodMetrics mm;
+        mm.keys.push_back(eval::modelKey(cfg));
+        mm.labels.push_back(eval::modelKey(cfg));
+        for (const auto& b : baselines) {
+            mm.keys.push_back(b.key);
+            mm.labels.push_back(b.label);
+        }
+        mm.parts.resize(mm.keys.size());
+        const std::int64_t batches = (options.prompts + options.batchSize - 1) / options.batchSize;
+        for (std::int64_t bi = 0; bi < batches; ++bi) {
+            if (!control.shouldContinue()) {
+                summary.cancelled = true;
+                return summary;
+            }
+            const std::int64_t size = std::min<std::int64_t>(
+                options.batchSize, options.prompts - bi * options.batchSize);
+            data::TaskSampler sampler(cfg.task.name, data::TaskShape{size, dims});
+            auto functions = sampler.sample(gen);
+            auto xs = functions->sampleXs(n, dims, gen);                   // [b, N, D]
+            if (transform.defined())
+                xs = torch::matmul(xs, transform);
+            // §9.22: the reference labels with a second, independent task instance.
+            auto ys = referenceCompat ? sampler.sample(gen)->evaluate(xs) : functions->evaluate(xs);
+            if (method.kind == eval::MethodSpec::Kind::ScaleY)
+                ys = ys * method.scale;
+            observer.onProgress(method.name + ": " + mm.keys[0], bi, batches);
+            mm.parts[0].push_back(sampler.metric(eval::predict(loaded, xs, ys, plan), ys));
+            for (size_t m = 1; m < mm.keys.size(); ++m)
+                mm.parts[m].push_back(sampler.metric(
+                    eval::runBaseline(mm.keys[m], xs, ys, summary.lassoUnconverged), ys));
+        }
+        observer.onProgress(method.name + ": aggregating", batches, batches);
+        io::AnalysisWriter writer(summary.analysisFile, loaded.info.runId);
+        auto grp = writer.group("eval/" + method.name, /*fresh=*/true);
+        {
+            io::H5Lock lock(io::h5Mutex());
+            const auto& p = writer.path();
+            io::writeAttribute(grp.id(), "checkpoint_step", loaded.checkpointStep, p);
+            io::writeAttribute(grp.id(), "seed", options.common.seed, p);
+            io::writeAttribute(grp.id(), "prompts", std::int64_t{options.prompts}, p);
+            io::writeAttribute(grp.id(), "n_points", n, p);
+            io::writeAttribute(grp.id(), "train_points", std::int64_t{cfg.trainPoints()}, p);
+            io::writeAttribute(grp.id(), "dims", dims, p);
+            io::writeAttribute(grp.id(), "bootstrap_trials",
+                               std::int64_t{options.common.bootstrapTrials}, p);
+            io::writeAttribute(grp.id(), "baselines", std::int64_t{options.baselines ? 1 : 0}, p);
+            io::writeAttribute(grp.id(), "batch_size", std::int64_t{options.batchSize}, p);
+            io::writeAttribute(grp.id(), "classification", std::int64_t{cfg.isClassification()}, p);
+            const double s = method.kind == eval::MethodSpec::Kind::ScaleY ? method.scale : 1.0;
+            io::writeAttribute(grp.id(), "zero_estimator", std::vector<double>{double(dims) * s * s}, p);
+            io::writeAttribute(grp.id(), "compat", std::string(referenceCompat ? "reference" : "intended"), p);
+            io::writeAttribute(grp.id(), "source", std::string("lengen"), p);
+            io::writeAttribute(grp.id(), "created_at", utcNow(), p);
+            io::writeAttribute(grp.id(), "order", [&] {
+                std::string joined;
+                for (const auto& k : mm.keys)
+                    joined += (joined.empty() ? "" : "\n") + k;
+                return joined;
+            }(), p);
+        }
+        auto bootGen = at::make_generator<at::CPUGeneratorImpl>(
+            eval::methodSeed(options.common.seed, method.name + "/bootstrap"));
+        for (size_t m = 0; m < mm.keys.size(); ++m) {
+            auto metric = torch::cat(mm.parts[m], 0);                      // [prompts, N]
+            io::writeCurve(grp.id(), mm.keys[m], mm.labels[m],
+                           eval::aggregate(metric, options.common.bootstrapTrials, bootGen),
+                           writer.path());
+        }
+        grp.reset();
+        writer.commit();
+        summary.computed.push_back(method.name);
+    }
+    if (summary.lassoUnconverged > 0)
+        observer.onWarning("Lasso did not converge within max_iter on " +
+                           std::to_string(summary.lassoUnconverged) +
+                           " prefixes; their last iterates were used");
+    return summary;
+}
+
+}  // namespace lengen::engine

@@ -1,0 +1,161 @@
+// Reading stored evaluation results, and importing the reference's metrics.json (§6.6) so
+// that curves computed by the Python code can be shown next to LenGen's.
+
+#include <nlohmann/json.hpp>
+
+#include <filesystem>
+#include <fstream>
+
+#include "io/analysis_store.h"
+#include "lengen/engine/analysis.h"
+#include "lengen/engine/config.h"
+#include "lengen/engine/errors.h"
+#include "lengen/engine/run_file.h"
+
+namespace fs = std::filesystem;
+
+namespace lengen::engine {
+
+namespace {
+
+std::vector<std::string> splitLines(const std::string& s)
+{
+    std::vector<std::string> out;
+    size_t start = 0;
+    while (start <= s.size() && !s.empty()) {
+        const auto end = s.find('\n', start);
+        out.push_back(s.substr(start, end == std::string::npos ? std::string::npos : end - start));
+        if (end == std::string::npos)
+            break;
+        start = end + 1;
+    }
+    return out;
+}
+
+EvalResult readMethod(hid_t parent, const std::string& method, const std::string& path)
+{
+    io::H5Lock lock(io::h5Mutex());
+    auto g = io::openGroup(parent, method, path);
+    EvalResult r;
+    r.method = method;
+    r.checkpointStep = io::intAttr(g.id(), "checkpoint_step", 0, path);
+    r.prompts = static_cast<int>(io::intAttr(g.id(), "prompts", 0, path));
+    r.seed = io::hasAttribute(g.id(), "seed") ? io::readUIntAttribute(g.id(), "seed", path) : 0;
+    r.nPoints = static_cast<int>(io::intAttr(g.id(), "n_points", 0, path));
+    r.trainPoints = static_cast<int>(io::intAttr(g.id(), "train_points", 0, path));
+    r.dims = static_cast<int>(io::intAttr(g.id(), "dims", 0, path));
+    r.zeroEstimator = io::doubleAttr(g.id(), "zero_estimator", r.dims, path);
+    r.classification = io::intAttr(g.id(), "classification", 0, path) != 0;
+    r.source = io::stringAttr(g.id(), "source", path);
+    auto order = splitLines(io::stringAttr(g.id(), "order", path));
+    if (order.empty())
+        order = io::memberNames(g.id());
+    for (const auto& key : order)
+        r.curves.push_back(io::readCurve(g.id(), key, path));
+    return r;
+}
+
+std::vector<double> numbers(const nlohmann::ordered_json& j, const std::string& where)
+{
+    if (!j.is_array())
+        throw Error(ErrorKind::Config, where + ": expected a list of numbers");
+    std::vector<double> out;
+    for (const auto& v : j) {
+        if (!v.is_number())
+            throw Error(ErrorKind::Config, where + ": expected a list of numbers");
+        out.push_back(v.get<double>());
+    }
+    return out;
+}
+
+std::string safeName(std::string s)
+{
+    for (auto& c : s)
+        if (c == '/')
+            c = '_';
+    return s.empty() ? "_" : s;
+}
+
+}  // namespace
+
+std::vector<EvalResult> readEvaluations(const std::string& run)
+{
+    const auto path = analysisFileFor(run);
+    std::vector<EvalResult> out;
+    if (!fs::exists(path))
+        return out;
+    auto file = io::openAnalysis(path);
+    io::H5Lock lock(io::h5Mutex());
+    if (io::exists(file.id(), "eval")) {
+        auto g = io::openGroup(file.id(), "eval", path);
+        for (const auto& m : io::memberNames(g.id()))
+            out.push_back(readMethod(g.id(), m, path));
+    }
+    if (io::exists(file.id(), "imported")) {
+        auto imp = io::openGroup(file.id(), "imported", path);
+        for (const auto& label : io::memberNames(imp.id())) {
+            auto g = io::openGroup(imp.id(), label, path);
+            for (const auto& m : io::memberNames(g.id()))
+                out.push_back(readMethod(g.id(), m, path));
+        }
+    }
+    return out;
+}
+
+std::vector<std::string> importMetricsJson(const std::string& jsonPath, const std::string& run,
+                                           const std::string& label)
+{
+    std::ifstream in(jsonPath);
+    if (!in)
+        throw Error(ErrorKind::Io, "cannot read " + jsonPath);
+    nlohmann::ordered_json doc;
+    try {
+        doc = nlohmann::ordered_json::parse(in);
+    } catch (const nlohmann::json::parse_error& e) {
+        throw Error(ErrorKind::Config, jsonPath + ": not valid JSON (byte " +
+                                           std::to_string(e.byte) + ")", e.what());
+    }
+    if (!doc.is_object() || doc.empty())
+        throw Error(ErrorKind::Config, jsonPath + ": expected {method: {model: {mean, std, "
+                                                  "bootstrap_low, bootstrap_high}}}");
+    const auto runFile = locateRunFile(run);
+    const auto info = readRunInfo(runFile);
+    const auto cfg = loadConfigText(info.configYaml, runFile).runs.at(0);
+    io::AnalysisWriter writer(analysisFileFor(run), info.runId);
+    std::vector<std::string> methods;
+    for (const auto& [method, models] : doc.items()) {
+        const std::string where = jsonPath + ": " + method;
+        if (!models.is_object())
+            throw Error(ErrorKind::Config, where + ": expected an object of models");
+        auto grp = writer.group("imported/" + safeName(label) + "/" + safeName(method), true);
+        io::H5Lock lock(io::h5Mutex());
+        const auto& p = writer.path();
+        std::string order;
+        std::int64_t n = 0;
+        for (const auto& [model, stats] : models.items()) {
+            CurveStats s;
+            for (const auto& [key, field] : {std::pair{"mean", &s.mean}, {"std", &s.std},
+                                             {"bootstrap_low", &s.bootstrapLow},
+                                             {"bootstrap_high", &s.bootstrapHigh}}) {
+                if (!stats.contains(key))
+                    throw Error(ErrorKind::Config, where + "." + model + ": missing '" + key + "'");
+                *field = numbers(stats[key], where + "." + model + "." + key);
+            }
+            n = static_cast<std::int64_t>(s.mean.size());
+            io::writeCurve(grp.id(), safeName(model), model + " (" + label + ")", s, p);
+            order += (order.empty() ? "" : "\n") + safeName(model);
+        }
+        io::writeAttribute(grp.id(), "order", order, p);
+        io::writeAttribute(grp.id(), "source", "metrics.json:" + fs::absolute(jsonPath).string(), p);
+        io::writeAttribute(grp.id(), "n_points", n, p);
+        io::writeAttribute(grp.id(), "train_points", std::int64_t{cfg.trainPoints()}, p);
+        io::writeAttribute(grp.id(), "dims", std::int64_t{cfg.inputDims()}, p);
+        io::writeAttribute(grp.id(), "zero_estimator", std::vector<double>{double(cfg.inputDims())}, p);
+        io::writeAttribute(grp.id(), "classification", std::int64_t{cfg.isClassification()}, p);
+        methods.push_back(method);
+    }
+    writer.commit();
+    return methods;
+}
+
+}  // namespace lengen::engine

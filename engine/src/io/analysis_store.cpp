@@ -1,0 +1,150 @@
+#include "io/analysis_store.h"
+
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <filesystem>
+
+namespace fs = std::filesystem;
+
+namespace lengen::engine::io {
+
+namespace {
+
+void checkFormat(hid_t file, const std::string& path)
+{
+    if (!hasAttribute(file, "format") ||
+        readStringAttribute(file, "format", path) != "lengen-analysis")
+        throw Error(ErrorKind::RunFile, "not a LenGen analysis file (HDF5, but foreign): " + path);
+    const auto version = readIntAttribute(file, "format_version", path);
+    if (version > kAnalysisFormatVersion)
+        throw Error(ErrorKind::RunFile, "analysis file format " + std::to_string(version) +
+                                            " is newer than this build supports: " + path);
+}
+
+void syncFile(const std::string& path)
+{
+    const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+    if (fd >= 0) {
+        ::fsync(fd);
+        ::close(fd);
+    }
+}
+
+}  // namespace
+
+AnalysisWriter::AnalysisWriter(const std::string& analysisPath, const std::string& runId)
+    : m_path(analysisPath), m_partial(analysisPath + ".partial")
+{
+    H5Lock lock(h5Mutex());
+    m_lock = std::make_unique<WriterLock>(m_path);
+    std::error_code ec;
+    fs::remove(m_partial, ec);  // left by a crashed editor: never part of the results
+    if (fs::exists(m_path)) {
+        checkFormat(openAnalysis(m_path).id(), m_path);
+        fs::copy_file(m_path, m_partial, fs::copy_options::overwrite_existing, ec);
+        if (ec)
+            throw Error(ErrorKind::Io, "cannot copy the analysis file to " + m_partial + ": " +
+                                           ec.message());
+        m_file = openFile(m_partial, OpenMode::ReadWrite);
+    } else {
+        m_file = createFile(m_partial);
+        writeAttribute(m_file.id(), "format", std::string("lengen-analysis"), m_partial);
+        writeAttribute(m_file.id(), "format_version", std::int64_t{kAnalysisFormatVersion},
+                       m_partial);
+    }
+    writeAttribute(m_file.id(), "run_id", runId, m_partial);
+}
+
+AnalysisWriter::~AnalysisWriter()
+{
+    if (m_committed)
+        return;
+    H5Lock lock(h5Mutex());
+    m_file.reset();
+    std::error_code ec;
+    fs::remove(m_partial, ec);
+}
+
+H5Handle AnalysisWriter::group(const std::string& groupPath, bool fresh)
+{
+    H5Lock lock(h5Mutex());
+    if (fresh && exists(m_file.id(), groupPath))
+        H5Ldelete(m_file.id(), groupPath.c_str(), H5P_DEFAULT);
+    if (exists(m_file.id(), groupPath))
+        return openGroup(m_file.id(), groupPath, m_partial);
+    H5Handle lcpl(H5Pcreate(H5P_LINK_CREATE), H5Pclose);
+    H5Pset_create_intermediate_group(lcpl.id(), 1);
+    hid_t id = H5Gcreate2(m_file.id(), groupPath.c_str(), lcpl.id(), H5P_DEFAULT, H5P_DEFAULT);
+    if (id < 0)
+        throwH5(ErrorKind::Io, "cannot create group " + groupPath, m_partial);
+    return H5Handle(id, H5Gclose);
+}
+
+void AnalysisWriter::commit()
+{
+    H5Lock lock(h5Mutex());
+    if (H5Fflush(m_file.id(), H5F_SCOPE_GLOBAL) < 0)
+        throwH5(ErrorKind::Io, "cannot write the analysis file", m_partial);
+    m_file.reset();
+    syncFile(m_partial);
+    if (std::rename(m_partial.c_str(), m_path.c_str()) != 0)
+        throw Error(ErrorKind::Io, "cannot replace " + m_path + " with the updated results");
+    m_committed = true;
+}
+
+H5Handle openAnalysis(const std::string& path)
+{
+    H5Lock lock(h5Mutex());
+    auto file = openFile(path, OpenMode::ReadOnly);
+    checkFormat(file.id(), path);
+    return file;
+}
+
+void writeCurve(hid_t parent, const std::string& key, const std::string& label,
+                const CurveStats& stats, const std::string& path)
+{
+    H5Lock lock(h5Mutex());
+    auto g = createGroup(parent, key, path);
+    writeAttribute(g.id(), "label", label, path);
+    writeDoubles(g.id(), "mean", stats.mean, path);
+    writeDoubles(g.id(), "std", stats.std, path);
+    writeDoubles(g.id(), "bootstrap_low", stats.bootstrapLow, path);
+    writeDoubles(g.id(), "bootstrap_high", stats.bootstrapHigh, path);
+}
+
+EvalCurve readCurve(hid_t parent, const std::string& key, const std::string& path)
+{
+    H5Lock lock(h5Mutex());
+    auto g = openGroup(parent, key, path);
+    EvalCurve c;
+    c.model = key;
+    c.label = hasAttribute(g.id(), "label") ? readStringAttribute(g.id(), "label", path) : key;
+    c.stats.mean = readDoubles(g.id(), "mean", path);
+    c.stats.std = readDoubles(g.id(), "std", path);
+    c.stats.bootstrapLow = readDoubles(g.id(), "bootstrap_low", path);
+    c.stats.bootstrapHigh = readDoubles(g.id(), "bootstrap_high", path);
+    return c;
+}
+
+std::int64_t intAttr(hid_t loc, const std::string& name, std::int64_t fallback,
+                     const std::string& path)
+{
+    return hasAttribute(loc, name) ? readIntAttribute(loc, name, path) : fallback;
+}
+
+double doubleAttr(hid_t loc, const std::string& name, double fallback, const std::string& path)
+{
+    if (!hasAttribute(loc, name))
+        return fallback;
+    const auto v = readDoublesAttribute(loc, name, path);
+    return v.empty() ? fallback : v[0];
+}
+
+std::string stringAttr(hid_t loc, const std::string& name, const std::string& path)
+{
+    return hasAttribute(loc, name) ? readStringAttribute(loc, name, path) : std::string();
+}
+
+}  // namespace lengen::engine::io

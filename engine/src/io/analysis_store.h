@@ -1,0 +1,56 @@
+#pragma once
+// The analysis file beside a run (<run folder>/analysis.h5, docs/analysis-format.md): results
+// of evaluation and probes. Edited copy-on-write: the current file is copied to
+// analysis.h5.partial, changed there, flushed, fsync'ed and renamed over the original, so a
+// crash or a full disk never damages results already saved, and readers never see a
+// half-written file. One editor at a time (flock on analysis.h5.lock).
+
+#include <memory>
+#include <string>
+
+#include "io/h5.h"
+#include "lengen/engine/analysis.h"
+
+namespace lengen::engine::io {
+
+constexpr int kAnalysisFormatVersion = 1;
+
+class AnalysisWriter {
+public:
+    /// Starts an edit of `analysisPath` (created if missing) for the run `runId`. Error(RunFile)
+    /// if another process is editing it or the existing file is foreign.
+    AnalysisWriter(const std::string& analysisPath, const std::string& runId);
+    ~AnalysisWriter();  ///< without commit(): discards the edit
+    AnalysisWriter(const AnalysisWriter&) = delete;
+    AnalysisWriter& operator=(const AnalysisWriter&) = delete;
+
+    hid_t file() const { return m_file.id(); }
+    const std::string& path() const { return m_path; }
+    /// The group at a slash-separated path, parents created as needed; `fresh` deletes an
+    /// existing group of that name first.
+    H5Handle group(const std::string& groupPath, bool fresh);
+    /// Flush, fsync, rename over the original. The writer is unusable afterwards.
+    void commit();
+
+private:
+    std::string m_path, m_partial;
+    std::unique_ptr<WriterLock> m_lock;
+    H5Handle m_file;
+    bool m_committed = false;
+};
+
+/// Opens an analysis file read-only; Error(RunFile) if it is damaged or foreign.
+H5Handle openAnalysis(const std::string& path);
+
+/// <parent>/<key>/{mean, std, bootstrap_low, bootstrap_high} plus a `label` attribute.
+void writeCurve(hid_t parent, const std::string& key, const std::string& label,
+                const CurveStats& stats, const std::string& path);
+EvalCurve readCurve(hid_t parent, const std::string& key, const std::string& path);
+
+/// Attribute helpers that read a missing attribute as a default.
+std::int64_t intAttr(hid_t loc, const std::string& name, std::int64_t fallback,
+                     const std::string& path);
+double doubleAttr(hid_t loc, const std::string& name, double fallback, const std::string& path);
+std::string stringAttr(hid_t loc, const std::string& name, const std::string& path);
+
+}  // namespace lengen::engine::io
