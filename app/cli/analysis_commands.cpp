@@ -95,6 +95,74 @@ int runEval(const AnalysisArgs& args, engine::EvalOptions options)
     return 0;
 }
 
+int runProbe(const AnalysisArgs& args, engine::ProbeOptions options)
+{
+    engine::RunControl control;
+    g_control = &control;
+    std::signal(SIGINT, onInterrupt);
+    options.common = args.common;
+    AnalysisProgress progress(args.quiet);
+    const auto started = std::chrono::steady_clock::now();
+    const auto summary = engine::probeRun(args.run, options, control, progress);
+    progress.finish();
+    const double secs =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+    if (summary.cancelled) {
+        std::fprintf(stderr, "interrupted; probes finished before it are saved: %s\n",
+                     list(summary.computed).c_str());
+        return engine::exitCodeFor(engine::ErrorKind::Interrupted);
+    }
+    std::fprintf(stderr, "probed: %s (%s)\n", list(summary.computed).c_str(),
+                 formatDuration(secs).c_str());
+    for (const auto& s : summary.skipped)
+        std::fprintf(stderr, "skipped: %s\n", s.c_str());
+    std::printf("%s\n", summary.analysisFile.c_str());
+    return 0;
+}
+
+int printProbes(const std::string& run)
+{
+    const auto groups = engine::readProbeGroups(run);
+    const auto attention = engine::readAttentionSettings(run);
+    if (groups.empty() && attention.empty()) {
+        std::printf("no probe stored (run: lengen probe %s --all)\n", run.c_str());
+        return 0;
+    }
+    for (const auto& s : attention) {
+        // Head-averaged attention of the last query on the x tokens of the first and last
+        // fifth of the prompt, last layer: where the model looks.
+        const auto t = static_cast<size_t>(s.tokens), l = static_cast<size_t>(s.layers - 1);
+        double first = 0, last = 0;
+        for (size_t h = 0; h < static_cast<size_t>(s.heads); ++h)
+            for (size_t k = 0; k < t; k += 2) {
+                const double w = s.lastQueryMean[(l * s.heads + h) * t + k] / s.heads;
+                if (k < t / 5)
+                    first += w;
+                else if (k >= t - t / 5)
+                    last += w;
+            }
+        std::printf("attention %-12s %5d tokens, %d layers x %d heads, %d full maps; last layer: "
+                    "%.3f of the last query's weight on the first fifth, %.3f on the last\n",
+                    s.name.c_str(), s.tokens, s.layers, s.heads, s.mapPrompts, first, last);
+    }
+    for (const auto& g : groups) {
+        std::printf("%s  [%s; %g prompts; %s]\n", g.path.c_str(), g.model.c_str(),
+                    g.params.count("prompts") ? g.params.at("prompts") : 0.0,
+                    g.classification ? "accuracy" : "squared error");
+        for (const auto& c : g.curves) {
+            const auto& m = c.stats.mean;
+            std::printf("  %-16s %4zu positions, mean %.4f, last %.4f", c.name.c_str(), m.size(),
+                        [&] { double s = 0; for (double v : m) s += v; return m.empty() ? 0 : s / m.size(); }(),
+                        m.empty() ? 0.0 : m.back());
+            if (c.values.count("target_mean"))
+                std::printf(", target block %.4f [%.4f, %.4f]", c.values.at("target_mean"),
+                            c.values.at("target_low"), c.values.at("target_high"));
+            std::printf("\n");
+        }
+    }
+    return 0;
+}
+
 int runImport(const std::string& json, const std::string& run, const std::string& label)
 {
     const auto methods = engine::importMetricsJson(json, run, label);

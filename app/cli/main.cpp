@@ -106,6 +106,47 @@ int main(int argc, char** argv)
     };
     addCommon(evalCmd, evalArgs);
 
+    cli::AnalysisArgs probeArgs;
+    probeArgs.common.bootstrapTrials = 100;  // the reference's probes resample 100 times
+    engine::ProbeOptions probeOptions;
+    bool probeAll = false, probeShow = false;
+    auto* probeCmd = app.add_subcommand(
+        "probe", "Attention maps, duplicated-example attacks and serial-position curves of a "
+                 "run's model (stored in <run>/analysis.h5)");
+    probeCmd->add_option("run", probeArgs.run, "Run folder or run.h5")->required();
+    probeCmd->add_flag("--attention", probeOptions.attention, "Attention of the last query "
+                       "(train length, long, duplicated prompt) and full maps");
+    probeCmd->add_flag("--duplicated", probeOptions.duplicated, "Duplicated-example attacks");
+    probeCmd->add_flag("--serial-position", probeOptions.serialPosition,
+                       "Answer block at begin / middle / end (lost in the middle)");
+    probeCmd->add_flag("--all", probeAll, "Every probe");
+    probeCmd->add_flag("--show", probeShow, "Only print the stored results");
+    probeCmd->add_option("--prompts", probeOptions.prompts, "Prompts of the attack and serial "
+                         "position tests")->capture_default_str()->check(CLI::PositiveNumber);
+    probeCmd->add_option("--test-length", probeOptions.testLength, "Points of the long layouts")
+        ->capture_default_str()->check(CLI::PositiveNumber);
+    probeCmd->add_option("--noise-counts", probeOptions.noiseCounts,
+                         "Count sweep (default 5..20)")->delimiter(',');
+    probeCmd->add_option("--instruction", probeOptions.instructionPoints, "Instruction points "
+                         "(default 2D)")->check(CLI::NonNegativeNumber);
+    probeCmd->add_option("--answer", probeOptions.answerPoints, "Answer points (default D)")
+        ->check(CLI::NonNegativeNumber);
+    probeCmd->add_option("--target", probeOptions.targetPoints, "Target points (default "
+                         "ceil(D/2))")->check(CLI::NonNegativeNumber);
+    probeCmd->add_option("--attention-prompts", probeOptions.attentionPrompts,
+                         "Prompts averaged by the attention probe")
+        ->capture_default_str()->check(CLI::PositiveNumber);
+    probeCmd->add_option("--long-points", probeOptions.longPoints, "Points of the long "
+                         "attention test")->capture_default_str()->check(CLI::PositiveNumber);
+    probeCmd->add_option("--lengths", probeOptions.extraLengths, "More attention prompt "
+                         "lengths, in points")->delimiter(',');
+    probeCmd->add_option("--map-prompts", probeOptions.mapPrompts, "Prompts whose full "
+                         "attention maps are stored")->capture_default_str()
+        ->check(CLI::NonNegativeNumber);
+    probeCmd->add_option("--map-max-tokens", probeOptions.mapMaxTokens, "Store full maps up "
+                         "to this prompt length")->capture_default_str();
+    addCommon(probeCmd, probeArgs);
+
     std::string importJson, importRun, importLabel = "python";
     auto* importCmd = app.add_subcommand(
         "import", "Import the reference's metrics.json into a run's analysis file");
@@ -140,6 +181,13 @@ int main(int argc, char** argv)
         if (*evalCmd)
             return evalShow ? cli::printEvaluations(evalArgs.run)
                             : cli::runEval(evalArgs, evalOptions);
+        if (*probeCmd) {
+            if (probeShow)
+                return cli::printProbes(probeArgs.run);
+            if (probeAll)
+                probeOptions.attention = probeOptions.duplicated = probeOptions.serialPosition = true;
+            return cli::runProbe(probeArgs, probeOptions);
+        }
         if (*importCmd)
             return cli::runImport(importJson, importRun, importLabel);
     } catch (const engine::Error& e) {

@@ -3,6 +3,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 
@@ -90,6 +91,13 @@ std::vector<EvalResult> readEvaluations(const std::string& run)
         auto g = io::openGroup(file.id(), "eval", path);
         for (const auto& m : io::memberNames(g.id()))
             out.push_back(readMethod(g.id(), m, path));
+        // Methods in their canonical order (standard, ood_length, shifts), not by name.
+        const auto canonical = evalMethodsFor("linear_regression");
+        auto rank = [&](const EvalResult& r) {
+            return std::find(canonical.begin(), canonical.end(), r.method) - canonical.begin();
+        };
+        std::stable_sort(out.begin(), out.end(),
+                         [&](const auto& a, const auto& b) { return rank(a) < rank(b); });
     }
     if (io::exists(file.id(), "imported")) {
         auto imp = io::openGroup(file.id(), "imported", path);

@@ -34,14 +34,15 @@ void syncFile(const std::string& path)
 
 }  // namespace
 
-AnalysisWriter::AnalysisWriter(const std::string& analysisPath, const std::string& runId)
+AnalysisWriter::AnalysisWriter(const std::string& analysisPath, const std::string& runId,
+                               bool startEmpty)
     : m_path(analysisPath), m_partial(analysisPath + ".partial")
 {
     H5Lock lock(h5Mutex());
     m_lock = std::make_unique<WriterLock>(m_path);
     std::error_code ec;
     fs::remove(m_partial, ec);  // left by a crashed editor: never part of the results
-    if (fs::exists(m_path)) {
+    if (!startEmpty && fs::exists(m_path)) {
         checkFormat(openAnalysis(m_path).id(), m_path);
         fs::copy_file(m_path, m_partial, fs::copy_options::overwrite_existing, ec);
         if (ec)

@@ -18,8 +18,10 @@ constexpr int kAnalysisFormatVersion = 1;
 class AnalysisWriter {
 public:
     /// Starts an edit of `analysisPath` (created if missing) for the run `runId`. Error(RunFile)
-    /// if another process is editing it or the existing file is foreign.
-    AnalysisWriter(const std::string& analysisPath, const std::string& runId);
+    /// if another process is editing it or the existing file is foreign. `startEmpty` replaces
+    /// the whole file on commit instead of editing a copy (files rewritten whole, e.g. maps).
+    AnalysisWriter(const std::string& analysisPath, const std::string& runId,
+                   bool startEmpty = false);
     ~AnalysisWriter();  ///< without commit(): discards the edit
     AnalysisWriter(const AnalysisWriter&) = delete;
     AnalysisWriter& operator=(const AnalysisWriter&) = delete;

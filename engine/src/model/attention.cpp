@@ -62,15 +62,16 @@ torch::Tensor attendCausal(const torch::Tensor& q, const torch::Tensor& k, const
     if (chunk == t) {  // the training path: one block
         auto probs = blockProbs(q, k, scale, bias, 0, t);          // [B, h, T, T]
         if (capture)
-            tap->weights.push_back(allRows ? probs.detach()
-                                           : probs.detach().index_select(2, tap->rows.to(q.device())));
+            tap->weights.push_back(
+                (allRows ? probs.detach() : probs.detach().index_select(2, tap->rows.to(q.device())))
+                    .to(tap->captureType));
         return batchedMatmul(onProbs ? onProbs(probs) : probs, v, false, false);
     }
     auto out = torch::empty({b, h, t, v.size(3)}, v.options());      // [B, h, T, d]
     torch::Tensor kept;
     if (capture) {
         const auto r = allRows ? t : tap->rows.size(0);
-        kept = torch::zeros({b, h, r, t}, q.options());              // [B, h, R, T]
+        kept = torch::zeros({b, h, r, t}, q.options().dtype(tap->captureType));  // [B, h, R, T]
     }
     const auto rowsCpu = capture && !allRows ? tap->rows.to(torch::kCPU) : torch::Tensor();
     for (std::int64_t r0 = 0; r0 < t; r0 += chunk) {

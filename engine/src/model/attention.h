@@ -19,7 +19,9 @@ struct AttentionTap {
     bool capture = false;         ///< keep the post-softmax weights of every layer
     /// Query rows to keep when capturing, int64 [R] ascending (CPU); undefined = all T rows.
     torch::Tensor rows;
-    /// Per layer [B, heads, R, T] float32 (zeros right of the diagonal), filled when capturing.
+    /// Type the captured weights are kept in (float16 halves the memory of full maps).
+    torch::ScalarType captureType = torch::kFloat32;
+    /// Per layer [B, heads, R, T] (zeros right of the diagonal), filled when capturing.
     std::vector<torch::Tensor> weights;
 };
 

@@ -58,6 +58,7 @@ ForwardResult InContextModelImpl::forward(const torch::Tensor& xs, const torch::
     tap.queryChunk = options.queryChunk;
     tap.capture = options.returnAttention;
     tap.rows = options.attentionRows;
+    tap.captureType = options.attentionType;
     const bool useTap = tap.capture || tap.queryChunk > 0;
     auto h = m_backbone->forward(m_input(z), pos, useTap ? &tap : nullptr);
     result.attention = std::move(tap.weights);

@@ -28,6 +28,7 @@ struct ForwardOptions {
     /// Compute attention scores this many query rows at a time (0 = all): bounds memory at
     /// long lengths without changing the results.
     std::int64_t queryChunk = 0;
+    torch::ScalarType attentionType = torch::kFloat32;  ///< type of the returned weights
 };
 
 struct ForwardResult {

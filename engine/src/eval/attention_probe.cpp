@@ -1,0 +1,177 @@
+// The attention probe (reference §7, with its defects fixed: any head count, nothing
+// materialised that is not stored). Per setting (prompt length), one forward per micro-batch
+// keeps only the last x-token query's row of every layer; a few prompts also keep their full
+// maps, stored float16 and chunked in attention_maps.h5 so a heatmap reads one tile at a time.
+
+#include <filesystem>
+
+#include "data/tasks.h"
+#include "eval/eval_methods.h"
+#include "eval/probe_common.h"
+#include "eval/statistics.h"
+
+namespace fs = std::filesystem;
+
+namespace lengen::engine::eval {
+
+namespace {
+
+constexpr hsize_t kTile = 128;  // map chunk edge: a 128 x 128 float16 tile is 32 KiB
+
+struct Setting {
+    std::string name;
+    std::int64_t points = 0;
+    bool tiled = false;  // the reference's duplicated-data prompt: N points repeated 4 times
+};
+
+// IEEE half precision, as h5py and numpy's float16 read it.
+io::H5Handle halfType()
+{
+    hid_t t = H5Tcopy(H5T_IEEE_F32LE);
+    H5Tset_fields(t, 15, 10, 5, 0, 10);
+    H5Tset_size(t, 2);
+    H5Tset_ebias(t, 15);
+    H5Tset_precision(t, 16);
+    return io::H5Handle(t, H5Tclose);
+}
+
+std::vector<float> floats(const std::vector<double>& v) { return {v.begin(), v.end()}; }
+
+void writeFloats(hid_t loc, const std::string& name, const std::vector<float>& values,
+                 const std::vector<hsize_t>& dims, const std::string& path)
+{
+    auto ds = io::createDataset(loc, name, H5T_IEEE_F32LE, dims, path);
+    io::writeAll(ds.id(), H5T_NATIVE_FLOAT, values.data(), path);
+}
+
+// Full maps [prompts, layers, heads, T, T] of the first `count` prompts of the setting.
+void storeMaps(ProbeContext& ctx, io::AnalysisWriter& maps, const Setting& s,
+               const torch::Tensor& xs, const torch::Tensor& ys, int count)
+{
+    const auto& cfg = ctx.run.config;
+    const hsize_t t = static_cast<hsize_t>(2 * xs.size(1)), layers = cfg.model.numLayers,
+                  heads = cfg.model.numHeads;
+    io::H5Lock lock(io::h5Mutex());
+    auto g = maps.group(s.name, true);
+    const std::vector<hsize_t> dims{hsize_t(count), layers, heads, t, t};
+    const std::vector<hsize_t> chunk{1, 1, 1, std::min(t, kTile), std::min(t, kTile)};
+    io::H5Handle space(H5Screate_simple(5, dims.data(), nullptr), H5Sclose);
+    io::H5Handle dcpl(H5Pcreate(H5P_DATASET_CREATE), H5Pclose);
+    H5Pset_chunk(dcpl.id(), 5, chunk.data());
+    H5Pset_deflate(dcpl.id(), 1);  // the causal upper triangle is zeros: ~2x smaller
+    auto half = halfType();
+    io::H5Handle ds(H5Dcreate2(g.id(), "maps", half.id(), space.id(), H5P_DEFAULT, dcpl.id(),
+                               H5P_DEFAULT),
+                    H5Dclose);
+    if (ds.id() < 0)
+        io::throwH5(ErrorKind::Io, "cannot create the attention maps", maps.path());
+    const auto plan = planForward(cfg, 1, static_cast<std::int64_t>(t), ctx.budgetBytes);
+    for (int p = 0; p < count; ++p) {
+        torch::NoGradGuard noGrad;
+        model::ForwardOptions opt;
+        opt.returnAttention = true;
+        opt.attentionType = torch::kHalf;
+        opt.queryChunk = plan.queryChunk;
+        auto res = ctx.run.model->forward(xs.slice(0, p, p + 1).to(ctx.run.device),
+                                          ys.slice(0, p, p + 1).to(ctx.run.device), opt);
+        for (hsize_t l = 0; l < layers; ++l) {
+            auto w = res.attention[l].to(torch::kCPU).contiguous();    // [1, heads, T, T]
+            const std::vector<hsize_t> start{hsize_t(p), l, 0, 0, 0}, count5{1, 1, heads, t, t};
+            io::H5Handle file(H5Dget_space(ds.id()), H5Sclose);
+            H5Sselect_hyperslab(file.id(), H5S_SELECT_SET, start.data(), nullptr, count5.data(), nullptr);
+            io::H5Handle mem(H5Screate_simple(5, count5.data(), nullptr), H5Sclose);
+            if (H5Dwrite(ds.id(), half.id(), mem.id(), file.id(), H5P_DEFAULT, w.data_ptr()) < 0)
+                io::throwH5(ErrorKind::Io, "cannot write the attention maps", maps.path());
+        }
+    }
+}
+
+}  // namespace
+
+bool runAttentionProbe(ProbeContext& ctx)
+{
+    const auto& cfg = ctx.run.config;
+    const auto& o = *ctx.options;
+    const std::int64_t n = cfg.trainPoints(), dims = cfg.inputDims();
+    std::vector<Setting> settings{{"train", n, false}, {"long", o.longPoints, false},
+                                  {"duplicated", 4 * n, true}};
+    for (int len : o.extraLengths)
+        settings.push_back({"points=" + std::to_string(len), len, false});
+    auto gen = at::make_generator<at::CPUGeneratorImpl>(methodSeed(o.common.seed, "attention"));
+    auto bootGen = at::make_generator<at::CPUGeneratorImpl>(methodSeed(o.common.seed, "attention/bootstrap"));
+    data::TaskSampler sampler(cfg.task.name, data::TaskShape{o.attentionPrompts, dims});
+    auto functions = sampler.sample(gen);  // one set of functions for every setting (§7)
+
+    io::AnalysisWriter writer(ctx.analysisFile, ctx.run.info.runId);
+    const auto mapsFile = (fs::path(ctx.analysisFile).parent_path() / "attention_maps.h5").string();
+    io::AnalysisWriter maps(mapsFile, ctx.run.info.runId, /*startEmpty=*/true);
+    writer.group("probes/attention", /*fresh=*/true).reset();
+    for (size_t si = 0; si < settings.size(); ++si) {
+        const auto& s = settings[si];
+        if (!ctx.control->shouldContinue())
+            return false;
+        const std::int64_t t = 2 * s.points, q = t - 2;
+        if (cfg.model.backbone == Backbone::Gpt2 && t > cfg.model.maxPositionEmbeddings) {
+            ctx.observer->onWarning("attention '" + s.name + "' skipped: GPT-2 has learned "
+                                    "positions for " + std::to_string(cfg.model.maxPositionEmbeddings) +
+                                    " tokens");
+            continue;
+        }
+        ctx.observer->onProgress("attention: " + s.name, static_cast<std::int64_t>(si),
+                                 static_cast<std::int64_t>(settings.size()));
+        auto xs = s.tiled ? functions->sampleXs(n, dims, gen).repeat({1, 4, 1})
+                          : functions->sampleXs(s.points, dims, gen);   // [P, N, D]
+        auto ys = functions->evaluate(xs);
+        const auto plan = planForward(cfg, o.attentionPrompts, t, ctx.budgetBytes);
+        std::vector<torch::Tensor> rows;  // per micro-batch [b, L, H, T]
+        for (std::int64_t b0 = 0; b0 < o.attentionPrompts; b0 += plan.microBatch) {
+            const auto b1 = std::min<std::int64_t>(o.attentionPrompts, b0 + plan.microBatch);
+            torch::NoGradGuard noGrad;
+            model::ForwardOptions opt;
+            opt.returnAttention = true;
+            opt.attentionRows = torch::tensor({q}, torch::kLong);
+            opt.queryChunk = plan.queryChunk;
+            auto res = ctx.run.model->forward(xs.slice(0, b0, b1).to(ctx.run.device),
+                                              ys.slice(0, b0, b1).to(ctx.run.device), opt);
+            std::vector<torch::Tensor> layers;
+            for (auto& w : res.attention)
+                layers.push_back(w.select(2, 0).to(torch::kCPU));        // [b, H, T]
+            rows.push_back(torch::stack(layers, 1));                     // [b, L, H, T]
+        }
+        auto all = torch::cat(rows, 0);                                  // [P, L, H, T]
+        const auto p = all.size(0), l = all.size(1), h = all.size(2);
+        const auto st = aggregate(all.reshape({p, -1}), o.common.bootstrapTrials, bootGen);
+        auto yKeys = torch::arange(1, t, 2, torch::kLong);
+        auto yAtt = all.index_select(3, yKeys).mean(2).mean(0).contiguous();  // [L, N]
+
+        io::H5Lock lock(io::h5Mutex());
+        auto g = writer.group("probes/attention/" + s.name, true);
+        const auto& path = writer.path();
+        const std::vector<hsize_t> shape{hsize_t(l), hsize_t(h), hsize_t(t)};
+        writeFloats(g.id(), "last_query_mean", floats(st.mean), shape, path);
+        writeFloats(g.id(), "last_query_std", floats(st.std), shape, path);
+        writeFloats(g.id(), "last_query_low", floats(st.bootstrapLow), shape, path);
+        writeFloats(g.id(), "last_query_high", floats(st.bootstrapHigh), shape, path);
+        writeFloats(g.id(), "y_attention",
+                    std::vector<float>(yAtt.data_ptr<float>(), yAtt.data_ptr<float>() + yAtt.numel()),
+                    {hsize_t(l), hsize_t(s.points)}, path);
+        const int mapCount = t <= o.mapMaxTokens ? std::min(o.mapPrompts, o.attentionPrompts) : 0;
+        for (const auto& [name, value] :
+             std::map<std::string, std::int64_t>{{"points", s.points}, {"tokens", t}, {"query", q},
+                                                 {"layers", l}, {"heads", h}, {"prompts", p},
+                                                 {"map_prompts", mapCount},
+                                                 {"checkpoint_step", ctx.run.checkpointStep}})
+            io::writeAttribute(g.id(), name, value, path);
+        io::writeAttribute(g.id(), "model", modelKey(cfg), path);
+        io::writeAttribute(g.id(), "seed", o.common.seed, path);
+        if (mapCount > 0) {
+            io::writeAttribute(g.id(), "maps_file", std::string("attention_maps.h5"), path);
+            storeMaps(ctx, maps, s, xs, ys, mapCount);
+        }
+    }
+    maps.commit();
+    writer.commit();
+    return true;
+}
+
+}  // namespace lengen::engine::eval

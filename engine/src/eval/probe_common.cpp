@@ -1,0 +1,50 @@
+#include "eval/probe_common.h"
+
+#include <chrono>
+#include <ctime>
+
+namespace lengen::engine::eval {
+
+void writeProbeAttributes(hid_t group, const ProbeContext& ctx, const std::string& path)
+{
+    io::H5Lock lock(io::h5Mutex());
+    const auto& cfg = ctx.run.config;
+    const auto& o = *ctx.options;
+    io::writeAttribute(group, "checkpoint_step", ctx.run.checkpointStep, path);
+    io::writeAttribute(group, "seed", o.common.seed, path);
+    io::writeAttribute(group, "bootstrap_trials", std::int64_t{o.common.bootstrapTrials}, path);
+    io::writeAttribute(group, "model", modelKey(cfg), path);
+    io::writeAttribute(group, "classification", std::int64_t{cfg.isClassification()}, path);
+    std::map<std::string, double> params = ctx.params;
+    params["dims"] = cfg.inputDims();
+    params["train_points"] = cfg.trainPoints();
+    params["zero_estimator"] = cfg.inputDims();
+    params["prompts"] = o.prompts;
+    for (const auto& [name, value] : params)
+        io::writeAttribute(group, name, std::vector<double>{value}, path);
+    const std::time_t now = std::chrono::system_clock::to_time_t(std::chrono::system_clock::now());
+    std::tm tm{};
+    gmtime_r(&now, &tm);
+    char buf[32];
+    std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
+    io::writeAttribute(group, "created_at", std::string(buf), path);
+}
+
+void writeProbeCurve(hid_t group, const ProbeCurve& curve, const std::string& path)
+{
+    io::writeCurve(group, curve.name, curve.name, curve.stats, path);
+    io::H5Lock lock(io::h5Mutex());
+    auto g = io::openGroup(group, curve.name, path);
+    for (const auto& [mark, span] : curve.spans)
+        io::writeAttribute(g.id(), mark + "_span", std::vector<double>{span.first, span.second}, path);
+    for (const auto& [name, value] : curve.values)
+        io::writeAttribute(g.id(), name, std::vector<double>{value}, path);
+}
+
+torch::Tensor predictWithinBudget(ProbeContext& ctx, const torch::Tensor& xs, const torch::Tensor& ys)
+{
+    const auto plan = planForward(ctx.run.config, xs.size(0), 2 * xs.size(1), ctx.budgetBytes);
+    return predict(ctx.run, xs, ys, plan);
+}
+
+}  // namespace lengen::engine::eval

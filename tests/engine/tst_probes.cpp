@@ -1,0 +1,217 @@
+// Probes (reference §7–§8): the assembled layouts against hand-computed ones, and the stored
+// results of probeRun on a tiny trained run (attention rows are causal distributions, full
+// maps read back tile by tile, every curve and span present).
+
+#include <filesystem>
+
+#include "eval/probe_layouts.h"
+#include "lengen/engine/errors.h"
+#include "lengen/engine/probes.h"
+#include "lengen/engine/trainer.h"
+#include "test_support.h"
+
+using namespace lengen::engine;
+using namespace lengen::engine::eval;
+namespace fs = std::filesystem;
+
+namespace {
+
+using Idx = std::vector<std::int64_t>;
+
+Idx seq(std::int64_t first, std::int64_t count)
+{
+    Idx v(static_cast<size_t>(count));
+    for (std::int64_t i = 0; i < count; ++i)
+        v[static_cast<size_t>(i)] = first + i;
+    return v;
+}
+Idx rep(std::int64_t index, std::int64_t count) { return Idx(static_cast<size_t>(count), index); }
+Idx cat(std::initializer_list<Idx> parts)
+{
+    Idx out;
+    for (const auto& p : parts)
+        out.insert(out.end(), p.begin(), p.end());
+    return out;
+}
+
+const Layout& named(const std::vector<Layout>& all, const std::string& name)
+{
+    for (const auto& l : all)
+        if (l.name == name)
+            return l;
+    throw std::runtime_error("no layout " + name);
+}
+
+class Quiet : public TrainObserver {};
+class Silent : public AnalysisObserver {};
+
+}  // namespace
+
+class TestProbes final : public QObject {
+    Q_OBJECT
+
+private Q_SLOTS:
+    void defaultSizesFollowTheReference();
+    void countSweepLayout();
+    void instructionNoiseTargetLayouts();
+    void instructionPositionLayouts();
+    void serialPositionLayouts();
+    void impossibleSizesAreConfigErrors();
+    void probeRunStoresEveryProbe();
+};
+
+void TestProbes::defaultSizesFollowTheReference()
+{
+    // Worked sizes of spec §8.4: D = 20, N = 51 -> instruction 40, answer 20, target 10.
+    const auto s = resolveSizes(51, 20, 400, 0, 0, 0);
+    QCOMPARE(s.instruction, std::int64_t{40});
+    QCOMPARE(s.answer, std::int64_t{20});
+    QCOMPARE(s.target, std::int64_t{10});
+    QCOMPARE(s.noiseIndex(), std::int64_t{39});
+    QCOMPARE(resolveSizes(51, 5, 400, 0, 0, 0).target, std::int64_t{3});  // ceil(5 / 2)
+    QCOMPARE(named(eval::serialPositionLayouts(s), "middle").indices.size(), size_t(2 * 165 + 70));
+}
+
+void TestProbes::countSweepLayout()
+{
+    // D = 2, N = 8: instruction x_0..x_3, noise = x_3, target = x_7.
+    const auto s = resolveSizes(8, 2, 20, 0, 0, 0);
+    const auto c3 = named(countSweepLayouts(s, {3, 10}), "c=3");
+    QCOMPARE(c3.indices, cat({seq(0, 5), rep(3, 3), seq(7, 1)}));
+    QCOMPARE(c3.spans.at("noise"), (std::pair<std::int64_t, std::int64_t>{5, 8}));
+    QCOMPARE(c3.spans.at("target"), (std::pair<std::int64_t, std::int64_t>{8, 9}));
+    const auto c10 = named(countSweepLayouts(s, {3, 10}), "c=10");  // more noise than points
+    QCOMPARE(c10.indices, cat({rep(3, 10), seq(7, 1)}));
+}
+
+void TestProbes::instructionNoiseTargetLayouts()
+{
+    const auto s = resolveSizes(8, 2, 20, 0, 0, 0);  // L = 20, 2D = 4, M_t = 1
+    const auto all = instNoiseTargetLayouts(s);
+    QCOMPARE(named(all, "begin").indices, cat({seq(0, 4), rep(3, 4), seq(7, 1)}));
+    QCOMPARE(named(all, "middle").indices, cat({seq(0, 4), rep(3, 7), seq(7, 1)}));
+    QCOMPARE(named(all, "end").indices, cat({seq(0, 4), rep(3, 15), seq(7, 1)}));
+    QCOMPARE(named(all, "end").spans.at("target").first, std::int64_t{19});  // L - M_t
+    QCOMPARE(named(all, "middle").spans.at("target").first, std::int64_t{11});
+}
+
+void TestProbes::instructionPositionLayouts()
+{
+    const auto s = resolveSizes(8, 2, 20, 0, 0, 0);
+    const auto all = eval::instructionPositionLayouts(s);
+    QCOMPARE(named(all, "all_duplicated").indices, rep(3, 20));
+    QCOMPARE(named(all, "begin").indices, cat({seq(0, 4), rep(3, 16)}));
+    QCOMPARE(named(all, "middle").indices, cat({rep(3, 8), seq(0, 4), rep(3, 8)}));
+    QCOMPARE(named(all, "end").indices, cat({rep(3, 16), seq(0, 4)}));
+    QCOMPARE(named(all, "middle").spans.at("instruction"), (std::pair<std::int64_t, std::int64_t>{8, 12}));
+}
+
+void TestProbes::serialPositionLayouts()
+{
+    // D = 2, N = 8, L = 20: R = 20 - 4 - 2 - 1 = 13; answer = x_6, x_7; target = x_7.
+    const auto s = resolveSizes(8, 2, 20, 0, 0, 0);
+    const auto all = eval::serialPositionLayouts(s);
+    QCOMPARE(named(all, "begin").indices, cat({seq(0, 4), seq(6, 2), rep(3, 13), seq(7, 1)}));
+    QCOMPARE(named(all, "middle").indices,
+             cat({seq(0, 4), rep(3, 6), seq(6, 2), rep(3, 6), seq(7, 1)}));
+    QCOMPARE(named(all, "end").indices, cat({seq(0, 4), rep(3, 13), seq(6, 2), seq(7, 1)}));
+    QCOMPARE(named(all, "middle").spans.at("answer"), (std::pair<std::int64_t, std::int64_t>{10, 12}));
+    QCOMPARE(named(all, "end").spans.at("target"), (std::pair<std::int64_t, std::int64_t>{19, 20}));
+}
+
+void TestProbes::impossibleSizesAreConfigErrors()
+{
+    QVERIFY_THROWS_EXCEPTION(Error, resolveSizes(8, 5, 400, 0, 0, 0));   // 2D = 10 > N
+    QVERIFY_THROWS_EXCEPTION(Error, resolveSizes(8, 2, 6, 0, 0, 0));     // L too short
+    QVERIFY_THROWS_EXCEPTION(Error, resolveSizes(8, 2, 20, 0, 2, 3));    // target > answer
+}
+
+void TestProbes::probeRunStoresEveryProbe()
+{
+    auto config = lengen::test::loadOne(lengen::test::tinyConfig());  // D = 3, N = 7
+    TrainOptions t;
+    t.outDir = lengen::test::scratchDir("probes");
+    t.seed = 5;
+    t.device = "cpu";
+    t.threads = 1;
+    RunControl control;
+    Quiet quiet;
+    const auto run = train(config, t, control, quiet).runFile;
+
+    ProbeOptions o;
+    o.attention = o.duplicated = o.serialPosition = true;
+    o.prompts = 10;
+    o.testLength = 30;
+    o.noiseCounts = {2, 4};
+    o.instructionPoints = 4;  // 2D = 6 would leave no room at N = 7
+    o.attentionPrompts = 6;
+    o.longPoints = 20;
+    o.extraLengths = {12};
+    o.mapPrompts = 2;
+    o.mapMaxTokens = 30;  // long (40 tokens) keeps rows only
+    o.common.bootstrapTrials = 20;
+    o.common.device = "cpu";
+    o.common.threads = 1;
+    Silent silent;
+    const auto summary = probeRun(run, o, control, silent);
+    QCOMPARE(summary.computed, (std::vector<std::string>{"attention", "duplicated", "serial_position"}));
+
+    const auto settings = readAttentionSettings(run);
+    QCOMPARE(settings.size(), size_t(4));  // duplicated, long, points=12, train
+    for (const auto& s : settings) {
+        QCOMPARE(s.query, s.tokens - 2);
+        QCOMPARE(s.lastQueryMean.size(), size_t(s.layers * s.heads * s.tokens));
+        for (int lh = 0; lh < s.layers * s.heads; ++lh) {
+            double sum = 0;
+            for (int k = 0; k < s.tokens; ++k)
+                sum += s.lastQueryMean[size_t(lh * s.tokens + k)];
+            QVERIFY(std::abs(sum - 1) < 1e-4);
+            QCOMPARE(s.lastQueryMean[size_t(lh * s.tokens + s.tokens - 1)], 0.f);  // y_{N-1}: future
+        }
+        QCOMPARE(s.yAttention.size(), size_t(s.layers * s.points));
+        QCOMPARE(s.mapPrompts, s.tokens <= 30 ? 2 : 0);
+    }
+    // A full map read one tile at a time: rows are distributions, zero right of the diagonal.
+    const auto tile = readAttentionTile(run, "train", 1, 1, 1, 0, 14, 0, 14);
+    for (int r = 0; r < 14; ++r) {
+        double sum = 0;
+        for (int c = 0; c < 14; ++c) {
+            sum += tile[size_t(r * 14 + c)];
+            if (c > r)
+                QCOMPARE(tile[size_t(r * 14 + c)], 0.f);
+        }
+        QVERIFY(std::abs(sum - 1) < 2e-3);  // float16 storage
+    }
+    const auto part = readAttentionTile(run, "train", 1, 1, 1, 5, 7, 2, 6);
+    QCOMPARE(part.size(), size_t(8));
+    QCOMPARE(part[0], tile[size_t(5 * 14 + 2)]);
+    QVERIFY_THROWS_EXCEPTION(Error, readAttentionTile(run, "train", 2, 0, 0, 0, 1, 0, 1));
+
+    const auto groups = readProbeGroups(run);
+    QCOMPARE(groups.size(), size_t(4));
+    QCOMPARE(groups[0].path, std::string("duplicated/count_sweep"));
+    QCOMPARE(groups[0].curves.size(), size_t(2));
+    QCOMPARE(groups[0].curves[0].stats.mean.size(), size_t(7 - 2 + 2 + 2));  // N - c + c + M_t
+    QCOMPARE(groups[1].curves[0].name, std::string("random"));
+    QCOMPARE(groups[1].curves[0].stats.mean.size(), size_t(30));
+    QCOMPARE(groups[2].curves[0].name, std::string("all_duplicated"));
+    const auto& serial = groups[3];
+    QCOMPARE(serial.path, std::string("serial_position"));
+    QCOMPARE(serial.params.at("test_length"), 30.0);
+    QCOMPARE(serial.model, std::string("RoPE"));
+    for (const auto& c : serial.curves) {
+        // R = 30 - 4 - 3 - 2 = 21 is odd: "middle" has 2 floor(R / 2) noise points, one fewer
+        // (the reference's shipped sizes give 399 of 400 the same way).
+        const double len = c.name == "middle" ? 29 : 30;
+        QCOMPARE(c.stats.mean.size(), size_t(len));
+        QCOMPARE(c.spans.at("target"), (std::pair<double, double>{len - 2, len}));
+        double block = 0;
+        for (int i = int(len) - 2; i < int(len); ++i)
+            block += c.stats.mean[size_t(i)] / 2;
+        QVERIFY(std::abs(c.values.at("target_mean") - block) < 1e-5 * (1 + block));  // float32 metric
+        QVERIFY(c.values.at("target_low") <= block && block <= c.values.at("target_high"));
+    }
+}
+
+QTEST_APPLESS_MAIN(TestProbes)
+#include "tst_probes.moc"
