@@ -49,17 +49,20 @@ private Q_SLOTS:
     void followLiveThenInterruptAndResume();
     void resumesAfterAHardCrash();
     void h5pyReadsLogAndCheckpoint();
+    void evaluatesProbesAndReportsErrors();
 };
 
 void TestCli::helpAndVersion()
 {
     auto r = run({"--help"});
     QCOMPARE(r.code, 0);
-    for (const char* word : {"train", "validate", "info", "Exit codes"})
+    for (const char* word : {"train", "validate", "info", "eval", "probe", "import", "Exit codes"})
         QVERIFY2(r.out.contains(word), qPrintable(r.out));
     QCOMPARE(run({"train", "--help"}).code, 0);
     QVERIFY(run({"--version"}).out.contains("lengen "));
     QCOMPARE(run({"frobnicate"}).code, 64);
+    QCOMPARE(run({"eval", "--help"}).code, 0);
+    QVERIFY(run({"probe", "--help"}).out.contains("--serial-position"));
 }
 
 void TestCli::badConfigExitsTwoWithLocation()
@@ -244,3 +247,35 @@ print('ok', len(names))
 
 QTEST_GUILESS_MAIN(TestCli)
 #include "tst_cli.moc"
+
+void TestCli::evaluatesProbesAndReportsErrors()
+{
+    const auto dir = QString::fromStdString(lengen::test::scratchDir("cli-eval"));
+    auto trained = run({"train", tinyConfigFile(dir, 10), "--out", dir, "--quiet", "--seed", "3"});
+    QCOMPARE(trained.code, 0);
+    const auto runFile = trained.out.trimmed().split('\n').last();
+    auto ev = run({"eval", runFile, "--methods", "standard,ood_length", "--prompts", "16",
+                   "--ood-factor", "2", "--bootstrap", "20", "-q"});
+    QCOMPARE(ev.code, 0);
+    QVERIFY2(ev.out.trimmed().endsWith("analysis.h5"), qPrintable(ev.out));
+    auto again = run({"eval", runFile, "--methods", "standard,ood_length", "--prompts", "16",
+                      "--ood-factor", "2", "--bootstrap", "20", "-q"});
+    QVERIFY2(again.err.contains("already stored"), qPrintable(again.err));
+    auto shown = run({"eval", runFile, "--show"});
+    QCOMPARE(shown.code, 0);
+    QVERIFY2(shown.out.contains("ood_length") && shown.out.contains("Least Squares"),
+             qPrintable(shown.out));
+    QCOMPARE(run({"eval", runFile, "--methods", "sideways"}).code, 2);
+    QCOMPARE(run({"eval", runFile, "--methods", "scale-x=two"}).code, 2);
+    QCOMPARE(run({"eval", dir + "/nothing-here"}).code, 3);
+    auto probe = run({"probe", runFile, "--duplicated", "--serial-position", "--instruction", "4",
+                      "--test-length", "24", "--prompts", "8", "--noise-counts", "2,3", "-q"});
+    QCOMPARE(probe.code, 0);
+    auto probes = run({"probe", runFile, "--show"});
+    QVERIFY2(probes.out.contains("serial_position") && probes.out.contains("target block"),
+             qPrintable(probes.out));
+    QCOMPARE(run({"probe", runFile}).code, 64);  // no probe chosen
+    QCOMPARE(run({"probe", runFile, "--serial-position", "--instruction", "9"}).code, 2);  // > N
+    const auto json = lengen::test::writeFile(dir.toStdString(), "metrics.json", "{ broken");
+    QCOMPARE(run({"import", QString::fromStdString(json), runFile}).code, 2);
+}
