@@ -1,0 +1,212 @@
+// The run controller's state machine on fake engine jobs (start, pause, resume, stop, failure,
+// a queue; exactly one terminal signal per run), and one real short training through the same
+// path the studio uses.
+
+#include <QSignalSpy>
+#include <QTest>
+
+#include <atomic>
+#include <filesystem>
+#include <thread>
+
+#include "lengen/engine/errors.h"
+#include "lengen/engine/trainer.h"
+#include "run_controller.h"
+#include "test_support.h"
+
+using namespace lengen;
+using lengen::ui::RunController;
+
+namespace {
+
+// A job that reports `steps` steps, checking the control between them like the trainer does.
+ui::TrainingWorker::Job fakeJob(int steps, std::atomic<int>* counter = nullptr, int sleepMs = 5)
+{
+    return [=](engine::RunControl& control, engine::TrainObserver& obs) {
+        engine::RunStarted started;
+        started.totalSteps = steps;
+        obs.onStarted(started);
+        engine::RunSummary summary;
+        for (int i = 0; i < steps; ++i) {
+            if (!control.shouldContinue()) {
+                summary.outcome = engine::RunOutcome::Cancelled;
+                return summary;
+            }
+            std::this_thread::sleep_for(std::chrono::milliseconds(sleepMs));
+            if (counter)
+                ++*counter;
+            engine::StepProgress p;
+            p.step = i;
+            p.totalSteps = steps;
+            obs.onStep(p);
+            summary.stepsDone = i + 1;
+        }
+        return summary;
+    };
+}
+
+struct Terminals {
+    explicit Terminals(RunController& c)
+        : finished(&c, &RunController::runFinished), cancelled(&c, &RunController::runCancelled),
+          failed(&c, &RunController::runFailed)
+    {
+    }
+    int total() const { return int(finished.count() + cancelled.count() + failed.count()); }
+    QSignalSpy finished, cancelled, failed;
+};
+
+bool waitIdle(RunController& c, int ms = 20000)
+{
+    return QTest::qWaitFor([&] { return c.state() == RunController::State::Idle; }, ms);
+}
+
+}  // namespace
+
+class TestRunController final : public QObject {
+    Q_OBJECT
+
+private Q_SLOTS:
+    void finishesWithOneTerminalSignal();
+    void stopCancelsOnce();
+    void pauseHoldsTheJobAndResumeContinues();
+    void failuresBecomeReadableErrors();
+    void queueRunsInOrder();
+    void destroyingWhileRunningCancels();
+    void realTrainingThroughTheWorker();
+};
+
+void TestRunController::finishesWithOneTerminalSignal()
+{
+    RunController c;
+    Terminals t(c);
+    QSignalSpy started(&c, &RunController::runStarted);
+    QSignalSpy states(&c, &RunController::stateChanged);
+    c.enqueue("a", fakeJob(5));
+    QCOMPARE(c.state(), RunController::State::Running);
+    QVERIFY(waitIdle(c));
+    QTest::qWait(50);  // nothing else may arrive
+    QCOMPARE(t.finished.count(), 1);
+    QCOMPARE(t.total(), 1);
+    QCOMPARE(started.count(), 1);
+    QCOMPARE(t.finished.at(0).at(0).toString(), QString("a"));
+    QCOMPARE(t.finished.at(0).at(1).value<engine::RunSummary>().stepsDone, std::int64_t{5});
+    QCOMPARE(states.count(), 2);  // Running, Idle
+}
+
+void TestRunController::stopCancelsOnce()
+{
+    RunController c;
+    Terminals t(c);
+    std::atomic<int> steps{0};
+    c.enqueue("long", fakeJob(100000, &steps, 1));
+    QVERIFY(QTest::qWaitFor([&] { return steps > 3; }));
+    c.stop();
+    QCOMPARE(c.state(), RunController::State::Stopping);
+    c.stop();  // a second press changes nothing
+    QVERIFY(waitIdle(c));
+    QTest::qWait(50);
+    QCOMPARE(t.cancelled.count(), 1);
+    QCOMPARE(t.total(), 1);
+    QVERIFY(steps < 100000);
+}
+
+void TestRunController::pauseHoldsTheJobAndResumeContinues()
+{
+    RunController c;
+    Terminals t(c);
+    std::atomic<int> steps{0};
+    c.enqueue("p", fakeJob(400, &steps, 2));
+    QVERIFY(QTest::qWaitFor([&] { return steps > 2; }));
+    c.pause();
+    QCOMPARE(c.state(), RunController::State::Paused);
+    QTest::qWait(150);  // let the step in flight finish
+    const int held = steps;
+    QTest::qWait(300);
+    QCOMPARE(int(steps), held);  // paused: no step advanced
+    c.resume();
+    QCOMPARE(c.state(), RunController::State::Running);
+    QVERIFY(QTest::qWaitFor([&] { return steps > held; }));
+    c.pause();
+    c.stop();  // stopping a paused job wakes and cancels it
+    QVERIFY(waitIdle(c));
+    QCOMPARE(t.cancelled.count(), 1);
+    QCOMPARE(t.total(), 1);
+}
+
+void TestRunController::failuresBecomeReadableErrors()
+{
+    RunController c;
+    Terminals t(c);
+    c.enqueue("bad", [](engine::RunControl&, engine::TrainObserver&) -> engine::RunSummary {
+        throw engine::Error(engine::ErrorKind::Runtime, "loss became NaN at step 12", "detail");
+    });
+    c.enqueue("worse", [](engine::RunControl&, engine::TrainObserver&) -> engine::RunSummary {
+        throw std::runtime_error("boom");
+    });
+    QVERIFY(QTest::qWaitFor([&] { return t.failed.count() == 2; }, 10000));
+    QVERIFY(waitIdle(c));
+    const auto first = t.failed.at(0).at(1).value<ui::RunError>();
+    QCOMPARE(first.message, QString("loss became NaN at step 12"));
+    QCOMPARE(first.detail, QString("detail"));
+    QCOMPARE(first.exitKind, int(engine::ErrorKind::Runtime));
+    QVERIFY(t.failed.at(1).at(1).value<ui::RunError>().message.contains("boom"));
+    QCOMPARE(t.total(), 2);
+}
+
+void TestRunController::queueRunsInOrder()
+{
+    RunController c;
+    Terminals t(c);
+    QSignalSpy queue(&c, &RunController::queueChanged);
+    c.enqueue("rope", fakeJob(3));
+    c.enqueue("alibi", fakeJob(3));
+    c.enqueue("nope", fakeJob(3));
+    QCOMPARE(c.queuedCount(), 2);
+    QCOMPARE(c.queuedLabels(), (QStringList{"alibi", "nope"}));
+    QVERIFY(QTest::qWaitFor([&] { return t.finished.count() == 3; }, 10000));
+    QVERIFY(waitIdle(c));
+    QStringList order;
+    for (const auto& args : t.finished)
+        order << args.at(0).toString();
+    QCOMPARE(order, (QStringList{"rope", "alibi", "nope"}));
+    QCOMPARE(queue.last().at(0).toInt(), 0);
+}
+
+void TestRunController::destroyingWhileRunningCancels()
+{
+    std::atomic<int> steps{0};
+    {
+        RunController c;
+        c.enqueue("x", fakeJob(1000000, &steps, 1));
+        QVERIFY(QTest::qWaitFor([&] { return steps > 2; }));
+    }  // must return: the destructor cancels and joins
+    const int after = steps;
+    QTest::qWait(50);
+    QCOMPARE(int(steps), after);
+}
+
+void TestRunController::realTrainingThroughTheWorker()
+{
+    auto config = test::loadOne(test::tinyConfig());
+    engine::TrainOptions o;
+    o.outDir = test::scratchDir("controller");
+    o.seed = 3;
+    o.device = "cpu";
+    o.threads = 1;
+    RunController c;
+    Terminals t(c);
+    QSignalSpy logs(&c, &RunController::logRecord);
+    c.enqueue("tiny", [=](engine::RunControl& control, engine::TrainObserver& obs) {
+        return engine::train(config, o, control, obs);
+    });
+    QVERIFY(QTest::qWaitFor([&] { return t.total() == 1; }, 60000));
+    QCOMPARE(t.finished.count(), 1);
+    const auto summary = t.finished.at(0).at(1).value<engine::RunSummary>();
+    QCOMPARE(summary.stepsDone, std::int64_t{20});
+    QVERIFY(std::filesystem::exists(summary.runFile));
+    QCOMPARE(logs.count(), 4);  // logging every 5 of 20 steps
+    QCOMPARE(logs.last().at(0).value<engine::LogRecord>().step, std::int64_t{15});  // 0, 5, 10, 15
+}
+
+QTEST_GUILESS_MAIN(TestRunController)
+#include "tst_run_controller.moc"

@@ -1,0 +1,29 @@
+#pragma once
+// Value types that cross from the engine's worker thread to the GUI thread through queued
+// signals. Engine structs are registered as metatypes as they are (plain copyable values).
+
+#include <QMetaType>
+#include <QString>
+
+#include "lengen/engine/observer.h"
+
+namespace lengen::ui {
+
+/// A failed run or analysis: one sentence for the user, technical detail for a details box.
+struct RunError {
+    QString message;
+    QString detail;
+    int exitKind = 1;  ///< engine::ErrorKind as int (1 = internal)
+};
+
+/// Registers every type above and the engine's observer structs with Qt's meta-type system
+/// (once per process; safe to call again).
+void registerRunTypes();
+
+}  // namespace lengen::ui
+
+Q_DECLARE_METATYPE(lengen::ui::RunError)
+Q_DECLARE_METATYPE(lengen::engine::RunStarted)
+Q_DECLARE_METATYPE(lengen::engine::StepProgress)
+Q_DECLARE_METATYPE(lengen::engine::LogRecord)
+Q_DECLARE_METATYPE(lengen::engine::RunSummary)

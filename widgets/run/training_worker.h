@@ -1,0 +1,60 @@
+#pragma once
+// Runs one engine job (training, evaluation, probes) on a worker thread and turns the engine's
+// observer calls into queued signals. Lives on the QThread its RunController owns.
+// requestCancel() and setPaused() are plain thread-safe calls, not slots: while the job runs
+// the worker's event loop is blocked inside the engine, so a queued slot would never run.
+
+#include <QObject>
+
+#include <atomic>
+#include <chrono>
+#include <functional>
+
+#include "lengen/engine/observer.h"
+#include "lengen/engine/run_control.h"
+#include "run_types.h"
+
+namespace lengen::ui {
+
+class TrainingWorker final : public QObject, private engine::TrainObserver {
+    Q_OBJECT
+    Q_DISABLE_COPY_MOVE(TrainingWorker)
+
+public:
+    /// The job: calls into the engine with the control and observer it is given, returns the
+    /// summary or throws engine::Error.
+    using Job = std::function<engine::RunSummary(engine::RunControl&, engine::TrainObserver&)>;
+
+    explicit TrainingWorker(Job job, QObject* parent = nullptr);
+
+    void requestCancel() { m_control.requestCancel(); }  ///< any thread
+    void setPaused(bool paused) { m_control.setPaused(paused); }  ///< any thread
+    /// Minimum interval between two `progress` signals (default 50 ms: about 20 Hz).
+    void setProgressInterval(std::chrono::milliseconds interval) { m_interval = interval; }
+
+public Q_SLOTS:
+    /// Runs the job; emits exactly one of finished, cancelled, failed.
+    void run();
+
+Q_SIGNALS:
+    void started(lengen::engine::RunStarted info);
+    void progress(lengen::engine::StepProgress step);
+    void logged(lengen::engine::LogRecord record);
+    void warning(QString message);
+    void finished(lengen::engine::RunSummary summary);
+    void cancelled(lengen::engine::RunSummary summary);
+    void failed(lengen::ui::RunError error);
+
+private:
+    void onStarted(const engine::RunStarted& s) override;
+    void onStep(const engine::StepProgress& p) override;
+    void onLog(const engine::LogRecord& r) override;
+    void onWarning(const std::string& message) override;
+
+    Job m_job;
+    engine::RunControl m_control;
+    std::chrono::milliseconds m_interval{50};
+    std::chrono::steady_clock::time_point m_lastProgress{};
+};
+
+}  // namespace lengen::ui
