@@ -8,6 +8,9 @@
 
 #include "analysis_commands.h"
 #include "commands.h"
+#ifdef LENGEN_WITH_EXPORT
+#include "export_command.h"
+#endif
 #include "lengen/engine/config.h"
 #include "lengen/engine/errors.h"
 #include "lengen/engine/version.h"
@@ -147,6 +150,26 @@ int main(int argc, char** argv)
                          "to this prompt length")->capture_default_str();
     addCommon(probeCmd, probeArgs);
 
+#ifdef LENGEN_WITH_EXPORT
+    cli::ExportArgs exportArgs;
+    auto* exportCmd = app.add_subcommand(
+        "export", "Figures of a run (evaluation, attention, attacks, serial position, loss) as "
+                  "PNG, SVG, PDF or CSV");
+    exportCmd->add_option("run", exportArgs.run, "Run folder or run.h5")->required();
+    exportCmd->add_option("--figure", exportArgs.figure, "Figure name (see --list)");
+    exportCmd->add_flag("--all", exportArgs.all, "Every available figure (into <run>/figures)");
+    exportCmd->add_flag("--list", exportArgs.list, "List the figures this run can draw");
+    exportCmd->add_option("--format", exportArgs.formats, "png, svg, pdf, csv (several: comma)")
+        ->delimiter(',');
+    exportCmd->add_option("--out", exportArgs.out, "Output file (one figure) or folder (--all)");
+    exportCmd->add_option("--dpi", exportArgs.dpi, "PNG resolution")->capture_default_str()
+        ->check(CLI::Range(30, 1200));
+    exportCmd->add_option("--prompt", exportArgs.prompt, "Attention map: prompt")->capture_default_str();
+    exportCmd->add_option("--layer", exportArgs.layer, "Attention map: layer (default: last)");
+    exportCmd->add_option("--head", exportArgs.head, "Attention map: head")->capture_default_str();
+    exportCmd->add_flag("--quiet,-q", exportArgs.quiet, "Do not print the written paths");
+#endif
+
     std::string importJson, importRun, importLabel = "python";
     auto* importCmd = app.add_subcommand(
         "import", "Import the reference's metrics.json into a run's analysis file");
@@ -188,6 +211,10 @@ int main(int argc, char** argv)
                 probeOptions.attention = probeOptions.duplicated = probeOptions.serialPosition = true;
             return cli::runProbe(probeArgs, probeOptions);
         }
+#ifdef LENGEN_WITH_EXPORT
+        if (*exportCmd)
+            return cli::runExport(exportArgs);
+#endif
         if (*importCmd)
             return cli::runImport(importJson, importRun, importLabel);
     } catch (const engine::Error& e) {

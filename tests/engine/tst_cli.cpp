@@ -276,6 +276,20 @@ void TestCli::evaluatesProbesAndReportsErrors()
              qPrintable(probes.out));
     QCOMPARE(run({"probe", runFile}).code, 64);  // no probe chosen
     QCOMPARE(run({"probe", runFile, "--serial-position", "--instruction", "9"}).code, 2);  // > N
+    if (run({"--help"}).out.contains("export")) {  // builds with the Qt libraries
+        const auto base = dir + "/fig";
+        auto ex = run({"export", runFile, "--figure", "ood_length", "--format", "png,svg,pdf,csv",
+                       "--out", base + ".png"});
+        QCOMPARE(ex.code, 0);
+        for (const char* ext : {".png", ".svg", ".pdf", ".csv"})
+            QVERIFY2(std::filesystem::exists((base + ext).toStdString()), ext);
+        QFile csv(base + ".csv");
+        QVERIFY(csv.open(QIODevice::ReadOnly));
+        QVERIFY(csv.readLine().startsWith("series,x,y,band_low,band_high"));
+        QVERIFY(run({"export", runFile, "--list"}).out.contains("lost_in_mid"));
+        QCOMPARE(run({"export", runFile, "--figure", "sideways"}).code, 64);
+        QCOMPARE(run({"export", runFile, "--figure", "ood_length", "--out", "/proc/lengen/x.png"}).code, 4);
+    }
     const auto json = lengen::test::writeFile(dir.toStdString(), "metrics.json", "{ broken");
     QCOMPARE(run({"import", QString::fromStdString(json), runFile}).code, 2);
 }

@@ -254,6 +254,7 @@ void placeLegend(QCustomPlot& plot, QCPLayoutGrid* body, QCPAxisRect* rect, Lege
         sub->insertRow(0);  // centred vertically between two stretching empty rows
         sub->setRowStretchFactor(0, 1);
         sub->addElement(2, 0, new QCPLayoutElement(&plot));
+        sub->setRowStretchFactor(1, 0.001);  // the legend keeps its own height
         sub->setRowStretchFactor(2, 1);
         body->setColumnStretchFactor(column, 0.01);
         return;

@@ -1,0 +1,135 @@
+#include "export_command.h"
+
+#include <QApplication>
+
+#include <unistd.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+
+#include "figure_export.h"
+#include "lengen/engine/errors.h"
+#include "lengen/engine/run_file.h"
+#include "run_figures.h"
+
+namespace fs = std::filesystem;
+
+namespace lengen::cli {
+
+namespace {
+
+using engine::Error;
+using engine::ErrorKind;
+
+// QCustomPlot draws through QWidget, which needs a QApplication; without a display it runs
+// on Qt's offscreen platform.
+std::unique_ptr<QApplication> makeApplication()
+{
+    if (qEnvironmentVariableIsEmpty("QT_QPA_PLATFORM") && qEnvironmentVariableIsEmpty("DISPLAY") &&
+        qEnvironmentVariableIsEmpty("WAYLAND_DISPLAY"))
+        qputenv("QT_QPA_PLATFORM", "offscreen");
+    if (qEnvironmentVariableIsEmpty("XDG_RUNTIME_DIR")) {  // else Qt warns on every run
+        const auto dir = fs::temp_directory_path() / ("lengen-runtime-" + std::to_string(::getuid()));
+        std::error_code ec;
+        fs::create_directory(dir, ec);
+        fs::permissions(dir, fs::perms::owner_all, ec);
+        qputenv("XDG_RUNTIME_DIR", QByteArray::fromStdString(dir.string()));
+    }
+    static int argc = 1;
+    static char name[] = "lengen";
+    static char* argv[] = {name, nullptr};
+    return std::make_unique<QApplication>(argc, argv);
+}
+
+const char* extension(plots::Format f)
+{
+    switch (f) {
+    case plots::Format::Png: return "png";
+    case plots::Format::Svg: return "svg";
+    case plots::Format::Pdf: return "pdf";
+    case plots::Format::Csv: return "csv";
+    }
+    return "png";
+}
+
+// Reference-like file names: probes of eval_atk under duplicated/, "/" elsewhere becomes "_".
+fs::path relativeFileName(const std::string& figure)
+{
+    std::string n = figure;
+    const bool atk = n.rfind("noise_points=", 0) == 0 || n == "inst+noise+tar" ||
+                     n == "baseline_all_dup" || n == "change_inst_position" || n == "lost_in_mid";
+    for (auto& c : n)
+        if (c == '/')
+            c = '_';
+    return atk ? fs::path("duplicated") / n : fs::path(n);
+}
+
+void exportOne(const std::string& run, const std::string& name, const figures::MapSelection& map,
+               plots::Format format, const fs::path& path, int dpi, bool quiet)
+{
+    std::error_code ec;
+    fs::create_directories(path.parent_path(), ec);
+    const auto figure = figures::makeFigure(run, name, map);
+    const QString out = QString::fromStdString(path.string());
+    const auto result = figure.plot ? plots::exportFigure(*figure.plot, out, format, dpi)
+                                    : plots::exportHeatmap(*figure.heatmap, out, format, dpi);
+    if (!result.ok)
+        throw Error(ErrorKind::Io, result.error.toStdString());
+    if (!quiet)
+        std::printf("%s\n", path.string().c_str());
+}
+
+}  // namespace
+
+int runExport(const ExportArgs& args)
+{
+    if (int(args.list) + int(args.all) + int(!args.figure.empty()) != 1)
+        throw Error(ErrorKind::Usage, "export: give one of --figure NAME, --all or --list");
+    auto app = makeApplication();
+    const auto available = figures::availableFigures(args.run);
+    if (args.list) {
+        for (const auto& f : available)
+            std::printf("%-28s %s\n", f.name.c_str(), f.description.c_str());
+        return 0;
+    }
+    std::vector<plots::Format> formats;
+    for (const auto& f : args.formats) {
+        const auto fmt = plots::formatFromName(f);
+        if (!fmt)
+            throw Error(ErrorKind::Usage, "export: unknown format '" + f + "' (png, svg, pdf, csv)");
+        formats.push_back(*fmt);
+    }
+    figures::MapSelection map;
+    map.prompt = args.prompt;
+    map.layer = args.layer;
+    map.head = args.head;
+    const fs::path runDir = fs::path(engine::locateRunFile(args.run)).parent_path();
+    if (args.all) {
+        if (formats.empty())
+            formats = {plots::Format::Png};
+        const fs::path dir = args.out.empty() ? runDir / "figures" : fs::path(args.out);
+        for (const auto& f : available)
+            for (auto fmt : formats)
+                exportOne(args.run, f.name, map, fmt,
+                          dir / relativeFileName(f.name).concat(std::string(".") + extension(fmt)),
+                          args.dpi, args.quiet);
+        return 0;
+    }
+    if (formats.empty()) {
+        const auto fromPath = args.out.empty() ? std::nullopt
+                                               : plots::formatFromPath(QString::fromStdString(args.out));
+        formats = {fromPath.value_or(plots::Format::Png)};
+    }
+    for (auto fmt : formats) {
+        fs::path path = args.out.empty()
+                            ? runDir / "figures" / relativeFileName(args.figure)
+                            : fs::path(args.out);
+        if (args.out.empty() || formats.size() > 1)
+            path.replace_extension(extension(fmt));
+        exportOne(args.run, args.figure, map, fmt, path, args.dpi, args.quiet);
+    }
+    return 0;
+}
+
+}  // namespace lengen::cli

@@ -1,0 +1,23 @@
+#pragma once
+// `lengen export`: figures of a run as PNG / SVG / PDF / CSV (docs/figures.md).
+
+#include <string>
+#include <vector>
+
+namespace lengen::cli {
+
+struct ExportArgs {
+    std::string run;
+    std::string figure;               ///< one figure by name
+    bool all = false;                 ///< every available figure
+    bool list = false;                ///< print the available figures
+    std::vector<std::string> formats; ///< png, svg, pdf, csv (default: from --out, else png)
+    std::string out;                  ///< file (one figure) or folder (--all)
+    int dpi = 150;
+    int prompt = 0, layer = -1, head = 0;  ///< attention maps
+    bool quiet = false;
+};
+
+int runExport(const ExportArgs& args);
+
+}  // namespace lengen::cli

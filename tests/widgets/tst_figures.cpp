@@ -1,0 +1,159 @@
+// Figures built from a real run's stored results: every available figure builds, evaluation
+// figures plot exactly the stored curves (their CSV round-trips to the stored numbers), probe
+// figures mark the real target positions, heatmaps read the stored map tile.
+
+#include <QTemporaryDir>
+#include <QTest>
+
+#include "figure_export.h"
+#include "lengen/engine/analysis.h"
+#include "lengen/engine/errors.h"
+#include "lengen/engine/probes.h"
+#include "lengen/engine/trainer.h"
+#include "run_figures.h"
+#include "test_support.h"
+
+using namespace lengen;
+
+namespace {
+class Quiet : public engine::TrainObserver {};
+class Silent : public engine::AnalysisObserver {};
+}  // namespace
+
+class TestFigures final : public QObject {
+    Q_OBJECT
+
+private Q_SLOTS:
+    void initTestCase();
+    void everyAvailableFigureBuilds();
+    void evaluationFigureIsTheStoredData();
+    void probeFiguresMarkTheLayouts();
+    void heatmapReadsTheStoredMap();
+    void unknownFigureIsAUsageError();
+
+private:
+    std::string m_run;
+};
+
+void TestFigures::initTestCase()
+{
+    auto config = test::loadOne(test::tinyConfig());  // D = 3, N = 7
+    engine::TrainOptions t;
+    t.outDir = test::scratchDir("figures");
+    t.seed = 2;
+    t.device = "cpu";
+    t.threads = 1;
+    engine::RunControl control;
+    Quiet quiet;
+    m_run = engine::train(config, t, control, quiet).runFile;
+    engine::EvalOptions e;
+    e.methods = {"standard", "ood_length"};
+    e.prompts = 16;
+    e.oodFactor = 2;
+    e.common.bootstrapTrials = 20;
+    e.common.device = "cpu";
+    Silent silent;
+    engine::evaluateRun(m_run, e, control, silent);
+    engine::ProbeOptions p;
+    p.attention = p.duplicated = p.serialPosition = true;
+    p.prompts = 8;
+    p.testLength = 24;
+    p.noiseCounts = {2, 3};
+    p.instructionPoints = 4;
+    p.attentionPrompts = 4;
+    p.longPoints = 12;
+    p.common.bootstrapTrials = 20;
+    p.common.device = "cpu";
+    engine::probeRun(m_run, p, control, silent);
+}
+
+void TestFigures::everyAvailableFigureBuilds()
+{
+    const auto all = figures::availableFigures(m_run);
+    QStringList names;
+    for (const auto& f : all)
+        names << QString::fromStdString(f.name);
+    for (const char* expected : {"loss", "standard", "ood_length", "attention/long", "avg_attention_score",
+                                 "attention_map/train", "noise_points=2", "noise_points=3",
+                                 "inst+noise+tar", "baseline_all_dup", "change_inst_position",
+                                 "lost_in_mid"})
+        QVERIFY2(names.contains(expected), expected);
+    QTemporaryDir tmp;
+    for (const auto& f : all) {
+        const auto fig = figures::makeFigure(m_run, f.name);
+        QCOMPARE(bool(fig.heatmap), f.heatmap);
+        QCOMPARE(bool(fig.plot), !f.heatmap);
+        const QString path = tmp.path() + "/fig.png";
+        const auto r = fig.plot ? plots::exportFigure(*fig.plot, path, plots::Format::Png, 60)
+                                : plots::exportHeatmap(*fig.heatmap, path, plots::Format::Png, 60);
+        QVERIFY2(r.ok, qPrintable(QString::fromStdString(f.name) + ": " + r.error));
+    }
+}
+
+void TestFigures::evaluationFigureIsTheStoredData()
+{
+    const auto fig = figures::makeFigure(m_run, "ood_length");
+    QVERIFY(fig.plot);
+    engine::EvalResult stored;
+    for (const auto& r : engine::readEvaluations(m_run))
+        if (r.method == "ood_length")
+            stored = r;
+    QCOMPARE(fig.plot->series.size(), stored.curves.size());
+    QCOMPARE(fig.plot->series[0].name, std::string("RoPE"));
+    QCOMPARE(fig.plot->series[1].name, std::string("Least Squares"));
+    QCOMPARE(fig.plot->vlines.at(0).x, 7.0);      // the training length
+    QCOMPARE(fig.plot->hlines.at(0).y, 3.0);      // zero estimator at D
+    // The CSV holds exactly the stored means and bands.
+    const auto lines = plots::figureCsv(*fig.plot).split('\n', Qt::SkipEmptyParts);
+    QCOMPARE(lines.size(), 1 + int(stored.curves.size()) * 14);
+    const auto fields = lines.at(1 + 14 + 9).split(',');  // least squares, k = 9
+    QCOMPARE(fields.at(1).toDouble(), 9.0);
+    QCOMPARE(fields.at(2).toDouble(), stored.curves[1].stats.mean[9]);
+    QCOMPARE(fields.at(3).toDouble(), stored.curves[1].stats.bootstrapLow[9]);
+    QCOMPARE(fields.at(4).toDouble(), stored.curves[1].stats.bootstrapHigh[9]);
+}
+
+void TestFigures::probeFiguresMarkTheLayouts()
+{
+    const auto lost = figures::makeFigure(m_run, "lost_in_mid").plot;
+    QVERIFY(lost && lost->zoom);
+    QCOMPARE(lost->series.size(), size_t(3));
+    QCOMPARE(lost->zoom->x1, 24.0);  // through the end of the target block
+    const auto inst = figures::makeFigure(m_run, "inst+noise+tar").plot;
+    QVERIFY(inst);
+    QCOMPARE(inst->series[0].name, std::string("Random points"));
+    // Real target positions in the legend: begin = N + (N - 2D' - ...) = the target's index.
+    QVERIFY2(inst->series[3].name.find("(target at 22)") != std::string::npos, inst->series[3].name.c_str());
+    const auto sweep = figures::makeFigure(m_run, "noise_points=3").plot;
+    QVERIFY(sweep);
+    QCOMPARE(sweep->markers.at(0).x, 4.0);  // noise starts at N - c = 7 - 3
+}
+
+void TestFigures::heatmapReadsTheStoredMap()
+{
+    figures::MapSelection m;
+    m.layer = 1;
+    m.head = 1;
+    const auto fig = figures::makeFigure(m_run, "attention_map/train", m);
+    QVERIFY(fig.heatmap);
+    QCOMPARE(fig.heatmap->rows, 14);
+    const auto tile = engine::readAttentionTile(m_run, "train", 0, 1, 1, 0, 14, 0, 14);
+    QCOMPARE(fig.heatmap->values[3 * 14 + 2], tile[3 * 14 + 2]);
+    QVERIFY(std::isnan(fig.heatmap->values[2 * 14 + 3]));  // above the diagonal: masked
+    QCOMPARE(figures::tokenLabel(6), std::string("x_3"));
+    QCOMPARE(figures::tokenLabel(7), std::string("y_3"));
+}
+
+void TestFigures::unknownFigureIsAUsageError()
+{
+    try {
+        figures::makeFigure(m_run, "sideways");
+        QFAIL("no error");
+    } catch (const engine::Error& e) {
+        QCOMPARE(e.kind(), engine::ErrorKind::Usage);
+        QVERIFY(std::string(e.what()).find("sideways") != std::string::npos);
+    }
+}
+
+QTEST_MAIN(TestFigures)
+#include "tst_figures.moc"

@@ -1,0 +1,395 @@
+#include "run_figures.h"
+
+#include <algorithm>
+#include <cmath>
+
+#include "lengen/engine/analysis.h"
+#include "lengen/engine/config.h"
+#include "lengen/engine/errors.h"
+#include "lengen/engine/probes.h"
+#include "lengen/engine/run_file.h"
+
+namespace lengen::figures {
+
+using engine::Error;
+using engine::ErrorKind;
+using plots::FigureSpec;
+using plots::Series;
+
+namespace {
+
+// The reference figures' colours for layouts (forest, tangerine, cerulean, charcoal).
+const char* const kBegin = "#2E8B57";
+const char* const kMiddle = "#F28500";
+const char* const kEnd = "#007BA7";
+const char* const kCharcoal = "#36454F";
+const char* const kLightRed = "#E74C3C";
+
+std::vector<double> positions(size_t n, double scale = 1)
+{
+    std::vector<double> x(n);
+    for (size_t i = 0; i < n; ++i)
+        x[i] = double(i) * scale;
+    return x;
+}
+
+std::string capitalised(std::string s)
+{
+    if (!s.empty())
+        s[0] = static_cast<char>(std::toupper(static_cast<unsigned char>(s[0])));
+    return s;
+}
+
+Series curve(const std::string& name, const engine::CurveStats& st, const std::string& color = {},
+             bool band = true)
+{
+    Series s;
+    s.name = name;
+    s.x = positions(st.mean.size());
+    s.y = st.mean;
+    if (band) {
+        s.bandLow = st.bootstrapLow;
+        s.bandHigh = st.bootstrapHigh;
+    }
+    s.color = color;
+    return s;
+}
+
+// Axes of a per-position error / accuracy figure (reference §6.7 with §9.26 fixed: the zero
+// estimator line only where it is on scale).
+void errorAxes(FigureSpec& f, bool classification, double zero, double xMax)
+{
+    f.x.label = "in-context examples";
+    f.x.min = -1;
+    f.x.max = xMax + 0.1;
+    if (classification) {
+        f.y.label = "accuracy";
+        f.y.min = -0.05;
+        f.y.max = 1.05;
+        f.legend = plots::LegendPlace::LowerRight;
+    } else {
+        f.y.label = "squared error";
+        f.y.min = -0.1;
+        f.y.max = 1.5 * zero;
+        f.hlines.push_back({zero, "zero estimator"});
+    }
+}
+
+struct RunFacts {
+    engine::RunFileInfo info;
+    engine::RunConfig config;
+};
+
+RunFacts facts(const std::string& run)
+{
+    RunFacts r;
+    r.info = engine::readRunInfo(engine::locateRunFile(run));
+    r.config = engine::loadConfigText(r.info.configYaml, r.info.path).runs.at(0);
+    return r;
+}
+
+FigureSpec lossFigure(const std::string& run, const RunFacts& rf)
+{
+    const auto log = engine::readTrainLog(run);
+    FigureSpec f;
+    f.title = capitalised(rf.config.task.name) + " - " + rf.info.positionEncoding + "\ntraining loss";
+    Series loss, excess;
+    loss.name = "loss";
+    excess.name = "excess loss";
+    excess.dashed = true;
+    for (size_t i = 0; i < log.step.size(); ++i) {
+        loss.x.push_back(double(log.step[i]));
+        loss.y.push_back(log.loss[i]);
+        excess.x.push_back(double(log.step[i]));
+        excess.y.push_back(log.excessLoss[i]);
+    }
+    f.series = {loss, excess};
+    f.x.label = "step";
+    f.y.label = rf.config.isClassification() ? "cross-entropy" : "mean squared error";
+    f.y.log = !rf.config.isClassification();
+    return f;
+}
+
+FigureSpec evalFigure(const engine::EvalResult& r, const RunFacts& rf)
+{
+    FigureSpec f;
+    f.title = capitalised(rf.config.task.name) + " - n_dim " + std::to_string(r.dims) + " - " +
+              r.method + "\nmax_data_points " + std::to_string(r.trainPoints) + " - " +
+              std::to_string(r.prompts) + " prompts";
+    for (const auto& c : r.curves)
+        f.series.push_back(curve(c.label, c.stats));
+    errorAxes(f, r.classification, r.zeroEstimator, r.nPoints - 1);
+    f.vlines.push_back({double(r.trainPoints), "train length"});
+    return f;
+}
+
+const engine::ProbeGroup* group(const std::vector<engine::ProbeGroup>& all, const std::string& path)
+{
+    for (const auto& g : all)
+        if (g.path == path)
+            return &g;
+    return nullptr;
+}
+
+const engine::ProbeCurve* curveNamed(const engine::ProbeGroup& g, const std::string& name)
+{
+    for (const auto& c : g.curves)
+        if (c.name == name)
+            return &c;
+    return nullptr;
+}
+
+double param(const engine::ProbeGroup& g, const std::string& name)
+{
+    const auto it = g.params.find(name);
+    return it == g.params.end() ? 0 : it->second;
+}
+
+FigureSpec probeBase(const engine::ProbeGroup& g, const std::string& title, double xMax)
+{
+    FigureSpec f;
+    f.title = title;
+    errorAxes(f, g.classification, param(g, "zero_estimator"), xMax);
+    f.x.label = "# of in-context examples";
+    f.spans.push_back({-1, param(g, "train_points"), "#808080", 0.12, "train length"});
+    return f;
+}
+
+FigureSpec countSweepFigure(const engine::ProbeGroup& g, const engine::ProbeCurve& c)
+{
+    auto f = probeBase(g, "duplicated attack on " + g.model + " - noise points: " + c.name.substr(2),
+                       double(c.stats.mean.size()) - 1);
+    f.series.push_back(curve("Random points", c.stats, "#6C7A89"));
+    if (c.spans.count("target")) {  // the target segment re-drawn in red
+        const auto [t0, t1] = c.spans.at("target");
+        Series t;
+        t.name = "target";
+        t.color = kLightRed;
+        t.width = 3;
+        for (size_t i = size_t(t0); i < size_t(t1) && i < c.stats.mean.size(); ++i) {
+            t.x.push_back(double(i));
+            t.y.push_back(c.stats.mean[i]);
+        }
+        f.series.push_back(t);
+    }
+    if (c.spans.count("noise")) {
+        const double at = c.spans.at("noise").first;
+        const double y = c.stats.mean.empty() ? 0 : c.stats.mean[std::min(size_t(at), c.stats.mean.size() - 1)];
+        f.markers.push_back({at, y, std::to_string(int(at))});
+    }
+    return f;
+}
+
+FigureSpec layoutsFigure(const engine::ProbeGroup& g, const std::string& title,
+                         const std::vector<std::pair<std::string, std::string>>& names,
+                         const std::string& baseline, const std::string& baselineLabel,
+                         const std::string& highlight)
+{
+    double xMax = 0;
+    for (const auto& c : g.curves)
+        xMax = std::max(xMax, double(c.stats.mean.size()) - 1);
+    auto f = probeBase(g, title, xMax);
+    if (const auto* b = curveNamed(g, baseline))
+        f.series.push_back(curve(baselineLabel, b->stats, kCharcoal));
+    const char* colours[] = {kBegin, kMiddle, kEnd};
+    int i = 0;
+    for (const auto& [name, label] : names) {
+        const auto* c = curveNamed(g, name);
+        if (!c)
+            continue;
+        std::string l = label;
+        if (highlight == "target" && c->spans.count("target"))  // the real target distance
+            l += " (target at " + std::to_string(int(c->spans.at("target").first)) + ")";
+        f.series.push_back(curve(l, c->stats, colours[i % 3], false));
+        if (c->spans.count(highlight))
+            f.spans.push_back({c->spans.at(highlight).first, c->spans.at(highlight).second, kLightRed, 0.12, ""});
+        ++i;
+    }
+    return f;
+}
+
+FigureSpec lostInMiddleFigure(const engine::ProbeGroup& g, const RunFacts& rf)
+{
+    auto f = layoutsFigure(g, rf.config.task.name + " - lost in middle test on " + g.model,
+                           {{"begin", "ans at begin"}, {"middle", "ans at middle"}, {"end", "ans at end"}},
+                           "", "", "");
+    double t0 = 0, t1 = 0;
+    for (const auto& c : g.curves)
+        if (c.spans.count("target")) {
+            t0 = std::max(t0, c.spans.at("target").first);
+            t1 = std::max(t1, c.spans.at("target").second);
+        }
+    f.spans.push_back({t0, t1, kLightRed, 0.15, "target block"});
+    f.zoom = plots::ZoomPanel{t0 - 15, t1, "Zoomed In"};
+    f.widthInches = 8;
+    f.heightInches = 5;
+    f.legend = plots::LegendPlace::UpperLeft;
+    return f;
+}
+
+FigureSpec attentionFigure(const engine::AttentionSetting& s, const RunFacts& rf)
+{
+    // Last layer: the query's weight on each x token (even tokens), one curve per head.
+    FigureSpec f;
+    f.title = rf.config.task.name + " - " + rf.info.positionEncoding + " - Layer " +
+              std::to_string(s.layers) + " - " + s.name + " (" + std::to_string(s.tokens) + " tokens)";
+    const size_t t = size_t(s.tokens), l = size_t(s.layers - 1);
+    for (int h = 0; h < s.heads; ++h) {
+        Series c;
+        c.name = "Head " + std::to_string(h);
+        for (size_t k = 0; k < t; k += 2) {
+            const size_t at = (l * size_t(s.heads) + size_t(h)) * t + k;
+            c.x.push_back(double(k / 2));
+            c.y.push_back(s.lastQueryMean[at]);
+            c.bandLow.push_back(s.lastQueryLow[at]);
+            c.bandHigh.push_back(s.lastQueryHigh[at]);
+        }
+        f.series.push_back(c);
+    }
+    f.x.label = "Token position (x_i)";
+    f.y.label = "Attention weight";
+    f.widthInches = 6;
+    f.heightInches = 4;
+    return f;
+}
+
+FigureSpec averageAttentionFigure(const engine::AttentionSetting& s, const RunFacts& rf)
+{
+    FigureSpec f;
+    f.title = rf.config.task.name + " - " + rf.info.positionEncoding + " - attention on y tokens (" +
+              std::to_string(s.points) + " points)";
+    const size_t n = size_t(s.points);
+    for (int l = 0; l < s.layers; ++l) {
+        Series c;
+        c.name = "Layer " + std::to_string(l + 1);
+        c.x = positions(n, n > 1 ? 1.0 / double(n - 1) : 1.0);
+        c.y.assign(s.yAttention.begin() + long(size_t(l) * n), s.yAttention.begin() + long(size_t(l + 1) * n));
+        f.series.push_back(c);
+    }
+    f.x.label = "Normalized token position";
+    f.y.label = "Average attention weight";
+    f.legend = plots::LegendPlace::OutsideRight;
+    f.widthInches = 9;
+    return f;
+}
+
+plots::HeatmapSpec mapFigure(const std::string& run, const engine::AttentionSetting& s,
+                             const MapSelection& m, const RunFacts& rf)
+{
+    const int layer = m.layer < 0 ? s.layers - 1 : m.layer;
+    const int r1 = m.r1 < 0 ? s.tokens : m.r1, c1 = m.c1 < 0 ? s.tokens : m.c1;
+    plots::HeatmapSpec h;
+    h.title = rf.info.positionEncoding + " - " + s.name + " - prompt " + std::to_string(m.prompt) +
+              ", layer " + std::to_string(layer + 1) + ", head " + std::to_string(m.head);
+    h.values = engine::readAttentionTile(run, s.name, m.prompt, layer, m.head, m.r0, r1, m.c0, c1);
+    h.rows = r1 - m.r0;
+    h.cols = c1 - m.c0;
+    h.firstRow = m.r0;
+    h.firstCol = m.c0;
+    for (int r = 0; r < h.rows; ++r)  // the causal mask is not data: blank, not "0"
+        for (int c = 0; c < h.cols; ++c)
+            if (m.c0 + c > m.r0 + r)
+                h.values[size_t(r) * size_t(h.cols) + size_t(c)] = NAN;
+    h.tickLabel = tokenLabel;
+    // Weights spread over hundreds of keys sit near 1/T: a log colour scale shows where they go.
+    h.logScale = true;
+    h.zMin = 1e-4;
+    h.zMax = 1.0;
+    return h;
+}
+
+}  // namespace
+
+std::string tokenLabel(int token)
+{
+    return (token % 2 ? "y_" : "x_") + std::to_string(token / 2);
+}
+
+std::vector<FigureInfo> availableFigures(const std::string& run)
+{
+    std::vector<FigureInfo> out{{"loss", "training loss and excess loss by step", false}};
+    for (const auto& r : engine::readEvaluations(run)) {
+        const bool imported = r.source.rfind("metrics.json", 0) == 0;
+        out.push_back({(imported ? "imported/" : "") + r.method,
+                       "error per position, " + r.method + ", with baselines" +
+                           (imported ? " (imported)" : ""),
+                       false});
+    }
+    for (const auto& s : engine::readAttentionSettings(run)) {
+        out.push_back({"attention/" + s.name, "last query's attention per head, " + s.name, false});
+        if (s.name == "long")
+            out.push_back({"avg_attention_score", "per-layer attention on y tokens", false});
+        if (s.mapPrompts > 0)
+            out.push_back({"attention_map/" + s.name, "full attention map (heatmap), " + s.name, true});
+    }
+    for (const auto& g : engine::readProbeGroups(run)) {
+        if (g.path == "duplicated/count_sweep")
+            for (const auto& c : g.curves)
+                out.push_back({"noise_points=" + c.name.substr(2), "duplicated attack, " + c.name, false});
+        else if (g.path == "duplicated/inst_noise_target")
+            out.push_back({"inst+noise+tar", "instruction + noise + target", false});
+        else if (g.path == "duplicated/instruction_position") {
+            out.push_back({"baseline_all_dup", "all-duplicated baseline", false});
+            out.push_back({"change_inst_position", "instruction at begin / middle / end", false});
+        } else if (g.path == "serial_position")
+            out.push_back({"lost_in_mid", "serial position (lost in the middle)", false});
+    }
+    return out;
+}
+
+Figure makeFigure(const std::string& run, const std::string& name, const MapSelection& map)
+{
+    const auto rf = facts(run);
+    Figure out;
+    if (name == "loss") {
+        out.plot = lossFigure(run, rf);
+        return out;
+    }
+    for (const auto& r : engine::readEvaluations(run)) {
+        const bool imported = r.source.rfind("metrics.json", 0) == 0;
+        if (name == (imported ? "imported/" : "") + r.method) {
+            out.plot = evalFigure(r, rf);
+            return out;
+        }
+    }
+    for (const auto& s : engine::readAttentionSettings(run)) {
+        if (name == "attention/" + s.name)
+            out.plot = attentionFigure(s, rf);
+        else if (name == "avg_attention_score" && s.name == "long")
+            out.plot = averageAttentionFigure(s, rf);
+        else if (name == "attention_map/" + s.name && s.mapPrompts > 0)
+            out.heatmap = mapFigure(run, s, map, rf);
+        if (out.plot || out.heatmap)
+            return out;
+    }
+    const auto groups = engine::readProbeGroups(run);
+    if (name.rfind("noise_points=", 0) == 0) {
+        if (const auto* g = group(groups, "duplicated/count_sweep"))
+            if (const auto* c = curveNamed(*g, "c=" + name.substr(13)))
+                out.plot = countSweepFigure(*g, *c);
+    } else if (name == "inst+noise+tar") {
+        if (const auto* g = group(groups, "duplicated/inst_noise_target"))
+            out.plot = layoutsFigure(*g, "duplicated attack on " + g->model,
+                                     {{"begin", "begin"}, {"middle", "middle"}, {"end", "end"}},
+                                     "random", "Random points", "target");
+    } else if (name == "baseline_all_dup") {
+        if (const auto* g = group(groups, "duplicated/instruction_position"))
+            out.plot = layoutsFigure(*g, "duplicated attack on " + g->model, {}, "all_duplicated",
+                                     "All duplicated", "");
+    } else if (name == "change_inst_position") {
+        if (const auto* g = group(groups, "duplicated/instruction_position"))
+            out.plot = layoutsFigure(*g, "Changing inst on " + g->model,
+                                     {{"begin", "instruction at begin"}, {"middle", "instruction at middle"},
+                                      {"end", "instruction at end"}},
+                                     "all_duplicated", "All duplicated", "instruction");
+    } else if (name == "lost_in_mid") {
+        if (const auto* g = group(groups, "serial_position"))
+            out.plot = lostInMiddleFigure(*g, rf);
+    }
+    if (!out.plot && !out.heatmap)
+        throw Error(ErrorKind::Usage, "no figure '" + name + "' for this run (see export --list; "
+                                      "run `lengen eval` / `lengen probe` first)");
+    return out;
+}
+
+}  // namespace lengen::figures

@@ -1,0 +1,46 @@
+#pragma once
+// The figures of a run, built from what its run file and analysis file store: training
+// curves, one evaluation figure per method, attention, duplicated-example and serial-position
+// figures. Names follow the reference's file names where it had them (ood_length,
+// avg_attention_score, noise_points=<c>, inst+noise+tar, baseline_all_dup,
+// change_inst_position, lost_in_mid). Used by `lengen export` and by the studio's views.
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "figure_spec.h"
+
+namespace lengen::figures {
+
+struct FigureInfo {
+    std::string name;         ///< e.g. "ood_length", "attention_map/long"
+    std::string description;  ///< one line for --list and the GUI
+    bool heatmap = false;
+};
+
+/// What can be drawn from the run now (Error(RunFile) for a missing or foreign run).
+std::vector<FigureInfo> availableFigures(const std::string& run);
+
+/// Which full map a heatmap figure shows.
+struct MapSelection {
+    int prompt = 0;
+    int layer = -1;           ///< -1 = the last layer
+    int head = 0;
+    int r0 = 0, r1 = -1;      ///< query rows [r0, r1); -1 = to the end
+    int c0 = 0, c1 = -1;      ///< key columns
+};
+
+/// A figure or a heatmap; exactly one is set.
+struct Figure {
+    std::optional<plots::FigureSpec> plot;
+    std::optional<plots::HeatmapSpec> heatmap;
+};
+
+/// Builds the named figure. Error(Usage) naming the figure if it is not available.
+Figure makeFigure(const std::string& run, const std::string& name, const MapSelection& map = {});
+
+/// "x_3" for token 6, "y_3" for token 7: labels of interleaved prompt tokens.
+std::string tokenLabel(int token);
+
+}  // namespace lengen::figures
