@@ -8,6 +8,7 @@
 #include "config/section_reader.h"
 #include "config/yaml_tree.h"
 #include "lengen/engine/config.h"
+#include "lengen/engine/config_text.h"
 
 namespace lengen::engine {
 namespace {
@@ -346,6 +347,12 @@ LoadedConfig loadConfigFile(const std::string& path)
 LoadedConfig loadConfigText(const std::string& yaml, const std::string& name)
 {
     return parseRoot(config::loadYamlText(yaml, name), name);
+}
+
+LoadedConfig loadConfigTextAt(const std::string& yaml, const std::string& name,
+                              const std::string& includeDir)
+{
+    return parseRoot(config::loadYamlText(yaml, name, includeDir), name);
 }
 
 std::vector<std::string> knownTaskNames()

@@ -123,4 +123,10 @@ NodePtr loadYamlText(const std::string& text, const std::string& name)
     return resolver.loadText(text, name, fs::current_path());
 }
 
+NodePtr loadYamlText(const std::string& text, const std::string& name, const std::string& includeDir)
+{
+    IncludeResolver resolver;
+    return resolver.loadText(text, name, fs::path(includeDir));
+}
+
 }  // namespace lengen::engine::config

@@ -37,5 +37,7 @@ struct Node {
 /// detected). Throws ConfigError on syntax errors, missing includes and cycles.
 NodePtr loadYamlFile(const std::string& path);
 NodePtr loadYamlText(const std::string& text, const std::string& name);
+/// Same, resolving `!include` relative to `includeDir` instead of the working directory.
+NodePtr loadYamlText(const std::string& text, const std::string& name, const std::string& includeDir);
 
 }  // namespace lengen::engine::config

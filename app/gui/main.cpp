@@ -1,0 +1,102 @@
+// `lengen-studio`: the desktop application. Parses the command line, builds the window.
+
+#include <QApplication>
+#include <QCommandLineParser>
+#include <QDir>
+#include <QFileInfo>
+#include <QTabWidget>
+#include <QTimer>
+
+#include "lengen/engine/version.h"
+#include "main_window.h"
+
+namespace {
+
+// The shipped configs: $LENGEN_CONFIGS, an installed share/lengen/configs, or the source tree.
+QString findConfigRoot()
+{
+    const QString env = qEnvironmentVariable("LENGEN_CONFIGS");
+    const QStringList candidates{env, QCoreApplication::applicationDirPath() + "/../share/lengen/configs",
+                                 QStringLiteral(LENGEN_SOURCE_CONFIGS), QStringLiteral("configs")};
+    for (const auto& c : candidates)
+        if (!c.isEmpty() && QFileInfo(c + "/quick").isDir())
+            return QDir(c).absolutePath();
+    return QStringLiteral("configs");
+}
+
+// --screenshots: every tab of the window as a PNG, then quit (docs and smoke tests).
+void saveScreenshots(lengen::studio::MainWindow& w, const QString& dir)
+{
+    QDir().mkpath(dir);
+    for (int i = 0; i < w.tabs()->count(); ++i) {
+        w.tabs()->setCurrentIndex(i);
+        QApplication::processEvents();
+        const QString name = w.tabs()->tabText(i).toLower().replace(' ', '_');
+        w.grab().save(dir + "/studio_" + name + ".png");
+    }
+}
+
+}  // namespace
+
+int main(int argc, char** argv)
+{
+    QApplication app(argc, argv);
+    QApplication::setApplicationName(QStringLiteral("LenGen Studio"));
+    QApplication::setOrganizationName(QStringLiteral("LenGen"));
+    QApplication::setApplicationVersion(QString::fromStdString(lengen::engine::versionString()));
+
+    QCommandLineParser parser;
+    parser.setApplicationDescription(QStringLiteral(
+        "LenGen Studio: train, evaluate and probe in-context function learners and see how "
+        "position encodings decide length generalization."));
+    parser.addHelpOption();
+    parser.addVersionOption();
+    QCommandLineOption preset("preset", "Run config to load into the setup panel.", "config");
+    QCommandLineOption train("train", "Start training the loaded config at once.");
+    QCommandLineOption steps("steps", "Override training.max_steps.", "n");
+    QCommandLineOption runs("runs", "Folder for new runs and the run browser (default: runs).", "dir", "runs");
+    QCommandLineOption open("open", "Open this run (folder or run.h5).", "run");
+    QCommandLineOption analyse("analyse", "After training: evaluate and probe the new run.");
+    QCommandLineOption quitIdle("quit-when-idle", "Quit once every queued job has ended.");
+    QCommandLineOption shots("screenshots", "Save a screenshot of every tab into this folder "
+                                            "(after queued jobs end), then quit.", "dir");
+    parser.addOptions({preset, train, steps, runs, open, analyse, quitIdle, shots});
+    parser.process(app);
+
+    lengen::studio::StudioOptions o;
+    o.configRoot = findConfigRoot();
+    o.preset = parser.isSet(preset) ? parser.value(preset) : o.configRoot + "/quick/linear_regression_rope.yaml";
+    o.train = parser.isSet(train);
+    o.steps = parser.value(steps).toInt();
+    o.runsFolder = parser.value(runs);
+    o.openRun = parser.value(open);
+    lengen::studio::MainWindow window(o);
+    window.resize(1280, 860);
+    window.show();
+
+    auto& controller = window.controller();
+    const bool analyseAfter = parser.isSet(analyse);
+    QObject::connect(&controller, &lengen::ui::RunController::runFinished, &window,
+                     [&](const QString& label, const lengen::engine::RunSummary&) {
+                         if (analyseAfter && !label.startsWith("evaluate") && !label.startsWith("probe")) {
+                             window.evaluateOpenRun();
+                             window.probeOpenRun();
+                         }
+                     });
+    const QString shotDir = parser.value(shots);
+    if (parser.isSet(quitIdle) || parser.isSet(shots)) {
+        auto finish = [&window, shotDir] {
+            if (!shotDir.isEmpty())
+                saveScreenshots(window, shotDir);
+            QApplication::quit();
+        };
+        QObject::connect(&controller, &lengen::ui::RunController::stateChanged, &window,
+                         [&controller, finish](lengen::ui::RunController::State s) {
+                             if (s == lengen::ui::RunController::State::Idle && controller.queuedCount() == 0)
+                                 QTimer::singleShot(300, finish);
+                         });
+        if (!o.train)  // nothing will run: act once the window has shown
+            QTimer::singleShot(500, finish);
+    }
+    return app.exec();
+}

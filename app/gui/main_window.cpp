@@ -1,0 +1,302 @@
+#include "main_window.h"
+
+#include <QAction>
+#include <QApplication>
+#include <QCloseEvent>
+#include <QDockWidget>
+#include <QFileDialog>
+#include <QFileInfo>
+#include <QMenuBar>
+#include <QMessageBox>
+#include <QMimeData>
+#include <QSettings>
+#include <QStatusBar>
+#include <QTabWidget>
+
+#include "analysis_jobs.h"
+#include "attention_view.h"
+#include "compare_view.h"
+#include "figure_view.h"
+#include "lengen/engine/run_file.h"
+#include "run_browser.h"
+#include "run_table_model.h"
+#include "setup_panel.h"
+#include "training_view.h"
+
+namespace lengen::studio {
+
+namespace {
+
+bool isEvalFigure(const figures::FigureInfo& f)
+{
+    return f.description.rfind("error per position", 0) == 0;
+}
+
+bool isProbeFigure(const figures::FigureInfo& f)
+{
+    return !f.heatmap && f.name != "loss" && !isEvalFigure(f);
+}
+
+}  // namespace
+
+MainWindow::MainWindow(const StudioOptions& options, QWidget* parent) : QMainWindow(parent)
+{
+    setWindowTitle(tr("LenGen Studio"));
+    setAcceptDrops(true);
+    m_setup = new ui::SetupPanel(options.configRoot);
+    m_training = new ui::TrainingView(m_controller);
+    m_eval = new ui::FigureView(isEvalFigure, tr("No evaluation stored for this run.\n"
+                                                 "Analysis ▸ Evaluate computes the error per "
+                                                 "position against the baselines."));
+    m_probes = new ui::FigureView(isProbeFigure, tr("No probes stored for this run.\n"
+                                                    "Analysis ▸ Probe runs the attention, "
+                                                    "duplicated-example and serial-position tests."));
+    m_attention = new ui::AttentionView;
+    m_compare = new ui::CompareView;
+    m_tabs = new QTabWidget;
+    m_tabs->addTab(m_setup, tr("Set up"));
+    m_tabs->addTab(m_training, tr("Train"));
+    m_tabs->addTab(m_eval, tr("Evaluation"));
+    m_tabs->addTab(m_probes, tr("Probes"));
+    m_tabs->addTab(m_attention, tr("Attention"));
+    m_tabs->addTab(m_compare, tr("Compare"));
+    setCentralWidget(m_tabs);
+
+    m_browser = new ui::RunBrowser;
+    auto* dock = new QDockWidget(tr("Runs"), this);
+    dock->setObjectName(QStringLiteral("runs"));
+    dock->setWidget(m_browser);
+    addDockWidget(Qt::BottomDockWidgetArea, dock);
+
+    for (auto* w : std::initializer_list<QObject*>{m_setup, m_eval, m_probes, m_attention})
+        connect(w, SIGNAL(statusMessage(QString)), statusBar(), SLOT(showMessage(QString)));
+    connect(m_setup, &ui::SetupPanel::trainRequested, this, &MainWindow::train);
+    connect(m_browser, &ui::RunBrowser::openRequested, this, &MainWindow::openRun);
+    connect(m_browser, &ui::RunBrowser::compareRequested, this, [this](const QStringList& runs) {
+        m_compare->setRuns(runs);
+        m_tabs->setCurrentWidget(m_compare);
+    });
+    m_follow.setInterval(2000);
+    connect(&m_follow, &QTimer::timeout, this, [this] {
+        const auto row = ui::RunTableModel::readRow(m_openRun);
+        m_training->showRunLog(m_openRun);
+        if (row.status != QStringLiteral("running")) {
+            m_follow.stop();
+            m_browser->refresh();
+        }
+    });
+    buildMenus();
+    wireController();
+    restoreSettings();
+
+    m_setup->setOutputFolder(options.runsFolder);
+    if (options.steps > 0)
+        m_setup->setSteps(options.steps);
+    QStringList folders = m_browser->folders();
+    if (!folders.contains(options.runsFolder))
+        folders.prepend(options.runsFolder);
+    m_browser->setFolders(folders);
+    if (!options.preset.isEmpty())
+        m_setup->loadFile(options.preset);
+    if (!options.openRun.isEmpty())
+        openRun(options.openRun);
+    if (options.train)
+        QTimer::singleShot(0, this, [this] {
+            if (auto r = m_setup->request())
+                train(*r);
+        });
+    statusBar()->showMessage(tr("Ready"));
+}
+
+MainWindow::~MainWindow() = default;
+
+void MainWindow::buildMenus()
+{
+    auto* file = menuBar()->addMenu(tr("&File"));
+    file->addAction(tr("Open &run…"), QKeySequence::Open, this, [this] {
+        const QString path = QFileDialog::getOpenFileName(this, tr("Open a run"), QString(),
+                                                          tr("Run files (run.h5)"));
+        if (!path.isEmpty())
+            openPath(path);
+    });
+    file->addAction(tr("Add runs &folder…"), this, [this] {
+        const QString dir = QFileDialog::getExistingDirectory(this, tr("Add a runs folder"));
+        if (!dir.isEmpty())
+            m_browser->addFolder(dir);
+    });
+    file->addAction(tr("Open &config…"), this, [this] {
+        const QString path = QFileDialog::getOpenFileName(this, tr("Open run config"), QString(),
+                                                          tr("YAML configs (*.yaml *.yml)"));
+        if (!path.isEmpty() && m_setup->loadFile(path))
+            m_tabs->setCurrentWidget(m_setup);
+    });
+    file->addAction(tr("&Save config as…"), QKeySequence::Save, this, [this] {
+        const QString path = QFileDialog::getSaveFileName(this, tr("Save run config"), m_setup->currentFile(),
+                                                          tr("YAML configs (*.yaml *.yml)"));
+        if (!path.isEmpty() && !m_setup->saveFile(path))
+            QMessageBox::warning(this, tr("Save failed"), tr("Cannot write %1").arg(path));
+    });
+    file->addSeparator();
+    file->addAction(tr("&Quit"), QKeySequence::Quit, this, &QWidget::close);
+
+    auto* run = menuBar()->addMenu(tr("&Run"));
+    auto* start = run->addAction(tr("&Train"), QKeySequence(Qt::CTRL | Qt::Key_R), this, [this] {
+        if (auto r = m_setup->request())
+            train(*r);
+        else
+            m_tabs->setCurrentWidget(m_setup);
+    });
+    auto* pause = run->addAction(tr("&Pause / resume"), QKeySequence(Qt::CTRL | Qt::Key_P), this, [this] {
+        m_controller.state() == ui::RunController::State::Paused ? m_controller.resume() : m_controller.pause();
+    });
+    auto* stop = run->addAction(tr("&Stop"), QKeySequence(Qt::CTRL | Qt::Key_Period), &m_controller,
+                                &ui::RunController::stop);
+    run->addAction(tr("Clear &queue"), &m_controller, &ui::RunController::clearQueue);
+    connect(&m_controller, &ui::RunController::stateChanged, this, [=](ui::RunController::State s) {
+        using S = ui::RunController::State;
+        pause->setEnabled(s == S::Running || s == S::Paused);
+        stop->setEnabled(s == S::Running || s == S::Paused);
+        start->setText(s == S::Idle ? tr("&Train") : tr("&Train (queue)"));
+    });
+    pause->setEnabled(false);
+    stop->setEnabled(false);
+
+    auto* analysis = menuBar()->addMenu(tr("&Analysis"));
+    analysis->addAction(tr("&Evaluate open run"), QKeySequence(Qt::CTRL | Qt::Key_E), this,
+                        &MainWindow::evaluateOpenRun);
+    analysis->addAction(tr("&Probe open run (attention, attacks, serial position)"), this,
+                        &MainWindow::probeOpenRun);
+    analysis->addAction(tr("E&xport current figure…"), QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_S), this, [this] {
+        if (auto* view = qobject_cast<ui::FigureView*>(m_tabs->currentWidget()))
+            view->exportWithDialog();
+        else
+            statusBar()->showMessage(tr("Switch to the Evaluation or Probes tab to export a figure"));
+    });
+}
+
+void MainWindow::wireController()
+{
+    auto status = [this](const QString& s) { statusBar()->showMessage(s); };
+    connect(&m_controller, &ui::RunController::runStarted, this, [=](const QString& label, const auto&) {
+        status(tr("%1 running…").arg(label));
+    });
+    connect(&m_controller, &ui::RunController::warning, this, [=](const QString& w) { status(w); });
+    connect(&m_controller, &ui::RunController::runFinished, this, [=](const QString& label, const engine::RunSummary& s) {
+        status(tr("%1 finished").arg(label));
+        m_browser->refresh();
+        openRun(QString::fromStdString(s.runFile));
+    });
+    connect(&m_controller, &ui::RunController::runCancelled, this, [=](const QString& label, const engine::RunSummary& s) {
+        status(tr("%1 stopped; continue it with `lengen train --resume %2`").arg(label, QString::fromStdString(s.runFile)));
+        m_browser->refresh();
+    });
+    connect(&m_controller, &ui::RunController::runFailed, this, [this](const QString& label, const ui::RunError& e) {
+        m_browser->refresh();
+        QMessageBox box(QMessageBox::Warning, tr("%1 failed").arg(label), e.message, QMessageBox::Ok, this);
+        if (!e.detail.isEmpty())
+            box.setDetailedText(e.detail);
+        box.exec();
+    });
+}
+
+void MainWindow::train(const ui::TrainRequest& request)
+{
+    for (size_t i = 0; i < request.runs.size(); ++i) {
+        const QString label = request.runs.size() > 1
+                                  ? QStringLiteral("%1 [max_length %2]").arg(request.label).arg(request.runs[i].model.maxLength)
+                                  : request.label;
+        m_controller.enqueue(label, trainJob(request.runs[i], request.options));
+    }
+    m_tabs->setCurrentWidget(m_training);
+}
+
+void MainWindow::evaluateOpenRun()
+{
+    if (m_openRun.isEmpty()) {
+        statusBar()->showMessage(tr("Open a run first (double-click it in the Runs list)"));
+        return;
+    }
+    engine::EvalOptions o;
+    m_controller.enqueue(tr("evaluate %1").arg(QFileInfo(m_openRun).dir().dirName()), evalJob(m_openRun, o));
+    m_tabs->setCurrentWidget(m_training);
+}
+
+void MainWindow::probeOpenRun()
+{
+    if (m_openRun.isEmpty()) {
+        statusBar()->showMessage(tr("Open a run first (double-click it in the Runs list)"));
+        return;
+    }
+    engine::ProbeOptions o;
+    o.attention = o.duplicated = o.serialPosition = true;
+    o.common.bootstrapTrials = 100;
+    m_controller.enqueue(tr("probe %1").arg(QFileInfo(m_openRun).dir().dirName()), probeJob(m_openRun, o));
+    m_tabs->setCurrentWidget(m_training);
+}
+
+void MainWindow::openRun(const QString& runFile)
+{
+    QString path;
+    try {
+        path = QString::fromStdString(engine::locateRunFile(runFile.toStdString()));
+    } catch (const std::exception& e) {
+        statusBar()->showMessage(QString::fromUtf8(e.what()));
+        return;
+    }
+    m_openRun = path;
+    setWindowTitle(tr("LenGen Studio — %1").arg(path));
+    m_training->showRunLog(path);
+    m_eval->setRun(path);
+    m_probes->setRun(path);
+    m_attention->setRun(path);
+    m_browser->selectRun(path);
+    if (ui::RunTableModel::readRow(path).status == QStringLiteral("running"))
+        m_follow.start();  // another process is writing it: follow the log
+    statusBar()->showMessage(tr("Opened %1").arg(path));
+}
+
+void MainWindow::openPath(const QString& path)
+{
+    if (QFileInfo(path).isDir() && !QFileInfo::exists(path + "/run.h5"))
+        m_browser->addFolder(path);
+    else
+        openRun(path);
+}
+
+void MainWindow::dragEnterEvent(QDragEnterEvent* event)
+{
+    if (event->mimeData()->hasUrls())
+        event->acceptProposedAction();
+}
+
+void MainWindow::dropEvent(QDropEvent* event)
+{
+    for (const auto& url : event->mimeData()->urls())
+        if (url.isLocalFile())
+            openPath(url.toLocalFile());
+}
+
+void MainWindow::restoreSettings()
+{
+    QSettings s;
+    restoreGeometry(s.value("window/geometry").toByteArray());
+    restoreState(s.value("window/state").toByteArray());
+    m_browser->setFolders(s.value("runs/folders").toStringList());
+}
+
+void MainWindow::closeEvent(QCloseEvent* event)
+{
+    if (m_controller.state() != ui::RunController::State::Idle &&
+        QMessageBox::question(this, tr("Quit"), tr("A run is still going. Stop it (a checkpoint is "
+                                                   "written) and quit?")) != QMessageBox::Yes) {
+        event->ignore();
+        return;
+    }
+    QSettings s;
+    s.setValue("window/geometry", saveGeometry());
+    s.setValue("window/state", saveState());
+    s.setValue("runs/folders", m_browser->folders());
+    event->accept();
+}
+
+}  // namespace lengen::studio

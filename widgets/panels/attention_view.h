@@ -1,0 +1,57 @@
+#pragma once
+// Attention heatmap of the open run's stored full maps: setting, prompt, layer and head
+// selectors, log colour scale, zoom/pan, and a hover read-out of query, key and weight. Only
+// the visible tile is read from attention_maps.h5 (at most kMaxTile x kMaxTile cells), so a
+// 1,600-token map stays responsive. GUI thread only.
+
+#include <QWidget>
+
+#include <vector>
+
+#include "lengen/engine/probes.h"
+
+class QCheckBox;
+class QComboBox;
+class QCustomPlot;
+class QLabel;
+class QSpinBox;
+class QTimer;
+
+namespace lengen::ui {
+
+class AttentionView final : public QWidget {
+    Q_OBJECT
+    Q_DISABLE_COPY_MOVE(AttentionView)
+
+public:
+    static constexpr int kMaxTile = 640;
+
+    explicit AttentionView(QWidget* parent = nullptr);
+    void setRun(const QString& runFile);
+    QCustomPlot* plot() const { return m_plot; }
+    /// The window of the map currently loaded: rows [r0, r1) x columns [c0, c1).
+    QRect loadedTile() const { return m_tile; }
+    /// Shows rows/columns [first, first + size) of the current map (loads that tile).
+    void showWindow(int firstRow, int firstCol, int size);
+
+Q_SIGNALS:
+    void statusMessage(QString message);
+
+private:
+    void onSelection();
+    void loadVisibleTile();
+    void onHover(QMouseEvent* event);
+
+    QString m_run;
+    std::vector<engine::AttentionSetting> m_settings;
+    QComboBox* m_setting;
+    QSpinBox *m_prompt, *m_layer, *m_head;
+    QCheckBox* m_log;
+    QCustomPlot* m_plot;
+    QLabel *m_readout, *m_empty;
+    QTimer* m_reload;
+    QRect m_tile;
+    int m_tokens = 0;
+};
+
+}  // namespace lengen::ui

@@ -1,0 +1,130 @@
+#include "compare_view.h"
+
+#include <QCheckBox>
+#include <QComboBox>
+#include <QHBoxLayout>
+#include <QLabel>
+#include <QVBoxLayout>
+
+#include <set>
+
+#include "figure_builder.h"
+#include "lengen/engine/analysis.h"
+#include "lengen/engine/run_file.h"
+#include "qcp.h"
+
+namespace lengen::ui {
+
+plots::FigureSpec compareFigure(const QStringList& runFiles, const std::string& method, bool baselines)
+{
+    plots::FigureSpec f;
+    f.x.label = "in-context examples";
+    bool classification = false;
+    double zero = 0, train = 0;
+    std::string task;
+    for (const auto& run : runFiles) {
+        const auto info = engine::readRunInfo(engine::locateRunFile(run.toStdString()));
+        for (const auto& r : engine::readEvaluations(run.toStdString())) {
+            if (r.method != method || r.source != "lengen" || r.curves.empty())
+                continue;
+            const auto& c = r.curves.front();
+            plots::Series s;
+            s.name = info.positionEncoding + " (" + info.runId + ")";
+            s.x.resize(c.stats.mean.size());
+            for (size_t i = 0; i < s.x.size(); ++i)
+                s.x[i] = double(i);
+            s.y = c.stats.mean;
+            s.bandLow = c.stats.bootstrapLow;
+            s.bandHigh = c.stats.bootstrapHigh;
+            f.series.push_back(s);
+            if (baselines && run == runFiles.front())
+                for (size_t b = 1; b < r.curves.size(); ++b) {
+                    plots::Series base;
+                    base.name = r.curves[b].label;
+                    base.x = s.x;
+                    base.y = r.curves[b].stats.mean;
+                    base.dashed = true;
+                    base.width = 1.5;
+                    f.series.push_back(base);
+                }
+            classification = r.classification;
+            zero = std::max(zero, r.zeroEstimator);
+            train = r.trainPoints;
+            task = info.task;
+        }
+    }
+    f.title = task + " - " + method + " - " + std::to_string(f.series.size()) + " curves";
+    if (classification) {
+        f.y.label = "accuracy";
+        f.y.min = -0.05;
+        f.y.max = 1.05;
+        f.legend = plots::LegendPlace::LowerRight;
+    } else {
+        f.y.label = "squared error";
+        f.y.min = -0.1;
+        f.y.max = 1.5 * zero;
+        f.hlines.push_back({zero, "zero estimator"});
+    }
+    if (train > 0)
+        f.vlines.push_back({train, "train length"});
+    return f;
+}
+
+CompareView::CompareView(QWidget* parent) : QWidget(parent)
+{
+    m_method = new QComboBox;
+    m_baselines = new QCheckBox(tr("baselines of the first run"));
+    m_plot = new QCustomPlot;
+    m_plot->setInteractions(QCP::iRangeDrag | QCP::iRangeZoom);
+    m_info = new QLabel(tr("Select runs in the browser and press “Compare selected”."));
+    auto* bar = new QHBoxLayout;
+    bar->addWidget(new QLabel(tr("Method:")));
+    bar->addWidget(m_method, 1);
+    bar->addWidget(m_baselines);
+    auto* layout = new QVBoxLayout(this);
+    layout->addLayout(bar);
+    layout->addWidget(m_info);
+    layout->addWidget(m_plot, 1);
+    connect(m_method, &QComboBox::currentIndexChanged, this, &CompareView::draw);
+    connect(m_baselines, &QCheckBox::toggled, this, &CompareView::draw);
+}
+
+void CompareView::setRuns(const QStringList& runFiles)
+{
+    m_runs = runFiles;
+    std::set<std::string> methods;
+    for (const auto& run : runFiles) {
+        try {
+            for (const auto& r : engine::readEvaluations(run.toStdString()))
+                methods.insert(r.method);
+        } catch (const std::exception&) {
+        }
+    }
+    const QSignalBlocker block(m_method);
+    const QString keep = m_method->currentText();
+    m_method->clear();
+    for (const auto& m : methods)
+        m_method->addItem(QString::fromStdString(m));
+    const int i = m_method->findText(keep.isEmpty() ? QStringLiteral("ood_length") : keep);
+    m_method->setCurrentIndex(i >= 0 ? i : 0);
+    draw();
+}
+
+void CompareView::draw()
+{
+    if (m_runs.isEmpty() || m_method->currentText().isEmpty()) {
+        m_info->setText(m_runs.isEmpty() ? tr("Select runs in the browser and press “Compare selected”.")
+                                         : tr("None of the selected runs is evaluated yet "
+                                              "(Analysis ▸ Evaluate)."));
+        return;
+    }
+    try {
+        m_spec = compareFigure(m_runs, m_method->currentText().toStdString(), m_baselines->isChecked());
+        plots::buildFigure(*m_plot, m_spec);
+        m_info->setText(tr("%n run(s)", nullptr, int(m_runs.size())));
+    } catch (const std::exception& e) {
+        m_info->setText(QString::fromUtf8(e.what()));
+    }
+}
+
+}  // namespace lengen::ui

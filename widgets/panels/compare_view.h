@@ -1,0 +1,44 @@
+#pragma once
+// Several runs on one figure: the transformer's curve of one evaluation method from each run
+// (e.g. ood_length of RoPE vs NoPE vs ALiBi on one task), named by PE, with bands and the
+// training length. GUI thread only.
+
+#include <QWidget>
+
+#include "figure_spec.h"
+
+class QComboBox;
+class QCheckBox;
+class QCustomPlot;
+class QLabel;
+
+namespace lengen::ui {
+
+class CompareView final : public QWidget {
+    Q_OBJECT
+    Q_DISABLE_COPY_MOVE(CompareView)
+
+public:
+    explicit CompareView(QWidget* parent = nullptr);
+    void setRuns(const QStringList& runFiles);
+    QStringList runs() const { return m_runs; }
+    const plots::FigureSpec& spec() const { return m_spec; }
+    QCustomPlot* plot() const { return m_plot; }
+
+private:
+    void draw();
+
+    QStringList m_runs;
+    QComboBox* m_method;
+    QCheckBox* m_baselines;
+    QCustomPlot* m_plot;
+    QLabel* m_info;
+    plots::FigureSpec m_spec;
+};
+
+/// The comparison figure itself (also used by tests): the model curve of `method` from each
+/// run, optionally the first run's baselines.
+plots::FigureSpec compareFigure(const QStringList& runFiles, const std::string& method,
+                                bool baselines);
+
+}  // namespace lengen::ui

@@ -1,0 +1,165 @@
+#include "figure_view.h"
+
+#include "figure_builder.h"
+#include "figure_export.h"
+#include "qcp.h"
+
+#include <QApplication>
+#include <QClipboard>
+#include <QComboBox>
+#include <QFileDialog>
+#include <QHBoxLayout>
+#include <QLabel>
+#include <QMessageBox>
+#include <QPushButton>
+#include <QStackedLayout>
+#include <QVBoxLayout>
+
+namespace lengen::ui {
+
+FigureView::FigureView(Filter filter, QString emptyText, QWidget* parent)
+    : QWidget(parent), m_filter(std::move(filter)), m_emptyText(std::move(emptyText))
+{
+    m_choice = new QComboBox;
+    m_choice->setMinimumContentsLength(24);
+    auto* exportButton = new QPushButton(tr("Export…"));
+    exportButton->setToolTip(tr("PNG, SVG, PDF (as shown) or CSV (the plotted data)"));
+    auto* copyButton = new QPushButton(tr("Copy"));
+    copyButton->setToolTip(tr("Copy the figure to the clipboard"));
+    auto* resetButton = new QPushButton(tr("Reset zoom"));
+    auto* bar = new QHBoxLayout;
+    bar->addWidget(new QLabel(tr("Figure:")));
+    bar->addWidget(m_choice, 1);
+    bar->addWidget(resetButton);
+    bar->addWidget(copyButton);
+    bar->addWidget(exportButton);
+    m_plot = new QCustomPlot;
+    m_plot->setInteractions(QCP::iRangeDrag | QCP::iRangeZoom);
+    m_plot->setMinimumSize(320, 240);
+    m_empty = new QLabel(m_emptyText);
+    m_empty->setAlignment(Qt::AlignCenter);
+    m_empty->setWordWrap(true);
+    m_stack = new QStackedLayout;
+    m_stack->addWidget(m_empty);
+    m_stack->addWidget(m_plot);
+    auto* layout = new QVBoxLayout(this);
+    layout->addLayout(bar);
+    layout->addLayout(m_stack, 1);
+    connect(m_choice, &QComboBox::currentIndexChanged, this, &FigureView::draw);
+    connect(exportButton, &QPushButton::clicked, this, &FigureView::exportWithDialog);
+    connect(copyButton, &QPushButton::clicked, this, &FigureView::onCopy);
+    connect(resetButton, &QPushButton::clicked, this, &FigureView::draw);
+}
+
+QStringList FigureView::figureNames() const
+{
+    QStringList out;
+    for (int i = 0; i < m_choice->count(); ++i)
+        out << m_choice->itemData(i).toString();
+    return out;
+}
+
+bool FigureView::showFigure(const QString& name)
+{
+    const int i = m_choice->findData(name);
+    if (i >= 0)
+        m_choice->setCurrentIndex(i);
+    return i >= 0;
+}
+
+void FigureView::setRun(const QString& runFile)
+{
+    const QString keep = m_choice->currentData().toString();
+    m_run = runFile;
+    {
+        const QSignalBlocker block(m_choice);
+        m_choice->clear();
+        if (!runFile.isEmpty()) {
+            try {
+                for (const auto& f : figures::availableFigures(runFile.toStdString()))
+                    if (m_filter(f))
+                        m_choice->addItem(QString::fromStdString(f.name + "  —  " + f.description),
+                                          QString::fromStdString(f.name));
+            } catch (const std::exception& e) {
+                Q_EMIT statusMessage(QString::fromUtf8(e.what()));
+            }
+        }
+        const int i = m_choice->findData(keep);
+        m_choice->setCurrentIndex(i >= 0 ? i : 0);
+    }
+    draw();
+}
+
+void FigureView::draw()
+{
+    m_spec.reset();
+    m_stack->setCurrentIndex(0);
+    const QString name = m_choice->currentData().toString();
+    if (name.isEmpty() || m_run.isEmpty()) {
+        m_empty->setText(m_run.isEmpty() ? tr("Open a run to see its figures.") : m_emptyText);
+        return;
+    }
+    try {
+        auto fig = figures::makeFigure(m_run.toStdString(), name.toStdString());
+        if (!fig.plot)
+            return;
+        m_spec = *fig.plot;
+        plots::buildFigure(*m_plot, *m_spec);
+        m_stack->setCurrentIndex(1);
+    } catch (const std::exception& e) {
+        m_empty->setText(QString::fromUtf8(e.what()));
+        Q_EMIT statusMessage(QString::fromUtf8(e.what()));
+    }
+}
+
+bool FigureView::exportTo(const QString& path, int dpi, QString* error)
+{
+    if (!m_spec) {
+        if (error)
+            *error = tr("no figure to export");
+        return false;
+    }
+    const auto format = plots::formatFromPath(path).value_or(plots::Format::Png);
+    plots::ExportResult result;
+    if (format == plots::Format::Csv) {
+        result = plots::exportFigure(*m_spec, path, format, dpi);
+    } else {
+        // A fresh plot at the figure's size, with the ranges the user zoomed to.
+        QCustomPlot off;
+        plots::buildFigure(off, *m_spec);
+        const auto shown = m_plot->axisRects(), copy = off.axisRects();
+        for (int i = 0; i < shown.size() && i < copy.size(); ++i)
+            for (auto type : {QCPAxis::atBottom, QCPAxis::atLeft})
+                copy[i]->axis(type)->setRange(shown[i]->axis(type)->range());
+        result = plots::savePlot(off, path, format, m_spec->widthInches, m_spec->heightInches, dpi,
+                                 QString::fromStdString(m_spec->title));
+    }
+    if (!result.ok && error)
+        *error = result.error;
+    return result.ok;
+}
+
+void FigureView::exportWithDialog()
+{
+    if (!m_spec)
+        return;
+    const QString name = m_choice->currentData().toString().replace('/', '_');
+    const QString path = QFileDialog::getSaveFileName(
+        this, tr("Export figure"), name + ".png",
+        tr("PNG image (*.png);;SVG drawing (*.svg);;PDF document (*.pdf);;CSV data (*.csv)"));
+    if (path.isEmpty())
+        return;
+    QString error;
+    if (exportTo(path, 150, &error))
+        Q_EMIT statusMessage(tr("Exported %1").arg(path));
+    else
+        QMessageBox::warning(this, tr("Export failed"), error);
+}
+
+void FigureView::onCopy()
+{
+    QApplication::clipboard()->setPixmap(m_plot->toPixmap());
+    Q_EMIT statusMessage(tr("Figure copied to the clipboard"));
+}
+
+} // namespace lengen::ui

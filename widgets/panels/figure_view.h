@@ -1,0 +1,57 @@
+#pragma once
+// One figure of the open run at a time, chosen from the figures the run can draw (filtered by
+// category), in an interactive QCustomPlot (drag to pan, wheel to zoom) with export and copy.
+// GUI thread only.
+
+#include <QWidget>
+
+#include <functional>
+#include <optional>
+
+#include "run_figures.h"
+
+class QComboBox;
+class QCustomPlot;
+class QLabel;
+class QStackedLayout;
+
+namespace lengen::ui {
+
+class FigureView final : public QWidget {
+    Q_OBJECT
+    Q_DISABLE_COPY_MOVE(FigureView)
+
+public:
+    using Filter = std::function<bool(const figures::FigureInfo&)>;
+    FigureView(Filter filter, QString emptyText, QWidget* parent = nullptr);
+
+    /// Lists the run's figures (keeps the current choice when it still exists).
+    void setRun(const QString& runFile);
+    void refresh() { setRun(m_run); }
+    QStringList figureNames() const;
+    bool showFigure(const QString& name);
+    QCustomPlot* plot() const { return m_plot; }
+    const std::optional<plots::FigureSpec>& currentSpec() const { return m_spec; }
+
+    /// Writes the current figure: PNG/SVG/PDF as shown (zoom kept), CSV = its data.
+    bool exportTo(const QString& path, int dpi, QString* error = nullptr);
+    /// Asks for a file name and format, then exports.
+    void exportWithDialog();
+
+Q_SIGNALS:
+    void statusMessage(QString message);
+
+private:
+    void onCopy();
+    void draw();
+
+    Filter m_filter;
+    QString m_emptyText, m_run;
+    QComboBox* m_choice;
+    QCustomPlot* m_plot;
+    QLabel* m_empty;
+    QStackedLayout* m_stack;
+    std::optional<plots::FigureSpec> m_spec;
+};
+
+}  // namespace lengen::ui

@@ -1,0 +1,114 @@
+#include "run_browser.h"
+
+#include <QFileDialog>
+#include <QHBoxLayout>
+#include <QHeaderView>
+#include <QLabel>
+#include <QLineEdit>
+#include <QPushButton>
+#include <QSortFilterProxyModel>
+#include <QTableView>
+#include <QVBoxLayout>
+
+#include "run_table_model.h"
+
+namespace lengen::ui {
+
+RunBrowser::RunBrowser(QWidget* parent) : QWidget(parent)
+{
+    m_model = new RunTableModel(this);
+    m_proxy = new QSortFilterProxyModel(this);
+    m_proxy->setSourceModel(m_model);
+    m_proxy->setSortRole(Qt::UserRole);
+    m_proxy->setFilterKeyColumn(-1);  // any column
+    m_proxy->setFilterCaseSensitivity(Qt::CaseInsensitive);
+    m_table = new QTableView;
+    m_table->setModel(m_proxy);
+    m_table->setSortingEnabled(true);
+    m_table->sortByColumn(RunTableModel::Created, Qt::DescendingOrder);
+    m_table->setSelectionBehavior(QAbstractItemView::SelectRows);
+    m_table->setSelectionMode(QAbstractItemView::ExtendedSelection);
+    m_table->verticalHeader()->hide();
+    m_table->horizontalHeader()->setStretchLastSection(true);
+    m_table->setAlternatingRowColors(true);
+    m_filter = new QLineEdit;
+    m_filter->setPlaceholderText(tr("Filter (task, PE, status, …)"));
+    m_filter->setClearButtonEnabled(true);
+    auto* add = new QPushButton(tr("Add folder…"));
+    auto* refresh = new QPushButton(tr("Refresh"));
+    auto* compare = new QPushButton(tr("Compare selected"));
+    compare->setToolTip(tr("Overlay the selected runs' evaluation curves"));
+    auto* bar = new QHBoxLayout;
+    bar->addWidget(m_filter, 1);
+    bar->addWidget(add);
+    bar->addWidget(refresh);
+    bar->addWidget(compare);
+    auto* empty = new QLabel(tr("No runs in these folders yet — add a folder or train one."));
+    empty->setAlignment(Qt::AlignCenter);
+    auto* layout = new QVBoxLayout(this);
+    layout->addLayout(bar);
+    layout->addWidget(m_table, 1);
+    layout->addWidget(empty);
+    auto updateEmpty = [this, empty] { empty->setVisible(m_model->rowCount() == 0); };
+    connect(m_model, &QAbstractItemModel::modelReset, this, updateEmpty);
+    updateEmpty();
+    connect(m_filter, &QLineEdit::textChanged, this, &RunBrowser::setFilterText);
+    connect(add, &QPushButton::clicked, this, [this] {
+        const QString dir = QFileDialog::getExistingDirectory(this, tr("Add a runs folder"));
+        if (!dir.isEmpty())
+            addFolder(dir);
+    });
+    connect(refresh, &QPushButton::clicked, this, &RunBrowser::refresh);
+    connect(compare, &QPushButton::clicked, this, [this] { Q_EMIT compareRequested(selectedRuns()); });
+    connect(m_table, &QTableView::doubleClicked, this, [this](const QModelIndex& index) {
+        Q_EMIT openRequested(m_model->row(m_proxy->mapToSource(index).row()).path);
+    });
+}
+
+void RunBrowser::addFolder(const QString& folder)
+{
+    auto all = m_model->folders();
+    if (!all.contains(folder))
+        all << folder;
+    m_model->setFolders(all);
+    m_table->resizeColumnsToContents();
+}
+
+void RunBrowser::setFolders(const QStringList& folders)
+{
+    m_model->setFolders(folders);
+    m_table->resizeColumnsToContents();
+}
+
+QStringList RunBrowser::folders() const { return m_model->folders(); }
+
+void RunBrowser::refresh() { m_model->refresh(); }
+
+void RunBrowser::setFilterText(const QString& text)
+{
+    if (m_filter->text() != text)
+        m_filter->setText(text);
+    m_proxy->setFilterFixedString(text);
+}
+
+int RunBrowser::visibleRows() const { return m_proxy->rowCount(); }
+
+QStringList RunBrowser::selectedRuns() const
+{
+    QStringList out;
+    for (const auto& index : m_table->selectionModel()->selectedRows())
+        out << m_model->row(m_proxy->mapToSource(index).row()).path;
+    return out;
+}
+
+void RunBrowser::selectRun(const QString& runFile)
+{
+    const int row = m_model->rowOfPath(runFile);
+    if (row < 0)
+        return;
+    const auto index = m_proxy->mapFromSource(m_model->index(row, 0));
+    m_table->selectRow(index.row());
+    m_table->scrollTo(index);
+}
+
+}  // namespace lengen::ui

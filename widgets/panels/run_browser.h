@@ -1,0 +1,43 @@
+#pragma once
+// The run browser: the runs under the chosen folders in a sortable, filterable table. Double-
+// click opens a run; selecting several and pressing Compare overlays them. GUI thread only.
+
+#include <QWidget>
+
+class QLineEdit;
+class QSortFilterProxyModel;
+class QTableView;
+
+namespace lengen::ui {
+
+class RunTableModel;
+
+class RunBrowser final : public QWidget {
+    Q_OBJECT
+    Q_DISABLE_COPY_MOVE(RunBrowser)
+
+public:
+    explicit RunBrowser(QWidget* parent = nullptr);
+    RunTableModel* model() const { return m_model; }
+    void addFolder(const QString& folder);
+    void setFolders(const QStringList& folders);
+    QStringList folders() const;
+    void refresh();
+    void setFilterText(const QString& text);
+    int visibleRows() const;
+    QStringList selectedRuns() const;
+    /// Selects (and scrolls to) the row of a run file.
+    void selectRun(const QString& runFile);
+
+Q_SIGNALS:
+    void openRequested(QString runFile);
+    void compareRequested(QStringList runFiles);
+
+private:
+    RunTableModel* m_model;
+    QSortFilterProxyModel* m_proxy;
+    QTableView* m_table;
+    QLineEdit* m_filter;
+};
+
+}  // namespace lengen::ui

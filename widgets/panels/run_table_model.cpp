@@ -1,0 +1,116 @@
+#include "run_table_model.h"
+
+#include <QDirIterator>
+#include <QFileInfo>
+
+#include "lengen/engine/config.h"
+#include "lengen/engine/errors.h"
+#include "lengen/engine/run_file.h"
+
+namespace lengen::ui {
+
+RunTableModel::RunTableModel(QObject* parent) : QAbstractTableModel(parent) {}
+
+RunRow RunTableModel::readRow(const QString& runFile)
+{
+    RunRow r;
+    r.path = runFile;
+    try {
+        const auto info = engine::readRunInfo(runFile.toStdString());
+        const auto cfg = engine::loadConfigText(info.configYaml, info.path).runs.at(0);
+        r.task = QString::fromStdString(info.task);
+        r.pe = QString::fromStdString(info.positionEncoding);
+        r.backbone = QString::fromStdString(info.backbone);
+        r.status = QString::fromStdString(info.status);
+        r.created = QString::fromStdString(info.createdAt).replace('T', ' ').remove('Z');
+        r.dims = cfg.inputDims();
+        r.points = cfg.trainPoints();
+        r.hidden = cfg.model.hiddenSize;
+        r.layers = cfg.model.numLayers;
+        r.heads = cfg.model.numHeads;
+        r.steps = info.checkpointStep < 0 ? 0 : info.checkpointStep;
+        r.totalSteps = info.totalSteps;
+        r.finalLoss = info.lastLoss;
+        r.hasAnalysis = QFileInfo::exists(QFileInfo(runFile).dir().filePath("analysis.h5"));
+    } catch (const std::exception& e) {
+        r.status = QStringLiteral("damaged");
+        r.error = QString::fromUtf8(e.what());
+        r.task = QFileInfo(runFile).dir().dirName();
+    }
+    return r;
+}
+
+void RunTableModel::setFolders(const QStringList& folders)
+{
+    beginResetModel();
+    m_folders = folders;
+    m_rows.clear();
+    for (const auto& folder : folders) {
+        if (QFileInfo(folder).isFile()) {
+            m_rows.push_back(readRow(folder));
+            continue;
+        }
+        QDirIterator it(folder, {QStringLiteral("run.h5")}, QDir::Files, QDirIterator::Subdirectories);
+        while (it.hasNext())
+            m_rows.push_back(readRow(it.next()));
+    }
+    endResetModel();
+}
+
+int RunTableModel::rowOfPath(const QString& runFile) const
+{
+    for (size_t i = 0; i < m_rows.size(); ++i)
+        if (QFileInfo(m_rows[i].path) == QFileInfo(runFile))
+            return static_cast<int>(i);
+    return -1;
+}
+
+int RunTableModel::rowCount(const QModelIndex& parent) const
+{
+    return parent.isValid() ? 0 : static_cast<int>(m_rows.size());
+}
+
+int RunTableModel::columnCount(const QModelIndex& parent) const
+{
+    return parent.isValid() ? 0 : ColumnCount;
+}
+
+QVariant RunTableModel::data(const QModelIndex& index, int role) const
+{
+    if (!index.isValid())
+        return {};
+    const auto& r = m_rows.at(static_cast<size_t>(index.row()));
+    if (role == Qt::ToolTipRole)
+        return r.error.isEmpty() ? r.path : r.path + "\n" + r.error;
+    // Sorting uses the raw values (numbers sort as numbers).
+    const bool sort = role == Qt::UserRole;
+    if (role != Qt::DisplayRole && !sort)
+        return {};
+    switch (index.column()) {
+    case Task: return r.task;
+    case Pe: return r.pe;
+    case Backbone: return r.backbone;
+    case Size:
+        return sort ? QVariant(r.hidden * 1000 + r.layers)
+                    : QVariant(QStringLiteral("%1×%2×%3").arg(r.hidden).arg(r.layers).arg(r.heads));
+    case Dims: return r.dims;
+    case Points: return r.points;
+    case Steps:
+        return sort ? QVariant(r.steps) : QVariant(QStringLiteral("%1 / %2").arg(r.steps).arg(r.totalSteps));
+    case FinalLoss: return sort ? QVariant(r.finalLoss) : QVariant(QString::number(r.finalLoss, 'g', 4));
+    case Created: return r.created;
+    case Status: return r.hasAnalysis && !sort ? r.status + QStringLiteral(" ✓eval") : r.status;
+    default: return {};
+    }
+}
+
+QVariant RunTableModel::headerData(int section, Qt::Orientation o, int role) const
+{
+    if (o != Qt::Horizontal || role != Qt::DisplayRole)
+        return {};
+    static const char* names[] = {"Task", "PE", "Backbone", "Size (H×L×heads)", "D", "Points",
+                                  "Steps", "Final loss", "Created (UTC)", "Status"};
+    return QString::fromUtf8(names[section]);
+}
+
+}  // namespace lengen::ui

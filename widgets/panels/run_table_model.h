@@ -1,0 +1,51 @@
+#pragma once
+// Table of the runs under one or more folders (the CLI's <task>/dim_a-b/<date>/<id>/run.h5
+// layout, or any depth): one row per run.h5 with what a researcher sorts and filters by.
+// Lives on the GUI thread; scanning reads each run's header only (SWMR-safe).
+
+#include <QAbstractTableModel>
+#include <QStringList>
+
+#include <vector>
+
+namespace lengen::ui {
+
+struct RunRow {
+    QString path;          ///< run.h5
+    QString task, pe, backbone, status, created, error;
+    int dims = 0, points = 0, hidden = 0, layers = 0, heads = 0;
+    qint64 steps = 0, totalSteps = 0;
+    double finalLoss = 0;
+    bool hasAnalysis = false;
+};
+
+class RunTableModel final : public QAbstractTableModel {
+    Q_OBJECT
+
+public:
+    enum Column { Task, Pe, Backbone, Size, Dims, Points, Steps, FinalLoss, Created, Status, ColumnCount };
+
+    explicit RunTableModel(QObject* parent = nullptr);
+
+    /// Rescans these folders (recursively) and replaces the rows.
+    void setFolders(const QStringList& folders);
+    QStringList folders() const { return m_folders; }
+    void refresh() { setFolders(m_folders); }
+
+    const RunRow& row(int r) const { return m_rows.at(static_cast<size_t>(r)); }
+    int rowOfPath(const QString& runFile) const;
+
+    int rowCount(const QModelIndex& parent = {}) const override;
+    int columnCount(const QModelIndex& parent = {}) const override;
+    QVariant data(const QModelIndex& index, int role) const override;
+    QVariant headerData(int section, Qt::Orientation o, int role) const override;
+
+    /// One row from a run file (errors become a row with status "damaged" and the message).
+    static RunRow readRow(const QString& runFile);
+
+private:
+    QStringList m_folders;
+    std::vector<RunRow> m_rows;
+};
+
+}  // namespace lengen::ui
