@@ -1,0 +1,261 @@
+// The studio's panels on real data, offscreen: inline config validation and a save/load round
+// trip, the run browser's filter and sort, every view populated from a run built here, export
+// from a view, and the GUI thread's responsiveness while a run trains in the worker.
+
+#include <QDirIterator>
+#include <QElapsedTimer>
+#include <QImage>
+#include <QListWidget>
+#include <QSignalSpy>
+#include <QTemporaryDir>
+#include <QTest>
+
+#include <algorithm>
+
+#include "attention_view.h"
+#include "compare_view.h"
+#include "figure_view.h"
+#include "lengen/engine/analysis.h"
+#include "lengen/engine/probes.h"
+#include "lengen/engine/trainer.h"
+#include "qcp.h"
+#include "run_browser.h"
+#include "run_table_model.h"
+#include <QTableView>
+#include "setup_panel.h"
+#include "test_support.h"
+#include "training_view.h"
+
+using namespace lengen;
+
+namespace {
+
+class Quiet : public engine::TrainObserver {};
+class Silent : public engine::AnalysisObserver {};
+
+std::string trainTiny(const std::string& dir, const std::string& pe, int steps = 20)
+{
+    auto yaml = QString::fromStdString(test::tinyConfig("linear_regression", pe))
+                    .replace("max_steps: 20", QString("max_steps: %1").arg(steps))
+                    .toStdString();
+    engine::TrainOptions o;
+    o.outDir = dir;
+    o.seed = 4;
+    o.device = "cpu";
+    o.threads = 1;
+    engine::RunControl control;
+    Quiet quiet;
+    return engine::train(test::loadOne(yaml), o, control, quiet).runFile;
+}
+
+void copyTree(const QString& from, const QString& to)
+{
+    QDirIterator it(from, QDir::Files, QDirIterator::Subdirectories);
+    while (it.hasNext()) {
+        const QString src = it.next();
+        const QString dst = to + src.mid(from.size());
+        QDir().mkpath(QFileInfo(dst).path());
+        QFile::copy(src, dst);
+    }
+}
+
+}  // namespace
+
+class TestPanels final : public QObject {
+    Q_OBJECT
+
+private Q_SLOTS:
+    void initTestCase();
+    void setupValidatesInline();
+    void configSaveLoadRoundTrip();
+    void browserFiltersAndSorts();
+    void viewsPopulateFromARun();
+    void exportFromAView();
+    void guiStaysResponsiveWhileTraining();
+
+private:
+    QString m_configs;
+    QTemporaryDir m_tmp;
+    std::string m_runs, m_rope, m_alibi;
+};
+
+void TestPanels::initTestCase()
+{
+    m_configs = QString::fromStdString(test::sourcePath("configs"));
+    m_runs = test::scratchDir("panels");
+    m_rope = trainTiny(m_runs, "rope");
+    m_alibi = trainTiny(m_runs, "alibi", 30);
+    engine::RunControl control;
+    Silent silent;
+    for (const auto& run : {m_rope, m_alibi}) {
+        engine::EvalOptions e;
+        e.methods = {"standard", "ood_length"};
+        e.prompts = 16;
+        e.oodFactor = 2;
+        e.common.bootstrapTrials = 20;
+        e.common.device = "cpu";
+        engine::evaluateRun(run, e, control, silent);
+    }
+    engine::ProbeOptions p;
+    p.attention = p.serialPosition = true;
+    p.prompts = 8;
+    p.testLength = 24;
+    p.instructionPoints = 4;
+    p.attentionPrompts = 4;
+    p.longPoints = 12;
+    p.common.bootstrapTrials = 20;
+    p.common.device = "cpu";
+    engine::probeRun(m_rope, p, control, silent);
+}
+
+void TestPanels::setupValidatesInline()
+{
+    ui::SetupPanel panel(m_configs);
+    QVERIFY(panel.loadFile(m_configs + "/tasks/linear_regression/alibi.yaml"));
+    QVERIFY(panel.validate().isEmpty());
+    QVERIFY(panel.request().has_value());
+    panel.setText(QStringLiteral("model:\n  family: Llama2\n  hidden_size: 16\n  num_hidden_layers: 1\n"
+                                 "  num_attention_heads: 5\ntask:\n  name: linear_regression\n"));
+    const auto issues = panel.validate();
+    QVERIFY(issues.size() >= 2);  // every problem, not just the first
+    QVERIFY2(issues.join('\n').contains("not divisible"), qPrintable(issues.join('\n')));
+    QVERIFY2(issues.join('\n').contains(":5:"), qPrintable(issues.join('\n')));  // at its line
+    QVERIFY(!panel.request().has_value());
+    QSignalSpy requested(&panel, &ui::SetupPanel::trainRequested);
+    QVERIFY(panel.loadFile(m_configs + "/quick/linear_regression_rope.yaml"));  // !include parts
+    panel.setSteps(7);
+    const auto r = panel.request();
+    QVERIFY(r.has_value());
+    QCOMPARE(r->runs.size(), size_t(1));
+    QCOMPARE(r->runs[0].model.hiddenSize, 64);
+    QCOMPARE(*r->options.maxSteps, std::int64_t{7});
+}
+
+void TestPanels::configSaveLoadRoundTrip()
+{
+    // In a copy of the config tree, so includes resolve and nothing is written to the sources.
+    const QString root = m_tmp.path() + "/configs";
+    copyTree(m_configs, root);
+    for (const QString rel : {"tasks/linear_regression/fire.yaml", "tasks/sparse_parity/dynamic_yarn.yaml",
+                              "quick/conjunction_rope.yaml"}) {
+        ui::SetupPanel panel(root);
+        QVERIFY(panel.loadFile(root + "/" + rel));
+        const QString saved = QFileInfo(root + "/" + rel).path() + "/saved_copy.yaml";
+        QVERIFY(panel.saveFile(saved));
+        const auto a = engine::loadConfigFile((root + "/" + rel).toStdString()).runs;
+        const auto b = engine::loadConfigFile(saved.toStdString()).runs;
+        QCOMPARE(a.size(), b.size());
+        QCOMPARE(engine::toYaml(b[0]), engine::toYaml(a[0]));
+    }
+}
+
+void TestPanels::browserFiltersAndSorts()
+{
+    ui::RunBrowser browser;
+    browser.setFolders({QString::fromStdString(m_runs)});
+    QCOMPARE(browser.visibleRows(), 2);
+    browser.setFilterText("alibi");
+    QCOMPARE(browser.visibleRows(), 1);
+    browser.setFilterText("nothing-like-this");
+    QCOMPARE(browser.visibleRows(), 0);
+    browser.setFilterText("");
+    QCOMPARE(browser.visibleRows(), 2);
+    auto* table = browser.findChild<QTableView*>();
+    QVERIFY(table);
+    table->sortByColumn(ui::RunTableModel::Steps, Qt::AscendingOrder);
+    QCOMPARE(table->model()->index(0, ui::RunTableModel::Pe).data().toString(), QString("RoPE"));
+    table->sortByColumn(ui::RunTableModel::Steps, Qt::DescendingOrder);
+    QCOMPARE(table->model()->index(0, ui::RunTableModel::Pe).data().toString(), QString("ALiBi"));
+    QSignalSpy open(&browser, &ui::RunBrowser::openRequested);
+    browser.selectRun(QString::fromStdString(m_rope));
+    QCOMPARE(browser.selectedRuns(), QStringList{QString::fromStdString(m_rope)});
+}
+
+void TestPanels::viewsPopulateFromARun()
+{
+    const QString rope = QString::fromStdString(m_rope);
+    ui::FigureView eval([](const figures::FigureInfo& f) { return f.name == "standard" || f.name == "ood_length"; },
+                        "none");
+    eval.setRun(rope);
+    QCOMPARE(eval.figureNames(), (QStringList{"standard", "ood_length"}));
+    QVERIFY(eval.showFigure("ood_length"));
+    QVERIFY(eval.currentSpec().has_value());
+    QVERIFY(eval.plot()->graphCount() >= 4);  // the model and three baselines (+ bands)
+
+    ui::AttentionView attention;
+    attention.resize(800, 600);
+    attention.setRun(rope);
+    QCOMPARE(attention.loadedTile(), QRect(0, 0, 56, 56));  // first: "duplicated", 4 x 7 points, whole
+    QCOMPARE(attention.plot()->plottableCount(), 1);
+    attention.showWindow(4, 2, 6);  // a zoomed window loads only that tile
+    QCOMPARE(attention.loadedTile().width(), 6);
+
+    ui::CompareView compare;
+    compare.setRuns({rope, QString::fromStdString(m_alibi)});
+    QCOMPARE(compare.spec().series.size(), size_t(2));
+    QCOMPARE(QString::fromStdString(compare.spec().series[1].name).left(5), QString("ALiBi"));
+    const auto withBaselines = ui::compareFigure({rope}, "standard", true);
+    QCOMPARE(withBaselines.series.size(), size_t(4));
+}
+
+void TestPanels::exportFromAView()
+{
+    ui::FigureView view([](const figures::FigureInfo& f) { return f.name == "standard"; }, "none");
+    view.setRun(QString::fromStdString(m_rope));
+    for (const QString ext : {"png", "svg", "pdf", "csv"}) {
+        const QString path = m_tmp.path() + "/view." + ext;
+        QString error;
+        QVERIFY2(view.exportTo(path, 100, &error), qPrintable(error));
+        QVERIFY(QFileInfo(path).size() > 100);
+    }
+    QCOMPARE(QImage(m_tmp.path() + "/view.png").width(), 600);
+    QFile csv(m_tmp.path() + "/view.csv");
+    QVERIFY(csv.open(QIODevice::ReadOnly));
+    QCOMPARE(csv.readLine().trimmed(), QByteArray("series,x,y,band_low,band_high"));
+}
+
+void TestPanels::guiStaysResponsiveWhileTraining()
+{
+    ui::RunController controller;
+    ui::TrainingView view(controller);
+    view.resize(1000, 600);
+    view.show();
+    auto yaml = QString::fromStdString(test::tinyConfig())
+                    .replace("max_steps: 20", "max_steps: 400")
+                    .replace("logging_steps: 5", "logging_steps: 2")
+                    .toStdString();
+    engine::TrainOptions o;
+    o.outDir = test::scratchDir("panels-latency");
+    o.device = "cpu";
+    o.threads = 1;
+    const auto config = test::loadOne(yaml);
+    controller.enqueue("latency", [=](engine::RunControl& c, engine::TrainObserver& obs) {
+        return engine::train(config, o, c, obs);
+    });
+    // A 10 ms timer on the GUI thread: the gaps between its ticks are the event-loop stalls.
+    std::vector<qint64> gaps;
+    QElapsedTimer clock;
+    clock.start();
+    qint64 last = 0;
+    QTimer tick;
+    tick.setInterval(10);
+    QObject::connect(&tick, &QTimer::timeout, [&] {
+        const qint64 now = clock.elapsed();
+        gaps.push_back(now - last);
+        last = now;
+    });
+    tick.start();
+    QVERIFY(QTest::qWaitFor([&] { return controller.state() == ui::RunController::State::Idle; }, 120000));
+    tick.stop();
+    QVERIFY(gaps.size() > 20);
+    std::sort(gaps.begin(), gaps.end());
+    const qint64 p95 = gaps[gaps.size() * 95 / 100], worst = gaps.back();
+    qInfo("event-loop gaps while training: %zu ticks, p95 %lld ms, max %lld ms", gaps.size(),
+          static_cast<long long>(p95), static_cast<long long>(worst));
+    QCOMPARE(view.loggedPoints(), 200);  // every log record reached the plot
+    QVERIFY2(p95 <= 50, qPrintable(QString::number(p95)));
+    QVERIFY2(worst <= 500, qPrintable(QString::number(worst)));  // one-off scheduler hiccups
+}
+
+QTEST_MAIN(TestPanels)
+#include "tst_panels.moc"
