@@ -3,6 +3,7 @@
 // (hidden 16, 1-2 layers, 2 heads; the task, curriculum start and PE are kept).
 
 #include <filesystem>
+#include <set>
 
 #include "lengen/engine/run_file.h"
 #include "lengen/engine/trainer.h"
@@ -15,6 +16,7 @@ class TestReferenceConfigs final : public QObject {
     Q_OBJECT
 private Q_SLOTS:
     void everyTaskConfigTrainsTwoSteps();
+    void everyQuickPresetTrainsTwoSteps();
 };
 
 void TestReferenceConfigs::everyTaskConfigTrainsTwoSteps()
@@ -65,6 +67,32 @@ void TestReferenceConfigs::everyTaskConfigTrainsTwoSteps()
     QCOMPARE(perPe["Dynamic YaRN"], 15);
     QCOMPARE(perPe["Mamba"], 14);
     QCOMPARE(perPe["GPT-2"], 2);
+}
+
+void TestReferenceConfigs::everyQuickPresetTrainsTwoSteps()
+{
+    // At their own (small) sizes: each of the 8 PEs, Mamba, GPT-2 and the boolean preset.
+    std::set<std::string> names;
+    const auto out = lengen::test::scratchDir("quick");
+    for (const auto& e : fs::directory_iterator(lengen::test::sourcePath("configs/quick"))) {
+        if (e.path().extension() != ".yaml")
+            continue;
+        auto run = loadConfigFile(e.path().string()).runs.at(0);
+        run.training.batchSize = 4;
+        TrainOptions o;
+        o.outDir = out;
+        o.seed = 1;
+        o.maxSteps = 2;
+        o.device = "cpu";
+        o.threads = 1;
+        RunControl control;
+        TrainObserver quiet;
+        const auto summary = train(run, o, control, quiet);
+        QVERIFY2(std::isfinite(summary.finalLoss), e.path().c_str());
+        names.insert(readRunInfo(summary.runFile).positionEncoding);
+    }
+    QCOMPARE(names, (std::set<std::string>{"ALiBi", "Dynamic NTK", "Dynamic YaRN", "FIRE", "GPT-2",
+                                           "Mamba", "NoPE", "PI", "RoPE", "YaRN"}));
 }
 
 QTEST_APPLESS_MAIN(TestReferenceConfigs)
