@@ -69,55 +69,52 @@ std::string list(const std::vector<std::string>& items)
 
 }  // namespace
 
-int runEval(const AnalysisArgs& args, engine::EvalOptions options)
+namespace {
+
+// Runs an analysis with Ctrl-C wired to its RunControl and a progress line; reports what was
+// done. `run` returns the summary; `verb` names the work ("evaluated", "probed").
+template <typename Run>
+int runAnalysis(const AnalysisArgs& args, const char* verb, const char* skippedNote, Run run)
 {
     engine::RunControl control;
     g_control = &control;
     std::signal(SIGINT, onInterrupt);
-    options.common = args.common;
     AnalysisProgress progress(args.quiet);
     const auto started = std::chrono::steady_clock::now();
-    const auto summary = engine::evaluateRun(args.run, options, control, progress);
+    const auto summary = run(control, progress);
     progress.finish();
     const double secs =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
     if (summary.cancelled) {
-        std::fprintf(stderr, "interrupted; methods finished before it are saved: %s\n",
+        std::fprintf(stderr, "interrupted; what finished before it is saved: %s\n",
                      list(summary.computed).c_str());
         return engine::exitCodeFor(engine::ErrorKind::Interrupted);
     }
-    std::fprintf(stderr, "evaluated: %s (%s)\n", list(summary.computed).c_str(),
+    std::fprintf(stderr, "%s: %s (%s)\n", verb, list(summary.computed).c_str(),
                  formatDuration(secs).c_str());
     if (!summary.skipped.empty())
-        std::fprintf(stderr, "already stored for this checkpoint and seed (use --force): %s\n",
-                     list(summary.skipped).c_str());
+        std::fprintf(stderr, "%s: %s\n", skippedNote, list(summary.skipped).c_str());
     std::printf("%s\n", summary.analysisFile.c_str());
     return 0;
 }
 
+}  // namespace
+
+int runEval(const AnalysisArgs& args, engine::EvalOptions options)
+{
+    options.common = args.common;
+    return runAnalysis(args, "evaluated", "already stored for this checkpoint and seed (use --force)",
+                       [&](engine::RunControl& c, engine::AnalysisObserver& o) {
+                           return engine::evaluateRun(args.run, options, c, o);
+                       });
+}
+
 int runProbe(const AnalysisArgs& args, engine::ProbeOptions options)
 {
-    engine::RunControl control;
-    g_control = &control;
-    std::signal(SIGINT, onInterrupt);
     options.common = args.common;
-    AnalysisProgress progress(args.quiet);
-    const auto started = std::chrono::steady_clock::now();
-    const auto summary = engine::probeRun(args.run, options, control, progress);
-    progress.finish();
-    const double secs =
-        std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
-    if (summary.cancelled) {
-        std::fprintf(stderr, "interrupted; probes finished before it are saved: %s\n",
-                     list(summary.computed).c_str());
-        return engine::exitCodeFor(engine::ErrorKind::Interrupted);
-    }
-    std::fprintf(stderr, "probed: %s (%s)\n", list(summary.computed).c_str(),
-                 formatDuration(secs).c_str());
-    for (const auto& s : summary.skipped)
-        std::fprintf(stderr, "skipped: %s\n", s.c_str());
-    std::printf("%s\n", summary.analysisFile.c_str());
-    return 0;
+    return runAnalysis(args, "probed", "skipped", [&](engine::RunControl& c, engine::AnalysisObserver& o) {
+        return engine::probeRun(args.run, options, c, o);
+    });
 }
 
 int printProbes(const std::string& run)

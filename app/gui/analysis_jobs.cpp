@@ -33,30 +33,17 @@ ui::TrainingWorker::Job trainJob(engine::RunConfig config, engine::TrainOptions 
     };
 }
 
-ui::TrainingWorker::Job evalJob(QString runFile, engine::EvalOptions options)
+// An analysis as a worker job: progress through the adapter, its summary as a RunSummary
+// (stepsDone = how many methods / probes were computed).
+template <typename Analyse>
+ui::TrainingWorker::Job analysisJob(QString runFile, Analyse analyse)
 {
-    return [runFile, options](engine::RunControl& control, engine::TrainObserver& obs) {
+    return [runFile, analyse](engine::RunControl& control, engine::TrainObserver& obs) {
         ProgressAdapter progress(obs);
         engine::RunStarted started;
         started.runFile = runFile.toStdString();
         obs.onStarted(started);
-        const auto s = engine::evaluateRun(runFile.toStdString(), options, control, progress);
-        engine::RunSummary summary;
-        summary.runFile = runFile.toStdString();
-        summary.stepsDone = std::int64_t(s.computed.size());
-        summary.outcome = s.cancelled ? engine::RunOutcome::Cancelled : engine::RunOutcome::Finished;
-        return summary;
-    };
-}
-
-ui::TrainingWorker::Job probeJob(QString runFile, engine::ProbeOptions options)
-{
-    return [runFile, options](engine::RunControl& control, engine::TrainObserver& obs) {
-        ProgressAdapter progress(obs);
-        engine::RunStarted started;
-        started.runFile = runFile.toStdString();
-        obs.onStarted(started);
-        const auto s = engine::probeRun(runFile.toStdString(), options, control, progress);
+        const auto s = analyse(runFile.toStdString(), control, progress);
         for (const auto& skipped : s.skipped)
             obs.onWarning("skipped: " + skipped);
         engine::RunSummary summary;
@@ -65,6 +52,22 @@ ui::TrainingWorker::Job probeJob(QString runFile, engine::ProbeOptions options)
         summary.outcome = s.cancelled ? engine::RunOutcome::Cancelled : engine::RunOutcome::Finished;
         return summary;
     };
+}
+
+ui::TrainingWorker::Job evalJob(QString runFile, engine::EvalOptions options)
+{
+    return analysisJob(runFile, [options](const std::string& run, engine::RunControl& c,
+                                          engine::AnalysisObserver& o) {
+        return engine::evaluateRun(run, options, c, o);
+    });
+}
+
+ui::TrainingWorker::Job probeJob(QString runFile, engine::ProbeOptions options)
+{
+    return analysisJob(runFile, [options](const std::string& run, engine::RunControl& c,
+                                          engine::AnalysisObserver& o) {
+        return engine::probeRun(run, options, c, o);
+    });
 }
 
 }  // namespace lengen::studio

@@ -40,21 +40,6 @@ std::string capitalised(std::string s)
     return s;
 }
 
-Series curve(const std::string& name, const engine::CurveStats& st, const std::string& color = {},
-             bool band = true)
-{
-    Series s;
-    s.name = name;
-    s.x = positions(st.mean.size());
-    s.y = st.mean;
-    if (band) {
-        s.bandLow = st.bootstrapLow;
-        s.bandHigh = st.bootstrapHigh;
-    }
-    s.color = color;
-    return s;
-}
-
 // Axes of a per-position error / accuracy figure (reference §6.7 with §9.26 fixed: the zero
 // estimator line only where it is on scale).
 void errorAxes(FigureSpec& f, bool classification, double zero, double xMax)
@@ -117,7 +102,7 @@ FigureSpec evalFigure(const engine::EvalResult& r, const RunFacts& rf)
               r.method + "\nmax_data_points " + std::to_string(r.trainPoints) + " - " +
               std::to_string(r.prompts) + " prompts";
     for (const auto& c : r.curves)
-        f.series.push_back(curve(c.label, c.stats));
+        f.series.push_back(curveSeries(c.label, c.stats));
     errorAxes(f, r.classification, r.zeroEstimator, r.nPoints - 1);
     f.vlines.push_back({double(r.trainPoints), "train length"});
     return f;
@@ -159,7 +144,7 @@ FigureSpec countSweepFigure(const engine::ProbeGroup& g, const engine::ProbeCurv
 {
     auto f = probeBase(g, "duplicated attack on " + g.model + " - noise points: " + c.name.substr(2),
                        double(c.stats.mean.size()) - 1);
-    f.series.push_back(curve("Random points", c.stats, "#6C7A89"));
+    f.series.push_back(curveSeries("Random points", c.stats, "#6C7A89"));
     if (c.spans.count("target")) {  // the target segment re-drawn in red
         const auto [t0, t1] = c.spans.at("target");
         Series t;
@@ -190,7 +175,7 @@ FigureSpec layoutsFigure(const engine::ProbeGroup& g, const std::string& title,
         xMax = std::max(xMax, double(c.stats.mean.size()) - 1);
     auto f = probeBase(g, title, xMax);
     if (const auto* b = curveNamed(g, baseline))
-        f.series.push_back(curve(baselineLabel, b->stats, kCharcoal));
+        f.series.push_back(curveSeries(baselineLabel, b->stats, kCharcoal));
     const char* colours[] = {kBegin, kMiddle, kEnd};
     int i = 0;
     for (const auto& [name, label] : names) {
@@ -200,7 +185,7 @@ FigureSpec layoutsFigure(const engine::ProbeGroup& g, const std::string& title,
         std::string l = label;
         if (highlight == "target" && c->spans.count("target"))  // the real target distance
             l += " (target at " + std::to_string(int(c->spans.at("target").first)) + ")";
-        f.series.push_back(curve(l, c->stats, colours[i % 3], false));
+        f.series.push_back(curveSeries(l, c->stats, colours[i % 3], false));
         if (c->spans.count(highlight))
             f.spans.push_back({c->spans.at(highlight).first, c->spans.at(highlight).second, kLightRed, 0.12, ""});
         ++i;
@@ -299,6 +284,21 @@ plots::HeatmapSpec mapFigure(const std::string& run, const engine::AttentionSett
 }
 
 }  // namespace
+
+Series curveSeries(const std::string& name, const engine::CurveStats& st, const std::string& color,
+                   bool band)
+{
+    Series s;
+    s.name = name;
+    s.x = positions(st.mean.size());
+    s.y = st.mean;
+    if (band) {
+        s.bandLow = st.bootstrapLow;
+        s.bandHigh = st.bootstrapHigh;
+    }
+    s.color = color;
+    return s;
+}
 
 std::string tokenLabel(int token)
 {

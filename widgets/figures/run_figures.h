@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "figure_spec.h"
+#include "lengen/engine/analysis.h"
 
 namespace lengen::figures {
 
@@ -39,6 +40,10 @@ struct Figure {
 
 /// Builds the named figure. Error(Usage) naming the figure if it is not available.
 Figure makeFigure(const std::string& run, const std::string& name, const MapSelection& map = {});
+
+/// A stored curve as a series: positions 0..n-1, the mean, the bootstrap band when `band`.
+plots::Series curveSeries(const std::string& name, const engine::CurveStats& stats,
+                          const std::string& color = {}, bool band = true);
 
 /// "x_3" for token 6, "y_3" for token 7: labels of interleaved prompt tokens.
 std::string tokenLabel(int token);

@@ -12,6 +12,7 @@
 #include "lengen/engine/analysis.h"
 #include "lengen/engine/run_file.h"
 #include "qcp.h"
+#include "run_figures.h"
 
 namespace lengen::ui {
 
@@ -27,22 +28,11 @@ plots::FigureSpec compareFigure(const QStringList& runFiles, const std::string& 
         for (const auto& r : engine::readEvaluations(run.toStdString())) {
             if (r.method != method || r.source != "lengen" || r.curves.empty())
                 continue;
-            const auto& c = r.curves.front();
-            plots::Series s;
-            s.name = info.positionEncoding + " (" + info.runId + ")";
-            s.x.resize(c.stats.mean.size());
-            for (size_t i = 0; i < s.x.size(); ++i)
-                s.x[i] = double(i);
-            s.y = c.stats.mean;
-            s.bandLow = c.stats.bootstrapLow;
-            s.bandHigh = c.stats.bootstrapHigh;
-            f.series.push_back(s);
+            f.series.push_back(figures::curveSeries(info.positionEncoding + " (" + info.runId + ")",
+                                                    r.curves.front().stats));
             if (baselines && run == runFiles.front())
                 for (size_t b = 1; b < r.curves.size(); ++b) {
-                    plots::Series base;
-                    base.name = r.curves[b].label;
-                    base.x = s.x;
-                    base.y = r.curves[b].stats.mean;
+                    auto base = figures::curveSeries(r.curves[b].label, r.curves[b].stats, {}, false);
                     base.dashed = true;
                     base.width = 1.5;
                     f.series.push_back(base);

@@ -12,21 +12,6 @@ namespace lengen::engine {
 
 namespace {
 
-std::vector<std::string> orderOf(hid_t g, const std::string& path)
-{
-    std::vector<std::string> out;
-    const auto order = io::stringAttr(g, "order", path);
-    size_t start = 0;
-    while (start < order.size()) {
-        const auto end = order.find('\n', start);
-        out.push_back(order.substr(start, end == std::string::npos ? std::string::npos : end - start));
-        if (end == std::string::npos)
-            break;
-        start = end + 1;
-    }
-    return out.empty() ? io::memberNames(g) : out;
-}
-
 // Every attribute of an object, as doubles where numeric (names ending in _span are pairs).
 void readNumbers(hid_t obj, std::map<std::string, double>& values,
                  std::map<std::string, std::pair<double, double>>* spans)
@@ -83,7 +68,7 @@ std::vector<ProbeGroup> readProbeGroups(const std::string& run)
         readNumbers(g.id(), pg.params, nullptr);
         pg.classification = pg.params["classification"] != 0;
         pg.model = io::stringAttr(g.id(), "model", path);
-        for (const auto& name : orderOf(g.id(), path)) {
+        for (const auto& name : io::readOrder(g.id(), path)) {
             ProbeCurve c;
             const auto ec = io::readCurve(g.id(), name, path);
             c.name = name;

@@ -19,20 +19,6 @@ namespace lengen::engine {
 
 namespace {
 
-std::vector<std::string> splitLines(const std::string& s)
-{
-    std::vector<std::string> out;
-    size_t start = 0;
-    while (start <= s.size() && !s.empty()) {
-        const auto end = s.find('\n', start);
-        out.push_back(s.substr(start, end == std::string::npos ? std::string::npos : end - start));
-        if (end == std::string::npos)
-            break;
-        start = end + 1;
-    }
-    return out;
-}
-
 EvalResult readMethod(hid_t parent, const std::string& method, const std::string& path)
 {
     io::H5Lock lock(io::h5Mutex());
@@ -48,10 +34,7 @@ EvalResult readMethod(hid_t parent, const std::string& method, const std::string
     r.zeroEstimator = io::doubleAttr(g.id(), "zero_estimator", r.dims, path);
     r.classification = io::intAttr(g.id(), "classification", 0, path) != 0;
     r.source = io::stringAttr(g.id(), "source", path);
-    auto order = splitLines(io::stringAttr(g.id(), "order", path));
-    if (order.empty())
-        order = io::memberNames(g.id());
-    for (const auto& key : order)
+    for (const auto& key : io::readOrder(g.id(), path))
         r.curves.push_back(io::readCurve(g.id(), key, path));
     return r;
 }

@@ -129,6 +129,21 @@ EvalCurve readCurve(hid_t parent, const std::string& key, const std::string& pat
     return c;
 }
 
+std::vector<std::string> readOrder(hid_t group, const std::string& path)
+{
+    std::vector<std::string> out;
+    const auto order = stringAttr(group, "order", path);
+    size_t start = 0;
+    while (start < order.size()) {
+        const auto end = order.find('\n', start);
+        out.push_back(order.substr(start, end == std::string::npos ? std::string::npos : end - start));
+        if (end == std::string::npos)
+            break;
+        start = end + 1;
+    }
+    return out.empty() ? memberNames(group) : out;
+}
+
 std::int64_t intAttr(hid_t loc, const std::string& name, std::int64_t fallback,
                      const std::string& path)
 {

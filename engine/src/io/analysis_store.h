@@ -7,6 +7,7 @@
 
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "io/h5.h"
 #include "lengen/engine/analysis.h"
@@ -48,6 +49,9 @@ H5Handle openAnalysis(const std::string& path);
 void writeCurve(hid_t parent, const std::string& key, const std::string& label,
                 const CurveStats& stats, const std::string& path);
 EvalCurve readCurve(hid_t parent, const std::string& key, const std::string& path);
+
+/// The `order` attribute (newline-separated names) of a group, or its members by name.
+std::vector<std::string> readOrder(hid_t group, const std::string& path);
 
 /// Attribute helpers that read a missing attribute as a default.
 std::int64_t intAttr(hid_t loc, const std::string& name, std::int64_t fallback,
