@@ -40,26 +40,6 @@ std::string capitalised(std::string s)
     return s;
 }
 
-// Axes of a per-position error / accuracy figure (reference §6.7 with §9.26 fixed: the zero
-// estimator line only where it is on scale).
-void errorAxes(FigureSpec& f, bool classification, double zero, double xMax)
-{
-    f.x.label = "in-context examples";
-    f.x.min = -1;
-    f.x.max = xMax + 0.1;
-    if (classification) {
-        f.y.label = "accuracy";
-        f.y.min = -0.05;
-        f.y.max = 1.05;
-        f.legend = plots::LegendPlace::LowerRight;
-    } else {
-        f.y.label = "squared error";
-        f.y.min = -0.1;
-        f.y.max = 1.5 * zero;
-        f.hlines.push_back({zero, "zero estimator"});
-    }
-}
-
 struct RunFacts {
     engine::RunFileInfo info;
     engine::RunConfig config;
@@ -298,6 +278,25 @@ Series curveSeries(const std::string& name, const engine::CurveStats& st, const 
     }
     s.color = color;
     return s;
+}
+
+void errorAxes(FigureSpec& f, bool classification, double zero, double xMax)
+{
+    // The reference's §6.7 axes with §9.26 fixed: the zero-estimator line only where on scale.
+    f.x.label = "in-context examples";
+    f.x.min = -1;
+    f.x.max = xMax + 0.1;
+    if (classification) {
+        f.y.label = "accuracy";
+        f.y.min = -0.05;
+        f.y.max = 1.05;
+        f.legend = plots::LegendPlace::LowerRight;
+    } else {
+        f.y.label = "squared error";
+        f.y.min = -0.1;
+        f.y.max = 1.5 * zero;
+        f.hlines.push_back({zero, "zero estimator"});
+    }
 }
 
 std::string tokenLabel(int token)

@@ -45,6 +45,10 @@ Figure makeFigure(const std::string& run, const std::string& name, const MapSele
 plots::Series curveSeries(const std::string& name, const engine::CurveStats& stats,
                           const std::string& color = {}, bool band = true);
 
+/// Axes of a per-position figure: squared error from -0.1 to 1.5 x the zero estimator (with
+/// its dashed line) or accuracy from -0.05 to 1.05; x from -1 to xMax.
+void errorAxes(plots::FigureSpec& f, bool classification, double zeroEstimator, double xMax);
+
 /// "x_3" for token 6, "y_3" for token 7: labels of interleaved prompt tokens.
 std::string tokenLabel(int token);
 

@@ -19,7 +19,6 @@ namespace lengen::ui {
 plots::FigureSpec compareFigure(const QStringList& runFiles, const std::string& method, bool baselines)
 {
     plots::FigureSpec f;
-    f.x.label = "in-context examples";
     bool classification = false;
     double zero = 0, train = 0;
     std::string task;
@@ -44,17 +43,10 @@ plots::FigureSpec compareFigure(const QStringList& runFiles, const std::string& 
         }
     }
     f.title = task + " - " + method + " - " + std::to_string(f.series.size()) + " curves";
-    if (classification) {
-        f.y.label = "accuracy";
-        f.y.min = -0.05;
-        f.y.max = 1.05;
-        f.legend = plots::LegendPlace::LowerRight;
-    } else {
-        f.y.label = "squared error";
-        f.y.min = -0.1;
-        f.y.max = 1.5 * zero;
-        f.hlines.push_back({zero, "zero estimator"});
-    }
+    double xMax = 0;
+    for (const auto& s : f.series)
+        xMax = std::max(xMax, double(s.x.size()) - 1);
+    figures::errorAxes(f, classification, zero, xMax);
     if (train > 0)
         f.vlines.push_back({train, "train length"});
     return f;
