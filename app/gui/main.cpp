@@ -56,11 +56,12 @@ int main(int argc, char** argv)
     QCommandLineOption steps("steps", "Override training.max_steps.", "n");
     QCommandLineOption runs("runs", "Folder for new runs and the run browser (default: runs).", "dir", "runs");
     QCommandLineOption open("open", "Open this run (folder or run.h5).", "run");
+    QCommandLineOption compare("compare", "Overlay these runs (comma-separated) in the Compare tab.", "runs");
     QCommandLineOption analyse("analyse", "After training: evaluate and probe the new run.");
     QCommandLineOption quitIdle("quit-when-idle", "Quit once every queued job has ended.");
     QCommandLineOption shots("screenshots", "Save a screenshot of every tab into this folder "
                                             "(after queued jobs end), then quit.", "dir");
-    parser.addOptions({preset, train, steps, runs, open, analyse, quitIdle, shots});
+    parser.addOptions({preset, train, steps, runs, open, compare, analyse, quitIdle, shots});
     parser.process(app);
 
     lengen::studio::StudioOptions o;
@@ -70,6 +71,8 @@ int main(int argc, char** argv)
     o.steps = parser.value(steps).toInt();
     o.runsFolder = parser.value(runs);
     o.openRun = parser.value(open);
+    if (parser.isSet(compare))
+        o.compare = parser.value(compare).split(',', Qt::SkipEmptyParts);
     lengen::studio::MainWindow window(o);
     window.resize(1280, 860);
     window.show();

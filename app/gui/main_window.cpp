@@ -72,10 +72,7 @@ MainWindow::MainWindow(const StudioOptions& options, QWidget* parent) : QMainWin
         connect(w, SIGNAL(statusMessage(QString)), statusBar(), SLOT(showMessage(QString)));
     connect(m_setup, &ui::SetupPanel::trainRequested, this, &MainWindow::train);
     connect(m_browser, &ui::RunBrowser::openRequested, this, &MainWindow::openRun);
-    connect(m_browser, &ui::RunBrowser::compareRequested, this, [this](const QStringList& runs) {
-        m_compare->setRuns(runs);
-        m_tabs->setCurrentWidget(m_compare);
-    });
+    connect(m_browser, &ui::RunBrowser::compareRequested, this, &MainWindow::compareRuns);
     m_follow.setInterval(2000);
     connect(&m_follow, &QTimer::timeout, this, [this] {
         const auto row = ui::RunTableModel::readRow(m_openRun);
@@ -98,6 +95,8 @@ MainWindow::MainWindow(const StudioOptions& options, QWidget* parent) : QMainWin
     m_browser->setFolders(folders);
     if (!options.preset.isEmpty())
         m_setup->loadFile(options.preset);
+    if (!options.compare.isEmpty())
+        compareRuns(options.compare);
     if (!options.openRun.isEmpty())
         openRun(options.openRun);
     if (options.train)
@@ -232,6 +231,12 @@ void MainWindow::probeOpenRun()
     o.common.bootstrapTrials = 100;
     m_controller.enqueue(tr("probe %1").arg(QFileInfo(m_openRun).dir().dirName()), probeJob(m_openRun, o));
     m_tabs->setCurrentWidget(m_training);
+}
+
+void MainWindow::compareRuns(const QStringList& runFiles)
+{
+    m_compare->setRuns(runFiles);
+    m_tabs->setCurrentWidget(m_compare);
 }
 
 void MainWindow::openRun(const QString& runFile)

@@ -26,6 +26,7 @@ struct StudioOptions {
     QString preset;           ///< config file to load at start
     QString runsFolder = QStringLiteral("runs");
     QString openRun;          ///< run to open at start
+    QStringList compare;      ///< runs to overlay in the Compare tab at start
     int steps = 0;            ///< override training.max_steps (0 = as configured)
     bool train = false;       ///< start training the preset at once
 };
@@ -45,6 +46,8 @@ public:
     void train(const ui::TrainRequest& request);
     void evaluateOpenRun();
     void probeOpenRun();
+    /// Overlays these runs' evaluation curves in the Compare tab.
+    void compareRuns(const QStringList& runFiles);
 
 protected:
     void closeEvent(QCloseEvent* event) override;
