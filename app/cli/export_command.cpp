@@ -53,18 +53,6 @@ const char* extension(plots::Format f)
     return "png";
 }
 
-// Reference-like file names: probes of eval_atk under duplicated/, "/" elsewhere becomes "_".
-fs::path relativeFileName(const std::string& figure)
-{
-    std::string n = figure;
-    const bool atk = n.rfind("noise_points=", 0) == 0 || n == "inst+noise+tar" ||
-                     n == "baseline_all_dup" || n == "change_inst_position" || n == "lost_in_mid";
-    for (auto& c : n)
-        if (c == '/')
-            c = '_';
-    return atk ? fs::path("duplicated") / n : fs::path(n);
-}
-
 void exportOne(const std::string& run, const std::string& name, const figures::MapSelection& map,
                plots::Format format, const fs::path& path, int dpi, bool quiet)
 {
@@ -106,14 +94,13 @@ int runExport(const ExportArgs& args)
     map.head = args.head;
     const fs::path runDir = fs::path(engine::locateRunFile(args.run)).parent_path();
     if (args.all) {
-        if (formats.empty())
-            formats = {plots::Format::Png};
         const fs::path dir = args.out.empty() ? runDir / "figures" : fs::path(args.out);
-        for (const auto& f : available)
-            for (auto fmt : formats)
-                exportOne(args.run, f.name, map, fmt,
-                          dir / relativeFileName(f.name).concat(std::string(".") + extension(fmt)),
-                          args.dpi, args.quiet);
+        auto names = args.formats;
+        if (names.empty())
+            names = {"png"};
+        for (const auto& file : figures::exportAllFigures(args.run, dir.string(), names, args.dpi))
+            if (!args.quiet)
+                std::printf("%s\n", file.c_str());
         return 0;
     }
     if (formats.empty()) {
@@ -122,10 +109,11 @@ int runExport(const ExportArgs& args)
         formats = {fromPath.value_or(plots::Format::Png)};
     }
     for (auto fmt : formats) {
-        fs::path path = args.out.empty()
-                            ? runDir / "figures" / relativeFileName(args.figure)
-                            : fs::path(args.out);
-        if (args.out.empty() || formats.size() > 1)
+        // Names may contain dots ("scale-x=0.333"): append the extension, never replace it.
+        fs::path path = args.out.empty() ? runDir / "figures" /
+                                               (figures::figureFileName(args.figure) + "." + extension(fmt))
+                                         : fs::path(args.out);
+        if (!args.out.empty() && formats.size() > 1)
             path.replace_extension(extension(fmt));
         exportOne(args.run, args.figure, map, fmt, path, args.dpi, args.quiet);
     }

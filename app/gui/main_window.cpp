@@ -6,6 +6,7 @@
 #include <QDockWidget>
 #include <QFileDialog>
 #include <QFileInfo>
+#include <QInputDialog>
 #include <QMenuBar>
 #include <QMessageBox>
 #include <QMimeData>
@@ -165,6 +166,25 @@ void MainWindow::buildMenus()
                         &MainWindow::evaluateOpenRun);
     analysis->addAction(tr("&Probe open run (attention, attacks, serial position)"), this,
                         &MainWindow::probeOpenRun);
+    analysis->addAction(tr("Export &all figures of the open run…"), this, [this] {
+        if (m_openRun.isEmpty())
+            return statusBar()->showMessage(tr("Open a run first"));
+        const QString dir = QFileDialog::getExistingDirectory(
+            this, tr("Export all figures into"), QFileInfo(m_openRun).dir().filePath("figures"));
+        if (dir.isEmpty())
+            return;
+        bool ok = false;
+        const int dpi = QInputDialog::getInt(this, tr("PNG resolution"), tr("Dots per inch:"), 150, 30, 1200, 10, &ok);
+        if (!ok)
+            return;
+        try {
+            const auto files = figures::exportAllFigures(m_openRun.toStdString(), dir.toStdString(),
+                                                         {"png", "svg", "pdf", "csv"}, dpi);
+            statusBar()->showMessage(tr("Wrote %1 files into %2").arg(files.size()).arg(dir));
+        } catch (const std::exception& e) {
+            QMessageBox::warning(this, tr("Export failed"), QString::fromUtf8(e.what()));
+        }
+    });
     analysis->addAction(tr("E&xport current figure…"), QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_S), this, [this] {
         if (auto* view = qobject_cast<ui::FigureView*>(m_tabs->currentWidget()))
             view->exportWithDialog();

@@ -20,6 +20,8 @@
 #include "lengen/engine/trainer.h"
 #include "qcp.h"
 #include "run_browser.h"
+#include "run_form.h"
+#include <QSpinBox>
 #include "run_table_model.h"
 #include <QTableView>
 #include "setup_panel.h"
@@ -68,6 +70,7 @@ private Q_SLOTS:
     void initTestCase();
     void setupValidatesInline();
     void configSaveLoadRoundTrip();
+    void formShowsTheConfigAndMarksBadFields();
     void browserFiltersAndSorts();
     void viewsPopulateFromARun();
     void exportFromAView();
@@ -147,6 +150,30 @@ void TestPanels::configSaveLoadRoundTrip()
         QCOMPARE(a.size(), b.size());
         QCOMPARE(engine::toYaml(b[0]), engine::toYaml(a[0]));
     }
+}
+
+void TestPanels::formShowsTheConfigAndMarksBadFields()
+{
+    ui::SetupPanel panel(m_configs);
+    QVERIFY(panel.loadFile(m_configs + "/quick/linear_regression_alibi.yaml"));
+    auto* form = panel.form();
+    auto* heads = qobject_cast<QSpinBox*>(form->fieldFor("model.num_attention_heads"));
+    QVERIFY(heads);
+    QCOMPARE(heads->value(), 2);
+    QCOMPARE(qobject_cast<QSpinBox*>(form->fieldFor("model.hidden_size"))->value(), 64);
+    // The form's YAML loads to the same run as the file it was filled from.
+    const auto original = engine::loadConfigFile((m_configs + "/quick/linear_regression_alibi.yaml").toStdString());
+    const auto fromForm = engine::loadConfigText(form->yaml().toStdString(), "<form>");
+    QCOMPARE(engine::toYaml(fromForm.runs.at(0)), engine::toYaml(original.runs.at(0)));
+    // An impossible edit in the form: the YAML is rewritten, validation names the field.
+    heads->setValue(5);  // 64 is not divisible by 5
+    QVERIFY(panel.text().contains("num_attention_heads: 5"));
+    QVERIFY(!panel.validate().isEmpty());
+    QVERIFY(heads->styleSheet().contains("B00020"));
+    QVERIFY(!heads->toolTip().isEmpty());
+    heads->setValue(4);
+    QVERIFY(panel.validate().isEmpty());
+    QVERIFY(heads->styleSheet().isEmpty());
 }
 
 void TestPanels::browserFiltersAndSorts()

@@ -3,6 +3,9 @@
 #include <algorithm>
 #include <cmath>
 
+#include <filesystem>
+
+#include "figure_export.h"
 #include "lengen/engine/analysis.h"
 #include "lengen/engine/config.h"
 #include "lengen/engine/errors.h"
@@ -297,6 +300,42 @@ void errorAxes(FigureSpec& f, bool classification, double zero, double xMax)
         f.y.max = 1.5 * zero;
         f.hlines.push_back({zero, "zero estimator"});
     }
+}
+
+std::string figureFileName(const std::string& figure)
+{
+    std::string n = figure;
+    const bool atk = n.rfind("noise_points=", 0) == 0 || n == "inst+noise+tar" ||
+                     n == "baseline_all_dup" || n == "change_inst_position" || n == "lost_in_mid";
+    for (auto& c : n)
+        if (c == '/')
+            c = '_';
+    return atk ? "duplicated/" + n : n;
+}
+
+std::vector<std::string> exportAllFigures(const std::string& run, const std::string& dir,
+                                          const std::vector<std::string>& formats, int dpi)
+{
+    namespace fs = std::filesystem;
+    std::vector<std::string> written;
+    for (const auto& f : availableFigures(run)) {
+        const auto figure = makeFigure(run, f.name);
+        for (const auto& ext : formats) {
+            const auto format = plots::formatFromName(ext);
+            if (!format)
+                throw Error(ErrorKind::Usage, "unknown format '" + ext + "' (png, svg, pdf, csv)");
+            const fs::path path = fs::path(dir) / (figureFileName(f.name) + "." + ext);
+            std::error_code ec;
+            fs::create_directories(path.parent_path(), ec);
+            const QString out = QString::fromStdString(path.string());
+            const auto r = figure.plot ? plots::exportFigure(*figure.plot, out, *format, dpi)
+                                       : plots::exportHeatmap(*figure.heatmap, out, *format, dpi);
+            if (!r.ok)
+                throw Error(ErrorKind::Io, r.error.toStdString());
+            written.push_back(path.string());
+        }
+    }
+    return written;
 }
 
 std::string tokenLabel(int token)

@@ -49,6 +49,15 @@ plots::Series curveSeries(const std::string& name, const engine::CurveStats& sta
 /// its dashed line) or accuracy from -0.05 to 1.05; x from -1 to xMax.
 void errorAxes(plots::FigureSpec& f, bool classification, double zeroEstimator, double xMax);
 
+/// The reference-like file name of a figure, without extension: probe figures of eval_atk
+/// under duplicated/, "/" elsewhere replaced by "_" (e.g. "attention_map_long").
+std::string figureFileName(const std::string& figure);
+
+/// Writes every available figure of a run into `dir` in each format ("png", "svg", "pdf",
+/// "csv"); returns the files written. Error(Io) naming the file that could not be written.
+std::vector<std::string> exportAllFigures(const std::string& run, const std::string& dir,
+                                          const std::vector<std::string>& formats, int dpi);
+
 /// "x_3" for token 6, "y_3" for token 7: labels of interleaved prompt tokens.
 std::string tokenLabel(int token);
 

@@ -9,6 +9,8 @@
 #include <QComboBox>
 #include <QFileDialog>
 #include <QHBoxLayout>
+#include <QInputDialog>
+#include <QSlider>
 #include <QLabel>
 #include <QMessageBox>
 #include <QPushButton>
@@ -33,6 +35,20 @@ FigureView::FigureView(Filter filter, QString emptyText, QWidget* parent)
     bar->addWidget(resetButton);
     bar->addWidget(copyButton);
     bar->addWidget(exportButton);
+    // The duplicated-example count sweep is a family of figures: a slider steps through it.
+    m_sweep = new QSlider(Qt::Horizontal);
+    m_sweepLabel = new QLabel;
+    auto* sweepBar = new QHBoxLayout;
+    sweepBar->addWidget(new QLabel(tr("Noise points:")));
+    sweepBar->addWidget(m_sweep, 1);
+    sweepBar->addWidget(m_sweepLabel);
+    m_sweepRow = new QWidget;
+    m_sweepRow->setLayout(sweepBar);
+    m_sweepRow->hide();
+    connect(m_sweep, &QSlider::valueChanged, this, [this](int i) {
+        if (i >= 0 && i < m_sweepNames.size())
+            showFigure(m_sweepNames.at(i));
+    });
     m_plot = new QCustomPlot;
     m_plot->setInteractions(QCP::iRangeDrag | QCP::iRangeZoom);
     m_plot->setMinimumSize(320, 240);
@@ -44,6 +60,7 @@ FigureView::FigureView(Filter filter, QString emptyText, QWidget* parent)
     m_stack->addWidget(m_plot);
     auto* layout = new QVBoxLayout(this);
     layout->addLayout(bar);
+    layout->addWidget(m_sweepRow);
     layout->addLayout(m_stack, 1);
     connect(m_choice, &QComboBox::currentIndexChanged, this, &FigureView::draw);
     connect(exportButton, &QPushButton::clicked, this, &FigureView::exportWithDialog);
@@ -94,6 +111,19 @@ void FigureView::draw()
 {
     m_spec.reset();
     m_stack->setCurrentIndex(0);
+    const QString current = m_choice->currentData().toString();
+    m_sweepNames.clear();
+    for (const auto& n : figureNames())
+        if (n.startsWith(QStringLiteral("noise_points=")))
+            m_sweepNames << n;
+    const int at = m_sweepNames.indexOf(current);
+    m_sweepRow->setVisible(at >= 0 && m_sweepNames.size() > 1);
+    if (at >= 0) {
+        const QSignalBlocker block(m_sweep);
+        m_sweep->setRange(0, int(m_sweepNames.size()) - 1);
+        m_sweep->setValue(int(at));
+        m_sweepLabel->setText(current.mid(13));
+    }
     const QString name = m_choice->currentData().toString();
     if (name.isEmpty() || m_run.isEmpty()) {
         m_empty->setText(m_run.isEmpty() ? tr("Open a run to see its figures.") : m_emptyText);
@@ -149,8 +179,15 @@ void FigureView::exportWithDialog()
         tr("PNG image (*.png);;SVG drawing (*.svg);;PDF document (*.pdf);;CSV data (*.csv)"));
     if (path.isEmpty())
         return;
+    int dpi = 150;
+    if (plots::formatFromPath(path) == plots::Format::Png) {
+        bool ok = false;
+        dpi = QInputDialog::getInt(this, tr("PNG resolution"), tr("Dots per inch:"), 150, 30, 1200, 10, &ok);
+        if (!ok)
+            return;
+    }
     QString error;
-    if (exportTo(path, 150, &error))
+    if (exportTo(path, dpi, &error))
         Q_EMIT statusMessage(tr("Exported %1").arg(path));
     else
         QMessageBox::warning(this, tr("Export failed"), error);

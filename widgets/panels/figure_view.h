@@ -13,6 +13,7 @@
 class QComboBox;
 class QCustomPlot;
 class QLabel;
+class QSlider;
 class QStackedLayout;
 
 namespace lengen::ui {
@@ -51,6 +52,10 @@ private:
     QCustomPlot* m_plot;
     QLabel* m_empty;
     QStackedLayout* m_stack;
+    QWidget* m_sweepRow;
+    QSlider* m_sweep;
+    QLabel* m_sweepLabel;
+    QStringList m_sweepNames;
     std::optional<plots::FigureSpec> m_spec;
 };
 

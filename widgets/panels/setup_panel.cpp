@@ -16,6 +16,8 @@
 #include <QPlainTextEdit>
 #include <QPushButton>
 #include <QSaveFile>
+#include <QScrollArea>
+#include <QSplitter>
 #include <QSpinBox>
 #include <QTextBlock>
 #include <QTimer>
@@ -23,6 +25,7 @@
 
 #include "lengen/engine/config_text.h"
 #include "lengen/engine/errors.h"
+#include "run_form.h"
 
 namespace lengen::ui {
 
@@ -63,9 +66,18 @@ SetupPanel::SetupPanel(const QString& configRoot, QWidget* parent) : QWidget(par
     form->addRow(tr("Seed"), m_seed);
     form->addRow(tr("Device"), m_device);
     form->addRow(tr("Output folder"), m_out);
+    m_form = new RunForm;
+    auto* scroll = new QScrollArea;
+    scroll->setWidget(m_form);
+    scroll->setWidgetResizable(true);
+    auto* split = new QSplitter;
+    split->addWidget(scroll);
+    split->addWidget(m_editor);
+    split->setStretchFactor(0, 2);
+    split->setStretchFactor(1, 3);
     auto* layout = new QVBoxLayout(this);
     layout->addLayout(top);
-    layout->addWidget(m_editor, 1);
+    layout->addWidget(split, 1);
     layout->addWidget(m_issues);
     layout->addWidget(m_summary);
     layout->addLayout(form);
@@ -77,6 +89,11 @@ SetupPanel::SetupPanel(const QString& configRoot, QWidget* parent) : QWidget(par
     connect(m_validate, &QTimer::timeout, this, [this] { validate(); });
     connect(m_editor, &QPlainTextEdit::textChanged, m_validate, qOverload<>(&QTimer::start));
     connect(m_issues, &QListWidget::currentRowChanged, this, &SetupPanel::jumpToIssue);
+    // A form edit rewrites the YAML with every value written out (includes inlined).
+    connect(m_form, &RunForm::yamlEdited, this, [this](const QString& yaml) {
+        m_editor->setPlainText(yaml);
+        Q_EMIT statusMessage(tr("Config rewritten from the form"));
+    });
     connect(open, &QPushButton::clicked, this, &SetupPanel::onOpen);
     connect(saveAs, &QPushButton::clicked, this, &SetupPanel::onSaveAs);
     connect(m_preset, &QComboBox::activated, this, [this](int i) { loadFile(m_preset->itemData(i).toString()); });
@@ -160,6 +177,8 @@ QStringList SetupPanel::validate()
         for (const auto& w : loaded.warnings)
             add(w, true);
         const auto& c = loaded.runs.at(0);
+        m_form->setConfig(c);
+        m_form->showIssues({});
         m_summary->setText(tr("✔ %1 (%2), %3 + %4: H %5 × %6 layers × %7 heads; D = %8, %9 points; "
                               "%10 steps × batch %11%12")
                                .arg(QString::fromStdString(c.task.name), QString::fromStdString(c.task.data),
@@ -174,6 +193,7 @@ QStringList SetupPanel::validate()
     } catch (const engine::ConfigError& e) {
         for (const auto& i : e.issues())
             add(i, false);
+        m_form->showIssues(e.issues());
         issues.clear();
         for (const auto& i : e.issues())
             issues << QString::fromStdString(i.toString());

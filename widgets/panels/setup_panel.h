@@ -21,6 +21,8 @@ class QTimer;
 
 namespace lengen::ui {
 
+class RunForm;
+
 /// A validated request: one config per model.max_length value, and the options to train with.
 struct TrainRequest {
     QString label;                         ///< e.g. "linear_regression_rope"
@@ -48,6 +50,7 @@ public:
     void setOutputFolder(const QString& dir);
     QString outputFolder() const;
     void setSteps(int steps);
+    RunForm* form() const { return m_form; }
 
 Q_SIGNALS:
     void trainRequested(lengen::ui::TrainRequest request);
@@ -59,6 +62,7 @@ private:
     void onSaveAs();
     void jumpToIssue(int row);
 
+    RunForm* m_form;
     QComboBox* m_preset;
     QPlainTextEdit* m_editor;
     QListWidget* m_issues;

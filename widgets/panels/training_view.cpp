@@ -58,6 +58,16 @@ TrainingView::TrainingView(RunController& controller, QWidget* parent)
     m_logScale->setChecked(true);
     m_loss = new QCustomPlot;
     m_pointwise = new QCustomPlot;
+    m_curriculum = new QCustomPlot;
+    stylePlot(m_curriculum, tr("step"), tr("curriculum"));
+    m_curriculum->addGraph()->setPen(QPen(QColor("#029E73"), 2));
+    m_curriculum->graph(0)->setName(tr("points"));
+    m_curriculum->graph(0)->setLineStyle(QCPGraph::lsStepLeft);
+    m_curriculum->addGraph()->setPen(QPen(QColor("#CC78BC"), 2));
+    m_curriculum->graph(1)->setName(tr("dims"));
+    m_curriculum->graph(1)->setLineStyle(QCPGraph::lsStepLeft);
+    m_curriculum->legend->setVisible(true);
+    m_curriculum->axisRect()->insetLayout()->setInsetAlignment(0, Qt::AlignBottom | Qt::AlignRight);
     stylePlot(m_loss, tr("step"), tr("loss"));
     stylePlot(m_pointwise, tr("in-context examples"), tr("metric (latest log)"));
     for (int i = 0; i < 2; ++i)
@@ -82,9 +92,12 @@ TrainingView::TrainingView(RunController& controller, QWidget* parent)
     smoothing->addWidget(m_logScale);
     smoothing->addStretch();
     smoothing->addWidget(m_queue);
+    auto* side = new QVBoxLayout;
+    side->addWidget(m_pointwise, 3);
+    side->addWidget(m_curriculum, 2);
     auto* plots = new QHBoxLayout;
     plots->addWidget(m_loss, 3);
-    plots->addWidget(m_pointwise, 2);
+    plots->addLayout(side, 2);
     auto* layout = new QVBoxLayout(this);
     layout->addWidget(m_label);
     layout->addLayout(controls);
@@ -139,6 +152,9 @@ void TrainingView::onStarted(const QString& label, const engine::RunStarted& inf
 {
     m_steps.clear();
     m_values.clear();
+    m_loss->graph(0)->data()->clear();
+    for (int g = 0; g < 2; ++g)
+        m_curriculum->graph(g)->data()->clear();
     redrawSmoothed();
     m_progress->setRange(0, int(std::max<std::int64_t>(1, info.totalSteps)));
     m_progress->setValue(int(info.firstStep));
@@ -162,6 +178,10 @@ void TrainingView::onProgress(const engine::StepProgress& p)
 void TrainingView::onLog(const engine::LogRecord& r)
 {
     appendLoss(double(r.step), r.loss);
+    m_curriculum->graph(0)->addData(double(r.step), r.nPoints);
+    m_curriculum->graph(1)->addData(double(r.step), r.nDims);
+    m_curriculum->rescaleAxes();
+    m_curriculum->replot(QCustomPlot::rpQueuedReplot);
     QVector<double> k, v;
     for (size_t i = 0; i < r.pointwise.size(); ++i)
         if (std::isfinite(r.pointwise[i])) {
@@ -204,13 +224,19 @@ void TrainingView::showRunLog(const QString& runFile)
     m_steps.clear();
     m_values.clear();
     m_loss->graph(0)->data()->clear();
+    for (int g = 0; g < 2; ++g)
+        m_curriculum->graph(g)->data()->clear();
     try {
         const auto log = engine::readTrainLog(runFile.toStdString());
         for (size_t i = 0; i < log.step.size(); ++i) {
             m_steps << double(log.step[i]);
             m_values << log.loss[i];
             m_loss->graph(0)->addData(double(log.step[i]), log.loss[i]);
+            m_curriculum->graph(0)->addData(double(log.step[i]), log.nPoints[i]);
+            m_curriculum->graph(1)->addData(double(log.step[i]), log.nDims[i]);
         }
+        m_curriculum->rescaleAxes();
+        m_curriculum->replot(QCustomPlot::rpQueuedReplot);
         if (!log.step.empty() && log.pointwiseWidth > 0) {  // the last row's metric per position
             QVector<double> k, v;
             const size_t w = size_t(log.pointwiseWidth), last = log.pointwise.size() - w;

@@ -41,7 +41,7 @@ private:
     QPushButton *m_pause, *m_stop;
     QSlider* m_smoothing;
     QCheckBox* m_logScale;
-    QCustomPlot *m_loss, *m_pointwise;
+    QCustomPlot *m_loss, *m_pointwise, *m_curriculum;
     QVector<double> m_steps, m_values;
 };
 

@@ -1,5 +1,6 @@
 #include "figure_builder.h"
 
+#include "plot_style.h"
 #include "qcp.h"
 
 #include <algorithm>
@@ -8,379 +9,364 @@
 
 namespace lengen::plots {
 
+using style::colorOf;
+using style::qs;
+
 namespace {
 
-const char* const kPalette[] = {"#0173B2", "#DE8F05", "#029E73", "#D55E00", "#CC78BC",
-                                "#CA9161", "#FBAFE4", "#949494", "#ECE133", "#56B4E9"};
-const QColor kBackground("#EAEAF2");
+const QString kBandLayer = QStringLiteral("bands");
 
-QColor colorOf(const std::string& hex, int index)
+// Every band goes on one layer under all curves: otherwise a later series' band would veil
+// the earlier series' lines.
+void ensureBandLayer(QCustomPlot& plot)
 {
-    return hex.empty() ? paletteColor(index) : QColor(QString::fromStdString(hex));
+    if (!plot.layer(kBandLayer))
+        plot.addLayer(kBandLayer, plot.layer(QStringLiteral("grid")), QCustomPlot::limAbove);
 }
 
-QString qs(const std::string& s) { return QString::fromStdString(s); }
+/// One axis rect being drawn into; `clip` restricts x to a window (the zoom panel).
+struct Panel {
+    QCustomPlot& plot;
+    QCPAxisRect* rect;
+    std::optional<std::pair<double, double>> clip;
 
-// seaborn darkgrid: grey panel, white grid, no frame, dark tick labels.
-void styleAxisRect(QCPAxisRect* rect)
-{
-    rect->setLayer(QStringLiteral("background"));  // a new rect sits on "main", over the spans
-    rect->setBackground(kBackground);
-    for (auto* axis : rect->axes()) {
-        axis->setBasePen(Qt::NoPen);
-        axis->setTickPen(Qt::NoPen);
-        axis->setSubTickPen(Qt::NoPen);
-        axis->grid()->setPen(QPen(Qt::white, 1.2));
-        axis->grid()->setSubGridVisible(false);
-        axis->grid()->setZeroLinePen(Qt::NoPen);
-        axis->setTickLabelColor(QColor("#262626"));
-        axis->setLabelColor(QColor("#262626"));
-        axis->setTickLabelFont(QFont("DejaVu Sans", 9));
-        axis->setLabelFont(QFont("DejaVu Sans", 10));
+    QCPAxis* x() const { return rect->axis(QCPAxis::atBottom); }
+    QCPAxis* y() const { return rect->axis(QCPAxis::atLeft); }
+    bool shows(double v) const { return !clip || (v >= clip->first && v <= clip->second); }
+    /// Point i of a curve sorted by x: inside the window, or its neighbour just outside, so
+    /// the line runs on to the panel's edge (where the axis rect clips it).
+    bool keeps(const std::vector<double>& x, size_t i) const
+    {
+        if (!clip || shows(x[i]))
+            return true;
+        return (i + 1 < x.size() && x[i] < clip->first && x[i + 1] >= clip->first) ||
+               (i > 0 && x[i] > clip->second && x[i - 1] <= clip->second);
     }
-    rect->axis(QCPAxis::atTop)->setVisible(false);
-    rect->axis(QCPAxis::atRight)->setVisible(false);
+    void attach(QCPItemPosition* p) const
+    {
+        p->setAxes(x(), y());
+        p->setAxisRect(rect);
+    }
+    template <typename Item> Item* item() const
+    {
+        auto* it = new Item(&plot);
+        it->setClipAxisRect(rect);
+        return it;
+    }
+};
+
+bool hasBand(const Series& s)
+{
+    return !s.bandLow.empty() && s.bandLow.size() == s.x.size() && s.bandHigh.size() == s.x.size();
 }
 
-struct Range {
+void addSpan(const Panel& p, const Span& s)
+{
+    auto* r = p.item<QCPItemRect>();
+    for (auto* pos : {r->topLeft, r->bottomRight}) {
+        p.attach(pos);
+        pos->setTypeY(QCPItemPosition::ptAxisRectRatio); // the full height whatever the y range
+    }
+    r->topLeft->setCoords(s.x0, 0);
+    r->bottomRight->setCoords(s.x1, 1);
+    QColor c = colorOf(s.color, 7);
+    c.setAlphaF(std::clamp(s.alpha, 0.0, 1.0));
+    r->setBrush(c);
+    r->setPen(Qt::NoPen);
+    r->setLayer(QStringLiteral("grid")); // above the panel background, below the curves
+}
+
+// The curve (and its band: a fill between two pen-less graphs, alpha 0.3 in the curve's
+// colour). Returns the curve so the caller decides on its legend entry.
+QCPGraph* addSeries(const Panel& p, const Series& s, const QColor& color)
+{
+    const bool band = hasBand(s);
+    QVector<double> x, y, lo, hi;
+    for (size_t i = 0; i < s.x.size() && i < s.y.size(); ++i) {
+        if (!p.keeps(s.x, i))
+            continue;
+        x << s.x[i];
+        y << s.y[i];
+        if (band) {
+            lo << s.bandLow[i];
+            hi << s.bandHigh[i];
+        }
+    }
+    if (band && !x.isEmpty()) {
+        auto* gLo = p.plot.addGraph(p.x(), p.y());
+        auto* gHi = p.plot.addGraph(p.x(), p.y());
+        for (auto* g : {gLo, gHi}) {
+            g->setLayer(kBandLayer);
+            g->setPen(Qt::NoPen);
+            g->removeFromLegend();
+        }
+        gLo->setData(x, lo);
+        gHi->setData(x, hi);
+        QColor fill = color;
+        fill.setAlphaF(0.3);
+        gHi->setBrush(fill);
+        gHi->setChannelFillGraph(gLo);
+    }
+    auto* g = p.plot.addGraph(p.x(), p.y());
+    g->setData(x, y);
+    QPen pen(color, s.width);
+    pen.setStyle(s.dashed ? Qt::DashLine : Qt::SolidLine);
+    pen.setCapStyle(Qt::FlatCap);
+    g->setPen(pen);
+    g->setName(qs(s.name));
+    return g;
+}
+
+QPen hlinePen(const HLine& h)
+{
+    return QPen(colorOf(h.color, 7), 1.5, h.dashed ? Qt::DashLine : Qt::SolidLine, Qt::FlatCap);
+}
+
+// Reference lines are segments from edge to edge of the panel (an axis-rect ratio of 0 to 1
+// along it), not infinite QCPItemStraightLines: their ends are exact, which the SVG export
+// needs (QSvgGenerator writes no clip paths), and they still span the panel when panned.
+void addHLine(const Panel& p, const HLine& h)
+{
+    auto* line = p.item<QCPItemLine>();
+    for (auto* pos : {line->start, line->end}) {
+        p.attach(pos);
+        pos->setTypeX(QCPItemPosition::ptAxisRectRatio);
+    }
+    line->start->setCoords(0, h.y);
+    line->end->setCoords(1, h.y);
+    line->setPen(hlinePen(h));
+}
+
+void addVLine(const Panel& p, const VLine& v)
+{
+    const QColor color = colorOf(v.color, 3);
+    auto* line = p.item<QCPItemLine>();
+    for (auto* pos : {line->start, line->end}) {
+        p.attach(pos);
+        pos->setTypeY(QCPItemPosition::ptAxisRectRatio);
+    }
+    line->start->setCoords(v.x, 0);
+    line->end->setCoords(v.x, 1);
+    line->setPen(QPen(color, 1.5, Qt::SolidLine, Qt::FlatCap));
+    if (v.label.empty())
+        return;
+    auto* text = p.item<QCPItemText>();
+    p.attach(text->position);
+    text->position->setTypeY(QCPItemPosition::ptAxisRectRatio);
+    text->position->setCoords(v.x, 0.02); // just under the top edge, right of the line
+    text->setPositionAlignment(Qt::AlignLeft | Qt::AlignTop);
+    text->setPadding(QMargins(4, 0, 0, 0));
+    text->setText(qs(v.label));
+    text->setColor(color);
+    text->setFont(style::font(style::kAnnotationPt));
+}
+
+void addMarker(const Panel& p, const Marker& m)
+{
+    auto* text = p.item<QCPItemText>();
+    p.attach(text->position);
+    text->position->setCoords(m.x, m.y);
+    // The label sits above the point with its "|" tick ending on it.
+    text->setPositionAlignment(Qt::AlignHCenter | Qt::AlignBottom);
+    text->setText(qs(m.text) + QStringLiteral("\n|"));
+    text->setColor(colorOf(m.color, 3));
+    text->setFont(style::font(style::kAnnotationPt, true));
+}
+
+// A legend entry with no data: a line sample (hlines) or a filled box (spans).
+void addLegendLine(const Panel& p, const QString& name, const QPen& pen)
+{
+    auto* g = p.plot.addGraph(p.x(), p.y());
+    g->setPen(pen);
+    g->setName(name);
+}
+
+void addLegendBox(const Panel& p, const Span& s)
+{
+    auto* bars = new QCPBars(p.x(), p.y());
+    QColor c = colorOf(s.color, 7);
+    c.setAlphaF(std::clamp(s.alpha * 2, 0.25, 1.0)); // a small swatch needs more colour to read
+    bars->setBrush(c);
+    bars->setPen(Qt::NoPen);
+    bars->setName(qs(s.label));
+}
+
+void drawPanel(const Panel& p, const FigureSpec& spec, bool legend)
+{
+    for (const auto& s : spec.spans)
+        addSpan(p, s);
+    int index = 0;
+    for (const auto& s : spec.series) {
+        auto* g = addSeries(p, s, colorOf(s.color, index++));
+        if (!legend || !s.inLegend || s.name.empty())
+            g->removeFromLegend();
+    }
+    for (const auto& h : spec.hlines)
+        addHLine(p, h);
+    for (const auto& v : spec.vlines)
+        if (p.shows(v.x))
+            addVLine(p, v);
+    for (const auto& m : spec.markers)
+        if (p.shows(m.x))
+            addMarker(p, m);
+    if (!legend)
+        return;
+    // Lines and regions after the curves, in the order the reference's legends list them.
+    for (const auto& h : spec.hlines)
+        if (!h.label.empty())
+            addLegendLine(p, qs(h.label), hlinePen(h));
+    for (const auto& s : spec.spans)
+        if (!s.label.empty())
+            addLegendBox(p, s);
+}
+
+/// The finite (for log axes: positive) extent of some values.
+struct Extent {
+    bool positiveOnly = false;
     double lo = std::numeric_limits<double>::infinity();
     double hi = -std::numeric_limits<double>::infinity();
     void add(double v)
     {
-        if (std::isfinite(v)) {
+        if (std::isfinite(v) && (!positiveOnly || v > 0)) {
             lo = std::min(lo, v);
             hi = std::max(hi, v);
         }
     }
-    QCPRange padded(std::optional<double> fixedLo, std::optional<double> fixedHi) const
-    {
-        double a = fixedLo.value_or(lo), b = fixedHi.value_or(hi);
-        if (!std::isfinite(a) || !std::isfinite(b))
-            return {0, 1};
-        if (a == b)
-            b = a + 1;
-        const double pad = 0.03 * (b - a);
-        return {fixedLo ? a : a - pad, fixedHi ? b : b + pad};
-    }
 };
 
-// Curves, bands, spans, lines and markers of `spec` on one axis rect; x restricted to
-// [xLo, xHi] when `clip` (the zoom panel).
-void drawSeries(QCustomPlot& plot, QCPAxisRect* rect, const FigureSpec& spec, bool legend,
-                std::optional<std::pair<double, double>> clip)
+// The data extent with 3 % padding on the sides the spec leaves open (matplotlib's margins
+// are 5 %; 3 % keeps long curves closer to the frame).
+QCPRange fitRange(const Extent& e, const Axis& def)
 {
-    auto* xa = rect->axis(QCPAxis::atBottom);
-    auto* ya = rect->axis(QCPAxis::atLeft);
-    auto inClip = [&](double x) { return !clip || (x >= clip->first && x <= clip->second); };
-    for (const auto& s : spec.spans) {
-        auto* r = new QCPItemRect(&plot);
-        r->setClipAxisRect(rect);
-        for (auto* p : {r->topLeft, r->bottomRight}) {
-            p->setAxes(xa, ya);
-            p->setAxisRect(rect);
-        }
-        r->topLeft->setTypeY(QCPItemPosition::ptAxisRectRatio);
-        r->bottomRight->setTypeY(QCPItemPosition::ptAxisRectRatio);
-        r->topLeft->setCoords(s.x0, 0);
-        r->bottomRight->setCoords(s.x1, 1);
-        QColor c = colorOf(s.color, 0);
-        c.setAlphaF(s.alpha);
-        r->setBrush(c);
-        r->setPen(Qt::NoPen);
-        r->setLayer("grid");  // above the panel background, below the curves
+    auto fixedLo = def.min, fixedHi = def.max;
+    if (def.log) { // a non-positive bound has no place on a log axis
+        if (fixedLo && *fixedLo <= 0)
+            fixedLo.reset();
+        if (fixedHi && *fixedHi <= 0)
+            fixedHi.reset();
     }
-    int index = 0;
-    for (const auto& s : spec.series) {
-        const QColor color = colorOf(s.color, index++);
-        QVector<double> x, y, lo, hi;
-        for (size_t i = 0; i < s.x.size() && i < s.y.size(); ++i) {
-            if (!inClip(s.x[i]))
-                continue;
-            x << s.x[i];
-            y << s.y[i];
-            if (s.bandLow.size() == s.x.size() && s.bandHigh.size() == s.x.size()) {
-                lo << s.bandLow[i];
-                hi << s.bandHigh[i];
-            }
-        }
-        if (!lo.isEmpty()) {  // band: a fill between two invisible graphs, in the curve's colour
-            auto* gLo = plot.addGraph(xa, ya);
-            auto* gHi = plot.addGraph(xa, ya);
-            gLo->setData(x, lo, true);
-            gHi->setData(x, hi, true);
-            gLo->setPen(Qt::NoPen);
-            gHi->setPen(Qt::NoPen);
-            QColor fill = color;
-            fill.setAlphaF(0.3);
-            gHi->setBrush(fill);
-            gHi->setChannelFillGraph(gLo);
-            gLo->removeFromLegend();
-            gHi->removeFromLegend();
-        }
-        auto* g = plot.addGraph(xa, ya);
-        g->setData(x, y, true);
-        QPen pen(color, s.width);
-        if (s.dashed)
-            pen.setStyle(Qt::DashLine);
-        g->setPen(pen);
-        g->setName(qs(s.name));
-        if (!legend || !s.inLegend || s.name.empty())
-            g->removeFromLegend();
+    double a = fixedLo.value_or(e.lo), b = fixedHi.value_or(e.hi);
+    if (!std::isfinite(a) || !std::isfinite(b))
+        return def.log ? QCPRange(1, 10) : QCPRange(0, 1);
+    if (b <= a)
+        b = def.log ? a * 10 : a + 1;
+    if (def.log) {
+        const double f = std::pow(b / a, 0.03);
+        return {fixedLo ? a : a / f, fixedHi ? b : b * f};
     }
-    for (const auto& h : spec.hlines) {
-        auto* line = new QCPItemStraightLine(&plot);
-        line->setClipAxisRect(rect);
-        for (auto* p : {line->point1, line->point2}) {
-            p->setAxes(xa, ya);
-            p->setAxisRect(rect);
-        }
-        line->point1->setCoords(0, h.y);
-        line->point2->setCoords(1, h.y);
-        line->setPen(QPen(colorOf(h.color, 7), 1.5, h.dashed ? Qt::DashLine : Qt::SolidLine));
-        if (legend && !h.label.empty()) {  // a legend entry through an empty graph
-            auto* g = plot.addGraph(xa, ya);
-            g->setPen(line->pen());
-            g->setName(qs(h.label));
-        }
-    }
-    for (const auto& v : spec.vlines) {
-        if (!inClip(v.x))
-            continue;
-        auto* line = new QCPItemStraightLine(&plot);
-        line->setClipAxisRect(rect);
-        for (auto* p : {line->point1, line->point2}) {
-            p->setAxes(xa, ya);
-            p->setAxisRect(rect);
-        }
-        line->point1->setCoords(v.x, 0);
-        line->point2->setCoords(v.x, 1);
-        line->setPen(QPen(colorOf(v.color, 3), 1.5));
-        if (!v.label.empty()) {
-            auto* text = new QCPItemText(&plot);
-            text->setClipAxisRect(rect);
-            text->position->setAxes(xa, ya);
-            text->position->setAxisRect(rect);
-            text->position->setTypeY(QCPItemPosition::ptAxisRectRatio);
-            text->position->setCoords(v.x, 0.02);
-            text->setPositionAlignment(Qt::AlignLeft | Qt::AlignTop);
-            text->setText(" " + qs(v.label));
-            text->setColor(colorOf(v.color, 3));
-            text->setFont(QFont("DejaVu Sans", 9));
-        }
-    }
-    for (const auto& m : spec.markers) {
-        if (!inClip(m.x))
-            continue;
-        auto* text = new QCPItemText(&plot);
-        text->setClipAxisRect(rect);
-        text->position->setAxes(xa, ya);
-        text->position->setAxisRect(rect);
-        text->position->setCoords(m.x, m.y);
-        text->setPositionAlignment(Qt::AlignHCenter | Qt::AlignBottom);
-        text->setText(QStringLiteral("|\n") + qs(m.text));
-        text->setColor(colorOf(m.color, 3));
-        text->setFont(QFont("DejaVu Sans", 9, QFont::Bold));
-    }
+    const double pad = 0.03 * (b - a);
+    return {fixedLo ? a : a - pad, fixedHi ? b : b + pad};
 }
 
-void fitAxes(QCPAxisRect* rect, const FigureSpec& spec, std::optional<std::pair<double, double>> clip)
+void fitAxes(const Panel& p, const FigureSpec& spec)
 {
-    Range xr, yr;
-    for (const auto& s : spec.series)
+    Extent xe{spec.x.log}, ye{spec.y.log};
+    for (const auto& s : spec.series) {
+        const bool band = hasBand(s);
         for (size_t i = 0; i < s.x.size() && i < s.y.size(); ++i) {
-            if (clip && (s.x[i] < clip->first || s.x[i] > clip->second))
+            if (!p.shows(s.x[i]))
                 continue;
-            xr.add(s.x[i]);
-            yr.add(s.y[i]);
-            if (i < s.bandHigh.size()) {
-                yr.add(s.bandLow[i]);
-                yr.add(s.bandHigh[i]);
+            xe.add(s.x[i]);
+            ye.add(s.y[i]);
+            if (band) {
+                ye.add(s.bandLow[i]);
+                ye.add(s.bandHigh[i]);
             }
         }
-    auto* xa = rect->axis(QCPAxis::atBottom);
-    auto* ya = rect->axis(QCPAxis::atLeft);
-    xa->setRange(clip ? QCPRange(clip->first, clip->second) : xr.padded(spec.x.min, spec.x.max));
-    ya->setRange(yr.padded(spec.y.min, spec.y.max));
-    for (auto [axis, def] : {std::pair{xa, &spec.x}, {ya, &spec.y}}) {
+    }
+    for (auto [axis, def] : {std::pair{p.x(), &spec.x}, std::pair{p.y(), &spec.y}}) {
         if (def->log) {
             axis->setScaleType(QCPAxis::stLogarithmic);
             axis->setTicker(QSharedPointer<QCPAxisTickerLog>(new QCPAxisTickerLog));
+            axis->setNumberFormat(QStringLiteral("eb")); // 10^k, not 1e+k
+            axis->setNumberPrecision(0);
         }
     }
-}
-
-// Clears the plot and returns the grid the panels go into, under a title row spanning it.
-QCPLayoutGrid* frame(QCustomPlot& plot, const std::string& title)
-{
-    plot.clearItems();
-    plot.clearPlottables();
-    // Keep the legend alive: clearing the layout would delete it with its axis rect.
-    if (plot.legend && plot.legend->layout())
-        plot.legend->layout()->take(plot.legend);
-    if (!plot.legend)
-        plot.legend = new QCPLegend;
-    plot.plotLayout()->clear();
-    plot.setBackground(Qt::white);
-    int row = 0;
-    if (!title.empty()) {
-        auto* t = new QCPTextElement(&plot, qs(title), QFont("DejaVu Sans", 11, QFont::Bold));
-        t->setTextColor(QColor("#262626"));
-        plot.plotLayout()->addElement(row++, 0, t);
-    }
-    auto* body = new QCPLayoutGrid;
-    plot.plotLayout()->addElement(row, 0, body);
-    if (row > 0)
-        plot.plotLayout()->setRowStretchFactor(0, 0.001);  // the title keeps its text height
-    return body;
+    p.x()->setRange(p.clip ? QCPRange(p.clip->first, p.clip->second) : fitRange(xe, spec.x));
+    p.y()->setRange(fitRange(ye, spec.y));
 }
 
 void placeLegend(QCustomPlot& plot, QCPLayoutGrid* body, QCPAxisRect* rect, LegendPlace place)
 {
-    if (place == LegendPlace::None || plot.legend->itemCount() == 0) {
-        plot.legend->setVisible(false);
+    if (place == LegendPlace::None || plot.legend->itemCount() == 0)
         return;
-    }
     plot.legend->setVisible(true);
-    plot.legend->setFont(QFont("DejaVu Sans", 9));
-    plot.legend->setBrush(QColor(255, 255, 255, 220));
-    plot.legend->setBorderPen(QPen(QColor("#CCCCCC")));
+    plot.legend->setFont(style::font(style::kLegendPt));
+    plot.legend->setTextColor(style::textColor());
+    plot.legend->setBrush(QColor(255, 255, 255, 220)); // matplotlib's framealpha 0.8-ish
+    plot.legend->setBorderPen(QPen(QColor(0xCC, 0xCC, 0xCC)));
+    plot.legend->setRowSpacing(0);
+    // QCPGraph's icon line overshoots its icon box by 5 px, which only a clip rect hides;
+    // the SVG export keeps no clip rects, so leave room for it before the text.
+    plot.legend->setIconTextPadding(10);
     if (place == LegendPlace::OutsideRight) {
-        auto* sub = new QCPLayoutGrid;
-        sub->setMargins(QMargins(4, 4, 4, 4));
-        const int column = body->columnCount();
-        body->addElement(0, column, sub);
-        rect->insetLayout()->take(plot.legend);
-        sub->addElement(0, 0, plot.legend);
-        sub->insertRow(0);  // centred vertically between two stretching empty rows
-        sub->setRowStretchFactor(0, 1);
-        sub->addElement(2, 0, new QCPLayoutElement(&plot));
-        sub->setRowStretchFactor(1, 0.001);  // the legend keeps its own height
-        sub->setRowStretchFactor(2, 1);
-        body->setColumnStretchFactor(column, 0.01);
+        // Centred vertically beside the panels: between two stretching empty rows.
+        auto* side = new QCPLayoutGrid;
+        side->setMargins(QMargins(0, 4, 8, 4));
+        body->addElement(0, body->columnCount(), side);
+        side->addElement(0, 0, new QCPLayoutElement(&plot));
+        side->addElement(1, 0, plot.legend);
+        side->addElement(2, 0, new QCPLayoutElement(&plot));
+        side->setRowStretchFactors({1, 0.001, 1});
+        body->setColumnStretchFactor(body->columnCount() - 1, 0.01);
         return;
     }
     const Qt::Alignment a = place == LegendPlace::UpperRight   ? Qt::AlignTop | Qt::AlignRight
                             : place == LegendPlace::LowerRight ? Qt::AlignBottom | Qt::AlignRight
                                                                : Qt::AlignTop | Qt::AlignLeft;
-    rect->insetLayout()->setInsetAlignment(0, a);
+    rect->insetLayout()->addElement(plot.legend, a);
+    rect->insetLayout()->setMargins(QMargins(10, 10, 10, 10));
 }
 
-}  // namespace
-
-QColor paletteColor(int i)
+QCPAxisRect* addZoomPanel(QCustomPlot& plot, QCPLayoutGrid* body, QCPAxisRect* main,
+                          const FigureSpec& spec)
 {
-    const int n = static_cast<int>(sizeof kPalette / sizeof kPalette[0]);
-    return QColor(kPalette[((i % n) + n) % n]);
+    auto* zoom = new QCPAxisRect(&plot);
+    body->addElement(0, 1, zoom);
+    style::styleAxisRect(zoom);
+    // No x label: the main panel's applies, and a long one would overflow the narrow panel
+    // (the margin group keeps both panels' bottoms aligned anyway).
+    zoom->axis(QCPAxis::atBottom)->ticker()->setTickCount(3);
+    auto* top = zoom->axis(QCPAxis::atTop); // the panel's title: a label without ticks
+    top->setVisible(true);
+    top->setTickLabels(false);
+    top->grid()->setVisible(false);
+    top->setLabel(qs(spec.zoom->title));
+    top->setLabelFont(style::font(style::kLabelPt));
+    FigureSpec z = spec;
+    z.vlines.clear(); // the train-length marker lies far left of the window
+    const Panel p{plot, zoom, std::pair{spec.zoom->x0, spec.zoom->x1}};
+    drawPanel(p, z, false);
+    fitAxes(p, z);
+    p.y()->setScaleType(main->axis(QCPAxis::atLeft)->scaleType());
+    p.y()->setTicker(main->axis(QCPAxis::atLeft)->ticker());
+    p.y()->setRange(main->axis(QCPAxis::atLeft)->range()); // same y range: compare heights
+    body->setColumnStretchFactor(0, 3);
+    body->setColumnStretchFactor(1, 1);
+    auto* margins = new QCPMarginGroup(&plot);
+    main->setMarginGroup(QCP::msTop | QCP::msBottom, margins);
+    zoom->setMarginGroup(QCP::msTop | QCP::msBottom, margins);
+    return zoom;
 }
+
+} // namespace
 
 void buildFigure(QCustomPlot& plot, const FigureSpec& spec)
 {
-    auto* body = frame(plot, spec.title);
+    auto* body = style::beginFigure(plot, spec.title);
+    ensureBandLayer(plot);
     auto* main = new QCPAxisRect(&plot);
     body->addElement(0, 0, main);
-    styleAxisRect(main);
+    style::styleAxisRect(main);
     main->axis(QCPAxis::atBottom)->setLabel(qs(spec.x.label));
     main->axis(QCPAxis::atLeft)->setLabel(qs(spec.y.label));
-    // The legend lives in the main rect's inset layout (or beside it: OutsideRight).
-    main->insetLayout()->addElement(plot.legend, Qt::AlignTop | Qt::AlignRight);
-    plot.legend->clearItems();
-    drawSeries(plot, main, spec, true, std::nullopt);
-    fitAxes(main, spec, std::nullopt);
-    if (spec.zoom) {
-        auto* zoom = new QCPAxisRect(&plot);
-        body->addElement(0, 1, zoom);
-        styleAxisRect(zoom);
-        zoom->axis(QCPAxis::atBottom)->setLabel(qs(spec.x.label));
-        zoom->axis(QCPAxis::atBottom)->ticker()->setTickCount(3);  // a narrow panel
-        auto* top = zoom->axis(QCPAxis::atTop);  // its title, as a label without ticks
-        top->setVisible(true);
-        top->setTickLabels(false);
-        top->grid()->setVisible(false);
-        top->setLabel(qs(spec.zoom->title));
-        top->setLabelFont(QFont("DejaVu Sans", 9));
-        const std::pair<double, double> clip{spec.zoom->x0, spec.zoom->x1};
-        FigureSpec z = spec;
-        z.vlines.clear();
-        drawSeries(plot, zoom, z, false, clip);
-        fitAxes(zoom, spec, clip);
-        zoom->axis(QCPAxis::atLeft)->setRange(main->axis(QCPAxis::atLeft)->range());
-        body->setColumnStretchFactor(0, 3);
-        body->setColumnStretchFactor(1, 1);
-        auto* margins = new QCPMarginGroup(&plot);
-        main->setMarginGroup(QCP::msTop | QCP::msBottom, margins);
-        zoom->setMarginGroup(QCP::msTop | QCP::msBottom, margins);
-    }
+    const Panel p{plot, main, std::nullopt};
+    drawPanel(p, spec, true);
+    fitAxes(p, spec);
+    if (spec.zoom)
+        addZoomPanel(plot, body, main, spec);
     placeLegend(plot, body, main, spec.legend);
     plot.replot(QCustomPlot::rpImmediateRefresh);
 }
 
-void buildHeatmap(QCustomPlot& plot, const HeatmapSpec& spec)
-{
-    auto* body = frame(plot, spec.title);
-    plot.legend->setVisible(false);
-    auto* rect = new QCPAxisRect(&plot);
-    body->addElement(0, 0, rect);
-    styleAxisRect(rect);
-    rect->setBackground(Qt::white);
-    for (auto* a : rect->axes())
-        a->grid()->setVisible(false);
-    auto* xa = rect->axis(QCPAxis::atBottom);
-    auto* ya = rect->axis(QCPAxis::atLeft);
-    xa->setLabel(qs(spec.xLabel));
-    ya->setLabel(qs(spec.yLabel));
-    ya->setRangeReversed(true);  // row 0 at the top, like a matrix
-    auto* map = new QCPColorMap(xa, ya);
-    map->data()->setSize(spec.cols, spec.rows);
-    map->data()->setRange(QCPRange(spec.firstCol, spec.firstCol + spec.cols - 1),
-                          QCPRange(spec.firstRow, spec.firstRow + spec.rows - 1));
-    Range z;
-    for (int r = 0; r < spec.rows; ++r)
-        for (int c = 0; c < spec.cols; ++c) {
-            const double v = spec.values[static_cast<size_t>(r) * spec.cols + c];
-            map->data()->setCell(c, r, v);
-            if (!spec.logScale || v > 0)
-                z.add(v);
-        }
-    QCPColorGradient gradient;  // viridis: perceptually uniform, readable in grey
-    gradient.clearColorStops();
-    const char* stops[] = {"#440154", "#482878", "#3E4A89", "#31688E", "#26828E",
-                           "#1F9E89", "#35B779", "#6DCD59", "#B4DE2C", "#FDE725"};
-    for (int i = 0; i < 10; ++i)
-        gradient.setColorStopAt(i / 9.0, QColor(stops[i]));
-    gradient.setNanHandling(QCPColorGradient::nhTransparent);
-    map->setGradient(gradient);
-    map->setInterpolate(false);
-    auto* scale = new QCPColorScale(&plot);
-    body->addElement(0, 1, scale);
-    scale->setType(QCPAxis::atRight);
-    scale->axis()->setLabel(qs(spec.colorLabel));
-    scale->axis()->setTickLabelFont(QFont("DejaVu Sans", 9));
-    map->setColorScale(scale);
-    scale->setGradient(gradient);  // a colour scale imposes its own gradient on its maps
-    if (spec.logScale) {
-        map->setDataScaleType(QCPAxis::stLogarithmic);
-        scale->axis()->setTicker(QSharedPointer<QCPAxisTickerLog>(new QCPAxisTickerLog));
-    }
-    const auto zr = z.padded(spec.zMin, spec.zMax);
-    map->setDataRange(QCPRange(spec.zMin.value_or(z.lo), spec.zMax.value_or(z.hi > z.lo ? z.hi : zr.upper)));
-    auto* margins = new QCPMarginGroup(&plot);
-    rect->setMarginGroup(QCP::msBottom | QCP::msTop, margins);
-    scale->setMarginGroup(QCP::msBottom | QCP::msTop, margins);
-    if (spec.tickLabel) {
-        auto ticker = QSharedPointer<QCPAxisTickerText>(new QCPAxisTickerText);
-        // Even steps from an even start, so interleaved x/y token labels show one kind.
-        auto step = [](int n) { return std::max(2, (n / 10 + 1) & ~1); };
-        for (int i = spec.firstCol + (spec.firstCol & 1); i < spec.firstCol + spec.cols; i += step(spec.cols))
-            ticker->addTick(i, qs(spec.tickLabel(i)));
-        xa->setTicker(ticker);
-        auto yt = QSharedPointer<QCPAxisTickerText>(new QCPAxisTickerText);
-        for (int i = spec.firstRow + (spec.firstRow & 1); i < spec.firstRow + spec.rows; i += step(spec.rows))
-            yt->addTick(i, qs(spec.tickLabel(i)));
-        ya->setTicker(yt);
-    }
-    xa->setRange(spec.firstCol - 0.5, spec.firstCol + spec.cols - 0.5);
-    ya->setRange(spec.firstRow - 0.5, spec.firstRow + spec.rows - 0.5);
-    plot.replot(QCustomPlot::rpImmediateRefresh);
-}
-
-}  // namespace lengen::plots
+} // namespace lengen::plots

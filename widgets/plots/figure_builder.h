@@ -3,9 +3,9 @@
 // serves the studio's embedded plots and offscreen export. The look follows the reference's
 // figures (seaborn "darkgrid" with the "colorblind" palette).
 
-#include <QColor>
-
 #include "figure_spec.h"
+
+#include <QColor>
 
 class QCustomPlot;
 
@@ -20,4 +20,4 @@ void buildFigure(QCustomPlot& plot, const FigureSpec& spec);
 /// Clears `plot` and draws the heatmap with a colour scale.
 void buildHeatmap(QCustomPlot& plot, const HeatmapSpec& spec);
 
-}  // namespace lengen::plots
+} // namespace lengen::plots

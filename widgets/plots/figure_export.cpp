@@ -1,76 +1,146 @@
 #include "figure_export.h"
 
+#include "figure_builder.h"
 #include "qcp.h"
+#include "vector_clip.h"
 
 #include <QFile>
 #include <QFileInfo>
-#include <QSaveFile>
+#include <QPageLayout>
+#include <QPageSize>
+#include <QPdfWriter>
 #include <QSvgGenerator>
-
+#include <cerrno>
+#include <charconv>
 #include <cmath>
-
-#include "figure_builder.h"
+#include <cstdio>
+#include <cstring>
 
 namespace lengen::plots {
 
 namespace {
 
-constexpr double kPointsPerInch = 72.0;
+// Layout happens at 96 logical dpi (Qt's and the browsers' CSS pixel); rasters scale from it,
+// so text keeps its size in points relative to the page at every dpi.
+constexpr double kLayoutDpi = 96.0;
 
-QString number(double v) { return std::isfinite(v) ? QString::number(v, 'g', 17) : QString(); }  // round-trips
+// The shortest text that reads back as the same value ("0.1", not "0.10000000000000001");
+// non-finite values as nan / inf / -inf, which pandas and numpy read.
+template <typename T> QString number(T v)
+{
+    char buf[64];
+    const auto r = std::to_chars(buf, buf + sizeof buf, v);
+    return QString::fromLatin1(buf, static_cast<int>(r.ptr - buf));
+}
 
 QString csvField(const std::string& s)
 {
     QString q = QString::fromStdString(s);
-    if (q.contains(',') || q.contains('"') || q.contains('\n'))
-        q = '"' + q.replace('"', "\"\"") + '"';
+    if (q.contains(',') || q.contains('"') || q.contains('\n') || q.contains('\r'))
+        q = '"' + q.replace('"', QStringLiteral("\"\"")) + '"';
     return q;
 }
 
-ExportResult writeText(const QString& path, const QString& text)
+QString failure(const QString& path, const QString& why)
 {
-    QSaveFile f(path);  // writes a temporary file and renames it on commit
-    if (!f.open(QIODevice::WriteOnly | QIODevice::Text))
-        return {false, QStringLiteral("cannot write %1: %2").arg(path, f.errorString())};
-    f.write(text.toUtf8());
-    if (!f.commit())
-        return {false, QStringLiteral("cannot write %1: %2").arg(path, f.errorString())};
-    return {true, {}};
+    return QStringLiteral("cannot write %1: %2").arg(path, why);
 }
 
-// Graphics formats go through `<path>.partial` and a rename, so a failed export leaves
-// nothing behind and an existing file is replaced only by a complete one.
-template <typename Save>
-ExportResult atomically(const QString& path, Save save)
+// Every format is written to `<path>.partial` and renamed over `path` (rename(2) replaces
+// atomically), so readers never see a half-written file and a failed export leaves nothing.
+// `save` writes the given file and returns an empty string or the reason it failed.
+template <typename Save> ExportResult atomically(const QString& path, Save save)
 {
-    const QString partial = path + QStringLiteral(".partial");
     const QFileInfo dir(QFileInfo(path).absolutePath());
-    if (!dir.isDir() || !dir.isWritable())
-        return {false, QStringLiteral("cannot write %1: folder missing or read-only").arg(path)};
-    if (!save(partial) || !QFileInfo(partial).exists() || QFileInfo(partial).size() == 0) {
-        QFile::remove(partial);
-        return {false, QStringLiteral("cannot write %1").arg(path)};
+    if (!dir.isDir())
+        return {false,
+                failure(path, QStringLiteral("folder %1 does not exist").arg(dir.filePath()))};
+    const QString partial = path + QStringLiteral(".partial");
+    {
+        // Probe first: the writers' own failures come as vague booleans and console noise.
+        QFile probe(partial);
+        if (!probe.open(QIODevice::WriteOnly))
+            return {false, failure(path, probe.errorString())};
     }
-    QFile::remove(path);
-    if (!QFile::rename(partial, path)) {
+    QString why = save(partial);
+    if (why.isEmpty() && (!QFileInfo::exists(partial) || QFileInfo(partial).size() == 0))
+        why = QStringLiteral("nothing was written");
+    if (!why.isEmpty()) {
         QFile::remove(partial);
-        return {false, QStringLiteral("cannot replace %1").arg(path)};
+        return {false, failure(path, why)};
+    }
+    if (std::rename(QFile::encodeName(partial).constData(), QFile::encodeName(path).constData()) !=
+        0) {
+        why = QString::fromLocal8Bit(std::strerror(errno));
+        QFile::remove(partial);
+        return {false, failure(path, why)};
     }
     return {true, {}};
 }
 
-}  // namespace
+QString writeText(const QString& file, const QString& text)
+{
+    QFile f(file);
+    if (!f.open(QIODevice::WriteOnly | QIODevice::Truncate))
+        return f.errorString();
+    const QByteArray bytes = text.toUtf8();
+    if (f.write(bytes) != bytes.size() || !f.flush())
+        return f.errorString();
+    f.close();
+    return f.error() == QFileDevice::NoError ? QString() : f.errorString();
+}
+
+QString writePdf(QCustomPlot& plot, const QString& file, int w, int h, double widthInches,
+                 double heightInches, const QString& title)
+{
+    // QPdfWriter rather than savePdf: savePdf makes the page w x h *points* (4/3 of the
+    // figure's size in inches); this page is exactly widthInches x heightInches.
+    QPdfWriter pdf(file);
+    pdf.setResolution(static_cast<int>(kLayoutDpi));
+    pdf.setTitle(title);
+    pdf.setCreator(QStringLiteral("LenGen Studio"));
+    const QPageSize page(QSizeF(widthInches, heightInches), QPageSize::Inch, QString(),
+                         QPageSize::ExactMatch);
+    if (!pdf.setPageLayout(QPageLayout(page, QPageLayout::Portrait, QMarginsF())))
+        return QStringLiteral("unsupported page size");
+    QCPPainter painter;
+    if (!painter.begin(&pdf))
+        return QStringLiteral("cannot open the file");
+    painter.setMode(QCPPainter::pmVectorized);
+    painter.setMode(QCPPainter::pmNonCosmetic); // hairlines stay visible when zoomed
+    plot.toPainter(&painter, w, h);
+    return painter.end() ? QString() : QStringLiteral("PDF output failed");
+}
+
+QString writeSvg(QCustomPlot& plot, const QString& file, int w, int h, const QString& title)
+{
+    QSvgGenerator svg;
+    svg.setFileName(file);
+    svg.setSize(QSize(w, h)); // with the resolution: width/height in mm = the figure's inches
+    svg.setViewBox(QRect(0, 0, w, h));
+    svg.setResolution(static_cast<int>(kLayoutDpi));
+    svg.setTitle(title);
+    svg.setDescription(QStringLiteral("LenGen Studio figure"));
+    QCPPainter painter;
+    if (!painter.begin(&svg))
+        return QStringLiteral("cannot open the file");
+    painter.setMode(QCPPainter::pmVectorized);
+    plot.toPainter(&painter, w, h);
+    return painter.end() ? QString() : QStringLiteral("SVG output failed");
+}
+
+} // namespace
 
 std::optional<Format> formatFromName(const std::string& name)
 {
     const QString n = QString::fromStdString(name).toLower();
-    if (n == "png")
+    if (n == QLatin1String("png"))
         return Format::Png;
-    if (n == "svg")
+    if (n == QLatin1String("svg"))
         return Format::Svg;
-    if (n == "pdf")
+    if (n == QLatin1String("pdf"))
         return Format::Pdf;
-    if (n == "csv")
+    if (n == QLatin1String("csv"))
         return Format::Csv;
     return std::nullopt;
 }
@@ -83,51 +153,48 @@ std::optional<Format> formatFromPath(const QString& path)
 ExportResult savePlot(QCustomPlot& plot, const QString& path, Format format, double widthInches,
                       double heightInches, int dpi, const QString& title)
 {
-    // Lay out at 96 logical dpi and scale the raster: fonts keep their size relative to the
-    // figure whatever the dpi.
-    const int w = static_cast<int>(std::lround(widthInches * 96)),
-              h = static_cast<int>(std::lround(heightInches * 96));
-    plot.resize(w, h);
+    if (format == Format::Csv)
+        return {false, failure(path, QStringLiteral("CSV needs the figure's data, not a plot"))};
+    if (dpi <= 0 || !(widthInches > 0) || !(heightInches > 0))
+        return {false, failure(path, QStringLiteral("size and dpi must be positive"))};
+    const int w = static_cast<int>(std::lround(widthInches * kLayoutDpi));
+    const int h = static_cast<int>(std::lround(heightInches * kLayoutDpi));
+    plot.resize(w, h); // lays the plot out at the page size, even when it is never shown
     plot.replot(QCustomPlot::rpImmediateRefresh);
-    switch (format) {
-    case Format::Png:
-        return atomically(path, [&](const QString& p) {
-            return plot.savePng(p, w, h, dpi / 96.0, -1, dpi, QCP::ruDotsPerInch);
-        });
-    case Format::Pdf:
-        return atomically(path, [&](const QString& p) {
-            return plot.savePdf(p, w, h, QCP::epNoCosmetic, QStringLiteral("LenGen Studio"), title);
-        });
-    case Format::Svg:
-        return atomically(path, [&](const QString& p) {
-            QSvgGenerator svg;
-            svg.setFileName(p);
-            svg.setSize(QSize(w, h));
-            svg.setViewBox(QRect(0, 0, w, h));
-            svg.setResolution(96);
-            svg.setTitle(title);
-            svg.setDescription(QStringLiteral("LenGen Studio figure"));
-            QCPPainter painter;
-            if (!painter.begin(&svg))
-                return false;
-            plot.toPainter(&painter, w, h);
-            return painter.end();
-        });
-    case Format::Csv:
-        break;
-    }
-    return {false, QStringLiteral("CSV needs the figure's data, not a plot: %1").arg(path)};
+    return atomically(path, [&](const QString& file) -> QString {
+        switch (format) {
+        case Format::Png: // w * dpi / 96 = widthInches * dpi pixels (to rounding)
+            return plot.savePng(file, w, h, dpi / kLayoutDpi, -1, dpi, QCP::ruDotsPerInch)
+                       ? QString()
+                       : QStringLiteral("PNG output failed");
+        case Format::Pdf:
+            return writePdf(plot, file, w, h, widthInches, heightInches, title);
+        case Format::Svg: {
+            const VectorClip clip(plot); // SVG keeps no clip rects: cut the geometry instead
+            return writeSvg(plot, file, w, h, title);
+        }
+        case Format::Csv:
+            break;
+        }
+        return QStringLiteral("unknown format");
+    });
 }
 
 QString figureCsv(const FigureSpec& spec)
 {
     QString out = QStringLiteral("series,x,y,band_low,band_high\n");
     for (const auto& s : spec.series) {
-        const bool band = s.bandLow.size() == s.x.size() && s.bandHigh.size() == s.x.size();
-        for (size_t i = 0; i < s.x.size() && i < s.y.size(); ++i)
-            out += csvField(s.name) + ',' + number(s.x[i]) + ',' + number(s.y[i]) + ',' +
-                   (band ? number(s.bandLow[i]) + ',' + number(s.bandHigh[i]) : QStringLiteral(",")) +
-                   '\n';
+        const QString name = csvField(s.name);
+        const bool band =
+            !s.bandLow.empty() && s.bandLow.size() == s.x.size() && s.bandHigh.size() == s.x.size();
+        for (size_t i = 0; i < s.x.size() && i < s.y.size(); ++i) {
+            out += name + ',' + number(s.x[i]) + ',' + number(s.y[i]) + ',';
+            if (band)
+                out += number(s.bandLow[i]) + ',' + number(s.bandHigh[i]);
+            else
+                out += ',';
+            out += '\n';
+        }
     }
     return out;
 }
@@ -137,10 +204,12 @@ QString heatmapCsv(const HeatmapSpec& spec)
     QString out = QStringLiteral("row,col,value\n");
     for (int r = 0; r < spec.rows; ++r)
         for (int c = 0; c < spec.cols; ++c) {
-            const double v = spec.values[static_cast<size_t>(r) * spec.cols + c];
-            if (std::isfinite(v))
-                out += QString::number(spec.firstRow + r) + ',' + QString::number(spec.firstCol + c) +
-                       ',' + number(v) + '\n';
+            const size_t at =
+                static_cast<size_t>(r) * static_cast<size_t>(spec.cols) + static_cast<size_t>(c);
+            if (at >= spec.values.size() || !std::isfinite(spec.values[at]))
+                continue; // masked cells are not drawn, so they are not data either
+            out += QString::number(spec.firstRow + r) + ',' + QString::number(spec.firstCol + c) +
+                   ',' + number(spec.values[at]) + '\n';
         }
     return out;
 }
@@ -148,7 +217,8 @@ QString heatmapCsv(const HeatmapSpec& spec)
 ExportResult exportFigure(const FigureSpec& spec, const QString& path, Format format, int dpi)
 {
     if (format == Format::Csv)
-        return writeText(path, figureCsv(spec));
+        return atomically(path,
+                          [&](const QString& file) { return writeText(file, figureCsv(spec)); });
     QCustomPlot plot;
     buildFigure(plot, spec);
     return savePlot(plot, path, format, spec.widthInches, spec.heightInches, dpi,
@@ -158,11 +228,12 @@ ExportResult exportFigure(const FigureSpec& spec, const QString& path, Format fo
 ExportResult exportHeatmap(const HeatmapSpec& spec, const QString& path, Format format, int dpi)
 {
     if (format == Format::Csv)
-        return writeText(path, heatmapCsv(spec));
+        return atomically(path,
+                          [&](const QString& file) { return writeText(file, heatmapCsv(spec)); });
     QCustomPlot plot;
     buildHeatmap(plot, spec);
     return savePlot(plot, path, format, spec.widthInches, spec.heightInches, dpi,
                     QString::fromStdString(spec.title));
 }
 
-}  // namespace lengen::plots
+} // namespace lengen::plots

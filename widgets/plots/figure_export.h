@@ -2,12 +2,11 @@
 // Writes a figure or heatmap to PNG, SVG, PDF or CSV (exactly the plotted data), offscreen.
 // Files appear atomically: written as <path>.partial and renamed.
 
-#include <QString>
+#include "figure_spec.h"
 
+#include <QString>
 #include <optional>
 #include <string>
-
-#include "figure_spec.h"
 
 class QCustomPlot;
 
@@ -22,21 +21,27 @@ std::optional<Format> formatFromPath(const QString& path);
 
 struct ExportResult {
     bool ok = false;
-    QString error;  ///< names the path when !ok
+    QString error; ///< names the path when !ok
 };
 
-/// PNG is widthInches x heightInches at `dpi`; SVG and PDF have the same size in points.
-ExportResult exportFigure(const FigureSpec& spec, const QString& path, Format format, int dpi = 150);
-ExportResult exportHeatmap(const HeatmapSpec& spec, const QString& path, Format format, int dpi = 150);
+/// PNG is widthInches x heightInches at `dpi` pixels; SVG and PDF are vector pages of
+/// widthInches x heightInches. I/O failures come back as an error naming `path` (no file left).
+ExportResult exportFigure(const FigureSpec& spec, const QString& path, Format format,
+                          int dpi = 150);
+ExportResult exportHeatmap(const HeatmapSpec& spec, const QString& path, Format format,
+                           int dpi = 150);
 
 /// Saves what `plot` shows (already built) in a graphics format; used by the studio's
 /// "Export" actions so that an interactive zoom is kept. CSV is not available this way.
 ExportResult savePlot(QCustomPlot& plot, const QString& path, Format format, double widthInches,
                       double heightInches, int dpi, const QString& title);
 
-/// The CSV text of a figure: header `series,x,y,band_low,band_high`, one row per point.
+/// The CSV text of a figure: header `series,x,y,band_low,band_high`, one row per point of
+/// each series in order (band cells empty without a band). Numbers are the shortest text
+/// that reads back to the same double; names with a comma or quote are quoted RFC 4180-style.
 QString figureCsv(const FigureSpec& spec);
-/// The CSV text of a heatmap: header `row,col,value`, one row per cell (NaN cells skipped).
+/// The CSV text of a heatmap: header `row,col,value`, one row per cell in row-major order,
+/// indices offset by firstRow/firstCol, values as float32 round-trip text (NaN cells skipped).
 QString heatmapCsv(const HeatmapSpec& spec);
 
-}  // namespace lengen::plots
+} // namespace lengen::plots

@@ -1,0 +1,110 @@
+#include "plot_style.h"
+
+#include "figure_builder.h"
+#include "qcp.h"
+
+namespace lengen::plots {
+
+namespace {
+
+// seaborn.color_palette("colorblind"): distinguishable with the common colour deficiencies.
+const char* const kPalette[] = {"#0173B2", "#DE8F05", "#029E73", "#D55E00", "#CC78BC",
+                                "#CA9161", "#FBAFE4", "#949494", "#ECE133", "#56B4E9"};
+constexpr int kPaletteSize = static_cast<int>(sizeof kPalette / sizeof kPalette[0]);
+
+// Tick labels can reach half their width past the last tick; an invisible right/top axis
+// reserves no room for that, so the outermost label would be clipped at the image edge.
+const QMargins kMinimumMargins(0, 12, 22, 0);
+
+} // namespace
+
+QColor paletteColor(int i)
+{
+    return QColor(kPalette[((i % kPaletteSize) + kPaletteSize) % kPaletteSize]);
+}
+
+namespace style {
+
+QFont font(int pointSize, bool bold)
+{
+    // DejaVu Sans ships with every Debian Qt install, so the offscreen CLI and the studio
+    // measure text alike (matplotlib's default family too).
+    QFont f(QStringLiteral("DejaVu Sans"), pointSize, bold ? QFont::Bold : QFont::Normal);
+    f.setStyleHint(QFont::SansSerif);
+    return f;
+}
+
+QColor panelColor()
+{
+    return QColor(0xEA, 0xEA, 0xF2);
+}
+QColor textColor()
+{
+    return QColor(0x26, 0x26, 0x26);
+}
+
+QColor colorOf(const std::string& hex, int index)
+{
+    const QColor c(qs(hex));
+    return hex.empty() || !c.isValid() ? paletteColor(index) : c;
+}
+
+void styleAxisRect(QCPAxisRect* rect)
+{
+    rect->setLayer(QStringLiteral("background")); // a new rect sits on "main", over the spans
+    rect->setBackground(panelColor());
+    rect->setMinimumMargins(kMinimumMargins);
+    for (auto* axis : rect->axes()) {
+        axis->setBasePen(Qt::NoPen);
+        axis->setTickPen(Qt::NoPen);
+        axis->setSubTickPen(Qt::NoPen);
+        axis->grid()->setPen(QPen(Qt::white, 1.2));
+        axis->grid()->setSubGridVisible(false);
+        axis->grid()->setZeroLinePen(Qt::NoPen);
+        axis->setTickLabelColor(textColor());
+        axis->setLabelColor(textColor());
+        axis->setTickLabelFont(font(kTickPt));
+        axis->setLabelFont(font(kLabelPt));
+        axis->setTickLabelPadding(6);
+        axis->setLabelPadding(4);
+    }
+    rect->axis(QCPAxis::atTop)->setVisible(false);
+    rect->axis(QCPAxis::atRight)->setVisible(false);
+}
+
+QCPLayoutGrid* beginFigure(QCustomPlot& plot, const std::string& title)
+{
+    plot.clearItems();
+    plot.clearPlottables();
+    // Keep the legend alive: clearing the layout would delete it with its axis rect, and
+    // QCustomPlot::legend would dangle.
+    if (plot.legend && plot.legend->layout())
+        plot.legend->layout()->take(plot.legend);
+    if (!plot.legend)
+        plot.legend = new QCPLegend;
+    plot.legend->clearItems();
+    plot.legend->setVisible(false);
+    plot.plotLayout()->clear();
+    // Margin groups are children of the plot, not of the layout: drop the last figure's.
+    for (auto* group : plot.findChildren<QCPMarginGroup*>(QString(), Qt::FindDirectChildrenOnly))
+        delete group;
+    plot.plotLayout()->setRowSpacing(0);
+    plot.setBackground(Qt::white);
+    int row = 0;
+    if (!title.empty()) {
+        auto* t = new QCPTextElement(&plot, qs(title), font(kTitlePt, true));
+        t->setTextColor(textColor());
+        t->setMargins(QMargins(6, 8, 6, 2));
+        plot.plotLayout()->addElement(row++, 0, t);
+    }
+    auto* body = new QCPLayoutGrid;
+    body->setColumnSpacing(12);
+    body->setMargins(QMargins(2, 0, 2, 6)); // air below the x label, as matplotlib leaves
+    plot.plotLayout()->addElement(row, 0, body);
+    if (row > 0)
+        plot.plotLayout()->setRowStretchFactor(0, 0.001); // the title keeps its text height
+    return body;
+}
+
+} // namespace style
+} // namespace lengen::plots
