@@ -1,6 +1,8 @@
 #include "setup_panel.h"
 
 #include <QComboBox>
+#include <QDialog>
+#include <QDialogButtonBox>
 #include <QDir>
 #include <QDirIterator>
 #include <QFile>
@@ -55,6 +57,8 @@ SetupPanel::SetupPanel(const QString& configRoot, QWidget* parent) : QWidget(par
     auto* train = new QPushButton(tr("Train"));
     train->setDefault(true);
     train->setToolTip(tr("Start now, or after the runs already queued"));
+    auto* sweep = new QPushButton(tr("Sweep position encodings…"));
+    sweep->setToolTip(tr("Queue this config once per chosen position encoding (Llama backbone)"));
 
     auto* top = new QHBoxLayout;
     top->addWidget(new QLabel(tr("Preset:")));
@@ -81,7 +85,10 @@ SetupPanel::SetupPanel(const QString& configRoot, QWidget* parent) : QWidget(par
     layout->addWidget(m_issues);
     layout->addWidget(m_summary);
     layout->addLayout(form);
-    layout->addWidget(train);
+    auto* buttons = new QHBoxLayout;
+    buttons->addWidget(train, 1);
+    buttons->addWidget(sweep);
+    layout->addLayout(buttons);
 
     m_validate = new QTimer(this);
     m_validate->setSingleShot(true);
@@ -101,6 +108,7 @@ SetupPanel::SetupPanel(const QString& configRoot, QWidget* parent) : QWidget(par
         if (auto r = request())
             Q_EMIT trainRequested(*r);
     });
+    connect(sweep, &QPushButton::clicked, this, &SetupPanel::onSweep);
     fillPresets(configRoot);
     if (m_preset->count() > 0)
         loadFile(m_preset->itemData(0).toString());
@@ -222,6 +230,74 @@ std::optional<TrainRequest> SetupPanel::request()
     if (m_seed->value() > 0)
         r.options.seed = std::uint64_t(m_seed->value());
     return r;
+}
+
+std::vector<TrainRequest> SetupPanel::sweepRequests(const TrainRequest& base, const QStringList& pes)
+{
+    std::vector<TrainRequest> out;
+    for (const QString& pe : pes) {
+        TrainRequest r;
+        r.options = base.options;
+        for (engine::RunConfig c : base.runs) {
+            if (c.model.backbone != engine::Backbone::Llama)
+                throw engine::ConfigError({{{c.sourceFile, 0, 0}, "model.family",
+                                            "a position-encoding sweep needs the Llama backbone"}});
+            // Written the way the reference's configs name a PE; the factor is left to the
+            // reference's rule for the new PE (a YaRN factor does not carry over to PI).
+            c.position = engine::PositionConfig{};
+            c.position.type = pe.toStdString();
+            if (pe != QStringLiteral("rope")) {
+                c.position.patchName = c.position.type;
+                c.position.explicitScaling = true;
+            }
+            c.model.maxLengths = {c.model.maxLength};
+            // Re-load so derived values and validation come from the engine, not from here.
+            auto loaded = engine::loadConfigTextAt(engine::toYaml(c), c.sourceFile, ".");
+            r.runs.insert(r.runs.end(), loaded.runs.begin(), loaded.runs.end());
+        }
+        if (r.runs.empty())
+            continue;
+        r.label = QStringLiteral("%1 · %2").arg(base.label, QString::fromStdString(r.runs.front().peDisplayName()));
+        out.push_back(std::move(r));
+    }
+    return out;
+}
+
+void SetupPanel::onSweep()
+{
+    auto base = request();
+    if (!base)
+        return;
+    QDialog dialog(this);
+    dialog.setWindowTitle(tr("Sweep position encodings"));
+    auto* list = new QListWidget;
+    for (const auto& p : engine::knownPositionTypes()) {
+        auto* item = new QListWidgetItem(QString::fromStdString(p), list);
+        item->setFlags(item->flags() | Qt::ItemIsUserCheckable);
+        item->setCheckState(Qt::Checked);
+    }
+    auto* box = new QDialogButtonBox(QDialogButtonBox::Ok | QDialogButtonBox::Cancel);
+    box->button(QDialogButtonBox::Ok)->setText(tr("Queue"));
+    connect(box, &QDialogButtonBox::accepted, &dialog, &QDialog::accept);
+    connect(box, &QDialogButtonBox::rejected, &dialog, &QDialog::reject);
+    auto* layout = new QVBoxLayout(&dialog);
+    layout->addWidget(new QLabel(tr("Train this config once with each checked encoding, one after another:")));
+    layout->addWidget(list);
+    layout->addWidget(box);
+    if (dialog.exec() != QDialog::Accepted)
+        return;
+    QStringList pes;
+    for (int i = 0; i < list->count(); ++i)
+        if (list->item(i)->checkState() == Qt::Checked)
+            pes << list->item(i)->text();
+    try {
+        const auto requests = sweepRequests(*base, pes);
+        for (const auto& r : requests)
+            Q_EMIT trainRequested(r);
+        Q_EMIT statusMessage(tr("Queued %n run(s) of the sweep", nullptr, int(requests.size())));
+    } catch (const engine::ConfigError& e) {
+        QMessageBox::warning(this, tr("Sweep"), QString::fromStdString(e.what()));
+    }
 }
 
 void SetupPanel::setOutputFolder(const QString& dir) { m_out->setText(dir); }

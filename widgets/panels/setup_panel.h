@@ -1,7 +1,8 @@
 #pragma once
 // Setting up a run: a preset (the quick CPU presets and the reference's configs), the YAML
 // editor (`!include` resolved next to the file it came from), inline validation with every
-// problem listed at its line, overrides (steps, seed, device, output folder) and Train / Queue.
+// problem listed at its line, overrides (steps, seed, device, output folder), Train / Queue and
+// a sweep over position encodings (the common comparison: one task, every PE, queued).
 // GUI thread only.
 
 #include <QWidget>
@@ -52,6 +53,12 @@ public:
     void setSteps(int steps);
     RunForm* form() const { return m_form; }
 
+    /// The request for a sweep: `base` once per position encoding in `pes` (engine names:
+    /// rope, nope, alibi, …), each with its own label; the run's other values are kept and
+    /// the PE's derived values (YaRN factor, FIRE width) recomputed. Llama backbone only:
+    /// throws ConfigError when `base` is Mamba or GPT-2, or a PE does not validate.
+    static std::vector<TrainRequest> sweepRequests(const TrainRequest& base, const QStringList& pes);
+
 Q_SIGNALS:
     void trainRequested(lengen::ui::TrainRequest request);
     void statusMessage(QString message);
@@ -60,6 +67,7 @@ private:
     void fillPresets(const QString& root);
     void onOpen();
     void onSaveAs();
+    void onSweep();
     void jumpToIssue(int row);
 
     RunForm* m_form;
