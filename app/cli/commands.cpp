@@ -146,9 +146,14 @@ int runInfo(const std::string& run, bool listParameters, int pointwiseRows)
                 info.task.c_str(), c.task.data.c_str(), c.inputDims(),
                 c.task.curriculum.points.start, c.task.curriculum.points.end,
                 c.task.curriculum.dims.start, c.task.curriculum.dims.end);
-    std::printf("model        %s + %s, hidden %d, layers %d, heads %d, %.3f M parameters\n",
-                info.backbone.c_str(), info.positionEncoding.c_str(), c.model.hiddenSize,
-                c.model.numLayers, c.model.numHeads,
+    // "Llama2 + RoPE"; Mamba and GPT-2 carry their own positions, so the backbone alone.
+    const std::string model = c.model.backbone == engine::Backbone::Llama
+                                  ? info.backbone + " + " + info.positionEncoding
+                                  : info.positionEncoding;
+    const bool mamba = c.model.backbone == engine::Backbone::Mamba;
+    std::printf("model        %s, hidden %d, layers %d, %s %d, %.3f M parameters\n",
+                model.c_str(), c.model.hiddenSize, c.model.numLayers, mamba ? "state" : "heads",
+                mamba ? c.model.stateSize : c.model.numHeads,
                 static_cast<double>(info.parameterCount) / 1e6);
     std::printf("training     lr %g, batch %d, seed %llu, device %s%s\n",
                 c.training.learningRate, c.training.batchSize,

@@ -11,6 +11,7 @@
 #include <QMessageBox>
 #include <QMimeData>
 #include <QSettings>
+#include <QSplitter>
 #include <QStatusBar>
 #include <QTabWidget>
 
@@ -307,6 +308,10 @@ void MainWindow::restoreSettings()
     restoreGeometry(s.value("window/geometry").toByteArray());
     restoreState(s.value("window/state").toByteArray());
     m_browser->setFolders(s.value("runs/folders").toStringList());
+    // Every named splitter of every panel keeps the sizes the user gave it.
+    for (auto* split : findChildren<QSplitter*>())
+        if (!split->objectName().isEmpty())
+            split->restoreState(s.value("splitters/" + split->objectName()).toByteArray());
 }
 
 void MainWindow::closeEvent(QCloseEvent* event)
@@ -321,6 +326,9 @@ void MainWindow::closeEvent(QCloseEvent* event)
     s.setValue("window/geometry", saveGeometry());
     s.setValue("window/state", saveState());
     s.setValue("runs/folders", m_browser->folders());
+    for (auto* split : findChildren<QSplitter*>())
+        if (!split->objectName().isEmpty())
+            s.setValue("splitters/" + split->objectName(), split->saveState());
     event->accept();
 }
 

@@ -75,6 +75,7 @@ SetupPanel::SetupPanel(const QString& configRoot, QWidget* parent) : QWidget(par
     scroll->setWidget(m_form);
     scroll->setWidgetResizable(true);
     auto* split = new QSplitter;
+    split->setObjectName(QStringLiteral("setupFormEditor"));
     split->addWidget(scroll);
     split->addWidget(m_editor);
     split->setStretchFactor(0, 2);
