@@ -33,6 +33,7 @@ private Q_SLOTS:
     void causalInEvalMode();
     void positionsBeyondTheTableAreRefused();
     void dropoutOnlyInTrainingAndReproducible();
+    void matchesAHandWrittenGpt2();
 };
 
 void TestGpt2::keysAndShapes()
@@ -95,6 +96,69 @@ void TestGpt2::dropoutOnlyInTrainingAndReproducible()
     QVERIFY(!torch::equal(ta, a->forward(xs, ys).predictions));          // fresh masks each time
     a->eval();
     QVERIFY(torch::equal(a->forward(xs, ys).predictions, a->forward(xs, ys).predictions));
+}
+
+// GPT-2 written out op by op from its definition (HF GPT2Model, pre-LN, gelu_new), one prompt
+// at a time with explicit per-head loops, against the engine's batched module. Every parameter
+// is randomised first, so a bias, LayerNorm or q/k/v layout mix-up cannot hide behind the
+// initial zeros and ones.
+void TestGpt2::matchesAHandWrittenGpt2()
+{
+    auto model = makeGpt(5);
+    auto gen = at::make_generator<at::CPUGeneratorImpl>(11);
+    {
+        torch::NoGradGuard noGrad;
+        for (auto& p : model->parameters())
+            p.copy_(torch::randn(p.sizes(), gen) * 0.3);
+    }
+    model->eval();
+    auto xs = torch::randn({2, 6, 3}, gen), ys = torch::randn({2, 6}, gen);
+    torch::NoGradGuard noGrad;
+    const auto got = model->forward(xs, ys).predictions;  // [2, 6]
+
+    auto P = model->named_parameters();
+    auto layerNorm = [](const torch::Tensor& x, const torch::Tensor& w, const torch::Tensor& b) {
+        auto mu = x.mean(-1, true);
+        auto var = (x - mu).pow(2).mean(-1, true);
+        return (x - mu) / torch::sqrt(var + 1e-5) * w + b;
+    };
+    auto geluNew = [](const torch::Tensor& x) {
+        return 0.5 * x * (1 + torch::tanh(std::sqrt(2.0 / M_PI) * (x + 0.044715 * x.pow(3))));
+    };
+    const int hidden = 32, heads = 4, d = hidden / heads, t = 12;
+    for (int b = 0; b < 2; ++b) {
+        auto z = torch::zeros({t, 3});
+        for (int i = 0; i < 6; ++i) {
+            z[2 * i] = xs[b][i];
+            z[2 * i + 1][0] = ys[b][i];
+        }
+        auto h = z.matmul(P["input.weight"].t()) + P["transformer.wpe.weight"].slice(0, 0, t);
+        for (int l = 0; l < 2; ++l) {
+            const std::string pre = "transformer.h." + std::to_string(l) + ".";
+            auto a = layerNorm(h, P[pre + "ln_1.weight"], P[pre + "ln_1.bias"]);
+            auto qkv = a.matmul(P[pre + "attn.c_attn.weight"]) + P[pre + "attn.c_attn.bias"];
+            auto q = qkv.slice(1, 0, hidden), k = qkv.slice(1, hidden, 2 * hidden),
+                 v = qkv.slice(1, 2 * hidden, 3 * hidden);
+            std::vector<torch::Tensor> outs;
+            for (int hd = 0; hd < heads; ++hd) {
+                auto qh = q.slice(1, hd * d, (hd + 1) * d), kh = k.slice(1, hd * d, (hd + 1) * d),
+                     vh = v.slice(1, hd * d, (hd + 1) * d);
+                auto s = qh.matmul(kh.t()) / std::sqrt(double(d));
+                s = s.masked_fill(torch::ones({t, t}).triu(1).to(torch::kBool), -1e30);
+                outs.push_back(torch::softmax(s, -1).matmul(vh));
+            }
+            auto attn = torch::cat(outs, 1).matmul(P[pre + "attn.c_proj.weight"]) + P[pre + "attn.c_proj.bias"];
+            h = h + attn;
+            auto m = layerNorm(h, P[pre + "ln_2.weight"], P[pre + "ln_2.bias"]);
+            auto ff = geluNew(m.matmul(P[pre + "mlp.c_fc.weight"]) + P[pre + "mlp.c_fc.bias"]);
+            h = h + ff.matmul(P[pre + "mlp.c_proj.weight"]) + P[pre + "mlp.c_proj.bias"];
+        }
+        h = layerNorm(h, P["transformer.ln_f.weight"], P["transformer.ln_f.bias"]);
+        auto out = h.matmul(P["output.weight"].t()).squeeze(-1);  // [T]
+        auto want = out.slice(0, 0, t, 2);                        // x tokens
+        QVERIFY2(torch::allclose(got[b], want, 1e-4, 1e-4),
+                 qPrintable(QString("max diff %1").arg((got[b] - want).abs().max().item<double>())));
+    }
 }
 
 QTEST_APPLESS_MAIN(TestGpt2)
