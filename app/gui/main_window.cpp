@@ -306,7 +306,9 @@ void MainWindow::restoreSettings()
 {
     QSettings s;
     restoreGeometry(s.value("window/geometry").toByteArray());
-    restoreState(s.value("window/state").toByteArray());
+    if (!restoreState(s.value("window/state").toByteArray()))  // first start: the views get the room
+        if (auto* dock = findChild<QDockWidget*>(QStringLiteral("runs")))
+            resizeDocks({dock}, {220}, Qt::Vertical);
     m_browser->setFolders(s.value("runs/folders").toStringList());
     // Every named splitter of every panel keeps the sizes the user gave it.
     for (auto* split : findChildren<QSplitter*>())

@@ -2,11 +2,14 @@
 // trip, the run browser's filter and sort, every view populated from a run built here, export
 // from a view, and the GUI thread's responsiveness while a run trains in the worker.
 
+#include <QComboBox>
 #include <QDirIterator>
 #include <QElapsedTimer>
 #include <QImage>
 #include <QListWidget>
 #include <QSignalSpy>
+#include <QSpinBox>
+#include <QTableView>
 #include <QTemporaryDir>
 #include <QTest>
 
@@ -17,13 +20,12 @@
 #include "figure_view.h"
 #include "lengen/engine/analysis.h"
 #include "lengen/engine/probes.h"
+#include "lengen/engine/run_file.h"
 #include "lengen/engine/trainer.h"
 #include "qcp.h"
 #include "run_browser.h"
 #include "run_form.h"
-#include <QSpinBox>
 #include "run_table_model.h"
-#include <QTableView>
 #include "setup_panel.h"
 #include "test_support.h"
 #include "training_view.h"
@@ -74,6 +76,7 @@ private Q_SLOTS:
     void sweepQueuesOneRunPerEncoding();
     void browserFiltersAndSorts();
     void viewsPopulateFromARun();
+    void trainingViewPlotsLossOrExcessAndExportsWhatItDraws();
     void exportFromAView();
     void guiStaysResponsiveWhileTraining();
 
@@ -254,6 +257,36 @@ void TestPanels::viewsPopulateFromARun()
     QCOMPARE(QString::fromStdString(compare.spec().series[1].name).left(5), QString("ALiBi"));
     const auto withBaselines = ui::compareFigure({rope}, "standard", true);
     QCOMPARE(withBaselines.series.size(), size_t(4));
+}
+
+void TestPanels::trainingViewPlotsLossOrExcessAndExportsWhatItDraws()
+{
+    ui::RunController controller;
+    ui::TrainingView view(controller);
+    view.showRunLog(QString::fromStdString(m_rope));
+    const auto log = engine::readTrainLog(m_rope);
+    QVERIFY(log.step.size() >= 3);
+    auto f = view.lossFigure();
+    QCOMPARE(f.series.size(), size_t(2));  // raw and smoothed
+    QCOMPARE(f.series[0].y, log.loss);
+    QCOMPARE(f.series[1].y.front(), log.loss.front());       // the EMA starts at the first value
+    QVERIFY(f.series[1].y.back() != log.loss.back());        // and lags behind after that
+    auto* choice = view.findChild<QComboBox*>();
+    QVERIFY(choice);
+    choice->setCurrentIndex(1);
+    f = view.lossFigure();
+    QCOMPARE(f.series[0].y, log.excessLoss);
+    QCOMPARE(f.y.label, std::string("excess loss"));
+    // The CSV holds exactly the two drawn curves, a row per logged step each.
+    const QString csv = m_tmp.path() + "/excess.csv";
+    QString error;
+    QVERIFY2(view.exportLoss(csv, 100, &error), qPrintable(error));
+    QFile file(csv);
+    QVERIFY(file.open(QIODevice::ReadOnly));
+    const auto lines = QString::fromUtf8(file.readAll()).trimmed().split('\n');
+    QCOMPARE(lines.size(), 1 + 2 * int(log.step.size()));
+    QVERIFY(lines[1].startsWith("excess loss,"));
+    QVERIFY(lines.last().startsWith("EMA 0.90,"));
 }
 
 void TestPanels::exportFromAView()

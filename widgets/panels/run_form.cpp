@@ -104,7 +104,7 @@ RunForm::RunForm(QWidget* parent) : QWidget(parent)
     m_log = spin(1, 1'000'000);
     m_save = spin(1, 100'000'000);
     m_preview = new QCustomPlot;
-    m_preview->setMinimumHeight(130);
+    m_preview->setMinimumHeight(170);
 
     auto* model = new QGroupBox(tr("Model"));
     auto* mf = new QFormLayout(model);
@@ -297,7 +297,7 @@ void RunForm::updatePreview()
     // The schedule over training: d_t and N by step.
     plots::FigureSpec f;
     f.x.label = "step";
-    f.y.label = "value";
+    f.y.label = "";  // the legend names both curves
     f.legend = plots::LegendPlace::LowerRight;
     f.widthInches = 4;
     f.heightInches = 1.6;

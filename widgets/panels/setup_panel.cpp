@@ -9,7 +9,6 @@
 #include <QFileDialog>
 #include <QFileInfo>
 #include <QFontDatabase>
-#include <QFormLayout>
 #include <QHBoxLayout>
 #include <QLabel>
 #include <QLineEdit>
@@ -24,6 +23,8 @@
 #include <QTextBlock>
 #include <QTimer>
 #include <QVBoxLayout>
+
+#include <tuple>
 
 #include "lengen/engine/config_text.h"
 #include "lengen/engine/errors.h"
@@ -65,11 +66,15 @@ SetupPanel::SetupPanel(const QString& configRoot, QWidget* parent) : QWidget(par
     top->addWidget(m_preset, 1);
     top->addWidget(open);
     top->addWidget(saveAs);
-    auto* form = new QFormLayout;
-    form->addRow(tr("Steps"), m_steps);
-    form->addRow(tr("Seed"), m_seed);
-    form->addRow(tr("Device"), m_device);
-    form->addRow(tr("Output folder"), m_out);
+    // The run overrides on one line: they are set per run, the config holds the rest.
+    auto* form = new QHBoxLayout;
+    for (auto [label, field, stretch] : {std::tuple<QString, QWidget*, int>{tr("Steps"), m_steps, 1},
+                                         {tr("Seed"), m_seed, 1},
+                                         {tr("Device"), m_device, 1},
+                                         {tr("Output folder"), m_out, 3}}) {
+        form->addWidget(new QLabel(label));
+        form->addWidget(field, stretch);
+    }
     m_form = new RunForm;
     auto* scroll = new QScrollArea;
     scroll->setWidget(m_form);
@@ -198,6 +203,7 @@ QStringList SetupPanel::validate()
                                .arg(c.training.maxSteps).arg(c.training.batchSize)
                                .arg(loaded.runs.size() > 1 ? tr("; %1 runs (max_length list)").arg(loaded.runs.size())
                                                            : QString()));
+        m_issues->setVisible(m_issues->count() > 0);  // the list takes room only when it has lines
         return {};
     } catch (const engine::ConfigError& e) {
         for (const auto& i : e.issues())
@@ -212,6 +218,7 @@ QStringList SetupPanel::validate()
         m_issueLines.push_back(0);
     }
     m_summary->setText(tr("✘ %n problem(s): fix them to train", nullptr, int(issues.size())));
+    m_issues->setVisible(true);
     return issues;
 }
 

@@ -1,6 +1,12 @@
 #include "training_view.h"
 
 #include <QCheckBox>
+#include <QDir>
+#include <QFileInfo>
+#include <QComboBox>
+#include <QFileDialog>
+#include <QInputDialog>
+#include <QMessageBox>
 #include <QGridLayout>
 #include <QHBoxLayout>
 #include <QLabel>
@@ -12,12 +18,15 @@
 #include <cmath>
 
 #include "figure_builder.h"
+#include "figure_export.h"
 #include "qcp.h"
 #include "lengen/engine/run_file.h"
 
 namespace lengen::ui {
 
 namespace {
+
+constexpr size_t kRecent = 20;  // per-position curve: mean of the last 20 logged rows
 
 QString duration(double seconds)
 {
@@ -56,6 +65,13 @@ TrainingView::TrainingView(RunController& controller, QWidget* parent)
     m_smoothing->setToolTip(tr("EMA smoothing of the loss curve"));
     m_logScale = new QCheckBox(tr("log scale"));
     m_logScale->setChecked(true);
+    m_series = new QComboBox;
+    m_series->addItem(tr("loss"));
+    m_series->addItem(tr("excess loss (÷ least squares)"));
+    m_series->setToolTip(tr("Excess loss: the loss divided by the least-squares estimator's expected "
+                            "loss at the current curriculum size (1 = as good as least squares)"));
+    auto* exportButton = new QPushButton(tr("Export…"));
+    exportButton->setToolTip(tr("Save the loss plot as drawn (raw and smoothed): PNG, SVG, PDF or CSV"));
     m_loss = new QCustomPlot;
     m_pointwise = new QCustomPlot;
     m_curriculum = new QCustomPlot;
@@ -69,7 +85,7 @@ TrainingView::TrainingView(RunController& controller, QWidget* parent)
     m_curriculum->legend->setVisible(true);
     m_curriculum->axisRect()->insetLayout()->setInsetAlignment(0, Qt::AlignBottom | Qt::AlignRight);
     stylePlot(m_loss, tr("step"), tr("loss"));
-    stylePlot(m_pointwise, tr("in-context examples"), tr("metric (latest log)"));
+    stylePlot(m_pointwise, tr("in-context examples"), tr("metric, mean of last %1 logs").arg(kRecent));
     for (int i = 0; i < 2; ++i)
         m_loss->addGraph();
     m_loss->graph(0)->setPen(QPen(QColor(1, 115, 178, 90), 1));
@@ -87,9 +103,11 @@ TrainingView::TrainingView(RunController& controller, QWidget* parent)
     controls->addWidget(m_pause);
     controls->addWidget(m_stop);
     auto* smoothing = new QHBoxLayout;
+    smoothing->addWidget(m_series);
     smoothing->addWidget(new QLabel(tr("Smoothing")));
     smoothing->addWidget(m_smoothing, 1);
     smoothing->addWidget(m_logScale);
+    smoothing->addWidget(exportButton);
     smoothing->addStretch();
     smoothing->addWidget(m_queue);
     auto* side = new QVBoxLayout;
@@ -109,6 +127,8 @@ TrainingView::TrainingView(RunController& controller, QWidget* parent)
     });
     connect(m_stop, &QPushButton::clicked, &m_controller, &RunController::stop);
     connect(m_smoothing, &QSlider::valueChanged, this, &TrainingView::redrawSmoothed);
+    connect(m_series, &QComboBox::currentIndexChanged, this, &TrainingView::redrawSmoothed);
+    connect(exportButton, &QPushButton::clicked, this, &TrainingView::exportWithDialog);
     connect(m_logScale, &QCheckBox::toggled, this, [this](bool on) {
         m_loss->yAxis->setScaleType(on ? QCPAxis::stLogarithmic : QCPAxis::stLinear);
         m_loss->yAxis->setTicker(on ? QSharedPointer<QCPAxisTicker>(new QCPAxisTickerLog)
@@ -150,11 +170,8 @@ void TrainingView::onState(RunController::State s)
 
 void TrainingView::onStarted(const QString& label, const engine::RunStarted& info)
 {
-    m_steps.clear();
-    m_values.clear();
-    m_loss->graph(0)->data()->clear();
-    for (int g = 0; g < 2; ++g)
-        m_curriculum->graph(g)->data()->clear();
+    clearSeries();
+    m_title = label;
     redrawSmoothed();
     m_progress->setRange(0, int(std::max<std::int64_t>(1, info.totalSteps)));
     m_progress->setValue(int(info.firstStep));
@@ -177,78 +194,166 @@ void TrainingView::onProgress(const engine::StepProgress& p)
 
 void TrainingView::onLog(const engine::LogRecord& r)
 {
-    appendLoss(double(r.step), r.loss);
+    appendLoss(double(r.step), r.loss, r.excessLoss);
     m_curriculum->graph(0)->addData(double(r.step), r.nPoints);
     m_curriculum->graph(1)->addData(double(r.step), r.nDims);
     m_curriculum->rescaleAxes();
     m_curriculum->replot(QCustomPlot::rpQueuedReplot);
+    addPointwise(r.pointwise.data(), r.pointwise.size());
+}
+
+void TrainingView::clearSeries()
+{
+    m_steps.clear();
+    m_values.clear();
+    m_excess.clear();
+    m_recent.clear();
+    for (int g = 0; g < 2; ++g)
+        m_curriculum->graph(g)->data()->clear();
+    m_pointwise->graph(0)->data()->clear();
+}
+
+// The per-position curve is the mean of the last kRecent rows: one logged row is one batch
+// (32–64 prompts), far too noisy to read a trend from. A row from a shorter curriculum stage
+// contributes to the positions it has.
+void TrainingView::addPointwise(const double* values, size_t n)
+{
+    m_recent.emplace_back(values, values + n);
+    if (m_recent.size() > kRecent)
+        m_recent.pop_front();
+    size_t width = 0;
+    for (const auto& row : m_recent)
+        width = std::max(width, row.size());
     QVector<double> k, v;
-    for (size_t i = 0; i < r.pointwise.size(); ++i)
-        if (std::isfinite(r.pointwise[i])) {
+    for (size_t i = 0; i < width; ++i) {
+        double sum = 0;
+        int count = 0;
+        for (const auto& row : m_recent)
+            if (i < row.size() && std::isfinite(row[i])) {
+                sum += row[i];
+                ++count;
+            }
+        if (count > 0) {
             k << double(i);
-            v << r.pointwise[i];
+            v << sum / count;
         }
+    }
     m_pointwise->graph(0)->setData(k, v, true);
     m_pointwise->rescaleAxes();
     m_pointwise->replot(QCustomPlot::rpQueuedReplot);
 }
 
-void TrainingView::appendLoss(double step, double loss)
+void TrainingView::appendLoss(double step, double loss, double excess)
 {
     m_steps << step;
     m_values << loss;
-    m_loss->graph(0)->addData(step, loss);
+    m_excess << excess;
     redrawSmoothed();
+}
+
+QVector<double> TrainingView::smoothed(const QVector<double>& raw) const
+{
+    const double alpha = m_smoothing->value() / 100.0;
+    QVector<double> ema(raw.size());
+    double acc = 0;
+    for (int i = 0; i < raw.size(); ++i) {
+        acc = i == 0 ? raw[i] : alpha * acc + (1 - alpha) * raw[i];
+        ema[i] = acc;
+    }
+    return ema;
 }
 
 void TrainingView::redrawSmoothed()
 {
-    const double alpha = m_smoothing->value() / 100.0;
-    QVector<double> ema(m_values.size());
-    double acc = 0;
-    for (int i = 0; i < m_values.size(); ++i) {
-        acc = i == 0 ? m_values[i] : alpha * acc + (1 - alpha) * m_values[i];
-        ema[i] = acc;
-    }
-    m_loss->graph(1)->setData(m_steps, ema, true);
-    if (m_values.isEmpty())
-        m_loss->graph(0)->data()->clear();
+    const auto& raw = m_series->currentIndex() == 1 ? m_excess : m_values;
+    const QString name = m_series->currentIndex() == 1 ? tr("excess loss") : tr("loss");
+    m_loss->graph(0)->setName(name);
+    m_loss->graph(1)->setName(tr("EMA %1").arg(m_smoothing->value() / 100.0, 0, 'f', 2));
+    m_loss->yAxis->setLabel(name);
+    m_loss->graph(0)->setData(m_steps, raw, true);
+    m_loss->graph(1)->setData(m_steps, smoothed(raw), true);
     m_loss->rescaleAxes();
     m_loss->replot(QCustomPlot::rpQueuedReplot);
+}
+
+plots::FigureSpec TrainingView::lossFigure() const
+{
+    const bool excess = m_series->currentIndex() == 1;
+    const auto& raw = excess ? m_excess : m_values;
+    plots::FigureSpec f;
+    f.title = (m_title.isEmpty() ? tr("training") : m_title).toStdString() + "\n" +
+              (excess ? "excess loss" : "training loss");
+    f.x.label = "step";
+    f.y.label = excess ? "excess loss" : "loss";
+    f.y.log = m_logScale->isChecked();
+    plots::Series r, e;
+    r.name = excess ? "excess loss" : "loss";
+    e.name = QStringLiteral("EMA %1").arg(m_smoothing->value() / 100.0, 0, 'f', 2).toStdString();
+    r.x.assign(m_steps.begin(), m_steps.end());
+    r.y.assign(raw.begin(), raw.end());
+    e.x = r.x;
+    const auto ema = smoothed(raw);
+    e.y.assign(ema.begin(), ema.end());
+    r.color = "#8CB9D9";  // the raw curve as drawn: the EMA's blue, lightened
+    r.width = 1;
+    e.color = "#0173B2";
+    f.series = {r, e};
+    return f;
+}
+
+bool TrainingView::exportLoss(const QString& path, int dpi, QString* error)
+{
+    const auto format = plots::formatFromPath(path).value_or(plots::Format::Png);
+    const auto result = plots::exportFigure(lossFigure(), path, format, dpi);
+    if (!result.ok && error)
+        *error = result.error;
+    return result.ok;
+}
+
+void TrainingView::exportWithDialog()
+{
+    if (m_steps.isEmpty())
+        return;
+    const QString path = QFileDialog::getSaveFileName(
+        this, tr("Export loss plot"), QStringLiteral("loss.png"),
+        tr("PNG image (*.png);;SVG drawing (*.svg);;PDF document (*.pdf);;CSV data (*.csv)"));
+    if (path.isEmpty())
+        return;
+    int dpi = 150;
+    if (plots::formatFromPath(path) == plots::Format::Png) {
+        bool ok = false;
+        dpi = QInputDialog::getInt(this, tr("PNG resolution"), tr("Dots per inch:"), 150, 30, 1200, 10, &ok);
+        if (!ok)
+            return;
+    }
+    QString error;
+    if (!exportLoss(path, dpi, &error))
+        QMessageBox::warning(this, tr("Export failed"), error);
 }
 
 void TrainingView::showRunLog(const QString& runFile)
 {
     if (m_controller.state() != RunController::State::Idle)
         return;  // the live run owns the plots
-    m_steps.clear();
-    m_values.clear();
-    m_loss->graph(0)->data()->clear();
-    for (int g = 0; g < 2; ++g)
-        m_curriculum->graph(g)->data()->clear();
+    clearSeries();
     try {
         const auto log = engine::readTrainLog(runFile.toStdString());
         for (size_t i = 0; i < log.step.size(); ++i) {
             m_steps << double(log.step[i]);
             m_values << log.loss[i];
-            m_loss->graph(0)->addData(double(log.step[i]), log.loss[i]);
+            m_excess << (i < log.excessLoss.size() ? log.excessLoss[i] : std::nan(""));
             m_curriculum->graph(0)->addData(double(log.step[i]), log.nPoints[i]);
             m_curriculum->graph(1)->addData(double(log.step[i]), log.nDims[i]);
         }
         m_curriculum->rescaleAxes();
         m_curriculum->replot(QCustomPlot::rpQueuedReplot);
-        if (!log.step.empty() && log.pointwiseWidth > 0) {  // the last row's metric per position
-            QVector<double> k, v;
-            const size_t w = size_t(log.pointwiseWidth), last = log.pointwise.size() - w;
-            for (size_t i = 0; i < w; ++i)
-                if (std::isfinite(log.pointwise[last + i])) {
-                    k << double(i);
-                    v << log.pointwise[last + i];
-                }
-            m_pointwise->graph(0)->setData(k, v, true);
-            m_pointwise->rescaleAxes();
-            m_pointwise->replot(QCustomPlot::rpQueuedReplot);
+        const size_t w = size_t(std::max(log.pointwiseWidth, 0));
+        if (w > 0) {
+            const size_t rows = log.pointwise.size() / w;
+            for (size_t row = rows > kRecent ? rows - kRecent : 0; row < rows; ++row)
+                addPointwise(log.pointwise.data() + row * w, w);
         }
+        m_title = QFileInfo(runFile).dir().dirName();
         m_label->setText(tr("Log of %1 (%2 rows)").arg(runFile).arg(log.step.size()));
     } catch (const std::exception& e) {
         m_label->setText(QString::fromUtf8(e.what()));

@@ -1,14 +1,20 @@
 #pragma once
 // Watching a run train: progress bar with steps/s and ETA, pause/resume/stop, the queue, a
-// live loss plot (raw + EMA smoothing with a slider, log scale) and the latest per-position
-// metric. Appends from the controller's throttled signals and replots through QCustomPlot's
+// live plot of the loss or the excess loss (raw + EMA smoothing with a slider, log scale,
+// export of exactly what is drawn), the per-position metric averaged over the last logs, and
+// the curriculum. Appends from the controller's throttled signals and replots through QCustomPlot's
 // queued replot, so a burst of updates costs one redraw. GUI thread only.
 
 #include <QWidget>
 
+#include <deque>
+#include <vector>
+
+#include "figure_spec.h"
 #include "run_controller.h"
 
 class QCheckBox;
+class QComboBox;
 class QCustomPlot;
 class QLabel;
 class QProgressBar;
@@ -26,14 +32,22 @@ public:
     /// Shows a finished run's log (from its run file) when nothing is training.
     void showRunLog(const QString& runFile);
     int loggedPoints() const;
+    /// The loss plot as a figure: the chosen series raw and smoothed, as drawn.
+    plots::FigureSpec lossFigure() const;
+    /// Writes lossFigure() (PNG/SVG/PDF/CSV by the extension); false + error on failure.
+    bool exportLoss(const QString& path, int dpi, QString* error);
 
 private:
     void onState(RunController::State s);
     void onStarted(const QString& label, const engine::RunStarted& info);
     void onProgress(const engine::StepProgress& p);
     void onLog(const engine::LogRecord& r);
-    void appendLoss(double step, double loss);
+    void appendLoss(double step, double loss, double excess);
+    void addPointwise(const double* values, size_t n);
+    void clearSeries();
     void redrawSmoothed();
+    void exportWithDialog();
+    QVector<double> smoothed(const QVector<double>& raw) const;
 
     RunController& m_controller;
     QProgressBar* m_progress;
@@ -41,8 +55,11 @@ private:
     QPushButton *m_pause, *m_stop;
     QSlider* m_smoothing;
     QCheckBox* m_logScale;
+    QComboBox* m_series;  ///< loss | excess loss
     QCustomPlot *m_loss, *m_pointwise, *m_curriculum;
-    QVector<double> m_steps, m_values;
+    QVector<double> m_steps, m_values, m_excess;
+    std::deque<std::vector<double>> m_recent;  ///< the last kRecent per-position rows
+    QString m_title;
 };
 
 }  // namespace lengen::ui

@@ -288,9 +288,11 @@ void fitAxes(const Panel& p, const FigureSpec& spec)
 
 void placeLegend(QCustomPlot& plot, QCPLayoutGrid* body, QCPAxisRect* rect, LegendPlace place)
 {
-    if (place == LegendPlace::None || plot.legend->itemCount() == 0)
+    // An inset legend is placed even while empty: a live plot (the training view) adds its
+    // named graphs after building and then shows it. Empty, it stays hidden.
+    if (place == LegendPlace::None || (place == LegendPlace::OutsideRight && plot.legend->itemCount() == 0))
         return;
-    plot.legend->setVisible(true);
+    plot.legend->setVisible(plot.legend->itemCount() > 0);
     plot.legend->setFont(style::font(style::kLegendPt));
     plot.legend->setTextColor(style::textColor());
     plot.legend->setBrush(QColor(255, 255, 255, 220)); // matplotlib's framealpha 0.8-ish
