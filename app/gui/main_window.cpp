@@ -53,6 +53,12 @@ MainWindow::MainWindow(const StudioOptions& options, QWidget* parent) : QMainWin
     m_probes = new ui::FigureView(isProbeFigure, tr("No probes stored for this run.\n"
                                                     "Analysis ▸ Probe runs the attention, "
                                                     "duplicated-example and serial-position tests."));
+    m_eval->setComputeAction(tr("Evaluate this run"),
+                             tr("Error per position at the training length and 8× beyond, against "
+                                "the baselines (runs in the background; Analysis ▸ Evaluate)"));
+    m_probes->setComputeAction(tr("Probe this run"),
+                               tr("Attention, duplicated-example and serial-position probes (runs "
+                                  "in the background; Analysis ▸ Probe)"));
     m_attention = new ui::AttentionView;
     m_compare = new ui::CompareView;
     m_tabs = new QTabWidget;
@@ -73,6 +79,8 @@ MainWindow::MainWindow(const StudioOptions& options, QWidget* parent) : QMainWin
     for (auto* w : std::initializer_list<QObject*>{m_setup, m_eval, m_probes, m_attention})
         connect(w, SIGNAL(statusMessage(QString)), statusBar(), SLOT(showMessage(QString)));
     connect(m_setup, &ui::SetupPanel::trainRequested, this, &MainWindow::train);
+    connect(m_eval, &ui::FigureView::computeRequested, this, &MainWindow::evaluateOpenRun);
+    connect(m_probes, &ui::FigureView::computeRequested, this, &MainWindow::probeOpenRun);
     connect(m_browser, &ui::RunBrowser::openRequested, this, &MainWindow::openRun);
     connect(m_browser, &ui::RunBrowser::compareRequested, this, &MainWindow::compareRuns);
     m_follow.setInterval(2000);

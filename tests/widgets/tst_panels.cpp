@@ -7,6 +7,7 @@
 #include <QElapsedTimer>
 #include <QImage>
 #include <QListWidget>
+#include <QPushButton>
 #include <QSignalSpy>
 #include <QSpinBox>
 #include <QTableView>
@@ -242,6 +243,27 @@ void TestPanels::viewsPopulateFromARun()
     QVERIFY(eval.showFigure("ood_length"));
     QVERIFY(eval.currentSpec().has_value());
     QVERIFY(eval.plot()->graphCount() >= 4);  // the model and three baselines (+ bands)
+
+    // A view's compute button asks the window for the job; it needs an open run.
+    ui::FigureView probes([](const figures::FigureInfo&) { return false; }, "none");
+    probes.setComputeAction("Probe this run", "tip");
+    QPushButton* compute = nullptr;
+    for (auto* b : probes.findChildren<QPushButton*>())
+        if (b->text() == "Probe this run")
+            compute = b;
+    QVERIFY(compute);
+    QVERIFY(!compute->isEnabled());
+    probes.setRun(rope);
+    QVERIFY(compute->isEnabled());
+    QSignalSpy asked(&probes, &ui::FigureView::computeRequested);
+    compute->click();
+    QCOMPARE(asked.count(), 1);
+
+    // The run list says what the analysis file holds, from names alone.
+    const auto row = ui::RunTableModel::readRow(rope);
+    QCOMPARE(row.evalMethods, (QStringList{"standard", "ood_length"}));
+    QCOMPARE(row.probes, (QStringList{"attention", "serial_position"}));
+    QCOMPARE(ui::RunTableModel::readRow(QString::fromStdString(m_alibi)).probes, QStringList{});
 
     ui::AttentionView attention;
     attention.resize(800, 600);

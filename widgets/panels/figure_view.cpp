@@ -29,7 +29,7 @@ FigureView::FigureView(Filter filter, QString emptyText, QWidget* parent)
     auto* copyButton = new QPushButton(tr("Copy"));
     copyButton->setToolTip(tr("Copy the figure to the clipboard"));
     auto* resetButton = new QPushButton(tr("Reset zoom"));
-    auto* bar = new QHBoxLayout;
+    auto* bar = m_bar = new QHBoxLayout;
     bar->addWidget(new QLabel(tr("Figure:")));
     bar->addWidget(m_choice, 1);
     bar->addWidget(resetButton);
@@ -68,6 +68,18 @@ FigureView::FigureView(Filter filter, QString emptyText, QWidget* parent)
     connect(resetButton, &QPushButton::clicked, this, &FigureView::draw);
 }
 
+void FigureView::setComputeAction(const QString& label, const QString& toolTip)
+{
+    if (!m_compute) {
+        m_compute = new QPushButton;
+        m_bar->insertWidget(0, m_compute);
+        connect(m_compute, &QPushButton::clicked, this, &FigureView::computeRequested);
+    }
+    m_compute->setText(label);
+    m_compute->setToolTip(toolTip);
+    m_compute->setEnabled(!m_run.isEmpty());
+}
+
 QStringList FigureView::figureNames() const
 {
     QStringList out;
@@ -88,6 +100,8 @@ void FigureView::setRun(const QString& runFile)
 {
     const QString keep = m_choice->currentData().toString();
     m_run = runFile;
+    if (m_compute)
+        m_compute->setEnabled(!m_run.isEmpty());
     {
         const QSignalBlocker block(m_choice);
         m_choice->clear();

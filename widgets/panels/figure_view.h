@@ -12,7 +12,9 @@
 
 class QComboBox;
 class QCustomPlot;
+class QHBoxLayout;
 class QLabel;
+class QPushButton;
 class QSlider;
 class QStackedLayout;
 
@@ -38,9 +40,13 @@ public:
     bool exportTo(const QString& path, int dpi, QString* error = nullptr);
     /// Asks for a file name and format, then exports.
     void exportWithDialog();
+    /// Adds a button to the bar (e.g. "Evaluate this run") that emits computeRequested; the
+    /// window queues the job. Disabled while no run is open.
+    void setComputeAction(const QString& label, const QString& toolTip);
 
 Q_SIGNALS:
     void statusMessage(QString message);
+    void computeRequested();
 
 private:
     void onCopy();
@@ -56,6 +62,8 @@ private:
     QSlider* m_sweep;
     QLabel* m_sweepLabel;
     QStringList m_sweepNames;
+    QHBoxLayout* m_bar;
+    QPushButton* m_compute = nullptr;
     std::optional<plots::FigureSpec> m_spec;
 };
 

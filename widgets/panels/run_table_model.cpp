@@ -3,6 +3,7 @@
 #include <QDirIterator>
 #include <QFileInfo>
 
+#include "lengen/engine/analysis.h"
 #include "lengen/engine/config.h"
 #include "lengen/engine/errors.h"
 #include "lengen/engine/run_file.h"
@@ -32,6 +33,17 @@ RunRow RunTableModel::readRow(const QString& runFile)
         r.totalSteps = info.totalSteps;
         r.finalLoss = info.lastLoss;
         r.hasAnalysis = QFileInfo::exists(QFileInfo(runFile).dir().filePath("analysis.h5"));
+        if (r.hasAnalysis) {
+            try {
+                const auto a = engine::analysisContents(runFile.toStdString());
+                for (const auto& m : a.evalMethods)
+                    r.evalMethods << QString::fromStdString(m);
+                for (const auto& p : a.probes)
+                    r.probes << QString::fromStdString(p);
+            } catch (const std::exception& e) {  // the run itself is fine; say what is wrong
+                r.error = QString::fromUtf8(e.what());
+            }
+        }
     } catch (const std::exception& e) {
         r.status = QStringLiteral("damaged");
         r.error = QString::fromUtf8(e.what());
@@ -80,8 +92,14 @@ QVariant RunTableModel::data(const QModelIndex& index, int role) const
     if (!index.isValid())
         return {};
     const auto& r = m_rows.at(static_cast<size_t>(index.row()));
-    if (role == Qt::ToolTipRole)
-        return r.error.isEmpty() ? r.path : r.path + "\n" + r.error;
+    if (role == Qt::ToolTipRole) {
+        QString tip = r.path;
+        if (!r.evalMethods.isEmpty())
+            tip += "\n" + tr("evaluated: %1").arg(r.evalMethods.join(", "));
+        if (!r.probes.isEmpty())
+            tip += "\n" + tr("probed: %1").arg(r.probes.join(", "));
+        return r.error.isEmpty() ? tip : tip + "\n" + r.error;
+    }
     // Sorting uses the raw values (numbers sort as numbers).
     const bool sort = role == Qt::UserRole;
     if (role != Qt::DisplayRole && !sort)
@@ -99,7 +117,16 @@ QVariant RunTableModel::data(const QModelIndex& index, int role) const
         return sort ? QVariant(r.steps) : QVariant(QStringLiteral("%1 / %2").arg(r.steps).arg(r.totalSteps));
     case FinalLoss: return sort ? QVariant(r.finalLoss) : QVariant(QString::number(r.finalLoss, 'g', 4));
     case Created: return r.created;
-    case Status: return r.hasAnalysis && !sort ? r.status + QStringLiteral(" ✓eval") : r.status;
+    case Status: {
+        if (sort)
+            return r.status;
+        QString text = r.status;  // "finished · eval 2 · probes 3": what the analysis views will show
+        if (!r.evalMethods.isEmpty())
+            text += QStringLiteral(" · eval %1").arg(r.evalMethods.size());
+        if (!r.probes.isEmpty())
+            text += QStringLiteral(" · probes %1").arg(r.probes.size());
+        return text;
+    }
     default: return {};
     }
 }

@@ -17,6 +17,7 @@ struct RunRow {
     qint64 steps = 0, totalSteps = 0;
     double finalLoss = 0;
     bool hasAnalysis = false;
+    QStringList evalMethods, probes;  ///< what analysis.h5 holds (names only)
 };
 
 class RunTableModel final : public QAbstractTableModel {

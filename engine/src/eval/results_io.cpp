@@ -93,6 +93,34 @@ std::vector<EvalResult> readEvaluations(const std::string& run)
     return out;
 }
 
+AnalysisContents analysisContents(const std::string& run)
+{
+    const auto path = analysisFileFor(run);
+    AnalysisContents out;
+    if (!fs::exists(path))
+        return out;
+    auto file = io::openAnalysis(path);
+    io::H5Lock lock(io::h5Mutex());
+    if (io::exists(file.id(), "eval")) {
+        const auto stored = io::memberNames(io::openGroup(file.id(), "eval", path).id());
+        for (const auto& m : evalMethodsFor("linear_regression"))  // canonical order first
+            if (std::find(stored.begin(), stored.end(), m) != stored.end())
+                out.evalMethods.push_back(m);
+        for (const auto& m : stored)
+            if (std::find(out.evalMethods.begin(), out.evalMethods.end(), m) == out.evalMethods.end())
+                out.evalMethods.push_back(m);
+    }
+    if (io::exists(file.id(), "probes")) {
+        auto probes = io::openGroup(file.id(), "probes", path);
+        for (const char* kind : {"attention", "duplicated", "serial_position"})
+            if (io::exists(probes.id(), kind))
+                out.probes.push_back(kind);
+    }
+    if (io::exists(file.id(), "imported"))
+        out.importedLabels = io::memberNames(io::openGroup(file.id(), "imported", path).id());
+    return out;
+}
+
 std::vector<std::string> importMetricsJson(const std::string& jsonPath, const std::string& run,
                                            const std::string& label)
 {

@@ -97,6 +97,15 @@ std::vector<EvalResult> readEvaluations(const std::string& run);
 std::vector<std::string> importMetricsJson(const std::string& jsonPath, const std::string& run,
                                            const std::string& label);
 
+/// What a run's analysis file holds, by name only (cheap: no curve is read). For run lists.
+struct AnalysisContents {
+    std::vector<std::string> evalMethods;     ///< /eval/<method>, canonical order
+    std::vector<std::string> probes;          ///< of attention, duplicated, serial_position
+    std::vector<std::string> importedLabels;  ///< /imported/<label>
+};
+/// Empty when the run has no analysis file; Error(RunFile) when the file is damaged.
+AnalysisContents analysisContents(const std::string& run);
+
 /// <run folder>/analysis.h5 for a run folder or run.h5 path.
 std::string analysisFileFor(const std::string& run);
 
