@@ -15,6 +15,8 @@
 #include "qcp.h"
 #include "run_figures.h"
 
+#include <tuple>
+
 namespace lengen::ui {
 
 AttentionView::AttentionView(QWidget* parent) : QWidget(parent)
@@ -94,13 +96,15 @@ void AttentionView::onSelection()
     }
     const auto& s = m_settings[size_t(i)];
     m_tokens = s.tokens;
-    for (auto [box, max] : {std::pair{m_prompt, s.mapPrompts}, {m_layer, s.layers}, {m_head, s.heads}}) {
+    // Prompts and heads count from 0, layers from 1: the reference's labels ("Head 0",
+    // "Layer 3"), which the figure titles repeat.
+    for (auto [box, first, count] : {std::tuple{m_prompt, 0, s.mapPrompts}, {m_layer, 1, s.layers}, {m_head, 0, s.heads}}) {
         const QSignalBlocker block(box);
-        box->setRange(0, max - 1);
+        box->setRange(first, first + count - 1);
     }
     {
         const QSignalBlocker block(m_layer);
-        m_layer->setValue(s.layers - 1);
+        m_layer->setValue(s.layers);
     }
     showWindow(0, 0, std::min(m_tokens, kMaxTile));
 }
@@ -132,7 +136,7 @@ void AttentionView::loadVisibleTile()
     const auto [r0, r1] = clampRange(yr);
     figures::MapSelection m;
     m.prompt = m_prompt->value();
-    m.layer = m_layer->value();
+    m.layer = m_layer->value() - 1;
     m.head = m_head->value();
     m.r0 = r0;
     m.r1 = r1;
