@@ -186,11 +186,16 @@ void MainWindow::buildMenus()
         const int dpi = QInputDialog::getInt(this, tr("PNG resolution"), tr("Dots per inch:"), 150, 30, 1200, 10, &ok);
         if (!ok)
             return;
+        // A few seconds of offscreen drawing (QCustomPlot renders on the GUI thread only).
+        QApplication::setOverrideCursor(Qt::WaitCursor);
+        statusBar()->showMessage(tr("Exporting every figure of the run…"));
         try {
             const auto files = figures::exportAllFigures(m_openRun.toStdString(), dir.toStdString(),
                                                          {"png", "svg", "pdf", "csv"}, dpi);
+            QApplication::restoreOverrideCursor();
             statusBar()->showMessage(tr("Wrote %1 files into %2").arg(files.size()).arg(dir));
         } catch (const std::exception& e) {
+            QApplication::restoreOverrideCursor();
             QMessageBox::warning(this, tr("Export failed"), QString::fromUtf8(e.what()));
         }
     });
