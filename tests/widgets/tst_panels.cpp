@@ -272,11 +272,32 @@ void TestPanels::viewsPopulateFromARun()
     QCOMPARE(attention.plot()->plottableCount(), 1);
     attention.showWindow(4, 2, 6);  // a zoomed window loads only that tile
     QCOMPARE(attention.loadedTile().width(), 6);
+    // Its export is that tile: the CSV has a row per causal cell of queries 4-9 x keys 2-7.
+    const QString tileCsv = m_tmp.path() + "/tile.csv";
+    QVERIFY(attention.exportTo(tileCsv, 100));
+    QFile tile(tileCsv);
+    QVERIFY(tile.open(QIODevice::ReadOnly));
+    const auto tileLines = QString::fromUtf8(tile.readAll()).trimmed().split('\n');
+    QCOMPARE(tileLines.front(), QString("row,col,value"));
+    int causal = 0;
+    for (int q = 4; q < 10; ++q)
+        for (int k = 2; k < 8; ++k)
+            causal += k <= q;
+    QCOMPARE(tileLines.size() - 1, causal);
+    QVERIFY(tileLines[1].startsWith("4,2,"));
+    QVERIFY(attention.exportTo(m_tmp.path() + "/tile.png", 60));
+    QVERIFY(!QImage(m_tmp.path() + "/tile.png").isNull());
 
     ui::CompareView compare;
     compare.setRuns({rope, QString::fromStdString(m_alibi)});
     QCOMPARE(compare.spec().series.size(), size_t(2));
     QCOMPARE(QString::fromStdString(compare.spec().series[1].name).left(5), QString("ALiBi"));
+    const QString comparePdf = m_tmp.path() + "/compare.pdf";
+    QString error;
+    QVERIFY2(compare.exportTo(comparePdf, 100, &error), qPrintable(error));
+    QFile pdf(comparePdf);
+    QVERIFY(pdf.open(QIODevice::ReadOnly));
+    QVERIFY(pdf.read(5) == "%PDF-");
     const auto withBaselines = ui::compareFigure({rope}, "standard", true);
     QCOMPARE(withBaselines.series.size(), size_t(4));
 }

@@ -4,18 +4,20 @@
 #include <QComboBox>
 #include <QHBoxLayout>
 #include <QLabel>
+#include <QPushButton>
 #include <QSpinBox>
 #include <QStackedLayout>
 #include <QTimer>
 #include <QVBoxLayout>
 
 #include <cmath>
+#include <tuple>
 
+#include "export_dialog.h"
 #include "figure_builder.h"
+#include "figure_export.h"
 #include "qcp.h"
 #include "run_figures.h"
-
-#include <tuple>
 
 namespace lengen::ui {
 
@@ -35,6 +37,17 @@ AttentionView::AttentionView(QWidget* parent) : QWidget(parent)
         bar->addWidget(box);
     }
     bar->addWidget(m_log);
+    auto* exportButton = new QPushButton(tr("Export…"));
+    exportButton->setToolTip(tr("The loaded tile: PNG, SVG, PDF, or CSV of its cells"));
+    bar->addWidget(exportButton);
+    connect(exportButton, &QPushButton::clicked, this, [this] {
+        if (!m_heatmap)
+            return;
+        const auto target = askExportTarget(this, tr("Export attention map"), QStringLiteral("attention_map.png"));
+        QString error;
+        if (target)
+            reportExport(this, exportTo(target->path, target->dpi, &error), error);
+    });
     m_plot = new QCustomPlot;
     m_plot->setInteractions(QCP::iRangeDrag | QCP::iRangeZoom);
     m_plot->setMouseTracking(true);
@@ -149,6 +162,7 @@ void AttentionView::loadVisibleTile()
         if (!fig.heatmap->logScale)
             fig.heatmap->zMin = 0.0;
         plots::buildHeatmap(*m_plot, *fig.heatmap);
+        m_heatmap = fig.heatmap;
         // Keep the user's view (buildHeatmap fits the axes to the tile).
         m_plot->axisRect()->axis(QCPAxis::atBottom)->setRange(xr);
         m_plot->axisRect()->axis(QCPAxis::atLeft)->setRange(yr);
@@ -159,6 +173,20 @@ void AttentionView::loadVisibleTile()
     } catch (const std::exception& e) {
         Q_EMIT statusMessage(QString::fromUtf8(e.what()));
     }
+}
+
+bool AttentionView::exportTo(const QString& path, int dpi, QString* error)
+{
+    if (!m_heatmap) {
+        if (error)
+            *error = tr("no attention map loaded");
+        return false;
+    }
+    const auto format = plots::formatFromPath(path).value_or(plots::Format::Png);
+    const auto result = plots::exportHeatmap(*m_heatmap, path, format, dpi);
+    if (!result.ok && error)
+        *error = result.error;
+    return result.ok;
 }
 
 void AttentionView::onHover(QMouseEvent* event)

@@ -6,7 +6,10 @@
 
 #include <QWidget>
 
+#include <optional>
 #include <vector>
+
+#include "figure_spec.h"
 
 #include "lengen/engine/probes.h"
 
@@ -33,6 +36,8 @@ public:
     QRect loadedTile() const { return m_tile; }
     /// Shows rows/columns [first, first + size) of the current map (loads that tile).
     void showWindow(int firstRow, int firstCol, int size);
+    /// Writes the loaded tile as drawn (PNG/SVG/PDF) or its cells (CSV `row,col,value`).
+    bool exportTo(const QString& path, int dpi, QString* error = nullptr);
 
 Q_SIGNALS:
     void statusMessage(QString message);
@@ -51,6 +56,7 @@ private:
     QLabel *m_readout, *m_empty;
     QTimer* m_reload;
     QRect m_tile;
+    std::optional<plots::HeatmapSpec> m_heatmap;  ///< the loaded tile
     int m_tokens = 0;
 };
 

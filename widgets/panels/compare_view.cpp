@@ -1,14 +1,19 @@
 #include "compare_view.h"
 
+#include <QApplication>
 #include <QCheckBox>
+#include <QClipboard>
 #include <QComboBox>
 #include <QHBoxLayout>
 #include <QLabel>
+#include <QPushButton>
 #include <QVBoxLayout>
 
 #include <set>
 
+#include "export_dialog.h"
 #include "figure_builder.h"
+#include "figure_export.h"
 #include "lengen/engine/analysis.h"
 #include "lengen/engine/run_file.h"
 #include "qcp.h"
@@ -63,12 +68,36 @@ CompareView::CompareView(QWidget* parent) : QWidget(parent)
     bar->addWidget(new QLabel(tr("Method:")));
     bar->addWidget(m_method, 1);
     bar->addWidget(m_baselines);
+    auto* copyButton = new QPushButton(tr("Copy"));
+    auto* exportButton = new QPushButton(tr("Export…"));
+    exportButton->setToolTip(tr("PNG, SVG, PDF or CSV (the plotted data)"));
+    bar->addWidget(copyButton);
+    bar->addWidget(exportButton);
+    connect(copyButton, &QPushButton::clicked, this, [this] { QApplication::clipboard()->setPixmap(m_plot->toPixmap()); });
+    connect(exportButton, &QPushButton::clicked, this, [this] {
+        if (m_spec.series.empty())
+            return;
+        const auto target = askExportTarget(this, tr("Export comparison"),
+                                            QStringLiteral("compare_%1.png").arg(m_method->currentText()));
+        QString error;
+        if (target)
+            reportExport(this, exportTo(target->path, target->dpi, &error), error);
+    });
     auto* layout = new QVBoxLayout(this);
     layout->addLayout(bar);
     layout->addWidget(m_info);
     layout->addWidget(m_plot, 1);
     connect(m_method, &QComboBox::currentIndexChanged, this, &CompareView::draw);
     connect(m_baselines, &QCheckBox::toggled, this, &CompareView::draw);
+}
+
+bool CompareView::exportTo(const QString& path, int dpi, QString* error)
+{
+    const auto format = plots::formatFromPath(path).value_or(plots::Format::Png);
+    const auto result = plots::exportFigure(m_spec, path, format, dpi);
+    if (!result.ok && error)
+        *error = result.error;
+    return result.ok;
 }
 
 void CompareView::setRuns(const QStringList& runFiles)

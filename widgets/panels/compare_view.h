@@ -24,6 +24,8 @@ public:
     QStringList runs() const { return m_runs; }
     const plots::FigureSpec& spec() const { return m_spec; }
     QCustomPlot* plot() const { return m_plot; }
+    /// Writes the comparison figure (PNG/SVG/PDF/CSV by the extension); false + error on failure.
+    bool exportTo(const QString& path, int dpi, QString* error = nullptr);
 
 private:
     void draw();

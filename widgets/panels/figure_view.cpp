@@ -1,5 +1,6 @@
 #include "figure_view.h"
 
+#include "export_dialog.h"
 #include "figure_builder.h"
 #include "figure_export.h"
 #include "qcp.h"
@@ -7,12 +8,9 @@
 #include <QApplication>
 #include <QClipboard>
 #include <QComboBox>
-#include <QFileDialog>
 #include <QHBoxLayout>
-#include <QInputDialog>
 #include <QSlider>
 #include <QLabel>
-#include <QMessageBox>
 #include <QPushButton>
 #include <QStackedLayout>
 #include <QVBoxLayout>
@@ -188,23 +186,14 @@ void FigureView::exportWithDialog()
     if (!m_spec)
         return;
     const QString name = m_choice->currentData().toString().replace('/', '_');
-    const QString path = QFileDialog::getSaveFileName(
-        this, tr("Export figure"), name + ".png",
-        tr("PNG image (*.png);;SVG drawing (*.svg);;PDF document (*.pdf);;CSV data (*.csv)"));
-    if (path.isEmpty())
+    const auto target = askExportTarget(this, tr("Export figure"), name + ".png");
+    if (!target)
         return;
-    int dpi = 150;
-    if (plots::formatFromPath(path) == plots::Format::Png) {
-        bool ok = false;
-        dpi = QInputDialog::getInt(this, tr("PNG resolution"), tr("Dots per inch:"), 150, 30, 1200, 10, &ok);
-        if (!ok)
-            return;
-    }
     QString error;
-    if (exportTo(path, dpi, &error))
-        Q_EMIT statusMessage(tr("Exported %1").arg(path));
-    else
-        QMessageBox::warning(this, tr("Export failed"), error);
+    const bool ok = exportTo(target->path, target->dpi, &error);
+    if (ok)
+        Q_EMIT statusMessage(tr("Exported %1").arg(target->path));
+    reportExport(this, ok, error);
 }
 
 void FigureView::onCopy()

@@ -4,9 +4,6 @@
 #include <QDir>
 #include <QFileInfo>
 #include <QComboBox>
-#include <QFileDialog>
-#include <QInputDialog>
-#include <QMessageBox>
 #include <QGridLayout>
 #include <QHBoxLayout>
 #include <QLabel>
@@ -17,6 +14,7 @@
 
 #include <cmath>
 
+#include "export_dialog.h"
 #include "figure_builder.h"
 #include "figure_export.h"
 #include "qcp.h"
@@ -314,21 +312,11 @@ void TrainingView::exportWithDialog()
 {
     if (m_steps.isEmpty())
         return;
-    const QString path = QFileDialog::getSaveFileName(
-        this, tr("Export loss plot"), QStringLiteral("loss.png"),
-        tr("PNG image (*.png);;SVG drawing (*.svg);;PDF document (*.pdf);;CSV data (*.csv)"));
-    if (path.isEmpty())
+    const auto target = askExportTarget(this, tr("Export loss plot"), QStringLiteral("loss.png"));
+    if (!target)
         return;
-    int dpi = 150;
-    if (plots::formatFromPath(path) == plots::Format::Png) {
-        bool ok = false;
-        dpi = QInputDialog::getInt(this, tr("PNG resolution"), tr("Dots per inch:"), 150, 30, 1200, 10, &ok);
-        if (!ok)
-            return;
-    }
     QString error;
-    if (!exportLoss(path, dpi, &error))
-        QMessageBox::warning(this, tr("Export failed"), error);
+    reportExport(this, exportLoss(target->path, target->dpi, &error), error);
 }
 
 void TrainingView::showRunLog(const QString& runFile)
