@@ -142,6 +142,9 @@ int runInfo(const std::string& run, bool listParameters, int pointwiseRows)
     std::printf("status       %s, checkpoint after %lld of %lld steps\n", info.status.c_str(),
                 static_cast<long long>(std::max<std::int64_t>(info.checkpointStep, 0)),
                 static_cast<long long>(info.totalSteps));
+    if (!info.importedFrom.empty())
+        std::printf("imported     from %s (trained by the reference's Python code)\n",
+                    info.importedFrom.c_str());
     std::printf("task         %s (%s), D = %d, points %d..%d, dims %d..%d\n",
                 info.task.c_str(), c.task.data.c_str(), c.inputDims(),
                 c.task.curriculum.points.start, c.task.curriculum.points.end,

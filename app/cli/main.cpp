@@ -8,6 +8,7 @@
 
 #include "analysis_commands.h"
 #include "commands.h"
+#include "reference_commands.h"
 #ifdef LENGEN_WITH_EXPORT
 #include "export_command.h"
 #endif
@@ -178,6 +179,26 @@ int main(int argc, char** argv)
     importCmd->add_option("run", importRun, "Run folder or run.h5")->required();
     importCmd->add_option("--label", importLabel, "Name of the imported set")->capture_default_str();
 
+    cli::ImportRunArgs importRunArgs;
+    auto* importRunCmd = app.add_subcommand(
+        "import-run", "Import runs of the reference's Python code (config.yaml + state.pt "
+                      "[+ metrics.json]) as LenGen runs");
+    importRunCmd->add_option("folders", importRunArgs.paths, "Reference run folders, or a "
+                             "models/ tree holding them")->required();
+    importRunCmd->add_option("--out", importRunArgs.outDir, "Root folder for the imported runs")
+        ->capture_default_str();
+    importRunCmd->add_flag("!--no-metrics", importRunArgs.metrics, "Do not import metrics.json");
+    importRunCmd->add_flag("--quiet,-q", importRunArgs.quiet, "Only print the run paths");
+
+    cli::ExportRunArgs exportRunArgs;
+    auto* exportRunCmd = app.add_subcommand(
+        "export-run", "Write a run as a reference run folder (config.yaml + state.pt) for the "
+                      "Python code");
+    exportRunCmd->add_option("run", exportRunArgs.run, "Run folder or run.h5")->required();
+    exportRunCmd->add_option("--format", exportRunArgs.format, "pytorch")->capture_default_str();
+    exportRunCmd->add_option("--out", exportRunArgs.outDir, "Folder to write")->required();
+    exportRunCmd->add_flag("--quiet,-q", exportRunArgs.quiet, "Only print the folder");
+
     try {
         app.parse(argc, argv);
     } catch (const CLI::ParseError& e) {
@@ -217,6 +238,10 @@ int main(int argc, char** argv)
 #endif
         if (*importCmd)
             return cli::runImport(importJson, importRun, importLabel);
+        if (*importRunCmd)
+            return cli::runImportRun(importRunArgs);
+        if (*exportRunCmd)
+            return cli::runExportRun(exportRunArgs);
     } catch (const engine::Error& e) {
         std::fprintf(stderr, "lengen: error: %s\n", e.what());
         if (!e.detail().empty())

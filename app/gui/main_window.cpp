@@ -10,6 +10,7 @@
 #include <QMenuBar>
 #include <QMessageBox>
 #include <QMimeData>
+#include <QScopedValueRollback>
 #include <QSettings>
 #include <QSplitter>
 #include <QStatusBar>
@@ -20,6 +21,7 @@
 #include "compare_view.h"
 #include "figure_view.h"
 #include "lengen/engine/run_file.h"
+#include "reference_import.h"
 #include "run_browser.h"
 #include "run_table_model.h"
 #include "setup_panel.h"
@@ -83,6 +85,7 @@ MainWindow::MainWindow(const StudioOptions& options, QWidget* parent) : QMainWin
     connect(m_probes, &ui::FigureView::computeRequested, this, &MainWindow::probeOpenRun);
     connect(m_browser, &ui::RunBrowser::openRequested, this, &MainWindow::openRun);
     connect(m_browser, &ui::RunBrowser::compareRequested, this, &MainWindow::compareRuns);
+    connect(m_browser, &ui::RunBrowser::referenceRunsFound, this, &MainWindow::offerReferenceImport);
     m_follow.setInterval(2000);
     connect(&m_follow, &QTimer::timeout, this, [this] {
         const auto row = ui::RunTableModel::readRow(m_openRun);
@@ -294,8 +297,52 @@ void MainWindow::openRun(const QString& runFile)
     statusBar()->showMessage(tr("Opened %1").arg(path));
 }
 
+void MainWindow::offerReferenceImport(const QString& folder, const QStringList& runDirs)
+{
+    if (m_offeringImport)
+        return;
+    const QScopedValueRollback<bool> guard(m_offeringImport, true);
+    const QString out = m_setup->outputFolder();
+    const QStringList pending = ui::pendingReferenceRuns(folder, out);
+    if (pending.isEmpty()) {
+        statusBar()->showMessage(tr("The %n run(s) of the Python code in %1 are already imported "
+                                    "into %2", nullptr, int(runDirs.size())).arg(folder, out));
+        m_browser->addFolder(out);
+        return;
+    }
+    const auto answer = QMessageBox::question(
+        this, tr("Runs of the Python code"),
+        tr("%1 holds %n run(s) of the reference's Python code (config.yaml + state.pt).\n\n"
+           "Import them into %2? Each becomes a LenGen run with its weights, optimizer state "
+           "and metrics.json, ready to evaluate, probe and compare. The original folders are "
+           "not changed.", nullptr, int(pending.size())).arg(folder, out));
+    if (answer != QMessageBox::Yes)
+        return;
+    const auto summary = ui::importReferenceRuns(this, pending, out);
+    m_browser->addFolder(out);
+    m_browser->refresh();
+    if (!summary.runFiles.isEmpty())
+        m_browser->selectRun(summary.runFiles.front());
+    const QString text = tr("%n run(s) imported into %1", nullptr, int(summary.runFiles.size())).arg(out) +
+                         (summary.failed ? tr(", %n failed", nullptr, summary.failed) : QString()) +
+                         (summary.cancelled ? tr(" (stopped)") : QString());
+    statusBar()->showMessage(text);
+    if (summary.failed) {
+        QMessageBox box(QMessageBox::Warning, tr("Runs of the Python code"), text + ".", QMessageBox::Ok, this);
+        box.setDetailedText(summary.messages.join('\n'));
+        box.exec();
+    }
+}
+
 void MainWindow::openPath(const QString& path)
 {
+    const QFileInfo info(path);
+    // A dropped state.pt or config.yaml of the Python code stands for its run folder.
+    if (info.isFile() && (info.fileName() == "state.pt" || info.fileName() == "config.yaml") &&
+        !QFileInfo::exists(info.dir().filePath("run.h5"))) {
+        m_browser->addFolder(info.absolutePath());
+        return;
+    }
     if (QFileInfo(path).isDir() && !QFileInfo::exists(path + "/run.h5"))
         m_browser->addFolder(path);
     else

@@ -59,6 +59,8 @@ private:
     void wireController();
     void restoreSettings();
     void openPath(const QString& path);
+    /// Offers to import runs of the reference's Python code found under `folder`.
+    void offerReferenceImport(const QString& folder, const QStringList& runDirs);
 
     ui::RunController m_controller;
     QTabWidget* m_tabs = nullptr;
@@ -71,6 +73,7 @@ private:
     ui::CompareView* m_compare = nullptr;
     QString m_openRun;
     QTimer m_follow;  ///< re-reads a run another process is writing
+    bool m_offeringImport = false;  ///< adding the runs folder must not offer again
 };
 
 }  // namespace lengen::studio

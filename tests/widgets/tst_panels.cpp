@@ -23,7 +23,9 @@
 #include "lengen/engine/probes.h"
 #include "lengen/engine/run_file.h"
 #include "lengen/engine/trainer.h"
+#include "lengen/engine/reference_runs.h"
 #include "qcp.h"
+#include "reference_import.h"
 #include "run_browser.h"
 #include "run_form.h"
 #include "run_table_model.h"
@@ -76,6 +78,7 @@ private Q_SLOTS:
     void formShowsTheConfigAndMarksBadFields();
     void sweepQueuesOneRunPerEncoding();
     void browserFiltersAndSorts();
+    void browserOffersToImportPythonRuns();
     void viewsPopulateFromARun();
     void trainingViewPlotsLossOrExcessAndExportsWhatItDraws();
     void exportFromAView();
@@ -209,6 +212,36 @@ void TestPanels::sweepQueuesOneRunPerEncoding()
     // Mamba has no PE to sweep.
     QVERIFY(panel.loadFile(m_configs + "/quick/linear_regression_mamba.yaml"));
     QVERIFY_THROWS_EXCEPTION(engine::ConfigError, ui::SetupPanel::sweepRequests(*panel.request(), {"rope"}));
+}
+
+void TestPanels::browserOffersToImportPythonRuns()
+{
+    // A models/ tree of the Python code (made by exporting a LenGen run), added to the browser.
+    QTemporaryDir tmp;
+    const std::string run = trainTiny((tmp.path() + "/trained").toStdString(), "alibi");
+    const QString models = tmp.path() + "/models";
+    const QString refRun = models + "/linear_regression/dim_2-3/20250224/ab12cd34";
+    engine::exportReferenceRun(run, refRun.toStdString());
+    ui::RunBrowser browser;
+    QSignalSpy found(&browser, &ui::RunBrowser::referenceRunsFound);
+    browser.addFolder(models);
+    QCOMPARE(found.count(), 1);
+    QCOMPARE(found.at(0).at(1).toStringList(), QStringList{refRun});
+    QVERIFY2(!browser.folders().contains(models), "a tree without run.h5 is not a runs folder");
+
+    const QString out = tmp.path() + "/runs";
+    QCOMPARE(ui::pendingReferenceRuns(models, out), QStringList{refRun});
+    const auto summary = ui::importReferenceRuns(nullptr, {refRun, tmp.path() + "/nowhere"}, out);
+    QCOMPARE(summary.runFiles.size(), 1);
+    QCOMPARE(summary.failed, 1);
+    QVERIFY2(summary.messages.at(1).contains("nowhere"), qPrintable(summary.messages.join('\n')));
+    // The date folder of the Python layout, the run id its config.yaml names (wandb_id).
+    const QString id = QString::fromStdString(engine::readRunInfo(run).runId);
+    QCOMPARE(summary.runFiles.at(0), out + "/linear_regression/dim_2-3/20250224/" + id + "/run.h5");
+    QVERIFY(ui::pendingReferenceRuns(models, out).isEmpty());
+    browser.addFolder(out);
+    QCOMPARE(browser.visibleRows(), 1);
+    QCOMPARE(ui::RunTableModel::readRow(summary.runFiles.at(0)).status, QStringLiteral("imported"));
 }
 
 void TestPanels::browserFiltersAndSorts()

@@ -1,6 +1,8 @@
 #include "run_browser.h"
 
+#include <QDirIterator>
 #include <QFileDialog>
+#include <QFileInfo>
 #include <QHBoxLayout>
 #include <QHeaderView>
 #include <QLabel>
@@ -10,6 +12,7 @@
 #include <QTableView>
 #include <QVBoxLayout>
 
+#include "lengen/engine/reference_runs.h"
 #include "run_table_model.h"
 
 namespace lengen::ui {
@@ -54,7 +57,8 @@ RunBrowser::RunBrowser(QWidget* parent) : QWidget(parent)
     updateEmpty();
     connect(m_filter, &QLineEdit::textChanged, this, &RunBrowser::setFilterText);
     connect(add, &QPushButton::clicked, this, [this] {
-        const QString dir = QFileDialog::getExistingDirectory(this, tr("Add a runs folder"));
+        const QString dir = QFileDialog::getExistingDirectory(
+            this, tr("Add a runs folder (LenGen runs, or a models/ folder of the Python code)"));
         if (!dir.isEmpty())
             addFolder(dir);
     });
@@ -67,6 +71,21 @@ RunBrowser::RunBrowser(QWidget* parent) : QWidget(parent)
 
 void RunBrowser::addFolder(const QString& folder)
 {
+    if (engine::isReferenceRunDir(folder.toStdString()) && !QFileInfo::exists(folder + "/run.h5")) {
+        Q_EMIT referenceRunsFound(folder, {folder});
+        return;
+    }
+    const auto found = engine::findReferenceRuns(folder.toStdString());
+    if (!found.empty()) {
+        QStringList dirs;
+        for (const auto& d : found)
+            dirs << QString::fromStdString(d);
+        Q_EMIT referenceRunsFound(folder, dirs);
+        // A models/ tree of the Python code holds no run.h5: it is not a LenGen runs folder.
+        if (!QDirIterator(folder, {QStringLiteral("run.h5")}, QDir::Files,
+                          QDirIterator::Subdirectories).hasNext())
+            return;
+    }
     auto all = m_model->folders();
     if (!all.contains(folder))
         all << folder;

@@ -19,6 +19,8 @@ class RunBrowser final : public QWidget {
 public:
     explicit RunBrowser(QWidget* parent = nullptr);
     RunTableModel* model() const { return m_model; }
+    /// Adds a runs folder. A folder holding runs of the reference's Python code (config.yaml +
+    /// state.pt, no run.h5) is not listed as such: referenceRunsFound() offers their import.
     void addFolder(const QString& folder);
     void setFolders(const QStringList& folders);
     QStringList folders() const;
@@ -32,6 +34,8 @@ public:
 Q_SIGNALS:
     void openRequested(QString runFile);
     void compareRequested(QStringList runFiles);
+    /// `folder` (added by the user) holds reference runs: `runDirs`, none imported yet.
+    void referenceRunsFound(QString folder, QStringList runDirs);
 
 private:
     RunTableModel* m_model;

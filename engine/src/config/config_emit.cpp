@@ -11,8 +11,8 @@
 #include "lengen/engine/config.h"
 
 namespace lengen::engine {
-namespace {
 
+namespace config {
 // Shortest decimal text that parses back to exactly the same double.
 std::string exactNumber(double v)
 {
@@ -32,6 +32,12 @@ std::string exactNumber(double v)
         s.insert(e == std::string::npos ? s.size() : e, ".0");
     return s;
 }
+
+}  // namespace config
+
+namespace {
+using config::exactNumber;
+
 
 void axis(YAML::Emitter& out, const char* name, const CurriculumAxis& a)
 {

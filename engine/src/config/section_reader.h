@@ -12,6 +12,10 @@
 
 namespace lengen::engine::config {
 
+/// Shortest decimal text that parses back to exactly the same double, always recognisable as a
+/// float by YAML 1.1 readers (PyYAML): 1 -> "1.0", inf -> ".inf".
+std::string exactNumber(double v);
+
 struct IssueSink {
     std::vector<ConfigIssue> errors;
     std::vector<ConfigIssue> warnings;

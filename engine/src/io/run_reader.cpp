@@ -89,6 +89,8 @@ RunFileInfo readRunInfo(const std::string& pathOrDir)
     info.positionEncoding = readStringAttribute(f, "position_encoding", path);
     info.backbone = readStringAttribute(f, "backbone", path);
     info.device = readStringAttribute(f, "device", path);
+    if (hasAttribute(f, "imported_from"))
+        info.importedFrom = readStringAttribute(f, "imported_from", path);
     info.totalSteps = readIntAttribute(f, "total_steps", path);
     info.parameterCount = readIntAttribute(f, "parameter_count", path);
     info.configYaml = readStringDataset(f, "config", path);

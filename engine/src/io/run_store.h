@@ -42,6 +42,7 @@ struct RunHeader {
     std::int64_t parameterCount = 0;
     int pointwiseWidth = 1;  ///< curriculum points.end
     std::map<std::string, std::vector<double>> positionConstants;
+    std::string importedFrom;  ///< folder of a run trained by the reference's Python code
 };
 
 struct ParameterShape {

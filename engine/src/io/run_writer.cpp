@@ -102,6 +102,8 @@ std::unique_ptr<RunWriter> RunWriter::create(const std::string& path, const RunH
         writeAttribute(f, "total_steps", h.totalSteps, partial);
         writeAttribute(f, "parameter_count", h.parameterCount, partial);
         writeAttribute(f, "device", h.device, partial);
+        if (!h.importedFrom.empty())
+            writeAttribute(f, "imported_from", h.importedFrom, partial);
         writeStringDataset(f, "config", h.configYaml, partial);
         {
             H5Handle type(fixedStringType(), H5Tclose);

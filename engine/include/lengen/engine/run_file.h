@@ -23,12 +23,13 @@ struct RunFileInfo {
     std::string runId;
     std::string createdAt;          ///< ISO 8601, UTC
     std::uint64_t seed = 0;
-    std::string status;             ///< running | finished | cancelled | failed
+    std::string status;             ///< running | finished | cancelled | failed | imported
     std::string configYaml;         ///< resolved config
     std::string task;
     std::string positionEncoding;
     std::string backbone;
     std::string device;
+    std::string importedFrom;       ///< reference run folder it was imported from ("" if trained here)
     std::int64_t totalSteps = 0;
     std::int64_t checkpointStep = -1;  ///< completed steps in the latest checkpoint; -1 = none
     std::int64_t logRows = 0;

@@ -1,0 +1,351 @@
+// Runs of the reference's Python code in and out. Fixtures come from PyTorch itself
+// (tests/interop/reference_model.py: the reference's architectures written from the spec with
+// its module names, random weights, torch.save in the reference's dict layout, predictions on
+// fixed prompts). LenGen must import them and predict the same within 1e-5, export runs that
+// PyTorch loads with load_state_dict(strict=True) and that predict the same, and refuse every
+// damaged input with a message naming the file (and key), leaving nothing behind.
+
+#include <QProcess>
+#include <QtTest>
+#include <filesystem>
+#include <fstream>
+
+#include "eval/model_runner.h"
+#include "interop/torch_archive.h"
+#include "io/run_store.h"
+#include "lengen/engine/reference_runs.h"
+#include "lengen/engine/run_file.h"
+#include "lengen/engine/trainer.h"
+#include "test_support.h"
+
+using namespace lengen;
+namespace fs = std::filesystem;
+
+namespace {
+
+struct Proc {
+    int code = -1;
+    QString out, err;
+};
+
+Proc start(const QString& program, const QStringList& args)
+{
+    QProcess p;
+    p.start(program, args);
+    if (!p.waitForFinished(180000)) {
+        p.kill();
+        p.waitForFinished();
+    }
+    return {p.exitStatus() == QProcess::NormalExit ? p.exitCode() : -1,
+            QString::fromUtf8(p.readAllStandardOutput()), QString::fromUtf8(p.readAllStandardError())};
+}
+
+Proc python(const QStringList& args)
+{
+    return start("/usr/bin/python3",
+                 QStringList{QString::fromStdString(test::sourcePath("tests/interop/reference_model.py"))} +
+                     args);
+}
+
+Proc cli(const QStringList& args) { return start(LENGEN_CLI_PATH, args); }
+
+bool havePyTorch()
+{
+    return start("/usr/bin/python3", {"-c", "import torch, yaml"}).code == 0;
+}
+
+struct Fixture {
+    torch::Tensor xs, ys, pred;
+};
+
+Fixture readFixture(const std::string& path)
+{
+    const auto root = engine::interop::readTorchFile(path);
+    return {root->get("xs")->tensor, root->get("ys")->tensor, root->get("pred")->tensor};
+}
+
+torch::Tensor predict(const std::string& runFile, const Fixture& f)
+{
+    engine::AnalysisOptions o;
+    o.device = "cpu";
+    auto run = engine::eval::loadRun(runFile, o);
+    torch::NoGradGuard noGrad;
+    return run.model->forward(f.xs, f.ys).predictions;
+}
+
+double maxDiff(const torch::Tensor& a, const torch::Tensor& b)
+{
+    return (a - b).abs().max().item<double>();
+}
+
+std::string makeReferenceRun(const std::string& tag, const std::string& pe)
+{
+    const std::string dir = test::scratchDir(tag);
+    const auto r = python({"make", QString::fromStdString(dir), QString::fromStdString(pe)});
+    if (r.code != 0)
+        throw std::runtime_error("reference_model.py make failed: " + r.err.toStdString());
+    return dir;
+}
+
+bool leftovers(const std::string& root)
+{
+    std::error_code ec;
+    if (!fs::exists(root, ec))
+        return false;
+    for (auto& e : fs::recursive_directory_iterator(root))
+        if (e.is_regular_file() || e.path().string().find(".importing") != std::string::npos)
+            return true;
+    return false;
+}
+
+}  // namespace
+
+class TestReferenceRuns final : public QObject {
+    Q_OBJECT
+private Q_SLOTS:
+    void initTestCase();
+    void importsAndExportsEveryBackbone_data();
+    void importsAndExportsEveryBackbone();
+    void lengenTrainedRunsRoundTrip_data();
+    void lengenTrainedRunsRoundTrip();
+    void damagedInputsAreRefused_data();
+    void damagedInputsAreRefused();
+    void mismatchedOptimizerStillImportsWeights();
+    void commandLine();
+};
+
+void TestReferenceRuns::initTestCase()
+{
+    if (!havePyTorch()) {
+        if (qEnvironmentVariableIsSet("LENGEN_REQUIRE_PYTHON_TORCH"))
+            QFAIL("python3-torch / python3-yaml are required here (CI installs them)");
+        QSKIP("python3-torch and python3-yaml are not installed: the fixtures need PyTorch");
+    }
+}
+
+void TestReferenceRuns::importsAndExportsEveryBackbone_data()
+{
+    QTest::addColumn<QString>("pe");
+    for (const char* pe : {"rope", "nope", "alibi", "fire", "yarn", "dynamic-yarn", "mamba", "gpt2"})
+        QTest::newRow(pe) << pe;
+}
+
+void TestReferenceRuns::importsAndExportsEveryBackbone()
+{
+    QFETCH(QString, pe);
+    const std::string ref = makeReferenceRun("ref-" + pe.toStdString(), pe.toStdString());
+    const Fixture fx = readFixture(ref + "/fixture.pt");
+
+    engine::ReferenceImportOptions o;
+    o.outDir = test::scratchDir("imported");
+    const auto imported = engine::importReferenceRun(ref, o);
+    QVERIFY(imported.optimizerImported);
+    QCOMPARE(imported.stepsDone, std::int64_t{2});  // train_step 1 = after the 2nd update
+    QVERIFY(std::find(imported.importedMethods.begin(), imported.importedMethods.end(),
+                      "standard") != imported.importedMethods.end());
+    const auto info = engine::readRunInfo(imported.runFile);
+    QCOMPARE(info.status, std::string("imported"));
+    QCOMPARE(info.importedFrom, fs::weakly_canonical(ref).string());
+    QVERIFY2(info.configYaml.find("compat: reference") != std::string::npos, info.configYaml.c_str());
+
+    const double importDiff = maxDiff(predict(imported.runFile, fx), fx.pred);
+    qInfo("%s: import, max |LenGen - PyTorch| = %.3g", qPrintable(pe), importDiff);
+    QVERIFY2(importDiff <= 1e-5, qPrintable(QString::number(importDiff)));
+    QVERIFY(fx.pred.abs().max().item<double>() > 0.1);  // a comparison of non-trivial outputs
+
+    // Export: PyTorch loads it strictly (model and AdamW state) and predicts the same.
+    const std::string exported = test::scratchDir("exported-" + pe.toStdString());
+    engine::exportReferenceRun(imported.runFile, exported);
+    const auto check = python({"check", QString::fromStdString(exported),
+                               QString::fromStdString(ref + "/fixture.pt")});
+    QVERIFY2(check.code == 0, qPrintable(check.out + check.err));
+    qInfo("%s: export, %s", qPrintable(pe), qPrintable(check.out.trimmed()));
+
+    // And back: the re-imported weights are the imported ones, bit for bit.
+    o.outDir = test::scratchDir("reimported");
+    const auto again = engine::importReferenceRun(exported, o);
+    const auto a = engine::io::readCheckpoint(imported.runFile);
+    const auto b = engine::io::readCheckpoint(again.runFile);
+    QCOMPARE(a.model.size(), b.model.size());
+    for (size_t i = 0; i < a.model.size(); ++i) {
+        QCOMPARE(a.model[i].name, b.model[i].name);
+        QVERIFY2(torch::equal(a.model[i].value, b.model[i].value), a.model[i].name.c_str());
+        QVERIFY(torch::equal(a.expAvg[i].value, b.expAvg[i].value));
+    }
+    QCOMPARE(a.stepsDone, b.stepsDone);
+}
+
+void TestReferenceRuns::lengenTrainedRunsRoundTrip_data()
+{
+    QTest::addColumn<QString>("pe");
+    for (const char* pe : {"rope", "fire", "alibi"})
+        QTest::newRow(pe) << pe;
+}
+
+void TestReferenceRuns::lengenTrainedRunsRoundTrip()
+{
+    QFETCH(QString, pe);
+    engine::RunConfig config = test::loadOne(test::tinyConfig("linear_regression", pe.toStdString()));
+    engine::TrainOptions t;
+    t.outDir = test::scratchDir("trained");
+    t.seed = 3;
+    t.device = "cpu";
+    t.threads = 1;
+    engine::RunControl control;
+    engine::TrainObserver quiet;
+    const auto summary = engine::train(config, t, control, quiet);
+
+    // LenGen's own predictions on fixed prompts become the fixture PyTorch must reproduce.
+    Fixture fx{torch::randn({4, 7, 3}), torch::randn({4, 7}), {}};
+    fx.pred = predict(summary.runFile, fx);
+    const std::string dir = test::scratchDir("trained-export");
+    auto root = engine::interop::PyValue::makeDict();
+    root->set(engine::interop::PyValue::of(std::string("xs")), engine::interop::PyValue::of(fx.xs));
+    root->set(engine::interop::PyValue::of(std::string("ys")), engine::interop::PyValue::of(fx.ys));
+    root->set(engine::interop::PyValue::of(std::string("pred")), engine::interop::PyValue::of(fx.pred));
+    engine::interop::writeTorchFile(dir + "/fixture.pt", *root);
+
+    const std::string exported = dir + "/run";
+    const auto result = engine::exportReferenceRun(summary.runFile, exported);
+    if (pe == "fire")  // LenGen's FIRE width 32 reaches the reference through max_length
+        QVERIFY(!result.notes.empty());
+    const auto check = python({"check", QString::fromStdString(exported),
+                               QString::fromStdString(dir + "/fixture.pt")});
+    QVERIFY2(check.code == 0, qPrintable(check.out + check.err));
+    qInfo("%s (trained by LenGen): export, %s", qPrintable(pe), qPrintable(check.out.trimmed()));
+
+    engine::ReferenceImportOptions o;
+    o.outDir = dir + "/back";
+    const auto back = engine::importReferenceRun(exported, o);
+    QCOMPARE(back.stepsDone, std::int64_t{20});
+    QVERIFY(torch::equal(predict(back.runFile, fx), fx.pred));
+}
+
+void TestReferenceRuns::damagedInputsAreRefused_data()
+{
+    QTest::addColumn<QString>("kind");
+    QTest::addColumn<int>("errorKind");
+    QTest::addColumn<QString>("mentions");
+    const int runFile = int(engine::ErrorKind::RunFile);
+    QTest::newRow("no config.yaml") << "no-config" << runFile << "config.yaml";
+    QTest::newRow("no state.pt") << "no-state" << runFile << "state.pt";
+    QTest::newRow("text file") << "text" << runFile << "not a torch.save file";
+    QTest::newRow("empty file") << "empty" << runFile << "state.pt";
+    for (int percent : {1, 10, 50, 90, 99})
+        QTest::newRow(qPrintable(QString("truncated at %1%").arg(percent)))
+            << QString("truncate-%1").arg(percent) << runFile << "state.pt";
+    QTest::newRow("flipped bytes") << "flip" << runFile << "state.pt";
+    QTest::newRow("legacy format") << "legacy" << runFile << "legacy";
+    QTest::newRow("renamed key") << "rename-key" << runFile << "transformer.layers.1.mlp.gate.weight";
+    QTest::newRow("wrong shape") << "wrong-shape" << runFile << "[32, 16]";
+    QTest::newRow("foreign object") << "foreign-object" << runFile << "torch.nn.modules.linear.Linear";
+    QTest::newRow("bad config") << "bad-config" << int(engine::ErrorKind::Config) << "config.yaml";
+}
+
+void TestReferenceRuns::damagedInputsAreRefused()
+{
+    QFETCH(QString, kind);
+    QFETCH(int, errorKind);
+    QFETCH(QString, mentions);
+    static const std::string good = makeReferenceRun("ref-good", "rope");
+    const std::string bad = test::scratchDir("ref-bad");
+    fs::copy(good, bad, fs::copy_options::overwrite_existing | fs::copy_options::recursive);
+    const std::string state = bad + "/state.pt";
+    const auto size = fs::file_size(state);
+    const std::string k = kind.toStdString();
+    if (k == "no-config")
+        fs::remove(bad + "/config.yaml");
+    else if (k == "no-state")
+        fs::remove(state);
+    else if (k == "text")
+        test::writeFile(bad, "state.pt", "model_state_dict: not a pickle\n");
+    else if (k == "empty")
+        test::writeFile(bad, "state.pt", "");
+    else if (k.rfind("truncate-", 0) == 0)
+        fs::resize_file(state, size * std::stoi(k.substr(9)) / 100);
+    else if (k == "flip") {
+        std::fstream f(state, std::ios::in | std::ios::out | std::ios::binary);
+        for (std::uintmax_t at = 0; at < size; at += 97) {
+            f.seekp(static_cast<std::streamoff>(at));
+            f.put('\xff');
+        }
+    } else if (k == "bad-config")
+        test::writeFile(bad, "config.yaml",
+                        "model: {family: Llama2, max_length: [16], hidden_size: 32, "
+                        "num_hidden_layers: 2, num_attention_heads: 4}\n"
+                        "task: {data: gaussian, name: linear_regresion, curriculum: "
+                        "{dims: {start: 2, end: 3, increment: 1, interval: 100}, points: "
+                        "{start: 4, end: 6, increment: 1, interval: 100}}}\ntraining: {}\n");
+    else {
+        const auto r = python({"damage", QString::fromStdString(good), QString::fromStdString(bad), kind});
+        QVERIFY2(r.code == 0, qPrintable(r.err));
+    }
+
+    engine::ReferenceImportOptions o;
+    o.outDir = test::scratchDir("damaged-out");
+    try {
+        engine::importReferenceRun(bad, o);
+        QFAIL("a damaged reference run was imported");
+    } catch (const engine::Error& e) {
+        const QString message = QString::fromUtf8(e.what()) + " " + QString::fromStdString(e.detail());
+        QVERIFY2(int(e.kind()) == errorKind, qPrintable(message));
+        QVERIFY2(message.contains(mentions), qPrintable(message));
+        QVERIFY2(message.contains(QString::fromStdString(bad)), qPrintable(message));
+    }
+    QVERIFY2(!leftovers(o.outDir), "a failed import left files behind");
+}
+
+void TestReferenceRuns::mismatchedOptimizerStillImportsWeights()
+{
+    const std::string good = makeReferenceRun("ref-opt", "alibi");
+    const std::string bad = test::scratchDir("ref-opt-bad");
+    fs::copy(good, bad, fs::copy_options::overwrite_existing | fs::copy_options::recursive);
+    QCOMPARE(python({"damage", QString::fromStdString(good), QString::fromStdString(bad), "bad-optimizer"}).code, 0);
+    engine::ReferenceImportOptions o;
+    o.outDir = test::scratchDir("opt-out");
+    const auto r = engine::importReferenceRun(bad, o);
+    QVERIFY(!r.optimizerImported);
+    bool said = false;
+    for (const auto& n : r.notes)
+        said = said || n.find("optimizer state not imported") != std::string::npos;
+    QVERIFY(said);
+    const Fixture fx = readFixture(good + "/fixture.pt");
+    QVERIFY(maxDiff(predict(r.runFile, fx), fx.pred) <= 1e-5);
+}
+
+void TestReferenceRuns::commandLine()
+{
+    const std::string tree = test::scratchDir("models-tree");
+    const std::string runDir = tree + "/linear_regression/dim_2-3/20250224/fxrope";
+    fs::create_directories(runDir);
+    fs::copy(makeReferenceRun("ref-cli", "rope"), runDir, fs::copy_options::overwrite_existing | fs::copy_options::recursive);
+    const QString out = QString::fromStdString(test::scratchDir("cli-out"));
+
+    // A models/ tree: every run below it, into the reference's own layout.
+    auto r = cli({"import-run", QString::fromStdString(tree), "--out", out});
+    QVERIFY2(r.code == 0, qPrintable(r.err));
+    const QString runFile = r.out.trimmed();
+    QCOMPARE(runFile, out + "/linear_regression/dim_2-3/20250224/fxrope/run.h5");
+    QVERIFY2(r.err.contains("optimizer state included"), qPrintable(r.err));
+    r = cli({"info", runFile});
+    QVERIFY2(r.code == 0 && r.out.contains("imported"), qPrintable(r.out + r.err));
+    // The same tree again: skipped; the run folder itself: an error (exit 4).
+    r = cli({"import-run", QString::fromStdString(tree), "--out", out});
+    QVERIFY2(r.code == 0 && r.err.contains("already imported"), qPrintable(r.err));
+    r = cli({"import-run", QString::fromStdString(runDir), "--out", out});
+    QCOMPARE(r.code, 4);
+    r = cli({"import-run", out + "/nowhere"});
+    QCOMPARE(r.code, 3);
+
+    const QString exported = QString::fromStdString(test::scratchDir("cli-export")) + "/run";
+    r = cli({"export-run", runFile, "--format", "pytorch", "--out", exported});
+    QVERIFY2(r.code == 0, qPrintable(r.err));
+    QVERIFY(QFile::exists(exported + "/state.pt") && QFile::exists(exported + "/config.yaml"));
+    r = cli({"export-run", runFile, "--out", exported});
+    QCOMPARE(r.code, 4);  // never overwrites a state.pt
+    r = cli({"export-run", runFile, "--format", "onnx", "--out", exported + "2"});
+    QCOMPARE(r.code, 64);
+}
+
+QTEST_GUILESS_MAIN(TestReferenceRuns)
+#include "tst_reference_runs.moc"
