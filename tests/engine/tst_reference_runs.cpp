@@ -235,6 +235,8 @@ void TestReferenceRuns::damagedInputsAreRefused_data()
         QTest::newRow(qPrintable(QString("truncated at %1%").arg(percent)))
             << QString("truncate-%1").arg(percent) << runFile << "state.pt";
     QTest::newRow("flipped bytes") << "flip" << runFile << "state.pt";
+    // LibTorch's zip reader skips CRC checks: one flipped bit in a tensor must still be caught.
+    QTest::newRow("one flipped bit in the weights") << "flip-one" << runFile << "checksum";
     QTest::newRow("legacy format") << "legacy" << runFile << "legacy";
     QTest::newRow("renamed key") << "rename-key" << runFile << "transformer.layers.1.mlp.gate.weight";
     QTest::newRow("wrong shape") << "wrong-shape" << runFile << "[32, 16]";
@@ -263,7 +265,13 @@ void TestReferenceRuns::damagedInputsAreRefused()
         test::writeFile(bad, "state.pt", "");
     else if (k.rfind("truncate-", 0) == 0)
         fs::resize_file(state, size * std::stoi(k.substr(9)) / 100);
-    else if (k == "flip") {
+    else if (k == "flip-one") {
+        std::fstream f(state, std::ios::in | std::ios::out | std::ios::binary);
+        f.seekg(static_cast<std::streamoff>(size * 6 / 10));
+        const char c = static_cast<char>(f.get() ^ 0x10);
+        f.seekp(static_cast<std::streamoff>(size * 6 / 10));
+        f.put(c);
+    } else if (k == "flip") {
         std::fstream f(state, std::ios::in | std::ios::out | std::ios::binary);
         for (std::uintmax_t at = 0; at < size; at += 97) {
             f.seekp(static_cast<std::streamoff>(at));
