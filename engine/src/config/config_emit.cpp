@@ -7,6 +7,7 @@
 #include <cstdio>
 #include <string>
 
+#include "config/config_emit.h"
 #include "config/section_reader.h"
 #include "lengen/engine/config.h"
 
@@ -31,6 +32,33 @@ std::string exactNumber(double v)
     if (s.find('.') == std::string::npos && s.find('n') == std::string::npos)
         s.insert(e == std::string::npos ? s.size() : e, ".0");
     return s;
+}
+
+void emitTraining(YAML::Emitter& out, const TrainingConfig& t, bool referenceExtras)
+{
+    out << YAML::Key << "training" << YAML::Value << YAML::BeginMap;
+    if (referenceExtras) {
+        out << YAML::Key << "evaluation_strategy" << YAML::Value << "steps";
+        out << YAML::Key << "gradient_accumulation_steps" << YAML::Value << 1;
+        out << YAML::Key << "eval_gradient_accumulation_steps" << YAML::Value << 1;
+        out << YAML::Key << "save_strategy" << YAML::Value << "steps";
+        out << YAML::Key << "save_total_limit" << YAML::Value << 1;
+        out << YAML::Key << "metric_for_best_model" << YAML::Value << "loss";
+        out << YAML::Key << "eval_steps" << YAML::Value << 100;
+        out << YAML::Key << "per_device_eval_batch_size" << YAML::Value << 64;
+    }
+    out << YAML::Key << "learning_rate" << YAML::Value << exactNumber(t.learningRate);
+    out << YAML::Key << "weight_decay" << YAML::Value << exactNumber(t.weightDecay);
+    out << YAML::Key << "adam_beta1" << YAML::Value << exactNumber(t.adamBeta1);
+    out << YAML::Key << "adam_beta2" << YAML::Value << exactNumber(t.adamBeta2);
+    out << YAML::Key << "adam_epsilon" << YAML::Value << exactNumber(t.adamEpsilon);
+    out << YAML::Key << "max_grad_norm" << YAML::Value << exactNumber(t.maxGradNorm);
+    out << YAML::Key << "warmup_ratio" << YAML::Value << exactNumber(t.warmupRatio);
+    out << YAML::Key << "max_steps" << YAML::Value << t.maxSteps;
+    out << YAML::Key << "logging_steps" << YAML::Value << t.loggingSteps;
+    out << YAML::Key << "save_steps" << YAML::Value << t.saveSteps;
+    out << YAML::Key << "per_device_train_batch_size" << YAML::Value << t.batchSize;
+    out << YAML::EndMap;
 }
 
 }  // namespace config
@@ -106,23 +134,6 @@ void patch(YAML::Emitter& out, const PositionConfig& p)
     out << YAML::EndMap;
 }
 
-void training(YAML::Emitter& out, const TrainingConfig& t)
-{
-    out << YAML::Key << "training" << YAML::Value << YAML::BeginMap;
-    out << YAML::Key << "learning_rate" << YAML::Value << exactNumber(t.learningRate);
-    out << YAML::Key << "weight_decay" << YAML::Value << exactNumber(t.weightDecay);
-    out << YAML::Key << "adam_beta1" << YAML::Value << exactNumber(t.adamBeta1);
-    out << YAML::Key << "adam_beta2" << YAML::Value << exactNumber(t.adamBeta2);
-    out << YAML::Key << "adam_epsilon" << YAML::Value << exactNumber(t.adamEpsilon);
-    out << YAML::Key << "max_grad_norm" << YAML::Value << exactNumber(t.maxGradNorm);
-    out << YAML::Key << "warmup_ratio" << YAML::Value << exactNumber(t.warmupRatio);
-    out << YAML::Key << "max_steps" << YAML::Value << t.maxSteps;
-    out << YAML::Key << "logging_steps" << YAML::Value << t.loggingSteps;
-    out << YAML::Key << "save_steps" << YAML::Value << t.saveSteps;
-    out << YAML::Key << "per_device_train_batch_size" << YAML::Value << t.batchSize;
-    out << YAML::EndMap;
-}
-
 }  // namespace
 
 std::string toYaml(const RunConfig& c)
@@ -138,7 +149,7 @@ std::string toYaml(const RunConfig& c)
     axis(out, "dims", c.task.curriculum.dims);
     axis(out, "points", c.task.curriculum.points);
     out << YAML::EndMap << YAML::EndMap;
-    training(out, c.training);
+    config::emitTraining(out, c.training);
     out << YAML::Key << "compat" << YAML::Value
         << (c.compat == CompatMode::Reference ? "reference" : "intended");
     if (c.seed)

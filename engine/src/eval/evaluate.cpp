@@ -7,6 +7,7 @@
 #include <ctime>
 #include <filesystem>
 
+#include "clock_text.h"
 #include "data/tasks.h"
 #include "eval/baselines.h"
 #include "eval/eval_methods.h"
@@ -21,16 +22,6 @@ namespace fs = std::filesystem;
 namespace lengen::engine {
 
 namespace {
-
-std::string utcNow()
-{
-    const std::time_t now = std::chrono::system_clock::to_time_t(std::chrono::system_clock::now());
-    std::tm tm{};
-    gmtime_r(&now, &tm);
-    char buf[32];
-    std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
-    return buf;
-}
 
 // What produced a stored method; equal provenance means re-running is a no-op.
 struct Provenance {

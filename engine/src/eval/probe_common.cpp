@@ -1,7 +1,6 @@
 #include "eval/probe_common.h"
 
-#include <chrono>
-#include <ctime>
+#include "clock_text.h"
 
 namespace lengen::engine::eval {
 
@@ -22,12 +21,7 @@ void writeProbeAttributes(hid_t group, const ProbeContext& ctx, const std::strin
     params["prompts"] = o.prompts;
     for (const auto& [name, value] : params)
         io::writeAttribute(group, name, std::vector<double>{value}, path);
-    const std::time_t now = std::chrono::system_clock::to_time_t(std::chrono::system_clock::now());
-    std::tm tm{};
-    gmtime_r(&now, &tm);
-    char buf[32];
-    std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
-    io::writeAttribute(group, "created_at", std::string(buf), path);
+    io::writeAttribute(group, "created_at", utcNow(), path);
 }
 
 void writeProbeCurve(hid_t group, const ProbeCurve& curve, const std::string& path)

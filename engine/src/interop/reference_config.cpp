@@ -12,6 +12,7 @@
 #include <filesystem>
 #include <optional>
 
+#include "config/config_emit.h"
 #include "config/section_reader.h"
 
 namespace lengen::engine::interop {
@@ -178,28 +179,7 @@ std::string referenceConfigYaml(const RunConfig& c, const std::string& runId,
     }
     out << YAML::EndMap << YAML::EndMap;
 
-    const TrainingConfig& t = c.training;
-    out << YAML::Key << "training" << YAML::Value << YAML::BeginMap;
-    out << YAML::Key << "evaluation_strategy" << YAML::Value << "steps";
-    out << YAML::Key << "gradient_accumulation_steps" << YAML::Value << 1;
-    out << YAML::Key << "eval_gradient_accumulation_steps" << YAML::Value << 1;
-    out << YAML::Key << "learning_rate" << YAML::Value << exactNumber(t.learningRate);
-    out << YAML::Key << "weight_decay" << YAML::Value << exactNumber(t.weightDecay);
-    out << YAML::Key << "adam_beta1" << YAML::Value << exactNumber(t.adamBeta1);
-    out << YAML::Key << "adam_beta2" << YAML::Value << exactNumber(t.adamBeta2);
-    out << YAML::Key << "adam_epsilon" << YAML::Value << exactNumber(t.adamEpsilon);
-    out << YAML::Key << "max_grad_norm" << YAML::Value << exactNumber(t.maxGradNorm);
-    out << YAML::Key << "max_steps" << YAML::Value << t.maxSteps;
-    out << YAML::Key << "warmup_ratio" << YAML::Value << exactNumber(t.warmupRatio);
-    out << YAML::Key << "logging_steps" << YAML::Value << t.loggingSteps;
-    out << YAML::Key << "save_strategy" << YAML::Value << "steps";
-    out << YAML::Key << "save_steps" << YAML::Value << t.saveSteps;
-    out << YAML::Key << "save_total_limit" << YAML::Value << 1;
-    out << YAML::Key << "metric_for_best_model" << YAML::Value << "loss";
-    out << YAML::Key << "eval_steps" << YAML::Value << 100;
-    out << YAML::Key << "per_device_train_batch_size" << YAML::Value << t.batchSize;
-    out << YAML::Key << "per_device_eval_batch_size" << YAML::Value << 64;
-    out << YAML::EndMap;
+    config::emitTraining(out, c.training, /*referenceExtras=*/true);
 
     out << YAML::Key << "wandb" << YAML::Value << YAML::BeginMap;
     out << YAML::Key << "project" << YAML::Value << "In-Context Function Learning";

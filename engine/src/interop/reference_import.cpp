@@ -10,6 +10,7 @@
 #include <map>
 #include <optional>
 
+#include "clock_text.h"
 #include "interop/reference_config.h"
 #include "interop/torch_archive.h"
 #include "io/run_store.h"
@@ -33,16 +34,6 @@ std::string shapeText(at::IntArrayRef s)
     for (size_t i = 0; i < s.size(); ++i)
         out += (i ? ", " : "") + std::to_string(s[i]);
     return out + "]";
-}
-
-std::string today()
-{
-    const std::time_t now = std::chrono::system_clock::to_time_t(std::chrono::system_clock::now());
-    std::tm tm{};
-    gmtime_r(&now, &tm);
-    char buf[32];
-    std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
-    return buf;
 }
 
 // A stable seed for the imported run's generator (the reference seeds nothing, §9.19).
@@ -228,7 +219,7 @@ std::string referenceImportTarget(const std::string& refDir, const std::string& 
     const std::string id = rc.runId.empty() ? dir.filename().string() : rc.runId;
     std::string date = dateFolder(dir);
     if (date.empty())
-        date = today().substr(0, 4) + today().substr(5, 2) + today().substr(8, 2);
+        date = utcNow("%Y%m%d");
     const auto& dims = rc.config.task.curriculum.dims;
     return (fs::path(outDir) / rc.config.task.name /
             ("dim_" + std::to_string(dims.start) + "-" + std::to_string(dims.end)) / date / id /
@@ -291,7 +282,7 @@ ReferenceImportResult importReferenceRun(const std::string& refDir,
     try {
         io::RunHeader h;
         h.runId = id;
-        h.createdAt = today();
+        h.createdAt = utcNow();
         h.configYaml = toYaml(rc.config);
         h.task = rc.config.task.name;
         h.positionEncoding = rc.config.peDisplayName();

@@ -14,61 +14,24 @@
 
 namespace lengen::engine::interop {
 
-PyValuePtr PyValue::none() { return std::make_shared<PyValue>(); }
-PyValuePtr PyValue::of(bool v)
+namespace {
+PyValuePtr make(PyValue::Kind kind)
 {
     auto p = std::make_shared<PyValue>();
-    p->kind = Kind::Bool;
-    p->boolean = v;
+    p->kind = kind;
     return p;
 }
-PyValuePtr PyValue::of(std::int64_t v)
-{
-    auto p = std::make_shared<PyValue>();
-    p->kind = Kind::Int;
-    p->integer = v;
-    return p;
-}
-PyValuePtr PyValue::of(double v)
-{
-    auto p = std::make_shared<PyValue>();
-    p->kind = Kind::Float;
-    p->number = v;
-    return p;
-}
-PyValuePtr PyValue::of(std::string v)
-{
-    auto p = std::make_shared<PyValue>();
-    p->kind = Kind::Str;
-    p->text = std::move(v);
-    return p;
-}
-PyValuePtr PyValue::of(torch::Tensor v)
-{
-    auto p = std::make_shared<PyValue>();
-    p->kind = Kind::Tensor;
-    p->tensor = std::move(v);
-    return p;
-}
-PyValuePtr PyValue::tuple(std::vector<PyValuePtr> v)
-{
-    auto p = std::make_shared<PyValue>();
-    p->kind = Kind::Tuple;
-    p->items = std::move(v);
-    return p;
-}
-PyValuePtr PyValue::list(std::vector<PyValuePtr> v)
-{
-    auto p = tuple(std::move(v));
-    p->kind = Kind::List;
-    return p;
-}
-PyValuePtr PyValue::makeDict()
-{
-    auto p = std::make_shared<PyValue>();
-    p->kind = Kind::Dict;
-    return p;
-}
+}  // namespace
+
+PyValuePtr PyValue::none() { return make(Kind::None); }
+PyValuePtr PyValue::of(bool v) { auto p = make(Kind::Bool); p->boolean = v; return p; }
+PyValuePtr PyValue::of(std::int64_t v) { auto p = make(Kind::Int); p->integer = v; return p; }
+PyValuePtr PyValue::of(double v) { auto p = make(Kind::Float); p->number = v; return p; }
+PyValuePtr PyValue::of(std::string v) { auto p = make(Kind::Str); p->text = std::move(v); return p; }
+PyValuePtr PyValue::of(torch::Tensor v) { auto p = make(Kind::Tensor); p->tensor = std::move(v); return p; }
+PyValuePtr PyValue::tuple(std::vector<PyValuePtr> v) { auto p = make(Kind::Tuple); p->items = std::move(v); return p; }
+PyValuePtr PyValue::list(std::vector<PyValuePtr> v) { auto p = make(Kind::List); p->items = std::move(v); return p; }
+PyValuePtr PyValue::makeDict() { return make(Kind::Dict); }
 
 PyValuePtr PyValue::get(const std::string& key) const
 {

@@ -6,7 +6,6 @@
 // with the zip's central directory here: a flipped byte in the weights is an error too.
 
 #include <caffe2/serialize/inline_container.h>
-#include <zlib.h>
 
 #include <algorithm>
 #include <cstring>
@@ -15,6 +14,7 @@
 #include <map>
 
 #include "interop/torch_archive.h"
+#include "interop/zip_crc.h"
 #include "lengen/engine/errors.h"
 
 namespace lengen::engine::interop {
@@ -52,67 +52,6 @@ at::ScalarType storageType(const std::string& global, const std::string& file)
     return it->second;
 }
 
-std::uint32_t readLe(const unsigned char* p, int n)
-{
-    std::uint32_t v = 0;
-    for (int i = 0; i < n; ++i)
-        v |= static_cast<std::uint32_t>(p[i]) << (8 * i);
-    return v;
-}
-
-// CRC-32 of every record, by name without the archive folder ("data.pkl", "data/0", ...),
-// read from the zip's central directory (zip64 end records included).
-std::map<std::string, std::uint32_t> recordCrcs(const std::string& path)
-{
-    std::map<std::string, std::uint32_t> out;
-    std::ifstream in(path, std::ios::binary);
-    in.seekg(0, std::ios::end);
-    const std::uint64_t size = static_cast<std::uint64_t>(in.tellg());
-    const std::uint64_t tail = std::min<std::uint64_t>(size, 65536 + 22 + 20);
-    std::vector<unsigned char> t(tail);
-    in.seekg(static_cast<std::streamoff>(size - tail));
-    in.read(reinterpret_cast<char*>(t.data()), static_cast<std::streamsize>(tail));
-    if (!in || tail < 22)
-        return out;
-    std::int64_t eocd = -1;
-    for (std::int64_t i = static_cast<std::int64_t>(tail) - 22; i >= 0 && eocd < 0; --i)
-        if (readLe(&t[i], 4) == 0x06054b50)
-            eocd = i;
-    if (eocd < 0)
-        return out;
-    std::uint64_t cdOffset = readLe(&t[eocd + 16], 4), cdSize = readLe(&t[eocd + 12], 4);
-    if ((cdOffset == 0xffffffffu || cdSize == 0xffffffffu) && eocd >= 20 &&
-        readLe(&t[eocd - 20], 4) == 0x07064b50) {
-        // zip64: the locator names the zip64 end record, which holds the real offset and size.
-        const std::uint64_t rec = readLe(&t[eocd - 12], 4) | (std::uint64_t(readLe(&t[eocd - 8], 4)) << 32);
-        unsigned char z[56];
-        in.seekg(static_cast<std::streamoff>(rec));
-        in.read(reinterpret_cast<char*>(z), 56);
-        if (!in || readLe(z, 4) != 0x06064b50)
-            return out;
-        cdSize = readLe(z + 40, 4) | (std::uint64_t(readLe(z + 44, 4)) << 32);
-        cdOffset = readLe(z + 48, 4) | (std::uint64_t(readLe(z + 52, 4)) << 32);
-    }
-    if (cdOffset > size || cdSize > size - cdOffset || cdSize > (64u << 20))
-        return out;
-    std::vector<unsigned char> cd(cdSize);
-    in.seekg(static_cast<std::streamoff>(cdOffset));
-    in.read(reinterpret_cast<char*>(cd.data()), static_cast<std::streamsize>(cdSize));
-    if (!in)
-        return out;
-    for (std::uint64_t p = 0; p + 46 <= cdSize && readLe(&cd[p], 4) == 0x02014b50;) {
-        const std::uint32_t nameLen = readLe(&cd[p + 28], 2), extra = readLe(&cd[p + 30], 2),
-                            comment = readLe(&cd[p + 32], 2);
-        if (p + 46 + nameLen > cdSize)
-            break;
-        std::string name(reinterpret_cast<const char*>(&cd[p + 46]), nameLen);
-        const auto slash = name.find('/');
-        out[slash == std::string::npos ? name : name.substr(slash + 1)] = readLe(&cd[p + 16], 4);
-        p += 46 + nameLen + extra + comment;
-    }
-    return out;
-}
-
 class Unpickler {
 public:
     Unpickler(const char* data, size_t size, caffe2::serialize::PyTorchStreamReader& zip,
@@ -126,14 +65,7 @@ public:
         const auto it = m_crcs.find(record);
         if (it == m_crcs.end())
             fail("record '" + record + "' is not in the zip's directory");
-        std::uint32_t crc = static_cast<std::uint32_t>(crc32(0L, Z_NULL, 0));
-        const auto* bytes = static_cast<const Bytef*>(data);
-        for (size_t done = 0; done < size;) {
-            const auto n = static_cast<uInt>(std::min<size_t>(size - done, 1u << 30));
-            crc = static_cast<std::uint32_t>(crc32(crc, bytes + done, n));
-            done += n;
-        }
-        if (crc != it->second)
+        if (crc32Of(data, size) != it->second)
             fail("record '" + record + "' fails its checksum");
     }
 
@@ -275,9 +207,12 @@ PyValuePtr Unpickler::persistentLoad(const PyValuePtr& pid)
         if (numel < 0 || bytes / elem < static_cast<size_t>(numel))
             fail("storage '" + key + "' holds " + std::to_string(bytes) + " bytes, fewer than " +
                  std::to_string(numel) + " elements");
-        torch::Tensor t = torch::empty({numel}, torch::TensorOptions().dtype(type));
-        if (numel > 0)
-            std::memcpy(t.data_ptr(), data.get(), static_cast<size_t>(numel) * elem);
+        // The tensor borrows the record's buffer (no copy); the deleter keeps it alive.
+        auto buffer = std::make_shared<at::DataPtr>(std::move(data));
+        torch::Tensor t = numel == 0 ? torch::empty({0}, torch::TensorOptions().dtype(type))
+                                     : torch::from_blob(buffer->get(), {numel},
+                                                        [buffer](void*) {},
+                                                        torch::TensorOptions().dtype(type));
         it = m_storages.emplace(key, t).first;
     }
     auto v = std::make_shared<PyValue>();
@@ -314,9 +249,10 @@ PyValuePtr Unpickler::rebuildTensor(const std::vector<PyValuePtr>& a)
     }
     if (a[1]->integer < 0 || (!empty && last >= storage.numel()))
         fail("tensor reaches past its storage");
+    // A view of its storage (copied only when strided): state dicts hold one storage per tensor.
     torch::Tensor t = empty ? torch::empty(size, storage.options())
                             : storage.as_strided(size, stride, a[1]->integer).contiguous();
-    return PyValue::of(t.clone());
+    return PyValue::of(t);
 }
 
 PyValuePtr Unpickler::reduce(const std::string& callable, const PyValuePtr& args)
@@ -490,7 +426,7 @@ PyValuePtr readTorchFile(const std::string& path)
             throw Error(ErrorKind::RunFile, path + ": zip archive without data.pkl "
                                                    "(not a torch.save file)");
         auto [data, size] = zip.getRecord("data.pkl");
-        Unpickler u(static_cast<const char*>(data.get()), size, zip, path, recordCrcs(path));
+        Unpickler u(static_cast<const char*>(data.get()), size, zip, path, zipRecordCrcs(path));
         u.checkCrc("data.pkl", data.get(), size);
         return u.run();
     } catch (const Error&) {

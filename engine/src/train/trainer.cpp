@@ -10,6 +10,7 @@
 #include <filesystem>
 #include <random>
 
+#include "clock_text.h"
 #include "io/run_store.h"
 #include "lengen/engine/errors.h"
 #include "lengen/engine/run_file.h"
@@ -21,16 +22,6 @@ namespace fs = std::filesystem;
 namespace lengen::engine {
 
 namespace {
-
-std::string utcNow(const char* format)
-{
-    const std::time_t now = std::chrono::system_clock::to_time_t(std::chrono::system_clock::now());
-    std::tm tm{};
-    gmtime_r(&now, &tm);
-    char buf[64];
-    std::strftime(buf, sizeof buf, format, &tm);
-    return buf;
-}
 
 std::string randomRunId()
 {
