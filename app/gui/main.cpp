@@ -55,7 +55,8 @@ int main(int argc, char** argv)
     QCommandLineOption train("train", "Start training the loaded config at once.");
     QCommandLineOption steps("steps", "Override training.max_steps.", "n");
     QCommandLineOption runs("runs", "Folder for new runs and the run browser (default: runs).", "dir", "runs");
-    QCommandLineOption open("open", "Open this run (folder or run.h5).", "run");
+    QCommandLineOption open("open", "Open this run (folder or run.h5), or add a folder of runs "
+                            "(a models/ folder of the Python code offers their import).", "run");
     QCommandLineOption compare("compare", "Overlay these runs (comma-separated) in the Compare tab.", "runs");
     QCommandLineOption analyse("analyse", "After training: evaluate and probe the new run.");
     QCommandLineOption quitIdle("quit-when-idle", "Quit once every queued job has ended.");

@@ -110,8 +110,15 @@ MainWindow::MainWindow(const StudioOptions& options, QWidget* parent) : QMainWin
         m_setup->loadFile(options.preset);
     if (!options.compare.isEmpty())
         compareRuns(options.compare);
-    if (!options.openRun.isEmpty())
-        openRun(options.openRun);
+    if (!options.openRun.isEmpty()) {
+        // A run, or a folder: a models/ tree of the Python code offers its import, which asks,
+        // so it waits until the window is up.
+        const QString path = options.openRun;
+        if (QFileInfo(path).isDir() && !QFileInfo::exists(path + "/run.h5"))
+            QTimer::singleShot(0, this, [this, path] { openPath(path); });
+        else
+            openRun(path);
+    }
     if (options.train)
         QTimer::singleShot(0, this, [this] {
             if (auto r = m_setup->request())
@@ -313,9 +320,9 @@ void MainWindow::offerReferenceImport(const QString& folder, const QStringList& 
     const auto answer = QMessageBox::question(
         this, tr("Runs of the Python code"),
         tr("%1 holds %n run(s) of the reference's Python code (config.yaml + state.pt).\n\n"
-           "Import them into %2? Each becomes a LenGen run with its weights, optimizer state "
-           "and metrics.json, ready to evaluate, probe and compare. The original folders are "
-           "not changed.", nullptr, int(pending.size())).arg(folder, out));
+           "Import them into %2? Each becomes a LenGen run with its weights and optimizer "
+           "state (and metrics.json's curves where present), ready to evaluate, probe and "
+           "compare. The original folders are not changed.", nullptr, int(pending.size())).arg(folder, out));
     if (answer != QMessageBox::Yes)
         return;
     const auto summary = ui::importReferenceRuns(this, pending, out);

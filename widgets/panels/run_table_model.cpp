@@ -1,5 +1,7 @@
 #include "run_table_model.h"
 
+#include <cmath>
+
 #include <QDirIterator>
 #include <QFileInfo>
 
@@ -115,7 +117,10 @@ QVariant RunTableModel::data(const QModelIndex& index, int role) const
     case Points: return r.points;
     case Steps:
         return sort ? QVariant(r.steps) : QVariant(QStringLiteral("%1 / %2").arg(r.steps).arg(r.totalSteps));
-    case FinalLoss: return sort ? QVariant(r.finalLoss) : QVariant(QString::number(r.finalLoss, 'g', 4));
+    case FinalLoss:  // no log (a run imported from the Python code, or one not yet logged): "—"
+        if (sort)
+            return std::isnan(r.finalLoss) ? -1.0 : r.finalLoss;
+        return std::isnan(r.finalLoss) ? QStringLiteral("—") : QString::number(r.finalLoss, 'g', 4);
     case Created: return r.created;
     case Status: {
         if (sort)
