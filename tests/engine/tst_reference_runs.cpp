@@ -126,7 +126,8 @@ void TestReferenceRuns::initTestCase()
 void TestReferenceRuns::importsAndExportsEveryBackbone_data()
 {
     QTest::addColumn<QString>("pe");
-    for (const char* pe : {"rope", "nope", "alibi", "fire", "yarn", "dynamic-yarn", "mamba", "gpt2"})
+    for (const char* pe : {"rope", "nope", "alibi", "fire", "yarn", "dynamic-yarn", "linear",
+                           "dynamic", "mamba", "gpt2"})
         QTest::newRow(pe) << pe;
 }
 

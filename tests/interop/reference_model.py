@@ -10,7 +10,7 @@ LenGen's exported ones:
                                         fixture's prompts, compare with its predictions
   reference_model.py damage SRC DST KIND  DST/state.pt = SRC/state.pt damaged (rename-key,
                                         wrong-shape, legacy, bad-optimizer, foreign-object)
-PE: rope, nope, alibi, fire, yarn, dynamic-yarn, mamba, gpt2.
+PE: rope, nope, alibi, fire, yarn, dynamic-yarn, linear (PI), dynamic (NTK), mamba, gpt2.
 """
 import json
 import math
@@ -28,12 +28,13 @@ def rotate_half(x):
 
 
 class Rotary(nn.Module):
-    """RoPE (§4.1); YaRN (§4.5) registers its scaled inv_freq as a persistent buffer."""
+    """RoPE (§4.1); YaRN (§4.5) registers its scaled inv_freq as a persistent buffer; linear
+    PI (§4.7) divides positions by the factor."""
 
-    def __init__(self, d, theta, yarn=None):
+    def __init__(self, d, theta, yarn=None, pi_factor=1.0):
         super().__init__()
         inv = 1.0 / theta ** (torch.arange(0, d, 2, dtype=torch.float64) / d)
-        self.mscale = 1.0
+        self.mscale, self.pi_factor = 1.0, pi_factor
         if yarn is not None:
             s, l_orig = yarn
             dim = lambda r: d * math.log(l_orig / (2 * math.pi * r)) / (2 * math.log(theta))
@@ -49,7 +50,7 @@ class Rotary(nn.Module):
             self.register_buffer("inv_freq", inv.float(), persistent=False)
 
     def forward(self, q, k):
-        t = torch.arange(q.shape[-2], dtype=torch.float32)
+        t = torch.arange(q.shape[-2], dtype=torch.float32) / self.pi_factor
         freqs = torch.outer(t, self.inv_freq)
         emb = torch.cat((freqs, freqs), dim=-1)
         cos, sin = emb.cos() * self.mscale, emb.sin() * self.mscale
@@ -97,14 +98,18 @@ class Attention(nn.Module):
         elif pe == "yarn":
             self.rotary_emb = Rotary(d, cfg["rope_theta"],
                                      (scaling["factor"], cfg["max_position_embeddings"]))
-        elif pe in ("rope", "dynamic-yarn"):  # dynamic YaRN is RoPE below its trigger
+        elif pe in ("rope", "dynamic-yarn", "dynamic"):
+            # Dynamic YaRN and dynamic NTK are RoPE below their trigger (the fixture's prompts
+            # have 12 tokens; L_orig is 16).
             self.rotary_emb = Rotary(d, cfg["rope_theta"])
+        elif pe == "linear":
+            self.rotary_emb = Rotary(d, cfg["rope_theta"], pi_factor=scaling["factor"])
 
     def forward(self, x):
         B, T, H = x.shape
         split = lambda t: t.view(B, T, self.heads, -1).transpose(1, 2)
         q, k, v = split(self.q_proj(x)), split(self.k_proj(x)), split(self.v_proj(x))
-        if self.pe in ("rope", "yarn", "dynamic-yarn"):
+        if self.pe in ("rope", "yarn", "dynamic-yarn", "dynamic", "linear"):
             q, k = self.rotary_emb(q, k)
         logits = q @ k.transpose(-1, -2) / math.sqrt(q.shape[-1])
         if self.pe == "alibi":
@@ -314,7 +319,9 @@ def config_for(pe):
                         "num_hidden_layers": 2, "num_attention_heads": 4, "hidden_act": "silu",
                         "rope_theta": 10000, "n_in_dims": 3, "max_position_embeddings": 16,
                         "intermediate_size": 128}
-        if pe != "rope":
+        if pe in ("linear", "dynamic"):  # stock Hugging Face scaling: no patch
+            cfg["model"]["rope_scaling"] = {"type": pe, "factor": 2.5}
+        elif pe != "rope":
             patch = {"yarn": "yarn", "dynamic-yarn": "yarn"}.get(pe, pe)
             scaling = {"type": pe, "factor": 2.5}
             cfg["patch"] = {"name": patch, "rope_scaling": scaling}
