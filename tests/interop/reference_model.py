@@ -369,11 +369,22 @@ def check(run_dir, fixture):
     model.load_state_dict(state["model_state_dict"], strict=True)
     opt = torch.optim.AdamW(model.parameters(), lr=1e-3)
     opt.load_state_dict(state["optimizer_state_dict"])  # must be torch's own layout
+    # torch.optim matches moments to parameters by position only: check they fit by shape.
+    for name, p in model.named_parameters():
+        if p in opt.state:
+            for moment in ("exp_avg", "exp_avg_sq"):
+                if opt.state[p][moment].shape != p.shape:
+                    print(f"{moment} of {name} has shape {tuple(opt.state[p][moment].shape)}")
+                    return 1
     model.eval()
     fx = torch.load(fixture)
     with torch.no_grad():
         pred = model(fx["xs"], fx["ys"])
     diff = (pred - fx["pred"]).abs().max().item()
+    model.train()  # and training goes on from it: one optimizer step
+    opt.zero_grad()
+    F.mse_loss(model(fx["xs"], fx["ys"]), fx["ys"]).backward()
+    opt.step()
     print(f"max |prediction difference| = {diff:.3g} (train_step {state['train_step']})")
     return 0 if diff <= 1e-5 else 1
 

@@ -149,7 +149,27 @@ ReferenceExportResult exportReferenceRun(const std::string& run, const std::stri
     } catch (const ConfigError& e) {
         throw Error(ErrorKind::RunFile, "the config stored in the run is invalid", e.what());
     }
-    const io::CheckpointState st = io::readCheckpoint(path);
+    io::CheckpointState st = io::readCheckpoint(path);
+    // The file lists tensors by name; torch.optim numbers parameters in model.parameters()
+    // order, so the state dict and the optimizer state follow the model's registration order.
+    {
+        io::CheckpointState ordered = st;
+        ordered.model.clear();
+        ordered.expAvg.clear();
+        ordered.expAvgSq.clear();
+        for (const auto& item : model::buildModel(config)->named_parameters()) {
+            size_t j = 0;
+            while (j < st.model.size() && st.model[j].name != item.key())
+                ++j;
+            if (j == st.model.size())
+                throw Error(ErrorKind::RunFile, path + ": the checkpoint has no tensor '" +
+                                                    item.key() + "'");
+            ordered.model.push_back(st.model[j]);
+            ordered.expAvg.push_back(st.expAvg[j]);
+            ordered.expAvgSq.push_back(st.expAvgSq[j]);
+        }
+        st = std::move(ordered);
+    }
 
     ReferenceExportResult result;
     const fs::path dir(outDir);
