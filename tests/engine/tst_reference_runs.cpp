@@ -242,6 +242,12 @@ void TestReferenceRuns::damagedInputsAreRefused_data()
     QTest::newRow("renamed key") << "rename-key" << runFile << "transformer.layers.1.mlp.gate.weight";
     QTest::newRow("wrong shape") << "wrong-shape" << runFile << "[32, 16]";
     QTest::newRow("foreign object") << "foreign-object" << runFile << "torch.nn.modules.linear.Linear";
+    QTest::newRow("NaN weight") << "nan-weight" << runFile << "transformer.layers.0.mlp.up_proj.weight";
+    QTest::newRow("negative train_step") << "negative-step" << runFile << "train_step";
+    QTest::newRow("train_step past max_steps") << "step-past-max" << runFile << "max_steps 1000";
+    QTest::newRow("float train_step") << "float-step" << runFile << "train_step is a float";
+    QTest::newRow("config.yaml is a folder") << "config-dir" << runFile << "not a regular file";
+    QTest::newRow("state.pt is a dangling link") << "state-link" << runFile << "dangling";
     QTest::newRow("bad config") << "bad-config" << int(engine::ErrorKind::Config) << "config.yaml";
 }
 
@@ -260,6 +266,13 @@ void TestReferenceRuns::damagedInputsAreRefused()
         fs::remove(bad + "/config.yaml");
     else if (k == "no-state")
         fs::remove(state);
+    else if (k == "config-dir") {
+        fs::remove(bad + "/config.yaml");
+        fs::create_directory(bad + "/config.yaml");
+    } else if (k == "state-link") {
+        fs::remove(state);
+        fs::create_symlink(bad + "/nowhere.pt", state);
+    }
     else if (k == "text")
         test::writeFile(bad, "state.pt", "model_state_dict: not a pickle\n");
     else if (k == "empty")
@@ -345,6 +358,35 @@ void TestReferenceRuns::commandLine()
     QCOMPARE(r.code, 4);
     r = cli({"import-run", out + "/nowhere"});
     QCOMPARE(r.code, 3);
+    // A state.pt given for its folder; a hostile wandb_id stays inside --out.
+    const std::string hostile = test::scratchDir("hostile-id");
+    fs::copy(runDir, hostile, fs::copy_options::recursive);
+    {
+        std::ifstream in(hostile + "/config.yaml");
+        std::string yaml((std::istreambuf_iterator<char>(in)), {});
+        yaml.replace(yaml.find("wandb_id: fxrope"), 16, "wandb_id: ../../../../escaped");
+        test::writeFile(hostile, "config.yaml", yaml);
+    }
+    r = cli({"import-run", QString::fromStdString(hostile + "/state.pt"), "--out", out});
+    QVERIFY2(r.code == 0, qPrintable(r.err));
+    QVERIFY2(r.out.trimmed().startsWith(out + "/linear_regression/"), qPrintable(r.out));
+    QVERIFY2(r.err.contains("cannot name a folder"), qPrintable(r.err));
+
+    // A tree with a bad run between good ones: the good ones are imported, the exit code says
+    // that one failed.
+    const std::string mixed = test::scratchDir("mixed-tree");
+    for (const char* pe : {"alibi", "nope", "fire"}) {
+        const std::string d = mixed + "/linear_regression/dim_2-3/20250301/" + pe;
+        fs::create_directories(d);
+        fs::copy(makeReferenceRun(std::string("mixed-") + pe, pe), d,
+                 fs::copy_options::overwrite_existing | fs::copy_options::recursive);
+    }
+    fs::resize_file(mixed + "/linear_regression/dim_2-3/20250301/fire/state.pt", 1000);
+    const QString mixedOut = QString::fromStdString(test::scratchDir("mixed-out"));
+    r = cli({"import-run", QString::fromStdString(mixed), "--out", mixedOut});
+    QCOMPARE(r.code, 3);
+    QCOMPARE(r.out.trimmed().split('\n').size(), 2);
+    QVERIFY2(r.err.contains("2 run(s) imported, 0 already present, 1 failed"), qPrintable(r.err));
 
     const QString exported = QString::fromStdString(test::scratchDir("cli-export")) + "/run";
     r = cli({"export-run", runFile, "--format", "pytorch", "--out", exported});
@@ -352,6 +394,9 @@ void TestReferenceRuns::commandLine()
     QVERIFY(QFile::exists(exported + "/state.pt") && QFile::exists(exported + "/config.yaml"));
     r = cli({"export-run", runFile, "--out", exported});
     QCOMPARE(r.code, 4);  // never overwrites a state.pt
+    QFile::remove(exported + "/state.pt");
+    r = cli({"export-run", runFile, "--out", exported});
+    QCOMPARE(r.code, 4);  // nor a config.yaml
     r = cli({"export-run", runFile, "--format", "onnx", "--out", exported + "2"});
     QCOMPARE(r.code, 64);
 }

@@ -9,7 +9,8 @@ LenGen's exported ones:
   reference_model.py check DIR FIXTURE  load DIR/state.pt with strict=True, predict the
                                         fixture's prompts, compare with its predictions
   reference_model.py damage SRC DST KIND  DST/state.pt = SRC/state.pt damaged (rename-key,
-                                        wrong-shape, legacy, bad-optimizer, foreign-object)
+                                        wrong-shape, legacy, bad-optimizer, foreign-object,
+                                        nan-weight, negative-step, step-past-max, float-step)
 PE: rope, nope, alibi, fire, yarn, dynamic-yarn, linear (PI), dynamic (NTK), mamba, gpt2.
 """
 import json
@@ -400,6 +401,14 @@ def damage(src, dst, kind):
         state["optimizer_state_dict"]["param_groups"][0]["params"].pop()
     elif kind == "foreign-object":
         state["train_step"] = torch.nn.Linear(2, 2)
+    elif kind == "nan-weight":
+        sd["transformer.layers.0.mlp.up_proj.weight"][3, 5] = float("nan")
+    elif kind == "negative-step":
+        state["train_step"] = -5
+    elif kind == "step-past-max":
+        state["train_step"] = 5000  # the config's max_steps is 1000
+    elif kind == "float-step":
+        state["train_step"] = 1.5
     torch.save(state, f"{dst}/state.pt", _use_new_zipfile_serialization=kind != "legacy")
 
 

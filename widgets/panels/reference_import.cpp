@@ -45,16 +45,10 @@ QStringList pendingReferenceRuns(const QString& folder, const QString& outDir)
 {
     QStringList out;
     try {
-        for (const auto& dir : engine::findReferenceRuns(folder.toStdString())) {
-            QString target;
-            try {
-                target = QString::fromStdString(engine::referenceImportTarget(dir, outDir.toStdString()));
-            } catch (const std::exception&) {
-                // An unreadable config.yaml: offer it anyway, the import will say why it fails.
-            }
-            if (target.isEmpty() || !QFileInfo::exists(target))
+        // A run whose config.yaml is unreadable is offered too: its import says what is wrong.
+        for (const auto& dir : engine::findReferenceRuns(folder.toStdString()))
+            if (!engine::isReferenceRunImported(dir, outDir.toStdString()))
                 out << QString::fromStdString(dir);
-        }
     } catch (const std::exception&) {
     }
     return out;

@@ -174,12 +174,28 @@ ReferenceExportResult exportReferenceRun(const std::string& run, const std::stri
     ReferenceExportResult result;
     const fs::path dir(outDir);
     std::error_code ec;
-    if (fs::exists(dir / "state.pt", ec))
-        throw Error(ErrorKind::Io, outDir + " already holds a state.pt; choose an empty folder");
+    for (const char* f : {"state.pt", "config.yaml"})
+        if (fs::exists(dir / f, ec))
+            throw Error(ErrorKind::Io, outDir + " already holds a " + std::string(f) +
+                                           "; choose an empty folder");
     fs::create_directories(dir, ec);
     if (ec)
         throw Error(ErrorKind::Io, "cannot create " + outDir + ": " + ec.message());
 
+    // Room for the file: every tensor (weights, two moments, the unused embedding table).
+    {
+        double need = 4e6;
+        for (const auto& t : st.model)
+            need += 3.0 * double(t.value.nbytes());
+        const auto table = interop::embeddingTable(config);
+        need += 4.0 * double(table.shape[0] * table.shape[1]);
+        const auto space = fs::space(dir, ec);
+        if (!ec && double(space.available) < need)
+            throw Error(ErrorKind::Io, outDir + " has " + std::to_string(space.available >> 20) +
+                                           " MB free; state.pt needs about " +
+                                           std::to_string(static_cast<long long>(need / 1048576)) +
+                                           " MB");
+    }
     const Exported model = modelStateDict(config, st);
     auto root = PyValue::makeDict();
     root->set(str("model_state_dict"), model.model);
@@ -188,7 +204,12 @@ ReferenceExportResult exportReferenceRun(const std::string& run, const std::stri
     root->set(str("train_step"), integer(std::max<std::int64_t>(0, st.stepsDone - 1)));
     const std::string yaml = interop::referenceConfigYaml(config, info.runId, result.notes);
     interop::writeTorchFile((dir / "state.pt").string(), *root);
-    writeText(dir / "config.yaml", yaml);
+    try {
+        writeText(dir / "config.yaml", yaml);
+    } catch (...) {
+        fs::remove(dir / "state.pt", ec);  // both files or neither
+        throw;
+    }
     if (config.position.type == "dynamic-yarn" || config.position.type == "dynamic")
         result.notes.push_back("the reference's dynamic " +
                                std::string(config.position.type == "dynamic" ? "NTK" : "YaRN") +

@@ -4,19 +4,20 @@
 
 #include <algorithm>
 #include <cctype>
-#include <chrono>
-#include <ctime>
+#include <cerrno>
+#include <cstring>
 #include <filesystem>
+#include <fstream>
 #include <map>
-#include <optional>
 
 #include "clock_text.h"
 #include "interop/reference_config.h"
-#include "interop/torch_archive.h"
+#include "interop/reference_state.h"
 #include "io/run_store.h"
 #include "lengen/engine/analysis.h"
 #include "lengen/engine/errors.h"
 #include "lengen/engine/reference_runs.h"
+#include "lengen/engine/run_file.h"
 #include "train/train_loop.h"
 
 namespace fs = std::filesystem;
@@ -24,17 +25,6 @@ namespace fs = std::filesystem;
 namespace lengen::engine {
 
 namespace {
-
-using interop::PyValue;
-using interop::PyValuePtr;
-
-std::string shapeText(at::IntArrayRef s)
-{
-    std::string out = "[";
-    for (size_t i = 0; i < s.size(); ++i)
-        out += (i ? ", " : "") + std::to_string(s[i]);
-    return out + "]";
-}
 
 // A stable seed for the imported run's generator (the reference seeds nothing, §9.19).
 std::uint64_t seedFor(const std::string& id)
@@ -53,178 +43,128 @@ std::string dateFolder(const fs::path& dir)
     return digits ? d : std::string();
 }
 
-struct LoadedState {
-    PyValuePtr model, optimizer;
-    std::optional<std::int64_t> trainStep;
-};
-
-LoadedState readState(const std::string& path)
-{
-    const PyValuePtr root = interop::readTorchFile(path);
-    LoadedState s;
-    if (root->kind != PyValue::Kind::Dict)
-        throw Error(ErrorKind::RunFile, path + ": holds a " + root->kindName() +
-                                            ", not the reference's checkpoint dict");
-    s.model = root->get("model_state_dict");
-    if (!s.model) {
-        // A bare state dict (torch.save(model.state_dict())) is accepted too.
-        bool tensors = !root->dict.empty();
-        for (const auto& [k, v] : root->dict)
-            tensors = tensors && v->kind == PyValue::Kind::Tensor;
-        if (!tensors)
-            throw Error(ErrorKind::RunFile, path + ": no 'model_state_dict' in the checkpoint");
-        s.model = root;
-    }
-    if (s.model->kind != PyValue::Kind::Dict)
-        throw Error(ErrorKind::RunFile, path + ": 'model_state_dict' is a " +
-                                            s.model->kindName() + ", not a dict");
-    s.optimizer = root->get("optimizer_state_dict");
-    if (auto step = root->get("train_step"); step && step->kind == PyValue::Kind::Int)
-        s.trainStep = step->integer;
-    return s;
-}
-
-// The weights, by our parameter order, with every mismatch named.
-std::vector<io::NamedTensor> mapWeights(const PyValuePtr& sd, const training::TrainSession& s,
-                                        const std::string& path,
-                                        std::vector<std::string>& notes)
-{
-    std::map<std::string, torch::Tensor> ours;
-    for (const auto& [name, p] : s.optimizer->params())
-        ours.emplace(name, p);
-    std::map<std::string, torch::Tensor> theirs;
-    int skipped = 0;
-    for (const auto& [k, v] : sd->dict) {
-        if (k->kind != PyValue::Kind::Str || v->kind != PyValue::Kind::Tensor)
-            throw Error(ErrorKind::RunFile, path + ": model_state_dict holds a " + v->kindName() +
-                                                " under " + (k->kind == PyValue::Kind::Str
-                                                                 ? "'" + k->text + "'"
-                                                                 : "a non-string key"));
-        if (!ours.count(k->text)) {
-            if (interop::isPythonOnlyKey(k->text)) {
-                ++skipped;
-                continue;
-            }
-            throw Error(ErrorKind::RunFile,
-                        path + ": key '" + k->text + "' " + shapeText(v->tensor.sizes()) +
-                            " is not part of the model config.yaml describes (" +
-                            s.config.peDisplayName() + ", " +
-                            std::to_string(s.config.model.numLayers) + " layers)");
-        }
-        theirs.emplace(k->text, v->tensor);
-    }
-    std::vector<io::NamedTensor> out;
-    for (const auto& [name, p] : s.optimizer->params()) {
-        const auto it = theirs.find(name);
-        if (it == theirs.end())
-            throw Error(ErrorKind::RunFile, path + ": key '" + name + "' (shape " +
-                                                shapeText(p.sizes()) + ") is missing");
-        if (it->second.sizes() != p.sizes())
-            throw Error(ErrorKind::RunFile, path + ": key '" + name + "' has shape " +
-                                                shapeText(it->second.sizes()) + ", the model " +
-                                                "config.yaml describes needs " +
-                                                shapeText(p.sizes()));
-        if (!it->second.is_floating_point())
-            throw Error(ErrorKind::RunFile, path + ": key '" + name + "' is not a float tensor");
-        out.push_back({name, it->second.to(torch::kFloat32).contiguous()});
-    }
-    if (skipped)
-        notes.push_back(std::to_string(skipped) + " tensor(s) LenGen's model does not use "
-                        "(embedding table, derived rotary buffers) were skipped");
-    return out;
-}
-
-// AdamW moments in our order, when state.pt's optimizer state matches the model. The optimizer
-// numbers parameters in model.parameters() order: the state dict's keys minus its buffers.
-bool mapOptimizer(const PyValuePtr& opt, const PyValuePtr& sd, io::CheckpointState& st,
-                  std::string& why)
-{
-    if (!opt || opt->kind != PyValue::Kind::Dict) {
-        why = "state.pt has no optimizer_state_dict";
-        return false;
-    }
-    const PyValuePtr state = opt->get("state");
-    const PyValuePtr groups = opt->get("param_groups");
-    if (!state || state->kind != PyValue::Kind::Dict || !groups ||
-        groups->kind != PyValue::Kind::List) {
-        why = "its optimizer state is not torch.optim's {state, param_groups}";
-        return false;
-    }
-    std::vector<std::string> keys;
-    for (const auto& [k, v] : sd->dict)
-        if (!interop::isBufferKey(k->text))
-            keys.push_back(k->text);
-    std::size_t count = 0;
-    for (const auto& g : groups->items)
-        if (auto params = g->get("params"); params && params->kind == PyValue::Kind::List)
-            count += params->items.size();
-    if (count != keys.size()) {
-        why = "it covers " + std::to_string(count) + " parameters, the checkpoint has " +
-              std::to_string(keys.size());
-        return false;
-    }
-    std::map<std::string, std::pair<torch::Tensor, torch::Tensor>> moments;
-    double steps = -1;
-    for (const auto& [k, v] : state->dict) {
-        if (k->kind != PyValue::Kind::Int || k->integer < 0 ||
-            k->integer >= static_cast<std::int64_t>(keys.size()) || v->kind != PyValue::Kind::Dict) {
-            why = "its state is not indexed by parameter number";
-            return false;
-        }
-        auto m = v->get("exp_avg"), sq = v->get("exp_avg_sq"), step = v->get("step");
-        if (!m || !sq || m->kind != PyValue::Kind::Tensor || sq->kind != PyValue::Kind::Tensor) {
-            why = "it is not AdamW's (no exp_avg / exp_avg_sq)";
-            return false;
-        }
-        moments[keys[k->integer]] = {m->tensor, sq->tensor};
-        if (step && step->kind == PyValue::Kind::Tensor && step->tensor.numel() == 1)
-            steps = step->tensor.item<double>();
-        else if (step && step->kind == PyValue::Kind::Int)
-            steps = double(step->integer);
-    }
-    for (const auto& p : st.model) {
-        auto it = moments.find(p.name);
-        torch::Tensor m = torch::zeros_like(p.value), v = torch::zeros_like(p.value);
-        if (it != moments.end()) {
-            if (it->second.first.sizes() != p.value.sizes() ||
-                it->second.second.sizes() != p.value.sizes()) {
-                why = "the moments of '" + p.name + "' have shape " +
-                      shapeText(it->second.first.sizes()) + ", the parameter " +
-                      shapeText(p.value.sizes());
-                return false;
-            }
-            m = it->second.first.to(torch::kFloat32).contiguous();
-            v = it->second.second.to(torch::kFloat32).contiguous();
-        }
-        st.expAvg.push_back({p.name, m});
-        st.expAvgSq.push_back({p.name, v});
-    }
-    if (steps >= 0)
-        st.optimizerSteps = static_cast<std::int64_t>(steps);
-    return true;
-}
-
 void removeAll(const fs::path& p)
 {
     std::error_code ec;
     fs::remove_all(p, ec);
 }
 
+// A run id becomes a folder name: letters, digits, '.', '_', '-' only (wandb's ids are such).
+bool safeId(const std::string& id)
+{
+    return !id.empty() && id.size() <= 128 && id != "." && id != ".." &&
+           std::all_of(id.begin(), id.end(), [](unsigned char c) {
+               return std::isalnum(c) || c == '.' || c == '_' || c == '-';
+           });
+}
+
+struct Target {
+    interop::ReferenceConfig rc;
+    std::string id;
+    fs::path runFile;
+};
+
+Target targetFor(const fs::path& dir, const std::string& outDir)
+{
+    Target t;
+    t.rc = interop::loadReferenceConfig((dir / "config.yaml").string());
+    t.id = t.rc.runId;
+    if (!safeId(t.id)) {
+        if (!t.id.empty())
+            t.rc.notes.push_back("wandb_id '" + t.id + "' cannot name a folder; the run folder's "
+                                 "name is used");
+        t.id = dir.filename().string();
+        for (auto& c : t.id)
+            if (!std::isalnum(static_cast<unsigned char>(c)) && c != '.' && c != '_' && c != '-')
+                c = '_';
+        if (!safeId(t.id))
+            t.id = "run";
+    }
+    std::string date = dateFolder(dir);
+    if (date.empty())
+        date = utcNow("%Y%m%d");
+    const auto& dims = t.rc.config.task.curriculum.dims;
+    t.runFile = fs::path(outDir) / t.rc.config.task.name /
+                ("dim_" + std::to_string(dims.start) + "-" + std::to_string(dims.end)) / date /
+                t.id / "run.h5";
+    return t;
+}
+
+// The folder's config.yaml / state.pt: present, a regular file, readable.
+void requireFile(const fs::path& dir, const char* name, const std::string& shown)
+{
+    std::error_code ec;
+    const fs::path p = dir / name;
+    const auto status = fs::status(p, ec);
+    if (!fs::exists(status)) {
+        if (fs::is_symlink(fs::symlink_status(p, ec)))
+            throw Error(ErrorKind::RunFile, p.string() + " is a dangling or looping link");
+        throw Error(ErrorKind::RunFile, shown + ": not a reference run folder (no " +
+                                            std::string(name) + ")");
+    }
+    if (!fs::is_regular_file(status))
+        throw Error(ErrorKind::RunFile, p.string() + " is not a regular file");
+    std::ifstream in(p, std::ios::binary);
+    if (!in)
+        throw Error(ErrorKind::RunFile, p.string() + " cannot be read: " + std::strerror(errno));
+}
+
+// Free space where the run will be written, against what its run file needs: one checkpoint
+// slot of weights and AdamW moments (HDF5 allocates the other slot's data only when written).
+void requireSpace(const fs::path& target, std::int64_t parameters)
+{
+    fs::path existing = target;
+    std::error_code ec;
+    while (!existing.empty() && !fs::exists(existing, ec))
+        existing = existing.parent_path();
+    const auto space = fs::space(existing.empty() ? fs::path(".") : existing, ec);
+    if (ec)
+        return;
+    const double need = 3.0 * 4 * double(parameters) * 1.05 + 4e6;  // one slot is written
+    if (double(space.available) < need)
+        throw Error(ErrorKind::Io, existing.string() + " has " +
+                                       std::to_string(space.available >> 20) +
+                                       " MB free; the imported run needs about " +
+                                       std::to_string(static_cast<long long>(need / 1048576)) +
+                                       " MB");
+}
+
+// The checkpoint as it reads back from disk equals what was written: catches write failures
+// the HDF5 layer did not report (a disk that filled up).
+void verifyWritten(const std::string& runFile, const io::CheckpointState& st)
+{
+    const io::CheckpointState back = io::readCheckpoint(runFile);  // tensors in name order
+    std::map<std::string, size_t> at;
+    for (size_t i = 0; i < back.model.size(); ++i)
+        at[back.model[i].name] = i;
+    bool same = back.stepsDone == st.stepsDone && back.model.size() == st.model.size();
+    for (size_t i = 0; same && i < st.model.size(); ++i) {
+        const auto it = at.find(st.model[i].name);
+        same = it != at.end() && torch::equal(back.model[it->second].value, st.model[i].value) &&
+               torch::equal(back.expAvg[it->second].value, st.expAvg[i].value) &&
+               torch::equal(back.expAvgSq[it->second].value, st.expAvgSq[i].value);
+    }
+    if (!same)
+        throw Error(ErrorKind::Io, runFile + " does not read back as written (disk full?)");
+}
+
 }  // namespace
 
 std::string referenceImportTarget(const std::string& refDir, const std::string& outDir)
 {
-    const fs::path dir = fs::weakly_canonical(fs::path(refDir));
-    const interop::ReferenceConfig rc = interop::loadReferenceConfig((dir / "config.yaml").string());
-    const std::string id = rc.runId.empty() ? dir.filename().string() : rc.runId;
-    std::string date = dateFolder(dir);
-    if (date.empty())
-        date = utcNow("%Y%m%d");
-    const auto& dims = rc.config.task.curriculum.dims;
-    return (fs::path(outDir) / rc.config.task.name /
-            ("dim_" + std::to_string(dims.start) + "-" + std::to_string(dims.end)) / date / id /
-            "run.h5")
-        .string();
+    return targetFor(fs::weakly_canonical(fs::path(refDir)), outDir).runFile.string();
+}
+
+bool isReferenceRunImported(const std::string& refDir, const std::string& outDir)
+{
+    try {
+        const fs::path dir = fs::weakly_canonical(fs::path(refDir));
+        const std::string target = targetFor(dir, outDir).runFile.string();
+        std::error_code ec;
+        return fs::exists(target, ec) && readRunInfo(target).importedFrom == dir.string();
+    } catch (const std::exception&) {
+        return false;
+    }
 }
 
 ReferenceImportResult importReferenceRun(const std::string& refDir,
@@ -232,34 +172,51 @@ ReferenceImportResult importReferenceRun(const std::string& refDir,
 {
     std::error_code ec;
     const fs::path dir = fs::weakly_canonical(fs::path(refDir), ec);
-    if (!fs::is_directory(dir, ec))
+    if (ec || !fs::is_directory(dir, ec))
         throw Error(ErrorKind::RunFile, refDir + ": no such folder");
-    for (const char* f : {"config.yaml", "state.pt"})
-        if (!fs::is_regular_file(dir / f, ec))
-            throw Error(ErrorKind::RunFile, refDir + ": not a reference run folder (no " +
-                                                std::string(f) + ")");
+    requireFile(dir, "config.yaml", refDir);
+    requireFile(dir, "state.pt", refDir);
     ReferenceImportResult result;
-    interop::ReferenceConfig rc = interop::loadReferenceConfig((dir / "config.yaml").string());
+    Target t = targetFor(dir, options.outDir);
+    interop::ReferenceConfig& rc = t.rc;
     result.notes = rc.notes;
-    const std::string id = rc.runId.empty() ? dir.filename().string() : rc.runId;
-    rc.config.seed = seedFor(id);
-    const fs::path target = referenceImportTarget(dir.string(), options.outDir);
-    if (fs::exists(target, ec))
-        throw Error(ErrorKind::Io, "already imported: " + target.string());
+    rc.config.seed = seedFor(t.id);
+    const fs::path target = t.runFile;
+    if (fs::exists(target, ec)) {
+        std::string from;
+        try {
+            from = readRunInfo(target.string()).importedFrom;
+        } catch (const std::exception&) {
+        }
+        if (from == dir.string())
+            throw Error(ErrorKind::Io, "already imported: " + target.string());
+        throw Error(ErrorKind::Io, target.string() + " already exists (" +
+                                       (from.empty() ? std::string("not an import")
+                                                     : "imported from " + from) +
+                                       "); import " + refDir + " into another --out folder");
+    }
 
     const std::string statePath = (dir / "state.pt").string();
-    const LoadedState loaded = readState(statePath);
+    const interop::LoadedState loaded = interop::readState(statePath);
+    if (loaded.trainStep && *loaded.trainStep >= rc.config.training.maxSteps)
+        throw Error(ErrorKind::RunFile, statePath + ": train_step " +
+                                            std::to_string(*loaded.trainStep) +
+                                            " is not below training.max_steps " +
+                                            std::to_string(rc.config.training.maxSteps) +
+                                            " of its config.yaml");
     training::TrainSession s;
     training::setupSession(s, rc.config, *rc.config.seed, "cpu");
+    requireSpace(target, s.model->parameterCount());
     io::CheckpointState st;
-    st.model = mapWeights(loaded.model, s, statePath, result.notes);
+    st.model = interop::mapWeights(loaded.model, s.optimizer->params(), rc.config, statePath,
+                                   result.notes);
     // The reference saves after the update of step s, so s + 1 updates are in the weights.
     st.stepsDone = loaded.trainStep ? *loaded.trainStep + 1 : 0;
     if (!loaded.trainStep)
         result.notes.push_back("state.pt has no train_step; the run starts its count at 0");
     st.optimizerSteps = st.stepsDone;
     std::string why;
-    result.optimizerImported = mapOptimizer(loaded.optimizer, loaded.model, st, why);
+    result.optimizerImported = interop::mapOptimizer(loaded.optimizer, loaded.model, st, why);
     if (!result.optimizerImported) {
         st.expAvg.clear();
         st.expAvgSq.clear();
@@ -267,6 +224,7 @@ ReferenceImportResult importReferenceRun(const std::string& refDir,
             st.expAvg.push_back({p.name, torch::zeros_like(p.value)});
             st.expAvgSq.push_back({p.name, torch::zeros_like(p.value)});
         }
+        st.optimizerSteps = st.stepsDone;
         result.notes.push_back("optimizer state not imported (" + why + "): the weights are; "
                                "continued training starts AdamW's moments from zero");
     }
@@ -274,14 +232,17 @@ ReferenceImportResult importReferenceRun(const std::string& refDir,
     st.dims = rc.config.task.curriculum.dims.valueAt(st.stepsDone);
     st.points = rc.config.task.curriculum.points.valueAt(st.stepsDone);
     result.stepsDone = st.stepsDone;
+    if (dateFolder(dir).empty())
+        result.notes.push_back("the folder above the run is not a YYYYMMDD date; today's date "
+                               "names the imported run's folder");
 
     // Assemble in <target folder>.importing, rename when complete.
     const fs::path finalDir = target.parent_path();
-    const fs::path tmpDir = finalDir.string() + ".importing";
+    const fs::path tmpDir = importingFolder(target.string());
     removeAll(tmpDir);
     try {
         io::RunHeader h;
-        h.runId = id;
+        h.runId = t.id;
         h.createdAt = utcNow();
         h.configYaml = toYaml(rc.config);
         h.task = rc.config.task.name;
@@ -303,11 +264,14 @@ ReferenceImportResult importReferenceRun(const std::string& refDir,
             writer->writeCheckpoint(st);
             writer->setStatus("imported");
         }
-        if (options.metrics && fs::is_regular_file(dir / "metrics.json", ec)) {
+        verifyWritten(tmpRun, st);
+        if (options.metrics && fs::exists(dir / "metrics.json", ec)) {
             try {
                 result.importedMethods =
                     importMetricsJson((dir / "metrics.json").string(), tmpRun, "python");
             } catch (const Error& e) {
+                if (e.kind() == ErrorKind::Io)
+                    throw;  // the disk, not the file: the whole import fails
                 result.notes.push_back(std::string("metrics.json not imported: ") + e.what());
             }
         }
@@ -322,6 +286,11 @@ ReferenceImportResult importReferenceRun(const std::string& refDir,
     }
     result.runFile = target.string();
     return result;
+}
+
+std::string importingFolder(const std::string& runFile)
+{
+    return fs::path(runFile).parent_path().string() + ".importing";
 }
 
 bool isReferenceRunDir(const std::string& dir)

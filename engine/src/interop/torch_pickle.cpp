@@ -4,6 +4,7 @@
 
 #include <caffe2/serialize/inline_container.h>
 
+#include <cerrno>
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
@@ -226,21 +227,31 @@ void writeTorchFile(const std::string& path, const PyValue& root)
         if (!file)
             throw Error(ErrorKind::Io, "cannot create " + partial);
         {
+            // The writer must never see a short write: it throws, and its destructor then
+            // throws again (std::terminate). Failures are remembered and reported after it.
+            bool failed = false;
             caffe2::serialize::PyTorchStreamWriter zip(
-                [&file](const void* data, size_t n) -> size_t {
-                    file.write(static_cast<const char*>(data), static_cast<std::streamsize>(n));
-                    return file ? n : 0;
+                [&file, &failed](const void* data, size_t n) -> size_t {
+                    if (!failed) {
+                        file.write(static_cast<const char*>(data), static_cast<std::streamsize>(n));
+                        failed = !file;
+                    }
+                    return n;
                 });
-            zip.writeRecord("data.pkl", p.out.data(), p.out.size());
-            for (size_t i = 0; i < p.storages.size(); ++i) {
-                const auto& t = p.storages[i];
-                zip.writeRecord("data/" + std::to_string(i), t.data_ptr(), t.nbytes());
+            for (size_t i = 0; i < p.storages.size() + 1 && !failed; ++i) {
+                if (i == 0) {
+                    zip.writeRecord("data.pkl", p.out.data(), p.out.size());
+                    continue;
+                }
+                const auto& t = p.storages[i - 1];
+                zip.writeRecord("data/" + std::to_string(i - 1), t.data_ptr(), t.nbytes());
             }
             zip.writeEndOfFile();
+            file.flush();
+            if (failed || !file)
+                throw Error(ErrorKind::Io, "cannot write " + partial + ": " +
+                                               std::strerror(errno) + " (disk full?)");
         }
-        file.flush();
-        if (!file)
-            throw Error(ErrorKind::Io, "cannot write " + partial + " (disk full?)");
         file.close();
         std::filesystem::rename(partial, path);
     } catch (const Error&) {

@@ -32,7 +32,15 @@ struct ReferenceImportResult {
 };
 
 /// Where importReferenceRun would put `refDir` (the run.h5 path), without touching anything.
+/// Throws ConfigError when its config.yaml is invalid.
 std::string referenceImportTarget(const std::string& refDir, const std::string& outDir);
+
+/// True when `refDir` was imported into `outDir` before (its target run names it as origin).
+bool isReferenceRunImported(const std::string& refDir, const std::string& outDir);
+
+/// The hidden folder an import of `runFile` is assembled in (removed on failure; a process
+/// killed mid-import leaves it, and the next import of the run clears it).
+std::string importingFolder(const std::string& runFile);
 
 /// Imports a reference run folder. The config is the reference's as resolved (with
 /// `compat: reference`), the weights come from state.pt by state-dict key, the AdamW state
