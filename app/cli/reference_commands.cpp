@@ -46,8 +46,10 @@ void guardUnfinished(const std::vector<std::string>& files, const std::string& d
         g_files[i] = g_paths[static_cast<size_t>(i)].c_str();
     g_dir = dir.empty() ? nullptr : g_paths.back().c_str();
     g_fileCount = n;
-    std::signal(SIGINT, removeUnfinished);
-    std::signal(SIGTERM, removeUnfinished);
+    // Nothing unfinished: the default action (what is written is complete).
+    const bool guarding = n > 0 || !dir.empty();
+    std::signal(SIGINT, guarding ? removeUnfinished : SIG_DFL);
+    std::signal(SIGTERM, guarding ? removeUnfinished : SIG_DFL);
 }
 
 void guardImport(const std::string& refDir, const std::string& outDir)
