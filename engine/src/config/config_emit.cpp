@@ -34,6 +34,29 @@ std::string exactNumber(double v)
     return s;
 }
 
+void emitModelShape(YAML::Emitter& out, const ModelConfig& m)
+{
+    if (m.backbone == Backbone::Gpt2) {
+        out << YAML::Key << "n_embd" << YAML::Value << m.hiddenSize;
+        out << YAML::Key << "n_layer" << YAML::Value << m.numLayers;
+        out << YAML::Key << "n_head" << YAML::Value << m.numHeads;
+        out << YAML::Key << "resid_pdrop" << YAML::Value << exactNumber(m.residDropout);
+        out << YAML::Key << "embd_pdrop" << YAML::Value << exactNumber(m.embdDropout);
+        out << YAML::Key << "attn_pdrop" << YAML::Value << exactNumber(m.attnDropout);
+    } else {
+        out << YAML::Key << "hidden_size" << YAML::Value << m.hiddenSize;
+        out << YAML::Key << "num_hidden_layers" << YAML::Value << m.numLayers;
+    }
+    if (m.backbone == Backbone::Llama) {
+        out << YAML::Key << "num_attention_heads" << YAML::Value << m.numHeads;
+        out << YAML::Key << "hidden_act" << YAML::Value << m.hiddenAct;
+        out << YAML::Key << "rope_theta" << YAML::Value << exactNumber(m.ropeTheta);
+        out << YAML::Key << "rms_norm_eps" << YAML::Value << exactNumber(m.rmsNormEps);
+    }
+    if (m.backbone == Backbone::Mamba)
+        out << YAML::Key << "state_size" << YAML::Value << m.stateSize;
+}
+
 void emitTraining(YAML::Emitter& out, const TrainingConfig& t, bool referenceExtras)
 {
     out << YAML::Key << "training" << YAML::Value << YAML::BeginMap;
@@ -87,25 +110,7 @@ void model(YAML::Emitter& out, const RunConfig& c)
         out << YAML::Key << "max_length" << YAML::Value << static_cast<long long>(m.maxLength);
     else
         out << YAML::Key << "max_length" << YAML::Value << exactNumber(m.maxLength);
-    if (m.backbone == Backbone::Gpt2) {
-        out << YAML::Key << "n_embd" << YAML::Value << m.hiddenSize;
-        out << YAML::Key << "n_layer" << YAML::Value << m.numLayers;
-        out << YAML::Key << "n_head" << YAML::Value << m.numHeads;
-        out << YAML::Key << "resid_pdrop" << YAML::Value << exactNumber(m.residDropout);
-        out << YAML::Key << "embd_pdrop" << YAML::Value << exactNumber(m.embdDropout);
-        out << YAML::Key << "attn_pdrop" << YAML::Value << exactNumber(m.attnDropout);
-    } else {
-        out << YAML::Key << "hidden_size" << YAML::Value << m.hiddenSize;
-        out << YAML::Key << "num_hidden_layers" << YAML::Value << m.numLayers;
-    }
-    if (m.backbone == Backbone::Llama) {
-        out << YAML::Key << "num_attention_heads" << YAML::Value << m.numHeads;
-        out << YAML::Key << "hidden_act" << YAML::Value << m.hiddenAct;
-        out << YAML::Key << "rope_theta" << YAML::Value << exactNumber(m.ropeTheta);
-        out << YAML::Key << "rms_norm_eps" << YAML::Value << exactNumber(m.rmsNormEps);
-    }
-    if (m.backbone == Backbone::Mamba)
-        out << YAML::Key << "state_size" << YAML::Value << m.stateSize;
+    config::emitModelShape(out, m);
     out << YAML::Key << "n_in_dims" << YAML::Value << m.nInDims;
     if (m.maxPositionEmbeddings > 0)
         out << YAML::Key << "max_position_embeddings" << YAML::Value << m.maxPositionEmbeddings;

@@ -120,26 +120,9 @@ std::string referenceConfigYaml(const RunConfig& c, const std::string& runId,
     out << YAML::Key << "family" << YAML::Value << m.family;
     out << YAML::Key << "max_length" << YAML::Value;
     lengthList(out, maxLength);
-    if (m.backbone == Backbone::Gpt2) {
-        out << YAML::Key << "n_embd" << YAML::Value << m.hiddenSize;
-        out << YAML::Key << "n_layer" << YAML::Value << m.numLayers;
-        out << YAML::Key << "n_head" << YAML::Value << m.numHeads;
+    config::emitModelShape(out, m);
+    if (m.backbone == Backbone::Gpt2)
         out << YAML::Key << "n_positions" << YAML::Value << positions;
-        out << YAML::Key << "resid_pdrop" << YAML::Value << exactNumber(m.residDropout);
-        out << YAML::Key << "embd_pdrop" << YAML::Value << exactNumber(m.embdDropout);
-        out << YAML::Key << "attn_pdrop" << YAML::Value << exactNumber(m.attnDropout);
-    } else {
-        out << YAML::Key << "hidden_size" << YAML::Value << m.hiddenSize;
-        out << YAML::Key << "num_hidden_layers" << YAML::Value << m.numLayers;
-    }
-    if (m.backbone == Backbone::Mamba)
-        out << YAML::Key << "state_size" << YAML::Value << m.stateSize;
-    if (m.backbone == Backbone::Llama) {
-        out << YAML::Key << "num_attention_heads" << YAML::Value << m.numHeads;
-        out << YAML::Key << "hidden_act" << YAML::Value << m.hiddenAct;
-        out << YAML::Key << "rope_theta" << YAML::Value << exactNumber(m.ropeTheta);
-        out << YAML::Key << "rms_norm_eps" << YAML::Value << exactNumber(m.rmsNormEps);
-    }
     out << YAML::Key << "n_in_dims" << YAML::Value << m.nInDims;
     if (m.backbone == Backbone::Llama) {
         out << YAML::Key << "max_position_embeddings" << YAML::Value << positions;
