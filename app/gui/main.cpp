@@ -36,15 +36,30 @@ void saveScreenshots(lengen::studio::MainWindow& w, const QString& dir)
     }
 }
 
+void setApplicationNames()
+{
+    QCoreApplication::setApplicationName(QStringLiteral("LenGen Studio"));
+    QCoreApplication::setOrganizationName(QStringLiteral("LenGen"));
+    QCoreApplication::setApplicationVersion(QString::fromStdString(lengen::engine::versionString()));
+}
+
+// --help and --version need no window system: answered before QApplication connects to one
+// (without a display it would abort).
+bool onlyWantsText(int argc, char** argv)
+{
+    for (int i = 1; i < argc; ++i) {
+        const QByteArray a(argv[i]);
+        if (a == "-h" || a == "--help" || a == "--help-all" || a == "-?" || a == "-v" ||
+            a == "--version")
+            return true;
+    }
+    return false;
+}
+
 }  // namespace
 
 int main(int argc, char** argv)
 {
-    QApplication app(argc, argv);
-    QApplication::setApplicationName(QStringLiteral("LenGen Studio"));
-    QApplication::setOrganizationName(QStringLiteral("LenGen"));
-    QApplication::setApplicationVersion(QString::fromStdString(lengen::engine::versionString()));
-
     QCommandLineParser parser;
     parser.setApplicationDescription(QStringLiteral(
         "LenGen Studio: train, evaluate and probe in-context function learners and see how "
@@ -63,6 +78,15 @@ int main(int argc, char** argv)
     QCommandLineOption shots("screenshots", "Save a screenshot of every tab into this folder "
                                             "(after queued jobs end), then quit.", "dir");
     parser.addOptions({preset, train, steps, runs, open, compare, analyse, quitIdle, shots});
+    if (onlyWantsText(argc, argv)) {
+        QCoreApplication core(argc, argv);
+        setApplicationNames();
+        parser.process(core);  // prints and exits
+        return 0;
+    }
+
+    QApplication app(argc, argv);
+    setApplicationNames();
     parser.process(app);
 
     lengen::studio::StudioOptions o;
