@@ -191,6 +191,14 @@ void TestPanels::sweepQueuesOneRunPerEncoding()
     panel.setSteps(11);
     const auto base = panel.request();
     QVERIFY(base.has_value());
+    QCOMPARE(base->label, QStringLiteral("linear_regression · YaRN"));
+    // A preset edited to another PE is named by what it trains (it was the preset's file name).
+    ui::SetupPanel edited(m_configs);
+    QVERIFY(edited.loadFile(m_configs + "/quick/linear_regression_rope.yaml"));
+    edited.setText(edited.text() + "\npatch:\n  name: nope\n  rope_scaling: {type: nope}\n");
+    const auto nope = edited.request();
+    QVERIFY(nope.has_value());
+    QCOMPARE(nope->label, QStringLiteral("linear_regression · NoPE"));
     const auto sweep = ui::SetupPanel::sweepRequests(*base, {"rope", "alibi", "linear", "fire"});
     QCOMPARE(sweep.size(), size_t(4));
     const char* types[] = {"rope", "alibi", "linear", "fire"};

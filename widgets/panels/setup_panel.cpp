@@ -222,6 +222,12 @@ QStringList SetupPanel::validate()
     return issues;
 }
 
+QString SetupPanel::labelFor(const engine::RunConfig& run)
+{
+    return QStringLiteral("%1 · %2").arg(QString::fromStdString(run.task.name),
+                                         QString::fromStdString(run.peDisplayName()));
+}
+
 std::optional<TrainRequest> SetupPanel::request()
 {
     if (!validate().isEmpty())
@@ -230,7 +236,9 @@ std::optional<TrainRequest> SetupPanel::request()
     const QString dir = m_file.isEmpty() ? QDir::currentPath() : QFileInfo(m_file).absolutePath();
     TrainRequest r;
     r.runs = engine::loadConfigTextAt(text().toStdString(), name.toStdString(), dir.toStdString()).runs;
-    r.label = m_file.isEmpty() ? tr("edited config") : QFileInfo(m_file).completeBaseName();
+    // Named by what it trains, not by the file it started from: a preset edited to another
+    // PE must not carry the preset's name.
+    r.label = labelFor(r.runs.front());
     r.options.outDir = m_out->text().toStdString();
     r.options.device = m_device->currentData().toString().toStdString();
     if (m_steps->value() > 0)
@@ -265,7 +273,7 @@ std::vector<TrainRequest> SetupPanel::sweepRequests(const TrainRequest& base, co
         }
         if (r.runs.empty())
             continue;
-        r.label = QStringLiteral("%1 · %2").arg(base.label, QString::fromStdString(r.runs.front().peDisplayName()));
+        r.label = labelFor(r.runs.front());
         out.push_back(std::move(r));
     }
     return out;

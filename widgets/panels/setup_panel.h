@@ -58,6 +58,8 @@ public:
     /// the PE's derived values (YaRN factor, FIRE width) recomputed. Llama backbone only:
     /// throws ConfigError when `base` is Mamba or GPT-2, or a PE does not validate.
     static std::vector<TrainRequest> sweepRequests(const TrainRequest& base, const QStringList& pes);
+    /// A run's job label: task and position encoding ("linear_regression · NoPE").
+    static QString labelFor(const engine::RunConfig& run);
 
 Q_SIGNALS:
     void trainRequested(lengen::ui::TrainRequest request);
