@@ -24,17 +24,6 @@ struct Setting {
     bool tiled = false;  // the reference's duplicated-data prompt: N points repeated 4 times
 };
 
-// IEEE half precision, as h5py and numpy's float16 read it.
-io::H5Handle halfType()
-{
-    hid_t t = H5Tcopy(H5T_IEEE_F32LE);
-    H5Tset_fields(t, 15, 10, 5, 0, 10);
-    H5Tset_size(t, 2);
-    H5Tset_ebias(t, 15);
-    H5Tset_precision(t, 16);
-    return io::H5Handle(t, H5Tclose);
-}
-
 std::vector<float> floats(const std::vector<double>& v) { return {v.begin(), v.end()}; }
 
 void writeFloats(hid_t loc, const std::string& name, const std::vector<float>& values,
@@ -55,16 +44,9 @@ void storeMaps(ProbeContext& ctx, io::AnalysisWriter& maps, const Setting& s,
     auto g = maps.group(s.name, true);
     const std::vector<hsize_t> dims{hsize_t(count), layers, heads, t, t};
     const std::vector<hsize_t> chunk{1, 1, 1, std::min(t, kTile), std::min(t, kTile)};
-    io::H5Handle space(H5Screate_simple(5, dims.data(), nullptr), H5Sclose);
-    io::H5Handle dcpl(H5Pcreate(H5P_DATASET_CREATE), H5Pclose);
-    H5Pset_chunk(dcpl.id(), 5, chunk.data());
-    H5Pset_deflate(dcpl.id(), 1);  // the causal upper triangle is zeros: ~2x smaller
-    auto half = halfType();
-    io::H5Handle ds(H5Dcreate2(g.id(), "maps", half.id(), space.id(), H5P_DEFAULT, dcpl.id(),
-                               H5P_DEFAULT),
-                    H5Dclose);
-    if (ds.id() < 0)
-        io::throwH5(ErrorKind::Io, "cannot create the attention maps", maps.path());
+    // float16, deflated: the causal upper triangle is zeros (~2x smaller).
+    const auto half = io::halfType();
+    auto ds = io::createChunkedDataset(g.id(), "maps", half.id(), dims, chunk, maps.path());
     const auto plan = planForward(cfg, 1, static_cast<std::int64_t>(t), ctx.budgetBytes);
     for (int p = 0; p < count; ++p) {
         torch::NoGradGuard noGrad;
@@ -77,11 +59,7 @@ void storeMaps(ProbeContext& ctx, io::AnalysisWriter& maps, const Setting& s,
         for (hsize_t l = 0; l < layers; ++l) {
             auto w = res.attention[l].to(torch::kCPU).contiguous();    // [1, heads, T, T]
             const std::vector<hsize_t> start{hsize_t(p), l, 0, 0, 0}, count5{1, 1, heads, t, t};
-            io::H5Handle file(H5Dget_space(ds.id()), H5Sclose);
-            H5Sselect_hyperslab(file.id(), H5S_SELECT_SET, start.data(), nullptr, count5.data(), nullptr);
-            io::H5Handle mem(H5Screate_simple(5, count5.data(), nullptr), H5Sclose);
-            if (H5Dwrite(ds.id(), half.id(), mem.id(), file.id(), H5P_DEFAULT, w.data_ptr()) < 0)
-                io::throwH5(ErrorKind::Io, "cannot write the attention maps", maps.path());
+            io::writeBlock(ds.id(), half.id(), start, count5, w.data_ptr(), maps.path());
         }
     }
 }

@@ -14,24 +14,9 @@ namespace {
 
 // Every attribute of an object, as doubles where numeric (names ending in _span are pairs).
 void readNumbers(hid_t obj, std::map<std::string, double>& values,
-                 std::map<std::string, std::pair<double, double>>* spans)
+                 std::map<std::string, std::pair<double, double>>* spans, const std::string& path)
 {
-    H5O_info_t info;
-    H5Oget_info2(obj, &info, H5O_INFO_NUM_ATTRS);
-    for (hsize_t i = 0; i < info.num_attrs; ++i) {
-        io::H5Handle attr(H5Aopen_by_idx(obj, ".", H5_INDEX_NAME, H5_ITER_INC, i, H5P_DEFAULT,
-                                         H5P_DEFAULT),
-                          H5Aclose);
-        io::H5Handle type(H5Aget_type(attr.id()), H5Tclose);
-        const auto cls = H5Tget_class(type.id());
-        if (cls != H5T_FLOAT && cls != H5T_INTEGER)
-            continue;
-        char name[256] = {};
-        H5Aget_name(attr.id(), sizeof name, name);
-        io::H5Handle space(H5Aget_space(attr.id()), H5Sclose);
-        std::vector<double> v(static_cast<size_t>(H5Sget_simple_extent_npoints(space.id())));
-        H5Aread(attr.id(), H5T_NATIVE_DOUBLE, v.data());
-        const std::string n = name;
+    for (const auto& [n, v] : io::numericAttributes(obj, path)) {
         if (spans && v.size() == 2 && n.size() > 5 && n.compare(n.size() - 5, 5, "_span") == 0)
             (*spans)[n.substr(0, n.size() - 5)] = {v[0], v[1]};
         else if (!v.empty())
@@ -58,14 +43,12 @@ std::vector<ProbeGroup> readProbeGroups(const std::string& run)
     for (const std::string groupPath : {"duplicated/count_sweep", "duplicated/inst_noise_target",
                                         "duplicated/instruction_position", "serial_position"}) {
         const std::string full = "probes/" + groupPath;
-        if (!io::exists(file.id(), "probes") || H5Lexists(file.id(), full.c_str(), H5P_DEFAULT) <= 0) {
-            H5Eclear2(H5E_DEFAULT);
+        if (!io::exists(file.id(), "probes") || !io::exists(file.id(), full))
             continue;
-        }
         auto g = io::openGroup(file.id(), full, path);
         ProbeGroup pg;
         pg.path = groupPath;
-        readNumbers(g.id(), pg.params, nullptr);
+        readNumbers(g.id(), pg.params, nullptr, path);
         pg.classification = pg.params["classification"] != 0;
         pg.model = io::stringAttr(g.id(), "model", path);
         for (const auto& name : io::readOrder(g.id(), path)) {
@@ -74,7 +57,7 @@ std::vector<ProbeGroup> readProbeGroups(const std::string& run)
             c.name = name;
             c.stats = ec.stats;
             auto cg = io::openGroup(g.id(), name, path);
-            readNumbers(cg.id(), c.values, &c.spans);
+            readNumbers(cg.id(), c.values, &c.spans, path);
             pg.curves.push_back(std::move(c));
         }
         out.push_back(std::move(pg));
@@ -127,12 +110,8 @@ std::vector<float> readAttentionTile(const std::string& run, const std::string& 
         throw Error(ErrorKind::Usage, "attention tile out of range for '" + setting + "'");
     const std::vector<hsize_t> start{hsize_t(prompt), hsize_t(layer), hsize_t(head), hsize_t(r0), hsize_t(c0)};
     const std::vector<hsize_t> count{1, 1, 1, hsize_t(r1 - r0), hsize_t(c1 - c0)};
-    io::H5Handle space(H5Dget_space(ds.id()), H5Sclose);
-    H5Sselect_hyperslab(space.id(), H5S_SELECT_SET, start.data(), nullptr, count.data(), nullptr);
-    io::H5Handle mem(H5Screate_simple(5, count.data(), nullptr), H5Sclose);
     std::vector<float> out(static_cast<size_t>((r1 - r0) * (c1 - c0)));
-    if (H5Dread(ds.id(), H5T_NATIVE_FLOAT, mem.id(), space.id(), H5P_DEFAULT, out.data()) < 0)
-        io::throwH5(ErrorKind::RunFile, "cannot read the attention maps", path);
+    io::readBlock(ds.id(), H5T_NATIVE_FLOAT, start, count, out.data(), path);
     return out;
 }
 

@@ -6,6 +6,7 @@
 #include <hdf5.h>
 
 #include <cstdint>
+#include <map>
 #include <mutex>
 #include <string>
 #include <vector>
@@ -107,6 +108,23 @@ std::vector<std::string> memberNames(hid_t group);
 void writeDoubles(hid_t loc, const std::string& name, const std::vector<double>& values,
                   const std::string& path);
 std::vector<double> readDoubles(hid_t loc, const std::string& name, const std::string& path);
+
+/// Every numeric (integer or float) attribute of `obj` as doubles, by name; other attributes
+/// (strings) are skipped. Error(RunFile) when one cannot be read.
+std::map<std::string, std::vector<double>> numericAttributes(hid_t obj, const std::string& path);
+
+/// IEEE float16, as h5py and numpy's float16 read it.
+H5Handle halfType();
+/// Chunked dataset of `dims` with deflate level 1 (for mostly-zero data such as causal maps).
+H5Handle createChunkedDataset(hid_t loc, const std::string& name, hid_t type,
+                              const std::vector<hsize_t>& dims, const std::vector<hsize_t>& chunk,
+                              const std::string& path);
+/// Writes / reads the block of `count` elements per dimension starting at `start`; `memType`
+/// describes `data`, which is contiguous. Error(Io) / Error(RunFile) naming `path` on failure.
+void writeBlock(hid_t ds, hid_t memType, const std::vector<hsize_t>& start,
+                const std::vector<hsize_t>& count, const void* data, const std::string& path);
+void readBlock(hid_t ds, hid_t memType, const std::vector<hsize_t>& start,
+               const std::vector<hsize_t>& count, void* data, const std::string& path);
 
 /// Fixed-length (16-byte, NUL-padded) status string, rewritable in SWMR mode.
 constexpr size_t kStatusBytes = 16;

@@ -112,19 +112,7 @@ RunFileInfo readRunInfo(const std::string& pathOrDir)
     }
     if (exists(f, "position_encoding")) {
         auto pe = openGroup(f, "position_encoding", path);
-        H5O_info_t oinfo;
-        H5Oget_info2(pe.id(), &oinfo, H5O_INFO_NUM_ATTRS);
-        for (hsize_t i = 0; i < oinfo.num_attrs; ++i) {
-            H5Handle attr(H5Aopen_by_idx(pe.id(), ".", H5_INDEX_NAME, H5_ITER_INC, i, H5P_DEFAULT,
-                                         H5P_DEFAULT),
-                          H5Aclose);
-            char name[256] = {};
-            H5Aget_name(attr.id(), sizeof name, name);
-            H5Handle space(H5Aget_space(attr.id()), H5Sclose);
-            std::vector<double> values(static_cast<size_t>(H5Sget_simple_extent_npoints(space.id())));
-            H5Aread(attr.id(), H5T_NATIVE_DOUBLE, values.data());
-            info.positionConstants[name] = values;
-        }
+        info.positionConstants = numericAttributes(pe.id(), path);
     }
     return info;
 }
