@@ -35,9 +35,8 @@ bool startsBackbone(const std::string& key)
 
 // The static YaRN module's persistent inv_freq buffer (§4.5): the only derived table the
 // reference's freshly built model has in its state dict.
-torch::Tensor yarnInvFreq(const RunConfig& config)
+torch::Tensor yarnInvFreq(const std::map<std::string, std::vector<double>>& constants)
 {
-    const auto constants = model::buildModel(config)->positionConstants();
     const auto it = constants.find("inv_freq");
     if (it == constants.end())
         throw Error(ErrorKind::Internal, "YaRN model without inv_freq");
@@ -49,13 +48,14 @@ struct Exported {
     std::vector<std::string> paramKeys;      // parameters (not buffers), in that order
 };
 
-Exported modelStateDict(const RunConfig& c, const io::CheckpointState& st)
+Exported modelStateDict(const RunConfig& c, const io::CheckpointState& st,
+                        const std::map<std::string, std::vector<double>>& positionConstants)
 {
     Exported e;
     e.model->ordered = true;
     const auto table = interop::embeddingTable(c);
     const bool yarn = c.model.backbone == Backbone::Llama && c.position.type == "yarn";
-    const torch::Tensor invFreq = yarn ? yarnInvFreq(c) : torch::Tensor();
+    const torch::Tensor invFreq = yarn ? yarnInvFreq(positionConstants) : torch::Tensor();
     bool tableDone = false;
     auto add = [&](const std::string& key, const torch::Tensor& t, bool parameter) {
         e.model->set(str(key), PyValue::of(t));
@@ -150,6 +150,7 @@ ReferenceExportResult exportReferenceRun(const std::string& run, const std::stri
         throw Error(ErrorKind::RunFile, "the config stored in the run is invalid", e.what());
     }
     io::CheckpointState st = io::readCheckpoint(path);
+    std::map<std::string, std::vector<double>> positionConstants;
     // The file lists tensors by name; torch.optim numbers parameters in model.parameters()
     // order, so the state dict and the optimizer state follow the model's registration order.
     {
@@ -157,7 +158,9 @@ ReferenceExportResult exportReferenceRun(const std::string& run, const std::stri
         ordered.model.clear();
         ordered.expAvg.clear();
         ordered.expAvgSq.clear();
-        for (const auto& item : model::buildModel(config)->named_parameters()) {
+        const model::InContextModel model = model::buildModel(config);  // freed after the block
+        positionConstants = model->positionConstants();
+        for (const auto& item : model->named_parameters()) {
             size_t j = 0;
             while (j < st.model.size() && st.model[j].name != item.key())
                 ++j;
@@ -196,10 +199,10 @@ ReferenceExportResult exportReferenceRun(const std::string& run, const std::stri
                                            std::to_string(static_cast<long long>(need / 1048576)) +
                                            " MB");
     }
-    const Exported model = modelStateDict(config, st);
+    const Exported exported = modelStateDict(config, st, positionConstants);
     auto root = PyValue::makeDict();
-    root->set(str("model_state_dict"), model.model);
-    root->set(str("optimizer_state_dict"), optimizerStateDict(config, st, model.paramKeys));
+    root->set(str("model_state_dict"), exported.model);
+    root->set(str("optimizer_state_dict"), optimizerStateDict(config, st, exported.paramKeys));
     // The reference's train_step is the step after whose update it saved (§5.6 step 9).
     root->set(str("train_step"), integer(std::max<std::int64_t>(0, st.stepsDone - 1)));
     const std::string yaml = interop::referenceConfigYaml(config, info.runId, result.notes);

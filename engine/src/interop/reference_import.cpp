@@ -18,7 +18,7 @@
 #include "lengen/engine/errors.h"
 #include "lengen/engine/reference_runs.h"
 #include "lengen/engine/run_file.h"
-#include "train/train_loop.h"
+#include "model/icl_model.h"
 
 namespace fs = std::filesystem;
 
@@ -204,11 +204,14 @@ ReferenceImportResult importReferenceRun(const std::string& refDir,
                                             " is not below training.max_steps " +
                                             std::to_string(rc.config.training.maxSteps) +
                                             " of its config.yaml");
-    training::TrainSession s;
-    training::setupSession(s, rc.config, *rc.config.seed, "cpu");
-    requireSpace(target, s.model->parameterCount());
+    // The model only names and shapes the parameters: no initialisation, no optimizer.
+    const model::InContextModel model = model::buildModel(rc.config);
+    std::vector<std::pair<std::string, torch::Tensor>> params;
+    for (const auto& item : model->named_parameters())
+        params.emplace_back(item.key(), item.value());
+    requireSpace(target, model->parameterCount());
     io::CheckpointState st;
-    st.model = interop::mapWeights(loaded.model, s.optimizer->params(), rc.config, statePath,
+    st.model = interop::mapWeights(loaded.model, params, rc.config, statePath,
                                    result.notes);
     // The reference saves after the update of step s, so s + 1 updates are in the weights.
     st.stepsDone = loaded.trainStep ? *loaded.trainStep + 1 : 0;
@@ -228,7 +231,8 @@ ReferenceImportResult importReferenceRun(const std::string& refDir,
         result.notes.push_back("optimizer state not imported (" + why + "): the weights are; "
                                "continued training starts AdamW's moments from zero");
     }
-    st.rngState = s.gen.get_state();
+    // The data generator of a continued training, seeded from the run id.
+    st.rngState = at::make_generator<at::CPUGeneratorImpl>(*rc.config.seed).get_state();
     st.dims = rc.config.task.curriculum.dims.valueAt(st.stepsDone);
     st.points = rc.config.task.curriculum.points.valueAt(st.stepsDone);
     result.stepsDone = st.stepsDone;
@@ -251,12 +255,12 @@ ReferenceImportResult importReferenceRun(const std::string& refDir,
         h.device = "cpu";
         h.seed = *rc.config.seed;
         h.totalSteps = rc.config.training.maxSteps;
-        h.parameterCount = s.model->parameterCount();
+        h.parameterCount = model->parameterCount();
         h.pointwiseWidth = rc.config.trainPoints();
-        h.positionConstants = s.model->positionConstants();
+        h.positionConstants = model->positionConstants();
         h.importedFrom = dir.string();
         std::vector<io::ParameterShape> shapes;
-        for (const auto& [name, p] : s.optimizer->params())
+        for (const auto& [name, p] : params)
             shapes.push_back({name, p.sizes().vec()});
         const std::string tmpRun = (tmpDir / "run.h5").string();
         {
