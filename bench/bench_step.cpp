@@ -1,41 +1,82 @@
-// Time per training-step phase (sampling, forward + loss, backward, optimiser) for a config,
-// with `threads` BLAS threads and one Torch thread. Usage: bench_step CONFIG [steps] [threads]
-// [points]
-// Prints milliseconds per phase and steps/s; bench/README.md records the figures.
+// Time per training-step phase (sampling, forward + loss, backward, optimiser) for a config or a
+// run file (its config and weights), with `threads` BLAS threads and one Torch thread.
+// Usage: bench_step CONFIG|RUN.h5 [steps] [threads] [points]
+// Prints the MSE of the model on a fixed batch first (the same formula as bench/pytorch_step.py,
+// so that bench/vs_pytorch.sh compares the two models' math), then milliseconds per phase and
+// steps/s; bench/README.md records the figures. LENGEN_FUSED=0 times the straightforward path.
 
-#include <dlfcn.h>
-
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
-#include <algorithm>
 #include <cstdlib>
 #include <memory>
+#include <string>
 
 #include <torch/csrc/autograd/profiler_legacy.h>
 
+#include "lengen/engine/run_file.h"
+#include "train/threads.h"
 #include "train/train_loop.h"
 
 using namespace lengen::engine;
 using Clock = std::chrono::steady_clock;
 
+namespace {
+
+// xs[i,j,k] = sin(1 + 0.37 i + 1.31 j + 2.17 k) for k < dims (else 0), w[i,k] =
+// cos(0.5 + 0.71 i + 1.9 k), ys = sum_k xs w: computed in double, used as float32.
+std::pair<torch::Tensor, torch::Tensor> fixedBatch(std::int64_t b, std::int64_t n, std::int64_t d,
+                                                   std::int64_t dims)
+{
+    auto opt = torch::TensorOptions(torch::kFloat64);
+    auto i = torch::arange(b, opt).view({b, 1, 1});
+    auto j = torch::arange(n, opt).view({1, n, 1});
+    auto k = torch::arange(d, opt).view({1, 1, d});
+    auto xs = torch::sin(1 + 0.37 * i + 1.31 * j + 2.17 * k) * (k < dims).to(torch::kFloat64);
+    auto w = torch::cos(0.5 + 0.71 * i + 1.9 * k);
+    auto ys = (xs * w).sum(-1);
+    return {xs.to(torch::kFloat32), ys.to(torch::kFloat32)};
+}
+
+bool endsWith(const std::string& s, const std::string& tail)
+{
+    return s.size() >= tail.size() && s.compare(s.size() - tail.size(), tail.size(), tail) == 0;
+}
+
+}  // namespace
+
 int main(int argc, char** argv)
 {
     if (argc < 2) {
-        std::fprintf(stderr, "usage: bench_step CONFIG [steps=200] [threads=1] [points]\n");
+        std::fprintf(stderr, "usage: bench_step CONFIG|RUN.h5 [steps=200] [threads=1] [points]\n");
         return 64;
     }
+    const std::string source = argv[1];
     const int steps = argc > 2 ? std::atoi(argv[2]) : 200;
     const int threads = argc > 3 ? std::atoi(argv[3]) : 1;
-    // The engine's policy (trainer.cpp): BLAS gets the threads, Torch's own pool one.
-    torch::set_num_threads(1);
-    if (auto* f = reinterpret_cast<void (*)(int)>(dlsym(RTLD_DEFAULT, "openblas_set_num_threads")))
-        f(threads);
-    auto config = loadConfigFile(argv[1]).runs.at(0);
     training::TrainSession s;
-    training::setupSession(s, config, 1, "cpu");
+    RunConfig config;
+    if (endsWith(source, ".h5")) {  // a run: its config and its checkpoint's weights
+        const auto info = readRunInfo(source);
+        config = loadConfigText(info.configYaml, source + ":/config").runs.at(0);
+        training::setupSession(s, config, info.seed, "cpu");
+        training::restoreCheckpoint(s, io::readCheckpoint(source));
+    } else {
+        config = loadConfigFile(source).runs.at(0);
+        training::setupSession(s, config, 1, "cpu");
+    }
+    // The engine's policy (threads.cpp): BLAS gets the threads, Torch's own pool one; freed
+    // heap memory is kept for the next step.
+    training::applyThreadPolicy(threads, config.model.hiddenSize);
     const auto& cur = config.task.curriculum;
     // The final (largest) step shape, or `points` in-context points if given.
     const int dims = cur.dims.end, points = argc > 4 ? std::atoi(argv[4]) : cur.points.end;
+    {
+        torch::NoGradGuard noGrad;
+        auto [xs, ys] = fixedBatch(config.training.batchSize, points, config.model.nInDims, dims);
+        auto pred = s.model->forward(xs, ys).predictions;
+        std::printf("loss0 %.9g\n", (pred - ys).square().mean().item<double>());
+    }
     double t[4] = {0, 0, 0, 0};
     auto lap = [](Clock::time_point& since) {
         const auto now = Clock::now();
@@ -76,5 +117,6 @@ int main(int argc, char** argv)
     for (int k = 0; k < 4; ++k)
         std::printf("  %-10s %7.3f ms  (%4.1f %%)\n", names[k], t[k] / steps, 100 * t[k] / total);
     std::printf("  total      %7.3f ms  = %.1f steps/s\n", total / steps, 1000.0 * steps / total);
+    std::printf("steps/s %.3f\n", 1000.0 * steps / total);
     return 0;
 }

@@ -44,6 +44,12 @@ public:
     torch::Tensor forward(const torch::Tensor& x, const PositionSpan& pos,
                           AttentionTap* tap = nullptr);
     PositionEncoding positionEncoding() const { return m_pe; }
+    int heads() const { return m_heads; }
+    /// Projection weights [H, H] (out, in), for the fused layer.
+    const torch::Tensor& qWeight() const { return m_q->weight; }
+    const torch::Tensor& kWeight() const { return m_k->weight; }
+    const torch::Tensor& vWeight() const { return m_v->weight; }
+    const torch::Tensor& oWeight() const { return m_o->weight; }
 
 private:
     int m_heads;

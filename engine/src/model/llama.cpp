@@ -1,6 +1,7 @@
 #include "model/llama.h"
 
 #include "lengen/engine/config.h"
+#include "model/fused_layer.h"
 
 namespace lengen::engine::model {
 
@@ -43,6 +44,24 @@ LlamaLayerImpl::LlamaLayerImpl(const RunConfig& config)
 torch::Tensor LlamaLayerImpl::forward(const torch::Tensor& h, const PositionSpan& pos,
                                       AttentionTap* tap)
 {
+    // Training on the CPU: the whole layer as one autograd node (fused_layer.h), same math.
+    if (!tap && pos.k.is_same(pos.q) && fusedLayerApplies(h)) {
+        auto pe = m_attn->positionEncoding();
+        auto [cos, sin] = pe->rotaryTables(pos);  // [T, d] each, or undefined
+        FusedLayerParams p;
+        p.inputNorm = m_inputNorm->weight();
+        p.q = m_attn->qWeight();
+        p.k = m_attn->kWeight();
+        p.v = m_attn->vWeight();
+        p.o = m_attn->oWeight();
+        p.postNorm = m_postNorm->weight();
+        p.gate = m_mlp->gateWeight();
+        p.up = m_mlp->upWeight();
+        p.down = m_mlp->downWeight();
+        p.heads = m_attn->heads();
+        p.eps = m_inputNorm->eps();
+        return fusedLlamaLayer(h, p, cos, sin, pe->logitBias(pos));
+    }
     auto x = h + m_attn(m_inputNorm(h), pos, tap);
     return x + m_mlp(m_postNorm(x));
 }

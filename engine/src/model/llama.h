@@ -19,6 +19,8 @@ class RmsNormImpl : public torch::nn::Module {
 public:
     RmsNormImpl(int hidden, double eps);
     torch::Tensor forward(const torch::Tensor& x);
+    const torch::Tensor& weight() const { return m_weight; }
+    double eps() const { return m_eps; }
 
 private:
     torch::Tensor m_weight;
@@ -31,6 +33,9 @@ class SwiGluImpl : public torch::nn::Module {
 public:
     SwiGluImpl(int hidden, int intermediate);
     torch::Tensor forward(const torch::Tensor& x);
+    const torch::Tensor& gateWeight() const { return m_gate->weight; }  ///< [I, H]
+    const torch::Tensor& upWeight() const { return m_up->weight; }      ///< [I, H]
+    const torch::Tensor& downWeight() const { return m_down->weight; }  ///< [H, I]
 
 private:
     torch::nn::Linear m_gate{nullptr}, m_up{nullptr}, m_down{nullptr};

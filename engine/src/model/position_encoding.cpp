@@ -23,6 +23,11 @@ void PositionEncodingImpl::rotate(torch::Tensor&, torch::Tensor&, const Position
 
 torch::Tensor PositionEncodingImpl::logitBias(const PositionSpan&) { return {}; }
 
+std::pair<torch::Tensor, torch::Tensor> PositionEncodingImpl::rotaryTables(const PositionSpan&)
+{
+    return {};
+}
+
 // ---------------------------------------------------------------------------------- rotary
 
 RotaryImpl::RotaryImpl(int headDim, double theta)
@@ -90,6 +95,11 @@ void RotaryImpl::rotate(torch::Tensor& q, torch::Tensor& k, const PositionSpan& 
     }
     auto [ck, sk] = cosSin(pos.k, pos.maxPos);  // [Tk, d]
     k = k * ck + rotateHalf(k) * sk;
+}
+
+std::pair<torch::Tensor, torch::Tensor> RotaryImpl::rotaryTables(const PositionSpan& pos)
+{
+    return cosSin(pos.q, pos.maxPos);
 }
 
 std::map<std::string, std::vector<double>> RotaryImpl::constants() const

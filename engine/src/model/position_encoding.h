@@ -35,6 +35,9 @@ public:
     virtual void rotate(torch::Tensor& q, torch::Tensor& k, const PositionSpan& pos);
     /// Additive bias on the scaled logits, [h, Tq, Tk] (or [1, Tq, Tk]); undefined = none.
     virtual torch::Tensor logitBias(const PositionSpan& pos);
+    /// The cos and sin tables [Tq, d] that rotate() applies to q and k of one span (q and k at
+    /// the same positions); undefined for PEs that do not rotate. The fused layer uses them.
+    virtual std::pair<torch::Tensor, torch::Tensor> rotaryTables(const PositionSpan& pos);
     /// Derived constants a researcher checks (stored in the run file, printed by `info`).
     virtual std::map<std::string, std::vector<double>> constants() const { return {}; }
 };
@@ -47,6 +50,7 @@ class RotaryImpl : public PositionEncodingImpl {
 public:
     RotaryImpl(int headDim, double theta);
     void rotate(torch::Tensor& q, torch::Tensor& k, const PositionSpan& pos) override;
+    std::pair<torch::Tensor, torch::Tensor> rotaryTables(const PositionSpan& pos) override;
     std::map<std::string, std::vector<double>> constants() const override;
     /// Frequencies theta_i = base^(-2i/d), i < d/2, in double precision.
     static std::vector<double> baseFrequencies(int headDim, double theta);

@@ -1,0 +1,75 @@
+#!/usr/bin/python3
+"""The training step of the reference's models in plain PyTorch, timed the way bench_step times
+LenGen's: sample a prompt batch, forward, MSE loss, backward, clip the gradient norm, AdamW.
+
+  pytorch_step.py RUN_FOLDER STEPS THREADS POINTS DIMS
+
+RUN_FOLDER is what `lengen export-run --format pytorch` writes (config.yaml + state.pt): the same
+weights and config as the LenGen run bench_step loads, so the first line printed, the loss of
+both models on one fixed batch (fixed_batch below, the same formula as bench_step's), is a second
+check of the math. The models are tests/interop/reference_model.py, written from the spec.
+Set OPENBLAS_NUM_THREADS before starting Python (bench/vs_pytorch.sh does).
+"""
+import math
+import os
+import sys
+import time
+
+import torch
+import torch.nn.functional as F
+import yaml
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "tests", "interop"))
+from reference_model import InContextModel  # noqa: E402
+
+
+def fixed_batch(b, n, d, dims):
+    """xs[i,j,k] = sin(1 + 0.37 i + 1.31 j + 2.17 k) for k < dims (else 0), w[i,k] =
+    cos(0.5 + 0.71 i + 1.9 k), ys = sum_k xs w; computed in double, stored as float32."""
+    i = torch.arange(b, dtype=torch.float64)[:, None, None]
+    j = torch.arange(n, dtype=torch.float64)[None, :, None]
+    k = torch.arange(d, dtype=torch.float64)[None, None, :]
+    xs = torch.sin(1 + 0.37 * i + 1.31 * j + 2.17 * k) * (k < dims)
+    w = torch.cos(0.5 + 0.71 * i + 1.9 * k)
+    ys = (xs * w).sum(-1)
+    return xs.float(), ys.float()
+
+
+def main():
+    folder, steps, threads, points, dims = sys.argv[1], *map(int, sys.argv[2:6])
+    torch.set_num_threads(1)  # LenGen's policy: BLAS gets the threads (OPENBLAS_NUM_THREADS)
+    del threads
+    with open(os.path.join(folder, "config.yaml")) as f:
+        cfg = yaml.safe_load(f)
+    model = InContextModel(cfg)
+    state = torch.load(os.path.join(folder, "state.pt"))
+    model.load_state_dict(state["model_state_dict"], strict=True)
+    t = cfg["training"]
+    opt = torch.optim.AdamW(model.parameters(), lr=1e-4, betas=(t["adam_beta1"], t["adam_beta2"]),
+                            eps=t["adam_epsilon"], weight_decay=t["weight_decay"])
+    batch, n_dims = t["per_device_train_batch_size"], cfg["model"]["n_in_dims"]
+
+    xs, ys = fixed_batch(batch, points, n_dims, dims)
+    with torch.no_grad():
+        print(f"loss0 {F.mse_loss(model(xs, ys), ys).item():.9g}")
+
+    warmup = min(20, max(2, steps // 10))
+    start = 0.0
+    for i in range(-warmup, steps):
+        if i == 0:
+            start = time.perf_counter()
+        xs = torch.randn(batch, points, n_dims)
+        xs[..., dims:] = 0
+        ys = (xs @ torch.randn(batch, n_dims, 1))[..., 0]
+        loss = F.mse_loss(model(xs, ys), ys)
+        loss.backward()
+        loss.item()
+        torch.nn.utils.clip_grad_norm_(model.parameters(), t["max_grad_norm"])
+        opt.step()
+        opt.zero_grad(set_to_none=True)
+    elapsed = time.perf_counter() - start
+    print(f"steps/s {steps / elapsed:.3f}")
+
+
+if __name__ == "__main__":
+    main()

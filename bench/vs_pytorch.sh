@@ -1,0 +1,87 @@
+#!/usr/bin/env bash
+# LenGen's training step against the same model in plain PyTorch (bench/pytorch_step.py), same
+# weights, same batch, same threads, alternating and repeated. Prints, per case, both models'
+# loss on one fixed batch (a second check of the math), steps/s min/median/max of each, and the
+# ratio of the medians.
+#
+# Usage: bench/vs_pytorch.sh [--rounds R] [--quick-steps S] [--standard-steps S] [CASE...]
+#   CASE: a quick preset name (rope nope alibi fire yarn dynamic_yarn pi dynamic_ntk mamba gpt2),
+#         `standard` (the reference's linear-regression RoPE model: hidden 256, 16 layers,
+#         8 heads, N = 51 so T = 102, batch 64, 2 threads), or `all` (default: every quick
+#         preset, then standard).
+# Needs the build with -DLENGEN_BUILD_BENCH=ON and Debian's python3-torch.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+rounds=3 quick_steps=300 standard_steps=3
+cases=()
+while [[ $# -gt 0 ]]; do
+    case $1 in
+        --rounds) rounds=$2; shift 2 ;;
+        --quick-steps) quick_steps=$2; shift 2 ;;
+        --standard-steps) standard_steps=$2; shift 2 ;;
+        -h|--help) sed -n '2,12p' "$0"; exit 0 ;;
+        *) cases+=("$1"); shift ;;
+    esac
+done
+[[ ${#cases[@]} -eq 0 || ${cases[0]} == all ]] &&
+    cases=(rope nope alibi fire yarn dynamic_yarn pi dynamic_ntk mamba gpt2 standard)
+lengen=build/app/cli/lengen bench=build/bench/bench_step python=/usr/bin/python3
+for f in "$lengen" "$bench"; do
+    [[ -x $f ]] || { echo "vs_pytorch: $f missing; build with -DLENGEN_BUILD_BENCH=ON" >&2; exit 2; }
+done
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+
+# The matrix-product rate of this machine at the standard size's largest shape, same threads.
+matmul_rate() {  # threads
+    OPENBLAS_NUM_THREADS=$1 OMP_NUM_THREADS=1 "$python" - <<'PY'
+import time, torch
+torch.set_num_threads(1)
+a, b = torch.randn(6528, 256), torch.randn(256, 1024)
+for _ in range(3): a @ b
+t = time.perf_counter(); n = 20
+for _ in range(n): a @ b
+print(f"{2 * 6528 * 256 * 1024 * n / (time.perf_counter() - t) / 1e9:.1f}")
+PY
+}
+
+stats() {  # values... -> "min median max"
+    printf '%s\n' "$@" | sort -g | awk '{v[NR]=$1} END {m = (NR % 2) ? v[(NR+1)/2] : (v[NR/2]+v[NR/2+1])/2;
+        printf "%.2f %.2f %.2f", v[1], m, v[NR]}'
+}
+
+printf '%-13s %-12s %-12s %-22s %-22s %s\n' case "loss LenGen" "loss PyTorch" \
+    "LenGen steps/s" "PyTorch steps/s" "ratio"
+for c in "${cases[@]}"; do
+    if [[ $c == standard ]]; then
+        config=configs/tasks/linear_regression/rope.yaml threads=2 steps=$standard_steps points=51
+    else
+        config=configs/quick/linear_regression_$c.yaml threads=1 steps=$quick_steps points=
+        [[ -f $config ]] || { echo "vs_pytorch: no quick preset $config" >&2; exit 2; }
+    fi
+    # One step so the run has a checkpoint, then the same weights as a reference run folder.
+    "$lengen" train "$config" --steps 1 --seed 7 --threads "$threads" --out "$tmp/runs-$c" -q >/dev/null 2>&1 ||
+        { echo "vs_pytorch: lengen train $config failed" >&2; exit 1; }
+    run=$(find "$tmp/runs-$c" -name run.h5 | head -1)
+    "$lengen" export-run "$run" --format pytorch --out "$tmp/ref-$c" >/dev/null
+    dims=$("$python" -c "import yaml,sys; print(yaml.safe_load(open(sys.argv[1]))['task']['curriculum']['dims']['end'])" "$tmp/ref-$c/config.yaml")
+    [[ -n $points ]] || points=$("$python" -c "import yaml,sys; print(yaml.safe_load(open(sys.argv[1]))['task']['curriculum']['points']['end'])" "$tmp/ref-$c/config.yaml")
+    ours=() theirs=() loss_ours= loss_theirs=
+    for ((r = 0; r < rounds; ++r)); do
+        out=$(OPENBLAS_NUM_THREADS=$threads OMP_NUM_THREADS=1 "$bench" "$run" "$steps" "$threads" "$points")
+        loss_ours=$(awk '/^loss0/ {print $2}' <<<"$out"); ours+=("$(awk '/^steps\/s/ {print $2}' <<<"$out")")
+        out=$(OPENBLAS_NUM_THREADS=$threads OMP_NUM_THREADS=1 "$python" bench/pytorch_step.py \
+              "$tmp/ref-$c" "$steps" "$threads" "$points" "$dims")
+        loss_theirs=$(awk '/^loss0/ {print $2}' <<<"$out"); theirs+=("$(awk '/^steps\/s/ {print $2}' <<<"$out")")
+    done
+    read -r omin omed omax <<<"$(stats "${ours[@]}")"
+    read -r tmin tmed tmax <<<"$(stats "${theirs[@]}")"
+    printf '%-13s %-12s %-12s %-22s %-22s %.2fx\n' "$c" "$loss_ours" "$loss_theirs" \
+        "$omin/$omed/$omax" "$tmin/$tmed/$tmax" "$(echo "$omed / $tmed" | bc -l)"
+    if [[ $c == standard ]]; then
+        rate=$(matmul_rate "$threads")
+        flops=$("$python" -c "print(6 * 16.8e6 * 64 * 102)")  # 6 * params * tokens per step
+        printf '%-13s matrix products %s GFLOP/s on %s threads; LenGen step at %.0f%% of it\n' "" \
+            "$rate" "$threads" "$(echo "100 * $flops * $omed / ($rate * 1e9)" | bc -l)"
+    fi
+done

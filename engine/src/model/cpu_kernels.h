@@ -1,0 +1,51 @@
+#pragma once
+// Raw-pointer CPU kernels of the fused Llama layer (fused_layer.cpp): the system BLAS sgemm in
+// row-major terms, and the element-wise parts of RMSNorm, rotary embedding, causal softmax and
+// SwiGLU, forward and backward, each one pass over memory. No Torch types: buffers are float32,
+// row-major, with explicit leading dimensions (row strides, in floats). Compiled with -O3 and an
+// AVX2 clone of the hot loops, chosen at load time (the plain x86-64 one elsewhere).
+
+#include <cstdint>
+
+namespace lengen::engine::model::kernels {
+
+/// Whether the system BLAS's sgemm_ was found (libblas.so.3 / OpenBLAS). Without it the fused
+/// layer is not used.
+bool hasBlas();
+
+/// Row-major C[m, n] = alpha * op(A) op(B) + beta * C, op(A) [m, k], op(B) [k, n]; lda/ldb/ldc
+/// are the row strides of A, B, C as stored.
+void gemm(bool transA, bool transB, int m, int n, int k, float alpha, const float* a, int lda,
+          const float* b, int ldb, float beta, float* c, int ldc);
+
+/// y[r] = x[r] * rstd[r] * g, rstd[r] = 1 / sqrt(mean(x[r]^2) + eps); x, y [rows, h].
+void rmsNormForward(const float* x, const float* g, float* y, float* rstd, std::int64_t rows,
+                    int h, float eps);
+/// With n = x * rstd: dx[r] += rstd * (dy*g - n * mean(dy*g*n)); dg += sum_r dy * n.
+void rmsNormBackward(const float* x, const float* g, const float* rstd, const float* dy,
+                     float* dx, float* dg, std::int64_t rows, int h);
+
+/// Rotate-half RoPE in place on `heads` consecutive head vectors of width d per row:
+/// v' = v * cos[t] + rot(v) * sin[t], rot([a | b]) = [-b | a]. Rows are (batch, t) with t
+/// cycling over `t` positions; `ld` is the row stride; cos/sin [t, d].
+void ropeForward(float* v, int ld, std::int64_t batch, int t, int heads, int d, const float* cos,
+                 const float* sin);
+/// The transpose: dv = dv' * cos + [dv'_b * sin_b | -dv'_a * sin_a], in place.
+void ropeBackward(float* dv, int ld, std::int64_t batch, int t, int heads, int d,
+                  const float* cos, const float* sin);
+
+/// In place on scores s [t, t] (row stride t): row i becomes softmax over j <= i of
+/// s[i][j] + bias[i][j] (bias [t, t] or null), and 0 for j > i.
+void causalSoftmaxForward(float* s, int t, const float* bias);
+/// In place: dp [t, t] becomes ds = p * (dp - sum_j dp * p) (0 above the diagonal).
+void causalSoftmaxBackward(const float* p, float* dp, int t);
+
+/// a[r] = silu(gu[r, :i]) * gu[r, i:] for gu [rows, 2i] (gate half, then up half).
+void swigluForward(const float* gu, float* a, std::int64_t rows, int i);
+/// dgu [rows, 2i] from da [rows, i]: d gate = da * up * silu'(gate), d up = da * silu(gate).
+void swigluBackward(const float* gu, const float* da, float* dgu, std::int64_t rows, int i);
+
+/// dst[n] += src[n].
+void addInPlace(float* dst, const float* src, std::int64_t n);
+
+}  // namespace lengen::engine::model::kernels

@@ -1,0 +1,38 @@
+#pragma once
+// One Llama decoder layer as a single autograd node on the CPU: forward and backward written
+// out over raw buffers (cpu_kernels.h), with q/k/v in one matrix product, gate/up in one, and
+// attention computed straight from the projection's output. It computes what the module path
+// (llama.cpp, attention.cpp) computes, to float rounding (tests/engine/tst_fused_layer.cpp
+// checks forward and every gradient for each PE), with ~3x fewer passes over memory and no
+// per-op graph bookkeeping: bench/README.md has the figures. Training only; evaluation, probes
+// and other devices keep the module path.
+
+#include <torch/torch.h>
+
+namespace lengen::engine::model {
+
+struct FusedLayerParams {
+    torch::Tensor inputNorm;                 ///< [H]
+    torch::Tensor q, k, v, o;                ///< [H, H] each (out, in)
+    torch::Tensor postNorm;                  ///< [H]
+    torch::Tensor gate, up;                  ///< [I, H] each
+    torch::Tensor down;                      ///< [H, I]
+    int heads = 1;
+    double eps = 1e-6;
+};
+
+/// Whether training forwards of `x` use the fused layer: float32 on the CPU, a BLAS sgemm in the
+/// process, autograd on, and not switched off (setFusedLayers(false) or LENGEN_FUSED=0).
+bool fusedLayerApplies(const torch::Tensor& x);
+
+/// Switches the fused layer on or off for the whole process (tests compare both paths).
+void setFusedLayers(bool on);
+
+/// x [B, T, H] -> x + attn(norm(x)); then + mlp(norm(...)), as LlamaLayerImpl::forward.
+/// cos/sin [T, d] rotate q and k when defined; bias [heads|1, T, T] is added to the scaled
+/// logits when defined (its gradient flows back when it requires one: FIRE).
+torch::Tensor fusedLlamaLayer(const torch::Tensor& x, const FusedLayerParams& p,
+                              const torch::Tensor& cos, const torch::Tensor& sin,
+                              const torch::Tensor& bias);
+
+}  // namespace lengen::engine::model

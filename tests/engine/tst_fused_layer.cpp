@@ -1,0 +1,209 @@
+// The fused Llama layer (model/fused_layer.h) computes what the module path computes: forward
+// and every parameter's gradient agree to float rounding for every PE, and the raw kernels agree
+// with the Torch ops they replace (all transposes of gemm, causal softmax with a bias, SwiGLU
+// over the whole range where exp saturates).
+
+#include <functional>
+#include <set>
+
+#include "model/cpu_kernels.h"
+#include "model/fused_layer.h"
+#include "model/icl_model.h"
+#include "test_support.h"
+
+using namespace lengen::engine;
+using namespace lengen::engine::model;
+
+namespace {
+
+// Whether any node of the graph behind `t` is the fused layer (so the test compares two paths).
+bool graphHasFusedLayer(const torch::Tensor& t)
+{
+    std::set<torch::autograd::Node*> seen;
+    std::function<bool(torch::autograd::Node*)> walk = [&](torch::autograd::Node* n) {
+        if (!n || !seen.insert(n).second)
+            return false;
+        if (n->name().find("FusedLayer") != std::string::npos)
+            return true;
+        for (const auto& e : n->next_edges())
+            if (walk(e.function.get()))
+                return true;
+        return false;
+    };
+    return walk(t.grad_fn().get());
+}
+
+struct Pass {
+    torch::Tensor predictions;
+    std::map<std::string, torch::Tensor> grads;
+    bool fused = false;
+};
+
+Pass runPass(InContextModel& model, const torch::Tensor& xs, const torch::Tensor& ys, bool fused)
+{
+    setFusedLayers(fused);
+    model->zero_grad();
+    Pass p;
+    p.predictions = model->forward(xs, ys).predictions;
+    p.fused = graphHasFusedLayer(p.predictions);
+    (p.predictions - ys).square().mean().backward();
+    for (const auto& item : model->named_parameters())
+        if (item.value().grad().defined())
+            p.grads[item.key()] = item.value().grad().clone();
+    setFusedLayers(true);
+    return p;
+}
+
+// Max |a - b| relative to the larger of 1 and max |b|.
+double relDiff(const torch::Tensor& a, const torch::Tensor& b)
+{
+    const double scale = std::max(1.0, b.abs().max().item<double>());
+    return (a - b).abs().max().item<double>() / scale;
+}
+
+}  // namespace
+
+class TestFusedLayer final : public QObject {
+    Q_OBJECT
+private Q_SLOTS:
+    void initTestCase() { torch::set_num_threads(1); }
+    void cleanup() { setFusedLayers(true); }
+    void fusedAndModulePathsAgree_data();
+    void fusedAndModulePathsAgree();
+    void evaluationKeepsTheModulePath();
+    void gemmMatchesMatmulForEveryTranspose();
+    void causalSoftmaxMatchesTorch();
+    void swigluMatchesTorchWhereExpSaturates();
+};
+
+void TestFusedLayer::fusedAndModulePathsAgree_data()
+{
+    QTest::addColumn<QString>("pe");
+    QTest::addColumn<int>("heads");
+    for (const char* pe : {"rope", "nope", "alibi", "fire", "yarn", "dynamic-yarn", "linear",
+                           "dynamic"})
+        QTest::newRow(pe) << QString(pe) << 2;
+    QTest::newRow("alibi, 4 heads") << QString("alibi") << 4;
+    QTest::newRow("rope, 1 head") << QString("rope") << 1;
+}
+
+void TestFusedLayer::fusedAndModulePathsAgree()
+{
+    QFETCH(QString, pe);
+    QFETCH(int, heads);
+    if (!kernels::hasBlas())
+        QSKIP("no BLAS sgemm in this process: the fused layer is off");
+    auto yaml = QString::fromStdString(lengen::test::tinyConfig("linear_regression", pe.toStdString()))
+                    .replace("num_attention_heads: 2", QString("num_attention_heads: %1").arg(heads))
+                    .toStdString();
+    auto model = lengen::test::initialisedModel(yaml, 3);
+    {
+        // Weights of O(1) so that every term matters (the 0.02 init leaves them tiny).
+        torch::NoGradGuard noGrad;
+        auto gen = at::make_generator<at::CPUGeneratorImpl>(11);
+        for (auto& p : model->parameters())
+            if (p.dim() >= 1)
+                p.add_(torch::randn(p.sizes(), gen, torch::kFloat32) * 0.3);
+    }
+    auto gen = at::make_generator<at::CPUGeneratorImpl>(4);
+    auto xs = torch::randn({5, 7, 3}, gen, torch::kFloat32);
+    auto ys = torch::randn({5, 7}, gen, torch::kFloat32);
+
+    const Pass fused = runPass(model, xs, ys, true);
+    const Pass plain = runPass(model, xs, ys, false);
+    QVERIFY2(fused.fused, "the fused layer was not used");
+    QVERIFY(!plain.fused);
+    QVERIFY2(relDiff(fused.predictions, plain.predictions) < 1e-5,
+             qPrintable(QString::number(relDiff(fused.predictions, plain.predictions))));
+    QCOMPARE(fused.grads.size(), plain.grads.size());
+    QVERIFY(fused.grads.size() > 10);
+    for (const auto& [name, g] : plain.grads) {
+        const double d = relDiff(fused.grads.at(name), g);
+        QVERIFY2(d < 2e-5, qPrintable(QString("%1: %2").arg(name.c_str()).arg(d)));
+        QVERIFY2(g.abs().max().item<double>() > 0 || name.find("init_L") != std::string::npos,
+                 name.c_str());
+    }
+}
+
+void TestFusedLayer::evaluationKeepsTheModulePath()
+{
+    auto model = lengen::test::initialisedModel(lengen::test::tinyConfig(), 1);
+    auto xs = torch::randn({2, 5, 3}), ys = torch::randn({2, 5});
+    {
+        torch::NoGradGuard noGrad;  // evaluation: no graph at all
+        QVERIFY(!model->forward(xs, ys).predictions.requires_grad());
+    }
+    QCOMPARE(graphHasFusedLayer(model->forward(xs, ys).predictions), kernels::hasBlas());
+    setFusedLayers(false);
+    QVERIFY(!graphHasFusedLayer(model->forward(xs, ys).predictions));
+}
+
+void TestFusedLayer::gemmMatchesMatmulForEveryTranspose()
+{
+    if (!kernels::hasBlas())
+        QSKIP("no BLAS sgemm in this process");
+    auto gen = at::make_generator<at::CPUGeneratorImpl>(2);
+    const int m = 7, n = 5, k = 9;
+    for (bool ta : {false, true})
+        for (bool tb : {false, true}) {
+            // Stored with two spare columns, so the leading dimensions are not the widths.
+            auto a = torch::randn({ta ? k : m, (ta ? m : k) + 2}, gen, torch::kFloat32);
+            auto b = torch::randn({tb ? n : k, (tb ? k : n) + 2}, gen, torch::kFloat32);
+            auto av = a.slice(1, 0, ta ? m : k), bv = b.slice(1, 0, tb ? k : n);
+            auto c = torch::ones({m, n + 3}, torch::kFloat32);
+            kernels::gemm(ta, tb, m, n, k, 0.5f, a.data_ptr<float>(), a.size(1),
+                          b.data_ptr<float>(), b.size(1), 2.0f, c.data_ptr<float>(), n + 3);
+            auto want = 0.5 * torch::matmul(ta ? av.t() : av, tb ? bv.t() : bv) + 2.0;
+            QVERIFY(torch::allclose(c.slice(1, 0, n), want, 1e-5, 1e-5));
+            QVERIFY(c.slice(1, n).eq(1).all().item<bool>());  // outside C untouched
+        }
+}
+
+void TestFusedLayer::causalSoftmaxMatchesTorch()
+{
+    auto gen = at::make_generator<at::CPUGeneratorImpl>(3);
+    const int t = 11;
+    auto s = torch::randn({t, t}, gen, torch::kFloat32) * 30;  // wide logits: exp saturates
+    auto bias = torch::randn({t, t}, gen, torch::kFloat32) * 5;
+    auto mask = torch::full({t, t}, -INFINITY).triu(1);
+    auto want = torch::softmax(s + bias + mask, -1);
+    auto p = s.clone();
+    kernels::causalSoftmaxForward(p.data_ptr<float>(), t, bias.data_ptr<float>());
+    QVERIFY(torch::allclose(p, want, 1e-5, 1e-6));
+    QVERIFY(p.triu(1).eq(0).all().item<bool>());
+
+    // Backward: ds = p * (dp - sum(dp * p)) against autograd on the Torch softmax.
+    auto x = (s + bias).clone().requires_grad_(true);
+    auto dp = torch::randn({t, t}, gen, torch::kFloat32);
+    torch::softmax(x + mask, -1).backward(dp);
+    auto ds = dp.clone();
+    kernels::causalSoftmaxBackward(p.data_ptr<float>(), ds.data_ptr<float>(), t);
+    QVERIFY(torch::allclose(ds, x.grad(), 1e-4, 1e-5));
+}
+
+void TestFusedLayer::swigluMatchesTorchWhereExpSaturates()
+{
+    const int rows = 3, inter = 64;
+    auto gate = torch::linspace(-120, 120, rows * inter).view({rows, inter});
+    auto up = torch::linspace(-2, 3, rows * inter).view({rows, inter});
+    auto gu = torch::cat({gate, up}, 1).contiguous();           // [rows, 2I]
+    auto a = torch::empty({rows, inter});
+    kernels::swigluForward(gu.data_ptr<float>(), a.data_ptr<float>(), rows, inter);
+    QVERIFY(torch::allclose(a, torch::silu(gate) * up, 1e-5, 1e-6));
+
+    auto g = gate.clone().requires_grad_(true), u = up.clone().requires_grad_(true);
+    auto da = torch::linspace(1, -1, rows * inter).view({rows, inter});
+    (torch::silu(g) * u).backward(da);
+    auto dgu = torch::empty({rows, 2 * inter});
+    kernels::swigluBackward(gu.data_ptr<float>(), da.data_ptr<float>(), dgu.data_ptr<float>(), rows,
+                            inter);
+    QVERIFY(torch::allclose(dgu.slice(1, 0, inter), g.grad(), 1e-5, 1e-6));
+    QVERIFY(torch::allclose(dgu.slice(1, inter), u.grad(), 1e-5, 1e-6));
+    // NaN stays NaN (a diverging run must be seen as one).
+    gu[0][0] = NAN;
+    kernels::swigluForward(gu.data_ptr<float>(), a.data_ptr<float>(), rows, inter);
+    QVERIFY(std::isnan(a[0][0].item<float>()));
+}
+
+QTEST_GUILESS_MAIN(TestFusedLayer)
+#include "tst_fused_layer.moc"
