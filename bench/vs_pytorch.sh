@@ -4,22 +4,25 @@
 # loss on one fixed batch (a second check of the math), steps/s min/median/max of each, and the
 # ratio of the medians.
 #
-# Usage: bench/vs_pytorch.sh [--rounds R] [--quick-steps S] [--standard-steps S] [CASE...]
+# Usage: bench/vs_pytorch.sh [--rounds R] [--threads T] [--quick-steps S] [--standard-steps S]
+#                            [CASE...]
 #   CASE: a quick preset name (rope nope alibi fire yarn dynamic_yarn pi dynamic_ntk mamba gpt2),
 #         `standard` (the reference's linear-regression RoPE model: hidden 256, 16 layers,
 #         8 heads, N = 51 so T = 102, batch 64, 2 threads), or `all` (default: every quick
-#         preset, then standard).
+#         preset, then standard). --threads: BLAS threads of the quick cases (default 1); both
+#         sides get them, and Torch's own pool one thread (LenGen's policy, threads.cpp).
 # Needs the build with -DLENGEN_BUILD_BENCH=ON and Debian's python3-torch.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-rounds=3 quick_steps=300 standard_steps=3
+rounds=3 quick_steps=300 standard_steps=3 quick_threads=1
 cases=()
 while [[ $# -gt 0 ]]; do
     case $1 in
         --rounds) rounds=$2; shift 2 ;;
+        --threads) quick_threads=$2; shift 2 ;;
         --quick-steps) quick_steps=$2; shift 2 ;;
         --standard-steps) standard_steps=$2; shift 2 ;;
-        -h|--help) sed -n '2,12p' "$0"; exit 0 ;;
+        -h|--help) sed -n '2,15p' "$0"; exit 0 ;;
         *) cases+=("$1"); shift ;;
     esac
 done
@@ -56,7 +59,7 @@ for c in "${cases[@]}"; do
     if [[ $c == standard ]]; then
         config=configs/tasks/linear_regression/rope.yaml threads=2 steps=$standard_steps points=51
     else
-        config=configs/quick/linear_regression_$c.yaml threads=1 steps=$quick_steps points=
+        config=configs/quick/linear_regression_$c.yaml threads=$quick_threads steps=$quick_steps points=
         [[ -f $config ]] || { echo "vs_pytorch: no quick preset $config" >&2; exit 2; }
     fi
     # One step so the run has a checkpoint, then the same weights as a reference run folder.

@@ -1,12 +1,13 @@
 // The fused Llama layer (model/fused_layer.h) computes what the module path computes: forward
 // and every parameter's gradient agree to float rounding for every PE, and the raw kernels agree
-// with the Torch ops they replace (all transposes of gemm, causal softmax with a bias, SwiGLU
-// over the whole range where exp saturates).
+// with the Torch ops they replace (all transposes of gemm, causal softmax with a bias, SwiGLU and
+// GELU over the whole range where exp saturates). GPT-2's fused block is checked the same way.
 
 #include <functional>
 #include <set>
 
 #include "model/cpu_kernels.h"
+#include "model/cpu_threads.h"
 #include "model/fused_layer.h"
 #include "model/icl_model.h"
 #include "test_support.h"
@@ -16,14 +17,14 @@ using namespace lengen::engine::model;
 
 namespace {
 
-// Whether any node of the graph behind `t` is the fused layer (so the test compares two paths).
+// Whether any node of the graph behind `t` is a fused layer (so the test compares two paths).
 bool graphHasFusedLayer(const torch::Tensor& t)
 {
     std::set<torch::autograd::Node*> seen;
     std::function<bool(torch::autograd::Node*)> walk = [&](torch::autograd::Node* n) {
         if (!n || !seen.insert(n).second)
             return false;
-        if (n->name().find("FusedLayer") != std::string::npos)
+        if (n->name().find("Fused") != std::string::npos)  // FusedLayer, FusedGpt2
             return true;
         for (const auto& e : n->next_edges())
             if (walk(e.function.get()))
@@ -54,6 +55,16 @@ Pass runPass(InContextModel& model, const torch::Tensor& xs, const torch::Tensor
     return p;
 }
 
+// A tiny GPT-2 config (hidden 16, 2 blocks, 4 heads) with the given dropout.
+std::string gpt2Config(double dropout)
+{
+    return "model: {family: GPT2, max_length: [16], n_embd: 16, n_layer: 2, n_head: 4, "
+           "resid_pdrop: " + std::to_string(dropout) + ", embd_pdrop: 0, attn_pdrop: " +
+           std::to_string(dropout) + "}\ntask: {data: gaussian, name: linear_regression, "
+           "curriculum: {dims: {start: 3, end: 3, increment: 0, interval: 10}, "
+           "points: {start: 7, end: 7, increment: 0, interval: 10}}}\ntraining: {max_steps: 5}\n";
+}
+
 // Max |a - b| relative to the larger of 1 and max |b|.
 double relDiff(const torch::Tensor& a, const torch::Tensor& b)
 {
@@ -73,29 +84,38 @@ private Q_SLOTS:
     void evaluationKeepsTheModulePath();
     void gemmMatchesMatmulForEveryTranspose();
     void causalSoftmaxMatchesTorch();
-    void swigluMatchesTorchWhereExpSaturates();
+    void swigluMatchesTorchWhereExpSaturates();  // and GELU
 };
 
 void TestFusedLayer::fusedAndModulePathsAgree_data()
 {
     QTest::addColumn<QString>("pe");
     QTest::addColumn<int>("heads");
+    QTest::addColumn<int>("points");
     for (const char* pe : {"rope", "nope", "alibi", "fire", "yarn", "dynamic-yarn", "linear",
                            "dynamic"})
-        QTest::newRow(pe) << QString(pe) << 2;
-    QTest::newRow("alibi, 4 heads") << QString("alibi") << 4;
-    QTest::newRow("rope, 1 head") << QString("rope") << 1;
+        QTest::newRow(pe) << QString(pe) << 2 << 7;
+    QTest::newRow("alibi, 4 heads") << QString("alibi") << 4 << 7;
+    QTest::newRow("rope, 1 head") << QString("rope") << 1 << 7;
+    QTest::newRow("gpt2") << QString("gpt2") << 4 << 7;
+    // 80 tokens: attention by sgemm instead of the short-prompt loops.
+    QTest::newRow("rope, 80 tokens") << QString("rope") << 2 << 40;
+    QTest::newRow("fire, 80 tokens") << QString("fire") << 2 << 40;
 }
 
 void TestFusedLayer::fusedAndModulePathsAgree()
 {
     QFETCH(QString, pe);
     QFETCH(int, heads);
+    QFETCH(int, points);
     if (!kernels::hasBlas())
         QSKIP("no BLAS sgemm in this process: the fused layer is off");
-    auto yaml = QString::fromStdString(lengen::test::tinyConfig("linear_regression", pe.toStdString()))
-                    .replace("num_attention_heads: 2", QString("num_attention_heads: %1").arg(heads))
-                    .toStdString();
+    auto yaml = pe == "gpt2" ? gpt2Config(0)
+                             : QString::fromStdString(
+                                   lengen::test::tinyConfig("linear_regression", pe.toStdString()))
+                                   .replace("num_attention_heads: 2",
+                                            QString("num_attention_heads: %1").arg(heads))
+                                   .toStdString();
     auto model = lengen::test::initialisedModel(yaml, 3);
     {
         // Weights of O(1) so that every term matters (the 0.02 init leaves them tiny).
@@ -106,22 +126,28 @@ void TestFusedLayer::fusedAndModulePathsAgree()
                 p.add_(torch::randn(p.sizes(), gen, torch::kFloat32) * 0.3);
     }
     auto gen = at::make_generator<at::CPUGeneratorImpl>(4);
-    auto xs = torch::randn({5, 7, 3}, gen, torch::kFloat32);
-    auto ys = torch::randn({5, 7}, gen, torch::kFloat32);
+    auto xs = torch::randn({5, points, 3}, gen, torch::kFloat32);
+    auto ys = torch::randn({5, points}, gen, torch::kFloat32);
 
-    const Pass fused = runPass(model, xs, ys, true);
     const Pass plain = runPass(model, xs, ys, false);
-    QVERIFY2(fused.fused, "the fused layer was not used");
     QVERIFY(!plain.fused);
-    QVERIFY2(relDiff(fused.predictions, plain.predictions) < 1e-5,
-             qPrintable(QString::number(relDiff(fused.predictions, plain.predictions))));
-    QCOMPARE(fused.grads.size(), plain.grads.size());
-    QVERIFY(fused.grads.size() > 10);
-    for (const auto& [name, g] : plain.grads) {
-        const double d = relDiff(fused.grads.at(name), g);
-        QVERIFY2(d < 2e-5, qPrintable(QString("%1: %2").arg(name.c_str()).arg(d)));
-        QVERIFY2(g.abs().max().item<double>() > 0 || name.find("init_L") != std::string::npos,
-                 name.c_str());
+    // One kernel thread, then three (parts of the batch items and rows on the pool).
+    for (int threads : {1, 3}) {
+        kernels::setKernelThreads(threads);
+        const Pass fused = runPass(model, xs, ys, true);
+        kernels::setKernelThreads(1);
+        QVERIFY2(fused.fused, "the fused layer was not used");
+        QVERIFY2(relDiff(fused.predictions, plain.predictions) < 1e-5,
+                 qPrintable(QString::number(relDiff(fused.predictions, plain.predictions))));
+        QCOMPARE(fused.grads.size(), plain.grads.size());
+        QVERIFY(fused.grads.size() > 10);
+        for (const auto& [name, g] : plain.grads) {
+            const double d = relDiff(fused.grads.at(name), g);
+            QVERIFY2(d < 2e-5, qPrintable(QString("%1 threads, %2: %3").arg(threads)
+                                              .arg(name.c_str()).arg(d)));
+            QVERIFY2(g.abs().max().item<double>() > 0 || name.find("init_L") != std::string::npos,
+                     name.c_str());
+        }
     }
 }
 
@@ -136,6 +162,12 @@ void TestFusedLayer::evaluationKeepsTheModulePath()
     QCOMPARE(graphHasFusedLayer(model->forward(xs, ys).predictions), kernels::hasBlas());
     setFusedLayers(false);
     QVERIFY(!graphHasFusedLayer(model->forward(xs, ys).predictions));
+    setFusedLayers(true);
+    // GPT-2 with dropout: the mask comes from the run's generator, so the module path.
+    auto dropping = lengen::test::initialisedModel(gpt2Config(0.1), 1);
+    QVERIFY(!graphHasFusedLayer(dropping->forward(xs, ys).predictions));
+    auto plain = lengen::test::initialisedModel(gpt2Config(0), 1);
+    QCOMPARE(graphHasFusedLayer(plain->forward(xs, ys).predictions), kernels::hasBlas());
 }
 
 void TestFusedLayer::gemmMatchesMatmulForEveryTranspose()
@@ -199,6 +231,17 @@ void TestFusedLayer::swigluMatchesTorchWhereExpSaturates()
                             inter);
     QVERIFY(torch::allclose(dgu.slice(1, 0, inter), g.grad(), 1e-5, 1e-6));
     QVERIFY(torch::allclose(dgu.slice(1, inter), u.grad(), 1e-5, 1e-6));
+
+    // GPT-2's tanh GELU, forward and backward, over the same range.
+    auto y = torch::empty_like(gate);
+    kernels::geluTanhForward(gate.data_ptr<float>(), y.data_ptr<float>(), gate.numel());
+    QVERIFY(torch::allclose(y, torch::gelu(gate, "tanh"), 1e-5, 1e-5));
+    auto x = gate.clone().requires_grad_(true);
+    torch::gelu(x, "tanh").backward(da);
+    auto dx = torch::empty_like(gate);
+    kernels::geluTanhBackward(gate.data_ptr<float>(), da.data_ptr<float>(), dx.data_ptr<float>(),
+                              gate.numel());
+    QVERIFY(torch::allclose(dx, x.grad(), 1e-5, 1e-6));
     // NaN stays NaN (a diverging run must be seen as one).
     gu[0][0] = NAN;
     kernels::swigluForward(gu.data_ptr<float>(), a.data_ptr<float>(), rows, inter);

@@ -5,16 +5,14 @@
 #include <algorithm>
 #include <cmath>
 #include <cstring>
+#include <vector>
 
-// The hot loops get an AVX2 clone next to the baseline one; the loader picks (ifunc). ("arch=
-// haswell" would also bring FMA, but its resolver asks for that CPU model, so AMD gets none.)
-#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
-#define LENGEN_CLONES __attribute__((target_clones("avx2", "default")))
-#else
-#define LENGEN_CLONES
-#endif
+#include "model/cpu_math.h"
+#include "model/cpu_threads.h"
 
 namespace lengen::engine::model::kernels {
+
+using detail::expApprox;
 
 namespace {
 
@@ -29,43 +27,6 @@ Sgemm sgemm()
     return fn;
 }
 
-inline float bitsToFloat(std::uint32_t u)
-{
-    float f;
-    std::memcpy(&f, &u, sizeof f);
-    return f;
-}
-
-inline std::uint32_t floatToBits(float f)
-{
-    std::uint32_t u;
-    std::memcpy(&u, &f, sizeof u);
-    return u;
-}
-
-// exp(x) within ~2 ulp, branch-free so that loops calling it vectorise: x = n ln2 + r with
-// |r| <= ln2/2 (Cody-Waite), Cephes' degree-6 polynomial for exp(r), 2^n from the exponent
-// bits. x is clamped to [-87.3, 88.3] (results 1e-38 .. 2e38); NaN stays NaN.
-inline float expApprox(float x)
-{
-    x = std::min(std::max(x, -87.3f), 88.3f);
-    const float shifter = 12582912.0f;  // 1.5 * 2^23: adding it rounds to an integer
-    const float t = x * 1.44269504088896341f + shifter;
-    const float n = t - shifter;
-    const auto e = static_cast<std::int32_t>(floatToBits(t) - floatToBits(shifter));
-    const float r = (x - n * 0.693359375f) + n * 2.12194440e-4f;
-    float p = 1.9875691500e-4f;
-    p = p * r + 1.3981999507e-3f;
-    p = p * r + 8.3334519073e-3f;
-    p = p * r + 4.1665795894e-2f;
-    p = p * r + 1.6666665459e-1f;
-    p = p * r + 5.0000001201e-1f;
-    p = p * r * r + r + 1.0f;
-    return p * bitsToFloat(static_cast<std::uint32_t>(e + 127) << 23);
-}
-
-inline float sigmoid(float x) { return 1.0f / (1.0f + expApprox(-x)); }
-
 }  // namespace
 
 bool hasBlas() { return sgemm() != nullptr; }
@@ -76,48 +37,6 @@ void gemm(bool transA, bool transB, int m, int n, int k, float alpha, const floa
     // Column-major sees every row-major matrix transposed: C^T = op(B)^T op(A)^T.
     const char ta = transB ? 'T' : 'N', tb = transA ? 'T' : 'N';
     sgemm()(&ta, &tb, &n, &m, &k, &alpha, b, &ldb, a, &lda, &beta, c, &ldc);
-}
-
-LENGEN_CLONES
-void rmsNormForward(const float* x, const float* g, float* y, float* rstd, std::int64_t rows,
-                    int h, float eps)
-{
-    for (std::int64_t r = 0; r < rows; ++r) {
-        const float* xr = x + r * h;
-        float ss = 0;
-#pragma omp simd reduction(+ : ss)
-        for (int j = 0; j < h; ++j)
-            ss += xr[j] * xr[j];
-        const float s = 1.0f / std::sqrt(ss / static_cast<float>(h) + eps);
-        rstd[r] = s;
-        float* yr = y + r * h;
-#pragma omp simd
-        for (int j = 0; j < h; ++j)
-            yr[j] = xr[j] * s * g[j];
-    }
-}
-
-LENGEN_CLONES
-void rmsNormBackward(const float* x, const float* g, const float* rstd, const float* dy,
-                     float* dx, float* dg, std::int64_t rows, int h)
-{
-    for (std::int64_t r = 0; r < rows; ++r) {
-        const float* xr = x + r * h;
-        const float* dyr = dy + r * h;
-        float* dxr = dx + r * h;
-        const float s = rstd[r];
-        float dot = 0;  // sum_j dy*g*n
-#pragma omp simd reduction(+ : dot)
-        for (int j = 0; j < h; ++j) {
-            const float n = xr[j] * s;
-            dg[j] += dyr[j] * n;
-            dot += dyr[j] * g[j] * n;
-        }
-        const float mean = dot / static_cast<float>(h);
-#pragma omp simd
-        for (int j = 0; j < h; ++j)
-            dxr[j] += s * (dyr[j] * g[j] - xr[j] * s * mean);
-    }
 }
 
 void ropeForward(float* v, int ld, std::int64_t batch, int t, int heads, int d, const float* cos,
@@ -210,43 +129,158 @@ void causalSoftmaxBackward(const float* p, float* dp, int t)
     }
 }
 
-LENGEN_CLONES
-void swigluForward(const float* gu, float* a, std::int64_t rows, int i)
-{
-    for (std::int64_t r = 0; r < rows; ++r) {
-        const float* gate = gu + r * 2 * i;
-        const float* up = gate + i;
-        float* ar = a + r * i;
-#pragma omp simd
-        for (int j = 0; j < i; ++j)
-            ar[j] = gate[j] * sigmoid(gate[j]) * up[j];
-    }
-}
+namespace {
 
+// Prompts up to this many tokens take loops over the causal lower triangle instead of sgemm calls:
+// at t = 18 and d = 8..32 one call's fixed cost (~1 us) exceeds its arithmetic, and a quick-size
+// GPT-2 step (8 heads) makes ~9,000 of them; the loops also run on the kernel threads, where
+// concurrent calls into a threaded BLAS would contend for its pool. Longer prompts go to sgemm
+// (full squares, one item at a time, BLAS's own threads).
+constexpr int kLoopTokens = 128;
+
+// s[i][j] = a * dot(x_i, y_j) for j <= i (rows of x, y have strides ldx, ldy; s row stride t).
+// y is first transposed into yt [d, t], so that the inner loop runs along a row of s (an axpy
+// the compiler vectorises) instead of a d-long dot product with a horizontal sum per entry.
 LENGEN_CLONES
-void swigluBackward(const float* gu, const float* da, float* dgu, std::int64_t rows, int i)
+void lowerScores(const float* x, int ldx, const float* y, int ldy, int t, int d, float a, float* s,
+                 float* yt)
 {
-    for (std::int64_t r = 0; r < rows; ++r) {
-        const float* gate = gu + r * 2 * i;
-        const float* up = gate + i;
-        const float* dar = da + r * i;
-        float* dgate = dgu + r * 2 * i;
-        float* dup = dgate + i;
+    for (int j = 0; j < t; ++j)
+        for (int c = 0; c < d; ++c)
+            yt[static_cast<std::int64_t>(c) * t + j] = y[static_cast<std::int64_t>(j) * ldy + c];
+    for (int i = 0; i < t; ++i) {
+        const float* xi = x + static_cast<std::int64_t>(i) * ldx;
+        float* si = s + static_cast<std::int64_t>(i) * t;
+        const int len = i + 1;
+        std::fill(si, si + len, 0.0f);
+        for (int c = 0; c < d; ++c) {
+            const float w = a * xi[c];
+            const float* ytc = yt + static_cast<std::int64_t>(c) * t;
 #pragma omp simd
-        for (int j = 0; j < i; ++j) {
-            const float g = gate[j], sg = sigmoid(g);
-            dup[j] = dar[j] * g * sg;
-            dgate[j] = dar[j] * up[j] * sg * (1.0f + g * (1.0f - sg));
+            for (int j = 0; j < len; ++j)
+                si[j] += w * ytc[j];
         }
     }
 }
 
+// out_i = a * sum_{j <= i} p[i][j] y_j (p lower triangular, row stride t).
 LENGEN_CLONES
-void addInPlace(float* dst, const float* src, std::int64_t n)
+void lowerTimes(const float* p, int t, const float* y, int ldy, int d, float a, float* out, int ldo)
 {
+    for (int i = 0; i < t; ++i) {
+        float* oi = out + static_cast<std::int64_t>(i) * ldo;
+        std::fill(oi, oi + d, 0.0f);
+        for (int j = 0; j <= i; ++j) {
+            const float w = a * p[static_cast<std::int64_t>(i) * t + j];
+            const float* yj = y + static_cast<std::int64_t>(j) * ldy;
 #pragma omp simd
-    for (std::int64_t k = 0; k < n; ++k)
-        dst[k] += src[k];
+            for (int c = 0; c < d; ++c)
+                oi[c] += w * yj[c];
+        }
+    }
+}
+
+// out_j = a * sum_{i >= j} p[i][j] y_i: the transpose of lowerTimes.
+LENGEN_CLONES
+void lowerTransposeTimes(const float* p, int t, const float* y, int ldy, int d, float a,
+                         float* out, int ldo)
+{
+    for (int j = 0; j < t; ++j)
+        std::fill(out + static_cast<std::int64_t>(j) * ldo,
+                  out + static_cast<std::int64_t>(j) * ldo + d, 0.0f);
+    for (int i = 0; i < t; ++i) {
+        const float* yi = y + static_cast<std::int64_t>(i) * ldy;
+        for (int j = 0; j <= i; ++j) {
+            const float w = a * p[static_cast<std::int64_t>(i) * t + j];
+            float* oj = out + static_cast<std::int64_t>(j) * ldo;
+#pragma omp simd
+            for (int c = 0; c < d; ++c)
+                oj[c] += w * yi[c];
+        }
+    }
+}
+
+}  // namespace
+
+void attentionForward(const AttentionShape& s, const float* qkv, const float* bias,
+                      std::int64_t biasHeads, float* probs, float* out)
+{
+    const int t = s.t, h = s.heads * s.d, ld = 3 * h;
+    const std::int64_t tt = std::int64_t(t) * t;
+    const bool loops = t <= kLoopTokens;
+    // One item per (batch, head); parts of the items run on the kernel threads.
+    const std::int64_t items = s.batch * s.heads;
+    parallelFor(items, loops ? 1 : items, [&](std::int64_t begin, std::int64_t end, int) {
+        std::vector<float> yt(loops ? static_cast<size_t>(t) * s.d : 0);  // k transposed
+        for (std::int64_t item = begin; item < end; ++item) {
+            const std::int64_t b = item / s.heads;
+            const int hd = static_cast<int>(item % s.heads);
+            const float* q = qkv + b * t * ld + hd * s.d;
+            const float *k = q + h, *v = q + 2 * h;
+            float* p = probs + item * tt;
+            float* o = out + b * t * h + hd * s.d;
+            if (loops)
+                lowerScores(q, ld, k, ld, t, s.d, s.scale, p, yt.data());          // q k^T
+            else
+                gemm(false, true, t, t, s.d, s.scale, q, ld, k, ld, 0, p, t);
+            causalSoftmaxForward(p, t, bias ? bias + (biasHeads == 1 ? 0 : hd) * tt : nullptr);
+            if (loops)
+                lowerTimes(p, t, v, ld, s.d, 1, o, h);                              // p v
+            else
+                gemm(false, false, t, s.d, t, 1, p, t, v, ld, 0, o, h);
+        }
+    });
+}
+
+void attentionBackward(const AttentionShape& s, const float* qkv, const float* probs,
+                       const float* dout, float* dqkv, float* dbias, std::int64_t biasHeads)
+{
+    const int t = s.t, h = s.heads * s.d, ld = 3 * h;
+    const std::int64_t tt = std::int64_t(t) * t;
+    const bool loops = t <= kLoopTokens;
+    // Parts after the first sum their bias gradient apart; the parts are added in order after,
+    // so the result does not depend on which thread finished first.
+    std::vector<std::vector<float>> partial(static_cast<size_t>(kernelThreads()));
+    const std::int64_t items = s.batch * s.heads;
+    parallelFor(items, loops ? 1 : items, [&](std::int64_t begin, std::int64_t end, int part) {
+        std::vector<float> scratch(static_cast<size_t>(tt));
+        std::vector<float> yt(loops ? static_cast<size_t>(t) * s.d : 0);  // v transposed
+        float* db = dbias;
+        if (dbias && part > 0) {
+            partial[static_cast<size_t>(part)].assign(static_cast<size_t>(biasHeads * tt), 0.0f);
+            db = partial[static_cast<size_t>(part)].data();
+        }
+        float* ds = scratch.data();
+        for (std::int64_t item = begin; item < end; ++item) {
+            const std::int64_t b = item / s.heads;
+            const int hd = static_cast<int>(item % s.heads);
+            const std::int64_t off = b * t * ld + hd * s.d;
+            const float *q = qkv + off, *k = q + h, *v = q + 2 * h;
+            float *dq = dqkv + off, *dk = dq + h, *dv = dq + 2 * h;
+            const float* p = probs + item * tt;
+            const float* dO = dout + b * t * h + hd * s.d;
+            if (loops) {
+                lowerScores(dO, h, v, ld, t, s.d, 1, ds, yt.data());    // dP = dO v^T
+                lowerTransposeTimes(p, t, dO, h, s.d, 1, dv, ld);       // dv = P^T dO
+            } else {
+                gemm(false, true, t, t, s.d, 1, dO, h, v, ld, 0, ds, t);
+                gemm(true, false, t, s.d, t, 1, p, t, dO, h, 0, dv, ld);
+            }
+            causalSoftmaxBackward(p, ds, t);                            // dS
+            if (db)
+                addInPlace(db + (biasHeads == 1 ? 0 : hd) * tt, ds, tt);
+            if (loops) {
+                lowerTimes(ds, t, k, ld, s.d, s.scale, dq, ld);                 // c dS k
+                lowerTransposeTimes(ds, t, q, ld, s.d, s.scale, dk, ld);        // c dS^T q
+            } else {
+                gemm(false, false, t, s.d, t, s.scale, ds, t, k, ld, 0, dq, ld);
+                gemm(true, false, t, s.d, t, s.scale, ds, t, q, ld, 0, dk, ld);
+            }
+        }
+    });
+    for (const auto& part : partial)
+        if (!part.empty())
+            addInPlace(dbias, part.data(), static_cast<std::int64_t>(part.size()));
 }
 
 }  // namespace lengen::engine::model::kernels

@@ -40,6 +40,43 @@ void causalSoftmaxForward(float* s, int t, const float* bias);
 /// In place: dp [t, t] becomes ds = p * (dp - sum_j dp * p) (0 above the diagonal).
 void causalSoftmaxBackward(const float* p, float* dp, int t);
 
+/// Causal self-attention of every (batch, head) straight from a projection buffer: qkv rows
+/// (b, t) hold [q | k | v], each h = heads * d wide, head j at columns j*d..j*d+d-1 (ld 3h).
+/// probs [B, heads, t, t] gets softmax(scale q k^T + bias + causal); out [B*t, h] (heads
+/// merged, ld h) gets probs v. bias: [biasHeads, t, t] (biasHeads 1 or heads) or null.
+struct AttentionShape {
+    std::int64_t batch;
+    int t, heads, d;
+    float scale;
+};
+void attentionForward(const AttentionShape& s, const float* qkv, const float* bias,
+                      std::int64_t biasHeads, float* probs, float* out);
+/// Gradients of attentionForward: dqkv (same layout as qkv) from dout [B*t, h]; dbias
+/// [biasHeads, t, t] is accumulated when non-null. Both run on the kernel threads
+/// (cpu_threads.h), one (batch, head) item at a time.
+void attentionBackward(const AttentionShape& s, const float* qkv, const float* probs,
+                       const float* dout, float* dqkv, float* dbias, std::int64_t biasHeads);
+
+/// LayerNorm: y[r] = (x[r] - mean) * rstd * g + b; mean and rstd [rows] are kept.
+void layerNormForward(const float* x, const float* g, const float* b, float* y, float* mean,
+                      float* rstd, std::int64_t rows, int h, float eps);
+/// With n = (x - mean) * rstd: dx[r] += rstd * (dy*g - mean(dy*g) - n * mean(dy*g*n));
+/// dg += sum_r dy * n; db += sum_r dy.
+void layerNormBackward(const float* x, const float* g, const float* mean, const float* rstd,
+                       const float* dy, float* dx, float* dg, float* db, std::int64_t rows, int h);
+
+/// y = gelu(x) with the tanh approximation (GPT-2's "gelu_new"), n values.
+void geluTanhForward(const float* x, float* y, std::int64_t n);
+/// dx = dy * gelu'(x), n values.
+void geluTanhBackward(const float* x, const float* dy, float* dx, std::int64_t n);
+
+/// Every row of c [rows, n] (row stride n) set to v [n].
+void fillRows(float* c, const float* v, std::int64_t rows, int n);
+/// Every row of c [rows, n] gets v [n] added.
+void addToRows(float* c, const float* v, std::int64_t rows, int n);
+/// sums[j] += sum_r x[r, j] for x [rows, n].
+void addColumnSums(const float* x, float* sums, std::int64_t rows, int n);
+
 /// a[r] = silu(gu[r, :i]) * gu[r, i:] for gu [rows, 2i] (gate half, then up half).
 void swigluForward(const float* gu, float* a, std::int64_t rows, int i);
 /// dgu [rows, 2i] from da [rows, i]: d gate = da * up * silu'(gate), d up = da * silu(gate).
@@ -47,5 +84,16 @@ void swigluBackward(const float* gu, const float* da, float* dgu, std::int64_t r
 
 /// dst[n] += src[n].
 void addInPlace(float* dst, const float* src, std::int64_t n);
+/// x[n] *= a.
+void scaleInPlace(float* x, float a, std::int64_t n);
+/// sum x[n]^2, accumulated in double.
+double sumOfSquares(const float* x, std::int64_t n);
+
+/// One AdamW update of n values in one pass, in torch.optim.AdamW's order of operations:
+/// p *= decay; m = b1 m + (1-b1) g; v = b2 v + (1-b2) g^2; p -= step * m / (sqrt(v)/bc2 + eps).
+struct AdamWStep {
+    float decay, beta1, beta2, stepSize, bc2Sqrt, eps;
+};
+void adamwUpdate(float* p, const float* g, float* m, float* v, std::int64_t n, const AdamWStep& s);
 
 }  // namespace lengen::engine::model::kernels

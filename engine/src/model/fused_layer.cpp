@@ -48,7 +48,6 @@ public:
     {
         const Dims s = dims(x, wgate, heads);
         const auto opt = x.options();
-        const float scale = static_cast<float>(1.0 / std::sqrt(static_cast<double>(s.d)));
         auto xc = x.contiguous();
         auto wqkv = torch::cat({wq, wk, wv});            // [3H, H]
         auto wgu = torch::cat({wgate, wup});             // [2I, H]
@@ -64,21 +63,8 @@ public:
 
         auto probs = torch::empty({s.b, s.heads, s.t, s.t}, opt);   // [B, heads, T, T]
         auto attn = torch::empty({s.m, s.h}, opt);                  // [M, H], heads merged
-        const int t = static_cast<int>(s.t), ld = 3 * s.h;
-        for (std::int64_t b = 0; b < s.b; ++b)
-            for (int hd = 0; hd < s.heads; ++hd) {
-                const float* q = f(qkv) + b * s.t * ld + hd * s.d;
-                const float* kk = q + s.h;
-                const float* v = q + 2 * s.h;
-                float* p = f(probs) + (b * s.heads + hd) * s.t * s.t;
-                k::gemm(false, true, t, t, s.d, scale, q, ld, kk, ld, 0, p, t);
-                const float* bh = biasC.defined()
-                                      ? f(biasC) + (biasC.size(0) == 1 ? 0 : hd) * s.t * s.t
-                                      : nullptr;
-                k::causalSoftmaxForward(p, t, bh);
-                k::gemm(false, false, t, s.d, t, 1, p, t, v, ld, 0,
-                        f(attn) + b * s.t * s.h + hd * s.d, s.h);
-            }
+        k::attentionForward(attentionShape(s), f(qkv), hasBias ? f(biasC) : nullptr,
+                            hasBias ? biasC.size(0) : 0, f(probs), f(attn));
         auto x2 = xc.view({s.m, s.h}).clone();           // x + attn o^T
         k::gemm(false, true, s.m, s.h, s.h, 1, f(attn), s.h, f(wo), s.h, 1, f(x2), s.h);
         auto xn2 = torch::empty({s.m, s.h}, opt), rstd2 = torch::empty({s.m}, opt);
@@ -110,7 +96,6 @@ public:
         const auto heads = ctx->saved_data["heads"].toInt();
         const Dims s = dims(x, wgu.slice(0, 0, wgu.size(0) / 2), heads);
         const auto opt = x.options();
-        const float scale = static_cast<float>(1.0 / std::sqrt(static_cast<double>(s.d)));
         auto dy = grads[0].contiguous().view({s.m, s.h});
 
         // MLP: y = x2 + act down^T.
@@ -142,24 +127,9 @@ public:
         const bool wantBias = ctx->saved_data["bias"].toBool();
         const auto biasHeads = ctx->saved_data["biasHeads"].toInt();
         auto dbias = wantBias ? torch::zeros({biasHeads, s.t, s.t}, opt) : torch::Tensor();
-        auto ds = torch::empty({s.t, s.t}, opt);
-        const int t = static_cast<int>(s.t), ld = 3 * s.h;
-        for (std::int64_t b = 0; b < s.b; ++b)
-            for (int hd = 0; hd < s.heads; ++hd) {
-                const auto off = b * s.t * ld + hd * s.d;
-                const float *q = f(qkv) + off, *kk = q + s.h, *v = q + 2 * s.h;
-                float *dq = f(dqkv) + off, *dk = dq + s.h, *dv = dq + 2 * s.h;
-                const float* p = f(probs) + (b * s.heads + hd) * s.t * s.t;
-                const float* dout = f(dattn) + b * s.t * s.h + hd * s.d;
-                k::gemm(false, true, t, t, s.d, 1, dout, s.h, v, ld, 0, f(ds), t);   // dP
-                k::gemm(true, false, t, s.d, t, 1, p, t, dout, s.h, 0, dv, ld);      // P^T dO
-                k::causalSoftmaxBackward(p, f(ds), t);                             // dS
-                if (wantBias)
-                    k::addInPlace(f(dbias) + (biasHeads == 1 ? 0 : hd) * s.t * s.t, f(ds),
-                                  s.t * s.t);
-                k::gemm(false, false, t, s.d, t, scale, f(ds), t, kk, ld, 0, dq, ld);
-                k::gemm(true, false, t, s.d, t, scale, f(ds), t, q, ld, 0, dk, ld);
-            }
+        k::attentionBackward(attentionShape(s), f(qkv), f(probs), f(dattn), f(dqkv),
+                             wantBias ? f(dbias) : nullptr, biasHeads);
+        const int ld = 3 * s.h;
         if (cos.numel() > 0)
             k::ropeBackward(f(dqkv), ld, s.b, s.t, 2 * s.heads, s.d, f(cos), f(sin));
         auto dwqkv = torch::empty({3 * s.h, s.h}, opt);
@@ -177,6 +147,12 @@ public:
     }
 
 private:
+    static k::AttentionShape attentionShape(const Dims& s)
+    {
+        return {s.b, static_cast<int>(s.t), s.heads, s.d,
+                static_cast<float>(1.0 / std::sqrt(static_cast<double>(s.d)))};
+    }
+
     static Dims dims(const torch::Tensor& x, const torch::Tensor& wgate, std::int64_t heads)
     {
         Dims s;

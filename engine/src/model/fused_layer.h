@@ -1,5 +1,5 @@
 #pragma once
-// One Llama decoder layer as a single autograd node on the CPU: forward and backward written
+// One Llama decoder layer (and one GPT-2 block, fused_gpt2.cpp) as a single autograd node on the CPU: forward and backward written
 // out over raw buffers (cpu_kernels.h), with q/k/v in one matrix product, gate/up in one, and
 // attention computed straight from the projection's output. It computes what the module path
 // (llama.cpp, attention.cpp) computes, to float rounding (tests/engine/tst_fused_layer.cpp
@@ -34,5 +34,20 @@ void setFusedLayers(bool on);
 torch::Tensor fusedLlamaLayer(const torch::Tensor& x, const FusedLayerParams& p,
                               const torch::Tensor& cos, const torch::Tensor& sin,
                               const torch::Tensor& bias);
+
+struct FusedGpt2Params {
+    torch::Tensor ln1Weight, ln1Bias;        ///< [H]
+    torch::Tensor attnWeight, attnBias;      ///< c_attn: [H, 3H] (in, out), [3H]
+    torch::Tensor projWeight, projBias;      ///< attn.c_proj: [H, H], [H]
+    torch::Tensor ln2Weight, ln2Bias;        ///< [H]
+    torch::Tensor fcWeight, fcBias;          ///< mlp.c_fc: [H, 4H], [4H]
+    torch::Tensor mlpProjWeight, mlpProjBias;  ///< mlp.c_proj: [4H, H], [H]
+    int heads = 1;
+    double eps = 1e-5;
+};
+
+/// One GPT-2 block without dropout, as Gpt2BlockImpl::forward with every p = 0:
+/// x + c_proj(attn(ln_1(x))), then + mlp.c_proj(gelu_tanh(c_fc(ln_2(...)))). x [B, T, H].
+torch::Tensor fusedGpt2Block(const torch::Tensor& x, const FusedGpt2Params& p);
 
 }  // namespace lengen::engine::model

@@ -5,6 +5,7 @@
 
 #include "lengen/engine/errors.h"
 #include "model/attention.h"
+#include "model/fused_layer.h"
 #include "model/small_bmm.h"
 
 namespace lengen::engine::model {
@@ -43,6 +44,26 @@ public:
 
     torch::Tensor forward(const torch::Tensor& h, AttentionTap* tap)
     {
+        // Training on the CPU without dropout: the block as one autograd node, same math.
+        if (!tap && fusedLayerApplies(h) && !m_owner->dropsOut(m_s.attnDropout) &&
+            !m_owner->dropsOut(m_s.residDropout)) {
+            FusedGpt2Params p;
+            p.ln1Weight = m_ln1->weight;
+            p.ln1Bias = m_ln1->bias;
+            p.attnWeight = m_cAttn->weight();
+            p.attnBias = m_cAttn->bias();
+            p.projWeight = m_attnProj->weight();
+            p.projBias = m_attnProj->bias();
+            p.ln2Weight = m_ln2->weight;
+            p.ln2Bias = m_ln2->bias;
+            p.fcWeight = m_fc->weight();
+            p.fcBias = m_fc->bias();
+            p.mlpProjWeight = m_mlpProj->weight();
+            p.mlpProjBias = m_mlpProj->bias();
+            p.heads = m_s.heads;
+            p.eps = 1e-5;
+            return fusedGpt2Block(h, p);
+        }
         const std::int64_t b = h.size(0), t = h.size(1), d = m_s.hidden / m_s.heads;
         auto qkv = m_cAttn(m_ln1(h)).view({b, t, 3, m_s.heads, d}).permute({2, 0, 3, 1, 4});
         auto dropout = [&](const torch::Tensor& p) { return m_owner->dropout(p, m_s.attnDropout); };

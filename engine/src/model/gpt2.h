@@ -24,6 +24,8 @@ class Conv1DImpl : public torch::nn::Module {
 public:
     Conv1DImpl(int in, int out);
     torch::Tensor forward(const torch::Tensor& x);
+    const torch::Tensor& weight() const { return m_weight; }  ///< [in, out]
+    const torch::Tensor& bias() const { return m_bias; }      ///< [out]
 
 private:
     torch::Tensor m_weight, m_bias;
@@ -41,6 +43,8 @@ public:
     void setDropoutGenerator(const at::Generator& gen) { m_gen = gen; }
     /// Inverted dropout with a mask drawn on the CPU from the run's generator.
     torch::Tensor dropout(const torch::Tensor& x, double p);
+    /// Whether dropout(x, p) would drop anything now.
+    bool dropsOut(double p) const { return is_training() && p > 0 && m_gen.defined(); }
     int layers() const { return m_sizes.layers; }
 
 private:

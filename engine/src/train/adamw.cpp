@@ -1,8 +1,20 @@
 #include "train/adamw.h"
 
+#include <algorithm>
 #include <cmath>
 
+#include "model/cpu_kernels.h"
+
 namespace lengen::engine::training {
+
+namespace {
+// One pass of raw loops instead of eight Torch ops per parameter: at the quick size the ops'
+// dispatch, not the arithmetic, was the optimiser's time (~2.3 of 31 ms per step).
+bool rawCpu(const torch::Tensor& t)
+{
+    return t.device().is_cpu() && t.scalar_type() == torch::kFloat32 && t.is_contiguous();
+}
+}  // namespace
 
 AdamW::AdamW(std::vector<std::pair<std::string, torch::Tensor>> params, AdamWOptions options)
     : m_params(std::move(params)), m_opt(options)
@@ -26,6 +38,19 @@ void AdamW::step(double lr)
         const auto& g = p.grad();
         if (!g.defined())
             continue;
+        if (rawCpu(p) && rawCpu(g) && rawCpu(m_m[i]) && rawCpu(m_v[i])) {
+            model::kernels::AdamWStep k;
+            k.decay = static_cast<float>(1.0 - lr * m_opt.weightDecay);
+            k.beta1 = static_cast<float>(m_opt.beta1);
+            k.beta2 = static_cast<float>(m_opt.beta2);
+            k.stepSize = static_cast<float>(stepSize);
+            k.bc2Sqrt = static_cast<float>(bc2Sqrt);
+            k.eps = static_cast<float>(m_opt.eps);
+            model::kernels::adamwUpdate(p.data_ptr<float>(), g.data_ptr<float>(),
+                                        m_m[i].data_ptr<float>(), m_v[i].data_ptr<float>(),
+                                        p.numel(), k);
+            continue;
+        }
         if (m_opt.weightDecay != 0.0)
             p.mul_(1.0 - lr * m_opt.weightDecay);
         m_m[i].mul_(m_opt.beta1).add_(g, 1.0 - m_opt.beta1);
@@ -52,6 +77,18 @@ double AdamW::clipGradNorm(double maxNorm)
             grads.push_back(p.grad());
     if (grads.empty())
         return 0.0;
+    if (std::all_of(grads.begin(), grads.end(), rawCpu)) {
+        double squares = 0;
+        for (const auto& g : grads)
+            squares += model::kernels::sumOfSquares(g.data_ptr<float>(), g.numel());
+        const double total = std::sqrt(squares);
+        const double coef = maxNorm / (total + 1e-6);
+        if (coef < 1.0)
+            for (auto& g : grads)
+                model::kernels::scaleInPlace(g.data_ptr<float>(), static_cast<float>(coef),
+                                             g.numel());
+        return total;
+    }
     std::vector<torch::Tensor> norms;
     for (const auto& g : grads)
         norms.push_back(g.norm(2));

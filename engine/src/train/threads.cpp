@@ -9,6 +9,8 @@
 
 #include <torch/torch.h>
 
+#include "model/cpu_threads.h"
+
 namespace lengen::engine::training {
 
 namespace {
@@ -48,6 +50,8 @@ void applyThreadPolicy(int threads, int hiddenSize)
     const int n = threads > 0 ? threads : (hiddenSize < kSmallModelHidden ? 1 : cores);
     using SetThreads = void (*)(int);
     auto* openblas = reinterpret_cast<SetThreads>(dlsym(RTLD_DEFAULT, "openblas_set_num_threads"));
+    // The fused layers' own loops use as many threads as BLAS (they run between its products).
+    model::kernels::setKernelThreads(n);
     if (openblas) {
         torch::set_num_threads(1);
         openblas(n);

@@ -1,0 +1,56 @@
+#pragma once
+// Inline helpers of the CPU kernels (cpu_kernels.cpp, cpu_pointwise.cpp): a vectorisable exp and
+// the attribute that gives a loop an AVX2 clone.
+
+#include <algorithm>
+#include <cstdint>
+#include <cstring>
+
+// The hot loops get an AVX2 clone next to the baseline one; the loader picks (ifunc). ("arch=
+// haswell" would also bring FMA, but its resolver asks for that CPU model, so AMD gets none.)
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
+#define LENGEN_CLONES __attribute__((target_clones("avx2", "default")))
+#else
+#define LENGEN_CLONES
+#endif
+
+namespace lengen::engine::model::kernels::detail {
+
+inline float bitsToFloat(std::uint32_t u)
+{
+    float f;
+    std::memcpy(&f, &u, sizeof f);
+    return f;
+}
+
+inline std::uint32_t floatToBits(float f)
+{
+    std::uint32_t u;
+    std::memcpy(&u, &f, sizeof u);
+    return u;
+}
+
+// exp(x) within ~2 ulp, branch-free so that loops calling it vectorise: x = n ln2 + r with
+// |r| <= ln2/2 (Cody-Waite), Cephes' degree-6 polynomial for exp(r), 2^n from the exponent
+// bits. x is clamped to [-87.3, 88.3] (results 1e-38 .. 2e38); NaN stays NaN.
+inline float expApprox(float x)
+{
+    x = std::min(std::max(x, -87.3f), 88.3f);
+    const float shifter = 12582912.0f;  // 1.5 * 2^23: adding it rounds to an integer
+    const float t = x * 1.44269504088896341f + shifter;
+    const float n = t - shifter;
+    const auto e = static_cast<std::int32_t>(floatToBits(t) - floatToBits(shifter));
+    const float r = (x - n * 0.693359375f) + n * 2.12194440e-4f;
+    float p = 1.9875691500e-4f;
+    p = p * r + 1.3981999507e-3f;
+    p = p * r + 8.3334519073e-3f;
+    p = p * r + 4.1665795894e-2f;
+    p = p * r + 1.6666665459e-1f;
+    p = p * r + 5.0000001201e-1f;
+    p = p * r * r + r + 1.0f;
+    return p * bitsToFloat(static_cast<std::uint32_t>(e + 127) << 23);
+}
+
+inline float sigmoid(float x) { return 1.0f / (1.0f + expApprox(-x)); }
+
+}  // namespace lengen::engine::model::kernels::detail

@@ -1,0 +1,22 @@
+#pragma once
+// The threads the fused layers' own loops (attention per batch item and head, SwiGLU, GELU) are
+// split over. BLAS has its own pool for the matrix products; between two products its threads
+// only yield, so without this the second core idles through every element-wise pass of a
+// standard-size step. The pool's workers sleep on a condition variable (no spinning), and the
+// split is static, so results do not depend on timing.
+
+#include <cstdint>
+#include <functional>
+
+namespace lengen::engine::model::kernels {
+
+/// Threads parallelFor uses (1 = the caller only). applyThreadPolicy sets it to the BLAS threads.
+void setKernelThreads(int n);
+int kernelThreads();
+
+/// Calls fn(begin, end, part) for kernelThreads() contiguous parts of [0, n) (fewer when a part
+/// would hold less than `grain` items), part 0 on the caller, and returns when all are done.
+void parallelFor(std::int64_t n, std::int64_t grain,
+                 const std::function<void(std::int64_t, std::int64_t, int)>& fn);
+
+}  // namespace lengen::engine::model::kernels
