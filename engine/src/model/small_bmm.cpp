@@ -1,35 +1,22 @@
 #include "model/small_bmm.h"
 
-#include <dlfcn.h>
+#include "model/cpu_kernels.h"
 
 namespace lengen::engine::model {
 
 namespace {
 
-// Fortran BLAS sgemm (column-major), as exported by libblas.so.3 (OpenBLAS, reference BLAS).
-using Sgemm = void (*)(const char*, const char*, const int*, const int*, const int*, const float*,
-                       const float*, const int*, const float*, const int*, const float*, float*,
-                       const int*);
-
-Sgemm sgemm()
-{
-    static const Sgemm fn = reinterpret_cast<Sgemm>(dlsym(RTLD_DEFAULT, "sgemm_"));
-    return fn;
-}
-
-// Row-major C[m, n] = op(A) op(B) for each batch item, via the column-major identity
-// C^T = op(B)^T op(A)^T. A, B, C contiguous; items laid out one after another.
+// Row-major C[m, n] = op(A) op(B) for each batch item; A, B, C contiguous, items one after
+// another.
 void runBatch(const float* a, const float* b, float* c, std::int64_t items, int m, int n, int k,
               bool transA, bool transB)
 {
-    const char ta = transB ? 'T' : 'N', tb = transA ? 'T' : 'N';
-    const int lda = transB ? k : n, ldb = transA ? m : k, ldc = n;
-    const float one = 1.f, zero = 0.f;
+    const int lda = transA ? m : k, ldb = transB ? k : n;
     const std::int64_t strideA = std::int64_t(m) * k, strideB = std::int64_t(k) * n,
                        strideC = std::int64_t(m) * n;
     for (std::int64_t i = 0; i < items; ++i)
-        sgemm()(&ta, &tb, &n, &m, &k, &one, b + i * strideB, &lda, a + i * strideA, &ldb, &zero,
-                c + i * strideC, &ldc);
+        kernels::gemm(transA, transB, m, n, k, 1, a + i * strideA, lda, b + i * strideB, ldb, 0,
+                      c + i * strideC, n);
 }
 
 torch::Tensor direct(const torch::Tensor& a, const torch::Tensor& b, bool transA, bool transB)
@@ -79,7 +66,7 @@ public:
 
 }  // namespace
 
-bool hasDirectBlas() { return sgemm() != nullptr; }
+bool hasDirectBlas() { return kernels::hasBlas(); }
 
 torch::Tensor batchedMatmul(const torch::Tensor& a, const torch::Tensor& b, bool transA,
                             bool transB)
