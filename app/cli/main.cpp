@@ -8,6 +8,7 @@
 
 #include "analysis_commands.h"
 #include "commands.h"
+#include "option_ranges.h"
 #include "reference_commands.h"
 #ifdef LENGEN_WITH_EXPORT
 #include "export_command.h"
@@ -47,13 +48,14 @@ int main(int argc, char** argv)
     trainCmd->add_option("--resume", train.resume, "Continue this run (folder or run.h5)");
     trainCmd->add_option("--out", train.outDir, "Root folder for new runs")->capture_default_str();
     auto* seedOpt = trainCmd->add_option("--seed", seed, "Random seed (default: config `seed`, "
-                                                         "else random; stored in the run)");
+                                                         "else random; stored in the run)")
+                        ->check(cli::seedRange());
     auto* stepsOpt = trainCmd->add_option("--steps", steps, "Override training.max_steps")
-                         ->check(CLI::PositiveNumber);
+                         ->check(cli::inRange(1, 1e9));
     trainCmd->add_option("--device", train.device, "cpu, cuda or cuda:N (default: cuda if "
                                                    "available, else cpu)");
     trainCmd->add_option("--threads", train.threads, "CPU threads (default: all cores)")
-        ->check(CLI::NonNegativeNumber);
+        ->check(cli::threadRange());
     trainCmd->add_flag("--quiet,-q", train.quiet, "No progress output");
 
     std::string validateConfig;
@@ -71,7 +73,7 @@ int main(int argc, char** argv)
     int infoPointwise = 0;
     infoCmd->add_option("--pointwise", infoPointwise,
                         "Print the per-position metric, mean of the last N logged steps")
-        ->check(CLI::NonNegativeNumber);
+        ->check(cli::inRange(0, 1e9));
 
     cli::AnalysisArgs evalArgs;
     engine::EvalOptions evalOptions;
@@ -85,26 +87,26 @@ int main(int argc, char** argv)
                         "(default: all for the task)")
         ->delimiter(',');
     evalCmd->add_option("--prompts", evalOptions.prompts, "Prompts per method")
-        ->capture_default_str()->check(CLI::PositiveNumber);
+        ->capture_default_str()->check(cli::inRange(1, 1e7));
     evalCmd->add_option("--batch", evalOptions.batchSize, "Functions drawn per task instance")
-        ->capture_default_str()->check(CLI::PositiveNumber);
+        ->capture_default_str()->check(cli::inRange(1, 1e6));
     evalCmd->add_option("--ood-factor", evalOptions.oodFactor,
                         "Prompt length of the long methods, in training lengths")
-        ->capture_default_str()->check(CLI::PositiveNumber);
+        ->capture_default_str()->check(cli::inRange(1, 100));
     evalCmd->add_flag("!--no-baselines", evalOptions.baselines, "Evaluate the model only");
     evalCmd->add_flag("--show", evalShow, "Only print the stored results");
     auto addCommon = [](CLI::App* cmd, cli::AnalysisArgs& a) {
         cmd->add_option("--seed", a.common.seed, "Seed of prompts and bootstrap")
-            ->capture_default_str();
+            ->capture_default_str()->check(cli::seedRange());
         cmd->add_option("--bootstrap", a.common.bootstrapTrials, "Bootstrap resamples")
-            ->capture_default_str()->check(CLI::NonNegativeNumber);
+            ->capture_default_str()->check(cli::inRange(0, 1e6));
         cmd->add_option("--memory-budget", a.common.memoryBudgetMiB,
                         "MiB the model forward may hold at once (micro-batches and attention "
                         "row blocks are sized to fit)")
-            ->capture_default_str()->check(CLI::PositiveNumber);
+            ->capture_default_str()->check(cli::inRange(16, 1e8, false));
         cmd->add_option("--device", a.common.device, "cpu, cuda or cuda:N");
         cmd->add_option("--threads", a.common.threads, "CPU threads (default: by model size)")
-            ->check(CLI::NonNegativeNumber);
+            ->check(cli::threadRange());
         cmd->add_flag("--force", a.common.force, "Recompute results already stored");
         cmd->add_flag("--quiet,-q", a.quiet, "No progress output");
     };
@@ -126,29 +128,29 @@ int main(int argc, char** argv)
     probeCmd->add_flag("--all", probeAll, "Every probe");
     probeCmd->add_flag("--show", probeShow, "Only print the stored results");
     probeCmd->add_option("--prompts", probeOptions.prompts, "Prompts of the attack and serial "
-                         "position tests")->capture_default_str()->check(CLI::PositiveNumber);
+                         "position tests")->capture_default_str()->check(cli::inRange(1, 1e6));
     probeCmd->add_option("--test-length", probeOptions.testLength, "Points of the long layouts")
-        ->capture_default_str()->check(CLI::PositiveNumber);
+        ->capture_default_str()->check(cli::inRange(1, 1e5));
     probeCmd->add_option("--noise-counts", probeOptions.noiseCounts,
-                         "Count sweep (default 5..20)")->delimiter(',');
+                         "Count sweep (default 5..20)")->delimiter(',')->check(cli::inRange(0, 1e4));
     probeCmd->add_option("--instruction", probeOptions.instructionPoints, "Instruction points "
-                         "(default 2D)")->check(CLI::NonNegativeNumber);
+                         "(default 2D)")->check(cli::inRange(0, 1e4));
     probeCmd->add_option("--answer", probeOptions.answerPoints, "Answer points (default D)")
-        ->check(CLI::NonNegativeNumber);
+        ->check(cli::inRange(0, 1e4));
     probeCmd->add_option("--target", probeOptions.targetPoints, "Target points (default "
-                         "ceil(D/2))")->check(CLI::NonNegativeNumber);
+                         "ceil(D/2))")->check(cli::inRange(0, 1e4));
     probeCmd->add_option("--attention-prompts", probeOptions.attentionPrompts,
                          "Prompts averaged by the attention probe")
-        ->capture_default_str()->check(CLI::PositiveNumber);
+        ->capture_default_str()->check(cli::inRange(1, 1e5));
     probeCmd->add_option("--long-points", probeOptions.longPoints, "Points of the long "
-                         "attention test")->capture_default_str()->check(CLI::PositiveNumber);
+                         "attention test")->capture_default_str()->check(cli::inRange(1, 1e5));
     probeCmd->add_option("--lengths", probeOptions.extraLengths, "More attention prompt "
-                         "lengths, in points")->delimiter(',');
+                         "lengths, in points")->delimiter(',')->check(cli::inRange(1, 1e5));
     probeCmd->add_option("--map-prompts", probeOptions.mapPrompts, "Prompts whose full "
                          "attention maps are stored")->capture_default_str()
-        ->check(CLI::NonNegativeNumber);
+        ->check(cli::inRange(0, 1e3));
     probeCmd->add_option("--map-max-tokens", probeOptions.mapMaxTokens, "Store full maps up "
-                         "to this prompt length")->capture_default_str();
+                         "to this prompt length")->capture_default_str()->check(cli::inRange(0, 2e5));
     addCommon(probeCmd, probeArgs);
 
 #ifdef LENGEN_WITH_EXPORT
@@ -165,9 +167,12 @@ int main(int argc, char** argv)
     exportCmd->add_option("--out", exportArgs.out, "Output file (one figure) or folder (--all)");
     exportCmd->add_option("--dpi", exportArgs.dpi, "PNG resolution")->capture_default_str()
         ->check(CLI::Range(30, 1200));
-    exportCmd->add_option("--prompt", exportArgs.prompt, "Attention map: prompt")->capture_default_str();
-    exportCmd->add_option("--layer", exportArgs.layer, "Attention map: layer (default: last)");
-    exportCmd->add_option("--head", exportArgs.head, "Attention map: head")->capture_default_str();
+    exportCmd->add_option("--prompt", exportArgs.prompt, "Attention map: prompt")
+        ->capture_default_str()->check(cli::inRange(0, 1e6));
+    exportCmd->add_option("--layer", exportArgs.layer, "Attention map: layer (default -1: last)")
+        ->check(cli::inRange(-1, 1e6));
+    exportCmd->add_option("--head", exportArgs.head, "Attention map: head")
+        ->capture_default_str()->check(cli::inRange(0, 1e6));
     exportCmd->add_flag("--quiet,-q", exportArgs.quiet, "Do not print the written paths");
 #endif
 

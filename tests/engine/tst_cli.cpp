@@ -43,6 +43,8 @@ class TestCli final : public QObject {
     Q_OBJECT
 private Q_SLOTS:
     void helpAndVersion();
+    void outOfRangeValuesAreUsageErrors_data();
+    void outOfRangeValuesAreUsageErrors();
     void badConfigExitsTwoWithLocation();
     void badRunFilesExitThree();
     void trainsAndReportsTheRunFile();
@@ -63,6 +65,45 @@ void TestCli::helpAndVersion()
     QCOMPARE(run({"frobnicate"}).code, 64);
     QCOMPARE(run({"eval", "--help"}).code, 0);
     QVERIFY(run({"probe", "--help"}).out.contains("--serial-position"));
+}
+
+void TestCli::outOfRangeValuesAreUsageErrors_data()
+{
+    // Values that used to crash (SIGFPE), hang, allocate until LibTorch gave up (exit 1) or pass
+    // silently: each is now exit 64 naming the option, before any file is opened.
+    QTest::addColumn<QStringList>("args");
+    QTest::addColumn<QString>("option");
+    const QString cfg = QString::fromStdString(lengen::test::sourcePath("configs/toy_task.yaml"));
+    const QString run = "/nonexistent/run.h5";
+    auto row = [](const char* name, QStringList args, const char* option) {
+        QTest::newRow(name) << args << QString(option);
+    };
+    row("probe --lengths 0", {"probe", run, "--lengths", "0"}, "--lengths");
+    row("probe --lengths -5", {"probe", run, "--lengths", "4,-5"}, "--lengths");
+    row("probe --noise-counts -5", {"probe", run, "--noise-counts", "-5"}, "--noise-counts");
+    row("probe --noise-counts 1e6", {"probe", run, "--noise-counts", "1000000"}, "--noise-counts");
+    row("probe --test-length huge", {"probe", run, "--test-length", "100000000"}, "--test-length");
+    row("probe --map-max-tokens -1", {"probe", run, "--map-max-tokens", "-1"}, "--map-max-tokens");
+    row("eval --ood-factor int max", {"eval", run, "--ood-factor", "2147483647"}, "--ood-factor");
+    row("eval --memory-budget nan", {"eval", run, "--memory-budget", "nan"}, "--memory-budget");
+    row("eval --memory-budget inf", {"eval", run, "--memory-budget", "inf"}, "--memory-budget");
+    row("eval --seed -1", {"eval", run, "--seed", "-1"}, "--seed");
+    row("eval --prompts huge", {"eval", run, "--prompts", "1000000000000"}, "--prompts");
+    row("train --steps int64 max", {"train", cfg, "--steps", "9223372036854775807"}, "--steps");
+    row("train --threads 100000", {"train", cfg, "--threads", "100000"}, "--threads");
+    row("train --seed -1", {"train", cfg, "--seed", "-1"}, "--seed");
+    row("train --seed 2^64", {"train", cfg, "--seed", "18446744073709551616"}, "--seed");
+    row("train --seed 1.5", {"train", cfg, "--seed", "1.5"}, "--seed");
+    row("info --pointwise -3", {"info", run, "--pointwise", "-3"}, "--pointwise");
+}
+
+void TestCli::outOfRangeValuesAreUsageErrors()
+{
+    QFETCH(QStringList, args);
+    QFETCH(QString, option);
+    auto r = run(args, 20000);
+    QCOMPARE(r.code, 64);
+    QVERIFY2(r.err.contains(option), qPrintable(r.err));
 }
 
 void TestCli::badConfigExitsTwoWithLocation()
