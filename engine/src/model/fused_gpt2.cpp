@@ -3,9 +3,8 @@
 // backward over raw buffers. Dropout is not fused: the block takes the module path when any
 // dropout is active (gpt2.cpp).
 
-#include <cmath>
-
 #include "model/cpu_kernels.h"
+#include "model/fused_common.h"
 #include "model/fused_layer.h"
 
 namespace lengen::engine::model {
@@ -16,30 +15,8 @@ using torch::autograd::AutogradContext;
 using torch::autograd::tensor_list;
 namespace k = kernels;
 
-float* f(const torch::Tensor& t) { return t.data_ptr<float>(); }
-
-// Rows are tokens (b, t): M = B*T; qkv rows hold [q | k | v] (HF's split of c_attn's output).
-struct Shape {
-    std::int64_t b, t, m;
-    int h, heads, d;
-    k::AttentionShape attention() const
-    {
-        return {b, static_cast<int>(t), heads, d,
-                static_cast<float>(1.0 / std::sqrt(static_cast<double>(d)))};
-    }
-};
-
-Shape shapeOf(const torch::Tensor& x, std::int64_t heads)
-{
-    Shape s;
-    s.b = x.size(0);
-    s.t = x.size(1);
-    s.m = s.b * s.t;
-    s.h = static_cast<int>(x.size(2));
-    s.heads = static_cast<int>(heads);
-    s.d = s.h / s.heads;
-    return s;
-}
+using fused::f;
+using Shape = fused::TokenShape;
 
 // y = x W + b for x [M, in], W [in, out] (HF Conv1D), b [out]: bias rows, then one product.
 torch::Tensor conv1d(const torch::Tensor& x, const torch::Tensor& w, const torch::Tensor& b)
@@ -77,7 +54,7 @@ public:
                                  const torch::Tensor& wmp, const torch::Tensor& bmp,
                                  std::int64_t heads, double eps)
     {
-        const Shape s = shapeOf(x, heads);
+        const Shape s = Shape::of(x, heads);
         const auto opt = x.options();
         const float e = static_cast<float>(eps);
         auto xc = x.contiguous().view({s.m, s.h});
@@ -117,7 +94,7 @@ public:
                    &rstd2 = sv[15], &h2 = sv[16], &pre = sv[17], &act = sv[18];
         const auto heads = ctx->saved_data["heads"].toInt();
         const auto& g0 = grads[0];
-        const Shape s = shapeOf(g0, heads);
+        const Shape s = Shape::of(g0, heads);
         const auto opt = xc.options();
         auto dy = g0.contiguous().view({s.m, s.h});
 

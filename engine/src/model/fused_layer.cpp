@@ -1,11 +1,11 @@
 #include "model/fused_layer.h"
 
 #include <atomic>
-#include <cmath>
 #include <cstdlib>
 #include <cstring>
 
 #include "model/cpu_kernels.h"
+#include "model/fused_common.h"
 
 namespace lengen::engine::model {
 
@@ -24,14 +24,20 @@ using torch::autograd::AutogradContext;
 using torch::autograd::tensor_list;
 namespace k = kernels;
 
-float* f(const torch::Tensor& t) { return t.data_ptr<float>(); }
+using fused::f;
 
-// Sizes of one call. Rows are tokens (b, t): M = B*T. qkv rows hold [q | k | v], each H wide
-// with head h at columns h*d..h*d+d-1; gu rows hold [gate | up], each I wide.
-struct Dims {
-    std::int64_t b, t, m;
-    int h, heads, d, inter;
+// The token shape (fused_common.h) and the MLP width I: gu rows hold [gate | up], each I wide.
+struct Dims : fused::TokenShape {
+    int inter = 0;
 };
+
+Dims dims(const torch::Tensor& x, std::int64_t inter, std::int64_t heads)
+{
+    Dims s;
+    static_cast<fused::TokenShape&>(s) = fused::TokenShape::of(x, heads);
+    s.inter = static_cast<int>(inter);
+    return s;
+}
 
 class FusedLayer : public torch::autograd::Function<FusedLayer> {
 public:
@@ -46,7 +52,7 @@ public:
                                  const torch::Tensor& sin, const torch::Tensor& bias,
                                  std::int64_t heads, double eps)
     {
-        const Dims s = dims(x, wgate, heads);
+        const Dims s = dims(x, wgate.size(0), heads);
         const auto opt = x.options();
         auto xc = x.contiguous();
         auto wqkv = torch::cat({wq, wk, wv});            // [3H, H]
@@ -63,7 +69,7 @@ public:
 
         auto probs = torch::empty({s.b, s.heads, s.t, s.t}, opt);   // [B, heads, T, T]
         auto attn = torch::empty({s.m, s.h}, opt);                  // [M, H], heads merged
-        k::attentionForward(attentionShape(s), f(qkv), hasBias ? f(biasC) : nullptr,
+        k::attentionForward(s.attention(), f(qkv), hasBias ? f(biasC) : nullptr,
                             hasBias ? biasC.size(0) : 0, f(probs), f(attn));
         auto x2 = xc.view({s.m, s.h}).clone();           // x + attn o^T
         k::gemm(false, true, s.m, s.h, s.h, 1, f(attn), s.h, f(wo), s.h, 1, f(x2), s.h);
@@ -94,7 +100,7 @@ public:
                    &qkv = sv[11], &probs = sv[12], &attn = sv[13], &x2 = sv[14], &xn2 = sv[15],
                    &rstd2 = sv[16], &gu = sv[17], &act = sv[18];
         const auto heads = ctx->saved_data["heads"].toInt();
-        const Dims s = dims(x, wgu.slice(0, 0, wgu.size(0) / 2), heads);
+        const Dims s = dims(x, wgu.size(0) / 2, heads);
         const auto opt = x.options();
         auto dy = grads[0].contiguous().view({s.m, s.h});
 
@@ -127,7 +133,7 @@ public:
         const bool wantBias = ctx->saved_data["bias"].toBool();
         const auto biasHeads = ctx->saved_data["biasHeads"].toInt();
         auto dbias = wantBias ? torch::zeros({biasHeads, s.t, s.t}, opt) : torch::Tensor();
-        k::attentionBackward(attentionShape(s), f(qkv), f(probs), f(dattn), f(dqkv),
+        k::attentionBackward(s.attention(), f(qkv), f(probs), f(dattn), f(dqkv),
                              wantBias ? f(dbias) : nullptr, biasHeads);
         const int ld = 3 * s.h;
         if (cos.numel() > 0)
@@ -144,26 +150,6 @@ public:
         return {dx.view({s.b, s.t, s.h}), dg1, split[0], split[1], split[2], dwo, dg2,
                 gsplit[0], gsplit[1], dwdown, torch::Tensor(), torch::Tensor(), dbias,
                 torch::Tensor(), torch::Tensor()};
-    }
-
-private:
-    static k::AttentionShape attentionShape(const Dims& s)
-    {
-        return {s.b, static_cast<int>(s.t), s.heads, s.d,
-                static_cast<float>(1.0 / std::sqrt(static_cast<double>(s.d)))};
-    }
-
-    static Dims dims(const torch::Tensor& x, const torch::Tensor& wgate, std::int64_t heads)
-    {
-        Dims s;
-        s.b = x.size(0);
-        s.t = x.size(1);
-        s.m = s.b * s.t;
-        s.h = static_cast<int>(x.size(2));
-        s.heads = static_cast<int>(heads);
-        s.d = s.h / s.heads;
-        s.inter = static_cast<int>(wgate.size(0));
-        return s;
     }
 };
 
