@@ -29,13 +29,15 @@ public:
             w.join();
         lock.lock();
         m_workers.clear();
+        m_size.store(1);
         m_stop = false;
         const std::uint64_t now = m_generation;  // new workers wait for the next job
         for (int i = 1; i < n; ++i)
             m_workers.emplace_back([this, i, now] { work(i, now); });
+        m_size.store(n);
     }
 
-    int size() const { return static_cast<int>(m_workers.size()) + 1; }
+    int size() const { return m_size.load(); }  // read without the lock by parallelFor
 
     void run(int parts, const std::function<void(int)>& part)
     {
@@ -80,6 +82,7 @@ private:
     int m_parts = 0, m_pending = 0;
     std::uint64_t m_generation = 0;
     bool m_stop = false;
+    std::atomic<int> m_size{1};
 };
 
 Pool& pool()
