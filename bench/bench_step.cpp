@@ -60,7 +60,7 @@ int main(int argc, char** argv)
         const auto info = readRunInfo(source);
         config = loadConfigText(info.configYaml, source + ":/config").runs.at(0);
         training::setupSession(s, config, info.seed, "cpu");
-        training::restoreCheckpoint(s, io::readCheckpoint(source));
+        training::restoreCheckpoint(s, io::readCheckpoint(source), source);
     } else {
         config = loadConfigFile(source).runs.at(0);
         training::setupSession(s, config, 1, "cpu");

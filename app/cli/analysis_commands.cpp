@@ -79,6 +79,7 @@ int runAnalysis(const AnalysisArgs& args, const char* verb, const char* skippedN
     engine::RunControl control;
     g_control = &control;
     std::signal(SIGINT, onInterrupt);
+    std::signal(SIGTERM, onInterrupt);
     AnalysisProgress progress(args.quiet);
     const auto started = std::chrono::steady_clock::now();
     const auto summary = run(control, progress);

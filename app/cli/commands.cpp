@@ -134,14 +134,18 @@ void printPointwise(const std::string& path, int rows, bool accuracy)
 int runInfo(const std::string& run, bool listParameters, int pointwiseRows)
 {
     const engine::RunFileInfo info = engine::readRunInfo(run);
-    const auto loaded = engine::loadConfigText(info.configYaml, info.path + ":/config");
-    const engine::RunConfig& c = loaded.runs.at(0);
+    const engine::RunConfig c = engine::storedRunConfig(info.configYaml, info.path);
     std::printf("run file     %s\n", info.path.c_str());
     std::printf("run id       %s (created %s, lengen %s, format %d)\n", info.runId.c_str(),
                 info.createdAt.c_str(), info.engineVersion.c_str(), info.formatVersion);
     std::printf("status       %s, checkpoint after %lld of %lld steps\n", info.status.c_str(),
                 static_cast<long long>(std::max<std::int64_t>(info.checkpointStep, 0)),
                 static_cast<long long>(info.totalSteps));
+    if (info.status == "interrupted")
+        std::printf("             the process writing it died; continue with: lengen train "
+                    "--resume %s\n             (h5py opens it with swmr=True, or after "
+                    "`h5clear -s`)\n",
+                    info.path.c_str());
     if (!info.importedFrom.empty())
         std::printf("imported     from %s (trained by the reference's Python code)\n",
                     info.importedFrom.c_str());

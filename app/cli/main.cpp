@@ -8,6 +8,7 @@
 
 #include "analysis_commands.h"
 #include "commands.h"
+#include "early_signals.h"
 #include "option_ranges.h"
 #include "reference_commands.h"
 #ifdef LENGEN_WITH_EXPORT
@@ -32,6 +33,11 @@ std::string exitCodeHelp()
 
 int main(int argc, char** argv)
 {
+    if (const int sig = cli::takeOverSignals()) {
+        std::fprintf(stderr, "lengen: interrupted (signal %d) while starting; nothing was done\n",
+                     sig);
+        return engine::exitCodeFor(engine::ErrorKind::Interrupted);
+    }
     CLI::App app{"lengen - train and inspect in-context function-learning models "
                  "(LenGen Studio command line)"};
     app.set_version_flag("--version", std::string("lengen ") + engine::versionString());
@@ -253,8 +259,13 @@ int main(int argc, char** argv)
             std::fprintf(stderr, "  (%s)\n", e.detail().c_str());
         return engine::exitCodeFor(e.kind());
     } catch (const std::exception& e) {
-        std::fprintf(stderr, "lengen: internal error: %s\n", e.what());
-        return engine::exitCodeFor(engine::ErrorKind::Internal);
+        const auto error = engine::classifyException(e);
+        if (error.kind() == engine::ErrorKind::Internal) {
+            std::fprintf(stderr, "lengen: internal error: %s\n", e.what());
+            return engine::exitCodeFor(engine::ErrorKind::Internal);
+        }
+        std::fprintf(stderr, "lengen: error: %s\n  (%s)\n", error.what(), error.detail().c_str());
+        return engine::exitCodeFor(error.kind());
     }
     return 0;
 }

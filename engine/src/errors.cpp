@@ -1,10 +1,31 @@
 #include "lengen/engine/errors.h"
 
+#include <new>
 #include <sstream>
 
 namespace lengen::engine {
 
 int exitCodeFor(ErrorKind kind) { return static_cast<int>(kind); }
+
+Error classifyException(const std::exception& e)
+{
+    if (const auto* known = dynamic_cast<const Error*>(&e))
+        return *known;
+    const std::string text = e.what();
+    // LibTorch reports a failed allocation as c10::Error with these phrases (CPU allocator,
+    // CUDA caching allocator); its first line is enough for the details box.
+    const bool oom = dynamic_cast<const std::bad_alloc*>(&e) ||
+                     text.find("can't allocate memory") != std::string::npos ||
+                     text.find("out of memory") != std::string::npos;
+    const std::string firstLine = text.substr(0, text.find('\n'));
+    if (oom)
+        return Error(ErrorKind::Runtime,
+                     "out of memory: the model, batch or prompt length needs more memory than "
+                     "this machine has; lower per_device_train_batch_size, the prompt length "
+                     "or --memory-budget",
+                     firstLine);
+    return Error(ErrorKind::Internal, firstLine);
+}
 
 Error::Error(ErrorKind kind, const std::string& message, std::string detail)
     : std::runtime_error(message), m_kind(kind), m_detail(std::move(detail))

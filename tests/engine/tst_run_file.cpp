@@ -106,12 +106,39 @@ void TestRunFile::checkpointRoundTripIsBitwise()
     // Restoring into a fresh session reproduces parameters, moments and the generator.
     training::TrainSession fresh;
     training::setupSession(fresh, s.config, 999, "cpu");
-    training::restoreCheckpoint(fresh, loaded);
+    training::restoreCheckpoint(fresh, loaded, "<test>");
     QVERIFY(torch::equal(fresh.gen.get_state(), s.gen.get_state()));
     for (size_t i = 0; i < fresh.optimizer->params().size(); ++i) {
         QVERIFY(torch::equal(fresh.optimizer->params()[i].second, s.optimizer->params()[i].second));
         QVERIFY(torch::equal(fresh.optimizer->expAvg()[i], s.optimizer->expAvg()[i]));
     }
+    // A damaged checkpoint is refused before anything is copied: an optimizer moment of a
+    // broadcastable but wrong shape (copy_ would have spread it over the tensor), a generator
+    // state of the wrong size, a step past the run's end.
+    auto refused = [&](io::CheckpointState bad, const char* needle) {
+        training::TrainSession other;
+        training::setupSession(other, s.config, 999, "cpu");
+        const auto before = other.optimizer->params()[0].second.clone();
+        try {
+            training::restoreCheckpoint(other, bad, "/runs/x/run.h5");
+            QFAIL("a damaged checkpoint was restored");
+        } catch (const Error& e) {
+            QCOMPARE(e.kind(), ErrorKind::RunFile);
+            QVERIFY2(QString(e.what()).contains(needle) && QString(e.what()).contains("/runs/x/run.h5"),
+                     e.what());
+        }
+        QVERIFY(torch::equal(other.optimizer->params()[0].second, before));
+    };
+    auto broadcast = loaded;
+    broadcast.expAvg.back().value = broadcast.expAvg.back().value.flatten()[0].reshape({1});
+    refused(broadcast, "optimizer/exp_avg/");
+    auto shortRng = loaded;
+    shortRng.rngState = loaded.rngState.narrow(0, 0, 100).clone();
+    refused(shortRng, "rng_state");
+    auto late = loaded;
+    late.stepsDone = 21;
+    late.optimizerSteps = 21;
+    refused(late, "past the run's");
 }
 
 void TestRunFile::slotsAlternate()
@@ -121,10 +148,7 @@ void TestRunFile::slotsAlternate()
     auto readCurrent = [&] {
         io::H5Lock lock(io::h5Mutex());
         auto file = io::openFile(f->path, io::OpenMode::ReadSwmr);
-        std::int64_t current = -2;
-        io::readAll(io::openDataset(file.id(), "checkpoint/current", f->path).id(),
-                    H5T_NATIVE_INT64, &current, f->path);
-        return current;
+        return io::readIntScalar(file.id(), "checkpoint/current", f->path);
     };
     s.writer.reset();
     QCOMPARE(readCurrent(), std::int64_t(-1));
@@ -139,10 +163,7 @@ void TestRunFile::slotsAlternate()
     // never into the slot that `current` names.
     io::H5Lock lock(io::h5Mutex());
     auto file = io::openFile(f->path, io::OpenMode::ReadSwmr);
-    std::int64_t step = 0;
-    io::readAll(io::openDataset(file.id(), "checkpoint/slot0/step", f->path).id(),
-                H5T_NATIVE_INT64, &step, f->path);
-    QCOMPARE(step, std::int64_t(5));
+    QCOMPARE(io::readIntScalar(file.id(), "checkpoint/slot0/step", f->path), std::int64_t(5));
 }
 
 void TestRunFile::reopenTruncatesTheLog()
@@ -170,10 +191,13 @@ void TestRunFile::reopenTruncatesTheLog()
 void TestRunFile::infoDescribesTheRun()
 {
     auto f = makeRun("info");
+    QCOMPARE(readRunInfo(f->path).status, std::string("running"));  // its writer holds the lock
+    // A writer gone without writing an outcome (as after kill -9) leaves "running" in the file;
+    // no lock is held any more, so readers say what happened.
     f->session.writer.reset();
     const auto info = readRunInfo(fs::path(f->path).parent_path().string());  // folder works
     QCOMPARE(info.runId, std::string("testrun1"));
-    QCOMPARE(info.status, std::string("running"));
+    QCOMPARE(info.status, std::string("interrupted"));
     QCOMPARE(info.seed, std::uint64_t(11));
     QCOMPARE(info.positionEncoding, std::string("ALiBi"));
     QCOMPARE(info.checkpointStep, std::int64_t(-1));

@@ -52,7 +52,7 @@ RunFacts facts(const std::string& run)
 {
     RunFacts r;
     r.info = engine::readRunInfo(engine::locateRunFile(run));
-    r.config = engine::loadConfigText(r.info.configYaml, r.info.path).runs.at(0);
+    r.config = engine::storedRunConfig(r.info.configYaml, r.info.path);
     return r;
 }
 

@@ -20,7 +20,7 @@ RunRow RunTableModel::readRow(const QString& runFile)
     r.path = runFile;
     try {
         const auto info = engine::readRunInfo(runFile.toStdString());
-        const auto cfg = engine::loadConfigText(info.configYaml, info.path).runs.at(0);
+        const auto cfg = engine::storedRunConfig(info.configYaml, info.path);
         r.task = QString::fromStdString(info.task);
         r.pe = QString::fromStdString(info.positionEncoding);
         r.backbone = QString::fromStdString(info.backbone);

@@ -349,6 +349,24 @@ LoadedConfig loadConfigText(const std::string& yaml, const std::string& name)
     return parseRoot(config::loadYamlText(yaml, name), name);
 }
 
+RunConfig storedRunConfig(const std::string& yaml, const std::string& runFile)
+{
+    LoadedConfig loaded;
+    try {
+        loaded = loadConfigText(yaml, runFile + ":/config");
+    } catch (const ConfigError& e) {
+        throw Error(ErrorKind::RunFile,
+                    "the config stored in " + runFile + " is invalid (damaged file?): " +
+                        e.issues().front().toString(),
+                    e.what());
+    }
+    if (loaded.runs.size() != 1)
+        throw Error(ErrorKind::RunFile, "the config stored in " + runFile + " describes " +
+                                            std::to_string(loaded.runs.size()) +
+                                            " runs instead of one (damaged file?)");
+    return loaded.runs.front();
+}
+
 LoadedConfig loadConfigTextAt(const std::string& yaml, const std::string& name,
                               const std::string& includeDir)
 {

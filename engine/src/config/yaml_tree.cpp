@@ -21,6 +21,11 @@ const MapEntry* Node::find(const std::string& key) const
 namespace {
 
 constexpr const char* kIncludeTag = "!include";
+// Bounds that no real config comes near; they turn alias bombs, self-referencing aliases and
+// endless files into config errors instead of exhausted memory or stack.
+constexpr int kMaxDepth = 64;
+constexpr std::size_t kMaxNodes = 200'000;
+constexpr std::uintmax_t kMaxFileBytes = 4u << 20;
 
 SourceLocation locationOf(const YAML::Mark& mark, const std::string& file)
 {
@@ -41,12 +46,26 @@ public:
         for (const auto& open : m_stack)
             if (open == canonical)
                 fail(includedFrom, "include cycle: " + canonical.string() + " includes itself");
-        std::ifstream in(path, std::ios::binary);
-        if (!in) {
+        const auto refuse = [&](const std::string& why) {
             if (includedFrom.file.empty())
-                throw ConfigError({ConfigIssue{{path.string(), 0, 0}, "", "cannot open the file"}});
+                throw ConfigError({ConfigIssue{{path.string(), 0, 0}, "", why}});
+            fail(includedFrom, "cannot include " + path.string() + ": " + why);
+        };
+        // Only regular files: a FIFO would block forever, /dev/zero never ends.
+        std::error_code ec;
+        const auto status = fs::status(path, ec);
+        if (!fs::exists(status)) {
+            if (includedFrom.file.empty())
+                refuse("cannot open the file");
             fail(includedFrom, "included file not found: " + path.string());
         }
+        if (!fs::is_regular_file(status))
+            refuse("not a regular file");
+        if (fs::file_size(path, ec) > kMaxFileBytes)
+            refuse("larger than 4 MiB, too large for a config");
+        std::ifstream in(path, std::ios::binary);
+        if (!in)
+            refuse("cannot open the file");
         std::stringstream text;
         text << in.rdbuf();
         m_stack.push_back(canonical);
@@ -55,6 +74,7 @@ public:
         return node;
     }
 
+    /// `baseDir` empty: includes are refused (text stored in a run file must be self-contained).
     NodePtr loadText(const std::string& text, const std::string& name, const fs::path& baseDir)
     {
         YAML::Node root;
@@ -63,18 +83,33 @@ public:
         } catch (const YAML::Exception& e) {
             fail(locationOf(e.mark, name), "YAML syntax error: " + e.msg);
         }
-        return convert(root, name, baseDir);
+        return convert(root, name, baseDir, m_depth);
     }
 
 private:
-    NodePtr convert(const YAML::Node& in, const std::string& file, const fs::path& baseDir)
+    NodePtr convert(const YAML::Node& in, const std::string& file, const fs::path& baseDir,
+                    int depth)
     {
         auto out = std::make_shared<Node>();
         out->location = locationOf(in.Mark(), file);
+        // An alias is expanded where it is used, so a self-referencing alias recurses and ten
+        // nested aliases of ten make 10^10 nodes: both bounds hold across includes.
+        if (depth > kMaxDepth)
+            fail(out->location, "nested deeper than " + std::to_string(kMaxDepth) +
+                                    " levels (a self-referencing alias?)");
+        if (++m_nodes > kMaxNodes)
+            fail(out->location, "expands to more than " + std::to_string(kMaxNodes) +
+                                    " values (aliases expanding exponentially?)");
         if (in.Tag() == kIncludeTag) {
             if (!in.IsScalar() || in.Scalar().empty())
                 fail(out->location, "!include needs a relative file path");
-            return loadFile((baseDir / in.Scalar()).lexically_normal(), out->location);
+            if (baseDir.empty())
+                fail(out->location, "!include is not allowed here (this text must be complete)");
+            const int saved = m_depth;
+            m_depth = depth;
+            auto node = loadFile((baseDir / in.Scalar()).lexically_normal(), out->location);
+            m_depth = saved;
+            return node;
         }
         switch (in.Type()) {
         case YAML::NodeType::Scalar:
@@ -85,7 +120,7 @@ private:
         case YAML::NodeType::Sequence:
             out->kind = Node::Kind::Sequence;
             for (const auto& item : in)
-                out->items.push_back(convert(item, file, baseDir));
+                out->items.push_back(convert(item, file, baseDir, depth + 1));
             break;
         case YAML::NodeType::Map:
             out->kind = Node::Kind::Map;
@@ -96,7 +131,7 @@ private:
                 const std::string key = kv.first.Scalar();
                 if (out->find(key))
                     fail(keyLoc, "duplicate key '" + key + "'");
-                out->entries.push_back({key, keyLoc, convert(kv.second, file, baseDir)});
+                out->entries.push_back({key, keyLoc, convert(kv.second, file, baseDir, depth + 1)});
             }
             break;
         default:
@@ -107,6 +142,8 @@ private:
     }
 
     std::vector<fs::path> m_stack;
+    std::size_t m_nodes = 0;  // converted so far, over all files
+    int m_depth = 0;          // depth of the !include being loaded
 };
 
 }  // namespace
@@ -120,7 +157,7 @@ NodePtr loadYamlFile(const std::string& path)
 NodePtr loadYamlText(const std::string& text, const std::string& name)
 {
     IncludeResolver resolver;
-    return resolver.loadText(text, name, fs::current_path());
+    return resolver.loadText(text, name, fs::path());
 }
 
 NodePtr loadYamlText(const std::string& text, const std::string& name, const std::string& includeDir)

@@ -34,10 +34,13 @@ struct Node {
 };
 
 /// Parse a file, resolving `!include <path>` (relative to the including file, nested, cycles
-/// detected). Throws ConfigError on syntax errors, missing includes and cycles.
+/// detected; regular files of at most 4 MiB only). Throws ConfigError on syntax errors, missing
+/// or unreadable includes, cycles, nesting deeper than 64 levels and more than 200,000 values
+/// after alias expansion.
 NodePtr loadYamlFile(const std::string& path);
+/// Same for text that must be complete (a config stored in a run file): `!include` is an error.
 NodePtr loadYamlText(const std::string& text, const std::string& name);
-/// Same, resolving `!include` relative to `includeDir` instead of the working directory.
+/// Same, resolving `!include` relative to `includeDir` (empty: refused).
 NodePtr loadYamlText(const std::string& text, const std::string& name, const std::string& includeDir);
 
 }  // namespace lengen::engine::config

@@ -30,7 +30,7 @@ void writeFloats(hid_t loc, const std::string& name, const std::vector<float>& v
                  const std::vector<hsize_t>& dims, const std::string& path)
 {
     auto ds = io::createDataset(loc, name, H5T_IEEE_F32LE, dims, path);
-    io::writeAll(ds.id(), H5T_NATIVE_FLOAT, values.data(), path);
+    io::writeAll(ds.id(), H5T_NATIVE_FLOAT, values.data(), values.size(), path);
 }
 
 // Full maps [prompts, layers, heads, T, T] of the first `count` prompts of the setting.

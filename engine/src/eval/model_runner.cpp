@@ -21,8 +21,7 @@ LoadedRun loadRun(const std::string& run, const AnalysisOptions& options)
     if (r.info.checkpointStep < 0)
         throw Error(ErrorKind::RunFile, "the run has no checkpoint yet (train it first): " +
                                             r.runFile);
-    const auto loaded = loadConfigText(r.info.configYaml, r.runFile + ":/config");
-    r.config = loaded.runs.at(0);
+    r.config = storedRunConfig(r.info.configYaml, r.runFile);
     training::applyThreadPolicy(options.threads, r.config.model.hiddenSize);
     r.device = torch::Device(resolveDevice(options.device));
     r.model = model::buildModel(r.config);

@@ -24,6 +24,24 @@ void readNumbers(hid_t obj, std::map<std::string, double>& values,
     }
 }
 
+// Figures index the curve with its spans and print the target trio together: a damaged file
+// must fail here, with its name, not as an out-of-range index later.
+void checkCurve(const ProbeCurve& c, const std::string& where, const std::string& path)
+{
+    const double length = double(c.stats.mean.size());
+    for (const auto& [mark, span] : c.spans)
+        if (!(span.first >= 0 && span.first <= span.second && span.second <= length))
+            throw Error(ErrorKind::RunFile, "'" + where + "' in " + path + ": the " + mark +
+                                                "_span attribute lies outside the curve "
+                                                "(damaged file)");
+    const int trio = int(c.values.count("target_mean")) + int(c.values.count("target_low")) +
+                     int(c.values.count("target_high"));
+    if (trio != 0 && trio != 3)
+        throw Error(ErrorKind::RunFile, "'" + where + "' in " + path +
+                                            " has only part of target_mean, target_low, "
+                                            "target_high (damaged file)");
+}
+
 std::vector<float> readFloatsIn(hid_t g, const std::string& name, const std::string& path)
 {
     const auto d = io::readDoubles(g, name, path);
@@ -58,6 +76,7 @@ std::vector<ProbeGroup> readProbeGroups(const std::string& run)
             c.stats = ec.stats;
             auto cg = io::openGroup(g.id(), name, path);
             readNumbers(cg.id(), c.values, &c.spans, path);
+            checkCurve(c, full + "/" + name, path);
             pg.curves.push_back(std::move(c));
         }
         out.push_back(std::move(pg));
@@ -90,6 +109,18 @@ std::vector<AttentionSetting> readAttentionSettings(const std::string& run)
         s.lastQueryLow = readFloatsIn(g.id(), "last_query_low", path);
         s.lastQueryHigh = readFloatsIn(g.id(), "last_query_high", path);
         s.yAttention = readFloatsIn(g.id(), "y_attention", path);
+        // Views index these arrays by [layer, head, token]: sizes must agree with the counts.
+        const double cells = double(s.layers) * s.heads * s.tokens;
+        const bool sane = s.layers > 0 && s.heads > 0 && s.points > 0 && s.tokens == 2 * s.points &&
+                          s.query >= 0 && s.query < s.tokens && s.mapPrompts >= 0 &&
+                          double(s.lastQueryMean.size()) == cells &&
+                          s.lastQueryLow.size() == s.lastQueryMean.size() &&
+                          s.lastQueryHigh.size() == s.lastQueryMean.size() &&
+                          double(s.yAttention.size()) == double(s.layers) * s.points;
+        if (!sane)
+            throw Error(ErrorKind::RunFile, "attention setting '" + name + "' in " + path +
+                                                ": its sizes (points, tokens, layers, heads, "
+                                                "query) do not match its arrays (damaged file)");
         out.push_back(std::move(s));
     }
     return out;
@@ -102,8 +133,8 @@ std::vector<float> readAttentionTile(const std::string& run, const std::string& 
     auto file = io::openAnalysis(path);
     io::H5Lock lock(io::h5Mutex());
     auto ds = io::openDataset(file.id(), setting + "/maps", path);
-    const auto dims = io::datasetShape(ds.id());  // [prompts, layers, heads, T, T]
-    const auto t = static_cast<int>(dims.at(3));
+    const auto dims = io::shapeOf(ds.id(), 5, path);  // [prompts, layers, heads, T, T]
+    const auto t = static_cast<int>(dims[3]);
     if (prompt < 0 || hsize_t(prompt) >= dims[0] || layer < 0 || hsize_t(layer) >= dims[1] ||
         head < 0 || hsize_t(head) >= dims[2] || r0 < 0 || c0 < 0 || r1 > t || c1 > t || r0 >= r1 ||
         c0 >= c1)

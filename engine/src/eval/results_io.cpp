@@ -36,6 +36,23 @@ EvalResult readMethod(hid_t parent, const std::string& method, const std::string
     r.source = io::stringAttr(g.id(), "source", path);
     for (const auto& key : io::readOrder(g.id(), path))
         r.curves.push_back(io::readCurve(g.id(), key, path));
+    // Printing and plotting index every curve up to n_points: the counts must be the curves'.
+    const auto bad = [&](const std::string& what) {
+        return Error(ErrorKind::RunFile, "evaluation '" + method + "' in " + path + ": " + what +
+                                             " (damaged file)");
+    };
+    const std::int64_t nPoints = io::intAttr(g.id(), "n_points", 0, path);
+    if (nPoints < 1 || nPoints > 100'000'000)
+        throw bad("n_points is " + std::to_string(nPoints));
+    for (const char* name : {"train_points", "dims", "prompts"}) {
+        const auto v = io::intAttr(g.id(), name, 0, path);
+        if (v < 0 || v > 100'000'000)
+            throw bad(std::string(name) + " is " + std::to_string(v));
+    }
+    for (const auto& c : r.curves)
+        if (std::int64_t(c.stats.mean.size()) != nPoints)
+            throw bad("curve '" + c.model + "' has " + std::to_string(c.stats.mean.size()) +
+                      " positions, n_points says " + std::to_string(nPoints));
     return r;
 }
 
@@ -139,7 +156,7 @@ std::vector<std::string> importMetricsJson(const std::string& jsonPath, const st
                                                   "bootstrap_low, bootstrap_high}}}");
     const auto runFile = locateRunFile(run);
     const auto info = readRunInfo(runFile);
-    const auto cfg = loadConfigText(info.configYaml, runFile).runs.at(0);
+    const auto cfg = storedRunConfig(info.configYaml, runFile);
     io::AnalysisWriter writer(analysisFileFor(run), info.runId);
     std::vector<std::string> methods;
     for (const auto& [method, models] : doc.items()) {

@@ -143,12 +143,7 @@ ReferenceExportResult exportReferenceRun(const std::string& run, const std::stri
     const RunFileInfo info = readRunInfo(path);
     if (info.checkpointStep < 0)
         throw Error(ErrorKind::RunFile, "the run has no checkpoint yet (train it first): " + path);
-    RunConfig config;
-    try {
-        config = loadConfigText(info.configYaml, path + ":/config").runs.at(0);
-    } catch (const ConfigError& e) {
-        throw Error(ErrorKind::RunFile, "the config stored in the run is invalid", e.what());
-    }
+    RunConfig config = storedRunConfig(info.configYaml, path);
     io::CheckpointState st = io::readCheckpoint(path);
     std::map<std::string, std::vector<double>> positionConstants;
     // The file lists tensors by name; torch.optim numbers parameters in model.parameters()

@@ -26,10 +26,11 @@ void checkFormat(hid_t file, const std::string& path)
 void syncFile(const std::string& path)
 {
     const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-    if (fd >= 0) {
-        ::fsync(fd);
+    const bool synced = fd >= 0 && ::fsync(fd) == 0;
+    if (fd >= 0)
         ::close(fd);
-    }
+    if (!synced)
+        throw Error(ErrorKind::Io, "cannot write " + path + " to disk (disk full?)");
 }
 
 }  // namespace
@@ -42,20 +43,27 @@ AnalysisWriter::AnalysisWriter(const std::string& analysisPath, const std::strin
     m_lock = std::make_unique<WriterLock>(m_path);
     std::error_code ec;
     fs::remove(m_partial, ec);  // left by a crashed editor: never part of the results
-    if (!startEmpty && fs::exists(m_path)) {
-        checkFormat(openAnalysis(m_path).id(), m_path);
-        fs::copy_file(m_path, m_partial, fs::copy_options::overwrite_existing, ec);
-        if (ec)
-            throw Error(ErrorKind::Io, "cannot copy the analysis file to " + m_partial + ": " +
-                                           ec.message());
-        m_file = openFile(m_partial, OpenMode::ReadWrite);
-    } else {
-        m_file = createFile(m_partial);
-        writeAttribute(m_file.id(), "format", std::string("lengen-analysis"), m_partial);
-        writeAttribute(m_file.id(), "format_version", std::int64_t{kAnalysisFormatVersion},
-                       m_partial);
+    try {
+        if (!startEmpty && fs::exists(m_path)) {
+            checkFormat(openAnalysis(m_path).id(), m_path);
+            fs::copy_file(m_path, m_partial, fs::copy_options::overwrite_existing, ec);
+            if (ec)
+                throw Error(ErrorKind::Io, "cannot copy the analysis file to " + m_partial +
+                                               " (disk full?): " + ec.message());
+            m_file = openFile(m_partial, OpenMode::ReadWrite);
+        } else {
+            m_file = createFile(m_partial);
+            writeAttribute(m_file.id(), "format", std::string("lengen-analysis"), m_partial);
+            writeAttribute(m_file.id(), "format_version", std::int64_t{kAnalysisFormatVersion},
+                           m_partial);
+        }
+        writeAttribute(m_file.id(), "run_id", runId, m_partial);
+    } catch (...) {
+        // The destructor does not run for a constructor that throws: clean up here.
+        m_file.reset();
+        fs::remove(m_partial, ec);
+        throw;
     }
-    writeAttribute(m_file.id(), "run_id", runId, m_partial);
 }
 
 AnalysisWriter::~AnalysisWriter()
@@ -87,8 +95,9 @@ void AnalysisWriter::commit()
 {
     H5Lock lock(h5Mutex());
     if (H5Fflush(m_file.id(), H5F_SCOPE_GLOBAL) < 0)
-        throwH5(ErrorKind::Io, "cannot write the analysis file", m_partial);
-    m_file.reset();
+        throwH5(ErrorKind::Io, "cannot write the analysis file (disk full?)", m_partial);
+    if (H5Fclose(m_file.release()) < 0)  // closing writes the last metadata
+        throwH5(ErrorKind::Io, "cannot write the analysis file (disk full?)", m_partial);
     syncFile(m_partial);
     if (std::rename(m_partial.c_str(), m_path.c_str()) != 0)
         throw Error(ErrorKind::Io, "cannot replace " + m_path + " with the updated results");
@@ -126,6 +135,11 @@ EvalCurve readCurve(hid_t parent, const std::string& key, const std::string& pat
     c.stats.std = readDoubles(g.id(), "std", path);
     c.stats.bootstrapLow = readDoubles(g.id(), "bootstrap_low", path);
     c.stats.bootstrapHigh = readDoubles(g.id(), "bootstrap_high", path);
+    // Plots and exports index the four curves together.
+    for (const auto* v : {&c.stats.std, &c.stats.bootstrapLow, &c.stats.bootstrapHigh})
+        if (v->size() != c.stats.mean.size())
+            throw Error(ErrorKind::RunFile, "curve '" + objectName(g.id()) + "' in " + path +
+                                                " has columns of different lengths (damaged file)");
     return c;
 }
 

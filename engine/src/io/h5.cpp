@@ -1,13 +1,25 @@
 #include "io/h5.h"
 
 #include <fcntl.h>
-#include <sys/file.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <cstring>
 
 namespace lengen::engine::io {
+
+namespace {
+constexpr unsigned kSwmrReadAttempts = 8;
+
+// HDF5 closes what is still open in an atexit handler; a file whose close already failed (a
+// full disk) made that handler crash, turning a clean "disk full" exit 4 into SIGSEGV. Every
+// handle here is closed explicitly, so the handler is not needed. Must run before HDF5
+// initialises itself, hence a static initialiser.
+const bool g_noAtExit = [] {
+    H5dont_atexit();
+    return true;
+}();
+}  // namespace
 
 std::recursive_mutex& h5Mutex()
 {
@@ -28,8 +40,12 @@ H5Handle& H5Handle::operator=(H5Handle&& o) noexcept
 
 void H5Handle::reset()
 {
-    if (m_id >= 0 && m_close)
+    if (m_id >= 0 && m_close) {
+        // Handles are often destroyed after a caller's own lock went out of scope (declared
+        // before it); closing is an HDF5 call like any other and must hold the lock.
+        H5Lock lock(h5Mutex());
         m_close(m_id);
+    }
     m_id = -1;
 }
 
@@ -103,6 +119,10 @@ H5Handle openFile(const std::string& path, OpenMode mode)
     }
     H5Handle fapl(H5Pcreate(H5P_FILE_ACCESS), H5Pclose);
     H5Pset_libver_bounds(fapl.id(), H5F_LIBVER_LATEST, H5F_LIBVER_LATEST);
+    // A SWMR reader re-reads metadata whose checksum fails, in case the writer was midway;
+    // HDF5's default of 100 attempts with growing sleeps per object made a damaged file look
+    // like a hang (minutes). A live writer's metadata settles within a few attempts.
+    H5Pset_metadata_read_attempts(fapl.id(), kSwmrReadAttempts);
     const unsigned flags = mode == OpenMode::ReadSwmr   ? (H5F_ACC_RDONLY | H5F_ACC_SWMR_READ)
                            : mode == OpenMode::ReadOnly ? H5F_ACC_RDONLY
                                                         : H5F_ACC_RDWR;
@@ -119,12 +139,24 @@ H5Handle openFile(const std::string& path, OpenMode mode)
     return H5Handle(id, H5Fclose);
 }
 
+namespace {
+// Open-file-description locks: like flock they belong to the open file and vanish when the
+// holder closes it or dies, and unlike flock they can be queried without being taken.
+bool ofdLock(int fd)
+{
+    struct flock fl = {};
+    fl.l_type = F_WRLCK;
+    fl.l_whence = SEEK_SET;
+    return ::fcntl(fd, F_OFD_SETLK, &fl) == 0;
+}
+}  // namespace
+
 WriterLock::WriterLock(const std::string& runFile) : m_path(runFile + ".lock")
 {
     m_fd = ::open(m_path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
     if (m_fd < 0)
         throw Error(ErrorKind::Io, "cannot create the lock file " + m_path);
-    if (::flock(m_fd, LOCK_EX | LOCK_NB) != 0) {
+    if (!ofdLock(m_fd)) {
         ::close(m_fd);
         m_fd = -1;
         throw Error(ErrorKind::RunFile, "the run is being written by another process: " + runFile);
@@ -137,6 +169,20 @@ WriterLock::~WriterLock()
         ::unlink(m_path.c_str());
         ::close(m_fd);
     }
+}
+
+bool writerAlive(const std::string& file)
+{
+    const std::string lockPath = file + ".lock";
+    const int fd = ::open(lockPath.c_str(), O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return false;
+    struct flock fl = {};
+    fl.l_type = F_WRLCK;
+    fl.l_whence = SEEK_SET;
+    const bool held = ::fcntl(fd, F_OFD_GETLK, &fl) == 0 && fl.l_type != F_UNLCK;
+    ::close(fd);
+    return held;
 }
 
 H5Handle createFile(const std::string& path)
@@ -196,12 +242,18 @@ H5Handle createLog(hid_t loc, const std::string& name, hid_t type,
                    const std::vector<hsize_t>& rowDims, hsize_t chunkRows, const void* fill,
                    const std::string& path)
 {
+    // Chunks stay near 1 MiB whatever the row width (HDF5 refuses chunks of 4 GiB and more, and
+    // a row of 10^9 points is a valid config): wide rows get one row per chunk, split columns.
+    constexpr hsize_t kChunkValues = 262'144;
     std::vector<hsize_t> dims{0}, maxDims{H5S_UNLIMITED}, chunk{chunkRows};
+    hsize_t perRow = 1;
     for (hsize_t d : rowDims) {
         dims.push_back(d);
         maxDims.push_back(d);
-        chunk.push_back(d);
+        chunk.push_back(std::max<hsize_t>(1, std::min(d, kChunkValues)));
+        perRow *= chunk.back();
     }
+    chunk[0] = std::max<hsize_t>(1, std::min(chunkRows, kChunkValues / perRow));
     H5Handle space(H5Screate_simple(static_cast<int>(dims.size()), dims.data(), maxDims.data()),
                    H5Sclose);
     H5Handle dcpl(H5Pcreate(H5P_DATASET_CREATE), H5Pclose);
@@ -224,16 +276,86 @@ std::vector<hsize_t> datasetShape(hid_t ds)
     return dims;
 }
 
-void writeAll(hid_t ds, hid_t memType, const void* data, const std::string& path)
+std::string objectName(hid_t obj)
 {
+    char buf[512] = {};
+    const ssize_t n = H5Iget_name(obj, buf, sizeof buf);
+    if (n <= 0) {
+        H5Eclear2(H5E_DEFAULT);
+        return "?";
+    }
+    return std::string(buf, static_cast<size_t>(std::min<ssize_t>(n, sizeof buf - 1)));
+}
+
+namespace {
+std::string shapeText(const std::vector<hsize_t>& dims)
+{
+    if (dims.empty())
+        return "a scalar";
+    std::string text = "shape [";
+    for (size_t i = 0; i < dims.size(); ++i)
+        text += (i ? ", " : "") + std::to_string(dims[i]);
+    return text + "]";
+}
+}  // namespace
+
+std::vector<hsize_t> shapeOf(hid_t ds, int rank, const std::string& path)
+{
+    H5Handle space(H5Dget_space(ds), H5Sclose);
+    if (!space.valid() || H5Sget_simple_extent_ndims(space.id()) < 0)
+        throwH5(ErrorKind::RunFile, "cannot read the shape of dataset '" + objectName(ds) + "'",
+                path);
+    auto dims = datasetShape(ds);
+    if (static_cast<int>(dims.size()) != rank)
+        throw Error(ErrorKind::RunFile,
+                    "dataset '" + objectName(ds) + "' in " + path + " should be " +
+                        (rank == 0 ? std::string("a scalar") : std::to_string(rank) + "-D") +
+                        ", found " + shapeText(dims) + " (damaged or foreign file)");
+    return dims;
+}
+
+void writeAll(hid_t ds, hid_t memType, const void* data, size_t elements, const std::string& path)
+{
+    H5Handle space(H5Dget_space(ds), H5Sclose);
+    const hssize_t n = space.valid() ? H5Sget_simple_extent_npoints(space.id()) : -1;
+    if (n < 0 || static_cast<size_t>(n) != elements)
+        throw Error(ErrorKind::RunFile, "dataset '" + objectName(ds) + "' in " + path +
+                                            " does not have the shape this run needs (damaged "
+                                            "or foreign file)");
     check(H5Dwrite(ds, memType, H5S_ALL, H5S_ALL, H5P_DEFAULT, data), ErrorKind::Io,
           "cannot write dataset", path);
 }
 
-void readAll(hid_t ds, hid_t memType, void* data, const std::string& path)
+void readAll(hid_t ds, hid_t memType, void* data, size_t elements, const std::string& path)
 {
+    H5Handle space(H5Dget_space(ds), H5Sclose);
+    const hssize_t n = space.valid() ? H5Sget_simple_extent_npoints(space.id()) : -1;
+    if (n < 0)
+        throwH5(ErrorKind::RunFile, "cannot read the shape of dataset '" + objectName(ds) + "'",
+                path);
+    if (static_cast<size_t>(n) != elements)
+        throw Error(ErrorKind::RunFile, "dataset '" + objectName(ds) + "' in " + path + " holds " +
+                                            std::to_string(n) + " values where " +
+                                            std::to_string(elements) +
+                                            " belong (damaged or foreign file)");
+    if (elements == 0)
+        return;
     check(H5Dread(ds, memType, H5S_ALL, H5S_ALL, H5P_DEFAULT, data), ErrorKind::RunFile,
-          "cannot read dataset", path);
+          "cannot read dataset '" + objectName(ds) + "'", path);
+}
+
+std::int64_t readIntScalar(hid_t loc, const std::string& name, const std::string& path)
+{
+    std::int64_t value = 0;
+    readAll(openDataset(loc, name, path).id(), H5T_NATIVE_INT64, &value, 1, path);
+    return value;
+}
+
+double readDoubleScalar(hid_t loc, const std::string& name, const std::string& path)
+{
+    double value = 0;
+    readAll(openDataset(loc, name, path).id(), H5T_NATIVE_DOUBLE, &value, 1, path);
+    return value;
 }
 
 void appendRow(hid_t ds, hid_t memType, const void* row, const std::string& path)
@@ -268,7 +390,7 @@ void writeStringDataset(hid_t loc, const std::string& name, const std::string& v
     H5Handle type(stringType(true), H5Tclose);
     auto ds = createDataset(loc, name, type.id(), {}, path);
     const char* ptr = value.c_str();
-    writeAll(ds.id(), type.id(), &ptr, path);
+    writeAll(ds.id(), type.id(), &ptr, 1, path);
 }
 
 std::string readStringDataset(hid_t loc, const std::string& name, const std::string& path)
@@ -276,7 +398,7 @@ std::string readStringDataset(hid_t loc, const std::string& name, const std::str
     auto ds = openDataset(loc, name, path);
     H5Handle type(stringType(true), H5Tclose);
     char* ptr = nullptr;
-    readAll(ds.id(), type.id(), &ptr, path);
+    readAll(ds.id(), type.id(), &ptr, 1, path);
     std::string value = ptr ? ptr : "";
     H5free_memory(ptr);
     return value;
@@ -299,6 +421,21 @@ H5Handle openAttr(hid_t loc, const std::string& name, const std::string& path)
     hid_t id = H5Aopen(loc, name.c_str(), H5P_DEFAULT);
     check(id, ErrorKind::RunFile, "missing attribute '" + name + "' in the run file", path);
     return H5Handle(id, H5Aclose);
+}
+
+// Opens an attribute that must hold exactly one value (a number or a string).
+H5Handle openScalarAttr(hid_t loc, const std::string& name, const std::string& path)
+{
+    auto attr = openAttr(loc, name, path);
+    H5Handle space(H5Aget_space(attr.id()), H5Sclose);
+    const hssize_t n = space.valid() ? H5Sget_simple_extent_npoints(space.id()) : -1;
+    if (n != 1)
+        throw Error(ErrorKind::RunFile, "attribute '" + name + "' of '" + objectName(loc) +
+                                            "' in " + path + " should be a single value, found " +
+                                            (n < 0 ? std::string("an unreadable one")
+                                                   : std::to_string(n) + " values") +
+                                            " (damaged or foreign file)");
+    return attr;
 }
 }  // namespace
 
@@ -343,7 +480,7 @@ bool hasAttribute(hid_t loc, const std::string& name)
 
 std::string readStringAttribute(hid_t loc, const std::string& name, const std::string& path)
 {
-    auto attr = openAttr(loc, name, path);
+    auto attr = openScalarAttr(loc, name, path);
     H5Handle type(stringType(true), H5Tclose);
     char* ptr = nullptr;
     check(H5Aread(attr.id(), type.id(), &ptr), ErrorKind::RunFile,
@@ -355,7 +492,7 @@ std::string readStringAttribute(hid_t loc, const std::string& name, const std::s
 
 std::int64_t readIntAttribute(hid_t loc, const std::string& name, const std::string& path)
 {
-    auto attr = openAttr(loc, name, path);
+    auto attr = openScalarAttr(loc, name, path);
     std::int64_t value = 0;
     check(H5Aread(attr.id(), H5T_NATIVE_INT64, &value), ErrorKind::RunFile,
           "cannot read attribute " + name, path);
@@ -364,7 +501,7 @@ std::int64_t readIntAttribute(hid_t loc, const std::string& name, const std::str
 
 std::uint64_t readUIntAttribute(hid_t loc, const std::string& name, const std::string& path)
 {
-    auto attr = openAttr(loc, name, path);
+    auto attr = openScalarAttr(loc, name, path);
     std::uint64_t value = 0;
     check(H5Aread(attr.id(), H5T_NATIVE_UINT64, &value), ErrorKind::RunFile,
           "cannot read attribute " + name, path);
@@ -402,7 +539,7 @@ void writeDoubles(hid_t loc, const std::string& name, const std::vector<double>&
 {
     auto ds = createDataset(loc, name, H5T_IEEE_F64LE, {values.size()}, path);
     if (!values.empty())
-        writeAll(ds.id(), H5T_NATIVE_DOUBLE, values.data(), path);
+        writeAll(ds.id(), H5T_NATIVE_DOUBLE, values.data(), values.size(), path);
 }
 
 std::vector<double> readDoubles(hid_t loc, const std::string& name, const std::string& path)
@@ -414,7 +551,7 @@ std::vector<double> readDoubles(hid_t loc, const std::string& name, const std::s
         n *= d;
     std::vector<double> out(n);
     if (n)
-        readAll(ds.id(), H5T_NATIVE_DOUBLE, out.data(), path);
+        readAll(ds.id(), H5T_NATIVE_DOUBLE, out.data(), n, path);
     return out;
 }
 
@@ -425,14 +562,14 @@ void writeFixedString(hid_t ds, const std::string& value, const std::string& pat
     H5Handle type(stringType(false), H5Tclose);
     char buf[kStatusBytes] = {};
     std::memcpy(buf, value.data(), std::min(value.size(), kStatusBytes));
-    writeAll(ds, type.id(), buf, path);
+    writeAll(ds, type.id(), buf, 1, path);
 }
 
 std::string readFixedString(hid_t ds, const std::string& path)
 {
     H5Handle type(stringType(false), H5Tclose);
     char buf[kStatusBytes + 1] = {};
-    readAll(ds, type.id(), buf, path);
+    readAll(ds, type.id(), buf, 1, path);
     return std::string(buf);
 }
 

@@ -30,6 +30,13 @@ public:
     H5Handle& operator=(const H5Handle&) = delete;
     ~H5Handle() { reset(); }
     void reset();
+    /// Gives up ownership (the caller closes it and checks the result).
+    hid_t release()
+    {
+        const hid_t id = m_id;
+        m_id = -1;
+        return id;
+    }
     hid_t id() const { return m_id; }
     bool valid() const { return m_id >= 0; }
 
@@ -47,8 +54,9 @@ enum class OpenMode { ReadSwmr, ReadOnly, ReadWrite, ReadWriteAfterCrash };
 /// holding the run's writer lock, i.e. when no other process can be writing.
 H5Handle openFile(const std::string& path, OpenMode mode);
 
-/// Exclusive advisory lock of one writer per run file (flock on "<path>.lock"); released when
-/// the holder closes it or dies. Error(RunFile) if another live process holds it.
+/// Exclusive advisory lock of one writer per run file (an open-file-description lock on
+/// "<path>.lock"); released when the holder closes it or dies. Error(RunFile) if another live
+/// process holds it.
 class WriterLock {
 public:
     explicit WriterLock(const std::string& runFile);
@@ -60,6 +68,9 @@ private:
     std::string m_path;
     int m_fd = -1;
 };
+/// Whether a live process holds the WriterLock of `file` (queried, not taken).
+bool writerAlive(const std::string& file);
+
 /// Creates a new file with the latest format (needed for SWMR); Error(Io) on failure.
 H5Handle createFile(const std::string& path);
 
@@ -77,8 +88,20 @@ H5Handle createLog(hid_t loc, const std::string& name, hid_t type,
                    const std::string& path);
 
 std::vector<hsize_t> datasetShape(hid_t ds);
-void writeAll(hid_t ds, hid_t memType, const void* data, const std::string& path);
-void readAll(hid_t ds, hid_t memType, void* data, const std::string& path);
+/// The dims of `ds` after checking it has `rank` dimensions (0 = scalar). Error(RunFile) naming
+/// the dataset and the file otherwise: readers index dims only after this check.
+std::vector<hsize_t> shapeOf(hid_t ds, int rank, const std::string& path);
+/// "/checkpoint/current": the object's path inside its file, for messages.
+std::string objectName(hid_t obj);
+/// Writes the whole dataset from `elements` values; Error(RunFile) if it holds another number.
+void writeAll(hid_t ds, hid_t memType, const void* data, size_t elements, const std::string& path);
+/// Reads the whole dataset into `elements` values of `memType`. Error(RunFile) naming the
+/// dataset when it holds another number of values (an array where a scalar belongs, a wrong
+/// shape) or its type does not convert: a damaged file never writes past `data`.
+void readAll(hid_t ds, hid_t memType, void* data, size_t elements, const std::string& path);
+/// Scalar (or one-element) integer / float dataset `name` under `loc`.
+std::int64_t readIntScalar(hid_t loc, const std::string& name, const std::string& path);
+double readDoubleScalar(hid_t loc, const std::string& name, const std::string& path);
 /// Appends one row (rowDims elements) at the end of an extendible dataset.
 void appendRow(hid_t ds, hid_t memType, const void* row, const std::string& path);
 /// Shrinks an extendible dataset to `rows` rows.

@@ -34,16 +34,18 @@ template <typename T>
 std::vector<T> readColumn(hid_t log, const char* name, hid_t type, const std::string& path)
 {
     auto ds = openDataset(log, name, path);
-    std::vector<T> out(datasetShape(ds.id()).at(0));
-    if (!out.empty())
-        readAll(ds.id(), type, out.data(), path);
+    std::vector<T> out(shapeOf(ds.id(), 1, path)[0]);
+    readAll(ds.id(), type, out.data(), out.size(), path);
     return out;
 }
 
 std::int64_t currentSlot(hid_t file, const std::string& path)
 {
-    std::int64_t current = -1;
-    readAll(openDataset(file, "checkpoint/current", path).id(), H5T_NATIVE_INT64, &current, path);
+    const std::int64_t current = readIntScalar(file, "checkpoint/current", path);
+    if (current < -1 || current > 1)
+        throw Error(ErrorKind::RunFile, "dataset '/checkpoint/current' in " + path + " is " +
+                                            std::to_string(current) +
+                                            "; it names slot 0 or 1, or -1 (damaged file)");
     return current;
 }
 
@@ -54,7 +56,8 @@ std::vector<NamedTensor> readTensors(hid_t group, const std::string& path)
         auto ds = openDataset(group, name, path);
         const auto dims = datasetShape(ds.id());
         auto t = torch::empty(std::vector<std::int64_t>(dims.begin(), dims.end()), torch::kFloat32);
-        readAll(ds.id(), H5T_NATIVE_FLOAT, t.data_ptr<float>(), path);
+        readAll(ds.id(), H5T_NATIVE_FLOAT, t.data_ptr<float>(), static_cast<size_t>(t.numel()),
+                path);
         out.push_back({name, t});
     }
     return out;
@@ -95,6 +98,10 @@ RunFileInfo readRunInfo(const std::string& pathOrDir)
     info.parameterCount = readIntAttribute(f, "parameter_count", path);
     info.configYaml = readStringDataset(f, "config", path);
     info.status = readFixedString(openDataset(f, "status", path).id(), path);
+    // "running" is written when training starts and replaced by the outcome when it ends; a
+    // writer that died (kill -9, power loss) never replaced it, and holds no lock any more.
+    if (info.status == "running" && !writerAlive(path))
+        info.status = "interrupted";
     auto log = openGroup(f, "log", path);
     auto loss = readColumn<double>(log.id(), "loss", H5T_NATIVE_DOUBLE, path);
     info.logRows = static_cast<std::int64_t>(loss.size());
@@ -102,8 +109,7 @@ RunFileInfo readRunInfo(const std::string& pathOrDir)
     const auto slot = currentSlot(f, path);
     if (slot >= 0) {
         auto g = openGroup(f, "checkpoint/slot" + std::to_string(slot), path);
-        readAll(openDataset(g.id(), "step", path).id(), H5T_NATIVE_INT64, &info.checkpointStep,
-                path);
+        info.checkpointStep = readIntScalar(g.id(), "step", path);
         auto model = openGroup(g.id(), "model", path);
         for (const auto& name : memberNames(model.id())) {
             const auto dims = datasetShape(openDataset(model.id(), name, path).id());
@@ -133,8 +139,8 @@ TrainLog readTrainLog(const std::string& pathOrDir)
     out.nPoints = readColumn<int>(log.id(), "n_points", H5T_NATIVE_INT32, path);
     out.nDims = readColumn<int>(log.id(), "n_dims", H5T_NATIVE_INT32, path);
     auto pw = openDataset(log.id(), "pointwise", path);
-    const auto dims = datasetShape(pw.id());
-    out.pointwiseWidth = static_cast<int>(dims.at(1));
+    const auto dims = shapeOf(pw.id(), 2, path);
+    out.pointwiseWidth = static_cast<int>(dims[1]);
     // A SWMR reader can see columns of different lengths mid-append; trim to the shortest.
     size_t rows = std::min<size_t>(dims[0], out.step.size());
     for (auto* col : {&out.loss, &out.excessLoss, &out.learningRate, &out.wallSeconds,
@@ -142,8 +148,7 @@ TrainLog readTrainLog(const std::string& pathOrDir)
         rows = std::min(rows, col->size());
     rows = std::min({rows, out.nPoints.size(), out.nDims.size()});
     std::vector<float> raw(dims[0] * dims[1]);
-    if (!raw.empty())
-        readAll(pw.id(), H5T_NATIVE_FLOAT, raw.data(), path);
+    readAll(pw.id(), H5T_NATIVE_FLOAT, raw.data(), raw.size(), path);
     out.pointwise.assign(raw.begin(), raw.begin() + static_cast<long>(rows * dims[1]));
     out.step.resize(rows);
     for (auto* col : {&out.loss, &out.excessLoss, &out.learningRate, &out.wallSeconds,
@@ -165,21 +170,47 @@ CheckpointState readCheckpoint(const std::string& path)
         throw Error(ErrorKind::RunFile, "the run has no checkpoint yet: " + path);
     auto g = openGroup(file.id(), "checkpoint/slot" + std::to_string(slot), path);
     CheckpointState st;
-    readAll(openDataset(g.id(), "step", path).id(), H5T_NATIVE_INT64, &st.stepsDone, path);
-    readAll(openDataset(g.id(), "wall_time", path).id(), H5T_NATIVE_DOUBLE, &st.wallSeconds, path);
-    readAll(openDataset(g.id(), "optimizer/step", path).id(), H5T_NATIVE_INT64,
-            &st.optimizerSteps, path);
+    st.stepsDone = readIntScalar(g.id(), "step", path);
+    st.wallSeconds = readDoubleScalar(g.id(), "wall_time", path);
+    st.optimizerSteps = readIntScalar(g.id(), "optimizer/step", path);
     std::int64_t curriculum[2] = {0, 0};
-    readAll(openDataset(g.id(), "curriculum", path).id(), H5T_NATIVE_INT64, curriculum, path);
+    readAll(openDataset(g.id(), "curriculum", path).id(), H5T_NATIVE_INT64, curriculum, 2, path);
+    const auto slotName = "/checkpoint/slot" + std::to_string(slot);
+    const auto bad = [&](const std::string& what) {
+        return Error(ErrorKind::RunFile, slotName + "/" + what + " in " + path +
+                                             " is out of range or inconsistent (damaged file)");
+    };
+    // Ranges that hold for any run; the trainer checks them against the config as well.
+    if (st.stepsDone < 0 || st.optimizerSteps < 0)
+        throw bad(st.stepsDone < 0 ? "step" : "optimizer/step");
+    if (!std::isfinite(st.wallSeconds) || st.wallSeconds < 0)
+        throw bad("wall_time");
+    if (curriculum[0] < 1 || curriculum[0] > 1'000'000 || curriculum[1] < 1 ||
+        curriculum[1] > 1'000'000)
+        throw bad("curriculum");
     st.dims = static_cast<int>(curriculum[0]);
     st.points = static_cast<int>(curriculum[1]);
     auto rng = openDataset(g.id(), "rng_state", path);
-    st.rngState = torch::empty({static_cast<std::int64_t>(datasetShape(rng.id()).at(0))},
+    st.rngState = torch::empty({static_cast<std::int64_t>(shapeOf(rng.id(), 1, path)[0])},
                                torch::kUInt8);
-    readAll(rng.id(), H5T_NATIVE_UINT8, st.rngState.data_ptr<std::uint8_t>(), path);
+    readAll(rng.id(), H5T_NATIVE_UINT8, st.rngState.data_ptr<std::uint8_t>(),
+            static_cast<size_t>(st.rngState.numel()), path);
     st.model = readTensors(openGroup(g.id(), "model", path).id(), path);
     st.expAvg = readTensors(openGroup(g.id(), "optimizer/exp_avg", path).id(), path);
     st.expAvgSq = readTensors(openGroup(g.id(), "optimizer/exp_avg_sq", path).id(), path);
+    // Consumers pair the three lists by position: the moments must name the same tensors, in
+    // the same order, with the parameters' shapes.
+    for (const auto* moments : {&st.expAvg, &st.expAvgSq}) {
+        const std::string group = moments == &st.expAvg ? "exp_avg" : "exp_avg_sq";
+        if (moments->size() != st.model.size())
+            throw bad("optimizer/" + group + " (it holds " + std::to_string(moments->size()) +
+                      " tensors for " + std::to_string(st.model.size()) + " parameters)");
+        for (size_t i = 0; i < st.model.size(); ++i)
+            if ((*moments)[i].name != st.model[i].name ||
+                (*moments)[i].value.sizes() != st.model[i].value.sizes())
+                throw bad("optimizer/" + group + "/" + (*moments)[i].name +
+                          " (its name or shape differs from the parameter's)");
+    }
     return st;
 }
 

@@ -60,12 +60,15 @@ public:
     /// Reopens a run to continue it: drops log rows with step >= keepBefore (they will be
     /// written again), records the device, marks it running, switches to SWMR-write mode.
     static std::unique_ptr<RunWriter> reopen(const std::string& path, std::int64_t keepBefore,
-                                             const std::string& device);
+                                             const std::string& device,
+                                             std::unique_ptr<WriterLock> heldLock = nullptr);
     ~RunWriter();
 
     void appendLog(const LogRecord& record);
     void writeCheckpoint(const CheckpointState& state);
     void setStatus(const std::string& status);  ///< running | finished | cancelled | failed
+    /// Best effort while unwinding from another error (the disk may be full): never throws.
+    void setStatusNoThrow(const std::string& status) noexcept;
     const std::string& path() const { return m_path; }
 
 private:

@@ -1,3 +1,4 @@
+#include <cstring>
 #include <filesystem>
 #include <limits>
 
@@ -51,14 +52,15 @@ void writeTensor(hid_t group, const NamedTensor& t, const std::string& path)
 {
     auto ds = openDataset(group, t.name, path);
     auto cpu = t.value.to(torch::kCPU, torch::kFloat32).contiguous();
-    writeAll(ds.id(), H5T_NATIVE_FLOAT, cpu.data_ptr<float>(), path);
+    writeAll(ds.id(), H5T_NATIVE_FLOAT, cpu.data_ptr<float>(), static_cast<size_t>(cpu.numel()),
+             path);
 }
 
 template <typename T>
 void writeScalar(hid_t loc, const char* name, hid_t type, T value, const std::string& path)
 {
     auto ds = openDataset(loc, name, path);
-    writeAll(ds.id(), type, &value, path);
+    writeAll(ds.id(), type, &value, 1, path);
 }
 
 }  // namespace
@@ -86,8 +88,11 @@ std::unique_ptr<RunWriter> RunWriter::create(const std::string& path, const RunH
     if (ec)
         throw Error(ErrorKind::Io, "cannot create the run folder " +
                                        fs::path(path).parent_path().string() + ": " + ec.message());
+    // The lock comes first: from the moment run.h5 exists its writer is alive, so a reader
+    // never mistakes a run being created for an interrupted one.
+    auto writerLock = std::make_unique<WriterLock>(path);
     const std::string partial = path + ".partial";
-    {
+    try {
         auto file = createFile(partial);
         const hid_t f = file.id();
         writeAttribute(f, "format", std::string("lengen-run"), partial);
@@ -122,43 +127,49 @@ std::unique_ptr<RunWriter> RunWriter::create(const std::string& path, const RunH
         auto checkpoint = createGroup(f, "checkpoint", partial);
         auto current = createDataset(checkpoint.id(), "current", H5T_NATIVE_INT64, {}, partial);
         const std::int64_t none = -1;
-        writeAll(current.id(), H5T_NATIVE_INT64, &none, partial);
+        writeAll(current.id(), H5T_NATIVE_INT64, &none, 1, partial);
         for (const char* slot : kSlots)
             createSlot(checkpoint.id(), slot, params, rngBytes, partial);
         createGroup(f, "eval", partial);
         createGroup(f, "probes", partial);
         if (H5Fflush(f, H5F_SCOPE_GLOBAL) < 0)
             throwH5(ErrorKind::Io, "cannot flush the run file", partial);
+    } catch (...) {
+        fs::remove(partial, ec);  // a half-made file is nobody's run
+        throw;
     }
     fs::rename(partial, path, ec);
-    if (ec)
-        throw Error(ErrorKind::Io, "cannot move " + partial + " into place: " + ec.message());
-    return reopen(path, 0, h.device);
+    if (ec) {
+        const auto why = ec.message();
+        fs::remove(partial, ec);
+        throw Error(ErrorKind::Io, "cannot move " + partial + " into place: " + why);
+    }
+    return reopen(path, 0, h.device, std::move(writerLock));
 }
 
 std::unique_ptr<RunWriter> RunWriter::reopen(const std::string& path, std::int64_t keepBefore,
-                                             const std::string& device)
+                                             const std::string& device,
+                                             std::unique_ptr<WriterLock> writerLock)
 {
     H5Lock lock(h5Mutex());
     // Holding the writer lock proves no live process writes this run, so status flags left by
     // a crashed SWMR writer can be cleared safely.
-    auto writerLock = std::make_unique<WriterLock>(path);
+    if (!writerLock)
+        writerLock = std::make_unique<WriterLock>(path);
     std::unique_ptr<RunWriter> writer(new RunWriter(
         path, std::move(writerLock), openFile(path, OpenMode::ReadWriteAfterCrash)));
     writer->openLog();
     // Rows logged after the checkpoint we continue from will be logged again: drop them.
     auto& steps = writer->m_log.at("step");
-    const auto rows = datasetShape(steps.id())[0];
+    const auto rows = shapeOf(steps.id(), 1, path)[0];
     std::vector<std::int64_t> logged(rows);
-    if (rows > 0)
-        readAll(steps.id(), H5T_NATIVE_INT64, logged.data(), path);
+    readAll(steps.id(), H5T_NATIVE_INT64, logged.data(), logged.size(), path);
     hsize_t keep = 0;
     while (keep < rows && logged[keep] < keepBefore)
         ++keep;
     for (auto& [name, ds] : writer->m_log)
         truncateRows(ds.id(), keep, path);
-    auto current = openDataset(writer->m_file.id(), "checkpoint/current", path);
-    readAll(current.id(), H5T_NATIVE_INT64, &writer->m_current, path);
+    writer->m_current = readIntScalar(writer->m_file.id(), "checkpoint/current", path);
     writeAttribute(writer->m_file.id(), "device", device, path);
     writer->setStatus("running");
     writer->startSwmr();
@@ -171,7 +182,7 @@ void RunWriter::openLog()
     for (const auto& c : kColumns)
         m_log.emplace(c.name, openDataset(log.id(), c.name, m_path));
     m_log.emplace("pointwise", openDataset(log.id(), "pointwise", m_path));
-    m_pointwiseWidth = static_cast<int>(datasetShape(m_log.at("pointwise").id()).at(1));
+    m_pointwiseWidth = static_cast<int>(shapeOf(m_log.at("pointwise").id(), 2, m_path)[1]);
 }
 
 void RunWriter::startSwmr()
@@ -219,16 +230,24 @@ void RunWriter::writeCheckpoint(const CheckpointState& st)
     writeScalar(slot.id(), "step", H5T_NATIVE_INT64, st.stepsDone, m_path);
     writeScalar(slot.id(), "wall_time", H5T_NATIVE_DOUBLE, st.wallSeconds, m_path);
     const std::int64_t curriculum[2] = {st.dims, st.points};
-    writeAll(openDataset(slot.id(), "curriculum", m_path).id(), H5T_NATIVE_INT64, curriculum,
+    writeAll(openDataset(slot.id(), "curriculum", m_path).id(), H5T_NATIVE_INT64, curriculum, 2,
              m_path);
     auto rng = st.rngState.contiguous();
     writeAll(openDataset(slot.id(), "rng_state", m_path).id(), H5T_NATIVE_UINT8,
-             rng.data_ptr<std::uint8_t>(), m_path);
-    // The slot must be on disk before `current` points at it.
+             rng.data_ptr<std::uint8_t>(), static_cast<size_t>(rng.numel()), m_path);
+    // The slot must be on disk before `current` points at it, and read back as written (its
+    // step and generator state at least: what a resume trusts first).
     if (H5Fflush(m_file.id(), H5F_SCOPE_LOCAL) < 0)
         throwH5(ErrorKind::Io, "cannot flush the checkpoint", m_path);
+    std::vector<std::uint8_t> rngBack(static_cast<size_t>(rng.numel()));
+    readAll(openDataset(slot.id(), "rng_state", m_path).id(), H5T_NATIVE_UINT8, rngBack.data(),
+            rngBack.size(), m_path);
+    if (readIntScalar(slot.id(), "step", m_path) != st.stepsDone ||
+        std::memcmp(rngBack.data(), rng.data_ptr<std::uint8_t>(), rngBack.size()) != 0)
+        throw Error(ErrorKind::Io, "the checkpoint at step " + std::to_string(st.stepsDone) +
+                                       " did not read back as written: " + m_path);
     writeAll(openDataset(m_file.id(), "checkpoint/current", m_path).id(), H5T_NATIVE_INT64,
-             &target, m_path);
+             &target, 1, m_path);
     if (H5Fflush(m_file.id(), H5F_SCOPE_LOCAL) < 0)
         throwH5(ErrorKind::Io, "cannot flush the checkpoint", m_path);
     m_current = target;
@@ -239,7 +258,18 @@ void RunWriter::setStatus(const std::string& status)
     H5Lock lock(h5Mutex());
     auto ds = openDataset(m_file.id(), "status", m_path);
     writeFixedString(ds.id(), status, m_path);
-    H5Fflush(m_file.id(), H5F_SCOPE_LOCAL);
+    if (H5Fflush(m_file.id(), H5F_SCOPE_LOCAL) < 0)
+        throwH5(ErrorKind::Io, "cannot write the run's status", m_path);
+}
+
+void RunWriter::setStatusNoThrow(const std::string& status) noexcept
+{
+    try {
+        setStatus(status);
+    } catch (...) {
+        // The status stays "running"; readers show the run as interrupted once this process
+        // has released its writer lock, which is as true.
+    }
 }
 
 }  // namespace lengen::engine::io

@@ -1,6 +1,7 @@
 #include "train/train_loop.h"
 
 #include <algorithm>
+#include <array>
 #include <chrono>
 #include <cmath>
 #include <limits>
@@ -21,6 +22,14 @@ std::vector<double> toVector(const torch::Tensor& t)
 {
     auto c = t.to(torch::kCPU, torch::kFloat64).contiguous();
     return std::vector<double>(c.data_ptr<double>(), c.data_ptr<double>() + c.numel());
+}
+
+std::string shapeText(c10::IntArrayRef sizes)
+{
+    std::string text = "[";
+    for (size_t i = 0; i < sizes.size(); ++i)
+        text += (i ? ", " : "") + std::to_string(sizes[i]);
+    return text + "]";
 }
 }  // namespace
 
@@ -84,32 +93,75 @@ io::CheckpointState captureCheckpoint(TrainSession& s, double wallSeconds)
     return st;
 }
 
-void restoreCheckpoint(TrainSession& s, const io::CheckpointState& st)
+void restoreCheckpoint(TrainSession& s, const io::CheckpointState& st, const std::string& path)
 {
-    auto byName = [](const std::vector<io::NamedTensor>& list, const std::string& name) {
-        for (const auto& t : list)
-            if (t.name == name)
-                return t.value;
-        throw Error(ErrorKind::RunFile, "the checkpoint has no tensor '" + name + "'");
+    // Everything is checked before anything is copied: a damaged checkpoint must be refused,
+    // not broadcast into the parameters (copy_ accepts any broadcastable shape).
+    const auto damaged = [&](const std::string& what) {
+        return Error(ErrorKind::RunFile, "the checkpoint in " + path + " is damaged: " + what);
     };
-    torch::NoGradGuard noGrad;
+    auto byName = [&](const std::vector<io::NamedTensor>& list, const std::string& name,
+                      const char* group, const torch::Tensor& like) {
+        for (const auto& t : list)
+            if (t.name == name) {
+                if (t.value.sizes() != like.sizes())
+                    throw damaged(std::string(group) + "/" + name + " has shape " +
+                                  shapeText(t.value.sizes()) + ", the model's is " +
+                                  shapeText(like.sizes()));
+                return t.value;
+            }
+        throw damaged(std::string("it has no tensor ") + group + "/" + name);
+    };
     const auto& params = s.optimizer->params();
+    std::vector<std::array<torch::Tensor, 3>> values;
+    for (const auto& [name, p] : params)
+        values.push_back({byName(st.model, name, "model", p),
+                          byName(st.expAvg, name, "optimizer/exp_avg", p),
+                          byName(st.expAvgSq, name, "optimizer/exp_avg_sq", p)});
+    const std::int64_t total = s.config.training.maxSteps;
+    if (st.stepsDone > total)
+        throw damaged("step " + std::to_string(st.stepsDone) + " is past the run's " +
+                      std::to_string(total) + " steps");
+    if (st.optimizerSteps > st.stepsDone)
+        throw damaged("the optimizer counts more steps than the run");
+    torch::NoGradGuard noGrad;
+    try {
+        s.gen.set_state(st.rngState);
+    } catch (const c10::Error&) {
+        throw damaged("rng_state is not a valid generator state");
+    }
     for (size_t i = 0; i < params.size(); ++i) {
-        const auto& [name, p] = params[i];
-        auto value = byName(st.model, name);
-        if (value.sizes() != p.sizes())
-            throw Error(ErrorKind::RunFile, "checkpoint tensor '" + name + "' has the wrong shape");
-        p.copy_(value);
-        s.optimizer->expAvg()[i].copy_(byName(st.expAvg, name));
-        s.optimizer->expAvgSq()[i].copy_(byName(st.expAvgSq, name));
+        params[i].second.copy_(values[i][0]);
+        s.optimizer->expAvg()[i].copy_(values[i][1]);
+        s.optimizer->expAvgSq()[i].copy_(values[i][2]);
     }
     s.optimizer->setStepCount(st.optimizerSteps);
-    s.gen.set_state(st.rngState);
     s.stepsDone = st.stepsDone;
     s.wallOffset = st.wallSeconds;
 }
 
-RunSummary runTraining(TrainSession& s, RunControl& control, TrainObserver& observer)
+namespace {
+
+// A checkpoint that cannot be written ends the run with one sentence saying which checkpoint
+// survives; HDF5's own message goes to the details.
+void writeCheckpointOrExplain(TrainSession& s, double wallSeconds, std::int64_t lastCheckpoint)
+{
+    try {
+        s.writer->writeCheckpoint(captureCheckpoint(s, wallSeconds));
+    } catch (const Error& e) {
+        if (e.kind() != ErrorKind::Io)
+            throw;
+        throw Error(ErrorKind::Io,
+                    "cannot write the checkpoint at step " + std::to_string(s.stepsDone) +
+                        " to " + s.writer->path() + " (disk full?); " +
+                        (lastCheckpoint > 0 ? "the checkpoint at step " +
+                                                  std::to_string(lastCheckpoint) + " is intact"
+                                            : std::string("no earlier checkpoint exists")),
+                    std::string(e.what()) + (e.detail().empty() ? "" : "\n" + e.detail()));
+    }
+}
+
+RunSummary trainSteps(TrainSession& s, RunControl& control, TrainObserver& observer)
 {
     const RunConfig& c = s.config;
     const auto& cur = c.task.curriculum;
@@ -141,7 +193,6 @@ RunSummary runTraining(TrainSession& s, RunControl& control, TrainObserver& obse
         loss.backward();
         const double lossValue = loss.item<double>();
         if (!std::isfinite(lossValue)) {
-            s.writer->setStatus("failed");
             throw Error(ErrorKind::Runtime,
                         "the training loss became " + std::to_string(lossValue) + " at step " +
                             std::to_string(step) + "; the checkpoint at step " +
@@ -175,21 +226,37 @@ RunSummary runTraining(TrainSession& s, RunControl& control, TrainObserver& obse
                        stepSeconds * static_cast<double>(total - s.stepsDone)};
         observer.onStep(p);
         if (s.stepsDone % c.training.saveSteps == 0 && s.stepsDone < total) {
-            s.writer->writeCheckpoint(captureCheckpoint(s, wall()));
+            writeCheckpointOrExplain(s, wall(), lastCheckpoint);
             lastCheckpoint = s.stepsDone;
             observer.onCheckpoint(s.stepsDone);
         }
     }
     // Always leave a checkpoint of the final (or interrupted) state.
     if (lastCheckpoint != s.stepsDone || s.stepsDone == 0 || !cancelled) {
-        s.writer->writeCheckpoint(captureCheckpoint(s, wall()));
+        writeCheckpointOrExplain(s, wall(), lastCheckpoint);
         observer.onCheckpoint(s.stepsDone);
     }
-    s.writer->setStatus(cancelled ? "cancelled" : "finished");
     summary.outcome = cancelled ? RunOutcome::Cancelled : RunOutcome::Finished;
     summary.stepsDone = s.stepsDone;
     summary.wallSeconds = wall();
     return summary;
+}
+
+}  // namespace
+
+RunSummary runTraining(TrainSession& s, RunControl& control, TrainObserver& observer)
+{
+    // The one place that writes a run's final status, for every way training can end: an
+    // exception of any kind (NaN loss, full disk, out of memory) leaves "failed", never a
+    // "running" that no process will ever change.
+    try {
+        RunSummary summary = trainSteps(s, control, observer);
+        s.writer->setStatus(summary.outcome == RunOutcome::Cancelled ? "cancelled" : "finished");
+        return summary;
+    } catch (...) {
+        s.writer->setStatusNoThrow("failed");
+        throw;
+    }
 }
 
 }  // namespace lengen::engine::training

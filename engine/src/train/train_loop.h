@@ -42,7 +42,8 @@ double learningRateAt(const RunConfig& config, std::int64_t k);
 double baselineLoss(int nDims, int nPoints);
 
 io::CheckpointState captureCheckpoint(TrainSession& s, double wallSeconds);
-void restoreCheckpoint(TrainSession& s, const io::CheckpointState& state);
+void restoreCheckpoint(TrainSession& s, const io::CheckpointState& state,
+                       const std::string& path);
 
 /// Runs steps stepsDone..max_steps-1, logging, checkpointing and honouring `control`.
 RunSummary runTraining(TrainSession& s, RunControl& control, TrainObserver& observer);

@@ -14,6 +14,7 @@
 #include "io/run_store.h"
 #include "lengen/engine/errors.h"
 #include "lengen/engine/run_file.h"
+#include "train/memory_estimate.h"
 #include "train/threads.h"
 #include "train/train_loop.h"
 
@@ -69,8 +70,10 @@ void fillStarted(training::TrainSession& s, const std::string& runId)
 void prepareSession(training::TrainSession& s, const RunConfig& config, std::uint64_t seed,
                     const TrainOptions& options)
 {
+    const std::string device = resolveDevice(options.device);
+    training::checkTrainingFits(config, device);  // before anything is allocated
     training::applyThreadPolicy(options.threads, config.model.hiddenSize);
-    setupSession(s, config, seed, resolveDevice(options.device));
+    setupSession(s, config, seed, device);
 }
 
 }  // namespace
@@ -118,17 +121,11 @@ RunSummary resume(const std::string& runFile, const TrainOptions& options, RunCo
 {
     const std::string path = locateRunFile(runFile);
     const RunFileInfo info = readRunInfo(path);
-    LoadedConfig loaded;
-    try {
-        loaded = loadConfigText(info.configYaml, path + ":/config");
-    } catch (const ConfigError& e) {
-        throw Error(ErrorKind::RunFile, "the config stored in the run is invalid", e.what());
-    }
-    RunConfig config = loaded.runs.at(0);
+    RunConfig config = storedRunConfig(info.configYaml, path);
     config.seed = info.seed;
     training::TrainSession s;
     prepareSession(s, config, info.seed, options);
-    training::restoreCheckpoint(s, io::readCheckpoint(path));
+    training::restoreCheckpoint(s, io::readCheckpoint(path), path);
     s.writer = io::RunWriter::reopen(path, s.stepsDone, s.device.str());
     fillStarted(s, info.runId);
     return training::runTraining(s, control, observer);

@@ -124,6 +124,11 @@ LoadedConfig loadConfigFile(const std::string& path);
 /// Same, from YAML text (used for configs stored inside run files). `name` labels messages.
 LoadedConfig loadConfigText(const std::string& yaml, const std::string& name);
 
+/// The config stored in a run file (`/config`), which must describe exactly one run.
+/// Error(RunFile) naming `<runFile>:/config` and the problem when it does not load: in a run
+/// file a bad config means a damaged or foreign file, not a user's typo.
+RunConfig storedRunConfig(const std::string& yaml, const std::string& runFile);
+
 /// The fully resolved config as YAML (what is stored in the run and printed by `validate`).
 /// Re-loading it with loadConfigText gives an identical RunConfig.
 std::string toYaml(const RunConfig& config);

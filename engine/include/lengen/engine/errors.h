@@ -34,6 +34,12 @@ private:
     std::string m_detail;
 };
 
+/// An exception from a library (LibTorch, the C++ runtime) as the Error it means: running out
+/// of memory (std::bad_alloc, LibTorch's "can't allocate memory" / "out of memory") is
+/// Error(Runtime), exit 5, with one sentence; anything else is Error(Internal) with its text.
+/// Callers that catch std::exception at the top (CLI, studio workers) pass it through this.
+Error classifyException(const std::exception& e);
+
 /// Where in which file a config value came from. Lines and columns are 1-based; 0 = unknown.
 struct SourceLocation {
     std::string file;

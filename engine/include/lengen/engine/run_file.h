@@ -23,7 +23,9 @@ struct RunFileInfo {
     std::string runId;
     std::string createdAt;          ///< ISO 8601, UTC
     std::uint64_t seed = 0;
-    std::string status;             ///< running | finished | cancelled | failed | imported
+    /// running | finished | cancelled | failed | imported, or interrupted: the file says
+    /// running but no process holds its writer lock (the writer died; resume it)
+    std::string status;
     std::string configYaml;         ///< resolved config
     std::string task;
     std::string positionEncoding;

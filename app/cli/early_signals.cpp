@@ -1,0 +1,36 @@
+#include "early_signals.h"
+
+#include <csignal>
+
+namespace lengen::cli {
+
+namespace {
+
+volatile std::sig_atomic_t g_early = 0;
+
+void recordEarly(int sig) { g_early = sig; }
+
+void installEarly(int, char**, char**)
+{
+    struct sigaction sa = {};
+    sa.sa_handler = recordEarly;
+    sigemptyset(&sa.sa_mask);
+    sigaction(SIGINT, &sa, nullptr);
+    sigaction(SIGTERM, &sa, nullptr);
+    std::signal(SIGXFSZ, SIG_IGN);
+}
+
+}  // namespace
+
+// Executables only: runs after relocation, before every shared library's constructors.
+__attribute__((section(".preinit_array"), used)) void (*const g_preinit)(int, char**, char**) =
+    installEarly;
+
+int takeOverSignals()
+{
+    std::signal(SIGINT, SIG_DFL);
+    std::signal(SIGTERM, SIG_DFL);
+    return g_early;
+}
+
+}  // namespace lengen::cli
