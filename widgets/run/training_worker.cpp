@@ -29,11 +29,14 @@ void TrainingWorker::run()
             Q_EMIT cancelled(summary);
         else
             Q_EMIT finished(summary);
-    } catch (const engine::Error& e) {
-        Q_EMIT failed(RunError{QString::fromStdString(e.what()), QString::fromStdString(e.detail()),
-                               static_cast<int>(e.kind())});
     } catch (const std::exception& e) {
-        Q_EMIT failed(RunError{QStringLiteral("Internal error: %1").arg(e.what()), QString(), 1});
+        // Engine errors as they are; out of memory from LibTorch as a sentence, not a dump.
+        const auto error = engine::classifyException(e);
+        const bool internal = error.kind() == engine::ErrorKind::Internal;
+        Q_EMIT failed(RunError{internal ? QStringLiteral("Internal error: %1").arg(e.what())
+                                        : QString::fromStdString(error.what()),
+                               QString::fromStdString(error.detail()),
+                               static_cast<int>(error.kind())});
     } catch (...) {
         Q_EMIT failed(RunError{QStringLiteral("Internal error (unknown exception)"), QString(), 1});
     }
