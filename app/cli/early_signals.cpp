@@ -18,6 +18,13 @@ void installEarly(int, char**, char**)
     sigaction(SIGINT, &sa, nullptr);
     sigaction(SIGTERM, &sa, nullptr);
     std::signal(SIGXFSZ, SIG_IGN);
+    // The launcher (launcher.cpp) blocked both before exec: what arrived while the libraries
+    // were mapped is delivered now, to recordEarly.
+    sigset_t both;
+    sigemptyset(&both);
+    sigaddset(&both, SIGINT);
+    sigaddset(&both, SIGTERM);
+    sigprocmask(SIG_UNBLOCK, &both, nullptr);
 }
 
 }  // namespace

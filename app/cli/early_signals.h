@@ -1,8 +1,10 @@
 #pragma once
 // Signals before main(): loading LibTorch and its libraries takes a few tenths of a second,
-// during which SIGINT / SIGTERM used to kill `lengen` with the default action. A handler in
-// .preinit_array (run by the loader before any library's initialisers) records such a signal;
-// main() calls takeOverSignals() first thing.
+// during which SIGINT / SIGTERM used to kill `lengen` with the default action. The launcher
+// (`lengen`, launcher.cpp) blocks them before it executes `lengen-core`; a function in
+// .preinit_array (run after the libraries are mapped, before any of their initialisers)
+// installs a handler that records such a signal and unblocks them; main() calls
+// takeOverSignals() first thing.
 
 namespace lengen::cli {
 

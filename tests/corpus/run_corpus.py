@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """Runs the reliability corpus (make_corpus.py) through the `lengen` CLI and judges each outcome.
 
-    run_corpus.py --lengen BIN --corpus DIR [--jobs N] [--timeout S] [--sample N] [--json OUT]
+    run_corpus.py --lengen BIN --corpus DIR [--jobs N] [--timeout S] [--sample N] [--per-kind N]
+                  [--kinds run,analysis,maps,config] [--json OUT]
 
 Every damaged file is put into a scratch run folder beside good copies of the other two files and
 given to the commands that read it (info, eval, probe, export, train --resume, export-run); every
@@ -113,6 +114,7 @@ def main():
     p.add_argument("--jobs", type=int, default=os.cpu_count() or 2)
     p.add_argument("--timeout", type=float, default=30)
     p.add_argument("--sample", type=int, default=0, help="run only N cases (seeded choice)")
+    p.add_argument("--per-kind", type=int, default=0, help="at most N cases of each kind")
     p.add_argument("--kinds", default="run,analysis,maps,config")
     p.add_argument("--json", help="write every outcome here")
     args = p.parse_args()
@@ -122,6 +124,12 @@ def main():
         cases = [c for c in json.load(f)["cases"] if c["kind"] in args.kinds.split(",")]
     if args.sample and args.sample < len(cases):
         cases = random.Random(5).sample(cases, args.sample)
+    if args.per_kind:  # at most N cases of each kind
+        picked = []
+        for kind in args.kinds.split(","):
+            of_kind = [c for c in cases if c["kind"] == kind]
+            picked += random.Random(5).sample(of_kind, min(args.per_kind, len(of_kind)))
+        cases = picked
     outcomes, defects, by_kind = [], {}, {}
     with cf.ThreadPoolExecutor(max_workers=args.jobs) as pool:
         for done, (case, results) in enumerate(pool.map(lambda c: run_case(c, args), cases), 1):

@@ -66,6 +66,7 @@ private Q_SLOTS:
     void sizesThatCannotFitAreRefusedWithTheEstimate();
     void hostileYamlIsAConfigError_data();
     void hostileYamlIsAConfigError();
+    void signalsWhileStartingExit130();
 };
 
 void TestReliability::fullDiskFailsLoudlyAndKeepsTheCheckpoint()
@@ -210,6 +211,28 @@ void TestReliability::hostileYamlIsAConfigError()
     const auto r = cli({"validate", path}, 30000);
     QCOMPARE(r.code, 2);
     QVERIFY2(r.err.contains("bad.yaml:") && r.err.contains(message), qPrintable(r.err));
+}
+
+// SIGTERM while LibTorch loads (before main) or just after: the documented exit 130, never
+// death by the signal (the launcher blocks it until lengen-core's handler is installed).
+void TestReliability::signalsWhileStartingExit130()
+{
+    const auto dir = QString::fromStdString(lengen::test::scratchDir("early-signal"));
+    const auto config = configFile(dir, 1000000);
+    for (int delayMs : {0, 5, 20, 60, 150, 400}) {
+        QProcess p;
+        p.start(LENGEN_CLI_PATH, {"train", config, "--out", dir, "-q", "--threads", "1"});
+        QVERIFY(p.waitForStarted());
+        QTest::qSleep(delayMs);
+        ::kill(static_cast<pid_t>(p.processId()), SIGTERM);
+        QVERIFY(p.waitForFinished(60000));
+        QVERIFY2(p.exitStatus() == QProcess::NormalExit && p.exitCode() == 130,
+                 qPrintable(QString("after %1 ms: %2 exit %3: %4")
+                                .arg(delayMs)
+                                .arg(p.exitStatus() == QProcess::NormalExit ? "normal" : "killed")
+                                .arg(p.exitCode())
+                                .arg(QString::fromUtf8(p.readAllStandardError()))));
+    }
 }
 
 QTEST_GUILESS_MAIN(TestReliability)
