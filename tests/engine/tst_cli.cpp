@@ -217,12 +217,8 @@ void TestCli::resumesAfterAHardCrash()
     QProcess trainer;
     trainer.start(LENGEN_CLI_PATH, {"train", path, "--out", dir, "--threads", "1"});
     QVERIFY(trainer.waitForStarted());
-    QString err, runFile;
-    for (int i = 0; i < 600 && runFile.isEmpty(); ++i) {
-        trainer.waitForReadyRead(100);
-        err += QString::fromUtf8(trainer.readAllStandardError());
-        runFile = QRegularExpression("run file: (\\S+)").match(err).captured(1);
-    }
+    QString err;
+    const QString runFile = lengen::test::waitForRunFile(trainer, err);
     QVERIFY2(!runFile.isEmpty(), qPrintable(err));
     QTest::qWait(1500);  // some checkpoints
     ::kill(static_cast<pid_t>(trainer.processId()), SIGKILL);  // no chance to clean up

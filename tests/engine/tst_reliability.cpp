@@ -151,12 +151,8 @@ void TestReliability::killedWriterShowsInterrupted()
     trainer.start(LENGEN_CLI_PATH, {"train", configFile(dir, 1000000), "--out", dir,
                                     "--threads", "1"});
     QVERIFY(trainer.waitForStarted());
-    QString err, runFile;
-    for (int i = 0; i < 600 && runFile.isEmpty(); ++i) {
-        trainer.waitForReadyRead(100);
-        err += QString::fromUtf8(trainer.readAllStandardError());
-        runFile = QRegularExpression("run file: (\\S+)").match(err).captured(1);
-    }
+    QString err;
+    const QString runFile = lengen::test::waitForRunFile(trainer, err);
     QVERIFY2(!runFile.isEmpty(), qPrintable(err));
     const auto live = cli({"info", runFile});
     QVERIFY2(live.out.contains("status       running"), qPrintable(live.out));

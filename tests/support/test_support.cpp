@@ -1,5 +1,7 @@
 #include "test_support.h"
 
+#include <QRegularExpression>
+
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -93,6 +95,17 @@ bool isCausalAt(engine::model::InContextModel& model, const torch::Tensor& xs,
     auto after = model->forward(xs2, ys2).predictions;
     return torch::equal(before.slice(1, 0, at), after.slice(1, 0, at)) &&
            !torch::allclose(before.slice(1, at), after.slice(1, at));
+}
+
+QString waitForRunFile(QProcess& trainer, QString& err)
+{
+    QString runFile;
+    for (int i = 0; i < 600 && runFile.isEmpty(); ++i) {
+        trainer.waitForReadyRead(100);
+        err += QString::fromUtf8(trainer.readAllStandardError());
+        runFile = QRegularExpression("run file: (\\S+)").match(err).captured(1);
+    }
+    return runFile;
 }
 
 }  // namespace lengen::test

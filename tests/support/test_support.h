@@ -1,6 +1,8 @@
 #pragma once
 // Helpers shared by the tests: paths into the source tree, scratch folders, small configs.
 
+#include <QProcess>
+#include <QString>
 #include <string>
 
 #include "lengen/engine/config.h"
@@ -33,5 +35,9 @@ engine::model::InContextModel initialisedModel(const std::string& yaml, std::uin
 /// predictions for points 0..at-1 bit-identical and changes a later one.
 bool isCausalAt(engine::model::InContextModel& model, const torch::Tensor& xs,
                 const torch::Tensor& ys, std::int64_t at);
+
+/// Reads a started `lengen train`'s stderr until it prints "run file: PATH" (up to 60 s);
+/// returns PATH, or "" with everything read in `err`.
+QString waitForRunFile(QProcess& trainer, QString& err);
 
 }  // namespace lengen::test

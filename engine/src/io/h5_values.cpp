@@ -126,22 +126,26 @@ std::string readStringAttribute(hid_t loc, const std::string& name, const std::s
     return value;
 }
 
-std::int64_t readIntAttribute(hid_t loc, const std::string& name, const std::string& path)
+namespace {
+template <typename T>
+T readNumberAttribute(hid_t loc, const std::string& name, hid_t memType, const std::string& path)
 {
     auto attr = openScalarAttr(loc, name, path);
-    std::int64_t value = 0;
-    check(H5Aread(attr.id(), H5T_NATIVE_INT64, &value), ErrorKind::RunFile,
+    T value = 0;
+    check(H5Aread(attr.id(), memType, &value), ErrorKind::RunFile,
           "cannot read attribute " + name, path);
     return value;
+}
+}  // namespace
+
+std::int64_t readIntAttribute(hid_t loc, const std::string& name, const std::string& path)
+{
+    return readNumberAttribute<std::int64_t>(loc, name, H5T_NATIVE_INT64, path);
 }
 
 std::uint64_t readUIntAttribute(hid_t loc, const std::string& name, const std::string& path)
 {
-    auto attr = openScalarAttr(loc, name, path);
-    std::uint64_t value = 0;
-    check(H5Aread(attr.id(), H5T_NATIVE_UINT64, &value), ErrorKind::RunFile,
-          "cannot read attribute " + name, path);
-    return value;
+    return readNumberAttribute<std::uint64_t>(loc, name, H5T_NATIVE_UINT64, path);
 }
 
 std::vector<double> readDoublesAttribute(hid_t loc, const std::string& name,
