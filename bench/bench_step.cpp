@@ -58,7 +58,7 @@ int main(int argc, char** argv)
     RunConfig config;
     if (endsWith(source, ".h5")) {  // a run: its config and its checkpoint's weights
         const auto info = readRunInfo(source);
-        config = loadConfigText(info.configYaml, source + ":/config").runs.at(0);
+        config = storedRunConfig(info.configYaml, source);
         training::setupSession(s, config, info.seed, "cpu");
         training::restoreCheckpoint(s, io::readCheckpoint(source), source);
     } else {

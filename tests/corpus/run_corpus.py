@@ -61,7 +61,7 @@ def prepare(case, corpus, scratch):
     return os.path.join(scratch, "run.h5"), scratch
 
 
-def judge(case, argv, proc, timed_out, target, folder):
+def judge(case, proc, timed_out, target, folder):
     if timed_out:
         return "hang"
     rc = proc.returncode
@@ -97,13 +97,12 @@ def run_case(case, args):
                 timed_out = False
             except subprocess.TimeoutExpired as e:
                 proc, timed_out = e, True
-            verdict = judge(case, argv, proc, timed_out, target, folder)
-            rc = None if timed_out else proc.returncode
-            tail = "" if timed_out else (proc.stderr or "").strip().splitlines()[-1:] or [""]
-            results.append({"command": cmd[0] + (" " + cmd[1] if len(cmd) > 1 and
-                                                 cmd[1].startswith("--") else ""),
-                            "rc": rc, "defect": verdict,
-                            "message": tail if isinstance(tail, str) else tail[0]})
+            verdict = judge(case, proc, timed_out, target, folder)
+            lines = [] if timed_out else (proc.stderr or "").strip().splitlines()
+            option = " " + cmd[1] if len(cmd) > 1 and cmd[1].startswith("--") else ""
+            results.append({"command": cmd[0] + option,
+                            "rc": None if timed_out else proc.returncode, "defect": verdict,
+                            "message": lines[-1] if lines else ""})
         return case, results
 
 

@@ -23,36 +23,35 @@ EvalResult readMethod(hid_t parent, const std::string& method, const std::string
 {
     io::H5Lock lock(io::h5Mutex());
     auto g = io::openGroup(parent, method, path);
+    const auto bad = [&](const std::string& what) {
+        return Error(ErrorKind::RunFile, "evaluation '" + method + "' in " + path + ": " + what +
+                                             " (damaged file)");
+    };
+    // Counts are read once, range-checked, then narrowed: printing and plotting index every
+    // curve up to n_points.
+    const auto count = [&](const char* name, std::int64_t least) {
+        const auto v = io::intAttr(g.id(), name, least, path);
+        if (v < least || v > 100'000'000)
+            throw bad(std::string(name) + " is " + std::to_string(v));
+        return static_cast<int>(v);
+    };
     EvalResult r;
     r.method = method;
     r.checkpointStep = io::intAttr(g.id(), "checkpoint_step", 0, path);
-    r.prompts = static_cast<int>(io::intAttr(g.id(), "prompts", 0, path));
+    r.prompts = count("prompts", 0);
     r.seed = io::hasAttribute(g.id(), "seed") ? io::readUIntAttribute(g.id(), "seed", path) : 0;
-    r.nPoints = static_cast<int>(io::intAttr(g.id(), "n_points", 0, path));
-    r.trainPoints = static_cast<int>(io::intAttr(g.id(), "train_points", 0, path));
-    r.dims = static_cast<int>(io::intAttr(g.id(), "dims", 0, path));
+    r.nPoints = count("n_points", 1);
+    r.trainPoints = count("train_points", 0);
+    r.dims = count("dims", 0);
     r.zeroEstimator = io::doubleAttr(g.id(), "zero_estimator", r.dims, path);
     r.classification = io::intAttr(g.id(), "classification", 0, path) != 0;
     r.source = io::stringAttr(g.id(), "source", path);
     for (const auto& key : io::readOrder(g.id(), path))
         r.curves.push_back(io::readCurve(g.id(), key, path));
-    // Printing and plotting index every curve up to n_points: the counts must be the curves'.
-    const auto bad = [&](const std::string& what) {
-        return Error(ErrorKind::RunFile, "evaluation '" + method + "' in " + path + ": " + what +
-                                             " (damaged file)");
-    };
-    const std::int64_t nPoints = io::intAttr(g.id(), "n_points", 0, path);
-    if (nPoints < 1 || nPoints > 100'000'000)
-        throw bad("n_points is " + std::to_string(nPoints));
-    for (const char* name : {"train_points", "dims", "prompts"}) {
-        const auto v = io::intAttr(g.id(), name, 0, path);
-        if (v < 0 || v > 100'000'000)
-            throw bad(std::string(name) + " is " + std::to_string(v));
-    }
     for (const auto& c : r.curves)
-        if (std::int64_t(c.stats.mean.size()) != nPoints)
+        if (c.stats.mean.size() != size_t(r.nPoints))
             throw bad("curve '" + c.model + "' has " + std::to_string(c.stats.mean.size()) +
-                      " positions, n_points says " + std::to_string(nPoints));
+                      " positions, n_points says " + std::to_string(r.nPoints));
     return r;
 }
 
