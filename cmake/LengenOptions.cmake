@@ -3,12 +3,14 @@ option(LENGEN_BUILD_GUI "Build the Qt desktop studio (widgets/, lengen-studio)" 
 option(LENGEN_BUILD_BENCH "Build the benchmarks in bench/" OFF)
 option(LENGEN_WARNINGS_AS_ERRORS "Treat compiler warnings as errors" OFF)
 set(LENGEN_SANITIZE "" CACHE STRING "Sanitizers to enable, e.g. address;undefined or thread")
+option(LENGEN_FUZZ "Link the fuzz/ targets with libFuzzer (needs clang; see tests/fuzz/README.md)" OFF)
 
 add_library(lengen_build_options INTERFACE)
 add_library(lengen::build_options ALIAS lengen_build_options)
 target_compile_features(lengen_build_options INTERFACE cxx_std_17)
 target_compile_options(lengen_build_options INTERFACE
-    -Wall -Wextra -Wshadow=local -Wnon-virtual-dtor -Woverloaded-virtual -Wcast-qual)
+    -Wall -Wextra -Wnon-virtual-dtor -Woverloaded-virtual -Wcast-qual
+    $<$<CXX_COMPILER_ID:GNU>:-Wshadow=local>)
 if(LENGEN_WARNINGS_AS_ERRORS)
     target_compile_options(lengen_build_options INTERFACE -Werror)
 endif()

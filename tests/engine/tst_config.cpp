@@ -112,6 +112,14 @@ void TestConfig::errorsNameFileLineAndKey_data()
         << model << QString(kCurriculum).replace("start: 5, end: 11", "start: 12, end: 11") << ""
         << "linear_regression" << "curriculum.yaml:2"
         << "task.curriculum.points.start: start (12) is greater than end (11)";
+    // Found by fuzz_config: these wrapped in a cast and validated as 1 layer / a negative length.
+    QTest::newRow("size past int")
+        << QString(kModel).replace("num_hidden_layers: 2", "num_hidden_layers: 4294967297") << cur
+        << "" << "linear_regression" << "model.yaml:4"
+        << "model.num_hidden_layers: must be <= 2147483647";
+    QTest::newRow("max_length past int")
+        << QString(kModel).replace("[22]", "[22, 9223372036854775808]") << cur << ""
+        << "linear_regression" << "model.yaml:2" << "model.max_length: must be <= 2147483647 or inf";
     QTest::newRow("syntax error") << model + "bad: [1, 2\n" << cur << "" << "linear_regression"
                                   << "model.yaml:" << "YAML syntax error";
 }

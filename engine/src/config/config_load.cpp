@@ -38,7 +38,11 @@ bool contains(const std::vector<std::string>& names, const std::string& name)
     return std::find(names.begin(), names.end(), name) != names.end();
 }
 
-// Reads an int and checks a lower bound; records an error naming the key otherwise.
+// Longest sequence a config may ask for (positions are int); memory runs out far earlier.
+constexpr double kMaxLength = 2147483647.0;
+constexpr double kInf = std::numeric_limits<double>::infinity();
+
+// Reads an int and checks a lower bound and T's range; records an error naming the key otherwise.
 template <typename T>
 void readInt(SectionReader& s, const char* key, T& out, std::int64_t minimum, bool required)
 {
@@ -50,6 +54,12 @@ void readInt(SectionReader& s, const char* key, T& out, std::int64_t minimum, bo
     }
     if (*v < minimum) {
         s.error(key, "must be >= " + std::to_string(minimum) + ", got " + std::to_string(*v));
+        return;
+    }
+    // A value past T's range would wrap in the cast (4294967297 layers read as 1).
+    if (static_cast<std::uint64_t>(*v) > static_cast<std::uint64_t>(std::numeric_limits<T>::max())) {
+        s.error(key, "must be <= " + std::to_string(std::numeric_limits<T>::max()) + ", got " +
+                         std::to_string(*v));
         return;
     }
     out = static_cast<T>(*v);
@@ -191,6 +201,8 @@ void readModel(SectionReader m, ModelConfig& out, PositionConfig& pos, IssueSink
         for (double v : *lengths)
             if (!(v > 0))
                 m.error("max_length", "must be > 0");
+            else if (v > kMaxLength && v != kInf)  // positions are int; "inf" = no limit (Mamba)
+                m.error("max_length", "must be <= 2147483647 or inf");
         out.maxLengths = *lengths;
     }
     readInt(m, "num_hidden_layers", out.numLayers, 1, out.backbone != Backbone::Gpt2);

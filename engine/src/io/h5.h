@@ -151,6 +151,8 @@ void readBlock(hid_t ds, hid_t memType, const std::vector<hsize_t>& start,
 
 /// Fixed-length (16-byte, NUL-padded) status string, rewritable in SWMR mode.
 constexpr size_t kStatusBytes = 16;
+/// Longest string value a reader accepts (a stored config is a few KiB).
+constexpr size_t kMaxStringBytes = size_t(16) << 20;
 hid_t fixedStringType();  ///< caller closes it
 void writeFixedString(hid_t ds, const std::string& value, const std::string& path);
 std::string readFixedString(hid_t ds, const std::string& path);

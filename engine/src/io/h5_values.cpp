@@ -20,24 +20,73 @@ hid_t stringType(bool variable)
     return t;
 }
 
+// Strings are written fixed-length (NULLPAD, exactly the value's bytes): they live in the object
+// header or the dataset's own storage. Variable-length strings live in HDF5's global heap, and
+// HDF5 1.10 trusts a global heap's object sizes: one flipped byte there made H5Aread copy past
+// its buffer (SIGSEGV inside H5HG_read). Readers still accept variable-length strings (files of
+// LenGen before 0.1.0-r17, h5py-made files).
+static hid_t exactStringType(size_t bytes)
+{
+    hid_t t = H5Tcopy(H5T_C_S1);
+    H5Tset_size(t, std::max<size_t>(1, bytes));
+    H5Tset_cset(t, H5T_CSET_UTF8);
+    H5Tset_strpad(t, H5T_STR_NULLPAD);
+    return t;
+}
+
+namespace {
+// Reads one string value of an attribute or dataset whose on-disk type is `fileType`; `read`
+// performs the HDF5 read into a buffer with the given memory type.
+template <typename Read>
+std::string readStringValue(hid_t fileType, const std::string& what, const std::string& path,
+                            Read&& read)
+{
+    if (H5Tget_class(fileType) != H5T_STRING)
+        throw Error(ErrorKind::RunFile, what + " in " + path +
+                                            " should be a string (damaged or foreign file)");
+    if (H5Tis_variable_str(fileType) > 0) {
+        H5Handle type(stringType(true), H5Tclose);
+        char* ptr = nullptr;
+        check(read(type.id(), static_cast<void*>(&ptr)), ErrorKind::RunFile,
+              "cannot read " + what, path);
+        std::string value = ptr ? ptr : "";
+        H5free_memory(ptr);
+        return value;
+    }
+    const size_t bytes = H5Tget_size(fileType);
+    if (bytes == 0 || bytes > kMaxStringBytes)
+        throw Error(ErrorKind::RunFile, what + " in " + path + " claims a string of " +
+                                            std::to_string(bytes) +
+                                            " bytes (damaged or foreign file)");
+    H5Handle type(exactStringType(bytes), H5Tclose);
+    std::string value(bytes, '\0');
+    check(read(type.id(), static_cast<void*>(value.data())), ErrorKind::RunFile,
+          "cannot read " + what, path);
+    value.resize(std::strlen(value.c_str()));  // NULLPAD / NULLTERM: the value ends at a NUL
+    return value;
+}
+}  // namespace
+
 void writeStringDataset(hid_t loc, const std::string& name, const std::string& value,
                         const std::string& path)
 {
-    H5Handle type(stringType(true), H5Tclose);
+    H5Handle type(exactStringType(value.size()), H5Tclose);
     auto ds = createDataset(loc, name, type.id(), {}, path);
-    const char* ptr = value.c_str();
-    writeAll(ds.id(), type.id(), &ptr, 1, path);
+    std::string padded = value.empty() ? std::string(1, '\0') : value;
+    writeAll(ds.id(), type.id(), padded.data(), 1, path);
 }
 
 std::string readStringDataset(hid_t loc, const std::string& name, const std::string& path)
 {
     auto ds = openDataset(loc, name, path);
-    H5Handle type(stringType(true), H5Tclose);
-    char* ptr = nullptr;
-    readAll(ds.id(), type.id(), &ptr, 1, path);
-    std::string value = ptr ? ptr : "";
-    H5free_memory(ptr);
-    return value;
+    H5Handle fileType(H5Dget_type(ds.id()), H5Tclose);
+    check(fileType.id(), ErrorKind::RunFile, "cannot read the type of dataset " + name, path);
+    return readStringValue(fileType.id(), "dataset '" + name + "'", path,
+                           [&](hid_t memType, void* buf) {
+                               // readAll checks the dataset holds exactly one value first.
+                               readAll(ds.id(), memType, buf, 1, path);
+                               return herr_t(0);
+                           });
 }
 
 namespace {
@@ -78,10 +127,10 @@ H5Handle openScalarAttr(hid_t loc, const std::string& name, const std::string& p
 void writeAttribute(hid_t loc, const std::string& name, const std::string& value,
                     const std::string& path)
 {
-    H5Handle type(stringType(true), H5Tclose);
+    H5Handle type(exactStringType(value.size()), H5Tclose);
     H5Handle space(H5Screate(H5S_SCALAR), H5Sclose);
-    const char* ptr = value.c_str();
-    writeAttr(loc, name, type.id(), space.id(), &ptr, path);
+    const std::string padded = value.empty() ? std::string(1, '\0') : value;
+    writeAttr(loc, name, type.id(), space.id(), padded.data(), path);
 }
 
 void writeAttribute(hid_t loc, const std::string& name, std::int64_t value,
@@ -117,13 +166,10 @@ bool hasAttribute(hid_t loc, const std::string& name)
 std::string readStringAttribute(hid_t loc, const std::string& name, const std::string& path)
 {
     auto attr = openScalarAttr(loc, name, path);
-    H5Handle type(stringType(true), H5Tclose);
-    char* ptr = nullptr;
-    check(H5Aread(attr.id(), type.id(), &ptr), ErrorKind::RunFile,
-          "cannot read attribute " + name, path);
-    std::string value = ptr ? ptr : "";
-    H5free_memory(ptr);
-    return value;
+    H5Handle fileType(H5Aget_type(attr.id()), H5Tclose);
+    check(fileType.id(), ErrorKind::RunFile, "cannot read the type of attribute " + name, path);
+    return readStringValue(fileType.id(), "attribute '" + name + "'", path,
+                           [&](hid_t memType, void* buf) { return H5Aread(attr.id(), memType, buf); });
 }
 
 namespace {
@@ -169,8 +215,13 @@ herr_t collectName(hid_t, const char* name, const H5L_info_t*, void* data)
 
 std::vector<std::string> memberNames(hid_t group)
 {
+    // Native order, sorted here: for H5_ITER_INC HDF5 1.10 first builds a table of a dense
+    // group's links, and on a damaged link heap its error path frees pointers it never set
+    // (found by fuzz_run_file; heap corruption, then an abort at exit). Native order walks the
+    // name index directly. Sorting bytewise gives HDF5's name order (strcmp).
     std::vector<std::string> names;
-    H5Literate(group, H5_INDEX_NAME, H5_ITER_INC, nullptr, collectName, &names);
+    H5Literate(group, H5_INDEX_NAME, H5_ITER_NATIVE, nullptr, collectName, &names);
+    std::sort(names.begin(), names.end());
     return names;
 }
 
