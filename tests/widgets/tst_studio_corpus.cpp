@@ -72,6 +72,15 @@ void TestStudioCorpus::opensEveryDamagedFileWithoutCrashing()
                 ++damagedRuns;
                 QVERIFY2(!row.error.isEmpty(), qPrintable(c["why"].toString()));
                 QVERIFY2(row.error.contains("run.h5"), qPrintable(row.error));
+                // The browser row shows the reason, and no sizes of a run it could not read.
+                ui::RunTableModel table;
+                table.setFolders({run});
+                const auto cell = [&](int col) { return table.index(0, col).data().toString(); };
+                QVERIFY2(cell(ui::RunTableModel::Status).startsWith("damaged — "),
+                         qPrintable(cell(ui::RunTableModel::Status)));
+                QVERIFY(cell(ui::RunTableModel::Status).size() > 20);
+                QCOMPARE(cell(ui::RunTableModel::Size), QString("—"));
+                QCOMPARE(cell(ui::RunTableModel::Steps), QString("—"));
                 ++rowsWithReason;
             }
         }

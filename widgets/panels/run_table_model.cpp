@@ -2,6 +2,7 @@
 
 #include <cmath>
 
+#include <QColor>
 #include <QDirIterator>
 #include <QFileInfo>
 
@@ -102,10 +103,35 @@ QVariant RunTableModel::data(const QModelIndex& index, int role) const
             tip += "\n" + tr("probed: %1").arg(r.probes.join(", "));
         return r.error.isEmpty() ? tip : tip + "\n" + r.error;
     }
+    const bool damaged = r.status == QStringLiteral("damaged");
+    if (role == Qt::ForegroundRole && damaged)
+        return QColor(176, 32, 32);
     // Sorting uses the raw values (numbers sort as numbers).
     const bool sort = role == Qt::UserRole;
     if (role != Qt::DisplayRole && !sort)
         return {};
+    if (damaged && !sort) {
+        // Nothing of an unreadable run is known: no "0×0×0 / 0" that looks like a real run, but
+        // the reason, in the row (the tooltip holds the whole message).
+        switch (index.column()) {
+        case Task: return r.task;
+        case Status: {
+            QString reason = r.error;
+            reason.remove(QStringLiteral(" (") + r.path + QStringLiteral(")"));
+            reason.remove(r.path);
+            reason = reason.section(QLatin1Char('\n'), 0, 0).simplified();
+            while (reason.endsWith(QLatin1Char(':')) || reason.endsWith(QLatin1Char(' ')))
+                reason.chop(1);  // "…: <path>" with the path removed
+            if (reason.size() > 90)
+                reason = reason.left(89) + QStringLiteral("…");
+            return tr("damaged — %1").arg(reason);
+        }
+        case Pe:
+        case Backbone:
+        case Created: return QString();
+        default: return QStringLiteral("—");
+        }
+    }
     switch (index.column()) {
     case Task: return r.task;
     case Pe: return r.pe;
