@@ -1,0 +1,25 @@
+#!/usr/bin/env bash
+# Structure rules of docs/architecture.md that a grep can keep true (ctest `code_rules`):
+#  * HDF5 is called only in engine/src/io/ — one place, under one process-wide lock (Debian's
+#    HDF5 is not thread-safe; the studio reads while its worker writes);
+#  * engine/ includes no Qt (the CLI and cluster jobs link it alone).
+#   code_rules.sh SOURCE_DIR
+set -uo pipefail
+root=${1:?usage: code_rules.sh SOURCE_DIR}
+cd "$root" || exit 2
+status=0
+h5=$(grep -rnE '(^|[^A-Za-z_0-9])H5[A-Z][A-Za-z_0-9]*[[:space:]]*\(|#[[:space:]]*include[[:space:]]*[<"]hdf5' \
+        --include='*.cpp' --include='*.h' engine widgets app tests bench | grep -v '^engine/src/io/')
+if [ -n "$h5" ]; then
+    echo "HDF5 called outside engine/src/io/ (add a function to io/ instead):"
+    echo "$h5"
+    status=1
+fi
+qt=$(grep -rnE '#[[:space:]]*include[[:space:]]*<(Q[A-Za-z]|Qt)' --include='*.cpp' --include='*.h' engine)
+if [ -n "$qt" ]; then
+    echo "Qt included in engine/ (the engine is Qt-free):"
+    echo "$qt"
+    status=1
+fi
+[ $status -ne 0 ] || echo "code rules hold: HDF5 only in engine/src/io/, no Qt in engine/"
+exit $status
