@@ -92,6 +92,7 @@ void throwH5(ErrorKind kind, const std::string& what, const std::string& path)
 
 H5Handle openFile(const std::string& path, OpenMode mode)
 {
+    const H5Lock lock(h5Mutex());
     silenceOnce();
     if (H5Fis_hdf5(path.c_str()) <= 0) {
         H5Eclear2(H5E_DEFAULT);
@@ -157,6 +158,7 @@ WriterLock::~WriterLock()
 
 bool writerAlive(const std::string& file)
 {
+    const H5Lock lock(h5Mutex());
     const std::string lockPath = file + ".lock";
     const int fd = ::open(lockPath.c_str(), O_RDONLY | O_CLOEXEC);
     if (fd < 0)
@@ -171,6 +173,7 @@ bool writerAlive(const std::string& file)
 
 H5Handle createFile(const std::string& path)
 {
+    const H5Lock lock(h5Mutex());
     silenceOnce();
     H5Handle fapl(H5Pcreate(H5P_FILE_ACCESS), H5Pclose);
     H5Pset_libver_bounds(fapl.id(), H5F_LIBVER_LATEST, H5F_LIBVER_LATEST);
@@ -182,6 +185,7 @@ H5Handle createFile(const std::string& path)
 
 H5Handle createGroup(hid_t loc, const std::string& name, const std::string& path)
 {
+    const H5Lock lock(h5Mutex());
     hid_t id = H5Gcreate2(loc, name.c_str(), H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
     check(id, ErrorKind::Io, "cannot create group " + name, path);
     return H5Handle(id, H5Gclose);
@@ -189,6 +193,7 @@ H5Handle createGroup(hid_t loc, const std::string& name, const std::string& path
 
 H5Handle openGroup(hid_t loc, const std::string& name, const std::string& path)
 {
+    const H5Lock lock(h5Mutex());
     hid_t id = H5Gopen2(loc, name.c_str(), H5P_DEFAULT);
     check(id, ErrorKind::RunFile, "missing group '" + name + "' in the run file", path);
     return H5Handle(id, H5Gclose);
@@ -196,6 +201,7 @@ H5Handle openGroup(hid_t loc, const std::string& name, const std::string& path)
 
 H5Handle openDataset(hid_t loc, const std::string& name, const std::string& path)
 {
+    const H5Lock lock(h5Mutex());
     hid_t id = H5Dopen2(loc, name.c_str(), H5P_DEFAULT);
     check(id, ErrorKind::RunFile, "missing dataset '" + name + "' in the run file", path);
     return H5Handle(id, H5Dclose);
@@ -203,6 +209,7 @@ H5Handle openDataset(hid_t loc, const std::string& name, const std::string& path
 
 bool exists(hid_t loc, const std::string& name)
 {
+    const H5Lock lock(h5Mutex());
     const htri_t r = H5Lexists(loc, name.c_str(), H5P_DEFAULT);
     if (r < 0)
         H5Eclear2(H5E_DEFAULT);
@@ -212,6 +219,7 @@ bool exists(hid_t loc, const std::string& name)
 H5Handle createDataset(hid_t loc, const std::string& name, hid_t type,
                        const std::vector<hsize_t>& dims, const std::string& path)
 {
+    const H5Lock lock(h5Mutex());
     H5Handle space(dims.empty() ? H5Screate(H5S_SCALAR)
                                 : H5Screate_simple(static_cast<int>(dims.size()), dims.data(),
                                                    nullptr),
@@ -226,6 +234,7 @@ H5Handle createLog(hid_t loc, const std::string& name, hid_t type,
                    const std::vector<hsize_t>& rowDims, hsize_t chunkRows, const void* fill,
                    const std::string& path)
 {
+    const H5Lock lock(h5Mutex());
     // Chunks stay near 1 MiB whatever the row width (HDF5 refuses chunks of 4 GiB and more, and
     // a row of 10^9 points is a valid config): wide rows get one row per chunk, split columns.
     constexpr hsize_t kChunkValues = 262'144;
@@ -252,6 +261,7 @@ H5Handle createLog(hid_t loc, const std::string& name, hid_t type,
 
 std::vector<hsize_t> datasetShape(hid_t ds)
 {
+    const H5Lock lock(h5Mutex());
     H5Handle space(H5Dget_space(ds), H5Sclose);
     const int rank = H5Sget_simple_extent_ndims(space.id());
     std::vector<hsize_t> dims(static_cast<size_t>(std::max(rank, 0)));
@@ -262,6 +272,7 @@ std::vector<hsize_t> datasetShape(hid_t ds)
 
 std::string objectName(hid_t obj)
 {
+    const H5Lock lock(h5Mutex());
     char buf[512] = {};
     const ssize_t n = H5Iget_name(obj, buf, sizeof buf);
     if (n <= 0) {
@@ -285,6 +296,7 @@ std::string shapeText(const std::vector<hsize_t>& dims)
 
 std::vector<hsize_t> shapeOf(hid_t ds, int rank, const std::string& path)
 {
+    const H5Lock lock(h5Mutex());
     H5Handle space(H5Dget_space(ds), H5Sclose);
     if (!space.valid() || H5Sget_simple_extent_ndims(space.id()) < 0)
         throwH5(ErrorKind::RunFile, "cannot read the shape of dataset '" + objectName(ds) + "'",
@@ -300,6 +312,7 @@ std::vector<hsize_t> shapeOf(hid_t ds, int rank, const std::string& path)
 
 void writeAll(hid_t ds, hid_t memType, const void* data, size_t elements, const std::string& path)
 {
+    const H5Lock lock(h5Mutex());
     H5Handle space(H5Dget_space(ds), H5Sclose);
     const hssize_t n = space.valid() ? H5Sget_simple_extent_npoints(space.id()) : -1;
     if (n < 0 || static_cast<size_t>(n) != elements)
@@ -312,6 +325,7 @@ void writeAll(hid_t ds, hid_t memType, const void* data, size_t elements, const 
 
 void readAll(hid_t ds, hid_t memType, void* data, size_t elements, const std::string& path)
 {
+    const H5Lock lock(h5Mutex());
     H5Handle space(H5Dget_space(ds), H5Sclose);
     const hssize_t n = space.valid() ? H5Sget_simple_extent_npoints(space.id()) : -1;
     if (n < 0)
@@ -330,6 +344,7 @@ void readAll(hid_t ds, hid_t memType, void* data, size_t elements, const std::st
 
 std::int64_t readIntScalar(hid_t loc, const std::string& name, const std::string& path)
 {
+    const H5Lock lock(h5Mutex());
     std::int64_t value = 0;
     readAll(openDataset(loc, name, path).id(), H5T_NATIVE_INT64, &value, 1, path);
     return value;
@@ -337,6 +352,7 @@ std::int64_t readIntScalar(hid_t loc, const std::string& name, const std::string
 
 double readDoubleScalar(hid_t loc, const std::string& name, const std::string& path)
 {
+    const H5Lock lock(h5Mutex());
     double value = 0;
     readAll(openDataset(loc, name, path).id(), H5T_NATIVE_DOUBLE, &value, 1, path);
     return value;
@@ -344,6 +360,7 @@ double readDoubleScalar(hid_t loc, const std::string& name, const std::string& p
 
 void appendRow(hid_t ds, hid_t memType, const void* row, const std::string& path)
 {
+    const H5Lock lock(h5Mutex());
     auto dims = datasetShape(ds);
     const hsize_t rows = dims[0];
     dims[0] = rows + 1;
@@ -361,6 +378,7 @@ void appendRow(hid_t ds, hid_t memType, const void* row, const std::string& path
 
 void truncateRows(hid_t ds, hsize_t rows, const std::string& path)
 {
+    const H5Lock lock(h5Mutex());
     auto dims = datasetShape(ds);
     if (dims.empty() || dims[0] <= rows)
         return;

@@ -1,6 +1,8 @@
 #pragma once
-// Thin RAII layer over the HDF5 C API. Debian's HDF5 is not built thread-safe, so every call
-// made through this layer must hold h5Lock() (a process-wide recursive mutex). Errors become
+// Thin RAII layer over the HDF5 C API. Debian's HDF5 is not built thread-safe: every function
+// here takes the process-wide recursive mutex h5Mutex() itself, and a handle closes under it.
+// Callers hold an H5Lock across a sequence of calls that must see one state of a file (the
+// studio reads on the GUI thread while its worker writes). Errors become
 // lengen::engine::Error(RunFile or Io) naming the file and HDF5's own innermost message.
 
 #include <hdf5.h>

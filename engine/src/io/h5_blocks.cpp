@@ -8,6 +8,7 @@ namespace lengen::engine::io {
 
 std::map<std::string, std::vector<double>> numericAttributes(hid_t obj, const std::string& path)
 {
+    const H5Lock lock(h5Mutex());
     std::map<std::string, std::vector<double>> out;
     H5O_info_t info;
     if (H5Oget_info2(obj, &info, H5O_INFO_NUM_ATTRS) < 0)
@@ -38,6 +39,7 @@ std::map<std::string, std::vector<double>> numericAttributes(hid_t obj, const st
 
 H5Handle halfType()
 {
+    const H5Lock lock(h5Mutex());
     hid_t t = H5Tcopy(H5T_IEEE_F32LE);
     H5Tset_fields(t, 15, 10, 5, 0, 10);
     H5Tset_size(t, 2);
@@ -50,6 +52,7 @@ H5Handle createChunkedDataset(hid_t loc, const std::string& name, hid_t type,
                               const std::vector<hsize_t>& dims, const std::vector<hsize_t>& chunk,
                               const std::string& path)
 {
+    const H5Lock lock(h5Mutex());
     const int rank = static_cast<int>(dims.size());
     H5Handle space(H5Screate_simple(rank, dims.data(), nullptr), H5Sclose);
     H5Handle dcpl(H5Pcreate(H5P_DATASET_CREATE), H5Pclose);
@@ -82,6 +85,7 @@ bool selectBlock(hid_t ds, const std::vector<hsize_t>& start, const std::vector<
 void writeBlock(hid_t ds, hid_t memType, const std::vector<hsize_t>& start,
                 const std::vector<hsize_t>& count, const void* data, const std::string& path)
 {
+    const H5Lock lock(h5Mutex());
     H5Handle file, mem;
     if (!selectBlock(ds, start, count, file, mem) ||
         H5Dwrite(ds, memType, mem.id(), file.id(), H5P_DEFAULT, data) < 0)
@@ -91,6 +95,7 @@ void writeBlock(hid_t ds, hid_t memType, const std::vector<hsize_t>& start,
 void readBlock(hid_t ds, hid_t memType, const std::vector<hsize_t>& start,
                const std::vector<hsize_t>& count, void* data, const std::string& path)
 {
+    const H5Lock lock(h5Mutex());
     H5Handle file, mem;
     if (!selectBlock(ds, start, count, file, mem) ||
         H5Dread(ds, memType, mem.id(), file.id(), H5P_DEFAULT, data) < 0)

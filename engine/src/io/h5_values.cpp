@@ -70,6 +70,7 @@ std::string readStringValue(hid_t fileType, const std::string& what, const std::
 void writeStringDataset(hid_t loc, const std::string& name, const std::string& value,
                         const std::string& path)
 {
+    const H5Lock lock(h5Mutex());
     H5Handle type(exactStringType(value.size()), H5Tclose);
     auto ds = createDataset(loc, name, type.id(), {}, path);
     std::string padded = value.empty() ? std::string(1, '\0') : value;
@@ -78,6 +79,7 @@ void writeStringDataset(hid_t loc, const std::string& name, const std::string& v
 
 std::string readStringDataset(hid_t loc, const std::string& name, const std::string& path)
 {
+    const H5Lock lock(h5Mutex());
     auto ds = openDataset(loc, name, path);
     H5Handle fileType(H5Dget_type(ds.id()), H5Tclose);
     check(fileType.id(), ErrorKind::RunFile, "cannot read the type of dataset " + name, path);
@@ -127,6 +129,7 @@ H5Handle openScalarAttr(hid_t loc, const std::string& name, const std::string& p
 void writeAttribute(hid_t loc, const std::string& name, const std::string& value,
                     const std::string& path)
 {
+    const H5Lock lock(h5Mutex());
     H5Handle type(exactStringType(value.size()), H5Tclose);
     H5Handle space(H5Screate(H5S_SCALAR), H5Sclose);
     const std::string padded = value.empty() ? std::string(1, '\0') : value;
@@ -136,6 +139,7 @@ void writeAttribute(hid_t loc, const std::string& name, const std::string& value
 void writeAttribute(hid_t loc, const std::string& name, std::int64_t value,
                     const std::string& path)
 {
+    const H5Lock lock(h5Mutex());
     H5Handle space(H5Screate(H5S_SCALAR), H5Sclose);
     writeAttr(loc, name, H5T_NATIVE_INT64, space.id(), &value, path);
 }
@@ -143,6 +147,7 @@ void writeAttribute(hid_t loc, const std::string& name, std::int64_t value,
 void writeAttribute(hid_t loc, const std::string& name, std::uint64_t value,
                     const std::string& path)
 {
+    const H5Lock lock(h5Mutex());
     H5Handle space(H5Screate(H5S_SCALAR), H5Sclose);
     writeAttr(loc, name, H5T_NATIVE_UINT64, space.id(), &value, path);
 }
@@ -150,6 +155,7 @@ void writeAttribute(hid_t loc, const std::string& name, std::uint64_t value,
 void writeAttribute(hid_t loc, const std::string& name, const std::vector<double>& value,
                     const std::string& path)
 {
+    const H5Lock lock(h5Mutex());
     const hsize_t n = value.size();
     H5Handle space(H5Screate_simple(1, &n, nullptr), H5Sclose);
     writeAttr(loc, name, H5T_NATIVE_DOUBLE, space.id(), value.data(), path);
@@ -157,6 +163,7 @@ void writeAttribute(hid_t loc, const std::string& name, const std::vector<double
 
 bool hasAttribute(hid_t loc, const std::string& name)
 {
+    const H5Lock lock(h5Mutex());
     const htri_t r = H5Aexists(loc, name.c_str());
     if (r < 0)
         H5Eclear2(H5E_DEFAULT);
@@ -165,6 +172,7 @@ bool hasAttribute(hid_t loc, const std::string& name)
 
 std::string readStringAttribute(hid_t loc, const std::string& name, const std::string& path)
 {
+    const H5Lock lock(h5Mutex());
     auto attr = openScalarAttr(loc, name, path);
     H5Handle fileType(H5Aget_type(attr.id()), H5Tclose);
     check(fileType.id(), ErrorKind::RunFile, "cannot read the type of attribute " + name, path);
@@ -186,17 +194,20 @@ T readNumberAttribute(hid_t loc, const std::string& name, hid_t memType, const s
 
 std::int64_t readIntAttribute(hid_t loc, const std::string& name, const std::string& path)
 {
+    const H5Lock lock(h5Mutex());
     return readNumberAttribute<std::int64_t>(loc, name, H5T_NATIVE_INT64, path);
 }
 
 std::uint64_t readUIntAttribute(hid_t loc, const std::string& name, const std::string& path)
 {
+    const H5Lock lock(h5Mutex());
     return readNumberAttribute<std::uint64_t>(loc, name, H5T_NATIVE_UINT64, path);
 }
 
 std::vector<double> readDoublesAttribute(hid_t loc, const std::string& name,
                                          const std::string& path)
 {
+    const H5Lock lock(h5Mutex());
     auto attr = openAttr(loc, name, path);
     H5Handle space(H5Aget_space(attr.id()), H5Sclose);
     std::vector<double> values(static_cast<size_t>(H5Sget_simple_extent_npoints(space.id())));
@@ -215,6 +226,7 @@ herr_t collectName(hid_t, const char* name, const H5L_info_t*, void* data)
 
 std::vector<std::string> memberNames(hid_t group)
 {
+    const H5Lock lock(h5Mutex());
     // Native order, sorted here: for H5_ITER_INC HDF5 1.10 first builds a table of a dense
     // group's links, and on a damaged link heap its error path frees pointers it never set
     // (found by fuzz_run_file; heap corruption, then an abort at exit). Native order walks the
@@ -228,6 +240,7 @@ std::vector<std::string> memberNames(hid_t group)
 void writeDoubles(hid_t loc, const std::string& name, const std::vector<double>& values,
                   const std::string& path)
 {
+    const H5Lock lock(h5Mutex());
     auto ds = createDataset(loc, name, H5T_IEEE_F64LE, {values.size()}, path);
     if (!values.empty())
         writeAll(ds.id(), H5T_NATIVE_DOUBLE, values.data(), values.size(), path);
@@ -235,6 +248,7 @@ void writeDoubles(hid_t loc, const std::string& name, const std::vector<double>&
 
 std::vector<double> readDoubles(hid_t loc, const std::string& name, const std::string& path)
 {
+    const H5Lock lock(h5Mutex());
     auto ds = openDataset(loc, name, path);
     const auto dims = datasetShape(ds.id());
     size_t n = 1;
@@ -250,6 +264,7 @@ hid_t fixedStringType() { return stringType(false); }
 
 void writeFixedString(hid_t ds, const std::string& value, const std::string& path)
 {
+    const H5Lock lock(h5Mutex());
     H5Handle type(stringType(false), H5Tclose);
     char buf[kStatusBytes] = {};
     std::memcpy(buf, value.data(), std::min(value.size(), kStatusBytes));
@@ -258,6 +273,7 @@ void writeFixedString(hid_t ds, const std::string& value, const std::string& pat
 
 std::string readFixedString(hid_t ds, const std::string& path)
 {
+    const H5Lock lock(h5Mutex());
     H5Handle type(stringType(false), H5Tclose);
     char buf[kStatusBytes + 1] = {};
     readAll(ds, type.id(), buf, 1, path);
