@@ -261,7 +261,7 @@ void TestCli::h5pyReadsLogAndCheckpoint()
     const QString script = R"(
 import sys, h5py, numpy as np
 f = h5py.File(sys.argv[1], 'r')
-assert f.attrs['format'] == 'lengen-run'
+assert f.attrs['format'] == b'lengen-run'  # fixed-length strings read as bytes (run-format.md)
 log = f['log']
 assert log['loss'].shape == (4,) and log['pointwise'].shape == (4, 7), log['pointwise'].shape
 assert np.isfinite(log['loss'][:]).all()
