@@ -97,7 +97,7 @@ status=0
 printf '\n%-14s %12s %8s %10s %9s\n' target executions exec/s "corpus" findings
 for t in "${targets[@]}"; do
     log="$build/fuzz-logs/$t.log"
-    execs=$(grep -o '#[0-9]*' "$log" | tail -1 | tr -d '#')
+    execs=$(grep -oE '^#[0-9]+' "$log" | tail -1 | tr -d '#')  # fork mode: "#N: cov: …"
     corp=$(ls "$build/fuzz-corpus/$t" | wc -l)
     found=$(ls "$build/fuzz-findings/$t" | wc -l)
     rate=$(( ${execs:-0} / (minutes * 60) ))

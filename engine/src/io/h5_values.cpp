@@ -23,8 +23,8 @@ hid_t stringType(bool variable)
 // Strings are written fixed-length (NULLPAD, exactly the value's bytes): they live in the object
 // header or the dataset's own storage. Variable-length strings live in HDF5's global heap, and
 // HDF5 1.10 trusts a global heap's object sizes: one flipped byte there made H5Aread copy past
-// its buffer (SIGSEGV inside H5HG_read). Readers still accept variable-length strings (files of
-// LenGen before 0.1.0-r17, h5py-made files).
+// its buffer (SIGSEGV inside H5HG_read). Readers still accept variable-length strings (earlier
+// LenGen files, files made with h5py).
 static hid_t exactStringType(size_t bytes)
 {
     hid_t t = H5Tcopy(H5T_C_S1);
