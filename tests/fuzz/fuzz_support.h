@@ -8,6 +8,8 @@
 #include <cstdint>
 #include <string>
 
+#include "lengen/engine/errors.h"
+
 namespace lengen::fuzz {
 
 /// A private scratch folder for this process (under $TMPDIR, removed at exit): the HDF5
@@ -17,18 +19,11 @@ const std::string& scratchDir();
 /// Writes `size` bytes to scratchDir()/name and returns the path.
 std::string writeScratch(const std::string& name, const std::uint8_t* data, std::size_t size);
 
-/// Runs `body`; an Error is an expected outcome, any other exception aborts with its text.
-template <typename Body>
-void expectOnlyErrors(const char* what, Body&& body);
-
 [[noreturn]] void finding(const char* what, const std::string& message);
 
-}  // namespace lengen::fuzz
-
-#include "lengen/engine/errors.h"
-
+/// Runs `body`; an Error is an expected outcome, any other exception aborts with its text.
 template <typename Body>
-void lengen::fuzz::expectOnlyErrors(const char* what, Body&& body)
+void expectOnlyErrors(const char* what, Body&& body)
 {
     try {
         body();
@@ -38,3 +33,6 @@ void lengen::fuzz::expectOnlyErrors(const char* what, Body&& body)
         finding(what, std::string("escaped as a non-engine exception: ") + e.what());
     }
 }
+
+}  // namespace lengen::fuzz
+

@@ -158,7 +158,6 @@ WriterLock::~WriterLock()
 
 bool writerAlive(const std::string& file)
 {
-    const H5Lock lock(h5Mutex());
     const std::string lockPath = file + ".lock";
     const int fd = ::open(lockPath.c_str(), O_RDONLY | O_CLOEXEC);
     if (fd < 0)

@@ -5,8 +5,10 @@
 
 namespace lengen::engine::io {
 
-/// Variable-length UTF-8 string type, or the fixed 16-byte status type; caller closes it.
-hid_t stringType(bool variable);
+/// UTF-8 string type: fixed-length NUL-padded of `bytes` bytes (at least 1), or variable-length
+/// for kVariableString; caller closes it.
+constexpr size_t kVariableString = 0;
+hid_t stringType(size_t bytes);
 
 /// Throws throwH5(kind, what, path) when an HDF5 call returned a negative id or status.
 template <typename T>

@@ -10,27 +10,21 @@
 
 namespace lengen::engine::io {
 
-hid_t stringType(bool variable)
-{
-    hid_t t = H5Tcopy(H5T_C_S1);
-    H5Tset_size(t, variable ? H5T_VARIABLE : kStatusBytes);
-    H5Tset_cset(t, H5T_CSET_UTF8);
-    if (!variable)
-        H5Tset_strpad(t, H5T_STR_NULLPAD);
-    return t;
-}
-
 // Strings are written fixed-length (NULLPAD, exactly the value's bytes): they live in the object
 // header or the dataset's own storage. Variable-length strings live in HDF5's global heap, and
 // HDF5 1.10 trusts a global heap's object sizes: one flipped byte there made H5Aread copy past
 // its buffer (SIGSEGV inside H5HG_read). Readers still accept variable-length strings (earlier
 // LenGen files, files made with h5py).
-static hid_t exactStringType(size_t bytes)
+hid_t stringType(size_t bytes)
 {
     hid_t t = H5Tcopy(H5T_C_S1);
-    H5Tset_size(t, std::max<size_t>(1, bytes));
     H5Tset_cset(t, H5T_CSET_UTF8);
-    H5Tset_strpad(t, H5T_STR_NULLPAD);
+    if (bytes == kVariableString) {
+        H5Tset_size(t, H5T_VARIABLE);
+    } else {
+        H5Tset_size(t, bytes);
+        H5Tset_strpad(t, H5T_STR_NULLPAD);
+    }
     return t;
 }
 
@@ -45,7 +39,7 @@ std::string readStringValue(hid_t fileType, const std::string& what, const std::
         throw Error(ErrorKind::RunFile, what + " in " + path +
                                             " should be a string (damaged or foreign file)");
     if (H5Tis_variable_str(fileType) > 0) {
-        H5Handle type(stringType(true), H5Tclose);
+        H5Handle type(stringType(kVariableString), H5Tclose);
         char* ptr = nullptr;
         check(read(type.id(), static_cast<void*>(&ptr)), ErrorKind::RunFile,
               "cannot read " + what, path);
@@ -58,7 +52,7 @@ std::string readStringValue(hid_t fileType, const std::string& what, const std::
         throw Error(ErrorKind::RunFile, what + " in " + path + " claims a string of " +
                                             std::to_string(bytes) +
                                             " bytes (damaged or foreign file)");
-    H5Handle type(exactStringType(bytes), H5Tclose);
+    H5Handle type(stringType(bytes), H5Tclose);
     std::string value(bytes, '\0');
     check(read(type.id(), static_cast<void*>(value.data())), ErrorKind::RunFile,
           "cannot read " + what, path);
@@ -71,10 +65,9 @@ void writeStringDataset(hid_t loc, const std::string& name, const std::string& v
                         const std::string& path)
 {
     const H5Lock lock(h5Mutex());
-    H5Handle type(exactStringType(value.size()), H5Tclose);
+    H5Handle type(stringType(std::max<size_t>(1, value.size())), H5Tclose);
     auto ds = createDataset(loc, name, type.id(), {}, path);
-    std::string padded = value.empty() ? std::string(1, '\0') : value;
-    writeAll(ds.id(), type.id(), padded.data(), 1, path);
+    writeAll(ds.id(), type.id(), value.empty() ? "" : value.data(), 1, path);
 }
 
 std::string readStringDataset(hid_t loc, const std::string& name, const std::string& path)
@@ -130,10 +123,9 @@ void writeAttribute(hid_t loc, const std::string& name, const std::string& value
                     const std::string& path)
 {
     const H5Lock lock(h5Mutex());
-    H5Handle type(exactStringType(value.size()), H5Tclose);
+    H5Handle type(stringType(std::max<size_t>(1, value.size())), H5Tclose);
     H5Handle space(H5Screate(H5S_SCALAR), H5Sclose);
-    const std::string padded = value.empty() ? std::string(1, '\0') : value;
-    writeAttr(loc, name, type.id(), space.id(), padded.data(), path);
+    writeAttr(loc, name, type.id(), space.id(), value.empty() ? "" : value.data(), path);
 }
 
 void writeAttribute(hid_t loc, const std::string& name, std::int64_t value,
@@ -260,12 +252,12 @@ std::vector<double> readDoubles(hid_t loc, const std::string& name, const std::s
     return out;
 }
 
-hid_t fixedStringType() { return stringType(false); }
+hid_t fixedStringType() { return stringType(kStatusBytes); }
 
 void writeFixedString(hid_t ds, const std::string& value, const std::string& path)
 {
     const H5Lock lock(h5Mutex());
-    H5Handle type(stringType(false), H5Tclose);
+    H5Handle type(stringType(kStatusBytes), H5Tclose);
     char buf[kStatusBytes] = {};
     std::memcpy(buf, value.data(), std::min(value.size(), kStatusBytes));
     writeAll(ds, type.id(), buf, 1, path);
@@ -274,7 +266,7 @@ void writeFixedString(hid_t ds, const std::string& value, const std::string& pat
 std::string readFixedString(hid_t ds, const std::string& path)
 {
     const H5Lock lock(h5Mutex());
-    H5Handle type(stringType(false), H5Tclose);
+    H5Handle type(stringType(kStatusBytes), H5Tclose);
     char buf[kStatusBytes + 1] = {};
     readAll(ds, type.id(), buf, 1, path);
     return std::string(buf);
