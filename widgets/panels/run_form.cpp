@@ -11,6 +11,7 @@
 
 #include <cmath>
 
+#include "config_draft.h"
 #include "figure_builder.h"
 #include "qcp.h"
 
@@ -30,8 +31,7 @@ QSpinBox* spin(int lo, int hi)
 {
     auto* s = new QSpinBox;
     s->setRange(lo, hi);
-    s->setKeyboardTracking(false);
-    return s;
+    return s;  // keyboard tracking on: every keystroke is validated, not only on focus loss
 }
 
 QDoubleSpinBox* dspin(double lo, double hi, int decimals, double step)
@@ -40,7 +40,6 @@ QDoubleSpinBox* dspin(double lo, double hi, int decimals, double step)
     s->setRange(lo, hi);
     s->setDecimals(decimals);
     s->setSingleStep(step);
-    s->setKeyboardTracking(false);
     return s;
 }
 
@@ -54,12 +53,6 @@ void addGroup(QComboBox* combo, const QString& title)
     QFont f = item->font();
     f.setBold(true);
     item->setFont(f);
-}
-
-QString axisYaml(const engine::CurriculumAxis& a)
-{
-    return QStringLiteral("{start: %1, end: %2, increment: %3, interval: %4}")
-        .arg(a.start).arg(a.end).arg(a.increment).arg(a.interval);
 }
 
 }  // namespace
@@ -169,36 +162,55 @@ RunForm::RunForm(QWidget* parent) : QWidget(parent)
 void RunForm::setConfig(const engine::RunConfig& c)
 {
     m_filling = true;
-    m_base = c;
-    m_task->setCurrentIndex(m_task->findData(QString::fromStdString(c.task.name)));
-    m_backbone->setCurrentIndex(m_backbone->findData(QString::fromStdString(c.model.family)));
-    m_pe->setCurrentIndex(m_pe->findData(QString::fromStdString(c.position.type)));
-    m_hidden->setValue(c.model.hiddenSize);
-    m_layers->setValue(c.model.numLayers);
-    m_heads->setValue(c.model.numHeads);
-    m_state->setValue(c.model.stateSize);
-    m_maxLength->setValue(std::isfinite(c.model.maxLength) ? c.model.maxLength : 0);
+    auto combo = [this](QComboBox* box, const QString& data) {
+        const int i = box->findData(data);
+        if (box->currentIndex() != i)
+            box->setCurrentIndex(i);
+        m_shown[box] = box->currentIndex();
+    };
+    auto put = [this](QSpinBox* box, std::int64_t v) {
+        if (box->value() != v)
+            box->setValue(int(v));
+        m_shown[box] = box->value();
+    };
+    auto putD = [this](QDoubleSpinBox* box, double v) {
+        if (box->value() != v)
+            box->setValue(v);
+        m_shown[box] = box->value();
+    };
+    using engine::Backbone;
+    combo(m_task, QString::fromStdString(c.task.name));
+    // By backbone, not by spelling: the loader also accepts "llama", "gpt2", ….
+    combo(m_backbone, c.model.backbone == Backbone::Mamba  ? QStringLiteral("Mamba")
+                      : c.model.backbone == Backbone::Gpt2 ? QStringLiteral("GPT2")
+                                                           : QStringLiteral("Llama2"));
+    combo(m_pe, QString::fromStdString(c.position.type));
+    put(m_hidden, c.model.hiddenSize);
+    put(m_layers, c.model.numLayers);
+    put(m_heads, c.model.numHeads);
+    put(m_state, c.model.stateSize);
+    putD(m_maxLength, std::isfinite(c.model.maxLength) ? c.model.maxLength : 0);
     const auto& d = c.task.curriculum.dims;
     const auto& p = c.task.curriculum.points;
     for (auto [box, v] : {std::pair{m_dStart, d.start}, {m_dEnd, d.end}, {m_dInc, d.increment}, {m_dInt, d.interval},
                           {m_pStart, p.start}, {m_pEnd, p.end}, {m_pInc, p.increment}, {m_pInt, p.interval}})
-        box->setValue(v);
-    m_steps->setValue(int(c.training.maxSteps));
-    m_batch->setValue(c.training.batchSize);
-    m_lr->setValue(c.training.learningRate);
-    m_warmup->setValue(c.training.warmupRatio);
-    m_wd->setValue(c.training.weightDecay);
-    m_clip->setValue(std::max(0.0, c.training.maxGradNorm));
-    m_log->setValue(int(c.training.loggingSteps));
-    m_save->setValue(int(c.training.saveSteps));
+        put(box, v);
+    put(m_steps, c.training.maxSteps);
+    put(m_batch, c.training.batchSize);
+    putD(m_lr, c.training.learningRate);
+    putD(m_warmup, c.training.warmupRatio);
+    putD(m_wd, c.training.weightDecay);
+    putD(m_clip, std::max(0.0, c.training.maxGradNorm));
+    put(m_log, c.training.loggingSteps);
+    put(m_save, c.training.saveSteps);
     int size = int(std::size(kSizes));
     for (int i = 0; i < int(std::size(kSizes)); ++i)
         if (kSizes[i].hidden == c.model.hiddenSize && kSizes[i].layers == c.model.numLayers &&
             kSizes[i].heads == c.model.numHeads)
             size = i;
     m_size->setCurrentIndex(size);
-    const bool mamba = c.model.backbone == engine::Backbone::Mamba;
-    m_pe->setEnabled(c.model.backbone == engine::Backbone::Llama);
+    const bool mamba = c.model.backbone == Backbone::Mamba;
+    m_pe->setEnabled(c.model.backbone == Backbone::Llama);
     m_heads->setEnabled(!mamba);
     m_state->setEnabled(mamba);
     m_maxLength->setEnabled(!mamba);
@@ -206,48 +218,63 @@ void RunForm::setConfig(const engine::RunConfig& c)
     updatePreview();
 }
 
-QString RunForm::yaml() const
+bool RunForm::touched(QWidget* field) const
 {
-    const QString family = m_backbone->currentData().toString();
-    const bool mamba = family == "Mamba", gpt = family == "GPT2";
-    const QString task = m_task->currentData().toString();
-    QString y = QStringLiteral("# Written by LenGen Studio's run form.\nmodel:\n");
-    y += QStringLiteral("  type: %1\n  family: %2\n").arg(mamba ? "ssm" : "decoder", family);
-    y += mamba ? QStringLiteral("  max_length: [\"inf\"]\n")
-               : QStringLiteral("  max_length: [%1]\n").arg(m_maxLength->value());
-    if (gpt)
-        y += QStringLiteral("  n_embd: %1\n  n_layer: %2\n  n_head: %3\n")
-                 .arg(m_hidden->value()).arg(m_layers->value()).arg(m_heads->value());
-    else
-        y += QStringLiteral("  hidden_size: %1\n  num_hidden_layers: %2\n").arg(m_hidden->value()).arg(m_layers->value());
-    if (mamba)
-        y += QStringLiteral("  state_size: %1\n").arg(m_state->value());
-    else if (!gpt)
-        y += QStringLiteral("  num_attention_heads: %1\n").arg(m_heads->value());
-    const QString pe = m_pe->currentData().toString();
-    if (!mamba && !gpt && pe != "rope") {
-        y += QStringLiteral("patch:\n  name: %1\n  rope_scaling: {type: %1").arg(pe);
-        if (m_base.position.explicitScaling && m_base.position.factor && m_base.position.type == pe.toStdString())
-            y += ", factor: " + QString::number(*m_base.position.factor, 'g', 17);
-        y += QStringLiteral("}\n");
+    const auto it = m_shown.find(field);
+    if (it == m_shown.end())
+        return true;
+    if (auto* combo = qobject_cast<QComboBox*>(field))
+        return std::get<int>(it->second) != combo->currentIndex();
+    if (auto* box = qobject_cast<QSpinBox*>(field))
+        return std::get<int>(it->second) != box->value();
+    if (auto* box = qobject_cast<QDoubleSpinBox*>(field))
+        return std::get<double>(it->second) != box->value();
+    return false;
+}
+
+void RunForm::applyTo(engine::RunConfig& c) const
+{
+    using engine::Backbone;
+    if (touched(m_task))
+        setTask(c, m_task->currentData().toString().toStdString());
+    const bool backboneChanged = touched(m_backbone);
+    if (backboneChanged) {
+        const QString f = m_backbone->currentData().toString();
+        setBackbone(c, f == "Mamba" ? Backbone::Mamba : f == "GPT2" ? Backbone::Gpt2 : Backbone::Llama);
     }
-    y += QStringLiteral("task:\n  data: %1\n  name: %2\n  curriculum:\n")
-             .arg(engine::isBooleanTaskName(task.toStdString()) ? "boolean" : "gaussian", task);
-    engine::CurriculumAxis d{m_dStart->value(), m_dEnd->value(), m_dInc->value(), m_dInt->value()};
-    engine::CurriculumAxis p{m_pStart->value(), m_pEnd->value(), m_pInc->value(), m_pInt->value()};
-    y += "    dims: " + axisYaml(d) + "\n    points: " + axisYaml(p) + "\n";
-    y += QStringLiteral("training:\n  learning_rate: %1\n  weight_decay: %2\n  max_grad_norm: %3\n"
-                        "  warmup_ratio: %4\n  max_steps: %5\n  logging_steps: %6\n  save_steps: %7\n"
-                        "  per_device_train_batch_size: %8\n  adam_beta1: %9\n  adam_beta2: %10\n"
-                        "  adam_epsilon: %11\n")
-             .arg(m_lr->value()).arg(m_wd->value()).arg(m_clip->value()).arg(m_warmup->value())
-             .arg(m_steps->value()).arg(m_log->value()).arg(m_save->value()).arg(m_batch->value())
-             .arg(m_base.training.adamBeta1).arg(m_base.training.adamBeta2).arg(m_base.training.adamEpsilon);
-    if (m_base.compat == engine::CompatMode::Reference)
-        y += QStringLiteral("compat: reference\n");
-    if (m_base.seed)
-        y += QStringLiteral("seed: %1\n").arg(*m_base.seed);
-    return y;
+    const bool mamba = c.model.backbone == Backbone::Mamba;
+    if (touched(m_pe) && c.model.backbone == Backbone::Llama)
+        setPositionEncoding(c, m_pe->currentData().toString().toStdString());
+    auto take = [this](QSpinBox* box, auto& field) {
+        if (touched(box))
+            field = box->value();
+    };
+    take(m_hidden, c.model.hiddenSize);
+    take(m_layers, c.model.numLayers);
+    if (mamba)
+        take(m_state, c.model.stateSize);
+    else
+        take(m_heads, c.model.numHeads);
+    // A backbone switch sets its own max_length (the field still shows the old backbone's).
+    if (!backboneChanged && !mamba && touched(m_maxLength)) {
+        c.model.maxLength = m_maxLength->value();
+        c.model.maxLengths = {c.model.maxLength};
+    }
+    auto& d = c.task.curriculum.dims;
+    auto& p = c.task.curriculum.points;
+    for (auto [box, field] : {std::pair{m_dStart, &d.start}, {m_dEnd, &d.end}, {m_dInc, &d.increment},
+                              {m_dInt, &d.interval}, {m_pStart, &p.start}, {m_pEnd, &p.end},
+                              {m_pInc, &p.increment}, {m_pInt, &p.interval}})
+        take(box, *field);
+    auto& t = c.training;
+    take(m_steps, t.maxSteps);
+    take(m_batch, t.batchSize);
+    take(m_log, t.loggingSteps);
+    take(m_save, t.saveSteps);
+    for (auto [box, field] : {std::pair{m_lr, &t.learningRate}, {m_warmup, &t.warmupRatio},
+                              {m_wd, &t.weightDecay}, {m_clip, &t.maxGradNorm}})
+        if (touched(box))
+            *field = box->value();
 }
 
 void RunForm::onSizePreset(int index)
@@ -267,7 +294,7 @@ void RunForm::onEdited()
     if (m_filling)
         return;
     updatePreview();
-    Q_EMIT yamlEdited(yaml());
+    Q_EMIT edited();
 }
 
 int RunForm::showIssues(const std::vector<engine::ConfigIssue>& issues)

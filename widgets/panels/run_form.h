@@ -1,13 +1,14 @@
 #pragma once
 // The run-setup form: task (grouped regression / boolean), backbone and position encoding,
 // model size (the reference's tiny / small / standard / large or custom), curriculum with a
-// preview of its schedule, and training. Filled from a validated config; an edit emits the
-// YAML of the form's values (every value written out). Config problems are shown at the field
-// their key path names. GUI thread only.
+// preview of its schedule, and training. It shows a config and writes the fields the user
+// changed back into one (applyTo); it writes no YAML (ConfigDraft and the engine's emitter
+// do). Config problems are shown at the field their key path names. GUI thread only.
 
 #include <QWidget>
 
 #include <map>
+#include <variant>
 
 #include "lengen/engine/config.h"
 
@@ -25,10 +26,13 @@ class RunForm final : public QWidget {
 public:
     explicit RunForm(QWidget* parent = nullptr);
 
-    /// Shows a config's values (does not emit yamlEdited).
+    /// Shows a config's values (does not emit edited()). A field already showing its value is
+    /// left alone, so refreshing while the user types keeps the cursor.
     void setConfig(const engine::RunConfig& config);
-    /// The YAML of the form's current values (loads to the same values).
-    QString yaml() const;
+    /// Writes the fields changed since setConfig into `config`; a field the user did not touch
+    /// leaves its key as it was (a value the widget would round stays exact). Changing the
+    /// backbone, PE or task also sets what they imply (setBackbone, setPositionEncoding).
+    void applyTo(engine::RunConfig& config) const;
     /// Marks the fields that these key paths name (e.g. "model.num_attention_heads"); clears
     /// the others. Returns how many issues found a field.
     int showIssues(const std::vector<engine::ConfigIssue>& issues);
@@ -36,12 +40,14 @@ public:
     QWidget* fieldFor(const std::string& keyPath) const;
 
 Q_SIGNALS:
-    void yamlEdited(QString yaml);
+    /// A field changed (while typing too): apply it with applyTo.
+    void edited();
 
 private:
     void onEdited();
     void onSizePreset(int index);
     void updatePreview();
+    bool touched(QWidget* field) const;
 
     bool m_filling = false;
     QComboBox *m_task, *m_backbone, *m_pe, *m_size;
@@ -51,7 +57,7 @@ private:
     QDoubleSpinBox *m_lr, *m_wd, *m_clip, *m_warmup, *m_maxLength;
     QCustomPlot* m_preview;
     std::map<std::string, QWidget*> m_fields;  // key path -> widget
-    engine::RunConfig m_base;                  // values the form does not show are kept
+    std::map<QWidget*, std::variant<int, double>> m_shown;  // what setConfig put in each field
 };
 
 }  // namespace lengen::ui

@@ -32,7 +32,8 @@
 
 namespace lengen::ui {
 
-SetupPanel::SetupPanel(const QString& configRoot, QWidget* parent) : QWidget(parent)
+SetupPanel::SetupPanel(const QString& configRoot, QWidget* parent)
+    : QWidget(parent), m_configRoot(QFileInfo(configRoot).absoluteFilePath())
 {
     m_preset = new QComboBox;
     auto* open = new QPushButton(tr("Open…"));
@@ -55,11 +56,9 @@ SetupPanel::SetupPanel(const QString& configRoot, QWidget* parent) : QWidget(par
     m_device->addItem(QStringLiteral("cpu"), QStringLiteral("cpu"));
     m_device->addItem(QStringLiteral("cuda"), QStringLiteral("cuda"));
     m_out = new QLineEdit(QStringLiteral("runs"));
-    auto* train = new QPushButton(tr("Train"));
-    train->setDefault(true);
-    train->setToolTip(tr("Start now, or after the runs already queued"));
-    auto* sweep = new QPushButton(tr("Sweep position encodings…"));
-    sweep->setToolTip(tr("Queue this config once per chosen position encoding (Llama backbone)"));
+    m_train = new QPushButton(tr("Train"));
+    m_train->setDefault(true);
+    m_sweep = new QPushButton(tr("Sweep position encodings…"));
 
     auto* top = new QHBoxLayout;
     top->addWidget(new QLabel(tr("Preset:")));
@@ -92,29 +91,30 @@ SetupPanel::SetupPanel(const QString& configRoot, QWidget* parent) : QWidget(par
     layout->addWidget(m_summary);
     layout->addLayout(form);
     auto* buttons = new QHBoxLayout;
-    buttons->addWidget(train, 1);
-    buttons->addWidget(sweep);
+    buttons->addWidget(m_train, 1);
+    buttons->addWidget(m_sweep);
     layout->addLayout(buttons);
 
     m_validate = new QTimer(this);
     m_validate->setSingleShot(true);
     m_validate->setInterval(400);  // validate when typing pauses
     connect(m_validate, &QTimer::timeout, this, [this] { validate(); });
-    connect(m_editor, &QPlainTextEdit::textChanged, m_validate, qOverload<>(&QTimer::start));
-    connect(m_issues, &QListWidget::currentRowChanged, this, &SetupPanel::jumpToIssue);
-    // A form edit rewrites the YAML with every value written out (includes inlined).
-    connect(m_form, &RunForm::yamlEdited, this, [this](const QString& yaml) {
-        m_editor->setPlainText(yaml);
-        Q_EMIT statusMessage(tr("Config rewritten from the form"));
+    connect(m_editor, &QPlainTextEdit::textChanged, this, [this] {
+        if (m_settingText)
+            return;
+        m_dirty = true;
+        m_validate->start();
     });
+    connect(m_issues, &QListWidget::currentRowChanged, this, &SetupPanel::jumpToIssue);
+    connect(m_form, &RunForm::edited, this, &SetupPanel::onFormEdited);
     connect(open, &QPushButton::clicked, this, &SetupPanel::onOpen);
     connect(saveAs, &QPushButton::clicked, this, &SetupPanel::onSaveAs);
-    connect(m_preset, &QComboBox::activated, this, [this](int i) { loadFile(m_preset->itemData(i).toString()); });
-    connect(train, &QPushButton::clicked, this, [this] {
+    connect(m_preset, &QComboBox::activated, this, &SetupPanel::onPresetChosen);
+    connect(m_train, &QPushButton::clicked, this, [this] {
         if (auto r = request())
             Q_EMIT trainRequested(*r);
     });
-    connect(sweep, &QPushButton::clicked, this, &SetupPanel::onSweep);
+    connect(m_sweep, &QPushButton::clicked, this, &SetupPanel::onSweep);
     fillPresets(configRoot);
     if (m_preset->count() > 0)
         loadFile(m_preset->itemData(0).toString());
@@ -138,7 +138,66 @@ void SetupPanel::fillPresets(const QString& root)
 
 QString SetupPanel::text() const { return m_editor->toPlainText(); }
 
-void SetupPanel::setText(const QString& yaml) { m_editor->setPlainText(yaml); }
+void SetupPanel::setText(const QString& yaml)
+{
+    m_editor->setPlainText(yaml);  // a user's text: marks the editor edited, validates soon
+}
+
+QString SetupPanel::sourceName() const
+{
+    if (m_file.isEmpty())
+        return tr("<editor>");
+    return m_dirty ? tr("editor (edited from %1)").arg(QFileInfo(m_file).fileName()) : m_file;
+}
+
+void SetupPanel::selectPreset(const QString& path)
+{
+    int i = m_preset->findData(path);
+    if (i < 0) {  // a file of the user's: listed first, so the box names what is shown
+        m_preset->insertItem(0, tr("file: %1").arg(QFileInfo(path).fileName()), path);
+        m_preset->setItemData(0, path, Qt::ToolTipRole);
+        i = 0;
+    }
+    m_preset->setCurrentIndex(i);
+    m_presetIndex = i;
+}
+
+bool SetupPanel::confirmDiscard()
+{
+    if (!m_dirty)
+        return true;
+    return QMessageBox::question(this, tr("Discard edits?"),
+                                 tr("The config has edits that are not saved (%1). Discard them?")
+                                     .arg(QFileInfo(m_file).fileName()),
+                                 QMessageBox::Discard | QMessageBox::Cancel,
+                                 QMessageBox::Cancel) == QMessageBox::Discard;
+}
+
+void SetupPanel::onPresetChosen(int index)
+{
+    if (index == m_presetIndex)
+        return;
+    if (!confirmDiscard()) {
+        m_preset->setCurrentIndex(m_presetIndex);
+        return;
+    }
+    loadFile(m_preset->itemData(index).toString());
+}
+
+void SetupPanel::onFormEdited()
+{
+    // The form changed fields of the draft's struct; the engine writes, derives and validates.
+    engine::RunConfig edited = m_draft.config();
+    m_form->applyTo(edited);
+    m_dirty = true;
+    m_draft.edit(edited, sourceName().toStdString(),
+                 m_file.isEmpty() ? "the editor" : QFileInfo(m_file).fileName().toStdString());
+    m_settingText = true;
+    m_editor->setPlainText(QString::fromStdString(m_draft.text()));
+    m_settingText = false;
+    m_validate->stop();
+    showResult();
+}
 
 bool SetupPanel::loadFile(const QString& path)
 {
@@ -148,10 +207,11 @@ bool SetupPanel::loadFile(const QString& path)
         return false;
     }
     m_file = QFileInfo(path).absoluteFilePath();
+    m_settingText = true;
     m_editor->setPlainText(QString::fromUtf8(f.readAll()));
-    const int i = m_preset->findData(m_file);
-    if (i >= 0)
-        m_preset->setCurrentIndex(i);
+    m_settingText = false;
+    m_dirty = false;
+    selectPreset(m_file);
     validate();
     return true;
 }
@@ -165,61 +225,74 @@ bool SetupPanel::saveFile(const QString& path)
     if (!f.commit())
         return false;
     m_file = QFileInfo(path).absoluteFilePath();
+    m_dirty = false;
+    selectPreset(m_file);
+    validate();  // messages now name the saved file
     return true;
 }
 
 QStringList SetupPanel::validate()
 {
+    m_validate->stop();
+    const QString dir = m_file.isEmpty() ? QDir::currentPath() : QFileInfo(m_file).absolutePath();
+    m_draft.parse(text().toStdString(), sourceName().toStdString(), dir.toStdString());
+    return showResult();
+}
+
+QStringList SetupPanel::showResult()
+{
     m_issues->clear();
     m_issueLines.clear();
     QStringList issues;
-    const QString name = m_file.isEmpty() ? tr("<editor>") : m_file;
-    const QString dir = m_file.isEmpty() ? QDir::currentPath() : QFileInfo(m_file).absolutePath();
+    const std::string name = sourceName().toStdString();
     auto add = [&](const engine::ConfigIssue& i, bool warning) {
-        issues << QString::fromStdString(i.toString());
-        auto* item = new QListWidgetItem((warning ? tr("warning: ") : QString()) + issues.last());
+        auto* item = new QListWidgetItem((warning ? tr("warning: ") : QString()) + QString::fromStdString(i.toString()));
         item->setForeground(warning ? QColor("#9A6700") : QColor("#B00020"));
         m_issues->addItem(item);
-        // Lines in the edited file itself can be jumped to; included files' cannot.
-        m_issueLines.push_back(QFileInfo(QString::fromStdString(i.where.file)) == QFileInfo(name) ||
-                                       i.where.file == name.toStdString()
+        // Lines of the editor's own text can be jumped to; included files' cannot.
+        m_issueLines.push_back(i.where.file == name || QFileInfo(QString::fromStdString(i.where.file)) ==
+                                                           QFileInfo(QString::fromStdString(name))
                                    ? i.where.line
                                    : 0);
-    };
-    try {
-        const auto loaded = engine::loadConfigTextAt(text().toStdString(), name.toStdString(), dir.toStdString());
-        for (const auto& w : loaded.warnings)
-            add(w, true);
-        const auto& c = loaded.runs.at(0);
-        m_form->setConfig(c);
-        m_form->showIssues({});
-        m_summary->setText(tr("✔ %1 (%2), %3 + %4: H %5 × %6 layers × %7 heads; D = %8, %9 points; "
-                              "%10 steps × batch %11%12")
-                               .arg(QString::fromStdString(c.task.name), QString::fromStdString(c.task.data),
-                                    QString::fromStdString(c.model.family),
-                                    QString::fromStdString(c.peDisplayName()))
-                               .arg(c.model.hiddenSize).arg(c.model.numLayers).arg(c.model.numHeads)
-                               .arg(c.inputDims()).arg(c.trainPoints())
-                               .arg(c.training.maxSteps).arg(c.training.batchSize)
-                               .arg(loaded.runs.size() > 1 ? tr("; %1 runs (max_length list)").arg(loaded.runs.size())
-                                                           : QString()));
-        m_issues->setVisible(m_issues->count() > 0);  // the list takes room only when it has lines
-        return {};
-    } catch (const engine::ConfigError& e) {
-        for (const auto& i : e.issues())
-            add(i, false);
-        m_form->showIssues(e.issues());
-        issues.clear();
-        for (const auto& i : e.issues())
+        if (!warning)
             issues << QString::fromStdString(i.toString());
-    } catch (const std::exception& e) {
-        issues << QString::fromUtf8(e.what());
+    };
+    for (const auto& w : m_draft.warnings())
+        add(w, true);
+    for (const auto& i : m_draft.issues())
+        add(i, false);
+    if (!m_draft.failure().empty()) {
+        issues << QString::fromStdString(m_draft.failure());
         m_issues->addItem(issues.last());
         m_issueLines.push_back(0);
     }
-    m_summary->setText(tr("✘ %n problem(s): fix them to train", nullptr, int(issues.size())));
-    m_issues->setVisible(true);
-    return issues;
+    const bool ok = m_draft.valid();
+    m_form->showIssues(m_draft.issues());
+    m_train->setEnabled(ok);
+    m_sweep->setEnabled(ok);
+    m_train->setToolTip(ok ? tr("Start now, or after the runs already queued")
+                           : tr("The config has problems (listed above): fix them to train"));
+    m_sweep->setToolTip(ok ? tr("Queue this config once per chosen position encoding (Llama backbone)")
+                           : m_train->toolTip());
+    if (!ok) {
+        m_summary->setText(tr("✘ %n problem(s): fix them to train", nullptr, int(issues.size())));
+        m_issues->setVisible(true);
+        return issues;
+    }
+    const auto& c = m_draft.runs().front();
+    m_form->setConfig(m_draft.config());
+    m_summary->setText(tr("✔ %1 (%2), %3 + %4: H %5 × %6 layers × %7 heads; D = %8, %9 points; "
+                          "%10 steps × batch %11%12")
+                           .arg(QString::fromStdString(c.task.name), QString::fromStdString(c.task.data),
+                                QString::fromStdString(c.model.family), QString::fromStdString(c.peDisplayName()))
+                           .arg(c.model.hiddenSize).arg(c.model.numLayers).arg(c.model.numHeads)
+                           .arg(c.inputDims()).arg(c.trainPoints())
+                           .arg(c.training.maxSteps).arg(c.training.batchSize)
+                           .arg(m_draft.runs().size() > 1
+                                    ? tr("; %1 runs (max_length list)").arg(m_draft.runs().size())
+                                    : QString()));
+    m_issues->setVisible(m_issues->count() > 0);  // the list takes room only when it has lines
+    return {};
 }
 
 QString SetupPanel::labelFor(const engine::RunConfig& run)
@@ -230,12 +303,13 @@ QString SetupPanel::labelFor(const engine::RunConfig& run)
 
 std::optional<TrainRequest> SetupPanel::request()
 {
-    if (!validate().isEmpty())
+    // The text was parsed when it changed (or by the form's edit): parse only what is new.
+    if (m_validate->isActive() || m_draft.source() != text().toStdString())
+        validate();
+    if (!m_draft.valid())
         return std::nullopt;
-    const QString name = m_file.isEmpty() ? tr("<editor>") : m_file;
-    const QString dir = m_file.isEmpty() ? QDir::currentPath() : QFileInfo(m_file).absolutePath();
     TrainRequest r;
-    r.runs = engine::loadConfigTextAt(text().toStdString(), name.toStdString(), dir.toStdString()).runs;
+    r.runs = m_draft.runs();
     // Named by what it trains, not by the file it started from: a preset edited to another
     // PE must not carry the preset's name.
     r.label = labelFor(r.runs.front());
@@ -258,17 +332,12 @@ std::vector<TrainRequest> SetupPanel::sweepRequests(const TrainRequest& base, co
             if (c.model.backbone != engine::Backbone::Llama)
                 throw engine::ConfigError({{{c.sourceFile, 0, 0}, "model.family",
                                             "a position-encoding sweep needs the Llama backbone"}});
-            // Written the way the reference's configs name a PE; the factor is left to the
-            // reference's rule for the new PE (a YaRN factor does not carry over to PI).
-            c.position = engine::PositionConfig{};
-            c.position.type = pe.toStdString();
-            if (pe != QStringLiteral("rope")) {
-                c.position.patchName = c.position.type;
-                c.position.explicitScaling = true;
-            }
+            // The factor is left to the reference's rule for the new PE (a YaRN factor does
+            // not carry over to PI).
+            setPositionEncoding(c, pe.toStdString());
             c.model.maxLengths = {c.model.maxLength};
             // Re-load so derived values and validation come from the engine, not from here.
-            auto loaded = engine::loadConfigTextAt(engine::toYaml(c), c.sourceFile, ".");
+            auto loaded = engine::loadConfigTextAt(engine::toYaml(c, engine::YamlStyle::Draft), c.sourceFile, ".");
             r.runs.insert(r.runs.end(), loaded.runs.begin(), loaded.runs.end());
         }
         if (r.runs.empty())
@@ -332,6 +401,8 @@ void SetupPanel::jumpToIssue(int row)
 
 void SetupPanel::onOpen()
 {
+    if (!confirmDiscard())
+        return;
     const QString path = QFileDialog::getOpenFileName(this, tr("Open run config"), QFileInfo(m_file).absolutePath(),
                                                       tr("YAML configs (*.yaml *.yml)"));
     if (!path.isEmpty())
@@ -340,14 +411,34 @@ void SetupPanel::onOpen()
 
 void SetupPanel::onSaveAs()
 {
-    const QString path = QFileDialog::getSaveFileName(this, tr("Save run config"), m_file,
+    const QString path = QFileDialog::getSaveFileName(this, tr("Save run config"), defaultSavePath(),
                                                       tr("YAML configs (*.yaml *.yml)"));
     if (path.isEmpty())
+        return;
+    if (QFileInfo(path).absoluteFilePath().startsWith(m_configRoot + '/') &&
+        QMessageBox::question(this, tr("Overwrite a shipped preset?"),
+                              tr("%1 is a preset that ships with LenGen. Overwrite it?").arg(path),
+                              QMessageBox::Save | QMessageBox::Cancel, QMessageBox::Cancel) != QMessageBox::Save)
         return;
     if (saveFile(path))
         Q_EMIT statusMessage(tr("Saved %1").arg(path));
     else
         QMessageBox::warning(this, tr("Save failed"), tr("Cannot write %1").arg(path));
+}
+
+}  // namespace lengen::ui
+
+namespace lengen::ui {
+
+QString SetupPanel::defaultSavePath() const
+{
+    const QFileInfo file(m_file);
+    const bool shipped = m_file.isEmpty() || file.absoluteFilePath().startsWith(m_configRoot + '/');
+    if (!shipped)
+        return m_file;
+    // A shipped preset is never the default target: propose its name in the working folder.
+    const QString base = m_file.isEmpty() ? QStringLiteral("run_config") : file.completeBaseName();
+    return QDir::current().filePath(base + QStringLiteral(".yaml"));
 }
 
 }  // namespace lengen::ui

@@ -3,12 +3,14 @@
 // editor (`!include` resolved next to the file it came from), inline validation with every
 // problem listed at its line, overrides (steps, seed, device, output folder), Train / Queue and
 // a sweep over position encodings (the common comparison: one task, every PE, queued).
-// GUI thread only.
+// The config being edited is one ConfigDraft: the editor's text and the form both change it,
+// and the engine alone parses, derives and validates. GUI thread only.
 
 #include <QWidget>
 
 #include <vector>
 
+#include "config_draft.h"
 #include "lengen/engine/config.h"
 #include "lengen/engine/trainer.h"
 
@@ -17,6 +19,7 @@ class QLabel;
 class QLineEdit;
 class QListWidget;
 class QPlainTextEdit;
+class QPushButton;
 class QSpinBox;
 class QTimer;
 
@@ -42,6 +45,14 @@ public:
     bool loadFile(const QString& path);
     bool saveFile(const QString& path);
     QString currentFile() const { return m_file; }
+    /// True when the editor holds edits not saved to currentFile().
+    bool hasUnsavedEdits() const { return m_dirty; }
+    /// The name validation messages give the text: the file, or "editor (edited from …)".
+    QString sourceName() const;
+    /// The one config model (what the form shows and Train would send when valid).
+    const ConfigDraft& draft() const { return m_draft; }
+    /// Where Save as… proposes to write: the current file unless it is a shipped preset.
+    QString defaultSavePath() const;
     QString text() const;
     void setText(const QString& yaml);
     /// Validates now; returns the issues (empty when the config loads).
@@ -70,6 +81,11 @@ private:
     void onOpen();
     void onSaveAs();
     void onSweep();
+    void onFormEdited();
+    void onPresetChosen(int index);
+    bool confirmDiscard();
+    void selectPreset(const QString& path);
+    QStringList showResult();
     void jumpToIssue(int row);
 
     RunForm* m_form;
@@ -81,7 +97,12 @@ private:
     QComboBox* m_device;
     QLineEdit* m_out;
     QTimer* m_validate;
-    QString m_file;
+    QPushButton *m_train, *m_sweep;
+    QString m_file, m_configRoot;
+    ConfigDraft m_draft;
+    bool m_dirty = false;        // the editor differs from m_file
+    bool m_settingText = false;  // the panel itself is replacing the editor's text
+    int m_presetIndex = -1;      // the preset shown, to go back to when a switch is cancelled
     std::vector<int> m_issueLines;
 };
 

@@ -100,25 +100,42 @@ void axis(YAML::Emitter& out, const char* name, const CurriculumAxis& a)
     out << YAML::EndMap;
 }
 
-void model(YAML::Emitter& out, const RunConfig& c)
+void maxLength(YAML::Emitter& out, double v)
+{
+    if (std::isfinite(v) && std::floor(v) == v)
+        out << static_cast<long long>(v);
+    else
+        out << exactNumber(v);
+}
+
+void model(YAML::Emitter& out, const RunConfig& c, YamlStyle style)
 {
     const ModelConfig& m = c.model;
+    const bool draft = style == YamlStyle::Draft;
     out << YAML::Key << "model" << YAML::Value << YAML::BeginMap;
     out << YAML::Key << "type" << YAML::Value << m.type;
     out << YAML::Key << "family" << YAML::Value << m.family;
-    if (std::isfinite(m.maxLength) && std::floor(m.maxLength) == m.maxLength)
-        out << YAML::Key << "max_length" << YAML::Value << static_cast<long long>(m.maxLength);
-    else
-        out << YAML::Key << "max_length" << YAML::Value << exactNumber(m.maxLength);
+    out << YAML::Key << "max_length" << YAML::Value;
+    if (draft && m.maxLengths.size() > 1) {  // one run per value: keep them all
+        out << YAML::Flow << YAML::BeginSeq;
+        for (double v : m.maxLengths)
+            maxLength(out, v);
+        out << YAML::EndSeq;
+    } else {
+        maxLength(out, m.maxLength);
+    }
     config::emitModelShape(out, m);
-    out << YAML::Key << "n_in_dims" << YAML::Value << m.nInDims;
-    if (m.maxPositionEmbeddings > 0)
-        out << YAML::Key << "max_position_embeddings" << YAML::Value << m.maxPositionEmbeddings;
-    out << YAML::Key << "intermediate_size" << YAML::Value << m.intermediateSize;
+    if (!draft) {
+        out << YAML::Key << "n_in_dims" << YAML::Value << m.nInDims;
+        if (m.maxPositionEmbeddings > 0)
+            out << YAML::Key << "max_position_embeddings" << YAML::Value << m.maxPositionEmbeddings;
+    }
+    if (!draft || m.intermediateSizeGiven)
+        out << YAML::Key << "intermediate_size" << YAML::Value << m.intermediateSize;
     out << YAML::EndMap;
 }
 
-void patch(YAML::Emitter& out, const PositionConfig& p)
+void patch(YAML::Emitter& out, const PositionConfig& p, YamlStyle style)
 {
     if (p.patchName.empty() && !p.explicitScaling)
         return;
@@ -128,7 +145,7 @@ void patch(YAML::Emitter& out, const PositionConfig& p)
     if (p.explicitScaling) {
         out << YAML::Key << "rope_scaling" << YAML::Value << YAML::Flow << YAML::BeginMap;
         out << YAML::Key << "type" << YAML::Value << p.type;
-        if (p.factor)
+        if (p.factor && (style == YamlStyle::Resolved || p.factorGiven))
             out << YAML::Key << "factor" << YAML::Value << exactNumber(*p.factor);
         out << YAML::EndMap;
     }
@@ -141,12 +158,12 @@ void patch(YAML::Emitter& out, const PositionConfig& p)
 
 }  // namespace
 
-std::string toYaml(const RunConfig& c)
+std::string toYaml(const RunConfig& c, YamlStyle style)
 {
     YAML::Emitter out;
     out << YAML::BeginMap;
-    model(out, c);
-    patch(out, c.position);
+    model(out, c, style);
+    patch(out, c.position, style);
     out << YAML::Key << "task" << YAML::Value << YAML::BeginMap;
     out << YAML::Key << "data" << YAML::Value << c.task.data;
     out << YAML::Key << "name" << YAML::Value << c.task.name;
@@ -155,8 +172,9 @@ std::string toYaml(const RunConfig& c)
     axis(out, "points", c.task.curriculum.points);
     out << YAML::EndMap << YAML::EndMap;
     config::emitTraining(out, c.training);
-    out << YAML::Key << "compat" << YAML::Value
-        << (c.compat == CompatMode::Reference ? "reference" : "intended");
+    if (style == YamlStyle::Resolved || c.compat == CompatMode::Reference)
+        out << YAML::Key << "compat" << YAML::Value
+            << (c.compat == CompatMode::Reference ? "reference" : "intended");
     if (c.seed)
         out << YAML::Key << "seed" << YAML::Value << *c.seed;
     out << YAML::EndMap;

@@ -282,6 +282,9 @@ RunConfig resolveRun(const RunConfig& base, double maxLength, const std::string&
     run.model.maxLength = maxLength;
     run.model.maxLengths = {maxLength};
     run.model.nInDims = run.task.curriculum.dims.end;
+    // What was written, before deriving: the studio's draft writes only these back.
+    run.model.intermediateSizeGiven = base.model.intermediateSize != 0;
+    run.position.factorGiven = base.position.factor.has_value();
     if (run.model.intermediateSize == 0)
         run.model.intermediateSize = 4 * run.model.hiddenSize;
     run.model.maxPositionEmbeddings =

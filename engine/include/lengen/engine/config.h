@@ -43,6 +43,7 @@ struct ModelConfig {
     int numLayers = 2;
     int numHeads = 4;
     int intermediateSize = 0;            ///< derived: 4 * H
+    bool intermediateSizeGiven = false;  ///< intermediate_size was written (not derived)
     int nInDims = 0;                     ///< derived: curriculum.dims.end
     int maxPositionEmbeddings = 0;       ///< derived: max_length (L_orig for YaRN/NTK)
     std::string hiddenAct = "silu";
@@ -59,6 +60,7 @@ struct PositionConfig {
     std::string patchName;               ///< patch.name as written ("" when no patch)
     std::string type = "rope";           ///< rope|nope|alibi|fire|yarn|dynamic-yarn|linear|dynamic
     std::optional<double> factor;        ///< rope_scaling.factor (given or derived)
+    bool factorGiven = false;            ///< rope_scaling.factor was written (not derived)
     bool explicitScaling = false;        ///< rope_scaling present in the config
     int fireMlpWidth = 32;               ///< `fire.mlp_width` (the FIRE paper's 32)
 };
@@ -129,9 +131,17 @@ LoadedConfig loadConfigText(const std::string& yaml, const std::string& name);
 /// file a bad config means a damaged or foreign file, not a user's typo.
 RunConfig storedRunConfig(const std::string& yaml, const std::string& runFile);
 
-/// The fully resolved config as YAML (what is stored in the run and printed by `validate`).
-/// Re-loading it with loadConfigText gives an identical RunConfig.
-std::string toYaml(const RunConfig& config);
+/// How toYaml writes derived values.
+enum class YamlStyle {
+    Resolved,  ///< every value, derived ones included (what runs store and `validate` prints)
+    Draft,     ///< derived values only where they were written, so that an edit re-derives
+               ///< them (the studio's editor): the max_length list, no n_in_dims,
+               ///< max_position_embeddings, intermediate_size or rope factor unless given
+};
+
+/// The config as YAML. Re-loading Resolved text with loadConfigText gives a RunConfig with the
+/// same values; re-loading Draft text gives the same config as the text it came from.
+std::string toYaml(const RunConfig& config, YamlStyle style = YamlStyle::Resolved);
 
 /// Known names, for help texts and the GUI.
 std::vector<std::string> knownTaskNames();

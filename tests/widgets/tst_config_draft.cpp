@@ -1,0 +1,244 @@
+// The studio's one config model (issue 13, defect 2 and the structure behind it): every shipped
+// config survives load → form → save → load; a one-field edit in the form changes that field
+// and nothing else; derived values stay derived; the form validates while typing and each text
+// is parsed once; Train is disabled while the config is invalid; the preset box names what is
+// shown and Save as… never proposes a shipped preset.
+
+#include <QComboBox>
+#include <QDir>
+#include <QDirIterator>
+#include <QDoubleSpinBox>
+#include <QLineEdit>
+#include <QPushButton>
+#include <QSpinBox>
+#include <QTemporaryDir>
+#include <QTest>
+
+#include "config_draft.h"
+#include "lengen/engine/config.h"
+#include "run_form.h"
+#include "setup_panel.h"
+
+using namespace lengen;
+
+namespace {
+
+QString configRoot() { return QStringLiteral(LENGEN_SOURCE_DIR "/configs"); }
+
+QStringList shippedConfigs()
+{
+    QStringList files;
+    for (const QString& dir : {QStringLiteral("quick"), QStringLiteral("tasks")}) {
+        QDirIterator it(configRoot() + "/" + dir, {"*.yaml"}, QDir::Files,
+                        dir == "tasks" ? QDirIterator::Subdirectories : QDirIterator::NoIteratorFlags);
+        while (it.hasNext()) {
+            const QString f = it.next();
+            if (!f.contains("/parts/"))
+                files << f;
+        }
+    }
+    files << configRoot() + "/toy_task.yaml";
+    files.sort();
+    return files;
+}
+
+// The resolved YAML of every run a file describes: what training would use.
+std::string resolved(const std::vector<engine::RunConfig>& runs)
+{
+    std::string all;
+    for (const auto& r : runs)
+        all += engine::toYaml(r) + "---\n";
+    return all;
+}
+
+template <class Box>
+Box* field(ui::SetupPanel& panel, const char* key)
+{
+    auto* w = qobject_cast<Box*>(panel.form()->fieldFor(key));
+    if (!w)
+        qFatal("no field for %s", key);
+    return w;
+}
+
+QPushButton* button(ui::SetupPanel& panel, const QString& text)
+{
+    for (auto* b : panel.findChildren<QPushButton*>())
+        if (b->text() == text)
+            return b;
+    qFatal("no button %s", qPrintable(text));
+}
+
+}  // namespace
+
+class TestConfigDraft final : public QObject {
+    Q_OBJECT
+
+private Q_SLOTS:
+    void everyShippedConfigRoundTripsThroughTheForm();
+    void oneFieldEditChangesOnlyThatField();
+    void derivedValuesStayDerived();
+    void validatesWhileTypingAndParsesOnce();
+    void trainIsDisabledWhileInvalid();
+    void presetBoxAndSaveAs();
+
+private:
+    QTemporaryDir m_tmp;
+};
+
+void TestConfigDraft::everyShippedConfigRoundTripsThroughTheForm()
+{
+    const QStringList files = shippedConfigs();
+    QVERIFY(files.size() >= 80);  // 11 quick presets, the reference's 12 tasks × 7, the toy task
+    int i = 0;
+    for (const QString& file : files) {
+        ui::SetupPanel panel(configRoot());
+        QVERIFY2(panel.loadFile(file), qPrintable(file));
+        QVERIFY2(panel.draft().valid(), qPrintable(file));
+        // The form applied to the config it shows, written by the draft, saved, loaded again.
+        engine::RunConfig c = panel.draft().config();
+        panel.form()->applyTo(c);
+        ui::ConfigDraft draft;
+        QVERIFY2(draft.edit(c, "<form>", "test"), qPrintable(file));
+        const QString saved = m_tmp.filePath(QStringLiteral("saved_%1.yaml").arg(i++));
+        panel.setText(QString::fromStdString(draft.text()));
+        QVERIFY(panel.saveFile(saved));
+        const auto original = engine::loadConfigFile(file.toStdString()).runs;
+        const auto back = engine::loadConfigFile(saved.toStdString()).runs;
+        QCOMPARE(back.size(), original.size());  // a max_length list keeps all its runs
+        QCOMPARE(QString::fromStdString(resolved(back)), QString::fromStdString(resolved(original)));
+    }
+}
+
+void TestConfigDraft::oneFieldEditChangesOnlyThatField()
+{
+    QDirIterator it(configRoot() + "/quick", {"*.yaml"}, QDir::Files);
+    int presets = 0;
+    while (it.hasNext()) {
+        const QString file = it.next();
+        ++presets;
+        ui::SetupPanel panel(configRoot());
+        QVERIFY(panel.loadFile(file));
+        auto expected = engine::loadConfigFile(file.toStdString()).runs;
+        auto* layers = field<QSpinBox>(panel, "model.num_hidden_layers");
+        layers->setValue(layers->value() + 1);
+        for (auto& r : expected)
+            r.model.numLayers += 1;
+        QVERIFY2(panel.draft().valid(), qPrintable(file));
+        QCOMPARE(QString::fromStdString(resolved(panel.draft().runs())), QString::fromStdString(resolved(expected)));
+        // And a second field: the first edit's values are kept.
+        auto* lr = field<QDoubleSpinBox>(panel, "training.learning_rate");
+        lr->setValue(0.0025);
+        for (auto& r : expected)
+            r.training.learningRate = 0.0025;
+        QCOMPARE(QString::fromStdString(resolved(panel.draft().runs())), QString::fromStdString(resolved(expected)));
+    }
+    QCOMPARE(presets, 11);
+    // The GPT-2 preset's dropout 0 (a key the old form did not write) survives an edit.
+    ui::SetupPanel gpt(configRoot());
+    QVERIFY(gpt.loadFile(configRoot() + "/quick/linear_regression_gpt2.yaml"));
+    field<QSpinBox>(gpt, "model.n_layer")->setValue(3);
+    QCOMPARE(gpt.draft().runs().at(0).model.residDropout, 0.0);
+    QCOMPARE(gpt.draft().runs().at(0).model.attnDropout, 0.0);
+    QVERIFY(gpt.text().contains("resid_pdrop: 0.0"));
+}
+
+void TestConfigDraft::derivedValuesStayDerived()
+{
+    // The issue's sequence: RoPE preset → yarn → 4 layers → max_length 40 → 26.
+    ui::SetupPanel panel(configRoot());
+    QVERIFY(panel.loadFile(configRoot() + "/quick/linear_regression_rope.yaml"));
+    auto* pe = field<QComboBox>(panel, "patch.rope_scaling.type");
+    pe->setCurrentIndex(pe->findData(QStringLiteral("yarn")));
+    field<QSpinBox>(panel, "model.num_hidden_layers")->setValue(4);
+    auto* maxLength = field<QDoubleSpinBox>(panel, "model.max_length");
+    maxLength->setValue(40);
+    QCOMPARE(*panel.draft().runs().at(0).position.factor, 40.0 / 9 / 2 * 8);
+    maxLength->setValue(26);
+    const auto& run = panel.draft().runs().at(0);
+    QCOMPARE(run.position.type, std::string("yarn"));
+    QCOMPARE(run.model.numLayers, 4);
+    QCOMPARE(*run.position.factor, 26.0 / 9 / 2 * 8);  // 11.56, as `lengen validate` derives
+    QVERIFY2(!panel.text().contains("factor:"), qPrintable(panel.text()));
+    // What the editor shows loads, by itself, to the same run.
+    const auto fromText = engine::loadConfigText(panel.text().toStdString(), "<text>").runs;
+    QCOMPARE(engine::toYaml(fromText.at(0)), engine::toYaml(run));
+    // A factor the user wrote stays: it is theirs.
+    panel.setText(panel.text().replace("{type: yarn}", "{type: yarn, factor: 5}"));
+    QVERIFY(panel.validate().isEmpty());
+    maxLength->setValue(30);
+    QCOMPARE(*panel.draft().runs().at(0).position.factor, 5.0);
+    // intermediate_size follows the width unless it was written.
+    auto* hidden = field<QSpinBox>(panel, "model.hidden_size");
+    hidden->setValue(32);
+    QCOMPARE(panel.draft().runs().at(0).model.intermediateSize, 128);
+}
+
+void TestConfigDraft::validatesWhileTypingAndParsesOnce()
+{
+    ui::SetupPanel panel(configRoot());
+    panel.show();
+    QVERIFY(panel.loadFile(configRoot() + "/quick/linear_regression_alibi.yaml"));
+    auto* heads = field<QSpinBox>(panel, "model.num_attention_heads");
+    heads->setFocus();
+    auto* edit = heads->findChild<QLineEdit*>();
+    QVERIFY(edit);
+    edit->selectAll();
+    const int before = panel.draft().parses();
+    QTest::keyClicks(heads, "5");  // no Enter, no focus change
+    QCOMPARE(panel.draft().parses(), before + 1);  // one edit, one parse
+    QVERIFY(!panel.draft().valid());
+    QVERIFY(heads->styleSheet().contains("B00020"));
+    QVERIFY(panel.text().contains("num_attention_heads: 5"));
+    // Messages name the edited text, at lines of the text the editor shows.
+    const auto& issue = panel.draft().issues().at(0);
+    QVERIFY2(QString::fromStdString(issue.where.file).startsWith("editor (edited from"),
+             issue.where.file.c_str());
+    QVERIFY(panel.text().split('\n').value(issue.where.line - 1).contains("num_attention_heads"));
+    QVERIFY(panel.hasUnsavedEdits());
+    edit->selectAll();
+    QTest::keyClicks(heads, "4");
+    QVERIFY(panel.draft().valid());
+    const int parsed = panel.draft().parses();
+    QVERIFY(panel.request().has_value());
+    QCOMPARE(panel.draft().parses(), parsed);  // Train does not parse the same text again
+}
+
+void TestConfigDraft::trainIsDisabledWhileInvalid()
+{
+    ui::SetupPanel panel(configRoot());
+    QVERIFY(panel.loadFile(configRoot() + "/quick/linear_regression_rope.yaml"));
+    auto* train = button(panel, QStringLiteral("Train"));
+    QVERIFY(train->isEnabled());
+    field<QSpinBox>(panel, "model.num_attention_heads")->setValue(5);  // 64 % 5 != 0
+    QVERIFY(!train->isEnabled());
+    QVERIFY(train->toolTip().contains("problems"));
+    field<QSpinBox>(panel, "model.num_attention_heads")->setValue(4);
+    QVERIFY(train->isEnabled());
+    panel.setText(QStringLiteral("model: [unclosed"));
+    panel.validate();
+    QVERIFY(!train->isEnabled());
+}
+
+void TestConfigDraft::presetBoxAndSaveAs()
+{
+    ui::SetupPanel panel(configRoot());
+    auto* box = panel.findChild<QComboBox*>();
+    QVERIFY(panel.loadFile(configRoot() + "/quick/linear_regression_nope.yaml"));
+    QVERIFY(box->currentText().contains("linear_regression_nope"));
+    // A shipped preset is not the default target of Save as….
+    QVERIFY(!panel.defaultSavePath().startsWith(configRoot()));
+    QVERIFY(panel.defaultSavePath().endsWith("linear_regression_nope.yaml"));
+    // Open… a file of the user's: the box names it, and Save as… proposes it.
+    const QString mine = m_tmp.filePath("mine.yaml");
+    QVERIFY(panel.saveFile(mine));
+    QVERIFY2(box->currentText().contains("mine.yaml"), qPrintable(box->currentText()));
+    QVERIFY(!panel.hasUnsavedEdits());
+    QVERIFY(panel.loadFile(configRoot() + "/quick/linear_regression_rope.yaml"));
+    QVERIFY(box->currentText().contains("linear_regression_rope"));
+    QVERIFY(panel.loadFile(mine));
+    QVERIFY(box->currentText().contains("mine.yaml"));
+    QCOMPARE(panel.defaultSavePath(), QFileInfo(mine).absoluteFilePath());
+}
+
+QTEST_MAIN(TestConfigDraft)
+#include "tst_config_draft.moc"
