@@ -71,6 +71,7 @@ private Q_SLOTS:
     void infoDescribesTheRun();
     void badFilesGiveClearErrors();
     void stringsUseNoGlobalHeap();
+    void damagedGlobalHeapIsRefused();
 };
 
 void TestRunFile::checkpointRoundTripIsBitwise()
@@ -251,6 +252,29 @@ void TestRunFile::stringsUseNoGlobalHeap()
     QCOMPARE(info.status, std::string("finished"));
     QCOMPARE(info.backbone, std::string("Llama2"));
     QCOMPARE(storedRunConfig(info.configYaml, f->path).task.name, std::string("conjunction"));
+}
+
+// Files written before fixed-length strings (and by h5py) keep variable-length strings in a
+// global heap. This one, from the reliability corpus, has 4 bytes flipped in an object size of
+// its heap (byte 2232): every reader crashed inside H5HG_read. It is refused naming the heap;
+// the same file with the bytes restored reads.
+void TestRunFile::damagedGlobalHeapIsRefused()
+{
+    const auto dir = lengen::test::scratchDir("heap");
+    const auto damaged = dir + "/damaged.h5";
+    const auto repaired = dir + "/repaired.h5";
+    const auto source = lengen::test::sourcePath("tests/fuzz/regressions/run_file/global-heap-object-size.h5");
+    fs::copy_file(source, damaged, fs::copy_options::overwrite_existing);
+    fs::copy_file(source, repaired, fs::copy_options::overwrite_existing);
+    expectRunFileError(damaged, "global heap at byte 2048 is damaged");
+    {
+        std::fstream f(repaired, std::ios::in | std::ios::out | std::ios::binary);
+        f.seekp(2232);
+        f.write("\x04\0\0\0", 4);
+    }
+    const auto info = readRunInfo(repaired);
+    QCOMPARE(info.backbone, std::string("Llama2"));
+    QCOMPARE(info.status, std::string("finished"));
 }
 
 QTEST_APPLESS_MAIN(TestRunFile)

@@ -10,6 +10,11 @@ namespace lengen::engine::io {
 constexpr size_t kVariableString = 0;
 hid_t stringType(size_t bytes);
 
+/// Refuses (Error RunFile, naming `path`) a file whose global heap collections, where
+/// variable-length strings live, are damaged: HDF5 1.10 would crash or hang reading them.
+/// `object` is any open object of the file. Walks a file once per size and modification time.
+void checkGlobalHeaps(hid_t object, const std::string& path);
+
 /// Throws throwH5(kind, what, path) when an HDF5 call returned a negative id or status.
 template <typename T>
 void check(T result, ErrorKind kind, const std::string& what, const std::string& path)

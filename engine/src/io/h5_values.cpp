@@ -14,7 +14,7 @@ namespace lengen::engine::io {
 // header or the dataset's own storage. Variable-length strings live in HDF5's global heap, and
 // HDF5 1.10 trusts a global heap's object sizes: one flipped byte there made H5Aread copy past
 // its buffer (SIGSEGV inside H5HG_read). Readers still accept variable-length strings (earlier
-// LenGen files, files made with h5py).
+// LenGen files, files made with h5py), after checkGlobalHeaps has walked the file's heaps.
 hid_t stringType(size_t bytes)
 {
     hid_t t = H5Tcopy(H5T_C_S1);
@@ -32,13 +32,14 @@ namespace {
 // Reads one string value of an attribute or dataset whose on-disk type is `fileType`; `read`
 // performs the HDF5 read into a buffer with the given memory type.
 template <typename Read>
-std::string readStringValue(hid_t fileType, const std::string& what, const std::string& path,
-                            Read&& read)
+std::string readStringValue(hid_t object, hid_t fileType, const std::string& what,
+                            const std::string& path, Read&& read)
 {
     if (H5Tget_class(fileType) != H5T_STRING)
         throw Error(ErrorKind::RunFile, what + " in " + path +
                                             " should be a string (damaged or foreign file)");
     if (H5Tis_variable_str(fileType) > 0) {
+        checkGlobalHeaps(object, path);  // HDF5 trusts the heap's sizes
         H5Handle type(stringType(kVariableString), H5Tclose);
         char* ptr = nullptr;
         check(read(type.id(), static_cast<void*>(&ptr)), ErrorKind::RunFile,
@@ -76,7 +77,7 @@ std::string readStringDataset(hid_t loc, const std::string& name, const std::str
     auto ds = openDataset(loc, name, path);
     H5Handle fileType(H5Dget_type(ds.id()), H5Tclose);
     check(fileType.id(), ErrorKind::RunFile, "cannot read the type of dataset " + name, path);
-    return readStringValue(fileType.id(), "dataset '" + name + "'", path,
+    return readStringValue(ds.id(), fileType.id(), "dataset '" + name + "'", path,
                            [&](hid_t memType, void* buf) {
                                // readAll checks the dataset holds exactly one value first.
                                readAll(ds.id(), memType, buf, 1, path);
@@ -168,7 +169,7 @@ std::string readStringAttribute(hid_t loc, const std::string& name, const std::s
     auto attr = openScalarAttr(loc, name, path);
     H5Handle fileType(H5Aget_type(attr.id()), H5Tclose);
     check(fileType.id(), ErrorKind::RunFile, "cannot read the type of attribute " + name, path);
-    return readStringValue(fileType.id(), "attribute '" + name + "'", path,
+    return readStringValue(attr.id(), fileType.id(), "attribute '" + name + "'", path,
                            [&](hid_t memType, void* buf) { return H5Aread(attr.id(), memType, buf); });
 }
 
