@@ -329,6 +329,16 @@ void TestPanels::viewsPopulateFromARun()
     QVERIFY(tileLines[1].startsWith("4,2,"));
     QVERIFY(attention.exportTo(m_tmp.path() + "/tile.png", 60));
     QVERIFY(!QImage(m_tmp.path() + "/tile.png").isNull());
+    // Issue 13, defect 1: open a run without maps: nothing of the previous run stays, and its
+    // map is not what an export writes (it was).
+    attention.setRun(QString::fromStdString(m_alibi));
+    QCOMPARE(attention.plot()->plottableCount(), 0);
+    QVERIFY(attention.loadedTile().isEmpty());
+    QString nothing;
+    QVERIFY(!attention.exportTo(m_tmp.path() + "/stale.csv", 100, &nothing));
+    QVERIFY(!QFile::exists(m_tmp.path() + "/stale.csv"));
+    QVERIFY(nothing.contains("no attention map"));
+    QVERIFY(attention.readout().startsWith("Hover"));
 
     ui::CompareView compare;
     compare.setRuns({rope, QString::fromStdString(m_alibi)});

@@ -4,6 +4,7 @@
 #include <QComboBox>
 #include <QHBoxLayout>
 #include <QLabel>
+#include <QMessageBox>
 #include <QPushButton>
 #include <QSpinBox>
 #include <QStackedLayout>
@@ -20,6 +21,10 @@
 #include "run_figures.h"
 
 namespace lengen::ui {
+
+namespace {
+QString kHoverHint() { return AttentionView::tr("Hover over the map for query, key and weight."); }
+}  // namespace
 
 AttentionView::AttentionView(QWidget* parent) : QWidget(parent)
 {
@@ -41,8 +46,11 @@ AttentionView::AttentionView(QWidget* parent) : QWidget(parent)
     exportButton->setToolTip(tr("The loaded tile: PNG, SVG, PDF, or CSV of its cells"));
     bar->addWidget(exportButton);
     connect(exportButton, &QPushButton::clicked, this, [this] {
-        if (!m_heatmap)
+        if (!m_heatmap) {  // never the previous run's map: this run has none to export
+            QMessageBox::information(this, tr("Export attention map"),
+                                     tr("Nothing to export: no attention map is shown for this run."));
             return;
+        }
         const auto target = askExportTarget(this, tr("Export attention map"), QStringLiteral("attention_map.png"));
         QString error;
         if (target)
@@ -51,7 +59,7 @@ AttentionView::AttentionView(QWidget* parent) : QWidget(parent)
     m_plot = new QCustomPlot;
     m_plot->setInteractions(QCP::iRangeDrag | QCP::iRangeZoom);
     m_plot->setMouseTracking(true);
-    m_readout = new QLabel(tr("Hover over the map for query, key and weight."));
+    m_readout = new QLabel(kHoverHint());
     m_empty = new QLabel(tr("No attention maps stored for this run.\nRun the attention probe "
                             "(Analysis ▸ Probe) to compute them."));
     m_empty->setAlignment(Qt::AlignCenter);
@@ -102,8 +110,14 @@ void AttentionView::setRun(const QString& runFile)
 void AttentionView::onSelection()
 {
     const int i = m_setting->currentIndex();
+    m_readout->setText(kHoverHint());  // the read-out described the previous map
     if (i < 0 || size_t(i) >= m_settings.size()) {
+        // Nothing of the previous run may stay: its tile, its cells (export), its plot.
         m_tokens = 0;
+        m_heatmap.reset();
+        m_tile = QRect();
+        m_plot->clearPlottables();
+        m_plot->replot();
         Q_EMIT statusMessage(QString());
         return;
     }
@@ -134,6 +148,7 @@ void AttentionView::loadVisibleTile()
 {
     if (m_tokens <= 0 || m_run.isEmpty())
         return;
+    m_readout->setText(kHoverHint());  // another layer, head, prompt or window
     // The visible window (after pan/zoom), clamped to the map and to kMaxTile per side.
     auto* rect = m_plot->axisRect();
     const auto xr = rect ? rect->axis(QCPAxis::atBottom)->range() : QCPRange(0, m_tokens);
@@ -174,6 +189,8 @@ void AttentionView::loadVisibleTile()
         Q_EMIT statusMessage(QString::fromUtf8(e.what()));
     }
 }
+
+QString AttentionView::readout() const { return m_readout->text(); }
 
 bool AttentionView::exportTo(const QString& path, int dpi, QString* error)
 {

@@ -34,6 +34,8 @@ public:
     QCustomPlot* plot() const { return m_plot; }
     /// The window of the map currently loaded: rows [r0, r1) x columns [c0, c1).
     QRect loadedTile() const { return m_tile; }
+    /// The hover read-out line (query, key and weight under the cursor, or a hint).
+    QString readout() const;
     /// Shows rows/columns [first, first + size) of the current map (loads that tile).
     void showWindow(int firstRow, int firstCol, int size);
     /// Writes the loaded tile as drawn (PNG/SVG/PDF) or its cells (CSV `row,col,value`).

@@ -11,6 +11,7 @@
 #include <QHBoxLayout>
 #include <QSlider>
 #include <QLabel>
+#include <QMessageBox>
 #include <QPushButton>
 #include <QStackedLayout>
 #include <QVBoxLayout>
@@ -183,8 +184,12 @@ bool FigureView::exportTo(const QString& path, int dpi, QString* error)
 
 void FigureView::exportWithDialog()
 {
-    if (!m_spec)
+    if (!m_spec) {
+        QMessageBox::information(this, tr("Export figure"),
+                                 m_run.isEmpty() ? tr("Nothing to export: open a run first.")
+                                                 : tr("Nothing to export: no figure is shown."));
         return;
+    }
     const QString name = m_choice->currentData().toString().replace('/', '_');
     const auto target = askExportTarget(this, tr("Export figure"), name + ".png");
     if (!target)
