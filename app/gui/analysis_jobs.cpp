@@ -4,26 +4,6 @@
 
 namespace lengen::studio {
 
-namespace {
-
-// Analysis progress as training progress: the worker and views need only one kind.
-class ProgressAdapter final : public engine::AnalysisObserver {
-public:
-    explicit ProgressAdapter(engine::TrainObserver& obs) : m_obs(obs) {}
-    void onProgress(const std::string&, std::int64_t done, std::int64_t total) override
-    {
-        engine::StepProgress p;
-        p.step = std::max<std::int64_t>(0, done - 1);
-        p.totalSteps = std::max<std::int64_t>(1, total);
-        m_obs.onStep(p);
-    }
-    void onWarning(const std::string& w) override { m_obs.onWarning(w); }
-
-private:
-    engine::TrainObserver& m_obs;
-};
-
-}  // namespace
 
 ui::TrainingWorker::Job trainJob(engine::RunConfig config, engine::TrainOptions options)
 {
@@ -33,17 +13,13 @@ ui::TrainingWorker::Job trainJob(engine::RunConfig config, engine::TrainOptions 
     };
 }
 
-// An analysis as a worker job: progress through the adapter, its summary as a RunSummary
-// (stepsDone = how many methods / probes were computed).
+// An analysis as a worker job: its summary as a RunSummary (stepsDone = how many methods or
+// probes were computed; the views say so in those words).
 template <typename Analyse>
-ui::TrainingWorker::Job analysisJob(QString runFile, Analyse analyse)
+ui::TrainingWorker::AnalysisJob analysisJob(QString runFile, Analyse analyse)
 {
-    return [runFile, analyse](engine::RunControl& control, engine::TrainObserver& obs) {
-        ProgressAdapter progress(obs);
-        engine::RunStarted started;
-        started.runFile = runFile.toStdString();
-        obs.onStarted(started);
-        const auto s = analyse(runFile.toStdString(), control, progress);
+    return [runFile, analyse](engine::RunControl& control, engine::AnalysisObserver& obs) {
+        const auto s = analyse(runFile.toStdString(), control, obs);
         for (const auto& skipped : s.skipped)
             obs.onWarning("skipped: " + skipped);
         engine::RunSummary summary;
@@ -54,7 +30,7 @@ ui::TrainingWorker::Job analysisJob(QString runFile, Analyse analyse)
     };
 }
 
-ui::TrainingWorker::Job evalJob(QString runFile, engine::EvalOptions options)
+ui::TrainingWorker::AnalysisJob evalJob(QString runFile, engine::EvalOptions options)
 {
     return analysisJob(runFile, [options](const std::string& run, engine::RunControl& c,
                                           engine::AnalysisObserver& o) {
@@ -62,7 +38,7 @@ ui::TrainingWorker::Job evalJob(QString runFile, engine::EvalOptions options)
     });
 }
 
-ui::TrainingWorker::Job probeJob(QString runFile, engine::ProbeOptions options)
+ui::TrainingWorker::AnalysisJob probeJob(QString runFile, engine::ProbeOptions options)
 {
     return analysisJob(runFile, [options](const std::string& run, engine::RunControl& c,
                                           engine::AnalysisObserver& o) {

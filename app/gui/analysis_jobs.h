@@ -1,6 +1,7 @@
 #pragma once
-// Engine jobs the studio queues on its worker thread: training one config, evaluating and
-// probing a run. Each reports through the TrainObserver the worker listens to.
+// Engine jobs the studio queues on its worker thread: training one config (reports through a
+// TrainObserver), evaluating and probing a run (through an AnalysisObserver: stages and their
+// progress, never as training steps).
 
 #include "setup_panel.h"
 #include "training_worker.h"
@@ -11,7 +12,7 @@
 namespace lengen::studio {
 
 ui::TrainingWorker::Job trainJob(engine::RunConfig config, engine::TrainOptions options);
-ui::TrainingWorker::Job evalJob(QString runFile, engine::EvalOptions options);
-ui::TrainingWorker::Job probeJob(QString runFile, engine::ProbeOptions options);
+ui::TrainingWorker::AnalysisJob evalJob(QString runFile, engine::EvalOptions options);
+ui::TrainingWorker::AnalysisJob probeJob(QString runFile, engine::ProbeOptions options);
 
 }  // namespace lengen::studio

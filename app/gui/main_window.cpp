@@ -17,6 +17,7 @@
 #include <QTabWidget>
 
 #include "analysis_jobs.h"
+#include "analysis_progress.h"
 #include "attention_view.h"
 #include "compare_view.h"
 #include "figure_view.h"
@@ -220,21 +221,30 @@ void MainWindow::buildMenus()
 void MainWindow::wireController()
 {
     auto status = [this](const QString& s) { statusBar()->showMessage(s); };
+    statusBar()->addPermanentWidget(new ui::AnalysisProgressArea(m_controller));
+    auto training = [this] { return m_controller.currentKind() == ui::JobKind::Train; };
     connect(&m_controller, &ui::RunController::runStarted, this, [=](const QString& label, const auto&) {
         status(tr("%1 running…").arg(label));
     });
     connect(&m_controller, &ui::RunController::warning, this, [=](const QString& w) { status(w); });
     connect(&m_controller, &ui::RunController::runFinished, this, [=](const QString& label, const engine::RunSummary& s) {
-        status(tr("%1 finished").arg(label));
+        if (training())
+            status(tr("%1 finished").arg(label));
+        else
+            status(m_controller.currentKind() == ui::JobKind::Evaluate
+                       ? tr("%1 finished: %n method(s) computed", nullptr, int(s.stepsDone)).arg(label)
+                       : tr("%1 finished: %n probe(s) computed", nullptr, int(s.stepsDone)).arg(label));
         m_browser->refresh();
         openRun(QString::fromStdString(s.runFile));
     });
     connect(&m_controller, &ui::RunController::runCancelled, this, [=](const QString& label, const engine::RunSummary& s) {
-        status(tr("%1 stopped; continue it with `lengen train --resume %2`").arg(label, QString::fromStdString(s.runFile)));
+        status(training() ? tr("%1 stopped; continue it with `lengen train --resume %2`").arg(label, QString::fromStdString(s.runFile))
+                          : tr("%1 stopped; what it computed is stored").arg(label));
         m_browser->refresh();
     });
     connect(&m_controller, &ui::RunController::runFailed, this, [this](const QString& label, const ui::RunError& e) {
         m_browser->refresh();
+        statusBar()->showMessage(tr("%1 failed: %2").arg(label, e.message));  // not "running…" any more
         QMessageBox box(QMessageBox::Warning, tr("%1 failed").arg(label), e.message, QMessageBox::Ok, this);
         if (!e.detail.isEmpty())
             box.setDetailedText(e.detail);
@@ -260,8 +270,9 @@ void MainWindow::evaluateOpenRun()
         return;
     }
     engine::EvalOptions o;
-    m_controller.enqueue(tr("evaluate %1").arg(QFileInfo(m_openRun).dir().dirName()), evalJob(m_openRun, o));
-    m_tabs->setCurrentWidget(m_training);
+    m_controller.enqueue(ui::JobKind::Evaluate, tr("evaluate %1").arg(QFileInfo(m_openRun).dir().dirName()),
+                         evalJob(m_openRun, o));
+    statusBar()->showMessage(tr("Evaluation queued: its progress is shown here"));
 }
 
 void MainWindow::probeOpenRun()
@@ -273,8 +284,9 @@ void MainWindow::probeOpenRun()
     engine::ProbeOptions o;
     o.attention = o.duplicated = o.serialPosition = true;
     o.common.bootstrapTrials = 100;
-    m_controller.enqueue(tr("probe %1").arg(QFileInfo(m_openRun).dir().dirName()), probeJob(m_openRun, o));
-    m_tabs->setCurrentWidget(m_training);
+    m_controller.enqueue(ui::JobKind::Probe, tr("probe %1").arg(QFileInfo(m_openRun).dir().dirName()),
+                         probeJob(m_openRun, o));
+    statusBar()->showMessage(tr("Probes queued: their progress is shown here"));
 }
 
 void MainWindow::compareRuns(const QStringList& runFiles)

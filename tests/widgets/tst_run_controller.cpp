@@ -11,6 +11,7 @@
 
 #include "lengen/engine/errors.h"
 #include "lengen/engine/trainer.h"
+#include "analysis_progress.h"
 #include "run_controller.h"
 #include "test_support.h"
 
@@ -73,6 +74,7 @@ private Q_SLOTS:
     void queueRunsInOrder();
     void destroyingWhileRunningCancels();
     void realTrainingThroughTheWorker();
+    void analysisJobsReportStagesNotSteps();
 };
 
 void TestRunController::finishesWithOneTerminalSignal()
@@ -208,5 +210,58 @@ void TestRunController::realTrainingThroughTheWorker()
     QCOMPARE(logs.last().at(0).value<engine::LogRecord>().step, std::int64_t{15});  // 0, 5, 10, 15
 }
 
-QTEST_GUILESS_MAIN(TestRunController)
+// Issue 13, defect 4: an evaluation or probe used to fake training signals (the Train header
+// became "(seed 0, , 0 parameters)", the bar restarted per stage and a probe ended at 66 %).
+// Now it reports stages: no runStarted/stepProgress, a fraction over the whole job that only
+// grows and ends at 100 %, its own progress area, and its kind at the terminal signal.
+void TestRunController::analysisJobsReportStagesNotSteps()
+{
+    RunController c;
+    ui::AnalysisProgressArea area(c);
+    QSignalSpy started(&c, &RunController::runStarted);
+    QSignalSpy steps(&c, &RunController::stepProgress);
+    QSignalSpy progress(&c, &RunController::analysisProgress);
+    QSignalSpy finished(&c, &RunController::runFinished);
+    ui::JobKind kindAtEnd = ui::JobKind::Train;
+    QString areaText;
+    bool shown = false;
+    connect(&c, &RunController::analysisProgress, this, [&] {
+        areaText = area.text();
+        shown = !area.isHidden();
+    });
+    connect(&c, &RunController::runFinished, this, [&] { kindAtEnd = c.currentKind(); });
+    c.enqueue(ui::JobKind::Probe, "probe x", [](engine::RunControl&, engine::AnalysisObserver& o) {
+        for (int s = 0; s < 3; ++s) {
+            o.onStage(s, 3, s == 2 ? "serial position" : "stage");
+            for (int i = 0; i <= 10; ++i) {
+                o.onProgress("stage", i, 10);
+                std::this_thread::sleep_for(std::chrono::milliseconds(3));
+            }
+        }
+        engine::RunSummary r;
+        r.stepsDone = 3;
+        return r;
+    });
+    QVERIFY(finished.wait(20000));
+    QCOMPARE(started.count(), 0);
+    QCOMPARE(steps.count(), 0);
+    QVERIFY(progress.count() >= 3);
+    double last = -1;
+    for (const auto& args : progress) {
+        QCOMPARE(args.at(1).value<ui::JobKind>(), ui::JobKind::Probe);
+        const auto p = args.at(2).value<ui::AnalysisProgress>();
+        QVERIFY2(p.fraction >= last, qPrintable(QString::number(p.fraction)));
+        last = p.fraction;
+    }
+    const auto end = progress.last().at(2).value<ui::AnalysisProgress>();
+    QCOMPARE(end.fraction, 1.0);
+    QCOMPARE(end.stage, 2);
+    QCOMPARE(end.stages, 3);
+    QCOMPARE(kindAtEnd, ui::JobKind::Probe);
+    QVERIFY2(areaText.contains("probe x · serial position (probe 3 of 3)"), qPrintable(areaText));
+    QVERIFY(shown);
+    QVERIFY(area.isHidden());  // gone with the job; the status bar says how it ended
+}
+
+QTEST_MAIN(TestRunController)
 #include "tst_run_controller.moc"

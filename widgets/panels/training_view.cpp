@@ -142,13 +142,24 @@ TrainingView::TrainingView(RunController& controller, QWidget* parent)
         m_queue->setText(n > 0 ? tr("%n queued: %1", nullptr, n).arg(m_controller.queuedLabels().join(", "))
                                : QString());
     });
-    connect(&m_controller, &RunController::runFinished, this, [this](const QString& l, const engine::RunSummary& s) {
+    // Evaluations and probes have their own progress area: this view shows training only.
+    auto training = [this] { return m_controller.currentKind() == JobKind::Train; };
+    connect(&m_controller, &RunController::runFinished, this, [=](const QString& l, const engine::RunSummary& s) {
+        if (!training())
+            return;
+        m_rate->clear();
         m_label->setText(tr("%1 finished: %2 steps, final loss %3").arg(l).arg(s.stepsDone).arg(s.finalLoss, 0, 'g', 4));
     });
-    connect(&m_controller, &RunController::runCancelled, this, [this](const QString& l, const engine::RunSummary& s) {
+    connect(&m_controller, &RunController::runCancelled, this, [=](const QString& l, const engine::RunSummary& s) {
+        if (!training())
+            return;
+        m_rate->clear();  // no ETA for a run that is not going
         m_label->setText(tr("%1 stopped after %2 steps (checkpoint written)").arg(l).arg(s.stepsDone));
     });
-    connect(&m_controller, &RunController::runFailed, this, [this](const QString& l, const RunError& e) {
+    connect(&m_controller, &RunController::runFailed, this, [=](const QString& l, const RunError& e) {
+        if (!training())
+            return;
+        m_rate->clear();
         m_label->setText(tr("%1 failed: %2").arg(l, e.message));
     });
     onState(m_controller.state());
@@ -162,8 +173,12 @@ void TrainingView::onState(RunController::State s)
     m_pause->setEnabled(s == S::Running || s == S::Paused);
     m_pause->setText(s == S::Paused ? tr("Resume") : tr("Pause"));
     m_stop->setEnabled(s == S::Running || s == S::Paused);
+    if (m_controller.currentKind() != JobKind::Train)
+        return;
     if (s == S::Stopping)
         m_rate->setText(tr("stopping…"));
+    else if (s == S::Paused)
+        m_rate->setText(tr("paused"));
 }
 
 void TrainingView::onStarted(const QString& label, const engine::RunStarted& info)

@@ -29,7 +29,15 @@ QStringList RunController::queuedLabels() const
 
 void RunController::enqueue(const QString& label, TrainingWorker::Job job)
 {
-    m_queue.append({label, std::move(job)});
+    m_queue.append({JobKind::Train, label, std::move(job), {}});
+    Q_EMIT queueChanged(queuedCount());
+    if (m_state == State::Idle)
+        startNext();
+}
+
+void RunController::enqueue(JobKind kind, const QString& label, TrainingWorker::AnalysisJob job)
+{
+    m_queue.append({kind, label, {}, std::move(job)});
     Q_EMIT queueChanged(queuedCount());
     if (m_state == State::Idle)
         startNext();
@@ -74,9 +82,13 @@ void RunController::startNext()
     auto next = m_queue.takeFirst();
     Q_EMIT queueChanged(queuedCount());
     m_label = next.label;
-    m_worker = new TrainingWorker(std::move(next.job));
+    m_kind = next.kind;
+    m_worker = next.analysis ? new TrainingWorker(std::move(next.analysis)) : new TrainingWorker(std::move(next.job));
     m_worker->moveToThread(m_thread.get());
     const QString label = m_label;
+    const JobKind kind = m_kind;
+    connect(m_worker, &TrainingWorker::analysisProgress, this,
+            [this, label, kind](const AnalysisProgress& p) { Q_EMIT analysisProgress(label, kind, p); });
     connect(m_worker, &TrainingWorker::started, this,
             [this, label](const engine::RunStarted& s) { Q_EMIT runStarted(label, s); });
     connect(m_worker, &TrainingWorker::progress, this, &RunController::stepProgress);

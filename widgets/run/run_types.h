@@ -9,6 +9,21 @@
 
 namespace lengen::ui {
 
+/// What a job does: the views that show training ignore analysis jobs, and the other way round.
+enum class JobKind { Train, Evaluate, Probe };
+
+/// An analysis job's progress: stage `stage` (from 0) of `stages`, `done` of `total` units in
+/// it; `fraction` is the whole job's (stages weigh the same), `etaSeconds` < 0 while unknown.
+struct AnalysisProgress {
+    QString stageName;
+    int stage = 0;
+    int stages = 1;
+    qint64 done = 0;
+    qint64 total = 1;
+    double fraction = 0;
+    double etaSeconds = -1;
+};
+
 /// A failed run or analysis: one sentence for the user, technical detail for a details box.
 struct RunError {
     QString message;
@@ -23,6 +38,8 @@ void registerRunTypes();
 }  // namespace lengen::ui
 
 Q_DECLARE_METATYPE(lengen::ui::RunError)
+Q_DECLARE_METATYPE(lengen::ui::JobKind)
+Q_DECLARE_METATYPE(lengen::ui::AnalysisProgress)
 Q_DECLARE_METATYPE(lengen::engine::RunStarted)
 Q_DECLARE_METATYPE(lengen::engine::StepProgress)
 Q_DECLARE_METATYPE(lengen::engine::LogRecord)

@@ -9,6 +9,8 @@ namespace lengen::ui {
 void registerRunTypes()
 {
     qRegisterMetaType<RunError>();
+    qRegisterMetaType<JobKind>();
+    qRegisterMetaType<AnalysisProgress>();
     qRegisterMetaType<engine::RunStarted>();
     qRegisterMetaType<engine::StepProgress>();
     qRegisterMetaType<engine::LogRecord>();
@@ -20,11 +22,18 @@ TrainingWorker::TrainingWorker(Job job, QObject* parent) : QObject(parent), m_jo
     registerRunTypes();
 }
 
+TrainingWorker::TrainingWorker(AnalysisJob job, QObject* parent) : QObject(parent), m_analysis(std::move(job))
+{
+    registerRunTypes();
+}
+
 void TrainingWorker::run()
 {
     // Nothing may escape a slot: every failure becomes `failed`.
     try {
-        const auto summary = m_job(m_control, *this);
+        m_begun = std::chrono::steady_clock::now();
+        const auto summary = m_analysis ? m_analysis(m_control, static_cast<engine::AnalysisObserver&>(*this))
+                                        : m_job(m_control, static_cast<engine::TrainObserver&>(*this));
         if (summary.outcome == engine::RunOutcome::Cancelled || m_control.isCancelRequested())
             Q_EMIT cancelled(summary);
         else
@@ -59,6 +68,33 @@ void TrainingWorker::onLog(const engine::LogRecord& r) { Q_EMIT logged(r); }
 void TrainingWorker::onWarning(const std::string& message)
 {
     Q_EMIT warning(QString::fromStdString(message));
+}
+
+void TrainingWorker::onStage(int index, int count, const std::string& name)
+{
+    m_stage.stage = index;
+    m_stage.stages = std::max(1, count);
+    m_stage.stageName = QString::fromStdString(name);
+    onProgress(name, 0, 1);
+}
+
+void TrainingWorker::onProgress(const std::string& stage, std::int64_t done, std::int64_t total)
+{
+    // Within a stage the engine counts its own units; the job's fraction weighs stages alike,
+    // so it only grows (it restarted at every stage when it was shown as training steps).
+    m_stage.done = std::max<std::int64_t>(0, done);
+    m_stage.total = std::max<std::int64_t>(1, total);
+    const double within = std::min(1.0, double(m_stage.done) / double(m_stage.total));
+    m_stage.fraction = std::max(m_stage.fraction, (m_stage.stage + within) / m_stage.stages);
+    if (!stage.empty() && m_stage.stageName.isEmpty())
+        m_stage.stageName = QString::fromStdString(stage);
+    const auto now = std::chrono::steady_clock::now();
+    const double elapsed = std::chrono::duration<double>(now - m_begun).count();
+    m_stage.etaSeconds = m_stage.fraction > 0.02 ? elapsed * (1 - m_stage.fraction) / m_stage.fraction : -1;
+    if (now - m_lastProgress < m_interval && done < total)
+        return;
+    m_lastProgress = now;
+    Q_EMIT analysisProgress(m_stage);
 }
 
 }  // namespace lengen::ui

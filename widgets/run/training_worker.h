@@ -1,6 +1,7 @@
 #pragma once
 // Runs one engine job (training, evaluation, probes) on a worker thread and turns the engine's
-// observer calls into queued signals. Lives on the QThread its RunController owns.
+// observer calls into queued signals: a training job's as started/progress/logged, an
+// analysis job's as analysisProgress (stage k of n, overall fraction and ETA). Lives on the QThread its RunController owns.
 // requestCancel() and setPaused() are plain thread-safe calls, not slots: while the job runs
 // the worker's event loop is blocked inside the engine, so a queued slot would never run.
 
@@ -10,13 +11,14 @@
 #include <chrono>
 #include <functional>
 
+#include "lengen/engine/analysis.h"
 #include "lengen/engine/observer.h"
 #include "lengen/engine/run_control.h"
 #include "run_types.h"
 
 namespace lengen::ui {
 
-class TrainingWorker final : public QObject, private engine::TrainObserver {
+class TrainingWorker final : public QObject, private engine::TrainObserver, private engine::AnalysisObserver {
     Q_OBJECT
     Q_DISABLE_COPY_MOVE(TrainingWorker)
 
@@ -25,7 +27,11 @@ public:
     /// summary or throws engine::Error.
     using Job = std::function<engine::RunSummary(engine::RunControl&, engine::TrainObserver&)>;
 
+    /// An evaluation or probe: reports through the AnalysisObserver it is given.
+    using AnalysisJob = std::function<engine::RunSummary(engine::RunControl&, engine::AnalysisObserver&)>;
+
     explicit TrainingWorker(Job job, QObject* parent = nullptr);
+    explicit TrainingWorker(AnalysisJob job, QObject* parent = nullptr);
 
     void requestCancel() { m_control.requestCancel(); }  ///< any thread
     void setPaused(bool paused) { m_control.setPaused(paused); }  ///< any thread
@@ -44,14 +50,20 @@ Q_SIGNALS:
     void finished(lengen::engine::RunSummary summary);
     void cancelled(lengen::engine::RunSummary summary);
     void failed(lengen::ui::RunError error);
+    void analysisProgress(lengen::ui::AnalysisProgress progress);
 
 private:
     void onStarted(const engine::RunStarted& s) override;
     void onStep(const engine::StepProgress& p) override;
     void onLog(const engine::LogRecord& r) override;
     void onWarning(const std::string& message) override;
+    void onStage(int index, int count, const std::string& name) override;
+    void onProgress(const std::string& stage, std::int64_t done, std::int64_t total) override;
 
     Job m_job;
+    AnalysisJob m_analysis;
+    AnalysisProgress m_stage;
+    std::chrono::steady_clock::time_point m_begun{};
     engine::RunControl m_control;
     std::chrono::milliseconds m_interval{50};
     std::chrono::steady_clock::time_point m_lastProgress{};

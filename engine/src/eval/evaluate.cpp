@@ -86,7 +86,9 @@ EvalSummary evaluateRun(const std::string& run, const EvalOptions& options, RunC
     EvalSummary summary;
     summary.analysisFile = analysisFileFor(run);
     const double budget = options.common.memoryBudgetMiB * 1024 * 1024;
+    int stage = 0;
     for (const auto& method : methods) {
+        observer.onStage(stage++, int(methods.size()), method.name);
         const std::int64_t n = cfg.trainPoints() * (method.isLong() ? options.oodFactor : 1);
         Provenance prov{loaded.checkpointStep, options.common.seed, options.prompts, n,
                         options.common.bootstrapTrials, options.baselines ? 1 : 0};

@@ -161,7 +161,10 @@ ProbeSummary probeRun(const std::string& run, const ProbeOptions& options, RunCo
     ProbeSummary summary;
     summary.analysisFile = ctx.analysisFile;
 
+    const int stages = int(options.attention) + int(options.duplicated) + int(options.serialPosition);
+    int stage = 0;
     if (options.attention) {
+        observer.onStage(stage++, stages, "attention");
         if (!ctx.run.model->hasAttention()) {
             summary.skipped.push_back("attention (" + cfg.model.family + " has no attention)");
             observer.onWarning("attention probe skipped: the " + cfg.model.family +
@@ -194,6 +197,7 @@ ProbeSummary probeRun(const std::string& run, const ProbeOptions& options, RunCo
     m.functions = m.sampler.sample(gen);
     m.xs = m.functions->sampleXs(sizes.points, cfg.inputDims(), gen);  // [B, N, D]
     if (options.duplicated) {
+        observer.onStage(stage++, stages, "duplicated");
         if (!duplicatedProbe(ctx, m, sizes, gen)) {
             summary.cancelled = true;
             return summary;
@@ -201,6 +205,7 @@ ProbeSummary probeRun(const std::string& run, const ProbeOptions& options, RunCo
         summary.computed.push_back("duplicated");
     }
     if (options.serialPosition) {
+        observer.onStage(stage++, stages, "serial position");
         if (!serialPositionProbe(ctx, m, sizes)) {
             summary.cancelled = true;
             return summary;

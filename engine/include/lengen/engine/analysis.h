@@ -26,6 +26,9 @@ public:
     /// `stage` names what runs (e.g. "ood_length: RoPE"); done/total count its work units.
     virtual void onProgress(const std::string& /*stage*/, std::int64_t /*done*/,
                             std::int64_t /*total*/) {}
+    /// A new stage begins: `index` of `count` (from 0), e.g. evaluation method 2 of 12 or the
+    /// serial-position probe, 3rd of 3. Progress after it is that stage's.
+    virtual void onStage(int /*index*/, int /*count*/, const std::string& /*name*/) {}
     virtual void onWarning(const std::string&) {}
 };
 

@@ -1,0 +1,71 @@
+#include "analysis_progress.h"
+
+#include <QHBoxLayout>
+#include <QLabel>
+#include <QProgressBar>
+#include <QToolButton>
+
+#include <cmath>
+
+namespace lengen::ui {
+
+namespace {
+QString clock(double seconds)
+{
+    const int s = int(std::lround(seconds));
+    return QStringLiteral("%1:%2").arg(s / 60).arg(s % 60, 2, 10, QLatin1Char('0'));
+}
+}  // namespace
+
+AnalysisProgressArea::AnalysisProgressArea(RunController& controller, QWidget* parent)
+    : QWidget(parent), m_controller(controller)
+{
+    m_label = new QLabel;
+    m_bar = new QProgressBar;
+    m_bar->setRange(0, 1000);
+    m_bar->setMaximumWidth(180);
+    m_bar->setTextVisible(true);
+    m_bar->setFormat(QStringLiteral("%p%"));
+    m_stop = new QToolButton;
+    m_stop->setText(tr("Stop"));
+    m_stop->setToolTip(tr("Stop this analysis (what is already stored stays)"));
+    auto* layout = new QHBoxLayout(this);
+    layout->setContentsMargins(0, 0, 0, 0);
+    layout->addWidget(m_label);
+    layout->addWidget(m_bar);
+    layout->addWidget(m_stop);
+    setVisible(false);
+    connect(m_stop, &QToolButton::clicked, &m_controller, &RunController::stop);
+    connect(&m_controller, &RunController::analysisProgress, this, &AnalysisProgressArea::onProgress);
+    for (auto signal : {&RunController::runFinished, &RunController::runCancelled})
+        connect(&m_controller, signal, this, [this] { onEnded(); });
+    connect(&m_controller, &RunController::runFailed, this, [this] { onEnded(); });
+    connect(&m_controller, &RunController::stateChanged, this, [this](RunController::State s) {
+        if (isVisible() && s == RunController::State::Paused)
+            m_label->setText(m_label->text() + tr(" — paused"));
+    });
+}
+
+QString AnalysisProgressArea::text() const { return m_label->text(); }
+int AnalysisProgressArea::perMille() const { return m_bar->value(); }
+
+void AnalysisProgressArea::onProgress(const QString& label, JobKind kind, const AnalysisProgress& p)
+{
+    const QString unit = kind == JobKind::Evaluate ? tr("method %1 of %2") : tr("probe %1 of %2");
+    QString text = QStringLiteral("%1 · %2 (%3)").arg(label, p.stageName, unit.arg(p.stage + 1).arg(p.stages));
+    if (p.etaSeconds >= 0)
+        text += tr(", ETA %1").arg(clock(p.etaSeconds));
+    m_label->setText(text);
+    m_bar->setValue(int(std::lround(1000 * p.fraction)));
+    setVisible(true);
+}
+
+void AnalysisProgressArea::onEnded()
+{
+    if (m_controller.currentKind() == JobKind::Train)
+        return;
+    m_bar->setValue(m_bar->maximum());
+    setVisible(false);  // the status bar says how it ended
+}
+
+}  // namespace lengen::ui

@@ -1,0 +1,37 @@
+#pragma once
+// The progress area of evaluation and probe jobs (in the status bar): "evaluate run-x ·
+// ood_length (method 3 of 12)", one bar over the whole job, ETA, and Stop. It listens to the
+// RunController and shows only analysis jobs; the Train view shows only training. It hides
+// itself when the job ends. GUI thread only.
+
+#include <QWidget>
+
+#include "run_controller.h"
+
+class QLabel;
+class QProgressBar;
+class QToolButton;
+
+namespace lengen::ui {
+
+class AnalysisProgressArea final : public QWidget {
+    Q_OBJECT
+    Q_DISABLE_COPY_MOVE(AnalysisProgressArea)
+
+public:
+    explicit AnalysisProgressArea(RunController& controller, QWidget* parent = nullptr);
+    QString text() const;
+    /// The bar's value in per mille of the whole job.
+    int perMille() const;
+
+private:
+    void onProgress(const QString& label, JobKind kind, const AnalysisProgress& p);
+    void onEnded();
+
+    RunController& m_controller;
+    QLabel* m_label;
+    QProgressBar* m_bar;
+    QToolButton* m_stop;
+};
+
+}  // namespace lengen::ui
