@@ -120,6 +120,11 @@ void TestConfig::errorsNameFileLineAndKey_data()
     QTest::newRow("max_length past int")
         << QString(kModel).replace("[22]", "[22, 9223372036854775808]") << cur << ""
         << "linear_regression" << "model.yaml:2" << "model.max_length: must be <= 2147483647 or inf";
+    // Found by the reliability corpus: validated, then trained NaN from step 0.
+    QTest::newRow("odd rotary head width")
+        << QString(kModel).replace("hidden_size: 16", "hidden_size: 14") << cur << ""
+        << "linear_regression" << "model.yaml:5"
+        << "model.num_attention_heads: hidden_size / num_attention_heads = 7 is odd";
     QTest::newRow("syntax error") << model + "bad: [1, 2\n" << cur << "" << "linear_regression"
                                   << "model.yaml:" << "YAML syntax error";
 }

@@ -333,6 +333,18 @@ LoadedConfig parseRoot(const config::NodePtr& root, const std::string& source)
                   "for " + base.model.family);
     if (base.model.backbone != Backbone::Llama)
         base.position = PositionConfig{base.position.patchName, "rope", std::nullopt, false};
+    // Rotary encodings turn pairs of a head's dimensions: an odd head width has no partner for
+    // its last one (training went NaN at step 0). NoPE, ALiBi and FIRE do not rotate.
+    const auto& m = base.model;
+    const bool rotary = base.position.type != "nope" && base.position.type != "alibi" &&
+                        base.position.type != "fire";
+    if (m.backbone == Backbone::Llama && rotary && m.hiddenSize > 0 && m.numHeads > 0 &&
+        m.hiddenSize % m.numHeads == 0 && (m.hiddenSize / m.numHeads) % 2 != 0)
+        top.child("model").error("num_attention_heads",
+                                 "hidden_size / num_attention_heads = " +
+                                     std::to_string(m.hiddenSize / m.numHeads) + " is odd: " +
+                                     base.position.type + " rotates pairs of a head's dimensions "
+                                     "and needs an even head width");
     if (!sink.errors.empty())
         throw ConfigError(sink.errors);
 
