@@ -228,14 +228,21 @@ void MainWindow::wireController()
     });
     connect(&m_controller, &ui::RunController::warning, this, [=](const QString& w) { status(w); });
     connect(&m_controller, &ui::RunController::runFinished, this, [=](const QString& label, const engine::RunSummary& s) {
-        if (training())
-            status(tr("%1 finished").arg(label));
-        else
-            status(m_controller.currentKind() == ui::JobKind::Evaluate
-                       ? tr("%1 finished: %n method(s) computed", nullptr, int(s.stepsDone)).arg(label)
-                       : tr("%1 finished: %n probe(s) computed", nullptr, int(s.stepsDone)).arg(label));
         m_browser->refresh();
-        openRun(QString::fromStdString(s.runFile));
+        const QString run = QString::fromStdString(s.runFile);
+        if (training()) {
+            openRun(run);  // the new run is what the user wants to see
+            status(tr("%1 finished").arg(label));
+            return;
+        }
+        if (QFileInfo(run) == QFileInfo(m_openRun)) {  // re-read what the analysis added
+            m_eval->refresh();
+            m_probes->refresh();
+            m_attention->setRun(m_openRun);
+        }
+        status(m_controller.currentKind() == ui::JobKind::Evaluate
+                   ? tr("%1 finished: %n method(s) computed", nullptr, int(s.stepsDone)).arg(label)
+                   : tr("%1 finished: %n probe(s) computed", nullptr, int(s.stepsDone)).arg(label));
     });
     connect(&m_controller, &ui::RunController::runCancelled, this, [=](const QString& label, const engine::RunSummary& s) {
         status(training() ? tr("%1 stopped; continue it with `lengen train --resume %2`").arg(label, QString::fromStdString(s.runFile))
