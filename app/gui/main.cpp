@@ -99,7 +99,6 @@ int main(int argc, char** argv)
     if (parser.isSet(compare))
         o.compare = parser.value(compare).split(',', Qt::SkipEmptyParts);
     lengen::studio::MainWindow window(o);
-    window.resize(1280, 860);
     window.show();
 
     auto& controller = window.controller();

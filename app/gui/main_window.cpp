@@ -391,7 +391,10 @@ void MainWindow::dropEvent(QDropEvent* event)
 void MainWindow::restoreSettings()
 {
     QSettings s;
-    restoreGeometry(s.value("window/geometry").toByteArray());
+    // Size and position as the user left them; the default size only on a first start (a
+    // resize after this, in main(), used to undo the restored size).
+    if (!restoreGeometry(s.value("window/geometry").toByteArray()))
+        resize(1280, 860);
     if (!restoreState(s.value("window/state").toByteArray()))  // first start: the views get the room
         if (auto* dock = findChild<QDockWidget*>(QStringLiteral("runs")))
             resizeDocks({dock}, {220}, Qt::Vertical);
