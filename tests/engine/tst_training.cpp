@@ -133,6 +133,10 @@ void TestTraining::shortRunLowersTheLoss()
     const auto info = readRunInfo(summary.runFile);
     QCOMPARE(info.status, std::string("finished"));
     QCOMPARE(info.checkpointStep, std::int64_t(300));  // saved after the last step too
+    // Issue 13, defect 5: one "final loss": the last log row's (step 295 here, not step 299),
+    // the same number the summary, `lengen info` and the studio's run table show.
+    QCOMPARE(summary.finalLoss, info.lastLoss);
+    QCOMPARE(summary.finalLoss, log.loss.back());
 }
 
 void TestTraining::sameSeedSameRun()

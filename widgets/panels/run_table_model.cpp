@@ -162,9 +162,19 @@ QVariant RunTableModel::data(const QModelIndex& index, int role) const
     }
 }
 
+QString finalLossDefinition()
+{
+    return RunTableModel::tr("Final loss: the training loss (one batch) at the last logged step "
+                             "(a log row every logging_steps), as `lengen info` reports it");
+}
+
 QVariant RunTableModel::headerData(int section, Qt::Orientation o, int role) const
 {
-    if (o != Qt::Horizontal || role != Qt::DisplayRole)
+    if (o != Qt::Horizontal)
+        return {};
+    if (role == Qt::ToolTipRole && section == FinalLoss)
+        return finalLossDefinition();
+    if (role != Qt::DisplayRole)
         return {};
     static const char* names[] = {"Task", "PE", "Backbone", "Size (H×L×heads)", "D", "Points",
                                   "Steps", "Final loss", "Created (UTC)", "Status"};

@@ -10,6 +10,9 @@
 
 namespace lengen::ui {
 
+/// The one definition of a run's "final loss" the studio shows (a tooltip text).
+QString finalLossDefinition();
+
 struct RunRow {
     QString path;          ///< run.h5
     QString task, pe, backbone, status, created, error;

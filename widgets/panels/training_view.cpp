@@ -1,4 +1,5 @@
 #include "training_view.h"
+#include "run_table_model.h"
 
 #include <QCheckBox>
 #include <QDir>
@@ -149,6 +150,7 @@ TrainingView::TrainingView(RunController& controller, QWidget* parent)
             return;
         m_rate->clear();
         m_label->setText(tr("%1 finished: %2 steps, final loss %3").arg(l).arg(s.stepsDone).arg(s.finalLoss, 0, 'g', 4));
+        m_label->setToolTip(finalLossDefinition());
     });
     connect(&m_controller, &RunController::runCancelled, this, [=](const QString& l, const engine::RunSummary& s) {
         if (!training())

@@ -176,6 +176,7 @@ RunSummary trainSteps(TrainSession& s, RunControl& control, TrainObserver& obser
     std::int64_t lastCheckpoint = s.stepsDone;
     double stepSeconds = 0;  // exponential moving average of the step duration
     bool cancelled = false;
+    bool loggedHere = false;  // a log row was written in this session
     for (std::int64_t step = s.stepsDone; step < total; ++step) {
         if (!control.shouldContinue()) {
             cancelled = true;
@@ -204,6 +205,8 @@ RunSummary trainSteps(TrainSession& s, RunControl& control, TrainObserver& obser
             LogRecord r;
             r.step = step;
             r.loss = lossValue;
+            summary.finalLoss = lossValue;  // one definition: the last log row's loss
+            loggedHere = true;
             r.excessLoss = lossValue / baselineLoss(nDims, nPoints);
             r.pointwise = toVector(s.sampler->metric(pred.detach(), ys).mean(0));
             r.nPoints = nPoints;
@@ -218,7 +221,8 @@ RunSummary trainSteps(TrainSession& s, RunControl& control, TrainObserver& obser
         s.optimizer->step(lr);
         s.optimizer->zeroGrad();
         s.stepsDone = step + 1;
-        summary.finalLoss = lossValue;
+        if (!loggedHere)  // a resume too short to log keeps the last step's loss
+            summary.finalLoss = lossValue;
 
         const double dt = secondsSince(stepStart);
         stepSeconds = stepSeconds == 0 ? dt : 0.95 * stepSeconds + 0.05 * dt;

@@ -47,7 +47,7 @@ struct RunSummary {
     std::string runFile;
     RunOutcome outcome = RunOutcome::Finished;
     std::int64_t stepsDone = 0;    ///< completed optimisation steps (= checkpoint step)
-    double finalLoss = 0;
+    double finalLoss = 0;          ///< loss of the last logged step (what `lengen info` shows)
     double wallSeconds = 0;
 };
 
