@@ -1,5 +1,7 @@
 #include "main_window.h"
 
+#include <algorithm>
+
 #include <QAction>
 #include <QApplication>
 #include <QCloseEvent>
@@ -86,6 +88,12 @@ MainWindow::MainWindow(const StudioOptions& options, QWidget* parent) : QMainWin
     connect(m_probes, &ui::FigureView::computeRequested, this, &MainWindow::probeOpenRun);
     connect(m_browser, &ui::RunBrowser::openRequested, this, &MainWindow::openRun);
     connect(m_browser, &ui::RunBrowser::compareRequested, this, &MainWindow::compareRuns);
+    connect(m_compare, &ui::CompareView::evaluateRequested, this, [this](const QStringList& runs) {
+        for (const auto& run : runs)
+            m_controller.enqueue(ui::JobKind::Evaluate, tr("evaluate %1").arg(QFileInfo(run).dir().dirName()),
+                                 evalJob(run, engine::EvalOptions{}));
+        statusBar()->showMessage(tr("%n evaluation(s) queued", nullptr, int(runs.size())));
+    });
     connect(m_browser, &ui::RunBrowser::referenceRunsFound, this, &MainWindow::offerReferenceImport);
     m_follow.setInterval(2000);
     connect(&m_follow, &QTimer::timeout, this, [this] {
@@ -225,6 +233,7 @@ void MainWindow::wireController()
     auto training = [this] { return m_controller.currentKind() == ui::JobKind::Train; };
     connect(&m_controller, &ui::RunController::runStarted, this, [=](const QString& label, const auto&) {
         status(tr("%1 running…").arg(label));
+        m_browser->refresh();  // the new run is listed at once, not after Refresh
     });
     connect(&m_controller, &ui::RunController::warning, this, [=](const QString& w) { status(w); });
     connect(&m_controller, &ui::RunController::runFinished, this, [=](const QString& label, const engine::RunSummary& s) {
@@ -235,6 +244,15 @@ void MainWindow::wireController()
             status(tr("%1 finished").arg(label));
             return;
         }
+        const auto compared = m_compare->runs();
+        if (std::any_of(compared.begin(), compared.end(), [&](const QString& r) {
+                try {
+                    return QFileInfo(QString::fromStdString(engine::locateRunFile(r.toStdString()))) == QFileInfo(run);
+                } catch (const std::exception&) {
+                    return false;  // gone since: nothing to refresh
+                }
+            }))
+            m_compare->setRuns(compared);  // its curve can join the comparison now
         if (QFileInfo(run) == QFileInfo(m_openRun)) {  // re-read what the analysis added
             m_eval->refresh();
             m_probes->refresh();

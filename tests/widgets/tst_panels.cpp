@@ -350,6 +350,25 @@ void TestPanels::viewsPopulateFromARun()
     QFile pdf(comparePdf);
     QVERIFY(pdf.open(QIODevice::ReadOnly));
     QVERIFY(pdf.read(5) == "%PDF-");
+    // Issue 13, defect 11: a selected run without the method is said, not silently dropped,
+    // and can be sent to evaluation.
+    const QString unevaluated = QString::fromStdString(trainTiny(m_runs, "nope", 10));
+    compare.setRuns({rope, unevaluated});
+    QCOMPARE(compare.spec().series.size(), size_t(1));
+    QCOMPARE(compare.missingRuns(), QStringList{unevaluated});
+    QVERIFY2(compare.infoText().contains("1 of 2 runs compared") && compare.infoText().contains("NoPE ("),
+             qPrintable(compare.infoText()));
+    QSignalSpy evaluate(&compare, &ui::CompareView::evaluateRequested);
+    auto* button = [&]() -> QPushButton* {
+        for (auto* b : compare.findChildren<QPushButton*>())
+            if (b->text() == "Evaluate them")
+                return b;
+        return nullptr;
+    }();
+    QVERIFY(button && !button->isHidden());
+    button->click();
+    QCOMPARE(evaluate.count(), 1);
+    QCOMPARE(evaluate.first().at(0).toStringList(), QStringList{unevaluated});
     const auto withBaselines = ui::compareFigure({rope}, "standard", true);
     QCOMPARE(withBaselines.series.size(), size_t(4));
 }

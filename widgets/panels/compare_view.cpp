@@ -21,7 +21,8 @@
 
 namespace lengen::ui {
 
-plots::FigureSpec compareFigure(const QStringList& runFiles, const std::string& method, bool baselines)
+plots::FigureSpec compareFigure(const QStringList& runFiles, const std::string& method, bool baselines,
+                                QStringList* missing)
 {
     plots::FigureSpec f;
     bool classification = false;
@@ -29,6 +30,7 @@ plots::FigureSpec compareFigure(const QStringList& runFiles, const std::string& 
     std::string task;
     for (const auto& run : runFiles) {
         const auto info = engine::readRunInfo(engine::locateRunFile(run.toStdString()));
+        const size_t before = f.series.size();
         for (const auto& r : engine::readEvaluations(run.toStdString())) {
             if (r.method != method || r.source != "lengen" || r.curves.empty())
                 continue;
@@ -46,6 +48,8 @@ plots::FigureSpec compareFigure(const QStringList& runFiles, const std::string& 
             train = r.trainPoints;
             task = info.task;
         }
+        if (f.series.size() == before && missing)
+            missing->push_back(run);
     }
     f.title = task + " - " + method + " - " + std::to_string(f.series.size()) + " curves";
     double xMax = 0;
@@ -64,6 +68,11 @@ CompareView::CompareView(QWidget* parent) : QWidget(parent)
     m_plot = new QCustomPlot;
     m_plot->setInteractions(QCP::iRangeDrag | QCP::iRangeZoom);
     m_info = new QLabel(tr("Select runs in the browser and press “Compare selected”."));
+    m_info->setWordWrap(true);
+    m_evaluate = new QPushButton(tr("Evaluate them"));
+    m_evaluate->setToolTip(tr("Queue an evaluation of the runs this comparison leaves out"));
+    m_evaluate->setVisible(false);
+    connect(m_evaluate, &QPushButton::clicked, this, [this] { Q_EMIT evaluateRequested(m_missing); });
     auto* bar = new QHBoxLayout;
     bar->addWidget(new QLabel(tr("Method:")));
     bar->addWidget(m_method, 1);
@@ -85,7 +94,10 @@ CompareView::CompareView(QWidget* parent) : QWidget(parent)
     });
     auto* layout = new QVBoxLayout(this);
     layout->addLayout(bar);
-    layout->addWidget(m_info);
+    auto* info = new QHBoxLayout;
+    info->addWidget(m_info, 1);
+    info->addWidget(m_evaluate);
+    layout->addLayout(info);
     layout->addWidget(m_plot, 1);
     connect(m_method, &QComboBox::currentIndexChanged, this, &CompareView::draw);
     connect(m_baselines, &QCheckBox::toggled, this, &CompareView::draw);
@@ -121,21 +133,49 @@ void CompareView::setRuns(const QStringList& runFiles)
     draw();
 }
 
+QString CompareView::infoText() const { return m_info->text(); }
+
+namespace {
+// "NoPE (ab12cd34)": how the figure's legend names a run.
+QString runName(const QString& run)
+{
+    try {
+        const auto info = engine::readRunInfo(engine::locateRunFile(run.toStdString()));
+        return QString::fromStdString(info.positionEncoding + " (" + info.runId + ")");
+    } catch (const std::exception&) {
+        return run;
+    }
+}
+}  // namespace
+
 void CompareView::draw()
 {
+    m_missing.clear();
     if (m_runs.isEmpty() || m_method->currentText().isEmpty()) {
+        if (!m_runs.isEmpty())
+            m_missing = m_runs;
+        m_evaluate->setVisible(!m_missing.isEmpty());
         m_info->setText(m_runs.isEmpty() ? tr("Select runs in the browser and press “Compare selected”.")
-                                         : tr("None of the selected runs is evaluated yet "
-                                              "(Analysis ▸ Evaluate)."));
+                                         : tr("None of the selected runs is evaluated yet."));
         return;
     }
     try {
-        m_spec = compareFigure(m_runs, m_method->currentText().toStdString(), m_baselines->isChecked());
+        m_spec = compareFigure(m_runs, m_method->currentText().toStdString(), m_baselines->isChecked(), &m_missing);
         plots::buildFigure(*m_plot, m_spec);
-        m_info->setText(tr("%n run(s)", nullptr, int(m_runs.size())));
+        const auto shown = m_runs.size() - m_missing.size();
+        QString text = m_runs.size() == 1 ? tr("1 run") : tr("%1 of %2 runs compared").arg(shown).arg(m_runs.size());
+        if (!m_missing.isEmpty()) {
+            QStringList names;
+            for (const auto& r : m_missing)
+                names << runName(r);
+            // Said, not silently dropped: which runs have no curve here, and why.
+            text += tr("; left out, not evaluated with %1: %2").arg(m_method->currentText(), names.join(", "));
+        }
+        m_info->setText(text);
     } catch (const std::exception& e) {
         m_info->setText(QString::fromUtf8(e.what()));
     }
+    m_evaluate->setVisible(!m_missing.isEmpty());
 }
 
 }  // namespace lengen::ui

@@ -11,6 +11,7 @@ class QComboBox;
 class QCheckBox;
 class QCustomPlot;
 class QLabel;
+class QPushButton;
 
 namespace lengen::ui {
 
@@ -26,11 +27,20 @@ public:
     QCustomPlot* plot() const { return m_plot; }
     /// Writes the comparison figure (PNG/SVG/PDF/CSV by the extension); false + error on failure.
     bool exportTo(const QString& path, int dpi, QString* error = nullptr);
+    /// The selected runs the figure leaves out (no evaluation of the chosen method).
+    QStringList missingRuns() const { return m_missing; }
+    /// The line above the figure: how many runs, and which are left out and why.
+    QString infoText() const;
+
+Q_SIGNALS:
+    /// "Evaluate them": the runs the comparison left out for want of an evaluation.
+    void evaluateRequested(QStringList runFiles);
 
 private:
     void draw();
 
-    QStringList m_runs;
+    QStringList m_runs, m_missing;
+    QPushButton* m_evaluate;
     QComboBox* m_method;
     QCheckBox* m_baselines;
     QCustomPlot* m_plot;
@@ -39,8 +49,9 @@ private:
 };
 
 /// The comparison figure itself (also used by tests): the model curve of `method` from each
-/// run, optionally the first run's baselines.
+/// run, optionally the first run's baselines. Runs with no stored `method` add no curve and
+/// are listed in `missing` (when given).
 plots::FigureSpec compareFigure(const QStringList& runFiles, const std::string& method,
-                                bool baselines);
+                                bool baselines, QStringList* missing = nullptr);
 
 }  // namespace lengen::ui
