@@ -189,6 +189,10 @@ void MainWindow::buildMenus()
     pause->setEnabled(false);
     stop->setEnabled(false);
 
+    // Closed panels come back from here (the Runs list is a dock the user can close).
+    auto* view = menuBar()->addMenu(tr("&View"));
+    for (auto* dock : findChildren<QDockWidget*>())
+        view->addAction(dock->toggleViewAction());
     auto* analysis = menuBar()->addMenu(tr("&Analysis"));
     analysis->addAction(tr("&Evaluate open run"), QKeySequence(Qt::CTRL | Qt::Key_E), this,
                         &MainWindow::evaluateOpenRun);

@@ -270,6 +270,9 @@ void TestPanels::browserFiltersAndSorts()
     QCOMPARE(table->model()->index(0, ui::RunTableModel::Pe).data().toString(), QString("RoPE"));
     table->sortByColumn(ui::RunTableModel::Steps, Qt::DescendingOrder);
     QCOMPARE(table->model()->index(0, ui::RunTableModel::Pe).data().toString(), QString("ALiBi"));
+    // Seed and run id columns: runs of different seeds are told apart (issue 13).
+    QCOMPARE(table->model()->index(0, ui::RunTableModel::Seed).data().toLongLong(), 4LL);
+    QCOMPARE(table->model()->index(0, ui::RunTableModel::RunId).data().toString().size(), 8);
     QSignalSpy open(&browser, &ui::RunBrowser::openRequested);
     browser.selectRun(QString::fromStdString(m_rope));
     QCOMPARE(browser.selectedRuns(), QStringList{QString::fromStdString(m_rope)});

@@ -25,6 +25,8 @@ RunRow RunTableModel::readRow(const QString& runFile)
         r.task = QString::fromStdString(info.task);
         r.pe = QString::fromStdString(info.positionEncoding);
         r.backbone = QString::fromStdString(info.backbone);
+        r.runId = QString::fromStdString(info.runId);
+        r.seed = qint64(info.seed);
         r.status = QString::fromStdString(info.status);
         r.created = QString::fromStdString(info.createdAt).replace('T', ' ').remove('Z');
         r.dims = cfg.inputDims();
@@ -136,6 +138,8 @@ QVariant RunTableModel::data(const QModelIndex& index, int role) const
     case Task: return r.task;
     case Pe: return r.pe;
     case Backbone: return r.backbone;
+    case Seed: return r.seed;  // two seeds of one config are told apart here
+    case RunId: return r.runId;
     case Size:
         return sort ? QVariant(r.hidden * 1000 + r.layers)
                     : QVariant(QStringLiteral("%1×%2×%3").arg(r.hidden).arg(r.layers).arg(r.heads));
@@ -176,7 +180,7 @@ QVariant RunTableModel::headerData(int section, Qt::Orientation o, int role) con
         return finalLossDefinition();
     if (role != Qt::DisplayRole)
         return {};
-    static const char* names[] = {"Task", "PE", "Backbone", "Size (H×L×heads)", "D", "Points",
+    static const char* names[] = {"Task", "PE", "Backbone", "Seed", "Run id", "Size (H×L×heads)", "D", "Points",
                                   "Steps", "Final loss", "Created (UTC)", "Status"};
     return QString::fromUtf8(names[section]);
 }

@@ -15,7 +15,8 @@ QString finalLossDefinition();
 
 struct RunRow {
     QString path;          ///< run.h5
-    QString task, pe, backbone, status, created, error;
+    QString task, pe, backbone, status, created, error, runId;
+    qint64 seed = -1;      ///< -1 when unknown (a damaged file)
     int dims = 0, points = 0, hidden = 0, layers = 0, heads = 0;
     qint64 steps = 0, totalSteps = 0;
     double finalLoss = 0;
@@ -27,7 +28,7 @@ class RunTableModel final : public QAbstractTableModel {
     Q_OBJECT
 
 public:
-    enum Column { Task, Pe, Backbone, Size, Dims, Points, Steps, FinalLoss, Created, Status, ColumnCount };
+    enum Column { Task, Pe, Backbone, Seed, RunId, Size, Dims, Points, Steps, FinalLoss, Created, Status, ColumnCount };
 
     explicit RunTableModel(QObject* parent = nullptr);
 
