@@ -315,6 +315,11 @@ void TestPanels::viewsPopulateFromARun()
     attention.setRun(rope);
     QCOMPARE(attention.loadedTile(), QRect(0, 0, 56, 56));  // first: "duplicated", 4 x 7 points, whole
     QCOMPARE(attention.plot()->plottableCount(), 1);
+    // Colours fitted to the visible cells (a fixed 0-1 range left long maps black), and the
+    // training length (2 x 7 points = 14 tokens) marked on the map.
+    QVERIFY(attention.heatmap() && !attention.heatmap()->zMax);
+    QCOMPARE(*attention.heatmap()->boundary, 2 * 7);
+    QVERIFY(attention.plot()->itemCount() >= 2);
     attention.showWindow(4, 2, 6);  // a zoomed window loads only that tile
     QCOMPARE(attention.loadedTile().width(), 6);
     // Its export is that tile: the CSV has a row per causal cell of queries 4-9 x keys 2-7.

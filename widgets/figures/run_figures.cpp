@@ -259,6 +259,8 @@ plots::HeatmapSpec mapFigure(const std::string& run, const engine::AttentionSett
             if (m.c0 + c > m.r0 + r)
                 h.values[size_t(r) * size_t(h.cols) + size_t(c)] = NAN;
     h.tickLabel = tokenLabel;
+    h.boundary = 2 * rf.config.trainPoints();  // tokens of a training prompt (x, y per point)
+    h.boundaryLabel = "train length";
     // Weights spread over hundreds of keys sit near 1/T: a log colour scale shows where they go.
     h.logScale = true;
     h.zMin = 1e-4;

@@ -33,6 +33,9 @@ AttentionView::AttentionView(QWidget* parent) : QWidget(parent)
     m_layer = new QSpinBox;
     m_head = new QSpinBox;
     m_log = new QCheckBox(tr("log colour scale"));
+    m_fit = new QCheckBox(tr("fit colours to view"));
+    m_fit->setChecked(true);
+    m_fit->setToolTip(tr("Colour range from the visible cells; off: the fixed 0–1 range (log: 1e-4–1)"));
     m_log->setChecked(true);
     auto* bar = new QHBoxLayout;
     bar->addWidget(new QLabel(tr("Prompt length:")));
@@ -42,6 +45,7 @@ AttentionView::AttentionView(QWidget* parent) : QWidget(parent)
         bar->addWidget(box);
     }
     bar->addWidget(m_log);
+    bar->addWidget(m_fit);
     auto* exportButton = new QPushButton(tr("Export…"));
     exportButton->setToolTip(tr("The loaded tile: PNG, SVG, PDF, or CSV of its cells"));
     bar->addWidget(exportButton);
@@ -78,6 +82,7 @@ AttentionView::AttentionView(QWidget* parent) : QWidget(parent)
     for (auto* box : {m_prompt, m_layer, m_head})
         connect(box, &QSpinBox::valueChanged, this, [this] { loadVisibleTile(); });
     connect(m_log, &QCheckBox::toggled, this, [this] { loadVisibleTile(); });
+    connect(m_fit, &QCheckBox::toggled, this, [this] { loadVisibleTile(); });
     connect(m_plot, &QCustomPlot::mouseMove, this, &AttentionView::onHover);
     connect(m_plot, &QCustomPlot::mouseRelease, this, [this] { m_reload->start(); });
     connect(m_plot, &QCustomPlot::mouseWheel, this, [this] { m_reload->start(); });
@@ -174,8 +179,12 @@ void AttentionView::loadVisibleTile()
         const auto& s = m_settings.at(size_t(m_setting->currentIndex()));
         auto fig = figures::makeFigure(m_run.toStdString(), "attention_map/" + s.name, m);
         fig.heatmap->logScale = m_log->isChecked();
-        if (!fig.heatmap->logScale)
+        if (m_fit->isChecked()) {  // the visible tile's own range (a long map sits near 1/T)
+            fig.heatmap->zMin.reset();
+            fig.heatmap->zMax.reset();
+        } else if (!fig.heatmap->logScale) {
             fig.heatmap->zMin = 0.0;
+        }
         plots::buildHeatmap(*m_plot, *fig.heatmap);
         m_heatmap = fig.heatmap;
         // Keep the user's view (buildHeatmap fits the axes to the tile).

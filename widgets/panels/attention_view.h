@@ -36,6 +36,8 @@ public:
     QRect loadedTile() const { return m_tile; }
     /// The hover read-out line (query, key and weight under the cursor, or a hint).
     QString readout() const;
+    /// The loaded tile as drawn (colour range, training-length boundary): for tests.
+    const std::optional<plots::HeatmapSpec>& heatmap() const { return m_heatmap; }
     /// Shows rows/columns [first, first + size) of the current map (loads that tile).
     void showWindow(int firstRow, int firstCol, int size);
     /// Writes the loaded tile as drawn (PNG/SVG/PDF) or its cells (CSV `row,col,value`).
@@ -53,7 +55,7 @@ private:
     std::vector<engine::AttentionSetting> m_settings;
     QComboBox* m_setting;
     QSpinBox *m_prompt, *m_layer, *m_head;
-    QCheckBox* m_log;
+    QCheckBox *m_log, *m_fit;
     QCustomPlot* m_plot;
     QLabel *m_readout, *m_empty;
     QTimer* m_reload;

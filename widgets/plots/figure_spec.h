@@ -93,6 +93,10 @@ struct HeatmapSpec {
     bool logScale = false;            ///< log10 colour scale; cells <= 0 are not fitted
     std::optional<double> zMin, zMax; ///< colour range; unset = finite data range
     int firstRow = 0, firstCol = 0;   ///< index of row 0 / column 0 (a tile of a larger map)
+    /// A boundary drawn across the map at this index on both axes (e.g. the training length in
+    /// tokens: queries and keys past it were never seen in training); unset = none.
+    std::optional<int> boundary;
+    std::string boundaryLabel;
     /// Tick labels for an index (e.g. token 2i -> "x_i", 2i+1 -> "y_i"); unset = numbers.
     /// Labels are placed at even indices only, about ten per axis.
     std::function<std::string(int)> tickLabel;

@@ -146,6 +146,28 @@ void buildHeatmap(QCustomPlot& plot, const HeatmapSpec& spec)
         map->setColorScale(scale); // takes the scale's gradient, range and scale type
         map->setTightBoundary(false);
     }
+    if (spec.boundary) {  // between cell boundary-1 and boundary, on both axes
+        const double at = *spec.boundary - 0.5;
+        QPen pen(QColor(255, 255, 255, 220), 1.5, Qt::DashLine);
+        for (bool vertical : {true, false}) {
+            auto* line = new QCPItemStraightLine(&plot);
+            line->setClipAxisRect(rect);
+            line->point1->setAxes(xa, ya);
+            line->point2->setAxes(xa, ya);
+            line->point1->setCoords(vertical ? at : 0, vertical ? 0 : at);
+            line->point2->setCoords(vertical ? at : 1, vertical ? 1 : at);
+            line->setPen(pen);
+        }
+        if (!spec.boundaryLabel.empty()) {
+            auto* label = new QCPItemText(&plot);
+            label->setClipAxisRect(rect);
+            label->position->setAxes(xa, ya);
+            label->position->setCoords(at, spec.firstRow);
+            label->setPositionAlignment(Qt::AlignLeft | Qt::AlignTop);
+            label->setText(QStringLiteral(" ") + qs(spec.boundaryLabel));
+            label->setColor(QColor(80, 80, 80));  // sits in the blank (causally masked) corner
+        }
+    }
     plot.replot(QCustomPlot::rpImmediateRefresh);
 }
 
