@@ -148,6 +148,10 @@ void TestConfigDraft::derivedValuesStayDerived()
     ui::SetupPanel panel(configRoot());
     QVERIFY(panel.loadFile(configRoot() + "/quick/linear_regression_rope.yaml"));
     auto* pe = field<QComboBox>(panel, "patch.rope_scaling.type");
+    // Named as researchers write them (issue 13), the config's name beside where it differs.
+    QCOMPARE(pe->itemText(pe->findData(QStringLiteral("linear"))), QStringLiteral("PI (linear)"));
+    QCOMPARE(pe->itemText(pe->findData(QStringLiteral("dynamic"))), QStringLiteral("Dynamic NTK (dynamic)"));
+    QCOMPARE(pe->itemText(pe->findData(QStringLiteral("alibi"))), QStringLiteral("ALiBi"));
     pe->setCurrentIndex(pe->findData(QStringLiteral("yarn")));
     field<QSpinBox>(panel, "model.num_hidden_layers")->setValue(4);
     auto* maxLength = field<QDoubleSpinBox>(panel, "model.max_length");

@@ -18,6 +18,7 @@
 
 #include "attention_view.h"
 #include "compare_view.h"
+#include "curve_interactions.h"
 #include "figure_view.h"
 #include "lengen/engine/analysis.h"
 #include "lengen/engine/probes.h"
@@ -425,6 +426,16 @@ void TestPanels::exportFromAView()
     QFile csv(m_tmp.path() + "/view.csv");
     QVERIFY(csv.open(QIODevice::ReadOnly));
     QCOMPARE(csv.readLine().trimmed(), QByteArray("series,x,y,band_low,band_high"));
+    // A curve hidden by a legend click is not exported: the file is the figure as shown.
+    const auto all = view.shownSpec()->series;
+    QVERIFY(all.size() >= 2);
+    const QString hide = QString::fromStdString(all.front().name);
+    plots::setSeriesVisible(*view.findChild<QCustomPlot*>(), hide, false);
+    QCOMPARE(view.shownSpec()->series.size(), all.size() - 1);
+    QVERIFY(view.exportTo(m_tmp.path() + "/shown.csv", 100));
+    QFile shown(m_tmp.path() + "/shown.csv");
+    QVERIFY(shown.open(QIODevice::ReadOnly));
+    QVERIFY(!QString::fromUtf8(shown.readAll()).contains("\n" + hide + ","));
 }
 
 void TestPanels::guiStaysResponsiveWhileTraining()

@@ -2,6 +2,7 @@
 // the plotted data, SVG is clipped to the axes, the zoom panel and heatmaps lay out as
 // specified. Set LENGEN_FIGURE_DIR to keep the example figures for a look.
 
+#include "curve_interactions.h"
 #include "figure_builder.h"
 #include "figure_export.h"
 #include "qcp.h"
@@ -132,6 +133,7 @@ private Q_SLOTS:
     void spansShadeTheirRegion();
     void logAxesIgnoreNonPositiveValues();
     void rebuildingReusesThePlot();
+    void legendClickHidesACurveAndHoverReadsValues();
 };
 
 void TestPlots::formatNames_data()
@@ -540,6 +542,38 @@ void TestPlots::rebuildingReusesThePlot()
     QVERIFY(plot.legend->visible());
     QCOMPARE(plot.legend->layout(), static_cast<QCPLayout*>(plot.axisRect()->insetLayout()));
     QCOMPARE(plot.findChildren<QCPMarginGroup*>().size(), 0); // the zoom panel's is gone
+}
+
+// Issue 13's interactions: a click on a legend entry hides the curve and its band (again:
+// shows them); the hover read-out gives each visible curve's nearest point.
+void TestPlots::legendClickHidesACurveAndHoverReadsValues()
+{
+    QCustomPlot plot;
+    plot.resize(800, 600);
+    QString hover;
+    enableCurveInteractions(plot, [&](const QString& t) { hover = t; });
+    buildFigure(plot, regressionFigure());
+    plot.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&plot));
+    plot.replot(QCustomPlot::rpImmediateRefresh);
+    QCPGraph* rope = nullptr;
+    for (int i = 0; i < plot.graphCount(); ++i)
+        if (plot.graph(i)->name() == "RoPE" && plot.legend->hasItemWithPlottable(plot.graph(i)))
+            rope = plot.graph(i);
+    QVERIFY(rope);
+    const QPoint entry = plot.legend->itemWithPlottable(rope)->rect().center();
+    QTest::mouseClick(&plot, Qt::LeftButton, {}, entry);
+    QCOMPARE(hiddenSeries(plot), QStringList{"RoPE"});
+    int hiddenGraphs = 0;
+    for (int i = 0; i < plot.graphCount(); ++i)
+        hiddenGraphs += plot.graph(i)->name() == "RoPE" && !plot.graph(i)->visible();
+    QCOMPARE(hiddenGraphs, 3);  // the curve and the two edges of its band
+    const QString text = nearestPoints(plot, 10.2);
+    QVERIFY2(text.startsWith("x = 10:") && !text.contains("RoPE") && text.contains("Least Squares"),
+             qPrintable(text));
+    QTest::mouseClick(&plot, Qt::LeftButton, {}, entry);
+    QVERIFY(hiddenSeries(plot).isEmpty());
+    QVERIFY(nearestPoints(plot, 10.2).contains("RoPE 5.73"));  // 20 exp(-10 / 8)
 }
 
 QTEST_MAIN(TestPlots)

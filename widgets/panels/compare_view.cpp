@@ -1,5 +1,7 @@
 #include "compare_view.h"
 
+#include <algorithm>
+
 #include <QApplication>
 #include <QCheckBox>
 #include <QClipboard>
@@ -11,6 +13,7 @@
 
 #include <set>
 
+#include "curve_interactions.h"
 #include "export_dialog.h"
 #include "figure_builder.h"
 #include "figure_export.h"
@@ -99,6 +102,9 @@ CompareView::CompareView(QWidget* parent) : QWidget(parent)
     info->addWidget(m_evaluate);
     layout->addLayout(info);
     layout->addWidget(m_plot, 1);
+    m_hover = new QLabel;
+    layout->addWidget(m_hover);
+    plots::enableCurveInteractions(*m_plot, [this](const QString& text) { m_hover->setText(text); });
     connect(m_method, &QComboBox::currentIndexChanged, this, &CompareView::draw);
     connect(m_baselines, &QCheckBox::toggled, this, &CompareView::draw);
 }
@@ -106,7 +112,12 @@ CompareView::CompareView(QWidget* parent) : QWidget(parent)
 bool CompareView::exportTo(const QString& path, int dpi, QString* error)
 {
     const auto format = plots::formatFromPath(path).value_or(plots::Format::Png);
-    const auto result = plots::exportFigure(m_spec, path, format, dpi);
+    plots::FigureSpec shown = m_spec;  // as shown: curves hidden by a legend click stay out
+    const QStringList hidden = plots::hiddenSeries(*m_plot);
+    shown.series.erase(std::remove_if(shown.series.begin(), shown.series.end(),
+                                   [&](const plots::Series& s) { return hidden.contains(QString::fromStdString(s.name)); }),
+                    shown.series.end());
+    const auto result = plots::exportFigure(shown, path, format, dpi);
     if (!result.ok && error)
         *error = result.error;
     return result.ok;

@@ -44,7 +44,7 @@ private:
     QComboBox* m_method;
     QCheckBox* m_baselines;
     QCustomPlot* m_plot;
-    QLabel* m_info;
+    QLabel *m_info, *m_hover;
     plots::FigureSpec m_spec;
 };
 

@@ -1,5 +1,6 @@
 #include "config_draft.h"
 
+#include <cctype>
 #include <cmath>
 #include <limits>
 
@@ -39,6 +40,17 @@ void setBackbone(engine::RunConfig& c, engine::Backbone b)
         m.maxLengths = {m.maxLength};
         m.numHeads = std::max(1, m.numHeads);
     }
+}
+
+std::string peLabel(const std::string& type)
+{
+    engine::RunConfig c;
+    c.position.type = type;
+    const std::string shown = c.peDisplayName();
+    std::string lower = shown;
+    for (auto& ch : lower)
+        ch = char(std::tolower(static_cast<unsigned char>(ch)));
+    return lower == type ? shown : shown + " (" + type + ")";
 }
 
 void setTask(engine::RunConfig& c, const std::string& name)

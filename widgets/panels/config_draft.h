@@ -18,6 +18,10 @@ void setPositionEncoding(engine::RunConfig& config, const std::string& type);
 /// Switches the backbone with what it implies: family and type names, Mamba's unbounded
 /// max_length, a finite one (2 × points, the reference's 8× factor) when leaving Mamba.
 void setBackbone(engine::RunConfig& config, engine::Backbone backbone);
+/// A position encoding as researchers write it, with the config's name where it differs:
+/// "RoPE", "PI (linear)", "Dynamic NTK (dynamic)".
+std::string peLabel(const std::string& type);
+
 /// Sets the task and its data (boolean tasks read ±1 inputs).
 void setTask(engine::RunConfig& config, const std::string& name);
 

@@ -1,9 +1,12 @@
 #include "figure_view.h"
 
 #include "export_dialog.h"
+#include "curve_interactions.h"
 #include "figure_builder.h"
 #include "figure_export.h"
 #include "qcp.h"
+
+#include <algorithm>
 
 #include <QApplication>
 #include <QClipboard>
@@ -51,6 +54,11 @@ FigureView::FigureView(Filter filter, QString emptyText, QWidget* parent)
     m_plot = new QCustomPlot;
     m_plot->setInteractions(QCP::iRangeDrag | QCP::iRangeZoom);
     m_plot->setMinimumSize(320, 240);
+    m_hover = new QLabel(tr("Hover for values; click a legend entry to hide or show its curve."));
+    m_hover->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    plots::enableCurveInteractions(*m_plot, [this](const QString& text) {
+        m_hover->setText(text.isEmpty() ? tr("Hover for values; click a legend entry to hide or show its curve.") : text);
+    });
     m_empty = new QLabel(m_emptyText);
     m_empty->setAlignment(Qt::AlignCenter);
     m_empty->setWordWrap(true);
@@ -61,6 +69,7 @@ FigureView::FigureView(Filter filter, QString emptyText, QWidget* parent)
     layout->addLayout(bar);
     layout->addWidget(m_sweepRow);
     layout->addLayout(m_stack, 1);
+    layout->addWidget(m_hover);
     connect(m_choice, &QComboBox::currentIndexChanged, this, &FigureView::draw);
     connect(exportButton, &QPushButton::clicked, this, &FigureView::exportWithDialog);
     connect(copyButton, &QPushButton::clicked, this, &FigureView::onCopy);
@@ -155,6 +164,18 @@ void FigureView::draw()
     }
 }
 
+std::optional<plots::FigureSpec> FigureView::shownSpec() const
+{
+    if (!m_spec)
+        return std::nullopt;
+    plots::FigureSpec shown = *m_spec;
+    const QStringList hidden = plots::hiddenSeries(*m_plot);
+    shown.series.erase(std::remove_if(shown.series.begin(), shown.series.end(),
+                                   [&](const plots::Series& s) { return hidden.contains(QString::fromStdString(s.name)); }),
+                    shown.series.end());
+    return shown;
+}
+
 bool FigureView::exportTo(const QString& path, int dpi, QString* error)
 {
     if (!m_spec) {
@@ -164,18 +185,19 @@ bool FigureView::exportTo(const QString& path, int dpi, QString* error)
     }
     const auto format = plots::formatFromPath(path).value_or(plots::Format::Png);
     plots::ExportResult result;
+    const auto visible = *shownSpec();  // what the user sees: hidden curves stay out
     if (format == plots::Format::Csv) {
-        result = plots::exportFigure(*m_spec, path, format, dpi);
+        result = plots::exportFigure(visible, path, format, dpi);
     } else {
         // A fresh plot at the figure's size, with the ranges the user zoomed to.
         QCustomPlot off;
-        plots::buildFigure(off, *m_spec);
+        plots::buildFigure(off, visible);
         const auto shown = m_plot->axisRects(), copy = off.axisRects();
         for (int i = 0; i < shown.size() && i < copy.size(); ++i)
             for (auto type : {QCPAxis::atBottom, QCPAxis::atLeft})
                 copy[i]->axis(type)->setRange(shown[i]->axis(type)->range());
-        result = plots::savePlot(off, path, format, m_spec->widthInches, m_spec->heightInches, dpi,
-                                 QString::fromStdString(m_spec->title));
+        result = plots::savePlot(off, path, format, visible.widthInches, visible.heightInches, dpi,
+                                 QString::fromStdString(visible.title));
     }
     if (!result.ok && error)
         *error = result.error;

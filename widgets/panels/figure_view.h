@@ -38,6 +38,8 @@ public:
 
     /// Writes the current figure: PNG/SVG/PDF as shown (zoom kept), CSV = its data.
     bool exportTo(const QString& path, int dpi, QString* error = nullptr);
+    /// The figure as shown: the spec without the series hidden by a legend click.
+    std::optional<plots::FigureSpec> shownSpec() const;
     /// Asks for a file name and format, then exports.
     void exportWithDialog();
     /// Adds a button to the bar (e.g. "Evaluate this run") that emits computeRequested; the
@@ -57,6 +59,7 @@ private:
     QComboBox* m_choice;
     QCustomPlot* m_plot;
     QLabel* m_empty;
+    QLabel* m_hover;  // nearest point of each visible curve under the cursor
     QStackedLayout* m_stack;
     QWidget* m_sweepRow;
     QSlider* m_sweep;

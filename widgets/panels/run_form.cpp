@@ -73,8 +73,8 @@ RunForm::RunForm(QWidget* parent) : QWidget(parent)
     m_backbone->addItem(QStringLiteral("Mamba"), QStringLiteral("Mamba"));
     m_backbone->addItem(QStringLiteral("GPT-2 (learned positions)"), QStringLiteral("GPT2"));
     m_pe = new QComboBox;
-    for (const auto& p : engine::knownPositionTypes())
-        m_pe->addItem(QString::fromStdString(p), QString::fromStdString(p));
+    for (const auto& p : engine::knownPositionTypes())  // named as in papers, data = config name
+        m_pe->addItem(QString::fromStdString(peLabel(p)), QString::fromStdString(p));
     m_size = new QComboBox;
     for (const auto& s : kSizes)
         m_size->addItem(QStringLiteral("%1 (%2 × %3 × %4)").arg(s.name).arg(s.hidden).arg(s.layers).arg(s.heads));

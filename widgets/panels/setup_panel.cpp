@@ -357,7 +357,8 @@ void SetupPanel::onSweep()
     dialog.setWindowTitle(tr("Sweep position encodings"));
     auto* list = new QListWidget;
     for (const auto& p : engine::knownPositionTypes()) {
-        auto* item = new QListWidgetItem(QString::fromStdString(p), list);
+        auto* item = new QListWidgetItem(QString::fromStdString(peLabel(p)), list);
+        item->setData(Qt::UserRole, QString::fromStdString(p));
         item->setFlags(item->flags() | Qt::ItemIsUserCheckable);
         item->setCheckState(Qt::Checked);
     }
@@ -374,7 +375,7 @@ void SetupPanel::onSweep()
     QStringList pes;
     for (int i = 0; i < list->count(); ++i)
         if (list->item(i)->checkState() == Qt::Checked)
-            pes << list->item(i)->text();
+            pes << list->item(i)->data(Qt::UserRole).toString();
     try {
         const auto requests = sweepRequests(*base, pes);
         for (const auto& r : requests)

@@ -99,6 +99,7 @@ QCPGraph* addSeries(const Panel& p, const Series& s, const QColor& color)
             g->setLayer(kBandLayer);
             g->setPen(Qt::NoPen);
             g->removeFromLegend();
+            g->setName(qs(s.name));  // the band belongs to its curve (hidden with it)
         }
         gLo->setData(x, lo);
         gHi->setData(x, hi);
