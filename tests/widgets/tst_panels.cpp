@@ -2,6 +2,7 @@
 // trip, the run browser's filter and sort, every view populated from a run built here, export
 // from a view, and the GUI thread's responsiveness while a run trains in the worker.
 
+#include <QCheckBox>
 #include <QComboBox>
 #include <QDirIterator>
 #include <QElapsedTimer>
@@ -436,6 +437,14 @@ void TestPanels::exportFromAView()
     QFile shown(m_tmp.path() + "/shown.csv");
     QVERIFY(shown.open(QIODevice::ReadOnly));
     QVERIFY(!QString::fromUtf8(shown.readAll()).contains("\n" + hide + ","));
+    // Log y and the legend beside the data: the view and its exports follow the options.
+    for (auto* box : view.findChildren<QCheckBox*>())
+        box->setChecked(true);
+    QVERIFY(view.shownSpec()->y.log);
+    QCOMPARE(view.shownSpec()->series.size(), all.size() - 1);  // the hidden curve stays hidden
+    QVERIFY(view.shownSpec()->legend == plots::LegendPlace::OutsideRight);
+    QVERIFY(view.findChild<QCustomPlot*>()->axisRect()->axis(QCPAxis::atLeft)->scaleType() ==
+            QCPAxis::stLogarithmic);
 }
 
 void TestPanels::guiStaysResponsiveWhileTraining()

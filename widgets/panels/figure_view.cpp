@@ -9,6 +9,7 @@
 #include <algorithm>
 
 #include <QApplication>
+#include <QCheckBox>
 #include <QClipboard>
 #include <QComboBox>
 #include <QHBoxLayout>
@@ -31,9 +32,15 @@ FigureView::FigureView(Filter filter, QString emptyText, QWidget* parent)
     auto* copyButton = new QPushButton(tr("Copy"));
     copyButton->setToolTip(tr("Copy the figure to the clipboard"));
     auto* resetButton = new QPushButton(tr("Reset zoom"));
+    m_logY = new QCheckBox(tr("log y"));
+    m_logY->setToolTip(tr("Logarithmic y axis (errors spanning decades)"));
+    m_legendOutside = new QCheckBox(tr("legend outside"));
+    m_legendOutside->setToolTip(tr("Put the legend beside the data instead of over it"));
     auto* bar = m_bar = new QHBoxLayout;
     bar->addWidget(new QLabel(tr("Figure:")));
     bar->addWidget(m_choice, 1);
+    bar->addWidget(m_logY);
+    bar->addWidget(m_legendOutside);
     bar->addWidget(resetButton);
     bar->addWidget(copyButton);
     bar->addWidget(exportButton);
@@ -74,6 +81,8 @@ FigureView::FigureView(Filter filter, QString emptyText, QWidget* parent)
     connect(exportButton, &QPushButton::clicked, this, &FigureView::exportWithDialog);
     connect(copyButton, &QPushButton::clicked, this, &FigureView::onCopy);
     connect(resetButton, &QPushButton::clicked, this, &FigureView::draw);
+    connect(m_logY, &QCheckBox::toggled, this, &FigureView::draw);
+    connect(m_legendOutside, &QCheckBox::toggled, this, &FigureView::draw);
 }
 
 void FigureView::setComputeAction(const QString& label, const QString& toolTip)
@@ -156,7 +165,18 @@ void FigureView::draw()
         if (!fig.plot)
             return;
         m_spec = *fig.plot;
+        if (m_logY->isChecked()) {
+            m_spec->y.log = true;
+            m_spec->y.min.reset();  // a fixed lower bound at or below 0 has no log
+            m_spec->y.max.reset();
+        }
+        if (m_legendOutside->isChecked() && m_spec->legend != plots::LegendPlace::None)
+            m_spec->legend = plots::LegendPlace::OutsideRight;
+        // The same figure redrawn (an option toggled) keeps the curves the user hid.
+        const QStringList hidden = name == m_drawn ? plots::hiddenSeries(*m_plot) : QStringList{};
         plots::buildFigure(*m_plot, *m_spec);
+        plots::hideSeries(*m_plot, hidden);
+        m_drawn = name;
         m_stack->setCurrentIndex(1);
     } catch (const std::exception& e) {
         m_empty->setText(QString::fromUtf8(e.what()));

@@ -10,6 +10,7 @@
 
 #include "run_figures.h"
 
+class QCheckBox;
 class QComboBox;
 class QCustomPlot;
 class QHBoxLayout;
@@ -56,7 +57,9 @@ private:
 
     Filter m_filter;
     QString m_emptyText, m_run;
+    QString m_drawn;  // the figure on the plot now
     QComboBox* m_choice;
+    QCheckBox *m_logY, *m_legendOutside;  // view options; exports follow them
     QCustomPlot* m_plot;
     QLabel* m_empty;
     QLabel* m_hover;  // nearest point of each visible curve under the cursor
