@@ -216,8 +216,9 @@ void TestConfigDraft::trainIsDisabledWhileInvalid()
     field<QSpinBox>(panel, "model.num_attention_heads")->setValue(5);  // 64 % 5 != 0
     QVERIFY(!train->isEnabled());
     QVERIFY(train->toolTip().contains("problems"));
-    field<QSpinBox>(panel, "model.num_attention_heads")->setValue(4);
-    QVERIFY(train->isEnabled());
+    field<QSpinBox>(panel, "model.num_attention_heads")->setValue(2);  // back to the preset's value
+    QVERIFY(train->isEnabled());  // (it was ignored: the field still counted as untouched)
+    QVERIFY(panel.text().contains("num_attention_heads: 2"));
     panel.setText(QStringLiteral("model: [unclosed"));
     panel.validate();
     QVERIFY(!train->isEnabled());

@@ -38,7 +38,8 @@ void setBackbone(engine::RunConfig& c, engine::Backbone b)
     } else if (fromMamba || !std::isfinite(m.maxLength)) {
         m.maxLength = 2.0 * c.task.curriculum.points.end;
         m.maxLengths = {m.maxLength};
-        m.numHeads = std::max(1, m.numHeads);
+        // Mamba has no heads (stored as 1): give attention the reference's small/tiny 4.
+        m.numHeads = fromMamba && m.hiddenSize % 4 == 0 ? 4 : std::max(1, m.numHeads);
     }
 }
 

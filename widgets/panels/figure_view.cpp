@@ -116,6 +116,8 @@ bool FigureView::showFigure(const QString& name)
 void FigureView::setRun(const QString& runFile)
 {
     const QString keep = m_choice->currentData().toString();
+    if (runFile != m_run)
+        m_drawn.clear();  // curves hidden in another run's figure stay that run's business
     m_run = runFile;
     if (m_compute)
         m_compute->setEnabled(!m_run.isEmpty());

@@ -187,6 +187,9 @@ void SetupPanel::onPresetChosen(int index)
 void SetupPanel::onFormEdited()
 {
     // The form changed fields of the draft's struct; the engine writes, derives and validates.
+    // Text typed in the editor and not parsed yet is parsed first, so the edit builds on it.
+    if (m_validate->isActive() || m_draft.source() != text().toStdString())
+        validate();
     engine::RunConfig edited = m_draft.config();
     m_form->applyTo(edited);
     m_dirty = true;
@@ -197,6 +200,8 @@ void SetupPanel::onFormEdited()
     m_settingText = false;
     m_validate->stop();
     showResult();
+    if (!m_draft.valid())  // the form now shows the edited struct: the next edit compares with it
+        m_form->setConfig(m_draft.config());
 }
 
 bool SetupPanel::loadFile(const QString& path)

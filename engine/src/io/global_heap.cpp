@@ -42,10 +42,12 @@ std::string walkCollection(std::ifstream& in, std::uint64_t at, std::uint64_t fi
     in.clear();
     in.seekg(std::streamoff(at));
     if (!in.read(reinterpret_cast<char*>(head), 16))
-        return "its header is cut off";
+        return {};  // no room for a header: not a collection
     const std::uint64_t size = little(head + 8, 8);
-    if (size < 16 || size > fileSize - at)
-        return "it claims " + std::to_string(size) + " bytes";
+    // HDF5 makes collections of at least 4 KiB inside the file; other "GCOL" bytes (tensor
+    // data, a freed collection's leftovers) are not heaps HDF5 would read: skip them.
+    if (size < 4096 || size > fileSize - at)
+        return {};
     std::vector<unsigned char> chunk(size);
     in.seekg(std::streamoff(at));
     if (!in.read(reinterpret_cast<char*>(chunk.data()), std::streamsize(size)))
