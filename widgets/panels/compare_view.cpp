@@ -112,12 +112,8 @@ CompareView::CompareView(QWidget* parent) : QWidget(parent)
 bool CompareView::exportTo(const QString& path, int dpi, QString* error)
 {
     const auto format = plots::formatFromPath(path).value_or(plots::Format::Png);
-    plots::FigureSpec shown = m_spec;  // as shown: curves hidden by a legend click stay out
-    const QStringList hidden = plots::hiddenSeries(*m_plot);
-    shown.series.erase(std::remove_if(shown.series.begin(), shown.series.end(),
-                                   [&](const plots::Series& s) { return hidden.contains(QString::fromStdString(s.name)); }),
-                    shown.series.end());
-    const auto result = plots::exportFigure(shown, path, format, dpi);
+    // As shown: curves hidden by a legend click stay out.
+    const auto result = plots::exportFigure(plots::shownSpec(m_spec, *m_plot), path, format, dpi);
     if (!result.ok && error)
         *error = result.error;
     return result.ok;

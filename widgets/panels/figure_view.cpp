@@ -190,12 +190,7 @@ std::optional<plots::FigureSpec> FigureView::shownSpec() const
 {
     if (!m_spec)
         return std::nullopt;
-    plots::FigureSpec shown = *m_spec;
-    const QStringList hidden = plots::hiddenSeries(*m_plot);
-    shown.series.erase(std::remove_if(shown.series.begin(), shown.series.end(),
-                                   [&](const plots::Series& s) { return hidden.contains(QString::fromStdString(s.name)); }),
-                    shown.series.end());
-    return shown;
+    return plots::shownSpec(*m_spec, *m_plot);
 }
 
 bool FigureView::exportTo(const QString& path, int dpi, QString* error)

@@ -1,5 +1,6 @@
 #include "curve_interactions.h"
 
+#include <algorithm>
 #include <cmath>
 #include <set>
 
@@ -33,6 +34,16 @@ QStringList hiddenSeries(const QCustomPlot& plot)
         if (isCurve(plot.graph(i)) && !plot.graph(i)->visible())
             names.insert(plot.graph(i)->name());
     return {names.begin(), names.end()};
+}
+
+FigureSpec shownSpec(const FigureSpec& spec, const QCustomPlot& plot)
+{
+    FigureSpec shown = spec;
+    const QStringList hidden = hiddenSeries(plot);
+    shown.series.erase(std::remove_if(shown.series.begin(), shown.series.end(),
+                                      [&](const Series& s) { return hidden.contains(style::qs(s.name)); }),
+                       shown.series.end());
+    return shown;
 }
 
 void hideSeries(QCustomPlot& plot, const QStringList& names)

@@ -9,6 +9,8 @@
 
 #include <functional>
 
+#include "figure_spec.h"
+
 class QCustomPlot;
 
 namespace lengen::plots {
@@ -21,6 +23,8 @@ void enableCurveInteractions(QCustomPlot& plot, std::function<void(const QString
 void setSeriesVisible(QCustomPlot& plot, const QString& name, bool visible);
 /// Names of the series hidden now.
 QStringList hiddenSeries(const QCustomPlot& plot);
+/// `spec` as `plot` shows it: without the series hidden there (what exports write).
+FigureSpec shownSpec(const FigureSpec& spec, const QCustomPlot& plot);
 /// Hides `names` again (after the same figure was rebuilt).
 void hideSeries(QCustomPlot& plot, const QStringList& names);
 
