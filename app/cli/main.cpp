@@ -173,12 +173,12 @@ int main(int argc, char** argv)
     exportCmd->add_option("--out", exportArgs.out, "Output file (one figure) or folder (--all)");
     exportCmd->add_option("--dpi", exportArgs.dpi, "PNG resolution")->capture_default_str()
         ->check(CLI::Range(30, 1200));
-    exportCmd->add_option("--prompt", exportArgs.prompt, "Attention map: prompt")
+    exportCmd->add_option("--prompt", exportArgs.prompt, "Attention map: prompt (from 0)")
         ->capture_default_str()->check(cli::inRange(0, 1e6));
-    exportCmd->add_option("--layer", exportArgs.layer, "Attention map: layer (default -1: last)")
+    exportCmd->add_option("--layer", exportArgs.layer, "Attention map: layer from 0 (default -1: last)")
         ->check(cli::inRange(-1, 1e6));
-    exportCmd->add_option("--head", exportArgs.head, "Attention map: head")
-        ->capture_default_str()->check(cli::inRange(0, 1e6));
+    exportCmd->add_option("--head", exportArgs.head, "Attention map: head from 0, or -1: the mean over heads")
+        ->capture_default_str()->check(cli::inRange(-1, 1e6));
     exportCmd->add_flag("--quiet,-q", exportArgs.quiet, "Do not print the written paths");
 #endif
 

@@ -36,12 +36,12 @@ namespace {
 
 bool isEvalFigure(const figures::FigureInfo& f)
 {
-    return f.description.rfind("error per position", 0) == 0;
+    return f.kind == figures::FigureKind::Evaluation;
 }
 
 bool isProbeFigure(const figures::FigureInfo& f)
 {
-    return !f.heatmap && f.name != "loss" && !isEvalFigure(f);
+    return f.kind == figures::FigureKind::Probe;
 }
 
 }  // namespace
@@ -88,12 +88,16 @@ MainWindow::MainWindow(const StudioOptions& options, QWidget* parent) : QMainWin
     connect(m_probes, &ui::FigureView::computeRequested, this, &MainWindow::probeOpenRun);
     connect(m_browser, &ui::RunBrowser::openRequested, this, &MainWindow::openRun);
     connect(m_browser, &ui::RunBrowser::compareRequested, this, &MainWindow::compareRuns);
-    connect(m_compare, &ui::CompareView::evaluateRequested, this, [this](const QStringList& runs) {
+    connect(m_compare, &ui::CompareView::evaluateRequested, this, [this](const QStringList& runs, const QString& method) {
+        engine::EvalOptions o;  // only what the comparison lacks, not every method of the task
+        if (!method.isEmpty())
+            o.methods = {method.toStdString()};
         for (const auto& run : runs)
-            m_controller.enqueue(ui::JobKind::Evaluate, tr("evaluate %1").arg(QFileInfo(run).dir().dirName()),
-                                 evalJob(run, engine::EvalOptions{}));
-        statusBar()->showMessage(tr("%n evaluation(s) queued", nullptr, int(runs.size())));
+            m_controller.enqueue(ui::JobKind::Evaluate,
+                                 tr("evaluate %1 (%2)").arg(QFileInfo(run).dir().dirName(), method), evalJob(run, o));
+        statusBar()->showMessage(tr("%n evaluation(s) of %1 queued", nullptr, int(runs.size())).arg(method));
     });
+    connect(m_browser, &ui::RunBrowser::overlayRequested, this, &MainWindow::overlayTraining);
     connect(m_browser, &ui::RunBrowser::referenceRunsFound, this, &MainWindow::offerReferenceImport);
     m_follow.setInterval(2000);
     connect(&m_follow, &QTimer::timeout, this, [this] {
@@ -190,9 +194,14 @@ void MainWindow::buildMenus()
     stop->setEnabled(false);
 
     // Closed panels come back from here (the Runs list is a dock the user can close).
-    auto* view = menuBar()->addMenu(tr("&View"));
+    auto* viewMenu = menuBar()->addMenu(tr("&View"));
     for (auto* dock : findChildren<QDockWidget*>())
-        view->addAction(dock->toggleViewAction());
+        viewMenu->addAction(dock->toggleViewAction());
+    viewMenu->addSeparator();
+    viewMenu->addAction(tr("&Compare selected runs"), this, [this] { compareRuns(m_browser->selectedRuns()); });
+    viewMenu->addAction(tr("&Overlay selected runs' training curves"), this,
+                        [this] { overlayTraining(m_browser->selectedRuns()); });
+    viewMenu->addAction(tr("C&lear training overlay"), this, [this] { m_training->setOverlays({}); });
     auto* analysis = menuBar()->addMenu(tr("&Analysis"));
     analysis->addAction(tr("&Evaluate open run"), QKeySequence(Qt::CTRL | Qt::Key_E), this,
                         &MainWindow::evaluateOpenRun);
@@ -321,7 +330,23 @@ void MainWindow::probeOpenRun()
 void MainWindow::compareRuns(const QStringList& runFiles)
 {
     m_compare->setRuns(runFiles);
+    m_browser->model()->colorsChanged();  // the compared runs' swatches
     m_tabs->setCurrentWidget(m_compare);
+}
+
+void MainWindow::overlayTraining(const QStringList& runFiles)
+{
+    const QStringList failed = m_training->setOverlays(runFiles);
+    m_browser->model()->colorsChanged();
+    m_tabs->setCurrentWidget(m_training);
+    if (!failed.isEmpty())
+        QMessageBox::warning(this, tr("Overlay training curves"),
+                             tr("%n run(s) could not be read and are not drawn:", nullptr, int(failed.size())) +
+                                 "\n\n" + failed.join("\n"));
+    else
+        statusBar()->showMessage(runFiles.isEmpty() ? tr("Select runs in the Runs list first")
+                                                    : tr("%n run(s) overlaid on the loss plot", nullptr,
+                                                         int(m_training->overlays().size())));
 }
 
 void MainWindow::openRun(const QString& runFile)

@@ -48,6 +48,7 @@ public:
     void probeOpenRun();
     /// Overlays these runs' evaluation curves in the Compare tab.
     void compareRuns(const QStringList& runFiles);
+    void overlayTraining(const QStringList& runFiles);
 
 protected:
     void closeEvent(QCloseEvent* event) override;

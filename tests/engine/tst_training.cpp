@@ -90,6 +90,7 @@ private Q_SLOTS:
     void shortRunLowersTheLoss();
     void sameSeedSameRun();
     void cancelThenResumeEqualsUninterrupted();
+    void aResumeThatLogsNothingReportsTheLastLoggedLoss();
     void divergingRunFailsAndKeepsCheckpoint();
     void trainsOnCudaWhenAvailable();
 };
@@ -176,6 +177,26 @@ void TestTraining::cancelThenResumeEqualsUninterrupted()
     QCOMPARE(readRunInfo(stopped.runFile).status, std::string("finished"));
     expectSameLog(readTrainLog(full.runFile), readTrainLog(stopped.runFile));
     expectSameCheckpoint(full.runFile, stopped.runFile);
+}
+
+void TestTraining::aResumeThatLogsNothingReportsTheLastLoggedLoss()
+{
+    // Logs at steps 0, 5, …, 25; cancelled after step 26; the resume runs step 27 only, which
+    // logs nothing. The final loss is the step-25 row's (it was step 27's loss, a number no
+    // log, `lengen info` or run table shows).
+    RunControl control;
+    Recorder stopRec(&control, 26);
+    const auto stopped = train(tinyRun(28), options("shortresume", 5), control, stopRec);
+    QCOMPARE(stopped.stepsDone, std::int64_t(27));
+    RunControl again;
+    Recorder resumeRec;
+    const auto resumed = resume(stopped.runFile, options("unused", 0), again, resumeRec);
+    QCOMPARE(resumed.stepsDone, std::int64_t(28));
+    QVERIFY(resumeRec.logs.empty());
+    const auto log = readTrainLog(stopped.runFile);
+    QCOMPARE(log.step.back(), std::int64_t(25));
+    QCOMPARE(resumed.finalLoss, log.loss.back());
+    QCOMPARE(resumed.finalLoss, readRunInfo(stopped.runFile).lastLoss);
 }
 
 void TestTraining::divergingRunFailsAndKeepsCheckpoint()

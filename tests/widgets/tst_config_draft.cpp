@@ -77,6 +77,7 @@ private Q_SLOTS:
     void everyShippedConfigRoundTripsThroughTheForm();
     void oneFieldEditChangesOnlyThatField();
     void derivedValuesStayDerived();
+    void aMaxLengthListIsNeverCollapsed();
     void validatesWhileTypingAndParsesOnce();
     void trainIsDisabledWhileInvalid();
     void presetBoxAndSaveAs();
@@ -140,6 +141,28 @@ void TestConfigDraft::oneFieldEditChangesOnlyThatField()
     QCOMPARE(gpt.draft().runs().at(0).model.residDropout, 0.0);
     QCOMPARE(gpt.draft().runs().at(0).model.attnDropout, 0.0);
     QVERIFY(gpt.text().contains("resid_pdrop: 0.0"));
+}
+
+void TestConfigDraft::aMaxLengthListIsNeverCollapsed()
+{
+    // The reference's GPT-2 config trains one run per max_length of its list [402, 2048]. The
+    // field shows the list and is not editable; a value put into it anyway changes nothing (it
+    // collapsed the list into one run of that value).
+    ui::SetupPanel panel(configRoot());
+    QVERIFY(panel.loadFile(configRoot() + "/tasks/linear_regression/gpt.yaml"));
+    const auto before = panel.draft().runs();
+    QVERIFY(before.size() >= 2);
+    auto* maxLength = field<QDoubleSpinBox>(panel, "model.max_length");
+    QVERIFY(!maxLength->isEnabled());
+    QVERIFY2(maxLength->text().startsWith("["), qPrintable(maxLength->text()));
+    maxLength->setValue(50);
+    field<QSpinBox>(panel, "training.max_steps")->setValue(123);
+    const auto after = panel.draft().runs();
+    QCOMPARE(after.size(), before.size());
+    for (size_t i = 0; i < after.size(); ++i) {
+        QCOMPARE(after[i].model.maxLength, before[i].model.maxLength);
+        QCOMPARE(after[i].training.maxSteps, 123);
+    }
 }
 
 void TestConfigDraft::derivedValuesStayDerived()

@@ -81,8 +81,15 @@ void TestFigures::everyAvailableFigureBuilds()
     QTemporaryDir tmp;
     for (const auto& f : all) {
         const auto fig = figures::makeFigure(m_run, f.name);
-        QCOMPARE(bool(fig.heatmap), f.heatmap);
-        QCOMPARE(bool(fig.plot), !f.heatmap);
+        QCOMPARE(bool(fig.heatmap), f.heatmap());
+        QCOMPARE(bool(fig.plot), !f.heatmap());
+        // The studio files figures by kind (issue 13: it used to match description text).
+        using K = figures::FigureKind;
+        const K expected = f.name == "loss"                               ? K::Training
+                           : f.name == "standard" || f.name == "ood_length" ? K::Evaluation
+                           : f.name.rfind("attention_map/", 0) == 0        ? K::Heatmap
+                                                                           : K::Probe;
+        QVERIFY2(f.kind == expected, f.name.c_str());
         const QString path = tmp.path() + "/fig.png";
         const auto r = fig.plot ? plots::exportFigure(*fig.plot, path, plots::Format::Png, 60)
                                 : plots::exportHeatmap(*fig.heatmap, path, plots::Format::Png, 60);

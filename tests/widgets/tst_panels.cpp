@@ -363,10 +363,14 @@ void TestPanels::viewsPopulateFromARun()
     // Issue 13, defect 11: a selected run without the method is said, not silently dropped,
     // and can be sent to evaluation.
     const QString unevaluated = QString::fromStdString(trainTiny(m_runs, "nope", 10));
-    compare.setRuns({rope, unevaluated});
+    // Selected as its folder (`lengen-studio --compare DIR`): the request still names the run
+    // file (a folder made a job labelled by its parent) and only the compared method (it
+    // asked for every method of the task).
+    const QString unevaluatedDir = QFileInfo(unevaluated).path();
+    compare.setRuns({rope, unevaluatedDir});
     QCOMPARE(compare.spec().series.size(), size_t(1));
-    QCOMPARE(compare.missingRuns(), QStringList{unevaluated});
-    QVERIFY2(compare.infoText().contains("1 of 2 runs compared") && compare.infoText().contains("NoPE ("),
+    QCOMPARE(compare.missingRuns(), QStringList{unevaluatedDir});
+    QVERIFY2(compare.infoText().contains("1 of 2 runs compared") && compare.infoText().contains("NoPE seed 4 ("),
              qPrintable(compare.infoText()));
     QSignalSpy evaluate(&compare, &ui::CompareView::evaluateRequested);
     auto* button = [&]() -> QPushButton* {
@@ -379,6 +383,7 @@ void TestPanels::viewsPopulateFromARun()
     button->click();
     QCOMPARE(evaluate.count(), 1);
     QCOMPARE(evaluate.first().at(0).toStringList(), QStringList{unevaluated});
+    QCOMPARE(evaluate.first().at(1).toString(), QString("ood_length"));  // the method shown
     const auto withBaselines = ui::compareFigure({rope}, "standard", true);
     QCOMPARE(withBaselines.series.size(), size_t(4));
 }

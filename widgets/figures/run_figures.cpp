@@ -6,6 +6,7 @@
 #include <filesystem>
 
 #include "figure_export.h"
+#include "figures_internal.h"
 #include "lengen/engine/analysis.h"
 #include "lengen/engine/config.h"
 #include "lengen/engine/errors.h"
@@ -28,14 +29,6 @@ const char* const kEnd = "#007BA7";
 const char* const kCharcoal = "#36454F";
 const char* const kLightRed = "#E74C3C";
 
-std::vector<double> positions(size_t n, double scale = 1)
-{
-    std::vector<double> x(n);
-    for (size_t i = 0; i < n; ++i)
-        x[i] = double(i) * scale;
-    return x;
-}
-
 std::string capitalised(std::string s)
 {
     if (!s.empty())
@@ -43,18 +36,6 @@ std::string capitalised(std::string s)
     return s;
 }
 
-struct RunFacts {
-    engine::RunFileInfo info;
-    engine::RunConfig config;
-};
-
-RunFacts facts(const std::string& run)
-{
-    RunFacts r;
-    r.info = engine::readRunInfo(engine::locateRunFile(run));
-    r.config = engine::storedRunConfig(r.info.configYaml, r.info.path);
-    return r;
-}
 
 FigureSpec lossFigure(const std::string& run, const RunFacts& rf)
 {
@@ -195,80 +176,23 @@ FigureSpec lostInMiddleFigure(const engine::ProbeGroup& g, const RunFacts& rf)
     return f;
 }
 
-FigureSpec attentionFigure(const engine::AttentionSetting& s, const RunFacts& rf)
-{
-    // Last layer: the query's weight on each x token (even tokens), one curve per head.
-    FigureSpec f;
-    f.title = rf.config.task.name + " - " + rf.info.positionEncoding + " - Layer " +
-              std::to_string(s.layers) + " - " + s.name + " (" + std::to_string(s.tokens) + " tokens)";
-    const size_t t = size_t(s.tokens), l = size_t(s.layers - 1);
-    for (int h = 0; h < s.heads; ++h) {
-        Series c;
-        c.name = "Head " + std::to_string(h);
-        for (size_t k = 0; k < t; k += 2) {
-            const size_t at = (l * size_t(s.heads) + size_t(h)) * t + k;
-            c.x.push_back(double(k / 2));
-            c.y.push_back(s.lastQueryMean[at]);
-            c.bandLow.push_back(s.lastQueryLow[at]);
-            c.bandHigh.push_back(s.lastQueryHigh[at]);
-        }
-        f.series.push_back(c);
-    }
-    f.x.label = "Token position (x_i)";
-    f.y.label = "Attention weight";
-    f.widthInches = 6;
-    f.heightInches = 4;
-    return f;
-}
-
-FigureSpec averageAttentionFigure(const engine::AttentionSetting& s, const RunFacts& rf)
-{
-    FigureSpec f;
-    f.title = rf.config.task.name + " - " + rf.info.positionEncoding + " - attention on y tokens (" +
-              std::to_string(s.points) + " points)";
-    const size_t n = size_t(s.points);
-    for (int l = 0; l < s.layers; ++l) {
-        Series c;
-        c.name = "Layer " + std::to_string(l + 1);
-        c.x = positions(n, n > 1 ? 1.0 / double(n - 1) : 1.0);
-        c.y.assign(s.yAttention.begin() + long(size_t(l) * n), s.yAttention.begin() + long(size_t(l + 1) * n));
-        f.series.push_back(c);
-    }
-    f.x.label = "Normalized token position";
-    f.y.label = "Average attention weight";
-    f.legend = plots::LegendPlace::OutsideRight;
-    f.widthInches = 9;
-    return f;
-}
-
-plots::HeatmapSpec mapFigure(const std::string& run, const engine::AttentionSetting& s,
-                             const MapSelection& m, const RunFacts& rf)
-{
-    const int layer = m.layer < 0 ? s.layers - 1 : m.layer;
-    const int r1 = m.r1 < 0 ? s.tokens : m.r1, c1 = m.c1 < 0 ? s.tokens : m.c1;
-    plots::HeatmapSpec h;
-    h.title = rf.info.positionEncoding + " - " + s.name + " - prompt " + std::to_string(m.prompt) +
-              ", layer " + std::to_string(layer + 1) + ", head " + std::to_string(m.head);
-    h.values = engine::readAttentionTile(run, s.name, m.prompt, layer, m.head, m.r0, r1, m.c0, c1);
-    h.rows = r1 - m.r0;
-    h.cols = c1 - m.c0;
-    h.firstRow = m.r0;
-    h.firstCol = m.c0;
-    for (int r = 0; r < h.rows; ++r)  // the causal mask is not data: blank, not "0"
-        for (int c = 0; c < h.cols; ++c)
-            if (m.c0 + c > m.r0 + r)
-                h.values[size_t(r) * size_t(h.cols) + size_t(c)] = NAN;
-    h.tickLabel = tokenLabel;
-    h.boundary = 2 * rf.config.trainPoints();  // tokens of a training prompt (x, y per point)
-    h.boundaryLabel = "train length";
-    // Weights spread over hundreds of keys sit near 1/T: a log colour scale shows where they go.
-    h.logScale = true;
-    h.zMin = 1e-4;
-    h.zMax = 1.0;
-    return h;
-}
-
 }  // namespace
+
+std::vector<double> positions(size_t n, double scale)
+{
+    std::vector<double> x(n);
+    for (size_t i = 0; i < n; ++i)
+        x[i] = double(i) * scale;
+    return x;
+}
+
+RunFacts facts(const std::string& run)
+{
+    RunFacts r;
+    r.info = engine::readRunInfo(engine::locateRunFile(run));
+    r.config = engine::storedRunConfig(r.info.configYaml, r.info.path);
+    return r;
+}
 
 Series curveSeries(const std::string& name, const engine::CurveStats& st, const std::string& color,
                    bool band)
@@ -340,6 +264,11 @@ std::vector<std::string> exportAllFigures(const std::string& run, const std::str
     return written;
 }
 
+std::string runLegend(const engine::RunFileInfo& info)
+{
+    return info.positionEncoding + " seed " + std::to_string(info.seed) + " (" + info.runId + ")";
+}
+
 std::string tokenLabel(int token)
 {
     return (token % 2 ? "y_" : "x_") + std::to_string(token / 2);
@@ -347,32 +276,32 @@ std::string tokenLabel(int token)
 
 std::vector<FigureInfo> availableFigures(const std::string& run)
 {
-    std::vector<FigureInfo> out{{"loss", "training loss and excess loss by step", false}};
+    std::vector<FigureInfo> out{{"loss", "training loss and excess loss by step", FigureKind::Training}};
     for (const auto& r : engine::readEvaluations(run)) {
         const bool imported = r.source.rfind("metrics.json", 0) == 0;
         out.push_back({(imported ? "imported/" : "") + r.method,
                        "error per position, " + r.method + ", with baselines" +
                            (imported ? " (imported)" : ""),
-                       false});
+                       FigureKind::Evaluation});
     }
     for (const auto& s : engine::readAttentionSettings(run)) {
-        out.push_back({"attention/" + s.name, "last query's attention per head, " + s.name, false});
+        out.push_back({"attention/" + s.name, "last query's attention per head, " + s.name, FigureKind::Probe});
         if (s.name == "long")
-            out.push_back({"avg_attention_score", "per-layer attention on y tokens", false});
+            out.push_back({"avg_attention_score", "per-layer attention on y tokens", FigureKind::Probe});
         if (s.mapPrompts > 0)
-            out.push_back({"attention_map/" + s.name, "full attention map (heatmap), " + s.name, true});
+            out.push_back({"attention_map/" + s.name, "full attention map (heatmap), " + s.name, FigureKind::Heatmap});
     }
     for (const auto& g : engine::readProbeGroups(run)) {
         if (g.path == "duplicated/count_sweep")
             for (const auto& c : g.curves)
-                out.push_back({"noise_points=" + c.name.substr(2), "duplicated attack, " + c.name, false});
+                out.push_back({"noise_points=" + c.name.substr(2), "duplicated attack, " + c.name, FigureKind::Probe});
         else if (g.path == "duplicated/inst_noise_target")
-            out.push_back({"inst+noise+tar", "instruction + noise + target", false});
+            out.push_back({"inst+noise+tar", "instruction + noise + target", FigureKind::Probe});
         else if (g.path == "duplicated/instruction_position") {
-            out.push_back({"baseline_all_dup", "all-duplicated baseline", false});
-            out.push_back({"change_inst_position", "instruction at begin / middle / end", false});
+            out.push_back({"baseline_all_dup", "all-duplicated baseline", FigureKind::Probe});
+            out.push_back({"change_inst_position", "instruction at begin / middle / end", FigureKind::Probe});
         } else if (g.path == "serial_position")
-            out.push_back({"lost_in_mid", "serial position (lost in the middle)", false});
+            out.push_back({"lost_in_mid", "serial position (lost in the middle)", FigureKind::Probe});
     }
     return out;
 }

@@ -11,13 +11,23 @@
 
 #include "figure_spec.h"
 #include "lengen/engine/analysis.h"
+#include "lengen/engine/run_file.h"
 
 namespace lengen::figures {
+
+/// Which view a figure belongs to: the studio files figures by this, never by their text.
+enum class FigureKind {
+    Training,    ///< the loss curve
+    Evaluation,  ///< error per position of one method (LenGen's or imported)
+    Probe,       ///< attention curves, duplicated-example attacks, serial position
+    Heatmap,     ///< a full attention map
+};
 
 struct FigureInfo {
     std::string name;         ///< e.g. "ood_length", "attention_map/long"
     std::string description;  ///< one line for --list and the GUI
-    bool heatmap = false;
+    FigureKind kind = FigureKind::Probe;
+    bool heatmap() const { return kind == FigureKind::Heatmap; }
 };
 
 /// What can be drawn from the run now (Error(RunFile) for a missing or foreign run).
@@ -27,7 +37,7 @@ std::vector<FigureInfo> availableFigures(const std::string& run);
 struct MapSelection {
     int prompt = 0;
     int layer = -1;           ///< -1 = the last layer
-    int head = 0;
+    int head = 0;             ///< -1 = the mean over heads
     int r0 = 0, r1 = -1;      ///< query rows [r0, r1); -1 = to the end
     int c0 = 0, c1 = -1;      ///< key columns
 };
@@ -40,6 +50,21 @@ struct Figure {
 
 /// Builds the named figure. Error(Usage) naming the figure if it is not available.
 Figure makeFigure(const std::string& run, const std::string& name, const MapSelection& map = {});
+
+/// One query's attention over the keys it sees (0..query) in a stored map `setting` (layer,
+/// head -1 = mean, prompt from `m`), x-token and y-token keys as two series, with the
+/// training-length marker. Error(Usage) naming what is out of range.
+plots::FigureSpec attentionRowFigure(const std::string& run, const std::string& setting,
+                                     const MapSelection& m, int query);
+
+/// Every layer x head map of one prompt, pooled (max over each block) to size x size cells:
+/// maps[l * (heads + 1) + h] for head h, maps[l * (heads + 1) + heads] for the mean over heads;
+/// row-major, NaN above the diagonal (masked). Layers and heads count from 0.
+struct MapThumbnails {
+    int layers = 0, heads = 0, tokens = 0, size = 0;
+    std::vector<std::vector<float>> maps;
+};
+MapThumbnails mapThumbnails(const std::string& run, const std::string& setting, int prompt, int size);
 
 /// A stored curve as a series: positions 0..n-1, the mean, the bootstrap band when `band`.
 plots::Series curveSeries(const std::string& name, const engine::CurveStats& stats,
@@ -57,6 +82,10 @@ std::string figureFileName(const std::string& figure);
 /// "csv"); returns the files written. Error(Io) naming the file that could not be written.
 std::vector<std::string> exportAllFigures(const std::string& run, const std::string& dir,
                                           const std::vector<std::string>& formats, int dpi);
+
+/// A run in a legend of several runs: "<PE> seed <s> (<run id>)", so runs that differ only
+/// in their seed stay apart (compare curves, training overlays, their CSV columns).
+std::string runLegend(const engine::RunFileInfo& info);
 
 /// "x_3" for token 6, "y_3" for token 7: labels of interleaved prompt tokens.
 std::string tokenLabel(int token);

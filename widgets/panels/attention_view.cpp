@@ -7,13 +7,17 @@
 #include <QMessageBox>
 #include <QPushButton>
 #include <QSpinBox>
+#include <QSplitter>
 #include <QStackedLayout>
 #include <QTimer>
+#include <QToolButton>
 #include <QVBoxLayout>
 
 #include <cmath>
 #include <tuple>
 
+#include "attention_grid.h"
+#include "curve_interactions.h"
 #include "export_dialog.h"
 #include "figure_builder.h"
 #include "figure_export.h"
@@ -32,6 +36,13 @@ AttentionView::AttentionView(QWidget* parent) : QWidget(parent)
     m_prompt = new QSpinBox;
     m_layer = new QSpinBox;
     m_head = new QSpinBox;
+    m_prompt->setObjectName(QStringLiteral("prompt"));
+    m_layer->setObjectName(QStringLiteral("layer"));
+    m_head->setObjectName(QStringLiteral("head"));
+    m_head->setSpecialValueText(tr("mean"));  // shown at the minimum, -1: the mean over heads
+    m_head->setToolTip(tr("Head (from 0); below 0: the mean over heads"));
+    m_query = new QSpinBox;
+    m_query->setToolTip(tr("The query token whose attention row is plotted; click a row of the map"));
     m_log = new QCheckBox(tr("log colour scale"));
     m_fit = new QCheckBox(tr("fit colours to view"));
     m_fit->setChecked(true);
@@ -46,6 +57,11 @@ AttentionView::AttentionView(QWidget* parent) : QWidget(parent)
     }
     bar->addWidget(m_log);
     bar->addWidget(m_fit);
+    m_gridButton = new QToolButton;
+    m_gridButton->setText(tr("Layers × heads"));
+    m_gridButton->setCheckable(true);
+    m_gridButton->setToolTip(tr("Thumbnails of every layer and head of this prompt; click one to open it"));
+    bar->addWidget(m_gridButton);
     auto* exportButton = new QPushButton(tr("Export…"));
     exportButton->setToolTip(tr("The loaded tile: PNG, SVG, PDF, or CSV of its cells"));
     bar->addWidget(exportButton);
@@ -67,27 +83,72 @@ AttentionView::AttentionView(QWidget* parent) : QWidget(parent)
     m_empty = new QLabel(tr("No attention maps stored for this run.\nRun the attention probe "
                             "(Analysis ▸ Probe) to compute them."));
     m_empty->setAlignment(Qt::AlignCenter);
-    auto* stack = new QStackedLayout;
-    stack->addWidget(m_empty);
-    stack->addWidget(m_plot);
+    m_row = new QCustomPlot;
+    plots::enableCurveInteractions(*m_row, [this](const QString& line) {
+        if (!line.isEmpty())
+            m_readout->setText(tr("row of query %1 — key %2").arg(m_query->value()).arg(line));
+    });
+    auto* rowBox = new QWidget;
+    auto* rowBar = new QHBoxLayout;
+    rowBar->addWidget(new QLabel(tr("Attention row of query")));
+    rowBar->addWidget(m_query);
+    rowBar->addStretch();
+    auto* rowLayout = new QVBoxLayout(rowBox);
+    rowLayout->setContentsMargins(0, 0, 0, 0);
+    rowLayout->addLayout(rowBar);
+    rowLayout->addWidget(m_row, 1);
+    auto* mapPage = new QSplitter(Qt::Vertical);
+    mapPage->addWidget(m_plot);
+    mapPage->addWidget(rowBox);
+    mapPage->setStretchFactor(0, 3);
+    mapPage->setStretchFactor(1, 1);
+    m_grid = new AttentionGrid;
+    m_stack = new QStackedLayout;
+    m_stack->addWidget(m_empty);
+    m_stack->addWidget(mapPage);
+    m_stack->addWidget(m_grid);
     auto* layout = new QVBoxLayout(this);
     layout->addLayout(bar);
-    layout->addLayout(stack, 1);
+    layout->addLayout(m_stack, 1);
     layout->addWidget(m_readout);
     m_reload = new QTimer(this);
     m_reload->setSingleShot(true);
     m_reload->setInterval(150);  // after a pan or zoom settles
     connect(m_reload, &QTimer::timeout, this, &AttentionView::loadVisibleTile);
     connect(m_setting, &QComboBox::currentIndexChanged, this, &AttentionView::onSelection);
-    for (auto* box : {m_prompt, m_layer, m_head})
+    for (auto* box : {m_layer, m_head})
         connect(box, &QSpinBox::valueChanged, this, [this] { loadVisibleTile(); });
-    connect(m_log, &QCheckBox::toggled, this, [this] { loadVisibleTile(); });
+    connect(m_prompt, &QSpinBox::valueChanged, this, [this] {
+        loadVisibleTile();
+        refreshGrid();
+    });
+    connect(m_query, &QSpinBox::valueChanged, this, &AttentionView::drawRow);
+    connect(m_log, &QCheckBox::toggled, this, [this] {
+        loadVisibleTile();
+        refreshGrid();
+    });
     connect(m_fit, &QCheckBox::toggled, this, [this] { loadVisibleTile(); });
+    connect(m_gridButton, &QToolButton::toggled, this, &AttentionView::showGrid);
+    connect(m_grid, &AttentionGrid::picked, this, [this](int layer, int head) {
+        select(m_prompt->value(), layer, head);
+        showGrid(false);
+    });
+    connect(m_grid, &AttentionGrid::statusMessage, this, &AttentionView::statusMessage);
     connect(m_plot, &QCustomPlot::mouseMove, this, &AttentionView::onHover);
-    connect(m_plot, &QCustomPlot::mouseRelease, this, [this] { m_reload->start(); });
+    connect(m_plot, &QCustomPlot::mousePress, this, [this](QMouseEvent* e) { m_pressAt = e->pos(); });
+    connect(m_plot, &QCustomPlot::mouseRelease, this, [this](QMouseEvent* e) {
+        // A click (not a drag) on a row chooses that query for the row plot.
+        auto* rect = m_plot->axisRect();
+        if (rect && m_tokens > 0 && (e->pos() - m_pressAt).manhattanLength() < 4) {
+            const int q = int(std::lround(rect->axis(QCPAxis::atLeft)->pixelToCoord(e->pos().y())));
+            if (q >= 0 && q < m_tokens)
+                setQuery(q);
+        }
+        m_reload->start();
+    });
     connect(m_plot, &QCustomPlot::mouseWheel, this, [this] { m_reload->start(); });
-    connect(this, &AttentionView::statusMessage, this, [stack, this] {
-        stack->setCurrentIndex(m_tokens > 0 ? 1 : 0);
+    connect(this, &AttentionView::statusMessage, this, [this] {
+        m_stack->setCurrentIndex(m_tokens <= 0 ? 0 : m_gridButton->isChecked() ? 2 : 1);
     });
 }
 
@@ -120,25 +181,33 @@ void AttentionView::onSelection()
         // Nothing of the previous run may stay: its tile, its cells (export), its plot.
         m_tokens = 0;
         m_heatmap.reset();
+        m_rowSpec.reset();
         m_tile = QRect();
         m_plot->clearPlottables();
         m_plot->replot();
+        m_row->clearPlottables();
+        m_row->replot();
+        m_grid->show(QString(), QString(), 0, false);
         Q_EMIT statusMessage(QString());
         return;
     }
     const auto& s = m_settings[size_t(i)];
     m_tokens = s.tokens;
-    // Prompts and heads count from 0, layers from 1: the reference's labels ("Head 0",
-    // "Layer 3"), which the figure titles repeat.
-    for (auto [box, first, count] : {std::tuple{m_prompt, 0, s.mapPrompts}, {m_layer, 1, s.layers}, {m_head, 0, s.heads}}) {
+    // Prompts, layers and heads all count from 0, as stored and as `lengen export` takes them;
+    // the head box goes one below: the mean over heads.
+    for (auto [box, first, count] : {std::tuple{m_prompt, 0, s.mapPrompts}, {m_layer, 0, s.layers},
+                                     {m_head, -1, s.heads + 1}, {m_query, 0, s.tokens}}) {
         const QSignalBlocker block(box);
         box->setRange(first, first + count - 1);
     }
     {
         const QSignalBlocker block(m_layer);
-        m_layer->setValue(s.layers);
+        m_layer->setValue(s.layers - 1);
+        const QSignalBlocker blockQuery(m_query);
+        m_query->setValue(s.query);  // the last x token's query, as the reference's curves use
     }
     showWindow(0, 0, std::min(m_tokens, kMaxTile));
+    refreshGrid();
 }
 
 void AttentionView::showWindow(int firstRow, int firstCol, int size)
@@ -169,7 +238,7 @@ void AttentionView::loadVisibleTile()
     const auto [r0, r1] = clampRange(yr);
     figures::MapSelection m;
     m.prompt = m_prompt->value();
-    m.layer = m_layer->value() - 1;
+    m.layer = m_layer->value();
     m.head = m_head->value();
     m.r0 = r0;
     m.r1 = r1;
@@ -197,6 +266,77 @@ void AttentionView::loadVisibleTile()
     } catch (const std::exception& e) {
         Q_EMIT statusMessage(QString::fromUtf8(e.what()));
     }
+    drawRow();
+}
+
+void AttentionView::select(int prompt, int layer, int head)
+{
+    {
+        const QSignalBlocker a(m_prompt), b(m_layer), c(m_head);
+        m_prompt->setValue(prompt);
+        m_layer->setValue(layer);
+        m_head->setValue(head);
+    }
+    loadVisibleTile();
+    refreshGrid();
+}
+
+int AttentionView::layer() const { return m_layer->value(); }
+int AttentionView::head() const { return m_head->value(); }
+int AttentionView::query() const { return m_query->value(); }
+
+void AttentionView::setQuery(int query)
+{
+    if (query == m_query->value())
+        drawRow();
+    else
+        m_query->setValue(query);  // valueChanged draws
+}
+
+void AttentionView::drawRow()
+{
+    m_rowSpec.reset();
+    const int i = m_setting->currentIndex();
+    if (m_tokens <= 0 || i < 0 || size_t(i) >= m_settings.size())
+        return;
+    figures::MapSelection m;
+    m.prompt = m_prompt->value();
+    m.layer = m_layer->value();
+    m.head = m_head->value();
+    try {
+        auto spec = figures::attentionRowFigure(m_run.toStdString(), m_settings[size_t(i)].name, m,
+                                                m_query->value());
+        spec.y.log = m_log->isChecked();
+        plots::buildFigure(*m_row, spec);
+        m_rowSpec = std::move(spec);
+    } catch (const std::exception& e) {
+        m_row->clearPlottables();
+        m_row->replot();
+        Q_EMIT statusMessage(QString::fromUtf8(e.what()));
+    }
+}
+
+void AttentionView::showGrid(bool on)
+{
+    {
+        const QSignalBlocker block(m_gridButton);
+        m_gridButton->setChecked(on);
+    }
+    if (m_tokens > 0)
+        m_stack->setCurrentIndex(on ? 2 : 1);
+    refreshGrid();
+}
+
+bool AttentionView::gridShown() const { return m_gridButton->isChecked(); }
+
+void AttentionView::refreshGrid()
+{
+    // Read only while shown: the grid reads every full map of the prompt.
+    const int i = m_setting->currentIndex();
+    if (!m_gridButton->isChecked() || m_tokens <= 0 || i < 0 || size_t(i) >= m_settings.size())
+        return;
+    m_grid->show(m_run, QString::fromStdString(m_settings[size_t(i)].name), m_prompt->value(),
+                 m_log->isChecked());
 }
 
 QString AttentionView::readout() const { return m_readout->text(); }

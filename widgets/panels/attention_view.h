@@ -1,7 +1,9 @@
 #pragma once
-// Attention heatmap of the open run's stored full maps: setting, prompt, layer and head
-// selectors, log colour scale, zoom/pan, and a hover read-out of query, key and weight. Only
-// the visible tile is read from attention_maps.h5 (at most kMaxTile x kMaxTile cells), so a
+// Attention heatmap of the open run's stored full maps: setting, prompt, layer and head (or
+// the mean over heads) selectors, all counted from 0; log colour scale fitted to the visible
+// cells, zoom/pan, a hover read-out of query, key and weight, the chosen query's row as a line
+// plot under the map (click a row to choose it), and a layers x heads thumbnail grid. Only the
+// visible tile is read from the analysis file (at most kMaxTile x kMaxTile cells), so a
 // 1,600-token map stays responsive. GUI thread only.
 
 #include <QWidget>
@@ -14,6 +16,8 @@
 #include "lengen/engine/probes.h"
 
 class QCheckBox;
+class QStackedLayout;
+class QToolButton;
 class QComboBox;
 class QCustomPlot;
 class QLabel;
@@ -21,6 +25,8 @@ class QSpinBox;
 class QTimer;
 
 namespace lengen::ui {
+
+class AttentionGrid;
 
 class AttentionView final : public QWidget {
     Q_OBJECT
@@ -42,6 +48,19 @@ public:
     void showWindow(int firstRow, int firstCol, int size);
     /// Writes the loaded tile as drawn (PNG/SVG/PDF) or its cells (CSV `row,col,value`).
     bool exportTo(const QString& path, int dpi, QString* error = nullptr);
+    /// Chooses the map: prompt, layer, head (-1 = mean over heads), all from 0.
+    void select(int prompt, int layer, int head);
+    int layer() const;
+    int head() const;
+    /// The query whose attention row is plotted under the map; setQuery redraws it.
+    int query() const;
+    void setQuery(int query);
+    /// The row plot as drawn (empty when no map is shown).
+    const std::optional<plots::FigureSpec>& rowFigure() const { return m_rowSpec; }
+    /// Shows the layers x heads thumbnails instead of the map (and back).
+    void showGrid(bool on);
+    bool gridShown() const;
+    AttentionGrid* grid() const { return m_grid; }
 
 Q_SIGNALS:
     void statusMessage(QString message);
@@ -50,13 +69,20 @@ private:
     void onSelection();
     void loadVisibleTile();
     void onHover(QMouseEvent* event);
+    void drawRow();
+    void refreshGrid();
 
     QString m_run;
     std::vector<engine::AttentionSetting> m_settings;
     QComboBox* m_setting;
-    QSpinBox *m_prompt, *m_layer, *m_head;
+    QSpinBox *m_prompt, *m_layer, *m_head, *m_query;
     QCheckBox *m_log, *m_fit;
-    QCustomPlot* m_plot;
+    QToolButton* m_gridButton;
+    QStackedLayout* m_stack;
+    AttentionGrid* m_grid;
+    QCustomPlot *m_plot, *m_row;
+    QPoint m_pressAt;
+    std::optional<plots::FigureSpec> m_rowSpec;
     QLabel *m_readout, *m_empty;
     QTimer* m_reload;
     QRect m_tile;

@@ -37,8 +37,9 @@ plots::FigureSpec compareFigure(const QStringList& runFiles, const std::string& 
         for (const auto& r : engine::readEvaluations(run.toStdString())) {
             if (r.method != method || r.source != "lengen" || r.curves.empty())
                 continue;
-            f.series.push_back(figures::curveSeries(info.positionEncoding + " (" + info.runId + ")",
-                                                    r.curves.front().stats));
+            // The run's own colour: the same in the training overlay and the run table.
+            f.series.push_back(figures::curveSeries(figures::runLegend(info),
+                                                    r.curves.front().stats, plots::runColor(info.runId)));
             if (baselines && run == runFiles.front())
                 for (size_t b = 1; b < r.curves.size(); ++b) {
                     auto base = figures::curveSeries(r.curves[b].label, r.curves[b].stats, {}, false);
@@ -75,7 +76,17 @@ CompareView::CompareView(QWidget* parent) : QWidget(parent)
     m_evaluate = new QPushButton(tr("Evaluate them"));
     m_evaluate->setToolTip(tr("Queue an evaluation of the runs this comparison leaves out"));
     m_evaluate->setVisible(false);
-    connect(m_evaluate, &QPushButton::clicked, this, [this] { Q_EMIT evaluateRequested(m_missing); });
+    connect(m_evaluate, &QPushButton::clicked, this, [this] {
+        QStringList files;  // a run may have been selected as its folder (--compare DIR)
+        for (const auto& run : m_missing)
+            try {
+                files << QString::fromStdString(engine::locateRunFile(run.toStdString()));
+            } catch (const std::exception& e) {
+                m_info->setText(QString::fromUtf8(e.what()));  // gone since it was compared
+            }
+        if (!files.isEmpty())
+            Q_EMIT evaluateRequested(files, m_method->currentText());
+    });
     auto* bar = new QHBoxLayout;
     bar->addWidget(new QLabel(tr("Method:")));
     bar->addWidget(m_method, 1);
@@ -143,12 +154,12 @@ void CompareView::setRuns(const QStringList& runFiles)
 QString CompareView::infoText() const { return m_info->text(); }
 
 namespace {
-// "NoPE (ab12cd34)": how the figure's legend names a run.
+// "NoPE seed 1 (ab12cd34)": how the figure's legend names a run.
 QString runName(const QString& run)
 {
     try {
         const auto info = engine::readRunInfo(engine::locateRunFile(run.toStdString()));
-        return QString::fromStdString(info.positionEncoding + " (" + info.runId + ")");
+        return QString::fromStdString(figures::runLegend(info));
     } catch (const std::exception&) {
         return run;
     }

@@ -33,8 +33,9 @@ public:
     QString infoText() const;
 
 Q_SIGNALS:
-    /// "Evaluate them": the runs the comparison left out for want of an evaluation.
-    void evaluateRequested(QStringList runFiles);
+    /// "Evaluate them": the runs the comparison left out for want of an evaluation (run.h5
+    /// paths, however they were selected) and the one method the comparison needs.
+    void evaluateRequested(QStringList runFiles, QString method);
 
 private:
     void draw();

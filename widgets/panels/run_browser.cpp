@@ -41,11 +41,14 @@ RunBrowser::RunBrowser(QWidget* parent) : QWidget(parent)
     auto* refresh = new QPushButton(tr("Refresh"));
     auto* compare = new QPushButton(tr("Compare selected"));
     compare->setToolTip(tr("Overlay the selected runs' evaluation curves"));
+    auto* overlay = new QPushButton(tr("Overlay training"));
+    overlay->setToolTip(tr("Draw the selected runs' loss curves over the Train tab's plot"));
     auto* bar = new QHBoxLayout;
     bar->addWidget(m_filter, 1);
     bar->addWidget(add);
     bar->addWidget(refresh);
     bar->addWidget(compare);
+    bar->addWidget(overlay);
     auto* empty = new QLabel(tr("No runs in these folders yet — add a folder or train one."));
     empty->setAlignment(Qt::AlignCenter);
     auto* layout = new QVBoxLayout(this);
@@ -64,6 +67,7 @@ RunBrowser::RunBrowser(QWidget* parent) : QWidget(parent)
     });
     connect(refresh, &QPushButton::clicked, this, &RunBrowser::refresh);
     connect(compare, &QPushButton::clicked, this, [this] { Q_EMIT compareRequested(selectedRuns()); });
+    connect(overlay, &QPushButton::clicked, this, [this] { Q_EMIT overlayRequested(selectedRuns()); });
     connect(m_table, &QTableView::doubleClicked, this, [this](const QModelIndex& index) {
         Q_EMIT openRequested(m_model->row(m_proxy->mapToSource(index).row()).path);
     });

@@ -34,6 +34,8 @@ public:
 Q_SIGNALS:
     void openRequested(QString runFile);
     void compareRequested(QStringList runFiles);
+    /// "Overlay training": draw the selected runs' loss curves on the Train tab.
+    void overlayRequested(QStringList runFiles);
     /// `folder` (added by the user) holds reference runs: `runDirs`, none imported yet.
     void referenceRunsFound(QString folder, QStringList runDirs);
 

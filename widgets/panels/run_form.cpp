@@ -189,7 +189,19 @@ void RunForm::setConfig(const engine::RunConfig& c)
     put(m_layers, c.model.numLayers);
     put(m_heads, c.model.numHeads);
     put(m_state, c.model.stateSize);
-    putD(m_maxLength, std::isfinite(c.model.maxLength) ? c.model.maxLength : 0);
+    // A max_length list is one run per value: the field cannot show it, and writing one value
+    // back would silently drop the other runs, so it shows the list and is left to the YAML.
+    const bool lengthList = c.model.maxLengths.size() > 1;
+    QStringList lengths;
+    for (double v : c.model.maxLengths)
+        lengths << QString::number(v);
+    m_maxLength->setSpecialValueText(lengthList ? "[" + lengths.join(", ") + "]" : QString());
+    m_maxLength->setToolTip(lengthList ? tr("%n runs, one per value of this list; edit the list in the YAML",
+                                            nullptr, int(lengths.size()))
+                                       : QString());
+    putD(m_maxLength, lengthList                       ? m_maxLength->minimum()
+                      : std::isfinite(c.model.maxLength) ? c.model.maxLength
+                                                         : 0);
     const auto& d = c.task.curriculum.dims;
     const auto& p = c.task.curriculum.points;
     for (auto [box, v] : {std::pair{m_dStart, d.start}, {m_dEnd, d.end}, {m_dInc, d.increment}, {m_dInt, d.interval},
@@ -213,7 +225,7 @@ void RunForm::setConfig(const engine::RunConfig& c)
     m_pe->setEnabled(c.model.backbone == Backbone::Llama);
     m_heads->setEnabled(!mamba);
     m_state->setEnabled(mamba);
-    m_maxLength->setEnabled(!mamba);
+    m_maxLength->setEnabled(!mamba && !lengthList);
     m_filling = false;
     updatePreview();
 }
@@ -256,7 +268,7 @@ void RunForm::applyTo(engine::RunConfig& c) const
     else
         take(m_heads, c.model.numHeads);
     // A backbone switch sets its own max_length (the field still shows the old backbone's).
-    if (!backboneChanged && !mamba && touched(m_maxLength)) {
+    if (!backboneChanged && !mamba && c.model.maxLengths.size() <= 1 && touched(m_maxLength)) {
         c.model.maxLength = m_maxLength->value();
         c.model.maxLengths = {c.model.maxLength};
     }

@@ -1,5 +1,7 @@
 #include "run_table_model.h"
 
+#include "figure_builder.h"
+
 #include <cmath>
 
 #include <QColor>
@@ -104,6 +106,11 @@ QVariant RunTableModel::data(const QModelIndex& index, int role) const
         if (!r.probes.isEmpty())
             tip += "\n" + tr("probed: %1").arg(r.probes.join(", "));
         return r.error.isEmpty() ? tip : tip + "\n" + r.error;
+    }
+    if (role == Qt::DecorationRole && index.column() == Task) {
+        // The run's colour once a comparison or overlay has drawn it (plots::runColor).
+        const auto color = plots::assignedRunColor(r.runId.toStdString());
+        return color.empty() ? QVariant() : QVariant(QColor(QString::fromStdString(color)));
     }
     const bool damaged = r.status == QStringLiteral("damaged");
     if (role == Qt::ForegroundRole && damaged)

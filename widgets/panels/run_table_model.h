@@ -36,6 +36,12 @@ public:
     void setFolders(const QStringList& folders);
     QStringList folders() const { return m_folders; }
     void refresh() { setFolders(m_folders); }
+    /// Repaints the run colour swatches (after a view drew runs for the first time).
+    void colorsChanged()
+    {
+        if (!m_rows.empty())
+            Q_EMIT dataChanged(index(0, Task), index(int(m_rows.size()) - 1, Task), {Qt::DecorationRole});
+    }
 
     const RunRow& row(int r) const { return m_rows.at(static_cast<size_t>(r)); }
     int rowOfPath(const QString& runFile) const;

@@ -1,5 +1,6 @@
 #include "training_view.h"
 #include "run_table_model.h"
+#include "run_figures.h"
 
 #include <QCheckBox>
 #include <QDir>
@@ -13,8 +14,10 @@
 #include <QSlider>
 #include <QVBoxLayout>
 
+#include <algorithm>
 #include <cmath>
 
+#include "curve_interactions.h"
 #include "export_dialog.h"
 #include "figure_builder.h"
 #include "figure_export.h"
@@ -69,6 +72,10 @@ TrainingView::TrainingView(RunController& controller, QWidget* parent)
     m_series->addItem(tr("excess loss (÷ least squares)"));
     m_series->setToolTip(tr("Excess loss: the loss divided by the least-squares estimator's expected "
                             "loss at the current curriculum size (1 = as good as least squares)"));
+    m_clearOverlays = new QPushButton(tr("Clear overlay"));
+    m_clearOverlays->setToolTip(tr("Remove the other runs' curves from the loss plot"));
+    m_clearOverlays->setVisible(false);
+    m_hover = new QLabel;
     auto* exportButton = new QPushButton(tr("Export…"));
     exportButton->setToolTip(tr("Save the loss plot as drawn (raw and smoothed): PNG, SVG, PDF or CSV"));
     m_loss = new QCustomPlot;
@@ -107,6 +114,7 @@ TrainingView::TrainingView(RunController& controller, QWidget* parent)
     smoothing->addWidget(m_smoothing, 1);
     smoothing->addWidget(m_logScale);
     smoothing->addWidget(exportButton);
+    smoothing->addWidget(m_clearOverlays);
     smoothing->addStretch();
     smoothing->addWidget(m_queue);
     auto* side = new QVBoxLayout;
@@ -120,6 +128,9 @@ TrainingView::TrainingView(RunController& controller, QWidget* parent)
     layout->addLayout(controls);
     layout->addLayout(smoothing);
     layout->addLayout(plots, 1);
+    layout->addWidget(m_hover);
+    plots::enableCurveInteractions(*m_loss, [this](const QString& text) { m_hover->setText(text); });
+    connect(m_clearOverlays, &QPushButton::clicked, this, [this] { setOverlays({}); });
 
     connect(m_pause, &QPushButton::clicked, this, [this] {
         m_controller.state() == RunController::State::Paused ? m_controller.resume() : m_controller.pause();
@@ -187,6 +198,9 @@ void TrainingView::onStarted(const QString& label, const engine::RunStarted& inf
 {
     clearSeries();
     m_title = label;
+    m_runFile = QString::fromStdString(info.runFile);
+    m_runId = info.runId;
+    m_runName = label;
     redrawSmoothed();
     m_progress->setRange(0, int(std::max<std::int64_t>(1, info.totalSteps)));
     m_progress->setValue(int(info.firstStep));
@@ -268,25 +282,64 @@ void TrainingView::appendLoss(double step, double loss, double excess)
 
 QVector<double> TrainingView::smoothed(const QVector<double>& raw) const
 {
-    const double alpha = m_smoothing->value() / 100.0;
-    QVector<double> ema(raw.size());
-    double acc = 0;
-    for (int i = 0; i < raw.size(); ++i) {
-        acc = i == 0 ? raw[i] : alpha * acc + (1 - alpha) * raw[i];
-        ema[i] = acc;
-    }
-    return ema;
+    return emaSmoothed(raw, m_smoothing->value() / 100.0);
 }
+
+QStringList TrainingView::setOverlays(const QStringList& runFiles)
+{
+    QStringList failed;
+    m_overlays.clear();
+    for (const auto& run : runFiles) {
+        try {
+            auto curve = readLoggedCurve(run);
+            if (curve.runFile != m_runFile || m_runFile.isEmpty())
+                m_overlays.push_back(std::move(curve));
+        } catch (const std::exception& e) {
+            failed << QStringLiteral("%1: %2").arg(run, QString::fromUtf8(e.what()));
+        }
+    }
+    m_clearOverlays->setVisible(overlaid());
+    redrawSmoothed();
+    return failed;
+}
+
+QStringList TrainingView::overlays() const
+{
+    QStringList out;
+    for (const auto& o : m_overlays)
+        out << o.runFile;
+    return out;
+}
+
+QString TrainingView::hoverText() const { return m_hover->text(); }
 
 void TrainingView::redrawSmoothed()
 {
-    const auto& raw = m_series->currentIndex() == 1 ? m_excess : m_values;
-    const QString name = m_series->currentIndex() == 1 ? tr("excess loss") : tr("loss");
+    const bool excess = m_series->currentIndex() == 1;
+    const auto& raw = excess ? m_excess : m_values;
+    const QString name = excess ? tr("excess loss") : tr("loss");
+    const QString ema = tr("EMA %1").arg(m_smoothing->value() / 100.0, 0, 'f', 2);
+    // Alone, the run is blue with a raw trace; beside others it takes its run colour and its
+    // name, and every run shows its smoothed curve only (raw traces of several runs are noise).
+    QColor color("#0173B2");
+    if (overlaid())
+        color = QColor(QString::fromStdString(plots::runColor(m_runId.empty() ? m_runFile.toStdString() : m_runId)));
     m_loss->graph(0)->setName(name);
-    m_loss->graph(1)->setName(tr("EMA %1").arg(m_smoothing->value() / 100.0, 0, 'f', 2));
+    m_loss->graph(0)->setVisible(!overlaid());
+    m_loss->graph(0)->setPen(QPen(QColor(color.red(), color.green(), color.blue(), 90), 1));
+    m_loss->graph(1)->setName(overlaid() ? m_runName + " · " + ema : ema);
+    m_loss->graph(1)->setPen(QPen(color, 2));
     m_loss->yAxis->setLabel(name);
     m_loss->graph(0)->setData(m_steps, raw, true);
     m_loss->graph(1)->setData(m_steps, smoothed(raw), true);
+    while (m_loss->graphCount() > 2)
+        m_loss->removeGraph(m_loss->graphCount() - 1);
+    for (const auto& o : m_overlays) {
+        auto* g = m_loss->addGraph();
+        g->setName(o.name);
+        g->setPen(QPen(QColor(QString::fromStdString(plots::runColor(o.runId))), 2));
+        g->setData(o.steps, smoothed(excess ? o.excess : o.loss), true);
+    }
     m_loss->rescaleAxes();
     m_loss->replot(QCustomPlot::rpQueuedReplot);
 }
@@ -313,6 +366,20 @@ plots::FigureSpec TrainingView::lossFigure() const
     r.width = 1;
     e.color = "#0173B2";
     f.series = {r, e};
+    if (overlaid()) {  // as drawn: each run's smoothed curve in its run colour
+        e.name = (m_runName + " · ").toStdString() + e.name;
+        e.color = plots::runColor(m_runId.empty() ? m_runFile.toStdString() : m_runId);
+        f.series = {e};
+        for (const auto& o : m_overlays) {
+            plots::Series s;
+            s.name = o.name.toStdString();
+            s.x.assign(o.steps.begin(), o.steps.end());
+            const auto y = smoothed(excess ? o.excess : o.loss);
+            s.y.assign(y.begin(), y.end());
+            s.color = plots::runColor(o.runId);
+            f.series.push_back(s);
+        }
+    }
     return f;
 }
 
@@ -341,6 +408,9 @@ void TrainingView::showRunLog(const QString& runFile)
     if (m_controller.state() != RunController::State::Idle)
         return;  // the live run owns the plots
     clearSeries();
+    m_runFile.clear();
+    m_runId.clear();
+    m_runName.clear();
     try {
         const auto log = engine::readTrainLog(runFile.toStdString());
         for (size_t i = 0; i < log.step.size(); ++i) {
@@ -359,6 +429,14 @@ void TrainingView::showRunLog(const QString& runFile)
                 addPointwise(log.pointwise.data() + row * w, w);
         }
         m_title = QFileInfo(runFile).dir().dirName();
+        m_runFile = QString::fromStdString(engine::locateRunFile(runFile.toStdString()));
+        const auto info = engine::readRunInfo(m_runFile.toStdString());
+        m_runId = info.runId;
+        m_runName = QString::fromStdString(figures::runLegend(info));
+        m_overlays.erase(std::remove_if(m_overlays.begin(), m_overlays.end(),
+                                        [&](const LoggedCurve& o) { return o.runFile == m_runFile; }),
+                         m_overlays.end());
+        m_clearOverlays->setVisible(overlaid());
         m_label->setText(tr("Log of %1 (%2 rows)").arg(runFile).arg(log.step.size()));
     } catch (const std::exception& e) {
         m_label->setText(QString::fromUtf8(e.what()));

@@ -12,6 +12,7 @@
 
 #include "figure_spec.h"
 #include "run_controller.h"
+#include "training_overlay.h"
 
 class QCheckBox;
 class QComboBox;
@@ -36,6 +37,13 @@ public:
     plots::FigureSpec lossFigure() const;
     /// Writes lossFigure() (PNG/SVG/PDF/CSV by the extension); false + error on failure.
     bool exportLoss(const QString& path, int dpi, QString* error);
+    /// Draws these runs' logged curves over the loss plot, smoothed like the shown run's and
+    /// each in its run colour; an empty list removes them. Returns the runs left out (not
+    /// readable), each with its message; the shown run itself is not overlaid twice.
+    QStringList setOverlays(const QStringList& runFiles);
+    QStringList overlays() const;
+    /// The hover read-out under the loss plot.
+    QString hoverText() const;
 
 private:
     void onState(RunController::State s);
@@ -48,6 +56,7 @@ private:
     void redrawSmoothed();
     void exportWithDialog();
     QVector<double> smoothed(const QVector<double>& raw) const;
+    bool overlaid() const { return !m_overlays.empty(); }
 
     RunController& m_controller;
     QProgressBar* m_progress;
@@ -58,6 +67,11 @@ private:
     QComboBox* m_series;  ///< loss | excess loss
     QCustomPlot *m_loss, *m_pointwise, *m_curriculum;
     QVector<double> m_steps, m_values, m_excess;
+    std::vector<LoggedCurve> m_overlays;
+    QString m_runFile, m_runName;  ///< the shown run (its legend name while overlays are drawn)
+    std::string m_runId;
+    QPushButton* m_clearOverlays;
+    QLabel* m_hover;
     std::deque<std::vector<double>> m_recent;  ///< the last kRecent per-position rows
     QString m_title;
 };

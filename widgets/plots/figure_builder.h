@@ -6,6 +6,7 @@
 #include "figure_spec.h"
 
 #include <QColor>
+#include <QImage>
 
 class QCustomPlot;
 
@@ -14,10 +15,23 @@ namespace lengen::plots {
 /// Palette colour i (cycled): seaborn's colorblind palette.
 QColor paletteColor(int i);
 
+/// A run's colour ("#rrggbb") for the life of the process, so a run looks the same in every
+/// view that draws several runs (comparison, training overlay, the run table's swatch) and in
+/// their exports: a key (the run id) gets the first palette colour no other key holds, in the
+/// order keys are first drawn; past ten runs colours repeat. GUI thread only.
+std::string runColor(const std::string& key);
+/// The colour `key` already holds, or "" if no view has drawn it yet.
+std::string assignedRunColor(const std::string& key);
+
 /// Clears `plot` and draws the figure (graphs, bands, spans, lines, markers, legend, title).
 void buildFigure(QCustomPlot& plot, const FigureSpec& spec);
 
 /// Clears `plot` and draws the heatmap with a colour scale.
 void buildHeatmap(QCustomPlot& plot, const HeatmapSpec& spec);
+
+/// A row-major rows x cols matrix coloured as buildHeatmap colours it (viridis over
+/// [zMin, zMax], log10 when `logScale`), one pixel per cell, NaN transparent: thumbnails.
+QImage heatmapImage(const std::vector<float>& values, int rows, int cols, double zMin, double zMax,
+                    bool logScale);
 
 } // namespace lengen::plots

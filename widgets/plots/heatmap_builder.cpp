@@ -171,4 +171,21 @@ void buildHeatmap(QCustomPlot& plot, const HeatmapSpec& spec)
     plot.replot(QCustomPlot::rpImmediateRefresh);
 }
 
+QImage heatmapImage(const std::vector<float>& values, int rows, int cols, double zMin, double zMax,
+                    bool logScale)
+{
+    QImage image(std::max(cols, 1), std::max(rows, 1), QImage::Format_ARGB32);
+    image.fill(Qt::transparent);
+    QCPColorGradient gradient = viridis();  // color() is not const: it caches its lookup table
+    const QCPRange range(zMin, zMax > zMin ? zMax : zMin + 1);
+    for (int r = 0; r < rows; ++r)
+        for (int c = 0; c < cols; ++c) {
+            const size_t at = size_t(r) * size_t(cols) + size_t(c);
+            const double v = at < values.size() ? double(values[at]) : NAN;
+            if (std::isfinite(v))
+                image.setPixel(c, r, gradient.color(logScale ? std::max(v, range.lower) : v, range, logScale));
+        }
+    return image;
+}
+
 } // namespace lengen::plots

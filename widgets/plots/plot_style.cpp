@@ -3,6 +3,10 @@
 #include "figure_builder.h"
 #include "qcp.h"
 
+#include <algorithm>
+#include <map>
+#include <vector>
+
 namespace lengen::plots {
 
 namespace {
@@ -21,6 +25,35 @@ const QMargins kMinimumMargins(0, 12, 22, 0);
 QColor paletteColor(int i)
 {
     return QColor(kPalette[((i % kPaletteSize) + kPaletteSize) % kPaletteSize]);
+}
+
+namespace {
+std::map<std::string, int>& runColors()
+{
+    static std::map<std::string, int> colors;  // key -> palette index; GUI thread only
+    return colors;
+}
+} // namespace
+
+std::string runColor(const std::string& key)
+{
+    auto& colors = runColors();
+    if (const auto it = colors.find(key); it != colors.end())
+        return kPalette[it->second];
+    // The least used palette colour, lowest index first: unique for the first ten runs.
+    std::vector<int> uses(kPaletteSize, 0);
+    for (const auto& [k, i] : colors)
+        ++uses[size_t(i)];
+    const int pick = int(std::min_element(uses.begin(), uses.end()) - uses.begin());
+    colors.emplace(key, pick);
+    return kPalette[pick];
+}
+
+std::string assignedRunColor(const std::string& key)
+{
+    const auto& colors = runColors();
+    const auto it = colors.find(key);
+    return it == colors.end() ? std::string() : std::string(kPalette[it->second]);
 }
 
 namespace style {

@@ -7,6 +7,7 @@
 
 #include <torch/torch.h>
 
+#include <limits>
 #include <map>
 #include <memory>
 #include <string>
@@ -70,6 +71,8 @@ public:
     /// Best effort while unwinding from another error (the disk may be full): never throws.
     void setStatusNoThrow(const std::string& status) noexcept;
     const std::string& path() const { return m_path; }
+    /// Loss of the last row in the log (a reopened run's earlier rows count); NaN if none.
+    double lastLoggedLoss() const { return m_lastLoggedLoss; }
 
 private:
     RunWriter(std::string path, std::unique_ptr<WriterLock> lock, H5Handle file);
@@ -82,6 +85,7 @@ private:
     std::map<std::string, H5Handle> m_log;
     int m_pointwiseWidth = 1;
     std::int64_t m_current = -1;  // slot holding the latest complete checkpoint
+    double m_lastLoggedLoss = std::numeric_limits<double>::quiet_NaN();
 };
 
 /// Reads the latest complete checkpoint. Error(RunFile) if the run has none.

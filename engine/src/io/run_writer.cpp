@@ -167,6 +167,11 @@ std::unique_ptr<RunWriter> RunWriter::reopen(const std::string& path, std::int64
     hsize_t keep = 0;
     while (keep < rows && logged[keep] < keepBefore)
         ++keep;
+    if (keep > 0) {  // the run's final loss, should this session log nothing more
+        std::vector<double> losses(rows);
+        readAll(writer->m_log.at("loss").id(), H5T_NATIVE_DOUBLE, losses.data(), losses.size(), path);
+        writer->m_lastLoggedLoss = losses[keep - 1];
+    }
     for (auto& [name, ds] : writer->m_log)
         truncateRows(ds.id(), keep, path);
     writer->m_current = readIntScalar(writer->m_file.id(), "checkpoint/current", path);
@@ -197,6 +202,7 @@ void RunWriter::appendLog(const LogRecord& r)
     const std::int32_t points = r.nPoints, dims = r.nDims;
     appendRow(m_log.at("step").id(), H5T_NATIVE_INT64, &r.step, m_path);
     appendRow(m_log.at("loss").id(), H5T_NATIVE_DOUBLE, &r.loss, m_path);
+    m_lastLoggedLoss = r.loss;
     appendRow(m_log.at("excess_loss").id(), H5T_NATIVE_DOUBLE, &r.excessLoss, m_path);
     appendRow(m_log.at("learning_rate").id(), H5T_NATIVE_DOUBLE, &r.learningRate, m_path);
     appendRow(m_log.at("wall_time").id(), H5T_NATIVE_DOUBLE, &r.wallSeconds, m_path);

@@ -176,7 +176,9 @@ RunSummary trainSteps(TrainSession& s, RunControl& control, TrainObserver& obser
     std::int64_t lastCheckpoint = s.stepsDone;
     double stepSeconds = 0;  // exponential moving average of the step duration
     bool cancelled = false;
-    bool loggedHere = false;  // a log row was written in this session
+    // One definition of "final loss": the last log row's, which after a resume that logs
+    // nothing is a row of the earlier session (not this session's last step).
+    summary.finalLoss = s.writer->lastLoggedLoss();
     for (std::int64_t step = s.stepsDone; step < total; ++step) {
         if (!control.shouldContinue()) {
             cancelled = true;
@@ -205,8 +207,7 @@ RunSummary trainSteps(TrainSession& s, RunControl& control, TrainObserver& obser
             LogRecord r;
             r.step = step;
             r.loss = lossValue;
-            summary.finalLoss = lossValue;  // one definition: the last log row's loss
-            loggedHere = true;
+            summary.finalLoss = lossValue;
             r.excessLoss = lossValue / baselineLoss(nDims, nPoints);
             r.pointwise = toVector(s.sampler->metric(pred.detach(), ys).mean(0));
             r.nPoints = nPoints;
@@ -221,8 +222,6 @@ RunSummary trainSteps(TrainSession& s, RunControl& control, TrainObserver& obser
         s.optimizer->step(lr);
         s.optimizer->zeroGrad();
         s.stepsDone = step + 1;
-        if (!loggedHere)  // a resume too short to log keeps the last step's loss
-            summary.finalLoss = lossValue;
 
         const double dt = secondsSince(stepStart);
         stepSeconds = stepSeconds == 0 ? dt : 0.95 * stepSeconds + 0.05 * dt;

@@ -1,0 +1,255 @@
+// Issue 13's interactions on real runs, offscreen: the attention view counts prompts, layers
+// and heads from 0, shows the mean over heads, a chosen query's row and the layers x heads
+// grid; the Train tab overlays other runs' loss curves; a run keeps one colour across the
+// comparison, the overlay, the run table and their exports.
+
+#include <QComboBox>
+#include <QSignalSpy>
+#include <QSpinBox>
+#include <QTemporaryDir>
+#include <QTest>
+#include <QToolButton>
+
+#include <cmath>
+
+#include "attention_grid.h"
+#include "attention_view.h"
+#include "compare_view.h"
+#include "figure_builder.h"
+#include "lengen/engine/analysis.h"
+#include "lengen/engine/probes.h"
+#include "lengen/engine/run_file.h"
+#include "lengen/engine/trainer.h"
+#include "qcp.h"
+#include "run_figures.h"
+#include "run_table_model.h"
+#include "test_support.h"
+#include "training_view.h"
+
+using namespace lengen;
+
+namespace {
+
+class Quiet : public engine::TrainObserver {};
+class Silent : public engine::AnalysisObserver {};
+
+std::string trainTiny(const std::string& dir, const std::string& pe, int seed)
+{
+    engine::TrainOptions o;
+    o.outDir = dir;
+    o.seed = std::uint64_t(seed);
+    o.device = "cpu";
+    o.threads = 1;
+    engine::RunControl control;
+    Quiet quiet;
+    return engine::train(test::loadOne(test::tinyConfig("linear_regression", pe)), o, control, quiet).runFile;
+}
+
+std::string runId(const std::string& run) { return engine::readRunInfo(run).runId; }
+
+}  // namespace
+
+class TestViews final : public QObject {
+    Q_OBJECT
+
+private Q_SLOTS:
+    void initTestCase();
+    void attentionCountsFromZeroAndAveragesHeads();
+    void attentionRowOfTheChosenQuery();
+    void attentionGridOpensTheClickedMap();
+    void trainingOverlayDrawsOtherRuns();
+    void aRunKeepsItsColourAcrossViews();
+
+private:
+    std::string m_runs, m_rope, m_nope, m_ropeSeed2;
+};
+
+void TestViews::initTestCase()
+{
+    m_runs = test::scratchDir("views");
+    m_rope = trainTiny(m_runs, "rope", 1);
+    m_nope = trainTiny(m_runs, "nope", 1);
+    m_ropeSeed2 = trainTiny(m_runs, "rope", 2);
+    engine::RunControl control;
+    Silent silent;
+    for (const auto& run : {m_rope, m_nope, m_ropeSeed2}) {
+        engine::EvalOptions e;
+        e.methods = {"standard"};
+        e.prompts = 8;
+        e.common.bootstrapTrials = 10;
+        e.common.device = "cpu";
+        engine::evaluateRun(run, e, control, silent);
+    }
+    engine::ProbeOptions p;
+    p.attention = true;
+    p.attentionPrompts = 4;
+    p.longPoints = 12;
+    p.common.bootstrapTrials = 10;
+    p.common.device = "cpu";
+    engine::probeRun(m_rope, p, control, silent);
+}
+
+void TestViews::attentionCountsFromZeroAndAveragesHeads()
+{
+    ui::AttentionView view;
+    view.resize(900, 700);
+    view.setRun(QString::fromStdString(m_rope));
+    QVERIFY(view.heatmap());
+    // tiny config: 2 layers, 2 heads. The last layer is 1 (it was shown as "2" while heads and
+    // prompts counted from 0), and the title says so.
+    QCOMPARE(view.layer(), 1);
+    auto* layerBox = view.findChild<QSpinBox*>("layer");
+    QVERIFY(layerBox);
+    QCOMPARE(layerBox->minimum(), 0);
+    QCOMPARE(layerBox->maximum(), 1);
+    QVERIFY2(QString::fromStdString(view.heatmap()->title).contains("layer 1, head 0"),
+             view.heatmap()->title.c_str());
+
+    // The mean over heads is the cell-wise mean of the two heads' maps.
+    view.select(0, 0, -1);
+    QVERIFY(view.heatmap());
+    const auto mean = *view.heatmap();
+    QVERIFY2(QString::fromStdString(mean.title).contains("mean of heads"), mean.title.c_str());
+    view.select(0, 0, 0);
+    const auto h0 = *view.heatmap();
+    view.select(0, 0, 1);
+    const auto h1 = *view.heatmap();
+    QCOMPARE(mean.values.size(), h0.values.size());
+    int compared = 0;
+    for (size_t i = 0; i < mean.values.size(); ++i)
+        if (!std::isnan(mean.values[i])) {
+            QVERIFY(std::abs(mean.values[i] - 0.5f * (h0.values[i] + h1.values[i])) < 1e-6f);
+            ++compared;
+        }
+    QVERIFY(compared > 10);
+    QVERIFY(h0.values != h1.values);  // two heads that differ, or the mean would prove nothing
+}
+
+void TestViews::attentionRowOfTheChosenQuery()
+{
+    ui::AttentionView view;
+    view.resize(900, 700);
+    view.setRun(QString::fromStdString(m_rope));
+    QVERIFY(view.rowFigure());
+    const int tokens = view.heatmap()->rows;
+    QCOMPARE(view.query(), tokens - 2);  // the last x token, as the reference's curves use
+    view.select(0, 1, 0);
+    view.setQuery(5);
+    QVERIFY(view.rowFigure());
+    const auto& row = *view.rowFigure();
+    // keys 0..5: x tokens 0, 2, 4 and y tokens 1, 3, 5; weights of one softmax row sum to 1.
+    QCOMPARE(row.series.size(), size_t(2));
+    QCOMPARE(row.series[0].x, (std::vector<double>{0, 2, 4}));
+    QCOMPARE(row.series[1].x, (std::vector<double>{1, 3, 5}));
+    double sum = 0;
+    for (const auto& s : row.series)
+        for (double w : s.y)
+            sum += w;
+    QVERIFY2(std::abs(sum - 1) < 1e-3, qPrintable(QString::number(sum)));
+    // The same weights as the map's row 5 (layer 1, head 0).
+    const auto tile = engine::readAttentionTile(m_rope, "duplicated", 0, 1, 0, 5, 6, 0, 6);
+    QCOMPARE(float(row.series[1].y[2]), tile[5]);
+    QCOMPARE(row.vlines.size(), size_t(1));
+    // Out of range: said, never a crash.
+    QVERIFY_THROWS_EXCEPTION(std::exception, figures::attentionRowFigure(m_rope, "duplicated", {}, tokens));
+}
+
+void TestViews::attentionGridOpensTheClickedMap()
+{
+    ui::AttentionView view;
+    view.resize(900, 700);
+    view.setRun(QString::fromStdString(m_rope));
+    QCOMPARE(view.grid()->thumbnailCount(), 0);  // read only when shown
+    view.showGrid(true);
+    QCOMPARE(view.grid()->thumbnailCount(), 2 * (2 + 1));  // layers x (heads + mean)
+    auto* thumb = view.grid()->findChild<QToolButton*>("thumb_0_1");
+    QVERIFY(thumb);
+    thumb->click();
+    QVERIFY(!view.gridShown());
+    QCOMPARE(view.layer(), 0);
+    QCOMPARE(view.head(), 1);
+    QVERIFY(QString::fromStdString(view.heatmap()->title).contains("layer 0, head 1"));
+
+    // A thumbnail pools the map: its cell holds the maximum of the block it covers.
+    const auto t = figures::mapThumbnails(m_rope, "duplicated", 0, 4);
+    QCOMPARE(t.size, 4);
+    QCOMPARE(t.maps.size(), size_t(2 * 3));
+    const int tokens = t.tokens;
+    const auto full = engine::readAttentionTile(m_rope, "duplicated", 0, 1, 1, 0, tokens, 0, tokens);
+    float blockMax = 0;
+    for (int r = 0; r < tokens / 4; ++r)
+        for (int c = 0; c <= r; ++c)
+            blockMax = std::max(blockMax, full[size_t(r * tokens + c)]);
+    QCOMPARE(t.maps[size_t(1 * 3 + 1)][0], blockMax);
+    QVERIFY(std::isnan(t.maps[0][3]));  // above the diagonal: masked
+}
+
+void TestViews::trainingOverlayDrawsOtherRuns()
+{
+    ui::RunController controller;
+    ui::TrainingView view(controller);
+    view.showRunLog(QString::fromStdString(m_rope));
+    QCOMPARE(view.lossFigure().series.size(), size_t(2));  // raw + EMA of the shown run
+    const auto failed = view.setOverlays({QString::fromStdString(m_rope), QString::fromStdString(m_nope),
+                                          QFileInfo(QString::fromStdString(m_ropeSeed2)).path(),
+                                          QStringLiteral("/nonexistent/run.h5")});
+    QCOMPARE(failed.size(), 1);
+    QVERIFY(failed.front().startsWith("/nonexistent/run.h5"));
+    QCOMPARE(view.overlays().size(), 2);  // the shown run is not drawn twice; a folder is a run
+    const auto f = view.lossFigure();
+    QCOMPARE(f.series.size(), size_t(3));  // each run's smoothed curve
+    QVERIFY(QString::fromStdString(f.series[1].name).startsWith("NoPE seed 1"));
+    QVERIFY(QString::fromStdString(f.series[2].name).startsWith("RoPE seed 2"));
+    const auto log = engine::readTrainLog(m_nope);
+    QCOMPARE(f.series[1].x.size(), log.step.size());
+    QCOMPARE(f.series[1].y.front(), log.loss.front());  // smoothed like the shown run: EMA from the first
+    QVERIFY(f.series[0].color != f.series[1].color && f.series[1].color != f.series[2].color &&
+            f.series[0].color != f.series[2].color);
+    // The excess-loss choice applies to every run.
+    view.findChild<QComboBox*>()->setCurrentIndex(1);
+    QCOMPARE(view.lossFigure().series[1].y.front(), log.excessLoss.front());
+    view.setOverlays({});
+    QCOMPARE(view.lossFigure().series.size(), size_t(2));
+}
+
+void TestViews::aRunKeepsItsColourAcrossViews()
+{
+    // The comparison, the overlay and the run table agree on a run's colour, whichever view
+    // drew it first and in whatever order the runs are listed.
+    ui::RunController controller;
+    ui::TrainingView view(controller);
+    view.showRunLog(QString::fromStdString(m_ropeSeed2));
+    view.setOverlays({QString::fromStdString(m_nope), QString::fromStdString(m_rope)});
+    const auto overlay = view.lossFigure();
+    auto colorIn = [](const plots::FigureSpec& f, const std::string& id) {
+        for (const auto& s : f.series)
+            if (s.name.find("(" + id + ")") != std::string::npos)
+                return s.color;
+        return std::string("missing");
+    };
+    ui::CompareView compare;
+    compare.setRuns({QString::fromStdString(m_rope), QString::fromStdString(m_ropeSeed2),
+                     QString::fromStdString(m_nope)});
+    QCOMPARE(compare.spec().series.size(), size_t(3));
+    ui::RunTableModel table;
+    table.setFolders({QString::fromStdString(m_runs)});
+    for (const auto& run : {m_rope, m_nope, m_ropeSeed2}) {
+        const auto id = runId(run);
+        QCOMPARE(colorIn(compare.spec(), id), colorIn(overlay, id));
+        QCOMPARE(colorIn(compare.spec(), id), plots::runColor(id));
+        const int row = table.rowOfPath(QString::fromStdString(run));
+        QVERIFY(row >= 0);
+        const auto swatch = table.data(table.index(row, ui::RunTableModel::Task), Qt::DecorationRole);
+        QCOMPARE(swatch.value<QColor>(), QColor(QString::fromStdString(plots::runColor(id))));
+    }
+    // The export writes the colours drawn.
+    QTemporaryDir tmp;
+    QVERIFY(compare.exportTo(tmp.path() + "/c.svg", 72));
+    QFile svg(tmp.path() + "/c.svg");
+    QVERIFY(svg.open(QIODevice::ReadOnly));
+    const QString text = QString::fromUtf8(svg.readAll()).toLower();
+    QVERIFY(text.contains(QString::fromStdString(plots::runColor(runId(m_nope))).toLower()));
+}
+
+QTEST_MAIN(TestViews)
+#include "tst_views.moc"
