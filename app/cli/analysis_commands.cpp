@@ -21,44 +21,6 @@ void onInterrupt(int)
         g_control->requestCancelFromSignal();
 }
 
-// One status line on a terminal (rewritten in place), a line every few seconds otherwise.
-class AnalysisProgress final : public engine::AnalysisObserver {
-public:
-    explicit AnalysisProgress(bool quiet) : m_quiet(quiet), m_tty(::isatty(2) != 0) {}
-    void onProgress(const std::string& stage, std::int64_t done, std::int64_t total) override
-    {
-        if (m_quiet)
-            return;
-        const auto now = std::chrono::steady_clock::now();
-        if (!m_tty && stage == m_stage && now - m_last < std::chrono::seconds(5))
-            return;
-        m_last = now;
-        m_stage = stage;
-        const int pct = total > 0 ? static_cast<int>(100 * done / total) : 100;
-        std::fprintf(stderr, m_tty ? "\r\033[K%-40s %3d%% (%lld/%lld)" : "%s %d%% (%lld/%lld)\n",
-                     stage.c_str(), pct, static_cast<long long>(done),
-                     static_cast<long long>(total));
-        std::fflush(stderr);
-        m_open = m_tty;
-    }
-    void onWarning(const std::string& message) override
-    {
-        finish();
-        std::fprintf(stderr, "warning: %s\n", message.c_str());
-    }
-    void finish()
-    {
-        if (m_open)
-            std::fprintf(stderr, "\n");
-        m_open = false;
-    }
-
-private:
-    bool m_quiet, m_tty, m_open = false;
-    std::string m_stage;
-    std::chrono::steady_clock::time_point m_last{};
-};
-
 std::string list(const std::vector<std::string>& items)
 {
     std::string s;

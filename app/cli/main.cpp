@@ -11,6 +11,7 @@
 #include "early_signals.h"
 #include "option_ranges.h"
 #include "reference_commands.h"
+#include "sweep_commands.h"
 #ifdef LENGEN_WITH_EXPORT
 #include "export_command.h"
 #endif
@@ -210,6 +211,60 @@ int main(int argc, char** argv)
     exportRunCmd->add_option("--out", exportRunArgs.outDir, "Folder to write")->required();
     exportRunCmd->add_flag("--quiet,-q", exportRunArgs.quiet, "Only print the folder");
 
+    auto* sweepCmd = app.add_subcommand(
+        "sweep", "Experiments: a grid of seeded runs over tasks x position encodings x seeds x "
+                 "config keys, run here N at a time (docs/sweep-format.md)");
+    sweepCmd->require_subcommand(1);
+    cli::SweepNewArgs sweepNew;
+    auto* sweepNewCmd = sweepCmd->add_subcommand("new", "Write a sweep folder from a base config");
+    sweepNewCmd->add_option("config", sweepNew.config, "Base run config (YAML)")->required()
+        ->check(CLI::ExistingFile);
+    sweepNewCmd->add_option("--pe", sweepNew.pes, "Position encodings: rope, nope, alibi, fire, yarn, "
+                            "dynamic_yarn, pi, dynamic_ntk, mamba, gpt2")->delimiter(',');
+    sweepNewCmd->add_option("--task", sweepNew.tasks, "Tasks")->delimiter(',');
+    sweepNewCmd->add_option("--seeds", sweepNew.seeds, "Seeds 1..N per cell")->capture_default_str()
+        ->check(cli::inRange(1, 10000));
+    sweepNewCmd->add_option("--set", sweepNew.sets, "An axis over a config key: KEY=V1,V2 "
+                            "(e.g. model.num_hidden_layers=4,6); repeatable");
+    sweepNewCmd->add_flag("!--no-eval", sweepNew.eval, "Train only (default: evaluate each cell)");
+    sweepNewCmd->add_option("--methods", sweepNew.evalMethods, "Evaluation methods")->delimiter(',')
+        ->capture_default_str();
+    sweepNewCmd->add_option("--prompts", sweepNew.evalPrompts, "Evaluation prompts per method")
+        ->capture_default_str()->check(cli::inRange(1, 1e7));
+    sweepNewCmd->add_flag("--probe", sweepNew.probe, "Also run every probe on each cell");
+    sweepNewCmd->add_option("--out", sweepNew.outDir, "The sweep folder to create")->required();
+    sweepNewCmd->add_flag("--quiet,-q", sweepNew.quiet, "Only print the folder");
+
+    cli::SweepRunArgs sweepRun;
+    auto* sweepRunCmd = sweepCmd->add_subcommand(
+        "run", "Run every unfinished cell here, N at a time (resumes stopped cells; Ctrl-C stops all "
+               "with checkpoints)");
+    sweepRunCmd->add_option("dir", sweepRun.dir, "Sweep folder")->required();
+    sweepRunCmd->add_option("--jobs,-j", sweepRun.jobs, "Cells at once (default: one per core)")
+        ->check(cli::inRange(0, 1024));
+    sweepRunCmd->add_option("--threads-per-job", sweepRun.threadsPerJob,
+                            "CPU threads per cell (default: cores / jobs)")->check(cli::threadRange());
+    sweepRunCmd->add_option("--device", sweepRun.device, "cpu, cuda or cuda:N");
+    sweepRunCmd->add_flag("--retry-failed", sweepRun.retryFailed, "Run failed cells again");
+    sweepRunCmd->add_flag("--quiet,-q", sweepRun.quiet, "Only say what failed");
+
+    cli::SweepCellArgs sweepCell;
+    auto* sweepCellCmd = sweepCmd->add_subcommand(
+        "run-cell", "Run one cell in this process (what `sweep run` children and Slurm array tasks do)");
+    sweepCellCmd->add_option("dir", sweepCell.dir, "Sweep folder")->required();
+    sweepCellCmd->add_option("index", sweepCell.index, "Cell index (from 0)")->required()
+        ->check(cli::inRange(0, 1e6));
+    sweepCellCmd->add_option("--threads", sweepCell.threads, "CPU threads")->check(cli::threadRange());
+    sweepCellCmd->add_option("--device", sweepCell.device, "cpu, cuda or cuda:N");
+    sweepCellCmd->add_flag("--quiet,-q", sweepCell.quiet, "No progress output");
+
+    std::string sweepStatusDir;
+    bool sweepStatusJson = false;
+    auto* sweepStatusCmd = sweepCmd->add_subcommand(
+        "status", "One line per cell: state, stage, step, loss, analysis (exit 0 done, 5 failed, 8 unfinished)");
+    sweepStatusCmd->add_option("dir", sweepStatusDir, "Sweep folder")->required();
+    sweepStatusCmd->add_flag("--json", sweepStatusJson, "A JSON array instead of the table");
+
     try {
         app.parse(argc, argv);
     } catch (const CLI::ParseError& e) {
@@ -247,6 +302,14 @@ int main(int argc, char** argv)
         if (*exportCmd)
             return cli::runExport(exportArgs);
 #endif
+        if (*sweepNewCmd)
+            return cli::runSweepNew(sweepNew);
+        if (*sweepRunCmd)
+            return cli::runSweepRun(sweepRun);
+        if (*sweepCellCmd)
+            return cli::runSweepCell(sweepCell);
+        if (*sweepStatusCmd)
+            return cli::runSweepStatus(sweepStatusDir, sweepStatusJson);
         if (*importCmd)
             return cli::runImport(importJson, importRun, importLabel);
         if (*importRunCmd)

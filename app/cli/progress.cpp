@@ -88,4 +88,35 @@ void ProgressReporter::finish()
     }
 }
 
+AnalysisProgress::AnalysisProgress(bool quiet) : m_quiet(quiet), m_tty(::isatty(2) != 0) {}
+
+void AnalysisProgress::onProgress(const std::string& stage, std::int64_t done, std::int64_t total)
+{
+    if (m_quiet)
+        return;
+    const auto now = std::chrono::steady_clock::now();
+    if (!m_tty && stage == m_stage && now - m_last < std::chrono::seconds(5))
+        return;
+    m_last = now;
+    m_stage = stage;
+    const int pct = total > 0 ? static_cast<int>(100 * done / total) : 100;
+    std::fprintf(stderr, m_tty ? "\r\033[K%-40s %3d%% (%lld/%lld)" : "%s %d%% (%lld/%lld)\n",
+                 stage.c_str(), pct, static_cast<long long>(done), static_cast<long long>(total));
+    std::fflush(stderr);
+    m_open = m_tty;
+}
+
+void AnalysisProgress::onWarning(const std::string& message)
+{
+    finish();
+    std::fprintf(stderr, "warning: %s\n", message.c_str());
+}
+
+void AnalysisProgress::finish()
+{
+    if (m_open)
+        std::fprintf(stderr, "\n");
+    m_open = false;
+}
+
 }  // namespace lengen::cli

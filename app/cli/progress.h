@@ -5,6 +5,7 @@
 #include <chrono>
 #include <string>
 
+#include "lengen/engine/analysis.h"
 #include "lengen/engine/observer.h"
 
 namespace lengen::cli {
@@ -27,6 +28,21 @@ private:
     std::chrono::steady_clock::time_point m_lastPrint{};
     double m_lastExcess = 0;
     bool m_barOpen = false;
+};
+
+/// Progress of `eval`, `probe` and a sweep cell's analysis stages: one status line on a
+/// terminal (rewritten in place), a line every few seconds otherwise.
+class AnalysisProgress final : public engine::AnalysisObserver {
+public:
+    explicit AnalysisProgress(bool quiet);
+    void onProgress(const std::string& stage, std::int64_t done, std::int64_t total) override;
+    void onWarning(const std::string& message) override;
+    void finish();
+
+private:
+    bool m_quiet, m_tty, m_open = false;
+    std::string m_stage;
+    std::chrono::steady_clock::time_point m_last{};
 };
 
 std::string formatDuration(double seconds);

@@ -58,7 +58,7 @@ void TestCli::helpAndVersion()
 {
     auto r = run({"--help"});
     QCOMPARE(r.code, 0);
-    for (const char* word : {"train", "validate", "info", "eval", "probe", "import", "Exit codes"})
+    for (const char* word : {"train", "validate", "info", "eval", "probe", "import", "sweep", "Exit codes"})
         QVERIFY2(r.out.contains(word), qPrintable(r.out));
     QCOMPARE(run({"train", "--help"}).code, 0);
     QVERIFY(run({"--version"}).out.contains("lengen "));

@@ -8,22 +8,15 @@
 #include <vector>
 
 #include "lengen/engine/config.h"
+#include "lengen/engine/config_edit.h"
 
 namespace lengen::ui {
 
-/// Sets the position encoding the way the reference's configs name one: "rope" has no patch,
-/// the others a patch named after them with `rope_scaling: {type: …}`. A factor written for
-/// another encoding is dropped (the engine derives the new one's).
-void setPositionEncoding(engine::RunConfig& config, const std::string& type);
-/// Switches the backbone with what it implies: family and type names, Mamba's unbounded
-/// max_length, a finite one (2 × points, the reference's 8× factor) when leaving Mamba.
-void setBackbone(engine::RunConfig& config, engine::Backbone backbone);
-/// A position encoding as researchers write it, with the config's name where it differs:
-/// "RoPE", "PI (linear)", "Dynamic NTK (dynamic)".
-std::string peLabel(const std::string& type);
-
-/// Sets the task and its data (boolean tasks read ±1 inputs).
-void setTask(engine::RunConfig& config, const std::string& name);
+// What a backbone, PE or task edit implies is the engine's (config_edit.h, shared with sweeps).
+using engine::peLabel;
+using engine::setBackbone;
+using engine::setPositionEncoding;
+using engine::setTask;
 
 class ConfigDraft {
 public:

@@ -12,6 +12,7 @@
 #include "lengen/engine/reference_runs.h"
 #include "lengen/engine/run_file.h"
 #include "model/icl_model.h"
+#include "text_files.h"
 #include "train/train_loop.h"
 
 namespace fs = std::filesystem;
@@ -119,22 +120,6 @@ PyValuePtr optimizerStateDict(const RunConfig& c, const io::CheckpointState& st,
     return opt;
 }
 
-void writeText(const fs::path& path, const std::string& text)
-{
-    const fs::path partial = path.string() + ".partial";
-    {
-        std::ofstream out(partial, std::ios::binary | std::ios::trunc);
-        out << text;
-        out.flush();
-        if (!out) {
-            std::error_code ec;
-            fs::remove(partial, ec);
-            throw Error(ErrorKind::Io, "cannot write " + path.string());
-        }
-    }
-    fs::rename(partial, path);
-}
-
 }  // namespace
 
 ReferenceExportResult exportReferenceRun(const std::string& run, const std::string& outDir)
@@ -203,7 +188,7 @@ ReferenceExportResult exportReferenceRun(const std::string& run, const std::stri
     const std::string yaml = interop::referenceConfigYaml(config, info.runId, result.notes);
     interop::writeTorchFile((dir / "state.pt").string(), *root);
     try {
-        writeText(dir / "config.yaml", yaml);
+        writeFileAtomically((dir / "config.yaml").string(), yaml);
     } catch (...) {
         fs::remove(dir / "state.pt", ec);  // both files or neither
         throw;

@@ -94,6 +94,13 @@ RunFileInfo readRunInfo(const std::string& pathOrDir)
     info.device = readStringAttribute(f, "device", path);
     if (hasAttribute(f, "imported_from"))
         info.importedFrom = readStringAttribute(f, "imported_from", path);
+    if (hasAttribute(f, "sweep")) {
+        info.sweepName = readStringAttribute(f, "sweep", path);
+        if (hasAttribute(f, "sweep_cell"))
+            info.sweepCell = readStringAttribute(f, "sweep_cell", path);
+        if (hasAttribute(f, "sweep_axes"))
+            info.sweepAxes = readStringAttribute(f, "sweep_axes", path);
+    }
     info.totalSteps = readIntAttribute(f, "total_steps", path);
     info.parameterCount = readIntAttribute(f, "parameter_count", path);
     info.configYaml = readStringDataset(f, "config", path);

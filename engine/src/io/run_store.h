@@ -44,6 +44,7 @@ struct RunHeader {
     int pointwiseWidth = 1;  ///< curriculum points.end
     std::map<std::string, std::vector<double>> positionConstants;
     std::string importedFrom;  ///< folder of a run trained by the reference's Python code
+    std::string sweepName, sweepCell, sweepAxes;  ///< a sweep's cell (docs/sweep-format.md)
 };
 
 struct ParameterShape {

@@ -109,6 +109,11 @@ std::unique_ptr<RunWriter> RunWriter::create(const std::string& path, const RunH
         writeAttribute(f, "device", h.device, partial);
         if (!h.importedFrom.empty())
             writeAttribute(f, "imported_from", h.importedFrom, partial);
+        if (!h.sweepName.empty()) {
+            writeAttribute(f, "sweep", h.sweepName, partial);
+            writeAttribute(f, "sweep_cell", h.sweepCell, partial);
+            writeAttribute(f, "sweep_axes", h.sweepAxes, partial);
+        }
         writeStringDataset(f, "config", h.configYaml, partial);
         {
             H5Handle type(fixedStringType(), H5Tclose);

@@ -34,10 +34,14 @@ std::string randomRunId()
     return id;
 }
 
-void initWriter(training::TrainSession& s, const std::string& path, const std::string& runId)
+void initWriter(training::TrainSession& s, const std::string& path, const std::string& runId,
+                const TrainOptions& options)
 {
     io::RunHeader h;
     h.runId = runId;
+    h.sweepName = options.sweepName;
+    h.sweepCell = options.sweepCell;
+    h.sweepAxes = options.sweepAxes;
     h.createdAt = utcNow("%Y-%m-%dT%H:%M:%SZ");
     h.configYaml = toYaml(s.config);
     h.task = s.config.task.name;
@@ -106,12 +110,14 @@ RunSummary train(RunConfig config, const TrainOptions& options, RunControl& cont
     prepareSession(s, config, *config.seed, options);
     const std::string runId = options.runId.empty() ? randomRunId() : options.runId;
     const auto& dims = config.task.curriculum.dims;
-    const fs::path path = fs::path(options.outDir) / config.task.name /
-                          ("dim_" + std::to_string(dims.start) + "-" + std::to_string(dims.end)) /
-                          utcNow("%Y%m%d") / runId / "run.h5";
+    const fs::path path = !options.runDir.empty()
+        ? fs::path(options.runDir) / "run.h5"
+        : fs::path(options.outDir) / config.task.name /
+              ("dim_" + std::to_string(dims.start) + "-" + std::to_string(dims.end)) /
+              utcNow("%Y%m%d") / runId / "run.h5";
     if (fs::exists(path))
         throw Error(ErrorKind::Io, "a run already exists at " + path.string());
-    initWriter(s, path.string(), runId);
+    initWriter(s, path.string(), runId, options);
     fillStarted(s, runId);
     return training::runTraining(s, control, observer);
 }

@@ -32,6 +32,9 @@ struct RunFileInfo {
     std::string backbone;
     std::string device;
     std::string importedFrom;       ///< reference run folder it was imported from ("" if trained here)
+    std::string sweepName;          ///< the sweep this run is a cell of ("" if none)
+    std::string sweepCell;          ///< its cell name, e.g. "007-alibi-s2"
+    std::string sweepAxes;          ///< its axis values, "pe=alibi seed=2"
     std::int64_t totalSteps = 0;
     std::int64_t checkpointStep = -1;  ///< completed steps in the latest checkpoint; -1 = none
     std::int64_t logRows = 0;

@@ -19,6 +19,11 @@ struct TrainOptions {
     std::string device;                      ///< "cpu", "cuda", "cuda:N"; "" = cuda if available
     int threads = 0;                         ///< intra-op CPU threads; 0 = library default
     std::string runId;                       ///< "" = random 8 hex digits
+    /// "" = <outDir>/<task>/dim_a-b/<date>/<run id>/; else the run goes to exactly this folder
+    /// (a sweep's cells/<cell>/)
+    std::string runDir;
+    /// Sweep membership stored in the run (root attributes sweep, sweep_cell, sweep_axes).
+    std::string sweepName, sweepCell, sweepAxes;
 };
 
 /// Train one run (one max_length value) from scratch. Writes run.h5 as it goes.

@@ -1,0 +1,87 @@
+#include "lengen/engine/config_edit.h"
+
+#include <algorithm>
+#include <cctype>
+#include <cmath>
+#include <limits>
+
+namespace lengen::engine {
+
+void setPositionEncoding(RunConfig& c, const std::string& type)
+{
+    const int width = c.position.fireMlpWidth;  // kept: it is FIRE's own key, not a PE's
+    c.position = PositionConfig{};
+    c.position.type = type;
+    c.position.fireMlpWidth = width;
+    if (type != "rope") {
+        c.position.patchName = type;
+        c.position.explicitScaling = true;
+    }
+}
+
+void setBackbone(RunConfig& c, Backbone b)
+{
+    if (c.model.backbone == b)
+        return;
+    auto& m = c.model;
+    const bool fromMamba = m.backbone == Backbone::Mamba;
+    m.backbone = b;
+    m.family = b == Backbone::Llama ? "Llama2" : b == Backbone::Mamba ? "Mamba" : "GPT2";
+    m.type = b == Backbone::Mamba ? "ssm" : "decoder";
+    setPositionEncoding(c, "rope");  // only Llama reads a patch
+    if (b == Backbone::Mamba) {
+        m.maxLength = std::numeric_limits<double>::infinity();
+        m.maxLengths = {m.maxLength};
+        m.numHeads = 1;
+    } else if (fromMamba || !std::isfinite(m.maxLength)) {
+        m.maxLength = 2.0 * c.task.curriculum.points.end;
+        m.maxLengths = {m.maxLength};
+        // Mamba has no heads (stored as 1): give attention the reference's small/tiny 4.
+        m.numHeads = fromMamba && m.hiddenSize % 4 == 0 ? 4 : std::max(1, m.numHeads);
+    }
+}
+
+std::string peLabel(const std::string& type)
+{
+    RunConfig c;
+    c.position.type = type;
+    const std::string shown = c.peDisplayName();
+    std::string lower = shown;
+    for (auto& ch : lower)
+        ch = char(std::tolower(static_cast<unsigned char>(ch)));
+    return lower == type ? shown : shown + " (" + type + ")";
+}
+
+void setTask(RunConfig& c, const std::string& name)
+{
+    c.task.name = name;
+    c.task.data = isBooleanTaskName(name) ? "boolean" : "gaussian";
+}
+
+std::vector<std::string> sweepPeNames()
+{
+    return {"rope", "nope", "alibi", "fire", "yarn", "dynamic_yarn", "pi", "dynamic_ntk",
+            "mamba", "gpt2"};
+}
+
+bool applyPeName(RunConfig& c, const std::string& pe)
+{
+    if (pe == "mamba") {
+        setBackbone(c, Backbone::Mamba);
+        return true;
+    }
+    if (pe == "gpt2" || pe == "gpt") {
+        setBackbone(c, Backbone::Gpt2);
+        return true;
+    }
+    std::string type = pe == "pi" ? "linear" : pe == "dynamic_ntk" ? "dynamic"
+                     : pe == "dynamic_yarn" ? "dynamic-yarn" : pe;
+    const auto known = knownPositionTypes();
+    if (std::find(known.begin(), known.end(), type) == known.end())
+        return false;
+    setBackbone(c, Backbone::Llama);
+    setPositionEncoding(c, type);
+    return true;
+}
+
+}  // namespace lengen::engine

@@ -1,0 +1,248 @@
+// From a sweep spec to its cells: every combination of the axes, each resolved to one
+// validated RunConfig before anything runs. A cell is built as the studio's form builds an
+// edit: the base config's struct with `task` and `pe` applied (config_edit), written as Draft
+// YAML (derived values stay derived: a YaRN factor follows max_length), the key-path axes set
+// in that text, and the text loaded by the engine's loader — the one validation there is.
+
+#include <yaml-cpp/yaml.h>
+
+#include <algorithm>
+#include <cctype>
+#include <filesystem>
+#include <map>
+
+#include "config/section_reader.h"
+#include "lengen/engine/config_edit.h"
+#include "lengen/engine/config_text.h"
+#include "lengen/engine/sweep.h"
+
+namespace fs = std::filesystem;
+
+namespace lengen::engine {
+
+namespace {
+
+constexpr size_t kMaxCells = 10000;
+
+bool isKeyPath(const std::string& key) { return key != "task" && key != "pe" && key != "seed"; }
+
+std::string describe(const std::vector<std::pair<std::string, std::string>>& axes)
+{
+    std::string out;
+    for (const auto& [k, v] : axes)
+        out += (out.empty() ? "" : " ") + k + "=" + v;
+    return out;
+}
+
+// "003-linear_regression-rope-s2": the index keeps them ordered, the values make them readable.
+std::string cellName(int index, size_t count, const std::vector<std::pair<std::string, std::string>>& axes)
+{
+    std::string digits = std::to_string(index);
+    const size_t width = std::max<size_t>(3, std::to_string(count - 1).size());
+    std::string name = std::string(width - std::min(width, digits.size()), '0') + digits;
+    for (const auto& [k, v] : axes) {
+        std::string part = k == "seed" ? "s" + v : isKeyPath(k) ? k.substr(k.rfind('.') + 1) + "=" + v : v;
+        for (char& ch : part)
+            if (!std::isalnum(static_cast<unsigned char>(ch)) && ch != '.' && ch != '_' && ch != '=' && ch != '-')
+                ch = '_';
+        name += "-" + part;
+    }
+    return name.size() > 120 ? name.substr(0, 120) : name;
+}
+
+// Sets `path` (a.b.c) in a YAML document to `value` (YAML text), creating maps on the way.
+std::string setKeyPath(const std::string& text, const std::string& path, const std::string& value)
+{
+    YAML::Node root = YAML::Load(text);
+    size_t start = 0;
+    std::vector<std::string> keys;
+    while (start <= path.size()) {
+        const size_t dot = path.find('.', start);
+        keys.push_back(path.substr(start, dot == std::string::npos ? std::string::npos : dot - start));
+        if (dot == std::string::npos)
+            break;
+        start = dot + 1;
+    }
+    // yaml-cpp's operator[] on a non-const node creates the key; walk by reassigning handles.
+    YAML::Node cur = root;
+    for (size_t i = 0; i + 1 < keys.size(); ++i) {
+        YAML::Node next = cur[keys[i]];
+        if (!next.IsDefined() || next.IsNull() || !next.IsMap())
+            cur[keys[i]] = YAML::Node(YAML::NodeType::Map);
+        cur.reset(cur[keys[i]]);
+    }
+    cur[keys.back()] = YAML::Load(value);
+    YAML::Emitter out;
+    out << root;
+    return std::string(out.c_str()) + "\n";
+}
+
+struct Source {
+    RunConfig config;
+    std::vector<ConfigIssue> warnings;
+    size_t runs = 1;
+};
+
+// Loads each distinct config file once (a pattern names one per task and pe).
+class SourceCache {
+public:
+    const Source& get(const std::string& path)
+    {
+        auto it = m_cache.find(path);
+        if (it != m_cache.end())
+            return it->second;
+        auto loaded = loadConfigFile(path);
+        Source s{loaded.runs.at(0), loaded.warnings, loaded.runs.size()};
+        return m_cache.emplace(path, std::move(s)).first->second;
+    }
+
+private:
+    std::map<std::string, Source> m_cache;
+};
+
+std::string substitute(std::string pattern, const std::string& key, const std::string& value)
+{
+    const std::string token = "{" + key + "}";
+    for (size_t at; (at = pattern.find(token)) != std::string::npos;)
+        pattern.replace(at, token.size(), value);
+    return pattern;
+}
+
+const SweepAxis* axisNamed(const SweepSpec& spec, const std::string& key)
+{
+    for (const auto& a : spec.axes)
+        if (a.key == key)
+            return &a;
+    return nullptr;
+}
+
+// Where a cell's issue points: the axis that wrote its key, else the sweep's first axis.
+SourceLocation issueLocation(const SweepSpec& spec, const std::string& keyPath)
+{
+    for (const auto& a : spec.axes)
+        if (isKeyPath(a.key) && keyPath.rfind(a.key, 0) == 0)
+            return a.where;
+    return spec.axes.empty() ? SourceLocation{spec.file} : spec.axes.front().where;
+}
+
+SweepCell buildCell(const SweepSpec& spec, const fs::path& dir, SourceCache& cache,
+                    std::vector<std::pair<std::string, std::string>> axes)
+{
+    const std::string label = "cell " + describe(axes);
+    auto value = [&](const std::string& key) -> const std::string* {
+        for (const auto& [k, v] : axes)
+            if (k == key)
+                return &v;
+        return nullptr;
+    };
+    auto fail = [&](const SourceLocation& where, const std::string& key, const std::string& msg) {
+        throw ConfigError({{where, key, label + ": " + msg}});
+    };
+    // 1. The source config: the base, or the pattern's file for this task and pe.
+    std::string file = spec.pattern.empty() ? spec.base : spec.pattern;
+    for (const char* key : {"task", "pe"})
+        if (spec.pattern.find(std::string("{") + key + "}") != std::string::npos) {
+            const std::string* v = value(key);
+            if (!v)
+                fail({spec.file}, "pattern", std::string("the pattern uses {") + key +
+                                                 "} but there is no `" + key + "` axis");
+            file = substitute(file, key, *v);
+        }
+    const fs::path path = fs::path(file).is_absolute() ? fs::path(file) : dir / file;
+    if (!fs::is_regular_file(path))
+        fail(axes.empty() ? SourceLocation{spec.file} : axisNamed(spec, axes.front().first)->where,
+             spec.pattern.empty() ? "base" : "pattern", "no config file " + path.string());
+    Source src;
+    try {
+        src = cache.get(path.lexically_normal().string());
+    } catch (const ConfigError& e) {
+        std::vector<ConfigIssue> issues = e.issues();
+        for (auto& i : issues)
+            i.message = label + ": " + i.message;
+        throw ConfigError(std::move(issues));
+    }
+    RunConfig c = src.config;
+    // 2. task and pe as struct edits (unless the pattern already chose the file by them).
+    if (const auto* t = value("task"); t && spec.pattern.find("{task}") == std::string::npos)
+        setTask(c, *t);
+    if (const auto* pe = value("pe"); pe && spec.pattern.find("{pe}") == std::string::npos)
+        if (!applyPeName(c, *pe))
+            fail(axisNamed(spec, "pe")->where, "axes.pe", "unknown position encoding '" + *pe + "'");
+    // 3. key-path axes in the Draft text; 4. one load validates it all.
+    std::string text = toYaml(c, YamlStyle::Draft);
+    for (const auto& [k, v] : axes)
+        if (isKeyPath(k)) {
+            try {
+                text = setKeyPath(text, k, v);
+            } catch (const YAML::Exception& e) {
+                fail(axisNamed(spec, k)->where, "axes." + k, "value '" + v + "' is not YAML: " + e.what());
+            }
+        }
+    LoadedConfig loaded;
+    try {
+        loaded = loadConfigTextAt(text, label, dir.string());
+    } catch (const ConfigError& e) {
+        std::vector<ConfigIssue> issues;
+        for (const auto& i : e.issues())
+            issues.push_back({issueLocation(spec, i.keyPath), i.keyPath, label + ": " + i.message});
+        throw ConfigError(std::move(issues));
+    }
+    for (const auto& w : loaded.warnings)  // a key-path axis the loader does not know
+        for (const auto& [k, v] : axes)
+            if (isKeyPath(k) && w.keyPath.rfind(k, 0) == 0)
+                fail(axisNamed(spec, k)->where, "axes." + k, "the config has no key " + k + " (" + w.message + ")");
+    if (loaded.runs.size() != 1)
+        fail(spec.axes.front().where, "model.max_length",
+             "model.max_length lists " + std::to_string(loaded.runs.size()) +
+                 " values; a cell is one run: make it an axis (model.max_length: [[402], [2048]])");
+    SweepCell cell;
+    cell.config = loaded.runs.front();
+    std::int64_t seed = 0;
+    if (const auto* s = value("seed")) {
+        if (!config::parseInteger(*s, seed) || seed < 0)
+            fail(axisNamed(spec, "seed")->where, "axes.seed", "seed '" + *s + "' is not a non-negative integer");
+        cell.config.seed = std::uint64_t(seed);
+    } else if (!cell.config.seed) {
+        cell.config.seed = 1;  // a cell must be reproducible: never a random seed
+    }
+    cell.axes = std::move(axes);
+    cell.config.sourceFile = path.string();
+    cell.configYaml = toYaml(cell.config);
+    return cell;
+}
+
+}  // namespace
+
+std::vector<SweepCell> expandSweep(const SweepSpec& spec)
+{
+    size_t count = 1;
+    for (const auto& a : spec.axes) {
+        if (a.values.empty())
+            throw ConfigError({{a.where, "axes." + a.key, "the axis is empty: give at least one value"}});
+        count *= a.values.size();
+        if (count > kMaxCells)
+            throw ConfigError({{a.where, "axes." + a.key, "the grid has more than " +
+                                                              std::to_string(kMaxCells) + " cells"}});
+    }
+    const fs::path dir = spec.file.empty() ? fs::current_path() : fs::absolute(spec.file).parent_path();
+    SourceCache cache;
+    std::vector<SweepCell> cells;
+    std::vector<size_t> at(spec.axes.size(), 0);  // odometer: the last axis varies fastest
+    for (size_t n = 0; n < count; ++n) {
+        std::vector<std::pair<std::string, std::string>> axes;
+        for (size_t i = 0; i < spec.axes.size(); ++i)
+            axes.emplace_back(spec.axes[i].key, spec.axes[i].values[at[i]]);
+        SweepCell cell = buildCell(spec, dir, cache, axes);
+        cell.index = int(n);
+        cell.name = cellName(int(n), count, cell.axes);
+        cells.push_back(std::move(cell));
+        for (size_t i = spec.axes.size(); i-- > 0;) {
+            if (++at[i] < spec.axes[i].values.size())
+                break;
+            at[i] = 0;
+        }
+    }
+    return cells;
+}
+
+}  // namespace lengen::engine

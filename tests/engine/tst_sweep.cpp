@@ -1,0 +1,205 @@
+// Sweeps as a user runs them: the grid a sweep file describes, refusals of bad axes (exit 2
+// naming the cell and key), `lengen sweep run` with two cells at once, an interrupted sweep
+// whose resumed cells equal uninterrupted runs bit for bit, and `sweep status`.
+
+#include <QProcess>
+#include <QRegularExpression>
+#include <QThread>
+#include <csignal>
+#include <filesystem>
+
+#include "lengen/engine/errors.h"
+#include "lengen/engine/run_file.h"
+#include "lengen/engine/sweep.h"
+#include "test_support.h"
+
+namespace fs = std::filesystem;
+using namespace lengen;
+
+namespace {
+
+struct Result {
+    int code = -1;
+    QString out, err;
+};
+
+Result run(const QStringList& args, int timeoutMs = 300000)
+{
+    QProcess p;
+    p.start(LENGEN_CLI_PATH, args);
+    if (!p.waitForFinished(timeoutMs)) {
+        p.kill();
+        p.waitForFinished();
+    }
+    return {p.exitStatus() == QProcess::NormalExit ? p.exitCode() : -1,
+            QString::fromUtf8(p.readAllStandardOutput()), QString::fromUtf8(p.readAllStandardError())};
+}
+
+std::string tinyFile(const std::string& dir, int steps)
+{
+    auto yaml = test::tinyConfig();
+    yaml.replace(yaml.find("max_steps: 20"), 13, "max_steps: " + std::to_string(steps));
+    return test::writeFile(dir, "tiny.yaml", yaml);
+}
+
+}  // namespace
+
+class TestSweep final : public QObject {
+    Q_OBJECT
+private Q_SLOTS:
+    void expandsTheGridInOrder();
+    void patternSpellsTheReferenceGrid();
+    void badAxesExitTwoNamingTheCell_data();
+    void badAxesExitTwoNamingTheCell();
+    void runsTwoCellsAtOnceAndReports();
+    void interruptedSweepResumesBitwise();
+};
+
+void TestSweep::expandsTheGridInOrder()
+{
+    const auto dir = test::scratchDir("sweep-grid");
+    tinyFile(dir, 20);
+    const auto spec = engine::loadSweepText("base: tiny.yaml\naxes:\n  pe: [rope, nope, pi]\n"
+                                            "  model.num_hidden_layers: [1, 3]\n  seed: 2\n",
+                                            dir + "/sweep.yaml");
+    const auto cells = engine::expandSweep(spec);  // the base resolves beside the named file
+    QCOMPARE(int(cells.size()), 12);
+    QCOMPARE(QString::fromStdString(cells[0].name), QString("000-rope-num_hidden_layers=1-s1"));
+    QCOMPARE(QString::fromStdString(cells[1].name), QString("001-rope-num_hidden_layers=1-s2"));
+    QCOMPARE(QString::fromStdString(cells[11].name), QString("011-pi-num_hidden_layers=3-s2"));
+    QCOMPARE(cells[11].config.peDisplayName(), std::string("PI"));
+    QCOMPARE(cells[11].config.model.numLayers, 3);
+    QCOMPARE(*cells[11].config.seed, std::uint64_t(2));
+    QCOMPARE(cells[2].config.model.numLayers, 3);
+    QCOMPARE(cells[4].config.peDisplayName(), std::string("NoPE"));
+    // The stored config loads back to the same run.
+    const auto again = engine::loadConfigText(cells[7].configYaml, "cell").runs.at(0);
+    QCOMPARE(engine::toYaml(again), cells[7].configYaml);
+}
+
+void TestSweep::patternSpellsTheReferenceGrid()
+{
+    // The reference's tasks x encodings in a few lines, every cell resolved and valid.
+    const auto dir = test::scratchDir("sweep-pattern");
+    const auto tasks = test::sourcePath("configs/tasks");
+    test::writeFile(dir, "sweep.yaml",
+                    "pattern: " + tasks + "/{task}/{pe}.yaml\naxes:\n"
+                    "  task: [linear_regression, sparse_parity, cnf]\n"
+                    "  pe: [rope, nope, alibi, fire, yarn, dynamic_yarn, mamba]\n  seed: 3\n");
+    const auto cells = engine::expandSweep(engine::loadSweepFile(dir + "/sweep.yaml"));
+    QCOMPARE(int(cells.size()), 3 * 7 * 3);
+    QCOMPARE(cells[3 * 6].config.peDisplayName(), std::string("Mamba"));
+    QCOMPARE(cells[21].config.task.name, std::string("sparse_parity"));
+}
+
+void TestSweep::badAxesExitTwoNamingTheCell_data()
+{
+    QTest::addColumn<QStringList>("extra");
+    QTest::addColumn<QString>("needle");
+    QTest::newRow("invalid value") << QStringList{"--set", "model.num_hidden_layers=2,0"}
+                                   << "cell pe=rope model.num_hidden_layers=0 seed=1";
+    QTest::newRow("unknown key") << QStringList{"--set", "model.num_hiden_layers=2"} << "num_hiden_layers";
+    QTest::newRow("unknown pe") << QStringList{"--pe", "rope,ropee"} << "unknown position encoding 'ropee'";
+    QTest::newRow("no value") << QStringList{"--set", "training.max_steps="} << "--set";
+}
+
+void TestSweep::badAxesExitTwoNamingTheCell()
+{
+    QFETCH(QStringList, extra);
+    QFETCH(QString, needle);
+    const auto dir = test::scratchDir("sweep-bad");
+    const QString out = QString::fromStdString(dir + "/S");
+    QStringList args{"sweep", "new", QString::fromStdString(tinyFile(dir, 20)), "--out", out};
+    if (!extra.contains("--pe"))
+        args << "--pe" << "rope";
+    const auto r = run(args + extra);
+    QVERIFY2(r.code == 2 || (needle == "--set" && r.code == 64), qPrintable(r.err));
+    QVERIFY2(r.err.contains(needle), qPrintable(r.err));
+    QVERIFY2(!r.err.contains("internal error"), qPrintable(r.err));
+    QVERIFY2(!fs::exists(out.toStdString()) && !fs::exists(out.toStdString() + ".partial"),
+             "a refused sweep leaves nothing behind");
+}
+
+void TestSweep::runsTwoCellsAtOnceAndReports()
+{
+    const auto dir = test::scratchDir("sweep-run");
+    const QString S = QString::fromStdString(dir + "/S");
+    auto r = run({"sweep", "new", QString::fromStdString(tinyFile(dir, 40)), "--pe", "rope,nope",
+                  "--seeds", "2", "--methods", "standard", "--prompts", "64", "--out", S});
+    QVERIFY2(r.code == 0, qPrintable(r.err));
+    QVERIFY(r.err.contains("4 cells"));
+    QCOMPARE(run({"sweep", "status", S}).code, 8);  // all pending
+    r = run({"sweep", "run", S, "--jobs", "2", "--threads-per-job", "1"});
+    QVERIFY2(r.code == 0, qPrintable(r.err));
+    QVERIFY2(r.err.contains("2 at a time"), qPrintable(r.err));
+    r = run({"sweep", "status", S});
+    QVERIFY2(r.code == 0, qPrintable(r.out + r.err));
+    QCOMPARE(r.out.count(QRegularExpression("^\\d{3}-\\S+ +done ", QRegularExpression::MultilineOption)), 4);
+    const auto index = engine::readSweepIndex(S.toStdString());
+    for (const auto& cell : index.cells) {
+        const auto info = engine::readRunInfo(engine::SweepPaths{S.toStdString()}.runFile(cell.name));
+        QCOMPARE(info.status, std::string("finished"));
+        QCOMPARE(info.sweepName, std::string("S"));
+        QCOMPARE(info.sweepCell, cell.name);
+        QCOMPARE(info.seed, *cell.config.seed);
+    }
+    QCOMPARE(engine::readRunInfo(engine::SweepPaths{S.toStdString()}.runFile(index.cells[3].name)).positionEncoding,
+             std::string("NoPE"));
+    // Idempotent: a second run finds nothing to do.
+    r = run({"sweep", "run", S});
+    QVERIFY2(r.code == 0 && r.err.contains("4 done") && r.err.contains("0 to run"), qPrintable(r.err));
+    r = run({"sweep", "status", S, "--json"});
+    QVERIFY2(r.out.contains("\"eval_done\": true"), qPrintable(r.out));
+}
+
+void TestSweep::interruptedSweepResumesBitwise()
+{
+    const auto dir = test::scratchDir("sweep-stop");
+    const QString S = QString::fromStdString(dir + "/S");
+    const QString config = QString::fromStdString(tinyFile(dir, 3000));
+    auto r = run({"sweep", "new", config, "--pe", "rope", "--seeds", "2", "--no-eval", "--out", S});
+    QVERIFY2(r.code == 0, qPrintable(r.err));
+    QProcess sweep;
+    sweep.start(LENGEN_CLI_PATH, {"sweep", "run", S, "--jobs", "2", "--threads-per-job", "1"});
+    QVERIFY(sweep.waitForStarted());
+    // Wait until both cells have checkpoints, then Ctrl-C the executor only.
+    const engine::SweepPaths paths{S.toStdString()};
+    bool started = false;
+    for (int i = 0; i < 600 && !started; ++i) {
+        QThread::msleep(100);
+        started = true;
+        for (const char* cell : {"000-rope-s1", "001-rope-s2"}) {
+            try {
+                started = started && engine::readRunInfo(paths.runFile(cell)).checkpointStep >= 500;
+            } catch (const engine::Error&) {
+                started = false;
+            }
+        }
+    }
+    QVERIFY2(started, "both cells trained past a checkpoint");
+    ::kill(pid_t(sweep.processId()), SIGINT);
+    QVERIFY(sweep.waitForFinished(60000));
+    const QString err = QString::fromUtf8(sweep.readAllStandardError());
+    QVERIFY2(sweep.exitCode() == 130, qPrintable(err));
+    QVERIFY2(err.contains("stopped"), qPrintable(err));
+    for (const char* cell : {"000-rope-s1", "001-rope-s2"}) {
+        const auto info = engine::readRunInfo(paths.runFile(cell));
+        QCOMPARE(info.status, std::string("cancelled"));
+        QVERIFY(info.checkpointStep < 3000);
+    }
+    r = run({"sweep", "status", S});
+    QVERIFY2(r.code == 8 && r.out.count(QRegularExpression("^\\d{3}-\\S+ +stopped ", QRegularExpression::MultilineOption)) == 2,
+             qPrintable(r.out));
+    r = run({"sweep", "run", S, "--jobs", "2", "--threads-per-job", "1"});
+    QVERIFY2(r.code == 0, qPrintable(r.err));
+    // The resumed cell equals a run that was never interrupted (same seed, one thread).
+    r = run({"train", config, "--seed", "2", "--threads", "1", "--out", QString::fromStdString(dir + "/plain"), "-q"});
+    QVERIFY2(r.code == 0, qPrintable(r.err));
+    const auto plain = engine::readTrainLog(r.out.trimmed().toStdString());
+    const auto resumed = engine::readTrainLog(paths.runFile("001-rope-s2"));
+    QCOMPARE(resumed.step, plain.step);
+    QCOMPARE(resumed.loss, plain.loss);
+}
+
+QTEST_GUILESS_MAIN(TestSweep)
+#include "tst_sweep.moc"
