@@ -6,12 +6,17 @@
 
 #include <cstdio>
 #include <cstdlib>
+#include <algorithm>
 #include <filesystem>
 
 #include "figure_export.h"
 #include "lengen/engine/errors.h"
 #include "lengen/engine/run_file.h"
 #include "run_figures.h"
+#include "lengen/engine/sweep.h"
+#include "lengen/engine/sweep_aggregate.h"
+#include "sweep_figures.h"
+#include "sweep_table.h"
 
 namespace fs = std::filesystem;
 
@@ -68,10 +73,85 @@ void exportOne(const std::string& run, const std::string& name, const figures::M
         std::printf("%s\n", path.string().c_str());
 }
 
+bool isSweepFolder(const std::string& path)
+{
+    return fs::is_directory(path) && fs::exists(fs::path(path) / "sweep.yaml");
+}
+
+// The sweep's aggregate file, computed and written now when there is none yet.
+engine::SweepAggregate sweepAggregate(const std::string& root, bool quiet)
+{
+    const std::string file = engine::aggregateFileFor(root);
+    if (fs::exists(file))
+        return engine::readAggregate(file);
+    if (!quiet)
+        std::fprintf(stderr, "no %s yet: aggregating the cells now (lengen sweep aggregate)\n", file.c_str());
+    auto a = engine::aggregateSweep(root, {});
+    engine::writeAggregate(file, a);
+    return a;
+}
+
+int exportSweep(const ExportArgs& args)
+{
+    const std::string root = engine::locateSweep(args.run);
+    if (args.list) {
+        std::printf("%-28s %s\n", "grid", "one panel per task, one curve per PE: mean over seeds with its band");
+        std::printf("%-28s %s\n", "table", "value at the train length and the longest length per group (csv, md)");
+        return 0;
+    }
+    if (args.all || (args.figure != "grid" && args.figure != "table"))
+        throw Error(ErrorKind::Usage, "export: a sweep folder has the figures grid and table (--figure grid|table)");
+    const auto aggregate = sweepAggregate(root, args.quiet);
+    const auto methods = figures::sweepMethods(aggregate);
+    std::string method = args.method;
+    if (method.empty())
+        method = std::find(methods.begin(), methods.end(), "ood_length") != methods.end() || methods.empty()
+                     ? "ood_length"
+                     : methods.front();
+    auto formats = args.formats;
+    if (formats.empty())
+        formats = {args.out.empty() ? (args.figure == "table" ? "md" : "png")
+                                    : fs::path(args.out).extension().string().substr(
+                                          fs::path(args.out).has_extension() ? 1 : 0)};
+    for (const auto& f : formats) {
+        const fs::path path = args.out.empty() ? fs::path(root) / "figures" / (args.figure + "_" + method + "." + f)
+                              : formats.size() > 1 ? fs::path(args.out).replace_extension(f)
+                                                   : fs::path(args.out);
+        std::error_code ec;
+        fs::create_directories(path.parent_path(), ec);
+        if (args.figure == "table") {
+            if (f != "csv" && f != "md")
+                throw Error(ErrorKind::Usage, "export: the table is written as csv or md, not '" + f + "'");
+            const std::string text = sweepTable(aggregate, method, f == "csv" ? TableFormat::Csv : TableFormat::Markdown);
+            if (text.empty())
+                throw Error(ErrorKind::Usage, "export: the sweep " + aggregate.sweep + " has no aggregated '" +
+                                                  method + "' evaluation");
+            engine::writeSweepTextFile(path.string(), text);
+        } else {
+            const auto fmt = plots::formatFromName(f);
+            if (!fmt)
+                throw Error(ErrorKind::Usage, "export: unknown format '" + f + "' (png, svg, pdf, csv)");
+            const auto result = plots::exportGrid(figures::sweepGridFigure(aggregate, method),
+                                                  QString::fromStdString(path.string()), *fmt, args.dpi);
+            if (!result.ok)
+                throw Error(ErrorKind::Io, result.error.toStdString());
+        }
+        if (!args.quiet)
+            std::printf("%s\n", path.string().c_str());
+    }
+    return 0;
+}
+
 }  // namespace
 
 int runExport(const ExportArgs& args)
 {
+    if (isSweepFolder(args.run)) {
+        if (int(args.list) + int(args.all) + int(!args.figure.empty()) != 1)
+            throw Error(ErrorKind::Usage, "export: give one of --figure grid|table or --list");
+        auto app = makeApplication();
+        return exportSweep(args);
+    }
     if (int(args.list) + int(args.all) + int(!args.figure.empty()) != 1)
         throw Error(ErrorKind::Usage, "export: give one of --figure NAME, --all or --list");
     auto app = makeApplication();

@@ -15,6 +15,7 @@ struct ExportArgs {
     std::string out;                  ///< file (one figure) or folder (--all)
     int dpi = 150;
     int prompt = 0, layer = -1, head = 0;  ///< attention maps
+    std::string method;               ///< a sweep's grid and table (default ood_length)
     bool quiet = false;
 };
 

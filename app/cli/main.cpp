@@ -26,8 +26,8 @@ namespace {
 std::string exitCodeHelp()
 {
     return "Exit codes: 0 ok, 1 internal error, 2 config error, 3 run-file error, 4 I/O error,\n"
-           "5 run failed (NaN loss, device), 64 usage error, 130 interrupted (checkpoint "
-           "written).";
+           "5 run failed (NaN loss, device), 8 sweep unfinished, 9 scheduler (Slurm) error,\n"
+           "64 usage error, 130 interrupted (checkpoint written).";
 }
 
 }  // namespace
@@ -163,13 +163,17 @@ int main(int argc, char** argv)
 #ifdef LENGEN_WITH_EXPORT
     cli::ExportArgs exportArgs;
     auto* exportCmd = app.add_subcommand(
-        "export", "Figures of a run (evaluation, attention, attacks, serial position, loss) as "
-                  "PNG, SVG, PDF or CSV");
-    exportCmd->add_option("run", exportArgs.run, "Run folder or run.h5")->required();
+        "export", "Figures of a run (evaluation, attention, attacks, serial position, loss) or of a "
+                  "sweep (grid, table) as PNG, SVG, PDF or CSV");
+    exportCmd->add_option("run", exportArgs.run, "Run folder or run.h5, or a sweep folder (figures grid "
+                                                 "and table)")->required();
+    exportCmd->add_option("--method", exportArgs.method, "Sweep grid / table: evaluation method (default "
+                                                         "ood_length)");
     exportCmd->add_option("--figure", exportArgs.figure, "Figure name (see --list)");
     exportCmd->add_flag("--all", exportArgs.all, "Every available figure (into <run>/figures)");
     exportCmd->add_flag("--list", exportArgs.list, "List the figures this run can draw");
-    exportCmd->add_option("--format", exportArgs.formats, "png, svg, pdf, csv (several: comma)")
+    exportCmd->add_option("--format", exportArgs.formats, "png, svg, pdf, csv (several: comma); a sweep's "
+                                                          "table: csv, md")
         ->delimiter(',');
     exportCmd->add_option("--out", exportArgs.out, "Output file (one figure) or folder (--all)");
     exportCmd->add_option("--dpi", exportArgs.dpi, "PNG resolution")->capture_default_str()
@@ -258,6 +262,52 @@ int main(int argc, char** argv)
     sweepCellCmd->add_option("--device", sweepCell.device, "cpu, cuda or cuda:N");
     sweepCellCmd->add_flag("--quiet,-q", sweepCell.quiet, "No progress output");
 
+    cli::SweepSubmitArgs sweepSubmit;
+    auto* sweepSubmitCmd = sweepCmd->add_subcommand(
+        "submit", "Submit the unfinished cells as one Slurm job array (one task per cell; requeued "
+                  "tasks resume their checkpoint)");
+    sweepSubmitCmd->add_option("dir", sweepSubmit.dir, "Sweep folder")->required();
+    sweepSubmitCmd->add_option("--partition,-p", sweepSubmit.partition, "Slurm partition (default: the cluster's)");
+    sweepSubmitCmd->add_option("--time,-t", sweepSubmit.time, "Time limit per cell, as Slurm writes it "
+                                                              "(30, 2:00:00, 1-12:00:00)")
+        ->check(CLI::Validator(
+            [](std::string& v) {
+                return !v.empty() && v.find_first_not_of("0123456789:-") == std::string::npos
+                           ? std::string()
+                           : "must be a Slurm time such as 30, 2:00:00 or 1-12:00:00, not '" + v + "'";
+            },
+            "TIME"));
+    sweepSubmitCmd->add_option("--gpus-per-job", sweepSubmit.gpusPerJob, "GPUs per cell (--gpus-per-task)")
+        ->check(cli::inRange(0, 64));
+    sweepSubmitCmd->add_option("--cpus-per-job", sweepSubmit.cpusPerJob, "CPU cores per cell, also its "
+                                                                         "threads (default 1)")
+        ->check(cli::inRange(0, 1024));
+    sweepSubmitCmd->add_option("--max-parallel", sweepSubmit.maxParallel, "Cells running at once (the "
+                                                                          "array's %K; default: no limit)")
+        ->check(cli::inRange(0, 100000));
+    sweepSubmitCmd->add_option("--signal-before", sweepSubmit.signalSeconds,
+                               "Seconds before the time limit when a cell checkpoints and requeues itself")
+        ->capture_default_str()->check(cli::inRange(10, 3600));
+    sweepSubmitCmd->add_option("--sbatch-arg", sweepSubmit.sbatchArgs, "An extra #SBATCH line, e.g. "
+                                                                       "--sbatch-arg=--account=lab (repeatable)");
+    sweepSubmitCmd->add_option("--device", sweepSubmit.device, "cpu, cuda or cuda:N (default: cuda when "
+                                                               "--gpus-per-job is set)");
+    sweepSubmitCmd->add_flag("--retry-failed", sweepSubmit.retryFailed, "Submit failed cells again");
+    sweepSubmitCmd->add_flag("--dry-run", sweepSubmit.dryRun, "Print the job script; submit nothing");
+
+    cli::SweepAggregateArgs sweepAggregate;
+    auto* sweepAggregateCmd = sweepCmd->add_subcommand(
+        "aggregate", "Combine the cells' evaluation and probe curves over seeds into DIR/aggregate.h5 "
+                     "and print the summary table");
+    sweepAggregateCmd->add_option("dir", sweepAggregate.dir, "Sweep folder")->required();
+    sweepAggregateCmd->add_option("--by", sweepAggregate.by, "Axes to group by (default: all but seed)")
+        ->delimiter(',');
+    sweepAggregateCmd->add_option("--bootstrap", sweepAggregate.bootstrapTrials,
+                                  "Bootstrap resamples over seeds (3 seeds or more)")
+        ->capture_default_str()->check(cli::inRange(1, 100000));
+    sweepAggregateCmd->add_option("--method", sweepAggregate.method, "Print only this method's table");
+    sweepAggregateCmd->add_flag("--quiet,-q", sweepAggregate.quiet, "Print no table");
+
     std::string sweepStatusDir;
     bool sweepStatusJson = false;
     auto* sweepStatusCmd = sweepCmd->add_subcommand(
@@ -308,6 +358,13 @@ int main(int argc, char** argv)
             return cli::runSweepRun(sweepRun);
         if (*sweepCellCmd)
             return cli::runSweepCell(sweepCell);
+        if (*sweepSubmitCmd) {
+            if (sweepSubmit.device.empty() && sweepSubmit.gpusPerJob > 0)
+                sweepSubmit.device = "cuda";
+            return cli::runSweepSubmit(sweepSubmit);
+        }
+        if (*sweepAggregateCmd)
+            return cli::runSweepAggregate(sweepAggregate);
         if (*sweepStatusCmd)
             return cli::runSweepStatus(sweepStatusDir, sweepStatusJson);
         if (*importCmd)

@@ -9,6 +9,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <algorithm>
 #include <map>
 #include <optional>
 
@@ -16,8 +17,10 @@
 #include "lengen/engine/errors.h"
 #include "lengen/engine/run_file.h"
 #include "lengen/engine/sweep.h"
+#include "lengen/engine/sweep_aggregate.h"
 #include "lengen/engine/trainer.h"
 #include "progress.h"
+#include "sweep_table.h"
 
 namespace fs = std::filesystem;
 
@@ -236,9 +239,16 @@ int runSweepStatus(const std::string& dir, bool json)
     const auto statuses = engine::sweepStatus(root, index);
     std::map<std::string, int> counts;
     nlohmann::json rows = nlohmann::json::array();
+    std::string schedulerNote;
+    const auto slurm = slurmCellStates(root, &schedulerNote);
+    const bool submitted = !schedulerNote.empty();
+    auto slurmState = [&](int cell) {
+        const auto it = slurm.find(cell);
+        return it == slurm.end() ? std::string(submitted ? "-" : "") : it->second;
+    };
     if (!json)
-        std::printf("%-32s %-8s %-6s %13s %9s %-5s %-5s %s\n", "CELL", "STATE", "STAGE", "STEP",
-                    "LOSS", "EVAL", "PROBE", "NOTE");
+        std::printf("%-32s %-8s %-6s %13s %9s %-5s %-5s %s%s\n", "CELL", "STATE", "STAGE", "STEP",
+                    "LOSS", "EVAL", "PROBE", submitted ? "SLURM       " : "", "NOTE");
     for (const auto& s : statuses) {
         ++counts[s.state];
         if (json) {
@@ -250,24 +260,71 @@ int runSweepStatus(const std::string& dir, bool json)
                             {"total_steps", s.totalSteps},
                             {"last_loss", std::isfinite(s.lastLoss) ? nlohmann::json(s.lastLoss) : nlohmann::json()},
                             {"eval_done", s.evalDone}, {"probe_done", s.probeDone},
-                            {"message", s.message}, {"run", s.runFile}});
+                            {"message", s.message}, {"run", s.runFile},
+                            {"scheduler_state", slurmState(s.cell->index)}});
             continue;
         }
         const std::string step = std::to_string(s.step) + "/" + std::to_string(s.totalSteps);
         const char* eval = !index.stages.eval ? "-" : s.evalDone ? "yes" : "no";
         const char* probe = !index.stages.probe ? "-" : s.probeDone ? "yes" : "no";
-        std::printf("%-32s %-8s %-6s %13s %9s %-5s %-5s %s\n", s.cell->name.c_str(), s.state.c_str(),
-                    s.stage.c_str(), step.c_str(), lossText(s.lastLoss).c_str(), eval, probe,
+        char slurmColumn[32] = "";
+        if (submitted)
+            std::snprintf(slurmColumn, sizeof slurmColumn, "%-12s", slurmState(s.cell->index).c_str());
+        std::printf("%-32s %-8s %-6s %13s %9s %-5s %-5s %s%s\n", s.cell->name.c_str(), s.state.c_str(),
+                    s.stage.c_str(), step.c_str(), lossText(s.lastLoss).c_str(), eval, probe, slurmColumn,
                     s.message.c_str());
     }
     if (json)
         std::printf("%s\n", rows.dump(1).c_str());
+    if (submitted)
+        std::fprintf(stderr, "%s\n", schedulerNote.c_str());
     std::fprintf(stderr, "%s: %zu cells: %d done, %d running, %d pending, %d stopped, %d failed\n",
                  root.c_str(), statuses.size(), counts["done"], counts["running"], counts["pending"],
                  counts["stopped"], counts["failed"]);
     if (counts["failed"] > 0)
         return engine::exitCodeFor(engine::ErrorKind::Runtime);
     return counts["done"] == int(statuses.size()) ? 0 : kSweepUnfinished;
+}
+
+int runSweepAggregate(const SweepAggregateArgs& args)
+{
+    const std::string root = engine::locateSweep(args.dir);
+    engine::AggregateOptions options;
+    options.groupBy = args.by;
+    options.bootstrapTrials = args.bootstrapTrials;
+    const auto aggregate = engine::aggregateSweep(root, options);
+    const auto methods = aggregateMethods(aggregate);
+    if (!args.method.empty() && std::find(methods.begin(), methods.end(), args.method) == methods.end() &&
+        !methods.empty())
+        throw engine::Error(engine::ErrorKind::Usage, "--method " + args.method + ": no cell of " + root +
+                                                          " has it evaluated");
+    const std::string file = engine::aggregateFileFor(root);
+    engine::writeAggregate(file, aggregate);
+    if (!args.quiet) {
+        for (const auto& m : methods) {
+            if (!args.method.empty() && m != args.method)
+                continue;
+            std::printf("%s (mean [band] over seeds; @ position)\n%s\n", m.c_str(),
+                        sweepTable(aggregate, m, TableFormat::Text).c_str());
+        }
+    }
+    size_t sets = 0;
+    for (const auto& s : aggregate.sets)
+        sets += s.curves.empty() ? 0 : 1;
+    std::string grouping;
+    for (const auto& k : aggregate.groupBy)
+        grouping += (grouping.empty() ? "" : ", ") + k;
+    std::fprintf(stderr, "%s: %zu curve sets grouped by %s%s\n", file.c_str(), sets,
+                 grouping.empty() ? "nothing (all cells together)" : grouping.c_str(),
+                 aggregate.missing.empty() ? "" : "; cells without results yet are left out");
+    if (!aggregate.missing.empty()) {
+        std::string list;
+        for (const auto& c : aggregate.missing)
+            list += (list.empty() ? "" : ", ") + c;
+        std::fprintf(stderr, "no results yet: %s\n", list.c_str());
+        return kSweepUnfinished;
+    }
+    return 0;
 }
 
 }  // namespace lengen::cli

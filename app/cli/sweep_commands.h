@@ -3,6 +3,7 @@
 // processes), run one cell (what each child and each Slurm array task executes), and report
 // where every cell stands. docs/sweep-format.md describes the folder; docs/cli.md the options.
 
+#include <map>
 #include <string>
 #include <vector>
 
@@ -42,11 +43,47 @@ struct SweepCellArgs {
     bool quiet = false;
 };
 
+struct SweepSubmitArgs {
+    std::string dir;
+    std::string partition;               ///< "" = the cluster's default partition
+    std::string time;                    ///< Slurm time limit ("2:00:00"); "" = the partition's
+    int gpusPerJob = 0;
+    int cpusPerJob = 0;                  ///< 0 = 1 (each cell runs with this many threads)
+    int maxParallel = 0;                 ///< array throttle %K; 0 = none
+    int signalSeconds = 120;             ///< USR1 this long before the time limit
+    std::vector<std::string> sbatchArgs; ///< extra `#SBATCH` lines, e.g. "--account=lab"
+    std::string device;
+    std::string lengen;                  ///< the executable tasks run ("" = this one)
+    bool retryFailed = false;
+    bool dryRun = false;
+};
+
+struct SweepAggregateArgs {
+    std::string dir;
+    std::vector<std::string> by;         ///< axes to group by (empty: all but seed)
+    int bootstrapTrials = 1000;
+    std::string method;                  ///< table printed ("" = every method)
+    bool quiet = false;
+};
+
 int runSweepNew(const SweepNewArgs& args);
 int runSweepRun(const SweepRunArgs& args);
 int runSweepCell(const SweepCellArgs& args);
+/// Exit 0 submitted (the job id on stdout) or nothing to do; 9 when sbatch is missing, does not
+/// answer or refuses the job.
+int runSweepSubmit(SweepSubmitArgs args);
 /// Exit 0 when every cell is done, 5 when one failed, 8 when some are pending, running or
 /// stopped (and none failed).
 int runSweepStatus(const std::string& dir, bool json);
+/// Writes <sweep>/aggregate.h5 and prints each method's table. Exit 0; 8 when some cells have
+/// no results yet (the file holds the others).
+int runSweepAggregate(const SweepAggregateArgs& args);
+
+
+/// The `lengen` launcher beside this executable (lengen-core when there is none).
+std::string lengenExecutable();
+/// Slurm's state (PENDING, RUNNING, …) of each cell index still in the queue for the jobs
+/// `sweep submit` recorded; empty when none. `note` says which jobs, or why squeue failed.
+std::map<int, std::string> slurmCellStates(const std::string& sweepRoot, std::string* note);
 
 }  // namespace lengen::cli

@@ -102,6 +102,12 @@ pid_t spawnCell(const std::string& exe, const engine::SweepPaths& paths, const e
 
 }  // namespace
 
+std::string lengenExecutable()
+{
+    const std::string launcher = selfDir() + "/lengen";
+    return access(launcher.c_str(), X_OK) == 0 ? launcher : selfDir() + "/lengen-core";
+}
+
 int runSweepRun(const SweepRunArgs& args)
 {
     const engine::SweepPaths paths{engine::locateSweep(args.dir)};
@@ -127,8 +133,7 @@ int runSweepRun(const SweepRunArgs& args)
                  index.name.c_str(), index.cells.size(), done, elsewhere, failedBefore,
                  failedBefore && !args.retryFailed ? " (--retry-failed runs them again)" : "", todo.size(), jobs,
                  threads, threads == 1 ? "" : "s", paths.root.c_str());
-    const std::string launcher = selfDir() + "/lengen";
-    const std::string exe = access(launcher.c_str(), X_OK) == 0 ? launcher : selfDir() + "/lengen-core";
+    const std::string exe = lengenExecutable();
     struct sigaction sa = {};
     sa.sa_handler = onStop;
     sigemptyset(&sa.sa_mask);

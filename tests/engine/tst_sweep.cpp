@@ -7,10 +7,14 @@
 #include <QThread>
 #include <csignal>
 #include <filesystem>
+#include <fstream>
+#include <cmath>
 
 #include "lengen/engine/errors.h"
 #include "lengen/engine/run_file.h"
 #include "lengen/engine/sweep.h"
+#include "lengen/engine/sweep_aggregate.h"
+#include "lengen/engine/analysis.h"
 #include "test_support.h"
 
 namespace fs = std::filesystem;
@@ -53,6 +57,7 @@ private Q_SLOTS:
     void badAxesExitTwoNamingTheCell();
     void runsTwoCellsAtOnceAndReports();
     void interruptedSweepResumesBitwise();
+    void bootstrapBandOverThreeSeeds();
 };
 
 void TestSweep::expandsTheGridInOrder()
@@ -150,6 +155,82 @@ void TestSweep::runsTwoCellsAtOnceAndReports()
     QVERIFY2(r.code == 0 && r.err.contains("4 done") && r.err.contains("0 to run"), qPrintable(r.err));
     r = run({"sweep", "status", S, "--json"});
     QVERIFY2(r.out.contains("\"eval_done\": true"), qPrintable(r.out));
+
+    // Over seeds: grouped by pe; with 2 seeds the band is their min-max range.
+    r = run({"sweep", "aggregate", S});
+    QVERIFY2(r.code == 0 && r.out.contains("standard") && r.out.contains("min-max"), qPrintable(r.out + r.err));
+    const auto agg = engine::readAggregate(S.toStdString() + "/aggregate.h5");
+    QCOMPARE(agg.groupBy, std::vector<std::string>{"pe"});
+    const engine::AggregateSet* nope = nullptr;
+    for (const auto& set : agg.sets)
+        if (set.kind == "eval" && set.name == "standard" && set.group == "pe=nope")
+            nope = &set;
+    QVERIFY(nope);
+    QCOMPARE(nope->cells, (std::vector<std::string>{index.cells[2].name, index.cells[3].name}));
+    const auto a = engine::readEvaluations(engine::SweepPaths{S.toStdString()}.runFile(index.cells[2].name));
+    const auto b = engine::readEvaluations(engine::SweepPaths{S.toStdString()}.runFile(index.cells[3].name));
+    const auto& model = nope->curves.front();
+    QVERIFY(model.transformer);
+    QCOMPARE(model.label, std::string("NoPE"));
+    QCOMPARE(model.band, std::string("min-max"));
+    const auto& ca = a.front().curves.front().stats.mean;
+    const auto& cb = b.front().curves.front().stats.mean;
+    QCOMPARE(model.mean.size(), ca.size());
+    for (size_t p = 0; p < ca.size(); ++p) {
+        QCOMPARE(model.mean[p], (ca[p] + cb[p]) / 2);
+        QCOMPARE(model.low[p], std::min(ca[p], cb[p]));
+        QCOMPARE(model.high[p], std::max(ca[p], cb[p]));
+        QCOMPARE(model.seeds[p], std::int64_t(2));
+    }
+    QVERIFY(nope->curves.size() > 1 && !nope->curves[1].transformer);  // the baselines too
+    QCOMPARE(run({"sweep", "aggregate", S, "--by", "depth"}).code, 64);  // not an axis
+
+    if (run({"--help"}).out.contains("export")) {  // builds with the Qt libraries
+        r = run({"export", S, "--figure", "grid", "--format", "png,csv"});
+        QVERIFY2(r.code == 0, qPrintable(r.err));
+        QVERIFY(fs::file_size(dir + "/S/figures/grid_standard.png") > 1000);
+        r = run({"export", S, "--figure", "table", "--format", "md", "--out", QString::fromStdString(dir + "/t.md")});
+        QVERIFY2(r.code == 0, qPrintable(r.err));
+        std::ifstream md(dir + "/t.md");
+        const std::string table((std::istreambuf_iterator<char>(md)), {});
+        QVERIFY2(table.find("| nope | 2 | min-max |") != std::string::npos, table.c_str());
+        QCOMPARE(run({"export", S, "--figure", "ood_length"}).code, 64);  // a sweep draws grid and table
+    }
+}
+
+void TestSweep::bootstrapBandOverThreeSeeds()
+{
+    // Three seeds: the band is a bootstrap over seeds, inside their range and around the mean.
+    const auto dir = test::scratchDir("sweep-aggregate");
+    const QString S = QString::fromStdString(dir + "/S");
+    auto r = run({"sweep", "new", QString::fromStdString(tinyFile(dir, 30)), "--seeds", "3", "--methods",
+                  "standard", "--prompts", "64", "--out", S});
+    QVERIFY2(r.code == 0, qPrintable(r.err));
+    QCOMPARE(run({"sweep", "aggregate", S}).code, 8);  // nothing evaluated yet
+    r = run({"sweep", "run", S, "--jobs", "2"});
+    QVERIFY2(r.code == 0, qPrintable(r.err));
+    r = run({"sweep", "aggregate", S, "--bootstrap", "200"});
+    QVERIFY2(r.code == 0, qPrintable(r.err));
+    const auto agg = engine::readAggregate(S.toStdString() + "/aggregate.h5");
+    QCOMPARE(agg.sets.size(), size_t(1));
+    QCOMPARE(agg.sets[0].group, std::string("all"));
+    const auto& c = agg.sets[0].curves.front();
+    QCOMPARE(c.band, std::string("bootstrap"));
+    const auto index = engine::readSweepIndex(S.toStdString());
+    bool narrower = false;
+    for (size_t p = 0; p < c.mean.size(); ++p) {
+        double lo = INFINITY, hi = -INFINITY;
+        for (const auto& cell : index.cells) {
+            const double v = engine::readEvaluations(engine::SweepPaths{S.toStdString()}.runFile(cell.name))
+                                 .front().curves.front().stats.mean[p];
+            lo = std::min(lo, v);
+            hi = std::max(hi, v);
+        }
+        QVERIFY(c.low[p] >= lo && c.high[p] <= hi && c.low[p] <= c.mean[p] && c.mean[p] <= c.high[p]);
+        narrower = narrower || c.high[p] - c.low[p] < hi - lo;
+        QCOMPARE(c.seeds[p], std::int64_t(3));
+    }
+    QVERIFY(narrower);  // a bootstrap of the mean, not the seeds' range
 }
 
 void TestSweep::interruptedSweepResumesBitwise()

@@ -7,6 +7,9 @@
 #include <cmath>
 #include <limits>
 
+#include <map>
+#include <set>
+
 namespace lengen::plots {
 
 using style::colorOf;
@@ -369,6 +372,54 @@ void buildFigure(QCustomPlot& plot, const FigureSpec& spec)
     if (spec.zoom)
         addZoomPanel(plot, body, main, spec);
     placeLegend(plot, body, main, spec.legend);
+    plot.replot(QCustomPlot::rpImmediateRefresh);
+}
+
+void buildGrid(QCustomPlot& plot, const GridSpec& spec)
+{
+    auto* body = style::beginFigure(plot, spec.title);
+    ensureBandLayer(plot);
+    auto* grid = new QCPLayoutGrid;
+    body->addElement(0, 0, grid);
+    grid->setColumnSpacing(14);
+    grid->setRowSpacing(10);
+    const int columns = std::max(1, std::min(spec.columns, int(spec.panels.size())));
+    auto* margins = new QCPMarginGroup(&plot);  // every panel's frame the same size
+    std::map<std::string, std::string> colours;
+    std::set<std::string> listed;
+    for (size_t i = 0; i < spec.panels.size(); ++i) {
+        FigureSpec f = spec.panels[i];
+        for (auto& s : f.series) {
+            if (s.color.empty())
+                s.color = colours.try_emplace(s.name, paletteColor(int(colours.size())).name().toStdString())
+                              .first->second;
+            s.inLegend = s.inLegend && listed.insert(s.name).second;  // once in the shared legend
+        }
+        if (i > 0) {  // reference lines and regions are listed once too
+            for (auto& h : f.hlines)
+                h.label.clear();
+            for (auto& sp : f.spans)
+                sp.label.clear();
+        }
+        auto* rect = new QCPAxisRect(&plot);
+        grid->addElement(int(i) / columns, int(i) % columns, rect);
+        style::styleAxisRect(rect);
+        rect->setMarginGroup(QCP::msAll, margins);
+        rect->axis(QCPAxis::atBottom)->setLabel(qs(f.x.label));
+        if (int(i) % columns == 0)
+            rect->axis(QCPAxis::atLeft)->setLabel(qs(f.y.label));
+        auto* top = rect->axis(QCPAxis::atTop);  // the panel's title: a label without ticks
+        top->setVisible(true);
+        top->setTickLabels(false);
+        top->setTicks(false);
+        top->grid()->setVisible(false);
+        top->setLabel(qs(f.title));
+        top->setLabelFont(style::font(style::kLabelPt, true));
+        const Panel p{plot, rect, std::nullopt};
+        drawPanel(p, f, true);
+        fitAxes(p, f);
+    }
+    placeLegend(plot, body, nullptr, LegendPlace::OutsideRight);
     plot.replot(QCustomPlot::rpImmediateRefresh);
 }
 

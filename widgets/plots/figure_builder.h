@@ -27,6 +27,9 @@ std::string assignedRunColor(const std::string& key);
 void buildFigure(QCustomPlot& plot, const FigureSpec& spec);
 
 /// Clears `plot` and draws the heatmap with a colour scale.
+/// Panels in rows of `columns`, the shared legend beside them.
+void buildGrid(QCustomPlot& plot, const GridSpec& spec);
+
 void buildHeatmap(QCustomPlot& plot, const HeatmapSpec& spec);
 
 /// A row-major rows x cols matrix coloured as buildHeatmap colours it (viridis over

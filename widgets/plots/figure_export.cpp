@@ -199,6 +199,18 @@ QString figureCsv(const FigureSpec& spec)
     return out;
 }
 
+QString gridCsv(const GridSpec& spec)
+{
+    QString out = QStringLiteral("panel,series,x,y,band_low,band_high\n");
+    for (const auto& panel : spec.panels) {
+        const QString csv = figureCsv(panel);
+        const QString prefix = csvField(panel.title) + ',';
+        for (const auto& line : csv.mid(csv.indexOf('\n') + 1).split('\n', Qt::SkipEmptyParts))
+            out += prefix + line + '\n';
+    }
+    return out;
+}
+
 QString heatmapCsv(const HeatmapSpec& spec)
 {
     QString out = QStringLiteral("row,col,value\n");
@@ -232,6 +244,16 @@ ExportResult exportHeatmap(const HeatmapSpec& spec, const QString& path, Format 
                           [&](const QString& file) { return writeText(file, heatmapCsv(spec)); });
     QCustomPlot plot;
     buildHeatmap(plot, spec);
+    return savePlot(plot, path, format, spec.widthInches, spec.heightInches, dpi,
+                    QString::fromStdString(spec.title));
+}
+
+ExportResult exportGrid(const GridSpec& spec, const QString& path, Format format, int dpi)
+{
+    if (format == Format::Csv)
+        return atomically(path, [&](const QString& file) { return writeText(file, gridCsv(spec)); });
+    QCustomPlot plot;
+    buildGrid(plot, spec);
     return savePlot(plot, path, format, spec.widthInches, spec.heightInches, dpi,
                     QString::fromStdString(spec.title));
 }

@@ -30,6 +30,7 @@ ExportResult exportFigure(const FigureSpec& spec, const QString& path, Format fo
                           int dpi = 150);
 ExportResult exportHeatmap(const HeatmapSpec& spec, const QString& path, Format format,
                            int dpi = 150);
+ExportResult exportGrid(const GridSpec& spec, const QString& path, Format format, int dpi = 150);
 
 /// Saves what `plot` shows (already built) in a graphics format; used by the studio's
 /// "Export" actions so that an interactive zoom is kept. CSV is not available this way.
@@ -40,6 +41,8 @@ ExportResult savePlot(QCustomPlot& plot, const QString& path, Format format, dou
 /// each series in order (band cells empty without a band). Numbers are the shortest text
 /// that reads back to the same double; names with a comma or quote are quoted RFC 4180-style.
 QString figureCsv(const FigureSpec& spec);
+/// The CSV text of a grid: figureCsv of each panel with a first column `panel` (its title).
+QString gridCsv(const GridSpec& spec);
 /// The CSV text of a heatmap: header `row,col,value`, one row per cell in row-major order,
 /// indices offset by firstRow/firstCol, values as float32 round-trip text (NaN cells skipped).
 QString heatmapCsv(const HeatmapSpec& spec);

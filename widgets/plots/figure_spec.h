@@ -84,6 +84,16 @@ struct FigureSpec {
     std::optional<ZoomPanel> zoom;
 };
 
+/// Several line figures as panels of one figure (the sweep's grid: one panel per task), with
+/// one legend for all of them: a series name seen in several panels is listed once, and the
+/// same name keeps the same colour in every panel (give it `color`, or palette by first use).
+struct GridSpec {
+    std::string title;
+    std::vector<FigureSpec> panels;  ///< each panel's `title` is written above it
+    int columns = 3;
+    double widthInches = 12, heightInches = 7;
+};
+
 /// A matrix as a colour map, row 0 at the top (attention: query rows x key columns).
 struct HeatmapSpec {
     std::string title;

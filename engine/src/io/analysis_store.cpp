@@ -36,7 +36,7 @@ void syncFile(const std::string& path)
 }  // namespace
 
 AnalysisWriter::AnalysisWriter(const std::string& analysisPath, const std::string& runId,
-                               bool startEmpty)
+                               bool startEmpty, const std::string& format)
     : m_path(analysisPath), m_partial(analysisPath + ".partial")
 {
     H5Lock lock(h5Mutex());
@@ -53,11 +53,12 @@ AnalysisWriter::AnalysisWriter(const std::string& analysisPath, const std::strin
             m_file = openFile(m_partial, OpenMode::ReadWrite);
         } else {
             m_file = createFile(m_partial);
-            writeAttribute(m_file.id(), "format", std::string("lengen-analysis"), m_partial);
+            writeAttribute(m_file.id(), "format", format, m_partial);
             writeAttribute(m_file.id(), "format_version", std::int64_t{kAnalysisFormatVersion},
                            m_partial);
         }
-        writeAttribute(m_file.id(), "run_id", runId, m_partial);
+        if (!runId.empty())
+            writeAttribute(m_file.id(), "run_id", runId, m_partial);
     } catch (...) {
         // The destructor does not run for a constructor that throws: clean up here.
         m_file.reset();

@@ -21,8 +21,10 @@ public:
     /// Starts an edit of `analysisPath` (created if missing) for the run `runId`. Error(RunFile)
     /// if another process is editing it or the existing file is foreign. `startEmpty` replaces
     /// the whole file on commit instead of editing a copy (files rewritten whole, e.g. maps).
+    /// `format` is the root's format attribute (the sweep's aggregate file reuses this writer
+    /// with "lengen-sweep-aggregate" and no run id).
     AnalysisWriter(const std::string& analysisPath, const std::string& runId,
-                   bool startEmpty = false);
+                   bool startEmpty = false, const std::string& format = "lengen-analysis");
     ~AnalysisWriter();  ///< without commit(): discards the edit
     AnalysisWriter(const AnalysisWriter&) = delete;
     AnalysisWriter& operator=(const AnalysisWriter&) = delete;

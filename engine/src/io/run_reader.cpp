@@ -113,6 +113,10 @@ RunFileInfo readRunInfo(const std::string& pathOrDir)
     auto loss = readColumn<double>(log.id(), "loss", H5T_NATIVE_DOUBLE, path);
     info.logRows = static_cast<std::int64_t>(loss.size());
     info.lastLoss = loss.empty() ? std::numeric_limits<double>::quiet_NaN() : loss.back();
+    if (!loss.empty()) {
+        const auto steps = readColumn<std::int64_t>(log.id(), "step", H5T_NATIVE_INT64, path);
+        info.lastLoggedStep = steps.empty() ? -1 : steps.back();
+    }
     const auto slot = currentSlot(f, path);
     if (slot >= 0) {
         auto g = openGroup(f, "checkpoint/slot" + std::to_string(slot), path);

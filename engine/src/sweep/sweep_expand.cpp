@@ -35,12 +35,17 @@ std::string describe(const std::vector<std::pair<std::string, std::string>>& axe
 }
 
 // "003-linear_regression-rope-s2": the index keeps them ordered, the values make them readable.
-std::string cellName(int index, size_t count, const std::vector<std::pair<std::string, std::string>>& axes)
+// A config-key axis with one value is an override of every cell: it does not name them.
+std::string cellName(int index, size_t count, const std::vector<std::pair<std::string, std::string>>& axes,
+                     const std::vector<SweepAxis>& specAxes)
 {
     std::string digits = std::to_string(index);
     const size_t width = std::max<size_t>(3, std::to_string(count - 1).size());
     std::string name = std::string(width - std::min(width, digits.size()), '0') + digits;
-    for (const auto& [k, v] : axes) {
+    for (size_t i = 0; i < axes.size(); ++i) {
+        const auto& [k, v] = axes[i];
+        if (isKeyPath(k) && i < specAxes.size() && specAxes[i].values.size() == 1)
+            continue;
         std::string part = k == "seed" ? "s" + v : isKeyPath(k) ? k.substr(k.rfind('.') + 1) + "=" + v : v;
         for (char& ch : part)
             if (!std::isalnum(static_cast<unsigned char>(ch)) && ch != '.' && ch != '_' && ch != '=' && ch != '-')
@@ -234,7 +239,7 @@ std::vector<SweepCell> expandSweep(const SweepSpec& spec)
             axes.emplace_back(spec.axes[i].key, spec.axes[i].values[at[i]]);
         SweepCell cell = buildCell(spec, dir, cache, axes);
         cell.index = int(n);
-        cell.name = cellName(int(n), count, cell.axes);
+        cell.name = cellName(int(n), count, cell.axes, spec.axes);
         cells.push_back(std::move(cell));
         for (size_t i = spec.axes.size(); i-- > 0;) {
             if (++at[i] < spec.axes[i].values.size())

@@ -142,6 +142,11 @@ SweepIndex readSweepIndex(const std::string& dir)
     return index;
 }
 
+void writeSweepTextFile(const std::string& path, const std::string& text)
+{
+    writeFileAtomically(path, text);
+}
+
 void writeCellState(const SweepPaths& paths, const std::string& cell, const CellState& s)
 {
     const json doc = {{"stage", s.stage}, {"message", s.message}, {"exit_code", s.exitCode},
@@ -210,7 +215,8 @@ std::vector<CellStatus> sweepStatus(const std::string& dir, const SweepIndex& in
             try {
                 const auto info = readRunInfo(run);
                 runStatus = info.status;
-                st.step = std::max<std::int64_t>(info.checkpointStep, 0);
+                // The log runs ahead of the checkpoint while a cell trains.
+                st.step = std::max<std::int64_t>({info.checkpointStep, info.lastLoggedStep, 0});
                 st.totalSteps = info.totalSteps;
                 st.lastLoss = info.lastLoss;
                 const auto contents = analysisContents(run);

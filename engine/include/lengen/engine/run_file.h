@@ -39,6 +39,7 @@ struct RunFileInfo {
     std::int64_t checkpointStep = -1;  ///< completed steps in the latest checkpoint; -1 = none
     std::int64_t logRows = 0;
     double lastLoss = 0;            ///< loss of the last log row (NaN if none)
+    std::int64_t lastLoggedStep = -1;  ///< step of the last log row (-1 if none)
     std::int64_t parameterCount = 0;
     std::vector<TensorInfo> parameters;
     /// Derived PE constants (ALiBi slopes, RoPE inv_freq, ...), by name.

@@ -92,6 +92,9 @@ SweepIndex prepareSweep(const std::string& dir);
 SweepIndex readSweepIndex(const std::string& dir);
 /// A sweep folder: `dir` itself or its parent holding sweep.yaml.
 std::string locateSweep(const std::string& pathOrDir);
+/// Writes a text file of the sweep folder (the Slurm script, the submission record) through a
+/// temporary file and a rename, so a reader never sees half of it. Error(Io) naming the path.
+void writeSweepTextFile(const std::string& path, const std::string& text);
 
 /// The state of one cell's work as its process writes it (cell.json) and its run files hold.
 struct CellState {

@@ -1,0 +1,23 @@
+#pragma once
+// Runs an external program (sbatch, squeue, scontrol) and collects what it prints, with a time
+// limit: a scheduler that does not answer must give a message, not a hang.
+
+#include <string>
+#include <vector>
+
+namespace lengen::cli {
+
+struct CommandResult {
+    bool started = false;                ///< false: the program was not found or not executable
+    bool timedOut = false;               ///< killed after the time limit
+    int exitCode = -1;                   ///< its exit status (128 + signal when killed)
+    std::string output;                  ///< stdout and stderr together, as printed
+};
+
+/// Runs argv[0] (searched on PATH and in /usr/sbin) with stdin from /dev/null.
+CommandResult runCommand(const std::vector<std::string>& argv, double timeoutSeconds);
+
+/// The first line of `text` that is not empty, trimmed (for one-line messages).
+std::string firstLine(const std::string& text);
+
+}  // namespace lengen::cli

@@ -1,0 +1,135 @@
+// sweepTable: one row per group (its axis values as columns), then seeds, the value at the
+// training length and at the longest position, each "mean [low, high]" over seeds.
+
+#include "sweep_table.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+
+namespace lengen::cli {
+
+namespace {
+
+std::string num(double v)
+{
+    if (!std::isfinite(v))
+        return "nan";
+    char buf[32];
+    std::snprintf(buf, sizeof buf, "%.4g", v);
+    return buf;
+}
+
+std::string csvField(const std::string& s)
+{
+    if (s.find_first_of(",\"\n") == std::string::npos)
+        return s;
+    std::string out = "\"";
+    for (char c : s)
+        out += c == '"' ? std::string("\"\"") : std::string(1, c);
+    return out + "\"";
+}
+
+}  // namespace
+
+std::vector<std::string> aggregateMethods(const engine::SweepAggregate& aggregate)
+{
+    std::vector<std::string> out;
+    for (const auto& s : aggregate.sets)
+        if (s.kind == "eval" && std::find(out.begin(), out.end(), s.name) == out.end())
+            out.push_back(s.name);
+    return out;
+}
+
+std::string sweepTable(const engine::SweepAggregate& aggregate, const std::string& method, TableFormat format)
+{
+    const auto rows = engine::aggregateTable(aggregate, method);
+    if (rows.empty())
+        return {};
+    const bool accuracy = rows.front().set->classification;
+    const std::string what = accuracy ? "accuracy" : "error";
+    std::vector<std::string> header = aggregate.groupBy;
+    if (header.empty())
+        header.push_back("group");
+    header.insert(header.end(), {"seeds", "band", what + " at train length", what + " at longest"});
+    std::vector<std::vector<std::string>> table;
+    std::vector<std::vector<std::string>> csv;
+    for (const auto& r : rows) {
+        std::vector<std::string> cells;
+        if (aggregate.groupBy.empty())
+            cells.push_back(r.set->group);
+        for (const auto& key : aggregate.groupBy) {
+            std::string v;
+            for (const auto& [k, val] : r.set->groupAxes)
+                if (k == key)
+                    v = val;
+            cells.push_back(v);
+        }
+        cells.push_back(std::to_string(r.seeds));
+        cells.push_back(r.band);
+        auto csvRow = cells;
+        cells.push_back(num(r.trainMean) + " [" + num(r.trainLow) + ", " + num(r.trainHigh) + "] @" +
+                        std::to_string(r.trainPosition));
+        cells.push_back(num(r.lastMean) + " [" + num(r.lastLow) + ", " + num(r.lastHigh) + "] @" +
+                        std::to_string(r.lastPosition));
+        for (auto v : {std::to_string(r.trainPosition), num(r.trainMean), num(r.trainLow), num(r.trainHigh),
+                       std::to_string(r.lastPosition), num(r.lastMean), num(r.lastLow), num(r.lastHigh)})
+            csvRow.push_back(v);
+        table.push_back(cells);
+        csv.push_back(csvRow);
+    }
+    std::string out;
+    if (format == TableFormat::Csv) {
+        auto h = std::vector<std::string>(header.begin(), header.end() - 2);
+        for (const char* c : {"train_position", "train_mean", "train_low", "train_high", "longest_position",
+                              "longest_mean", "longest_low", "longest_high"})
+            h.push_back(c);
+        h.insert(h.begin(), "method");
+        for (auto& row : csv)
+            row.insert(row.begin(), method);
+        csv.insert(csv.begin(), h);
+        for (const auto& row : csv) {
+            std::string line;
+            for (const auto& c : row)
+                line += (line.empty() ? "" : ",") + csvField(c);
+            out += line + "\n";
+        }
+        return out;
+    }
+    if (format == TableFormat::Markdown) {
+        out += "| " + [&] {
+            std::string s;
+            for (const auto& h : header)
+                s += (s.empty() ? "" : " | ") + h;
+            return s;
+        }() + " |\n|";
+        for (size_t i = 0; i < header.size(); ++i)
+            out += i + 2 >= header.size() || header[i] == "seeds" ? "---:|" : "---|";
+        out += "\n";
+        for (const auto& row : table) {
+            std::string s;
+            for (const auto& c : row)
+                s += (s.empty() ? "" : " | ") + c;
+            out += "| " + s + " |\n";
+        }
+        return out;
+    }
+    std::vector<size_t> width(header.size());
+    for (size_t i = 0; i < header.size(); ++i) {
+        width[i] = header[i].size();
+        for (const auto& row : table)
+            width[i] = std::max(width[i], row[i].size());
+    }
+    auto line = [&](const std::vector<std::string>& row) {
+        std::string s;
+        for (size_t i = 0; i < row.size(); ++i)
+            s += row[i] + std::string(i + 1 < row.size() ? width[i] - row[i].size() + 2 : 0, ' ');
+        return s + "\n";
+    };
+    out += line(header);
+    for (const auto& row : table)
+        out += line(row);
+    return out;
+}
+
+}  // namespace lengen::cli

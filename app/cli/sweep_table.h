@@ -1,0 +1,19 @@
+#pragma once
+// The sweep's summary table (error at the training length and at the longest length, per group,
+// mean and band over seeds) as aligned text, CSV or Markdown, from the aggregate file.
+
+#include <string>
+
+#include "lengen/engine/sweep_aggregate.h"
+
+namespace lengen::cli {
+
+enum class TableFormat { Text, Csv, Markdown };
+
+/// The table of one evaluation method; "" when no group has it.
+std::string sweepTable(const engine::SweepAggregate& aggregate, const std::string& method, TableFormat format);
+
+/// The evaluation methods the aggregate holds, in order.
+std::vector<std::string> aggregateMethods(const engine::SweepAggregate& aggregate);
+
+}  // namespace lengen::cli

@@ -1,0 +1,263 @@
+// aggregateSweep: groups a sweep's cells by their axes except `seed`, reads each cell's stored
+// evaluation and probe curves (the per-position mean over prompts), and combines them across
+// seeds. Plain C++: a sweep has a few seeds per group, so the bootstrap is small.
+
+#include "lengen/engine/sweep_aggregate.h"
+
+#include <algorithm>
+#include <cmath>
+#include <filesystem>
+#include <map>
+#include <random>
+#include <limits>
+#include <tuple>
+
+#include "lengen/engine/analysis.h"
+#include "lengen/engine/errors.h"
+#include "lengen/engine/probes.h"
+#include "lengen/engine/sweep.h"
+
+namespace fs = std::filesystem;
+
+namespace lengen::engine {
+
+namespace {
+
+constexpr int kBootstrapFrom = 3;  // fewer seeds: the band is their min-max range
+
+// One curve of every seed of a group, in cell order; curves may differ in length.
+struct SeedCurves {
+    std::string label;
+    bool transformer = false;
+    std::vector<std::vector<double>> perSeed;
+};
+
+// The statistics over seeds at each position, over the seeds with a finite value there.
+AggregateCurve combine(const std::string& key, const SeedCurves& in, int trials, std::mt19937_64& rng)
+{
+    AggregateCurve out;
+    out.key = key;
+    out.label = in.label;
+    out.transformer = in.transformer;
+    size_t positions = 0;
+    for (const auto& c : in.perSeed)
+        positions = std::max(positions, c.size());
+    const size_t seeds = in.perSeed.size();
+    auto at = [&](size_t s, size_t p) {
+        const auto& c = in.perSeed[s];
+        return p < c.size() ? c[p] : std::nan("");
+    };
+    out.mean.assign(positions, std::nan(""));
+    out.low = out.high = out.mean;
+    out.seeds.assign(positions, 0);
+    std::int64_t fewest = std::numeric_limits<std::int64_t>::max();
+    for (size_t p = 0; p < positions; ++p) {
+        double sum = 0, lo = INFINITY, hi = -INFINITY;
+        std::int64_t n = 0;
+        for (size_t s = 0; s < seeds; ++s) {
+            const double v = at(s, p);
+            if (!std::isfinite(v))
+                continue;
+            sum += v;
+            lo = std::min(lo, v);
+            hi = std::max(hi, v);
+            ++n;
+        }
+        out.seeds[p] = n;
+        fewest = std::min(fewest, n);
+        if (n > 0) {
+            out.mean[p] = sum / double(n);
+            out.low[p] = lo;
+            out.high[p] = hi;
+        }
+    }
+    out.band = positions > 0 && fewest >= kBootstrapFrom && trials > 0 ? "bootstrap" : "min-max";
+    if (out.band != "bootstrap")
+        return out;
+    // Resample whole seeds (one draw serves every position, as the curves of one seed belong
+    // together); the band is the 5th and 95th percentile of the resampled means.
+    std::uniform_int_distribution<size_t> pick(0, seeds - 1);
+    std::vector<std::vector<double>> means(positions, std::vector<double>(size_t(trials)));
+    std::vector<size_t> draw(seeds);
+    for (int t = 0; t < trials; ++t) {
+        for (auto& d : draw)
+            d = pick(rng);
+        for (size_t p = 0; p < positions; ++p) {
+            double sum = 0;
+            int n = 0;
+            for (size_t d : draw) {
+                const double v = at(d, p);
+                if (std::isfinite(v)) {
+                    sum += v;
+                    ++n;
+                }
+            }
+            means[p][size_t(t)] = n ? sum / n : out.mean[p];
+        }
+    }
+    const auto lo = size_t(std::floor(0.05 * trials)), hi = size_t(std::floor(0.95 * trials));
+    for (size_t p = 0; p < positions; ++p) {
+        std::sort(means[p].begin(), means[p].end());
+        out.low[p] = means[p][lo];
+        out.high[p] = means[p][std::min(hi, size_t(trials) - 1)];
+    }
+    return out;
+}
+
+std::string groupName(const std::vector<std::pair<std::string, std::string>>& axes)
+{
+    std::string out;
+    for (const auto& [k, v] : axes) {
+        std::string part = k + "=" + v;
+        std::replace(part.begin(), part.end(), '/', '_');  // an HDF5 name holds no '/'
+        out += (out.empty() ? "" : ",") + part;
+    }
+    return out.empty() ? "all" : out;
+}
+
+// Sets being filled: (kind, name, group) -> the set and its per-curve seed values.
+struct Pending {
+    AggregateSet set;
+    std::vector<std::string> order;
+    std::map<std::string, SeedCurves> curves;
+};
+
+void addCurve(Pending& p, const std::string& key, const std::string& label, bool transformer,
+              const std::vector<double>& mean)
+{
+    auto [it, fresh] = p.curves.try_emplace(key);
+    if (fresh) {
+        p.order.push_back(key);
+        it->second.label = label;
+        it->second.transformer = transformer;
+    }
+    it->second.perSeed.push_back(mean);
+}
+
+}  // namespace
+
+std::string aggregateFileFor(const std::string& sweepDir) { return locateSweep(sweepDir) + "/aggregate.h5"; }
+
+SweepAggregate aggregateSweep(const std::string& sweepDir, const AggregateOptions& options)
+{
+    const SweepPaths paths{locateSweep(sweepDir)};
+    const auto index = readSweepIndex(paths.root);
+    SweepAggregate out;
+    out.sweep = index.name;
+    out.bootstrapTrials = options.bootstrapTrials;
+    if (options.groupBy.empty()) {
+        for (const auto& k : index.axisKeys)
+            if (k != "seed")
+                out.groupBy.push_back(k);
+    } else {
+        for (const auto& k : options.groupBy) {
+            if (std::find(index.axisKeys.begin(), index.axisKeys.end(), k) == index.axisKeys.end()) {
+                std::string axes;
+                for (const auto& a : index.axisKeys)
+                    axes += (axes.empty() ? "" : ", ") + a;
+                throw Error(ErrorKind::Usage, "--by " + k + ": not an axis of the sweep " + index.name +
+                                                  " (its axes: " + axes + ")");
+            }
+            out.groupBy.push_back(k);
+        }
+    }
+    std::map<std::tuple<int, std::string, std::string>, Pending> pending;  // (kind order, name, group)
+    std::map<std::string, int> methodOrder, groupOrder;  // first appearance: grid order
+    for (const auto& cell : index.cells) {
+        std::vector<std::pair<std::string, std::string>> groupAxes;
+        for (const auto& k : out.groupBy)
+            for (const auto& [ak, av] : cell.axes)
+                if (ak == k)
+                    groupAxes.emplace_back(ak, av);
+        const std::string group = groupName(groupAxes);
+        groupOrder.try_emplace(group, int(groupOrder.size()));
+        const std::string run = paths.runFile(cell.name);
+        const bool hasAnalysis = fs::exists(run) && fs::exists(analysisFileFor(run));
+        const auto evals = hasAnalysis ? readEvaluations(run) : std::vector<EvalResult>{};
+        const auto probes = hasAnalysis ? readProbeGroups(run) : std::vector<ProbeGroup>{};
+        if (evals.empty() && probes.empty()) {
+            out.missing.push_back(cell.name);
+            continue;
+        }
+        auto setFor = [&](int kind, const std::string& name) -> Pending& {
+            auto& p = pending[{kind, name, group}];
+            if (p.set.name.empty()) {
+                p.set.kind = kind == 0 ? "eval" : "probe";
+                p.set.name = name;
+                p.set.group = group;
+                p.set.groupAxes = groupAxes;
+                p.set.task = cell.config.task.name;
+            }
+            p.set.cells.push_back(cell.name);
+            return p;
+        };
+        for (const auto& e : evals) {
+            if (!e.source.empty() && e.source != "lengen")
+                continue;  // imported Python metrics are not this sweep's cells
+            methodOrder.try_emplace(e.method, int(methodOrder.size()));
+            auto& p = setFor(0, e.method);
+            p.set.trainPoints = e.trainPoints;
+            p.set.nPoints = std::max(p.set.nPoints, e.nPoints);
+            p.set.dims = e.dims;
+            p.set.zeroEstimator = e.zeroEstimator;
+            p.set.classification = e.classification;
+            for (size_t i = 0; i < e.curves.size(); ++i) {
+                // The transformer's key is its PE label, which differs between groups.
+                const std::string key = i == 0 ? "model" : e.curves[i].model;
+                addCurve(p, key, e.curves[i].label, i == 0, e.curves[i].stats.mean);
+            }
+        }
+        for (const auto& g : probes) {
+            auto& p = setFor(1, g.path);
+            const auto param = [&](const char* k) {
+                const auto it = g.params.find(k);
+                return it == g.params.end() ? 0 : int(it->second);
+            };
+            p.set.trainPoints = param("train_points");
+            p.set.dims = param("dims");
+            p.set.classification = g.classification;
+            for (const auto& c : g.curves) {
+                p.set.nPoints = std::max(p.set.nPoints, int(c.stats.mean.size()));
+                addCurve(p, c.name, c.name, true, c.stats.mean);
+            }
+        }
+    }
+    std::mt19937_64 rng(options.seed);
+    std::vector<std::pair<std::tuple<int, int, std::string, int>, AggregateSet>> sets;
+    for (auto& [key, p] : pending) {
+        for (const auto& k : p.order)
+            p.set.curves.push_back(combine(k, p.curves[k], options.bootstrapTrials, rng));
+        const int order = std::get<0>(key) == 0 ? methodOrder[std::get<1>(key)] : 0;
+        sets.push_back({{std::get<0>(key), order, std::get<1>(key), groupOrder[std::get<2>(key)]}, std::move(p.set)});
+    }
+    std::stable_sort(sets.begin(), sets.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
+    for (auto& [k, s] : sets)
+        out.sets.push_back(std::move(s));
+    return out;
+}
+
+std::vector<AggregateRow> aggregateTable(const SweepAggregate& aggregate, const std::string& method)
+{
+    std::vector<AggregateRow> rows;
+    for (const auto& set : aggregate.sets) {
+        if (set.kind != "eval" || set.name != method || set.curves.empty() || set.curves[0].mean.empty())
+            continue;
+        const auto& c = set.curves[0];  // the trained model
+        AggregateRow r;
+        r.set = &set;
+        r.lastPosition = int(c.mean.size()) - 1;
+        r.trainPosition = std::clamp(set.trainPoints - 1, 0, r.lastPosition);
+        r.trainMean = c.mean[size_t(r.trainPosition)];
+        r.trainLow = c.low[size_t(r.trainPosition)];
+        r.trainHigh = c.high[size_t(r.trainPosition)];
+        r.lastMean = c.mean.back();
+        r.lastLow = c.low.back();
+        r.lastHigh = c.high.back();
+        r.seeds = c.seeds.back();
+        r.band = c.band;
+        rows.push_back(r);
+    }
+    return rows;
+}
+
+}  // namespace lengen::engine

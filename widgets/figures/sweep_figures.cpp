@@ -1,0 +1,102 @@
+#include "sweep_figures.h"
+
+#include <algorithm>
+#include <map>
+
+#include "lengen/engine/errors.h"
+#include "run_figures.h"
+
+namespace lengen::figures {
+
+namespace {
+
+std::string axisValue(const engine::AggregateSet& s, const std::string& key)
+{
+    for (const auto& [k, v] : s.groupAxes)
+        if (k == key)
+            return v;
+    return {};
+}
+
+// "RoPE" or "RoPE num_hidden_layers=6": the model's label and the axes that are neither the
+// panel's (task) nor already in the label (pe).
+std::string curveName(const engine::AggregateSet& s)
+{
+    std::string name = s.curves.front().label;
+    for (const auto& [k, v] : s.groupAxes)
+        if (k != "task" && k != "pe")
+            name += " " + k.substr(k.rfind('.') + 1) + "=" + v;
+    return name;
+}
+
+}  // namespace
+
+std::vector<std::string> sweepMethods(const engine::SweepAggregate& aggregate)
+{
+    std::vector<std::string> out;
+    for (const auto& s : aggregate.sets)
+        if (s.kind == "eval" && std::find(out.begin(), out.end(), s.name) == out.end())
+            out.push_back(s.name);
+    return out;
+}
+
+plots::GridSpec sweepGridFigure(const engine::SweepAggregate& aggregate, const std::string& method)
+{
+    plots::GridSpec grid;
+    std::vector<std::string> panelOrder;
+    std::map<std::string, plots::FigureSpec> panels;
+    std::map<std::string, int> longest;
+    std::string bands;
+    std::int64_t fewest = -1, most = 0;
+    for (const auto& s : aggregate.sets) {
+        if (s.kind != "eval" || s.name != method || s.curves.empty())
+            continue;
+        std::string task = axisValue(s, "task");
+        if (task.empty())
+            task = s.task;
+        auto [it, fresh] = panels.try_emplace(task);
+        auto& f = it->second;
+        if (fresh) {
+            panelOrder.push_back(task);
+            f.title = (task.empty() ? method : task) + " (D = " + std::to_string(s.dims) + ")";
+            errorAxes(f, s.classification, s.zeroEstimator, s.nPoints - 1);
+            f.vlines.push_back({double(s.trainPoints), "train length"});
+        }
+        const auto& c = s.curves.front();
+        plots::Series series;
+        series.name = curveName(s);
+        for (size_t i = 0; i < c.mean.size(); ++i)
+            series.x.push_back(double(i));
+        series.y = c.mean;
+        series.bandLow = c.low;
+        series.bandHigh = c.high;
+        f.series.push_back(std::move(series));
+        longest[task] = std::max(longest[task], s.nPoints - 1);
+        if (bands.find(c.band) == std::string::npos)
+            bands += (bands.empty() ? "" : " / ") + c.band;
+        const auto [lo, hi] = std::minmax_element(c.seeds.begin(), c.seeds.end());
+        if (lo != c.seeds.end()) {
+            fewest = fewest < 0 ? *lo : std::min(fewest, *lo);
+            most = std::max(most, *hi);
+        }
+    }
+    if (panelOrder.empty())
+        throw engine::Error(engine::ErrorKind::Usage, "the sweep " + aggregate.sweep + " has no aggregated '" + method +
+                                                          "' evaluation (run `lengen sweep aggregate` after the "
+                                                          "cells' evaluation)");
+    const std::string seeds = fewest == most ? std::to_string(most) : std::to_string(fewest) + "-" + std::to_string(most);
+    grid.title = aggregate.sweep + " - " + method + " - mean over " + seeds + " seed" + (most == 1 ? "" : "s") +
+                 ", band: " + (bands == "bootstrap" ? "bootstrap 5-95 %" : bands);
+    for (const auto& task : panelOrder) {
+        auto f = panels[task];
+        f.x.max = longest[task] + 0.1;
+        grid.panels.push_back(std::move(f));
+    }
+    grid.columns = grid.panels.size() <= 4 ? int(grid.panels.size()) : grid.panels.size() <= 9 ? 3 : 4;
+    const int rows = (int(grid.panels.size()) + grid.columns - 1) / grid.columns;
+    grid.widthInches = 1.5 + 4.0 * grid.columns;
+    grid.heightInches = 1.0 + 3.4 * rows;
+    return grid;
+}
+
+}  // namespace lengen::figures
