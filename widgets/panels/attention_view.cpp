@@ -97,6 +97,10 @@ AttentionView::AttentionView(QWidget* parent) : QWidget(parent)
     rowLayout->setContentsMargins(0, 0, 0, 0);
     rowLayout->addLayout(rowBar);
     rowLayout->addWidget(m_row, 1);
+    // A line plot squeezed under ~170 px draws its tick labels over each other: the splitter
+    // keeps both parts readable in a small window (the map is drawn to fit any height).
+    m_row->setMinimumHeight(170);
+    m_plot->setMinimumHeight(220);
     auto* mapPage = new QSplitter(Qt::Vertical);
     mapPage->addWidget(m_plot);
     mapPage->addWidget(rowBox);
