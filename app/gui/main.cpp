@@ -73,11 +73,12 @@ int main(int argc, char** argv)
     QCommandLineOption open("open", "Open this run (folder or run.h5), or add a folder of runs "
                             "(a models/ folder of the Python code offers their import).", "run");
     QCommandLineOption compare("compare", "Overlay these runs (comma-separated) in the Compare tab.", "runs");
+    QCommandLineOption sweep("sweep", "Show this sweep folder (lengen sweep new) in the Sweeps tab.", "dir");
     QCommandLineOption analyse("analyse", "After training: evaluate and probe the new run.");
     QCommandLineOption quitIdle("quit-when-idle", "Quit once every queued job has ended.");
     QCommandLineOption shots("screenshots", "Save a screenshot of every tab into this folder "
                                             "(after queued jobs end), then quit.", "dir");
-    parser.addOptions({preset, train, steps, runs, open, compare, analyse, quitIdle, shots});
+    parser.addOptions({preset, train, steps, runs, open, compare, sweep, analyse, quitIdle, shots});
     if (onlyWantsText(argc, argv)) {
         QCoreApplication core(argc, argv);
         setApplicationNames();
@@ -96,6 +97,8 @@ int main(int argc, char** argv)
     o.steps = parser.value(steps).toInt();
     o.runsFolder = parser.value(runs);
     o.openRun = parser.value(open);
+    if (parser.isSet(sweep))
+        o.sweep = parser.value(sweep);
     if (parser.isSet(compare))
         o.compare = parser.value(compare).split(',', Qt::SkipEmptyParts);
     lengen::studio::MainWindow window(o);

@@ -22,6 +22,7 @@
 #include "analysis_progress.h"
 #include "attention_view.h"
 #include "compare_view.h"
+#include "sweeps_view.h"
 #include "figure_view.h"
 #include "lengen/engine/run_file.h"
 #include "reference_import.h"
@@ -73,6 +74,19 @@ MainWindow::MainWindow(const StudioOptions& options, QWidget* parent) : QMainWin
     m_tabs->addTab(m_probes, tr("Probes"));
     m_tabs->addTab(m_attention, tr("Attention"));
     m_tabs->addTab(m_compare, tr("Compare"));
+    m_sweeps = new ui::SweepsView;
+    m_tabs->addTab(m_sweeps, tr("Sweeps"));
+    m_sweeps->setBaseConfig([this]() -> std::optional<engine::RunConfig> {
+        const auto request = m_setup->request();
+        if (!request || request->runs.empty())
+            return std::nullopt;
+        return request->runs.front();
+    });
+    connect(m_sweeps, &ui::SweepsView::openRunRequested, this, [this](const QString& run) {
+        openRun(run);
+        m_tabs->setCurrentWidget(m_eval);
+    });
+    connect(m_sweeps, &ui::SweepsView::compareRequested, this, &MainWindow::compareRuns);
     setCentralWidget(m_tabs);
 
     m_browser = new ui::RunBrowser;
@@ -81,7 +95,7 @@ MainWindow::MainWindow(const StudioOptions& options, QWidget* parent) : QMainWin
     dock->setWidget(m_browser);
     addDockWidget(Qt::BottomDockWidgetArea, dock);
 
-    for (auto* w : std::initializer_list<QObject*>{m_setup, m_eval, m_probes, m_attention})
+    for (auto* w : std::initializer_list<QObject*>{m_setup, m_eval, m_probes, m_attention, m_sweeps})
         connect(w, SIGNAL(statusMessage(QString)), statusBar(), SLOT(showMessage(QString)));
     connect(m_setup, &ui::SetupPanel::trainRequested, this, &MainWindow::train);
     connect(m_eval, &ui::FigureView::computeRequested, this, &MainWindow::evaluateOpenRun);
@@ -123,6 +137,8 @@ MainWindow::MainWindow(const StudioOptions& options, QWidget* parent) : QMainWin
         m_setup->loadFile(options.preset);
     if (!options.compare.isEmpty())
         compareRuns(options.compare);
+    if (!options.sweep.isEmpty())
+        m_sweeps->setSweep(options.sweep);
     if (!options.openRun.isEmpty()) {
         // A run, or a folder: a models/ tree of the Python code offers its import, which asks,
         // so it waits until the window is up.

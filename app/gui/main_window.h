@@ -12,6 +12,7 @@ class QTabWidget;
 namespace lengen::ui {
 class AttentionView;
 class CompareView;
+class SweepsView;
 class FigureView;
 class RunBrowser;
 class SetupPanel;
@@ -27,6 +28,7 @@ struct StudioOptions {
     QString runsFolder = QStringLiteral("runs");
     QString openRun;          ///< run to open at start
     QStringList compare;      ///< runs to overlay in the Compare tab at start
+    QString sweep;            ///< sweep folder to show in the Sweeps tab at start
     int steps = 0;            ///< override training.max_steps (0 = as configured)
     bool train = false;       ///< start training the preset at once
 };
@@ -72,6 +74,7 @@ private:
     ui::FigureView* m_probes = nullptr;
     ui::AttentionView* m_attention = nullptr;
     ui::CompareView* m_compare = nullptr;
+    ui::SweepsView* m_sweeps = nullptr;
     QString m_openRun;
     QTimer m_follow;  ///< re-reads a run another process is writing
     bool m_offeringImport = false;  ///< adding the runs folder must not offer again

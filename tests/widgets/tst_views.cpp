@@ -25,6 +25,10 @@
 #include "run_table_model.h"
 #include "test_support.h"
 #include "training_view.h"
+#include "sweeps_view.h"
+#include "lengen/engine/sweep.h"
+#include <QTableWidget>
+#include <filesystem>
 
 using namespace lengen;
 
@@ -58,6 +62,7 @@ private Q_SLOTS:
     void attentionRowOfTheChosenQuery();
     void attentionGridOpensTheClickedMap();
     void trainingOverlayDrawsOtherRuns();
+    void sweepsViewFollowsTheCellsAndDrawsTheGrid();
     void aRunKeepsItsColourAcrossViews();
 
 private:
@@ -249,6 +254,64 @@ void TestViews::aRunKeepsItsColourAcrossViews()
     QVERIFY(svg.open(QIODevice::ReadOnly));
     const QString text = QString::fromUtf8(svg.readAll()).toLower();
     QVERIFY(text.contains(QString::fromStdString(plots::runColor(runId(m_nope))).toLower()));
+}
+
+void TestViews::sweepsViewFollowsTheCellsAndDrawsTheGrid()
+{
+    QTemporaryDir tmp;
+    const std::string S = tmp.path().toStdString() + "/S";
+    std::filesystem::create_directories(S);
+    test::writeFile(S, "base.yaml", test::tinyConfig());
+    test::writeFile(S, "sweep.yaml", "base: base.yaml\naxes:\n  pe: [rope, nope]\n  seed: 2\n"
+                                     "stages:\n  eval: {methods: [standard], prompts: 32, bootstrap: 10}\n");
+    const auto index = engine::prepareSweep(S);
+    ui::SweepsView view;
+    QVERIFY(view.setSweep(QString::fromStdString(S)));
+    QCOMPARE(view.grid()->rowCount(), 1);
+    QCOMPARE(view.grid()->columnCount(), 2);
+    QCOMPARE(view.grid()->horizontalHeaderItem(1)->text(), QStringLiteral("nope"));
+    QCOMPARE(view.grid()->item(0, 0)->text(), QStringLiteral("·  ·"));  // both seeds pending
+    QVERIFY(!view.figure());
+    // The cells run elsewhere (as `lengen sweep run-cell` would): the view follows the files.
+    const engine::SweepPaths paths{S};
+    engine::RunControl control;
+    Quiet quiet;
+    Silent silent;
+    for (const auto& cell : index.cells) {
+        engine::TrainOptions o;
+        o.runDir = paths.cellDir(cell.name);
+        o.device = "cpu";
+        o.threads = 1;
+        const auto run = engine::train(cell.config, o, control, quiet).runFile;
+        engine::EvalOptions e;
+        e.methods = {"standard"};
+        e.prompts = 32;
+        e.common.threads = 1;
+        e.common.bootstrapTrials = 10;
+        engine::evaluateRun(run, e, control, silent);
+        if (cell.index == 0) {
+            view.refresh();
+            QCOMPARE(view.grid()->item(0, 0)->text(), QStringLiteral("✔  ·"));
+        }
+    }
+    view.refresh();  // new cells done: aggregated and drawn without a click
+    QCOMPARE(view.grid()->item(0, 1)->text(), QStringLiteral("✔  ✔"));
+    QVERIFY(view.figure());
+    QCOMPARE(view.figure()->panels.size(), size_t(1));
+    const auto& panel = view.figure()->panels.front();
+    QCOMPARE(panel.series.size(), size_t(2));
+    QCOMPARE(panel.series[0].name, std::string("RoPE"));
+    QCOMPARE(panel.series[1].name, std::string("NoPE"));
+    QVERIFY(std::filesystem::exists(S + "/aggregate.h5"));
+    // Double-click: a cell's seeds go to Compare together.
+    QSignalSpy compare(&view, &ui::SweepsView::compareRequested);
+    Q_EMIT view.grid()->cellDoubleClicked(0, 1);
+    QCOMPARE(compare.count(), 1);
+    QCOMPARE(compare.at(0).at(0).toStringList().size(), 2);
+    QString error;
+    const QString png = tmp.filePath("grid.png");
+    QVERIFY2(view.exportTo(png, 72, &error), qPrintable(error));
+    QVERIFY(QFileInfo(png).size() > 1000);
 }
 
 QTEST_MAIN(TestViews)

@@ -1,0 +1,144 @@
+#include "sweep_dialogs.h"
+
+#include <QCheckBox>
+#include <QDialog>
+#include <QDialogButtonBox>
+#include <QFormLayout>
+#include <QGridLayout>
+#include <QLineEdit>
+#include <QSpinBox>
+#include <QPushButton>
+#include <QVBoxLayout>
+
+#include <map>
+
+#include "lengen/engine/config_edit.h"
+
+namespace lengen::ui {
+
+namespace {
+
+// The sweep's pe names as a researcher reads them (PI, Dynamic NTK; Mamba and GPT-2 are
+// backbones without a Llama position encoding).
+QString peText(const std::string& pe)
+{
+    static const std::map<std::string, QString> names = {
+        {"rope", "RoPE"}, {"nope", "NoPE"}, {"alibi", "ALiBi"}, {"fire", "FIRE"}, {"yarn", "YaRN"},
+        {"dynamic_yarn", "Dynamic YaRN"}, {"pi", "PI"}, {"dynamic_ntk", "Dynamic NTK"}, {"mamba", "Mamba"},
+        {"gpt2", "GPT-2"}};
+    const auto it = names.find(pe);
+    return it == names.end() ? QString::fromStdString(pe) : it->second;
+}
+
+}  // namespace
+
+std::optional<QStringList> askNewSweep(QWidget* parent, const QString& defaultFolder)
+{
+    QDialog d(parent);
+    d.setWindowTitle(QObject::tr("New sweep from the Set up config"));
+    auto* form = new QFormLayout;
+    auto* peBox = new QWidget;
+    auto* peGrid = new QGridLayout(peBox);
+    peGrid->setContentsMargins(0, 0, 0, 0);
+    std::vector<std::pair<QString, QCheckBox*>> pes;
+    int i = 0;
+    for (const auto& pe : engine::sweepPeNames()) {
+        auto* box = new QCheckBox(peText(pe));
+        box->setChecked(pe == "rope" || pe == "nope" || pe == "alibi" || pe == "fire");
+        peGrid->addWidget(box, i / 5, i % 5);
+        pes.emplace_back(QString::fromStdString(pe), box);
+        ++i;
+    }
+    form->addRow(QObject::tr("Position encodings"), peBox);
+    auto* seeds = new QSpinBox;
+    seeds->setRange(1, 100);
+    seeds->setValue(3);
+    form->addRow(QObject::tr("Seeds per cell"), seeds);
+    auto* tasks = new QLineEdit;
+    tasks->setPlaceholderText(QObject::tr("the config's task; or e.g. linear_regression, sparse_linear_regression"));
+    form->addRow(QObject::tr("Tasks"), tasks);
+    auto* sets = new QLineEdit;
+    sets->setPlaceholderText(QObject::tr("e.g. model.num_hidden_layers=4,6; training.max_steps=5000"));
+    form->addRow(QObject::tr("Config axes"), sets);
+    auto* eval = new QCheckBox(QObject::tr("evaluate each cell (standard, ood_length)"));
+    eval->setChecked(true);
+    auto* probe = new QCheckBox(QObject::tr("probe each cell (attention, duplicated examples, serial position)"));
+    form->addRow(QString(), eval);
+    form->addRow(QString(), probe);
+    auto* folder = new QLineEdit(defaultFolder);
+    form->addRow(QObject::tr("Sweep folder"), folder);
+    auto* buttons = new QDialogButtonBox(QDialogButtonBox::Ok | QDialogButtonBox::Cancel);
+    buttons->button(QDialogButtonBox::Ok)->setText(QObject::tr("Create"));
+    QObject::connect(buttons, &QDialogButtonBox::accepted, &d, &QDialog::accept);
+    QObject::connect(buttons, &QDialogButtonBox::rejected, &d, &QDialog::reject);
+    auto* layout = new QVBoxLayout(&d);
+    layout->addLayout(form);
+    layout->addWidget(buttons);
+    if (d.exec() != QDialog::Accepted)
+        return std::nullopt;
+    QStringList chosen;
+    for (const auto& [pe, box] : pes)
+        if (box->isChecked())
+            chosen << pe;
+    QStringList args;
+    if (!chosen.isEmpty())
+        args << "--pe" << chosen.join(',');
+    args << "--seeds" << QString::number(seeds->value());
+    const QString t = tasks->text().simplified().remove(' ');
+    if (!t.isEmpty())
+        args << "--task" << t;
+    for (const auto& s : sets->text().split(';', Qt::SkipEmptyParts))
+        if (!s.trimmed().isEmpty())
+            args << "--set" << s.trimmed().remove(' ');
+    if (!eval->isChecked())
+        args << "--no-eval";
+    if (probe->isChecked())
+        args << "--probe";
+    args << "--out" << folder->text().trimmed();
+    return args;
+}
+
+std::optional<QStringList> askSubmit(QWidget* parent)
+{
+    QDialog d(parent);
+    d.setWindowTitle(QObject::tr("Submit to Slurm"));
+    auto* form = new QFormLayout;
+    auto* partition = new QLineEdit;
+    partition->setPlaceholderText(QObject::tr("the cluster's default"));
+    auto* time = new QLineEdit;
+    time->setPlaceholderText(QObject::tr("per cell, e.g. 2:00:00 (default: the partition's)"));
+    auto* cpus = new QSpinBox;
+    cpus->setRange(1, 256);
+    auto* gpus = new QSpinBox;
+    gpus->setRange(0, 16);
+    auto* parallel = new QSpinBox;
+    parallel->setRange(0, 10000);
+    parallel->setSpecialValueText(QObject::tr("no limit"));
+    form->addRow(QObject::tr("Partition"), partition);
+    form->addRow(QObject::tr("Time limit"), time);
+    form->addRow(QObject::tr("CPUs per cell"), cpus);
+    form->addRow(QObject::tr("GPUs per cell"), gpus);
+    form->addRow(QObject::tr("Cells at once"), parallel);
+    auto* buttons = new QDialogButtonBox(QDialogButtonBox::Ok | QDialogButtonBox::Cancel);
+    buttons->button(QDialogButtonBox::Ok)->setText(QObject::tr("Submit"));
+    QObject::connect(buttons, &QDialogButtonBox::accepted, &d, &QDialog::accept);
+    QObject::connect(buttons, &QDialogButtonBox::rejected, &d, &QDialog::reject);
+    auto* layout = new QVBoxLayout(&d);
+    layout->addLayout(form);
+    layout->addWidget(buttons);
+    if (d.exec() != QDialog::Accepted)
+        return std::nullopt;
+    QStringList args;
+    if (!partition->text().trimmed().isEmpty())
+        args << "--partition" << partition->text().trimmed();
+    if (!time->text().trimmed().isEmpty())
+        args << "--time" << time->text().trimmed();
+    args << "--cpus-per-job" << QString::number(cpus->value());
+    if (gpus->value() > 0)
+        args << "--gpus-per-job" << QString::number(gpus->value());
+    if (parallel->value() > 0)
+        args << "--max-parallel" << QString::number(parallel->value());
+    return args;
+}
+
+}  // namespace lengen::ui

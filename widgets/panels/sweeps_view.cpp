@@ -1,0 +1,457 @@
+#include "sweeps_view.h"
+
+#include <QApplication>
+#include <QComboBox>
+#include <QDir>
+#include <QCoreApplication>
+#include <QFileDialog>
+#include <QFileInfo>
+#include <QHBoxLayout>
+#include <QHeaderView>
+#include <QLabel>
+#include <QProcess>
+#include <QPushButton>
+#include <QSpinBox>
+#include <QSplitter>
+#include <QStandardPaths>
+#include <QTableWidget>
+#include <QTemporaryDir>
+#include <QThread>
+#include <QTimer>
+#include <QVBoxLayout>
+
+#include <fstream>
+
+#include "export_dialog.h"
+#include "figure_builder.h"
+#include "figure_export.h"
+#include "lengen/engine/errors.h"
+#include "plot_style.h"
+#include "qcp.h"
+#include "sweep_dialogs.h"
+#include "sweep_figures.h"
+
+namespace lengen::ui {
+
+namespace {
+
+// One mark per seed: done, running (with its progress), pending, stopped, failed.
+QString mark(const engine::CellStatus& s)
+{
+    if (s.state == "done")
+        return QStringLiteral("✔");
+    if (s.state == "failed")
+        return QStringLiteral("✘");
+    if (s.state == "stopped")
+        return QStringLiteral("■");
+    if (s.state == "running") {
+        const int pct = s.totalSteps > 0 ? int(100 * s.step / s.totalSteps) : 0;
+        return s.stage == "train" ? QStringLiteral("▶%1%").arg(pct) : QStringLiteral("▶%1").arg(QString::fromStdString(s.stage));
+    }
+    return QStringLiteral("·");
+}
+
+// The cell's colour is its most pressing seed's: failed, running, stopped, pending, done.
+QColor stateColour(const QString& worst)
+{
+    if (worst == "failed") return QColor(0xF4, 0xC7, 0xC3);
+    if (worst == "running") return QColor(0xC6, 0xDB, 0xEF);
+    if (worst == "stopped") return QColor(0xFD, 0xE2, 0xA7);
+    if (worst == "pending") return QColor(0xEE, 0xEE, 0xEE);
+    return QColor(0xC7, 0xE9, 0xC0);
+}
+
+int rank(const std::string& state)
+{
+    return state == "failed" ? 4 : state == "running" ? 3 : state == "stopped" ? 2 : state == "pending" ? 1 : 0;
+}
+
+std::string axisValue(const engine::SweepCell& c, const std::string& key)
+{
+    for (const auto& [k, v] : c.axes)
+        if (k == key)
+            return v;
+    return {};
+}
+
+}  // namespace
+
+QString SweepsView::lengenExecutable()
+{
+    const QString dir = QCoreApplication::applicationDirPath();
+    for (const QString& candidate : {dir + "/lengen", dir + "/../cli/lengen"})
+        if (QFileInfo(candidate).isExecutable())
+            return QFileInfo(candidate).canonicalFilePath();
+    return QStandardPaths::findExecutable(QStringLiteral("lengen"));
+}
+
+SweepsView::SweepsView(QWidget* parent) : QWidget(parent)
+{
+    auto* open = new QPushButton(tr("Open sweep…"));
+    auto* create = new QPushButton(tr("New sweep…"));
+    create->setToolTip(tr("A grid of PEs × seeds (× tasks, × config values) from the Set up tab's config"));
+    m_jobs = new QSpinBox;
+    m_jobs->setRange(1, 64);
+    m_jobs->setValue(std::max(1, QThread::idealThreadCount()));
+    m_jobs->setPrefix(tr("jobs "));
+    m_jobs->setToolTip(tr("Cells at once on this machine (each with cores / jobs threads)"));
+    m_run = new QPushButton(tr("Run here"));
+    m_stop = new QPushButton(tr("Stop"));
+    m_stop->setToolTip(tr("Every running cell writes its checkpoint; Run here resumes them"));
+    m_submit = new QPushButton(tr("Submit to Slurm…"));
+    m_aggregateButton = new QPushButton(tr("Aggregate"));
+    m_aggregateButton->setToolTip(tr("Mean over seeds with a band (bootstrap from 3 seeds, else min–max); "
+                                     "writes aggregate.h5"));
+    m_method = new QComboBox;
+    m_export = new QPushButton(tr("Export…"));
+    auto* bar = new QHBoxLayout;
+    for (QWidget* w : std::initializer_list<QWidget*>{open, create, m_jobs, m_run, m_stop, m_submit, m_aggregateButton})
+        bar->addWidget(w);
+    bar->addStretch();
+    bar->addWidget(new QLabel(tr("Method:")));
+    bar->addWidget(m_method);
+    bar->addWidget(m_export);
+    m_title = new QLabel(tr("Open a sweep folder, or make one from the Set up tab's config with “New sweep…”."));
+    m_summary = new QLabel;
+    m_grid = new QTableWidget;
+    m_grid->setEditTriggers(QAbstractItemView::NoEditTriggers);
+    m_grid->setSelectionMode(QAbstractItemView::SingleSelection);
+    m_grid->horizontalHeader()->setSectionResizeMode(QHeaderView::Stretch);
+    m_grid->verticalHeader()->setSectionResizeMode(QHeaderView::Stretch);
+    m_grid->setToolTip(tr("✔ done  ▶ running  ■ stopped  · pending  ✘ failed — one mark per seed; "
+                          "double-click a cell to open its runs"));
+    m_plot = new QCustomPlot;
+    auto* split = new QSplitter(Qt::Vertical);
+    split->addWidget(m_grid);
+    split->addWidget(m_plot);
+    split->setStretchFactor(0, 1);
+    split->setStretchFactor(1, 2);
+    auto* layout = new QVBoxLayout(this);
+    layout->addLayout(bar);
+    layout->addWidget(m_title);
+    layout->addWidget(m_summary);
+    layout->addWidget(split, 1);
+    m_timer = new QTimer(this);
+    m_timer->setInterval(2000);
+    connect(m_timer, &QTimer::timeout, this, &SweepsView::refresh);
+    connect(open, &QPushButton::clicked, this, [this] {
+        const QString dir = QFileDialog::getExistingDirectory(this, tr("Open a sweep folder"), m_dir);
+        if (!dir.isEmpty())
+            setSweep(dir);
+    });
+    connect(create, &QPushButton::clicked, this, &SweepsView::newSweep);
+    connect(m_run, &QPushButton::clicked, this, &SweepsView::runHere);
+    connect(m_stop, &QPushButton::clicked, this, &SweepsView::stopRun);
+    connect(m_submit, &QPushButton::clicked, this, &SweepsView::submit);
+    connect(m_aggregateButton, &QPushButton::clicked, this, &SweepsView::aggregate);
+    connect(m_method, &QComboBox::currentTextChanged, this, &SweepsView::drawFigure);
+    connect(m_grid, &QTableWidget::cellDoubleClicked, this, &SweepsView::cellActivated);
+    connect(m_export, &QPushButton::clicked, this, [this] {
+        if (!m_figure)
+            return Q_EMIT statusMessage(tr("Nothing to export: aggregate the sweep first"));
+        const auto choice = askExportTarget(this, tr("Export the sweep's grid figure"),
+                                            QStringLiteral("grid_%1.png").arg(m_method->currentText()));
+        if (!choice)
+            return;
+        QString error;
+        reportExport(this, exportTo(choice->path, choice->dpi, &error), error);
+    });
+    for (auto* b : {m_run, m_stop, m_submit, m_aggregateButton, m_export})
+        b->setEnabled(false);
+}
+
+SweepsView::~SweepsView()
+{
+    if (m_process && m_process->state() != QProcess::NotRunning) {
+        m_process->terminate();  // the cells checkpoint; the executor waits for them
+        m_process->waitForFinished(30000);
+    }
+}
+
+void SweepsView::setBaseConfig(std::function<std::optional<engine::RunConfig>()> provider)
+{
+    m_baseConfig = std::move(provider);
+}
+
+bool SweepsView::setSweep(const QString& dir)
+{
+    try {
+        m_index = engine::readSweepIndex(engine::locateSweep(dir.toStdString()));
+    } catch (const std::exception& e) {
+        Q_EMIT statusMessage(tr("Not a sweep: %1").arg(QString::fromUtf8(e.what())));
+        return false;
+    }
+    m_dir = dir;
+    m_doneCells = -1;
+    m_aggregate.reset();
+    m_figure.reset();
+    // Rows: the first axis of two (task), columns: the last that is not the seed (pe).
+    std::vector<std::string> keys;
+    for (const auto& k : m_index->axisKeys)
+        if (k != "seed")
+            keys.push_back(k);
+    const std::string rowKey = keys.size() >= 2 ? keys.front() : std::string();
+    const std::string colKey = keys.empty() ? std::string() : keys.back();
+    QStringList rows, cols;
+    for (const auto& c : m_index->cells) {
+        const QString r = QString::fromStdString(rowKey.empty() ? "cells" : axisValue(c, rowKey));
+        const QString col = QString::fromStdString(colKey.empty() ? "seeds" : axisValue(c, colKey));
+        if (!rows.contains(r))
+            rows << r;
+        if (!cols.contains(col))
+            cols << col;
+    }
+    m_cellsAt.assign(size_t(rows.size()), std::vector<std::vector<int>>(size_t(cols.size())));
+    for (const auto& c : m_index->cells) {
+        const int r = int(rows.indexOf(QString::fromStdString(rowKey.empty() ? "cells" : axisValue(c, rowKey))));
+        const int col = int(cols.indexOf(QString::fromStdString(colKey.empty() ? "seeds" : axisValue(c, colKey))));
+        m_cellsAt[size_t(r)][size_t(col)].push_back(c.index);  // other axes share the cell
+    }
+    m_grid->clear();
+    m_grid->setRowCount(int(rows.size()));
+    m_grid->setColumnCount(int(cols.size()));
+    m_grid->setVerticalHeaderLabels(rows);
+    m_grid->setHorizontalHeaderLabels(cols);
+    m_title->setText(tr("Sweep %1 — %2 cells (%3) — %4")
+                         .arg(QString::fromStdString(m_index->name))
+                         .arg(m_index->cells.size())
+                         .arg(QString::fromStdString([&] {
+                             std::string s;
+                             for (const auto& k : m_index->axisKeys)
+                                 s += (s.empty() ? "" : " × ") + k;
+                             return s;
+                         }()))
+                         .arg(dir));
+    for (auto* b : {m_run, m_submit, m_aggregateButton})
+        b->setEnabled(true);
+    refresh();
+    const QString agg = QString::fromStdString(engine::aggregateFileFor(dir.toStdString()));
+    if (QFileInfo::exists(agg)) {
+        try {
+            m_aggregate = engine::readAggregate(agg.toStdString());
+        } catch (const std::exception& e) {
+            Q_EMIT statusMessage(tr("Aggregate file not read: %1").arg(QString::fromUtf8(e.what())));
+        }
+    }
+    if (!m_aggregate && m_doneCells > 0)
+        aggregate();  // done cells but no aggregate file yet: the figure from what is there
+    else
+        drawFigure();
+    m_timer->start();
+    return true;
+}
+
+void SweepsView::refresh()
+{
+    if (!m_index)
+        return;
+    std::vector<engine::CellStatus> all;
+    try {
+        all = engine::sweepStatus(engine::locateSweep(m_dir.toStdString()), *m_index);
+    } catch (const std::exception& e) {
+        return Q_EMIT statusMessage(tr("Sweep not read: %1").arg(QString::fromUtf8(e.what())));
+    }
+    m_runFiles.assign(all.size(), {});
+    std::map<std::string, int> counts;
+    for (const auto& s : all) {
+        m_runFiles[size_t(s.cell->index)] = s.runFile;
+        ++counts[s.state];
+    }
+    for (size_t r = 0; r < m_cellsAt.size(); ++r)
+        for (size_t c = 0; c < m_cellsAt[r].size(); ++c) {
+            QStringList marks, tips;
+            std::string worst = "done";
+            for (int i : m_cellsAt[r][c]) {
+                const auto& s = all[size_t(i)];
+                marks << mark(s);
+                if (rank(s.state) > rank(worst))
+                    worst = s.state;
+                tips << QStringLiteral("%1: %2 %3 %4/%5%6")
+                            .arg(QString::fromStdString(s.cell->name), QString::fromStdString(s.state),
+                                 QString::fromStdString(s.stage))
+                            .arg(s.step)
+                            .arg(s.totalSteps)
+                            .arg(s.message.empty() ? QString() : " — " + QString::fromStdString(s.message));
+            }
+            auto* item = new QTableWidgetItem(marks.join("  "));
+            item->setTextAlignment(Qt::AlignCenter);
+            item->setBackground(stateColour(QString::fromStdString(worst)));
+            item->setToolTip(tips.join('\n'));
+            m_grid->setItem(int(r), int(c), item);
+        }
+    // A cell that finished since the last look joins the figure.
+    if (counts["done"] != m_doneCells) {
+        const bool first = m_doneCells < 0;
+        m_doneCells = counts["done"];
+        if (!first && m_doneCells > 0)
+            aggregate();
+    }
+    const bool running = m_process && m_process->state() != QProcess::NotRunning;
+    m_summary->setText(tr("%1 done · %2 running · %3 pending · %4 stopped · %5 failed%6")
+                           .arg(counts["done"])
+                           .arg(counts["running"])
+                           .arg(counts["pending"])
+                           .arg(counts["stopped"])
+                           .arg(counts["failed"])
+                           .arg(running ? tr(" — running here") : QString()));
+    m_run->setEnabled(!running);
+    m_stop->setEnabled(running);
+}
+
+void SweepsView::cellActivated(int row, int column)
+{
+    if (row < 0 || size_t(row) >= m_cellsAt.size() || column < 0 || size_t(column) >= m_cellsAt[size_t(row)].size())
+        return;
+    QStringList runs;
+    for (int i : m_cellsAt[size_t(row)][size_t(column)])
+        if (!m_runFiles[size_t(i)].empty())
+            runs << QString::fromStdString(m_runFiles[size_t(i)]);
+    if (runs.isEmpty())
+        return Q_EMIT statusMessage(tr("No run in this cell yet"));
+    if (runs.size() == 1)
+        Q_EMIT openRunRequested(runs.front());
+    else
+        Q_EMIT compareRequested(runs);
+}
+
+void SweepsView::aggregate()
+{
+    if (!m_index)
+        return;
+    QApplication::setOverrideCursor(Qt::WaitCursor);
+    try {
+        const std::string root = engine::locateSweep(m_dir.toStdString());
+        m_aggregate = engine::aggregateSweep(root, {});
+        engine::writeAggregate(engine::aggregateFileFor(root), *m_aggregate);
+        Q_EMIT statusMessage(m_aggregate->missing.empty()
+                                 ? tr("Aggregated over seeds")
+                                 : tr("Aggregated; %n cell(s) without results left out", nullptr,
+                                      int(m_aggregate->missing.size())));
+    } catch (const std::exception& e) {
+        Q_EMIT statusMessage(tr("Not aggregated: %1").arg(QString::fromUtf8(e.what())));
+    }
+    QApplication::restoreOverrideCursor();
+    drawFigure();
+}
+
+void SweepsView::drawFigure()
+{
+    m_figure.reset();
+    const QSignalBlocker block(m_method);
+    const QString chosen = m_method->currentText();
+    m_method->clear();
+    if (m_aggregate) {
+        for (const auto& m : figures::sweepMethods(*m_aggregate))
+            m_method->addItem(QString::fromStdString(m));
+        const int at = m_method->findText(chosen.isEmpty() ? QStringLiteral("ood_length") : chosen);
+        m_method->setCurrentIndex(at >= 0 ? at : 0);
+    }
+    if (m_aggregate && m_method->count() > 0) {
+        try {
+            m_figure = figures::sweepGridFigure(*m_aggregate, m_method->currentText().toStdString());
+        } catch (const std::exception& e) {
+            Q_EMIT statusMessage(QString::fromUtf8(e.what()));
+        }
+    }
+    if (m_figure) {
+        plots::buildGrid(*m_plot, *m_figure);
+    } else {  // a sentence, not empty axes
+        // beginFigure keeps the legend alive while it empties the layout.
+        plots::style::beginFigure(*m_plot, {})->addElement(
+            0, 0, new QCPTextElement(m_plot, m_index ? tr("The grid figure appears once cells are evaluated "
+                                                          "(Aggregate, or automatically as cells finish).")
+                                                     : QString()));
+        m_plot->replot();
+    }
+    m_export->setEnabled(bool(m_figure));
+}
+
+bool SweepsView::exportTo(const QString& path, int dpi, QString* error)
+{
+    if (!m_figure) {
+        if (error)
+            *error = tr("Nothing to export: aggregate the sweep first");
+        return false;
+    }
+    const auto format = plots::formatFromPath(path);
+    const auto result = plots::exportGrid(*m_figure, path, format.value_or(plots::Format::Png), dpi);
+    if (!result.ok && error)
+        *error = result.error;
+    return result.ok;
+}
+
+void SweepsView::newSweep()
+{
+    const auto base = m_baseConfig ? m_baseConfig() : std::nullopt;
+    const QString lengen = lengenExecutable();
+    if (!base || lengen.isEmpty())
+        return Q_EMIT statusMessage(!base ? tr("The Set up tab's config is not valid: fix it first")
+                                          : tr("The lengen command line was not found beside the studio"));
+    const auto args = askNewSweep(this, QDir::current().absoluteFilePath(QStringLiteral("sweeps/sweep")));
+    if (!args)
+        return;
+    QTemporaryDir tmp;
+    const QString baseFile = tmp.filePath(QStringLiteral("base.yaml"));
+    std::ofstream(baseFile.toStdString()) << engine::toYaml(*base, engine::YamlStyle::Draft);
+    QProcess p;
+    p.start(lengen, QStringList{"sweep", "new", baseFile} + *args);
+    QApplication::setOverrideCursor(Qt::WaitCursor);
+    p.waitForFinished(120000);
+    QApplication::restoreOverrideCursor();
+    const QString err = QString::fromUtf8(p.readAllStandardError()).trimmed();
+    if (p.exitCode() != 0)
+        return Q_EMIT statusMessage(tr("Sweep not created: %1").arg(err.section('\n', -1)));
+    setSweep(QString::fromUtf8(p.readAllStandardOutput()).trimmed());
+    Q_EMIT statusMessage(err.section('\n', -1));
+}
+
+void SweepsView::runHere()
+{
+    const QString lengen = lengenExecutable();
+    if (m_dir.isEmpty() || lengen.isEmpty())
+        return;
+    delete m_process;
+    m_process = new QProcess(this);
+    m_process->setProcessChannelMode(QProcess::MergedChannels);
+    connect(m_process, &QProcess::readyRead, this, [this] {
+        const QString text = QString::fromUtf8(m_process->readAll()).trimmed();
+        if (!text.isEmpty())
+            Q_EMIT statusMessage(text.section('\n', -1));
+    });
+    connect(m_process, &QProcess::finished, this, [this](int code) {
+        Q_EMIT statusMessage(code == 0     ? tr("Sweep finished: every cell done")
+                             : code == 130 ? tr("Sweep stopped: every running cell wrote its checkpoint")
+                                           : tr("Sweep ended with exit %1 (lengen sweep status says why)").arg(code));
+        refresh();
+        if (code == 0)
+            aggregate();
+    });
+    m_process->start(lengen, {"sweep", "run", m_dir, "--jobs", QString::number(m_jobs->value())});
+    refresh();
+}
+
+void SweepsView::stopRun()
+{
+    if (m_process && m_process->state() != QProcess::NotRunning)
+        m_process->terminate();  // one SIGTERM: the executor passes one to each cell
+}
+
+void SweepsView::submit()
+{
+    const QString lengen = lengenExecutable();
+    if (m_dir.isEmpty() || lengen.isEmpty())
+        return;
+    const auto args = askSubmit(this);
+    if (!args)
+        return;
+    QProcess p;
+    p.start(lengen, QStringList{"sweep", "submit", m_dir} + *args);
+    QApplication::setOverrideCursor(Qt::WaitCursor);
+    p.waitForFinished(90000);
+    QApplication::restoreOverrideCursor();
+    const QString err = QString::fromUtf8(p.readAllStandardError()).trimmed();
+    Q_EMIT statusMessage(p.exitCode() == 0 ? err.section('\n', -1) : tr("Not submitted: %1").arg(err.section('\n', -1)));
+    refresh();
+}
+
+}  // namespace lengen::ui

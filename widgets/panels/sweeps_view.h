@@ -1,0 +1,85 @@
+#pragma once
+// The Sweeps tab: a sweep folder (docs/sweep-format.md) as a live grid — rows and columns are
+// its axes (task × PE), one mark per seed coloured by state with progress — read from the
+// files every 2 s, so cells run by `lengen sweep run`, a Slurm array or this view's own
+// executor all show. Runs the sweep here (`lengen sweep run` as a child process; Stop sends it
+// one SIGTERM, and every cell writes its checkpoint) or submits it to Slurm; aggregates over
+// seeds and draws the grid figure (one panel per task, a curve per PE with its band).
+// New sweeps come from the Set up tab's config (SweepDialog). GUI thread only.
+
+#include <QWidget>
+
+#include <functional>
+#include <optional>
+
+#include "figure_spec.h"
+#include "lengen/engine/config.h"
+#include "lengen/engine/sweep.h"
+#include "lengen/engine/sweep_aggregate.h"
+
+class QComboBox;
+class QCustomPlot;
+class QLabel;
+class QProcess;
+class QPushButton;
+class QSpinBox;
+class QTableWidget;
+class QTimer;
+
+namespace lengen::ui {
+
+class SweepsView final : public QWidget {
+    Q_OBJECT
+    Q_DISABLE_COPY_MOVE(SweepsView)
+
+public:
+    explicit SweepsView(QWidget* parent = nullptr);
+    ~SweepsView() override;
+    /// Where "New sweep…" takes its base config from (the Set up tab's, resolved).
+    void setBaseConfig(std::function<std::optional<engine::RunConfig>()> provider);
+    /// Shows a sweep folder; false + a status message when it is not one.
+    bool setSweep(const QString& dir);
+    QString sweep() const { return m_dir; }
+    /// Re-reads every cell's state (what the timer does).
+    void refresh();
+    /// Aggregates over seeds now (engine::aggregateSweep; writes aggregate.h5) and redraws.
+    void aggregate();
+    QTableWidget* grid() const { return m_grid; }
+    const std::optional<plots::GridSpec>& figure() const { return m_figure; }
+    /// Writes the grid figure (PNG/SVG/PDF/CSV by extension); false + error when none is drawn.
+    bool exportTo(const QString& path, int dpi, QString* error = nullptr);
+    /// `lengen` beside the studio (installed) or in the build tree; "" when not found.
+    static QString lengenExecutable();
+
+Q_SIGNALS:
+    void statusMessage(QString message);
+    void openRunRequested(QString runFile);
+    void compareRequested(QStringList runFiles);
+
+private:
+    void newSweep();
+    void runHere();
+    void stopRun();
+    void submit();
+    void drawFigure();
+    void cellActivated(int row, int column);
+
+    QString m_dir;
+    std::optional<engine::SweepIndex> m_index;
+    std::optional<engine::SweepAggregate> m_aggregate;
+    std::optional<plots::GridSpec> m_figure;
+    std::vector<std::vector<std::vector<int>>> m_cellsAt;  ///< [row][column] -> cell indices
+    std::vector<std::string> m_runFiles;                     ///< per cell index ("" before it runs)
+    std::function<std::optional<engine::RunConfig>()> m_baseConfig;
+    QLabel *m_title, *m_summary;
+    QTableWidget* m_grid;
+    QSpinBox* m_jobs;
+    QPushButton *m_run, *m_stop, *m_submit, *m_aggregateButton, *m_export;
+    QComboBox* m_method;
+    QCustomPlot* m_plot;
+    QProcess* m_process = nullptr;
+    int m_doneCells = -1;                                    ///< at the last refresh (-1: none yet)
+    QTimer* m_timer;
+};
+
+}  // namespace lengen::ui
