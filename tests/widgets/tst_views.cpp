@@ -308,6 +308,21 @@ void TestViews::sweepsViewFollowsTheCellsAndDrawsTheGrid()
     Q_EMIT view.grid()->cellDoubleClicked(0, 1);
     QCOMPARE(compare.count(), 1);
     QCOMPARE(compare.at(0).at(0).toStringList().size(), 2);
+    // Compare groups the four runs by PE: two curves, each the mean of its two seeds with their
+    // min-max band.
+    QStringList runs;
+    for (const auto& cell : index.cells)
+        runs << QString::fromStdString(paths.runFile(cell.name));
+    const auto grouped = ui::compareFigure(runs, "standard", false, nullptr, ui::CompareGroup::PositionEncoding);
+    QCOMPARE(grouped.series.size(), size_t(2));
+    QCOMPARE(grouped.series[1].name, std::string("NoPE (2 runs, min-max)"));
+    const auto a = engine::readEvaluations(runs[2].toStdString()).front().curves.front().stats.mean;
+    const auto b = engine::readEvaluations(runs[3].toStdString()).front().curves.front().stats.mean;
+    for (size_t p = 0; p < a.size(); ++p) {
+        QCOMPARE(grouped.series[1].y[p], (a[p] + b[p]) / 2);
+        QCOMPARE(grouped.series[1].bandLow[p], std::min(a[p], b[p]));
+    }
+    QCOMPARE(ui::compareFigure(runs, "standard", false).series.size(), size_t(4));  // a curve per run
     QString error;
     const QString png = tmp.filePath("grid.png");
     QVERIFY2(view.exportTo(png, 72, &error), qPrintable(error));

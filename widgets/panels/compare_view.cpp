@@ -11,6 +11,7 @@
 #include <QPushButton>
 #include <QVBoxLayout>
 
+#include <map>
 #include <set>
 
 #include "curve_interactions.h"
@@ -19,27 +20,70 @@
 #include "figure_export.h"
 #include "lengen/engine/analysis.h"
 #include "lengen/engine/run_file.h"
+#include "lengen/engine/sweep_aggregate.h"
 #include "qcp.h"
 #include "run_figures.h"
 
 namespace lengen::ui {
 
+namespace {
+
+// The group a run belongs to, as its legend names it.
+std::string groupKey(const engine::RunFileInfo& info, CompareGroup group)
+{
+    switch (group) {
+    case CompareGroup::PositionEncoding: return info.positionEncoding;
+    case CompareGroup::Task: return info.task;
+    case CompareGroup::Backbone: return info.backbone;
+    case CompareGroup::SweepAxes: {
+        if (info.sweepAxes.empty())
+            return info.positionEncoding;  // not a sweep cell: its PE
+        std::string out;  // "pe=rope seed=2" without the seed
+        size_t start = 0;
+        while (start < info.sweepAxes.size()) {
+            size_t end = info.sweepAxes.find(' ', start);
+            if (end == std::string::npos)
+                end = info.sweepAxes.size();
+            const std::string part = info.sweepAxes.substr(start, end - start);
+            if (part.rfind("seed=", 0) != 0)
+                out += (out.empty() ? "" : " ") + part;
+            start = end + 1;
+        }
+        return out.empty() ? info.sweepName : out;
+    }
+    case CompareGroup::EachRun: break;
+    }
+    return info.runId;
+}
+
+}  // namespace
+
 plots::FigureSpec compareFigure(const QStringList& runFiles, const std::string& method, bool baselines,
-                                QStringList* missing)
+                                QStringList* missing, CompareGroup group)
 {
     plots::FigureSpec f;
+    std::vector<std::string> groupOrder;                            // first appearance
+    std::map<std::string, std::vector<std::vector<double>>> grouped; // key -> each run's curve
     bool classification = false;
     double zero = 0, train = 0;
     std::string task;
     for (const auto& run : runFiles) {
         const auto info = engine::readRunInfo(engine::locateRunFile(run.toStdString()));
-        const size_t before = f.series.size();
+        bool found = false;
         for (const auto& r : engine::readEvaluations(run.toStdString())) {
             if (r.method != method || r.source != "lengen" || r.curves.empty())
                 continue;
-            // The run's own colour: the same in the training overlay and the run table.
-            f.series.push_back(figures::curveSeries(figures::runLegend(info),
-                                                    r.curves.front().stats, plots::runColor(info.runId)));
+            found = true;
+            if (group != CompareGroup::EachRun) {
+                const std::string key = groupKey(info, group);
+                if (!grouped.count(key))
+                    groupOrder.push_back(key);
+                grouped[key].push_back(r.curves.front().stats.mean);
+            } else {
+                // The run's own colour: the same in the training overlay and the run table.
+                f.series.push_back(figures::curveSeries(figures::runLegend(info), r.curves.front().stats,
+                                                        plots::runColor(info.runId)));
+            }
             if (baselines && run == runFiles.front())
                 for (size_t b = 1; b < r.curves.size(); ++b) {
                     auto base = figures::curveSeries(r.curves[b].label, r.curves[b].stats, {}, false);
@@ -52,8 +96,21 @@ plots::FigureSpec compareFigure(const QStringList& runFiles, const std::string& 
             train = r.trainPoints;
             task = info.task;
         }
-        if (f.series.size() == before && missing)
+        if (!found && missing)
             missing->push_back(run);
+    }
+    for (size_t g = 0; g < groupOrder.size(); ++g) {  // one curve per group, before the baselines
+        const std::string& key = groupOrder[g];
+        const auto c = engine::combineOverSeeds(grouped[key], 1000);
+        engine::CurveStats stats;
+        stats.mean = c.mean;
+        stats.bootstrapLow = c.low;
+        stats.bootstrapHigh = c.high;
+        const size_t n = grouped[key].size();
+        auto series = figures::curveSeries(key + " (" + std::to_string(n) + " run" + (n == 1 ? "" : "s") + ", " +
+                                               c.band + ")",
+                                           stats, plots::runColor("group:" + key));
+        f.series.insert(f.series.begin() + std::ptrdiff_t(g), series);
     }
     f.title = task + " - " + method + " - " + std::to_string(f.series.size()) + " curves";
     double xMax = 0;
@@ -69,6 +126,14 @@ CompareView::CompareView(QWidget* parent) : QWidget(parent)
 {
     m_method = new QComboBox;
     m_baselines = new QCheckBox(tr("baselines of the first run"));
+    m_group = new QComboBox;
+    m_group->addItem(tr("each run"), int(CompareGroup::EachRun));
+    m_group->addItem(tr("PE (mean over seeds)"), int(CompareGroup::PositionEncoding));
+    m_group->addItem(tr("sweep cell (all axes but seed)"), int(CompareGroup::SweepAxes));
+    m_group->addItem(tr("task"), int(CompareGroup::Task));
+    m_group->addItem(tr("backbone"), int(CompareGroup::Backbone));
+    m_group->setToolTip(tr("One curve per group of runs: the mean over them with a band (bootstrap over "
+                           "runs from 3, else their min–max)"));
     m_plot = new QCustomPlot;
     m_plot->setInteractions(QCP::iRangeDrag | QCP::iRangeZoom);
     m_info = new QLabel(tr("Select runs in the browser and press “Compare selected”."));
@@ -90,6 +155,8 @@ CompareView::CompareView(QWidget* parent) : QWidget(parent)
     auto* bar = new QHBoxLayout;
     bar->addWidget(new QLabel(tr("Method:")));
     bar->addWidget(m_method, 1);
+    bar->addWidget(new QLabel(tr("Curves:")));
+    bar->addWidget(m_group);
     bar->addWidget(m_baselines);
     auto* copyButton = new QPushButton(tr("Copy"));
     auto* exportButton = new QPushButton(tr("Export…"));
@@ -118,6 +185,7 @@ CompareView::CompareView(QWidget* parent) : QWidget(parent)
     plots::enableCurveInteractions(*m_plot, [this](const QString& text) { m_hover->setText(text); });
     connect(m_method, &QComboBox::currentIndexChanged, this, &CompareView::draw);
     connect(m_baselines, &QCheckBox::toggled, this, &CompareView::draw);
+    connect(m_group, &QComboBox::currentIndexChanged, this, &CompareView::draw);
 }
 
 bool CompareView::exportTo(const QString& path, int dpi, QString* error)
@@ -178,7 +246,8 @@ void CompareView::draw()
         return;
     }
     try {
-        m_spec = compareFigure(m_runs, m_method->currentText().toStdString(), m_baselines->isChecked(), &m_missing);
+        m_spec = compareFigure(m_runs, m_method->currentText().toStdString(), m_baselines->isChecked(), &m_missing,
+                               CompareGroup(m_group->currentData().toInt()));
         plots::buildFigure(*m_plot, m_spec);
         const auto shown = m_runs.size() - m_missing.size();
         QString text = m_runs.size() == 1 ? tr("1 run") : tr("%1 of %2 runs compared").arg(shown).arg(m_runs.size());

@@ -15,6 +15,10 @@ class QPushButton;
 
 namespace lengen::ui {
 
+/// How Compare draws the selected runs: a curve each, or one curve per group of runs (mean
+/// over them with a band: bootstrap from 3 runs, else min–max), e.g. the seeds of each PE.
+enum class CompareGroup { EachRun, PositionEncoding, Task, Backbone, SweepAxes };
+
 class CompareView final : public QWidget {
     Q_OBJECT
     Q_DISABLE_COPY_MOVE(CompareView)
@@ -44,6 +48,7 @@ private:
     QPushButton* m_evaluate;
     QComboBox* m_method;
     QCheckBox* m_baselines;
+    QComboBox* m_group;
     QCustomPlot* m_plot;
     QLabel *m_info, *m_hover;
     plots::FigureSpec m_spec;
@@ -53,6 +58,7 @@ private:
 /// run, optionally the first run's baselines. Runs with no stored `method` add no curve and
 /// are listed in `missing` (when given).
 plots::FigureSpec compareFigure(const QStringList& runFiles, const std::string& method,
-                                bool baselines, QStringList* missing = nullptr);
+                                bool baselines, QStringList* missing = nullptr,
+                                CompareGroup group = CompareGroup::EachRun);
 
 }  // namespace lengen::ui

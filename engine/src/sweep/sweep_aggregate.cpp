@@ -136,6 +136,15 @@ void addCurve(Pending& p, const std::string& key, const std::string& label, bool
 
 }  // namespace
 
+AggregateCurve combineOverSeeds(const std::vector<std::vector<double>>& perSeed, int bootstrapTrials,
+                                std::uint64_t seed)
+{
+    SeedCurves in;
+    in.perSeed = perSeed;
+    std::mt19937_64 rng(seed);
+    return combine({}, in, bootstrapTrials, rng);
+}
+
 std::string aggregateFileFor(const std::string& sweepDir) { return locateSweep(sweepDir) + "/aggregate.h5"; }
 
 SweepAggregate aggregateSweep(const std::string& sweepDir, const AggregateOptions& options)

@@ -70,6 +70,12 @@ struct AggregateRow {
 /// Rows for one evaluation method, in grid order (empty when no set has it).
 std::vector<AggregateRow> aggregateTable(const SweepAggregate& aggregate, const std::string& method);
 
+/// The statistics of one curve over seeds (what aggregateSweep stores per curve): per-seed
+/// curves of any lengths in, mean / band / seed count per position out. The studio's Compare
+/// groups selected runs with it.
+AggregateCurve combineOverSeeds(const std::vector<std::vector<double>>& perSeed, int bootstrapTrials,
+                                std::uint64_t seed = 1);
+
 /// Reads every cell's analysis file (read-only; cells may still run) and aggregates.
 SweepAggregate aggregateSweep(const std::string& sweepDir, const AggregateOptions& options);
 
