@@ -219,18 +219,6 @@ int runSweepCell(const SweepCellArgs& args)
     }
 }
 
-namespace {
-
-std::string lossText(double loss)
-{
-    if (!std::isfinite(loss))
-        return "-";
-    char buf[32];
-    std::snprintf(buf, sizeof buf, "%.4g", loss);
-    return buf;
-}
-
-}  // namespace
 
 int runSweepStatus(const std::string& dir, bool json)
 {
@@ -271,7 +259,7 @@ int runSweepStatus(const std::string& dir, bool json)
         if (submitted)
             std::snprintf(slurmColumn, sizeof slurmColumn, "%-12s", slurmState(s.cell->index).c_str());
         std::printf("%-32s %-8s %-6s %13s %9s %-5s %-5s %s%s\n", s.cell->name.c_str(), s.state.c_str(),
-                    s.stage.c_str(), step.c_str(), lossText(s.lastLoss).c_str(), eval, probe, slurmColumn,
+                    s.stage.c_str(), step.c_str(), shortNumber(s.lastLoss, "-").c_str(), eval, probe, slurmColumn,
                     s.message.c_str());
     }
     if (json)

@@ -9,16 +9,18 @@
 
 namespace lengen::cli {
 
-namespace {
-
-std::string num(double v)
+std::string shortNumber(double v, const char* nonFinite)
 {
     if (!std::isfinite(v))
-        return "nan";
+        return nonFinite;
     char buf[32];
     std::snprintf(buf, sizeof buf, "%.4g", v);
     return buf;
 }
+
+namespace {
+
+std::string num(double v) { return shortNumber(v); }
 
 std::string csvField(const std::string& s)
 {

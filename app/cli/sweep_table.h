@@ -13,6 +13,9 @@ enum class TableFormat { Text, Csv, Markdown };
 /// The table of one evaluation method; "" when no group has it.
 std::string sweepTable(const engine::SweepAggregate& aggregate, const std::string& method, TableFormat format);
 
+/// A number in 4 significant digits ("0.02951", "2.158"); `nonFinite` for NaN and infinities.
+std::string shortNumber(double v, const char* nonFinite = "nan");
+
 /// The evaluation methods the aggregate holds, in order.
 std::vector<std::string> aggregateMethods(const engine::SweepAggregate& aggregate);
 

@@ -11,23 +11,9 @@
 
 namespace {
 
-struct Result {
-    int code = -1;
-    QString out, err;
-};
+using Result = lengen::test::ProcessResult;
 
-Result run(const QStringList& args, int timeoutMs = 120000)
-{
-    QProcess p;
-    p.start(LENGEN_CLI_PATH, args);
-    if (!p.waitForFinished(timeoutMs)) {
-        p.kill();
-        p.waitForFinished();
-    }
-    return {p.exitStatus() == QProcess::NormalExit ? p.exitCode() : -1,
-            QString::fromUtf8(p.readAllStandardOutput()),
-            QString::fromUtf8(p.readAllStandardError())};
-}
+Result run(const QStringList& args, int timeoutMs = 120000) { return lengen::test::runLengen(args, timeoutMs); }
 
 QString tinyConfigFile(const QString& dir, int steps)
 {

@@ -13,23 +13,11 @@
 
 namespace {
 
-struct Result {
-    int code = -1;
-    QString out, err;
-};
+using Result = lengen::test::ProcessResult;
 
 Result run(const QString& program, const QStringList& args, int timeoutMs = 120000)
 {
-    QProcess p;
-    p.start(program, args);
-    if (!p.waitForFinished(timeoutMs)) {
-        p.kill();
-        p.waitForFinished();
-        return {-2, {}, "timed out"};
-    }
-    return {p.exitStatus() == QProcess::NormalExit ? p.exitCode() : -1,
-            QString::fromUtf8(p.readAllStandardOutput()),
-            QString::fromUtf8(p.readAllStandardError())};
+    return lengen::test::runProgram(program, args, timeoutMs);
 }
 
 Result cli(const QStringList& args, int timeoutMs = 120000)

@@ -23,33 +23,18 @@ using namespace lengen;
 
 namespace {
 
-struct Result {
-    int code = -1;
-    QString out, err;
-};
+using Result = test::ProcessResult;
 
 Result run(const QString& program, const QStringList& args, int timeoutMs = 120000)
 {
-    QProcess p;
-    p.start(program, args);
-    if (!p.waitForFinished(timeoutMs)) {
-        p.kill();
-        p.waitForFinished();
-    }
-    return {p.exitStatus() == QProcess::NormalExit ? p.exitCode() : -1,
-            QString::fromUtf8(p.readAllStandardOutput()), QString::fromUtf8(p.readAllStandardError())};
+    return test::runProgram(program, args, timeoutMs);
 }
 
 Result lengenCli(const QStringList& args) { return run(LENGEN_CLI_PATH, args); }
 
 QString script(const char* name) { return QStringLiteral(LENGEN_SOURCE_DIR "/tests/slurm/") + name; }
 
-std::string tinyFile(const std::string& dir, int steps)
-{
-    auto yaml = test::tinyConfig();
-    yaml.replace(yaml.find("max_steps: 20"), 13, "max_steps: " + std::to_string(steps));
-    return test::writeFile(dir, "tiny.yaml", yaml);
-}
+std::string tinyFile(const std::string& dir, int steps) { return test::tinyConfigFile(dir, steps); }
 
 // Polls `sweep status` until it exits `code` (0 all done, 8 unfinished) and Slurm holds no task.
 bool waitForStatus(const QString& sweep, int code, int seconds)

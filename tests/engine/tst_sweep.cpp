@@ -22,29 +22,11 @@ using namespace lengen;
 
 namespace {
 
-struct Result {
-    int code = -1;
-    QString out, err;
-};
+using Result = test::ProcessResult;
 
-Result run(const QStringList& args, int timeoutMs = 300000)
-{
-    QProcess p;
-    p.start(LENGEN_CLI_PATH, args);
-    if (!p.waitForFinished(timeoutMs)) {
-        p.kill();
-        p.waitForFinished();
-    }
-    return {p.exitStatus() == QProcess::NormalExit ? p.exitCode() : -1,
-            QString::fromUtf8(p.readAllStandardOutput()), QString::fromUtf8(p.readAllStandardError())};
-}
+Result run(const QStringList& args, int timeoutMs = 300000) { return test::runLengen(args, timeoutMs); }
 
-std::string tinyFile(const std::string& dir, int steps)
-{
-    auto yaml = test::tinyConfig();
-    yaml.replace(yaml.find("max_steps: 20"), 13, "max_steps: " + std::to_string(steps));
-    return test::writeFile(dir, "tiny.yaml", yaml);
-}
+std::string tinyFile(const std::string& dir, int steps) { return test::tinyConfigFile(dir, steps); }
 
 }  // namespace
 

@@ -39,6 +39,25 @@ std::string sourcePath(const std::string& relative)
     return (fs::path(LENGEN_SOURCE_DIR) / relative).string();
 }
 
+ProcessResult runProgram(const QString& program, const QStringList& args, int timeoutMs)
+{
+    QProcess p;
+    p.start(program, args);
+    if (!p.waitForFinished(timeoutMs)) {
+        p.kill();
+        p.waitForFinished();
+        return {-2, QString::fromUtf8(p.readAllStandardOutput()),
+                QString::fromUtf8(p.readAllStandardError()) + "\n(timed out)"};
+    }
+    return {p.exitStatus() == QProcess::NormalExit ? p.exitCode() : -1,
+            QString::fromUtf8(p.readAllStandardOutput()), QString::fromUtf8(p.readAllStandardError())};
+}
+
+ProcessResult runLengen(const QStringList& args, int timeoutMs)
+{
+    return runProgram(QStringLiteral(LENGEN_CLI_PATH), args, timeoutMs);
+}
+
 std::string scratchDir(const std::string& tag)
 {
     static int counter = 0;
@@ -68,6 +87,13 @@ std::string tinyConfig(const std::string& task, const std::string& pe)
             "training:\n  learning_rate: 1.0e-3\n  max_steps: 20\n  warmup_ratio: 0.1\n"
             "  logging_steps: 5\n  save_steps: 10\n  per_device_train_batch_size: 8\n";
     return yaml;
+}
+
+std::string tinyConfigFile(const std::string& dir, int steps)
+{
+    auto yaml = tinyConfig();
+    yaml.replace(yaml.find("max_steps: 20"), 13, "max_steps: " + std::to_string(steps));
+    return writeFile(dir, "tiny.yaml", yaml);
 }
 
 engine::RunConfig loadOne(const std::string& yaml)

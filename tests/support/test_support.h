@@ -10,6 +10,16 @@
 
 namespace lengen::test {
 
+/// What a program printed and how it ended: its exit code, -1 when it crashed, -2 when it was
+/// killed after the time limit.
+struct ProcessResult {
+    int code = -1;
+    QString out, err;
+};
+ProcessResult runProgram(const QString& program, const QStringList& args, int timeoutMs = 120000);
+/// The `lengen` command line of this build.
+ProcessResult runLengen(const QStringList& args, int timeoutMs = 120000);
+
 /// Absolute path of a file in the source tree, e.g. sourcePath("configs/toy_task.yaml").
 std::string sourcePath(const std::string& relative);
 
@@ -23,6 +33,9 @@ std::string writeFile(const std::string& dir, const std::string& name, const std
 /// 20 steps) for the given task and PE.
 std::string tinyConfig(const std::string& task = "linear_regression",
                        const std::string& pe = "rope");
+
+/// tinyConfig() with `steps` training steps, written to dir/tiny.yaml; returns the path.
+std::string tinyConfigFile(const std::string& dir, int steps);
 
 /// Loads a config from text and returns its first run (QFAIL-free: throws on error).
 engine::RunConfig loadOne(const std::string& yaml);

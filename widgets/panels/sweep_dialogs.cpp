@@ -30,6 +30,19 @@ QString peText(const std::string& pe)
     return it == names.end() ? QString::fromStdString(pe) : it->second;
 }
 
+// Lays out `form` above OK / Cancel (OK named `ok`) and asks; true when accepted.
+bool ask(QDialog& d, QFormLayout* form, const QString& ok)
+{
+    auto* buttons = new QDialogButtonBox(QDialogButtonBox::Ok | QDialogButtonBox::Cancel);
+    buttons->button(QDialogButtonBox::Ok)->setText(ok);
+    QObject::connect(buttons, &QDialogButtonBox::accepted, &d, &QDialog::accept);
+    QObject::connect(buttons, &QDialogButtonBox::rejected, &d, &QDialog::reject);
+    auto* layout = new QVBoxLayout(&d);
+    layout->addLayout(form);
+    layout->addWidget(buttons);
+    return d.exec() == QDialog::Accepted;
+}
+
 }  // namespace
 
 std::optional<QStringList> askNewSweep(QWidget* parent, const QString& defaultFolder)
@@ -67,14 +80,7 @@ std::optional<QStringList> askNewSweep(QWidget* parent, const QString& defaultFo
     form->addRow(QString(), probe);
     auto* folder = new QLineEdit(defaultFolder);
     form->addRow(QObject::tr("Sweep folder"), folder);
-    auto* buttons = new QDialogButtonBox(QDialogButtonBox::Ok | QDialogButtonBox::Cancel);
-    buttons->button(QDialogButtonBox::Ok)->setText(QObject::tr("Create"));
-    QObject::connect(buttons, &QDialogButtonBox::accepted, &d, &QDialog::accept);
-    QObject::connect(buttons, &QDialogButtonBox::rejected, &d, &QDialog::reject);
-    auto* layout = new QVBoxLayout(&d);
-    layout->addLayout(form);
-    layout->addWidget(buttons);
-    if (d.exec() != QDialog::Accepted)
+    if (!ask(d, form, QObject::tr("Create")))
         return std::nullopt;
     QStringList chosen;
     for (const auto& [pe, box] : pes)
@@ -119,14 +125,7 @@ std::optional<QStringList> askSubmit(QWidget* parent)
     form->addRow(QObject::tr("CPUs per cell"), cpus);
     form->addRow(QObject::tr("GPUs per cell"), gpus);
     form->addRow(QObject::tr("Cells at once"), parallel);
-    auto* buttons = new QDialogButtonBox(QDialogButtonBox::Ok | QDialogButtonBox::Cancel);
-    buttons->button(QDialogButtonBox::Ok)->setText(QObject::tr("Submit"));
-    QObject::connect(buttons, &QDialogButtonBox::accepted, &d, &QDialog::accept);
-    QObject::connect(buttons, &QDialogButtonBox::rejected, &d, &QDialog::reject);
-    auto* layout = new QVBoxLayout(&d);
-    layout->addLayout(form);
-    layout->addWidget(buttons);
-    if (d.exec() != QDialog::Accepted)
+    if (!ask(d, form, QObject::tr("Submit")))
         return std::nullopt;
     QStringList args;
     if (!partition->text().trimmed().isEmpty())
