@@ -48,9 +48,10 @@ bool waitForStatus(const QString& sweep, int code, int seconds)
     return false;
 }
 
+// Up to 4 minutes: on a loaded machine Slurm may start the second task late.
 bool waitForCheckpoints(const engine::SweepPaths& paths, const std::vector<std::string>& cells, int atLeast)
 {
-    for (int i = 0; i < 1200; ++i) {
+    for (int i = 0; i < 2400; ++i) {
         bool all = true;
         for (const auto& cell : cells) {
             try {
@@ -88,7 +89,8 @@ void TestSlurm::initTestCase()
     m_cluster = QString::fromStdString(test::scratchDir("slurm-cluster"));
     // A port of its own, so that a cluster someone runs on this machine is not in the way.
     qputenv("LENGEN_SLURM_PORT", QByteArray::number(20000 + (getpid() % 5000) * 2));
-    const auto up = run(script("cluster-up"), {m_cluster}, 120000);
+    // The daemons stop with this process even when a test aborts it.
+    const auto up = run(script("cluster-up"), {m_cluster, "--stop-with", QString::number(getpid())}, 120000);
     if (up.code != 0) {
         const QString why = "Slurm cannot start here: " + (up.err + up.out).trimmed();
         if (qEnvironmentVariableIsSet("LENGEN_REQUIRE_SLURM"))
