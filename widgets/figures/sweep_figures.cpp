@@ -85,8 +85,8 @@ plots::GridSpec sweepGridFigure(const engine::SweepAggregate& aggregate, const s
                                                           "' evaluation (run `lengen sweep aggregate` after the "
                                                           "cells' evaluation)");
     const std::string seeds = fewest == most ? std::to_string(most) : std::to_string(fewest) + "-" + std::to_string(most);
-    grid.title = aggregate.sweep + " - " + method + " - mean over " + seeds + " seed" + (most == 1 ? "" : "s") +
-                 ", band: " + (bands == "bootstrap" ? "bootstrap 5-95 %" : bands);
+    grid.title = aggregate.sweep + " - " + method + "\nmean over " + seeds + " seed" + (most == 1 ? "" : "s") +
+                 ", band: " + (bands == "bootstrap" ? "bootstrap 5-95 % of the mean" : bands);
     for (const auto& task : panelOrder) {
         auto f = panels[task];
         f.x.max = longest[task] + 0.1;
@@ -94,7 +94,7 @@ plots::GridSpec sweepGridFigure(const engine::SweepAggregate& aggregate, const s
     }
     grid.columns = grid.panels.size() <= 4 ? int(grid.panels.size()) : grid.panels.size() <= 9 ? 3 : 4;
     const int rows = (int(grid.panels.size()) + grid.columns - 1) / grid.columns;
-    grid.widthInches = 1.5 + 4.0 * grid.columns;
+    grid.widthInches = std::max(7.5, 1.5 + 4.0 * grid.columns);  // room for the title and legend
     grid.heightInches = 1.0 + 3.4 * rows;
     return grid;
 }
