@@ -102,7 +102,7 @@ int exportSweep(const ExportArgs& args)
     if (args.all || (args.figure != "grid" && args.figure != "table"))
         throw Error(ErrorKind::Usage, "export: a sweep folder has the figures grid and table (--figure grid|table)");
     const auto aggregate = sweepAggregate(root, args.quiet);
-    const auto methods = figures::sweepMethods(aggregate);
+    const auto methods = engine::aggregateMethods(aggregate);
     std::string method = args.method;
     if (method.empty())
         method = std::find(methods.begin(), methods.end(), "ood_length") != methods.end() || methods.empty()

@@ -281,7 +281,7 @@ int runSweepAggregate(const SweepAggregateArgs& args)
     options.groupBy = args.by;
     options.bootstrapTrials = args.bootstrapTrials;
     const auto aggregate = engine::aggregateSweep(root, options);
-    const auto methods = aggregateMethods(aggregate);
+    const auto methods = engine::aggregateMethods(aggregate);
     if (!args.method.empty() && std::find(methods.begin(), methods.end(), args.method) == methods.end() &&
         !methods.empty())
         throw engine::Error(engine::ErrorKind::Usage, "--method " + args.method + ": no cell of " + root +

@@ -34,15 +34,6 @@ std::string csvField(const std::string& s)
 
 }  // namespace
 
-std::vector<std::string> aggregateMethods(const engine::SweepAggregate& aggregate)
-{
-    std::vector<std::string> out;
-    for (const auto& s : aggregate.sets)
-        if (s.kind == "eval" && std::find(out.begin(), out.end(), s.name) == out.end())
-            out.push_back(s.name);
-    return out;
-}
-
 std::string sweepTable(const engine::SweepAggregate& aggregate, const std::string& method, TableFormat format)
 {
     const auto rows = engine::aggregateTable(aggregate, method);

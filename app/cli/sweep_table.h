@@ -16,7 +16,5 @@ std::string sweepTable(const engine::SweepAggregate& aggregate, const std::strin
 /// A number in 4 significant digits ("0.02951", "2.158"); `nonFinite` for NaN and infinities.
 std::string shortNumber(double v, const char* nonFinite = "nan");
 
-/// The evaluation methods the aggregate holds, in order.
-std::vector<std::string> aggregateMethods(const engine::SweepAggregate& aggregate);
 
 }  // namespace lengen::cli

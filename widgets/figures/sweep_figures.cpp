@@ -31,15 +31,6 @@ std::string curveName(const engine::AggregateSet& s)
 
 }  // namespace
 
-std::vector<std::string> sweepMethods(const engine::SweepAggregate& aggregate)
-{
-    std::vector<std::string> out;
-    for (const auto& s : aggregate.sets)
-        if (s.kind == "eval" && std::find(out.begin(), out.end(), s.name) == out.end())
-            out.push_back(s.name);
-    return out;
-}
-
 plots::GridSpec sweepGridFigure(const engine::SweepAggregate& aggregate, const std::string& method)
 {
     plots::GridSpec grid;

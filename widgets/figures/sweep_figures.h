@@ -17,7 +17,4 @@ namespace lengen::figures {
 /// axis. Error(Usage) naming the method when no group has it.
 plots::GridSpec sweepGridFigure(const engine::SweepAggregate& aggregate, const std::string& method);
 
-/// The methods a grid can be drawn for (the aggregate's evaluation methods, in order).
-std::vector<std::string> sweepMethods(const engine::SweepAggregate& aggregate);
-
 }  // namespace lengen::figures

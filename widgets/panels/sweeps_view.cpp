@@ -341,7 +341,7 @@ void SweepsView::drawFigure()
     const QString chosen = m_method->currentText();
     m_method->clear();
     if (m_aggregate) {
-        for (const auto& m : figures::sweepMethods(*m_aggregate))
+        for (const auto& m : engine::aggregateMethods(*m_aggregate))
             m_method->addItem(QString::fromStdString(m));
         const int at = m_method->findText(chosen.isEmpty() ? QStringLiteral("ood_length") : chosen);
         m_method->setCurrentIndex(at >= 0 ? at : 0);

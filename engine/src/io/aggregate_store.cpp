@@ -29,20 +29,6 @@ std::string joinLines(const std::vector<std::string>& items)
     return out;
 }
 
-std::vector<std::string> splitLines(const std::string& text)
-{
-    std::vector<std::string> out;
-    size_t start = 0;
-    while (start < text.size()) {
-        const size_t end = text.find('\n', start);
-        out.push_back(text.substr(start, end == std::string::npos ? std::string::npos : end - start));
-        if (end == std::string::npos)
-            break;
-        start = end + 1;
-    }
-    return out;
-}
-
 std::string axesText(const std::vector<std::pair<std::string, std::string>>& axes)
 {
     std::vector<std::string> parts;
@@ -120,10 +106,10 @@ SweepAggregate readAggregate(const std::string& path)
                                             " is newer than this build supports: " + path);
     SweepAggregate a;
     a.sweep = io::stringAttr(file.id(), "sweep", path);
-    a.groupBy = splitLines(io::stringAttr(file.id(), "group_by", path));
+    a.groupBy = io::splitLines(io::stringAttr(file.id(), "group_by", path));
     a.bootstrapTrials = int(io::intAttr(file.id(), "bootstrap_trials", 0, path));
-    a.missing = splitLines(io::stringAttr(file.id(), "missing", path));
-    for (const auto& setPath : splitLines(io::stringAttr(file.id(), "sets", path))) {
+    a.missing = io::splitLines(io::stringAttr(file.id(), "missing", path));
+    for (const auto& setPath : io::splitLines(io::stringAttr(file.id(), "sets", path))) {
         const size_t first = setPath.find('/'), last = setPath.rfind('/');
         if (first == std::string::npos || last <= first)
             throw Error(ErrorKind::RunFile, "aggregate set '" + setPath + "' in " + path + " is not kind/name/group "
@@ -135,12 +121,12 @@ SweepAggregate readAggregate(const std::string& path)
         set.kind = kind;
         set.name = name;
         set.group = groupKey;
-        for (const auto& kv : splitLines(io::stringAttr(g.id(), "axes", path))) {
+        for (const auto& kv : io::splitLines(io::stringAttr(g.id(), "axes", path))) {
             const size_t eq = kv.find('=');
             if (eq != std::string::npos)
                 set.groupAxes.emplace_back(kv.substr(0, eq), kv.substr(eq + 1));
         }
-        set.cells = splitLines(io::stringAttr(g.id(), "cells", path));
+        set.cells = io::splitLines(io::stringAttr(g.id(), "cells", path));
         set.task = io::stringAttr(g.id(), "task", path);
         set.trainPoints = int(io::intAttr(g.id(), "train_points", 0, path));
         set.nPoints = int(io::intAttr(g.id(), "n_points", 0, path));

@@ -144,18 +144,23 @@ EvalCurve readCurve(hid_t parent, const std::string& key, const std::string& pat
     return c;
 }
 
-std::vector<std::string> readOrder(hid_t group, const std::string& path)
+std::vector<std::string> splitLines(const std::string& text)
 {
     std::vector<std::string> out;
-    const auto order = stringAttr(group, "order", path);
     size_t start = 0;
-    while (start < order.size()) {
-        const auto end = order.find('\n', start);
-        out.push_back(order.substr(start, end == std::string::npos ? std::string::npos : end - start));
+    while (start < text.size()) {
+        const auto end = text.find('\n', start);
+        out.push_back(text.substr(start, end == std::string::npos ? std::string::npos : end - start));
         if (end == std::string::npos)
             break;
         start = end + 1;
     }
+    return out;
+}
+
+std::vector<std::string> readOrder(hid_t group, const std::string& path)
+{
+    const auto out = splitLines(stringAttr(group, "order", path));
     return out.empty() ? memberNames(group) : out;
 }
 

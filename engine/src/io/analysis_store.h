@@ -52,6 +52,9 @@ void writeCurve(hid_t parent, const std::string& key, const std::string& label,
                 const CurveStats& stats, const std::string& path);
 EvalCurve readCurve(hid_t parent, const std::string& key, const std::string& path);
 
+/// "a\nb\nc" -> {a, b, c}; "" -> {} (list attributes: order, cells, sets).
+std::vector<std::string> splitLines(const std::string& text);
+
 /// The `order` attribute (newline-separated names) of a group, or its members by name.
 std::vector<std::string> readOrder(hid_t group, const std::string& path);
 

@@ -245,6 +245,15 @@ SweepAggregate aggregateSweep(const std::string& sweepDir, const AggregateOption
     return out;
 }
 
+std::vector<std::string> aggregateMethods(const SweepAggregate& aggregate)
+{
+    std::vector<std::string> out;
+    for (const auto& s : aggregate.sets)
+        if (s.kind == "eval" && std::find(out.begin(), out.end(), s.name) == out.end())
+            out.push_back(s.name);
+    return out;
+}
+
 std::vector<AggregateRow> aggregateTable(const SweepAggregate& aggregate, const std::string& method)
 {
     std::vector<AggregateRow> rows;

@@ -67,6 +67,9 @@ struct AggregateRow {
     std::int64_t seeds = 0;                   ///< at the last position
     std::string band;
 };
+/// The evaluation methods the aggregate holds, in the order of the sweep's evaluation.
+std::vector<std::string> aggregateMethods(const SweepAggregate& aggregate);
+
 /// Rows for one evaluation method, in grid order (empty when no set has it).
 std::vector<AggregateRow> aggregateTable(const SweepAggregate& aggregate, const std::string& method);
 
