@@ -1,12 +1,14 @@
 // The fused Llama layer (model/fused_layer.h) computes what the module path computes: forward
 // and every parameter's gradient agree to float rounding for every PE, and the raw kernels agree
 // with the Torch ops they replace (all transposes of gemm, causal softmax with a bias, SwiGLU and
-// GELU over the whole range where exp saturates). GPT-2's fused block is checked the same way.
+// GELU over the whole range where exp saturates). GPT-2's and Mamba's fused blocks are checked
+// the same way, with one kernel thread and with the batch split in parts over three.
 
 #include <functional>
 #include <set>
 
 #include "model/cpu_kernels.h"
+#include "model/cpu_mamba.h"
 #include "model/cpu_threads.h"
 #include "model/fused_layer.h"
 #include "model/icl_model.h"
@@ -65,6 +67,15 @@ std::string gpt2Config(double dropout)
            "points: {start: 7, end: 7, increment: 0, interval: 10}}}\ntraining: {max_steps: 5}\n";
 }
 
+// A tiny Mamba (hidden 16, 2 blocks, state 4: E = 32, R = 1).
+std::string mambaConfig()
+{
+    return "model: {family: Mamba, type: ssm, max_length: [\"inf\"], hidden_size: 16, "
+           "state_size: 4, num_hidden_layers: 2}\ntask: {data: gaussian, name: linear_regression, "
+           "curriculum: {dims: {start: 3, end: 3, increment: 0, interval: 10}, "
+           "points: {start: 7, end: 7, increment: 0, interval: 10}}}\ntraining: {max_steps: 5}\n";
+}
+
 // Max |a - b| relative to the larger of 1 and max |b|.
 double relDiff(const torch::Tensor& a, const torch::Tensor& b)
 {
@@ -85,6 +96,7 @@ private Q_SLOTS:
     void gemmMatchesMatmulForEveryTranspose();
     void causalSoftmaxMatchesTorch();
     void swigluMatchesTorchWhereExpSaturates();  // and GELU
+    void softplusMatchesTorchAcrossItsThreshold();
 };
 
 void TestFusedLayer::fusedAndModulePathsAgree_data()
@@ -98,6 +110,7 @@ void TestFusedLayer::fusedAndModulePathsAgree_data()
     QTest::newRow("alibi, 4 heads") << QString("alibi") << 4 << 7;
     QTest::newRow("rope, 1 head") << QString("rope") << 1 << 7;
     QTest::newRow("gpt2") << QString("gpt2") << 4 << 7;
+    QTest::newRow("mamba") << QString("mamba") << 1 << 7;
     // 80 tokens: attention by sgemm instead of the short-prompt loops.
     QTest::newRow("rope, 80 tokens") << QString("rope") << 2 << 40;
     QTest::newRow("fire, 80 tokens") << QString("fire") << 2 << 40;
@@ -110,8 +123,9 @@ void TestFusedLayer::fusedAndModulePathsAgree()
     QFETCH(int, points);
     if (!kernels::hasBlas())
         QSKIP("no BLAS sgemm in this process: the fused layer is off");
-    auto yaml = pe == "gpt2" ? gpt2Config(0)
-                             : QString::fromStdString(
+    auto yaml = pe == "gpt2"    ? gpt2Config(0)
+                : pe == "mamba" ? mambaConfig()
+                                : QString::fromStdString(
                                    lengen::test::tinyConfig("linear_regression", pe.toStdString()))
                                    .replace("num_attention_heads: 2",
                                             QString("num_attention_heads: %1").arg(heads))
@@ -246,6 +260,22 @@ void TestFusedLayer::swigluMatchesTorchWhereExpSaturates()
     gu[0][0] = NAN;
     kernels::swigluForward(gu.data_ptr<float>(), a.data_ptr<float>(), rows, inter);
     QVERIFY(std::isnan(a[0][0].item<float>()));
+}
+
+void TestFusedLayer::softplusMatchesTorchAcrossItsThreshold()
+{
+    // From deep in the tail (exp underflows) through 0 to past PyTorch's threshold of 20.
+    auto lin = torch::cat({torch::linspace(-100, 30, 1001), torch::tensor({19.99f, 20.0f, 20.01f})});
+    auto delta = torch::empty_like(lin);
+    kernels::softplusForward(lin.data_ptr<float>(), delta.data_ptr<float>(), lin.numel());
+    QVERIFY(torch::allclose(delta, torch::softplus(lin), 2e-6, 1e-30));
+    auto x = lin.clone().requires_grad_(true);
+    auto dd = torch::linspace(-1, 2, lin.numel());
+    torch::softplus(x).backward(dd);
+    auto dlin = torch::empty_like(lin);
+    kernels::softplusBackward(lin.data_ptr<float>(), dd.data_ptr<float>(), dlin.data_ptr<float>(),
+                              lin.numel());
+    QVERIFY(torch::allclose(dlin, x.grad(), 1e-6, 1e-30));
 }
 
 QTEST_GUILESS_MAIN(TestFusedLayer)

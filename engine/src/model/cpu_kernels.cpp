@@ -27,9 +27,41 @@ Sgemm sgemm()
     return fn;
 }
 
+using GetThreads = int (*)();
+using SetThreads = void (*)(int);
+
+GetThreads openblasGet()
+{
+    static const auto fn =
+        reinterpret_cast<GetThreads>(dlsym(RTLD_DEFAULT, "openblas_get_num_threads"));
+    return fn;
+}
+
+SetThreads openblasSet()
+{
+    static const auto fn =
+        reinterpret_cast<SetThreads>(dlsym(RTLD_DEFAULT, "openblas_set_num_threads"));
+    return fn;
+}
+
 }  // namespace
 
 bool hasBlas() { return sgemm() != nullptr; }
+
+SerialBlas::SerialBlas()
+{
+    if (openblasGet() && openblasSet()) {
+        m_saved = openblasGet()();
+        if (m_saved > 1)
+            openblasSet()(1);
+    }
+}
+
+SerialBlas::~SerialBlas()
+{
+    if (m_saved > 1)
+        openblasSet()(m_saved);
+}
 
 void gemm(bool transA, bool transB, int m, int n, int k, float alpha, const float* a, int lda,
           const float* b, int ldb, float beta, float* c, int ldc)

@@ -13,6 +13,20 @@ namespace lengen::engine::model::kernels {
 /// layer is not used.
 bool hasBlas();
 
+/// While alive, OpenBLAS runs each product on its calling thread (its thread count is restored
+/// after): the fused layers run their per-part products side by side on the kernel threads, and
+/// two threaded products at once would fight over OpenBLAS's one pool. No-op with another BLAS.
+class SerialBlas {
+public:
+    SerialBlas();
+    ~SerialBlas();
+    SerialBlas(const SerialBlas&) = delete;
+    SerialBlas& operator=(const SerialBlas&) = delete;
+
+private:
+    int m_saved = 0;
+};
+
 /// Row-major C[m, n] = alpha * op(A) op(B) + beta * C, op(A) [m, k], op(B) [k, n]; lda/ldb/ldc
 /// are the row strides of A, B, C as stored.
 void gemm(bool transA, bool transB, int m, int n, int k, float alpha, const float* a, int lda,

@@ -97,6 +97,27 @@ std::mutex& callMutex()  // one job at a time (two trainings in one process take
     return m;
 }
 
+// Set on the threads running a job's parts: a parallelFor there runs serially (the caller's own
+// thread holds callMutex, and try_lock by the owner is undefined).
+thread_local bool t_inJob = false;
+
+// Runs part(0..parts-1) on the pool, part 0 on the caller; false (nothing run) when it cannot.
+bool runOnPool(int parts, const std::function<void(int)>& part)
+{
+    if (t_inJob || parts > pool().size())
+        return false;
+    std::unique_lock lock(callMutex(), std::try_to_lock);
+    if (!lock.owns_lock())
+        return false;
+    const std::function<void(int)> marked = [&](int i) {
+        t_inJob = true;
+        part(i);
+        t_inJob = false;
+    };
+    pool().run(parts, marked);
+    return true;
+}
+
 }  // namespace
 
 void setKernelThreads(int n)
@@ -110,18 +131,22 @@ int kernelThreads() { return pool().size(); }
 void parallelFor(std::int64_t n, std::int64_t grain,
                  const std::function<void(std::int64_t, std::int64_t, int)>& fn)
 {
-    std::unique_lock lock(callMutex(), std::try_to_lock);
-    const std::int64_t most = lock.owns_lock() ? pool().size() : 1;  // nested or busy: serial
+    const std::int64_t most = t_inJob ? 1 : pool().size();
     const auto parts = static_cast<int>(
         std::max<std::int64_t>(1, std::min(most, n / std::max<std::int64_t>(grain, 1))));
-    if (parts <= 1) {
-        fn(0, n, 0);
-        return;
-    }
     const std::function<void(int)> part = [&](int i) {
         fn(n * i / parts, n * (i + 1) / parts, i);
     };
-    pool().run(parts, part);
+    if (parts <= 1 || !runOnPool(parts, part))  // nested or busy: serial, one part
+        fn(0, n, 0);
+}
+
+void runParts(int parts, const std::function<void(int)>& fn)
+{
+    if (parts > 1 && runOnPool(parts, fn))
+        return;
+    for (int i = 0; i < parts; ++i)
+        fn(i);
 }
 
 }  // namespace lengen::engine::model::kernels

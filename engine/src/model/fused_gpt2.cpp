@@ -3,6 +3,8 @@
 // backward over raw buffers. Dropout is not fused: the block takes the module path when any
 // dropout is active (gpt2.cpp).
 
+#include <cstring>
+
 #include "model/cpu_kernels.h"
 #include "model/fused_common.h"
 #include "model/fused_layer.h"
@@ -18,29 +20,23 @@ namespace k = kernels;
 using fused::f;
 using Shape = fused::TokenShape;
 
-// y = x W + b for x [M, in], W [in, out] (HF Conv1D), b [out]: bias rows, then one product.
-torch::Tensor conv1d(const torch::Tensor& x, const torch::Tensor& w, const torch::Tensor& b)
+// y = x W + b for x [rows, in], W [in, out] (HF Conv1D), b [out]: bias rows, then one product.
+void conv1d(const float* x, const torch::Tensor& w, const torch::Tensor& b, float* y, int rows)
 {
-    const auto m = x.size(0);
     const int in = static_cast<int>(w.size(0)), out = static_cast<int>(w.size(1));
-    auto y = torch::empty({m, out}, x.options());
-    k::fillRows(f(y), f(b), m, out);
-    k::gemm(false, false, static_cast<int>(m), out, in, 1, f(x), in, f(w), out, 1, f(y), out);
-    return y;
+    k::fillRows(y, f(b), rows, out);
+    k::gemm(false, false, rows, out, in, 1, x, in, f(w), out, 1, y, out);
 }
 
-// dW = x^T dy [in, out], db = column sums of dy, dx = dy W^T [M, in].
-void conv1dBackward(const torch::Tensor& x, const torch::Tensor& w, const torch::Tensor& dy,
-                    torch::Tensor& dw, torch::Tensor& db, torch::Tensor& dx)
+// For x [rows, in], dy [rows, out]: dW = x^T dy [in, out] and db = column sums of dy (this
+// part's, db accumulated), dx = dy W^T [rows, in].
+void conv1dBackward(const float* x, const torch::Tensor& w, const float* dy, float* dw, float* db,
+                    float* dx, int rows)
 {
-    const int m = static_cast<int>(x.size(0)), in = static_cast<int>(w.size(0)),
-              out = static_cast<int>(w.size(1));
-    dw = torch::empty({in, out}, x.options());
-    k::gemm(true, false, in, out, m, 1, f(x), in, f(dy), out, 0, f(dw), out);
-    db = torch::zeros({out}, x.options());
-    k::addColumnSums(f(dy), f(db), m, out);
-    dx = torch::empty({m, in}, x.options());
-    k::gemm(false, true, m, in, out, 1, f(dy), out, f(w), out, 0, f(dx), in);
+    const int in = static_cast<int>(w.size(0)), out = static_cast<int>(w.size(1));
+    k::gemm(true, false, in, out, rows, 1, x, in, dy, out, 0, dw, out);
+    k::addColumnSums(dy, db, rows, out);
+    k::gemm(false, true, rows, in, out, 1, dy, out, f(w), out, 0, dx, in);
 }
 
 class FusedGpt2 : public torch::autograd::Function<FusedGpt2> {
@@ -58,26 +54,40 @@ public:
         const auto opt = x.options();
         const float e = static_cast<float>(eps);
         auto xc = x.contiguous().view({s.m, s.h});
+        const int h = s.h, h3 = 3 * s.h, inner = static_cast<int>(wfc.size(1));
+        // Every buffer holds all rows; each part of the batch fills its own rows.
         auto mean1 = torch::empty({s.m}, opt), rstd1 = torch::empty({s.m}, opt);
         auto h1 = torch::empty({s.m, s.h}, opt);
-        k::layerNormForward(f(xc), f(ln1w), f(ln1b), f(h1), f(mean1), f(rstd1), s.m, s.h, e);
-        auto qkv = conv1d(h1, wattn, battn);                          // [M, 3H]
+        auto qkv = torch::empty({s.m, h3}, opt);                      // [M, 3H]
         auto probs = torch::empty({s.b, s.heads, s.t, s.t}, opt);    // [B, heads, T, T]
         auto attn = torch::empty({s.m, s.h}, opt);                   // [M, H]
-        k::attentionForward(s.attention(), f(qkv), nullptr, 0, f(probs), f(attn));
-        auto x2 = xc.clone();                                        // x + attn Wp + bp
-        k::gemm(false, false, s.m, s.h, s.h, 1, f(attn), s.h, f(wproj), s.h, 1, f(x2), s.h);
-        k::addToRows(f(x2), f(bproj), s.m, s.h);
+        auto x2 = torch::empty({s.m, s.h}, opt);                     // x + attn Wp + bp
         auto mean2 = torch::empty({s.m}, opt), rstd2 = torch::empty({s.m}, opt);
         auto h2 = torch::empty({s.m, s.h}, opt);
-        k::layerNormForward(f(x2), f(ln2w), f(ln2b), f(h2), f(mean2), f(rstd2), s.m, s.h, e);
-        auto pre = conv1d(h2, wfc, bfc);                             // [M, 4H]
+        auto pre = torch::empty({s.m, inner}, opt);                  // [M, 4H]
         auto act = torch::empty_like(pre);
-        k::geluTanhForward(f(pre), f(act), pre.numel());
-        const int inner = static_cast<int>(wfc.size(1));
-        auto y = x2.clone();                                         // x2 + act Wm + bm
-        k::gemm(false, false, s.m, s.h, inner, 1, f(act), inner, f(wmp), s.h, 1, f(y), s.h);
-        k::addToRows(f(y), f(bmp), s.m, s.h);
+        auto y = torch::empty({s.m, s.h}, opt);                      // x2 + act Wm + bm
+        fused::BatchParts::of(s.b).run([&](int, std::int64_t b0, std::int64_t nb) {
+            const std::int64_t r0 = b0 * s.t;
+            const int rows = static_cast<int>(nb * s.t);
+            auto at = [r0](const torch::Tensor& t, std::int64_t width) { return f(t) + r0 * width; };
+            k::layerNormForward(at(xc, h), f(ln1w), f(ln1b), at(h1, h), at(mean1, 1), at(rstd1, 1),
+                                rows, h, e);
+            conv1d(at(h1, h), wattn, battn, at(qkv, h3), rows);
+            k::attentionForward(s.attention(nb), at(qkv, h3), nullptr, 0,
+                                f(probs) + b0 * s.heads * s.t * s.t, at(attn, h));
+            std::memcpy(at(x2, h), at(xc, h), sizeof(float) * rows * h);
+            k::gemm(false, false, rows, h, h, 1, at(attn, h), h, f(wproj), h, 1, at(x2, h), h);
+            k::addToRows(at(x2, h), f(bproj), rows, h);
+            k::layerNormForward(at(x2, h), f(ln2w), f(ln2b), at(h2, h), at(mean2, 1), at(rstd2, 1),
+                                rows, h, e);
+            conv1d(at(h2, h), wfc, bfc, at(pre, inner), rows);
+            k::geluTanhForward(at(pre, inner), at(act, inner), std::int64_t{rows} * inner);
+            std::memcpy(at(y, h), at(x2, h), sizeof(float) * rows * h);
+            k::gemm(false, false, rows, h, inner, 1, at(act, inner), inner, f(wmp), h, 1, at(y, h),
+                    h);
+            k::addToRows(at(y, h), f(bmp), rows, h);
+        });
 
         ctx->save_for_backward({xc, ln1w, wattn, wproj, ln2w, wfc, wmp, mean1, rstd1, h1, qkv,
                                 probs, attn, x2, mean2, rstd2, h2, pre, act});
@@ -97,31 +107,55 @@ public:
         const Shape s = Shape::of(g0, heads);
         const auto opt = xc.options();
         auto dy = g0.contiguous().view({s.m, s.h});
+        const int h = s.h, h3 = 3 * s.h, inner = static_cast<int>(wfc.size(1));
 
-        // MLP: y = x2 + gelu(c_fc(ln_2(x2))) Wm + bm.
-        torch::Tensor dwmp, dbmp, dact;
-        conv1dBackward(act, wmp, dy, dwmp, dbmp, dact);
-        k::geluTanhBackward(f(pre), f(dact), f(dact), dact.numel());  // in place: d pre
-        torch::Tensor dwfc, dbfc, dh2;
-        conv1dBackward(h2, wfc, dact, dwfc, dbfc, dh2);
-        auto dx2 = dy.clone();
-        auto dln2w = torch::zeros({s.h}, opt), dln2b = torch::zeros({s.h}, opt);
-        k::layerNormBackward(f(x2), f(ln2w), f(mean2), f(rstd2), f(dh2), f(dx2), f(dln2w),
-                             f(dln2b), s.m, s.h);
+        // Row buffers (each part fills its rows) and per-part sums of the parameter gradients.
+        auto dact = torch::empty({s.m, inner}, opt), dh2 = torch::empty({s.m, s.h}, opt);
+        auto dx2 = torch::empty({s.m, s.h}, opt), dattn = torch::empty({s.m, s.h}, opt);
+        auto dqkv = torch::empty({s.m, h3}, opt), dh1 = torch::empty({s.m, s.h}, opt);
+        auto dx = torch::empty({s.m, s.h}, opt);
+        const auto parts = fused::BatchParts::of(s.b);
+        const int n = parts.count;
+        using fused::PartSums;
+        PartSums dwmp(n, {inner, s.h}, opt, false), dbmp(n, {s.h}, opt, true),
+            dwfc(n, {s.h, inner}, opt, false), dbfc(n, {inner}, opt, true),
+            dln2w(n, {s.h}, opt, true), dln2b(n, {s.h}, opt, true),
+            dwproj(n, {s.h, s.h}, opt, false), dbproj(n, {s.h}, opt, true),
+            dwattn(n, {s.h, h3}, opt, false), dbattn(n, {h3}, opt, true),
+            dln1w(n, {s.h}, opt, true), dln1b(n, {s.h}, opt, true);
+        parts.run([&](int p, std::int64_t b0, std::int64_t nb) {
+            const std::int64_t r0 = b0 * s.t;
+            const int rows = static_cast<int>(nb * s.t);
+            auto at = [r0](const torch::Tensor& t, std::int64_t width) { return f(t) + r0 * width; };
+            const size_t bytes = sizeof(float) * rows * h;
 
-        // Attention: x2 = x + attn Wp + bp.
-        torch::Tensor dwproj, dbproj, dattn;
-        conv1dBackward(attn, wproj, dx2, dwproj, dbproj, dattn);
-        auto dqkv = torch::empty({s.m, 3 * s.h}, opt);
-        k::attentionBackward(s.attention(), f(qkv), f(probs), f(dattn), f(dqkv), nullptr, 0);
-        torch::Tensor dwattn, dbattn, dh1;
-        conv1dBackward(h1, wattn, dqkv, dwattn, dbattn, dh1);
-        auto dx = dx2.clone();
-        auto dln1w = torch::zeros({s.h}, opt), dln1b = torch::zeros({s.h}, opt);
-        k::layerNormBackward(f(xc), f(ln1w), f(mean1), f(rstd1), f(dh1), f(dx), f(dln1w),
-                             f(dln1b), s.m, s.h);
-        return {dx.view({s.b, s.t, s.h}), dln1w, dln1b, dwattn, dbattn, dwproj, dbproj, dln2w,
-                dln2b, dwfc, dbfc, dwmp, dbmp, torch::Tensor(), torch::Tensor()};
+            // MLP: y = x2 + gelu(c_fc(ln_2(x2))) Wm + bm.
+            conv1dBackward(at(act, inner), wmp, at(dy, h), dwmp.at(p), dbmp.at(p), at(dact, inner),
+                           rows);
+            k::geluTanhBackward(at(pre, inner), at(dact, inner), at(dact, inner),
+                                std::int64_t{rows} * inner);  // in place: d pre
+            conv1dBackward(at(h2, h), wfc, at(dact, inner), dwfc.at(p), dbfc.at(p), at(dh2, h),
+                           rows);
+            std::memcpy(at(dx2, h), at(dy, h), bytes);
+            k::layerNormBackward(at(x2, h), f(ln2w), at(mean2, 1), at(rstd2, 1), at(dh2, h),
+                                 at(dx2, h), dln2w.at(p), dln2b.at(p), rows, h);
+
+            // Attention: x2 = x + attn Wp + bp.
+            conv1dBackward(at(attn, h), wproj, at(dx2, h), dwproj.at(p), dbproj.at(p),
+                           at(dattn, h), rows);
+            k::attentionBackward(s.attention(nb), at(qkv, h3), f(probs) + b0 * s.heads * s.t * s.t,
+                                 at(dattn, h), at(dqkv, h3), nullptr, 0);
+            conv1dBackward(at(h1, h), wattn, at(dqkv, h3), dwattn.at(p), dbattn.at(p), at(dh1, h),
+                           rows);
+            std::memcpy(at(dx, h), at(dx2, h), bytes);
+            k::layerNormBackward(at(xc, h), f(ln1w), at(mean1, 1), at(rstd1, 1), at(dh1, h),
+                                 at(dx, h), dln1w.at(p), dln1b.at(p), rows, h);
+        });
+
+        return {dx.view({s.b, s.t, s.h}), dln1w.total(), dln1b.total(), dwattn.total(),
+                dbattn.total(), dwproj.total(), dbproj.total(), dln2w.total(), dln2b.total(),
+                dwfc.total(), dbfc.total(), dwmp.total(), dbmp.total(), torch::Tensor(),
+                torch::Tensor()};
     }
 };
 

@@ -60,29 +60,39 @@ public:
         const bool hasBias = bias.numel() > 0, rotary = cos.numel() > 0;
         auto biasC = hasBias ? bias.contiguous() : torch::Tensor();
 
+        // Every buffer holds all rows; each part of the batch fills its own rows.
         auto xn1 = torch::empty({s.m, s.h}, opt), rstd1 = torch::empty({s.m}, opt);
-        k::rmsNormForward(f(xc), f(g1), f(xn1), f(rstd1), s.m, s.h, static_cast<float>(eps));
-        auto qkv = torch::empty({s.m, 3 * s.h}, opt);    // [M, 3H]
-        k::gemm(false, true, s.m, 3 * s.h, s.h, 1, f(xn1), s.h, f(wqkv), s.h, 0, f(qkv), 3 * s.h);
-        if (rotary)  // q and k: 2H columns = 2*heads head vectors per row
-            k::ropeForward(f(qkv), 3 * s.h, s.b, s.t, 2 * s.heads, s.d, f(cos), f(sin));
-
+        auto qkv = torch::empty({s.m, 3 * s.h}, opt);                // [M, 3H]
         auto probs = torch::empty({s.b, s.heads, s.t, s.t}, opt);   // [B, heads, T, T]
         auto attn = torch::empty({s.m, s.h}, opt);                  // [M, H], heads merged
-        k::attentionForward(s.attention(), f(qkv), hasBias ? f(biasC) : nullptr,
-                            hasBias ? biasC.size(0) : 0, f(probs), f(attn));
-        auto x2 = xc.view({s.m, s.h}).clone();           // x + attn o^T
-        k::gemm(false, true, s.m, s.h, s.h, 1, f(attn), s.h, f(wo), s.h, 1, f(x2), s.h);
+        auto x2 = torch::empty({s.m, s.h}, opt);                    // x + attn o^T
         auto xn2 = torch::empty({s.m, s.h}, opt), rstd2 = torch::empty({s.m}, opt);
-        k::rmsNormForward(f(x2), f(g2), f(xn2), f(rstd2), s.m, s.h, static_cast<float>(eps));
         auto gu = torch::empty({s.m, 2 * s.inter}, opt);            // [M, 2I]
-        k::gemm(false, true, s.m, 2 * s.inter, s.h, 1, f(xn2), s.h, f(wgu), s.h, 0, f(gu),
-                2 * s.inter);
         auto act = torch::empty({s.m, s.inter}, opt);               // [M, I]
-        k::swigluForward(f(gu), f(act), s.m, s.inter);
-        auto y = x2.clone();                                        // x2 + act down^T
-        k::gemm(false, true, s.m, s.h, s.inter, 1, f(act), s.inter, f(wdown), s.inter, 1, f(y),
-                s.h);
+        auto y = torch::empty({s.m, s.h}, opt);                     // x2 + act down^T
+        const int h = s.h, h3 = 3 * s.h, in = s.inter;
+        const float e = static_cast<float>(eps);
+        fused::BatchParts::of(s.b).run([&](int, std::int64_t b0, std::int64_t nb) {
+            const std::int64_t r0 = b0 * s.t;
+            const int rows = static_cast<int>(nb * s.t);
+            auto at = [r0](const torch::Tensor& t, std::int64_t width) { return f(t) + r0 * width; };
+            k::rmsNormForward(at(xc, h), f(g1), at(xn1, h), at(rstd1, 1), rows, h, e);
+            k::gemm(false, true, rows, h3, h, 1, at(xn1, h), h, f(wqkv), h, 0, at(qkv, h3), h3);
+            if (rotary)  // q and k: 2H columns = 2*heads head vectors per row
+                k::ropeForward(at(qkv, h3), h3, nb, static_cast<int>(s.t), 2 * s.heads, s.d,
+                               f(cos), f(sin));
+            k::attentionForward(s.attention(nb), at(qkv, h3), hasBias ? f(biasC) : nullptr,
+                                hasBias ? biasC.size(0) : 0, f(probs) + b0 * s.heads * s.t * s.t,
+                                at(attn, h));
+            std::memcpy(at(x2, h), at(xc, h), sizeof(float) * rows * h);
+            k::gemm(false, true, rows, h, h, 1, at(attn, h), h, f(wo), h, 1, at(x2, h), h);
+            k::rmsNormForward(at(x2, h), f(g2), at(xn2, h), at(rstd2, 1), rows, h, e);
+            k::gemm(false, true, rows, 2 * in, h, 1, at(xn2, h), h, f(wgu), h, 0, at(gu, 2 * in),
+                    2 * in);
+            k::swigluForward(at(gu, 2 * in), at(act, in), rows, in);
+            std::memcpy(at(y, h), at(x2, h), sizeof(float) * rows * h);
+            k::gemm(false, true, rows, h, in, 1, at(act, in), in, f(wdown), in, 1, at(y, h), h);
+        });
 
         ctx->save_for_backward({xc, g1, wqkv, wo, g2, wgu, wdown, cos, sin, xn1, rstd1, qkv, probs,
                                 attn, x2, xn2, rstd2, gu, act});
@@ -103,52 +113,62 @@ public:
         const Dims s = dims(x, wgu.size(0) / 2, heads);
         const auto opt = x.options();
         auto dy = grads[0].contiguous().view({s.m, s.h});
-
-        // MLP: y = x2 + act down^T.
-        auto dx2 = dy.clone();
-        auto dwdown = torch::empty({s.h, s.inter}, opt);
-        k::gemm(true, false, s.h, s.inter, s.m, 1, f(dy), s.h, f(act), s.inter, 0, f(dwdown),
-                s.inter);
-        auto dact = torch::empty({s.m, s.inter}, opt);
-        k::gemm(false, false, s.m, s.inter, s.h, 1, f(dy), s.h, f(wdown), s.inter, 0, f(dact),
-                s.inter);
-        auto dgu = torch::empty({s.m, 2 * s.inter}, opt);
-        k::swigluBackward(f(gu), f(dact), f(dgu), s.m, s.inter);
-        auto dwgu = torch::empty({2 * s.inter, s.h}, opt);
-        k::gemm(true, false, 2 * s.inter, s.h, s.m, 1, f(dgu), 2 * s.inter, f(xn2), s.h, 0,
-                f(dwgu), s.h);
-        auto dxn2 = torch::empty({s.m, s.h}, opt);
-        k::gemm(false, false, s.m, s.h, 2 * s.inter, 1, f(dgu), 2 * s.inter, f(wgu), s.h, 0,
-                f(dxn2), s.h);
-        auto dg2 = torch::zeros({s.h}, opt);
-        k::rmsNormBackward(f(x2), f(g2), f(rstd2), f(dxn2), f(dx2), f(dg2), s.m, s.h);
-
-        // Attention: x2 = x + attn o^T.
-        auto dx = dx2.clone();
-        auto dwo = torch::empty({s.h, s.h}, opt);
-        k::gemm(true, false, s.h, s.h, s.m, 1, f(dx2), s.h, f(attn), s.h, 0, f(dwo), s.h);
-        auto dattn = torch::empty({s.m, s.h}, opt);
-        k::gemm(false, false, s.m, s.h, s.h, 1, f(dx2), s.h, f(wo), s.h, 0, f(dattn), s.h);
-        auto dqkv = torch::empty({s.m, 3 * s.h}, opt);
         const bool wantBias = ctx->saved_data["bias"].toBool();
         const auto biasHeads = ctx->saved_data["biasHeads"].toInt();
-        auto dbias = wantBias ? torch::zeros({biasHeads, s.t, s.t}, opt) : torch::Tensor();
-        k::attentionBackward(s.attention(), f(qkv), f(probs), f(dattn), f(dqkv),
-                             wantBias ? f(dbias) : nullptr, biasHeads);
-        const int ld = 3 * s.h;
-        if (cos.numel() > 0)
-            k::ropeBackward(f(dqkv), ld, s.b, s.t, 2 * s.heads, s.d, f(cos), f(sin));
-        auto dwqkv = torch::empty({3 * s.h, s.h}, opt);
-        k::gemm(true, false, 3 * s.h, s.h, s.m, 1, f(dqkv), ld, f(xn1), s.h, 0, f(dwqkv), s.h);
-        auto dxn1 = torch::empty({s.m, s.h}, opt);
-        k::gemm(false, false, s.m, s.h, 3 * s.h, 1, f(dqkv), ld, f(wqkv), s.h, 0, f(dxn1), s.h);
-        auto dg1 = torch::zeros({s.h}, opt);
-        k::rmsNormBackward(f(x), f(g1), f(rstd1), f(dxn1), f(dx), f(dg1), s.m, s.h);
 
-        auto split = dwqkv.split(s.h);
-        auto gsplit = dwgu.split(s.inter);
-        return {dx.view({s.b, s.t, s.h}), dg1, split[0], split[1], split[2], dwo, dg2,
-                gsplit[0], gsplit[1], dwdown, torch::Tensor(), torch::Tensor(), dbias,
+        // Row buffers (each part fills its rows) and per-part sums of the weight gradients.
+        auto dx2 = torch::empty({s.m, s.h}, opt), dx = torch::empty({s.m, s.h}, opt);
+        auto dact = torch::empty({s.m, s.inter}, opt);
+        auto dgu = torch::empty({s.m, 2 * s.inter}, opt);
+        auto dxn2 = torch::empty({s.m, s.h}, opt), dxn1 = torch::empty({s.m, s.h}, opt);
+        auto dattn = torch::empty({s.m, s.h}, opt);
+        auto dqkv = torch::empty({s.m, 3 * s.h}, opt);
+        const auto parts = fused::BatchParts::of(s.b);
+        const int n = parts.count;
+        fused::PartSums dwdown(n, {s.h, s.inter}, opt, false), dwgu(n, {2 * s.inter, s.h}, opt, false),
+            dwo(n, {s.h, s.h}, opt, false), dwqkv(n, {3 * s.h, s.h}, opt, false),
+            dg1(n, {s.h}, opt, true), dg2(n, {s.h}, opt, true),
+            dbias(n, {wantBias ? biasHeads : 0, s.t, s.t}, opt, true);
+        const int h = s.h, h3 = 3 * s.h, in = s.inter;
+        parts.run([&](int p, std::int64_t b0, std::int64_t nb) {
+            const std::int64_t r0 = b0 * s.t;
+            const int rows = static_cast<int>(nb * s.t);
+            auto at = [r0](const torch::Tensor& t, std::int64_t width) { return f(t) + r0 * width; };
+            const size_t bytes = sizeof(float) * rows * h;
+
+            // MLP: y = x2 + act down^T.
+            std::memcpy(at(dx2, h), at(dy, h), bytes);
+            k::gemm(true, false, h, in, rows, 1, at(dy, h), h, at(act, in), in, 0, dwdown.at(p), in);
+            k::gemm(false, false, rows, in, h, 1, at(dy, h), h, f(wdown), in, 0, at(dact, in), in);
+            k::swigluBackward(at(gu, 2 * in), at(dact, in), at(dgu, 2 * in), rows, in);
+            k::gemm(true, false, 2 * in, h, rows, 1, at(dgu, 2 * in), 2 * in, at(xn2, h), h, 0,
+                    dwgu.at(p), h);
+            k::gemm(false, false, rows, h, 2 * in, 1, at(dgu, 2 * in), 2 * in, f(wgu), h, 0,
+                    at(dxn2, h), h);
+            k::rmsNormBackward(at(x2, h), f(g2), at(rstd2, 1), at(dxn2, h), at(dx2, h), dg2.at(p),
+                               rows, h);
+
+            // Attention: x2 = x + attn o^T.
+            std::memcpy(at(dx, h), at(dx2, h), bytes);
+            k::gemm(true, false, h, h, rows, 1, at(dx2, h), h, at(attn, h), h, 0, dwo.at(p), h);
+            k::gemm(false, false, rows, h, h, 1, at(dx2, h), h, f(wo), h, 0, at(dattn, h), h);
+            k::attentionBackward(s.attention(nb), at(qkv, h3), f(probs) + b0 * s.heads * s.t * s.t,
+                                 at(dattn, h), at(dqkv, h3), wantBias ? dbias.at(p) : nullptr,
+                                 biasHeads);
+            if (cos.numel() > 0)
+                k::ropeBackward(at(dqkv, h3), h3, nb, static_cast<int>(s.t), 2 * s.heads, s.d,
+                                f(cos), f(sin));
+            k::gemm(true, false, h3, h, rows, 1, at(dqkv, h3), h3, at(xn1, h), h, 0, dwqkv.at(p), h);
+            k::gemm(false, false, rows, h, h3, 1, at(dqkv, h3), h3, f(wqkv), h, 0, at(dxn1, h), h);
+            k::rmsNormBackward(at(x, h), f(g1), at(rstd1, 1), at(dxn1, h), at(dx, h), dg1.at(p),
+                               rows, h);
+        });
+
+        auto split = dwqkv.total().split(s.h);
+        auto gsplit = dwgu.total().split(s.inter);
+        return {dx.view({s.b, s.t, s.h}), dg1.total(), split[0], split[1], split[2], dwo.total(),
+                dg2.total(), gsplit[0], gsplit[1], dwdown.total(), torch::Tensor(), torch::Tensor(),
+                wantBias ? dbias.total() : torch::Tensor(),
                 torch::Tensor(), torch::Tensor()};
     }
 };

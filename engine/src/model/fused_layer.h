@@ -1,5 +1,6 @@
 #pragma once
-// One Llama decoder layer (and one GPT-2 block, fused_gpt2.cpp) as a single autograd node on the CPU: forward and backward written
+// One Llama decoder layer (and one GPT-2 block, fused_gpt2.cpp, and one Mamba block,
+// fused_mamba.cpp) as a single autograd node on the CPU: forward and backward written
 // out over raw buffers (cpu_kernels.h), with q/k/v in one matrix product, gate/up in one, and
 // attention computed straight from the projection's output. It computes what the module path
 // (llama.cpp, attention.cpp) computes, to float rounding (tests/engine/tst_fused_layer.cpp
@@ -49,5 +50,19 @@ struct FusedGpt2Params {
 /// One GPT-2 block without dropout, as Gpt2BlockImpl::forward with every p = 0:
 /// x + c_proj(attn(ln_1(x))), then + mlp.c_proj(gelu_tanh(c_fc(ln_2(...)))). x [B, T, H].
 torch::Tensor fusedGpt2Block(const torch::Tensor& x, const FusedGpt2Params& p);
+
+struct FusedMambaParams {
+    torch::Tensor norm;                      ///< [H]
+    torch::Tensor inProj;                    ///< [2E, H]
+    torch::Tensor convWeight, convBias;      ///< [E, 1, K], [E]
+    torch::Tensor xProj;                     ///< [R + 2N, E]
+    torch::Tensor dtWeight, dtBias;          ///< [E, R], [E]
+    torch::Tensor aLog, d;                   ///< [E, N], [E]
+    torch::Tensor outProj;                   ///< [H, E]
+    double eps = 1e-5;
+};
+
+/// One Mamba block (fused_mamba.cpp), as MambaBlockImpl::forward: x + mixer(rms_norm(x)).
+torch::Tensor fusedMambaBlock(const torch::Tensor& x, const FusedMambaParams& p);
 
 }  // namespace lengen::engine::model

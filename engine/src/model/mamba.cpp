@@ -2,6 +2,7 @@
 
 #include <cmath>
 
+#include "model/fused_layer.h"
 #include "model/selective_scan.h"
 
 namespace lengen::engine::model {
@@ -51,6 +52,21 @@ torch::Tensor MambaMixerImpl::forward(const torch::Tensor& u)
     return m_outProj(y * torch::silu(z));
 }
 
+FusedMambaParams MambaMixerImpl::fusedParams() const
+{
+    FusedMambaParams p;
+    p.inProj = m_inProj->weight;
+    p.convWeight = m_conv->weight;
+    p.convBias = m_conv->bias;
+    p.xProj = m_xProj->weight;
+    p.dtWeight = m_dtProj->weight;
+    p.dtBias = m_dtProj->bias;
+    p.aLog = m_aLog;
+    p.d = m_d;
+    p.outProj = m_outProj->weight;
+    return p;
+}
+
 void MambaMixerImpl::initialise(at::Generator& gen)
 {
     torch::NoGradGuard noGrad;
@@ -75,7 +91,16 @@ MambaBlockImpl::MambaBlockImpl(const MambaSizes& s)
     m_mixer = register_module("mixer", MambaMixer(s));
 }
 
-torch::Tensor MambaBlockImpl::forward(const torch::Tensor& h) { return h + m_mixer(m_norm(h)); }
+torch::Tensor MambaBlockImpl::forward(const torch::Tensor& h)
+{
+    if (fusedLayerApplies(h)) {  // training on the CPU: one node for the block
+        FusedMambaParams p = m_mixer->fusedParams();
+        p.norm = m_norm->weight();
+        p.eps = m_norm->eps();
+        return fusedMambaBlock(h, p);
+    }
+    return h + m_mixer(m_norm(h));
+}
 
 MambaImpl::MambaImpl(const MambaSizes& sizes, int layers)
 {

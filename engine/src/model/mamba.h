@@ -11,6 +11,8 @@
 
 namespace lengen::engine::model {
 
+struct FusedMambaParams;
+
 struct MambaSizes {
     int hidden = 256;     ///< H
     int state = 16;       ///< N_s
@@ -27,6 +29,8 @@ public:
     /// HF Mamba initialisation from `gen` (PyTorch-default Linear/conv init, dt bias as
     /// inverse softplus of a log-uniform step in [1e-3, 1e-1], A_log = ln(n + 1), D = 1).
     void initialise(at::Generator& gen);
+    /// The mixer's parameters for the fused block (fused_layer.h); the norm is left empty.
+    FusedMambaParams fusedParams() const;
 
 private:
     MambaSizes m_s;

@@ -1,8 +1,8 @@
 #pragma once
 // Mamba's selective scan (reference §3.4 step 6) as one autograd function:
 //   s_t = exp(delta_t * A) * s_{t-1} + delta_t * B_t * v_t,   y_t = <s_t, C_t> + D * v_t
-// CPU: a hand-written kernel over (batch, channel) rows, forward and backward, that never
-// stores the [B, T, E, N] state history (the backward recomputes one row's states, T x N
+// CPU: the vectorised kernels of model/cpu_scan.h over (batch, channel) rows that never
+// store the [B, T, E, N] state history (the backward recomputes one row's states, T x N
 // floats). Other devices: the naive recurrence in tensor ops (correct, slower).
 
 #include <torch/torch.h>

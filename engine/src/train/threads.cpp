@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cstdlib>
+#include <limits>
 #include <thread>
 
 #include <torch/torch.h>
@@ -18,21 +19,25 @@ namespace {
 // both at 2 threads on a 2-core machine a step is 1.7x (tiny model) to 2.8x (micro model)
 // slower than giving every thread to BLAS and one to Torch (bench/README.md). With another
 // BLAS (MKL, the reference BLAS) Torch gets the threads instead.
-// Default BLAS threads: at hidden size < 128 the GEMMs are too small to split (2 threads: 27.6
-// vs 27.8 steps/s on the quick preset) and a second spinning thread collapses when the machine
-// is busy; from 256 on, 2 threads are 1.5x faster (bench/README.md).
+// Default threads: all cores for the kernel pool, which the fused layers and blocks split their
+// batch over (each part with single-threaded products; quick RoPE preset 52 -> 98 steps/s with
+// 2). BLAS's own threads only serve the products outside them (the module path: evaluation,
+// probes); below hidden size 128 those are too small to split (27.6 vs 27.8 steps/s) and a
+// second spinning BLAS thread collapses when the machine is busy, so they get one.
 constexpr int kSmallModelHidden = 128;
 
-// A training step allocates and frees the same few dozen buffers (0.1-2 MB at the quick size)
-// every step. With glibc's defaults the heap top is trimmed and regrown, and the larger buffers
-// are fresh mmaps, so every step pays page faults to zero new pages: ~20 % of a quick-preset
-// step (bench/README.md). Keeping up to 256 MB of freed heap and growing it in 64 MB strides
-// makes the memory of one step the memory of the next.
+// A training step allocates and frees the same few dozen buffers (0.1-2 MB at the quick size,
+// up to 53 MB and ~2 GB in all at the reference's standard size) every step. With glibc's
+// defaults the heap top is trimmed and regrown, and the larger buffers are fresh mmaps, so every
+// step pays page faults to zero new pages: ~20 % of a quick-preset step, ~5 % of a standard one
+// (bench/README.md). glibc caps the mmap threshold at 32 MB, so mmaps are switched off instead,
+// and the heap is never trimmed while a job runs: the memory of one step is the memory of the
+// next. HeapRelease hands it back when a training ends.
 void applyAllocatorPolicy()
 {
     static const bool once = [] {
-        mallopt(M_MMAP_THRESHOLD, 32 << 20);
-        mallopt(M_TRIM_THRESHOLD, 256 << 20);
+        mallopt(M_MMAP_MAX, 0);  // glibc still maps a thread arena's chunks too big for a heap
+        mallopt(M_TRIM_THRESHOLD, std::numeric_limits<int>::max());
         mallopt(M_TOP_PAD, 64 << 20);
         return true;
     }();
@@ -47,17 +52,23 @@ void applyThreadPolicy(int threads, int hiddenSize)
         return;
     applyAllocatorPolicy();
     const int cores = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
-    const int n = threads > 0 ? threads : (hiddenSize < kSmallModelHidden ? 1 : cores);
+    const int n = threads > 0 ? threads : cores;
+    const int blas = threads > 0 ? threads : (hiddenSize < kSmallModelHidden ? 1 : cores);
     using SetThreads = void (*)(int);
     auto* openblas = reinterpret_cast<SetThreads>(dlsym(RTLD_DEFAULT, "openblas_set_num_threads"));
-    // The fused layers' own loops use as many threads as BLAS (they run between its products).
     model::kernels::setKernelThreads(n);
     if (openblas) {
         torch::set_num_threads(1);
-        openblas(n);
+        openblas(blas);
     } else {
-        torch::set_num_threads(n);
+        torch::set_num_threads(blas);
     }
+}
+
+HeapRelease::~HeapRelease()
+{
+    if (!std::getenv("LENGEN_NO_THREAD_POLICY"))
+        malloc_trim(0);
 }
 
 }  // namespace lengen::engine::training

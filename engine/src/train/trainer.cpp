@@ -106,6 +106,7 @@ RunSummary train(RunConfig config, const TrainOptions& options, RunControl& cont
         config.seed = options.seed;
     if (!config.seed)
         config.seed = std::random_device{}();
+    training::HeapRelease release;  // after the session below is gone
     training::TrainSession s;
     prepareSession(s, config, *config.seed, options);
     const std::string runId = options.runId.empty() ? randomRunId() : options.runId;
@@ -129,6 +130,7 @@ RunSummary resume(const std::string& runFile, const TrainOptions& options, RunCo
     const RunFileInfo info = readRunInfo(path);
     RunConfig config = storedRunConfig(info.configYaml, path);
     config.seed = info.seed;
+    training::HeapRelease release;  // after the session below is gone
     training::TrainSession s;
     prepareSession(s, config, info.seed, options);
     training::restoreCheckpoint(s, io::readCheckpoint(path), path);
