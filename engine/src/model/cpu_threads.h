@@ -2,9 +2,10 @@
 // The threads the fused layers' own loops (attention per batch item and head, SwiGLU, GELU) are
 // split over. BLAS has its own pool for the matrix products; between two products its threads
 // only yield, so without this the second core idles through every element-wise pass of a
-// standard-size step. The pool's workers sleep on a condition variable (no spinning), and the
-// split is static, so results do not depend on timing. A call from inside a running job (a
-// kernel nested in a fused layer's per-part work) runs serially on its thread.
+// standard-size step. The pool's workers spin for 100 us after a job, then sleep on a condition
+// variable (a busy machine loses little to them), and the split is static, so results do not
+// depend on timing. A call from inside a running job (a kernel nested in a fused layer's
+// per-part work) runs serially on its thread.
 
 #include <cstdint>
 #include <functional>
