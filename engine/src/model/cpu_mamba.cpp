@@ -8,12 +8,13 @@
 // The Mamba block's element-wise passes, vectorised over channels (see the compile options in
 // engine/CMakeLists.txt). These run inside one part of the fused block's batch split
 // (fused_common.h), so they are serial. exp is the polynomial of cpu_math.h; softplus needs a
-// log1p too, which libm would keep scalar: a short series is used instead (log1pApprox).
+// log1p too, which libm would keep scalar: a short series is used instead (log1pApprox). Each
+// exp is taken in a pass of its own before the division that uses it: one loop doing both ran
+// ~3x slower (cpu_pointwise.cpp, swigluForwardPart).
 
 namespace lengen::engine::model::kernels {
 
 using detail::expApprox;
-using detail::sigmoid;
 
 namespace {
 
@@ -34,6 +35,7 @@ inline float log1pApprox(float u)
 }
 
 constexpr float kSoftplusThreshold = 20.0f;
+constexpr int kExpChunk = 256;  // values per exp pass where the output may be the input
 
 }  // namespace
 
@@ -61,7 +63,10 @@ void convSiluForward(const ConvShape& s, const float* x, int ldx, const float* w
             }
 #pragma omp simd
             for (int c = 0; c < e; ++c)
-                vr[c] = cr[c] * sigmoid(cr[c]);
+                vr[c] = expApprox(-cr[c]);
+#pragma omp simd
+            for (int c = 0; c < e; ++c)
+                vr[c] = cr[c] * (1.0f / (1.0f + vr[c]));
         }
 }
 
@@ -74,13 +79,17 @@ void convSiluBackward(const ConvShape& s, const float* x, int ldx, const float* 
     for (int c = 0; c < e; ++c)
         for (int j = 0; j < k; ++j)
             wt[static_cast<size_t>(j) * e + c] = w[c * k + j];
+    std::vector<float> ex(static_cast<size_t>(e));
     const std::int64_t rows = s.batch * s.t;
     for (std::int64_t r = 0; r < rows; ++r) {  // dv becomes d cv = dv * silu'(cv)
         const float* cr = cv + r * e;
         float* dr = dv + r * e;
 #pragma omp simd
+        for (int c = 0; c < e; ++c)
+            ex[c] = expApprox(-cr[c]);
+#pragma omp simd
         for (int c = 0; c < e; ++c) {
-            const float sg = sigmoid(cr[c]);
+            const float sg = 1.0f / (1.0f + ex[c]);
             dr[c] *= sg * (1.0f + cr[c] * (1.0f - sg));
         }
 #pragma omp simd
@@ -114,10 +123,13 @@ LENGEN_CLONES
 void softplusForward(const float* lin, float* delta, std::int64_t n)
 {
 #pragma omp simd
+    for (std::int64_t i = 0; i < n; ++i)
+        delta[i] = expApprox(-std::abs(lin[i]));
+#pragma omp simd
     for (std::int64_t i = 0; i < n; ++i) {
         const float x = lin[i];
         // max(x, 0) + log1p(exp(-|x|)) = log1p(exp(x)), without overflow.
-        const float sp = std::max(x, 0.0f) + log1pApprox(expApprox(-std::abs(x)));
+        const float sp = std::max(x, 0.0f) + log1pApprox(delta[i]);
         delta[i] = x > kSoftplusThreshold ? x : sp;
     }
 }
@@ -125,10 +137,18 @@ void softplusForward(const float* lin, float* delta, std::int64_t n)
 LENGEN_CLONES
 void softplusBackward(const float* lin, const float* ddelta, float* dlin, std::int64_t n)
 {
+    float ex[kExpChunk];
+    for (std::int64_t i0 = 0; i0 < n; i0 += kExpChunk) {
+        const int len = static_cast<int>(std::min<std::int64_t>(kExpChunk, n - i0));
+        const float* x = lin + i0;
 #pragma omp simd
-    for (std::int64_t i = 0; i < n; ++i) {
-        const float x = lin[i];
-        dlin[i] = x > kSoftplusThreshold ? ddelta[i] : ddelta[i] * sigmoid(x);
+        for (int i = 0; i < len; ++i)
+            ex[i] = expApprox(-x[i]);
+#pragma omp simd
+        for (int i = 0; i < len; ++i) {
+            const float g = ddelta[i0 + i];
+            dlin[i0 + i] = x[i] > kSoftplusThreshold ? g : g * (1.0f / (1.0f + ex[i]));
+        }
     }
 }
 
@@ -141,7 +161,10 @@ void gateForward(const float* y, const float* z, int ldz, float* g, std::int64_t
         float* gr = g + r * e;
 #pragma omp simd
         for (int c = 0; c < e; ++c)
-            gr[c] = yr[c] * zr[c] * sigmoid(zr[c]);
+            gr[c] = expApprox(-zr[c]);
+#pragma omp simd
+        for (int c = 0; c < e; ++c)
+            gr[c] = yr[c] * zr[c] * (1.0f / (1.0f + gr[c]));
     }
 }
 
@@ -156,8 +179,11 @@ void gateBackward(const float* y, const float* z, int ldz, const float* dg, floa
         float* dyr = dy + r * e;
         float* dzr = dz + r * lddz;
 #pragma omp simd
+        for (int c = 0; c < e; ++c)
+            dyr[c] = expApprox(-zr[c]);
+#pragma omp simd
         for (int c = 0; c < e; ++c) {
-            const float sg = sigmoid(zr[c]);
+            const float sg = 1.0f / (1.0f + dyr[c]);
             dyr[c] = gr[c] * zr[c] * sg;
             dzr[c] = gr[c] * yr[c] * sg * (1.0f + zr[c] * (1.0f - sg));
         }

@@ -51,6 +51,5 @@ inline float expApprox(float x)
     return p * bitsToFloat(static_cast<std::uint32_t>(e + 127) << 23);
 }
 
-inline float sigmoid(float x) { return 1.0f / (1.0f + expApprox(-x)); }
 
 }  // namespace lengen::engine::model::kernels::detail

@@ -12,7 +12,6 @@
 namespace lengen::engine::model::kernels {
 
 using detail::expApprox;
-using detail::sigmoid;
 
 LENGEN_CLONES
 void rmsNormForward(const float* x, const float* g, float* y, float* rstd, std::int64_t rows,
@@ -56,6 +55,10 @@ void rmsNormBackward(const float* x, const float* g, const float* rstd, const fl
     }
 }
 
+// SwiGLU in two passes per row: exp first (into the output row), then the rest. One loop doing
+// both ran ~3x slower (192 vs 64 us for a quick-size layer's 576 x 256 values, forward; 115 vs
+// 79 backward) although both vectorise: the exp's long dependency chain feeding a division.
+// The values are bit for bit those of the one-loop form: sigmoid(g) = 1 / (1 + exp(-g)).
 LENGEN_CLONES
 void swigluForwardPart(const float* gu, float* a, std::int64_t rows, int i)
 {
@@ -65,7 +68,10 @@ void swigluForwardPart(const float* gu, float* a, std::int64_t rows, int i)
         float* ar = a + r * i;
 #pragma omp simd
         for (int j = 0; j < i; ++j)
-            ar[j] = gate[j] * sigmoid(gate[j]) * up[j];
+            ar[j] = expApprox(-gate[j]);
+#pragma omp simd
+        for (int j = 0; j < i; ++j)
+            ar[j] = gate[j] * (1.0f / (1.0f + ar[j])) * up[j];
     }
 }
 
@@ -79,8 +85,11 @@ void swigluBackwardPart(const float* gu, const float* da, float* dgu, std::int64
         float* dgate = dgu + r * 2 * i;
         float* dup = dgate + i;
 #pragma omp simd
+        for (int j = 0; j < i; ++j)
+            dup[j] = expApprox(-gate[j]);
+#pragma omp simd
         for (int j = 0; j < i; ++j) {
-            const float g = gate[j], sg = sigmoid(g);
+            const float g = gate[j], sg = 1.0f / (1.0f + dup[j]);
             dup[j] = dar[j] * g * sg;
             dgate[j] = dar[j] * up[j] * sg * (1.0f + g * (1.0f - sg));
         }
@@ -183,28 +192,50 @@ namespace {
 constexpr float kGeluC = 0.7978845608028654f;  // sqrt(2 / pi)
 constexpr float kGeluA = 0.044715f;
 // tanh(u) = 1 - 2 / (1 + exp(2u)), exact at both saturations.
-inline float tanhApprox(float u) { return 1.0f - 2.0f / (1.0f + expApprox(2.0f * u)); }
 }  // namespace
+
+// Chunks of values whose exp is taken in a pass of its own (see swigluForwardPart): a local
+// buffer, since the backward runs in place (dx = dy).
+constexpr int kExpChunk = 256;
+
+// GELU's tanh argument u = c (v + a v^3), doubled: tanh(u) = 1 - 2 / (1 + exp(2u)).
+inline float geluExpArg(float v) { return 2.0f * (kGeluC * (v + kGeluA * v * v * v)); }
 
 LENGEN_CLONES
 void geluTanhForwardPart(const float* x, float* y, std::int64_t n)
 {
+    float e[kExpChunk];
+    for (std::int64_t k0 = 0; k0 < n; k0 += kExpChunk) {
+        const int len = static_cast<int>(std::min<std::int64_t>(kExpChunk, n - k0));
+        const float* xs = x + k0;
+        float* ys = y + k0;
 #pragma omp simd
-    for (std::int64_t k = 0; k < n; ++k) {
-        const float v = x[k];
-        y[k] = 0.5f * v * (1.0f + tanhApprox(kGeluC * (v + kGeluA * v * v * v)));
+        for (int k = 0; k < len; ++k)
+            e[k] = expApprox(geluExpArg(xs[k]));
+#pragma omp simd
+        for (int k = 0; k < len; ++k) {
+            const float v = xs[k], th = 1.0f - 2.0f / (1.0f + e[k]);
+            ys[k] = 0.5f * v * (1.0f + th);
+        }
     }
 }
 
 LENGEN_CLONES
 void geluTanhBackwardPart(const float* x, const float* dy, float* dx, std::int64_t n)
 {
+    float e[kExpChunk];
+    for (std::int64_t k0 = 0; k0 < n; k0 += kExpChunk) {
+        const int len = static_cast<int>(std::min<std::int64_t>(kExpChunk, n - k0));
+        const float* xs = x + k0;
 #pragma omp simd
-    for (std::int64_t k = 0; k < n; ++k) {
-        const float v = x[k];
-        const float th = tanhApprox(kGeluC * (v + kGeluA * v * v * v));
-        const float du = kGeluC * (1.0f + 3.0f * kGeluA * v * v);
-        dx[k] = dy[k] * (0.5f * (1.0f + th) + 0.5f * v * (1.0f - th * th) * du);
+        for (int k = 0; k < len; ++k)
+            e[k] = expApprox(geluExpArg(xs[k]));
+#pragma omp simd
+        for (int k = 0; k < len; ++k) {
+            const float v = xs[k], th = 1.0f - 2.0f / (1.0f + e[k]);
+            const float du = kGeluC * (1.0f + 3.0f * kGeluA * v * v);
+            dx[k0 + k] = dy[k0 + k] * (0.5f * (1.0f + th) + 0.5f * v * (1.0f - th * th) * du);
+        }
     }
 }
 
