@@ -222,18 +222,45 @@ void lowerScores(const float* x, int ldx, const float* y, int ldy, int t, int d,
     }
 }
 
+// Columns of one register-held sum in lowerTimes / lowerTransposeTimes: 4 AVX2 registers.
+constexpr int kSumCols = 32;
+
+// o[c] = a * sum_{k in [k0, k1)} coef[k * stride] y_k[c] for c < kSumCols, the sum held in
+// registers over k (accumulating into o itself chained every step through a store and a load).
+inline void weightedRows(const float* coef, std::int64_t stride, int k0, int k1, const float* y,
+                         int ldy, float a, float* o)
+{
+    float acc[kSumCols] = {};
+    for (int k = k0; k < k1; ++k) {
+        const float w = coef[k * stride];
+        const float* yk = y + static_cast<std::int64_t>(k) * ldy;
+#pragma omp simd
+        for (int c = 0; c < kSumCols; ++c)
+            acc[c] += w * yk[c];
+    }
+#pragma omp simd
+    for (int c = 0; c < kSumCols; ++c)
+        o[c] = a * acc[c];
+}
+
 // out_i = a * sum_{j <= i} p[i][j] y_j (p lower triangular, row stride t).
 LENGEN_CLONES
 void lowerTimes(const float* p, int t, const float* y, int ldy, int d, float a, float* out, int ldo)
 {
+    const int blocked = d / kSumCols * kSumCols;
     for (int i = 0; i < t; ++i) {
+        const float* pi = p + static_cast<std::int64_t>(i) * t;
         float* oi = out + static_cast<std::int64_t>(i) * ldo;
-        std::fill(oi, oi + d, 0.0f);
+        for (int c0 = 0; c0 < blocked; c0 += kSumCols)
+            weightedRows(pi, 1, 0, i + 1, y + c0, ldy, a, oi + c0);
+        if (blocked == d)
+            continue;
+        std::fill(oi + blocked, oi + d, 0.0f);  // the columns past the last block of 32
         for (int j = 0; j <= i; ++j) {
-            const float w = a * p[static_cast<std::int64_t>(i) * t + j];
+            const float w = a * pi[j];
             const float* yj = y + static_cast<std::int64_t>(j) * ldy;
 #pragma omp simd
-            for (int c = 0; c < d; ++c)
+            for (int c = blocked; c < d; ++c)
                 oi[c] += w * yj[c];
         }
     }
@@ -244,16 +271,22 @@ LENGEN_CLONES
 void lowerTransposeTimes(const float* p, int t, const float* y, int ldy, int d, float a,
                          float* out, int ldo)
 {
-    for (int j = 0; j < t; ++j)
-        std::fill(out + static_cast<std::int64_t>(j) * ldo,
-                  out + static_cast<std::int64_t>(j) * ldo + d, 0.0f);
+    const int blocked = d / kSumCols * kSumCols;
+    for (int j = 0; j < t; ++j) {
+        float* oj = out + static_cast<std::int64_t>(j) * ldo;
+        for (int c0 = 0; c0 < blocked; c0 += kSumCols)  // column j of p, rows j..t-1
+            weightedRows(p + j, t, j, t, y + c0, ldy, a, oj + c0);
+        std::fill(oj + blocked, oj + d, 0.0f);
+    }
+    if (blocked == d)
+        return;
     for (int i = 0; i < t; ++i) {
         const float* yi = y + static_cast<std::int64_t>(i) * ldy;
         for (int j = 0; j <= i; ++j) {
             const float w = a * p[static_cast<std::int64_t>(i) * t + j];
             float* oj = out + static_cast<std::int64_t>(j) * ldo;
 #pragma omp simd
-            for (int c = 0; c < d; ++c)
+            for (int c = blocked; c < d; ++c)
                 oj[c] += w * yi[c];
         }
     }
