@@ -458,9 +458,11 @@ void TestPanels::guiStaysResponsiveWhileTraining()
     ui::TrainingView view(controller);
     view.resize(1000, 600);
     view.show();
+    // 200 log records over a few seconds of training (the fused layers made 400 steps of this
+    // tiny model take ~0.2 s, too short to sample the event loop).
     auto yaml = QString::fromStdString(test::tinyConfig())
-                    .replace("max_steps: 20", "max_steps: 400")
-                    .replace("logging_steps: 5", "logging_steps: 2")
+                    .replace("max_steps: 20", "max_steps: 4000")
+                    .replace("logging_steps: 5", "logging_steps: 20")
                     .toStdString();
     engine::TrainOptions o;
     o.outDir = test::scratchDir("panels-latency");
