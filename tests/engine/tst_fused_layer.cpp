@@ -26,7 +26,7 @@ bool graphHasFusedLayer(const torch::Tensor& t)
     std::function<bool(torch::autograd::Node*)> walk = [&](torch::autograd::Node* n) {
         if (!n || !seen.insert(n).second)
             return false;
-        if (n->name().find("Fused") != std::string::npos)  // FusedLayer, FusedGpt2
+        if (n->name().find("Fused") != std::string::npos)  // FusedLayer, FusedGpt2, FusedMamba
             return true;
         for (const auto& e : n->next_edges())
             if (walk(e.function.get()))

@@ -9,12 +9,12 @@
 // engine/CMakeLists.txt). These run inside one part of the fused block's batch split
 // (fused_common.h), so they are serial. exp is the polynomial of cpu_math.h; softplus needs a
 // log1p too, which libm would keep scalar: a short series is used instead (log1pApprox). Each
-// exp is taken in a pass of its own before the division that uses it: one loop doing both ran
-// ~3x slower (cpu_pointwise.cpp, swigluForwardPart).
+// exp is taken in a pass of its own before the division that uses it (cpu_math.h, kExpChunk).
 
 namespace lengen::engine::model::kernels {
 
 using detail::expApprox;
+using detail::kExpChunk;
 
 namespace {
 
@@ -35,7 +35,6 @@ inline float log1pApprox(float u)
 }
 
 constexpr float kSoftplusThreshold = 20.0f;
-constexpr int kExpChunk = 256;  // values per exp pass where the output may be the input
 
 }  // namespace
 

@@ -12,6 +12,7 @@
 namespace lengen::engine::model::kernels {
 
 using detail::expApprox;
+using detail::kExpChunk;
 
 LENGEN_CLONES
 void rmsNormForward(const float* x, const float* g, float* y, float* rstd, std::int64_t rows,
@@ -55,12 +56,8 @@ void rmsNormBackward(const float* x, const float* g, const float* rstd, const fl
     }
 }
 
-// SwiGLU in two passes per row: exp first (into the output row), then the rest. One loop doing
-// both ran ~3x slower (192 vs 64 us for a quick-size layer's 576 x 256 values, forward; 115 vs
-// 79 backward) although both vectorise: the exp's long dependency chain feeding a division.
-// The values are bit for bit those of the one-loop form: sigmoid(g) = 1 / (1 + exp(-g)).
-// The two passes are written out in each kernel: a shared helper taking the argument and the
-// rest as lambdas lost the vectorisation (SwiGLU forward 66 -> 165 us, GELU 195 -> 467 us).
+// SwiGLU with its exps in a pass of their own (cpu_math.h, kExpChunk); values bit for bit
+// those of the one-loop form, sigmoid(g) = 1 / (1 + exp(-g)).
 LENGEN_CLONES
 void swigluForwardPart(const float* gu, float* a, std::int64_t rows, int i)
 {
@@ -195,10 +192,6 @@ constexpr float kGeluC = 0.7978845608028654f;  // sqrt(2 / pi)
 constexpr float kGeluA = 0.044715f;
 // tanh(u) = 1 - 2 / (1 + exp(2u)), exact at both saturations.
 }  // namespace
-
-// Chunks of values whose exp is taken in a pass of its own (see swigluForwardPart): a local
-// buffer, since the backward runs in place (dx = dy).
-constexpr int kExpChunk = 256;
 
 // GELU's tanh argument u = c (v + a v^3), doubled: tanh(u) = 1 - 2 / (1 + exp(2u)).
 inline float geluExpArg(float v) { return 2.0f * (kGeluC * (v + kGeluA * v * v * v)); }

@@ -50,30 +50,42 @@ struct TokenShape {
     }
 };
 
-/// B batch items in `count` contiguous parts (one per kernel thread, at most B).
+/// One part of a BatchParts split: batch items [first, first + items), i.e. token rows
+/// [row0, row0 + rows) of every [M, width] buffer.
+struct BatchPart {
+    int index = 0;
+    std::int64_t first = 0, items = 0, row0 = 0;
+    int rows = 0;
+
+    /// This part's first row of t, a row-major [M, width] tensor.
+    float* at(const torch::Tensor& t, std::int64_t width) const { return f(t) + row0 * width; }
+};
+
+/// B batch items of T tokens in `count` contiguous parts (one per kernel thread, at most B).
 struct BatchParts {
-    std::int64_t batch = 0;
+    std::int64_t batch = 0, tokens = 0;
     int count = 1;
 
-    static BatchParts of(std::int64_t batch)
+    static BatchParts of(std::int64_t batch, std::int64_t tokens)
     {
-        return {batch, static_cast<int>(std::clamp<std::int64_t>(
-                           kernels::kernelThreads(), 1, std::max<std::int64_t>(batch, 1)))};
+        return {batch, tokens, static_cast<int>(std::clamp<std::int64_t>(
+                                   kernels::kernelThreads(), 1, std::max<std::int64_t>(batch, 1)))};
     }
 
-    /// fn(part, first item, items) for every part, side by side; BLAS on one thread meanwhile.
+    /// fn(BatchPart) for every part, side by side; BLAS on one thread meanwhile.
     template <class Fn>
     void run(Fn&& fn) const
     {
+        auto part = [&](int p) {
+            const std::int64_t b0 = batch * p / count, b1 = batch * (p + 1) / count;
+            fn(BatchPart{p, b0, b1 - b0, b0 * tokens, static_cast<int>((b1 - b0) * tokens)});
+        };
         if (count == 1) {
-            fn(0, std::int64_t{0}, batch);
+            part(0);
             return;
         }
         kernels::SerialBlas serial;
-        kernels::runParts(count, [&](int p) {
-            const std::int64_t b0 = batch * p / count, b1 = batch * (p + 1) / count;
-            fn(p, b0, b1 - b0);
-        });
+        kernels::runParts(count, part);
     }
 };
 

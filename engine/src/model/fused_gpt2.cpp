@@ -67,26 +67,24 @@ public:
         auto pre = torch::empty({s.m, inner}, opt);                  // [M, 4H]
         auto act = torch::empty_like(pre);
         auto y = torch::empty({s.m, s.h}, opt);                      // x2 + act Wm + bm
-        fused::BatchParts::of(s.b).run([&](int, std::int64_t b0, std::int64_t nb) {
-            const std::int64_t r0 = b0 * s.t;
-            const int rows = static_cast<int>(nb * s.t);
-            auto at = [r0](const torch::Tensor& t, std::int64_t width) { return f(t) + r0 * width; };
-            k::layerNormForward(at(xc, h), f(ln1w), f(ln1b), at(h1, h), at(mean1, 1), at(rstd1, 1),
-                                rows, h, e);
-            conv1d(at(h1, h), wattn, battn, at(qkv, h3), rows);
-            k::attentionForward(s.attention(nb), at(qkv, h3), nullptr, 0,
-                                f(probs) + b0 * s.heads * s.t * s.t, at(attn, h));
-            std::memcpy(at(x2, h), at(xc, h), sizeof(float) * rows * h);
-            k::gemm(false, false, rows, h, h, 1, at(attn, h), h, f(wproj), h, 1, at(x2, h), h);
-            k::addToRows(at(x2, h), f(bproj), rows, h);
-            k::layerNormForward(at(x2, h), f(ln2w), f(ln2b), at(h2, h), at(mean2, 1), at(rstd2, 1),
-                                rows, h, e);
-            conv1d(at(h2, h), wfc, bfc, at(pre, inner), rows);
-            k::geluTanhForward(at(pre, inner), at(act, inner), std::int64_t{rows} * inner);
-            std::memcpy(at(y, h), at(x2, h), sizeof(float) * rows * h);
-            k::gemm(false, false, rows, h, inner, 1, at(act, inner), inner, f(wmp), h, 1, at(y, h),
+        fused::BatchParts::of(s.b, s.t).run([&](const fused::BatchPart& q) {
+            k::layerNormForward(q.at(xc, h), f(ln1w), f(ln1b), q.at(h1, h), q.at(mean1, 1),
+                                q.at(rstd1, 1), q.rows, h, e);
+            conv1d(q.at(h1, h), wattn, battn, q.at(qkv, h3), q.rows);
+            k::attentionForward(s.attention(q.items), q.at(qkv, h3), nullptr, 0,
+                                f(probs) + q.first * s.heads * s.t * s.t, q.at(attn, h));
+            std::memcpy(q.at(x2, h), q.at(xc, h), sizeof(float) * q.rows * h);
+            k::gemm(false, false, q.rows, h, h, 1, q.at(attn, h), h, f(wproj), h, 1, q.at(x2, h),
                     h);
-            k::addToRows(at(y, h), f(bmp), rows, h);
+            k::addToRows(q.at(x2, h), f(bproj), q.rows, h);
+            k::layerNormForward(q.at(x2, h), f(ln2w), f(ln2b), q.at(h2, h), q.at(mean2, 1),
+                                q.at(rstd2, 1), q.rows, h, e);
+            conv1d(q.at(h2, h), wfc, bfc, q.at(pre, inner), q.rows);
+            k::geluTanhForward(q.at(pre, inner), q.at(act, inner), std::int64_t{q.rows} * inner);
+            std::memcpy(q.at(y, h), q.at(x2, h), sizeof(float) * q.rows * h);
+            k::gemm(false, false, q.rows, h, inner, 1, q.at(act, inner), inner, f(wmp), h, 1,
+                    q.at(y, h), h);
+            k::addToRows(q.at(y, h), f(bmp), q.rows, h);
         });
 
         ctx->save_for_backward({xc, ln1w, wattn, wproj, ln2w, wfc, wmp, mean1, rstd1, h1, qkv,
@@ -114,7 +112,7 @@ public:
         auto dx2 = torch::empty({s.m, s.h}, opt), dattn = torch::empty({s.m, s.h}, opt);
         auto dqkv = torch::empty({s.m, h3}, opt), dh1 = torch::empty({s.m, s.h}, opt);
         auto dx = torch::empty({s.m, s.h}, opt);
-        const auto parts = fused::BatchParts::of(s.b);
+        const auto parts = fused::BatchParts::of(s.b, s.t);
         const int n = parts.count;
         using fused::PartSums;
         PartSums dwmp(n, {inner, s.h}, opt, false), dbmp(n, {s.h}, opt, true),
@@ -123,33 +121,31 @@ public:
             dwproj(n, {s.h, s.h}, opt, false), dbproj(n, {s.h}, opt, true),
             dwattn(n, {s.h, h3}, opt, false), dbattn(n, {h3}, opt, true),
             dln1w(n, {s.h}, opt, true), dln1b(n, {s.h}, opt, true);
-        parts.run([&](int p, std::int64_t b0, std::int64_t nb) {
-            const std::int64_t r0 = b0 * s.t;
-            const int rows = static_cast<int>(nb * s.t);
-            auto at = [r0](const torch::Tensor& t, std::int64_t width) { return f(t) + r0 * width; };
-            const size_t bytes = sizeof(float) * rows * h;
+        parts.run([&](const fused::BatchPart& q) {
+            const size_t bytes = sizeof(float) * q.rows * h;
 
             // MLP: y = x2 + gelu(c_fc(ln_2(x2))) Wm + bm.
-            conv1dBackward(at(act, inner), wmp, at(dy, h), dwmp.at(p), dbmp.at(p), at(dact, inner),
-                           rows);
-            k::geluTanhBackward(at(pre, inner), at(dact, inner), at(dact, inner),
-                                std::int64_t{rows} * inner);  // in place: d pre
-            conv1dBackward(at(h2, h), wfc, at(dact, inner), dwfc.at(p), dbfc.at(p), at(dh2, h),
-                           rows);
-            std::memcpy(at(dx2, h), at(dy, h), bytes);
-            k::layerNormBackward(at(x2, h), f(ln2w), at(mean2, 1), at(rstd2, 1), at(dh2, h),
-                                 at(dx2, h), dln2w.at(p), dln2b.at(p), rows, h);
+            conv1dBackward(q.at(act, inner), wmp, q.at(dy, h), dwmp.at(q.index), dbmp.at(q.index),
+                           q.at(dact, inner), q.rows);
+            k::geluTanhBackward(q.at(pre, inner), q.at(dact, inner), q.at(dact, inner),
+                                std::int64_t{q.rows} * inner); // in place: d pre
+            conv1dBackward(q.at(h2, h), wfc, q.at(dact, inner), dwfc.at(q.index), dbfc.at(q.index),
+                           q.at(dh2, h), q.rows);
+            std::memcpy(q.at(dx2, h), q.at(dy, h), bytes);
+            k::layerNormBackward(q.at(x2, h), f(ln2w), q.at(mean2, 1), q.at(rstd2, 1), q.at(dh2, h),
+                                 q.at(dx2, h), dln2w.at(q.index), dln2b.at(q.index), q.rows, h);
 
             // Attention: x2 = x + attn Wp + bp.
-            conv1dBackward(at(attn, h), wproj, at(dx2, h), dwproj.at(p), dbproj.at(p),
-                           at(dattn, h), rows);
-            k::attentionBackward(s.attention(nb), at(qkv, h3), f(probs) + b0 * s.heads * s.t * s.t,
-                                 at(dattn, h), at(dqkv, h3), nullptr, 0);
-            conv1dBackward(at(h1, h), wattn, at(dqkv, h3), dwattn.at(p), dbattn.at(p), at(dh1, h),
-                           rows);
-            std::memcpy(at(dx, h), at(dx2, h), bytes);
-            k::layerNormBackward(at(xc, h), f(ln1w), at(mean1, 1), at(rstd1, 1), at(dh1, h),
-                                 at(dx, h), dln1w.at(p), dln1b.at(p), rows, h);
+            conv1dBackward(q.at(attn, h), wproj, q.at(dx2, h), dwproj.at(q.index),
+                           dbproj.at(q.index), q.at(dattn, h), q.rows);
+            k::attentionBackward(s.attention(q.items), q.at(qkv, h3),
+                                 f(probs) + q.first * s.heads * s.t * s.t, q.at(dattn, h),
+                                 q.at(dqkv, h3), nullptr, 0);
+            conv1dBackward(q.at(h1, h), wattn, q.at(dqkv, h3), dwattn.at(q.index),
+                           dbattn.at(q.index), q.at(dh1, h), q.rows);
+            std::memcpy(q.at(dx, h), q.at(dx2, h), bytes);
+            k::layerNormBackward(q.at(xc, h), f(ln1w), q.at(mean1, 1), q.at(rstd1, 1), q.at(dh1, h),
+                                 q.at(dx, h), dln1w.at(q.index), dln1b.at(q.index), q.rows, h);
         });
 
         return {dx.view({s.b, s.t, s.h}), dln1w.total(), dln1b.total(), dwattn.total(),

@@ -72,26 +72,25 @@ public:
         auto y = torch::empty({s.m, s.h}, opt);                     // x2 + act down^T
         const int h = s.h, h3 = 3 * s.h, in = s.inter;
         const float e = static_cast<float>(eps);
-        fused::BatchParts::of(s.b).run([&](int, std::int64_t b0, std::int64_t nb) {
-            const std::int64_t r0 = b0 * s.t;
-            const int rows = static_cast<int>(nb * s.t);
-            auto at = [r0](const torch::Tensor& t, std::int64_t width) { return f(t) + r0 * width; };
-            k::rmsNormForward(at(xc, h), f(g1), at(xn1, h), at(rstd1, 1), rows, h, e);
-            k::gemm(false, true, rows, h3, h, 1, at(xn1, h), h, f(wqkv), h, 0, at(qkv, h3), h3);
+        fused::BatchParts::of(s.b, s.t).run([&](const fused::BatchPart& q) {
+            k::rmsNormForward(q.at(xc, h), f(g1), q.at(xn1, h), q.at(rstd1, 1), q.rows, h, e);
+            k::gemm(false, true, q.rows, h3, h, 1, q.at(xn1, h), h, f(wqkv), h, 0, q.at(qkv, h3),
+                    h3);
             if (rotary)  // q and k: 2H columns = 2*heads head vectors per row
-                k::ropeForward(at(qkv, h3), h3, nb, static_cast<int>(s.t), 2 * s.heads, s.d,
+                k::ropeForward(q.at(qkv, h3), h3, q.items, static_cast<int>(s.t), 2 * s.heads, s.d,
                                f(cos), f(sin));
-            k::attentionForward(s.attention(nb), at(qkv, h3), hasBias ? f(biasC) : nullptr,
-                                hasBias ? biasC.size(0) : 0, f(probs) + b0 * s.heads * s.t * s.t,
-                                at(attn, h));
-            std::memcpy(at(x2, h), at(xc, h), sizeof(float) * rows * h);
-            k::gemm(false, true, rows, h, h, 1, at(attn, h), h, f(wo), h, 1, at(x2, h), h);
-            k::rmsNormForward(at(x2, h), f(g2), at(xn2, h), at(rstd2, 1), rows, h, e);
-            k::gemm(false, true, rows, 2 * in, h, 1, at(xn2, h), h, f(wgu), h, 0, at(gu, 2 * in),
-                    2 * in);
-            k::swigluForward(at(gu, 2 * in), at(act, in), rows, in);
-            std::memcpy(at(y, h), at(x2, h), sizeof(float) * rows * h);
-            k::gemm(false, true, rows, h, in, 1, at(act, in), in, f(wdown), in, 1, at(y, h), h);
+            k::attentionForward(s.attention(q.items), q.at(qkv, h3), hasBias ? f(biasC) : nullptr,
+                                hasBias ? biasC.size(0) : 0,
+                                f(probs) + q.first * s.heads * s.t * s.t, q.at(attn, h));
+            std::memcpy(q.at(x2, h), q.at(xc, h), sizeof(float) * q.rows * h);
+            k::gemm(false, true, q.rows, h, h, 1, q.at(attn, h), h, f(wo), h, 1, q.at(x2, h), h);
+            k::rmsNormForward(q.at(x2, h), f(g2), q.at(xn2, h), q.at(rstd2, 1), q.rows, h, e);
+            k::gemm(false, true, q.rows, 2 * in, h, 1, q.at(xn2, h), h, f(wgu), h, 0,
+                    q.at(gu, 2 * in), 2 * in);
+            k::swigluForward(q.at(gu, 2 * in), q.at(act, in), q.rows, in);
+            std::memcpy(q.at(y, h), q.at(x2, h), sizeof(float) * q.rows * h);
+            k::gemm(false, true, q.rows, h, in, 1, q.at(act, in), in, f(wdown), in, 1, q.at(y, h),
+                    h);
         });
 
         ctx->save_for_backward({xc, g1, wqkv, wo, g2, wgu, wdown, cos, sin, xn1, rstd1, qkv, probs,
@@ -123,45 +122,47 @@ public:
         auto dxn2 = torch::empty({s.m, s.h}, opt), dxn1 = torch::empty({s.m, s.h}, opt);
         auto dattn = torch::empty({s.m, s.h}, opt);
         auto dqkv = torch::empty({s.m, 3 * s.h}, opt);
-        const auto parts = fused::BatchParts::of(s.b);
+        const auto parts = fused::BatchParts::of(s.b, s.t);
         const int n = parts.count;
-        fused::PartSums dwdown(n, {s.h, s.inter}, opt, false), dwgu(n, {2 * s.inter, s.h}, opt, false),
-            dwo(n, {s.h, s.h}, opt, false), dwqkv(n, {3 * s.h, s.h}, opt, false),
+        fused::PartSums dwdown(n, {s.h, s.inter}, opt, false),
+            dwgu(n, {2 * s.inter, s.h}, opt, false), dwo(n, {s.h, s.h}, opt, false), dwqkv(n, {3 * s.h, s.h}, opt, false),
             dg1(n, {s.h}, opt, true), dg2(n, {s.h}, opt, true),
             dbias(n, {wantBias ? biasHeads : 0, s.t, s.t}, opt, true);
         const int h = s.h, h3 = 3 * s.h, in = s.inter;
-        parts.run([&](int p, std::int64_t b0, std::int64_t nb) {
-            const std::int64_t r0 = b0 * s.t;
-            const int rows = static_cast<int>(nb * s.t);
-            auto at = [r0](const torch::Tensor& t, std::int64_t width) { return f(t) + r0 * width; };
-            const size_t bytes = sizeof(float) * rows * h;
+        parts.run([&](const fused::BatchPart& q) {
+            const size_t bytes = sizeof(float) * q.rows * h;
 
             // MLP: y = x2 + act down^T.
-            std::memcpy(at(dx2, h), at(dy, h), bytes);
-            k::gemm(true, false, h, in, rows, 1, at(dy, h), h, at(act, in), in, 0, dwdown.at(p), in);
-            k::gemm(false, false, rows, in, h, 1, at(dy, h), h, f(wdown), in, 0, at(dact, in), in);
-            k::swigluBackward(at(gu, 2 * in), at(dact, in), at(dgu, 2 * in), rows, in);
-            k::gemm(true, false, 2 * in, h, rows, 1, at(dgu, 2 * in), 2 * in, at(xn2, h), h, 0,
-                    dwgu.at(p), h);
-            k::gemm(false, false, rows, h, 2 * in, 1, at(dgu, 2 * in), 2 * in, f(wgu), h, 0,
-                    at(dxn2, h), h);
-            k::rmsNormBackward(at(x2, h), f(g2), at(rstd2, 1), at(dxn2, h), at(dx2, h), dg2.at(p),
-                               rows, h);
+            std::memcpy(q.at(dx2, h), q.at(dy, h), bytes);
+            k::gemm(true, false, h, in, q.rows, 1, q.at(dy, h), h, q.at(act, in), in, 0,
+                    dwdown.at(q.index), in);
+            k::gemm(false, false, q.rows, in, h, 1, q.at(dy, h), h, f(wdown), in, 0, q.at(dact, in),
+                    in);
+            k::swigluBackward(q.at(gu, 2 * in), q.at(dact, in), q.at(dgu, 2 * in), q.rows, in);
+            k::gemm(true, false, 2 * in, h, q.rows, 1, q.at(dgu, 2 * in), 2 * in, q.at(xn2, h), h,
+                    0, dwgu.at(q.index), h);
+            k::gemm(false, false, q.rows, h, 2 * in, 1, q.at(dgu, 2 * in), 2 * in, f(wgu), h, 0,
+                    q.at(dxn2, h), h);
+            k::rmsNormBackward(q.at(x2, h), f(g2), q.at(rstd2, 1), q.at(dxn2, h), q.at(dx2, h),
+                               dg2.at(q.index), q.rows, h);
 
             // Attention: x2 = x + attn o^T.
-            std::memcpy(at(dx, h), at(dx2, h), bytes);
-            k::gemm(true, false, h, h, rows, 1, at(dx2, h), h, at(attn, h), h, 0, dwo.at(p), h);
-            k::gemm(false, false, rows, h, h, 1, at(dx2, h), h, f(wo), h, 0, at(dattn, h), h);
-            k::attentionBackward(s.attention(nb), at(qkv, h3), f(probs) + b0 * s.heads * s.t * s.t,
-                                 at(dattn, h), at(dqkv, h3), wantBias ? dbias.at(p) : nullptr,
-                                 biasHeads);
+            std::memcpy(q.at(dx, h), q.at(dx2, h), bytes);
+            k::gemm(true, false, h, h, q.rows, 1, q.at(dx2, h), h, q.at(attn, h), h, 0,
+                    dwo.at(q.index), h);
+            k::gemm(false, false, q.rows, h, h, 1, q.at(dx2, h), h, f(wo), h, 0, q.at(dattn, h), h);
+            k::attentionBackward(s.attention(q.items), q.at(qkv, h3),
+                                 f(probs) + q.first * s.heads * s.t * s.t, q.at(dattn, h),
+                                 q.at(dqkv, h3), wantBias ? dbias.at(q.index) : nullptr, biasHeads);
             if (cos.numel() > 0)
-                k::ropeBackward(at(dqkv, h3), h3, nb, static_cast<int>(s.t), 2 * s.heads, s.d,
-                                f(cos), f(sin));
-            k::gemm(true, false, h3, h, rows, 1, at(dqkv, h3), h3, at(xn1, h), h, 0, dwqkv.at(p), h);
-            k::gemm(false, false, rows, h, h3, 1, at(dqkv, h3), h3, f(wqkv), h, 0, at(dxn1, h), h);
-            k::rmsNormBackward(at(x, h), f(g1), at(rstd1, 1), at(dxn1, h), at(dx, h), dg1.at(p),
-                               rows, h);
+                k::ropeBackward(q.at(dqkv, h3), h3, q.items, static_cast<int>(s.t), 2 * s.heads,
+                                s.d, f(cos), f(sin));
+            k::gemm(true, false, h3, h, q.rows, 1, q.at(dqkv, h3), h3, q.at(xn1, h), h, 0,
+                    dwqkv.at(q.index), h);
+            k::gemm(false, false, q.rows, h, h3, 1, q.at(dqkv, h3), h3, f(wqkv), h, 0,
+                    q.at(dxn1, h), h);
+            k::rmsNormBackward(q.at(x, h), f(g1), q.at(rstd1, 1), q.at(dxn1, h), q.at(dx, h),
+                               dg1.at(q.index), q.rows, h);
         });
 
         auto split = dwqkv.total().split(s.h);

@@ -72,24 +72,23 @@ public:
         auto ys = torch::empty({s.m, s.e}, opt), gated = torch::empty({s.m, s.e}, opt);
         auto y = torch::empty({s.m, s.h}, opt);
         const int h = s.h, e = s.e, e2 = 2 * s.e, p = s.p;
-        fused::BatchParts::of(s.b).run([&](int, std::int64_t b0, std::int64_t nb) {
-            const std::int64_t r0 = b0 * s.t;
-            const int rows = static_cast<int>(nb * s.t);
-            auto at = [r0](const torch::Tensor& t, std::int64_t width) { return f(t) + r0 * width; };
-            k::rmsNormForward(at(xc, h), f(g), at(xn, h), at(rstd, 1), rows, h,
+        fused::BatchParts::of(s.b, s.t).run([&](const fused::BatchPart& q) {
+            k::rmsNormForward(q.at(xc, h), f(g), q.at(xn, h), q.at(rstd, 1), q.rows, h,
                               static_cast<float>(eps));
-            k::gemm(false, true, rows, e2, h, 1, at(xn, h), h, f(win), h, 0, at(xz, e2), e2);
-            k::convSiluForward(s.conv(nb), at(xz, e2), e2, f(cw), f(convB), at(cv, e), at(v, e));
-            k::gemm(false, true, rows, p, e, 1, at(v, e), e, f(wx), e, 0, at(proj, p), p);
-            k::fillRows(at(dtLin, e), f(bdt), rows, e);
-            k::gemm(false, true, rows, e, s.r, 1, at(proj, p), p, f(wdt), s.r, 1, at(dtLin, e), e);
-            k::softplusForward(at(dtLin, e), at(delta, e), std::int64_t{rows} * e);
-            const float* bc = at(proj, p) + s.r;
-            k::scanForward(s.scan(nb), {at(v, e), at(delta, e), f(a), bc, bc + s.n, f(d)},
-                           at(ys, e));
-            k::gateForward(at(ys, e), at(xz, e2) + e, e2, at(gated, e), rows, e);
-            std::memcpy(at(y, h), at(xc, h), sizeof(float) * rows * h);
-            k::gemm(false, true, rows, h, e, 1, at(gated, e), e, f(wout), e, 1, at(y, h), h);
+            k::gemm(false, true, q.rows, e2, h, 1, q.at(xn, h), h, f(win), h, 0, q.at(xz, e2), e2);
+            k::convSiluForward(s.conv(q.items), q.at(xz, e2), e2, f(cw), f(convB), q.at(cv, e),
+                               q.at(v, e));
+            k::gemm(false, true, q.rows, p, e, 1, q.at(v, e), e, f(wx), e, 0, q.at(proj, p), p);
+            k::fillRows(q.at(dtLin, e), f(bdt), q.rows, e);
+            k::gemm(false, true, q.rows, e, s.r, 1, q.at(proj, p), p, f(wdt), s.r, 1,
+                    q.at(dtLin, e), e);
+            k::softplusForward(q.at(dtLin, e), q.at(delta, e), std::int64_t{q.rows} * e);
+            const float* bc = q.at(proj, p) + s.r;
+            k::scanForward(s.scan(q.items), {q.at(v, e), q.at(delta, e), f(a), bc, bc + s.n, f(d)},
+                           q.at(ys, e));
+            k::gateForward(q.at(ys, e), q.at(xz, e2) + e, e2, q.at(gated, e), q.rows, e);
+            std::memcpy(q.at(y, h), q.at(xc, h), sizeof(float) * q.rows * h);
+            k::gemm(false, true, q.rows, h, e, 1, q.at(gated, e), e, f(wout), e, 1, q.at(y, h), h);
         });
         ctx->save_for_backward({xc, g, win, cw, wx, wdt, a, d, wout, xn, rstd, xz, cv, v, proj,
                                 dtLin, delta, ys, gated});
@@ -112,7 +111,7 @@ public:
         auto dxz = torch::empty({s.m, 2 * s.e}, opt), dv = torch::empty({s.m, s.e}, opt);
         auto ddt = torch::empty({s.m, s.e}, opt), dproj = torch::empty({s.m, s.p}, opt);
         auto dxn = torch::empty({s.m, s.h}, opt), dx = torch::empty({s.m, s.h}, opt);
-        const auto parts = fused::BatchParts::of(s.b);
+        const auto parts = fused::BatchParts::of(s.b, s.t);
         const int np = parts.count;
         using fused::PartSums;
         PartSums dwout(np, {s.h, s.e}, opt, false), da(np, {s.e, s.n}, opt, false),
@@ -121,43 +120,47 @@ public:
             dcw(np, {s.e, 1, s.taps}, opt, true), dcb(np, {s.e}, opt, true),
             dwin(np, {2 * s.e, s.h}, opt, false), dg(np, {s.h}, opt, true);
         const int h = s.h, e = s.e, e2 = 2 * s.e, p = s.p;
-        parts.run([&](int part, std::int64_t b0, std::int64_t nb) {
-            const std::int64_t r0 = b0 * s.t;
-            const int rows = static_cast<int>(nb * s.t);
-            auto at = [r0](const torch::Tensor& t, std::int64_t width) { return f(t) + r0 * width; };
-
+        parts.run([&](const fused::BatchPart& q) {
             // out_proj and the gate: y = x + (ys * silu(z)) Wout^T.
-            k::gemm(true, false, h, e, rows, 1, at(dy, h), h, at(gated, e), e, 0, dwout.at(part), e);
-            k::gemm(false, false, rows, e, h, 1, at(dy, h), h, f(wout), e, 0, at(dgated, e), e);
-            k::gateBackward(at(ys, e), at(xz, e2) + e, e2, at(dgated, e), at(dys, e),
-                            at(dxz, e2) + e, e2, rows, e);
+            k::gemm(true, false, h, e, q.rows, 1, q.at(dy, h), h, q.at(gated, e), e, 0,
+                    dwout.at(q.index), e);
+            k::gemm(false, false, q.rows, e, h, 1, q.at(dy, h), h, f(wout), e, 0, q.at(dgated, e),
+                    e);
+            k::gateBackward(q.at(ys, e), q.at(xz, e2) + e, e2, q.at(dgated, e), q.at(dys, e),
+                            q.at(dxz, e2) + e, e2, q.rows, e);
 
             // The scan: dB and dC land in their columns of dproj.
-            const float* bc = at(proj, p) + s.r;
-            float* dbc = at(dproj, p) + s.r;
-            k::scanBackward(s.scan(nb), {at(v, e), at(delta, e), f(a), bc, bc + s.n, f(d)},
-                            at(dys, e),
-                            {at(dv, e), at(ddt, e), da.at(part), dbc, dbc + s.n, dd.at(part)});
+            const float* bc = q.at(proj, p) + s.r;
+            float* dbc = q.at(dproj, p) + s.r;
+            k::scanBackward(
+                s.scan(q.items), {q.at(v, e), q.at(delta, e), f(a), bc, bc + s.n, f(d)},
+                q.at(dys, e),
+                {q.at(dv, e), q.at(ddt, e), da.at(q.index), dbc, dbc + s.n, dd.at(q.index)});
 
             // dt_proj and softplus: delta = softplus(dt Wdt^T + bdt).
-            k::softplusBackward(at(dtLin, e), at(ddt, e), at(ddt, e), std::int64_t{rows} * e);
-            k::gemm(true, false, e, s.r, rows, 1, at(ddt, e), e, at(proj, p), p, 0, dwdt.at(part),
-                    s.r);
-            k::addColumnSums(at(ddt, e), dbdt.at(part), rows, e);
-            k::gemm(false, false, rows, s.r, e, 1, at(ddt, e), e, f(wdt), s.r, 0, at(dproj, p), p);
+            k::softplusBackward(q.at(dtLin, e), q.at(ddt, e), q.at(ddt, e),
+                                std::int64_t{q.rows} * e);
+            k::gemm(true, false, e, s.r, q.rows, 1, q.at(ddt, e), e, q.at(proj, p), p, 0,
+                    dwdt.at(q.index), s.r);
+            k::addColumnSums(q.at(ddt, e), dbdt.at(q.index), q.rows, e);
+            k::gemm(false, false, q.rows, s.r, e, 1, q.at(ddt, e), e, f(wdt), s.r, 0,
+                    q.at(dproj, p), p);
 
             // x_proj: proj = v Wx^T; v also feeds the scan (dv so far).
-            k::gemm(true, false, p, e, rows, 1, at(dproj, p), p, at(v, e), e, 0, dwx.at(part), e);
-            k::gemm(false, false, rows, e, p, 1, at(dproj, p), p, f(wx), e, 1, at(dv, e), e);
+            k::gemm(true, false, p, e, q.rows, 1, q.at(dproj, p), p, q.at(v, e), e, 0,
+                    dwx.at(q.index), e);
+            k::gemm(false, false, q.rows, e, p, 1, q.at(dproj, p), p, f(wx), e, 1, q.at(dv, e), e);
 
             // Convolution and SiLU, then in_proj and the norm.
-            k::convSiluBackward(s.conv(nb), at(xz, e2), e2, f(cw), at(cv, e), at(dv, e),
-                                at(dxz, e2), e2, dcw.at(part), dcb.at(part));
-            k::gemm(true, false, e2, h, rows, 1, at(dxz, e2), e2, at(xn, h), h, 0, dwin.at(part), h);
-            k::gemm(false, false, rows, h, e2, 1, at(dxz, e2), e2, f(win), h, 0, at(dxn, h), h);
-            std::memcpy(at(dx, h), at(dy, h), sizeof(float) * rows * h);
-            k::rmsNormBackward(at(x, h), f(g), at(rstd, 1), at(dxn, h), at(dx, h), dg.at(part),
-                               rows, h);
+            k::convSiluBackward(s.conv(q.items), q.at(xz, e2), e2, f(cw), q.at(cv, e), q.at(dv, e),
+                                q.at(dxz, e2), e2, dcw.at(q.index), dcb.at(q.index));
+            k::gemm(true, false, e2, h, q.rows, 1, q.at(dxz, e2), e2, q.at(xn, h), h, 0,
+                    dwin.at(q.index), h);
+            k::gemm(false, false, q.rows, h, e2, 1, q.at(dxz, e2), e2, f(win), h, 0, q.at(dxn, h),
+                    h);
+            std::memcpy(q.at(dx, h), q.at(dy, h), sizeof(float) * q.rows * h);
+            k::rmsNormBackward(q.at(x, h), f(g), q.at(rstd, 1), q.at(dxn, h), q.at(dx, h),
+                               dg.at(q.index), q.rows, h);
         });
         // A = -exp(A_log): dL/dA_log = dL/dA * A.
         return {dx.view({s.b, s.t, s.h}), dg.total(), dwin.total(), dcw.total(), dcb.total(),
