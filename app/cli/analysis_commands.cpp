@@ -8,6 +8,8 @@
 
 #include "lengen/engine/errors.h"
 #include "progress.h"
+#include "command_registry.h"
+#include "option_ranges.h"
 
 namespace lengen::cli {
 
@@ -160,6 +162,123 @@ int printEvaluations(const std::string& run)
         }
     }
     return 0;
+}
+
+
+namespace {
+
+// Options every analysis command shares (prompts' seed, bootstrap, memory, device, threads).
+void addCommonOptions(CLI::App* cmd, AnalysisArgs& a)
+{
+    cmd->add_option("--seed", a.common.seed, "Seed of prompts and bootstrap")
+        ->capture_default_str()->check(seedRange());
+    cmd->add_option("--bootstrap", a.common.bootstrapTrials, "Bootstrap resamples")
+        ->capture_default_str()->check(inRange(0, 1e6));
+    cmd->add_option("--memory-budget", a.common.memoryBudgetMiB,
+                    "MiB the model forward may hold at once (micro-batches and attention "
+                    "row blocks are sized to fit)")
+        ->capture_default_str()->check(inRange(16, 1e8, false));
+    cmd->add_option("--device", a.common.device, "cpu, cuda or cuda:N");
+    cmd->add_option("--threads", a.common.threads, "CPU threads (default: by model size)")
+        ->check(threadRange());
+    cmd->add_flag("--force", a.common.force, "Recompute results already stored");
+    cmd->add_flag("--quiet,-q", a.quiet, "No progress output");
+}
+
+}  // namespace
+
+void addAnalysisCommands(CLI::App& app, CommandTable& table)
+{
+    struct Eval {
+        AnalysisArgs args;
+        engine::EvalOptions options;
+        bool show = false;
+    };
+    auto e = std::make_shared<Eval>();
+    auto* eval = app.add_subcommand(
+        "eval", "Error per in-context position of a run's model and its task's baselines, at the "
+                "training length and beyond (stored in <run>/analysis.h5)");
+    eval->add_option("run", e->args.run, "Run folder or run.h5")->required();
+    eval->add_option("--methods", e->options.methods,
+                     "standard, ood_length, half_subspace, skewed, scale-x=<s>, scale-y=<s> "
+                     "(default: all for the task)")
+        ->delimiter(',');
+    eval->add_option("--prompts", e->options.prompts, "Prompts per method")
+        ->capture_default_str()->check(inRange(1, 1e7));
+    eval->add_option("--batch", e->options.batchSize, "Functions drawn per task instance")
+        ->capture_default_str()->check(inRange(1, 1e6));
+    eval->add_option("--ood-factor", e->options.oodFactor,
+                     "Prompt length of the long methods, in training lengths")
+        ->capture_default_str()->check(inRange(1, 100));
+    eval->add_flag("!--no-baselines", e->options.baselines, "Evaluate the model only");
+    eval->add_flag("--show", e->show, "Only print the stored results");
+    addCommonOptions(eval, e->args);
+    table.add(eval, [e] {
+        return e->show ? printEvaluations(e->args.run) : runEval(e->args, e->options);
+    });
+
+    struct Probe {
+        AnalysisArgs args;
+        engine::ProbeOptions options;
+        bool all = false, show = false;
+    };
+    auto p = std::make_shared<Probe>();
+    p->args.common = p->options.common;  // the probes' defaults (bootstrap: the reference's 100)
+    auto* probe = app.add_subcommand(
+        "probe", "Attention maps, duplicated-example attacks and serial-position curves of a "
+                 "run's model (stored in <run>/analysis.h5)");
+    auto& o = p->options;
+    probe->add_option("run", p->args.run, "Run folder or run.h5")->required();
+    probe->add_flag("--attention", o.attention, "Attention of the last query (train length, "
+                    "long, duplicated prompt) and full maps");
+    probe->add_flag("--duplicated", o.duplicated, "Duplicated-example attacks");
+    probe->add_flag("--serial-position", o.serialPosition,
+                    "Answer block at begin / middle / end (lost in the middle)");
+    probe->add_flag("--all", p->all, "Every probe");
+    probe->add_flag("--show", p->show, "Only print the stored results");
+    probe->add_option("--prompts", o.prompts, "Prompts of the attack and serial position tests")
+        ->capture_default_str()->check(inRange(1, 1e6));
+    probe->add_option("--test-length", o.testLength, "Points of the long layouts")
+        ->capture_default_str()->check(inRange(1, 1e5));
+    probe->add_option("--noise-counts", o.noiseCounts, "Count sweep (default 5..20)")
+        ->delimiter(',')->check(inRange(0, 1e4));
+    probe->add_option("--instruction", o.instructionPoints, "Instruction points (default 2D)")
+        ->check(inRange(0, 1e4));
+    probe->add_option("--answer", o.answerPoints, "Answer points (default D)")
+        ->check(inRange(0, 1e4));
+    probe->add_option("--target", o.targetPoints, "Target points (default ceil(D/2))")
+        ->check(inRange(0, 1e4));
+    probe->add_option("--attention-prompts", o.attentionPrompts,
+                      "Prompts averaged by the attention probe")
+        ->capture_default_str()->check(inRange(1, 1e5));
+    probe->add_option("--long-points", o.longPoints, "Points of the long attention test")
+        ->capture_default_str()->check(inRange(1, 1e5));
+    probe->add_option("--lengths", o.extraLengths, "More attention prompt lengths, in points")
+        ->delimiter(',')->check(inRange(1, 1e5));
+    probe->add_option("--map-prompts", o.mapPrompts, "Prompts whose full attention maps are "
+                      "stored")->capture_default_str()->check(inRange(0, 1e3));
+    probe->add_option("--map-max-tokens", o.mapMaxTokens, "Store full maps up to this prompt "
+                      "length")->capture_default_str()->check(inRange(0, 2e5));
+    addCommonOptions(probe, p->args);
+    table.add(probe, [p] {
+        if (p->show)
+            return printProbes(p->args.run);
+        if (p->all)
+            p->options.selectAll();
+        return runProbe(p->args, p->options);
+    });
+
+    struct Import {
+        std::string json, run, label = "python";
+    };
+    auto m = std::make_shared<Import>();
+    auto* import = app.add_subcommand(
+        "import", "Import the reference's metrics.json into a run's analysis file");
+    import->add_option("metrics", m->json, "metrics.json written by the Python code")
+        ->required()->check(CLI::ExistingFile);
+    import->add_option("run", m->run, "Run folder or run.h5")->required();
+    import->add_option("--label", m->label, "Name of the imported set")->capture_default_str();
+    table.add(import, [m] { return runImport(m->json, m->run, m->label); });
 }
 
 }  // namespace lengen::cli

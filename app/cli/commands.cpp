@@ -4,12 +4,15 @@
 #include <cmath>
 #include <cstdio>
 #include <iostream>
+#include <memory>
 
 #include "lengen/engine/config.h"
 #include "lengen/engine/errors.h"
 #include "lengen/engine/run_file.h"
 #include "lengen/engine/trainer.h"
 #include "progress.h"
+#include "command_registry.h"
+#include "option_ranges.h"
 
 namespace lengen::cli {
 
@@ -138,9 +141,13 @@ int runInfo(const std::string& run, bool listParameters, int pointwiseRows)
     std::printf("run file     %s\n", info.path.c_str());
     std::printf("run id       %s (created %s, lengen %s, format %d)\n", info.runId.c_str(),
                 info.createdAt.c_str(), info.engineVersion.c_str(), info.formatVersion);
-    std::printf("status       %s, checkpoint after %lld of %lld steps\n", info.status.c_str(),
+    // "stopped", as the studio says it; the file stores "cancelled" (docs/run-format.md).
+    const std::string status = info.status == "cancelled" ? "stopped" : info.status;
+    std::printf("status       %s, checkpoint after %lld of %lld steps\n", status.c_str(),
                 static_cast<long long>(std::max<std::int64_t>(info.checkpointStep, 0)),
                 static_cast<long long>(info.totalSteps));
+    if (info.status == "cancelled")
+        std::printf("             continue with: lengen train --resume %s\n", info.path.c_str());
     if (info.status == "interrupted")
         std::printf("             the process writing it died; continue with: lengen train "
                     "--resume %s\n             (h5py opens it with swmr=True, or after "
@@ -162,9 +169,11 @@ int runInfo(const std::string& run, bool listParameters, int pointwiseRows)
                 model.c_str(), c.model.hiddenSize, c.model.numLayers, mamba ? "state" : "heads",
                 mamba ? c.model.stateSize : c.model.numHeads,
                 static_cast<double>(info.parameterCount) / 1e6);
-    std::printf("training     lr %g, batch %d, seed %llu, device %s%s\n",
-                c.training.learningRate, c.training.batchSize,
-                static_cast<unsigned long long>(info.seed), info.device.c_str(),
+    // The Python code seeds nothing: an imported run's training seed is unknown (its stored
+    // seed only drives the generator of a continued training).
+    const std::string seed = info.importedFrom.empty() ? std::to_string(info.seed) : "unknown";
+    std::printf("training     lr %g, batch %d, seed %s, device %s%s\n",
+                c.training.learningRate, c.training.batchSize, seed.c_str(), info.device.c_str(),
                 c.compat == engine::CompatMode::Reference ? ", compat: reference" : "");
     if (info.logRows > 0)
         std::printf("log          %lld rows, last loss %.5g\n",
@@ -187,6 +196,71 @@ int runInfo(const std::string& run, bool listParameters, int pointwiseRows)
             std::printf("]\n");
         }
     return 0;
+}
+
+
+void addTrainCommands(CLI::App& app, CommandTable& table)
+{
+    struct Train {
+        TrainArgs args;
+        std::uint64_t seed = 0;
+        std::int64_t steps = 0;
+        CLI::Option* seedOpt = nullptr;
+        CLI::Option* stepsOpt = nullptr;
+    };
+    auto t = std::make_shared<Train>();
+    auto* train = app.add_subcommand("train", "Train a model from a YAML run config, or continue "
+                                              "a stopped run with --resume");
+    train->add_option("config", t->args.config, "Run config (YAML, !include allowed)")
+        ->check(CLI::ExistingFile);
+    train->add_option("--resume", t->args.resume, "Continue this run (folder or run.h5)");
+    train->add_option("--out", t->args.outDir, "Root folder for new runs")->capture_default_str();
+    t->seedOpt = train->add_option("--seed", t->seed, "Random seed (default: config `seed`, "
+                                                      "else random; stored in the run)")
+                     ->check(seedRange());
+    t->stepsOpt = train->add_option("--steps", t->steps, "Override training.max_steps")
+                      ->check(inRange(1, 1e9));
+    train->add_option("--device", t->args.device, "cpu, cuda or cuda:N (default: cuda if "
+                                                  "available, else cpu)");
+    train->add_option("--threads", t->args.threads, "CPU threads (default: all cores)")
+        ->check(threadRange());
+    train->add_flag("--quiet,-q", t->args.quiet, "No progress output");
+    table.add(train, [t] {
+        if (t->args.config.empty() == t->args.resume.empty()) {
+            std::fprintf(stderr, "lengen train: give either a CONFIG or --resume RUN\n");
+            return engine::exitCodeFor(engine::ErrorKind::Usage);
+        }
+        if (*t->seedOpt)
+            t->args.seed = t->seed;
+        if (*t->stepsOpt)
+            t->args.steps = t->steps;
+        return runTrain(t->args);
+    });
+
+    struct Validate {
+        std::string config;
+        bool quiet = false;
+    };
+    auto v = std::make_shared<Validate>();
+    auto* validate = app.add_subcommand(
+        "validate", "Check a run config and print it fully resolved (as stored in runs)");
+    validate->add_option("config", v->config, "Run config (YAML)")->required();
+    validate->add_flag("--quiet,-q", v->quiet, "Only report problems");
+    table.add(validate, [v] { return runValidate(v->config, v->quiet); });
+
+    struct Info {
+        std::string run;
+        bool parameters = false;
+        int pointwise = 0;
+    };
+    auto i = std::make_shared<Info>();
+    auto* info = app.add_subcommand("info", "Summarise a run file");
+    info->add_option("run", i->run, "Run folder or run.h5")->required();
+    info->add_flag("--parameters,-p", i->parameters, "List every checkpoint tensor and shape");
+    info->add_option("--pointwise", i->pointwise,
+                     "Print the per-position metric, mean of the last N logged steps")
+        ->check(inRange(0, 1e9));
+    table.add(info, [i] { return runInfo(i->run, i->parameters, i->pointwise); });
 }
 
 }  // namespace lengen::cli

@@ -8,6 +8,7 @@
 #include <cstdlib>
 #include <algorithm>
 #include <filesystem>
+#include <memory>
 
 #include "figure_export.h"
 #include "lengen/engine/errors.h"
@@ -17,6 +18,8 @@
 #include "lengen/engine/sweep_aggregate.h"
 #include "sweep_figures.h"
 #include "sweep_table.h"
+#include "command_registry.h"
+#include "option_ranges.h"
 
 namespace fs = std::filesystem;
 
@@ -198,6 +201,36 @@ int runExport(const ExportArgs& args)
         exportOne(args.run, args.figure, map, fmt, path, args.dpi, args.quiet);
     }
     return 0;
+}
+
+
+void addExportCommand(CLI::App& app, CommandTable& table)
+{
+    auto a = std::make_shared<ExportArgs>();
+    auto* cmd = app.add_subcommand(
+        "export", "Figures of a run (evaluation, attention, attacks, serial position, loss) or of a "
+                  "sweep (grid, table) as PNG, SVG, PDF or CSV");
+    cmd->add_option("run", a->run, "Run folder or run.h5, or a sweep folder (figures grid and "
+                                   "table)")->required();
+    cmd->add_option("--method", a->method, "Sweep grid / table: evaluation method (default "
+                                           "ood_length)");
+    cmd->add_option("--figure", a->figure, "Figure name (see --list)");
+    cmd->add_flag("--all", a->all, "Every available figure (into <run>/figures)");
+    cmd->add_flag("--list", a->list, "List the figures this run can draw");
+    cmd->add_option("--format", a->formats, "png, svg, pdf, csv (several: comma); a sweep's "
+                                            "table: csv, md")
+        ->delimiter(',');
+    cmd->add_option("--out", a->out, "Output file (one figure) or folder (--all)");
+    cmd->add_option("--dpi", a->dpi, "PNG resolution")->capture_default_str()
+        ->check(CLI::Range(30, 1200));
+    cmd->add_option("--prompt", a->prompt, "Attention map: prompt (from 0)")
+        ->capture_default_str()->check(inRange(0, 1e6));
+    cmd->add_option("--layer", a->layer, "Attention map: layer from 0 (default -1: last)")
+        ->check(inRange(-1, 1e6));
+    cmd->add_option("--head", a->head, "Attention map: head from 0, or -1: the mean over heads")
+        ->capture_default_str()->check(inRange(-1, 1e6));
+    cmd->add_flag("--quiet,-q", a->quiet, "Do not print the written paths");
+    table.add(cmd, [a] { return runExport(*a); });
 }
 
 }  // namespace lengen::cli

@@ -1,13 +1,16 @@
 #include "reference_commands.h"
 
+#include <CLI/CLI.hpp>
 #include <unistd.h>
 
 #include <csignal>
 #include <cstdio>
 #include <filesystem>
+#include <memory>
 
 #include "lengen/engine/errors.h"
 #include "lengen/engine/reference_runs.h"
+#include "command_registry.h"
 
 namespace lengen::cli {
 
@@ -160,6 +163,32 @@ int runExportRun(const ExportRunArgs& args)
             std::fprintf(stderr, "note: %s\n", n.c_str());
     std::printf("%s\n", r.dir.c_str());
     return 0;
+}
+
+
+void addReferenceCommands(CLI::App& app, CommandTable& table)
+{
+    auto in = std::make_shared<ImportRunArgs>();
+    auto* importRun = app.add_subcommand(
+        "import-run", "Import runs of the reference's Python code (config.yaml + state.pt "
+                      "[+ metrics.json]) as LenGen runs");
+    importRun->add_option("folders", in->paths, "Reference run folders, or a models/ tree "
+                                                "holding them")->required();
+    importRun->add_option("--out", in->outDir, "Root folder for the imported runs")
+        ->capture_default_str();
+    importRun->add_flag("!--no-metrics", in->metrics, "Do not import metrics.json");
+    importRun->add_flag("--quiet,-q", in->quiet, "Only print the run paths");
+    table.add(importRun, [in] { return runImportRun(*in); });
+
+    auto out = std::make_shared<ExportRunArgs>();
+    auto* exportRun = app.add_subcommand(
+        "export-run", "Write a run as a reference run folder (config.yaml + state.pt) for the "
+                      "Python code");
+    exportRun->add_option("run", out->run, "Run folder or run.h5")->required();
+    exportRun->add_option("--format", out->format, "pytorch")->capture_default_str();
+    exportRun->add_option("--out", out->outDir, "Folder to write")->required();
+    exportRun->add_flag("--quiet,-q", out->quiet, "Only print the folder");
+    table.add(exportRun, [out] { return runExportRun(*out); });
 }
 
 }  // namespace lengen::cli

@@ -100,11 +100,8 @@ int runSweepNew(const SweepNewArgs& args)
     spec.stages.evalOptions.methods = args.evalMethods;
     spec.stages.evalOptions.prompts = args.evalPrompts;
     spec.stages.probe = args.probe;
-    if (args.probe) {
-        spec.stages.probeOptions.attention = spec.stages.probeOptions.duplicated =
-            spec.stages.probeOptions.serialPosition = true;
-        spec.stages.probeOptions.common.bootstrapTrials = 100;
-    }
+    if (args.probe)
+        spec.stages.probeOptions = engine::ProbeOptions::all();
     // Written next to the target and renamed once every cell validated: a bad axis leaves nothing.
     const fs::path partial = out.string() + ".partial";
     fs::remove_all(partial);

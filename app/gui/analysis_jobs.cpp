@@ -13,6 +13,14 @@ ui::TrainingWorker::Job trainJob(engine::RunConfig config, engine::TrainOptions 
     };
 }
 
+ui::TrainingWorker::Job resumeJob(QString runFile, engine::TrainOptions options)
+{
+    return [runFile, options = std::move(options)](engine::RunControl& control,
+                                                   engine::TrainObserver& obs) {
+        return engine::resume(runFile.toStdString(), options, control, obs);
+    };
+}
+
 // An analysis as a worker job: its summary as a RunSummary (stepsDone = how many methods or
 // probes were computed; the views say so in those words).
 template <typename Analyse>

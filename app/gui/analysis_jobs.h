@@ -1,5 +1,6 @@
 #pragma once
-// Engine jobs the studio queues on its worker thread: training one config (reports through a
+// Engine jobs the studio queues on its worker thread: training one config or resuming a run
+// (reports through a
 // TrainObserver), evaluating and probing a run (through an AnalysisObserver: stages and their
 // progress, never as training steps).
 
@@ -12,6 +13,8 @@
 namespace lengen::studio {
 
 ui::TrainingWorker::Job trainJob(engine::RunConfig config, engine::TrainOptions options);
+/// Continues a stopped or interrupted run from its checkpoint (`lengen train --resume`).
+ui::TrainingWorker::Job resumeJob(QString runFile, engine::TrainOptions options = {});
 ui::TrainingWorker::AnalysisJob evalJob(QString runFile, engine::EvalOptions options);
 ui::TrainingWorker::AnalysisJob probeJob(QString runFile, engine::ProbeOptions options);
 

@@ -83,8 +83,8 @@ MainWindow::MainWindow(const StudioOptions& options, QWidget* parent) : QMainWin
         return request->runs.front();
     });
     connect(m_sweeps, &ui::SweepsView::openRunRequested, this, [this](const QString& run) {
-        openRun(run);
-        m_tabs->setCurrentWidget(m_eval);
+        if (openRun(run))
+            m_tabs->setCurrentWidget(m_eval);
     });
     connect(m_sweeps, &ui::SweepsView::compareRequested, this, &MainWindow::compareRuns);
     setCentralWidget(m_tabs);
@@ -101,6 +101,7 @@ MainWindow::MainWindow(const StudioOptions& options, QWidget* parent) : QMainWin
     connect(m_eval, &ui::FigureView::computeRequested, this, &MainWindow::evaluateOpenRun);
     connect(m_probes, &ui::FigureView::computeRequested, this, &MainWindow::probeOpenRun);
     connect(m_browser, &ui::RunBrowser::openRequested, this, &MainWindow::openRun);
+    connect(m_training, &ui::TrainingView::resumeRequested, this, &MainWindow::resumeRun);
     connect(m_browser, &ui::RunBrowser::compareRequested, this, &MainWindow::compareRuns);
     connect(m_compare, &ui::CompareView::evaluateRequested, this, [this](const QStringList& runs, const QString& method) {
         engine::EvalOptions o;  // only what the comparison lacks, not every method of the task
@@ -113,15 +114,21 @@ MainWindow::MainWindow(const StudioOptions& options, QWidget* parent) : QMainWin
     });
     connect(m_browser, &ui::RunBrowser::overlayRequested, this, &MainWindow::overlayTraining);
     connect(m_browser, &ui::RunBrowser::referenceRunsFound, this, &MainWindow::offerReferenceImport);
-    m_follow.setInterval(2000);
-    connect(&m_follow, &QTimer::timeout, this, [this] {
-        const auto row = ui::RunTableModel::readRow(m_openRun);
-        m_training->showRunLog(m_openRun);
-        if (row.status != QStringLiteral("running")) {
-            m_follow.stop();
-            m_browser->refresh();
-        }
+    connect(m_browser, &ui::RunBrowser::folderHoldsNoRuns, this, [this](const QString& folder) {
+        showProblem(tr("No runs"), tr("%1 holds no runs (no run.h5 in it or below it). It is "
+                                      "watched: runs written there later are listed.").arg(folder));
     });
+    // The one open run: every view follows it; the window only names it in the title.
+    m_training->followOpenRun(m_run);
+    m_eval->followOpenRun(m_run);
+    m_probes->followOpenRun(m_run);
+    m_attention->followOpenRun(m_run);
+    connect(&m_run, &ui::OpenRunModel::changed, this, [this](const QString& run) {
+        setWindowTitle(run.isEmpty() ? tr("LenGen Studio") : tr("LenGen Studio — %1").arg(run));
+        if (!run.isEmpty())
+            m_browser->selectRun(run);
+    });
+    connect(&m_run, &ui::OpenRunModel::openFailed, this, &MainWindow::openFailed);
     buildMenus();
     wireController();
     restoreSettings();
@@ -137,8 +144,10 @@ MainWindow::MainWindow(const StudioOptions& options, QWidget* parent) : QMainWin
         m_setup->loadFile(options.preset);
     if (!options.compare.isEmpty())
         compareRuns(options.compare);
-    if (!options.sweep.isEmpty())
+    if (!options.sweep.isEmpty()) {
         m_sweeps->setSweep(options.sweep);
+        m_tabs->setCurrentWidget(m_sweeps);  // --sweep DIR: the sweep is what was asked for
+    }
     if (!options.openRun.isEmpty()) {
         // A run, or a folder: a models/ tree of the Python code offers its import, which asks,
         // so it waits until the window is up.
@@ -146,7 +155,7 @@ MainWindow::MainWindow(const StudioOptions& options, QWidget* parent) : QMainWin
         if (QFileInfo(path).isDir() && !QFileInfo::exists(path + "/run.h5"))
             QTimer::singleShot(0, this, [this, path] { openPath(path); });
         else
-            openRun(path);
+            QTimer::singleShot(0, this, [this, path] { openRun(path); });  // a refusal is shown
     }
     if (options.train)
         QTimer::singleShot(0, this, [this] {
@@ -224,10 +233,11 @@ void MainWindow::buildMenus()
     analysis->addAction(tr("&Probe open run (attention, attacks, serial position)"), this,
                         &MainWindow::probeOpenRun);
     analysis->addAction(tr("Export &all figures of the open run…"), this, [this] {
-        if (m_openRun.isEmpty())
+        const QString openRun = m_run.runFile();
+        if (openRun.isEmpty())
             return statusBar()->showMessage(tr("Open a run first"));
         const QString dir = QFileDialog::getExistingDirectory(
-            this, tr("Export all figures into"), QFileInfo(m_openRun).dir().filePath("figures"));
+            this, tr("Export all figures into"), QFileInfo(openRun).dir().filePath("figures"));
         if (dir.isEmpty())
             return;
         bool ok = false;
@@ -238,13 +248,13 @@ void MainWindow::buildMenus()
         QApplication::setOverrideCursor(Qt::WaitCursor);
         statusBar()->showMessage(tr("Exporting every figure of the run…"));
         try {
-            const auto files = figures::exportAllFigures(m_openRun.toStdString(), dir.toStdString(),
+            const auto files = figures::exportAllFigures(openRun.toStdString(), dir.toStdString(),
                                                          {"png", "svg", "pdf", "csv"}, dpi);
             QApplication::restoreOverrideCursor();
             statusBar()->showMessage(tr("Wrote %1 files into %2").arg(files.size()).arg(dir));
         } catch (const std::exception& e) {
             QApplication::restoreOverrideCursor();
-            QMessageBox::warning(this, tr("Export failed"), QString::fromUtf8(e.what()));
+            showProblem(tr("Export failed"), QString::fromUtf8(e.what()));
         }
     });
     analysis->addAction(tr("E&xport current figure…"), QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_S), this, [this] {
@@ -260,16 +270,19 @@ void MainWindow::wireController()
     auto status = [this](const QString& s) { statusBar()->showMessage(s); };
     statusBar()->addPermanentWidget(new ui::AnalysisProgressArea(m_controller));
     auto training = [this] { return m_controller.currentKind() == ui::JobKind::Train; };
-    connect(&m_controller, &ui::RunController::runStarted, this, [=](const QString& label, const auto&) {
+    connect(&m_controller, &ui::RunController::runStarted, this, [=](const QString& label, const engine::RunStarted& info) {
         status(tr("%1 running…").arg(label));
         m_browser->refresh();  // the new run is listed at once, not after Refresh
+        // Training a run opens it: every tab, the title and Analysis act on it from now on.
+        if (training() && !info.runFile.empty())
+            m_run.open(QString::fromStdString(info.runFile));
     });
     connect(&m_controller, &ui::RunController::warning, this, [=](const QString& w) { status(w); });
     connect(&m_controller, &ui::RunController::runFinished, this, [=](const QString& label, const engine::RunSummary& s) {
         m_browser->refresh();
         const QString run = QString::fromStdString(s.runFile);
         if (training()) {
-            openRun(run);  // the new run is what the user wants to see
+            m_run.notifyUpdated(run, ui::OpenRunModel::Part::Log);  // its final status and log
             status(tr("%1 finished").arg(label));
             return;
         }
@@ -282,27 +295,21 @@ void MainWindow::wireController()
                 }
             }))
             m_compare->setRuns(compared);  // its curve can join the comparison now
-        if (QFileInfo(run) == QFileInfo(m_openRun)) {  // re-read what the analysis added
-            m_eval->refresh();
-            m_probes->refresh();
-            m_attention->setRun(m_openRun);
-        }
+        m_run.notifyUpdated(run, ui::OpenRunModel::Part::Analysis);  // what the analysis added
         status(m_controller.currentKind() == ui::JobKind::Evaluate
                    ? tr("%1 finished: %n method(s) computed", nullptr, int(s.stepsDone)).arg(label)
                    : tr("%1 finished: %n probe(s) computed", nullptr, int(s.stepsDone)).arg(label));
     });
     connect(&m_controller, &ui::RunController::runCancelled, this, [=](const QString& label, const engine::RunSummary& s) {
-        status(training() ? tr("%1 stopped; continue it with `lengen train --resume %2`").arg(label, QString::fromStdString(s.runFile))
+        const QString run = QString::fromStdString(s.runFile);
+        status(training() ? tr("%1 stopped; Resume training on the Train tab continues it").arg(label)
                           : tr("%1 stopped; what it computed is stored").arg(label));
         m_browser->refresh();
+        m_run.notifyUpdated(run, training() ? ui::OpenRunModel::Part::Log : ui::OpenRunModel::Part::Analysis);
     });
     connect(&m_controller, &ui::RunController::runFailed, this, [this](const QString& label, const ui::RunError& e) {
         m_browser->refresh();
-        statusBar()->showMessage(tr("%1 failed: %2").arg(label, e.message));  // not "running…" any more
-        QMessageBox box(QMessageBox::Warning, tr("%1 failed").arg(label), e.message, QMessageBox::Ok, this);
-        if (!e.detail.isEmpty())
-            box.setDetailedText(e.detail);
-        box.exec();
+        showProblem(tr("%1 failed").arg(label), e.message, e.detail);
     });
 }
 
@@ -319,27 +326,26 @@ void MainWindow::train(const ui::TrainRequest& request)
 
 void MainWindow::evaluateOpenRun()
 {
-    if (m_openRun.isEmpty()) {
+    const QString run = m_run.runFile();
+    if (run.isEmpty()) {
         statusBar()->showMessage(tr("Open a run first (double-click it in the Runs list)"));
         return;
     }
     engine::EvalOptions o;
-    m_controller.enqueue(ui::JobKind::Evaluate, tr("evaluate %1").arg(QFileInfo(m_openRun).dir().dirName()),
-                         evalJob(m_openRun, o));
+    m_controller.enqueue(ui::JobKind::Evaluate, tr("evaluate %1").arg(QFileInfo(run).dir().dirName()),
+                         evalJob(run, o));
     statusBar()->showMessage(tr("Evaluation queued: its progress is shown here"));
 }
 
 void MainWindow::probeOpenRun()
 {
-    if (m_openRun.isEmpty()) {
+    const QString run = m_run.runFile();
+    if (run.isEmpty()) {
         statusBar()->showMessage(tr("Open a run first (double-click it in the Runs list)"));
         return;
     }
-    engine::ProbeOptions o;
-    o.attention = o.duplicated = o.serialPosition = true;
-    o.common.bootstrapTrials = 100;
-    m_controller.enqueue(ui::JobKind::Probe, tr("probe %1").arg(QFileInfo(m_openRun).dir().dirName()),
-                         probeJob(m_openRun, o));
+    m_controller.enqueue(ui::JobKind::Probe, tr("probe %1").arg(QFileInfo(run).dir().dirName()),
+                         probeJob(run, engine::ProbeOptions::all()));
     statusBar()->showMessage(tr("Probes queued: their progress is shown here"));
 }
 
@@ -356,34 +362,47 @@ void MainWindow::overlayTraining(const QStringList& runFiles)
     m_browser->model()->colorsChanged();
     m_tabs->setCurrentWidget(m_training);
     if (!failed.isEmpty())
-        QMessageBox::warning(this, tr("Overlay training curves"),
-                             tr("%n run(s) could not be read and are not drawn:", nullptr, int(failed.size())) +
-                                 "\n\n" + failed.join("\n"));
+        showProblem(tr("Overlay training curves"),
+                    tr("%n run(s) could not be read and are not drawn:", nullptr, int(failed.size())) +
+                        "\n\n" + failed.join("\n"));
     else
         statusBar()->showMessage(runFiles.isEmpty() ? tr("Select runs in the Runs list first")
                                                     : tr("%n run(s) overlaid on the loss plot", nullptr,
                                                          int(m_training->overlays().size())));
 }
 
-void MainWindow::openRun(const QString& runFile)
+bool MainWindow::openRun(const QString& runFile)
 {
-    QString path;
-    try {
-        path = QString::fromStdString(engine::locateRunFile(runFile.toStdString()));
-    } catch (const std::exception& e) {
-        statusBar()->showMessage(QString::fromUtf8(e.what()));
+    if (!m_run.open(runFile).isEmpty())
+        return false;  // refused: openFailed said why
+    statusBar()->showMessage(tr("Opened %1").arg(m_run.runFile()));
+    return true;
+}
+
+void MainWindow::openFailed(const QString& path, const QString& message)
+{
+    showProblem(tr("Cannot open the run"),
+                tr("%1\n\nThe open run is unchanged.").arg(message.isEmpty() ? path : message));
+}
+
+void MainWindow::showProblem(const QString& title, const QString& message, const QString& detail)
+{
+    statusBar()->showMessage(title + QStringLiteral(": ") + message.section(QLatin1Char('\n'), 0, 0));
+    auto* box = new QMessageBox(QMessageBox::Warning, title, message, QMessageBox::Ok, this);
+    box->setAttribute(Qt::WA_DeleteOnClose);
+    box->setObjectName(QStringLiteral("problem"));
+    if (!detail.isEmpty())
+        box->setDetailedText(detail);
+    box->open();
+}
+
+void MainWindow::resumeRun(const QString& runFile)
+{
+    if (runFile.isEmpty())
         return;
-    }
-    m_openRun = path;
-    setWindowTitle(tr("LenGen Studio — %1").arg(path));
-    m_training->showRunLog(path);
-    m_eval->setRun(path);
-    m_probes->setRun(path);
-    m_attention->setRun(path);
-    m_browser->selectRun(path);
-    if (ui::RunTableModel::readRow(path).status == QStringLiteral("running"))
-        m_follow.start();  // another process is writing it: follow the log
-    statusBar()->showMessage(tr("Opened %1").arg(path));
+    const QString label = tr("resume %1").arg(QFileInfo(runFile).dir().dirName());
+    m_controller.enqueue(label, resumeJob(runFile));
+    m_tabs->setCurrentWidget(m_training);
 }
 
 void MainWindow::offerReferenceImport(const QString& folder, const QStringList& runDirs)
@@ -416,11 +435,8 @@ void MainWindow::offerReferenceImport(const QString& folder, const QStringList& 
                          (summary.failed ? tr(", %n failed", nullptr, summary.failed) : QString()) +
                          (summary.cancelled ? tr(" (stopped)") : QString());
     statusBar()->showMessage(text);
-    if (summary.failed) {
-        QMessageBox box(QMessageBox::Warning, tr("Runs of the Python code"), text + ".", QMessageBox::Ok, this);
-        box.setDetailedText(summary.messages.join('\n'));
-        box.exec();
-    }
+    if (summary.failed)
+        showProblem(tr("Runs of the Python code"), text + ".", summary.messages.join('\n'));
 }
 
 void MainWindow::openPath(const QString& path)
@@ -433,7 +449,7 @@ void MainWindow::openPath(const QString& path)
         return;
     }
     if (QFileInfo(path).isDir() && !QFileInfo::exists(path + "/run.h5"))
-        m_browser->addFolder(path);
+        m_browser->addFolder(path);  // says so when it holds no runs
     else
         openRun(path);
 }

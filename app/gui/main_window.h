@@ -5,6 +5,7 @@
 #include <QMainWindow>
 #include <QTimer>
 
+#include "open_run_model.h"
 #include "run_controller.h"
 
 class QTabWidget;
@@ -43,11 +44,22 @@ public:
 
     ui::RunController& controller() { return m_controller; }
     QTabWidget* tabs() const { return m_tabs; }
-    QString openRunFile() const { return m_openRun; }
-    void openRun(const QString& runFile);
+    /// The one open run every tab, the title and the Analysis actions follow.
+    ui::OpenRunModel& openRunModel() { return m_run; }
+    QString openRunFile() const { return m_run.runFile(); }
+    /// Opens a run (folder or run.h5); a damaged or foreign file is refused with a message
+    /// and the open run stays. Returns whether it opened.
+    bool openRun(const QString& runFile);
+    ui::TrainingView* trainingView() const { return m_training; }
+    ui::FigureView* evaluationView() const { return m_eval; }
+    ui::FigureView* probesView() const { return m_probes; }
+    ui::AttentionView* attentionView() const { return m_attention; }
+    ui::RunBrowser* runBrowser() const { return m_browser; }
     void train(const ui::TrainRequest& request);
     void evaluateOpenRun();
     void probeOpenRun();
+    /// Continues a stopped or interrupted run in the worker (the Train tab's Resume).
+    void resumeRun(const QString& runFile);
     /// Overlays these runs' evaluation curves in the Compare tab.
     void compareRuns(const QStringList& runFiles);
     void overlayTraining(const QStringList& runFiles);
@@ -62,6 +74,10 @@ private:
     void wireController();
     void restoreSettings();
     void openPath(const QString& path);
+    /// A failure that needs reading: said in the status bar and in a window-modal box that
+    /// does not block the caller (open(), not exec(): callers are often signal handlers).
+    void showProblem(const QString& title, const QString& message, const QString& detail = {});
+    void openFailed(const QString& path, const QString& message);
     /// Offers to import runs of the reference's Python code found under `folder`.
     void offerReferenceImport(const QString& folder, const QStringList& runDirs);
 
@@ -75,8 +91,7 @@ private:
     ui::AttentionView* m_attention = nullptr;
     ui::CompareView* m_compare = nullptr;
     ui::SweepsView* m_sweeps = nullptr;
-    QString m_openRun;
-    QTimer m_follow;  ///< re-reads a run another process is writing
+    ui::OpenRunModel m_run;
     bool m_offeringImport = false;  ///< adding the runs folder must not offer again
 };
 

@@ -174,7 +174,7 @@ void TestCli::followLiveThenInterruptAndResume()
     err += QString::fromUtf8(trainer.readAllStandardError());
     QVERIFY2(err.contains("--resume"), qPrintable(err));
     auto info = run({"info", runFile});
-    QVERIFY2(info.out.contains("status       cancelled"), qPrintable(info.out));
+    QVERIFY2(info.out.contains("status       stopped"), qPrintable(info.out));
 
     // Resume with a smaller budget is not possible (steps are the run's own); so check that
     // --resume continues and can itself be interrupted, keeping the step count growing.

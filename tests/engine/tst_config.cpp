@@ -2,6 +2,7 @@
 // values of the reference (§5.4), curriculum and LR schedule, YAML round trip, shipped configs.
 
 #include <filesystem>
+#include <fstream>
 
 #include "config/yaml_tree.h"
 #include "lengen/engine/config.h"
@@ -39,6 +40,11 @@ class TestConfig final : public QObject {
     Q_OBJECT
 private Q_SLOTS:
     void includesResolveRelativeAndNested();
+    void pathRelativeToTheWorkingFolderIncludes();
+    void includeChainsAndNamesAreBounded();
+    void nonFiniteNumbersAreRefused();
+    void differencesBetweenRuns();
+    void referenceFireWidthIsStored();
     void errorsNameFileLineAndKey_data();
     void errorsNameFileLineAndKey();
     void reportsEveryIssueAtOnce();
@@ -76,6 +82,119 @@ void TestConfig::includesResolveRelativeAndNested()
     auto n = engine::loadConfigFile(nested).runs.at(0);
     QCOMPARE(n.task.curriculum.dims.interval, 7);
     QCOMPARE(n.task.curriculum.points.start, 3);
+}
+
+// Issue 29, defect 1: `cd configs/tasks/linear_regression && lengen validate rope.yaml` was
+// refused because the file's folder ("") read as "text must be complete".
+void TestConfig::pathRelativeToTheWorkingFolderIncludes()
+{
+    const auto dir = test::scratchDir("cwd");
+    writeConfigTree(dir, kModel, kCurriculum);
+    const auto saved = fs::current_path();
+    fs::current_path(dir);
+    try {
+        const auto loaded = engine::loadConfigFile("run.yaml");
+        fs::current_path(saved);
+        QCOMPARE(loaded.runs.at(0).model.hiddenSize, 16);
+    } catch (const std::exception& e) {
+        fs::current_path(saved);
+        QFAIL(e.what());
+    }
+    // The shipped reference configs, named from their own folder.
+    fs::current_path(test::sourcePath("configs/tasks/linear_regression"));
+    try {
+        const auto loaded = engine::loadConfigFile("rope.yaml");
+        fs::current_path(saved);
+        QVERIFY(!loaded.runs.empty());
+    } catch (const std::exception& e) {
+        fs::current_path(saved);
+        QFAIL(e.what());
+    }
+}
+
+// Issue 29, defects 11 and 12: a chain of files each including the next crashed with SIGSEGV
+// (stack overflow) at ~30,000 files; an overlong include name was an internal error.
+void TestConfig::includeChainsAndNamesAreBounded()
+{
+    const auto dir = test::scratchDir("chain");
+    constexpr int kFiles = 100;  // past the documented 64; 64 is still accepted
+    for (int i = 0; i < kFiles; ++i)
+        test::writeFile(dir, "c" + std::to_string(i) + ".yaml",
+                        "!include c" + std::to_string(i + 1) + ".yaml\n");
+    test::writeFile(dir, "c" + std::to_string(kFiles) + ".yaml", "start: 1\n");
+    try {
+        engine::config::loadYamlFile(dir + "/c0.yaml");
+        QFAIL("a 100-file include chain was accepted");
+    } catch (const ConfigError& e) {
+        QVERIFY2(std::string(e.what()).find("nested deeper than 64 files") != std::string::npos,
+                 e.what());
+    }
+    auto shallow = engine::config::loadYamlFile(dir + "/c" + std::to_string(kFiles - 60) + ".yaml");
+    QVERIFY(shallow->find("start"));
+
+    const std::string longName(5000, 'x');
+    const auto path = test::writeFile(dir, "long.yaml", "model:\n  !include " + longName + ".yaml\n");
+    try {
+        engine::config::loadYamlFile(path);
+        QFAIL("an overlong include name was accepted");
+    } catch (const ConfigError& e) {
+        const std::string message = e.what();
+        QVERIFY2(message.find("long.yaml:2") != std::string::npos, e.what());
+        QVERIFY2(message.find("name too long") != std::string::npos, e.what());
+    } catch (const std::exception& e) {
+        QFAIL((std::string("not a config error: ") + e.what()).c_str());
+    }
+}
+
+// Issue 29, defect 16: `learning_rate: .inf` validated and trained NaN from step 1.
+void TestConfig::nonFiniteNumbersAreRefused()
+{
+    for (const std::string value : {".inf", "inf", "-.inf", ".nan"}) {
+        const auto dir = test::scratchDir("inf");
+        const auto path = writeConfigTree(dir, kModel, kCurriculum);
+        std::ofstream(path, std::ios::app) << "  learning_rate: " << value << "\n";  // under training:
+        try {
+            engine::loadConfigFile(path);
+            QFAIL(("learning_rate: " + value + " was accepted").c_str());
+        } catch (const ConfigError& e) {
+            QVERIFY2(std::string(e.what()).find("training.learning_rate") != std::string::npos,
+                     e.what());
+        }
+    }
+}
+
+// Compare's config table: only the keys whose values differ, a value per run.
+void TestConfig::differencesBetweenRuns()
+{
+    const auto dir = test::scratchDir("diff");
+    const auto a = engine::loadConfigFile(writeConfigTree(dir + "/a", kModel, kCurriculum)).runs.at(0);
+    const auto b = engine::loadConfigFile(
+        writeConfigTree(dir + "/b", QString(kModel).replace("num_hidden_layers: 2", "num_hidden_layers: 3").toStdString(),
+                        kCurriculum)).runs.at(0);
+    QVERIFY(engine::configDifferences({a, a}).empty());
+    const auto d = engine::configDifferences({a, b, a});
+    QCOMPARE(d.size(), size_t(1));
+    QCOMPARE(d[0].key, std::string("model.num_hidden_layers"));
+    QCOMPARE(d[0].values, (std::vector<std::string>{"2", "3", "2"}));
+}
+
+// Issue 29: under compat: reference a FIRE model is max_position_embeddings wide (§9.5), but
+// the stored config said mlp_width 32.
+void TestConfig::referenceFireWidthIsStored()
+{
+    const auto dir = test::scratchDir("fire");
+    const auto path = writeConfigTree(dir, kModel, kCurriculum,
+                                      "patch:\n  rope_scaling: {type: fire}\ncompat: reference\n");
+    const auto run = engine::loadConfigFile(path).runs.at(0);
+    QCOMPARE(run.position.fireMlpWidth, 22);  // max_length 22
+    const auto resolved = engine::toYaml(run, engine::YamlStyle::Resolved);
+    QVERIFY2(resolved.find("mlp_width: 22") != std::string::npos, resolved.c_str());
+    const auto again = engine::loadConfigText(resolved, "stored").runs.at(0);
+    QCOMPARE(again.position.fireMlpWidth, 22);
+    // Without compat the configured width stays (the FIRE paper's 32 by default).
+    const auto intended = engine::loadConfigFile(writeConfigTree(
+        dir + "/intended", kModel, kCurriculum, "patch:\n  rope_scaling: {type: fire}\n")).runs.at(0);
+    QCOMPARE(intended.position.fireMlpWidth, 32);
 }
 
 void TestConfig::errorsNameFileLineAndKey_data()

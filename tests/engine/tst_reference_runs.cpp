@@ -148,6 +148,12 @@ void TestReferenceRuns::importsAndExportsEveryBackbone()
     QCOMPARE(info.status, std::string("imported"));
     QCOMPARE(info.importedFrom, fs::weakly_canonical(ref).string());
     QVERIFY2(info.configYaml.find("compat: reference") != std::string::npos, info.configYaml.c_str());
+    // A run id of its own (issue 29): the origin's wandb id names the folder and imported_from.
+    const std::string folder = fs::path(imported.runFile).parent_path().filename().string();
+    QVERIFY2(info.runId.size() == 8 && info.runId != folder, (info.runId + " vs " + folder).c_str());
+    // The Python code seeds nothing: its seed is unknown, not the made-up generator seed.
+    const auto shown = test::runLengen({"info", QString::fromStdString(imported.runFile)});
+    QVERIFY2(shown.out.contains("seed unknown"), qPrintable(shown.out));
 
     const double importDiff = maxDiff(predict(imported.runFile, fx), fx.pred);
     qInfo("%s: import, max |LenGen - PyTorch| = %.3g", qPrintable(pe), importDiff);

@@ -55,6 +55,7 @@ private Q_SLOTS:
     void hostileYamlIsAConfigError_data();
     void hostileYamlIsAConfigError();
     void signalsWhileStartingExit130();
+    void damagedCheckpointsAndRecordsAreRefused();
 };
 
 void TestReliability::fullDiskFailsLoudlyAndKeepsTheCheckpoint()
@@ -96,6 +97,7 @@ ls "$d/tiny/eval" >"$d/eval.ls"
     // Training: exit 4 and a sentence naming the file and the checkpoint that survives.
     QCOMPARE(readAll(dir + "/train.rc").trimmed(), QString("4"));
     const auto err = readAll(dir + "/train.err");
+    QVERIFY2(!err.contains("HDF5-DIAG"), qPrintable(err));  // the sentence alone (issue 29)
     QVERIFY2(err.contains("cannot write the checkpoint at step") && err.contains("disk full") &&
                  err.contains("the checkpoint at step 50 is intact") && err.contains("run.h5"),
              qPrintable(err));
@@ -219,6 +221,89 @@ void TestReliability::signalsWhileStartingExit130()
                                 .arg(p.exitCode())
                                 .arg(QString::fromUtf8(p.readAllStandardError()))));
     }
+}
+
+// Issue 29, defects 13, 14, 15 and 17, each on a copy of one tiny run damaged by h5py:
+//  * the non-current slot's object header: `train --resume` hung forever in HDF5's SWMR retry
+//    loop (no CPU, deaf to Ctrl-C) while info/eval accepted the file;
+//  * a checkpoint tensor stored as 2^17 x 2^16: allocated before its shape was checked (exit 5,
+//    "out of memory");
+//  * an attention-map array of the wrong shape: exit 64 (usage) naming no file;
+//  * max_steps lost from the stored config: the resume trained on toward 50,000 steps.
+void TestReliability::damagedCheckpointsAndRecordsAreRefused()
+{
+    const QString python = "/usr/bin/python3";
+    if (run(python, {"-c", "import h5py"}).code != 0)
+        QSKIP("h5py is not installed (apt-get install python3-h5py)");
+    const auto dir = QString::fromStdString(lengen::test::scratchDir("damaged-records"));
+    auto trained = cli({"train", configFile(dir, 20), "--out", dir + "/runs", "-q", "--threads", "1"});
+    QCOMPARE(trained.code, 0);
+    const QString good = trained.out.trimmed();
+    QVERIFY(cli({"probe", good, "--attention", "--attention-prompts", "2", "--long-points", "12",
+                 "--map-prompts", "1", "-q", "--threads", "1"}).code == 0);
+    const QString damage = R"(
+import sys, shutil, h5py, numpy as np
+good, dir = sys.argv[1], sys.argv[2]
+run = good
+import os
+folder = os.path.dirname(good)
+for name in ("slot", "shape", "records", "maps"):
+    shutil.copytree(folder, dir + "/" + name)
+# The slot the next checkpoint goes to: flip 4 bytes inside its first tensor's object header.
+p = dir + "/slot/run.h5"
+with h5py.File(p, "r") as f:
+    other = 1 - int(f["checkpoint/current"][()])
+    group = "checkpoint/slot%d/model" % other
+    addr = h5py.h5o.get_info(f[group + "/" + sorted(f[group].keys())[0]].id).addr
+b = bytearray(open(p, "rb").read())
+for k in range(4):
+    b[addr + 12 + k] ^= 0x5A
+open(p, "wb").write(b)
+# The current slot's first tensor, stored as 2^17 x 2^16 (never written: no bytes behind it).
+with h5py.File(dir + "/shape/run.h5", "r+") as f:
+    group = f["checkpoint/slot%d/model" % int(f["checkpoint/current"][()])]
+    name = sorted(group.keys())[0]
+    del group[name]
+    group.create_dataset(name, shape=(2 ** 17, 2 ** 16), dtype="f4")
+# The stored config without training.max_steps (the total_steps attribute still says 20).
+with h5py.File(dir + "/records/run.h5", "r+") as f:
+    stored = f["config"][()]
+    text = "\n".join(l for l in stored.decode().split("\n") if "max_steps" not in l)
+    f["config"][()] = np.bytes_(text.encode().ljust(len(stored), b"\0"))  # same type and size
+# Every stored attention map array of a shape that holds none of its maps.
+with h5py.File(dir + "/maps/attention_maps.h5", "r+") as f:
+    for setting in list(f.keys()):
+        if "maps" in f[setting]:
+            del f[setting]["maps"]
+            f[setting].create_dataset("maps", data=np.zeros((1, 1, 1, 2, 2), dtype="f4"))
+)";
+    const auto made = run(python, {"-c", damage, good, dir});
+    QVERIFY2(made.code == 0, qPrintable(made.err));
+
+    // 13: refused at once (exit 3) naming the slot, within a minute instead of never.
+    auto r = cli({"train", "--resume", dir + "/slot", "-q", "--threads", "1"}, 60000);
+    QVERIFY2(r.code == 3, qPrintable(QString::number(r.code) + ": " + r.err));
+    QVERIFY2(r.err.contains("/checkpoint/slot") && r.err.contains("slot/run.h5"), qPrintable(r.err));
+
+    // 14: the absurd shape is a damaged file (exit 3) naming the dataset, for eval and resume.
+    r = cli({"eval", dir + "/shape", "--methods", "standard", "--prompts", "8", "-q", "--threads", "1"});
+    QVERIFY2(r.code == 3, qPrintable(QString::number(r.code) + ": " + r.err));
+    QVERIFY2(r.err.contains("/model/") && r.err.contains("shape [131072, 65536]"), qPrintable(r.err));
+    r = cli({"train", "--resume", dir + "/shape", "-q", "--threads", "1"}, 60000);
+    QVERIFY2(r.code == 3 && r.err.contains("[131072, 65536]"), qPrintable(r.err));
+
+    // 17: the run's records disagree: no resume toward 50,000 steps.
+    r = cli({"train", "--resume", dir + "/records", "-q", "--threads", "1"}, 60000);
+    QVERIFY2(r.code == 3, qPrintable(QString::number(r.code) + ": " + r.err));
+    QVERIFY2(r.err.contains("total_steps") && r.err.contains("max_steps"), qPrintable(r.err));
+
+    // 15: the map file is named, exit 3 (not 64).
+    r = cli({"export", dir + "/maps", "--all", "--format", "csv", "--out", dir + "/figures", "-q"});
+    QVERIFY2(r.code == 3, qPrintable(QString::number(r.code) + ": " + r.err));
+    QVERIFY2(r.err.contains("attention_maps.h5"), qPrintable(r.err));
+
+    // HDF5 printed none of its own error stacks on the way (defect 18).
+    QVERIFY(!r.err.contains("HDF5-DIAG"));
 }
 
 QTEST_GUILESS_MAIN(TestReliability)

@@ -2,8 +2,13 @@
 // previous checkpoint survives a torn write, the log is truncated on reopen, and missing,
 // damaged or foreign files give Error(RunFile) naming the path.
 
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <thread>
 
 #include "io/h5.h"
 #include "io/run_store.h"
@@ -72,6 +77,7 @@ private Q_SLOTS:
     void badFilesGiveClearErrors();
     void stringsUseNoGlobalHeap();
     void damagedGlobalHeapIsRefused();
+    void hdf5PrintsNoErrorStackOnAnyThread();
 };
 
 void TestRunFile::checkpointRoundTripIsBitwise()
@@ -275,6 +281,43 @@ void TestRunFile::damagedGlobalHeapIsRefused()
     const auto info = readRunInfo(repaired);
     QCOMPARE(info.backbone, std::string("Llama2"));
     QCOMPARE(info.status, std::string("finished"));
+}
+
+// Issue 29, defects 4 and 18: Debian's HDF5 is built thread-safe, so its error stack and the
+// switch that silences automatic printing are per thread. Only the first thread to open a file
+// was silenced: the studio's worker (or GUI) thread filled stderr with HDF5-DIAG stacks.
+void TestRunFile::hdf5PrintsNoErrorStackOnAnyThread()
+{
+    auto f = makeRun("silent");
+    f->session.writer.reset();
+    const auto dir = lengen::test::scratchDir("silent-cut");
+    const auto cut = dir + "/cut.h5";
+    fs::copy_file(f->path, cut, fs::copy_options::overwrite_existing);
+    fs::resize_file(cut, fs::file_size(f->path) / 2);
+    const auto captured = dir + "/stderr.txt";
+    std::fflush(stderr);
+    const int saved = ::dup(2);
+    const int sink = ::open(captured.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    ::dup2(sink, 2);
+    ::close(sink);
+    int refused = 0;
+    const auto openIt = [&] {
+        try {
+            readRunInfo(cut);
+        } catch (const Error&) {
+            ++refused;
+        }
+    };
+    openIt();                    // this thread
+    std::thread(openIt).join();  // a thread that has never called HDF5 (the studio's worker)
+    std::thread(openIt).join();
+    std::fflush(stderr);
+    ::dup2(saved, 2);
+    ::close(saved);
+    QCOMPARE(refused, 3);
+    std::ifstream in(captured);
+    const std::string printed((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    QVERIFY2(printed.find("HDF5-DIAG") == std::string::npos, printed.c_str());
 }
 
 QTEST_APPLESS_MAIN(TestRunFile)

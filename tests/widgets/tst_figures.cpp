@@ -108,7 +108,7 @@ void TestFigures::evaluationFigureIsTheStoredData()
     QCOMPARE(fig.plot->series.size(), stored.curves.size());
     QCOMPARE(fig.plot->series[0].name, std::string("RoPE"));
     QCOMPARE(fig.plot->series[1].name, std::string("Least Squares"));
-    QCOMPARE(fig.plot->vlines.at(0).x, 7.0);      // the training length
+    QCOMPARE(fig.plot->vlines.at(0).x, 6.0);      // the training length: k = N - 1, as tables say
     QCOMPARE(fig.plot->hlines.at(0).y, 3.0);      // zero estimator at D
     // The CSV holds exactly the stored means and bands.
     const auto lines = plots::figureCsv(*fig.plot).split('\n', Qt::SkipEmptyParts);

@@ -67,6 +67,12 @@ struct MapThumbnails {
 MapThumbnails mapThumbnails(const std::string& run, const std::string& setting, int prompt, int size);
 
 /// A stored curve as a series: positions 0..n-1, the mean, the bootstrap band when `band`.
+/// Where every curve figure (a run's evaluation, Compare, a sweep's grid) marks the training
+/// length: k = N - 1, the last in-context position a training prompt of N points predicts
+/// (the README's and the tables' "k = 8" for 9 points). The reference draws its "Bound" one
+/// further, at N.
+inline double trainLengthK(int trainPoints) { return trainPoints - 1.0; }
+
 plots::Series curveSeries(const std::string& name, const engine::CurveStats& stats,
                           const std::string& color = {}, bool band = true);
 

@@ -1,4 +1,5 @@
 #include "attention_view.h"
+#include "open_run_model.h"
 
 #include <QCheckBox>
 #include <QComboBox>
@@ -378,6 +379,15 @@ void AttentionView::onHover(QMouseEvent* event)
                                    .arg(key).arg(QString::fromStdString(figures::tokenLabel(key)))
                                    .arg(std::isnan(w) ? tr("masked (future)") : QString::number(w, 'g', 4)));
         }
+}
+
+void AttentionView::followOpenRun(const OpenRunModel& model)
+{
+    connect(&model, &OpenRunModel::changed, this, [this](const QString& run) { setRun(run); });
+    connect(&model, &OpenRunModel::updated, this, [this](const QString& run, OpenRunModel::Part part) {
+        if (part == OpenRunModel::Part::Analysis)
+            setRun(run);
+    });
 }
 
 }  // namespace lengen::ui

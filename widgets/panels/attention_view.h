@@ -26,6 +26,8 @@ class QTimer;
 
 namespace lengen::ui {
 
+class OpenRunModel;
+
 class AttentionGrid;
 
 class AttentionView final : public QWidget {
@@ -37,6 +39,9 @@ public:
 
     explicit AttentionView(QWidget* parent = nullptr);
     void setRun(const QString& runFile);
+    /// Follows the studio's open run (re-read when an analysis stored results).
+    void followOpenRun(const OpenRunModel& model);
+    QString run() const { return m_run; }
     QCustomPlot* plot() const { return m_plot; }
     /// The window of the map currently loaded: rows [r0, r1) x columns [c0, c1).
     QRect loadedTile() const { return m_tile; }

@@ -3,6 +3,9 @@
 #include <algorithm>
 
 #include <QApplication>
+#include <QHeaderView>
+#include <QSplitter>
+#include <QTableWidget>
 #include <QCheckBox>
 #include <QClipboard>
 #include <QComboBox>
@@ -19,6 +22,7 @@
 #include "figure_builder.h"
 #include "figure_export.h"
 #include "lengen/engine/analysis.h"
+#include "lengen/engine/config.h"
 #include "lengen/engine/run_file.h"
 #include "lengen/engine/sweep_aggregate.h"
 #include "qcp.h"
@@ -79,7 +83,9 @@ plots::FigureSpec compareFigure(const QStringList& runFiles, const std::string& 
                 if (!grouped.count(key))
                     groupOrder.push_back(key);
                 grouped[key].push_back(r.curves.front().stats.mean);
+                plots::showRunColorAs(info.runId, "group:" + key);  // its swatch: the group's colour
             } else {
+                plots::showRunColorAs(info.runId, {});
                 // The run's own colour: the same in the training overlay and the run table.
                 f.series.push_back(figures::curveSeries(figures::runLegend(info), r.curves.front().stats,
                                                         plots::runColor(info.runId)));
@@ -112,13 +118,13 @@ plots::FigureSpec compareFigure(const QStringList& runFiles, const std::string& 
                                            stats, plots::runColor("group:" + key));
         f.series.insert(f.series.begin() + std::ptrdiff_t(g), series);
     }
-    f.title = task + " - " + method + " - " + std::to_string(f.series.size()) + " curves";
+    f.title = task + " - " + method;  // no count of curves: an export leaves hidden ones out
     double xMax = 0;
     for (const auto& s : f.series)
         xMax = std::max(xMax, double(s.x.size()) - 1);
     figures::errorAxes(f, classification, zero, xMax);
     if (train > 0)
-        f.vlines.push_back({train, "train length"});
+        f.vlines.push_back({figures::trainLengthK(int(train)), "train length"});
     return f;
 }
 
@@ -179,9 +185,25 @@ CompareView::CompareView(QWidget* parent) : QWidget(parent)
     info->addWidget(m_info, 1);
     info->addWidget(m_evaluate);
     layout->addLayout(info);
-    layout->addWidget(m_plot, 1);
     m_hover = new QLabel;
-    layout->addWidget(m_hover);
+    // The first thing a tracker's user looks for: which config keys differ between these runs.
+    m_diff = new QTableWidget;
+    m_diff->setEditTriggers(QAbstractItemView::NoEditTriggers);
+    m_diff->horizontalHeader()->setStretchLastSection(true);
+    m_diff->setToolTip(tr("Config keys whose values differ between the compared runs (from each "
+                          "run's stored, resolved config)"));
+    auto* split = new QSplitter(Qt::Vertical);
+    split->setObjectName(QStringLiteral("comparePlotConfig"));
+    auto* top = new QWidget;
+    auto* topLayout = new QVBoxLayout(top);
+    topLayout->setContentsMargins(0, 0, 0, 0);
+    topLayout->addWidget(m_plot, 1);
+    topLayout->addWidget(m_hover);
+    split->addWidget(top);
+    split->addWidget(m_diff);
+    split->setStretchFactor(0, 4);
+    split->setStretchFactor(1, 1);
+    layout->addWidget(split, 1);
     plots::enableCurveInteractions(*m_plot, [this](const QString& text) { m_hover->setText(text); });
     connect(m_method, &QComboBox::currentIndexChanged, this, &CompareView::draw);
     connect(m_baselines, &QCheckBox::toggled, this, &CompareView::draw);
@@ -217,6 +239,37 @@ void CompareView::setRuns(const QStringList& runFiles)
     const int i = m_method->findText(keep.isEmpty() ? QStringLiteral("ood_length") : keep);
     m_method->setCurrentIndex(i >= 0 ? i : 0);
     draw();
+    fillDifferences();
+}
+
+void CompareView::fillDifferences()
+{
+    std::vector<engine::RunConfig> configs;
+    QStringList names;
+    for (const auto& run : m_runs) {
+        try {
+            const auto info = engine::readRunInfo(engine::locateRunFile(run.toStdString()));
+            configs.push_back(engine::storedRunConfig(info.configYaml, info.path));
+            names << QString::fromStdString(figures::runLegend(info));
+        } catch (const std::exception&) {
+            // An unreadable run has no config to compare; the figure's line says why.
+        }
+    }
+    const auto diffs = configs.size() > 1 ? engine::configDifferences(configs)
+                                          : std::vector<engine::ConfigDifference>{};
+    m_diff->clear();
+    m_diff->setColumnCount(int(names.size()));
+    m_diff->setHorizontalHeaderLabels(names);
+    m_diff->setRowCount(int(diffs.size()));
+    QStringList keys;
+    for (size_t r = 0; r < diffs.size(); ++r) {
+        keys << QString::fromStdString(diffs[r].key);
+        for (size_t c = 0; c < diffs[r].values.size(); ++c)
+            m_diff->setItem(int(r), int(c), new QTableWidgetItem(QString::fromStdString(diffs[r].values[c])));
+    }
+    m_diff->setVerticalHeaderLabels(keys);
+    m_diff->setVisible(configs.size() > 1);
+    m_diff->resizeColumnsToContents();
 }
 
 QString CompareView::infoText() const { return m_info->text(); }
@@ -237,6 +290,7 @@ QString runName(const QString& run)
 void CompareView::draw()
 {
     m_missing.clear();
+    m_hover->clear();  // the read-out of the previous figure is not this one's
     if (m_runs.isEmpty() || m_method->currentText().isEmpty()) {
         if (!m_runs.isEmpty())
             m_missing = m_runs;

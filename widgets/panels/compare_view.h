@@ -11,6 +11,7 @@ class QComboBox;
 class QCheckBox;
 class QCustomPlot;
 class QLabel;
+class QTableWidget;
 class QPushButton;
 
 namespace lengen::ui {
@@ -35,6 +36,9 @@ public:
     QStringList missingRuns() const { return m_missing; }
     /// The line above the figure: how many runs, and which are left out and why.
     QString infoText() const;
+    /// The table under the figure: one row per config key whose value differs between the
+    /// runs (a column per run); empty for a single run or identical configs.
+    QTableWidget* differences() const { return m_diff; }
 
 Q_SIGNALS:
     /// "Evaluate them": the runs the comparison left out for want of an evaluation (run.h5
@@ -43,6 +47,7 @@ Q_SIGNALS:
 
 private:
     void draw();
+    void fillDifferences();
 
     QStringList m_runs, m_missing;
     QPushButton* m_evaluate;
@@ -51,6 +56,7 @@ private:
     QComboBox* m_group;
     QCustomPlot* m_plot;
     QLabel *m_info, *m_hover;
+    QTableWidget* m_diff;
     plots::FigureSpec m_spec;
 };
 

@@ -1,4 +1,5 @@
 #include "figure_view.h"
+#include "open_run_model.h"
 
 #include "export_dialog.h"
 #include "curve_interactions.h"
@@ -244,6 +245,15 @@ void FigureView::onCopy()
 {
     QApplication::clipboard()->setPixmap(m_plot->toPixmap());
     Q_EMIT statusMessage(tr("Figure copied to the clipboard"));
+}
+
+void FigureView::followOpenRun(const OpenRunModel& model)
+{
+    connect(&model, &OpenRunModel::changed, this, [this](const QString& run) { setRun(run); });
+    connect(&model, &OpenRunModel::updated, this, [this](const QString&, OpenRunModel::Part part) {
+        if (part == OpenRunModel::Part::Analysis)
+            refresh();
+    });
 }
 
 } // namespace lengen::ui

@@ -21,6 +21,8 @@ class QStackedLayout;
 
 namespace lengen::ui {
 
+class OpenRunModel;
+
 class FigureView final : public QWidget {
     Q_OBJECT
     Q_DISABLE_COPY_MOVE(FigureView)
@@ -32,6 +34,10 @@ public:
     /// Lists the run's figures (keeps the current choice when it still exists).
     void setRun(const QString& runFile);
     void refresh() { setRun(m_run); }
+    QString run() const { return m_run; }
+    /// Follows the studio's open run: another run is listed at once; the same run's figures
+    /// are re-read when an analysis stored results (not for its training log).
+    void followOpenRun(const OpenRunModel& model);
     QStringList figureNames() const;
     bool showFigure(const QString& name);
     QCustomPlot* plot() const { return m_plot; }

@@ -71,6 +71,14 @@ RunBrowser::RunBrowser(QWidget* parent) : QWidget(parent)
     connect(m_table, &QTableView::doubleClicked, this, [this](const QModelIndex& index) {
         Q_EMIT openRequested(m_model->row(m_proxy->mapToSource(index).row()).path);
     });
+    // Follow the folders: runs another process starts (a folder created after the studio
+    // started included) appear, and a running run's steps and status update, without Refresh.
+    m_poll.setInterval(3000);
+    connect(&m_poll, &QTimer::timeout, this, [this, updateEmpty] {
+        if (m_model->poll())
+            updateEmpty();
+    });
+    m_poll.start();
 }
 
 void RunBrowser::addFolder(const QString& folder)
@@ -95,6 +103,9 @@ void RunBrowser::addFolder(const QString& folder)
         all << folder;
     m_model->setFolders(all);
     m_table->resizeColumnsToContents();
+    // Still followed (a run may land there later), but the user learns it holds none now.
+    if (RunTableModel::runFilesUnder({folder}).isEmpty())
+        Q_EMIT folderHoldsNoRuns(folder);
 }
 
 void RunBrowser::setFolders(const QStringList& folders)

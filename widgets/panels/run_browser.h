@@ -2,6 +2,7 @@
 // The run browser: the runs under the chosen folders in a sortable, filterable table. Double-
 // click opens a run; selecting several and pressing Compare overlays them. GUI thread only.
 
+#include <QTimer>
 #include <QWidget>
 
 class QLineEdit;
@@ -38,9 +39,12 @@ Q_SIGNALS:
     void overlayRequested(QStringList runFiles);
     /// `folder` (added by the user) holds reference runs: `runDirs`, none imported yet.
     void referenceRunsFound(QString folder, QStringList runDirs);
+    /// An added folder holds no run.h5 (nor runs of the Python code) yet.
+    void folderHoldsNoRuns(QString folder);
 
 private:
     RunTableModel* m_model;
+    QTimer m_poll;
     QSortFilterProxyModel* m_proxy;
     QTableView* m_table;
     QLineEdit* m_filter;

@@ -309,20 +309,70 @@ void RunForm::onEdited()
     Q_EMIT edited();
 }
 
-int RunForm::showIssues(const std::vector<engine::ConfigIssue>& issues)
+namespace {
+
+const char* kOwnSpecialText = "lengen_special_text";  // a spin box's own "off" and the like
+
+// A field that shows a value the config does not hold (the typed text that was refused) or
+// nothing: never the last valid value, which read as if it still applied.
+void showNotApplied(QWidget* w, const QString& typed)
+{
+    const QString text = typed.isEmpty() ? RunForm::tr("✗ not applied")
+                                         : RunForm::tr("%1 ✗ not applied").arg(typed);
+    const QSignalBlocker block(w);
+    if (auto* spin = qobject_cast<QAbstractSpinBox*>(w)) {
+        if (!spin->property(kOwnSpecialText).isValid())
+            spin->setProperty(kOwnSpecialText, spin->specialValueText());
+        spin->setSpecialValueText(text);  // shown while the value is the minimum
+        if (auto* i = qobject_cast<QSpinBox*>(w))
+            i->setValue(i->minimum());
+        else if (auto* d = qobject_cast<QDoubleSpinBox*>(w))
+            d->setValue(d->minimum());
+    } else if (auto* combo = qobject_cast<QComboBox*>(w)) {
+        combo->setPlaceholderText(text);
+        combo->setCurrentIndex(-1);
+    }
+}
+
+void clearNotApplied(QWidget* w)
+{
+    auto* spin = qobject_cast<QAbstractSpinBox*>(w);
+    if (spin && spin->property(kOwnSpecialText).isValid()) {
+        spin->setSpecialValueText(spin->property(kOwnSpecialText).toString());
+        spin->setProperty(kOwnSpecialText, QVariant());
+    }
+}
+
+}  // namespace
+
+int RunForm::showIssues(const std::vector<engine::ConfigIssue>& issues,
+                        const std::map<std::string, QString>& typed)
 {
     for (const auto& [key, w] : m_fields) {
         w->setStyleSheet(QString());
         w->setToolTip(QString());
+        clearNotApplied(w);
     }
     int found = 0;
     for (const auto& i : issues)
         if (auto* w = fieldFor(i.keyPath)) {
             w->setStyleSheet(QStringLiteral("background: #FDECEA; border: 1px solid #B00020;"));
             w->setToolTip(QString::fromStdString(i.message));
+            const auto t = typed.find(i.keyPath);
+            showNotApplied(w, t == typed.end() ? QString() : t->second);
             ++found;
         }
     return found;
+}
+
+bool RunForm::showsNotApplied(const std::string& keyPath) const
+{
+    const auto* w = fieldFor(keyPath);
+    if (const auto* spin = qobject_cast<const QAbstractSpinBox*>(w))
+        return spin->property(kOwnSpecialText).isValid() && spin->text() == spin->specialValueText();
+    if (const auto* combo = qobject_cast<const QComboBox*>(w))
+        return combo->currentIndex() < 0;
+    return false;
 }
 
 QWidget* RunForm::fieldFor(const std::string& keyPath) const

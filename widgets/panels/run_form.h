@@ -35,7 +35,12 @@ public:
     void applyTo(engine::RunConfig& config) const;
     /// Marks the fields that these key paths name (e.g. "model.num_attention_heads"); clears
     /// the others. Returns how many issues found a field.
-    int showIssues(const std::vector<engine::ConfigIssue>& issues);
+    /// A marked field no longer shows the last valid value: it shows "✗ not applied" with the
+    /// text the user typed (`typed`, by key path) until the config is valid again.
+    int showIssues(const std::vector<engine::ConfigIssue>& issues,
+                   const std::map<std::string, QString>& typed = {});
+    /// Whether the field of this key path shows "not applied" (tests).
+    bool showsNotApplied(const std::string& keyPath) const;
     /// The widget a key path names (nullptr if none): for tests and focus.
     QWidget* fieldFor(const std::string& keyPath) const;
 

@@ -2,9 +2,12 @@
 
 #include "figure_builder.h"
 
+#include <algorithm>
 #include <cmath>
 
 #include <QColor>
+#include <QDateTime>
+#include <QDir>
 #include <QDirIterator>
 #include <QFileInfo>
 
@@ -28,7 +31,8 @@ RunRow RunTableModel::readRow(const QString& runFile)
         r.pe = QString::fromStdString(info.positionEncoding);
         r.backbone = QString::fromStdString(info.backbone);
         r.runId = QString::fromStdString(info.runId);
-        r.seed = qint64(info.seed);
+        // Unknown for a run of the Python code (it seeds nothing); -1 is shown as "unknown".
+        r.seed = info.importedFrom.empty() ? qint64(info.seed) : -1;
         r.status = QString::fromStdString(info.status);
         r.created = QString::fromStdString(info.createdAt).replace('T', ' ').remove('Z');
         r.dims = cfg.inputDims();
@@ -36,7 +40,11 @@ RunRow RunTableModel::readRow(const QString& runFile)
         r.hidden = cfg.model.hiddenSize;
         r.layers = cfg.model.numLayers;
         r.heads = cfg.model.numHeads;
-        r.steps = info.checkpointStep < 0 ? 0 : info.checkpointStep;
+        // Steps as they land: the last logged step while a run trains (its checkpoint lags
+        // by up to save_steps; "0 / 3000" was shown for a whole run).
+        r.steps = std::max<qint64>({0, info.checkpointStep, info.lastLoggedStep + 1});
+        if (info.totalSteps > 0)
+            r.steps = std::min<qint64>(r.steps, info.totalSteps);
         r.totalSteps = info.totalSteps;
         r.finalLoss = info.lastLoss;
         r.hasAnalysis = QFileInfo::exists(QFileInfo(runFile).dir().filePath("analysis.h5"));
@@ -59,21 +67,83 @@ RunRow RunTableModel::readRow(const QString& runFile)
     return r;
 }
 
+namespace {
+
+// What poll() compares: a change of either file's time or size means "read the row again".
+qint64 stampOf(const QString& runFile)
+{
+    const QFileInfo run(runFile), analysis(run.dir().filePath(QStringLiteral("analysis.h5")));
+    qint64 stamp = run.lastModified().toMSecsSinceEpoch() * 31 + run.size();
+    if (analysis.exists())
+        stamp = stamp * 131 + analysis.lastModified().toMSecsSinceEpoch() * 7 + analysis.size();
+    return stamp;
+}
+
+}  // namespace
+
+QStringList RunTableModel::runFilesUnder(const QStringList& folders)
+{
+    QStringList files;
+    for (const auto& folder : folders) {
+        if (QFileInfo(folder).isFile()) {
+            files << folder;
+            continue;
+        }
+        QDirIterator it(folder, {QStringLiteral("run.h5")}, QDir::Files, QDirIterator::Subdirectories);
+        while (it.hasNext())
+            files << it.next();
+    }
+    return files;
+}
+
 void RunTableModel::setFolders(const QStringList& folders)
 {
     beginResetModel();
     m_folders = folders;
     m_rows.clear();
-    for (const auto& folder : folders) {
-        if (QFileInfo(folder).isFile()) {
-            m_rows.push_back(readRow(folder));
-            continue;
-        }
-        QDirIterator it(folder, {QStringLiteral("run.h5")}, QDir::Files, QDirIterator::Subdirectories);
-        while (it.hasNext())
-            m_rows.push_back(readRow(it.next()));
+    for (const auto& file : runFilesUnder(folders)) {
+        m_rows.push_back(readRow(file));
+        m_rows.back().stamp = stampOf(file);
     }
     endResetModel();
+}
+
+bool RunTableModel::poll()
+{
+    const QStringList files = runFilesUnder(m_folders);
+    bool changed = false;
+    // Runs gone (deleted, moved): their rows go, from the back so indices stay valid.
+    for (int r = int(m_rows.size()) - 1; r >= 0; --r)
+        if (!files.contains(m_rows[size_t(r)].path)) {
+            beginRemoveRows({}, r, r);
+            m_rows.erase(m_rows.begin() + r);
+            endRemoveRows();
+            changed = true;
+        }
+    for (const auto& file : files) {
+        const int r = [&] {
+            for (size_t i = 0; i < m_rows.size(); ++i)
+                if (m_rows[i].path == file)
+                    return int(i);
+            return -1;
+        }();
+        const qint64 stamp = stampOf(file);
+        if (r < 0) {  // a new run (or a new folder's first one)
+            const int at = int(m_rows.size());
+            beginInsertRows({}, at, at);
+            m_rows.push_back(readRow(file));
+            m_rows.back().stamp = stamp;
+            endInsertRows();
+            changed = true;
+        } else if (m_rows[size_t(r)].stamp != stamp || m_rows[size_t(r)].status == QLatin1String("running")) {
+            // "running" is re-read even unchanged: a writer that died turns into "interrupted".
+            m_rows[size_t(r)] = readRow(file);
+            m_rows[size_t(r)].stamp = stamp;
+            Q_EMIT dataChanged(index(r, 0), index(r, ColumnCount - 1));
+            changed = true;
+        }
+    }
+    return changed;
 }
 
 int RunTableModel::rowOfPath(const QString& runFile) const
@@ -145,7 +215,8 @@ QVariant RunTableModel::data(const QModelIndex& index, int role) const
     case Task: return r.task;
     case Pe: return r.pe;
     case Backbone: return r.backbone;
-    case Seed: return r.seed;  // two seeds of one config are told apart here
+    case Seed:  // two seeds of one config are told apart here
+        return r.seed >= 0 || sort ? QVariant(r.seed) : QVariant(tr("unknown"));
     case RunId: return r.runId;
     case Size:
         return sort ? QVariant(r.hidden * 1000 + r.layers)
@@ -162,7 +233,7 @@ QVariant RunTableModel::data(const QModelIndex& index, int role) const
     case Status: {
         if (sort)
             return r.status;
-        QString text = r.status;  // "finished · eval 2 · probes 3": what the analysis views will show
+        QString text = statusLabel(r.status);  // "finished · eval 2 · probes 3": what the analysis views will show
         if (!r.evalMethods.isEmpty())
             text += QStringLiteral(" · eval %1").arg(r.evalMethods.size());
         if (!r.probes.isEmpty())
@@ -171,6 +242,14 @@ QVariant RunTableModel::data(const QModelIndex& index, int role) const
     }
     default: return {};
     }
+}
+
+QString statusLabel(const QString& status)
+{
+    // The file says "cancelled" (docs/run-format.md); the studio and the CLI say "stopped".
+    if (status == QLatin1String("cancelled"))
+        return RunTableModel::tr("stopped");
+    return status;
 }
 
 QString finalLossDefinition()

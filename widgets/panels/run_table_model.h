@@ -10,6 +10,9 @@
 
 namespace lengen::ui {
 
+/// A run's status as every view names it: "stopped" for the file's "cancelled", else as stored.
+QString statusLabel(const QString& status);
+
 /// The one definition of a run's "final loss" the studio shows (a tooltip text).
 QString finalLossDefinition();
 
@@ -22,6 +25,7 @@ struct RunRow {
     double finalLoss = 0;
     bool hasAnalysis = false;
     QStringList evalMethods, probes;  ///< what analysis.h5 holds (names only)
+    qint64 stamp = 0;      ///< run.h5 and analysis.h5 modification times and sizes, folded
 };
 
 class RunTableModel final : public QAbstractTableModel {
@@ -36,6 +40,13 @@ public:
     void setFolders(const QStringList& folders);
     QStringList folders() const { return m_folders; }
     void refresh() { setFolders(m_folders); }
+    /// Follows the folders cheaply (the Runs list calls it every few seconds): lists the
+    /// run.h5 files under them, adds rows for new runs (a folder created since included),
+    /// removes rows of runs gone, and re-reads only rows whose files changed (a run a process
+    /// is writing: its steps as they land). Rows keep their place; returns whether any changed.
+    bool poll();
+    /// Every run.h5 under these folders (a file among them counts as itself).
+    static QStringList runFilesUnder(const QStringList& folders);
     /// Repaints the run colour swatches (after a view drew runs for the first time).
     void colorsChanged()
     {

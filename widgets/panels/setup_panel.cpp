@@ -1,4 +1,7 @@
 #include "setup_panel.h"
+#include "sweep_dialogs.h"
+#include "lengen/engine/sweep.h"
+#include "wheel_guard.h"
 
 #include <QComboBox>
 #include <QDialog>
@@ -18,6 +21,8 @@
 #include <QPushButton>
 #include <QSaveFile>
 #include <QScrollArea>
+
+#include <map>
 #include <QSplitter>
 #include <QSpinBox>
 #include <QTextBlock>
@@ -75,6 +80,7 @@ SetupPanel::SetupPanel(const QString& configRoot, QWidget* parent)
         form->addWidget(field, stretch);
     }
     m_form = new RunForm;
+    guardWheel(m_form);  // scrolling the form scrolls it, never changes a field
     auto* scroll = new QScrollArea;
     scroll->setWidget(m_form);
     scroll->setWidgetResizable(true);
@@ -244,6 +250,38 @@ QStringList SetupPanel::validate()
     return showResult();
 }
 
+namespace {
+
+// The values the engine derives from the config (read-only: they follow from what is written),
+// so a researcher sees the YaRN factor or FIRE's width without reading the resolved YAML.
+QString derivedText(const engine::RunConfig& c)
+{
+    QStringList parts;
+    const auto& p = c.position;
+    if (c.model.backbone == engine::Backbone::Llama) {
+        if (p.explicitScaling && p.factor && p.type != "alibi" && p.type != "fire" && p.type != "nope")
+            parts << SetupPanel::tr("%1 factor %2%3")
+                         .arg(QString::fromStdString(p.type))
+                         .arg(*p.factor, 0, 'g', 6)
+                         .arg(p.factorGiven ? QString() : SetupPanel::tr(" (max_length / points.end / 2 × 8)"));
+        if (p.type == "fire")
+            parts << SetupPanel::tr("FIRE MLP width %1").arg(p.fireMlpWidth);
+        if (p.type == "alibi") {
+            const int n = c.model.numHeads;
+            parts << SetupPanel::tr("ALiBi slopes 2^(-8·h/%1), h = 1…%1").arg(n);
+        }
+        if (p.type != "alibi" && p.type != "fire" && p.type != "nope")
+            parts << SetupPanel::tr("rope θ %1").arg(c.model.ropeTheta, 0, 'g', 6);
+        parts << SetupPanel::tr("intermediate size %1").arg(c.model.intermediateSize);
+    }
+    if (c.model.maxPositionEmbeddings > 0)
+        parts << SetupPanel::tr("max_position_embeddings %1").arg(c.model.maxPositionEmbeddings);
+    parts << SetupPanel::tr("n_in_dims %1").arg(c.model.nInDims);
+    return SetupPanel::tr("derived: %1").arg(parts.join(QStringLiteral(" · ")));
+}
+
+}  // namespace
+
 QStringList SetupPanel::showResult()
 {
     m_issues->clear();
@@ -272,7 +310,21 @@ QStringList SetupPanel::showResult()
         m_issueLines.push_back(0);
     }
     const bool ok = m_draft.valid();
-    m_form->showIssues(m_draft.issues());
+    // What the user typed for each refused key, read off its line in the editor, so the form
+    // shows that text as "not applied" rather than the last valid value.
+    std::map<std::string, QString> typed;
+    const QStringList lines = text().split(QLatin1Char('\n'));
+    for (const auto& i : m_draft.issues()) {
+        const bool here = i.where.file == name;
+        if (!here || i.where.line < 1 || i.where.line > lines.size() || i.keyPath.empty())
+            continue;
+        const QString key = QString::fromStdString(i.keyPath).section(QLatin1Char('.'), -1);
+        QString line = lines[i.where.line - 1].section(QLatin1Char('#'), 0, 0);
+        const int colon = line.indexOf(key + QLatin1Char(':'));
+        if (colon >= 0)
+            typed[i.keyPath] = line.mid(colon + key.size() + 1).trimmed();
+    }
+    m_form->showIssues(m_draft.issues(), typed);
     m_train->setEnabled(ok);
     m_sweep->setEnabled(ok);
     m_train->setToolTip(ok ? tr("Start now, or after the runs already queued")
@@ -295,7 +347,8 @@ QStringList SetupPanel::showResult()
                            .arg(c.training.maxSteps).arg(c.training.batchSize)
                            .arg(m_draft.runs().size() > 1
                                     ? tr("; %1 runs (max_length list)").arg(m_draft.runs().size())
-                                    : QString()));
+                                    : QString()) +
+                       QStringLiteral("\n") + derivedText(c));
     m_issues->setVisible(m_issues->count() > 0);  // the list takes room only when it has lines
     return {};
 }
@@ -329,24 +382,36 @@ std::optional<TrainRequest> SetupPanel::request()
 
 std::vector<TrainRequest> SetupPanel::sweepRequests(const TrainRequest& base, const QStringList& pes)
 {
-    std::vector<TrainRequest> out;
-    for (const QString& pe : pes) {
-        TrainRequest r;
-        r.options = base.options;
-        for (engine::RunConfig c : base.runs) {
-            if (c.model.backbone != engine::Backbone::Llama)
-                throw engine::ConfigError({{{c.sourceFile, 0, 0}, "model.family",
-                                            "a position-encoding sweep needs the Llama backbone"}});
-            // The factor is left to the reference's rule for the new PE (a YaRN factor does
-            // not carry over to PI).
-            setPositionEncoding(c, pe.toStdString());
-            c.model.maxLengths = {c.model.maxLength};
-            // Re-load so derived values and validation come from the engine, not from here.
-            auto loaded = engine::loadConfigTextAt(engine::toYaml(c, engine::YamlStyle::Draft), c.sourceFile, ".");
-            r.runs.insert(r.runs.end(), loaded.runs.begin(), loaded.runs.end());
+    // The same expansion as `lengen sweep new --pe …` (engine::expandSweep): a sweep spec with
+    // one `pe` axis over the draft, each cell re-loaded by the engine (derived values, such as a
+    // YaRN factor that does not carry over to PI, and validation come from there).
+    std::vector<std::string> order;
+    std::map<std::string, TrainRequest> byPe;
+    for (const auto& run : base.runs) {
+        if (run.model.backbone != engine::Backbone::Llama)
+            throw engine::ConfigError({{{run.sourceFile, 0, 0}, "model.family",
+                                        "a position-encoding sweep needs the Llama backbone"}});
+        engine::SweepSpec spec;
+        spec.name = "studio";
+        spec.baseConfig = run;
+        engine::SweepAxis axis;
+        axis.key = "pe";
+        for (const auto& pe : pes)
+            axis.values.push_back(pe.toStdString());
+        if (axis.values.empty())
+            return {};
+        spec.axes.push_back(std::move(axis));
+        for (auto& cell : engine::expandSweep(spec)) {
+            const std::string& pe = cell.axes.front().second;
+            if (!byPe.count(pe))
+                order.push_back(pe);
+            byPe[pe].runs.push_back(std::move(cell.config));
         }
-        if (r.runs.empty())
-            continue;
+    }
+    std::vector<TrainRequest> out;
+    for (const auto& pe : order) {
+        TrainRequest r = std::move(byPe[pe]);
+        r.options = base.options;
         r.label = labelFor(r.runs.front());
         out.push_back(std::move(r));
     }
@@ -358,31 +423,11 @@ void SetupPanel::onSweep()
     auto base = request();
     if (!base)
         return;
-    QDialog dialog(this);
-    dialog.setWindowTitle(tr("Sweep position encodings"));
-    auto* list = new QListWidget;
-    for (const auto& p : engine::knownPositionTypes()) {
-        auto* item = new QListWidgetItem(QString::fromStdString(peLabel(p)), list);
-        item->setData(Qt::UserRole, QString::fromStdString(p));
-        item->setFlags(item->flags() | Qt::ItemIsUserCheckable);
-        item->setCheckState(Qt::Checked);
-    }
-    auto* box = new QDialogButtonBox(QDialogButtonBox::Ok | QDialogButtonBox::Cancel);
-    box->button(QDialogButtonBox::Ok)->setText(tr("Queue"));
-    connect(box, &QDialogButtonBox::accepted, &dialog, &QDialog::accept);
-    connect(box, &QDialogButtonBox::rejected, &dialog, &QDialog::reject);
-    auto* layout = new QVBoxLayout(&dialog);
-    layout->addWidget(new QLabel(tr("Train this config once with each checked encoding, one after another:")));
-    layout->addWidget(list);
-    layout->addWidget(box);
-    if (dialog.exec() != QDialog::Accepted)
+    const auto pes = askPeSweep(this);
+    if (!pes)
         return;
-    QStringList pes;
-    for (int i = 0; i < list->count(); ++i)
-        if (list->item(i)->checkState() == Qt::Checked)
-            pes << list->item(i)->data(Qt::UserRole).toString();
     try {
-        const auto requests = sweepRequests(*base, pes);
+        const auto requests = sweepRequests(*base, *pes);
         for (const auto& r : requests)
             Q_EMIT trainRequested(r);
         Q_EMIT statusMessage(tr("Queued %n run(s) of the sweep", nullptr, int(requests.size())));

@@ -5,13 +5,16 @@
 #include <QDialogButtonBox>
 #include <QFormLayout>
 #include <QGridLayout>
+#include <QLabel>
 #include <QLineEdit>
+#include <QListWidget>
 #include <QSpinBox>
 #include <QPushButton>
 #include <QVBoxLayout>
 
 #include <map>
 
+#include "lengen/engine/config.h"
 #include "lengen/engine/config_edit.h"
 
 namespace lengen::ui {
@@ -138,6 +141,30 @@ std::optional<QStringList> askSubmit(QWidget* parent)
     if (parallel->value() > 0)
         args << "--max-parallel" << QString::number(parallel->value());
     return args;
+}
+
+std::optional<QStringList> askPeSweep(QWidget* parent)
+{
+    QDialog d(parent);
+    d.setWindowTitle(QObject::tr("Sweep position encodings"));
+    auto* list = new QListWidget;
+    for (const auto& p : engine::knownPositionTypes()) {
+        auto* item = new QListWidgetItem(QString::fromStdString(engine::peLabel(p)), list);
+        item->setData(Qt::UserRole, QString::fromStdString(p));
+        item->setFlags(item->flags() | Qt::ItemIsUserCheckable);
+        item->setCheckState(Qt::Checked);
+    }
+    auto* form = new QFormLayout;
+    form->addRow(new QLabel(QObject::tr("Train this config once with each checked encoding, one "
+                                        "after another (a sweep with one pe axis):")));
+    form->addRow(list);
+    if (!ask(d, form, QObject::tr("Queue")))
+        return std::nullopt;
+    QStringList pes;
+    for (int i = 0; i < list->count(); ++i)
+        if (list->item(i)->checkState() == Qt::Checked)
+            pes << list->item(i)->data(Qt::UserRole).toString();
+    return pes;
 }
 
 }  // namespace lengen::ui

@@ -103,6 +103,9 @@ SweepsView::SweepsView(QWidget* parent) : QWidget(parent)
     m_aggregateButton->setToolTip(tr("Mean over seeds with a band (bootstrap from 3 seeds, else min–max); "
                                      "writes aggregate.h5"));
     m_method = new QComboBox;
+    // Wide enough for the longest method name ("ood_length" was cut to "ood_leng").
+    m_method->setSizeAdjustPolicy(QComboBox::AdjustToContents);
+    m_method->setMinimumContentsLength(14);
     m_export = new QPushButton(tr("Export…"));
     auto* bar = new QHBoxLayout;
     for (QWidget* w : std::initializer_list<QWidget*>{open, create, m_jobs, m_run, m_stop, m_submit, m_aggregateButton})
@@ -210,8 +213,18 @@ bool SweepsView::setSweep(const QString& dir)
     m_grid->clear();
     m_grid->setRowCount(int(rows.size()));
     m_grid->setColumnCount(int(cols.size()));
-    m_grid->setVerticalHeaderLabels(rows);
-    m_grid->setHorizontalHeaderLabels(cols);
+    // A config-key axis names itself ("max_steps = 300"; a bare "300" said nothing); the task
+    // and PE values name themselves.
+    const auto headers = [](QStringList values, const std::string& key) {
+        if (key.empty() || key == "task" || key == "pe")
+            return values;
+        const QString name = QString::fromStdString(key).section(QLatin1Char('.'), -1);
+        for (auto& v : values)
+            v = name + QStringLiteral(" = ") + v;
+        return values;
+    };
+    m_grid->setVerticalHeaderLabels(headers(rows, rowKey));
+    m_grid->setHorizontalHeaderLabels(headers(cols, colKey));
     m_title->setText(tr("Sweep %1 — %2 cells (%3) — %4")
                          .arg(QString::fromStdString(m_index->name))
                          .arg(m_index->cells.size())

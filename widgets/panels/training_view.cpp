@@ -59,6 +59,10 @@ TrainingView::TrainingView(RunController& controller, QWidget* parent)
     m_queue = new QLabel;
     m_pause = new QPushButton(tr("Pause"));
     m_stop = new QPushButton(tr("Stop"));
+    m_resume = new QPushButton(tr("Resume training"));
+    m_resume->setToolTip(tr("Continue this stopped run from its last checkpoint (as `lengen train "
+                            "--resume`)"));
+    m_resume->setVisible(false);
     m_stop->setToolTip(tr("Stop after the current step; a checkpoint is written and the run can "
                           "be resumed"));
     m_smoothing = new QSlider(Qt::Horizontal);
@@ -108,6 +112,7 @@ TrainingView::TrainingView(RunController& controller, QWidget* parent)
     controls->addWidget(m_rate);
     controls->addWidget(m_pause);
     controls->addWidget(m_stop);
+    controls->addWidget(m_resume);
     auto* smoothing = new QHBoxLayout;
     smoothing->addWidget(m_series);
     smoothing->addWidget(new QLabel(tr("Smoothing")));
@@ -136,6 +141,10 @@ TrainingView::TrainingView(RunController& controller, QWidget* parent)
         m_controller.state() == RunController::State::Paused ? m_controller.resume() : m_controller.pause();
     });
     connect(m_stop, &QPushButton::clicked, &m_controller, &RunController::stop);
+    connect(m_resume, &QPushButton::clicked, this, [this] {
+        m_resume->setVisible(false);
+        Q_EMIT resumeRequested(m_runFile);
+    });
     connect(m_smoothing, &QSlider::valueChanged, this, &TrainingView::redrawSmoothed);
     connect(m_series, &QComboBox::currentIndexChanged, this, &TrainingView::redrawSmoothed);
     connect(exportButton, &QPushButton::clicked, this, &TrainingView::exportWithDialog);
@@ -156,24 +165,29 @@ TrainingView::TrainingView(RunController& controller, QWidget* parent)
     });
     // Evaluations and probes have their own progress area: this view shows training only.
     auto training = [this] { return m_controller.currentKind() == JobKind::Train; };
+    // The live run ends: its label says how, when it is the one shown (the open run's
+    // re-read that follows keeps it), and the job's controls go.
+    const auto ended = [this](const QString& text) {
+        if (showingLive()) {
+            m_rate->clear();  // no rate or ETA for a run that is not going
+            m_label->setText(text);
+        }
+        m_liveRunFile.clear();
+        updateControls();
+    };
     connect(&m_controller, &RunController::runFinished, this, [=](const QString& l, const engine::RunSummary& s) {
         if (!training())
             return;
-        m_rate->clear();
-        m_label->setText(tr("%1 finished: %2 steps, final loss %3").arg(l).arg(s.stepsDone).arg(s.finalLoss, 0, 'g', 4));
+        ended(tr("%1 finished: %2 steps, final loss %3").arg(l).arg(s.stepsDone).arg(s.finalLoss, 0, 'g', 4));
         m_label->setToolTip(finalLossDefinition());
     });
     connect(&m_controller, &RunController::runCancelled, this, [=](const QString& l, const engine::RunSummary& s) {
-        if (!training())
-            return;
-        m_rate->clear();  // no ETA for a run that is not going
-        m_label->setText(tr("%1 stopped after %2 steps (checkpoint written)").arg(l).arg(s.stepsDone));
+        if (training())
+            ended(tr("%1 stopped after %2 steps (checkpoint written; Resume continues it)").arg(l).arg(s.stepsDone));
     });
     connect(&m_controller, &RunController::runFailed, this, [=](const QString& l, const RunError& e) {
-        if (!training())
-            return;
-        m_rate->clear();
-        m_label->setText(tr("%1 failed: %2").arg(l, e.message));
+        if (training())
+            ended(tr("%1 failed: %2").arg(l, e.message));
     });
     onState(m_controller.state());
 }
@@ -183,10 +197,8 @@ int TrainingView::loggedPoints() const { return int(m_steps.size()); }
 void TrainingView::onState(RunController::State s)
 {
     using S = RunController::State;
-    m_pause->setEnabled(s == S::Running || s == S::Paused);
-    m_pause->setText(s == S::Paused ? tr("Resume") : tr("Pause"));
-    m_stop->setEnabled(s == S::Running || s == S::Paused);
-    if (m_controller.currentKind() != JobKind::Train)
+    updateControls();
+    if (m_controller.currentKind() != JobKind::Train || !showingLive())
         return;
     if (s == S::Stopping)
         m_rate->setText(tr("stopping…"));
@@ -194,27 +206,74 @@ void TrainingView::onState(RunController::State s)
         m_rate->setText(tr("paused"));
 }
 
+// Pause and Stop belong to the training job: an evaluation or a probe has its own Stop in the
+// status bar (pausing one froze it without a word). Resume is offered for a stopped run when
+// nothing trains.
+void TrainingView::updateControls()
+{
+    using S = RunController::State;
+    const auto s = m_controller.state();
+    const bool training = m_controller.currentKind() == JobKind::Train &&
+                          (s == S::Running || s == S::Paused || s == S::Stopping);
+    m_pause->setEnabled(training && s != S::Stopping);
+    m_pause->setText(training && s == S::Paused ? tr("Continue") : tr("Pause"));
+    m_stop->setEnabled(training && s != S::Stopping);
+    bool resumable = false;
+    if (s == S::Idle && !m_runFile.isEmpty()) {
+        const auto status = RunTableModel::readRow(m_runFile).status;
+        resumable = status == QLatin1String("cancelled") || status == QLatin1String("interrupted");
+    }
+    m_resume->setVisible(resumable);
+}
+
+QString TrainingView::progressText() const
+{
+    return QStringLiteral("%1/%2").arg(m_progress->value()).arg(m_progress->maximum());
+}
+
+QString TrainingView::rateText() const { return m_rate->text(); }
+
+bool TrainingView::resumeOffered() const { return !m_resume->isHidden(); }
+
+void TrainingView::followOpenRun(const OpenRunModel& model)
+{
+    connect(&model, &OpenRunModel::changed, this, &TrainingView::showRunLog);
+    // The run the worker trains arrives through the controller's signals: re-reading its file
+    // every 2 s would only redraw what is already drawn.
+    connect(&model, &OpenRunModel::updated, this, [this](const QString& run, OpenRunModel::Part part) {
+        if (part == OpenRunModel::Part::Log && !(showingLive() && run == m_runFile))
+            showRunLog(run);
+    });
+}
+
 void TrainingView::onStarted(const QString& label, const engine::RunStarted& info)
 {
+    m_liveRunFile = QFileInfo(QString::fromStdString(info.runFile)).absoluteFilePath();
+    updateControls();
     clearSeries();
     m_title = label;
-    m_runFile = QString::fromStdString(info.runFile);
+    m_runFile = m_liveRunFile;
     m_runId = info.runId;
     m_runName = label;
     redrawSmoothed();
     m_progress->setRange(0, int(std::max<std::int64_t>(1, info.totalSteps)));
     m_progress->setValue(int(info.firstStep));
-    m_label->setText(info.runFile.empty()
+    m_liveLabel = info.runFile.empty()
                          ? label
                          : tr("%1 — %2 (seed %3, %4, %5 parameters)")
                                .arg(label, QString::fromStdString(info.runFile))
                                .arg(info.seed)
                                .arg(QString::fromStdString(info.device))
-                               .arg(info.parameterCount));
+                               .arg(info.parameterCount);
+    m_label->setText(m_liveLabel);
 }
 
 void TrainingView::onProgress(const engine::StepProgress& p)
 {
+    // Another run is shown, or the job is paused (a throttled update may arrive after the
+    // pause: "paused" must not be replaced by the last rate and ETA).
+    if (!showingLive() || m_controller.state() == RunController::State::Paused)
+        return;
     m_progress->setMaximum(int(std::max<std::int64_t>(1, p.totalSteps)));
     m_progress->setValue(int(p.step + 1));
     m_rate->setText(p.stepsPerSecond > 0 ? tr("%1 steps/s, ETA %2").arg(p.stepsPerSecond, 0, 'f', 1).arg(duration(p.etaSeconds))
@@ -223,6 +282,10 @@ void TrainingView::onProgress(const engine::StepProgress& p)
 
 void TrainingView::onLog(const engine::LogRecord& r)
 {
+    // Rows of another run than the shown one, or already read from the file when the run was
+    // (re)opened while it trained.
+    if (!showingLive() || (!m_steps.isEmpty() && double(r.step) <= m_steps.back()))
+        return;
     appendLoss(double(r.step), r.loss, r.excessLoss);
     m_curriculum->graph(0)->addData(double(r.step), r.nPoints);
     m_curriculum->graph(1)->addData(double(r.step), r.nDims);
@@ -240,6 +303,9 @@ void TrainingView::clearSeries()
     for (int g = 0; g < 2; ++g)
         m_curriculum->graph(g)->data()->clear();
     m_pointwise->graph(0)->data()->clear();
+    // Replotted now: a run without a log would otherwise keep the previous run's picture.
+    m_curriculum->replot(QCustomPlot::rpQueuedReplot);
+    m_pointwise->replot(QCustomPlot::rpQueuedReplot);
 }
 
 // The per-position curve is the mean of the last kRecent rows: one logged row is one batch
@@ -292,7 +358,8 @@ QStringList TrainingView::setOverlays(const QStringList& runFiles)
     for (const auto& run : runFiles) {
         try {
             auto curve = readLoggedCurve(run);
-            if (curve.runFile != m_runFile || m_runFile.isEmpty())
+            // The shown run is drawn once, as itself, however its path was written.
+            if (m_runFile.isEmpty() || QFileInfo(curve.runFile) != QFileInfo(m_runFile))
                 m_overlays.push_back(std::move(curve));
         } catch (const std::exception& e) {
             failed << QStringLiteral("%1: %2").arg(run, QString::fromUtf8(e.what()));
@@ -405,14 +472,19 @@ void TrainingView::exportWithDialog()
 
 void TrainingView::showRunLog(const QString& runFile)
 {
-    if (m_controller.state() != RunController::State::Idle)
-        return;  // the live run owns the plots
     clearSeries();
     m_runFile.clear();
     m_runId.clear();
     m_runName.clear();
+    m_label->setToolTip(QString());
+    m_rate->clear();
+    m_progress->setRange(0, 1);
+    m_progress->setValue(0);
     try {
-        const auto log = engine::readTrainLog(runFile.toStdString());
+        m_runFile = QFileInfo(QString::fromStdString(engine::locateRunFile(runFile.toStdString())))
+                        .absoluteFilePath();
+        const auto info = engine::readRunInfo(m_runFile.toStdString());
+        const auto log = engine::readTrainLog(m_runFile.toStdString());
         for (size_t i = 0; i < log.step.size(); ++i) {
             m_steps << double(log.step[i]);
             m_values << log.loss[i];
@@ -428,19 +500,38 @@ void TrainingView::showRunLog(const QString& runFile)
             for (size_t row = rows > kRecent ? rows - kRecent : 0; row < rows; ++row)
                 addPointwise(log.pointwise.data() + row * w, w);
         }
-        m_title = QFileInfo(runFile).dir().dirName();
-        m_runFile = QString::fromStdString(engine::locateRunFile(runFile.toStdString()));
-        const auto info = engine::readRunInfo(m_runFile.toStdString());
+        m_title = QFileInfo(m_runFile).dir().dirName();
         m_runId = info.runId;
         m_runName = QString::fromStdString(figures::runLegend(info));
         m_overlays.erase(std::remove_if(m_overlays.begin(), m_overlays.end(),
-                                        [&](const LoggedCurve& o) { return o.runFile == m_runFile; }),
+                                        [&](const LoggedCurve& o) { return QFileInfo(o.runFile) == QFileInfo(m_runFile); }),
                          m_overlays.end());
         m_clearOverlays->setVisible(overlaid());
-        m_label->setText(tr("Log of %1 (%2 rows)").arg(runFile).arg(log.step.size()));
+        // This run's own progress: steps done (logged or checkpointed) of its total.
+        const qint64 done = std::max<qint64>({0, info.checkpointStep, info.lastLoggedStep + 1});
+        m_progress->setRange(0, int(std::max<qint64>(1, info.totalSteps)));
+        m_progress->setValue(int(std::min<qint64>(done, std::max<qint64>(1, info.totalSteps))));
+        const QString status = statusLabel(QString::fromStdString(info.status));
+        if (log.step.empty())
+            m_label->setText(info.importedFrom.empty()
+                                 ? tr("%1 — %2, no training log stored yet").arg(m_runFile, status)
+                                 : tr("%1 — imported from %2: no training log (the Python code "
+                                      "keeps none)").arg(m_runFile, QString::fromStdString(info.importedFrom)));
+        else
+            m_label->setText(tr("%1 — %2 · %3 of %4 steps · final loss %5 (%6 log rows)")
+                                 .arg(m_runFile, status)
+                                 .arg(done)
+                                 .arg(info.totalSteps)
+                                 .arg(info.lastLoss, 0, 'g', 4)
+                                 .arg(log.step.size()));
+        m_label->setToolTip(finalLossDefinition());
+        if (showingLive())
+            m_label->setText(m_liveLabel);  // the live header: seed, device, parameters
     } catch (const std::exception& e) {
+        m_runFile.clear();
         m_label->setText(QString::fromUtf8(e.what()));
     }
+    updateControls();
     redrawSmoothed();
 }
 

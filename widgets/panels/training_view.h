@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "figure_spec.h"
+#include "open_run_model.h"
 #include "run_controller.h"
 #include "training_overlay.h"
 
@@ -30,8 +31,23 @@ class TrainingView final : public QWidget {
 
 public:
     explicit TrainingView(RunController& controller, QWidget* parent = nullptr);
-    /// Shows a finished run's log (from its run file) when nothing is training.
+    /// Follows the studio's open run: shows its log, live while the worker trains it.
+    void followOpenRun(const OpenRunModel& model);
+    /// Shows this run: its log read from the file, continued live when it is the run the
+    /// worker trains. Everything of the previous run (plots, progress, rate) is replaced; a run
+    /// without a log (imported) says so.
     void showRunLog(const QString& runFile);
+    /// The progress bar's value and maximum, and the rate text (tests).
+    QString progressText() const;
+    QString shownRun() const { return m_runFile; }
+    QString rateText() const;
+    bool resumeOffered() const;
+
+Q_SIGNALS:
+    /// The shown run is stopped or interrupted and nothing trains: continue it.
+    void resumeRequested(QString runFile);
+
+public:
     int loggedPoints() const;
     /// The loss plot as a figure: the chosen series raw and smoothed, as drawn.
     plots::FigureSpec lossFigure() const;
@@ -61,7 +77,7 @@ private:
     RunController& m_controller;
     QProgressBar* m_progress;
     QLabel *m_label, *m_rate, *m_queue;
-    QPushButton *m_pause, *m_stop;
+    QPushButton *m_pause, *m_stop, *m_resume;
     QSlider* m_smoothing;
     QCheckBox* m_logScale;
     QComboBox* m_series;  ///< loss | excess loss
@@ -69,6 +85,10 @@ private:
     QVector<double> m_steps, m_values, m_excess;
     std::vector<LoggedCurve> m_overlays;
     QString m_runFile, m_runName;  ///< the shown run (its legend name while overlays are drawn)
+    QString m_liveRunFile;         ///< the run the worker trains ("" when none)
+    QString m_liveLabel;           ///< its header line
+    bool showingLive() const { return !m_liveRunFile.isEmpty() && m_runFile == m_liveRunFile; }
+    void updateControls();
     std::string m_runId;
     QPushButton* m_clearOverlays;
     QLabel* m_hover;

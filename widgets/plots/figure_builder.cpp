@@ -281,7 +281,11 @@ void fitAxes(const Panel& p, const FigureSpec& spec)
     for (auto [axis, def] : {std::pair{p.x(), &spec.x}, std::pair{p.y(), &spec.y}}) {
         if (def->log) {
             axis->setScaleType(QCPAxis::stLogarithmic);
-            axis->setTicker(QSharedPointer<QCPAxisTickerLog>(new QCPAxisTickerLog));
+            // At most ~4 labelled decades: attention weights span 10^-8..1, and on the query-row
+            // plot (170 px) the default density stacked the 10^k labels onto each other.
+            auto ticker = QSharedPointer<QCPAxisTickerLog>(new QCPAxisTickerLog);
+            ticker->setTickCount(4);
+            axis->setTicker(ticker);
             axis->setNumberFormat(QStringLiteral("eb")); // 10^k, not 1e+k
             axis->setNumberPrecision(0);
         }

@@ -20,8 +20,12 @@ QColor paletteColor(int i);
 /// their exports: a key (the run id) gets the first palette colour no other key holds, in the
 /// order keys are first drawn; past ten runs colours repeat. GUI thread only.
 std::string runColor(const std::string& key);
-/// The colour `key` already holds, or "" if no view has drawn it yet.
+/// The colour `key` already holds, or "" if no view has drawn it yet. A key shown as another
+/// (a run drawn as its group's curve) answers that one's colour.
 std::string assignedRunColor(const std::string& key);
+/// The run `key` is drawn as `drawnAs` (Compare's group curve) until said otherwise ("" or the
+/// key itself: as itself again), so its swatch in the run table shows the colour it has there.
+void showRunColorAs(const std::string& key, const std::string& drawnAs);
 
 /// Clears `plot` and draws the figure (graphs, bands, spans, lines, markers, legend, title).
 void buildFigure(QCustomPlot& plot, const FigureSpec& spec);

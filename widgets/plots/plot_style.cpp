@@ -33,7 +33,20 @@ std::map<std::string, int>& runColors()
     static std::map<std::string, int> colors;  // key -> palette index; GUI thread only
     return colors;
 }
+std::map<std::string, std::string>& shownAs()
+{
+    static std::map<std::string, std::string> aliases;  // run key -> the key it is drawn as
+    return aliases;
+}
 } // namespace
+
+void showRunColorAs(const std::string& key, const std::string& drawnAs)
+{
+    if (drawnAs.empty() || drawnAs == key)
+        shownAs().erase(key);
+    else
+        shownAs()[key] = drawnAs;
+}
 
 std::string runColor(const std::string& key)
 {
@@ -52,7 +65,8 @@ std::string runColor(const std::string& key)
 std::string assignedRunColor(const std::string& key)
 {
     const auto& colors = runColors();
-    const auto it = colors.find(key);
+    const auto alias = shownAs().find(key);
+    const auto it = colors.find(alias == shownAs().end() ? key : alias->second);
     return it == colors.end() ? std::string() : std::string(kPalette[it->second]);
 }
 

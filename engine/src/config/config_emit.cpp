@@ -135,7 +135,7 @@ void model(YAML::Emitter& out, const RunConfig& c, YamlStyle style)
     out << YAML::EndMap;
 }
 
-void patch(YAML::Emitter& out, const PositionConfig& p, YamlStyle style)
+void patch(YAML::Emitter& out, const PositionConfig& p, YamlStyle style, bool referenceCompat)
 {
     if (p.patchName.empty() && !p.explicitScaling)
         return;
@@ -149,7 +149,9 @@ void patch(YAML::Emitter& out, const PositionConfig& p, YamlStyle style)
             out << YAML::Key << "factor" << YAML::Value << exactNumber(*p.factor);
         out << YAML::EndMap;
     }
-    if (p.type == "fire") {
+    // Under compat: reference the width is derived (max_position_embeddings, §9.5): resolved
+    // configs state it, a draft leaves it to be derived again.
+    if (p.type == "fire" && (style == YamlStyle::Resolved || !referenceCompat)) {
         out << YAML::Key << "fire" << YAML::Value << YAML::Flow << YAML::BeginMap;
         out << YAML::Key << "mlp_width" << YAML::Value << p.fireMlpWidth << YAML::EndMap;
     }
@@ -163,7 +165,7 @@ std::string toYaml(const RunConfig& c, YamlStyle style)
     YAML::Emitter out;
     out << YAML::BeginMap;
     model(out, c, style);
-    patch(out, c.position, style);
+    patch(out, c.position, style, c.compat == CompatMode::Reference);
     out << YAML::Key << "task" << YAML::Value << YAML::BeginMap;
     out << YAML::Key << "data" << YAML::Value << c.task.data;
     out << YAML::Key << "name" << YAML::Value << c.task.name;

@@ -289,6 +289,11 @@ RunConfig resolveRun(const RunConfig& base, double maxLength, const std::string&
         run.model.intermediateSize = 4 * run.model.hiddenSize;
     run.model.maxPositionEmbeddings =
         std::isfinite(maxLength) ? static_cast<int>(std::lround(maxLength)) : 0;
+    // The reference's FIRE MLP is max_position_embeddings wide (§9.5): under compat: reference
+    // the stored config says so, as the model it builds is.
+    if (run.compat == CompatMode::Reference && run.position.type == "fire" &&
+        run.model.maxPositionEmbeddings > 0)
+        run.position.fireMlpWidth = run.model.maxPositionEmbeddings;
     // Factor rule of the reference, recomputed for every max_length value (§9.12).
     if (run.position.explicitScaling && !run.position.factor && std::isfinite(maxLength))
         run.position.factor = maxLength / run.task.curriculum.points.end / 2.0 * 8.0;

@@ -116,6 +116,12 @@ std::optional<double> SectionReader::number(const std::string& key)
         m_sink.error(n->location, pathOf(key), "expected a number, got '" + n->scalar + "'");
         return std::nullopt;
     }
+    // Only a list of lengths (numberList: max_length) may say inf; a rate or a factor of inf
+    // validated and then trained NaN from the first step.
+    if (!std::isfinite(v)) {
+        m_sink.error(n->location, pathOf(key), "must be a finite number, got '" + n->scalar + "'");
+        return std::nullopt;
+    }
     return v;
 }
 

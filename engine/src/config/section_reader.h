@@ -44,10 +44,10 @@ public:
     SectionReader child(const std::string& key);
 
     std::optional<std::int64_t> integer(const std::string& key);
-    std::optional<double> number(const std::string& key);   ///< accepts inf / .inf
+    std::optional<double> number(const std::string& key);   ///< finite only
     std::optional<std::string> text(const std::string& key);
     std::optional<bool> boolean(const std::string& key);
-    /// A scalar or a list of scalars, read as numbers (model.max_length).
+    /// A scalar or a list of scalars, read as numbers; inf / .inf allowed (model.max_length).
     std::optional<std::vector<double>> numberList(const std::string& key);
 
     /// Accept keys that have no effect without warning (the reference's unused HF keys).

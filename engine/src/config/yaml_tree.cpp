@@ -42,18 +42,28 @@ class IncludeResolver {
 public:
     NodePtr loadFile(const fs::path& path, const SourceLocation& includedFrom)
     {
-        const fs::path canonical = fs::weakly_canonical(path);
-        for (const auto& open : m_stack)
-            if (open == canonical)
-                fail(includedFrom, "include cycle: " + canonical.string() + " includes itself");
         const auto refuse = [&](const std::string& why) {
             if (includedFrom.file.empty())
                 throw ConfigError({ConfigIssue{{path.string(), 0, 0}, "", why}});
             fail(includedFrom, "cannot include " + path.string() + ": " + why);
         };
-        // Only regular files: a FIFO would block forever, /dev/zero never ends.
+        // A chain of files that each include the next adds no YAML depth, so it is counted
+        // here: unbounded, it recursed until the stack overflowed (SIGSEGV at ~30,000 files).
+        if (m_stack.size() >= static_cast<std::size_t>(kMaxDepth))
+            refuse("includes nested deeper than " + std::to_string(kMaxDepth) + " files");
+        // Every filesystem call reports through an error_code: a name longer than the system
+        // allows threw filesystem_error, which surfaced as an internal error.
         std::error_code ec;
+        const fs::path canonical = fs::weakly_canonical(path, ec);
+        if (ec)
+            refuse(ec.message());
+        for (const auto& open : m_stack)
+            if (open == canonical)
+                fail(includedFrom, "include cycle: " + canonical.string() + " includes itself");
+        // Only regular files: a FIFO would block forever, /dev/zero never ends.
         const auto status = fs::status(path, ec);
+        if (ec && ec != std::errc::no_such_file_or_directory)
+            refuse(ec.message());
         if (!fs::exists(status)) {
             if (includedFrom.file.empty())
                 refuse("cannot open the file");
@@ -61,7 +71,7 @@ public:
         }
         if (!fs::is_regular_file(status))
             refuse("not a regular file");
-        if (fs::file_size(path, ec) > kMaxFileBytes)
+        if (const auto size = fs::file_size(path, ec); !ec && size > kMaxFileBytes)
             refuse("larger than 4 MiB, too large for a config");
         std::ifstream in(path, std::ios::binary);
         if (!in)
@@ -69,7 +79,10 @@ public:
         std::stringstream text;
         text << in.rdbuf();
         m_stack.push_back(canonical);
-        NodePtr node = loadText(text.str(), path.string(), path.parent_path());
+        // "rope.yaml" named from its own folder has an empty parent: that still allows includes
+        // (an empty folder means "text must be complete" to loadText).
+        const fs::path folder = path.has_parent_path() ? path.parent_path() : fs::path(".");
+        NodePtr node = loadText(text.str(), path.string(), folder);
         m_stack.pop_back();
         return node;
     }

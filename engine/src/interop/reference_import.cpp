@@ -246,7 +246,9 @@ ReferenceImportResult importReferenceRun(const std::string& refDir,
     removeAll(tmpDir);
     try {
         io::RunHeader h;
-        h.runId = t.id;
+        // A run id of its own: the origin's (its wandb id, which names the folder) stays in
+        // imported_from; two rows of one id were indistinguishable in the studio.
+        h.runId = newRunId();
         h.createdAt = utcNow();
         h.configYaml = toYaml(rc.config);
         h.task = rc.config.task.name;

@@ -12,6 +12,24 @@ namespace lengen::engine::io {
 namespace {
 constexpr unsigned kSwmrReadAttempts = 8;
 
+// What a message calls the file: "cannot create the run file" was said of attention_maps.h5.
+std::string fileNoun(const std::string& path)
+{
+    const auto slash = path.find_last_of('/');
+    std::string name = slash == std::string::npos ? path : path.substr(slash + 1);
+    if (name.size() > 8 && name.compare(name.size() - 8, 8, ".partial") == 0)
+        name.resize(name.size() - 8);
+    if (name == "run.h5")
+        return "run file";
+    if (name == "analysis.h5")
+        return "analysis file";
+    if (name == "attention_maps.h5")
+        return "attention map file";
+    if (name == "aggregate.h5")
+        return "sweep aggregate file";
+    return "file";
+}
+
 // HDF5 closes what is still open in an atexit handler; a file whose close already failed (a
 // full disk) made that handler crash, turning a clean "disk full" exit 4 into SIGSEGV. Every
 // handle here is closed explicitly, so the handler is not needed. Must run before HDF5
@@ -24,6 +42,15 @@ const bool g_noAtExit = [] {
 
 std::recursive_mutex& h5Mutex()
 {
+    // HDF5 prints its error stack to stderr by default; we report errors ourselves. Debian's
+    // build is thread-safe, which makes that switch per thread: every thread that takes the
+    // lock (the studio's GUI thread and its worker) silences itself once. A process-wide
+    // "once" left the second thread printing stacks (issue 29).
+    thread_local const bool silenced = [] {
+        H5Eset_auto2(H5E_DEFAULT, nullptr, nullptr);
+        return true;
+    }();
+    (void)silenced;
     static std::recursive_mutex mutex;
     return mutex;
 }
@@ -52,16 +79,6 @@ void H5Handle::reset()
 
 namespace {
 
-// HDF5 prints its error stack to stderr by default; we report errors ourselves.
-void silenceOnce()
-{
-    static const bool silenced = [] {
-        H5Eset_auto2(H5E_DEFAULT, nullptr, nullptr);
-        return true;
-    }();
-    (void)silenced;
-}
-
 struct Messages {
     std::string innermost;
     std::string stack;
@@ -80,25 +97,38 @@ herr_t collectMessage(unsigned n, const H5E_error2_t* err, void* data)
 
 }  // namespace
 
-void throwH5(ErrorKind kind, const std::string& what, const std::string& path)
+namespace {
+// The error stack of the failed call, taken before any other HDF5 call clears it.
+Messages takeMessages()
 {
     Messages m;
     H5Ewalk2(H5E_DEFAULT, H5E_WALK_UPWARD, collectMessage, &m);
     H5Eclear2(H5E_DEFAULT);
+    return m;
+}
+
+[[noreturn]] void throwWith(const Messages& m, ErrorKind kind, const std::string& what,
+                            const std::string& path)
+{
     throw Error(kind, what + " (" + path + ")" + (m.innermost.empty() ? "" : ": " + m.innermost),
                 "HDF5 " + std::to_string(H5_VERS_MAJOR) + "." + std::to_string(H5_VERS_MINOR) +
                     "." + std::to_string(H5_VERS_RELEASE) + (m.stack.empty() ? "" : ": " + m.stack));
+}
+}  // namespace
+
+void throwH5(ErrorKind kind, const std::string& what, const std::string& path)
+{
+    throwWith(takeMessages(), kind, what, path);
 }
 
 H5Handle openFile(const std::string& path, OpenMode mode)
 {
     const H5Lock lock(h5Mutex());
-    silenceOnce();
     if (H5Fis_hdf5(path.c_str()) <= 0) {
         H5Eclear2(H5E_DEFAULT);
         FILE* probe = std::fopen(path.c_str(), "rb");
         if (!probe)
-            throw Error(ErrorKind::RunFile, "run file not found: " + path);
+            throw Error(ErrorKind::RunFile, fileNoun(path) + " not found: " + path);
         std::fclose(probe);
         throw Error(ErrorKind::RunFile, "not an HDF5 file (damaged or foreign): " + path);
     }
@@ -120,7 +150,7 @@ H5Handle openFile(const std::string& path, OpenMode mode)
     }
     hid_t id = H5Fopen(path.c_str(), flags, fapl.id());
     if (id < 0)
-        throwH5(ErrorKind::RunFile, "cannot open the run file", path);
+        throwH5(ErrorKind::RunFile, "cannot open the " + fileNoun(path), path);
     return H5Handle(id, H5Fclose);
 }
 
@@ -173,12 +203,11 @@ bool writerAlive(const std::string& file)
 H5Handle createFile(const std::string& path)
 {
     const H5Lock lock(h5Mutex());
-    silenceOnce();
     H5Handle fapl(H5Pcreate(H5P_FILE_ACCESS), H5Pclose);
     H5Pset_libver_bounds(fapl.id(), H5F_LIBVER_LATEST, H5F_LIBVER_LATEST);
     hid_t id = H5Fcreate(path.c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, fapl.id());
     if (id < 0)
-        throwH5(ErrorKind::Io, "cannot create the run file", path);
+        throwH5(ErrorKind::Io, "cannot create the " + fileNoun(path), path);
     return H5Handle(id, H5Fclose);
 }
 
@@ -190,11 +219,26 @@ H5Handle createGroup(hid_t loc, const std::string& name, const std::string& path
     return H5Handle(id, H5Gclose);
 }
 
+namespace {
+// "missing dataset" was said of one whose object header is damaged: name it by its full path
+// ("/checkpoint/slot0/model/input.weight") and keep HDF5's reason (doesn't exist, checksum).
+[[noreturn]] void throwOpenFailure(const char* what, hid_t loc, const std::string& name,
+                                   const std::string& path)
+{
+    const Messages m = takeMessages();  // first: the calls below clear the stack
+    const std::string parent = objectName(loc);
+    const std::string full = (parent.empty() || parent == "/" ? "/" : parent + "/") + name;
+    throwWith(m, ErrorKind::RunFile,
+              std::string("cannot open ") + what + " '" + full + "' in the " + fileNoun(path), path);
+}
+}  // namespace
+
 H5Handle openGroup(hid_t loc, const std::string& name, const std::string& path)
 {
     const H5Lock lock(h5Mutex());
     hid_t id = H5Gopen2(loc, name.c_str(), H5P_DEFAULT);
-    check(id, ErrorKind::RunFile, "missing group '" + name + "' in the run file", path);
+    if (id < 0)
+        throwOpenFailure("group", loc, name, path);
     return H5Handle(id, H5Gclose);
 }
 
@@ -202,7 +246,8 @@ H5Handle openDataset(hid_t loc, const std::string& name, const std::string& path
 {
     const H5Lock lock(h5Mutex());
     hid_t id = H5Dopen2(loc, name.c_str(), H5P_DEFAULT);
-    check(id, ErrorKind::RunFile, "missing dataset '" + name + "' in the run file", path);
+    if (id < 0)
+        throwOpenFailure("dataset", loc, name, path);
     return H5Handle(id, H5Dclose);
 }
 
@@ -267,6 +312,12 @@ std::vector<hsize_t> datasetShape(hid_t ds)
     if (rank > 0)
         H5Sget_simple_extent_dims(space.id(), dims.data(), nullptr);
     return dims;
+}
+
+std::uint64_t storedBytes(hid_t ds)
+{
+    const H5Lock lock(h5Mutex());
+    return H5Dget_storage_size(ds);
 }
 
 std::string objectName(hid_t obj)

@@ -1,6 +1,7 @@
 #pragma once
-// Thin RAII layer over the HDF5 C API. Debian's HDF5 is not built thread-safe: every function
-// here takes the process-wide recursive mutex h5Mutex() itself, and a handle closes under it.
+// Thin RAII layer over the HDF5 C API. Every function here takes the process-wide recursive
+// mutex h5Mutex() itself (HDF5 builds without thread-safety exist; Debian's has it, with
+// per-thread error stacks), and a handle closes under it.
 // Callers hold an H5Lock across a sequence of calls that must see one state of a file (the
 // studio reads on the GUI thread while its worker writes). Errors become
 // lengen::engine::Error(RunFile or Io) naming the file and HDF5's own innermost message.
@@ -90,6 +91,8 @@ H5Handle createLog(hid_t loc, const std::string& name, hid_t type,
                    const std::string& path);
 
 std::vector<hsize_t> datasetShape(hid_t ds);
+/// Bytes the file holds for a dataset's data (0 where none was ever written).
+std::uint64_t storedBytes(hid_t ds);
 /// The dims of `ds` after checking it has `rank` dimensions (0 = scalar). Error(RunFile) naming
 /// the dataset and the file otherwise: readers index dims only after this check.
 std::vector<hsize_t> shapeOf(hid_t ds, int rank, const std::string& path);

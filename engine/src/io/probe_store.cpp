@@ -134,11 +134,19 @@ std::vector<float> readAttentionTile(const std::string& run, const std::string& 
     io::H5Lock lock(io::h5Mutex());
     auto ds = io::openDataset(file.id(), setting + "/maps", path);
     const auto dims = io::shapeOf(ds.id(), 5, path);  // [prompts, layers, heads, T, T]
-    const auto t = static_cast<int>(dims[3]);
-    if (prompt < 0 || hsize_t(prompt) >= dims[0] || layer < 0 || hsize_t(layer) >= dims[1] ||
-        head < 0 || hsize_t(head) >= dims[2] || r0 < 0 || c0 < 0 || r1 > t || c1 > t || r0 >= r1 ||
-        c0 >= c1)
+    // Callers check the tile against the setting's counts (readAttentionSettings), so a tile
+    // outside the stored array means the array's shape is damaged: exit 3 naming the file.
+    if (r0 < 0 || c0 < 0 || r0 >= r1 || c0 >= c1)
         throw Error(ErrorKind::Usage, "attention tile out of range for '" + setting + "'");
+    const auto inside = [](int i, hsize_t n) { return i >= 0 && hsize_t(i) < n; };
+    if (dims[3] != dims[4] || !inside(prompt, dims[0]) || !inside(layer, dims[1]) ||
+        !inside(head, dims[2]) || hsize_t(r1) > dims[3] || hsize_t(c1) > dims[4])
+        throw Error(ErrorKind::RunFile,
+                    "dataset '" + setting + "/maps' in " + path + " has shape [" +
+                        std::to_string(dims[0]) + ", " + std::to_string(dims[1]) + ", " +
+                        std::to_string(dims[2]) + ", " + std::to_string(dims[3]) + ", " +
+                        std::to_string(dims[4]) + "], which does not hold the maps its run's "
+                        "analysis.h5 describes (damaged file)");
     const std::vector<hsize_t> start{hsize_t(prompt), hsize_t(layer), hsize_t(head), hsize_t(r0), hsize_t(c0)};
     const std::vector<hsize_t> count{1, 1, 1, hsize_t(r1 - r0), hsize_t(c1 - c0)};
     std::vector<float> out(static_cast<size_t>((r1 - r0) * (c1 - c0)));

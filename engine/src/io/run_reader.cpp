@@ -1,6 +1,7 @@
 // Read-only access to run files; opened in SWMR-read mode so a run that is still being
 // written can be inspected without disturbing (or being disturbed by) the writer.
 
+#include <algorithm>
 #include <cmath>
 #include <filesystem>
 #include <limits>
@@ -49,13 +50,56 @@ std::int64_t currentSlot(hid_t file, const std::string& path)
     return current;
 }
 
-std::vector<NamedTensor> readTensors(hid_t group, const std::string& path)
+std::string dimsText(const std::vector<std::int64_t>& dims)
+{
+    std::string text = "[";
+    for (size_t i = 0; i < dims.size(); ++i)
+        text += (i ? ", " : "") + std::to_string(dims[i]);
+    return text + "]";
+}
+
+// The shape of one tensor of a checkpoint slot, checked before anything is allocated for it.
+// `group` names it in messages ("/checkpoint/slot1/model"); `needData`: the slot was written,
+// so the file must hold every byte of the shape.
+std::vector<std::int64_t> checkedTensorShape(hid_t ds, const std::string& group,
+                                             const std::string& name,
+                                             const std::vector<ParameterShape>* expected,
+                                             bool needData, const std::string& path)
+{
+    const auto where = "dataset '" + group + "/" + name + "' in " + path;
+    const auto stored = datasetShape(ds);
+    const std::vector<std::int64_t> dims(stored.begin(), stored.end());
+    if (expected) {
+        const auto it = std::find_if(expected->begin(), expected->end(),
+                                     [&](const ParameterShape& p) { return p.name == name; });
+        if (it == expected->end())
+            throw Error(ErrorKind::RunFile, where + " is not a parameter of the run's model "
+                                                    "(damaged file)");
+        if (it->shape != dims)
+            throw Error(ErrorKind::RunFile, where + " has shape " + dimsText(dims) +
+                                                ", the model's is " + dimsText(it->shape) +
+                                                " (damaged file)");
+    }
+    std::uint64_t bytes = sizeof(float);
+    for (const auto d : stored)
+        if (__builtin_mul_overflow(bytes, static_cast<std::uint64_t>(d), &bytes))
+            bytes = std::numeric_limits<std::uint64_t>::max();
+    if (needData && storedBytes(ds) < bytes)
+        throw Error(ErrorKind::RunFile, where + " has shape " + dimsText(dims) + " but the file "
+                                            "holds " + std::to_string(storedBytes(ds)) +
+                                            " bytes of it (damaged file)");
+    return dims;
+}
+
+std::vector<NamedTensor> readTensors(hid_t group, const std::string& groupName,
+                                     const std::vector<ParameterShape>* expected,
+                                     const std::string& path)
 {
     std::vector<NamedTensor> out;
     for (const auto& name : memberNames(group)) {
         auto ds = openDataset(group, name, path);
-        const auto dims = datasetShape(ds.id());
-        auto t = torch::empty(std::vector<std::int64_t>(dims.begin(), dims.end()), torch::kFloat32);
+        const auto dims = checkedTensorShape(ds.id(), groupName, name, expected, true, path);
+        auto t = torch::empty(dims, torch::kFloat32);
         readAll(ds.id(), H5T_NATIVE_FLOAT, t.data_ptr<float>(), static_cast<size_t>(t.numel()),
                 path);
         out.push_back({name, t});
@@ -172,7 +216,7 @@ TrainLog readTrainLog(const std::string& pathOrDir)
 
 namespace io {
 
-CheckpointState readCheckpoint(const std::string& path)
+CheckpointState readCheckpoint(const std::string& path, const std::vector<ParameterShape>* expected)
 {
     H5Lock lock(h5Mutex());
     auto file = openRun(path);
@@ -206,9 +250,11 @@ CheckpointState readCheckpoint(const std::string& path)
                                torch::kUInt8);
     readAll(rng.id(), H5T_NATIVE_UINT8, st.rngState.data_ptr<std::uint8_t>(),
             static_cast<size_t>(st.rngState.numel()), path);
-    st.model = readTensors(openGroup(g.id(), "model", path).id(), path);
-    st.expAvg = readTensors(openGroup(g.id(), "optimizer/exp_avg", path).id(), path);
-    st.expAvgSq = readTensors(openGroup(g.id(), "optimizer/exp_avg_sq", path).id(), path);
+    for (auto [group, list] : {std::pair{"model", &st.model},
+                               std::pair{"optimizer/exp_avg", &st.expAvg},
+                               std::pair{"optimizer/exp_avg_sq", &st.expAvgSq}})
+        *list = readTensors(openGroup(g.id(), group, path).id(), slotName + "/" + group, expected,
+                            path);
     // Consumers pair the three lists by position: the moments must name the same tensors, in
     // the same order, with the parameters' shapes.
     for (const auto* moments : {&st.expAvg, &st.expAvgSq}) {
@@ -223,6 +269,36 @@ CheckpointState readCheckpoint(const std::string& path)
                           " (its name or shape differs from the parameter's)");
     }
     return st;
+}
+
+void checkCheckpointSlots(const std::string& path, const std::vector<ParameterShape>& expected)
+{
+    H5Lock lock(h5Mutex());
+    // SWMR-read: a crashed writer's status flags do not stop it, and a damaged header fails
+    // after a few retries instead of the writer's endless ones.
+    auto file = openRun(path);
+    const auto current = currentSlot(file.id(), path);
+    for (int slot = 0; slot < 2; ++slot) {
+        const auto slotName = "/checkpoint/slot" + std::to_string(slot);
+        auto g = openGroup(file.id(), slotName, path);
+        for (const char* scalar : {"step", "wall_time", "optimizer/step"})
+            shapeOf(openDataset(g.id(), scalar, path).id(), 0, path);
+        for (const char* vector : {"curriculum", "rng_state"})
+            shapeOf(openDataset(g.id(), vector, path).id(), 1, path);
+        for (const char* group : {"model", "optimizer/exp_avg", "optimizer/exp_avg_sq"}) {
+            auto tensors = openGroup(g.id(), group, path);
+            const auto names = memberNames(tensors.id());
+            if (names.size() != expected.size())
+                throw Error(ErrorKind::RunFile, slotName + "/" + group + " in " + path + " holds " +
+                                                    std::to_string(names.size()) + " tensors for " +
+                                                    std::to_string(expected.size()) +
+                                                    " parameters (damaged file)");
+            for (const auto& name : names)
+                checkedTensorShape(openDataset(tensors.id(), name, path).id(),
+                                   slotName + "/" + group, name, &expected, slot == current,
+                                   path);
+        }
+    }
 }
 
 }  // namespace io

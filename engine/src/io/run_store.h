@@ -89,7 +89,16 @@ private:
     double m_lastLoggedLoss = std::numeric_limits<double>::quiet_NaN();
 };
 
-/// Reads the latest complete checkpoint. Error(RunFile) if the run has none.
-CheckpointState readCheckpoint(const std::string& path);
+/// Reads the latest complete checkpoint. Error(RunFile) if the run has none. Every tensor's
+/// stored shape is checked before it is allocated: against the bytes the file holds for it, and
+/// against `expected` (the model's parameters) when given, so a damaged shape is exit 3 naming
+/// the dataset rather than an allocation of gigabytes.
+CheckpointState readCheckpoint(const std::string& path,
+                               const std::vector<ParameterShape>* expected = nullptr);
+
+/// Before a resume writes into a run: every object of both checkpoint slots opens and has the
+/// shape `expected` and the run's generator size give. A damaged slot is Error(RunFile) naming
+/// it; left alone, HDF5's SWMR writer retried its damaged header forever (a hang).
+void checkCheckpointSlots(const std::string& path, const std::vector<ParameterShape>& expected);
 
 }  // namespace lengen::engine::io

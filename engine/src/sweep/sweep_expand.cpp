@@ -130,6 +130,9 @@ SourceLocation issueLocation(const SweepSpec& spec, const std::string& keyPath)
     return spec.axes.empty() ? SourceLocation{spec.file} : spec.axes.front().where;
 }
 
+SweepCell finishCell(const SweepSpec& spec, const fs::path& dir, RunConfig c, const std::string& source,
+                     std::vector<std::pair<std::string, std::string>> axes);
+
 SweepCell buildCell(const SweepSpec& spec, const fs::path& dir, SourceCache& cache,
                     std::vector<std::pair<std::string, std::string>> axes)
 {
@@ -143,7 +146,9 @@ SweepCell buildCell(const SweepSpec& spec, const fs::path& dir, SourceCache& cac
     auto fail = [&](const SourceLocation& where, const std::string& key, const std::string& msg) {
         throw ConfigError({{where, key, label + ": " + msg}});
     };
-    // 1. The source config: the base, or the pattern's file for this task and pe.
+    // 1. The source config: one in memory, the base, or the pattern's file for this task and pe.
+    if (spec.baseConfig)
+        return finishCell(spec, dir, *spec.baseConfig, spec.baseConfig->sourceFile, std::move(axes));
     std::string file = spec.pattern.empty() ? spec.base : spec.pattern;
     for (const char* key : {"task", "pe"})
         if (spec.pattern.find(std::string("{") + key + "}") != std::string::npos) {
@@ -166,7 +171,23 @@ SweepCell buildCell(const SweepSpec& spec, const fs::path& dir, SourceCache& cac
             i.message = label + ": " + i.message;
         throw ConfigError(std::move(issues));
     }
-    RunConfig c = src.config;
+    return finishCell(spec, dir, src.config, path.string(), std::move(axes));
+}
+
+// Steps 2-4 of a cell from its source config (`source`: the file messages and the run name).
+SweepCell finishCell(const SweepSpec& spec, const fs::path& dir, RunConfig c, const std::string& source,
+                     std::vector<std::pair<std::string, std::string>> axes)
+{
+    const std::string label = "cell " + describe(axes);
+    auto value = [&](const std::string& key) -> const std::string* {
+        for (const auto& [k, v] : axes)
+            if (k == key)
+                return &v;
+        return nullptr;
+    };
+    auto fail = [&](const SourceLocation& where, const std::string& key, const std::string& msg) {
+        throw ConfigError({{where, key, label + ": " + msg}});
+    };
     // 2. task and pe as struct edits (unless the pattern already chose the file by them).
     if (const auto* t = value("task"); t && spec.pattern.find("{task}") == std::string::npos)
         setTask(c, *t);
@@ -211,7 +232,7 @@ SweepCell buildCell(const SweepSpec& spec, const fs::path& dir, SourceCache& cac
         cell.config.seed = 1;  // a cell must be reproducible: never a random seed
     }
     cell.axes = std::move(axes);
-    cell.config.sourceFile = path.string();
+    cell.config.sourceFile = source;
     cell.configYaml = toYaml(cell.config);
     return cell;
 }

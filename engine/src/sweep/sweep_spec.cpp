@@ -120,7 +120,6 @@ void readProbe(SectionReader s, SweepStages& st)
         return;
     st.probe = true;
     auto& o = st.probeOptions;
-    o.common.bootstrapTrials = 100;  // the reference's probes resample 100 times
     o.attention = s.boolean("attention").value_or(false);
     o.duplicated = s.boolean("duplicated").value_or(false);
     o.serialPosition = s.boolean("serial_position").value_or(false);

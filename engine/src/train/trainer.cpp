@@ -22,9 +22,7 @@ namespace fs = std::filesystem;
 
 namespace lengen::engine {
 
-namespace {
-
-std::string randomRunId()
+std::string newRunId()
 {
     std::random_device rd;
     static const char* hex = "0123456789abcdef";
@@ -33,6 +31,8 @@ std::string randomRunId()
         id += hex[rd() % 16];
     return id;
 }
+
+namespace {
 
 void initWriter(training::TrainSession& s, const std::string& path, const std::string& runId,
                 const TrainOptions& options)
@@ -109,7 +109,7 @@ RunSummary train(RunConfig config, const TrainOptions& options, RunControl& cont
     training::HeapRelease release;  // after the session below is gone
     training::TrainSession s;
     prepareSession(s, config, *config.seed, options);
-    const std::string runId = options.runId.empty() ? randomRunId() : options.runId;
+    const std::string runId = options.runId.empty() ? newRunId() : options.runId;
     const auto& dims = config.task.curriculum.dims;
     const fs::path path = !options.runDir.empty()
         ? fs::path(options.runDir) / "run.h5"
@@ -132,8 +132,20 @@ RunSummary resume(const std::string& runFile, const TrainOptions& options, RunCo
     config.seed = info.seed;
     training::HeapRelease release;  // after the session below is gone
     training::TrainSession s;
+    // A run's own records must agree before it is continued: a stored config whose max_steps
+    // was lost would otherwise train on toward the default 50,000 steps.
+    if (info.totalSteps > 0 && info.totalSteps != config.training.maxSteps)
+        throw Error(ErrorKind::RunFile,
+                    "the run's records disagree: its total_steps attribute says " +
+                        std::to_string(info.totalSteps) + ", its stored config's "
+                        "training.max_steps says " + std::to_string(config.training.maxSteps) +
+                        " (damaged file): " + path);
     prepareSession(s, config, info.seed, options);
-    training::restoreCheckpoint(s, io::readCheckpoint(path), path);
+    std::vector<io::ParameterShape> shapes;
+    for (const auto& [name, p] : s.optimizer->params())
+        shapes.push_back({name, p.sizes().vec()});
+    io::checkCheckpointSlots(path, shapes);  // before anything writes into the file
+    training::restoreCheckpoint(s, io::readCheckpoint(path, &shapes), path);
     s.writer = io::RunWriter::reopen(path, s.stepsDone, s.device.str());
     fillStarted(s, info.runId);
     return training::runTraining(s, control, observer);

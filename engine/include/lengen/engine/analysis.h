@@ -42,6 +42,13 @@ struct AnalysisOptions {
     std::string device;                  ///< "" = cuda if available, else cpu
     int threads = 0;                     ///< CPU threads (0 = all cores)
     bool force = false;                  ///< recompute results that are already stored
+
+    static AnalysisOptions withBootstrap(int trials)
+    {
+        AnalysisOptions o;
+        o.bootstrapTrials = trials;
+        return o;
+    }
 };
 
 struct EvalOptions {

@@ -143,6 +143,15 @@ enum class YamlStyle {
 /// same values; re-loading Draft text gives the same config as the text it came from.
 std::string toYaml(const RunConfig& config, YamlStyle style = YamlStyle::Resolved);
 
+/// One key of the resolved config whose value differs between runs; values[i] is run i's
+/// ("" where the run has no such key).
+struct ConfigDifference {
+    std::string key;                  ///< dotted path, e.g. "model.num_hidden_layers"
+    std::vector<std::string> values;
+};
+/// The keys whose values are not all the same, sorted by key (Compare's config table).
+std::vector<ConfigDifference> configDifferences(const std::vector<RunConfig>& runs);
+
 /// Known names, for help texts and the GUI.
 std::vector<std::string> knownTaskNames();
 std::vector<std::string> knownPositionTypes();

@@ -12,11 +12,23 @@
 
 namespace lengen::engine {
 
+/// The reference's probes resample 100 times (evaluation: AnalysisOptions' 1000).
+inline constexpr int kProbeBootstrapTrials = 100;
+
 struct ProbeOptions {
-    AnalysisOptions common;              ///< bootstrapTrials: the reference's probes use 100
+    AnalysisOptions common = AnalysisOptions::withBootstrap(kProbeBootstrapTrials);
     bool attention = false;
     bool duplicated = false;
     bool serialPosition = false;
+
+    /// Every probe, every other value at its default (the CLI's --all, the studio, sweeps).
+    static ProbeOptions all()
+    {
+        ProbeOptions o;
+        o.selectAll();
+        return o;
+    }
+    void selectAll() { attention = duplicated = serialPosition = true; }
 
     // Duplicated-example attack and serial position (§8). 0 = the reference's default.
     int prompts = 100;                   ///< functions (one task instance), one prompt each

@@ -61,5 +61,7 @@ TrainLog readTrainLog(const std::string& path);
 
 /// Accepts a run folder or a run.h5 path; returns the run.h5 path (Error(RunFile) if absent).
 std::string locateRunFile(const std::string& pathOrDir);
+/// A fresh run id: 8 random hex digits (new runs and imported ones).
+std::string newRunId();
 
 }  // namespace lengen::engine

@@ -41,6 +41,9 @@ struct SweepSpec {
     std::string pattern;                 ///< `pattern:` with {task} and {pe} (or "")
     std::vector<SweepAxis> axes;         ///< in grid order: the last axis varies fastest
     SweepStages stages;
+    /// The base as a config in memory (the studio's Set up draft: "Sweep position
+    /// encodings…"); when set it replaces `base` and `pattern`. Not written to sweep.yaml.
+    std::optional<RunConfig> baseConfig;
 };
 
 /// One cell of the grid: its axis values and its resolved, validated config (seed set).

@@ -1,0 +1,42 @@
+#pragma once
+// The table of `lengen` subcommands. Each command file registers its own subcommands beside
+// their implementation: it declares the options on the CLI11 app, keeps the values they parse
+// in state its callback owns, and adds the callback here (CLI11's subcom_in_files pattern).
+// main() keeps only signals, parsing and the one mapping of errors to exit codes, so adding a
+// command or an option touches one file.
+
+#include <functional>
+#include <utility>
+#include <vector>
+
+namespace CLI {
+class App;
+}
+
+namespace lengen::cli {
+
+/// Runs a parsed subcommand; returns the exit code, throws engine::Error for the mapped codes.
+using CommandRun = std::function<int()>;
+
+class CommandTable {
+public:
+    void add(CLI::App* command, CommandRun run) { m_entries.push_back({command, std::move(run)}); }
+    /// The callback of the subcommand the command line named (nullptr: none of the table's).
+    const CommandRun* parsed() const;
+
+private:
+    struct Entry {
+        CLI::App* command;
+        CommandRun run;
+    };
+    std::vector<Entry> m_entries;
+};
+
+// One registration per command file.
+void addTrainCommands(CLI::App& app, CommandTable& table);      ///< train, validate, info
+void addAnalysisCommands(CLI::App& app, CommandTable& table);   ///< eval, probe, import
+void addReferenceCommands(CLI::App& app, CommandTable& table);  ///< import-run, export-run
+void addSweepCommands(CLI::App& app, CommandTable& table);      ///< sweep new|run|...|status
+void addExportCommand(CLI::App& app, CommandTable& table);      ///< export (GUI builds only)
+
+}  // namespace lengen::cli

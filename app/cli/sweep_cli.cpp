@@ -1,0 +1,155 @@
+// `lengen sweep new|run|run-cell|submit|aggregate|status`: the options of each, registered in
+// the command table (command_registry.h). The work is in sweep_commands.cpp (new, run-cell,
+// status, aggregate), sweep_executor.cpp (run) and sweep_submit.cpp (submit).
+
+#include <CLI/CLI.hpp>
+
+#include <memory>
+
+#include "command_registry.h"
+#include "option_ranges.h"
+#include "sweep_commands.h"
+
+namespace lengen::cli {
+
+namespace {
+
+CLI::Validator slurmTime()
+{
+    return CLI::Validator(
+        [](std::string& v) {
+            return !v.empty() && v.find_first_not_of("0123456789:-") == std::string::npos
+                       ? std::string()
+                       : "must be a Slurm time such as 30, 2:00:00 or 1-12:00:00, not '" + v + "'";
+        },
+        "TIME");
+}
+
+void addNew(CLI::App& sweep, CommandTable& table)
+{
+    auto a = std::make_shared<SweepNewArgs>();
+    auto* cmd = sweep.add_subcommand("new", "Write a sweep folder from a base config");
+    cmd->add_option("config", a->config, "Base run config (YAML)")->required()
+        ->check(CLI::ExistingFile);
+    cmd->add_option("--pe", a->pes, "Position encodings: rope, nope, alibi, fire, yarn, "
+                                    "dynamic_yarn, pi, dynamic_ntk, mamba, gpt2")->delimiter(',');
+    cmd->add_option("--task", a->tasks, "Tasks")->delimiter(',');
+    cmd->add_option("--seeds", a->seeds, "Seeds 1..N per cell")->capture_default_str()
+        ->check(inRange(1, 10000));
+    cmd->add_option("--set", a->sets, "An axis over a config key: KEY=V1,V2 "
+                                      "(e.g. model.num_hidden_layers=4,6); repeatable");
+    cmd->add_flag("!--no-eval", a->eval, "Train only (default: evaluate each cell)");
+    cmd->add_option("--methods", a->evalMethods, "Evaluation methods")->delimiter(',')
+        ->capture_default_str();
+    cmd->add_option("--prompts", a->evalPrompts, "Evaluation prompts per method")
+        ->capture_default_str()->check(inRange(1, 1e7));
+    cmd->add_flag("--probe", a->probe, "Also run every probe on each cell");
+    cmd->add_option("--out", a->outDir, "The sweep folder to create")->required();
+    cmd->add_flag("--quiet,-q", a->quiet, "Only print the folder");
+    table.add(cmd, [a] { return runSweepNew(*a); });
+}
+
+void addRun(CLI::App& sweep, CommandTable& table)
+{
+    auto a = std::make_shared<SweepRunArgs>();
+    auto* cmd = sweep.add_subcommand(
+        "run", "Run every unfinished cell here, N at a time (resumes stopped cells; Ctrl-C stops all "
+               "with checkpoints)");
+    cmd->add_option("dir", a->dir, "Sweep folder")->required();
+    cmd->add_option("--jobs,-j", a->jobs, "Cells at once (default: one per core)")
+        ->check(inRange(0, 1024));
+    cmd->add_option("--threads-per-job", a->threadsPerJob,
+                    "CPU threads per cell (default: cores / jobs)")->check(threadRange());
+    cmd->add_option("--device", a->device, "cpu, cuda or cuda:N");
+    cmd->add_flag("--retry-failed", a->retryFailed, "Run failed cells again");
+    cmd->add_flag("--quiet,-q", a->quiet, "Only say what failed");
+    table.add(cmd, [a] { return runSweepRun(*a); });
+
+    auto c = std::make_shared<SweepCellArgs>();
+    auto* cell = sweep.add_subcommand(
+        "run-cell", "Run one cell in this process (what `sweep run` children and Slurm array tasks do)");
+    cell->add_option("dir", c->dir, "Sweep folder")->required();
+    cell->add_option("index", c->index, "Cell index (from 0)")->required()->check(inRange(0, 1e6));
+    cell->add_option("--threads", c->threads, "CPU threads")->check(threadRange());
+    cell->add_option("--device", c->device, "cpu, cuda or cuda:N");
+    cell->add_flag("--quiet,-q", c->quiet, "No progress output");
+    table.add(cell, [c] { return runSweepCell(*c); });
+}
+
+void addSubmit(CLI::App& sweep, CommandTable& table)
+{
+    auto a = std::make_shared<SweepSubmitArgs>();
+    auto* cmd = sweep.add_subcommand(
+        "submit", "Submit the unfinished cells as one Slurm job array (one task per cell; requeued "
+                  "tasks resume their checkpoint)");
+    cmd->add_option("dir", a->dir, "Sweep folder")->required();
+    cmd->add_option("--partition,-p", a->partition, "Slurm partition (default: the cluster's)");
+    cmd->add_option("--time,-t", a->time, "Time limit per cell, as Slurm writes it "
+                                          "(30, 2:00:00, 1-12:00:00)")
+        ->check(slurmTime());
+    cmd->add_option("--gpus-per-job", a->gpusPerJob, "GPUs per cell (--gpus-per-task)")
+        ->check(inRange(0, 64));
+    cmd->add_option("--cpus-per-job", a->cpusPerJob, "CPU cores per cell, also its threads "
+                                                     "(default 1)")
+        ->check(inRange(0, 1024));
+    cmd->add_option("--max-parallel", a->maxParallel, "Cells running at once (the array's %K; "
+                                                      "default: no limit)")
+        ->check(inRange(0, 100000));
+    cmd->add_option("--signal-before", a->signalSeconds,
+                    "Seconds before the time limit when a cell checkpoints and requeues itself")
+        ->capture_default_str()->check(inRange(10, 3600));
+    cmd->add_option("--sbatch-arg", a->sbatchArgs, "An extra #SBATCH line, e.g. "
+                                                   "--sbatch-arg=--account=lab (repeatable)");
+    cmd->add_option("--device", a->device, "cpu, cuda or cuda:N (default: cuda when "
+                                           "--gpus-per-job is set)");
+    cmd->add_flag("--retry-failed", a->retryFailed, "Submit failed cells again");
+    cmd->add_flag("--dry-run", a->dryRun, "Print the job script; submit nothing");
+    table.add(cmd, [a] {
+        if (a->device.empty() && a->gpusPerJob > 0)
+            a->device = "cuda";
+        return runSweepSubmit(*a);
+    });
+}
+
+void addResults(CLI::App& sweep, CommandTable& table)
+{
+    auto a = std::make_shared<SweepAggregateArgs>();
+    auto* cmd = sweep.add_subcommand(
+        "aggregate", "Combine the cells' evaluation and probe curves over seeds into DIR/aggregate.h5 "
+                     "and print the summary table");
+    cmd->add_option("dir", a->dir, "Sweep folder")->required();
+    cmd->add_option("--by", a->by, "Axes to group by (default: all but seed)")->delimiter(',');
+    cmd->add_option("--bootstrap", a->bootstrapTrials, "Bootstrap resamples over seeds (3 seeds "
+                                                       "or more)")
+        ->capture_default_str()->check(inRange(1, 100000));
+    cmd->add_option("--method", a->method, "Print only this method's table");
+    cmd->add_flag("--quiet,-q", a->quiet, "Print no table");
+    table.add(cmd, [a] { return runSweepAggregate(*a); });
+
+    struct Status {
+        std::string dir;
+        bool json = false;
+    };
+    auto s = std::make_shared<Status>();
+    auto* status = sweep.add_subcommand(
+        "status", "One line per cell: state, stage, step, loss, analysis (exit 0 done, 5 failed, 8 unfinished)");
+    status->add_option("dir", s->dir, "Sweep folder")->required();
+    status->add_flag("--json", s->json, "A JSON array instead of the table");
+    table.add(status, [s] { return runSweepStatus(s->dir, s->json); });
+}
+
+}  // namespace
+
+void addSweepCommands(CLI::App& app, CommandTable& table)
+{
+    auto* sweep = app.add_subcommand(
+        "sweep", "Experiments: a grid of seeded runs over tasks x position encodings x seeds x "
+                 "config keys, run here N at a time (docs/sweep-format.md)");
+    sweep->require_subcommand(1);
+    addNew(*sweep, table);
+    addRun(*sweep, table);
+    addSubmit(*sweep, table);
+    addResults(*sweep, table);
+}
+
+}  // namespace lengen::cli

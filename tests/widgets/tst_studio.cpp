@@ -1,0 +1,280 @@
+// The real studio window offscreen, after real sequences (issue 29): one open run that every
+// tab, the title and Analysis follow, also after training a run from the studio; damaged files
+// refused without changing the open run; the Train tab showing the open run and only it, with
+// Resume for a stopped run; Pause/Stop belonging to training; the wheel leaving unfocused fields
+// alone; refused YAML values shown as not applied; the Runs list following new runs.
+
+#include <QApplication>
+#include <QMessageBox>
+#include <QPushButton>
+#include <QSignalSpy>
+#include <QStandardPaths>
+#include <QTabWidget>
+#include <QTest>
+#include <QWheelEvent>
+
+#include <filesystem>
+#include <fstream>
+
+#include "attention_view.h"
+#include "figure_view.h"
+#include "lengen/engine/run_control.h"
+#include "lengen/engine/run_file.h"
+#include "lengen/engine/trainer.h"
+#include "main_window.h"
+#include "run_browser.h"
+#include "run_form.h"
+#include "run_table_model.h"
+#include "setup_panel.h"
+#include "test_support.h"
+#include "training_view.h"
+
+using namespace lengen;
+namespace fs = std::filesystem;
+
+namespace {
+
+struct Quiet final : engine::TrainObserver {};
+
+// A tiny run trained here; `cancelFirst`: stopped before its first step (no log, resumable).
+QString trainTiny(const std::string& out, std::uint64_t seed, bool cancelFirst = false)
+{
+    auto config = test::loadOne(test::tinyConfig());
+    engine::TrainOptions o;
+    o.outDir = out;
+    o.seed = seed;
+    o.device = "cpu";
+    o.threads = 1;
+    engine::RunControl control;
+    if (cancelFirst)
+        control.requestCancel();
+    Quiet quiet;
+    return QString::fromStdString(engine::train(config, o, control, quiet).runFile);
+}
+
+bool waitIdle(ui::RunController& c, int ms = 60000)
+{
+    return QTest::qWaitFor([&] { return c.state() == ui::RunController::State::Idle && c.queuedCount() == 0; }, ms);
+}
+
+QMessageBox* problemBox(QWidget& window)
+{
+    for (auto* box : window.findChildren<QMessageBox*>(QStringLiteral("problem")))
+        if (box->isVisible())
+            return box;
+    return nullptr;
+}
+
+void closeProblems(QWidget& window)
+{
+    for (auto* box : window.findChildren<QMessageBox*>(QStringLiteral("problem")))
+        box->close();
+    QCoreApplication::processEvents();
+}
+
+QPushButton* button(QWidget* in, const QString& text)
+{
+    for (auto* b : in->findChildren<QPushButton*>())
+        if (b->text() == text)
+            return b;
+    return nullptr;
+}
+
+}  // namespace
+
+class TestStudio final : public QObject {
+    Q_OBJECT
+private Q_SLOTS:
+    void initTestCase();
+    void oneOpenRunAcrossTheWindow();
+    void damagedFilesAreRefused();
+    void trainTabShowsTheOpenRunAndOffersResume();
+    void wheelLeavesUnfocusedFieldsAlone();
+    void refusedValuesShowAsNotApplied();
+    void runsListFollowsNewRuns();
+
+private:
+    studio::StudioOptions options() const
+    {
+        studio::StudioOptions o;
+        o.configRoot = QString::fromStdString(test::sourcePath("configs"));
+        o.runsFolder = m_runs;
+        return o;
+    }
+    QString m_runs, m_a, m_stopped;
+};
+
+void TestStudio::initTestCase()
+{
+    QStandardPaths::setTestModeEnabled(true);  // QSettings of its own, not the user's
+    QCoreApplication::setOrganizationName(QStringLiteral("lengen-tests"));
+    m_runs = QString::fromStdString(test::scratchDir("studio-runs"));
+    m_a = trainTiny(m_runs.toStdString(), 1);
+    m_stopped = trainTiny(m_runs.toStdString(), 2, true);
+}
+
+// Defect 2: open A, train B from Set up: every tab, the title and Analysis act on B.
+void TestStudio::oneOpenRunAcrossTheWindow()
+{
+    studio::MainWindow w(options());
+    QVERIFY(w.openRun(m_a));
+    const QString a = w.openRunFile();
+    QVERIFY(w.windowTitle().contains(a));
+
+    auto* setup = w.findChild<ui::SetupPanel*>();
+    setup->setText(QString::fromStdString(test::tinyConfig()).replace("max_steps: 20", "max_steps: 40"));
+    setup->setOutputFolder(m_runs);
+    auto request = setup->request();
+    QVERIFY(request.has_value());
+    QSignalSpy finished(&w.controller(), &ui::RunController::runFinished);
+    w.train(*request);
+    QVERIFY(waitIdle(w.controller()));
+    QCOMPARE(finished.count(), 1);
+    const QString b = QString::fromStdString(finished.at(0).at(1).value<engine::RunSummary>().runFile);
+    QCoreApplication::processEvents();
+
+    const QString open = w.openRunFile();
+    QVERIFY2(open != a && QFileInfo(open) == QFileInfo(b), qPrintable(open));
+    QVERIFY2(w.windowTitle().contains(open), qPrintable(w.windowTitle()));
+    QCOMPARE(w.trainingView()->shownRun(), open);
+    QCOMPARE(w.evaluationView()->run(), open);
+    QCOMPARE(w.probesView()->run(), open);
+    QCOMPARE(w.attentionView()->run(), open);
+    QCOMPARE(w.trainingView()->progressText(), QString("40/40"));
+
+    // Analysis ▸ Evaluate acts on the run shown; the Train tab's Pause/Stop are not its controls.
+    w.evaluateOpenRun();
+    QVERIFY(QTest::qWaitFor([&] {
+        return w.controller().state() == ui::RunController::State::Running &&
+               w.controller().currentKind() == ui::JobKind::Evaluate;
+    }, 20000));
+    QVERIFY2(w.controller().currentLabel().contains(QFileInfo(open).dir().dirName()),
+             qPrintable(w.controller().currentLabel()));
+    QVERIFY(!button(w.trainingView(), "Pause")->isEnabled());
+    QVERIFY(!button(w.trainingView(), "Stop")->isEnabled());
+    w.controller().stop();
+    QVERIFY(waitIdle(w.controller()));
+    QCOMPARE(w.openRunFile(), open);
+}
+
+// Defect 4: a damaged file or a text file named run.h5 is refused with the CLI's message; the
+// open run, the title and the views stay. An empty folder given to --open says it holds no runs.
+void TestStudio::damagedFilesAreRefused()
+{
+    studio::MainWindow w(options());
+    QVERIFY(w.openRun(m_a));
+    const QString a = w.openRunFile(), title = w.windowTitle();
+    const auto dir = test::scratchDir("studio-damaged");
+    const auto text = test::writeFile(dir + "/text", "run.h5", "model:\n  family: Llama2\n");
+    fs::create_directories(dir + "/cut");
+    fs::copy_file(a.toStdString(), dir + "/cut/run.h5");
+    fs::resize_file(dir + "/cut/run.h5", fs::file_size(dir + "/cut/run.h5") / 2);
+    for (const auto& bad : {dir + "/text", dir + "/cut/run.h5"}) {
+        QVERIFY(!w.openRun(QString::fromStdString(bad)));
+        QCOMPARE(w.openRunFile(), a);
+        QCOMPARE(w.windowTitle(), title);
+        QCOMPARE(w.evaluationView()->run(), a);
+        QCOMPARE(w.trainingView()->shownRun(), a);
+        auto* box = problemBox(w);
+        QVERIFY(box);
+        QVERIFY2(box->text().contains("run.h5") && box->text().contains("unchanged"), qPrintable(box->text()));
+        closeProblems(w);
+    }
+
+    auto o = options();
+    o.openRun = QString::fromStdString(test::scratchDir("studio-empty"));
+    studio::MainWindow empty(o);
+    QVERIFY(QTest::qWaitFor([&] { return problemBox(empty) != nullptr; }, 5000));
+    QVERIFY2(problemBox(empty)->text().contains("holds no runs"), qPrintable(problemBox(empty)->text()));
+    QVERIFY(empty.openRunFile().isEmpty());
+}
+
+// Defect 3 and Resume: after a finished run, a stopped run without a log shows its own
+// progress and no plot of the other; Resume continues it to the end.
+void TestStudio::trainTabShowsTheOpenRunAndOffersResume()
+{
+    studio::MainWindow w(options());
+    QVERIFY(w.openRun(m_a));
+    auto* view = w.trainingView();
+    QCOMPARE(view->progressText(), QString("20/20"));
+    QVERIFY(view->loggedPoints() > 0);
+    QVERIFY(!view->resumeOffered());
+
+    QVERIFY(w.openRun(m_stopped));
+    QCOMPARE(view->progressText(), QString("0/20"));
+    QCOMPARE(view->loggedPoints(), 0);
+    QVERIFY(view->rateText().isEmpty());
+    QVERIFY(view->resumeOffered());
+    QCOMPARE(ui::RunTableModel::readRow(m_stopped).status, QString("cancelled"));
+    QCOMPARE(ui::statusLabel("cancelled"), QString("stopped"));
+
+    QSignalSpy finished(&w.controller(), &ui::RunController::runFinished);
+    button(view, "Resume training")->click();
+    QVERIFY(waitIdle(w.controller()));
+    QCOMPARE(finished.count(), 1);
+    QCoreApplication::processEvents();
+    QCOMPARE(view->progressText(), QString("20/20"));
+    QVERIFY(!view->resumeOffered());
+    QCOMPARE(ui::RunTableModel::readRow(m_stopped).status, QString("finished"));
+}
+
+// Defect 5: scrolling over the Set up form does not change the PE or the layer count.
+void TestStudio::wheelLeavesUnfocusedFieldsAlone()
+{
+    studio::MainWindow w(options());
+    auto* setup = w.findChild<ui::SetupPanel*>();
+    QVERIFY(setup->loadFile(QString::fromStdString(test::sourcePath("configs/quick/linear_regression_yarn.yaml"))));
+    w.show();
+    for (const char* key : {"patch.rope_scaling.type", "model.num_hidden_layers"}) {
+        auto* field = setup->form()->fieldFor(key);
+        QVERIFY(field && !field->hasFocus());
+        const QString before = field->property("currentText").isValid()
+                                   ? field->property("currentText").toString()
+                                   : field->property("text").toString();
+        const QPointF at(field->width() / 2.0, field->height() / 2.0);
+        QWheelEvent wheel(at, field->mapToGlobal(at), QPoint(), QPoint(0, -120), Qt::NoButton,
+                          Qt::NoModifier, Qt::NoScrollPhase, false);
+        QApplication::sendEvent(field, &wheel);
+        const QString after = field->property("currentText").isValid()
+                                  ? field->property("currentText").toString()
+                                  : field->property("text").toString();
+        QCOMPARE(after, before);
+    }
+}
+
+// Defect 7: a refused value is not shown as the last valid one.
+void TestStudio::refusedValuesShowAsNotApplied()
+{
+    studio::MainWindow w(options());
+    auto* setup = w.findChild<ui::SetupPanel*>();
+    const QString good = QString::fromStdString(test::tinyConfig());
+    setup->setText(good);
+    QVERIFY(setup->validate().isEmpty());
+    QVERIFY(!setup->form()->showsNotApplied("model.num_attention_heads"));
+    setup->setText(QString(good).replace("num_attention_heads: 2", "num_attention_heads: 3"));
+    QVERIFY(!setup->validate().isEmpty());
+    QVERIFY(setup->form()->showsNotApplied("model.num_attention_heads"));
+    auto* heads = setup->form()->fieldFor("model.num_attention_heads");
+    QVERIFY2(heads->property("text").toString().contains("3"), qPrintable(heads->property("text").toString()));
+    setup->setText(good);
+    QVERIFY(setup->validate().isEmpty());
+    QVERIFY(!setup->form()->showsNotApplied("model.num_attention_heads"));
+    QCOMPARE(heads->property("value").toInt(), 2);
+}
+
+// Defect 8: a run written into a watched folder, also a folder made after the studio started,
+// is listed without Refresh.
+void TestStudio::runsListFollowsNewRuns()
+{
+    ui::RunBrowser browser;
+    const QString root = QString::fromStdString(test::scratchDir("studio-follow"));
+    browser.setFolders({root});
+    QCOMPARE(browser.model()->rowCount(), 0);
+    const QString fresh = trainTiny((root + "/made-later").toStdString(), 5);
+    QVERIFY(browser.model()->poll());
+    QVERIFY(browser.model()->rowOfPath(fresh) >= 0);
+    QVERIFY(!browser.model()->poll());  // nothing changed since
+}
+
+QTEST_MAIN(TestStudio)
+#include "tst_studio.moc"
