@@ -1,4 +1,6 @@
-// `lengen sweep new`, `run-cell` and `status` (the local executor is sweep_executor.cpp).
+// `lengen sweep new`, `run-cell`, `status` and `aggregate`: arguments in, the engine's sweep
+// library (lengen/engine/sweep_run.h) does the work, lines out. `run` and `submit` are
+// sweep_executor.cpp.
 
 #include "sweep_commands.h"
 
@@ -12,12 +14,14 @@
 #include <algorithm>
 #include <map>
 #include <optional>
+#include <set>
 
 #include "lengen/engine/config.h"
 #include "lengen/engine/errors.h"
 #include "lengen/engine/run_file.h"
 #include "lengen/engine/sweep.h"
 #include "lengen/engine/sweep_aggregate.h"
+#include "lengen/engine/sweep_run.h"
 #include "lengen/engine/trainer.h"
 #include "progress.h"
 #include "sweep_table.h"
@@ -40,36 +44,12 @@ void onCellSignal(int)
         g_cellControl->requestCancelFromSignal();
 }
 
-std::vector<std::string> splitList(const std::string& text)
-{
-    std::vector<std::string> out;
-    size_t start = 0;
-    while (start <= text.size()) {
-        const size_t comma = text.find(',', start);
-        out.push_back(text.substr(start, comma == std::string::npos ? std::string::npos : comma - start));
-        if (comma == std::string::npos)
-            break;
-        start = comma + 1;
-    }
-    return out;
-}
 
-std::string sweepAxesText(const engine::SweepCell& cell)
-{
-    std::string out;
-    for (const auto& [k, v] : cell.axes)
-        out += (out.empty() ? "" : " ") + k + "=" + v;
-    return out;
-}
 
 }  // namespace
 
 int runSweepNew(const SweepNewArgs& args)
 {
-    const fs::path out(args.outDir);
-    if (fs::exists(out) && !(fs::is_directory(out) && fs::is_empty(out)))
-        throw engine::Error(engine::ErrorKind::Usage, args.outDir + " already exists and is not an empty "
-                                                                    "folder; choose another --out");
     const auto loaded = engine::loadConfigFile(args.config);
     for (const auto& w : loaded.warnings)
         std::fprintf(stderr, "warning: %s\n", w.toString().c_str());
@@ -78,142 +58,61 @@ int runSweepNew(const SweepNewArgs& args)
                                     "lists " + std::to_string(loaded.runs.size()) +
                                         " values; a sweep cell is one run: give one value and add "
                                         "the others as an axis in sweep.yaml (docs/sweep-format.md)"}});
-    engine::SweepSpec spec;
-    spec.name = fs::absolute(out).lexically_normal().filename().string();
-    spec.base = "base.yaml";
-    if (!args.tasks.empty())
-        spec.axes.push_back({"task", args.tasks, {}});
-    if (!args.pes.empty())
-        spec.axes.push_back({"pe", args.pes, {}});
+    engine::NewSweep request;
+    request.base = loaded.runs.front();
+    request.baseSource = args.config;
+    request.tasks = args.tasks;
+    request.pes = args.pes;
+    request.seeds = args.seeds;
     for (const auto& s : args.sets) {
-        const size_t eq = s.find('=');
-        if (eq == std::string::npos || eq == 0 || eq + 1 == s.size())
-            throw engine::Error(engine::ErrorKind::Usage, "--set " + s + ": expected KEY=V1,V2,… "
-                                                          "(e.g. model.num_hidden_layers=4,6)");
-        spec.axes.push_back({s.substr(0, eq), splitList(s.substr(eq + 1)), {}});
-    }
-    std::vector<std::string> seeds;
-    for (int s = 1; s <= args.seeds; ++s)
-        seeds.push_back(std::to_string(s));
-    spec.axes.push_back({"seed", seeds, {}});
-    spec.stages.eval = args.eval;
-    spec.stages.evalOptions.methods = args.evalMethods;
-    spec.stages.evalOptions.prompts = args.evalPrompts;
-    spec.stages.probe = args.probe;
-    if (args.probe)
-        spec.stages.probeOptions = engine::ProbeOptions::all();
-    // Written next to the target and renamed once every cell validated: a bad axis leaves nothing.
-    const fs::path partial = out.string() + ".partial";
-    fs::remove_all(partial);
-    fs::create_directories(partial);
-    try {
-        std::ofstream(partial / "base.yaml")
-            << "# Base config of this sweep, from " << args.config << " (with its includes).\n"
-            << engine::toYaml(loaded.runs.front(), engine::YamlStyle::Draft);
-        std::ofstream(partial / "sweep.yaml") << engine::sweepYaml(spec);
-        const auto index = engine::prepareSweep(partial.string());
-        if (fs::exists(out))
-            fs::remove(out);
-        fs::rename(partial, out);
-        if (!args.quiet) {
-            std::string shape;
-            for (const auto& a : spec.axes)
-                shape += (shape.empty() ? "" : " x ") + a.key + " " + std::to_string(a.values.size());
-            std::fprintf(stderr, "sweep %s: %zu cells (%s); run it with: lengen sweep run %s\n",
-                         spec.name.c_str(), index.cells.size(), shape.c_str(), args.outDir.c_str());
+        try {
+            request.sets.push_back(engine::parseAxisSetting(s));
+        } catch (const engine::Error& e) {
+            throw engine::Error(engine::ErrorKind::Usage, std::string("--set: ") + e.what());
         }
-        std::printf("%s\n", args.outDir.c_str());
-        return 0;
-    } catch (...) {
-        std::error_code ec;
-        fs::remove_all(partial, ec);
-        throw;
     }
+    request.eval = args.eval;
+    request.evalMethods = args.evalMethods;
+    request.evalPrompts = args.evalPrompts;
+    request.probe = args.probe;
+    request.outDir = args.outDir;
+    const auto index = engine::createSweep(request);
+    if (!args.quiet) {
+        std::string shape;  // "pe 4 x seed 3"
+        for (const auto& k : index.axisKeys) {
+            std::set<std::string> values;
+            for (const auto& c : index.cells)
+                for (const auto& [key, v] : c.axes)
+                    if (key == k)
+                        values.insert(v);
+            shape += (shape.empty() ? "" : " x ") + k + " " + std::to_string(values.size());
+        }
+        std::fprintf(stderr, "sweep %s: %zu cells (%s); run it with: lengen sweep run %s\n",
+                     index.name.c_str(), index.cells.size(), shape.c_str(), args.outDir.c_str());
+    }
+    std::printf("%s\n", args.outDir.c_str());
+    return 0;
 }
 
 int runSweepCell(const SweepCellArgs& args)
 {
-    const engine::SweepPaths paths{engine::locateSweep(args.dir)};
-    const auto index = engine::readSweepIndex(paths.root);
-    if (args.index < 0 || args.index >= int(index.cells.size()))
-        throw engine::Error(engine::ErrorKind::Usage, "cell " + std::to_string(args.index) + " is not in " +
-                                                          paths.root + " (cells 0.." +
-                                                          std::to_string(index.cells.size() - 1) + ")");
-    const auto& cell = index.cells[size_t(args.index)];
     engine::RunControl control;
     g_cellControl = &control;
     std::signal(SIGINT, onCellSignal);
     std::signal(SIGTERM, onCellSignal);
-    engine::CellState state;
-    auto setStage = [&](const std::string& stage, const std::string& message = {}, int code = 0) {
-        state.stage = stage;
-        state.message = message;
-        state.exitCode = code;
-        engine::writeCellState(paths, cell.name, state);
-    };
-    auto stopped = [&](const std::string& what) {
-        setStage("stopped", what, 130);
-        std::fprintf(stderr, "cell %s: %s\n", cell.name.c_str(), what.c_str());
-        return engine::exitCodeFor(engine::ErrorKind::Interrupted);
-    };
-    std::fprintf(stderr, "cell %s (%s)\n", cell.name.c_str(), sweepAxesText(cell).c_str());
-    try {
-        setStage("train");
-        const std::string run = paths.runFile(cell.name);
-        engine::TrainOptions options;
-        options.runDir = paths.cellDir(cell.name);
-        options.threads = args.threads;
-        options.device = args.device;
-        options.sweepName = index.name;
-        options.sweepCell = cell.name;
-        options.sweepAxes = sweepAxesText(cell);
-        ProgressReporter progress(ProgressReporter::detect(args.quiet));
-        std::optional<engine::RunSummary> summary;
-        const auto info = fs::exists(run) ? std::optional(engine::readRunInfo(run)) : std::nullopt;
-        if (info && info->status != "finished" && info->checkpointStep < 0)
-            fs::remove(run);  // stopped before its first checkpoint: nothing to keep
-        if (info && info->status == "finished") {
-            std::fprintf(stderr, "trained already (%lld steps)\n", static_cast<long long>(info->totalSteps));
-        } else if (info && info->checkpointStep >= 0) {
-            summary = engine::resume(run, options, control, progress);
-        } else {
-            const auto loaded = engine::loadConfigFile(paths.cellDir(cell.name) + "/config.yaml");
-            summary = engine::train(loaded.runs.at(0), options, control, progress);
-        }
-        progress.finish();
-        if (summary && summary->outcome == engine::RunOutcome::Cancelled)
-            return stopped("stopped at step " + std::to_string(summary->stepsDone) + "; checkpoint written");
-        AnalysisProgress analysis(args.quiet);
-        if (index.stages.eval) {
-            setStage("eval");
-            auto o = index.stages.evalOptions;
-            o.common.threads = args.threads;
-            o.common.device = args.device;
-            if (engine::evaluateRun(run, o, control, analysis).cancelled)
-                return stopped("stopped during the evaluation; finished methods are stored");
-        }
-        if (index.stages.probe) {
-            setStage("probe");
-            auto o = index.stages.probeOptions;
-            o.common.threads = args.threads;
-            o.common.device = args.device;
-            if (engine::probeRun(run, o, control, analysis).cancelled)
-                return stopped("stopped during the probes; finished probes are stored");
-        }
-        analysis.finish();
-        setStage("done");
-        std::fprintf(stderr, "cell %s: done\n", cell.name.c_str());
-        return 0;
-    } catch (const std::exception& e) {
-        const engine::Error* known = dynamic_cast<const engine::Error*>(&e);
-        const engine::Error error = known ? *known : engine::classifyException(e);
-        try {
-            setStage("failed", error.what(), engine::exitCodeFor(error.kind()));
-        } catch (const std::exception&) {
-            // The disk may be what failed: the log and the exit code still say it.
-        }
-        throw;
-    }
+    ProgressReporter progress(ProgressReporter::detect(args.quiet));
+    AnalysisProgress analysis(args.quiet);
+    engine::CellRunOptions options;
+    options.threads = args.threads;
+    options.device = args.device;
+    const auto outcome = engine::runSweepCell(args.dir, args.index, options, control, progress, analysis,
+                                              [&](const std::string& line) {
+                                                  progress.finish();
+                                                  std::fprintf(stderr, "%s\n", line.c_str());
+                                              });
+    progress.finish();
+    analysis.finish();
+    return outcome == engine::CellOutcome::Done ? 0 : engine::exitCodeFor(engine::ErrorKind::Interrupted);
 }
 
 
@@ -225,7 +124,7 @@ int runSweepStatus(const std::string& dir, bool json)
     std::map<std::string, int> counts;
     nlohmann::json rows = nlohmann::json::array();
     std::string schedulerNote;
-    const auto slurm = slurmCellStates(root, &schedulerNote);
+    const auto slurm = engine::slurmCellStates(root, &schedulerNote);
     const bool submitted = !schedulerNote.empty();
     auto slurmState = [&](int cell) {
         const auto it = slurm.find(cell);
@@ -235,13 +134,13 @@ int runSweepStatus(const std::string& dir, bool json)
         std::printf("%-32s %-8s %-6s %13s %9s %-5s %-5s %s%s\n", "CELL", "STATE", "STAGE", "STEP",
                     "LOSS", "EVAL", "PROBE", submitted ? "SLURM       " : "", "NOTE");
     for (const auto& s : statuses) {
-        ++counts[s.state];
+        ++counts[engine::stateName(s.state)];
         if (json) {
             nlohmann::json axes = nlohmann::json::object();
             for (const auto& [k, v] : s.cell->axes)
                 axes[k] = v;
             rows.push_back({{"index", s.cell->index}, {"name", s.cell->name}, {"axes", axes},
-                            {"state", s.state}, {"stage", s.stage}, {"step", s.step},
+                            {"state", engine::stateName(s.state)}, {"stage", s.stage}, {"step", s.step},
                             {"total_steps", s.totalSteps},
                             {"last_loss", std::isfinite(s.lastLoss) ? nlohmann::json(s.lastLoss) : nlohmann::json()},
                             {"eval_done", s.evalDone}, {"probe_done", s.probeDone},
@@ -255,7 +154,7 @@ int runSweepStatus(const std::string& dir, bool json)
         char slurmColumn[32] = "";
         if (submitted)
             std::snprintf(slurmColumn, sizeof slurmColumn, "%-12s", slurmState(s.cell->index).c_str());
-        std::printf("%-32s %-8s %-6s %13s %9s %-5s %-5s %s%s\n", s.cell->name.c_str(), s.state.c_str(),
+        std::printf("%-32s %-8s %-6s %13s %9s %-5s %-5s %s%s\n", s.cell->name.c_str(), engine::stateName(s.state),
                     s.stage.c_str(), step.c_str(), shortNumber(s.lastLoss, "-").c_str(), eval, probe, slurmColumn,
                     s.message.c_str());
     }

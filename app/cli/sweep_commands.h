@@ -80,10 +80,4 @@ int runSweepStatus(const std::string& dir, bool json);
 int runSweepAggregate(const SweepAggregateArgs& args);
 
 
-/// The `lengen` launcher beside this executable (lengen-core when there is none).
-std::string lengenExecutable();
-/// Slurm's state (PENDING, RUNNING, …) of each cell index still in the queue for the jobs
-/// `sweep submit` recorded; empty when none. `note` says which jobs, or why squeue failed.
-std::map<int, std::string> slurmCellStates(const std::string& sweepRoot, std::string* note);
-
 }  // namespace lengen::cli

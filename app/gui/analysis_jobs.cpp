@@ -1,5 +1,12 @@
 #include "analysis_jobs.h"
 
+#include <QDateTime>
+#include <QDir>
+#include <QFileInfo>
+#include <QDirIterator>
+#include <QProcess>
+
+#include "lengen/engine/errors.h"
 #include "lengen/engine/trainer.h"
 
 namespace lengen::studio {
@@ -52,6 +59,59 @@ ui::TrainingWorker::AnalysisJob probeJob(QString runFile, engine::ProbeOptions o
                                           engine::AnalysisObserver& o) {
         return engine::probeRun(run, options, c, o);
     });
+}
+
+namespace {
+
+// Files written under `dir` since `start` (a re-export overwrites the same names).
+int filesSince(const QString& dir, const QDateTime& start)
+{
+    int n = 0;
+    for (QDirIterator it(dir, QDir::Files, QDirIterator::Subdirectories); it.hasNext();)
+        if (QFileInfo(it.next()).lastModified() >= start)
+            ++n;
+    return n;
+}
+
+}  // namespace
+
+ui::TrainingWorker::AnalysisJob exportJob(QString runFile, QString dir, int dpi, QString lengen)
+{
+    return [=](engine::RunControl& control, engine::AnalysisObserver& obs) {
+        if (lengen.isEmpty())
+            throw engine::Error(engine::ErrorKind::Io, "the lengen command line was not found beside the studio");
+        // How many files to expect: the figures it lists, four formats each.
+        QProcess list;
+        list.start(lengen, {"export", runFile, "--list"});
+        if (!list.waitForFinished(60000) || list.exitCode() != 0)
+            throw engine::Error(engine::ErrorKind::RunFile, QString::fromUtf8(list.readAllStandardError()).trimmed().toStdString());
+        const int figures = int(QString::fromUtf8(list.readAllStandardOutput()).split('\n', Qt::SkipEmptyParts).size());
+        const std::int64_t total = std::max(1, 4 * figures);
+        const QDateTime start = QDateTime::currentDateTime().addSecs(-1);  // mtime granularity
+        obs.onStage(0, 1, "figures into " + dir.toStdString());
+        QProcess p;
+        p.start(lengen, {"export", runFile, "--all", "--format", "png,svg,pdf,csv", "--dpi",
+                         QString::number(dpi), "--out", dir, "--quiet"});
+        if (!p.waitForStarted(30000))
+            throw engine::Error(engine::ErrorKind::Io, "cannot start " + lengen.toStdString());
+        engine::RunSummary summary;
+        summary.runFile = runFile.toStdString();
+        while (!p.waitForFinished(250)) {
+            if (!control.shouldContinue()) {
+                p.kill();  // what it wrote so far stays; nothing else depends on it
+                p.waitForFinished(10000);
+                summary.outcome = engine::RunOutcome::Cancelled;
+                summary.stepsDone = filesSince(dir, start);
+                return summary;
+            }
+            obs.onProgress("figures", std::min<std::int64_t>(filesSince(dir, start), total), total);
+        }
+        if (p.exitStatus() != QProcess::NormalExit || p.exitCode() != 0)
+            throw engine::Error(engine::ErrorKind::Io, QString::fromUtf8(p.readAllStandardError()).trimmed().toStdString());
+        summary.stepsDone = filesSince(dir, start);
+        summary.outcome = engine::RunOutcome::Finished;
+        return summary;
+    };
 }
 
 }  // namespace lengen::studio

@@ -17,5 +17,9 @@ ui::TrainingWorker::Job trainJob(engine::RunConfig config, engine::TrainOptions 
 ui::TrainingWorker::Job resumeJob(QString runFile, engine::TrainOptions options = {});
 ui::TrainingWorker::AnalysisJob evalJob(QString runFile, engine::EvalOptions options);
 ui::TrainingWorker::AnalysisJob probeJob(QString runFile, engine::ProbeOptions options);
+/// Every figure of a run into `dir` (PNG at `dpi`, SVG, PDF, CSV): `lengen export --all` as a
+/// child process of the worker thread (QCustomPlot draws on a GUI thread only, so not in the
+/// studio's worker), its progress the files written so far; Stop ends it. stepsDone: files.
+ui::TrainingWorker::AnalysisJob exportJob(QString runFile, QString dir, int dpi, QString lengen);
 
 }  // namespace lengen::studio

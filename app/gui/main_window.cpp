@@ -75,6 +75,7 @@ MainWindow::MainWindow(const StudioOptions& options, QWidget* parent) : QMainWin
     m_tabs->addTab(m_attention, tr("Attention"));
     m_tabs->addTab(m_compare, tr("Compare"));
     m_sweeps = new ui::SweepsView;
+    m_sweeps->setController(&m_controller);  // sweeps are created, run and submitted as jobs
     m_tabs->addTab(m_sweeps, tr("Sweeps"));
     m_sweeps->setBaseConfig([this]() -> std::optional<engine::RunConfig> {
         const auto request = m_setup->request();
@@ -244,18 +245,11 @@ void MainWindow::buildMenus()
         const int dpi = QInputDialog::getInt(this, tr("PNG resolution"), tr("Dots per inch:"), 150, 30, 1200, 10, &ok);
         if (!ok)
             return;
-        // A few seconds of offscreen drawing (QCustomPlot renders on the GUI thread only).
-        QApplication::setOverrideCursor(Qt::WaitCursor);
-        statusBar()->showMessage(tr("Exporting every figure of the run…"));
-        try {
-            const auto files = figures::exportAllFigures(openRun.toStdString(), dir.toStdString(),
-                                                         {"png", "svg", "pdf", "csv"}, dpi);
-            QApplication::restoreOverrideCursor();
-            statusBar()->showMessage(tr("Wrote %1 files into %2").arg(files.size()).arg(dir));
-        } catch (const std::exception& e) {
-            QApplication::restoreOverrideCursor();
-            showProblem(tr("Export failed"), QString::fromUtf8(e.what()));
-        }
+        // A job like an evaluation: `lengen export --all` in a child process of the worker, its
+        // progress in the status bar, Stop ends it; the window never waits for it.
+        m_controller.enqueue(ui::JobKind::Export, tr("export %1").arg(QFileInfo(openRun).dir().dirName()),
+                             exportJob(openRun, dir, dpi, ui::SweepsView::lengenExecutable()));
+        statusBar()->showMessage(tr("Export of every figure queued: its progress is shown here"));
     });
     analysis->addAction(tr("E&xport current figure…"), QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_S), this, [this] {
         if (auto* view = qobject_cast<ui::FigureView*>(m_tabs->currentWidget()))
@@ -296,9 +290,11 @@ void MainWindow::wireController()
             }))
             m_compare->setRuns(compared);  // its curve can join the comparison now
         m_run.notifyUpdated(run, ui::OpenRunModel::Part::Analysis);  // what the analysis added
-        status(m_controller.currentKind() == ui::JobKind::Evaluate
-                   ? tr("%1 finished: %n method(s) computed", nullptr, int(s.stepsDone)).arg(label)
-                   : tr("%1 finished: %n probe(s) computed", nullptr, int(s.stepsDone)).arg(label));
+        const auto kind = m_controller.currentKind();
+        status(kind == ui::JobKind::Evaluate ? tr("%1 finished: %n method(s) computed", nullptr, int(s.stepsDone)).arg(label)
+               : kind == ui::JobKind::Export ? tr("%1 finished: %n file(s) written", nullptr, int(s.stepsDone)).arg(label)
+               : kind == ui::JobKind::Sweep  ? tr("%1 finished").arg(label)
+                                             : tr("%1 finished: %n probe(s) computed", nullptr, int(s.stepsDone)).arg(label));
     });
     connect(&m_controller, &ui::RunController::runCancelled, this, [=](const QString& label, const engine::RunSummary& s) {
         const QString run = QString::fromStdString(s.runFile);

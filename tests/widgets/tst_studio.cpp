@@ -10,6 +10,8 @@
 #include <QSignalSpy>
 #include <QStandardPaths>
 #include <QTabWidget>
+#include <QTimer>
+#include <QDir>
 #include <QTest>
 #include <QWheelEvent>
 
@@ -21,6 +23,7 @@
 #include "lengen/engine/run_control.h"
 #include "lengen/engine/run_file.h"
 #include "lengen/engine/trainer.h"
+#include "analysis_jobs.h"
 #include "main_window.h"
 #include "run_browser.h"
 #include "run_form.h"
@@ -92,6 +95,7 @@ private Q_SLOTS:
     void wheelLeavesUnfocusedFieldsAlone();
     void refusedValuesShowAsNotApplied();
     void runsListFollowsNewRuns();
+    void exportingEveryFigureIsAJob();
 
 private:
     studio::StudioOptions options() const
@@ -274,6 +278,27 @@ void TestStudio::runsListFollowsNewRuns()
     QVERIFY(browser.model()->poll());
     QVERIFY(browser.model()->rowOfPath(fresh) >= 0);
     QVERIFY(!browser.model()->poll());  // nothing changed since
+}
+
+// Issue 32: Analysis ▸ Export all figures ran on the GUI thread for seconds; now it is a job of
+// the controller (a `lengen export --all` child of the worker) while the event loop turns.
+void TestStudio::exportingEveryFigureIsAJob()
+{
+    studio::MainWindow w(options());
+    QVERIFY(w.openRun(m_a));
+    const QString dir = QString::fromStdString(test::scratchDir("studio-export"));
+    int ticks = 0;
+    QTimer tick;
+    connect(&tick, &QTimer::timeout, [&] { ++ticks; });
+    tick.start(20);
+    QSignalSpy finished(&w.controller(), &ui::RunController::runFinished);
+    w.controller().enqueue(ui::JobKind::Export, "export", studio::exportJob(w.openRunFile(), dir, 40, LENGEN_CLI_PATH));
+    QVERIFY(waitIdle(w.controller()));
+    QCOMPARE(finished.count(), 1);
+    const auto written = finished.at(0).at(1).value<engine::RunSummary>().stepsDone;
+    QVERIFY2(written >= 4, qPrintable(QString::number(written)));  // the loss figure at least, 4 formats
+    QVERIFY(QFileInfo::exists(dir + "/loss.csv") || QDir(dir).entryList(QDir::Files).size() >= 4);
+    QVERIFY2(ticks > 5, qPrintable(QString::number(ticks)));  // the GUI thread kept turning
 }
 
 QTEST_MAIN(TestStudio)

@@ -51,8 +51,12 @@ int AnalysisProgressArea::perMille() const { return m_bar->value(); }
 
 void AnalysisProgressArea::onProgress(const QString& label, JobKind kind, const AnalysisProgress& p)
 {
-    const QString unit = kind == JobKind::Evaluate ? tr("method %1 of %2") : tr("probe %1 of %2");
-    QString text = QStringLiteral("%1 · %2 (%3)").arg(label, p.stageName, unit.arg(p.stage + 1).arg(p.stages));
+    const QString unit = kind == JobKind::Evaluate ? tr("method %1 of %2")
+                         : kind == JobKind::Probe  ? tr("probe %1 of %2")
+                                                   : tr("step %1 of %2");
+    QString text = kind == JobKind::Sweep  // its own count: cells ended of those it took
+                       ? tr("%1 · %2 of %3 cells ended").arg(label).arg(p.done).arg(p.total)
+                       : QStringLiteral("%1 · %2 (%3)").arg(label, p.stageName, unit.arg(p.stage + 1).arg(p.stages));
     if (p.etaSeconds >= 0)
         text += tr(", ETA %1").arg(clock(p.etaSeconds));
     m_label->setText(text);

@@ -48,7 +48,7 @@ bool ask(QDialog& d, QFormLayout* form, const QString& ok)
 
 }  // namespace
 
-std::optional<QStringList> askNewSweep(QWidget* parent, const QString& defaultFolder)
+std::optional<engine::NewSweep> askNewSweep(QWidget* parent, const QString& defaultFolder)
 {
     QDialog d(parent);
     d.setWindowTitle(QObject::tr("New sweep from the Set up config"));
@@ -85,29 +85,23 @@ std::optional<QStringList> askNewSweep(QWidget* parent, const QString& defaultFo
     form->addRow(QObject::tr("Sweep folder"), folder);
     if (!ask(d, form, QObject::tr("Create")))
         return std::nullopt;
-    QStringList chosen;
+    engine::NewSweep r;
     for (const auto& [pe, box] : pes)
         if (box->isChecked())
-            chosen << pe;
-    QStringList args;
-    if (!chosen.isEmpty())
-        args << "--pe" << chosen.join(',');
-    args << "--seeds" << QString::number(seeds->value());
-    const QString t = tasks->text().simplified().remove(' ');
-    if (!t.isEmpty())
-        args << "--task" << t;
+            r.pes.push_back(pe.toStdString());
+    r.seeds = seeds->value();
+    for (const auto& t : tasks->text().simplified().remove(' ').split(',', Qt::SkipEmptyParts))
+        r.tasks.push_back(t.toStdString());
     for (const auto& s : sets->text().split(';', Qt::SkipEmptyParts))
         if (!s.trimmed().isEmpty())
-            args << "--set" << s.trimmed().remove(' ');
-    if (!eval->isChecked())
-        args << "--no-eval";
-    if (probe->isChecked())
-        args << "--probe";
-    args << "--out" << folder->text().trimmed();
-    return args;
+            r.sets.push_back(engine::parseAxisSetting(s.trimmed().remove(' ').toStdString()));
+    r.eval = eval->isChecked();
+    r.probe = probe->isChecked();
+    r.outDir = folder->text().trimmed().toStdString();
+    return r;
 }
 
-std::optional<QStringList> askSubmit(QWidget* parent)
+std::optional<engine::SlurmSweepOptions> askSubmit(QWidget* parent)
 {
     QDialog d(parent);
     d.setWindowTitle(QObject::tr("Submit to Slurm"));
@@ -130,17 +124,15 @@ std::optional<QStringList> askSubmit(QWidget* parent)
     form->addRow(QObject::tr("Cells at once"), parallel);
     if (!ask(d, form, QObject::tr("Submit")))
         return std::nullopt;
-    QStringList args;
-    if (!partition->text().trimmed().isEmpty())
-        args << "--partition" << partition->text().trimmed();
-    if (!time->text().trimmed().isEmpty())
-        args << "--time" << time->text().trimmed();
-    args << "--cpus-per-job" << QString::number(cpus->value());
-    if (gpus->value() > 0)
-        args << "--gpus-per-job" << QString::number(gpus->value());
-    if (parallel->value() > 0)
-        args << "--max-parallel" << QString::number(parallel->value());
-    return args;
+    engine::SlurmSweepOptions o;
+    o.partition = partition->text().trimmed().toStdString();
+    o.time = time->text().trimmed().toStdString();
+    o.cpusPerJob = cpus->value();
+    o.gpusPerJob = gpus->value();
+    o.maxParallel = parallel->value();
+    if (o.gpusPerJob > 0)
+        o.device = "cuda";
+    return o;
 }
 
 std::optional<QStringList> askPeSweep(QWidget* parent)

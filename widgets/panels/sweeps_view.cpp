@@ -1,5 +1,7 @@
 #include "sweeps_view.h"
 
+#include <algorithm>
+
 #include <QApplication>
 #include <QComboBox>
 #include <QDir>
@@ -9,13 +11,11 @@
 #include <QHBoxLayout>
 #include <QHeaderView>
 #include <QLabel>
-#include <QProcess>
 #include <QPushButton>
 #include <QSpinBox>
 #include <QSplitter>
 #include <QStandardPaths>
 #include <QTableWidget>
-#include <QTemporaryDir>
 #include <QThread>
 #include <QTimer>
 #include <QVBoxLayout>
@@ -38,13 +38,14 @@ namespace {
 // One mark per seed: done, running (with its progress), pending, stopped, failed.
 QString mark(const engine::CellStatus& s)
 {
-    if (s.state == "done")
+    using S = engine::SweepCellState;
+    if (s.state == S::Done)
         return QStringLiteral("✔");
-    if (s.state == "failed")
+    if (s.state == S::Failed)
         return QStringLiteral("✘");
-    if (s.state == "stopped")
+    if (s.state == S::Stopped)
         return QStringLiteral("■");
-    if (s.state == "running") {
+    if (s.state == S::Running) {
         const int pct = s.totalSteps > 0 ? int(100 * s.step / s.totalSteps) : 0;
         return s.stage == "train" ? QStringLiteral("▶%1%").arg(pct) : QStringLiteral("▶%1").arg(QString::fromStdString(s.stage));
     }
@@ -52,18 +53,16 @@ QString mark(const engine::CellStatus& s)
 }
 
 // The cell's colour is its most pressing seed's: failed, running, stopped, pending, done.
-QColor stateColour(const QString& worst)
+QColor stateColour(engine::SweepCellState worst)
 {
-    if (worst == "failed") return QColor(0xF4, 0xC7, 0xC3);
-    if (worst == "running") return QColor(0xC6, 0xDB, 0xEF);
-    if (worst == "stopped") return QColor(0xFD, 0xE2, 0xA7);
-    if (worst == "pending") return QColor(0xEE, 0xEE, 0xEE);
+    switch (worst) {
+    case engine::SweepCellState::Failed: return QColor(0xF4, 0xC7, 0xC3);
+    case engine::SweepCellState::Running: return QColor(0xC6, 0xDB, 0xEF);
+    case engine::SweepCellState::Stopped: return QColor(0xFD, 0xE2, 0xA7);
+    case engine::SweepCellState::Pending: return QColor(0xEE, 0xEE, 0xEE);
+    case engine::SweepCellState::Done: break;
+    }
     return QColor(0xC7, 0xE9, 0xC0);
-}
-
-int rank(const std::string& state)
-{
-    return state == "failed" ? 4 : state == "running" ? 3 : state == "stopped" ? 2 : state == "pending" ? 1 : 0;
 }
 
 std::string axisValue(const engine::SweepCell& c, const std::string& key)
@@ -78,11 +77,7 @@ std::string axisValue(const engine::SweepCell& c, const std::string& key)
 
 QString SweepsView::lengenExecutable()
 {
-    const QString dir = QCoreApplication::applicationDirPath();
-    for (const QString& candidate : {dir + "/lengen", dir + "/../cli/lengen"})
-        if (QFileInfo(candidate).isExecutable())
-            return QFileInfo(candidate).canonicalFilePath();
-    return QStandardPaths::findExecutable(QStringLiteral("lengen"));
+    return QString::fromStdString(engine::lengenExecutable());
 }
 
 SweepsView::SweepsView(QWidget* parent) : QWidget(parent)
@@ -163,12 +158,46 @@ SweepsView::SweepsView(QWidget* parent) : QWidget(parent)
         b->setEnabled(false);
 }
 
-SweepsView::~SweepsView()
+// A sweep job still running belongs to the controller, which stops it (every cell writes its
+// checkpoint) and waits for it when it is destroyed.
+SweepsView::~SweepsView() = default;
+
+void SweepsView::setController(RunController* controller)
 {
-    if (m_process && m_process->state() != QProcess::NotRunning) {
-        m_process->terminate();  // the cells checkpoint; the executor waits for them
-        m_process->waitForFinished(30000);
+    m_controller = controller;
+    if (!controller)
+        return;
+    connect(controller, &RunController::runFinished, this,
+            [this](const QString& label, const engine::RunSummary&) { onJobEnded(label, true); });
+    connect(controller, &RunController::runCancelled, this,
+            [this](const QString& label, const engine::RunSummary&) { onJobEnded(label, false); });
+    connect(controller, &RunController::runFailed, this,
+            [this](const QString& label, const RunError&) { onJobEnded(label, false); });
+    connect(controller, &RunController::stateChanged, this, [this] { refresh(); });
+}
+
+bool SweepsView::runningHere() const
+{
+    return m_controller && !m_runLabel.isEmpty() && m_controller->currentKind() == JobKind::Sweep &&
+           m_controller->state() != RunController::State::Idle && m_controller->currentLabel() == m_runLabel;
+}
+
+void SweepsView::onJobEnded(const QString& label, bool finished)
+{
+    if (!m_controller || m_controller->currentKind() != JobKind::Sweep)
+        return;
+    if (label == m_newLabel) {
+        m_newLabel.clear();
+        if (finished)
+            setSweep(m_newDir);
+        return;
     }
+    const bool wasRun = label == m_runLabel;
+    if (wasRun)
+        m_runLabel.clear();
+    refresh();
+    if (wasRun && finished)
+        aggregate();
 }
 
 void SweepsView::setBaseConfig(std::function<std::optional<engine::RunConfig>()> provider)
@@ -268,19 +297,18 @@ void SweepsView::refresh()
     std::map<std::string, int> counts;
     for (const auto& s : all) {
         m_runFiles[size_t(s.cell->index)] = s.runFile;
-        ++counts[s.state];
+        ++counts[engine::stateName(s.state)];
     }
     for (size_t r = 0; r < m_cellsAt.size(); ++r)
         for (size_t c = 0; c < m_cellsAt[r].size(); ++c) {
             QStringList marks, tips;
-            std::string worst = "done";
+            auto worst = engine::SweepCellState::Done;  // the enum is ordered by urgency
             for (int i : m_cellsAt[r][c]) {
                 const auto& s = all[size_t(i)];
                 marks << mark(s);
-                if (rank(s.state) > rank(worst))
-                    worst = s.state;
+                worst = std::max(worst, s.state);
                 tips << QStringLiteral("%1: %2 %3 %4/%5%6")
-                            .arg(QString::fromStdString(s.cell->name), QString::fromStdString(s.state),
+                            .arg(QString::fromStdString(s.cell->name), QString::fromUtf8(engine::stateName(s.state)),
                                  QString::fromStdString(s.stage))
                             .arg(s.step)
                             .arg(s.totalSteps)
@@ -288,7 +316,7 @@ void SweepsView::refresh()
             }
             auto* item = new QTableWidgetItem(marks.join("  "));
             item->setTextAlignment(Qt::AlignCenter);
-            item->setBackground(stateColour(QString::fromStdString(worst)));
+            item->setBackground(stateColour(worst));
             item->setToolTip(tips.join('\n'));
             m_grid->setItem(int(r), int(c), item);
         }
@@ -299,7 +327,7 @@ void SweepsView::refresh()
         if (!first && m_doneCells > 0)
             aggregate();
     }
-    const bool running = m_process && m_process->state() != QProcess::NotRunning;
+    const bool running = runningHere();
     m_summary->setText(tr("%1 done · %2 running · %3 pending · %4 stopped · %5 failed%6")
                            .arg(counts["done"])
                            .arg(counts["running"])
@@ -393,78 +421,122 @@ bool SweepsView::exportTo(const QString& path, int dpi, QString* error)
     return result.ok;
 }
 
+namespace {
+
+// An executor's reports as the progress of a controller job: cells ended of those it took, and
+// its lines as the job's warnings (the status bar shows the latest).
+class JobProgress final : public engine::SweepObserver {
+public:
+    explicit JobProgress(engine::AnalysisObserver& job) : m_job(job) { m_job.onStage(0, 1, "cells"); }
+    void onMessage(const std::string& line) override { m_job.onWarning(line); }
+    void onCells(int ended, int total, double) override { m_job.onProgress("cells", ended, std::max(total, 1)); }
+
+private:
+    engine::AnalysisObserver& m_job;
+};
+
+engine::RunSummary jobSummary(const std::string& dir, const engine::SweepRunSummary& s)
+{
+    engine::RunSummary r;
+    r.runFile = dir;
+    r.stepsDone = s.finished;
+    r.outcome = s.cancelled ? engine::RunOutcome::Cancelled : engine::RunOutcome::Finished;
+    return r;
+}
+
+}  // namespace
+
 void SweepsView::newSweep()
 {
     const auto base = m_baseConfig ? m_baseConfig() : std::nullopt;
-    const QString lengen = lengenExecutable();
-    if (!base || lengen.isEmpty())
-        return Q_EMIT statusMessage(!base ? tr("The Set up tab's config is not valid: fix it first")
-                                          : tr("The lengen command line was not found beside the studio"));
-    const auto args = askNewSweep(this, QDir::current().absoluteFilePath(QStringLiteral("sweeps/sweep")));
-    if (!args)
+    if (!base)
+        return Q_EMIT statusMessage(tr("The Set up tab's config is not valid: fix it first"));
+    std::optional<engine::NewSweep> request;
+    try {
+        request = askNewSweep(this, QDir::current().absoluteFilePath(QStringLiteral("sweeps/sweep")));
+    } catch (const std::exception& e) {
+        return Q_EMIT statusMessage(tr("Sweep not created: %1").arg(QString::fromUtf8(e.what())));
+    }
+    if (!request)
         return;
-    QTemporaryDir tmp;
-    const QString baseFile = tmp.filePath(QStringLiteral("base.yaml"));
-    std::ofstream(baseFile.toStdString()) << engine::toYaml(*base, engine::YamlStyle::Draft);
-    QProcess p;
-    p.start(lengen, QStringList{"sweep", "new", baseFile} + *args);
-    QApplication::setOverrideCursor(Qt::WaitCursor);
-    p.waitForFinished(120000);
-    QApplication::restoreOverrideCursor();
-    const QString err = QString::fromUtf8(p.readAllStandardError()).trimmed();
-    if (p.exitCode() != 0)
-        return Q_EMIT statusMessage(tr("Sweep not created: %1").arg(err.section('\n', -1)));
-    setSweep(QString::fromUtf8(p.readAllStandardOutput()).trimmed());
-    Q_EMIT statusMessage(err.section('\n', -1));
+    request->base = *base;
+    request->baseSource = base->sourceFile.empty() ? "the studio's Set up tab" : base->sourceFile;
+    createSweep(std::move(*request));
+}
+
+void SweepsView::createSweep(engine::NewSweep request)
+{
+    if (!m_controller)
+        return Q_EMIT statusMessage(tr("No job controller: sweeps cannot be created here"));
+    m_newDir = QString::fromStdString(request.outDir);
+    m_newLabel = tr("new sweep %1").arg(QFileInfo(m_newDir).fileName());
+    // Every cell is loaded and validated first: seconds for a large grid, on the worker.
+    m_controller->enqueue(JobKind::Sweep, m_newLabel,
+                          [request = std::move(request)](engine::RunControl&, engine::AnalysisObserver& obs) {
+                              const auto index = engine::createSweep(request);
+                              obs.onWarning("sweep " + index.name + ": " + std::to_string(index.cells.size()) +
+                                            " cells written to " + request.outDir);
+                              engine::RunSummary r;
+                              r.runFile = request.outDir;
+                              r.stepsDone = std::int64_t(index.cells.size());
+                              return r;
+                          });
+    Q_EMIT statusMessage(tr("Creating the sweep %1…").arg(m_newDir));
 }
 
 void SweepsView::runHere()
 {
-    const QString lengen = lengenExecutable();
-    if (m_dir.isEmpty() || lengen.isEmpty())
+    if (m_dir.isEmpty())
         return;
-    delete m_process;
-    m_process = new QProcess(this);
-    m_process->setProcessChannelMode(QProcess::MergedChannels);
-    connect(m_process, &QProcess::readyRead, this, [this] {
-        const QString text = QString::fromUtf8(m_process->readAll()).trimmed();
-        if (!text.isEmpty())
-            Q_EMIT statusMessage(text.section('\n', -1));
+    if (!m_controller)
+        return Q_EMIT statusMessage(tr("No job controller: sweeps cannot run here"));
+    const std::string dir = engine::locateSweep(m_dir.toStdString());
+    const int jobs = m_jobs->value();
+    m_runLabel = tr("sweep %1").arg(QFileInfo(m_dir).fileName());
+    // The local executor on the controller's worker: cell processes N at a time, Stop passes
+    // each one SIGTERM (it checkpoints) and waits; the GUI thread only reads the cells' files.
+    m_controller->enqueue(JobKind::Sweep, m_runLabel, [dir, jobs](engine::RunControl& control,
+                                                                  engine::AnalysisObserver& obs) {
+        engine::LocalSweepOptions o;
+        o.jobs = jobs;
+        const auto executor = engine::makeLocalExecutor(dir, o);
+        JobProgress progress(obs);
+        const auto s = executor->submit(control, progress);
+        if (s.failed + s.failedBefore > 0)
+            obs.onWarning(std::to_string(s.failed + s.failedBefore) + " cell(s) failed: the grid's tooltips say why");
+        return jobSummary(dir, s);
     });
-    connect(m_process, &QProcess::finished, this, [this](int code) {
-        Q_EMIT statusMessage(code == 0     ? tr("Sweep finished: every cell done")
-                             : code == 130 ? tr("Sweep stopped: every running cell wrote its checkpoint")
-                                           : tr("Sweep ended with exit %1 (lengen sweep status says why)").arg(code));
-        refresh();
-        if (code == 0)
-            aggregate();
-    });
-    m_process->start(lengen, {"sweep", "run", m_dir, "--jobs", QString::number(m_jobs->value())});
     refresh();
 }
 
 void SweepsView::stopRun()
 {
-    if (m_process && m_process->state() != QProcess::NotRunning)
-        m_process->terminate();  // one SIGTERM: the executor passes one to each cell
+    if (runningHere())
+        m_controller->stop();  // the executor passes one SIGTERM to each cell
 }
 
 void SweepsView::submit()
 {
-    const QString lengen = lengenExecutable();
-    if (m_dir.isEmpty() || lengen.isEmpty())
+    if (m_dir.isEmpty())
         return;
-    const auto args = askSubmit(this);
-    if (!args)
+    if (const auto options = askSubmit(this))
+        submitTo(*options);
+}
+
+void SweepsView::submitTo(engine::SlurmSweepOptions options)
+{
+    if (m_dir.isEmpty() || !m_controller)
         return;
-    QProcess p;
-    p.start(lengen, QStringList{"sweep", "submit", m_dir} + *args);
-    QApplication::setOverrideCursor(Qt::WaitCursor);
-    p.waitForFinished(90000);
-    QApplication::restoreOverrideCursor();
-    const QString err = QString::fromUtf8(p.readAllStandardError()).trimmed();
-    Q_EMIT statusMessage(p.exitCode() == 0 ? err.section('\n', -1) : tr("Not submitted: %1").arg(err.section('\n', -1)));
-    refresh();
+    const std::string dir = engine::locateSweep(m_dir.toStdString());
+    // sbatch has a time limit of its own (a dead controller is a message, not a hang): on the
+    // worker either way, never on the GUI thread.
+    m_controller->enqueue(JobKind::Sweep, tr("submit %1").arg(QFileInfo(m_dir).fileName()),
+                          [dir, options](engine::RunControl& control, engine::AnalysisObserver& obs) {
+                              const auto executor = engine::makeSlurmExecutor(dir, options);
+                              JobProgress progress(obs);
+                              auto s = executor->submit(control, progress);
+                              return jobSummary(dir, s);
+                          });
 }
 
 }  // namespace lengen::ui

@@ -16,11 +16,12 @@
 #include "lengen/engine/config.h"
 #include "lengen/engine/sweep.h"
 #include "lengen/engine/sweep_aggregate.h"
+#include "lengen/engine/sweep_run.h"
+#include "run_controller.h"
 
 class QComboBox;
 class QCustomPlot;
 class QLabel;
-class QProcess;
 class QPushButton;
 class QSpinBox;
 class QTableWidget;
@@ -48,8 +49,19 @@ public:
     const std::optional<plots::GridSpec>& figure() const { return m_figure; }
     /// Writes the grid figure (PNG/SVG/PDF/CSV by extension); false + error when none is drawn.
     bool exportTo(const QString& path, int dpi, QString* error = nullptr);
-    /// `lengen` beside the studio (installed) or in the build tree; "" when not found.
+    /// `lengen` beside the studio (installed) or in the build tree; "" when not found (the
+    /// engine's lookup, engine::lengenExecutable).
     static QString lengenExecutable();
+    /// The job controller whose worker creates, runs and submits sweeps (nothing of a sweep
+    /// runs on the GUI thread). Without one those buttons only say so.
+    void setController(RunController* controller);
+    /// Whether this view's sweep job (a local run) is the controller's current job.
+    bool runningHere() const;
+    /// What the buttons do, for tests and menus: each queues a job on the controller.
+    void createSweep(engine::NewSweep request);
+    void runHere();
+    void stopRun();
+    void submitTo(engine::SlurmSweepOptions options);
 
 Q_SIGNALS:
     void statusMessage(QString message);
@@ -58,9 +70,8 @@ Q_SIGNALS:
 
 private:
     void newSweep();
-    void runHere();
-    void stopRun();
     void submit();
+    void onJobEnded(const QString& label, bool finished);
     void drawFigure();
     void cellActivated(int row, int column);
 
@@ -77,7 +88,9 @@ private:
     QPushButton *m_run, *m_stop, *m_submit, *m_aggregateButton, *m_export;
     QComboBox* m_method;
     QCustomPlot* m_plot;
-    QProcess* m_process = nullptr;
+    RunController* m_controller = nullptr;
+    QString m_runLabel;                                      ///< this view's local-run job
+    QString m_newLabel, m_newDir;                            ///< a "new sweep" job and its folder
     int m_doneCells = -1;                                    ///< at the last refresh (-1: none yet)
     QTimer* m_timer;
 };

@@ -198,6 +198,18 @@ bool storedAll(const std::vector<std::string>& stored, const std::vector<std::st
 
 }  // namespace
 
+const char* stateName(SweepCellState state)
+{
+    switch (state) {
+    case SweepCellState::Done: return "done";
+    case SweepCellState::Pending: return "pending";
+    case SweepCellState::Stopped: return "stopped";
+    case SweepCellState::Running: return "running";
+    case SweepCellState::Failed: return "failed";
+    }
+    return "?";
+}
+
 std::vector<CellStatus> sweepStatus(const std::string& dir, const SweepIndex& index)
 {
     const SweepPaths paths{dir};
@@ -205,7 +217,7 @@ std::vector<CellStatus> sweepStatus(const std::string& dir, const SweepIndex& in
     for (const auto& cell : index.cells) {
         CellStatus st;
         st.cell = &cell;
-        st.state = "pending";
+        st.state = SweepCellState::Pending;
         st.lastLoss = std::nan("");
         const auto state = readCellState(paths, cell.name);
         const std::string run = paths.runFile(cell.name);
@@ -229,7 +241,7 @@ std::vector<CellStatus> sweepStatus(const std::string& dir, const SweepIndex& in
                 if (po.serialPosition) probes.push_back("serial_position");
                 st.probeDone = storedAll(contents.probes, probes);
             } catch (const Error& e) {
-                st.state = "failed";
+                st.state = SweepCellState::Failed;
                 st.message = e.what();
                 out.push_back(st);
                 continue;
@@ -239,19 +251,19 @@ std::vector<CellStatus> sweepStatus(const std::string& dir, const SweepIndex& in
         const bool trained = runStatus == "finished";
         const bool allDone = trained && (!index.stages.eval || st.evalDone) && (!index.stages.probe || st.probeDone);
         if (state && state->stage == "failed") {
-            st.state = "failed";
+            st.state = SweepCellState::Failed;
             st.message = state->message;
         } else if (runStatus == "failed") {
-            st.state = "failed";
+            st.state = SweepCellState::Failed;
             st.message = state && !state->message.empty() ? state->message : "training failed (see the cell's log)";
         } else if (runStatus == "running" || (state && (state->stage == "eval" || state->stage == "probe" ||
                                                          state->stage == "train") && processAlive(*state))) {
-            st.state = "running";
+            st.state = SweepCellState::Running;
         } else if (allDone) {
-            st.state = "done";
+            st.state = SweepCellState::Done;
             st.stage = "done";
         } else if (runStatus == "cancelled" || runStatus == "interrupted" || (state && state->stage == "stopped")) {
-            st.state = "stopped";
+            st.state = SweepCellState::Stopped;
             st.message = state ? state->message : "";
         }
         out.push_back(st);

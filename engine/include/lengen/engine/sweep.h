@@ -112,9 +112,15 @@ void writeCellState(const SweepPaths& paths, const std::string& cell, const Cell
 std::optional<CellState> readCellState(const SweepPaths& paths, const std::string& cell);
 
 /// One line of `lengen sweep status`, read from the files (safe while cells run).
+/// Where a cell stands, as `sweep status`, the executors and the studio read it. Ordered by
+/// how much it needs attention (a grid square shows its worst cell).
+enum class SweepCellState { Done, Pending, Stopped, Running, Failed };
+/// "done", "pending", "stopped", "running", "failed" (status tables and JSON).
+const char* stateName(SweepCellState state);
+
 struct CellStatus {
     const SweepCell* cell = nullptr;
-    std::string state;                   ///< pending | running | stopped | done | failed
+    SweepCellState state = SweepCellState::Pending;
     std::string stage;                   ///< train | eval | probe | done (what runs or ran last)
     std::int64_t step = 0, totalSteps = 0;
     double lastLoss = 0;                 ///< NaN when nothing logged

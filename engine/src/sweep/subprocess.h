@@ -5,7 +5,7 @@
 #include <string>
 #include <vector>
 
-namespace lengen::cli {
+namespace lengen::engine::sweep {
 
 struct CommandResult {
     bool started = false;                ///< false: the program was not found or not executable
@@ -20,4 +20,4 @@ CommandResult runCommand(const std::vector<std::string>& argv, double timeoutSec
 /// The first line of `text` that is not empty, trimmed (for one-line messages).
 std::string firstLine(const std::string& text);
 
-}  // namespace lengen::cli
+}  // namespace lengen::engine::sweep

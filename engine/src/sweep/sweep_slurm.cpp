@@ -1,13 +1,14 @@
-// `lengen sweep submit`: the sweep's unfinished cells as one Slurm job array, one array task per
+// The Slurm executor: the sweep's unfinished cells as one Slurm job array, one array task per
 // cell running `lengen sweep run-cell DIR INDEX`. The script it writes (slurm/job.sh, printed by
-// --dry-run) is the whole contract with the scheduler:
+// `lengen sweep submit --dry-run`) is the whole contract with the scheduler:
 //  * `--signal=B:USR1@S` asks Slurm to signal the batch shell S seconds before the time limit;
 //    the shell passes one SIGTERM to the cell (which finishes its step and writes a checkpoint)
 //    and requeues its own array task, which then resumes the checkpoint bitwise exactly.
 //  * scancel, `scontrol requeue` and preemption send SIGTERM to every process of the task: the
 //    cell gets it directly (so the shell must not pass on a second one, which would make the cell
 //    leave at once) and writes its checkpoint within KillWait.
-// slurm/submitted.json records the job so that `sweep status` can ask squeue about it.
+// slurm/submitted.json records the job so that states and `sweep status` can ask squeue about it.
+// Every scheduler call has a time limit (subprocess.h): a dead controller is Error(Scheduler).
 
 #include <nlohmann/json.hpp>
 
@@ -20,13 +21,16 @@
 #include <sstream>
 
 #include "lengen/engine/errors.h"
-#include "lengen/engine/sweep.h"
-#include "subprocess.h"
-#include "sweep_commands.h"
+#include "lengen/engine/sweep_run.h"
+#include "sweep/subprocess.h"
 
 namespace fs = std::filesystem;
 
-namespace lengen::cli {
+namespace lengen::engine {
+
+using sweep::CommandResult;
+using sweep::firstLine;
+using sweep::runCommand;
 
 namespace {
 
@@ -74,10 +78,8 @@ std::string schedulerHint(const CommandResult& r, const std::string& what)
     return what + " failed (exit " + std::to_string(r.exitCode) + ")" + (line.empty() ? "" : ": " + line);
 }
 
-}  // namespace
-
-static std::string slurmScript(const SweepSubmitArgs& args, const engine::SweepPaths& paths,
-                        const engine::SweepIndex& index, const std::vector<int>& cells)
+std::string slurmScript(const SlurmSweepOptions& args, const SweepPaths& paths, const SweepIndex& index,
+                        const std::vector<int>& cells)
 {
     const int cpus = args.cpusPerJob > 0 ? args.cpusPerJob : 1;
     std::ostringstream s;
@@ -111,7 +113,7 @@ static std::string slurmScript(const SweepSubmitArgs& args, const engine::SweepP
       << "exec >>" << shellQuote(paths.root + "/logs/") << "\"$cell.log\" 2>&1\n"
       << "echo \"== $(date -u +%FT%TZ) Slurm job ${SLURM_ARRAY_JOB_ID}_${SLURM_ARRAY_TASK_ID} on "
          "$(hostname) (restart ${SLURM_RESTART_COUNT:-0})\"\n"
-      << shellQuote(args.lengen) << " sweep run-cell " << shellQuote(paths.root)
+      << shellQuote(args.executable) << " sweep run-cell " << shellQuote(paths.root)
       << " \"$SLURM_ARRAY_TASK_ID\" --threads \"${SLURM_CPUS_PER_TASK:-" << cpus << "}\"";
     if (!args.device.empty())
         s << " --device " << shellQuote(args.device);
@@ -131,54 +133,31 @@ static std::string slurmScript(const SweepSubmitArgs& args, const engine::SweepP
     return s.str();
 }
 
-int runSweepSubmit(SweepSubmitArgs args)
+
+// The cells submit takes: pending and stopped (failed ones on request); counts the rest.
+std::vector<int> takenCells(const std::vector<CellStatus>& statuses, bool retryFailed, SweepRunSummary& s)
 {
-    // Absolute: the job runs in another working directory, maybe on another machine.
-    fs::path root = fs::absolute(engine::locateSweep(args.dir)).lexically_normal();
-    if (root.filename().empty())
-        root = root.parent_path();
-    const engine::SweepPaths paths{root.string()};
-    const auto index = engine::prepareSweep(paths.root);  // validates every cell first
-    if (args.lengen.empty())
-        args.lengen = lengenExecutable();
     std::vector<int> cells;
-    int done = 0, running = 0;
-    for (const auto& st : engine::sweepStatus(paths.root, index)) {
-        if (st.state == "done")
-            ++done;
-        else if (st.state == "running")
-            ++running;
-        else if (st.state != "failed" || args.retryFailed)
+    s.cells = int(statuses.size());
+    for (const auto& st : statuses) {
+        if (st.state == SweepCellState::Done)
+            ++s.done;
+        else if (st.state == SweepCellState::Running)
+            ++s.elsewhere;
+        else if (st.state == SweepCellState::Failed && !retryFailed)
+            ++s.failedBefore;
+        else
             cells.push_back(st.cell->index);
     }
-    if (cells.empty()) {
-        std::fprintf(stderr, "sweep %s: nothing to submit (%d done, %d running%s)\n", index.name.c_str(), done,
-                     running, args.retryFailed ? "" : "; failed cells need --retry-failed");
-        return 0;
-    }
-    const std::string script = slurmScript(args, paths, index, cells);
-    if (args.dryRun) {
-        std::fputs(script.c_str(), stdout);
-        return 0;
-    }
-    fs::create_directories(paths.root + "/slurm");
-    fs::create_directories(paths.root + "/logs");
-    const std::string scriptFile = paths.root + "/slurm/job.sh";
-    engine::writeSweepTextFile(scriptFile, script);
-    fs::permissions(scriptFile, fs::perms::owner_exec, fs::perm_options::add);
-    const auto r = runCommand({"sbatch", "--parsable", "--chdir=" + paths.root, scriptFile}, 60);
-    if (!r.started || r.timedOut || r.exitCode != 0)
-        throw engine::Error(engine::ErrorKind::Scheduler, schedulerHint(r, "sbatch"), r.output);
-    const std::string jobId = firstLine(r.output).substr(0, firstLine(r.output).find(';'));
-    if (jobId.empty() || jobId.find_first_not_of("0123456789") != std::string::npos)
-        throw engine::Error(engine::ErrorKind::Scheduler, "sbatch printed no job id: " + firstLine(r.output),
-                            r.output);
-    nlohmann::json record = {{"job_id", jobId}, {"cells", cells}, {"submitted_at", nowIso()},
-                             {"script", "slurm/job.sh"}, {"scheduler", "slurm"}};
-    // Earlier submissions stay listed: status asks about every job that may still hold a cell.
+    s.taken = int(cells.size());
+    return cells;
+}
+
+nlohmann::json submittedJobs(const std::string& root)
+{
     nlohmann::json all = nlohmann::json::array();
     try {
-        std::ifstream in(paths.root + "/slurm/submitted.json");
+        std::ifstream in(root + "/slurm/submitted.json");
         if (in)
             all = nlohmann::json::parse(in);
         if (!all.is_array())
@@ -186,14 +165,94 @@ int runSweepSubmit(SweepSubmitArgs args)
     } catch (const std::exception&) {
         all = nlohmann::json::array();
     }
-    all.push_back(record);
-    engine::writeSweepTextFile(paths.root + "/slurm/submitted.json", all.dump(1) + "\n");
-    std::fprintf(stderr, "sweep %s: submitted %zu cell%s as Slurm job array %s (%s); logs in %s/logs; "
-                         "watch with: lengen sweep status %s\n",
-                 index.name.c_str(), cells.size(), cells.size() == 1 ? "" : "s", jobId.c_str(),
-                 arrayList(cells).c_str(), paths.root.c_str(), args.dir.c_str());
-    std::printf("%s\n", jobId.c_str());
-    return 0;
+    return all;
+}
+
+class SlurmExecutor final : public SweepExecutor {
+public:
+    SlurmExecutor(const std::string& dir, SlurmSweepOptions options)
+        : SweepExecutor(dir), m_options(std::move(options))
+    {
+        if (m_options.executable.empty())
+            m_options.executable = lengenExecutable();
+    }
+
+    std::string script(std::vector<int>* taken = nullptr)
+    {
+        SweepRunSummary s;
+        const auto cells = takenCells(states(), m_options.retryFailed, s);
+        if (taken)
+            *taken = cells;
+        return cells.empty() ? std::string() : slurmScript(m_options, SweepPaths{m_dir}, m_index, cells);
+    }
+
+    SweepRunSummary submit(RunControl& control, SweepObserver& obs) override
+    {
+        const SweepPaths paths{m_dir};
+        SweepRunSummary summary;
+        const auto cells = takenCells(states(), m_options.retryFailed, summary);
+        if (cells.empty()) {
+            obs.onMessage("sweep " + m_index.name + ": nothing to submit (" + std::to_string(summary.done) +
+                          " done, " + std::to_string(summary.elsewhere) + " running" +
+                          (m_options.retryFailed ? "" : "; failed cells need --retry-failed") + ")");
+            return summary;
+        }
+        if (!control.shouldContinue()) {
+            summary.cancelled = true;
+            return summary;
+        }
+        const std::string text = slurmScript(m_options, paths, m_index, cells);
+        fs::create_directories(paths.root + "/slurm");
+        fs::create_directories(paths.root + "/logs");
+        const std::string scriptFile = paths.root + "/slurm/job.sh";
+        writeSweepTextFile(scriptFile, text);
+        fs::permissions(scriptFile, fs::perms::owner_exec, fs::perm_options::add);
+        const auto r = runCommand({"sbatch", "--parsable", "--chdir=" + paths.root, scriptFile}, 60);
+        if (!r.started || r.timedOut || r.exitCode != 0)
+            throw Error(ErrorKind::Scheduler, schedulerHint(r, "sbatch"), r.output);
+        const std::string jobId = firstLine(r.output).substr(0, firstLine(r.output).find(';'));
+        if (jobId.empty() || jobId.find_first_not_of("0123456789") != std::string::npos)
+            throw Error(ErrorKind::Scheduler, "sbatch printed no job id: " + firstLine(r.output), r.output);
+        nlohmann::json record = {{"job_id", jobId}, {"cells", cells}, {"submitted_at", nowIso()},
+                                 {"script", "slurm/job.sh"}, {"scheduler", "slurm"}};
+        // Earlier submissions stay listed: states ask about every job that may still hold a cell.
+        auto all = submittedJobs(paths.root);
+        all.push_back(record);
+        writeSweepTextFile(paths.root + "/slurm/submitted.json", all.dump(1) + "\n");
+        summary.jobId = jobId;
+        m_jobs.push_back(jobId);
+        obs.onMessage("sweep " + m_index.name + ": submitted " + std::to_string(cells.size()) + " cell" +
+                      (cells.size() == 1 ? "" : "s") + " as Slurm job array " + jobId + " (" + arrayList(cells) +
+                      "); logs in " + paths.root + "/logs");
+        return summary;
+    }
+
+    void cancel() override
+    {
+        if (m_jobs.empty())
+            return;
+        std::vector<std::string> argv = {"scancel"};
+        argv.insert(argv.end(), m_jobs.begin(), m_jobs.end());
+        const auto r = runCommand(argv, 30);
+        if (!r.started || r.timedOut || r.exitCode != 0)
+            throw Error(ErrorKind::Scheduler, schedulerHint(r, "scancel"), r.output);
+    }
+
+private:
+    SlurmSweepOptions m_options;
+    std::vector<std::string> m_jobs;  // submitted by this executor
+};
+
+}  // namespace
+
+std::unique_ptr<SweepExecutor> makeSlurmExecutor(const std::string& dir, SlurmSweepOptions options)
+{
+    return std::make_unique<SlurmExecutor>(dir, std::move(options));
+}
+
+std::string slurmJobScript(const std::string& dir, SlurmSweepOptions options)
+{
+    return SlurmExecutor(dir, std::move(options)).script();
 }
 
 std::map<int, std::string> slurmCellStates(const std::string& root, std::string* note)
@@ -240,4 +299,4 @@ std::map<int, std::string> slurmCellStates(const std::string& root, std::string*
     return states;
 }
 
-}  // namespace lengen::cli
+}  // namespace lengen::engine

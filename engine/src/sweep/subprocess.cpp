@@ -1,7 +1,7 @@
 // runCommand: fork + exec with one pipe for stdout and stderr, read with poll() so the time
 // limit holds even when the program prints nothing.
 
-#include "subprocess.h"
+#include "sweep/subprocess.h"
 
 #include <fcntl.h>
 #include <poll.h>
@@ -13,7 +13,7 @@
 #include <chrono>
 #include <cstdlib>
 
-namespace lengen::cli {
+namespace lengen::engine::sweep {
 
 namespace {
 
@@ -107,4 +107,4 @@ std::string firstLine(const std::string& text)
     return {};
 }
 
-}  // namespace lengen::cli
+}  // namespace lengen::engine::sweep

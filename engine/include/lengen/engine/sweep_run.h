@@ -1,0 +1,147 @@
+#pragma once
+// Running a sweep (docs/sweep-format.md), below every front end: the CLI's `lengen sweep new |
+// run | run-cell | submit | status` and the studio's Sweeps tab call these and nothing else.
+// Qt-free, plain values in and out.
+//
+//   createSweep          writes a sweep folder (every cell validated first)
+//   runSweepCell         one cell in this process: train or resume, then eval and probes
+//   SweepExecutor        takes the unfinished cells (submitit's Executor): the local one runs
+//                        them as child processes N at a time until they end or it is
+//                        cancelled; the Slurm one writes a job array and returns once queued
+//
+// Stopping: a RunControl cancels the work in hand; a local executor passes exactly one SIGTERM
+// to each running cell (each finishes its step and writes its checkpoint) and waits for them.
+
+#include <csignal>
+#include <functional>
+#include <map>
+#include <memory>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "lengen/engine/analysis.h"
+#include "lengen/engine/observer.h"
+#include "lengen/engine/run_control.h"
+#include "lengen/engine/sweep.h"
+
+namespace lengen::engine {
+
+/// What `lengen sweep new` (and the studio's New sweep) asks for.
+struct NewSweep {
+    RunConfig base;                                ///< one run (one max_length value)
+    std::string baseSource;                        ///< where it came from (base.yaml's comment)
+    std::vector<std::string> tasks, pes;           ///< `task` and `pe` axes (empty: none)
+    int seeds = 1;                                 ///< seed axis 1..seeds
+    std::vector<std::pair<std::string, std::vector<std::string>>> sets;  ///< key-path axes
+    bool eval = true;
+    std::vector<std::string> evalMethods{"standard", "ood_length"};
+    int evalPrompts = 1280;
+    bool probe = false;
+    std::string outDir;
+};
+/// "model.num_hidden_layers=4,6" -> (key, values): a config-key axis as the CLI's --set and the
+/// studio's New sweep take it. Error(Usage) when it is not KEY=V1,V2,….
+std::pair<std::string, std::vector<std::string>> parseAxisSetting(const std::string& setting);
+
+/// Writes the sweep folder beside `outDir` and renames it into place once every cell loaded
+/// and validated (a bad axis leaves nothing). Error(Usage) when outDir exists and is not an
+/// empty folder; ConfigError naming the cell and key for a cell that does not load.
+SweepIndex createSweep(const NewSweep& request);
+
+struct CellRunOptions {
+    int threads = 0;                               ///< 0 = all cores
+    std::string device;                            ///< "" = cuda if available, else cpu
+};
+enum class CellOutcome { Done, Stopped };
+/// Runs cell `index` of the sweep in `dir` here: trains its run (or resumes its checkpoint, or
+/// skips a finished one), then the eval and probe stages, writing cell.json at every stage.
+/// Stopped: `control` was cancelled (the checkpoint or the finished analyses are stored). A
+/// failure is written to cell.json and rethrown. `say` gets one-line notes ("trained already").
+CellOutcome runSweepCell(const std::string& dir, int index, const CellRunOptions& options,
+                         RunControl& control, TrainObserver& training, AnalysisObserver& analysis,
+                         const std::function<void(const std::string&)>& say = {});
+
+/// What an executor reports while it works (from the thread that called submit).
+class SweepObserver {
+public:
+    virtual ~SweepObserver() = default;
+    /// One line: what starts, ends, fails and why, what was submitted.
+    virtual void onMessage(const std::string& /*line*/) {}
+    /// `ended` of the `total` cells this executor took have ended; ETA in seconds (< 0 unknown).
+    virtual void onCells(int /*ended*/, int /*total*/, double /*etaSeconds*/) {}
+    /// Every ~30 s while cells run: "cell stage step/total" of each running cell.
+    virtual void onRunning(const std::string& /*line*/) {}
+};
+
+struct SweepRunSummary {
+    int cells = 0;                                 ///< cells in the sweep
+    int done = 0;                                  ///< done before
+    int elsewhere = 0;                             ///< running under another executor
+    int failedBefore = 0;                          ///< failed and left alone (no retry)
+    int taken = 0;                                 ///< cells this executor took
+    int finished = 0, stopped = 0, failed = 0;     ///< of those (local executor)
+    bool cancelled = false;
+    std::string jobId;                             ///< the scheduler's job (Slurm)
+};
+
+/// Takes a sweep's unfinished cells (pending and stopped; failed ones with retryFailed).
+class SweepExecutor {
+public:
+    virtual ~SweepExecutor() = default;
+    /// The local executor returns when every cell it took has ended or `control` was cancelled;
+    /// a scheduler's once the cells are queued. Error(Scheduler) when the scheduler is missing,
+    /// dead or refuses.
+    virtual SweepRunSummary submit(RunControl& control, SweepObserver& observer) = 0;
+    /// Every cell's state as its files tell it (whoever runs it); the statuses point into this
+    /// executor's index.
+    std::vector<CellStatus> states() const { return sweepStatus(m_dir, m_index); }
+    /// Stops what this executor started: the local one as if its control were cancelled (from
+    /// any thread), the Slurm one with scancel of the jobs it submitted (each cell checkpoints).
+    virtual void cancel() = 0;
+    const SweepIndex& index() const { return m_index; }
+
+protected:
+    /// Reads and validates the sweep (every cell; prepareSweep).
+    explicit SweepExecutor(const std::string& dir);
+    std::string m_dir;
+    SweepIndex m_index;
+};
+
+struct LocalSweepOptions {
+    int jobs = 0;                                  ///< cells at once; 0 = one per core
+    int threadsPerJob = 0;                         ///< 0 = cores / jobs
+    std::string device;
+    bool retryFailed = false;
+    std::string executable;                        ///< "" = lengenExecutable()
+    /// Stop requests counted by a signal handler (the CLI's Ctrl-C): one SIGTERM to every
+    /// running cell per request, so a second Ctrl-C makes them leave at once. nullptr: the
+    /// control's cancel (or cancel()) is the one request.
+    const volatile std::sig_atomic_t* stopCount = nullptr;
+};
+std::unique_ptr<SweepExecutor> makeLocalExecutor(const std::string& dir, LocalSweepOptions options);
+
+struct SlurmSweepOptions {
+    std::string partition;                         ///< "" = the cluster's default
+    std::string time;                              ///< Slurm time limit ("2:00:00"); "" = the partition's
+    int gpusPerJob = 0;
+    int cpusPerJob = 0;                            ///< 0 = 1 (each cell runs with this many threads)
+    int maxParallel = 0;                           ///< array throttle %K; 0 = none
+    int signalSeconds = 120;                       ///< USR1 this long before the time limit
+    std::vector<std::string> sbatchArgs;           ///< extra `#SBATCH` lines
+    std::string device;
+    std::string executable;                        ///< what tasks run; "" = lengenExecutable()
+    bool retryFailed = false;
+};
+std::unique_ptr<SweepExecutor> makeSlurmExecutor(const std::string& dir, SlurmSweepOptions options);
+/// The job script submit would write for the unfinished cells ("" when none): `--dry-run`.
+std::string slurmJobScript(const std::string& dir, SlurmSweepOptions options);
+/// What squeue says of the sweep's submitted jobs: cell index -> Slurm state ("RUNNING",
+/// "PENDING", …); `note` (when given) names the jobs, or why the scheduler gave no answer.
+std::map<int, std::string> slurmCellStates(const std::string& dir, std::string* note);
+
+/// The `lengen` executable cells run: $LENGEN_CLI when set, else beside this program (the
+/// CLI's launcher, or lengen-core), or in ../cli beside the studio, else on PATH. "" when none.
+std::string lengenExecutable();
+
+}  // namespace lengen::engine

@@ -1,0 +1,232 @@
+// The local executor: runs a sweep's unfinished cells N at a time, each as a child
+// `lengen sweep run-cell DIR I` whose output goes to logs/<cell>.log. Children get their own
+// process group, so a terminal's Ctrl-C reaches only the executor's process, which passes
+// exactly one SIGTERM to each child per stop request (a second makes a child leave without its
+// checkpoint) and waits for all of them: every child writes its checkpoint.
+
+#include <fcntl.h>
+#include <spawn.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <cmath>
+#include <csignal>
+#include <cstring>
+#include <fstream>
+#include <map>
+#include <thread>
+
+#include "lengen/engine/errors.h"
+#include "lengen/engine/sweep_run.h"
+
+extern char** environ;
+
+namespace lengen::engine {
+
+namespace {
+
+// The last line of a cell's log that says what went wrong (the child printed it on stderr).
+std::string lastError(const std::string& log)
+{
+    std::ifstream in(log);
+    std::string line, found;
+    while (std::getline(in, line))
+        if (line.rfind("lengen: error:", 0) == 0 || line.rfind("lengen: internal error:", 0) == 0)
+            found = line.substr(line.find(':') + 2);
+    return found;
+}
+
+std::string duration(double seconds)
+{
+    if (!std::isfinite(seconds) || seconds < 0)
+        return "?";
+    const long s = std::lround(seconds);
+    char buf[32];
+    std::snprintf(buf, sizeof buf, "%ld:%02ld:%02ld", s / 3600, s / 60 % 60, s % 60);
+    return buf;
+}
+
+struct Child {
+    pid_t pid = 0;
+    const SweepCell* cell = nullptr;
+    std::chrono::steady_clock::time_point started;
+};
+
+pid_t spawnCell(const std::string& exe, const SweepPaths& paths, const SweepCell& cell, int threads,
+                const std::string& device)
+{
+    std::vector<std::string> args = {"lengen", "sweep", "run-cell", paths.root, std::to_string(cell.index),
+                                     "--threads", std::to_string(threads)};
+    if (!device.empty())
+        args.insert(args.end(), {"--device", device});
+    std::vector<char*> argv;
+    for (auto& a : args)
+        argv.push_back(a.data());
+    argv.push_back(nullptr);
+    posix_spawn_file_actions_t files;
+    posix_spawn_file_actions_init(&files);
+    posix_spawn_file_actions_addopen(&files, 0, "/dev/null", O_RDONLY, 0);
+    posix_spawn_file_actions_addopen(&files, 1, paths.logFile(cell.name).c_str(),
+                                     O_WRONLY | O_CREAT | O_APPEND, 0644);
+    posix_spawn_file_actions_adddup2(&files, 1, 2);
+    posix_spawnattr_t attr;
+    posix_spawnattr_init(&attr);
+    posix_spawnattr_setpgroup(&attr, 0);
+    sigset_t none, defaults;
+    sigemptyset(&none);
+    sigemptyset(&defaults);
+    sigaddset(&defaults, SIGINT);
+    sigaddset(&defaults, SIGTERM);
+    posix_spawnattr_setsigmask(&attr, &none);
+    posix_spawnattr_setsigdefault(&attr, &defaults);
+    posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETPGROUP | POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF);
+    pid_t pid = 0;
+    const int rc = posix_spawn(&pid, exe.c_str(), &files, &attr, argv.data(), environ);
+    posix_spawn_file_actions_destroy(&files);
+    posix_spawnattr_destroy(&attr);
+    if (rc != 0)
+        throw Error(ErrorKind::Io, "cannot start " + exe + " for cell " + cell.name + ": " + std::strerror(rc));
+    return pid;
+}
+
+class LocalExecutor final : public SweepExecutor {
+public:
+    LocalExecutor(const std::string& dir, LocalSweepOptions options)
+        : SweepExecutor(dir), m_options(std::move(options))
+    {
+        if (m_options.executable.empty())
+            m_options.executable = lengenExecutable();
+        if (m_options.executable.empty())
+            throw Error(ErrorKind::Io, "cannot find the lengen executable to run the cells with");
+    }
+
+    void cancel() override { m_cancel.store(true); }
+
+    SweepRunSummary submit(RunControl& control, SweepObserver& obs) override;
+
+private:
+    // Stop requests so far: the control's cancel, cancel(), or each extra one counted by the
+    // CLI's signal handler (a second Ctrl-C: leave at once).
+    int stopRequests(const RunControl& control) const
+    {
+        const int counted = m_options.stopCount ? int(*m_options.stopCount) : 0;
+        return std::max(counted, control.isCancelRequested() || m_cancel.load() ? 1 : 0);
+    }
+
+    LocalSweepOptions m_options;
+    std::atomic<bool> m_cancel{false};
+};
+
+SweepRunSummary LocalExecutor::submit(RunControl& control, SweepObserver& obs)
+{
+    const SweepPaths paths{m_dir};
+    SweepRunSummary summary;
+    const auto statuses = states();
+    summary.cells = int(statuses.size());
+    std::vector<const SweepCell*> todo;
+    for (const auto& s : statuses) {
+        if (s.state == SweepCellState::Done)
+            ++summary.done;
+        else if (s.state == SweepCellState::Running)
+            ++summary.elsewhere;  // another executor or a Slurm task holds it
+        else if (s.state == SweepCellState::Failed && !m_options.retryFailed)
+            ++summary.failedBefore;
+        else
+            todo.push_back(s.cell);
+    }
+    summary.taken = int(todo.size());
+    const int cores = int(std::max(1u, std::thread::hardware_concurrency()));
+    const int jobs = std::max(1, std::min<int>(m_options.jobs > 0 ? m_options.jobs : cores,
+                                               int(std::max<size_t>(todo.size(), 1))));
+    const int threads = m_options.threadsPerJob > 0 ? m_options.threadsPerJob : std::max(1, cores / jobs);
+    obs.onMessage("sweep " + m_index.name + ": " + std::to_string(summary.cells) + " cells: " +
+                  std::to_string(summary.done) + " done, " + std::to_string(summary.elsewhere) +
+                  " running elsewhere, " + std::to_string(summary.failedBefore) + " failed before" +
+                  (summary.failedBefore && !m_options.retryFailed ? " (retry failed cells to run them again)" : "") +
+                  ", " + std::to_string(todo.size()) + " to run, " + std::to_string(jobs) + " at a time with " +
+                  std::to_string(threads) + " thread" + (threads == 1 ? "" : "s") + " each; logs in " + m_dir +
+                  "/logs");
+    obs.onCells(0, summary.taken, -1);
+
+    std::map<pid_t, Child> running;
+    size_t next = 0;
+    int forwarded = 0, ended = 0;
+    double cellSeconds = 0;
+    auto lastReport = std::chrono::steady_clock::now();
+    while (true) {
+        while (!stopRequests(control) && int(running.size()) < jobs && next < todo.size()) {
+            const auto* cell = todo[next++];
+            const pid_t pid = spawnCell(m_options.executable, paths, *cell, threads, m_options.device);
+            running[pid] = {pid, cell, std::chrono::steady_clock::now()};
+            obs.onMessage("[" + std::to_string(next) + "/" + std::to_string(todo.size()) + "] " + cell->name +
+                          " started");
+        }
+        if (running.empty())
+            break;
+        if (const int wanted = stopRequests(control); wanted > forwarded) {
+            // One SIGTERM per stop request: the first stops every cell cleanly.
+            for (const auto& [pid, c] : running)
+                ::kill(pid, SIGTERM);
+            if (!forwarded)
+                obs.onMessage("stopping: each running cell writes its checkpoint");
+            forwarded = wanted;
+            summary.cancelled = true;
+        }
+        int status = 0;
+        const pid_t pid = ::waitpid(-1, &status, WNOHANG);
+        if (pid <= 0) {
+            std::this_thread::sleep_for(std::chrono::milliseconds(200));
+            const auto now = std::chrono::steady_clock::now();
+            if (now - lastReport > std::chrono::seconds(30)) {
+                lastReport = now;
+                const auto all = states();
+                std::string line;
+                for (const auto& [p, c] : running) {
+                    const auto& s = all[size_t(c.cell->index)];
+                    line += "  " + c.cell->name + " " + s.stage + " " + std::to_string(s.step) + "/" +
+                            std::to_string(s.totalSteps);
+                }
+                obs.onRunning(line);
+            }
+            continue;
+        }
+        const auto it = running.find(pid);
+        if (it == running.end())
+            continue;
+        const Child child = it->second;
+        running.erase(it);
+        ++ended;
+        const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - child.started).count();
+        const int code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+        const std::string& name = child.cell->name;
+        if (code == 0) {
+            ++summary.finished;
+            cellSeconds += secs;
+            obs.onMessage(name + " done (" + duration(secs) + ")");
+        } else if (code == exitCodeFor(ErrorKind::Interrupted)) {
+            ++summary.stopped;
+            obs.onMessage(name + " stopped; running the sweep again resumes it");
+        } else {
+            ++summary.failed;
+            const std::string why = lastError(paths.logFile(name));
+            obs.onMessage(name + " failed (exit " + std::to_string(code) + "): " +
+                          (why.empty() ? "see " + paths.logFile(name) : why));
+        }
+        const size_t left = todo.size() - next + running.size();
+        obs.onCells(ended, summary.taken,
+                    summary.finished ? cellSeconds / summary.finished * double(left) / jobs : -1);
+    }
+    return summary;
+}
+
+}  // namespace
+
+std::unique_ptr<SweepExecutor> makeLocalExecutor(const std::string& dir, LocalSweepOptions options)
+{
+    return std::make_unique<LocalExecutor>(dir, std::move(options));
+}
+
+}  // namespace lengen::engine

@@ -1,0 +1,222 @@
+// A sweep folder written from a request (createSweep), one cell run in this process
+// (runSweepCell), and where the `lengen` executable for cell processes lives.
+
+#include <unistd.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <optional>
+
+#include "lengen/engine/errors.h"
+#include "lengen/engine/run_file.h"
+#include "lengen/engine/sweep_run.h"
+#include "lengen/engine/trainer.h"
+
+namespace fs = std::filesystem;
+
+namespace lengen::engine {
+
+namespace {
+
+std::string axesText(const SweepCell& cell)
+{
+    std::string out;
+    for (const auto& [k, v] : cell.axes)
+        out += (out.empty() ? "" : " ") + k + "=" + v;
+    return out;
+}
+
+std::string selfDir()
+{
+    char path[4096];
+    const ssize_t n = readlink("/proc/self/exe", path, sizeof path - 1);
+    if (n <= 0)
+        return {};
+    path[n] = '\0';
+    return fs::path(path).parent_path().string();
+}
+
+}  // namespace
+
+std::string lengenExecutable()
+{
+    // An explicit choice first (tests, unusual installs).
+    if (const char* chosen = std::getenv("LENGEN_CLI"); chosen && *chosen && access(chosen, X_OK) == 0)
+        return chosen;
+    const std::string dir = selfDir();
+    // The CLI's launcher first (it blocks signals while LibTorch loads), then the real CLI;
+    // from the studio (app/gui) the CLI of the same build is in ../cli.
+    for (const std::string candidate : {dir + "/lengen", dir + "/lengen-core", dir + "/../cli/lengen"})
+        if (!dir.empty() && access(candidate.c_str(), X_OK) == 0)
+            return fs::weakly_canonical(candidate).string();
+    const char* path = std::getenv("PATH");
+    std::string rest = path ? path : "";
+    while (!rest.empty()) {
+        const auto colon = rest.find(':');
+        const std::string candidate = rest.substr(0, colon) + "/lengen";
+        if (access(candidate.c_str(), X_OK) == 0)
+            return candidate;
+        rest = colon == std::string::npos ? "" : rest.substr(colon + 1);
+    }
+    return {};
+}
+
+std::pair<std::string, std::vector<std::string>> parseAxisSetting(const std::string& setting)
+{
+    const size_t eq = setting.find('=');
+    if (eq == std::string::npos || eq == 0 || eq + 1 == setting.size())
+        throw Error(ErrorKind::Usage, "axis '" + setting + "': expected KEY=V1,V2,… (e.g. "
+                                      "model.num_hidden_layers=4,6)");
+    std::vector<std::string> values;
+    const std::string text = setting.substr(eq + 1);
+    size_t start = 0;
+    while (true) {
+        const size_t comma = text.find(',', start);
+        values.push_back(text.substr(start, comma == std::string::npos ? std::string::npos : comma - start));
+        if (comma == std::string::npos)
+            break;
+        start = comma + 1;
+    }
+    return {setting.substr(0, eq), values};
+}
+
+SweepIndex createSweep(const NewSweep& r)
+{
+    const fs::path out(r.outDir);
+    if (fs::exists(out) && !(fs::is_directory(out) && fs::is_empty(out)))
+        throw Error(ErrorKind::Usage, r.outDir + " already exists and is not an empty folder; choose "
+                                                 "another one");
+    SweepSpec spec;
+    spec.name = fs::absolute(out).lexically_normal().filename().string();
+    spec.base = "base.yaml";
+    if (!r.tasks.empty())
+        spec.axes.push_back({"task", r.tasks, {}});
+    if (!r.pes.empty())
+        spec.axes.push_back({"pe", r.pes, {}});
+    for (const auto& [key, values] : r.sets)
+        spec.axes.push_back({key, values, {}});
+    std::vector<std::string> seeds;
+    for (int s = 1; s <= r.seeds; ++s)
+        seeds.push_back(std::to_string(s));
+    spec.axes.push_back({"seed", seeds, {}});
+    spec.stages.eval = r.eval;
+    spec.stages.evalOptions.methods = r.evalMethods;
+    spec.stages.evalOptions.prompts = r.evalPrompts;
+    spec.stages.probe = r.probe;
+    if (r.probe)
+        spec.stages.probeOptions = ProbeOptions::all();
+    // Written next to the target and renamed once every cell validated: a bad axis leaves nothing.
+    const fs::path partial = out.string() + ".partial";
+    fs::remove_all(partial);
+    fs::create_directories(partial);
+    try {
+        std::ofstream(partial / "base.yaml")
+            << "# Base config of this sweep, from " << r.baseSource << " (with its includes).\n"
+            << toYaml(r.base, YamlStyle::Draft);
+        std::ofstream(partial / "sweep.yaml") << sweepYaml(spec);
+        auto index = prepareSweep(partial.string());
+        if (fs::exists(out))
+            fs::remove(out);
+        fs::rename(partial, out);
+        return index;
+    } catch (...) {
+        std::error_code ec;
+        fs::remove_all(partial, ec);
+        throw;
+    }
+}
+
+CellOutcome runSweepCell(const std::string& dir, int index, const CellRunOptions& options,
+                         RunControl& control, TrainObserver& training, AnalysisObserver& analysis,
+                         const std::function<void(const std::string&)>& say)
+{
+    const SweepPaths paths{locateSweep(dir)};
+    const auto sweep = readSweepIndex(paths.root);
+    if (index < 0 || index >= int(sweep.cells.size()))
+        throw Error(ErrorKind::Usage, "cell " + std::to_string(index) + " is not in " + paths.root +
+                                          " (cells 0.." + std::to_string(sweep.cells.size() - 1) + ")");
+    const auto& cell = sweep.cells[size_t(index)];
+    const auto note = [&](const std::string& line) {
+        if (say)
+            say(line);
+    };
+    CellState state;
+    const auto setStage = [&](const std::string& stage, const std::string& message = {}, int code = 0) {
+        state.stage = stage;
+        state.message = message;
+        state.exitCode = code;
+        writeCellState(paths, cell.name, state);
+    };
+    const auto stopped = [&](const std::string& what) {
+        setStage("stopped", what, exitCodeFor(ErrorKind::Interrupted));
+        note("cell " + cell.name + ": " + what);
+        return CellOutcome::Stopped;
+    };
+    note("cell " + cell.name + " (" + axesText(cell) + ")");
+    try {
+        setStage("train");
+        const std::string run = paths.runFile(cell.name);
+        TrainOptions train;
+        train.runDir = paths.cellDir(cell.name);
+        train.threads = options.threads;
+        train.device = options.device;
+        train.sweepName = sweep.name;
+        train.sweepCell = cell.name;
+        train.sweepAxes = axesText(cell);
+        std::optional<RunSummary> summary;
+        const auto info = fs::exists(run) ? std::optional(readRunInfo(run)) : std::nullopt;
+        if (info && info->status != "finished" && info->checkpointStep < 0)
+            fs::remove(run);  // stopped before its first checkpoint: nothing to keep
+        if (info && info->status == "finished") {
+            note("trained already (" + std::to_string(info->totalSteps) + " steps)");
+        } else if (info && info->checkpointStep >= 0) {
+            summary = resume(run, train, control, training);
+        } else {
+            const auto loaded = loadConfigFile(paths.cellDir(cell.name) + "/config.yaml");
+            summary = engine::train(loaded.runs.at(0), train, control, training);
+        }
+        if (summary && summary->outcome == RunOutcome::Cancelled)
+            return stopped("stopped at step " + std::to_string(summary->stepsDone) + "; checkpoint written");
+        if (sweep.stages.eval) {
+            setStage("eval");
+            auto o = sweep.stages.evalOptions;
+            o.common.threads = options.threads;
+            o.common.device = options.device;
+            if (evaluateRun(run, o, control, analysis).cancelled)
+                return stopped("stopped during the evaluation; finished methods are stored");
+        }
+        if (sweep.stages.probe) {
+            setStage("probe");
+            auto o = sweep.stages.probeOptions;
+            o.common.threads = options.threads;
+            o.common.device = options.device;
+            if (probeRun(run, o, control, analysis).cancelled)
+                return stopped("stopped during the probes; finished probes are stored");
+        }
+        setStage("done");
+        note("cell " + cell.name + ": done");
+        return CellOutcome::Done;
+    } catch (const std::exception& e) {
+        const Error* known = dynamic_cast<const Error*>(&e);
+        const Error error = known ? *known : classifyException(e);
+        try {
+            setStage("failed", error.what(), exitCodeFor(error.kind()));
+        } catch (const std::exception&) {
+            // The disk may be what failed: the log and the exit code still say it.
+        }
+        throw;
+    }
+}
+
+SweepExecutor::SweepExecutor(const std::string& dir)
+{
+    // Absolute: a scheduler's job runs in another working directory, maybe on another machine.
+    fs::path root = fs::absolute(locateSweep(dir)).lexically_normal();
+    if (root.filename().empty())
+        root = root.parent_path();
+    m_dir = root.string();
+    m_index = prepareSweep(m_dir);  // validates every cell first
+}
+
+}  // namespace lengen::engine
