@@ -96,6 +96,7 @@ private Q_SLOTS:
     void refusedValuesShowAsNotApplied();
     void runsListFollowsNewRuns();
     void exportingEveryFigureIsAJob();
+    void runsListShowsStepsAsTheyLand();
 
 private:
     studio::StudioOptions options() const
@@ -299,6 +300,40 @@ void TestStudio::exportingEveryFigureIsAJob()
     QVERIFY2(written >= 4, qPrintable(QString::number(written)));  // the loss figure at least, 4 formats
     QVERIFY(QFileInfo::exists(dir + "/loss.csv") || QDir(dir).entryList(QDir::Files).size() >= 4);
     QVERIFY2(ticks > 5, qPrintable(QString::number(ticks)));  // the GUI thread kept turning
+}
+
+// Defect 8: a run trained from the studio read "0 / 3000 · running" until its first checkpoint.
+void TestStudio::runsListShowsStepsAsTheyLand()
+{
+    studio::MainWindow w(options());
+    const QString root = QString::fromStdString(test::scratchDir("studio-landing"));
+    auto* setup = w.findChild<ui::SetupPanel*>();
+    // No checkpoint before the end: only the log says how far it is.
+    setup->setText(QString::fromStdString(test::tinyConfig())
+                       .replace("max_steps: 20", "max_steps: 20000")
+                       .replace("save_steps: 10", "save_steps: 100000"));
+    setup->setOutputFolder(root);
+    w.runBrowser()->setFolders({root});
+    auto request = setup->request();
+    QVERIFY(request.has_value());
+    w.train(*request);
+    QVERIFY(QTest::qWaitFor([&] { return !w.openRunFile().isEmpty(); }, 20000));
+    const QString run = w.openRunFile();
+    QVERIFY(QTest::qWaitFor([&] {
+        try {
+            return engine::readRunInfo(run.toStdString()).lastLoggedStep >= 50;
+        } catch (const std::exception&) {
+            return false;
+        }
+    }, 60000));
+    w.runBrowser()->model()->poll();
+    const int row = w.runBrowser()->model()->rowOfPath(run);
+    QVERIFY(row >= 0);
+    const auto& r = w.runBrowser()->model()->row(row);
+    QCOMPARE(r.status, QString("running"));
+    QVERIFY2(r.steps >= 50, qPrintable(QString::number(r.steps)));
+    w.controller().stop();
+    QVERIFY(waitIdle(w.controller()));
 }
 
 QTEST_MAIN(TestStudio)

@@ -133,18 +133,27 @@ SourceLocation issueLocation(const SweepSpec& spec, const std::string& keyPath)
 SweepCell finishCell(const SweepSpec& spec, const fs::path& dir, RunConfig c, const std::string& source,
                      std::vector<std::pair<std::string, std::string>> axes);
 
+const std::string* axisValue(const std::vector<std::pair<std::string, std::string>>& axes, const std::string& key)
+{
+    for (const auto& [k, v] : axes)
+        if (k == key)
+            return &v;
+    return nullptr;
+}
+
+[[noreturn]] void failCell(const std::string& label, const SourceLocation& where, const std::string& key,
+                           const std::string& message)
+{
+    throw ConfigError({{where, key, label + ": " + message}});
+}
+
 SweepCell buildCell(const SweepSpec& spec, const fs::path& dir, SourceCache& cache,
                     std::vector<std::pair<std::string, std::string>> axes)
 {
     const std::string label = "cell " + describe(axes);
-    auto value = [&](const std::string& key) -> const std::string* {
-        for (const auto& [k, v] : axes)
-            if (k == key)
-                return &v;
-        return nullptr;
-    };
-    auto fail = [&](const SourceLocation& where, const std::string& key, const std::string& msg) {
-        throw ConfigError({{where, key, label + ": " + msg}});
+    const auto value = [&](const std::string& key) { return axisValue(axes, key); };
+    const auto fail = [&](const SourceLocation& where, const std::string& key, const std::string& msg) {
+        failCell(label, where, key, msg);
     };
     // 1. The source config: one in memory, the base, or the pattern's file for this task and pe.
     if (spec.baseConfig)
@@ -179,14 +188,9 @@ SweepCell finishCell(const SweepSpec& spec, const fs::path& dir, RunConfig c, co
                      std::vector<std::pair<std::string, std::string>> axes)
 {
     const std::string label = "cell " + describe(axes);
-    auto value = [&](const std::string& key) -> const std::string* {
-        for (const auto& [k, v] : axes)
-            if (k == key)
-                return &v;
-        return nullptr;
-    };
-    auto fail = [&](const SourceLocation& where, const std::string& key, const std::string& msg) {
-        throw ConfigError({{where, key, label + ": " + msg}});
+    const auto value = [&](const std::string& key) { return axisValue(axes, key); };
+    const auto fail = [&](const SourceLocation& where, const std::string& key, const std::string& msg) {
+        failCell(label, where, key, msg);
     };
     // 2. task and pe as struct edits (unless the pattern already chose the file by them).
     if (const auto* t = value("task"); t && spec.pattern.find("{task}") == std::string::npos)

@@ -47,7 +47,7 @@ std::string lengenExecutable()
     const std::string dir = selfDir();
     // The CLI's launcher first (it blocks signals while LibTorch loads), then the real CLI;
     // from the studio (app/gui) the CLI of the same build is in ../cli.
-    for (const std::string candidate : {dir + "/lengen", dir + "/lengen-core", dir + "/../cli/lengen"})
+    for (const std::string& candidate : {dir + "/lengen", dir + "/lengen-core", dir + "/../cli/lengen"})
         if (!dir.empty() && access(candidate.c_str(), X_OK) == 0)
             return fs::weakly_canonical(candidate).string();
     const char* path = std::getenv("PATH");
