@@ -68,7 +68,8 @@ FigureSpec evalFigure(const engine::EvalResult& r, const RunFacts& rf)
     for (const auto& c : r.curves)
         f.series.push_back(curveSeries(c.label, c.stats));
     errorAxes(f, r.classification, r.zeroEstimator, r.nPoints - 1);
-    f.vlines.push_back({trainLengthK(r.trainPoints), "train length"});
+    if (r.nPoints - 1 > trainLengthK(r.trainPoints))  // only where the prompts go beyond it
+        f.vlines.push_back({trainLengthK(r.trainPoints), "train length"});
     return f;
 }
 

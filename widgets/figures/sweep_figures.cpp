@@ -51,7 +51,8 @@ plots::GridSpec sweepGridFigure(const engine::SweepAggregate& aggregate, const s
             panelOrder.push_back(task);
             f.title = (task.empty() ? method : task) + " (D = " + std::to_string(s.dims) + ")";
             errorAxes(f, s.classification, s.zeroEstimator, s.nPoints - 1);
-            f.vlines.push_back({trainLengthK(s.trainPoints), "train length"});
+            if (s.nPoints - 1 > trainLengthK(s.trainPoints))
+                f.vlines.push_back({trainLengthK(s.trainPoints), "train length"});
         }
         const auto& c = s.curves.front();
         plots::Series series;

@@ -123,7 +123,7 @@ plots::FigureSpec compareFigure(const QStringList& runFiles, const std::string& 
     for (const auto& s : f.series)
         xMax = std::max(xMax, double(s.x.size()) - 1);
     figures::errorAxes(f, classification, zero, xMax);
-    if (train > 0)
+    if (train > 0 && xMax > figures::trainLengthK(int(train)))  // only where the prompts go beyond it
         f.vlines.push_back({figures::trainLengthK(int(train)), "train length"});
     return f;
 }
@@ -200,7 +200,13 @@ CompareView::CompareView(QWidget* parent) : QWidget(parent)
     topLayout->addWidget(m_plot, 1);
     topLayout->addWidget(m_hover);
     split->addWidget(top);
-    split->addWidget(m_diff);
+    auto* bottom = new QWidget;
+    auto* bottomLayout = new QVBoxLayout(bottom);
+    bottomLayout->setContentsMargins(0, 0, 0, 0);
+    m_diffTitle = new QLabel;
+    bottomLayout->addWidget(m_diffTitle);
+    bottomLayout->addWidget(m_diff, 1);
+    split->addWidget(bottom);
     split->setStretchFactor(0, 4);
     split->setStretchFactor(1, 1);
     layout->addWidget(split, 1);
@@ -268,7 +274,11 @@ void CompareView::fillDifferences()
             m_diff->setItem(int(r), int(c), new QTableWidgetItem(QString::fromStdString(diffs[r].values[c])));
     }
     m_diff->setVerticalHeaderLabels(keys);
-    m_diff->setVisible(configs.size() > 1);
+    m_diff->setVisible(configs.size() > 1 && !diffs.empty());
+    m_diffTitle->setText(configs.size() < 2 ? QString()
+                         : diffs.empty()    ? tr("The compared runs' configs are the same.")
+                                            : tr("Config keys that differ between the compared runs (%n):", nullptr,
+                                                 int(diffs.size())));
     m_diff->resizeColumnsToContents();
 }
 

@@ -57,6 +57,7 @@ private:
     QCustomPlot* m_plot;
     QLabel *m_info, *m_hover;
     QTableWidget* m_diff;
+    QLabel* m_diffTitle;
     plots::FigureSpec m_spec;
 };
 

@@ -292,6 +292,16 @@ void fitAxes(const Panel& p, const FigureSpec& spec)
     }
     p.x()->setRange(p.clip ? QCPRange(p.clip->first, p.clip->second) : fitRange(xe, spec.x));
     p.y()->setRange(fitRange(ye, spec.y));
+    // Within ~1.6 decades QCustomPlot's log ticker falls back to linear steps (0.01, 0.02, …);
+    // written as 2·10^-2 those labels are two lines tall and stacked onto each other on a short
+    // axis (the attention view's query row). Plain numbers, and fewer of them, stay readable.
+    for (auto [axis, def] : {std::pair{p.x(), &spec.x}, std::pair{p.y(), &spec.y}})
+        if (def->log && axis->range().lower > 0 &&
+            std::log10(axis->range().upper / axis->range().lower) < 1.6) {
+            axis->setNumberFormat(QStringLiteral("g"));
+            axis->setNumberPrecision(2);
+            axis->ticker()->setTickCount(3);
+        }
 }
 
 void placeLegend(QCustomPlot& plot, QCPLayoutGrid* body, QCPAxisRect* rect, LegendPlace place)
