@@ -94,7 +94,11 @@ int runSweepSubmit(SweepSubmitArgs args)
     o.executable = args.lengen;
     o.retryFailed = args.retryFailed;
     if (args.dryRun) {
-        std::fputs(engine::slurmJobScript(args.dir, o).c_str(), stdout);
+        const std::string script = engine::slurmJobScript(args.dir, o);
+        if (script.empty())
+            std::fprintf(stderr, "sweep %s: nothing to submit (every cell is done, running or failed)\n",
+                         args.dir.c_str());
+        std::fputs(script.c_str(), stdout);
         return 0;
     }
     const auto executor = engine::makeSlurmExecutor(args.dir, o);

@@ -83,8 +83,11 @@ ui::TrainingWorker::AnalysisJob exportJob(QString runFile, QString dir, int dpi,
         // How many files to expect: the figures it lists, four formats each.
         QProcess list;
         list.start(lengen, {"export", runFile, "--list"});
-        if (!list.waitForFinished(60000) || list.exitCode() != 0)
-            throw engine::Error(engine::ErrorKind::RunFile, QString::fromUtf8(list.readAllStandardError()).trimmed().toStdString());
+        if (!list.waitForFinished(60000) || list.exitStatus() != QProcess::NormalExit || list.exitCode() != 0) {
+            const QString err = QString::fromUtf8(list.readAllStandardError()).trimmed();
+            throw engine::Error(list.exitCode() == 3 ? engine::ErrorKind::RunFile : engine::ErrorKind::Io,
+                                (err.isEmpty() ? lengen + ": " + list.errorString() : err).toStdString());
+        }
         const int figures = int(QString::fromUtf8(list.readAllStandardOutput()).split('\n', Qt::SkipEmptyParts).size());
         const std::int64_t total = std::max(1, 4 * figures);
         const QDateTime start = QDateTime::currentDateTime().addSecs(-1);  // mtime granularity
@@ -106,8 +109,10 @@ ui::TrainingWorker::AnalysisJob exportJob(QString runFile, QString dir, int dpi,
             }
             obs.onProgress("figures", std::min<std::int64_t>(filesSince(dir, start), total), total);
         }
-        if (p.exitStatus() != QProcess::NormalExit || p.exitCode() != 0)
-            throw engine::Error(engine::ErrorKind::Io, QString::fromUtf8(p.readAllStandardError()).trimmed().toStdString());
+        if (p.exitStatus() != QProcess::NormalExit || p.exitCode() != 0) {
+            const QString err = QString::fromUtf8(p.readAllStandardError()).trimmed();
+            throw engine::Error(engine::ErrorKind::Io, (err.isEmpty() ? lengen + ": " + p.errorString() : err).toStdString());
+        }
         summary.stepsDone = filesSince(dir, start);
         summary.outcome = engine::RunOutcome::Finished;
         return summary;

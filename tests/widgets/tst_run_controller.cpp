@@ -75,6 +75,7 @@ private Q_SLOTS:
     void destroyingWhileRunningCancels();
     void realTrainingThroughTheWorker();
     void analysisJobsReportStagesNotSteps();
+    void aQueuedJobOfAnotherKindIsAnnounced();
 };
 
 void TestRunController::finishesWithOneTerminalSignal()
@@ -261,6 +262,25 @@ void TestRunController::analysisJobsReportStagesNotSteps()
     QVERIFY2(areaText.contains("probe x · serial position (probe 3 of 3)"), qPrintable(areaText));
     QVERIFY(shown);
     QVERIFY(area.isHidden());  // gone with the job; the status bar says how it ended
+}
+
+// A training followed by a queued evaluation: Running -> Running, but views whose controls belong
+// to one kind (the Train tab's Pause/Stop) must hear that the job changed (review of issue 29:
+// Pause stayed enabled during the evaluation and froze it).
+void TestRunController::aQueuedJobOfAnotherKindIsAnnounced()
+{
+    RunController c;
+    QList<ui::JobKind> kindsAtRunning;
+    connect(&c, &RunController::stateChanged, this, [&](RunController::State s) {
+        if (s == RunController::State::Running)
+            kindsAtRunning << c.currentKind();
+    });
+    c.enqueue("train", fakeJob(5));
+    c.enqueue(ui::JobKind::Evaluate, "evaluate", [](engine::RunControl&, engine::AnalysisObserver&) {
+        return engine::RunSummary{};
+    });
+    QVERIFY(waitIdle(c));
+    QCOMPARE(kindsAtRunning, (QList<ui::JobKind>{ui::JobKind::Train, ui::JobKind::Evaluate}));
 }
 
 QTEST_MAIN(TestRunController)

@@ -335,7 +335,7 @@ void SweepsView::refresh()
                            .arg(counts["stopped"])
                            .arg(counts["failed"])
                            .arg(running ? tr(" — running here") : QString()));
-    m_run->setEnabled(!running);
+    m_run->setEnabled(m_runLabel.isEmpty());  // queued or running: not a second time
     m_stop->setEnabled(running);
 }
 
@@ -490,7 +490,14 @@ void SweepsView::runHere()
         return;
     if (!m_controller)
         return Q_EMIT statusMessage(tr("No job controller: sweeps cannot run here"));
-    const std::string dir = engine::locateSweep(m_dir.toStdString());
+    if (!m_runLabel.isEmpty())
+        return Q_EMIT statusMessage(tr("This sweep is already queued or running here"));
+    std::string dir;
+    try {
+        dir = engine::locateSweep(m_dir.toStdString());
+    } catch (const std::exception& e) {  // moved or deleted since it was opened
+        return Q_EMIT statusMessage(tr("Sweep not run: %1").arg(QString::fromUtf8(e.what())));
+    }
     const int jobs = m_jobs->value();
     m_runLabel = tr("sweep %1").arg(QFileInfo(m_dir).fileName());
     // The local executor on the controller's worker: cell processes N at a time, Stop passes
@@ -527,7 +534,12 @@ void SweepsView::submitTo(engine::SlurmSweepOptions options)
 {
     if (m_dir.isEmpty() || !m_controller)
         return;
-    const std::string dir = engine::locateSweep(m_dir.toStdString());
+    std::string dir;
+    try {
+        dir = engine::locateSweep(m_dir.toStdString());
+    } catch (const std::exception& e) {
+        return Q_EMIT statusMessage(tr("Not submitted: %1").arg(QString::fromUtf8(e.what())));
+    }
     // sbatch has a time limit of its own (a dead controller is a message, not a hang): on the
     // worker either way, never on the GUI thread.
     m_controller->enqueue(JobKind::Sweep, tr("submit %1").arg(QFileInfo(m_dir).fileName()),

@@ -250,7 +250,11 @@ void TrainingView::onStarted(const QString& label, const engine::RunStarted& inf
 {
     m_liveRunFile = QFileInfo(QString::fromStdString(info.runFile)).absoluteFilePath();
     updateControls();
-    clearSeries();
+    // A resumed run keeps the history its file holds; a new one starts empty.
+    if (!m_liveRunFile.isEmpty() && QFileInfo::exists(m_liveRunFile))
+        showRunLog(m_liveRunFile);
+    else
+        clearSeries();
     m_title = label;
     m_runFile = m_liveRunFile;
     m_runId = info.runId;

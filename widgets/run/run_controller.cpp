@@ -109,6 +109,10 @@ void RunController::startNext()
         Q_EMIT runFailed(label, e);
         startNext();
     });
+    // Running -> Running when a queued job follows: views whose controls belong to one kind
+    // of job (the Train tab's Pause/Stop) must hear of the new job's kind all the same.
+    if (m_state == State::Running)
+        Q_EMIT stateChanged(m_state);
     setState(State::Running);
     QMetaObject::invokeMethod(m_worker, &TrainingWorker::run, Qt::QueuedConnection);
 }

@@ -46,12 +46,13 @@ std::recursive_mutex& h5Mutex()
     // build is thread-safe, which makes that switch per thread: every thread that takes the
     // lock (the studio's GUI thread and its worker) silences itself once. A process-wide
     // "once" left the second thread printing stacks (issue 29).
+    static std::recursive_mutex mutex;
     thread_local const bool silenced = [] {
+        const std::lock_guard<std::recursive_mutex> lock(mutex);  // HDF5 builds without thread-safety
         H5Eset_auto2(H5E_DEFAULT, nullptr, nullptr);
         return true;
     }();
     (void)silenced;
-    static std::recursive_mutex mutex;
     return mutex;
 }
 

@@ -156,68 +156,87 @@ SweepRunSummary LocalExecutor::submit(RunControl& control, SweepObserver& obs)
     int forwarded = 0, ended = 0;
     double cellSeconds = 0;
     auto lastReport = std::chrono::steady_clock::now();
-    while (true) {
-        while (!stopRequests(control) && int(running.size()) < jobs && next < todo.size()) {
-            const auto* cell = todo[next++];
-            const pid_t pid = spawnCell(m_options.executable, paths, *cell, threads, m_options.device);
-            running[pid] = {pid, cell, std::chrono::steady_clock::now()};
-            obs.onMessage("[" + std::to_string(next) + "/" + std::to_string(todo.size()) + "] " + cell->name +
-                          " started");
-        }
-        if (running.empty())
-            break;
-        if (const int wanted = stopRequests(control); wanted > forwarded) {
-            // One SIGTERM per stop request: the first stops every cell cleanly.
-            for (const auto& [pid, c] : running)
-                ::kill(pid, SIGTERM);
-            if (!forwarded)
-                obs.onMessage("stopping: each running cell writes its checkpoint");
-            forwarded = wanted;
-            summary.cancelled = true;
-        }
-        int status = 0;
-        const pid_t pid = ::waitpid(-1, &status, WNOHANG);
-        if (pid <= 0) {
-            std::this_thread::sleep_for(std::chrono::milliseconds(200));
-            const auto now = std::chrono::steady_clock::now();
-            if (now - lastReport > std::chrono::seconds(30)) {
-                lastReport = now;
-                const auto all = states();
-                std::string line;
-                for (const auto& [p, c] : running) {
-                    const auto& s = all[size_t(c.cell->index)];
-                    line += "  " + c.cell->name + " " + s.stage + " " + std::to_string(s.step) + "/" +
-                            std::to_string(s.totalSteps);
-                }
-                obs.onRunning(line);
+    try {
+        while (true) {
+            while (!stopRequests(control) && int(running.size()) < jobs && next < todo.size()) {
+                const auto* cell = todo[next++];
+                const pid_t pid = spawnCell(m_options.executable, paths, *cell, threads, m_options.device);
+                running[pid] = {pid, cell, std::chrono::steady_clock::now()};
+                obs.onMessage("[" + std::to_string(next) + "/" + std::to_string(todo.size()) + "] " + cell->name +
+                              " started");
             }
-            continue;
+            if (running.empty())
+                break;
+            if (const int wanted = stopRequests(control); wanted > forwarded) {
+                // One SIGTERM per stop request: the first stops every cell cleanly.
+                for (const auto& [pid, c] : running)
+                    ::kill(pid, SIGTERM);
+                if (!forwarded)
+                    obs.onMessage("stopping: each running cell writes its checkpoint");
+                forwarded = wanted;
+                summary.cancelled = true;
+            }
+            // Only our own cells: in the studio other children of this process (QProcess, the
+            // scheduler's clients) must keep their exit statuses.
+            int status = 0;
+            pid_t pid = 0;
+            for (const auto& [p, c] : running)
+                if (::waitpid(p, &status, WNOHANG) == p) {
+                    pid = p;
+                    break;
+                }
+            if (pid <= 0) {
+                std::this_thread::sleep_for(std::chrono::milliseconds(200));
+                const auto now = std::chrono::steady_clock::now();
+                if (now - lastReport > std::chrono::seconds(30)) {
+                    lastReport = now;
+                    const auto all = states();
+                    std::string line;
+                    for (const auto& [p, c] : running) {
+                        const auto& s = all[size_t(c.cell->index)];
+                        line += "  " + c.cell->name + " " + s.stage + " " + std::to_string(s.step) + "/" +
+                                std::to_string(s.totalSteps);
+                    }
+                    obs.onRunning(line);
+                }
+                continue;
+            }
+            const auto it = running.find(pid);
+            if (it == running.end())
+                continue;
+            const Child child = it->second;
+            running.erase(it);
+            ++ended;
+            const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - child.started).count();
+            const int code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+            const std::string& name = child.cell->name;
+            if (code == 0) {
+                ++summary.finished;
+                cellSeconds += secs;
+                obs.onMessage(name + " done (" + duration(secs) + ")");
+            } else if (code == exitCodeFor(ErrorKind::Interrupted)) {
+                ++summary.stopped;
+                obs.onMessage(name + " stopped; running the sweep again resumes it");
+            } else {
+                ++summary.failed;
+                const std::string why = lastError(paths.logFile(name));
+                obs.onMessage(name + " failed (exit " + std::to_string(code) + "): " +
+                              (why.empty() ? "see " + paths.logFile(name) : why));
+            }
+            const size_t left = todo.size() - next + running.size();
+            obs.onCells(ended, summary.taken,
+                        summary.finished ? cellSeconds / summary.finished * double(left) / jobs : -1);
         }
-        const auto it = running.find(pid);
-        if (it == running.end())
-            continue;
-        const Child child = it->second;
-        running.erase(it);
-        ++ended;
-        const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - child.started).count();
-        const int code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
-        const std::string& name = child.cell->name;
-        if (code == 0) {
-            ++summary.finished;
-            cellSeconds += secs;
-            obs.onMessage(name + " done (" + duration(secs) + ")");
-        } else if (code == exitCodeFor(ErrorKind::Interrupted)) {
-            ++summary.stopped;
-            obs.onMessage(name + " stopped; running the sweep again resumes it");
-        } else {
-            ++summary.failed;
-            const std::string why = lastError(paths.logFile(name));
-            obs.onMessage(name + " failed (exit " + std::to_string(code) + "): " +
-                          (why.empty() ? "see " + paths.logFile(name) : why));
+    } catch (...) {
+        // Whatever went wrong here (a cell that cannot start, a file that cannot be read), the
+        // cells already running stop with their checkpoints and are waited for, not orphaned.
+        for (const auto& [pid, c] : running)
+            ::kill(pid, SIGTERM);
+        for (const auto& [pid, c] : running) {
+            int status = 0;
+            ::waitpid(pid, &status, 0);
         }
-        const size_t left = todo.size() - next + running.size();
-        obs.onCells(ended, summary.taken,
-                    summary.finished ? cellSeconds / summary.finished * double(left) / jobs : -1);
+        throw;
     }
     return summary;
 }

@@ -175,6 +175,8 @@ public:
     {
         if (m_options.executable.empty())
             m_options.executable = lengenExecutable();
+        if (m_options.executable.empty())  // every task would run '' and look pending forever
+            throw Error(ErrorKind::Io, "cannot find the lengen executable for the cells to run");
     }
 
     std::string script(std::vector<int>* taken = nullptr)
