@@ -141,8 +141,7 @@ int runInfo(const std::string& run, bool listParameters, int pointwiseRows)
     std::printf("run file     %s\n", info.path.c_str());
     std::printf("run id       %s (created %s, lengen %s, format %d)\n", info.runId.c_str(),
                 info.createdAt.c_str(), info.engineVersion.c_str(), info.formatVersion);
-    // "stopped", as the studio says it; the file stores "cancelled" (docs/run-format.md).
-    const std::string status = info.status == "cancelled" ? "stopped" : info.status;
+    const std::string status = engine::statusLabel(info.status);  // as the studio says it
     std::printf("status       %s, checkpoint after %lld of %lld steps\n", status.c_str(),
                 static_cast<long long>(std::max<std::int64_t>(info.checkpointStep, 0)),
                 static_cast<long long>(info.totalSteps));

@@ -25,6 +25,7 @@
 #include "sweeps_view.h"
 #include "figure_view.h"
 #include "lengen/engine/run_file.h"
+#include "lengen/engine/sweep_run.h"
 #include "reference_import.h"
 #include "run_browser.h"
 #include "run_table_model.h"
@@ -248,7 +249,7 @@ void MainWindow::buildMenus()
         // A job like an evaluation: `lengen export --all` in a child process of the worker, its
         // progress in the status bar, Stop ends it; the window never waits for it.
         m_controller.enqueue(ui::JobKind::Export, tr("export %1").arg(QFileInfo(openRun).dir().dirName()),
-                             exportJob(openRun, dir, dpi, ui::SweepsView::lengenExecutable()));
+                             exportJob(openRun, dir, dpi, QString::fromStdString(engine::lengenExecutable())));
         statusBar()->showMessage(tr("Export of every figure queued: its progress is shown here"));
     });
     analysis->addAction(tr("E&xport current figure…"), QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_S), this, [this] {
@@ -266,14 +267,14 @@ void MainWindow::wireController()
     auto training = [this] { return m_controller.currentKind() == ui::JobKind::Train; };
     connect(&m_controller, &ui::RunController::runStarted, this, [=](const QString& label, const engine::RunStarted& info) {
         status(tr("%1 running…").arg(label));
-        m_browser->refresh();  // the new run is listed at once, not after Refresh
+        m_browser->follow();  // the new run is listed at once, not after Refresh
         // Training a run opens it: every tab, the title and Analysis act on it from now on.
         if (training() && !info.runFile.empty())
             m_run.open(QString::fromStdString(info.runFile));
     });
     connect(&m_controller, &ui::RunController::warning, this, [=](const QString& w) { status(w); });
     connect(&m_controller, &ui::RunController::runFinished, this, [=](const QString& label, const engine::RunSummary& s) {
-        m_browser->refresh();
+        m_browser->follow();  // only what changed: a job ended
         const QString run = QString::fromStdString(s.runFile);
         if (training()) {
             m_run.notifyUpdated(run, ui::OpenRunModel::Part::Log);  // its final status and log
@@ -300,11 +301,11 @@ void MainWindow::wireController()
         const QString run = QString::fromStdString(s.runFile);
         status(training() ? tr("%1 stopped; Resume training on the Train tab continues it").arg(label)
                           : tr("%1 stopped; what it computed is stored").arg(label));
-        m_browser->refresh();
+        m_browser->follow();  // only what changed: a job ended
         m_run.notifyUpdated(run, training() ? ui::OpenRunModel::Part::Log : ui::OpenRunModel::Part::Analysis);
     });
     connect(&m_controller, &ui::RunController::runFailed, this, [this](const QString& label, const ui::RunError& e) {
-        m_browser->refresh();
+        m_browser->follow();  // only what changed: a job ended
         showProblem(tr("%1 failed").arg(label), e.message, e.detail);
     });
 }
@@ -424,7 +425,6 @@ void MainWindow::offerReferenceImport(const QString& folder, const QStringList& 
         return;
     const auto summary = ui::importReferenceRuns(this, pending, out);
     m_browser->addFolder(out);
-    m_browser->refresh();
     if (!summary.runFiles.isEmpty())
         m_browser->selectRun(summary.runFiles.front());
     const QString text = tr("%n run(s) imported into %1", nullptr, int(summary.runFiles.size())).arg(out) +

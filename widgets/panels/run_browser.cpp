@@ -87,6 +87,7 @@ void RunBrowser::addFolder(const QString& folder)
         Q_EMIT referenceRunsFound(folder, {folder});
         return;
     }
+    const bool holdsRuns = !RunTableModel::runFilesUnder({folder}).isEmpty();
     const auto found = engine::findReferenceRuns(folder.toStdString());
     if (!found.empty()) {
         QStringList dirs;
@@ -94,8 +95,7 @@ void RunBrowser::addFolder(const QString& folder)
             dirs << QString::fromStdString(d);
         Q_EMIT referenceRunsFound(folder, dirs);
         // A models/ tree of the Python code holds no run.h5: it is not a LenGen runs folder.
-        if (!QDirIterator(folder, {QStringLiteral("run.h5")}, QDir::Files,
-                          QDirIterator::Subdirectories).hasNext())
+        if (!holdsRuns)
             return;
     }
     auto all = m_model->folders();
@@ -104,7 +104,7 @@ void RunBrowser::addFolder(const QString& folder)
     m_model->setFolders(all);
     m_table->resizeColumnsToContents();
     // Still followed (a run may land there later), but the user learns it holds none now.
-    if (RunTableModel::runFilesUnder({folder}).isEmpty())
+    if (!holdsRuns)
         Q_EMIT folderHoldsNoRuns(folder);
 }
 
@@ -117,6 +117,8 @@ void RunBrowser::setFolders(const QStringList& folders)
 QStringList RunBrowser::folders() const { return m_model->folders(); }
 
 void RunBrowser::refresh() { m_model->refresh(); }
+
+void RunBrowser::follow() { m_model->poll(); }
 
 void RunBrowser::setFilterText(const QString& text)
 {

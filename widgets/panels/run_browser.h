@@ -26,6 +26,9 @@ public:
     void setFolders(const QStringList& folders);
     QStringList folders() const;
     void refresh();
+    /// Picks up what changed since the last look (new, gone and changed runs) without
+    /// re-reading the others: what the 3 s timer does, now.
+    void follow();
     void setFilterText(const QString& text);
     int visibleRows() const;
     QStringList selectedRuns() const;

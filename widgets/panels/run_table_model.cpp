@@ -10,6 +10,8 @@
 #include <QDir>
 #include <QDirIterator>
 #include <QFileInfo>
+#include <QHash>
+#include <QSet>
 
 #include "lengen/engine/analysis.h"
 #include "lengen/engine/config.h"
@@ -111,22 +113,21 @@ void RunTableModel::setFolders(const QStringList& folders)
 bool RunTableModel::poll()
 {
     const QStringList files = runFilesUnder(m_folders);
+    const QSet<QString> present(files.begin(), files.end());
     bool changed = false;
     // Runs gone (deleted, moved): their rows go, from the back so indices stay valid.
     for (int r = int(m_rows.size()) - 1; r >= 0; --r)
-        if (!files.contains(m_rows[size_t(r)].path)) {
+        if (!present.contains(m_rows[size_t(r)].path)) {
             beginRemoveRows({}, r, r);
             m_rows.erase(m_rows.begin() + r);
             endRemoveRows();
             changed = true;
         }
+    QHash<QString, int> rowOf;
+    for (size_t i = 0; i < m_rows.size(); ++i)
+        rowOf.insert(m_rows[i].path, int(i));
     for (const auto& file : files) {
-        const int r = [&] {
-            for (size_t i = 0; i < m_rows.size(); ++i)
-                if (m_rows[i].path == file)
-                    return int(i);
-            return -1;
-        }();
+        const int r = rowOf.value(file, -1);
         const qint64 stamp = stampOf(file);
         if (r < 0) {  // a new run (or a new folder's first one)
             const int at = int(m_rows.size());
@@ -246,10 +247,7 @@ QVariant RunTableModel::data(const QModelIndex& index, int role) const
 
 QString statusLabel(const QString& status)
 {
-    // The file says "cancelled" (docs/run-format.md); the studio and the CLI say "stopped".
-    if (status == QLatin1String("cancelled"))
-        return RunTableModel::tr("stopped");
-    return status;
+    return QString::fromStdString(engine::statusLabel(status.toStdString()));
 }
 
 QString finalLossDefinition()

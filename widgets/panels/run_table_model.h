@@ -10,7 +10,7 @@
 
 namespace lengen::ui {
 
-/// A run's status as every view names it: "stopped" for the file's "cancelled", else as stored.
+/// A run's status as every view names it (engine::statusLabel: "stopped" for "cancelled").
 QString statusLabel(const QString& status);
 
 /// The one definition of a run's "final loss" the studio shows (a tooltip text).

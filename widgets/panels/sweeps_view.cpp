@@ -75,11 +75,6 @@ std::string axisValue(const engine::SweepCell& c, const std::string& key)
 
 }  // namespace
 
-QString SweepsView::lengenExecutable()
-{
-    return QString::fromStdString(engine::lengenExecutable());
-}
-
 SweepsView::SweepsView(QWidget* parent) : QWidget(parent)
 {
     auto* open = new QPushButton(tr("Open sweep…"));

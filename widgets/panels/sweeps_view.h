@@ -49,9 +49,6 @@ public:
     const std::optional<plots::GridSpec>& figure() const { return m_figure; }
     /// Writes the grid figure (PNG/SVG/PDF/CSV by extension); false + error when none is drawn.
     bool exportTo(const QString& path, int dpi, QString* error = nullptr);
-    /// `lengen` beside the studio (installed) or in the build tree; "" when not found (the
-    /// engine's lookup, engine::lengenExecutable).
-    static QString lengenExecutable();
     /// The job controller whose worker creates, runs and submits sweeps (nothing of a sweep
     /// runs on the GUI thread). Without one those buttons only say so.
     void setController(RunController* controller);

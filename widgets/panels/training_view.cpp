@@ -218,11 +218,10 @@ void TrainingView::updateControls()
     m_pause->setEnabled(training && s != S::Stopping);
     m_pause->setText(training && s == S::Paused ? tr("Continue") : tr("Pause"));
     m_stop->setEnabled(training && s != S::Stopping);
-    bool resumable = false;
-    if (s == S::Idle && !m_runFile.isEmpty()) {
-        const auto status = RunTableModel::readRow(m_runFile).status;
-        resumable = status == QLatin1String("cancelled") || status == QLatin1String("interrupted");
-    }
+    // The status showRunLog read: this runs on every state change and every 2 s follow, and a
+    // table row (config parse, analysis contents) per call was work done for one word.
+    const bool resumable = s == S::Idle && !m_runFile.isEmpty() &&
+                           (m_shownStatus == "cancelled" || m_shownStatus == "interrupted");
     m_resume->setVisible(resumable);
 }
 
@@ -480,6 +479,7 @@ void TrainingView::showRunLog(const QString& runFile)
     m_runFile.clear();
     m_runId.clear();
     m_runName.clear();
+    m_shownStatus.clear();
     m_label->setToolTip(QString());
     m_rate->clear();
     m_progress->setRange(0, 1);
@@ -515,6 +515,7 @@ void TrainingView::showRunLog(const QString& runFile)
         const qint64 done = std::max<qint64>({0, info.checkpointStep, info.lastLoggedStep + 1});
         m_progress->setRange(0, int(std::max<qint64>(1, info.totalSteps)));
         m_progress->setValue(int(std::min<qint64>(done, std::max<qint64>(1, info.totalSteps))));
+        m_shownStatus = info.status;
         const QString status = statusLabel(QString::fromStdString(info.status));
         if (log.step.empty())
             m_label->setText(info.importedFrom.empty()

@@ -87,6 +87,7 @@ private:
     QString m_runFile, m_runName;  ///< the shown run (its legend name while overlays are drawn)
     QString m_liveRunFile;         ///< the run the worker trains ("" when none)
     QString m_liveLabel;           ///< its header line
+    std::string m_shownStatus;     ///< the shown run's status as showRunLog read it
     bool showingLive() const { return !m_liveRunFile.isEmpty() && m_runFile == m_liveRunFile; }
     void updateControls();
     std::string m_runId;

@@ -8,10 +8,12 @@
 
 namespace lengen::ui {
 
-QString validatedRunFile(const QString& pathOrDir)
+QString validatedRunFile(const QString& pathOrDir, std::string* status)
 {
     const auto file = engine::locateRunFile(pathOrDir.toStdString());
-    engine::readRunInfo(file);  // every header value checked: damaged files are refused here
+    const auto info = engine::readRunInfo(file);  // every header value checked: damaged files are refused here
+    if (status)
+        *status = info.status;
     return QFileInfo(QString::fromStdString(file)).absoluteFilePath();
 }
 
@@ -39,8 +41,9 @@ bool OpenRunModel::isOpenRun(const QString& pathOrDir) const
 QString OpenRunModel::open(const QString& pathOrDir)
 {
     QString file;
+    std::string status;
     try {
-        file = validatedRunFile(pathOrDir);
+        file = validatedRunFile(pathOrDir, &status);
     } catch (const std::exception& e) {
         const QString message = QString::fromUtf8(e.what());
         Q_EMIT openFailed(pathOrDir, message);
@@ -53,7 +56,7 @@ QString OpenRunModel::open(const QString& pathOrDir)
         m_runFile = file;
         Q_EMIT changed(m_runFile);
     }
-    followIfRunning();
+    followIfRunning(&status);  // the header just read, not a second read
     return {};
 }
 
@@ -74,13 +77,17 @@ void OpenRunModel::notifyUpdated(const QString& pathOrDir, Part part)
     }
 }
 
-void OpenRunModel::followIfRunning()
+void OpenRunModel::followIfRunning(const std::string* status)
 {
     bool running = false;
-    try {
-        running = engine::readRunInfo(m_runFile.toStdString()).status == "running";
-    } catch (const std::exception&) {
-        running = false;  // gone or damaged since: nothing more to follow
+    if (status) {
+        running = *status == "running";
+    } else {
+        try {
+            running = engine::readRunInfo(m_runFile.toStdString()).status == "running";
+        } catch (const std::exception&) {
+            running = false;  // gone or damaged since: nothing more to follow
+        }
     }
     if (running && !m_follow.isActive())
         m_follow.start();

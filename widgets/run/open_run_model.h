@@ -15,6 +15,8 @@
 #include <QString>
 #include <QTimer>
 
+#include <string>
+
 namespace lengen::ui {
 
 class OpenRunModel final : public QObject {
@@ -52,14 +54,16 @@ Q_SIGNALS:
     void openFailed(const QString& path, const QString& message);
 
 private:
-    void followIfRunning();
+    /// Follows while `status` (as just read) is "running"; without it, reads the header.
+    void followIfRunning(const std::string* status = nullptr);
 
     QString m_runFile;
     QTimer m_follow;
 };
 
-/// The absolute run.h5 of a run folder or file, checked by reading the run's header; throws
-/// engine::Error (RunFile) naming the file for a missing, damaged or foreign one.
-QString validatedRunFile(const QString& pathOrDir);
+/// The absolute run.h5 of a run folder or file, checked by reading the run's header (its status
+/// into `status` when given); throws engine::Error (RunFile) naming the file for a missing,
+/// damaged or foreign one.
+QString validatedRunFile(const QString& pathOrDir, std::string* status = nullptr);
 
 }  // namespace lengen::ui

@@ -25,9 +25,7 @@ LoadedRun loadRun(const std::string& run, const AnalysisOptions& options)
     training::applyThreadPolicy(options.threads, r.config.model.hiddenSize);
     r.device = torch::Device(resolveDevice(options.device));
     r.model = model::buildModel(r.config);
-    std::vector<io::ParameterShape> shapes;
-    for (const auto& item : r.model->named_parameters())
-        shapes.push_back({item.key(), item.value().sizes().vec()});
+    const auto shapes = io::parameterShapes(r.model->named_parameters());
     const auto state = io::readCheckpoint(r.runFile, &shapes);
     torch::NoGradGuard noGrad;
     for (auto& item : r.model->named_parameters()) {

@@ -261,9 +261,7 @@ ReferenceImportResult importReferenceRun(const std::string& refDir,
         h.pointwiseWidth = rc.config.trainPoints();
         h.positionConstants = model->positionConstants();
         h.importedFrom = dir.string();
-        std::vector<io::ParameterShape> shapes;
-        for (const auto& [name, p] : params)
-            shapes.push_back({name, p.sizes().vec()});
+        const auto shapes = io::parameterShapes(params);
         const std::string tmpRun = (tmpDir / "run.h5").string();
         {
             auto writer = io::RunWriter::create(tmpRun, h, shapes, st.rngState.numel());

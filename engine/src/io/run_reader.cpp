@@ -109,6 +109,11 @@ std::vector<NamedTensor> readTensors(hid_t group, const std::string& groupName,
 
 }  // namespace
 
+std::string statusLabel(const std::string& status)
+{
+    return status == "cancelled" ? "stopped" : status;
+}
+
 std::string locateRunFile(const std::string& pathOrDir)
 {
     fs::path p(pathOrDir);
@@ -215,6 +220,22 @@ TrainLog readTrainLog(const std::string& pathOrDir)
 }
 
 namespace io {
+
+std::vector<ParameterShape> parameterShapes(const std::vector<std::pair<std::string, torch::Tensor>>& params)
+{
+    std::vector<ParameterShape> shapes;
+    for (const auto& [name, p] : params)
+        shapes.push_back({name, p.sizes().vec()});
+    return shapes;
+}
+
+std::vector<ParameterShape> parameterShapes(const torch::OrderedDict<std::string, torch::Tensor>& params)
+{
+    std::vector<ParameterShape> shapes;
+    for (const auto& item : params)
+        shapes.push_back({item.key(), item.value().sizes().vec()});
+    return shapes;
+}
 
 CheckpointState readCheckpoint(const std::string& path, const std::vector<ParameterShape>* expected)
 {

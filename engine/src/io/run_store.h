@@ -51,6 +51,10 @@ struct ParameterShape {
     std::string name;
     std::vector<std::int64_t> shape;
 };
+/// The shapes a checkpoint of these named parameters holds (what RunWriter::create allocates
+/// and readCheckpoint / checkCheckpointSlots check against).
+std::vector<ParameterShape> parameterShapes(const std::vector<std::pair<std::string, torch::Tensor>>& params);
+std::vector<ParameterShape> parameterShapes(const torch::OrderedDict<std::string, torch::Tensor>& params);
 
 class RunWriter {
 public:

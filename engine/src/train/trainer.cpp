@@ -53,10 +53,8 @@ void initWriter(training::TrainSession& s, const std::string& path, const std::s
     h.parameterCount = s.model->parameterCount();
     h.pointwiseWidth = s.config.trainPoints();
     h.positionConstants = s.model->positionConstants();
-    std::vector<io::ParameterShape> shapes;
-    for (const auto& [name, p] : s.optimizer->params())
-        shapes.push_back({name, p.sizes().vec()});
-    s.writer = io::RunWriter::create(path, h, shapes, s.gen.get_state().numel());
+    s.writer = io::RunWriter::create(path, h, io::parameterShapes(s.optimizer->params()),
+                                     s.gen.get_state().numel());
 }
 
 void fillStarted(training::TrainSession& s, const std::string& runId)
@@ -141,9 +139,7 @@ RunSummary resume(const std::string& runFile, const TrainOptions& options, RunCo
                         "training.max_steps says " + std::to_string(config.training.maxSteps) +
                         " (damaged file): " + path);
     prepareSession(s, config, info.seed, options);
-    std::vector<io::ParameterShape> shapes;
-    for (const auto& [name, p] : s.optimizer->params())
-        shapes.push_back({name, p.sizes().vec()});
+    const auto shapes = io::parameterShapes(s.optimizer->params());
     io::checkCheckpointSlots(path, shapes);  // before anything writes into the file
     training::restoreCheckpoint(s, io::readCheckpoint(path, &shapes), path);
     s.writer = io::RunWriter::reopen(path, s.stepsDone, s.device.str());

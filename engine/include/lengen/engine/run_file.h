@@ -61,6 +61,9 @@ TrainLog readTrainLog(const std::string& path);
 
 /// Accepts a run folder or a run.h5 path; returns the run.h5 path (Error(RunFile) if absent).
 std::string locateRunFile(const std::string& pathOrDir);
+/// A run's status as every front end names it: "stopped" for the file's "cancelled" (a user's
+/// Stop or Ctrl-C, a checkpoint written), every other status as stored.
+std::string statusLabel(const std::string& status);
 /// A fresh run id: 8 random hex digits (new runs and imported ones).
 std::string newRunId();
 
