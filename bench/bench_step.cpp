@@ -4,6 +4,8 @@
 // Prints the MSE of the model on a fixed batch first (the same formula as bench/pytorch_step.py,
 // so that bench/vs_pytorch.sh compares the two models' math), then milliseconds per phase and
 // steps/s; bench/README.md records the figures. LENGEN_FUSED=0 times the straightforward path.
+// LENGEN_BENCH_DEVICE=cuda runs on a GPU (data sampled on the CPU and copied, as in training),
+// LENGEN_BENCH_PRECISION=tf32|bf16 its matrix products (tools/gpu/check.sh).
 
 #include <algorithm>
 #include <chrono>
@@ -15,6 +17,9 @@
 #include <torch/csrc/autograd/profiler_legacy.h>
 
 #include "lengen/engine/run_file.h"
+#include "lengen/engine/trainer.h"
+#include "torch_compat.h"
+#include "train/graph_step.h"
 #include "train/threads.h"
 #include "train/train_loop.h"
 
@@ -56,24 +61,30 @@ int main(int argc, char** argv)
     const int threads = argc > 3 ? std::atoi(argv[3]) : 1;
     training::TrainSession s;
     RunConfig config;
+    const char* deviceEnv = std::getenv("LENGEN_BENCH_DEVICE");
+    const std::string device = resolveDevice(deviceEnv ? deviceEnv : "cpu");
+    const char* precisionEnv = std::getenv("LENGEN_BENCH_PRECISION");
+    s.precision = compat::parsePrecision(precisionEnv ? precisionEnv : "fp32");
     if (endsWith(source, ".h5")) {  // a run: its config and its checkpoint's weights
         const auto info = readRunInfo(source);
         config = storedRunConfig(info.configYaml, source);
-        training::setupSession(s, config, info.seed, "cpu");
+        training::setupSession(s, config, info.seed, device);
         training::restoreCheckpoint(s, io::readCheckpoint(source), source);
     } else {
         config = loadConfigFile(source).runs.at(0);
-        training::setupSession(s, config, 1, "cpu");
+        training::setupSession(s, config, 1, device);
     }
     // The engine's policy (threads.cpp): BLAS gets the threads, Torch's own pool one; freed
     // heap memory is kept for the next step.
     training::applyThreadPolicy(threads, config.model.hiddenSize);
+    compat::applyMatmulPrecision(s.precision, s.device);
     const auto& cur = config.task.curriculum;
     // The final (largest) step shape, or `points` in-context points if given.
     const int dims = cur.dims.end, points = argc > 4 ? std::atoi(argv[4]) : cur.points.end;
     {
         torch::NoGradGuard noGrad;
         auto [xs, ys] = fixedBatch(config.training.batchSize, points, config.model.nInDims, dims);
+        xs = xs.to(s.device), ys = ys.to(s.device);
         auto pred = s.model->forward(xs, ys).predictions;
         std::printf("loss0 %.9g\n", (pred - ys).square().mean().item<double>());
     }
@@ -87,6 +98,10 @@ int main(int argc, char** argv)
     // LENGEN_PROFILE=trace.json: a Chrome trace of every op of the timed steps.
     std::unique_ptr<torch::autograd::profiler::RecordProfile> profile;
     const int warmup = std::min(20, std::max(2, steps / 10));
+    // On a GPU with graphs (graph_step.h) the step is one replay: its time is under "forward".
+    std::unique_ptr<training::GraphedStep> graphed;
+    if (training::graphsApply(s))
+        graphed = std::make_unique<training::GraphedStep>(s);
     for (int i = -warmup; i < steps; ++i) {
         if (i == 0 && std::getenv("LENGEN_PROFILE"))
             profile = std::make_unique<torch::autograd::profiler::RecordProfile>(
@@ -96,8 +111,22 @@ int main(int argc, char** argv)
         auto fn = s.sampler->sample(s.gen);
         auto xs = fn->sampleXs(points, dims, s.gen);
         auto ys = fn->evaluate(xs);
+        xs = xs.to(s.device), ys = ys.to(s.device);
         local[0] = lap(since);
-        auto loss = s.sampler->loss(s.model->forward(xs, ys).predictions, ys);
+        if (graphed) {
+            (void)graphed->run(xs, ys, 1e-4, config.effectiveMaxGradNorm());
+            local[1] = lap(since);
+            local[2] = local[3] = 0;
+            if (i >= 0)
+                for (int k = 0; k < 4; ++k)
+                    t[k] += local[k];
+            continue;
+        }
+        torch::Tensor loss;
+        {
+            compat::AutocastScope autocast(s.precision, s.device);
+            loss = s.sampler->loss(s.model->forward(xs, ys).predictions.to(torch::kFloat32), ys);
+        }
         local[1] = lap(since);
         loss.backward();
         (void)loss.item<double>();
@@ -105,6 +134,7 @@ int main(int argc, char** argv)
         s.optimizer->clipGradNorm(config.effectiveMaxGradNorm());
         s.optimizer->step(1e-4);
         s.optimizer->zeroGrad();
+        compat::synchronize(s.device);
         local[3] = lap(since);
         if (i >= 0)
             for (int k = 0; k < 4; ++k)
@@ -112,7 +142,9 @@ int main(int argc, char** argv)
     }
     profile.reset();
     const double total = t[0] + t[1] + t[2] + t[3];
-    std::printf("%s: %d steps at N=%d, D=%d, %d thread(s)\n", argv[1], steps, points, dims, threads);
+    std::printf("%s: %d steps at N=%d, D=%d, %d thread(s), %s, %s%s\n", argv[1], steps, points, dims,
+                threads, s.device.str().c_str(), compat::precisionName(s.precision),
+                graphed ? ", CUDA graph" : "");
     const char* names[] = {"sample", "forward", "backward", "optimiser"};
     for (int k = 0; k < 4; ++k)
         std::printf("  %-10s %7.3f ms  (%4.1f %%)\n", names[k], t[k] / steps, 100 * t[k] / total);

@@ -2,7 +2,11 @@
 """The training step of the reference's models in plain PyTorch, timed the way bench_step times
 LenGen's: sample a prompt batch, forward, MSE loss, backward, clip the gradient norm, AdamW.
 
-  pytorch_step.py RUN_FOLDER STEPS THREADS POINTS DIMS
+  pytorch_step.py RUN_FOLDER STEPS THREADS POINTS DIMS [--device cuda] [--compile]
+                  [--precision fp32|tf32|bf16]
+
+--device cuda: on a GPU (batches sampled there); --compile: torch.compile (inductor) of the
+model; --precision: TF32 matrix products, or bf16 autocast of the forward.
 
 RUN_FOLDER is what `lengen export-run --format pytorch` writes (config.yaml + state.pt): the same
 weights and config as the LenGen run bench_step loads, so the first line printed, the loss of
@@ -37,19 +41,30 @@ def fixed_batch(b, n, d, dims):
 
 def main():
     folder, steps, threads, points, dims = sys.argv[1], *map(int, sys.argv[2:6])
-    torch.set_num_threads(1)  # LenGen's policy: BLAS gets the threads (OPENBLAS_NUM_THREADS)
-    del threads
+    flags = sys.argv[6:]
+    device = flags[flags.index("--device") + 1] if "--device" in flags else "cpu"
+    precision = flags[flags.index("--precision") + 1] if "--precision" in flags else "fp32"
+    if device == "cpu":
+        torch.set_num_threads(1)  # LenGen's policy: BLAS gets the threads (OPENBLAS_NUM_THREADS)
+    elif threads:
+        torch.set_num_threads(threads)
+    torch.backends.cuda.matmul.allow_tf32 = precision == "tf32"
+    autocast = torch.autocast("cuda", dtype=torch.bfloat16, enabled=precision == "bf16")
     with open(os.path.join(folder, "config.yaml")) as f:
         cfg = yaml.safe_load(f)
     model = InContextModel(cfg)
     state = torch.load(os.path.join(folder, "state.pt"))
     model.load_state_dict(state["model_state_dict"], strict=True)
+    model.to(device)
+    step_model = torch.compile(model) if "--compile" in flags else model
     t = cfg["training"]
+    # The default implementation for the device (foreach on a GPU): PyTorch at its best.
     opt = torch.optim.AdamW(model.parameters(), lr=1e-4, betas=(t["adam_beta1"], t["adam_beta2"]),
                             eps=t["adam_epsilon"], weight_decay=t["weight_decay"])
     batch, n_dims = t["per_device_train_batch_size"], cfg["model"]["n_in_dims"]
 
     xs, ys = fixed_batch(batch, points, n_dims, dims)
+    xs, ys = xs.to(device), ys.to(device)
     with torch.no_grad():
         print(f"loss0 {F.mse_loss(model(xs, ys), ys).item():.9g}")
 
@@ -58,15 +73,19 @@ def main():
     for i in range(-warmup, steps):
         if i == 0:
             start = time.perf_counter()
-        xs = torch.randn(batch, points, n_dims)
+        xs = torch.randn(batch, points, n_dims, device=device)
         xs[..., dims:] = 0
-        ys = (xs @ torch.randn(batch, n_dims, 1))[..., 0]
-        loss = F.mse_loss(model(xs, ys), ys)
+        ys = (xs @ torch.randn(batch, n_dims, 1, device=device))[..., 0]
+        with autocast:
+            pred = step_model(xs, ys)
+        loss = F.mse_loss(pred.float(), ys)
         loss.backward()
         loss.item()
         torch.nn.utils.clip_grad_norm_(model.parameters(), t["max_grad_norm"])
         opt.step()
         opt.zero_grad(set_to_none=True)
+    if device != "cpu":
+        torch.cuda.synchronize()
     elapsed = time.perf_counter() - start
     print(f"steps/s {steps / elapsed:.3f}")
 

@@ -176,8 +176,9 @@ void addCommonOptions(CLI::App* cmd, AnalysisArgs& a)
         ->capture_default_str()->check(inRange(0, 1e6));
     cmd->add_option("--memory-budget", a.common.memoryBudgetMiB,
                     "MiB the model forward may hold at once (micro-batches and attention "
-                    "row blocks are sized to fit)")
-        ->capture_default_str()->check(inRange(16, 1e8, false));
+                    "row blocks are sized to fit; default 2048 on the CPU, half the free "
+                    "memory on a GPU, which also caps a larger value)")
+        ->check(inRange(16, 1e8, false));
     cmd->add_option("--device", a.common.device, "cpu, cuda or cuda:N");
     cmd->add_option("--threads", a.common.threads, "CPU threads (default: by model size)")
         ->check(threadRange());

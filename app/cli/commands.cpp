@@ -67,6 +67,7 @@ int runTrain(const TrainArgs& args)
     options.seed = args.seed;
     options.maxSteps = args.steps;
     options.device = args.device;
+    options.precision = args.precision;
     options.threads = args.threads;
     try {
         if (!args.resume.empty())
@@ -221,6 +222,10 @@ void addTrainCommands(CLI::App& app, CommandTable& table)
                       ->check(inRange(1, 1e9));
     train->add_option("--device", t->args.device, "cpu, cuda or cuda:N (default: cuda if "
                                                   "available, else cpu)");
+    train->add_option("--precision", t->args.precision,
+                      "Matrix products on a GPU: fp32, tf32 or bf16 (autocast); docs/gpu.md")
+        ->check(CLI::IsMember({"fp32", "tf32", "bf16"}))
+        ->capture_default_str();
     train->add_option("--threads", t->args.threads, "CPU threads (default: all cores)")
         ->check(threadRange());
     train->add_flag("--quiet,-q", t->args.quiet, "No progress output");

@@ -46,7 +46,10 @@ int main(int argc, char** argv)
     }
     CLI::App app{"lengen - train and inspect in-context function-learning models "
                  "(LenGen Studio command line)"};
-    app.set_version_flag("--version", std::string("lengen ") + engine::versionString());
+    // A callback: only --version asks the GPU driver.
+    app.set_version_flag("--version", [] {
+        return std::string("lengen ") + engine::versionString() + "\n" + engine::backendDescription();
+    });
     app.footer(exitCodeHelp());
     app.require_subcommand(1);
 

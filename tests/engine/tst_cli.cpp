@@ -38,6 +38,7 @@ private Q_SLOTS:
     void resumesAfterAHardCrash();
     void h5pyReadsLogAndCheckpoint();
     void evaluatesProbesAndReportsErrors();
+    void cudaWithoutAGpuExitsTwo();
 };
 
 void TestCli::helpAndVersion()
@@ -234,7 +235,7 @@ void TestCli::resumesAfterAHardCrash()
 
 void TestCli::h5pyReadsLogAndCheckpoint()
 {
-    const QString python = "/usr/bin/python3";
+    const QString python = lengen::test::pythonPath();
     QProcess probe;
     probe.start(python, {"-c", "import h5py"});
     if (!probe.waitForFinished(30000) || probe.exitCode() != 0)
@@ -266,6 +267,28 @@ print('ok', len(names))
     QVERIFY(py.waitForFinished(60000));
     QVERIFY2(py.exitCode() == 0, qPrintable(QString::fromUtf8(py.readAllStandardError())));
     QVERIFY(QString::fromUtf8(py.readAllStandardOutput()).contains("ok 21"));
+}
+
+void TestCli::cudaWithoutAGpuExitsTwo()
+{
+    // --version names the LibTorch and whether a GPU is usable; on a machine without one,
+    // --device cuda is a config error (exit 2) that names the flag and the fallback.
+    const auto version = run({"--version"});
+    QCOMPARE(version.code, 0);
+    QVERIFY2(version.out.contains("LibTorch "), qPrintable(version.out));
+    if (!version.out.contains("CPU only") && !version.out.contains("no GPU usable"))
+        QSKIP("a CUDA GPU is usable here: --device cuda is valid");
+    const auto dir = QString::fromStdString(lengen::test::scratchDir("cli-cuda"));
+    auto r = run({"train", tinyConfigFile(dir, 5), "--out", dir, "--device", "cuda"});
+    QCOMPARE(r.code, 2);
+    QVERIFY2(r.err.contains("--device cuda") && r.err.contains("--device cpu"), qPrintable(r.err));
+    QVERIFY2(!r.err.contains("internal"), qPrintable(r.err));
+    auto trained = run({"train", tinyConfigFile(dir, 5), "--out", dir, "--device", "cpu", "-q"});
+    QCOMPARE(trained.code, 0);
+    const auto runFile = trained.out.trimmed().split('\n').last();
+    auto ev = run({"eval", runFile, "--device", "cuda", "--prompts", "8"});
+    QCOMPARE(ev.code, 2);
+    QVERIFY2(ev.err.contains("--device cuda"), qPrintable(ev.err));
 }
 
 QTEST_GUILESS_MAIN(TestCli)

@@ -170,6 +170,14 @@ void TestEvaluation::plannerRespectsTheBudget()
     const auto tight = eval::planForward(cfg, 64, 3216, 64.0 * 1048576);
     QCOMPARE(tight.microBatch, std::int64_t{1});
     QVERIFY(tight.queryChunk > 0 && tight.queryChunk < 3216);
+    // A GPU takes the whole rows when one prompt fits: no 64 MiB blocks for the CPU's pages.
+    const auto gpu = eval::planForward(cfg, 64, 3216, budget, /*gpu=*/true);
+    QCOMPARE(gpu.queryChunk, std::int64_t{0});
+    QCOMPARE(gpu.microBatch, plan.microBatch);
+    // The budget: 2048 MiB on the CPU unless given (<= 0 = automatic).
+    const torch::Device cpu(torch::kCPU);
+    QCOMPARE(eval::forwardBudgetBytes(cpu, 0), 2048.0 * 1048576);
+    QCOMPARE(eval::forwardBudgetBytes(cpu, 100), 100.0 * 1048576);
 }
 
 void TestEvaluation::booleanTaskHasAccuracyAndNullClassifier()

@@ -42,7 +42,7 @@ Proc start(const QString& program, const QStringList& args)
 
 Proc python(const QStringList& args)
 {
-    return start("/usr/bin/python3",
+    return start(test::pythonPath(),
                  QStringList{QString::fromStdString(test::sourcePath("tests/interop/reference_model.py"))} +
                      args);
 }
@@ -51,7 +51,7 @@ Proc cli(const QStringList& args) { return start(LENGEN_CLI_PATH, args); }
 
 bool havePyTorch()
 {
-    return start("/usr/bin/python3", {"-c", "import torch, yaml"}).code == 0;
+    return start(test::pythonPath(), {"-c", "import torch, yaml"}).code == 0;
 }
 
 struct Fixture {

@@ -121,7 +121,7 @@ assert a.keys() == b.keys() and all(np.array_equal(a[k], b[k]) for k in a)
 assert np.array_equal(la, lb), (len(la), len(lb))
 print('same')
 )";
-    const auto same = run("/usr/bin/python3", {"-c", compare, dir + "/left.h5",
+    const auto same = run(lengen::test::pythonPath(), {"-c", compare, dir + "/left.h5",
                                                 straight.out.trimmed()});
     if (same.err.contains("No module named"))
         QSKIP("h5py is not installed");
@@ -232,7 +232,7 @@ void TestReliability::signalsWhileStartingExit130()
 //  * max_steps lost from the stored config: the resume trained on toward 50,000 steps.
 void TestReliability::damagedCheckpointsAndRecordsAreRefused()
 {
-    const QString python = "/usr/bin/python3";
+    const QString python = lengen::test::pythonPath();
     if (run(python, {"-c", "import h5py"}).code != 0)
         QSKIP("h5py is not installed (apt-get install python3-h5py)");
     const auto dir = QString::fromStdString(lengen::test::scratchDir("damaged-records"));

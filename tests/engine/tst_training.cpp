@@ -4,7 +4,10 @@
 
 #include <thread>
 
+#include <cstdlib>
+
 #include "io/run_store.h"
+#include "train/train_loop.h"
 #include "lengen/engine/run_file.h"
 #include "lengen/engine/trainer.h"
 #include "test_support.h"
@@ -93,6 +96,10 @@ private Q_SLOTS:
     void aResumeThatLogsNothingReportsTheLastLoggedLoss();
     void divergingRunFailsAndKeepsCheckpoint();
     void trainsOnCudaWhenAvailable();
+    void cudaWithoutAGpuIsAConfigError();
+    void precisionIsCheckedAgainstTheDevice();
+    void graphedStepsEqualEagerSteps();
+    void checkpointsMoveBetweenDevicesBitwise();
 };
 
 void TestTraining::pauseBlocksAndCancelWakes()
@@ -244,6 +251,115 @@ void TestTraining::trainsOnCudaWhenAvailable()
     QCOMPARE(summary.outcome, RunOutcome::Finished);
     QCOMPARE(readRunInfo(summary.runFile).device, std::string("cuda:0"));
     QVERIFY(std::isfinite(summary.finalLoss));
+}
+
+void TestTraining::cudaWithoutAGpuIsAConfigError()
+{
+    // Device selection, on every build: "" and "auto" pick the best device, unknown names are
+    // usage errors, and CUDA without a usable GPU is a config error (exit 2) naming the flag
+    // and the fallback.
+    QVERIFY_EXCEPTION_THROWN(resolveDevice("tpu"), Error);
+    try {
+        resolveDevice("tpu");
+    } catch (const Error& e) {
+        QCOMPARE(e.kind(), ErrorKind::Usage);
+    }
+    QCOMPARE(resolveDevice("cpu"), std::string("cpu"));
+    if (torch::cuda::is_available()) {
+        QCOMPARE(resolveDevice(""), std::string("cuda:0"));
+        QCOMPARE(resolveDevice("cuda"), std::string("cuda:0"));
+        return;
+    }
+    QCOMPARE(resolveDevice(""), std::string("cpu"));
+    QCOMPARE(resolveDevice("auto"), std::string("cpu"));
+    for (const std::string device : {"cuda", "cuda:1"}) {
+        try {
+            resolveDevice(device);
+            QFAIL("resolveDevice accepted a CUDA device on a machine without one");
+        } catch (const Error& e) {
+            QCOMPARE(e.kind(), ErrorKind::Config);
+            const std::string what = e.what();
+            QVERIFY2(what.find("--device " + device) != std::string::npos, e.what());
+            QVERIFY2(what.find("--device cpu") != std::string::npos, e.what());
+            QVERIFY2(what.find("LibTorch") != std::string::npos, e.what());
+        }
+    }
+}
+
+void TestTraining::precisionIsCheckedAgainstTheDevice()
+{
+    RunControl control;
+    Recorder rec;
+    auto o = options("precision", 3);
+    o.precision = "tf32";  // a GPU setting: refused on the CPU before anything is written
+    try {
+        train(tinyRun(5), o, control, rec);
+        QFAIL("tf32 accepted on the CPU");
+    } catch (const Error& e) {
+        QCOMPARE(e.kind(), ErrorKind::Config);
+        QVERIFY2(std::string(e.what()).find("--precision tf32") != std::string::npos, e.what());
+    }
+    o.precision = "fp16";
+    try {
+        train(tinyRun(5), o, control, rec);
+        QFAIL("an unknown precision was accepted");
+    } catch (const Error& e) {
+        QCOMPARE(e.kind(), ErrorKind::Usage);
+        QVERIFY2(std::string(e.what()).find("fp32, tf32, bf16") != std::string::npos, e.what());
+    }
+    QCOMPARE(rec.steps, 0);
+}
+
+void TestTraining::graphedStepsEqualEagerSteps()
+{
+    if (!torch::cuda::is_available())
+        QSKIP("needs a CUDA GPU and a LibTorch with CUDA (CUDA graph capture)");
+    // Same kernels, same order: a graphed run and an eager run log the same losses bit for bit,
+    // across a curriculum shape change (a new capture).
+    auto run = [&](const char* graphs) {
+        setenv("LENGEN_CUDA_GRAPHS", graphs, 1);
+        RunControl control;
+        Recorder rec;
+        auto o = options(std::string("graphs-") + graphs, 5);
+        o.device = "cuda";
+        auto config = tinyRun(40);
+        config.training.loggingSteps = 1;
+        train(config, o, control, rec);
+        unsetenv("LENGEN_CUDA_GRAPHS");
+        return rec.logs;
+    };
+    const auto graphed = run("1"), eager = run("0");
+    QCOMPARE(graphed.size(), eager.size());
+    for (size_t i = 0; i < graphed.size(); ++i)
+        QCOMPARE(graphed[i].loss, eager[i].loss);
+}
+
+void TestTraining::checkpointsMoveBetweenDevicesBitwise()
+{
+    if (!torch::cuda::is_available())
+        QSKIP("needs a CUDA GPU and a LibTorch with CUDA");
+    // A checkpoint written on one device restores on the other with the same bits, weights and
+    // optimiser moments alike.
+    for (const std::string from : {"cuda", "cpu"}) {
+        RunControl control;
+        Recorder rec;
+        auto o = options("move-" + from, 6);
+        o.device = from;
+        const auto summary = train(tinyRun(12), o, control, rec);
+        const auto saved = io::readCheckpoint(summary.runFile);
+        training::TrainSession s;
+        const auto config = storedRunConfig(readRunInfo(summary.runFile).configYaml, summary.runFile);
+        training::setupSession(s, config, 1, from == "cuda" ? "cpu" : "cuda:0");
+        training::restoreCheckpoint(s, saved, summary.runFile);
+        const auto restored = training::captureCheckpoint(s, 0);
+        QCOMPARE(restored.model.size(), saved.model.size());
+        for (size_t i = 0; i < saved.model.size(); ++i)
+            QVERIFY2(torch::equal(restored.model[i].value, saved.model[i].value) &&
+                         torch::equal(restored.expAvg[i].value, saved.expAvg[i].value) &&
+                         torch::equal(restored.expAvgSq[i].value, saved.expAvgSq[i].value),
+                     saved.model[i].name.c_str());
+        QCOMPARE(restored.optimizerSteps, saved.optimizerSteps);
+    }
 }
 
 QTEST_APPLESS_MAIN(TestTraining)

@@ -51,7 +51,7 @@ class Rotary(nn.Module):
             self.register_buffer("inv_freq", inv.float(), persistent=False)
 
     def forward(self, q, k):
-        t = torch.arange(q.shape[-2], dtype=torch.float32) / self.pi_factor
+        t = torch.arange(q.shape[-2], dtype=torch.float32, device=q.device) / self.pi_factor
         freqs = torch.outer(t, self.inv_freq)
         emb = torch.cat((freqs, freqs), dim=-1)
         cos, sin = emb.cos() * self.mscale, emb.sin() * self.mscale
@@ -69,7 +69,7 @@ class Fire(nn.Module):
         self.L_multiplier = nn.Parameter(torch.tensor(1.0))
 
     def forward(self, T):
-        p = torch.arange(T, dtype=torch.float32)
+        p = torch.arange(T, dtype=torch.float32, device=self.c.device)
         psi = lambda u: torch.log(torch.abs(self.c * u) + 1)
         norm = psi(torch.maximum(p, torch.abs(self.L_multiplier * self.init_L))) + 1e-6
         r = psi(p[:, None] - p[None, :]) / norm[:, None]
@@ -114,11 +114,11 @@ class Attention(nn.Module):
             q, k = self.rotary_emb(q, k)
         logits = q @ k.transpose(-1, -2) / math.sqrt(q.shape[-1])
         if self.pe == "alibi":
-            i = torch.arange(T)
-            logits = logits + alibi_slopes(self.heads)[:, None, None] * (i[None, :] - (T - 1))
+            i = torch.arange(T, device=x.device)
+            logits = logits + alibi_slopes(self.heads).to(x.device)[:, None, None] * (i[None, :] - (T - 1))
         elif self.pe == "fire":
             logits = logits + self.rotary_emb(T)
-        mask = torch.ones(T, T, dtype=torch.bool).triu(1)
+        mask = torch.ones(T, T, dtype=torch.bool, device=x.device).triu(1)
         logits = logits.masked_fill(mask, float("-inf"))
         out = logits.float().softmax(-1) @ v
         return self.o_proj(out.transpose(1, 2).reshape(B, T, H))
@@ -198,7 +198,7 @@ class Gpt2Block(nn.Module):
         split = lambda t: t.view(B, T, self.heads, -1).transpose(1, 2)
         q, k, v = split(q), split(k), split(v)
         logits = q @ k.transpose(-1, -2) / math.sqrt(q.shape[-1])
-        logits = logits.masked_fill(torch.ones(T, T, dtype=torch.bool).triu(1), float("-inf"))
+        logits = logits.masked_fill(torch.ones(T, T, dtype=torch.bool, device=x.device).triu(1), float("-inf"))
         a = (logits.softmax(-1) @ v).transpose(1, 2).reshape(B, T, H)
         x = x + self.attn.c_proj(a)
         return x + self.mlp.c_proj(F.gelu(self.mlp.c_fc(self.ln_2(x)), approximate="tanh"))
@@ -214,7 +214,7 @@ class Gpt2(nn.Module):
         self.ln_f = nn.LayerNorm(h, eps=1e-5)
 
     def forward(self, x):
-        x = x + self.wpe(torch.arange(x.shape[1]))
+        x = x + self.wpe(torch.arange(x.shape[1], device=x.device))
         for block in self.h:
             x = block(x)
         return self.ln_f(x)
@@ -240,7 +240,7 @@ class MambaMixer(nn.Module):
         dt, b, c = self.x_proj(v).split([self.r, self.n, self.n], dim=-1)
         delta = F.softplus(self.dt_proj(dt))
         A = -torch.exp(self.A_log)
-        s = torch.zeros(B, self.e, self.n)
+        s = torch.zeros(B, self.e, self.n, device=v.device)
         ys = []
         for t in range(T):
             s = torch.exp(delta[:, t, :, None] * A) * s + delta[:, t, :, None] * b[:, t, None, :] * v[:, t, :, None]
@@ -291,7 +291,7 @@ class InContextModel(nn.Module):
 
     def forward(self, xs, ys):
         B, N, D = xs.shape
-        wide = torch.cat((ys.unsqueeze(-1), torch.zeros(B, N, D - 1)), dim=-1)
+        wide = torch.cat((ys.unsqueeze(-1), torch.zeros(B, N, D - 1, device=xs.device)), dim=-1)
         z = torch.stack((xs, wide), dim=2).reshape(B, 2 * N, D)
         body = self.backbone if hasattr(self, "backbone") else self.transformer
         return self.output(body(self.input(z)))[:, ::2, 0]

@@ -34,6 +34,12 @@ ScratchRoot& scratchRoot()
 }
 }  // namespace
 
+QString pythonPath()
+{
+    const QString configured = qEnvironmentVariable("LENGEN_TEST_PYTHON");
+    return configured.isEmpty() ? QStringLiteral("/usr/bin/python3") : configured;
+}
+
 std::string sourcePath(const std::string& relative)
 {
     return (fs::path(LENGEN_SOURCE_DIR) / relative).string();

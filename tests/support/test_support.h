@@ -20,6 +20,10 @@ ProcessResult runProgram(const QString& program, const QStringList& args, int ti
 /// The `lengen` command line of this build.
 ProcessResult runLengen(const QStringList& args, int timeoutMs = 120000);
 
+/// The Python with torch, yaml and h5py that interop tests run: $LENGEN_TEST_PYTHON (the
+/// PyPI job's virtual environment, .ci/pypi), else Debian's /usr/bin/python3.
+QString pythonPath();
+
 /// Absolute path of a file in the source tree, e.g. sourcePath("configs/toy_task.yaml").
 std::string sourcePath(const std::string& relative);
 

@@ -85,7 +85,7 @@ EvalSummary evaluateRun(const std::string& run, const EvalOptions& options, RunC
 
     EvalSummary summary;
     summary.analysisFile = analysisFileFor(run);
-    const double budget = options.common.memoryBudgetMiB * 1024 * 1024;
+    const double budget = eval::forwardBudgetBytes(loaded.device, options.common.memoryBudgetMiB);
     int stage = 0;
     for (const auto& method : methods) {
         observer.onStage(stage++, int(methods.size()), method.name);
@@ -105,7 +105,8 @@ EvalSummary evaluateRun(const std::string& run, const EvalOptions& options, RunC
         auto gen = at::make_generator<at::CPUGeneratorImpl>(eval::methodSeed(options.common.seed,
                                                                              method.name));
         auto transform = eval::inputTransform(method, dims, gen);          // [D, D] or none
-        const auto plan = eval::planForward(cfg, options.batchSize, 2 * n, budget);
+        const auto plan = eval::planForward(cfg, options.batchSize, 2 * n, budget,
+                                                 loaded.device.is_cuda());
         MethodMetrics mm;
         mm.keys.push_back(eval::modelKey(cfg));
         mm.labels.push_back(eval::modelKey(cfg));

@@ -5,6 +5,7 @@
 #include "io/run_store.h"
 #include "lengen/engine/errors.h"
 #include "lengen/engine/trainer.h"
+#include "torch_compat.h"
 #include "train/threads.h"
 
 namespace lengen::engine::eval {
@@ -44,7 +45,7 @@ LoadedRun loadRun(const std::string& run, const AnalysisOptions& options)
 }
 
 ForwardPlan planForward(const RunConfig& c, std::int64_t batch, std::int64_t tokens,
-                        double budgetBytes)
+                        double budgetBytes, bool gpu)
 {
     const double t = double(tokens), hidden = c.model.hiddenSize;
     ForwardPlan plan;
@@ -65,8 +66,8 @@ ForwardPlan planForward(const RunConfig& c, std::int64_t batch, std::int64_t tok
         // as one more row's worth).
         const double rows = (budgetBytes - act) / (attnPerRow + heads * t * 4);
         plan.queryChunk = std::clamp<std::int64_t>(static_cast<std::int64_t>(rows), 1, tokens);
-    } else if (heads > 0 && double(plan.microBatch) * attnPerRow * t > kScoreBlockBytes) {
-        // Within budget but huge: score blocks of a few hundred MB are allocated and freed per
+    } else if (!gpu && heads > 0 && double(plan.microBatch) * attnPerRow * t > kScoreBlockBytes) {
+        // (CPU only) Within budget but huge: score blocks of a few hundred MB are allocated and freed per
         // layer, each a fresh mmap whose pages fault in again (18 M minor faults and 60 % of
         // the time at T = 3216). Blocks that stay in the allocator's reach are faster.
         const double rows = kScoreBlockBytes / (double(plan.microBatch) * attnPerRow);
@@ -75,6 +76,16 @@ ForwardPlan planForward(const RunConfig& c, std::int64_t batch, std::int64_t tok
             plan.queryChunk = 0;
     }
     return plan;
+}
+
+double forwardBudgetBytes(const torch::Device& device, double requestedMiB)
+{
+    constexpr double kMiB = 1024.0 * 1024.0, kCpuDefault = 2048 * kMiB;
+    if (!device.is_cuda())
+        return requestedMiB > 0 ? requestedMiB * kMiB : kCpuDefault;
+    const auto memory = compat::cudaMemory();
+    const double half = memory ? 0.5 * double(memory->freeBytes) : kCpuDefault;
+    return requestedMiB > 0 ? std::min(requestedMiB * kMiB, half) : half;
 }
 
 torch::Tensor predict(LoadedRun& run, const torch::Tensor& xs, const torch::Tensor& ys,

@@ -37,7 +37,12 @@ struct ForwardPlan {
 /// Largest micro-batch (up to `batch`) whose estimated peak memory at `tokens` tokens fits
 /// `budgetBytes`; past one prompt, the query chunk that fits.
 ForwardPlan planForward(const RunConfig& config, std::int64_t batch, std::int64_t tokens,
-                        double budgetBytes);
+                        double budgetBytes, bool gpu = false);
+
+/// The forward's budget in bytes for `--memory-budget` MiB (<= 0: automatic). On the CPU the
+/// automatic budget is 2 GiB; on a GPU it is half the device memory free now, and an explicit
+/// budget is capped there too (the planner's estimate leaves out the allocator's slack).
+double forwardBudgetBytes(const torch::Device& device, double requestedMiB);
 
 /// Model predictions [B, N] (CPU float32) for xs [B, N, D], ys [B, N] (CPU), following `plan`.
 torch::Tensor predict(LoadedRun& run, const torch::Tensor& xs, const torch::Tensor& ys,

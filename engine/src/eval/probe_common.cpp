@@ -37,7 +37,8 @@ void writeProbeCurve(hid_t group, const ProbeCurve& curve, const std::string& pa
 
 torch::Tensor predictWithinBudget(ProbeContext& ctx, const torch::Tensor& xs, const torch::Tensor& ys)
 {
-    const auto plan = planForward(ctx.run.config, xs.size(0), 2 * xs.size(1), ctx.budgetBytes);
+    const auto plan = planForward(ctx.run.config, xs.size(0), 2 * xs.size(1), ctx.budgetBytes,
+                                  ctx.run.device.is_cuda());
     return predict(ctx.run, xs, ys, plan);
 }
 

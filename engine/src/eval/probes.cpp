@@ -156,7 +156,7 @@ ProbeSummary probeRun(const std::string& run, const ProbeOptions& options, RunCo
     ctx.control = &control;
     ctx.observer = &observer;
     ctx.analysisFile = analysisFileFor(run);
-    ctx.budgetBytes = options.common.memoryBudgetMiB * 1024 * 1024;
+    ctx.budgetBytes = eval::forwardBudgetBytes(ctx.run.device, options.common.memoryBudgetMiB);
     const auto& cfg = ctx.run.config;
     ProbeSummary summary;
     summary.analysisFile = ctx.analysisFile;

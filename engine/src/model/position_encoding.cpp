@@ -153,7 +153,7 @@ torch::Tensor AlibiImpl::logitBias(const PositionSpan& pos)
 
 std::map<std::string, std::vector<double>> AlibiImpl::constants() const
 {
-    auto s = m_slopes.contiguous();
+    auto s = m_slopes.to(torch::kCPU).contiguous();  // the slopes may live on a GPU
     return {{"slopes", std::vector<double>(s.data_ptr<float>(), s.data_ptr<float>() + s.numel())}};
 }
 

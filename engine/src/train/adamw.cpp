@@ -4,6 +4,7 @@
 #include <cmath>
 
 #include "model/cpu_kernels.h"
+#include "torch_compat.h"
 
 namespace lengen::engine::training {
 
@@ -25,9 +26,59 @@ AdamW::AdamW(std::vector<std::pair<std::string, torch::Tensor>> params, AdamWOpt
     }
 }
 
+bool AdamW::deviceFused() const
+{
+    if (m_fused < 0) {
+        bool cuda = !m_params.empty();
+        for (const auto& [name, p] : m_params)
+            cuda = cuda && p.is_cuda() && p.scalar_type() == torch::kFloat32;
+        // Probe once whether this LibTorch has the kernel (2.x); 1.13 takes the loop below.
+        const_cast<AdamW*>(this)->m_fused = cuda && compat::torchVersion()[0] != '1' ? 1 : 0;
+    }
+    return m_fused == 1;
+}
+
+void AdamW::beginStep(double lr)
+{
+    ++m_steps;
+    if (!m_deviceLr.defined()) {
+        const auto opt = m_params.front().second.options();
+        m_deviceLr = torch::zeros({1}, opt);
+        m_deviceSteps = torch::zeros({static_cast<std::int64_t>(m_params.size())}, opt);
+        for (std::int64_t i = 0; i < m_deviceSteps.size(0); ++i)
+            m_stepViews.push_back(m_deviceSteps.slice(0, i, i + 1).view({}));
+    }
+    m_deviceLr.fill_(lr);
+    m_deviceSteps.fill_(static_cast<double>(m_steps));
+}
+
+void AdamW::applyStep()
+{
+    torch::NoGradGuard noGrad;
+    std::vector<torch::Tensor> params, grads, m, v, steps;
+    for (size_t i = 0; i < m_params.size(); ++i) {
+        const auto& p = m_params[i].second;
+        if (!p.grad().defined())
+            continue;  // skipped, as torch does
+        params.push_back(p);
+        grads.push_back(p.grad());
+        m.push_back(m_m[i]);
+        v.push_back(m_v[i]);
+        steps.push_back(m_stepViews[i]);
+    }
+    if (!params.empty())
+        compat::fusedAdamW(params, grads, m, v, steps, m_deviceLr, m_opt.beta1, m_opt.beta2,
+                           m_opt.weightDecay, m_opt.eps);
+}
+
 void AdamW::step(double lr)
 {
     torch::NoGradGuard noGrad;
+    if (deviceFused()) {
+        beginStep(lr);
+        applyStep();
+        return;
+    }
     ++m_steps;
     const double bc1 = 1.0 - std::pow(m_opt.beta1, static_cast<double>(m_steps));
     const double bc2 = 1.0 - std::pow(m_opt.beta2, static_cast<double>(m_steps));
@@ -88,6 +139,11 @@ double AdamW::clipGradNorm(double maxNorm)
                 model::kernels::scaleInPlace(g.data_ptr<float>(), static_cast<float>(coef),
                                              g.numel());
         return total;
+    }
+    if (grads.front().is_cuda()) {
+        torch::NoGradGuard noGrad;
+        compat::clipGradNormOnDevice(grads, maxNorm);
+        return -1.0;
     }
     std::vector<torch::Tensor> norms;
     for (const auto& g : grads)

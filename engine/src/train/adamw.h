@@ -23,8 +23,15 @@ class AdamW {
 public:
     AdamW(std::vector<std::pair<std::string, torch::Tensor>> params, AdamWOptions options);
     void step(double lr);
+    /// step() in two halves for a GPU and CUDA graphs: beginStep counts the step and writes lr
+    /// and the count into device tensors (outside a graph); applyStep runs the fused update
+    /// (capturable). Only where deviceFused().
+    bool deviceFused() const;
+    void beginStep(double lr);
+    void applyStep();
     void zeroGrad();  ///< sets gradients to undefined
     /// L2 norm of all gradients; scales them to `maxNorm` when above (maxNorm <= 0: no-op).
+    /// On a GPU the norm stays there (no synchronisation) and -1 is returned.
     double clipGradNorm(double maxNorm);
 
     std::int64_t stepCount() const { return m_steps; }
@@ -38,6 +45,11 @@ private:
     std::vector<torch::Tensor> m_m, m_v;
     AdamWOptions m_opt;
     std::int64_t m_steps = 0;
+    // GPU: lr [1] and the step count [P] (one element per parameter, as the fused kernel
+    // takes them) on the device, created at the first device step.
+    torch::Tensor m_deviceLr, m_deviceSteps;
+    std::vector<torch::Tensor> m_stepViews;
+    int m_fused = -1;  ///< -1 unknown, 0 no, 1 yes
 };
 
 }  // namespace lengen::engine::training

@@ -7,6 +7,7 @@
 #include <limits>
 
 #include "lengen/engine/errors.h"
+#include "train/graph_step.h"
 
 namespace lengen::engine::training {
 
@@ -169,6 +170,10 @@ RunSummary trainSteps(TrainSession& s, RunControl& control, TrainObserver& obser
     const auto start = Clock::now();
     auto wall = [&] { return s.wallOffset + secondsSince(start); };
     s.model->train();
+    compat::applyMatmulPrecision(s.precision, s.device);
+    std::unique_ptr<GraphedStep> graphed;
+    if (graphsApply(s))
+        graphed = std::make_unique<GraphedStep>(s);
     observer.onStarted(s.started);
 
     RunSummary summary;
@@ -189,12 +194,25 @@ RunSummary trainSteps(TrainSession& s, RunControl& control, TrainObserver& obser
         auto functions = s.sampler->sample(s.gen);       // B fresh functions
         auto xs = functions->sampleXs(nPoints, nDims, s.gen);  // [B, N, D]
         auto ys = functions->evaluate(xs);                     // [B, N]
-        xs = xs.to(s.device);
-        ys = ys.to(s.device);
-        auto pred = s.model->forward(xs, ys).predictions;      // [B, N]
-        auto loss = s.sampler->loss(pred, ys);
-        loss.backward();
-        const double lossValue = loss.item<double>();
+        const double lr = learningRateAt(c, step);
+        torch::Tensor pred;
+        double lossValue = 0;
+        if (graphed) {  // the whole step, update included (graph_step.h)
+            auto r = graphed->run(xs, ys, lr, c.effectiveMaxGradNorm());
+            pred = r.pred;
+            lossValue = r.loss;
+        } else {
+            xs = xs.to(s.device);
+            ys = ys.to(s.device);
+            torch::Tensor loss;
+            {
+                compat::AutocastScope autocast(s.precision, s.device);  // bf16 only
+                pred = s.model->forward(xs, ys).predictions;           // [B, N]
+                loss = s.sampler->loss(pred.to(torch::kFloat32), ys);
+            }
+            loss.backward();
+            lossValue = loss.item<double>();
+        }
         if (!std::isfinite(lossValue)) {
             throw Error(ErrorKind::Runtime,
                         "the training loss became " + std::to_string(lossValue) + " at step " +
@@ -202,14 +220,13 @@ RunSummary trainSteps(TrainSession& s, RunControl& control, TrainObserver& obser
                             std::to_string(lastCheckpoint) +
                             " is kept. Lower the learning rate or enable gradient clipping.");
         }
-        const double lr = learningRateAt(c, step);
         if (step % c.training.loggingSteps == 0) {
             LogRecord r;
             r.step = step;
             r.loss = lossValue;
             summary.finalLoss = lossValue;
             r.excessLoss = lossValue / baselineLoss(nDims, nPoints);
-            r.pointwise = toVector(s.sampler->metric(pred.detach(), ys).mean(0));
+            r.pointwise = toVector(s.sampler->metric(pred.detach(), ys.to(pred.device())).mean(0));
             r.nPoints = nPoints;
             r.nDims = nDims;
             r.learningRate = lr;
@@ -218,9 +235,11 @@ RunSummary trainSteps(TrainSession& s, RunControl& control, TrainObserver& obser
             s.writer->appendLog(r);
             observer.onLog(r);
         }
-        s.optimizer->clipGradNorm(c.effectiveMaxGradNorm());
-        s.optimizer->step(lr);
-        s.optimizer->zeroGrad();
+        if (!graphed) {
+            s.optimizer->clipGradNorm(c.effectiveMaxGradNorm());
+            s.optimizer->step(lr);
+            s.optimizer->zeroGrad();
+        }
         s.stepsDone = step + 1;
 
         const double dt = secondsSince(stepStart);

@@ -11,6 +11,7 @@
 #include "lengen/engine/observer.h"
 #include "lengen/engine/run_control.h"
 #include "model/icl_model.h"
+#include "torch_compat.h"
 #include "train/adamw.h"
 
 namespace lengen::engine::training {
@@ -18,6 +19,7 @@ namespace lengen::engine::training {
 struct TrainSession {
     RunConfig config;
     torch::Device device{torch::kCPU};
+    compat::Precision precision = compat::Precision::Fp32;  ///< matrix products on a GPU
     model::InContextModel model{nullptr};
     std::unique_ptr<AdamW> optimizer;
     std::unique_ptr<data::TaskSampler> sampler;

@@ -76,6 +76,11 @@ void prepareSession(training::TrainSession& s, const RunConfig& config, std::uin
     training::checkTrainingFits(config, device);  // before anything is allocated
     training::applyThreadPolicy(options.threads, config.model.hiddenSize);
     setupSession(s, config, seed, device);
+    s.precision = compat::parsePrecision(options.precision);
+    if (s.precision != compat::Precision::Fp32 && !s.device.is_cuda())
+        throw Error(ErrorKind::Config, std::string("--precision ") +
+                                           compat::precisionName(s.precision) +
+                                           " needs a CUDA device; on the CPU training is fp32");
 }
 
 }  // namespace
@@ -88,8 +93,15 @@ std::string resolveDevice(const std::string& requested)
         return "cpu";
     if (requested.rfind("cuda", 0) == 0) {
         if (!torch::cuda::is_available())
-            throw Error(ErrorKind::Runtime, "device '" + requested + "' requested, but this "
-                        "LibTorch build has no usable CUDA device (use --device cpu)");
+            throw Error(ErrorKind::Config,
+                        "--device " + requested + ": no CUDA GPU is usable here (" +
+                            (compat::torchHasCuda()
+                                 ? "this LibTorch " + compat::torchVersion() +
+                                       " has CUDA, but the driver reports no GPU"
+                                 : "this LibTorch " + compat::torchVersion() +
+                                       " was built without CUDA") +
+                            "); use --device cpu, or leave --device out to use a GPU only "
+                            "when there is one");
         return requested == "cuda" ? "cuda:0" : requested;
     }
     throw Error(ErrorKind::Usage, "unknown device '" + requested + "' (cpu, cuda, cuda:N)");

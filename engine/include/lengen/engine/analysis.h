@@ -36,9 +36,10 @@ public:
 struct AnalysisOptions {
     std::uint64_t seed = 1;              ///< draws prompts and bootstrap resamples
     int bootstrapTrials = 1000;
-    /// Bytes the model forward may use for attention scores and activations at once; the
-    /// micro-batch (and, past one prompt, the query-row chunk) is chosen to fit it.
-    double memoryBudgetMiB = 2048;
+    /// MiB the model forward may use for attention scores and activations at once; the
+    /// micro-batch (and, past one prompt, the query-row chunk) is chosen to fit it. <= 0:
+    /// automatic (2048 on the CPU, half the GPU's free memory on CUDA).
+    double memoryBudgetMiB = 0;
     std::string device;                  ///< "" = cuda if available, else cpu
     int threads = 0;                     ///< CPU threads (0 = all cores)
     bool force = false;                  ///< recompute results that are already stored

@@ -1,0 +1,143 @@
+#include "torch_compat.h"
+
+#include <dlfcn.h>
+
+#include <ATen/autocast_mode.h>
+#include <torch/version.h>
+
+#include "lengen/engine/errors.h"
+
+namespace lengen::engine::compat {
+
+namespace {
+// cudaError_t is an int-sized enum; 0 is cudaSuccess.
+using MemGetInfo = int (*)(std::size_t*, std::size_t*);
+using DeviceSync = int (*)();
+
+template <typename Fn>
+Fn cudaSymbol(const char* name)
+{
+    return reinterpret_cast<Fn>(dlsym(RTLD_DEFAULT, name));
+}
+}  // namespace
+
+std::string torchVersion() { return TORCH_VERSION; }
+
+bool torchHasCuda()
+{
+    // Set by engine/CMakeLists.txt from Torch's CMake config (CAFFE2_USE_CUDA); whether a GPU
+    // is present is torch::cuda::is_available().
+#ifdef LENGEN_TORCH_CUDA
+    return true;
+#else
+    return false;
+#endif
+}
+
+Precision parsePrecision(const std::string& text)
+{
+    if (text == "fp32" || text.empty())
+        return Precision::Fp32;
+    if (text == "tf32")
+        return Precision::Tf32;
+    if (text == "bf16")
+        return Precision::Bf16;
+    throw Error(ErrorKind::Usage, "unknown precision '" + text + "' (fp32, tf32, bf16)");
+}
+
+const char* precisionName(Precision p)
+{
+    switch (p) {
+    case Precision::Tf32: return "tf32";
+    case Precision::Bf16: return "bf16";
+    default: return "fp32";
+    }
+}
+
+void applyMatmulPrecision(Precision p, const torch::Device& device)
+{
+    if (!device.is_cuda())
+        return;
+    // "high" lets float32 products use TF32; "highest" is IEEE float32. Both versions take
+    // the string form (2.9+ also has per-backend settings; this one covers cuBLAS).
+    at::globalContext().setFloat32MatmulPrecision(p == Precision::Tf32 ? "high" : "highest");
+}
+
+AutocastScope::AutocastScope(Precision p, const torch::Device& device)
+{
+    if (p != Precision::Bf16 || !device.is_cuda())
+        return;
+    m_on = true;
+#if TORCH_VERSION_MAJOR >= 2
+    at::autocast::set_autocast_enabled(at::kCUDA, true);
+    at::autocast::set_autocast_dtype(at::kCUDA, at::kBFloat16);
+#else
+    at::autocast::set_enabled(true);
+    at::autocast::set_autocast_gpu_dtype(at::kBFloat16);
+#endif
+    at::autocast::increment_nesting();
+}
+
+AutocastScope::~AutocastScope()
+{
+    if (!m_on)
+        return;
+    // Cast weights are cached for the scope; drop them when the outermost scope ends.
+    if (at::autocast::decrement_nesting() == 0)
+        at::autocast::clear_cache();
+#if TORCH_VERSION_MAJOR >= 2
+    at::autocast::set_autocast_enabled(at::kCUDA, false);
+#else
+    at::autocast::set_enabled(false);
+#endif
+}
+
+bool fusedAdamW(const std::vector<torch::Tensor>& params, const std::vector<torch::Tensor>& grads,
+                const std::vector<torch::Tensor>& expAvg, const std::vector<torch::Tensor>& expAvgSq,
+                const std::vector<torch::Tensor>& steps, const torch::Tensor& lr, double beta1,
+                double beta2, double weightDecay, double eps)
+{
+#if TORCH_VERSION_MAJOR >= 2
+    at::_fused_adamw_(params, grads, expAvg, expAvgSq, /*max_exp_avg_sqs=*/{}, steps, lr, beta1,
+                      beta2, weightDecay, eps, /*amsgrad=*/false, /*maximize=*/false);
+    return true;
+#else
+    (void)params, (void)grads, (void)expAvg, (void)expAvgSq, (void)steps, (void)lr;
+    (void)beta1, (void)beta2, (void)weightDecay, (void)eps;
+    return false;
+#endif
+}
+
+torch::Tensor clipGradNormOnDevice(const std::vector<torch::Tensor>& grads, double maxNorm)
+{
+    // Same rule as torch.nn.utils.clip_grad_norm_: coef = min(max / (total + 1e-6), 1).
+    auto total = torch::stack(at::_foreach_norm(grads, 2)).norm(2);
+    auto coef = (maxNorm / (total + 1e-6)).clamp_max(1.0);
+#if TORCH_VERSION_MAJOR >= 2
+    at::_foreach_mul_(grads, coef);
+#else
+    for (const auto& g : grads)
+        const_cast<torch::Tensor&>(g).mul_(coef);
+#endif
+    return total;
+}
+
+std::optional<DeviceMemory> cudaMemory()
+{
+    static const auto fn = cudaSymbol<MemGetInfo>("cudaMemGetInfo");
+    std::size_t freeBytes = 0, totalBytes = 0;
+    if (!fn || fn(&freeBytes, &totalBytes) != 0)
+        return std::nullopt;
+    return DeviceMemory{freeBytes, totalBytes};
+}
+
+void synchronize(const torch::Device& device)
+{
+    if (!device.is_cuda())
+        return;
+    static const auto fn = cudaSymbol<DeviceSync>("cudaDeviceSynchronize");
+    if (fn)
+        fn();
+}
+
+}  // namespace lengen::engine::compat

@@ -1,0 +1,69 @@
+#pragma once
+// The one place where LibTorch versions differ (Debian's 1.13, CPU only; PyPI's 2.x, CUDA) and
+// where the engine talks to the CUDA runtime. Everything else in the engine is written against
+// the API both versions share. The CUDA runtime is reached through dlsym, not its headers: the
+// same source builds against a CPU-only LibTorch, and a CUDA LibTorch has already loaded
+// libcudart when a CUDA tensor exists.
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <torch/types.h>
+
+namespace lengen::engine::compat {
+
+/// "1.13.1", "2.11.0": the LibTorch this binary was built against.
+std::string torchVersion();
+
+/// Whether this LibTorch was built with CUDA (independent of a GPU being present).
+bool torchHasCuda();
+
+/// Numeric precision of matrix products on a GPU. Fp32: IEEE float32 everywhere (the
+/// default and the reference's). Tf32: float32 storage, matrix products on TF32 tensor cores
+/// (10-bit mantissa inputs, float32 accumulation). Bf16: autocast of matrix products to
+/// bfloat16 (weights, optimiser state, loss and softmax stay float32).
+enum class Precision { Fp32, Tf32, Bf16 };
+Precision parsePrecision(const std::string& text);  ///< throws Error(Usage) naming the values
+const char* precisionName(Precision p);
+
+/// Applies a precision's process-wide matmul setting (TF32 on or off) for `device`.
+void applyMatmulPrecision(Precision p, const torch::Device& device);
+
+/// bf16 autocast over a scope on a CUDA device; does nothing for other precisions or devices.
+class AutocastScope {
+public:
+    AutocastScope(Precision p, const torch::Device& device);
+    ~AutocastScope();
+    AutocastScope(const AutocastScope&) = delete;
+    AutocastScope& operator=(const AutocastScope&) = delete;
+
+private:
+    bool m_on = false;
+};
+
+/// Free and total bytes of the current CUDA device (cudaMemGetInfo), or nothing without a
+/// loaded CUDA runtime.
+struct DeviceMemory {
+    std::uint64_t freeBytes = 0, totalBytes = 0;
+};
+std::optional<DeviceMemory> cudaMemory();
+
+/// One multi-tensor AdamW update of every parameter on a GPU (PyTorch 2.x's fused kernel; the
+/// same update as torch.optim.AdamW(fused=True)). `lr` is a one-element device tensor and
+/// `steps` one-element float tensors holding the step count, so that a CUDA graph replays the
+/// kernel with new values. Returns false (and does nothing) where this LibTorch lacks it.
+bool fusedAdamW(const std::vector<torch::Tensor>& params, const std::vector<torch::Tensor>& grads,
+                const std::vector<torch::Tensor>& expAvg, const std::vector<torch::Tensor>& expAvgSq,
+                const std::vector<torch::Tensor>& steps, const torch::Tensor& lr, double beta1,
+                double beta2, double weightDecay, double eps);
+
+/// Scales the gradients to a total L2 norm of at most `maxNorm` without reading the norm back
+/// (no host synchronisation; capturable). Returns the total norm as a device tensor.
+torch::Tensor clipGradNormOnDevice(const std::vector<torch::Tensor>& grads, double maxNorm);
+
+/// Waits for the device's queued work (timing); a no-op on the CPU.
+void synchronize(const torch::Device& device);
+
+}  // namespace lengen::engine::compat
