@@ -44,10 +44,10 @@ def main():
     flags = sys.argv[6:]
     device = flags[flags.index("--device") + 1] if "--device" in flags else "cpu"
     precision = flags[flags.index("--precision") + 1] if "--precision" in flags else "fp32"
-    if device == "cpu":
-        torch.set_num_threads(1)  # LenGen's policy: BLAS gets the threads (OPENBLAS_NUM_THREADS)
+    if device == "cpu" and not torch.backends.mkl.is_available():
+        torch.set_num_threads(1)  # Debian's: OpenBLAS gets the threads (OPENBLAS_NUM_THREADS)
     elif threads:
-        torch.set_num_threads(threads)
+        torch.set_num_threads(threads)  # PyPI's wheel: MKL and the ops share Torch's pool
     torch.backends.cuda.matmul.allow_tf32 = precision == "tf32"
     autocast = torch.autocast("cuda", dtype=torch.bfloat16, enabled=precision == "bf16")
     with open(os.path.join(folder, "config.yaml")) as f:

@@ -5,16 +5,19 @@
 # ratio of the medians.
 #
 # Usage: bench/vs_pytorch.sh [--rounds R] [--threads T] [--quick-steps S] [--standard-steps S]
-#                            [CASE...]
+#                            [--python PY] [--compile] [CASE...]
 #   CASE: a quick preset name (rope nope alibi fire yarn dynamic_yarn pi dynamic_ntk mamba gpt2),
 #         `standard` (the reference's linear-regression RoPE model: hidden 256, 16 layers,
 #         8 heads, N = 51 so T = 102, batch 64, 2 threads), or `all` (default: every quick
 #         preset, then standard). --threads: BLAS threads of the quick cases (default 1); both
 #         sides get them, and Torch's own pool one thread (LenGen's policy, threads.cpp).
-# Needs the build with -DLENGEN_BUILD_BENCH=ON and Debian's python3-torch.
+#   --python: the PyTorch to compare with (default Debian's /usr/bin/python3, PyTorch 1.13;
+#         build-pypi/venv/bin/python is PyPI's current one, made by `.ci/pypi --setup`);
+#         --compile: its model under torch.compile (inductor; 2.x only).
+# Needs the build with -DLENGEN_BUILD_BENCH=ON.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-rounds=3 quick_steps=300 standard_steps=3 quick_threads=1
+rounds=3 quick_steps=300 standard_steps=3 quick_threads=1 python=/usr/bin/python3 compile=
 cases=()
 while [[ $# -gt 0 ]]; do
     case $1 in
@@ -22,13 +25,17 @@ while [[ $# -gt 0 ]]; do
         --threads) quick_threads=$2; shift 2 ;;
         --quick-steps) quick_steps=$2; shift 2 ;;
         --standard-steps) standard_steps=$2; shift 2 ;;
-        -h|--help) sed -n '2,15p' "$0"; exit 0 ;;
+        --python) python=$2; shift 2 ;;
+        --compile) compile=--compile; shift ;;
+        -h|--help) sed -n '2,19p' "$0"; exit 0 ;;
         *) cases+=("$1"); shift ;;
     esac
 done
 [[ ${#cases[@]} -eq 0 || ${cases[0]} == all ]] &&
     cases=(rope nope alibi fire yarn dynamic_yarn pi dynamic_ntk mamba gpt2 standard)
-lengen=build/app/cli/lengen bench=build/bench/bench_step python=/usr/bin/python3
+lengen=build/app/cli/lengen bench=build/bench/bench_step
+echo "PyTorch: $("$python" -c 'import torch; print(torch.__version__)')${compile:+ (torch.compile)}"
+echo "LenGen:  $("$lengen" --version | tail -1)"
 for f in "$lengen" "$bench"; do
     [[ -x $f ]] || { echo "vs_pytorch: $f missing; build with -DLENGEN_BUILD_BENCH=ON" >&2; exit 2; }
 done
@@ -75,7 +82,7 @@ for c in "${cases[@]}"; do
         out=$(OPENBLAS_NUM_THREADS=$threads OMP_NUM_THREADS=1 "$bench" "$run" "$steps" "$threads" "$points")
         loss_ours=$(awk '/^loss0/ {print $2}' <<<"$out"); ours+=("$(awk '/^steps\/s/ {print $2}' <<<"$out")")
         out=$(OPENBLAS_NUM_THREADS=$threads OMP_NUM_THREADS=1 "$python" bench/pytorch_step.py \
-              "$tmp/ref-$c" "$steps" "$threads" "$points" "$dims")
+              "$tmp/ref-$c" "$steps" "$threads" "$points" "$dims" $compile)
         loss_theirs=$(awk '/^loss0/ {print $2}' <<<"$out"); theirs+=("$(awk '/^steps\/s/ {print $2}' <<<"$out")")
     done
     read -r omin omed omax <<<"$(stats "${ours[@]}")"

@@ -2,6 +2,8 @@
 
 #include <dlfcn.h>
 
+#include <limits>
+
 #include <ATen/autocast_mode.h>
 #include <torch/version.h>
 
@@ -120,6 +122,37 @@ torch::Tensor clipGradNormOnDevice(const std::vector<torch::Tensor>& grads, doub
         const_cast<torch::Tensor&>(g).mul_(coef);
 #endif
     return total;
+}
+
+#if TORCH_VERSION_MAJOR > 2 || (TORCH_VERSION_MAJOR == 2 && TORCH_VERSION_MINOR >= 1)
+#define LENGEN_HAS_SDPA 1
+#endif
+
+bool hasFusedAttention()
+{
+#ifdef LENGEN_HAS_SDPA
+    return true;
+#else
+    return false;
+#endif
+}
+
+torch::Tensor causalAttention(const torch::Tensor& q, const torch::Tensor& k, const torch::Tensor& v,
+                              double scale, const torch::Tensor& bias)
+{
+#ifdef LENGEN_HAS_SDPA
+    if (!bias.defined())  // the flash kernel's own causal mask: no T x T tensor at all
+        return at::scaled_dot_product_attention(q, k, v, {}, 0.0, /*is_causal=*/true, scale);
+    // A float mask carries the bias and the causal -inf together: [.., T, T] broadcast over B.
+    const auto t = q.size(2);
+    auto causal = torch::full({t, t}, -std::numeric_limits<float>::infinity(),
+                              q.options().requires_grad(false))
+                      .triu_(1);
+    return at::scaled_dot_product_attention(q, k, v, bias + causal, 0.0, false, scale);
+#else
+    (void)q, (void)k, (void)v, (void)scale, (void)bias;
+    throw Error(ErrorKind::Internal, "fused attention needs LibTorch >= 2.1");
+#endif
 }
 
 std::optional<DeviceMemory> cudaMemory()

@@ -63,6 +63,17 @@ bool fusedAdamW(const std::vector<torch::Tensor>& params, const std::vector<torc
 /// (no host synchronisation; capturable). Returns the total norm as a device tensor.
 torch::Tensor clipGradNormOnDevice(const std::vector<torch::Tensor>& grads, double maxNorm);
 
+/// Whether causalAttention() is available (LibTorch >= 2.1: scaled_dot_product_attention with
+/// a scale argument).
+bool hasFusedAttention();
+
+/// softmax(q kᵀ · scale + bias + causal mask) v through LibTorch's fused attention (flash or
+/// memory-efficient kernels on a GPU, whichever applies): q, k, v [B, h, T, d]; bias undefined
+/// or [h, T, T] / [B, h, T, T] (ALiBi, FIRE; its gradient flows). Returns [B, h, T, d]. Only
+/// where hasFusedAttention().
+torch::Tensor causalAttention(const torch::Tensor& q, const torch::Tensor& k, const torch::Tensor& v,
+                              double scale, const torch::Tensor& bias);
+
 /// Waits for the device's queued work (timing); a no-op on the CPU.
 void synchronize(const torch::Device& device);
 

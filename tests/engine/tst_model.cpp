@@ -6,7 +6,9 @@
 
 #include "lengen/engine/config.h"
 #include "model/icl_model.h"
+#include "model/attention.h"
 #include "model/small_bmm.h"
+#include "torch_compat.h"
 #include "test_support.h"
 
 using namespace lengen::engine;
@@ -59,6 +61,7 @@ private Q_SLOTS:
     void parameterNamesMatchTheReference();
     void initialisation();
     void directBatchedMatmulEqualsMatmul();
+    void fusedAttentionEqualsTheWrittenOutOne();
 };
 
 void TestModel::ropeScoreDependsOnlyOnDistance()
@@ -257,6 +260,37 @@ void TestModel::directBatchedMatmulEqualsMatmul()
             QVERIFY(torch::allclose(gf[0], gs[0], 1e-5, 1e-5));
             QVERIFY(torch::allclose(gf[1], gs[1], 1e-5, 1e-5));
         }
+}
+
+void TestModel::fusedAttentionEqualsTheWrittenOutOne()
+{
+    // The GPU's attention (scaled_dot_product_attention, 2.1+) against the written-out path,
+    // here on the CPU: causal, with an ALiBi-like bias, and the bias's gradient (FIRE learns it).
+    if (!lengen::engine::compat::hasFusedAttention())
+        QSKIP("LibTorch < 2.1 has no scaled_dot_product_attention (Debian's 1.13)");
+    auto gen = at::make_generator<at::CPUGeneratorImpl>(11);
+    const auto q = torch::randn({2, 3, 9, 4}, gen, torch::kFloat32);
+    const auto k = torch::randn({2, 3, 9, 4}, gen, torch::kFloat32);
+    const auto v = torch::randn({2, 3, 9, 4}, gen, torch::kFloat32);
+    const double scale = 0.5;
+    for (const bool withBias : {false, true}) {
+        auto bias = withBias ? torch::randn({3, 9, 9}, gen, torch::kFloat32).requires_grad_()
+                             : torch::Tensor();
+        RowBias rows;
+        if (withBias)
+            rows = [&](std::int64_t r0, std::int64_t r1) {
+                return bias.slice(1, r0, r1).slice(2, 0, r1);
+            };
+        const auto written = attendCausal(q, k, v, scale, rows, nullptr);
+        const auto fused = lengen::engine::compat::causalAttention(q, k, v, scale, bias);
+        QVERIFY2(torch::allclose(fused, written, 1e-5, 1e-6),
+                 withBias ? "with a bias" : "causal only");
+        if (withBias) {
+            const auto gWritten = torch::autograd::grad({written.sum()}, {bias})[0];
+            const auto gFused = torch::autograd::grad({fused.sum()}, {bias})[0];
+            QVERIFY(torch::allclose(gFused, gWritten, 1e-5, 1e-6));
+        }
+    }
 }
 
 QTEST_APPLESS_MAIN(TestModel)

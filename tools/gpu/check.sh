@@ -193,10 +193,34 @@ graphs() {
     "$py" tools/gpu/pytorch_eval.py "$work/std-ref" 1280 16 --compile 2>&1 | tail -1
 }
 
+# Fused attention (scaled_dot_product_attention) against the written-out GPU attention
+# (LENGEN_FUSED_ATTENTION=0), in one short call: curves, steps/s, the 8x evaluation.
+sdpa() {
+    say "fused vs written-out attention, 100 steps, same seed"
+    for c in rope alibi fire; do
+        "$L" train configs/quick/linear_regression_$c.yaml --steps 100 --seed 7 --device cuda --out "$work/f-$c" -q >/dev/null
+        LENGEN_FUSED_ATTENTION=0 "$L" train configs/quick/linear_regression_$c.yaml --steps 100 --seed 7 --device cuda --out "$work/w-$c" -q >/dev/null
+        "$py" tools/gpu/compare_h5.py "$(runh5 "$work/f-$c")" "$(runh5 "$work/w-$c")" log/loss | head -1
+    done
+    "$L" train "$std" --steps 30 --seed 7 --device cuda --out "$work/s" -q >/dev/null
+    local run; run=$(runh5 "$work/s")
+    say "bench_step (graphed), standard model"
+    for v in "fp32 201 0" "fp32 201 1" "tf32 201 1" "bf16 201 1" "tf32 51 1" "bf16 51 1"; do
+        set -- $v
+        LENGEN_FUSED_ATTENTION=$3 LENGEN_BENCH_DEVICE=cuda LENGEN_BENCH_PRECISION=$1 "$B" "$run" 40 4 $2 |
+            awk -v v="$v" '/^steps\/s/ {printf "   lengen %s (precision N fused) steps/s %s\n", v, $2}'
+    done
+    say "8x evaluation, model only, automatic budget"
+    local t0=$SECONDS
+    peak "$L" eval "$run" --device cuda --methods ood_length --prompts 1280 --no-baselines -q
+    echo "   lengen eval fp32 fused: $((SECONDS - t0)) s"
+}
+
 case $stage in
     functional) functional ;;
     timing) timing ;;
     eval) evaluation ;;
     graphs) graphs ;;
+    sdpa) sdpa ;;
     *) echo "check.sh: stage functional, timing or eval" >&2; exit 64 ;;
 esac

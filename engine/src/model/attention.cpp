@@ -1,9 +1,12 @@
 #include "model/attention.h"
 
 #include <cmath>
+#include <cstdlib>
 #include <limits>
+#include <string>
 
 #include "model/small_bmm.h"
+#include "torch_compat.h"
 
 namespace lengen::engine::model {
 
@@ -24,6 +27,18 @@ torch::Tensor causalMask(std::int64_t t, const torch::Device& device)
                    .triu_(1);
     }
     return mask;
+}
+
+// LibTorch's fused attention on a GPU (2.1+): the same function without materialising the
+// scores; the CPU keeps the written-out path (and its fused layers). LENGEN_FUSED_ATTENTION=0
+// switches it off.
+bool useFusedAttention(const torch::Tensor& q)
+{
+    static const bool allowed = [] {
+        const char* v = std::getenv("LENGEN_FUSED_ATTENTION");
+        return compat::hasFusedAttention() && !(v && std::string(v) == "0");
+    }();
+    return allowed && q.is_cuda();
 }
 
 // Probabilities for query rows [r0, r1) over keys [0, r1): [B, heads, r1-r0, r1].
@@ -59,6 +74,8 @@ torch::Tensor attendCausal(const torch::Tensor& q, const torch::Tensor& k, const
     const bool capture = tap && tap->capture;
     const bool allRows = !capture || !tap->rows.defined();
     const std::int64_t chunk = tap && tap->queryChunk > 0 ? std::min(tap->queryChunk, t) : t;
+    if (chunk == t && !capture && !onProbs && useFusedAttention(q))  // a GPU: no T x T tensors
+        return compat::causalAttention(q, k, v, scale, bias ? bias(0, t) : torch::Tensor());
     if (chunk == t) {  // the training path: one block
         auto probs = blockProbs(q, k, scale, bias, 0, t);          // [B, h, T, T]
         if (capture)
