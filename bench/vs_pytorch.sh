@@ -44,9 +44,10 @@ trap 'rm -rf "$tmp"' EXIT
 
 # The matrix-product rate of this machine at the standard size's largest shape, same threads.
 matmul_rate() {  # threads
-    OPENBLAS_NUM_THREADS=$1 OMP_NUM_THREADS=1 "$python" - <<'PY'
-import time, torch
-torch.set_num_threads(1)
+    OPENBLAS_NUM_THREADS=$1 OMP_NUM_THREADS=1 "$python" - "$1" <<'PY'
+import sys, time, torch
+# Debian's: OpenBLAS takes OPENBLAS_NUM_THREADS; PyPI's MKL takes Torch's pool.
+torch.set_num_threads(int(sys.argv[1]) if torch.backends.mkl.is_available() else 1)
 a, b = torch.randn(6528, 256), torch.randn(256, 1024)
 for _ in range(3): a @ b
 t = time.perf_counter(); n = 20
