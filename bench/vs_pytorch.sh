@@ -34,11 +34,11 @@ done
 [[ ${#cases[@]} -eq 0 || ${cases[0]} == all ]] &&
     cases=(rope nope alibi fire yarn dynamic_yarn pi dynamic_ntk mamba gpt2 standard)
 lengen=build/app/cli/lengen bench=build/bench/bench_step
-echo "PyTorch: $("$python" -c 'import torch; print(torch.__version__)')${compile:+ (torch.compile)}"
-echo "LenGen:  $("$lengen" --version | tail -1)"
 for f in "$lengen" "$bench"; do
     [[ -x $f ]] || { echo "vs_pytorch: $f missing; build with -DLENGEN_BUILD_BENCH=ON" >&2; exit 2; }
 done
+echo "PyTorch: $("$python" -c 'import torch; print(torch.__version__)')${compile:+ (torch.compile)}"
+echo "LenGen:  $("$lengen" --version | tail -1)"
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 

@@ -9,6 +9,19 @@
 
 #include "lengen/engine/errors.h"
 
+// Version gates: the C++ API each shim uses appeared in these LibTorch releases.
+#define LENGEN_TORCH_AT_LEAST(major, minor) \
+    (TORCH_VERSION_MAJOR > (major) ||        \
+     (TORCH_VERSION_MAJOR == (major) && TORCH_VERSION_MINOR >= (minor)))
+#if LENGEN_TORCH_AT_LEAST(2, 4)
+#define LENGEN_HAS_DEVICE_AUTOCAST 1  // set_autocast_enabled(DeviceType, bool)
+#define LENGEN_HAS_FUSED_ADAMW 1      // _fused_adamw_ with a tensor learning rate
+#endif
+#if LENGEN_TORCH_AT_LEAST(2, 1)
+#define LENGEN_HAS_FOREACH_TENSOR 1   // _foreach_mul_(TensorList, Tensor)
+#define LENGEN_HAS_SDPA 1             // scaled_dot_product_attention(..., scale)
+#endif
+
 namespace lengen::engine::compat {
 
 namespace {
@@ -70,10 +83,14 @@ AutocastScope::AutocastScope(Precision p, const torch::Device& device)
     if (p != Precision::Bf16 || !device.is_cuda())
         return;
     m_on = true;
-#if TORCH_VERSION_MAJOR >= 2
+#ifdef LENGEN_HAS_DEVICE_AUTOCAST
+    m_wasEnabled = at::autocast::is_autocast_enabled(at::kCUDA);
+    m_previousType = static_cast<int>(at::autocast::get_autocast_dtype(at::kCUDA));
     at::autocast::set_autocast_enabled(at::kCUDA, true);
     at::autocast::set_autocast_dtype(at::kCUDA, at::kBFloat16);
 #else
+    m_wasEnabled = at::autocast::is_enabled();
+    m_previousType = static_cast<int>(at::autocast::get_autocast_gpu_dtype());
     at::autocast::set_enabled(true);
     at::autocast::set_autocast_gpu_dtype(at::kBFloat16);
 #endif
@@ -87,10 +104,14 @@ AutocastScope::~AutocastScope()
     // Cast weights are cached for the scope; drop them when the outermost scope ends.
     if (at::autocast::decrement_nesting() == 0)
         at::autocast::clear_cache();
-#if TORCH_VERSION_MAJOR >= 2
-    at::autocast::set_autocast_enabled(at::kCUDA, false);
+    // Back to what the enclosing code had (an outer scope, or autocast off).
+    const auto previous = static_cast<at::ScalarType>(m_previousType);
+#ifdef LENGEN_HAS_DEVICE_AUTOCAST
+    at::autocast::set_autocast_enabled(at::kCUDA, m_wasEnabled);
+    at::autocast::set_autocast_dtype(at::kCUDA, previous);
 #else
-    at::autocast::set_enabled(false);
+    at::autocast::set_enabled(m_wasEnabled);
+    at::autocast::set_autocast_gpu_dtype(previous);
 #endif
 }
 
@@ -99,7 +120,7 @@ bool fusedAdamW(const std::vector<torch::Tensor>& params, const std::vector<torc
                 const std::vector<torch::Tensor>& steps, const torch::Tensor& lr, double beta1,
                 double beta2, double weightDecay, double eps)
 {
-#if TORCH_VERSION_MAJOR >= 2
+#ifdef LENGEN_HAS_FUSED_ADAMW
     at::_fused_adamw_(params, grads, expAvg, expAvgSq, /*max_exp_avg_sqs=*/{}, steps, lr, beta1,
                       beta2, weightDecay, eps, /*amsgrad=*/false, /*maximize=*/false);
     return true;
@@ -115,7 +136,7 @@ torch::Tensor clipGradNormOnDevice(const std::vector<torch::Tensor>& grads, doub
     // Same rule as torch.nn.utils.clip_grad_norm_: coef = min(max / (total + 1e-6), 1).
     auto total = torch::stack(at::_foreach_norm(grads, 2)).norm(2);
     auto coef = (maxNorm / (total + 1e-6)).clamp_max(1.0);
-#if TORCH_VERSION_MAJOR >= 2
+#ifdef LENGEN_HAS_FOREACH_TENSOR
     at::_foreach_mul_(grads, coef);
 #else
     for (const auto& g : grads)
@@ -124,9 +145,14 @@ torch::Tensor clipGradNormOnDevice(const std::vector<torch::Tensor>& grads, doub
     return total;
 }
 
-#if TORCH_VERSION_MAJOR > 2 || (TORCH_VERSION_MAJOR == 2 && TORCH_VERSION_MINOR >= 1)
-#define LENGEN_HAS_SDPA 1
+bool hasFusedAdamW()
+{
+#ifdef LENGEN_HAS_FUSED_ADAMW
+    return true;
+#else
+    return false;
 #endif
+}
 
 bool hasFusedAttention()
 {

@@ -41,6 +41,8 @@ public:
 
 private:
     bool m_on = false;
+    bool m_wasEnabled = false;  ///< autocast state before the scope, restored after it
+    int m_previousType = 0;     ///< its dtype (at::ScalarType)
 };
 
 /// Free and total bytes of the current CUDA device (cudaMemGetInfo), or nothing without a
@@ -49,6 +51,9 @@ struct DeviceMemory {
     std::uint64_t freeBytes = 0, totalBytes = 0;
 };
 std::optional<DeviceMemory> cudaMemory();
+
+/// Whether fusedAdamW() has a kernel here (LibTorch >= 2.4).
+bool hasFusedAdamW();
 
 /// One multi-tensor AdamW update of every parameter on a GPU (PyTorch 2.x's fused kernel; the
 /// same update as torch.optim.AdamW(fused=True)). `lr` is a one-element device tensor and

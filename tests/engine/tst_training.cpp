@@ -7,6 +7,7 @@
 #include <cstdlib>
 
 #include "io/run_store.h"
+#include "train/graph_step.h"
 #include "train/train_loop.h"
 #include "lengen/engine/run_file.h"
 #include "lengen/engine/trainer.h"
@@ -315,7 +316,12 @@ void TestTraining::graphedStepsEqualEagerSteps()
     if (!torch::cuda::is_available())
         QSKIP("needs a CUDA GPU and a LibTorch with CUDA (CUDA graph capture)");
     // Same kernels, same order: a graphed run and an eager run log the same losses bit for bit,
-    // across a curriculum shape change (a new capture).
+    // across a curriculum shape change (a new capture). First: the graphed run is graphed.
+    {
+        training::TrainSession s;
+        training::setupSession(s, tinyRun(40), 5, "cuda:0");
+        QVERIFY2(training::graphsApply(s), "a CUDA run of the tiny config should use graphs");
+    }
     auto run = [&](const char* graphs) {
         setenv("LENGEN_CUDA_GRAPHS", graphs, 1);
         RunControl control;

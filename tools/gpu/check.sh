@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Run ON THE GPU MACHINE after tools/gpu/build.sh: the CUDA checks and measurements of
 # docs/gpu.md, one stage per call (each fits the device tool's 10-minute limit).
-#   tools/gpu/check.sh BUILD_DIR OUT_DIR functional|timing|eval
+#   tools/gpu/check.sh BUILD_DIR OUT_DIR functional|timing|eval|graphs|sdpa
 # functional: every quick preset trained 100 steps on CUDA and on the CPU (same seed; loss
 #   curves side by side), a CUDA run evaluated and probed on both devices (results side by
 #   side), checkpoints resumed across devices, and the standard config's first 300 steps on
@@ -12,6 +12,7 @@
 # eval: the 8x evaluation (1,280 prompts at T = 3,216) in LenGen and in PyTorch, peak memory.
 set -uo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)
+[[ $# -eq 3 ]] || { echo "usage: check.sh BUILD_DIR OUT_DIR functional|timing|eval|graphs|sdpa" >&2; exit 64; }
 build=$1 out=$2 stage=$3
 cd "$root"
 L=$build/app/cli/lengen B=$build/bench/bench_step py=${PYTHON:-python3}

@@ -32,6 +32,9 @@ def main():
             rows.append((float("inf"), name, f"shapes {x.shape} vs {y.shape}"))
             continue
         ok = np.isfinite(x) & np.isfinite(y)
+        if (np.isfinite(x) != np.isfinite(y)).any():  # finite in one file only: a divergence
+            rows.append((float("inf"), name, "finite in one file, not in the other"))
+            continue
         if not ok.any():
             continue
         d = np.abs(x[ok] - y[ok])

@@ -7,7 +7,9 @@ set -euo pipefail
 cd "$(dirname "$0")/../.."
 dest=.gpu/debs
 mkdir -p "$dest"
-grep -qx '/.gpu/' .git/info/exclude 2>/dev/null || echo '/.gpu/' >>.git/info/exclude
+exclude=$(git rev-parse --git-path info/exclude)  # a worktree's .git is a file
+mkdir -p "$(dirname "$exclude")"
+grep -qx '/.gpu/' "$exclude" 2>/dev/null || echo '/.gpu/' >>"$exclude"
 # The runtime closure of libhdf5 and libyaml-cpp, less what every Linux image has (libc,
 # libstdc++, libgcc): libcurl and its TLS/Kerberos/LDAP stack are the bulk.
 runtime=$(apt-cache depends --recurse --no-recommends --no-suggests --no-conflicts --no-breaks \

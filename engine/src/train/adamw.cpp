@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "lengen/engine/errors.h"
 #include "model/cpu_kernels.h"
 #include "torch_compat.h"
 
@@ -32,8 +33,8 @@ bool AdamW::deviceFused() const
         bool cuda = !m_params.empty();
         for (const auto& [name, p] : m_params)
             cuda = cuda && p.is_cuda() && p.scalar_type() == torch::kFloat32;
-        // Probe once whether this LibTorch has the kernel (2.x); 1.13 takes the loop below.
-        const_cast<AdamW*>(this)->m_fused = cuda && compat::torchVersion()[0] != '1' ? 1 : 0;
+        // The fused kernel where this LibTorch has it; 1.13 takes the loop below.
+        const_cast<AdamW*>(this)->m_fused = cuda && compat::hasFusedAdamW() ? 1 : 0;
     }
     return m_fused == 1;
 }
@@ -66,9 +67,10 @@ void AdamW::applyStep()
         v.push_back(m_v[i]);
         steps.push_back(m_stepViews[i]);
     }
-    if (!params.empty())
-        compat::fusedAdamW(params, grads, m, v, steps, m_deviceLr, m_opt.beta1, m_opt.beta2,
-                           m_opt.weightDecay, m_opt.eps);
+    if (!params.empty() &&
+        !compat::fusedAdamW(params, grads, m, v, steps, m_deviceLr, m_opt.beta1, m_opt.beta2,
+                            m_opt.weightDecay, m_opt.eps))
+        throw Error(ErrorKind::Internal, "the fused AdamW kernel is missing from this LibTorch");
 }
 
 void AdamW::step(double lr)
