@@ -28,6 +28,8 @@ namespace {
 // cudaError_t is an int-sized enum; 0 is cudaSuccess.
 using MemGetInfo = int (*)(std::size_t*, std::size_t*);
 using DeviceSync = int (*)();
+using GetDevice = int (*)(int*);
+using SetDevice = int (*)(int);
 
 template <typename Fn>
 Fn cudaSymbol(const char* name)
@@ -181,11 +183,22 @@ torch::Tensor causalAttention(const torch::Tensor& q, const torch::Tensor& k, co
 #endif
 }
 
-std::optional<DeviceMemory> cudaMemory()
+std::optional<DeviceMemory> cudaMemory(int index)
 {
     static const auto fn = cudaSymbol<MemGetInfo>("cudaMemGetInfo");
+    static const auto getDevice = cudaSymbol<GetDevice>("cudaGetDevice");
+    static const auto setDevice = cudaSymbol<SetDevice>("cudaSetDevice");
+    if (!fn)
+        return std::nullopt;
+    // cudaMemGetInfo answers for the current device: switch to `index` for the call.
+    int current = -1;
+    const bool switchDevice = index >= 0 && getDevice && setDevice && getDevice(&current) == 0 &&
+                              current != index && setDevice(index) == 0;
     std::size_t freeBytes = 0, totalBytes = 0;
-    if (!fn || fn(&freeBytes, &totalBytes) != 0)
+    const bool ok = fn(&freeBytes, &totalBytes) == 0;
+    if (switchDevice)
+        setDevice(current);
+    if (!ok)
         return std::nullopt;
     return DeviceMemory{freeBytes, totalBytes};
 }

@@ -45,12 +45,12 @@ private:
     int m_previousType = 0;     ///< its dtype (at::ScalarType)
 };
 
-/// Free and total bytes of the current CUDA device (cudaMemGetInfo), or nothing without a
-/// loaded CUDA runtime.
+/// Free and total bytes of CUDA device `index` (cudaMemGetInfo; -1: the current device), or
+/// nothing without a loaded CUDA runtime.
 struct DeviceMemory {
     std::uint64_t freeBytes = 0, totalBytes = 0;
 };
-std::optional<DeviceMemory> cudaMemory();
+std::optional<DeviceMemory> cudaMemory(int index = -1);
 
 /// Whether fusedAdamW() has a kernel here (LibTorch >= 2.4).
 bool hasFusedAdamW();

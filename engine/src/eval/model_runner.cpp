@@ -83,7 +83,7 @@ double forwardBudgetBytes(const torch::Device& device, double requestedMiB)
     constexpr double kMiB = 1024.0 * 1024.0, kCpuDefault = 2048 * kMiB;
     if (!device.is_cuda())
         return requestedMiB > 0 ? requestedMiB * kMiB : kCpuDefault;
-    const auto memory = compat::cudaMemory();
+    const auto memory = compat::cudaMemory(device.has_index() ? device.index() : -1);
     const double half = memory ? 0.5 * double(memory->freeBytes) : kCpuDefault;
     return requestedMiB > 0 ? std::min(requestedMiB * kMiB, half) : half;
 }
