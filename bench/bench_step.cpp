@@ -107,7 +107,7 @@ int main(int argc, char** argv)
             profile = std::make_unique<torch::autograd::profiler::RecordProfile>(
                 std::getenv("LENGEN_PROFILE"));
         auto since = Clock::now();
-        double local[4];
+        double local[4] = {0, 0, 0, 0};
         auto fn = s.sampler->sample(s.gen);
         auto xs = fn->sampleXs(points, dims, s.gen);
         auto ys = fn->evaluate(xs);
@@ -116,26 +116,18 @@ int main(int argc, char** argv)
         if (graphed) {
             (void)graphed->run(xs, ys, 1e-4, config.effectiveMaxGradNorm());
             local[1] = lap(since);
-            local[2] = local[3] = 0;
-            if (i >= 0)
-                for (int k = 0; k < 4; ++k)
-                    t[k] += local[k];
-            continue;
+        } else {
+            auto loss = training::forwardLoss(s, xs, ys).second;
+            local[1] = lap(since);
+            loss.backward();
+            (void)loss.item<double>();
+            local[2] = lap(since);
+            s.optimizer->clipGradNorm(config.effectiveMaxGradNorm());
+            s.optimizer->step(1e-4);
+            s.optimizer->zeroGrad();
+            compat::synchronize(s.device);
+            local[3] = lap(since);
         }
-        torch::Tensor loss;
-        {
-            compat::AutocastScope autocast(s.precision, s.device);
-            loss = s.sampler->loss(s.model->forward(xs, ys).predictions.to(torch::kFloat32), ys);
-        }
-        local[1] = lap(since);
-        loss.backward();
-        (void)loss.item<double>();
-        local[2] = lap(since);
-        s.optimizer->clipGradNorm(config.effectiveMaxGradNorm());
-        s.optimizer->step(1e-4);
-        s.optimizer->zeroGrad();
-        compat::synchronize(s.device);
-        local[3] = lap(since);
         if (i >= 0)
             for (int k = 0; k < 4; ++k)
                 t[k] += local[k];

@@ -14,6 +14,7 @@ both models on one fixed batch (fixed_batch below, the same formula as bench_ste
 check of the math. The models are tests/interop/reference_model.py, written from the spec.
 Set OPENBLAS_NUM_THREADS before starting Python (bench/vs_pytorch.sh does).
 """
+import contextlib
 import math
 import os
 import sys
@@ -49,7 +50,9 @@ def main():
     elif threads:
         torch.set_num_threads(threads)  # PyPI's wheel: MKL and the ops share Torch's pool
     torch.backends.cuda.matmul.allow_tf32 = precision == "tf32"
-    autocast = torch.autocast("cuda", dtype=torch.bfloat16, enabled=precision == "bf16")
+    # Only bf16 builds an autocast context: a CPU-only PyTorch refuses torch.autocast("cuda").
+    bf16 = precision == "bf16"
+    autocast = torch.autocast("cuda", dtype=torch.bfloat16) if bf16 else contextlib.nullcontext()
     with open(os.path.join(folder, "config.yaml")) as f:
         cfg = yaml.safe_load(f)
     model = InContextModel(cfg)

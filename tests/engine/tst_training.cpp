@@ -56,6 +56,20 @@ TrainOptions options(const std::string& tag, std::uint64_t seed)
     return o;
 }
 
+// `call` must throw Error of `kind` whose message holds every one of `needles`.
+template <typename Call>
+void expectError(Call call, ErrorKind kind, std::initializer_list<std::string> needles)
+{
+    try {
+        call();
+        QFAIL("no error was thrown");
+    } catch (const Error& e) {
+        QCOMPARE(e.kind(), kind);
+        for (const auto& needle : needles)
+            QVERIFY2(std::string(e.what()).find(needle) != std::string::npos, e.what());
+    }
+}
+
 void expectSameCheckpoint(const std::string& a, const std::string& b)
 {
     const auto ca = io::readCheckpoint(a), cb = io::readCheckpoint(b);
@@ -259,12 +273,7 @@ void TestTraining::cudaWithoutAGpuIsAConfigError()
     // Device selection, on every build: "" and "auto" pick the best device, unknown names are
     // usage errors, and CUDA without a usable GPU is a config error (exit 2) naming the flag
     // and the fallback.
-    QVERIFY_EXCEPTION_THROWN(resolveDevice("tpu"), Error);
-    try {
-        resolveDevice("tpu");
-    } catch (const Error& e) {
-        QCOMPARE(e.kind(), ErrorKind::Usage);
-    }
+    expectError([] { resolveDevice("tpu"); }, ErrorKind::Usage, {"tpu"});
     QCOMPARE(resolveDevice("cpu"), std::string("cpu"));
     if (torch::cuda::is_available()) {
         QCOMPARE(resolveDevice(""), std::string("cuda:0"));
@@ -273,18 +282,9 @@ void TestTraining::cudaWithoutAGpuIsAConfigError()
     }
     QCOMPARE(resolveDevice(""), std::string("cpu"));
     QCOMPARE(resolveDevice("auto"), std::string("cpu"));
-    for (const std::string device : {"cuda", "cuda:1"}) {
-        try {
-            resolveDevice(device);
-            QFAIL("resolveDevice accepted a CUDA device on a machine without one");
-        } catch (const Error& e) {
-            QCOMPARE(e.kind(), ErrorKind::Config);
-            const std::string what = e.what();
-            QVERIFY2(what.find("--device " + device) != std::string::npos, e.what());
-            QVERIFY2(what.find("--device cpu") != std::string::npos, e.what());
-            QVERIFY2(what.find("LibTorch") != std::string::npos, e.what());
-        }
-    }
+    for (const std::string device : {"cuda", "cuda:1"})
+        expectError([&] { resolveDevice(device); }, ErrorKind::Config,
+                    {"--device " + device, "--device cpu", "LibTorch"});
 }
 
 void TestTraining::precisionIsCheckedAgainstTheDevice()
@@ -293,21 +293,9 @@ void TestTraining::precisionIsCheckedAgainstTheDevice()
     Recorder rec;
     auto o = options("precision", 3);
     o.precision = "tf32";  // a GPU setting: refused on the CPU before anything is written
-    try {
-        train(tinyRun(5), o, control, rec);
-        QFAIL("tf32 accepted on the CPU");
-    } catch (const Error& e) {
-        QCOMPARE(e.kind(), ErrorKind::Config);
-        QVERIFY2(std::string(e.what()).find("--precision tf32") != std::string::npos, e.what());
-    }
+    expectError([&] { train(tinyRun(5), o, control, rec); }, ErrorKind::Config, {"--precision tf32"});
     o.precision = "fp16";
-    try {
-        train(tinyRun(5), o, control, rec);
-        QFAIL("an unknown precision was accepted");
-    } catch (const Error& e) {
-        QCOMPARE(e.kind(), ErrorKind::Usage);
-        QVERIFY2(std::string(e.what()).find("fp32, tf32, bf16") != std::string::npos, e.what());
-    }
+    expectError([&] { train(tinyRun(5), o, control, rec); }, ErrorKind::Usage, {"fp32, tf32, bf16"});
     QCOMPARE(rec.steps, 0);
 }
 

@@ -35,6 +35,42 @@ peak() {
 
 runh5() { find "$1" -name run.h5 | head -1; }
 
+# Each quick preset trained 100 steps twice with the same seed, the second with VAR=0; the loss
+# curves side by side (graphs against eager, fused attention against written-out).
+switch_pair() {  # VAR preset...
+    local var=$1 c; shift
+    for c in "$@"; do
+        local cfg=configs/quick/linear_regression_$c.yaml
+        "$L" train "$cfg" --steps 100 --seed 7 --device cuda --out "$work/$var-1-$c" -q >/dev/null
+        env "$var=0" "$L" train "$cfg" --steps 100 --seed 7 --device cuda --out "$work/$var-0-$c" -q >/dev/null
+        "$py" tools/gpu/compare_h5.py "$(runh5 "$work/$var-1-$c")" "$(runh5 "$work/$var-0-$c")" log/loss | head -1
+    done
+}
+
+# LenGen's bench_step on RUN, 40 steps after warm-up, per variant "PRECISION N [FUSED=1]".
+bench_lengen() {  # run variant...
+    local run=$1 v; shift
+    for v in "$@"; do
+        set -- $v
+        LENGEN_FUSED_ATTENTION=${3:-1} LENGEN_BENCH_DEVICE=cuda LENGEN_BENCH_PRECISION=$1 "$B" "$run" 40 4 "$2" |
+            awk -v v="$v" '/^loss0/ {l=$2} /^steps\/s/ {printf "   lengen %s: loss0 %s steps/s %s\n", v, l, $2}'
+    done
+}
+
+# The same model in this machine's PyTorch (bench/pytorch_step.py), per variant
+# "N PRECISION [--compile]".
+bench_pytorch() {  # exported-run-folder variant...
+    local ref=$1 v; shift
+    for v in "$@"; do
+        set -- $v
+        "$py" bench/pytorch_step.py "$ref" 40 4 "$1" 50 --device cuda --precision "$2" ${3:-} 2>&1 |
+            awk -v v="$v" '/^loss0/ {l=$2} /^steps\/s/ {printf "   pytorch %s: loss0 %s steps/s %s\n", v, l, $2} /Error/ {print}'
+    done
+}
+
+# "P N" for every precision P and length N given.
+grid() { local p n; for p in $1; do for n in $2; do echo "$p $n"; done; done; }
+
 functional() {
     say "device"; nvidia-smi --query-gpu=name,memory.total,driver_version --format=csv,noheader
     "$L" --version 2>/dev/null | head -1
@@ -113,21 +149,12 @@ timing() {
     local run; run=$(stdrun)
     "$L" export-run "$run" --format pytorch --out "$work/std-ref" >/dev/null || echo "export failed"
     local dims; dims=50
-    say "LenGen bench_step (standard model, 40 steps after warm-up)"
-    for p in fp32 tf32 bf16; do
-        for n in 11 51 101 151 201; do
-            LENGEN_BENCH_DEVICE=cuda LENGEN_BENCH_PRECISION=$p "$B" "$run" 40 4 $n |
-                awk -v p=$p -v n=$n '/^loss0/ {l=$2} /^steps\/s/ {printf "   lengen %s N=%d loss0 %s steps/s %s\n", p, n, l, $2}'
-        done
-    done
+    say "LenGen bench_step (standard model)"
+    mapfile -t variants < <(grid "fp32 tf32 bf16" "11 51 101 151 201")
+    bench_lengen "$run" "${variants[@]}"
     say "PyTorch $("$py" -c 'import torch; print(torch.__version__)') (N = 201 and 51)"
-    for n in 201 51; do
-        for v in "fp32" "tf32" "bf16" "fp32 --compile" "tf32 --compile"; do
-            set -- $v
-            "$py" bench/pytorch_step.py "$work/std-ref" 40 4 $n $dims --device cuda --precision $1 ${2:-} 2>&1 |
-                awk -v v="$v" -v n=$n '/^loss0/ {l=$2} /^steps\/s/ {printf "   pytorch %s N=%d loss0 %s steps/s %s\n", v, n, l, $2} /Error|error/ {print}'
-        done
-    done
+    bench_pytorch "$work/std-ref" "201 fp32" "201 tf32" "201 bf16" "201 fp32 --compile" \
+        "201 tf32 --compile" "51 fp32" "51 tf32" "51 bf16" "51 fp32 --compile" "51 tf32 --compile"
 }
 
 evaluation() {
@@ -155,42 +182,27 @@ evaluation() {
 # the graphed step, the 8x evaluation and PyTorch, in order of importance (one call).
 graphs() {
     say "graphed vs eager training on CUDA (LENGEN_CUDA_GRAPHS=0), same seed"
-    for c in rope alibi fire dynamic_yarn mamba; do
-        "$L" train configs/quick/linear_regression_$c.yaml --steps 100 --seed 7 --device cuda --out "$work/g-$c" -q >/dev/null
-        LENGEN_CUDA_GRAPHS=0 "$L" train configs/quick/linear_regression_$c.yaml --steps 100 --seed 7 --device cuda --out "$work/e-$c" -q >/dev/null
-        "$py" tools/gpu/compare_h5.py "$(runh5 "$work/g-$c")" "$(runh5 "$work/e-$c")" log/loss | head -1
-    done
+    switch_pair LENGEN_CUDA_GRAPHS rope alibi fire dynamic_yarn mamba
     local t0=$SECONDS
     peak "$L" train "$std" --steps 300 --seed 7 --device cuda --out "$work/std-graph" -q; echo "   graphed fp32 300 steps: $((SECONDS - t0)) s"
     t0=$SECONDS
     LENGEN_CUDA_GRAPHS=0 "$L" train "$std" --steps 300 --seed 7 --device cuda --out "$work/std-eager" -q; echo "   eager fp32 300 steps: $((SECONDS - t0)) s"
     "$py" tools/gpu/compare_h5.py "$(runh5 "$work/std-graph")" "$(runh5 "$work/std-eager")" log/loss
     local run; run=$(runh5 "$work/std-graph")
-    say "LenGen bench_step, graphed (standard model, 40 steps after warm-up)"
-    for p in fp32 tf32 bf16; do
-        for n in 11 51 101 151 201; do
-            LENGEN_BENCH_DEVICE=cuda LENGEN_BENCH_PRECISION=$p "$B" "$run" 40 4 $n |
-                awk -v p=$p -v n=$n '/^loss0/ {l=$2} /^steps\/s/ {printf "   lengen %s N=%d loss0 %s steps/s %s\n", p, n, l, $2}'
-        done
-    done
+    say "LenGen bench_step, graphed (standard model)"
+    mapfile -t variants < <(grid "fp32 tf32 bf16" "11 51 101 151 201")
+    bench_lengen "$run" "${variants[@]}"
     "$L" export-run "$run" --format pytorch --out "$work/std-ref" >/dev/null
     say "LenGen 8x evaluation, model only (1280 prompts, N = 1608, T = 3216)"
     t0=$SECONDS
     peak "$L" eval "$run" --device cuda --methods ood_length --prompts 1280 --no-baselines --memory-budget 40000 -q
     echo "   lengen eval fp32: $((SECONDS - t0)) s (start-up and writing included)"
     say "PyTorch $("$py" -c 'import torch; print(torch.__version__)') eager"
-    for n in 201 51; do
-        for v in fp32 tf32 bf16; do
-            "$py" bench/pytorch_step.py "$work/std-ref" 40 4 $n 50 --device cuda --precision $v 2>&1 |
-                awk -v v="$v" -v n=$n '/^loss0/ {l=$2} /^steps\/s/ {printf "   pytorch eager %s N=%d loss0 %s steps/s %s\n", v, n, l, $2} /Error/ {print}'
-        done
-    done
+    mapfile -t variants < <(grid "201 51" "fp32 tf32 bf16")
+    bench_pytorch "$work/std-ref" "${variants[@]}"
     "$py" tools/gpu/pytorch_eval.py "$work/std-ref" 1280 16 2>&1 | tail -1
     say "PyTorch torch.compile (N = 201)"
-    for v in tf32 fp32; do
-        "$py" bench/pytorch_step.py "$work/std-ref" 40 4 201 50 --device cuda --precision $v --compile 2>&1 |
-            awk -v v="$v" '/^loss0/ {l=$2} /^steps\/s/ {printf "   pytorch compile %s N=201 loss0 %s steps/s %s\n", v, l, $2} /Error/ {print}'
-    done
+    bench_pytorch "$work/std-ref" "201 tf32 --compile" "201 fp32 --compile"
     "$py" tools/gpu/pytorch_eval.py "$work/std-ref" 1280 16 --compile 2>&1 | tail -1
 }
 
@@ -198,19 +210,11 @@ graphs() {
 # (LENGEN_FUSED_ATTENTION=0), in one short call: curves, steps/s, the 8x evaluation.
 sdpa() {
     say "fused vs written-out attention, 100 steps, same seed"
-    for c in rope alibi fire; do
-        "$L" train configs/quick/linear_regression_$c.yaml --steps 100 --seed 7 --device cuda --out "$work/f-$c" -q >/dev/null
-        LENGEN_FUSED_ATTENTION=0 "$L" train configs/quick/linear_regression_$c.yaml --steps 100 --seed 7 --device cuda --out "$work/w-$c" -q >/dev/null
-        "$py" tools/gpu/compare_h5.py "$(runh5 "$work/f-$c")" "$(runh5 "$work/w-$c")" log/loss | head -1
-    done
+    switch_pair LENGEN_FUSED_ATTENTION rope alibi fire
     "$L" train "$std" --steps 30 --seed 7 --device cuda --out "$work/s" -q >/dev/null
     local run; run=$(runh5 "$work/s")
     say "bench_step (graphed), standard model"
-    for v in "fp32 201 0" "fp32 201 1" "tf32 201 1" "bf16 201 1" "tf32 51 1" "bf16 51 1"; do
-        set -- $v
-        LENGEN_FUSED_ATTENTION=$3 LENGEN_BENCH_DEVICE=cuda LENGEN_BENCH_PRECISION=$1 "$B" "$run" 40 4 $2 |
-            awk -v v="$v" '/^steps\/s/ {printf "   lengen %s (precision N fused) steps/s %s\n", v, $2}'
-    done
+    bench_lengen "$run" "fp32 201 0" "fp32 201" "tf32 201" "bf16 201" "tf32 51" "bf16 51"
     say "8x evaluation, model only, automatic budget"
     local t0=$SECONDS
     peak "$L" eval "$run" --device cuda --methods ood_length --prompts 1280 --no-baselines -q

@@ -34,7 +34,7 @@ bool AdamW::deviceFused() const
         for (const auto& [name, p] : m_params)
             cuda = cuda && p.is_cuda() && p.scalar_type() == torch::kFloat32;
         // The fused kernel where this LibTorch has it; 1.13 takes the loop below.
-        const_cast<AdamW*>(this)->m_fused = cuda && compat::hasFusedAdamW() ? 1 : 0;
+        m_fused = cuda && compat::hasFusedAdamW() ? 1 : 0;
     }
     return m_fused == 1;
 }

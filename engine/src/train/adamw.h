@@ -49,7 +49,7 @@ private:
     // takes them) on the device, created at the first device step.
     torch::Tensor m_deviceLr, m_deviceSteps;
     std::vector<torch::Tensor> m_stepViews;
-    int m_fused = -1;  ///< -1 unknown, 0 no, 1 yes
+    mutable int m_fused = -1;  ///< -1 unknown, 0 no, 1 yes (deviceFused, decided once)
 };
 
 }  // namespace lengen::engine::training

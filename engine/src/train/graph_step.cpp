@@ -2,6 +2,7 @@
 
 #include <cstdlib>
 #include <cstring>
+#include <tuple>
 
 #include "lengen/engine/errors.h"
 #include "torch_compat.h"
@@ -51,20 +52,9 @@ struct GraphedStep::Impl {
     // forward, loss, backward, clipping, update: what the graph holds.
     void body(double maxNorm)
     {
-        {
-            compat::AutocastScope autocast(s.precision, s.device);
-            pred = s.model->forward(xs, ys).predictions;
-            loss = s.sampler->loss(pred.to(torch::kFloat32), ys);
-        }
+        std::tie(pred, loss) = forwardLoss(s, xs, ys);
         loss.backward();
-        if (maxNorm > 0) {
-            torch::NoGradGuard noGrad;
-            std::vector<torch::Tensor> grads;
-            for (const auto& [name, p] : s.optimizer->params())
-                if (p.grad().defined())
-                    grads.push_back(p.grad());
-            compat::clipGradNormOnDevice(grads, maxNorm);
-        }
+        s.optimizer->clipGradNorm(maxNorm);  // on the device, no synchronisation: capturable
         s.optimizer->applyStep();
         pred = pred.detach();
         loss = loss.detach();

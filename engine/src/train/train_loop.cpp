@@ -57,6 +57,15 @@ void setupSession(TrainSession& s, const RunConfig& config, std::uint64_t seed,
         config.task.name, data::TaskShape{config.training.batchSize, config.inputDims()});
 }
 
+std::pair<torch::Tensor, torch::Tensor> forwardLoss(TrainSession& s, const torch::Tensor& xs,
+                                                    const torch::Tensor& ys)
+{
+    compat::AutocastScope autocast(s.precision, s.device);  // bf16 only
+    auto pred = s.model->forward(xs, ys).predictions;       // [B, N]
+    auto loss = s.sampler->loss(pred.to(torch::kFloat32), ys);
+    return {pred, loss};
+}
+
 double learningRateAt(const RunConfig& c, std::int64_t k)
 {
     const double peak = c.training.learningRate;
@@ -204,12 +213,8 @@ RunSummary trainSteps(TrainSession& s, RunControl& control, TrainObserver& obser
         } else {
             xs = xs.to(s.device);
             ys = ys.to(s.device);
-            torch::Tensor loss;
-            {
-                compat::AutocastScope autocast(s.precision, s.device);  // bf16 only
-                pred = s.model->forward(xs, ys).predictions;           // [B, N]
-                loss = s.sampler->loss(pred.to(torch::kFloat32), ys);
-            }
+            auto [p, loss] = forwardLoss(s, xs, ys);
+            pred = p;
             loss.backward();
             lossValue = loss.item<double>();
         }

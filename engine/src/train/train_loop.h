@@ -35,6 +35,12 @@ struct TrainSession {
 void setupSession(TrainSession& s, const RunConfig& config, std::uint64_t seed,
                   const std::string& device);
 
+/// Forward and loss of one batch under the session's precision (bf16 autocast on a GPU):
+/// pred [B, N], loss [] float32. The one definition the eager loop, the graphed step and
+/// bench_step share.
+std::pair<torch::Tensor, torch::Tensor> forwardLoss(TrainSession& s, const torch::Tensor& xs,
+                                                    const torch::Tensor& ys);
+
 /// Learning rate at scheduler step k: linear warm-up to the peak over warmupSteps(), then
 /// linear decay to 0 at max_steps. k = 0 gives 0, as in the reference (§9.16).
 double learningRateAt(const RunConfig& config, std::int64_t k);
