@@ -6,7 +6,10 @@
 #include <csignal>
 #include <cstdio>
 
+#include "lengen/engine/config.h"
 #include "lengen/engine/errors.h"
+#include "lengen/engine/interventions.h"
+#include "lengen/engine/run_file.h"
 #include "progress.h"
 #include "command_registry.h"
 #include "option_ranges.h"
@@ -82,10 +85,10 @@ int runProbe(const AnalysisArgs& args, engine::ProbeOptions options)
     });
 }
 
-int printProbes(const std::string& run)
+int printProbes(const std::string& run, const std::string& intervention)
 {
-    const auto groups = engine::readProbeGroups(run);
-    const auto attention = engine::readAttentionSettings(run);
+    const auto groups = engine::readProbeGroups(run, intervention);
+    const auto attention = engine::readAttentionSettings(run, intervention);
     if (groups.empty() && attention.empty()) {
         std::printf("no probe stored (run: lengen probe %s --all)\n", run.c_str());
         return 0;
@@ -142,9 +145,13 @@ int printEvaluations(const std::string& run)
         return 0;
     }
     for (const auto& r : results) {
+        const std::string title =
+            r.intervention.empty() ? r.method : r.method + " + " + r.intervention;
         std::printf("%s  [%s; %d prompts, %d points, train length %d, checkpoint step %lld]\n",
-                    r.method.c_str(), r.source.c_str(), r.prompts, r.nPoints, r.trainPoints,
+                    title.c_str(), r.source.c_str(), r.prompts, r.nPoints, r.trainPoints,
                     static_cast<long long>(r.checkpointStep));
+        if (!r.intervention.empty())
+            std::printf("  (%s)\n", r.interventionParams.c_str());
         // Positions: 0, D, 2D, the train length's last point and the prompt's last point.
         std::vector<int> at;
         for (int k : {0, r.dims, 2 * r.dims, r.trainPoints - 1, r.nPoints - 1})
@@ -193,7 +200,7 @@ void addAnalysisCommands(CLI::App& app, CommandTable& table)
     struct Eval {
         AnalysisArgs args;
         engine::EvalOptions options;
-        bool show = false;
+        bool show = false, list = false;
     };
     auto e = std::make_shared<Eval>();
     auto* eval = app.add_subcommand(
@@ -212,9 +219,23 @@ void addAnalysisCommands(CLI::App& app, CommandTable& table)
                      "Prompt length of the long methods, in training lengths")
         ->capture_default_str()->check(inRange(1, 100));
     eval->add_flag("!--no-baselines", e->options.baselines, "Evaluate the model only");
+    eval->add_option("--intervention", e->options.interventions,
+                     "Training-free length extension to evaluate besides the plain model "
+                     "(docs/interventions.md): none, truncate, segments, pi, ntk, dynamic_ntk, "
+                     "yarn, lambda, window, logit_scale, mamba_dt, longheads, with parameters "
+                     "as name:key=value,... (e.g. yarn,lambda:global=2,local=train); repeatable");
     eval->add_flag("--show", e->show, "Only print the stored results");
+    eval->add_flag("--list-interventions", e->list,
+                   "Only print the interventions that apply to the run, one per line");
     addCommonOptions(eval, e->args);
     table.add(eval, [e] {
+        if (e->list) {
+            const auto info = engine::readRunInfo(engine::locateRunFile(e->args.run));
+            for (const auto& n : engine::applicableInterventions(
+                     engine::storedRunConfig(info.configYaml, info.path)))
+                std::printf("%s\n", n.c_str());
+            return 0;
+        }
         return e->show ? printEvaluations(e->args.run) : runEval(e->args, e->options);
     });
 
@@ -260,10 +281,13 @@ void addAnalysisCommands(CLI::App& app, CommandTable& table)
                       "stored")->capture_default_str()->check(inRange(0, 1e3));
     probe->add_option("--map-max-tokens", o.mapMaxTokens, "Store full maps up to this prompt "
                       "length")->capture_default_str()->check(inRange(0, 2e5));
+    probe->add_option("--intervention", o.intervention,
+                      "Probe under one training-free length extension (docs/interventions.md), "
+                      "e.g. lambda or window:local=train; stored beside the plain results");
     addCommonOptions(probe, p->args);
     table.add(probe, [p] {
         if (p->show)
-            return printProbes(p->args.run);
+            return printProbes(p->args.run, p->options.intervention);
         if (p->all)
             p->options.selectAll();
         return runProbe(p->args, p->options);

@@ -18,7 +18,7 @@ struct AnalysisArgs {
 int runEval(const AnalysisArgs& args, engine::EvalOptions options);
 int runProbe(const AnalysisArgs& args, engine::ProbeOptions options);
 /// Prints a summary of every stored probe of a run.
-int printProbes(const std::string& run);
+int printProbes(const std::string& run, const std::string& intervention = "");
 int runImport(const std::string& json, const std::string& run, const std::string& label);
 /// Prints every stored evaluation of a run: per method, the model's and baselines' mean at a
 /// few positions.

@@ -41,7 +41,13 @@ std::string sweepTable(const engine::SweepAggregate& aggregate, const std::strin
         return {};
     const bool accuracy = rows.front().set->classification;
     const std::string what = accuracy ? "accuracy" : "error";
-    std::vector<std::string> header = aggregate.groupBy;
+    // Interventions (docs/interventions.md) are one more column after the sweep's axes.
+    std::vector<std::string> keys = aggregate.groupBy;
+    for (const auto& r : rows)
+        for (const auto& [k, v] : r.set->groupAxes)
+            if (k == "intervention" && std::find(keys.begin(), keys.end(), k) == keys.end())
+                keys.push_back(k);
+    std::vector<std::string> header = keys;
     if (header.empty())
         header.push_back("group");
     header.insert(header.end(), {"seeds", "band", what + " at train length", what + " at longest"});
@@ -49,10 +55,10 @@ std::string sweepTable(const engine::SweepAggregate& aggregate, const std::strin
     std::vector<std::vector<std::string>> csv;
     for (const auto& r : rows) {
         std::vector<std::string> cells;
-        if (aggregate.groupBy.empty())
+        if (keys.empty())
             cells.push_back(r.set->group);
-        for (const auto& key : aggregate.groupBy) {
-            std::string v;
+        for (const auto& key : keys) {
+            std::string v = key == "intervention" ? "none" : "";
             for (const auto& [k, val] : r.set->groupAxes)
                 if (k == key)
                     v = val;

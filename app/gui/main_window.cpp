@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include <QPushButton>
 #include <QAction>
 #include <QApplication>
 #include <QCloseEvent>
@@ -66,6 +67,10 @@ MainWindow::MainWindow(const StudioOptions& options, QWidget* parent) : QMainWin
     m_probes->setComputeAction(tr("Probe this run"),
                                tr("Attention, duplicated-example and serial-position probes (runs "
                                   "in the background; Analysis ▸ Probe)"));
+    connect(m_eval->addRunButton(tr("With interventions…"),
+                                 tr("Evaluate under training-free length extensions (PI, YaRN, Λ-mask, "
+                                    "windows, truncation, …), each overlaid on the untouched model")),
+            &QPushButton::clicked, this, &MainWindow::evaluateWithInterventions);
     m_attention = new ui::AttentionView;
     m_compare = new ui::CompareView;
     m_tabs = new QTabWidget;
@@ -234,6 +239,10 @@ void MainWindow::buildMenus()
                         &MainWindow::evaluateOpenRun);
     analysis->addAction(tr("&Probe open run (attention, attacks, serial position)"), this,
                         &MainWindow::probeOpenRun);
+    analysis->addAction(tr("Evaluate with &interventions…"), QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_E),
+                        this, &MainWindow::evaluateWithInterventions);
+    analysis->addAction(tr("Probe attention under an i&ntervention…"), this,
+                        &MainWindow::probeWithIntervention);
     analysis->addAction(tr("Export &all figures of the open run…"), this, [this] {
         const QString openRun = m_run.runFile();
         if (openRun.isEmpty())

@@ -58,6 +58,14 @@ public:
     void train(const ui::TrainRequest& request);
     void evaluateOpenRun();
     void probeOpenRun();
+    /// Asks which interventions (docs/interventions.md) that apply to the open run to evaluate
+    /// or to probe the attention under, then queues the job (intervention_actions.cpp).
+    void evaluateWithInterventions();
+    void probeWithIntervention();
+    /// The same without the dialog: queues an evaluation of `methods` with these specs.
+    void evaluateOpenRunWith(const QStringList& interventions, const QStringList& methods);
+    /// Queues the attention probe of the open run under one intervention.
+    void probeOpenRunUnder(const QString& intervention);
     /// Continues a stopped or interrupted run in the worker (the Train tab's Resume).
     void resumeRun(const QString& runFile);
     /// Overlays these runs' evaluation curves in the Compare tab.

@@ -16,6 +16,8 @@
 #include "attention_view.h"
 #include "compare_view.h"
 #include "figure_builder.h"
+#include "intervention_dialog.h"
+#include <QCheckBox>
 #include "lengen/engine/analysis.h"
 #include "lengen/engine/probes.h"
 #include "lengen/engine/run_file.h"
@@ -64,6 +66,7 @@ private Q_SLOTS:
     void trainingOverlayDrawsOtherRuns();
     void sweepsViewFollowsTheCellsAndDrawsTheGrid();
     void aRunKeepsItsColourAcrossViews();
+    void interventionsBesideTheUntouchedModel();
 
 private:
     std::string m_runs, m_rope, m_nope, m_ropeSeed2;
@@ -327,6 +330,76 @@ void TestViews::sweepsViewFollowsTheCellsAndDrawsTheGrid()
     const QString png = tmp.filePath("grid.png");
     QVERIFY2(view.exportTo(png, 72, &error), qPrintable(error));
     QVERIFY(QFileInfo(png).size() > 1000);
+}
+
+void TestViews::interventionsBesideTheUntouchedModel()
+{
+    // Issue 30: evaluated and probed under interventions, the views show them over (Evaluation)
+    // and beside (Attention) the untouched model.
+    engine::RunControl control;
+    Silent silent;
+    engine::EvalOptions e;
+    e.methods = {"ood_length"};
+    e.prompts = 8;
+    e.oodFactor = 3;
+    e.common.bootstrapTrials = 10;
+    e.common.device = "cpu";
+    e.interventions = {"window", "truncate"};
+    engine::evaluateRun(m_nope, e, control, silent);
+    engine::ProbeOptions p;
+    p.attention = true;
+    p.attentionPrompts = 2;
+    p.longPoints = 12;
+    p.common.bootstrapTrials = 10;
+    p.common.device = "cpu";
+    engine::probeRun(m_nope, p, control, silent);
+    p.intervention = "window:local=6";
+    engine::probeRun(m_nope, p, control, silent);
+
+    std::vector<std::string> names;
+    for (const auto& f : figures::availableFigures(m_nope))
+        names.push_back(f.name);
+    QVERIFY(std::find(names.begin(), names.end(), "ood_length+window") != names.end());
+    const auto fig = figures::makeFigure(m_nope, "ood_length");
+    QVERIFY(fig.plot);
+    int dashed = 0;
+    for (const auto& sr : fig.plot->series)
+        if (sr.name == "NoPE + window" || sr.name == "NoPE + truncate") {
+            QVERIFY(sr.dashed);
+            QVERIFY(!sr.color.empty());
+            ++dashed;
+        }
+    QCOMPARE(dashed, 2);
+    const auto one = figures::makeFigure(m_nope, "ood_length+window");
+    QVERIFY(QString::fromStdString(one.plot->title).contains("under window (local=14)"));
+
+    ui::AttentionView view;
+    view.resize(1200, 700);
+    view.setRun(QString::fromStdString(m_nope));
+    QVERIFY(view.interventions().contains("window:local=6"));
+    QVERIFY(!view.interventionHeatmap());
+    view.setIntervention("window:local=6");
+    QVERIFY(view.interventionHeatmap());
+    QVERIFY(!view.interventionPlot()->isHidden());
+    const auto& h = *view.interventionHeatmap();
+    QVERIFY2(QString::fromStdString(h.title).contains("+ window:local=6"), h.title.c_str());
+    // Row 13 sees keys 8..13 only: the window's edge is in the map, unlike the untouched one.
+    const auto& plain = *view.heatmap();
+    QCOMPARE(h.rows, plain.rows);
+    const auto at = [&](const plots::HeatmapSpec& m, int r, int c) { return m.values[size_t(r * m.cols + c)]; };
+    QCOMPARE(at(h, 13, 0), 0.0f);
+    QVERIFY(at(h, 13, 8) > 0);
+    QVERIFY(at(plain, 13, 0) > 0);
+    view.setIntervention(QString());
+    QVERIFY(view.interventionPlot()->isHidden());
+
+    // The dialog lists what applies (here a Mamba run's list) and takes extra specs.
+    ui::InterventionDialog dialog(ui::InterventionDialog::Mode::Evaluate, "run",
+                                  {"none", "truncate", "segments", "mamba_dt"});
+    QCOMPARE(dialog.findChildren<QCheckBox*>().size(), 3 + 2);  // interventions + 2 methods
+    dialog.choose({"truncate", "yarn:factor=4"});
+    QCOMPARE(dialog.interventions(), (QStringList{"truncate", "yarn:factor=4"}));
+    QCOMPARE(dialog.methods(), (QStringList{"standard", "ood_length"}));
 }
 
 QTEST_MAIN(TestViews)

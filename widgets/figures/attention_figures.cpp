@@ -42,13 +42,14 @@ void checkSelection(const engine::AttentionSetting& s, const MapSelection& m)
 
 // Rows [r0, r1) x columns [c0, c1) of one head's map, or the mean over heads (head -1).
 std::vector<float> readTile(const std::string& run, const engine::AttentionSetting& s, int prompt,
-                            int layer, int head, int r0, int r1, int c0, int c1)
+                            int layer, int head, int r0, int r1, int c0, int c1,
+                            const std::string& intervention = "")
 {
     if (head >= 0)
-        return engine::readAttentionTile(run, s.name, prompt, layer, head, r0, r1, c0, c1);
+        return engine::readAttentionTile(run, s.name, prompt, layer, head, r0, r1, c0, c1, intervention);
     std::vector<float> sum;
     for (int h = 0; h < s.heads; ++h) {
-        const auto t = engine::readAttentionTile(run, s.name, prompt, layer, h, r0, r1, c0, c1);
+        const auto t = engine::readAttentionTile(run, s.name, prompt, layer, h, r0, r1, c0, c1, intervention);
         if (sum.empty())
             sum.assign(t.size(), 0.f);
         for (size_t i = 0; i < t.size(); ++i)
@@ -119,9 +120,10 @@ plots::HeatmapSpec mapFigure(const std::string& run, const engine::AttentionSett
     const int layer = m.layer < 0 ? s.layers - 1 : m.layer;
     const int r1 = m.r1 < 0 ? s.tokens : m.r1, c1 = m.c1 < 0 ? s.tokens : m.c1;
     plots::HeatmapSpec h;
-    h.title = rf.info.positionEncoding + " - " + s.name + " - prompt " + std::to_string(m.prompt) +
-              ", layer " + std::to_string(layer) + ", " + headName(m.head);
-    h.values = readTile(run, s, m.prompt, layer, m.head, m.r0, r1, m.c0, c1);
+    h.title = rf.info.positionEncoding + (m.intervention.empty() ? "" : " + " + m.intervention) +
+              " - " + s.name + " - prompt " + std::to_string(m.prompt) + ", layer " +
+              std::to_string(layer) + ", " + headName(m.head);
+    h.values = readTile(run, s, m.prompt, layer, m.head, m.r0, r1, m.c0, c1, m.intervention);
     h.rows = r1 - m.r0;
     h.cols = c1 - m.c0;
     h.firstRow = m.r0;

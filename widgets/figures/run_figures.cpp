@@ -4,6 +4,7 @@
 #include <cmath>
 
 #include <filesystem>
+#include <map>
 
 #include "figure_export.h"
 #include "figures_internal.h"
@@ -71,6 +72,29 @@ FigureSpec evalFigure(const engine::EvalResult& r, const RunFacts& rf)
     if (r.nPoints - 1 > trainLengthK(r.trainPoints))  // only where the prompts go beyond it
         f.vlines.push_back({trainLengthK(r.trainPoints), "train length"});
     return f;
+}
+
+// One colour per intervention (the same in every figure), dashed: they read as variants of the
+// model's solid curve, apart from the baselines' palette colours.
+std::string interventionColor(const std::string& spec)
+{
+    static const std::map<std::string, std::string> colors = {
+        {"truncate", "#111111"}, {"segments", "#7f7f7f"}, {"pi", "#e377c2"},
+        {"ntk", "#8c564b"},      {"dynamic_ntk", "#bcbd22"}, {"yarn", "#9467bd"},
+        {"lambda", "#d62728"},   {"window", "#17becf"},   {"logit_scale", "#ff7f0e"},
+        {"mamba_dt", "#2ca02c"}, {"longheads", "#1f3b73"}};
+    const auto it = colors.find(spec.substr(0, spec.find(':')));
+    return it == colors.end() ? std::string("#444444") : it->second;
+}
+
+void addIntervention(FigureSpec& f, const engine::EvalResult& e)
+{
+    if (e.curves.empty())
+        return;
+    auto series = curveSeries(e.curves.front().label, e.curves.front().stats);
+    series.color = interventionColor(e.intervention);
+    series.dashed = true;
+    f.series.push_back(std::move(series));
 }
 
 const engine::ProbeGroup* group(const std::vector<engine::ProbeGroup>& all, const std::string& path)
@@ -280,6 +304,13 @@ std::vector<FigureInfo> availableFigures(const std::string& run)
     std::vector<FigureInfo> out{{"loss", "training loss and excess loss by step", FigureKind::Training}};
     for (const auto& r : engine::readEvaluations(run)) {
         const bool imported = r.source.rfind("metrics.json", 0) == 0;
+        if (!r.intervention.empty()) {  // beside the plain figure, which overlays them all
+            out.push_back({r.method + "+" + r.intervention,
+                           "error per position, " + r.method + ", under " + r.intervention +
+                               ", with the untouched model and baselines",
+                           FigureKind::Evaluation});
+            continue;
+        }
         out.push_back({(imported ? "imported/" : "") + r.method,
                        "error per position, " + r.method + ", with baselines" +
                            (imported ? " (imported)" : ""),
@@ -315,14 +346,29 @@ Figure makeFigure(const std::string& run, const std::string& name, const MapSele
         out.plot = lossFigure(run, rf);
         return out;
     }
-    for (const auto& r : engine::readEvaluations(run)) {
+    const auto evals = engine::readEvaluations(run);
+    for (const auto& r : evals) {
         const bool imported = r.source.rfind("metrics.json", 0) == 0;
+        if (!r.intervention.empty())
+            continue;
         if (name == (imported ? "imported/" : "") + r.method) {
             out.plot = evalFigure(r, rf);
+            if (!imported)  // every intervention of this method over it
+                for (const auto& e : evals)
+                    if (e.method == r.method && !e.intervention.empty())
+                        addIntervention(*out.plot, e);
             return out;
         }
+        for (const auto& e : evals)
+            if (!imported && e.method == r.method && !e.intervention.empty() &&
+                name == r.method + "+" + e.intervention) {
+                out.plot = evalFigure(r, rf);
+                addIntervention(*out.plot, e);
+                out.plot->title += " - under " + e.intervention + " (" + e.interventionParams + ")";
+                return out;
+            }
     }
-    for (const auto& s : engine::readAttentionSettings(run)) {
+    for (const auto& s : engine::readAttentionSettings(run, map.intervention)) {
         if (name == "attention/" + s.name)
             out.plot = attentionFigure(s, rf);
         else if (name == "avg_attention_score" && s.name == "long")

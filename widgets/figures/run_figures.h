@@ -40,6 +40,7 @@ struct MapSelection {
     int head = 0;             ///< -1 = the mean over heads
     int r0 = 0, r1 = -1;      ///< query rows [r0, r1); -1 = to the end
     int c0 = 0, c1 = -1;      ///< key columns
+    std::string intervention; ///< the map probed under this intervention; "" = as trained
 };
 
 /// A figure or a heatmap; exactly one is set.

@@ -24,7 +24,7 @@ std::string curveName(const engine::AggregateSet& s)
 {
     std::string name = s.curves.front().label;
     for (const auto& [k, v] : s.groupAxes)
-        if (k != "task" && k != "pe")
+        if (k != "task" && k != "pe" && k != "intervention")  // the label names these
             name += " " + k.substr(k.rfind('.') + 1) + "=" + v;
     return name;
 }

@@ -18,6 +18,7 @@
 #include <tuple>
 
 #include "attention_grid.h"
+#include "lengen/engine/analysis.h"
 #include "curve_interactions.h"
 #include "export_dialog.h"
 #include "figure_builder.h"
@@ -63,6 +64,12 @@ AttentionView::AttentionView(QWidget* parent) : QWidget(parent)
     m_gridButton->setCheckable(true);
     m_gridButton->setToolTip(tr("Thumbnails of every layer and head of this prompt; click one to open it"));
     bar->addWidget(m_gridButton);
+    m_intervention = new QComboBox;
+    m_intervention->setObjectName(QStringLiteral("intervention"));
+    m_intervention->setToolTip(tr("Show the map probed under a training-free length extension beside the "
+                                  "untouched one (Analysis ▸ Probe under an intervention…)"));
+    bar->addWidget(new QLabel(tr("beside:")));
+    bar->addWidget(m_intervention);
     auto* exportButton = new QPushButton(tr("Export…"));
     exportButton->setToolTip(tr("The loaded tile: PNG, SVG, PDF, or CSV of its cells"));
     bar->addWidget(exportButton);
@@ -102,8 +109,14 @@ AttentionView::AttentionView(QWidget* parent) : QWidget(parent)
     // keeps both parts readable in a small window (the map is drawn to fit any height).
     m_row->setMinimumHeight(170);
     m_plot->setMinimumHeight(220);
+    m_editPlot = new QCustomPlot;
+    m_editPlot->setMinimumHeight(220);
+    m_editPlot->hide();
+    auto* maps = new QSplitter(Qt::Horizontal);  // the untouched map, then the intervention's
+    maps->addWidget(m_plot);
+    maps->addWidget(m_editPlot);
     auto* mapPage = new QSplitter(Qt::Vertical);
-    mapPage->addWidget(m_plot);
+    mapPage->addWidget(maps);
     mapPage->addWidget(rowBox);
     mapPage->setStretchFactor(0, 3);
     mapPage->setStretchFactor(1, 1);
@@ -121,6 +134,7 @@ AttentionView::AttentionView(QWidget* parent) : QWidget(parent)
     m_reload->setInterval(150);  // after a pan or zoom settles
     connect(m_reload, &QTimer::timeout, this, &AttentionView::loadVisibleTile);
     connect(m_setting, &QComboBox::currentIndexChanged, this, &AttentionView::onSelection);
+    connect(m_intervention, &QComboBox::currentIndexChanged, this, [this] { loadVisibleTile(); });
     for (auto* box : {m_layer, m_head})
         connect(box, &QSpinBox::valueChanged, this, [this] { loadVisibleTile(); });
     connect(m_prompt, &QSpinBox::valueChanged, this, [this] {
@@ -175,6 +189,19 @@ void AttentionView::setRun(const QString& runFile)
     } catch (const std::exception& e) {
         Q_EMIT statusMessage(QString::fromUtf8(e.what()));
     }
+    {
+        const QString keep = m_intervention->currentData().toString();
+        const QSignalBlocker blockEdit(m_intervention);
+        m_intervention->clear();
+        m_intervention->addItem(tr("none"), QString());
+        try {
+            if (!runFile.isEmpty())
+                for (const auto& spec : engine::analysisContents(runFile.toStdString()).probeInterventions)
+                    m_intervention->addItem(QString::fromStdString(spec), QString::fromStdString(spec));
+        } catch (const std::exception&) {  // the settings' read above reported a damaged file
+        }
+        m_intervention->setCurrentIndex(std::max(0, m_intervention->findData(keep)));
+    }
     onSelection();
 }
 
@@ -190,6 +217,8 @@ void AttentionView::onSelection()
         m_tile = QRect();
         m_plot->clearPlottables();
         m_plot->replot();
+        m_editHeatmap.reset();
+        m_editPlot->hide();
         m_row->clearPlottables();
         m_row->replot();
         m_grid->show(QString(), QString(), 0, false);
@@ -265,6 +294,7 @@ void AttentionView::loadVisibleTile()
         m_plot->axisRect()->axis(QCPAxis::atBottom)->setRange(xr);
         m_plot->axisRect()->axis(QCPAxis::atLeft)->setRange(yr);
         m_plot->replot(QCustomPlot::rpQueuedReplot);
+        loadInterventionTile(m, xr, yr);
         m_tile = QRect(c0, r0, c1 - c0, r1 - r0);
         Q_EMIT statusMessage(tr("Attention map: queries %1–%2, keys %3–%4 loaded")
                                  .arg(r0).arg(r1 - 1).arg(c0).arg(c1 - 1));

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "figure_spec.h"
+#include "run_figures.h"
 
 #include "lengen/engine/probes.h"
 
@@ -20,6 +21,7 @@ class QStackedLayout;
 class QToolButton;
 class QComboBox;
 class QCustomPlot;
+class QCPRange;
 class QLabel;
 class QSpinBox;
 class QTimer;
@@ -66,6 +68,14 @@ public:
     void showGrid(bool on);
     bool gridShown() const;
     AttentionGrid* grid() const { return m_grid; }
+    /// Interventions with stored maps ("" first: none); choosing one shows its map of the same
+    /// tile beside the untouched one (docs/interventions.md).
+    QStringList interventions() const;
+    void setIntervention(const QString& spec);
+    QString intervention() const;
+    /// The intervention's tile as drawn beside the map (empty when none is chosen or stored).
+    const std::optional<plots::HeatmapSpec>& interventionHeatmap() const { return m_editHeatmap; }
+    QCustomPlot* interventionPlot() const { return m_editPlot; }
 
 Q_SIGNALS:
     void statusMessage(QString message);
@@ -77,7 +87,11 @@ private:
     void drawRow();
     void refreshGrid();
 
+    void loadInterventionTile(const figures::MapSelection& m, const QCPRange& xr, const QCPRange& yr);
     QString m_run;
+    QComboBox* m_intervention = nullptr;
+    QCustomPlot* m_editPlot = nullptr;
+    std::optional<plots::HeatmapSpec> m_editHeatmap;
     std::vector<engine::AttentionSetting> m_settings;
     QComboBox* m_setting;
     QSpinBox *m_prompt, *m_layer, *m_head, *m_query;

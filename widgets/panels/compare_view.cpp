@@ -75,7 +75,7 @@ plots::FigureSpec compareFigure(const QStringList& runFiles, const std::string& 
         const auto info = engine::readRunInfo(engine::locateRunFile(run.toStdString()));
         bool found = false;
         for (const auto& r : engine::readEvaluations(run.toStdString())) {
-            if (r.method != method || r.source != "lengen" || r.curves.empty())
+            if (r.method != method || r.source != "lengen" || !r.intervention.empty() || r.curves.empty())
                 continue;
             found = true;
             if (group != CompareGroup::EachRun) {

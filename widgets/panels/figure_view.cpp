@@ -98,6 +98,16 @@ void FigureView::setComputeAction(const QString& label, const QString& toolTip)
     m_compute->setEnabled(!m_run.isEmpty());
 }
 
+QPushButton* FigureView::addRunButton(const QString& label, const QString& toolTip)
+{
+    auto* b = new QPushButton(label);
+    b->setToolTip(toolTip);
+    b->setEnabled(!m_run.isEmpty());
+    m_bar->insertWidget(int(m_runButtons.size()) + (m_compute ? 1 : 0), b);
+    m_runButtons << b;
+    return b;
+}
+
 QStringList FigureView::figureNames() const
 {
     QStringList out;
@@ -122,6 +132,8 @@ void FigureView::setRun(const QString& runFile)
     m_run = runFile;
     if (m_compute)
         m_compute->setEnabled(!m_run.isEmpty());
+    for (auto* b : m_runButtons)
+        b->setEnabled(!m_run.isEmpty());
     {
         const QSignalBlocker block(m_choice);
         m_choice->clear();

@@ -52,6 +52,9 @@ public:
     /// Adds a button to the bar (e.g. "Evaluate this run") that emits computeRequested; the
     /// window queues the job. Disabled while no run is open.
     void setComputeAction(const QString& label, const QString& toolTip);
+    /// One more such button (e.g. "Evaluate with interventions…"), after the first; the caller
+    /// connects its clicked(). Disabled while no run is open.
+    QPushButton* addRunButton(const QString& label, const QString& toolTip);
 
 Q_SIGNALS:
     void statusMessage(QString message);
@@ -76,6 +79,7 @@ private:
     QStringList m_sweepNames;
     QHBoxLayout* m_bar;
     QPushButton* m_compute = nullptr;
+    QList<QPushButton*> m_runButtons;
     std::optional<plots::FigureSpec> m_spec;
 };
 

@@ -34,7 +34,8 @@ void writeFloats(hid_t loc, const std::string& name, const std::vector<float>& v
 }
 
 // Full maps [prompts, layers, heads, T, T] of the first `count` prompts of the setting.
-void storeMaps(ProbeContext& ctx, io::AnalysisWriter& maps, const Setting& s,
+void storeMaps(ProbeContext& ctx, const model::Intervention* edit, io::AnalysisWriter& maps,
+               const Setting& s,
                const torch::Tensor& xs, const torch::Tensor& ys, int count)
 {
     const auto& cfg = ctx.run.config;
@@ -54,6 +55,7 @@ void storeMaps(ProbeContext& ctx, io::AnalysisWriter& maps, const Setting& s,
         opt.returnAttention = true;
         opt.attentionType = torch::kHalf;
         opt.queryChunk = plan.queryChunk;
+        opt.intervention = edit;
         auto res = ctx.run.model->forward(xs.slice(0, p, p + 1).to(ctx.run.device),
                                           ys.slice(0, p, p + 1).to(ctx.run.device), opt);
         for (hsize_t l = 0; l < layers; ++l) {
@@ -81,9 +83,10 @@ bool runAttentionProbe(ProbeContext& ctx)
     auto functions = sampler.sample(gen);  // one set of functions for every setting (§7)
 
     io::AnalysisWriter writer(ctx.analysisFile, ctx.run.info.runId);
-    const auto mapsFile = (fs::path(ctx.analysisFile).parent_path() / "attention_maps.h5").string();
+    const auto mapsName = attentionMapsName(ctx.intervention.isNone() ? "" : ctx.intervention.text());
+    const auto mapsFile = (fs::path(ctx.analysisFile).parent_path() / mapsName).string();
     io::AnalysisWriter maps(mapsFile, ctx.run.info.runId, /*startEmpty=*/true);
-    writer.group("probes/attention", /*fresh=*/true).reset();
+    writer.group(ctx.root + "/attention", /*fresh=*/true).reset();
     for (size_t si = 0; si < settings.size(); ++si) {
         const auto& s = settings[si];
         if (!ctx.control->shouldContinue())
@@ -97,6 +100,9 @@ bool runAttentionProbe(ProbeContext& ctx)
         }
         ctx.observer->onProgress("attention: " + s.name, static_cast<std::int64_t>(si),
                                  static_cast<std::int64_t>(settings.size()));
+        const auto resolved = resolveIntervention(ctx.intervention, cfg, s.points);
+        const model::Intervention* edit =
+            resolved.level == ResolvedIntervention::Level::Model ? &resolved.model : nullptr;
         auto xs = s.tiled ? functions->sampleXs(n, dims, gen).repeat({1, 4, 1})
                           : functions->sampleXs(s.points, dims, gen);   // [P, N, D]
         auto ys = functions->evaluate(xs);
@@ -109,6 +115,7 @@ bool runAttentionProbe(ProbeContext& ctx)
             opt.returnAttention = true;
             opt.attentionRows = torch::tensor({q}, torch::kLong);
             opt.queryChunk = plan.queryChunk;
+            opt.intervention = edit;
             auto res = ctx.run.model->forward(xs.slice(0, b0, b1).to(ctx.run.device),
                                               ys.slice(0, b0, b1).to(ctx.run.device), opt);
             std::vector<torch::Tensor> layers;
@@ -123,7 +130,7 @@ bool runAttentionProbe(ProbeContext& ctx)
         auto yAtt = all.index_select(3, yKeys).mean(2).mean(0).contiguous();  // [L, N]
 
         io::H5Lock lock(io::h5Mutex());
-        auto g = writer.group("probes/attention/" + s.name, true);
+        auto g = writer.group(ctx.root + "/attention/" + s.name, true);
         const auto& path = writer.path();
         const std::vector<hsize_t> shape{hsize_t(l), hsize_t(h), hsize_t(t)};
         writeFloats(g.id(), "last_query_mean", floats(st.mean), shape, path);
@@ -143,8 +150,8 @@ bool runAttentionProbe(ProbeContext& ctx)
         io::writeAttribute(g.id(), "model", modelKey(cfg), path);
         io::writeAttribute(g.id(), "seed", o.common.seed, path);
         if (mapCount > 0) {
-            io::writeAttribute(g.id(), "maps_file", std::string("attention_maps.h5"), path);
-            storeMaps(ctx, maps, s, xs, ys, mapCount);
+            io::writeAttribute(g.id(), "maps_file", mapsName, path);
+            storeMaps(ctx, edit, maps, s, xs, ys, mapCount);
         }
     }
     maps.commit();

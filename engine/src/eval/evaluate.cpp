@@ -2,6 +2,7 @@
 // at the training length and beyond (reference §6), stored in analysis.h5 under
 // /eval/<method>/<model>. Prompts come from one seeded CPU generator per method.
 
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <ctime>
@@ -11,6 +12,7 @@
 #include "data/tasks.h"
 #include "eval/baselines.h"
 #include "eval/eval_methods.h"
+#include "eval/interventions.h"
 #include "eval/model_runner.h"
 #include "eval/statistics.h"
 #include "io/analysis_store.h"
@@ -35,13 +37,13 @@ struct Provenance {
     }
 };
 
-bool alreadyStored(const std::string& analysis, const std::string& method, const Provenance& want)
+bool alreadyStored(const std::string& analysis, const std::string& group, const Provenance& want)
 {
     if (!fs::exists(analysis))
         return false;
     auto file = io::openAnalysis(analysis);
     io::H5Lock lock(io::h5Mutex());
-    const std::string g = "eval/" + method;
+    const std::string& g = group;
     if (!io::exists(file.id(), g))
         return false;
     auto grp = io::openGroup(file.id(), g, analysis);
@@ -54,6 +56,22 @@ bool alreadyStored(const std::string& analysis, const std::string& method, const
     have.baselines = io::intAttr(grp.id(), "baselines", -1, analysis);
     return have == want;
 }
+
+// One unit of work: a method under an intervention (or none). Each is stored on its own, so an
+// interrupted evaluation keeps every unit that finished.
+struct Unit {
+    const eval::MethodSpec* method = nullptr;
+    InterventionSpec spec;  // none = the plain evaluation, with the baselines
+    std::string group() const
+    {
+        return spec.isNone() ? "eval/" + method->name
+                             : "interventions/" + spec.text() + "/" + method->name;
+    }
+    std::string name() const
+    {
+        return spec.isNone() ? method->name : method->name + "+" + spec.text();
+    }
+};
 
 struct MethodMetrics {
     std::vector<std::string> keys, labels;         // transformer first, then baselines
@@ -82,24 +100,49 @@ EvalSummary evaluateRun(const std::string& run, const EvalOptions& options, RunC
                                              : std::vector<eval::BaselineSpec>{};
     const bool referenceCompat = cfg.compat == CompatMode::Reference;
     const std::int64_t dims = cfg.inputDims();
+    // Every intervention is checked against the run before anything runs (exit 2).
+    std::vector<InterventionSpec> specs{InterventionSpec{"none", {}}};
+    std::vector<std::string> texts;
+    for (const auto& text : options.interventions)  // `all`: every one that applies here
+        if (text == "all") {
+            const auto all = applicableInterventions(cfg);
+            texts.insert(texts.end(), all.begin(), all.end());
+        } else {
+            texts.push_back(text);
+        }
+    for (const auto& text : texts)
+        for (auto& spec : parseInterventions(text)) {
+            eval::resolveIntervention(spec, cfg, cfg.trainPoints() * options.oodFactor);
+            if (std::none_of(specs.begin(), specs.end(), [&](const auto& s) { return s.text() == spec.text(); }))
+                specs.push_back(spec);
+        }
+    std::vector<Unit> units;
+    for (const auto& method : methods)
+        for (const auto& spec : specs)
+            units.push_back(Unit{&method, spec});
 
     EvalSummary summary;
     summary.analysisFile = analysisFileFor(run);
     const double budget = eval::forwardBudgetBytes(loaded.device, options.common.memoryBudgetMiB);
     int stage = 0;
-    for (const auto& method : methods) {
-        observer.onStage(stage++, int(methods.size()), method.name);
+    for (const auto& unit : units) {
+        const auto& method = *unit.method;
+        const bool plain = unit.spec.isNone();
+        observer.onStage(stage++, int(units.size()), unit.name());
         const std::int64_t n = cfg.trainPoints() * (method.isLong() ? options.oodFactor : 1);
+        const auto edit = eval::resolveIntervention(unit.spec, cfg, n);
+        const bool withBaselines = plain && options.baselines;
         Provenance prov{loaded.checkpointStep, options.common.seed, options.prompts, n,
-                        options.common.bootstrapTrials, options.baselines ? 1 : 0};
-        if (!options.common.force && alreadyStored(summary.analysisFile, method.name, prov)) {
-            summary.skipped.push_back(method.name);
+                        options.common.bootstrapTrials, withBaselines ? 1 : 0};
+        if (!options.common.force && alreadyStored(summary.analysisFile, unit.group(), prov)) {
+            summary.skipped.push_back(unit.name());
             continue;
         }
-        if (cfg.model.backbone == Backbone::Gpt2 && 2 * n > cfg.model.maxPositionEmbeddings) {
-            observer.onWarning(method.name + ": skipped, GPT-2 has learned positions for " +
+        const auto tokens = edit.forwardTokens(n);
+        if (cfg.model.backbone == Backbone::Gpt2 && tokens > cfg.model.maxPositionEmbeddings) {
+            observer.onWarning(unit.name() + ": skipped, GPT-2 has learned positions for " +
                                std::to_string(cfg.model.maxPositionEmbeddings) + " tokens and " +
-                               "this method needs " + std::to_string(2 * n));
+                               "this method needs " + std::to_string(tokens));
             continue;
         }
         auto gen = at::make_generator<at::CPUGeneratorImpl>(eval::methodSeed(options.common.seed,
@@ -109,8 +152,8 @@ EvalSummary evaluateRun(const std::string& run, const EvalOptions& options, RunC
                                                  loaded.device.is_cuda());
         MethodMetrics mm;
         mm.keys.push_back(eval::modelKey(cfg));
-        mm.labels.push_back(eval::modelKey(cfg));
-        for (const auto& b : baselines) {
+        mm.labels.push_back(plain ? eval::modelKey(cfg) : eval::modelKey(cfg) + " + " + unit.spec.text());
+        for (const auto& b : withBaselines ? baselines : std::vector<eval::BaselineSpec>{}) {
             mm.keys.push_back(b.key);
             mm.labels.push_back(b.label);
         }
@@ -132,15 +175,16 @@ EvalSummary evaluateRun(const std::string& run, const EvalOptions& options, RunC
             auto ys = referenceCompat ? sampler.sample(gen)->evaluate(xs) : functions->evaluate(xs);
             if (method.kind == eval::MethodSpec::Kind::ScaleY)
                 ys = ys * method.scale;
-            observer.onProgress(method.name + ": " + mm.keys[0], bi, batches);
-            mm.parts[0].push_back(sampler.metric(eval::predict(loaded, xs, ys, plan), ys));
+            observer.onProgress(unit.name() + ": " + mm.keys[0], bi, batches);
+            mm.parts[0].push_back(
+                sampler.metric(eval::predictWith(loaded, xs, ys, plan, edit, budget), ys));
             for (size_t m = 1; m < mm.keys.size(); ++m)
                 mm.parts[m].push_back(sampler.metric(
                     eval::runBaseline(mm.keys[m], xs, ys, summary.lassoUnconverged), ys));
         }
-        observer.onProgress(method.name + ": aggregating", batches, batches);
+        observer.onProgress(unit.name() + ": aggregating", batches, batches);
         io::AnalysisWriter writer(summary.analysisFile, loaded.info.runId);
-        auto grp = writer.group("eval/" + method.name, /*fresh=*/true);
+        auto grp = writer.group(unit.group(), /*fresh=*/true);
         {
             io::H5Lock lock(io::h5Mutex());
             const auto& p = writer.path();
@@ -152,7 +196,11 @@ EvalSummary evaluateRun(const std::string& run, const EvalOptions& options, RunC
             io::writeAttribute(grp.id(), "dims", dims, p);
             io::writeAttribute(grp.id(), "bootstrap_trials",
                                std::int64_t{options.common.bootstrapTrials}, p);
-            io::writeAttribute(grp.id(), "baselines", std::int64_t{options.baselines ? 1 : 0}, p);
+            io::writeAttribute(grp.id(), "baselines", std::int64_t{withBaselines ? 1 : 0}, p);
+            if (!plain) {
+                io::writeAttribute(grp.id(), "intervention", unit.spec.text(), p);
+                io::writeAttribute(grp.id(), "parameters", edit.description, p);
+            }
             io::writeAttribute(grp.id(), "batch_size", std::int64_t{options.batchSize}, p);
             io::writeAttribute(grp.id(), "classification", std::int64_t{cfg.isClassification()}, p);
             const double s = method.kind == eval::MethodSpec::Kind::ScaleY ? method.scale : 1.0;
@@ -177,7 +225,7 @@ EvalSummary evaluateRun(const std::string& run, const EvalOptions& options, RunC
         }
         grp.reset();
         writer.commit();
-        summary.computed.push_back(method.name);
+        summary.computed.push_back(unit.name());
     }
     if (summary.lassoUnconverged > 0)
         observer.onWarning("Lasso did not converge within max_iter on " +

@@ -89,13 +89,14 @@ double forwardBudgetBytes(const torch::Device& device, double requestedMiB)
 }
 
 torch::Tensor predict(LoadedRun& run, const torch::Tensor& xs, const torch::Tensor& ys,
-                      const ForwardPlan& plan)
+                      const ForwardPlan& plan, const model::Intervention* edit)
 {
     torch::NoGradGuard noGrad;
     const auto b = xs.size(0);
     std::vector<torch::Tensor> parts;
     model::ForwardOptions opt;
     opt.queryChunk = plan.queryChunk;
+    opt.intervention = edit;
     for (std::int64_t b0 = 0; b0 < b; b0 += plan.microBatch) {
         const auto b1 = std::min(b, b0 + plan.microBatch);
         auto x = xs.slice(0, b0, b1).to(run.device), y = ys.slice(0, b0, b1).to(run.device);

@@ -44,9 +44,10 @@ ForwardPlan planForward(const RunConfig& config, std::int64_t batch, std::int64_
 /// budget is capped there too (the planner's estimate leaves out the allocator's slack).
 double forwardBudgetBytes(const torch::Device& device, double requestedMiB);
 
-/// Model predictions [B, N] (CPU float32) for xs [B, N, D], ys [B, N] (CPU), following `plan`.
+/// Model predictions [B, N] (CPU float32) for xs [B, N, D], ys [B, N] (CPU), following `plan`,
+/// optionally under a forward-level intervention (eval/interventions.h for all of them).
 torch::Tensor predict(LoadedRun& run, const torch::Tensor& xs, const torch::Tensor& ys,
-                      const ForwardPlan& plan);
+                      const ForwardPlan& plan, const model::Intervention* edit = nullptr);
 
 /// Run display name as the reference's legends write it ("RoPE", "ALiBi", "Mamba", ...).
 std::string modelKey(const RunConfig& config);

@@ -39,7 +39,10 @@ torch::Tensor predictWithinBudget(ProbeContext& ctx, const torch::Tensor& xs, co
 {
     const auto plan = planForward(ctx.run.config, xs.size(0), 2 * xs.size(1), ctx.budgetBytes,
                                   ctx.run.device.is_cuda());
-    return predict(ctx.run, xs, ys, plan);
+    if (ctx.intervention.isNone())
+        return predict(ctx.run, xs, ys, plan);
+    const auto edit = resolveIntervention(ctx.intervention, ctx.run.config, xs.size(1));
+    return predictWith(ctx.run, xs, ys, plan, edit, ctx.budgetBytes);
 }
 
 }  // namespace lengen::engine::eval

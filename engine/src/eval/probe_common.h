@@ -7,6 +7,7 @@
 #include <map>
 #include <string>
 
+#include "eval/interventions.h"
 #include "eval/model_runner.h"
 #include "io/analysis_store.h"
 #include "lengen/engine/probes.h"
@@ -21,6 +22,8 @@ struct ProbeContext {
     std::string analysisFile;
     double budgetBytes = 0;
     std::map<std::string, double> params;  ///< sizes stored with every group (test_length, ...)
+    InterventionSpec intervention{"none", {}};  ///< resolved per prompt length
+    std::string root = "probes";             ///< probeRoot(intervention)
 };
 
 /// Attributes of every probe group: provenance and the sizes a figure needs.

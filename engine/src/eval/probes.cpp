@@ -6,6 +6,7 @@
 
 #include "data/tasks.h"
 #include "eval/eval_methods.h"
+#include "eval/interventions.h"
 #include "eval/probe_common.h"
 #include "eval/probe_layouts.h"
 #include "eval/statistics.h"
@@ -47,7 +48,7 @@ ProbeCurve curveOf(const std::string& name, const torch::Tensor& metric, at::Gen
 void storeGroup(ProbeContext& ctx, const std::string& groupPath, const std::vector<ProbeCurve>& curves)
 {
     io::AnalysisWriter writer(ctx.analysisFile, ctx.run.info.runId);
-    auto g = writer.group("probes/" + groupPath, /*fresh=*/true);
+    auto g = writer.group(ctx.root + "/" + groupPath, /*fresh=*/true);
     eval::writeProbeAttributes(g.id(), ctx, writer.path());
     std::string order;
     for (const auto& c : curves) {
@@ -158,6 +159,15 @@ ProbeSummary probeRun(const std::string& run, const ProbeOptions& options, RunCo
     ctx.analysisFile = analysisFileFor(run);
     ctx.budgetBytes = eval::forwardBudgetBytes(ctx.run.device, options.common.memoryBudgetMiB);
     const auto& cfg = ctx.run.config;
+    if (!options.intervention.empty()) {
+        const auto specs = parseInterventions(options.intervention);
+        if (specs.size() != 1)
+            throw Error(ErrorKind::Usage, "probe takes one intervention at a time, not '" +
+                                              options.intervention + "'");
+        ctx.intervention = specs.front();
+        eval::resolveIntervention(ctx.intervention, cfg, cfg.trainPoints());  // refuses early
+        ctx.root = probeRoot(ctx.intervention.isNone() ? "" : ctx.intervention.text());
+    }
     ProbeSummary summary;
     summary.analysisFile = ctx.analysisFile;
 
@@ -165,7 +175,13 @@ ProbeSummary probeRun(const std::string& run, const ProbeOptions& options, RunCo
     int stage = 0;
     if (options.attention) {
         observer.onStage(stage++, stages, "attention");
-        if (!ctx.run.model->hasAttention()) {
+        const bool promptLevel = ctx.intervention.name == "truncate" || ctx.intervention.name == "segments";
+        if (promptLevel) {
+            summary.skipped.push_back("attention (" + ctx.intervention.name +
+                                      " runs many short prompts: no single attention map)");
+            observer.onWarning("attention probe skipped under " + ctx.intervention.name +
+                               ": it runs many short prompts, with no single map to show");
+        } else if (!ctx.run.model->hasAttention()) {
             summary.skipped.push_back("attention (" + cfg.model.family + " has no attention)");
             observer.onWarning("attention probe skipped: the " + cfg.model.family +
                                " backbone has no attention weights");

@@ -11,6 +11,7 @@
 #include "lengen/engine/analysis.h"
 #include "lengen/engine/config.h"
 #include "lengen/engine/errors.h"
+#include "lengen/engine/interventions.h"
 #include "lengen/engine/run_file.h"
 
 namespace fs = std::filesystem;
@@ -46,6 +47,12 @@ EvalResult readMethod(hid_t parent, const std::string& method, const std::string
     r.zeroEstimator = io::doubleAttr(g.id(), "zero_estimator", r.dims, path);
     r.classification = io::intAttr(g.id(), "classification", 0, path) != 0;
     r.source = io::stringAttr(g.id(), "source", path);
+    if (io::hasAttribute(g.id(), "intervention")) {
+        r.intervention = io::stringAttr(g.id(), "intervention", path);
+        r.interventionParams = io::stringAttr(g.id(), "parameters", path);
+        if (r.intervention.empty())
+            throw bad("its intervention attribute is empty");
+    }
     for (const auto& key : io::readOrder(g.id(), path))
         r.curves.push_back(io::readCurve(g.id(), key, path));
     for (const auto& c : r.curves)
@@ -106,6 +113,37 @@ std::vector<EvalResult> readEvaluations(const std::string& run)
                 out.push_back(readMethod(g.id(), m, path));
         }
     }
+    if (io::exists(file.id(), "interventions")) {
+        auto all = io::openGroup(file.id(), "interventions", path);
+        const auto canonical = evalMethodsFor("linear_regression");
+        // Interventions in the documentation's order (then as written), not by name.
+        auto specs = io::memberNames(all.id());
+        const auto& names = interventionNames();
+        auto nameRank = [&](const std::string& spec) {
+            const auto name = spec.substr(0, spec.find(':'));
+            return std::find(names.begin(), names.end(), name) - names.begin();
+        };
+        std::stable_sort(specs.begin(), specs.end(), [&](const auto& a, const auto& b) {
+            return nameRank(a) < nameRank(b);
+        });
+        for (const auto& spec : specs) {
+            auto g = io::openGroup(all.id(), spec, path);
+            std::vector<EvalResult> these;
+            for (const auto& m : io::memberNames(g.id())) {
+                these.push_back(readMethod(g.id(), m, path));
+                if (these.back().intervention != spec)
+                    throw Error(ErrorKind::RunFile, "evaluation '" + m + "' under '" + spec +
+                                                        "' in " + path + " names the intervention '" +
+                                                        these.back().intervention + "' (damaged file)");
+            }
+            auto rank = [&](const EvalResult& r) {
+                return std::find(canonical.begin(), canonical.end(), r.method) - canonical.begin();
+            };
+            std::stable_sort(these.begin(), these.end(),
+                             [&](const auto& a, const auto& b) { return rank(a) < rank(b); });
+            out.insert(out.end(), these.begin(), these.end());
+        }
+    }
     return out;
 }
 
@@ -134,6 +172,11 @@ AnalysisContents analysisContents(const std::string& run)
     }
     if (io::exists(file.id(), "imported"))
         out.importedLabels = io::memberNames(io::openGroup(file.id(), "imported", path).id());
+    if (io::exists(file.id(), "interventions"))
+        out.interventions = io::memberNames(io::openGroup(file.id(), "interventions", path).id());
+    if (io::exists(file.id(), "intervention_probes"))
+        out.probeInterventions =
+            io::memberNames(io::openGroup(file.id(), "intervention_probes", path).id());
     return out;
 }
 

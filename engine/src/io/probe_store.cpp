@@ -1,5 +1,6 @@
 // Reading stored probe results (docs/analysis-format.md, /probes).
 
+#include <cctype>
 #include <filesystem>
 
 #include "io/analysis_store.h"
@@ -50,8 +51,26 @@ std::vector<float> readFloatsIn(hid_t g, const std::string& name, const std::str
 
 }  // namespace
 
-std::vector<ProbeGroup> readProbeGroups(const std::string& run)
+std::string probeRoot(const std::string& intervention)
 {
+    return intervention.empty() || intervention == "none" ? "probes"
+                                                          : "intervention_probes/" + intervention;
+}
+
+std::string attentionMapsName(const std::string& intervention)
+{
+    if (intervention.empty() || intervention == "none")
+        return "attention_maps.h5";
+    std::string safe = intervention;
+    for (auto& c : safe)
+        if (!std::isalnum(static_cast<unsigned char>(c)) && c != '=' && c != '.' && c != '-' && c != '_')
+            c = '_';
+    return "attention_maps." + safe + ".h5";
+}
+
+std::vector<ProbeGroup> readProbeGroups(const std::string& run, const std::string& intervention)
+{
+    const auto root = probeRoot(intervention);
     const auto path = analysisFileFor(run);
     std::vector<ProbeGroup> out;
     if (!fs::exists(path))
@@ -60,8 +79,8 @@ std::vector<ProbeGroup> readProbeGroups(const std::string& run)
     io::H5Lock lock(io::h5Mutex());
     for (const std::string groupPath : {"duplicated/count_sweep", "duplicated/inst_noise_target",
                                         "duplicated/instruction_position", "serial_position"}) {
-        const std::string full = "probes/" + groupPath;
-        if (!io::exists(file.id(), "probes") || !io::exists(file.id(), full))
+        const std::string full = root + "/" + groupPath;
+        if (!io::exists(file.id(), root) || !io::exists(file.id(), full))
             continue;
         auto g = io::openGroup(file.id(), full, path);
         ProbeGroup pg;
@@ -84,17 +103,19 @@ std::vector<ProbeGroup> readProbeGroups(const std::string& run)
     return out;
 }
 
-std::vector<AttentionSetting> readAttentionSettings(const std::string& run)
+std::vector<AttentionSetting> readAttentionSettings(const std::string& run,
+                                                   const std::string& intervention)
 {
+    const auto root = probeRoot(intervention);
     const auto path = analysisFileFor(run);
     std::vector<AttentionSetting> out;
     if (!fs::exists(path))
         return out;
     auto file = io::openAnalysis(path);
     io::H5Lock lock(io::h5Mutex());
-    if (!io::exists(file.id(), "probes") || !io::exists(io::openGroup(file.id(), "probes", path).id(), "attention"))
+    if (!io::exists(file.id(), root) || !io::exists(file.id(), root + "/attention"))
         return out;
-    auto att = io::openGroup(file.id(), "probes/attention", path);
+    auto att = io::openGroup(file.id(), root + "/attention", path);
     for (const auto& name : io::memberNames(att.id())) {
         auto g = io::openGroup(att.id(), name, path);
         AttentionSetting s;
@@ -127,9 +148,11 @@ std::vector<AttentionSetting> readAttentionSettings(const std::string& run)
 }
 
 std::vector<float> readAttentionTile(const std::string& run, const std::string& setting,
-                                     int prompt, int layer, int head, int r0, int r1, int c0, int c1)
+                                     int prompt, int layer, int head, int r0, int r1, int c0, int c1,
+                                     const std::string& intervention)
 {
-    const auto path = (fs::path(analysisFileFor(run)).parent_path() / "attention_maps.h5").string();
+    const auto path =
+        (fs::path(analysisFileFor(run)).parent_path() / attentionMapsName(intervention)).string();
     auto file = io::openAnalysis(path);
     io::H5Lock lock(io::h5Mutex());
     auto ds = io::openDataset(file.id(), setting + "/maps", path);

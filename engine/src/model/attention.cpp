@@ -43,12 +43,15 @@ bool useFusedAttention(const torch::Tensor& q)
 
 // Probabilities for query rows [r0, r1) over keys [0, r1): [B, heads, r1-r0, r1].
 torch::Tensor blockProbs(const torch::Tensor& q, const torch::Tensor& k, double scale,
-                         const RowBias& bias, std::int64_t r0, std::int64_t r1)
+                         const RowBias& bias, std::int64_t r0, std::int64_t r1,
+                         const ScoreEdit& edit)
 {
     auto causal = causalMask(q.size(2), q.device()).slice(0, r0, r1).slice(1, 0, r1);
     auto qs = q.slice(2, r0, r1), ks = k.slice(2, 0, r1);
     auto scores = batchedMatmul(qs * scale, ks, false, true);        // [B, h, r1-r0, r1]
     auto b = bias ? bias(r0, r1) : torch::Tensor();
+    if (edit)  // an intervention: logits first, then its changes, then causality
+        return torch::softmax(edit(b.defined() ? scores + b : scores, r0, r1) + causal, -1);
     return torch::softmax(scores + (b.defined() ? b + causal : causal), -1);
 }
 
@@ -68,16 +71,17 @@ void captureRows(torch::Tensor& kept, const torch::Tensor& rows, const torch::Te
 
 torch::Tensor attendCausal(const torch::Tensor& q, const torch::Tensor& k, const torch::Tensor& v,
                            double scale, const RowBias& bias, AttentionTap* tap,
-                           const std::function<torch::Tensor(const torch::Tensor&)>& onProbs)
+                           const std::function<torch::Tensor(const torch::Tensor&)>& onProbs,
+                           const ScoreEdit& scoreEdit)
 {
     const auto b = q.size(0), h = q.size(1), t = q.size(2);
     const bool capture = tap && tap->capture;
     const bool allRows = !capture || !tap->rows.defined();
     const std::int64_t chunk = tap && tap->queryChunk > 0 ? std::min(tap->queryChunk, t) : t;
-    if (chunk == t && !capture && !onProbs && useFusedAttention(q))  // a GPU: no T x T tensors
+    if (chunk == t && !capture && !onProbs && !scoreEdit && useFusedAttention(q))  // a GPU: no T x T tensors
         return compat::causalAttention(q, k, v, scale, bias ? bias(0, t) : torch::Tensor());
     if (chunk == t) {  // the training path: one block
-        auto probs = blockProbs(q, k, scale, bias, 0, t);          // [B, h, T, T]
+        auto probs = blockProbs(q, k, scale, bias, 0, t, scoreEdit);          // [B, h, T, T]
         if (capture)
             tap->weights.push_back(
                 (allRows ? probs.detach() : probs.detach().index_select(2, tap->rows.to(q.device())))
@@ -93,7 +97,7 @@ torch::Tensor attendCausal(const torch::Tensor& q, const torch::Tensor& k, const
     const auto rowsCpu = capture && !allRows ? tap->rows.to(torch::kCPU) : torch::Tensor();
     for (std::int64_t r0 = 0; r0 < t; r0 += chunk) {
         const auto r1 = std::min(t, r0 + chunk);
-        auto probs = blockProbs(q, k, scale, bias, r0, r1);          // [B, h, r1-r0, r1]
+        auto probs = blockProbs(q, k, scale, bias, r0, r1, scoreEdit);          // [B, h, r1-r0, r1]
         out.slice(2, r0, r1).copy_(batchedMatmul(probs, v.slice(2, 0, r1), false, false));
         if (capture && allRows)
             kept.slice(2, r0, r1).slice(-1, 0, r1).copy_(probs);
@@ -125,7 +129,13 @@ torch::Tensor AttentionImpl::forward(const torch::Tensor& x, const PositionSpan&
     auto q = split(m_q(x));
     auto k = split(m_k(x));
     auto v = split(m_v(x));
-    m_pe->rotate(q, k, pos);
+    const Intervention* edit = tap && tap->edit && !tap->edit->identityAt(t) ? tap->edit : nullptr;
+    if (edit && edit->kind == Intervention::Kind::LongHeads)
+        return m_o(attendLongHeads(q, k, v, pos, *edit, tap)
+                       .transpose(1, 2)
+                       .reshape({b, t, m_heads * m_headDim}));
+    const auto qPlain = q, kPlain = k;  // unrotated, for the Λ-mask's capped global branch
+    m_pe->rotate(q, k, pos, edit);
 
     // The bias of a row block: a sub-span of the forward's positions (queries r0..r1-1 over
     // keys 0..r1-1), so FIRE and ALiBi evaluate only the rows being computed.
@@ -140,7 +150,8 @@ torch::Tensor AttentionImpl::forward(const torch::Tensor& x, const PositionSpan&
         sub.maxPos = pos.maxPos;
         return m_pe->logitBias(sub);
     };
-    auto out = attendCausal(q, k, v, m_scale, bias, tap)             // [B, heads, T, d]
+    const ScoreEdit scoreEdit = edit ? scoreEditFor(*edit, qPlain, kPlain, pos) : ScoreEdit();
+    auto out = attendCausal(q, k, v, m_scale, bias, tap, {}, scoreEdit)  // [B, heads, T, d]
                    .transpose(1, 2)
                    .reshape({b, t, m_heads * m_headDim});
     return m_o(out);

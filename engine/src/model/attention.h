@@ -23,11 +23,19 @@ struct AttentionTap {
     torch::ScalarType captureType = torch::kFloat32;
     /// Per layer [B, heads, R, T] (zeros right of the diagonal), filled when capturing.
     std::vector<torch::Tensor> weights;
+    /// An evaluation-time intervention on the forward (docs/interventions.md); none in training.
+    const Intervention* edit = nullptr;
 };
 
 /// Additive logit bias for query rows [r0, r1) over keys [0, r1): [heads|1, r1-r0, r1], or an
 /// undefined tensor for none.
 using RowBias = std::function<torch::Tensor(std::int64_t r0, std::int64_t r1)>;
+
+/// Changes the logits (scaled scores plus bias, before the causal mask) of query rows
+/// [r0, r1) over keys [0, r1), [B, heads, r1-r0, r1]: the mask interventions (window, Λ) and
+/// logit scaling. Masked entries are -inf.
+using ScoreEdit =
+    std::function<torch::Tensor(const torch::Tensor& logits, std::int64_t r0, std::int64_t r1)>;
 
 /// softmax(q k^T * scale + bias + causal) v for q, k, v [B, heads, T, d] over one span (queries
 /// and keys are the same T positions). `onProbs` may transform the probabilities before they
@@ -35,7 +43,8 @@ using RowBias = std::function<torch::Tensor(std::int64_t r0, std::int64_t r1)>;
 /// mask is cached per thread. Returns [B, heads, T, d].
 torch::Tensor attendCausal(const torch::Tensor& q, const torch::Tensor& k, const torch::Tensor& v,
                            double scale, const RowBias& bias, AttentionTap* tap,
-                           const std::function<torch::Tensor(const torch::Tensor&)>& onProbs = {});
+                           const std::function<torch::Tensor(const torch::Tensor&)>& onProbs = {},
+                           const ScoreEdit& scoreEdit = {});
 
 class AttentionImpl : public torch::nn::Module {
 public:
@@ -52,6 +61,14 @@ public:
     const torch::Tensor& oWeight() const { return m_o->weight; }
 
 private:
+    // The intervention's score edit for this forward (empty when it changes nothing here).
+    ScoreEdit scoreEditFor(const Intervention& edit, const torch::Tensor& q0,
+                           const torch::Tensor& k, const PositionSpan& pos);
+    // LongHeads (attention_longheads.cpp): per head, the first chunk, the query's own and the
+    // best-matching chunks up to the budget, re-positioned within it. q0, k0 unrotated.
+    torch::Tensor attendLongHeads(const torch::Tensor& q0, const torch::Tensor& k0,
+                                  const torch::Tensor& v, const PositionSpan& pos,
+                                  const Intervention& edit, AttentionTap* tap);
     int m_heads;
     int m_headDim;
     double m_scale;

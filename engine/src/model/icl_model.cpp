@@ -59,7 +59,9 @@ ForwardResult InContextModelImpl::forward(const torch::Tensor& xs, const torch::
     tap.capture = options.returnAttention;
     tap.rows = options.attentionRows;
     tap.captureType = options.attentionType;
-    const bool useTap = tap.capture || tap.queryChunk > 0;
+    tap.edit = options.intervention && !options.intervention->identityAt(t) ? options.intervention
+                                                                             : nullptr;
+    const bool useTap = tap.capture || tap.queryChunk > 0 || tap.edit;
     auto h = m_backbone->forward(m_input(z), pos, useTap ? &tap : nullptr);
     result.attention = std::move(tap.weights);
     auto out = m_output(h).squeeze(-1);                 // [B, 2N]

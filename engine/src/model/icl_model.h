@@ -29,6 +29,8 @@ struct ForwardOptions {
     /// long lengths without changing the results.
     std::int64_t queryChunk = 0;
     torch::ScalarType attentionType = torch::kFloat32;  ///< type of the returned weights
+    /// An evaluation-time intervention (docs/interventions.md); none = the model as trained.
+    const Intervention* intervention = nullptr;
 };
 
 struct ForwardResult {

@@ -35,7 +35,7 @@ MambaMixerImpl::MambaMixerImpl(const MambaSizes& s) : m_s(s)
     m_outProj = register_module("out_proj", linear(s.inner, s.hidden, false));
 }
 
-torch::Tensor MambaMixerImpl::forward(const torch::Tensor& u)
+torch::Tensor MambaMixerImpl::forward(const torch::Tensor& u, double dtScale)
 {
     const auto t = u.size(1);
     auto xz = m_inProj(u);                                            // [B, T, 2E]
@@ -47,6 +47,8 @@ torch::Tensor MambaMixerImpl::forward(const torch::Tensor& u)
     auto bm = proj.slice(2, m_s.dtRank, m_s.dtRank + m_s.state);      // [B, T, N]
     auto cm = proj.slice(2, m_s.dtRank + m_s.state);                  // [B, T, N]
     auto delta = torch::softplus(m_dtProj(dtRaw));                   // [B, T, E]
+    if (dtScale != 1.0)  // mamba_dt: a shorter step forgets more slowly over a longer prompt
+        delta = delta * dtScale;
     auto a = -torch::exp(m_aLog);                                     // [E, N]
     auto y = selectiveScan(v, delta, a, bm, cm, m_d);                 // [B, T, E]
     return m_outProj(y * torch::silu(z));
@@ -91,15 +93,15 @@ MambaBlockImpl::MambaBlockImpl(const MambaSizes& s)
     m_mixer = register_module("mixer", MambaMixer(s));
 }
 
-torch::Tensor MambaBlockImpl::forward(const torch::Tensor& h)
+torch::Tensor MambaBlockImpl::forward(const torch::Tensor& h, double dtScale)
 {
-    if (fusedLayerApplies(h)) {  // training on the CPU: one node for the block
+    if (dtScale == 1.0 && fusedLayerApplies(h)) {  // training on the CPU: one node for the block
         FusedMambaParams p = m_mixer->fusedParams();
         p.norm = m_norm->weight();
         p.eps = m_norm->eps();
         return fusedMambaBlock(h, p);
     }
-    return h + m_mixer(m_norm(h));
+    return h + m_mixer->forward(m_norm(h), dtScale);
 }
 
 MambaImpl::MambaImpl(const MambaSizes& sizes, int layers)
@@ -113,11 +115,14 @@ MambaImpl::MambaImpl(const MambaSizes& sizes, int layers)
 }
 
 torch::Tensor MambaImpl::forward(const torch::Tensor& h, const PositionSpan&,
-                                 AttentionTap*)
+                                 AttentionTap* tap)
 {
+    const auto* edit = tap ? tap->edit : nullptr;
+    const double dtScale =
+        edit && edit->kind == Intervention::Kind::MambaDt ? edit->factor : 1.0;
     auto x = h;
     for (auto& block : m_blocks)
-        x = block->forward(x);
+        x = block->forward(x, dtScale);
     return m_norm(x);
 }
 

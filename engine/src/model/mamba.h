@@ -25,7 +25,8 @@ struct MambaSizes {
 class MambaMixerImpl : public torch::nn::Module {
 public:
     explicit MambaMixerImpl(const MambaSizes& sizes);
-    torch::Tensor forward(const torch::Tensor& u);  ///< [B, T, H] -> [B, T, H]
+    /// [B, T, H] -> [B, T, H]; `dtScale` multiplies the step Delta (mamba_dt, evaluation only).
+    torch::Tensor forward(const torch::Tensor& u, double dtScale = 1.0);
     /// HF Mamba initialisation from `gen` (PyTorch-default Linear/conv init, dt bias as
     /// inverse softplus of a log-uniform step in [1e-3, 1e-1], A_log = ln(n + 1), D = 1).
     void initialise(at::Generator& gen);
@@ -43,7 +44,7 @@ TORCH_MODULE(MambaMixer);
 class MambaBlockImpl : public torch::nn::Module {
 public:
     explicit MambaBlockImpl(const MambaSizes& sizes);
-    torch::Tensor forward(const torch::Tensor& h);
+    torch::Tensor forward(const torch::Tensor& h, double dtScale = 1.0);
     MambaMixer mixer() const { return m_mixer; }
 
 private:

@@ -19,7 +19,10 @@ PositionSpan PositionSpan::contiguous(std::int64_t start, std::int64_t len, torc
     return span;
 }
 
-void PositionEncodingImpl::rotate(torch::Tensor&, torch::Tensor&, const PositionSpan&) {}
+void PositionEncodingImpl::rotate(torch::Tensor&, torch::Tensor&, const PositionSpan&,
+                                  const Intervention*)
+{
+}
 
 torch::Tensor PositionEncodingImpl::logitBias(const PositionSpan&) { return {}; }
 
@@ -52,11 +55,14 @@ void RotaryImpl::tables(std::int64_t, std::vector<double>& invFreq, double& posS
 }
 
 std::pair<torch::Tensor, torch::Tensor> RotaryImpl::cosSin(const torch::Tensor& pos,
-                                                            std::int64_t maxPos)
+                                                            std::int64_t maxPos,
+                                                            const Intervention* edit)
 {
     std::vector<double> freq;
     double posScale = 1, mscale = 1;
     tables(maxPos, freq, posScale, mscale);
+    if (edit && edit->rotary())
+        editRotaryTable(*edit, m_headDim, maxPos, freq, posScale, mscale);
     const bool stale = m_cachedMax < maxPos || freq != m_cachedFreq || posScale != m_cachedScale ||
                        mscale != m_cachedMscale || m_cos.device() != pos.device();
     if (stale) {
@@ -85,21 +91,29 @@ torch::Tensor rotateHalf(const torch::Tensor& x)
 }
 }  // namespace
 
-void RotaryImpl::rotate(torch::Tensor& q, torch::Tensor& k, const PositionSpan& pos)
+void RotaryImpl::rotate(torch::Tensor& q, torch::Tensor& k, const PositionSpan& pos,
+                        const Intervention* edit)
 {
-    auto [cq, sq] = cosSin(pos.q, pos.maxPos);  // [Tq, d]
+    auto [cq, sq] = cosSin(pos.q, pos.maxPos, edit);  // [Tq, d]
     q = q * cq + rotateHalf(q) * sq;
     if (pos.k.is_same(pos.q)) {  // self-attention over one span (training): same table
         k = k * cq + rotateHalf(k) * sq;
         return;
     }
-    auto [ck, sk] = cosSin(pos.k, pos.maxPos);  // [Tk, d]
+    auto [ck, sk] = cosSin(pos.k, pos.maxPos, edit);  // [Tk, d]
     k = k * ck + rotateHalf(k) * sk;
 }
 
 std::pair<torch::Tensor, torch::Tensor> RotaryImpl::rotaryTables(const PositionSpan& pos)
 {
-    return cosSin(pos.q, pos.maxPos);
+    return cosSin(pos.q, pos.maxPos, nullptr);
+}
+
+std::pair<torch::Tensor, torch::Tensor> RotaryImpl::tablesAt(const torch::Tensor& pos,
+                                                             std::int64_t maxPos,
+                                                             const Intervention* edit)
+{
+    return cosSin(pos, maxPos, edit);
 }
 
 std::map<std::string, std::vector<double>> RotaryImpl::constants() const

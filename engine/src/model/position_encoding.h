@@ -10,6 +10,8 @@
 #include <string>
 #include <vector>
 
+#include "model/intervention.h"
+
 namespace lengen::engine {
 struct RunConfig;
 }
@@ -32,7 +34,9 @@ struct PositionSpan {
 class PositionEncodingImpl : public torch::nn::Module {
 public:
     /// Replace q [B, h, Tq, d] and k [B, h, Tk, d] by their encoded versions. Default: none.
-    virtual void rotate(torch::Tensor& q, torch::Tensor& k, const PositionSpan& pos);
+    /// A rotary `edit` (evaluation only) rescales the table first.
+    virtual void rotate(torch::Tensor& q, torch::Tensor& k, const PositionSpan& pos,
+                        const Intervention* edit = nullptr);
     /// Additive bias on the scaled logits, [h, Tq, Tk] (or [1, Tq, Tk]); undefined = none.
     virtual torch::Tensor logitBias(const PositionSpan& pos);
     /// The cos and sin tables [Tq, d] that rotate() applies to q and k of one span (q and k at
@@ -49,8 +53,13 @@ TORCH_MODULE(PositionEncoding);
 class RotaryImpl : public PositionEncodingImpl {
 public:
     RotaryImpl(int headDim, double theta);
-    void rotate(torch::Tensor& q, torch::Tensor& k, const PositionSpan& pos) override;
+    void rotate(torch::Tensor& q, torch::Tensor& k, const PositionSpan& pos,
+                const Intervention* edit = nullptr) override;
     std::pair<torch::Tensor, torch::Tensor> rotaryTables(const PositionSpan& pos) override;
+    /// cos and sin [T, d] of positions `pos` (int64 [T]) for a forward whose largest position
+    /// is `maxPos`, under an optional rotary edit (LongHeads' re-assigned positions).
+    std::pair<torch::Tensor, torch::Tensor> tablesAt(const torch::Tensor& pos, std::int64_t maxPos,
+                                                     const Intervention* edit = nullptr);
     std::map<std::string, std::vector<double>> constants() const override;
     /// Frequencies theta_i = base^(-2i/d), i < d/2, in double precision.
     static std::vector<double> baseFrequencies(int headDim, double theta);
@@ -65,7 +74,8 @@ protected:
     std::vector<double> m_baseFreq;  // baseFrequencies(m_headDim, m_theta), computed once
 
 private:
-    std::pair<torch::Tensor, torch::Tensor> cosSin(const torch::Tensor& pos, std::int64_t maxPos);
+    std::pair<torch::Tensor, torch::Tensor> cosSin(const torch::Tensor& pos, std::int64_t maxPos,
+                                                   const Intervention* edit);
     // Cache of the last table: [T, d] cos and sin for positions 0..maxPos on one device.
     torch::Tensor m_cos, m_sin;
     std::int64_t m_cachedMax = -1;

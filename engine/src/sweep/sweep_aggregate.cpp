@@ -188,13 +188,21 @@ SweepAggregate aggregateSweep(const std::string& sweepDir, const AggregateOption
             out.missing.push_back(cell.name);
             continue;
         }
-        auto setFor = [&](int kind, const std::string& name) -> Pending& {
-            auto& p = pending[{kind, name, group}];
+        // An intervention is one more grouping key after the axes: its sets sit beside the
+        // plain ones ("pe=rope,intervention=yarn"), one table row and grid curve each.
+        auto setFor = [&](int kind, const std::string& name,
+                          const std::string& intervention = "") -> Pending& {
+            auto axes = groupAxes;
+            if (!intervention.empty())
+                axes.emplace_back("intervention", intervention);
+            const std::string g = intervention.empty() ? group : groupName(axes);
+            groupOrder.try_emplace(g, int(groupOrder.size()));
+            auto& p = pending[{kind, name, g}];
             if (p.set.name.empty()) {
                 p.set.kind = kind == 0 ? "eval" : "probe";
                 p.set.name = name;
-                p.set.group = group;
-                p.set.groupAxes = groupAxes;
+                p.set.group = g;
+                p.set.groupAxes = axes;
                 p.set.task = cell.config.task.name;
             }
             p.set.cells.push_back(cell.name);
@@ -204,7 +212,7 @@ SweepAggregate aggregateSweep(const std::string& sweepDir, const AggregateOption
             if (!e.source.empty() && e.source != "lengen")
                 continue;  // imported Python metrics are not this sweep's cells
             methodOrder.try_emplace(e.method, int(methodOrder.size()));
-            auto& p = setFor(0, e.method);
+            auto& p = setFor(0, e.method, e.intervention);
             p.set.trainPoints = e.trainPoints;
             p.set.nPoints = std::max(p.set.nPoints, e.nPoints);
             p.set.dims = e.dims;

@@ -16,6 +16,7 @@
 #include <sstream>
 
 #include "clock_text.h"
+#include "lengen/engine/interventions.h"
 #include "lengen/engine/errors.h"
 #include "lengen/engine/run_file.h"
 #include "lengen/engine/sweep.h"
@@ -196,6 +197,26 @@ bool storedAll(const std::vector<std::string>& stored, const std::vector<std::st
     return true;
 }
 
+// The interventions an eval stage asks of one run, as stored (canonical text; `all`: every
+// one that applies to the run's config; none is the plain result).
+std::vector<std::string> wantedInterventions(const std::vector<std::string>& texts, const RunFileInfo& info)
+{
+    std::vector<std::string> out;
+    for (const auto& text : texts) {
+        std::vector<std::string> specs;
+        if (text == "all") {
+            specs = applicableInterventions(storedRunConfig(info.configYaml, info.path));
+        } else {
+            for (const auto& s : parseInterventions(text))
+                specs.push_back(s.text());
+        }
+        for (const auto& s : specs)
+            if (s != "none")
+                out.push_back(s);
+    }
+    return out;
+}
+
 }  // namespace
 
 const char* stateName(SweepCellState state)
@@ -234,6 +255,8 @@ std::vector<CellStatus> sweepStatus(const std::string& dir, const SweepIndex& in
                 const auto contents = analysisContents(run);
                 const auto& eo = index.stages.evalOptions;
                 st.evalDone = storedAll(contents.evalMethods, eo.methods.empty() ? evalMethodsFor(info.task) : eo.methods);
+                if (st.evalDone && !eo.interventions.empty())
+                    st.evalDone = storedAll(contents.interventions, wantedInterventions(eo.interventions, info));
                 const auto& po = index.stages.probeOptions;
                 std::vector<std::string> probes;
                 if (po.attention) probes.push_back("attention");

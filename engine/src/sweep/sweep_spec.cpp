@@ -4,6 +4,7 @@
 
 #include <sstream>
 
+#include "lengen/engine/interventions.h"
 #include "config/section_reader.h"
 #include "config/yaml_tree.h"
 #include "lengen/engine/sweep.h"
@@ -90,6 +91,25 @@ void readEval(SectionReader s, SweepStages& st)
         } else if (e->value->kind == Node::Kind::Scalar && e->value->scalar != "all") {
             o.methods.push_back(e->value->scalar);
         }
+    }
+    if (const auto* e = s.entry("interventions")) {
+        // A list as `lengen eval --intervention` takes them, or `all`: every one that applies
+        // to each cell's run. Checked by name here, against each run when it is evaluated.
+        o.interventions.clear();
+        if (e->value->kind == Node::Kind::Sequence) {
+            for (const auto& m : e->value->items)
+                o.interventions.push_back(m->scalar);
+        } else if (e->value->kind == Node::Kind::Scalar) {
+            o.interventions.push_back(e->value->scalar);
+        }
+        for (const auto& text : o.interventions)
+            if (text != "all") {
+                try {
+                    parseInterventions(text);
+                } catch (const Error& err) {
+                    s.error("interventions", err.what());
+                }
+            }
     }
     if (auto v = s.integer("prompts"); v && *v >= 1 && *v <= 10000000)
         o.prompts = int(*v);
@@ -209,6 +229,12 @@ std::string sweepYaml(const SweepSpec& spec)
             out << "[";
             for (size_t i = 0; i < o.methods.size(); ++i)
                 out << (i ? ", " : "") << o.methods[i];
+            out << "]\n";
+        }
+        if (!o.interventions.empty()) {
+            out << "    interventions: [";
+            for (size_t i = 0; i < o.interventions.size(); ++i)
+                out << (i ? ", " : "") << "\"" << o.interventions[i] << "\"";
             out << "]\n";
         }
         out << "    prompts: " << o.prompts << "\n    batch: " << o.batchSize

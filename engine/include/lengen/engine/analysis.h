@@ -59,6 +59,9 @@ struct EvalOptions {
     int batchSize = 64;                  ///< functions drawn together (one task instance)
     int oodFactor = 8;                   ///< ood_length and covariate shifts: K x points.end
     bool baselines = true;               ///< also evaluate the task's baselines
+    /// Interventions to evaluate besides the plain model (docs/interventions.md), each as
+    /// written ("yarn", "lambda:global=2,local=train"); "none" is the plain evaluation.
+    std::vector<std::string> interventions;
 };
 
 /// One stored curve: a model (the transformer or a baseline) under one method.
@@ -80,12 +83,17 @@ struct EvalResult {
     double zeroEstimator = 0;            ///< error of predicting 0 (D, times s^2 for scale-y=s)
     bool classification = false;         ///< accuracy (true) or squared error
     std::string source;                  ///< "lengen" or "metrics.json:<path>" when imported
+    /// "" for the model as trained; else the intervention as written ("yarn:factor=8"), whose
+    /// result holds the model's curve only (its baselines are the plain result's).
+    std::string intervention;
+    std::string interventionParams;      ///< every parameter as resolved ("factor=8, ...")
     std::vector<EvalCurve> curves;       ///< transformer first, then baselines
 };
 
 struct EvalSummary {
     std::string analysisFile;
-    std::vector<std::string> computed;   ///< methods evaluated now
+    /// Methods evaluated now ("ood_length"; "ood_length+yarn" under an intervention).
+    std::vector<std::string> computed;
     std::vector<std::string> skipped;    ///< already stored for this checkpoint and seed
     std::int64_t lassoUnconverged = 0;   ///< Lasso fits that hit max_iter (warned, kept)
     bool cancelled = false;              ///< stopped through RunControl; nothing half-stored
@@ -100,7 +108,8 @@ std::vector<std::string> evalMethodsFor(const std::string& task);
 EvalSummary evaluateRun(const std::string& run, const EvalOptions& options, RunControl& control,
                         AnalysisObserver& observer);
 
-/// Stored evaluation results of a run (empty if none). Imported results have a `source`.
+/// Stored evaluation results of a run (empty if none): plain ones, then imported ones (with a
+/// `source`), then those under interventions (with an `intervention`).
 std::vector<EvalResult> readEvaluations(const std::string& run);
 
 /// Imports a reference metrics.json (§6.6) into the run's analysis file under `label`
@@ -113,6 +122,8 @@ struct AnalysisContents {
     std::vector<std::string> evalMethods;     ///< /eval/<method>, canonical order
     std::vector<std::string> probes;          ///< of attention, duplicated, serial_position
     std::vector<std::string> importedLabels;  ///< /imported/<label>
+    std::vector<std::string> interventions;   ///< /interventions/<spec>, as written
+    std::vector<std::string> probeInterventions;  ///< /intervention_probes/<spec>
 };
 /// Empty when the run has no analysis file; Error(RunFile) when the file is damaged.
 AnalysisContents analysisContents(const std::string& run);

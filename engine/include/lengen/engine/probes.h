@@ -44,6 +44,9 @@ struct ProbeOptions {
     std::vector<int> extraLengths;       ///< more prompt lengths, in points
     int mapPrompts = 2;                  ///< prompts whose full maps are stored (heatmaps)
     int mapMaxTokens = 1600;             ///< full maps only up to this many tokens
+    /// One intervention as written (docs/interventions.md), "" = the model as trained. Its
+    /// results go beside the plain ones (probeRoot, attentionMapsName).
+    std::string intervention;
 };
 
 struct ProbeSummary {
@@ -77,7 +80,14 @@ struct ProbeGroup {
     std::vector<ProbeCurve> curves;
 };
 
-std::vector<ProbeGroup> readProbeGroups(const std::string& run);
+/// Where a run's probes under an intervention are kept: "probes" for "" (none), else
+/// "intervention_probes/<spec as written>".
+std::string probeRoot(const std::string& intervention);
+/// The full maps' file beside analysis.h5: attention_maps.h5, or attention_maps.<spec>.h5 with
+/// characters other than letters, digits, '=', '.', '-' and '_' written as '_'.
+std::string attentionMapsName(const std::string& intervention);
+
+std::vector<ProbeGroup> readProbeGroups(const std::string& run, const std::string& intervention = "");
 
 /// Attention of one setting (prompt length): the last x-token query's row per layer and head
 /// averaged over prompts, and per layer the head-averaged attention on the y tokens.
@@ -91,12 +101,13 @@ struct AttentionSetting {
     int mapPrompts = 0;                  ///< full maps stored for this many prompts
 };
 
-std::vector<AttentionSetting> readAttentionSettings(const std::string& run);
+std::vector<AttentionSetting> readAttentionSettings(const std::string& run,
+                                                   const std::string& intervention = "");
 
 /// Rows [r0, r1) x columns [c0, c1) of one stored full map (setting, prompt, layer, head),
 /// row-major float32; reads only the chunks covering the tile.
 std::vector<float> readAttentionTile(const std::string& run, const std::string& setting,
                                      int prompt, int layer, int head, int r0, int r1, int c0,
-                                     int c1);
+                                     int c1, const std::string& intervention = "");
 
 }  // namespace lengen::engine

@@ -1,0 +1,100 @@
+// Analysis ▸ Evaluate with interventions… and Probe attention under an intervention…: the
+// dialog lists what applies to the open run (engine::applicableInterventions on its stored
+// config) and the job goes to the worker like any evaluation or probe.
+
+#include <QDir>
+#include <QFileInfo>
+#include <QStatusBar>
+
+#include "analysis_jobs.h"
+#include "intervention_dialog.h"
+#include "lengen/engine/config.h"
+#include "lengen/engine/interventions.h"
+#include "lengen/engine/run_file.h"
+#include "main_window.h"
+
+namespace lengen::studio {
+
+namespace {
+// The interventions that apply to a run, or an empty list with the reason in `error`.
+QStringList applicableFor(const QString& run, QString& error)
+{
+    QStringList out;
+    try {
+        const auto info = engine::readRunInfo(engine::locateRunFile(run.toStdString()));
+        const auto config = engine::storedRunConfig(info.configYaml, run.toStdString());
+        for (const auto& n : engine::applicableInterventions(config))
+            out << QString::fromStdString(n);
+    } catch (const std::exception& e) {
+        error = QString::fromUtf8(e.what());
+    }
+    return out;
+}
+}  // namespace
+
+void MainWindow::evaluateWithInterventions()
+{
+    const QString run = m_run.runFile();
+    if (run.isEmpty())
+        return statusBar()->showMessage(tr("Open a run first (double-click it in the Runs list)"));
+    QString error;
+    const auto applicable = applicableFor(run, error);
+    if (applicable.isEmpty())
+        return showProblem(tr("Evaluate with interventions"), error);
+    ui::InterventionDialog dialog(ui::InterventionDialog::Mode::Evaluate, QFileInfo(run).dir().dirName(),
+                                  applicable, this);
+    if (dialog.exec() == QDialog::Accepted)
+        evaluateOpenRunWith(dialog.interventions(), dialog.methods());
+}
+
+void MainWindow::evaluateOpenRunWith(const QStringList& interventions, const QStringList& methods)
+{
+    const QString run = m_run.runFile();
+    if (run.isEmpty() || interventions.isEmpty())
+        return;
+    engine::EvalOptions o;
+    for (const auto& m : methods)
+        o.methods.push_back(m.toStdString());
+    for (const auto& i : interventions)
+        o.interventions.push_back(i.toStdString());
+    m_controller.enqueue(ui::JobKind::Evaluate,
+                         tr("evaluate %1 with %2").arg(QFileInfo(run).dir().dirName(), interventions.join(", ")),
+                         evalJob(run, o));
+    statusBar()->showMessage(tr("Evaluation with interventions queued: its progress is shown here"));
+}
+
+void MainWindow::probeWithIntervention()
+{
+    const QString run = m_run.runFile();
+    if (run.isEmpty())
+        return statusBar()->showMessage(tr("Open a run first (double-click it in the Runs list)"));
+    QString error;
+    auto applicable = applicableFor(run, error);
+    // One map per probe: truncate and segments run many short prompts, with no single map.
+    applicable.removeAll(QStringLiteral("truncate"));
+    applicable.removeAll(QStringLiteral("segments"));
+    if (applicable.size() <= 1)
+        return showProblem(tr("Probe under an intervention"),
+                           error.isEmpty() ? tr("No intervention changes this run's attention.") : error);
+    ui::InterventionDialog dialog(ui::InterventionDialog::Mode::Probe, QFileInfo(run).dir().dirName(),
+                                  applicable, this);
+    if (dialog.exec() == QDialog::Accepted && !dialog.interventions().isEmpty())
+        probeOpenRunUnder(dialog.interventions().front());
+}
+
+void MainWindow::probeOpenRunUnder(const QString& intervention)
+{
+    const QString run = m_run.runFile();
+    if (run.isEmpty())
+        return;
+    engine::ProbeOptions o;
+    o.attention = true;
+    o.intervention = intervention.toStdString();
+    m_controller.enqueue(ui::JobKind::Probe,
+                         tr("probe %1 under %2").arg(QFileInfo(run).dir().dirName(), intervention),
+                         probeJob(run, o));
+    statusBar()->showMessage(tr("Attention probe under %1 queued; the Attention view shows it beside "
+                                "the untouched map").arg(intervention));
+}
+
+}  // namespace lengen::studio

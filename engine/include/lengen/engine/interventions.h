@@ -1,0 +1,45 @@
+#pragma once
+// Training-free length extension at evaluation (docs/interventions.md): named changes to a
+// trained run's forward pass (or to the prompts it sees) that never touch its weights. One
+// syntax for the CLI, sweeps and the studio: `name[:key=value,...]`, e.g. `yarn:factor=8` or
+// `lambda:global=2,local=train`; `train` stands for the training length in tokens, and a
+// factor left out defaults to evaluation length / training length.
+
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace lengen::engine {
+
+struct RunConfig;
+
+/// One intervention as written (validated by name and parameter names, not yet resolved).
+struct InterventionSpec {
+    std::string name;                                         ///< none, truncate, yarn, ...
+    std::vector<std::pair<std::string, std::string>> params;  ///< as written, in order
+    /// Canonical text, `name` or `name:k=v,k=v` in the order written: the storage key.
+    std::string text() const;
+    bool isNone() const { return name == "none"; }
+};
+
+/// Parses one spec or a comma-separated list. A piece holding `=` but no `:` continues the
+/// previous spec's parameters: `lambda:global=2,local=train,yarn` is lambda (two parameters)
+/// and yarn. Error(Config) naming the piece for an unknown name, parameter or value.
+std::vector<InterventionSpec> parseInterventions(const std::string& list);
+
+/// Every intervention, in the documentation's order (none first).
+const std::vector<std::string>& interventionNames();
+
+/// Why `spec` cannot apply to a run with this config, naming both ("" when it can).
+std::string interventionRefusal(const InterventionSpec& spec, const RunConfig& config);
+
+/// The interventions (default parameters) that apply to a run with this config, none first.
+std::vector<std::string> applicableInterventions(const RunConfig& config);
+
+/// The parameters `spec` resolves to for this run at an evaluation of `evalPoints` points,
+/// every default filled in ("factor=8, beta_fast=32, beta_slow=1, mscale=1.208"). Error(Config)
+/// for a value out of range.
+std::string describeIntervention(const InterventionSpec& spec, const RunConfig& config,
+                                 int evalPoints);
+
+}  // namespace lengen::engine

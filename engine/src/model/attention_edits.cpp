@@ -1,0 +1,202 @@
+// Evaluation-time interventions inside attention (docs/interventions.md): the sliding window,
+// LM-Infinite's Λ-mask with its capped global branch, logit scaling with length, and
+// LongHeads' per-head chunk selection. Training never reaches this file.
+
+#include <cmath>
+#include <limits>
+
+#include "model/attention.h"
+
+namespace lengen::engine::model {
+
+namespace {
+
+constexpr float kNegInf = -std::numeric_limits<float>::infinity();
+
+torch::Tensor range(std::int64_t a, std::int64_t b, const torch::Device& device)
+{
+    return torch::arange(a, b, torch::TensorOptions(torch::kLong).device(device));
+}
+
+torch::Tensor rotateHalf(const torch::Tensor& x)
+{
+    const auto half = x.size(-1) / 2;
+    return torch::cat({-x.slice(-1, half), x.slice(-1, 0, half)}, -1);
+}
+
+}  // namespace
+
+ScoreEdit AttentionImpl::scoreEditFor(const Intervention& e, const torch::Tensor& q0,
+                                      const torch::Tensor& k0, const PositionSpan& pos)
+{
+    using Kind = Intervention::Kind;
+    const auto device = q0.device();
+    if (e.kind == Kind::Window) {
+        const auto w = e.local;
+        return [w, device](const torch::Tensor& logits, std::int64_t r0, std::int64_t r1) {
+            auto dist = range(r0, r1, device).unsqueeze(1) - range(0, r1, device).unsqueeze(0);
+            return logits.masked_fill(dist >= w, kNegInf);  // [B, h, R, r1]
+        };
+    }
+    if (e.kind == Kind::LogitScale) {
+        // Query at position n (1-based count of tokens it sees): logits * log(n) / log(L).
+        const double logL = std::log(double(e.trainTokens));
+        const auto first = pos.q0 + 1;
+        return [=](const torch::Tensor& logits, std::int64_t r0, std::int64_t r1) {
+            auto n = torch::arange(first + r0, first + r1, torch::kFloat64);
+            auto s = torch::clamp_min(torch::log(n) / logL, 1.0).to(torch::kFloat32);
+            return logits * s.to(device).view({1, 1, -1, 1});
+        };
+    }
+    if (e.kind != Kind::Lambda)
+        return {};
+    // LM-Infinite (Han et al. 2024): query i sees keys j < g (global) and i - j < w (local);
+    // a global key farther than `cap` is scored as if it were exactly `cap` away: rotary PEs
+    // rotate q at distance cap from the key, bias PEs read their bias at distance cap.
+    const auto t = q0.size(2);
+    const auto g = std::min(e.global, t), w = e.local, cap = e.cap;
+    torch::Tensor globalScores;  // [B, h, T, g]: q rotated at cap . k rotated at 0, scaled
+    if (g > 0 && t - 1 > cap) {
+        auto qc = q0, kg = k0.slice(2, 0, g);
+        PositionSpan at;
+        at.q = torch::full({t}, cap, torch::TensorOptions(torch::kLong).device(device));
+        at.k = torch::zeros({g}, torch::TensorOptions(torch::kLong).device(device));
+        at.q0 = cap;
+        at.maxPos = pos.maxPos;
+        m_pe->rotate(qc, kg, at);
+        globalScores = torch::matmul(qc * m_scale, kg.transpose(-1, -2));
+    }
+    auto* pe = m_pe.get();
+    return [=](const torch::Tensor& logits, std::int64_t r0, std::int64_t r1) {
+        auto rows = range(r0, r1, device).unsqueeze(1);                 // [R, 1]
+        auto out = logits;
+        const auto gb = std::min(g, r1);
+        if (globalScores.defined() && gb > 0) {
+            auto capped = globalScores.slice(2, r0, r1).slice(3, 0, gb);  // [B, h, R, gb]
+            // Bias PEs: bias(i, i - cap) for each row, the diagonal of a [h, R, R] block.
+            PositionSpan sub;
+            sub.q = pos.q.slice(0, r0, r1);
+            sub.k = sub.q - cap;
+            sub.q0 = pos.q0 + r0;
+            sub.k0 = sub.q0 - cap;
+            sub.maxPos = pos.maxPos;
+            auto b = pe->logitBias(sub);
+            if (b.defined())
+                capped = capped + torch::diagonal(b, 0, 1, 2).unsqueeze(0).unsqueeze(-1);
+            auto far = (rows - range(0, gb, device).unsqueeze(0)) > cap;  // [R, gb]
+            out = torch::cat({torch::where(far, capped, logits.slice(3, 0, gb)),
+                              logits.slice(3, gb)}, 3);
+        }
+        auto cols = range(0, r1, device).unsqueeze(0);                   // [1, r1]
+        auto allowed = (cols < g).logical_or(rows - cols < w);           // [R, r1]
+        return out.masked_fill(allowed.logical_not(), kNegInf);
+    };
+}
+
+torch::Tensor AttentionImpl::attendLongHeads(const torch::Tensor& q0, const torch::Tensor& k0,
+                                             const torch::Tensor& v, const PositionSpan& pos,
+                                             const Intervention& e, AttentionTap* tap)
+{
+    // LongHeads (Lu et al. 2024), per head and query: the context is cut into chunks of c
+    // tokens; the query keeps the first chunk, its own chunk, and the chunks whose mean key
+    // best matches it (unrotated q . mean k), m = budget / c chunks in all. The kept chunks are
+    // laid side by side in their order, so positions stay below the budget.
+    const auto b = q0.size(0), h = q0.size(1), t = q0.size(2), d = q0.size(3);
+    const auto device = q0.device();
+    const auto c = e.chunk, m = e.budget / e.chunk, budget = m * c;
+    const auto nChunks = (t + c - 1) / c;
+    auto padded = torch::zeros({b, h, nChunks * c, d}, k0.options());
+    padded.slice(2, 0, t).copy_(k0);
+    auto counts = torch::full({nChunks}, double(c), k0.options());
+    counts[nChunks - 1] = double(t - (nChunks - 1) * c);
+    auto rep = padded.view({b, h, nChunks, c, d}).sum(3) / counts.view({1, 1, -1, 1});  // [B,h,K,d]
+
+    // Rotary PEs: cos/sin at the compact positions 0..budget-1; bias PEs: their bias there.
+    torch::Tensor cosT, sinT;
+    if (auto* rotary = dynamic_cast<RotaryImpl*>(m_pe.get()))
+        std::tie(cosT, sinT) = rotary->tablesAt(range(0, budget, device), budget - 1);  // [M, d]
+    auto biasTable = m_pe->logitBias(PositionSpan::contiguous(0, budget, device));    // [hb, M, M]
+    if (biasTable.defined())
+        biasTable = biasTable.expand({h, budget, budget}).contiguous();
+
+    const bool capture = tap && tap->capture;
+    torch::Tensor kept;
+    if (capture)
+        kept = torch::zeros({b, h, tap->rows.defined() ? tap->rows.size(0) : t, t},
+                            q0.options().dtype(tap->captureType));
+    auto out = torch::empty({b, h, t, d}, v.options());
+    const std::int64_t block = tap && tap->queryChunk > 0 ? tap->queryChunk : 128;
+    const auto chunkIds = range(0, nChunks, device);
+    for (std::int64_t r0 = 0; r0 < t; r0 += block) {
+        const auto r1 = std::min(t, r0 + block), rn = r1 - r0;
+        auto qb = q0.slice(2, r0, r1);                                   // [B, h, R, d]
+        auto rows = range(r0, r1, device);
+        auto own = torch::floor_divide(rows, c);                         // [R]
+        auto scores = torch::matmul(qb, rep.transpose(-1, -2));          // [B, h, R, K]
+        auto candidate = (chunkIds.unsqueeze(0) >= 1).logical_and(chunkIds.unsqueeze(0) < own.unsqueeze(1));
+        scores = scores.masked_fill(candidate.logical_not(), kNegInf);
+        auto member = torch::zeros({b, h, rn, nChunks}, torch::TensorOptions(torch::kBool).device(device));
+        member.select(3, 0).fill_(true);
+        member.scatter_(3, own.view({1, 1, rn, 1}).expand({b, h, rn, 1}), true);
+        const auto extra = std::min<std::int64_t>(m - 2, nChunks);
+        if (extra > 0) {
+            auto top = scores.topk(extra, -1);
+            auto valid = std::get<0>(top) > kNegInf;                     // [B, h, R, extra]
+            member = member.logical_or(torch::zeros_like(member).scatter(3, std::get<1>(top), valid));
+        }
+        auto slot = member.to(torch::kLong).cumsum(-1) - 1;              // [B, h, R, K]
+        auto keys = range(0, r1, device);
+        auto keyChunk = torch::floor_divide(keys, c);
+        auto selected = member.index_select(3, keyChunk)
+                            .logical_and(keys.unsqueeze(0) <= rows.unsqueeze(1));  // [B,h,R,r1]
+        auto keyPos = slot.index_select(3, keyChunk) * c + torch::remainder(keys, c);
+        auto queryPos = (slot.gather(3, own.view({1, 1, rn, 1}).expand({b, h, rn, 1})).squeeze(3) * c +
+                         torch::remainder(rows, c))
+                            .clamp(0, budget - 1);                       // [B, h, R]
+        // The selected keys, ascending: sort unselected ones behind.
+        const auto ms = std::min(budget, r1);
+        auto order = (selected.logical_not().to(torch::kLong) * r1 + keys).argsort(/*dim=*/-1, /*descending=*/false).slice(3, 0, ms);
+        auto valid = selected.gather(3, order);                          // [B, h, R, ms]
+        auto pk = keyPos.gather(3, order).clamp(0, budget - 1);
+        auto gatherRows = [&](const torch::Tensor& x) {                  // [B,h,T,d] -> [B,h,R,ms,d]
+            return x.unsqueeze(2).expand({b, h, rn, t, d}).gather(3, order.unsqueeze(-1).expand({b, h, rn, ms, d}));
+        };
+        auto ks = gatherRows(k0);
+        auto vs = gatherRows(v);
+        auto qr = qb;
+        if (cosT.defined()) {
+            auto at = [&](const torch::Tensor& table, const torch::Tensor& p) {  // [..., d]
+                auto sizes = p.sizes().vec();
+                sizes.push_back(d);
+                return table.index_select(0, p.flatten()).view(sizes);
+            };
+            ks = ks * at(cosT, pk) + rotateHalf(ks) * at(sinT, pk);
+            qr = qb * at(cosT, queryPos) + rotateHalf(qb) * at(sinT, queryPos);
+        }
+        auto logits = (qr.unsqueeze(3) * ks).sum(-1) * m_scale;          // [B, h, R, ms]
+        if (biasTable.defined()) {
+            auto head = range(0, h, device).view({1, h, 1, 1});
+            logits = logits + biasTable.take(head * budget * budget + queryPos.unsqueeze(-1) * budget + pk);
+        }
+        auto probs = torch::softmax(logits.masked_fill(valid.logical_not(), kNegInf), -1);
+        out.slice(2, r0, r1).copy_((probs.unsqueeze(-1) * vs).sum(3));
+        if (capture) {
+            auto map = torch::zeros({b, h, rn, t}, probs.options()).scatter(3, order, probs);
+            if (!tap->rows.defined()) {
+                kept.slice(2, r0, r1).copy_(map);
+            } else {
+                auto r = tap->rows.to(torch::kCPU);
+                for (std::int64_t i = 0; i < r.size(0); ++i) {
+                    const auto row = r[i].item<std::int64_t>();
+                    if (row >= r0 && row < r1)
+                        kept.select(2, i).copy_(map.select(2, row - r0));
+                }
+            }
+        }
+    }
+    if (capture)
+        tap->weights.push_back(kept);
+    return out;
+}
+
+}  // namespace lengen::engine::model
