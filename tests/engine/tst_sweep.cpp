@@ -40,6 +40,7 @@ private Q_SLOTS:
     void runsTwoCellsAtOnceAndReports();
     void interruptedSweepResumesBitwise();
     void bootstrapBandOverThreeSeeds();
+    void interventionsAreAnAxisOfTheEvalStage();
 };
 
 void TestSweep::expandsTheGridInOrder()
@@ -262,6 +263,40 @@ void TestSweep::interruptedSweepResumesBitwise()
     const auto resumed = engine::readTrainLog(paths.runFile("001-rope-s2"));
     QCOMPARE(resumed.step, plain.step);
     QCOMPARE(resumed.loss, plain.loss);
+}
+
+void TestSweep::interventionsAreAnAxisOfTheEvalStage()
+{
+    // Issue 30: `interventions` in the eval stage; yarn applies to the RoPE cells only (skipped
+    // for ALiBi, not a failure), and the aggregate and table have one row per (PE, intervention).
+    const auto dir = test::scratchDir("sweep-interventions");
+    tinyFile(dir, 20);
+    test::writeFile(dir, "sweep.yaml",
+                    "base: tiny.yaml\naxes:\n  pe: [rope, alibi]\n  seed: 2\nstages:\n  eval:\n"
+                    "    methods: [ood_length]\n    prompts: 8\n    ood_factor: 3\n    bootstrap: 20\n"
+                    "    interventions: [yarn, \"window:local=6\"]\n");
+    const QString S = QString::fromStdString(dir);
+    auto r = run({"sweep", "run", S, "--jobs", "2"});
+    QVERIFY2(r.code == 0, qPrintable(r.err));
+    r = run({"sweep", "status", S});
+    QVERIFY2(r.code == 0 && r.out.count("done") >= 4, qPrintable(r.out + r.err));
+    r = run({"sweep", "aggregate", S, "--bootstrap", "50"});
+    QVERIFY2(r.code == 0, qPrintable(r.err));
+    const auto agg = engine::readAggregate(dir + "/aggregate.h5");
+    std::vector<std::string> groups;
+    for (const auto& s : agg.sets)
+        groups.push_back(s.group);
+    QCOMPARE(groups, (std::vector<std::string>{"pe=rope", "pe=rope,intervention=yarn",
+                                               "pe=rope,intervention=window:local=6", "pe=alibi",
+                                               "pe=alibi,intervention=window:local=6"}));
+    QCOMPARE(agg.sets[1].cells.size(), size_t(2));  // both seeds
+    QCOMPARE(agg.sets[1].curves.size(), size_t(1)); // the model only
+    r = run({"export", S, "--figure", "table", "--format", "md"});
+    QVERIFY2(r.code == 0, qPrintable(r.err));
+    const auto table = QString::fromUtf8(test::runProgram("cat", {S + "/figures/table_ood_length.md"}).out.toUtf8());
+    QVERIFY2(table.contains("| intervention |") && table.contains("| rope | yarn |") &&
+                 table.contains("| alibi | none |"),
+             qPrintable(table));
 }
 
 QTEST_GUILESS_MAIN(TestSweep)

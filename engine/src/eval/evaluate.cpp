@@ -112,6 +112,12 @@ EvalSummary evaluateRun(const std::string& run, const EvalOptions& options, RunC
         }
     for (const auto& text : texts)
         for (auto& spec : parseInterventions(text)) {
+            if (options.skipInapplicable) {
+                if (const auto why = interventionRefusal(spec, cfg); !why.empty()) {
+                    observer.onWarning(spec.text() + " skipped: " + why);
+                    continue;
+                }
+            }
             eval::resolveIntervention(spec, cfg, cfg.trainPoints() * options.oodFactor);
             if (std::none_of(specs.begin(), specs.end(), [&](const auto& s) { return s.text() == spec.text(); }))
                 specs.push_back(spec);

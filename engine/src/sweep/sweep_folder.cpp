@@ -202,13 +202,15 @@ bool storedAll(const std::vector<std::string>& stored, const std::vector<std::st
 std::vector<std::string> wantedInterventions(const std::vector<std::string>& texts, const RunFileInfo& info)
 {
     std::vector<std::string> out;
+    const auto config = storedRunConfig(info.configYaml, info.path);
     for (const auto& text : texts) {
         std::vector<std::string> specs;
         if (text == "all") {
-            specs = applicableInterventions(storedRunConfig(info.configYaml, info.path));
+            specs = applicableInterventions(config);
         } else {
             for (const auto& s : parseInterventions(text))
-                specs.push_back(s.text());
+                if (interventionRefusal(s, config).empty())  // skipped for this cell, as run
+                    specs.push_back(s.text());
         }
         for (const auto& s : specs)
             if (s != "none")

@@ -181,6 +181,7 @@ CellOutcome runSweepCell(const std::string& dir, int index, const CellRunOptions
         if (sweep.stages.eval) {
             setStage("eval");
             auto o = sweep.stages.evalOptions;
+            o.skipInapplicable = true;  // a grid over PEs: yarn is for the rotary cells only
             o.common.threads = options.threads;
             o.common.device = options.device;
             if (evaluateRun(run, o, control, analysis).cancelled)

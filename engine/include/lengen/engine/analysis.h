@@ -62,6 +62,9 @@ struct EvalOptions {
     /// Interventions to evaluate besides the plain model (docs/interventions.md), each as
     /// written ("yarn", "lambda:global=2,local=train"); "none" is the plain evaluation.
     std::vector<std::string> interventions;
+    /// Sweeps: an intervention that does not apply to this run is skipped with a warning
+    /// (a grid over PEs asks for yarn on ALiBi too) instead of refused.
+    bool skipInapplicable = false;
 };
 
 /// One stored curve: a model (the transformer or a baseline) under one method.
