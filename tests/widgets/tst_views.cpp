@@ -370,6 +370,8 @@ void TestViews::interventionsBesideTheUntouchedModel()
             ++dashed;
         }
     QCOMPARE(dashed, 2);
+    QCOMPARE(figures::figureFileName("ood_length+lambda:global=2,local=8"),
+             std::string("ood_length+lambda_global=2_local=8"));
     const auto one = figures::makeFigure(m_nope, "ood_length+window");
     QVERIFY(QString::fromStdString(one.plot->title).contains("under window (local=14)"));
 

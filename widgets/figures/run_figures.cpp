@@ -258,8 +258,10 @@ std::string figureFileName(const std::string& figure)
     std::string n = figure;
     const bool atk = n.rfind("noise_points=", 0) == 0 || n == "inst+noise+tar" ||
                      n == "baseline_all_dup" || n == "change_inst_position" || n == "lost_in_mid";
+    // '/' would make folders; ':' and ',' of an intervention's parameters trouble other
+    // systems' file names: "ood_length+lambda:global=2,local=8" -> "ood_length+lambda_global=2_local=8".
     for (auto& c : n)
-        if (c == '/')
+        if (c == '/' || c == ':' || c == ',')
             c = '_';
     return atk ? "duplicated/" + n : n;
 }
