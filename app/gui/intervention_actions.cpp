@@ -3,11 +3,14 @@
 // config) and the job goes to the worker like any evaluation or probe.
 
 #include <QDir>
+
+#include <algorithm>
 #include <QFileInfo>
 #include <QStatusBar>
 
 #include "analysis_jobs.h"
 #include "intervention_dialog.h"
+#include "lengen/engine/analysis.h"
 #include "lengen/engine/config.h"
 #include "lengen/engine/interventions.h"
 #include "lengen/engine/run_file.h"
@@ -55,6 +58,19 @@ void MainWindow::evaluateOpenRunWith(const QStringList& interventions, const QSt
     engine::EvalOptions o;
     for (const auto& m : methods)
         o.methods.push_back(m.toStdString());
+    // The prompts of the run's stored plain evaluation (a sweep may have used fewer than the
+    // default): the interventions are compared on those prompts, and nothing plain is redone.
+    try {
+        for (const auto& r : engine::readEvaluations(run.toStdString()))
+            if (r.intervention.empty() && r.source == "lengen" && methods.contains(QString::fromStdString(r.method))) {
+                o.prompts = r.prompts;
+                o.common.seed = r.seed;
+                if (r.method == "ood_length" && r.trainPoints > 0)
+                    o.oodFactor = std::max(1, r.nPoints / r.trainPoints);
+                break;
+            }
+    } catch (const std::exception&) {  // a damaged file: the evaluation reports it
+    }
     for (const auto& i : interventions)
         o.interventions.push_back(i.toStdString());
     m_controller.enqueue(ui::JobKind::Evaluate,

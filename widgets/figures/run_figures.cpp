@@ -87,13 +87,19 @@ std::string interventionColor(const std::string& spec)
     return it == colors.end() ? std::string("#444444") : it->second;
 }
 
-void addIntervention(FigureSpec& f, const engine::EvalResult& e)
+// `withBand`: the figure of one intervention keeps its band; over the plain figure a dozen
+// bands would hide each other, so there only the means are drawn.
+void addIntervention(FigureSpec& f, const engine::EvalResult& e, bool withBand)
 {
     if (e.curves.empty())
         return;
     auto series = curveSeries(e.curves.front().label, e.curves.front().stats);
     series.color = interventionColor(e.intervention);
     series.dashed = true;
+    if (!withBand) {
+        series.bandLow.clear();
+        series.bandHigh.clear();
+    }
     f.series.push_back(std::move(series));
 }
 
@@ -355,17 +361,20 @@ Figure makeFigure(const std::string& run, const std::string& name, const MapSele
             continue;
         if (name == (imported ? "imported/" : "") + r.method) {
             out.plot = evalFigure(r, rf);
-            if (!imported)  // every intervention of this method over it
+            // Every intervention of this method over it, except those that equal the model
+            // here (at the training length most are identities: the same curve again).
+            if (!imported && !r.curves.empty())
                 for (const auto& e : evals)
-                    if (e.method == r.method && !e.intervention.empty())
-                        addIntervention(*out.plot, e);
+                    if (e.method == r.method && !e.intervention.empty() && !e.curves.empty() &&
+                        e.curves.front().stats.mean != r.curves.front().stats.mean)
+                        addIntervention(*out.plot, e, false);
             return out;
         }
         for (const auto& e : evals)
             if (!imported && e.method == r.method && !e.intervention.empty() &&
                 name == r.method + "+" + e.intervention) {
                 out.plot = evalFigure(r, rf);
-                addIntervention(*out.plot, e);
+                addIntervention(*out.plot, e, true);
                 out.plot->title += " - under " + e.intervention + " (" + e.interventionParams + ")";
                 return out;
             }
