@@ -310,19 +310,25 @@ std::string tokenLabel(int token)
 std::vector<FigureInfo> availableFigures(const std::string& run)
 {
     std::vector<FigureInfo> out{{"loss", "training loss and excess loss by step", FigureKind::Training}};
-    for (const auto& r : engine::readEvaluations(run)) {
-        const bool imported = r.source.rfind("metrics.json", 0) == 0;
-        if (!r.intervention.empty()) {  // beside the plain figure, which overlays them all
-            out.push_back({r.method + "+" + r.intervention,
-                           "error per position, " + r.method + ", under " + r.intervention +
-                               ", with the untouched model and baselines",
-                           FigureKind::Evaluation});
+    const auto evals = engine::readEvaluations(run);
+    for (const auto& r : evals) {
+        if (!r.intervention.empty())
             continue;
-        }
+        const bool imported = r.source.rfind("metrics.json", 0) == 0;
         out.push_back({(imported ? "imported/" : "") + r.method,
                        "error per position, " + r.method + ", with baselines" +
                            (imported ? " (imported)" : ""),
                        FigureKind::Evaluation});
+        if (imported || r.curves.empty())
+            continue;
+        // Then each intervention of the method that changes it (an identity is the same curve).
+        for (const auto& e : evals)
+            if (e.method == r.method && !e.intervention.empty() && !e.curves.empty() &&
+                e.curves.front().stats.mean != r.curves.front().stats.mean)
+                out.push_back({r.method + "+" + e.intervention,
+                               "error per position, " + r.method + ", under " + e.intervention +
+                                   ", with the untouched model and baselines",
+                               FigureKind::Evaluation});
     }
     for (const auto& s : engine::readAttentionSettings(run)) {
         out.push_back({"attention/" + s.name, "last query's attention per head, " + s.name, FigureKind::Probe});
