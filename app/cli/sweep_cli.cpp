@@ -43,6 +43,10 @@ void addNew(CLI::App& sweep, CommandTable& table)
         ->capture_default_str();
     cmd->add_option("--prompts", a->evalPrompts, "Evaluation prompts per method")
         ->capture_default_str()->check(inRange(1, 1e7));
+    cmd->add_option("--interventions", a->evalInterventions,
+                    "Training-free length extensions to evaluate in each cell besides the plain "
+                    "model (docs/interventions.md), or `all`: every one that applies to the cell")
+        ->delimiter(';');
     cmd->add_flag("--probe", a->probe, "Also run every probe on each cell");
     cmd->add_option("--out", a->outDir, "The sweep folder to create")->required();
     cmd->add_flag("--quiet,-q", a->quiet, "Only print the folder");

@@ -73,6 +73,7 @@ int runSweepNew(const SweepNewArgs& args)
     }
     request.eval = args.eval;
     request.evalMethods = args.evalMethods;
+    request.evalInterventions = args.evalInterventions;
     request.evalPrompts = args.evalPrompts;
     request.probe = args.probe;
     request.outDir = args.outDir;

@@ -20,6 +20,7 @@ struct SweepNewArgs {
     std::vector<std::string> sets;       ///< "key=v1,v2" (one axis each)
     bool eval = true;
     std::vector<std::string> evalMethods{"standard", "ood_length"};
+    std::vector<std::string> evalInterventions;
     int evalPrompts = 1280;
     bool probe = false;
     std::string outDir;

@@ -24,6 +24,9 @@ RunFacts facts(const std::string& run);
 /// 0, scale, 2·scale, … (n values).
 std::vector<double> positions(size_t n, double scale = 1);
 
+/// One colour per intervention name ("#rrggbb"), the same in every figure (docs/interventions.md).
+std::string interventionColor(const std::string& spec);
+
 plots::FigureSpec attentionFigure(const engine::AttentionSetting& s, const RunFacts& rf);
 plots::FigureSpec averageAttentionFigure(const engine::AttentionSetting& s, const RunFacts& rf);
 plots::HeatmapSpec mapFigure(const std::string& run, const engine::AttentionSetting& s,

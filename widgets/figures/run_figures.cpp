@@ -74,21 +74,6 @@ FigureSpec evalFigure(const engine::EvalResult& r, const RunFacts& rf)
     return f;
 }
 
-// One colour per intervention (the same in every figure), dashed: they read as variants of the
-// model's solid curve, apart from the baselines' palette colours.
-std::string interventionColor(const std::string& spec)
-{
-    static const std::map<std::string, std::string> colors = {
-        {"truncate", "#111111"}, {"segments", "#7f7f7f"}, {"pi", "#e377c2"},
-        {"ntk", "#8c564b"},      {"dynamic_ntk", "#bcbd22"}, {"yarn", "#9467bd"},
-        {"lambda", "#d62728"},   {"window", "#17becf"},   {"logit_scale", "#ff7f0e"},
-        {"mamba_dt", "#2ca02c"}, {"longheads", "#1f3b73"}};
-    const auto it = colors.find(spec.substr(0, spec.find(':')));
-    return it == colors.end() ? std::string("#444444") : it->second;
-}
-
-// `withBand`: the figure of one intervention keeps its band; over the plain figure a dozen
-// bands would hide each other, so there only the means are drawn.
 void addIntervention(FigureSpec& f, const engine::EvalResult& e, bool withBand)
 {
     if (e.curves.empty())
@@ -208,6 +193,22 @@ FigureSpec lostInMiddleFigure(const engine::ProbeGroup& g, const RunFacts& rf)
 }
 
 }  // namespace
+
+// One colour per intervention (the same in every figure), dashed: they read as variants of the
+// model's solid curve, apart from the baselines' palette colours.
+std::string interventionColor(const std::string& spec)
+{
+    static const std::map<std::string, std::string> colors = {
+        {"truncate", "#111111"}, {"segments", "#7f7f7f"}, {"pi", "#e377c2"},
+        {"ntk", "#8c564b"},      {"dynamic_ntk", "#bcbd22"}, {"yarn", "#9467bd"},
+        {"lambda", "#d62728"},   {"window", "#17becf"},   {"logit_scale", "#ff7f0e"},
+        {"mamba_dt", "#2ca02c"}, {"longheads", "#1f3b73"}};
+    const auto it = colors.find(spec.substr(0, spec.find(':')));
+    return it == colors.end() ? std::string("#444444") : it->second;
+}
+
+// `withBand`: the figure of one intervention keeps its band; over the plain figure a dozen
+// bands would hide each other, so there only the means are drawn.
 
 std::vector<double> positions(size_t n, double scale)
 {

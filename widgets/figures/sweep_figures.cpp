@@ -4,6 +4,7 @@
 #include <map>
 
 #include "lengen/engine/errors.h"
+#include "figures_internal.h"
 #include "run_figures.h"
 
 namespace lengen::figures {
@@ -39,31 +40,55 @@ plots::GridSpec sweepGridFigure(const engine::SweepAggregate& aggregate, const s
     std::map<std::string, int> longest;
     std::string bands;
     std::int64_t fewest = -1, most = 0;
+    // With interventions (docs/interventions.md) and one task, a panel per PE reads better: its
+    // curves are the untouched model and each intervention on it.
+    bool byPe = false;
+    std::string firstTask;
+    for (const auto& s : aggregate.sets)
+        if (s.kind == "eval" && s.name == method) {
+            const std::string t = axisValue(s, "task").empty() ? s.task : axisValue(s, "task");
+            if (firstTask.empty())
+                firstTask = t;
+            if (t != firstTask) {
+                byPe = false;
+                break;
+            }
+            byPe = byPe || !axisValue(s, "intervention").empty();
+        }
     for (const auto& s : aggregate.sets) {
         if (s.kind != "eval" || s.name != method || s.curves.empty())
             continue;
         std::string task = axisValue(s, "task");
         if (task.empty())
             task = s.task;
-        auto [it, fresh] = panels.try_emplace(task);
+        // The panel's key: the task, or (byPe) the model's own label without the intervention.
+        const std::string label = s.curves.front().label;
+        const std::string key = byPe ? label.substr(0, label.find(" + ")) : task;
+        auto [it, fresh] = panels.try_emplace(key);
         auto& f = it->second;
         if (fresh) {
-            panelOrder.push_back(task);
-            f.title = (task.empty() ? method : task) + " (D = " + std::to_string(s.dims) + ")";
+            panelOrder.push_back(key);
+            f.title = byPe ? key + " - " + task + " (D = " + std::to_string(s.dims) + ")"
+                           : (task.empty() ? method : task) + " (D = " + std::to_string(s.dims) + ")";
             errorAxes(f, s.classification, s.zeroEstimator, s.nPoints - 1);
             if (s.nPoints - 1 > trainLengthK(s.trainPoints))
                 f.vlines.push_back({trainLengthK(s.trainPoints), "train length"});
         }
         const auto& c = s.curves.front();
         plots::Series series;
-        series.name = curveName(s);
+        const std::string intervention = axisValue(s, "intervention");
+        series.name = byPe ? (intervention.empty() ? "untouched" : intervention) : curveName(s);
+        if (byPe && !intervention.empty()) {
+            series.color = interventionColor(intervention);
+            series.dashed = true;
+        }
         for (size_t i = 0; i < c.mean.size(); ++i)
             series.x.push_back(double(i));
         series.y = c.mean;
         series.bandLow = c.low;
         series.bandHigh = c.high;
         f.series.push_back(std::move(series));
-        longest[task] = std::max(longest[task], s.nPoints - 1);
+        longest[key] = std::max(longest[key], s.nPoints - 1);
         if (bands.find(c.band) == std::string::npos)
             bands += (bands.empty() ? "" : " / ") + c.band;
         const auto [lo, hi] = std::minmax_element(c.seeds.begin(), c.seeds.end());
@@ -79,9 +104,9 @@ plots::GridSpec sweepGridFigure(const engine::SweepAggregate& aggregate, const s
     const std::string seeds = fewest == most ? std::to_string(most) : std::to_string(fewest) + "-" + std::to_string(most);
     grid.title = aggregate.sweep + " - " + method + "\nmean over " + seeds + " seed" + (most == 1 ? "" : "s") +
                  ", band: " + (bands == "bootstrap" ? "bootstrap 5-95 % of the mean" : bands);
-    for (const auto& task : panelOrder) {
-        auto f = panels[task];
-        f.x.max = longest[task] + 0.1;
+    for (const auto& key : panelOrder) {
+        auto f = panels[key];
+        f.x.max = longest[key] + 0.1;
         grid.panels.push_back(std::move(f));
     }
     grid.columns = grid.panels.size() <= 4 ? int(grid.panels.size()) : grid.panels.size() <= 9 ? 3 : 4;

@@ -102,6 +102,7 @@ SweepIndex createSweep(const NewSweep& r)
     spec.axes.push_back({"seed", seeds, {}});
     spec.stages.eval = r.eval;
     spec.stages.evalOptions.methods = r.evalMethods;
+    spec.stages.evalOptions.interventions = r.evalInterventions;
     spec.stages.evalOptions.prompts = r.evalPrompts;
     spec.stages.probe = r.probe;
     if (r.probe)

@@ -36,6 +36,7 @@ struct NewSweep {
     std::vector<std::pair<std::string, std::vector<std::string>>> sets;  ///< key-path axes
     bool eval = true;
     std::vector<std::string> evalMethods{"standard", "ood_length"};
+    std::vector<std::string> evalInterventions;  ///< as `stages.eval.interventions`
     int evalPrompts = 1280;
     bool probe = false;
     std::string outDir;
