@@ -11,6 +11,8 @@
 #include "lengen/engine/probes.h"
 #include "lengen/engine/trainer.h"
 #include "run_figures.h"
+#include "sweep_figures.h"
+#include "lengen/engine/sweep_aggregate.h"
 #include "test_support.h"
 
 using namespace lengen;
@@ -30,6 +32,7 @@ private Q_SLOTS:
     void probeFiguresMarkTheLayouts();
     void heatmapReadsTheStoredMap();
     void unknownFigureIsAUsageError();
+    void sweepGridWithInterventionsHasAPanelPerPe();
 
 private:
     std::string m_run;
@@ -160,6 +163,51 @@ void TestFigures::unknownFigureIsAUsageError()
         QCOMPARE(e.kind(), engine::ErrorKind::Usage);
         QVERIFY(std::string(e.what()).find("sideways") != std::string::npos);
     }
+}
+
+void TestFigures::sweepGridWithInterventionsHasAPanelPerPe()
+{
+    // Issue 30: one task, interventions as an axis of the eval stage: a panel per PE whose
+    // curves are the untouched model and each intervention (dashed, its own colour).
+    engine::SweepAggregate agg;
+    agg.sweep = "rescue";
+    auto set = [&](const std::string& pe, const std::string& label, const std::string& intervention) {
+        engine::AggregateSet s;
+        s.kind = "eval";
+        s.name = "ood_length";
+        s.groupAxes = {{"pe", pe}};
+        if (!intervention.empty())
+            s.groupAxes.emplace_back("intervention", intervention);
+        s.task = "linear_regression";
+        s.trainPoints = 9;
+        s.nPoints = 72;
+        s.dims = 4;
+        s.zeroEstimator = 4;
+        engine::AggregateCurve c;
+        c.key = "model";
+        c.label = label;
+        c.transformer = true;
+        c.mean.assign(72, 1.0);
+        c.low.assign(72, 0.5);
+        c.high.assign(72, 1.5);
+        c.seeds.assign(72, 3);
+        c.band = "bootstrap";
+        s.curves.push_back(c);
+        agg.sets.push_back(s);
+    };
+    set("rope", "RoPE", "");
+    set("rope", "RoPE + yarn", "yarn");
+    set("alibi", "ALiBi", "");
+    set("alibi", "ALiBi + lambda", "lambda");
+    const auto grid = figures::sweepGridFigure(agg, "ood_length");
+    QCOMPARE(grid.panels.size(), size_t(2));
+    QVERIFY(QString::fromStdString(grid.panels[0].title).startsWith("RoPE"));
+    QCOMPARE(grid.panels[0].series.size(), size_t(2));
+    QCOMPARE(grid.panels[0].series[0].name, std::string("untouched"));
+    QCOMPARE(grid.panels[0].series[1].name, std::string("yarn"));
+    QVERIFY(grid.panels[0].series[1].dashed);
+    QCOMPARE(grid.panels[1].series[1].name, std::string("lambda"));
+    QVERIFY(grid.panels[0].series[1].color != grid.panels[1].series[1].color);
 }
 
 QTEST_MAIN(TestFigures)
