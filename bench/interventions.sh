@@ -22,7 +22,7 @@ seconds() {  # seconds ARGS... -> wall time of one evaluation
     local t0 t1
     t0=$(date +%s.%N)
     "$lengen" eval "$work" --methods "$method" --prompts "$prompts" --no-baselines --threads "$threads" \
-        --force -q "$@" >/dev/null
+        --force -q "$@" >/dev/null 2>&1
     t1=$(date +%s.%N)
     /usr/bin/python3 -c "print(f'{$t1 - $t0:.2f}')"
 }

@@ -55,3 +55,24 @@ for r in rows:
 if least_squares:
     print(f"\nLeast squares at k = {last}: " +
           ", ".join(f"{pe} {v:.2g}" for pe, v in least_squares.items()))
+
+# The same at a glance: interventions down, PEs across, the error at the longest position
+# (mean over seeds [band]); the untouched model's error at the training length first.
+pes = list(dict.fromkeys(r["pe"] for r in rows))
+ivs = list(dict.fromkeys(r["iv"] for r in rows))
+cell = {(r["pe"], r["iv"]): r for r in rows}
+print(f"\n| k = {last} (8×) | " + " | ".join(pes) + " |")
+print("|---|" + "---|" * len(pes))
+print(f"| untouched, k = {rows[0]['k']} (train length) | " +
+      " | ".join(fmt(cell[(p, 'none')]["train"]) if (p, "none") in cell else "—" for p in pes) + " |")
+for iv in ivs:
+    vals = []
+    for p in pes:
+        r = cell.get((p, iv))
+        if not r:
+            vals.append("—")
+            continue
+        best = min(cell[(p, i)]["long"][0] for i in ivs if (p, i) in cell)
+        s = fmt(r["long"])
+        vals.append(f"**{s}**" if r["long"][0] == best else s)
+    print(f"| {'untouched' if iv == 'none' else iv} | " + " | ".join(vals) + " |")
