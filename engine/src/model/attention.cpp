@@ -5,6 +5,7 @@
 #include <limits>
 #include <string>
 
+#include "model/attention_detail.h"
 #include "model/small_bmm.h"
 #include "torch_compat.h"
 
@@ -55,18 +56,6 @@ torch::Tensor blockProbs(const torch::Tensor& q, const torch::Tensor& k, double 
     return torch::softmax(scores + (b.defined() ? b + causal : causal), -1);
 }
 
-// Copies the captured rows that fall in [r0, r1) from a block into `kept` [B, h, R, T].
-void captureRows(torch::Tensor& kept, const torch::Tensor& rows, const torch::Tensor& probs,
-                 std::int64_t r0, std::int64_t r1)
-{
-    auto r = rows.accessor<std::int64_t, 1>();
-    for (std::int64_t i = 0; i < r.size(0); ++i) {
-        if (r[i] < r0 || r[i] >= r1)
-            continue;
-        kept.select(2, i).slice(-1, 0, r1).copy_(probs.select(2, r[i] - r0));
-    }
-}
-
 }  // namespace
 
 torch::Tensor attendCausal(const torch::Tensor& q, const torch::Tensor& k, const torch::Tensor& v,
@@ -102,7 +91,7 @@ torch::Tensor attendCausal(const torch::Tensor& q, const torch::Tensor& k, const
         if (capture && allRows)
             kept.slice(2, r0, r1).slice(-1, 0, r1).copy_(probs);
         else if (capture)
-            captureRows(kept, rowsCpu, probs, r0, r1);
+            detail::captureRows(kept, rowsCpu, probs, r0, r1);
     }
     if (capture)
         tap->weights.push_back(kept);

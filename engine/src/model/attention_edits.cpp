@@ -6,6 +6,7 @@
 #include <limits>
 
 #include "model/attention.h"
+#include "model/attention_detail.h"
 
 namespace lengen::engine::model {
 
@@ -16,12 +17,6 @@ constexpr float kNegInf = -std::numeric_limits<float>::infinity();
 torch::Tensor range(std::int64_t a, std::int64_t b, const torch::Device& device)
 {
     return torch::arange(a, b, torch::TensorOptions(torch::kLong).device(device));
-}
-
-torch::Tensor rotateHalf(const torch::Tensor& x)
-{
-    const auto half = x.size(-1) / 2;
-    return torch::cat({-x.slice(-1, half), x.slice(-1, 0, half)}, -1);
 }
 
 }  // namespace
@@ -124,6 +119,7 @@ torch::Tensor AttentionImpl::attendLongHeads(const torch::Tensor& q0, const torc
     if (capture)
         kept = torch::zeros({b, h, tap->rows.defined() ? tap->rows.size(0) : t, t},
                             q0.options().dtype(tap->captureType));
+    const auto rowsCpu = capture && tap->rows.defined() ? tap->rows.to(torch::kCPU) : torch::Tensor();
     auto out = torch::empty({b, h, t, d}, v.options());
     const std::int64_t block = tap && tap->queryChunk > 0 ? tap->queryChunk : 128;
     const auto chunkIds = range(0, nChunks, device);
@@ -170,8 +166,8 @@ torch::Tensor AttentionImpl::attendLongHeads(const torch::Tensor& q0, const torc
                 sizes.push_back(d);
                 return table.index_select(0, p.flatten()).view(sizes);
             };
-            ks = ks * at(cosT, pk) + rotateHalf(ks) * at(sinT, pk);
-            qr = qb * at(cosT, queryPos) + rotateHalf(qb) * at(sinT, queryPos);
+            ks = ks * at(cosT, pk) + detail::rotateHalf(ks) * at(sinT, pk);
+            qr = qb * at(cosT, queryPos) + detail::rotateHalf(qb) * at(sinT, queryPos);
         }
         auto logits = (qr.unsqueeze(3) * ks).sum(-1) * m_scale;          // [B, h, R, ms]
         if (biasTable.defined()) {
@@ -180,18 +176,12 @@ torch::Tensor AttentionImpl::attendLongHeads(const torch::Tensor& q0, const torc
         }
         auto probs = torch::softmax(logits.masked_fill(valid.logical_not(), kNegInf), -1);
         out.slice(2, r0, r1).copy_((probs.unsqueeze(-1) * vs).sum(3));
-        if (capture) {
-            auto map = torch::zeros({b, h, rn, t}, probs.options()).scatter(3, order, probs);
-            if (!tap->rows.defined()) {
-                kept.slice(2, r0, r1).copy_(map);
-            } else {
-                auto r = tap->rows.to(torch::kCPU);
-                for (std::int64_t i = 0; i < r.size(0); ++i) {
-                    const auto row = r[i].item<std::int64_t>();
-                    if (row >= r0 && row < r1)
-                        kept.select(2, i).copy_(map.select(2, row - r0));
-                }
-            }
+        if (capture) {  // the weights back at their keys: [B, h, R, r1]
+            auto map = torch::zeros({b, h, rn, r1}, probs.options()).scatter(3, order, probs);
+            if (!tap->rows.defined())
+                kept.slice(2, r0, r1).slice(-1, 0, r1).copy_(map);
+            else
+                detail::captureRows(kept, rowsCpu, map, r0, r1);
         }
     }
     if (capture)

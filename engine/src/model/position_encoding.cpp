@@ -5,6 +5,7 @@
 #include "lengen/engine/config.h"
 #include "lengen/engine/errors.h"
 #include "model/fire.h"
+#include "model/attention_detail.h"
 #include "model/rotary_variants.h"
 
 namespace lengen::engine::model {
@@ -82,26 +83,18 @@ std::pair<torch::Tensor, torch::Tensor> RotaryImpl::cosSin(const torch::Tensor& 
     return {m_cos.index_select(0, pos), m_sin.index_select(0, pos)};
 }
 
-namespace {
-// rot([x1 | x2]) = [-x2 | x1] on the last dimension.
-torch::Tensor rotateHalf(const torch::Tensor& x)
-{
-    const auto half = x.size(-1) / 2;
-    return torch::cat({-x.slice(-1, half), x.slice(-1, 0, half)}, -1);
-}
-}  // namespace
 
 void RotaryImpl::rotate(torch::Tensor& q, torch::Tensor& k, const PositionSpan& pos,
                         const Intervention* edit)
 {
     auto [cq, sq] = cosSin(pos.q, pos.maxPos, edit);  // [Tq, d]
-    q = q * cq + rotateHalf(q) * sq;
+    q = q * cq + detail::rotateHalf(q) * sq;
     if (pos.k.is_same(pos.q)) {  // self-attention over one span (training): same table
-        k = k * cq + rotateHalf(k) * sq;
+        k = k * cq + detail::rotateHalf(k) * sq;
         return;
     }
     auto [ck, sk] = cosSin(pos.k, pos.maxPos, edit);  // [Tk, d]
-    k = k * ck + rotateHalf(k) * sk;
+    k = k * ck + detail::rotateHalf(k) * sk;
 }
 
 std::pair<torch::Tensor, torch::Tensor> RotaryImpl::rotaryTables(const PositionSpan& pos)
