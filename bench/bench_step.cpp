@@ -65,18 +65,19 @@ int main(int argc, char** argv)
     const std::string device = resolveDevice(deviceEnv ? deviceEnv : "cpu");
     const char* precisionEnv = std::getenv("LENGEN_BENCH_PRECISION");
     s.precision = compat::parsePrecision(precisionEnv ? precisionEnv : "fp32");
+    // The engine's policy (threads.cpp): the kernel context gets the threads, BLAS too, Torch's
+    // own pool one; freed heap memory is kept for the next step.
     if (endsWith(source, ".h5")) {  // a run: its config and its checkpoint's weights
         const auto info = readRunInfo(source);
         config = storedRunConfig(info.configYaml, source);
+        s.kernels = training::makeKernelContext(threads, config.model.hiddenSize);
         training::setupSession(s, config, info.seed, device);
         training::restoreCheckpoint(s, io::readCheckpoint(source), source);
     } else {
         config = loadConfigFile(source).runs.at(0);
+        s.kernels = training::makeKernelContext(threads, config.model.hiddenSize);
         training::setupSession(s, config, 1, device);
     }
-    // The engine's policy (threads.cpp): BLAS gets the threads, Torch's own pool one; freed
-    // heap memory is kept for the next step.
-    training::applyThreadPolicy(threads, config.model.hiddenSize);
     compat::applyMatmulPrecision(s.precision, s.device);
     const auto& cur = config.task.curriculum;
     // The final (largest) step shape, or `points` in-context points if given.
@@ -134,8 +135,9 @@ int main(int argc, char** argv)
     }
     profile.reset();
     const double total = t[0] + t[1] + t[2] + t[3];
-    std::printf("%s: %d steps at N=%d, D=%d, %d thread(s), %s, %s%s\n", argv[1], steps, points, dims,
-                threads, s.device.str().c_str(), compat::precisionName(s.precision),
+    std::printf("%s: %d steps at N=%d, D=%d, %d thread(s), %s, %s, %s layers%s\n", argv[1], steps,
+                points, dims, threads, s.device.str().c_str(), compat::precisionName(s.precision),
+                model::layerPathName(s.model->kernelPolicy().path),
                 graphed ? ", CUDA graph" : "");
     const char* names[] = {"sample", "forward", "backward", "optimiser"};
     for (int k = 0; k < 4; ++k)

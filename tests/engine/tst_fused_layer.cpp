@@ -9,7 +9,7 @@
 
 #include "model/cpu_kernels.h"
 #include "model/cpu_mamba.h"
-#include "model/cpu_threads.h"
+#include "model/kernel_context.h"
 #include "model/fused_layer.h"
 #include "model/icl_model.h"
 #include "test_support.h"
@@ -42,9 +42,11 @@ struct Pass {
     bool fused = false;
 };
 
-Pass runPass(InContextModel& model, const torch::Tensor& xs, const torch::Tensor& ys, bool fused)
+// One training forward and backward under `path`, on `threads` kernel threads.
+Pass runPass(InContextModel& model, const torch::Tensor& xs, const torch::Tensor& ys,
+             LayerPath path, int threads = 1)
 {
-    setFusedLayers(fused);
+    model->setKernelPolicy({path, std::make_shared<kernels::KernelContext>(threads)});
     model->zero_grad();
     Pass p;
     p.predictions = model->forward(xs, ys).predictions;
@@ -53,7 +55,7 @@ Pass runPass(InContextModel& model, const torch::Tensor& xs, const torch::Tensor
     for (const auto& item : model->named_parameters())
         if (item.value().grad().defined())
             p.grads[item.key()] = item.value().grad().clone();
-    setFusedLayers(true);
+    model->setKernelPolicy({});
     return p;
 }
 
@@ -89,7 +91,6 @@ class TestFusedLayer final : public QObject {
     Q_OBJECT
 private Q_SLOTS:
     void initTestCase() { torch::set_num_threads(1); }
-    void cleanup() { setFusedLayers(true); }
     void fusedAndModulePathsAgree_data();
     void fusedAndModulePathsAgree();
     void evaluationKeepsTheModulePath();
@@ -143,13 +144,11 @@ void TestFusedLayer::fusedAndModulePathsAgree()
     auto xs = torch::randn({5, points, 3}, gen, torch::kFloat32);
     auto ys = torch::randn({5, points}, gen, torch::kFloat32);
 
-    const Pass plain = runPass(model, xs, ys, false);
+    const Pass plain = runPass(model, xs, ys, LayerPath::Module);
     QVERIFY(!plain.fused);
-    // One kernel thread, then three (parts of the batch items and rows on the pool).
+    // One kernel thread, then three (slices of the batch items and rows on the pool).
     for (int threads : {1, 3}) {
-        kernels::setKernelThreads(threads);
-        const Pass fused = runPass(model, xs, ys, true);
-        kernels::setKernelThreads(1);
+        const Pass fused = runPass(model, xs, ys, LayerPath::Fused, threads);
         QVERIFY2(fused.fused, "the fused layer was not used");
         QVERIFY2(relDiff(fused.predictions, plain.predictions) < 1e-5,
                  qPrintable(QString::number(relDiff(fused.predictions, plain.predictions))));
@@ -167,20 +166,30 @@ void TestFusedLayer::fusedAndModulePathsAgree()
 
 void TestFusedLayer::evaluationKeepsTheModulePath()
 {
+    const auto fusedOnCpu = [] { return chooseKernelPolicy(false, nullptr); };
     auto model = lengen::test::initialisedModel(lengen::test::tinyConfig(), 1);
     auto xs = torch::randn({2, 5, 3}), ys = torch::randn({2, 5});
+    // A model no session configured: the module path.
+    QCOMPARE(model->kernelPolicy().path, LayerPath::Module);
+    QVERIFY(!graphHasFusedLayer(model->forward(xs, ys).predictions));
+    model->setKernelPolicy(fusedOnCpu());
+    QCOMPARE(model->kernelPolicy().path, kernels::hasBlas() ? LayerPath::Fused : LayerPath::Module);
     {
         torch::NoGradGuard noGrad;  // evaluation: no graph at all
         QVERIFY(!model->forward(xs, ys).predictions.requires_grad());
     }
     QCOMPARE(graphHasFusedLayer(model->forward(xs, ys).predictions), kernels::hasBlas());
-    setFusedLayers(false);
+    qputenv("LENGEN_FUSED", "0");  // the documented switch picks the module path
+    model->setKernelPolicy(fusedOnCpu());
+    qunsetenv("LENGEN_FUSED");
+    QCOMPARE(model->kernelPolicy().path, LayerPath::Module);
     QVERIFY(!graphHasFusedLayer(model->forward(xs, ys).predictions));
-    setFusedLayers(true);
     // GPT-2 with dropout: the mask comes from the run's generator, so the module path.
     auto dropping = lengen::test::initialisedModel(gpt2Config(0.1), 1);
+    dropping->setKernelPolicy(fusedOnCpu());
     QVERIFY(!graphHasFusedLayer(dropping->forward(xs, ys).predictions));
     auto plain = lengen::test::initialisedModel(gpt2Config(0), 1);
+    plain->setKernelPolicy(fusedOnCpu());
     QCOMPARE(graphHasFusedLayer(plain->forward(xs, ys).predictions), kernels::hasBlas());
 }
 

@@ -48,14 +48,19 @@ void TestMamba::scanKernelEqualsNaiveRecurrence()
     const std::vector<torch::Tensor> inputs = {v, delta, A, Bm, Cm, D};
     auto weights = torch::randn({b, t, e}, gen, opt);  // a generic upstream gradient
 
-    auto yKernel = selectiveScan(v, delta, A, Bm, Cm, D);
     auto yNaive = selectiveScanNaive(v, delta, A, Bm, Cm, D);
-    QVERIFY(torch::allclose(yKernel, yNaive, 1e-5, 1e-5));
-    auto gKernel = torch::autograd::grad({(yKernel * weights).sum()}, inputs);
     auto gNaive = torch::autograd::grad({(yNaive * weights).sum()}, inputs);
     const char* names[] = {"v", "delta", "A", "B", "C", "D"};
-    for (size_t i = 0; i < inputs.size(); ++i)
-        QVERIFY2(torch::allclose(gKernel[i], gNaive[i], 1e-4, 1e-5), names[i]);
+    // The batch items on one thread, then in three slices (each its own dA, dD sums).
+    for (int threads : {1, 3}) {
+        kernels::KernelContext context(threads);
+        auto yKernel = selectiveScan(context, v, delta, A, Bm, Cm, D);
+        QVERIFY(torch::allclose(yKernel, yNaive, 1e-5, 1e-5));
+        auto gKernel = torch::autograd::grad({(yKernel * weights).sum()}, inputs);
+        for (size_t i = 0; i < inputs.size(); ++i)
+            QVERIFY2(torch::allclose(gKernel[i], gNaive[i], 1e-4, 1e-5),
+                     qPrintable(QString("%1 thread(s): %2").arg(threads).arg(names[i])));
+    }
 }
 
 void TestMamba::causal()

@@ -281,7 +281,7 @@ void TestModel::fusedAttentionEqualsTheWrittenOutOne()
             rows = [&](std::int64_t r0, std::int64_t r1) {
                 return bias.slice(1, r0, r1).slice(2, 0, r1);
             };
-        const auto written = attendCausal(q, k, v, scale, rows, nullptr);
+        const auto written = attendCausal(q, k, v, scale, rows, nullptr, LayerPath::Module);
         const auto fused = lengen::engine::compat::causalAttention(q, k, v, scale, bias);
         QVERIFY2(torch::allclose(fused, written, 1e-5, 1e-6),
                  withBias ? "with a bias" : "causal only");

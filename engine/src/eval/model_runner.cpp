@@ -23,9 +23,10 @@ LoadedRun loadRun(const std::string& run, const AnalysisOptions& options)
         throw Error(ErrorKind::RunFile, "the run has no checkpoint yet (train it first): " +
                                             r.runFile);
     r.config = storedRunConfig(r.info.configYaml, r.runFile);
-    training::applyThreadPolicy(options.threads, r.config.model.hiddenSize);
+    r.kernels = training::makeKernelContext(options.threads, r.config.model.hiddenSize);
     r.device = torch::Device(resolveDevice(options.device));
     r.model = model::buildModel(r.config);
+    r.model->setKernelPolicy(model::chooseKernelPolicy(r.device.is_cuda(), r.kernels));
     const auto shapes = io::parameterShapes(r.model->named_parameters());
     const auto state = io::readCheckpoint(r.runFile, &shapes);
     torch::NoGradGuard noGrad;

@@ -19,6 +19,8 @@ struct LoadedRun {
     std::string runFile;
     RunFileInfo info;
     RunConfig config;
+    /// The evaluation's CPU threads, the model's kernel policy holds them (train/threads.h).
+    std::shared_ptr<const model::kernels::KernelContext> kernels;
     model::InContextModel model{nullptr};
     torch::Device device{torch::kCPU};
     std::int64_t checkpointStep = 0;

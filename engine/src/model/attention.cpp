@@ -30,18 +30,6 @@ torch::Tensor causalMask(std::int64_t t, const torch::Device& device)
     return mask;
 }
 
-// LibTorch's fused attention on a GPU (2.1+): the same function without materialising the
-// scores; the CPU keeps the written-out path (and its fused layers). LENGEN_FUSED_ATTENTION=0
-// switches it off.
-bool useFusedAttention(const torch::Tensor& q)
-{
-    static const bool allowed = [] {
-        const char* v = std::getenv("LENGEN_FUSED_ATTENTION");
-        return compat::hasFusedAttention() && !(v && std::string(v) == "0");
-    }();
-    return allowed && q.is_cuda();
-}
-
 // Probabilities for query rows [r0, r1) over keys [0, r1): [B, heads, r1-r0, r1].
 torch::Tensor blockProbs(const torch::Tensor& q, const torch::Tensor& k, double scale,
                          const RowBias& bias, std::int64_t r0, std::int64_t r1,
@@ -59,7 +47,7 @@ torch::Tensor blockProbs(const torch::Tensor& q, const torch::Tensor& k, double 
 }  // namespace
 
 torch::Tensor attendCausal(const torch::Tensor& q, const torch::Tensor& k, const torch::Tensor& v,
-                           double scale, const RowBias& bias, AttentionTap* tap,
+                           double scale, const RowBias& bias, AttentionTap* tap, LayerPath path,
                            const std::function<torch::Tensor(const torch::Tensor&)>& onProbs,
                            const ScoreEdit& scoreEdit)
 {
@@ -67,7 +55,10 @@ torch::Tensor attendCausal(const torch::Tensor& q, const torch::Tensor& k, const
     const bool capture = tap && tap->capture;
     const bool allRows = !capture || !tap->rows.defined();
     const std::int64_t chunk = tap && tap->queryChunk > 0 ? std::min(tap->queryChunk, t) : t;
-    if (chunk == t && !capture && !onProbs && !scoreEdit && useFusedAttention(q))  // a GPU: no T x T tensors
+    // The Device path (kernel_policy.h): LibTorch's fused attention (2.1+) on a GPU, the same
+    // function without materialising the scores.
+    if (chunk == t && !capture && !onProbs && !scoreEdit && path == LayerPath::Device &&
+        q.is_cuda())
         return compat::causalAttention(q, k, v, scale, bias ? bias(0, t) : torch::Tensor());
     if (chunk == t) {  // the training path: one block
         auto probs = blockProbs(q, k, scale, bias, 0, t, scoreEdit);          // [B, h, T, T]
@@ -109,7 +100,7 @@ AttentionImpl::AttentionImpl(int hidden, int heads, PositionEncoding pe)
 }
 
 torch::Tensor AttentionImpl::forward(const torch::Tensor& x, const PositionSpan& pos,
-                                     AttentionTap* tap)
+                                     AttentionTap* tap, LayerPath path)
 {
     const auto b = x.size(0), t = x.size(1);
     auto split = [&](const torch::Tensor& y) {  // [B, T, H] -> [B, heads, T, d]
@@ -140,7 +131,7 @@ torch::Tensor AttentionImpl::forward(const torch::Tensor& x, const PositionSpan&
         return m_pe->logitBias(sub);
     };
     const ScoreEdit scoreEdit = edit ? scoreEditFor(*edit, qPlain, kPlain, pos) : ScoreEdit();
-    auto out = attendCausal(q, k, v, m_scale, bias, tap, {}, scoreEdit)  // [B, heads, T, d]
+    auto out = attendCausal(q, k, v, m_scale, bias, tap, path, {}, scoreEdit)  // [B, heads, T, d]
                    .transpose(1, 2)
                    .reshape({b, t, m_heads * m_headDim});
     return m_o(out);

@@ -8,6 +8,7 @@
 
 #include <functional>
 
+#include "model/kernel_policy.h"
 #include "model/position_encoding.h"
 
 namespace lengen::engine::model {
@@ -40,9 +41,10 @@ using ScoreEdit =
 /// softmax(q k^T * scale + bias + causal) v for q, k, v [B, heads, T, d] over one span (queries
 /// and keys are the same T positions). `onProbs` may transform the probabilities before they
 /// weight v (GPT-2's attention dropout); it is only called on the unchunked path. The [T, T]
-/// mask is cached per thread. Returns [B, heads, T, d].
+/// mask is cached per thread. `path` Device on a GPU: LibTorch's fused attention where nothing
+/// is captured, edited or dropped. Returns [B, heads, T, d].
 torch::Tensor attendCausal(const torch::Tensor& q, const torch::Tensor& k, const torch::Tensor& v,
-                           double scale, const RowBias& bias, AttentionTap* tap,
+                           double scale, const RowBias& bias, AttentionTap* tap, LayerPath path,
                            const std::function<torch::Tensor(const torch::Tensor&)>& onProbs = {},
                            const ScoreEdit& scoreEdit = {});
 
@@ -50,8 +52,8 @@ class AttentionImpl : public torch::nn::Module {
 public:
     AttentionImpl(int hidden, int heads, PositionEncoding pe);
     /// x [B, T, H] -> [B, T, H]. With a capturing tap, appends this layer's weights to it.
-    torch::Tensor forward(const torch::Tensor& x, const PositionSpan& pos,
-                          AttentionTap* tap = nullptr);
+    torch::Tensor forward(const torch::Tensor& x, const PositionSpan& pos, AttentionTap* tap,
+                          LayerPath path);
     PositionEncoding positionEncoding() const { return m_pe; }
     int heads() const { return m_heads; }
     /// Projection weights [H, H] (out, in), for the fused layer.

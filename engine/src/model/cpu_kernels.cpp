@@ -8,7 +8,6 @@
 #include <vector>
 
 #include "model/cpu_math.h"
-#include "model/cpu_threads.h"
 
 namespace lengen::engine::model::kernels {
 
@@ -27,41 +26,9 @@ Sgemm sgemm()
     return fn;
 }
 
-using GetThreads = int (*)();
-using SetThreads = void (*)(int);
-
-GetThreads openblasGet()
-{
-    static const auto fn =
-        reinterpret_cast<GetThreads>(dlsym(RTLD_DEFAULT, "openblas_get_num_threads"));
-    return fn;
-}
-
-SetThreads openblasSet()
-{
-    static const auto fn =
-        reinterpret_cast<SetThreads>(dlsym(RTLD_DEFAULT, "openblas_set_num_threads"));
-    return fn;
-}
-
 }  // namespace
 
 bool hasBlas() { return sgemm() != nullptr; }
-
-SerialBlas::SerialBlas()
-{
-    if (openblasGet() && openblasSet()) {
-        m_saved = openblasGet()();
-        if (m_saved > 1)
-            openblasSet()(1);
-    }
-}
-
-SerialBlas::~SerialBlas()
-{
-    if (m_saved > 1)
-        openblasSet()(m_saved);
-}
 
 void gemm(bool transA, bool transB, int m, int n, int k, float alpha, const float* a, int lda,
           const float* b, int ldb, float beta, float* c, int ldc)
@@ -300,28 +267,24 @@ void attentionForward(const AttentionShape& s, const float* qkv, const float* bi
     const int t = s.t, h = s.heads * s.d, ld = 3 * h;
     const std::int64_t tt = std::int64_t(t) * t;
     const bool loops = t <= kLoopTokens;
-    // One item per (batch, head); parts of the items run on the kernel threads.
-    const std::int64_t items = s.batch * s.heads;
-    parallelFor(items, loops ? 1 : items, [&](std::int64_t begin, std::int64_t end, int) {
-        std::vector<float> yt(loops ? scoresScratch(t, s.d) : 0);  // k transposed
-        for (std::int64_t item = begin; item < end; ++item) {
-            const std::int64_t b = item / s.heads;
-            const int hd = static_cast<int>(item % s.heads);
-            const float* q = qkv + b * t * ld + hd * s.d;
-            const float *k = q + h, *v = q + 2 * h;
-            float* p = probs + item * tt;
-            float* o = out + b * t * h + hd * s.d;
-            if (loops)
-                lowerScores(q, ld, k, ld, t, s.d, s.scale, p, yt.data());          // q k^T
-            else
-                gemm(false, true, t, t, s.d, s.scale, q, ld, k, ld, 0, p, t);
-            causalSoftmaxForward(p, t, bias ? bias + (biasHeads == 1 ? 0 : hd) * tt : nullptr);
-            if (loops)
-                lowerTimes(p, t, v, ld, s.d, 1, o, h);                              // p v
-            else
-                gemm(false, false, t, s.d, t, 1, p, t, v, ld, 0, o, h);
-        }
-    });
+    std::vector<float> yt(loops ? scoresScratch(t, s.d) : 0);  // k transposed
+    for (std::int64_t item = 0; item < s.batch * s.heads; ++item) {  // one (batch, head) each
+        const std::int64_t b = item / s.heads;
+        const int hd = static_cast<int>(item % s.heads);
+        const float* q = qkv + b * t * ld + hd * s.d;
+        const float *k = q + h, *v = q + 2 * h;
+        float* p = probs + item * tt;
+        float* o = out + b * t * h + hd * s.d;
+        if (loops)
+            lowerScores(q, ld, k, ld, t, s.d, s.scale, p, yt.data());          // q k^T
+        else
+            gemm(false, true, t, t, s.d, s.scale, q, ld, k, ld, 0, p, t);
+        causalSoftmaxForward(p, t, bias ? bias + (biasHeads == 1 ? 0 : hd) * tt : nullptr);
+        if (loops)
+            lowerTimes(p, t, v, ld, s.d, 1, o, h);                              // p v
+        else
+            gemm(false, false, t, s.d, t, 1, p, t, v, ld, 0, o, h);
+    }
 }
 
 void attentionBackward(const AttentionShape& s, const float* qkv, const float* probs,
@@ -330,49 +293,35 @@ void attentionBackward(const AttentionShape& s, const float* qkv, const float* p
     const int t = s.t, h = s.heads * s.d, ld = 3 * h;
     const std::int64_t tt = std::int64_t(t) * t;
     const bool loops = t <= kLoopTokens;
-    // Parts after the first sum their bias gradient apart; the parts are added in order after,
-    // so the result does not depend on which thread finished first.
-    std::vector<std::vector<float>> partial(static_cast<size_t>(kernelThreads()));
-    const std::int64_t items = s.batch * s.heads;
-    parallelFor(items, loops ? 1 : items, [&](std::int64_t begin, std::int64_t end, int part) {
-        std::vector<float> scratch(static_cast<size_t>(tt));
-        std::vector<float> yt(loops ? scoresScratch(t, s.d) : 0);  // v transposed
-        float* db = dbias;
-        if (dbias && part > 0) {
-            partial[static_cast<size_t>(part)].assign(static_cast<size_t>(biasHeads * tt), 0.0f);
-            db = partial[static_cast<size_t>(part)].data();
+    std::vector<float> scratch(static_cast<size_t>(tt));
+    std::vector<float> yt(loops ? scoresScratch(t, s.d) : 0);  // v transposed
+    float* ds = scratch.data();
+    for (std::int64_t item = 0; item < s.batch * s.heads; ++item) {  // one (batch, head) each
+        const std::int64_t b = item / s.heads;
+        const int hd = static_cast<int>(item % s.heads);
+        const std::int64_t off = b * t * ld + hd * s.d;
+        const float *q = qkv + off, *k = q + h, *v = q + 2 * h;
+        float *dq = dqkv + off, *dk = dq + h, *dv = dq + 2 * h;
+        const float* p = probs + item * tt;
+        const float* dO = dout + b * t * h + hd * s.d;
+        if (loops) {
+            lowerScores(dO, h, v, ld, t, s.d, 1, ds, yt.data());    // dP = dO v^T
+            lowerTransposeTimes(p, t, dO, h, s.d, 1, dv, ld);       // dv = P^T dO
+        } else {
+            gemm(false, true, t, t, s.d, 1, dO, h, v, ld, 0, ds, t);
+            gemm(true, false, t, s.d, t, 1, p, t, dO, h, 0, dv, ld);
         }
-        float* ds = scratch.data();
-        for (std::int64_t item = begin; item < end; ++item) {
-            const std::int64_t b = item / s.heads;
-            const int hd = static_cast<int>(item % s.heads);
-            const std::int64_t off = b * t * ld + hd * s.d;
-            const float *q = qkv + off, *k = q + h, *v = q + 2 * h;
-            float *dq = dqkv + off, *dk = dq + h, *dv = dq + 2 * h;
-            const float* p = probs + item * tt;
-            const float* dO = dout + b * t * h + hd * s.d;
-            if (loops) {
-                lowerScores(dO, h, v, ld, t, s.d, 1, ds, yt.data());    // dP = dO v^T
-                lowerTransposeTimes(p, t, dO, h, s.d, 1, dv, ld);       // dv = P^T dO
-            } else {
-                gemm(false, true, t, t, s.d, 1, dO, h, v, ld, 0, ds, t);
-                gemm(true, false, t, s.d, t, 1, p, t, dO, h, 0, dv, ld);
-            }
-            causalSoftmaxBackward(p, ds, t);                            // dS
-            if (db)
-                addInPlace(db + (biasHeads == 1 ? 0 : hd) * tt, ds, tt);
-            if (loops) {
-                lowerTimes(ds, t, k, ld, s.d, s.scale, dq, ld);                 // c dS k
-                lowerTransposeTimes(ds, t, q, ld, s.d, s.scale, dk, ld);        // c dS^T q
-            } else {
-                gemm(false, false, t, s.d, t, s.scale, ds, t, k, ld, 0, dq, ld);
-                gemm(true, false, t, s.d, t, s.scale, ds, t, q, ld, 0, dk, ld);
-            }
+        causalSoftmaxBackward(p, ds, t);                            // dS
+        if (dbias)
+            addInPlace(dbias + (biasHeads == 1 ? 0 : hd) * tt, ds, tt);
+        if (loops) {
+            lowerTimes(ds, t, k, ld, s.d, s.scale, dq, ld);                 // c dS k
+            lowerTransposeTimes(ds, t, q, ld, s.d, s.scale, dk, ld);        // c dS^T q
+        } else {
+            gemm(false, false, t, s.d, t, s.scale, ds, t, k, ld, 0, dq, ld);
+            gemm(true, false, t, s.d, t, s.scale, ds, t, q, ld, 0, dk, ld);
         }
-    });
-    for (const auto& part : partial)
-        if (!part.empty())
-            addInPlace(dbias, part.data(), static_cast<std::int64_t>(part.size()));
+    }
 }
 
 }  // namespace lengen::engine::model::kernels

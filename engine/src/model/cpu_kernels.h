@@ -13,20 +13,6 @@ namespace lengen::engine::model::kernels {
 /// layer is not used.
 bool hasBlas();
 
-/// While alive, OpenBLAS runs each product on its calling thread (its thread count is restored
-/// after): the fused layers run their per-part products side by side on the kernel threads, and
-/// two threaded products at once would fight over OpenBLAS's one pool. No-op with another BLAS.
-class SerialBlas {
-public:
-    SerialBlas();
-    ~SerialBlas();
-    SerialBlas(const SerialBlas&) = delete;
-    SerialBlas& operator=(const SerialBlas&) = delete;
-
-private:
-    int m_saved = 0;
-};
-
 /// Row-major C[m, n] = alpha * op(A) op(B) + beta * C, op(A) [m, k], op(B) [k, n]; lda/ldb/ldc
 /// are the row strides of A, B, C as stored.
 void gemm(bool transA, bool transB, int m, int n, int k, float alpha, const float* a, int lda,
@@ -66,8 +52,8 @@ struct AttentionShape {
 void attentionForward(const AttentionShape& s, const float* qkv, const float* bias,
                       std::int64_t biasHeads, float* probs, float* out);
 /// Gradients of attentionForward: dqkv (same layout as qkv) from dout [B*t, h]; dbias
-/// [biasHeads, t, t] is accumulated when non-null. Both run on the kernel threads
-/// (cpu_threads.h), one (batch, head) item at a time.
+/// [biasHeads, t, t] is accumulated when non-null. Both run on the calling thread, one
+/// (batch, head) item at a time: the caller splits the batch (fused_common.h, BatchParts).
 void attentionBackward(const AttentionShape& s, const float* qkv, const float* probs,
                        const float* dout, float* dqkv, float* dbias, std::int64_t biasHeads);
 

@@ -4,7 +4,6 @@
 
 #include "model/cpu_kernels.h"
 #include "model/cpu_math.h"
-#include "model/cpu_threads.h"
 
 // Row-wise and element-wise kernels (norms, activations, vector ops, the AdamW update): one pass
 // over memory each, vectorised (see the compile options in engine/CMakeLists.txt).
@@ -262,35 +261,22 @@ void addColumnSums(const float* x, float* sums, std::int64_t rows, int n)
     }
 }
 
-// The public element-wise passes: parts of the rows on the kernel threads (cpu_threads.h).
-constexpr std::int64_t kGrainValues = 1 << 16;  // below this a second thread costs more than it saves
-
+// The public element-wise passes, over the rows they are given (a caller's slice).
 void swigluForward(const float* gu, float* a, std::int64_t rows, int i)
 {
-    parallelFor(rows, kGrainValues / std::max(i, 1), [&](std::int64_t r0, std::int64_t r1, int) {
-        swigluForwardPart(gu + r0 * 2 * i, a + r0 * i, r1 - r0, i);
-    });
+    swigluForwardPart(gu, a, rows, i);
 }
 
 void swigluBackward(const float* gu, const float* da, float* dgu, std::int64_t rows, int i)
 {
-    parallelFor(rows, kGrainValues / std::max(i, 1), [&](std::int64_t r0, std::int64_t r1, int) {
-        swigluBackwardPart(gu + r0 * 2 * i, da + r0 * i, dgu + r0 * 2 * i, r1 - r0, i);
-    });
+    swigluBackwardPart(gu, da, dgu, rows, i);
 }
 
-void geluTanhForward(const float* x, float* y, std::int64_t n)
-{
-    parallelFor(n, kGrainValues, [&](std::int64_t k0, std::int64_t k1, int) {
-        geluTanhForwardPart(x + k0, y + k0, k1 - k0);
-    });
-}
+void geluTanhForward(const float* x, float* y, std::int64_t n) { geluTanhForwardPart(x, y, n); }
 
 void geluTanhBackward(const float* x, const float* dy, float* dx, std::int64_t n)
 {
-    parallelFor(n, kGrainValues, [&](std::int64_t k0, std::int64_t k1, int) {
-        geluTanhBackwardPart(x + k0, dy + k0, dx + k0, k1 - k0);
-    });
+    geluTanhBackwardPart(x, dy, dx, n);
 }
 
 }  // namespace lengen::engine::model::kernels

@@ -4,13 +4,12 @@
 #include <vector>
 
 #include "model/cpu_math.h"
-#include "model/cpu_threads.h"
 
 // Mamba's selective scan over raw buffers. Each (batch item, channel) row is an independent
 // recurrence over T steps of an N-wide state; the loops over the state are the vectorised ones
 // (N = 16 is two AVX2 registers), so exp is the branch-free polynomial of cpu_math.h, not libm's
-// (which would keep the loop scalar: it was ~70 % of a quick Mamba step). Batch items are split
-// over the kernel threads (cpu_threads.h); the per-part dA and dD are added in part order.
+// (which would keep the loop scalar: it was ~70 % of a quick Mamba step). Each call computes one
+// slice of the batch items on the calling thread; the callers run the slices side by side.
 
 namespace lengen::engine::model::kernels {
 
@@ -113,32 +112,15 @@ void backwardRows(const ScanShape& s, const ScanInputs& in, const float* gy, con
 
 }  // namespace
 
-void scanForward(const ScanShape& s, const ScanInputs& in, float* y)
+void scanForward(const ScanShape& s, const ScanInputs& in, float* y, Slice slice)
 {
-    parallelFor(s.b, 1, [&](std::int64_t b0, std::int64_t b1, int) {
-        forwardRows(s, in, y, b0, b1);
-    });
+    forwardRows(s, in, y, slice.begin(s.b), slice.end(s.b));
 }
 
-void scanBackward(const ScanShape& s, const ScanInputs& in, const float* gy, const ScanGrads& g)
+void scanBackward(const ScanShape& s, const ScanInputs& in, const float* gy, const ScanGrads& g,
+                  Slice slice)
 {
-    const auto en = static_cast<size_t>(s.e) * static_cast<size_t>(s.n);
-    const int parts = kernelThreads();
-    // Per part: dA [E, N] then dD [E]; added in part order so results do not depend on timing.
-    std::vector<float> partial(static_cast<size_t>(parts) * (en + static_cast<size_t>(s.e)), 0.f);
-    parallelFor(s.b, 1, [&](std::int64_t b0, std::int64_t b1, int part) {
-        float* dA = partial.data() + static_cast<size_t>(part) * (en + s.e);
-        backwardRows(s, in, gy, g, dA, dA + en, b0, b1);
-    });
-    std::fill(g.A, g.A + en, 0.f);
-    std::fill(g.D, g.D + s.e, 0.f);
-    for (int p = 0; p < parts; ++p) {  // parts that got no items add zeros
-        const float* dA = partial.data() + static_cast<size_t>(p) * (en + s.e);
-        for (size_t j = 0; j < en; ++j)
-            g.A[j] += dA[j];
-        for (int c = 0; c < s.e; ++c)
-            g.D[c] += dA[en + c];
-    }
+    backwardRows(s, in, gy, g, g.A, g.D, slice.begin(s.b), slice.end(s.b));
 }
 
 }  // namespace lengen::engine::model::kernels

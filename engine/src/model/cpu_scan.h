@@ -7,6 +7,8 @@
 
 #include <cstdint>
 
+#include "model/kernel_context.h"
+
 namespace lengen::engine::model::kernels {
 
 /// B batch items of T steps, E channels, N-wide state; B and C (and their gradients) have row
@@ -23,14 +25,16 @@ struct ScanInputs {
     const float *v, *delta, *A, *B, *C, *D;
 };
 
-/// Gradients in the inputs' shapes; every one is overwritten (not accumulated).
+/// Gradients in the inputs' shapes. v, delta, B and C are written for the rows of the slice's
+/// items; A and D (sums over the items) are added to, so that each slice can sum into its own.
 struct ScanGrads {
     float *v, *delta, *A, *B, *C, *D;
 };
 
-/// y [B, T, E]. Batch items are split over the kernel threads (cpu_threads.h).
-void scanForward(const ScanShape& s, const ScanInputs& in, float* y);
-/// All six gradients from gy [B, T, E]; dA and dD are summed over the items in a fixed order.
-void scanBackward(const ScanShape& s, const ScanInputs& in, const float* gy, const ScanGrads& g);
+/// y [B, T, E] at the slice's batch items (all B by default), on the calling thread.
+void scanForward(const ScanShape& s, const ScanInputs& in, float* y, Slice slice = {});
+/// The six gradients from gy [B, T, E] at the slice's batch items (ScanGrads), items in order.
+void scanBackward(const ScanShape& s, const ScanInputs& in, const float* gy, const ScanGrads& g,
+                  Slice slice = {});
 
 }  // namespace lengen::engine::model::kernels

@@ -1,7 +1,7 @@
 #pragma once
 // What the fused Llama layer (fused_layer.cpp) and GPT-2 block (fused_gpt2.cpp) share: raw
 // pointers of float32 tensors, the token shape of one call, and the batch split that runs a
-// layer's forward or backward as one job per kernel thread.
+// layer's forward or backward as one slice per thread of the session's KernelContext.
 //
 // Why split the batch rather than each product: at the quick size (576 x 64 matrices) a
 // threaded BLAS product gains nothing, while two halves of the whole layer, each with its own
@@ -16,7 +16,7 @@
 #include <vector>
 
 #include "model/cpu_kernels.h"
-#include "model/cpu_threads.h"
+#include "model/kernel_context.h"
 
 namespace lengen::engine::model::fused {
 
@@ -61,33 +61,42 @@ struct BatchPart {
     float* at(const torch::Tensor& t, std::int64_t width) const { return f(t) + row0 * width; }
 };
 
-/// B batch items of T tokens in `count` contiguous parts (one per kernel thread, at most B).
+/// B batch items of T tokens in `count` contiguous parts: a slice per thread of the context
+/// (at most B). The kernels a part calls run on its thread over its rows.
 struct BatchParts {
+    const kernels::KernelContext* context = nullptr;
     std::int64_t batch = 0, tokens = 0;
     int count = 1;
 
-    static BatchParts of(std::int64_t batch, std::int64_t tokens)
+    static BatchParts of(const kernels::KernelContext& context, std::int64_t batch,
+                         std::int64_t tokens)
     {
-        return {batch, tokens, static_cast<int>(std::clamp<std::int64_t>(
-                                   kernels::kernelThreads(), 1, std::max<std::int64_t>(batch, 1)))};
+        return {&context, batch, tokens, context.slicesFor(batch)};
     }
 
-    /// fn(BatchPart) for every part, side by side; BLAS on one thread meanwhile.
+    /// fn(BatchPart) for every part, side by side (KernelContext::run: BLAS on one thread).
     template <class Fn>
     void run(Fn&& fn) const
     {
-        auto part = [&](int p) {
-            const std::int64_t b0 = batch * p / count, b1 = batch * (p + 1) / count;
-            fn(BatchPart{p, b0, b1 - b0, b0 * tokens, static_cast<int>((b1 - b0) * tokens)});
-        };
-        if (count == 1) {
-            part(0);
-            return;
-        }
-        kernels::SerialBlas serial;
-        kernels::runParts(count, part);
+        context->run(count, [&](kernels::Slice sl) {
+            const std::int64_t b0 = sl.begin(batch), b1 = sl.end(batch);
+            fn(BatchPart{sl.ith, b0, b1 - b0, b0 * tokens, static_cast<int>((b1 - b0) * tokens)});
+        });
     }
 };
+
+/// The context a fused node's forward ran on, kept in its autograd context for the backward
+/// (the session that owns it outlives every graph its model records).
+inline void keepContext(torch::autograd::AutogradContext* ctx, const kernels::KernelContext& c)
+{
+    ctx->saved_data["kernels"] = static_cast<std::int64_t>(reinterpret_cast<std::intptr_t>(&c));
+}
+
+inline const kernels::KernelContext& keptContext(torch::autograd::AutogradContext* ctx)
+{
+    return *reinterpret_cast<const kernels::KernelContext*>(
+        static_cast<std::intptr_t>(ctx->saved_data["kernels"].toInt()));
+}
 
 /// One gradient summed apart by each part ([parts, shape...]), then added in part order.
 class PartSums {

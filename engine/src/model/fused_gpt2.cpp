@@ -48,7 +48,8 @@ public:
                                  const torch::Tensor& ln2w, const torch::Tensor& ln2b,
                                  const torch::Tensor& wfc, const torch::Tensor& bfc,
                                  const torch::Tensor& wmp, const torch::Tensor& bmp,
-                                 std::int64_t heads, double eps)
+                                 std::int64_t heads, double eps,
+                                 const kernels::KernelContext* context)
     {
         const Shape s = Shape::of(x, heads);
         const auto opt = x.options();
@@ -67,7 +68,7 @@ public:
         auto pre = torch::empty({s.m, inner}, opt);                  // [M, 4H]
         auto act = torch::empty_like(pre);
         auto y = torch::empty({s.m, s.h}, opt);                      // x2 + act Wm + bm
-        fused::BatchParts::of(s.b, s.t).run([&](const fused::BatchPart& q) {
+        fused::BatchParts::of(*context, s.b, s.t).run([&](const fused::BatchPart& q) {
             k::layerNormForward(q.at(xc, h), f(ln1w), f(ln1b), q.at(h1, h), q.at(mean1, 1),
                                 q.at(rstd1, 1), q.rows, h, e);
             conv1d(q.at(h1, h), wattn, battn, q.at(qkv, h3), q.rows);
@@ -90,6 +91,7 @@ public:
         ctx->save_for_backward({xc, ln1w, wattn, wproj, ln2w, wfc, wmp, mean1, rstd1, h1, qkv,
                                 probs, attn, x2, mean2, rstd2, h2, pre, act});
         ctx->saved_data["heads"] = heads;
+        fused::keepContext(ctx, *context);
         return y.view({s.b, s.t, s.h});
     }
 
@@ -112,7 +114,7 @@ public:
         auto dx2 = torch::empty({s.m, s.h}, opt), dattn = torch::empty({s.m, s.h}, opt);
         auto dqkv = torch::empty({s.m, h3}, opt), dh1 = torch::empty({s.m, s.h}, opt);
         auto dx = torch::empty({s.m, s.h}, opt);
-        const auto parts = fused::BatchParts::of(s.b, s.t);
+        const auto parts = fused::BatchParts::of(fused::keptContext(ctx), s.b, s.t);
         const int n = parts.count;
         using fused::PartSums;
         PartSums dwmp(n, {inner, s.h}, opt, false), dbmp(n, {s.h}, opt, true),
@@ -151,18 +153,19 @@ public:
         return {dx.view({s.b, s.t, s.h}), dln1w.total(), dln1b.total(), dwattn.total(),
                 dbattn.total(), dwproj.total(), dbproj.total(), dln2w.total(), dln2b.total(),
                 dwfc.total(), dbfc.total(), dwmp.total(), dbmp.total(), torch::Tensor(),
-                torch::Tensor()};
+                torch::Tensor(), torch::Tensor()};
     }
 };
 
 }  // namespace
 
-torch::Tensor fusedGpt2Block(const torch::Tensor& x, const FusedGpt2Params& p)
+torch::Tensor fusedGpt2Block(const torch::Tensor& x, const FusedGpt2Params& p,
+                             const kernels::KernelContext& context)
 {
     return FusedGpt2::apply(x, p.ln1Weight, p.ln1Bias, p.attnWeight, p.attnBias, p.projWeight,
                             p.projBias, p.ln2Weight, p.ln2Bias, p.fcWeight, p.fcBias,
                             p.mlpProjWeight, p.mlpProjBias, static_cast<std::int64_t>(p.heads),
-                            p.eps);
+                            p.eps, &context);
 }
 
 }  // namespace lengen::engine::model

@@ -1,7 +1,5 @@
 #include "model/fused_layer.h"
 
-#include <atomic>
-#include <cstdlib>
 #include <cstring>
 
 #include "model/cpu_kernels.h"
@@ -10,15 +8,6 @@
 namespace lengen::engine::model {
 
 namespace {
-
-std::atomic<bool>& fusedSwitch()
-{
-    static std::atomic<bool> on{[] {
-        const char* env = std::getenv("LENGEN_FUSED");
-        return !(env && std::strcmp(env, "0") == 0);
-    }()};
-    return on;
-}
 
 using torch::autograd::AutogradContext;
 using torch::autograd::tensor_list;
@@ -42,7 +31,7 @@ Dims dims(const torch::Tensor& x, std::int64_t inter, std::int64_t heads)
 class FusedLayer : public torch::autograd::Function<FusedLayer> {
 public:
     // Inputs as in the module: x, input norm, q, k, v, o, post norm, gate, up, down, then the
-    // PE's cos, sin, bias (each possibly empty: none), heads and eps.
+    // PE's cos, sin, bias (each possibly empty: none), heads, eps and the kernel context.
     static torch::Tensor forward(AutogradContext* ctx, const torch::Tensor& x,
                                  const torch::Tensor& g1, const torch::Tensor& wq,
                                  const torch::Tensor& wk, const torch::Tensor& wv,
@@ -50,7 +39,8 @@ public:
                                  const torch::Tensor& wgate, const torch::Tensor& wup,
                                  const torch::Tensor& wdown, const torch::Tensor& cos,
                                  const torch::Tensor& sin, const torch::Tensor& bias,
-                                 std::int64_t heads, double eps)
+                                 std::int64_t heads, double eps,
+                                 const kernels::KernelContext* context)
     {
         const Dims s = dims(x, wgate.size(0), heads);
         const auto opt = x.options();
@@ -72,7 +62,7 @@ public:
         auto y = torch::empty({s.m, s.h}, opt);                     // x2 + act down^T
         const int h = s.h, h3 = 3 * s.h, in = s.inter;
         const float e = static_cast<float>(eps);
-        fused::BatchParts::of(s.b, s.t).run([&](const fused::BatchPart& q) {
+        fused::BatchParts::of(*context, s.b, s.t).run([&](const fused::BatchPart& q) {
             k::rmsNormForward(q.at(xc, h), f(g1), q.at(xn1, h), q.at(rstd1, 1), q.rows, h, e);
             k::gemm(false, true, q.rows, h3, h, 1, q.at(xn1, h), h, f(wqkv), h, 0, q.at(qkv, h3),
                     h3);
@@ -96,6 +86,7 @@ public:
         ctx->save_for_backward({xc, g1, wqkv, wo, g2, wgu, wdown, cos, sin, xn1, rstd1, qkv, probs,
                                 attn, x2, xn2, rstd2, gu, act});
         ctx->saved_data["heads"] = heads;
+        fused::keepContext(ctx, *context);
         ctx->saved_data["bias"] = hasBias && bias.requires_grad();
         ctx->saved_data["biasHeads"] = hasBias ? biasC.size(0) : 0;
         return y.view({s.b, s.t, s.h});
@@ -122,7 +113,7 @@ public:
         auto dxn2 = torch::empty({s.m, s.h}, opt), dxn1 = torch::empty({s.m, s.h}, opt);
         auto dattn = torch::empty({s.m, s.h}, opt);
         auto dqkv = torch::empty({s.m, 3 * s.h}, opt);
-        const auto parts = fused::BatchParts::of(s.b, s.t);
+        const auto parts = fused::BatchParts::of(fused::keptContext(ctx), s.b, s.t);
         const int n = parts.count;
         fused::PartSums dwdown(n, {s.h, s.inter}, opt, false),
             dwgu(n, {2 * s.inter, s.h}, opt, false), dwo(n, {s.h, s.h}, opt, false), dwqkv(n, {3 * s.h, s.h}, opt, false),
@@ -170,29 +161,27 @@ public:
         return {dx.view({s.b, s.t, s.h}), dg1.total(), split[0], split[1], split[2], dwo.total(),
                 dg2.total(), gsplit[0], gsplit[1], dwdown.total(), torch::Tensor(), torch::Tensor(),
                 wantBias ? dbias.total() : torch::Tensor(),
-                torch::Tensor(), torch::Tensor()};
+                torch::Tensor(), torch::Tensor(), torch::Tensor()};
     }
 };
 
 }  // namespace
 
-bool fusedLayerApplies(const torch::Tensor& x)
+bool fusedApplies(const KernelPolicy& policy, const torch::Tensor& x)
 {
-    return fusedSwitch().load() && torch::GradMode::is_enabled() && x.device().is_cpu() &&
-           x.scalar_type() == torch::kFloat32 && x.dim() == 3 && kernels::hasBlas();
+    return policy.path == LayerPath::Fused && torch::GradMode::is_enabled() &&
+           x.device().is_cpu() && x.scalar_type() == torch::kFloat32 && x.dim() == 3;
 }
-
-void setFusedLayers(bool on) { fusedSwitch().store(on); }
 
 torch::Tensor fusedLlamaLayer(const torch::Tensor& x, const FusedLayerParams& p,
                               const torch::Tensor& cos, const torch::Tensor& sin,
-                              const torch::Tensor& bias)
+                              const torch::Tensor& bias, const kernels::KernelContext& context)
 {
     // Custom functions need defined inputs: an empty tensor stands for "none".
     auto orNone = [](const torch::Tensor& t) { return t.defined() ? t : torch::empty({0}); };
     return FusedLayer::apply(x, p.inputNorm, p.q, p.k, p.v, p.o, p.postNorm, p.gate, p.up,
                              p.down, orNone(cos), orNone(sin), orNone(bias),
-                             static_cast<std::int64_t>(p.heads), p.eps);
+                             static_cast<std::int64_t>(p.heads), p.eps, &context);
 }
 
 }  // namespace lengen::engine::model

@@ -6,9 +6,12 @@
 // (llama.cpp, attention.cpp) computes, to float rounding (tests/engine/tst_fused_layer.cpp
 // checks forward and every gradient for each PE), with ~3x fewer passes over memory and no
 // per-op graph bookkeeping: bench/README.md has the figures. Training only; evaluation, probes
-// and other devices keep the module path.
+// and other devices keep the module path. Each node splits its batch over the KernelContext it
+// is given (the session's, through the backbone's KernelPolicy) and keeps it for its backward.
 
 #include <torch/torch.h>
+
+#include "model/kernel_policy.h"
 
 namespace lengen::engine::model {
 
@@ -22,19 +25,17 @@ struct FusedLayerParams {
     double eps = 1e-6;
 };
 
-/// Whether training forwards of `x` use the fused layer: float32 on the CPU, a BLAS sgemm in the
-/// process, autograd on, and not switched off (setFusedLayers(false) or LENGEN_FUSED=0).
-bool fusedLayerApplies(const torch::Tensor& x);
-
-/// Switches the fused layer on or off for the whole process (tests compare both paths).
-void setFusedLayers(bool on);
+/// Whether a forward of `x` under `policy` takes the fused nodes: the Fused path, autograd
+/// recording, x float32 [B, T, H] on the CPU. (The callers add their own conditions: no tap,
+/// no dropout, no intervention.)
+bool fusedApplies(const KernelPolicy& policy, const torch::Tensor& x);
 
 /// x [B, T, H] -> x + attn(norm(x)); then + mlp(norm(...)), as LlamaLayerImpl::forward.
 /// cos/sin [T, d] rotate q and k when defined; bias [heads|1, T, T] is added to the scaled
 /// logits when defined (its gradient flows back when it requires one: FIRE).
 torch::Tensor fusedLlamaLayer(const torch::Tensor& x, const FusedLayerParams& p,
                               const torch::Tensor& cos, const torch::Tensor& sin,
-                              const torch::Tensor& bias);
+                              const torch::Tensor& bias, const kernels::KernelContext& context);
 
 struct FusedGpt2Params {
     torch::Tensor ln1Weight, ln1Bias;        ///< [H]
@@ -49,7 +50,8 @@ struct FusedGpt2Params {
 
 /// One GPT-2 block without dropout, as Gpt2BlockImpl::forward with every p = 0:
 /// x + c_proj(attn(ln_1(x))), then + mlp.c_proj(gelu_tanh(c_fc(ln_2(...)))). x [B, T, H].
-torch::Tensor fusedGpt2Block(const torch::Tensor& x, const FusedGpt2Params& p);
+torch::Tensor fusedGpt2Block(const torch::Tensor& x, const FusedGpt2Params& p,
+                             const kernels::KernelContext& context);
 
 struct FusedMambaParams {
     torch::Tensor norm;                      ///< [H]
@@ -63,6 +65,7 @@ struct FusedMambaParams {
 };
 
 /// One Mamba block (fused_mamba.cpp), as MambaBlockImpl::forward: x + mixer(rms_norm(x)).
-torch::Tensor fusedMambaBlock(const torch::Tensor& x, const FusedMambaParams& p);
+torch::Tensor fusedMambaBlock(const torch::Tensor& x, const FusedMambaParams& p,
+                              const kernels::KernelContext& context);
 
 }  // namespace lengen::engine::model

@@ -56,7 +56,8 @@ public:
                                  const torch::Tensor& convW, const torch::Tensor& convB,
                                  const torch::Tensor& wx, const torch::Tensor& wdt,
                                  const torch::Tensor& bdt, const torch::Tensor& aLog,
-                                 const torch::Tensor& d, const torch::Tensor& wout, double eps)
+                                 const torch::Tensor& d, const torch::Tensor& wout, double eps,
+                                 const kernels::KernelContext* context)
     {
         const Sizes s = Sizes::of(x, aLog, wdt, convW);
         const auto opt = x.options();
@@ -72,7 +73,7 @@ public:
         auto ys = torch::empty({s.m, s.e}, opt), gated = torch::empty({s.m, s.e}, opt);
         auto y = torch::empty({s.m, s.h}, opt);
         const int h = s.h, e = s.e, e2 = 2 * s.e, p = s.p;
-        fused::BatchParts::of(s.b, s.t).run([&](const fused::BatchPart& q) {
+        fused::BatchParts::of(*context, s.b, s.t).run([&](const fused::BatchPart& q) {
             k::rmsNormForward(q.at(xc, h), f(g), q.at(xn, h), q.at(rstd, 1), q.rows, h,
                               static_cast<float>(eps));
             k::gemm(false, true, q.rows, e2, h, 1, q.at(xn, h), h, f(win), h, 0, q.at(xz, e2), e2);
@@ -92,6 +93,7 @@ public:
         });
         ctx->save_for_backward({xc, g, win, cw, wx, wdt, a, d, wout, xn, rstd, xz, cv, v, proj,
                                 dtLin, delta, ys, gated});
+        fused::keepContext(ctx, *context);
         return y.view({s.b, s.t, s.h});
     }
 
@@ -111,11 +113,11 @@ public:
         auto dxz = torch::empty({s.m, 2 * s.e}, opt), dv = torch::empty({s.m, s.e}, opt);
         auto ddt = torch::empty({s.m, s.e}, opt), dproj = torch::empty({s.m, s.p}, opt);
         auto dxn = torch::empty({s.m, s.h}, opt), dx = torch::empty({s.m, s.h}, opt);
-        const auto parts = fused::BatchParts::of(s.b, s.t);
+        const auto parts = fused::BatchParts::of(fused::keptContext(ctx), s.b, s.t);
         const int np = parts.count;
         using fused::PartSums;
-        PartSums dwout(np, {s.h, s.e}, opt, false), da(np, {s.e, s.n}, opt, false),
-            dd(np, {s.e}, opt, false), dwdt(np, {s.e, s.r}, opt, false),
+        PartSums dwout(np, {s.h, s.e}, opt, false), da(np, {s.e, s.n}, opt, true),
+            dd(np, {s.e}, opt, true), dwdt(np, {s.e, s.r}, opt, false),
             dbdt(np, {s.e}, opt, true), dwx(np, {s.p, s.e}, opt, false),
             dcw(np, {s.e, 1, s.taps}, opt, true), dcb(np, {s.e}, opt, true),
             dwin(np, {2 * s.e, s.h}, opt, false), dg(np, {s.h}, opt, true);
@@ -165,16 +167,17 @@ public:
         // A = -exp(A_log): dL/dA_log = dL/dA * A.
         return {dx.view({s.b, s.t, s.h}), dg.total(), dwin.total(), dcw.total(), dcb.total(),
                 dwx.total(), dwdt.total(), dbdt.total(), da.total() * a, dd.total(),
-                dwout.total(), torch::Tensor()};
+                dwout.total(), torch::Tensor(), torch::Tensor()};
     }
 };
 
 }  // namespace
 
-torch::Tensor fusedMambaBlock(const torch::Tensor& x, const FusedMambaParams& p)
+torch::Tensor fusedMambaBlock(const torch::Tensor& x, const FusedMambaParams& p,
+                              const kernels::KernelContext& context)
 {
     return FusedMamba::apply(x, p.norm, p.inProj, p.convWeight, p.convBias, p.xProj, p.dtWeight,
-                             p.dtBias, p.aLog, p.d, p.outProj, p.eps);
+                             p.dtBias, p.aLog, p.d, p.outProj, p.eps, &context);
 }
 
 }  // namespace lengen::engine::model

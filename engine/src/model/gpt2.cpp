@@ -45,7 +45,8 @@ public:
     torch::Tensor forward(const torch::Tensor& h, AttentionTap* tap)
     {
         // Training on the CPU without dropout: the block as one autograd node, same math.
-        if (!tap && fusedLayerApplies(h) && !m_owner->dropsOut(m_s.attnDropout) &&
+        const KernelPolicy& policy = m_owner->kernelPolicy();
+        if (!tap && fusedApplies(policy, h) && !m_owner->dropsOut(m_s.attnDropout) &&
             !m_owner->dropsOut(m_s.residDropout)) {
             FusedGpt2Params p;
             p.ln1Weight = m_ln1->weight;
@@ -62,13 +63,13 @@ public:
             p.mlpProjBias = m_mlpProj->bias();
             p.heads = m_s.heads;
             p.eps = 1e-5;
-            return fusedGpt2Block(h, p);
+            return fusedGpt2Block(h, p, policy.context());
         }
         const std::int64_t b = h.size(0), t = h.size(1), d = m_s.hidden / m_s.heads;
         auto qkv = m_cAttn(m_ln1(h)).view({b, t, 3, m_s.heads, d}).permute({2, 0, 3, 1, 4});
         auto dropout = [&](const torch::Tensor& p) { return m_owner->dropout(p, m_s.attnDropout); };
         auto attn = attendCausal(qkv[0], qkv[1], qkv[2], 1.0 / std::sqrt(double(d)), {}, tap,
-                                 dropout)                                 // [B, heads, T, d]
+                                 policy.path, dropout)                                 // [B, heads, T, d]
                         .transpose(1, 2)
                         .reshape({b, t, m_s.hidden});
         auto x = h + m_owner->dropout(m_attnProj(attn), m_s.residDropout);

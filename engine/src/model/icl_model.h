@@ -55,6 +55,9 @@ public:
     bool hasAttention() const { return m_backbone->hasAttention(); }
     /// Where stochastic layers (GPT-2 dropout) draw from: the run's generator.
     void setDropoutGenerator(const at::Generator& gen);
+    /// How the backbone computes and on which threads (kernel_policy.h): set by the session.
+    void setKernelPolicy(KernelPolicy policy) { m_backbone->setKernelPolicy(std::move(policy)); }
+    const KernelPolicy& kernelPolicy() const { return m_backbone->kernelPolicy(); }
 
 private:
     torch::nn::Linear m_input{nullptr}, m_output{nullptr};

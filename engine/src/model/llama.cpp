@@ -42,10 +42,10 @@ LlamaLayerImpl::LlamaLayerImpl(const RunConfig& config)
 }
 
 torch::Tensor LlamaLayerImpl::forward(const torch::Tensor& h, const PositionSpan& pos,
-                                      AttentionTap* tap)
+                                      AttentionTap* tap, const KernelPolicy& policy)
 {
     // Training on the CPU: the whole layer as one autograd node (fused_layer.h), same math.
-    if (!tap && pos.k.is_same(pos.q) && fusedLayerApplies(h)) {
+    if (!tap && pos.k.is_same(pos.q) && fusedApplies(policy, h)) {
         auto pe = m_attn->positionEncoding();
         auto [cos, sin] = pe->rotaryTables(pos);  // [T, d] each, or undefined
         FusedLayerParams p;
@@ -60,9 +60,9 @@ torch::Tensor LlamaLayerImpl::forward(const torch::Tensor& h, const PositionSpan
         p.down = m_mlp->downWeight();
         p.heads = m_attn->heads();
         p.eps = m_inputNorm->eps();
-        return fusedLlamaLayer(h, p, cos, sin, pe->logitBias(pos));
+        return fusedLlamaLayer(h, p, cos, sin, pe->logitBias(pos), policy.context());
     }
-    auto x = h + m_attn(m_inputNorm(h), pos, tap);
+    auto x = h + m_attn(m_inputNorm(h), pos, tap, policy.path);
     return x + m_mlp(m_postNorm(x));
 }
 
@@ -86,7 +86,7 @@ torch::Tensor LlamaImpl::forward(const torch::Tensor& h, const PositionSpan& pos
 {
     auto x = h;
     for (auto& layer : m_layerList)
-        x = layer->forward(x, pos, tap);
+        x = layer->forward(x, pos, tap, m_policy);
     return m_norm(x);
 }
 

@@ -45,8 +45,8 @@ TORCH_MODULE(SwiGlu);
 class LlamaLayerImpl : public torch::nn::Module {
 public:
     explicit LlamaLayerImpl(const RunConfig& config);
-    torch::Tensor forward(const torch::Tensor& h, const PositionSpan& pos,
-                          AttentionTap* tap = nullptr);
+    torch::Tensor forward(const torch::Tensor& h, const PositionSpan& pos, AttentionTap* tap,
+                          const KernelPolicy& policy);
     PositionEncoding positionEncoding() const { return m_attn->positionEncoding(); }
 
 private:
@@ -64,6 +64,13 @@ public:
     virtual torch::Tensor forward(const torch::Tensor& h, const PositionSpan& pos,
                                   AttentionTap* tap) = 0;
     virtual bool hasAttention() const { return true; }
+    /// How the layers compute and on which threads (kernel_policy.h). Set by the session that
+    /// owns the model; a model built without one takes the module path on the calling thread.
+    void setKernelPolicy(KernelPolicy policy) { m_policy = std::move(policy); }
+    const KernelPolicy& kernelPolicy() const { return m_policy; }
+
+protected:
+    KernelPolicy m_policy;
 };
 
 class LlamaImpl : public BackboneImpl {

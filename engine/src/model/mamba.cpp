@@ -35,7 +35,8 @@ MambaMixerImpl::MambaMixerImpl(const MambaSizes& s) : m_s(s)
     m_outProj = register_module("out_proj", linear(s.inner, s.hidden, false));
 }
 
-torch::Tensor MambaMixerImpl::forward(const torch::Tensor& u, double dtScale)
+torch::Tensor MambaMixerImpl::forward(const torch::Tensor& u, double dtScale,
+                                      const kernels::KernelContext& kernels)
 {
     const auto t = u.size(1);
     auto xz = m_inProj(u);                                            // [B, T, 2E]
@@ -50,7 +51,7 @@ torch::Tensor MambaMixerImpl::forward(const torch::Tensor& u, double dtScale)
     if (dtScale != 1.0)  // mamba_dt: a shorter step forgets more slowly over a longer prompt
         delta = delta * dtScale;
     auto a = -torch::exp(m_aLog);                                     // [E, N]
-    auto y = selectiveScan(v, delta, a, bm, cm, m_d);                 // [B, T, E]
+    auto y = selectiveScan(kernels, v, delta, a, bm, cm, m_d);        // [B, T, E]
     return m_outProj(y * torch::silu(z));
 }
 
@@ -93,15 +94,16 @@ MambaBlockImpl::MambaBlockImpl(const MambaSizes& s)
     m_mixer = register_module("mixer", MambaMixer(s));
 }
 
-torch::Tensor MambaBlockImpl::forward(const torch::Tensor& h, double dtScale)
+torch::Tensor MambaBlockImpl::forward(const torch::Tensor& h, double dtScale,
+                                      const KernelPolicy& policy)
 {
-    if (dtScale == 1.0 && fusedLayerApplies(h)) {  // training on the CPU: one node for the block
+    if (dtScale == 1.0 && fusedApplies(policy, h)) {  // training on the CPU: one node for the block
         FusedMambaParams p = m_mixer->fusedParams();
         p.norm = m_norm->weight();
         p.eps = m_norm->eps();
-        return fusedMambaBlock(h, p);
+        return fusedMambaBlock(h, p, policy.context());
     }
-    return h + m_mixer->forward(m_norm(h), dtScale);
+    return h + m_mixer->forward(m_norm(h), dtScale, policy.context());
 }
 
 MambaImpl::MambaImpl(const MambaSizes& sizes, int layers)
@@ -122,7 +124,7 @@ torch::Tensor MambaImpl::forward(const torch::Tensor& h, const PositionSpan&,
         edit && edit->kind == Intervention::Kind::MambaDt ? edit->factor : 1.0;
     auto x = h;
     for (auto& block : m_blocks)
-        x = block->forward(x, dtScale);
+        x = block->forward(x, dtScale, m_policy);
     return m_norm(x);
 }
 

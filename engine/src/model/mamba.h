@@ -26,7 +26,9 @@ class MambaMixerImpl : public torch::nn::Module {
 public:
     explicit MambaMixerImpl(const MambaSizes& sizes);
     /// [B, T, H] -> [B, T, H]; `dtScale` multiplies the step Delta (mamba_dt, evaluation only).
-    torch::Tensor forward(const torch::Tensor& u, double dtScale = 1.0);
+    /// u [B, T, H] -> [B, T, H]; the scan runs on `kernels`' threads.
+    torch::Tensor forward(const torch::Tensor& u, double dtScale,
+                          const kernels::KernelContext& kernels);
     /// HF Mamba initialisation from `gen` (PyTorch-default Linear/conv init, dt bias as
     /// inverse softplus of a log-uniform step in [1e-3, 1e-1], A_log = ln(n + 1), D = 1).
     void initialise(at::Generator& gen);
@@ -44,7 +46,7 @@ TORCH_MODULE(MambaMixer);
 class MambaBlockImpl : public torch::nn::Module {
 public:
     explicit MambaBlockImpl(const MambaSizes& sizes);
-    torch::Tensor forward(const torch::Tensor& h, double dtScale = 1.0);
+    torch::Tensor forward(const torch::Tensor& h, double dtScale, const KernelPolicy& policy);
     MambaMixer mixer() const { return m_mixer; }
 
 private:

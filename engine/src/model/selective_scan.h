@@ -7,12 +7,16 @@
 
 #include <torch/torch.h>
 
+#include "model/kernel_context.h"
+
 namespace lengen::engine::model {
 
-/// v, delta: [B, T, E]; A: [E, N]; Bm, Cm: [B, T, N]; D: [E]  ->  y: [B, T, E].
-torch::Tensor selectiveScan(const torch::Tensor& v, const torch::Tensor& delta,
-                            const torch::Tensor& A, const torch::Tensor& Bm,
-                            const torch::Tensor& Cm, const torch::Tensor& D);
+/// v, delta: [B, T, E]; A: [E, N]; Bm, Cm: [B, T, N]; D: [E]  ->  y: [B, T, E]. On the CPU the
+/// batch items run in slices over `context`'s threads, forward and backward.
+torch::Tensor selectiveScan(const kernels::KernelContext& context, const torch::Tensor& v,
+                            const torch::Tensor& delta, const torch::Tensor& A,
+                            const torch::Tensor& Bm, const torch::Tensor& Cm,
+                            const torch::Tensor& D);
 
 /// The same recurrence written step by step with tensor ops (autograd does the backward).
 /// The reference implementation the kernel is tested against, and the non-CPU path.

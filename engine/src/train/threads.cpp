@@ -10,7 +10,7 @@
 
 #include <torch/torch.h>
 
-#include "model/cpu_threads.h"
+#include "model/kernel_context.h"
 
 namespace lengen::engine::training {
 
@@ -46,23 +46,20 @@ void applyAllocatorPolicy()
 
 }  // namespace
 
-void applyThreadPolicy(int threads, int hiddenSize)
+std::shared_ptr<model::kernels::KernelContext> makeKernelContext(int threads, int hiddenSize)
 {
     if (std::getenv("LENGEN_NO_THREAD_POLICY"))  // bench/train_speed.sh measures the default
-        return;
+        return std::make_shared<model::kernels::KernelContext>(1, 0);
     applyAllocatorPolicy();
     const int cores = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
     const int n = threads > 0 ? threads : cores;
     const int blas = threads > 0 ? threads : (hiddenSize < kSmallModelHidden ? 1 : cores);
-    using SetThreads = void (*)(int);
-    auto* openblas = reinterpret_cast<SetThreads>(dlsym(RTLD_DEFAULT, "openblas_set_num_threads"));
-    model::kernels::setKernelThreads(n);
-    if (openblas) {
+    if (dlsym(RTLD_DEFAULT, "openblas_set_num_threads")) {
         torch::set_num_threads(1);
-        openblas(blas);
-    } else {
-        torch::set_num_threads(blas);
+        return std::make_shared<model::kernels::KernelContext>(n, blas);  // BLAS gets `blas`
     }
+    torch::set_num_threads(blas);
+    return std::make_shared<model::kernels::KernelContext>(n, 0);
 }
 
 HeapRelease::~HeapRelease()

@@ -20,6 +20,9 @@ struct TrainSession {
     RunConfig config;
     torch::Device device{torch::kCPU};
     compat::Precision precision = compat::Precision::Fp32;  ///< matrix products on a GPU
+    /// This session's CPU threads (train/threads.h), handed to the model's kernel policy;
+    /// null: one thread. Declared before the model, so it outlives it.
+    std::shared_ptr<const model::kernels::KernelContext> kernels;
     model::InContextModel model{nullptr};
     std::unique_ptr<AdamW> optimizer;
     std::unique_ptr<data::TaskSampler> sampler;
@@ -31,7 +34,8 @@ struct TrainSession {
 };
 
 /// Builds model, optimiser and sampler for `config` on `device`; initialises the weights from
-/// a generator seeded with `seed` (which then drives the data).
+/// a generator seeded with `seed` (which then drives the data). The model computes under
+/// chooseKernelPolicy(device, s.kernels) (model/kernel_policy.h).
 void setupSession(TrainSession& s, const RunConfig& config, std::uint64_t seed,
                   const std::string& device);
 

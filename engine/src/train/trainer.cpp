@@ -74,7 +74,7 @@ void prepareSession(training::TrainSession& s, const RunConfig& config, std::uin
 {
     const std::string device = resolveDevice(options.device);
     training::checkTrainingFits(config, device);  // before anything is allocated
-    training::applyThreadPolicy(options.threads, config.model.hiddenSize);
+    s.kernels = training::makeKernelContext(options.threads, config.model.hiddenSize);
     setupSession(s, config, seed, device);
     s.precision = compat::parsePrecision(options.precision);
     if (s.precision != compat::Precision::Fp32 && !s.device.is_cuda())

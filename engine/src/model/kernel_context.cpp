@@ -1,0 +1,270 @@
+#include "model/kernel_context.h"
+
+#include <dlfcn.h>
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <condition_variable>
+#include <mutex>
+#include <set>
+#include <thread>
+#include <vector>
+
+namespace lengen::engine::model::kernels {
+
+namespace {
+
+// How long a worker (or the caller, for the workers to finish) spins before it sleeps on the
+// condition variable. The fused layers start a job per layer and direction, 12 in a quick step
+// of ~11 ms, with tens of microseconds between them; a futex wake-up on these VMs costs about
+// as much, so without the spin the second core joined each job late.
+constexpr auto kSpin = std::chrono::microseconds(100);
+
+inline void cpuRelax()
+{
+#if defined(__x86_64__) || defined(__i386__)
+    __builtin_ia32_pause();
+#else
+    std::this_thread::yield();
+#endif
+}
+
+// True as soon as pred() holds; false when kSpin passed without it.
+template <class Pred>
+bool spinUntil(Pred pred)
+{
+    const auto until = std::chrono::steady_clock::now() + kSpin;
+    for (;;) {
+        for (int i = 0; i < 64; ++i) {
+            if (pred())
+                return true;
+            cpuRelax();
+        }
+        if (std::chrono::steady_clock::now() > until)
+            return pred();
+    }
+}
+
+}  // namespace
+
+// Workers 1..n-1 wait for a new generation (spinning briefly, then sleeping), run their part of
+// the current job if it has one for them, and report. Every worker reports every generation,
+// so none can lag behind into the next job. The workers spin for 100 us after a job, then sleep
+// on a condition variable (a busy machine loses little to them).
+class ThreadPool {
+public:
+    explicit ThreadPool(int n) { resize(n); }
+    ~ThreadPool() { resize(1); }
+
+    void resize(int n)
+    {
+        if (n == static_cast<int>(m_workers.size()) + 1)
+            return;
+        {
+            std::lock_guard lock(m_mutex);
+            m_stop.store(true);
+            m_generation.fetch_add(1, std::memory_order_release);
+        }
+        m_wake.notify_all();
+        for (auto& w : m_workers)
+            w.join();
+        m_workers.clear();
+        m_stop.store(false);
+        const std::uint64_t now = m_generation.load();  // new workers wait for the next job
+        for (int i = 1; i < n; ++i)
+            m_workers.emplace_back([this, i, now] { work(i, now); });
+    }
+
+    void run(int parts, const std::function<void(int)>& part)
+    {
+        m_job = &part;  // published by the generation's release below
+        m_parts = parts;
+        m_pending.store(static_cast<int>(m_workers.size()), std::memory_order_relaxed);
+        {
+            std::lock_guard lock(m_mutex);  // a worker about to sleep checks under it
+            m_generation.fetch_add(1, std::memory_order_release);
+        }
+        m_wake.notify_all();
+        part(0);
+        auto done = [this] { return m_pending.load(std::memory_order_acquire) == 0; };
+        if (!spinUntil(done)) {
+            std::unique_lock lock(m_mutex);
+            m_done.wait(lock, done);
+        }
+        m_job = nullptr;
+    }
+
+private:
+    void work(int index, std::uint64_t seen)
+    {
+        for (;;) {
+            auto next = [&] { return m_generation.load(std::memory_order_acquire) != seen; };
+            if (!spinUntil(next)) {
+                std::unique_lock lock(m_mutex);
+                m_wake.wait(lock, next);
+            }
+            seen = m_generation.load(std::memory_order_acquire);
+            if (m_stop.load())
+                return;
+            if (index < m_parts)
+                (*m_job)(index);
+            if (m_pending.fetch_sub(1, std::memory_order_acq_rel) == 1) {
+                std::lock_guard lock(m_mutex);  // the caller may be about to sleep
+                m_done.notify_one();
+            }
+        }
+    }
+
+    std::mutex m_mutex;
+    std::condition_variable m_wake, m_done;
+    std::vector<std::thread> m_workers;
+    const std::function<void(int)>* m_job = nullptr;
+    int m_parts = 0;
+    std::atomic<int> m_pending{0};
+    std::atomic<std::uint64_t> m_generation{0};
+    std::atomic<bool> m_stop{false};
+};
+
+namespace {
+
+// Set on the threads running a job's slices: a run() there goes serially (a slice's thread may
+// be the caller holding its context's m_call, and nested jobs would oversubscribe the cores).
+thread_local bool t_inJob = false;
+
+using GetThreads = int (*)();
+using SetThreads = void (*)(int);
+
+// The process's OpenBLAS thread count, the one place that sets it (kernel_context.h). Live
+// contexts' requests are a multiset; serial sections a count.
+class BlasArbiter {
+public:
+    static BlasArbiter& instance()
+    {
+        static BlasArbiter a;
+        return a;
+    }
+
+    void request(int n)
+    {
+        std::lock_guard lock(m_mutex);
+        m_requests.insert(n);
+        apply();
+    }
+
+    void release(int n)
+    {
+        std::lock_guard lock(m_mutex);
+        m_requests.erase(m_requests.find(n));
+        apply();
+    }
+
+    void enterSerial()
+    {
+        std::lock_guard lock(m_mutex);
+        ++m_serial;
+        apply();
+    }
+
+    void leaveSerial()
+    {
+        std::lock_guard lock(m_mutex);
+        --m_serial;
+        apply();
+    }
+
+    int now() const { return m_get ? m_get() : 0; }
+
+private:
+    BlasArbiter()
+        : m_get(reinterpret_cast<GetThreads>(dlsym(RTLD_DEFAULT, "openblas_get_num_threads"))),
+          m_set(reinterpret_cast<SetThreads>(dlsym(RTLD_DEFAULT, "openblas_set_num_threads")))
+    {
+        if (!m_get || !m_set)
+            m_get = nullptr, m_set = nullptr;
+    }
+
+    // Under m_mutex. Only an actual change calls OpenBLAS (a step enters and leaves serial
+    // sections a dozen times).
+    void apply()
+    {
+        if (!m_set)
+            return;
+        if (m_original == 0)  // the first call: what to return to when nothing asks any more
+            m_original = std::max(1, m_get());
+        const int want = m_serial > 0         ? 1
+                         : m_requests.empty() ? m_original
+                                              : *m_requests.rbegin();
+        if (want != m_get())
+            m_set(want);
+    }
+
+    GetThreads m_get;
+    SetThreads m_set;
+    std::mutex m_mutex;
+    std::multiset<int> m_requests;
+    int m_serial = 0;
+    int m_original = 0;  // OpenBLAS's count before the first call (0: not yet seen)
+};
+
+}  // namespace
+
+int blasThreadsNow() { return BlasArbiter::instance().now(); }
+
+SerialBlas::SerialBlas() { BlasArbiter::instance().enterSerial(); }
+
+SerialBlas::~SerialBlas() { BlasArbiter::instance().leaveSerial(); }
+
+KernelContext::KernelContext(int threads, int blasThreads)
+    : m_threads(std::clamp(threads, 1, 64)), m_blasThreads(std::max(blasThreads, 0))
+{
+    if (m_threads > 1)
+        m_pool = std::make_unique<ThreadPool>(m_threads);
+    if (m_blasThreads > 0)
+        BlasArbiter::instance().request(m_blasThreads);
+}
+
+KernelContext::~KernelContext()
+{
+    m_pool.reset();  // joins the workers
+    if (m_blasThreads > 0)
+        BlasArbiter::instance().release(m_blasThreads);
+}
+
+const KernelContext& KernelContext::serial()
+{
+    static const KernelContext one(1, 0);
+    return one;
+}
+
+int KernelContext::slicesFor(std::int64_t n, std::int64_t grain) const
+{
+    return static_cast<int>(std::max<std::int64_t>(
+        1, std::min<std::int64_t>(m_threads, n / std::max<std::int64_t>(grain, 1))));
+}
+
+void KernelContext::run(int nth, const std::function<void(Slice)>& fn) const
+{
+    const auto serially = [&] {
+        for (int i = 0; i < nth; ++i)
+            fn(Slice{i, nth});
+    };
+    if (nth <= 1 || !m_pool || nth > m_threads || t_inJob) {
+        serially();
+        return;
+    }
+    std::unique_lock lock(m_call, std::try_to_lock);
+    if (!lock.owns_lock()) {  // another thread's job on this context: not worth waiting for
+        serially();
+        return;
+    }
+    SerialBlas serial;
+    const std::function<void(int)> slice = [&](int i) {
+        t_inJob = true;
+        fn(Slice{i, nth});
+        t_inJob = false;
+    };
+    m_pool->run(nth, slice);
+}
+
+}  // namespace lengen::engine::model::kernels

@@ -1,0 +1,43 @@
+#pragma once
+// How a backbone computes its layers: one choice per model, made once by the session that owns
+// it (training::setupSession, eval::loadRun), instead of each layer reading switches.
+//
+//   Fused   CPU training: each Llama layer, GPT-2 block and Mamba block is one autograd node
+//           over raw buffers (fused_layer.h), split over the session's KernelContext. Used
+//           where a forward records a graph without taps or dropout; other forwards (no-grad
+//           evaluation, probes) take the module path.
+//   Module  Torch modules op by op (evaluation, probes, LENGEN_FUSED=0, no BLAS sgemm found,
+//           a GPU with LENGEN_FUSED_ATTENTION=0 or without LibTorch's fused attention).
+//   Device  A GPU: the module path with LibTorch's fused scaled_dot_product_attention where no
+//           scores are asked for (attention.cpp).
+//
+// The Mamba scan's CPU kernel uses the context under every path.
+
+#include <memory>
+
+#include "model/kernel_context.h"
+
+namespace lengen::engine::model {
+
+enum class LayerPath { Module, Fused, Device };
+
+struct KernelPolicy {
+    LayerPath path = LayerPath::Module;
+    /// The session's threads; null: one thread (KernelContext::serial()).
+    std::shared_ptr<const kernels::KernelContext> kernelContext;
+
+    const kernels::KernelContext& context() const
+    {
+        return kernelContext ? *kernelContext : kernels::KernelContext::serial();
+    }
+};
+
+/// The policy for a model on a GPU (`cuda`) or the CPU, with the session's threads: Device on
+/// a GPU, Fused on the CPU with a BLAS sgemm; LENGEN_FUSED=0 and LENGEN_FUSED_ATTENTION=0 pick
+/// Module (bench/README.md times both).
+KernelPolicy chooseKernelPolicy(bool cuda, std::shared_ptr<const kernels::KernelContext> context);
+
+/// "module", "fused", "device".
+const char* layerPathName(LayerPath path);
+
+}  // namespace lengen::engine::model

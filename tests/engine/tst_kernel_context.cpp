@@ -1,0 +1,211 @@
+// The kernel context (model/kernel_context.h): each session's own threads. Two contexts run
+// their slices side by side (with one process-wide pool the second caller ran serially), a
+// slice split is exact and falls back to the caller in order, OpenBLAS's one thread count is
+// right whatever order sessions enter and leave their serial sections, and two trainings in
+// one process give bit for bit what each gives alone.
+
+#include <QDir>
+
+#include <atomic>
+#include <chrono>
+#include <condition_variable>
+#include <mutex>
+#include <set>
+#include <thread>
+
+#include "io/run_store.h"
+#include "lengen/engine/trainer.h"
+#include "model/kernel_context.h"
+#include "test_support.h"
+
+using namespace lengen::engine;
+using namespace lengen::engine::model;
+
+namespace {
+
+// Waits until `count` threads arrived or `limit` passed; true when all arrived.
+class Rendezvous {
+public:
+    explicit Rendezvous(int count) : m_count(count) {}
+    bool arrive(std::chrono::seconds limit)
+    {
+        std::unique_lock lock(m_mutex);
+        ++m_arrived;
+        m_all.notify_all();
+        return m_all.wait_for(lock, limit, [&] { return m_arrived >= m_count; });
+    }
+
+private:
+    std::mutex m_mutex;
+    std::condition_variable m_all;
+    int m_count, m_arrived = 0;
+};
+
+RunConfig tinyRun(int steps)
+{
+    auto yaml = QString::fromStdString(lengen::test::tinyConfig())
+                    .replace("max_steps: 20", QString("max_steps: %1").arg(steps))
+                    .toStdString();
+    return lengen::test::loadOne(yaml);
+}
+
+TrainOptions twoThreads(const std::string& dir, std::uint64_t seed)
+{
+    TrainOptions o;
+    o.outDir = dir;
+    o.seed = seed;
+    o.device = "cpu";
+    o.threads = 2;
+    return o;
+}
+
+}  // namespace
+
+class TestKernelContext final : public QObject {
+    Q_OBJECT
+private Q_SLOTS:
+    void initTestCase() { torch::set_num_threads(1); }
+    void twoContextsRunSideBySide();
+    void slicesCoverTheItemsAndFallBackInOrder();
+    void blasThreadsRightWhateverTheOrder();
+    void twoTrainingsInOneProcessAsEachAlone();
+};
+
+void TestKernelContext::twoContextsRunSideBySide()
+{
+    // Every slice of both jobs waits for all four: only four threads at once get there.
+    kernels::KernelContext a(2), b(2);
+    Rendezvous all(4);
+    std::atomic<int> met{0};
+    std::mutex idsMutex;
+    std::set<std::thread::id> ids;
+    auto job = [&](const kernels::KernelContext& c) {
+        c.run(2, [&](kernels::Slice) {
+            {
+                std::lock_guard lock(idsMutex);
+                ids.insert(std::this_thread::get_id());
+            }
+            if (all.arrive(std::chrono::seconds(20)))
+                ++met;
+        });
+    };
+    std::thread first(job, std::cref(a)), second(job, std::cref(b));
+    first.join();
+    second.join();
+    QCOMPARE(met.load(), 4);
+    QCOMPARE(ids.size(), size_t(4));
+}
+
+void TestKernelContext::slicesCoverTheItemsAndFallBackInOrder()
+{
+    kernels::KernelContext c(2);
+    QCOMPARE(c.threads(), 2);
+    QCOMPARE(c.slicesFor(1), 1);
+    QCOMPARE(c.slicesFor(7), 2);
+    QCOMPARE(c.slicesFor(7, 4), 1);  // a slice of fewer than `grain` items is not worth a thread
+    QCOMPARE(kernels::KernelContext(0).threads(), 1);
+
+    // The slices of n items are contiguous and cover [0, n) once, for every count.
+    for (int nth = 1; nth <= 5; ++nth) {
+        std::int64_t next = 0;
+        for (int i = 0; i < nth; ++i) {
+            const kernels::Slice s{i, nth};
+            QCOMPARE(s.begin(13), next);
+            next = s.end(13);
+        }
+        QCOMPARE(next, std::int64_t(13));
+    }
+
+    // More slices than threads: one after another on the caller, in order.
+    const auto caller = std::this_thread::get_id();
+    std::vector<int> order;
+    c.run(3, [&](kernels::Slice s) {
+        QCOMPARE(std::this_thread::get_id(), caller);
+        QCOMPARE(s.nth, 3);
+        order.push_back(s.ith);
+    });
+    QCOMPARE(order, (std::vector<int>{0, 1, 2}));
+
+    // Nested in a slice: the inner job runs on that slice's thread, every slice once.
+    std::atomic<int> inner{0}, nestedElsewhere{0};
+    c.run(2, [&](kernels::Slice) {
+        const auto self = std::this_thread::get_id();
+        c.run(2, [&](kernels::Slice) {
+            ++inner;
+            if (std::this_thread::get_id() != self)
+                ++nestedElsewhere;
+        });
+    });
+    QCOMPARE(inner.load(), 4);
+    QCOMPARE(nestedElsewhere.load(), 0);
+}
+
+void TestKernelContext::blasThreadsRightWhateverTheOrder()
+{
+    const int original = kernels::blasThreadsNow();
+    if (original == 0)
+        QSKIP("the BLAS in this process is not OpenBLAS: no thread count to manage");
+    {
+        kernels::KernelContext a(1, 2);
+        QCOMPARE(kernels::blasThreadsNow(), 2);
+        {
+            // Two sessions' serial sections, left in the order they were entered: with a saved
+            // and restored count the first to leave put 2 back while the second still ran.
+            auto first = std::make_unique<kernels::SerialBlas>();
+            QCOMPARE(kernels::blasThreadsNow(), 1);
+            kernels::SerialBlas second;
+            first.reset();
+            QCOMPARE(kernels::blasThreadsNow(), 1);
+        }
+        QCOMPARE(kernels::blasThreadsNow(), 2);
+        {
+            kernels::KernelContext b(1, 3);  // the largest request of the live contexts
+            QCOMPARE(kernels::blasThreadsNow(), 3);
+        }
+        QCOMPARE(kernels::blasThreadsNow(), 2);
+        kernels::KernelContext leavesItAlone(2, 0);
+        QCOMPARE(kernels::blasThreadsNow(), 2);
+    }
+    QCOMPARE(kernels::blasThreadsNow(), original);
+}
+
+void TestKernelContext::twoTrainingsInOneProcessAsEachAlone()
+{
+    // Two trainings on two threads each, at the same time (the studio's worker beside another
+    // job), then each again alone: the same runs bit for bit, so neither took the other's
+    // threads, slices or BLAS setting in a way that changed a result.
+    const auto dir = lengen::test::scratchDir("two-trainings");
+    const auto config = tinyRun(30);
+    RunSummary together[2], alone[2];
+    std::string error[2];
+    auto trainOne = [&](int i, const std::string& sub, RunSummary& out) {
+        try {
+            RunControl control;
+            TrainObserver quiet;
+            out = train(config, twoThreads(dir + "/" + sub + std::to_string(i), 11 + i), control,
+                        quiet);
+        } catch (const std::exception& e) {
+            error[i] = e.what();
+        }
+    };
+    std::thread t0(trainOne, 0, "together", std::ref(together[0]));
+    std::thread t1(trainOne, 1, "together", std::ref(together[1]));
+    t0.join();
+    t1.join();
+    QVERIFY2(error[0].empty() && error[1].empty(), (error[0] + error[1]).c_str());
+    for (int i = 0; i < 2; ++i)
+        trainOne(i, "alone", alone[i]);
+    for (int i = 0; i < 2; ++i) {
+        QCOMPARE(together[i].stepsDone, std::int64_t(30));
+        QCOMPARE(together[i].finalLoss, alone[i].finalLoss);  // bitwise
+        const auto a = io::readCheckpoint(together[i].runFile);
+        const auto b = io::readCheckpoint(alone[i].runFile);
+        QCOMPARE(a.model.size(), b.model.size());
+        for (size_t p = 0; p < a.model.size(); ++p)
+            QVERIFY2(torch::equal(a.model[p].value, b.model[p].value), a.model[p].name.c_str());
+    }
+    QVERIFY(together[0].finalLoss != together[1].finalLoss);  // two different runs
+}
+
+QTEST_GUILESS_MAIN(TestKernelContext)
+#include "tst_kernel_context.moc"
