@@ -14,7 +14,8 @@
 #   --python: the PyTorch to compare with (default Debian's /usr/bin/python3, PyTorch 1.13;
 #         build-pypi/venv/bin/python is PyPI's current one, made by `.ci/pypi --setup`);
 #         --compile: its model under torch.compile (inductor; 2.x only).
-# Needs the build with -DLENGEN_BUILD_BENCH=ON.
+# Needs the build with -DLENGEN_BUILD_BENCH=ON. LENGEN_BENCH_STEP=path times another bench_step
+# binary (a copy kept from before a change: before/after on the same machine).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 rounds=3 quick_steps=300 standard_steps=3 quick_threads=1 python=/usr/bin/python3 compile=
@@ -27,13 +28,13 @@ while [[ $# -gt 0 ]]; do
         --standard-steps) standard_steps=$2; shift 2 ;;
         --python) python=$2; shift 2 ;;
         --compile) compile=--compile; shift ;;
-        -h|--help) sed -n '2,19p' "$0"; exit 0 ;;
+        -h|--help) sed -n '2,18p' "$0"; exit 0 ;;
         *) cases+=("$1"); shift ;;
     esac
 done
 [[ ${#cases[@]} -eq 0 || ${cases[0]} == all ]] &&
     cases=(rope nope alibi fire yarn dynamic_yarn pi dynamic_ntk mamba gpt2 standard)
-lengen=build/app/cli/lengen bench=build/bench/bench_step
+lengen=build/app/cli/lengen bench=${LENGEN_BENCH_STEP:-build/bench/bench_step}
 for f in "$lengen" "$bench"; do
     [[ -x $f ]] || { echo "vs_pytorch: $f missing; build with -DLENGEN_BUILD_BENCH=ON" >&2; exit 2; }
 done
