@@ -17,10 +17,7 @@ Result run(const QStringList& args, int timeoutMs = 120000) { return lengen::tes
 
 QString tinyConfigFile(const QString& dir, int steps)
 {
-    auto yaml = QString::fromStdString(lengen::test::tinyConfig())
-                    .replace("max_steps: 20", QString("max_steps: %1").arg(steps));
-    return QString::fromStdString(lengen::test::writeFile(dir.toStdString(), "tiny.yaml",
-                                                          yaml.toStdString()));
+    return QString::fromStdString(lengen::test::tinyConfigFile(dir.toStdString(), steps));
 }
 
 }  // namespace
@@ -196,8 +193,7 @@ void TestCli::followLiveThenInterruptAndResume()
 void TestCli::resumesAfterAHardCrash()
 {
     const auto dir = QString::fromStdString(lengen::test::scratchDir("cli-crash"));
-    auto config = QString::fromStdString(lengen::test::tinyConfig())
-                      .replace("max_steps: 20", "max_steps: 200000")
+    auto config = QString::fromStdString(lengen::test::tinyConfig("linear_regression", "rope", 200000))
                       .replace("save_steps: 10", "save_steps: 50");
     const auto path = QString::fromStdString(
         lengen::test::writeFile(dir.toStdString(), "crash.yaml", config.toStdString()));

@@ -41,14 +41,6 @@ private:
     int m_count, m_arrived = 0;
 };
 
-RunConfig tinyRun(int steps)
-{
-    auto yaml = QString::fromStdString(lengen::test::tinyConfig())
-                    .replace("max_steps: 20", QString("max_steps: %1").arg(steps))
-                    .toStdString();
-    return lengen::test::loadOne(yaml);
-}
-
 TrainOptions twoThreads(const std::string& dir, std::uint64_t seed)
 {
     TrainOptions o;
@@ -175,7 +167,8 @@ void TestKernelContext::twoTrainingsInOneProcessAsEachAlone()
     // job), then each again alone: the same runs bit for bit, so neither took the other's
     // threads, slices or BLAS setting in a way that changed a result.
     const auto dir = lengen::test::scratchDir("two-trainings");
-    const auto config = tinyRun(30);
+    const auto config =
+        lengen::test::loadOne(lengen::test::tinyConfig("linear_regression", "rope", 30));
     RunSummary together[2], alone[2];
     std::string error[2];
     auto trainOne = [&](int i, const std::string& sub, RunSummary& out) {

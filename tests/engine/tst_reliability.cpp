@@ -29,9 +29,8 @@ Result cli(const QStringList& args, int timeoutMs = 120000)
 // holds the run file and its first checkpoint but not the second.
 QString configFile(const QString& dir, int steps, int hidden = 32)
 {
-    auto yaml = QString::fromStdString(lengen::test::tinyConfig())
+    auto yaml = QString::fromStdString(lengen::test::tinyConfig("linear_regression", "rope", steps))
                     .replace("hidden_size: 16", QString("hidden_size: %1").arg(hidden))
-                    .replace("max_steps: 20", QString("max_steps: %1").arg(steps))
                     .replace("save_steps: 10", "save_steps: 50")
                     .replace("logging_steps: 5", "logging_steps: 1");
     return QString::fromStdString(

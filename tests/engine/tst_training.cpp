@@ -40,10 +40,7 @@ private:
 
 RunConfig tinyRun(std::int64_t steps, const std::string& task = "linear_regression")
 {
-    auto yaml = QString::fromStdString(lengen::test::tinyConfig(task, "rope"))
-                    .replace("max_steps: 20", QString("max_steps: %1").arg(steps))
-                    .toStdString();
-    return lengen::test::loadOne(yaml);
+    return lengen::test::loadOne(lengen::test::tinyConfig(task, "rope", static_cast<int>(steps)));
 }
 
 TrainOptions options(const std::string& tag, std::uint64_t seed)
@@ -223,10 +220,9 @@ void TestTraining::aResumeThatLogsNothingReportsTheLastLoggedLoss()
 
 void TestTraining::divergingRunFailsAndKeepsCheckpoint()
 {
-    auto yaml = QString::fromStdString(lengen::test::tinyConfig())
+    auto yaml = QString::fromStdString(lengen::test::tinyConfig("linear_regression", "rope", 200))
                     .replace("learning_rate: 1.0e-3", "learning_rate: 1.0e+30")
                     .replace("warmup_ratio: 0.1", "warmup_ratio: 0.0")
-                    .replace("max_steps: 20", "max_steps: 200")
                     .replace("save_steps: 10", "save_steps: 1")
                     .toStdString() + "";
     auto config = lengen::test::loadOne(yaml);

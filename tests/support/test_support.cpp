@@ -80,7 +80,7 @@ std::string writeFile(const std::string& dir, const std::string& name, const std
     return path.string();
 }
 
-std::string tinyConfig(const std::string& task, const std::string& pe)
+std::string tinyConfig(const std::string& task, const std::string& pe, int steps)
 {
     const bool boolean = engine::isBooleanTaskName(task);
     std::string yaml = "model:\n  family: Llama2\n  max_length: [14]\n  hidden_size: 16\n"
@@ -90,16 +90,15 @@ std::string tinyConfig(const std::string& task, const std::string& pe)
     yaml += "task:\n  data: " + std::string(boolean ? "boolean" : "gaussian") + "\n  name: " + task +
             "\n  curriculum:\n    dims: {start: 2, end: 3, increment: 1, interval: 10}\n"
             "    points: {start: 5, end: 7, increment: 2, interval: 10}\n"
-            "training:\n  learning_rate: 1.0e-3\n  max_steps: 20\n  warmup_ratio: 0.1\n"
+            "training:\n  learning_rate: 1.0e-3\n  max_steps: " + std::to_string(steps) +
+            "\n  warmup_ratio: 0.1\n"
             "  logging_steps: 5\n  save_steps: 10\n  per_device_train_batch_size: 8\n";
     return yaml;
 }
 
 std::string tinyConfigFile(const std::string& dir, int steps)
 {
-    auto yaml = tinyConfig();
-    yaml.replace(yaml.find("max_steps: 20"), 13, "max_steps: " + std::to_string(steps));
-    return writeFile(dir, "tiny.yaml", yaml);
+    return writeFile(dir, "tiny.yaml", tinyConfig("linear_regression", "rope", steps));
 }
 
 engine::RunConfig loadOne(const std::string& yaml)

@@ -34,9 +34,9 @@ std::string scratchDir(const std::string& tag);
 std::string writeFile(const std::string& dir, const std::string& name, const std::string& text);
 
 /// YAML of a tiny but complete Llama run config (hidden 16, 2 layers, 2 heads, D = 3, 7 points,
-/// 20 steps) for the given task and PE.
+/// batch 8) for the given task and PE, with `steps` training steps.
 std::string tinyConfig(const std::string& task = "linear_regression",
-                       const std::string& pe = "rope");
+                       const std::string& pe = "rope", int steps = 20);
 
 /// tinyConfig() with `steps` training steps, written to dir/tiny.yaml; returns the path.
 std::string tinyConfigFile(const std::string& dir, int steps);

@@ -44,9 +44,7 @@ class Silent : public engine::AnalysisObserver {};
 
 std::string trainTiny(const std::string& dir, const std::string& pe, int steps = 20)
 {
-    auto yaml = QString::fromStdString(test::tinyConfig("linear_regression", pe))
-                    .replace("max_steps: 20", QString("max_steps: %1").arg(steps))
-                    .toStdString();
+    const auto yaml = test::tinyConfig("linear_regression", pe, steps);
     engine::TrainOptions o;
     o.outDir = dir;
     o.seed = 4;
@@ -460,8 +458,7 @@ void TestPanels::guiStaysResponsiveWhileTraining()
     view.show();
     // 200 log records over a few seconds of training (the fused layers made 400 steps of this
     // tiny model take ~0.2 s, too short to sample the event loop).
-    auto yaml = QString::fromStdString(test::tinyConfig())
-                    .replace("max_steps: 20", "max_steps: 4000")
+    auto yaml = QString::fromStdString(test::tinyConfig("linear_regression", "rope", 4000))
                     .replace("logging_steps: 5", "logging_steps: 20")
                     .toStdString();
     engine::TrainOptions o;

@@ -127,7 +127,7 @@ void TestStudio::oneOpenRunAcrossTheWindow()
     QVERIFY(w.windowTitle().contains(a));
 
     auto* setup = w.findChild<ui::SetupPanel*>();
-    setup->setText(QString::fromStdString(test::tinyConfig()).replace("max_steps: 20", "max_steps: 40"));
+    setup->setText(QString::fromStdString(test::tinyConfig("linear_regression", "rope", 40)));
     setup->setOutputFolder(m_runs);
     auto request = setup->request();
     QVERIFY(request.has_value());
@@ -309,8 +309,7 @@ void TestStudio::runsListShowsStepsAsTheyLand()
     const QString root = QString::fromStdString(test::scratchDir("studio-landing"));
     auto* setup = w.findChild<ui::SetupPanel*>();
     // No checkpoint before the end: only the log says how far it is.
-    setup->setText(QString::fromStdString(test::tinyConfig())
-                       .replace("max_steps: 20", "max_steps: 20000")
+    setup->setText(QString::fromStdString(test::tinyConfig("linear_regression", "rope", 20000))
                        .replace("save_steps: 10", "save_steps: 100000"));
     setup->setOutputFolder(root);
     w.runBrowser()->setFolders({root});

@@ -100,8 +100,7 @@ void TestSweepsView::createRunStopWithoutBlocking()
     GapMeter meter;
 
     engine::NewSweep request;
-    request.base = test::loadOne(test::tinyConfig().replace(test::tinyConfig().find("max_steps: 20"), 13,
-                                                            "max_steps: 3000"));
+    request.base = test::loadOne(test::tinyConfig("linear_regression", "rope", 3000));
     request.baseSource = "tiny";
     request.pes = {"rope", "nope"};
     request.eval = false;

@@ -74,6 +74,8 @@ FigureSpec evalFigure(const engine::EvalResult& r, const RunFacts& rf)
     return f;
 }
 
+// `withBand`: the figure of one intervention keeps its band; over the plain figure a dozen
+// bands would hide each other, so there only the means are drawn.
 void addIntervention(FigureSpec& f, const engine::EvalResult& e, bool withBand)
 {
     if (e.curves.empty())
@@ -206,9 +208,6 @@ std::string interventionColor(const std::string& spec)
     const auto it = colors.find(spec.substr(0, spec.find(':')));
     return it == colors.end() ? std::string("#444444") : it->second;
 }
-
-// `withBand`: the figure of one intervention keeps its band; over the plain figure a dozen
-// bands would hide each other, so there only the means are drawn.
 
 std::vector<double> positions(size_t n, double scale)
 {

@@ -19,6 +19,13 @@ std::string axisValue(const engine::AggregateSet& s, const std::string& key)
     return {};
 }
 
+// The set's task: its `task` axis, else the sweep's one task.
+std::string taskOf(const engine::AggregateSet& s)
+{
+    std::string task = axisValue(s, "task");
+    return task.empty() ? s.task : task;
+}
+
 // "RoPE" or "RoPE num_hidden_layers=6": the model's label and the axes that are neither the
 // panel's (task) nor already in the label (pe).
 std::string curveName(const engine::AggregateSet& s)
@@ -46,7 +53,7 @@ plots::GridSpec sweepGridFigure(const engine::SweepAggregate& aggregate, const s
     std::string firstTask;
     for (const auto& s : aggregate.sets)
         if (s.kind == "eval" && s.name == method) {
-            const std::string t = axisValue(s, "task").empty() ? s.task : axisValue(s, "task");
+            const std::string t = taskOf(s);
             if (firstTask.empty())
                 firstTask = t;
             if (t != firstTask) {
@@ -58,9 +65,7 @@ plots::GridSpec sweepGridFigure(const engine::SweepAggregate& aggregate, const s
     for (const auto& s : aggregate.sets) {
         if (s.kind != "eval" || s.name != method || s.curves.empty())
             continue;
-        std::string task = axisValue(s, "task");
-        if (task.empty())
-            task = s.task;
+        const std::string task = taskOf(s);
         // The panel's key: the task, or (byPe) the model's own label without the intervention.
         const std::string label = s.curves.front().label;
         const std::string key = byPe ? label.substr(0, label.find(" + ")) : task;

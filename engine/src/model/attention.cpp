@@ -1,9 +1,7 @@
 #include "model/attention.h"
 
 #include <cmath>
-#include <cstdlib>
 #include <limits>
-#include <string>
 
 #include "model/attention_detail.h"
 #include "model/small_bmm.h"

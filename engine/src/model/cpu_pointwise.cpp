@@ -58,7 +58,7 @@ void rmsNormBackward(const float* x, const float* g, const float* rstd, const fl
 // SwiGLU with its exps in a pass of their own (cpu_math.h, kExpChunk); values bit for bit
 // those of the one-loop form, sigmoid(g) = 1 / (1 + exp(-g)).
 LENGEN_CLONES
-void swigluForwardPart(const float* gu, float* a, std::int64_t rows, int i)
+void swigluForward(const float* gu, float* a, std::int64_t rows, int i)
 {
     for (std::int64_t r = 0; r < rows; ++r) {
         const float* gate = gu + r * 2 * i;
@@ -74,7 +74,7 @@ void swigluForwardPart(const float* gu, float* a, std::int64_t rows, int i)
 }
 
 LENGEN_CLONES
-void swigluBackwardPart(const float* gu, const float* da, float* dgu, std::int64_t rows, int i)
+void swigluBackward(const float* gu, const float* da, float* dgu, std::int64_t rows, int i)
 {
     for (std::int64_t r = 0; r < rows; ++r) {
         const float* gate = gu + r * 2 * i;
@@ -196,7 +196,7 @@ constexpr float kGeluA = 0.044715f;
 inline float geluExpArg(float v) { return 2.0f * (kGeluC * (v + kGeluA * v * v * v)); }
 
 LENGEN_CLONES
-void geluTanhForwardPart(const float* x, float* y, std::int64_t n)
+void geluTanhForward(const float* x, float* y, std::int64_t n)
 {
     float e[kExpChunk];
     for (std::int64_t k0 = 0; k0 < n; k0 += kExpChunk) {
@@ -215,7 +215,7 @@ void geluTanhForwardPart(const float* x, float* y, std::int64_t n)
 }
 
 LENGEN_CLONES
-void geluTanhBackwardPart(const float* x, const float* dy, float* dx, std::int64_t n)
+void geluTanhBackward(const float* x, const float* dy, float* dx, std::int64_t n)
 {
     float e[kExpChunk];
     for (std::int64_t k0 = 0; k0 < n; k0 += kExpChunk) {
@@ -259,24 +259,6 @@ void addColumnSums(const float* x, float* sums, std::int64_t rows, int n)
         for (int j = 0; j < n; ++j)
             sums[j] += xr[j];
     }
-}
-
-// The public element-wise passes, over the rows they are given (a caller's slice).
-void swigluForward(const float* gu, float* a, std::int64_t rows, int i)
-{
-    swigluForwardPart(gu, a, rows, i);
-}
-
-void swigluBackward(const float* gu, const float* da, float* dgu, std::int64_t rows, int i)
-{
-    swigluBackwardPart(gu, da, dgu, rows, i);
-}
-
-void geluTanhForward(const float* x, float* y, std::int64_t n) { geluTanhForwardPart(x, y, n); }
-
-void geluTanhBackward(const float* x, const float* dy, float* dx, std::int64_t n)
-{
-    geluTanhBackwardPart(x, dy, dx, n);
 }
 
 }  // namespace lengen::engine::model::kernels

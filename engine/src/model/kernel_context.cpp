@@ -54,13 +54,15 @@ bool spinUntil(Pred pred)
 // on a condition variable (a busy machine loses little to them).
 class ThreadPool {
 public:
-    explicit ThreadPool(int n) { resize(n); }
-    ~ThreadPool() { resize(1); }
-
-    void resize(int n)
+    /// Starts workers 1..n-1; the caller is part 0.
+    explicit ThreadPool(int n)
     {
-        if (n == static_cast<int>(m_workers.size()) + 1)
-            return;
+        for (int i = 1; i < n; ++i)
+            m_workers.emplace_back([this, i] { work(i, 0); });
+    }
+
+    ~ThreadPool()
+    {
         {
             std::lock_guard lock(m_mutex);
             m_stop.store(true);
@@ -69,11 +71,6 @@ public:
         m_wake.notify_all();
         for (auto& w : m_workers)
             w.join();
-        m_workers.clear();
-        m_stop.store(false);
-        const std::uint64_t now = m_generation.load();  // new workers wait for the next job
-        for (int i = 1; i < n; ++i)
-            m_workers.emplace_back([this, i, now] { work(i, now); });
     }
 
     void run(int parts, const std::function<void(int)>& part)

@@ -83,7 +83,6 @@ std::pair<torch::Tensor, torch::Tensor> RotaryImpl::cosSin(const torch::Tensor& 
     return {m_cos.index_select(0, pos), m_sin.index_select(0, pos)};
 }
 
-
 void RotaryImpl::rotate(torch::Tensor& q, torch::Tensor& k, const PositionSpan& pos,
                         const Intervention* edit)
 {

@@ -53,26 +53,21 @@ public:
         auto gy = gradOut[0].contiguous();
         const auto& context = fused::keptContext(ctx);
         const auto shape = shapeOf(in);
-        tensor_list g;
-        for (const auto& t : in)
-            g.push_back(torch::empty_like(t));
+        tensor_list g(in.size() + 1);  // one per input, the context's left undefined
+        for (const size_t i : {0, 1, 3, 4})  // dA and dD (2, 5): the per-slice sums below
+            g[i] = torch::empty_like(in[i]);
+        // Per slice its own dA [E, N] and dD [E], zeroed: the kernel adds to them.
         const int nth = context.slicesFor(shape.b);
-        // Per slice: dA [E, N] and dD [E], zeroed (the kernel adds to them).
-        const std::int64_t na = in[2].numel(), width = na + in[5].numel();
-        auto sums = torch::zeros({nth, width}, in[2].options());
+        fused::PartSums dA(nth, in[2].sizes(), in[2].options(), true),
+            dD(nth, in[5].sizes(), in[5].options(), true);
         context.run(nth, [&](k::Slice sl) {
-            float* dA = sums.data_ptr<float>() + sl.ith * width;
             k::scanBackward(shape, inputsOf(in), gy.data_ptr<float>(),
-                            {g[0].data_ptr<float>(), g[1].data_ptr<float>(), dA,
-                             g[3].data_ptr<float>(), g[4].data_ptr<float>(), dA + na},
+                            {g[0].data_ptr<float>(), g[1].data_ptr<float>(), dA.at(sl.ith),
+                             g[3].data_ptr<float>(), g[4].data_ptr<float>(), dD.at(sl.ith)},
                             sl);
         });
-        auto total = sums[0];
-        for (int i = 1; i < nth; ++i)
-            total += sums[i];
-        g[2] = total.slice(0, 0, na).view_as(in[2]).clone();
-        g[5] = total.slice(0, na).view_as(in[5]).clone();
-        g.push_back(torch::Tensor());  // the context
+        g[2] = dA.total();
+        g[5] = dD.total();
         return g;
     }
 };
