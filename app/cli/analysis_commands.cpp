@@ -3,13 +3,13 @@
 #include <unistd.h>
 
 #include <chrono>
-#include <csignal>
 #include <cstdio>
 
 #include "lengen/engine/config.h"
 #include "lengen/engine/errors.h"
 #include "lengen/engine/interventions.h"
 #include "lengen/engine/run_file.h"
+#include "early_signals.h"
 #include "progress.h"
 #include "command_registry.h"
 #include "option_ranges.h"
@@ -17,14 +17,6 @@
 namespace lengen::cli {
 
 namespace {
-
-engine::RunControl* g_control = nullptr;
-
-void onInterrupt(int)
-{
-    if (g_control)
-        g_control->requestCancelFromSignal();
-}
 
 std::string list(const std::vector<std::string>& items)
 {
@@ -44,9 +36,7 @@ template <typename Run>
 int runAnalysis(const AnalysisArgs& args, const char* verb, const char* skippedNote, Run run)
 {
     engine::RunControl control;
-    g_control = &control;
-    std::signal(SIGINT, onInterrupt);
-    std::signal(SIGTERM, onInterrupt);
+    interruptsStop(control, false);
     AnalysisProgress progress(args.quiet);
     const auto started = std::chrono::steady_clock::now();
     const auto summary = run(control, progress);

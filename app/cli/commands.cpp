@@ -1,6 +1,5 @@
 #include "commands.h"
 
-#include <csignal>
 #include <cmath>
 #include <cstdio>
 #include <iostream>
@@ -10,6 +9,7 @@
 #include "lengen/engine/errors.h"
 #include "lengen/engine/run_file.h"
 #include "lengen/engine/trainer.h"
+#include "early_signals.h"
 #include "progress.h"
 #include "command_registry.h"
 #include "option_ranges.h"
@@ -17,19 +17,6 @@
 namespace lengen::cli {
 
 namespace {
-
-engine::RunControl* g_control = nullptr;
-volatile std::sig_atomic_t g_interrupts = 0;
-
-// First Ctrl-C: finish the current step, write a checkpoint, exit 130. Second: leave now
-// (the previous checkpoint stays intact).
-void onInterrupt(int)
-{
-    if (++g_interrupts > 1)
-        std::_Exit(130);
-    if (g_control)
-        g_control->requestCancelFromSignal();
-}
 
 void printWarnings(const engine::LoadedConfig& loaded)
 {
@@ -58,9 +45,8 @@ int finishRun(const engine::RunSummary& summary, ProgressReporter& progress)
 int runTrain(const TrainArgs& args)
 {
     engine::RunControl control;
-    g_control = &control;
-    std::signal(SIGINT, onInterrupt);
-    std::signal(SIGTERM, onInterrupt);
+    // First Ctrl-C: finish the current step, write a checkpoint, exit 130. Second: leave now.
+    interruptsStop(control, true);
     ProgressReporter progress(ProgressReporter::detect(args.quiet));
     engine::TrainOptions options;
     options.outDir = args.outDir;

@@ -1,6 +1,9 @@
 #include "early_signals.h"
 
 #include <csignal>
+#include <cstdlib>
+
+#include "lengen/engine/run_control.h"
 
 namespace lengen::cli {
 
@@ -9,6 +12,18 @@ namespace {
 volatile std::sig_atomic_t g_early = 0;
 
 void recordEarly(int sig) { g_early = sig; }
+
+engine::RunControl* g_control = nullptr;
+volatile std::sig_atomic_t g_interrupts = 0;
+volatile std::sig_atomic_t g_secondLeaves = 0;
+
+void onInterrupt(int)
+{
+    if (++g_interrupts > 1 && g_secondLeaves)
+        std::_Exit(130);
+    if (g_control)
+        g_control->requestCancelFromSignal();
+}
 
 void installEarly(int, char**, char**)
 {
@@ -38,6 +53,14 @@ int takeOverSignals()
     std::signal(SIGINT, SIG_DFL);
     std::signal(SIGTERM, SIG_DFL);
     return g_early;
+}
+
+void interruptsStop(engine::RunControl& control, bool secondLeaves)
+{
+    g_control = &control;
+    g_secondLeaves = secondLeaves ? 1 : 0;
+    std::signal(SIGINT, onInterrupt);
+    std::signal(SIGTERM, onInterrupt);
 }
 
 }  // namespace lengen::cli

@@ -6,6 +6,10 @@
 // installs a handler that records such a signal and unblocks them; main() calls
 // takeOverSignals() first thing.
 
+namespace lengen::engine {
+class RunControl;
+}
+
 namespace lengen::cli {
 
 /// Restores the default actions (commands install their own handlers) and, when SIGINT or
@@ -14,5 +18,10 @@ namespace lengen::cli {
 /// file-size limit (`ulimit -f`) then fails the write with EFBIG, which the I/O layer reports
 /// like a full disk, instead of killing the process mid-checkpoint.
 int takeOverSignals();
+
+/// A command's handlers: SIGINT and SIGTERM ask `control` to stop (the command finishes its step
+/// or chunk and saves what is done). With `secondLeaves`, a second signal exits 130 at once
+/// (training: the previous checkpoint stays intact).
+void interruptsStop(engine::RunControl& control, bool secondLeaves);
 
 }  // namespace lengen::cli

@@ -7,8 +7,6 @@
 namespace lengen::engine::data {
 namespace {
 
-const auto kFloat = torch::TensorOptions().dtype(torch::kFloat32);
-
 /// Signed literal weights [B, D]: 0 w.p. pZero, +1 and -1 w.p. (1 - pZero) / 2 each.
 torch::Tensor signedLiterals(TaskShape s, double pZero, at::Generator& gen)
 {

@@ -8,8 +8,6 @@
 namespace lengen::engine::data {
 namespace {
 
-const auto kFloat = torch::TensorOptions().dtype(torch::kFloat32);
-
 class GaussianBatch : public FunctionBatch {
 public:
     explicit GaussianBatch(TaskShape shape) : m_shape(shape) {}

@@ -8,7 +8,6 @@
 namespace lengen::engine::data {
 
 namespace {
-const auto kFloat = torch::TensorOptions().dtype(torch::kFloat32);
 }
 
 torch::Tensor gaussianXs(TaskShape shape, std::int64_t nPoints, std::int64_t nDimsTruncated,

@@ -11,6 +11,8 @@
 
 namespace lengen::engine::data {
 
+inline const auto kFloat = torch::TensorOptions().dtype(torch::kFloat32);
+
 /// B functions, one per batch row. Shapes are always kept as [B, N] / [B, N, D].
 class FunctionBatch {
 public:

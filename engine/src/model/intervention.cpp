@@ -1,4 +1,5 @@
 #include "model/intervention.h"
+#include "model/rotary_variants.h"  // kPi
 
 #include <algorithm>
 #include <cmath>
@@ -6,7 +7,6 @@
 namespace lengen::engine::model {
 
 namespace {
-constexpr double kPi = 3.14159265358979323846;
 
 // theta_i * s^(-2i/(d-2)) for i < d/2: the frequencies of base * s^(d/(d-2)) (NTK-aware
 // scaling, bloc97 2023), applied to whatever table the run trained with.

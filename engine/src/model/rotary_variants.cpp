@@ -8,7 +8,6 @@ namespace lengen::engine::model {
 namespace {
 constexpr double kBetaFast = 32.0;
 constexpr double kBetaSlow = 1.0;
-constexpr double kPi = 3.14159265358979323846;
 
 double yarnMscale(double scale) { return scale > 1 ? 0.1 * std::log(scale) + 1.0 : 1.0; }
 }  // namespace

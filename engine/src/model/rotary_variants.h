@@ -7,6 +7,8 @@
 
 namespace lengen::engine::model {
 
+inline constexpr double kPi = 3.14159265358979323846;
+
 /// YaRN frequency blend for scale s (§4.5): ramp between the correction dimensions of
 /// beta_fast = 32 and beta_slow = 1 rotations over the original context lOrig.
 struct YarnTables {
