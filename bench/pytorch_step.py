@@ -3,12 +3,14 @@
 LenGen's: sample a prompt batch, forward, MSE loss, backward, clip the gradient norm, AdamW.
 
   pytorch_step.py RUN_FOLDER STEPS THREADS POINTS DIMS [--device cuda] [--compile]
-                  [--precision fp32|tf32|bf16]
+                  [--precision fp32|tf32|bf16] [--profile FILE]
 
 --device cuda: on a GPU (batches sampled there); --compile: torch.compile (inductor) of the
-model; --precision: TF32 matrix products, or bf16 autocast of the forward.
+model; --precision: TF32 matrix products, or bf16 autocast of the forward; --profile: the timed
+steps under torch.profiler, its table of kernels by total device time written to FILE.
 
-RUN_FOLDER is what `lengen export-run --format pytorch` writes (config.yaml + state.pt): the same
+RUN_FOLDER is what `lengen export-run --format pytorch` writes (config.yaml + state.pt; without
+state.pt the model keeps its random initialisation): the same
 weights and config as the LenGen run bench_step loads, so the first line printed, the loss of
 both models on one fixed batch (fixed_batch below, the same formula as bench_step's), is a second
 check of the math. The models are tests/interop/reference_model.py, written from the spec.
@@ -56,8 +58,11 @@ def main():
     with open(os.path.join(folder, "config.yaml")) as f:
         cfg = yaml.safe_load(f)
     model = InContextModel(cfg)
-    state = torch.load(os.path.join(folder, "state.pt"))
-    model.load_state_dict(state["model_state_dict"], strict=True)
+    # A folder without state.pt (a config alone) keeps the random initialisation: enough to
+    # compile and time the shapes (tools/gpu/stage2.sh warms torch.compile's cache that way).
+    if os.path.exists(os.path.join(folder, "state.pt")):
+        state = torch.load(os.path.join(folder, "state.pt"))
+        model.load_state_dict(state["model_state_dict"], strict=True)
     model.to(device)
     step_model = torch.compile(model) if "--compile" in flags else model
     t = cfg["training"]
@@ -73,8 +78,16 @@ def main():
 
     warmup = min(20, max(2, steps // 10))
     start = 0.0
+    profile_to = flags[flags.index("--profile") + 1] if "--profile" in flags else None
+    profiler = contextlib.nullcontext()
     for i in range(-warmup, steps):
         if i == 0:
+            if profile_to:
+                activities = [torch.profiler.ProfilerActivity.CPU]
+                if device != "cpu":
+                    activities.append(torch.profiler.ProfilerActivity.CUDA)
+                profiler = torch.profiler.profile(activities=activities)
+                profiler.__enter__()
             start = time.perf_counter()
         xs = torch.randn(batch, points, n_dims, device=device)
         xs[..., dims:] = 0
@@ -91,6 +104,17 @@ def main():
         torch.cuda.synchronize()
     elapsed = time.perf_counter() - start
     print(f"steps/s {steps / elapsed:.3f}")
+    if profile_to:
+        profiler.__exit__(None, None, None)
+        # 2.4 renamed the CUDA columns to device_*.
+        key = "self_cuda_time_total" if device != "cpu" else "self_cpu_time_total"
+        averages = profiler.key_averages()
+        try:
+            table = averages.table(sort_by=key.replace("cuda", "device"), row_limit=40)
+        except (AttributeError, KeyError, ValueError):
+            table = averages.table(sort_by=key, row_limit=40)
+        with open(profile_to, "w") as f:
+            f.write(table)
 
 
 if __name__ == "__main__":

@@ -33,6 +33,7 @@ private Q_SLOTS:
     void causalInEvalMode();
     void positionsBeyondTheTableAreRefused();
     void dropoutOnlyInTrainingAndReproducible();
+    void dropoutOnTheGpuIsReproducible();
     void matchesAHandWrittenGpt2();
 };
 
@@ -94,6 +95,28 @@ void TestGpt2::dropoutOnlyInTrainingAndReproducible()
     auto ta = a->forward(xs, ys).predictions, tb = b->forward(xs, ys).predictions;
     QVERIFY(torch::equal(ta, tb));                                       // same generator state
     QVERIFY(!torch::equal(ta, a->forward(xs, ys).predictions));          // fresh masks each time
+    a->eval();
+    QVERIFY(torch::equal(a->forward(xs, ys).predictions, a->forward(xs, ys).predictions));
+}
+
+void TestGpt2::dropoutOnTheGpuIsReproducible()
+{
+    if (!torch::cuda::is_available())
+        QSKIP("needs a CUDA GPU and a LibTorch with CUDA");
+    // On a GPU the masks are drawn there, from seeds the run's (CPU) generator gives: the same
+    // generator state gives the same masks, each call fresh ones, eval mode none.
+    auto gen = at::make_generator<at::CPUGeneratorImpl>(3);
+    auto xs = torch::randn({2, 6, 3}, gen, torch::kFloat32).cuda();
+    auto ys = torch::randn({2, 6}, gen, torch::kFloat32).cuda();
+    torch::NoGradGuard noGrad;
+    auto a = makeGpt(7), b = makeGpt(7);
+    a->to(torch::kCUDA);
+    b->to(torch::kCUDA);
+    a->train();
+    b->train();
+    auto ta = a->forward(xs, ys).predictions, tb = b->forward(xs, ys).predictions;
+    QVERIFY(torch::equal(ta, tb));
+    QVERIFY(!torch::equal(ta, a->forward(xs, ys).predictions));
     a->eval();
     QVERIFY(torch::equal(a->forward(xs, ys).predictions, a->forward(xs, ys).predictions));
 }

@@ -41,7 +41,8 @@ public:
                           AttentionTap* tap) override;
     /// The generator dropout draws its masks from (the run's); unset = no dropout.
     void setDropoutGenerator(const at::Generator& gen) { m_gen = gen; }
-    /// Inverted dropout with a mask drawn on the CPU from the run's generator.
+    /// Inverted dropout. On the CPU the mask comes from the run's generator; on a GPU it is
+    /// drawn there, from a seed the run's generator gives per mask.
     torch::Tensor dropout(const torch::Tensor& x, double p);
     /// Whether dropout(x, p) would drop anything now.
     bool dropsOut(double p) const { return is_training() && p > 0 && m_gen.defined(); }

@@ -1,0 +1,189 @@
+#!/usr/bin/env bash
+# Run ON THE GPU MACHINE, in one device call (issue 44's measurements): builds lengen and
+# bench_step (tools/gpu/build.sh), then, most important first, writes every figure as a JSON line
+# to OUT/results.jsonl (and a readable log to stdout), so that a call cut short still returns
+# what it measured:
+#   1. the standard step (Llama + RoPE) at N = 51, 101, 201 in fp32, tf32, bf16: LenGen against
+#      this machine's PyTorch, eager, and torch.compile at N = 51 and 201 (compiled once in
+#      parallel beside the build, so each timed run finds inductor's cache warm);
+#   2. cells per GPU: K = 1, 2, 4, 8 bench_step processes at once (and under MPS where the
+#      driver offers it), aggregate and per-cell steps/s;
+#   3. Mamba and GPT-2 standard steps against PyTorch;
+#   4. where the GPU step spends its time: Nsight Systems' kernel summary of bench_step (when
+#      nsys exists) and torch.profiler's of the PyTorch step;
+#   5. the first 300 steps of the RoPE, Mamba and GPT-2 quick presets, CUDA against the CPU.
+#   tools/gpu/stage2.sh OUT [BUILD_DIR] [STAGES=12345]
+set -uo pipefail
+root=$(cd "$(dirname "$0")/../.." && pwd)
+out=${1:?usage: stage2.sh OUT [BUILD_DIR] [STAGES]} build=${2:-$root/build-gpu} stages=${3:-12345}
+cd "$root"
+mkdir -p "$out"
+py=${PYTHON:-python3} res=$out/results.jsonl
+# The standard runs (20 CUDA steps) and their PyTorch exports, kept while the machine stays warm.
+work=$build/work
+say() { echo "== $(date +%T) $*"; }
+# A JSON line: emit KEY=VALUE... (numbers stay numbers, anything else becomes a string).
+emit() {
+    "$py" - "$@" >>"$res" <<'PY'
+import json, sys
+d = {}
+for a in sys.argv[1:]:
+    k, _, v = a.partition("=")
+    try:
+        d[k] = float(v) if v not in ("", "nan") else None
+    except ValueError:
+        d[k] = v
+print(json.dumps(d))
+PY
+}
+t0=$SECONDS
+compile_warmup() {  # torch.compile's first compile of each shape, all at once (CPU-bound)
+    local n p
+    for n in 51 201; do for p in fp32 tf32 bf16; do
+        timeout 300 "$py" bench/pytorch_step.py "$warmcfg/rope" 3 4 $n 50 --device cuda \
+            --precision $p --compile >/dev/null 2>&1 &
+    done; done
+    timeout 300 "$py" bench/pytorch_step.py "$warmcfg/gpt2" 3 4 101 50 --device cuda \
+        --precision fp32 --compile >/dev/null 2>&1 &
+}
+# Started beside the build: the config alone is enough (compiled graphs do not depend on weights).
+# tools/gpu/warm/*/config.yaml are what `lengen export-run` writes for the standard RoPE and
+# GPT-2 configs.
+warmcfg=$root/tools/gpu/warm warm=0
+[[ $stages == *1* && -f $warmcfg/rope/config.yaml ]] && { compile_warmup; warm=1; }
+if [[ ! -x $build/bench/bench_step ]]; then
+    say "build"
+    tools/gpu/build.sh "$build" >/dev/null 2>"$out/build.log" || { tail -30 "$out/build.log"; exit 1; }
+fi
+emit kind=build seconds=$((SECONDS - t0))
+L=$build/app/cli/lengen B=$build/bench/bench_step
+mkdir -p "$work"
+nvidia-smi --query-gpu=name,memory.total,driver_version --format=csv,noheader | tee "$out/device.txt"
+"$L" --version 2>/dev/null | head -2 | tee -a "$out/device.txt"
+runh5() { find "$1" -name run.h5 | head -1; }
+
+# A 20-step run of a standard config and its PyTorch export: bench_step and pytorch_step load it.
+prepare() {  # name config
+    [[ -d $work/$1-ref ]] && return
+    "$L" train "$2" --steps 20 --seed 7 --device cuda --out "$work/$1" -q >/dev/null ||
+        echo "   train $1 failed"
+    "$L" export-run "$(runh5 "$work/$1")" --format pytorch --out "$work/$1-ref" >/dev/null ||
+        echo "   export $1 failed"
+}
+# LenGen: model precision N [steps]
+lengen() {
+    local l s
+    read -r l s < <(LENGEN_BENCH_DEVICE=cuda LENGEN_BENCH_PRECISION=$2 timeout 120 "$B" \
+        "$(runh5 "$work/$1")" "${4:-30}" 4 "$3" 2>&1 | awk '/^loss0/ {l=$2} /^steps\/s/ {s=$2} END {print l, s}')
+    echo "   lengen $1 $2 N=$3: loss0 ${l:-?} steps/s ${s:-failed}"
+    emit kind=step impl=lengen model="$1" precision="$2" N="$3" loss0="${l:-}" steps_per_s="${s:-}"
+}
+# PyTorch: model precision N eager|compile [steps] [timeout]
+pytorch() {
+    local flag="" l s; [[ $4 == compile ]] && flag=--compile
+    read -r l s < <(timeout "${6:-150}" "$py" bench/pytorch_step.py "$work/$1-ref" "${5:-30}" 4 "$3" 50 \
+        --device cuda --precision "$2" $flag 2>&1 | awk '/^loss0/ {l=$2} /^steps\/s/ {s=$2} END {print l, s}')
+    echo "   pytorch $4 $1 $2 N=$3: loss0 ${l:-?} steps/s ${s:-failed}"
+    emit kind=step impl="pytorch-$4" model="$1" precision="$2" N="$3" loss0="${l:-}" steps_per_s="${s:-}"
+}
+
+if [[ $stages == *1* ]]; then
+    say "1. standard step: LenGen and PyTorch $("$py" -c 'import torch; print(torch.__version__)')"
+    prepare rope configs/tasks/linear_regression/rope.yaml
+    ((warm)) || { mkdir -p "$work/warm/gpt2"; ln -sfn "$work/rope-ref" "$work/warm/rope"; warmcfg=$work/warm; compile_warmup; }
+    wait
+    emit kind=compile_warmup seconds=$((SECONDS - t0))
+    for n in 51 101 201; do for p in fp32 tf32 bf16; do
+        lengen rope $p $n
+        pytorch rope $p $n eager
+        [[ $n != 101 ]] && pytorch rope $p $n compile
+    done; done
+fi
+
+if [[ $stages == *2* ]]; then
+    say "2. cells per GPU (bench_step processes at once, standard RoPE, N = 101)"
+    prepare rope configs/tasks/linear_regression/rope.yaml
+    cells() {  # mode K precision
+        local k i f=$work/cells-$1-$2-$3 t=$SECONDS
+        for ((i = 0; i < $2; ++i)); do
+            LENGEN_BENCH_DEVICE=cuda LENGEN_BENCH_PRECISION=$3 timeout 90 "$B" "$(runh5 "$work/rope")" 100 2 101 \
+                >"$f.$i" 2>&1 &
+        done
+        wait
+        local rates; rates=$(cat "$f".* | awk '/^steps\/s/ {printf "%s ", $2}')
+        local sum; sum=$(echo "$rates" | awk '{s=0; for (i=1;i<=NF;i++) s+=$i; print NF==0 ? "" : s}')
+        echo "   $1 K=$2 $3: per cell [$rates] aggregate $sum ($((SECONDS - t)) s)"
+        emit kind=cells mode="$1" K="$2" precision="$3" N=101 aggregate_steps_per_s="$sum" per_cell="$rates"
+    }
+    for k in 1 2 4 8; do cells procs $k bf16; done
+    for k in 1 4; do cells procs $k fp32; done
+    if command -v nvidia-cuda-mps-control >/dev/null; then
+        export CUDA_MPS_PIPE_DIRECTORY=/tmp/mps-pipe CUDA_MPS_LOG_DIRECTORY=/tmp/mps-log
+        mkdir -p "$CUDA_MPS_PIPE_DIRECTORY" "$CUDA_MPS_LOG_DIRECTORY"
+        if timeout 20 nvidia-cuda-mps-control -d; then
+            for k in 2 4 8; do cells mps $k bf16; done
+            echo quit | timeout 20 nvidia-cuda-mps-control
+        else
+            echo "   MPS would not start"; emit kind=cells mode=mps error=start
+        fi
+        unset CUDA_MPS_PIPE_DIRECTORY CUDA_MPS_LOG_DIRECTORY
+    else
+        echo "   no nvidia-cuda-mps-control"; emit kind=cells mode=mps error=absent
+    fi
+fi
+
+if [[ $stages == *3* ]]; then
+    say "3. Mamba and GPT-2 standard steps"
+    prepare mamba configs/tasks/linear_regression/mamba.yaml
+    prepare gpt2 configs/tasks/linear_regression/gpt.yaml
+    # Mamba's scan is the per-position loop on both sides: few steps, one length.
+    for v in "gpt2 101 20" "mamba 51 8"; do
+        set -- $v
+        lengen $1 fp32 $2 $3
+        lengen $1 bf16 $2 $3
+        pytorch $1 fp32 $2 eager $3
+        pytorch $1 bf16 $2 eager $3
+    done
+    pytorch gpt2 fp32 101 compile 20 120
+    # Mamba under torch.compile unrolls its per-position loop (minutes of compiling): not timed.
+fi
+
+if [[ $stages == *4* ]]; then
+    say "4. where the step spends its time (standard RoPE, N = 201, bf16)"
+    prepare rope configs/tasks/linear_regression/rope.yaml
+    if command -v nsys >/dev/null; then
+        LENGEN_BENCH_DEVICE=cuda LENGEN_BENCH_PRECISION=bf16 timeout 150 nsys profile -t cuda \
+            --cuda-graph-trace=node -o "$work/prof" -f true "$B" "$(runh5 "$work/rope")" 20 4 201 >/dev/null 2>&1
+        timeout 90 nsys stats -q -r cuda_gpu_kern_sum -f csv "$work/prof.nsys-rep" 2>/dev/null \
+            | head -40 >"$out/nsys_kernels.csv"
+        head -25 "$out/nsys_kernels.csv" | cut -c1-200
+    else
+        echo "   no nsys"; emit kind=profile tool=nsys error=absent
+    fi
+    timeout 150 "$py" bench/pytorch_step.py "$work/rope-ref" 10 4 201 50 --device cuda --precision bf16 \
+        --profile "$out/pytorch_kernels.txt" >/dev/null 2>&1
+    head -30 "$out/pytorch_kernels.txt" 2>/dev/null | cut -c1-160
+fi
+
+if [[ $stages == *5* ]]; then
+    say "5. first 300 steps, CUDA against the CPU (quick presets)"
+    for c in rope mamba gpt2; do
+        cfg=configs/quick/linear_regression_$c.yaml
+        "$L" train "$cfg" --steps 300 --seed 7 --device cpu --threads 4 --out "$work/l-cpu-$c" -q &
+        "$L" train "$cfg" --steps 300 --seed 7 --device cuda --out "$work/l-cuda-$c" -q
+        wait
+        "$py" - "$(runh5 "$work/l-cuda-$c")" "$(runh5 "$work/l-cpu-$c")" "$c" "$res" <<'PY'
+import json, sys, h5py, numpy as np
+a, b = (h5py.File(p, "r")["log/loss"][:] for p in sys.argv[1:3])
+n = min(len(a), len(b))
+rel = float(np.max(np.abs(a[:n] - b[:n]) / np.maximum(np.abs(b[:n]), 1e-12)))
+print(f"   {sys.argv[3]}: {n} logged losses, largest relative difference {rel:.2e}, "
+      f"last cuda {a[n-1]:.5f} cpu {b[n-1]:.5f}")
+with open(sys.argv[4], "a") as f:
+    f.write(json.dumps({"kind": "loss300", "model": sys.argv[3], "logged": n, "max_rel": rel,
+                        "last_cuda": float(a[n-1]), "last_cpu": float(b[n-1])}) + "\n")
+PY
+    done
+fi
+emit kind=done seconds=$((SECONDS - t0))
+say "done in $((SECONDS - t0)) s"
