@@ -31,7 +31,6 @@ function(lengen_add_qtest name)
     set_tests_properties(${name} PROPERTIES
         LABELS "${ARG_LABELS}" TIMEOUT ${ARG_TIMEOUT}
         ENVIRONMENT "QT_QPA_PLATFORM=offscreen;OMP_NUM_THREADS=1;OPENBLAS_NUM_THREADS=1")
-    lengen_unity(${name})  # the test and its mocs_compilation.cpp: one file, one PCH load
     foreach(label IN LISTS ARG_LABELS)
         set_property(GLOBAL APPEND PROPERTY LENGEN_TESTS_${label} ${name})
     endforeach()

@@ -7,9 +7,6 @@
 
 namespace lengen::engine::data {
 
-namespace {
-}
-
 torch::Tensor gaussianXs(TaskShape shape, std::int64_t nPoints, std::int64_t nDimsTruncated,
                          at::Generator& gen)
 {

@@ -105,18 +105,22 @@ torch::Tensor Gpt2Impl::dropout(const torch::Tensor& x, double p)
         // Drawing on the CPU and copying made a GPT-2 step on an H200 57x slower than PyTorch:
         // the attention masks alone are [B, heads, T, T] per layer (docs/gpu.md). The mask is
         // drawn on the device from a seed the run's generator gives, so a run stays
-        // reproducible and resumes bitwise (only the CPU generator is checkpointed). The device's
-        // generator is shared by the process: it is seeded and drawn from under its lock.
+        // reproducible and resumes bitwise (only the CPU generator is checkpointed). The
+        // device's generator is the process's: `seeding` keeps two sessions' seed-then-draw
+        // pairs apart; the generator's own mutex guards the seed only, as ATen's draw takes it
+        // itself (holding it across bernoulli_ would deadlock).
+        static std::mutex seeding;
         const auto seed =
             torch::randint(std::int64_t(1) << 62, {1}, m_gen, torch::kLong).item<std::int64_t>();
         auto deviceGen = at::globalContext().defaultGenerator(x.device());
-        auto keep = torch::empty(x.sizes(), x.options().dtype(torch::kFloat32));
+        auto keep = torch::empty_like(x);  // 0/1 are exact in x's dtype (bf16 included)
+        std::lock_guard<std::mutex> pair(seeding);
         {
             std::lock_guard<std::mutex> lock(deviceGen.mutex());
             deviceGen.set_current_seed(static_cast<std::uint64_t>(seed));
-            keep.bernoulli_(1.0 - p, deviceGen);
         }
-        return x * keep.to(x.scalar_type()) / (1.0 - p);
+        keep.bernoulli_(1.0 - p, deviceGen);
+        return x * keep / (1.0 - p);
     }
     auto keep = torch::bernoulli(torch::full(x.sizes(), 1.0 - p, torch::kFloat32), m_gen);
     return x * keep.to(x.device()) / (1.0 - p);
