@@ -5,7 +5,8 @@
 // so that bench/vs_pytorch.sh compares the two models' math), then milliseconds per phase and
 // steps/s; bench/README.md records the figures. LENGEN_FUSED=0 times the straightforward path.
 // LENGEN_BENCH_DEVICE=cuda runs on a GPU (data sampled on the CPU and copied, as in training),
-// LENGEN_BENCH_PRECISION=tf32|bf16 its matrix products (tools/gpu/check.sh).
+// LENGEN_BENCH_PRECISION=tf32|bf16 its matrix products (tools/gpu/check.sh). LENGEN_BENCH_TOP=K
+// then profiles a few more steps and prints the top K kernels (GPU) or ops (CPU) by time.
 
 #include <algorithm>
 #include <chrono>
@@ -16,6 +17,7 @@
 
 #include <torch/csrc/autograd/profiler_legacy.h>
 
+#include "kernel_profile.h"
 #include "lengen/engine/run_file.h"
 #include "lengen/engine/trainer.h"
 #include "torch_compat.h"
@@ -103,12 +105,9 @@ int main(int argc, char** argv)
     std::unique_ptr<training::GraphedStep> graphed;
     if (training::graphsApply(s))
         graphed = std::make_unique<training::GraphedStep>(s);
-    for (int i = -warmup; i < steps; ++i) {
-        if (i == 0 && std::getenv("LENGEN_PROFILE"))
-            profile = std::make_unique<torch::autograd::profiler::RecordProfile>(
-                std::getenv("LENGEN_PROFILE"));
+    // One step; `local` gets its phases' milliseconds.
+    auto step = [&](double* local) {
         auto since = Clock::now();
-        double local[4] = {0, 0, 0, 0};
         auto fn = s.sampler->sample(s.gen);
         auto xs = fn->sampleXs(points, dims, s.gen);
         auto ys = fn->evaluate(xs);
@@ -129,6 +128,13 @@ int main(int argc, char** argv)
             compat::synchronize(s.device);
             local[3] = lap(since);
         }
+    };
+    for (int i = -warmup; i < steps; ++i) {
+        if (i == 0 && std::getenv("LENGEN_PROFILE"))
+            profile = std::make_unique<torch::autograd::profiler::RecordProfile>(
+                std::getenv("LENGEN_PROFILE"));
+        double local[4] = {0, 0, 0, 0};
+        step(local);
         if (i >= 0)
             for (int k = 0; k < 4; ++k)
                 t[k] += local[k];
@@ -144,5 +150,12 @@ int main(int argc, char** argv)
         std::printf("  %-10s %7.3f ms  (%4.1f %%)\n", names[k], t[k] / steps, 100 * t[k] / total);
     std::printf("  total      %7.3f ms  = %.1f steps/s\n", total / steps, 1000.0 * steps / total);
     std::printf("steps/s %.3f\n", 1000.0 * steps / total);
+    // LENGEN_BENCH_TOP=K: K more steps' worth of kernels (device) or ops (CPU), after the timing.
+    if (const char* top = std::getenv("LENGEN_BENCH_TOP"); top && std::atoi(top) > 0) {
+        const int n = std::min(steps, 20);
+        double local[4];
+        const auto p = lengen::bench::profileSteps([&] { step(local); }, n, s.device.is_cuda());
+        lengen::bench::printProfile(p, n, std::atoi(top), s.device.is_cuda());
+    }
     return 0;
 }

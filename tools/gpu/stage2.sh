@@ -12,6 +12,10 @@
 #   4. where the GPU step spends its time: Nsight Systems' kernel summary of bench_step (when
 #      nsys exists) and torch.profiler's of the PyTorch step;
 #   5. the first 300 steps of the RoPE, Mamba and GPT-2 quick presets, CUDA against the CPU.
+#   6. GPT-2 under torch.compile (last: its compiles may take the rest of the call).
+#   p. LenGen's own kernels by time (bench_step's LENGEN_BENCH_TOP), graphed and not;
+#   l. stage 1's grid for LenGen alone.
+#   Stages run in the order 1 2 3 5 4 p l 6.
 #   tools/gpu/stage2.sh OUT [BUILD_DIR] [STAGES=12345]
 set -uo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)
@@ -134,35 +138,35 @@ fi
 
 if [[ $stages == *3* ]]; then
     say "3. Mamba and GPT-2 standard steps"
-    prepare mamba configs/tasks/linear_regression/mamba.yaml
+    models=${STAGE3_MODELS:-gpt2 mamba}
+    [[ $models == *mamba* ]] && prepare mamba configs/tasks/linear_regression/mamba.yaml
     prepare gpt2 configs/tasks/linear_regression/gpt.yaml
+    # GPT-2's dropout (0.1, the standard config) is drawn on the device: the same seed twice
+    # must give the same losses, bit for bit.
+    for i in 1 2; do
+        "$L" train configs/tasks/linear_regression/gpt.yaml --steps 60 --seed 11 --device cuda \
+            --out "$work/gpt2-repeat-$i" -q >/dev/null || echo "   gpt2 repeat $i failed"
+    done
+    "$py" - "$(runh5 "$work/gpt2-repeat-1")" "$(runh5 "$work/gpt2-repeat-2")" "$res" <<'PY'
+import json, sys, h5py, numpy as np
+a, b = (h5py.File(p, "r")["log/loss"][:] for p in sys.argv[1:3])
+same = bool(len(a) == len(b) and np.array_equal(a, b))
+print(f"   gpt2 dropout on the device, same seed twice: {len(a)} logged losses, bitwise equal: {same}")
+with open(sys.argv[3], "a") as f:
+    f.write(json.dumps({"kind": "gpt2_dropout_repeat", "logged": int(len(a)), "bitwise_equal": same,
+                        "last": float(a[-1]) if len(a) else None}) + "\n")
+PY
     # Mamba's scan is the per-position loop on both sides: few steps, one length.
     for v in "gpt2 101 20" "mamba 51 8"; do
+        [[ $models == *${v%% *}* ]] || continue
         set -- $v
         lengen $1 fp32 $2 $3
         lengen $1 bf16 $2 $3
         pytorch $1 fp32 $2 eager $3
         pytorch $1 bf16 $2 eager $3
     done
-    pytorch gpt2 fp32 101 compile 20 120
+    [[ $stages == *6* ]] || pytorch gpt2 fp32 101 compile 20 120
     # Mamba under torch.compile unrolls its per-position loop (minutes of compiling): not timed.
-fi
-
-if [[ $stages == *4* ]]; then
-    say "4. where the step spends its time (standard RoPE, N = 201, bf16)"
-    prepare rope configs/tasks/linear_regression/rope.yaml
-    if command -v nsys >/dev/null; then
-        LENGEN_BENCH_DEVICE=cuda LENGEN_BENCH_PRECISION=bf16 timeout 150 nsys profile -t cuda \
-            --cuda-graph-trace=node -o "$work/prof" -f true "$B" "$(runh5 "$work/rope")" 20 4 201 >/dev/null 2>&1
-        timeout 90 nsys stats -q -r cuda_gpu_kern_sum -f csv "$work/prof.nsys-rep" 2>/dev/null \
-            | head -40 >"$out/nsys_kernels.csv"
-        head -25 "$out/nsys_kernels.csv" | cut -c1-200
-    else
-        echo "   no nsys"; emit kind=profile tool=nsys error=absent
-    fi
-    timeout 150 "$py" bench/pytorch_step.py "$work/rope-ref" 10 4 201 50 --device cuda --precision bf16 \
-        --profile "$out/pytorch_kernels.txt" >/dev/null 2>&1
-    head -30 "$out/pytorch_kernels.txt" 2>/dev/null | cut -c1-160
 fi
 
 if [[ $stages == *5* ]]; then
@@ -184,6 +188,44 @@ with open(sys.argv[4], "a") as f:
                         "last_cuda": float(a[n-1]), "last_cpu": float(b[n-1])}) + "\n")
 PY
     done
+fi
+if [[ $stages == *4* ]]; then
+    say "4. where the step spends its time (standard RoPE, N = 201, bf16)"
+    prepare rope configs/tasks/linear_regression/rope.yaml
+    if command -v nsys >/dev/null; then
+        LENGEN_BENCH_DEVICE=cuda LENGEN_BENCH_PRECISION=bf16 timeout 150 nsys profile -t cuda \
+            --cuda-graph-trace=node -o "$work/prof" -f true "$B" "$(runh5 "$work/rope")" 20 4 201 >/dev/null 2>&1
+        timeout 90 nsys stats -q -r cuda_gpu_kern_sum -f csv "$work/prof.nsys-rep" 2>/dev/null \
+            | head -40 >"$out/nsys_kernels.csv"
+        head -25 "$out/nsys_kernels.csv" | cut -c1-200
+    else
+        echo "   no nsys"; emit kind=profile tool=nsys error=absent
+    fi
+    timeout 150 "$py" bench/pytorch_step.py "$work/rope-ref" 10 4 201 50 --device cuda --precision bf16 \
+        --profile "$out/pytorch_kernels.txt" >/dev/null 2>&1
+    head -30 "$out/pytorch_kernels.txt" 2>/dev/null | cut -c1-160
+fi
+
+if [[ $stages == *p* ]]; then
+    say "p. LenGen's step by kernel (bench_step LENGEN_BENCH_TOP, standard RoPE, N = 201)"
+    prepare rope configs/tasks/linear_regression/rope.yaml
+    for v in "bf16 1" "bf16 0" "tf32 0" "fp32 0"; do
+        set -- $v
+        echo "   -- $1, CUDA graphs $2"
+        LENGEN_CUDA_GRAPHS=$2 LENGEN_BENCH_TOP=25 LENGEN_BENCH_DEVICE=cuda LENGEN_BENCH_PRECISION=$1 \
+            timeout 120 "$B" "$(runh5 "$work/rope")" 30 4 201 2>&1 | grep -vE "^  (sample|forward|backward|optimiser|total) " \
+            | tee "$out/lengen_kernels_$1_graphs$2.txt" | cut -c1-150
+    done
+fi
+if [[ $stages == *l* ]]; then  # LenGen alone, stage 1's grid (for a machine's own figures)
+    say "l. standard step, LenGen alone"
+    prepare rope configs/tasks/linear_regression/rope.yaml
+    for n in 51 101 201; do for p in fp32 tf32 bf16; do lengen rope $p $n; done; done
+fi
+if [[ $stages == *6* ]]; then  # last: compiling may take the rest of the call
+    say "6. GPT-2 under torch.compile"
+    pytorch gpt2 fp32 101 compile 20 150
+    pytorch gpt2 bf16 101 compile 20 150
 fi
 emit kind=done seconds=$((SECONDS - t0))
 say "done in $((SECONDS - t0)) s"
