@@ -1,5 +1,7 @@
 #include "commands.h"
 
+#include <unistd.h>
+
 #include <cmath>
 #include <cstdio>
 #include <iostream>
@@ -7,6 +9,7 @@
 
 #include "lengen/engine/config.h"
 #include "lengen/engine/errors.h"
+#include "lengen/engine/run_control.h"
 #include "lengen/engine/run_file.h"
 #include "lengen/engine/trainer.h"
 #include "early_signals.h"
@@ -184,6 +187,28 @@ int runInfo(const std::string& run, bool listParameters, int pointwiseRows)
     return 0;
 }
 
+// `lengen stop`: the request file (run_control.h), then the writer lock's release.
+static int runStop(const std::string& path, double wait)
+{
+    const std::string run = engine::locateRunFile(path);
+    char host[256] = "";
+    ::gethostname(host, sizeof host - 1);
+    engine::requestStop(run, "lengen stop (" + std::string(host) + ":" + std::to_string(::getpid()) + ")");
+    if (wait <= 0) {
+        std::fprintf(stderr, "asked the training of %s to stop\n", run.c_str());
+        return 0;
+    }
+    std::fprintf(stderr, "asked the training of %s to stop; waiting for its checkpoint...\n", run.c_str());
+    if (!engine::waitForWriterToLeave(run, wait)) {
+        std::fprintf(stderr, "still training after %.0f s (the request stands; a step may be long)\n", wait);
+        return 124;
+    }
+    const auto info = engine::readRunInfo(run);
+    std::fprintf(stderr, "stopped: %s, checkpoint at step %lld of %lld; continue with: lengen train --resume %s\n",
+                 info.status.c_str(), static_cast<long long>(info.checkpointStep),
+                 static_cast<long long>(info.totalSteps), run.c_str());
+    return 0;
+}
 
 void addTrainCommands(CLI::App& app, CommandTable& table)
 {
@@ -251,6 +276,21 @@ void addTrainCommands(CLI::App& app, CommandTable& table)
                      "Print the per-position metric, mean of the last N logged steps")
         ->check(inRange(0, 1e9));
     table.add(info, [i] { return runInfo(i->run, i->parameters, i->pointwise); });
+
+    struct Stop {
+        std::string run;
+        double wait = 120;
+    };
+    auto st = std::make_shared<Stop>();
+    auto* stop = app.add_subcommand(
+        "stop", "Stop a training that another process runs (a terminal, the studio, a sweep cell): it "
+                "finishes its step and writes a checkpoint (exit 0 stopped, 3 nothing trains it, "
+                "124 still training after --wait)");
+    stop->add_option("run", st->run, "Run folder or run.h5")->required();
+    stop->add_option("--wait", st->wait, "Seconds to wait for the checkpoint (0: ask and return)")
+        ->capture_default_str()
+        ->check(inRange(0, 86400));
+    table.add(stop, [st] { return runStop(st->run, st->wait); });
 }
 
 }  // namespace lengen::cli

@@ -1,12 +1,14 @@
 // The `lengen` executable as a user runs it: --help, exit codes for bad configs and bad run
 // files, a short training, reading a run while another process writes it (SWMR), Ctrl-C with
-// a checkpoint and exit 130, --resume, and h5py reading the log and every checkpoint tensor.
+// a checkpoint and exit 130, --resume, `lengen stop` from another process, and h5py reading the
+// log and every checkpoint tensor.
 
 #include <QProcess>
 #include <QRegularExpression>
 #include <csignal>
 #include <filesystem>
 
+#include "lengen/engine/run_file.h"
 #include "test_support.h"
 
 namespace {
@@ -33,6 +35,7 @@ private Q_SLOTS:
     void trainsAndReportsTheRunFile();
     void followLiveThenInterruptAndResume();
     void resumesAfterAHardCrash();
+    void stopFromAnotherShellResumesBitwise();
     void h5pyReadsLogAndCheckpoint();
     void evaluatesProbesAndReportsErrors();
     void cudaWithoutAGpuExitsTwo();
@@ -227,6 +230,48 @@ void TestCli::resumesAfterAHardCrash()
         QRegularExpression("checkpoint after (\\d+)").match(after.out).captured(1).toLongLong();
     QVERIFY2(stepsAfter > stepsBefore, qPrintable(after.out));
     QVERIFY(!QFile::exists(runFile + ".lock"));
+}
+
+// `lengen stop RUN` from a second process: the training writes its checkpoint and exits 130;
+// resumed, its log equals an uninterrupted run of the same seed bit for bit. A second stop
+// finds nothing training (exit 3).
+void TestCli::stopFromAnotherShellResumesBitwise()
+{
+    const auto dir = QString::fromStdString(lengen::test::scratchDir("cli-stop"));
+    const QString config = tinyConfigFile(dir, 6000);
+    QProcess trainer;
+    trainer.start(LENGEN_CLI_PATH, {"train", config, "--seed", "5", "--out", dir + "/a", "--threads", "1",
+                                    "--device", "cpu"});
+    QVERIFY(trainer.waitForStarted());
+    QString runFile, err;
+    for (int i = 0; i < 600 && runFile.isEmpty(); ++i) {
+        trainer.waitForReadyRead(100);
+        err += QString::fromUtf8(trainer.readAllStandardError());
+        const auto m = QRegularExpression("run file: (\\S+)").match(err);
+        if (m.hasMatch())
+            runFile = m.captured(1);
+    }
+    QVERIFY2(!runFile.isEmpty(), qPrintable(err));
+    QTest::qWait(800);
+    const auto stop = run({"stop", runFile, "--wait", "60"});
+    QVERIFY2(stop.code == 0 && stop.err.contains("checkpoint at step"), qPrintable(stop.err));
+    QVERIFY(trainer.waitForFinished(60000));
+    QCOMPARE(trainer.exitCode(), 130);
+    QVERIFY2(!QFile::exists(runFile + ".stop"), "the training removes the request it answered");
+    const auto stopped = lengen::engine::readRunInfo(runFile.toStdString());
+    QCOMPARE(stopped.status, std::string("cancelled"));
+    QVERIFY2(stopped.checkpointStep > 0 && stopped.checkpointStep < 6000, qPrintable(QString::number(stopped.checkpointStep)));
+    QCOMPARE(run({"stop", runFile}).code, 3);  // nothing trains it now
+
+    const auto resumed = run({"train", "--resume", runFile, "--threads", "1", "--device", "cpu", "-q"});
+    QVERIFY2(resumed.code == 0, qPrintable(resumed.err));
+    const auto plain = run({"train", config, "--seed", "5", "--out", dir + "/b", "--threads", "1", "--device", "cpu",
+                            "-q"});
+    QVERIFY2(plain.code == 0, qPrintable(plain.err));
+    const auto a = lengen::engine::readTrainLog(runFile.toStdString());
+    const auto b = lengen::engine::readTrainLog(plain.out.trimmed().toStdString());
+    QCOMPARE(a.step, b.step);
+    QCOMPARE(a.loss, b.loss);
 }
 
 void TestCli::h5pyReadsLogAndCheckpoint()

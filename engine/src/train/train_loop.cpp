@@ -7,6 +7,7 @@
 #include <limits>
 
 #include "lengen/engine/errors.h"
+#include "lengen/engine/run_control.h"
 #include "train/graph_step.h"
 
 namespace lengen::engine::training {
@@ -277,6 +278,8 @@ RunSummary runTraining(TrainSession& s, RunControl& control, TrainObserver& obse
     // The one place that writes a run's final status, for every way training can end: an
     // exception of any kind (NaN loss, full disk, out of memory) leaves "failed", never a
     // "running" that no process will ever change.
+    // `lengen stop RUN` from another process cancels as SIGTERM does (run_control.h).
+    const StopRequestWatch stopRequests(control, s.writer->path());
     try {
         RunSummary summary = trainSteps(s, control, observer);
         s.writer->setStatus(summary.outcome == RunOutcome::Cancelled ? "cancelled" : "finished");

@@ -4,7 +4,9 @@
 
 #include <atomic>
 #include <condition_variable>
+#include <functional>
 #include <mutex>
+#include <string>
 
 namespace lengen::engine {
 
@@ -24,14 +26,56 @@ public:
     bool isPaused() const { return m_paused.load(); }
 
     /// Blocks while paused; returns false once cancel has been requested (cancel wakes a
-    /// paused loop). Polls every 100 ms so a cancel set from a signal handler is seen too.
+    /// paused loop). Polls every 100 ms so a cancel set from a signal handler is seen too, and
+    /// asks the stop probe (if any) at each call and each poll: true cancels.
     bool shouldContinue();
 
+    /// A request from outside the process (StopRequestWatch below); set and cleared by the
+    /// thread that calls shouldContinue, which is the only one that calls it.
+    void setStopProbe(std::function<bool()> probe);
+
 private:
+    bool probeSaysStop();
+
     std::atomic<bool> m_cancel{false};
     std::atomic<bool> m_paused{false};
+    std::function<bool()> m_probe;
     std::mutex m_mutex;
     std::condition_variable m_wake;
+};
+
+// ---- stopping a training from another process (`lengen stop RUN`) ----------------------
+//
+// The request is a file beside the run, "<run.h5>.stop", written atomically by whoever asks;
+// the training that holds the run's writer lock looks for it about twice a second (also while
+// paused), stops after its current step with a checkpoint, as SIGTERM does, and removes it. A
+// training that starts removes a request left over from before it. A file, not a signal: it
+// reaches a training in the studio's worker thread, or in a Slurm task on another node that
+// shares the folder, as well as one in a terminal.
+
+/// "<runFile>.stop".
+std::string stopRequestPath(const std::string& runFile);
+
+/// Asks the process that writes `runFile` to stop. Error(RunFile) naming the run when no live
+/// process holds its writer lock (nothing trains it); Error(Io) when the file can't be written.
+void requestStop(const std::string& runFile, const std::string& requester);
+
+/// Waits up to `seconds` for the run's writer lock to be released (polling every 100 ms);
+/// false if a process still holds it.
+bool waitForWriterToLeave(const std::string& runFile, double seconds);
+
+/// Watches the request file of one run while it trains: consumes a stale request now, feeds
+/// `control`'s stop probe, and removes the request and the probe when it goes.
+class StopRequestWatch {
+public:
+    StopRequestWatch(RunControl& control, std::string runFile);
+    ~StopRequestWatch();
+    StopRequestWatch(const StopRequestWatch&) = delete;
+    StopRequestWatch& operator=(const StopRequestWatch&) = delete;
+
+private:
+    RunControl& m_control;
+    std::string m_file;
 };
 
 }  // namespace lengen::engine
