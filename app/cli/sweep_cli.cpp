@@ -140,6 +140,24 @@ void addResults(CLI::App& sweep, CommandTable& table)
     status->add_option("dir", s->dir, "Sweep folder")->required();
     status->add_flag("--json", s->json, "A JSON array instead of the table");
     table.add(status, [s] { return runSweepStatus(s->dir, s->json); });
+
+    struct Cancel {
+        std::string dir;
+        std::vector<std::string> cells;
+        double wait = 0;
+    };
+    auto c = std::make_shared<Cancel>();
+    auto* cancel = sweep.add_subcommand(
+        "cancel", "Cancel cells from any shell, while `sweep run`, `submit` or the studio holds them: "
+                  "queued ones never start, running ones stop with a checkpoint (exit 0; 124 when "
+                  "--wait ends first; 9 scancel failed)");
+    cancel->add_option("dir", c->dir, "Sweep folder")->required();
+    cancel->add_option("--cells", c->cells, "Cell names or indices (default: every unfinished cell)")
+        ->delimiter(',');
+    cancel->add_option("--wait", c->wait, "Seconds to wait for the cancelled cells to end (0: don't)")
+        ->capture_default_str()
+        ->check(inRange(0, 86400));
+    table.add(cancel, [c] { return runSweepCancel(c->dir, c->cells, c->wait); });
 }
 
 }  // namespace

@@ -21,6 +21,7 @@
 #include "lengen/engine/run_file.h"
 #include "lengen/engine/sweep.h"
 #include "lengen/engine/sweep_aggregate.h"
+#include "lengen/engine/sweep_jobs.h"
 #include "lengen/engine/sweep_run.h"
 #include "lengen/engine/trainer.h"
 #include "progress.h"
@@ -121,18 +122,18 @@ int runSweepStatus(const std::string& dir, bool json)
 {
     const std::string root = engine::locateSweep(dir);
     const auto index = engine::readSweepIndex(root);
-    const auto statuses = engine::sweepStatus(root, index);
+    // The same merged states as the executors and the studio read (sweep_jobs.h).
+    std::string schedulerNote;
+    const auto statuses = engine::sweepJobStatus(root, index, &schedulerNote);
     std::map<std::string, int> counts;
     nlohmann::json rows = nlohmann::json::array();
-    std::string schedulerNote;
-    const auto slurm = engine::slurmCellStates(root, &schedulerNote);
-    const bool submitted = !schedulerNote.empty();
-    auto slurmState = [&](int cell) {
-        const auto it = slurm.find(cell);
-        return it == slurm.end() ? std::string(submitted ? "-" : "") : it->second;
+    const bool submitted = std::any_of(statuses.begin(), statuses.end(),
+                                       [](const auto& s) { return s.executor == "slurm"; });
+    auto slurmState = [&](const engine::CellStatus& s) {
+        return s.executor != "slurm" ? std::string(submitted ? "-" : "") : s.scheduler.empty() ? "-" : s.scheduler;
     };
     if (!json)
-        std::printf("%-32s %-8s %-6s %13s %9s %-5s %-5s %s%s\n", "CELL", "STATE", "STAGE", "STEP",
+        std::printf("%-32s %-9s %-7s %13s %9s %-5s %-5s %s%s\n", "CELL", "STATE", "STAGE", "STEP",
                     "LOSS", "EVAL", "PROBE", submitted ? "SLURM       " : "", "NOTE");
     for (const auto& s : statuses) {
         ++counts[engine::stateName(s.state)];
@@ -146,7 +147,8 @@ int runSweepStatus(const std::string& dir, bool json)
                             {"last_loss", std::isfinite(s.lastLoss) ? nlohmann::json(s.lastLoss) : nlohmann::json()},
                             {"eval_done", s.evalDone}, {"probe_done", s.probeDone},
                             {"message", s.message}, {"run", s.runFile},
-                            {"scheduler_state", slurmState(s.cell->index)}});
+                            {"scheduler_state", slurmState(s)}, {"executor", s.executor},
+                            {"job_id", s.jobId}});
             continue;
         }
         const std::string step = std::to_string(s.step) + "/" + std::to_string(s.totalSteps);
@@ -154,21 +156,53 @@ int runSweepStatus(const std::string& dir, bool json)
         const char* probe = !index.stages.probe ? "-" : s.probeDone ? "yes" : "no";
         char slurmColumn[32] = "";
         if (submitted)
-            std::snprintf(slurmColumn, sizeof slurmColumn, "%-12s", slurmState(s.cell->index).c_str());
-        std::printf("%-32s %-8s %-6s %13s %9s %-5s %-5s %s%s\n", s.cell->name.c_str(), engine::stateName(s.state),
+            std::snprintf(slurmColumn, sizeof slurmColumn, "%-12s", slurmState(s).c_str());
+        std::printf("%-32s %-9s %-7s %13s %9s %-5s %-5s %s%s\n", s.cell->name.c_str(), engine::stateName(s.state),
                     s.stage.c_str(), step.c_str(), shortNumber(s.lastLoss, "-").c_str(), eval, probe, slurmColumn,
                     s.message.c_str());
     }
     if (json)
         std::printf("%s\n", rows.dump(1).c_str());
-    if (submitted)
+    if (!schedulerNote.empty())
         std::fprintf(stderr, "%s\n", schedulerNote.c_str());
-    std::fprintf(stderr, "%s: %zu cells: %d done, %d running, %d pending, %d stopped, %d failed\n",
+    std::string extra;  // states only some sweeps reach
+    for (const char* k : {"requeued", "cancelled"})
+        if (counts[k])
+            extra += ", " + std::to_string(counts[k]) + " " + k;
+    std::fprintf(stderr, "%s: %zu cells: %d done, %d running, %d pending, %d stopped, %d failed%s\n",
                  root.c_str(), statuses.size(), counts["done"], counts["running"], counts["pending"],
-                 counts["stopped"], counts["failed"]);
+                 counts["stopped"], counts["failed"], extra.c_str());
     if (counts["failed"] > 0)
         return engine::exitCodeFor(engine::ErrorKind::Runtime);
     return counts["done"] == int(statuses.size()) ? 0 : kSweepUnfinished;
+}
+
+int runSweepCancel(const std::string& dir, const std::vector<std::string>& cells, double wait)
+{
+    const auto report = engine::cancelSweepCells(dir, cells);
+    auto list = [](const std::vector<std::string>& v) {
+        std::string out;
+        for (const auto& x : v)
+            out += (out.empty() ? "" : ", ") + x;
+        return out;
+    };
+    if (!report.scancelled.empty())
+        std::fprintf(stderr, "scancel %s\n", list(report.scancelled).c_str());
+    if (!report.signalled.empty())
+        std::fprintf(stderr, "asked to stop with a checkpoint: %s\n", list(report.signalled).c_str());
+    if (!report.ended.empty())
+        std::fprintf(stderr, "already ended (left alone): %s\n", list(report.ended).c_str());
+    std::fprintf(stderr, "cancelled %zu cell%s%s; `lengen sweep run` or `submit` takes them again\n",
+                 report.cancelled.size(), report.cancelled.size() == 1 ? "" : "s",
+                 report.cancelled.empty() ? "" : (": " + list(report.cancelled)).c_str());
+    if (wait > 0 && !report.cancelled.empty()) {
+        if (!engine::waitForSweepCells(dir, report.cancelled, wait)) {
+            std::fprintf(stderr, "some cells still run after %.0f s (`lengen sweep status` shows them)\n", wait);
+            return 124;
+        }
+        std::fprintf(stderr, "every cancelled cell has ended\n");
+    }
+    return 0;
 }
 
 int runSweepAggregate(const SweepAggregateArgs& args)

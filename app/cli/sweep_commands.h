@@ -76,6 +76,9 @@ int runSweepSubmit(SweepSubmitArgs args);
 /// Exit 0 when every cell is done, 5 when one failed, 8 when some are pending, running or
 /// stopped (and none failed).
 int runSweepStatus(const std::string& dir, bool json);
+/// Cancels cells (all unfinished when `cells` is empty) from any shell: sweep_jobs.h. Exit 0;
+/// 124 when `wait` > 0 and some still run after it; 9 when scancel fails.
+int runSweepCancel(const std::string& dir, const std::vector<std::string>& cells, double wait);
 /// Writes <sweep>/aggregate.h5 and prints each method's table. Exit 0; 8 when some cells have
 /// no results yet (the file holds the others).
 int runSweepAggregate(const SweepAggregateArgs& args);

@@ -70,14 +70,14 @@ int runSweepRun(const SweepRunArgs& args)
     Lines lines(args.quiet);
     const auto s = executor->submit(control, lines);
     const int failed = s.failed + s.failedBefore;
-    std::fprintf(stderr, "sweep %s: %d cell%s finished now, %d stopped, %d failed%s\n",
-                 executor->index().name.c_str(), s.finished, s.finished == 1 ? "" : "s", s.stopped, failed,
-                 failed ? " (`lengen sweep status` says why)" : "");
+    std::fprintf(stderr, "sweep %s: %d cell%s finished now, %d stopped, %d cancelled, %d failed%s\n",
+                 executor->index().name.c_str(), s.finished, s.finished == 1 ? "" : "s", s.stopped,
+                 s.cancelledHere, failed, failed ? " (`lengen sweep status` says why)" : "");
     if (g_stops)
         return engine::exitCodeFor(engine::ErrorKind::Interrupted);
     if (failed > 0)
         return engine::exitCodeFor(engine::ErrorKind::Runtime);
-    return s.elsewhere > 0 ? kSweepUnfinished : 0;
+    return s.elsewhere > 0 || s.cancelledHere > 0 ? kSweepUnfinished : 0;
 }
 
 int runSweepSubmit(SweepSubmitArgs args)

@@ -1,6 +1,7 @@
 // `lengen sweep submit` on a real one-node Slurm (tests/slurm/cluster-up): a sweep submitted as
 // a job array completes; a cell requeued while it trains resumes its checkpoint and ends
-// bitwise equal to an uninterrupted run; scancel leaves every run readable; a scheduler that
+// bitwise equal to an uninterrupted run; scancel leaves every run readable; `lengen sweep cancel`
+// from another process ends a running and two PENDING tasks as "cancelled"; a scheduler that
 // does not answer exits 9 with a message. Skips only where slurmctld cannot start here (not
 // root, packages missing), and fails instead when LENGEN_REQUIRE_SLURM is set (CI sets it).
 
@@ -77,6 +78,7 @@ private Q_SLOTS:
     void submittedSweepCompletes();
     void requeuedCellResumesBitwise();
     void scancelLeavesRunsReadable();
+    void sweepCancelFromAnotherProcess();
     void deadSchedulerExitsNine();
 
 private:
@@ -118,7 +120,7 @@ void TestSlurm::submittedSweepCompletes()
     QVERIFY2(r.code == 0 && r.out.contains("#SBATCH --array=0-3\n") && r.out.contains("--signal=B:USR1@120") &&
                  r.out.contains("--requeue"),
              qPrintable(r.out + r.err));
-    QVERIFY(!fs::exists(dir + "/S/slurm/submitted.json"));  // a dry run submits nothing
+    QVERIFY(!fs::exists(dir + "/S/jobs.json"));  // a dry run submits nothing
     r = lengenCli({"sweep", "submit", S, "--max-parallel", "2"});
     QVERIFY2(r.code == 0 && r.err.contains("submitted 4 cells"), qPrintable(r.err));
     const QString job = r.out.trimmed();
@@ -213,6 +215,39 @@ void TestSlurm::scancelLeavesRunsReadable()
     }
 }
 
+// Issue 39: one task runs, two wait PENDING behind --max-parallel 1; `sweep status` shows the
+// scheduler's PENDING, and `lengen sweep cancel` (another process than the submitter) ends all
+// three: the running cell with its checkpoint, the pending ones before they start.
+void TestSlurm::sweepCancelFromAnotherProcess()
+{
+    const auto dir = test::scratchDir("slurm-sweep-cancel");
+    const QString S = QString::fromStdString(dir + "/S");
+    auto r = lengenCli({"sweep", "new", QString::fromStdString(tinyFile(dir, 5000000)), "--pe", "rope,alibi,nope",
+                        "--seeds", "1", "--no-eval", "--out", S});
+    QVERIFY2(r.code == 0, qPrintable(r.err));
+    r = lengenCli({"sweep", "submit", S, "--max-parallel", "1"});
+    QVERIFY2(r.code == 0, qPrintable(r.err));
+    const QString job = r.out.trimmed();
+    const engine::SweepPaths paths{S.toStdString()};
+    QVERIFY2(waitForCheckpoints(paths, {"000-rope-s1"}, 100), "the first cell trained");
+    r = lengenCli({"sweep", "status", S, "--json"});
+    QVERIFY2(r.code == 8 && r.out.count("\"scheduler_state\": \"PENDING\"") == 2 &&
+                 r.out.count("\"state\": \"pending\"") == 2 && r.out.contains("\"job_id\": \"" + job + "_1\""),
+             qPrintable(r.out + r.err));
+    r = lengenCli({"sweep", "cancel", S, "--wait", "120"});
+    QVERIFY2(r.code == 0 && r.err.contains("scancel " + job + "_0, " + job + "_1, " + job + "_2") &&
+                 r.err.contains("every cancelled cell has ended"),
+             qPrintable(r.err));
+    QVERIFY(waitForStatus(S, 8, 60));
+    r = lengenCli({"sweep", "status", S});
+    QVERIFY2(r.out.count(QRegularExpression("^\\d{3}-\\S+ +cancelled ", QRegularExpression::MultilineOption)) == 3,
+             qPrintable(r.out + r.err));
+    const auto info = engine::readRunInfo(paths.runFile("000-rope-s1"));
+    QCOMPARE(info.status, std::string("cancelled"));
+    QVERIFY(info.checkpointStep >= 100);
+    QVERIFY(!fs::exists(paths.runFile("002-nope-s1")));  // never started
+}
+
 void TestSlurm::deadSchedulerExitsNine()
 {
     const auto dir = test::scratchDir("slurm-dead");
@@ -235,7 +270,7 @@ void TestSlurm::deadSchedulerExitsNine()
     const QString err = QString::fromUtf8(p.readAllStandardError());
     QVERIFY2(p.exitCode() == 9, qPrintable(err));
     QVERIFY2(err.contains("sbatch failed") || err.contains("did not answer"), qPrintable(err));
-    QVERIFY(!fs::exists(dir + "/S/slurm/submitted.json"));
+    QVERIFY(!fs::exists(dir + "/S/jobs.json"));
 }
 
 QTEST_GUILESS_MAIN(TestSlurm)

@@ -1,6 +1,7 @@
 // Sweeps as a user runs them: the grid a sweep file describes, refusals of bad axes (exit 2
 // naming the cell and key), `lengen sweep run` with two cells at once, an interrupted sweep
-// whose resumed cells equal uninterrupted runs bit for bit, and `sweep status`.
+// whose resumed cells equal uninterrupted runs bit for bit, `sweep status`, and `sweep cancel`
+// from a second process while `sweep run` holds the sweep.
 
 #include <QProcess>
 #include <QRegularExpression>
@@ -41,6 +42,7 @@ private Q_SLOTS:
     void interruptedSweepResumesBitwise();
     void bootstrapBandOverThreeSeeds();
     void interventionsAreAnAxisOfTheEvalStage();
+    void cancelFromAnotherShell();
 };
 
 void TestSweep::expandsTheGridInOrder()
@@ -297,6 +299,65 @@ void TestSweep::interventionsAreAnAxisOfTheEvalStage()
     QVERIFY2(table.contains("| intervention |") && table.contains("| rope | yarn |") &&
                  table.contains("| alibi | none |"),
              qPrintable(table));
+}
+
+// Issue 39: `sweep cancel` from another shell while `sweep run` holds the sweep. The running
+// cell stops with its checkpoint, the queued ones never start, every cell reads "cancelled" in
+// `sweep status` and its JSON names the local job; a later `sweep run` takes them again.
+void TestSweep::cancelFromAnotherShell()
+{
+    const auto dir = test::scratchDir("sweep-cancel");
+    const QString S = QString::fromStdString(dir + "/S");
+    auto r = run({"sweep", "new", QString::fromStdString(tinyFile(dir, 5000000)), "--pe", "rope,nope", "--seeds", "2",
+                  "--no-eval", "--out", S, "-q"});
+    QVERIFY2(r.code == 0, qPrintable(r.err));
+    QProcess sweep;
+    sweep.start(LENGEN_CLI_PATH, {"sweep", "run", S, "--jobs", "1", "--threads-per-job", "1"});
+    QVERIFY(sweep.waitForStarted());
+    const engine::SweepPaths paths{S.toStdString()};
+    bool training = false;
+    for (int i = 0; i < 600 && !training; ++i) {
+        QThread::msleep(100);
+        try {
+            training = engine::readRunInfo(paths.runFile("000-rope-s1")).lastLoggedStep >= 100;
+        } catch (const engine::Error&) {
+        }
+    }
+    QVERIFY2(training, "the first cell trains");
+    r = run({"sweep", "status", S, "--json"});
+    QVERIFY2(r.out.count("queued in `sweep run`") == 3, qPrintable(r.out));
+    r = run({"sweep", "cancel", S, "--cells", "002-nope-s1"});  // a queued cell, by name
+    QVERIFY2(r.code == 0 && r.err.contains("cancelled 1 cell: 002-nope-s1"), qPrintable(r.err));
+    r = run({"sweep", "cancel", S, "--wait", "60"});  // the rest, the running cell too
+    QVERIFY2(r.code == 0 && r.err.contains("asked to stop with a checkpoint: 000-rope-s1") &&
+                 r.err.contains("every cancelled cell has ended"),
+             qPrintable(r.err));
+    QVERIFY(sweep.waitForFinished(60000));
+    const QString err = QString::fromUtf8(sweep.readAllStandardError());
+    QVERIFY2(sweep.exitCode() == 8 && err.contains("0 stopped, 4 cancelled") &&
+                 err.contains("002-nope-s1 cancelled; not started"),
+             qPrintable(err));
+    QCOMPARE(engine::readRunInfo(paths.runFile("000-rope-s1")).status, std::string("cancelled"));
+    QVERIFY(!fs::exists(paths.runFile("001-rope-s2")));  // never started
+    r = run({"sweep", "status", S, "--json"});
+    QVERIFY2(r.code == 8 && r.out.count("\"state\": \"cancelled\"") == 4 && r.out.contains("\"executor\": \"local\""),
+             qPrintable(r.out));
+    r = run({"sweep", "cancel", S, "--cells", "9"});
+    QVERIFY2(r.code == 64 && r.err.contains("cell '9' is not in"), qPrintable(r.err));
+    // A new executor takes the cancelled cells again: its marks are gone once it starts them.
+    QProcess again;
+    again.start(LENGEN_CLI_PATH, {"sweep", "run", S, "--jobs", "1", "--threads-per-job", "1"});
+    QVERIFY(again.waitForStarted());
+    bool resumed = false;
+    for (int i = 0; i < 300 && !resumed; ++i) {
+        QThread::msleep(100);
+        resumed = engine::readRunInfo(paths.runFile("000-rope-s1")).status == "running";
+    }
+    QVERIFY2(resumed, "the cancelled cell resumes");
+    QVERIFY(!fs::exists(paths.cellDir("001-rope-s2") + "/cancel.json"));
+    ::kill(pid_t(again.processId()), SIGINT);
+    QVERIFY(again.waitForFinished(60000));
+    QCOMPARE(again.exitCode(), 130);
 }
 
 QTEST_GUILESS_MAIN(TestSweep)

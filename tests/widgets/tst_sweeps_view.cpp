@@ -166,7 +166,7 @@ void TestSweepsView::submitToSlurmWithoutBlocking()
     for (const auto& w : warnings)
         said += w.at(0).toString() + "\n";
     QVERIFY2(said.contains("submitted 2 cells as Slurm job array"), qPrintable(said));
-    QVERIFY(fs::exists(m_sweep.toStdString() + "/slurm/submitted.json"));
+    QVERIFY(fs::exists(m_sweep.toStdString() + "/jobs.json"));
     // Let the event loop run while Slurm starts the cells, then measure.
     QTest::qWait(1500);
     qInfo("event loop gaps while submitting to Slurm: p99 %.1f ms over %zu ticks", meter.p99(), meter.samples());

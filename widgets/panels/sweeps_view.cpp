@@ -35,7 +35,8 @@ namespace lengen::ui {
 
 namespace {
 
-// One mark per seed: done, running (with its progress), pending, stopped, failed.
+// One mark per seed: done, running (with its progress), pending, stopped, cancelled, requeued,
+// failed.
 QString mark(const engine::CellStatus& s)
 {
     using S = engine::SweepCellState;
@@ -45,6 +46,10 @@ QString mark(const engine::CellStatus& s)
         return QStringLiteral("✘");
     if (s.state == S::Stopped)
         return QStringLiteral("■");
+    if (s.state == S::Cancelled)
+        return QStringLiteral("⊘");
+    if (s.state == S::Requeued)
+        return QStringLiteral("↻");
     if (s.state == S::Running) {
         const int pct = s.totalSteps > 0 ? int(100 * s.step / s.totalSteps) : 0;
         return s.stage == "train" ? QStringLiteral("▶%1%").arg(pct) : QStringLiteral("▶%1").arg(QString::fromStdString(s.stage));
@@ -58,7 +63,9 @@ QColor stateColour(engine::SweepCellState worst)
     switch (worst) {
     case engine::SweepCellState::Failed: return QColor(0xF4, 0xC7, 0xC3);
     case engine::SweepCellState::Running: return QColor(0xC6, 0xDB, 0xEF);
+    case engine::SweepCellState::Requeued: return QColor(0xDA, 0xD4, 0xEC);
     case engine::SweepCellState::Stopped: return QColor(0xFD, 0xE2, 0xA7);
+    case engine::SweepCellState::Cancelled: return QColor(0xE0, 0xE0, 0xE0);
     case engine::SweepCellState::Pending: return QColor(0xEE, 0xEE, 0xEE);
     case engine::SweepCellState::Done: break;
     }
@@ -323,13 +330,18 @@ void SweepsView::refresh()
             aggregate();
     }
     const bool running = runningHere();
-    m_summary->setText(tr("%1 done · %2 running · %3 pending · %4 stopped · %5 failed%6")
+    QString extra;  // states only some sweeps reach
+    if (counts["cancelled"])
+        extra += tr(" · %1 cancelled").arg(counts["cancelled"]);
+    if (counts["requeued"])
+        extra += tr(" · %1 requeued").arg(counts["requeued"]);
+    m_summary->setText(tr("%1 done · %2 running · %3 pending · %4 stopped · %5 failed%6%7")
                            .arg(counts["done"])
                            .arg(counts["running"])
                            .arg(counts["pending"])
                            .arg(counts["stopped"])
                            .arg(counts["failed"])
-                           .arg(running ? tr(" — running here") : QString()));
+                           .arg(extra, running ? tr(" — running here") : QString()));
     m_run->setEnabled(m_runLabel.isEmpty());  // queued or running: not a second time
     m_stop->setEnabled(running);
 }

@@ -20,6 +20,7 @@
 #include "lengen/engine/errors.h"
 #include "lengen/engine/run_file.h"
 #include "lengen/engine/sweep.h"
+#include "sweep/job_record.h"
 #include "text_files.h"
 
 namespace fs = std::filesystem;
@@ -35,12 +36,6 @@ constexpr std::uintmax_t kMaxIndexBytes = 64u << 20;
 {
     throw Error(ErrorKind::RunFile, file + ": " + why + " (is this a LenGen sweep folder? "
                                                         "`lengen sweep run` writes it again)");
-}
-
-std::string hostName()
-{
-    char name[256] = {};
-    return gethostname(name, sizeof name - 1) == 0 ? name : "";
 }
 
 }  // namespace
@@ -151,7 +146,7 @@ void writeSweepTextFile(const std::string& path, const std::string& text)
 void writeCellState(const SweepPaths& paths, const std::string& cell, const CellState& s)
 {
     const json doc = {{"stage", s.stage}, {"message", s.message}, {"exit_code", s.exitCode},
-                      {"host", s.host.empty() ? hostName() : s.host},
+                      {"host", s.host.empty() ? sweep::hostName() : s.host},
                       {"pid", s.pid ? s.pid : std::int64_t(getpid())}, {"updated_at", utcNow()}};
     writeFileAtomically(paths.stateFile(cell), doc.dump(1) + "\n");
 }
@@ -180,13 +175,6 @@ std::optional<CellState> readCellState(const SweepPaths& paths, const std::strin
 }
 
 namespace {
-
-bool processAlive(const CellState& s)
-{
-    if (s.pid <= 0 || s.host != hostName())
-        return s.pid > 0;  // another node (a Slurm task): trust the file; the scheduler says more
-    return ::kill(pid_t(s.pid), 0) == 0 || errno == EPERM;
-}
 
 bool storedAll(const std::vector<std::string>& stored, const std::vector<std::string>& wanted)
 {
@@ -228,6 +216,8 @@ const char* stateName(SweepCellState state)
     case SweepCellState::Pending: return "pending";
     case SweepCellState::Stopped: return "stopped";
     case SweepCellState::Running: return "running";
+    case SweepCellState::Cancelled: return "cancelled";
+    case SweepCellState::Requeued: return "requeued";
     case SweepCellState::Failed: return "failed";
     }
     return "?";
@@ -282,11 +272,14 @@ std::vector<CellStatus> sweepStatus(const std::string& dir, const SweepIndex& in
             st.state = SweepCellState::Failed;
             st.message = state && !state->message.empty() ? state->message : "training failed (see the cell's log)";
         } else if (runStatus == "running" || (state && (state->stage == "eval" || state->stage == "probe" ||
-                                                         state->stage == "train") && processAlive(*state))) {
+                                                         state->stage == "train") && sweep::processAlive(state->host, state->pid))) {
             st.state = SweepCellState::Running;
         } else if (allDone) {
             st.state = SweepCellState::Done;
             st.stage = "done";
+        } else if (sweep::cancelMarked(paths, cell.name)) {
+            st.state = SweepCellState::Cancelled;  // by `sweep cancel`; taken again by the next run
+            st.message = state && state->stage == "stopped" ? state->message : "cancelled before it started";
         } else if (runStatus == "cancelled" || runStatus == "interrupted" || (state && state->stage == "stopped")) {
             st.state = SweepCellState::Stopped;
             st.message = state ? state->message : "";

@@ -21,6 +21,7 @@
 
 #include "lengen/engine/errors.h"
 #include "lengen/engine/sweep_run.h"
+#include "sweep/job_record.h"
 
 extern char** environ;
 
@@ -125,19 +126,23 @@ SweepRunSummary LocalExecutor::submit(RunControl& control, SweepObserver& obs)
     const SweepPaths paths{m_dir};
     SweepRunSummary summary;
     const auto statuses = states();
-    summary.cells = int(statuses.size());
-    std::vector<const SweepCell*> todo;
-    for (const auto& s : statuses) {
-        if (s.state == SweepCellState::Done)
-            ++summary.done;
-        else if (s.state == SweepCellState::Running)
-            ++summary.elsewhere;  // another executor or a Slurm task holds it
-        else if (s.state == SweepCellState::Failed && !m_options.retryFailed)
-            ++summary.failedBefore;
-        else
-            todo.push_back(s.cell);
+    const auto todo = chooseCells(statuses, m_options.retryFailed, summary);
+    // Taken again: a cell `sweep cancel` marked runs now. The record lets any process find the
+    // cells this executor holds (sweep_jobs.h) until it ends.
+    std::vector<int> taken;
+    for (const auto* cell : todo) {
+        sweep::clearCancelMark(paths, cell->name);
+        taken.push_back(cell->index);
     }
-    summary.taken = int(todo.size());
+    if (!todo.empty()) {
+        sweep::Submission record;
+        record.executor = "local";
+        record.jobId = sweep::hostName() + ":" + std::to_string(::getpid());
+        record.cells = taken;
+        sweep::recordSubmission(m_dir, record);
+        for (const auto* cell : todo)
+            summary.jobs.push_back({m_dir, cell->index, cell->name, "local", record.jobId, {}});
+    }
     const int cores = int(std::max(1u, std::thread::hardware_concurrency()));
     const int jobs = std::max(1, std::min<int>(m_options.jobs > 0 ? m_options.jobs : cores,
                                                int(std::max<size_t>(todo.size(), 1))));
@@ -160,6 +165,14 @@ SweepRunSummary LocalExecutor::submit(RunControl& control, SweepObserver& obs)
         while (true) {
             while (!stopRequests(control) && int(running.size()) < jobs && next < todo.size()) {
                 const auto* cell = todo[next++];
+                if (sweep::cancelMarked(paths, cell->name)) {  // `sweep cancel` from any shell
+                    ++summary.cancelledHere;
+                    ++ended;
+                    obs.onMessage("[" + std::to_string(next) + "/" + std::to_string(todo.size()) + "] " +
+                                  cell->name + " cancelled; not started");
+                    obs.onCells(ended, summary.taken, -1);
+                    continue;
+                }
                 const pid_t pid = spawnCell(m_options.executable, paths, *cell, threads, m_options.device);
                 running[pid] = {pid, cell, std::chrono::steady_clock::now()};
                 obs.onMessage("[" + std::to_string(next) + "/" + std::to_string(todo.size()) + "] " + cell->name +
@@ -214,6 +227,9 @@ SweepRunSummary LocalExecutor::submit(RunControl& control, SweepObserver& obs)
                 ++summary.finished;
                 cellSeconds += secs;
                 obs.onMessage(name + " done (" + duration(secs) + ")");
+            } else if (code == exitCodeFor(ErrorKind::Interrupted) && sweep::cancelMarked(paths, name)) {
+                ++summary.cancelledHere;
+                obs.onMessage(name + " cancelled (checkpoint written); running the sweep again resumes it");
             } else if (code == exitCodeFor(ErrorKind::Interrupted)) {
                 ++summary.stopped;
                 obs.onMessage(name + " stopped; running the sweep again resumes it");

@@ -211,6 +211,36 @@ CellOutcome runSweepCell(const std::string& dir, int index, const CellRunOptions
     }
 }
 
+std::vector<const SweepCell*> chooseCells(const std::vector<CellStatus>& statuses, bool retryFailed,
+                                          SweepRunSummary& s)
+{
+    std::vector<const SweepCell*> cells;
+    s.cells = int(statuses.size());
+    for (const auto& st : statuses) {
+        switch (st.state) {
+        case SweepCellState::Done: ++s.done; break;
+        case SweepCellState::Running:
+        case SweepCellState::Requeued: ++s.elsewhere; break;  // another executor or Slurm has it
+        case SweepCellState::Failed:
+            if (retryFailed)
+                cells.push_back(st.cell);
+            else
+                ++s.failedBefore;
+            break;
+        case SweepCellState::Pending:
+            if (st.queued)
+                ++s.elsewhere;  // a live `sweep run` or the scheduler will start it
+            else
+                cells.push_back(st.cell);
+            break;
+        case SweepCellState::Cancelled:
+        case SweepCellState::Stopped: cells.push_back(st.cell); break;
+        }
+    }
+    s.taken = int(cells.size());
+    return cells;
+}
+
 SweepExecutor::SweepExecutor(const std::string& dir)
 {
     // Absolute: a scheduler's job runs in another working directory, maybe on another machine.

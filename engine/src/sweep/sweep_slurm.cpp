@@ -7,10 +7,8 @@
 //  * scancel, `scontrol requeue` and preemption send SIGTERM to every process of the task: the
 //    cell gets it directly (so the shell must not pass on a second one, which would make the cell
 //    leave at once) and writes its checkpoint within KillWait.
-// slurm/submitted.json records the job so that states and `sweep status` can ask squeue about it.
+// jobs.json records the job (job_record.h) so that states and `sweep status` can ask squeue about it.
 // Every scheduler call has a time limit (subprocess.h): a dead controller is Error(Scheduler).
-
-#include <nlohmann/json.hpp>
 
 #include <chrono>
 #include <cstdio>
@@ -22,6 +20,7 @@
 
 #include "lengen/engine/errors.h"
 #include "lengen/engine/sweep_run.h"
+#include "sweep/job_record.h"
 #include "sweep/subprocess.h"
 
 namespace fs = std::filesystem;
@@ -57,14 +56,6 @@ std::string arrayList(const std::vector<int>& indices)
         i = j + 1;
     }
     return out;
-}
-
-std::string nowIso()
-{
-    const std::time_t t = std::time(nullptr);
-    char buf[32];
-    std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", std::gmtime(&t));
-    return buf;
 }
 
 std::string schedulerHint(const CommandResult& r, const std::string& what)
@@ -134,38 +125,12 @@ std::string slurmScript(const SlurmSweepOptions& args, const SweepPaths& paths, 
 }
 
 
-// The cells submit takes: pending and stopped (failed ones on request); counts the rest.
-std::vector<int> takenCells(const std::vector<CellStatus>& statuses, bool retryFailed, SweepRunSummary& s)
+std::vector<int> indices(const std::vector<const SweepCell*>& cells)
 {
-    std::vector<int> cells;
-    s.cells = int(statuses.size());
-    for (const auto& st : statuses) {
-        if (st.state == SweepCellState::Done)
-            ++s.done;
-        else if (st.state == SweepCellState::Running)
-            ++s.elsewhere;
-        else if (st.state == SweepCellState::Failed && !retryFailed)
-            ++s.failedBefore;
-        else
-            cells.push_back(st.cell->index);
-    }
-    s.taken = int(cells.size());
-    return cells;
-}
-
-nlohmann::json submittedJobs(const std::string& root)
-{
-    nlohmann::json all = nlohmann::json::array();
-    try {
-        std::ifstream in(root + "/slurm/submitted.json");
-        if (in)
-            all = nlohmann::json::parse(in);
-        if (!all.is_array())
-            all = nlohmann::json::array();
-    } catch (const std::exception&) {
-        all = nlohmann::json::array();
-    }
-    return all;
+    std::vector<int> out;
+    for (const auto* c : cells)
+        out.push_back(c->index);
+    return out;
 }
 
 class SlurmExecutor final : public SweepExecutor {
@@ -182,7 +147,7 @@ public:
     std::string script(std::vector<int>* taken = nullptr)
     {
         SweepRunSummary s;
-        const auto cells = takenCells(states(), m_options.retryFailed, s);
+        const auto cells = indices(chooseCells(states(), m_options.retryFailed, s));
         if (taken)
             *taken = cells;
         return cells.empty() ? std::string() : slurmScript(m_options, SweepPaths{m_dir}, m_index, cells);
@@ -192,7 +157,7 @@ public:
     {
         const SweepPaths paths{m_dir};
         SweepRunSummary summary;
-        const auto cells = takenCells(states(), m_options.retryFailed, summary);
+        const auto cells = indices(chooseCells(states(), m_options.retryFailed, summary));
         if (cells.empty()) {
             obs.onMessage("sweep " + m_index.name + ": nothing to submit (" + std::to_string(summary.done) +
                           " done, " + std::to_string(summary.elsewhere) + " running" +
@@ -215,34 +180,36 @@ public:
         const std::string jobId = firstLine(r.output).substr(0, firstLine(r.output).find(';'));
         if (jobId.empty() || jobId.find_first_not_of("0123456789") != std::string::npos)
             throw Error(ErrorKind::Scheduler, "sbatch printed no job id: " + firstLine(r.output), r.output);
-        nlohmann::json record = {{"job_id", jobId}, {"cells", cells}, {"submitted_at", nowIso()},
-                                 {"script", "slurm/job.sh"}, {"scheduler", "slurm"}};
         // Earlier submissions stay listed: states ask about every job that may still hold a cell.
-        auto all = submittedJobs(paths.root);
-        all.push_back(record);
-        writeSweepTextFile(paths.root + "/slurm/submitted.json", all.dump(1) + "\n");
+        sweep::Submission record;
+        record.executor = "slurm";
+        record.jobId = jobId;
+        record.cells = cells;
+        sweep::recordSubmission(paths.root, record);
+        for (int c : cells) {
+            sweep::clearCancelMark(paths, m_index.cells[size_t(c)].name);
+            summary.jobs.push_back({paths.root, c, m_index.cells[size_t(c)].name, "slurm",
+                                    jobId + "_" + std::to_string(c), {}});
+        }
         summary.jobId = jobId;
-        m_jobs.push_back(jobId);
+        for (int c : cells)
+            m_taken.push_back(m_index.cells[size_t(c)].name);
         obs.onMessage("sweep " + m_index.name + ": submitted " + std::to_string(cells.size()) + " cell" +
                       (cells.size() == 1 ? "" : "s") + " as Slurm job array " + jobId + " (" + arrayList(cells) +
                       "); logs in " + paths.root + "/logs");
         return summary;
     }
 
+    // Through the folder (sweep_jobs.h), as `lengen sweep cancel` does from another process.
     void cancel() override
     {
-        if (m_jobs.empty())
-            return;
-        std::vector<std::string> argv = {"scancel"};
-        argv.insert(argv.end(), m_jobs.begin(), m_jobs.end());
-        const auto r = runCommand(argv, 30);
-        if (!r.started || r.timedOut || r.exitCode != 0)
-            throw Error(ErrorKind::Scheduler, schedulerHint(r, "scancel"), r.output);
+        if (!m_taken.empty())
+            cancelSweepCells(m_dir, m_taken);
     }
 
 private:
     SlurmSweepOptions m_options;
-    std::vector<std::string> m_jobs;  // submitted by this executor
+    std::vector<std::string> m_taken;  // the cells this executor submitted
 };
 
 }  // namespace
@@ -260,21 +227,10 @@ std::string slurmJobScript(const std::string& dir, SlurmSweepOptions options)
 std::map<int, std::string> slurmCellStates(const std::string& root, std::string* note)
 {
     std::map<int, std::string> states;
-    std::ifstream in(root + "/slurm/submitted.json");
-    if (!in)
-        return states;
-    nlohmann::json all;
-    try {
-        all = nlohmann::json::parse(in);
-    } catch (const std::exception& e) {
-        if (note)
-            *note = root + "/slurm/submitted.json is damaged (" + e.what() + ")";
-        return states;
-    }
     std::string ids;
-    for (const auto& rec : all)
-        if (rec.is_object() && rec.contains("job_id") && rec["job_id"].is_string())
-            ids += (ids.empty() ? "" : ",") + rec["job_id"].get<std::string>();
+    for (const auto& rec : sweep::readSubmissions(root, note))
+        if (rec.executor == "slurm")
+            ids += (ids.empty() ? "" : ",") + rec.jobId;
     if (ids.empty())
         return states;
     // %i is "JOB_TASK" for a running task and "JOB_[0-3%2]" for the pending rest of an array.

@@ -114,8 +114,10 @@ std::optional<CellState> readCellState(const SweepPaths& paths, const std::strin
 /// One line of `lengen sweep status`, read from the files (safe while cells run).
 /// Where a cell stands, as `sweep status`, the executors and the studio read it. Ordered by
 /// how much it needs attention (a grid square shows its worst cell).
-enum class SweepCellState { Done, Pending, Stopped, Running, Failed };
-/// "done", "pending", "stopped", "running", "failed" (status tables and JSON).
+/// Cancelled: `sweep cancel` ended it (or took it before it started); Requeued: the scheduler
+/// holds it again after a checkpoint (its time limit, preemption, `scontrol requeue`).
+enum class SweepCellState { Done, Pending, Cancelled, Stopped, Requeued, Running, Failed };
+/// "done", "pending", "cancelled", "stopped", "requeued", "running", "failed" (tables, JSON).
 const char* stateName(SweepCellState state);
 
 struct CellStatus {
@@ -127,6 +129,11 @@ struct CellStatus {
     bool evalDone = false, probeDone = false;
     std::string message;
     std::string runFile;                 ///< "" before the run exists
+    // The job that holds the cell (sweep_jobs.h fills these; sweepStatus leaves them empty).
+    std::string executor;                ///< "local" | "slurm" | "" (never submitted)
+    std::string jobId;                   ///< Slurm "<array>_<cell>"; local "<host>:<pid>"
+    std::string scheduler;               ///< the scheduler's own word (Slurm's PENDING, …)
+    bool queued = false;                 ///< pending, held by a live executor or the scheduler
 };
 std::vector<CellStatus> sweepStatus(const std::string& dir, const SweepIndex& index);
 

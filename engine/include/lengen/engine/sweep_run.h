@@ -5,9 +5,11 @@
 //
 //   createSweep          writes a sweep folder (every cell validated first)
 //   runSweepCell         one cell in this process: train or resume, then eval and probes
-//   SweepExecutor        takes the unfinished cells (submitit's Executor): the local one runs
-//                        them as child processes N at a time until they end or it is
-//                        cancelled; the Slurm one writes a job array and returns once queued
+//   SweepExecutor        takes the unfinished cells (chooseCells, one rule for both): the local
+//                        one runs them as child processes N at a time until they end or it is
+//                        cancelled; the Slurm one writes a job array and returns once queued.
+//                        Both record the job in the folder (jobs.json): sweep_jobs.h rebuilds
+//                        it in any process for status, cancel and wait
 //
 // Stopping: a RunControl cancels the work in hand; a local executor passes exactly one SIGTERM
 // to each running cell (each finishes its step and writes its checkpoint) and waits for them.
@@ -24,6 +26,7 @@
 #include "lengen/engine/observer.h"
 #include "lengen/engine/run_control.h"
 #include "lengen/engine/sweep.h"
+#include "lengen/engine/sweep_jobs.h"
 
 namespace lengen::engine {
 
@@ -82,9 +85,18 @@ struct SweepRunSummary {
     int failedBefore = 0;                          ///< failed and left alone (no retry)
     int taken = 0;                                 ///< cells this executor took
     int finished = 0, stopped = 0, failed = 0;     ///< of those (local executor)
+    int cancelledHere = 0;                         ///< taken, then skipped: `sweep cancel` marked them
     bool cancelled = false;
     std::string jobId;                             ///< the scheduler's job (Slurm)
+    std::vector<SweepJob> jobs;                    ///< the cells taken, as handles (sweep_jobs.h)
 };
+
+/// The one choice of cells to run, for every executor: pending, stopped and cancelled cells
+/// (a new run takes a cancelled cell again; failed ones only with `retryFailed`). Done cells,
+/// cells another process runs or holds queued, and requeued ones are counted into `summary`
+/// and left. `statuses` as sweepJobStatus gives them.
+std::vector<const SweepCell*> chooseCells(const std::vector<CellStatus>& statuses, bool retryFailed,
+                                          SweepRunSummary& summary);
 
 /// Takes a sweep's unfinished cells (pending and stopped; failed ones with retryFailed).
 class SweepExecutor {
@@ -94,11 +106,12 @@ public:
     /// a scheduler's once the cells are queued. Error(Scheduler) when the scheduler is missing,
     /// dead or refuses.
     virtual SweepRunSummary submit(RunControl& control, SweepObserver& observer) = 0;
-    /// Every cell's state as its files tell it (whoever runs it); the statuses point into this
-    /// executor's index.
-    std::vector<CellStatus> states() const { return sweepStatus(m_dir, m_index); }
+    /// Every cell's state, its job merged in (sweepJobStatus: the files, and squeue when the
+    /// sweep was submitted to Slurm); the statuses point into this executor's index.
+    std::vector<CellStatus> states() const { return sweepJobStatus(m_dir, m_index); }
     /// Stops what this executor started: the local one as if its control were cancelled (from
-    /// any thread), the Slurm one with scancel of the jobs it submitted (each cell checkpoints).
+    /// any thread; its cells end "stopped"), the Slurm one by cancelSweepCells of the cells it
+    /// submitted (sweep_jobs.h; each running cell checkpoints, they end "cancelled").
     virtual void cancel() = 0;
     const SweepIndex& index() const { return m_index; }
 

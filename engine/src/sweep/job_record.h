@@ -1,0 +1,46 @@
+#pragma once
+// What a sweep folder remembers of its jobs (docs/sweep-format.md), written by the executors and
+// read by sweep_jobs.cpp, so that any process can rebuild the jobs and act on them:
+//   jobs.json                  one entry per submission: executor ("local" | "slurm"), its job
+//                              id, the cells it took, when, and the submitting host and pid
+//   cells/<cell>/cancel.json   `sweep cancel` asked this cell to end; an executor skips it, and
+//                              the next one that takes the cell removes the mark
+// Both are written whole to a temporary name and renamed; jobs.json's read-modify-write holds
+// an flock on jobs.json.lock, so two submissions at once both stay listed.
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "lengen/engine/sweep.h"
+
+namespace lengen::engine::sweep {
+
+struct Submission {
+    std::string executor;     ///< "local" or "slurm"
+    std::string jobId;        ///< Slurm's array job id; a local executor's "<host>:<pid>"
+    std::vector<int> cells;   ///< the cell indices it took
+    std::string submittedAt;  ///< ISO 8601, UTC
+    std::string host;         ///< where it was submitted from
+    std::int64_t pid = 0;     ///< the submitting process (a local executor runs its cells)
+};
+
+/// This machine's host name ("" when unknown).
+std::string hostName();
+/// Whether process `pid` lives on this host (a pid of another host: unknown, so true).
+bool processAlive(const std::string& host, std::int64_t pid);
+
+/// Every submission, oldest first: jobs.json, and slurm/submitted.json of sweeps submitted
+/// before jobs.json existed. A damaged file gives none of its entries and a `note`.
+std::vector<Submission> readSubmissions(const std::string& root, std::string* note = nullptr);
+/// Appends one (filling submittedAt, host and pid when empty). Error(Io) naming the file.
+void recordSubmission(const std::string& root, Submission s);
+/// The latest submission that took `cell`, or nullptr.
+const Submission* latestFor(const std::vector<Submission>& all, int cell);
+
+std::string cancelMarkPath(const SweepPaths& paths, const std::string& cell);
+bool cancelMarked(const SweepPaths& paths, const std::string& cell);
+void markCancelled(const SweepPaths& paths, const std::string& cell, const std::string& by);
+void clearCancelMark(const SweepPaths& paths, const std::string& cell);
+
+}  // namespace lengen::engine::sweep

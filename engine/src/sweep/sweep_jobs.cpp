@@ -1,0 +1,217 @@
+// Jobs rebuilt from the sweep folder: merged states, cancel and wait (sweep_jobs.h).
+
+#include "lengen/engine/sweep_jobs.h"
+
+#include <unistd.h>
+
+#include <algorithm>
+#include <chrono>
+#include <csignal>
+#include <filesystem>
+#include <map>
+#include <set>
+#include <thread>
+
+#include "lengen/engine/errors.h"
+#include "lengen/engine/run_control.h"
+#include "lengen/engine/run_file.h"
+#include "lengen/engine/sweep_run.h"
+#include "sweep/job_record.h"
+#include "sweep/subprocess.h"
+
+namespace fs = std::filesystem;
+
+namespace lengen::engine {
+
+namespace {
+
+bool slurmRuns(const std::string& s)
+{
+    return s == "RUNNING" || s == "COMPLETING" || s == "CONFIGURING" || s == "SUSPENDED" || s == "STAGE_OUT";
+}
+
+std::string absoluteRoot(const std::string& dir)
+{
+    fs::path root = fs::absolute(locateSweep(dir)).lexically_normal();
+    if (root.filename().empty())
+        root = root.parent_path();
+    return root.string();
+}
+
+// The cell indices named (all when `names` is empty). Error(Usage) for a name not in the sweep.
+std::vector<int> selectCells(const SweepIndex& index, const std::vector<std::string>& names, const std::string& root)
+{
+    std::vector<int> out;
+    if (names.empty()) {
+        for (const auto& c : index.cells)
+            out.push_back(c.index);
+        return out;
+    }
+    for (const auto& n : names) {
+        const auto it = std::find_if(index.cells.begin(), index.cells.end(), [&](const SweepCell& c) {
+            return c.name == n || std::to_string(c.index) == n;
+        });
+        if (it == index.cells.end())
+            throw Error(ErrorKind::Usage, "cell '" + n + "' is not in " + root +
+                                              " (give a cell name as `sweep status` prints it, or its index)");
+        out.push_back(it->index);
+    }
+    return out;
+}
+
+}  // namespace
+
+std::vector<CellStatus> sweepJobStatus(const std::string& dir, const SweepIndex& index, std::string* note)
+{
+    const std::string root = absoluteRoot(dir);
+    const SweepPaths paths{root};
+    auto statuses = sweepStatus(root, index);
+    std::string recordNote;
+    const auto submissions = sweep::readSubmissions(root, &recordNote);
+    std::map<int, std::string> slurm;
+    std::string slurmNote;
+    if (std::any_of(submissions.begin(), submissions.end(), [](const auto& s) { return s.executor == "slurm"; }))
+        slurm = slurmCellStates(root, &slurmNote);
+    if (note)
+        *note = recordNote.empty() ? slurmNote : slurmNote.empty() ? recordNote : recordNote + "; " + slurmNote;
+    for (auto& st : statuses) {
+        const int i = st.cell->index;
+        const auto* sub = sweep::latestFor(submissions, i);
+        if (!sub)
+            continue;
+        st.executor = sub->executor;
+        st.jobId = sub->executor == "slurm" ? sub->jobId + "_" + std::to_string(i) : sub->jobId;
+        const auto it = sub->executor == "slurm" ? slurm.find(i) : slurm.end();
+        if (it != slurm.end())
+            st.scheduler = it->second;
+        if (st.state == SweepCellState::Done || st.state == SweepCellState::Failed ||
+            st.state == SweepCellState::Running)
+            continue;
+        if (sub->executor == "slurm") {
+            if (it == slurm.end())
+                continue;  // not in the queue (any more): the files said it all
+            if (slurmRuns(it->second))
+                st.state = SweepCellState::Running;
+            else if (st.state == SweepCellState::Cancelled)
+                continue;  // scancel was asked; the queue has not caught up yet
+            else if (it->second.rfind("REQUEUE", 0) == 0 ||
+                     (it->second == "PENDING" && (st.state == SweepCellState::Stopped || st.step > 0)))
+                st.state = SweepCellState::Requeued;
+            else
+                st.state = SweepCellState::Pending;
+            st.queued = st.state == SweepCellState::Pending;
+        } else if (st.state == SweepCellState::Pending && sweep::processAlive(sub->host, sub->pid)) {
+            st.queued = true;
+            st.message = "queued in `sweep run` (pid " + std::to_string(sub->pid) + ")";
+        }
+    }
+    return statuses;
+}
+
+CancelReport cancelSweepCells(const std::string& dir, const std::vector<std::string>& names)
+{
+    const std::string root = absoluteRoot(dir);
+    const SweepPaths paths{root};
+    const auto index = readSweepIndex(root);
+    const auto chosen = selectCells(index, names, root);
+    const auto statuses = sweepJobStatus(root, index);
+    const auto submissions = sweep::readSubmissions(root);
+    const std::string by = "sweep cancel (" + sweep::hostName() + ":" + std::to_string(::getpid()) + ")";
+    CancelReport report;
+    std::vector<std::string> scancel;
+    for (int i : chosen) {
+        const auto& st = statuses[size_t(i)];
+        const std::string& name = st.cell->name;
+        if (st.state == SweepCellState::Done || st.state == SweepCellState::Failed) {
+            report.ended.push_back(name);
+            continue;
+        }
+        // The mark first: an executor that is about to start the cell sees it and skips it.
+        sweep::markCancelled(paths, name, by);
+        report.cancelled.push_back(name);
+        const auto* sub = sweep::latestFor(submissions, i);
+        if (sub && sub->executor == "slurm" && !st.scheduler.empty()) {
+            scancel.push_back(sub->jobId + "_" + std::to_string(i));
+            continue;  // Slurm signals the task's processes itself
+        }
+        if (st.state != SweepCellState::Running)
+            continue;
+        const auto cell = readCellState(paths, name);
+        if (cell && cell->pid > 0 && cell->host == sweep::hostName()) {
+            if (::kill(pid_t(cell->pid), SIGTERM) == 0)
+                report.signalled.push_back(name);
+        } else if (!st.runFile.empty()) {
+            try {  // on another node: the training sees the request in the shared folder
+                requestStop(st.runFile, by);
+                report.signalled.push_back(name);
+            } catch (const Error&) {
+                // not training any more (evaluating): the mark stops it at its next start
+            }
+        }
+    }
+    if (!scancel.empty()) {
+        std::vector<std::string> argv = {"scancel"};
+        argv.insert(argv.end(), scancel.begin(), scancel.end());
+        const auto r = sweep::runCommand(argv, 30);
+        if (!r.started || r.timedOut || r.exitCode != 0)
+            throw Error(ErrorKind::Scheduler,
+                        std::string("scancel ") + (!r.started ? "was not found: is Slurm's client installed?"
+                                                   : r.timedOut ? "did not answer: is slurmctld running?"
+                                                                : "failed: " + sweep::firstLine(r.output)) +
+                            " (the cells are marked cancelled: no executor starts them again)",
+                        r.output);
+        report.scancelled = scancel;
+    }
+    return report;
+}
+
+bool waitForSweepCells(const std::string& dir, const std::vector<std::string>& names, double seconds)
+{
+    const std::string root = absoluteRoot(dir);
+    const auto index = readSweepIndex(root);
+    const auto chosen = selectCells(index, names, root);
+    const auto until = std::chrono::steady_clock::now() + std::chrono::duration<double>(seconds);
+    while (true) {
+        const auto statuses = sweepJobStatus(root, index);
+        const bool busy = std::any_of(chosen.begin(), chosen.end(), [&](int i) {
+            const auto& st = statuses[size_t(i)];
+            return st.state == SweepCellState::Running || st.state == SweepCellState::Requeued ||
+                   st.queued;
+        });
+        if (!busy)
+            return true;
+        if (std::chrono::steady_clock::now() >= until)
+            return false;
+        std::this_thread::sleep_for(std::chrono::milliseconds(500));
+    }
+}
+
+CellStatus SweepJob::status() const
+{
+    const auto index = readSweepIndex(dir);
+    auto all = sweepJobStatus(dir, index);
+    if (cell < 0 || cell >= int(all.size()))
+        throw Error(ErrorKind::Usage, "cell " + std::to_string(cell) + " is not in " + dir);
+    CellStatus s = all[size_t(cell)];
+    s.cell = nullptr;  // it pointed into the index read here
+    return s;
+}
+
+std::vector<SweepJob> sweepJobs(const std::string& dir)
+{
+    const std::string root = absoluteRoot(dir);
+    const auto index = readSweepIndex(root);
+    const auto submissions = sweep::readSubmissions(root);
+    std::vector<SweepJob> out;
+    for (const auto& c : index.cells) {
+        const auto* sub = sweep::latestFor(submissions, c.index);
+        if (!sub)
+            continue;
+        out.push_back({root, c.index, c.name, sub->executor,
+                       sub->executor == "slurm" ? sub->jobId + "_" + std::to_string(c.index) : sub->jobId,
+                       sub->submittedAt});
+    }
+    return out;
+}
+
+}  // namespace lengen::engine
