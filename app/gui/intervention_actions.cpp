@@ -75,7 +75,7 @@ void MainWindow::evaluateOpenRunWith(const QStringList& interventions, const QSt
         o.interventions.push_back(i.toStdString());
     m_controller.enqueue(ui::JobKind::Evaluate,
                          tr("evaluate %1 with %2").arg(QFileInfo(run).dir().dirName(), interventions.join(", ")),
-                         evalJob(run, o));
+                         evalJob(run, o), ui::runSubject(run));
     statusBar()->showMessage(tr("Evaluation with interventions queued: its progress is shown here"));
 }
 
@@ -108,7 +108,7 @@ void MainWindow::probeOpenRunUnder(const QString& intervention)
     o.intervention = intervention.toStdString();
     m_controller.enqueue(ui::JobKind::Probe,
                          tr("probe %1 under %2").arg(QFileInfo(run).dir().dirName(), intervention),
-                         probeJob(run, o));
+                         probeJob(run, o), ui::runSubject(run));
     statusBar()->showMessage(tr("Attention probe under %1 queued; the Attention view shows it beside "
                                 "the untouched map").arg(intervention));
 }

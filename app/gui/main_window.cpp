@@ -25,6 +25,7 @@
 #include "compare_view.h"
 #include "sweeps_view.h"
 #include "figure_view.h"
+#include "jobs_panel.h"
 #include "lengen/engine/run_file.h"
 #include "lengen/engine/sweep_run.h"
 #include "reference_import.h"
@@ -101,6 +102,15 @@ MainWindow::MainWindow(const StudioOptions& options, QWidget* parent) : QMainWin
     dock->setObjectName(QStringLiteral("runs"));
     dock->setWidget(m_browser);
     addDockWidget(Qt::BottomDockWidgetArea, dock);
+    // Every job of the studio, beside the runs (issue 39): the one place that acts on any job.
+    m_jobs = new ui::JobsPanel(m_controller);
+    auto* jobsDock = new QDockWidget(tr("Jobs"), this);
+    jobsDock->setObjectName(QStringLiteral("jobs"));
+    jobsDock->setWidget(m_jobs);
+    addDockWidget(Qt::BottomDockWidgetArea, jobsDock);
+    tabifyDockWidget(dock, jobsDock);
+    dock->raise();
+    connect(m_jobs, &ui::JobsPanel::openRunRequested, this, &MainWindow::openRun);
 
     for (auto* w : std::initializer_list<QObject*>{m_setup, m_eval, m_probes, m_attention, m_sweeps})
         connect(w, SIGNAL(statusMessage(QString)), statusBar(), SLOT(showMessage(QString)));
@@ -109,6 +119,7 @@ MainWindow::MainWindow(const StudioOptions& options, QWidget* parent) : QMainWin
     connect(m_probes, &ui::FigureView::computeRequested, this, &MainWindow::probeOpenRun);
     connect(m_browser, &ui::RunBrowser::openRequested, this, &MainWindow::openRun);
     connect(m_training, &ui::TrainingView::resumeRequested, this, &MainWindow::resumeRun);
+    connect(m_training, &ui::TrainingView::openRunRequested, this, &MainWindow::openRun);
     connect(m_browser, &ui::RunBrowser::compareRequested, this, &MainWindow::compareRuns);
     connect(m_compare, &ui::CompareView::evaluateRequested, this, [this](const QStringList& runs, const QString& method) {
         engine::EvalOptions o;  // only what the comparison lacks, not every method of the task
@@ -116,7 +127,8 @@ MainWindow::MainWindow(const StudioOptions& options, QWidget* parent) : QMainWin
             o.methods = {method.toStdString()};
         for (const auto& run : runs)
             m_controller.enqueue(ui::JobKind::Evaluate,
-                                 tr("evaluate %1 (%2)").arg(QFileInfo(run).dir().dirName(), method), evalJob(run, o));
+                                 tr("evaluate %1 (%2)").arg(QFileInfo(run).dir().dirName(), method), evalJob(run, o),
+                                 ui::runSubject(run));
         statusBar()->showMessage(tr("%n evaluation(s) of %1 queued", nullptr, int(runs.size())).arg(method));
     });
     connect(m_browser, &ui::RunBrowser::overlayRequested, this, &MainWindow::overlayTraining);
@@ -210,16 +222,24 @@ void MainWindow::buildMenus()
         else
             m_tabs->setCurrentWidget(m_setup);
     });
+    // Pause and Stop act on the focus job (the training, else the oldest running job) and say
+    // which; the Jobs panel acts on any job.
     auto* pause = run->addAction(tr("&Pause / resume"), QKeySequence(Qt::CTRL | Qt::Key_P), this, [this] {
         m_controller.state() == ui::RunController::State::Paused ? m_controller.resume() : m_controller.pause();
     });
-    auto* stop = run->addAction(tr("&Stop"), QKeySequence(Qt::CTRL | Qt::Key_Period), &m_controller,
-                                &ui::RunController::stop);
+    auto* stop = run->addAction(tr("&Stop"), QKeySequence(Qt::CTRL | Qt::Key_Period), this,
+                                [this] { m_controller.stop(); });
     run->addAction(tr("Clear &queue"), &m_controller, &ui::RunController::clearQueue);
     connect(&m_controller, &ui::RunController::stateChanged, this, [=](ui::RunController::State s) {
         using S = ui::RunController::State;
-        pause->setEnabled(s == S::Running || s == S::Paused);
+        const auto focus = m_controller.job(m_controller.focusJob());
+        const QString name = focus ? focus->label : QString();
+        const bool trains = focus && focus->kind == ui::JobKind::Train;
+        pause->setEnabled(trains && (s == S::Running || s == S::Paused));
+        pause->setText(trains ? (s == S::Paused ? tr("&Continue “%1”") : tr("&Pause “%1”")).arg(name)
+                              : tr("&Pause / resume"));
         stop->setEnabled(s == S::Running || s == S::Paused);
+        stop->setText(focus ? tr("&Stop “%1”").arg(name) : tr("&Stop"));
         start->setText(s == S::Idle ? tr("&Train") : tr("&Train (queue)"));
     });
     pause->setEnabled(false);
@@ -258,7 +278,8 @@ void MainWindow::buildMenus()
         // A job like an evaluation: `lengen export --all` in a child process of the worker, its
         // progress in the status bar, Stop ends it; the window never waits for it.
         m_controller.enqueue(ui::JobKind::Export, tr("export %1").arg(QFileInfo(openRun).dir().dirName()),
-                             exportJob(openRun, dir, dpi, QString::fromStdString(engine::lengenExecutable())));
+                             exportJob(openRun, dir, dpi, QString::fromStdString(engine::lengenExecutable())),
+                             ui::runSubject(openRun));
         statusBar()->showMessage(tr("Export of every figure queued: its progress is shown here"));
     });
     analysis->addAction(tr("E&xport current figure…"), QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_S), this, [this] {
@@ -325,7 +346,7 @@ void MainWindow::train(const ui::TrainRequest& request)
         const QString label = request.runs.size() > 1
                                   ? QStringLiteral("%1 [max_length %2]").arg(request.label).arg(request.runs[i].model.maxLength)
                                   : request.label;
-        m_controller.enqueue(label, trainJob(request.runs[i], request.options));
+        m_controller.enqueue(label, trainJob(request.runs[i], request.options), ui::newRunSubject(label));
     }
     m_tabs->setCurrentWidget(m_training);
 }
@@ -339,7 +360,7 @@ void MainWindow::evaluateOpenRun()
     }
     engine::EvalOptions o;
     m_controller.enqueue(ui::JobKind::Evaluate, tr("evaluate %1").arg(QFileInfo(run).dir().dirName()),
-                         evalJob(run, o));
+                         evalJob(run, o), ui::runSubject(run));
     statusBar()->showMessage(tr("Evaluation queued: its progress is shown here"));
 }
 
@@ -351,7 +372,7 @@ void MainWindow::probeOpenRun()
         return;
     }
     m_controller.enqueue(ui::JobKind::Probe, tr("probe %1").arg(QFileInfo(run).dir().dirName()),
-                         probeJob(run, engine::ProbeOptions::all()));
+                         probeJob(run, engine::ProbeOptions::all()), ui::runSubject(run));
     statusBar()->showMessage(tr("Probes queued: their progress is shown here"));
 }
 
@@ -407,7 +428,7 @@ void MainWindow::resumeRun(const QString& runFile)
     if (runFile.isEmpty())
         return;
     const QString label = tr("resume %1").arg(QFileInfo(runFile).dir().dirName());
-    m_controller.enqueue(label, resumeJob(runFile));
+    m_controller.enqueue(label, resumeJob(runFile), ui::runSubject(runFile));
     m_tabs->setCurrentWidget(m_training);
 }
 

@@ -14,6 +14,7 @@ namespace lengen::ui {
 class AttentionView;
 class CompareView;
 class SweepsView;
+class JobsPanel;
 class FigureView;
 class RunBrowser;
 class SetupPanel;
@@ -55,6 +56,7 @@ public:
     ui::FigureView* probesView() const { return m_probes; }
     ui::AttentionView* attentionView() const { return m_attention; }
     ui::RunBrowser* runBrowser() const { return m_browser; }
+    ui::JobsPanel* jobsPanel() const { return m_jobs; }
     void train(const ui::TrainRequest& request);
     void evaluateOpenRun();
     void probeOpenRun();
@@ -99,6 +101,7 @@ private:
     ui::AttentionView* m_attention = nullptr;
     ui::CompareView* m_compare = nullptr;
     ui::SweepsView* m_sweeps = nullptr;
+    ui::JobsPanel* m_jobs = nullptr;
     ui::OpenRunModel m_run;
     bool m_offeringImport = false;  ///< adding the runs folder must not offer again
 };

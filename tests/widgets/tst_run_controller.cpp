@@ -76,6 +76,9 @@ private Q_SLOTS:
     void realTrainingThroughTheWorker();
     void analysisJobsReportStagesNotSteps();
     void aQueuedJobOfAnotherKindIsAnnounced();
+    void jobsOnOtherRunsRunSideBySide();
+    void jobsOnOneRunWaitAndSayWhy();
+    void perJobControlsTouchOnlyThatJob();
 };
 
 void TestRunController::finishesWithOneTerminalSignal()
@@ -281,6 +284,100 @@ void TestRunController::aQueuedJobOfAnotherKindIsAnnounced()
     });
     QVERIFY(waitIdle(c));
     QCOMPARE(kindsAtRunning, (QList<ui::JobKind>{ui::JobKind::Train, ui::JobKind::Evaluate}));
+}
+
+// Issue 39, lanes: an evaluation of run A starts while a training of run B runs, and a sweep
+// while the evaluation runs; each ends with its own terminal signal.
+void TestRunController::jobsOnOtherRunsRunSideBySide()
+{
+    RunController c;
+    c.setMaxConcurrent(2);
+    Terminals t(c);
+    std::atomic<int> trainSteps{0}, evalTicks{0}, sweepTicks{0};
+    const quint64 train = c.enqueue("train B", fakeJob(100000, &trainSteps, 1), ui::newRunSubject("train B"));
+    auto ticking = [](std::atomic<int>* ticks) {
+        return [ticks](engine::RunControl& control, engine::AnalysisObserver&) {
+            while (control.shouldContinue()) {
+                ++*ticks;
+                std::this_thread::sleep_for(std::chrono::milliseconds(2));
+            }
+            engine::RunSummary r;
+            r.outcome = engine::RunOutcome::Cancelled;
+            return r;
+        };
+    };
+    const quint64 eval = c.enqueue(ui::JobKind::Evaluate, "evaluate A", ticking(&evalTicks), "/runs/A/run.h5");
+    const quint64 sweep = c.enqueue(ui::JobKind::Sweep, "sweep S", ticking(&sweepTicks), "/sweeps/S");
+    QVERIFY(QTest::qWaitFor([&] { return trainSteps > 3 && evalTicks > 3 && sweepTicks > 3; }, 10000));
+    QCOMPARE(c.queuedCount(), 0);
+    QCOMPARE(c.focusJob(), train);  // the training is the focus: the Train tab and Run menu act on it
+    QCOMPARE(c.job(eval)->state, ui::JobInfo::State::Running);
+    for (quint64 id : {sweep, eval, train})
+        QVERIFY(c.stop(id));
+    QVERIFY(waitIdle(c));
+    QTest::qWait(50);
+    QCOMPARE(t.cancelled.count(), 3);
+    QCOMPARE(t.total(), 3);
+    QCOMPARE(c.job(eval)->state, ui::JobInfo::State::Cancelled);
+}
+
+// Two jobs on one run, and a third training behind the first: they wait, in order, and say for
+// what; a queued job can be cancelled without a terminal signal.
+void TestRunController::jobsOnOneRunWaitAndSayWhy()
+{
+    RunController c;
+    c.setMaxConcurrent(4);
+    Terminals t(c);
+    std::atomic<int> steps{0};
+    const quint64 first = c.enqueue("resume A", fakeJob(100000, &steps, 1), "/runs/A/run.h5");
+    const quint64 eval = c.enqueue(ui::JobKind::Evaluate, "evaluate A",
+                                   [](engine::RunControl&, engine::AnalysisObserver&) { return engine::RunSummary{}; },
+                                   "/runs/A/run.h5");
+    const quint64 other = c.enqueue("train C", fakeJob(3), ui::newRunSubject("train C"));
+    QVERIFY(QTest::qWaitFor([&] { return steps > 2; }));
+    QCOMPARE(c.job(eval)->state, ui::JobInfo::State::Queued);
+    QVERIFY2(c.job(eval)->waitingFor.contains("“resume A”, on the same files"), qPrintable(c.job(eval)->waitingFor));
+    QVERIFY2(c.job(other)->waitingFor.contains("one training at a time"), qPrintable(c.job(other)->waitingFor));
+    QVERIFY(c.stop(other));  // cancelled while queued
+    QCOMPARE(c.job(other)->state, ui::JobInfo::State::Cancelled);
+    QVERIFY(c.stop(first));
+    QVERIFY(QTest::qWaitFor([&] { return t.finished.count() == 1; }, 10000));  // the evaluation, after
+    QVERIFY(waitIdle(c));
+    QCOMPARE(t.cancelled.count(), 1);
+    QCOMPARE(t.total(), 2);
+    QCOMPARE(t.finished.at(0).at(0).toString(), QString("evaluate A"));
+}
+
+// Pausing job X by id leaves job Y running; an analysis job does not pause.
+void TestRunController::perJobControlsTouchOnlyThatJob()
+{
+    RunController c;
+    c.setMaxConcurrent(2);
+    std::atomic<int> steps{0}, ticks{0};
+    const quint64 train = c.enqueue("train B", fakeJob(100000, &steps, 2), ui::newRunSubject("train B"));
+    const quint64 eval = c.enqueue(ui::JobKind::Evaluate, "evaluate A",
+                                   [&ticks](engine::RunControl& control, engine::AnalysisObserver&) {
+                                       while (control.shouldContinue()) {
+                                           ++ticks;
+                                           std::this_thread::sleep_for(std::chrono::milliseconds(2));
+                                       }
+                                       return engine::RunSummary{};
+                                   },
+                                   "/runs/A/run.h5");
+    QVERIFY(QTest::qWaitFor([&] { return steps > 2 && ticks > 2; }));
+    QVERIFY(!c.pause(eval));
+    QVERIFY(c.pause(train));
+    QCOMPARE(c.state(), RunController::State::Paused);
+    QTest::qWait(100);
+    const int held = steps, ticked = ticks;
+    QTest::qWait(200);
+    QCOMPARE(int(steps), held);
+    QVERIFY(ticks > ticked);  // the evaluation went on
+    QVERIFY(c.resume(train));
+    QVERIFY(QTest::qWaitFor([&] { return steps > held; }));
+    c.stop(train);
+    c.stop(eval);
+    QVERIFY(waitIdle(c));
 }
 
 QTEST_MAIN(TestRunController)

@@ -35,15 +35,11 @@ AnalysisProgressArea::AnalysisProgressArea(RunController& controller, QWidget* p
     layout->addWidget(m_bar);
     layout->addWidget(m_stop);
     setVisible(false);
-    connect(m_stop, &QToolButton::clicked, &m_controller, &RunController::stop);
+    connect(m_stop, &QToolButton::clicked, this, [this] { m_controller.stop(m_job); });
     connect(&m_controller, &RunController::analysisProgress, this, &AnalysisProgressArea::onProgress);
     for (auto signal : {&RunController::runFinished, &RunController::runCancelled})
         connect(&m_controller, signal, this, [this] { onEnded(); });
     connect(&m_controller, &RunController::runFailed, this, [this] { onEnded(); });
-    connect(&m_controller, &RunController::stateChanged, this, [this](RunController::State s) {
-        if (isVisible() && s == RunController::State::Paused)
-            m_label->setText(m_label->text() + tr(" — paused"));
-    });
 }
 
 QString AnalysisProgressArea::text() const { return m_label->text(); }
@@ -61,12 +57,16 @@ void AnalysisProgressArea::onProgress(const QString& label, JobKind kind, const 
         text += tr(", ETA %1").arg(clock(p.etaSeconds));
     m_label->setText(text);
     m_bar->setValue(int(std::lround(1000 * p.fraction)));
+    // The latest analysis to report is the one shown (others run beside it: the Jobs panel has
+    // them all); Stop names it.
+    m_job = m_controller.currentJob();
+    m_stop->setToolTip(tr("Stop “%1” (what is already stored stays)").arg(label));
     setVisible(true);
 }
 
 void AnalysisProgressArea::onEnded()
 {
-    if (m_controller.currentKind() == JobKind::Train)
+    if (m_controller.currentKind() == JobKind::Train || m_controller.currentJob() != m_job)
         return;
     m_bar->setValue(m_bar->maximum());
     setVisible(false);  // the status bar says how it ended

@@ -32,6 +32,7 @@ private:
     QLabel* m_label;
     QProgressBar* m_bar;
     QToolButton* m_stop;
+    quint64 m_job = 0;  ///< the job shown, which Stop stops
 };
 
 }  // namespace lengen::ui

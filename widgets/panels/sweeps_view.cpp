@@ -8,6 +8,7 @@
 #include <QCoreApplication>
 #include <QFileDialog>
 #include <QFileInfo>
+#include <QFutureWatcher>
 #include <QHBoxLayout>
 #include <QHeaderView>
 #include <QLabel>
@@ -19,6 +20,7 @@
 #include <QThread>
 #include <QTimer>
 #include <QVBoxLayout>
+#include <QtConcurrent/QtConcurrentRun>
 
 #include <fstream>
 
@@ -26,6 +28,7 @@
 #include "figure_builder.h"
 #include "figure_export.h"
 #include "lengen/engine/errors.h"
+#include "lengen/engine/sweep_jobs.h"
 #include "plot_style.h"
 #include "qcp.h"
 #include "sweep_dialogs.h"
@@ -176,12 +179,24 @@ void SweepsView::setController(RunController* controller)
     connect(controller, &RunController::runFailed, this,
             [this](const QString& label, const RunError&) { onJobEnded(label, false); });
     connect(controller, &RunController::stateChanged, this, [this] { refresh(); });
+    connect(controller, &RunController::jobChanged, this, [this](const JobInfo& j) {
+        if (j.id == m_runJob && !j.active() && !j.ended())
+            refresh();  // queued: what it waits for changed
+    });
 }
 
 bool SweepsView::runningHere() const
 {
-    return m_controller && !m_runLabel.isEmpty() && m_controller->currentKind() == JobKind::Sweep &&
-           m_controller->state() != RunController::State::Idle && m_controller->currentLabel() == m_runLabel;
+    if (!m_controller || !m_runJob)
+        return false;
+    const auto j = m_controller->job(m_runJob);
+    return j && j->active();
+}
+
+QString SweepsView::queuedBehind() const
+{
+    const auto j = m_controller && m_runJob ? m_controller->job(m_runJob) : std::nullopt;
+    return j && j->state == JobInfo::State::Queued ? j->waitingFor : QString();
 }
 
 void SweepsView::onJobEnded(const QString& label, bool finished)
@@ -195,8 +210,10 @@ void SweepsView::onJobEnded(const QString& label, bool finished)
         return;
     }
     const bool wasRun = label == m_runLabel;
-    if (wasRun)
+    if (wasRun) {
         m_runLabel.clear();
+        m_runJob = 0;
+    }
     refresh();
     if (wasRun && finished)
         aggregate();
@@ -285,15 +302,66 @@ bool SweepsView::setSweep(const QString& dir)
     return true;
 }
 
+// `squeue` may take seconds (20 s limit when the controller is dead): asked off the GUI thread,
+// at most every 5 s and one question at a time; refresh() merges the last answer.
+void SweepsView::askScheduler(const std::string& root)
+{
+    if (m_schedulerAsking || (m_schedulerAsked.isValid() && m_schedulerAsked.elapsed() < 5000))
+        return;
+    if (!QFileInfo::exists(QString::fromStdString(root + "/jobs.json")) &&
+        !QFileInfo::exists(QString::fromStdString(root + "/slurm/submitted.json")))
+        return;  // never submitted: the files say everything
+    m_schedulerAsking = true;
+    m_schedulerAsked.start();
+    auto* watcher = new QFutureWatcher<SchedulerView>(this);
+    connect(watcher, &QFutureWatcher<SchedulerView>::finished, this, [this, watcher, root] {
+        watcher->deleteLater();
+        m_schedulerAsking = false;
+        try {
+            if (!m_index || engine::locateSweep(m_dir.toStdString()) != root)
+                return;  // another sweep is shown now
+        } catch (const std::exception&) {
+            return;
+        }
+        m_scheduler = watcher->result().states;
+        m_schedulerNote = QString::fromStdString(watcher->result().note);
+        refresh();
+    });
+    watcher->setFuture(QtConcurrent::run([root]() {
+        SchedulerView view;
+        try {
+            const auto index = engine::readSweepIndex(root);
+            for (const auto& st : engine::sweepJobStatus(root, index, &view.note))
+                if (!st.scheduler.empty() || st.queued)
+                    view.states[st.cell->index] = {st.state, st.scheduler.empty() ? st.message
+                                                                                  : "Slurm: " + st.scheduler};
+        } catch (const std::exception& e) {
+            view.note = e.what();
+        }
+        return view;
+    }));
+}
+
 void SweepsView::refresh()
 {
     if (!m_index)
         return;
     std::vector<engine::CellStatus> all;
+    std::string root;
     try {
-        all = engine::sweepStatus(engine::locateSweep(m_dir.toStdString()), *m_index);
+        root = engine::locateSweep(m_dir.toStdString());
+        all = engine::sweepStatus(root, *m_index);
     } catch (const std::exception& e) {
         return Q_EMIT statusMessage(tr("Sweep not read: %1").arg(QString::fromUtf8(e.what())));
+    }
+    askScheduler(root);
+    for (auto& st : all) {  // the scheduler's word, as last heard (sweep_jobs.h's merge)
+        const auto it = m_scheduler.find(st.cell->index);
+        if (it == m_scheduler.end() || st.state == engine::SweepCellState::Done ||
+            st.state == engine::SweepCellState::Failed || st.state == engine::SweepCellState::Running)
+            continue;
+        st.state = it->second.first;
+        st.message = it->second.second;
     }
     m_runFiles.assign(all.size(), {});
     std::map<std::string, int> counts;
@@ -343,7 +411,11 @@ void SweepsView::refresh()
                            .arg(counts["failed"])
                            .arg(extra, running ? tr(" — running here") : QString()));
     m_run->setEnabled(m_runLabel.isEmpty());  // queued or running: not a second time
-    m_stop->setEnabled(running);
+    const QString behind = queuedBehind();
+    m_stop->setEnabled(running || !behind.isEmpty());  // a queued run can be taken back
+    m_stop->setText(behind.isEmpty() ? tr("Stop") : tr("Cancel"));
+    if (!behind.isEmpty())
+        m_summary->setText(m_summary->text() + tr(" — queued, waiting for %1").arg(behind));
 }
 
 void SweepsView::cellActivated(int row, int column)
@@ -478,6 +550,7 @@ void SweepsView::createSweep(engine::NewSweep request)
     m_newDir = QString::fromStdString(request.outDir);
     m_newLabel = tr("new sweep %1").arg(QFileInfo(m_newDir).fileName());
     // Every cell is loaded and validated first: seconds for a large grid, on the worker.
+    const QString subject = QFileInfo(m_newDir).absoluteFilePath();
     m_controller->enqueue(JobKind::Sweep, m_newLabel,
                           [request = std::move(request)](engine::RunControl&, engine::AnalysisObserver& obs) {
                               const auto index = engine::createSweep(request);
@@ -487,7 +560,8 @@ void SweepsView::createSweep(engine::NewSweep request)
                               r.runFile = request.outDir;
                               r.stepsDone = std::int64_t(index.cells.size());
                               return r;
-                          });
+                          },
+                          subject);
     Q_EMIT statusMessage(tr("Creating the sweep %1…").arg(m_newDir));
 }
 
@@ -509,8 +583,9 @@ void SweepsView::runHere()
     m_runLabel = tr("sweep %1").arg(QFileInfo(m_dir).fileName());
     // The local executor on the controller's worker: cell processes N at a time, Stop passes
     // each one SIGTERM (it checkpoints) and waits; the GUI thread only reads the cells' files.
-    m_controller->enqueue(JobKind::Sweep, m_runLabel, [dir, jobs](engine::RunControl& control,
-                                                                  engine::AnalysisObserver& obs) {
+    // A lane of its own: the cells are child processes, and never wait behind an evaluation.
+    m_runJob = m_controller->enqueue(JobKind::Sweep, m_runLabel, [dir, jobs](engine::RunControl& control,
+                                                                             engine::AnalysisObserver& obs) {
         engine::LocalSweepOptions o;
         o.jobs = jobs;
         const auto executor = engine::makeLocalExecutor(dir, o);
@@ -519,14 +594,14 @@ void SweepsView::runHere()
         if (s.failed + s.failedBefore > 0)
             obs.onWarning(std::to_string(s.failed + s.failedBefore) + " cell(s) failed: the grid's tooltips say why");
         return jobSummary(dir, s);
-    });
+    }, QString::fromStdString(dir));
     refresh();
 }
 
 void SweepsView::stopRun()
 {
-    if (runningHere())
-        m_controller->stop();  // the executor passes one SIGTERM to each cell
+    if (m_controller && m_runJob)
+        m_controller->stop(m_runJob);  // the executor passes one SIGTERM to each cell
 }
 
 void SweepsView::submit()
@@ -555,7 +630,8 @@ void SweepsView::submitTo(engine::SlurmSweepOptions options)
                               JobProgress progress(obs);
                               auto s = executor->submit(control, progress);
                               return jobSummary(dir, s);
-                          });
+                          },
+                          QString::fromStdString(dir));
 }
 
 }  // namespace lengen::ui

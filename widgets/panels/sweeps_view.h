@@ -7,9 +7,11 @@
 // seeds and draws the grid figure (one panel per task, a curve per PE with its band).
 // New sweeps come from the Set up tab's config (SweepDialog). GUI thread only.
 
+#include <QElapsedTimer>
 #include <QWidget>
 
 #include <functional>
+#include <map>
 #include <optional>
 
 #include "figure_spec.h"
@@ -86,6 +88,18 @@ private:
     QComboBox* m_method;
     QCustomPlot* m_plot;
     RunController* m_controller = nullptr;
+    // The scheduler's view of the cells (sweep_jobs.h), fetched off the GUI thread.
+    struct SchedulerView {
+        std::map<int, std::pair<engine::SweepCellState, std::string>> states;  // cell -> state, note
+        std::string note;
+    };
+    void askScheduler(const std::string& root);
+    std::map<int, std::pair<engine::SweepCellState, std::string>> m_scheduler;
+    QString m_schedulerNote;
+    QElapsedTimer m_schedulerAsked;
+    bool m_schedulerAsking = false;
+    quint64 m_runJob = 0;  ///< the local run of this sweep (queued or running), 0 none
+    QString queuedBehind() const;  ///< what that run waits for ("" when not queued)
     QString m_runLabel;                                      ///< this view's local-run job
     QString m_newLabel, m_newDir;                            ///< a "new sweep" job and its folder
     int m_doneCells = -1;                                    ///< at the last refresh (-1: none yet)

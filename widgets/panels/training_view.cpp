@@ -63,6 +63,9 @@ TrainingView::TrainingView(RunController& controller, QWidget* parent)
     m_resume->setToolTip(tr("Continue this stopped run from its last checkpoint (as `lengen train "
                             "--resume`)"));
     m_resume->setVisible(false);
+    m_openLive = new QPushButton;
+    m_openLive->setVisible(false);
+    m_openLive->setToolTip(tr("Pause and Stop here act on the open run only: open the run that trains"));
     m_stop->setToolTip(tr("Stop after the current step; a checkpoint is written and the run can "
                           "be resumed"));
     m_smoothing = new QSlider(Qt::Horizontal);
@@ -113,6 +116,7 @@ TrainingView::TrainingView(RunController& controller, QWidget* parent)
     controls->addWidget(m_pause);
     controls->addWidget(m_stop);
     controls->addWidget(m_resume);
+    controls->addWidget(m_openLive);
     auto* smoothing = new QHBoxLayout;
     smoothing->addWidget(m_series);
     smoothing->addWidget(new QLabel(tr("Smoothing")));
@@ -137,10 +141,26 @@ TrainingView::TrainingView(RunController& controller, QWidget* parent)
     plots::enableCurveInteractions(*m_loss, [this](const QString& text) { m_hover->setText(text); });
     connect(m_clearOverlays, &QPushButton::clicked, this, [this] { setOverlays({}); });
 
+    // The buttons act on the training of the open run, and on nothing else (issue 39: Pause once
+    // paused a hidden training while another run was open).
     connect(m_pause, &QPushButton::clicked, this, [this] {
-        m_controller.state() == RunController::State::Paused ? m_controller.resume() : m_controller.pause();
+        const auto j = m_controller.job(m_liveJob);
+        if (!j || !showingLive())
+            return;
+        j->state == JobInfo::State::Paused ? m_controller.resume(m_liveJob) : m_controller.pause(m_liveJob);
     });
-    connect(m_stop, &QPushButton::clicked, &m_controller, &RunController::stop);
+    connect(m_stop, &QPushButton::clicked, this, [this] {
+        if (showingLive())
+            m_controller.stop(m_liveJob);
+    });
+    connect(m_openLive, &QPushButton::clicked, this, [this] {
+        if (!m_liveRunFile.isEmpty())
+            Q_EMIT openRunRequested(m_liveRunFile);
+    });
+    connect(&m_controller, &RunController::jobChanged, this, [this](const JobInfo& j) {
+        if (j.id == m_liveJob)
+            updateControls();
+    });
     connect(m_resume, &QPushButton::clicked, this, [this] {
         m_resume->setVisible(false);
         Q_EMIT resumeRequested(m_runFile);
@@ -194,15 +214,15 @@ TrainingView::TrainingView(RunController& controller, QWidget* parent)
 
 int TrainingView::loggedPoints() const { return int(m_steps.size()); }
 
-void TrainingView::onState(RunController::State s)
+void TrainingView::onState(RunController::State)
 {
-    using S = RunController::State;
     updateControls();
-    if (m_controller.currentKind() != JobKind::Train || !showingLive())
+    const auto j = m_controller.job(m_liveJob);
+    if (!j || !showingLive())
         return;
-    if (s == S::Stopping)
+    if (j->state == JobInfo::State::Stopping)
         m_rate->setText(tr("stopping…"));
-    else if (s == S::Paused)
+    else if (j->state == JobInfo::State::Paused)
         m_rate->setText(tr("paused"));
 }
 
@@ -211,16 +231,20 @@ void TrainingView::onState(RunController::State s)
 // nothing trains.
 void TrainingView::updateControls()
 {
-    using S = RunController::State;
-    const auto s = m_controller.state();
-    const bool training = m_controller.currentKind() == JobKind::Train &&
-                          (s == S::Running || s == S::Paused || s == S::Stopping);
-    m_pause->setEnabled(training && s != S::Stopping);
-    m_pause->setText(training && s == S::Paused ? tr("Continue") : tr("Pause"));
-    m_stop->setEnabled(training && s != S::Stopping);
+    using S = JobInfo::State;
+    const auto j = m_liveJob ? m_controller.job(m_liveJob) : std::nullopt;
+    const bool training = j && j->active();
+    const bool here = training && showingLive();  // the open run is the one training
+    m_pause->setEnabled(here && j->state != S::Stopping);
+    m_pause->setText(here && j->state == S::Paused ? tr("Continue") : tr("Pause"));
+    m_stop->setEnabled(here && j->state != S::Stopping);
+    // Another run trains: say which, and offer it (its controls are there, and in the Jobs panel).
+    m_openLive->setVisible(training && !showingLive() && !m_liveRunFile.isEmpty());
+    if (training)
+        m_openLive->setText(tr("“%1” is %2 — open it").arg(j->label, jobStateName(j->state)));
     // The status showRunLog read: this runs on every state change and every 2 s follow, and a
     // table row (config parse, analysis contents) per call was work done for one word.
-    const bool resumable = s == S::Idle && !m_runFile.isEmpty() &&
+    const bool resumable = !training && !m_runFile.isEmpty() &&
                            (m_shownStatus == "cancelled" || m_shownStatus == "interrupted");
     m_resume->setVisible(resumable);
 }
@@ -233,6 +257,10 @@ QString TrainingView::progressText() const
 QString TrainingView::rateText() const { return m_rate->text(); }
 
 bool TrainingView::resumeOffered() const { return !m_resume->isHidden(); }
+
+bool TrainingView::controlsEnabled() const { return m_pause->isEnabled() || m_stop->isEnabled(); }
+
+QString TrainingView::otherTrainingOffer() const { return m_openLive->isHidden() ? QString() : m_openLive->text(); }
 
 void TrainingView::followOpenRun(const OpenRunModel& model)
 {
@@ -247,6 +275,7 @@ void TrainingView::followOpenRun(const OpenRunModel& model)
 
 void TrainingView::onStarted(const QString& label, const engine::RunStarted& info)
 {
+    m_liveJob = m_controller.currentJob();
     m_liveRunFile = QFileInfo(QString::fromStdString(info.runFile)).absoluteFilePath();
     updateControls();
     // A resumed run keeps the history its file holds; a new one starts empty.
@@ -275,7 +304,8 @@ void TrainingView::onProgress(const engine::StepProgress& p)
 {
     // Another run is shown, or the job is paused (a throttled update may arrive after the
     // pause: "paused" must not be replaced by the last rate and ETA).
-    if (!showingLive() || m_controller.state() == RunController::State::Paused)
+    const auto j = m_controller.job(m_liveJob);
+    if (!showingLive() || (j && j->state == JobInfo::State::Paused))
         return;
     m_progress->setMaximum(int(std::max<std::int64_t>(1, p.totalSteps)));
     m_progress->setValue(int(p.step + 1));

@@ -42,10 +42,15 @@ public:
     QString shownRun() const { return m_runFile; }
     QString rateText() const;
     bool resumeOffered() const;
+    /// Whether Pause / Stop are enabled, and the "another run trains" offer (tests).
+    bool controlsEnabled() const;
+    QString otherTrainingOffer() const;
 
 Q_SIGNALS:
     /// The shown run is stopped or interrupted and nothing trains: continue it.
     void resumeRequested(QString runFile);
+    /// Another run than the open one trains, and the user asked to open it.
+    void openRunRequested(QString runFile);
 
 public:
     int loggedPoints() const;
@@ -77,7 +82,8 @@ private:
     RunController& m_controller;
     QProgressBar* m_progress;
     QLabel *m_label, *m_rate, *m_queue;
-    QPushButton *m_pause, *m_stop, *m_resume;
+    QPushButton *m_pause, *m_stop, *m_resume, *m_openLive;
+    quint64 m_liveJob = 0;         ///< the training job the controls act on
     QSlider* m_smoothing;
     QCheckBox* m_logScale;
     QComboBox* m_series;  ///< loss | excess loss

@@ -1,137 +1,472 @@
 #include "run_controller.h"
 
+#include <QDateTime>
+#include <QFileInfo>
+#include <QLocale>
+#include <QThread>
+
+#include <algorithm>
+
+#include "lengen/engine/run_file.h"
+
 namespace lengen::ui {
 
-RunController::RunController(QObject* parent) : QObject(parent), m_thread(std::make_unique<QThread>())
+namespace {
+
+constexpr int kEndedKept = 50;
+
+qint64 nowMs() { return QDateTime::currentMSecsSinceEpoch(); }
+
+// In-process jobs that keep cores busy; a sweep's cells are child processes with their own
+// thread budget, an import mostly reads and writes files.
+bool heavy(JobKind k) { return k == JobKind::Train || k == JobKind::Evaluate || k == JobKind::Probe || k == JobKind::Export; }
+
+QString quoted(const QString& label) { return QStringLiteral("“%1”").arg(label); }
+
+}  // namespace
+
+QString runSubject(const QString& runOrFolder)
+{
+    try {
+        return QFileInfo(QString::fromStdString(engine::locateRunFile(runOrFolder.toStdString()))).absoluteFilePath();
+    } catch (const std::exception&) {
+        return QFileInfo(runOrFolder).absoluteFilePath();
+    }
+}
+
+QString newRunSubject(const QString& label) { return QStringLiteral("new run: ") + label; }
+
+RunController::RunController(QObject* parent)
+    : QObject(parent), m_maxConcurrent(std::max(1, QThread::idealThreadCount()))
 {
     registerRunTypes();
-    m_thread->setObjectName(QStringLiteral("lengen-worker"));
-    m_thread->start();
 }
 
 RunController::~RunController()
 {
+    qDeleteAll(m_queue);
     m_queue.clear();
-    if (m_worker)
-        m_worker->requestCancel();  // the engine checks it between steps
-    m_thread->quit();
-    m_thread->wait();
-    delete m_worker;  // its thread has stopped: no queued deleteLater will run any more
+    for (auto* e : m_running)
+        e->worker->requestCancel();  // the engine checks it between steps
+    for (auto* e : m_running) {
+        e->thread->quit();
+        e->thread->wait();
+        delete e->worker;  // its thread has stopped: nothing else touches it
+        delete e->thread;
+        delete e;
+    }
 }
 
 QStringList RunController::queuedLabels() const
 {
     QStringList out;
-    for (const auto& q : m_queue)
-        out << q.label;
+    for (const auto* e : m_queue)
+        out << e->info.label;
     return out;
 }
 
-void RunController::enqueue(const QString& label, TrainingWorker::Job job)
+quint64 RunController::enqueue(const QString& label, TrainingWorker::Job job, const QString& subject)
 {
-    m_queue.append({JobKind::Train, label, std::move(job), {}});
+    auto* e = new Entry;
+    e->info.id = m_nextId++;
+    e->info.kind = JobKind::Train;
+    e->info.label = label;
+    e->info.subject = subject;
+    e->info.queuedAtMs = nowMs();
+    e->job = std::move(job);
+    m_queue.append(e);
+    Q_EMIT jobChanged(e->info);
     Q_EMIT queueChanged(queuedCount());
-    if (m_state == State::Idle)
-        startNext();
+    const quint64 id = e->info.id;
+    schedule();
+    return id;
 }
 
-void RunController::enqueue(JobKind kind, const QString& label, TrainingWorker::AnalysisJob job)
+quint64 RunController::enqueue(JobKind kind, const QString& label, TrainingWorker::AnalysisJob job,
+                               const QString& subject)
 {
-    m_queue.append({kind, label, {}, std::move(job)});
+    auto* e = new Entry;
+    e->info.id = m_nextId++;
+    e->info.kind = kind;
+    e->info.label = label;
+    e->info.subject = subject;
+    e->info.queuedAtMs = nowMs();
+    e->analysis = std::move(job);
+    m_queue.append(e);
+    Q_EMIT jobChanged(e->info);
     Q_EMIT queueChanged(queuedCount());
-    if (m_state == State::Idle)
-        startNext();
+    const quint64 id = e->info.id;
+    schedule();
+    return id;
 }
+
+// ---- what runs ------------------------------------------------------------------------
+
+QString RunController::blocker(const Entry& e, const QList<Entry*>& before) const
+{
+    const auto& me = e.info;
+    auto conflict = [&](const JobInfo& other, bool running) -> QString {
+        const QString who = quoted(other.label) + (running ? QString() : tr(" (queued before it)"));
+        if (me.subject.isEmpty() || other.subject.isEmpty())
+            return who;  // one of them may touch anything: one at a time
+        if (me.subject == other.subject)
+            return who + tr(", on the same files");
+        if (me.kind == JobKind::Train && other.kind == JobKind::Train)
+            return who + tr(": one training at a time");
+        return {};
+    };
+    for (const auto* r : m_running)
+        if (auto why = conflict(r->info, true); !why.isEmpty())
+            return why;
+    for (const auto* b : before)
+        if (auto why = conflict(b->info, false); !why.isEmpty())
+            return why;
+    if (heavy(me.kind)) {
+        const auto busy = std::count_if(m_running.begin(), m_running.end(),
+                                        [](const Entry* r) { return heavy(r->info.kind); });
+        if (busy >= m_maxConcurrent)
+            return tr("a free core (%n job(s) running; Settings: concurrent jobs)", nullptr, int(busy));
+    }
+    return {};
+}
+
+void RunController::schedule()
+{
+    // start() emits signals whose handlers may enqueue: one pass at a time, repeated until none
+    // of them changed the queue.
+    if (m_scheduling) {
+        m_scheduleAgain = true;
+        return;
+    }
+    m_scheduling = true;
+    do {
+        m_scheduleAgain = false;
+        QList<Entry*> before;
+        for (auto* e : QList<Entry*>(m_queue)) {
+            if (!m_queue.contains(e))
+                continue;
+            const QString why = blocker(*e, before);
+            if (why.isEmpty()) {
+                m_queue.removeOne(e);
+                Q_EMIT queueChanged(queuedCount());
+                start(*e);
+                continue;
+            }
+            if (e->info.waitingFor != why) {
+                e->info.waitingFor = why;
+                Q_EMIT jobChanged(e->info);
+            }
+            before << e;
+        }
+    } while (m_scheduleAgain);
+    m_scheduling = false;
+}
+
+void RunController::start(Entry& e)
+{
+    const quint64 id = e.info.id;
+    e.info.state = JobInfo::State::Running;
+    e.info.waitingFor.clear();
+    e.info.startedAtMs = nowMs();
+    e.worker = e.analysis ? new TrainingWorker(std::move(e.analysis)) : new TrainingWorker(std::move(e.job));
+    e.thread = new QThread;
+    e.thread->setObjectName(QStringLiteral("lengen-job-%1").arg(id));
+    e.worker->moveToThread(e.thread);
+    m_running.append(&e);
+    auto* w = e.worker;
+    connect(w, &TrainingWorker::started, this, [this, id](const engine::RunStarted& s) {
+        auto* a = active(id);
+        if (!a)
+            return;
+        if (!s.runFile.empty())  // a new run's files are known now: jobs on them wait for it
+            a->info.subject = QFileInfo(QString::fromStdString(s.runFile)).absoluteFilePath();
+        touch(*a);
+        as(a->info, [&] { Q_EMIT runStarted(a->info.label, s); });
+    });
+    connect(w, &TrainingWorker::progress, this, [this, id](const engine::StepProgress& p) {
+        auto* a = active(id);
+        if (!a)
+            return;
+        const auto total = std::max<std::int64_t>(1, p.totalSteps);
+        a->info.fraction = double(p.step + 1) / double(total);
+        a->info.progress = tr("%1/%2 steps").arg(QLocale().toString(qint64(p.step + 1)), QLocale().toString(qint64(total)));
+        a->info.etaSeconds = p.etaSeconds;
+        touch(*a);
+        as(a->info, [&] { Q_EMIT stepProgress(p); });
+    });
+    connect(w, &TrainingWorker::logged, this, [this, id](const engine::LogRecord& r) {
+        if (auto* a = active(id))
+            as(a->info, [&] { Q_EMIT logRecord(r); });
+    });
+    connect(w, &TrainingWorker::warning, this, [this, id](const QString& text) {
+        if (auto* a = active(id))
+            as(a->info, [&] { Q_EMIT warning(text); });
+    });
+    connect(w, &TrainingWorker::analysisProgress, this, [this, id](const AnalysisProgress& p) {
+        auto* a = active(id);
+        if (!a)
+            return;
+        a->info.fraction = p.fraction;
+        a->info.etaSeconds = p.etaSeconds;
+        a->info.progress = a->info.kind == JobKind::Sweep ? tr("%1/%2 cells ended").arg(p.done).arg(p.total)
+                           : p.stages > 1 ? tr("%1 (%2 of %3)").arg(p.stageName).arg(p.stage + 1).arg(p.stages)
+                                          : p.stageName;
+        touch(*a);
+        as(a->info, [&] { Q_EMIT analysisProgress(a->info.label, a->info.kind, p); });
+    });
+    connect(w, &TrainingWorker::finished, this, [this, id](const engine::RunSummary& s) {
+        if (!end(id, JobInfo::State::Finished, {}))
+            return;
+        Q_EMIT runFinished(m_emitting->label, s);
+        m_emitting.reset();
+        emitStateIfChanged();
+        schedule();
+    });
+    connect(w, &TrainingWorker::cancelled, this, [this, id](const engine::RunSummary& s) {
+        if (!end(id, JobInfo::State::Cancelled, tr("stopped after %n step(s)", nullptr, int(s.stepsDone))))
+            return;
+        Q_EMIT runCancelled(m_emitting->label, s);
+        m_emitting.reset();
+        emitStateIfChanged();
+        schedule();
+    });
+    connect(w, &TrainingWorker::failed, this, [this, id](const RunError& error) {
+        if (!end(id, JobInfo::State::Failed, error.message))
+            return;
+        Q_EMIT runFailed(m_emitting->label, error);
+        m_emitting.reset();
+        emitStateIfChanged();
+        schedule();
+    });
+    e.thread->start();
+    touch(e);
+    emitStateIfChanged();
+    QMetaObject::invokeMethod(w, &TrainingWorker::run, Qt::QueuedConnection);
+}
+
+// The job leaves the running list and joins the ended ones; it is the emitting job until the
+// caller has sent its terminal signal (views ask currentKind() there).
+bool RunController::end(quint64 id, JobInfo::State how, const QString& message)
+{
+    auto* e = active(id);
+    if (!e)
+        return false;
+    m_running.removeOne(e);
+    e->info.state = how;
+    e->info.endedAtMs = nowMs();
+    e->info.message = message;
+    e->info.etaSeconds = -1;
+    if (how == JobInfo::State::Finished)
+        e->info.fraction = 1;
+    // run() has returned (its terminal signal is its last act): the thread ends at once.
+    e->thread->quit();
+    e->thread->wait();
+    delete e->worker;
+    delete e->thread;
+    m_lastKind = e->info.kind;
+    m_lastLabel = e->info.label;
+    m_ended.prepend(e->info);
+    while (m_ended.size() > kEndedKept)
+        m_ended.removeLast();
+    m_emitting = e->info;
+    Q_EMIT jobChanged(e->info);
+    delete e;
+    return true;
+}
+
+// ---- steering -------------------------------------------------------------------------
 
 void RunController::pause()
 {
-    if (m_state != State::Running)
-        return;
-    m_worker->setPaused(true);
-    setState(State::Paused);
+    if (const quint64 f = focusJob())
+        pause(f);
 }
 
 void RunController::resume()
 {
-    if (m_state != State::Paused)
-        return;
-    m_worker->setPaused(false);
-    setState(State::Running);
+    if (const quint64 f = focusJob())
+        resume(f);
 }
 
 void RunController::stop()
 {
-    if (m_state != State::Running && m_state != State::Paused)
-        return;
-    m_worker->requestCancel();  // also wakes a paused job
-    setState(State::Stopping);
+    if (const quint64 f = focusJob())
+        stop(f);
+}
+
+bool RunController::pause(quint64 id)
+{
+    auto* e = active(id);
+    // Only a training pauses: an evaluation paused froze without a word (issue 29).
+    if (!e || e->info.kind != JobKind::Train || e->info.state != JobInfo::State::Running)
+        return false;
+    e->worker->setPaused(true);
+    e->info.state = JobInfo::State::Paused;
+    touch(*e);
+    emitStateIfChanged();
+    return true;
+}
+
+bool RunController::resume(quint64 id)
+{
+    auto* e = active(id);
+    if (!e || e->info.state != JobInfo::State::Paused)
+        return false;
+    e->worker->setPaused(false);
+    e->info.state = JobInfo::State::Running;
+    touch(*e);
+    emitStateIfChanged();
+    return true;
+}
+
+bool RunController::stop(quint64 id)
+{
+    for (auto* q : m_queue)
+        if (q->info.id == id) {  // never started: it leaves the queue, no terminal signal
+            m_queue.removeOne(q);
+            q->info.state = JobInfo::State::Cancelled;
+            q->info.endedAtMs = nowMs();
+            q->info.message = tr("cancelled before it started");
+            m_ended.prepend(q->info);
+            Q_EMIT jobChanged(q->info);
+            Q_EMIT queueChanged(queuedCount());
+            delete q;
+            schedule();  // what waited for it may start
+            return true;
+        }
+    auto* e = active(id);
+    if (!e || e->info.state == JobInfo::State::Stopping)
+        return false;
+    e->worker->requestCancel();  // also wakes a paused job
+    e->info.state = JobInfo::State::Stopping;
+    touch(*e);
+    emitStateIfChanged();
+    return true;
 }
 
 void RunController::clearQueue()
 {
-    m_queue.clear();
+    for (auto* q : QList<Entry*>(m_queue))
+        stop(q->info.id);
     Q_EMIT queueChanged(0);
 }
 
-void RunController::startNext()
+void RunController::setMaxConcurrent(int jobs)
 {
-    if (m_queue.isEmpty()) {
-        setState(State::Idle);
-        return;
-    }
-    auto next = m_queue.takeFirst();
-    Q_EMIT queueChanged(queuedCount());
-    m_label = next.label;
-    m_kind = next.kind;
-    m_worker = next.analysis ? new TrainingWorker(std::move(next.analysis)) : new TrainingWorker(std::move(next.job));
-    m_worker->moveToThread(m_thread.get());
-    const QString label = m_label;
-    const JobKind kind = m_kind;
-    connect(m_worker, &TrainingWorker::analysisProgress, this,
-            [this, label, kind](const AnalysisProgress& p) { Q_EMIT analysisProgress(label, kind, p); });
-    connect(m_worker, &TrainingWorker::started, this,
-            [this, label](const engine::RunStarted& s) { Q_EMIT runStarted(label, s); });
-    connect(m_worker, &TrainingWorker::progress, this, &RunController::stepProgress);
-    connect(m_worker, &TrainingWorker::logged, this, &RunController::logRecord);
-    connect(m_worker, &TrainingWorker::warning, this, &RunController::warning);
-    connect(m_worker, &TrainingWorker::finished, this, [this, label](const engine::RunSummary& s) {
-        finishCurrent();
-        Q_EMIT runFinished(label, s);
-        startNext();
-    });
-    connect(m_worker, &TrainingWorker::cancelled, this, [this, label](const engine::RunSummary& s) {
-        finishCurrent();
-        Q_EMIT runCancelled(label, s);
-        startNext();
-    });
-    connect(m_worker, &TrainingWorker::failed, this, [this, label](const RunError& e) {
-        finishCurrent();
-        Q_EMIT runFailed(label, e);
-        startNext();
-    });
-    // Running -> Running when a queued job follows: views whose controls belong to one kind
-    // of job (the Train tab's Pause/Stop) must hear of the new job's kind all the same.
-    if (m_state == State::Running)
-        Q_EMIT stateChanged(m_state);
-    setState(State::Running);
-    QMetaObject::invokeMethod(m_worker, &TrainingWorker::run, Qt::QueuedConnection);
+    m_maxConcurrent = std::max(1, jobs);
+    schedule();
 }
 
-void RunController::finishCurrent()
+// ---- reading --------------------------------------------------------------------------
+
+RunController::Entry* RunController::active(quint64 id)
 {
-    if (m_worker) {
-        m_worker->deleteLater();  // runs on the worker thread, after run() has returned
-        m_worker = nullptr;
-    }
-    m_label.clear();
+    for (auto* e : m_running)
+        if (e->info.id == id)
+            return e;
+    return nullptr;
 }
 
-void RunController::setState(State s)
+const RunController::Entry* RunController::activeOrNull(quint64 id) const
 {
-    if (s == m_state)
+    for (const auto* e : m_running)
+        if (e->info.id == id)
+            return e;
+    return nullptr;
+}
+
+quint64 RunController::focusJob() const
+{
+    for (const auto* e : m_running)
+        if (e->info.kind == JobKind::Train)
+            return e->info.id;
+    return m_running.isEmpty() ? 0 : m_running.first()->info.id;
+}
+
+RunController::State RunController::state() const
+{
+    const auto* e = activeOrNull(focusJob());
+    if (!e)
+        return State::Idle;
+    switch (e->info.state) {
+    case JobInfo::State::Paused: return State::Paused;
+    case JobInfo::State::Stopping: return State::Stopping;
+    default: return State::Running;
+    }
+}
+
+QString RunController::currentLabel() const
+{
+    if (m_emitting)
+        return m_emitting->label;
+    const auto* e = activeOrNull(focusJob());
+    return e ? e->info.label : QString();
+}
+
+JobKind RunController::currentKind() const
+{
+    if (m_emitting)
+        return m_emitting->kind;
+    const auto* e = activeOrNull(focusJob());
+    return e ? e->info.kind : m_lastKind;
+}
+
+quint64 RunController::currentJob() const { return m_emitting ? m_emitting->id : focusJob(); }
+
+QString RunController::trainingRunFile() const
+{
+    for (const auto* e : m_running)
+        if (e->info.kind == JobKind::Train && e->info.subject != newRunSubject(e->info.label))
+            return e->info.subject;
+    return {};
+}
+
+QList<JobInfo> RunController::jobs() const
+{
+    QList<JobInfo> out;
+    for (const auto* e : m_running)
+        out << e->info;
+    for (const auto* e : m_queue)
+        out << e->info;
+    out << m_ended;
+    return out;
+}
+
+std::optional<JobInfo> RunController::job(quint64 id) const
+{
+    for (const auto& j : jobs())
+        if (j.id == id)
+            return j;
+    return std::nullopt;
+}
+
+void RunController::touch(Entry& e) { Q_EMIT jobChanged(e.info); }
+
+void RunController::emitStateIfChanged()
+{
+    const State s = state();
+    const quint64 f = focusJob();
+    if (s == m_lastState && f == m_lastFocus)
         return;
-    m_state = s;
+    m_lastState = s;
+    m_lastFocus = f;
+    // Handlers ask currentKind(): the focus job's, even inside another job's terminal signal.
+    const auto outer = m_emitting;
+    if (const auto* e = activeOrNull(f))
+        m_emitting = e->info;
+    else
+        m_emitting.reset();
     Q_EMIT stateChanged(s);
+    m_emitting = outer;
+}
+
+template <typename Fn>
+void RunController::as(const JobInfo& info, Fn&& emitNow)
+{
+    const auto outer = m_emitting;
+    m_emitting = info;
+    emitNow();
+    m_emitting = outer;
 }
 
 }  // namespace lengen::ui

@@ -1,19 +1,40 @@
 #pragma once
-// Owns the worker thread and a queue of engine jobs (a sweep over PEs is several training
-// runs in a row, evaluations and probes wait their turn), each of a JobKind; lives on the GUI
-// thread. Training jobs report runStarted/stepProgress/logRecord, analysis jobs
-// analysisProgress. Its State alone decides which buttons are enabled.
-// Each job ends with exactly one of runFinished, runCancelled, runFailed.
+// The studio's one owner of jobs (trainings, evaluations, probes, exports, sweeps, imports):
+// every job is a JobInfo it hands out by id, and every view (the Jobs panel, the Train tab, the
+// Sweeps tab, the status bar) reads jobs from here. Lives on the GUI thread; each running job
+// has a worker thread of its own.
+//
+// Lanes: a queued job starts as soon as nothing holds it back, in queue order:
+//   * jobs on the same subject (run file or sweep folder) run one after another;
+//   * one training at a time (the Train tab follows it);
+//   * at most maxConcurrent() CPU-heavy in-process jobs (train, evaluate, probe, export;
+//     default: the core count); sweeps and imports are not counted (a sweep's cells are child
+//     processes with their own thread budget);
+//   * a job with no subject (tests' fake jobs) runs alone.
+// A queued job says what it waits for (JobInfo::waitingFor).
+//
+// Each job ends with exactly one of runFinished, runCancelled, runFailed. While a job's signal
+// is emitted, currentKind()/currentLabel() name that job; otherwise the focus job: the running
+// training, else the oldest running job. state(), pause(), resume() and stop() without an id act
+// on the focus job (the Train tab's and the Run menu's controls name it).
 
 #include <QList>
 #include <QObject>
-#include <QThread>
 
 #include <memory>
+#include <optional>
 
 #include "training_worker.h"
 
+class QThread;
+
 namespace lengen::ui {
+
+/// A run's subject for enqueue: its run file's absolute path (a folder or a run file given; as
+/// given when it names no run).
+QString runSubject(const QString& runOrFolder);
+/// The subject of a training that makes a new run (its file is known once it starts).
+QString newRunSubject(const QString& label);
 
 class RunController final : public QObject {
     Q_OBJECT
@@ -24,28 +45,41 @@ public:
     Q_ENUM(State)
 
     explicit RunController(QObject* parent = nullptr);
-    ~RunController() override;  ///< cancels the current job and waits for the thread
+    ~RunController() override;  ///< cancels every running job and waits for their threads
 
-    State state() const { return m_state; }
-    QString currentLabel() const { return m_label; }
-    /// The kind of the job running, or of the one whose terminal signal is being emitted.
-    JobKind currentKind() const { return m_kind; }
+    State state() const;  ///< of the focus job; Idle when nothing runs
+    QString currentLabel() const;
+    JobKind currentKind() const;
+    quint64 currentJob() const;  ///< the emitting job's id, else the focus job's (0: none)
     int queuedCount() const { return static_cast<int>(m_queue.size()); }
     QStringList queuedLabels() const;
 
-    /// Adds a training job; starts it at once when idle.
-    void enqueue(const QString& label, TrainingWorker::Job job);
-    /// Adds an evaluation or probe job.
-    void enqueue(JobKind kind, const QString& label, TrainingWorker::AnalysisJob job);
-    void pause();
+    /// Adds a training job; `subject` is its run file when known (a resume). Returns its id.
+    quint64 enqueue(const QString& label, TrainingWorker::Job job, const QString& subject = {});
+    /// Adds an evaluation, probe, export, sweep or import job on `subject`.
+    quint64 enqueue(JobKind kind, const QString& label, TrainingWorker::AnalysisJob job,
+                    const QString& subject = {});
+    void pause();   ///< the focus job, when it is a training
     void resume();
-    /// Cancels the current job (training writes a checkpoint first); queued jobs stay.
-    void stop();
+    void stop();    ///< the focus job (training writes a checkpoint first); the queue stays
+    bool pause(quint64 id);   ///< a running training; false otherwise
+    bool resume(quint64 id);
+    bool stop(quint64 id);    ///< a running job: cancel it; a queued one: remove it
     void clearQueue();
+
+    QList<JobInfo> jobs() const;  ///< running, then queued (in order), then ended (newest first)
+    std::optional<JobInfo> job(quint64 id) const;
+    quint64 focusJob() const;     ///< 0 when nothing runs
+    /// The running training's run file ("" when none, or before it started writing).
+    QString trainingRunFile() const;
+    void setMaxConcurrent(int jobs);
+    int maxConcurrent() const { return m_maxConcurrent; }
 
 Q_SIGNALS:
     void stateChanged(lengen::ui::RunController::State state);
     void queueChanged(int queued);
+    /// A job was added, started, progressed, changed state or ended (throttle in views).
+    void jobChanged(lengen::ui::JobInfo job);
     void runStarted(QString label, lengen::engine::RunStarted info);
     void stepProgress(lengen::engine::StepProgress step);
     void logRecord(lengen::engine::LogRecord record);
@@ -56,22 +90,35 @@ Q_SIGNALS:
     void runFailed(QString label, lengen::ui::RunError error);
 
 private:
-    struct Queued {
-        JobKind kind;
-        QString label;
+    struct Entry {
+        JobInfo info;
         TrainingWorker::Job job;
         TrainingWorker::AnalysisJob analysis;
+        QThread* thread = nullptr;          // while it runs
+        TrainingWorker* worker = nullptr;   // lives on `thread`
     };
-    void startNext();
-    void finishCurrent();
-    void setState(State s);
+    void schedule();
+    QString blocker(const Entry& e, const QList<Entry*>& before) const;
+    void start(Entry& e);
+    bool end(quint64 id, JobInfo::State how, const QString& message);
+    Entry* active(quint64 id);
+    const Entry* activeOrNull(quint64 id) const;
+    void touch(Entry& e);
+    void emitStateIfChanged();
+    template <typename Fn>
+    void as(const JobInfo& info, Fn&& emitNow);
 
-    std::unique_ptr<QThread> m_thread;
-    TrainingWorker* m_worker = nullptr;  // owned by its thread; deleteLater when done
-    QList<Queued> m_queue;
-    QString m_label;
-    JobKind m_kind = JobKind::Train;
-    State m_state = State::Idle;
+    QList<Entry*> m_running;    // owned
+    QList<Entry*> m_queue;      // owned
+    QList<JobInfo> m_ended;     // newest first, at most kEndedKept
+    quint64 m_nextId = 1;
+    int m_maxConcurrent = 1;
+    std::optional<JobInfo> m_emitting;  // the job whose signal is being emitted
+    State m_lastState = State::Idle;
+    quint64 m_lastFocus = 0;
+    bool m_scheduling = false, m_scheduleAgain = false;
+    JobKind m_lastKind = JobKind::Train;
+    QString m_lastLabel;
 };
 
 }  // namespace lengen::ui

@@ -32,6 +32,28 @@ struct RunError {
     int exitKind = 1;  ///< engine::ErrorKind as int (1 = internal)
 };
 
+/// One job of the studio, as every view sees it (the Jobs panel, the Train tab, the Sweeps tab):
+/// a value the RunController owns and hands out; ids never repeat within a process.
+struct JobInfo {
+    enum class State { Queued, Running, Paused, Stopping, Finished, Cancelled, Failed };
+    quint64 id = 0;
+    JobKind kind = JobKind::Train;
+    QString label;
+    QString subject;        ///< the run file or sweep folder it touches ("" = unknown: runs alone)
+    State state = State::Queued;
+    QString waitingFor;     ///< queued: why it has not started ("the training of X", "a free core")
+    double fraction = -1;   ///< 0..1; < 0 while unknown
+    QString progress;       ///< "1,200/15,000 steps", "stage 2 of 3: …", "3/8 cells"
+    double etaSeconds = -1;
+    qint64 queuedAtMs = 0, startedAtMs = 0, endedAtMs = 0;  ///< epoch ms; 0 = not yet
+    QString message;        ///< how it ended (why it failed)
+    bool active() const { return state == State::Running || state == State::Paused || state == State::Stopping; }
+    bool ended() const { return state == State::Finished || state == State::Cancelled || state == State::Failed; }
+};
+/// "queued", "running", "paused", "stopping", "finished", "stopped", "failed" (as the Runs list
+/// and the header say them).
+QString jobStateName(JobInfo::State state);
+
 /// Registers every type above and the engine's observer structs with Qt's meta-type system
 /// (once per process; safe to call again).
 void registerRunTypes();
@@ -40,6 +62,7 @@ void registerRunTypes();
 
 Q_DECLARE_METATYPE(lengen::ui::RunError)
 Q_DECLARE_METATYPE(lengen::ui::JobKind)
+Q_DECLARE_METATYPE(lengen::ui::JobInfo)
 Q_DECLARE_METATYPE(lengen::ui::AnalysisProgress)
 Q_DECLARE_METATYPE(lengen::engine::RunStarted)
 Q_DECLARE_METATYPE(lengen::engine::StepProgress)

@@ -10,11 +10,26 @@ void registerRunTypes()
 {
     qRegisterMetaType<RunError>();
     qRegisterMetaType<JobKind>();
+    qRegisterMetaType<JobInfo>();
     qRegisterMetaType<AnalysisProgress>();
     qRegisterMetaType<engine::RunStarted>();
     qRegisterMetaType<engine::StepProgress>();
     qRegisterMetaType<engine::LogRecord>();
     qRegisterMetaType<engine::RunSummary>();
+}
+
+QString jobStateName(JobInfo::State state)
+{
+    switch (state) {
+    case JobInfo::State::Queued: return QStringLiteral("queued");
+    case JobInfo::State::Running: return QStringLiteral("running");
+    case JobInfo::State::Paused: return QStringLiteral("paused");
+    case JobInfo::State::Stopping: return QStringLiteral("stopping");
+    case JobInfo::State::Finished: return QStringLiteral("finished");
+    case JobInfo::State::Cancelled: return QStringLiteral("stopped");
+    case JobInfo::State::Failed: return QStringLiteral("failed");
+    }
+    return QStringLiteral("?");
 }
 
 TrainingWorker::TrainingWorker(Job job, QObject* parent) : QObject(parent), m_job(std::move(job))
