@@ -303,6 +303,13 @@ void MainWindow::wireController()
             m_run.open(QString::fromStdString(info.runFile));
     });
     connect(&m_controller, &ui::RunController::warning, this, [=](const QString& w) { status(w); });
+    // One status everywhere: a training the studio paused reads "paused" in the Runs list too.
+    connect(&m_controller, &ui::RunController::jobChanged, this, [this](const ui::JobInfo& j) {
+        if (j.kind != ui::JobKind::Train || !j.subject.endsWith(QLatin1String(".h5")))
+            return;
+        const bool shown = j.state == ui::JobInfo::State::Paused || j.state == ui::JobInfo::State::Stopping;
+        m_browser->model()->setJobState(j.subject, shown ? ui::jobStateName(j.state) : QString());
+    });
     connect(&m_controller, &ui::RunController::runFinished, this, [=](const QString& label, const engine::RunSummary& s) {
         m_browser->follow();  // only what changed: a job ended
         const QString run = QString::fromStdString(s.runFile);

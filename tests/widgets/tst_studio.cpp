@@ -2,7 +2,9 @@
 // tab, the title and Analysis follow, also after training a run from the studio; damaged files
 // refused without changing the open run; the Train tab showing the open run and only it, with
 // Resume for a stopped run; Pause/Stop belonging to training; the wheel leaving unfocused fields
-// alone; refused YAML values shown as not applied; the Runs list following new runs.
+// alone; refused YAML values shown as not applied; the Runs list following new runs; jobs
+// (issue 39): the Train tab acting on the open run's training only, the Jobs panel on any job,
+// "paused" everywhere, and a sweep starting while an evaluation runs.
 
 #include <QApplication>
 #include <QMessageBox>
@@ -31,6 +33,9 @@
 #include "setup_panel.h"
 #include "test_support.h"
 #include "training_view.h"
+#include "jobs_panel.h"
+#include "lengen/engine/sweep_run.h"
+#include "sweeps_view.h"
 
 using namespace lengen;
 namespace fs = std::filesystem;
@@ -97,6 +102,8 @@ private Q_SLOTS:
     void runsListFollowsNewRuns();
     void exportingEveryFigureIsAJob();
     void runsListShowsStepsAsTheyLand();
+    void trainTabActsOnTheOpenRunOnly();
+    void aSweepStartsWhileAnEvaluationRuns();
 
 private:
     studio::StudioOptions options() const
@@ -333,6 +340,104 @@ void TestStudio::runsListShowsStepsAsTheyLand()
     QVERIFY2(r.steps >= 50, qPrintable(QString::number(r.steps)));
     w.controller().stop();
     QVERIFY(waitIdle(w.controller()));
+}
+
+// Issue 39: train A from the studio, then open finished run B. The Train tab's Pause and Stop
+// can't touch A (they paused a hidden training once) and it offers to open A; the Jobs panel
+// pauses A, and the Runs list says "paused" like the panel; Continue and Stop there end it.
+void TestStudio::trainTabActsOnTheOpenRunOnly()
+{
+    studio::MainWindow w(options());
+    const QString root = QString::fromStdString(test::scratchDir("studio-two-runs"));
+    auto* setup = w.findChild<ui::SetupPanel*>();
+    setup->setText(QString::fromStdString(test::tinyConfig("linear_regression", "rope", 2000000)));
+    setup->setOutputFolder(root);
+    w.runBrowser()->setFolders({root, m_runs});
+    auto request = setup->request();
+    QVERIFY(request.has_value());
+    w.train(*request);
+    QVERIFY(QTest::qWaitFor([&] { return !w.openRunFile().isEmpty(); }, 20000));
+    const QString a = w.openRunFile();
+    auto* view = w.trainingView();
+    QVERIFY(QTest::qWaitFor([&] { return view->controlsEnabled(); }, 5000));  // A is open: its controls
+
+    QVERIFY(w.openRun(m_a));  // B, finished
+    QVERIFY(!view->controlsEnabled());
+    QVERIFY2(view->otherTrainingOffer().contains("is running — open it"), qPrintable(view->otherTrainingOffer()));
+    const auto trainId = w.controller().focusJob();
+    QCOMPARE(w.controller().job(trainId)->subject, QFileInfo(a).absoluteFilePath());
+
+    auto* jobs = w.jobsPanel();
+    jobs->select(trainId);
+    QVERIFY(jobs->actionEnabled(ui::JobsPanel::Action::Pause));
+    QVERIFY(!jobs->actionEnabled(ui::JobsPanel::Action::Cancel));
+    jobs->trigger(ui::JobsPanel::Action::Pause);
+    QCOMPARE(w.controller().job(trainId)->state, ui::JobInfo::State::Paused);
+    QVERIFY2(view->otherTrainingOffer().contains("is paused"), qPrintable(view->otherTrainingOffer()));
+    QVERIFY(jobs->rowTexts().join("\n").contains(" | paused | "));
+    w.runBrowser()->model()->poll();
+    const int row = w.runBrowser()->model()->rowOfPath(a);
+    QVERIFY(row >= 0);
+    const auto status = w.runBrowser()->model()->data(w.runBrowser()->model()->index(row, ui::RunTableModel::Status),
+                                                      Qt::DisplayRole).toString();
+    QCOMPARE(status, QString("paused"));
+    QVERIFY(w.openRunFile() == QFileInfo(m_a).absoluteFilePath() || w.openRunFile() == m_a);  // nothing reopened A
+
+    jobs->trigger(ui::JobsPanel::Action::Continue);
+    QCOMPARE(w.controller().job(trainId)->state, ui::JobInfo::State::Running);
+    QVERIFY(jobs->actionEnabled(ui::JobsPanel::Action::OpenRun));
+    jobs->trigger(ui::JobsPanel::Action::OpenRun);
+    QCOMPARE(QFileInfo(w.openRunFile()), QFileInfo(a));
+    QVERIFY(view->controlsEnabled());  // A open again: the Train tab steers it
+    w.openRun(m_a);
+    jobs->select(trainId);
+    jobs->trigger(ui::JobsPanel::Action::Stop);
+    QVERIFY(waitIdle(w.controller()));
+    QCOMPARE(w.controller().job(trainId)->state, ui::JobInfo::State::Cancelled);
+    QCOMPARE(engine::readRunInfo(a.toStdString()).status, std::string("cancelled"));
+}
+
+// Issue 39: an evaluation with an intervention runs; a sweep created and run meanwhile starts
+// its cells while the evaluation still runs (it once waited minutes behind it, with Stop
+// disabled and nothing said).
+void TestStudio::aSweepStartsWhileAnEvaluationRuns()
+{
+    qputenv("LENGEN_CLI", LENGEN_CLI_PATH);  // the cells' executable (not beside this test)
+    studio::MainWindow w(options());
+    const QString dir = QString::fromStdString(test::scratchDir("studio-sweep-beside-eval"));
+    engine::EvalOptions o;
+    o.methods = {"ood_length"};
+    o.prompts = 4096;
+    o.oodFactor = 8;
+    o.interventions = {"yarn"};
+    o.common.threads = 1;
+    const quint64 eval = w.controller().enqueue(ui::JobKind::Evaluate, "evaluate A with yarn",
+                                                studio::evalJob(m_a, o), ui::runSubject(m_a));
+    QCOMPARE(w.controller().job(eval)->state, ui::JobInfo::State::Running);
+
+    engine::NewSweep request;
+    request.base = test::loadOne(test::tinyConfig("linear_regression", "rope", 2000000));
+    request.baseSource = "test";
+    request.pes = {"rope"};
+    request.seeds = 1;
+    request.eval = false;
+    request.outDir = dir.toStdString() + "/S";
+    engine::createSweep(request);
+    auto* sweeps = w.findChild<ui::SweepsView*>();
+    QVERIFY(sweeps->setSweep(dir + "/S"));
+    sweeps->runHere();
+    const engine::SweepPaths paths{dir.toStdString() + "/S"};
+    bool cellRuns = false;
+    QVERIFY(QTest::qWaitFor([&] {
+        cellRuns = QFileInfo::exists(QString::fromStdString(paths.runFile("000-rope-s1")));
+        return cellRuns || !w.controller().job(eval)->active();
+    }, 60000));
+    QVERIFY2(cellRuns && w.controller().job(eval)->active(), "the cell started while the evaluation ran");
+    const auto jobs = w.controller().jobs();
+    QVERIFY(std::count_if(jobs.begin(), jobs.end(), [](const ui::JobInfo& j) { return j.active(); }) == 2);
+    sweeps->stopRun();
+    w.controller().stop(eval);
+    QVERIFY(waitIdle(w.controller(), 120000));
 }
 
 QTEST_MAIN(TestStudio)

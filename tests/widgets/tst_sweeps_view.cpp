@@ -4,7 +4,9 @@
 // waited on `lengen sweep new` and `sweep submit` on the GUI thread for up to 120 and 90 s.
 
 #include <QElapsedTimer>
+#include <QRegularExpression>
 #include <QSignalSpy>
+#include <QTableWidget>
 #include <QTest>
 #include <QTimer>
 
@@ -65,6 +67,7 @@ private Q_SLOTS:
     void initTestCase();
     void createRunStopWithoutBlocking();
     void submitToSlurmWithoutBlocking();
+    void showsTheSchedulersPendingCells();
     void cleanupTestCase();
 
 private:
@@ -173,6 +176,50 @@ void TestSweepsView::submitToSlurmWithoutBlocking()
     QVERIFY(meter.samples() > 20);  // enough ticks for a p99 to mean something
     QVERIFY2(meter.p99() <= 50, qPrintable(QString::number(meter.p99())));
     test::runProgram("scancel", {"--name", "lengen-grid"});  // the cells need not finish
+}
+
+// Issue 39: the grid shows what Slurm says of cells the files know nothing of yet — a task
+// waiting PENDING behind --max-parallel 1 — as `lengen sweep status` does (asked off the GUI
+// thread).
+void TestSweepsView::showsTheSchedulersPendingCells()
+{
+    if (!m_slurm) {
+        const QString why = "Slurm cannot start here: " + m_slurmWhy;
+        if (qEnvironmentVariableIsSet("LENGEN_REQUIRE_SLURM"))
+            QFAIL(qPrintable(why));
+        QSKIP(qPrintable(why));
+    }
+    const auto dir = test::scratchDir("sweeps-view-pending");
+    engine::NewSweep request;
+    request.base = test::loadOne(test::tinyConfig("linear_regression", "rope", 2000000));
+    request.baseSource = "test";
+    request.pes = {"rope"};
+    request.seeds = 2;
+    request.eval = false;
+    request.outDir = dir + "/P";
+    engine::createSweep(request);
+    ui::RunController controller;
+    ui::SweepsView view;
+    view.setController(&controller);
+    QVERIFY(view.setSweep(QString::fromStdString(request.outDir)));
+    engine::SlurmSweepOptions o;
+    o.cpusPerJob = 1;
+    o.maxParallel = 1;
+    o.executable = LENGEN_CLI_PATH;
+    view.submitTo(o);
+    QVERIFY(waitIdle(controller, 120000));
+    QString tips;
+    const bool shown = QTest::qWaitFor([&] {
+        view.refresh();
+        tips.clear();
+        for (int r = 0; r < view.grid()->rowCount(); ++r)
+            for (int c = 0; c < view.grid()->columnCount(); ++c)
+                if (auto* item = view.grid()->item(r, c))
+                    tips += item->toolTip() + "\n";
+        return tips.contains(QRegularExpression("001-rope-s2: pending .*Slurm: PENDING"));
+    }, 60000);
+    test::runProgram("scancel", {"--name", "lengen-P"});
+    QVERIFY2(shown, qPrintable(tips));
 }
 
 QTEST_MAIN(TestSweepsView)

@@ -235,6 +235,8 @@ QVariant RunTableModel::data(const QModelIndex& index, int role) const
         if (sort)
             return r.status;
         QString text = statusLabel(r.status);  // "finished · eval 2 · probes 3": what the analysis views will show
+        if (r.status == QLatin1String("running") && !m_jobStates.isEmpty())
+            text = m_jobStates.value(QFileInfo(r.path).absoluteFilePath(), text);
         if (!r.evalMethods.isEmpty())
             text += QStringLiteral(" · eval %1").arg(r.evalMethods.size());
         if (!r.probes.isEmpty())
@@ -243,6 +245,20 @@ QVariant RunTableModel::data(const QModelIndex& index, int role) const
     }
     default: return {};
     }
+}
+
+void RunTableModel::setJobState(const QString& runFile, const QString& state)
+{
+    const QString key = QFileInfo(runFile).absoluteFilePath();
+    if (m_jobStates.value(key) == state)
+        return;
+    if (state.isEmpty())
+        m_jobStates.remove(key);
+    else
+        m_jobStates.insert(key, state);
+    const int r = rowOfPath(key);
+    if (r >= 0)
+        Q_EMIT dataChanged(index(r, Status), index(r, Status));
 }
 
 QString statusLabel(const QString& status)

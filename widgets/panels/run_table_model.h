@@ -4,6 +4,7 @@
 // Lives on the GUI thread; scanning reads each run's header only (SWMR-safe).
 
 #include <QAbstractTableModel>
+#include <QHash>
 #include <QStringList>
 
 #include <vector>
@@ -47,6 +48,10 @@ public:
     bool poll();
     /// Every run.h5 under these folders (a file among them counts as itself).
     static QStringList runFilesUnder(const QStringList& folders);
+    /// What the studio's own job says of a run it trains ("paused", "stopping"; "" removes it):
+    /// shown instead of the file's "running", so a paused run reads "paused" here, in the Train
+    /// tab's header and in the Jobs panel alike.
+    void setJobState(const QString& runFile, const QString& state);
     /// Repaints the run colour swatches (after a view drew runs for the first time).
     void colorsChanged()
     {
@@ -68,6 +73,7 @@ public:
 private:
     QStringList m_folders;
     std::vector<RunRow> m_rows;
+    QHash<QString, QString> m_jobStates;  ///< run file -> the studio job's word
 };
 
 }  // namespace lengen::ui
