@@ -33,7 +33,7 @@ private:
 };
 
 // One registration per command file.
-void addTrainCommands(CLI::App& app, CommandTable& table);      ///< train, validate, info
+void addTrainCommands(CLI::App& app, CommandTable& table);      ///< train, validate, info, stop, jobs
 void addAnalysisCommands(CLI::App& app, CommandTable& table);   ///< eval, probe, import
 void addReferenceCommands(CLI::App& app, CommandTable& table);  ///< import-run, export-run
 void addSweepCommands(CLI::App& app, CommandTable& table);      ///< sweep new|run|...|status

@@ -2,13 +2,17 @@
 
 #include <unistd.h>
 
+#include <nlohmann/json.hpp>
+
 #include <cmath>
 #include <cstdio>
+#include <filesystem>
 #include <iostream>
 #include <memory>
 
 #include "lengen/engine/config.h"
 #include "lengen/engine/errors.h"
+#include "lengen/engine/jobs.h"
 #include "lengen/engine/run_control.h"
 #include "lengen/engine/run_file.h"
 #include "lengen/engine/trainer.h"
@@ -210,6 +214,35 @@ static int runStop(const std::string& path, double wait)
     return 0;
 }
 
+// `lengen jobs`: engine::findJobs as a table or JSON.
+static int runJobs(std::vector<std::string> folders, bool json)
+{
+    if (folders.empty())
+        folders.push_back(std::filesystem::is_directory("runs") ? "runs" : ".");
+    std::string note;
+    const auto found = engine::findJobs(folders, &note);
+    if (json) {
+        nlohmann::json rows = nlohmann::json::array();
+        for (const auto& j : found)
+            rows.push_back({{"kind", j.kind}, {"state", j.state}, {"subject", j.subject}, {"holder", j.holder},
+                            {"step", j.step}, {"total_steps", j.totalSteps},
+                            {"last_loss", std::isfinite(j.lastLoss) ? nlohmann::json(j.lastLoss) : nlohmann::json()}});
+        std::printf("%s\n", rows.dump(1).c_str());
+    } else {
+        std::printf("%-10s %-9s %15s %-24s %s\n", "KIND", "STATE", "STEP", "HELD BY", "WHAT");
+        for (const auto& j : found) {
+            const std::string step = std::to_string(j.step) + "/" + std::to_string(j.totalSteps);
+            std::printf("%-10s %-9s %15s %-24s %s\n", j.kind.c_str(), j.state.c_str(), step.c_str(),
+                        j.holder.empty() ? "-" : j.holder.c_str(), j.subject.c_str());
+        }
+    }
+    if (!note.empty())
+        std::fprintf(stderr, "%s\n", note.c_str());
+    std::fprintf(stderr, "%zu job%s under %zu folder%s\n", found.size(), found.size() == 1 ? "" : "s",
+                 folders.size(), folders.size() == 1 ? "" : "s");
+    return 0;
+}
+
 void addTrainCommands(CLI::App& app, CommandTable& table)
 {
     struct Train {
@@ -291,6 +324,19 @@ void addTrainCommands(CLI::App& app, CommandTable& table)
         ->capture_default_str()
         ->check(inRange(0, 86400));
     table.add(stop, [st] { return runStop(st->run, st->wait); });
+
+    struct Jobs {
+        std::vector<std::string> folders;
+        bool json = false;
+    };
+    auto jb = std::make_shared<Jobs>();
+    auto* jobs = app.add_subcommand(
+        "jobs", "List what runs under folders, from the files alone: trainings whose writer holds the run "
+                "(a terminal, the studio, a sweep cell), and the running, queued and requeued cells of "
+                "sweeps (with Slurm's state)");
+    jobs->add_option("folders", jb->folders, "Folders to search (default: runs/ if it exists, else .)");
+    jobs->add_flag("--json", jb->json, "A JSON array instead of the table");
+    table.add(jobs, [jb] { return runJobs(jb->folders, jb->json); });
 }
 
 }  // namespace lengen::cli

@@ -7,6 +7,9 @@
 #include <QTabWidget>
 #include <QTimer>
 
+#include <cstdio>
+#include <cstdlib>
+
 #include "lengen/engine/version.h"
 #include "main_window.h"
 
@@ -58,7 +61,7 @@ bool onlyWantsText(int argc, char** argv)
 
 }  // namespace
 
-int main(int argc, char** argv)
+static int runStudio(int argc, char** argv)
 {
     QCommandLineParser parser;
     parser.setApplicationDescription(QStringLiteral(
@@ -129,4 +132,13 @@ int main(int argc, char** argv)
             QTimer::singleShot(500, finish);
     }
     return app.exec();
+}
+
+int main(int argc, char** argv)
+{
+    const int code = runStudio(argc, argv);  // the window, its jobs and QSettings are gone now
+    // Without the libraries' exit handlers, as `lengen` (app/cli/main.cpp): HDF5 1.10's would
+    // close a file whose flush failed on a full disk once more, and crash there.
+    std::fflush(nullptr);
+    std::_Exit(code);
 }

@@ -332,6 +332,7 @@ void MainWindow::wireController()
         status(kind == ui::JobKind::Evaluate ? tr("%1 finished: %n method(s) computed", nullptr, int(s.stepsDone)).arg(label)
                : kind == ui::JobKind::Export ? tr("%1 finished: %n file(s) written", nullptr, int(s.stepsDone)).arg(label)
                : kind == ui::JobKind::Sweep  ? tr("%1 finished").arg(label)
+               : kind == ui::JobKind::Import ? tr("%1 finished: %n run(s) imported", nullptr, int(s.stepsDone)).arg(label)
                                              : tr("%1 finished: %n probe(s) computed", nullptr, int(s.stepsDone)).arg(label));
     });
     connect(&m_controller, &ui::RunController::runCancelled, this, [=](const QString& label, const engine::RunSummary& s) {
@@ -460,16 +461,28 @@ void MainWindow::offerReferenceImport(const QString& folder, const QStringList& 
            "compare. The original folders are not changed.", nullptr, int(pending.size())).arg(folder, out));
     if (answer != QMessageBox::Yes)
         return;
-    const auto summary = ui::importReferenceRuns(this, pending, out);
-    m_browser->addFolder(out);
-    if (!summary.runFiles.isEmpty())
-        m_browser->selectRun(summary.runFiles.front());
-    const QString text = tr("%n run(s) imported into %1", nullptr, int(summary.runFiles.size())).arg(out) +
-                         (summary.failed ? tr(", %n failed", nullptr, summary.failed) : QString()) +
-                         (summary.cancelled ? tr(" (stopped)") : QString());
-    statusBar()->showMessage(text);
-    if (summary.failed)
-        showProblem(tr("Runs of the Python code"), text + ".", summary.messages.join('\n'));
+    // A job like the others (no dialog, no nested event loop): the Jobs panel shows it, Stop
+    // ends it between runs; what it brought in is listed when it ends.
+    auto summary = std::make_shared<ui::ReferenceImportSummary>();
+    const quint64 id = m_controller.enqueue(ui::JobKind::Import, tr("import %n Python run(s)", nullptr, int(pending.size())),
+                                            ui::referenceImportJob(pending, out, summary),
+                                            QFileInfo(out).absoluteFilePath());
+    statusBar()->showMessage(tr("Importing %n run(s) of the Python code into %1…", nullptr, int(pending.size())).arg(out));
+    auto* context = new QObject(this);  // the one-shot connection below, gone with it
+    connect(&m_controller, &ui::RunController::jobChanged, context, [this, id, out, summary, context](const ui::JobInfo& j) {
+        if (j.id != id || !j.ended())
+            return;
+        context->deleteLater();
+        m_browser->addFolder(out);
+        if (!summary->runFiles.isEmpty())
+            m_browser->selectRun(summary->runFiles.front());
+        const QString text = tr("%n run(s) imported into %1", nullptr, int(summary->runFiles.size())).arg(out) +
+                             (summary->failed ? tr(", %n failed", nullptr, summary->failed) : QString()) +
+                             (summary->cancelled ? tr(" (stopped)") : QString());
+        statusBar()->showMessage(text);
+        if (summary->failed)
+            showProblem(tr("Runs of the Python code"), text + ".", summary->messages.join('\n'));
+    });
 }
 
 void MainWindow::openPath(const QString& path)

@@ -253,6 +253,11 @@ void TestCli::stopFromAnotherShellResumesBitwise()
     }
     QVERIFY2(!runFile.isEmpty(), qPrintable(err));
     QTest::qWait(800);
+    // `lengen jobs` finds it from the files, with the writer's pid.
+    const auto jobs = run({"jobs", dir + "/a"});
+    QVERIFY2(jobs.code == 0 && jobs.out.contains(QRegularExpression("training +running .*:" +
+                                                                     QString::number(trainer.processId()) + " .*run\\.h5")),
+             qPrintable(jobs.out + jobs.err));
     const auto stop = run({"stop", runFile, "--wait", "60"});
     QVERIFY2(stop.code == 0 && stop.err.contains("checkpoint at step"), qPrintable(stop.err));
     QVERIFY(trainer.waitForFinished(60000));
@@ -262,6 +267,7 @@ void TestCli::stopFromAnotherShellResumesBitwise()
     QCOMPARE(stopped.status, std::string("cancelled"));
     QVERIFY2(stopped.checkpointStep > 0 && stopped.checkpointStep < 6000, qPrintable(QString::number(stopped.checkpointStep)));
     QCOMPARE(run({"stop", runFile}).code, 3);  // nothing trains it now
+    QVERIFY(run({"jobs", dir + "/a"}).err.contains("0 jobs under 1 folder"));
 
     const auto resumed = run({"train", "--resume", runFile, "--threads", "1", "--device", "cpu", "-q"});
     QVERIFY2(resumed.code == 0, qPrintable(resumed.err));

@@ -326,6 +326,10 @@ void TestSweep::cancelFromAnotherShell()
     QVERIFY2(training, "the first cell trains");
     r = run({"sweep", "status", S, "--json"});
     QVERIFY2(r.out.count("queued in `sweep run`") == 3, qPrintable(r.out));
+    r = run({"jobs", QString::fromStdString(dir)});  // the cell once, not also as a training
+    QVERIFY2(r.code == 0 && r.out.count("sweep cell running") == 1 && r.out.count("sweep cell pending") == 3 &&
+                 !r.out.contains("training"),
+             qPrintable(r.out + r.err));
     r = run({"sweep", "cancel", S, "--cells", "002-nope-s1"});  // a queued cell, by name
     QVERIFY2(r.code == 0 && r.err.contains("cancelled 1 cell: 002-nope-s1"), qPrintable(r.err));
     r = run({"sweep", "cancel", S, "--wait", "60"});  // the rest, the running cell too
@@ -351,7 +355,10 @@ void TestSweep::cancelFromAnotherShell()
     bool resumed = false;
     for (int i = 0; i < 300 && !resumed; ++i) {
         QThread::msleep(100);
-        resumed = engine::readRunInfo(paths.runFile("000-rope-s1")).status == "running";
+        try {  // read while the resumed cell reopens it
+            resumed = engine::readRunInfo(paths.runFile("000-rope-s1")).status == "running";
+        } catch (const engine::Error&) {
+        }
     }
     QVERIFY2(resumed, "the cancelled cell resumes");
     QVERIFY(!fs::exists(paths.cellDir("001-rope-s2") + "/cancel.json"));

@@ -243,7 +243,15 @@ void TestPanels::browserOffersToImportPythonRuns()
 
     const QString out = tmp.path() + "/runs";
     QCOMPARE(ui::pendingReferenceRuns(models, out), QStringList{refRun});
-    const auto summary = ui::importReferenceRuns(nullptr, {refRun, tmp.path() + "/nowhere"}, out);
+    // A job of the controller (issue 39: it was a modal dialog over a nested event loop).
+    ui::RunController controller;
+    auto shared = std::make_shared<ui::ReferenceImportSummary>();
+    QSignalSpy finished(&controller, &ui::RunController::runFinished);
+    controller.enqueue(ui::JobKind::Import, "import", ui::referenceImportJob({refRun, tmp.path() + "/nowhere"}, out, shared),
+                       out);
+    QVERIFY(finished.wait(60000));
+    QCOMPARE(finished.at(0).at(1).value<engine::RunSummary>().stepsDone, std::int64_t{1});
+    const auto& summary = *shared;
     QCOMPARE(summary.runFiles.size(), 1);
     QCOMPARE(summary.failed, 1);
     QVERIFY2(summary.messages.at(1).contains("nowhere"), qPrintable(summary.messages.join('\n')));

@@ -29,6 +29,7 @@ QString kindName(JobKind k)
     case JobKind::Probe: return JobsPanel::tr("probes");
     case JobKind::Export: return JobsPanel::tr("export");
     case JobKind::Sweep: return JobsPanel::tr("sweep");
+    case JobKind::Import: return JobsPanel::tr("import");
     }
     return {};
 }

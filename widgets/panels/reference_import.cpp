@@ -1,11 +1,7 @@
 #include "reference_import.h"
 
 #include <QDir>
-#include <QEventLoop>
 #include <QFileInfo>
-#include <QFutureWatcher>
-#include <QProgressDialog>
-#include <QtConcurrent/QtConcurrentRun>
 
 #include "lengen/engine/errors.h"
 #include "lengen/engine/reference_runs.h"
@@ -14,7 +10,7 @@ namespace lengen::ui {
 
 namespace {
 
-// What one import produced; a value, so it crosses from the pool thread to the GUI thread.
+// What one import produced.
 struct Outcome {
     QString runFile;
     QString message;
@@ -54,37 +50,35 @@ QStringList pendingReferenceRuns(const QString& folder, const QString& outDir)
     return out;
 }
 
-ReferenceImportSummary importReferenceRuns(QWidget* parent, const QStringList& refDirs,
-                                           const QString& outDir)
+TrainingWorker::AnalysisJob referenceImportJob(QStringList refDirs, QString outDir,
+                                               std::shared_ptr<ReferenceImportSummary> summary)
 {
-    ReferenceImportSummary summary;
-    QProgressDialog progress(QObject::tr("Importing runs of the Python code…"),
-                             QObject::tr("Stop"), 0, int(refDirs.size()), parent);
-    progress.setWindowTitle(QObject::tr("Import reference runs"));
-    progress.setWindowModality(Qt::WindowModal);
-    progress.setMinimumDuration(300);
-    for (int i = 0; i < refDirs.size(); ++i) {
-        if (progress.wasCanceled()) {
-            summary.cancelled = true;
-            break;
+    return [refDirs = std::move(refDirs), outDir = std::move(outDir),
+            summary = std::move(summary)](engine::RunControl& control, engine::AnalysisObserver& obs) {
+        engine::RunSummary result;
+        const auto n = std::int64_t(refDirs.size());
+        obs.onStage(0, 1, "import");
+        for (std::int64_t i = 0; i < n; ++i) {
+            if (!control.shouldContinue()) {
+                summary->cancelled = true;
+                result.outcome = engine::RunOutcome::Cancelled;
+                break;
+            }
+            obs.onProgress("import " + QDir(refDirs[int(i)]).dirName().toStdString(), i, n);
+            const Outcome o = importOne(refDirs[int(i)], outDir);
+            summary->messages << o.message;
+            if (o.ok) {
+                summary->runFiles << o.runFile;
+                if (result.runFile.empty())
+                    result.runFile = o.runFile.toStdString();
+            } else {
+                ++summary->failed;
+            }
+            obs.onProgress("import", i + 1, n);
         }
-        progress.setLabelText(QObject::tr("Importing %1 (%2 of %3)…")
-                                  .arg(QDir(refDirs[i]).dirName()).arg(i + 1).arg(refDirs.size()));
-        QFutureWatcher<Outcome> watcher;
-        QEventLoop wait;
-        QObject::connect(&watcher, &QFutureWatcher<Outcome>::finished, &wait, &QEventLoop::quit);
-        watcher.setFuture(QtConcurrent::run(importOne, refDirs[i], outDir));
-        if (!watcher.isFinished())
-            wait.exec();
-        const Outcome o = watcher.result();
-        summary.messages << o.message;
-        if (o.ok)
-            summary.runFiles << o.runFile;
-        else
-            ++summary.failed;
-        progress.setValue(i + 1);
-    }
-    return summary;
+        result.stepsDone = std::int64_t(summary->runFiles.size());
+        return result;
+    };
 }
 
 }  // namespace lengen::ui

@@ -1,12 +1,15 @@
 #pragma once
 // Bringing runs of the reference's Python code into the studio: find the run folders
 // (config.yaml + state.pt) under a folder the user adds or drops, and import them into a runs
-// folder in a background thread behind a progress dialog (engine: reference_runs.h).
+// folder as a job of the RunController (JobKind::Import: its progress in the Jobs panel, Stop
+// between runs; engine: reference_runs.h).
 
 #include <QString>
 #include <QStringList>
 
-class QWidget;
+#include <memory>
+
+#include "training_worker.h"
 
 namespace lengen::ui {
 
@@ -20,9 +23,10 @@ struct ReferenceImportSummary {
     bool cancelled = false;
 };
 
-/// Imports `refDirs` into `outDir`, one after another off the GUI thread, with a modal
-/// progress dialog on `parent` that can cancel between runs. Never throws.
-ReferenceImportSummary importReferenceRuns(QWidget* parent, const QStringList& refDirs,
-                                           const QString& outDir);
+/// The job that imports `refDirs` into `outDir`, one after another on the job's thread ("run k
+/// of n"), stopping between runs when cancelled; a run that fails is a line of `summary` and
+/// the others go on. `summary` is filled by the job; read it after its terminal signal.
+TrainingWorker::AnalysisJob referenceImportJob(QStringList refDirs, QString outDir,
+                                               std::shared_ptr<ReferenceImportSummary> summary);
 
 }  // namespace lengen::ui

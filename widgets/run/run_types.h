@@ -10,8 +10,9 @@
 namespace lengen::ui {
 
 /// What a job does: the views that show training ignore the other jobs (evaluate, probe, export
-/// figures, a sweep's creation, local run or Slurm submission), and the other way round.
-enum class JobKind { Train, Evaluate, Probe, Export, Sweep };
+/// figures, a sweep's creation, local run or Slurm submission, an import of the Python code's
+/// runs), and the other way round.
+enum class JobKind { Train, Evaluate, Probe, Export, Sweep, Import };
 
 /// An analysis job's progress: stage `stage` (from 0) of `stages`, `done` of `total` units in
 /// it; `fraction` is the whole job's (stages weigh the same), `etaSeconds` < 0 while unknown.

@@ -177,6 +177,12 @@ WriterLock::WriterLock(const std::string& runFile) : m_path(runFile + ".lock")
         m_fd = -1;
         throw Error(ErrorKind::RunFile, "the run is being written by another process: " + runFile);
     }
+    // Who holds it, for `lengen jobs` (the lock itself is what proves it alive).
+    char host[256] = "";
+    ::gethostname(host, sizeof host - 1);
+    const std::string holder = std::string(host) + ":" + std::to_string(::getpid()) + "\n";
+    if (::ftruncate(m_fd, 0) == 0)
+        (void)!::pwrite(m_fd, holder.data(), holder.size(), 0);
 }
 
 WriterLock::~WriterLock()
@@ -199,6 +205,20 @@ bool writerAlive(const std::string& file)
     const bool held = ::fcntl(fd, F_OFD_GETLK, &fl) == 0 && fl.l_type != F_UNLCK;
     ::close(fd);
     return held;
+}
+
+std::string writerHolder(const std::string& file)
+{
+    const int fd = ::open((file + ".lock").c_str(), O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return {};
+    char buf[300] = {};
+    const ssize_t n = ::read(fd, buf, sizeof buf - 1);
+    ::close(fd);
+    std::string text(buf, n > 0 ? size_t(n) : 0);
+    if (const auto nl = text.find('\n'); nl != std::string::npos)
+        text.resize(nl);
+    return text;
 }
 
 H5Handle createFile(const std::string& path)

@@ -73,6 +73,8 @@ private:
 };
 /// Whether a live process holds the WriterLock of `file` (queried, not taken).
 bool writerAlive(const std::string& file);
+/// "<host>:<pid>" of the process holding it, as it wrote into the lock file ("" when unknown).
+std::string writerHolder(const std::string& file);
 
 /// Creates a new file with the latest format (needed for SWMR); Error(Io) on failure.
 H5Handle createFile(const std::string& path);
