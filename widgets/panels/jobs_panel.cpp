@@ -63,6 +63,10 @@ JobsPanel::JobsPanel(RunController& controller, QWidget* parent) : QWidget(paren
     m_list->setUniformRowHeights(true);
     m_list->setColumnCount(Columns);
     m_list->setHeaderLabels({tr("Job"), tr("Kind"), tr("State"), tr("Progress"), tr("Elapsed"), tr("ETA"), tr("On")});
+    // Room for what each column says; the state (with what a queued job waits for) takes the rest.
+    for (const auto& [column, width] : {std::pair{Name, 280}, {Kind, 90}, {Progress, 230}, {Elapsed, 70},
+                                        {Eta, 70}, {Subject, 130}})
+        m_list->setColumnWidth(column, width);
     m_list->header()->setSectionResizeMode(State, QHeaderView::Stretch);
     m_list->setSelectionMode(QAbstractItemView::SingleSelection);
     m_selected = new QLabel(tr("Select a job"));
@@ -128,7 +132,7 @@ void JobsPanel::rebuild()
         item->setText(Progress, j.progress.isEmpty() ? pct : pct.isEmpty() ? j.progress : pct + " · " + j.progress);
         const qint64 end = j.endedAtMs ? j.endedAtMs : now;
         item->setText(Elapsed, j.startedAtMs ? clock((end - j.startedAtMs) / 1000.0) : QString());
-        item->setText(Eta, j.active() ? clock(j.etaSeconds) : QString());
+        item->setText(Eta, j.state == JobInfo::State::Running ? clock(j.etaSeconds) : QString());
         item->setText(Subject, QFileInfo(j.subject).fileName() == QLatin1String("run.h5")
                                    ? QFileInfo(j.subject).dir().dirName()
                                    : QFileInfo(j.subject).fileName());
