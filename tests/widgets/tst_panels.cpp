@@ -33,6 +33,7 @@
 #include "run_form.h"
 #include "run_table_model.h"
 #include "setup_panel.h"
+#include "gap_meter.h"
 #include "test_support.h"
 #include "training_view.h"
 #include "jobs_panel.h"
@@ -480,26 +481,12 @@ void TestPanels::guiStaysResponsiveWhileTraining()
     controller.enqueue("latency", [=](engine::RunControl& c, engine::TrainObserver& obs) {
         return engine::train(config, o, c, obs);
     });
-    // A 10 ms timer on the GUI thread: the gaps between its ticks are the event-loop stalls.
-    std::vector<qint64> gaps;
-    QElapsedTimer clock;
-    clock.start();
-    qint64 last = 0;
-    QTimer tick;
-    tick.setInterval(10);
-    QObject::connect(&tick, &QTimer::timeout, [&] {
-        const qint64 now = clock.elapsed();
-        gaps.push_back(now - last);
-        last = now;
-    });
-    tick.start();
+    test::GapMeter gaps;  // the event-loop stalls
     QVERIFY(QTest::qWaitFor([&] { return controller.state() == ui::RunController::State::Idle; }, 120000));
-    tick.stop();
-    QVERIFY(gaps.size() > 20);
-    std::sort(gaps.begin(), gaps.end());
-    const qint64 p95 = gaps[gaps.size() * 95 / 100], worst = gaps.back();
-    qInfo("event-loop gaps while training: %zu ticks, p95 %lld ms, max %lld ms", gaps.size(),
-          static_cast<long long>(p95), static_cast<long long>(worst));
+    gaps.stop();
+    QVERIFY(gaps.samples() > 20);
+    const double p95 = gaps.quantile(0.95), worst = gaps.quantile(1);
+    qInfo("event-loop gaps while training: %zu ticks, p95 %.1f ms, max %.1f ms", gaps.samples(), p95, worst);
     QCOMPARE(view.loggedPoints(), 200);  // every log record reached the plot
     QVERIFY2(p95 <= 50, qPrintable(QString::number(p95)));
     QVERIFY2(worst <= 500, qPrintable(QString::number(worst)));  // one-off scheduler hiccups
@@ -541,29 +528,17 @@ void TestPanels::jobsPanelStaysResponsiveWithFourJobs()
                            },
                            QStringLiteral("/runs/%1/run.h5").arg(k));
     QTRY_COMPARE(panel.rowTexts().size(), 4);
-    std::vector<qint64> gaps;
-    QElapsedTimer clock;
-    clock.start();
-    qint64 last = 0;
-    QTimer tick;
-    tick.setInterval(10);
-    QObject::connect(&tick, &QTimer::timeout, [&] {
-        const qint64 now = clock.elapsed();
-        gaps.push_back(now - last);
-        last = now;
-    });
-    tick.start();
+    test::GapMeter gaps;
     int seenRunning = 0;
     QVERIFY(QTest::qWaitFor([&] {
         seenRunning = std::max<int>(seenRunning, int(panel.rowTexts().filter(" | running | ").size()));
         return controller.state() == ui::RunController::State::Idle;
     }, 120000));
-    tick.stop();
-    QVERIFY(gaps.size() > 20);
-    std::sort(gaps.begin(), gaps.end());
-    const qint64 p99 = gaps[gaps.size() * 99 / 100];
-    qInfo("event-loop gaps with four jobs: %zu ticks, p99 %lld ms, max %lld ms", gaps.size(),
-          static_cast<long long>(p99), static_cast<long long>(gaps.back()));
+    gaps.stop();
+    QVERIFY(gaps.samples() > 20);
+    const double p99 = gaps.p99();
+    qInfo("event-loop gaps with four jobs: %zu ticks, p99 %.1f ms, max %.1f ms", gaps.samples(), p99,
+          gaps.quantile(1));
     QCOMPARE(seenRunning, 4);  // all four ran at once, and the panel showed it
     QVERIFY2(p99 <= 50, qPrintable(QString::number(p99)));
     QTRY_COMPARE(panel.rowTexts().filter(" | finished | ").size(), 4);  // at its next rebuild

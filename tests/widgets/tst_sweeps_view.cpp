@@ -19,6 +19,7 @@
 #include "lengen/engine/sweep_run.h"
 #include "run_controller.h"
 #include "sweeps_view.h"
+#include "gap_meter.h"
 #include "test_support.h"
 
 using namespace lengen;
@@ -27,31 +28,6 @@ namespace fs = std::filesystem;
 namespace {
 
 // Gaps between the ticks of a 10 ms timer: how long the event loop was away.
-class GapMeter {
-public:
-    GapMeter()
-    {
-        QObject::connect(&m_timer, &QTimer::timeout, [this] {
-            if (m_clock.isValid())
-                m_gaps.push_back(double(m_clock.nsecsElapsed()) / 1e6);
-            m_clock.restart();
-        });
-        m_timer.start(10);
-    }
-    double p99() const
-    {
-        auto g = m_gaps;
-        std::sort(g.begin(), g.end());
-        return g.empty() ? 0 : g[std::min(g.size() - 1, size_t(0.99 * double(g.size())))];
-    }
-    size_t samples() const { return m_gaps.size(); }
-
-private:
-    QTimer m_timer;
-    QElapsedTimer m_clock;
-    std::vector<double> m_gaps;
-};
-
 bool waitIdle(ui::RunController& c, int ms)
 {
     return QTest::qWaitFor([&] { return c.state() == ui::RunController::State::Idle && c.queuedCount() == 0; }, ms);
@@ -100,7 +76,7 @@ void TestSweepsView::createRunStopWithoutBlocking()
     ui::RunController controller;
     ui::SweepsView view;
     view.setController(&controller);
-    GapMeter meter;
+    test::GapMeter meter;
 
     engine::NewSweep request;
     request.base = test::loadOne(test::tinyConfig("linear_regression", "rope", 3000));
@@ -156,7 +132,7 @@ void TestSweepsView::submitToSlurmWithoutBlocking()
     ui::SweepsView view;
     view.setController(&controller);
     QVERIFY(view.setSweep(m_sweep));
-    GapMeter meter;
+    test::GapMeter meter;
     QSignalSpy finished(&controller, &ui::RunController::runFinished);
     QSignalSpy warnings(&controller, &ui::RunController::warning);
     engine::SlurmSweepOptions o;
