@@ -230,6 +230,18 @@ void MainWindow::buildMenus()
     auto* stop = run->addAction(tr("&Stop"), QKeySequence(Qt::CTRL | Qt::Key_Period), this,
                                 [this] { m_controller.stop(); });
     run->addAction(tr("Clear &queue"), &m_controller, &ui::RunController::clearQueue);
+    run->addAction(tr("C&oncurrent jobs…"), this, [this] {
+        bool ok = false;
+        const int n = QInputDialog::getInt(
+            this, tr("Concurrent jobs"),
+            tr("CPU-heavy jobs (trainings, evaluations, probes, exports) that may run at once.\n"
+               "Jobs on one run always wait for each other; sweeps and imports are not counted."),
+            m_controller.maxConcurrent(), 1, 256, 1, &ok);
+        if (!ok)
+            return;
+        m_controller.setMaxConcurrent(n);
+        QSettings().setValue("jobs/concurrent", n);
+    });
     connect(&m_controller, &ui::RunController::stateChanged, this, [=](ui::RunController::State s) {
         using S = ui::RunController::State;
         const auto focus = m_controller.job(m_controller.focusJob());
@@ -524,6 +536,8 @@ void MainWindow::restoreSettings()
         if (auto* dock = findChild<QDockWidget*>(QStringLiteral("runs")))
             resizeDocks({dock}, {220}, Qt::Vertical);
     m_browser->setFolders(s.value("runs/folders").toStringList());
+    if (const int n = s.value("jobs/concurrent").toInt(); n > 0)
+        m_controller.setMaxConcurrent(n);
     // Every named splitter of every panel keeps the sizes the user gave it.
     for (auto* split : findChildren<QSplitter*>())
         if (!split->objectName().isEmpty())
@@ -532,9 +546,12 @@ void MainWindow::restoreSettings()
 
 void MainWindow::closeEvent(QCloseEvent* event)
 {
-    if (m_controller.state() != ui::RunController::State::Idle &&
-        QMessageBox::question(this, tr("Quit"), tr("A run is still going. Stop it (a checkpoint is "
-                                                   "written) and quit?")) != QMessageBox::Yes) {
+    const auto jobs = m_controller.jobs();
+    const int running = int(std::count_if(jobs.begin(), jobs.end(), [](const ui::JobInfo& j) { return j.active(); }));
+    if (running > 0 &&
+        QMessageBox::question(this, tr("Quit"), tr("%n job(s) still running (the Jobs panel lists them). Stop "
+                                                   "them (a training writes its checkpoint) and quit?",
+                                                   nullptr, running)) != QMessageBox::Yes) {
         event->ignore();
         return;
     }

@@ -10,6 +10,7 @@
 #include <QTest>
 #include <QToolButton>
 
+#include <algorithm>
 #include <cmath>
 
 #include "attention_grid.h"
@@ -28,6 +29,7 @@
 #include "test_support.h"
 #include "training_view.h"
 #include "sweeps_view.h"
+#include "run_controller.h"
 #include "lengen/engine/sweep.h"
 #include <QTableWidget>
 #include <filesystem>
@@ -306,6 +308,23 @@ void TestViews::sweepsViewFollowsTheCellsAndDrawsTheGrid()
     QCOMPARE(panel.series[0].name, std::string("RoPE"));
     QCOMPARE(panel.series[1].name, std::string("NoPE"));
     QVERIFY(std::filesystem::exists(S + "/aggregate.h5"));
+    {
+        // In the studio the aggregation is a job of the controller, off the GUI thread (issue 39).
+        ui::RunController controller;
+        ui::SweepsView withJobs;
+        withJobs.setController(&controller);
+        QVERIFY(withJobs.setSweep(QString::fromStdString(S)));
+        QSignalSpy said(&withJobs, &ui::SweepsView::statusMessage);
+        std::filesystem::remove(S + "/aggregate.h5");
+        withJobs.aggregate();
+        const auto jobs = controller.jobs();
+        QVERIFY(std::any_of(jobs.begin(), jobs.end(), [](const ui::JobInfo& j) {
+            return j.label.startsWith("aggregate") && j.kind == ui::JobKind::Sweep;
+        }));
+        QVERIFY(QTest::qWaitFor([&] { return std::filesystem::exists(S + "/aggregate.h5") && !said.isEmpty(); }, 30000));
+        QCOMPARE(said.last().at(0).toString(), QStringLiteral("Aggregated over seeds"));
+        QVERIFY(withJobs.figure());
+    }
     // Double-click: a cell's seeds go to Compare together.
     QSignalSpy compare(&view, &ui::SweepsView::compareRequested);
     Q_EMIT view.grid()->cellDoubleClicked(0, 1);

@@ -23,6 +23,7 @@
 #include <QtConcurrent/QtConcurrentRun>
 
 #include <fstream>
+#include <utility>
 
 #include "export_dialog.h"
 #include "figure_builder.h"
@@ -438,20 +439,66 @@ void SweepsView::aggregate()
 {
     if (!m_index)
         return;
-    QApplication::setOverrideCursor(Qt::WaitCursor);
+    std::string root;
     try {
-        const std::string root = engine::locateSweep(m_dir.toStdString());
-        m_aggregate = engine::aggregateSweep(root, {});
-        engine::writeAggregate(engine::aggregateFileFor(root), *m_aggregate);
-        Q_EMIT statusMessage(m_aggregate->missing.empty()
-                                 ? tr("Aggregated over seeds")
-                                 : tr("Aggregated; %n cell(s) without results left out", nullptr,
-                                      int(m_aggregate->missing.size())));
+        root = engine::locateSweep(m_dir.toStdString());
     } catch (const std::exception& e) {
-        Q_EMIT statusMessage(tr("Not aggregated: %1").arg(QString::fromUtf8(e.what())));
+        return Q_EMIT statusMessage(tr("Not aggregated: %1").arg(QString::fromUtf8(e.what())));
     }
-    QApplication::restoreOverrideCursor();
-    drawFigure();
+    const auto said = [this](const engine::SweepAggregate& a) {
+        Q_EMIT statusMessage(a.missing.empty() ? tr("Aggregated over seeds")
+                                               : tr("Aggregated; %n cell(s) without results left out", nullptr,
+                                                    int(a.missing.size())));
+    };
+    if (!m_controller) {  // a view on its own (tests): here and now
+        try {
+            m_aggregate = engine::aggregateSweep(root, {});
+            engine::writeAggregate(engine::aggregateFileFor(root), *m_aggregate);
+            said(*m_aggregate);
+        } catch (const std::exception& e) {
+            Q_EMIT statusMessage(tr("Not aggregated: %1").arg(QString::fromUtf8(e.what())));
+        }
+        return drawFigure();
+    }
+    // A job (issue 39: it ran on the GUI thread, reading every cell's analysis file): one at a
+    // time per view, a request meanwhile runs once it ends. Its subject is the aggregate file, so
+    // it never waits behind the sweep's own run.
+    if (m_aggregating) {
+        m_aggregateAgain = true;
+        return;
+    }
+    m_aggregating = true;
+    auto result = std::make_shared<std::optional<engine::SweepAggregate>>();
+    const QString dir = m_dir;
+    const quint64 id = m_controller->enqueue(
+        JobKind::Sweep, tr("aggregate %1").arg(QFileInfo(m_dir).fileName()),
+        [root, result](engine::RunControl&, engine::AnalysisObserver&) {
+            auto a = engine::aggregateSweep(root, {});
+            engine::writeAggregate(engine::aggregateFileFor(root), a);
+            *result = std::move(a);
+            engine::RunSummary r;
+            r.runFile = root;
+            return r;
+        },
+        QString::fromStdString(engine::aggregateFileFor(root)));
+    auto* context = new QObject(this);  // the one-shot connection, gone with it
+    connect(m_controller, &RunController::jobChanged, context, [=](const JobInfo& j) {
+        if (j.id != id || !j.ended())
+            return;
+        context->deleteLater();
+        m_aggregating = false;
+        if (m_dir != dir)
+            return;  // another sweep is shown now
+        if (*result) {
+            m_aggregate = std::move(**result);
+            said(*m_aggregate);
+        } else {
+            Q_EMIT statusMessage(tr("Not aggregated: %1").arg(j.message));
+        }
+        drawFigure();
+        if (std::exchange(m_aggregateAgain, false))
+            aggregate();
+    });
 }
 
 void SweepsView::drawFigure()

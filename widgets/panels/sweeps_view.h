@@ -45,7 +45,8 @@ public:
     QString sweep() const { return m_dir; }
     /// Re-reads every cell's state (what the timer does).
     void refresh();
-    /// Aggregates over seeds now (engine::aggregateSweep; writes aggregate.h5) and redraws.
+    /// Aggregates over seeds (engine::aggregateSweep; writes aggregate.h5) and redraws: as a job
+    /// of the controller when there is one, else here and now.
     void aggregate();
     QTableWidget* grid() const { return m_grid; }
     const std::optional<plots::GridSpec>& figure() const { return m_figure; }
@@ -98,6 +99,7 @@ private:
     QString m_schedulerNote;
     QElapsedTimer m_schedulerAsked;
     bool m_schedulerAsking = false;
+    bool m_aggregating = false, m_aggregateAgain = false;  ///< an aggregate job runs / is wanted again
     quint64 m_runJob = 0;  ///< the local run of this sweep (queued or running), 0 none
     QString queuedBehind() const;  ///< what that run waits for ("" when not queued)
     QString m_runLabel;                                      ///< this view's local-run job
