@@ -541,7 +541,9 @@ void TestPanels::jobsPanelStaysResponsiveWithFourJobs()
           gaps.quantile(1));
     QCOMPARE(seenRunning, 4);  // all four ran at once, and the panel showed it
     QVERIFY2(p99 <= 50, qPrintable(QString::number(p99)));
-    QTRY_COMPARE(panel.rowTexts().filter(" | finished | ").size(), 4);  // at its next rebuild
+    QTRY_COMPARE(panel.rowTexts().filter(" | finished: ").size(), 4);  // at its next rebuild, with each result
+    QVERIFY2(panel.rowTexts().join("\n").contains("latency | finished: 4000 step(s), final loss"),
+             qPrintable(panel.rowTexts().join("\n")));
 }
 
 QTEST_MAIN(TestPanels)

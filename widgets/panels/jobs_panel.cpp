@@ -49,6 +49,10 @@ QString stateText(const JobInfo& j)
         return j.waitingFor.isEmpty() ? JobsPanel::tr("queued") : JobsPanel::tr("queued, waiting for %1").arg(j.waitingFor);
     if (j.state == JobInfo::State::Failed)
         return JobsPanel::tr("failed: %1").arg(j.message.section(QLatin1Char('\n'), 0, 0));
+    if (j.state == JobInfo::State::Finished && !j.message.isEmpty())
+        return JobsPanel::tr("finished: %1").arg(j.message);
+    if (j.state == JobInfo::State::Cancelled && !j.message.isEmpty())
+        return j.message;  // "stopped: …" or "cancelled before it started"
     return jobStateName(j.state);
 }
 

@@ -6,6 +6,7 @@
 #include <QThread>
 
 #include <algorithm>
+#include <cmath>
 
 #include "lengen/engine/run_file.h"
 
@@ -22,6 +23,24 @@ qint64 nowMs() { return QDateTime::currentMSecsSinceEpoch(); }
 bool heavy(JobKind k) { return k == JobKind::Train || k == JobKind::Evaluate || k == JobKind::Probe || k == JobKind::Export; }
 
 QString quoted(const QString& label) { return QStringLiteral("“%1”").arg(label); }
+
+// What a job produced, in its kind's own units (the engine's summary counts them in stepsDone).
+QString resultText(JobKind kind, const engine::RunSummary& s)
+{
+    const int n = int(s.stepsDone);
+    switch (kind) {
+    case JobKind::Train:
+        return std::isfinite(s.finalLoss) && s.stepsDone > 0
+                   ? RunController::tr("%n step(s), final loss %1", nullptr, n).arg(s.finalLoss, 0, 'g', 4)
+                   : RunController::tr("%n step(s)", nullptr, n);
+    case JobKind::Evaluate: return RunController::tr("%n method(s) computed", nullptr, n);
+    case JobKind::Probe: return RunController::tr("%n probe(s) computed", nullptr, n);
+    case JobKind::Export: return RunController::tr("%n file(s) written", nullptr, n);
+    case JobKind::Sweep: return RunController::tr("%n cell(s) finished", nullptr, n);
+    case JobKind::Import: return RunController::tr("%n run(s) imported", nullptr, n);
+    }
+    return {};
+}
 
 }  // namespace
 
@@ -215,7 +234,8 @@ void RunController::start(Entry& e)
         as(a->info, [&] { Q_EMIT analysisProgress(a->info.label, a->info.kind, p); });
     });
     connect(w, &TrainingWorker::finished, this, [this, id](const engine::RunSummary& s) {
-        if (!end(id, JobInfo::State::Finished, {}))
+        const auto* a = active(id);
+        if (!a || !end(id, JobInfo::State::Finished, resultText(a->info.kind, s)))
             return;
         Q_EMIT runFinished(m_emitting->label, s);
         m_emitting.reset();
@@ -223,7 +243,8 @@ void RunController::start(Entry& e)
         schedule();
     });
     connect(w, &TrainingWorker::cancelled, this, [this, id](const engine::RunSummary& s) {
-        if (!end(id, JobInfo::State::Cancelled, tr("stopped after %n step(s)", nullptr, int(s.stepsDone))))
+        const auto* a = active(id);
+        if (!a || !end(id, JobInfo::State::Cancelled, tr("stopped: %1").arg(resultText(a->info.kind, s))))
             return;
         Q_EMIT runCancelled(m_emitting->label, s);
         m_emitting.reset();

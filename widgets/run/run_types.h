@@ -47,7 +47,7 @@ struct JobInfo {
     QString progress;       ///< "1,200/15,000 steps", "stage 2 of 3: …", "3/8 cells"
     double etaSeconds = -1;
     qint64 queuedAtMs = 0, startedAtMs = 0, endedAtMs = 0;  ///< epoch ms; 0 = not yet
-    QString message;        ///< how it ended (why it failed)
+    QString message;        ///< how it ended, in its own units ("3 methods computed"), or why it failed
     bool active() const { return state == State::Running || state == State::Paused || state == State::Stopping; }
     bool ended() const { return state == State::Finished || state == State::Cancelled || state == State::Failed; }
 };
