@@ -7,7 +7,7 @@
 #      this machine's PyTorch, eager, and torch.compile at N = 51 and 201 (compiled once in
 #      parallel beside the build, so each timed run finds inductor's cache warm);
 #   2. cells per GPU: K = 1, 2, 4, 8 bench_step processes at once (and under MPS where the
-#      driver offers it), aggregate and per-cell steps/s;
+#      driver offers it), aggregate and per-cell steps/s, at N = $CELLS_N (default 101);
 #   3. Mamba and GPT-2 standard steps against PyTorch;
 #   4. where the GPU step spends its time: Nsight Systems' kernel summary of bench_step (when
 #      nsys exists) and torch.profiler's of the PyTorch step;
@@ -105,19 +105,20 @@ if [[ $stages == *1* ]]; then
 fi
 
 if [[ $stages == *2* ]]; then
-    say "2. cells per GPU (bench_step processes at once, standard RoPE, N = 101)"
+    cn=${CELLS_N:-101}  # the prompt size of the shared runs (the curriculum starts at 11)
+    say "2. cells per GPU (bench_step processes at once, standard RoPE, N = $cn)"
     prepare rope configs/tasks/linear_regression/rope.yaml
     cells() {  # mode K precision
         local k i f=$work/cells-$1-$2-$3 t=$SECONDS
         for ((i = 0; i < $2; ++i)); do
-            LENGEN_BENCH_DEVICE=cuda LENGEN_BENCH_PRECISION=$3 timeout 90 "$B" "$(runh5 "$work/rope")" 100 2 101 \
+            LENGEN_BENCH_DEVICE=cuda LENGEN_BENCH_PRECISION=$3 timeout 90 "$B" "$(runh5 "$work/rope")" 100 2 "$cn" \
                 >"$f.$i" 2>&1 &
         done
         wait
         local rates; rates=$(cat "$f".* | awk '/^steps\/s/ {printf "%s ", $2}')
         local sum; sum=$(echo "$rates" | awk '{s=0; for (i=1;i<=NF;i++) s+=$i; print NF==0 ? "" : s}')
         echo "   $1 K=$2 $3: per cell [$rates] aggregate $sum ($((SECONDS - t)) s)"
-        emit kind=cells mode="$1" K="$2" precision="$3" N=101 aggregate_steps_per_s="$sum" per_cell="$rates"
+        emit kind=cells mode="$1" K="$2" precision="$3" N="$cn" aggregate_steps_per_s="$sum" per_cell="$rates"
     }
     for k in 1 2 4 8; do cells procs $k bf16; done
     for k in 1 4; do cells procs $k fp32; done
