@@ -13,6 +13,7 @@
 #include <sstream>
 
 #include "data/tasks.h"
+#include "eval/eval_methods.h"
 #include "eval/interventions.h"
 #include "lengen/engine/analysis.h"
 #include "lengen/engine/errors.h"
@@ -121,6 +122,8 @@ class TestInterventions final : public QObject {
 private Q_SLOTS:
     void parsesTheSharedSyntax();
     void refusesWhatDoesNotApply();
+    void allIsAUnionEverywhere();
+    void hugeMethodScalesAreConfigErrors();
     void identitySettingsAreBitwisePlain();
     void everyInterventionIsCausal();
     void interventionsChangeLongPredictions();
@@ -404,6 +407,51 @@ void TestInterventions::pytorchReferenceAgrees()
         qInfo().noquote() << pe.c_str() << "\n" << res.out;
         QVERIFY2(res.code == 0, qPrintable(res.out + res.err));
     }
+}
+
+// Issue 45: `all` alone or among names, in one text or several, is the union of every
+// intervention that applies and the named ones (the CLI refused `all,yarn`, sweeps took it);
+// an unknown name's message names `all` too.
+void TestInterventions::allIsAUnionEverywhere()
+{
+    const auto config = lengen::test::loadOne(lengen::test::tinyConfig("linear_regression", "rope", 20));
+    const auto applicable = applicableInterventions(config);
+    auto texts = [](const std::vector<InterventionSpec>& specs) {
+        std::vector<std::string> out;
+        for (const auto& s : specs)
+            out.push_back(s.text());
+        return out;
+    };
+    const auto one = texts(expandInterventions({"all,yarn:factor=3"}, config));
+    const auto two = texts(expandInterventions({"all", "yarn:factor=3"}, config));
+    QCOMPARE(one, two);
+    QCOMPARE(one.size(), applicable.size() + 1);
+    QCOMPARE(one.back(), std::string("yarn:factor=3"));
+    QCOMPARE(texts(expandInterventions({"yarn,all"}, config)).size(), applicable.size());  // once each
+    try {
+        expandInterventions({"all,bogus"}, config);
+        QFAIL("an unknown name is a config error");
+    } catch (const Error& e) {
+        QCOMPARE(e.kind(), ErrorKind::Config);
+        QVERIFY2(std::string(e.what()).find("all: every one that applies") != std::string::npos, e.what());
+    }
+}
+
+// Issue 45: `--methods scale-x=1e100` ended in "internal error: linalg.eigh … failed to
+// converge" in the least-squares baseline; scales whose squares overflow float32 are refused.
+void TestInterventions::hugeMethodScalesAreConfigErrors()
+{
+    for (const char* name : {"scale-x=1e100", "scale-y=1e300", "scale-x=1e16"}) {
+        try {
+            eval::parseMethod(name, true);
+            QFAIL(name);
+        } catch (const Error& e) {
+            QCOMPARE(e.kind(), ErrorKind::Config);
+            QVERIFY2(std::string(e.what()).find(name) != std::string::npos, e.what());
+        }
+    }
+    QCOMPARE(eval::parseMethod("scale-x=1e15", true).scale, 1e15);
+    QCOMPARE(eval::parseMethod("scale-x=0.5", true).scale, 0.5);
 }
 
 QTEST_GUILESS_MAIN(TestInterventions)

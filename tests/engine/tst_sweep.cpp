@@ -43,6 +43,8 @@ private Q_SLOTS:
     void bootstrapBandOverThreeSeeds();
     void interventionsAreAnAxisOfTheEvalStage();
     void cancelFromAnotherShell();
+    void badInterventionsAreRefusedBeforeTraining_data();
+    void badInterventionsAreRefusedBeforeTraining();
 };
 
 void TestSweep::expandsTheGridInOrder()
@@ -365,6 +367,49 @@ void TestSweep::cancelFromAnotherShell()
     ::kill(pid_t(again.processId()), SIGINT);
     QVERIFY(again.waitForFinished(60000));
     QCOMPARE(again.exitCode(), 130);
+}
+
+// Issue 45: intervention values are resolved against every cell before anything trains, at
+// `sweep new` and at the start of `sweep run` (a hand-edited sweep.yaml); wrongly typed values
+// are refused with file:line:col. All exit 2, and no cell's run is made.
+void TestSweep::badInterventionsAreRefusedBeforeTraining_data()
+{
+    QTest::addColumn<QString>("value");   // the sweep.yaml value of stages.eval.interventions
+    QTest::addColumn<QString>("said");    // what the message must hold
+    QTest::newRow("negative factor") << R"(["yarn:factor=-1"])" << "factor=-1 is not a number > 0";
+    QTest::newRow("nan window") << R"(["window:local=nan"])" << "local=nan";
+    QTest::newRow("points past int64") << R"(["truncate:points=9223372036854775808"])" << "9223372036854775808";
+    QTest::newRow("all and a huge factor") << R"([all, "yarn:factor=1e300"])" << "factor=1e300";
+    QTest::newRow("a mapping") << "{yarn: 2}" << "not a mapping";
+    QTest::newRow("a nested list") << "[[yarn]]" << "not a list";
+}
+
+void TestSweep::badInterventionsAreRefusedBeforeTraining()
+{
+    QFETCH(QString, value);
+    QFETCH(QString, said);
+    const auto dir = test::scratchDir("sweep-bad-interventions");
+    tinyFile(dir, 20);
+    test::writeFile(dir, "sweep.yaml", "base: tiny.yaml\naxes:\n  pe: [rope, alibi]\n  seed: 1\nstages:\n  eval:\n"
+                                       "    methods: [standard]\n    prompts: 8\n    interventions: " +
+                                           value.toStdString() + "\n");
+    const QString S = QString::fromStdString(dir);
+    auto r = run({"sweep", "run", S, "--jobs", "1"});
+    QVERIFY2(r.code == 2 && r.err.contains("sweep.yaml:9:") && r.err.contains("stages.eval.interventions") &&
+                 r.err.contains(said),
+             qPrintable(r.err));
+    QVERIFY(!fs::exists(dir + "/cells/000-rope-s1/run.h5"));
+    QVERIFY(!fs::exists(dir + "/cells/001-alibi-s1/run.h5"));
+    if (value.startsWith("{") || value.startsWith("[["))
+        return;
+    // The same value given to `sweep new`: refused, naming the request, and nothing written.
+    const QString text = value.mid(1, value.size() - 2).remove('"').section(", ", -1);
+    r = run({"sweep", "new", QString::fromStdString(tinyFile(dir + "/new", 20)), "--pe", "rope", "--interventions",
+             text, "--out", S + "/new/S"});
+    QVERIFY2(r.code == 2 && r.err.contains("the new sweep's settings") && r.err.contains("cell pe=rope") &&
+                 r.err.contains(said),
+             qPrintable(r.err));
+    QVERIFY(!fs::exists(dir + "/new/S"));
 }
 
 QTEST_GUILESS_MAIN(TestSweep)

@@ -9,6 +9,9 @@
 namespace lengen::engine {
 
 namespace {
+
+// The largest scale-x / scale-y: (1e15 · a 10σ draw)² · 10⁴ points stays below float32's 3.4e38.
+constexpr double kMaxMethodScale = 1e15;
 const char* const kScales[] = {"0.333", "0.5", "2", "3"};
 }
 
@@ -60,11 +63,15 @@ MethodSpec parseMethod(const std::string& name, bool gaussianTask)
         try {
             size_t used = 0;
             m.scale = std::stod(name.substr(p.size()), &used);
-            if (used == name.size() - p.size() && m.scale > 0 && std::isfinite(m.scale))
+            if (used == name.size() - p.size() && m.scale > 0 && std::isfinite(m.scale) &&
+                m.scale <= kMaxMethodScale)
                 return shift(kind);
         } catch (const std::logic_error&) {
         }
-        throw Error(ErrorKind::Config, "method '" + name + "': the scale must be a positive number");
+        // Prompts are float32: a larger scale makes the baselines' Gram matrices overflow
+        // (issue 45: 1e100 ended in "internal error: linalg.eigh failed to converge").
+        throw Error(ErrorKind::Config, "method '" + name + "': the scale must be a positive number up to 1e15 "
+                                       "(prompts are float32; the baselines square them)");
     }
     throw Error(ErrorKind::Config, "unknown evaluation method '" + name +
                                        "' (standard, ood_length, half_subspace, skewed, "

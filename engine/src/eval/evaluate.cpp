@@ -102,26 +102,17 @@ EvalSummary evaluateRun(const std::string& run, const EvalOptions& options, RunC
     const std::int64_t dims = cfg.inputDims();
     // Every intervention is checked against the run before anything runs (exit 2).
     std::vector<InterventionSpec> specs{InterventionSpec{"none", {}}};
-    std::vector<std::string> texts;
-    for (const auto& text : options.interventions)  // `all`: every one that applies here
-        if (text == "all") {
-            const auto all = applicableInterventions(cfg);
-            texts.insert(texts.end(), all.begin(), all.end());
-        } else {
-            texts.push_back(text);
-        }
-    for (const auto& text : texts)
-        for (auto& spec : parseInterventions(text)) {
-            if (options.skipInapplicable) {
-                if (const auto why = interventionRefusal(spec, cfg); !why.empty()) {
-                    observer.onWarning(spec.text() + " skipped: " + why);
-                    continue;
-                }
+    for (auto& spec : expandInterventions(options.interventions, cfg)) {  // `all`: a union
+        if (options.skipInapplicable) {
+            if (const auto why = interventionRefusal(spec, cfg); !why.empty()) {
+                observer.onWarning(spec.text() + " skipped: " + why);
+                continue;
             }
-            eval::resolveIntervention(spec, cfg, cfg.trainPoints() * options.oodFactor);
-            if (std::none_of(specs.begin(), specs.end(), [&](const auto& s) { return s.text() == spec.text(); }))
-                specs.push_back(spec);
         }
+        eval::resolveIntervention(spec, cfg, cfg.trainPoints() * options.oodFactor);
+        if (std::none_of(specs.begin(), specs.end(), [&](const auto& s) { return s.text() == spec.text(); }))
+            specs.push_back(spec);
+    }
     std::vector<Unit> units;
     for (const auto& method : methods)
         for (const auto& spec : specs)

@@ -78,6 +78,37 @@ const std::vector<std::string>& interventionNames()
     return names;
 }
 
+std::vector<InterventionSpec> expandInterventions(const std::vector<std::string>& texts, const RunConfig& config)
+{
+    std::vector<InterventionSpec> out;
+    auto add = [&](const InterventionSpec& spec) {
+        if (std::none_of(out.begin(), out.end(), [&](const auto& s) { return s.text() == spec.text(); }))
+            out.push_back(spec);
+    };
+    for (const auto& text : texts) {
+        // `all` is a piece of its own (no ':' or '='): taken out before the rest is parsed.
+        std::string rest;
+        bool all = false;
+        size_t start = 0;
+        while (start <= text.size()) {
+            const auto comma = text.find(',', start);
+            const std::string piece =
+                trim(text.substr(start, comma == std::string::npos ? std::string::npos : comma - start));
+            start = comma == std::string::npos ? text.size() + 1 : comma + 1;
+            if (piece == "all")
+                all = true;
+            else if (!piece.empty())
+                rest += (rest.empty() ? "" : ",") + piece;
+        }
+        if (all)
+            for (const auto& name : applicableInterventions(config))
+                add(InterventionSpec{name, {}});
+        for (const auto& spec : parseInterventions(rest))
+            add(spec);
+    }
+    return out;
+}
+
 std::vector<InterventionSpec> parseInterventions(const std::string& list)
 {
     std::vector<InterventionSpec> out;
@@ -103,7 +134,8 @@ std::vector<InterventionSpec> parseInterventions(const std::string& list)
                 std::string names;
                 for (const auto& n : interventionNames())
                     names += (names.empty() ? "" : ", ") + n;
-                throw bad("'" + spec.name + "' is unknown (known: " + names + ")");
+                throw bad("'" + spec.name + "' is unknown (known: " + names +
+                          "; all: every one that applies)");
             }
             out.push_back(spec);
             if (colon != std::string::npos)

@@ -14,6 +14,7 @@
 #include "config/section_reader.h"
 #include "lengen/engine/config_edit.h"
 #include "lengen/engine/config_text.h"
+#include "lengen/engine/interventions.h"
 #include "lengen/engine/sweep.h"
 
 namespace fs = std::filesystem;
@@ -241,6 +242,25 @@ SweepCell finishCell(const SweepSpec& spec, const fs::path& dir, RunConfig c, co
     return cell;
 }
 
+// Every intervention the eval stage asks of this cell, resolved against its config as the
+// evaluation will (issue 45: `yarn:factor=-1` was accepted, trained, then refused): the ones that
+// do not apply to the cell are skipped there, as when it runs.
+void checkInterventions(const SweepSpec& spec, const SweepCell& cell)
+{
+    const auto& o = spec.stages.evalOptions;
+    if (!spec.stages.eval || o.interventions.empty())
+        return;
+    const SourceLocation where = spec.stages.interventionsAt.line ? spec.stages.interventionsAt
+                                                                  : SourceLocation{spec.file};
+    try {
+        for (const auto& s : expandInterventions(o.interventions, cell.config))
+            if (interventionRefusal(s, cell.config).empty())
+                describeIntervention(s, cell.config, int(cell.config.trainPoints() * o.oodFactor));
+    } catch (const Error& e) {
+        failCell("cell " + describe(cell.axes), where, "stages.eval.interventions", e.what());
+    }
+}
+
 }  // namespace
 
 std::vector<SweepCell> expandSweep(const SweepSpec& spec)
@@ -265,6 +285,7 @@ std::vector<SweepCell> expandSweep(const SweepSpec& spec)
         SweepCell cell = buildCell(spec, dir, cache, axes);
         cell.index = int(n);
         cell.name = cellName(int(n), count, cell.axes, spec.axes);
+        checkInterventions(spec, cell);
         cells.push_back(std::move(cell));
         for (size_t i = spec.axes.size(); i-- > 0;) {
             if (++at[i] < spec.axes[i].values.size())

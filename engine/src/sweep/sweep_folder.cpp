@@ -191,19 +191,9 @@ std::vector<std::string> wantedInterventions(const std::vector<std::string>& tex
 {
     std::vector<std::string> out;
     const auto config = storedRunConfig(info.configYaml, info.path);
-    for (const auto& text : texts) {
-        std::vector<std::string> specs;
-        if (text == "all") {
-            specs = applicableInterventions(config);
-        } else {
-            for (const auto& s : parseInterventions(text))
-                if (interventionRefusal(s, config).empty())  // skipped for this cell, as run
-                    specs.push_back(s.text());
-        }
-        for (const auto& s : specs)
-            if (s != "none")
-                out.push_back(s);
-    }
+    for (const auto& s : expandInterventions(texts, config))
+        if (!s.isNone() && interventionRefusal(s, config).empty())  // skipped for this cell, as run
+            out.push_back(s.text());
     return out;
 }
 

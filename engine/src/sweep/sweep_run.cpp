@@ -121,6 +121,16 @@ SweepIndex createSweep(const NewSweep& r)
             fs::remove(out);
         fs::rename(partial, out);
         return index;
+    } catch (const ConfigError& e) {
+        // A problem in what this request wrote names the request, not the temporary folder.
+        std::vector<ConfigIssue> issues = e.issues();
+        const std::string written = (partial / "sweep.yaml").string();
+        for (auto& i : issues)
+            if (i.where.file == written)
+                i.where = SourceLocation{"the new sweep's settings"};
+        std::error_code ec;
+        fs::remove_all(partial, ec);
+        throw ConfigError(std::move(issues));
     } catch (...) {
         std::error_code ec;
         fs::remove_all(partial, ec);

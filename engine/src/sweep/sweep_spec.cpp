@@ -77,39 +77,71 @@ void readAxes(const MapEntry* axes, SweepSpec& spec, IssueSink& sink)
         sink.error(axes->keyLocation, "axes", "no axis given");
 }
 
+// The comma-separated pieces of an intervention list, trimmed.
+std::vector<std::string> splitPieces(const std::string& text)
+{
+    std::vector<std::string> out;
+    std::string piece;
+    std::istringstream in(text);
+    while (std::getline(in, piece, ',')) {
+        const auto b = piece.find_first_not_of(" \t"), e = piece.find_last_not_of(" \t");
+        if (b != std::string::npos)
+            out.push_back(piece.substr(b, e - b + 1));
+    }
+    return out;
+}
+
 void readEval(SectionReader s, SweepStages& st)
 {
     if (!s.present())
         return;
     st.eval = true;
     auto& o = st.evalOptions;
-    if (const auto* e = s.entry("methods")) {
-        o.methods.clear();
-        if (e->value->kind == Node::Kind::Sequence) {
-            for (const auto& m : e->value->items)
-                o.methods.push_back(m->scalar);
-        } else if (e->value->kind == Node::Kind::Scalar && e->value->scalar != "all") {
-            o.methods.push_back(e->value->scalar);
+    // A scalar or a list of scalars; anything else (a mapping, a nested list) is refused with its
+    // place, never dropped (issue 45: `interventions: {yarn: 2}` ran no intervention).
+    const auto scalars = [&s](const char* key, const MapEntry* e, std::vector<std::string>& out) {
+        out.clear();
+        if (e->value->kind == Node::Kind::Scalar) {
+            out.push_back(e->value->scalar);
+            return;
         }
+        if (e->value->kind == Node::Kind::Sequence) {
+            for (const auto& m : e->value->items) {
+                if (m->kind != Node::Kind::Scalar) {
+                    s.error(key, "each entry must be a name as text (e.g. yarn:factor=8), not a " +
+                                     std::string(m->kind == Node::Kind::Map ? "mapping" : "list"));
+                    return;
+                }
+                out.push_back(m->scalar);
+            }
+            return;
+        }
+        s.error(key, "expected a name or a list of names, not a " +
+                         std::string(e->value->kind == Node::Kind::Map ? "mapping" : "null"));
+    };
+    if (const auto* e = s.entry("methods")) {
+        scalars("methods", e, o.methods);
+        if (o.methods.size() == 1 && o.methods.front() == "all")
+            o.methods.clear();
     }
     if (const auto* e = s.entry("interventions")) {
-        // A list as `lengen eval --intervention` takes them, or `all`: every one that applies
-        // to each cell's run. Checked by name here, against each run when it is evaluated.
-        o.interventions.clear();
-        if (e->value->kind == Node::Kind::Sequence) {
-            for (const auto& m : e->value->items)
-                o.interventions.push_back(m->scalar);
-        } else if (e->value->kind == Node::Kind::Scalar) {
-            o.interventions.push_back(e->value->scalar);
-        }
-        for (const auto& text : o.interventions)
-            if (text != "all") {
-                try {
-                    parseInterventions(text);
-                } catch (const Error& err) {
-                    s.error("interventions", err.what());
-                }
+        // A list as `lengen eval --intervention` takes them; `all` adds every one that applies
+        // to each cell's run. Checked by name here, and each value against each cell's config
+        // when the sweep is expanded (expandSweep), before anything runs.
+        scalars("interventions", e, o.interventions);
+        st.interventionsAt = e->value->location;
+        for (const auto& text : o.interventions) {
+            try {
+                // Names and keys here; `all` is a piece of its own (interventions.h).
+                std::string rest;
+                for (const auto& piece : splitPieces(text))
+                    if (piece != "all")
+                        rest += (rest.empty() ? "" : ",") + piece;
+                parseInterventions(rest);
+            } catch (const Error& err) {
+                s.error("interventions", err.what());
             }
+        }
     }
     if (auto v = s.integer("prompts"); v && *v >= 1 && *v <= 10000000)
         o.prompts = int(*v);

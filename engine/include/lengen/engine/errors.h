@@ -14,7 +14,7 @@ enum class ErrorKind {
     Config = 2,     ///< bad YAML, unknown task/PE/family, impossible sizes
     RunFile = 3,    ///< run file missing, damaged, foreign or of an unknown format version
     Io = 4,         ///< cannot create or write an output file or folder
-    Runtime = 5,    ///< the run itself failed: NaN loss, device unavailable, out of memory
+    Runtime = 5,    ///< the run itself failed: NaN loss, out of memory (a missing GPU is Config)
     Scheduler = 9,  ///< Slurm is missing, does not answer, or refused the job (sweep submit)
     Usage = 64,     ///< wrong command-line usage (EX_USAGE)
     Interrupted = 130,  ///< stopped by Ctrl-C after writing a checkpoint

@@ -27,6 +27,12 @@ struct InterventionSpec {
 /// and yarn. Error(Config) naming the piece for an unknown name, parameter or value.
 std::vector<InterventionSpec> parseInterventions(const std::string& list);
 
+/// The specs a list of texts asks of a run with this config: each text parsed (one spec or a
+/// comma-separated list), and `all` — alone or among names, in any text — adds every
+/// intervention that applies to the run (a union, the same rule for the CLI, sweeps and the
+/// studio). Duplicates once, in the order first given. Error(Config) as parseInterventions.
+std::vector<InterventionSpec> expandInterventions(const std::vector<std::string>& texts, const RunConfig& config);
+
 /// Every intervention, in the documentation's order (none first).
 const std::vector<std::string>& interventionNames();
 

@@ -30,6 +30,7 @@ struct SweepAxis {
 struct SweepStages {
     bool eval = false;
     EvalOptions evalOptions;
+    SourceLocation interventionsAt;      ///< where `eval.interventions` was written (messages)
     bool probe = false;
     ProbeOptions probeOptions;
 };
