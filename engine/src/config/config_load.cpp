@@ -308,7 +308,7 @@ LoadedConfig parseRoot(const config::NodePtr& root, const std::string& source)
     if (!top.present()) {
         sink.error(root->location, "", "the config must be a mapping with model, task and "
                                        "training sections");
-        throw ConfigError(sink.errors);
+        throw ConfigError(sink.allErrors());
     }
     readTask(top.child("task"), base.task);
     readModel(top.child("model"), base.model, base.position, sink);
@@ -351,10 +351,10 @@ LoadedConfig parseRoot(const config::NodePtr& root, const std::string& source)
                                      base.position.type + " rotates pairs of a head's dimensions "
                                      "and needs an even head width");
     if (!sink.errors.empty())
-        throw ConfigError(sink.errors);
+        throw ConfigError(sink.allErrors());
 
     LoadedConfig loaded;
-    loaded.warnings = sink.warnings;
+    loaded.warnings = sink.allWarnings();
     std::vector<double> lengths = base.model.maxLengths;
     if (lengths.empty())  // not given: the reference's convention T = 2 * points.end
         lengths = {2.0 * base.task.curriculum.points.end};

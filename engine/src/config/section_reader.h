@@ -16,16 +16,41 @@ namespace lengen::engine::config {
 /// float by YAML 1.1 readers (PyYAML): 1 -> "1.0", inf -> ".inf".
 std::string exactNumber(double v);
 
+/// The problems of one load. At most kKept of each kind are kept, the rest only counted: a file
+/// with 200,000 unknown keys is reported in milliseconds as 100 lines and "… and 199,900 more"
+/// (issue 45), not as a wall of text after minutes.
 struct IssueSink {
+    static constexpr std::size_t kKept = 100;
     std::vector<ConfigIssue> errors;
     std::vector<ConfigIssue> warnings;
+    std::size_t errorsLeftOut = 0, warningsLeftOut = 0;
     void error(const SourceLocation& where, const std::string& path, const std::string& message)
     {
-        errors.push_back({where, path, message});
+        if (errors.size() < kKept)
+            errors.push_back({where, path, message});
+        else
+            ++errorsLeftOut;
     }
     void warn(const SourceLocation& where, const std::string& path, const std::string& message)
     {
-        warnings.push_back({where, path, message});
+        if (warnings.size() < kKept)
+            warnings.push_back({where, path, message});
+        else
+            ++warningsLeftOut;
+    }
+    /// The kept errors (warnings), then one line saying how many more there were.
+    std::vector<ConfigIssue> allErrors() const { return withCount(errors, errorsLeftOut, "error"); }
+    std::vector<ConfigIssue> allWarnings() const { return withCount(warnings, warningsLeftOut, "warning"); }
+
+private:
+    static std::vector<ConfigIssue> withCount(std::vector<ConfigIssue> kept, std::size_t more, const char* what)
+    {
+        if (more > 0) {
+            const SourceLocation where = kept.empty() ? SourceLocation{} : SourceLocation{kept.back().where.file};
+            kept.push_back({where, "", "… and " + std::to_string(more) + " more " + what + (more == 1 ? "" : "s") +
+                                           " of the same file, not listed"});
+        }
+        return kept;
     }
 };
 

@@ -213,8 +213,8 @@ SweepSpec readSpec(const config::NodePtr& root, const std::string& file)
         stages.warnUnknown();
     }
     top.warnUnknown();
-    auto issues = std::move(sink.errors);
-    for (auto& w : sink.warnings)  // a typo in a sweep is never harmless
+    auto issues = sink.allErrors();
+    for (auto& w : sink.allWarnings())  // a typo in a sweep is never harmless
         issues.push_back(std::move(w));
     if (!issues.empty())
         throw ConfigError(std::move(issues));
