@@ -1,0 +1,315 @@
+// The Sweeps tab's jobs (sweeps_view.h): creating, running, stopping and submitting a sweep,
+// aggregating it over seeds, and asking the scheduler about its cells, each as a job of the
+// studio's RunController or off the GUI thread, so nothing of a sweep waits there.
+
+#include "sweeps_view.h"
+
+#include <QDir>
+#include <QFileInfo>
+#include <QFutureWatcher>
+#include <QSpinBox>
+#include <QtConcurrent/QtConcurrentRun>
+
+#include <utility>
+
+#include "lengen/engine/errors.h"
+#include "lengen/engine/sweep_aggregate.h"
+#include "lengen/engine/sweep_jobs.h"
+#include "lengen/engine/sweep_run.h"
+#include "sweep_dialogs.h"
+
+namespace lengen::ui {
+
+void SweepsView::setController(RunController* controller)
+{
+    m_controller = controller;
+    if (!controller)
+        return;
+    connect(controller, &RunController::runFinished, this,
+            [this](const QString& label, const engine::RunSummary&) { onJobEnded(label, true); });
+    connect(controller, &RunController::runCancelled, this,
+            [this](const QString& label, const engine::RunSummary&) { onJobEnded(label, false); });
+    connect(controller, &RunController::runFailed, this,
+            [this](const QString& label, const RunError&) { onJobEnded(label, false); });
+    connect(controller, &RunController::stateChanged, this, [this] { refresh(); });
+    connect(controller, &RunController::jobChanged, this, [this](const JobInfo& j) {
+        if (j.id == m_runJob && !j.active() && !j.ended())
+            refresh();  // queued: what it waits for changed
+    });
+}
+
+bool SweepsView::runningHere() const
+{
+    if (!m_controller || !m_runJob)
+        return false;
+    const auto j = m_controller->job(m_runJob);
+    return j && j->active();
+}
+
+QString SweepsView::queuedBehind() const
+{
+    const auto j = m_controller && m_runJob ? m_controller->job(m_runJob) : std::nullopt;
+    return j && j->state == JobInfo::State::Queued ? j->waitingFor : QString();
+}
+
+void SweepsView::onJobEnded(const QString& label, bool finished)
+{
+    if (!m_controller || m_controller->currentKind() != JobKind::Sweep)
+        return;
+    if (label == m_newLabel) {
+        m_newLabel.clear();
+        if (finished)
+            setSweep(m_newDir);
+        return;
+    }
+    const bool wasRun = label == m_runLabel;
+    if (wasRun) {
+        m_runLabel.clear();
+        m_runJob = 0;
+    }
+    refresh();
+    if (wasRun && finished)
+        aggregate();
+}
+
+// `squeue` may take seconds (20 s limit when the controller is dead): asked off the GUI thread,
+// at most every 5 s and one question at a time; refresh() merges the last answer.
+void SweepsView::askScheduler(const std::string& root)
+{
+    if (m_schedulerAsking || (m_schedulerAsked.isValid() && m_schedulerAsked.elapsed() < 5000))
+        return;
+    if (!QFileInfo::exists(QString::fromStdString(root + "/jobs.json")) &&
+        !QFileInfo::exists(QString::fromStdString(root + "/slurm/submitted.json")))
+        return;  // never submitted: the files say everything
+    m_schedulerAsking = true;
+    m_schedulerAsked.start();
+    auto* watcher = new QFutureWatcher<SchedulerView>(this);
+    connect(watcher, &QFutureWatcher<SchedulerView>::finished, this, [this, watcher, root] {
+        watcher->deleteLater();
+        m_schedulerAsking = false;
+        try {
+            if (!m_index || engine::locateSweep(m_dir.toStdString()) != root)
+                return;  // another sweep is shown now
+        } catch (const std::exception&) {
+            return;
+        }
+        m_scheduler = watcher->result().states;
+        m_schedulerNote = QString::fromStdString(watcher->result().note);
+        refresh();
+    });
+    watcher->setFuture(QtConcurrent::run([root]() {
+        SchedulerView view;
+        try {
+            const auto index = engine::readSweepIndex(root);
+            for (const auto& st : engine::sweepJobStatus(root, index, &view.note))
+                if (!st.scheduler.empty() || st.queued)
+                    view.states[st.cell->index] = {st.state, st.scheduler.empty() ? st.message
+                                                                                  : "Slurm: " + st.scheduler};
+        } catch (const std::exception& e) {
+            view.note = e.what();
+        }
+        return view;
+    }));
+}
+
+void SweepsView::aggregate()
+{
+    if (!m_index)
+        return;
+    std::string root;
+    try {
+        root = engine::locateSweep(m_dir.toStdString());
+    } catch (const std::exception& e) {
+        return Q_EMIT statusMessage(tr("Not aggregated: %1").arg(QString::fromUtf8(e.what())));
+    }
+    const auto said = [this](const engine::SweepAggregate& a) {
+        Q_EMIT statusMessage(a.missing.empty() ? tr("Aggregated over seeds")
+                                               : tr("Aggregated; %n cell(s) without results left out", nullptr,
+                                                    int(a.missing.size())));
+    };
+    if (!m_controller) {  // a view on its own (tests): here and now
+        try {
+            m_aggregate = engine::aggregateSweep(root, {});
+            engine::writeAggregate(engine::aggregateFileFor(root), *m_aggregate);
+            said(*m_aggregate);
+        } catch (const std::exception& e) {
+            Q_EMIT statusMessage(tr("Not aggregated: %1").arg(QString::fromUtf8(e.what())));
+        }
+        return drawFigure();
+    }
+    // A job (issue 39: it ran on the GUI thread, reading every cell's analysis file): one at a
+    // time per view, a request meanwhile runs once it ends. Its subject is the aggregate file, so
+    // it never waits behind the sweep's own run.
+    if (m_aggregating) {
+        m_aggregateAgain = true;
+        return;
+    }
+    m_aggregating = true;
+    auto result = std::make_shared<std::optional<engine::SweepAggregate>>();
+    const QString dir = m_dir;
+    const quint64 id = m_controller->enqueue(
+        JobKind::Sweep, tr("aggregate %1").arg(QFileInfo(m_dir).fileName()),
+        [root, result](engine::RunControl&, engine::AnalysisObserver&) {
+            auto a = engine::aggregateSweep(root, {});
+            engine::writeAggregate(engine::aggregateFileFor(root), a);
+            *result = std::move(a);
+            engine::RunSummary r;
+            r.runFile = root;
+            return r;
+        },
+        QString::fromStdString(engine::aggregateFileFor(root)));
+    auto* context = new QObject(this);  // the one-shot connection, gone with it
+    connect(m_controller, &RunController::jobChanged, context, [=](const JobInfo& j) {
+        if (j.id != id || !j.ended())
+            return;
+        context->deleteLater();
+        m_aggregating = false;
+        if (m_dir != dir)
+            return;  // another sweep is shown now
+        if (*result) {
+            m_aggregate = std::move(**result);
+            said(*m_aggregate);
+        } else {
+            Q_EMIT statusMessage(tr("Not aggregated: %1").arg(j.message));
+        }
+        drawFigure();
+        if (std::exchange(m_aggregateAgain, false))
+            aggregate();
+    });
+}
+
+namespace {
+
+// An executor's reports as the progress of a controller job: cells ended of those it took, and
+// its lines as the job's warnings (the status bar shows the latest).
+class JobProgress final : public engine::SweepObserver {
+public:
+    explicit JobProgress(engine::AnalysisObserver& job) : m_job(job) { m_job.onStage(0, 1, "cells"); }
+    void onMessage(const std::string& line) override { m_job.onWarning(line); }
+    void onCells(int ended, int total, double) override { m_job.onProgress("cells", ended, std::max(total, 1)); }
+
+private:
+    engine::AnalysisObserver& m_job;
+};
+
+engine::RunSummary jobSummary(const std::string& dir, const engine::SweepRunSummary& s)
+{
+    engine::RunSummary r;
+    r.runFile = dir;
+    r.stepsDone = s.finished;
+    r.outcome = s.cancelled ? engine::RunOutcome::Cancelled : engine::RunOutcome::Finished;
+    return r;
+}
+
+}  // namespace
+
+void SweepsView::newSweep()
+{
+    const auto base = m_baseConfig ? m_baseConfig() : std::nullopt;
+    if (!base)
+        return Q_EMIT statusMessage(tr("The Set up tab's config is not valid: fix it first"));
+    std::optional<engine::NewSweep> request;
+    try {
+        request = askNewSweep(this, QDir::current().absoluteFilePath(QStringLiteral("sweeps/sweep")));
+    } catch (const std::exception& e) {
+        return Q_EMIT statusMessage(tr("Sweep not created: %1").arg(QString::fromUtf8(e.what())));
+    }
+    if (!request)
+        return;
+    request->base = *base;
+    request->baseSource = base->sourceFile.empty() ? "the studio's Set up tab" : base->sourceFile;
+    createSweep(std::move(*request));
+}
+
+void SweepsView::createSweep(engine::NewSweep request)
+{
+    if (!m_controller)
+        return Q_EMIT statusMessage(tr("No job controller: sweeps cannot be created here"));
+    m_newDir = QString::fromStdString(request.outDir);
+    m_newLabel = tr("new sweep %1").arg(QFileInfo(m_newDir).fileName());
+    // Every cell is loaded and validated first: seconds for a large grid, on the worker.
+    const QString subject = QFileInfo(m_newDir).absoluteFilePath();
+    m_controller->enqueue(JobKind::Sweep, m_newLabel,
+                          [request = std::move(request)](engine::RunControl&, engine::AnalysisObserver& obs) {
+                              const auto index = engine::createSweep(request);
+                              obs.onWarning("sweep " + index.name + ": " + std::to_string(index.cells.size()) +
+                                            " cells written to " + request.outDir);
+                              engine::RunSummary r;
+                              r.runFile = request.outDir;
+                              r.stepsDone = std::int64_t(index.cells.size());
+                              return r;
+                          },
+                          subject);
+    Q_EMIT statusMessage(tr("Creating the sweep %1…").arg(m_newDir));
+}
+
+void SweepsView::runHere()
+{
+    if (m_dir.isEmpty())
+        return;
+    if (!m_controller)
+        return Q_EMIT statusMessage(tr("No job controller: sweeps cannot run here"));
+    if (!m_runLabel.isEmpty())
+        return Q_EMIT statusMessage(tr("This sweep is already queued or running here"));
+    std::string dir;
+    try {
+        dir = engine::locateSweep(m_dir.toStdString());
+    } catch (const std::exception& e) {  // moved or deleted since it was opened
+        return Q_EMIT statusMessage(tr("Sweep not run: %1").arg(QString::fromUtf8(e.what())));
+    }
+    const int jobs = m_jobs->value();
+    m_runLabel = tr("sweep %1").arg(QFileInfo(m_dir).fileName());
+    // The local executor on the controller's worker: cell processes N at a time, Stop passes
+    // each one SIGTERM (it checkpoints) and waits; the GUI thread only reads the cells' files.
+    // A lane of its own: the cells are child processes, and never wait behind an evaluation.
+    m_runJob = m_controller->enqueue(JobKind::Sweep, m_runLabel, [dir, jobs](engine::RunControl& control,
+                                                                             engine::AnalysisObserver& obs) {
+        engine::LocalSweepOptions o;
+        o.jobs = jobs;
+        const auto executor = engine::makeLocalExecutor(dir, o);
+        JobProgress progress(obs);
+        const auto s = executor->submit(control, progress);
+        if (s.failed + s.failedBefore > 0)
+            obs.onWarning(std::to_string(s.failed + s.failedBefore) + " cell(s) failed: the grid's tooltips say why");
+        return jobSummary(dir, s);
+    }, QString::fromStdString(dir));
+    refresh();
+}
+
+void SweepsView::stopRun()
+{
+    if (m_controller && m_runJob)
+        m_controller->stop(m_runJob);  // the executor passes one SIGTERM to each cell
+}
+
+void SweepsView::submit()
+{
+    if (m_dir.isEmpty())
+        return;
+    if (const auto options = askSubmit(this))
+        submitTo(*options);
+}
+
+void SweepsView::submitTo(engine::SlurmSweepOptions options)
+{
+    if (m_dir.isEmpty() || !m_controller)
+        return;
+    std::string dir;
+    try {
+        dir = engine::locateSweep(m_dir.toStdString());
+    } catch (const std::exception& e) {
+        return Q_EMIT statusMessage(tr("Not submitted: %1").arg(QString::fromUtf8(e.what())));
+    }
+    // sbatch has a time limit of its own (a dead controller is a message, not a hang): on the
+    // worker either way, never on the GUI thread.
+    m_controller->enqueue(JobKind::Sweep, tr("submit %1").arg(QFileInfo(m_dir).fileName()),
+                          [dir, options](engine::RunControl& control, engine::AnalysisObserver& obs) {
+                              const auto executor = engine::makeSlurmExecutor(dir, options);
+                              JobProgress progress(obs);
+                              auto s = executor->submit(control, progress);
+                              return jobSummary(dir, s);
+                          },
+                          QString::fromStdString(dir));
+}
+
+}  // namespace lengen::ui
