@@ -144,6 +144,11 @@ void TestPanels::setupValidatesInline()
     QCOMPARE(r->runs.size(), size_t(1));
     QCOMPARE(r->runs[0].model.hiddenSize, 64);
     QCOMPARE(*r->options.maxSteps, std::int64_t{7});
+    // Issue 41: the summary says what Train will run, the Steps field's 7, not the config's.
+    QVERIFY2(panel.summaryText().contains("7 steps (Steps field; the config says 15000)"),
+             qPrintable(panel.summaryText()));
+    panel.setSteps(0);  // "as configured"
+    QVERIFY2(panel.summaryText().contains("15000 steps × batch"), qPrintable(panel.summaryText()));
 }
 
 void TestPanels::configSaveLoadRoundTrip()

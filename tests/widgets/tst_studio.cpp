@@ -30,6 +30,7 @@
 #include "run_browser.h"
 #include "run_form.h"
 #include "run_table_model.h"
+#include "qcp.h"
 #include "setup_panel.h"
 #include "test_support.h"
 #include "training_view.h"
@@ -104,6 +105,7 @@ private Q_SLOTS:
     void runsListShowsStepsAsTheyLand();
     void trainTabActsOnTheOpenRunOnly();
     void aSweepStartsWhileAnEvaluationRuns();
+    void hoverReadOutsFollowTheOpenRun();
 
 private:
     studio::StudioOptions options() const
@@ -438,6 +440,33 @@ void TestStudio::aSweepStartsWhileAnEvaluationRuns()
     sweeps->stopRun();
     w.controller().stop(eval);
     QVERIFY(waitIdle(w.controller(), 120000));
+}
+
+// Issue 41, defect 3: a hover read-out belongs to what is drawn. Open A and hover its loss
+// plot; open the stopped run (no log): the Train tab's read-out is gone, and the Evaluation tab's
+// is its hint, not the previous run's values.
+void TestStudio::hoverReadOutsFollowTheOpenRun()
+{
+    studio::MainWindow w(options());
+    w.resize(1280, 860);
+    w.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&w));
+    QVERIFY(w.openRun(m_a));
+    w.findChild<QTabWidget*>()->setCurrentWidget(w.trainingView());
+    QCoreApplication::processEvents();
+    auto* view = w.trainingView();
+    // Move over each plot of the Train tab until one reads out values (the loss plot does).
+    for (auto* plot : view->findChildren<QCustomPlot*>()) {
+        plot->replot(QCustomPlot::rpImmediateRefresh);
+        QTest::mouseMove(plot, plot->rect().center());
+        QCoreApplication::processEvents();
+        if (!view->hoverText().isEmpty())
+            break;
+    }
+    QVERIFY2(view->hoverText().contains("loss"), qPrintable(view->hoverText()));
+    QVERIFY(w.openRun(m_stopped));
+    QCOMPARE(view->hoverText(), QString());
+    QVERIFY(w.evaluationView()->hoverText().startsWith("Hover for values"));
 }
 
 QTEST_MAIN(TestStudio)

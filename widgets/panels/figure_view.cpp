@@ -157,6 +157,9 @@ void FigureView::draw()
 {
     m_spec.reset();
     m_stack->setCurrentIndex(0);
+    // Another run, figure or option: the last read-out belonged to what was drawn before
+    // (issue 41: a run without an evaluation still showed the previous run's values).
+    m_hover->setText(tr("Hover for values; click a legend entry to hide or show its curve."));
     const QString current = m_choice->currentData().toString();
     m_sweepNames.clear();
     for (const auto& n : figureNames())
@@ -198,6 +201,8 @@ void FigureView::draw()
         Q_EMIT statusMessage(QString::fromUtf8(e.what()));
     }
 }
+
+QString FigureView::hoverText() const { return m_hover->text(); }
 
 std::optional<plots::FigureSpec> FigureView::shownSpec() const
 {

@@ -45,6 +45,8 @@ public:
 
     /// Writes the current figure: PNG/SVG/PDF as shown (zoom kept), CSV = its data.
     bool exportTo(const QString& path, int dpi, QString* error = nullptr);
+    /// The hover read-out under the figure (tests).
+    QString hoverText() const;
     /// The figure as shown: the spec without the series hidden by a legend click.
     std::optional<plots::FigureSpec> shownSpec() const;
     /// Asks for a file name and format, then exports.

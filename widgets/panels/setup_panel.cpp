@@ -105,6 +105,7 @@ SetupPanel::SetupPanel(const QString& configRoot, QWidget* parent)
     m_validate->setSingleShot(true);
     m_validate->setInterval(400);  // validate when typing pauses
     connect(m_validate, &QTimer::timeout, this, [this] { validate(); });
+    connect(m_steps, &QSpinBox::valueChanged, this, &SetupPanel::showSummary);
     connect(m_editor, &QPlainTextEdit::textChanged, this, [this] {
         if (m_settingText)
             return;
@@ -336,22 +337,38 @@ QStringList SetupPanel::showResult()
         m_issues->setVisible(true);
         return issues;
     }
-    const auto& c = m_draft.runs().front();
     m_form->setConfig(m_draft.config());
+    showSummary();
+    m_issues->setVisible(m_issues->count() > 0);  // the list takes room only when it has lines
+    return {};
+}
+
+// What Train will run: the Steps field overrides the config's max_steps (issue 41: the summary
+// said 3000 while the run trained 20).
+void SetupPanel::showSummary()
+{
+    if (!m_draft.valid() || m_draft.runs().empty())
+        return;
+    const auto& c = m_draft.runs().front();
+    const bool overridden = m_steps->value() > 0 && m_steps->value() != c.training.maxSteps;
+    const QString steps = overridden ? tr("%1 steps (Steps field; the config says %2)")
+                                           .arg(m_steps->value())
+                                           .arg(c.training.maxSteps)
+                                     : tr("%1 steps").arg(c.training.maxSteps);
     m_summary->setText(tr("✔ %1 (%2), %3 + %4: H %5 × %6 layers × %7 heads; D = %8, %9 points; "
-                          "%10 steps × batch %11%12")
+                          "%10 × batch %11%12")
                            .arg(QString::fromStdString(c.task.name), QString::fromStdString(c.task.data),
                                 QString::fromStdString(c.model.family), QString::fromStdString(c.peDisplayName()))
                            .arg(c.model.hiddenSize).arg(c.model.numLayers).arg(c.model.numHeads)
                            .arg(c.inputDims()).arg(c.trainPoints())
-                           .arg(c.training.maxSteps).arg(c.training.batchSize)
+                           .arg(steps).arg(c.training.batchSize)
                            .arg(m_draft.runs().size() > 1
                                     ? tr("; %1 runs (max_length list)").arg(m_draft.runs().size())
                                     : QString()) +
                        QStringLiteral("\n") + derivedText(c));
-    m_issues->setVisible(m_issues->count() > 0);  // the list takes room only when it has lines
-    return {};
 }
+
+QString SetupPanel::summaryText() const { return m_summary->text(); }
 
 QString SetupPanel::labelFor(const engine::RunConfig& run)
 {

@@ -71,12 +71,15 @@ public:
     static std::vector<TrainRequest> sweepRequests(const TrainRequest& base, const QStringList& pes);
     /// A run's job label: task and position encoding ("linear_regression · NoPE").
     static QString labelFor(const engine::RunConfig& run);
+    /// The summary line under the form: what Train will run (tests).
+    QString summaryText() const;
 
 Q_SIGNALS:
     void trainRequested(lengen::ui::TrainRequest request);
     void statusMessage(QString message);
 
 private:
+    void showSummary();
     void fillPresets(const QString& root);
     void onOpen();
     void onSaveAs();

@@ -506,6 +506,7 @@ void TrainingView::exportWithDialog()
 void TrainingView::showRunLog(const QString& runFile)
 {
     clearSeries();
+    m_hover->clear();  // the read-out was the previous run's (issue 41)
     m_runFile.clear();
     m_runId.clear();
     m_runName.clear();
