@@ -12,6 +12,7 @@
 #include <QSignalSpy>
 #include <QStandardPaths>
 #include <QTabWidget>
+#include <QThread>
 #include <QTimer>
 #include <QDir>
 #include <QTest>
@@ -106,6 +107,7 @@ private Q_SLOTS:
     void trainTabActsOnTheOpenRunOnly();
     void aSweepStartsWhileAnEvaluationRuns();
     void hoverReadOutsFollowTheOpenRun();
+    void longLabelsNeverWidenTheWindow();
 
 private:
     studio::StudioOptions options() const
@@ -467,6 +469,43 @@ void TestStudio::hoverReadOutsFollowTheOpenRun()
     QVERIFY(w.openRun(m_stopped));
     QCOMPARE(view->hoverText(), QString());
     QVERIFY(w.evaluationView()->hoverText().startsWith("Hover for values"));
+}
+
+// Issue 41, defect 4: a training and three queued ones with long labels. The Train tab's queue
+// line is elided (the whole text in its tooltip), the window keeps its width, and Stop stays
+// inside it.
+void TestStudio::longLabelsNeverWidenTheWindow()
+{
+    studio::MainWindow w(options());
+    w.resize(1280, 860);
+    w.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&w));
+    w.findChild<QTabWidget*>()->setCurrentWidget(w.trainingView());
+    const int width = w.width();
+    auto waiting = [](engine::RunControl& control, engine::TrainObserver& obs) {
+        engine::RunStarted s;
+        s.totalSteps = 100;
+        obs.onStarted(s);
+        while (control.shouldContinue())
+            QThread::msleep(5);
+        engine::RunSummary r;
+        r.outcome = engine::RunOutcome::Cancelled;
+        return r;
+    };
+    const QString longLabel = QString("linear_regression · RoPE with a very long descriptive label ").repeated(3);
+    for (int i = 0; i < 4; ++i)
+        w.controller().enqueue(longLabel + QString::number(i), waiting, ui::newRunSubject(QString::number(i)));
+    QTest::qWait(200);
+    QCOMPARE(w.controller().queuedCount(), 3);
+    QCOMPARE(w.width(), width);
+    QVERIFY2(w.minimumSizeHint().width() <= width, qPrintable(QString::number(w.minimumSizeHint().width())));
+    auto* stop = button(w.trainingView(), "Stop");
+    QVERIFY(stop);
+    const QRect inWindow(stop->mapTo(&w, QPoint(0, 0)), stop->size());
+    QVERIFY2(w.rect().contains(inWindow), "Stop is inside the window");
+    w.controller().clearQueue();
+    w.controller().stop();
+    QVERIFY(waitIdle(w.controller()));
 }
 
 QTEST_MAIN(TestStudio)

@@ -28,6 +28,15 @@ namespace lengen::ui {
 
 namespace {
 
+// A status text that never widens the window (issue 41: "2 queued: …" pushed it past the screen
+// and cut off Stop): at most 360 px, elided, the whole text in the tooltip.
+template <typename W>
+void setElided(W* widget, const QString& text)
+{
+    widget->setToolTip(text);
+    widget->setText(widget->fontMetrics().elidedText(text, Qt::ElideRight, 360));
+}
+
 constexpr size_t kRecent = 20;  // per-position curve: mean of the last 20 logged rows
 
 QString duration(double seconds)
@@ -53,6 +62,9 @@ TrainingView::TrainingView(RunController& controller, QWidget* parent)
     : QWidget(parent), m_controller(controller)
 {
     m_label = new QLabel(tr("Nothing is training. Set up a run and press Train."));
+    // A long run path must not widen the window: the label takes what the row gives it.
+    m_label->setSizePolicy(QSizePolicy::Ignored, QSizePolicy::Preferred);
+    m_label->setMinimumWidth(1);
     m_progress = new QProgressBar;
     m_progress->setRange(0, 1);
     m_rate = new QLabel;
@@ -180,8 +192,8 @@ TrainingView::TrainingView(RunController& controller, QWidget* parent)
     connect(&m_controller, &RunController::stepProgress, this, &TrainingView::onProgress);
     connect(&m_controller, &RunController::logRecord, this, &TrainingView::onLog);
     connect(&m_controller, &RunController::queueChanged, this, [this](int n) {
-        m_queue->setText(n > 0 ? tr("%n queued: %1", nullptr, n).arg(m_controller.queuedLabels().join(", "))
-                               : QString());
+        setElided(m_queue, n > 0 ? tr("%n queued: %1", nullptr, n).arg(m_controller.queuedLabels().join(", "))
+                                 : QString());
     });
     // Evaluations and probes have their own progress area: this view shows training only.
     auto training = [this] { return m_controller.currentKind() == JobKind::Train; };
@@ -241,7 +253,9 @@ void TrainingView::updateControls()
     // Another run trains: say which, and offer it (its controls are there, and in the Jobs panel).
     m_openLive->setVisible(training && !showingLive() && !m_liveRunFile.isEmpty());
     if (training)
-        m_openLive->setText(tr("“%1” is %2 — open it").arg(j->label, jobStateName(j->state)));
+        setElided(m_openLive, tr("“%1” is %2 — open it").arg(j->label, jobStateName(j->state)));
+    if (training)
+        m_openLive->setToolTip(m_openLive->toolTip() + tr("\nPause and Stop here act on the open run only"));
     // The status showRunLog read: this runs on every state change and every 2 s follow, and a
     // table row (config parse, analysis contents) per call was work done for one word.
     const bool resumable = !training && !m_runFile.isEmpty() &&
