@@ -399,6 +399,12 @@ void TestStudio::trainTabActsOnTheOpenRunOnly()
     QVERIFY(waitIdle(w.controller()));
     QCOMPARE(w.controller().job(trainId)->state, ui::JobInfo::State::Cancelled);
     QCOMPARE(engine::readRunInfo(a.toStdString()).status, std::string("cancelled"));
+    // Issue 41, words: "final loss" only for a run that finished.
+    QVERIFY(w.openRun(a));
+    QVERIFY2(view->headerText().contains("last logged loss") && !view->headerText().contains("final loss"),
+             qPrintable(view->headerText()));
+    QVERIFY(w.openRun(m_a));
+    QVERIFY2(view->headerText().contains("final loss"), qPrintable(view->headerText()));
 }
 
 // Issue 39: an evaluation with an intervention runs; a sweep created and run meanwhile starts

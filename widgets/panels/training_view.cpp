@@ -272,6 +272,8 @@ QString TrainingView::rateText() const { return m_rate->text(); }
 
 bool TrainingView::resumeOffered() const { return !m_resume->isHidden(); }
 
+QString TrainingView::headerText() const { return m_label->text(); }
+
 bool TrainingView::controlsEnabled() const { return m_pause->isEnabled() || m_stop->isEnabled(); }
 
 QString TrainingView::otherTrainingOffer() const { return m_openLive->isHidden() ? QString() : m_openLive->text(); }
@@ -568,7 +570,9 @@ void TrainingView::showRunLog(const QString& runFile)
                                  : tr("%1 — imported from %2: no training log (the Python code "
                                       "keeps none)").arg(m_runFile, QString::fromStdString(info.importedFrom)));
         else
-            m_label->setText(tr("%1 — %2 · %3 of %4 steps · final loss %5 (%6 log rows)")
+            // "final" only for a run that ended: a running or stopped run's last loss is not final.
+            m_label->setText((info.status == "finished" ? tr("%1 — %2 · %3 of %4 steps · final loss %5 (%6 log rows)")
+                                                        : tr("%1 — %2 · %3 of %4 steps · last logged loss %5 (%6 log rows)"))
                                  .arg(m_runFile, status)
                                  .arg(done)
                                  .arg(info.totalSteps)

@@ -45,6 +45,7 @@ public:
     /// Whether Pause / Stop are enabled, and the "another run trains" offer (tests).
     bool controlsEnabled() const;
     QString otherTrainingOffer() const;
+    QString headerText() const;  ///< the line above the progress bar
 
 Q_SIGNALS:
     /// The shown run is stopped or interrupted and nothing trains: continue it.
