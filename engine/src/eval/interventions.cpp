@@ -70,6 +70,20 @@ std::string InterventionSpec::text() const
     return s;
 }
 
+std::vector<std::string> splitInterventionList(const std::string& list)
+{
+    std::vector<std::string> out;
+    size_t start = 0;
+    while (start <= list.size()) {
+        const auto comma = list.find(',', start);
+        std::string piece = trim(list.substr(start, comma == std::string::npos ? std::string::npos : comma - start));
+        start = comma == std::string::npos ? list.size() + 1 : comma + 1;
+        if (!piece.empty())
+            out.push_back(std::move(piece));
+    }
+    return out;
+}
+
 const std::vector<std::string>& interventionNames()
 {
     static const std::vector<std::string> names = {
@@ -89,15 +103,10 @@ std::vector<InterventionSpec> expandInterventions(const std::vector<std::string>
         // `all` is a piece of its own (no ':' or '='): taken out before the rest is parsed.
         std::string rest;
         bool all = false;
-        size_t start = 0;
-        while (start <= text.size()) {
-            const auto comma = text.find(',', start);
-            const std::string piece =
-                trim(text.substr(start, comma == std::string::npos ? std::string::npos : comma - start));
-            start = comma == std::string::npos ? text.size() + 1 : comma + 1;
+        for (const auto& piece : splitInterventionList(text)) {
             if (piece == "all")
                 all = true;
-            else if (!piece.empty())
+            else
                 rest += (rest.empty() ? "" : ",") + piece;
         }
         if (all)
@@ -112,14 +121,7 @@ std::vector<InterventionSpec> expandInterventions(const std::vector<std::string>
 std::vector<InterventionSpec> parseInterventions(const std::string& list)
 {
     std::vector<InterventionSpec> out;
-    size_t start = 0;
-    while (start <= list.size()) {
-        const auto comma = list.find(',', start);
-        const std::string piece =
-            trim(list.substr(start, comma == std::string::npos ? std::string::npos : comma - start));
-        start = comma == std::string::npos ? list.size() + 1 : comma + 1;
-        if (piece.empty())
-            continue;
+    for (const auto& piece : splitInterventionList(list)) {
         const auto colon = piece.find(':');
         std::string params;
         if (colon == std::string::npos && piece.find('=') != std::string::npos) {

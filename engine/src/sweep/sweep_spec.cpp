@@ -2,8 +2,6 @@
 // so a problem names file:line:col and key like a run config's. Unlike a run config, an
 // unknown key is an error here: a misspelt stage option would otherwise be silently skipped.
 
-#include <sstream>
-
 #include "lengen/engine/interventions.h"
 #include "config/section_reader.h"
 #include "config/yaml_tree.h"
@@ -77,20 +75,6 @@ void readAxes(const MapEntry* axes, SweepSpec& spec, IssueSink& sink)
         sink.error(axes->keyLocation, "axes", "no axis given");
 }
 
-// The comma-separated pieces of an intervention list, trimmed.
-std::vector<std::string> splitPieces(const std::string& text)
-{
-    std::vector<std::string> out;
-    std::string piece;
-    std::istringstream in(text);
-    while (std::getline(in, piece, ',')) {
-        const auto b = piece.find_first_not_of(" \t"), e = piece.find_last_not_of(" \t");
-        if (b != std::string::npos)
-            out.push_back(piece.substr(b, e - b + 1));
-    }
-    return out;
-}
-
 void readEval(SectionReader s, SweepStages& st)
 {
     if (!s.present())
@@ -134,7 +118,7 @@ void readEval(SectionReader s, SweepStages& st)
             try {
                 // Names and keys here; `all` is a piece of its own (interventions.h).
                 std::string rest;
-                for (const auto& piece : splitPieces(text))
+                for (const auto& piece : splitInterventionList(text))
                     if (piece != "all")
                         rest += (rest.empty() ? "" : ",") + piece;
                 parseInterventions(rest);

@@ -22,6 +22,10 @@ struct InterventionSpec {
     bool isNone() const { return name == "none"; }
 };
 
+/// The comma-separated pieces of a list, trimmed, empty ones left out: a name (`yarn`,
+/// `all`), a spec with parameters (`yarn:factor=8`) or a parameter continuing one (`local=6`).
+std::vector<std::string> splitInterventionList(const std::string& list);
+
 /// Parses one spec or a comma-separated list. A piece holding `=` but no `:` continues the
 /// previous spec's parameters: `lambda:global=2,local=train,yarn` is lambda (two parameters)
 /// and yarn. Error(Config) naming the piece for an unknown name, parameter or value.
