@@ -156,7 +156,7 @@ void TestSweepsView::submitToSlurmWithoutBlocking()
 
 // Issue 39: the grid shows what Slurm says of cells the files know nothing of yet — a task
 // waiting PENDING behind --max-parallel 1 — as `lengen sweep status` does (asked off the GUI
-// thread).
+// thread); then both cells cancelled by `lengen sweep cancel` read "cancelled".
 void TestSweepsView::showsTheSchedulersPendingCells()
 {
     if (!m_slurm) {
@@ -194,8 +194,20 @@ void TestSweepsView::showsTheSchedulersPendingCells()
                     tips += item->toolTip() + "\n";
         return tips.contains(QRegularExpression("001-rope-s2: pending .*Slurm: PENDING"));
     }, 60000);
-    test::runProgram("scancel", {"--name", "lengen-P"});
+    if (!shown)
+        test::runProgram("scancel", {"--name", "lengen-P"});
     QVERIFY2(shown, qPrintable(tips));
+    // `lengen sweep cancel` from another process: the grid says "cancelled" for both cells (the
+    // running one checkpointed, the pending one never started), as `sweep status` does.
+    const auto r = test::runLengen({"sweep", "cancel", QString::fromStdString(request.outDir), "--wait", "120"}, 180000);
+    QVERIFY2(r.code == 0, qPrintable(r.err));
+    view.refresh();
+    tips.clear();
+    for (int row = 0; row < view.grid()->rowCount(); ++row)
+        for (int c = 0; c < view.grid()->columnCount(); ++c)
+            if (auto* item = view.grid()->item(row, c))
+                tips += item->toolTip() + "\n";
+    QVERIFY2(tips.contains("000-rope-s1: cancelled") && tips.contains("001-rope-s2: cancelled"), qPrintable(tips));
 }
 
 QTEST_MAIN(TestSweepsView)

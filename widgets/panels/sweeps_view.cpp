@@ -263,8 +263,11 @@ void SweepsView::refresh()
     askScheduler(root);
     for (auto& st : all) {  // the scheduler's word, as last heard (sweep_jobs.h's merge)
         const auto it = m_scheduler.find(st.cell->index);
+        // The files win where they are final or newer than the last answer: a cell that ended,
+        // runs, or was cancelled since (scancel was asked; the queue catches up).
         if (it == m_scheduler.end() || st.state == engine::SweepCellState::Done ||
-            st.state == engine::SweepCellState::Failed || st.state == engine::SweepCellState::Running)
+            st.state == engine::SweepCellState::Failed || st.state == engine::SweepCellState::Running ||
+            st.state == engine::SweepCellState::Cancelled)
             continue;
         st.state = it->second.first;
         st.message = it->second.second;
