@@ -69,6 +69,7 @@ private Q_SLOTS:
     void sweepsViewFollowsTheCellsAndDrawsTheGrid();
     void aRunKeepsItsColourAcrossViews();
     void interventionsBesideTheUntouchedModel();
+    void compareFormatsDifferingValues();
 
 private:
     std::string m_runs, m_rope, m_nope, m_ropeSeed2;
@@ -421,6 +422,17 @@ void TestViews::interventionsBesideTheUntouchedModel()
     dialog.choose({"truncate", "yarn:factor=4"});
     QCOMPARE(dialog.interventions(), (QStringList{"truncate", "yarn:factor=4"}));
     QCOMPARE(dialog.methods(), (QStringList{"standard", "ood_length"}));
+}
+
+// Issue 41, defect 6: Compare's config-difference table shows 11.5556, not 11.555555555555555
+// (the exact text in the tooltip), and "—" where a run's config lacks the key.
+void TestViews::compareFormatsDifferingValues()
+{
+    QCOMPARE(ui::shownConfigValue("11.555555555555555"), QStringLiteral("11.5556"));
+    QCOMPARE(ui::shownConfigValue("2.029850746268657"), QStringLiteral("2.02985"));
+    QCOMPARE(ui::shownConfigValue(""), QStringLiteral("—"));
+    for (const char* kept : {"rope", "1.0e-3", "50000", "[22, 44]", "0.125", "1e-08"})
+        QCOMPARE(ui::shownConfigValue(kept), QString::fromUtf8(kept));
 }
 
 QTEST_MAIN(TestViews)

@@ -62,6 +62,19 @@ std::string groupKey(const engine::RunFileInfo& info, CompareGroup group)
 
 }  // namespace
 
+QString shownConfigValue(const std::string& stored)
+{
+    if (stored.empty())
+        return QStringLiteral("—");
+    const QString text = QString::fromStdString(stored);
+    bool number = false;
+    const double v = text.toDouble(&number);
+    // Long decimals only: integers, short numbers and words stay as written.
+    if (!number || text.size() <= 8 || !text.contains(QLatin1Char('.')))
+        return text;
+    return QString::number(v, 'g', 6);
+}
+
 plots::FigureSpec compareFigure(const QStringList& runFiles, const std::string& method, bool baselines,
                                 QStringList* missing, CompareGroup group)
 {
@@ -270,8 +283,12 @@ void CompareView::fillDifferences()
     QStringList keys;
     for (size_t r = 0; r < diffs.size(); ++r) {
         keys << QString::fromStdString(diffs[r].key);
-        for (size_t c = 0; c < diffs[r].values.size(); ++c)
-            m_diff->setItem(int(r), int(c), new QTableWidgetItem(QString::fromStdString(diffs[r].values[c])));
+        for (size_t c = 0; c < diffs[r].values.size(); ++c) {
+            const auto& stored = diffs[r].values[c];
+            auto* item = new QTableWidgetItem(shownConfigValue(stored));
+            item->setToolTip(stored.empty() ? tr("not in this run's config") : QString::fromStdString(stored));
+            m_diff->setItem(int(r), int(c), item);
+        }
     }
     m_diff->setVerticalHeaderLabels(keys);
     m_diff->setVisible(configs.size() > 1 && !diffs.empty());

@@ -61,6 +61,11 @@ private:
     plots::FigureSpec m_spec;
 };
 
+/// A value of Compare's config-difference table as shown: long decimals at 6 significant digits
+/// (11.555555555555555 -> 11.5556; the exact text is the cell's tooltip), "—" where the run's
+/// config has no such key, anything else as stored.
+QString shownConfigValue(const std::string& stored);
+
 /// The comparison figure itself (also used by tests): the model curve of `method` from each
 /// run, optionally the first run's baselines. Runs with no stored `method` add no curve and
 /// are listed in `missing` (when given).
