@@ -480,11 +480,7 @@ void MainWindow::offerReferenceImport(const QString& folder, const QStringList& 
                                             ui::referenceImportJob(pending, out, summary),
                                             QFileInfo(out).absoluteFilePath());
     statusBar()->showMessage(tr("Importing %n run(s) of the Python code into %1…", nullptr, int(pending.size())).arg(out));
-    auto* context = new QObject(this);  // the one-shot connection below, gone with it
-    connect(&m_controller, &ui::RunController::jobChanged, context, [this, id, out, summary, context](const ui::JobInfo& j) {
-        if (j.id != id || !j.ended())
-            return;
-        context->deleteLater();
+    m_controller.whenEnded(id, this, [this, out, summary](const ui::JobInfo&) {
         m_browser->addFolder(out);
         if (!summary->runFiles.isEmpty())
             m_browser->selectRun(summary->runFiles.front());

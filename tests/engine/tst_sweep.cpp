@@ -15,6 +15,7 @@
 #include "lengen/engine/run_file.h"
 #include "lengen/engine/sweep.h"
 #include "lengen/engine/sweep_aggregate.h"
+#include "lengen/engine/sweep_run.h"
 #include "lengen/engine/analysis.h"
 #include "test_support.h"
 
@@ -43,6 +44,7 @@ private Q_SLOTS:
     void bootstrapBandOverThreeSeeds();
     void interventionsAreAnAxisOfTheEvalStage();
     void cancelFromAnotherShell();
+    void anEndedExecutorHoldsNoCells();
     void badInterventionsAreRefusedBeforeTraining_data();
     void badInterventionsAreRefusedBeforeTraining();
 };
@@ -410,6 +412,33 @@ void TestSweep::badInterventionsAreRefusedBeforeTraining()
                  r.err.contains(said),
              qPrintable(r.err));
     QVERIFY(!fs::exists(dir + "/new/S"));
+}
+
+// An executor that returned before starting its cells (stopped at once, as the studio's Stop
+// can) holds none of them, although its process lives on: the next one takes them all. It once
+// counted them "queued" by the live pid, and a later Slurm submission took 1 cell of 2.
+void TestSweep::anEndedExecutorHoldsNoCells()
+{
+    const auto dir = test::scratchDir("sweep-ended-executor");
+    const std::string S = dir + "/S";
+    engine::createSweep(test::tinySweep(S, {"rope", "nope"}, 1, 20));
+    engine::LocalSweepOptions o;
+    o.executable = LENGEN_CLI_PATH;
+    o.jobs = 1;
+    engine::RunControl control;
+    control.requestCancel();  // leaves before starting any cell
+    engine::SweepObserver quiet;
+    const auto first = engine::makeLocalExecutor(S, o)->submit(control, quiet);
+    QCOMPARE(first.taken, 2);
+    QCOMPARE(int(first.jobs.size()), 2);
+    const auto statuses = engine::makeLocalExecutor(S, o)->states();
+    for (const auto& st : statuses) {
+        QCOMPARE(st.executor, std::string("local"));
+        QVERIFY2(!st.queued, st.message.c_str());
+    }
+    engine::SweepRunSummary next;
+    QCOMPARE(int(engine::chooseCells(statuses, false, next).size()), 2);
+    QCOMPARE(next.elsewhere, 0);
 }
 
 QTEST_GUILESS_MAIN(TestSweep)

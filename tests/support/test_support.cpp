@@ -96,6 +96,18 @@ std::string tinyConfig(const std::string& task, const std::string& pe, int steps
     return yaml;
 }
 
+engine::NewSweep tinySweep(const std::string& outDir, std::vector<std::string> pes, int seeds, int steps)
+{
+    engine::NewSweep request;
+    request.base = loadOne(tinyConfig("linear_regression", "rope", steps));
+    request.baseSource = "a test's tiny config";
+    request.pes = std::move(pes);
+    request.seeds = seeds;
+    request.eval = false;
+    request.outDir = outDir;
+    return request;
+}
+
 std::string tinyConfigFile(const std::string& dir, int steps)
 {
     return writeFile(dir, "tiny.yaml", tinyConfig("linear_regression", "rope", steps));

@@ -6,6 +6,7 @@
 #include <string>
 
 #include "lengen/engine/config.h"
+#include "lengen/engine/sweep_run.h"
 #include "model/icl_model.h"
 
 namespace lengen::test {
@@ -32,6 +33,10 @@ std::string scratchDir(const std::string& tag);
 
 /// Writes `text` to `dir/name` and returns the path.
 std::string writeFile(const std::string& dir, const std::string& name, const std::string& text);
+
+/// A request for a sweep of tinyConfig runs over `pes` x seeds 1..`seeds`, without the eval stage,
+/// written to `outDir` by engine::createSweep (or the studio's createSweep).
+engine::NewSweep tinySweep(const std::string& outDir, std::vector<std::string> pes, int seeds, int steps);
 
 /// YAML of a tiny but complete Llama run config (hidden 16, 2 layers, 2 heads, D = 3, 7 points,
 /// batch 8) for the given task and PE, with `steps` training steps.

@@ -69,6 +69,20 @@ void copyTree(const QString& from, const QString& to)
     }
 }
 
+// A real training whose 4,000 steps log 200 records over a few seconds on one thread (the fused
+// layers made 400 steps of this tiny model take ~0.2 s, too short to sample the event loop).
+ui::TrainingWorker::Job latencyTraining(const std::string& tag)
+{
+    const auto config = test::loadOne(QString::fromStdString(test::tinyConfig("linear_regression", "rope", 4000))
+                                          .replace("logging_steps: 5", "logging_steps: 20")
+                                          .toStdString());
+    engine::TrainOptions o;
+    o.outDir = test::scratchDir(tag);
+    o.device = "cpu";
+    o.threads = 1;
+    return [=](engine::RunControl& c, engine::TrainObserver& obs) { return engine::train(config, o, c, obs); };
+}
+
 }  // namespace
 
 class TestPanels final : public QObject {
@@ -473,19 +487,7 @@ void TestPanels::guiStaysResponsiveWhileTraining()
     ui::TrainingView view(controller);
     view.resize(1000, 600);
     view.show();
-    // 200 log records over a few seconds of training (the fused layers made 400 steps of this
-    // tiny model take ~0.2 s, too short to sample the event loop).
-    auto yaml = QString::fromStdString(test::tinyConfig("linear_regression", "rope", 4000))
-                    .replace("logging_steps: 5", "logging_steps: 20")
-                    .toStdString();
-    engine::TrainOptions o;
-    o.outDir = test::scratchDir("panels-latency");
-    o.device = "cpu";
-    o.threads = 1;
-    const auto config = test::loadOne(yaml);
-    controller.enqueue("latency", [=](engine::RunControl& c, engine::TrainObserver& obs) {
-        return engine::train(config, o, c, obs);
-    });
+    controller.enqueue("latency", latencyTraining("panels-latency"));
     test::GapMeter gaps;  // the event-loop stalls
     QVERIFY(QTest::qWaitFor([&] { return controller.state() == ui::RunController::State::Idle; }, 120000));
     gaps.stop();
@@ -510,17 +512,7 @@ void TestPanels::jobsPanelStaysResponsiveWithFourJobs()
     panel.resize(1000, 300);
     view.show();
     panel.show();
-    auto yaml = QString::fromStdString(test::tinyConfig("linear_regression", "rope", 4000))
-                    .replace("logging_steps: 5", "logging_steps: 20")
-                    .toStdString();
-    engine::TrainOptions o;
-    o.outDir = test::scratchDir("panels-jobs-latency");
-    o.device = "cpu";
-    o.threads = 1;
-    const auto config = test::loadOne(yaml);
-    controller.enqueue("latency", [=](engine::RunControl& c, engine::TrainObserver& obs) {
-        return engine::train(config, o, c, obs);
-    }, ui::newRunSubject("latency"));
+    controller.enqueue("latency", latencyTraining("panels-jobs-latency"), ui::newRunSubject("latency"));
     for (int k = 0; k < 3; ++k)
         controller.enqueue(ui::JobKind::Evaluate, QStringLiteral("evaluate %1").arg(k),
                            [](engine::RunControl& control, engine::AnalysisObserver& obs) {

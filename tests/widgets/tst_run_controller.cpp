@@ -79,6 +79,7 @@ private Q_SLOTS:
     void jobsOnOtherRunsRunSideBySide();
     void jobsOnOneRunWaitAndSayWhy();
     void perJobControlsTouchOnlyThatJob();
+    void aNewUnitCountIsNeverThrottled();
 };
 
 void TestRunController::finishesWithOneTerminalSignal()
@@ -378,6 +379,25 @@ void TestRunController::perJobControlsTouchOnlyThatJob()
     c.stop(train);
     c.stop(eval);
     QVERIFY(waitIdle(c));
+}
+
+// A sweep job reports "0 of 1" as its stage starts, then "0 of 2 cells" as soon as the executor
+// knows them: the second came within the 50 ms throttle and was dropped, so the status bar said
+// "0 of 1 cells ended" until a cell ended (seen under Xvfb while reviewing issue 39).
+void TestRunController::aNewUnitCountIsNeverThrottled()
+{
+    RunController c;
+    QSignalSpy progress(&c, &RunController::analysisProgress);
+    QSignalSpy finished(&c, &RunController::runFinished);
+    c.enqueue(ui::JobKind::Sweep, "sweep S", [](engine::RunControl&, engine::AnalysisObserver& obs) {
+        obs.onStage(0, 1, "cells");
+        obs.onProgress("cells", 0, 2);  // at once: within the throttle's interval
+        std::this_thread::sleep_for(std::chrono::milliseconds(30));
+        return engine::RunSummary{};
+    }, "/sweeps/S");
+    QVERIFY(finished.wait(10000));
+    QVERIFY(progress.count() >= 2);
+    QCOMPARE(progress.last().at(2).value<ui::AnalysisProgress>().total, qint64{2});
 }
 
 QTEST_MAIN(TestRunController)

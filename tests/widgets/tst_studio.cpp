@@ -425,14 +425,7 @@ void TestStudio::aSweepStartsWhileAnEvaluationRuns()
                                                 studio::evalJob(m_a, o), ui::runSubject(m_a));
     QCOMPARE(w.controller().job(eval)->state, ui::JobInfo::State::Running);
 
-    engine::NewSweep request;
-    request.base = test::loadOne(test::tinyConfig("linear_regression", "rope", 2000000));
-    request.baseSource = "test";
-    request.pes = {"rope"};
-    request.seeds = 1;
-    request.eval = false;
-    request.outDir = dir.toStdString() + "/S";
-    engine::createSweep(request);
+    engine::createSweep(test::tinySweep(dir.toStdString() + "/S", {"rope"}, 1, 2000000));
     auto* sweeps = w.findChild<ui::SweepsView*>();
     QVERIFY(sweeps->setSweep(dir + "/S"));
     sweeps->runHere();

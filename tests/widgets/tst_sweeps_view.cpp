@@ -78,14 +78,8 @@ void TestSweepsView::createRunStopWithoutBlocking()
     view.setController(&controller);
     test::GapMeter meter;
 
-    engine::NewSweep request;
-    request.base = test::loadOne(test::tinyConfig("linear_regression", "rope", 3000));
-    request.baseSource = "tiny";
-    request.pes = {"rope", "nope"};
-    request.eval = false;
     m_sweep = QString::fromStdString(test::scratchDir("sweeps-view")) + "/grid";
-    request.outDir = m_sweep.toStdString();
-    view.createSweep(request);
+    view.createSweep(test::tinySweep(m_sweep.toStdString(), {"rope", "nope"}, 1, 3000));
     QVERIFY(waitIdle(controller, 60000));
     QCOMPARE(QFileInfo(view.sweep()).absoluteFilePath(), QFileInfo(m_sweep).absoluteFilePath());
 
@@ -166,13 +160,7 @@ void TestSweepsView::showsTheSchedulersPendingCells()
         QSKIP(qPrintable(why));
     }
     const auto dir = test::scratchDir("sweeps-view-pending");
-    engine::NewSweep request;
-    request.base = test::loadOne(test::tinyConfig("linear_regression", "rope", 2000000));
-    request.baseSource = "test";
-    request.pes = {"rope"};
-    request.seeds = 2;
-    request.eval = false;
-    request.outDir = dir + "/P";
+    const auto request = test::tinySweep(dir + "/P", {"rope"}, 2, 2000000);
     engine::createSweep(request);
     ui::RunController controller;
     ui::SweepsView view;

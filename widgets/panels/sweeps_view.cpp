@@ -27,6 +27,7 @@
 #include "figure_builder.h"
 #include "figure_export.h"
 #include "lengen/engine/errors.h"
+#include "lengen/engine/sweep_jobs.h"
 #include "plot_style.h"
 #include "qcp.h"
 #include "sweep_dialogs.h"
@@ -261,16 +262,10 @@ void SweepsView::refresh()
         return Q_EMIT statusMessage(tr("Sweep not read: %1").arg(QString::fromUtf8(e.what())));
     }
     askScheduler(root);
-    for (auto& st : all) {  // the scheduler's word, as last heard (sweep_jobs.h's merge)
-        const auto it = m_scheduler.find(st.cell->index);
-        // The files win where they are final or newer than the last answer: a cell that ended,
-        // runs, or was cancelled since (scancel was asked; the queue catches up).
-        if (it == m_scheduler.end() || st.state == engine::SweepCellState::Done ||
-            st.state == engine::SweepCellState::Failed || st.state == engine::SweepCellState::Running ||
-            st.state == engine::SweepCellState::Cancelled)
-            continue;
-        st.state = it->second.first;
-        st.message = it->second.second;
+    try {  // the jobs recorded in the folder, and the scheduler's word as last heard
+        engine::mergeJobStates(root, all, m_scheduler);
+    } catch (const std::exception& e) {
+        Q_EMIT statusMessage(tr("Sweep jobs not read: %1").arg(QString::fromUtf8(e.what())));
     }
     m_runFiles.assign(all.size(), {});
     std::map<std::string, int> counts;
@@ -286,12 +281,13 @@ void SweepsView::refresh()
                 const auto& s = all[size_t(i)];
                 marks << mark(s);
                 worst = std::max(worst, s.state);
-                tips << QStringLiteral("%1: %2 %3 %4/%5%6")
+                tips << QStringLiteral("%1: %2 %3 %4/%5%6%7")
                             .arg(QString::fromStdString(s.cell->name), QString::fromUtf8(engine::stateName(s.state)),
                                  QString::fromStdString(s.stage))
                             .arg(s.step)
                             .arg(s.totalSteps)
-                            .arg(s.message.empty() ? QString() : " — " + QString::fromStdString(s.message));
+                            .arg(s.message.empty() ? QString() : " — " + QString::fromStdString(s.message),
+                                 s.scheduler.empty() ? QString() : " — Slurm: " + QString::fromStdString(s.scheduler));
             }
             auto* item = new QTableWidgetItem(marks.join("  "));
             item->setTextAlignment(Qt::AlignCenter);
@@ -312,6 +308,7 @@ void SweepsView::refresh()
         extra += tr(" · %1 cancelled").arg(counts["cancelled"]);
     if (counts["requeued"])
         extra += tr(" · %1 requeued").arg(counts["requeued"]);
+    m_summary->setToolTip(m_schedulerNote);  // what the scheduler said, or why it said nothing
     m_summary->setText(tr("%1 done · %2 running · %3 pending · %4 stopped · %5 failed%6%7")
                            .arg(counts["done"])
                            .arg(counts["running"])

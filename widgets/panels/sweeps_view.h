@@ -89,13 +89,13 @@ private:
     QComboBox* m_method;
     QCustomPlot* m_plot;
     RunController* m_controller = nullptr;
-    // The scheduler's view of the cells (sweep_jobs.h), fetched off the GUI thread.
+    // What squeue last said of the cells (cell -> Slurm's state), fetched off the GUI thread.
     struct SchedulerView {
-        std::map<int, std::pair<engine::SweepCellState, std::string>> states;  // cell -> state, note
+        std::map<int, std::string> states;
         std::string note;
     };
     void askScheduler(const std::string& root);
-    std::map<int, std::pair<engine::SweepCellState, std::string>> m_scheduler;
+    std::map<int, std::string> m_scheduler;
     QString m_schedulerNote;
     QElapsedTimer m_schedulerAsked;
     bool m_schedulerAsking = false;

@@ -73,7 +73,8 @@ void SweepsView::onJobEnded(const QString& label, bool finished)
 }
 
 // `squeue` may take seconds (20 s limit when the controller is dead): asked off the GUI thread,
-// at most every 5 s and one question at a time; refresh() merges the last answer.
+// at most every 5 s and one question at a time; refresh() merges the last answer into the
+// files' states by the engine's rule (engine::mergeJobStates, as `sweep status`).
 void SweepsView::askScheduler(const std::string& root)
 {
     if (m_schedulerAsking || (m_schedulerAsked.isValid() && m_schedulerAsked.elapsed() < 5000))
@@ -99,15 +100,7 @@ void SweepsView::askScheduler(const std::string& root)
     });
     watcher->setFuture(QtConcurrent::run([root]() {
         SchedulerView view;
-        try {
-            const auto index = engine::readSweepIndex(root);
-            for (const auto& st : engine::sweepJobStatus(root, index, &view.note))
-                if (!st.scheduler.empty() || st.queued)
-                    view.states[st.cell->index] = {st.state, st.scheduler.empty() ? st.message
-                                                                                  : "Slurm: " + st.scheduler};
-        } catch (const std::exception& e) {
-            view.note = e.what();
-        }
+        view.states = engine::slurmCellStates(root, &view.note);  // what squeue says, nothing more
         return view;
     }));
 }
@@ -158,11 +151,7 @@ void SweepsView::aggregate()
             return r;
         },
         QString::fromStdString(engine::aggregateFileFor(root)));
-    auto* context = new QObject(this);  // the one-shot connection, gone with it
-    connect(m_controller, &RunController::jobChanged, context, [=](const JobInfo& j) {
-        if (j.id != id || !j.ended())
-            return;
-        context->deleteLater();
+    m_controller->whenEnded(id, this, [=](const JobInfo& j) {
         m_aggregating = false;
         if (m_dir != dir)
             return;  // another sweep is shown now

@@ -453,12 +453,33 @@ QList<JobInfo> RunController::jobs() const
     return out;
 }
 
+// Views ask for one job on every progress signal and every button update: look it up where
+// it is, without copying the whole list (jobs() does).
 std::optional<JobInfo> RunController::job(quint64 id) const
 {
-    for (const auto& j : jobs())
+    if (id == 0)
+        return std::nullopt;
+    for (const auto* list : {&m_running, &m_queue})
+        for (const auto* e : *list)
+            if (e->info.id == id)
+                return e->info;
+    for (const auto& j : m_ended)
         if (j.id == id)
             return j;
     return std::nullopt;
+}
+
+void RunController::whenEnded(quint64 id, QObject* receiver, std::function<void(const JobInfo&)> then)
+{
+    // A context object of its own, child of the receiver: the connection goes with the first
+    // end it reports, or with the receiver.
+    auto* once = new QObject(receiver);
+    connect(this, &RunController::jobChanged, once, [once, id, then = std::move(then)](const JobInfo& j) {
+        if (j.id != id || !j.ended())
+            return;
+        once->deleteLater();  // a job ends once
+        then(j);
+    });
 }
 
 void RunController::touch(Entry& e) { Q_EMIT jobChanged(e.info); }

@@ -21,6 +21,7 @@
 #include <QList>
 #include <QObject>
 
+#include <functional>
 #include <memory>
 #include <optional>
 
@@ -69,6 +70,9 @@ public:
 
     QList<JobInfo> jobs() const;  ///< running, then queued (in order), then ended (newest first)
     std::optional<JobInfo> job(quint64 id) const;
+    /// Calls `then` once, on the GUI thread, when job `id` has ended (finished, stopped, failed
+    /// or cancelled while queued); nothing if `receiver` is destroyed first.
+    void whenEnded(quint64 id, QObject* receiver, std::function<void(const JobInfo&)> then);
     quint64 focusJob() const;     ///< 0 when nothing runs
     /// The running training's run file ("" when none, or before it started writing).
     QString trainingRunFile() const;

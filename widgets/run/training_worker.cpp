@@ -97,6 +97,9 @@ void TrainingWorker::onProgress(const std::string& stage, std::int64_t done, std
 {
     // Within a stage the engine counts its own units; the job's fraction weighs stages alike,
     // so it only grows (it restarted at every stage when it was shown as training steps).
+    // A new count of units (a stage's first report, a sweep's cells once known) always goes out:
+    // throttled, the view kept the placeholder "0 of 1" until the next report, maybe minutes.
+    const bool newTotal = std::max<std::int64_t>(1, total) != m_stage.total;
     m_stage.done = std::max<std::int64_t>(0, done);
     m_stage.total = std::max<std::int64_t>(1, total);
     const double within = std::min(1.0, double(m_stage.done) / double(m_stage.total));
@@ -106,7 +109,7 @@ void TrainingWorker::onProgress(const std::string& stage, std::int64_t done, std
     const auto now = std::chrono::steady_clock::now();
     const double elapsed = std::chrono::duration<double>(now - m_begun).count();
     m_stage.etaSeconds = m_stage.fraction > 0.02 ? elapsed * (1 - m_stage.fraction) / m_stage.fraction : -1;
-    if (now - m_lastProgress < m_interval && done < total)
+    if (!newTotal && now - m_lastProgress < m_interval && done < total)
         return;
     m_lastProgress = now;
     Q_EMIT analysisProgress(m_stage);

@@ -46,6 +46,7 @@ void readFile(const std::string& file, bool legacy, std::vector<Submission>& out
             s.submittedAt = e.value("submitted_at", "");
             s.host = e.value("host", "");
             s.pid = e.value("pid", std::int64_t(0));
+            s.endedAt = e.value("ended_at", "");
             out.push_back(std::move(s));
         }
     } catch (const std::exception& e) {
@@ -75,7 +76,28 @@ private:
     int m_fd = -1;
 };
 
+void writeRecords(const std::string& root, const std::vector<Submission>& all)
+{
+    json out = json::array();
+    for (const auto& e : all) {
+        json entry = {{"executor", e.executor}, {"job_id", e.jobId}, {"cells", e.cells},
+                      {"submitted_at", e.submittedAt}, {"host", e.host}, {"pid", e.pid}};
+        if (!e.endedAt.empty())
+            entry["ended_at"] = e.endedAt;
+        out.push_back(std::move(entry));
+    }
+    writeFileAtomically(root + "/jobs.json", out.dump(1) + "\n");
+}
+
 }  // namespace
+
+std::string absoluteRoot(const std::string& dir)
+{
+    fs::path root = fs::absolute(locateSweep(dir)).lexically_normal();
+    if (root.filename().empty())
+        root = root.parent_path();
+    return root.string();
+}
 
 std::string hostName()
 {
@@ -112,11 +134,26 @@ void recordSubmission(const std::string& root, Submission s)
     std::vector<Submission> all;
     readFile(root + "/jobs.json", false, all, nullptr);
     all.push_back(std::move(s));
-    json out = json::array();
-    for (const auto& e : all)
-        out.push_back({{"executor", e.executor}, {"job_id", e.jobId}, {"cells", e.cells},
-                       {"submitted_at", e.submittedAt}, {"host", e.host}, {"pid", e.pid}});
-    writeFileAtomically(root + "/jobs.json", out.dump(1) + "\n");
+    writeRecords(root, all);
+}
+
+void markSubmissionEnded(const std::string& root, const std::string& jobId) noexcept
+{
+    try {
+        const RecordLock lock(root);
+        std::vector<Submission> all;
+        readFile(root + "/jobs.json", false, all, nullptr);
+        bool changed = false;
+        for (auto& e : all)
+            if (e.jobId == jobId && e.endedAt.empty()) {
+                e.endedAt = utcNow();
+                changed = true;
+            }
+        if (changed)
+            writeRecords(root, all);
+    } catch (const std::exception&) {
+        // A folder that cannot be written: the pid check still ends the record with the process.
+    }
 }
 
 const Submission* latestFor(const std::vector<Submission>& all, int cell)

@@ -30,14 +30,6 @@ bool slurmRuns(const std::string& s)
     return s == "RUNNING" || s == "COMPLETING" || s == "CONFIGURING" || s == "SUSPENDED" || s == "STAGE_OUT";
 }
 
-std::string absoluteRoot(const std::string& dir)
-{
-    fs::path root = fs::absolute(locateSweep(dir)).lexically_normal();
-    if (root.filename().empty())
-        root = root.parent_path();
-    return root.string();
-}
-
 // The cell indices named (all when `names` is empty). Error(Usage) for a name not in the sweep.
 std::vector<int> selectCells(const SweepIndex& index, const std::vector<std::string>& names, const std::string& root)
 {
@@ -61,19 +53,10 @@ std::vector<int> selectCells(const SweepIndex& index, const std::vector<std::str
 
 }  // namespace
 
-std::vector<CellStatus> sweepJobStatus(const std::string& dir, const SweepIndex& index, std::string* note)
+void mergeJobStates(const std::string& dir, std::vector<CellStatus>& statuses,
+                    const std::map<int, std::string>& scheduler)
 {
-    const std::string root = absoluteRoot(dir);
-    const SweepPaths paths{root};
-    auto statuses = sweepStatus(root, index);
-    std::string recordNote;
-    const auto submissions = sweep::readSubmissions(root, &recordNote);
-    std::map<int, std::string> slurm;
-    std::string slurmNote;
-    if (std::any_of(submissions.begin(), submissions.end(), [](const auto& s) { return s.executor == "slurm"; }))
-        slurm = slurmCellStates(root, &slurmNote);
-    if (note)
-        *note = recordNote.empty() ? slurmNote : slurmNote.empty() ? recordNote : recordNote + "; " + slurmNote;
+    const auto submissions = sweep::readSubmissions(sweep::absoluteRoot(dir));
     for (auto& st : statuses) {
         const int i = st.cell->index;
         const auto* sub = sweep::latestFor(submissions, i);
@@ -81,36 +64,45 @@ std::vector<CellStatus> sweepJobStatus(const std::string& dir, const SweepIndex&
             continue;
         st.executor = sub->executor;
         st.jobId = sub->executor == "slurm" ? sub->jobId + "_" + std::to_string(i) : sub->jobId;
-        const auto it = sub->executor == "slurm" ? slurm.find(i) : slurm.end();
-        if (it != slurm.end())
+        const auto it = sub->executor == "slurm" ? scheduler.find(i) : scheduler.end();
+        if (it != scheduler.end())
             st.scheduler = it->second;
         if (st.state == SweepCellState::Done || st.state == SweepCellState::Failed ||
             st.state == SweepCellState::Running)
             continue;
         if (sub->executor == "slurm") {
-            if (it == slurm.end())
+            if (it == scheduler.end())
                 continue;  // not in the queue (any more): the files said it all
             if (slurmRuns(it->second))
                 st.state = SweepCellState::Running;
             else if (st.state == SweepCellState::Cancelled)
-                continue;  // scancel was asked; the queue has not caught up yet
+                continue;  // scancel was asked; the queue (or a cached answer) has not caught up
             else if (it->second.rfind("REQUEUE", 0) == 0 ||
                      (it->second == "PENDING" && (st.state == SweepCellState::Stopped || st.step > 0)))
                 st.state = SweepCellState::Requeued;
             else
                 st.state = SweepCellState::Pending;
             st.queued = st.state == SweepCellState::Pending;
-        } else if (st.state == SweepCellState::Pending && sweep::processAlive(sub->host, sub->pid)) {
+        } else if (st.state == SweepCellState::Pending && sub->endedAt.empty() &&
+                   sweep::processAlive(sub->host, sub->pid)) {
             st.queued = true;
             st.message = "queued in `sweep run` (pid " + std::to_string(sub->pid) + ")";
         }
     }
+}
+
+std::vector<CellStatus> sweepJobStatus(const std::string& dir, const SweepIndex& index, std::string* note)
+{
+    const std::string root = sweep::absoluteRoot(dir);
+    auto statuses = sweepStatus(root, index);
+    // squeue only for a sweep with Slurm submissions (slurmCellStates asks nothing otherwise).
+    mergeJobStates(root, statuses, slurmCellStates(root, note));
     return statuses;
 }
 
 CancelReport cancelSweepCells(const std::string& dir, const std::vector<std::string>& names)
 {
-    const std::string root = absoluteRoot(dir);
+    const std::string root = sweep::absoluteRoot(dir);
     const SweepPaths paths{root};
     const auto index = readSweepIndex(root);
     const auto chosen = selectCells(index, names, root);
@@ -167,7 +159,7 @@ CancelReport cancelSweepCells(const std::string& dir, const std::vector<std::str
 
 bool waitForSweepCells(const std::string& dir, const std::vector<std::string>& names, double seconds)
 {
-    const std::string root = absoluteRoot(dir);
+    const std::string root = sweep::absoluteRoot(dir);
     const auto index = readSweepIndex(root);
     const auto chosen = selectCells(index, names, root);
     const auto until = std::chrono::steady_clock::now() + std::chrono::duration<double>(seconds);
@@ -182,7 +174,8 @@ bool waitForSweepCells(const std::string& dir, const std::vector<std::string>& n
             return true;
         if (std::chrono::steady_clock::now() >= until)
             return false;
-        std::this_thread::sleep_for(std::chrono::milliseconds(500));
+        // Each look may ask squeue: once a second is enough for a person waiting.
+        std::this_thread::sleep_for(std::chrono::seconds(1));
     }
 }
 
@@ -199,7 +192,7 @@ CellStatus SweepJob::status() const
 
 std::vector<SweepJob> sweepJobs(const std::string& dir)
 {
-    const std::string root = absoluteRoot(dir);
+    const std::string root = sweep::absoluteRoot(dir);
     const auto index = readSweepIndex(root);
     const auto submissions = sweep::readSubmissions(root);
     std::vector<SweepJob> out;

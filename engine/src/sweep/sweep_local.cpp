@@ -134,12 +134,23 @@ SweepRunSummary LocalExecutor::submit(RunControl& control, SweepObserver& obs)
         sweep::clearCancelMark(paths, cell->name);
         taken.push_back(cell->index);
     }
+    // However submit leaves (done, stopped, thrown), its record says it ended: in the studio the
+    // process lives on, and the cells it never started must not read "queued" (by pid) forever.
+    struct EndRecord {
+        std::string root, id;
+        ~EndRecord()
+        {
+            if (!id.empty())
+                sweep::markSubmissionEnded(root, id);
+        }
+    } endRecord{m_dir, {}};
     if (!todo.empty()) {
         sweep::Submission record;
         record.executor = "local";
         record.jobId = sweep::hostName() + ":" + std::to_string(::getpid());
         record.cells = taken;
         sweep::recordSubmission(m_dir, record);
+        endRecord.id = record.jobId;
         for (const auto* cell : todo)
             summary.jobs.push_back({m_dir, cell->index, cell->name, "local", record.jobId, {}});
     }

@@ -12,6 +12,7 @@
 #include "lengen/engine/run_file.h"
 #include "lengen/engine/sweep_run.h"
 #include "lengen/engine/trainer.h"
+#include "sweep/job_record.h"
 
 namespace fs = std::filesystem;
 
@@ -253,11 +254,7 @@ std::vector<const SweepCell*> chooseCells(const std::vector<CellStatus>& statuse
 
 SweepExecutor::SweepExecutor(const std::string& dir)
 {
-    // Absolute: a scheduler's job runs in another working directory, maybe on another machine.
-    fs::path root = fs::absolute(locateSweep(dir)).lexically_normal();
-    if (root.filename().empty())
-        root = root.parent_path();
-    m_dir = root.string();
+    m_dir = sweep::absoluteRoot(dir);
     m_index = prepareSweep(m_dir);  // validates every cell first
 }
 

@@ -12,12 +12,20 @@
 //   pending                queued by a live executor or the scheduler, or never taken
 //   stopped                checkpointed and left (Ctrl-C); the next run resumes it
 
+#include <map>
 #include <string>
 #include <vector>
 
 #include "lengen/engine/sweep.h"
 
 namespace lengen::engine {
+
+/// Merges the jobs recorded in the folder and what the scheduler said of the cells
+/// (`scheduler`: cell index -> Slurm's state, as slurmCellStates answers) into `statuses`, as
+/// sweepStatus read them from the files. Asks no scheduler: the studio merges its last answer,
+/// asked off the GUI thread, into fresh file states. The rule is the one above.
+void mergeJobStates(const std::string& dir, std::vector<CellStatus>& statuses,
+                    const std::map<int, std::string>& scheduler);
 
 /// Every cell's status with its job merged in (executor, job id, the scheduler's state).
 /// Asks squeue when a Slurm submission exists (20 s limit; `note` then says what Slurm said,
@@ -39,7 +47,7 @@ struct CancelReport {
 CancelReport cancelSweepCells(const std::string& dir, const std::vector<std::string>& cells);
 
 /// Waits up to `seconds` until none of the named cells (empty: all) is running, requeued or
-/// queued by a live executor or the scheduler; polls every 0.5 s. False on time-out.
+/// queued by a live executor or the scheduler; looks once a second. False on time-out.
 bool waitForSweepCells(const std::string& dir, const std::vector<std::string>& cells, double seconds);
 
 /// A handle on one cell's job, as submit returns it and sweepJobs rebuilds it.
