@@ -209,16 +209,19 @@ void addAnalysisCommands(CLI::App& app, CommandTable& table)
                      "Prompt length of the long methods, in training lengths")
         ->capture_default_str()->check(inRange(1, 100));
     eval->add_flag("!--no-baselines", e->options.baselines, "Evaluate the model only");
+    std::string names;
+    for (const auto& n : engine::interventionNames())
+        names += (names.empty() ? "" : ", ") + n;
     eval->add_option("--intervention", e->options.interventions,
                      "Training-free length extension to evaluate besides the plain model "
-                     "(docs/interventions.md): none, truncate, segments, pi, ntk, dynamic_ntk, "
-                     "yarn, lambda, window, logit_scale, mamba_dt, longheads, with parameters "
-                     "as name:key=value,... (e.g. yarn,lambda:global=2,local=train); repeatable");
+                     "(docs/interventions.md, lengen list interventions): " + names +
+                     ", or all; with parameters as name:key=value,... "
+                     "(e.g. yarn,lambda:global=2,local=train); repeatable");
     eval->add_flag("--show", e->show, "Only print the stored results");
     eval->add_flag("--list-interventions", e->list,
                    "Only print the interventions that apply to the run, one per line");
     addCommonOptions(eval, e->args);
-    table.add(eval, [e] {
+    table.add(eval, [e, eval] {
         if (e->list) {
             const auto info = engine::readRunInfo(engine::locateRunFile(e->args.run));
             for (const auto& n : engine::applicableInterventions(
@@ -226,7 +229,23 @@ void addAnalysisCommands(CLI::App& app, CommandTable& table)
                 std::printf("%s\n", n.c_str());
             return 0;
         }
-        return e->show ? printEvaluations(e->args.run) : runEval(e->args, e->options);
+        if (e->show)
+            return printEvaluations(e->args.run);
+        // Interventions are compared on the stored plain evaluation's prompts unless the
+        // command line chose other ones.
+        if (!e->options.interventions.empty() && eval->count("--prompts") == 0 &&
+            eval->count("--seed") == 0 && eval->count("--ood-factor") == 0) {
+            auto o = e->options;
+            o.common = e->args.common;
+            if (const auto took = engine::pairWithStoredEvaluation(e->args.run, o); !took.empty()) {
+                e->args.common.seed = o.common.seed;
+                e->options.prompts = o.prompts;
+                e->options.oodFactor = o.oodFactor;
+                if (!e->args.quiet)
+                    std::fprintf(stderr, "paired with the stored plain evaluation: %s\n", took.c_str());
+            }
+        }
+        return runEval(e->args, e->options);
     });
 
     struct Probe {

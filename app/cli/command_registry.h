@@ -38,5 +38,6 @@ void addAnalysisCommands(CLI::App& app, CommandTable& table);   ///< eval, probe
 void addReferenceCommands(CLI::App& app, CommandTable& table);  ///< import-run, export-run
 void addSweepCommands(CLI::App& app, CommandTable& table);      ///< sweep new|run|...|status
 void addExportCommand(CLI::App& app, CommandTable& table);      ///< export (GUI builds only)
+void addListCommand(CLI::App& app, CommandTable& table);        ///< list encodings|interventions|tasks
 
 }  // namespace lengen::cli

@@ -65,6 +65,7 @@ int runCli(int argc, char** argv)
 #endif
     cli::addReferenceCommands(app, commands);
     cli::addSweepCommands(app, commands);
+    cli::addListCommand(app, commands);
 
     try {
         app.parse(argc, argv);

@@ -9,6 +9,7 @@
 #include "command_registry.h"
 #include "option_ranges.h"
 #include "sweep_commands.h"
+#include "lengen/engine/config_edit.h"
 
 namespace lengen::cli {
 
@@ -31,8 +32,11 @@ void addNew(CLI::App& sweep, CommandTable& table)
     auto* cmd = sweep.add_subcommand("new", "Write a sweep folder from a base config");
     cmd->add_option("config", a->config, "Base run config (YAML)")->required()
         ->check(CLI::ExistingFile);
-    cmd->add_option("--pe", a->pes, "Position encodings: rope, nope, alibi, fire, yarn, "
-                                    "dynamic_yarn, pi, dynamic_ntk, mamba, gpt2")->delimiter(',');
+    std::string pes;
+    for (const auto& pe : engine::sweepPeNames())
+        pes += (pes.empty() ? "" : ", ") + pe;
+    cmd->add_option("--pe", a->pes, "Position encodings and backbones (lengen list encodings): " + pes)
+        ->delimiter(',');
     cmd->add_option("--task", a->tasks, "Tasks")->delimiter(',');
     cmd->add_option("--seeds", a->seeds, "Seeds 1..N per cell")->capture_default_str()
         ->check(inRange(1, 10000));

@@ -19,13 +19,14 @@
 namespace lengen::studio {
 
 namespace {
-// The interventions that apply to a run, or an empty list with the reason in `error`.
-QStringList applicableFor(const QString& run, QString& error)
+// The interventions that apply to a run (its config in `config`), or an empty list with the
+// reason in `error`.
+QStringList applicableFor(const QString& run, engine::RunConfig& config, QString& error)
 {
     QStringList out;
     try {
         const auto info = engine::readRunInfo(engine::locateRunFile(run.toStdString()));
-        const auto config = engine::storedRunConfig(info.configYaml, run.toStdString());
+        config = engine::storedRunConfig(info.configYaml, run.toStdString());
         for (const auto& n : engine::applicableInterventions(config))
             out << QString::fromStdString(n);
     } catch (const std::exception& e) {
@@ -41,13 +42,22 @@ void MainWindow::evaluateWithInterventions()
     if (run.isEmpty())
         return statusBar()->showMessage(tr("Open a run first (double-click it in the Runs list)"));
     QString error;
-    const auto applicable = applicableFor(run, error);
+    engine::RunConfig config;
+    const auto applicable = applicableFor(run, config, error);
     if (applicable.isEmpty())
         return showProblem(tr("Evaluate with interventions"), error);
-    ui::InterventionDialog dialog(ui::InterventionDialog::Mode::Evaluate, QFileInfo(run).dir().dirName(),
-                                  applicable, this);
-    if (dialog.exec() == QDialog::Accepted)
-        evaluateOpenRunWith(dialog.interventions(), dialog.methods());
+    // Window-modal with open(), not exec(): jobs and timers run on while it is up, and its
+    // answer arrives as a signal (no nested event loop).
+    auto* dialog = new ui::InterventionDialog(ui::InterventionDialog::Mode::Evaluate,
+                                              QFileInfo(run).dir().dirName(), applicable, this);
+    dialog->setObjectName(QStringLiteral("interventionDialog"));
+    dialog->setAttribute(Qt::WA_DeleteOnClose);
+    dialog->setRunConfig(config);
+    connect(dialog, &QDialog::accepted, this, [this, dialog, run] {
+        if (m_run.runFile() == run)  // the run it was asked for is still the open one
+            evaluateOpenRunWith(dialog->interventions(), dialog->methods());
+    });
+    dialog->open();
 }
 
 void MainWindow::evaluateOpenRunWith(const QStringList& interventions, const QStringList& methods)
@@ -61,14 +71,7 @@ void MainWindow::evaluateOpenRunWith(const QStringList& interventions, const QSt
     // The prompts of the run's stored plain evaluation (a sweep may have used fewer than the
     // default): the interventions are compared on those prompts, and nothing plain is redone.
     try {
-        for (const auto& r : engine::readEvaluations(run.toStdString()))
-            if (r.intervention.empty() && r.source == "lengen" && methods.contains(QString::fromStdString(r.method))) {
-                o.prompts = r.prompts;
-                o.common.seed = r.seed;
-                if (r.method == "ood_length" && r.trainPoints > 0)
-                    o.oodFactor = std::max(1, r.nPoints / r.trainPoints);
-                break;
-            }
+        engine::pairWithStoredEvaluation(run.toStdString(), o);
     } catch (const std::exception&) {  // a damaged file: the evaluation reports it
     }
     for (const auto& i : interventions)
@@ -85,17 +88,24 @@ void MainWindow::probeWithIntervention()
     if (run.isEmpty())
         return statusBar()->showMessage(tr("Open a run first (double-click it in the Runs list)"));
     QString error;
-    auto applicable = applicableFor(run, error);
+    engine::RunConfig config;
+    auto applicable = applicableFor(run, config, error);
     // One map per probe: truncate and segments run many short prompts, with no single map.
     applicable.removeAll(QStringLiteral("truncate"));
     applicable.removeAll(QStringLiteral("segments"));
     if (applicable.size() <= 1)
         return showProblem(tr("Probe under an intervention"),
                            error.isEmpty() ? tr("No intervention changes this run's attention.") : error);
-    ui::InterventionDialog dialog(ui::InterventionDialog::Mode::Probe, QFileInfo(run).dir().dirName(),
-                                  applicable, this);
-    if (dialog.exec() == QDialog::Accepted && !dialog.interventions().isEmpty())
-        probeOpenRunUnder(dialog.interventions().front());
+    auto* dialog = new ui::InterventionDialog(ui::InterventionDialog::Mode::Probe,
+                                              QFileInfo(run).dir().dirName(), applicable, this);
+    dialog->setObjectName(QStringLiteral("interventionDialog"));
+    dialog->setAttribute(Qt::WA_DeleteOnClose);
+    dialog->setRunConfig(config);
+    connect(dialog, &QDialog::accepted, this, [this, dialog, run] {
+        if (m_run.runFile() == run && !dialog->interventions().isEmpty())
+            probeOpenRunUnder(dialog->interventions().front());
+    });
+    dialog->open();
 }
 
 void MainWindow::probeOpenRunUnder(const QString& intervention)

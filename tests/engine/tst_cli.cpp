@@ -3,6 +3,9 @@
 // a checkpoint and exit 130, --resume, `lengen stop` from another process, and h5py reading the
 // log and every checkpoint tensor.
 
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
 #include <QProcess>
 #include <QRegularExpression>
 #include <csignal>
@@ -28,6 +31,7 @@ class TestCli final : public QObject {
     Q_OBJECT
 private Q_SLOTS:
     void helpAndVersion();
+    void listPrintsTheTables();
     void outOfRangeValuesAreUsageErrors_data();
     void outOfRangeValuesAreUsageErrors();
     void badConfigExitsTwoWithLocation();
@@ -52,6 +56,41 @@ void TestCli::helpAndVersion()
     QCOMPARE(run({"frobnicate"}).code, 64);
     QCOMPARE(run({"eval", "--help"}).code, 0);
     QVERIFY(run({"probe", "--help"}).out.contains("--serial-position"));
+    // The help names what the tables hold, not a copy of them.
+    QVERIFY(run({"eval", "--help"}).out.contains("longheads"));
+    QVERIFY(run({"sweep", "new", "--help"}).out.contains("dynamic_ntk, mamba, gpt2"));
+}
+
+// `lengen list` prints the engine's tables: every encoding a sweep takes, with the
+// interventions that apply to it, and every intervention with its parameters.
+void TestCli::listPrintsTheTables()
+{
+    auto r = run({"list", "encodings", "--json"});
+    QCOMPARE(r.code, 0);
+    const auto pes = QJsonDocument::fromJson(r.out.toUtf8()).array();
+    QStringList names;
+    for (const auto& v : pes)
+        names << v.toObject().value("name").toString();
+    QCOMPARE(names, QStringList({"rope", "nope", "alibi", "fire", "yarn", "dynamic_yarn", "pi",
+                                 "dynamic_ntk", "mamba", "gpt2"}));
+    auto interventionsOf = [&](const QString& pe) {
+        QStringList out;
+        for (const auto& v : pes)
+            if (v.toObject().value("name").toString() == pe)
+                for (const auto& i : v.toObject().value("interventions").toArray())
+                    out << i.toString();
+        return out;
+    };
+    QVERIFY(interventionsOf("rope").contains("yarn"));
+    QVERIFY(!interventionsOf("alibi").contains("yarn"));
+    QVERIFY(!interventionsOf("dynamic_yarn").contains("pi"));
+    QCOMPARE(interventionsOf("gpt2"), QStringList({"none", "truncate", "segments"}));
+    r = run({"list", "interventions"});
+    QCOMPARE(r.code, 0);
+    QVERIFY2(r.out.contains("original (train)") && r.out.contains("Λ-mask"), qPrintable(r.out));
+    r = run({"list", "tasks", "--json"});
+    QCOMPARE(QJsonDocument::fromJson(r.out.toUtf8()).array().size(), 17);
+    QCOMPARE(run({"list", "nothing"}).code, 64);
 }
 
 void TestCli::outOfRangeValuesAreUsageErrors_data()

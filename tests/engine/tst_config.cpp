@@ -6,6 +6,8 @@
 
 #include "config/yaml_tree.h"
 #include "lengen/engine/config.h"
+#include "lengen/engine/config_edit.h"
+#include "lengen/engine/encodings.h"
 #include "lengen/engine/sweep.h"
 #include "test_support.h"
 #include "train/train_loop.h"
@@ -58,6 +60,7 @@ private Q_SLOTS:
     void compatReferenceOverridesOptimiser();
     void resolvedYamlRoundTrips();
     void everyShippedConfigValidates();
+    void encodingTableDrivesNames();
 };
 
 void TestConfig::includesResolveRelativeAndNested()
@@ -466,6 +469,44 @@ void TestConfig::everyShippedConfigValidates()
     }
     QVERIFY2(runConfigs >= 100, qPrintable(QString::number(runConfigs)));  // 99 tasks + toy + quick
     QVERIFY(parts >= 20);
+}
+
+// One row per encoding: every name a sweep takes selects that row, the config reader accepts
+// every Llama row's type (and stores it), legends use the row's display name, and the rotary
+// rows are the ones that need an even head width.
+void TestConfig::encodingTableDrivesNames()
+{
+    const auto& table = engine::encodingTable();
+    QCOMPARE(engine::sweepPeNames().size(), table.size());
+    for (const auto& e : table) {
+        engine::RunConfig c;
+        QVERIFY2(engine::applyPeName(c, e.name), e.name.c_str());
+        QCOMPARE(engine::encodingOf(c).name, e.name);
+        QCOMPARE(c.peDisplayName(), e.display);
+        QCOMPARE(engine::findEncoding(e.name), &e);
+        QVERIFY(!e.summary.empty());
+        if (e.backbone != engine::Backbone::Llama)
+            continue;
+        QCOMPARE(engine::findEncoding(e.type), &e);
+        const auto run = test::loadOne(test::tinyConfig("linear_regression", e.type));
+        QCOMPARE(run.position.type, e.type);
+        QCOMPARE(engine::encodingOf(run).name, e.name);
+        // hidden 6 over 2 heads: a head width of 3 has no partner for a rotary pair.
+        bool refused = false;
+        try {
+            test::loadOne("model: {family: Llama2, hidden_size: 6, num_hidden_layers: 1, "
+                          "num_attention_heads: 2}\npatch: {rope_scaling: {type: " + e.type +
+                          ", factor: 2.0}}\ntask: {name: linear_regression, curriculum: {dims: "
+                          "{start: 3, end: 3, increment: 0, interval: 10}, points: {start: 5, end: 5, "
+                          "increment: 0, interval: 10}}}\ntraining: {}\n");
+        } catch (const engine::ConfigError& err) {
+            refused = std::string(err.what()).find("even head width") != std::string::npos;
+        }
+        QCOMPARE(refused, e.kind == engine::PositionKind::Rotary);
+    }
+    QVERIFY(!engine::findEncoding("t5-bias"));
+    QVERIFY(engine::findEncoding("gpt"));  // the sweep's old spelling of gpt2
+    QCOMPARE(engine::knownPositionTypes().size(), size_t(8));
 }
 
 QTEST_APPLESS_MAIN(TestConfig)

@@ -121,6 +121,8 @@ class TestInterventions final : public QObject {
 
 private Q_SLOTS:
     void parsesTheSharedSyntax();
+    void tableDrivesParsingAndResolution();
+    void originalLengthIsAParameter();
     void refusesWhatDoesNotApply();
     void allIsAUnionEverywhere();
     void hugeMethodScalesAreConfigErrors();
@@ -128,6 +130,7 @@ private Q_SLOTS:
     void everyInterventionIsCausal();
     void interventionsChangeLongPredictions();
     void storedPerMethodAndInterventionAndKeptOnInterrupt();
+    void cliPairsWithTheStoredEvaluation();
     void probesUnderAnIntervention();
     void pytorchReferenceAgrees();
 };
@@ -162,6 +165,62 @@ void TestInterventions::parsesTheSharedSyntax()
         } catch (const Error& e) {
             QCOMPARE(e.kind(), ErrorKind::Config);
         }
+}
+
+// Every row of the table: its name parses, every parameter it lists is accepted, its example
+// parses to itself and resolves on a run it applies to, and it has a summary and a colour.
+void TestInterventions::tableDrivesParsingAndResolution()
+{
+    const auto rope = eval::loadRun(quickRun("rope"), cpu()).config;
+    const auto mamba = eval::loadRun(quickRun("mamba"), cpu()).config;
+    QCOMPARE(interventionNames().size(), interventionTable().size());
+    for (const auto& row : interventionTable()) {
+        QCOMPARE(parseInterventions(row.name).at(0).name, row.name);
+        QVERIFY2(!row.summary.empty(), row.name.c_str());
+        QVERIFY2(row.color.size() == 7 && row.color[0] == '#', row.name.c_str());
+        for (const auto& param : row.params)
+            QCOMPARE(parseInterventions(row.name + ":" + param.key + "=2").at(0).params.at(0).first, param.key);
+        const auto example = parseInterventions(row.example);
+        QCOMPARE(example.size(), size_t(1));
+        QCOMPARE(example[0].name, row.name);
+        const auto& config = row.scope == InterventionScope::Recurrent ? mamba : rope;
+        QVERIFY2(interventionRefusal(example[0], config).empty(), row.example.c_str());
+        QVERIFY2(!describeIntervention(example[0], config, 72).empty(), row.example.c_str());
+        QCOMPARE(findIntervention(row.name), &row);
+    }
+    QVERIFY(!findIntervention("rerope"));
+}
+
+// yarn, pi, ntk and dynamic_ntk take the original length L: the training length in tokens by
+// default (18 on the quick preset), `config` for max_position_embeddings (the reference's YaRN,
+// 26 there), or a number. It sets the default factor (eval tokens / L) and YaRN's ramp.
+void TestInterventions::originalLengthIsAParameter()
+{
+    auto r = eval::loadRun(quickRun("rope"), cpu());
+    QCOMPARE(r.config.model.maxPositionEmbeddings, 26);
+    auto describe = [&](const std::string& spec) {
+        return describeIntervention(parseInterventions(spec).at(0), r.config, 72);  // 144 tokens
+    };
+    QCOMPARE(describe("yarn"), std::string("factor=8, beta_fast=32, beta_slow=1, mscale=1.20794, original=18"));
+    QCOMPARE(describe("yarn:original=train"), describe("yarn"));
+    QCOMPARE(describe("yarn:original=config"),
+             std::string("factor=5.53846, beta_fast=32, beta_slow=1, mscale=1.17117, original=26"));
+    QCOMPARE(describe("pi:original=36"), std::string("factor=4, original=36"));
+    QCOMPARE(describe("dynamic_ntk:original=config"), std::string("alpha=1, original=26"));
+    for (const char* bad : {"yarn:original=1", "yarn:original=maybe", "ntk:original=2.5"})
+        try {
+            describe(bad);
+            QFAIL(bad);
+        } catch (const Error& e) {
+            QVERIFY2(std::string(e.what()).find("original=") != std::string::npos, e.what());
+        }
+    // The forward reads it: the reference's L gives other predictions than the default, and
+    // L written as the training length is the default bit for bit.
+    const auto p = prompts(r.config, 72);
+    const auto byTrain = run(r, p, "yarn");
+    QVERIFY(torch::equal(run(r, p, "yarn:original=18"), byTrain));
+    QVERIFY(!torch::allclose(run(r, p, "yarn:original=config"), byTrain));
+    QVERIFY(!torch::allclose(run(r, p, "yarn:original=config,factor=8"), byTrain));
 }
 
 void TestInterventions::refusesWhatDoesNotApply()
@@ -248,6 +307,43 @@ void TestInterventions::interventionsChangeLongPredictions()
             QVERIFY2(!torch::allclose(out, ref), (pe + " " + spec).c_str());
         }
     }
+}
+
+// `lengen eval --intervention` on a run with a stored plain evaluation takes its prompts, seed
+// and OOD factor (the studio's pairing, now the engine's), unless the command line names them.
+void TestInterventions::cliPairsWithTheStoredEvaluation()
+{
+    const auto dir = lengen::test::scratchDir("pairing");
+    fs::copy(fs::path(quickRun("alibi")).parent_path(), dir + "/run", fs::copy_options::recursive);
+    fs::remove(dir + "/run/analysis.h5");
+    const QString runDir = QString::fromStdString(dir + "/run");
+    auto r = lengen::test::runLengen({"eval", runDir, "--methods", "standard,ood_length", "--prompts", "16",
+                                      "--seed", "7", "--ood-factor", "3", "--bootstrap", "10", "--no-baselines",
+                                      "--threads", "1", "-q"});
+    QCOMPARE(r.code, 0);
+    r = lengen::test::runLengen({"eval", runDir, "--methods", "ood_length", "--intervention", "window",
+                                 "--bootstrap", "10", "--threads", "1"});
+    QCOMPARE(r.code, 0);
+    QVERIFY2(r.err.contains("paired with the stored plain evaluation: 16 prompts, seed 7, 3×"), qPrintable(r.err));
+    r = lengen::test::runLengen({"eval", runDir, "--methods", "ood_length", "--intervention", "truncate",
+                                 "--prompts", "8", "--bootstrap", "10", "--threads", "1"});
+    QCOMPARE(r.code, 0);
+    QVERIFY2(!r.err.contains("paired"), qPrintable(r.err));
+    int checked = 0;
+    for (const auto& e : readEvaluations(dir + "/run")) {
+        if (e.intervention == "window") {
+            QCOMPARE(e.prompts, 16);
+            QCOMPARE(e.seed, std::uint64_t(7));
+            QCOMPARE(e.nPoints, 3 * e.trainPoints);
+            ++checked;
+        }
+        if (e.intervention == "truncate") {  // its own prompts: the defaults' seed and length
+            QCOMPARE(e.prompts, 8);
+            QCOMPARE(e.nPoints, 8 * e.trainPoints);
+            ++checked;
+        }
+    }
+    QCOMPARE(checked, 2);
 }
 
 void TestInterventions::storedPerMethodAndInterventionAndKeptOnInterrupt()

@@ -8,6 +8,8 @@
 #include "model/fire.h"
 #include "model/icl_model.h"
 #include "model/rotary_variants.h"
+#include "lengen/engine/encodings.h"
+#include "model/position_encoding.h"
 #include "test_support.h"
 
 using namespace lengen::engine;
@@ -148,7 +150,16 @@ void TestPositionEncodings::fireAtInitialisation()
 
 void TestPositionEncodings::everyEncodingIsCausal()
 {
-    for (const std::string pe : {"fire", "yarn", "dynamic-yarn", "linear", "dynamic"}) {
+    // Every Llama encoding of the table, and each builds the kind of module its row says.
+    for (const auto& e : lengen::engine::encodingTable()) {
+        if (e.backbone != lengen::engine::Backbone::Llama)
+            continue;
+        const std::string pe = e.type;
+        const auto config = lengen::test::loadOne(lengen::test::tinyConfig("linear_regression", pe));
+        auto module = makePositionEncoding(config);
+        const auto span = PositionSpan::contiguous(0, 6, torch::kCPU);
+        QCOMPARE(module->rotaryTables(span).first.defined(), e.kind == lengen::engine::PositionKind::Rotary);
+        QCOMPARE(module->logitBias(span).defined(), e.kind == lengen::engine::PositionKind::Bias);
         auto model =
             lengen::test::initialisedModel(lengen::test::tinyConfig("linear_regression", pe));
         model->eval();

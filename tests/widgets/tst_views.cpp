@@ -19,6 +19,11 @@
 #include "figure_builder.h"
 #include "intervention_dialog.h"
 #include <QCheckBox>
+#include <QDialogButtonBox>
+#include <QLabel>
+#include <QLineEdit>
+#include <QPushButton>
+#include "lengen/engine/interventions.h"
 #include "lengen/engine/analysis.h"
 #include "lengen/engine/probes.h"
 #include "lengen/engine/run_file.h"
@@ -422,6 +427,41 @@ void TestViews::interventionsBesideTheUntouchedModel()
     dialog.choose({"truncate", "yarn:factor=4"});
     QCOMPARE(dialog.interventions(), (QStringList{"truncate", "yarn:factor=4"}));
     QCOMPARE(dialog.methods(), (QStringList{"standard", "ood_length"}));
+
+    // Issue 41, defect 8: on a NoPE run the hint shows no rotary spec, the descriptions read as
+    // text (not greyed), and a spec the run refuses (or a value out of range for it) is refused
+    // in the dialog, OK disabled, before it closes.
+    const auto nope = test::loadOne(test::tinyConfig("linear_regression", "nope"));
+    QStringList applicable;
+    for (const auto& n : engine::applicableInterventions(nope))
+        applicable << QString::fromStdString(n);
+    ui::InterventionDialog onNope(ui::InterventionDialog::Mode::Evaluate, "nope-run", applicable);
+    onNope.setRunConfig(nope);
+    auto* extra = onNope.findChild<QLineEdit*>("extra");
+    QVERIFY(!extra->placeholderText().isEmpty());
+    for (const char* rotary : {"yarn", "pi:", "ntk"})
+        QVERIFY2(!extra->placeholderText().contains(rotary), qPrintable(extra->placeholderText()));
+    for (auto* label : onNope.findChildren<QLabel*>())
+        QVERIFY(label->isEnabled());
+    auto* ok = onNope.findChild<QDialogButtonBox*>()->button(QDialogButtonBox::Ok);
+    QVERIFY(!ok->isEnabled());  // nothing chosen yet
+    extra->setText("yarn:factor=4");
+    QVERIFY(!ok->isEnabled());
+    auto problem = [&] {
+        QString text;
+        for (auto* label : onNope.findChildren<QLabel*>())
+            if (label->text().contains("refused") || label->text().contains("is not"))
+                text = label->text();
+        return text;
+    };
+    QVERIFY2(problem().contains("yarn:factor=4 is refused") && problem().contains("no rotation"),
+             qPrintable(problem()));
+    extra->setText("window:local=0");
+    QVERIFY(!ok->isEnabled());
+    QVERIFY2(problem().contains("local=0 is not"), qPrintable(problem()));
+    extra->setText("window:local=4");
+    QVERIFY(problem().isEmpty());
+    QVERIFY(ok->isEnabled());
 }
 
 // Issue 41, defect 6: Compare's config-difference table shows 11.5556, not 11.555555555555555

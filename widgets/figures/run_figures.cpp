@@ -11,6 +11,7 @@
 #include "lengen/engine/analysis.h"
 #include "lengen/engine/config.h"
 #include "lengen/engine/errors.h"
+#include "lengen/engine/interventions.h"
 #include "lengen/engine/probes.h"
 #include "lengen/engine/run_file.h"
 
@@ -200,13 +201,8 @@ FigureSpec lostInMiddleFigure(const engine::ProbeGroup& g, const RunFacts& rf)
 // model's solid curve, apart from the baselines' palette colours.
 std::string interventionColor(const std::string& spec)
 {
-    static const std::map<std::string, std::string> colors = {
-        {"truncate", "#111111"}, {"segments", "#7f7f7f"}, {"pi", "#e377c2"},
-        {"ntk", "#8c564b"},      {"dynamic_ntk", "#bcbd22"}, {"yarn", "#9467bd"},
-        {"lambda", "#d62728"},   {"window", "#17becf"},   {"logit_scale", "#ff7f0e"},
-        {"mamba_dt", "#2ca02c"}, {"longheads", "#1f3b73"}};
-    const auto it = colors.find(spec.substr(0, spec.find(':')));
-    return it == colors.end() ? std::string("#444444") : it->second;
+    const auto* info = engine::findIntervention(spec.substr(0, spec.find(':')));
+    return info ? info->color : std::string("#444444");
 }
 
 std::vector<double> positions(size_t n, double scale)

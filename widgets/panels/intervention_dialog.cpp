@@ -12,28 +12,29 @@
 #include <QRadioButton>
 #include <QVBoxLayout>
 
+#include "lengen/engine/config.h"
 #include "lengen/engine/interventions.h"
 
 namespace lengen::ui {
 
 namespace {
-// One line per intervention, what it does in a few words (docs/interventions.md has the rest).
+// One line per intervention, what it does in a few words (the engine's table; 
+// docs/interventions.md has the rest).
 QString summary(const QString& name)
 {
-    static const QHash<QString, QString> text = {
-        {"truncate", InterventionDialog::tr("only the most recent examples that fit the training length")},
-        {"segments", InterventionDialog::tr("average of predictions after each chunk of examples")},
-        {"pi", InterventionDialog::tr("position interpolation: positions / factor")},
-        {"ntk", InterventionDialog::tr("NTK-aware base scaling")},
-        {"dynamic_ntk", InterventionDialog::tr("NTK scaling from the prompt's length")},
-        {"yarn", InterventionDialog::tr("YaRN: frequency ramp and temperature")},
-        {"lambda", InterventionDialog::tr("LM-Infinite Λ-mask: first tokens + recent window")},
-        {"window", InterventionDialog::tr("sliding window of the training length")},
-        {"logit_scale", InterventionDialog::tr("logits × log n / log L beyond the training length")},
-        {"mamba_dt", InterventionDialog::tr("Mamba's step Δ × train / eval length")},
-        {"longheads", InterventionDialog::tr("per head: first, own and best-matching chunks")},
-    };
-    return text.value(name);
+    const auto* info = engine::findIntervention(name.toStdString());
+    return info ? QString::fromStdString(info->summary) : QString();
+}
+
+// A hint of the syntax from the interventions this run takes (no yarn hint on NoPE).
+QString examples(const QStringList& applicable)
+{
+    QStringList out;
+    for (const auto& name : applicable)
+        if (const auto* info = engine::findIntervention(name.toStdString());
+            info && info->example.find(':') != std::string::npos && out.size() < 2)
+            out << QString::fromStdString(info->example);
+    return out.isEmpty() ? QString() : InterventionDialog::tr("e.g. %1").arg(out.join(QStringLiteral(", ")));
 }
 }  // namespace
 
@@ -65,13 +66,13 @@ InterventionDialog::InterventionDialog(Mode mode, const QString& runLabel, const
         m_group->addButton(button, row);
         grid->addWidget(button, row, 0);
         auto* what = new QLabel(summary(name));
-        what->setEnabled(false);
+        what->setBuddy(button);
         grid->addWidget(what, row, 1);
         ++row;
     }
     m_extra = new QLineEdit;
     m_extra->setObjectName(QStringLiteral("extra"));
-    m_extra->setPlaceholderText(tr("e.g. yarn:factor=4, lambda:global=4,local=train"));
+    m_extra->setPlaceholderText(examples(applicable));
     m_extra->setToolTip(tr("More interventions with parameters, in the syntax of lengen eval --intervention"));
     auto* form = new QFormLayout;
     form->addRow(tr("With parameters:"), m_extra);
@@ -99,11 +100,12 @@ InterventionDialog::InterventionDialog(Mode mode, const QString& runLabel, const
     layout->addWidget(m_problem);
     layout->addWidget(buttons);
     auto ok = buttons->button(QDialogButtonBox::Ok);
-    auto update = [this, ok] {
+    m_update = [this, ok] {
         validate();
         ok->setEnabled(m_problem->text().isEmpty() && !interventions().isEmpty() &&
                        (m_mode == Mode::Probe || !methods().isEmpty()));
     };
+    const auto update = m_update;
     connect(m_group, &QButtonGroup::buttonToggled, this, update);
     connect(m_extra, &QLineEdit::textChanged, this, update);
     for (auto* c : {m_standard, m_ood})
@@ -119,10 +121,29 @@ void InterventionDialog::validate()
     if (text.isEmpty())
         return;
     try {
-        engine::parseInterventions(text.toStdString());
+        const auto specs = engine::parseInterventions(text.toStdString());
+        if (!m_config)
+            return;
+        // Resolved at the longest length the dialog evaluates (ood_length, 8×), as the
+        // evaluation will: a refused spec or a value out of range is named here.
+        const int points = 8 * m_config->trainPoints();
+        for (const auto& spec : specs) {
+            if (const auto why = engine::interventionRefusal(spec, *m_config); !why.empty()) {
+                m_problem->setText(tr("%1 is refused: %2").arg(QString::fromStdString(spec.text()),
+                                                               QString::fromStdString(why)));
+                return;
+            }
+            engine::describeIntervention(spec, *m_config, points);
+        }
     } catch (const std::exception& e) {
         m_problem->setText(QString::fromUtf8(e.what()));
     }
+}
+
+void InterventionDialog::setRunConfig(const engine::RunConfig& config)
+{
+    m_config = std::make_shared<const engine::RunConfig>(config);
+    m_update();
 }
 
 QStringList InterventionDialog::interventions() const

@@ -5,10 +5,17 @@
 
 #include <QDialog>
 
+#include <functional>
+#include <memory>
+
 class QButtonGroup;
 class QCheckBox;
 class QLineEdit;
 class QLabel;
+
+namespace lengen::engine {
+struct RunConfig;
+}
 
 namespace lengen::ui {
 
@@ -28,6 +35,9 @@ public:
     QStringList methods() const;
     /// Ticks these (names or specs in the extra field), for tests and for repeating a choice.
     void choose(const QStringList& specs);
+    /// The open run's config: specs it refuses, or values out of range for it, are refused in
+    /// the dialog (OK disabled, the engine's reason shown) before it closes.
+    void setRunConfig(const engine::RunConfig& config);
 
 private:
     void validate();
@@ -38,6 +48,8 @@ private:
     QLineEdit* m_extra;
     QCheckBox *m_standard = nullptr, *m_ood = nullptr;
     QLabel* m_problem;
+    std::shared_ptr<const engine::RunConfig> m_config;
+    std::function<void()> m_update;
 };
 
 }  // namespace lengen::ui

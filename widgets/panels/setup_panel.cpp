@@ -32,6 +32,7 @@
 #include <tuple>
 
 #include "lengen/engine/config_text.h"
+#include "lengen/engine/encodings.h"
 #include "lengen/engine/errors.h"
 #include "run_form.h"
 
@@ -258,26 +259,8 @@ namespace {
 QString derivedText(const engine::RunConfig& c)
 {
     QStringList parts;
-    const auto& p = c.position;
-    if (c.model.backbone == engine::Backbone::Llama) {
-        if (p.explicitScaling && p.factor && p.type != "alibi" && p.type != "fire" && p.type != "nope")
-            parts << SetupPanel::tr("%1 factor %2%3")
-                         .arg(QString::fromStdString(p.type))
-                         .arg(*p.factor, 0, 'g', 6)
-                         .arg(p.factorGiven ? QString() : SetupPanel::tr(" (max_length / points.end / 2 × 8)"));
-        if (p.type == "fire")
-            parts << SetupPanel::tr("FIRE MLP width %1").arg(p.fireMlpWidth);
-        if (p.type == "alibi") {
-            const int n = c.model.numHeads;
-            parts << SetupPanel::tr("ALiBi slopes 2^(-8·h/%1), h = 1…%1").arg(n);
-        }
-        if (p.type != "alibi" && p.type != "fire" && p.type != "nope")
-            parts << SetupPanel::tr("rope θ %1").arg(c.model.ropeTheta, 0, 'g', 6);
-        parts << SetupPanel::tr("intermediate size %1").arg(c.model.intermediateSize);
-    }
-    if (c.model.maxPositionEmbeddings > 0)
-        parts << SetupPanel::tr("max_position_embeddings %1").arg(c.model.maxPositionEmbeddings);
-    parts << SetupPanel::tr("n_in_dims %1").arg(c.model.nInDims);
+    for (const auto& part : engine::derivedSettings(c))
+        parts << QString::fromStdString(part);
     return SetupPanel::tr("derived: %1").arg(parts.join(QStringLiteral(" · ")));
 }
 

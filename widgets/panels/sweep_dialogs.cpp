@@ -16,6 +16,7 @@
 
 #include "lengen/engine/config.h"
 #include "lengen/engine/config_edit.h"
+#include "lengen/engine/encodings.h"
 
 namespace lengen::ui {
 
@@ -25,12 +26,8 @@ namespace {
 // backbones without a Llama position encoding).
 QString peText(const std::string& pe)
 {
-    static const std::map<std::string, QString> names = {
-        {"rope", "RoPE"}, {"nope", "NoPE"}, {"alibi", "ALiBi"}, {"fire", "FIRE"}, {"yarn", "YaRN"},
-        {"dynamic_yarn", "Dynamic YaRN"}, {"pi", "PI"}, {"dynamic_ntk", "Dynamic NTK"}, {"mamba", "Mamba"},
-        {"gpt2", "GPT-2"}};
-    const auto it = names.find(pe);
-    return it == names.end() ? QString::fromStdString(pe) : it->second;
+    const auto* e = engine::findEncoding(pe);
+    return QString::fromStdString(e ? e->display : pe);
 }
 
 // Lays out `form` above OK / Cancel (OK named `ok`) and asks; true when accepted.
@@ -60,6 +57,8 @@ std::optional<engine::NewSweep> askNewSweep(QWidget* parent, const QString& defa
     int i = 0;
     for (const auto& pe : engine::sweepPeNames()) {
         auto* box = new QCheckBox(peText(pe));
+        if (const auto* e = engine::findEncoding(pe))
+            box->setToolTip(QString::fromStdString(e->summary));
         box->setChecked(pe == "rope" || pe == "nope" || pe == "alibi" || pe == "fire");
         peGrid->addWidget(box, i / 5, i % 5);
         pes.emplace_back(QString::fromStdString(pe), box);

@@ -1,4 +1,5 @@
 #include "lengen/engine/config_edit.h"
+#include "lengen/engine/encodings.h"
 
 #include <algorithm>
 #include <cctype>
@@ -60,27 +61,20 @@ void setTask(RunConfig& c, const std::string& name)
 
 std::vector<std::string> sweepPeNames()
 {
-    return {"rope", "nope", "alibi", "fire", "yarn", "dynamic_yarn", "pi", "dynamic_ntk",
-            "mamba", "gpt2"};
+    std::vector<std::string> names;
+    for (const auto& e : encodingTable())
+        names.push_back(e.name);
+    return names;
 }
 
 bool applyPeName(RunConfig& c, const std::string& pe)
 {
-    if (pe == "mamba") {
-        setBackbone(c, Backbone::Mamba);
-        return true;
-    }
-    if (pe == "gpt2" || pe == "gpt") {
-        setBackbone(c, Backbone::Gpt2);
-        return true;
-    }
-    std::string type = pe == "pi" ? "linear" : pe == "dynamic_ntk" ? "dynamic"
-                     : pe == "dynamic_yarn" ? "dynamic-yarn" : pe;
-    const auto known = knownPositionTypes();
-    if (std::find(known.begin(), known.end(), type) == known.end())
+    const EncodingInfo* e = findEncoding(pe);
+    if (!e)
         return false;
-    setBackbone(c, Backbone::Llama);
-    setPositionEncoding(c, type);
+    setBackbone(c, e->backbone);
+    if (e->backbone == Backbone::Llama)
+        setPositionEncoding(c, e->type);
     return true;
 }
 

@@ -10,6 +10,7 @@
 #include "config/config_emit.h"
 #include "config/section_reader.h"
 #include "lengen/engine/config.h"
+#include "lengen/engine/encodings.h"
 
 namespace lengen::engine {
 
@@ -185,20 +186,8 @@ std::string toYaml(const RunConfig& c, YamlStyle style)
 
 std::string RunConfig::peDisplayName() const
 {
-    if (model.backbone == Backbone::Mamba)
-        return "Mamba";
-    if (model.backbone == Backbone::Gpt2)
-        return "GPT-2";
-    const std::string& t = position.type;
-    if (t == "rope") return "RoPE";
-    if (t == "nope") return "NoPE";
-    if (t == "alibi") return "ALiBi";
-    if (t == "fire") return "FIRE";
-    if (t == "yarn") return "YaRN";
-    if (t == "dynamic-yarn") return "Dynamic YaRN";
-    if (t == "linear") return "PI";
-    if (t == "dynamic") return "Dynamic NTK";
-    return t;
+    const auto& e = encodingOf(*this);
+    return e.backbone == Backbone::Llama && e.type != position.type ? position.type : e.display;
 }
 
 // The reference's AdamW ran with torch defaults regardless of the config (§9.15).

@@ -9,6 +9,7 @@
 #include "config/yaml_tree.h"
 #include "lengen/engine/config.h"
 #include "lengen/engine/config_text.h"
+#include "lengen/engine/encodings.h"
 
 namespace lengen::engine {
 namespace {
@@ -22,8 +23,6 @@ const std::vector<std::string> kGaussianTasks = {
 const std::vector<std::string> kBooleanTasks = {
     "conjunction", "disjunction", "sparse_disjunction", "majority", "parity", "sparse_parity",
     "int_halfspace", "sparse_thres", "dnf", "cnf"};
-const std::vector<std::string> kPositionTypes = {
-    "rope", "nope", "alibi", "fire", "yarn", "dynamic-yarn", "linear", "dynamic"};
 
 std::string joined(const std::vector<std::string>& names)
 {
@@ -155,9 +154,9 @@ void readPositionScaling(SectionReader scaling, PositionConfig& pos)
         std::string t = *type;
         if (t == "none" || t == "default")
             t = "rope";
-        if (!contains(kPositionTypes, t))
+        if (!contains(knownPositionTypes(), t))
             scaling.error("type", "unknown position encoding '" + *type + "'; known: " +
-                                      joined(kPositionTypes));
+                                      joined(knownPositionTypes()));
         pos.type = t;
     } else {
         scaling.error("type", "missing required key 'type'");
@@ -341,8 +340,7 @@ LoadedConfig parseRoot(const config::NodePtr& root, const std::string& source)
     // Rotary encodings turn pairs of a head's dimensions: an odd head width has no partner for
     // its last one (training went NaN at step 0). NoPE, ALiBi and FIRE do not rotate.
     const auto& m = base.model;
-    const bool rotary = base.position.type != "nope" && base.position.type != "alibi" &&
-                        base.position.type != "fire";
+    const bool rotary = encodingOf(base).kind == PositionKind::Rotary;
     if (m.backbone == Backbone::Llama && rotary && m.hiddenSize > 0 && m.numHeads > 0 &&
         m.hiddenSize % m.numHeads == 0 && (m.hiddenSize / m.numHeads) % 2 != 0)
         top.child("model").error("num_attention_heads",
@@ -412,7 +410,14 @@ std::vector<std::string> knownTaskNames()
     return all;
 }
 
-std::vector<std::string> knownPositionTypes() { return kPositionTypes; }
+std::vector<std::string> knownPositionTypes()
+{
+    std::vector<std::string> types;
+    for (const auto& e : encodingTable())
+        if (e.backbone == Backbone::Llama)
+            types.push_back(e.type);
+    return types;
+}
 
 bool isBooleanTaskName(const std::string& name) { return contains(kBooleanTasks, name); }
 

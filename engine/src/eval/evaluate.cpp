@@ -85,6 +85,33 @@ std::string analysisFileFor(const std::string& run)
     return (fs::path(locateRunFile(run)).parent_path() / "analysis.h5").string();
 }
 
+std::string pairWithStoredEvaluation(const std::string& run, EvalOptions& options)
+{
+    const auto wanted = [&](const std::string& method) {
+        return options.methods.empty() ||
+               std::find(options.methods.begin(), options.methods.end(), method) != options.methods.end();
+    };
+    const EvalResult* first = nullptr;
+    const EvalResult* longest = nullptr;
+    const auto stored = readEvaluations(run);
+    for (const auto& r : stored) {
+        if (!r.intervention.empty() || r.source != "lengen" || !wanted(r.method))
+            continue;
+        if (!first)
+            first = &r;
+        if (r.trainPoints > 0 && r.nPoints > r.trainPoints && (!longest || r.nPoints > longest->nPoints))
+            longest = &r;
+    }
+    if (!first)
+        return {};
+    options.prompts = first->prompts;
+    options.common.seed = first->seed;
+    if (longest)
+        options.oodFactor = std::max(1, longest->nPoints / longest->trainPoints);
+    return std::to_string(options.prompts) + " prompts, seed " + std::to_string(options.common.seed) +
+           (longest ? ", " + std::to_string(options.oodFactor) + "× the training length" : std::string());
+}
+
 EvalSummary evaluateRun(const std::string& run, const EvalOptions& options, RunControl& control,
                         AnalysisObserver& observer)
 {

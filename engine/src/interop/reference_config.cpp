@@ -14,6 +14,7 @@
 
 #include "config/config_emit.h"
 #include "config/section_reader.h"
+#include "lengen/engine/encodings.h"
 
 namespace lengen::engine::interop {
 
@@ -104,13 +105,7 @@ std::string referenceConfigYaml(const RunConfig& c, const std::string& runId,
     }
     const int positions = std::isfinite(maxLength) ? static_cast<int>(maxLength) : 0;
     // The monkey-patch that selects the PE module (§4.0); PI and dynamic NTK are stock HF.
-    std::string patchName;
-    if (m.backbone == Backbone::Llama) {
-        if (p.type == "alibi" || p.type == "fire" || p.type == "nope")
-            patchName = p.type;
-        else if (p.type == "yarn" || p.type == "dynamic-yarn")
-            patchName = "yarn";
-    }
+    const std::string patchName = encodingOf(c).referencePatch;
     const bool patched = !patchName.empty();
     const bool scaled = m.backbone == Backbone::Llama && p.type != "rope";
 

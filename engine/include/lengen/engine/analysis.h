@@ -115,6 +115,15 @@ EvalSummary evaluateRun(const std::string& run, const EvalOptions& options, RunC
 /// `source`), then those under interventions (with an `intervention`).
 std::vector<EvalResult> readEvaluations(const std::string& run);
 
+/// Pairs an intervention evaluation with the run's stored plain evaluation of the same methods
+/// (`options.methods`, every method when empty): its prompts, seed and OOD factor, so that the
+/// interventions are compared with the untouched model on the same prompts and nothing plain
+/// is redone. Returns what it took ("1280 prompts, seed 1, 8× the training length"), or ""
+/// when no plain LenGen evaluation of these methods is stored (options unchanged). The CLI
+/// applies it to `eval --intervention` unless --prompts, --seed or --ood-factor is given; the
+/// studio to every intervention evaluation. Error(RunFile) for a damaged analysis file.
+std::string pairWithStoredEvaluation(const std::string& run, EvalOptions& options);
+
 /// Imports a reference metrics.json (§6.6) into the run's analysis file under `label`
 /// (e.g. "python"), so its curves can be shown next to LenGen's. Returns the methods imported.
 std::vector<std::string> importMetricsJson(const std::string& jsonPath, const std::string& run,

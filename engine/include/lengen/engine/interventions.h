@@ -13,6 +13,38 @@ namespace lengen::engine {
 
 struct RunConfig;
 
+/// Where an intervention acts, which decides the runs it applies to.
+enum class InterventionScope {
+    Every,      ///< none, and those that build other prompts (truncate, segments): every run
+    Rotary,     ///< rescales a rotary table: Llama with a rotary PE that does not rescale itself
+    Attention,  ///< changes attention weights: Llama with any PE
+    Recurrent,  ///< changes Mamba's recurrence
+};
+
+struct InterventionParam {
+    std::string key;          ///< as written in a spec: factor, local, original
+    std::string defaultText;  ///< what it is when left out: "train", "32", "eval / original length"
+    std::string accepts;      ///< the values it takes, as the refusal says them
+};
+
+/// One row of the table of interventions (src/eval/intervention_table.cpp): everything but
+/// its forward code. Parsing, refusals, the CLI's help and lists, the studio's dialog and the
+/// figure colours derive from these rows.
+struct InterventionInfo {
+    std::string name;
+    InterventionScope scope = InterventionScope::Every;
+    std::vector<InterventionParam> params;
+    std::string summary;  ///< one line, what it does
+    std::string color;    ///< its colour in every figure (#rrggbb)
+    std::string example;  ///< a spec with parameters, for hints ("yarn:factor=4")
+};
+
+/// Every intervention, in the documentation's order (none first).
+const std::vector<InterventionInfo>& interventionTable();
+
+/// The row of `name` (as written in a spec, `-` read as `_`); null when none.
+const InterventionInfo* findIntervention(const std::string& name);
+
 /// One intervention as written (validated by name and parameter names, not yet resolved).
 struct InterventionSpec {
     std::string name;                                         ///< none, truncate, yarn, ...
@@ -37,7 +69,7 @@ std::vector<InterventionSpec> parseInterventions(const std::string& list);
 /// studio). Duplicates once, in the order first given. Error(Config) as parseInterventions.
 std::vector<InterventionSpec> expandInterventions(const std::vector<std::string>& texts, const RunConfig& config);
 
-/// Every intervention, in the documentation's order (none first).
+/// Every intervention's name, in the table's order (none first).
 const std::vector<std::string>& interventionNames();
 
 /// Why `spec` cannot apply to a run with this config, naming both ("" when it can).

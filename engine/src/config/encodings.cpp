@@ -1,0 +1,123 @@
+// The table of position encodings and backbones (lengen/engine/encodings.h): one row each,
+// read by the config reader, sweeps, display names, the studio's form and interventions.
+
+#include "lengen/engine/encodings.h"
+
+#include <cstdio>
+
+namespace lengen::engine {
+
+namespace {
+
+std::string number(double v)
+{
+    char buf[32];
+    std::snprintf(buf, sizeof buf, "%.6g", v);
+    return buf;
+}
+
+std::vector<EncodingInfo> makeTable()
+{
+    using K = PositionKind;
+    const std::vector<std::string> scaled = {"patch.rope_scaling.factor", "model.max_length",
+                                             "model.rope_theta"};
+    std::vector<EncodingInfo> t;
+    auto row = [&](std::string name, std::string type, std::string display, K kind,
+                   std::vector<std::string> keys, std::string summary) -> EncodingInfo& {
+        EncodingInfo e;
+        e.name = std::move(name);
+        e.type = std::move(type);
+        e.display = std::move(display);
+        e.kind = kind;
+        e.keys = std::move(keys);
+        e.summary = std::move(summary);
+        t.push_back(std::move(e));
+        return t.back();
+    };
+    row("rope", "rope", "RoPE", K::Rotary, {"model.rope_theta"},
+        "rotary: q and k turned by position × θ_i (Su et al. 2021)");
+    row("nope", "nope", "NoPE", K::None, {},
+        "no position signal; the causal mask alone orders tokens (Kazemnejad et al. 2023)")
+        .referencePatch = "nope";
+    row("alibi", "alibi", "ALiBi", K::Bias, {},
+        "logit bias -m_h (i - j), slopes 2^(-8h/H) (Press et al. 2022)")
+        .referencePatch = "alibi";
+    row("fire", "fire", "FIRE", K::Bias, {"patch.fire.mlp_width", "model.max_length"},
+        "learned bias of the progressive distance log(c(i-j)+1)/log(c max(L,i)+1) by a small MLP "
+        "(Li et al. 2024)")
+        .referencePatch = "fire";
+    row("yarn", "yarn", "YaRN", K::Rotary, scaled,
+        "RoPE with YaRN's frequency ramp and temperature from the first step (Peng et al. 2023)")
+        .usesFactor = true;
+    t.back().referencePatch = "yarn";
+    auto& dynYarn = row("dynamic_yarn", "dynamic-yarn", "Dynamic YaRN", K::Rotary, scaled,
+                        "YaRN applied only to forwards longer than factor × max_position_embeddings");
+    dynYarn.usesFactor = dynYarn.lengthDependent = true;
+    dynYarn.referencePatch = "yarn";
+    row("pi", "linear", "PI", K::Rotary, {"patch.rope_scaling.factor", "model.rope_theta"},
+        "position interpolation: RoPE of position / factor (Chen et al. 2023)")
+        .usesFactor = true;
+    auto& dynNtk = row("dynamic_ntk", "dynamic", "Dynamic NTK", K::Rotary, scaled,
+                       "RoPE base rescaled for forwards longer than max_position_embeddings (bloc97 2023)");
+    dynNtk.usesFactor = dynNtk.lengthDependent = true;
+    row("mamba", "", "Mamba", K::Recurrent, {"model.state_size"},
+        "selective state-space backbone, no attention (Gu and Dao 2023)")
+        .backbone = Backbone::Mamba;
+    row("gpt2", "", "GPT-2", K::Learned, {"model.max_length", "model.*_pdrop"},
+        "GPT-2 with learned absolute positions for max_length tokens (Radford et al. 2019)")
+        .backbone = Backbone::Gpt2;
+    return t;
+}
+
+}  // namespace
+
+const std::vector<EncodingInfo>& encodingTable()
+{
+    static const std::vector<EncodingInfo> table = makeTable();
+    return table;
+}
+
+const EncodingInfo* findEncoding(const std::string& name)
+{
+    const std::string key = name == "gpt" ? "gpt2" : name;
+    for (const auto& e : encodingTable())
+        if (e.name == key || (!e.type.empty() && e.type == key))
+            return &e;
+    return nullptr;
+}
+
+const EncodingInfo& encodingOf(const RunConfig& config)
+{
+    const auto& table = encodingTable();
+    for (const auto& e : table)
+        if (e.backbone == config.model.backbone &&
+            (e.backbone != Backbone::Llama || e.type == config.position.type))
+            return e;
+    return table.front();  // unreachable for a config the reader accepted
+}
+
+std::vector<std::string> derivedSettings(const RunConfig& c)
+{
+    std::vector<std::string> parts;
+    const auto& p = c.position;
+    const auto& e = encodingOf(c);
+    if (c.model.backbone == Backbone::Llama) {
+        if (p.explicitScaling && p.factor && e.usesFactor)
+            parts.push_back(p.type + " factor " + number(*p.factor) +
+                            (p.factorGiven ? "" : " (max_length / points.end / 2 × 8)"));
+        if (e.type == "fire")
+            parts.push_back("FIRE MLP width " + std::to_string(p.fireMlpWidth));
+        if (e.type == "alibi")
+            parts.push_back("ALiBi slopes 2^(-8·h/" + std::to_string(c.model.numHeads) + "), h = 1…" +
+                            std::to_string(c.model.numHeads));
+        if (e.kind == PositionKind::Rotary)
+            parts.push_back("rope θ " + number(c.model.ropeTheta));
+        parts.push_back("intermediate size " + std::to_string(c.model.intermediateSize));
+    }
+    if (c.model.maxPositionEmbeddings > 0)
+        parts.push_back("max_position_embeddings " + std::to_string(c.model.maxPositionEmbeddings));
+    parts.push_back("n_in_dims " + std::to_string(c.model.nInDims));
+    return parts;
+}
+
+}  // namespace lengen::engine
