@@ -165,9 +165,9 @@ int runInfo(const std::string& run, bool listParameters, int pointwiseRows)
     // The Python code seeds nothing: an imported run's training seed is unknown (its stored
     // seed only drives the generator of a continued training).
     const std::string seed = info.importedFrom.empty() ? std::to_string(info.seed) : "unknown";
-    std::printf("training     lr %g, batch %d, seed %s, device %s%s\n",
+    std::printf("training     lr %g, batch %d, seed %s, device %s (%s)%s\n",
                 c.training.learningRate, c.training.batchSize, seed.c_str(), info.device.c_str(),
-                c.compat == engine::CompatMode::Reference ? ", compat: reference" : "");
+                info.precision.c_str(), c.compat == engine::CompatMode::Reference ? ", compat: reference" : "");
     if (info.logRows > 0)
         std::printf("log          %lld rows, last loss %.5g\n",
                     static_cast<long long>(info.logRows), info.lastLoss);
@@ -267,9 +267,9 @@ void addTrainCommands(CLI::App& app, CommandTable& table)
     train->add_option("--device", t->args.device, "cpu, cuda or cuda:N (default: cuda if "
                                                   "available, else cpu)");
     train->add_option("--precision", t->args.precision,
-                      "Matrix products on a GPU: fp32, tf32 or bf16 (autocast); docs/gpu.md")
-        ->check(CLI::IsMember({"fp32", "tf32", "bf16"}))
-        ->capture_default_str();
+                      "Matrix products on a GPU: fp32, tf32 or bf16 (autocast); stored in the run. "
+                      "Default fp32, and with --resume the run's own; docs/gpu.md")
+        ->check(CLI::IsMember({"fp32", "tf32", "bf16"}));
     train->add_option("--threads", t->args.threads, "CPU threads (default: all cores)")
         ->check(threadRange());
     train->add_flag("--quiet,-q", t->args.quiet, "No progress output");

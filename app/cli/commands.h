@@ -15,7 +15,7 @@ struct TrainArgs {
     std::optional<std::uint64_t> seed;
     std::optional<std::int64_t> steps;
     std::string device;
-    std::string precision = "fp32";
+    std::string precision;  ///< "" = fp32, or the run's own on --resume
     int threads = 0;
     bool quiet = false;
 };

@@ -94,6 +94,7 @@ private Q_SLOTS:
     void fusedAndModulePathsAgree_data();
     void fusedAndModulePathsAgree();
     void evaluationKeepsTheModulePath();
+    void aGraphKeepsItsKernelContext();
     void gemmMatchesMatmulForEveryTranspose();
     void causalSoftmaxMatchesTorch();
     void swigluMatchesTorchWhereExpSaturates();  // and GELU
@@ -162,6 +163,31 @@ void TestFusedLayer::fusedAndModulePathsAgree()
                      name.c_str());
         }
     }
+}
+
+// Issue 40: a fused node kept its context as a raw address, so a graph whose session let go of
+// the context (a policy change, a session ending) ran its backward on a destroyed pool. The
+// graph now holds a share of it until the graph is freed.
+void TestFusedLayer::aGraphKeepsItsKernelContext()
+{
+    if (!kernels::hasBlas())
+        QSKIP("no BLAS sgemm in this process: the fused layer is off");
+    auto model = lengen::test::initialisedModel(lengen::test::tinyConfig("linear_regression", "rope"), 3);
+    auto gen = at::make_generator<at::CPUGeneratorImpl>(4);
+    auto xs = torch::randn({4, 7, 3}, gen, torch::kFloat32);
+    auto ys = torch::randn({4, 7}, gen, torch::kFloat32);
+    auto context = std::make_shared<kernels::KernelContext>(2);
+    const std::weak_ptr<kernels::KernelContext> watch = context;
+    model->setKernelPolicy({LayerPath::Fused, std::move(context)});
+    auto loss = (model->forward(xs, ys).predictions - ys).square().mean();
+    QVERIFY(graphHasFusedLayer(loss));
+    model->setKernelPolicy({});  // the session lets go of its context
+    QVERIFY2(!watch.expired(), "the recorded graph no longer holds its kernel context");
+    loss.backward();
+    for (const auto& p : model->parameters())
+        QVERIFY(p.grad().defined());
+    loss = torch::Tensor();  // the graph is freed, and the context with it
+    QVERIFY(watch.expired());
 }
 
 void TestFusedLayer::evaluationKeepsTheModulePath()

@@ -61,6 +61,7 @@ private Q_SLOTS:
     void slicesCoverTheItemsAndFallBackInOrder();
     void blasThreadsRightWhateverTheOrder();
     void twoTrainingsInOneProcessAsEachAlone();
+    void aThrowingSliceIsTheCallersError();
 };
 
 void TestKernelContext::twoContextsRunSideBySide()
@@ -198,6 +199,35 @@ void TestKernelContext::twoTrainingsInOneProcessAsEachAlone()
             QVERIFY2(torch::equal(a.model[p].value, b.model[p].value), a.model[p].name.c_str());
     }
     QVERIFY(together[0].finalLoss != together[1].finalLoss);  // two different runs
+}
+
+// Issue 40: a slice that throws on a worker used to call std::terminate (the exception left
+// the worker's thread function), and one that threw on the caller (slice 0) returned while the
+// workers still ran the job, leaving the pool's job pointer dangling and the slice flag set.
+void TestKernelContext::aThrowingSliceIsTheCallersError()
+{
+    const kernels::KernelContext context(2);
+    for (int thrower : {1, 0}) {
+        std::atomic<int> ran{0};
+        try {
+            context.run(2, [&](kernels::Slice s) {
+                if (s.ith == thrower)
+                    throw std::runtime_error("slice " + std::to_string(s.ith) + " failed");
+                std::this_thread::sleep_for(std::chrono::milliseconds(20));  // still running
+                ++ran;
+            });
+            QFAIL("no exception");
+        } catch (const std::runtime_error& e) {
+            QCOMPARE(std::string(e.what()), "slice " + std::to_string(thrower) + " failed");
+        }
+        QCOMPARE(ran.load(), 1);  // the other slice finished before run() returned
+        // Still usable, and still parallel: slice 1 runs on the worker, not on this thread
+        // (a flag left set after a throw would run every later job serially here).
+        std::thread::id ids[2];
+        context.run(2, [&](kernels::Slice s) { ids[s.ith] = std::this_thread::get_id(); });
+        QCOMPARE(ids[0], std::this_thread::get_id());
+        QVERIFY(ids[1] != std::this_thread::get_id());
+    }
 }
 
 QTEST_GUILESS_MAIN(TestKernelContext)

@@ -160,7 +160,7 @@ void TestRunFile::slotsAlternate()
     };
     s.writer.reset();
     QCOMPARE(readCurrent(), std::int64_t(-1));
-    s.writer = io::RunWriter::reopen(f->path, 0, "cpu");
+    s.writer = io::RunWriter::reopen(f->path, 0, "cpu", "fp32");
     s.stepsDone = 5;
     s.writer->writeCheckpoint(training::captureCheckpoint(s, 0));
     s.stepsDone = 10;
@@ -187,7 +187,7 @@ void TestRunFile::reopenTruncatesTheLog()
     }
     f->session.writer.reset();
     QCOMPARE(readTrainLog(f->path).step, (std::vector<std::int64_t>{0, 10, 20, 30}));
-    io::RunWriter::reopen(f->path, 20, "cpu").reset();
+    io::RunWriter::reopen(f->path, 20, "cpu", "fp32").reset();
     const auto log = readTrainLog(f->path);
     QCOMPARE(log.step, (std::vector<std::int64_t>{0, 10}));
     QCOMPARE(log.pointwiseWidth, 7);

@@ -6,6 +6,7 @@
 
 #include <cstdlib>
 
+#include "io/h5.h"
 #include "io/run_store.h"
 #include "train/graph_step.h"
 #include "train/train_loop.h"
@@ -110,6 +111,7 @@ private Q_SLOTS:
     void trainsOnCudaWhenAvailable();
     void cudaWithoutAGpuIsAConfigError();
     void precisionIsCheckedAgainstTheDevice();
+    void resumeKeepsTheStoredPrecision();
     void graphedStepsEqualEagerSteps();
     void checkpointsMoveBetweenDevicesBitwise();
 };
@@ -293,6 +295,35 @@ void TestTraining::precisionIsCheckedAgainstTheDevice()
     o.precision = "fp16";
     expectError([&] { train(tinyRun(5), o, control, rec); }, ErrorKind::Usage, {"fp32, tf32, bf16"});
     QCOMPARE(rec.steps, 0);
+}
+
+// Issue 40: --precision is stored in the run, and a resume takes the stored one unless told
+// otherwise. On the CPU only fp32 trains, so the run's attribute is set to what a GPU session
+// would have written: the resume then refuses for the CPU (proving it read bf16) and names the
+// way out; an explicit fp32 continues and is recorded.
+void TestTraining::resumeKeepsTheStoredPrecision()
+{
+    RunControl control;
+    Recorder rec;
+    const auto first = train(tinyRun(6), options("stored-precision", 3), control, rec);
+    QCOMPARE(readRunInfo(first.runFile).precision, std::string("fp32"));
+    auto setStored = [&](const std::string& value) {
+        io::H5Lock lock(io::h5Mutex());
+        auto file = io::openFile(first.runFile, io::OpenMode::ReadWrite);
+        io::writeAttribute(file.id(), "precision", value, first.runFile);
+    };
+    setStored("bf16");
+    QCOMPARE(readRunInfo(first.runFile).precision, std::string("bf16"));
+    TrainOptions o;
+    o.device = "cpu";
+    o.threads = 1;
+    expectError([&] { resume(first.runFile, o, control, rec); }, ErrorKind::Config,
+                {"--precision bf16", "--precision fp32 to continue it on the CPU"});
+    o.precision = "fp32";
+    resume(first.runFile, o, control, rec);  // finished already: continues nothing, records fp32
+    QCOMPARE(readRunInfo(first.runFile).precision, std::string("fp32"));
+    setStored("fp8");
+    expectError([&] { readRunInfo(first.runFile); }, ErrorKind::RunFile, {"precision", "fp8"});
 }
 
 void TestTraining::graphedStepsEqualEagerSteps()

@@ -141,6 +141,11 @@ RunFileInfo readRunInfo(const std::string& pathOrDir)
     info.positionEncoding = readStringAttribute(f, "position_encoding", path);
     info.backbone = readStringAttribute(f, "backbone", path);
     info.device = readStringAttribute(f, "device", path);
+    // Runs written before the precision was stored trained in fp32 unless told otherwise.
+    info.precision = hasAttribute(f, "precision") ? readStringAttribute(f, "precision", path) : "fp32";
+    if (info.precision != "fp32" && info.precision != "tf32" && info.precision != "bf16")
+        throw Error(ErrorKind::RunFile, "attribute 'precision' is '" + info.precision +
+                                            "', not fp32, tf32 or bf16 (damaged file): " + path);
     if (hasAttribute(f, "imported_from"))
         info.importedFrom = readStringAttribute(f, "imported_from", path);
     if (hasAttribute(f, "sweep")) {

@@ -38,6 +38,7 @@ struct CheckpointState {
 
 struct RunHeader {
     std::string runId, createdAt, configYaml, task, positionEncoding, backbone, device;
+    std::string precision = "fp32";  ///< fp32 | tf32 | bf16 (the session's, like device)
     std::uint64_t seed = 0;
     std::int64_t totalSteps = 0;
     std::int64_t parameterCount = 0;
@@ -64,9 +65,10 @@ public:
                                              const std::vector<ParameterShape>& params,
                                              std::int64_t rngBytes);
     /// Reopens a run to continue it: drops log rows with step >= keepBefore (they will be
-    /// written again), records the device, marks it running, switches to SWMR-write mode.
+    /// written again), records the device and precision, marks it running, switches to
+    /// SWMR-write mode.
     static std::unique_ptr<RunWriter> reopen(const std::string& path, std::int64_t keepBefore,
-                                             const std::string& device,
+                                             const std::string& device, const std::string& precision,
                                              std::unique_ptr<WriterLock> heldLock = nullptr);
     ~RunWriter();
 

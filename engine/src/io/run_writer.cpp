@@ -149,11 +149,11 @@ std::unique_ptr<RunWriter> RunWriter::create(const std::string& path, const RunH
         fs::remove(partial, ec);
         throw Error(ErrorKind::Io, "cannot move " + partial + " into place: " + why);
     }
-    return reopen(path, 0, h.device, std::move(writerLock));
+    return reopen(path, 0, h.device, h.precision, std::move(writerLock));
 }
 
 std::unique_ptr<RunWriter> RunWriter::reopen(const std::string& path, std::int64_t keepBefore,
-                                             const std::string& device,
+                                             const std::string& device, const std::string& precision,
                                              std::unique_ptr<WriterLock> writerLock)
 {
     H5Lock lock(h5Mutex());
@@ -181,6 +181,7 @@ std::unique_ptr<RunWriter> RunWriter::reopen(const std::string& path, std::int64
         truncateRows(ds.id(), keep, path);
     writer->m_current = readIntScalar(writer->m_file.id(), "checkpoint/current", path);
     writeAttribute(writer->m_file.id(), "device", device, path);
+    writeAttribute(writer->m_file.id(), "precision", precision, path);
     writer->setStatus("running");
     writer->startSwmr();
     return writer;

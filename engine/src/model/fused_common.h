@@ -85,17 +85,27 @@ struct BatchParts {
     }
 };
 
-/// The context a fused node's forward ran on, kept in its autograd context for the backward
-/// (the session that owns it outlives every graph its model records).
+/// The context a fused node's forward ran on, held by its autograd context for the backward:
+/// a share of its ownership when a session made it (std::make_shared), so a graph that
+/// outlives its session still has its threads; serial() and contexts on a caller's stack (the
+/// kernel tests) are static or outlive their graphs, and are pointed to.
+struct KeptContext final : torch::CustomClassHolder {
+    std::shared_ptr<const kernels::KernelContext> owned;
+    const kernels::KernelContext* context = nullptr;
+};
+
 inline void keepContext(torch::autograd::AutogradContext* ctx, const kernels::KernelContext& c)
 {
-    ctx->saved_data["kernels"] = static_cast<std::int64_t>(reinterpret_cast<std::intptr_t>(&c));
+    auto kept = c10::make_intrusive<KeptContext>();
+    kept->owned = c.weak_from_this().lock();
+    kept->context = &c;
+    ctx->saved_data["kernels"] = c10::IValue::make_capsule(std::move(kept));
 }
 
 inline const kernels::KernelContext& keptContext(torch::autograd::AutogradContext* ctx)
 {
-    return *reinterpret_cast<const kernels::KernelContext*>(
-        static_cast<std::intptr_t>(ctx->saved_data["kernels"].toInt()));
+    auto capsule = ctx->saved_data["kernels"].toCapsule();
+    return *static_cast<const KeptContext*>(capsule.get())->context;
 }
 
 /// One gradient summed apart by each part ([parts, shape...]), then added in part order.

@@ -6,9 +6,11 @@
 #include <atomic>
 #include <chrono>
 #include <condition_variable>
+#include <exception>
 #include <mutex>
 #include <set>
 #include <thread>
+#include <utility>
 #include <vector>
 
 namespace lengen::engine::model::kernels {
@@ -73,8 +75,13 @@ public:
             w.join();
     }
 
+    // Runs part(0) here and parts 1..n-1 on the workers; returns when every worker is done
+    // with this generation, also when a part threw. The first exception (any part's) is then
+    // rethrown here, so a failing slice reaches the caller as its error; the job pointer never
+    // outlives the call.
     void run(int parts, const std::function<void(int)>& part)
     {
+        m_error = nullptr;
         m_job = &part;  // published by the generation's release below
         m_parts = parts;
         m_pending.store(static_cast<int>(m_workers.size()), std::memory_order_relaxed);
@@ -83,16 +90,31 @@ public:
             m_generation.fetch_add(1, std::memory_order_release);
         }
         m_wake.notify_all();
-        part(0);
+        guarded(0);
         auto done = [this] { return m_pending.load(std::memory_order_acquire) == 0; };
         if (!spinUntil(done)) {
             std::unique_lock lock(m_mutex);
             m_done.wait(lock, done);
         }
         m_job = nullptr;
+        if (m_error)
+            std::rethrow_exception(std::exchange(m_error, nullptr));
     }
 
 private:
+    // One part; an exception is kept (the first one wins) instead of leaving a worker thread
+    // (std::terminate) or the caller before the workers finished.
+    void guarded(int index)
+    {
+        try {
+            (*m_job)(index);
+        } catch (...) {
+            std::lock_guard lock(m_errorMutex);
+            if (!m_error)
+                m_error = std::current_exception();
+        }
+    }
+
     void work(int index, std::uint64_t seen)
     {
         for (;;) {
@@ -105,7 +127,7 @@ private:
             if (m_stop.load())
                 return;
             if (index < m_parts)
-                (*m_job)(index);
+                guarded(index);
             if (m_pending.fetch_sub(1, std::memory_order_acq_rel) == 1) {
                 std::lock_guard lock(m_mutex);  // the caller may be about to sleep
                 m_done.notify_one();
@@ -121,6 +143,8 @@ private:
     std::atomic<int> m_pending{0};
     std::atomic<std::uint64_t> m_generation{0};
     std::atomic<bool> m_stop{false};
+    std::mutex m_errorMutex;
+    std::exception_ptr m_error;  // the job's first exception; read by the caller after all parts
 };
 
 namespace {
@@ -257,9 +281,11 @@ void KernelContext::run(int nth, const std::function<void(Slice)>& fn) const
     }
     SerialBlas serial;
     const std::function<void(int)> slice = [&](int i) {
-        t_inJob = true;
+        struct InJob {  // cleared also when the slice throws
+            InJob() { t_inJob = true; }
+            ~InJob() { t_inJob = false; }
+        } inJob;
         fn(Slice{i, nth});
-        t_inJob = false;
     };
     m_pool->run(nth, slice);
 }

@@ -35,7 +35,10 @@ struct Slice {
 
 class ThreadPool;
 
-class KernelContext {
+/// Sessions create contexts with std::make_shared; a fused node's autograd context then keeps
+/// its context alive until its backward ran (fused_common.h keepContext), whatever the
+/// session does in between.
+class KernelContext : public std::enable_shared_from_this<KernelContext> {
 public:
     /// `threads` kernel threads (1 = the calling thread only; clamped to 1..64). `blasThreads`
     /// > 0: what OpenBLAS should use for products outside slices while this context lives
@@ -55,7 +58,9 @@ public:
     /// (slice 0 on the caller) with OpenBLAS held to one thread, or one after another on the
     /// caller when nth > threads(), when called from inside a slice, or while another thread
     /// runs a job on this context. Callers that keep per-slice sums and add them in slice
-    /// order get the same bits either way: results depend on nth, never on timing.
+    /// order get the same bits either way: results depend on nth, never on timing. A slice
+    /// that throws (on any thread) lets the others finish, then the first exception is
+    /// rethrown here; the context stays usable.
     void run(int nth, const std::function<void(Slice)>& fn) const;
 
     /// A context of one thread that leaves BLAS alone: for models no session configured.

@@ -48,6 +48,7 @@ void initWriter(training::TrainSession& s, const std::string& path, const std::s
     h.positionEncoding = s.config.peDisplayName();
     h.backbone = s.config.model.family;
     h.device = s.device.str();
+    h.precision = compat::precisionName(s.precision);
     h.seed = *s.config.seed;
     h.totalSteps = s.config.training.maxSteps;
     h.parameterCount = s.model->parameterCount();
@@ -80,7 +81,10 @@ void prepareSession(training::TrainSession& s, const RunConfig& config, std::uin
     if (s.precision != compat::Precision::Fp32 && !s.device.is_cuda())
         throw Error(ErrorKind::Config, std::string("--precision ") +
                                            compat::precisionName(s.precision) +
-                                           " needs a CUDA device; on the CPU training is fp32");
+                                           " needs a CUDA device; on the CPU training is fp32" +
+                                           (options.precision.empty() ? std::string()
+                                                                      : " (give --precision fp32 to "
+                                                                        "continue it on the CPU)"));
 }
 
 }  // namespace
@@ -150,11 +154,15 @@ RunSummary resume(const std::string& runFile, const TrainOptions& options, RunCo
                         std::to_string(info.totalSteps) + ", its stored config's "
                         "training.max_steps says " + std::to_string(config.training.maxSteps) +
                         " (damaged file): " + path);
-    prepareSession(s, config, info.seed, options);
+    // The run's own precision unless the caller names one (a bf16 run resumes in bf16).
+    TrainOptions resumed = options;
+    if (resumed.precision.empty())
+        resumed.precision = info.precision;
+    prepareSession(s, config, info.seed, resumed);
     const auto shapes = io::parameterShapes(s.optimizer->params());
     io::checkCheckpointSlots(path, shapes);  // before anything writes into the file
     training::restoreCheckpoint(s, io::readCheckpoint(path, &shapes), path);
-    s.writer = io::RunWriter::reopen(path, s.stepsDone, s.device.str());
+    s.writer = io::RunWriter::reopen(path, s.stepsDone, s.device.str(), compat::precisionName(s.precision));
     fillStarted(s, info.runId);
     return training::runTraining(s, control, observer);
 }

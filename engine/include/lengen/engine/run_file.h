@@ -31,6 +31,7 @@ struct RunFileInfo {
     std::string positionEncoding;
     std::string backbone;
     std::string device;
+    std::string precision = "fp32"; ///< of the last session that trained it: fp32 | tf32 | bf16
     std::string importedFrom;       ///< reference run folder it was imported from ("" if trained here)
     std::string sweepName;          ///< the sweep this run is a cell of ("" if none)
     std::string sweepCell;          ///< its cell name, e.g. "007-alibi-s2"

@@ -18,9 +18,10 @@ struct TrainOptions {
     std::optional<std::int64_t> maxSteps;    ///< overrides training.max_steps (stored in the run)
     std::string device;                      ///< "cpu", "cuda", "cuda:N"; "" = cuda if available
     int threads = 0;                         ///< intra-op CPU threads; 0 = library default
-    /// Matrix-product precision on a GPU: "fp32" (default), "tf32" or "bf16" (autocast);
-    /// a CPU run takes fp32 only. See docs/gpu.md.
-    std::string precision = "fp32";
+    /// Matrix-product precision on a GPU: "fp32", "tf32" or "bf16" (autocast); a CPU run
+    /// takes fp32 only. Stored in the run (root attribute `precision`); "" = fp32 for a new
+    /// run, the run's stored precision for a resume. See docs/gpu.md.
+    std::string precision;
     std::string runId;                       ///< "" = random 8 hex digits
     /// "" = <outDir>/<task>/dim_a-b/<date>/<run id>/; else the run goes to exactly this folder
     /// (a sweep's cells/<cell>/)
