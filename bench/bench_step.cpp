@@ -18,6 +18,7 @@
 #include <torch/csrc/autograd/profiler_legacy.h>
 
 #include "kernel_profile.h"
+#include "lengen/engine/session.h"
 #include "lengen/engine/run_file.h"
 #include "lengen/engine/trainer.h"
 #include "torch_compat.h"
@@ -68,16 +69,19 @@ int main(int argc, char** argv)
     const char* precisionEnv = std::getenv("LENGEN_BENCH_PRECISION");
     s.precision = compat::parsePrecision(precisionEnv ? precisionEnv : "fp32");
     // The engine's policy (threads.cpp): the kernel context gets the threads, BLAS too, Torch's
-    // own pool one; freed heap memory is kept for the next step.
+    // own pool one; freed heap memory is kept for the next step. The switches come from the
+    // environment, read here as the CLI's main() reads them.
+    s.switches = sessionSwitchesFromEnvironment();
+    applyProcessPolicy(s.switches);
     if (endsWith(source, ".h5")) {  // a run: its config and its checkpoint's weights
         const auto info = readRunInfo(source);
         config = storedRunConfig(info.configYaml, source);
-        s.kernels = training::makeKernelContext(threads, config.model.hiddenSize);
+        s.kernels = training::makeKernelContext(threads, config.model.hiddenSize, s.switches);
         training::setupSession(s, config, info.seed, device);
         training::restoreCheckpoint(s, io::readCheckpoint(source), source);
     } else {
         config = loadConfigFile(source).runs.at(0);
-        s.kernels = training::makeKernelContext(threads, config.model.hiddenSize);
+        s.kernels = training::makeKernelContext(threads, config.model.hiddenSize, s.switches);
         training::setupSession(s, config, 1, device);
     }
     compat::applyMatmulPrecision(s.precision, s.device);

@@ -2,7 +2,9 @@
 # Structure rules of docs/architecture.md that a grep can keep true (ctest `code_rules`):
 #  * HDF5 is called only in engine/src/io/ — one place, under one process-wide lock (Debian's
 #    HDF5 is not thread-safe; the studio reads while its worker writes);
-#  * engine/ includes no Qt (the CLI and cluster jobs link it alone).
+#  * engine/ includes no Qt (the CLI and cluster jobs link it alone);
+#  * engine/src/config/ and engine/src/sweep/ include no Torch (they build without its paths and
+#    its precompiled header, target lengen_engine_core: this names the line before the compiler).
 #   code_rules.sh SOURCE_DIR
 set -uo pipefail
 root=${1:?usage: code_rules.sh SOURCE_DIR}
@@ -21,5 +23,12 @@ if [ -n "$qt" ]; then
     echo "$qt"
     status=1
 fi
-[ $status -ne 0 ] || echo "code rules hold: HDF5 only in engine/src/io/, no Qt in engine/"
+torch=$(grep -rnE '#[[:space:]]*include[[:space:]]*[<"](torch/|ATen/|c10/|torch_compat|torch_pch|model/|train/|eval/|data/|interop/)' \
+        --include='*.cpp' --include='*.h' engine/src/config engine/src/sweep engine/include)
+if [ -n "$torch" ]; then
+    echo "Torch (or a Torch-using engine folder) included in config/, sweep/ or the public headers:"
+    echo "$torch"
+    status=1
+fi
+[ $status -ne 0 ] || echo "code rules hold: HDF5 only in engine/src/io/, no Qt in engine/, no Torch in config/, sweep/ or the public headers"
 exit $status

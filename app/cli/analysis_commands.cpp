@@ -61,6 +61,7 @@ int runAnalysis(const AnalysisArgs& args, const char* verb, const char* skippedN
 int runEval(const AnalysisArgs& args, engine::EvalOptions options)
 {
     options.common = args.common;
+    options.common.switches = sessionSwitches();
     return runAnalysis(args, "evaluated", "already stored for this checkpoint and seed (use --force)",
                        [&](engine::RunControl& c, engine::AnalysisObserver& o) {
                            return engine::evaluateRun(args.run, options, c, o);
@@ -70,6 +71,7 @@ int runEval(const AnalysisArgs& args, engine::EvalOptions options)
 int runProbe(const AnalysisArgs& args, engine::ProbeOptions options)
 {
     options.common = args.common;
+    options.common.switches = sessionSwitches();
     return runAnalysis(args, "probed", "skipped", [&](engine::RunControl& c, engine::AnalysisObserver& o) {
         return engine::probeRun(args.run, options, c, o);
     });

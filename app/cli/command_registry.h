@@ -9,6 +9,8 @@
 #include <utility>
 #include <vector>
 
+#include "lengen/engine/session.h"
+
 namespace CLI {
 class App;
 }
@@ -31,6 +33,10 @@ private:
     };
     std::vector<Entry> m_entries;
 };
+
+/// The session switches this process runs with: read from the environment once, by main()
+/// (engine::sessionSwitchesFromEnvironment), and given to every session a command starts.
+const engine::SessionSwitches& sessionSwitches();
 
 // One registration per command file.
 void addTrainCommands(CLI::App& app, CommandTable& table);      ///< train, validate, info, stop, jobs

@@ -61,6 +61,7 @@ int runTrain(const TrainArgs& args)
     options.maxSteps = args.steps;
     options.device = args.device;
     options.precision = args.precision;
+    options.switches = sessionSwitches();
     options.threads = args.threads;
     try {
         if (!args.resume.empty())

@@ -37,6 +37,12 @@ const CommandRun* CommandTable::parsed() const
     return nullptr;
 }
 
+namespace {
+engine::SessionSwitches g_switches;  // set once in runCli, before any command runs
+}  // namespace
+
+const engine::SessionSwitches& sessionSwitches() { return g_switches; }
+
 }  // namespace lengen::cli
 
 namespace {
@@ -74,6 +80,9 @@ int runCli(int argc, char** argv)
         return code == 0 ? 0 : engine::exitCodeFor(engine::ErrorKind::Usage);
     }
 
+    // The environment is read here and nowhere in the engine; process-wide settings once.
+    cli::g_switches = engine::sessionSwitchesFromEnvironment();
+    engine::applyProcessPolicy(cli::g_switches);
     try {
         if (const auto* run = commands.parsed())
             return (*run)();

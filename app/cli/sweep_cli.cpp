@@ -1,6 +1,6 @@
 // `lengen sweep new|run|run-cell|submit|aggregate|status`: the options of each, registered in
 // the command table (command_registry.h). The work is in sweep_commands.cpp (new, run-cell,
-// status, aggregate), sweep_executor.cpp (run) and sweep_submit.cpp (submit).
+// status, cancel, aggregate) and sweep_executor.cpp (run, submit).
 
 #include <CLI/CLI.hpp>
 
@@ -35,24 +35,24 @@ void addNew(CLI::App& sweep, CommandTable& table)
     std::string pes;
     for (const auto& pe : engine::sweepPeNames())
         pes += (pes.empty() ? "" : ", ") + pe;
-    cmd->add_option("--pe", a->pes, "Position encodings and backbones (lengen list encodings): " + pes)
+    cmd->add_option("--pe", a->request.pes, "Position encodings and backbones (lengen list encodings): " + pes)
         ->delimiter(',');
-    cmd->add_option("--task", a->tasks, "Tasks")->delimiter(',');
-    cmd->add_option("--seeds", a->seeds, "Seeds 1..N per cell")->capture_default_str()
+    cmd->add_option("--task", a->request.tasks, "Tasks")->delimiter(',');
+    cmd->add_option("--seeds", a->request.seeds, "Seeds 1..N per cell")->capture_default_str()
         ->check(inRange(1, 10000));
     cmd->add_option("--set", a->sets, "An axis over a config key: KEY=V1,V2 "
                                       "(e.g. model.num_hidden_layers=4,6); repeatable");
-    cmd->add_flag("!--no-eval", a->eval, "Train only (default: evaluate each cell)");
-    cmd->add_option("--methods", a->evalMethods, "Evaluation methods")->delimiter(',')
+    cmd->add_flag("!--no-eval", a->request.eval, "Train only (default: evaluate each cell)");
+    cmd->add_option("--methods", a->request.evalMethods, "Evaluation methods")->delimiter(',')
         ->capture_default_str();
-    cmd->add_option("--prompts", a->evalPrompts, "Evaluation prompts per method")
+    cmd->add_option("--prompts", a->request.evalPrompts, "Evaluation prompts per method")
         ->capture_default_str()->check(inRange(1, 1e7));
-    cmd->add_option("--interventions", a->evalInterventions,
+    cmd->add_option("--interventions", a->request.evalInterventions,
                     "Training-free length extensions to evaluate in each cell besides the plain "
                     "model (docs/interventions.md), or `all`: every one that applies to the cell")
         ->delimiter(';');
-    cmd->add_flag("--probe", a->probe, "Also run every probe on each cell");
-    cmd->add_option("--out", a->outDir, "The sweep folder to create")->required();
+    cmd->add_flag("--probe", a->request.probe, "Also run every probe on each cell");
+    cmd->add_option("--out", a->request.outDir, "The sweep folder to create")->required();
     cmd->add_flag("--quiet,-q", a->quiet, "Only print the folder");
     table.add(cmd, [a] { return runSweepNew(*a); });
 }
@@ -64,12 +64,12 @@ void addRun(CLI::App& sweep, CommandTable& table)
         "run", "Run every unfinished cell here, N at a time (resumes stopped cells; Ctrl-C stops all "
                "with checkpoints)");
     cmd->add_option("dir", a->dir, "Sweep folder")->required();
-    cmd->add_option("--jobs,-j", a->jobs, "Cells at once (default: one per core)")
+    cmd->add_option("--jobs,-j", a->options.jobs, "Cells at once (default: one per core)")
         ->check(inRange(0, 1024));
-    cmd->add_option("--threads-per-job", a->threadsPerJob,
+    cmd->add_option("--threads-per-job", a->options.threadsPerJob,
                     "CPU threads per cell (default: cores / jobs)")->check(threadRange());
-    cmd->add_option("--device", a->device, "cpu, cuda or cuda:N");
-    cmd->add_flag("--retry-failed", a->retryFailed, "Run failed cells again");
+    cmd->add_option("--device", a->options.device, "cpu, cuda or cuda:N");
+    cmd->add_flag("--retry-failed", a->options.retryFailed, "Run failed cells again");
     cmd->add_flag("--quiet,-q", a->quiet, "Only say what failed");
     table.add(cmd, [a] { return runSweepRun(*a); });
 
@@ -78,8 +78,8 @@ void addRun(CLI::App& sweep, CommandTable& table)
         "run-cell", "Run one cell in this process (what `sweep run` children and Slurm array tasks do)");
     cell->add_option("dir", c->dir, "Sweep folder")->required();
     cell->add_option("index", c->index, "Cell index (from 0)")->required()->check(inRange(0, 1e6));
-    cell->add_option("--threads", c->threads, "CPU threads")->check(threadRange());
-    cell->add_option("--device", c->device, "cpu, cuda or cuda:N");
+    cell->add_option("--threads", c->options.threads, "CPU threads")->check(threadRange());
+    cell->add_option("--device", c->options.device, "cpu, cuda or cuda:N");
     cell->add_flag("--quiet,-q", c->quiet, "No progress output");
     table.add(cell, [c] { return runSweepCell(*c); });
 }
@@ -91,30 +91,30 @@ void addSubmit(CLI::App& sweep, CommandTable& table)
         "submit", "Submit the unfinished cells as one Slurm job array (one task per cell; requeued "
                   "tasks resume their checkpoint)");
     cmd->add_option("dir", a->dir, "Sweep folder")->required();
-    cmd->add_option("--partition,-p", a->partition, "Slurm partition (default: the cluster's)");
-    cmd->add_option("--time,-t", a->time, "Time limit per cell, as Slurm writes it "
+    cmd->add_option("--partition,-p", a->options.partition, "Slurm partition (default: the cluster's)");
+    cmd->add_option("--time,-t", a->options.time, "Time limit per cell, as Slurm writes it "
                                           "(30, 2:00:00, 1-12:00:00)")
         ->check(slurmTime());
-    cmd->add_option("--gpus-per-job", a->gpusPerJob, "GPUs per cell (--gpus-per-task)")
+    cmd->add_option("--gpus-per-job", a->options.gpusPerJob, "GPUs per cell (--gpus-per-task)")
         ->check(inRange(0, 64));
-    cmd->add_option("--cpus-per-job", a->cpusPerJob, "CPU cores per cell, also its threads "
+    cmd->add_option("--cpus-per-job", a->options.cpusPerJob, "CPU cores per cell, also its threads "
                                                      "(default 1)")
         ->check(inRange(0, 1024));
-    cmd->add_option("--max-parallel", a->maxParallel, "Cells running at once (the array's %K; "
+    cmd->add_option("--max-parallel", a->options.maxParallel, "Cells running at once (the array's %K; "
                                                       "default: no limit)")
         ->check(inRange(0, 100000));
-    cmd->add_option("--signal-before", a->signalSeconds,
+    cmd->add_option("--signal-before", a->options.signalSeconds,
                     "Seconds before the time limit when a cell checkpoints and requeues itself")
         ->capture_default_str()->check(inRange(10, 3600));
-    cmd->add_option("--sbatch-arg", a->sbatchArgs, "An extra #SBATCH line, e.g. "
+    cmd->add_option("--sbatch-arg", a->options.sbatchArgs, "An extra #SBATCH line, e.g. "
                                                    "--sbatch-arg=--account=lab (repeatable)");
-    cmd->add_option("--device", a->device, "cpu, cuda or cuda:N (default: cuda when "
+    cmd->add_option("--device", a->options.device, "cpu, cuda or cuda:N (default: cuda when "
                                            "--gpus-per-job is set)");
-    cmd->add_flag("--retry-failed", a->retryFailed, "Submit failed cells again");
+    cmd->add_flag("--retry-failed", a->options.retryFailed, "Submit failed cells again");
     cmd->add_flag("--dry-run", a->dryRun, "Print the job script; submit nothing");
     table.add(cmd, [a] {
-        if (a->device.empty() && a->gpusPerJob > 0)
-            a->device = "cuda";
+        if (a->options.device.empty() && a->options.gpusPerJob > 0)
+            a->options.device = "cuda";
         return runSweepSubmit(*a);
     });
 }

@@ -54,17 +54,9 @@ int runSweepNew(const SweepNewArgs& args)
     const auto loaded = engine::loadConfigFile(args.config);
     for (const auto& w : loaded.warnings)
         std::fprintf(stderr, "warning: %s\n", w.toString().c_str());
-    if (loaded.runs.size() != 1)
-        throw engine::ConfigError({{{args.config, 0, 0}, "model.max_length",
-                                    "lists " + std::to_string(loaded.runs.size()) +
-                                        " values; a sweep cell is one run: give one value and add "
-                                        "the others as an axis in sweep.yaml (docs/sweep-format.md)"}});
-    engine::NewSweep request;
-    request.base = loaded.runs.front();
+    engine::NewSweep request = args.request;
+    request.base = engine::sweepBaseRun(loaded.runs, args.config);
     request.baseSource = args.config;
-    request.tasks = args.tasks;
-    request.pes = args.pes;
-    request.seeds = args.seeds;
     for (const auto& s : args.sets) {
         try {
             request.sets.push_back(engine::parseAxisSetting(s));
@@ -72,12 +64,6 @@ int runSweepNew(const SweepNewArgs& args)
             throw engine::Error(engine::ErrorKind::Usage, std::string("--set: ") + e.what());
         }
     }
-    request.eval = args.eval;
-    request.evalMethods = args.evalMethods;
-    request.evalInterventions = args.evalInterventions;
-    request.evalPrompts = args.evalPrompts;
-    request.probe = args.probe;
-    request.outDir = args.outDir;
     const auto index = engine::createSweep(request);
     if (!args.quiet) {
         std::string shape;  // "pe 4 x seed 3"
@@ -90,9 +76,9 @@ int runSweepNew(const SweepNewArgs& args)
             shape += (shape.empty() ? "" : " x ") + k + " " + std::to_string(values.size());
         }
         std::fprintf(stderr, "sweep %s: %zu cells (%s); run it with: lengen sweep run %s\n",
-                     index.name.c_str(), index.cells.size(), shape.c_str(), args.outDir.c_str());
+                     index.name.c_str(), index.cells.size(), shape.c_str(), request.outDir.c_str());
     }
-    std::printf("%s\n", args.outDir.c_str());
+    std::printf("%s\n", request.outDir.c_str());
     return 0;
 }
 
@@ -104,9 +90,8 @@ int runSweepCell(const SweepCellArgs& args)
     std::signal(SIGTERM, onCellSignal);
     ProgressReporter progress(ProgressReporter::detect(args.quiet));
     AnalysisProgress analysis(args.quiet);
-    engine::CellRunOptions options;
-    options.threads = args.threads;
-    options.device = args.device;
+    auto options = args.options;
+    options.switches = sessionSwitches();
     const auto outcome = engine::runSweepCell(args.dir, args.index, options, control, progress, analysis,
                                               [&](const std::string& line) {
                                                   progress.finish();

@@ -7,55 +7,38 @@
 #include <string>
 #include <vector>
 
+#include "lengen/engine/sweep_run.h"
+
 namespace lengen::cli {
 
 /// `sweep status` / `sweep run` exit code: cells are pending, running or stopped; none failed.
 constexpr int kSweepUnfinished = 8;
 
+// The options bind straight to the engine's structs (their defaults are the engine's): the CLI
+// adds only what is its own (the folder, the raw --set text, quiet, --dry-run).
 struct SweepNewArgs {
     std::string config;                  ///< base run config
-    std::vector<std::string> pes;        ///< `pe` axis (empty: none)
-    std::vector<std::string> tasks;      ///< `task` axis (empty: none)
-    int seeds = 1;                       ///< seeds 1..n
-    std::vector<std::string> sets;       ///< "key=v1,v2" (one axis each)
-    bool eval = true;
-    std::vector<std::string> evalMethods{"standard", "ood_length"};
-    std::vector<std::string> evalInterventions;
-    int evalPrompts = 1280;
-    bool probe = false;
-    std::string outDir;
+    std::vector<std::string> sets;       ///< "key=v1,v2" (one axis each), parsed into request.sets
+    engine::NewSweep request;            ///< base, baseSource and sets filled from the above
     bool quiet = false;
 };
 
 struct SweepRunArgs {
     std::string dir;
-    int jobs = 0;                        ///< cells at once; 0 = the default (docs/cli.md)
-    int threadsPerJob = 0;               ///< 0 = cores / jobs
-    std::string device;
-    bool retryFailed = false;
+    engine::LocalSweepOptions options;   ///< stopCount set by runSweepRun
     bool quiet = false;
 };
 
 struct SweepCellArgs {
     std::string dir;
     int index = 0;
-    int threads = 0;
-    std::string device;
+    engine::CellRunOptions options;
     bool quiet = false;
 };
 
 struct SweepSubmitArgs {
     std::string dir;
-    std::string partition;               ///< "" = the cluster's default partition
-    std::string time;                    ///< Slurm time limit ("2:00:00"); "" = the partition's
-    int gpusPerJob = 0;
-    int cpusPerJob = 0;                  ///< 0 = 1 (each cell runs with this many threads)
-    int maxParallel = 0;                 ///< array throttle %K; 0 = none
-    int signalSeconds = 120;             ///< USR1 this long before the time limit
-    std::vector<std::string> sbatchArgs; ///< extra `#SBATCH` lines, e.g. "--account=lab"
-    std::string device;
-    std::string lengen;                  ///< the executable tasks run ("" = this one)
-    bool retryFailed = false;
+    engine::SlurmSweepOptions options;
     bool dryRun = false;
 };
 

@@ -54,11 +54,7 @@ private:
 
 int runSweepRun(const SweepRunArgs& args)
 {
-    engine::LocalSweepOptions options;
-    options.jobs = args.jobs;
-    options.threadsPerJob = args.threadsPerJob;
-    options.device = args.device;
-    options.retryFailed = args.retryFailed;
+    engine::LocalSweepOptions options = args.options;
     options.stopCount = &g_stops;
     const auto executor = engine::makeLocalExecutor(args.dir, options);  // validates every cell first
     struct sigaction sa = {};
@@ -82,17 +78,7 @@ int runSweepRun(const SweepRunArgs& args)
 
 int runSweepSubmit(SweepSubmitArgs args)
 {
-    engine::SlurmSweepOptions o;
-    o.partition = args.partition;
-    o.time = args.time;
-    o.gpusPerJob = args.gpusPerJob;
-    o.cpusPerJob = args.cpusPerJob;
-    o.maxParallel = args.maxParallel;
-    o.signalSeconds = args.signalSeconds;
-    o.sbatchArgs = args.sbatchArgs;
-    o.device = args.device;
-    o.executable = args.lengen;
-    o.retryFailed = args.retryFailed;
+    const engine::SlurmSweepOptions& o = args.options;
     if (args.dryRun) {
         const std::string script = engine::slurmJobScript(args.dir, o);
         if (script.empty())

@@ -12,16 +12,20 @@
 namespace lengen::studio {
 
 
-ui::TrainingWorker::Job trainJob(engine::RunConfig config, engine::TrainOptions options)
+ui::TrainingWorker::Job trainJob(engine::RunConfig config, engine::TrainOptions options,
+                                 const engine::SessionSwitches& switches)
 {
+    options.switches = switches;
     return [config = std::move(config), options = std::move(options)](engine::RunControl& control,
                                                                         engine::TrainObserver& obs) {
         return engine::train(config, options, control, obs);
     };
 }
 
-ui::TrainingWorker::Job resumeJob(QString runFile, engine::TrainOptions options)
+ui::TrainingWorker::Job resumeJob(QString runFile, const engine::SessionSwitches& switches)
 {
+    engine::TrainOptions options;
+    options.switches = switches;
     return [runFile, options = std::move(options)](engine::RunControl& control,
                                                    engine::TrainObserver& obs) {
         return engine::resume(runFile.toStdString(), options, control, obs);
@@ -45,16 +49,20 @@ ui::TrainingWorker::AnalysisJob analysisJob(QString runFile, Analyse analyse)
     };
 }
 
-ui::TrainingWorker::AnalysisJob evalJob(QString runFile, engine::EvalOptions options)
+ui::TrainingWorker::AnalysisJob evalJob(QString runFile, engine::EvalOptions options,
+                                        const engine::SessionSwitches& switches)
 {
+    options.common.switches = switches;
     return analysisJob(runFile, [options](const std::string& run, engine::RunControl& c,
                                           engine::AnalysisObserver& o) {
         return engine::evaluateRun(run, options, c, o);
     });
 }
 
-ui::TrainingWorker::AnalysisJob probeJob(QString runFile, engine::ProbeOptions options)
+ui::TrainingWorker::AnalysisJob probeJob(QString runFile, engine::ProbeOptions options,
+                                         const engine::SessionSwitches& switches)
 {
+    options.common.switches = switches;
     return analysisJob(runFile, [options](const std::string& run, engine::RunControl& c,
                                           engine::AnalysisObserver& o) {
         return engine::probeRun(run, options, c, o);

@@ -12,11 +12,16 @@
 
 namespace lengen::studio {
 
-ui::TrainingWorker::Job trainJob(engine::RunConfig config, engine::TrainOptions options);
+// Each takes the studio's session switches (StudioOptions::switches, read from the
+// environment by main()) and gives them to the session it starts.
+ui::TrainingWorker::Job trainJob(engine::RunConfig config, engine::TrainOptions options,
+                                 const engine::SessionSwitches& switches);
 /// Continues a stopped or interrupted run from its checkpoint (`lengen train --resume`).
-ui::TrainingWorker::Job resumeJob(QString runFile, engine::TrainOptions options = {});
-ui::TrainingWorker::AnalysisJob evalJob(QString runFile, engine::EvalOptions options);
-ui::TrainingWorker::AnalysisJob probeJob(QString runFile, engine::ProbeOptions options);
+ui::TrainingWorker::Job resumeJob(QString runFile, const engine::SessionSwitches& switches);
+ui::TrainingWorker::AnalysisJob evalJob(QString runFile, engine::EvalOptions options,
+                                        const engine::SessionSwitches& switches);
+ui::TrainingWorker::AnalysisJob probeJob(QString runFile, engine::ProbeOptions options,
+                                         const engine::SessionSwitches& switches);
 /// Every figure of a run into `dir` (PNG at `dpi`, SVG, PDF, CSV): `lengen export --all` as a
 /// child process of the worker thread (QCustomPlot draws on a GUI thread only, so not in the
 /// studio's worker), its progress the files written so far; Stop ends it. stepsDone: files.

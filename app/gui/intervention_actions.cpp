@@ -78,7 +78,7 @@ void MainWindow::evaluateOpenRunWith(const QStringList& interventions, const QSt
         o.interventions.push_back(i.toStdString());
     m_controller.enqueue(ui::JobKind::Evaluate,
                          tr("evaluate %1 with %2").arg(QFileInfo(run).dir().dirName(), interventions.join(", ")),
-                         evalJob(run, o), ui::runSubject(run));
+                         evalJob(run, o, m_switches), ui::runSubject(run));
     statusBar()->showMessage(tr("Evaluation with interventions queued: its progress is shown here"));
 }
 
@@ -118,7 +118,7 @@ void MainWindow::probeOpenRunUnder(const QString& intervention)
     o.intervention = intervention.toStdString();
     m_controller.enqueue(ui::JobKind::Probe,
                          tr("probe %1 under %2").arg(QFileInfo(run).dir().dirName(), intervention),
-                         probeJob(run, o), ui::runSubject(run));
+                         probeJob(run, o, m_switches), ui::runSubject(run));
     statusBar()->showMessage(tr("Attention probe under %1 queued; the Attention view shows it beside "
                                 "the untouched map").arg(intervention));
 }

@@ -11,6 +11,7 @@
 #include <cstdlib>
 
 #include "lengen/engine/version.h"
+#include "lengen/engine/session.h"
 #include "main_window.h"
 
 namespace {
@@ -99,6 +100,9 @@ static int runStudio(int argc, char** argv)
     o.train = parser.isSet(train);
     o.steps = parser.value(steps).toInt();
     o.runsFolder = parser.value(runs);
+    // The environment is read here, not in the engine; process-wide settings once.
+    o.switches = lengen::engine::sessionSwitchesFromEnvironment();
+    lengen::engine::applyProcessPolicy(o.switches);
     o.openRun = parser.value(open);
     if (parser.isSet(sweep))
         o.sweep = parser.value(sweep);

@@ -50,7 +50,8 @@ bool isProbeFigure(const figures::FigureInfo& f)
 
 }  // namespace
 
-MainWindow::MainWindow(const StudioOptions& options, QWidget* parent) : QMainWindow(parent)
+MainWindow::MainWindow(const StudioOptions& options, QWidget* parent)
+    : QMainWindow(parent), m_switches(options.switches)
 {
     setWindowTitle(tr("LenGen Studio"));
     setAcceptDrops(true);
@@ -84,11 +85,16 @@ MainWindow::MainWindow(const StudioOptions& options, QWidget* parent) : QMainWin
     m_sweeps = new ui::SweepsView;
     m_sweeps->setController(&m_controller);  // sweeps are created, run and submitted as jobs
     m_tabs->addTab(m_sweeps, tr("Sweeps"));
-    m_sweeps->setBaseConfig([this]() -> std::optional<engine::RunConfig> {
+    m_sweeps->setBaseConfig([this]() -> std::optional<std::vector<engine::RunConfig>> {
         const auto request = m_setup->request();
-        if (!request || request->runs.empty())
+        if (!request)
             return std::nullopt;
-        return request->runs.front();
+        return request->runs;
+    });
+    // Set up's "Sweep position encodings…" is the Sweeps tab's New sweep, on this config.
+    connect(m_setup, &ui::SetupPanel::sweepRequested, this, [this] {
+        m_tabs->setCurrentWidget(m_sweeps);
+        m_sweeps->newSweep();
     });
     connect(m_sweeps, &ui::SweepsView::openRunRequested, this, [this](const QString& run) {
         if (openRun(run))
@@ -127,7 +133,7 @@ MainWindow::MainWindow(const StudioOptions& options, QWidget* parent) : QMainWin
             o.methods = {method.toStdString()};
         for (const auto& run : runs)
             m_controller.enqueue(ui::JobKind::Evaluate,
-                                 tr("evaluate %1 (%2)").arg(QFileInfo(run).dir().dirName(), method), evalJob(run, o),
+                                 tr("evaluate %1 (%2)").arg(QFileInfo(run).dir().dirName(), method), evalJob(run, o, m_switches),
                                  ui::runSubject(run));
         statusBar()->showMessage(tr("%n evaluation(s) of %1 queued", nullptr, int(runs.size())).arg(method));
     });
@@ -366,7 +372,7 @@ void MainWindow::train(const ui::TrainRequest& request)
         const QString label = request.runs.size() > 1
                                   ? QStringLiteral("%1 [max_length %2]").arg(request.label).arg(request.runs[i].model.maxLength)
                                   : request.label;
-        m_controller.enqueue(label, trainJob(request.runs[i], request.options), ui::newRunSubject(label));
+        m_controller.enqueue(label, trainJob(request.runs[i], request.options, m_switches), ui::newRunSubject(label));
     }
     m_tabs->setCurrentWidget(m_training);
 }
@@ -380,7 +386,7 @@ void MainWindow::evaluateOpenRun()
     }
     engine::EvalOptions o;
     m_controller.enqueue(ui::JobKind::Evaluate, tr("evaluate %1").arg(QFileInfo(run).dir().dirName()),
-                         evalJob(run, o), ui::runSubject(run));
+                         evalJob(run, o, m_switches), ui::runSubject(run));
     statusBar()->showMessage(tr("Evaluation queued: its progress is shown here"));
 }
 
@@ -392,7 +398,7 @@ void MainWindow::probeOpenRun()
         return;
     }
     m_controller.enqueue(ui::JobKind::Probe, tr("probe %1").arg(QFileInfo(run).dir().dirName()),
-                         probeJob(run, engine::ProbeOptions::all()), ui::runSubject(run));
+                         probeJob(run, engine::ProbeOptions::all(), m_switches), ui::runSubject(run));
     statusBar()->showMessage(tr("Probes queued: their progress is shown here"));
 }
 
@@ -448,7 +454,7 @@ void MainWindow::resumeRun(const QString& runFile)
     if (runFile.isEmpty())
         return;
     const QString label = tr("resume %1").arg(QFileInfo(runFile).dir().dirName());
-    m_controller.enqueue(label, resumeJob(runFile), ui::runSubject(runFile));
+    m_controller.enqueue(label, resumeJob(runFile, m_switches), ui::runSubject(runFile));
     m_tabs->setCurrentWidget(m_training);
 }
 

@@ -8,6 +8,8 @@
 #include "open_run_model.h"
 #include "run_controller.h"
 
+#include "lengen/engine/session.h"
+
 class QTabWidget;
 
 namespace lengen::ui {
@@ -33,6 +35,8 @@ struct StudioOptions {
     QString sweep;            ///< sweep folder to show in the Sweeps tab at start
     int steps = 0;            ///< override training.max_steps (0 = as configured)
     bool train = false;       ///< start training the preset at once
+    /// Given to every session the studio starts (main() reads the environment into it).
+    engine::SessionSwitches switches;
 };
 
 class MainWindow final : public QMainWindow {
@@ -91,6 +95,7 @@ private:
     /// Offers to import runs of the reference's Python code found under `folder`.
     void offerReferenceImport(const QString& folder, const QStringList& runDirs);
 
+    engine::SessionSwitches m_switches;  ///< StudioOptions::switches
     ui::RunController m_controller;
     QTabWidget* m_tabs = nullptr;
     ui::SetupPanel* m_setup = nullptr;

@@ -192,7 +192,7 @@ void TestFusedLayer::aGraphKeepsItsKernelContext()
 
 void TestFusedLayer::evaluationKeepsTheModulePath()
 {
-    const auto fusedOnCpu = [] { return chooseKernelPolicy(false, nullptr); };
+    const auto fusedOnCpu = [] { return chooseKernelPolicy(false, nullptr, {}); };
     auto model = lengen::test::initialisedModel(lengen::test::tinyConfig(), 1);
     auto xs = torch::randn({2, 5, 3}), ys = torch::randn({2, 5});
     // A model no session configured: the module path.
@@ -205,9 +205,14 @@ void TestFusedLayer::evaluationKeepsTheModulePath()
         QVERIFY(!model->forward(xs, ys).predictions.requires_grad());
     }
     QCOMPARE(graphHasFusedLayer(model->forward(xs, ys).predictions), kernels::hasBlas());
-    qputenv("LENGEN_FUSED", "0");  // the documented switch picks the module path
-    model->setKernelPolicy(fusedOnCpu());
+    lengen::engine::SessionSwitches moduleOnly;  // the documented switch picks the module path
+    moduleOnly.fused = false;
+    model->setKernelPolicy(chooseKernelPolicy(false, nullptr, moduleOnly));
+    // The environment is the front end's to read: LENGEN_FUSED=0 becomes that switch there.
+    qputenv("LENGEN_FUSED", "0");
+    QVERIFY(!lengen::engine::sessionSwitchesFromEnvironment().fused);
     qunsetenv("LENGEN_FUSED");
+    QVERIFY(lengen::engine::sessionSwitchesFromEnvironment().fused);
     QCOMPARE(model->kernelPolicy().path, LayerPath::Module);
     QVERIFY(!graphHasFusedLayer(model->forward(xs, ys).predictions));
     // GPT-2 with dropout: the mask comes from the run's generator, so the module path.

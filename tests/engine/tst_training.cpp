@@ -337,19 +337,18 @@ void TestTraining::graphedStepsEqualEagerSteps()
         training::setupSession(s, tinyRun(40), 5, "cuda:0");
         QVERIFY2(training::graphsApply(s), "a CUDA run of the tiny config should use graphs");
     }
-    auto run = [&](const char* graphs) {
-        setenv("LENGEN_CUDA_GRAPHS", graphs, 1);
+    auto run = [&](bool graphs) {
         RunControl control;
         Recorder rec;
-        auto o = options(std::string("graphs-") + graphs, 5);
+        auto o = options(std::string("graphs-") + (graphs ? "1" : "0"), 5);
         o.device = "cuda";
+        o.switches.cudaGraphs = graphs;
         auto config = tinyRun(40);
         config.training.loggingSteps = 1;
         train(config, o, control, rec);
-        unsetenv("LENGEN_CUDA_GRAPHS");
         return rec.logs;
     };
-    const auto graphed = run("1"), eager = run("0");
+    const auto graphed = run(true), eager = run(false);
     QCOMPARE(graphed.size(), eager.size());
     for (size_t i = 0; i < graphed.size(); ++i)
         QCOMPARE(graphed[i].loss, eager[i].loss);

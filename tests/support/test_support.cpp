@@ -2,6 +2,8 @@
 
 #include <QRegularExpression>
 
+#include "lengen/engine/session.h"
+
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -12,6 +14,14 @@ namespace fs = std::filesystem;
 namespace lengen::test {
 
 namespace {
+
+// Every test process starts as the front ends start theirs (app/cli/main.cpp): the process-wide
+// thread and allocator policy, once, with the default switches. A test that wants other
+// switches sets them on its session's options.
+const bool g_processPolicy = [] {
+    engine::applyProcessPolicy(engine::SessionSwitches{});
+    return true;
+}();
 struct ScratchRoot {
     fs::path root;
     ScratchRoot()

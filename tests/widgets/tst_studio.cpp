@@ -7,6 +7,12 @@
 // "paused" everywhere, and a sweep starting while an evaluation runs.
 
 #include <QApplication>
+#include <QCheckBox>
+#include <QDialog>
+#include <QDialogButtonBox>
+#include <QLabel>
+#include <QLineEdit>
+#include <QStatusBar>
 #include <QMessageBox>
 #include <QPushButton>
 #include <QSignalSpy>
@@ -36,6 +42,7 @@
 #include "test_support.h"
 #include "training_view.h"
 #include "jobs_panel.h"
+#include "lengen/engine/sweep.h"
 #include "lengen/engine/sweep_run.h"
 #include "sweeps_view.h"
 
@@ -108,6 +115,7 @@ private Q_SLOTS:
     void aSweepStartsWhileAnEvaluationRuns();
     void hoverReadOutsFollowTheOpenRun();
     void longLabelsNeverWidenTheWindow();
+    void setUpSweepsThroughTheSweepsTab();
 
 private:
     studio::StudioOptions options() const
@@ -422,7 +430,7 @@ void TestStudio::aSweepStartsWhileAnEvaluationRuns()
     o.interventions = {"yarn"};
     o.common.threads = 1;
     const quint64 eval = w.controller().enqueue(ui::JobKind::Evaluate, "evaluate A with yarn",
-                                                studio::evalJob(m_a, o), ui::runSubject(m_a));
+                                                studio::evalJob(m_a, o, {}), ui::runSubject(m_a));
     QCOMPARE(w.controller().job(eval)->state, ui::JobInfo::State::Running);
 
     engine::createSweep(test::tinySweep(dir.toStdString() + "/S", {"rope"}, 1, 2000000));
@@ -505,6 +513,51 @@ void TestStudio::longLabelsNeverWidenTheWindow()
     w.controller().clearQueue();
     w.controller().stop();
     QVERIFY(waitIdle(w.controller()));
+}
+
+// Issue 40 §3 and §4: Set up's sweep button is the Sweeps tab's New sweep (one path), a base
+// config listing two lengths is refused as the CLI refuses it (it used to take the first
+// silently), and the dialog opens without a nested event loop: this test goes on while it is up.
+void TestStudio::setUpSweepsThroughTheSweepsTab()
+{
+    studio::MainWindow w(options());
+    auto* setup = w.findChild<ui::SetupPanel*>();
+    auto* tabs = w.findChild<QTabWidget*>();
+    auto* sweeps = w.findChild<ui::SweepsView*>();
+    const QString good = QString::fromStdString(test::tinyConfig());
+    setup->setText(QString(good).replace("max_length: [14]", "max_length: [14, 28]"));
+    QVERIFY(setup->validate().isEmpty());  // two runs: fine to train
+    setup->findChild<QPushButton*>("newSweep")->click();
+    QCOMPARE(tabs->currentWidget(), sweeps);
+    QVERIFY(!w.findChild<QDialog*>("newSweepDialog"));
+    QVERIFY2(w.statusBar()->currentMessage().contains("model.max_length: lists 2 values"),
+             qPrintable(w.statusBar()->currentMessage()));
+
+    setup->setText(good);
+    QVERIFY(setup->validate().isEmpty());
+    tabs->setCurrentWidget(setup);
+    setup->findChild<QPushButton*>("newSweep")->click();
+    QCOMPARE(tabs->currentWidget(), sweeps);
+    auto* dialog = w.findChild<QDialog*>("newSweepDialog");
+    QVERIFY(dialog);
+    QVERIFY(dialog->isVisible());  // open(): the click returned with the dialog up
+    // A config axis that is not KEY=V1,V2 is refused in the dialog, which stays open.
+    dialog->findChild<QLineEdit*>("sets")->setText("model.num_hidden_layers");
+    dialog->findChild<QDialogButtonBox*>()->button(QDialogButtonBox::Ok)->click();
+    QVERIFY(dialog->isVisible());
+    QVERIFY(dialog->findChild<QLabel*>("problem")->text().contains("Config axes"));
+    // A valid answer creates the sweep as a job of the controller.
+    const QString dir = QString::fromStdString(test::scratchDir("studio-setup-sweep")) + "/S";
+    dialog->findChild<QLineEdit*>("sets")->clear();
+    dialog->findChild<QLineEdit*>("folder")->setText(dir);
+    for (auto* box : dialog->findChildren<QCheckBox*>())
+        if (box->objectName() == "nope" || box->objectName() == "alibi" || box->objectName() == "fire")
+            box->setChecked(false);
+    dialog->findChild<QDialogButtonBox*>()->button(QDialogButtonBox::Ok)->click();
+    QVERIFY(waitIdle(w.controller(), 60000));
+    const auto index = engine::readSweepIndex(dir.toStdString());
+    QCOMPARE(index.cells.size(), size_t(3));  // rope x 3 seeds (the dialog's default)
+    QCOMPARE(index.cells.front().config.position.type, std::string("rope"));
 }
 
 QTEST_MAIN(TestStudio)

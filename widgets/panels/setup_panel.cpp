@@ -1,6 +1,4 @@
 #include "setup_panel.h"
-#include "sweep_dialogs.h"
-#include "lengen/engine/sweep.h"
 #include "wheel_guard.h"
 
 #include <QComboBox>
@@ -64,7 +62,8 @@ SetupPanel::SetupPanel(const QString& configRoot, QWidget* parent)
     m_out = new QLineEdit(QStringLiteral("runs"));
     m_train = new QPushButton(tr("Train"));
     m_train->setDefault(true);
-    m_sweep = new QPushButton(tr("Sweep position encodings…"));
+    m_sweep = new QPushButton(tr("New sweep from this config…"));
+    m_sweep->setObjectName(QStringLiteral("newSweep"));
 
     auto* top = new QHBoxLayout;
     top->addWidget(new QLabel(tr("Preset:")));
@@ -313,7 +312,8 @@ QStringList SetupPanel::showResult()
     m_sweep->setEnabled(ok);
     m_train->setToolTip(ok ? tr("Start now, or after the runs already queued")
                            : tr("The config has problems (listed above): fix them to train"));
-    m_sweep->setToolTip(ok ? tr("Queue this config once per chosen position encoding (Llama backbone)")
+    m_sweep->setToolTip(ok ? tr("The Sweeps tab's New sweep on this config: position encodings, seeds, "
+                                "tasks and config axes, run here or on Slurm")
                            : m_train->toolTip());
     if (!ok) {
         m_summary->setText(tr("✘ %n problem(s): fix them to train", nullptr, int(issues.size())));
@@ -380,60 +380,11 @@ std::optional<TrainRequest> SetupPanel::request()
     return r;
 }
 
-std::vector<TrainRequest> SetupPanel::sweepRequests(const TrainRequest& base, const QStringList& pes)
-{
-    // The same expansion as `lengen sweep new --pe …` (engine::expandSweep): a sweep spec with
-    // one `pe` axis over the draft, each cell re-loaded by the engine (derived values, such as a
-    // YaRN factor that does not carry over to PI, and validation come from there).
-    std::vector<std::string> order;
-    std::map<std::string, TrainRequest> byPe;
-    for (const auto& run : base.runs) {
-        if (run.model.backbone != engine::Backbone::Llama)
-            throw engine::ConfigError({{{run.sourceFile, 0, 0}, "model.family",
-                                        "a position-encoding sweep needs the Llama backbone"}});
-        engine::SweepSpec spec;
-        spec.name = "studio";
-        spec.baseConfig = run;
-        engine::SweepAxis axis;
-        axis.key = "pe";
-        for (const auto& pe : pes)
-            axis.values.push_back(pe.toStdString());
-        if (axis.values.empty())
-            return {};
-        spec.axes.push_back(std::move(axis));
-        for (auto& cell : engine::expandSweep(spec)) {
-            const std::string& pe = cell.axes.front().second;
-            if (!byPe.count(pe))
-                order.push_back(pe);
-            byPe[pe].runs.push_back(std::move(cell.config));
-        }
-    }
-    std::vector<TrainRequest> out;
-    for (const auto& pe : order) {
-        TrainRequest r = std::move(byPe[pe]);
-        r.options = base.options;
-        r.label = labelFor(r.runs.front());
-        out.push_back(std::move(r));
-    }
-    return out;
-}
-
 void SetupPanel::onSweep()
 {
-    auto base = request();
-    if (!base)
-        return;
-    const auto pes = askPeSweep(this);
-    if (!pes)
-        return;
-    try {
-        const auto requests = sweepRequests(*base, *pes);
-        for (const auto& r : requests)
-            Q_EMIT trainRequested(r);
-        Q_EMIT statusMessage(tr("Queued %n run(s) of the sweep", nullptr, int(requests.size())));
-    } catch (const engine::ConfigError& e) {
-        QMessageBox::warning(this, tr("Sweep"), QString::fromStdString(e.what()));
-    }
+    if (!request())
+        return Q_EMIT statusMessage(tr("The config is not valid: fix it first"));
+    Q_EMIT sweepRequested();
 }
 
 void SetupPanel::setOutputFolder(const QString& dir) { m_out->setText(dir); }

@@ -64,11 +64,6 @@ public:
     void setSteps(int steps);
     RunForm* form() const { return m_form; }
 
-    /// The request for a sweep: `base` once per position encoding in `pes` (engine names:
-    /// rope, nope, alibi, …), each with its own label; the run's other values are kept and
-    /// the PE's derived values (YaRN factor, FIRE width) recomputed. Llama backbone only:
-    /// throws ConfigError when `base` is Mamba or GPT-2, or a PE does not validate.
-    static std::vector<TrainRequest> sweepRequests(const TrainRequest& base, const QStringList& pes);
     /// A run's job label: task and position encoding ("linear_regression · NoPE").
     static QString labelFor(const engine::RunConfig& run);
     /// The summary line under the form: what Train will run (tests).
@@ -76,6 +71,9 @@ public:
 
 Q_SIGNALS:
     void trainRequested(lengen::ui::TrainRequest request);
+    /// "Sweep position encodings…": the window opens the Sweeps tab's New sweep on this config
+    /// (one path for sweeps, whichever button starts one).
+    void sweepRequested();
     void statusMessage(QString message);
 
 private:

@@ -7,11 +7,11 @@
 #include <QGridLayout>
 #include <QLabel>
 #include <QLineEdit>
-#include <QListWidget>
 #include <QSpinBox>
 #include <QPushButton>
 #include <QVBoxLayout>
 
+#include <functional>
 #include <map>
 
 #include "lengen/engine/config.h"
@@ -30,25 +30,40 @@ QString peText(const std::string& pe)
     return QString::fromStdString(e ? e->display : pe);
 }
 
-// Lays out `form` above OK / Cancel (OK named `ok`) and asks; true when accepted.
-bool ask(QDialog& d, QFormLayout* form, const QString& ok)
+// Lays out `form` above a problem line and OK / Cancel (OK named `ok`) and opens the dialog
+// window-modal with open(): no nested event loop, jobs and timers run on. OK calls `answer`,
+// which returns "" to close the dialog or a problem to show in it (the dialog stays open).
+void ask(QDialog* d, QFormLayout* form, const QString& ok, std::function<QString()> answer)
 {
     auto* buttons = new QDialogButtonBox(QDialogButtonBox::Ok | QDialogButtonBox::Cancel);
     buttons->button(QDialogButtonBox::Ok)->setText(ok);
-    QObject::connect(buttons, &QDialogButtonBox::accepted, &d, &QDialog::accept);
-    QObject::connect(buttons, &QDialogButtonBox::rejected, &d, &QDialog::reject);
-    auto* layout = new QVBoxLayout(&d);
+    auto* problem = new QLabel;
+    problem->setObjectName(QStringLiteral("problem"));
+    problem->setStyleSheet(QStringLiteral("color: #b00020"));
+    problem->setWordWrap(true);
+    QObject::connect(buttons, &QDialogButtonBox::accepted, d, [d, problem, answer = std::move(answer)] {
+        const QString why = answer();
+        problem->setText(why);
+        if (why.isEmpty())
+            d->accept();
+    });
+    QObject::connect(buttons, &QDialogButtonBox::rejected, d, &QDialog::reject);
+    auto* layout = new QVBoxLayout(d);
     layout->addLayout(form);
+    layout->addWidget(problem);
     layout->addWidget(buttons);
-    return d.exec() == QDialog::Accepted;
+    d->setAttribute(Qt::WA_DeleteOnClose);
+    d->open();
 }
 
 }  // namespace
 
-std::optional<engine::NewSweep> askNewSweep(QWidget* parent, const QString& defaultFolder)
+QDialog* askNewSweep(QWidget* parent, const QString& defaultFolder,
+                     std::function<void(engine::NewSweep)> then)
 {
-    QDialog d(parent);
-    d.setWindowTitle(QObject::tr("New sweep from the Set up config"));
+    auto* d = new QDialog(parent);
+    d->setObjectName(QStringLiteral("newSweepDialog"));
+    d->setWindowTitle(QObject::tr("New sweep from the Set up config"));
     auto* form = new QFormLayout;
     auto* peBox = new QWidget;
     auto* peGrid = new QGridLayout(peBox);
@@ -57,6 +72,7 @@ std::optional<engine::NewSweep> askNewSweep(QWidget* parent, const QString& defa
     int i = 0;
     for (const auto& pe : engine::sweepPeNames()) {
         auto* box = new QCheckBox(peText(pe));
+        box->setObjectName(QString::fromStdString(pe));
         if (const auto* e = engine::findEncoding(pe))
             box->setToolTip(QString::fromStdString(e->summary));
         box->setChecked(pe == "rope" || pe == "nope" || pe == "alibi" || pe == "fire");
@@ -73,6 +89,7 @@ std::optional<engine::NewSweep> askNewSweep(QWidget* parent, const QString& defa
     tasks->setPlaceholderText(QObject::tr("the config's task; or e.g. linear_regression, sparse_linear_regression"));
     form->addRow(QObject::tr("Tasks"), tasks);
     auto* sets = new QLineEdit;
+    sets->setObjectName(QStringLiteral("sets"));
     sets->setPlaceholderText(QObject::tr("e.g. model.num_hidden_layers=4,6; training.max_steps=5000"));
     form->addRow(QObject::tr("Config axes"), sets);
     auto* eval = new QCheckBox(QObject::tr("evaluate each cell (standard, ood_length)"));
@@ -81,29 +98,39 @@ std::optional<engine::NewSweep> askNewSweep(QWidget* parent, const QString& defa
     form->addRow(QString(), eval);
     form->addRow(QString(), probe);
     auto* folder = new QLineEdit(defaultFolder);
+    folder->setObjectName(QStringLiteral("folder"));
     form->addRow(QObject::tr("Sweep folder"), folder);
-    if (!ask(d, form, QObject::tr("Create")))
-        return std::nullopt;
-    engine::NewSweep r;
-    for (const auto& [pe, box] : pes)
-        if (box->isChecked())
-            r.pes.push_back(pe.toStdString());
-    r.seeds = seeds->value();
-    for (const auto& t : tasks->text().simplified().remove(' ').split(',', Qt::SkipEmptyParts))
-        r.tasks.push_back(t.toStdString());
-    for (const auto& s : sets->text().split(';', Qt::SkipEmptyParts))
-        if (!s.trimmed().isEmpty())
-            r.sets.push_back(engine::parseAxisSetting(s.trimmed().remove(' ').toStdString()));
-    r.eval = eval->isChecked();
-    r.probe = probe->isChecked();
-    r.outDir = folder->text().trimmed().toStdString();
-    return r;
+    ask(d, form, QObject::tr("Create"), [=]() -> QString {
+        engine::NewSweep r;
+        for (const auto& [pe, box] : pes)
+            if (box->isChecked())
+                r.pes.push_back(pe.toStdString());
+        r.seeds = seeds->value();
+        for (const auto& t : tasks->text().simplified().remove(' ').split(',', Qt::SkipEmptyParts))
+            r.tasks.push_back(t.toStdString());
+        try {
+            for (const auto& s : sets->text().split(';', Qt::SkipEmptyParts))
+                if (!s.trimmed().isEmpty())
+                    r.sets.push_back(engine::parseAxisSetting(s.trimmed().remove(' ').toStdString()));
+        } catch (const std::exception& e) {
+            return QObject::tr("Config axes: %1").arg(QString::fromUtf8(e.what()));
+        }
+        r.eval = eval->isChecked();
+        r.probe = probe->isChecked();
+        r.outDir = folder->text().trimmed().toStdString();
+        if (r.outDir.empty())
+            return QObject::tr("Choose a sweep folder");
+        then(std::move(r));
+        return {};
+    });
+    return d;
 }
 
-std::optional<engine::SlurmSweepOptions> askSubmit(QWidget* parent)
+QDialog* askSubmit(QWidget* parent, std::function<void(engine::SlurmSweepOptions)> then)
 {
-    QDialog d(parent);
-    d.setWindowTitle(QObject::tr("Submit to Slurm"));
+    auto* d = new QDialog(parent);
+    d->setObjectName(QStringLiteral("submitDialog"));
+    d->setWindowTitle(QObject::tr("Submit to Slurm"));
     auto* form = new QFormLayout;
     auto* partition = new QLineEdit;
     partition->setPlaceholderText(QObject::tr("the cluster's default"));
@@ -121,41 +148,19 @@ std::optional<engine::SlurmSweepOptions> askSubmit(QWidget* parent)
     form->addRow(QObject::tr("CPUs per cell"), cpus);
     form->addRow(QObject::tr("GPUs per cell"), gpus);
     form->addRow(QObject::tr("Cells at once"), parallel);
-    if (!ask(d, form, QObject::tr("Submit")))
-        return std::nullopt;
-    engine::SlurmSweepOptions o;
-    o.partition = partition->text().trimmed().toStdString();
-    o.time = time->text().trimmed().toStdString();
-    o.cpusPerJob = cpus->value();
-    o.gpusPerJob = gpus->value();
-    o.maxParallel = parallel->value();
-    if (o.gpusPerJob > 0)
-        o.device = "cuda";
-    return o;
-}
-
-std::optional<QStringList> askPeSweep(QWidget* parent)
-{
-    QDialog d(parent);
-    d.setWindowTitle(QObject::tr("Sweep position encodings"));
-    auto* list = new QListWidget;
-    for (const auto& p : engine::knownPositionTypes()) {
-        auto* item = new QListWidgetItem(QString::fromStdString(engine::peLabel(p)), list);
-        item->setData(Qt::UserRole, QString::fromStdString(p));
-        item->setFlags(item->flags() | Qt::ItemIsUserCheckable);
-        item->setCheckState(Qt::Checked);
-    }
-    auto* form = new QFormLayout;
-    form->addRow(new QLabel(QObject::tr("Train this config once with each checked encoding, one "
-                                        "after another (a sweep with one pe axis):")));
-    form->addRow(list);
-    if (!ask(d, form, QObject::tr("Queue")))
-        return std::nullopt;
-    QStringList pes;
-    for (int i = 0; i < list->count(); ++i)
-        if (list->item(i)->checkState() == Qt::Checked)
-            pes << list->item(i)->data(Qt::UserRole).toString();
-    return pes;
+    ask(d, form, QObject::tr("Submit"), [=]() -> QString {
+        engine::SlurmSweepOptions o;
+        o.partition = partition->text().trimmed().toStdString();
+        o.time = time->text().trimmed().toStdString();
+        o.cpusPerJob = cpus->value();
+        o.gpusPerJob = gpus->value();
+        o.maxParallel = parallel->value();
+        if (o.gpusPerJob > 0)
+            o.device = "cuda";
+        then(std::move(o));
+        return {};
+    });
+    return d;
 }
 
 }  // namespace lengen::ui

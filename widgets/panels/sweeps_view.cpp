@@ -166,7 +166,7 @@ SweepsView::SweepsView(QWidget* parent) : QWidget(parent)
 // checkpoint) and waits for it when it is destroyed.
 SweepsView::~SweepsView() = default;
 
-void SweepsView::setBaseConfig(std::function<std::optional<engine::RunConfig>()> provider)
+void SweepsView::setBaseConfig(std::function<std::optional<std::vector<engine::RunConfig>>()> provider)
 {
     m_baseConfig = std::move(provider);
 }

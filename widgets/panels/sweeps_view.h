@@ -39,7 +39,7 @@ public:
     explicit SweepsView(QWidget* parent = nullptr);
     ~SweepsView() override;
     /// Where "New sweep…" takes its base config from (the Set up tab's, resolved).
-    void setBaseConfig(std::function<std::optional<engine::RunConfig>()> provider);
+    void setBaseConfig(std::function<std::optional<std::vector<engine::RunConfig>>()> provider);
     /// Shows a sweep folder; false + a status message when it is not one.
     bool setSweep(const QString& dir);
     QString sweep() const { return m_dir; }
@@ -62,6 +62,10 @@ public:
     void runHere();
     void stopRun();
     void submitTo(engine::SlurmSweepOptions options);
+    /// "New sweep…" (also Set up's "New sweep from this config…"): the base config must be one
+    /// run (engine::sweepBaseRun, else a status message), then the dialog opens (open(), no
+    /// nested event loop) and an accepted answer becomes createSweep.
+    void newSweep();
 
 Q_SIGNALS:
     void statusMessage(QString message);
@@ -69,7 +73,6 @@ Q_SIGNALS:
     void compareRequested(QStringList runFiles);
 
 private:
-    void newSweep();
     void submit();
     void onJobEnded(const QString& label, bool finished);
     void drawFigure();
@@ -81,7 +84,7 @@ private:
     std::optional<plots::GridSpec> m_figure;
     std::vector<std::vector<std::vector<int>>> m_cellsAt;  ///< [row][column] -> cell indices
     std::vector<std::string> m_runFiles;                     ///< per cell index ("" before it runs)
-    std::function<std::optional<engine::RunConfig>()> m_baseConfig;
+    std::function<std::optional<std::vector<engine::RunConfig>>()> m_baseConfig;
     QLabel *m_title, *m_summary;
     QTableWidget* m_grid;
     QSpinBox* m_jobs;

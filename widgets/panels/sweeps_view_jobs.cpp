@@ -194,20 +194,23 @@ engine::RunSummary jobSummary(const std::string& dir, const engine::SweepRunSumm
 
 void SweepsView::newSweep()
 {
-    const auto base = m_baseConfig ? m_baseConfig() : std::nullopt;
-    if (!base)
+    const auto runs = m_baseConfig ? m_baseConfig() : std::nullopt;
+    if (!runs || runs->empty())
         return Q_EMIT statusMessage(tr("The Set up tab's config is not valid: fix it first"));
-    std::optional<engine::NewSweep> request;
-    try {
-        request = askNewSweep(this, QDir::current().absoluteFilePath(QStringLiteral("sweeps/sweep")));
+    const std::string source =
+        runs->front().sourceFile.empty() ? "the studio's Set up tab" : runs->front().sourceFile;
+    engine::RunConfig base;
+    try {  // the CLI's rule: one run per sweep cell
+        base = engine::sweepBaseRun(*runs, source);
     } catch (const std::exception& e) {
         return Q_EMIT statusMessage(tr("Sweep not created: %1").arg(QString::fromUtf8(e.what())));
     }
-    if (!request)
-        return;
-    request->base = *base;
-    request->baseSource = base->sourceFile.empty() ? "the studio's Set up tab" : base->sourceFile;
-    createSweep(std::move(*request));
+    askNewSweep(this, QDir::current().absoluteFilePath(QStringLiteral("sweeps/sweep")),
+                [this, base, source](engine::NewSweep request) {
+                    request.base = base;
+                    request.baseSource = source;
+                    createSweep(std::move(request));
+                });
 }
 
 void SweepsView::createSweep(engine::NewSweep request)
@@ -275,8 +278,7 @@ void SweepsView::submit()
 {
     if (m_dir.isEmpty())
         return;
-    if (const auto options = askSubmit(this))
-        submitTo(*options);
+    askSubmit(this, [this](engine::SlurmSweepOptions options) { submitTo(std::move(options)); });
 }
 
 void SweepsView::submitTo(engine::SlurmSweepOptions options)

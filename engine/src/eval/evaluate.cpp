@@ -112,22 +112,13 @@ std::string pairWithStoredEvaluation(const std::string& run, EvalOptions& option
            (longest ? ", " + std::to_string(options.oodFactor) + "× the training length" : std::string());
 }
 
-EvalSummary evaluateRun(const std::string& run, const EvalOptions& options, RunControl& control,
-                        AnalysisObserver& observer)
+namespace {
+
+// The plain evaluation first, then every intervention asked for, each checked against the run
+// before anything runs (exit 2); a sweep's inapplicable ones are skipped with a warning.
+std::vector<InterventionSpec> checkedInterventions(const EvalOptions& options, const RunConfig& cfg,
+                                                   AnalysisObserver& observer)
 {
-    if (options.prompts < 1 || options.batchSize < 1 || options.oodFactor < 1)
-        throw Error(ErrorKind::Config, "prompts, batch size and OOD factor must be >= 1");
-    auto loaded = eval::loadRun(run, options.common);
-    const RunConfig& cfg = loaded.config;
-    const bool gaussian = !cfg.isBooleanTask();
-    std::vector<eval::MethodSpec> methods;
-    for (const auto& name : options.methods.empty() ? evalMethodsFor(cfg.task.name) : options.methods)
-        methods.push_back(eval::parseMethod(name, gaussian));
-    const auto baselines = options.baselines ? eval::baselinesFor(cfg.task.name)
-                                             : std::vector<eval::BaselineSpec>{};
-    const bool referenceCompat = cfg.compat == CompatMode::Reference;
-    const std::int64_t dims = cfg.inputDims();
-    // Every intervention is checked against the run before anything runs (exit 2).
     std::vector<InterventionSpec> specs{InterventionSpec{"none", {}}};
     for (auto& spec : expandInterventions(options.interventions, cfg)) {  // `all`: a union
         if (options.skipInapplicable) {
@@ -140,6 +131,117 @@ EvalSummary evaluateRun(const std::string& run, const EvalOptions& options, RunC
         if (std::none_of(specs.begin(), specs.end(), [&](const auto& s) { return s.text() == spec.text(); }))
             specs.push_back(spec);
     }
+    return specs;
+}
+
+// What one unit needs besides the loaded run.
+struct UnitPlan {
+    const Unit& unit;
+    std::int64_t n = 0;                         // points per prompt
+    eval::ResolvedIntervention edit;
+    std::vector<eval::BaselineSpec> baselines;  // empty for an intervention
+};
+
+// Draws the unit's prompts batch by batch from its method's generator and scores the model
+// (and the baselines) on them: per model, [b, N] metric blocks. False when stopped.
+bool scoreUnit(eval::LoadedRun& loaded, const EvalOptions& options, const UnitPlan& u, double budget,
+               RunControl& control, AnalysisObserver& observer, MethodMetrics& mm,
+               std::int64_t& lassoUnconverged)
+{
+    const RunConfig& cfg = loaded.config;
+    const auto& method = *u.unit.method;
+    const std::int64_t dims = cfg.inputDims();
+    auto gen = at::make_generator<at::CPUGeneratorImpl>(eval::methodSeed(options.common.seed, method.name));
+    auto transform = eval::inputTransform(method, dims, gen);          // [D, D] or none
+    const auto plan = eval::planForward(cfg, options.batchSize, 2 * u.n, budget, loaded.device.is_cuda());
+    const bool referenceCompat = cfg.compat == CompatMode::Reference;
+    const std::int64_t batches = (options.prompts + options.batchSize - 1) / options.batchSize;
+    for (std::int64_t bi = 0; bi < batches; ++bi) {
+        if (!control.shouldContinue())
+            return false;
+        const std::int64_t size = std::min<std::int64_t>(options.batchSize, options.prompts - bi * options.batchSize);
+        data::TaskSampler sampler(cfg.task.name, data::TaskShape{size, dims});
+        auto functions = sampler.sample(gen);
+        auto xs = functions->sampleXs(u.n, dims, gen);                   // [b, N, D]
+        if (transform.defined())
+            xs = torch::matmul(xs, transform);
+        // §9.22: the reference labels with a second, independent task instance.
+        auto ys = referenceCompat ? sampler.sample(gen)->evaluate(xs) : functions->evaluate(xs);
+        if (method.kind == eval::MethodSpec::Kind::ScaleY)
+            ys = ys * method.scale;
+        observer.onProgress(u.unit.name() + ": " + mm.keys[0], bi, batches);
+        mm.parts[0].push_back(sampler.metric(eval::predictWith(loaded, xs, ys, plan, u.edit, budget), ys));
+        for (size_t m = 1; m < mm.keys.size(); ++m)
+            mm.parts[m].push_back(sampler.metric(eval::runBaseline(mm.keys[m], xs, ys, lassoUnconverged), ys));
+    }
+    observer.onProgress(u.unit.name() + ": aggregating", batches, batches);
+    return true;
+}
+
+// Writes one unit's group: what produced it (the provenance alreadyStored compares), then each
+// model's curve with its bootstrap band. One commit: a unit is stored whole or not at all.
+void storeUnit(const std::string& analysisFile, const eval::LoadedRun& loaded, const EvalOptions& options,
+               const UnitPlan& u, const MethodMetrics& mm)
+{
+    const RunConfig& cfg = loaded.config;
+    const auto& method = *u.unit.method;
+    const bool plain = u.unit.spec.isNone();
+    io::AnalysisWriter writer(analysisFile, loaded.info.runId);
+    auto grp = writer.group(u.unit.group(), /*fresh=*/true);
+    {
+        io::H5Lock lock(io::h5Mutex());
+        const auto& p = writer.path();
+        const auto id = grp.id();
+        io::writeAttribute(id, "checkpoint_step", loaded.checkpointStep, p);
+        io::writeAttribute(id, "seed", options.common.seed, p);
+        io::writeAttribute(id, "prompts", std::int64_t{options.prompts}, p);
+        io::writeAttribute(id, "n_points", u.n, p);
+        io::writeAttribute(id, "train_points", std::int64_t{cfg.trainPoints()}, p);
+        io::writeAttribute(id, "dims", std::int64_t{cfg.inputDims()}, p);
+        io::writeAttribute(id, "bootstrap_trials", std::int64_t{options.common.bootstrapTrials}, p);
+        io::writeAttribute(id, "baselines", std::int64_t{u.baselines.empty() ? 0 : 1}, p);
+        if (!plain) {
+            io::writeAttribute(id, "intervention", u.unit.spec.text(), p);
+            io::writeAttribute(id, "parameters", u.edit.description, p);
+        }
+        io::writeAttribute(id, "batch_size", std::int64_t{options.batchSize}, p);
+        io::writeAttribute(id, "classification", std::int64_t{cfg.isClassification()}, p);
+        const double s = method.kind == eval::MethodSpec::Kind::ScaleY ? method.scale : 1.0;
+        io::writeAttribute(id, "zero_estimator", std::vector<double>{double(cfg.inputDims()) * s * s}, p);
+        io::writeAttribute(id, "compat", std::string(cfg.compat == CompatMode::Reference ? "reference" : "intended"), p);
+        io::writeAttribute(id, "source", std::string("lengen"), p);
+        io::writeAttribute(id, "created_at", utcNow(), p);
+        std::string order;
+        for (const auto& k : mm.keys)
+            order += (order.empty() ? "" : "\n") + k;
+        io::writeAttribute(id, "order", order, p);
+    }
+    auto bootGen = at::make_generator<at::CPUGeneratorImpl>(
+        eval::methodSeed(options.common.seed, method.name + "/bootstrap"));
+    for (size_t m = 0; m < mm.keys.size(); ++m) {
+        auto metric = torch::cat(mm.parts[m], 0);                      // [prompts, N]
+        io::writeCurve(grp.id(), mm.keys[m], mm.labels[m],
+                       eval::aggregate(metric, options.common.bootstrapTrials, bootGen), writer.path());
+    }
+    grp.reset();
+    writer.commit();
+}
+
+}  // namespace
+
+EvalSummary evaluateRun(const std::string& run, const EvalOptions& options, RunControl& control,
+                        AnalysisObserver& observer)
+{
+    if (options.prompts < 1 || options.batchSize < 1 || options.oodFactor < 1)
+        throw Error(ErrorKind::Config, "prompts, batch size and OOD factor must be >= 1");
+    auto loaded = eval::loadRun(run, options.common);
+    const RunConfig& cfg = loaded.config;
+    std::vector<eval::MethodSpec> methods;
+    for (const auto& name : options.methods.empty() ? evalMethodsFor(cfg.task.name) : options.methods)
+        methods.push_back(eval::parseMethod(name, !cfg.isBooleanTask()));
+    const auto baselines = options.baselines ? eval::baselinesFor(cfg.task.name)
+                                             : std::vector<eval::BaselineSpec>{};
+    const auto specs = checkedInterventions(options, cfg, observer);
     std::vector<Unit> units;
     for (const auto& method : methods)
         for (const auto& spec : specs)
@@ -150,105 +252,39 @@ EvalSummary evaluateRun(const std::string& run, const EvalOptions& options, RunC
     const double budget = eval::forwardBudgetBytes(loaded.device, options.common.memoryBudgetMiB);
     int stage = 0;
     for (const auto& unit : units) {
-        const auto& method = *unit.method;
-        const bool plain = unit.spec.isNone();
         observer.onStage(stage++, int(units.size()), unit.name());
-        const std::int64_t n = cfg.trainPoints() * (method.isLong() ? options.oodFactor : 1);
-        const auto edit = eval::resolveIntervention(unit.spec, cfg, n);
-        const bool withBaselines = plain && options.baselines;
-        Provenance prov{loaded.checkpointStep, options.common.seed, options.prompts, n,
-                        options.common.bootstrapTrials, withBaselines ? 1 : 0};
+        const bool plain = unit.spec.isNone();
+        UnitPlan u{unit};
+        u.n = cfg.trainPoints() * (unit.method->isLong() ? options.oodFactor : 1);
+        u.edit = eval::resolveIntervention(unit.spec, cfg, u.n);
+        if (plain)
+            u.baselines = baselines;
+        const Provenance prov{loaded.checkpointStep, options.common.seed, options.prompts, u.n,
+                              options.common.bootstrapTrials, u.baselines.empty() ? 0 : 1};
         if (!options.common.force && alreadyStored(summary.analysisFile, unit.group(), prov)) {
             summary.skipped.push_back(unit.name());
             continue;
         }
-        const auto tokens = edit.forwardTokens(n);
+        const auto tokens = u.edit.forwardTokens(u.n);
         if (cfg.model.backbone == Backbone::Gpt2 && tokens > cfg.model.maxPositionEmbeddings) {
             observer.onWarning(unit.name() + ": skipped, GPT-2 has learned positions for " +
                                std::to_string(cfg.model.maxPositionEmbeddings) + " tokens and " +
                                "this method needs " + std::to_string(tokens));
             continue;
         }
-        auto gen = at::make_generator<at::CPUGeneratorImpl>(eval::methodSeed(options.common.seed,
-                                                                             method.name));
-        auto transform = eval::inputTransform(method, dims, gen);          // [D, D] or none
-        const auto plan = eval::planForward(cfg, options.batchSize, 2 * n, budget,
-                                                 loaded.device.is_cuda());
         MethodMetrics mm;
         mm.keys.push_back(eval::modelKey(cfg));
         mm.labels.push_back(plain ? eval::modelKey(cfg) : eval::modelKey(cfg) + " + " + unit.spec.text());
-        for (const auto& b : withBaselines ? baselines : std::vector<eval::BaselineSpec>{}) {
+        for (const auto& b : u.baselines) {
             mm.keys.push_back(b.key);
             mm.labels.push_back(b.label);
         }
         mm.parts.resize(mm.keys.size());
-        const std::int64_t batches = (options.prompts + options.batchSize - 1) / options.batchSize;
-        for (std::int64_t bi = 0; bi < batches; ++bi) {
-            if (!control.shouldContinue()) {
-                summary.cancelled = true;
-                return summary;
-            }
-            const std::int64_t size = std::min<std::int64_t>(
-                options.batchSize, options.prompts - bi * options.batchSize);
-            data::TaskSampler sampler(cfg.task.name, data::TaskShape{size, dims});
-            auto functions = sampler.sample(gen);
-            auto xs = functions->sampleXs(n, dims, gen);                   // [b, N, D]
-            if (transform.defined())
-                xs = torch::matmul(xs, transform);
-            // §9.22: the reference labels with a second, independent task instance.
-            auto ys = referenceCompat ? sampler.sample(gen)->evaluate(xs) : functions->evaluate(xs);
-            if (method.kind == eval::MethodSpec::Kind::ScaleY)
-                ys = ys * method.scale;
-            observer.onProgress(unit.name() + ": " + mm.keys[0], bi, batches);
-            mm.parts[0].push_back(
-                sampler.metric(eval::predictWith(loaded, xs, ys, plan, edit, budget), ys));
-            for (size_t m = 1; m < mm.keys.size(); ++m)
-                mm.parts[m].push_back(sampler.metric(
-                    eval::runBaseline(mm.keys[m], xs, ys, summary.lassoUnconverged), ys));
+        if (!scoreUnit(loaded, options, u, budget, control, observer, mm, summary.lassoUnconverged)) {
+            summary.cancelled = true;
+            return summary;
         }
-        observer.onProgress(unit.name() + ": aggregating", batches, batches);
-        io::AnalysisWriter writer(summary.analysisFile, loaded.info.runId);
-        auto grp = writer.group(unit.group(), /*fresh=*/true);
-        {
-            io::H5Lock lock(io::h5Mutex());
-            const auto& p = writer.path();
-            io::writeAttribute(grp.id(), "checkpoint_step", loaded.checkpointStep, p);
-            io::writeAttribute(grp.id(), "seed", options.common.seed, p);
-            io::writeAttribute(grp.id(), "prompts", std::int64_t{options.prompts}, p);
-            io::writeAttribute(grp.id(), "n_points", n, p);
-            io::writeAttribute(grp.id(), "train_points", std::int64_t{cfg.trainPoints()}, p);
-            io::writeAttribute(grp.id(), "dims", dims, p);
-            io::writeAttribute(grp.id(), "bootstrap_trials",
-                               std::int64_t{options.common.bootstrapTrials}, p);
-            io::writeAttribute(grp.id(), "baselines", std::int64_t{withBaselines ? 1 : 0}, p);
-            if (!plain) {
-                io::writeAttribute(grp.id(), "intervention", unit.spec.text(), p);
-                io::writeAttribute(grp.id(), "parameters", edit.description, p);
-            }
-            io::writeAttribute(grp.id(), "batch_size", std::int64_t{options.batchSize}, p);
-            io::writeAttribute(grp.id(), "classification", std::int64_t{cfg.isClassification()}, p);
-            const double s = method.kind == eval::MethodSpec::Kind::ScaleY ? method.scale : 1.0;
-            io::writeAttribute(grp.id(), "zero_estimator", std::vector<double>{double(dims) * s * s}, p);
-            io::writeAttribute(grp.id(), "compat", std::string(referenceCompat ? "reference" : "intended"), p);
-            io::writeAttribute(grp.id(), "source", std::string("lengen"), p);
-            io::writeAttribute(grp.id(), "created_at", utcNow(), p);
-            io::writeAttribute(grp.id(), "order", [&] {
-                std::string joined;
-                for (const auto& k : mm.keys)
-                    joined += (joined.empty() ? "" : "\n") + k;
-                return joined;
-            }(), p);
-        }
-        auto bootGen = at::make_generator<at::CPUGeneratorImpl>(
-            eval::methodSeed(options.common.seed, method.name + "/bootstrap"));
-        for (size_t m = 0; m < mm.keys.size(); ++m) {
-            auto metric = torch::cat(mm.parts[m], 0);                      // [prompts, N]
-            io::writeCurve(grp.id(), mm.keys[m], mm.labels[m],
-                           eval::aggregate(metric, options.common.bootstrapTrials, bootGen),
-                           writer.path());
-        }
-        grp.reset();
-        writer.commit();
+        storeUnit(summary.analysisFile, loaded, options, u, mm);
         summary.computed.push_back(unit.name());
     }
     if (summary.lassoUnconverged > 0)

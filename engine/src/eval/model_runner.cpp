@@ -23,10 +23,10 @@ LoadedRun loadRun(const std::string& run, const AnalysisOptions& options)
         throw Error(ErrorKind::RunFile, "the run has no checkpoint yet (train it first): " +
                                             r.runFile);
     r.config = storedRunConfig(r.info.configYaml, r.runFile);
-    r.kernels = training::makeKernelContext(options.threads, r.config.model.hiddenSize);
+    r.kernels = training::makeKernelContext(options.threads, r.config.model.hiddenSize, options.switches);
     r.device = torch::Device(resolveDevice(options.device));
     r.model = model::buildModel(r.config);
-    r.model->setKernelPolicy(model::chooseKernelPolicy(r.device.is_cuda(), r.kernels));
+    r.model->setKernelPolicy(model::chooseKernelPolicy(r.device.is_cuda(), r.kernels, options.switches));
     const auto shapes = io::parameterShapes(r.model->named_parameters());
     const auto state = io::readCheckpoint(r.runFile, &shapes);
     torch::NoGradGuard noGrad;

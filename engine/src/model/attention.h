@@ -66,7 +66,7 @@ private:
     // The intervention's score edit for this forward (empty when it changes nothing here).
     ScoreEdit scoreEditFor(const Intervention& edit, const torch::Tensor& q0,
                            const torch::Tensor& k, const PositionSpan& pos);
-    // LongHeads (attention_longheads.cpp): per head, the first chunk, the query's own and the
+    // LongHeads (attention_edits.cpp): per head, the first chunk, the query's own and the
     // best-matching chunks up to the budget, re-positioned within it. q0, k0 unrotated.
     torch::Tensor attendLongHeads(const torch::Tensor& q0, const torch::Tensor& k0,
                                   const torch::Tensor& v, const PositionSpan& pos,

@@ -6,8 +6,8 @@
 //           over raw buffers (fused_layer.h), split over the session's KernelContext. Used
 //           where a forward records a graph without taps or dropout; other forwards (no-grad
 //           evaluation, probes) take the module path.
-//   Module  Torch modules op by op (evaluation, probes, LENGEN_FUSED=0, no BLAS sgemm found,
-//           a GPU with LENGEN_FUSED_ATTENTION=0 or without LibTorch's fused attention).
+//   Module  Torch modules op by op (evaluation, probes, SessionSwitches::fused off, no BLAS
+//           sgemm found, a GPU with fusedAttention off or without LibTorch's fused attention).
 //   Device  A GPU: the module path with LibTorch's fused scaled_dot_product_attention where no
 //           scores are asked for (attention.cpp).
 //
@@ -15,6 +15,7 @@
 
 #include <memory>
 
+#include "lengen/engine/session.h"
 #include "model/kernel_context.h"
 
 namespace lengen::engine::model {
@@ -33,9 +34,10 @@ struct KernelPolicy {
 };
 
 /// The policy for a model on a GPU (`cuda`) or the CPU, with the session's threads: Device on
-/// a GPU, Fused on the CPU with a BLAS sgemm; LENGEN_FUSED=0 and LENGEN_FUSED_ATTENTION=0 pick
+/// a GPU, Fused on the CPU with a BLAS sgemm; switches.fused / fusedAttention false pick
 /// Module (bench/README.md times both).
-KernelPolicy chooseKernelPolicy(bool cuda, std::shared_ptr<const kernels::KernelContext> context);
+KernelPolicy chooseKernelPolicy(bool cuda, std::shared_ptr<const kernels::KernelContext> context,
+                                const SessionSwitches& switches);
 
 /// "module", "fused", "device".
 const char* layerPathName(LayerPath path);

@@ -82,6 +82,17 @@ std::pair<std::string, std::vector<std::string>> parseAxisSetting(const std::str
     return {setting.substr(0, eq), values};
 }
 
+RunConfig sweepBaseRun(const std::vector<RunConfig>& runs, const std::string& source)
+{
+    if (runs.size() != 1)
+        throw ConfigError({{{source, 0, 0}, "model.max_length",
+                            "lists " + std::to_string(runs.size()) +
+                                " values; a sweep cell is one run: give one value and add the others "
+                                "as an axis (--set model.max_length=A,B, or in sweep.yaml; "
+                                "docs/sweep-format.md)"}});
+    return runs.front();
+}
+
 SweepIndex createSweep(const NewSweep& r)
 {
     const fs::path out(r.outDir);
@@ -173,6 +184,7 @@ CellOutcome runSweepCell(const std::string& dir, int index, const CellRunOptions
         train.runDir = paths.cellDir(cell.name);
         train.threads = options.threads;
         train.device = options.device;
+        train.switches = options.switches;
         train.sweepName = sweep.name;
         train.sweepCell = cell.name;
         train.sweepAxes = axesText(cell);
@@ -196,6 +208,7 @@ CellOutcome runSweepCell(const std::string& dir, int index, const CellRunOptions
             o.skipInapplicable = true;  // a grid over PEs: yarn is for the rotary cells only
             o.common.threads = options.threads;
             o.common.device = options.device;
+            o.common.switches = options.switches;
             if (evaluateRun(run, o, control, analysis).cancelled)
                 return stopped("stopped during the evaluation; finished methods are stored");
         }
@@ -204,6 +217,7 @@ CellOutcome runSweepCell(const std::string& dir, int index, const CellRunOptions
             auto o = sweep.stages.probeOptions;
             o.common.threads = options.threads;
             o.common.device = options.device;
+            o.common.switches = options.switches;
             if (probeRun(run, o, control, analysis).cancelled)
                 return stopped("stopped during the probes; finished probes are stored");
         }

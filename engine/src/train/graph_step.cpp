@@ -19,12 +19,6 @@ namespace lengen::engine::training {
 
 namespace {
 constexpr int kWarmSteps = 2;  // eager steps per shape before the capture (fills the caches)
-
-bool envAllows()
-{
-    const char* v = std::getenv("LENGEN_CUDA_GRAPHS");
-    return !v || std::strcmp(v, "0") != 0;
-}
 }  // namespace
 
 bool graphsApply(const TrainSession& s)
@@ -32,7 +26,7 @@ bool graphsApply(const TrainSession& s)
     const auto& m = s.config.model;
     const bool dropout = m.backbone == Backbone::Gpt2 &&
                          (m.residDropout > 0 || m.embdDropout > 0 || m.attnDropout > 0);
-    return s.device.is_cuda() && envAllows() && !dropout && s.optimizer->deviceFused();
+    return s.device.is_cuda() && s.switches.cudaGraphs && !dropout && s.optimizer->deviceFused();
 }
 
 struct GraphedStep::Impl {

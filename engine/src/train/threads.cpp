@@ -5,11 +5,13 @@
 
 #include <algorithm>
 #include <cstdlib>
+#include <cstring>
 #include <limits>
 #include <thread>
 
 #include <torch/torch.h>
 
+#include "lengen/engine/session.h"
 #include "model/kernel_context.h"
 
 namespace lengen::engine::training {
@@ -25,6 +27,7 @@ namespace {
 // probes); below hidden size 128 those are too small to split (27.6 vs 27.8 steps/s) and a
 // second spinning BLAS thread collapses when the machine is busy, so they get one.
 constexpr int kSmallModelHidden = 128;
+}  // namespace
 
 // A training step allocates and frees the same few dozen buffers (0.1-2 MB at the quick size,
 // up to 53 MB and ~2 GB in all at the reference's standard size) every step. With glibc's
@@ -32,7 +35,8 @@ constexpr int kSmallModelHidden = 128;
 // step pays page faults to zero new pages: ~20 % of a quick-preset step, ~5 % of a standard one
 // (bench/README.md). glibc caps the mmap threshold at 32 MB, so mmaps are switched off instead,
 // and the heap is never trimmed while a job runs: the memory of one step is the memory of the
-// next. HeapRelease hands it back when a training ends.
+// next. HeapRelease hands it back when a training ends. Process-wide: applyProcessPolicy.
+
 void applyAllocatorPolicy()
 {
     static const bool once = [] {
@@ -44,27 +48,57 @@ void applyAllocatorPolicy()
     (void)once;
 }
 
+}  // namespace lengen::engine::training
+
+namespace lengen::engine {
+
+namespace {
+bool openBlas() { return dlsym(RTLD_DEFAULT, "openblas_set_num_threads") != nullptr; }
 }  // namespace
 
-std::shared_ptr<model::kernels::KernelContext> makeKernelContext(int threads, int hiddenSize)
+SessionSwitches sessionSwitchesFromEnvironment()
 {
-    if (std::getenv("LENGEN_NO_THREAD_POLICY"))  // bench/train_speed.sh measures the default
+    auto off = [](const char* name) {
+        const char* v = std::getenv(name);
+        return v && std::strcmp(v, "0") == 0;
+    };
+    SessionSwitches s;
+    s.fused = !off("LENGEN_FUSED");
+    s.fusedAttention = !off("LENGEN_FUSED_ATTENTION");
+    s.cudaGraphs = !off("LENGEN_CUDA_GRAPHS");
+    s.threadPolicy = std::getenv("LENGEN_NO_THREAD_POLICY") == nullptr;
+    return s;
+}
+
+void applyProcessPolicy(const SessionSwitches& switches)
+{
+    if (!switches.threadPolicy)
+        return;
+    training::applyAllocatorPolicy();
+    const int cores = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+    torch::set_num_threads(openBlas() ? 1 : cores);
+}
+
+}  // namespace lengen::engine
+
+namespace lengen::engine::training {
+
+std::shared_ptr<model::kernels::KernelContext> makeKernelContext(int threads, int hiddenSize,
+                                                                 const SessionSwitches& switches)
+{
+    if (!switches.threadPolicy)  // bench/train_speed.sh measures the default
         return std::make_shared<model::kernels::KernelContext>(1, 0);
-    applyAllocatorPolicy();
     const int cores = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
     const int n = threads > 0 ? threads : cores;
     const int blas = threads > 0 ? threads : (hiddenSize < kSmallModelHidden ? 1 : cores);
-    if (dlsym(RTLD_DEFAULT, "openblas_set_num_threads")) {
-        torch::set_num_threads(1);
-        return std::make_shared<model::kernels::KernelContext>(n, blas);  // BLAS gets `blas`
-    }
-    torch::set_num_threads(blas);
-    return std::make_shared<model::kernels::KernelContext>(n, 0);
+    // With OpenBLAS the context sets its thread count (the products outside slices); with
+    // another BLAS LibTorch's pool does them, as applyProcessPolicy set it.
+    return std::make_shared<model::kernels::KernelContext>(n, openBlas() ? blas : 0);
 }
 
 HeapRelease::~HeapRelease()
 {
-    if (!std::getenv("LENGEN_NO_THREAD_POLICY"))
+    if (m_release)
         malloc_trim(0);
 }
 

@@ -45,7 +45,7 @@ void setupSession(TrainSession& s, const RunConfig& config, std::uint64_t seed,
     s.model->initialise(s.gen);
     s.model->setDropoutGenerator(s.gen);
     s.model->to(s.device);
-    s.model->setKernelPolicy(model::chooseKernelPolicy(s.device.is_cuda(), s.kernels));
+    s.model->setKernelPolicy(model::chooseKernelPolicy(s.device.is_cuda(), s.kernels, s.switches));
     std::vector<std::pair<std::string, torch::Tensor>> params;
     for (auto& item : s.model->named_parameters())
         params.emplace_back(item.key(), item.value());

@@ -20,6 +20,7 @@ struct TrainSession {
     RunConfig config;
     torch::Device device{torch::kCPU};
     compat::Precision precision = compat::Precision::Fp32;  ///< matrix products on a GPU
+    SessionSwitches switches;          ///< layer path, CUDA graphs (lengen/engine/session.h)
     /// This session's CPU threads (train/threads.h), handed to the model's kernel policy;
     /// null: one thread. Declared before the model, so it outlives it.
     std::shared_ptr<const model::kernels::KernelContext> kernels;
@@ -35,7 +36,7 @@ struct TrainSession {
 
 /// Builds model, optimiser and sampler for `config` on `device`; initialises the weights from
 /// a generator seeded with `seed` (which then drives the data). The model computes under
-/// chooseKernelPolicy(device, s.kernels) (model/kernel_policy.h).
+/// chooseKernelPolicy(device, s.kernels, s.switches) (model/kernel_policy.h).
 void setupSession(TrainSession& s, const RunConfig& config, std::uint64_t seed,
                   const std::string& device);
 

@@ -75,7 +75,8 @@ void prepareSession(training::TrainSession& s, const RunConfig& config, std::uin
 {
     const std::string device = resolveDevice(options.device);
     training::checkTrainingFits(config, device);  // before anything is allocated
-    s.kernels = training::makeKernelContext(options.threads, config.model.hiddenSize);
+    s.switches = options.switches;
+    s.kernels = training::makeKernelContext(options.threads, config.model.hiddenSize, options.switches);
     setupSession(s, config, seed, device);
     s.precision = compat::parsePrecision(options.precision);
     if (s.precision != compat::Precision::Fp32 && !s.device.is_cuda())
@@ -120,7 +121,7 @@ RunSummary train(RunConfig config, const TrainOptions& options, RunControl& cont
         config.seed = options.seed;
     if (!config.seed)
         config.seed = std::random_device{}();
-    training::HeapRelease release;  // after the session below is gone
+    training::HeapRelease release(options.switches.threadPolicy);  // after the session below is gone
     training::TrainSession s;
     prepareSession(s, config, *config.seed, options);
     const std::string runId = options.runId.empty() ? newRunId() : options.runId;
@@ -144,7 +145,7 @@ RunSummary resume(const std::string& runFile, const TrainOptions& options, RunCo
     const RunFileInfo info = readRunInfo(path);
     RunConfig config = storedRunConfig(info.configYaml, path);
     config.seed = info.seed;
-    training::HeapRelease release;  // after the session below is gone
+    training::HeapRelease release(options.switches.threadPolicy);  // after the session below is gone
     training::TrainSession s;
     // A run's own records must agree before it is continued: a stored config whose max_steps
     // was lost would otherwise train on toward the default 50,000 steps.

@@ -9,6 +9,8 @@
 #include <string>
 #include <vector>
 
+#include "lengen/engine/session.h"
+
 #include "lengen/engine/run_control.h"
 
 namespace lengen::engine {
@@ -43,6 +45,7 @@ struct AnalysisOptions {
     std::string device;                  ///< "" = cuda if available, else cpu
     int threads = 0;                     ///< CPU threads (0 = all cores)
     bool force = false;                  ///< recompute results that are already stored
+    SessionSwitches switches;            ///< layer path and thread policy (session.h)
 
     static AnalysisOptions withBootstrap(int trials)
     {

@@ -48,6 +48,11 @@ struct NewSweep {
 /// studio's New sweep take it. Error(Usage) when it is not KEY=V1,V2,….
 std::pair<std::string, std::vector<std::string>> parseAxisSetting(const std::string& setting);
 
+/// The one run a sweep's base config stands for (a cell is one run): the config's only run, or
+/// ConfigError naming `source` and model.max_length when it lists several values (or none).
+/// The CLI's `sweep new` and the studio's New sweep both ask this.
+RunConfig sweepBaseRun(const std::vector<RunConfig>& runs, const std::string& source);
+
 /// Writes the sweep folder beside `outDir` and renames it into place once every cell loaded
 /// and validated (a bad axis leaves nothing). Error(Usage) when outDir exists and is not an
 /// empty folder; ConfigError naming the cell and key for a cell that does not load.
@@ -56,6 +61,7 @@ SweepIndex createSweep(const NewSweep& request);
 struct CellRunOptions {
     int threads = 0;                               ///< 0 = all cores
     std::string device;                            ///< "" = cuda if available, else cpu
+    SessionSwitches switches;                      ///< for the cell's training and analyses
 };
 enum class CellOutcome { Done, Stopped };
 /// Runs cell `index` of the sweep in `dir` here: trains its run (or resumes its checkpoint, or

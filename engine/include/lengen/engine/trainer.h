@@ -9,6 +9,7 @@
 #include "lengen/engine/config.h"
 #include "lengen/engine/observer.h"
 #include "lengen/engine/run_control.h"
+#include "lengen/engine/session.h"
 
 namespace lengen::engine {
 
@@ -22,6 +23,7 @@ struct TrainOptions {
     /// takes fp32 only. Stored in the run (root attribute `precision`); "" = fp32 for a new
     /// run, the run's stored precision for a resume. See docs/gpu.md.
     std::string precision;
+    SessionSwitches switches;                ///< layer path, graphs, thread policy (session.h)
     std::string runId;                       ///< "" = random 8 hex digits
     /// "" = <outDir>/<task>/dim_a-b/<date>/<run id>/; else the run goes to exactly this folder
     /// (a sweep's cells/<cell>/)

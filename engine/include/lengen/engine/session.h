@@ -1,0 +1,33 @@
+#pragma once
+// How a training or evaluation session computes, as a value the caller passes in: which layer
+// path, fused attention on a GPU, CUDA graphs, and the thread and allocator policy. The
+// environment (LENGEN_FUSED=0, …) is read by the front ends' main()s only
+// (sessionSwitchesFromEnvironment), and process-wide settings are applied once, by the front
+// end (applyProcessPolicy): a session never changes them for the whole process.
+//
+// Adding a switch: a field here, its variable in sessionSwitchesFromEnvironment, and the one
+// place that reads it (docs/architecture.md).
+
+namespace lengen::engine {
+
+struct SessionSwitches {
+    bool fused = true;           ///< CPU training as fused layers (false: modules op by op; LENGEN_FUSED=0)
+    bool fusedAttention = true;  ///< LibTorch's fused attention on a GPU (LENGEN_FUSED_ATTENTION=0)
+    bool cudaGraphs = true;      ///< a GPU step as one CUDA graph (LENGEN_CUDA_GRAPHS=0)
+    /// LenGen's thread and allocator policy (src/train/threads.cpp); false: one kernel thread,
+    /// LibTorch's and BLAS's defaults, glibc's allocator defaults (LENGEN_NO_THREAD_POLICY,
+    /// what bench/train_speed.sh compares against).
+    bool threadPolicy = true;
+};
+
+/// The switches the environment asks for: each variable above set to 0 (any value for
+/// LENGEN_NO_THREAD_POLICY) turns its switch off. Read by main()s, never by a session.
+SessionSwitches sessionSwitchesFromEnvironment();
+
+/// The process-wide half of the thread and allocator policy, set once by the front end before
+/// any session: LibTorch's intra-op pool (1 thread where OpenBLAS does the products, so the two
+/// pools never spin on the same cores; all cores otherwise) and glibc's heap kept between
+/// steps (mallopt). Nothing when `switches.threadPolicy` is false. Idempotent.
+void applyProcessPolicy(const SessionSwitches& switches);
+
+}  // namespace lengen::engine
