@@ -55,7 +55,20 @@ MainWindow::MainWindow(const StudioOptions& options, QWidget* parent)
 {
     setWindowTitle(tr("LenGen Studio"));
     setAcceptDrops(true);
-    m_setup = new ui::SetupPanel(options.configRoot);
+    buildViews(options.configRoot);
+    buildDocks();
+    wireViews();
+    buildMenus();
+    wireController();
+    restoreSettings();
+    applyStartOptions(options);
+    statusBar()->showMessage(tr("Ready"));
+}
+
+// The tabs, one view each, in the order a session goes: set up, train, look, compare, sweep.
+void MainWindow::buildViews(const QString& configRoot)
+{
+    m_setup = new ui::SetupPanel(configRoot);
     m_training = new ui::TrainingView(m_controller);
     m_eval = new ui::FigureView(isEvalFigure, tr("No evaluation stored for this run.\n"
                                                  "Analysis ▸ Evaluate computes the error per "
@@ -85,6 +98,31 @@ MainWindow::MainWindow(const StudioOptions& options, QWidget* parent)
     m_sweeps = new ui::SweepsView;
     m_sweeps->setController(&m_controller);  // sweeps are created, run and submitted as jobs
     m_tabs->addTab(m_sweeps, tr("Sweeps"));
+    setCentralWidget(m_tabs);
+}
+
+// The Runs list and the Jobs panel, tabbed at the bottom.
+void MainWindow::buildDocks()
+{
+    m_browser = new ui::RunBrowser;
+    auto* dock = new QDockWidget(tr("Runs"), this);
+    dock->setObjectName(QStringLiteral("runs"));
+    dock->setWidget(m_browser);
+    addDockWidget(Qt::BottomDockWidgetArea, dock);
+    // Every job of the studio, beside the runs (issue 39): the one place that acts on any job.
+    m_jobs = new ui::JobsPanel(m_controller);
+    auto* jobsDock = new QDockWidget(tr("Jobs"), this);
+    jobsDock->setObjectName(QStringLiteral("jobs"));
+    jobsDock->setWidget(m_jobs);
+    addDockWidget(Qt::BottomDockWidgetArea, jobsDock);
+    tabifyDockWidget(dock, jobsDock);
+    dock->raise();
+    connect(m_jobs, &ui::JobsPanel::openRunRequested, this, &MainWindow::openRun);
+}
+
+// What each view asks of the window: sweeps, training, evaluations, the one open run.
+void MainWindow::wireViews()
+{
     m_sweeps->setBaseConfig([this]() -> std::optional<std::vector<engine::RunConfig>> {
         const auto request = m_setup->request();
         if (!request)
@@ -101,23 +139,6 @@ MainWindow::MainWindow(const StudioOptions& options, QWidget* parent)
             m_tabs->setCurrentWidget(m_eval);
     });
     connect(m_sweeps, &ui::SweepsView::compareRequested, this, &MainWindow::compareRuns);
-    setCentralWidget(m_tabs);
-
-    m_browser = new ui::RunBrowser;
-    auto* dock = new QDockWidget(tr("Runs"), this);
-    dock->setObjectName(QStringLiteral("runs"));
-    dock->setWidget(m_browser);
-    addDockWidget(Qt::BottomDockWidgetArea, dock);
-    // Every job of the studio, beside the runs (issue 39): the one place that acts on any job.
-    m_jobs = new ui::JobsPanel(m_controller);
-    auto* jobsDock = new QDockWidget(tr("Jobs"), this);
-    jobsDock->setObjectName(QStringLiteral("jobs"));
-    jobsDock->setWidget(m_jobs);
-    addDockWidget(Qt::BottomDockWidgetArea, jobsDock);
-    tabifyDockWidget(dock, jobsDock);
-    dock->raise();
-    connect(m_jobs, &ui::JobsPanel::openRunRequested, this, &MainWindow::openRun);
-
     for (auto* w : std::initializer_list<QObject*>{m_setup, m_eval, m_probes, m_attention, m_sweeps})
         connect(w, SIGNAL(statusMessage(QString)), statusBar(), SLOT(showMessage(QString)));
     connect(m_setup, &ui::SetupPanel::trainRequested, this, &MainWindow::train);
@@ -154,10 +175,11 @@ MainWindow::MainWindow(const StudioOptions& options, QWidget* parent)
             m_browser->selectRun(run);
     });
     connect(&m_run, &ui::OpenRunModel::openFailed, this, &MainWindow::openFailed);
-    buildMenus();
-    wireController();
-    restoreSettings();
+}
 
+// The command line's asks (--preset, --open, --sweep, --train, …), once the window is built.
+void MainWindow::applyStartOptions(const StudioOptions& options)
+{
     m_setup->setOutputFolder(options.runsFolder);
     if (options.steps > 0)
         m_setup->setSteps(options.steps);
@@ -187,7 +209,6 @@ MainWindow::MainWindow(const StudioOptions& options, QWidget* parent)
             if (auto r = m_setup->request())
                 train(*r);
         });
-    statusBar()->showMessage(tr("Ready"));
 }
 
 MainWindow::~MainWindow() = default;

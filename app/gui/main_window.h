@@ -84,6 +84,11 @@ protected:
     void dropEvent(QDropEvent* event) override;
 
 private:
+    // The constructor's steps, in order.
+    void buildViews(const QString& configRoot);
+    void buildDocks();
+    void wireViews();
+    void applyStartOptions(const StudioOptions& options);
     void buildMenus();
     void wireController();
     void restoreSettings();

@@ -26,14 +26,20 @@ QString summary(const QString& name)
     return info ? QString::fromStdString(info->summary) : QString();
 }
 
-// A hint of the syntax from the interventions this run takes (no yarn hint on NoPE).
+// A hint of the syntax from the interventions this run takes (no yarn hint on NoPE): one
+// example per kind of intervention, those that change the model first.
 QString examples(const QStringList& applicable)
 {
+    using S = engine::InterventionScope;
     QStringList out;
-    for (const auto& name : applicable)
-        if (const auto* info = engine::findIntervention(name.toStdString());
-            info && info->example.find(':') != std::string::npos && out.size() < 2)
-            out << QString::fromStdString(info->example);
+    for (const S scope : {S::Rotary, S::Attention, S::Recurrent, S::Every})
+        for (const auto& name : applicable)
+            if (const auto* info = engine::findIntervention(name.toStdString());
+                info && info->scope == scope && info->example.find(':') != std::string::npos) {
+                if (out.size() < 2)
+                    out << QString::fromStdString(info->example);
+                break;
+            }
     return out.isEmpty() ? QString() : InterventionDialog::tr("e.g. %1").arg(out.join(QStringLiteral(", ")));
 }
 }  // namespace
