@@ -12,6 +12,7 @@
 #include "model/kernel_context.h"
 #include "model/fused_layer.h"
 #include "model/icl_model.h"
+#include "lengen/engine/encodings.h"
 #include "test_support.h"
 
 using namespace lengen::engine;
@@ -106,9 +107,9 @@ void TestFusedLayer::fusedAndModulePathsAgree_data()
     QTest::addColumn<QString>("pe");
     QTest::addColumn<int>("heads");
     QTest::addColumn<int>("points");
-    for (const char* pe : {"rope", "nope", "alibi", "fire", "yarn", "dynamic-yarn", "linear",
-                           "dynamic"})
-        QTest::newRow(pe) << QString(pe) << 2 << 7;
+    for (const auto& e : lengen::engine::encodingTable())  // every Llama encoding of the table
+        if (e.backbone == lengen::engine::Backbone::Llama)
+            QTest::newRow(e.type.c_str()) << QString::fromStdString(e.type) << 2 << 7;
     QTest::newRow("alibi, 4 heads") << QString("alibi") << 4 << 7;
     QTest::newRow("rope, 1 head") << QString("rope") << 1 << 7;
     QTest::newRow("gpt2") << QString("gpt2") << 4 << 7;
@@ -116,6 +117,7 @@ void TestFusedLayer::fusedAndModulePathsAgree_data()
     // 80 tokens: attention by sgemm instead of the short-prompt loops.
     QTest::newRow("rope, 80 tokens") << QString("rope") << 2 << 40;
     QTest::newRow("fire, 80 tokens") << QString("fire") << 2 << 40;
+    QTest::newRow("t5, 80 tokens") << QString("t5") << 2 << 40;  // distances past the exact buckets
 }
 
 void TestFusedLayer::fusedAndModulePathsAgree()

@@ -3,9 +3,13 @@
 // factor 1 = RoPE, dynamic variants below threshold = RoPE, stateful compat mode, FIRE at
 // initialisation, and causality of every PE in a full model.
 
+#include <nlohmann/json.hpp>
+
 #include <cmath>
+#include <fstream>
 
 #include "model/fire.h"
+#include "model/t5_bias.h"
 #include "model/icl_model.h"
 #include "model/rotary_variants.h"
 #include "lengen/engine/encodings.h"
@@ -44,6 +48,8 @@ private Q_SLOTS:
     void statefulCompatKeepsTheLastTable();
     void fireAtInitialisation();
     void everyEncodingIsCausal();
+    void t5BucketsAndBias();
+    void t5AgreesWithTransformers();
 };
 
 void TestPositionEncodings::yarnGoldenNumbers()
@@ -167,6 +173,75 @@ void TestPositionEncodings::everyEncodingIsCausal()
         auto xs = torch::randn({2, 8, 3}, gen, torch::kFloat32);
         auto ys = torch::randn({2, 8}, gen, torch::kFloat32);
         QVERIFY2(lengen::test::isCausalAt(model, xs, ys, 6), pe.c_str());
+    }
+}
+
+// T5's buckets (transformers' _relative_position_bucket, bidirectional=False): 32 buckets,
+// max_distance 128: distances 0..15 exact, then 16 + floor(ln(n/16) / ln 8 * 16), at most 31.
+// Worked by hand: n = 20: ln 1.25 / ln 8 * 16 = 1.72 -> 17; n = 31: 5.09 -> 21; n = 127: 15.94
+// -> 31; 128 and beyond -> 31. The bias of (i, j) is the table's row of bucket(max(i - j, 0)).
+void TestPositionEncodings::t5BucketsAndBias()
+{
+    const auto n = torch::tensor({0, 1, 15, 16, 17, 20, 31, 32, 63, 64, 127, 128, 1000}, torch::kLong);
+    const auto b = T5BiasImpl::buckets(n, 32, 128);
+    const std::vector<std::int64_t> want{0, 1, 15, 16, 16, 17, 21, 21, 26, 26, 31, 31, 31};
+    QCOMPARE(std::vector<std::int64_t>(b.data_ptr<std::int64_t>(), b.data_ptr<std::int64_t>() + b.numel()), want);
+    T5BiasImpl t5(2, 32, 128);
+    {
+        torch::NoGradGuard noGrad;
+        t5.parameters()[0].copy_(torch::arange(64, torch::kFloat32).view({32, 2}));  // row r: (2r, 2r + 1)
+    }
+    const auto bias = t5.logitBias(PositionSpan::contiguous(0, 40, torch::kCPU));  // [2, 40, 40]
+    QCOMPARE(bias.sizes().vec(), (std::vector<std::int64_t>{2, 40, 40}));
+    QCOMPARE(bias[0][39][19].item<float>(), 2.f * 17);   // distance 20 -> bucket 17
+    QCOMPARE(bias[1][39][8].item<float>(), 2.f * 21 + 1);  // distance 31 -> bucket 21
+    QCOMPARE(bias[0][5][9].item<float>(), 0.f);           // a later key: distance 0 (masked anyway)
+    // Gradients reach the table: only the buckets used.
+    t5.logitBias(PositionSpan::contiguous(0, 5, torch::kCPU)).sum().backward();
+    const auto g = t5.parameters()[0].grad();
+    QCOMPARE(g[0][0].item<float>(), 15.f);  // distance 0: 5 diagonal + 10 later keys
+    QCOMPARE(g[4][1].item<float>(), 1.f);   // distance 4: (4, 0) only
+    QCOMPARE(g[5][0].item<float>(), 0.f);
+}
+
+// The whole bias against an implementation written by others: transformers' T5 bucketing in
+// the PyPI job (where transformers is installed), the paper's bucketing written out in
+// tests/interop/t5_bias_check.py otherwise. 300 tokens reach past max_distance 128, and a
+// second setting (8 buckets, distance 20) moves every boundary.
+void TestPositionEncodings::t5AgreesWithTransformers()
+{
+    const auto dir = lengen::test::scratchDir("t5-bias");
+    for (const auto& [buckets, distance] : std::vector<std::pair<int, int>>{{32, 128}, {8, 20}}) {
+        T5BiasImpl t5(3, buckets, distance);
+        auto gen = at::make_generator<at::CPUGeneratorImpl>(7);
+        {
+            torch::NoGradGuard noGrad;
+            t5.parameters()[0].copy_(torch::randn({buckets, 3}, gen, torch::kFloat32));
+        }
+        const int tokens = 300;
+        const auto bias = t5.logitBias(PositionSpan::contiguous(0, tokens, torch::kCPU)).contiguous();
+        nlohmann::json fx;
+        fx["num_buckets"] = buckets;
+        fx["max_distance"] = distance;
+        fx["tokens"] = tokens;
+        const auto table = t5.parameters()[0].detach().contiguous();
+        fx["table"] = std::vector<std::vector<float>>();
+        for (int r = 0; r < buckets; ++r)
+            fx["table"].push_back(std::vector<float>(table[r].data_ptr<float>(), table[r].data_ptr<float>() + 3));
+        fx["bias"] = nlohmann::json::array();
+        for (int h = 0; h < 3; ++h) {
+            nlohmann::json rows = nlohmann::json::array();
+            for (int i = 0; i < tokens; ++i)
+                rows.push_back(std::vector<float>(bias[h][i].data_ptr<float>(), bias[h][i].data_ptr<float>() + tokens));
+            fx["bias"].push_back(rows);
+        }
+        const auto path = dir + "/fixture-" + std::to_string(buckets) + ".json";
+        std::ofstream(path) << fx.dump();
+        const auto res = lengen::test::runProgram(
+            lengen::test::pythonPath(),
+            {QString::fromStdString(lengen::test::sourcePath("tests/interop/t5_bias_check.py")), QString::fromStdString(path)});
+        qInfo().noquote() << res.out.trimmed();
+        QVERIFY2(res.code == 0, qPrintable(res.out + res.err));
     }
 }
 

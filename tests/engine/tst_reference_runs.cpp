@@ -185,7 +185,7 @@ void TestReferenceRuns::importsAndExportsEveryBackbone()
 void TestReferenceRuns::lengenTrainedRunsRoundTrip_data()
 {
     QTest::addColumn<QString>("pe");
-    for (const char* pe : {"rope", "fire", "alibi"})
+    for (const char* pe : {"rope", "fire", "alibi", "t5"})
         QTest::newRow(pe) << pe;
 }
 
@@ -213,6 +213,17 @@ void TestReferenceRuns::lengenTrainedRunsRoundTrip()
     engine::interop::writeTorchFile(dir + "/fixture.pt", *root);
 
     const std::string exported = dir + "/run";
+    if (pe == "t5") {  // not in the reference's code: refused, naming the encoding, nothing written
+        try {
+            engine::exportReferenceRun(summary.runFile, exported);
+            QFAIL("a T5-bias run was exported as a reference run");
+        } catch (const engine::Error& e) {
+            QCOMPARE(e.kind(), engine::ErrorKind::Config);
+            QVERIFY2(std::string(e.what()).find("no T5 bias") != std::string::npos, e.what());
+        }
+        QVERIFY(!std::filesystem::exists(exported));
+        return;
+    }
     const auto result = engine::exportReferenceRun(summary.runFile, exported);
     if (pe == "fire")  // LenGen's FIRE width 32 reaches the reference through max_length
         QVERIFY(!result.notes.empty());

@@ -10,10 +10,12 @@ namespace lengen::engine {
 
 void setPositionEncoding(RunConfig& c, const std::string& type)
 {
-    const int width = c.position.fireMlpWidth;  // kept: it is FIRE's own key, not a PE's
+    const auto kept = c.position;  // FIRE's and T5's own keys stay what they were
     c.position = PositionConfig{};
     c.position.type = type;
-    c.position.fireMlpWidth = width;
+    c.position.fireMlpWidth = kept.fireMlpWidth;
+    c.position.t5Buckets = kept.t5Buckets;
+    c.position.t5MaxDistance = kept.t5MaxDistance;
     if (type != "rope") {
         c.position.patchName = type;
         c.position.explicitScaling = true;

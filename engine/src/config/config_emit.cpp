@@ -156,6 +156,11 @@ void patch(YAML::Emitter& out, const PositionConfig& p, YamlStyle style, bool re
         out << YAML::Key << "fire" << YAML::Value << YAML::Flow << YAML::BeginMap;
         out << YAML::Key << "mlp_width" << YAML::Value << p.fireMlpWidth << YAML::EndMap;
     }
+    if (p.type == "t5") {
+        out << YAML::Key << "t5" << YAML::Value << YAML::Flow << YAML::BeginMap;
+        out << YAML::Key << "num_buckets" << YAML::Value << p.t5Buckets;
+        out << YAML::Key << "max_distance" << YAML::Value << p.t5MaxDistance << YAML::EndMap;
+    }
     out << YAML::EndMap;
 }
 

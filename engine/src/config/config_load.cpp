@@ -270,6 +270,15 @@ void readPatch(SectionReader p, PositionConfig& pos)
     SectionReader fire = p.child("fire");
     readInt(fire, "mlp_width", pos.fireMlpWidth, 1, false);
     fire.warnUnknown();
+    SectionReader t5 = p.child("t5");
+    readInt(t5, "num_buckets", pos.t5Buckets, 2, false);
+    readInt(t5, "max_distance", pos.t5MaxDistance, 2, false);
+    // The log-spaced half of the buckets spans B/2..max_distance: it needs max_distance > B/2.
+    if (pos.t5MaxDistance <= pos.t5Buckets / 2)
+        t5.error("max_distance", std::to_string(pos.t5MaxDistance) + " is not above num_buckets / 2 = " +
+                                     std::to_string(pos.t5Buckets / 2) +
+                                     " (the log-spaced buckets cover num_buckets / 2 .. max_distance)");
+    t5.warnUnknown();
     p.warnUnknown();
 }
 

@@ -46,6 +46,10 @@ std::vector<EncodingInfo> makeTable()
         "learned bias of the progressive distance log(c(i-j)+1)/log(c max(L,i)+1) by a small MLP "
         "(Li et al. 2024)")
         .referencePatch = "fire";
+    auto& t5 = row("t5", "t5", "T5 bias", K::Bias, {"patch.t5.num_buckets", "patch.t5.max_distance"},
+                   "learned bias per head and bucket of the distance: exact below B/2, log-spaced "
+                   "up to max_distance (Raffel et al. 2020)");
+    t5.inReference = false;
     row("yarn", "yarn", "YaRN", K::Rotary, scaled,
         "RoPE with YaRN's frequency ramp and temperature from the first step (Peng et al. 2023)")
         .usesFactor = true;
@@ -107,6 +111,10 @@ std::vector<std::string> derivedSettings(const RunConfig& c)
                             (p.factorGiven ? "" : " (max_length / points.end / 2 × 8)"));
         if (e.type == "fire")
             parts.push_back("FIRE MLP width " + std::to_string(p.fireMlpWidth));
+        if (e.type == "t5")
+            parts.push_back("T5 buckets " + std::to_string(p.t5Buckets) + " (exact below " +
+                            std::to_string(p.t5Buckets / 2) + "), max_distance " +
+                            std::to_string(p.t5MaxDistance));
         if (e.type == "alibi")
             parts.push_back("ALiBi slopes 2^(-8·h/" + std::to_string(c.model.numHeads) + "), h = 1…" +
                             std::to_string(c.model.numHeads));

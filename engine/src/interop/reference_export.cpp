@@ -8,6 +8,7 @@
 #include "interop/reference_config.h"
 #include "interop/torch_archive.h"
 #include "io/run_store.h"
+#include "lengen/engine/encodings.h"
 #include "lengen/engine/errors.h"
 #include "lengen/engine/reference_runs.h"
 #include "lengen/engine/run_file.h"
@@ -129,6 +130,10 @@ ReferenceExportResult exportReferenceRun(const std::string& run, const std::stri
     if (info.checkpointStep < 0)
         throw Error(ErrorKind::RunFile, "the run has no checkpoint yet (train it first): " + path);
     RunConfig config = storedRunConfig(info.configYaml, path);
+    if (const auto& e = encodingOf(config); !e.inReference)
+        throw Error(ErrorKind::Config, "the reference's code has no " + e.display + " (patch type '" +
+                                           e.type + "'), so this run cannot be written as a reference run: " +
+                                           path);
     io::CheckpointState st = io::readCheckpoint(path);
     std::map<std::string, std::vector<double>> positionConstants;
     // The file lists tensors by name; torch.optim numbers parameters in model.parameters()

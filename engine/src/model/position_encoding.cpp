@@ -5,6 +5,7 @@
 #include "lengen/engine/config.h"
 #include "lengen/engine/errors.h"
 #include "model/fire.h"
+#include "model/t5_bias.h"
 #include "model/attention_detail.h"
 #include "model/rotary_variants.h"
 
@@ -190,6 +191,9 @@ PositionEncoding makePositionEncoding(const RunConfig& config)
             std::make_shared<DynamicNtkImpl>(headDim, m.ropeTheta, factor, lOrig, reference)));
     if (type == "linear")
         return PositionEncoding(Base(std::make_shared<LinearPiImpl>(headDim, m.ropeTheta, factor)));
+    if (type == "t5")
+        return PositionEncoding(Base(std::make_shared<T5BiasImpl>(m.numHeads, config.position.t5Buckets,
+                                                                  config.position.t5MaxDistance)));
     if (type == "fire") {
         // The reference's width is max_position_embeddings by a positional-argument slip (§9.5).
         const int width = reference ? lOrig : config.position.fireMlpWidth;

@@ -58,11 +58,13 @@ struct ModelConfig {
 /// Position encoding of a Llama backbone (reference §4). "rope" when no rope_scaling is given.
 struct PositionConfig {
     std::string patchName;               ///< patch.name as written ("" when no patch)
-    std::string type = "rope";           ///< rope|nope|alibi|fire|yarn|dynamic-yarn|linear|dynamic
+    std::string type = "rope";           ///< a Llama row's type of encodingTable() (encodings.h)
     std::optional<double> factor;        ///< rope_scaling.factor (given or derived)
     bool factorGiven = false;            ///< rope_scaling.factor was written (not derived)
     bool explicitScaling = false;        ///< rope_scaling present in the config
     int fireMlpWidth = 32;               ///< `fire.mlp_width` (the FIRE paper's 32)
+    int t5Buckets = 32;                  ///< `t5.num_buckets` (T5's 32)
+    int t5MaxDistance = 128;             ///< `t5.max_distance` (T5's 128)
 };
 
 struct TaskConfig {

@@ -35,6 +35,7 @@ struct EncodingInfo {
     /// The reference's patch.name for it ("" where stock transformers Llama runs it: rope,
     /// linear, dynamic; the backbones).
     std::string referencePatch;
+    bool inReference = true;  ///< the reference's code has it (export-run can write the run)
     bool fusedCpu = true;     ///< CPU training as fused layers (kernel_policy.h)
     bool device = true;       ///< GPU with LibTorch's fused attention (SDPA, bias as a mask)
     std::string summary;      ///< one line: what it does, and its paper
