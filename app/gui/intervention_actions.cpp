@@ -5,6 +5,7 @@
 #include <QDir>
 
 #include <algorithm>
+#include <functional>
 #include <QFileInfo>
 #include <QStatusBar>
 
@@ -34,6 +35,20 @@ QStringList applicableFor(const QString& run, engine::RunConfig& config, QString
     }
     return out;
 }
+// Window-modal with open(), not exec(): jobs and timers run on while it is up, and its answer
+// arrives through `accepted` (no nested event loop). It refuses in place what the run refuses.
+void openInterventionDialog(QWidget* parent, ui::InterventionDialog::Mode mode, const QString& run,
+                            const engine::RunConfig& config, const QStringList& applicable,
+                            std::function<void(ui::InterventionDialog*)> accepted)
+{
+    auto* dialog = new ui::InterventionDialog(mode, QFileInfo(run).dir().dirName(), applicable, parent);
+    dialog->setObjectName(QStringLiteral("interventionDialog"));
+    dialog->setAttribute(Qt::WA_DeleteOnClose);
+    dialog->setRunConfig(config);
+    QObject::connect(dialog, &QDialog::accepted, parent,
+                     [dialog, accepted = std::move(accepted)] { accepted(dialog); });
+    dialog->open();
+}
 }  // namespace
 
 void MainWindow::evaluateWithInterventions()
@@ -46,18 +61,11 @@ void MainWindow::evaluateWithInterventions()
     const auto applicable = applicableFor(run, config, error);
     if (applicable.isEmpty())
         return showProblem(tr("Evaluate with interventions"), error);
-    // Window-modal with open(), not exec(): jobs and timers run on while it is up, and its
-    // answer arrives as a signal (no nested event loop).
-    auto* dialog = new ui::InterventionDialog(ui::InterventionDialog::Mode::Evaluate,
-                                              QFileInfo(run).dir().dirName(), applicable, this);
-    dialog->setObjectName(QStringLiteral("interventionDialog"));
-    dialog->setAttribute(Qt::WA_DeleteOnClose);
-    dialog->setRunConfig(config);
-    connect(dialog, &QDialog::accepted, this, [this, dialog, run] {
-        if (m_run.runFile() == run)  // the run it was asked for is still the open one
-            evaluateOpenRunWith(dialog->interventions(), dialog->methods());
-    });
-    dialog->open();
+    openInterventionDialog(this, ui::InterventionDialog::Mode::Evaluate, run, config, applicable,
+                           [this, run](ui::InterventionDialog* d) {
+                               if (m_run.runFile() == run)  // the run asked for is still open
+                                   evaluateOpenRunWith(d->interventions(), d->methods());
+                           });
 }
 
 void MainWindow::evaluateOpenRunWith(const QStringList& interventions, const QStringList& methods)
@@ -96,16 +104,11 @@ void MainWindow::probeWithIntervention()
     if (applicable.size() <= 1)
         return showProblem(tr("Probe under an intervention"),
                            error.isEmpty() ? tr("No intervention changes this run's attention.") : error);
-    auto* dialog = new ui::InterventionDialog(ui::InterventionDialog::Mode::Probe,
-                                              QFileInfo(run).dir().dirName(), applicable, this);
-    dialog->setObjectName(QStringLiteral("interventionDialog"));
-    dialog->setAttribute(Qt::WA_DeleteOnClose);
-    dialog->setRunConfig(config);
-    connect(dialog, &QDialog::accepted, this, [this, dialog, run] {
-        if (m_run.runFile() == run && !dialog->interventions().isEmpty())
-            probeOpenRunUnder(dialog->interventions().front());
-    });
-    dialog->open();
+    openInterventionDialog(this, ui::InterventionDialog::Mode::Probe, run, config, applicable,
+                           [this, run](ui::InterventionDialog* d) {
+                               if (m_run.runFile() == run && !d->interventions().isEmpty())
+                                   probeOpenRunUnder(d->interventions().front());
+                           });
 }
 
 void MainWindow::probeOpenRunUnder(const QString& intervention)

@@ -58,7 +58,7 @@ void TestCli::helpAndVersion()
     QVERIFY(run({"probe", "--help"}).out.contains("--serial-position"));
     // The help names what the tables hold, not a copy of them.
     QVERIFY(run({"eval", "--help"}).out.contains("longheads"));
-    QVERIFY(run({"sweep", "new", "--help"}).out.contains("dynamic_ntk, mamba, gpt2"));
+    QVERIFY(run({"sweep", "new", "--help"}).out.contains("fire, t5, yarn"));
 }
 
 // `lengen list` prints the engine's tables: every encoding a sweep takes, with the
@@ -71,7 +71,7 @@ void TestCli::listPrintsTheTables()
     QStringList names;
     for (const auto& v : pes)
         names << v.toObject().value("name").toString();
-    QCOMPARE(names, QStringList({"rope", "nope", "alibi", "fire", "yarn", "dynamic_yarn", "pi",
+    QCOMPARE(names, QStringList({"rope", "nope", "alibi", "fire", "t5", "yarn", "dynamic_yarn", "pi",
                                  "dynamic_ntk", "mamba", "gpt2"}));
     auto interventionsOf = [&](const QString& pe) {
         QStringList out;
@@ -83,6 +83,7 @@ void TestCli::listPrintsTheTables()
     };
     QVERIFY(interventionsOf("rope").contains("yarn"));
     QVERIFY(!interventionsOf("alibi").contains("yarn"));
+    QVERIFY(interventionsOf("t5").contains("lambda") && !interventionsOf("t5").contains("ntk"));
     QVERIFY(!interventionsOf("dynamic_yarn").contains("pi"));
     QCOMPARE(interventionsOf("gpt2"), QStringList({"none", "truncate", "segments"}));
     r = run({"list", "interventions"});

@@ -34,6 +34,19 @@ QString kHoverHint() { return AttentionView::tr("Hover over the map for query, k
 
 AttentionView::AttentionView(QWidget* parent) : QWidget(parent)
 {
+    auto* bar = createSelectionBar();
+    createPages();
+    auto* layout = new QVBoxLayout(this);
+    layout->addLayout(bar);
+    layout->addLayout(m_stack, 1);
+    layout->addWidget(m_readout);
+    wireSelection();
+}
+
+// Prompt length, prompt, layer, head, colour scale, the grid toggle, the intervention beside,
+// and Export.
+QHBoxLayout* AttentionView::createSelectionBar()
+{
     m_setting = new QComboBox;
     m_prompt = new QSpinBox;
     m_layer = new QSpinBox;
@@ -84,6 +97,12 @@ AttentionView::AttentionView(QWidget* parent) : QWidget(parent)
         if (target)
             reportExport(this, exportTo(target->path, target->dpi, &error), error);
     });
+    return bar;
+}
+
+// The pages of the stack: "nothing stored", the map(s) above the query row, the thumbnails.
+void AttentionView::createPages()
+{
     m_plot = new QCustomPlot;
     m_plot->setInteractions(QCP::iRangeDrag | QCP::iRangeZoom);
     m_plot->setMouseTracking(true);
@@ -125,10 +144,11 @@ AttentionView::AttentionView(QWidget* parent) : QWidget(parent)
     m_stack->addWidget(m_empty);
     m_stack->addWidget(mapPage);
     m_stack->addWidget(m_grid);
-    auto* layout = new QVBoxLayout(this);
-    layout->addLayout(bar);
-    layout->addLayout(m_stack, 1);
-    layout->addWidget(m_readout);
+}
+
+// Every selection reloads what it changes; a click on the map picks the query row.
+void AttentionView::wireSelection()
+{
     m_reload = new QTimer(this);
     m_reload->setSingleShot(true);
     m_reload->setInterval(150);  // after a pan or zoom settles

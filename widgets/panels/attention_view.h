@@ -20,6 +20,7 @@ class QCheckBox;
 class QStackedLayout;
 class QToolButton;
 class QComboBox;
+class QHBoxLayout;
 class QCustomPlot;
 class QCPRange;
 class QLabel;
@@ -81,6 +82,10 @@ Q_SIGNALS:
     void statusMessage(QString message);
 
 private:
+    // The constructor's steps.
+    QHBoxLayout* createSelectionBar();
+    void createPages();
+    void wireSelection();
     void onSelection();
     void loadVisibleTile();
     void onHover(QMouseEvent* event);

@@ -61,6 +61,17 @@ void stylePlot(QCustomPlot* p, const QString& x, const QString& y)
 TrainingView::TrainingView(RunController& controller, QWidget* parent)
     : QWidget(parent), m_controller(controller)
 {
+    createControls();
+    createPlots();
+    layOut();
+    wireControls();
+    wireController();
+    onState(m_controller.state());
+}
+
+// The labels, the job's buttons and the plot options.
+void TrainingView::createControls()
+{
     m_label = new QLabel(tr("Nothing is training. Set up a run and press Train."));
     // A long run path must not widen the window: the label takes what the row gives it.
     m_label->setSizePolicy(QSizePolicy::Ignored, QSizePolicy::Preferred);
@@ -95,8 +106,13 @@ TrainingView::TrainingView(RunController& controller, QWidget* parent)
     m_clearOverlays->setToolTip(tr("Remove the other runs' curves from the loss plot"));
     m_clearOverlays->setVisible(false);
     m_hover = new QLabel;
-    auto* exportButton = new QPushButton(tr("Export…"));
-    exportButton->setToolTip(tr("Save the loss plot as drawn (raw and smoothed): PNG, SVG, PDF or CSV"));
+    m_export = new QPushButton(tr("Export…"));
+    m_export->setToolTip(tr("Save the loss plot as drawn (raw and smoothed): PNG, SVG, PDF or CSV"));
+}
+
+// The loss (raw and EMA, log scale), the pointwise metric and the curriculum.
+void TrainingView::createPlots()
+{
     m_loss = new QCustomPlot;
     m_pointwise = new QCustomPlot;
     m_curriculum = new QCustomPlot;
@@ -121,7 +137,10 @@ TrainingView::TrainingView(RunController& controller, QWidget* parent)
     m_loss->yAxis->setScaleType(QCPAxis::stLogarithmic);
     m_loss->yAxis->setTicker(QSharedPointer<QCPAxisTickerLog>(new QCPAxisTickerLog));
     m_pointwise->addGraph()->setPen(QPen(QColor("#DE8F05"), 2));
+}
 
+void TrainingView::layOut()
+{
     auto* controls = new QHBoxLayout;
     controls->addWidget(m_progress, 1);
     controls->addWidget(m_rate);
@@ -134,7 +153,7 @@ TrainingView::TrainingView(RunController& controller, QWidget* parent)
     smoothing->addWidget(new QLabel(tr("Smoothing")));
     smoothing->addWidget(m_smoothing, 1);
     smoothing->addWidget(m_logScale);
-    smoothing->addWidget(exportButton);
+    smoothing->addWidget(m_export);
     smoothing->addWidget(m_clearOverlays);
     smoothing->addStretch();
     smoothing->addWidget(m_queue);
@@ -150,6 +169,11 @@ TrainingView::TrainingView(RunController& controller, QWidget* parent)
     layout->addLayout(smoothing);
     layout->addLayout(plots, 1);
     layout->addWidget(m_hover);
+}
+
+// The buttons act on the training of the open run, and the plot options redraw.
+void TrainingView::wireControls()
+{
     plots::enableCurveInteractions(*m_loss, [this](const QString& text) { m_hover->setText(text); });
     connect(m_clearOverlays, &QPushButton::clicked, this, [this] { setOverlays({}); });
 
@@ -179,7 +203,7 @@ TrainingView::TrainingView(RunController& controller, QWidget* parent)
     });
     connect(m_smoothing, &QSlider::valueChanged, this, &TrainingView::redrawSmoothed);
     connect(m_series, &QComboBox::currentIndexChanged, this, &TrainingView::redrawSmoothed);
-    connect(exportButton, &QPushButton::clicked, this, &TrainingView::exportWithDialog);
+    connect(m_export, &QPushButton::clicked, this, &TrainingView::exportWithDialog);
     connect(m_logScale, &QCheckBox::toggled, this, [this](bool on) {
         m_loss->yAxis->setScaleType(on ? QCPAxis::stLogarithmic : QCPAxis::stLinear);
         m_loss->yAxis->setTicker(on ? QSharedPointer<QCPAxisTicker>(new QCPAxisTickerLog)
@@ -187,6 +211,11 @@ TrainingView::TrainingView(RunController& controller, QWidget* parent)
         m_loss->rescaleAxes();
         m_loss->replot(QCustomPlot::rpQueuedReplot);
     });
+}
+
+// What the controller reports about the live training.
+void TrainingView::wireController()
+{
     connect(&m_controller, &RunController::stateChanged, this, &TrainingView::onState);
     connect(&m_controller, &RunController::runStarted, this, &TrainingView::onStarted);
     connect(&m_controller, &RunController::stepProgress, this, &TrainingView::onProgress);
@@ -221,7 +250,6 @@ TrainingView::TrainingView(RunController& controller, QWidget* parent)
         if (training())
             ended(tr("%1 failed: %2").arg(l, e.message));
     });
-    onState(m_controller.state());
 }
 
 int TrainingView::loggedPoints() const { return int(m_steps.size()); }

@@ -68,6 +68,12 @@ public:
     QString hoverText() const;
 
 private:
+    // The constructor's steps, in order.
+    void createControls();
+    void createPlots();
+    void layOut();
+    void wireControls();
+    void wireController();
     void onState(RunController::State s);
     void onStarted(const QString& label, const engine::RunStarted& info);
     void onProgress(const engine::StepProgress& p);
@@ -99,6 +105,7 @@ private:
     void updateControls();
     std::string m_runId;
     QPushButton* m_clearOverlays;
+    QPushButton* m_export = nullptr;
     QLabel* m_hover;
     std::deque<std::vector<double>> m_recent;  ///< the last kRecent per-position rows
     QString m_title;

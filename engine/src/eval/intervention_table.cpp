@@ -131,6 +131,16 @@ void resolvePrompt(const Params& p, ResolvedIntervention& r)
     r.description += std::string(", weight=") + (r.weightBySize ? "size" : "mean");
 }
 
+// PI and NTK: a factor over the original length L (default: eval tokens / L).
+template <Kind K>
+void resolveScaledRotary(const Params& p, ResolvedIntervention& r)
+{
+    r.model.kind = K;
+    r.model.trainTokens = p.original();
+    r.model.factor = p.factor(r.model.trainTokens);
+    r.description = "factor=" + fmt(r.model.factor) + ", original=" + tokensText(r.model.trainTokens);
+}
+
 const std::vector<Row>& rows()
 {
     using S = InterventionScope;
@@ -155,19 +165,9 @@ const std::vector<Row>& rows()
          }},
         {{"pi", S::Rotary, {factor, original}, "position interpolation: positions / factor", "#e377c2",
           "pi:factor=4"},
-         [](const Params& p, ResolvedIntervention& r) {
-             r.model.kind = Kind::Pi;
-             r.model.trainTokens = p.original();
-             r.model.factor = p.factor(r.model.trainTokens);
-             r.description = "factor=" + fmt(r.model.factor) + ", original=" + tokensText(r.model.trainTokens);
-         }},
+         resolveScaledRotary<Kind::Pi>},
         {{"ntk", S::Rotary, {factor, original}, "NTK-aware base scaling", "#8c564b", "ntk:factor=4"},
-         [](const Params& p, ResolvedIntervention& r) {
-             r.model.kind = Kind::Ntk;
-             r.model.trainTokens = p.original();
-             r.model.factor = p.factor(r.model.trainTokens);
-             r.description = "factor=" + fmt(r.model.factor) + ", original=" + tokensText(r.model.trainTokens);
-         }},
+         resolveScaledRotary<Kind::Ntk>},
         {{"dynamic_ntk", S::Rotary, {{"alpha", "1", "a number > 0"}, original},
           "NTK scaling recomputed from the prompt's length", "#bcbd22", "dynamic_ntk:alpha=2"},
          [](const Params& p, ResolvedIntervention& r) {

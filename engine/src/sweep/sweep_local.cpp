@@ -117,6 +117,45 @@ private:
         return std::max(counted, control.isCancelRequested() || m_cancel.load() ? 1 : 0);
     }
 
+    // Counts how a cell's process ended (done, cancelled, stopped, failed) and says so; true
+    // when it finished (its time feeds the ETA).
+    static bool cellEnded(const SweepPaths& paths, const std::string& name, int code, double secs,
+                          SweepRunSummary& summary, SweepObserver& obs)
+    {
+        const int interrupted = exitCodeFor(ErrorKind::Interrupted);
+        if (code == 0) {
+            ++summary.finished;
+            obs.onMessage(name + " done (" + duration(secs) + ")");
+            return true;
+        }
+        if (code == interrupted && sweep::cancelMarked(paths, name)) {
+            ++summary.cancelledHere;
+            obs.onMessage(name + " cancelled (checkpoint written); running the sweep again resumes it");
+        } else if (code == interrupted) {
+            ++summary.stopped;
+            obs.onMessage(name + " stopped; running the sweep again resumes it");
+        } else {
+            ++summary.failed;
+            const std::string why = lastError(paths.logFile(name));
+            obs.onMessage(name + " failed (exit " + std::to_string(code) + "): " +
+                          (why.empty() ? "see " + paths.logFile(name) : why));
+        }
+        return false;
+    }
+
+    // One line: each running cell's stage and step, from the cells' files.
+    void reportRunning(const std::map<pid_t, Child>& running, SweepObserver& obs) const
+    {
+        const auto all = states();
+        std::string line;
+        for (const auto& [p, c] : running) {
+            const auto& s = all[size_t(c.cell->index)];
+            line += "  " + c.cell->name + " " + s.stage + " " + std::to_string(s.step) + "/" +
+                    std::to_string(s.totalSteps);
+        }
+        obs.onRunning(line);
+    }
+
     LocalSweepOptions m_options;
     std::atomic<bool> m_cancel{false};
 };
@@ -214,14 +253,7 @@ SweepRunSummary LocalExecutor::submit(RunControl& control, SweepObserver& obs)
                 const auto now = std::chrono::steady_clock::now();
                 if (now - lastReport > std::chrono::seconds(30)) {
                     lastReport = now;
-                    const auto all = states();
-                    std::string line;
-                    for (const auto& [p, c] : running) {
-                        const auto& s = all[size_t(c.cell->index)];
-                        line += "  " + c.cell->name + " " + s.stage + " " + std::to_string(s.step) + "/" +
-                                std::to_string(s.totalSteps);
-                    }
-                    obs.onRunning(line);
+                    reportRunning(running, obs);
                 }
                 continue;
             }
@@ -233,23 +265,8 @@ SweepRunSummary LocalExecutor::submit(RunControl& control, SweepObserver& obs)
             ++ended;
             const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - child.started).count();
             const int code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
-            const std::string& name = child.cell->name;
-            if (code == 0) {
-                ++summary.finished;
+            if (cellEnded(paths, child.cell->name, code, secs, summary, obs))
                 cellSeconds += secs;
-                obs.onMessage(name + " done (" + duration(secs) + ")");
-            } else if (code == exitCodeFor(ErrorKind::Interrupted) && sweep::cancelMarked(paths, name)) {
-                ++summary.cancelledHere;
-                obs.onMessage(name + " cancelled (checkpoint written); running the sweep again resumes it");
-            } else if (code == exitCodeFor(ErrorKind::Interrupted)) {
-                ++summary.stopped;
-                obs.onMessage(name + " stopped; running the sweep again resumes it");
-            } else {
-                ++summary.failed;
-                const std::string why = lastError(paths.logFile(name));
-                obs.onMessage(name + " failed (exit " + std::to_string(code) + "): " +
-                              (why.empty() ? "see " + paths.logFile(name) : why));
-            }
             const size_t left = todo.size() - next + running.size();
             obs.onCells(ended, summary.taken,
                         summary.finished ? cellSeconds / summary.finished * double(left) / jobs : -1);
