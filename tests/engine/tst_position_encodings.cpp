@@ -10,6 +10,7 @@
 
 #include "model/fire.h"
 #include "model/t5_bias.h"
+#include "model/kerple.h"
 #include "model/icl_model.h"
 #include "model/rotary_variants.h"
 #include "lengen/engine/encodings.h"
@@ -49,7 +50,7 @@ private Q_SLOTS:
     void fireAtInitialisation();
     void everyEncodingIsCausal();
     void t5BucketsAndBias();
-    void t5AgreesWithTransformers();
+    void learnedBiasesAgreeWithTheirPapers();
 };
 
 void TestPositionEncodings::yarnGoldenNumbers()
@@ -204,13 +205,43 @@ void TestPositionEncodings::t5BucketsAndBias()
     QCOMPARE(g[5][0].item<float>(), 0.f);
 }
 
-// The whole bias against an implementation written by others: transformers' T5 bucketing in
-// the PyPI job (where transformers is installed), the paper's bucketing written out in
-// tests/interop/t5_bias_check.py otherwise. 300 tokens reach past max_distance 128, and a
-// second setting (8 buckets, distance 20) moves every boundary.
-void TestPositionEncodings::t5AgreesWithTransformers()
+namespace {
+
+nlohmann::json rowsOf(const torch::Tensor& t)  // [R, C] float -> [[...], ...]
 {
-    const auto dir = lengen::test::scratchDir("t5-bias");
+    const auto c = t.detach().contiguous();
+    nlohmann::json rows = nlohmann::json::array();
+    for (std::int64_t r = 0; r < c.size(0); ++r)
+        rows.push_back(std::vector<float>(c[r].data_ptr<float>(), c[r].data_ptr<float>() + c.size(1)));
+    return rows;
+}
+
+// Runs tests/interop/relative_bias_check.py on a module's bias for positions 0..tokens-1.
+void checkBias(PositionEncodingImpl& pe, nlohmann::json fx, int tokens, const std::string& name)
+{
+    const auto bias = pe.logitBias(PositionSpan::contiguous(0, tokens, torch::kCPU));  // [H, T, T]
+    fx["tokens"] = tokens;
+    fx["bias"] = nlohmann::json::array();
+    for (std::int64_t h = 0; h < bias.size(0); ++h)
+        fx["bias"].push_back(rowsOf(bias[h]));
+    const auto path = lengen::test::scratchDir("relative-bias") + "/" + name + ".json";
+    std::ofstream(path) << fx.dump();
+    const auto res = lengen::test::runProgram(
+        lengen::test::pythonPath(),
+        {QString::fromStdString(lengen::test::sourcePath("tests/interop/relative_bias_check.py")),
+         QString::fromStdString(path)});
+    qInfo().noquote() << res.out.trimmed();
+    QVERIFY2(res.code == 0, qPrintable(res.out + res.err));
+}
+
+}  // namespace
+
+// Each learned relative bias against an implementation written by others from the paper:
+// T5's with transformers' bucketing in the PyPI job (where transformers is installed), the
+// paper's bucketing otherwise, over 300 tokens (past max_distance 128) and with 8 buckets up to
+// 20 (every boundary moved); KERPLE's two kernels with random parameters in their ranges.
+void TestPositionEncodings::learnedBiasesAgreeWithTheirPapers()
+{
     for (const auto& [buckets, distance] : std::vector<std::pair<int, int>>{{32, 128}, {8, 20}}) {
         T5BiasImpl t5(3, buckets, distance);
         auto gen = at::make_generator<at::CPUGeneratorImpl>(7);
@@ -218,31 +249,46 @@ void TestPositionEncodings::t5AgreesWithTransformers()
             torch::NoGradGuard noGrad;
             t5.parameters()[0].copy_(torch::randn({buckets, 3}, gen, torch::kFloat32));
         }
-        const int tokens = 300;
-        const auto bias = t5.logitBias(PositionSpan::contiguous(0, tokens, torch::kCPU)).contiguous();
-        nlohmann::json fx;
-        fx["num_buckets"] = buckets;
-        fx["max_distance"] = distance;
-        fx["tokens"] = tokens;
-        const auto table = t5.parameters()[0].detach().contiguous();
-        fx["table"] = std::vector<std::vector<float>>();
-        for (int r = 0; r < buckets; ++r)
-            fx["table"].push_back(std::vector<float>(table[r].data_ptr<float>(), table[r].data_ptr<float>() + 3));
-        fx["bias"] = nlohmann::json::array();
-        for (int h = 0; h < 3; ++h) {
-            nlohmann::json rows = nlohmann::json::array();
-            for (int i = 0; i < tokens; ++i)
-                rows.push_back(std::vector<float>(bias[h][i].data_ptr<float>(), bias[h][i].data_ptr<float>() + tokens));
-            fx["bias"].push_back(rows);
-        }
-        const auto path = dir + "/fixture-" + std::to_string(buckets) + ".json";
-        std::ofstream(path) << fx.dump();
-        const auto res = lengen::test::runProgram(
-            lengen::test::pythonPath(),
-            {QString::fromStdString(lengen::test::sourcePath("tests/interop/t5_bias_check.py")), QString::fromStdString(path)});
-        qInfo().noquote() << res.out.trimmed();
-        QVERIFY2(res.code == 0, qPrintable(res.out + res.err));
+        checkBias(t5, {{"kind", "t5"}, {"num_buckets", buckets}, {"max_distance", distance},
+                       {"table", rowsOf(t5.parameters()[0])}},
+                  300, "t5-" + std::to_string(buckets));
     }
+    for (const auto kernel : {KerpleImpl::Kernel::Log, KerpleImpl::Kernel::Power}) {
+        KerpleImpl kerple(4, kernel);
+        auto gen = at::make_generator<at::CPUGeneratorImpl>(9);
+        {
+            torch::NoGradGuard noGrad;  // p in (0, 2.5): the power kernel's projection clamps above 2
+            kerple.named_parameters()["bias_p"].copy_(torch::rand({4}, gen) * 2.5);
+            kerple.named_parameters()["bias_a"].copy_(torch::rand({4}, gen));
+        }
+        const auto bias = kerple.logitBias(PositionSpan::contiguous(0, 4, torch::kCPU));  // projects
+        (void)bias;
+        const auto p = kerple.named_parameters()["bias_p"], a = kerple.named_parameters()["bias_a"];
+        if (kernel == KerpleImpl::Kernel::Power)
+            QVERIFY(p.max().item<float>() <= 2.f);
+        QVERIFY(a.min().item<float>() >= float(KerpleImpl::kEps));
+        const std::string kind = kernel == KerpleImpl::Kernel::Log ? "kerple_log" : "kerple_power";
+        checkBias(kerple,
+                  {{"kind", kind},
+                   {"p", std::vector<float>(p.data_ptr<float>(), p.data_ptr<float>() + 4)},
+                   {"a", std::vector<float>(a.data_ptr<float>(), a.data_ptr<float>() + 4)}},
+                  200, kind);
+    }
+    // A model's KERPLE parameters start as the paper's code draws them, from the run's generator.
+    auto model = lengen::test::initialisedModel(lengen::test::tinyConfig("linear_regression", "kerple_power"), 1);
+    int seen = 0;
+    for (const auto& item : model->named_parameters()) {
+        const auto& name = item.key();
+        const float hi = name.find("rotary_emb.bias_p") != std::string::npos   ? 2.f
+                         : name.find("rotary_emb.bias_a") != std::string::npos ? 1.f
+                                                                               : 0.f;
+        if (hi == 0.f)
+            continue;
+        ++seen;
+        QVERIFY2(item.value().min().item<float>() > 0.f && item.value().max().item<float>() < hi, name.c_str());
+        QVERIFY2(item.value().max().item<float>() != item.value().min().item<float>(), name.c_str());
+    }
+    QCOMPARE(seen, 4);  // 2 layers x (p, a)
 }
 
 QTEST_APPLESS_MAIN(TestPositionEncodings)

@@ -45,7 +45,7 @@ void TestReferenceConfigs::everyTaskConfigTrainsTwoSteps()
         if (e.path().extension() == ".yaml")
             files.push_back(e.path().string());
     std::sort(files.begin(), files.end());
-    QCOMPARE(files.size(), size_t(101));  // the reference's 99, its toy task, LenGen's T5 config
+    QCOMPARE(files.size(), size_t(103));  // the reference's 99, its toy task, LenGen's T5 and KERPLE configs
     std::map<std::string, int> perPe;
     const auto out = lengen::test::scratchDir("reference");
     for (const auto& file : files) {
@@ -76,6 +76,8 @@ void TestReferenceConfigs::everyTaskConfigTrainsTwoSteps()
     QCOMPARE(perPe["Mamba"], 14);
     QCOMPARE(perPe["GPT-2"], 2);
     QCOMPARE(perPe["T5 bias"], 1);  // configs/tasks/linear_regression/t5.yaml (not the reference's)
+    QCOMPARE(perPe["KERPLE (log)"], 1);
+    QCOMPARE(perPe["KERPLE (power)"], 1);
 }
 
 void TestReferenceConfigs::everyQuickPresetTrainsTwoSteps()
@@ -91,7 +93,8 @@ void TestReferenceConfigs::everyQuickPresetTrainsTwoSteps()
         names.insert(readRunInfo(trainTwoSteps(run, out)).positionEncoding);
     }
     QCOMPARE(names, (std::set<std::string>{"ALiBi", "Dynamic NTK", "Dynamic YaRN", "FIRE", "GPT-2",
-                                           "Mamba", "NoPE", "PI", "RoPE", "T5 bias", "YaRN"}));
+                                           "Mamba", "NoPE", "PI", "RoPE", "T5 bias", "YaRN",
+                                           "KERPLE (log)", "KERPLE (power)"}));
 }
 
 QTEST_APPLESS_MAIN(TestReferenceConfigs)

@@ -133,7 +133,7 @@ void TestConfigDraft::oneFieldEditChangesOnlyThatField()
             r.training.learningRate = 0.0025;
         QCOMPARE(QString::fromStdString(resolved(panel.draft().runs())), QString::fromStdString(resolved(expected)));
     }
-    QCOMPARE(presets, 12);
+    QCOMPARE(presets, 14);
     // The GPT-2 preset's dropout 0 (a key the old form did not write) survives an edit.
     ui::SetupPanel gpt(configRoot());
     QVERIFY(gpt.loadFile(configRoot() + "/quick/linear_regression_gpt2.yaml"));

@@ -50,6 +50,12 @@ std::vector<EncodingInfo> makeTable()
                    "learned bias per head and bucket of the distance: exact below B/2, log-spaced "
                    "up to max_distance (Raffel et al. 2020)");
     t5.inReference = false;
+    row("kerple_log", "kerple_log", "KERPLE (log)", K::Bias, {},
+        "learned bias -p_h ln(1 + a_h (i - j)) per head (Chi et al. 2022)")
+        .inReference = false;
+    row("kerple_power", "kerple_power", "KERPLE (power)", K::Bias, {},
+        "learned bias -a_h (i - j)^p_h per head, 0 < p_h <= 2 (Chi et al. 2022)")
+        .inReference = false;
     row("yarn", "yarn", "YaRN", K::Rotary, scaled,
         "RoPE with YaRN's frequency ramp and temperature from the first step (Peng et al. 2023)")
         .usesFactor = true;

@@ -89,7 +89,12 @@ void InContextModelImpl::initialise(at::Generator& gen)
         };
         if (p.dim() == 0)  // FIRE's scalars keep their own initial values
             continue;
-        if (endsWith(".bias"))
+        // KERPLE's kernel parameters, as its paper's code draws them: p ~ U(0, 2), a ~ U(0, 1).
+        if (endsWith("rotary_emb.bias_p"))
+            p.uniform_(0.0, 2.0, gen);
+        else if (endsWith("rotary_emb.bias_a"))
+            p.uniform_(0.0, 1.0, gen);
+        else if (endsWith(".bias"))
             p.zero_();
         else if (p.dim() == 1)  // RMSNorm / LayerNorm weights
             p.fill_(1.0);

@@ -6,6 +6,7 @@
 #include "lengen/engine/errors.h"
 #include "model/fire.h"
 #include "model/t5_bias.h"
+#include "model/kerple.h"
 #include "model/attention_detail.h"
 #include "model/rotary_variants.h"
 
@@ -191,6 +192,9 @@ PositionEncoding makePositionEncoding(const RunConfig& config)
             std::make_shared<DynamicNtkImpl>(headDim, m.ropeTheta, factor, lOrig, reference)));
     if (type == "linear")
         return PositionEncoding(Base(std::make_shared<LinearPiImpl>(headDim, m.ropeTheta, factor)));
+    if (type == "kerple_log" || type == "kerple_power")
+        return PositionEncoding(Base(std::make_shared<KerpleImpl>(
+            m.numHeads, type == "kerple_log" ? KerpleImpl::Kernel::Log : KerpleImpl::Kernel::Power)));
     if (type == "t5")
         return PositionEncoding(Base(std::make_shared<T5BiasImpl>(m.numHeads, config.position.t5Buckets,
                                                                   config.position.t5MaxDistance)));

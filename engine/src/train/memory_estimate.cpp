@@ -28,7 +28,8 @@ double blockParameters(const ModelConfig& m, const PositionConfig& pe)
     default: {  // q, k, v, o; gate, up, down; two RMSNorms; FIRE's small MLP per layer
         const double fire = pe.type == "fire" ? 2.0 * pe.fireMlpWidth + pe.fireMlpWidth + 2 : 0;
         const double t5 = pe.type == "t5" ? double(pe.t5Buckets) * m.numHeads : 0;
-        return 4 * h * h + 3 * h * i + 2 * h + fire + t5;
+        const double kerple = pe.type.rfind("kerple", 0) == 0 ? 2.0 * m.numHeads : 0;
+        return 4 * h * h + 3 * h * i + 2 * h + fire + t5 + kerple;
     }
     }
 }
