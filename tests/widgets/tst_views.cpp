@@ -17,6 +17,7 @@
 #include "attention_view.h"
 #include "compare_view.h"
 #include "figure_builder.h"
+#include "figure_view.h"
 #include "intervention_dialog.h"
 #include <QCheckBox>
 #include <QDialogButtonBox>
@@ -75,6 +76,7 @@ private Q_SLOTS:
     void aRunKeepsItsColourAcrossViews();
     void interventionsBesideTheUntouchedModel();
     void compareFormatsDifferingValues();
+    void figureViewsSayNoRunIsOpen();
 
 private:
     std::string m_runs, m_rope, m_nope, m_ropeSeed2;
@@ -473,6 +475,27 @@ void TestViews::compareFormatsDifferingValues()
     QCOMPARE(ui::shownConfigValue(""), QStringLiteral("—"));
     for (const char* kept : {"rope", "1.0e-3", "50000", "[22, 44]", "0.125", "1e-08"})
         QCOMPARE(ui::shownConfigValue(kept), QString::fromUtf8(kept));
+}
+
+// Issue 41, defect 9: with no run open a figure view says so, not "no evaluation stored for this
+// run" (its text for an open run without results); closing the run says it again.
+void TestViews::figureViewsSayNoRunIsOpen()
+{
+    ui::FigureView view([](const auto&) { return true; }, QStringLiteral("No evaluation stored for this run."));
+    auto* empty = view.findChild<QLabel*>("emptyText");
+    QVERIFY(empty->text().startsWith("No run open"));
+    ui::FigureView none([](const auto&) { return false; }, QStringLiteral("No evaluation stored for this run."));
+    none.setRun(QString::fromStdString(m_nope));  // a run, but nothing this view shows
+    QCOMPARE(none.findChild<QLabel*>("emptyText")->text(), QStringLiteral("No evaluation stored for this run."));
+    none.setRun(QString());
+    QVERIFY(none.findChild<QLabel*>("emptyText")->text().startsWith("No run open"));
+    // The Attention view too.
+    ui::AttentionView attention;
+    QVERIFY(attention.findChild<QLabel*>("emptyText")->text().startsWith("No run open"));
+    attention.setRun(QString::fromStdString(m_nope));  // probed: no (it was never probed)
+    QVERIFY(attention.findChild<QLabel*>("emptyText")->text().startsWith("No attention maps stored"));
+    attention.setRun(QString());
+    QVERIFY(attention.findChild<QLabel*>("emptyText")->text().startsWith("No run open"));
 }
 
 QTEST_MAIN(TestViews)

@@ -1,4 +1,5 @@
 #include "attention_view.h"
+#include "figure_view.h"
 #include "open_run_model.h"
 
 #include <QCheckBox>
@@ -107,8 +108,8 @@ void AttentionView::createPages()
     m_plot->setInteractions(QCP::iRangeDrag | QCP::iRangeZoom);
     m_plot->setMouseTracking(true);
     m_readout = new QLabel(kHoverHint());
-    m_empty = new QLabel(tr("No attention maps stored for this run.\nRun the attention probe "
-                            "(Analysis ▸ Probe) to compute them."));
+    m_empty = new QLabel(FigureView::noRunText());  // nothing is open yet
+    m_empty->setObjectName(QStringLiteral("emptyText"));
     m_empty->setAlignment(Qt::AlignCenter);
     m_row = new QCustomPlot;
     plots::enableCurveInteractions(*m_row, [this](const QString& line) {
@@ -194,6 +195,9 @@ void AttentionView::wireSelection()
 void AttentionView::setRun(const QString& runFile)
 {
     m_run = runFile;
+    m_empty->setText(runFile.isEmpty() ? FigureView::noRunText()
+                                       : tr("No attention maps stored for this run.\nRun the attention probe "
+                                            "(Analysis ▸ Probe) to compute them."));
     m_settings.clear();
     const QSignalBlocker block(m_setting);
     m_setting->clear();

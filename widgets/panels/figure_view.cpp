@@ -67,7 +67,8 @@ FigureView::FigureView(Filter filter, QString emptyText, QWidget* parent)
     plots::enableCurveInteractions(*m_plot, [this](const QString& text) {
         m_hover->setText(text.isEmpty() ? tr("Hover for values; click a legend entry to hide or show its curve.") : text);
     });
-    m_empty = new QLabel(m_emptyText);
+    m_empty = new QLabel(noRunText());  // nothing is open yet: not "no evaluation stored"
+    m_empty->setObjectName(QStringLiteral("emptyText"));
     m_empty->setAlignment(Qt::AlignCenter);
     m_empty->setWordWrap(true);
     m_stack = new QStackedLayout;
@@ -124,6 +125,11 @@ bool FigureView::showFigure(const QString& name)
     return i >= 0;
 }
 
+QString FigureView::noRunText()
+{
+    return tr("No run open.\nDouble-click a run in the Runs list (or File ▸ Open run…) to see its figures.");
+}
+
 void FigureView::setRun(const QString& runFile)
 {
     const QString keep = m_choice->currentData().toString();
@@ -175,7 +181,7 @@ void FigureView::draw()
     }
     const QString name = m_choice->currentData().toString();
     if (name.isEmpty() || m_run.isEmpty()) {
-        m_empty->setText(m_run.isEmpty() ? tr("Open a run to see its figures.") : m_emptyText);
+        m_empty->setText(m_run.isEmpty() ? noRunText() : m_emptyText);
         return;
     }
     try {

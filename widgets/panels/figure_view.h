@@ -33,6 +33,8 @@ public:
 
     /// Lists the run's figures (keeps the current choice when it still exists).
     void setRun(const QString& runFile);
+    /// What the view says while no run is open (issue 41, defect 9).
+    static QString noRunText();
     void refresh() { setRun(m_run); }
     QString run() const { return m_run; }
     /// Follows the studio's open run: another run is listed at once; the same run's figures
