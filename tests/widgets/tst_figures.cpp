@@ -115,7 +115,8 @@ void TestFigures::evaluationFigureIsTheStoredData()
     QCOMPARE(fig.plot->hlines.at(0).y, 3.0);      // zero estimator at D
     // The CSV holds exactly the stored means and bands.
     const auto lines = plots::figureCsv(*fig.plot).split('\n', Qt::SkipEmptyParts);
-    QCOMPARE(lines.size(), 1 + int(stored.curves.size()) * 14);
+    QCOMPARE(lines.size(), 1 + int(stored.curves.size()) * 14 + 14);  // + the zero estimator
+    QCOMPARE(lines.back(), QStringLiteral("zero estimator,13,3,,"));      // issue 41, defect 10
     const auto fields = lines.at(1 + 14 + 9).split(',');  // least squares, k = 9
     QCOMPARE(fields.at(1).toDouble(), 9.0);
     QCOMPARE(fields.at(2).toDouble(), stored.curves[1].stats.mean[9]);

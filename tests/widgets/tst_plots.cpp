@@ -303,10 +303,17 @@ void TestPlots::csvIsExactlyThePlottedData()
     QVERIFY(!QFile::exists(path + ".partial"));
     const auto lines = readLines(path);
     QCOMPARE(lines.first(), QString("series,x,y,band_low,band_high"));
-    size_t points = 0;
-    for (const auto& s : spec.series)
+    size_t points = 0, longest = 0;
+    for (const auto& s : spec.series) {
         points += s.x.size();
-    QCOMPARE(size_t(lines.size()), 1 + points);
+        longest = std::max(longest, s.x.size());
+    }
+    size_t lines_ = 0;  // labelled horizontal lines: one row per x of the longest series
+    for (const auto& h : spec.hlines)
+        lines_ += h.label.empty() ? 0 : longest;
+    QVERIFY(lines_ > 0);  // the regression figure draws its zero estimator
+    QCOMPARE(size_t(lines.size()), 1 + points + lines_);
+    QVERIFY(lines.last().startsWith(QString::fromStdString(spec.hlines.back().label) + ","));
     int row = 1;
     for (const auto& s : spec.series)
         for (size_t i = 0; i < s.x.size(); ++i, ++row) {

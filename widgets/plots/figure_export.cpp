@@ -196,6 +196,18 @@ QString figureCsv(const FigureSpec& spec)
             out += '\n';
         }
     }
+    // A labelled horizontal line (the zero estimator) is a drawn curve too (issue 41, defect
+    // 10): one row per x of the longest series, so it lines up with the curves' rows.
+    const Series* longest = nullptr;
+    for (const auto& s : spec.series)
+        if (!longest || s.x.size() > longest->x.size())
+            longest = &s;
+    for (const auto& h : spec.hlines) {
+        if (h.label.empty() || !longest)
+            continue;
+        for (const double x : longest->x)
+            out += csvField(h.label) + ',' + number(x) + ',' + number(h.y) + ",,\n";
+    }
     return out;
 }
 
