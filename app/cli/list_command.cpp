@@ -47,6 +47,14 @@ const char* scopeName(engine::InterventionScope s)
     return "?";
 }
 
+// With --json the collected rows as one array (the tables were printed row by row instead).
+int printJson(const nlohmann::json& rows, bool json)
+{
+    if (json)
+        std::printf("%s\n", rows.dump(2).c_str());
+    return 0;
+}
+
 std::string joined(const std::vector<std::string>& items)
 {
     std::string out;
@@ -76,9 +84,7 @@ int listEncodings(bool json)
             std::printf("%-13s keys: %s\n", "", joined(e.keys).c_str());
         std::printf("%-13s interventions: %s\n", "", joined(applicable).c_str());
     }
-    if (json)
-        std::printf("%s\n", rows.dump(2).c_str());
-    return 0;
+    return printJson(rows, json);
 }
 
 int listInterventions(bool json)
@@ -100,9 +106,7 @@ int listInterventions(bool json)
         if (!params.empty())
             std::printf("%-12s parameters: %s\n", "", joined(params).c_str());
     }
-    if (json)
-        std::printf("%s\n", rows.dump(2).c_str());
-    return 0;
+    return printJson(rows, json);
 }
 
 int listTasks(bool json)
@@ -115,9 +119,7 @@ int listTasks(bool json)
         else
             std::printf("%-26s %s\n", t.c_str(), data);
     }
-    if (json)
-        std::printf("%s\n", rows.dump(2).c_str());
-    return 0;
+    return printJson(rows, json);
 }
 
 }  // namespace

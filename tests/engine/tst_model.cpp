@@ -5,6 +5,8 @@
 #include <cmath>
 
 #include "lengen/engine/config.h"
+#include "lengen/engine/encodings.h"
+#include "train/memory_estimate.h"
 #include "model/icl_model.h"
 #include "model/attention.h"
 #include "model/small_bmm.h"
@@ -60,6 +62,7 @@ private Q_SLOTS:
     void nopeIgnoresOrderInOneLayer();
     void parameterNamesMatchTheReference();
     void initialisation();
+    void memoryEstimateCountsEachEncodingsWeights();
     void directBatchedMatmulEqualsMatmul();
     void fusedAttentionEqualsTheWrittenOutOne();
 };
@@ -237,6 +240,24 @@ void TestModel::initialisation()
     auto gen2 = at::make_generator<at::CPUGeneratorImpl>(3);
     again->initialise(gen2);
     QVERIFY(torch::equal(again->named_parameters()["input.weight"], params["input.weight"]));
+}
+
+// The memory estimate (before anything is allocated) counts each encoding's own weights from
+// its row of the table: what the row says is what the built model holds, relative to RoPE.
+void TestModel::memoryEstimateCountsEachEncodingsWeights()
+{
+    auto counts = [](const std::string& type) {
+        const auto config = lengen::test::loadOne(lengen::test::tinyConfig("linear_regression", type));
+        return std::pair{lengen::engine::training::estimateTraining(config).parameterCount,
+                         double(buildModel(config)->parameterCount())};
+    };
+    const auto [estimatedRope, builtRope] = counts("rope");
+    for (const auto& e : lengen::engine::encodingTable()) {
+        if (e.backbone != lengen::engine::Backbone::Llama)
+            continue;
+        const auto [estimated, built] = counts(e.type);
+        QVERIFY2(estimated - estimatedRope == built - builtRope, e.name.c_str());
+    }
 }
 
 void TestModel::directBatchedMatmulEqualsMatmul()

@@ -73,6 +73,9 @@ Q_SIGNALS:
     void compareRequested(QStringList runFiles);
 
 private:
+    /// The shown sweep's folder (engine::locateSweep), or nullopt after a status message
+    /// `failure` with %1 the reason (moved or deleted since it was opened).
+    std::optional<std::string> locateShown(const QString& failure);
     void submit();
     void onJobEnded(const QString& label, bool finished);
     void drawFigure();

@@ -105,16 +105,24 @@ void SweepsView::askScheduler(const std::string& root)
     }));
 }
 
+std::optional<std::string> SweepsView::locateShown(const QString& failure)
+{
+    try {
+        return engine::locateSweep(m_dir.toStdString());
+    } catch (const std::exception& e) {
+        Q_EMIT statusMessage(failure.arg(QString::fromUtf8(e.what())));
+        return std::nullopt;
+    }
+}
+
 void SweepsView::aggregate()
 {
     if (!m_index)
         return;
-    std::string root;
-    try {
-        root = engine::locateSweep(m_dir.toStdString());
-    } catch (const std::exception& e) {
-        return Q_EMIT statusMessage(tr("Not aggregated: %1").arg(QString::fromUtf8(e.what())));
-    }
+    const auto located = locateShown(tr("Not aggregated: %1"));
+    if (!located)
+        return;
+    const std::string& root = *located;
     const auto said = [this](const engine::SweepAggregate& a) {
         Q_EMIT statusMessage(a.missing.empty() ? tr("Aggregated over seeds")
                                                : tr("Aggregated; %n cell(s) without results left out", nullptr,
@@ -243,12 +251,10 @@ void SweepsView::runHere()
         return Q_EMIT statusMessage(tr("No job controller: sweeps cannot run here"));
     if (!m_runLabel.isEmpty())
         return Q_EMIT statusMessage(tr("This sweep is already queued or running here"));
-    std::string dir;
-    try {
-        dir = engine::locateSweep(m_dir.toStdString());
-    } catch (const std::exception& e) {  // moved or deleted since it was opened
-        return Q_EMIT statusMessage(tr("Sweep not run: %1").arg(QString::fromUtf8(e.what())));
-    }
+    const auto located = locateShown(tr("Sweep not run: %1"));  // moved or deleted since it was opened
+    if (!located)
+        return;
+    const std::string& dir = *located;
     const int jobs = m_jobs->value();
     m_runLabel = tr("sweep %1").arg(QFileInfo(m_dir).fileName());
     // The local executor on the controller's worker: cell processes N at a time, Stop passes
@@ -285,12 +291,10 @@ void SweepsView::submitTo(engine::SlurmSweepOptions options)
 {
     if (m_dir.isEmpty() || !m_controller)
         return;
-    std::string dir;
-    try {
-        dir = engine::locateSweep(m_dir.toStdString());
-    } catch (const std::exception& e) {
-        return Q_EMIT statusMessage(tr("Not submitted: %1").arg(QString::fromUtf8(e.what())));
-    }
+    const auto located = locateShown(tr("Not submitted: %1"));
+    if (!located)
+        return;
+    const std::string& dir = *located;
     // sbatch has a time limit of its own (a dead controller is a message, not a hang): on the
     // worker either way, never on the GUI thread.
     m_controller->enqueue(JobKind::Sweep, tr("submit %1").arg(QFileInfo(m_dir).fileName()),

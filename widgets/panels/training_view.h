@@ -68,6 +68,15 @@ public:
     QString hoverText() const;
 
 private:
+    static constexpr size_t kRecent = 20;  ///< per-position curve: mean of the last 20 logged rows
+    /// A status text that never widens the window (issue 41: "2 queued: …" pushed it past the
+    /// screen and cut off Stop): at most 360 px, elided, the whole text in the tooltip.
+    template <typename W>
+    static void setElided(W* widget, const QString& text)
+    {
+        widget->setToolTip(text);
+        widget->setText(widget->fontMetrics().elidedText(text, Qt::ElideRight, 360));
+    }
     // The constructor's steps, in order.
     void createControls();
     void createPlots();

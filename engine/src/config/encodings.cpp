@@ -22,6 +22,7 @@ std::vector<EncodingInfo> makeTable()
     const std::vector<std::string> scaled = {"patch.rope_scaling.factor", "model.max_length",
                                              "model.rope_theta"};
     std::vector<EncodingInfo> t;
+    t.reserve(16);  // rows are amended through references right after they are added
     auto row = [&](std::string name, std::string type, std::string display, K kind,
                    std::vector<std::string> keys, std::string summary) -> EncodingInfo& {
         EncodingInfo e;
@@ -39,23 +40,44 @@ std::vector<EncodingInfo> makeTable()
     row("nope", "nope", "NoPE", K::None, {},
         "no position signal; the causal mask alone orders tokens (Kazemnejad et al. 2023)")
         .referencePatch = "nope";
-    row("alibi", "alibi", "ALiBi", K::Bias, {},
-        "logit bias -m_h (i - j), slopes 2^(-8h/H) (Press et al. 2022)")
-        .referencePatch = "alibi";
-    row("fire", "fire", "FIRE", K::Bias, {"patch.fire.mlp_width", "model.max_length"},
-        "learned bias of the progressive distance log(c(i-j)+1)/log(c max(L,i)+1) by a small MLP "
-        "(Li et al. 2024)")
-        .referencePatch = "fire";
+    auto& alibi = row("alibi", "alibi", "ALiBi", K::Bias, {},
+                      "logit bias -m_h (i - j), slopes 2^(-8h/H) (Press et al. 2022)");
+    alibi.referencePatch = "alibi";
+    alibi.derived = [](const RunConfig& c) {
+        const auto h = std::to_string(c.model.numHeads);
+        return std::vector<std::string>{"ALiBi slopes 2^(-8·h/" + h + "), h = 1…" + h};
+    };
+    auto& fire = row("fire", "fire", "FIRE", K::Bias, {"patch.fire.mlp_width", "model.max_length"},
+                     "learned bias of the progressive distance log(c(i-j)+1)/log(c max(L,i)+1) by a "
+                     "small MLP (Li et al. 2024)");
+    fire.referencePatch = "fire";
+    fire.layerParameters = [](const RunConfig& c) {  // Linear(1, w), Linear(w, heads), c, L, multiplier
+        const double w = c.position.fireMlpWidth;
+        return 2 * w + (w + 1) * c.model.numHeads + 3;
+    };
+    fire.derived = [](const RunConfig& c) {
+        return std::vector<std::string>{"FIRE MLP width " + std::to_string(c.position.fireMlpWidth)};
+    };
     auto& t5 = row("t5", "t5", "T5 bias", K::Bias, {"patch.t5.num_buckets", "patch.t5.max_distance"},
                    "learned bias per head and bucket of the distance: exact below B/2, log-spaced "
                    "up to max_distance (Raffel et al. 2020)");
     t5.inReference = false;
-    row("kerple_log", "kerple_log", "KERPLE (log)", K::Bias, {},
-        "learned bias -p_h ln(1 + a_h (i - j)) per head (Chi et al. 2022)")
-        .inReference = false;
-    row("kerple_power", "kerple_power", "KERPLE (power)", K::Bias, {},
-        "learned bias -a_h (i - j)^p_h per head, 0 < p_h <= 2 (Chi et al. 2022)")
-        .inReference = false;
+    t5.layerParameters = [](const RunConfig& c) { return double(c.position.t5Buckets) * c.model.numHeads; };
+    t5.derived = [](const RunConfig& c) {
+        const auto& p = c.position;
+        return std::vector<std::string>{"T5 buckets " + std::to_string(p.t5Buckets) + " (exact below " +
+                                        std::to_string(p.t5Buckets / 2) + "), max_distance " +
+                                        std::to_string(p.t5MaxDistance)};
+    };
+    const auto kerpleParameters = [](const RunConfig& c) { return 2.0 * c.model.numHeads; };  // p_h, a_h
+    auto& kerpleLog = row("kerple_log", "kerple_log", "KERPLE (log)", K::Bias, {},
+                          "learned bias -p_h ln(1 + a_h (i - j)) per head (Chi et al. 2022)");
+    kerpleLog.inReference = false;
+    kerpleLog.layerParameters = kerpleParameters;
+    auto& kerplePower = row("kerple_power", "kerple_power", "KERPLE (power)", K::Bias, {},
+                            "learned bias -a_h (i - j)^p_h per head, 0 < p_h <= 2 (Chi et al. 2022)");
+    kerplePower.inReference = false;
+    kerplePower.layerParameters = kerpleParameters;
     row("yarn", "yarn", "YaRN", K::Rotary, scaled,
         "RoPE with YaRN's frequency ramp and temperature from the first step (Peng et al. 2023)")
         .usesFactor = true;
@@ -115,15 +137,9 @@ std::vector<std::string> derivedSettings(const RunConfig& c)
         if (p.explicitScaling && p.factor && e.usesFactor)
             parts.push_back(p.type + " factor " + number(*p.factor) +
                             (p.factorGiven ? "" : " (max_length / points.end / 2 × 8)"));
-        if (e.type == "fire")
-            parts.push_back("FIRE MLP width " + std::to_string(p.fireMlpWidth));
-        if (e.type == "t5")
-            parts.push_back("T5 buckets " + std::to_string(p.t5Buckets) + " (exact below " +
-                            std::to_string(p.t5Buckets / 2) + "), max_distance " +
-                            std::to_string(p.t5MaxDistance));
-        if (e.type == "alibi")
-            parts.push_back("ALiBi slopes 2^(-8·h/" + std::to_string(c.model.numHeads) + "), h = 1…" +
-                            std::to_string(c.model.numHeads));
+        if (e.derived)
+            for (auto& part : e.derived(c))
+                parts.push_back(std::move(part));
         if (e.kind == PositionKind::Rotary)
             parts.push_back("rope θ " + number(c.model.ropeTheta));
         parts.push_back("intermediate size " + std::to_string(c.model.intermediateSize));

@@ -6,6 +6,7 @@
 #include <cmath>
 #include <cstdio>
 
+#include "lengen/engine/encodings.h"
 #include "lengen/engine/errors.h"
 
 namespace lengen::engine::training {
@@ -13,8 +14,9 @@ namespace lengen::engine::training {
 namespace {
 
 // Weights of one block, by backbone (H hidden, I MLP width, n Mamba state size).
-double blockParameters(const ModelConfig& m, const PositionConfig& pe)
+double blockParameters(const RunConfig& c)
 {
+    const ModelConfig& m = c.model;
     const double h = m.hiddenSize, i = std::max(m.intermediateSize, 1);
     switch (m.backbone) {
     case Backbone::Gpt2:  // attention 4H^2 + MLP 2HI, biases, two LayerNorms
@@ -25,11 +27,10 @@ double blockParameters(const ModelConfig& m, const PositionConfig& pe)
                inner * n + inner + inner * h + h;
     }
     case Backbone::Llama:
-    default: {  // q, k, v, o; gate, up, down; two RMSNorms; FIRE's small MLP per layer
-        const double fire = pe.type == "fire" ? 2.0 * pe.fireMlpWidth + pe.fireMlpWidth + 2 : 0;
-        const double t5 = pe.type == "t5" ? double(pe.t5Buckets) * m.numHeads : 0;
-        const double kerple = pe.type.rfind("kerple", 0) == 0 ? 2.0 * m.numHeads : 0;
-        return 4 * h * h + 3 * h * i + 2 * h + fire + t5 + kerple;
+    default: {  // q, k, v, o; gate, up, down; two RMSNorms; the encoding's own weights
+        // The encoding's own weights (FIRE's MLP, T5's table, …): its row of the table says.
+        const auto& e = encodingOf(c);
+        return 4 * h * h + 3 * h * i + 2 * h + (e.layerParameters ? e.layerParameters(c) : 0.0);
     }
     }
 }
@@ -66,7 +67,7 @@ MemoryEstimate estimateTraining(const RunConfig& c)
     double p = (dims + 1) * h + h + h + 1;
     if (m.backbone == Backbone::Gpt2)
         p += std::max(double(m.maxPositionEmbeddings), 2.0 * c.trainPoints()) * h;
-    p += m.numLayers * blockParameters(m, c.position);
+    p += m.numLayers * blockParameters(c);
     e.parameterCount = p;
     e.stateBytes = 4.0 * 4 * p;  // weights, gradients, exp_avg, exp_avg_sq
     double perToken = 0, perPair = 0;

@@ -6,6 +6,7 @@
 // Adding an encoding: one row in src/config/encodings.cpp, its module in
 // model/position_encoding.cpp (makePositionEncoding), its keys in docs/config.md.
 
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -39,6 +40,11 @@ struct EncodingInfo {
     bool fusedCpu = true;     ///< CPU training as fused layers (kernel_policy.h)
     bool device = true;       ///< GPU with LibTorch's fused attention (SDPA, bias as a mask)
     std::string summary;      ///< one line: what it does, and its paper
+    /// Its own weights in one layer (FIRE's MLP, T5's table, KERPLE's kernels), from the config
+    /// alone, for the memory estimate before anything is allocated; null: none.
+    std::function<double(const RunConfig&)> layerParameters;
+    /// Its own values in the derived-values line ("FIRE MLP width 32"); null: none.
+    std::function<std::vector<std::string>(const RunConfig&)> derived;
 };
 
 /// Every row, Llama encodings first (the sweep's order), then the other backbones.

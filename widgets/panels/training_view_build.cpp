@@ -1,0 +1,230 @@
+// TrainingView's construction: its widgets, their layout and what they are wired to (the
+// rest of the view, following the live run and drawing it, is training_view.cpp).
+
+#include "training_view.h"
+
+#include <QCheckBox>
+#include <QComboBox>
+#include <QHBoxLayout>
+#include <QLabel>
+#include <QProgressBar>
+#include <QPushButton>
+#include <QSlider>
+#include <QVBoxLayout>
+
+#include "curve_interactions.h"
+#include "figure_builder.h"
+#include "qcp.h"
+#include "run_table_model.h"
+
+namespace lengen::ui {
+
+namespace {
+
+void stylePlot(QCustomPlot* p, const QString& x, const QString& y)
+{
+    plots::FigureSpec empty;
+    empty.x.label = x.toStdString();
+    empty.y.label = y.toStdString();
+    empty.legend = plots::LegendPlace::UpperRight;
+    plots::buildFigure(*p, empty);
+    p->setInteractions(QCP::iRangeDrag | QCP::iRangeZoom);
+}
+
+}  // namespace
+
+TrainingView::TrainingView(RunController& controller, QWidget* parent)
+    : QWidget(parent), m_controller(controller)
+{
+    createControls();
+    createPlots();
+    layOut();
+    wireControls();
+    wireController();
+    onState(m_controller.state());
+}
+
+// The labels, the job's buttons and the plot options.
+void TrainingView::createControls()
+{
+    m_label = new QLabel(tr("Nothing is training. Set up a run and press Train."));
+    // A long run path must not widen the window: the label takes what the row gives it.
+    m_label->setSizePolicy(QSizePolicy::Ignored, QSizePolicy::Preferred);
+    m_label->setMinimumWidth(1);
+    m_progress = new QProgressBar;
+    m_progress->setRange(0, 1);
+    m_rate = new QLabel;
+    m_queue = new QLabel;
+    m_pause = new QPushButton(tr("Pause"));
+    m_stop = new QPushButton(tr("Stop"));
+    m_resume = new QPushButton(tr("Resume training"));
+    m_resume->setToolTip(tr("Continue this stopped run from its last checkpoint (as `lengen train "
+                            "--resume`)"));
+    m_resume->setVisible(false);
+    m_openLive = new QPushButton;
+    m_openLive->setVisible(false);
+    m_openLive->setToolTip(tr("Pause and Stop here act on the open run only: open the run that trains"));
+    m_stop->setToolTip(tr("Stop after the current step; a checkpoint is written and the run can "
+                          "be resumed"));
+    m_smoothing = new QSlider(Qt::Horizontal);
+    m_smoothing->setRange(0, 99);
+    m_smoothing->setValue(90);
+    m_smoothing->setToolTip(tr("EMA smoothing of the loss curve"));
+    m_logScale = new QCheckBox(tr("log scale"));
+    m_logScale->setChecked(true);
+    m_series = new QComboBox;
+    m_series->addItem(tr("loss"));
+    m_series->addItem(tr("excess loss (÷ least squares)"));
+    m_series->setToolTip(tr("Excess loss: the loss divided by the least-squares estimator's expected "
+                            "loss at the current curriculum size (1 = as good as least squares)"));
+    m_clearOverlays = new QPushButton(tr("Clear overlay"));
+    m_clearOverlays->setToolTip(tr("Remove the other runs' curves from the loss plot"));
+    m_clearOverlays->setVisible(false);
+    m_hover = new QLabel;
+    m_export = new QPushButton(tr("Export…"));
+    m_export->setToolTip(tr("Save the loss plot as drawn (raw and smoothed): PNG, SVG, PDF or CSV"));
+}
+
+// The loss (raw and EMA, log scale), the pointwise metric and the curriculum.
+void TrainingView::createPlots()
+{
+    m_loss = new QCustomPlot;
+    m_pointwise = new QCustomPlot;
+    m_curriculum = new QCustomPlot;
+    stylePlot(m_curriculum, tr("step"), tr("curriculum"));
+    m_curriculum->addGraph()->setPen(QPen(QColor("#029E73"), 2));
+    m_curriculum->graph(0)->setName(tr("points"));
+    m_curriculum->graph(0)->setLineStyle(QCPGraph::lsStepLeft);
+    m_curriculum->addGraph()->setPen(QPen(QColor("#CC78BC"), 2));
+    m_curriculum->graph(1)->setName(tr("dims"));
+    m_curriculum->graph(1)->setLineStyle(QCPGraph::lsStepLeft);
+    m_curriculum->legend->setVisible(true);
+    m_curriculum->axisRect()->insetLayout()->setInsetAlignment(0, Qt::AlignBottom | Qt::AlignRight);
+    stylePlot(m_loss, tr("step"), tr("loss"));
+    stylePlot(m_pointwise, tr("in-context examples"), tr("metric, mean of last %1 logs").arg(kRecent));
+    for (int i = 0; i < 2; ++i)
+        m_loss->addGraph();
+    m_loss->graph(0)->setPen(QPen(QColor(1, 115, 178, 90), 1));
+    m_loss->graph(0)->setName(tr("loss"));
+    m_loss->graph(1)->setPen(QPen(QColor("#0173B2"), 2));
+    m_loss->graph(1)->setName(tr("EMA"));
+    m_loss->legend->setVisible(true);
+    m_loss->yAxis->setScaleType(QCPAxis::stLogarithmic);
+    m_loss->yAxis->setTicker(QSharedPointer<QCPAxisTickerLog>(new QCPAxisTickerLog));
+    m_pointwise->addGraph()->setPen(QPen(QColor("#DE8F05"), 2));
+}
+
+void TrainingView::layOut()
+{
+    auto* controls = new QHBoxLayout;
+    controls->addWidget(m_progress, 1);
+    controls->addWidget(m_rate);
+    controls->addWidget(m_pause);
+    controls->addWidget(m_stop);
+    controls->addWidget(m_resume);
+    controls->addWidget(m_openLive);
+    auto* smoothing = new QHBoxLayout;
+    smoothing->addWidget(m_series);
+    smoothing->addWidget(new QLabel(tr("Smoothing")));
+    smoothing->addWidget(m_smoothing, 1);
+    smoothing->addWidget(m_logScale);
+    smoothing->addWidget(m_export);
+    smoothing->addWidget(m_clearOverlays);
+    smoothing->addStretch();
+    smoothing->addWidget(m_queue);
+    auto* side = new QVBoxLayout;
+    side->addWidget(m_pointwise, 3);
+    side->addWidget(m_curriculum, 2);
+    auto* plots = new QHBoxLayout;
+    plots->addWidget(m_loss, 3);
+    plots->addLayout(side, 2);
+    auto* layout = new QVBoxLayout(this);
+    layout->addWidget(m_label);
+    layout->addLayout(controls);
+    layout->addLayout(smoothing);
+    layout->addLayout(plots, 1);
+    layout->addWidget(m_hover);
+}
+
+// The buttons act on the training of the open run, and the plot options redraw.
+void TrainingView::wireControls()
+{
+    plots::enableCurveInteractions(*m_loss, [this](const QString& text) { m_hover->setText(text); });
+    connect(m_clearOverlays, &QPushButton::clicked, this, [this] { setOverlays({}); });
+
+    // The buttons act on the training of the open run, and on nothing else (issue 39: Pause once
+    // paused a hidden training while another run was open).
+    connect(m_pause, &QPushButton::clicked, this, [this] {
+        const auto j = m_controller.job(m_liveJob);
+        if (!j || !showingLive())
+            return;
+        j->state == JobInfo::State::Paused ? m_controller.resume(m_liveJob) : m_controller.pause(m_liveJob);
+    });
+    connect(m_stop, &QPushButton::clicked, this, [this] {
+        if (showingLive())
+            m_controller.stop(m_liveJob);
+    });
+    connect(m_openLive, &QPushButton::clicked, this, [this] {
+        if (!m_liveRunFile.isEmpty())
+            Q_EMIT openRunRequested(m_liveRunFile);
+    });
+    connect(&m_controller, &RunController::jobChanged, this, [this](const JobInfo& j) {
+        if (j.id == m_liveJob)
+            updateControls();
+    });
+    connect(m_resume, &QPushButton::clicked, this, [this] {
+        m_resume->setVisible(false);
+        Q_EMIT resumeRequested(m_runFile);
+    });
+    connect(m_smoothing, &QSlider::valueChanged, this, &TrainingView::redrawSmoothed);
+    connect(m_series, &QComboBox::currentIndexChanged, this, &TrainingView::redrawSmoothed);
+    connect(m_export, &QPushButton::clicked, this, &TrainingView::exportWithDialog);
+    connect(m_logScale, &QCheckBox::toggled, this, [this](bool on) {
+        m_loss->yAxis->setScaleType(on ? QCPAxis::stLogarithmic : QCPAxis::stLinear);
+        m_loss->yAxis->setTicker(on ? QSharedPointer<QCPAxisTicker>(new QCPAxisTickerLog)
+                                    : QSharedPointer<QCPAxisTicker>(new QCPAxisTicker));
+        m_loss->rescaleAxes();
+        m_loss->replot(QCustomPlot::rpQueuedReplot);
+    });
+}
+
+// What the controller reports about the live training.
+void TrainingView::wireController()
+{
+    connect(&m_controller, &RunController::stateChanged, this, &TrainingView::onState);
+    connect(&m_controller, &RunController::runStarted, this, &TrainingView::onStarted);
+    connect(&m_controller, &RunController::stepProgress, this, &TrainingView::onProgress);
+    connect(&m_controller, &RunController::logRecord, this, &TrainingView::onLog);
+    connect(&m_controller, &RunController::queueChanged, this, [this](int n) {
+        setElided(m_queue, n > 0 ? tr("%n queued: %1", nullptr, n).arg(m_controller.queuedLabels().join(", "))
+                                 : QString());
+    });
+    // Evaluations and probes have their own progress area: this view shows training only.
+    auto training = [this] { return m_controller.currentKind() == JobKind::Train; };
+    // The live run ends: its label says how, when it is the one shown (the open run's
+    // re-read that follows keeps it), and the job's controls go.
+    const auto ended = [this](const QString& text) {
+        if (showingLive()) {
+            m_rate->clear();  // no rate or ETA for a run that is not going
+            m_label->setText(text);
+        }
+        m_liveRunFile.clear();
+        updateControls();
+    };
+    connect(&m_controller, &RunController::runFinished, this, [=](const QString& l, const engine::RunSummary& s) {
+        if (!training())
+            return;
+        ended(tr("%1 finished: %2 steps, final loss %3").arg(l).arg(s.stepsDone).arg(s.finalLoss, 0, 'g', 4));
+        m_label->setToolTip(finalLossDefinition());
+    });
+    connect(&m_controller, &RunController::runCancelled, this, [=](const QString& l, const engine::RunSummary& s) {
+        if (training())
+            ended(tr("%1 stopped after %2 steps (checkpoint written; Resume continues it)").arg(l).arg(s.stepsDone));
+    });
+    connect(&m_controller, &RunController::runFailed, this, [=](const QString& l, const RunError& e) {
+        if (training())
+            ended(tr("%1 failed: %2").arg(l, e.message));
+    });
+}
+
+}  // namespace lengen::ui
