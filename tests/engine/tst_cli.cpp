@@ -209,6 +209,7 @@ void TestCli::followLiveThenInterruptAndResume()
         QCOMPARE(info.code, 0);
         QVERIFY2(info.out.contains("status       running"), qPrintable(info.out + info.err));
     }
+    QVERIFY(lengen::test::waitForCheckpointPast(runFile, 0) > 0);
     ::kill(static_cast<pid_t>(trainer.processId()), SIGINT);
     QVERIFY(trainer.waitForFinished(60000));
     QCOMPARE(trainer.exitCode(), 130);
@@ -224,7 +225,9 @@ void TestCli::followLiveThenInterruptAndResume()
     QProcess resumer;
     resumer.start(LENGEN_CLI_PATH, {"train", "--resume", runFile, "--threads", "1", "--device", "cpu"});
     QVERIFY(resumer.waitForStarted());
-    QTest::qWait(1500);
+    QString resumerErr;
+    QVERIFY2(!lengen::test::waitForRunFile(resumer, resumerErr).isEmpty(), qPrintable(resumerErr));
+    QVERIFY(lengen::test::waitForCheckpointPast(runFile, stepsBefore) > stepsBefore);
     ::kill(static_cast<pid_t>(resumer.processId()), SIGINT);
     QVERIFY(resumer.waitForFinished(60000));
     QCOMPARE(resumer.exitCode(), 130);
@@ -246,7 +249,7 @@ void TestCli::resumesAfterAHardCrash()
     QString err;
     const QString runFile = lengen::test::waitForRunFile(trainer, err);
     QVERIFY2(!runFile.isEmpty(), qPrintable(err));
-    QTest::qWait(1500);  // some checkpoints
+    QVERIFY(lengen::test::waitForCheckpointPast(runFile, 0) > 0);  // a checkpoint to resume from
     ::kill(static_cast<pid_t>(trainer.processId()), SIGKILL);  // no chance to clean up
     QVERIFY(trainer.waitForFinished(10000));
     auto before = run({"info", runFile});
@@ -258,10 +261,12 @@ void TestCli::resumesAfterAHardCrash()
     QProcess resumer;
     resumer.start(LENGEN_CLI_PATH, {"train", "--resume", runFile, "--threads", "1"});
     QVERIFY(resumer.waitForStarted());
-    QTest::qWait(1500);
+    QString resumerErr;  // it prints the run file once it holds the file's lock
+    QVERIFY2(!lengen::test::waitForRunFile(resumer, resumerErr).isEmpty(), qPrintable(resumerErr));
     auto second = run({"train", "--resume", runFile});  // one writer at a time
     QCOMPARE(second.code, 3);
     QVERIFY2(second.err.contains("being written by another process"), qPrintable(second.err));
+    QVERIFY(lengen::test::waitForCheckpointPast(runFile, stepsBefore) > stepsBefore);
     ::kill(static_cast<pid_t>(resumer.processId()), SIGINT);
     QVERIFY(resumer.waitForFinished(60000));
     QCOMPARE(resumer.exitCode(), 130);
@@ -278,7 +283,7 @@ void TestCli::resumesAfterAHardCrash()
 void TestCli::stopFromAnotherShellResumesBitwise()
 {
     const auto dir = QString::fromStdString(lengen::test::scratchDir("cli-stop"));
-    const QString config = tinyConfigFile(dir, 6000);
+    const QString config = tinyConfigFile(dir, 3000);
     QProcess trainer;
     trainer.start(LENGEN_CLI_PATH, {"train", config, "--seed", "5", "--out", dir + "/a", "--threads", "1",
                                     "--device", "cpu"});
@@ -292,7 +297,7 @@ void TestCli::stopFromAnotherShellResumesBitwise()
             runFile = m.captured(1);
     }
     QVERIFY2(!runFile.isEmpty(), qPrintable(err));
-    QTest::qWait(800);
+    QVERIFY(lengen::test::waitForCheckpointPast(runFile, 0) > 0);
     // `lengen jobs` finds it from the files, with the writer's pid.
     const auto jobs = run({"jobs", dir + "/a"});
     QVERIFY2(jobs.code == 0 && jobs.out.contains(QRegularExpression("training +running .*:" +
@@ -305,14 +310,14 @@ void TestCli::stopFromAnotherShellResumesBitwise()
     QVERIFY2(!QFile::exists(runFile + ".stop"), "the training removes the request it answered");
     const auto stopped = lengen::engine::readRunInfo(runFile.toStdString());
     QCOMPARE(stopped.status, std::string("cancelled"));
-    QVERIFY2(stopped.checkpointStep > 0 && stopped.checkpointStep < 6000, qPrintable(QString::number(stopped.checkpointStep)));
+    QVERIFY2(stopped.checkpointStep > 0 && stopped.checkpointStep < 3000, qPrintable(QString::number(stopped.checkpointStep)));
     QCOMPARE(run({"stop", runFile}).code, 3);  // nothing trains it now
     QVERIFY(run({"jobs", dir + "/a"}).err.contains("0 jobs under 1 folder"));
 
-    const auto resumed = run({"train", "--resume", runFile, "--threads", "1", "--device", "cpu", "-q"});
+    const auto resumed = run({"train", "--resume", runFile, "--threads", "1", "--device", "cpu", "-q"}, 300000);
     QVERIFY2(resumed.code == 0, qPrintable(resumed.err));
     const auto plain = run({"train", config, "--seed", "5", "--out", dir + "/b", "--threads", "1", "--device", "cpu",
-                            "-q"});
+                            "-q"}, 300000);
     QVERIFY2(plain.code == 0, qPrintable(plain.err));
     const auto a = lengen::engine::readTrainLog(runFile.toStdString());
     const auto b = lengen::engine::readTrainLog(plain.out.trimmed().toStdString());

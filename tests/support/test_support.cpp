@@ -2,7 +2,11 @@
 
 #include <QRegularExpression>
 
+#include "lengen/engine/run_file.h"
 #include "lengen/engine/session.h"
+
+#include <QElapsedTimer>
+#include <QThread>
 
 #include <cstdlib>
 #include <filesystem>
@@ -159,6 +163,23 @@ QString waitForRunFile(QProcess& trainer, QString& err)
         runFile = QRegularExpression("run file: (\\S+)").match(err).captured(1);
     }
     return runFile;
+}
+
+std::int64_t waitForCheckpointPast(const QString& runFile, std::int64_t step, int timeoutMs)
+{
+    QElapsedTimer clock;
+    clock.start();
+    std::int64_t seen = -1;
+    for (;;) {
+        try {
+            seen = engine::readRunInfo(runFile.toStdString()).checkpointStep;
+        } catch (const std::exception&) {
+            // The writer may be between flushes; read again.
+        }
+        if (seen > step || clock.elapsed() > timeoutMs)
+            return seen;
+        QThread::msleep(100);
+    }
 }
 
 }  // namespace lengen::test

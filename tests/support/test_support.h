@@ -62,4 +62,10 @@ bool isCausalAt(engine::model::InContextModel& model, const torch::Tensor& xs,
 /// returns PATH, or "" with everything read in `err`.
 QString waitForRunFile(QProcess& trainer, QString& err);
 
+/// Polls the run file while another process trains it until its checkpoint is past `step`, up to
+/// `timeoutMs`; returns the checkpoint's step (or the last one read, when the time ran out).
+/// Tests wait for a state rather than a fixed time: a loaded CI machine, or a LibTorch that
+/// starts slowly (the PyPI build), takes seconds before its first checkpoint.
+std::int64_t waitForCheckpointPast(const QString& runFile, std::int64_t step, int timeoutMs = 120000);
+
 }  // namespace lengen::test
