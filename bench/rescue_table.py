@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-"""The README's "Rescuing length generalization without retraining" table from a sweep's
+"""docs/results.md's "Rescuing length generalization without retraining" table from a sweep's
 aggregate.h5 (docs/sweep-format.md): per (PE, intervention), in the sweep's grid order, the
 error at the training length and at the longest position with the band over seeds, the ratio
 at the longest position to the untouched model and to the `truncate` baseline of the same PE,
