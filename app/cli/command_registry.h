@@ -45,5 +45,6 @@ void addReferenceCommands(CLI::App& app, CommandTable& table);  ///< import-run,
 void addSweepCommands(CLI::App& app, CommandTable& table);      ///< sweep new|run|...|status
 void addExportCommand(CLI::App& app, CommandTable& table);      ///< export (GUI builds only)
 void addListCommand(CLI::App& app, CommandTable& table);        ///< list encodings|interventions|tasks
+void addNoteCommand(CLI::App& app, CommandTable& table);        ///< note (a run's notes and tags)
 
 }  // namespace lengen::cli

@@ -147,6 +147,21 @@ int runInfo(const std::string& run, bool listParameters, int pointwiseRows)
                     "--resume %s\n             (h5py opens it with swmr=True, or after "
                     "`h5clear -s`)\n",
                     info.path.c_str());
+    if (!info.tags.empty()) {
+        std::string joined;
+        for (const auto& t : info.tags)
+            joined += (joined.empty() ? "" : ", ") + t;
+        std::printf("tags         %s\n", joined.c_str());
+    }
+    if (!info.notes.empty()) {  // every line of the notes, indented under the first
+        size_t start = 0;
+        for (int line = 0; start <= info.notes.size(); ++line) {
+            const auto end = std::min(info.notes.find('\n', start), info.notes.size());
+            std::printf("%s%s\n", line == 0 ? "notes        " : "             ",
+                        info.notes.substr(start, end - start).c_str());
+            start = end + 1;
+        }
+    }
     if (!info.importedFrom.empty())
         std::printf("imported     from %s (trained by the reference's Python code)\n",
                     info.importedFrom.c_str());

@@ -72,6 +72,7 @@ int runCli(int argc, char** argv)
     cli::addReferenceCommands(app, commands);
     cli::addSweepCommands(app, commands);
     cli::addListCommand(app, commands);
+    cli::addNoteCommand(app, commands);
 
     try {
         app.parse(argc, argv);

@@ -233,12 +233,7 @@ void MainWindow::buildMenus()
         if (!path.isEmpty() && m_setup->loadFile(path))
             m_tabs->setCurrentWidget(m_setup);
     });
-    file->addAction(tr("&Save config as…"), QKeySequence::Save, this, [this] {
-        const QString path = QFileDialog::getSaveFileName(this, tr("Save run config"), m_setup->currentFile(),
-                                                          tr("YAML configs (*.yaml *.yml)"));
-        if (!path.isEmpty() && !m_setup->saveFile(path))
-            QMessageBox::warning(this, tr("Save failed"), tr("Cannot write %1").arg(path));
-    });
+    file->addAction(tr("&Save config as…"), QKeySequence::Save, this, [this] { m_setup->saveAs(); });
     file->addSeparator();
     file->addAction(tr("&Quit"), QKeySequence::Quit, this, &QWidget::close);
 

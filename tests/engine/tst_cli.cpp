@@ -177,6 +177,15 @@ void TestCli::trainsAndReportsTheRunFile()
     QVERIFY2(info.out.contains("finished, checkpoint after 30 of 30 steps"), qPrintable(info.out));
     QVERIFY(info.out.contains("seed 3"));
     QVERIFY(info.out.contains("transformer.layers.1.self_attn.q_proj.weight"));
+    // Notes and tags (issue 41): set, printed by `info`, a bad tag is a usage error.
+    QCOMPARE(run({"note", runFile, "--text", "first try\nlr ok", "--tags", "baseline, rope"}).code, 0);
+    QCOMPARE(run({"note", runFile, "--add-tag", "seed3", "--remove-tag", "rope"}).code, 0);
+    const auto noted = run({"info", runFile});
+    QVERIFY2(noted.out.contains("tags         baseline, seed3\nnotes        first try\n             lr ok\n"),
+             qPrintable(noted.out));
+    const auto badTag = run({"note", runFile, "--add-tag", QString(41, 'x')});
+    QCOMPARE(badTag.code, 64);
+    QVERIFY2(badTag.err.contains("longer than 40 bytes"), qPrintable(badTag.err));
     auto curve = run({"info", runFile, "--pointwise", "2"});
     QCOMPARE(curve.code, 0);
     // 30 steps logged every 5: rows at steps 20 and 25 are at the full 7 points.

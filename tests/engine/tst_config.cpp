@@ -3,6 +3,7 @@
 
 #include <filesystem>
 #include <fstream>
+#include <optional>
 
 #include "config/yaml_tree.h"
 #include "lengen/engine/config.h"
@@ -181,6 +182,30 @@ void TestConfig::differencesBetweenRuns()
     QCOMPARE(d.size(), size_t(1));
     QCOMPARE(d[0].key, std::string("model.num_hidden_layers"));
     QCOMPARE(d[0].values, (std::vector<std::string>{"2", "3", "2"}));
+    QCOMPARE(d[0].notApplied, (std::vector<std::string>{"", "", ""}));
+
+    // Issue 41, defect 6: a key one encoding reads and another ignores is "not applied" for
+    // the other (the studio shows "—" and the reason); a key no compared run reads is no row.
+    auto withFactor = [](const std::string& pe) {
+        auto yaml = test::tinyConfig("linear_regression", pe, 20);
+        const auto at = yaml.find("type: " + pe + "\n");
+        yaml.insert(at + 7 + pe.size(), "    factor: 4\n");
+        return test::loadOne(yaml);
+    };
+    const auto yarn = withFactor("yarn"), nope = withFactor("nope");
+    const auto rope = test::loadOne(test::tinyConfig("linear_regression", "rope", 20));
+    const auto plainNope = test::loadOne(test::tinyConfig("linear_regression", "nope", 20));
+    const auto byKey = [](const std::vector<engine::ConfigDifference>& all, const std::string& key) {
+        for (const auto& x : all)
+            if (x.key == key)
+                return std::optional<engine::ConfigDifference>(x);
+        return std::optional<engine::ConfigDifference>();
+    };
+    const auto yn = engine::configDifferences({yarn, plainNope});
+    const auto factor = byKey(yn, "patch.rope_scaling.factor");
+    QVERIFY(factor.has_value());
+    QCOMPARE(factor->notApplied, (std::vector<std::string>{"", "NoPE does not read it"}));
+    QVERIFY(!byKey(engine::configDifferences({nope, rope}), "patch.rope_scaling.factor"));
 }
 
 // Issue 29: under compat: reference a FIRE model is max_position_embeddings wide (§9.5), but
@@ -250,7 +275,14 @@ void TestConfig::errorsNameFileLineAndKey_data()
         << "linear_regression" << "model.yaml:5"
         << "model.num_attention_heads: hidden_size / num_attention_heads = 7 is odd";
     QTest::newRow("syntax error") << model + "bad: [1, 2\n" << cur << "" << "linear_regression"
-                                  << "model.yaml:" << "YAML syntax error";
+                                  << "model.yaml:6:6" << "YAML syntax error: this '[' is never closed";
+    // Issue 41, defect 7: the line of the bracket left open, not the line where yaml-cpp noticed.
+    QTest::newRow("unclosed list mid-file")
+        << QString(kModel).replace("[22]", "[22") << cur << "" << "linear_regression" << "model.yaml:2:"
+        << "this '[' is never closed (no ']' before line";
+    QTest::newRow("unclosed map")
+        << model << QString(kCurriculum).replace("interval: 100}\npoints", "interval: 100\npoints") << ""
+        << "linear_regression" << "curriculum.yaml:1:7" << "this '{' is never closed";
 }
 
 void TestConfig::errorsNameFileLineAndKey()

@@ -73,6 +73,8 @@ private Q_SLOTS:
     void checkpointRoundTripIsBitwise();
     void slotsAlternate();
     void reopenTruncatesTheLog();
+    void aRunFromBeforeGradNormGainsTheColumn();
+    void notesWaitUntilNoProcessWrites();
     void infoDescribesTheRun();
     void badFilesGiveClearErrors();
     void stringsUseNoGlobalHeap();
@@ -194,6 +196,76 @@ void TestRunFile::reopenTruncatesTheLog()
     QCOMPARE(log.pointwise.size(), size_t(14));
     QCOMPARE(log.pointwise[1], 2.0);
     QVERIFY(std::isnan(log.pointwise[2]));  // positions past n_points are NaN
+}
+
+// A run written before /log/grad_norm existed reads as not measured, and resuming it adds the
+// column NaN-filled, so every column keeps one row per logged step.
+void TestRunFile::aRunFromBeforeGradNormGainsTheColumn()
+{
+    auto f = makeRun("gradnorm");
+    for (std::int64_t step : {0, 10}) {
+        LogRecord r;
+        r.step = step;
+        r.gradNorm = 1.5 + static_cast<double>(step);
+        r.pointwise = {1.0};
+        r.nPoints = 1;
+        f->session.writer->appendLog(r);
+    }
+    f->session.writer.reset();
+    QCOMPARE(readTrainLog(f->path).gradNorm, (std::vector<double>{1.5, 11.5}));
+    {
+        auto file = io::openFile(f->path, io::OpenMode::ReadWrite);
+        io::removeObject(file.id(), "log/grad_norm", f->path);
+    }
+    auto old = readTrainLog(f->path);
+    QCOMPARE(old.gradNorm.size(), size_t(2));
+    QVERIFY(std::isnan(old.gradNorm[0]) && std::isnan(old.gradNorm[1]));
+    auto writer = io::RunWriter::reopen(f->path, 100, "cpu", "fp32");
+    LogRecord r;
+    r.step = 20;
+    r.gradNorm = 3.0;
+    r.pointwise = {1.0};
+    r.nPoints = 1;
+    writer->appendLog(r);
+    writer.reset();
+    const auto log = readTrainLog(f->path);
+    QCOMPARE(log.step, (std::vector<std::int64_t>{0, 10, 20}));
+    QCOMPARE(log.gradNorm.size(), size_t(3));
+    QVERIFY(std::isnan(log.gradNorm[0]) && std::isnan(log.gradNorm[1]));
+    QCOMPARE(log.gradNorm[2], 3.0);
+}
+
+// A run that a process writes is in SWMR-write mode, which takes no new attributes: its notes
+// are refused with the reason, and accepted once the writer has gone. Bad tags are usage errors.
+void TestRunFile::notesWaitUntilNoProcessWrites()
+{
+    auto f = makeRun("notes");
+    try {
+        writeRunNotes(f->path, {"text", {"a"}});
+        QFAIL("notes were written into a run being written");
+    } catch (const Error& e) {
+        QCOMPARE(e.kind(), ErrorKind::RunFile);
+        QVERIFY2(QString(e.what()).contains("cannot change while it trains"), e.what());
+    }
+    f->session.writer.reset();
+    writeRunNotes(f->path, {"text", {"a", "b"}});
+    QCOMPARE(readRunInfo(f->path).tags, (std::vector<std::string>{"a", "b"}));
+    writeRunNotes(f->path, {"", {}});  // cleared
+    QVERIFY(readRunInfo(f->path).tags.empty() && readRunInfo(f->path).notes.empty());
+    for (const auto& bad : {std::vector<std::string>{"a,b"}, std::vector<std::string>{std::string(41, 'x')},
+                            std::vector<std::string>(33, "t")}) {
+        std::vector<std::string> tags = bad;
+        if (tags.size() == 33)
+            for (size_t i = 0; i < tags.size(); ++i)
+                tags[i] += std::to_string(i);
+        try {
+            writeRunNotes(f->path, {"", tags});
+            QFAIL("a bad tag list was accepted");
+        } catch (const Error& e) {
+            QCOMPARE(e.kind(), ErrorKind::Usage);
+        }
+    }
+    QVERIFY(!fs::exists(f->path + ".lock"));
 }
 
 void TestRunFile::infoDescribesTheRun()

@@ -107,7 +107,9 @@ private Q_SLOTS:
     void sameSeedSameRun();
     void cancelThenResumeEqualsUninterrupted();
     void aResumeThatLogsNothingReportsTheLastLoggedLoss();
+    void notesAndTagsSurviveAResume();
     void divergingRunFailsAndKeepsCheckpoint();
+    void logsTheGradientNormBeforeClipping();
     void trainsOnCudaWhenAvailable();
     void cudaWithoutAGpuIsAConfigError();
     void precisionIsCheckedAgainstTheDevice();
@@ -220,6 +222,32 @@ void TestTraining::aResumeThatLogsNothingReportsTheLastLoggedLoss()
     QCOMPARE(resumed.finalLoss, readRunInfo(stopped.runFile).lastLoss);
 }
 
+// Issue 41: notes and tags written to a stopped run are still there after it is resumed and
+// finished, and the training records are the same as without them.
+void TestTraining::notesAndTagsSurviveAResume()
+{
+    RunControl control;
+    Recorder stopRec(&control, 9);
+    const auto stopped = train(tinyRun(20), options("notes", 4), control, stopRec);
+    QCOMPARE(stopped.stepsDone, std::int64_t(10));
+    writeRunNotes(stopped.runFile, {"  lr 1e-3 looks fine\nsecond line ", {"baseline", " rope ", "", "baseline"}});
+    auto info = readRunInfo(stopped.runFile);
+    QCOMPARE(info.notes, std::string("lr 1e-3 looks fine\nsecond line"));
+    QCOMPARE(info.tags, (std::vector<std::string>{"baseline", "rope"}));
+    RunControl again;
+    Recorder resumeRec;
+    QCOMPARE(resume(stopped.runFile, options("unused", 0), again, resumeRec).stepsDone, std::int64_t(20));
+    info = readRunInfo(stopped.runFile);
+    QCOMPARE(info.status, std::string("finished"));
+    QCOMPARE(info.notes, std::string("lr 1e-3 looks fine\nsecond line"));
+    QCOMPARE(info.tags, (std::vector<std::string>{"baseline", "rope"}));
+    RunControl whole;
+    Recorder wholeRec;
+    const auto plain = train(tinyRun(20), options("nonotes", 4), whole, wholeRec);
+    expectSameLog(readTrainLog(plain.runFile), readTrainLog(stopped.runFile));
+    expectSameCheckpoint(plain.runFile, stopped.runFile);
+}
+
 void TestTraining::divergingRunFailsAndKeepsCheckpoint()
 {
     auto yaml = QString::fromStdString(lengen::test::tinyConfig("linear_regression", "rope", 200))
@@ -250,6 +278,31 @@ void TestTraining::divergingRunFailsAndKeepsCheckpoint()
     const auto info = readRunInfo(runFile);
     QCOMPARE(info.status, std::string("failed"));
     QCOMPARE(info.checkpointStep, rec.checkpoints.back());
+}
+
+// Issue 41: /log/grad_norm is the norm before clipping, measured whether or not clipping is on.
+// Step 0 sees the same weights and prompts under any max_grad_norm, so its norm is the same;
+// with a clip far below it the later steps differ (the update was clipped).
+void TestTraining::logsTheGradientNormBeforeClipping()
+{
+    auto clipped = tinyRun(20);
+    clipped.training.maxGradNorm = 1e-6;
+    auto unclipped = tinyRun(20);
+    unclipped.training.maxGradNorm = 0;
+    RunControl c1, c2;
+    Recorder r1, r2;
+    const auto a = train(clipped, options("gradclip", 9), c1, r1);
+    const auto b = train(unclipped, options("gradfree", 9), c2, r2);
+    const auto la = readTrainLog(a.runFile), lb = readTrainLog(b.runFile);
+    QCOMPARE(la.gradNorm.size(), la.step.size());
+    QCOMPARE(la.gradNorm.size(), size_t(4));  // steps 0, 5, 10, 15
+    for (size_t i = 0; i < la.gradNorm.size(); ++i) {
+        QVERIFY2(std::isfinite(la.gradNorm[i]) && la.gradNorm[i] > 1e-3, qPrintable(QString::number(la.gradNorm[i])));
+        QVERIFY2(std::isfinite(lb.gradNorm[i]) && lb.gradNorm[i] > 1e-3, qPrintable(QString::number(lb.gradNorm[i])));
+    }
+    QCOMPARE(la.gradNorm[0], lb.gradNorm[0]);
+    QVERIFY(la.gradNorm[3] != lb.gradNorm[3]);
+    QCOMPARE(r1.logs.front().gradNorm, la.gradNorm[0]);  // the observer sees what is stored
 }
 
 void TestTraining::trainsOnCudaWhenAvailable()

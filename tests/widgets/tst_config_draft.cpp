@@ -4,6 +4,7 @@
 // is parsed once; Train is disabled while the config is invalid; the preset box names what is
 // shown and Save as… never proposes a shipped preset.
 
+#include <QApplication>
 #include <QComboBox>
 #include <QDir>
 #include <QDirIterator>
@@ -79,6 +80,7 @@ private Q_SLOTS:
     void derivedValuesStayDerived();
     void aMaxLengthListIsNeverCollapsed();
     void validatesWhileTypingAndParsesOnce();
+    void numberFieldsRefuseWhatTheyCannotHold();
     void trainIsDisabledWhileInvalid();
     void presetBoxAndSaveAs();
 
@@ -230,6 +232,48 @@ void TestConfigDraft::validatesWhileTypingAndParsesOnce()
     QCOMPARE(panel.draft().parses(), parsed);  // Train does not parse the same text again
 }
 
+// Issue 41, defect 5: "-500" steps became 500 and "1e9" hidden became 19. Typed text a field
+// cannot hold is kept and shown refused; the config keeps the value from before the edit.
+void TestConfigDraft::numberFieldsRefuseWhatTheyCannotHold()
+{
+    ui::SetupPanel panel(configRoot());
+    panel.show();
+    QVERIFY(panel.loadFile(configRoot() + "/quick/linear_regression_rope.yaml"));
+    const auto before = panel.draft().runs().at(0);
+    auto typeInto = [&](QAbstractSpinBox* box, const QString& text, bool enter) {
+        box->setFocus();
+        QApplication::processEvents();
+        auto* edit = box->findChild<QLineEdit*>();
+        edit->selectAll();
+        QTest::keyClicks(box, text);
+        if (enter)
+            QTest::keyClick(box, Qt::Key_Return);
+        else
+            panel.findChild<QPushButton*>()->setFocus();  // focus leaves the field
+        QApplication::processEvents();
+        return edit->text();
+    };
+    auto* steps = field<QSpinBox>(panel, "training.max_steps");
+    auto* hidden = field<QSpinBox>(panel, "model.hidden_size");
+    auto* lr = field<QDoubleSpinBox>(panel, "training.learning_rate");
+    QCOMPARE(typeInto(steps, "-500", true), QString("-500 ✗ not applied"));
+    QVERIFY2(steps->toolTip().contains("below the smallest value"), qPrintable(steps->toolTip()));
+    QCOMPARE(panel.draft().runs().at(0).training.maxSteps, before.training.maxSteps);
+    QCOMPARE(typeInto(hidden, "1e9", false), QString("1e9 ✗ not applied"));
+    QVERIFY2(hidden->toolTip().contains("not a whole number"), qPrintable(hidden->toolTip()));
+    QCOMPARE(hidden->value(), before.model.hiddenSize);  // not 1, the prefix typed on the way
+    QCOMPARE(panel.draft().runs().at(0).model.hiddenSize, before.model.hiddenSize);
+    QVERIFY(panel.draft().valid());
+    // A learning rate in scientific notation is a number.
+    typeInto(lr, "3e-4", true);
+    QCOMPARE(panel.draft().runs().at(0).training.learningRate, 3e-4);
+    QVERIFY(!lr->styleSheet().contains("B00020"));
+    // Typing a valid value clears the refusal.
+    QCOMPARE(typeInto(steps, "1234", true), QString("1234"));
+    QCOMPARE(panel.draft().runs().at(0).training.maxSteps, std::int64_t(1234));
+    QVERIFY(!steps->styleSheet().contains("B00020"));
+}
+
 void TestConfigDraft::trainIsDisabledWhileInvalid()
 {
     ui::SetupPanel panel(configRoot());
@@ -256,6 +300,11 @@ void TestConfigDraft::presetBoxAndSaveAs()
     // A shipped preset is not the default target of Save as….
     QVERIFY(!panel.defaultSavePath().startsWith(configRoot()));
     QVERIFY(panel.defaultSavePath().endsWith("linear_regression_nope.yaml"));
+    // Issue 41, defect 7: the name comes from what the config trains, not from the preset.
+    field<QComboBox>(panel, "patch.rope_scaling.type")->setCurrentIndex(
+        field<QComboBox>(panel, "patch.rope_scaling.type")->findData("alibi"));
+    QVERIFY(panel.draft().valid());
+    QVERIFY2(panel.defaultSavePath().endsWith("/linear_regression_alibi.yaml"), qPrintable(panel.defaultSavePath()));
     // Open… a file of the user's: the box names it, and Save as… proposes it.
     const QString mine = m_tmp.filePath("mine.yaml");
     QVERIFY(panel.saveFile(mine));

@@ -30,6 +30,7 @@
 #include "qcp.h"
 #include "reference_import.h"
 #include "run_browser.h"
+#include "run_notes_dialog.h"
 #include "run_form.h"
 #include "run_table_model.h"
 #include "setup_panel.h"
@@ -98,9 +99,11 @@ private Q_SLOTS:
     void browserOffersToImportPythonRuns();
     void viewsPopulateFromARun();
     void trainingViewPlotsLossOrExcessAndExportsWhatItDraws();
+    void trainingViewPlotsAnyLoggedColumnBesideTheLoss();
     void exportFromAView();
     void guiStaysResponsiveWhileTraining();
     void jobsPanelStaysResponsiveWithFourJobs();
+    void browserEditsNotesAndFiltersByThem();
 
 private:
     QString m_configs;
@@ -292,6 +295,44 @@ void TestPanels::browserFiltersAndSorts()
     QCOMPARE(browser.selectedRuns(), QStringList{QString::fromStdString(m_rope)});
 }
 
+// Issue 41: notes and tags from the Runs list: the button names the selected run, Save writes
+// them into its file, the row shows them at once, and the filter finds the run by them.
+void TestPanels::browserEditsNotesAndFiltersByThem()
+{
+    ui::RunBrowser browser;
+    browser.setFolders({QString::fromStdString(m_runs)});
+    const int all = browser.visibleRows();  // earlier tests train runs here too
+    auto* button = [&]() -> QPushButton* {
+        for (auto* b : browser.findChildren<QPushButton*>())
+            if (b->text().startsWith("Notes"))
+                return b;
+        return nullptr;
+    }();
+    QVERIFY(button);
+    QVERIFY(!button->isEnabled());  // nothing selected
+    const QString alibi = QString::fromStdString(m_alibi);
+    browser.selectRun(alibi);
+    const auto info = engine::readRunInfo(m_alibi);
+    QCOMPARE(button->text(), QString("Notes of %1…").arg(QString::fromStdString(info.runId)));
+    auto* dialog = browser.editNotes();
+    QVERIFY(dialog);
+    QVERIFY(!dialog->save("x", "bad,tag," + QString(41, 'y')));  // refused, stays open
+    QVERIFY2(dialog->errorText().contains("longer than 40"), qPrintable(dialog->errorText()));
+    QVERIFY(dialog->save("slopes look too steep\nretry with 8 heads", "paper-fig3, alibi-check"));
+    const auto stored = engine::readRunInfo(m_alibi);
+    QCOMPARE(stored.tags, (std::vector<std::string>{"paper-fig3", "alibi-check"}));
+    QCOMPARE(stored.notes, std::string("slopes look too steep\nretry with 8 heads"));
+    const int row = browser.model()->rowOfPath(alibi);
+    QCOMPARE(browser.model()->index(row, ui::RunTableModel::Tags).data().toString(), QString("paper-fig3, alibi-check"));
+    QCOMPARE(browser.model()->index(row, ui::RunTableModel::Notes).data().toString(), QString("slopes look too steep …"));
+    browser.setFilterText("paper-fig3");
+    QCOMPARE(browser.visibleRows(), 1);
+    browser.setFilterText("too steep");
+    QCOMPARE(browser.visibleRows(), 1);
+    browser.setFilterText("");
+    QCOMPARE(browser.visibleRows(), all);
+}
+
 void TestPanels::viewsPopulateFromARun()
 {
     const QString rope = QString::fromStdString(m_rope);
@@ -412,7 +453,7 @@ void TestPanels::trainingViewPlotsLossOrExcessAndExportsWhatItDraws()
     QCOMPARE(f.series[0].y, log.loss);
     QCOMPARE(f.series[1].y.front(), log.loss.front());       // the EMA starts at the first value
     QVERIFY(f.series[1].y.back() != log.loss.back());        // and lags behind after that
-    auto* choice = view.findChild<QComboBox*>();
+    auto* choice = view.findChild<QComboBox*>("lossSeries");
     QVERIFY(choice);
     choice->setCurrentIndex(1);
     f = view.lossFigure();
@@ -428,6 +469,45 @@ void TestPanels::trainingViewPlotsLossOrExcessAndExportsWhatItDraws()
     QCOMPARE(lines.size(), 1 + 2 * int(log.step.size()));
     QVERIFY(lines[1].startsWith("excess loss,"));
     QVERIFY(lines.last().startsWith("EMA 0.90,"));
+}
+
+// Issue 41: every logged column can be plotted beside the loss (the curriculum by default), the
+// gradient norm with the run's clipping threshold, and exported as drawn.
+void TestPanels::trainingViewPlotsAnyLoggedColumnBesideTheLoss()
+{
+    ui::RunController controller;
+    ui::TrainingView view(controller);
+    view.showRunLog(QString::fromStdString(m_rope));
+    const auto log = engine::readTrainLog(m_rope);
+    auto f = view.columnFigure();
+    QCOMPARE(f.series.size(), size_t(2));  // points and dims, as staircases
+    QVERIFY(f.series[0].staircase);
+    QCOMPARE(f.series[0].y, std::vector<double>(log.nPoints.begin(), log.nPoints.end()));
+    QCOMPARE(f.series[1].y, std::vector<double>(log.nDims.begin(), log.nDims.end()));
+    auto* column = view.findChild<QComboBox*>("loggedColumn");
+    QVERIFY(column);
+    QCOMPARE(column->count(), 5);
+    column->setCurrentIndex(int(ui::LoggedColumn::GradNorm));
+    f = view.columnFigure();
+    QCOMPARE(f.series.size(), size_t(1));
+    QCOMPARE(f.series[0].y, log.gradNorm);
+    QVERIFY(std::isfinite(log.gradNorm.front()) && log.gradNorm.front() > 0);
+    QVERIFY(f.y.log);
+    QCOMPARE(f.hlines.size(), size_t(1));  // the test config clips at the default 1.0
+    QCOMPARE(f.hlines[0].y, 1.0);
+    view.setLoggedColumn(ui::LoggedColumn::LearningRate);
+    QCOMPARE(view.columnFigure().series[0].y, log.learningRate);
+    const QString csv = m_tmp.path() + "/lr.csv";
+    QString error;
+    QVERIFY2(view.exportColumn(csv, 100, &error), qPrintable(error));
+    QFile file(csv);
+    QVERIFY(file.open(QIODevice::ReadOnly));
+    const auto lines = QString::fromUtf8(file.readAll()).trimmed().split('\n');
+    QCOMPARE(lines.size(), 1 + int(log.step.size()));
+    QVERIFY(lines[1].startsWith("learning rate,"));
+    // Another run without a log clears it (nothing of the previous run stays drawn).
+    view.showRunLog(m_tmp.path() + "/no-such-run");
+    QVERIFY(view.columnFigure().series[0].y.empty());
 }
 
 void TestPanels::exportFromAView()

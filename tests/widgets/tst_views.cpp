@@ -3,7 +3,9 @@
 // grid; the Train tab overlays other runs' loss curves; a run keeps one colour across the
 // comparison, the overlay, the run table and their exports.
 
+#include <QApplication>
 #include <QComboBox>
+#include <QMouseEvent>
 #include <QSignalSpy>
 #include <QSpinBox>
 #include <QTemporaryDir>
@@ -353,6 +355,16 @@ void TestViews::sweepsViewFollowsTheCellsAndDrawsTheGrid()
         QCOMPARE(grouped.series[1].bandLow[p], std::min(a[p], b[p]));
     }
     QCOMPARE(ui::compareFigure(runs, "standard", false).series.size(), size_t(4));  // a curve per run
+    // Issue 41, defect 6: a group of one run keeps the run's own colour (and its swatch); a
+    // group of several takes the group's, which its members' swatches show.
+    const auto one = ui::compareFigure({runs[0], runs[2], runs[3]}, "standard", false, nullptr,
+                                       ui::CompareGroup::PositionEncoding);
+    const auto id0 = engine::readRunInfo(runs[0].toStdString()).runId;
+    const auto id2 = engine::readRunInfo(runs[2].toStdString()).runId;
+    QCOMPARE(one.series[0].color, plots::runColor(id0));
+    QCOMPARE(plots::assignedRunColor(id0), plots::runColor(id0));
+    QVERIFY(one.series[1].color != plots::runColor(id2));
+    QCOMPARE(plots::assignedRunColor(id2), one.series[1].color);
     QString error;
     const QString png = tmp.filePath("grid.png");
     QVERIFY2(view.exportTo(png, 72, &error), qPrintable(error));
@@ -416,9 +428,45 @@ void TestViews::interventionsBesideTheUntouchedModel()
     const auto& plain = *view.heatmap();
     QCOMPARE(h.rows, plain.rows);
     const auto at = [&](const plots::HeatmapSpec& m, int r, int c) { return m.values[size_t(r * m.cols + c)]; };
-    QCOMPARE(at(h, 13, 0), 0.0f);
+    // Issue 41, defect 1: what the window masks is drawn as masked (blank, like the causal
+    // triangle), not as the smallest weight; both maps share one colour range; the right map
+    // has its own hover read-out; the row plot holds both models' rows.
+    QVERIFY(std::isnan(at(h, 13, 0)));
     QVERIFY(at(h, 13, 8) > 0);
     QVERIFY(at(plain, 13, 0) > 0);
+    QVERIFY(h.zMin && plain.zMin && h.zMax && plain.zMax);
+    QCOMPARE(*h.zMin, *plain.zMin);
+    QCOMPARE(*h.zMax, *plain.zMax);
+    double lo = 1e9, hi = -1e9;
+    for (const auto* m : {&h, &plain})
+        for (float v : m->values)
+            if (std::isfinite(v) && v > 0) {
+                lo = std::min(lo, double(v));
+                hi = std::max(hi, double(v));
+            }
+    QCOMPARE(*h.zMin, lo);
+    QCOMPARE(*h.zMax, hi);
+    view.setQuery(13);
+    QVERIFY(view.rowFigure());
+    QStringList rowNames;
+    for (const auto& sr : view.rowFigure()->series)
+        rowNames << QString::fromStdString(sr.name);
+    QVERIFY2(rowNames.contains("keys x_i") && rowNames.contains("keys x_i · window:local=6"),
+             qPrintable(rowNames.join(" | ")));
+    const auto& editRow = view.rowFigure()->series[2];
+    QVERIFY(editRow.dashed);
+    QVERIFY(std::isnan(editRow.y.front()));  // key 0 is masked for query 13: a gap
+    view.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&view));
+    auto* right = view.interventionPlot();
+    right->replot();
+    auto* rect = right->axisRect();
+    const QPoint cell(int(rect->axis(QCPAxis::atBottom)->coordToPixel(0)),
+                      int(rect->axis(QCPAxis::atLeft)->coordToPixel(13)));
+    QMouseEvent move(QEvent::MouseMove, cell, right->mapToGlobal(cell), Qt::NoButton, Qt::NoButton, Qt::NoModifier);
+    QApplication::sendEvent(right, &move);
+    QVERIFY2(view.readout().startsWith("window:local=6: query 13") && view.readout().contains("masked by window:local=6"),
+             qPrintable(view.readout()));
     view.setIntervention(QString());
     QVERIFY(view.interventionPlot()->isHidden());
 

@@ -128,10 +128,17 @@ plots::HeatmapSpec mapFigure(const std::string& run, const engine::AttentionSett
     h.cols = c1 - m.c0;
     h.firstRow = m.r0;
     h.firstCol = m.c0;
-    for (int r = 0; r < h.rows; ++r)  // the causal mask is not data: blank, not "0"
-        for (int c = 0; c < h.cols; ++c)
-            if (m.c0 + c > m.r0 + r)
-                h.values[size_t(r) * size_t(h.cols) + size_t(c)] = NAN;
+    // The causal mask is not data: blank, not "0". Nor is what an intervention masks (a
+    // Λ-mask's middle, a window's far keys): softmax gives those keys exactly 0, which no key
+    // the model may see reaches in float32 at these lengths, so a 0 under an intervention is a
+    // masked cell and is drawn like the causal triangle.
+    const bool edited = !m.intervention.empty();
+    for (int r = 0; r < h.rows; ++r)
+        for (int c = 0; c < h.cols; ++c) {
+            auto& v = h.values[size_t(r) * size_t(h.cols) + size_t(c)];
+            if (m.c0 + c > m.r0 + r || (edited && v == 0.f))
+                v = NAN;
+        }
     h.tickLabel = tokenLabel;
     h.boundary = 2 * rf.config.trainPoints();  // tokens of a training prompt (x, y per point)
     h.boundaryLabel = "train length";
@@ -154,7 +161,8 @@ FigureSpec attentionRowFigure(const std::string& run, const std::string& setting
     const auto rf = facts(run);
     const int layer = m.layer < 0 ? s.layers - 1 : m.layer;
     // [1, query + 1]: the keys this query may see (the causal mask hides the rest).
-    const auto row = readTile(run, s, m.prompt, layer, m.head, query, query + 1, 0, query + 1);
+    const auto row = readTile(run, s, m.prompt, layer, m.head, query, query + 1, 0, query + 1, m.intervention);
+    const bool edited = !m.intervention.empty();  // its masked keys (exactly 0) leave gaps
     FigureSpec f;
     f.title = rf.info.positionEncoding + " - " + s.name + " - query " + std::to_string(query) + " (" +
               tokenLabel(query) + "), prompt " + std::to_string(m.prompt) + ", layer " +
@@ -165,10 +173,15 @@ FigureSpec attentionRowFigure(const std::string& run, const std::string& setting
     for (int k = 0; k <= query && size_t(k) < row.size(); ++k) {
         auto& to = k % 2 ? ys : xs;
         to.x.push_back(k);
-        to.y.push_back(row[size_t(k)]);
+        to.y.push_back(edited && row[size_t(k)] == 0.f ? NAN : row[size_t(k)]);
     }
     xs.color = "#0173B2";
     ys.color = "#DE8F05";
+    if (edited) {
+        xs.name += " · " + m.intervention;
+        ys.name += " · " + m.intervention;
+        xs.dashed = ys.dashed = true;
+    }
     f.series = {xs, ys};
     f.x.label = "key token";
     f.y.label = "attention weight";

@@ -54,7 +54,8 @@ Figure makeFigure(const std::string& run, const std::string& name, const MapSele
 
 /// One query's attention over the keys it sees (0..query) in a stored map `setting` (layer,
 /// head -1 = mean, prompt from `m`), x-token and y-token keys as two series, with the
-/// training-length marker. Error(Usage) naming what is out of range.
+/// training-length marker. Under `m.intervention` the series are named with it and dashed,
+/// and the keys it masks (weight exactly 0) are gaps. Error(Usage) naming what is out of range.
 plots::FigureSpec attentionRowFigure(const std::string& run, const std::string& setting,
                                      const MapSelection& m, int query);
 

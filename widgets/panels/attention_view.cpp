@@ -131,6 +131,7 @@ void AttentionView::createPages()
     m_plot->setMinimumHeight(220);
     m_editPlot = new QCustomPlot;
     m_editPlot->setMinimumHeight(220);
+    m_editPlot->setMouseTracking(true);
     m_editPlot->hide();
     auto* maps = new QSplitter(Qt::Horizontal);  // the untouched map, then the intervention's
     maps->addWidget(m_plot);
@@ -174,7 +175,8 @@ void AttentionView::wireSelection()
         showGrid(false);
     });
     connect(m_grid, &AttentionGrid::statusMessage, this, &AttentionView::statusMessage);
-    connect(m_plot, &QCustomPlot::mouseMove, this, &AttentionView::onHover);
+    connect(m_plot, &QCustomPlot::mouseMove, this, [this](QMouseEvent* e) { hoverOn(m_plot, e); });
+    connect(m_editPlot, &QCustomPlot::mouseMove, this, [this](QMouseEvent* e) { hoverOn(m_editPlot, e); });
     connect(m_plot, &QCustomPlot::mousePress, this, [this](QMouseEvent* e) { m_pressAt = e->pos(); });
     connect(m_plot, &QCustomPlot::mouseRelease, this, [this](QMouseEvent* e) {
         // A click (not a drag) on a row chooses that query for the row plot.
@@ -305,20 +307,27 @@ void AttentionView::loadVisibleTile()
     try {
         const auto& s = m_settings.at(size_t(m_setting->currentIndex()));
         auto fig = figures::makeFigure(m_run.toStdString(), "attention_map/" + s.name, m);
-        fig.heatmap->logScale = m_log->isChecked();
-        if (m_fit->isChecked()) {  // the visible tile's own range (a long map sits near 1/T)
-            fig.heatmap->zMin.reset();
-            fig.heatmap->zMax.reset();
-        } else if (!fig.heatmap->logScale) {
-            fig.heatmap->zMin = 0.0;
+        auto edit = interventionTile(m);
+        for (auto* h : {&*fig.heatmap, edit ? &*edit : nullptr}) {
+            if (!h)
+                continue;
+            h->logScale = m_log->isChecked();
+            if (m_fit->isChecked()) {  // the visible tile's own range (a long map sits near 1/T)
+                h->zMin.reset();
+                h->zMax.reset();
+            } else if (!h->logScale) {
+                h->zMin = 0.0;
+            }
         }
+        if (edit)
+            shareColourRange(*fig.heatmap, *edit);
         plots::buildHeatmap(*m_plot, *fig.heatmap);
         m_heatmap = fig.heatmap;
         // Keep the user's view (buildHeatmap fits the axes to the tile).
         m_plot->axisRect()->axis(QCPAxis::atBottom)->setRange(xr);
         m_plot->axisRect()->axis(QCPAxis::atLeft)->setRange(yr);
         m_plot->replot(QCustomPlot::rpQueuedReplot);
-        loadInterventionTile(m, xr, yr);
+        drawInterventionTile(edit, xr, yr);
         m_tile = QRect(c0, r0, c1 - c0, r1 - r0);
         Q_EMIT statusMessage(tr("Attention map: queries %1–%2, keys %3–%4 loaded")
                                  .arg(r0).arg(r1 - 1).arg(c0).arg(c1 - 1));
@@ -365,6 +374,7 @@ void AttentionView::drawRow()
     try {
         auto spec = figures::attentionRowFigure(m_run.toStdString(), m_settings[size_t(i)].name, m,
                                                 m_query->value());
+        addInterventionRow(spec, m);  // both models' rows, the intervention's dashed
         spec.y.log = m_log->isChecked();
         plots::buildFigure(*m_row, spec);
         m_rowSpec = std::move(spec);
@@ -414,24 +424,31 @@ bool AttentionView::exportTo(const QString& path, int dpi, QString* error)
     return result.ok;
 }
 
-void AttentionView::onHover(QMouseEvent* event)
+// The read-out of either map: the untouched one, or the intervention's beside it (named, and
+// its masked cells told apart from the causal mask's).
+void AttentionView::hoverOn(QCustomPlot* plot, QMouseEvent* event)
 {
-    auto* rect = m_plot->axisRect();
+    auto* rect = plot->axisRect();
     if (!rect || m_tokens <= 0)
         return;
     const int key = int(std::lround(rect->axis(QCPAxis::atBottom)->pixelToCoord(event->pos().x())));
     const int query = int(std::lround(rect->axis(QCPAxis::atLeft)->pixelToCoord(event->pos().y())));
     if (!m_tile.contains(key, query))
         return;
-    for (int i = 0; i < m_plot->plottableCount(); ++i)
-        if (auto* map = qobject_cast<QCPColorMap*>(m_plot->plottable(i))) {
+    const bool edit = plot == m_editPlot;
+    for (int i = 0; i < plot->plottableCount(); ++i)
+        if (auto* map = qobject_cast<QCPColorMap*>(plot->plottable(i))) {
             int ci = 0, ri = 0;
             map->data()->coordToCell(key, query, &ci, &ri);
             const double w = map->data()->cell(ci, ri);
-            m_readout->setText(tr("query %1 (%2) → key %3 (%4): weight %5")
+            const QString value = !std::isnan(w) ? QString::number(w, 'g', 4)
+                                  : key > query  ? tr("masked (future)")
+                                                 : tr("masked by %1").arg(intervention());
+            m_readout->setText((edit ? intervention() + QStringLiteral(": ") : QString()) +
+                               tr("query %1 (%2) → key %3 (%4): weight %5")
                                    .arg(query).arg(QString::fromStdString(figures::tokenLabel(query)))
                                    .arg(key).arg(QString::fromStdString(figures::tokenLabel(key)))
-                                   .arg(std::isnan(w) ? tr("masked (future)") : QString::number(w, 'g', 4)));
+                                   .arg(value));
         }
 }
 

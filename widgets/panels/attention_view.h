@@ -88,11 +88,14 @@ private:
     void wireSelection();
     void onSelection();
     void loadVisibleTile();
-    void onHover(QMouseEvent* event);
     void drawRow();
     void refreshGrid();
 
-    void loadInterventionTile(const figures::MapSelection& m, const QCPRange& xr, const QCPRange& yr);
+    std::optional<plots::HeatmapSpec> interventionTile(const figures::MapSelection& m);
+    void shareColourRange(plots::HeatmapSpec& a, plots::HeatmapSpec& b) const;
+    void drawInterventionTile(const std::optional<plots::HeatmapSpec>& tile, const QCPRange& xr, const QCPRange& yr);
+    void addInterventionRow(plots::FigureSpec& row, const figures::MapSelection& m);
+    void hoverOn(QCustomPlot* plot, QMouseEvent* event);
     QString m_run;
     QComboBox* m_intervention = nullptr;
     QCustomPlot* m_editPlot = nullptr;

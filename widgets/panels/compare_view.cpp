@@ -81,6 +81,7 @@ plots::FigureSpec compareFigure(const QStringList& runFiles, const std::string& 
     plots::FigureSpec f;
     std::vector<std::string> groupOrder;                            // first appearance
     std::map<std::string, std::vector<std::vector<double>>> grouped; // key -> each run's curve
+    std::map<std::string, std::vector<std::string>> groupRuns;       // key -> its runs' ids
     bool classification = false;
     double zero = 0, train = 0;
     std::string task;
@@ -96,7 +97,7 @@ plots::FigureSpec compareFigure(const QStringList& runFiles, const std::string& 
                 if (!grouped.count(key))
                     groupOrder.push_back(key);
                 grouped[key].push_back(r.curves.front().stats.mean);
-                plots::showRunColorAs(info.runId, "group:" + key);  // its swatch: the group's colour
+                groupRuns[key].push_back(info.runId);
             } else {
                 plots::showRunColorAs(info.runId, {});
                 // The run's own colour: the same in the training overlay and the run table.
@@ -126,9 +127,16 @@ plots::FigureSpec compareFigure(const QStringList& runFiles, const std::string& 
         stats.bootstrapLow = c.low;
         stats.bootstrapHigh = c.high;
         const size_t n = grouped[key].size();
+        // A group of one run keeps that run's colour (the same curve as ungrouped, nothing in
+        // the legend says it changed); a group of several takes its own, and each member's
+        // swatch in the Runs list shows it, as the legend's "(3 runs, …)" says.
+        const auto& members = groupRuns[key];
+        const std::string colour = n == 1 ? plots::runColor(members.front()) : plots::runColor("group:" + key);
+        for (const auto& id : members)
+            plots::showRunColorAs(id, n == 1 ? std::string() : "group:" + key);
         auto series = figures::curveSeries(key + " (" + std::to_string(n) + " run" + (n == 1 ? "" : "s") + ", " +
                                                c.band + ")",
-                                           stats, plots::runColor("group:" + key));
+                                           stats, colour);
         f.series.insert(f.series.begin() + std::ptrdiff_t(g), series);
     }
     f.title = task + " - " + method;  // no count of curves: an export leaves hidden ones out
@@ -285,8 +293,14 @@ void CompareView::fillDifferences()
         keys << QString::fromStdString(diffs[r].key);
         for (size_t c = 0; c < diffs[r].values.size(); ++c) {
             const auto& stored = diffs[r].values[c];
-            auto* item = new QTableWidgetItem(shownConfigValue(stored));
-            item->setToolTip(stored.empty() ? tr("not in this run's config") : QString::fromStdString(stored));
+            const auto& why = diffs[r].notApplied[c];
+            // A key this run does not read: "—" and the reason, not a value it never used.
+            auto* item = new QTableWidgetItem(why.empty() ? shownConfigValue(stored) : QStringLiteral("—"));
+            item->setToolTip(!why.empty()    ? QString::fromStdString(why)
+                             : stored.empty() ? tr("not in this run's config")
+                                              : QString::fromStdString(stored));
+            if (!why.empty())
+                item->setForeground(QColor(128, 128, 128));
             m_diff->setItem(int(r), int(c), item);
         }
     }

@@ -13,6 +13,7 @@
 #include <QVBoxLayout>
 
 #include "lengen/engine/reference_runs.h"
+#include "run_notes_dialog.h"
 #include "run_table_model.h"
 
 namespace lengen::ui {
@@ -35,7 +36,7 @@ RunBrowser::RunBrowser(QWidget* parent) : QWidget(parent)
     m_table->horizontalHeader()->setStretchLastSection(true);
     m_table->setAlternatingRowColors(true);
     m_filter = new QLineEdit;
-    m_filter->setPlaceholderText(tr("Filter (task, PE, status, …)"));
+    m_filter->setPlaceholderText(tr("Filter (task, PE, status, tags, notes…)"));
     m_filter->setClearButtonEnabled(true);
     auto* add = new QPushButton(tr("Add folder…"));
     auto* refresh = new QPushButton(tr("Refresh"));
@@ -43,12 +44,14 @@ RunBrowser::RunBrowser(QWidget* parent) : QWidget(parent)
     compare->setToolTip(tr("Overlay the selected runs' evaluation curves"));
     auto* overlay = new QPushButton(tr("Overlay training"));
     overlay->setToolTip(tr("Draw the selected runs' loss curves over the Train tab's plot"));
+    m_notes = new QPushButton(tr("Notes…"));
     auto* bar = new QHBoxLayout;
     bar->addWidget(m_filter, 1);
     bar->addWidget(add);
     bar->addWidget(refresh);
     bar->addWidget(compare);
     bar->addWidget(overlay);
+    bar->addWidget(m_notes);
     auto* empty = new QLabel(tr("No runs in these folders yet — add a folder or train one."));
     empty->setAlignment(Qt::AlignCenter);
     auto* layout = new QVBoxLayout(this);
@@ -68,6 +71,10 @@ RunBrowser::RunBrowser(QWidget* parent) : QWidget(parent)
     connect(refresh, &QPushButton::clicked, this, &RunBrowser::refresh);
     connect(compare, &QPushButton::clicked, this, [this] { Q_EMIT compareRequested(selectedRuns()); });
     connect(overlay, &QPushButton::clicked, this, [this] { Q_EMIT overlayRequested(selectedRuns()); });
+    connect(m_notes, &QPushButton::clicked, this, &RunBrowser::editNotes);
+    connect(m_table->selectionModel(), &QItemSelectionModel::selectionChanged, this, &RunBrowser::updateNotesButton);
+    connect(m_model, &QAbstractItemModel::modelReset, this, &RunBrowser::updateNotesButton);
+    updateNotesButton();
     connect(m_table, &QTableView::doubleClicked, this, [this](const QModelIndex& index) {
         Q_EMIT openRequested(m_model->row(m_proxy->mapToSource(index).row()).path);
     });
@@ -145,6 +152,41 @@ void RunBrowser::selectRun(const QString& runFile)
     const auto index = m_proxy->mapFromSource(m_model->index(row, 0));
     m_table->selectRow(index.row());
     m_table->scrollTo(index);
+}
+
+// The button names the run it acts on: "Notes of 3b384440…"; with none or several selected it
+// says what it needs.
+void RunBrowser::updateNotesButton()
+{
+    const auto runs = selectedRuns();
+    m_notes->setEnabled(runs.size() == 1);
+    if (runs.size() != 1) {
+        m_notes->setText(tr("Notes…"));
+        m_notes->setToolTip(tr("Select one run to write its notes and tags"));
+        return;
+    }
+    const int row = m_model->rowOfPath(runs.front());
+    const QString id = row >= 0 ? m_model->row(row).runId : QString();
+    m_notes->setText(id.isEmpty() ? tr("Notes…") : tr("Notes of %1…").arg(id));
+    m_notes->setToolTip(tr("Notes and tags of %1, stored in its run file").arg(runs.front()));
+}
+
+RunNotesDialog* RunBrowser::editNotes()
+{
+    const auto runs = selectedRuns();
+    if (runs.size() != 1)
+        return nullptr;
+    const int row = m_model->rowOfPath(runs.front());
+    if (row < 0)
+        return nullptr;
+    const auto& r = m_model->row(row);
+    const QString label = QStringLiteral("%1 %2 seed %3 (%4)").arg(r.task, r.pe).arg(r.seed).arg(r.runId);
+    auto* dialog = new RunNotesDialog(r.path, label, r.status == QLatin1String("running"), this);
+    dialog->setAttribute(Qt::WA_DeleteOnClose);
+    const QString path = r.path;
+    connect(dialog, &QDialog::accepted, this, [this, path] { m_model->rereadRun(path); });
+    dialog->open();
+    return dialog;
 }
 
 }  // namespace lengen::ui

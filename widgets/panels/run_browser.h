@@ -1,11 +1,13 @@
 #pragma once
-// The run browser: the runs under the chosen folders in a sortable, filterable table. Double-
-// click opens a run; selecting several and pressing Compare overlays them. GUI thread only.
+// The run browser: the runs under the chosen folders in a sortable, filterable table (the filter
+// matches every column, tags and notes included). Double-click opens a run; selecting several
+// and pressing Compare overlays them; Notes edits the selected run's notes and tags. GUI thread.
 
 #include <QTimer>
 #include <QWidget>
 
 class QLineEdit;
+class QPushButton;
 class QSortFilterProxyModel;
 class QTableView;
 
@@ -34,6 +36,8 @@ public:
     QStringList selectedRuns() const;
     /// Selects (and scrolls to) the row of a run file.
     void selectRun(const QString& runFile);
+    /// Opens the Notes dialog of the one selected run (the button "Notes of <run id>…").
+    class RunNotesDialog* editNotes();
 
 Q_SIGNALS:
     void openRequested(QString runFile);
@@ -51,6 +55,8 @@ private:
     QSortFilterProxyModel* m_proxy;
     QTableView* m_table;
     QLineEdit* m_filter;
+    QPushButton* m_notes;
+    void updateNotesButton();
 };
 
 }  // namespace lengen::ui

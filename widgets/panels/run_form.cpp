@@ -1,4 +1,5 @@
 #include "run_form.h"
+#include "refusing_spin_box.h"
 
 #include <QComboBox>
 #include <QDoubleSpinBox>
@@ -27,20 +28,13 @@ struct SizePreset {
 const SizePreset kSizes[] = {{"tiny", 256, 2, 4}, {"small", 256, 4, 4}, {"standard", 256, 16, 8},
                              {"large", 512, 16, 8}};
 
-QSpinBox* spin(int lo, int hi)
-{
-    auto* s = new QSpinBox;
-    s->setRange(lo, hi);
-    return s;  // keyboard tracking on: every keystroke is validated, not only on focus loss
-}
+// Keyboard tracking on: every keystroke is validated, not only on focus loss. What the field
+// cannot hold is refused where it was typed, never changed (refusing_spin_box.h).
+QSpinBox* spin(int lo, int hi) { return new RefusingSpinBox(lo, hi); }
 
 QDoubleSpinBox* dspin(double lo, double hi, int decimals, double step)
 {
-    auto* s = new QDoubleSpinBox;
-    s->setRange(lo, hi);
-    s->setDecimals(decimals);
-    s->setSingleStep(step);
-    return s;
+    return new RefusingDoubleSpinBox(lo, hi, decimals, step);
 }
 
 // A combo with non-selectable group headers ("Regression", "Boolean").

@@ -49,6 +49,9 @@ RunRow RunTableModel::readRow(const QString& runFile)
             r.steps = std::min<qint64>(r.steps, info.totalSteps);
         r.totalSteps = info.totalSteps;
         r.finalLoss = info.lastLoss;
+        for (const auto& t : info.tags)
+            r.tags << QString::fromStdString(t);
+        r.notes = QString::fromStdString(info.notes);
         r.hasAnalysis = QFileInfo::exists(QFileInfo(runFile).dir().filePath("analysis.h5"));
         if (r.hasAnalysis) {
             try {
@@ -176,6 +179,8 @@ QVariant RunTableModel::data(const QModelIndex& index, int role) const
             tip += "\n" + tr("evaluated: %1").arg(r.evalMethods.join(", "));
         if (!r.probes.isEmpty())
             tip += "\n" + tr("probed: %1").arg(r.probes.join(", "));
+        if (index.column() == Notes && !r.notes.isEmpty())
+            return r.notes;  // the whole text where the cell shows its first line
         return r.error.isEmpty() ? tip : tip + "\n" + r.error;
     }
     if (role == Qt::DecorationRole && index.column() == Task) {
@@ -208,6 +213,8 @@ QVariant RunTableModel::data(const QModelIndex& index, int role) const
         }
         case Pe:
         case Backbone:
+        case Tags:
+        case Notes:
         case Created: return QString();
         default: return QStringLiteral("—");
         }
@@ -243,8 +250,23 @@ QVariant RunTableModel::data(const QModelIndex& index, int role) const
             text += QStringLiteral(" · probes %1").arg(r.probes.size());
         return text;
     }
+    case Tags: return r.tags.join(QStringLiteral(", "));
+    case Notes: {  // the first line; the filter matches this cell, the tooltip holds the rest
+        const QString first = r.notes.section(QLatin1Char('\n'), 0, 0);
+        return first.size() < r.notes.size() ? first + QStringLiteral(" …") : first;
+    }
     default: return {};
     }
+}
+
+void RunTableModel::rereadRun(const QString& runFile)
+{
+    const int r = rowOfPath(runFile);
+    if (r < 0)
+        return;
+    m_rows[size_t(r)] = readRow(m_rows[size_t(r)].path);
+    m_rows[size_t(r)].stamp = stampOf(m_rows[size_t(r)].path);
+    Q_EMIT dataChanged(index(r, 0), index(r, ColumnCount - 1));
 }
 
 void RunTableModel::setJobState(const QString& runFile, const QString& state)
@@ -281,7 +303,7 @@ QVariant RunTableModel::headerData(int section, Qt::Orientation o, int role) con
     if (role != Qt::DisplayRole)
         return {};
     static const char* names[] = {"Task", "PE", "Backbone", "Seed", "Run id", "Size (H×L×heads)", "D", "Points",
-                                  "Steps", "Final loss", "Created (UTC)", "Status"};
+                                  "Steps", "Final loss", "Created (UTC)", "Status", "Tags", "Notes"};
     return QString::fromUtf8(names[section]);
 }
 

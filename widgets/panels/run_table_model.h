@@ -26,6 +26,8 @@ struct RunRow {
     double finalLoss = 0;
     bool hasAnalysis = false;
     QStringList evalMethods, probes;  ///< what analysis.h5 holds (names only)
+    QStringList tags;      ///< the run's tags (engine::writeRunNotes)
+    QString notes;         ///< its notes, whole
     qint64 stamp = 0;      ///< run.h5 and analysis.h5 modification times and sizes, folded
 };
 
@@ -33,7 +35,8 @@ class RunTableModel final : public QAbstractTableModel {
     Q_OBJECT
 
 public:
-    enum Column { Task, Pe, Backbone, Seed, RunId, Size, Dims, Points, Steps, FinalLoss, Created, Status, ColumnCount };
+    enum Column { Task, Pe, Backbone, Seed, RunId, Size, Dims, Points, Steps, FinalLoss, Created, Status, Tags, Notes,
+                  ColumnCount };
 
     explicit RunTableModel(QObject* parent = nullptr);
 
@@ -59,6 +62,8 @@ public:
             Q_EMIT dataChanged(index(0, Task), index(int(m_rows.size()) - 1, Task), {Qt::DecorationRole});
     }
 
+    /// Reads one run's row again now (its notes were just written), keeping its place.
+    void rereadRun(const QString& runFile);
     const RunRow& row(int r) const { return m_rows.at(static_cast<size_t>(r)); }
     int rowOfPath(const QString& runFile) const;
 

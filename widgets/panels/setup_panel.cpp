@@ -115,7 +115,7 @@ SetupPanel::SetupPanel(const QString& configRoot, QWidget* parent)
     connect(m_issues, &QListWidget::currentRowChanged, this, &SetupPanel::jumpToIssue);
     connect(m_form, &RunForm::edited, this, &SetupPanel::onFormEdited);
     connect(open, &QPushButton::clicked, this, &SetupPanel::onOpen);
-    connect(saveAs, &QPushButton::clicked, this, &SetupPanel::onSaveAs);
+    connect(saveAs, &QPushButton::clicked, this, &SetupPanel::saveAs);
     connect(m_preset, &QComboBox::activated, this, &SetupPanel::onPresetChosen);
     connect(m_train, &QPushButton::clicked, this, [this] {
         if (auto r = request())
@@ -411,7 +411,7 @@ void SetupPanel::onOpen()
         loadFile(path);
 }
 
-void SetupPanel::onSaveAs()
+void SetupPanel::saveAs()
 {
     const QString path = QFileDialog::getSaveFileName(this, tr("Save run config"), defaultSavePath(),
                                                       tr("YAML configs (*.yaml *.yml)"));
@@ -438,8 +438,14 @@ QString SetupPanel::defaultSavePath() const
     const bool shipped = m_file.isEmpty() || file.absoluteFilePath().startsWith(m_configRoot + '/');
     if (!shipped)
         return m_file;
-    // A shipped preset is never the default target: propose its name in the working folder.
-    const QString base = m_file.isEmpty() ? QStringLiteral("run_config") : file.completeBaseName();
+    // A shipped preset is never the default target: propose a name in the working folder from
+    // what the config trains, "<task>_<encoding>.yaml" (a RoPE preset edited to ALiBi is not
+    // "…_rope.yaml"), or the preset's own name while the config does not read.
+    QString base = m_file.isEmpty() ? QStringLiteral("run_config") : file.completeBaseName();
+    if (m_draft.valid() && !m_draft.runs().empty()) {
+        const auto& run = m_draft.runs().front();
+        base = QString::fromStdString(run.task.name + "_" + engine::encodingOf(run).name);
+    }
     return QDir::current().filePath(base + QStringLiteral(".yaml"));
 }
 

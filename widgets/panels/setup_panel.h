@@ -51,8 +51,12 @@ public:
     QString sourceName() const;
     /// The one config model (what the form shows and Train would send when valid).
     const ConfigDraft& draft() const { return m_draft; }
-    /// Where Save as… proposes to write: the current file unless it is a shipped preset.
+    /// Where Save as… proposes to write: the current file unless it is a shipped preset, then
+    /// "<task>_<encoding>.yaml" of what the config trains, in the working folder.
     QString defaultSavePath() const;
+    /// Save as… (the panel's button and File ▸ Save config as…): asks where, from
+    /// defaultSavePath, and confirms before overwriting a shipped preset.
+    void saveAs();
     QString text() const;
     void setText(const QString& yaml);
     /// Validates now; returns the issues (empty when the config loads).
@@ -80,7 +84,6 @@ private:
     void showSummary();
     void fillPresets(const QString& root);
     void onOpen();
-    void onSaveAs();
     void onSweep();
     void onFormEdited();
     void onPresetChosen(int index);

@@ -22,6 +22,7 @@
 #include "figure_builder.h"
 #include "figure_export.h"
 #include "qcp.h"
+#include "lengen/engine/config.h"
 #include "lengen/engine/run_file.h"
 
 namespace lengen::ui {
@@ -33,6 +34,17 @@ QString duration(double seconds)
     const int s = int(seconds + 0.5);
     return s >= 3600 ? QStringLiteral("%1:%2:%3").arg(s / 3600).arg(s / 60 % 60, 2, 10, QChar('0')).arg(s % 60, 2, 10, QChar('0'))
                      : QStringLiteral("%1:%2").arg(s / 60).arg(s % 60, 2, 10, QChar('0'));
+}
+
+// The run's effective max_grad_norm, drawn on the gradient-norm plot (0 when its config does
+// not read: the line is left out, nothing else depends on it).
+double clipNormOf(const engine::RunFileInfo& info)
+{
+    try {
+        return engine::storedRunConfig(info.configYaml, info.path).effectiveMaxGradNorm();
+    } catch (const std::exception&) {
+        return 0;
+    }
 }
 
 }  // namespace
@@ -149,10 +161,8 @@ void TrainingView::onLog(const engine::LogRecord& r)
     if (!showingLive() || (!m_steps.isEmpty() && double(r.step) <= m_steps.back()))
         return;
     appendLoss(double(r.step), r.loss, r.excessLoss);
-    m_curriculum->graph(0)->addData(double(r.step), r.nPoints);
-    m_curriculum->graph(1)->addData(double(r.step), r.nDims);
-    m_curriculum->rescaleAxes();
-    m_curriculum->replot(QCustomPlot::rpQueuedReplot);
+    m_columns.append(r);
+    redrawColumn();
     addPointwise(r.pointwise.data(), r.pointwise.size());
 }
 
@@ -162,11 +172,10 @@ void TrainingView::clearSeries()
     m_values.clear();
     m_excess.clear();
     m_recent.clear();
-    for (int g = 0; g < 2; ++g)
-        m_curriculum->graph(g)->data()->clear();
+    m_columns.clear();
     m_pointwise->graph(0)->data()->clear();
     // Replotted now: a run without a log would otherwise keep the previous run's picture.
-    m_curriculum->replot(QCustomPlot::rpQueuedReplot);
+    redrawColumn();
     m_pointwise->replot(QCustomPlot::rpQueuedReplot);
 }
 
@@ -312,6 +321,32 @@ plots::FigureSpec TrainingView::lossFigure() const
     return f;
 }
 
+void TrainingView::setLoggedColumn(LoggedColumn column) { m_column->setCurrentIndex(int(column)); }
+
+plots::FigureSpec TrainingView::columnFigure() const
+{
+    return loggedColumnFigure(m_columns, LoggedColumn(std::max(0, m_column->currentIndex())),
+                              (m_title.isEmpty() ? tr("training") : m_title).toStdString());
+}
+
+// Rebuilt from its figure on every change, so the plot and its export never differ.
+void TrainingView::redrawColumn()
+{
+    const auto hidden = plots::hiddenSeries(*m_side);  // a legend click survives new rows
+    plots::buildFigure(*m_side, columnFigure());
+    plots::hideSeries(*m_side, hidden);
+    m_side->setInteractions(QCP::iRangeDrag | QCP::iRangeZoom);
+}
+
+bool TrainingView::exportColumn(const QString& path, int dpi, QString* error)
+{
+    const auto format = plots::formatFromPath(path).value_or(plots::Format::Png);
+    const auto result = plots::exportFigure(plots::shownSpec(columnFigure(), *m_side), path, format, dpi);
+    if (!result.ok && error)
+        *error = result.error;
+    return result.ok;
+}
+
 bool TrainingView::exportLoss(const QString& path, int dpi, QString* error)
 {
     const auto format = plots::formatFromPath(path).value_or(plots::Format::Png);
@@ -353,11 +388,8 @@ void TrainingView::showRunLog(const QString& runFile)
             m_steps << double(log.step[i]);
             m_values << log.loss[i];
             m_excess << (i < log.excessLoss.size() ? log.excessLoss[i] : std::nan(""));
-            m_curriculum->graph(0)->addData(double(log.step[i]), log.nPoints[i]);
-            m_curriculum->graph(1)->addData(double(log.step[i]), log.nDims[i]);
         }
-        m_curriculum->rescaleAxes();
-        m_curriculum->replot(QCustomPlot::rpQueuedReplot);
+        m_columns.assign(log, clipNormOf(info));
         const size_t w = size_t(std::max(log.pointwiseWidth, 0));
         if (w > 0) {
             const size_t rows = log.pointwise.size() / w;
@@ -365,6 +397,7 @@ void TrainingView::showRunLog(const QString& runFile)
                 addPointwise(log.pointwise.data() + row * w, w);
         }
         m_title = QFileInfo(m_runFile).dir().dirName();
+        redrawColumn();
         m_runId = info.runId;
         m_runName = QString::fromStdString(figures::runLegend(info));
         m_overlays.erase(std::remove_if(m_overlays.begin(), m_overlays.end(),

@@ -2,7 +2,7 @@
 // Watching a run train: progress bar with steps/s and ETA, pause/resume/stop, the queue, a
 // live plot of the loss or the excess loss (raw + EMA smoothing with a slider, log scale,
 // export of exactly what is drawn), the per-position metric averaged over the last logs, and
-// the curriculum. Appends from the controller's throttled signals and replots through QCustomPlot's
+// beside them any other logged column (the curriculum, the gradient norm, the learning rate...). Appends from the controller's throttled signals and replots through QCustomPlot's
 // queued replot, so a burst of updates costs one redraw. GUI thread only.
 
 #include <QWidget>
@@ -13,6 +13,7 @@
 #include "figure_spec.h"
 #include "open_run_model.h"
 #include "run_controller.h"
+#include "training_columns.h"
 #include "training_overlay.h"
 
 class QCheckBox;
@@ -66,6 +67,11 @@ public:
     QStringList overlays() const;
     /// The hover read-out under the loss plot.
     QString hoverText() const;
+    /// The second plot beside the loss: any logged column of the shown run (the curriculum
+    /// by default), as a figure that is both drawn and exported.
+    void setLoggedColumn(LoggedColumn column);
+    plots::FigureSpec columnFigure() const;
+    bool exportColumn(const QString& path, int dpi, QString* error);
 
 private:
     static constexpr size_t kRecent = 20;  ///< per-position curve: mean of the last 20 logged rows
@@ -91,6 +97,7 @@ private:
     void addPointwise(const double* values, size_t n);
     void clearSeries();
     void redrawSmoothed();
+    void redrawColumn();
     void exportWithDialog();
     QVector<double> smoothed(const QVector<double>& raw) const;
     bool overlaid() const { return !m_overlays.empty(); }
@@ -103,7 +110,9 @@ private:
     QSlider* m_smoothing;
     QCheckBox* m_logScale;
     QComboBox* m_series;  ///< loss | excess loss
-    QCustomPlot *m_loss, *m_pointwise, *m_curriculum;
+    QComboBox* m_column;  ///< the logged column beside the loss (LoggedColumn order)
+    QCustomPlot *m_loss, *m_pointwise, *m_side;
+    LoggedColumns m_columns;  ///< every logged column of the shown run
     QVector<double> m_steps, m_values, m_excess;
     std::vector<LoggedCurve> m_overlays;
     QString m_runFile, m_runName;  ///< the shown run (its legend name while overlays are drawn)
@@ -115,6 +124,7 @@ private:
     std::string m_runId;
     QPushButton* m_clearOverlays;
     QPushButton* m_export = nullptr;
+    QPushButton* m_columnExport = nullptr;
     QLabel* m_hover;
     std::deque<std::vector<double>> m_recent;  ///< the last kRecent per-position rows
     QString m_title;

@@ -13,6 +13,7 @@
 #include <QVBoxLayout>
 
 #include "curve_interactions.h"
+#include "export_dialog.h"
 #include "figure_builder.h"
 #include "qcp.h"
 #include "run_table_model.h"
@@ -73,6 +74,7 @@ void TrainingView::createControls()
     m_logScale = new QCheckBox(tr("log scale"));
     m_logScale->setChecked(true);
     m_series = new QComboBox;
+    m_series->setObjectName("lossSeries");
     m_series->addItem(tr("loss"));
     m_series->addItem(tr("excess loss (÷ least squares)"));
     m_series->setToolTip(tr("Excess loss: the loss divided by the least-squares estimator's expected "
@@ -80,26 +82,25 @@ void TrainingView::createControls()
     m_clearOverlays = new QPushButton(tr("Clear overlay"));
     m_clearOverlays->setToolTip(tr("Remove the other runs' curves from the loss plot"));
     m_clearOverlays->setVisible(false);
+    m_column = new QComboBox;
+    m_column->setObjectName("loggedColumn");
+    m_column->addItems(loggedColumnNames());
+    for (int i = 0; i < m_column->count(); ++i)
+        m_column->setItemData(i, loggedColumnTip(LoggedColumn(i)), Qt::ToolTipRole);
+    m_column->setToolTip(tr("The logged column plotted beside the loss"));
+    m_columnExport = new QPushButton(tr("Export…"));
+    m_columnExport->setToolTip(tr("Save this plot as drawn: PNG, SVG, PDF or CSV"));
     m_hover = new QLabel;
     m_export = new QPushButton(tr("Export…"));
     m_export->setToolTip(tr("Save the loss plot as drawn (raw and smoothed): PNG, SVG, PDF or CSV"));
 }
 
-// The loss (raw and EMA, log scale), the pointwise metric and the curriculum.
+// The loss (raw and EMA, log scale), the pointwise metric and a logged column (redrawColumn).
 void TrainingView::createPlots()
 {
     m_loss = new QCustomPlot;
     m_pointwise = new QCustomPlot;
-    m_curriculum = new QCustomPlot;
-    stylePlot(m_curriculum, tr("step"), tr("curriculum"));
-    m_curriculum->addGraph()->setPen(QPen(QColor("#029E73"), 2));
-    m_curriculum->graph(0)->setName(tr("points"));
-    m_curriculum->graph(0)->setLineStyle(QCPGraph::lsStepLeft);
-    m_curriculum->addGraph()->setPen(QPen(QColor("#CC78BC"), 2));
-    m_curriculum->graph(1)->setName(tr("dims"));
-    m_curriculum->graph(1)->setLineStyle(QCPGraph::lsStepLeft);
-    m_curriculum->legend->setVisible(true);
-    m_curriculum->axisRect()->insetLayout()->setInsetAlignment(0, Qt::AlignBottom | Qt::AlignRight);
+    m_side = new QCustomPlot;
     stylePlot(m_loss, tr("step"), tr("loss"));
     stylePlot(m_pointwise, tr("in-context examples"), tr("metric, mean of last %1 logs").arg(kRecent));
     for (int i = 0; i < 2; ++i)
@@ -132,9 +133,14 @@ void TrainingView::layOut()
     smoothing->addWidget(m_clearOverlays);
     smoothing->addStretch();
     smoothing->addWidget(m_queue);
+    auto* columnBar = new QHBoxLayout;
+    columnBar->addWidget(new QLabel(tr("Beside:")));
+    columnBar->addWidget(m_column, 1);
+    columnBar->addWidget(m_columnExport);
     auto* side = new QVBoxLayout;
     side->addWidget(m_pointwise, 3);
-    side->addWidget(m_curriculum, 2);
+    side->addLayout(columnBar);
+    side->addWidget(m_side, 2);
     auto* plots = new QHBoxLayout;
     plots->addWidget(m_loss, 3);
     plots->addLayout(side, 2);
@@ -179,6 +185,18 @@ void TrainingView::wireControls()
     connect(m_smoothing, &QSlider::valueChanged, this, &TrainingView::redrawSmoothed);
     connect(m_series, &QComboBox::currentIndexChanged, this, &TrainingView::redrawSmoothed);
     connect(m_export, &QPushButton::clicked, this, &TrainingView::exportWithDialog);
+    connect(m_column, &QComboBox::currentIndexChanged, this, &TrainingView::redrawColumn);
+    plots::enableCurveInteractions(*m_side, [this](const QString& text) { m_hover->setText(text); });
+    connect(m_columnExport, &QPushButton::clicked, this, [this] {
+        if (m_columns.rows() == 0)
+            return;
+        const auto name = loggedColumnId(LoggedColumn(m_column->currentIndex())) + ".png";
+        const auto target = askExportTarget(this, tr("Export %1 plot").arg(m_column->currentText()), name);
+        if (!target)
+            return;
+        QString error;
+        reportExport(this, exportColumn(target->path, target->dpi, &error), error);
+    });
     connect(m_logScale, &QCheckBox::toggled, this, [this](bool on) {
         m_loss->yAxis->setScaleType(on ? QCPAxis::stLogarithmic : QCPAxis::stLinear);
         m_loss->yAxis->setTicker(on ? QSharedPointer<QCPAxisTicker>(new QCPAxisTickerLog)

@@ -118,6 +118,8 @@ QCPGraph* addSeries(const Panel& p, const Series& s, const QColor& color)
     pen.setCapStyle(Qt::FlatCap);
     g->setPen(pen);
     g->setName(qs(s.name));
+    if (s.staircase)
+        g->setLineStyle(QCPGraph::lsStepLeft);
     return g;
 }
 

@@ -22,6 +22,7 @@ struct Series {
     double width = 2;  ///< line width in points
     bool dashed = false;
     bool inLegend = true;
+    bool staircase = false;  ///< each value held until the next x (a curriculum's stages)
 };
 
 /// A shaded vertical region [x0, x1] over the whole y range (training length, a target block).

@@ -7,6 +7,7 @@
 #include <set>
 
 #include "lengen/engine/config.h"
+#include "lengen/engine/encodings.h"
 
 namespace lengen::engine {
 
@@ -30,6 +31,30 @@ void flatten(const YAML::Node& node, const std::string& path, std::map<std::stri
     }
 }
 
+// A key one encoding reads and others ignore: a `patch.` key or the rotary base that some
+// row of the encoding table lists ("model.max_length" is listed too, but every run reads it).
+bool encodingSpecific(const std::string& key)
+{
+    if (key.rfind("patch.", 0) != 0 && key != "model.rope_theta")
+        return false;
+    for (const auto& e : encodingTable())
+        for (const auto& k : e.keys)
+            if (k == key)
+                return true;
+    return false;
+}
+
+std::string whyNotApplied(const RunConfig& run, const std::string& key)
+{
+    if (!encodingSpecific(key))
+        return {};
+    const auto& e = encodingOf(run);
+    for (const auto& k : e.keys)
+        if (k == key)
+            return {};
+    return e.display + " does not read it";
+}
+
 }  // namespace
 
 std::vector<ConfigDifference> configDifferences(const std::vector<RunConfig>& runs)
@@ -43,15 +68,20 @@ std::vector<ConfigDifference> configDifferences(const std::vector<RunConfig>& ru
     }
     std::vector<ConfigDifference> out;
     for (const auto& key : keys) {
-        ConfigDifference d{key, {}};
-        for (const auto& f : flat) {
-            const auto it = f.find(key);
-            d.values.push_back(it == f.end() ? std::string() : it->second);
+        ConfigDifference d{key, {}, {}};
+        for (std::size_t r = 0; r < runs.size(); ++r) {
+            const auto it = flat[r].find(key);
+            d.values.push_back(it == flat[r].end() ? std::string() : it->second);
+            d.notApplied.push_back(whyNotApplied(runs[r], key));
         }
-        bool differs = false;
-        for (const auto& v : d.values)
-            differs = differs || v != d.values.front();
-        if (differs)
+        // Shown where the values differ and at least one run reads the key (a key no run
+        // reads differs in nothing that matters).
+        bool differs = false, applies = false;
+        for (std::size_t r = 0; r < runs.size(); ++r) {
+            differs = differs || d.values[r] != d.values.front();
+            applies = applies || d.notApplied[r].empty();
+        }
+        if (differs && applies)
             out.push_back(std::move(d));
     }
     return out;

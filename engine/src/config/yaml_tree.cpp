@@ -4,6 +4,9 @@
 
 #include <filesystem>
 #include <fstream>
+#include <cctype>
+#include <vector>
+#include <optional>
 #include <sstream>
 #include <unordered_set>
 
@@ -32,6 +35,50 @@ SourceLocation locationOf(const YAML::Mark& mark, const std::string& file)
 {
     // yaml-cpp marks are 0-based; a null mark has line -1.
     return {file, mark.line >= 0 ? mark.line + 1 : 0, mark.column >= 0 ? mark.column + 1 : 0};
+}
+
+// A flow map or list left open ("{start: 2, end: 3" without its "}"): yaml-cpp notices only
+// where the text goes on, a line or more later. The bracket that was not closed, found by
+// matching brackets up to that point outside quotes and comments; nullopt when none is.
+struct OpenBracket {
+    char bracket;
+    int line, column;  // 1-based
+};
+std::optional<OpenBracket> unclosedBracket(const std::string& text, char bracket, int untilLine)
+{
+    std::vector<OpenBracket> open;
+    int line = 1, column = 0;
+    char quote = 0;
+    bool comment = false;
+    for (size_t i = 0; i < text.size() && line <= untilLine; ++i) {
+        const char c = text[i];
+        ++column;
+        if (c == '\n') {
+            ++line;
+            column = 0;
+            comment = false;
+            continue;
+        }
+        if (comment)
+            continue;
+        if (quote) {
+            if (c == quote)
+                quote = 0;
+            continue;
+        }
+        if (c == '"' || c == '\'')
+            quote = c;
+        else if (c == '#' && (i == 0 || std::isspace(static_cast<unsigned char>(text[i - 1]))))
+            comment = true;
+        else if (c == '{' || c == '[')
+            open.push_back({c, line, column});
+        else if ((c == '}' || c == ']') && !open.empty())
+            open.pop_back();
+    }
+    for (auto it = open.rbegin(); it != open.rend(); ++it)
+        if (it->bracket == bracket)
+            return *it;
+    return std::nullopt;
 }
 
 [[noreturn]] void fail(const SourceLocation& where, const std::string& message)
@@ -95,6 +142,13 @@ public:
         try {
             root = YAML::Load(text);
         } catch (const YAML::Exception& e) {
+            const bool map = e.msg.find("end of map flow not found") != std::string::npos;
+            const bool list = e.msg.find("end of sequence flow not found") != std::string::npos;
+            if (map || list)  // name the line of the bracket left open, not where it was noticed
+                if (const auto at = unclosedBracket(text, map ? '{' : '[', e.mark.line + 1))
+                    fail({name, at->line, at->column},
+                         std::string("YAML syntax error: this '") + at->bracket + "' is never closed (no '" +
+                             (map ? '}' : ']') + "' before line " + std::to_string(e.mark.line + 1) + ")");
             fail(locationOf(e.mark, name), "YAML syntax error: " + e.msg);
         }
         return convert(root, name, baseDir, m_depth);

@@ -447,6 +447,12 @@ void appendRow(hid_t ds, hid_t memType, const void* row, const std::string& path
           "cannot append to the log", path);
 }
 
+void removeObject(hid_t loc, const std::string& name, const std::string& path)
+{
+    const H5Lock lock(h5Mutex());
+    check(H5Ldelete(loc, name.c_str(), H5P_DEFAULT), ErrorKind::Io, "cannot remove " + name, path);
+}
+
 void truncateRows(hid_t ds, hsize_t rows, const std::string& path)
 {
     const H5Lock lock(h5Mutex());

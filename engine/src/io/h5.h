@@ -111,6 +111,8 @@ std::int64_t readIntScalar(hid_t loc, const std::string& name, const std::string
 double readDoubleScalar(hid_t loc, const std::string& name, const std::string& path);
 /// Appends one row (rowDims elements) at the end of an extendible dataset.
 void appendRow(hid_t ds, hid_t memType, const void* row, const std::string& path);
+/// Unlinks `name` under `loc` (a dataset or group); Error(Io) if it cannot.
+void removeObject(hid_t loc, const std::string& name, const std::string& path);
 /// Shrinks an extendible dataset to `rows` rows.
 void truncateRows(hid_t ds, hsize_t rows, const std::string& path);
 

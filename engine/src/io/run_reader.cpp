@@ -155,6 +155,10 @@ RunFileInfo readRunInfo(const std::string& pathOrDir)
         if (hasAttribute(f, "sweep_axes"))
             info.sweepAxes = readStringAttribute(f, "sweep_axes", path);
     }
+    if (hasAttribute(f, "notes"))
+        info.notes = readStringAttribute(f, "notes", path);
+    if (hasAttribute(f, "tags"))
+        info.tags = splitTags(readStringAttribute(f, "tags", path));
     info.totalSteps = readIntAttribute(f, "total_steps", path);
     info.parameterCount = readIntAttribute(f, "parameter_count", path);
     info.configYaml = readStringDataset(f, "config", path);
@@ -203,13 +207,17 @@ TrainLog readTrainLog(const std::string& pathOrDir)
     out.stepsPerSecond = readColumn<double>(log.id(), "steps_per_sec", H5T_NATIVE_DOUBLE, path);
     out.nPoints = readColumn<int>(log.id(), "n_points", H5T_NATIVE_INT32, path);
     out.nDims = readColumn<int>(log.id(), "n_dims", H5T_NATIVE_INT32, path);
+    // grad_norm came after format 1: a run written before it reads as not measured.
+    out.gradNorm = exists(log.id(), "grad_norm")
+                       ? readColumn<double>(log.id(), "grad_norm", H5T_NATIVE_DOUBLE, path)
+                       : std::vector<double>(out.step.size(), std::numeric_limits<double>::quiet_NaN());
     auto pw = openDataset(log.id(), "pointwise", path);
     const auto dims = shapeOf(pw.id(), 2, path);
     out.pointwiseWidth = static_cast<int>(dims[1]);
     // A SWMR reader can see columns of different lengths mid-append; trim to the shortest.
     size_t rows = std::min<size_t>(dims[0], out.step.size());
     for (auto* col : {&out.loss, &out.excessLoss, &out.learningRate, &out.wallSeconds,
-                      &out.stepsPerSecond})
+                      &out.stepsPerSecond, &out.gradNorm})
         rows = std::min(rows, col->size());
     rows = std::min({rows, out.nPoints.size(), out.nDims.size()});
     std::vector<float> raw(dims[0] * dims[1]);
@@ -217,7 +225,7 @@ TrainLog readTrainLog(const std::string& pathOrDir)
     out.pointwise.assign(raw.begin(), raw.begin() + static_cast<long>(rows * dims[1]));
     out.step.resize(rows);
     for (auto* col : {&out.loss, &out.excessLoss, &out.learningRate, &out.wallSeconds,
-                      &out.stepsPerSecond})
+                      &out.stepsPerSecond, &out.gradNorm})
         col->resize(rows);
     out.nPoints.resize(rows);
     out.nDims.resize(rows);

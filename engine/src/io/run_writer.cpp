@@ -22,7 +22,11 @@ const LogColumn kColumns[] = {
     {"step", H5T_NATIVE_INT64},        {"loss", H5T_NATIVE_DOUBLE},
     {"excess_loss", H5T_NATIVE_DOUBLE}, {"learning_rate", H5T_NATIVE_DOUBLE},
     {"wall_time", H5T_NATIVE_DOUBLE},   {"steps_per_sec", H5T_NATIVE_DOUBLE},
-    {"n_points", H5T_NATIVE_INT32},     {"n_dims", H5T_NATIVE_INT32}};
+    {"n_points", H5T_NATIVE_INT32},     {"n_dims", H5T_NATIVE_INT32},
+    {"grad_norm", H5T_NATIVE_DOUBLE}};
+// Columns added after format 1 was fixed: created NaN-filled when a run written before them
+// is resumed, so every column keeps one row per logged step.
+const char* const kLaterColumns[] = {"grad_norm"};
 
 std::vector<hsize_t> dimsOf(const std::vector<std::int64_t>& shape)
 {
@@ -124,8 +128,10 @@ std::unique_ptr<RunWriter> RunWriter::create(const std::string& path, const RunH
         for (const auto& [name, values] : h.positionConstants)
             writeAttribute(pe.id(), name, values, partial);
         auto log = createGroup(f, "log", partial);
+        const double nanRow = std::numeric_limits<double>::quiet_NaN();
         for (const auto& c : kColumns)
-            createLog(log.id(), c.name, c.type, {}, kLogChunk, nullptr, partial);
+            createLog(log.id(), c.name, c.type, {}, kLogChunk,
+                      c.type == H5T_NATIVE_DOUBLE ? static_cast<const void*>(&nanRow) : nullptr, partial);
         const float nan = std::numeric_limits<float>::quiet_NaN();
         createLog(log.id(), "pointwise", H5T_NATIVE_FLOAT,
                   {static_cast<hsize_t>(h.pointwiseWidth)}, 64, &nan, partial);
@@ -190,6 +196,14 @@ std::unique_ptr<RunWriter> RunWriter::reopen(const std::string& path, std::int64
 void RunWriter::openLog()
 {
     auto log = openGroup(m_file.id(), "log", m_path);
+    const auto rows = shapeOf(openDataset(log.id(), "step", m_path).id(), 1, m_path)[0];
+    const double nan = std::numeric_limits<double>::quiet_NaN();
+    for (const char* name : kLaterColumns)
+        if (!exists(log.id(), name)) {
+            auto ds = createLog(log.id(), name, H5T_NATIVE_DOUBLE, {}, kLogChunk, &nan, m_path);
+            for (hsize_t i = 0; i < rows; ++i)
+                appendRow(ds.id(), H5T_NATIVE_DOUBLE, &nan, m_path);
+        }
     for (const auto& c : kColumns)
         m_log.emplace(c.name, openDataset(log.id(), c.name, m_path));
     m_log.emplace("pointwise", openDataset(log.id(), "pointwise", m_path));
@@ -215,6 +229,7 @@ void RunWriter::appendLog(const LogRecord& r)
     appendRow(m_log.at("steps_per_sec").id(), H5T_NATIVE_DOUBLE, &r.stepsPerSecond, m_path);
     appendRow(m_log.at("n_points").id(), H5T_NATIVE_INT32, &points, m_path);
     appendRow(m_log.at("n_dims").id(), H5T_NATIVE_INT32, &dims, m_path);
+    appendRow(m_log.at("grad_norm").id(), H5T_NATIVE_DOUBLE, &r.gradNorm, m_path);
     std::vector<float> row(static_cast<size_t>(m_pointwiseWidth),
                            std::numeric_limits<float>::quiet_NaN());
     for (size_t i = 0; i < r.pointwise.size() && i < row.size(); ++i)

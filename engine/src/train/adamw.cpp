@@ -1,6 +1,7 @@
 #include "train/adamw.h"
 
 #include <algorithm>
+#include <limits>
 #include <cmath>
 
 #include "lengen/engine/errors.h"
@@ -120,23 +121,26 @@ void AdamW::zeroGrad()
         p.mutable_grad() = torch::Tensor();
 }
 
-double AdamW::clipGradNorm(double maxNorm)
+double AdamW::clipGradNorm(double maxNorm, bool measure)
 {
-    if (maxNorm <= 0)
-        return 0.0;  // clipping off: skip the norm (it costs a device sync)
+    constexpr double kNotMeasured = std::numeric_limits<double>::quiet_NaN();
+    m_deviceNorm = torch::Tensor();
+    if (maxNorm <= 0 && !measure)
+        return kNotMeasured;  // clipping off: skip the norm (it costs a pass, on a GPU a sync)
     std::vector<torch::Tensor> grads;
     for (auto& [name, p] : m_params)
         if (p.grad().defined())
             grads.push_back(p.grad());
     if (grads.empty())
         return 0.0;
+    const bool clip = maxNorm > 0;
     if (std::all_of(grads.begin(), grads.end(), rawCpu)) {
         double squares = 0;
         for (const auto& g : grads)
             squares += model::kernels::sumOfSquares(g.data_ptr<float>(), g.numel());
         const double total = std::sqrt(squares);
         const double coef = maxNorm / (total + 1e-6);
-        if (coef < 1.0)
+        if (clip && coef < 1.0)
             for (auto& g : grads)
                 model::kernels::scaleInPlace(g.data_ptr<float>(), static_cast<float>(coef),
                                              g.numel());
@@ -144,15 +148,18 @@ double AdamW::clipGradNorm(double maxNorm)
     }
     if (grads.front().is_cuda()) {
         torch::NoGradGuard noGrad;
-        compat::clipGradNormOnDevice(grads, maxNorm);
-        return -1.0;
+        if (clip)
+            m_deviceNorm = compat::clipGradNormOnDevice(grads, maxNorm);
+        else
+            m_deviceNorm = torch::stack(at::_foreach_norm(grads, 2)).norm(2);
+        return measure ? m_deviceNorm.item<double>() : kNotMeasured;
     }
     std::vector<torch::Tensor> norms;
     for (const auto& g : grads)
         norms.push_back(g.norm(2));
     const double total = torch::stack(norms).norm(2).item<double>();
     const double coef = maxNorm / (total + 1e-6);
-    if (coef < 1.0) {
+    if (clip && coef < 1.0) {
         torch::NoGradGuard noGrad;
         for (auto& g : grads)
             g.mul_(coef);

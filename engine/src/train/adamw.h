@@ -30,9 +30,13 @@ public:
     void beginStep(double lr);
     void applyStep();
     void zeroGrad();  ///< sets gradients to undefined
-    /// L2 norm of all gradients; scales them to `maxNorm` when above (maxNorm <= 0: no-op).
-    /// On a GPU the norm stays there (no synchronisation) and -1 is returned.
-    double clipGradNorm(double maxNorm);
+    /// Scales all gradients to L2 norm `maxNorm` when above (maxNorm <= 0: no clipping) and
+    /// returns their norm before clipping, as torch.nn.utils.clip_grad_norm_ does. The norm is
+    /// NaN when it was not computed: clipping off and `measure` false (a norm costs a pass over
+    /// the gradients), or on a GPU without `measure` (reading it back synchronises). On a GPU
+    /// the norm as a device tensor [] stays in deviceNorm() until the next call.
+    double clipGradNorm(double maxNorm, bool measure = false);
+    const torch::Tensor& deviceNorm() const { return m_deviceNorm; }
 
     std::int64_t stepCount() const { return m_steps; }
     void setStepCount(std::int64_t steps) { m_steps = steps; }
@@ -49,6 +53,7 @@ private:
     // takes them) on the device, created at the first device step.
     torch::Tensor m_deviceLr, m_deviceSteps;
     std::vector<torch::Tensor> m_stepViews;
+    torch::Tensor m_deviceNorm;  ///< [] the last device clipping's norm (undefined if none)
     mutable int m_fused = -1;  ///< -1 unknown, 0 no, 1 yes (deviceFused, decided once)
 };
 

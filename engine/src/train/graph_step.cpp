@@ -37,6 +37,7 @@ struct GraphedStep::Impl {
     int warm = 0;                     // eager steps done at this shape
     torch::Tensor xs, ys;             // the graph's inputs [B, N, D], [B, N]
     torch::Tensor pred, loss;         // its outputs [B, N], []
+    torch::Tensor gradNorm;           // [] before clipping; undefined when clipping is off
 
     explicit Impl(TrainSession& session)
         : s(session), stream(c10::cuda::getStreamFromPool(false, session.device.index()))
@@ -49,6 +50,7 @@ struct GraphedStep::Impl {
         std::tie(pred, loss) = forwardLoss(s, xs, ys);
         loss.backward();
         s.optimizer->clipGradNorm(maxNorm);  // on the device, no synchronisation: capturable
+        gradNorm = s.optimizer->deviceNorm();
         s.optimizer->applyStep();
         pred = pred.detach();
         loss = loss.detach();
@@ -95,7 +97,7 @@ StepResult GraphedStep::run(const torch::Tensor& xs, const torch::Tensor& ys, do
     } else {
         g.graph->replay();
     }
-    return {g.loss.item<double>(), g.pred};
+    return {g.loss.item<double>(), g.pred, g.gradNorm};
 }
 
 #else  // a LibTorch without CUDA

@@ -206,12 +206,13 @@ RunSummary trainSteps(TrainSession& s, RunControl& control, TrainObserver& obser
         auto xs = functions->sampleXs(nPoints, nDims, s.gen);  // [B, N, D]
         auto ys = functions->evaluate(xs);                     // [B, N]
         const double lr = learningRateAt(c, step);
-        torch::Tensor pred;
+        torch::Tensor pred, graphGradNorm;
         double lossValue = 0;
         if (graphed) {  // the whole step, update included (graph_step.h)
             auto r = graphed->run(xs, ys, lr, c.effectiveMaxGradNorm());
             pred = r.pred;
             lossValue = r.loss;
+            graphGradNorm = r.gradNorm;
         } else {
             xs = xs.to(s.device);
             ys = ys.to(s.device);
@@ -227,7 +228,15 @@ RunSummary trainSteps(TrainSession& s, RunControl& control, TrainObserver& obser
                             std::to_string(lastCheckpoint) +
                             " is kept. Lower the learning rate or enable gradient clipping.");
         }
-        if (step % c.training.loggingSteps == 0) {
+        // The gradients' norm before clipping, measured at logged steps (NaN where not measured:
+        // the CUDA-graph path with clipping off).
+        const bool logs = step % c.training.loggingSteps == 0;
+        double gradNorm = std::numeric_limits<double>::quiet_NaN();
+        if (!graphed)
+            gradNorm = s.optimizer->clipGradNorm(c.effectiveMaxGradNorm(), logs);
+        else if (logs && graphGradNorm.defined())
+            gradNorm = graphGradNorm.item<double>();
+        if (logs) {
             LogRecord r;
             r.step = step;
             r.loss = lossValue;
@@ -237,13 +246,13 @@ RunSummary trainSteps(TrainSession& s, RunControl& control, TrainObserver& obser
             r.nPoints = nPoints;
             r.nDims = nDims;
             r.learningRate = lr;
+            r.gradNorm = gradNorm;
             r.wallSeconds = wall();
             r.stepsPerSecond = stepSeconds > 0 ? 1.0 / stepSeconds : 0.0;
             s.writer->appendLog(r);
             observer.onLog(r);
         }
         if (!graphed) {
-            s.optimizer->clipGradNorm(c.effectiveMaxGradNorm());
             s.optimizer->step(lr);
             s.optimizer->zeroGrad();
         }

@@ -150,6 +150,10 @@ std::string toYaml(const RunConfig& config, YamlStyle style = YamlStyle::Resolve
 struct ConfigDifference {
     std::string key;                  ///< dotted path, e.g. "model.num_hidden_layers"
     std::vector<std::string> values;
+    /// Per run: why the key does not apply to it ("NoPE does not read it": a key of another
+    /// encoding, per the encoding table's keys), or "" where it does. A key that applies to no
+    /// run differs in nothing that matters and is left out.
+    std::vector<std::string> notApplied;
 };
 /// The keys whose values are not all the same, sorted by key (Compare's config table).
 std::vector<ConfigDifference> configDifferences(const std::vector<RunConfig>& runs);

@@ -3,6 +3,7 @@
 // across threads as-is (tensors never leave the engine).
 
 #include <cstdint>
+#include <limits>
 #include <string>
 #include <vector>
 
@@ -37,6 +38,7 @@ struct LogRecord {
     int nPoints = 0;
     int nDims = 0;
     double learningRate = 0;       ///< LR used by the update of this step
+    double gradNorm = std::numeric_limits<double>::quiet_NaN();  ///< L2 norm before clipping; NaN: not measured
     double wallSeconds = 0;        ///< since the run started (resumes continue the clock)
     double stepsPerSecond = 0;
 };

@@ -36,6 +36,8 @@ struct RunFileInfo {
     std::string sweepName;          ///< the sweep this run is a cell of ("" if none)
     std::string sweepCell;          ///< its cell name, e.g. "007-alibi-s2"
     std::string sweepAxes;          ///< its axis values, "pe=alibi seed=2"
+    std::string notes;              ///< free text a researcher wrote about the run ("" if none)
+    std::vector<std::string> tags;  ///< its tags, in the order given
     std::int64_t totalSteps = 0;
     std::int64_t checkpointStep = -1;  ///< completed steps in the latest checkpoint; -1 = none
     std::int64_t logRows = 0;
@@ -51,6 +53,7 @@ struct RunFileInfo {
 struct TrainLog {
     std::vector<std::int64_t> step;
     std::vector<double> loss, excessLoss, learningRate, wallSeconds, stepsPerSecond;
+    std::vector<double> gradNorm;    ///< before clipping; NaN where not measured (docs/run-format.md)
     std::vector<int> nPoints, nDims;
     int pointwiseWidth = 0;          ///< columns of `pointwise` (= curriculum points.end)
     std::vector<double> pointwise;   ///< row-major [rows, pointwiseWidth], NaN past n_points
@@ -67,5 +70,21 @@ std::string locateRunFile(const std::string& pathOrDir);
 std::string statusLabel(const std::string& status);
 /// A fresh run id: 8 random hex digits (new runs and imported ones).
 std::string newRunId();
+
+/// What a researcher writes about a run after the fact (issue 41): free text and tags.
+struct RunNotes {
+    std::string text;
+    std::vector<std::string> tags;
+};
+/// The notes as stored: text and tags trimmed, empty and repeated tags dropped. Error(Usage)
+/// for a tag holding a comma or line break or over 40 bytes, over 32 tags, or notes over 16 KiB.
+RunNotes checkedRunNotes(const std::string& text, const std::vector<std::string>& tags);
+/// "a, b,,c" -> {"a", "b", "c"}: how tags are typed (and stored, joined by commas).
+std::vector<std::string> splitTags(const std::string& joined);
+/// Replaces a run's notes and tags: root attributes `notes` and `tags` of run.h5, the training
+/// records untouched, so they survive resumes. Error(RunFile) while a process trains the run
+/// (a file in SWMR-write mode takes no new attributes; docs/run-format.md), or for a file that
+/// is not a readable run; Error(Usage) as checkedRunNotes.
+void writeRunNotes(const std::string& pathOrDir, const RunNotes& notes);
 
 }  // namespace lengen::engine

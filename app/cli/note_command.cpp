@@ -1,0 +1,84 @@
+// `lengen note RUN`: a run's notes and tags (issue 41), the command-line side of the studio's
+// Notes dialog. Without options it prints them; with options it changes only what they name.
+
+#include <CLI/CLI.hpp>
+
+#include <algorithm>
+#include <cstdio>
+#include <fstream>
+#include <memory>
+#include <optional>
+#include <sstream>
+
+#include "command_registry.h"
+#include "lengen/engine/errors.h"
+#include "lengen/engine/run_file.h"
+
+namespace lengen::cli {
+
+namespace {
+
+struct NoteArgs {
+    std::string run;
+    std::optional<std::string> text, textFile, tags;
+    std::vector<std::string> add, remove;
+};
+
+int runNote(const NoteArgs& a)
+{
+    const auto info = engine::readRunInfo(engine::locateRunFile(a.run));
+    const bool changes = a.text || a.textFile || a.tags || !a.add.empty() || !a.remove.empty();
+    if (!changes) {
+        std::printf("tags   %s\n", [&] {
+            std::string j;
+            for (const auto& t : info.tags)
+                j += (j.empty() ? "" : ", ") + t;
+            return j.empty() ? std::string("(none)") : j;
+        }().c_str());
+        std::printf("notes  %s\n", info.notes.empty() ? "(none)" : info.notes.c_str());
+        return 0;
+    }
+    engine::RunNotes notes{info.notes, info.tags};
+    if (a.text)
+        notes.text = *a.text;
+    if (a.textFile) {
+        std::ifstream in(*a.textFile);
+        if (!in)
+            throw engine::Error(engine::ErrorKind::Usage, "--text-file: cannot read " + *a.textFile);
+        std::ostringstream all;
+        all << in.rdbuf();
+        notes.text = all.str();
+    }
+    if (a.tags)
+        notes.tags = engine::splitTags(*a.tags);
+    for (const auto& t : a.add)
+        for (const auto& tag : engine::splitTags(t))
+            notes.tags.push_back(tag);
+    for (const auto& t : a.remove)
+        for (const auto& tag : engine::splitTags(t))
+            notes.tags.erase(std::remove(notes.tags.begin(), notes.tags.end(), tag), notes.tags.end());
+    engine::writeRunNotes(info.path, notes);
+    const auto stored = engine::readRunInfo(info.path);
+    std::fprintf(stderr, "%s: %zu tag%s, %zu bytes of notes\n", info.path.c_str(), stored.tags.size(),
+                 stored.tags.size() == 1 ? "" : "s", stored.notes.size());
+    return 0;
+}
+
+}  // namespace
+
+void addNoteCommand(CLI::App& app, CommandTable& table)
+{
+    auto a = std::make_shared<NoteArgs>();
+    auto* note = app.add_subcommand(
+        "note", "Print or change a run's notes and tags (stored in run.h5 beside the training records; "
+                "not while a process trains it: exit 3)");
+    note->add_option("run", a->run, "Run folder or run.h5")->required();
+    auto* text = note->add_option("--text", a->text, "Replace the notes with this text (\"\" clears them)");
+    note->add_option("--text-file", a->textFile, "Replace the notes with this file's text")->excludes(text);
+    note->add_option("--tags", a->tags, "Replace the tags: a comma-separated list (\"\" clears them)");
+    note->add_option("--add-tag", a->add, "Add tags (repeatable, or comma-separated)");
+    note->add_option("--remove-tag", a->remove, "Remove tags (repeatable, or comma-separated)");
+    table.add(note, [a] { return runNote(*a); });
+}
+
+}  // namespace lengen::cli

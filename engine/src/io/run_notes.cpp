@@ -1,0 +1,97 @@
+// A run's notes and tags (issue 41): what a researcher writes about a run after the fact,
+// stored as two root attributes of run.h5 beside, never inside, the training records. The
+// writer lock decides who may write: a run that a process trains is in SWMR-write mode, where
+// HDF5 allows no attribute changes, so its notes wait until it stops.
+
+#include <algorithm>
+#include <memory>
+
+#include "io/h5.h"
+#include "lengen/engine/errors.h"
+#include "lengen/engine/run_file.h"
+
+namespace lengen::engine {
+
+namespace {
+
+constexpr size_t kMaxNotesBytes = 16 * 1024;  // well inside an attribute's 64 KiB
+constexpr size_t kMaxTagBytes = 40;
+constexpr size_t kMaxTags = 32;
+
+std::string trimmed(const std::string& s)
+{
+    const auto first = s.find_first_not_of(" \t\r\n");
+    if (first == std::string::npos)
+        return {};
+    return s.substr(first, s.find_last_not_of(" \t\r\n") - first + 1);
+}
+
+}  // namespace
+
+RunNotes checkedRunNotes(const std::string& text, const std::vector<std::string>& tags)
+{
+    RunNotes out;
+    out.text = trimmed(text);
+    if (out.text.size() > kMaxNotesBytes)
+        throw Error(ErrorKind::Usage, "the notes are " + std::to_string(out.text.size()) +
+                                          " bytes; a run keeps at most " + std::to_string(kMaxNotesBytes));
+    for (const auto& raw : tags) {
+        const auto tag = trimmed(raw);
+        if (tag.empty())
+            continue;
+        if (tag.find_first_of(",\n\r\t") != std::string::npos)
+            throw Error(ErrorKind::Usage, "tag '" + tag + "' holds a comma or a line break; a tag is one word or phrase");
+        if (tag.size() > kMaxTagBytes)
+            throw Error(ErrorKind::Usage, "tag '" + tag + "' is longer than " + std::to_string(kMaxTagBytes) + " bytes");
+        if (std::find(out.tags.begin(), out.tags.end(), tag) == out.tags.end())
+            out.tags.push_back(tag);
+    }
+    if (out.tags.size() > kMaxTags)
+        throw Error(ErrorKind::Usage, std::to_string(out.tags.size()) + " tags; a run keeps at most " +
+                                          std::to_string(kMaxTags));
+    return out;
+}
+
+std::vector<std::string> splitTags(const std::string& joined)
+{
+    std::vector<std::string> tags;
+    size_t start = 0;
+    while (start <= joined.size()) {
+        const auto comma = std::min(joined.find(',', start), joined.size());
+        const auto tag = trimmed(joined.substr(start, comma - start));
+        if (!tag.empty())
+            tags.push_back(tag);
+        start = comma + 1;
+    }
+    return tags;
+}
+
+void writeRunNotes(const std::string& pathOrDir, const RunNotes& notes)
+{
+    const auto path = locateRunFile(pathOrDir);
+    const auto checked = checkedRunNotes(notes.text, notes.tags);
+    (void)readRunInfo(path);  // a run file of ours, readable, before anything is written
+    std::unique_ptr<io::WriterLock> lock;
+    try {
+        lock = std::make_unique<io::WriterLock>(path);
+    } catch (const Error& e) {
+        if (e.kind() != ErrorKind::RunFile)
+            throw;
+        const auto holder = io::writerHolder(path);
+        throw Error(ErrorKind::RunFile, "the notes and tags of " + path + " cannot change while it trains" +
+                                            (holder.empty() ? std::string() : " (process " + holder + ")") +
+                                            ": HDF5 allows no new attributes in a file being written; "
+                                            "change them once it stops");
+    }
+    std::string joined;
+    for (const auto& t : checked.tags)
+        joined += (joined.empty() ? "" : ",") + t;
+    io::H5Lock h5(io::h5Mutex());
+    auto file = io::openFile(path, io::OpenMode::ReadWriteAfterCrash);
+    io::writeAttribute(file.id(), "notes", checked.text, path);
+    io::writeAttribute(file.id(), "tags", joined, path);
+    if (H5Fflush(file.id(), H5F_SCOPE_LOCAL) < 0)
+        throw Error(ErrorKind::Io, "cannot write the notes into " + path);
+}
+
+}  // namespace lengen::engine

@@ -1,0 +1,198 @@
+#include "refusing_spin_box.h"
+
+#include <QKeyEvent>
+#include <QLineEdit>
+
+#include <cmath>
+
+namespace lengen::ui {
+
+namespace {
+
+const QString kMark = QStringLiteral(" ✗ not applied");
+
+QString typedText(const QAbstractSpinBox& box, const QLineEdit& edit)
+{
+    QString t = edit.text();
+    if (t.endsWith(kMark))
+        t.chop(kMark.size());
+    t.remove(0, box.property("lengenPrefix").toString().size());
+    return t.trimmed();
+}
+
+// Why `typed` is not a value of [lo, hi] ("" when it is one).
+template <typename T>
+QString reasonFor(const QString& typed, bool parsed, T value, T lo, T hi, bool whole)
+{
+    if (typed.isEmpty())
+        return QString();
+    if (!parsed)
+        return QSpinBox::tr("“%1” is not %2").arg(typed, whole ? QSpinBox::tr("a whole number") : QSpinBox::tr("a number"));
+    if (value < lo)
+        return QSpinBox::tr("%1 is below the smallest value, %2").arg(typed).arg(lo);
+    if (value > hi)
+        return QSpinBox::tr("%1 is above the largest value, %2").arg(typed).arg(hi);
+    return QString();
+}
+
+}  // namespace
+
+// The steps both boxes share: read the typed text before Qt corrects it, and once Qt has put
+// the previous value back, show the refused text instead (the value stays the previous one).
+struct RefusalSteps {
+    template <typename Box>
+    static QString check(Box& box, const QString& reason)
+    {
+        box.m_refused = reason.isEmpty() ? QString() : typedText(box, *box.lineEdit());
+        return reason;
+    }
+    // Back in the field: the refused text without its mark, to edit or replace (the field
+    // stays red until the next commit says otherwise).
+    template <typename Box>
+    static void resume(Box& box)
+    {
+        if (!box.m_refused.isEmpty())
+            box.lineEdit()->setText(box.m_refused);
+    }
+    template <typename Box>
+    static void show(Box& box, const QString& reason)
+    {
+        if (!box.m_refused.isEmpty() && box.value() != box.m_committed) {
+            const QString refused = box.m_refused;
+            box.setValue(box.m_committed);  // emits: the config gets its value back
+            box.m_refused = refused;
+        }
+        box.m_committed = box.value();
+        if (box.m_refused.isEmpty()) {
+            if (box.property("lengenRefusing").toBool()) {
+                box.setStyleSheet(QString());
+                box.setToolTip(box.property("lengenTip").toString());
+                box.setProperty("lengenRefusing", false);
+            }
+            return;
+        }
+        if (!box.property("lengenRefusing").toBool())
+            box.setProperty("lengenTip", box.toolTip());
+        box.setProperty("lengenRefusing", true);
+        box.lineEdit()->setText(box.m_refused + kMark);
+        box.setStyleSheet(QStringLiteral("background: #FDECEA; border: 1px solid #B00020;"));
+        box.setToolTip(reason + QSpinBox::tr("; the field keeps %1").arg(box.textFromValue(box.value())));
+    }
+};
+
+RefusingSpinBox::RefusingSpinBox(int lo, int hi, QWidget* parent) : QSpinBox(parent) { setRange(lo, hi); }
+
+QValidator::State RefusingSpinBox::validate(QString& text, int& pos) const
+{
+    const auto s = QSpinBox::validate(text, pos);
+    return s == QValidator::Invalid ? QValidator::Intermediate : s;  // keep what was typed
+}
+
+void RefusingSpinBox::fixup(QString&) const {}  // never rewrite the user's text
+
+static QString intReason(const RefusingSpinBox& box, const QString& typed)
+{
+    bool ok = false;
+    const qlonglong v = typed.toLongLong(&ok);
+    return reasonFor<qlonglong>(typed, ok, v, box.minimum(), box.maximum(), true);
+}
+
+void RefusingSpinBox::focusInEvent(QFocusEvent* e)
+{
+    m_committed = value();
+    QSpinBox::focusInEvent(e);
+    RefusalSteps::resume(*this);
+}
+
+void RefusingSpinBox::focusOutEvent(QFocusEvent* e)
+{
+    const auto reason = RefusalSteps::check(*this, intReason(*this, typedText(*this, *lineEdit())));
+    QSpinBox::focusOutEvent(e);
+    RefusalSteps::show(*this, reason);
+}
+
+void RefusingSpinBox::keyPressEvent(QKeyEvent* e)
+{
+    if (e->key() != Qt::Key_Return && e->key() != Qt::Key_Enter) {
+        QSpinBox::keyPressEvent(e);
+        return;
+    }
+    const auto reason = RefusalSteps::check(*this, intReason(*this, typedText(*this, *lineEdit())));
+    QSpinBox::keyPressEvent(e);
+    RefusalSteps::show(*this, reason);
+    if (!m_refused.isEmpty())
+        lineEdit()->selectAll();  // the next keystroke replaces the refused text
+}
+
+RefusingDoubleSpinBox::RefusingDoubleSpinBox(double lo, double hi, int decimals, double step, QWidget* parent)
+    : QDoubleSpinBox(parent)
+{
+    setRange(lo, hi);
+    setDecimals(decimals);
+    setSingleStep(step);
+}
+
+// Plain or scientific notation in the C locale (how configs write numbers).
+static bool parseNumber(const QString& text, double& v)
+{
+    bool ok = false;
+    v = text.trimmed().toDouble(&ok);
+    return ok && std::isfinite(v);
+}
+
+QValidator::State RefusingDoubleSpinBox::validate(QString& text, int& pos) const
+{
+    if (!specialValueText().isEmpty() && text == specialValueText())
+        return QValidator::Acceptable;
+    double v = 0;
+    if (parseNumber(text, v) && v >= minimum() && v <= maximum())
+        return QValidator::Acceptable;
+    const auto s = QDoubleSpinBox::validate(text, pos);
+    return s == QValidator::Invalid ? QValidator::Intermediate : s;
+}
+
+void RefusingDoubleSpinBox::fixup(QString&) const {}
+
+double RefusingDoubleSpinBox::valueFromText(const QString& text) const
+{
+    double v = 0;
+    return parseNumber(text, v) ? v : QDoubleSpinBox::valueFromText(text);
+}
+
+static QString doubleReason(const RefusingDoubleSpinBox& box, const QString& typed)
+{
+    if (!box.specialValueText().isEmpty() && typed == box.specialValueText())
+        return QString();
+    double v = 0;
+    const bool ok = parseNumber(typed, v);
+    return reasonFor<double>(typed, ok, v, box.minimum(), box.maximum(), false);
+}
+
+void RefusingDoubleSpinBox::focusInEvent(QFocusEvent* e)
+{
+    m_committed = value();
+    QDoubleSpinBox::focusInEvent(e);
+    RefusalSteps::resume(*this);
+}
+
+void RefusingDoubleSpinBox::focusOutEvent(QFocusEvent* e)
+{
+    const auto reason = RefusalSteps::check(*this, doubleReason(*this, typedText(*this, *lineEdit())));
+    QDoubleSpinBox::focusOutEvent(e);
+    RefusalSteps::show(*this, reason);
+}
+
+void RefusingDoubleSpinBox::keyPressEvent(QKeyEvent* e)
+{
+    if (e->key() != Qt::Key_Return && e->key() != Qt::Key_Enter) {
+        QDoubleSpinBox::keyPressEvent(e);
+        return;
+    }
+    const auto reason = RefusalSteps::check(*this, doubleReason(*this, typedText(*this, *lineEdit())));
+    QDoubleSpinBox::keyPressEvent(e);
+    RefusalSteps::show(*this, reason);
+    if (!m_refused.isEmpty())
+        lineEdit()->selectAll();  // the next keystroke replaces the refused text
+}
+
+}  // namespace lengen::ui
