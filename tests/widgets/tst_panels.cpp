@@ -413,6 +413,24 @@ void TestPanels::viewsPopulateFromARun()
     QFile pdf(comparePdf);
     QVERIFY(pdf.open(QIODevice::ReadOnly));
     QVERIFY(pdf.read(5) == "%PDF-");
+    // Issue 41: every method at once, a panel each, exported as drawn (the CSV names each
+    // panel's curves).
+    QVERIFY(compare.setMethod(ui::CompareView::allMethodsText()));
+    QVERIFY(compare.panels().has_value());
+    QCOMPARE(compare.panels()->panels.size(), size_t(2));
+    QCOMPARE(compare.panels()->panels[0].title, std::string("ood_length"));
+    QCOMPARE(compare.panels()->panels[1].title, std::string("standard"));
+    QCOMPARE(compare.panels()->panels[1].series.size(), size_t(2));
+    QCOMPARE(compare.panels()->panels[1].series[0].y, ui::compareFigure({rope}, "standard", false).series[0].y);
+    QVERIFY2(compare.infoText().startsWith("2 method(s) side by side"), qPrintable(compare.infoText()));
+    const QString panelsCsv = m_tmp.path() + "/methods.csv";
+    QVERIFY2(compare.exportTo(panelsCsv, 100, &error), qPrintable(error));
+    QFile csvFile(panelsCsv);
+    QVERIFY(csvFile.open(QIODevice::ReadOnly));
+    const QString csvText = QString::fromUtf8(csvFile.readAll());
+    QVERIFY2(csvText.contains("ood_length") && csvText.contains("standard"), qPrintable(csvText.left(300)));
+    QVERIFY(compare.setMethod("ood_length"));
+    QVERIFY(!compare.panels().has_value());
     // Issue 13, defect 11: a selected run without the method is said, not silently dropped,
     // and can be sent to evaluation.
     const QString unevaluated = QString::fromStdString(trainTiny(m_runs, "nope", 10));

@@ -195,7 +195,8 @@ CompareView::CompareView(QWidget* parent) : QWidget(parent)
         if (m_spec.series.empty())
             return;
         const auto target = askExportTarget(this, tr("Export comparison"),
-                                            QStringLiteral("compare_%1.png").arg(m_method->currentText()));
+                                            m_panels ? QStringLiteral("compare_methods.png")
+                                                     : QStringLiteral("compare_%1.png").arg(m_method->currentText()));
         QString error;
         if (target)
             reportExport(this, exportTo(target->path, target->dpi, &error), error);
@@ -237,9 +238,26 @@ CompareView::CompareView(QWidget* parent) : QWidget(parent)
     connect(m_group, &QComboBox::currentIndexChanged, this, &CompareView::draw);
 }
 
+QString CompareView::allMethodsText() { return tr("all methods, as panels"); }
+
+bool CompareView::setMethod(const QString& method)
+{
+    const int i = m_method->findText(method);
+    if (i < 0)
+        return false;
+    m_method->setCurrentIndex(i);
+    return true;
+}
+
 bool CompareView::exportTo(const QString& path, int dpi, QString* error)
 {
     const auto format = plots::formatFromPath(path).value_or(plots::Format::Png);
+    if (m_panels) {  // the panels as shown, one legend for all
+        const auto result = plots::exportGrid(*m_panels, path, format, dpi);
+        if (!result.ok && error)
+            *error = result.error;
+        return result.ok;
+    }
     // As shown: curves hidden by a legend click stay out.
     const auto result = plots::exportFigure(plots::shownSpec(m_spec, *m_plot), path, format, dpi);
     if (!result.ok && error)
@@ -263,6 +281,8 @@ void CompareView::setRuns(const QStringList& runFiles)
     m_method->clear();
     for (const auto& m : methods)
         m_method->addItem(QString::fromStdString(m));
+    if (methods.size() > 1)
+        m_method->addItem(allMethodsText());
     const int i = m_method->findText(keep.isEmpty() ? QStringLiteral("ood_length") : keep);
     m_method->setCurrentIndex(i >= 0 ? i : 0);
     draw();
@@ -340,6 +360,9 @@ void CompareView::draw()
                                          : tr("None of the selected runs is evaluated yet."));
         return;
     }
+    m_panels.reset();
+    if (m_method->currentText() == allMethodsText())
+        return drawPanels();
     try {
         m_spec = compareFigure(m_runs, m_method->currentText().toStdString(), m_baselines->isChecked(), &m_missing,
                                CompareGroup(m_group->currentData().toInt()));
@@ -358,6 +381,42 @@ void CompareView::draw()
         m_info->setText(QString::fromUtf8(e.what()));
     }
     m_evaluate->setVisible(!m_missing.isEmpty());
+}
+
+// Every method the runs hold, a panel each (TensorBoard's "several charts at once"): the same
+// curves, grouping and baselines as one method, one legend for all panels. A run without one
+// method's evaluation is left out of that panel and named in the line above.
+void CompareView::drawPanels()
+{
+    plots::GridSpec grid;
+    QStringList leftOut;
+    try {
+        for (int i = 0; i < m_method->count(); ++i) {
+            const QString method = m_method->itemText(i);
+            if (method == allMethodsText())
+                continue;
+            QStringList missing;
+            auto panel = compareFigure(m_runs, method.toStdString(), m_baselines->isChecked(), &missing,
+                                       CompareGroup(m_group->currentData().toInt()));
+            if (grid.title.empty())  // "<task> - <method>": the task heads the grid
+                grid.title = panel.title.substr(0, panel.title.find(" - "));
+            panel.title = method.toStdString();
+            grid.panels.push_back(std::move(panel));
+            for (const auto& r : missing)
+                leftOut << tr("%1 from %2").arg(runName(r), method);
+        }
+    } catch (const std::exception& e) {
+        m_info->setText(QString::fromUtf8(e.what()));
+        return;
+    }
+    grid.columns = std::min<int>(3, int(grid.panels.size()));
+    grid.widthInches = 5.0 * grid.columns;
+    grid.heightInches = 4.5 * ((int(grid.panels.size()) + grid.columns - 1) / grid.columns);
+    plots::buildGrid(*m_plot, grid);
+    m_info->setText(tr("%n method(s) side by side", nullptr, int(grid.panels.size())) +
+                    (leftOut.isEmpty() ? QString() : tr("; left out, not evaluated: %1").arg(leftOut.join(", "))));
+    m_panels = std::move(grid);
+    m_evaluate->setVisible(false);  // Evaluate them asks for one method: choose it above
 }
 
 }  // namespace lengen::ui

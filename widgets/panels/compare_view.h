@@ -1,9 +1,11 @@
 #pragma once
 // Several runs on one figure: the transformer's curve of one evaluation method from each run
 // (e.g. ood_length of RoPE vs NoPE vs ALiBi on one task), named by PE, with bands and the
-// training length. GUI thread only.
+// training length; or every method at once, a panel each with one shared legend. GUI thread.
 
 #include <QWidget>
+
+#include <optional>
 
 #include "figure_spec.h"
 
@@ -29,6 +31,12 @@ public:
     void setRuns(const QStringList& runFiles);
     QStringList runs() const { return m_runs; }
     const plots::FigureSpec& spec() const { return m_spec; }
+    /// The method box's last entry: every method the runs hold, side by side as panels.
+    static QString allMethodsText();
+    /// Shows this method ("standard", "ood_length") or allMethodsText(); false if not offered.
+    bool setMethod(const QString& method);
+    /// The panels shown for allMethodsText() (one per method); empty for one method.
+    const std::optional<plots::GridSpec>& panels() const { return m_panels; }
     QCustomPlot* plot() const { return m_plot; }
     /// Writes the comparison figure (PNG/SVG/PDF/CSV by the extension); false + error on failure.
     bool exportTo(const QString& path, int dpi, QString* error = nullptr);
@@ -47,9 +55,11 @@ Q_SIGNALS:
 
 private:
     void draw();
+    void drawPanels();
     void fillDifferences();
 
     QStringList m_runs, m_missing;
+    std::optional<plots::GridSpec> m_panels;
     QPushButton* m_evaluate;
     QComboBox* m_method;
     QCheckBox* m_baselines;
