@@ -57,19 +57,20 @@ const char* extension(plots::Format f)
     case plots::Format::Svg: return "svg";
     case plots::Format::Pdf: return "pdf";
     case plots::Format::Csv: return "csv";
+    case plots::Format::Tex: return "tex";
     }
     return "png";
 }
 
 void exportOne(const std::string& run, const std::string& name, const figures::MapSelection& map,
-               plots::Format format, const fs::path& path, int dpi, bool quiet)
+               plots::Format format, const fs::path& path, int dpi, bool standalone, bool quiet)
 {
     std::error_code ec;
     fs::create_directories(path.parent_path(), ec);
     const auto figure = figures::makeFigure(run, name, map);
     const QString out = QString::fromStdString(path.string());
-    const auto result = figure.plot ? plots::exportFigure(*figure.plot, out, format, dpi)
-                                    : plots::exportHeatmap(*figure.heatmap, out, format, dpi);
+    const auto result = figure.plot ? plots::exportFigure(*figure.plot, out, format, dpi, standalone)
+                                    : plots::exportHeatmap(*figure.heatmap, out, format, dpi, standalone);
     if (!result.ok)
         throw Error(ErrorKind::Io, result.error.toStdString());
     if (!quiet)
@@ -133,9 +134,10 @@ int exportSweep(const ExportArgs& args)
         } else {
             const auto fmt = plots::formatFromName(f);
             if (!fmt)
-                throw Error(ErrorKind::Usage, "export: unknown format '" + f + "' (png, svg, pdf, csv)");
+                throw Error(ErrorKind::Usage, "export: unknown format '" + f + "' (png, svg, pdf, csv, tex)");
             const auto result = plots::exportGrid(figures::sweepGridFigure(aggregate, method),
-                                                  QString::fromStdString(path.string()), *fmt, args.dpi);
+                                                  QString::fromStdString(path.string()), *fmt, args.dpi,
+                                                  args.standalone);
             if (!result.ok)
                 throw Error(ErrorKind::Io, result.error.toStdString());
         }
@@ -168,7 +170,7 @@ int runExport(const ExportArgs& args)
     for (const auto& f : args.formats) {
         const auto fmt = plots::formatFromName(f);
         if (!fmt)
-            throw Error(ErrorKind::Usage, "export: unknown format '" + f + "' (png, svg, pdf, csv)");
+            throw Error(ErrorKind::Usage, "export: unknown format '" + f + "' (png, svg, pdf, csv, tex)");
         formats.push_back(*fmt);
     }
     figures::MapSelection map;
@@ -198,7 +200,7 @@ int runExport(const ExportArgs& args)
                                          : fs::path(args.out);
         if (!args.out.empty() && formats.size() > 1)
             path.replace_extension(extension(fmt));
-        exportOne(args.run, args.figure, map, fmt, path, args.dpi, args.quiet);
+        exportOne(args.run, args.figure, map, fmt, path, args.dpi, args.standalone, args.quiet);
     }
     return 0;
 }
@@ -209,7 +211,7 @@ void addExportCommand(CLI::App& app, CommandTable& table)
     auto a = std::make_shared<ExportArgs>();
     auto* cmd = app.add_subcommand(
         "export", "Figures of a run (evaluation, attention, attacks, serial position, loss) or of a "
-                  "sweep (grid, table) as PNG, SVG, PDF or CSV");
+                  "sweep (grid, table) as PNG, SVG, PDF, CSV or pgfplots (tex)");
     cmd->add_option("run", a->run, "Run folder or run.h5, or a sweep folder (figures grid and "
                                    "table)")->required();
     cmd->add_option("--method", a->method, "Sweep grid / table: evaluation method (default "
@@ -217,9 +219,11 @@ void addExportCommand(CLI::App& app, CommandTable& table)
     cmd->add_option("--figure", a->figure, "Figure name (see --list)");
     cmd->add_flag("--all", a->all, "Every available figure (into <run>/figures)");
     cmd->add_flag("--list", a->list, "List the figures this run can draw");
-    cmd->add_option("--format", a->formats, "png, svg, pdf, csv (several: comma); a sweep's "
-                                            "table: csv, md")
+    cmd->add_option("--format", a->formats, "png, svg, pdf, csv, tex (pgfplots code and its .dat "
+                                            "files; several: comma); a sweep's table: csv, md")
         ->delimiter(',');
+    cmd->add_flag("--standalone", a->standalone, "tex: a whole document that pdflatex compiles alone "
+                                                 "(else a tikzpicture to \\input)");
     cmd->add_option("--out", a->out, "Output file (one figure) or folder (--all)");
     cmd->add_option("--dpi", a->dpi, "PNG resolution")->capture_default_str()
         ->check(CLI::Range(30, 1200));

@@ -11,7 +11,8 @@ struct ExportArgs {
     std::string figure;               ///< one figure by name
     bool all = false;                 ///< every available figure
     bool list = false;                ///< print the available figures
-    std::vector<std::string> formats; ///< png, svg, pdf, csv (default: from --out, else png)
+    std::vector<std::string> formats; ///< png, svg, pdf, csv, tex (default: from --out, else png)
+    bool standalone = false;          ///< tex: a whole document pdflatex compiles alone
     std::string out;                  ///< file (one figure) or folder (--all)
     int dpi = 150;
     int prompt = 0, layer = -1, head = 0;  ///< attention maps

@@ -435,6 +435,14 @@ void TestCli::evaluatesProbesAndReportsErrors()
         QFile csv(base + ".csv");
         QVERIFY(csv.open(QIODevice::ReadOnly));
         QVERIFY(csv.readLine().startsWith("series,x,y,band_low,band_high"));
+        // pgfplots (issue 42): the .tex, a data file per curve, the document's preamble.
+        ex = run({"export", runFile, "--figure", "ood_length", "--format", "tex", "--standalone", "--out", base + ".tex"});
+        QCOMPARE(ex.code, 0);
+        QFile tex(base + ".tex");
+        QVERIFY(tex.open(QIODevice::ReadOnly));
+        const QString texText = QString::fromUtf8(tex.readAll());
+        QVERIFY2(texText.contains("\\documentclass{article}") && texText.contains("\\addplot"), qPrintable(texText.left(400)));
+        QVERIFY(std::filesystem::exists((base + "-0.dat").toStdString()));
         QVERIFY(run({"export", runFile, "--list"}).out.contains("lost_in_mid"));
         QCOMPARE(run({"export", runFile, "--figure", "sideways"}).code, 64);
         QCOMPARE(run({"export", runFile, "--figure", "ood_length", "--out", "/proc/lengen/x.png"}).code, 4);

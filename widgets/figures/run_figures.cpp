@@ -278,7 +278,7 @@ std::vector<std::string> exportAllFigures(const std::string& run, const std::str
         for (const auto& ext : formats) {
             const auto format = plots::formatFromName(ext);
             if (!format)
-                throw Error(ErrorKind::Usage, "unknown format '" + ext + "' (png, svg, pdf, csv)");
+                throw Error(ErrorKind::Usage, "unknown format '" + ext + "' (png, svg, pdf, csv, tex)");
             const fs::path path = fs::path(dir) / (figureFileName(f.name) + "." + ext);
             std::error_code ec;
             fs::create_directories(path.parent_path(), ec);

@@ -14,7 +14,8 @@ std::optional<ExportChoice> askExportTarget(QWidget* parent, const QString& titl
     ExportChoice c;
     c.path = QFileDialog::getSaveFileName(
         parent, title, suggestedFile,
-        QObject::tr("PNG image (*.png);;SVG drawing (*.svg);;PDF document (*.pdf);;CSV data (*.csv)"));
+        QObject::tr("PNG image (*.png);;SVG drawing (*.svg);;PDF document (*.pdf);;CSV data (*.csv);;"
+                    "LaTeX pgfplots, data files beside it (*.tex)"));
     if (c.path.isEmpty())
         return std::nullopt;
     if (plots::formatFromPath(c.path) == plots::Format::Png) {

@@ -229,6 +229,17 @@ bool FigureView::exportTo(const QString& path, int dpi, QString* error)
     const auto visible = *shownSpec();  // what the user sees: hidden curves stay out
     if (format == plots::Format::Csv) {
         result = plots::exportFigure(visible, path, format, dpi);
+    } else if (format == plots::Format::Tex) {
+        // pgfplots draws the data itself: the ranges the user zoomed to become the axis limits.
+        auto zoomed = visible;
+        if (auto* rect = m_plot->axisRect()) {
+            const auto x = rect->axis(QCPAxis::atBottom)->range(), y = rect->axis(QCPAxis::atLeft)->range();
+            zoomed.x.min = x.lower;
+            zoomed.x.max = x.upper;
+            zoomed.y.min = y.lower;
+            zoomed.y.max = y.upper;
+        }
+        result = plots::exportFigure(zoomed, path, format, dpi);
     } else {
         // A fresh plot at the figure's size, with the ranges the user zoomed to.
         QCustomPlot off;

@@ -1,6 +1,8 @@
 #include "figure_export.h"
 
+#include "export_files.h"
 #include "figure_builder.h"
+#include "figure_tex.h"
 #include "qcp.h"
 #include "vector_clip.h"
 
@@ -18,77 +20,17 @@
 
 namespace lengen::plots {
 
+using files::atomically;
+using files::csvField;
+using files::failure;
+using files::number;
+using files::writeText;
+
 namespace {
 
 // Layout happens at 96 logical dpi (Qt's and the browsers' CSS pixel); rasters scale from it,
 // so text keeps its size in points relative to the page at every dpi.
 constexpr double kLayoutDpi = 96.0;
-
-// The shortest text that reads back as the same value ("0.1", not "0.10000000000000001");
-// non-finite values as nan / inf / -inf, which pandas and numpy read.
-template <typename T> QString number(T v)
-{
-    char buf[64];
-    const auto r = std::to_chars(buf, buf + sizeof buf, v);
-    return QString::fromLatin1(buf, static_cast<int>(r.ptr - buf));
-}
-
-QString csvField(const std::string& s)
-{
-    QString q = QString::fromStdString(s);
-    if (q.contains(',') || q.contains('"') || q.contains('\n') || q.contains('\r'))
-        q = '"' + q.replace('"', QStringLiteral("\"\"")) + '"';
-    return q;
-}
-
-QString failure(const QString& path, const QString& why)
-{
-    return QStringLiteral("cannot write %1: %2").arg(path, why);
-}
-
-// Every format is written to `<path>.partial` and renamed over `path` (rename(2) replaces
-// atomically), so readers never see a half-written file and a failed export leaves nothing.
-// `save` writes the given file and returns an empty string or the reason it failed.
-template <typename Save> ExportResult atomically(const QString& path, Save save)
-{
-    const QFileInfo dir(QFileInfo(path).absolutePath());
-    if (!dir.isDir())
-        return {false,
-                failure(path, QStringLiteral("folder %1 does not exist").arg(dir.filePath()))};
-    const QString partial = path + QStringLiteral(".partial");
-    {
-        // Probe first: the writers' own failures come as vague booleans and console noise.
-        QFile probe(partial);
-        if (!probe.open(QIODevice::WriteOnly))
-            return {false, failure(path, probe.errorString())};
-    }
-    QString why = save(partial);
-    if (why.isEmpty() && (!QFileInfo::exists(partial) || QFileInfo(partial).size() == 0))
-        why = QStringLiteral("nothing was written");
-    if (!why.isEmpty()) {
-        QFile::remove(partial);
-        return {false, failure(path, why)};
-    }
-    if (std::rename(QFile::encodeName(partial).constData(), QFile::encodeName(path).constData()) !=
-        0) {
-        why = QString::fromLocal8Bit(std::strerror(errno));
-        QFile::remove(partial);
-        return {false, failure(path, why)};
-    }
-    return {true, {}};
-}
-
-QString writeText(const QString& file, const QString& text)
-{
-    QFile f(file);
-    if (!f.open(QIODevice::WriteOnly | QIODevice::Truncate))
-        return f.errorString();
-    const QByteArray bytes = text.toUtf8();
-    if (f.write(bytes) != bytes.size() || !f.flush())
-        return f.errorString();
-    f.close();
-    return f.error() == QFileDevice::NoError ? QString() : f.errorString();
-}
 
 QString writePdf(QCustomPlot& plot, const QString& file, int w, int h, double widthInches,
                  double heightInches, const QString& title)
@@ -142,6 +84,8 @@ std::optional<Format> formatFromName(const std::string& name)
         return Format::Pdf;
     if (n == QLatin1String("csv"))
         return Format::Csv;
+    if (n == QLatin1String("tex"))
+        return Format::Tex;
     return std::nullopt;
 }
 
@@ -153,8 +97,8 @@ std::optional<Format> formatFromPath(const QString& path)
 ExportResult savePlot(QCustomPlot& plot, const QString& path, Format format, double widthInches,
                       double heightInches, int dpi, const QString& title)
 {
-    if (format == Format::Csv)
-        return {false, failure(path, QStringLiteral("CSV needs the figure's data, not a plot"))};
+    if (format == Format::Csv || format == Format::Tex)
+        return {false, failure(path, QStringLiteral("CSV and TeX need the figure's data, not a plot"))};
     if (dpi <= 0 || !(widthInches > 0) || !(heightInches > 0))
         return {false, failure(path, QStringLiteral("size and dpi must be positive"))};
     const int w = static_cast<int>(std::lround(widthInches * kLayoutDpi));
@@ -174,6 +118,7 @@ ExportResult savePlot(QCustomPlot& plot, const QString& path, Format format, dou
             return writeSvg(plot, file, w, h, title);
         }
         case Format::Csv:
+        case Format::Tex:
             break;
         }
         return QStringLiteral("unknown format");
@@ -238,8 +183,10 @@ QString heatmapCsv(const HeatmapSpec& spec)
     return out;
 }
 
-ExportResult exportFigure(const FigureSpec& spec, const QString& path, Format format, int dpi)
+ExportResult exportFigure(const FigureSpec& spec, const QString& path, Format format, int dpi, bool texStandalone)
 {
+    if (format == Format::Tex)
+        return writeTex(path, [&](const QString& stem) { return figureTex(spec, stem, texStandalone); });
     if (format == Format::Csv)
         return atomically(path,
                           [&](const QString& file) { return writeText(file, figureCsv(spec)); });
@@ -249,8 +196,10 @@ ExportResult exportFigure(const FigureSpec& spec, const QString& path, Format fo
                     QString::fromStdString(spec.title));
 }
 
-ExportResult exportHeatmap(const HeatmapSpec& spec, const QString& path, Format format, int dpi)
+ExportResult exportHeatmap(const HeatmapSpec& spec, const QString& path, Format format, int dpi, bool texStandalone)
 {
+    if (format == Format::Tex)
+        return writeTex(path, [&](const QString& stem) { return heatmapTex(spec, stem, texStandalone); });
     if (format == Format::Csv)
         return atomically(path,
                           [&](const QString& file) { return writeText(file, heatmapCsv(spec)); });
@@ -260,8 +209,10 @@ ExportResult exportHeatmap(const HeatmapSpec& spec, const QString& path, Format 
                     QString::fromStdString(spec.title));
 }
 
-ExportResult exportGrid(const GridSpec& spec, const QString& path, Format format, int dpi)
+ExportResult exportGrid(const GridSpec& spec, const QString& path, Format format, int dpi, bool texStandalone)
 {
+    if (format == Format::Tex)
+        return writeTex(path, [&](const QString& stem) { return gridTex(spec, stem, texStandalone); });
     if (format == Format::Csv)
         return atomically(path, [&](const QString& file) { return writeText(file, gridCsv(spec)); });
     QCustomPlot plot;

@@ -1,6 +1,7 @@
 #pragma once
-// Writes a figure or heatmap to PNG, SVG, PDF or CSV (exactly the plotted data), offscreen.
-// Files appear atomically: written as <path>.partial and renamed.
+// Writes a figure or heatmap to PNG, SVG, PDF, CSV (exactly the plotted data) or TeX (pgfplots
+// code with its data files beside it, figure_tex.h), offscreen. Files appear atomically:
+// written as <path>.partial and renamed.
 
 #include "figure_spec.h"
 
@@ -12,9 +13,9 @@ class QCustomPlot;
 
 namespace lengen::plots {
 
-enum class Format { Png, Svg, Pdf, Csv };
+enum class Format { Png, Svg, Pdf, Csv, Tex };
 
-/// "png", "svg", "pdf", "csv" (any case); nullopt otherwise.
+/// "png", "svg", "pdf", "csv", "tex" (any case); nullopt otherwise.
 std::optional<Format> formatFromName(const std::string& name);
 /// The format a file name's extension implies.
 std::optional<Format> formatFromPath(const QString& path);
@@ -26,11 +27,13 @@ struct ExportResult {
 
 /// PNG is widthInches x heightInches at `dpi` pixels; SVG and PDF are vector pages of
 /// widthInches x heightInches. I/O failures come back as an error naming `path` (no file left).
+/// TeX: `texStandalone` makes the .tex a whole document (`pdflatex` compiles it alone).
 ExportResult exportFigure(const FigureSpec& spec, const QString& path, Format format,
-                          int dpi = 150);
+                          int dpi = 150, bool texStandalone = false);
 ExportResult exportHeatmap(const HeatmapSpec& spec, const QString& path, Format format,
-                           int dpi = 150);
-ExportResult exportGrid(const GridSpec& spec, const QString& path, Format format, int dpi = 150);
+                           int dpi = 150, bool texStandalone = false);
+ExportResult exportGrid(const GridSpec& spec, const QString& path, Format format, int dpi = 150,
+                        bool texStandalone = false);
 
 /// Saves what `plot` shows (already built) in a graphics format; used by the studio's
 /// "Export" actions so that an interactive zoom is kept. CSV is not available this way.
