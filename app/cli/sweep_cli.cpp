@@ -130,6 +130,10 @@ void addResults(CLI::App& sweep, CommandTable& table)
     cmd->add_option("--bootstrap", a->bootstrapTrials, "Bootstrap resamples over seeds (3 seeds "
                                                        "or more)")
         ->capture_default_str()->check(inRange(1, 100000));
+    cmd->add_option("--band", a->band, "The band over seeds: auto (bootstrap 5-95 % from 3 seeds, else "
+                                       "min-max), bootstrap, sd, se, minmax; one seed has none")
+        ->capture_default_str()
+        ->check(CLI::IsMember({"auto", "bootstrap", "sd", "se", "minmax", "min-max"}));
     cmd->add_option("--method", a->method, "Print only this method's table");
     cmd->add_flag("--quiet,-q", a->quiet, "Print no table");
     table.add(cmd, [a] { return runSweepAggregate(*a); });

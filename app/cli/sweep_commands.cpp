@@ -20,6 +20,7 @@
 #include "lengen/engine/errors.h"
 #include "lengen/engine/run_file.h"
 #include "lengen/engine/sweep.h"
+#include "lengen/engine/seed_stats.h"
 #include "lengen/engine/sweep_aggregate.h"
 #include "lengen/engine/sweep_jobs.h"
 #include "lengen/engine/sweep_run.h"
@@ -196,6 +197,7 @@ int runSweepAggregate(const SweepAggregateArgs& args)
     engine::AggregateOptions options;
     options.groupBy = args.by;
     options.bootstrapTrials = args.bootstrapTrials;
+    options.band = engine::bandKindFromName(args.band).value_or(engine::BandKind::Auto);
     const auto aggregate = engine::aggregateSweep(root, options);
     const auto methods = engine::aggregateMethods(aggregate);
     if (!args.method.empty() && std::find(methods.begin(), methods.end(), args.method) == methods.end() &&

@@ -46,6 +46,7 @@ struct SweepAggregateArgs {
     std::string dir;
     std::vector<std::string> by;         ///< axes to group by (empty: all but seed)
     int bootstrapTrials = 1000;
+    std::string band = "auto";           ///< auto | bootstrap | sd | se | minmax (seed_stats.h)
     std::string method;                  ///< table printed ("" = every method)
     bool quiet = false;
 };

@@ -260,7 +260,7 @@ void TestConfigDraft::numberFieldsRefuseWhatTheyCannotHold()
     QVERIFY2(steps->toolTip().contains("below the smallest value"), qPrintable(steps->toolTip()));
     QCOMPARE(panel.draft().runs().at(0).training.maxSteps, before.training.maxSteps);
     QCOMPARE(typeInto(hidden, "1e9", false), QString("1e9 ✗ not applied"));
-    QVERIFY2(hidden->toolTip().contains("not a whole number"), qPrintable(hidden->toolTip()));
+    QVERIFY2(hidden->toolTip().contains("1e9 is above the largest value, 8192"), qPrintable(hidden->toolTip()));
     QCOMPARE(hidden->value(), before.model.hiddenSize);  // not 1, the prefix typed on the way
     QCOMPARE(panel.draft().runs().at(0).model.hiddenSize, before.model.hiddenSize);
     QVERIFY(panel.draft().valid());
@@ -268,6 +268,13 @@ void TestConfigDraft::numberFieldsRefuseWhatTheyCannotHold()
     typeInto(lr, "3e-4", true);
     QCOMPARE(panel.draft().runs().at(0).training.learningRate, 3e-4);
     QVERIFY(!lr->styleSheet().contains("B00020"));
+    // Another field's accepted edit re-validates the config: the refusals stay shown as such
+    // (they lost their colour and tooltip but kept "✗ not applied" before).
+    QVERIFY(hidden->styleSheet().contains("B00020"));
+    QVERIFY(hidden->toolTip().contains("above the largest value"));
+    QVERIFY(steps->styleSheet().contains("B00020"));
+    QCOMPARE(typeInto(hidden, "2.5", false), QString("2.5 ✗ not applied"));
+    QVERIFY2(hidden->toolTip().contains("2.5 is not a whole number"), qPrintable(hidden->toolTip()));
     // Typing a valid value clears the refusal.
     QCOMPARE(typeInto(steps, "1234", true), QString("1234"));
     QCOMPARE(panel.draft().runs().at(0).training.maxSteps, std::int64_t(1234));

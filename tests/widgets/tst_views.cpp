@@ -250,6 +250,10 @@ void TestViews::aRunKeepsItsColourAcrossViews()
     ui::CompareView compare;
     compare.setRuns({QString::fromStdString(m_rope), QString::fromStdString(m_ropeSeed2),
                      QString::fromStdString(m_nope)});
+    // By default the two RoPE seeds are one curve (issue 42), N in its legend.
+    QCOMPARE(compare.spec().series.size(), size_t(2));
+    QVERIFY2(compare.spec().series[0].name.find("RoPE (N=2, min-max)") == 0, compare.spec().series[0].name.c_str());
+    compare.setGrouping(ui::CompareGroup::EachRun);  // a curve per run, each in its run's colour
     QCOMPARE(compare.spec().series.size(), size_t(3));
     ui::RunTableModel table;
     table.setFolders({QString::fromStdString(m_runs)});
@@ -347,7 +351,7 @@ void TestViews::sweepsViewFollowsTheCellsAndDrawsTheGrid()
         runs << QString::fromStdString(paths.runFile(cell.name));
     const auto grouped = ui::compareFigure(runs, "standard", false, nullptr, ui::CompareGroup::PositionEncoding);
     QCOMPARE(grouped.series.size(), size_t(2));
-    QCOMPARE(grouped.series[1].name, std::string("NoPE (2 runs, min-max)"));
+    QCOMPARE(grouped.series[1].name, std::string("NoPE (N=2, min-max)"));
     const auto a = engine::readEvaluations(runs[2].toStdString()).front().curves.front().stats.mean;
     const auto b = engine::readEvaluations(runs[3].toStdString()).front().curves.front().stats.mean;
     for (size_t p = 0; p < a.size(); ++p) {
@@ -355,6 +359,30 @@ void TestViews::sweepsViewFollowsTheCellsAndDrawsTheGrid()
         QCOMPARE(grouped.series[1].bandLow[p], std::min(a[p], b[p]));
     }
     QCOMPARE(ui::compareFigure(runs, "standard", false).series.size(), size_t(4));  // a curve per run
+    // Issue 42: grouped by any keys, with N and the band the user chose; by default every
+    // setting that differs but the seed (here the PE); a group mixing more is named.
+    ui::CompareOptions byPe;
+    byPe.group = ui::CompareGroup::Keys;
+    byPe.keys = {"pe"};
+    byPe.band = engine::BandKind::StdErr;
+    const auto se = ui::compareRuns(runs, "standard", false, byPe);
+    QCOMPARE(se.figure.series.size(), size_t(2));
+    QCOMPARE(se.figure.series[1].name, std::string("NoPE (N=2, mean ± SE)"));
+    for (size_t p = 0; p < a.size(); ++p)  // two runs: SE = |a - b| / 2
+        QVERIFY(std::abs(se.figure.series[1].bandHigh[p] - ((a[p] + b[p]) / 2 + std::abs(a[p] - b[p]) / 2)) < 1e-12);
+    QVERIFY(se.notes.isEmpty());
+    ui::CompareOptions settings;
+    settings.group = ui::CompareGroup::Settings;
+    const auto byDefault = ui::compareRuns(runs, "standard", false, settings);
+    QCOMPARE(byDefault.keys, std::vector<std::string>{"pe"});
+    QCOMPARE(byDefault.figure.series[1].name, std::string("NoPE (N=2, min-max)"));
+    ui::CompareOptions byTask;
+    byTask.group = ui::CompareGroup::Keys;
+    byTask.keys = {"task"};
+    const auto mixed = ui::compareRuns(runs, "standard", false, byTask);
+    QCOMPARE(mixed.figure.series.size(), size_t(1));
+    QVERIFY2(mixed.notes.size() == 1 && mixed.notes[0].contains("its 4 runs also differ in pe"),
+             qPrintable(mixed.notes.join(" | ")));
     // Issue 41, defect 6: a group of one run keeps the run's own colour (and its swatch); a
     // group of several takes the group's, which its members' swatches show.
     const auto one = ui::compareFigure({runs[0], runs[2], runs[3]}, "standard", false, nullptr,

@@ -188,7 +188,8 @@ FigureSpec attentionRowFigure(const std::string& run, const std::string& setting
     f.x.min = -1;
     f.x.max = s.tokens;
     f.vlines.push_back({double(2 * rf.config.trainPoints()) - 0.5, "train length"});
-    f.legend = plots::LegendPlace::UpperLeft;
+    // Beside the axes: inside, the legend covered the first keys, where the weight often is.
+    f.legend = plots::LegendPlace::OutsideRight;
     f.widthInches = 6;
     f.heightInches = 2.5;
     return f;

@@ -133,11 +133,11 @@ void AttentionView::createPages()
     m_editPlot->setMinimumHeight(220);
     m_editPlot->setMouseTracking(true);
     m_editPlot->hide();
-    auto* maps = new QSplitter(Qt::Horizontal);  // the untouched map, then the intervention's
-    maps->addWidget(m_plot);
-    maps->addWidget(m_editPlot);
+    m_maps = new QSplitter(Qt::Horizontal);  // the untouched map, then the intervention's
+    m_maps->addWidget(m_plot);
+    m_maps->addWidget(m_editPlot);
     auto* mapPage = new QSplitter(Qt::Vertical);
-    mapPage->addWidget(maps);
+    mapPage->addWidget(m_maps);
     mapPage->addWidget(rowBox);
     mapPage->setStretchFactor(0, 3);
     mapPage->setStretchFactor(1, 1);

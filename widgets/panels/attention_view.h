@@ -25,6 +25,7 @@ class QCustomPlot;
 class QCPRange;
 class QLabel;
 class QSpinBox;
+class QSplitter;
 class QTimer;
 
 namespace lengen::ui {
@@ -99,6 +100,7 @@ private:
     QString m_run;
     QComboBox* m_intervention = nullptr;
     QCustomPlot* m_editPlot = nullptr;
+    QSplitter* m_maps = nullptr;  ///< the two maps side by side
     std::optional<plots::HeatmapSpec> m_editHeatmap;
     std::vector<engine::AttentionSetting> m_settings;
     QComboBox* m_setting;

@@ -6,6 +6,7 @@
 
 #include <QCheckBox>
 #include <QComboBox>
+#include <QSplitter>
 
 #include <cmath>
 #include <limits>
@@ -81,7 +82,11 @@ void AttentionView::drawInterventionTile(const std::optional<plots::HeatmapSpec>
     m_editPlot->axisRect()->axis(QCPAxis::atBottom)->setRange(xr);
     m_editPlot->axisRect()->axis(QCPAxis::atLeft)->setRange(yr);
     m_editPlot->replot(QCustomPlot::rpQueuedReplot);
-    m_editPlot->show();
+    if (m_editPlot->isHidden()) {  // appearing: the two maps get equal halves (the user may drag)
+        m_editPlot->show();
+        const int half = std::max(1, m_maps->width() / 2);
+        m_maps->setSizes({half, half});
+    }
 }
 
 // The query's row under the intervention, added to the untouched row's figure (dashed).

@@ -1,4 +1,5 @@
 #include "compare_view.h"
+#include "compare_figure.h"
 
 #include <algorithm>
 
@@ -11,6 +12,8 @@
 #include <QComboBox>
 #include <QHBoxLayout>
 #include <QLabel>
+#include <QLineEdit>
+#include <QScrollArea>
 #include <QPushButton>
 #include <QVBoxLayout>
 
@@ -30,37 +33,6 @@
 
 namespace lengen::ui {
 
-namespace {
-
-// The group a run belongs to, as its legend names it.
-std::string groupKey(const engine::RunFileInfo& info, CompareGroup group)
-{
-    switch (group) {
-    case CompareGroup::PositionEncoding: return info.positionEncoding;
-    case CompareGroup::Task: return info.task;
-    case CompareGroup::Backbone: return info.backbone;
-    case CompareGroup::SweepAxes: {
-        if (info.sweepAxes.empty())
-            return info.positionEncoding;  // not a sweep cell: its PE
-        std::string out;  // "pe=rope seed=2" without the seed
-        size_t start = 0;
-        while (start < info.sweepAxes.size()) {
-            size_t end = info.sweepAxes.find(' ', start);
-            if (end == std::string::npos)
-                end = info.sweepAxes.size();
-            const std::string part = info.sweepAxes.substr(start, end - start);
-            if (part.rfind("seed=", 0) != 0)
-                out += (out.empty() ? "" : " ") + part;
-            start = end + 1;
-        }
-        return out.empty() ? info.sweepName : out;
-    }
-    case CompareGroup::EachRun: break;
-    }
-    return info.runId;
-}
-
-}  // namespace
 
 QString shownConfigValue(const std::string& stored)
 {
@@ -75,92 +47,35 @@ QString shownConfigValue(const std::string& stored)
     return QString::number(v, 'g', 6);
 }
 
-plots::FigureSpec compareFigure(const QStringList& runFiles, const std::string& method, bool baselines,
-                                QStringList* missing, CompareGroup group)
-{
-    plots::FigureSpec f;
-    std::vector<std::string> groupOrder;                            // first appearance
-    std::map<std::string, std::vector<std::vector<double>>> grouped; // key -> each run's curve
-    std::map<std::string, std::vector<std::string>> groupRuns;       // key -> its runs' ids
-    bool classification = false;
-    double zero = 0, train = 0;
-    std::string task;
-    for (const auto& run : runFiles) {
-        const auto info = engine::readRunInfo(engine::locateRunFile(run.toStdString()));
-        bool found = false;
-        for (const auto& r : engine::readEvaluations(run.toStdString())) {
-            if (r.method != method || r.source != "lengen" || !r.intervention.empty() || r.curves.empty())
-                continue;
-            found = true;
-            if (group != CompareGroup::EachRun) {
-                const std::string key = groupKey(info, group);
-                if (!grouped.count(key))
-                    groupOrder.push_back(key);
-                grouped[key].push_back(r.curves.front().stats.mean);
-                groupRuns[key].push_back(info.runId);
-            } else {
-                plots::showRunColorAs(info.runId, {});
-                // The run's own colour: the same in the training overlay and the run table.
-                f.series.push_back(figures::curveSeries(figures::runLegend(info), r.curves.front().stats,
-                                                        plots::runColor(info.runId)));
-            }
-            if (baselines && run == runFiles.front())
-                for (size_t b = 1; b < r.curves.size(); ++b) {
-                    auto base = figures::curveSeries(r.curves[b].label, r.curves[b].stats, {}, false);
-                    base.dashed = true;
-                    base.width = 1.5;
-                    f.series.push_back(base);
-                }
-            classification = r.classification;
-            zero = std::max(zero, r.zeroEstimator);
-            train = r.trainPoints;
-            task = info.task;
-        }
-        if (!found && missing)
-            missing->push_back(run);
-    }
-    for (size_t g = 0; g < groupOrder.size(); ++g) {  // one curve per group, before the baselines
-        const std::string& key = groupOrder[g];
-        const auto c = engine::combineOverSeeds(grouped[key], 1000);
-        engine::CurveStats stats;
-        stats.mean = c.mean;
-        stats.bootstrapLow = c.low;
-        stats.bootstrapHigh = c.high;
-        const size_t n = grouped[key].size();
-        // A group of one run keeps that run's colour (the same curve as ungrouped, nothing in
-        // the legend says it changed); a group of several takes its own, and each member's
-        // swatch in the Runs list shows it, as the legend's "(3 runs, …)" says.
-        const auto& members = groupRuns[key];
-        const std::string colour = n == 1 ? plots::runColor(members.front()) : plots::runColor("group:" + key);
-        for (const auto& id : members)
-            plots::showRunColorAs(id, n == 1 ? std::string() : "group:" + key);
-        auto series = figures::curveSeries(key + " (" + std::to_string(n) + " run" + (n == 1 ? "" : "s") + ", " +
-                                               c.band + ")",
-                                           stats, colour);
-        f.series.insert(f.series.begin() + std::ptrdiff_t(g), series);
-    }
-    f.title = task + " - " + method;  // no count of curves: an export leaves hidden ones out
-    double xMax = 0;
-    for (const auto& s : f.series)
-        xMax = std::max(xMax, double(s.x.size()) - 1);
-    figures::errorAxes(f, classification, zero, xMax);
-    if (train > 0 && xMax > figures::trainLengthK(int(train)))  // only where the prompts go beyond it
-        f.vlines.push_back({figures::trainLengthK(int(train)), "train length"});
-    return f;
-}
-
 CompareView::CompareView(QWidget* parent) : QWidget(parent)
 {
     m_method = new QComboBox;
     m_baselines = new QCheckBox(tr("baselines of the first run"));
     m_group = new QComboBox;
+    m_group->setObjectName(QStringLiteral("compareGroup"));
+    m_group->addItem(tr("every setting but the seed"), int(CompareGroup::Settings));
     m_group->addItem(tr("each run"), int(CompareGroup::EachRun));
+    m_group->addItem(tr("keys…"), int(CompareGroup::Keys));
     m_group->addItem(tr("PE (mean over seeds)"), int(CompareGroup::PositionEncoding));
     m_group->addItem(tr("sweep cell (all axes but seed)"), int(CompareGroup::SweepAxes));
     m_group->addItem(tr("task"), int(CompareGroup::Task));
     m_group->addItem(tr("backbone"), int(CompareGroup::Backbone));
-    m_group->setToolTip(tr("One curve per group of runs: the mean over them with a band (bootstrap over "
-                           "runs from 3, else their min–max)"));
+    m_group->setToolTip(tr("One curve per group of runs: the mean over them with the band chosen beside; "
+                           "by default runs that differ only in their seed form a group"));
+    m_keys = new QLineEdit;
+    m_keys->setObjectName(QStringLiteral("groupKeys"));
+    m_keys->setPlaceholderText(tr("pe, model.num_hidden_layers"));
+    m_keys->setToolTip(tr("Resolved config keys to group by (as in the config table below), or pe, task, "
+                          "backbone; comma-separated"));
+    m_keys->setVisible(false);
+    m_band = new QComboBox;
+    m_band->setObjectName(QStringLiteral("compareBand"));
+    for (auto [text, kind] : {std::pair{tr("auto band"), engine::BandKind::Auto}, {tr("bootstrap 5–95 %"), engine::BandKind::Bootstrap},
+                              {tr("mean ± SD"), engine::BandKind::StdDev}, {tr("mean ± SE"), engine::BandKind::StdErr},
+                              {tr("min–max"), engine::BandKind::MinMax}})
+        m_band->addItem(text, int(kind));
+    m_band->setToolTip(tr("The band of a group's curve; auto: bootstrap from 3 runs, else min–max. "
+                          "The legend says N and the band; a group of one run has none."));
     m_plot = new QCustomPlot;
     m_plot->setInteractions(QCP::iRangeDrag | QCP::iRangeZoom);
     m_info = new QLabel(tr("Select runs in the browser and press “Compare selected”."));
@@ -184,6 +99,8 @@ CompareView::CompareView(QWidget* parent) : QWidget(parent)
     bar->addWidget(m_method, 1);
     bar->addWidget(new QLabel(tr("Curves:")));
     bar->addWidget(m_group);
+    bar->addWidget(m_keys);
+    bar->addWidget(m_band);
     bar->addWidget(m_baselines);
     auto* copyButton = new QPushButton(tr("Copy"));
     auto* exportButton = new QPushButton(tr("Export…"));
@@ -219,7 +136,13 @@ CompareView::CompareView(QWidget* parent) : QWidget(parent)
     auto* top = new QWidget;
     auto* topLayout = new QVBoxLayout(top);
     topLayout->setContentsMargins(0, 0, 0, 0);
-    topLayout->addWidget(m_plot, 1);
+    // Panels of every method need room: the plot scrolls when they do not fit (a panel row is
+    // kept at least 260 px tall; one figure fills the area as before).
+    m_scroll = new QScrollArea;
+    m_scroll->setWidgetResizable(true);
+    m_scroll->setFrameShape(QFrame::NoFrame);
+    m_scroll->setWidget(m_plot);
+    topLayout->addWidget(m_scroll, 1);
     topLayout->addWidget(m_hover);
     split->addWidget(top);
     auto* bottom = new QWidget;
@@ -235,7 +158,31 @@ CompareView::CompareView(QWidget* parent) : QWidget(parent)
     plots::enableCurveInteractions(*m_plot, [this](const QString& text) { m_hover->setText(text); });
     connect(m_method, &QComboBox::currentIndexChanged, this, &CompareView::draw);
     connect(m_baselines, &QCheckBox::toggled, this, &CompareView::draw);
-    connect(m_group, &QComboBox::currentIndexChanged, this, &CompareView::draw);
+    connect(m_group, &QComboBox::currentIndexChanged, this, [this] {
+        m_keys->setVisible(CompareGroup(m_group->currentData().toInt()) == CompareGroup::Keys);
+        draw();
+    });
+    connect(m_keys, &QLineEdit::editingFinished, this, &CompareView::draw);
+    connect(m_band, &QComboBox::currentIndexChanged, this, &CompareView::draw);
+}
+
+CompareOptions CompareView::options() const
+{
+    CompareOptions o;
+    o.group = CompareGroup(m_group->currentData().toInt());
+    o.keys = parseGroupKeys(m_keys->text());
+    o.band = engine::BandKind(m_band->currentData().toInt());
+    return o;
+}
+
+void CompareView::setGrouping(CompareGroup group, const QString& keys, engine::BandKind band)
+{
+    const QSignalBlocker a(m_group), b(m_band);
+    m_group->setCurrentIndex(std::max(0, m_group->findData(int(group))));
+    m_keys->setText(keys);
+    m_keys->setVisible(group == CompareGroup::Keys);
+    m_band->setCurrentIndex(std::max(0, m_band->findData(int(band))));
+    draw();
 }
 
 QString CompareView::allMethodsText() { return tr("all methods, as panels"); }
@@ -363,9 +310,11 @@ void CompareView::draw()
     m_panels.reset();
     if (m_method->currentText() == allMethodsText())
         return drawPanels();
+    m_plot->setMinimumHeight(0);
     try {
-        m_spec = compareFigure(m_runs, m_method->currentText().toStdString(), m_baselines->isChecked(), &m_missing,
-                               CompareGroup(m_group->currentData().toInt()));
+        auto result = compareRuns(m_runs, m_method->currentText().toStdString(), m_baselines->isChecked(), options());
+        m_spec = std::move(result.figure);
+        m_missing = result.missing;
         plots::buildFigure(*m_plot, m_spec);
         const auto shown = m_runs.size() - m_missing.size();
         QString text = m_runs.size() == 1 ? tr("1 run") : tr("%1 of %2 runs compared").arg(shown).arg(m_runs.size());
@@ -376,6 +325,14 @@ void CompareView::draw()
             // Said, not silently dropped: which runs have no curve here, and why.
             text += tr("; left out, not evaluated with %1: %2").arg(m_method->currentText(), names.join(", "));
         }
+        if (!result.keys.empty()) {
+            QStringList keys;
+            for (const auto& k : result.keys)
+                keys << QString::fromStdString(k);
+            text += tr("; grouped by %1").arg(keys.join(", "));
+        }
+        for (const auto& note : result.notes)  // groups that mix more than the grouping keys
+            text += QStringLiteral("; ") + note;
         m_info->setText(text);
     } catch (const std::exception& e) {
         m_info->setText(QString::fromUtf8(e.what()));
@@ -395,9 +352,9 @@ void CompareView::drawPanels()
             const QString method = m_method->itemText(i);
             if (method == allMethodsText())
                 continue;
-            QStringList missing;
-            auto panel = compareFigure(m_runs, method.toStdString(), m_baselines->isChecked(), &missing,
-                                       CompareGroup(m_group->currentData().toInt()));
+            auto result = compareRuns(m_runs, method.toStdString(), m_baselines->isChecked(), options());
+            auto panel = std::move(result.figure);
+            const auto& missing = result.missing;
             if (grid.title.empty())  // "<task> - <method>": the task heads the grid
                 grid.title = panel.title.substr(0, panel.title.find(" - "));
             panel.title = method.toStdString();
@@ -412,6 +369,8 @@ void CompareView::drawPanels()
     grid.columns = std::min<int>(3, int(grid.panels.size()));
     grid.widthInches = 5.0 * grid.columns;
     grid.heightInches = 4.5 * ((int(grid.panels.size()) + grid.columns - 1) / grid.columns);
+    const int rows = (int(grid.panels.size()) + grid.columns - 1) / grid.columns;
+    m_plot->setMinimumHeight(rows * 260 + 60);  // the title and the legend's margin
     plots::buildGrid(*m_plot, grid);
     m_info->setText(tr("%n method(s) side by side", nullptr, int(grid.panels.size())) +
                     (leftOut.isEmpty() ? QString() : tr("; left out, not evaluated: %1").arg(leftOut.join(", "))));

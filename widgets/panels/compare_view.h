@@ -7,20 +7,20 @@
 
 #include <optional>
 
+#include "compare_figure.h"
 #include "figure_spec.h"
 
 class QComboBox;
 class QCheckBox;
 class QCustomPlot;
 class QLabel;
+class QLineEdit;
+class QScrollArea;
 class QTableWidget;
 class QPushButton;
 
 namespace lengen::ui {
 
-/// How Compare draws the selected runs: a curve each, or one curve per group of runs (mean
-/// over them with a band: bootstrap from 3 runs, else min–max), e.g. the seeds of each PE.
-enum class CompareGroup { EachRun, PositionEncoding, Task, Backbone, SweepAxes };
 
 class CompareView final : public QWidget {
     Q_OBJECT
@@ -35,6 +35,9 @@ public:
     static QString allMethodsText();
     /// Shows this method ("standard", "ood_length") or allMethodsText(); false if not offered.
     bool setMethod(const QString& method);
+    /// How the curves are grouped (compare_figure.h): a group kind, the keys for
+    /// CompareGroup::Keys ("pe, model.n_layer"), the band. Redraws.
+    void setGrouping(CompareGroup group, const QString& keys = {}, engine::BandKind band = engine::BandKind::Auto);
     /// The panels shown for allMethodsText() (one per method); empty for one method.
     const std::optional<plots::GridSpec>& panels() const { return m_panels; }
     QCustomPlot* plot() const { return m_plot; }
@@ -56,6 +59,7 @@ Q_SIGNALS:
 private:
     void draw();
     void drawPanels();
+    CompareOptions options() const;
     void fillDifferences();
 
     QStringList m_runs, m_missing;
@@ -64,7 +68,10 @@ private:
     QComboBox* m_method;
     QCheckBox* m_baselines;
     QComboBox* m_group;
+    QLineEdit* m_keys;
+    QComboBox* m_band;
     QCustomPlot* m_plot;
+    QScrollArea* m_scroll;
     QLabel *m_info, *m_hover;
     QTableWidget* m_diff;
     QLabel* m_diffTitle;
@@ -76,11 +83,6 @@ private:
 /// config has no such key, anything else as stored.
 QString shownConfigValue(const std::string& stored);
 
-/// The comparison figure itself (also used by tests): the model curve of `method` from each
-/// run, optionally the first run's baselines. Runs with no stored `method` add no curve and
-/// are listed in `missing` (when given).
-plots::FigureSpec compareFigure(const QStringList& runFiles, const std::string& method,
-                                bool baselines, QStringList* missing = nullptr,
-                                CompareGroup group = CompareGroup::EachRun);
+
 
 }  // namespace lengen::ui

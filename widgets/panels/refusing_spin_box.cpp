@@ -75,7 +75,7 @@ struct RefusalSteps {
             box.setProperty("lengenTip", box.toolTip());
         box.setProperty("lengenRefusing", true);
         box.lineEdit()->setText(box.m_refused + kMark);
-        box.setStyleSheet(QStringLiteral("background: #FDECEA; border: 1px solid #B00020;"));
+        box.setStyleSheet(QStringLiteral("background: #FDECEA; border: 1px solid #B00020; color: #B00020;"));
         box.setToolTip(reason + QSpinBox::tr("; the field keeps %1").arg(box.textFromValue(box.value())));
     }
 };
@@ -92,9 +92,12 @@ void RefusingSpinBox::fixup(QString&) const {}  // never rewrite the user's text
 
 static QString intReason(const RefusingSpinBox& box, const QString& typed)
 {
+    // "1e9" is a whole number too, only written another way: judged by its value.
     bool ok = false;
-    const qlonglong v = typed.toLongLong(&ok);
-    return reasonFor<qlonglong>(typed, ok, v, box.minimum(), box.maximum(), true);
+    const double v = typed.trimmed().toDouble(&ok);
+    if (ok && std::isfinite(v) && v != std::floor(v))
+        return QSpinBox::tr("%1 is not a whole number").arg(typed);
+    return reasonFor<double>(typed, ok && std::isfinite(v), v, box.minimum(), box.maximum(), true);
 }
 
 void RefusingSpinBox::focusInEvent(QFocusEvent* e)

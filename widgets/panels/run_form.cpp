@@ -343,6 +343,8 @@ int RunForm::showIssues(const std::vector<engine::ConfigIssue>& issues,
                         const std::map<std::string, QString>& typed)
 {
     for (const auto& [key, w] : m_fields) {
+        if (w->property("lengenRefusing").toBool())
+            continue;  // a value refused where it was typed stays shown so (refusing_spin_box.h)
         w->setStyleSheet(QString());
         w->setToolTip(QString());
         clearNotApplied(w);

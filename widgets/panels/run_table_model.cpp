@@ -181,6 +181,8 @@ QVariant RunTableModel::data(const QModelIndex& index, int role) const
             tip += "\n" + tr("probed: %1").arg(r.probes.join(", "));
         if (index.column() == Notes && !r.notes.isEmpty())
             return r.notes;  // the whole text where the cell shows its first line
+        if (index.column() == Tags && !r.tags.isEmpty())
+            return r.tags.join(QStringLiteral(", "));  // a narrow column elides them
         return r.error.isEmpty() ? tip : tip + "\n" + r.error;
     }
     if (role == Qt::DecorationRole && index.column() == Task) {

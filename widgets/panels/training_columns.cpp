@@ -92,10 +92,10 @@ plots::FigureSpec loggedColumnFigure(const LoggedColumns& c, LoggedColumn which,
         break;
     }
     case LoggedColumn::GradNorm:
-        f.y.label = "gradient norm (before clipping)";
+        f.y.label = "gradient norm";
         f.y.log = true;
-        f.legend = plots::LegendPlace::UpperRight;
-        f.series = {series("gradient norm", c.gradNorm, "#D55E00")};
+        f.legend = plots::LegendPlace::LowerRight;  // the norm sits above the threshold
+        f.series = {series("before clipping", c.gradNorm, "#D55E00")};
         if (c.clipNorm > 0)
             f.hlines.push_back({c.clipNorm, "clipped above " + QString::number(c.clipNorm, 'g', 4).toStdString(),
                                 "#808080", true});
@@ -113,7 +113,7 @@ plots::FigureSpec loggedColumnFigure(const LoggedColumns& c, LoggedColumn which,
         f.series = {series("wall clock", c.wallSeconds, "#56B4E9")};
         break;
     }
-    f.title = title + "\n" + f.y.label;
+    f.title = title + " - " + f.y.label;
     return f;
 }
 

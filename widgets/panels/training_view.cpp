@@ -333,7 +333,9 @@ plots::FigureSpec TrainingView::columnFigure() const
 void TrainingView::redrawColumn()
 {
     const auto hidden = plots::hiddenSeries(*m_side);  // a legend click survives new rows
-    plots::buildFigure(*m_side, columnFigure());
+    auto shown = columnFigure();
+    shown.title.clear();  // the chooser above names it; the export keeps the title
+    plots::buildFigure(*m_side, shown);
     plots::hideSeries(*m_side, hidden);
     m_side->setInteractions(QCP::iRangeDrag | QCP::iRangeZoom);
 }

@@ -10,6 +10,7 @@
 #include <QProgressBar>
 #include <QPushButton>
 #include <QSlider>
+#include <QSplitter>
 #include <QVBoxLayout>
 
 #include "curve_interactions.h"
@@ -137,13 +138,23 @@ void TrainingView::layOut()
     columnBar->addWidget(new QLabel(tr("Beside:")));
     columnBar->addWidget(m_column, 1);
     columnBar->addWidget(m_columnExport);
-    auto* side = new QVBoxLayout;
-    side->addWidget(m_pointwise, 3);
-    side->addLayout(columnBar);
-    side->addWidget(m_side, 2);
+    // The two plots on the right share their height through a splitter (the user decides
+    // which one gets it); the chooser sits on the logged column's plot.
+    auto* columnBox = new QWidget;
+    auto* columnLayout = new QVBoxLayout(columnBox);
+    columnLayout->setContentsMargins(0, 0, 0, 0);
+    columnLayout->addLayout(columnBar);
+    columnLayout->addWidget(m_side, 1);
+    auto* side = new QSplitter(Qt::Vertical);
+    side->addWidget(m_pointwise);
+    side->addWidget(columnBox);
+    side->setStretchFactor(0, 1);
+    side->setStretchFactor(1, 1);
+    m_pointwise->setMinimumHeight(120);
+    m_side->setMinimumHeight(120);
     auto* plots = new QHBoxLayout;
     plots->addWidget(m_loss, 3);
-    plots->addLayout(side, 2);
+    plots->addWidget(side, 2);
     auto* layout = new QVBoxLayout(this);
     layout->addWidget(m_label);
     layout->addLayout(controls);

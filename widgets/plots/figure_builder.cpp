@@ -280,6 +280,12 @@ void fitAxes(const Panel& p, const FigureSpec& spec)
             }
         }
     }
+    // A labelled reference line is part of what the figure says (the clip threshold beside a
+    // gradient norm that never reaches it): a fitted y range includes it.
+    if (ye.lo <= ye.hi)
+        for (const auto& h : spec.hlines)
+            if (!h.label.empty())
+                ye.add(h.y);
     for (auto [axis, def] : {std::pair{p.x(), &spec.x}, std::pair{p.y(), &spec.y}}) {
         if (def->log) {
             axis->setScaleType(QCPAxis::stLogarithmic);

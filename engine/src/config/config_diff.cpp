@@ -57,12 +57,19 @@ std::string whyNotApplied(const RunConfig& run, const std::string& key)
 
 }  // namespace
 
+std::map<std::string, std::string> flattenedConfig(const RunConfig& run)
+{
+    std::map<std::string, std::string> out;
+    flatten(YAML::Load(toYaml(run, YamlStyle::Resolved)), "", out);
+    return out;
+}
+
 std::vector<ConfigDifference> configDifferences(const std::vector<RunConfig>& runs)
 {
     std::vector<std::map<std::string, std::string>> flat(runs.size());
     std::set<std::string> keys;
     for (std::size_t r = 0; r < runs.size(); ++r) {
-        flatten(YAML::Load(toYaml(runs[r], YamlStyle::Resolved)), "", flat[r]);
+        flat[r] = flattenedConfig(runs[r]);
         for (const auto& [k, v] : flat[r])
             keys.insert(k);
     }

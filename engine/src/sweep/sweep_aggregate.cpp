@@ -15,6 +15,7 @@
 #include "lengen/engine/analysis.h"
 #include "lengen/engine/errors.h"
 #include "lengen/engine/probes.h"
+#include "lengen/engine/seed_stats.h"
 #include "lengen/engine/sweep.h"
 
 namespace fs = std::filesystem;
@@ -23,86 +24,12 @@ namespace lengen::engine {
 
 namespace {
 
-constexpr int kBootstrapFrom = 3;  // fewer seeds: the band is their min-max range
-
 // One curve of every seed of a group, in cell order; curves may differ in length.
 struct SeedCurves {
     std::string label;
     bool transformer = false;
     std::vector<std::vector<double>> perSeed;
 };
-
-// The statistics over seeds at each position, over the seeds with a finite value there.
-AggregateCurve combine(const std::string& key, const SeedCurves& in, int trials, std::mt19937_64& rng)
-{
-    AggregateCurve out;
-    out.key = key;
-    out.label = in.label;
-    out.transformer = in.transformer;
-    size_t positions = 0;
-    for (const auto& c : in.perSeed)
-        positions = std::max(positions, c.size());
-    const size_t seeds = in.perSeed.size();
-    auto at = [&](size_t s, size_t p) {
-        const auto& c = in.perSeed[s];
-        return p < c.size() ? c[p] : std::nan("");
-    };
-    out.mean.assign(positions, std::nan(""));
-    out.low = out.high = out.mean;
-    out.seeds.assign(positions, 0);
-    std::int64_t fewest = std::numeric_limits<std::int64_t>::max();
-    for (size_t p = 0; p < positions; ++p) {
-        double sum = 0, lo = INFINITY, hi = -INFINITY;
-        std::int64_t n = 0;
-        for (size_t s = 0; s < seeds; ++s) {
-            const double v = at(s, p);
-            if (!std::isfinite(v))
-                continue;
-            sum += v;
-            lo = std::min(lo, v);
-            hi = std::max(hi, v);
-            ++n;
-        }
-        out.seeds[p] = n;
-        fewest = std::min(fewest, n);
-        if (n > 0) {
-            out.mean[p] = sum / double(n);
-            out.low[p] = lo;
-            out.high[p] = hi;
-        }
-    }
-    out.band = positions > 0 && fewest >= kBootstrapFrom && trials > 0 ? "bootstrap" : "min-max";
-    if (out.band != "bootstrap")
-        return out;
-    // Resample whole seeds (one draw serves every position, as the curves of one seed belong
-    // together); the band is the 5th and 95th percentile of the resampled means.
-    std::uniform_int_distribution<size_t> pick(0, seeds - 1);
-    std::vector<std::vector<double>> means(positions, std::vector<double>(size_t(trials)));
-    std::vector<size_t> draw(seeds);
-    for (int t = 0; t < trials; ++t) {
-        for (auto& d : draw)
-            d = pick(rng);
-        for (size_t p = 0; p < positions; ++p) {
-            double sum = 0;
-            int n = 0;
-            for (size_t d : draw) {
-                const double v = at(d, p);
-                if (std::isfinite(v)) {
-                    sum += v;
-                    ++n;
-                }
-            }
-            means[p][size_t(t)] = n ? sum / n : out.mean[p];
-        }
-    }
-    const auto lo = size_t(std::floor(0.05 * trials)), hi = size_t(std::floor(0.95 * trials));
-    for (size_t p = 0; p < positions; ++p) {
-        std::sort(means[p].begin(), means[p].end());
-        out.low[p] = means[p][lo];
-        out.high[p] = means[p][std::min(hi, size_t(trials) - 1)];
-    }
-    return out;
-}
 
 std::string groupName(const std::vector<std::pair<std::string, std::string>>& axes)
 {
@@ -135,15 +62,6 @@ void addCurve(Pending& p, const std::string& key, const std::string& label, bool
 }
 
 }  // namespace
-
-AggregateCurve combineOverSeeds(const std::vector<std::vector<double>>& perSeed, int bootstrapTrials,
-                                std::uint64_t seed)
-{
-    SeedCurves in;
-    in.perSeed = perSeed;
-    std::mt19937_64 rng(seed);
-    return combine({}, in, bootstrapTrials, rng);
-}
 
 std::string aggregateFileFor(const std::string& sweepDir) { return locateSweep(sweepDir) + "/aggregate.h5"; }
 
@@ -242,8 +160,14 @@ SweepAggregate aggregateSweep(const std::string& sweepDir, const AggregateOption
     std::mt19937_64 rng(options.seed);
     std::vector<std::pair<std::tuple<int, int, std::string, int>, AggregateSet>> sets;
     for (auto& [key, p] : pending) {
-        for (const auto& k : p.order)
-            p.set.curves.push_back(combine(k, p.curves[k], options.bootstrapTrials, rng));
+        for (const auto& k : p.order) {
+            const auto& in = p.curves[k];
+            auto curve = combineOverSeeds(in.perSeed, options.band, options.bootstrapTrials, rng);
+            curve.key = k;
+            curve.label = in.label;
+            curve.transformer = in.transformer;
+            p.set.curves.push_back(std::move(curve));
+        }
         const int order = std::get<0>(key) == 0 ? methodOrder[std::get<1>(key)] : 0;
         sets.push_back({{std::get<0>(key), order, std::get<1>(key), groupOrder[std::get<2>(key)]}, std::move(p.set)});
     }

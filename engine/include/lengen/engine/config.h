@@ -5,6 +5,7 @@
 
 #include <cstdint>
 #include <optional>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -157,6 +158,9 @@ struct ConfigDifference {
 };
 /// The keys whose values are not all the same, sorted by key (Compare's config table).
 std::vector<ConfigDifference> configDifferences(const std::vector<RunConfig>& runs);
+/// Every scalar of the resolved config under its dotted key ("model.num_hidden_layers" -> "4";
+/// a list as "[22, 44]"): what Compare groups runs by.
+std::map<std::string, std::string> flattenedConfig(const RunConfig& run);
 
 /// Known names, for help texts and the GUI.
 std::vector<std::string> knownTaskNames();

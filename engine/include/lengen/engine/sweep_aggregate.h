@@ -22,8 +22,10 @@ struct AggregateCurve {
     bool transformer = false;            ///< the trained model (not a baseline)
     std::vector<double> mean, low, high; ///< [positions]
     std::vector<std::int64_t> seeds;     ///< [positions]
-    /// "bootstrap" (5 / 95 % percentiles of the mean over resampled seeds, >= 3 seeds
-    /// everywhere) or "min-max" (the range across seeds, fewer than 3 somewhere).
+    /// "bootstrap" (5 / 95 % percentiles of the mean over resampled seeds), "min-max" (the
+    /// range across seeds), "sd" / "se" (mean ± SD or SE), or "none" (one seed: low and high
+    /// are NaN). The default (BandKind::Auto) is bootstrap from 3 seeds everywhere, else
+    /// min-max (seed_stats.h).
     std::string band;
 };
 
@@ -49,12 +51,15 @@ struct SweepAggregate {
     std::vector<std::string> missing;    ///< cells with no stored evaluation or probe yet
 };
 
+enum class BandKind;
+
 struct AggregateOptions {
     /// Axes to group by; empty = every axis of the sweep except `seed`. Error(Usage) for a
     /// key that is not an axis.
     std::vector<std::string> groupBy;
     int bootstrapTrials = 1000;
     std::uint64_t seed = 1;              ///< draws the bootstrap resamples
+    BandKind band{};                     ///< BandKind::Auto (seed_stats.h)
 };
 
 /// One row of the summary table: the trained model's value at the training length (the last
@@ -72,12 +77,6 @@ std::vector<std::string> aggregateMethods(const SweepAggregate& aggregate);
 
 /// Rows for one evaluation method, in grid order (empty when no set has it).
 std::vector<AggregateRow> aggregateTable(const SweepAggregate& aggregate, const std::string& method);
-
-/// The statistics of one curve over seeds (what aggregateSweep stores per curve): per-seed
-/// curves of any lengths in, mean / band / seed count per position out. The studio's Compare
-/// groups selected runs with it.
-AggregateCurve combineOverSeeds(const std::vector<std::vector<double>>& perSeed, int bootstrapTrials,
-                                std::uint64_t seed = 1);
 
 /// Reads every cell's analysis file (read-only; cells may still run) and aggregates.
 SweepAggregate aggregateSweep(const std::string& sweepDir, const AggregateOptions& options);
