@@ -11,6 +11,7 @@
 #include <memory>
 
 #include "figure_export.h"
+#include "figure_provenance.h"
 #include "lengen/engine/errors.h"
 #include "lengen/engine/run_file.h"
 #include "run_figures.h"
@@ -62,19 +63,60 @@ const char* extension(plots::Format f)
     return "png";
 }
 
+// One figure in one format, and beside it what made it (<figure>.provenance.json, written with
+// the first format) unless --no-provenance; `hidden`: curves left out (a provenance's view).
 void exportOne(const std::string& run, const std::string& name, const figures::MapSelection& map,
-               plots::Format format, const fs::path& path, int dpi, bool standalone, bool quiet)
+               plots::Format format, const fs::path& path, const ExportArgs& args, bool provenance,
+               const QStringList& hidden = {})
 {
     std::error_code ec;
     fs::create_directories(path.parent_path(), ec);
-    const auto figure = figures::makeFigure(run, name, map);
+    auto figure = figures::makeFigure(run, name, map);
+    if (figure.plot && !hidden.isEmpty()) {
+        auto& series = figure.plot->series;
+        series.erase(std::remove_if(series.begin(), series.end(),
+                                    [&](const plots::Series& s) { return hidden.contains(QString::fromStdString(s.name)); }),
+                     series.end());
+    }
     const QString out = QString::fromStdString(path.string());
-    const auto result = figure.plot ? plots::exportFigure(*figure.plot, out, format, dpi, standalone)
-                                    : plots::exportHeatmap(*figure.heatmap, out, format, dpi, standalone);
+    const auto result = figure.plot ? plots::exportFigure(*figure.plot, out, format, args.dpi, args.standalone)
+                                    : plots::exportHeatmap(*figure.heatmap, out, format, args.dpi, args.standalone);
     if (!result.ok)
         throw Error(ErrorKind::Io, result.error.toStdString());
-    if (!quiet)
+    if (!args.quiet)
         std::printf("%s\n", path.string().c_str());
+    if (provenance && !args.noProvenance) {
+        const auto file = figures::writeProvenance(path.string(), figures::runFigureProvenance(run, name, map, hidden));
+        if (!args.quiet)
+            std::printf("%s\n", file.c_str());
+    }
+}
+
+// --from FILE: the figure a provenance file describes, from the same run, checked unchanged.
+int exportFromProvenance(const ExportArgs& args)
+{
+    const auto source = figures::readProvenance(args.from);
+    std::vector<plots::Format> formats;
+    for (const auto& f : args.formats) {
+        const auto fmt = plots::formatFromName(f);
+        if (!fmt)
+            throw Error(ErrorKind::Usage, "export: unknown format '" + f + "' (png, svg, pdf, csv, tex)");
+        formats.push_back(*fmt);
+    }
+    if (formats.empty())
+        formats = {args.out.empty() ? plots::Format::Png
+                                    : plots::formatFromPath(QString::fromStdString(args.out)).value_or(plots::Format::Png)};
+    const fs::path base = args.out.empty() ? fs::path(args.from).parent_path() /
+                                                 (figures::figureFileName(source.name) + "-rebuilt")
+                                           : fs::path(args.out);
+    for (auto fmt : formats) {
+        // Appended, never replaced: names hold dots ("scale-x=0.333").
+        fs::path path = args.out.empty() ? fs::path(base.string() + "." + extension(fmt)) : base;
+        if (!args.out.empty() && formats.size() > 1)
+            path.replace_extension(extension(fmt));
+        exportOne(source.run, source.name, source.map, fmt, path, args, fmt == formats.front(), source.hidden);
+    }
+    return 0;
 }
 
 bool isSweepFolder(const std::string& path)
@@ -151,6 +193,14 @@ int exportSweep(const ExportArgs& args)
 
 int runExport(const ExportArgs& args)
 {
+    if (!args.from.empty()) {
+        if (!args.run.empty() || !args.figure.empty() || args.all || args.list)
+            throw Error(ErrorKind::Usage, "export --from FILE rebuilds the figure it names: give no run, --figure, --all or --list");
+        auto app = makeApplication();
+        return exportFromProvenance(args);
+    }
+    if (args.run.empty())
+        throw Error(ErrorKind::Usage, "export: give a run (or a sweep folder), or --from FIGURE.provenance.json");
     if (isSweepFolder(args.run)) {
         if (int(args.list) + int(args.all) + int(!args.figure.empty()) != 1)
             throw Error(ErrorKind::Usage, "export: give one of --figure grid|table or --list");
@@ -200,7 +250,7 @@ int runExport(const ExportArgs& args)
                                          : fs::path(args.out);
         if (!args.out.empty() && formats.size() > 1)
             path.replace_extension(extension(fmt));
-        exportOne(args.run, args.figure, map, fmt, path, args.dpi, args.standalone, args.quiet);
+        exportOne(args.run, args.figure, map, fmt, path, args, fmt == formats.front());
     }
     return 0;
 }
@@ -213,7 +263,10 @@ void addExportCommand(CLI::App& app, CommandTable& table)
         "export", "Figures of a run (evaluation, attention, attacks, serial position, loss) or of a "
                   "sweep (grid, table) as PNG, SVG, PDF, CSV or pgfplots (tex)");
     cmd->add_option("run", a->run, "Run folder or run.h5, or a sweep folder (figures grid and "
-                                   "table)")->required();
+                                   "table)");
+    cmd->add_option("--from", a->from, "Rebuild the figure a <figure>.provenance.json describes, from the same "
+                                       "run (exit 3 when it moved or changed)");
+    cmd->add_flag("--no-provenance", a->noProvenance, "Write no <figure>.provenance.json beside the figure");
     cmd->add_option("--method", a->method, "Sweep grid / table: evaluation method (default "
                                            "ood_length)");
     cmd->add_option("--figure", a->figure, "Figure name (see --list)");

@@ -8,6 +8,8 @@ namespace lengen::engine {
 
 const char* versionString() { return LENGEN_VERSION; }
 
+std::string libTorchVersion() { return compat::torchVersion(); }
+
 std::string backendDescription()
 {
     std::string text = "LibTorch " + compat::torchVersion();

@@ -443,6 +443,43 @@ void TestCli::evaluatesProbesAndReportsErrors()
         const QString texText = QString::fromUtf8(tex.readAll());
         QVERIFY2(texText.contains("\\documentclass{article}") && texText.contains("\\addplot"), qPrintable(texText.left(400)));
         QVERIFY(std::filesystem::exists((base + "-0.dat").toStdString()));
+        // Provenance (issue 42): beside the figure, what made it; --from rebuilds the same data
+        // byte for byte; a moved run is named, a changed one refused, a foreign file is usage.
+        const QString prov = base + ".provenance.json";
+        QFile provFile(prov);
+        QVERIFY(provFile.open(QIODevice::ReadOnly));
+        const auto provJson = QJsonDocument::fromJson(provFile.readAll()).object();
+        provFile.close();
+        const auto info = lengen::engine::readRunInfo(runFile.toStdString());
+        QCOMPARE(provJson["runs"].toArray().first().toObject()["run_id"].toString(), QString::fromStdString(info.runId));
+        QVERIFY(provJson["runs"].toArray().first().toObject()["config_hash"].toString().startsWith("fnv1a64:"));
+        QCOMPARE(provJson["evaluations"].toArray().first().toObject()["method"].toString(), QString("ood_length"));
+        auto rebuilt = run({"export", "--from", prov, "--format", "csv", "--out", dir + "/rebuilt.csv"});
+        QVERIFY2(rebuilt.code == 0, qPrintable(rebuilt.err));
+        QFile a(base + ".csv"), b(dir + "/rebuilt.csv");
+        QVERIFY(a.open(QIODevice::ReadOnly) && b.open(QIODevice::ReadOnly));
+        QCOMPARE(b.readAll(), a.readAll());
+        QJsonObject tampered = provJson;
+        auto runs = tampered["runs"].toArray();
+        auto first = runs.first().toObject();
+        first["config_hash"] = "fnv1a64:0000000000000000";
+        runs[0] = first;
+        tampered["runs"] = runs;
+        const auto changedProv = lengen::test::writeFile(dir.toStdString(), "changed.provenance.json",
+                                                         QJsonDocument(tampered).toJson().toStdString());
+        const auto changed = run({"export", "--from", QString::fromStdString(changedProv)});
+        QCOMPARE(changed.code, 3);
+        QVERIFY2(changed.err.contains("changed since the figure was made"), qPrintable(changed.err));
+        first["path"] = dir + "/gone/run.h5";
+        runs[0] = first;
+        tampered["runs"] = runs;
+        const auto movedProv = lengen::test::writeFile(dir.toStdString(), "moved.provenance.json",
+                                                       QJsonDocument(tampered).toJson().toStdString());
+        const auto moved = run({"export", "--from", QString::fromStdString(movedProv)});
+        QCOMPARE(moved.code, 3);
+        QVERIFY2(moved.err.contains("is no longer at") && moved.err.contains(QString::fromStdString(info.runId)),
+                 qPrintable(moved.err));
+        QCOMPARE(run({"export", "--from", base + ".csv"}).code, 64);
         QVERIFY(run({"export", runFile, "--list"}).out.contains("lost_in_mid"));
         QCOMPARE(run({"export", runFile, "--figure", "sideways"}).code, 64);
         QCOMPARE(run({"export", runFile, "--figure", "ood_length", "--out", "/proc/lengen/x.png"}).code, 4);

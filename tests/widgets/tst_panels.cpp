@@ -552,6 +552,14 @@ void TestPanels::exportFromAView()
     QFile shown(m_tmp.path() + "/shown.csv");
     QVERIFY(shown.open(QIODevice::ReadOnly));
     QVERIFY(!QString::fromUtf8(shown.readAll()).contains("\n" + hide + ","));
+    // Issue 42: beside the export, what made it, with the hidden curve; Copy's text names it.
+    QFile prov(m_tmp.path() + "/shown.provenance.json");
+    QVERIFY(prov.open(QIODevice::ReadOnly));
+    const auto provText = QString::fromUtf8(prov.readAll());
+    const auto id = QString::fromStdString(engine::readRunInfo(m_rope).runId);
+    QVERIFY2(provText.contains(id) && provText.contains(hide) && provText.contains("\"figure\": \"standard\""),
+             qPrintable(provText));
+    QVERIFY2(view.provenanceLine().startsWith("standard of run " + id), qPrintable(view.provenanceLine()));
     // Log y and the legend beside the data: the view and its exports follow the options.
     for (auto* box : view.findChildren<QCheckBox*>())
         box->setChecked(true);

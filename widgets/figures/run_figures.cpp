@@ -1,4 +1,5 @@
 #include "run_figures.h"
+#include "figure_provenance.h"
 
 #include <algorithm>
 #include <cmath>
@@ -289,6 +290,9 @@ std::vector<std::string> exportAllFigures(const std::string& run, const std::str
                 throw Error(ErrorKind::Io, r.error.toStdString());
             written.push_back(path.string());
         }
+        if (!formats.empty())  // what made it, once per figure (docs/figures.md)
+            written.push_back(writeProvenance((fs::path(dir) / (figureFileName(f.name) + "." + formats.front())).string(),
+                                              runFigureProvenance(run, f.name, {})));
     }
     return written;
 }

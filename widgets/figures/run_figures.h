@@ -87,7 +87,8 @@ void errorAxes(plots::FigureSpec& f, bool classification, double zeroEstimator, 
 std::string figureFileName(const std::string& figure);
 
 /// Writes every available figure of a run into `dir` in each format ("png", "svg", "pdf",
-/// "csv"); returns the files written. Error(Io) naming the file that could not be written.
+/// "csv", "tex") and beside each its <figure>.provenance.json; returns the files written.
+/// Error(Io) naming the file that could not be written.
 std::vector<std::string> exportAllFigures(const std::string& run, const std::string& dir,
                                           const std::vector<std::string>& formats, int dpi);
 

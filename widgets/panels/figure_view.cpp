@@ -1,4 +1,5 @@
 #include "figure_view.h"
+#include "figure_provenance.h"
 #include "open_run_model.h"
 
 #include "export_dialog.h"
@@ -10,6 +11,8 @@
 #include <algorithm>
 
 #include <QApplication>
+#include <QJsonArray>
+#include <QMimeData>
 #include <QCheckBox>
 #include <QClipboard>
 #include <QComboBox>
@@ -253,6 +256,21 @@ bool FigureView::exportTo(const QString& path, int dpi, QString* error)
     }
     if (!result.ok && error)
         *error = result.error;
+    if (result.ok && !m_drawn.isEmpty()) {  // what made it, beside it, as `lengen export` writes
+        try {
+            auto p = figures::runFigureProvenance(m_run.toStdString(), m_drawn.toStdString(), {},
+                                                  plots::hiddenSeries(*m_plot));
+            QJsonObject view = p["view"].toObject();
+            view["log_y"] = m_logY->isChecked();
+            view["legend_outside"] = m_legendOutside->isChecked();
+            p["view"] = view;
+            figures::writeProvenance(path.toStdString(), p);
+        } catch (const std::exception& e) {
+            if (error)
+                *error = QString::fromUtf8(e.what());
+            return false;
+        }
+    }
     return result.ok;
 }
 
@@ -275,10 +293,40 @@ void FigureView::exportWithDialog()
     reportExport(this, ok, error);
 }
 
+QString FigureView::provenanceLine() const
+{
+    if (m_run.isEmpty() || m_drawn.isEmpty())
+        return {};
+    try {
+        const auto p = figures::runFigureProvenance(m_run.toStdString(), m_drawn.toStdString(), {});
+        const auto r = p["runs"].toArray().first().toObject();
+        QString line = QStringLiteral("%1 of run %2 (%3, seed %4, config %5)")
+                           .arg(m_drawn, r["run_id"].toString(), r["path"].toString(), r["seed"].toString(),
+                                r["config_hash"].toString());
+        for (const auto& e : p["evaluations"].toArray()) {
+            const auto o = e.toObject();
+            line += QStringLiteral("; %1%2: %3 prompts, eval seed %4, checkpoint %5")
+                        .arg(o["method"].toString(),
+                             o["intervention"].toString().isEmpty() ? QString() : " + " + o["intervention"].toString())
+                        .arg(o["prompts"].toInt())
+                        .arg(o["eval_seed"].toString())
+                        .arg(qint64(o["checkpoint_step"].toDouble()));
+        }
+        return line + QStringLiteral("; LenGen %1").arg(p["lengen"].toString());
+    } catch (const std::exception&) {
+        return {};
+    }
+}
+
 void FigureView::onCopy()
 {
-    QApplication::clipboard()->setPixmap(m_plot->toPixmap());
-    Q_EMIT statusMessage(tr("Figure copied to the clipboard"));
+    // The image, and beside it as text one line of what made it (pasted into notes or a
+    // caption, it names the run and the stored result).
+    auto* data = new QMimeData;
+    data->setImageData(m_plot->toPixmap().toImage());
+    data->setText(provenanceLine());
+    QApplication::clipboard()->setMimeData(data);
+    Q_EMIT statusMessage(tr("Figure copied to the clipboard, with its provenance as text"));
 }
 
 void FigureView::followOpenRun(const OpenRunModel& model)

@@ -45,7 +45,10 @@ public:
     QCustomPlot* plot() const { return m_plot; }
     const std::optional<plots::FigureSpec>& currentSpec() const { return m_spec; }
 
-    /// Writes the current figure: PNG/SVG/PDF as shown (zoom kept), CSV = its data.
+    /// One line of what made the figure (run, stored results): Copy puts it beside the image.
+    QString provenanceLine() const;
+    /// Writes the current figure: PNG/SVG/PDF as shown (zoom kept), CSV = its data; beside it
+    /// <figure>.provenance.json, as `lengen export` writes it.
     bool exportTo(const QString& path, int dpi, QString* error = nullptr);
     /// The hover read-out under the figure (tests).
     QString hoverText() const;

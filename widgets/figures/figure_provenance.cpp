@@ -1,0 +1,162 @@
+#include "figure_provenance.h"
+
+#include <QDateTime>
+#include <QFile>
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QSaveFile>
+
+#include <cstdio>
+#include <filesystem>
+
+#include "lengen/engine/analysis.h"
+#include "lengen/engine/errors.h"
+#include "lengen/engine/run_file.h"
+#include "lengen/engine/version.h"
+
+namespace lengen::figures {
+
+namespace {
+
+using engine::Error;
+using engine::ErrorKind;
+namespace fs = std::filesystem;
+
+constexpr int kProvenanceVersion = 1;
+const char* kFormat = "lengen-figure-provenance";
+
+QString qs(const std::string& s) { return QString::fromStdString(s); }
+
+// The stored evaluations a run figure draws: its method's plain result and the interventions
+// drawn over it ("ood_length+yarn:factor=4" draws that one alone).
+QJsonArray evaluationsDrawn(const std::string& run, const std::string& name)
+{
+    QJsonArray out;
+    const auto plus = name.find('+');
+    const std::string method = name.substr(0, plus);
+    const std::string only = plus == std::string::npos ? "" : name.substr(plus + 1);
+    std::vector<engine::EvalResult> results;
+    try {
+        results = engine::readEvaluations(run);
+    } catch (const std::exception&) {  // a figure without evaluations (loss, probes)
+        return out;
+    }
+    for (const auto& r : results) {
+        if (r.method != method || (!only.empty() && r.intervention.rfind(only, 0) != 0 && r.intervention != only))
+            continue;
+        QJsonObject e;
+        e["method"] = qs(r.method);
+        e["source"] = qs(r.source);
+        e["prompts"] = r.prompts;
+        e["eval_seed"] = QString::number(r.seed);  // uint64: as text, JSON numbers are doubles
+        e["points"] = r.nPoints;
+        e["checkpoint_step"] = double(r.checkpointStep);
+        e["intervention"] = qs(r.intervention);
+        e["intervention_params"] = qs(r.interventionParams);
+        QJsonArray curves;
+        for (const auto& c : r.curves)
+            curves.append(qs(c.label));
+        e["curves"] = curves;
+        out.append(e);
+    }
+    return out;
+}
+
+}  // namespace
+
+std::string configHash(const std::string& configYaml)
+{
+    std::uint64_t h = 1469598103934665603ULL;  // FNV-1a, 64 bits
+    for (const unsigned char c : configYaml) {
+        h ^= c;
+        h *= 1099511628211ULL;
+    }
+    char buf[32];
+    std::snprintf(buf, sizeof buf, "%016llx", static_cast<unsigned long long>(h));
+    return std::string("fnv1a64:") + buf;
+}
+
+QJsonObject runFigureProvenance(const std::string& run, const std::string& name, const MapSelection& map,
+                                const QStringList& hidden)
+{
+    const auto info = engine::readRunInfo(engine::locateRunFile(run));
+    QJsonObject r;
+    r["path"] = qs(fs::absolute(info.path).lexically_normal().string());
+    r["run_id"] = qs(info.runId);
+    r["seed"] = QString::number(info.seed);
+    r["config_hash"] = qs(configHash(info.configYaml));
+    r["checkpoint_step"] = double(info.checkpointStep);
+    QJsonObject view;
+    view["figure"] = qs(name);
+    view["prompt"] = map.prompt;
+    view["layer"] = map.layer;
+    view["head"] = map.head;
+    view["hidden_curves"] = QJsonArray::fromStringList(hidden);
+    QJsonObject p;
+    p["format"] = kFormat;
+    p["version"] = kProvenanceVersion;
+    p["runs"] = QJsonArray{r};
+    p["view"] = view;
+    p["evaluations"] = evaluationsDrawn(info.path, name);
+    p["lengen"] = engine::versionString();
+    p["libtorch"] = qs(engine::libTorchVersion());
+    p["created"] = QDateTime::currentDateTimeUtc().toString(Qt::ISODate);
+    return p;
+}
+
+std::string writeProvenance(const std::string& figurePath, const QJsonObject& provenance)
+{
+    const fs::path fig(figurePath);
+    const auto path = (fig.parent_path() / (fig.stem().string() + ".provenance.json")).string();
+    QSaveFile f(qs(path));  // written beside, renamed into place
+    if (!f.open(QIODevice::WriteOnly) || f.write(QJsonDocument(provenance).toJson()) < 0 || !f.commit())
+        throw Error(ErrorKind::Io, "cannot write " + path + ": " + f.errorString().toStdString());
+    return path;
+}
+
+FigureSource readProvenance(const std::string& path)
+{
+    QFile f(qs(path));
+    if (!f.open(QIODevice::ReadOnly))
+        throw Error(ErrorKind::Usage, "--from " + path + ": cannot read it");
+    QJsonParseError err{};
+    const auto doc = QJsonDocument::fromJson(f.readAll(), &err);
+    const auto p = doc.object();
+    if (err.error != QJsonParseError::NoError || p["format"].toString() != kFormat)
+        throw Error(ErrorKind::Usage, "--from " + path + ": not a LenGen figure provenance file" +
+                                          (err.error != QJsonParseError::NoError
+                                               ? " (" + err.errorString().toStdString() + ")"
+                                               : std::string()));
+    if (p["version"].toInt() != kProvenanceVersion)
+        throw Error(ErrorKind::Usage, "--from " + path + ": provenance version " +
+                                          std::to_string(p["version"].toInt()) + " (this LenGen reads " +
+                                          std::to_string(kProvenanceVersion) + ")");
+    const auto runs = p["runs"].toArray();
+    const auto view = p["view"].toObject();
+    if (runs.size() != 1 || !view["figure"].isString())
+        throw Error(ErrorKind::Usage, "--from " + path + ": key 'runs' must hold one run and 'view.figure' a name");
+    const auto r = runs.first().toObject();
+    const std::string run = r["path"].toString().toStdString();
+    if (!fs::exists(run))
+        throw Error(ErrorKind::RunFile, "--from " + path + ": run " + r["run_id"].toString().toStdString() +
+                                            " is no longer at " + run + " (moved or deleted)");
+    const auto info = engine::readRunInfo(run);
+    const auto hash = configHash(info.configYaml);
+    if (hash != r["config_hash"].toString().toStdString() || info.runId != r["run_id"].toString().toStdString())
+        throw Error(ErrorKind::RunFile, "--from " + path + ": run " + run +
+                                            " changed since the figure was made (config hash " + hash + ", run id " +
+                                            info.runId + "; the figure recorded " +
+                                            r["config_hash"].toString().toStdString() + ", " +
+                                            r["run_id"].toString().toStdString() + ")");
+    FigureSource s;
+    s.run = run;
+    s.name = view["figure"].toString().toStdString();
+    s.map.prompt = view["prompt"].toInt(0);
+    s.map.layer = view["layer"].toInt(-1);
+    s.map.head = view["head"].toInt(0);
+    for (const auto& h : view["hidden_curves"].toArray())
+        s.hidden << h.toString();
+    return s;
+}
+
+}  // namespace lengen::figures

@@ -1,0 +1,43 @@
+#pragma once
+// What made a figure, written beside it as <figure>.provenance.json (issue 42, docs/figures.md):
+// the run it draws (path, run id, seed, a hash of the resolved config), for each stored
+// evaluation it draws the settings of that result (method, prompts, evaluation seed, intervention
+// and its resolved parameters, checkpoint step), the view (figure name, map selection, hidden
+// curves), and the LenGen and LibTorch versions and the date. `lengen export --from FILE`
+// rebuilds the figure from it: the same data files, byte for byte, as long as the run is where
+// it was and unchanged; a moved run is named, a changed one (its config hash differs) refused.
+
+#include <QJsonObject>
+#include <QString>
+#include <QStringList>
+
+#include <string>
+
+#include "run_figures.h"
+
+namespace lengen::figures {
+
+/// "fnv1a64:0123456789abcdef" of a run's resolved config text: stable across machines and
+/// builds (not a security hash; it tells a changed run from the same one).
+std::string configHash(const std::string& configYaml);
+
+/// The provenance of run figure `name` of `run` (map: an attention map's selection; hidden:
+/// the curves the view hid, left out of the export).
+QJsonObject runFigureProvenance(const std::string& run, const std::string& name, const MapSelection& map,
+                                const QStringList& hidden = {});
+
+/// <dir>/<base>.provenance.json for a figure file (any of its formats), written atomically.
+/// Error(Io) naming the path.
+std::string writeProvenance(const std::string& figurePath, const QJsonObject& provenance);
+
+/// What --from rebuilds: the run, the figure and its view, checked against the run as it is.
+struct FigureSource {
+    std::string run, name;
+    MapSelection map;
+    QStringList hidden;
+};
+/// Error(Usage) for a file that is not a figure provenance; Error(RunFile) naming the run when
+/// it is missing (moved) or its config hash differs (changed since the figure was made).
+FigureSource readProvenance(const std::string& path);
+
+}  // namespace lengen::figures
