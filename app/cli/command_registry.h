@@ -46,5 +46,6 @@ void addSweepCommands(CLI::App& app, CommandTable& table);      ///< sweep new|r
 void addExportCommand(CLI::App& app, CommandTable& table);      ///< export (GUI builds only)
 void addListCommand(CLI::App& app, CommandTable& table);        ///< list encodings|interventions|tasks
 void addNoteCommand(CLI::App& app, CommandTable& table);        ///< note (a run's notes and tags)
+void addRunsCommand(CLI::App& app, CommandTable& table);        ///< runs (the run index)
 
 }  // namespace lengen::cli

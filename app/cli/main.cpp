@@ -73,6 +73,7 @@ int runCli(int argc, char** argv)
     cli::addSweepCommands(app, commands);
     cli::addListCommand(app, commands);
     cli::addNoteCommand(app, commands);
+    cli::addRunsCommand(app, commands);
 
     try {
         app.parse(argc, argv);

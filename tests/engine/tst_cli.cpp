@@ -186,6 +186,15 @@ void TestCli::trainsAndReportsTheRunFile()
     const auto badTag = run({"note", runFile, "--add-tag", QString(41, 'x')});
     QCOMPARE(badTag.code, 64);
     QVERIFY2(badTag.err.contains("longer than 40 bytes"), qPrintable(badTag.err));
+    // `lengen runs` (issue 42): through the folder's index, filtered by any config key.
+    const auto id = QString::fromStdString(lengen::engine::readRunInfo(runFile.toStdString()).runId);
+    auto listed = run({"runs", dir, "--where", "seed=3", "--where", "model.num_hidden_layers=2", "--stats"});
+    QVERIFY2(listed.code == 0 && listed.out.startsWith(id) && listed.out.contains("tags baseline,seed3") &&
+                 listed.err.contains("1 of 1 runs"),
+             qPrintable(listed.out + listed.err));
+    QVERIFY(QFile::exists(dir + "/.lengen-index.json"));
+    QVERIFY(run({"runs", dir, "--where", "model.num_hidden_layers=3"}).err.contains("0 of 1 runs"));
+    QCOMPARE(run({"runs", dir, "--where", "seed"}).code, 64);
     auto curve = run({"info", runFile, "--pointwise", "2"});
     QCOMPARE(curve.code, 0);
     // 30 steps logged every 5: rows at steps 20 and 25 are at the full 7 points.

@@ -2,6 +2,7 @@
 // down, a seed reproduces a run bit for bit, cancel + resume equals an uninterrupted run,
 // a diverging run fails cleanly and keeps its last checkpoint.
 
+#include <filesystem>
 #include <thread>
 
 #include <cstdlib>
@@ -11,6 +12,7 @@
 #include "train/graph_step.h"
 #include "train/train_loop.h"
 #include "lengen/engine/run_file.h"
+#include "lengen/engine/run_index.h"
 #include "lengen/engine/trainer.h"
 #include "test_support.h"
 
@@ -108,6 +110,7 @@ private Q_SLOTS:
     void cancelThenResumeEqualsUninterrupted();
     void aResumeThatLogsNothingReportsTheLastLoggedLoss();
     void notesAndTagsSurviveAResume();
+    void runIndexCachesAndRebuilds();
     void divergingRunFailsAndKeepsCheckpoint();
     void logsTheGradientNormBeforeClipping();
     void trainsOnCudaWhenAvailable();
@@ -246,6 +249,60 @@ void TestTraining::notesAndTagsSurviveAResume()
     const auto plain = train(tinyRun(20), options("nonotes", 4), whole, wholeRec);
     expectSameLog(readTrainLog(plain.runFile), readTrainLog(stopped.runFile));
     expectSameCheckpoint(plain.runFile, stopped.runFile);
+}
+
+// Issue 42: the runs under a folder through the index beside them. A second look reads no run
+// file; a changed run (new notes) is read again; a deleted or damaged index is rebuilt with the
+// same rows; key=value filters reach any config key.
+void TestTraining::runIndexCachesAndRebuilds()
+{
+    const auto folder = lengen::test::scratchDir("index");
+    for (std::uint64_t seed : {1, 2, 3}) {
+        auto o = options("unused", seed);
+        o.outDir = folder;
+        RunControl c;
+        Recorder r;
+        train(tinyRun(10), o, c, r);
+    }
+    RunIndexStats st;
+    auto first = indexRuns(folder, &st);
+    QCOMPARE(first.size(), size_t(3));
+    QCOMPARE(st.read, size_t(3));
+    QVERIFY(st.indexWritten);
+    QVERIFY(std::filesystem::exists(runIndexFileFor(folder)));
+    auto again = indexRuns(folder, &st);
+    QCOMPARE(st.fromIndex, size_t(3));
+    QCOMPARE(st.read, size_t(0));
+    QVERIFY(!st.indexWritten);
+    for (size_t i = 0; i < 3; ++i) {
+        QCOMPARE(again[i].path, first[i].path);
+        QCOMPARE(again[i].runId, first[i].runId);
+        QCOMPARE(again[i].seed, first[i].seed);
+        QCOMPARE(again[i].config, first[i].config);
+        QCOMPARE(again[i].finalLoss, first[i].finalLoss);
+    }
+    writeRunNotes(first[1].path, {"checked", {"keep"}});
+    auto noted = indexRuns(folder, &st);
+    QCOMPARE(st.read, size_t(1));
+    QCOMPARE(noted[1].tags, std::vector<std::string>{"keep"});
+    // The index is a cache: deleted or damaged, it is rebuilt and nothing is lost.
+    std::filesystem::remove(runIndexFileFor(folder));
+    QCOMPARE(indexRuns(folder, &st).size(), size_t(3));
+    QCOMPARE(st.read, size_t(3));
+    lengen::test::writeFile(folder, ".lengen-index.json", "{\"format\": \"lengen-run-index\", \"version\": 1, \"runs\": [{\"path\": 7}]}");
+    const auto rebuilt = indexRuns(folder, &st);
+    QCOMPARE(st.read, size_t(3));
+    QCOMPARE(rebuilt[1].tags, std::vector<std::string>{"keep"});
+    // Filters: a config key, the seed, a tag.
+    QVERIFY(runMatches(rebuilt[0], "model.num_hidden_layers", "2"));
+    QVERIFY(!runMatches(rebuilt[0], "model.num_hidden_layers", "3"));
+    QCOMPARE(std::count_if(rebuilt.begin(), rebuilt.end(), [](const RunIndexEntry& e) { return runMatches(e, "seed", "3"); }),
+             std::ptrdiff_t(1));
+    QVERIFY(runMatches(rebuilt[1], "tag", "KEEP"));
+    QVERIFY(runMatches(rebuilt[0], "pe", "rope"));
+    // A run gone: its row goes.
+    std::filesystem::remove_all(std::filesystem::path(rebuilt[0].path).parent_path());
+    QCOMPARE(indexRuns(folder, &st).size(), size_t(2));
 }
 
 void TestTraining::divergingRunFailsAndKeepsCheckpoint()

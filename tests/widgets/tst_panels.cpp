@@ -13,6 +13,9 @@
 #include <QSpinBox>
 #include <QTableView>
 #include <QTemporaryDir>
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QJsonArray>
 #include <QTest>
 
 #include <algorithm>
@@ -279,6 +282,15 @@ void TestPanels::browserFiltersAndSorts()
     QCOMPARE(browser.visibleRows(), 1);
     browser.setFilterText("nothing-like-this");
     QCOMPARE(browser.visibleRows(), 0);
+    // Issue 42: key=value reaches any resolved config key, and the columns by name.
+    browser.setFilterText("pe=alibi");
+    QCOMPARE(browser.visibleRows(), 1);
+    browser.setFilterText("model.num_hidden_layers=2");
+    QCOMPARE(browser.visibleRows(), 2);
+    browser.setFilterText("model.num_hidden_layers=3");
+    QCOMPARE(browser.visibleRows(), 0);
+    browser.setFilterText("model.num_hidden_layers=2 alibi");  // a term and text together
+    QCOMPARE(browser.visibleRows(), 1);
     browser.setFilterText("");
     QCOMPARE(browser.visibleRows(), 2);
     auto* table = browser.findChild<QTableView*>();
@@ -328,6 +340,8 @@ void TestPanels::browserEditsNotesAndFiltersByThem()
     browser.setFilterText("paper-fig3");
     QCOMPARE(browser.visibleRows(), 1);
     browser.setFilterText("too steep");
+    QCOMPARE(browser.visibleRows(), 1);
+    browser.setFilterText("tag=paper-fig3");
     QCOMPARE(browser.visibleRows(), 1);
     browser.setFilterText("");
     QCOMPARE(browser.visibleRows(), all);
@@ -413,6 +427,14 @@ void TestPanels::viewsPopulateFromARun()
     QFile pdf(comparePdf);
     QVERIFY(pdf.open(QIODevice::ReadOnly));
     QVERIFY(pdf.read(5) == "%PDF-");
+    // Its provenance names both runs, their evaluations and the grouping (issue 42).
+    QFile compareProv(m_tmp.path() + "/compare.provenance.json");
+    QVERIFY(compareProv.open(QIODevice::ReadOnly));
+    const auto cp = QJsonDocument::fromJson(compareProv.readAll()).object();
+    QCOMPARE(cp["runs"].toArray().size(), 2);
+    QCOMPARE(cp["evaluations"].toArray().size(), 2);
+    QCOMPARE(cp["grouping"].toObject()["band"].toString(), QString("auto"));
+    QCOMPARE(cp["view"].toObject()["figure"].toString(), QString("compare:ood_length"));
     // Issue 41: every method at once, a panel each, exported as drawn (the CSV names each
     // panel's curves).
     QVERIFY(compare.setMethod(ui::CompareView::allMethodsText()));

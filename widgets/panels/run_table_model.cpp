@@ -17,59 +17,58 @@
 #include "lengen/engine/config.h"
 #include "lengen/engine/errors.h"
 #include "lengen/engine/run_file.h"
+#include "lengen/engine/run_index.h"
 
 namespace lengen::ui {
 
 RunTableModel::RunTableModel(QObject* parent) : QAbstractTableModel(parent) {}
 
-RunRow RunTableModel::readRow(const QString& runFile)
+namespace {
+
+QStringList qlist(const std::vector<std::string>& v)
+{
+    QStringList out;
+    for (const auto& s : v)
+        out << QString::fromStdString(s);
+    return out;
+}
+
+}  // namespace
+
+// One reading of a run for every front end: the engine's index entry (run_index.h), which
+// `lengen runs` lists too.
+RunRow RunTableModel::rowFromEntry(const engine::RunIndexEntry& e)
 {
     RunRow r;
-    r.path = runFile;
-    try {
-        const auto info = engine::readRunInfo(runFile.toStdString());
-        const auto cfg = engine::storedRunConfig(info.configYaml, info.path);
-        r.task = QString::fromStdString(info.task);
-        r.pe = QString::fromStdString(info.positionEncoding);
-        r.backbone = QString::fromStdString(info.backbone);
-        r.runId = QString::fromStdString(info.runId);
-        // Unknown for a run of the Python code (it seeds nothing); -1 is shown as "unknown".
-        r.seed = info.importedFrom.empty() ? qint64(info.seed) : -1;
-        r.status = QString::fromStdString(info.status);
-        r.created = QString::fromStdString(info.createdAt).replace('T', ' ').remove('Z');
-        r.dims = cfg.inputDims();
-        r.points = cfg.trainPoints();
-        r.hidden = cfg.model.hiddenSize;
-        r.layers = cfg.model.numLayers;
-        r.heads = cfg.model.numHeads;
-        // Steps as they land: the last logged step while a run trains (its checkpoint lags
-        // by up to save_steps; "0 / 3000" was shown for a whole run).
-        r.steps = std::max<qint64>({0, info.checkpointStep, info.lastLoggedStep + 1});
-        if (info.totalSteps > 0)
-            r.steps = std::min<qint64>(r.steps, info.totalSteps);
-        r.totalSteps = info.totalSteps;
-        r.finalLoss = info.lastLoss;
-        for (const auto& t : info.tags)
-            r.tags << QString::fromStdString(t);
-        r.notes = QString::fromStdString(info.notes);
-        r.hasAnalysis = QFileInfo::exists(QFileInfo(runFile).dir().filePath("analysis.h5"));
-        if (r.hasAnalysis) {
-            try {
-                const auto a = engine::analysisContents(runFile.toStdString());
-                for (const auto& m : a.evalMethods)
-                    r.evalMethods << QString::fromStdString(m);
-                for (const auto& p : a.probes)
-                    r.probes << QString::fromStdString(p);
-            } catch (const std::exception& e) {  // the run itself is fine; say what is wrong
-                r.error = QString::fromUtf8(e.what());
-            }
-        }
-    } catch (const std::exception& e) {
-        r.status = QStringLiteral("damaged");
-        r.error = QString::fromUtf8(e.what());
-        r.task = QFileInfo(runFile).dir().dirName();
-    }
+    r.path = QString::fromStdString(e.path);
+    r.task = QString::fromStdString(e.task);
+    r.pe = QString::fromStdString(e.pe);
+    r.backbone = QString::fromStdString(e.backbone);
+    r.status = QString::fromStdString(e.status);
+    r.created = QString::fromStdString(e.created);
+    r.error = QString::fromStdString(e.error);
+    r.runId = QString::fromStdString(e.runId);
+    r.seed = e.seed;
+    r.dims = e.dims;
+    r.points = e.points;
+    r.hidden = e.hidden;
+    r.layers = e.layers;
+    r.heads = e.heads;
+    r.steps = e.steps;
+    r.totalSteps = e.totalSteps;
+    r.finalLoss = e.finalLoss;
+    r.hasAnalysis = e.analysisSize >= 0;
+    r.evalMethods = qlist(e.evalMethods);
+    r.probes = qlist(e.probes);
+    r.tags = qlist(e.tags);
+    r.notes = QString::fromStdString(e.notes);
+    r.entry = e;
     return r;
+}
+
+RunRow RunTableModel::readRow(const QString& runFile)
+{
+    return rowFromEntry(engine::readRunEntry(runFile.toStdString()));
 }
 
 namespace {
@@ -106,11 +105,18 @@ void RunTableModel::setFolders(const QStringList& folders)
     beginResetModel();
     m_folders = folders;
     m_rows.clear();
-    for (const auto& file : runFilesUnder(folders)) {
-        m_rows.push_back(readRow(file));
-        m_rows.back().stamp = stampOf(file);
-    }
+    // Through each folder's index: 10,000 runs list without opening 10,000 files (issue 42).
+    for (const auto& folder : folders)
+        for (const auto& e : engine::indexRuns(folder.toStdString())) {
+            m_rows.push_back(rowFromEntry(e));
+            m_rows.back().stamp = stampOf(m_rows.back().path);
+        }
     endResetModel();
+}
+
+bool RunTableModel::rowMatches(int row, const std::string& key, const std::string& value) const
+{
+    return engine::runMatches(m_rows.at(size_t(row)).entry, key, value);
 }
 
 bool RunTableModel::poll()

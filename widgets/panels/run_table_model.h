@@ -9,6 +9,8 @@
 
 #include <vector>
 
+#include "lengen/engine/run_index.h"
+
 namespace lengen::ui {
 
 /// A run's status as every view names it (engine::statusLabel: "stopped" for "cancelled").
@@ -29,6 +31,7 @@ struct RunRow {
     QStringList tags;      ///< the run's tags (engine::writeRunNotes)
     QString notes;         ///< its notes, whole
     qint64 stamp = 0;      ///< run.h5 and analysis.h5 modification times and sizes, folded
+    engine::RunIndexEntry entry;  ///< what the row was made from (its config, for filters)
 };
 
 class RunTableModel final : public QAbstractTableModel {
@@ -74,6 +77,9 @@ public:
 
     /// One row from a run file (errors become a row with status "damaged" and the message).
     static RunRow readRow(const QString& runFile);
+    static RunRow rowFromEntry(const engine::RunIndexEntry& entry);
+    /// Whether row `row` matches `key=value` (engine::runMatches: a config key or pe, task, tag…).
+    bool rowMatches(int row, const std::string& key, const std::string& value) const;
 
 private:
     QStringList m_folders;

@@ -1,0 +1,47 @@
+#pragma once
+// The runs under a folder at research scale (issue 42): one row per run.h5 with what the Runs
+// list and `lengen runs` show, sort and filter by, the run's resolved config flattened (filter
+// by any key), read from an index beside the runs (<folder>/.lengen-index.json) wherever a
+// run's files are unchanged (size and modification time of run.h5 and analysis.h5), and read
+// from the run files otherwise. The index is a cache: deleting it loses nothing (the next look
+// rebuilds it), a damaged or foreign one is ignored and rewritten, a read-only folder is listed
+// without one. Runs that a process writes ("running") are always read afresh.
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+namespace lengen::engine {
+
+struct RunIndexEntry {
+    std::string path;  ///< run.h5
+    std::int64_t runSize = 0, runMtimeNs = 0, analysisSize = -1, analysisMtimeNs = 0;  ///< the stamp
+    std::string task, pe, backbone, status, created, runId, importedFrom;
+    std::string error;  ///< why the run could not be read ("damaged"), or why its analysis not
+    std::int64_t seed = -1;
+    int dims = 0, points = 0, hidden = 0, layers = 0, heads = 0;
+    std::int64_t steps = 0, totalSteps = 0;
+    double finalLoss = 0;
+    std::vector<std::string> evalMethods, probes, tags;
+    std::string notes;
+    std::map<std::string, std::string> config;  ///< flattenedConfig of the stored config
+};
+
+struct RunIndexStats {
+    std::size_t runs = 0, fromIndex = 0, read = 0;
+    bool indexWritten = false;
+};
+
+/// Every run.h5 under `folder` (at any depth; a run.h5 path is itself), in path order.
+std::vector<RunIndexEntry> indexRuns(const std::string& folder, RunIndexStats* stats = nullptr);
+/// One run read from its files (what indexRuns does for a run not in the index).
+RunIndexEntry readRunEntry(const std::string& runFile);
+/// <folder>/.lengen-index.json
+std::string runIndexFileFor(const std::string& folder);
+
+/// `key=value` filters: a config key (model.num_hidden_layers=6) or a column (pe, task,
+/// backbone, status, seed, tag, id). Values compare as text, case-insensitive.
+bool runMatches(const RunIndexEntry& run, const std::string& key, const std::string& value);
+
+}  // namespace lengen::engine

@@ -1,0 +1,287 @@
+// The runs under a folder, through a cache beside them (run_index.h). The cache is JSON:
+// {"format": "lengen-run-index", "version": 1, "configs": [{key: value}], "runs": [entry]},
+// an entry's `config` indexing `configs`: runs that differ only in their seed (a sweep's
+// cells) share one flattened config, which keeps 10,000 runs' index a few MB.
+
+#include "lengen/engine/run_index.h"
+
+#include <nlohmann/json.hpp>
+
+#include <algorithm>
+#include <cctype>
+#include <chrono>
+#include <cmath>
+#include <filesystem>
+#include <map>
+
+#include "lengen/engine/analysis.h"
+#include "lengen/engine/config.h"
+#include "lengen/engine/errors.h"
+#include "lengen/engine/run_file.h"
+#include "text_files.h"
+
+namespace lengen::engine {
+
+namespace {
+
+namespace fs = std::filesystem;
+using nlohmann::json;
+
+constexpr int kIndexVersion = 1;
+constexpr std::uintmax_t kMaxIndexBytes = 512ull << 20;
+
+std::int64_t mtimeNs(const fs::path& p, std::error_code& ec)
+{
+    const auto t = fs::last_write_time(p, ec);
+    return ec ? 0 : std::int64_t(std::chrono::duration_cast<std::chrono::nanoseconds>(t.time_since_epoch()).count());
+}
+
+// The stamp of a run's two files; false when run.h5 cannot be stat'ed.
+bool stamp(RunIndexEntry& e)
+{
+    std::error_code ec;
+    const fs::path run(e.path);
+    e.runSize = std::int64_t(fs::file_size(run, ec));
+    if (ec)
+        return false;
+    e.runMtimeNs = mtimeNs(run, ec);
+    const auto analysis = run.parent_path() / "analysis.h5";
+    std::error_code aec;
+    const auto size = fs::file_size(analysis, aec);
+    e.analysisSize = aec ? -1 : std::int64_t(size);
+    e.analysisMtimeNs = aec ? 0 : mtimeNs(analysis, aec);
+    return true;
+}
+
+bool sameStamp(const RunIndexEntry& a, const RunIndexEntry& b)
+{
+    return a.runSize == b.runSize && a.runMtimeNs == b.runMtimeNs && a.analysisSize == b.analysisSize &&
+           a.analysisMtimeNs == b.analysisMtimeNs;
+}
+
+std::string lower(std::string s)
+{
+    std::transform(s.begin(), s.end(), s.begin(), [](unsigned char c) { return char(std::tolower(c)); });
+    return s;
+}
+
+json toJson(const RunIndexEntry& e, const std::string& relative, int config)
+{
+    return json{{"path", relative}, {"stamp", {e.runSize, e.runMtimeNs, e.analysisSize, e.analysisMtimeNs}},
+                {"task", e.task}, {"pe", e.pe}, {"backbone", e.backbone}, {"status", e.status},
+                {"created", e.created}, {"run_id", e.runId}, {"imported_from", e.importedFrom},
+                {"error", e.error}, {"seed", e.seed}, {"dims", e.dims}, {"points", e.points},
+                {"hidden", e.hidden}, {"layers", e.layers}, {"heads", e.heads}, {"steps", e.steps},
+                {"total_steps", e.totalSteps}, {"final_loss", std::isfinite(e.finalLoss) ? json(e.finalLoss) : json()},
+                {"eval", e.evalMethods}, {"probes", e.probes}, {"tags", e.tags}, {"notes", e.notes},
+                {"config", config},
+                {"config_seed", e.config.count("seed") ? json(e.config.at("seed")) : json()}};
+}
+
+RunIndexEntry fromJson(const json& j, const fs::path& folder, const std::vector<std::map<std::string, std::string>>& configs)
+{
+    RunIndexEntry e;
+    e.path = (folder / j.at("path").get<std::string>()).string();
+    const auto& s = j.at("stamp");
+    e.runSize = s.at(0);
+    e.runMtimeNs = s.at(1);
+    e.analysisSize = s.at(2);
+    e.analysisMtimeNs = s.at(3);
+    e.task = j.at("task");
+    e.pe = j.at("pe");
+    e.backbone = j.at("backbone");
+    e.status = j.at("status");
+    e.created = j.at("created");
+    e.runId = j.at("run_id");
+    e.importedFrom = j.at("imported_from");
+    e.error = j.at("error");
+    e.seed = j.at("seed");
+    e.dims = j.at("dims");
+    e.points = j.at("points");
+    e.hidden = j.at("hidden");
+    e.layers = j.at("layers");
+    e.heads = j.at("heads");
+    e.steps = j.at("steps");
+    e.totalSteps = j.at("total_steps");
+    e.finalLoss = j.at("final_loss").is_null() ? std::nan("") : j.at("final_loss").get<double>();
+    e.evalMethods = j.at("eval").get<std::vector<std::string>>();
+    e.probes = j.at("probes").get<std::vector<std::string>>();
+    e.tags = j.at("tags").get<std::vector<std::string>>();
+    e.notes = j.at("notes");
+    const int c = j.at("config");
+    if (c >= 0 && size_t(c) < configs.size())
+        e.config = configs[size_t(c)];
+    if (!j.at("config_seed").is_null())
+        e.config["seed"] = j.at("config_seed").get<std::string>();
+    return e;
+}
+
+// The index as stored: path (relative to the folder) -> entry. Empty when there is none, or it
+// does not read (a cache: it is rebuilt, never trusted half).
+std::map<std::string, RunIndexEntry> loadIndex(const fs::path& folder)
+{
+    std::map<std::string, RunIndexEntry> out;
+    const auto file = runIndexFileFor(folder.string());
+    std::error_code ec;
+    if (!fs::exists(file, ec))
+        return out;
+    try {
+        const auto j = json::parse(readTextFile(file, kMaxIndexBytes));
+        if (j.at("format") != "lengen-run-index" || j.at("version") != kIndexVersion)
+            return out;
+        std::vector<std::map<std::string, std::string>> configs;
+        for (const auto& c : j.at("configs"))
+            configs.push_back(c.get<std::map<std::string, std::string>>());
+        for (const auto& r : j.at("runs")) {
+            auto e = fromJson(r, folder, configs);
+            out.emplace(e.path, std::move(e));
+        }
+    } catch (const std::exception&) {
+        out.clear();
+    }
+    return out;
+}
+
+void saveIndex(const fs::path& folder, const std::vector<RunIndexEntry>& runs)
+{
+    json configs = json::array(), list = json::array();
+    std::map<std::map<std::string, std::string>, int> configIds;
+    for (const auto& e : runs) {
+        auto config = e.config;
+        config.erase("seed");  // a sweep's cells share one config but their seed
+        int id = -1;
+        if (!config.empty()) {
+            const auto [it, added] = configIds.emplace(config, int(configIds.size()));
+            if (added)
+                configs.push_back(config);
+            id = it->second;
+        }
+        list.push_back(toJson(e, fs::path(e.path).lexically_relative(folder).string(), id));
+    }
+    const json j{{"format", "lengen-run-index"}, {"version", kIndexVersion}, {"configs", configs}, {"runs", list}};
+    writeFileAtomically(runIndexFileFor(folder.string()), j.dump());
+}
+
+}  // namespace
+
+std::string runIndexFileFor(const std::string& folder) { return (fs::path(folder) / ".lengen-index.json").string(); }
+
+RunIndexEntry readRunEntry(const std::string& runFile)
+{
+    RunIndexEntry e;
+    e.path = runFile;
+    stamp(e);
+    try {
+        const auto info = readRunInfo(runFile);
+        const auto cfg = storedRunConfig(info.configYaml, info.path);
+        e.task = info.task;
+        e.pe = info.positionEncoding;
+        e.backbone = info.backbone;
+        e.runId = info.runId;
+        e.importedFrom = info.importedFrom;
+        // Unknown for a run of the Python code (it seeds nothing).
+        e.seed = info.importedFrom.empty() ? std::int64_t(info.seed) : -1;
+        e.status = info.status;
+        e.created = info.createdAt;
+        std::replace(e.created.begin(), e.created.end(), 'T', ' ');
+        e.created.erase(std::remove(e.created.begin(), e.created.end(), 'Z'), e.created.end());
+        e.dims = cfg.inputDims();
+        e.points = cfg.trainPoints();
+        e.hidden = cfg.model.hiddenSize;
+        e.layers = cfg.model.numLayers;
+        e.heads = cfg.model.numHeads;
+        // Steps as they land: the last logged step while a run trains (its checkpoint lags).
+        e.steps = std::max<std::int64_t>({0, info.checkpointStep, info.lastLoggedStep + 1});
+        if (info.totalSteps > 0)
+            e.steps = std::min(e.steps, info.totalSteps);
+        e.totalSteps = info.totalSteps;
+        e.finalLoss = info.lastLoss;
+        e.tags = info.tags;
+        e.notes = info.notes;
+        e.config = flattenedConfig(cfg);
+        if (e.analysisSize >= 0) {
+            try {
+                const auto a = analysisContents(runFile);
+                e.evalMethods = a.evalMethods;
+                e.probes = a.probes;
+            } catch (const std::exception& ex) {  // the run itself is fine; say what is wrong
+                e.error = ex.what();
+            }
+        }
+    } catch (const std::exception& ex) {
+        e.status = "damaged";
+        e.error = ex.what();
+        e.task = fs::path(runFile).parent_path().filename().string();
+    }
+    return e;
+}
+
+std::vector<RunIndexEntry> indexRuns(const std::string& folderName, RunIndexStats* stats)
+{
+    RunIndexStats local;
+    auto& st = stats ? *stats : local;
+    st = {};
+    const fs::path folder(folderName);
+    std::error_code ec;
+    if (fs::is_regular_file(folder, ec)) {  // a run.h5 given as itself: nothing to cache
+        st.runs = st.read = 1;
+        return {readRunEntry(folder.string())};
+    }
+    std::vector<std::string> files;
+    for (fs::recursive_directory_iterator it(folder, fs::directory_options::skip_permission_denied, ec), end;
+         !ec && it != end; it.increment(ec))
+        if (it->path().filename() == "run.h5" && it->is_regular_file(ec))
+            files.push_back(it->path().string());
+    std::sort(files.begin(), files.end());
+    auto cached = loadIndex(folder);
+    std::vector<RunIndexEntry> out;
+    out.reserve(files.size());
+    bool changed = cached.size() != files.size();
+    for (const auto& file : files) {
+        RunIndexEntry now;
+        now.path = file;
+        stamp(now);
+        const auto it = cached.find(file);
+        if (it != cached.end() && sameStamp(it->second, now) && it->second.status != "running") {
+            out.push_back(std::move(it->second));
+            ++st.fromIndex;
+        } else {
+            out.push_back(readRunEntry(file));
+            ++st.read;
+            changed = true;
+        }
+    }
+    st.runs = out.size();
+    if (changed && !out.empty()) {
+        try {
+            saveIndex(folder, out);
+            st.indexWritten = true;
+        } catch (const std::exception&) {  // a read-only folder: listed without a cache
+        }
+    }
+    return out;
+}
+
+bool runMatches(const RunIndexEntry& run, const std::string& key, const std::string& value)
+{
+    const auto want = lower(value);
+    auto is = [&](const std::string& have) { return lower(have) == want; };
+    if (key == "pe")
+        return is(run.pe);
+    if (key == "task")
+        return is(run.task);
+    if (key == "backbone")
+        return is(run.backbone);
+    if (key == "status")
+        return is(statusLabel(run.status)) || is(run.status);
+    if (key == "seed")
+        return is(std::to_string(run.seed));
+    if (key == "id" || key == "run_id")
+        return is(run.runId);
+    if (key == "tag")
+        return std::any_of(run.tags.begin(), run.tags.end(), is);
+    const auto it = run.config.find(key);
+    return it != run.config.end() && is(it->second);
+}
+
+}  // namespace lengen::engine
