@@ -76,16 +76,62 @@ std::string configHash(const std::string& configYaml)
     return std::string("fnv1a64:") + buf;
 }
 
-QJsonObject runFigureProvenance(const std::string& run, const std::string& name, const MapSelection& map,
-                                const QStringList& hidden)
+namespace {
+
+QJsonObject runRecord(const engine::RunFileInfo& info)
 {
-    const auto info = engine::readRunInfo(engine::locateRunFile(run));
     QJsonObject r;
     r["path"] = qs(fs::absolute(info.path).lexically_normal().string());
     r["run_id"] = qs(info.runId);
     r["seed"] = QString::number(info.seed);
     r["config_hash"] = qs(configHash(info.configYaml));
     r["checkpoint_step"] = double(info.checkpointStep);
+    return r;
+}
+
+void stamp(QJsonObject& p)
+{
+    p["format"] = kFormat;
+    p["version"] = kProvenanceVersion;
+    p["lengen"] = engine::versionString();
+    p["libtorch"] = qs(engine::libTorchVersion());
+    p["created"] = QDateTime::currentDateTimeUtc().toString(Qt::ISODate);
+}
+
+}  // namespace
+
+QJsonObject multiRunProvenance(const QStringList& runs, const std::string& method, const QJsonObject& grouping,
+                               const QStringList& hidden)
+{
+    QJsonArray records, evaluations;
+    for (const auto& run : runs) {
+        const auto info = engine::readRunInfo(engine::locateRunFile(run.toStdString()));
+        records.append(runRecord(info));
+        for (const auto& e : evaluationsDrawn(info.path, method)) {
+            auto o = e.toObject();
+            if (!o["intervention"].toString().isEmpty())
+                continue;  // Compare draws the untouched model's curve
+            o["run_id"] = qs(info.runId);
+            evaluations.append(o);
+        }
+    }
+    QJsonObject view;
+    view["figure"] = qs("compare:" + method);
+    view["hidden_curves"] = QJsonArray::fromStringList(hidden);
+    QJsonObject p;
+    stamp(p);
+    p["runs"] = records;
+    p["evaluations"] = evaluations;
+    p["grouping"] = grouping;
+    p["view"] = view;
+    return p;
+}
+
+QJsonObject runFigureProvenance(const std::string& run, const std::string& name, const MapSelection& map,
+                                const QStringList& hidden)
+{
+    const auto info = engine::readRunInfo(engine::locateRunFile(run));
+    const QJsonObject r = runRecord(info);
     QJsonObject view;
     view["figure"] = qs(name);
     view["prompt"] = map.prompt;
@@ -93,14 +139,10 @@ QJsonObject runFigureProvenance(const std::string& run, const std::string& name,
     view["head"] = map.head;
     view["hidden_curves"] = QJsonArray::fromStringList(hidden);
     QJsonObject p;
-    p["format"] = kFormat;
-    p["version"] = kProvenanceVersion;
+    stamp(p);
     p["runs"] = QJsonArray{r};
     p["view"] = view;
     p["evaluations"] = evaluationsDrawn(info.path, name);
-    p["lengen"] = engine::versionString();
-    p["libtorch"] = qs(engine::libTorchVersion());
-    p["created"] = QDateTime::currentDateTimeUtc().toString(Qt::ISODate);
     return p;
 }
 
@@ -133,6 +175,9 @@ FigureSource readProvenance(const std::string& path)
                                           std::to_string(kProvenanceVersion) + ")");
     const auto runs = p["runs"].toArray();
     const auto view = p["view"].toObject();
+    if (view["figure"].toString().startsWith("compare:"))
+        throw Error(ErrorKind::Usage, "--from " + path + ": a Compare figure of " + std::to_string(runs.size()) +
+                                          " runs; the studio's Compare draws it (its runs and grouping are listed there)");
     if (runs.size() != 1 || !view["figure"].isString())
         throw Error(ErrorKind::Usage, "--from " + path + ": key 'runs' must hold one run and 'view.figure' a name");
     const auto r = runs.first().toObject();

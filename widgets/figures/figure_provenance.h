@@ -26,6 +26,11 @@ std::string configHash(const std::string& configYaml);
 QJsonObject runFigureProvenance(const std::string& run, const std::string& name, const MapSelection& map,
                                 const QStringList& hidden = {});
 
+/// The provenance of a figure drawn from several runs (Compare): every run, the evaluation of
+/// `method` each contributes, and how the curves were grouped (`grouping`: kind, keys, band).
+QJsonObject multiRunProvenance(const QStringList& runs, const std::string& method, const QJsonObject& grouping,
+                               const QStringList& hidden = {});
+
 /// <dir>/<base>.provenance.json for a figure file (any of its formats), written atomically.
 /// Error(Io) naming the path.
 std::string writeProvenance(const std::string& figurePath, const QJsonObject& provenance);

@@ -1,5 +1,6 @@
 #include "compare_view.h"
 #include "compare_figure.h"
+#include "figure_provenance.h"
 
 #include <algorithm>
 
@@ -12,6 +13,8 @@
 #include <QComboBox>
 #include <QHBoxLayout>
 #include <QLabel>
+#include <QJsonArray>
+#include <QJsonObject>
 #include <QLineEdit>
 #include <QScrollArea>
 #include <QPushButton>
@@ -209,7 +212,32 @@ bool CompareView::exportTo(const QString& path, int dpi, QString* error)
     const auto result = plots::exportFigure(plots::shownSpec(m_spec, *m_plot), path, format, dpi);
     if (!result.ok && error)
         *error = result.error;
-    return result.ok;
+    if (!result.ok)
+        return false;
+    // Beside it, what made it: every run, the evaluation each gave, the grouping and the band.
+    try {
+        const auto o = options();
+        QJsonObject grouping;
+        grouping["curves"] = m_group->currentText();
+        QJsonArray keys;
+        for (const auto& k : o.keys)
+            keys.append(QString::fromStdString(k));
+        grouping["keys"] = keys;
+        grouping["band"] = QString::fromStdString(engine::bandKindName(o.band));
+        grouping["baselines"] = m_baselines->isChecked();
+        QStringList drawn;  // the runs with the method (the others are not in the figure)
+        for (const auto& run : m_runs)
+            if (!m_missing.contains(run))
+                drawn << run;
+        figures::writeProvenance(path.toStdString(),
+                                 figures::multiRunProvenance(drawn, m_method->currentText().toStdString(), grouping,
+                                                             plots::hiddenSeries(*m_plot)));
+    } catch (const std::exception& e) {
+        if (error)
+            *error = QString::fromUtf8(e.what());
+        return false;
+    }
+    return true;
 }
 
 void CompareView::setRuns(const QStringList& runFiles)
