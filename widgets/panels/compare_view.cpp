@@ -71,6 +71,7 @@ CompareView::CompareView(QWidget* parent) : QWidget(parent)
     m_keys->setToolTip(tr("Resolved config keys to group by (as in the config table below), or pe, task, "
                           "backbone; comma-separated"));
     m_keys->setVisible(false);
+    m_keys->setMinimumWidth(220);
     m_band = new QComboBox;
     m_band->setObjectName(QStringLiteral("compareBand"));
     for (auto [text, kind] : {std::pair{tr("auto band"), engine::BandKind::Auto}, {tr("bootstrap 5–95 %"), engine::BandKind::Bootstrap},
