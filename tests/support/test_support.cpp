@@ -6,6 +6,8 @@
 #include "lengen/engine/session.h"
 
 #include <QElapsedTimer>
+#include <QFileInfo>
+#include <QStandardPaths>
 #include <QThread>
 
 #include <cstdlib>
@@ -180,6 +182,30 @@ std::int64_t waitForCheckpointPast(const QString& runFile, std::int64_t step, in
             return seen;
         QThread::msleep(100);
     }
+}
+
+QString latexMissing()
+{
+    if (!QStandardPaths::findExecutable(QStringLiteral("pdflatex")).isEmpty())
+        return {};
+    return latexRequired() ? QStringLiteral("pdflatex is missing but LENGEN_REQUIRE_TEX=1 (.ci/install-deps installs TeX Live)")
+                           : QStringLiteral("TeX Live is not installed (apt-get install texlive-latex-base "
+                                            "texlive-latex-recommended texlive-pictures)");
+}
+
+bool latexRequired() { return qEnvironmentVariable("LENGEN_REQUIRE_TEX") == QLatin1String("1"); }
+
+QString compileLatex(const QString& tex)
+{
+    QProcess p;
+    p.setWorkingDirectory(QFileInfo(tex).absolutePath());
+    p.start(QStringLiteral("pdflatex"), {"-interaction=nonstopmode", "-halt-on-error", QFileInfo(tex).fileName()});
+    if (!p.waitForFinished(120000))
+        return QStringLiteral("pdflatex timed out on ") + tex;
+    const QString pdf = QFileInfo(tex).absolutePath() + "/" + QFileInfo(tex).completeBaseName() + ".pdf";
+    if (p.exitCode() == 0 && QFileInfo(pdf).size() > 1000)
+        return {};
+    return tex + ":\n" + QString::fromUtf8(p.readAllStandardOutput()).right(1500);
 }
 
 }  // namespace lengen::test

@@ -68,4 +68,11 @@ QString waitForRunFile(QProcess& trainer, QString& err);
 /// starts slowly (the PyPI build), takes seconds before its first checkpoint.
 std::int64_t waitForCheckpointPast(const QString& runFile, std::int64_t step, int timeoutMs = 120000);
 
+/// Whether pdflatex is on PATH; without it a LaTeX test skips, naming the packages, unless
+/// LENGEN_REQUIRE_TEX=1 (CI), where it fails. Returns "" to go on, else the skip or fail text.
+QString latexMissing();
+bool latexRequired();
+/// pdflatex on `tex` in its folder: "" when it compiled into a PDF, else the log's tail.
+QString compileLatex(const QString& tex);
+
 }  // namespace lengen::test

@@ -28,6 +28,7 @@ class TestFigures final : public QObject {
 private Q_SLOTS:
     void initTestCase();
     void everyAvailableFigureBuilds();
+    void everyFigureKindCompilesAsLatex();
     void evaluationFigureIsTheStoredData();
     void probeFiguresMarkTheLayouts();
     void heatmapReadsTheStoredMap();
@@ -98,6 +99,30 @@ void TestFigures::everyAvailableFigureBuilds()
                                 : plots::exportHeatmap(*fig.heatmap, path, plots::Format::Png, 60);
         QVERIFY2(r.ok, qPrintable(QString::fromStdString(f.name) + ": " + r.error));
     }
+}
+
+// Issue 42: every figure a run draws (loss, evaluations with baselines, attention curves and
+// maps, the duplicated-example and serial-position probes) and a sweep's grid, as pgfplots,
+// compile with TeX Live.
+void TestFigures::everyFigureKindCompilesAsLatex()
+{
+    if (const auto why = test::latexMissing(); !why.isEmpty()) {
+        if (test::latexRequired())
+            QFAIL(qPrintable(why));
+        QSKIP(qPrintable(why));
+    }
+    QTemporaryDir tmp;
+    int i = 0;
+    for (const auto& f : figures::availableFigures(m_run)) {
+        const auto fig = figures::makeFigure(m_run, f.name);
+        const QString tex = tmp.path() + QStringLiteral("/fig%1.tex").arg(i++);
+        const auto r = fig.plot ? plots::exportFigure(*fig.plot, tex, plots::Format::Tex, 150, true)
+                                : plots::exportHeatmap(*fig.heatmap, tex, plots::Format::Tex, 150, true);
+        QVERIFY2(r.ok, qPrintable(r.error));
+        const auto failed = test::compileLatex(tex);
+        QVERIFY2(failed.isEmpty(), qPrintable(QString::fromStdString(f.name) + ": " + failed));
+    }
+    QVERIFY(i >= 12);
 }
 
 void TestFigures::evaluationFigureIsTheStoredData()
@@ -209,6 +234,15 @@ void TestFigures::sweepGridWithInterventionsHasAPanelPerPe()
     QVERIFY(grid.panels[0].series[1].dashed);
     QCOMPARE(grid.panels[1].series[1].name, std::string("lambda"));
     QVERIFY(grid.panels[0].series[1].color != grid.panels[1].series[1].color);
+    // The sweep grid compiles as pgfplots too (issue 42).
+    if (test::latexMissing().isEmpty()) {
+        QTemporaryDir tmp;
+        QVERIFY(plots::exportGrid(grid, tmp.path() + "/grid.tex", plots::Format::Tex, 150, true).ok);
+        const auto failed = test::compileLatex(tmp.path() + "/grid.tex");
+        QVERIFY2(failed.isEmpty(), qPrintable(failed));
+    } else {
+        QVERIFY2(!test::latexRequired(), qPrintable(test::latexMissing()));
+    }
 }
 
 QTEST_MAIN(TestFigures)
