@@ -27,6 +27,7 @@
 #include <QLineEdit>
 #include <QPushButton>
 #include "lengen/engine/interventions.h"
+#include "lengen/engine/seed_stats.h"
 #include "lengen/engine/analysis.h"
 #include "lengen/engine/probes.h"
 #include "lengen/engine/run_file.h"
@@ -322,6 +323,13 @@ void TestViews::sweepsViewFollowsTheCellsAndDrawsTheGrid()
     QCOMPARE(panel.series[0].name, std::string("RoPE"));
     QCOMPARE(panel.series[1].name, std::string("NoPE"));
     QVERIFY(std::filesystem::exists(S + "/aggregate.h5"));
+    // Issue 42: the band is the user's choice; choosing it aggregates again and the title says it.
+    auto* band = view.findChild<QComboBox*>("sweepBand");
+    QVERIFY(band);
+    band->setCurrentIndex(band->findData(int(engine::BandKind::StdErr)));
+    QVERIFY2(QString::fromStdString(view.figure()->title).contains("band: mean ± SE"), view.figure()->title.c_str());
+    QCOMPARE(engine::readAggregate(S + "/aggregate.h5").sets.front().curves.front().band, std::string("se"));
+    band->setCurrentIndex(0);
     {
         // In the studio the aggregation is a job of the controller, off the GUI thread (issue 39).
         ui::RunController controller;

@@ -1,4 +1,5 @@
 #include "sweep_figures.h"
+#include "lengen/engine/seed_stats.h"
 
 #include <algorithm>
 #include <map>
@@ -94,8 +95,9 @@ plots::GridSpec sweepGridFigure(const engine::SweepAggregate& aggregate, const s
         series.bandHigh = c.high;
         f.series.push_back(std::move(series));
         longest[key] = std::max(longest[key], s.nPoints - 1);
-        if (bands.find(c.band) == std::string::npos)
-            bands += (bands.empty() ? "" : " / ") + c.band;
+        const auto band = engine::bandDescription(c.band);  // "mean ± SE", "no band", …
+        if (bands.find(band) == std::string::npos)
+            bands += (bands.empty() ? "" : " / ") + band;
         const auto [lo, hi] = std::minmax_element(c.seeds.begin(), c.seeds.end());
         if (lo != c.seeds.end()) {
             fewest = fewest < 0 ? *lo : std::min(fewest, *lo);
@@ -108,7 +110,7 @@ plots::GridSpec sweepGridFigure(const engine::SweepAggregate& aggregate, const s
                                                           "cells' evaluation)");
     const std::string seeds = fewest == most ? std::to_string(most) : std::to_string(fewest) + "-" + std::to_string(most);
     grid.title = aggregate.sweep + " - " + method + "\nmean over " + seeds + " seed" + (most == 1 ? "" : "s") +
-                 ", band: " + (bands == "bootstrap" ? "bootstrap 5-95 % of the mean" : bands);
+                 ", band: " + (bands == "bootstrap 5-95 %" ? "bootstrap 5-95 % of the mean" : bands);
     for (const auto& key : panelOrder) {
         auto f = panels[key];
         f.x.max = longest[key] + 0.1;

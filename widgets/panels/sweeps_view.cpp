@@ -1,4 +1,5 @@
 #include "sweeps_view.h"
+#include "lengen/engine/seed_stats.h"
 
 #include <algorithm>
 
@@ -101,13 +102,21 @@ SweepsView::SweepsView(QWidget* parent) : QWidget(parent)
     m_aggregateButton = new QPushButton(tr("Aggregate"));
     m_aggregateButton->setToolTip(tr("Mean over seeds with a band (bootstrap from 3 seeds, else min–max); "
                                      "writes aggregate.h5"));
+    m_band = new QComboBox;
+    m_band->setObjectName(QStringLiteral("sweepBand"));
+    for (auto [text, kind] : {std::pair{tr("auto band"), engine::BandKind::Auto}, {tr("bootstrap 5–95 %"), engine::BandKind::Bootstrap},
+                              {tr("mean ± SD"), engine::BandKind::StdDev}, {tr("mean ± SE"), engine::BandKind::StdErr},
+                              {tr("min–max"), engine::BandKind::MinMax}})
+        m_band->addItem(text, int(kind));
+    m_band->setToolTip(tr("The band over seeds: auto is bootstrap from 3 seeds, else min–max; one seed has none. "
+                          "Choosing one aggregates again"));
     m_method = new QComboBox;
     // Wide enough for the longest method name ("ood_length" was cut to "ood_leng").
     m_method->setSizeAdjustPolicy(QComboBox::AdjustToContents);
     m_method->setMinimumContentsLength(14);
     m_export = new QPushButton(tr("Export…"));
     auto* bar = new QHBoxLayout;
-    for (QWidget* w : std::initializer_list<QWidget*>{open, create, m_jobs, m_run, m_stop, m_submit, m_aggregateButton})
+    for (QWidget* w : std::initializer_list<QWidget*>{open, create, m_jobs, m_run, m_stop, m_submit, m_aggregateButton, m_band})
         bar->addWidget(w);
     bar->addStretch();
     bar->addWidget(new QLabel(tr("Method:")));
@@ -146,6 +155,10 @@ SweepsView::SweepsView(QWidget* parent) : QWidget(parent)
     connect(m_stop, &QPushButton::clicked, this, &SweepsView::stopRun);
     connect(m_submit, &QPushButton::clicked, this, &SweepsView::submit);
     connect(m_aggregateButton, &QPushButton::clicked, this, &SweepsView::aggregate);
+    connect(m_band, &QComboBox::currentIndexChanged, this, [this] {
+        if (m_aggregate)
+            aggregate();
+    });
     connect(m_method, &QComboBox::currentTextChanged, this, &SweepsView::drawFigure);
     connect(m_grid, &QTableWidget::cellDoubleClicked, this, &SweepsView::cellActivated);
     connect(m_export, &QPushButton::clicked, this, [this] {

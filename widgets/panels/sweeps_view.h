@@ -92,6 +92,8 @@ private:
     QTableWidget* m_grid;
     QSpinBox* m_jobs;
     QPushButton *m_run, *m_stop, *m_submit, *m_aggregateButton, *m_export;
+    QComboBox* m_band = nullptr;  ///< the band over seeds the aggregate draws (seed_stats.h)
+    engine::AggregateOptions aggregateOptions() const;
     QComboBox* m_method;
     QCustomPlot* m_plot;
     RunController* m_controller = nullptr;

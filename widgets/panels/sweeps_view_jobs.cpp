@@ -13,6 +13,7 @@
 #include <utility>
 
 #include "lengen/engine/errors.h"
+#include "lengen/engine/seed_stats.h"
 #include "lengen/engine/sweep_aggregate.h"
 #include "lengen/engine/sweep_jobs.h"
 #include "lengen/engine/sweep_run.h"
@@ -115,6 +116,13 @@ std::optional<std::string> SweepsView::locateShown(const QString& failure)
     }
 }
 
+engine::AggregateOptions SweepsView::aggregateOptions() const
+{
+    engine::AggregateOptions o;
+    o.band = engine::BandKind(m_band->currentData().toInt());
+    return o;
+}
+
 void SweepsView::aggregate()
 {
     if (!m_index)
@@ -130,7 +138,7 @@ void SweepsView::aggregate()
     };
     if (!m_controller) {  // a view on its own (tests): here and now
         try {
-            m_aggregate = engine::aggregateSweep(root, {});
+            m_aggregate = engine::aggregateSweep(root, aggregateOptions());
             engine::writeAggregate(engine::aggregateFileFor(root), *m_aggregate);
             said(*m_aggregate);
         } catch (const std::exception& e) {
@@ -148,10 +156,11 @@ void SweepsView::aggregate()
     m_aggregating = true;
     auto result = std::make_shared<std::optional<engine::SweepAggregate>>();
     const QString dir = m_dir;
+    const auto options = aggregateOptions();
     const quint64 id = m_controller->enqueue(
         JobKind::Sweep, tr("aggregate %1").arg(QFileInfo(m_dir).fileName()),
-        [root, result](engine::RunControl&, engine::AnalysisObserver&) {
-            auto a = engine::aggregateSweep(root, {});
+        [root, result, options](engine::RunControl&, engine::AnalysisObserver&) {
+            auto a = engine::aggregateSweep(root, options);
             engine::writeAggregate(engine::aggregateFileFor(root), a);
             *result = std::move(a);
             engine::RunSummary r;
