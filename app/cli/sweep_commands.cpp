@@ -223,6 +223,13 @@ int runSweepAggregate(const SweepAggregateArgs& args)
     std::fprintf(stderr, "%s: %zu curve sets grouped by %s%s\n", file.c_str(), sets,
                  grouping.empty() ? "nothing (all cells together)" : grouping.c_str(),
                  aggregate.missing.empty() ? "" : "; cells without results yet are left out");
+    // Named, not hidden: axes left out of --by (the seed aside) are mixed inside each group.
+    std::string mixed;
+    for (const auto& k : engine::readSweepIndex(root).axisKeys)
+        if (k != "seed" && std::find(aggregate.groupBy.begin(), aggregate.groupBy.end(), k) == aggregate.groupBy.end())
+            mixed += (mixed.empty() ? "" : ", ") + k;
+    if (!mixed.empty())
+        std::fprintf(stderr, "each group mixes the cells' values of %s (not in --by)\n", mixed.c_str());
     if (!aggregate.missing.empty()) {
         std::string list;
         for (const auto& c : aggregate.missing)

@@ -175,6 +175,10 @@ void TestSweep::runsTwoCellsAtOnceAndReports()
     }
     QVERIFY(nope->curves.size() > 1 && !nope->curves[1].transformer);  // the baselines too
     QCOMPARE(run({"sweep", "aggregate", S, "--by", "depth"}).code, 64);  // not an axis
+    // Axes left out of --by are said to be mixed inside each group (issue 42).
+    r = run({"sweep", "aggregate", S, "--by", "seed", "-q"});
+    QVERIFY2(r.code == 0 && r.err.contains("each group mixes the cells' values of pe"), qPrintable(r.err));
+    QVERIFY(!run({"sweep", "aggregate", S, "-q"}).err.contains("mixes"));
 
     if (run({"--help"}).out.contains("export")) {  // builds with the Qt libraries
         r = run({"export", S, "--figure", "grid", "--format", "png,csv"});
