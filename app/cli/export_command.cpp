@@ -16,6 +16,7 @@
 #include "lengen/engine/run_file.h"
 #include "run_figures.h"
 #include "lengen/engine/sweep.h"
+#include "lengen/engine/seed_stats.h"
 #include "lengen/engine/sweep_aggregate.h"
 #include "sweep_figures.h"
 #include "sweep_table.h"
@@ -96,6 +97,28 @@ void exportOne(const std::string& run, const std::string& name, const figures::M
 int exportFromProvenance(const ExportArgs& args)
 {
     const auto source = figures::readProvenance(args.from);
+    if (source.name == "grid") {  // a sweep's grid: aggregated again as recorded, in memory
+        engine::AggregateOptions options;
+        options.groupBy = source.groupBy;
+        options.band = engine::bandKindFromName(source.band).value_or(engine::BandKind::Auto);
+        const auto aggregate = engine::aggregateSweep(source.run, options);
+        auto formats = args.formats.empty() ? std::vector<std::string>{"png"} : args.formats;
+        for (const auto& f : formats) {
+            const auto fmt = plots::formatFromName(f);
+            if (!fmt)
+                throw Error(ErrorKind::Usage, "export: unknown format '" + f + "' (png, svg, pdf, csv, tex)");
+            const fs::path path = args.out.empty() ? fs::path(args.from).parent_path() / ("grid_" + source.method + "-rebuilt." + f)
+                                  : formats.size() > 1 ? fs::path(args.out).replace_extension(f)
+                                                       : fs::path(args.out);
+            const auto result = plots::exportGrid(figures::sweepGridFigure(aggregate, source.method),
+                                                  QString::fromStdString(path.string()), *fmt, args.dpi, args.standalone);
+            if (!result.ok)
+                throw Error(ErrorKind::Io, result.error.toStdString());
+            if (!args.quiet)
+                std::printf("%s\n", path.string().c_str());
+        }
+        return 0;
+    }
     std::vector<plots::Format> formats;
     for (const auto& f : args.formats) {
         const auto fmt = plots::formatFromName(f);
@@ -185,6 +208,12 @@ int exportSweep(const ExportArgs& args)
         }
         if (!args.quiet)
             std::printf("%s\n", path.string().c_str());
+        if (args.figure == "grid" && f == formats.front() && !args.noProvenance) {
+            const auto file = figures::writeProvenance(
+                path.string(), figures::sweepGridProvenance(root, method, aggregate, figures::aggregateBand(aggregate, method)));
+            if (!args.quiet)
+                std::printf("%s\n", file.c_str());
+        }
     }
     return 0;
 }

@@ -3,6 +3,7 @@
 // whose resumed cells equal uninterrupted runs bit for bit, `sweep status`, and `sweep cancel`
 // from a second process while `sweep run` holds the sweep.
 
+#include <QFile>
 #include <QProcess>
 #include <QRegularExpression>
 #include <QThread>
@@ -184,6 +185,16 @@ void TestSweep::runsTwoCellsAtOnceAndReports()
         r = run({"export", S, "--figure", "grid", "--format", "png,csv"});
         QVERIFY2(r.code == 0, qPrintable(r.err));
         QVERIFY(fs::file_size(dir + "/S/figures/grid_standard.png") > 1000);
+        // The grid's provenance names every cell's run; --from aggregates again as recorded and
+        // draws the same data (issue 42).
+        const QString prov = QString::fromStdString(dir + "/S/figures/grid_standard.provenance.json");
+        QVERIFY(QFile::exists(prov));
+        r = run({"export", "--from", prov, "--format", "csv", "--out", QString::fromStdString(dir + "/again.csv")});
+        QVERIFY2(r.code == 0, qPrintable(r.err));
+        std::ifstream a(dir + "/S/figures/grid_standard.csv"), b(dir + "/again.csv");
+        const std::string first((std::istreambuf_iterator<char>(a)), {}), second((std::istreambuf_iterator<char>(b)), {});
+        QVERIFY(!first.empty());
+        QCOMPARE(second, first);
         r = run({"export", S, "--figure", "table", "--format", "md", "--out", QString::fromStdString(dir + "/t.md")});
         QVERIFY2(r.code == 0, qPrintable(r.err));
         std::ifstream md(dir + "/t.md");

@@ -12,6 +12,7 @@
 #include "lengen/engine/analysis.h"
 #include "lengen/engine/errors.h"
 #include "lengen/engine/run_file.h"
+#include "lengen/engine/sweep.h"
 #include "lengen/engine/version.h"
 
 namespace lengen::figures {
@@ -127,6 +128,39 @@ QJsonObject multiRunProvenance(const QStringList& runs, const std::string& metho
     return p;
 }
 
+QJsonObject sweepGridProvenance(const std::string& sweepDir, const std::string& method,
+                                const engine::SweepAggregate& aggregate, const std::string& band)
+{
+    const engine::SweepPaths paths{engine::locateSweep(sweepDir)};
+    QJsonArray records;
+    for (const auto& set : aggregate.sets) {
+        if (set.kind != "eval" || set.name != method)
+            continue;
+        for (const auto& cell : set.cells) {
+            auto r = runRecord(engine::readRunInfo(paths.runFile(cell)));
+            r["cell"] = qs(cell);
+            records.append(r);
+        }
+    }
+    QJsonObject grouping;
+    QJsonArray by;
+    for (const auto& k : aggregate.groupBy)
+        by.append(qs(k));
+    grouping["by"] = by;
+    grouping["band"] = qs(band);
+    grouping["bootstrap_trials"] = aggregate.bootstrapTrials;
+    QJsonObject view;
+    view["figure"] = "sweep-grid";
+    view["sweep"] = qs(fs::absolute(paths.root).lexically_normal().string());
+    view["method"] = qs(method);
+    QJsonObject p;
+    stamp(p);
+    p["runs"] = records;
+    p["grouping"] = grouping;
+    p["view"] = view;
+    return p;
+}
+
 QJsonObject runFigureProvenance(const std::string& run, const std::string& name, const MapSelection& map,
                                 const QStringList& hidden)
 {
@@ -175,24 +209,41 @@ FigureSource readProvenance(const std::string& path)
                                           std::to_string(kProvenanceVersion) + ")");
     const auto runs = p["runs"].toArray();
     const auto view = p["view"].toObject();
+    // Every run a figure drew must be where it was and unchanged.
+    auto checkRun = [&](const QJsonObject& r) {
+        const std::string run = r["path"].toString().toStdString();
+        if (!fs::exists(run))
+            throw Error(ErrorKind::RunFile, "--from " + path + ": run " + r["run_id"].toString().toStdString() +
+                                                " is no longer at " + run + " (moved or deleted)");
+        const auto info = engine::readRunInfo(run);
+        const auto hash = configHash(info.configYaml);
+        if (hash != r["config_hash"].toString().toStdString() || info.runId != r["run_id"].toString().toStdString())
+            throw Error(ErrorKind::RunFile, "--from " + path + ": run " + run +
+                                                " changed since the figure was made (config hash " + hash + ", run id " +
+                                                info.runId + "; the figure recorded " +
+                                                r["config_hash"].toString().toStdString() + ", " +
+                                                r["run_id"].toString().toStdString() + ")");
+        return run;
+    };
+    if (view["figure"].toString() == "sweep-grid") {
+        for (const auto& r : runs)
+            checkRun(r.toObject());
+        FigureSource s;
+        s.run = view["sweep"].toString().toStdString();
+        s.name = "grid";
+        s.method = view["method"].toString().toStdString();
+        const auto grouping = p["grouping"].toObject();
+        for (const auto& k : grouping["by"].toArray())
+            s.groupBy.push_back(k.toString().toStdString());
+        s.band = grouping["band"].toString().toStdString();
+        return s;
+    }
     if (view["figure"].toString().startsWith("compare:"))
         throw Error(ErrorKind::Usage, "--from " + path + ": a Compare figure of " + std::to_string(runs.size()) +
                                           " runs; the studio's Compare draws it (its runs and grouping are listed there)");
     if (runs.size() != 1 || !view["figure"].isString())
         throw Error(ErrorKind::Usage, "--from " + path + ": key 'runs' must hold one run and 'view.figure' a name");
-    const auto r = runs.first().toObject();
-    const std::string run = r["path"].toString().toStdString();
-    if (!fs::exists(run))
-        throw Error(ErrorKind::RunFile, "--from " + path + ": run " + r["run_id"].toString().toStdString() +
-                                            " is no longer at " + run + " (moved or deleted)");
-    const auto info = engine::readRunInfo(run);
-    const auto hash = configHash(info.configYaml);
-    if (hash != r["config_hash"].toString().toStdString() || info.runId != r["run_id"].toString().toStdString())
-        throw Error(ErrorKind::RunFile, "--from " + path + ": run " + run +
-                                            " changed since the figure was made (config hash " + hash + ", run id " +
-                                            info.runId + "; the figure recorded " +
-                                            r["config_hash"].toString().toStdString() + ", " +
-                                            r["run_id"].toString().toStdString() + ")");
+    const std::string run = checkRun(runs.first().toObject());
     FigureSource s;
     s.run = run;
     s.name = view["figure"].toString().toStdString();

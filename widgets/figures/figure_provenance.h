@@ -14,6 +14,7 @@
 #include <string>
 
 #include "run_figures.h"
+#include "lengen/engine/sweep_aggregate.h"
 
 namespace lengen::figures {
 
@@ -31,13 +32,21 @@ QJsonObject runFigureProvenance(const std::string& run, const std::string& name,
 QJsonObject multiRunProvenance(const QStringList& runs, const std::string& method, const QJsonObject& grouping,
                                const QStringList& hidden = {});
 
+/// The provenance of a sweep's grid of `method`: every cell's run the aggregate drew (cells
+/// without results are not in it), the grouping and the band as aggregated.
+QJsonObject sweepGridProvenance(const std::string& sweepDir, const std::string& method,
+                                const engine::SweepAggregate& aggregate, const std::string& band);
+
 /// <dir>/<base>.provenance.json for a figure file (any of its formats), written atomically.
 /// Error(Io) naming the path.
 std::string writeProvenance(const std::string& figurePath, const QJsonObject& provenance);
 
 /// What --from rebuilds: the run, the figure and its view, checked against the run as it is.
 struct FigureSource {
-    std::string run, name;
+    std::string run, name;  ///< a sweep grid: the sweep folder and "grid"
+    std::string method;     ///< a sweep grid's evaluation method
+    std::vector<std::string> groupBy;  ///< a sweep grid's grouping, and its band
+    std::string band;
     MapSelection map;
     QStringList hidden;
 };

@@ -123,4 +123,20 @@ plots::GridSpec sweepGridFigure(const engine::SweepAggregate& aggregate, const s
     return grid;
 }
 
+std::string aggregateBand(const engine::SweepAggregate& aggregate, const std::string& method)
+{
+    std::string band;
+    for (const auto& set : aggregate.sets)
+        if (set.kind == "eval" && set.name == method)
+            for (const auto& c : set.curves) {
+                if (c.band == "none")
+                    continue;
+                if (band.empty())
+                    band = c.band;
+                else if (band != c.band)
+                    return "auto";
+            }
+    return band.empty() ? "auto" : band;
+}
+
 }  // namespace lengen::figures

@@ -17,4 +17,8 @@ namespace lengen::figures {
 /// axis. Error(Usage) naming the method when no group has it.
 plots::GridSpec sweepGridFigure(const engine::SweepAggregate& aggregate, const std::string& method);
 
+/// The band the aggregate drew for `method`: one kind ("se", "bootstrap", …), or "auto" where its
+/// curves differ (auto picks per curve); what a grid's provenance records.
+std::string aggregateBand(const engine::SweepAggregate& aggregate, const std::string& method);
+
 }  // namespace lengen::figures

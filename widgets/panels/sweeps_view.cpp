@@ -1,4 +1,5 @@
 #include "sweeps_view.h"
+#include "figure_provenance.h"
 #include "lengen/engine/seed_stats.h"
 
 #include <algorithm>
@@ -396,6 +397,18 @@ bool SweepsView::exportTo(const QString& path, int dpi, QString* error)
     const auto result = plots::exportGrid(*m_figure, path, format.value_or(plots::Format::Png), dpi);
     if (!result.ok && error)
         *error = result.error;
+    if (result.ok && m_aggregate) {  // what made it, as `lengen export SWEEP --figure grid` writes
+        try {
+            const auto method = m_method->currentText().toStdString();
+            figures::writeProvenance(path.toStdString(),
+                                     figures::sweepGridProvenance(m_dir.toStdString(), method, *m_aggregate,
+                                                                  figures::aggregateBand(*m_aggregate, method)));
+        } catch (const std::exception& e) {
+            if (error)
+                *error = QString::fromUtf8(e.what());
+            return false;
+        }
+    }
     return result.ok;
 }
 
