@@ -20,6 +20,7 @@
 #include "compare_view.h"
 #include "figure_builder.h"
 #include "figure_view.h"
+#include "open_run_model.h"
 #include "intervention_dialog.h"
 #include <QCheckBox>
 #include <QDialogButtonBox>
@@ -72,6 +73,7 @@ class TestViews final : public QObject {
 private Q_SLOTS:
     void initTestCase();
     void attentionCountsFromZeroAndAveragesHeads();
+    void resultsStoredElsewhereReachTheOpenRun();
     void attentionRowOfTheChosenQuery();
     void attentionGridOpensTheClickedMap();
     void trainingOverlayDrawsOtherRuns();
@@ -580,6 +582,34 @@ void TestViews::figureViewsSayNoRunIsOpen()
     QVERIFY(attention.findChild<QLabel*>("emptyText")->text().startsWith("No attention maps stored"));
     attention.setRun(QString());
     QVERIFY(attention.findChild<QLabel*>("emptyText")->text().startsWith("No run open"));
+}
+
+// Issue 41 (found under Xvfb): results another process stores for the open run (here the
+// engine called directly, as `lengen eval` in a terminal would) reach the views that follow it
+// without reopening the run.
+void TestViews::resultsStoredElsewhereReachTheOpenRun()
+{
+    const auto run = trainTiny(lengen::test::scratchDir("watch"), "rope", 7);
+    ui::OpenRunModel model;
+    model.setWatchInterval(50);
+    ui::FigureView eval([](const figures::FigureInfo& f) { return f.kind == figures::FigureKind::Evaluation; }, "none");
+    eval.followOpenRun(model);
+    QSignalSpy updated(&model, &ui::OpenRunModel::updated);
+    QVERIFY(model.open(QString::fromStdString(run)).isEmpty());
+    QVERIFY(eval.figureNames().isEmpty());
+    QTest::qWait(200);
+    QCOMPARE(updated.count(), 0);  // nothing changed: nothing said
+    engine::RunControl control;
+    Silent silent;
+    engine::EvalOptions e;
+    e.methods = {"standard"};
+    e.prompts = 8;
+    e.common.bootstrapTrials = 10;
+    e.common.device = "cpu";
+    engine::evaluateRun(run, e, control, silent);
+    QVERIFY(QTest::qWaitFor([&] { return !updated.isEmpty(); }, 5000));
+    QCOMPARE(updated.first().at(1).value<ui::OpenRunModel::Part>(), ui::OpenRunModel::Part::Analysis);
+    QCOMPARE(eval.figureNames(), QStringList{"standard"});
 }
 
 QTEST_MAIN(TestViews)

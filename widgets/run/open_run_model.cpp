@@ -1,5 +1,7 @@
 #include "open_run_model.h"
 
+#include <QDateTime>
+#include <QDir>
 #include <QFileInfo>
 
 #include <exception>
@@ -26,6 +28,26 @@ OpenRunModel::OpenRunModel(QObject* parent) : QObject(parent)
         Q_EMIT updated(m_runFile, Part::Log);
         followIfRunning();
     });
+    // Results that another process stores for the open run (issue 41, found under Xvfb: a
+    // `lengen eval` in a terminal showed only once the run was opened again).
+    m_watch.setInterval(3000);
+    connect(&m_watch, &QTimer::timeout, this, [this] {
+        if (m_runFile.isEmpty())
+            return m_watch.stop();
+        const qint64 now = analysisStamp();
+        if (now == m_analysisStamp)
+            return;
+        m_analysisStamp = now;
+        Q_EMIT updated(m_runFile, Part::Analysis);
+    });
+}
+
+qint64 OpenRunModel::analysisStamp() const
+{
+    const QFileInfo analysis(QFileInfo(m_runFile).dir().filePath(QStringLiteral("analysis.h5")));
+    if (!analysis.exists())
+        return -1;
+    return analysis.lastModified().toMSecsSinceEpoch() * 131 + analysis.size();
 }
 
 bool OpenRunModel::isOpenRun(const QString& pathOrDir) const
@@ -56,6 +78,8 @@ QString OpenRunModel::open(const QString& pathOrDir)
         m_runFile = file;
         Q_EMIT changed(m_runFile);
     }
+    m_analysisStamp = analysisStamp();
+    m_watch.start();
     followIfRunning(&status);  // the header just read, not a second read
     return {};
 }
@@ -63,6 +87,7 @@ QString OpenRunModel::open(const QString& pathOrDir)
 void OpenRunModel::close()
 {
     m_follow.stop();
+    m_watch.stop();
     if (m_runFile.isEmpty())
         return;
     m_runFile.clear();
@@ -72,6 +97,8 @@ void OpenRunModel::close()
 void OpenRunModel::notifyUpdated(const QString& pathOrDir, Part part)
 {
     if (isOpenRun(pathOrDir)) {
+        if (part == Part::Analysis)
+            m_analysisStamp = analysisStamp();  // the watch need not say it again
         Q_EMIT updated(m_runFile, part);
         followIfRunning();
     }

@@ -46,6 +46,10 @@ public:
 
     /// Follow interval while the run's file says "running" (tests shorten it).
     void setFollowInterval(int ms) { m_follow.setInterval(ms); }
+    /// How often the open run's analysis.h5 is checked for results another process stored
+    /// (`lengen eval` in a terminal, a sweep cell): size and modification time (3 s; tests
+    /// shorten it).
+    void setWatchInterval(int ms) { m_watch.setInterval(ms); }
     bool following() const { return m_follow.isActive(); }
 
 Q_SIGNALS:
@@ -57,8 +61,13 @@ private:
     /// Follows while `status` (as just read) is "running"; without it, reads the header.
     void followIfRunning(const std::string* status = nullptr);
 
+    /// The analysis file's size and mtime folded, -1 when it does not exist.
+    qint64 analysisStamp() const;
+
     QString m_runFile;
     QTimer m_follow;
+    QTimer m_watch;              ///< the open run's analysis.h5, written by anyone
+    qint64 m_analysisStamp = -1;
 };
 
 /// The absolute run.h5 of a run folder or file, checked by reading the run's header (its status
