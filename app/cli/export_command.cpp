@@ -68,16 +68,24 @@ const char* extension(plots::Format f)
 // the first format) unless --no-provenance; `hidden`: curves left out (a provenance's view).
 void exportOne(const std::string& run, const std::string& name, const figures::MapSelection& map,
                plots::Format format, const fs::path& path, const ExportArgs& args, bool provenance,
-               const QStringList& hidden = {})
+               const figures::FigureSource* view = nullptr)
 {
     std::error_code ec;
     fs::create_directories(path.parent_path(), ec);
     auto figure = figures::makeFigure(run, name, map);
-    if (figure.plot && !hidden.isEmpty()) {
+    const QStringList hidden = view ? view->hidden : QStringList{};
+    if (figure.plot && view) {  // the view a provenance recorded: hidden curves, the studio's options
         auto& series = figure.plot->series;
         series.erase(std::remove_if(series.begin(), series.end(),
                                     [&](const plots::Series& s) { return hidden.contains(QString::fromStdString(s.name)); }),
                      series.end());
+        if (view->logY) {
+            figure.plot->y.log = true;
+            figure.plot->y.min.reset();
+            figure.plot->y.max.reset();
+        }
+        if (view->legendOutside && figure.plot->legend != plots::LegendPlace::None)
+            figure.plot->legend = plots::LegendPlace::OutsideRight;
     }
     const QString out = QString::fromStdString(path.string());
     const auto result = figure.plot ? plots::exportFigure(*figure.plot, out, format, args.dpi, args.standalone)
@@ -101,7 +109,20 @@ int exportFromProvenance(const ExportArgs& args)
         engine::AggregateOptions options;
         options.groupBy = source.groupBy;
         options.band = engine::bandKindFromName(source.band).value_or(engine::BandKind::Auto);
+        options.bootstrapTrials = source.bootstrapTrials;
         const auto aggregate = engine::aggregateSweep(source.run, options);
+        // The same cells as drawn: a cell evaluated since would change the grid silently.
+        std::vector<std::string> cells;
+        for (const auto& set : aggregate.sets)
+            if (set.kind == "eval" && set.name == source.method)
+                cells.insert(cells.end(), set.cells.begin(), set.cells.end());
+        auto recorded = source.cells;
+        std::sort(cells.begin(), cells.end());
+        std::sort(recorded.begin(), recorded.end());
+        if (cells != recorded)
+            throw Error(ErrorKind::RunFile, "--from " + args.from + ": the sweep's " + source.method + " results come from " +
+                                                std::to_string(cells.size()) + " cells now, the grid drew " +
+                                                std::to_string(recorded.size()) + " (cells evaluated since?)");
         auto formats = args.formats.empty() ? std::vector<std::string>{"png"} : args.formats;
         for (const auto& f : formats) {
             const auto fmt = plots::formatFromName(f);
@@ -137,7 +158,7 @@ int exportFromProvenance(const ExportArgs& args)
         fs::path path = args.out.empty() ? fs::path(base.string() + "." + extension(fmt)) : base;
         if (!args.out.empty() && formats.size() > 1)
             path.replace_extension(extension(fmt));
-        exportOne(source.run, source.name, source.map, fmt, path, args, fmt == formats.front(), source.hidden);
+        exportOne(source.run, source.name, source.map, fmt, path, args, fmt == formats.front(), &source);
     }
     return 0;
 }

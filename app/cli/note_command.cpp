@@ -38,26 +38,28 @@ int runNote(const NoteArgs& a)
         std::printf("notes  %s\n", info.notes.empty() ? "(none)" : info.notes.c_str());
         return 0;
     }
-    engine::RunNotes notes{info.notes, info.tags};
-    if (a.text)
-        notes.text = *a.text;
+    std::optional<std::string> text = a.text;
     if (a.textFile) {
         std::ifstream in(*a.textFile);
         if (!in)
             throw engine::Error(engine::ErrorKind::Usage, "--text-file: cannot read " + *a.textFile);
         std::ostringstream all;
         all << in.rdbuf();
-        notes.text = all.str();
+        text = all.str();
     }
-    if (a.tags)
-        notes.tags = engine::splitTags(*a.tags);
-    for (const auto& t : a.add)
-        for (const auto& tag : engine::splitTags(t))
-            notes.tags.push_back(tag);
-    for (const auto& t : a.remove)
-        for (const auto& tag : engine::splitTags(t))
-            notes.tags.erase(std::remove(notes.tags.begin(), notes.tags.end(), tag), notes.tags.end());
-    engine::writeRunNotes(info.path, notes);
+    // Applied to the notes as they are under the run's lock, not as read above.
+    engine::updateRunNotes(info.path, [&](engine::RunNotes& notes) {
+        if (text)
+            notes.text = *text;
+        if (a.tags)
+            notes.tags = engine::splitTags(*a.tags);
+        for (const auto& t : a.add)
+            for (const auto& tag : engine::splitTags(t))
+                notes.tags.push_back(tag);
+        for (const auto& t : a.remove)
+            for (const auto& tag : engine::splitTags(t))
+                notes.tags.erase(std::remove(notes.tags.begin(), notes.tags.end(), tag), notes.tags.end());
+    });
     const auto stored = engine::readRunInfo(info.path);
     std::fprintf(stderr, "%s: %zu tag%s, %zu bytes of notes\n", info.path.c_str(), stored.tags.size(),
                  stored.tags.size() == 1 ? "" : "s", stored.notes.size());

@@ -55,7 +55,7 @@ int runRuns(const RunsArgs& a)
                                  {"steps", r.steps}, {"total_steps", r.totalSteps},
                                  {"final_loss", std::isfinite(r.finalLoss) ? nlohmann::json(r.finalLoss) : nlohmann::json()},
                                  {"eval", r.evalMethods}, {"probes", r.probes}, {"tags", r.tags}};
-                std::printf("%s\n", j.dump().c_str());
+                std::printf("%s\n", j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace).c_str());
             } else {
                 std::string tags;
                 for (const auto& t : r.tags)

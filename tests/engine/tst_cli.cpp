@@ -489,6 +489,12 @@ void TestCli::evaluatesProbesAndReportsErrors()
         QVERIFY2(moved.err.contains("is no longer at") && moved.err.contains(QString::fromStdString(info.runId)),
                  qPrintable(moved.err));
         QCOMPARE(run({"export", "--from", base + ".csv"}).code, 64);
+        // Review: the run evaluated again (another seed) no longer draws the recorded results.
+        QCOMPARE(run({"eval", runFile, "--methods", "ood_length", "--prompts", "16", "--seed", "9", "--force",
+                      "--threads", "1", "--device", "cpu", "-q"}).code, 0);
+        const auto reevaluated = run({"export", "--from", prov});
+        QCOMPARE(reevaluated.code, 3);
+        QVERIFY2(reevaluated.err.contains("evaluations") && reevaluated.err.contains("changed"), qPrintable(reevaluated.err));
         QVERIFY(run({"export", runFile, "--list"}).out.contains("lost_in_mid"));
         QCOMPARE(run({"export", runFile, "--figure", "sideways"}).code, 64);
         QCOMPARE(run({"export", runFile, "--figure", "ood_length", "--out", "/proc/lengen/x.png"}).code, 4);

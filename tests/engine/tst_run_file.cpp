@@ -233,6 +233,15 @@ void TestRunFile::aRunFromBeforeGradNormGainsTheColumn()
     QCOMPARE(log.gradNorm.size(), size_t(3));
     QVERIFY(std::isnan(log.gradNorm[0]) && std::isnan(log.gradNorm[1]));
     QCOMPARE(log.gradNorm[2], 3.0);
+    // Review: an older LenGen resuming the run leaves grad_norm short; the log keeps its rows.
+    {
+        auto file = io::openFile(f->path, io::OpenMode::ReadWrite);
+        io::truncateRows(io::openDataset(file.id(), "log/grad_norm", f->path).id(), 1, f->path);
+    }
+    const auto shortened = readTrainLog(f->path);
+    QCOMPARE(shortened.step, (std::vector<std::int64_t>{0, 10, 20}));
+    QCOMPARE(shortened.gradNorm.size(), size_t(3));
+    QVERIFY(std::isnan(shortened.gradNorm[2]));
 }
 
 // A run that a process writes is in SWMR-write mode, which takes no new attributes: its notes
@@ -265,6 +274,15 @@ void TestRunFile::notesWaitUntilNoProcessWrites()
             QCOMPARE(e.kind(), ErrorKind::Usage);
         }
     }
+    try {  // review: not UTF-8 (a Latin-1 file) would break the run index and --json later
+        writeRunNotes(f->path, {"caf\xe9", {}});
+        QFAIL("Latin-1 notes were written");
+    } catch (const Error& e) {
+        QCOMPARE(e.kind(), ErrorKind::Usage);
+        QVERIFY2(QString(e.what()).contains("not UTF-8"), e.what());
+    }
+    writeRunNotes(f->path, {"café, 日本", {"naïve"}});  // UTF-8 is fine
+    QCOMPARE(readRunInfo(f->path).tags, std::vector<std::string>{"naïve"});
     QVERIFY(!fs::exists(f->path + ".lock"));
 }
 

@@ -275,6 +275,18 @@ void TestConfigDraft::numberFieldsRefuseWhatTheyCannotHold()
     QVERIFY(steps->styleSheet().contains("B00020"));
     QCOMPARE(typeInto(hidden, "2.5", false), QString("2.5 ✗ not applied"));
     QVERIFY2(hidden->toolTip().contains("2.5 is not a whole number"), qPrintable(hidden->toolTip()));
+    // Review: "1e3" is a whole number (it was the "1" typed on the way, kept silently), a value
+    // the field cannot hold at its decimals is refused (0.0004 warm-up became 0.000), and a
+    // learning rate keeps its digits (3e-7 became 0).
+    typeInto(steps, "1e3", true);
+    QCOMPARE(panel.draft().runs().at(0).training.maxSteps, std::int64_t(1000));
+    auto* warmup = field<QDoubleSpinBox>(panel, "training.warmup_ratio");
+    const double warmupBefore = panel.draft().runs().at(0).training.warmupRatio;
+    QCOMPARE(typeInto(warmup, "0.0004", true), QString("0.0004 ✗ not applied"));
+    QVERIFY2(warmup->toolTip().contains("needs more than the field's 3 decimal"), qPrintable(warmup->toolTip()));
+    QCOMPARE(panel.draft().runs().at(0).training.warmupRatio, warmupBefore);
+    typeInto(lr, "3e-7", true);
+    QCOMPARE(panel.draft().runs().at(0).training.learningRate, 3e-7);
     // Typing a valid value clears the refusal.
     QCOMPARE(typeInto(steps, "1234", true), QString("1234"));
     QCOMPARE(panel.draft().runs().at(0).training.maxSteps, std::int64_t(1234));

@@ -139,7 +139,7 @@ void TestTex::requireTex()
 void TestTex::everyKindCompiles_data()
 {
     QTest::addColumn<QString>("kind");
-    for (const char* k : {"figure", "grid", "heatmap", "log heatmap"})
+    for (const char* k : {"figure", "grid", "heatmap", "log heatmap", "masked heatmap"})
         QTest::newRow(k) << QString(k);
 }
 
@@ -158,7 +158,12 @@ void TestTex::everyKindCompiles()
             r = exportFigure(lineFigure(), tex, Format::Tex, 150, standalone);
         else if (kind == "grid")
             r = exportGrid(grid(), tex, Format::Tex, 150, standalone);
-        else
+        else if (kind == "masked heatmap") {  // no cell shown: the colour range is still finite
+            auto h = heatmap(true);
+            for (auto& v : h.values)
+                v = NAN;
+            r = exportHeatmap(h, tex, Format::Tex, 150, standalone);
+        } else
             r = exportHeatmap(heatmap(kind.startsWith("log")), tex, Format::Tex, 150, standalone);
         QVERIFY2(r.ok, qPrintable(r.error));
         if (standalone) {

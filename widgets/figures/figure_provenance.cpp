@@ -223,12 +223,18 @@ FigureSource readProvenance(const std::string& path)
                                                 info.runId + "; the figure recorded " +
                                                 r["config_hash"].toString().toStdString() + ", " +
                                                 r["run_id"].toString().toStdString() + ")");
+        if (r.contains("checkpoint_step") && qint64(r["checkpoint_step"].toDouble()) != info.checkpointStep)
+            throw Error(ErrorKind::RunFile, "--from " + path + ": run " + run + " was trained further since the figure "
+                                                "was made (checkpoint " + std::to_string(info.checkpointStep) +
+                                                ", recorded " + std::to_string(qint64(r["checkpoint_step"].toDouble())) + ")");
         return run;
     };
     if (view["figure"].toString() == "sweep-grid") {
-        for (const auto& r : runs)
-            checkRun(r.toObject());
         FigureSource s;
+        for (const auto& r : runs) {
+            checkRun(r.toObject());
+            s.cells.push_back(r.toObject()["cell"].toString().toStdString());
+        }
         s.run = view["sweep"].toString().toStdString();
         s.name = "grid";
         s.method = view["method"].toString().toStdString();
@@ -236,6 +242,7 @@ FigureSource readProvenance(const std::string& path)
         for (const auto& k : grouping["by"].toArray())
             s.groupBy.push_back(k.toString().toStdString());
         s.band = grouping["band"].toString().toStdString();
+        s.bootstrapTrials = grouping["bootstrap_trials"].toInt(1000);
         return s;
     }
     if (view["figure"].toString().startsWith("compare:"))
@@ -244,8 +251,14 @@ FigureSource readProvenance(const std::string& path)
     if (runs.size() != 1 || !view["figure"].isString())
         throw Error(ErrorKind::Usage, "--from " + path + ": key 'runs' must hold one run and 'view.figure' a name");
     const std::string run = checkRun(runs.first().toObject());
+    // The stored results it drew, still the ones recorded (not evaluated again meanwhile).
+    if (p.contains("evaluations") && evaluationsDrawn(run, view["figure"].toString().toStdString()) != p["evaluations"].toArray())
+        throw Error(ErrorKind::RunFile, "--from " + path + ": the stored evaluations of run " + run +
+                                            " that the figure draws changed since it was made (evaluated again?)");
     FigureSource s;
     s.run = run;
+    s.logY = view["log_y"].toBool(false);
+    s.legendOutside = view["legend_outside"].toBool(false);
     s.name = view["figure"].toString().toStdString();
     s.map.prompt = view["prompt"].toInt(0);
     s.map.layer = view["layer"].toInt(-1);

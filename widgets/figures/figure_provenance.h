@@ -45,13 +45,17 @@ std::string writeProvenance(const std::string& figurePath, const QJsonObject& pr
 struct FigureSource {
     std::string run, name;  ///< a sweep grid: the sweep folder and "grid"
     std::string method;     ///< a sweep grid's evaluation method
-    std::vector<std::string> groupBy;  ///< a sweep grid's grouping, and its band
+    std::vector<std::string> groupBy;  ///< a sweep grid's grouping, its band and resamples
     std::string band;
+    int bootstrapTrials = 1000;
+    std::vector<std::string> cells;    ///< a sweep grid's cells, as drawn
+    bool logY = false, legendOutside = false;  ///< the studio's view options
     MapSelection map;
     QStringList hidden;
 };
 /// Error(Usage) for a file that is not a figure provenance; Error(RunFile) naming the run when
-/// it is missing (moved) or its config hash differs (changed since the figure was made).
+/// it is missing (moved), its config hash or checkpoint step differs, or the stored evaluations
+/// the figure draws are not the ones recorded (changed since the figure was made).
 FigureSource readProvenance(const std::string& path);
 
 }  // namespace lengen::figures

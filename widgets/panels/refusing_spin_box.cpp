@@ -2,7 +2,9 @@
 
 #include <QKeyEvent>
 #include <QLineEdit>
+#include <QLocale>
 
+#include <algorithm>
 #include <cmath>
 
 namespace lengen::ui {
@@ -82,10 +84,28 @@ struct RefusalSteps {
 
 RefusingSpinBox::RefusingSpinBox(int lo, int hi, QWidget* parent) : QSpinBox(parent) { setRange(lo, hi); }
 
+// "1e3" is a whole number written another way: read by its value, so it is never the "1"
+// keyboard tracking applied on the way and then quietly kept.
+static bool wholeNumber(const QString& text, double& v)
+{
+    bool ok = false;
+    v = text.trimmed().toDouble(&ok);
+    return ok && std::isfinite(v) && v == std::floor(v);
+}
+
 QValidator::State RefusingSpinBox::validate(QString& text, int& pos) const
 {
+    double v = 0;
+    if (wholeNumber(text, v) && v >= minimum() && v <= maximum())
+        return QValidator::Acceptable;
     const auto s = QSpinBox::validate(text, pos);
     return s == QValidator::Invalid ? QValidator::Intermediate : s;  // keep what was typed
+}
+
+int RefusingSpinBox::valueFromText(const QString& text) const
+{
+    double v = 0;
+    return wholeNumber(text, v) ? int(v) : QSpinBox::valueFromText(text);
 }
 
 void RefusingSpinBox::fixup(QString&) const {}  // never rewrite the user's text
@@ -143,15 +163,30 @@ static bool parseNumber(const QString& text, double& v)
     return ok && std::isfinite(v);
 }
 
+// Whether the field holds `v` as typed: setValue rounds to decimals(), which would change
+// "3e-7" into 0 without a word.
+static bool fitsDecimals(double v, int decimals)
+{
+    const double scaled = v * std::pow(10.0, decimals);
+    return std::abs(scaled - std::round(scaled)) <= 1e-6 * std::max(1.0, std::abs(scaled));
+}
+
 QValidator::State RefusingDoubleSpinBox::validate(QString& text, int& pos) const
 {
     if (!specialValueText().isEmpty() && text == specialValueText())
         return QValidator::Acceptable;
     double v = 0;
-    if (parseNumber(text, v) && v >= minimum() && v <= maximum())
+    if (parseNumber(text, v) && v >= minimum() && v <= maximum() && fitsDecimals(v, decimals()))
         return QValidator::Acceptable;
     const auto s = QDoubleSpinBox::validate(text, pos);
     return s == QValidator::Invalid ? QValidator::Intermediate : s;
+}
+
+QString RefusingDoubleSpinBox::textFromValue(double value) const
+{
+    // The shortest text that reads back (0.0003, not 0.000300000000): many decimals are allowed
+    // so that learning rates keep their digits, none are shown that the value lacks.
+    return QLocale::c().toString(value, 'g', 12);
 }
 
 void RefusingDoubleSpinBox::fixup(QString&) const {}
@@ -168,6 +203,8 @@ static QString doubleReason(const RefusingDoubleSpinBox& box, const QString& typ
         return QString();
     double v = 0;
     const bool ok = parseNumber(typed, v);
+    if (ok && v >= box.minimum() && v <= box.maximum() && !fitsDecimals(v, box.decimals()))
+        return QDoubleSpinBox::tr("%1 needs more than the field's %n decimal(s)", nullptr, box.decimals()).arg(typed);
     return reasonFor<double>(typed, ok, v, box.minimum(), box.maximum(), false);
 }
 

@@ -5,7 +5,8 @@
 // (Enter, or focus leaving) and is not a value in range, the field goes back to its value from
 // before the edit (typing applies each valid prefix as it goes: "1" of "1e9" was 1),
 // shows "<typed> ✗ not applied" in red, and says why in its tooltip, as a refused YAML value
-// is shown. The double field also reads scientific notation (a learning rate of 3e-4).
+// is shown. Both read scientific notation ("1e3" steps, a learning rate of 3e-4); a value the
+// double field cannot hold at its decimals is refused, not rounded.
 // GUI thread only.
 
 #include <QDoubleSpinBox>
@@ -22,6 +23,7 @@ public:
 protected:
     QValidator::State validate(QString& text, int& pos) const override;
     void fixup(QString& text) const override;
+    int valueFromText(const QString& text) const override;
     void focusInEvent(QFocusEvent* e) override;
     void focusOutEvent(QFocusEvent* e) override;
     void keyPressEvent(QKeyEvent* e) override;
@@ -41,6 +43,7 @@ protected:
     QValidator::State validate(QString& text, int& pos) const override;
     void fixup(QString& text) const override;
     double valueFromText(const QString& text) const override;
+    QString textFromValue(double value) const override;
     void focusInEvent(QFocusEvent* e) override;
     void focusOutEvent(QFocusEvent* e) override;
     void keyPressEvent(QKeyEvent* e) override;

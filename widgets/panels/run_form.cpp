@@ -82,8 +82,8 @@ RunForm::RunForm(QWidget* parent) : QWidget(parent)
     m_pStart = spin(1, 100000), m_pEnd = spin(1, 100000), m_pInc = spin(0, 100000), m_pInt = spin(1, 10'000'000);
     m_steps = spin(1, 100'000'000);
     m_batch = spin(1, 65536);
-    m_lr = dspin(0, 10, 6, 1e-4);
-    m_wd = dspin(0, 10, 4, 0.01);
+    m_lr = dspin(0, 10, 12, 1e-4);  // 3e-7 is a learning rate too
+    m_wd = dspin(0, 10, 8, 0.01);
     m_clip = dspin(0, 1000, 2, 0.1);
     m_clip->setSpecialValueText(tr("off"));
     m_warmup = dspin(0, 1, 3, 0.01);

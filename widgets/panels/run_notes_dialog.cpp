@@ -8,6 +8,7 @@
 #include <QPushButton>
 #include <QVBoxLayout>
 
+#include "lengen/engine/errors.h"
 #include "lengen/engine/run_file.h"
 
 namespace lengen::ui {
@@ -28,6 +29,8 @@ RunNotesDialog::RunNotesDialog(const QString& runFile, const QString& runLabel, 
     m_buttons = new QDialogButtonBox(QDialogButtonBox::Save | QDialogButtonBox::Cancel);
     try {
         const auto info = engine::readRunInfo(runFile.toStdString());
+        m_readNotes = info.notes;
+        m_readTags = info.tags;
         m_notes->setPlainText(QString::fromStdString(info.notes));
         QStringList tags;
         for (const auto& t : info.tags)
@@ -63,7 +66,15 @@ void RunNotesDialog::accept()
 {
     std::vector<std::string> tags = engine::splitTags(m_tags->text().toStdString());
     try {
-        engine::writeRunNotes(m_runFile.toStdString(), {m_notes->toPlainText().toStdString(), tags});
+        // Refused when another process changed them since the dialog read them: its edit would
+        // be overwritten without anyone seeing it.
+        engine::updateRunNotes(m_runFile.toStdString(), [&](engine::RunNotes& now) {
+            if (now.text != m_readNotes || now.tags != m_readTags)
+                throw engine::Error(engine::ErrorKind::RunFile,
+                                    "the notes or tags were changed by another process since this dialog opened; "
+                                    "close it and open it again to see them");
+            now = {m_notes->toPlainText().toStdString(), tags};
+        });
     } catch (const std::exception& e) {
         m_error->setText(QString::fromUtf8(e.what()));  // stays open with what was typed
         return;

@@ -5,6 +5,9 @@
 
 #include <QDialog>
 
+#include <string>
+#include <vector>
+
 class QDialogButtonBox;
 class QLabel;
 class QLineEdit;
@@ -28,6 +31,8 @@ public:
 
 private:
     QString m_runFile;
+    std::string m_readNotes;  ///< what the file held when the dialog opened
+    std::vector<std::string> m_readTags;
     QPlainTextEdit* m_notes;
     QLineEdit* m_tags;
     QLabel* m_error;

@@ -106,11 +106,20 @@ void RunTableModel::setFolders(const QStringList& folders)
     m_folders = folders;
     m_rows.clear();
     // Through each folder's index: 10,000 runs list without opening 10,000 files (issue 42).
-    for (const auto& folder : folders)
-        for (const auto& e : engine::indexRuns(folder.toStdString())) {
+    for (const auto& folder : folders) {
+        std::vector<engine::RunIndexEntry> entries;
+        try {
+            entries = engine::indexRuns(folder.toStdString());
+        } catch (const std::exception&) {
+            // The folder changed while it was listed, twice: each run from its files this time.
+            for (const auto& file : runFilesUnder({folder}))
+                entries.push_back(engine::readRunEntry(file.toStdString()));
+        }
+        for (const auto& e : entries) {
             m_rows.push_back(rowFromEntry(e));
             m_rows.back().stamp = stampOf(m_rows.back().path);
         }
+    }
     endResetModel();
 }
 

@@ -311,6 +311,10 @@ TexFiles heatmapTex(const HeatmapSpec& h, const QString& stem, bool standalone)
         lo = scaled(*h.zMin);
     if (h.zMax && (!h.logScale || *h.zMax > 0))
         hi = scaled(*h.zMax);
+    if (!std::isfinite(lo) || !std::isfinite(hi)) {  // no cell shown: any finite range compiles
+        lo = 0;
+        hi = 1;
+    }
     if (!(lo < hi))
         hi = lo + 1;
     QStringList o;

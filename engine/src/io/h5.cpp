@@ -453,6 +453,16 @@ void removeObject(hid_t loc, const std::string& name, const std::string& path)
     check(H5Ldelete(loc, name.c_str(), H5P_DEFAULT), ErrorKind::Io, "cannot remove " + name, path);
 }
 
+void growRows(hid_t ds, hsize_t rows, const std::string& path)
+{
+    const H5Lock lock(h5Mutex());
+    auto dims = datasetShape(ds);
+    if (dims.empty() || dims[0] >= rows)
+        return;
+    dims[0] = rows;
+    check(H5Dset_extent(ds, dims.data()), ErrorKind::Io, "cannot extend the log", path);
+}
+
 void truncateRows(hid_t ds, hsize_t rows, const std::string& path)
 {
     const H5Lock lock(h5Mutex());

@@ -159,7 +159,8 @@ void saveIndex(const fs::path& folder, const std::vector<RunIndexEntry>& runs)
         list.push_back(toJson(e, fs::path(e.path).lexically_relative(folder).string(), id));
     }
     const json j{{"format", "lengen-run-index"}, {"version", kIndexVersion}, {"configs", configs}, {"runs", list}};
-    writeFileAtomically(runIndexFileFor(folder.string()), j.dump());
+    // Text that is not UTF-8 (a Latin-1 folder name) is replaced, never a reason to lose the index.
+    writeFileAtomically(runIndexFileFor(folder.string()), j.dump(-1, ' ', false, json::error_handler_t::replace));
 }
 
 }  // namespace
@@ -227,11 +228,24 @@ std::vector<RunIndexEntry> indexRuns(const std::string& folderName, RunIndexStat
         st.runs = st.read = 1;
         return {readRunEntry(folder.string())};
     }
+    // Every run.h5 below. An entry that cannot be stat'ed (a dangling link) is skipped; a walk
+    // that fails part way (a folder renamed under it) is tried again once, then refused: a
+    // shortened list must not pass for the folder's runs, nor be saved as its index.
     std::vector<std::string> files;
-    for (fs::recursive_directory_iterator it(folder, fs::directory_options::skip_permission_denied, ec), end;
-         !ec && it != end; it.increment(ec))
-        if (it->path().filename() == "run.h5" && it->is_regular_file(ec))
-            files.push_back(it->path().string());
+    for (int attempt = 0;; ++attempt) {
+        files.clear();
+        std::error_code walk;
+        for (fs::recursive_directory_iterator it(folder, fs::directory_options::skip_permission_denied, walk), end;
+             !walk && it != end; it.increment(walk)) {
+            std::error_code entry;
+            if (it->path().filename() == "run.h5" && it->is_regular_file(entry))
+                files.push_back(it->path().string());
+        }
+        if (!walk)
+            break;
+        if (attempt == 1)
+            throw Error(ErrorKind::Io, "cannot list the runs under " + folder.string() + ": " + walk.message());
+    }
     std::sort(files.begin(), files.end());
     auto cached = loadIndex(folder);
     std::vector<RunIndexEntry> out;

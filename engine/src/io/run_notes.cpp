@@ -4,6 +4,7 @@
 // HDF5 allows no attribute changes, so its notes wait until it stops.
 
 #include <algorithm>
+#include <functional>
 #include <memory>
 
 #include "io/h5.h"
@@ -28,8 +29,29 @@ std::string trimmed(const std::string& s)
 
 }  // namespace
 
+// Whether `s` is UTF-8 (the attributes are declared so; JSON, the index and `--json` need it).
+bool validUtf8(const std::string& s)
+{
+    for (size_t i = 0; i < s.size();) {
+        const auto c = static_cast<unsigned char>(s[i]);
+        const int n = c < 0x80 ? 0 : (c >> 5) == 0x6 ? 1 : (c >> 4) == 0xE ? 2 : (c >> 3) == 0x1E ? 3 : -1;
+        if (n < 0 || i + size_t(n) >= s.size() + (n == 0 ? 1 : 0))
+            return false;
+        for (int k = 1; k <= n; ++k)
+            if ((static_cast<unsigned char>(s[i + size_t(k)]) >> 6) != 0x2)
+                return false;
+        i += size_t(n) + 1;
+    }
+    return true;
+}
+
 RunNotes checkedRunNotes(const std::string& text, const std::vector<std::string>& tags)
 {
+    if (!validUtf8(text))
+        throw Error(ErrorKind::Usage, "the notes are not UTF-8 text (convert the file, e.g. iconv -t UTF-8)");
+    for (const auto& t : tags)
+        if (!validUtf8(t))
+            throw Error(ErrorKind::Usage, "a tag is not UTF-8 text");
     RunNotes out;
     out.text = trimmed(text);
     if (out.text.size() > kMaxNotesBytes)
@@ -68,8 +90,12 @@ std::vector<std::string> splitTags(const std::string& joined)
 
 void writeRunNotes(const std::string& pathOrDir, const RunNotes& notes)
 {
+    updateRunNotes(pathOrDir, [&](RunNotes& current) { current = notes; });
+}
+
+void updateRunNotes(const std::string& pathOrDir, const std::function<void(RunNotes&)>& edit)
+{
     const auto path = locateRunFile(pathOrDir);
-    const auto checked = checkedRunNotes(notes.text, notes.tags);
     (void)readRunInfo(path);  // a run file of ours, readable, before anything is written
     std::unique_ptr<io::WriterLock> lock;
     try {
@@ -83,6 +109,11 @@ void writeRunNotes(const std::string& pathOrDir, const RunNotes& notes)
                                             ": HDF5 allows no new attributes in a file being written; "
                                             "change them once it stops");
     }
+    // Read, edited and written under the lock: two processes adding a tag at once keep both.
+    const auto now = readRunInfo(path);
+    RunNotes notes{now.notes, now.tags};
+    edit(notes);
+    const auto checked = checkedRunNotes(notes.text, notes.tags);
     std::string joined;
     for (const auto& t : checked.tags)
         joined += (joined.empty() ? "" : ",") + t;

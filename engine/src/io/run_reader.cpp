@@ -216,17 +216,17 @@ TrainLog readTrainLog(const std::string& pathOrDir)
     out.pointwiseWidth = static_cast<int>(dims[1]);
     // A SWMR reader can see columns of different lengths mid-append; trim to the shortest.
     size_t rows = std::min<size_t>(dims[0], out.step.size());
-    for (auto* col : {&out.loss, &out.excessLoss, &out.learningRate, &out.wallSeconds,
-                      &out.stepsPerSecond, &out.gradNorm})
+    for (auto* col : {&out.loss, &out.excessLoss, &out.learningRate, &out.wallSeconds, &out.stepsPerSecond})
         rows = std::min(rows, col->size());
     rows = std::min({rows, out.nPoints.size(), out.nDims.size()});
     std::vector<float> raw(dims[0] * dims[1]);
     readAll(pw.id(), H5T_NATIVE_FLOAT, raw.data(), raw.size(), path);
     out.pointwise.assign(raw.begin(), raw.begin() + static_cast<long>(rows * dims[1]));
     out.step.resize(rows);
-    for (auto* col : {&out.loss, &out.excessLoss, &out.learningRate, &out.wallSeconds,
-                      &out.stepsPerSecond, &out.gradNorm})
+    for (auto* col : {&out.loss, &out.excessLoss, &out.learningRate, &out.wallSeconds, &out.stepsPerSecond})
         col->resize(rows);
+    // grad_norm is optional: an older LenGen resuming a run leaves it short, never the log.
+    out.gradNorm.resize(rows, std::numeric_limits<double>::quiet_NaN());
     out.nPoints.resize(rows);
     out.nDims.resize(rows);
     return out;

@@ -201,8 +201,7 @@ void RunWriter::openLog()
     for (const char* name : kLaterColumns)
         if (!exists(log.id(), name)) {
             auto ds = createLog(log.id(), name, H5T_NATIVE_DOUBLE, {}, kLogChunk, &nan, m_path);
-            for (hsize_t i = 0; i < rows; ++i)
-                appendRow(ds.id(), H5T_NATIVE_DOUBLE, &nan, m_path);
+            growRows(ds.id(), rows, m_path);  // the fill value is NaN: one call, any length
         }
     for (const auto& c : kColumns)
         m_log.emplace(c.name, openDataset(log.id(), c.name, m_path));

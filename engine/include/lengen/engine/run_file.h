@@ -3,6 +3,7 @@
 // while another process is writing the run (the file is opened read-only in SWMR mode).
 
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <string>
 #include <vector>
@@ -86,5 +87,8 @@ std::vector<std::string> splitTags(const std::string& joined);
 /// (a file in SWMR-write mode takes no new attributes; docs/run-format.md), or for a file that
 /// is not a readable run; Error(Usage) as checkedRunNotes.
 void writeRunNotes(const std::string& pathOrDir, const RunNotes& notes);
+/// Reads the run's notes and tags under its writer lock, lets `edit` change them (or throw to
+/// refuse) and writes them back, so that edits from two processes do not overwrite each other.
+void updateRunNotes(const std::string& pathOrDir, const std::function<void(RunNotes&)>& edit);
 
 }  // namespace lengen::engine
