@@ -66,6 +66,23 @@ const char* extension(plots::Format f)
 
 // One figure in one format, and beside it what made it (<figure>.provenance.json, written with
 // the first format) unless --no-provenance; `hidden`: curves left out (a provenance's view).
+// A --format name, or the usage error that lists the formats (one message for every path).
+plots::Format formatNamed(const std::string& name)
+{
+    const auto fmt = plots::formatFromName(name);
+    if (!fmt)
+        throw Error(ErrorKind::Usage, "export: unknown format '" + name + "' (png, svg, pdf, csv, tex)");
+    return *fmt;
+}
+
+std::vector<plots::Format> formatsNamed(const std::vector<std::string>& names)
+{
+    std::vector<plots::Format> out;
+    for (const auto& n : names)
+        out.push_back(formatNamed(n));
+    return out;
+}
+
 void exportOne(const std::string& run, const std::string& name, const figures::MapSelection& map,
                plots::Format format, const fs::path& path, const ExportArgs& args, bool provenance,
                const figures::FigureSource* view = nullptr)
@@ -125,14 +142,12 @@ int exportFromProvenance(const ExportArgs& args)
                                                 std::to_string(recorded.size()) + " (cells evaluated since?)");
         auto formats = args.formats.empty() ? std::vector<std::string>{"png"} : args.formats;
         for (const auto& f : formats) {
-            const auto fmt = plots::formatFromName(f);
-            if (!fmt)
-                throw Error(ErrorKind::Usage, "export: unknown format '" + f + "' (png, svg, pdf, csv, tex)");
+            const auto fmt = formatNamed(f);
             const fs::path path = args.out.empty() ? fs::path(args.from).parent_path() / ("grid_" + source.method + "-rebuilt." + f)
                                   : formats.size() > 1 ? fs::path(args.out).replace_extension(f)
                                                        : fs::path(args.out);
             const auto result = plots::exportGrid(figures::sweepGridFigure(aggregate, source.method),
-                                                  QString::fromStdString(path.string()), *fmt, args.dpi, args.standalone);
+                                                  QString::fromStdString(path.string()), fmt, args.dpi, args.standalone);
             if (!result.ok)
                 throw Error(ErrorKind::Io, result.error.toStdString());
             if (!args.quiet)
@@ -140,13 +155,7 @@ int exportFromProvenance(const ExportArgs& args)
         }
         return 0;
     }
-    std::vector<plots::Format> formats;
-    for (const auto& f : args.formats) {
-        const auto fmt = plots::formatFromName(f);
-        if (!fmt)
-            throw Error(ErrorKind::Usage, "export: unknown format '" + f + "' (png, svg, pdf, csv, tex)");
-        formats.push_back(*fmt);
-    }
+    auto formats = formatsNamed(args.formats);
     if (formats.empty())
         formats = {args.out.empty() ? plots::Format::Png
                                     : plots::formatFromPath(QString::fromStdString(args.out)).value_or(plots::Format::Png)};
@@ -218,11 +227,9 @@ int exportSweep(const ExportArgs& args)
                                                   method + "' evaluation");
             engine::writeSweepTextFile(path.string(), text);
         } else {
-            const auto fmt = plots::formatFromName(f);
-            if (!fmt)
-                throw Error(ErrorKind::Usage, "export: unknown format '" + f + "' (png, svg, pdf, csv, tex)");
+            const auto fmt = formatNamed(f);
             const auto result = plots::exportGrid(figures::sweepGridFigure(aggregate, method),
-                                                  QString::fromStdString(path.string()), *fmt, args.dpi,
+                                                  QString::fromStdString(path.string()), fmt, args.dpi,
                                                   args.standalone);
             if (!result.ok)
                 throw Error(ErrorKind::Io, result.error.toStdString());
@@ -266,13 +273,7 @@ int runExport(const ExportArgs& args)
             std::printf("%-28s %s\n", f.name.c_str(), f.description.c_str());
         return 0;
     }
-    std::vector<plots::Format> formats;
-    for (const auto& f : args.formats) {
-        const auto fmt = plots::formatFromName(f);
-        if (!fmt)
-            throw Error(ErrorKind::Usage, "export: unknown format '" + f + "' (png, svg, pdf, csv, tex)");
-        formats.push_back(*fmt);
-    }
+    auto formats = formatsNamed(args.formats);
     figures::MapSelection map;
     map.prompt = args.prompt;
     map.layer = args.layer;

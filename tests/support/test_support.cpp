@@ -3,6 +3,8 @@
 #include <QRegularExpression>
 
 #include "lengen/engine/run_file.h"
+#include "lengen/engine/trainer.h"
+#include "lengen/engine/analysis.h"
 #include "lengen/engine/session.h"
 
 #include <QElapsedTimer>
@@ -182,6 +184,38 @@ std::int64_t waitForCheckpointPast(const QString& runFile, std::int64_t step, in
             return seen;
         QThread::msleep(100);
     }
+}
+
+namespace {
+class QuietTraining : public engine::TrainObserver {};
+class QuietAnalysis : public engine::AnalysisObserver {};
+}  // namespace
+
+std::string trainTiny(const std::string& dir, const std::string& pe, std::uint64_t seed, int steps)
+{
+    engine::TrainOptions o;
+    o.outDir = dir;
+    o.seed = seed;
+    o.device = "cpu";
+    o.threads = 1;
+    engine::RunControl control;
+    QuietTraining quiet;
+    return engine::train(loadOne(tinyConfig("linear_regression", pe, steps)), o, control, quiet).runFile;
+}
+
+void evaluateSmall(const std::string& run, const std::vector<std::string>& methods, int prompts, int oodFactor,
+                   int bootstrapTrials)
+{
+    engine::EvalOptions e;
+    e.methods = methods;
+    e.prompts = prompts;
+    if (oodFactor > 0)
+        e.oodFactor = oodFactor;
+    e.common.bootstrapTrials = bootstrapTrials;
+    e.common.device = "cpu";
+    engine::RunControl control;
+    QuietAnalysis quiet;
+    engine::evaluateRun(run, e, control, quiet);
 }
 
 QString latexMissing()

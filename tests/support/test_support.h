@@ -58,6 +58,14 @@ engine::model::InContextModel initialisedModel(const std::string& yaml, std::uin
 bool isCausalAt(engine::model::InContextModel& model, const torch::Tensor& xs,
                 const torch::Tensor& ys, std::int64_t at);
 
+/// A tiny run (tinyConfig of `pe`, `steps` steps) trained in `dir` on one CPU thread with
+/// `seed`; returns its run.h5.
+std::string trainTiny(const std::string& dir, const std::string& pe, std::uint64_t seed = 4, int steps = 20);
+/// Evaluates `methods` of `run` on `prompts` prompts on the CPU (oodFactor 0 = the default),
+/// as the views' tests need a stored evaluation.
+void evaluateSmall(const std::string& run, const std::vector<std::string>& methods, int prompts = 8,
+                   int oodFactor = 0, int bootstrapTrials = 10);
+
 /// Reads a started `lengen train`'s stderr until it prints "run file: PATH" (up to 60 s);
 /// returns PATH, or "" with everything read in `err`.
 QString waitForRunFile(QProcess& trainer, QString& err);

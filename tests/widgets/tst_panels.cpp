@@ -1,6 +1,6 @@
 // The studio's panels on real data, offscreen: inline config validation and a save/load round
-// trip, the run browser's filter and sort, every view populated from a run built here, export
-// from a view, and the GUI thread's responsiveness while a run trains in the worker.
+// trip, every view populated from a run built here, export from a view, and the GUI thread's
+// responsiveness while a run trains in the worker (the Runs list: tst_runs_list).
 
 #include <QCheckBox>
 #include <QComboBox>
@@ -46,21 +46,7 @@ using namespace lengen;
 
 namespace {
 
-class Quiet : public engine::TrainObserver {};
 class Silent : public engine::AnalysisObserver {};
-
-std::string trainTiny(const std::string& dir, const std::string& pe, int steps = 20)
-{
-    const auto yaml = test::tinyConfig("linear_regression", pe, steps);
-    engine::TrainOptions o;
-    o.outDir = dir;
-    o.seed = 4;
-    o.device = "cpu";
-    o.threads = 1;
-    engine::RunControl control;
-    Quiet quiet;
-    return engine::train(test::loadOne(yaml), o, control, quiet).runFile;
-}
 
 void copyTree(const QString& from, const QString& to)
 {
@@ -98,15 +84,12 @@ private Q_SLOTS:
     void configSaveLoadRoundTrip();
     void formShowsTheConfigAndMarksBadFields();
     void sweepQueuesOneRunPerEncoding();
-    void browserFiltersAndSorts();
-    void browserOffersToImportPythonRuns();
     void viewsPopulateFromARun();
     void trainingViewPlotsLossOrExcessAndExportsWhatItDraws();
     void trainingViewPlotsAnyLoggedColumnBesideTheLoss();
     void exportFromAView();
     void guiStaysResponsiveWhileTraining();
     void jobsPanelStaysResponsiveWithFourJobs();
-    void browserEditsNotesAndFiltersByThem();
 
 private:
     QString m_configs;
@@ -118,19 +101,12 @@ void TestPanels::initTestCase()
 {
     m_configs = QString::fromStdString(test::sourcePath("configs"));
     m_runs = test::scratchDir("panels");
-    m_rope = trainTiny(m_runs, "rope");
-    m_alibi = trainTiny(m_runs, "alibi", 30);
+    m_rope = test::trainTiny(m_runs, "rope");
+    m_alibi = test::trainTiny(m_runs, "alibi", 4, 30);
+    for (const auto& run : {m_rope, m_alibi})
+        test::evaluateSmall(run, {"standard", "ood_length"}, 16, 2, 20);
     engine::RunControl control;
     Silent silent;
-    for (const auto& run : {m_rope, m_alibi}) {
-        engine::EvalOptions e;
-        e.methods = {"standard", "ood_length"};
-        e.prompts = 16;
-        e.oodFactor = 2;
-        e.common.bootstrapTrials = 20;
-        e.common.device = "cpu";
-        engine::evaluateRun(run, e, control, silent);
-    }
     engine::ProbeOptions p;
     p.attention = p.serialPosition = true;
     p.prompts = 8;
@@ -233,126 +209,6 @@ void TestPanels::sweepQueuesOneRunPerEncoding()
     QSignalSpy sweep(&edited, &ui::SetupPanel::sweepRequested);
     edited.findChild<QPushButton*>("newSweep")->click();
     QCOMPARE(sweep.size(), 1);
-}
-
-void TestPanels::browserOffersToImportPythonRuns()
-{
-    // A models/ tree of the Python code (made by exporting a LenGen run), added to the browser.
-    QTemporaryDir tmp;
-    const std::string run = trainTiny((tmp.path() + "/trained").toStdString(), "alibi");
-    const QString models = tmp.path() + "/models";
-    const QString refRun = models + "/linear_regression/dim_2-3/20250224/ab12cd34";
-    engine::exportReferenceRun(run, refRun.toStdString());
-    ui::RunBrowser browser;
-    QSignalSpy found(&browser, &ui::RunBrowser::referenceRunsFound);
-    browser.addFolder(models);
-    QCOMPARE(found.count(), 1);
-    QCOMPARE(found.at(0).at(1).toStringList(), QStringList{refRun});
-    QVERIFY2(!browser.folders().contains(models), "a tree without run.h5 is not a runs folder");
-
-    const QString out = tmp.path() + "/runs";
-    QCOMPARE(ui::pendingReferenceRuns(models, out), QStringList{refRun});
-    // A job of the controller (issue 39: it was a modal dialog over a nested event loop).
-    ui::RunController controller;
-    auto shared = std::make_shared<ui::ReferenceImportSummary>();
-    QSignalSpy finished(&controller, &ui::RunController::runFinished);
-    controller.enqueue(ui::JobKind::Import, "import", ui::referenceImportJob({refRun, tmp.path() + "/nowhere"}, out, shared),
-                       out);
-    QVERIFY(finished.wait(60000));
-    QCOMPARE(finished.at(0).at(1).value<engine::RunSummary>().stepsDone, std::int64_t{1});
-    const auto& summary = *shared;
-    QCOMPARE(summary.runFiles.size(), 1);
-    QCOMPARE(summary.failed, 1);
-    QVERIFY2(summary.messages.at(1).contains("nowhere"), qPrintable(summary.messages.join('\n')));
-    // The date folder of the Python layout, the run id its config.yaml names (wandb_id).
-    const QString id = QString::fromStdString(engine::readRunInfo(run).runId);
-    QCOMPARE(summary.runFiles.at(0), out + "/linear_regression/dim_2-3/20250224/" + id + "/run.h5");
-    QVERIFY(ui::pendingReferenceRuns(models, out).isEmpty());
-    browser.addFolder(out);
-    QCOMPARE(browser.visibleRows(), 1);
-    QCOMPARE(ui::RunTableModel::readRow(summary.runFiles.at(0)).status, QStringLiteral("imported"));
-}
-
-void TestPanels::browserFiltersAndSorts()
-{
-    ui::RunBrowser browser;
-    browser.setFolders({QString::fromStdString(m_runs)});
-    QCOMPARE(browser.visibleRows(), 2);
-    browser.setFilterText("alibi");
-    QCOMPARE(browser.visibleRows(), 1);
-    browser.setFilterText("nothing-like-this");
-    QCOMPARE(browser.visibleRows(), 0);
-    // Issue 42: key=value reaches any resolved config key, and the columns by name.
-    browser.setFilterText("pe=alibi");
-    QCOMPARE(browser.visibleRows(), 1);
-    browser.setFilterText("model.num_hidden_layers=2");
-    QCOMPARE(browser.visibleRows(), 2);
-    browser.setFilterText("model.num_hidden_layers=3");
-    QCOMPARE(browser.visibleRows(), 0);
-    browser.setFilterText("model.num_hidden_layers=2 alibi");  // a term and text together
-    QCOMPARE(browser.visibleRows(), 1);
-    browser.setFilterText("");
-    QCOMPARE(browser.visibleRows(), 2);
-    auto* table = browser.findChild<QTableView*>();
-    QVERIFY(table);
-    table->sortByColumn(ui::RunTableModel::Steps, Qt::AscendingOrder);
-    QCOMPARE(table->model()->index(0, ui::RunTableModel::Pe).data().toString(), QString("RoPE"));
-    table->sortByColumn(ui::RunTableModel::Steps, Qt::DescendingOrder);
-    QCOMPARE(table->model()->index(0, ui::RunTableModel::Pe).data().toString(), QString("ALiBi"));
-    // Seed and run id columns: runs of different seeds are told apart (issue 13).
-    QCOMPARE(table->model()->index(0, ui::RunTableModel::Seed).data().toLongLong(), 4LL);
-    QCOMPARE(table->model()->index(0, ui::RunTableModel::RunId).data().toString().size(), 8);
-    QSignalSpy open(&browser, &ui::RunBrowser::openRequested);
-    browser.selectRun(QString::fromStdString(m_rope));
-    QCOMPARE(browser.selectedRuns(), QStringList{QString::fromStdString(m_rope)});
-}
-
-// Issue 41: notes and tags from the Runs list: the button names the selected run, Save writes
-// them into its file, the row shows them at once, and the filter finds the run by them.
-void TestPanels::browserEditsNotesAndFiltersByThem()
-{
-    ui::RunBrowser browser;
-    browser.setFolders({QString::fromStdString(m_runs)});
-    const int all = browser.visibleRows();  // earlier tests train runs here too
-    auto* button = [&]() -> QPushButton* {
-        for (auto* b : browser.findChildren<QPushButton*>())
-            if (b->text().startsWith("Notes"))
-                return b;
-        return nullptr;
-    }();
-    QVERIFY(button);
-    QVERIFY(!button->isEnabled());  // nothing selected
-    const QString alibi = QString::fromStdString(m_alibi);
-    browser.selectRun(alibi);
-    const auto info = engine::readRunInfo(m_alibi);
-    QCOMPARE(button->text(), QString("Notes of %1…").arg(QString::fromStdString(info.runId)));
-    auto* dialog = browser.editNotes();
-    QVERIFY(dialog);
-    QVERIFY(!dialog->save("x", "bad,tag," + QString(41, 'y')));  // refused, stays open
-    QVERIFY2(dialog->errorText().contains("longer than 40"), qPrintable(dialog->errorText()));
-    QVERIFY(dialog->save("slopes look too steep\nretry with 8 heads", "paper-fig3, alibi-check"));
-    const auto stored = engine::readRunInfo(m_alibi);
-    QCOMPARE(stored.tags, (std::vector<std::string>{"paper-fig3", "alibi-check"}));
-    QCOMPARE(stored.notes, std::string("slopes look too steep\nretry with 8 heads"));
-    const int row = browser.model()->rowOfPath(alibi);
-    QCOMPARE(browser.model()->index(row, ui::RunTableModel::Tags).data().toString(), QString("paper-fig3, alibi-check"));
-    QCOMPARE(browser.model()->index(row, ui::RunTableModel::Notes).data().toString(), QString("slopes look too steep …"));
-    browser.setFilterText("paper-fig3");
-    QCOMPARE(browser.visibleRows(), 1);
-    browser.setFilterText("too steep");
-    QCOMPARE(browser.visibleRows(), 1);
-    browser.setFilterText("tag=paper-fig3");
-    QCOMPARE(browser.visibleRows(), 1);
-    browser.setFilterText("");
-    QCOMPARE(browser.visibleRows(), all);
-    // Review: notes changed by another process while the dialog is open are not overwritten.
-    browser.selectRun(alibi);
-    auto* second = browser.editNotes();
-    QVERIFY(second);
-    engine::updateRunNotes(m_alibi, [](engine::RunNotes& n) { n.tags.push_back("from-a-terminal"); });
-    QVERIFY(!second->save("mine", "mine"));
-    QVERIFY2(second->errorText().contains("changed by another process"), qPrintable(second->errorText()));
-    QCOMPARE(engine::readRunInfo(m_alibi).tags.back(), std::string("from-a-terminal"));
 }
 
 void TestPanels::viewsPopulateFromARun()
@@ -463,7 +319,7 @@ void TestPanels::viewsPopulateFromARun()
     QVERIFY(!compare.panels().has_value());
     // Issue 13, defect 11: a selected run without the method is said, not silently dropped,
     // and can be sent to evaluation.
-    const QString unevaluated = QString::fromStdString(trainTiny(m_runs, "nope", 10));
+    const QString unevaluated = QString::fromStdString(test::trainTiny(m_runs, "nope", 4, 10));
     // Selected as its folder (`lengen-studio --compare DIR`): the request still names the run
     // file (a folder made a job labelled by its parent) and only the compared method (it
     // asked for every method of the task).

@@ -51,18 +51,6 @@ namespace {
 class Quiet : public engine::TrainObserver {};
 class Silent : public engine::AnalysisObserver {};
 
-std::string trainTiny(const std::string& dir, const std::string& pe, int seed)
-{
-    engine::TrainOptions o;
-    o.outDir = dir;
-    o.seed = std::uint64_t(seed);
-    o.device = "cpu";
-    o.threads = 1;
-    engine::RunControl control;
-    Quiet quiet;
-    return engine::train(test::loadOne(test::tinyConfig("linear_regression", pe)), o, control, quiet).runFile;
-}
-
 std::string runId(const std::string& run) { return engine::readRunInfo(run).runId; }
 
 }  // namespace
@@ -73,7 +61,6 @@ class TestViews final : public QObject {
 private Q_SLOTS:
     void initTestCase();
     void attentionCountsFromZeroAndAveragesHeads();
-    void resultsStoredElsewhereReachTheOpenRun();
     void attentionRowOfTheChosenQuery();
     void attentionGridOpensTheClickedMap();
     void trainingOverlayDrawsOtherRuns();
@@ -90,19 +77,13 @@ private:
 void TestViews::initTestCase()
 {
     m_runs = test::scratchDir("views");
-    m_rope = trainTiny(m_runs, "rope", 1);
-    m_nope = trainTiny(m_runs, "nope", 1);
-    m_ropeSeed2 = trainTiny(m_runs, "rope", 2);
+    m_rope = test::trainTiny(m_runs, "rope", 1);
+    m_nope = test::trainTiny(m_runs, "nope", 1);
+    m_ropeSeed2 = test::trainTiny(m_runs, "rope", 2);
+    for (const auto& run : {m_rope, m_nope, m_ropeSeed2})
+        test::evaluateSmall(run, {"standard"});
     engine::RunControl control;
     Silent silent;
-    for (const auto& run : {m_rope, m_nope, m_ropeSeed2}) {
-        engine::EvalOptions e;
-        e.methods = {"standard"};
-        e.prompts = 8;
-        e.common.bootstrapTrials = 10;
-        e.common.device = "cpu";
-        engine::evaluateRun(run, e, control, silent);
-    }
     engine::ProbeOptions p;
     p.attention = true;
     p.attentionPrompts = 4;
@@ -582,34 +563,6 @@ void TestViews::figureViewsSayNoRunIsOpen()
     QVERIFY(attention.findChild<QLabel*>("emptyText")->text().startsWith("No attention maps stored"));
     attention.setRun(QString());
     QVERIFY(attention.findChild<QLabel*>("emptyText")->text().startsWith("No run open"));
-}
-
-// Issue 41 (found under Xvfb): results another process stores for the open run (here the
-// engine called directly, as `lengen eval` in a terminal would) reach the views that follow it
-// without reopening the run.
-void TestViews::resultsStoredElsewhereReachTheOpenRun()
-{
-    const auto run = trainTiny(lengen::test::scratchDir("watch"), "rope", 7);
-    ui::OpenRunModel model;
-    model.setWatchInterval(50);
-    ui::FigureView eval([](const figures::FigureInfo& f) { return f.kind == figures::FigureKind::Evaluation; }, "none");
-    eval.followOpenRun(model);
-    QSignalSpy updated(&model, &ui::OpenRunModel::updated);
-    QVERIFY(model.open(QString::fromStdString(run)).isEmpty());
-    QVERIFY(eval.figureNames().isEmpty());
-    QTest::qWait(200);
-    QCOMPARE(updated.count(), 0);  // nothing changed: nothing said
-    engine::RunControl control;
-    Silent silent;
-    engine::EvalOptions e;
-    e.methods = {"standard"};
-    e.prompts = 8;
-    e.common.bootstrapTrials = 10;
-    e.common.device = "cpu";
-    engine::evaluateRun(run, e, control, silent);
-    QVERIFY(QTest::qWaitFor([&] { return !updated.isEmpty(); }, 5000));
-    QCOMPARE(updated.first().at(1).value<ui::OpenRunModel::Part>(), ui::OpenRunModel::Part::Analysis);
-    QCOMPARE(eval.figureNames(), QStringList{"standard"});
 }
 
 QTEST_MAIN(TestViews)

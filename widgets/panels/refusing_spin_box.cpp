@@ -48,8 +48,27 @@ struct RefusalSteps {
         box.m_refused = reason.isEmpty() ? QString() : typedText(box, *box.lineEdit());
         return reason;
     }
-    // Back in the field: the refused text without its mark, to edit or replace (the field
-    // stays red until the next commit says otherwise).
+    // Back in the field: remember what a refusal returns to, and offer the refused text
+    // without its mark, to edit or replace (red until the next commit says otherwise).
+    template <typename Box, typename Base>
+    static void focusIn(Box& box, Base base)
+    {
+        box.m_committed = box.value();
+        base();
+        resume(box);
+    }
+    // Enter, or focus leaving: the typed text judged before Qt corrects it, then the verdict
+    // shown; after Enter the refused text is selected, so the next keystroke replaces it.
+    template <typename Box, typename Base>
+    static void commit(Box& box, const QString& reason, Base base, bool enter)
+    {
+        check(box, reason);
+        base();
+        show(box, reason);
+        if (enter && !box.m_refused.isEmpty())
+            box.lineEdit()->selectAll();
+    }
+    static bool commits(const QKeyEvent* e) { return e->key() == Qt::Key_Return || e->key() == Qt::Key_Enter; }
     template <typename Box>
     static void resume(Box& box)
     {
@@ -122,29 +141,21 @@ static QString intReason(const RefusingSpinBox& box, const QString& typed)
 
 void RefusingSpinBox::focusInEvent(QFocusEvent* e)
 {
-    m_committed = value();
-    QSpinBox::focusInEvent(e);
-    RefusalSteps::resume(*this);
+    RefusalSteps::focusIn(*this, [&] { QSpinBox::focusInEvent(e); });
 }
 
 void RefusingSpinBox::focusOutEvent(QFocusEvent* e)
 {
-    const auto reason = RefusalSteps::check(*this, intReason(*this, typedText(*this, *lineEdit())));
-    QSpinBox::focusOutEvent(e);
-    RefusalSteps::show(*this, reason);
+    const auto reason = intReason(*this, typedText(*this, *lineEdit()));
+    RefusalSteps::commit(*this, reason, [&] { QSpinBox::focusOutEvent(e); }, false);
 }
 
 void RefusingSpinBox::keyPressEvent(QKeyEvent* e)
 {
-    if (e->key() != Qt::Key_Return && e->key() != Qt::Key_Enter) {
-        QSpinBox::keyPressEvent(e);
-        return;
-    }
-    const auto reason = RefusalSteps::check(*this, intReason(*this, typedText(*this, *lineEdit())));
-    QSpinBox::keyPressEvent(e);
-    RefusalSteps::show(*this, reason);
-    if (!m_refused.isEmpty())
-        lineEdit()->selectAll();  // the next keystroke replaces the refused text
+    if (!RefusalSteps::commits(e))
+        return QSpinBox::keyPressEvent(e);
+    const auto reason = intReason(*this, typedText(*this, *lineEdit()));
+    RefusalSteps::commit(*this, reason, [&] { QSpinBox::keyPressEvent(e); }, true);
 }
 
 RefusingDoubleSpinBox::RefusingDoubleSpinBox(double lo, double hi, int decimals, double step, QWidget* parent)
@@ -210,29 +221,21 @@ static QString doubleReason(const RefusingDoubleSpinBox& box, const QString& typ
 
 void RefusingDoubleSpinBox::focusInEvent(QFocusEvent* e)
 {
-    m_committed = value();
-    QDoubleSpinBox::focusInEvent(e);
-    RefusalSteps::resume(*this);
+    RefusalSteps::focusIn(*this, [&] { QDoubleSpinBox::focusInEvent(e); });
 }
 
 void RefusingDoubleSpinBox::focusOutEvent(QFocusEvent* e)
 {
-    const auto reason = RefusalSteps::check(*this, doubleReason(*this, typedText(*this, *lineEdit())));
-    QDoubleSpinBox::focusOutEvent(e);
-    RefusalSteps::show(*this, reason);
+    const auto reason = doubleReason(*this, typedText(*this, *lineEdit()));
+    RefusalSteps::commit(*this, reason, [&] { QDoubleSpinBox::focusOutEvent(e); }, false);
 }
 
 void RefusingDoubleSpinBox::keyPressEvent(QKeyEvent* e)
 {
-    if (e->key() != Qt::Key_Return && e->key() != Qt::Key_Enter) {
-        QDoubleSpinBox::keyPressEvent(e);
-        return;
-    }
-    const auto reason = RefusalSteps::check(*this, doubleReason(*this, typedText(*this, *lineEdit())));
-    QDoubleSpinBox::keyPressEvent(e);
-    RefusalSteps::show(*this, reason);
-    if (!m_refused.isEmpty())
-        lineEdit()->selectAll();  // the next keystroke replaces the refused text
+    if (!RefusalSteps::commits(e))
+        return QDoubleSpinBox::keyPressEvent(e);
+    const auto reason = doubleReason(*this, typedText(*this, *lineEdit()));
+    RefusalSteps::commit(*this, reason, [&] { QDoubleSpinBox::keyPressEvent(e); }, true);
 }
 
 }  // namespace lengen::ui

@@ -57,7 +57,7 @@ RunRow RunTableModel::rowFromEntry(const engine::RunIndexEntry& e)
     r.steps = e.steps;
     r.totalSteps = e.totalSteps;
     r.finalLoss = e.finalLoss;
-    r.hasAnalysis = e.analysisSize >= 0;
+    r.hasAnalysis = e.stamp.analysisSize >= 0;
     r.evalMethods = qlist(e.evalMethods);
     r.probes = qlist(e.probes);
     r.tags = qlist(e.tags);
@@ -70,20 +70,6 @@ RunRow RunTableModel::readRow(const QString& runFile)
 {
     return rowFromEntry(engine::readRunEntry(runFile.toStdString()));
 }
-
-namespace {
-
-// What poll() compares: a change of either file's time or size means "read the row again".
-qint64 stampOf(const QString& runFile)
-{
-    const QFileInfo run(runFile), analysis(run.dir().filePath(QStringLiteral("analysis.h5")));
-    qint64 stamp = run.lastModified().toMSecsSinceEpoch() * 31 + run.size();
-    if (analysis.exists())
-        stamp = stamp * 131 + analysis.lastModified().toMSecsSinceEpoch() * 7 + analysis.size();
-    return stamp;
-}
-
-}  // namespace
 
 QStringList RunTableModel::runFilesUnder(const QStringList& folders)
 {
@@ -115,10 +101,8 @@ void RunTableModel::setFolders(const QStringList& folders)
             for (const auto& file : runFilesUnder({folder}))
                 entries.push_back(engine::readRunEntry(file.toStdString()));
         }
-        for (const auto& e : entries) {
-            m_rows.push_back(rowFromEntry(e));
-            m_rows.back().stamp = stampOf(m_rows.back().path);
-        }
+        for (const auto& e : entries)
+            m_rows.push_back(rowFromEntry(e));  // its stamp is the one the index took
     }
     endResetModel();
 }
@@ -146,18 +130,17 @@ bool RunTableModel::poll()
         rowOf.insert(m_rows[i].path, int(i));
     for (const auto& file : files) {
         const int r = rowOf.value(file, -1);
-        const qint64 stamp = stampOf(file);
+        // One stamp per file, the one the index takes too; a row read now keeps it.
+        const auto stamp = engine::runStamp(file.toStdString());
         if (r < 0) {  // a new run (or a new folder's first one)
             const int at = int(m_rows.size());
             beginInsertRows({}, at, at);
             m_rows.push_back(readRow(file));
-            m_rows.back().stamp = stamp;
             endInsertRows();
             changed = true;
-        } else if (m_rows[size_t(r)].stamp != stamp || m_rows[size_t(r)].status == QLatin1String("running")) {
+        } else if (m_rows[size_t(r)].entry.stamp != stamp || m_rows[size_t(r)].status == QLatin1String("running")) {
             // "running" is re-read even unchanged: a writer that died turns into "interrupted".
             m_rows[size_t(r)] = readRow(file);
-            m_rows[size_t(r)].stamp = stamp;
             Q_EMIT dataChanged(index(r, 0), index(r, ColumnCount - 1));
             changed = true;
         }
@@ -282,7 +265,6 @@ void RunTableModel::rereadRun(const QString& runFile)
     if (r < 0)
         return;
     m_rows[size_t(r)] = readRow(m_rows[size_t(r)].path);
-    m_rows[size_t(r)].stamp = stampOf(m_rows[size_t(r)].path);
     Q_EMIT dataChanged(index(r, 0), index(r, ColumnCount - 1));
 }
 

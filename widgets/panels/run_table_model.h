@@ -30,8 +30,7 @@ struct RunRow {
     QStringList evalMethods, probes;  ///< what analysis.h5 holds (names only)
     QStringList tags;      ///< the run's tags (engine::writeRunNotes)
     QString notes;         ///< its notes, whole
-    qint64 stamp = 0;      ///< run.h5 and analysis.h5 modification times and sizes, folded
-    engine::RunIndexEntry entry;  ///< what the row was made from (its config, for filters)
+    engine::RunIndexEntry entry;  ///< what the row was made from: its stamp, its config for filters
 };
 
 class RunTableModel final : public QAbstractTableModel {

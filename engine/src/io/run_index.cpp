@@ -36,29 +36,6 @@ std::int64_t mtimeNs(const fs::path& p, std::error_code& ec)
     return ec ? 0 : std::int64_t(std::chrono::duration_cast<std::chrono::nanoseconds>(t.time_since_epoch()).count());
 }
 
-// The stamp of a run's two files; false when run.h5 cannot be stat'ed.
-bool stamp(RunIndexEntry& e)
-{
-    std::error_code ec;
-    const fs::path run(e.path);
-    e.runSize = std::int64_t(fs::file_size(run, ec));
-    if (ec)
-        return false;
-    e.runMtimeNs = mtimeNs(run, ec);
-    const auto analysis = run.parent_path() / "analysis.h5";
-    std::error_code aec;
-    const auto size = fs::file_size(analysis, aec);
-    e.analysisSize = aec ? -1 : std::int64_t(size);
-    e.analysisMtimeNs = aec ? 0 : mtimeNs(analysis, aec);
-    return true;
-}
-
-bool sameStamp(const RunIndexEntry& a, const RunIndexEntry& b)
-{
-    return a.runSize == b.runSize && a.runMtimeNs == b.runMtimeNs && a.analysisSize == b.analysisSize &&
-           a.analysisMtimeNs == b.analysisMtimeNs;
-}
-
 std::string lower(std::string s)
 {
     std::transform(s.begin(), s.end(), s.begin(), [](unsigned char c) { return char(std::tolower(c)); });
@@ -67,7 +44,8 @@ std::string lower(std::string s)
 
 json toJson(const RunIndexEntry& e, const std::string& relative, int config)
 {
-    return json{{"path", relative}, {"stamp", {e.runSize, e.runMtimeNs, e.analysisSize, e.analysisMtimeNs}},
+    const auto& st = e.stamp;
+    return json{{"path", relative}, {"stamp", {st.runSize, st.runMtimeNs, st.analysisSize, st.analysisMtimeNs}},
                 {"task", e.task}, {"pe", e.pe}, {"backbone", e.backbone}, {"status", e.status},
                 {"created", e.created}, {"run_id", e.runId}, {"imported_from", e.importedFrom},
                 {"error", e.error}, {"seed", e.seed}, {"dims", e.dims}, {"points", e.points},
@@ -83,10 +61,7 @@ RunIndexEntry fromJson(const json& j, const fs::path& folder, const std::vector<
     RunIndexEntry e;
     e.path = (folder / j.at("path").get<std::string>()).string();
     const auto& s = j.at("stamp");
-    e.runSize = s.at(0);
-    e.runMtimeNs = s.at(1);
-    e.analysisSize = s.at(2);
-    e.analysisMtimeNs = s.at(3);
+    e.stamp = {s.at(0), s.at(1), s.at(2), s.at(3)};
     e.task = j.at("task");
     e.pe = j.at("pe");
     e.backbone = j.at("backbone");
@@ -167,11 +142,34 @@ void saveIndex(const fs::path& folder, const std::vector<RunIndexEntry>& runs)
 
 std::string runIndexFileFor(const std::string& folder) { return (fs::path(folder) / ".lengen-index.json").string(); }
 
-RunIndexEntry readRunEntry(const std::string& runFile)
+RunStamp runStamp(const std::string& runFile)
+{
+    RunStamp st;
+    std::error_code ec;
+    const fs::path run(runFile);
+    const auto size = fs::file_size(run, ec);
+    if (ec)
+        return st;
+    st.runSize = std::int64_t(size);
+    st.runMtimeNs = mtimeNs(run, ec);
+    const auto analysis = run.parent_path() / "analysis.h5";
+    const auto asize = fs::file_size(analysis, ec);
+    if (!ec) {
+        st.analysisSize = std::int64_t(asize);
+        st.analysisMtimeNs = mtimeNs(analysis, ec);
+    }
+    return st;
+}
+
+namespace {
+
+// One run read from its files, its stamp already taken (before the read: a write meanwhile
+// makes the next look read it again rather than keep a row older than its stamp).
+RunIndexEntry readEntry(const std::string& runFile, const RunStamp& stamp)
 {
     RunIndexEntry e;
     e.path = runFile;
-    stamp(e);
+    e.stamp = stamp;
     try {
         const auto info = readRunInfo(runFile);
         const auto cfg = storedRunConfig(info.configYaml, info.path);
@@ -200,7 +198,7 @@ RunIndexEntry readRunEntry(const std::string& runFile)
         e.tags = info.tags;
         e.notes = info.notes;
         e.config = flattenedConfig(cfg);
-        if (e.analysisSize >= 0) {
+        if (e.stamp.analysisSize >= 0) {
             try {
                 const auto a = analysisContents(runFile);
                 e.evalMethods = a.evalMethods;
@@ -216,6 +214,10 @@ RunIndexEntry readRunEntry(const std::string& runFile)
     }
     return e;
 }
+
+}  // namespace
+
+RunIndexEntry readRunEntry(const std::string& runFile) { return readEntry(runFile, runStamp(runFile)); }
 
 std::vector<RunIndexEntry> indexRuns(const std::string& folderName, RunIndexStats* stats)
 {
@@ -252,15 +254,13 @@ std::vector<RunIndexEntry> indexRuns(const std::string& folderName, RunIndexStat
     out.reserve(files.size());
     bool changed = cached.size() != files.size();
     for (const auto& file : files) {
-        RunIndexEntry now;
-        now.path = file;
-        stamp(now);
+        const auto now = runStamp(file);
         const auto it = cached.find(file);
-        if (it != cached.end() && sameStamp(it->second, now) && it->second.status != "running") {
+        if (it != cached.end() && it->second.stamp == now && it->second.status != "running") {
             out.push_back(std::move(it->second));
             ++st.fromIndex;
         } else {
-            out.push_back(readRunEntry(file));
+            out.push_back(readEntry(file, now));
             ++st.read;
             changed = true;
         }

@@ -14,9 +14,23 @@
 
 namespace lengen::engine {
 
+/// What tells a changed run from the same one: run.h5's and analysis.h5's size and
+/// modification time (analysisSize -1: no analysis file).
+struct RunStamp {
+    std::int64_t runSize = -1, runMtimeNs = 0, analysisSize = -1, analysisMtimeNs = 0;
+    bool operator==(const RunStamp& o) const
+    {
+        return runSize == o.runSize && runMtimeNs == o.runMtimeNs && analysisSize == o.analysisSize &&
+               analysisMtimeNs == o.analysisMtimeNs;
+    }
+    bool operator!=(const RunStamp& o) const { return !(*this == o); }
+};
+/// Two stat calls; runSize -1 when run.h5 cannot be stat'ed.
+RunStamp runStamp(const std::string& runFile);
+
 struct RunIndexEntry {
     std::string path;  ///< run.h5
-    std::int64_t runSize = 0, runMtimeNs = 0, analysisSize = -1, analysisMtimeNs = 0;  ///< the stamp
+    RunStamp stamp;
     std::string task, pe, backbone, status, created, runId, importedFrom;
     std::string error;  ///< why the run could not be read ("damaged"), or why its analysis not
     std::int64_t seed = -1;

@@ -1,0 +1,187 @@
+// The Runs list and the open run, offscreen, on runs trained here: the filter (text and
+// key=value on any config key) and the sort, the offer to import runs of the Python code, notes
+// and tags written from the list, and results another process stores reaching the open run.
+
+#include <QPushButton>
+#include <QSignalSpy>
+#include <QTableView>
+#include <QTemporaryDir>
+#include <QTest>
+
+#include "figure_view.h"
+#include "lengen/engine/reference_runs.h"
+#include "lengen/engine/run_file.h"
+#include "open_run_model.h"
+#include "reference_import.h"
+#include "run_browser.h"
+#include "run_controller.h"
+#include "run_notes_dialog.h"
+#include "run_table_model.h"
+#include "test_support.h"
+
+using namespace lengen;
+
+class TestRunsList final : public QObject {
+    Q_OBJECT
+
+private Q_SLOTS:
+    void initTestCase();
+    void browserFiltersAndSorts();
+    void browserOffersToImportPythonRuns();
+    void browserEditsNotesAndFiltersByThem();
+    void resultsStoredElsewhereReachTheOpenRun();
+
+private:
+    std::string m_runs, m_rope, m_alibi;
+};
+
+void TestRunsList::initTestCase()
+{
+    m_runs = test::scratchDir("runs-list");
+    m_rope = test::trainTiny(m_runs, "rope");
+    m_alibi = test::trainTiny(m_runs, "alibi", 4, 30);
+}
+
+void TestRunsList::browserOffersToImportPythonRuns()
+{
+    // A models/ tree of the Python code (made by exporting a LenGen run), added to the browser.
+    QTemporaryDir tmp;
+    const std::string run = test::trainTiny((tmp.path() + "/trained").toStdString(), "alibi");
+    const QString models = tmp.path() + "/models";
+    const QString refRun = models + "/linear_regression/dim_2-3/20250224/ab12cd34";
+    engine::exportReferenceRun(run, refRun.toStdString());
+    ui::RunBrowser browser;
+    QSignalSpy found(&browser, &ui::RunBrowser::referenceRunsFound);
+    browser.addFolder(models);
+    QCOMPARE(found.count(), 1);
+    QCOMPARE(found.at(0).at(1).toStringList(), QStringList{refRun});
+    QVERIFY2(!browser.folders().contains(models), "a tree without run.h5 is not a runs folder");
+
+    const QString out = tmp.path() + "/runs";
+    QCOMPARE(ui::pendingReferenceRuns(models, out), QStringList{refRun});
+    // A job of the controller (issue 39: it was a modal dialog over a nested event loop).
+    ui::RunController controller;
+    auto shared = std::make_shared<ui::ReferenceImportSummary>();
+    QSignalSpy finished(&controller, &ui::RunController::runFinished);
+    controller.enqueue(ui::JobKind::Import, "import", ui::referenceImportJob({refRun, tmp.path() + "/nowhere"}, out, shared),
+                       out);
+    QVERIFY(finished.wait(60000));
+    QCOMPARE(finished.at(0).at(1).value<engine::RunSummary>().stepsDone, std::int64_t{1});
+    const auto& summary = *shared;
+    QCOMPARE(summary.runFiles.size(), 1);
+    QCOMPARE(summary.failed, 1);
+    QVERIFY2(summary.messages.at(1).contains("nowhere"), qPrintable(summary.messages.join('\n')));
+    // The date folder of the Python layout, the run id its config.yaml names (wandb_id).
+    const QString id = QString::fromStdString(engine::readRunInfo(run).runId);
+    QCOMPARE(summary.runFiles.at(0), out + "/linear_regression/dim_2-3/20250224/" + id + "/run.h5");
+    QVERIFY(ui::pendingReferenceRuns(models, out).isEmpty());
+    browser.addFolder(out);
+    QCOMPARE(browser.visibleRows(), 1);
+    QCOMPARE(ui::RunTableModel::readRow(summary.runFiles.at(0)).status, QStringLiteral("imported"));
+}
+
+void TestRunsList::browserFiltersAndSorts()
+{
+    ui::RunBrowser browser;
+    browser.setFolders({QString::fromStdString(m_runs)});
+    QCOMPARE(browser.visibleRows(), 2);
+    browser.setFilterText("alibi");
+    QCOMPARE(browser.visibleRows(), 1);
+    browser.setFilterText("nothing-like-this");
+    QCOMPARE(browser.visibleRows(), 0);
+    // Issue 42: key=value reaches any resolved config key, and the columns by name.
+    browser.setFilterText("pe=alibi");
+    QCOMPARE(browser.visibleRows(), 1);
+    browser.setFilterText("model.num_hidden_layers=2");
+    QCOMPARE(browser.visibleRows(), 2);
+    browser.setFilterText("model.num_hidden_layers=3");
+    QCOMPARE(browser.visibleRows(), 0);
+    browser.setFilterText("model.num_hidden_layers=2 alibi");  // a term and text together
+    QCOMPARE(browser.visibleRows(), 1);
+    browser.setFilterText("");
+    QCOMPARE(browser.visibleRows(), 2);
+    auto* table = browser.findChild<QTableView*>();
+    QVERIFY(table);
+    table->sortByColumn(ui::RunTableModel::Steps, Qt::AscendingOrder);
+    QCOMPARE(table->model()->index(0, ui::RunTableModel::Pe).data().toString(), QString("RoPE"));
+    table->sortByColumn(ui::RunTableModel::Steps, Qt::DescendingOrder);
+    QCOMPARE(table->model()->index(0, ui::RunTableModel::Pe).data().toString(), QString("ALiBi"));
+    // Seed and run id columns: runs of different seeds are told apart (issue 13).
+    QCOMPARE(table->model()->index(0, ui::RunTableModel::Seed).data().toLongLong(), 4LL);
+    QCOMPARE(table->model()->index(0, ui::RunTableModel::RunId).data().toString().size(), 8);
+    QSignalSpy open(&browser, &ui::RunBrowser::openRequested);
+    browser.selectRun(QString::fromStdString(m_rope));
+    QCOMPARE(browser.selectedRuns(), QStringList{QString::fromStdString(m_rope)});
+}
+
+// Issue 41: notes and tags from the Runs list: the button names the selected run, Save writes
+// them into its file, the row shows them at once, and the filter finds the run by them.
+void TestRunsList::browserEditsNotesAndFiltersByThem()
+{
+    ui::RunBrowser browser;
+    browser.setFolders({QString::fromStdString(m_runs)});
+    const int all = browser.visibleRows();  // earlier tests train runs here too
+    auto* button = [&]() -> QPushButton* {
+        for (auto* b : browser.findChildren<QPushButton*>())
+            if (b->text().startsWith("Notes"))
+                return b;
+        return nullptr;
+    }();
+    QVERIFY(button);
+    QVERIFY(!button->isEnabled());  // nothing selected
+    const QString alibi = QString::fromStdString(m_alibi);
+    browser.selectRun(alibi);
+    const auto info = engine::readRunInfo(m_alibi);
+    QCOMPARE(button->text(), QString("Notes of %1…").arg(QString::fromStdString(info.runId)));
+    auto* dialog = browser.editNotes();
+    QVERIFY(dialog);
+    QVERIFY(!dialog->save("x", "bad,tag," + QString(41, 'y')));  // refused, stays open
+    QVERIFY2(dialog->errorText().contains("longer than 40"), qPrintable(dialog->errorText()));
+    QVERIFY(dialog->save("slopes look too steep\nretry with 8 heads", "paper-fig3, alibi-check"));
+    const auto stored = engine::readRunInfo(m_alibi);
+    QCOMPARE(stored.tags, (std::vector<std::string>{"paper-fig3", "alibi-check"}));
+    QCOMPARE(stored.notes, std::string("slopes look too steep\nretry with 8 heads"));
+    const int row = browser.model()->rowOfPath(alibi);
+    QCOMPARE(browser.model()->index(row, ui::RunTableModel::Tags).data().toString(), QString("paper-fig3, alibi-check"));
+    QCOMPARE(browser.model()->index(row, ui::RunTableModel::Notes).data().toString(), QString("slopes look too steep …"));
+    browser.setFilterText("paper-fig3");
+    QCOMPARE(browser.visibleRows(), 1);
+    browser.setFilterText("too steep");
+    QCOMPARE(browser.visibleRows(), 1);
+    browser.setFilterText("tag=paper-fig3");
+    QCOMPARE(browser.visibleRows(), 1);
+    browser.setFilterText("");
+    QCOMPARE(browser.visibleRows(), all);
+    // Review: notes changed by another process while the dialog is open are not overwritten.
+    browser.selectRun(alibi);
+    auto* second = browser.editNotes();
+    QVERIFY(second);
+    engine::updateRunNotes(m_alibi, [](engine::RunNotes& n) { n.tags.push_back("from-a-terminal"); });
+    QVERIFY(!second->save("mine", "mine"));
+    QVERIFY2(second->errorText().contains("changed by another process"), qPrintable(second->errorText()));
+    QCOMPARE(engine::readRunInfo(m_alibi).tags.back(), std::string("from-a-terminal"));
+}
+
+// Issue 41 (found under Xvfb): results another process stores for the open run (here the
+// engine called directly, as `lengen eval` in a terminal would) reach the views that follow it
+// without reopening the run.
+void TestRunsList::resultsStoredElsewhereReachTheOpenRun()
+{
+    const auto run = test::trainTiny(test::scratchDir("watch"), "rope", 7);
+    ui::OpenRunModel model;
+    model.setWatchInterval(50);
+    ui::FigureView eval([](const figures::FigureInfo& f) { return f.kind == figures::FigureKind::Evaluation; }, "none");
+    eval.followOpenRun(model);
+    QSignalSpy updated(&model, &ui::OpenRunModel::updated);
+    QVERIFY(model.open(QString::fromStdString(run)).isEmpty());
+    QVERIFY(eval.figureNames().isEmpty());
+    QTest::qWait(200);
+    QCOMPARE(updated.count(), 0);  // nothing changed: nothing said
+    test::evaluateSmall(run, {"standard"});  // as `lengen eval` in a terminal would
+    QVERIFY(QTest::qWaitFor([&] { return !updated.isEmpty(); }, 5000));
+    QCOMPARE(updated.first().at(1).value<ui::OpenRunModel::Part>(), ui::OpenRunModel::Part::Analysis);
+    QCOMPARE(eval.figureNames(), QStringList{"standard"});
+}
+
+QTEST_MAIN(TestRunsList)
+#include "tst_runs_list.moc"
