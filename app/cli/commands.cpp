@@ -184,6 +184,10 @@ int runInfo(const std::string& run, bool listParameters, int pointwiseRows)
     std::printf("training     lr %g, batch %d, seed %s, device %s (%s)%s\n",
                 c.training.learningRate, c.training.batchSize, seed.c_str(), info.device.c_str(),
                 info.precision.c_str(), c.compat == engine::CompatMode::Reference ? ", compat: reference" : "");
+    if (c.training.randomPositions > 0)
+        std::printf("positions    randomized in training: sorted random subsets of 0..%lld (Ruoss et al. "
+                    "2023); evaluated at 0..T-1\n",
+                    static_cast<long long>(c.training.randomPositions - 1));
     if (info.logRows > 0)
         std::printf("log          %lld rows, last loss %.5g\n",
                     static_cast<long long>(info.logRows), info.lastLoss);

@@ -58,7 +58,7 @@ void TestCli::helpAndVersion()
     QVERIFY(run({"probe", "--help"}).out.contains("--serial-position"));
     // The help names what the tables hold, not a copy of them.
     QVERIFY(run({"eval", "--help"}).out.contains("longheads"));
-    QVERIFY(run({"sweep", "new", "--help"}).out.contains("fire, t5, kerple_log, kerple_power, yarn"));
+    QVERIFY(run({"sweep", "new", "--help"}).out.contains("fire, t5, kerple_log, kerple_power, sandwich, cope, xpos, yarn"));
 }
 
 // `lengen list` prints the engine's tables: every encoding a sweep takes, with the
@@ -71,8 +71,8 @@ void TestCli::listPrintsTheTables()
     QStringList names;
     for (const auto& v : pes)
         names << v.toObject().value("name").toString();
-    QCOMPARE(names, QStringList({"rope", "nope", "alibi", "fire", "t5", "kerple_log", "kerple_power", "yarn",
-                                 "dynamic_yarn", "pi", "dynamic_ntk", "mamba", "gpt2"}));
+    QCOMPARE(names, QStringList({"rope", "nope", "alibi", "fire", "t5", "kerple_log", "kerple_power", "sandwich",
+                                 "cope", "xpos", "yarn", "dynamic_yarn", "pi", "dynamic_ntk", "mamba", "gpt2"}));
     auto interventionsOf = [&](const QString& pe) {
         QStringList out;
         for (const auto& v : pes)
@@ -85,6 +85,11 @@ void TestCli::listPrintsTheTables()
     QVERIFY(!interventionsOf("alibi").contains("yarn"));
     QVERIFY(interventionsOf("t5").contains("lambda") && !interventionsOf("t5").contains("ntk"));
     QVERIFY(!interventionsOf("dynamic_yarn").contains("pi"));
+    // Refusals an encoding's row adds to its kind's: CoPE has no distances, xPos's decay would
+    // be lost to LongHeads.
+    QVERIFY(interventionsOf("cope").contains("window") && !interventionsOf("cope").contains("lambda") &&
+            !interventionsOf("cope").contains("longheads"));
+    QVERIFY(interventionsOf("xpos").contains("yarn") && !interventionsOf("xpos").contains("longheads"));
     QCOMPARE(interventionsOf("gpt2"), QStringList({"none", "truncate", "segments"}));
     r = run({"list", "interventions"});
     QCOMPARE(r.code, 0);

@@ -538,7 +538,7 @@ void TestConfig::encodingTableDrivesNames()
     }
     QVERIFY(!engine::findEncoding("t5-bias"));
     QVERIFY(engine::findEncoding("gpt"));  // the sweep's old spelling of gpt2
-    QCOMPARE(engine::knownPositionTypes().size(), size_t(11));
+    QCOMPARE(engine::knownPositionTypes().size(), size_t(14));
 }
 
 QTEST_APPLESS_MAIN(TestConfig)

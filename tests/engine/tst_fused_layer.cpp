@@ -108,7 +108,7 @@ void TestFusedLayer::fusedAndModulePathsAgree_data()
     QTest::addColumn<int>("heads");
     QTest::addColumn<int>("points");
     for (const auto& e : lengen::engine::encodingTable())  // every Llama encoding of the table
-        if (e.backbone == lengen::engine::Backbone::Llama)
+        if (e.backbone == lengen::engine::Backbone::Llama && e.fusedCpu)  // CoPE: module path
             QTest::newRow(e.type.c_str()) << QString::fromStdString(e.type) << 2 << 7;
     QTest::newRow("alibi, 4 heads") << QString("alibi") << 4 << 7;
     QTest::newRow("rope, 1 head") << QString("rope") << 1 << 7;
@@ -118,6 +118,8 @@ void TestFusedLayer::fusedAndModulePathsAgree_data()
     QTest::newRow("rope, 80 tokens") << QString("rope") << 2 << 40;
     QTest::newRow("fire, 80 tokens") << QString("fire") << 2 << 40;
     QTest::newRow("t5, 80 tokens") << QString("t5") << 2 << 40;  // distances past the exact buckets
+    QTest::newRow("xpos, 80 tokens") << QString("xpos") << 2 << 40;  // the keys' own tables
+    QTest::newRow("sandwich, 80 tokens") << QString("sandwich") << 2 << 40;
 }
 
 void TestFusedLayer::fusedAndModulePathsAgree()

@@ -45,7 +45,7 @@ void TestReferenceConfigs::everyTaskConfigTrainsTwoSteps()
         if (e.path().extension() == ".yaml")
             files.push_back(e.path().string());
     std::sort(files.begin(), files.end());
-    QCOMPARE(files.size(), size_t(103));  // the reference's 99, its toy task, LenGen's T5 and KERPLE configs
+    QCOMPARE(files.size(), size_t(106));  // the reference's 99, its toy task, LenGen's T5, KERPLE, Sandwich, CoPE, xPos
     std::map<std::string, int> perPe;
     const auto out = lengen::test::scratchDir("reference");
     for (const auto& file : files) {
@@ -78,6 +78,9 @@ void TestReferenceConfigs::everyTaskConfigTrainsTwoSteps()
     QCOMPARE(perPe["T5 bias"], 1);  // configs/tasks/linear_regression/t5.yaml (not the reference's)
     QCOMPARE(perPe["KERPLE (log)"], 1);
     QCOMPARE(perPe["KERPLE (power)"], 1);
+    QCOMPARE(perPe["Sandwich"], 1);
+    QCOMPARE(perPe["CoPE"], 1);
+    QCOMPARE(perPe["xPos"], 1);
 }
 
 void TestReferenceConfigs::everyQuickPresetTrainsTwoSteps()
@@ -94,7 +97,7 @@ void TestReferenceConfigs::everyQuickPresetTrainsTwoSteps()
     }
     QCOMPARE(names, (std::set<std::string>{"ALiBi", "Dynamic NTK", "Dynamic YaRN", "FIRE", "GPT-2",
                                            "Mamba", "NoPE", "PI", "RoPE", "T5 bias", "YaRN",
-                                           "KERPLE (log)", "KERPLE (power)"}));
+                                           "KERPLE (log)", "KERPLE (power)", "Sandwich", "CoPE", "xPos"}));
 }
 
 QTEST_APPLESS_MAIN(TestReferenceConfigs)

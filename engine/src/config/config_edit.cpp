@@ -10,12 +10,15 @@ namespace lengen::engine {
 
 void setPositionEncoding(RunConfig& c, const std::string& type)
 {
-    const auto kept = c.position;  // FIRE's and T5's own keys stay what they were
+    const auto kept = c.position;  // each encoding's own keys stay what they were
     c.position = PositionConfig{};
     c.position.type = type;
     c.position.fireMlpWidth = kept.fireMlpWidth;
     c.position.t5Buckets = kept.t5Buckets;
     c.position.t5MaxDistance = kept.t5MaxDistance;
+    c.position.sandwichDim = kept.sandwichDim;
+    c.position.xposScaleBase = kept.xposScaleBase;
+    c.position.copeMaxPositions = kept.copeMaxPositions;
     if (type != "rope") {
         c.position.patchName = type;
         c.position.explicitScaling = true;

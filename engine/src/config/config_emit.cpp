@@ -82,6 +82,10 @@ void emitTraining(YAML::Emitter& out, const TrainingConfig& t, bool referenceExt
     out << YAML::Key << "logging_steps" << YAML::Value << t.loggingSteps;
     out << YAML::Key << "save_steps" << YAML::Value << t.saveSteps;
     out << YAML::Key << "per_device_train_batch_size" << YAML::Value << t.batchSize;
+    if (t.randomPositions > 0) {
+        out << YAML::Key << "random_positions" << YAML::Value << YAML::Flow << YAML::BeginMap;
+        out << YAML::Key << "max_position" << YAML::Value << t.randomPositions << YAML::EndMap;
+    }
     out << YAML::EndMap;
 }
 
@@ -160,6 +164,18 @@ void patch(YAML::Emitter& out, const PositionConfig& p, YamlStyle style, bool re
         out << YAML::Key << "t5" << YAML::Value << YAML::Flow << YAML::BeginMap;
         out << YAML::Key << "num_buckets" << YAML::Value << p.t5Buckets;
         out << YAML::Key << "max_distance" << YAML::Value << p.t5MaxDistance << YAML::EndMap;
+    }
+    if (p.type == "sandwich") {
+        out << YAML::Key << "sandwich" << YAML::Value << YAML::Flow << YAML::BeginMap;
+        out << YAML::Key << "dim" << YAML::Value << p.sandwichDim << YAML::EndMap;
+    }
+    if (p.type == "xpos") {
+        out << YAML::Key << "xpos" << YAML::Value << YAML::Flow << YAML::BeginMap;
+        out << YAML::Key << "scale_base" << YAML::Value << exactNumber(p.xposScaleBase) << YAML::EndMap;
+    }
+    if (p.type == "cope") {
+        out << YAML::Key << "cope" << YAML::Value << YAML::Flow << YAML::BeginMap;
+        out << YAML::Key << "npos_max" << YAML::Value << p.copeMaxPositions << YAML::EndMap;
     }
     out << YAML::EndMap;
 }

@@ -136,6 +136,14 @@ void readTraining(SectionReader s, TrainingConfig& t)
     readInt(s, "logging_steps", t.loggingSteps, 1, false);
     readInt(s, "save_steps", t.saveSteps, 1, false);
     readInt(s, "per_device_train_batch_size", t.batchSize, 1, false);
+    SectionReader random = s.child("random_positions");
+    if (random.present()) {
+        // 0 is off, so that a sweep axis can hold both (--set ...max_position=0,144).
+        readInt(random, "max_position", t.randomPositions, 0, true);
+        if (t.randomPositions > 100000000)
+            random.error("max_position", std::to_string(t.randomPositions) + " is absurd (at most 1e8)");
+        random.warnUnknown();
+    }
     if (auto v = s.integer("gradient_accumulation_steps"); v && *v != 1)
         s.error("gradient_accumulation_steps", "only 1 is supported");
     // Keys of the reference's HF TrainingArguments that have no effect there either.
@@ -279,6 +287,24 @@ void readPatch(SectionReader p, PositionConfig& pos)
                                      std::to_string(pos.t5Buckets / 2) +
                                      " (the log-spaced buckets cover num_buckets / 2 .. max_distance)");
     t5.warnUnknown();
+    SectionReader sandwich = p.child("sandwich");
+    readInt(sandwich, "dim", pos.sandwichDim, 2, false);
+    if (pos.sandwichDim % 2 != 0)  // d'/2 sinusoid pairs
+        sandwich.error("dim", std::to_string(pos.sandwichDim) + " is odd: Sandwich sums d'/2 cosines");
+    sandwich.warnUnknown();
+    SectionReader xpos = p.child("xpos");
+    if (auto v = xpos.number("scale_base")) {
+        if (!(*v > 0) || *v > 1e9)
+            xpos.error("scale_base", "must be > 0, got " + std::to_string(*v));
+        else
+            pos.xposScaleBase = *v;
+    }
+    xpos.warnUnknown();
+    SectionReader cope = p.child("cope");
+    readInt(cope, "npos_max", pos.copeMaxPositions, 2, false);
+    if (pos.copeMaxPositions > 1 << 20)
+        cope.error("npos_max", std::to_string(pos.copeMaxPositions) + " positions is absurd (at most 1048576)");
+    cope.warnUnknown();
     p.warnUnknown();
 }
 
@@ -297,6 +323,10 @@ RunConfig resolveRun(const RunConfig& base, double maxLength, const std::string&
         run.model.intermediateSize = 4 * run.model.hiddenSize;
     run.model.maxPositionEmbeddings =
         std::isfinite(maxLength) ? static_cast<int>(std::lround(maxLength)) : 0;
+    // GPT-2's learned table must hold every position randomized training draws: that is what
+    // lets it learn positions past the training length (Ruoss et al. 2023).
+    if (run.model.backbone == Backbone::Gpt2 && run.training.randomPositions > run.model.maxPositionEmbeddings)
+        run.model.maxPositionEmbeddings = static_cast<int>(run.training.randomPositions);
     // The reference's FIRE MLP is max_position_embeddings wide (§9.5): under compat: reference
     // the stored config says so, as the model it builds is.
     if (run.compat == CompatMode::Reference && run.position.type == "fire" &&
@@ -306,6 +336,24 @@ RunConfig resolveRun(const RunConfig& base, double maxLength, const std::string&
     if (run.position.explicitScaling && !run.position.factor && std::isfinite(maxLength))
         run.position.factor = maxLength / run.task.curriculum.points.end / 2.0 * 8.0;
     return run;
+}
+
+// Randomized positions need an encoding that reads positions, and a range that holds the
+// longest training prompt.
+void checkRandomPositions(SectionReader training, const RunConfig& c)
+{
+    const auto m = c.training.randomPositions;
+    if (m <= 0)
+        return;
+    SectionReader random = training.child("random_positions");
+    const auto& pe = encodingOf(c);
+    if (!pe.readsPositions)
+        random.error("max_position", pe.display + " reads no token positions: randomized positions "
+                                     "change nothing for it (remove training.random_positions)");
+    const std::int64_t tokens = 2 * std::int64_t(c.task.curriculum.points.end);
+    if (m < tokens)
+        random.error("max_position", std::to_string(m) + " is below the longest training prompt, " +
+                                         std::to_string(tokens) + " tokens (2 × points.end)");
 }
 
 LoadedConfig parseRoot(const config::NodePtr& root, const std::string& source)
@@ -357,6 +405,7 @@ LoadedConfig parseRoot(const config::NodePtr& root, const std::string& source)
                                      std::to_string(m.hiddenSize / m.numHeads) + " is odd: " +
                                      base.position.type + " rotates pairs of a head's dimensions "
                                      "and needs an even head width");
+    checkRandomPositions(top.child("training"), base);
     if (!sink.errors.empty())
         throw ConfigError(sink.allErrors());
 

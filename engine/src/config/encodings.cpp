@@ -3,6 +3,7 @@
 
 #include "lengen/engine/encodings.h"
 
+#include <algorithm>
 #include <cstdio>
 
 namespace lengen::engine {
@@ -22,7 +23,7 @@ std::vector<EncodingInfo> makeTable()
     const std::vector<std::string> scaled = {"patch.rope_scaling.factor", "model.max_length",
                                              "model.rope_theta"};
     std::vector<EncodingInfo> t;
-    t.reserve(16);  // rows are amended through references right after they are added
+    t.reserve(20);  // rows are amended through references right after they are added
     auto row = [&](std::string name, std::string type, std::string display, K kind,
                    std::vector<std::string> keys, std::string summary) -> EncodingInfo& {
         EncodingInfo e;
@@ -40,6 +41,7 @@ std::vector<EncodingInfo> makeTable()
     row("nope", "nope", "NoPE", K::None, {},
         "no position signal; the causal mask alone orders tokens (Kazemnejad et al. 2023)")
         .referencePatch = "nope";
+    t.back().readsPositions = false;
     auto& alibi = row("alibi", "alibi", "ALiBi", K::Bias, {},
                       "logit bias -m_h (i - j), slopes 2^(-8h/H) (Press et al. 2022)");
     alibi.referencePatch = "alibi";
@@ -78,6 +80,43 @@ std::vector<EncodingInfo> makeTable()
                             "learned bias -a_h (i - j)^p_h per head, 0 < p_h <= 2 (Chi et al. 2022)");
     kerplePower.inReference = false;
     kerplePower.layerParameters = kerpleParameters;
+    auto& sandwich = row("sandwich", "sandwich", "Sandwich", K::Bias, {"patch.sandwich.dim"},
+                         "fixed bias from the inner product of sinusoidal positions, "
+                         "(sum_k cos((i-j)/10000^(2k/d')) - d'/2) H/(8h) (Chi et al. 2023)");
+    sandwich.inReference = false;
+    sandwich.derived = [](const RunConfig& c) {
+        const auto h = std::to_string(c.model.numHeads);
+        return std::vector<std::string>{"Sandwich d' " + std::to_string(c.position.sandwichDim) +
+                                        ", head scales " + h + "/(8·h), h = 1…" + h};
+    };
+    auto& cope = row("cope", "cope", "CoPE", K::Bias, {"patch.cope.npos_max"},
+                     "contextual positions: sigmoid gates on q.k counted from each key to the query, "
+                     "a learned embedding interpolated there (Golovneva et al. 2024)");
+    cope.inReference = false;
+    cope.readsPositions = false;
+    // The fused kernel takes a bias fixed by positions; CoPE's is computed from q and k.
+    cope.fusedCpu = false;
+    cope.layerParameters = [](const RunConfig& c) {  // one [head_dim, npos_max] table per layer
+        return double(c.model.hiddenSize / std::max(1, c.model.numHeads)) * c.position.copeMaxPositions;
+    };
+    cope.derived = [](const RunConfig& c) {
+        const int n = c.position.copeMaxPositions;
+        return std::vector<std::string>{"CoPE positions 0…" + std::to_string(n - 1) + " (npos_max " +
+                                        std::to_string(n) + ")"};
+    };
+    cope.refusedInterventions = {
+        {"lambda", "lambda caps a key's distance; CoPE's positions are counted from the content"},
+        {"longheads", "longheads re-positions chunks by token; CoPE counts positions from the content"}};
+    auto& xpos = row("xpos", "xpos", "xPos", K::Rotary, {"model.rope_theta", "patch.xpos.scale_base"},
+                     "RoPE with an exponential decay: q scaled by zeta_i^(n/gamma), k by zeta_i^(-m/gamma), "
+                     "zeta_i = (2i/d + 0.4)/1.4 (Sun et al. 2023)");
+    xpos.inReference = false;
+    xpos.derived = [](const RunConfig& c) {
+        return std::vector<std::string>{"xPos zeta_i = (2i/d + 0.4)/1.4, scale_base " +
+                                        number(c.position.xposScaleBase)};
+    };
+    xpos.refusedInterventions = {
+        {"longheads", "longheads re-positions keys through the rotary table alone; xPos's decay would be lost"}};
     row("yarn", "yarn", "YaRN", K::Rotary, scaled,
         "RoPE with YaRN's frequency ramp and temperature from the first step (Peng et al. 2023)")
         .usesFactor = true;
@@ -95,6 +134,7 @@ std::vector<EncodingInfo> makeTable()
     row("mamba", "", "Mamba", K::Recurrent, {"model.state_size"},
         "selective state-space backbone, no attention (Gu and Dao 2023)")
         .backbone = Backbone::Mamba;
+    t.back().readsPositions = false;
     row("gpt2", "", "GPT-2", K::Learned, {"model.max_length", "model.*_pdrop"},
         "GPT-2 with learned absolute positions for max_length tokens (Radford et al. 2019)")
         .backbone = Backbone::Gpt2;
@@ -147,6 +187,9 @@ std::vector<std::string> derivedSettings(const RunConfig& c)
     if (c.model.maxPositionEmbeddings > 0)
         parts.push_back("max_position_embeddings " + std::to_string(c.model.maxPositionEmbeddings));
     parts.push_back("n_in_dims " + std::to_string(c.model.nInDims));
+    if (c.training.randomPositions > 0)
+        parts.push_back("training positions: a sorted random " + std::to_string(2 * c.task.curriculum.points.end) +
+                        " of 0…" + std::to_string(c.training.randomPositions - 1) + " per step");
     return parts;
 }
 

@@ -153,6 +153,9 @@ std::string interventionRefusal(const InterventionSpec& spec, const RunConfig& c
         return "'" + n + "' is not an intervention";
     const EncodingInfo& pe = encodingOf(c);
     const std::string run = runName(c);
+    for (const auto& [name, why] : pe.refusedInterventions)
+        if (name == n)
+            return why;
     switch (info->scope) {
     case InterventionScope::Every:
         return {};

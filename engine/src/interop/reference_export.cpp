@@ -134,6 +134,10 @@ ReferenceExportResult exportReferenceRun(const std::string& run, const std::stri
         throw Error(ErrorKind::Config, "the reference's code has no " + e.display + " (patch type '" +
                                            e.type + "'), so this run cannot be written as a reference run: " +
                                            path);
+    if (config.training.randomPositions > 0)  // its model is fine, but the reference could not resume it
+        throw Error(ErrorKind::Config, "the reference's code trains on positions 0..T-1; this run draws random "
+                                       "positions (training.random_positions), so it cannot be written as a "
+                                       "reference run: " + path);
     io::CheckpointState st = io::readCheckpoint(path);
     std::map<std::string, std::vector<double>> positionConstants;
     // The file lists tensors by name; torch.optim numbers parameters in model.parameters()

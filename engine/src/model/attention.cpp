@@ -117,6 +117,14 @@ torch::Tensor AttentionImpl::forward(const torch::Tensor& x, const PositionSpan&
 
     // The bias of a row block: a sub-span of the forward's positions (queries r0..r1-1 over
     // keys 0..r1-1), so FIRE and ALiBi evaluate only the rows being computed.
+    // CoPE's bias is computed from the content: the rows' own scaled, causally masked logits
+    // (a second q.k product; the fused kernel does not apply, encodings.cpp fusedCpu).
+    RowBias content = [&](std::int64_t r0, std::int64_t r1) {
+        auto qs = q.slice(2, r0, r1);                                                // [B, h, R, d]
+        auto logits = torch::matmul(qs * m_scale, k.slice(2, 0, r1).transpose(-1, -2)) +
+                      causalMask(t, q.device()).slice(0, r0, r1).slice(1, 0, r1);   // [B, h, R, r1]
+        return m_pe->contentBias(qs, logits);
+    };
     RowBias bias = [&](std::int64_t r0, std::int64_t r1) {
         if (r0 == 0 && r1 == t)
             return m_pe->logitBias(pos);
@@ -126,10 +134,12 @@ torch::Tensor AttentionImpl::forward(const torch::Tensor& x, const PositionSpan&
         sub.q0 = pos.q0 + r0;
         sub.k0 = pos.k0;
         sub.maxPos = pos.maxPos;
+        sub.consecutive = pos.consecutive;
         return m_pe->logitBias(sub);
     };
     const ScoreEdit scoreEdit = edit ? scoreEditFor(*edit, qPlain, kPlain, pos) : ScoreEdit();
-    auto out = attendCausal(q, k, v, m_scale, bias, tap, path, {}, scoreEdit)  // [B, heads, T, d]
+    auto out = attendCausal(q, k, v, m_scale, m_pe->readsContent() ? content : bias, tap, path, {},
+                            scoreEdit)  // [B, heads, T, d]
                    .transpose(1, 2)
                    .reshape({b, t, m_heads * m_headDim});
     return m_o(out);

@@ -31,14 +31,16 @@ Dims dims(const torch::Tensor& x, std::int64_t inter, std::int64_t heads)
 class FusedLayer : public torch::autograd::Function<FusedLayer> {
 public:
     // Inputs as in the module: x, input norm, q, k, v, o, post norm, gate, up, down, then the
-    // PE's cos, sin, bias (each possibly empty: none), heads, eps and the kernel context.
+    // PE's cos, sin, the keys' cos and sin where they differ (xPos), bias (each possibly empty:
+    // none), heads, eps and the kernel context.
     static torch::Tensor forward(AutogradContext* ctx, const torch::Tensor& x,
                                  const torch::Tensor& g1, const torch::Tensor& wq,
                                  const torch::Tensor& wk, const torch::Tensor& wv,
                                  const torch::Tensor& wo, const torch::Tensor& g2,
                                  const torch::Tensor& wgate, const torch::Tensor& wup,
                                  const torch::Tensor& wdown, const torch::Tensor& cos,
-                                 const torch::Tensor& sin, const torch::Tensor& bias,
+                                 const torch::Tensor& sin, const torch::Tensor& cosK,
+                                 const torch::Tensor& sinK, const torch::Tensor& bias,
                                  std::int64_t heads, double eps,
                                  const kernels::KernelContext* context)
     {
@@ -47,7 +49,7 @@ public:
         auto xc = x.contiguous();
         auto wqkv = torch::cat({wq, wk, wv});            // [3H, H]
         auto wgu = torch::cat({wgate, wup});             // [2I, H]
-        const bool hasBias = bias.numel() > 0, rotary = cos.numel() > 0;
+        const bool hasBias = bias.numel() > 0, rotary = cos.numel() > 0, ownKeys = cosK.numel() > 0;
         auto biasC = hasBias ? bias.contiguous() : torch::Tensor();
 
         // Every buffer holds all rows; each part of the batch fills its own rows.
@@ -66,9 +68,15 @@ public:
             k::rmsNormForward(q.at(xc, h), f(g1), q.at(xn1, h), q.at(rstd1, 1), q.rows, h, e);
             k::gemm(false, true, q.rows, h3, h, 1, q.at(xn1, h), h, f(wqkv), h, 0, q.at(qkv, h3),
                     h3);
-            if (rotary)  // q and k: 2H columns = 2*heads head vectors per row
+            if (rotary && ownKeys) {  // q's heads, then k's H columns on with their tables
+                k::ropeForward(q.at(qkv, h3), h3, q.items, static_cast<int>(s.t), s.heads, s.d,
+                               f(cos), f(sin));
+                k::ropeForward(q.at(qkv, h3) + h, h3, q.items, static_cast<int>(s.t), s.heads, s.d,
+                               f(cosK), f(sinK));
+            } else if (rotary) {  // q and k: 2H columns = 2*heads head vectors per row
                 k::ropeForward(q.at(qkv, h3), h3, q.items, static_cast<int>(s.t), 2 * s.heads, s.d,
                                f(cos), f(sin));
+            }
             k::attentionForward(s.attention(q.items), q.at(qkv, h3), hasBias ? f(biasC) : nullptr,
                                 hasBias ? biasC.size(0) : 0,
                                 f(probs) + q.first * s.heads * s.t * s.t, q.at(attn, h));
@@ -84,7 +92,7 @@ public:
         });
 
         ctx->save_for_backward({xc, g1, wqkv, wo, g2, wgu, wdown, cos, sin, xn1, rstd1, qkv, probs,
-                                attn, x2, xn2, rstd2, gu, act});
+                                attn, x2, xn2, rstd2, gu, act, cosK, sinK});
         ctx->saved_data["heads"] = heads;
         fused::keepContext(ctx, *context);
         ctx->saved_data["bias"] = hasBias && bias.requires_grad();
@@ -98,7 +106,7 @@ public:
         const auto &x = sv[0], &g1 = sv[1], &wqkv = sv[2], &wo = sv[3], &g2 = sv[4], &wgu = sv[5],
                    &wdown = sv[6], &cos = sv[7], &sin = sv[8], &xn1 = sv[9], &rstd1 = sv[10],
                    &qkv = sv[11], &probs = sv[12], &attn = sv[13], &x2 = sv[14], &xn2 = sv[15],
-                   &rstd2 = sv[16], &gu = sv[17], &act = sv[18];
+                   &rstd2 = sv[16], &gu = sv[17], &act = sv[18], &cosK = sv[19], &sinK = sv[20];
         const auto heads = ctx->saved_data["heads"].toInt();
         const Dims s = dims(x, wgu.size(0) / 2, heads);
         const auto opt = x.options();
@@ -145,9 +153,15 @@ public:
             k::attentionBackward(s.attention(q.items), q.at(qkv, h3),
                                  f(probs) + q.first * s.heads * s.t * s.t, q.at(dattn, h),
                                  q.at(dqkv, h3), wantBias ? dbias.at(q.index) : nullptr, biasHeads);
-            if (cos.numel() > 0)
+            if (cos.numel() > 0 && cosK.numel() > 0) {
+                k::ropeBackward(q.at(dqkv, h3), h3, q.items, static_cast<int>(s.t), s.heads, s.d,
+                                f(cos), f(sin));
+                k::ropeBackward(q.at(dqkv, h3) + h, h3, q.items, static_cast<int>(s.t), s.heads,
+                                s.d, f(cosK), f(sinK));
+            } else if (cos.numel() > 0) {
                 k::ropeBackward(q.at(dqkv, h3), h3, q.items, static_cast<int>(s.t), 2 * s.heads,
                                 s.d, f(cos), f(sin));
+            }
             k::gemm(true, false, h3, h, q.rows, 1, q.at(dqkv, h3), h3, q.at(xn1, h), h, 0,
                     dwqkv.at(q.index), h);
             k::gemm(false, false, q.rows, h, h3, 1, q.at(dqkv, h3), h3, f(wqkv), h, 0,
@@ -160,7 +174,7 @@ public:
         auto gsplit = dwgu.total().split(s.inter);
         return {dx.view({s.b, s.t, s.h}), dg1.total(), split[0], split[1], split[2], dwo.total(),
                 dg2.total(), gsplit[0], gsplit[1], dwdown.total(), torch::Tensor(), torch::Tensor(),
-                wantBias ? dbias.total() : torch::Tensor(),
+                torch::Tensor(), torch::Tensor(), wantBias ? dbias.total() : torch::Tensor(),
                 torch::Tensor(), torch::Tensor(), torch::Tensor()};
     }
 };
@@ -175,12 +189,13 @@ bool fusedApplies(const KernelPolicy& policy, const torch::Tensor& x)
 
 torch::Tensor fusedLlamaLayer(const torch::Tensor& x, const FusedLayerParams& p,
                               const torch::Tensor& cos, const torch::Tensor& sin,
+                              const torch::Tensor& cosK, const torch::Tensor& sinK,
                               const torch::Tensor& bias, const kernels::KernelContext& context)
 {
     // Custom functions need defined inputs: an empty tensor stands for "none".
     auto orNone = [](const torch::Tensor& t) { return t.defined() ? t : torch::empty({0}); };
     return FusedLayer::apply(x, p.inputNorm, p.q, p.k, p.v, p.o, p.postNorm, p.gate, p.up,
-                             p.down, orNone(cos), orNone(sin), orNone(bias),
+                             p.down, orNone(cos), orNone(sin), orNone(cosK), orNone(sinK), orNone(bias),
                              static_cast<std::int64_t>(p.heads), p.eps, &context);
 }
 

@@ -31,10 +31,12 @@ struct FusedLayerParams {
 bool fusedApplies(const KernelPolicy& policy, const torch::Tensor& x);
 
 /// x [B, T, H] -> x + attn(norm(x)); then + mlp(norm(...)), as LlamaLayerImpl::forward.
-/// cos/sin [T, d] rotate q and k when defined; bias [heads|1, T, T] is added to the scaled
-/// logits when defined (its gradient flows back when it requires one: FIRE).
+/// cos/sin [T, d] rotate q and k when defined (k by cosK/sinK instead where those are defined:
+/// xPos); bias [heads|1, T, T] is added to the scaled logits when defined (its gradient flows
+/// back when it requires one: FIRE).
 torch::Tensor fusedLlamaLayer(const torch::Tensor& x, const FusedLayerParams& p,
                               const torch::Tensor& cos, const torch::Tensor& sin,
+                              const torch::Tensor& cosK, const torch::Tensor& sinK,
                               const torch::Tensor& bias, const kernels::KernelContext& context);
 
 struct FusedGpt2Params {

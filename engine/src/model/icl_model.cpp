@@ -52,7 +52,8 @@ ForwardResult InContextModelImpl::forward(const torch::Tensor& xs, const torch::
 {
     auto z = interleave(xs, ys);                        // [B, 2N, D]
     const auto t = z.size(1);
-    auto pos = PositionSpan::contiguous(options.positionOffset, t, z.device());
+    auto pos = options.positions.defined() ? PositionSpan::at(options.positions, z.device())
+                                           : PositionSpan::contiguous(options.positionOffset, t, z.device());
     ForwardResult result;
     AttentionTap tap;
     tap.queryChunk = options.queryChunk;
@@ -89,8 +90,11 @@ void InContextModelImpl::initialise(at::Generator& gen)
         };
         if (p.dim() == 0)  // FIRE's scalars keep their own initial values
             continue;
-        // KERPLE's kernel parameters, as its paper's code draws them: p ~ U(0, 2), a ~ U(0, 1).
-        if (endsWith("rotary_emb.bias_p"))
+        // KERPLE's kernel parameters, as its paper's code draws them: p ~ U(0, 2), a ~ U(0, 1);
+        // CoPE's position table starts at zero, as in its paper.
+        if (endsWith("rotary_emb.pos_emb"))
+            p.zero_();
+        else if (endsWith("rotary_emb.bias_p"))
             p.uniform_(0.0, 2.0, gen);
         else if (endsWith("rotary_emb.bias_a"))
             p.uniform_(0.0, 1.0, gen);

@@ -22,6 +22,9 @@ namespace lengen::engine::model {
 
 struct ForwardOptions {
     std::int64_t positionOffset = 0;  ///< first token's position (0 in training)
+    /// The tokens' positions, int64 [2N] ascending on the CPU (randomized positions in
+    /// training, Ruoss et al. 2023); undefined: positionOffset, positionOffset + 1, ...
+    torch::Tensor positions;
     bool returnAttention = false;     ///< fill ForwardResult::attention
     /// Token rows (queries) whose attention to keep, int64 [R]; undefined = all 2N rows.
     torch::Tensor attentionRows;

@@ -1,6 +1,7 @@
 #include "model/llama.h"
 
 #include "lengen/engine/config.h"
+#include "lengen/engine/encodings.h"
 #include "model/fused_layer.h"
 
 namespace lengen::engine::model {
@@ -30,7 +31,7 @@ torch::Tensor SwiGluImpl::forward(const torch::Tensor& x)
     return m_down(torch::silu(m_gate(x)) * m_up(x));
 }
 
-LlamaLayerImpl::LlamaLayerImpl(const RunConfig& config)
+LlamaLayerImpl::LlamaLayerImpl(const RunConfig& config) : m_fusable(encodingOf(config).fusedCpu)
 {
     const auto& m = config.model;
     // Registration order mirrors the reference's state dict: self_attn, mlp, norms.
@@ -45,9 +46,10 @@ torch::Tensor LlamaLayerImpl::forward(const torch::Tensor& h, const PositionSpan
                                       AttentionTap* tap, const KernelPolicy& policy)
 {
     // Training on the CPU: the whole layer as one autograd node (fused_layer.h), same math.
-    if (!tap && pos.k.is_same(pos.q) && fusedApplies(policy, h)) {
+    if (!tap && pos.k.is_same(pos.q) && m_fusable && fusedApplies(policy, h)) {
         auto pe = m_attn->positionEncoding();
-        auto [cos, sin] = pe->rotaryTables(pos);  // [T, d] each, or undefined
+        auto [cos, sin] = pe->rotaryTables(pos);   // [T, d] each, or undefined
+        auto [cosK, sinK] = pe->keyTables(pos);    // the keys' own (xPos), or undefined
         FusedLayerParams p;
         p.inputNorm = m_inputNorm->weight();
         p.q = m_attn->qWeight();
@@ -60,7 +62,7 @@ torch::Tensor LlamaLayerImpl::forward(const torch::Tensor& h, const PositionSpan
         p.down = m_mlp->downWeight();
         p.heads = m_attn->heads();
         p.eps = m_inputNorm->eps();
-        return fusedLlamaLayer(h, p, cos, sin, pe->logitBias(pos), policy.context());
+        return fusedLlamaLayer(h, p, cos, sin, cosK, sinK, pe->logitBias(pos), policy.context());
     }
     auto x = h + m_attn(m_inputNorm(h), pos, tap, policy.path);
     return x + m_mlp(m_postNorm(x));

@@ -53,6 +53,7 @@ private:
     RmsNorm m_inputNorm{nullptr}, m_postNorm{nullptr};
     Attention m_attn{nullptr};
     SwiGlu m_mlp{nullptr};
+    bool m_fusable = true;  // the encoding's fusedCpu (CoPE's bias comes from the content)
 };
 TORCH_MODULE(LlamaLayer);
 

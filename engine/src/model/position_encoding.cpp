@@ -7,6 +7,9 @@
 #include "model/fire.h"
 #include "model/t5_bias.h"
 #include "model/kerple.h"
+#include "model/cope.h"
+#include "model/sandwich.h"
+#include "model/xpos.h"
 #include "model/attention_detail.h"
 #include "model/rotary_variants.h"
 
@@ -22,6 +25,18 @@ PositionSpan PositionSpan::contiguous(std::int64_t start, std::int64_t len, torc
     return span;
 }
 
+PositionSpan PositionSpan::at(const torch::Tensor& positions, torch::Device device)
+{
+    const auto cpu = positions.to(torch::kCPU, torch::kLong).contiguous();  // [T], ascending
+    PositionSpan span;
+    span.q = cpu.to(device);
+    span.k = span.q;
+    span.q0 = span.k0 = cpu.numel() ? cpu.data_ptr<std::int64_t>()[0] : 0;
+    span.maxPos = cpu.numel() ? cpu.data_ptr<std::int64_t>()[cpu.numel() - 1] : 0;
+    span.consecutive = false;
+    return span;
+}
+
 void PositionEncodingImpl::rotate(torch::Tensor&, torch::Tensor&, const PositionSpan&,
                                   const Intervention*)
 {
@@ -30,6 +45,16 @@ void PositionEncodingImpl::rotate(torch::Tensor&, torch::Tensor&, const Position
 torch::Tensor PositionEncodingImpl::logitBias(const PositionSpan&) { return {}; }
 
 std::pair<torch::Tensor, torch::Tensor> PositionEncodingImpl::rotaryTables(const PositionSpan&)
+{
+    return {};
+}
+
+std::pair<torch::Tensor, torch::Tensor> PositionEncodingImpl::keyTables(const PositionSpan&)
+{
+    return {};
+}
+
+torch::Tensor PositionEncodingImpl::contentBias(const torch::Tensor&, const torch::Tensor&)
 {
     return {};
 }
@@ -150,11 +175,12 @@ torch::Tensor AlibiImpl::logitBias(const PositionSpan& pos)
 {
     const auto tq = pos.q.size(0), tk = pos.k.size(0);
     const auto q0 = pos.q0, k0 = pos.k0;
-    if (tq != m_cachedTq || tk != m_cachedTk || q0 != m_cachedQ0 || k0 != m_cachedK0 ||
-        m_cached.device() != pos.q.device()) {
+    if (!pos.consecutive || tq != m_cachedTq || tk != m_cachedTk || q0 != m_cachedQ0 ||
+        k0 != m_cachedK0 || m_cached.device() != pos.q.device()) {
         auto rel = (pos.q.unsqueeze(1) - pos.k.unsqueeze(0)).to(torch::kFloat32);  // [Tq, Tk]
         m_cached = -m_slopes.to(pos.q.device()).view({-1, 1, 1}) * rel.unsqueeze(0);  // [h,Tq,Tk]
-        m_cachedTq = tq, m_cachedTk = tk, m_cachedQ0 = q0, m_cachedK0 = k0;
+        m_cachedTq = pos.consecutive ? tq : -1;  // random positions: never reused
+        m_cachedTk = tk, m_cachedQ0 = q0, m_cachedK0 = k0;
     }
     return m_cached;
 }
@@ -195,6 +221,13 @@ PositionEncoding makePositionEncoding(const RunConfig& config)
     if (type == "kerple_log" || type == "kerple_power")
         return PositionEncoding(Base(std::make_shared<KerpleImpl>(
             m.numHeads, type == "kerple_log" ? KerpleImpl::Kernel::Log : KerpleImpl::Kernel::Power)));
+    if (type == "sandwich")
+        return PositionEncoding(Base(std::make_shared<SandwichImpl>(m.numHeads, config.position.sandwichDim)));
+    if (type == "xpos")
+        return PositionEncoding(
+            Base(std::make_shared<XposImpl>(headDim, m.ropeTheta, config.position.xposScaleBase)));
+    if (type == "cope")
+        return PositionEncoding(Base(std::make_shared<CopeImpl>(headDim, config.position.copeMaxPositions)));
     if (type == "t5")
         return PositionEncoding(Base(std::make_shared<T5BiasImpl>(m.numHeads, config.position.t5Buckets,
                                                                   config.position.t5MaxDistance)));

@@ -18,8 +18,8 @@ struct RunConfig;
 
 namespace lengen::engine::model {
 
-/// Contiguous integer positions of the queries and keys of one forward (q0..q0+Tq-1 and
-/// k0..k0+Tk-1) on the model's device, plus
+/// Integer positions of the queries and keys of one forward on the model's device (contiguous,
+/// q0..q0+Tq-1 and k0..k0+Tk-1, except under randomized positions in training), plus
 /// host-side facts so that PEs never synchronise with the device to read them.
 struct PositionSpan {
     torch::Tensor q;          ///< [Tq] int64
@@ -27,8 +27,12 @@ struct PositionSpan {
     std::int64_t q0 = 0;      ///< first query position
     std::int64_t k0 = 0;      ///< first key position
     std::int64_t maxPos = 0;  ///< largest position in either
+    /// q and k run q0, q0 + 1, ... (false under randomized positions: PEs must not cache by q0).
+    bool consecutive = true;
     /// Contiguous positions start..start+len-1 for both queries and keys.
     static PositionSpan contiguous(std::int64_t start, std::int64_t len, torch::Device device);
+    /// The given ascending positions (int64 [T] on the CPU) for queries and keys, on `device`.
+    static PositionSpan at(const torch::Tensor& positions, torch::Device device);
 };
 
 class PositionEncodingImpl : public torch::nn::Module {
@@ -42,6 +46,16 @@ public:
     /// The cos and sin tables [Tq, d] that rotate() applies to q and k of one span (q and k at
     /// the same positions); undefined for PEs that do not rotate. The fused layer uses them.
     virtual std::pair<torch::Tensor, torch::Tensor> rotaryTables(const PositionSpan& pos);
+    /// The keys' tables [Tk, d] where they differ from the queries' (xPos scales them the
+    /// other way); undefined: the keys use rotaryTables().
+    virtual std::pair<torch::Tensor, torch::Tensor> keyTables(const PositionSpan& pos);
+    /// A bias computed from the content (CoPE): from the queries q [B, h, R, d] of rows
+    /// [r0, r1) and their scaled logits over keys 0..r1-1 with the causal mask applied
+    /// ([B, h, R, r1], -inf after each query), the bias to add, [B, h, R, r1]; undefined for
+    /// PEs whose bias depends on positions alone (logitBias).
+    virtual torch::Tensor contentBias(const torch::Tensor& q, const torch::Tensor& maskedLogits);
+    /// Whether contentBias() applies (the attention then computes the logits it needs).
+    virtual bool readsContent() const { return false; }
     /// Derived constants a researcher checks (stored in the run file, printed by `info`).
     virtual std::map<std::string, std::vector<double>> constants() const { return {}; }
 };

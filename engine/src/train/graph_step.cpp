@@ -26,7 +26,9 @@ bool graphsApply(const TrainSession& s)
     const auto& m = s.config.model;
     const bool dropout = m.backbone == Backbone::Gpt2 &&
                          (m.residDropout > 0 || m.embdDropout > 0 || m.attnDropout > 0);
-    return s.device.is_cuda() && s.switches.cudaGraphs && !dropout && s.optimizer->deviceFused();
+    // Randomized positions change the position tensors every step: no fixed graph holds them.
+    return s.device.is_cuda() && s.switches.cudaGraphs && !dropout && s.optimizer->deviceFused() &&
+           s.config.training.randomPositions == 0;
 }
 
 struct GraphedStep::Impl {

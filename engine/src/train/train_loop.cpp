@@ -5,6 +5,7 @@
 #include <chrono>
 #include <cmath>
 #include <limits>
+#include <set>
 
 #include "lengen/engine/errors.h"
 #include "lengen/engine/run_control.h"
@@ -60,12 +61,31 @@ void setupSession(TrainSession& s, const RunConfig& config, std::uint64_t seed,
 }
 
 std::pair<torch::Tensor, torch::Tensor> forwardLoss(TrainSession& s, const torch::Tensor& xs,
-                                                    const torch::Tensor& ys)
+                                                    const torch::Tensor& ys,
+                                                    const torch::Tensor& positions)
 {
     compat::AutocastScope autocast(s.precision, s.device);  // bf16 only
-    auto pred = s.model->forward(xs, ys).predictions;       // [B, N]
+    model::ForwardOptions options;
+    options.positions = positions;
+    auto pred = s.model->forward(xs, ys, options).predictions;  // [B, N]
     auto loss = s.sampler->loss(pred.to(torch::kFloat32), ys);
     return {pred, loss};
+}
+
+torch::Tensor drawPositions(at::Generator& gen, std::int64_t tokens, std::int64_t range)
+{
+    // Floyd: for j = range - tokens .. range - 1 take t uniform in 0..j; keep t, or j when t is
+    // already kept. Every subset of `tokens` positions is equally likely.
+    const auto u = torch::rand({tokens}, gen, torch::kFloat64);  // [tokens] in [0, 1)
+    const double* draws = u.data_ptr<double>();
+    std::set<std::int64_t> kept;
+    for (std::int64_t i = 0; i < tokens; ++i) {
+        const std::int64_t j = range - tokens + i;
+        const auto t = std::min<std::int64_t>(static_cast<std::int64_t>(draws[i] * double(j + 1)), j);
+        if (!kept.insert(t).second)
+            kept.insert(j);
+    }
+    return torch::tensor(std::vector<std::int64_t>(kept.begin(), kept.end()), torch::kLong);
 }
 
 double learningRateAt(const RunConfig& c, std::int64_t k)
@@ -205,6 +225,10 @@ RunSummary trainSteps(TrainSession& s, RunControl& control, TrainObserver& obser
         auto functions = s.sampler->sample(s.gen);       // B fresh functions
         auto xs = functions->sampleXs(nPoints, nDims, s.gen);  // [B, N, D]
         auto ys = functions->evaluate(xs);                     // [B, N]
+        // One sorted random subset of 0..M-1 per step, shared by the batch's prompts.
+        const auto positions = c.training.randomPositions > 0
+                                   ? drawPositions(s.gen, 2 * std::int64_t(nPoints), c.training.randomPositions)
+                                   : torch::Tensor();
         const double lr = learningRateAt(c, step);
         torch::Tensor pred, graphGradNorm;
         double lossValue = 0;
@@ -216,7 +240,7 @@ RunSummary trainSteps(TrainSession& s, RunControl& control, TrainObserver& obser
         } else {
             xs = xs.to(s.device);
             ys = ys.to(s.device);
-            auto [p, loss] = forwardLoss(s, xs, ys);
+            auto [p, loss] = forwardLoss(s, xs, ys, positions);
             pred = p;
             loss.backward();
             lossValue = loss.item<double>();

@@ -44,7 +44,13 @@ void setupSession(TrainSession& s, const RunConfig& config, std::uint64_t seed,
 /// pred [B, N], loss [] float32. The one definition the eager loop, the graphed step and
 /// bench_step share.
 std::pair<torch::Tensor, torch::Tensor> forwardLoss(TrainSession& s, const torch::Tensor& xs,
-                                                    const torch::Tensor& ys);
+                                                    const torch::Tensor& ys,
+                                                    const torch::Tensor& positions = {});
+
+/// Randomized positions (Ruoss et al. 2023): `tokens` distinct positions of 0..range-1,
+/// uniform over the subsets, ascending, int64 [tokens] on the CPU, drawn from `gen` (Floyd's
+/// sampling: `tokens` draws whatever the range).
+torch::Tensor drawPositions(at::Generator& gen, std::int64_t tokens, std::int64_t range);
 
 /// Learning rate at scheduler step k: linear warm-up to the peak over warmupSteps(), then
 /// linear decay to 0 at max_steps. k = 0 gives 0, as in the reference (§9.16).

@@ -66,6 +66,9 @@ struct PositionConfig {
     int fireMlpWidth = 32;               ///< `fire.mlp_width` (the FIRE paper's 32)
     int t5Buckets = 32;                  ///< `t5.num_buckets` (T5's 32)
     int t5MaxDistance = 128;             ///< `t5.max_distance` (T5's 128)
+    int sandwichDim = 128;               ///< `sandwich.dim`: d' of Sandwich's sinusoids
+    double xposScaleBase = 512;          ///< `xpos.scale_base`: xPos's gamma (torchscale's 512)
+    int copeMaxPositions = 64;           ///< `cope.npos_max`: CoPE's positions 0..npos_max-1
 };
 
 struct TaskConfig {
@@ -87,6 +90,9 @@ struct TrainingConfig {
     std::int64_t loggingSteps = 10;
     std::int64_t saveSteps = 500;
     int batchSize = 64;                  ///< per_device_train_batch_size
+    /// `random_positions.max_position` M (Ruoss et al. 2023): each training forward reads its
+    /// T token positions as a sorted random subset of 0..M-1; 0 = off (positions 0..T-1).
+    std::int64_t randomPositions = 0;
 };
 
 /// `compat: reference` reproduces the reference's effective behaviour (docs/reference-compat.md).

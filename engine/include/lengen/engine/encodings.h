@@ -8,6 +8,7 @@
 
 #include <functional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "lengen/engine/config.h"
@@ -18,8 +19,9 @@ namespace lengen::engine {
 /// those that change attention need an attention backbone (Rotary, Bias, None).
 enum class PositionKind {
     None,       ///< NoPE: the causal mask alone orders tokens
-    Rotary,     ///< q and k turned by position (RoPE and its scalings)
-    Bias,       ///< an additive bias on the attention logits (ALiBi, FIRE)
+    Rotary,     ///< q and k turned by position (RoPE and its scalings, xPos)
+    Bias,       ///< an additive bias on the attention logits (ALiBi, FIRE, T5, KERPLE,
+                ///< Sandwich; CoPE's depends on the content)
     Learned,    ///< a learned table of absolute positions (GPT-2), ends at n_positions
     Recurrent,  ///< no attention: order comes from a recurrence (Mamba)
 };
@@ -37,6 +39,12 @@ struct EncodingInfo {
     /// linear, dynamic; the backbones).
     std::string referencePatch;
     bool inReference = true;  ///< the reference's code has it (export-run can write the run)
+    /// It reads token positions (randomized positions apply); false for NoPE, CoPE (it counts
+    /// positions from the content) and Mamba.
+    bool readsPositions = true;
+    /// Interventions that would apply by its kind but do not here, with why (CoPE has no
+    /// distances for lambda's cap; xPos's decay is lost to LongHeads' rotary re-positioning).
+    std::vector<std::pair<std::string, std::string>> refusedInterventions;
     bool fusedCpu = true;     ///< CPU training as fused layers (kernel_policy.h)
     bool device = true;       ///< GPU with LibTorch's fused attention (SDPA, bias as a mask)
     std::string summary;      ///< one line: what it does, and its paper
