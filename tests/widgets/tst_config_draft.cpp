@@ -82,6 +82,7 @@ private Q_SLOTS:
     void validatesWhileTypingAndParsesOnce();
     void numberFieldsRefuseWhatTheyCannotHold();
     void trainIsDisabledWhileInvalid();
+    void randomPositionsFromTheForm();
     void presetBoxAndSaveAs();
 
 private:
@@ -135,7 +136,7 @@ void TestConfigDraft::oneFieldEditChangesOnlyThatField()
             r.training.learningRate = 0.0025;
         QCOMPARE(QString::fromStdString(resolved(panel.draft().runs())), QString::fromStdString(resolved(expected)));
     }
-    QCOMPARE(presets, 14);
+    QCOMPARE(presets, 17);
     // The GPT-2 preset's dropout 0 (a key the old form did not write) survives an edit.
     ui::SetupPanel gpt(configRoot());
     QVERIFY(gpt.loadFile(configRoot() + "/quick/linear_regression_gpt2.yaml"));
@@ -291,6 +292,29 @@ void TestConfigDraft::numberFieldsRefuseWhatTheyCannotHold()
     QCOMPARE(typeInto(steps, "1234", true), QString("1234"));
     QCOMPARE(panel.draft().runs().at(0).training.maxSteps, std::int64_t(1234));
     QVERIFY(!steps->styleSheet().contains("B00020"));
+}
+
+// The Training group's "Random positions up to" writes training.random_positions; an encoding
+// that reads no positions refuses it on that field, and "off" (0) takes it back.
+void TestConfigDraft::randomPositionsFromTheForm()
+{
+    ui::SetupPanel panel(configRoot());
+    QVERIFY(panel.loadFile(configRoot() + "/quick/linear_regression_alibi.yaml"));
+    auto* random = field<QSpinBox>(panel, "training.random_positions.max_position");
+    QCOMPARE(random->value(), 0);
+    QVERIFY(random->isEnabled());
+    random->setValue(144);
+    QVERIFY(panel.draft().valid());
+    QCOMPARE(panel.draft().runs().at(0).training.randomPositions, std::int64_t(144));
+    QVERIFY2(panel.text().contains("random_positions: {max_position: 144}"), qPrintable(panel.text()));
+    auto* pe = field<QComboBox>(panel, "patch.rope_scaling.type");
+    pe->setCurrentIndex(pe->findData(QStringLiteral("nope")));
+    QVERIFY(!panel.draft().valid());
+    QVERIFY(!button(panel, QStringLiteral("Train"))->isEnabled());
+    QVERIFY2(random->toolTip().contains("reads no token positions"), qPrintable(random->toolTip()));
+    random->setValue(0);
+    QVERIFY(panel.draft().valid());
+    QVERIFY(!random->isEnabled());  // NoPE: nothing to randomize
 }
 
 void TestConfigDraft::trainIsDisabledWhileInvalid()

@@ -13,6 +13,7 @@
 #include <cmath>
 
 #include "config_draft.h"
+#include "lengen/engine/encodings.h"
 #include "figure_builder.h"
 #include "qcp.h"
 
@@ -90,6 +91,11 @@ RunForm::RunForm(QWidget* parent) : QWidget(parent)
     m_warmupSteps = nullptr;
     m_log = spin(1, 1'000'000);
     m_save = spin(1, 100'000'000);
+    m_randomPositions = spin(0, 100'000'000);
+    m_randomPositions->setSpecialValueText(tr("off"));
+    m_randomPositions->setToolTip(tr("Randomized positions (Ruoss et al. 2023): each training step reads its "
+                                     "tokens at a sorted random subset of positions 0…M−1, so that positions "
+                                     "past the training length are seen; evaluation reads 0…T−1. Off: 0."));
     m_preview = new QCustomPlot;
     m_preview->setMinimumHeight(170);
 
@@ -126,6 +132,7 @@ RunForm::RunForm(QWidget* parent) : QWidget(parent)
     gf->addRow(tr("Weight decay"), m_wd);
     gf->addRow(tr("Clip grad norm"), m_clip);
     gf->addRow(tr("Log / save every"), row({m_log, m_save}));
+    gf->addRow(tr("Random positions up to"), m_randomPositions);
     auto* layout = new QVBoxLayout(this);
     layout->addWidget(task);
     layout->addWidget(model);
@@ -143,7 +150,8 @@ RunForm::RunForm(QWidget* parent) : QWidget(parent)
                 {"training.max_steps", m_steps}, {"training.per_device_train_batch_size", m_batch},
                 {"training.learning_rate", m_lr}, {"training.warmup_ratio", m_warmup},
                 {"training.weight_decay", m_wd}, {"training.max_grad_norm", m_clip},
-                {"training.logging_steps", m_log}, {"training.save_steps", m_save}};
+                {"training.logging_steps", m_log}, {"training.save_steps", m_save},
+                {"training.random_positions.max_position", m_randomPositions}};
     for (auto* c : {m_task, m_backbone, m_pe})
         connect(c, &QComboBox::currentIndexChanged, this, &RunForm::onEdited);
     connect(m_size, &QComboBox::activated, this, &RunForm::onSizePreset);
@@ -209,6 +217,7 @@ void RunForm::setConfig(const engine::RunConfig& c)
     putD(m_clip, std::max(0.0, c.training.maxGradNorm));
     put(m_log, c.training.loggingSteps);
     put(m_save, c.training.saveSteps);
+    put(m_randomPositions, c.training.randomPositions);
     int size = int(std::size(kSizes));
     for (int i = 0; i < int(std::size(kSizes)); ++i)
         if (kSizes[i].hidden == c.model.hiddenSize && kSizes[i].layers == c.model.numLayers &&
@@ -220,6 +229,8 @@ void RunForm::setConfig(const engine::RunConfig& c)
     m_heads->setEnabled(!mamba);
     m_state->setEnabled(mamba);
     m_maxLength->setEnabled(!mamba && !lengthList);
+    // Only for encodings that read positions (on while set, so that it can be turned off).
+    m_randomPositions->setEnabled(engine::encodingOf(c).readsPositions || c.training.randomPositions > 0);
     m_filling = false;
     updatePreview();
 }
@@ -277,6 +288,7 @@ void RunForm::applyTo(engine::RunConfig& c) const
     take(m_batch, t.batchSize);
     take(m_log, t.loggingSteps);
     take(m_save, t.saveSteps);
+    take(m_randomPositions, t.randomPositions);
     for (auto [box, field] : {std::pair{m_lr, &t.learningRate}, {m_warmup, &t.warmupRatio},
                               {m_wd, &t.weightDecay}, {m_clip, &t.maxGradNorm}})
         if (touched(box))

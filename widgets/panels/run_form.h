@@ -59,6 +59,7 @@ private:
     QSpinBox *m_hidden, *m_layers, *m_heads, *m_state;
     QSpinBox *m_dStart, *m_dEnd, *m_dInc, *m_dInt, *m_pStart, *m_pEnd, *m_pInc, *m_pInt;
     QSpinBox *m_steps, *m_batch, *m_warmupSteps, *m_log, *m_save;
+    QSpinBox* m_randomPositions;  // training.random_positions.max_position; 0 = off
     QDoubleSpinBox *m_lr, *m_wd, *m_clip, *m_warmup, *m_maxLength;
     QCustomPlot* m_preview;
     std::map<std::string, QWidget*> m_fields;  // key path -> widget

@@ -74,7 +74,9 @@ ScoreEdit AttentionImpl::scoreEditFor(const Intervention& e, const torch::Tensor
             sub.k = sub.q - cap;
             sub.q0 = pos.q0 + r0;
             sub.k0 = sub.q0 - cap;
-            sub.maxPos = pos.maxPos;
+            // Off the diagonal q - k reaches cap + R - 1: PEs that tabulate per distance
+            // (T5, Sandwich) size their tables by maxPos, which must bound it.
+            sub.maxPos = pos.maxPos + cap;
             auto b = pe->logitBias(sub);
             if (b.defined())
                 capped = capped + torch::diagonal(b, 0, 1, 2).unsqueeze(0).unsqueeze(-1);
