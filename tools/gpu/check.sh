@@ -71,11 +71,15 @@ bench_pytorch() {  # exported-run-folder variant...
 # "P N" for every precision P and length N given.
 grid() { local p n; for p in $1; do for n in $2; do echo "$p $n"; done; done; }
 
+# Every quick preset: the reference's encodings, the later ones (T5, KERPLE, Sandwich, CoPE
+# with its content bias through the fused attention's mask, xPos), Mamba and GPT-2.
+presets="rope nope alibi fire t5 kerple_log kerple_power sandwich cope xpos yarn dynamic_yarn pi dynamic_ntk mamba gpt2"
+
 functional() {
     say "device"; nvidia-smi --query-gpu=name,memory.total,driver_version --format=csv,noheader
     "$L" --version 2>/dev/null | head -1
     # CPU twins in the background (8 threads), GPU runs in the foreground.
-    (for c in rope nope alibi fire yarn dynamic_yarn pi dynamic_ntk mamba gpt2; do
+    (for c in $presets; do
         "$L" train configs/quick/linear_regression_$c.yaml --steps 100 --seed 7 --device cpu \
             --threads 4 --out "$work/q-cpu-$c" -q || echo "cpu $c failed"
      done
@@ -83,7 +87,7 @@ functional() {
         echo "cpu standard failed") >"$work/cpu.log" 2>&1 &
     local cpu=$!
     say "quick presets, 100 steps on CUDA"
-    for c in rope nope alibi fire yarn dynamic_yarn pi dynamic_ntk mamba gpt2; do
+    for c in $presets; do
         local t0=$SECONDS
         "$L" train configs/quick/linear_regression_$c.yaml --steps 100 --seed 7 --device cuda \
             --out "$work/q-cuda-$c" -q; echo "   $c: rc $? in $((SECONDS - t0)) s"
@@ -111,7 +115,7 @@ functional() {
     "$L" info "$run" | head -12
     wait $cpu; cat "$work/cpu.log"
     say "loss curves, CUDA vs CPU (same config and seed)"
-    for c in rope nope alibi fire yarn dynamic_yarn pi dynamic_ntk mamba gpt2; do
+    for c in $presets; do
         "$py" tools/gpu/compare_h5.py "$(runh5 "$work/q-cuda-$c")" "$(runh5 "$work/q-cpu-$c")" log/loss log/pointwise
     done
     for p in fp32 tf32 bf16; do

@@ -96,6 +96,7 @@ std::vector<EncodingInfo> makeTable()
     cope.readsPositions = false;
     // The fused kernel takes a bias fixed by positions; CoPE's is computed from q and k.
     cope.fusedCpu = false;
+    cope.pairActivations = 6;
     cope.layerParameters = [](const RunConfig& c) {  // one [head_dim, npos_max] table per layer
         return double(c.model.hiddenSize / std::max(1, c.model.numHeads)) * c.position.copeMaxPositions;
     };
@@ -112,7 +113,7 @@ std::vector<EncodingInfo> makeTable()
                      "zeta_i = (2i/d + 0.4)/1.4 (Sun et al. 2023)");
     xpos.inReference = false;
     xpos.derived = [](const RunConfig& c) {
-        return std::vector<std::string>{"xPos zeta_i = (2i/d + 0.4)/1.4, scale_base " +
+        return std::vector<std::string>{"xPos ζ_i = (2i/d + 0.4)/1.4, scale_base γ = " +
                                         number(c.position.xposScaleBase)};
     };
     xpos.refusedInterventions = {

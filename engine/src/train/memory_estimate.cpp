@@ -72,6 +72,8 @@ MemoryEstimate estimateTraining(const RunConfig& c)
     e.stateBytes = 4.0 * 4 * p;  // weights, gradients, exp_avg, exp_avg_sq
     double perToken = 0, perPair = 0;
     activationsPerToken(m, perToken, perPair);
+    if (m.backbone == Backbone::Llama)
+        perPair += encodingOf(c).pairActivations;
     const double batch = c.training.batchSize, tokens = 2.0 * c.trainPoints();
     const double heads = m.backbone == Backbone::Mamba ? 0 : m.numHeads;
     e.activationBytes = 4.0 * batch * m.numLayers *

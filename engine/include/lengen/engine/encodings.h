@@ -51,6 +51,10 @@ struct EncodingInfo {
     /// Its own weights in one layer (FIRE's MLP, T5's table, KERPLE's kernels), from the config
     /// alone, for the memory estimate before anything is allocated; null: none.
     std::function<double(const RunConfig&)> layerParameters;
+    /// Floats per (head, query, key) pair its bias keeps for the backward besides the scores
+    /// and probabilities (CoPE: logits, gates, counts, weights, two gathered rows), for the
+    /// memory estimate.
+    double pairActivations = 0;
     /// Its own values in the derived-values line ("FIRE MLP width 32"); null: none.
     std::function<std::vector<std::string>(const RunConfig&)> derived;
 };
