@@ -54,10 +54,15 @@ bool endsWith(const std::string& s, const std::string& tail)
 }  // namespace
 
 int main(int argc, char** argv)
-{
+try {
+    const char* usage = "usage: bench_step CONFIG|RUN.h5 [steps=200] [threads=1] [points]\n";
     if (argc < 2) {
-        std::fprintf(stderr, "usage: bench_step CONFIG|RUN.h5 [steps=200] [threads=1] [points]\n");
+        std::fprintf(stderr, "%s", usage);
         return 64;
+    }
+    if (std::string(argv[1]) == "-h" || std::string(argv[1]) == "--help") {
+        std::printf("%s", usage);
+        return 0;
     }
     const std::string source = argv[1];
     const int steps = argc > 2 ? std::atoi(argv[2]) : 200;
@@ -121,7 +126,12 @@ int main(int argc, char** argv)
             (void)graphed->run(xs, ys, 1e-4, config.effectiveMaxGradNorm());
             local[1] = lap(since);
         } else {
-            auto loss = training::forwardLoss(s, xs, ys).second;
+            // A run with randomized positions draws them every step, as training does.
+            const auto positions = config.training.randomPositions > 0
+                                       ? training::drawPositions(s.gen, 2 * std::int64_t(points),
+                                                                 config.training.randomPositions)
+                                       : torch::Tensor();
+            auto loss = training::forwardLoss(s, xs, ys, positions).second;
             local[1] = lap(since);
             loss.backward();
             (void)loss.item<double>();
@@ -162,4 +172,7 @@ int main(int argc, char** argv)
         lengen::bench::printProfile(p, n, std::atoi(top), s.device.is_cuda());
     }
     return 0;
+} catch (const std::exception& e) {
+    std::fprintf(stderr, "bench_step: %s\n", e.what());
+    return 2;
 }
