@@ -3,6 +3,8 @@
 // figures mark the real target positions, heatmaps read the stored map tile.
 
 #include <QTemporaryDir>
+
+#include <tuple>
 #include <QTest>
 
 #include "figure_export.h"
@@ -34,6 +36,7 @@ private Q_SLOTS:
     void heatmapReadsTheStoredMap();
     void unknownFigureIsAUsageError();
     void sweepGridWithInterventionsHasAPanelPerPe();
+    void sweepGridNamesTheAxesThatVary();
 
 private:
     std::string m_run;
@@ -243,6 +246,37 @@ void TestFigures::sweepGridWithInterventionsHasAPanelPerPe()
     } else {
         QVERIFY2(!test::latexRequired(), qPrintable(test::latexMissing()));
     }
+}
+
+// A sweep axis with one value (--set training.max_steps=8000) names no curve; one that varies does.
+void TestFigures::sweepGridNamesTheAxesThatVary()
+{
+    engine::SweepAggregate agg;
+    agg.sweep = "encodings";
+    for (const auto& [pe, label, m] : std::vector<std::tuple<std::string, std::string, std::string>>{
+             {"rope", "RoPE", "0"}, {"rope", "RoPE", "144"}, {"alibi", "ALiBi", "0"}}) {
+        engine::AggregateSet s;
+        s.kind = "eval";
+        s.name = "ood_length";
+        s.groupAxes = {{"pe", pe}, {"training.max_steps", "8000"}, {"training.random_positions.max_position", m}};
+        s.task = "linear_regression";
+        s.trainPoints = 9;
+        s.nPoints = 20;
+        s.dims = 4;
+        s.zeroEstimator = 4;
+        engine::AggregateCurve c;
+        c.key = "model";
+        c.label = label;
+        c.transformer = true;
+        c.mean.assign(20, 1.0);
+        s.curves.push_back(c);
+        agg.sets.push_back(s);
+    }
+    const auto grid = figures::sweepGridFigure(agg, "ood_length");
+    QCOMPARE(grid.panels.size(), size_t(1));
+    QCOMPARE(grid.panels[0].series[0].name, std::string("RoPE max_position=0"));
+    QCOMPARE(grid.panels[0].series[1].name, std::string("RoPE max_position=144"));
+    QCOMPARE(grid.panels[0].series[2].name, std::string("ALiBi max_position=0"));
 }
 
 QTEST_MAIN(TestFigures)

@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <map>
+#include <set>
 
 #include "lengen/engine/errors.h"
 #include "figures_internal.h"
@@ -28,14 +29,30 @@ std::string taskOf(const engine::AggregateSet& s)
 }
 
 // "RoPE" or "RoPE num_hidden_layers=6": the model's label and the axes that are neither the
-// panel's (task) nor already in the label (pe).
-std::string curveName(const engine::AggregateSet& s)
+// panel's (task) nor already in the label (pe), nor `fixed` (one value in every set: the
+// sweep's `--set training.max_steps=8000` tells the curves nothing apart).
+std::string curveName(const engine::AggregateSet& s, const std::set<std::string>& fixed)
 {
     std::string name = s.curves.front().label;
     for (const auto& [k, v] : s.groupAxes)
-        if (k != "task" && k != "pe" && k != "intervention")  // the label names these
+        if (k != "task" && k != "pe" && k != "intervention" && !fixed.count(k))  // the label names these
             name += " " + k.substr(k.rfind('.') + 1) + "=" + v;
     return name;
+}
+
+// The group axes that take one value over the method's sets.
+std::set<std::string> fixedAxes(const engine::SweepAggregate& aggregate, const std::string& method)
+{
+    std::map<std::string, std::set<std::string>> values;
+    for (const auto& s : aggregate.sets)
+        if (s.kind == "eval" && s.name == method)
+            for (const auto& [k, v] : s.groupAxes)
+                values[k].insert(v);
+    std::set<std::string> fixed;
+    for (const auto& [k, v] : values)
+        if (v.size() == 1)
+            fixed.insert(k);
+    return fixed;
 }
 
 }  // namespace
@@ -63,6 +80,7 @@ plots::GridSpec sweepGridFigure(const engine::SweepAggregate& aggregate, const s
             }
             byPe = byPe || !axisValue(s, "intervention").empty();
         }
+    const auto fixed = fixedAxes(aggregate, method);
     for (const auto& s : aggregate.sets) {
         if (s.kind != "eval" || s.name != method || s.curves.empty())
             continue;
@@ -83,7 +101,7 @@ plots::GridSpec sweepGridFigure(const engine::SweepAggregate& aggregate, const s
         const auto& c = s.curves.front();
         plots::Series series;
         const std::string intervention = axisValue(s, "intervention");
-        series.name = byPe ? (intervention.empty() ? "untouched" : intervention) : curveName(s);
+        series.name = byPe ? (intervention.empty() ? "untouched" : intervention) : curveName(s, fixed);
         if (byPe && !intervention.empty()) {
             series.color = interventionColor(intervention);
             series.dashed = true;
