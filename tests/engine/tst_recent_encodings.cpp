@@ -6,8 +6,10 @@
 
 #include <cmath>
 #include <set>
+#include <tuple>
 
 #include "lengen/engine/config.h"
+#include "lengen/engine/errors.h"
 #include "lengen/engine/encodings.h"
 #include "model/cope.h"
 #include "model/icl_model.h"
@@ -30,6 +32,8 @@ private Q_SLOTS:
     void randomPositionsCoverTheRange();
     void randomPositionsTrainAndEvaluatePlain();
     void randomPositionsNeedAnEncodingThatReadsThem();
+    void everyEncodingReadsPositionsWithGaps();
+    void newKeysAreCheckedAndRoundTrip();
 };
 
 // d' = 4: s(n) = cos(n / 100) + cos(n / 10000) - 2 (k = 1, 2); H = 2: scales 2/8 and 2/16.
@@ -206,6 +210,99 @@ void TestRecentEncodings::randomPositionsNeedAnEncodingThatReadsThem()
     for (const auto& part : derivedSettings(ok))
         line = line || part.find("of 0…199 per step") != std::string::npos;
     QVERIFY(line);
+}
+
+// At randomized positions P (gaps, not starting at 0) every encoding that reads positions gives
+// what it gives at 0..M-1 at those rows and columns: no PE assumes consecutive positions. ALiBi
+// runs two draws of the same length and first position (its cache must not serve the second).
+void TestRecentEncodings::everyEncodingReadsPositionsWithGaps()
+{
+    const std::vector<std::int64_t> drawA{1, 4, 5, 9, 13}, drawB{1, 2, 7, 8, 15};
+    int checked = 0;
+    for (const auto& e : encodingTable()) {
+        if (e.backbone != Backbone::Llama || !e.readsPositions || e.lengthDependent)
+            continue;
+        const auto config = test::loadOne(test::tinyConfig("linear_regression", e.type));
+        auto pe = makePositionEncoding(config);
+        auto gen = at::make_generator<at::CPUGeneratorImpl>(2);
+        {
+            torch::NoGradGuard noGrad;  // learned biases away from their initial values
+            for (auto& p : pe->parameters())
+                p.copy_(torch::rand(p.sizes(), gen) + 0.1);
+        }
+        const auto full = PositionSpan::contiguous(0, 16, torch::kCPU);
+        const auto d = config.model.hiddenSize / config.model.numHeads;
+        const auto q16 = torch::randn({1, config.model.numHeads, 16, d}, gen), k16 = torch::randn({1, config.model.numHeads, 16, d}, gen);
+        for (const auto& draw : {drawA, drawB}) {
+            const auto idx = torch::tensor(draw, torch::kLong);
+            const auto span = PositionSpan::at(idx, torch::kCPU);
+            QVERIFY(!span.consecutive);
+            QCOMPARE(span.maxPos, draw.back());
+            if (e.kind == PositionKind::Bias) {
+                const auto expected = pe->logitBias(full).index_select(1, idx).index_select(2, idx);
+                QVERIFY2(torch::allclose(pe->logitBias(span), expected, 1e-5, 1e-6), e.name.c_str());
+            } else {
+                auto q = q16.clone(), k = k16.clone();
+                pe->rotate(q, k, full);
+                auto qs = q16.index_select(2, idx), ks = k16.index_select(2, idx);
+                pe->rotate(qs, ks, span);
+                // Scores, not vectors: xPos centres its decay on the forward's middle.
+                const auto expected = torch::matmul(q, k.transpose(-1, -2)).index_select(2, idx).index_select(3, idx);
+                QVERIFY2(torch::allclose(torch::matmul(qs, ks.transpose(-1, -2)), expected, 1e-4, 1e-5), e.name.c_str());
+            }
+        }
+        ++checked;
+    }
+    QCOMPARE(checked, 10);  // rope, alibi, fire, t5, kerple x2, sandwich, xpos, yarn, pi
+}
+
+void TestRecentEncodings::newKeysAreCheckedAndRoundTrip()
+{
+    auto patched = [](const std::string& pe, const std::string& extra) {
+        return QString::fromStdString(test::tinyConfig("linear_regression", pe))
+            .replace("    type: " + QString::fromStdString(pe) + "\n",
+                     "    type: " + QString::fromStdString(pe) + "\n  " + QString::fromStdString(extra) + "\n")
+            .toStdString();
+    };
+    for (const auto& [pe, extra, key] : std::vector<std::tuple<std::string, std::string, std::string>>{
+             {"sandwich", "sandwich: {dim: 7}", "patch.sandwich.dim"},
+             {"xpos", "xpos: {scale_base: 0}", "patch.xpos.scale_base"},
+             {"cope", "cope: {npos_max: 1}", "patch.cope.npos_max"}}) {
+        try {
+            test::loadOne(patched(pe, extra));
+            QFAIL(extra.c_str());
+        } catch (const ConfigError& err) {
+            QVERIFY2(QString(err.what()).contains(QString::fromStdString(key)), err.what());
+        }
+    }
+    // Non-default values survive the resolved YAML a run stores.
+    const auto c = test::loadOne(patched("sandwich", "sandwich: {dim: 32}"));
+    QCOMPARE(c.position.sandwichDim, 32);
+    QCOMPARE(loadConfigText(toYaml(c, YamlStyle::Resolved), "<stored>").runs.at(0).position.sandwichDim, 32);
+    const auto x = test::loadOne(patched("xpos", "xpos: {scale_base: 64}"));
+    QCOMPARE(loadConfigText(toYaml(x, YamlStyle::Resolved), "<stored>").runs.at(0).position.xposScaleBase, 64.0);
+    const auto p = test::loadOne(patched("cope", "cope: {npos_max: 12}"));
+    QCOMPARE(loadConfigText(toYaml(p, YamlStyle::Resolved), "<stored>").runs.at(0).position.copeMaxPositions, 12);
+    // xPos past float32's range at the range's end; dynamic encodings would rescale in training.
+    const auto random = [&](const std::string& yaml, int m) {
+        return QString::fromStdString(yaml)
+            .replace("per_device_train_batch_size", QString("random_positions: {max_position: %1}\n  per_device_train_batch_size").arg(m))
+            .toStdString();
+    };
+    for (const auto& [yaml, why] : std::vector<std::pair<std::string, std::string>>{
+             {random(patched("xpos", "xpos: {scale_base: 64}"), 20000), "past float32's range"},
+             {random(test::tinyConfig("linear_regression", "dynamic"), 200), "would rescale it in training"},
+             {random(test::tinyConfig("linear_regression", "rope"), 2000000), "too large"}}) {
+        try {
+            test::loadOne(yaml);
+            QFAIL(why.c_str());
+        } catch (const ConfigError& err) {
+            QVERIFY2(QString(err.what()).contains(QString::fromStdString(why)), err.what());
+            QVERIFY2(QString(err.what()).contains("training.random_positions.max_position"), err.what());
+        }
+    }
+    auto gen = at::make_generator<at::CPUGeneratorImpl>(1);
+    QVERIFY_THROWS_EXCEPTION(Error, training::drawPositions(gen, 20, 10));
 }
 
 QTEST_APPLESS_MAIN(TestRecentEncodings)

@@ -140,8 +140,10 @@ void readTraining(SectionReader s, TrainingConfig& t)
     if (random.present()) {
         // 0 is off, so that a sweep axis can hold both (--set ...max_position=0,144).
         readInt(random, "max_position", t.randomPositions, 0, true);
-        if (t.randomPositions > 100000000)
-            random.error("max_position", std::to_string(t.randomPositions) + " is absurd (at most 1e8)");
+        // Every layer tabulates its encoding up to M (RoPE's [M, d] tables, T5's and Sandwich's
+        // per-distance rows, GPT-2's positions): 2^20 keeps that within memory.
+        if (t.randomPositions > (1 << 20))
+            random.error("max_position", std::to_string(t.randomPositions) + " is too large (at most 1048576)");
         random.warnUnknown();
     }
     if (auto v = s.integer("gradient_accumulation_steps"); v && *v != 1)
@@ -291,11 +293,13 @@ void readPatch(SectionReader p, PositionConfig& pos)
     readInt(sandwich, "dim", pos.sandwichDim, 2, false);
     if (pos.sandwichDim % 2 != 0)  // d'/2 sinusoid pairs
         sandwich.error("dim", std::to_string(pos.sandwichDim) + " is odd: Sandwich sums d'/2 cosines");
+    else if (pos.sandwichDim > 65536)
+        sandwich.error("dim", std::to_string(pos.sandwichDim) + " is absurd (at most 65536)");
     sandwich.warnUnknown();
     SectionReader xpos = p.child("xpos");
     if (auto v = xpos.number("scale_base")) {
         if (!(*v > 0) || *v > 1e9)
-            xpos.error("scale_base", "must be > 0, got " + std::to_string(*v));
+            xpos.error("scale_base", "must be > 0 and at most 1e9, got " + std::to_string(*v));
         else
             pos.xposScaleBase = *v;
     }
@@ -350,6 +354,15 @@ void checkRandomPositions(SectionReader training, const RunConfig& c)
     if (!pe.readsPositions)
         random.error("max_position", pe.display + " reads no token positions: randomized positions "
                                      "change nothing for it (remove training.random_positions)");
+    if (pe.lengthDependent)
+        random.error("max_position", pe.display + " rescales its table with each forward's largest position: "
+                                     "random positions up to " + std::to_string(m) + " would rescale it in training");
+    // xPos scales q and k by zeta_0^(+-(M/2)/gamma), ln zeta_0 = ln(0.4/1.4): past e^80 float32 overflows.
+    if (pe.type == "xpos" && double(m) / 2 / c.position.xposScaleBase * 1.2528 > 80)
+        random.error("max_position", "xPos would scale q and k by e^" +
+                                         std::to_string(int(double(m) / 2 / c.position.xposScaleBase * 1.2528)) +
+                                         " at position " + std::to_string(m - 1) +
+                                         ", past float32's range: lower it or raise patch.xpos.scale_base");
     const std::int64_t tokens = 2 * std::int64_t(c.task.curriculum.points.end);
     if (m < tokens)
         random.error("max_position", std::to_string(m) + " is below the longest training prompt, " +

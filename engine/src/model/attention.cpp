@@ -131,7 +131,7 @@ torch::Tensor AttentionImpl::forward(const torch::Tensor& x, const PositionSpan&
         PositionSpan sub;
         sub.q = pos.q.slice(0, r0, r1);
         sub.k = pos.k.slice(0, 0, r1);
-        sub.q0 = pos.q0 + r0;
+        sub.q0 = pos.consecutive ? pos.q0 + r0 : -1;  // no first position to name otherwise
         sub.k0 = pos.k0;
         sub.maxPos = pos.maxPos;
         sub.consecutive = pos.consecutive;

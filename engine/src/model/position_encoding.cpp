@@ -28,11 +28,15 @@ PositionSpan PositionSpan::contiguous(std::int64_t start, std::int64_t len, torc
 PositionSpan PositionSpan::at(const torch::Tensor& positions, torch::Device device)
 {
     const auto cpu = positions.to(torch::kCPU, torch::kLong).contiguous();  // [T], ascending
+    const auto* p = cpu.data_ptr<std::int64_t>();
+    for (std::int64_t i = 0; i < cpu.numel(); ++i)
+        if (p[i] < 0 || (i > 0 && p[i] <= p[i - 1]))
+            throw Error(ErrorKind::Internal, "token positions must be distinct, ascending and >= 0");
     PositionSpan span;
     span.q = cpu.to(device);
     span.k = span.q;
-    span.q0 = span.k0 = cpu.numel() ? cpu.data_ptr<std::int64_t>()[0] : 0;
-    span.maxPos = cpu.numel() ? cpu.data_ptr<std::int64_t>()[cpu.numel() - 1] : 0;
+    span.q0 = span.k0 = cpu.numel() ? p[0] : 0;
+    span.maxPos = cpu.numel() ? p[cpu.numel() - 1] : 0;
     span.consecutive = false;
     return span;
 }
@@ -178,7 +182,9 @@ torch::Tensor AlibiImpl::logitBias(const PositionSpan& pos)
     if (!pos.consecutive || tq != m_cachedTq || tk != m_cachedTk || q0 != m_cachedQ0 ||
         k0 != m_cachedK0 || m_cached.device() != pos.q.device()) {
         auto rel = (pos.q.unsqueeze(1) - pos.k.unsqueeze(0)).to(torch::kFloat32);  // [Tq, Tk]
-        m_cached = -m_slopes.to(pos.q.device()).view({-1, 1, 1}) * rel.unsqueeze(0);  // [h,Tq,Tk]
+        if (m_slopes.device() != pos.q.device())  // moved once: randomized positions rebuild every step
+            m_slopes = m_slopes.to(pos.q.device());
+        m_cached = -m_slopes.view({-1, 1, 1}) * rel.unsqueeze(0);  // [h,Tq,Tk]
         m_cachedTq = pos.consecutive ? tq : -1;  // random positions: never reused
         m_cachedTk = tk, m_cachedQ0 = q0, m_cachedK0 = k0;
     }

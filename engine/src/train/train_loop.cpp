@@ -74,6 +74,9 @@ std::pair<torch::Tensor, torch::Tensor> forwardLoss(TrainSession& s, const torch
 
 torch::Tensor drawPositions(at::Generator& gen, std::int64_t tokens, std::int64_t range)
 {
+    if (tokens < 0 || tokens > range)  // the config reader checks max_position against the prompts
+        throw Error(ErrorKind::Config, "training.random_positions.max_position " + std::to_string(range) +
+                                           " cannot hold a prompt of " + std::to_string(tokens) + " tokens");
     // Floyd: for j = range - tokens .. range - 1 take t uniform in 0..j; keep t, or j when t is
     // already kept. Every subset of `tokens` positions is equally likely.
     const auto u = torch::rand({tokens}, gen, torch::kFloat64);  // [tokens] in [0, 1)
