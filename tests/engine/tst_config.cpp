@@ -206,6 +206,12 @@ void TestConfig::differencesBetweenRuns()
     QVERIFY(factor.has_value());
     QCOMPARE(factor->notApplied, (std::vector<std::string>{"", "NoPE does not read it"}));
     QVERIFY(!byKey(engine::configDifferences({nope, rope}), "patch.rope_scaling.factor"));
+    // Randomized positions: a run without them compares as 0 (off), not as a missing key.
+    auto randomRope = rope;
+    randomRope.training.randomPositions = 144;
+    const auto random = byKey(engine::configDifferences({rope, randomRope}), "training.random_positions.max_position");
+    QVERIFY(random.has_value());
+    QCOMPARE(random->values, (std::vector<std::string>{"0", "144"}));
 }
 
 // Issue 29: under compat: reference a FIRE model is max_position_embeddings wide (§9.5), but

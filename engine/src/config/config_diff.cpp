@@ -61,6 +61,9 @@ std::map<std::string, std::string> flattenedConfig(const RunConfig& run)
 {
     std::map<std::string, std::string> out;
     flatten(YAML::Load(toYaml(run, YamlStyle::Resolved)), "", out);
+    // Written only when on; compared as 0 when off, so that a run without it reads "0", not "—"
+    // (Compare's groups and table, `lengen runs --where training.random_positions.max_position=0`).
+    out.emplace("training.random_positions.max_position", "0");
     return out;
 }
 
