@@ -22,6 +22,32 @@ using namespace lengen;
 namespace {
 class Quiet : public engine::TrainObserver {};
 class Silent : public engine::AnalysisObserver {};
+
+// One aggregated ood_length set of a linear-regression sweep (D = 4, trained on 9 points) with
+// these group axes: the model's curve `label`, 72 positions of error 1 in a band [0.5, 1.5].
+engine::AggregateSet oodSet(std::vector<std::pair<std::string, std::string>> axes, const std::string& label)
+{
+    engine::AggregateSet s;
+    s.kind = "eval";
+    s.name = "ood_length";
+    s.groupAxes = std::move(axes);
+    s.task = "linear_regression";
+    s.trainPoints = 9;
+    s.nPoints = 72;
+    s.dims = 4;
+    s.zeroEstimator = 4;
+    engine::AggregateCurve c;
+    c.key = "model";
+    c.label = label;
+    c.transformer = true;
+    c.mean.assign(72, 1.0);
+    c.low.assign(72, 0.5);
+    c.high.assign(72, 1.5);
+    c.seeds.assign(72, 3);
+    c.band = "bootstrap";
+    s.curves.push_back(c);
+    return s;
+}
 }  // namespace
 
 class TestFigures final : public QObject {
@@ -201,28 +227,10 @@ void TestFigures::sweepGridWithInterventionsHasAPanelPerPe()
     engine::SweepAggregate agg;
     agg.sweep = "rescue";
     auto set = [&](const std::string& pe, const std::string& label, const std::string& intervention) {
-        engine::AggregateSet s;
-        s.kind = "eval";
-        s.name = "ood_length";
-        s.groupAxes = {{"pe", pe}};
+        std::vector<std::pair<std::string, std::string>> axes{{"pe", pe}};
         if (!intervention.empty())
-            s.groupAxes.emplace_back("intervention", intervention);
-        s.task = "linear_regression";
-        s.trainPoints = 9;
-        s.nPoints = 72;
-        s.dims = 4;
-        s.zeroEstimator = 4;
-        engine::AggregateCurve c;
-        c.key = "model";
-        c.label = label;
-        c.transformer = true;
-        c.mean.assign(72, 1.0);
-        c.low.assign(72, 0.5);
-        c.high.assign(72, 1.5);
-        c.seeds.assign(72, 3);
-        c.band = "bootstrap";
-        s.curves.push_back(c);
-        agg.sets.push_back(s);
+            axes.emplace_back("intervention", intervention);
+        agg.sets.push_back(oodSet(axes, label));
     };
     set("rope", "RoPE", "");
     set("rope", "RoPE + yarn", "yarn");
@@ -254,24 +262,9 @@ void TestFigures::sweepGridNamesTheAxesThatVary()
     engine::SweepAggregate agg;
     agg.sweep = "encodings";
     for (const auto& [pe, label, m] : std::vector<std::tuple<std::string, std::string, std::string>>{
-             {"rope", "RoPE", "0"}, {"rope", "RoPE", "144"}, {"alibi", "ALiBi", "0"}}) {
-        engine::AggregateSet s;
-        s.kind = "eval";
-        s.name = "ood_length";
-        s.groupAxes = {{"pe", pe}, {"training.max_steps", "8000"}, {"training.random_positions.max_position", m}};
-        s.task = "linear_regression";
-        s.trainPoints = 9;
-        s.nPoints = 20;
-        s.dims = 4;
-        s.zeroEstimator = 4;
-        engine::AggregateCurve c;
-        c.key = "model";
-        c.label = label;
-        c.transformer = true;
-        c.mean.assign(20, 1.0);
-        s.curves.push_back(c);
-        agg.sets.push_back(s);
-    }
+             {"rope", "RoPE", "0"}, {"rope", "RoPE", "144"}, {"alibi", "ALiBi", "0"}})
+        agg.sets.push_back(oodSet({{"pe", pe}, {"training.max_steps", "8000"},
+                                   {"training.random_positions.max_position", m}}, label));
     const auto grid = figures::sweepGridFigure(agg, "ood_length");
     QCOMPARE(grid.panels.size(), size_t(1));
     QCOMPARE(grid.panels[0].series[0].name, std::string("RoPE max_position=0"));
