@@ -256,7 +256,8 @@ void TestFigures::sweepGridWithInterventionsHasAPanelPerPe()
     }
 }
 
-// A sweep axis with one value (--set training.max_steps=8000) names no curve; one that varies does.
+// A sweep axis with one value (--set training.max_steps=8000) names no curve; one that varies
+// does, and with one task it gives each PE its own panel (plain against randomized positions).
 void TestFigures::sweepGridNamesTheAxesThatVary()
 {
     engine::SweepAggregate agg;
@@ -265,11 +266,21 @@ void TestFigures::sweepGridNamesTheAxesThatVary()
              {"rope", "RoPE", "0"}, {"rope", "RoPE", "144"}, {"alibi", "ALiBi", "0"}})
         agg.sets.push_back(oodSet({{"pe", pe}, {"training.max_steps", "8000"},
                                    {"training.random_positions.max_position", m}}, label));
-    const auto grid = figures::sweepGridFigure(agg, "ood_length");
-    QCOMPARE(grid.panels.size(), size_t(1));
+    // One task and a setting that varies: a panel per PE, a curve per value of the setting.
+    auto grid = figures::sweepGridFigure(agg, "ood_length");
+    QCOMPARE(grid.panels.size(), size_t(2));
+    QVERIFY(QString::fromStdString(grid.panels[0].title).startsWith("RoPE"));
+    QCOMPARE(grid.panels[0].series[0].name, std::string("max_position=0"));
+    QCOMPARE(grid.panels[0].series[1].name, std::string("max_position=144"));
+    QCOMPARE(grid.panels[1].series[0].name, std::string("max_position=0"));
+    // Two tasks: a panel per task, the PE and the varying setting in each curve's name.
+    agg.sets[2].groupAxes.emplace_back("task", "relu_2nn_regression");
+    agg.sets[2].task = "relu_2nn_regression";
+    grid = figures::sweepGridFigure(agg, "ood_length");
+    QCOMPARE(grid.panels.size(), size_t(2));
     QCOMPARE(grid.panels[0].series[0].name, std::string("RoPE max_position=0"));
     QCOMPARE(grid.panels[0].series[1].name, std::string("RoPE max_position=144"));
-    QCOMPARE(grid.panels[0].series[2].name, std::string("ALiBi max_position=0"));
+    QCOMPARE(grid.panels[1].series[0].name, std::string("ALiBi max_position=0"));
 }
 
 QTEST_MAIN(TestFigures)

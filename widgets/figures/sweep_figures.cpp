@@ -40,6 +40,29 @@ std::string curveName(const engine::AggregateSet& s, const std::set<std::string>
     return name;
 }
 
+// A curve in a panel of one PE: the intervention ("untouched" without one) and the config axes
+// that vary ("untouched max_position=144").
+std::string settingName(const engine::AggregateSet& s, const std::set<std::string>& fixed)
+{
+    std::string name;
+    for (const auto& [k, v] : s.groupAxes)
+        if (k == "intervention")
+            name = v;
+    if (name.empty())
+        name = "untouched";
+    bool configAxis = false;
+    for (const auto& [k, v] : s.groupAxes)
+        if (k != "task" && k != "pe" && k != "intervention" && !fixed.count(k)) {
+            name += " " + k.substr(k.rfind('.') + 1) + "=" + v;
+            configAxis = true;
+        }
+    // Without interventions the word says nothing: "max_position=144".
+    const std::string untouched = "untouched ";
+    if (configAxis && name.compare(0, untouched.size(), untouched) == 0 && axisValue(s, "intervention").empty())
+        name = name.substr(untouched.size());
+    return name;
+}
+
 // The group axes that take one value over the method's sets.
 std::set<std::string> fixedAxes(const engine::SweepAggregate& aggregate, const std::string& method)
 {
@@ -65,22 +88,23 @@ plots::GridSpec sweepGridFigure(const engine::SweepAggregate& aggregate, const s
     std::map<std::string, int> longest;
     std::string bands;
     std::int64_t fewest = -1, most = 0;
-    // With interventions (docs/interventions.md) and one task, a panel per PE reads better: its
-    // curves are the untouched model and each intervention on it.
-    bool byPe = false;
+    // With one task, a panel per PE reads better when something besides the PE varies: with
+    // interventions (docs/interventions.md) its curves are the untouched model and each
+    // intervention on it; with a config axis (`--set training.random_positions.max_position=0,144`)
+    // each value of that setting on the encoding.
+    const auto fixed = fixedAxes(aggregate, method);
+    bool oneTask = true, varies = false;
     std::string firstTask;
     for (const auto& s : aggregate.sets)
         if (s.kind == "eval" && s.name == method) {
             const std::string t = taskOf(s);
             if (firstTask.empty())
                 firstTask = t;
-            if (t != firstTask) {
-                byPe = false;
-                break;
-            }
-            byPe = byPe || !axisValue(s, "intervention").empty();
+            oneTask = oneTask && t == firstTask;
+            for (const auto& [k, v] : s.groupAxes)
+                varies = varies || k == "intervention" || (k != "task" && k != "pe" && !fixed.count(k));
         }
-    const auto fixed = fixedAxes(aggregate, method);
+    const bool byPe = oneTask && varies;
     for (const auto& s : aggregate.sets) {
         if (s.kind != "eval" || s.name != method || s.curves.empty())
             continue;
@@ -101,7 +125,7 @@ plots::GridSpec sweepGridFigure(const engine::SweepAggregate& aggregate, const s
         const auto& c = s.curves.front();
         plots::Series series;
         const std::string intervention = axisValue(s, "intervention");
-        series.name = byPe ? (intervention.empty() ? "untouched" : intervention) : curveName(s, fixed);
+        series.name = byPe ? settingName(s, fixed) : curveName(s, fixed);
         if (byPe && !intervention.empty()) {
             series.color = interventionColor(intervention);
             series.dashed = true;
