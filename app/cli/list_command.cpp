@@ -43,6 +43,7 @@ const char* scopeName(engine::InterventionScope s)
     case engine::InterventionScope::Rotary: return "Llama with a static rotary PE";
     case engine::InterventionScope::Attention: return "Llama, every PE";
     case engine::InterventionScope::Recurrent: return "Mamba";
+    case engine::InterventionScope::RandomPositions: return "runs trained with randomized positions";
     }
     return "?";
 }

@@ -136,6 +136,7 @@ private Q_SLOTS:
     void cliPairsWithTheStoredEvaluation();
     void probesUnderAnIntervention();
     void pytorchReferenceAgrees();
+    void randomPositionsAtTestTime();
 };
 
 void TestInterventions::parsesTheSharedSyntax()
@@ -186,7 +187,11 @@ void TestInterventions::tableDrivesParsingAndResolution()
         const auto example = parseInterventions(row.example);
         QCOMPARE(example.size(), size_t(1));
         QCOMPARE(example[0].name, row.name);
-        const auto& config = row.scope == InterventionScope::Recurrent ? mamba : rope;
+        auto randomRope = rope;  // random_positions applies to runs trained with them
+        randomRope.training.randomPositions = 144;
+        const auto& config = row.scope == InterventionScope::Recurrent         ? mamba
+                             : row.scope == InterventionScope::RandomPositions ? randomRope
+                                                                               : rope;
         QVERIFY2(interventionRefusal(example[0], config).empty(), row.example.c_str());
         QVERIFY2(!describeIntervention(example[0], config, 72).empty(), row.example.c_str());
         QCOMPARE(findIntervention(row.name), &row);
@@ -556,6 +561,43 @@ void TestInterventions::hugeMethodScalesAreConfigErrors()
     }
     QCOMPARE(eval::parseMethod("scale-x=1e15", true).scale, 1e15);
     QCOMPARE(eval::parseMethod("scale-x=0.5", true).scale, 0.5);
+}
+
+// random_positions reads a run trained with randomized positions at test positions drawn the
+// same way: refused for a run trained at 0..T-1; a prompt that fills the range is the plain
+// forward bit for bit; a prompt's positions do not depend on the batch it comes in; a shorter
+// prompt is read elsewhere than 0..T-1; a range shorter than the prompt is refused by name.
+void TestInterventions::randomPositionsAtTestTime()
+{
+    const auto spec = parseInterventions("random_positions").at(0);
+    auto plainRun = eval::loadRun(quickRun("rope"), cpu());
+    QVERIFY(interventionRefusal(spec, plainRun.config).find("positions 0..T-1") != std::string::npos);
+    auto config = loadConfigFile(lengen::test::sourcePath("configs/quick/linear_regression_rope.yaml")).runs.at(0);
+    config.training.maxSteps = 40;
+    config.training.randomPositions = 40;
+    TrainOptions o;
+    o.outDir = lengen::test::scratchDir("interventions-random");
+    o.seed = 3;
+    o.device = "cpu";
+    o.threads = 1;
+    RunControl control;
+    Quiet quiet;
+    auto r = eval::loadRun(train(config, o, control, quiet).runFile, cpu());
+    QVERIFY(interventionRefusal(spec, r.config).empty());
+    const auto full = prompts(r.config, 20);  // 40 tokens: the whole range
+    QVERIFY(torch::equal(run(r, full, "random_positions"), plain(r, full)));
+    const auto p = prompts(r.config, 9);      // 18 tokens of 40
+    const auto all = run(r, p, "random_positions");
+    QVERIFY(!torch::allclose(all, plain(r, p)));
+    Prompts firstTwo{p.xs.slice(0, 0, 2), p.ys.slice(0, 0, 2)};
+    QVERIFY(torch::equal(run(r, firstTwo, "random_positions"), all.slice(0, 0, 2)));
+    QVERIFY(!torch::equal(run(r, p, "random_positions:seed=1"), all));
+    try {
+        eval::resolveIntervention(parseInterventions("random_positions:range=10").at(0), r.config, 9);
+        QFAIL("a range shorter than the prompt");
+    } catch (const Error& e) {
+        QVERIFY2(std::string(e.what()).find("range=10") != std::string::npos, e.what());
+    }
 }
 
 QTEST_GUILESS_MAIN(TestInterventions)

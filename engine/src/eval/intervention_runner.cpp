@@ -6,6 +6,7 @@
 #include <map>
 
 #include "eval/interventions.h"
+#include "train/train_loop.h"
 
 namespace lengen::engine::eval {
 
@@ -77,6 +78,33 @@ torch::Tensor segmented(LoadedRun& run, const torch::Tensor& xs, const torch::Te
     return torch::cat({head, sum}, 1);
 }
 
+// random_positions: each prompt read at its own sorted random subset of 0..range-1, as
+// randomized training draws them (Ruoss et al. 2023; the authors' code draws at test time too).
+// The draw is seeded by the prompt's own numbers and the spec's seed, so a prompt gets the same
+// positions whatever batch it comes in; one forward per prompt (positions are per forward).
+torch::Tensor randomPositioned(LoadedRun& run, const torch::Tensor& xs, const torch::Tensor& ys,
+                               std::int64_t range, std::uint64_t seed)
+{
+    torch::NoGradGuard noGrad;
+    const auto b = xs.size(0), tokens = 2 * xs.size(1);
+    std::vector<torch::Tensor> out;
+    for (std::int64_t i = 0; i < b; ++i) {
+        const auto x = xs.slice(0, i, i + 1).to(torch::kCPU, torch::kFloat32).contiguous();  // [1, N, D]
+        const auto y = ys.slice(0, i, i + 1).to(torch::kCPU, torch::kFloat32).contiguous();  // [1, N]
+        std::uint64_t h = 1469598103934665603ULL ^ (seed * 0x9E3779B97F4A7C15ULL);  // FNV-1a
+        for (const auto* t : {&x, &y}) {
+            const auto* bytes = static_cast<const unsigned char*>(t->data_ptr());
+            for (std::int64_t k = 0; k < t->numel() * 4; ++k)
+                h = (h ^ bytes[k]) * 1099511628211ULL;
+        }
+        auto gen = at::make_generator<at::CPUGeneratorImpl>(h);
+        model::ForwardOptions opt;
+        opt.positions = training::drawPositions(gen, tokens, range);
+        out.push_back(run.model->forward(x.to(run.device), y.to(run.device), opt).predictions.to(torch::kCPU));
+    }
+    return torch::cat(out, 0);
+}
+
 }  // namespace
 
 torch::Tensor predictWith(LoadedRun& run, const torch::Tensor& xs, const torch::Tensor& ys,
@@ -95,6 +123,10 @@ torch::Tensor predictWith(LoadedRun& run, const torch::Tensor& xs, const torch::
     case Level::Segments:
         if (n > edit.points)
             return segmented(run, xs, ys, edit.points, edit.weightBySize, budgetBytes);
+        break;
+    case Level::Positions:
+        if (2 * n < edit.range)  // a prompt that fills the range has one subset: 0..T-1
+            return randomPositioned(run, xs, ys, edit.range, edit.seed);
         break;
     case Level::Plain:
         break;

@@ -88,7 +88,6 @@ public:
     const RunConfig& config;
     const std::int64_t trainPoints, train, evalTokens;
 
-private:
     double number(const std::string& key, const std::string& v) const
     {
         char* end = nullptr;
@@ -228,6 +227,23 @@ const std::vector<Row>& rows()
              r.model.factor = p.positive("factor", std::min(1.0, double(p.train) / double(p.evalTokens)));
              r.description = "factor=" + fmt(r.model.factor);
          }},
+        {{"random_positions", S::RandomPositions,
+          {{"range", "the run's max_position", "tokens: an integer >= the prompt's tokens"},
+           {"seed", "0", "an integer >= 0"}},
+          "test positions drawn as in randomized training (Ruoss et al.)", "#8a6d3b", "random_positions:seed=1"},
+         [](const Params& p, ResolvedIntervention& r) {
+             r.level = Level::Positions;
+             r.range = p.raw("range").empty() ? p.config.training.randomPositions : p.tokens("range", 0, 1);
+             if (r.range < p.evalTokens)
+                 throw p.fail("range", std::to_string(r.range),
+                              "at least the prompt's " + std::to_string(p.evalTokens) + " tokens");
+             const auto s = p.raw("seed");
+             const double v = s.empty() ? 0.0 : p.number("seed", s);
+             if (v < 0 || v != std::floor(v) || v > 9e15)
+                 throw p.fail("seed", s, "an integer >= 0");
+             r.seed = static_cast<std::uint64_t>(v);
+             r.description = "range=" + std::to_string(r.range) + ", seed=" + std::to_string(r.seed);
+         }},
         {{"longheads", S::Attention,
           {{"chunk", "2", "tokens: an integer >= 1 or 'train'"}, {"budget", "train", "tokens: at least two chunks"}},
           "per head: the first, own and best-matching chunks", "#1f3b73", "longheads:chunk=2"},
@@ -258,6 +274,8 @@ std::int64_t ResolvedIntervention::forwardTokens(std::int64_t promptPoints) cons
 {
     if (level == Level::Truncate || level == Level::Segments)
         return 2 * std::min(points, promptPoints);
+    if (level == Level::Positions)  // positions up to range - 1
+        return std::max(range, 2 * promptPoints);
     return 2 * promptPoints;
 }
 
@@ -272,7 +290,7 @@ ResolvedIntervention resolveIntervention(const InterventionSpec& spec, const Run
     const Params p(spec, c, evalPoints);
     ResolvedIntervention r;
     r.model.trainTokens = p.train;
-    if (row->info.scope != InterventionScope::Every)
+    if (row->info.scope != InterventionScope::Every && row->info.scope != InterventionScope::RandomPositions)
         r.level = Level::Model;
     row->resolve(p, r);
     return r;

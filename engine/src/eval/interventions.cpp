@@ -159,6 +159,11 @@ std::string interventionRefusal(const InterventionSpec& spec, const RunConfig& c
     switch (info->scope) {
     case InterventionScope::Every:
         return {};
+    case InterventionScope::RandomPositions:
+        return c.training.randomPositions > 0
+                   ? std::string()
+                   : n + " draws test positions as randomized training does; " + run +
+                         " was trained on positions 0..T-1";
     case InterventionScope::Recurrent:
         return pe.kind == PositionKind::Recurrent
                    ? std::string()

@@ -14,11 +14,13 @@
 namespace lengen::engine::eval {
 
 struct ResolvedIntervention {
-    enum class Level { Plain, Model, Truncate, Segments };
+    enum class Level { Plain, Model, Truncate, Segments, Positions };
     Level level = Level::Plain;
     model::Intervention model;  ///< Level::Model
     std::int64_t points = 0;    ///< truncate, segments: points per prompt (query included)
     bool weightBySize = false;  ///< segments: chunk predictions weighted by chunk size
+    std::int64_t range = 0;     ///< random_positions: positions drawn from 0..range-1
+    std::uint64_t seed = 0;     ///< random_positions: mixed into each prompt's draw
     std::string description;    ///< every parameter as resolved (stored with the results)
     /// Longest forward in tokens for a prompt of `points` points (GPT-2's position limit).
     std::int64_t forwardTokens(std::int64_t promptPoints) const;

@@ -19,6 +19,9 @@ enum class InterventionScope {
     Rotary,     ///< rescales a rotary table: Llama with a rotary PE that does not rescale itself
     Attention,  ///< changes attention weights: Llama with any PE
     Recurrent,  ///< changes Mamba's recurrence
+    /// draws test positions as randomized training did: runs trained with
+    /// training.random_positions
+    RandomPositions,
 };
 
 struct InterventionParam {
