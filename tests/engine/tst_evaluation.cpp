@@ -16,7 +16,6 @@ namespace fs = std::filesystem;
 
 namespace {
 
-class Quiet : public TrainObserver {};
 class Warnings : public AnalysisObserver {
 public:
     void onWarning(const std::string& w) override { warnings.push_back(w); }
@@ -27,14 +26,7 @@ std::string trainTiny(const std::string& tag, const std::string& task = "linear_
                       const std::string& pe = "rope")
 {
     auto config = lengen::test::loadOne(lengen::test::tinyConfig(task, pe));
-    TrainOptions o;
-    o.outDir = lengen::test::scratchDir(tag);
-    o.seed = 11;
-    o.device = "cpu";
-    o.threads = 1;
-    RunControl control;
-    Quiet quiet;
-    return train(config, o, control, quiet).runFile;
+    return lengen::test::trainConfig(config, lengen::test::scratchDir(tag), 11);
 }
 
 EvalOptions smallEval(const std::vector<std::string>& methods)

@@ -27,8 +27,6 @@ namespace fs = std::filesystem;
 
 namespace {
 
-class Quiet : public TrainObserver {};
-
 // Cancels the evaluation when its `stopAt`-th unit begins.
 class StopAtStage : public AnalysisObserver {
 public:
@@ -44,6 +42,14 @@ private:
     int m_stopAt;
 };
 
+// The quick preset of `pe`, cut to 40 steps.
+RunConfig quickConfig(const std::string& pe)
+{
+    auto config = loadConfigFile(lengen::test::sourcePath("configs/quick/linear_regression_" + pe + ".yaml")).runs.at(0);
+    config.training.maxSteps = 40;
+    return config;
+}
+
 // A quick preset trained for a few steps (the weights' values do not matter here, their
 // shapes and the forward's paths do).
 std::string quickRun(const std::string& pe)
@@ -51,17 +57,7 @@ std::string quickRun(const std::string& pe)
     static std::map<std::string, std::string> made;
     if (made.count(pe))
         return made[pe];
-    auto loaded = loadConfigFile(lengen::test::sourcePath("configs/quick/linear_regression_" + pe + ".yaml"));
-    auto config = loaded.runs.at(0);
-    config.training.maxSteps = 40;
-    TrainOptions o;
-    o.outDir = lengen::test::scratchDir("interventions-" + pe);
-    o.seed = 3;
-    o.device = "cpu";
-    o.threads = 1;
-    RunControl control;
-    Quiet quiet;
-    return made[pe] = train(config, o, control, quiet).runFile;
+    return made[pe] = lengen::test::trainConfig(quickConfig(pe), lengen::test::scratchDir("interventions-" + pe), 3);
 }
 
 AnalysisOptions cpu()
@@ -114,7 +110,7 @@ std::vector<std::string> activeFor(const RunConfig& config)
 
 std::vector<std::string> activeFor(const std::string& pe)
 {
-    return activeFor(loadConfigFile(lengen::test::sourcePath("configs/quick/linear_regression_" + pe + ".yaml")).runs.at(0));
+    return activeFor(quickConfig(pe));
 }
 
 }  // namespace
@@ -572,17 +568,9 @@ void TestInterventions::randomPositionsAtTestTime()
     const auto spec = parseInterventions("random_positions").at(0);
     auto plainRun = eval::loadRun(quickRun("rope"), cpu());
     QVERIFY(interventionRefusal(spec, plainRun.config).find("positions 0..T-1") != std::string::npos);
-    auto config = loadConfigFile(lengen::test::sourcePath("configs/quick/linear_regression_rope.yaml")).runs.at(0);
-    config.training.maxSteps = 40;
+    auto config = quickConfig("rope");
     config.training.randomPositions = 40;
-    TrainOptions o;
-    o.outDir = lengen::test::scratchDir("interventions-random");
-    o.seed = 3;
-    o.device = "cpu";
-    o.threads = 1;
-    RunControl control;
-    Quiet quiet;
-    auto r = eval::loadRun(train(config, o, control, quiet).runFile, cpu());
+    auto r = eval::loadRun(lengen::test::trainConfig(config, lengen::test::scratchDir("interventions-random"), 3), cpu());
     QVERIFY(interventionRefusal(spec, r.config).empty());
     const auto full = prompts(r.config, 20);  // 40 tokens: the whole range
     QVERIFY(torch::equal(run(r, full, "random_positions"), plain(r, full)));

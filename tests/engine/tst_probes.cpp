@@ -42,7 +42,6 @@ const Layout& named(const std::vector<Layout>& all, const std::string& name)
     throw std::runtime_error("no layout " + name);
 }
 
-class Quiet : public TrainObserver {};
 class Silent : public AnalysisObserver {};
 
 }  // namespace
@@ -129,14 +128,7 @@ void TestProbes::impossibleSizesAreConfigErrors()
 void TestProbes::probeRunStoresEveryProbe()
 {
     auto config = lengen::test::loadOne(lengen::test::tinyConfig());  // D = 3, N = 7
-    TrainOptions t;
-    t.outDir = lengen::test::scratchDir("probes");
-    t.seed = 5;
-    t.device = "cpu";
-    t.threads = 1;
-    RunControl control;
-    Quiet quiet;
-    const auto run = train(config, t, control, quiet).runFile;
+    const auto run = lengen::test::trainConfig(config, lengen::test::scratchDir("probes"), 5);
 
     ProbeOptions o;
     o.attention = o.duplicated = o.serialPosition = true;
@@ -153,6 +145,7 @@ void TestProbes::probeRunStoresEveryProbe()
     o.common.device = "cpu";
     o.common.threads = 1;
     Silent silent;
+    RunControl control;
     const auto summary = probeRun(run, o, control, silent);
     QCOMPARE(summary.computed, (std::vector<std::string>{"attention", "duplicated", "serial_position"}));
 

@@ -191,7 +191,7 @@ class QuietTraining : public engine::TrainObserver {};
 class QuietAnalysis : public engine::AnalysisObserver {};
 }  // namespace
 
-std::string trainTiny(const std::string& dir, const std::string& pe, std::uint64_t seed, int steps)
+std::string trainConfig(const engine::RunConfig& config, const std::string& dir, std::uint64_t seed)
 {
     engine::TrainOptions o;
     o.outDir = dir;
@@ -200,7 +200,12 @@ std::string trainTiny(const std::string& dir, const std::string& pe, std::uint64
     o.threads = 1;
     engine::RunControl control;
     QuietTraining quiet;
-    return engine::train(loadOne(tinyConfig("linear_regression", pe, steps)), o, control, quiet).runFile;
+    return engine::train(config, o, control, quiet).runFile;
+}
+
+std::string trainTiny(const std::string& dir, const std::string& pe, std::uint64_t seed, int steps)
+{
+    return trainConfig(loadOne(tinyConfig("linear_regression", pe, steps)), dir, seed);
 }
 
 void evaluateSmall(const std::string& run, const std::vector<std::string>& methods, int prompts, int oodFactor,

@@ -58,6 +58,8 @@ engine::model::InContextModel initialisedModel(const std::string& yaml, std::uin
 bool isCausalAt(engine::model::InContextModel& model, const torch::Tensor& xs,
                 const torch::Tensor& ys, std::int64_t at);
 
+/// `config` trained in `dir` on one CPU thread with `seed`, quietly; returns its run.h5.
+std::string trainConfig(const engine::RunConfig& config, const std::string& dir, std::uint64_t seed);
 /// A tiny run (tinyConfig of `pe`, `steps` steps) trained in `dir` on one CPU thread with
 /// `seed`; returns its run.h5.
 std::string trainTiny(const std::string& dir, const std::string& pe, std::uint64_t seed = 4, int steps = 20);

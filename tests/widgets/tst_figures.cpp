@@ -20,7 +20,6 @@
 using namespace lengen;
 
 namespace {
-class Quiet : public engine::TrainObserver {};
 class Silent : public engine::AnalysisObserver {};
 
 // One aggregated ood_length set of a linear-regression sweep (D = 4, trained on 9 points) with
@@ -71,14 +70,7 @@ private:
 void TestFigures::initTestCase()
 {
     auto config = test::loadOne(test::tinyConfig());  // D = 3, N = 7
-    engine::TrainOptions t;
-    t.outDir = test::scratchDir("figures");
-    t.seed = 2;
-    t.device = "cpu";
-    t.threads = 1;
-    engine::RunControl control;
-    Quiet quiet;
-    m_run = engine::train(config, t, control, quiet).runFile;
+    m_run = test::trainConfig(config, test::scratchDir("figures"), 2);
     engine::EvalOptions e;
     e.methods = {"standard", "ood_length"};
     e.prompts = 16;
@@ -86,6 +78,7 @@ void TestFigures::initTestCase()
     e.common.bootstrapTrials = 20;
     e.common.device = "cpu";
     Silent silent;
+    engine::RunControl control;
     engine::evaluateRun(m_run, e, control, silent);
     engine::ProbeOptions p;
     p.attention = p.duplicated = p.serialPosition = true;

@@ -20,7 +20,7 @@ torch::Tensor KerpleImpl::logitBias(const PositionSpan& pos)
         else
             m_p.clamp_min_(kEps);
     }
-    const auto n = (pos.q.unsqueeze(1) - pos.k.unsqueeze(0)).clamp_min(0).to(torch::kFloat32);  // [Tq, Tk]
+    const auto n = pos.distances().to(torch::kFloat32);                                          // [Tq, Tk]
     const auto p = m_p.view({-1, 1, 1}), a = m_a.view({-1, 1, 1});                               // [h, 1, 1]
     if (m_kernel == Kernel::Log)
         return -p * torch::log1p(a * n);                                                          // [h, Tq, Tk]

@@ -33,6 +33,9 @@ struct PositionSpan {
     static PositionSpan contiguous(std::int64_t start, std::int64_t len, torch::Device device);
     /// The given ascending positions (int64 [T] on the CPU) for queries and keys, on `device`.
     static PositionSpan at(const torch::Tensor& positions, torch::Device device);
+    /// How far each key lies behind each query, max(i - j, 0): int64 [Tq, Tk] (keys after the
+    /// query read 0; the causal mask removes them). The relative biases read it.
+    torch::Tensor distances() const { return (q.unsqueeze(1) - k.unsqueeze(0)).clamp_min(0); }
 };
 
 class PositionEncodingImpl : public torch::nn::Module {

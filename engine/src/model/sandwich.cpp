@@ -39,7 +39,7 @@ torch::Tensor SandwichImpl::logitBias(const PositionSpan& pos)
         auto b = torch::tensor(profile(m_dim, count), torch::kFloat64).unsqueeze(0);  // [1, D]
         m_perDistance = (b * m_scales).to(torch::kFloat32).to(pos.q.device());       // [heads, D]
     }
-    const auto n = (pos.q.unsqueeze(1) - pos.k.unsqueeze(0)).clamp_min(0);            // [Tq, Tk]
+    const auto n = pos.distances();                                                    // [Tq, Tk]
     const auto tq = pos.q.size(0), tk = pos.k.size(0);
     return m_perDistance.index_select(1, n.reshape({-1})).view({-1, tq, tk});         // [heads, Tq, Tk]
 }

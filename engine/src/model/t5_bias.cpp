@@ -30,7 +30,7 @@ torch::Tensor T5BiasImpl::logitBias(const PositionSpan& pos)
     // gather by each (query, key) pair's distance.
     const auto distances = torch::arange(pos.maxPos + 1, pos.q.options());            // [D]
     const auto perDistance = m_table.index_select(0, buckets(distances, m_buckets, m_maxDistance));  // [D, heads]
-    const auto n = (pos.q.unsqueeze(1) - pos.k.unsqueeze(0)).clamp_min(0);           // [Tq, Tk]
+    const auto n = pos.distances();                                                   // [Tq, Tk]
     const auto tq = pos.q.size(0), tk = pos.k.size(0);
     return perDistance.index_select(0, n.reshape({-1})).view({tq, tk, -1}).permute({2, 0, 1});  // [heads, Tq, Tk]
 }
