@@ -66,9 +66,16 @@ void addRun(CLI::App& sweep, CommandTable& table)
     cmd->add_option("dir", a->dir, "Sweep folder")->required();
     cmd->add_option("--jobs,-j", a->options.jobs, "Cells at once (default: one per core)")
         ->check(inRange(0, 1024));
+    cmd->add_option("--cells-per-device,--cells-per-gpu", a->options.cellsPerDevice,
+                    "Cells at once on each device of --device (K x GPUs; instead of --jobs)")
+        ->check(inRange(1, 64));
     cmd->add_option("--threads-per-job", a->options.threadsPerJob,
                     "CPU threads per cell (default: cores / jobs)")->check(threadRange());
-    cmd->add_option("--device", a->options.device, "cpu, cuda or cuda:N");
+    cmd->add_option("--device", a->options.device,
+                    "cpu, cuda (every GPU, each cell on the least busy), or a list cuda:0,cuda:2 "
+                    "(default: every GPU, or the CPU where there is none)");
+    cmd->add_flag("--mps", a->options.mps,
+                  "Share each GPU between its cells through a private CUDA MPS daemon (nvidia-cuda-mps-control)");
     cmd->add_flag("--retry-failed", a->options.retryFailed, "Run failed cells again");
     cmd->add_flag("--quiet,-q", a->quiet, "Only say what failed");
     table.add(cmd, [a] { return runSweepRun(*a); });

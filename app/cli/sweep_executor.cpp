@@ -27,8 +27,12 @@ public:
     explicit Lines(bool quiet) : m_quiet(quiet) {}
     void onMessage(const std::string& line) override
     {
-        // Quiet: only what went wrong or stopped.
-        if (!m_quiet || line.find(" failed") != std::string::npos || line.find("stop") != std::string::npos)
+        // Quiet: only a cell that failed or stopped ("NAME failed (exit 5): …", "NAME stopped;
+        // …") and the stop itself, not the counts of the opening line ("0 failed before").
+        const auto space = line.find(' ');
+        const bool cellEnd = space != std::string::npos &&
+                             (line.compare(space, 8, " failed ") == 0 || line.compare(space, 9, " stopped;") == 0);
+        if (!m_quiet || cellEnd || line.rfind("stopping:", 0) == 0)
             std::fprintf(stderr, "%s\n", line.c_str());
     }
     void onRunning(const std::string& line) override
@@ -66,9 +70,10 @@ int runSweepRun(const SweepRunArgs& args)
     Lines lines(args.quiet);
     const auto s = executor->submit(control, lines);
     const int failed = s.failed + s.failedBefore;
-    std::fprintf(stderr, "sweep %s: %d cell%s finished now, %d stopped, %d cancelled, %d failed%s\n",
-                 executor->index().name.c_str(), s.finished, s.finished == 1 ? "" : "s", s.stopped,
-                 s.cancelledHere, failed, failed ? " (`lengen sweep status` says why)" : "");
+    if (!args.quiet || failed || s.stopped || s.cancelledHere)
+        std::fprintf(stderr, "sweep %s: %d cell%s finished now, %d stopped, %d cancelled, %d failed%s\n",
+                     executor->index().name.c_str(), s.finished, s.finished == 1 ? "" : "s", s.stopped,
+                     s.cancelledHere, failed, failed ? " (`lengen sweep status` says why)" : "");
     if (g_stops)
         return engine::exitCodeFor(engine::ErrorKind::Interrupted);
     if (failed > 0)

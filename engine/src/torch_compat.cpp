@@ -16,6 +16,7 @@
 #if LENGEN_TORCH_AT_LEAST(2, 4)
 #define LENGEN_HAS_DEVICE_AUTOCAST 1  // set_autocast_enabled(DeviceType, bool)
 #define LENGEN_HAS_FUSED_ADAMW 1      // _fused_adamw_ with a tensor learning rate
+#define LENGEN_HAS_RMS_NORM 1         // rms_norm (one fused kernel each way on CUDA from 2.8)
 #endif
 #if LENGEN_TORCH_AT_LEAST(2, 1)
 #define LENGEN_HAS_FOREACH_TENSOR 1   // _foreach_mul_(TensorList, Tensor)
@@ -180,6 +181,24 @@ torch::Tensor causalAttention(const torch::Tensor& q, const torch::Tensor& k, co
 #else
     (void)q, (void)k, (void)v, (void)scale, (void)bias;
     throw Error(ErrorKind::Internal, "fused attention needs LibTorch >= 2.1");
+#endif
+}
+
+bool hasRmsNorm()
+{
+#ifdef LENGEN_HAS_RMS_NORM
+    return true;
+#else
+    return false;
+#endif
+}
+
+torch::Tensor rmsNorm(const torch::Tensor& x, const torch::Tensor& weight, double eps)
+{
+#ifdef LENGEN_HAS_RMS_NORM
+    return at::rms_norm(x, {x.size(-1)}, weight, eps);
+#else
+    return x * torch::rsqrt(x.square().mean(-1, true) + eps) * weight;
 #endif
 }
 

@@ -9,6 +9,7 @@
 #include "train/memory_estimate.h"
 #include "model/icl_model.h"
 #include "model/attention.h"
+#include "model/attention_detail.h"
 #include "model/small_bmm.h"
 #include "torch_compat.h"
 #include "test_support.h"
@@ -65,6 +66,8 @@ private Q_SLOTS:
     void memoryEstimateCountsEachEncodingsWeights();
     void directBatchedMatmulEqualsMatmul();
     void fusedAttentionEqualsTheWrittenOutOne();
+    void fusedNormEqualsTheWrittenOutOne();
+    void deviceFusionKeepsTheForwardOnAGpu();
 };
 
 void TestModel::ropeScoreDependsOnlyOnDistance()
@@ -312,6 +315,71 @@ void TestModel::fusedAttentionEqualsTheWrittenOutOne()
             QVERIFY(torch::allclose(gFused, gWritten, 1e-5, 1e-6));
         }
     }
+}
+
+// The GPU's RMSNorm (compat::rmsNorm: LibTorch's rms_norm from 2.4, one fused kernel each way
+// on CUDA) against the formula, value and both gradients; here on the CPU.
+void TestModel::fusedNormEqualsTheWrittenOutOne()
+{
+    if (!lengen::engine::compat::hasRmsNorm())
+        QSKIP("LibTorch < 2.4 has no rms_norm (Debian's 1.13): the shim is the formula itself");
+    auto gen = at::make_generator<at::CPUGeneratorImpl>(12);
+    const auto x = (torch::randn({3, 7, 16}, gen, torch::kFloat32) * 3).requires_grad_();
+    const auto w = torch::randn({16}, gen, torch::kFloat32).requires_grad_();
+    const double eps = 1e-6;
+    const auto written = x * torch::rsqrt(x.square().mean(-1, true) + eps) * w;
+    const auto fused = lengen::engine::compat::rmsNorm(x, w, eps);
+    QVERIFY(torch::allclose(fused, written, 1e-6, 1e-6));
+    const auto weights = torch::randn({3, 7, 16}, gen, torch::kFloat32);
+    const auto gWritten = torch::autograd::grad({(written * weights).sum()}, {x, w});
+    const auto gFused = torch::autograd::grad({(fused * weights).sum()}, {x, w});
+    QVERIFY(torch::allclose(gFused[0], gWritten[0], 1e-5, 1e-6));
+    QVERIFY(torch::allclose(gFused[1], gWritten[1], 1e-5, 1e-6));
+}
+
+// On a GPU the Device path's fused norms give the forward and every gradient the written-out
+// norms give (RoPE, ALiBi), and the GPU's rotary form (one addcmul, in x's type) what the CPU's
+// gives.
+void TestModel::deviceFusionKeepsTheForwardOnAGpu()
+{
+    if (!torch::cuda::is_available() || !lengen::engine::compat::hasFusedAttention())
+        QSKIP("needs a CUDA GPU and a LibTorch with CUDA");
+    auto [xs, ys] = prompt(9);
+    xs = xs.cuda();
+    ys = ys.cuda();
+    for (const char* pe : {"rope", "alibi"}) {
+        auto model = makeModel(pe);
+        model->to(torch::kCUDA);
+        auto run = [&](bool fusion) {
+            KernelPolicy policy;
+            policy.path = LayerPath::Device;
+            policy.deviceFusion = fusion;
+            model->setKernelPolicy(policy);
+            model->zero_grad();
+            auto out = model->forward(xs, ys).predictions;
+            out.square().sum().backward();
+            std::vector<torch::Tensor> grads = {out.detach().clone()};
+            for (const auto& p : model->parameters())
+                if (p.grad().defined())
+                    grads.push_back(p.grad().clone());
+            return grads;
+        };
+        const auto plain = run(false), fused = run(true);
+        QCOMPARE(fused.size(), plain.size());
+        for (size_t i = 0; i < plain.size(); ++i)
+            QVERIFY2(torch::allclose(fused[i], plain[i], 1e-4, 1e-5), pe);
+    }
+    // Real tables (|cos|, |sin| <= 1) at positions 0..8, and x as bf16 holds it.
+    auto gen = at::make_generator<at::CPUGeneratorImpl>(13);
+    const auto x = torch::randn({2, 3, 9, 8}, gen, torch::kFloat32).to(torch::kBFloat16).to(torch::kFloat32);
+    const auto angles = torch::outer(torch::arange(9, torch::kFloat32), torch::rand({8}, gen, torch::kFloat32));
+    const auto c = angles.cos(), s = angles.sin();
+    const auto cpu = model::detail::applyRotary(x, c, s);
+    QVERIFY(torch::allclose(model::detail::applyRotary(x.cuda(), c.cuda(), s.cuda()).cpu(), cpu, 1e-5, 1e-6));
+    const auto half = model::detail::applyRotary(x.cuda().to(torch::kBFloat16), c.cuda(), s.cuda());
+    QCOMPARE(half.scalar_type(), torch::kBFloat16);  // no float32 copy of q and k
+    // bf16 tables and result: a few of bf16's 2^-8 relative steps of |x| <= ~4.
+    QVERIFY(torch::allclose(half.cpu().to(torch::kFloat32), cpu, 2e-2, 5e-2));
 }
 
 QTEST_APPLESS_MAIN(TestModel)

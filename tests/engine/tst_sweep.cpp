@@ -303,7 +303,10 @@ void TestSweep::interruptedSweepResumesBitwise()
     auto r = run({"sweep", "new", config, "--pe", "rope", "--seeds", "2", "--no-eval", "--out", S});
     QVERIFY2(r.code == 0, qPrintable(r.err));
     QProcess sweep;
-    sweep.start(LENGEN_CLI_PATH, {"sweep", "run", S, "--jobs", "2", "--threads-per-job", "1"});
+    // Two cells at once on the CPU through --cells-per-device (its GPU bookkeeping without a GPU:
+    // tst_sweep_devices).
+    sweep.start(LENGEN_CLI_PATH, {"sweep", "run", S, "--device", "cpu", "--cells-per-device", "2",
+                                  "--threads-per-job", "1"});
     QVERIFY(sweep.waitForStarted());
     // Wait until both cells have checkpoints, then Ctrl-C the executor only.
     const engine::SweepPaths paths{S.toStdString()};
@@ -324,7 +327,7 @@ void TestSweep::interruptedSweepResumesBitwise()
     QVERIFY(sweep.waitForFinished(60000));
     const QString err = QString::fromUtf8(sweep.readAllStandardError());
     QVERIFY2(sweep.exitCode() == 130, qPrintable(err));
-    QVERIFY2(err.contains("stopped"), qPrintable(err));
+    QVERIFY2(err.contains("stopped") && err.contains("2 at a time (2 per device) on cpu"), qPrintable(err));
     for (const char* cell : {"000-rope-s1", "001-rope-s2"}) {
         const auto info = engine::readRunInfo(paths.runFile(cell));
         QCOMPARE(info.status, std::string("cancelled"));
@@ -333,10 +336,17 @@ void TestSweep::interruptedSweepResumesBitwise()
     r = run({"sweep", "status", S});
     QVERIFY2(r.code == 8 && r.out.count(QRegularExpression("^\\d{3}-\\S+ +stopped ", QRegularExpression::MultilineOption)) == 2,
              qPrintable(r.out));
-    r = run({"sweep", "run", S, "--jobs", "2", "--threads-per-job", "1"});
+    // Each cell resumes alone: the second as `sweep run-cell` does it, the first by the sweep.
+    r = run({"sweep", "run-cell", S, "1", "--threads", "1", "--device", "cpu", "-q"});
     QVERIFY2(r.code == 0, qPrintable(r.err));
+    r = run({"sweep", "status", S});
+    QVERIFY2(r.code == 8 && r.out.contains(QRegularExpression("^001-rope-s2 +done ", QRegularExpression::MultilineOption)),
+             qPrintable(r.out));
+    r = run({"sweep", "run", S, "--device", "cpu", "--threads-per-job", "1"});
+    QVERIFY2(r.code == 0 && r.err.contains("1 to run"), qPrintable(r.err));
     // The resumed cell equals a run that was never interrupted (same seed, one thread).
-    r = run({"train", config, "--seed", "2", "--threads", "1", "--out", QString::fromStdString(dir + "/plain"), "-q"});
+    r = run({"train", config, "--seed", "2", "--threads", "1", "--device", "cpu", "--out",
+             QString::fromStdString(dir + "/plain"), "-q"});
     QVERIFY2(r.code == 0, qPrintable(r.err));
     const auto plain = engine::readTrainLog(r.out.trimmed().toStdString());
     const auto resumed = engine::readTrainLog(paths.runFile("001-rope-s2"));

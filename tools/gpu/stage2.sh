@@ -15,7 +15,14 @@
 #   6. GPT-2 under torch.compile (last: its compiles may take the rest of the call).
 #   p. LenGen's own kernels by time (bench_step's LENGEN_BENCH_TOP), graphed and not;
 #   l. stage 1's grid for LenGen alone.
-#   Stages run in the order 1 2 3 5 4 p l 6.
+#   m. Mamba's parallel scan: bench_scan (the scan alone, loop against parallel, values and
+#      gradients) and the standard Mamba step with it and with the loop (LENGEN_PARALLEL_SCAN=0).
+#   f. the Device path's fused norms (LibTorch's rms_norm) and bf16 rotary: the standard step
+#      with LENGEN_DEVICE_FUSION=0 and 1 (norms only; compare their first losses, same batch),
+#      N = 101, 201.
+#   c. `lengen sweep run --cells-per-device 2` on the device, plain and with --mps: 4 cells of
+#      the quick RoPE preset (1,000 steps, training only), wall time and every cell done.
+#   Stages run in the order 1 2 3 5 4 p l m f c 6.
 #   tools/gpu/stage2.sh OUT [BUILD_DIR] [STAGES=12345]
 set -uo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)
@@ -157,7 +164,7 @@ with open(sys.argv[3], "a") as f:
     f.write(json.dumps({"kind": "gpt2_dropout_repeat", "logged": int(len(a)), "bitwise_equal": same,
                         "last": float(a[-1]) if len(a) else None}) + "\n")
 PY
-    # Mamba's scan is the per-position loop on both sides: few steps, one length.
+    # PyTorch runs Mamba's scan position by position (so did LenGen before stage m): few steps.
     for v in "gpt2 101 20" "mamba 51 8"; do
         [[ $models == *${v%% *}* ]] || continue
         set -- $v
@@ -222,6 +229,49 @@ if [[ $stages == *l* ]]; then  # LenGen alone, stage 1's grid (for a machine's o
     say "l. standard step, LenGen alone"
     prepare rope configs/tasks/linear_regression/rope.yaml
     for n in 51 101 201; do for p in fp32 tf32 bf16; do lengen rope $p $n; done; done
+fi
+if [[ $stages == *m* ]]; then
+    say "m. Mamba's parallel scan on the device"
+    for t in 102 202; do
+        LENGEN_BENCH_DEVICE=cuda timeout 120 "$build/bench/bench_scan" $t 64 512 16 5 | tee -a "$res"
+    done
+    prepare mamba configs/tasks/linear_regression/mamba.yaml
+    for n in 51 101; do for p in fp32 bf16; do lengen mamba $p $n 10; done; done
+    # The loop it replaces, one length (the loop is slow: few steps).
+    for p in fp32 bf16; do
+        read -r l s < <(LENGEN_PARALLEL_SCAN=0 LENGEN_BENCH_DEVICE=cuda LENGEN_BENCH_PRECISION=$p timeout 150 "$B" \
+            "$(runh5 "$work/mamba")" 6 4 51 2>&1 | awk '/^loss0/ {l=$2} /^steps\/s/ {s=$2} END {print l, s}')
+        echo "   lengen mamba $p N=51, scan as a loop: loss0 ${l:-?} steps/s ${s:-failed}"
+        emit kind=step impl=lengen-scan-loop model=mamba precision=$p N=51 loss0="${l:-}" steps_per_s="${s:-}"
+    done
+    [[ $stages == *3* ]] || { pytorch mamba fp32 51 eager 8; pytorch mamba bf16 51 eager 8; }
+fi
+if [[ $stages == *f* ]]; then
+    say "f. fused norms on the device: LENGEN_DEVICE_FUSION=0 against 1 (standard RoPE)"
+    prepare rope configs/tasks/linear_regression/rope.yaml
+    for n in 101 201; do for p in bf16 tf32; do for f in 0 1; do
+        read -r l s < <(LENGEN_DEVICE_FUSION=$f LENGEN_BENCH_DEVICE=cuda LENGEN_BENCH_PRECISION=$p timeout 120 "$B" \
+            "$(runh5 "$work/rope")" 30 4 $n 2>&1 | awk '/^loss0/ {l=$2} /^steps\/s/ {s=$2} END {print l, s}')
+        echo "   lengen rope $p N=$n fusion=$f: loss0 ${l:-?} steps/s ${s:-failed}"
+        emit kind=step impl=lengen-fusion-$f model=rope precision=$p N=$n loss0="${l:-}" steps_per_s="${s:-}"
+    done; done; done
+fi
+if [[ $stages == *c* ]]; then
+    say "c. sweep cells per device (4 quick RoPE cells, 1,000 steps)"
+    "$L" sweep new configs/quick/linear_regression_rope.yaml --seeds 4 --no-eval \
+        --set training.max_steps=1000 --out "$work/sweep-base" -q >/dev/null || echo "   sweep new failed"
+    for v in "1 plain" "2 plain" "2 mps"; do
+        set -- $v
+        rm -rf "$work/sweep-$1-$2"; cp -r "$work/sweep-base" "$work/sweep-$1-$2"
+        flags=(--device cuda --cells-per-device "$1" --threads-per-job 2)
+        [[ $2 == mps ]] && flags+=(--mps)
+        t=$SECONDS
+        timeout 240 "$L" sweep run "$work/sweep-$1-$2" "${flags[@]}" -q 2>"$out/sweep-$1-$2.log"
+        rc=$? secs=$((SECONDS - t))
+        done_cells=$("$L" sweep status "$work/sweep-$1-$2" 2>/dev/null | grep -c " done ")
+        echo "   cells-per-device $1 $2: exit $rc, $done_cells of 4 done, $secs s"; tail -2 "$out/sweep-$1-$2.log"
+        emit kind=sweep_cells per_device="$1" mode="$2" exit="$rc" done="$done_cells" seconds="$secs"
+    done
 fi
 if [[ $stages == *6* ]]; then  # last: compiling may take the rest of the call
     say "6. GPT-2 under torch.compile"

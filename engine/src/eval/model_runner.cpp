@@ -51,10 +51,11 @@ ForwardPlan planForward(const RunConfig& c, std::int64_t batch, std::int64_t tok
     const double t = double(tokens), hidden = c.model.hiddenSize;
     ForwardPlan plan;
     // Activations alive in one layer: ~8 [T, H] tensors plus the MLP's [T, 4H] ones (Llama's
-    // SwiGLU holds 3), Mamba's scan state [T, 2H, n] and its projections.
+    // SwiGLU holds 3), Mamba's scan state [T, 2H, n] and its projections: the CPU kernel keeps
+    // a row's state, the GPU's parallel scan up to eight whole copies (parallel_scan.cpp).
     double act = t * (8 * hidden + 3 * std::max(c.model.intermediateSize, 4 * c.model.hiddenSize));
     if (c.model.backbone == Backbone::Mamba)
-        act += t * 2 * hidden * (3.0 * c.model.stateSize + 8);
+        act += t * 2 * hidden * ((gpu ? 8.0 : 3.0) * c.model.stateSize + 8);
     act *= 4;
     // Attention: scores, scores + bias + mask, probabilities: three [heads, T, T] float32.
     const double heads = c.model.backbone == Backbone::Mamba ? 0 : c.model.numHeads;

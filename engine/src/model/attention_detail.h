@@ -14,6 +14,17 @@ inline torch::Tensor rotateHalf(const torch::Tensor& x)
     return torch::cat({-x.slice(-1, half), x.slice(-1, 0, half)}, -1);
 }
 
+/// x*cos + rot(x)*sin for x [B, h, T, d] and tables [T, d]. On a GPU in x's own type (bf16
+/// under autocast: the [T, d] tables are cast, instead of q and k promoted to float32 and cast
+/// back for the fused attention) and with one addcmul for the product and sum.
+inline torch::Tensor applyRotary(const torch::Tensor& x, const torch::Tensor& cos, const torch::Tensor& sin)
+{
+    if (!x.is_cuda())
+        return x * cos + rotateHalf(x) * sin;
+    const auto type = x.scalar_type();
+    return torch::addcmul(x * cos.to(type), rotateHalf(x), sin.to(type));
+}
+
 /// Copies the captured rows (`rows`, int64 [R] on the CPU) that fall in [r0, r1) from a block
 /// of weights `probs` [B, h, r1-r0, r1] into `kept` [B, h, R, T].
 inline void captureRows(torch::Tensor& kept, const torch::Tensor& rows, const torch::Tensor& probs,

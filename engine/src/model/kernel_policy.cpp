@@ -10,6 +10,8 @@ KernelPolicy chooseKernelPolicy(bool cuda, std::shared_ptr<const kernels::Kernel
 {
     KernelPolicy p;
     p.kernelContext = std::move(context);
+    p.parallelScan = switches.parallelScan;
+    p.deviceFusion = switches.deviceFusion;
     if (cuda)
         p.path = compat::hasFusedAttention() && switches.fusedAttention ? LayerPath::Device
                                                                         : LayerPath::Module;

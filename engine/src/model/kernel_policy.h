@@ -11,7 +11,8 @@
 //   Device  A GPU: the module path with LibTorch's fused scaled_dot_product_attention where no
 //           scores are asked for (attention.cpp).
 //
-// The Mamba scan's CPU kernel uses the context under every path.
+// The Mamba scan's CPU kernel uses the context under every path; elsewhere (a GPU, float64) the
+// scan is parallel unless SessionSwitches::parallelScan is off.
 
 #include <memory>
 
@@ -26,6 +27,17 @@ struct KernelPolicy {
     LayerPath path = LayerPath::Module;
     /// The session's threads; null: one thread (KernelContext::serial()).
     std::shared_ptr<const kernels::KernelContext> kernelContext;
+    /// Mamba's scan where the CPU kernel does not apply: parallel (parallel_scan.h) or the loop.
+    bool parallelScan = true;
+    /// On the Device path, norms as LibTorch's fused kernel (compat::rmsNorm).
+    bool deviceFusion = true;
+
+    /// Whether a layer over `x` takes LibTorch's fused device kernels (norms; attention itself
+    /// follows `path`).
+    bool fusesOnDevice(const torch::Tensor& x) const
+    {
+        return path == LayerPath::Device && deviceFusion && x.is_cuda();
+    }
 
     const kernels::KernelContext& context() const
     {

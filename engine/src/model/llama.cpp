@@ -3,6 +3,7 @@
 #include "lengen/engine/config.h"
 #include "lengen/engine/encodings.h"
 #include "model/fused_layer.h"
+#include "torch_compat.h"
 
 namespace lengen::engine::model {
 
@@ -11,8 +12,10 @@ RmsNormImpl::RmsNormImpl(int hidden, double eps) : m_eps(eps)
     m_weight = register_parameter("weight", torch::ones({hidden}));
 }
 
-torch::Tensor RmsNormImpl::forward(const torch::Tensor& x)
+torch::Tensor RmsNormImpl::forward(const torch::Tensor& x, bool fused)
 {
+    if (fused)
+        return compat::rmsNorm(x, m_weight, m_eps);
     return x * torch::rsqrt(x.square().mean(-1, true) + m_eps) * m_weight;
 }
 
@@ -64,8 +67,9 @@ torch::Tensor LlamaLayerImpl::forward(const torch::Tensor& h, const PositionSpan
         p.eps = m_inputNorm->eps();
         return fusedLlamaLayer(h, p, cos, sin, cosK, sinK, pe->logitBias(pos), policy.context());
     }
-    auto x = h + m_attn(m_inputNorm(h), pos, tap, policy.path);
-    return x + m_mlp(m_postNorm(x));
+    const bool fuse = policy.fusesOnDevice(h);
+    auto x = h + m_attn(m_inputNorm(h, fuse), pos, tap, policy.path);
+    return x + m_mlp(m_postNorm(x, fuse));
 }
 
 LlamaImpl::LlamaImpl(const RunConfig& config)
@@ -89,7 +93,7 @@ torch::Tensor LlamaImpl::forward(const torch::Tensor& h, const PositionSpan& pos
     auto x = h;
     for (auto& layer : m_layerList)
         x = layer->forward(x, pos, tap, m_policy);
-    return m_norm(x);
+    return m_norm(x, m_policy.fusesOnDevice(x));
 }
 
 }  // namespace lengen::engine::model

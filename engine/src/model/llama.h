@@ -18,7 +18,8 @@ namespace lengen::engine::model {
 class RmsNormImpl : public torch::nn::Module {
 public:
     RmsNormImpl(int hidden, double eps);
-    torch::Tensor forward(const torch::Tensor& x);
+    /// `fused`: LibTorch's rms_norm (one kernel each way on a GPU; KernelPolicy::fusesOnDevice).
+    torch::Tensor forward(const torch::Tensor& x, bool fused = false);
     const torch::Tensor& weight() const { return m_weight; }
     double eps() const { return m_eps; }
 

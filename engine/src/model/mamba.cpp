@@ -36,7 +36,7 @@ MambaMixerImpl::MambaMixerImpl(const MambaSizes& s) : m_s(s)
 }
 
 torch::Tensor MambaMixerImpl::forward(const torch::Tensor& u, double dtScale,
-                                      const kernels::KernelContext& kernels)
+                                      const KernelPolicy& policy)
 {
     const auto t = u.size(1);
     auto xz = m_inProj(u);                                            // [B, T, 2E]
@@ -51,7 +51,8 @@ torch::Tensor MambaMixerImpl::forward(const torch::Tensor& u, double dtScale,
     if (dtScale != 1.0)  // mamba_dt: a shorter step forgets more slowly over a longer prompt
         delta = delta * dtScale;
     auto a = -torch::exp(m_aLog);                                     // [E, N]
-    auto y = selectiveScan(kernels, v, delta, a, bm, cm, m_d);        // [B, T, E]
+    auto y = selectiveScan(policy.context(), v, delta, a, bm, cm, m_d,  // [B, T, E]
+                           policy.parallelScan);
     return m_outProj(y * torch::silu(z));
 }
 
@@ -103,7 +104,7 @@ torch::Tensor MambaBlockImpl::forward(const torch::Tensor& h, double dtScale,
         p.eps = m_norm->eps();
         return fusedMambaBlock(h, p, policy.context());
     }
-    return h + m_mixer->forward(m_norm(h), dtScale, policy.context());
+    return h + m_mixer->forward(m_norm(h, policy.fusesOnDevice(h)), dtScale, policy);
 }
 
 MambaImpl::MambaImpl(const MambaSizes& sizes, int layers)
@@ -125,7 +126,7 @@ torch::Tensor MambaImpl::forward(const torch::Tensor& h, const PositionSpan&,
     auto x = h;
     for (auto& block : m_blocks)
         x = block->forward(x, dtScale, m_policy);
-    return m_norm(x);
+    return m_norm(x, m_policy.fusesOnDevice(x));
 }
 
 void MambaImpl::initialise(at::Generator& gen)

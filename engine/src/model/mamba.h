@@ -28,7 +28,7 @@ public:
     /// [B, T, H] -> [B, T, H]; `dtScale` multiplies the step Delta (mamba_dt, evaluation only).
     /// u [B, T, H] -> [B, T, H]; the scan runs on `kernels`' threads.
     torch::Tensor forward(const torch::Tensor& u, double dtScale,
-                          const kernels::KernelContext& kernels);
+                          const KernelPolicy& policy);
     /// HF Mamba initialisation from `gen` (PyTorch-default Linear/conv init, dt bias as
     /// inverse softplus of a log-uniform step in [1e-3, 1e-1], A_log = ln(n + 1), D = 1).
     void initialise(at::Generator& gen);

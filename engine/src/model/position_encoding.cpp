@@ -118,13 +118,13 @@ void RotaryImpl::rotate(torch::Tensor& q, torch::Tensor& k, const PositionSpan& 
                         const Intervention* edit)
 {
     auto [cq, sq] = cosSin(pos.q, pos.maxPos, edit);  // [Tq, d]
-    q = q * cq + detail::rotateHalf(q) * sq;
+    q = detail::applyRotary(q, cq, sq);
     if (pos.k.is_same(pos.q)) {  // self-attention over one span (training): same table
-        k = k * cq + detail::rotateHalf(k) * sq;
+        k = detail::applyRotary(k, cq, sq);
         return;
     }
     auto [ck, sk] = cosSin(pos.k, pos.maxPos, edit);  // [Tk, d]
-    k = k * ck + detail::rotateHalf(k) * sk;
+    k = detail::applyRotary(k, ck, sk);
 }
 
 std::pair<torch::Tensor, torch::Tensor> RotaryImpl::rotaryTables(const PositionSpan& pos)

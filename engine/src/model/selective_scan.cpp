@@ -4,6 +4,7 @@
 
 #include "model/cpu_scan.h"
 #include "model/fused_common.h"
+#include "model/parallel_scan.h"
 
 namespace lengen::engine::model {
 
@@ -92,11 +93,12 @@ torch::Tensor selectiveScanNaive(const torch::Tensor& v, const torch::Tensor& de
 torch::Tensor selectiveScan(const kernels::KernelContext& context, const torch::Tensor& v,
                             const torch::Tensor& delta, const torch::Tensor& A,
                             const torch::Tensor& Bm, const torch::Tensor& Cm,
-                            const torch::Tensor& D)
+                            const torch::Tensor& D, bool parallel)
 {
-    const bool kernel = v.device().is_cpu() && v.scalar_type() == torch::kFloat32;
-    return kernel ? SelectiveScanFunction::apply(v, delta, A, Bm, Cm, D, &context)
-                  : selectiveScanNaive(v, delta, A, Bm, Cm, D);
+    if (v.device().is_cpu() && v.scalar_type() == torch::kFloat32)
+        return SelectiveScanFunction::apply(v, delta, A, Bm, Cm, D, &context);
+    return parallel ? selectiveScanParallel(v, delta, A, Bm, Cm, D)
+                    : selectiveScanNaive(v, delta, A, Bm, Cm, D);
 }
 
 }  // namespace lengen::engine::model

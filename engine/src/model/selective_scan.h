@@ -3,7 +3,8 @@
 //   s_t = exp(delta_t * A) * s_{t-1} + delta_t * B_t * v_t,   y_t = <s_t, C_t> + D * v_t
 // CPU: the vectorised kernels of model/cpu_scan.h over (batch, channel) rows that never
 // store the [B, T, E, N] state history (the backward recomputes one row's states, T x N
-// floats). Other devices: the naive recurrence in tensor ops (correct, slower).
+// floats). Other devices (and other dtypes): the parallel scan of model/parallel_scan.h, or the
+// naive recurrence in tensor ops where `parallel` is false (LENGEN_PARALLEL_SCAN=0).
 
 #include <torch/torch.h>
 
@@ -16,7 +17,7 @@ namespace lengen::engine::model {
 torch::Tensor selectiveScan(const kernels::KernelContext& context, const torch::Tensor& v,
                             const torch::Tensor& delta, const torch::Tensor& A,
                             const torch::Tensor& Bm, const torch::Tensor& Cm,
-                            const torch::Tensor& D);
+                            const torch::Tensor& D, bool parallel = true);
 
 /// The same recurrence written step by step with tensor ops (autograd does the backward).
 /// The reference implementation the kernel is tested against, and the non-CPU path.

@@ -13,6 +13,8 @@
 #include <chrono>
 #include <cstdlib>
 
+extern char** environ;
+
 namespace lengen::engine::sweep {
 
 namespace {
@@ -89,6 +91,22 @@ CommandResult runCommand(const std::vector<std::string>& args, double timeoutSec
     result.exitCode = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
     result.started = !(WIFEXITED(status) && WEXITSTATUS(status) == 127 && result.output.empty());
     return result;
+}
+
+std::vector<std::string> environmentWith(const std::vector<std::string>& extra)
+{
+    auto name = [](const std::string& entry) { return entry.substr(0, entry.find('=')); };
+    std::vector<std::string> env;
+    for (char** e = environ; e && *e; ++e) {
+        const std::string entry = *e;
+        bool replaced = false;
+        for (const auto& x : extra)
+            replaced = replaced || name(x) == name(entry);
+        if (!replaced)
+            env.push_back(entry);
+    }
+    env.insert(env.end(), extra.begin(), extra.end());
+    return env;
 }
 
 std::string firstLine(const std::string& text)

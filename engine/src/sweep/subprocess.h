@@ -17,6 +17,11 @@ struct CommandResult {
 /// Runs argv[0] (searched on PATH and in /usr/sbin) with stdin from /dev/null.
 CommandResult runCommand(const std::vector<std::string>& argv, double timeoutSeconds);
 
+/// This process's environment with `extra` ("NAME=value" each) set over it, for a child's envp
+/// (posix_spawn): a child gets variables without this process changing its own (setenv is
+/// not thread-safe, and a user's own values must survive).
+std::vector<std::string> environmentWith(const std::vector<std::string>& extra);
+
 /// The first line of `text` that is not empty, trimmed (for one-line messages).
 std::string firstLine(const std::string& text);
 

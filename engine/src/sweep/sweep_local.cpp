@@ -17,13 +17,15 @@
 #include <cstring>
 #include <fstream>
 #include <map>
+#include <optional>
 #include <thread>
 
 #include "lengen/engine/errors.h"
 #include "lengen/engine/sweep_run.h"
+#include "lengen/engine/trainer.h"
 #include "sweep/job_record.h"
-
-extern char** environ;
+#include "sweep/mps.h"
+#include "sweep/subprocess.h"
 
 namespace lengen::engine {
 
@@ -54,10 +56,47 @@ struct Child {
     pid_t pid = 0;
     const SweepCell* cell = nullptr;
     std::chrono::steady_clock::time_point started;
+    std::string device;
+};
+
+// The devices cells share and how many are running on each; a new cell takes the least busy
+// (the first of equals), so K x G cells start K on each of G GPUs.
+class DeviceSlots {
+public:
+    explicit DeviceSlots(std::vector<std::string> devices) : m_devices(std::move(devices))
+    {
+        for (const auto& d : m_devices)
+            m_running[d] = 0;
+    }
+    std::string take()
+    {
+        const std::string* best = &m_devices.front();
+        for (const auto& d : m_devices)
+            if (m_running[d] < m_running[*best])
+                best = &d;
+        ++m_running[*best];
+        return *best;
+    }
+    void give(const std::string& device) { --m_running[device]; }
+    size_t size() const { return m_devices.size(); }
+    // " on cuda:0, cuda:1" (nothing for one unnamed device: each cell's default).
+    std::string describe() const
+    {
+        if (m_devices.size() == 1 && m_devices.front().empty())
+            return "";
+        std::string text;
+        for (const auto& d : m_devices)
+            text += (text.empty() ? " on " : ", ") + d;
+        return text;
+    }
+
+private:
+    std::vector<std::string> m_devices;
+    std::map<std::string, int> m_running;
 };
 
 pid_t spawnCell(const std::string& exe, const SweepPaths& paths, const SweepCell& cell, int threads,
-                const std::string& device)
+                const std::string& device, const std::vector<std::string>& extraEnv)
 {
     std::vector<std::string> args = {"lengen", "sweep", "run-cell", paths.root, std::to_string(cell.index),
                                      "--threads", std::to_string(threads)};
@@ -85,7 +124,12 @@ pid_t spawnCell(const std::string& exe, const SweepPaths& paths, const SweepCell
     posix_spawnattr_setsigdefault(&attr, &defaults);
     posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETPGROUP | POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF);
     pid_t pid = 0;
-    const int rc = posix_spawn(&pid, exe.c_str(), &files, &attr, argv.data(), environ);
+    std::vector<std::string> env = sweep::environmentWith(extraEnv);  // MPS's pipe, when asked
+    std::vector<char*> envp;
+    for (auto& e : env)
+        envp.push_back(e.data());
+    envp.push_back(nullptr);
+    const int rc = posix_spawn(&pid, exe.c_str(), &files, &attr, argv.data(), envp.data());
     posix_spawn_file_actions_destroy(&files);
     posix_spawnattr_destroy(&attr);
     if (rc != 0)
@@ -102,6 +146,23 @@ public:
             m_options.executable = lengenExecutable();
         if (m_options.executable.empty())
             throw Error(ErrorKind::Io, "cannot find the lengen executable to run the cells with");
+        if (m_options.devices.empty())  // the studio and tests give `device` alone
+            m_options.devices = resolveSweepDevices(m_options.device);
+        if (m_options.cellsPerDevice > 0 && m_options.jobs > 0)
+            throw Error(ErrorKind::Usage, "--jobs and --cells-per-device both say how many cells run at once: "
+                                          "give one of them");
+        if (m_options.mps) {
+            for (const auto& d : m_options.devices)
+                if (d.rfind("cuda", 0) != 0)
+                    throw Error(ErrorKind::Config, "--mps shares GPUs between cells, and " +
+                                                       (d.empty() ? std::string("no GPU is usable here") : d + " is not one") +
+                                                       ": run the sweep without --mps");
+            if (m_options.mpsControl.empty())
+                m_options.mpsControl = sweep::findMpsControl();
+            if (m_options.mpsControl.empty())
+                throw Error(ErrorKind::Config, "--mps: nvidia-cuda-mps-control is not on PATH (it comes with the "
+                                               "NVIDIA driver); run the sweep without --mps");
+        }
     }
 
     void cancel() override { m_cancel.store(true); }
@@ -194,17 +255,27 @@ SweepRunSummary LocalExecutor::submit(RunControl& control, SweepObserver& obs)
             summary.jobs.push_back({m_dir, cell->index, cell->name, "local", record.jobId, {}});
     }
     const int cores = int(std::max(1u, std::thread::hardware_concurrency()));
-    const int jobs = std::max(1, std::min<int>(m_options.jobs > 0 ? m_options.jobs : cores,
-                                               int(std::max<size_t>(todo.size(), 1))));
+    DeviceSlots devices(m_options.devices);
+    const int perDevice = m_options.cellsPerDevice;
+    const int atOnce = perDevice > 0 ? perDevice * int(devices.size()) : m_options.jobs > 0 ? m_options.jobs : cores;
+    const int jobs = std::max(1, std::min<int>(atOnce, int(std::max<size_t>(todo.size(), 1))));
     const int threads = m_options.threadsPerJob > 0 ? m_options.threadsPerJob : std::max(1, cores / jobs);
     obs.onMessage("sweep " + m_index.name + ": " + std::to_string(summary.cells) + " cells: " +
                   std::to_string(summary.done) + " done, " + std::to_string(summary.elsewhere) +
                   " running elsewhere, " + std::to_string(summary.failedBefore) + " failed before" +
                   (summary.failedBefore && !m_options.retryFailed ? " (retry failed cells to run them again)" : "") +
-                  ", " + std::to_string(todo.size()) + " to run, " + std::to_string(jobs) + " at a time with " +
+                  ", " + std::to_string(todo.size()) + " to run, " + std::to_string(jobs) + " at a time" +
+                  (perDevice > 0 ? " (" + std::to_string(perDevice) + " per device)" : "") + devices.describe() + " with " +
                   std::to_string(threads) + " thread" + (threads == 1 ? "" : "s") + " each; logs in " + m_dir +
                   "/logs");
     obs.onCells(0, summary.taken, -1);
+    // Started before the first cell and quit after the last has ended (children are waited for
+    // below, also when something throws).
+    std::optional<sweep::MpsDaemon> mps;
+    if (m_options.mps && !todo.empty()) {
+        mps.emplace(m_options.mpsControl);
+        obs.onMessage("MPS: the cells share each GPU through a private MPS daemon (" + mps->pipeDirectory() + ")");
+    }
 
     std::map<pid_t, Child> running;
     size_t next = 0;
@@ -223,10 +294,13 @@ SweepRunSummary LocalExecutor::submit(RunControl& control, SweepObserver& obs)
                     obs.onCells(ended, summary.taken, -1);
                     continue;
                 }
-                const pid_t pid = spawnCell(m_options.executable, paths, *cell, threads, m_options.device);
-                running[pid] = {pid, cell, std::chrono::steady_clock::now()};
+                const std::string device = devices.take();
+                const pid_t pid = spawnCell(m_options.executable, paths, *cell, threads, device,
+                                            mps ? mps->environment() : std::vector<std::string>{});
+                running[pid] = {pid, cell, std::chrono::steady_clock::now(), device};
                 obs.onMessage("[" + std::to_string(next) + "/" + std::to_string(todo.size()) + "] " + cell->name +
-                              " started");
+                              " started" +
+                              (device.empty() ? "" : " on " + device));
             }
             if (running.empty())
                 break;
@@ -262,6 +336,7 @@ SweepRunSummary LocalExecutor::submit(RunControl& control, SweepObserver& obs)
                 continue;
             const Child child = it->second;
             running.erase(it);
+            devices.give(child.device);
             ++ended;
             const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - child.started).count();
             const int code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);

@@ -66,6 +66,8 @@ SessionSwitches sessionSwitchesFromEnvironment()
     s.fused = !off("LENGEN_FUSED");
     s.fusedAttention = !off("LENGEN_FUSED_ATTENTION");
     s.cudaGraphs = !off("LENGEN_CUDA_GRAPHS");
+    s.parallelScan = !off("LENGEN_PARALLEL_SCAN");
+    s.deviceFusion = !off("LENGEN_DEVICE_FUSION");
     s.threadPolicy = std::getenv("LENGEN_NO_THREAD_POLICY") == nullptr;
     return s;
 }

@@ -112,6 +112,49 @@ std::string resolveDevice(const std::string& requested)
     throw Error(ErrorKind::Usage, "unknown device '" + requested + "' (cpu, cuda, cuda:N)");
 }
 
+std::vector<std::string> resolveSweepDevices(const std::string& requested)
+{
+    std::string list = requested;
+    if (list.empty() || list == "auto") {
+        if (!torch::cuda::is_available())
+            return {""};
+        list = "cuda";
+    }
+    std::vector<std::string> devices;
+    auto add = [&](const std::string& device) {
+        if (std::find(devices.begin(), devices.end(), device) != devices.end())
+            throw Error(ErrorKind::Usage, "--device " + requested + " names " + device + " twice");
+        devices.push_back(device);
+    };
+    for (size_t start = 0; start <= list.size();) {
+        const size_t comma = std::min(list.find(',', start), list.size());
+        const std::string item = list.substr(start, comma - start);
+        start = comma + 1;
+        if (item.empty())
+            throw Error(ErrorKind::Usage, "--device '" + requested + "': an empty name in the list");
+        const std::string device = resolveDevice(item);  // throws for unknown names and no GPU
+        if (device == "cpu") {
+            add(device);
+            continue;
+        }
+        const int gpus = static_cast<int>(torch::cuda::device_count());
+        if (item == "cuda") {
+            for (int i = 0; i < gpus; ++i)
+                add("cuda:" + std::to_string(i));
+            continue;
+        }
+        const std::string index = device.rfind("cuda:", 0) == 0 ? device.substr(5) : "";
+        if (index.empty() || index.find_first_not_of("0123456789") != std::string::npos || index.size() > 4)
+            throw Error(ErrorKind::Usage, "--device " + requested + ": '" + item + "' is not cuda:N");
+        const int n = std::stoi(index);
+        if (n >= gpus)
+            throw Error(ErrorKind::Config, "--device " + requested + ": there is no " + device + " (this machine has " +
+                                               std::to_string(gpus) + " GPU" + (gpus == 1 ? "" : "s") + ")");
+        add("cuda:" + std::to_string(n));  // cuda:00 is cuda:0
+    }
+    return devices;
+}
+
 RunSummary train(RunConfig config, const TrainOptions& options, RunControl& control,
                  TrainObserver& observer)
 {

@@ -14,6 +14,10 @@ struct SessionSwitches {
     bool fused = true;           ///< CPU training as fused layers (false: modules op by op; LENGEN_FUSED=0)
     bool fusedAttention = true;  ///< LibTorch's fused attention on a GPU (LENGEN_FUSED_ATTENTION=0)
     bool cudaGraphs = true;      ///< a GPU step as one CUDA graph (LENGEN_CUDA_GRAPHS=0)
+    /// Mamba's scan off the CPU as a parallel scan (false: position by position; LENGEN_PARALLEL_SCAN=0)
+    bool parallelScan = true;
+    /// On a GPU, RMSNorm as LibTorch's fused kernel (LENGEN_DEVICE_FUSION=0: written out)
+    bool deviceFusion = true;
     /// LenGen's thread and allocator policy (src/train/threads.cpp); false: one kernel thread,
     /// LibTorch's and BLAS's defaults, glibc's allocator defaults (LENGEN_NO_THREAD_POLICY,
     /// what bench/train_speed.sh compares against).

@@ -131,7 +131,17 @@ protected:
 struct LocalSweepOptions {
     int jobs = 0;                                  ///< cells at once; 0 = one per core
     int threadsPerJob = 0;                         ///< 0 = cores / jobs
-    std::string device;
+    std::string device;                            ///< every cell's --device when `devices` is empty
+    /// The devices the cells share: each cell starts on the one running the fewest cells, the
+    /// first of those in this order. Empty: resolveSweepDevices(device) (every GPU for "cuda").
+    std::vector<std::string> devices;
+    /// Cells at once on each device (`--cells-per-device`): jobs = K x devices; 0 = `jobs`.
+    /// Giving both is a usage error.
+    int cellsPerDevice = 0;
+    /// Start a private CUDA MPS daemon for the cells' lifetime (sweep/mps.h). Every device must
+    /// then be a GPU.
+    bool mps = false;
+    std::string mpsControl;                        ///< "" = nvidia-cuda-mps-control on PATH
     bool retryFailed = false;
     std::string executable;                        ///< "" = lengenExecutable()
     /// Stop requests counted by a signal handler (the CLI's Ctrl-C): one SIGTERM to every

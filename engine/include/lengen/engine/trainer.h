@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "lengen/engine/config.h"
 #include "lengen/engine/observer.h"
@@ -45,5 +46,11 @@ RunSummary resume(const std::string& runFile, const TrainOptions& options, RunCo
 
 /// "cpu" or "cuda:0" etc. for a requested device string ("" = best available).
 std::string resolveDevice(const std::string& requested);
+
+/// The devices a sweep's cells share, from `sweep run --device`: "cuda" is every visible GPU
+/// (cuda:0 … cuda:G-1), a comma list names its own ("cuda:0,cuda:2"), "cpu" the CPU; ""
+/// (auto) every GPU, or {""} (each cell's default, the CPU) where there is none. Throws
+/// Error(Config) for a GPU that is not there, Error(Usage) for a name given twice or unknown.
+std::vector<std::string> resolveSweepDevices(const std::string& requested);
 
 }  // namespace lengen::engine

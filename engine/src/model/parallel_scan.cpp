@@ -1,0 +1,126 @@
+#include "model/parallel_scan.h"
+
+#include <algorithm>
+
+namespace lengen::engine::model {
+
+namespace {
+
+using torch::autograd::AutogradContext;
+using torch::autograd::tensor_list;
+
+// Hillis-Steele doubling along `dim`, in new tensors (each pass reads the previous one): after
+// it, b[t] is the recurrence run from the dim's start and, when `products`, a[t] = a[0] ... a[t].
+// Pass k: b[t] += a[t] * b[t - k] and a[t] *= a[t - k] for t >= k; the first k stay. Reversed,
+// the recurrence runs from the dim's end: b[t] += a[t] * b[t + k] for t < n - k.
+void doubling(torch::Tensor& a, torch::Tensor& b, std::int64_t dim, bool products, bool reverse)
+{
+    const auto n = a.size(dim);
+    for (std::int64_t k = 1; k < n; k *= 2) {
+        const auto tail = n - k;
+        const auto to = reverse ? 0 : k, from = reverse ? k : 0, kept = reverse ? tail : 0;
+        auto nb = torch::empty_like(b);
+        nb.narrow(dim, kept, k).copy_(b.narrow(dim, kept, k));
+        auto out = nb.narrow(dim, to, tail);
+        torch::addcmul_out(out, b.narrow(dim, to, tail), a.narrow(dim, to, tail), b.narrow(dim, from, tail));
+        if (products || 2 * k < n) {  // the last pass's products only serve the caller
+            auto na = torch::empty_like(a);
+            na.narrow(dim, kept, k).copy_(a.narrow(dim, kept, k));
+            auto outA = na.narrow(dim, to, tail);
+            torch::mul_out(outA, a.narrow(dim, to, tail), a.narrow(dim, from, tail));
+            a = na;
+        }
+        b = nb;
+    }
+}
+
+// The recurrence without autograd, from the start (or, `reverse`, from the end: h_t = a_t h_{t+1}
+// + b_t). a, b: [B, T, ...] -> h of that shape.
+torch::Tensor recurrence(torch::Tensor a, torch::Tensor b, std::int64_t chunk, bool reverse)
+{
+    const auto sizes = a.sizes().vec();
+    const auto batch = a.size(0), t = a.size(1);
+    a = a.reshape({batch, t, -1});  // [B, T, F]
+    b = b.reshape({batch, t, -1});
+    const auto f = a.size(2);
+    const std::int64_t q = std::clamp<std::int64_t>(chunk, 1, std::max<std::int64_t>(t, 1));
+    const auto chunks = (t + q - 1) / q;
+    if (const auto pad = chunks * q - t; pad > 0) {
+        // Identity steps after the end (a = 1, b = 0) change nothing before them, and reversed
+        // they start from the zero state.
+        a = torch::cat({a, torch::ones({batch, pad, f}, a.options())}, 1);
+        b = torch::cat({b, torch::zeros({batch, pad, f}, b.options())}, 1);
+    }
+    auto a4 = a.reshape({batch, chunks, q, f});  // [B, C, Q, F]
+    auto b4 = b.reshape({batch, chunks, q, f});
+    a = b = torch::Tensor();  // the padded copies go with the first pass (evaluation's memory)
+    doubling(a4, b4, 2, chunks > 1, reverse);  // b4: each chunk's states from a zero start
+    if (chunks > 1) {
+        // The chunks' last states [B, C, F] carried across chunks: end[c] = P[c] end[c-1] + local[c]
+        // (reversed: from chunk c + 1).
+        const auto last = reverse ? 0 : q - 1;
+        auto decay = a4.select(2, last).contiguous();
+        auto end = b4.select(2, last).contiguous();
+        doubling(decay, end, 1, false, reverse);
+        auto start = torch::zeros_like(end);  // the state each chunk starts from
+        start.narrow(1, reverse ? 0 : 1, chunks - 1).copy_(end.narrow(1, reverse ? 1 : 0, chunks - 1));
+        b4 = torch::addcmul(b4, a4, start.unsqueeze(2));  // h = local + P_within * start
+    }
+    return b4.reshape({batch, chunks * q, f}).narrow(1, 0, t).reshape(sizes);
+}
+
+class LinearScanFunction : public torch::autograd::Function<LinearScanFunction> {
+public:
+    static torch::Tensor forward(AutogradContext* ctx, const torch::Tensor& a,
+                                 const torch::Tensor& b, std::int64_t chunk)
+    {
+        auto h = recurrence(a, b, chunk, false);
+        ctx->save_for_backward({a, h});
+        ctx->saved_data["chunk"] = chunk;
+        return h;
+    }
+
+    // With lambda_t = dL/dh_t in full (through every later state):
+    //   lambda_t = g_t + a_{t+1} lambda_{t+1},  dL/db_t = lambda_t,  dL/da_t = lambda_t h_{t-1},
+    // the recurrence run from the end with a shifted one step.
+    static tensor_list backward(AutogradContext* ctx, tensor_list grads)
+    {
+        const auto saved = ctx->get_saved_variables();
+        const auto& a = saved[0];
+        const auto& h = saved[1];
+        const auto t = a.size(1);
+        if (!grads[0].defined())
+            return {torch::Tensor(), torch::Tensor(), torch::Tensor()};
+        auto aNext = torch::zeros_like(a);  // a_{t+1}; the last is never read (lambda_T = 0)
+        aNext.narrow(1, 0, t - 1).copy_(a.narrow(1, 1, t - 1));
+        auto lambda = recurrence(aNext, grads[0], ctx->saved_data["chunk"].toInt(), true);
+        auto hPrev = torch::zeros_like(h);  // h_{t-1}, h_{-1} = 0
+        hPrev.narrow(1, 1, t - 1).copy_(h.narrow(1, 0, t - 1));
+        return {lambda * hPrev, lambda, torch::Tensor()};
+    }
+};
+
+}  // namespace
+
+torch::Tensor linearScan(const torch::Tensor& a, const torch::Tensor& b, std::int64_t chunk)
+{
+    TORCH_CHECK(a.sizes() == b.sizes() && a.dim() >= 2 && a.scalar_type() == b.scalar_type(),
+                "linearScan: a and b of one shape [B, T, ...] and one type");
+    if (a.size(1) == 0)
+        return torch::zeros_like(b);
+    return LinearScanFunction::apply(a, b, chunk);
+}
+
+torch::Tensor selectiveScanParallel(const torch::Tensor& v, const torch::Tensor& delta,
+                                    const torch::Tensor& A, const torch::Tensor& Bm,
+                                    const torch::Tensor& Cm, const torch::Tensor& D,
+                                    std::int64_t chunk)
+{
+    auto decay = torch::exp(delta.unsqueeze(-1) * A);                    // [B, T, E, N]
+    auto input = (delta * v).unsqueeze(-1) * Bm.unsqueeze(2);           // [B, T, E, N]
+    auto h = linearScan(decay, input, chunk);                           // [B, T, E, N]
+    // Elementwise and a sum rather than a matmul, so bf16 autocast leaves it in float32.
+    return (h * Cm.unsqueeze(2)).sum(-1) + D * v;                       // [B, T, E]
+}
+
+}  // namespace lengen::engine::model
