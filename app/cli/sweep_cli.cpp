@@ -52,6 +52,9 @@ void addNew(CLI::App& sweep, CommandTable& table)
                     "model (docs/interventions.md), or `all`: every one that applies to the cell")
         ->delimiter(';');
     cmd->add_flag("--probe", a->request.probe, "Also run every probe on each cell");
+    cmd->add_flag("--skip-refused", a->request.skipRefused,
+                  "Leave out the combinations the config refuses (NoPE under randomized positions, …) "
+                  "instead of refusing the grid");
     cmd->add_option("--out", a->request.outDir, "The sweep folder to create")->required();
     cmd->add_flag("--quiet,-q", a->quiet, "Only print the folder");
     table.add(cmd, [a] { return runSweepNew(*a); });

@@ -46,7 +46,15 @@ void onCellSignal(int)
         g_cellControl->requestCancelFromSignal();
 }
 
-
+void printSkipped(const engine::SweepIndex& index)
+{
+    std::fprintf(stderr, "left out %zu combination%s the config refuses (skip_refused; index.json lists them):\n",
+                 index.skipped.size(), index.skipped.size() == 1 ? "" : "s");
+    for (size_t i = 0; i < index.skipped.size() && i < 8; ++i)
+        std::fprintf(stderr, "  %s: %s\n", index.skipped[i].axes.c_str(), index.skipped[i].why.c_str());
+    if (index.skipped.size() > 8)
+        std::fprintf(stderr, "  … and %zu more\n", index.skipped.size() - 8);
+}
 
 }  // namespace
 
@@ -79,6 +87,8 @@ int runSweepNew(const SweepNewArgs& args)
         std::fprintf(stderr, "sweep %s: %zu cells (%s); run it with: lengen sweep run %s\n",
                      index.name.c_str(), index.cells.size(), shape.c_str(), request.outDir.c_str());
     }
+    if (!index.skipped.empty())  // even with -q: the grid is not the one asked for
+        printSkipped(index);
     std::printf("%s\n", request.outDir.c_str());
     return 0;
 }
@@ -155,6 +165,9 @@ int runSweepStatus(const std::string& dir, bool json)
     for (const char* k : {"requeued", "cancelled"})
         if (counts[k])
             extra += ", " + std::to_string(counts[k]) + " " + k;
+    if (!index.skipped.empty())
+        extra += "; " + std::to_string(index.skipped.size()) + " combination" +
+                 (index.skipped.size() == 1 ? "" : "s") + " left out (the config refuses them)";
     std::fprintf(stderr, "%s: %zu cells: %d done, %d running, %d pending, %d stopped, %d failed%s\n",
                  root.c_str(), statuses.size(), counts["done"], counts["running"], counts["pending"],
                  counts["stopped"], counts["failed"], extra.c_str());

@@ -16,7 +16,7 @@
 #if LENGEN_TORCH_AT_LEAST(2, 4)
 #define LENGEN_HAS_DEVICE_AUTOCAST 1  // set_autocast_enabled(DeviceType, bool)
 #define LENGEN_HAS_FUSED_ADAMW 1      // _fused_adamw_ with a tensor learning rate
-#define LENGEN_HAS_RMS_NORM 1         // rms_norm (one fused kernel each way on CUDA from 2.8)
+#define LENGEN_HAS_RMS_NORM 1         // rms_norm (on CUDA one fused kernel each way in 2.15)
 #endif
 #if LENGEN_TORCH_AT_LEAST(2, 1)
 #define LENGEN_HAS_FOREACH_TENSOR 1   // _foreach_mul_(TensorList, Tensor)

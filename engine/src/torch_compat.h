@@ -79,9 +79,9 @@ bool hasFusedAttention();
 torch::Tensor causalAttention(const torch::Tensor& q, const torch::Tensor& k, const torch::Tensor& v,
                               double scale, const torch::Tensor& bias);
 
-/// x * rsqrt(mean(x², last dim) + eps) * weight through LibTorch's rms_norm (2.4+; on CUDA one
-/// fused kernel forward and one backward from 2.8, against about six and ten written out), the
-/// written-out formula before. x [..., H], weight [H].
+/// x * rsqrt(mean(x², last dim) + eps) * weight through LibTorch's rms_norm (2.4+; 2.15 runs it
+/// on CUDA as one fused kernel forward and one backward, against about six and ten written
+/// out), the written-out formula before. x [..., H], weight [H].
 torch::Tensor rmsNorm(const torch::Tensor& x, const torch::Tensor& weight, double eps);
 /// Whether rmsNorm() is LibTorch's rms_norm (false: the formula written out).
 bool hasRmsNorm();

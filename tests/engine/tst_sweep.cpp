@@ -48,6 +48,7 @@ private Q_SLOTS:
     void interventionsAreAnAxisOfTheEvalStage();
     void cancelFromAnotherShell();
     void anEndedExecutorHoldsNoCells();
+    void refusedCombinationsLeftOutWhenAsked();
     void badInterventionsAreRefusedBeforeTraining_data();
     void badInterventionsAreRefusedBeforeTraining();
 };
@@ -191,8 +192,9 @@ void TestSweep::runsTwoCellsAtOnceAndReports()
         QVERIFY(QFile::exists(prov));
         r = run({"export", "--from", prov, "--format", "csv", "--out", QString::fromStdString(dir + "/again.csv")});
         QVERIFY2(r.code == 0, qPrintable(r.err));
-        std::ifstream a(dir + "/S/figures/grid_standard.csv"), b(dir + "/again.csv");
-        const std::string first((std::istreambuf_iterator<char>(a)), {}), second((std::istreambuf_iterator<char>(b)), {});
+        std::ifstream drawn(dir + "/S/figures/grid_standard.csv"), redrawn(dir + "/again.csv");
+        const std::string first((std::istreambuf_iterator<char>(drawn)), {}),
+            second((std::istreambuf_iterator<char>(redrawn)), {});
         QVERIFY(!first.empty());
         QCOMPARE(second, first);
         r = run({"export", S, "--figure", "table", "--format", "md", "--out", QString::fromStdString(dir + "/t.md")});
@@ -522,6 +524,40 @@ void TestSweep::anEndedExecutorHoldsNoCells()
     engine::SweepRunSummary next;
     QCOMPARE(int(engine::chooseCells(statuses, false, next).size()), 2);
     QCOMPARE(next.elsewhere, 0);
+}
+
+// A grid that crosses an encoding with a setting it cannot take (NoPE reads no positions, so
+// randomized positions are refused) is refused whole, naming the cell; with --skip-refused
+// those combinations are left out, said, recorded in index.json and the rest numbered on. A
+// mistake in the sweep itself (an unknown PE) is still an error.
+void TestSweep::refusedCombinationsLeftOutWhenAsked()
+{
+    const auto dir = test::scratchDir("sweep-skip");
+    const QString config = QString::fromStdString(tinyFile(dir, 20));
+    const QStringList grid = {"sweep", "new", config, "--pe", "rope,nope", "--no-eval", "--set",
+                              "training.random_positions.max_position=0,64"};
+    const QString whole = QString::fromStdString(dir + "/whole"), S = QString::fromStdString(dir + "/S");
+    auto r = run(grid + QStringList{"--out", whole});
+    QVERIFY2(r.code == 2 && r.err.contains("pe=nope"), qPrintable(r.err));
+    QVERIFY(!fs::exists(whole.toStdString()));
+    r = run(grid + QStringList{"--skip-refused", "--out", S, "-q"});
+    QVERIFY2(r.code == 0 && r.err.contains("left out 1 combination the config refuses") &&
+                 r.err.contains("pe=nope training.random_positions.max_position=64 seed=1: "),
+             qPrintable(r.err));
+    const auto index = engine::readSweepIndex(S.toStdString());
+    QCOMPARE(int(index.cells.size()), 3);
+    for (int i = 0; i < 3; ++i)
+        QCOMPARE(index.cells[size_t(i)].index, i);
+    QVERIFY2(index.cells[2].name.rfind("002-nope-max_position=0", 0) == 0, index.cells[2].name.c_str());
+    QCOMPARE(int(index.skipped.size()), 1);
+    QVERIFY2(index.skipped[0].why.find("random_positions") != std::string::npos, index.skipped[0].why.c_str());
+    std::ifstream yaml(S.toStdString() + "/sweep.yaml");
+    QVERIFY(std::string((std::istreambuf_iterator<char>(yaml)), {}).find("skip_refused: true") != std::string::npos);
+    r = run({"sweep", "status", S});
+    QVERIFY2(r.err.contains("3 cells") && r.err.contains("1 combination left out"), qPrintable(r.err));
+    r = run({"sweep", "new", config, "--pe", "rope,bogus", "--skip-refused", "--out",
+             QString::fromStdString(dir + "/bogus")});
+    QVERIFY2(r.code == 2 && r.err.contains("unknown position encoding 'bogus'"), qPrintable(r.err));
 }
 
 QTEST_GUILESS_MAIN(TestSweep)

@@ -5,9 +5,9 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <cerrno>
 #include <chrono>
 #include <csignal>
-#include <cerrno>
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
@@ -79,19 +79,7 @@ std::string tail(const std::string& file)
 
 namespace sweep {
 
-std::string findMpsControl()
-{
-    const char* path = std::getenv("PATH");
-    std::string rest = path ? path : "";
-    while (!rest.empty()) {
-        const auto colon = rest.find(':');
-        const std::string candidate = rest.substr(0, colon) + "/nvidia-cuda-mps-control";
-        if (access(candidate.c_str(), X_OK) == 0)
-            return candidate;
-        rest = colon == std::string::npos ? "" : rest.substr(colon + 1);
-    }
-    return {};
-}
+std::string findMpsControl() { return findOnPath("nvidia-cuda-mps-control"); }
 
 MpsDaemon::MpsDaemon(const std::string& control) : m_control(control)
 {

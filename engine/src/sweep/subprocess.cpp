@@ -93,6 +93,20 @@ CommandResult runCommand(const std::vector<std::string>& args, double timeoutSec
     return result;
 }
 
+std::string findOnPath(const std::string& name)
+{
+    const char* path = std::getenv("PATH");
+    std::string rest = path ? path : "";
+    while (!rest.empty()) {
+        const auto colon = rest.find(':');
+        const std::string candidate = rest.substr(0, colon) + "/" + name;
+        if (access(candidate.c_str(), X_OK) == 0)
+            return candidate;
+        rest = colon == std::string::npos ? "" : rest.substr(colon + 1);
+    }
+    return {};
+}
+
 std::vector<std::string> environmentWith(const std::vector<std::string>& extra)
 {
     auto name = [](const std::string& entry) { return entry.substr(0, entry.find('=')); };

@@ -17,6 +17,9 @@ struct CommandResult {
 /// Runs argv[0] (searched on PATH and in /usr/sbin) with stdin from /dev/null.
 CommandResult runCommand(const std::vector<std::string>& argv, double timeoutSeconds);
 
+/// `name`'s path in the first folder of $PATH that holds it as an executable; "" when none does.
+std::string findOnPath(const std::string& name);
+
 /// This process's environment with `extra` ("NAME=value" each) set over it, for a child's envp
 /// (posix_spawn): a child gets variables without this process changing its own (setenv is
 /// not thread-safe, and a user's own values must survive).

@@ -148,6 +148,14 @@ const std::string* axisValue(const std::vector<std::pair<std::string, std::strin
     throw ConfigError({{where, key, label + ": " + message}});
 }
 
+// The config loader refused a cell's combination (what skip_refused leaves out); everything
+// else that goes wrong in a cell is the sweep's own error.
+struct RefusedCell : ConfigError {
+    RefusedCell(std::vector<ConfigIssue> issues, std::string first)
+        : ConfigError(std::move(issues)), why(std::move(first)) {}
+    std::string why;
+};
+
 SweepCell buildCell(const SweepSpec& spec, const fs::path& dir, SourceCache& cache,
                     std::vector<std::pair<std::string, std::string>> axes)
 {
@@ -216,7 +224,9 @@ SweepCell finishCell(const SweepSpec& spec, const fs::path& dir, RunConfig c, co
         std::vector<ConfigIssue> issues;
         for (const auto& i : e.issues())
             issues.push_back({issueLocation(spec, i.keyPath), i.keyPath, label + ": " + i.message});
-        throw ConfigError(std::move(issues));
+        const std::string why = e.issues().empty() ? e.what()
+                                                   : e.issues().front().keyPath + ": " + e.issues().front().message;
+        throw RefusedCell(std::move(issues), why);
     }
     for (const auto& w : loaded.warnings)  // a key-path axis the loader does not know
         for (const auto& [k, v] : axes)
@@ -263,7 +273,7 @@ void checkInterventions(const SweepSpec& spec, const SweepCell& cell)
 
 }  // namespace
 
-std::vector<SweepCell> expandSweep(const SweepSpec& spec)
+std::vector<SweepCell> expandSweep(const SweepSpec& spec, std::vector<SkippedCell>* skipped)
 {
     size_t count = 1;
     for (const auto& a : spec.axes) {
@@ -278,21 +288,37 @@ std::vector<SweepCell> expandSweep(const SweepSpec& spec)
     SourceCache cache;
     std::vector<SweepCell> cells;
     std::vector<size_t> at(spec.axes.size(), 0);  // odometer: the last axis varies fastest
+    std::vector<SkippedCell> left;
     for (size_t n = 0; n < count; ++n) {
         std::vector<std::pair<std::string, std::string>> axes;
         for (size_t i = 0; i < spec.axes.size(); ++i)
             axes.emplace_back(spec.axes[i].key, spec.axes[i].values[at[i]]);
-        SweepCell cell = buildCell(spec, dir, cache, axes);
-        cell.index = int(n);
-        cell.name = cellName(int(n), count, cell.axes, spec.axes);
-        checkInterventions(spec, cell);
-        cells.push_back(std::move(cell));
-        for (size_t i = spec.axes.size(); i-- > 0;) {
+        for (size_t i = spec.axes.size(); i-- > 0;) {  // the odometer, for the next combination
             if (++at[i] < spec.axes[i].values.size())
                 break;
             at[i] = 0;
         }
+        SweepCell cell;
+        try {
+            cell = buildCell(spec, dir, cache, axes);
+        } catch (const RefusedCell& e) {
+            if (!spec.skipRefused)
+                throw;
+            left.push_back({describe(axes), e.why});
+            continue;
+        }
+        // Numbered on without gaps: the index is what `run-cell` and Slurm's array take.
+        cell.index = int(cells.size());
+        cell.name = cellName(cell.index, count, cell.axes, spec.axes);
+        checkInterventions(spec, cell);
+        cells.push_back(std::move(cell));
     }
+    if (cells.empty() && !left.empty())
+        throw ConfigError({{SourceLocation{spec.file}, "skip_refused",
+                            "the config refuses every combination of the axes (the first, " + left.front().axes +
+                                ": " + left.front().why + ")"}});
+    if (skipped)
+        *skipped = std::move(left);
     return cells;
 }
 

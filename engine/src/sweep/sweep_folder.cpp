@@ -56,7 +56,7 @@ SweepIndex prepareSweep(const std::string& dir)
     const SweepPaths paths{locateSweep(dir)};
     const SweepSpec spec = loadSweepFile(paths.sweepFile());
     SweepIndex index;
-    index.cells = expandSweep(spec);
+    index.cells = expandSweep(spec, &index.skipped);
     index.name = spec.name.empty() ? fs::absolute(paths.root).lexically_normal().filename().string() : spec.name;
     if (index.name.empty())
         index.name = fs::absolute(paths.root).lexically_normal().parent_path().filename().string();
@@ -87,9 +87,15 @@ SweepIndex prepareSweep(const std::string& dir)
                          {"seed", *c.config.seed}, {"run", "cells/" + c.name + "/run.h5"}});
     }
     fs::create_directories(paths.root + "/logs");
-    const json doc = {{"format", "lengen-sweep-index"}, {"version", kSweepIndexVersion},
-                      {"name", index.name}, {"axes", index.axisKeys}, {"cells", cells},
-                      {"written_at", utcNow()}};
+    json doc = {{"format", "lengen-sweep-index"}, {"version", kSweepIndexVersion},
+                {"name", index.name}, {"axes", index.axisKeys}, {"cells", cells},
+                {"written_at", utcNow()}};
+    if (!index.skipped.empty()) {
+        json skipped = json::array();
+        for (const auto& s : index.skipped)
+            skipped.push_back({{"axes", s.axes}, {"why", s.why}});
+        doc["skipped"] = skipped;
+    }
     writeFileAtomically(paths.indexFile(), doc.dump(1) + "\n");
     return index;
 }
@@ -131,6 +137,8 @@ SweepIndex readSweepIndex(const std::string& dir)
             cell.config.seed = c.at("seed").get<std::uint64_t>();
             index.cells.push_back(std::move(cell));
         }
+        for (const auto& s : doc.value("skipped", json::array()))
+            index.skipped.push_back({s.at("axes").get<std::string>(), s.at("why").get<std::string>()});
     } catch (const json::exception& e) {
         damaged(file, std::string("missing or mistyped entry: ") + e.what());
     }

@@ -13,6 +13,7 @@
 #include "lengen/engine/sweep_run.h"
 #include "lengen/engine/trainer.h"
 #include "sweep/job_record.h"
+#include "sweep/subprocess.h"
 
 namespace fs = std::filesystem;
 
@@ -51,16 +52,7 @@ std::string lengenExecutable()
     for (const std::string& candidate : {dir + "/lengen", dir + "/lengen-core", dir + "/../cli/lengen"})
         if (!dir.empty() && access(candidate.c_str(), X_OK) == 0)
             return fs::weakly_canonical(candidate).string();
-    const char* path = std::getenv("PATH");
-    std::string rest = path ? path : "";
-    while (!rest.empty()) {
-        const auto colon = rest.find(':');
-        const std::string candidate = rest.substr(0, colon) + "/lengen";
-        if (access(candidate.c_str(), X_OK) == 0)
-            return candidate;
-        rest = colon == std::string::npos ? "" : rest.substr(colon + 1);
-    }
-    return {};
+    return sweep::findOnPath("lengen");
 }
 
 std::pair<std::string, std::vector<std::string>> parseAxisSetting(const std::string& setting)
@@ -117,6 +109,7 @@ SweepIndex createSweep(const NewSweep& r)
     spec.stages.evalOptions.interventions = r.evalInterventions;
     spec.stages.evalOptions.prompts = r.evalPrompts;
     spec.stages.probe = r.probe;
+    spec.skipRefused = r.skipRefused;
     if (r.probe)
         spec.stages.probeOptions = ProbeOptions::all();
     // Written next to the target and renamed once every cell validated: a bad axis leaves nothing.

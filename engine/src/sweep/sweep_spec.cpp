@@ -185,6 +185,7 @@ SweepSpec readSpec(const config::NodePtr& root, const std::string& file)
     spec.name = top.text("name").value_or("");
     spec.base = top.text("base").value_or("");
     spec.pattern = top.text("pattern").value_or("");
+    spec.skipRefused = top.boolean("skip_refused").value_or(false);
     if (spec.base.empty() == spec.pattern.empty())
         sink.error(top.location(), spec.base.empty() ? "base" : "pattern",
                    "give exactly one of `base: CONFIG` and `pattern: …/{task}/{pe}.yaml`");
@@ -227,6 +228,8 @@ std::string sweepYaml(const SweepSpec& spec)
         out << "base: " << spec.base << "\n";
     if (!spec.pattern.empty())
         out << "pattern: " << spec.pattern << "\n";
+    if (spec.skipRefused)
+        out << "skip_refused: true            # combinations the config refuses are left out\n";
     out << "axes:\n";
     for (const auto& a : spec.axes) {
         out << "  " << a.key << ": [";

@@ -42,6 +42,9 @@ struct SweepSpec {
     std::string pattern;                 ///< `pattern:` with {task} and {pe} (or "")
     std::vector<SweepAxis> axes;         ///< in grid order: the last axis varies fastest
     SweepStages stages;
+    /// `skip_refused: true`: leave out the combinations whose config the loader refuses (NoPE
+    /// under randomized positions, say) instead of refusing the whole grid.
+    bool skipRefused = false;
     /// The base as a config in memory (the studio's Set up draft: "Sweep position
     /// encodings…"); when set it replaces `base` and `pattern`. Not written to sweep.yaml.
     std::optional<RunConfig> baseConfig;
@@ -62,10 +65,19 @@ SweepSpec loadSweepText(const std::string& yaml, const std::string& name);
 /// The sweep as YAML (what `sweep new` writes and loadSweepText reads back).
 std::string sweepYaml(const SweepSpec& spec);
 
+/// A combination of the axes left out under `skip_refused`: its axis values and why.
+struct SkippedCell {
+    std::string axes;                    ///< "pe=nope training.random_positions.max_position=144"
+    std::string why;                     ///< the loader's first message
+};
+
 /// Resolves and validates every cell before anything runs. A bad or empty axis, or a cell
 /// whose config does not load, throws ConfigError; a cell's issues are prefixed with its axis
-/// values ("cell task=parity pe=fire seed=1: file:line:col: key: message").
-std::vector<SweepCell> expandSweep(const SweepSpec& spec);
+/// values ("cell task=parity pe=fire seed=1: file:line:col: key: message"). Under
+/// `skipRefused` a cell whose config the loader refuses is left out (into `skipped`) and the
+/// others are numbered on; errors of the sweep itself (an unknown PE, a bad axis value) and a
+/// grid with no cell left still throw.
+std::vector<SweepCell> expandSweep(const SweepSpec& spec, std::vector<SkippedCell>* skipped = nullptr);
 
 // ---- the sweep folder (docs/sweep-format.md) -------------------------------------------
 
@@ -86,6 +98,7 @@ struct SweepIndex {
     std::vector<std::string> axisKeys;
     std::vector<SweepCell> cells;        ///< config is loaded from configYaml
     SweepStages stages;
+    std::vector<SkippedCell> skipped;    ///< combinations left out (skip_refused)
 };
 
 /// Loads `<dir>/sweep.yaml`, expands it, and writes the index and each cell's config.yaml

@@ -42,6 +42,7 @@ struct NewSweep {
     std::vector<std::string> evalInterventions;  ///< as `stages.eval.interventions`
     int evalPrompts = 1280;
     bool probe = false;
+    bool skipRefused = false;                      ///< sweep.yaml's skip_refused
     std::string outDir;
 };
 /// "model.num_hidden_layers=4,6" -> (key, values): a config-key axis as the CLI's --set and the
