@@ -344,9 +344,8 @@ void TestModel::deviceFusionKeepsTheForwardOnAGpu()
 {
     if (!torch::cuda::is_available() || !lengen::engine::compat::hasFusedAttention())
         QSKIP("needs a CUDA GPU and a LibTorch with CUDA");
-    auto [xs, ys] = prompt(9);
-    xs = xs.cuda();
-    ys = ys.cuda();
+    const auto onCpu = prompt(9);  // not a structured binding: the lambda below captures them
+    const auto xs = onCpu.first.cuda(), ys = onCpu.second.cuda();
     for (const char* pe : {"rope", "alibi"}) {
         auto model = makeModel(pe);
         model->to(torch::kCUDA);

@@ -16,6 +16,7 @@
 #include <QMessageBox>
 #include <QPushButton>
 #include <QSignalSpy>
+#include <QSpinBox>
 #include <QStandardPaths>
 #include <QTabWidget>
 #include <QThread>
@@ -558,6 +559,32 @@ void TestStudio::setUpSweepsThroughTheSweepsTab()
     const auto index = engine::readSweepIndex(dir.toStdString());
     QCOMPARE(index.cells.size(), size_t(3));  // rope x 3 seeds (the dialog's default)
     QCOMPARE(index.cells.front().config.position.type, std::string("rope"));
+
+    // Every encoding checked x randomized positions: refused whole unless the dialog's "leave
+    // out combinations the config refuses" is ticked; then NoPE under them is left out, and said.
+    setup->findChild<QPushButton*>("newSweep")->click();
+    dialog = w.findChild<QDialog*>("newSweepDialog");
+    QVERIFY(dialog && dialog->isVisible());
+    for (auto* box : dialog->findChildren<QCheckBox*>())  // the PE boxes are named by their PE
+        if (const QString pe = box->objectName(); !pe.isEmpty() && pe != "skipRefused")
+            box->setChecked(pe == "rope" || pe == "nope");
+    dialog->findChild<QSpinBox*>()->setValue(1);
+    dialog->findChild<QLineEdit*>("sets")->setText("training.random_positions.max_position=0,64");
+    const QString skipDir = QString::fromStdString(test::scratchDir("studio-skip-sweep")) + "/S";
+    dialog->findChild<QLineEdit*>("folder")->setText(skipDir);
+    dialog->findChild<QCheckBox*>("skipRefused")->setChecked(true);
+    QSignalSpy warnings(&w.controller(), &ui::RunController::warning);
+    dialog->findChild<QDialogButtonBox*>()->button(QDialogButtonBox::Ok)->click();
+    QVERIFY(waitIdle(w.controller(), 60000));
+    const auto skipped = engine::readSweepIndex(skipDir.toStdString());
+    QCOMPARE(skipped.cells.size(), size_t(3));  // rope x {0, 64}, nope x 0
+    QCOMPARE(skipped.skipped.size(), size_t(1));
+    QVERIFY(warnings.size() >= 1);
+    QVERIFY2(warnings.last().at(0).toString().contains("left out 1 combination the config refuses"),
+             qPrintable(warnings.last().at(0).toString()));
+    auto* summary = sweeps->findChild<QLabel*>("sweepSummary");
+    QTRY_VERIFY2(summary->text().contains("1 combination left out"), qPrintable(summary->text()));
+    QVERIFY(summary->toolTip().contains("pe=nope"));
 }
 
 QTEST_MAIN(TestStudio)

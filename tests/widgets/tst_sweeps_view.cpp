@@ -4,6 +4,7 @@
 // waited on `lengen sweep new` and `sweep submit` on the GUI thread for up to 120 and 90 s.
 
 #include <QElapsedTimer>
+#include <QLabel>
 #include <QRegularExpression>
 #include <QSignalSpy>
 #include <QTableWidget>
@@ -44,6 +45,7 @@ private Q_SLOTS:
     void createRunStopWithoutBlocking();
     void submitToSlurmWithoutBlocking();
     void showsTheSchedulersPendingCells();
+    void gridAxesAreTheOnesThatVary();
     void cleanupTestCase();
 
 private:
@@ -196,6 +198,31 @@ void TestSweepsView::showsTheSchedulersPendingCells()
             if (auto* item = view.grid()->item(row, c))
                 tips += item->toolTip() + "\n";
     QVERIFY2(tips.contains("000-rope-s1: cancelled") && tips.contains("001-rope-s2: cancelled"), qPrintable(tips));
+}
+
+// A config axis with one value (`--set training.max_steps=20`) overrides every cell: it is not
+// the grid's columns (it was, as the last axis, and hid the PE axis in one column), and the
+// summary counts the combinations skip_refused left out, listing them in its tooltip.
+void TestSweepsView::gridAxesAreTheOnesThatVary()
+{
+    const auto dir = test::scratchDir("sweeps-view-axes");
+    auto request = test::tinySweep(dir + "/A", {"rope", "nope"}, 1, 20);
+    request.sets = {{"training.random_positions.max_position", {"0", "64"}}, {"training.max_steps", {"20"}}};
+    request.skipRefused = true;
+    engine::createSweep(request);
+    ui::SweepsView view;
+    QVERIFY(view.setSweep(QString::fromStdString(request.outDir)));
+    QCOMPARE(view.grid()->columnCount(), 2);  // max_position = 0, 64 (not max_steps = 20)
+    QCOMPARE(view.grid()->rowCount(), 2);     // rope, nope
+    QCOMPARE(view.grid()->horizontalHeaderItem(1)->text(), QString("max_position = 64"));
+    QCOMPARE(view.grid()->verticalHeaderItem(1)->text(), QString("nope"));
+    view.refresh();
+    QCOMPARE(view.grid()->item(1, 1)->text(), QString("left out"));  // not an empty green "done"
+    QCOMPARE(view.grid()->item(1, 1)->background().style(), Qt::NoBrush);
+    auto* summary = view.findChild<QLabel*>("sweepSummary");
+    QVERIFY(summary);
+    QVERIFY2(summary->text().contains("1 combination left out"), qPrintable(summary->text()));
+    QVERIFY(summary->toolTip().contains("pe=nope training.random_positions.max_position=64"));
 }
 
 QTEST_MAIN(TestSweepsView)

@@ -95,8 +95,14 @@ QDialog* askNewSweep(QWidget* parent, const QString& defaultFolder,
     auto* eval = new QCheckBox(QObject::tr("evaluate each cell (standard, ood_length)"));
     eval->setChecked(true);
     auto* probe = new QCheckBox(QObject::tr("probe each cell (attention, duplicated examples, serial position)"));
+    // As `sweep new --skip-refused`: a grid of every encoding x randomized positions is then
+    // the grid without NoPE and CoPE under them, rather than refused whole.
+    auto* skipRefused = new QCheckBox(QObject::tr("leave out combinations the config refuses "
+                                                  "(e.g. NoPE with randomized positions)"));
+    skipRefused->setObjectName(QStringLiteral("skipRefused"));
     form->addRow(QString(), eval);
     form->addRow(QString(), probe);
+    form->addRow(QString(), skipRefused);
     auto* folder = new QLineEdit(defaultFolder);
     folder->setObjectName(QStringLiteral("folder"));
     form->addRow(QObject::tr("Sweep folder"), folder);
@@ -117,6 +123,7 @@ QDialog* askNewSweep(QWidget* parent, const QString& defaultFolder,
         }
         r.eval = eval->isChecked();
         r.probe = probe->isChecked();
+        r.skipRefused = skipRefused->isChecked();
         r.outDir = folder->text().trimmed().toStdString();
         if (r.outDir.empty())
             return QObject::tr("Choose a sweep folder");

@@ -23,6 +23,7 @@
 #include <QVBoxLayout>
 
 #include <fstream>
+#include <set>
 #include <utility>
 
 #include "export_dialog.h"
@@ -125,6 +126,7 @@ SweepsView::SweepsView(QWidget* parent) : QWidget(parent)
     bar->addWidget(m_export);
     m_title = new QLabel(tr("Open a sweep folder, or make one from the Set up tab's config with “New sweep…”."));
     m_summary = new QLabel;
+    m_summary->setObjectName(QStringLiteral("sweepSummary"));
     m_grid = new QTableWidget;
     m_grid->setEditTriggers(QAbstractItemView::NoEditTriggers);
     m_grid->setSelectionMode(QAbstractItemView::SingleSelection);
@@ -197,11 +199,16 @@ bool SweepsView::setSweep(const QString& dir)
     m_doneCells = -1;
     m_aggregate.reset();
     m_figure.reset();
-    // Rows: the first axis of two (task), columns: the last that is not the seed (pe).
+    // Rows: the first axis of two (task), columns: the last that is not the seed (pe). An axis
+    // with one value (`--set training.max_steps=20`: an override of every cell) is neither.
     std::vector<std::string> keys;
-    for (const auto& k : m_index->axisKeys)
-        if (k != "seed")
+    for (const auto& k : m_index->axisKeys) {
+        std::set<std::string> values;
+        for (const auto& c : m_index->cells)
+            values.insert(axisValue(c, k));
+        if (k != "seed" && values.size() > 1)
             keys.push_back(k);
+    }
     const std::string rowKey = keys.size() >= 2 ? keys.front() : std::string();
     const std::string colKey = keys.empty() ? std::string() : keys.back();
     QStringList rows, cols;
@@ -289,6 +296,14 @@ void SweepsView::refresh()
     }
     for (size_t r = 0; r < m_cellsAt.size(); ++r)
         for (size_t c = 0; c < m_cellsAt[r].size(); ++c) {
+            if (m_cellsAt[r][c].empty()) {  // skip_refused left every cell of it out
+                auto* item = new QTableWidgetItem(tr("left out"));
+                item->setTextAlignment(Qt::AlignCenter);
+                item->setForeground(palette().color(QPalette::Disabled, QPalette::Text));
+                item->setToolTip(tr("No cell: the config refuses this combination (the summary's tooltip says why)"));
+                m_grid->setItem(int(r), int(c), item);
+                continue;
+            }
             QStringList marks, tips;
             auto worst = engine::SweepCellState::Done;  // the enum is ordered by urgency
             for (int i : m_cellsAt[r][c]) {
@@ -322,7 +337,15 @@ void SweepsView::refresh()
         extra += tr(" · %1 cancelled").arg(counts["cancelled"]);
     if (counts["requeued"])
         extra += tr(" · %1 requeued").arg(counts["requeued"]);
-    m_summary->setToolTip(m_schedulerNote);  // what the scheduler said, or why it said nothing
+    QString tip = m_schedulerNote;  // what the scheduler said, or why it said nothing
+    if (m_index && !m_index->skipped.empty()) {  // skip_refused: the grid is not all it was asked
+        const int n = int(m_index->skipped.size());
+        extra += n == 1 ? tr(" · 1 combination left out") : tr(" · %1 combinations left out").arg(n);
+        tip += (tip.isEmpty() ? "" : "\n") + tr("Left out, as the config refuses them:");
+        for (const auto& s : m_index->skipped)
+            tip += "\n" + QString::fromStdString(s.axes + ": " + s.why);
+    }
+    m_summary->setToolTip(tip);
     m_summary->setText(tr("%1 done · %2 running · %3 pending · %4 stopped · %5 failed%6%7")
                            .arg(counts["done"])
                            .arg(counts["running"])

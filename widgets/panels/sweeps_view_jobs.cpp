@@ -241,8 +241,14 @@ void SweepsView::createSweep(engine::NewSweep request)
     m_controller->enqueue(JobKind::Sweep, m_newLabel,
                           [request = std::move(request)](engine::RunControl&, engine::AnalysisObserver& obs) {
                               const auto index = engine::createSweep(request);
+                              std::string left;  // skip_refused: say what the grid lacks
+                              if (!index.skipped.empty())
+                                  left = "; left out " + std::to_string(index.skipped.size()) +
+                                         " combination" + (index.skipped.size() == 1 ? "" : "s") +
+                                         " the config refuses (" + index.skipped.front().axes + ": " +
+                                         index.skipped.front().why + (index.skipped.size() > 1 ? "; …)" : ")");
                               obs.onWarning("sweep " + index.name + ": " + std::to_string(index.cells.size()) +
-                                            " cells written to " + request.outDir);
+                                            " cells written to " + request.outDir + left);
                               engine::RunSummary r;
                               r.runFile = request.outDir;
                               r.stepsDone = std::int64_t(index.cells.size());
