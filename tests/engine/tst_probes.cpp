@@ -57,6 +57,7 @@ private Q_SLOTS:
     void serialPositionLayouts();
     void impossibleSizesAreConfigErrors();
     void probeRunStoresEveryProbe();
+    void attentionUnderRandomPositions();
 };
 
 void TestProbes::defaultSizesFollowTheReference()
@@ -203,6 +204,41 @@ void TestProbes::probeRunStoresEveryProbe()
             block += c.stats.mean[size_t(i)] / 2;
         QVERIFY(std::abs(c.values.at("target_mean") - block) < 1e-5 * (1 + block));  // float32 metric
         QVERIFY(c.values.at("target_low") <= block && block <= c.values.at("target_high"));
+    }
+}
+
+// The attention probe under random_positions reads each prompt at its own draw, as the
+// evaluation does (it read 0..T-1 and stored that under the intervention's name); a prompt that
+// fills the range has only 0..T-1, so there both agree.
+void TestProbes::attentionUnderRandomPositions()
+{
+    auto config = lengen::test::loadOne(lengen::test::tinyConfig());  // N = 7: 14 tokens
+    config.training.randomPositions = 64;
+    const auto run = lengen::test::trainConfig(config, lengen::test::scratchDir("probes-random"), 5);
+    ProbeOptions o;
+    o.attention = true;
+    o.attentionPrompts = 4;
+    o.longPoints = 32;  // 64 tokens: the whole range
+    o.mapPrompts = 1;
+    o.mapMaxTokens = 64;
+    o.common.bootstrapTrials = 5;
+    o.common.device = "cpu";
+    o.common.threads = 1;
+    Silent silent;
+    RunControl control;
+    QCOMPARE(probeRun(run, o, control, silent).computed, std::vector<std::string>{"attention"});
+    o.intervention = "random_positions";
+    QCOMPARE(probeRun(run, o, control, silent).computed, std::vector<std::string>{"attention"});
+    const auto plain = readAttentionSettings(run), drawn = readAttentionSettings(run, "random_positions");
+    QCOMPARE(drawn.size(), plain.size());
+    for (size_t i = 0; i < plain.size(); ++i) {
+        QCOMPARE(drawn[i].name, plain[i].name);
+        const bool fills = plain[i].tokens == 64;
+        QVERIFY2((drawn[i].lastQueryMean == plain[i].lastQueryMean) == fills, plain[i].name.c_str());
+        const int t = plain[i].tokens;  // the whole map: RoPE sees only the gaps, few near the start
+        const auto a = readAttentionTile(run, plain[i].name, 0, 0, 0, 0, t, 0, t);
+        const auto b = readAttentionTile(run, plain[i].name, 0, 0, 0, 0, t, 0, t, "random_positions");
+        QVERIFY2((a == b) == fills, plain[i].name.c_str());  // the stored maps too
     }
 }
 

@@ -4,6 +4,7 @@
 // maps, stored float16 and chunked in attention_maps.h5 so a heatmap reads one tile at a time.
 
 #include <filesystem>
+#include <functional>
 
 #include "data/tasks.h"
 #include "eval/eval_methods.h"
@@ -34,8 +35,11 @@ void writeFloats(hid_t loc, const std::string& name, const std::vector<float>& v
 }
 
 // Full maps [prompts, layers, heads, T, T] of the first `count` prompts of the setting.
-void storeMaps(ProbeContext& ctx, const model::Intervention* edit, io::AnalysisWriter& maps,
-               const Setting& s,
+// Where prompt p of xs/ys is read: random_positions' draw for it, or undefined (0..T-1).
+using PositionsOf = std::function<torch::Tensor(std::int64_t p)>;
+
+void storeMaps(ProbeContext& ctx, const model::Intervention* edit, const PositionsOf& positionsOf,
+               io::AnalysisWriter& maps, const Setting& s,
                const torch::Tensor& xs, const torch::Tensor& ys, int count)
 {
     const auto& cfg = ctx.run.config;
@@ -56,6 +60,7 @@ void storeMaps(ProbeContext& ctx, const model::Intervention* edit, io::AnalysisW
         opt.attentionType = torch::kHalf;
         opt.queryChunk = plan.queryChunk;
         opt.intervention = edit;
+        opt.positions = positionsOf(p);
         auto res = ctx.run.model->forward(xs.slice(0, p, p + 1).to(ctx.run.device),
                                           ys.slice(0, p, p + 1).to(ctx.run.device), opt);
         for (hsize_t l = 0; l < layers; ++l) {
@@ -106,16 +111,25 @@ bool runAttentionProbe(ProbeContext& ctx)
         auto xs = s.tiled ? functions->sampleXs(n, dims, gen).repeat({1, 4, 1})
                           : functions->sampleXs(s.points, dims, gen);   // [P, N, D]
         auto ys = functions->evaluate(xs);
+        // random_positions: each prompt at its own draw, as the evaluation reads it (one prompt
+        // a forward); a prompt that fills the range has only 0..T-1.
+        const bool drawn = resolved.level == ResolvedIntervention::Level::Positions && t < resolved.range;
+        const PositionsOf positionsOf = [&](std::int64_t p) {
+            return drawn ? promptPositions(xs.slice(0, p, p + 1), ys.slice(0, p, p + 1), resolved.range, resolved.seed)
+                         : torch::Tensor();
+        };
         const auto plan = planForward(cfg, o.attentionPrompts, t, ctx.budgetBytes);
+        const std::int64_t step = drawn ? 1 : plan.microBatch;
         std::vector<torch::Tensor> rows;  // per micro-batch [b, L, H, T]
-        for (std::int64_t b0 = 0; b0 < o.attentionPrompts; b0 += plan.microBatch) {
-            const auto b1 = std::min<std::int64_t>(o.attentionPrompts, b0 + plan.microBatch);
+        for (std::int64_t b0 = 0; b0 < o.attentionPrompts; b0 += step) {
+            const auto b1 = std::min<std::int64_t>(o.attentionPrompts, b0 + step);
             torch::NoGradGuard noGrad;
             model::ForwardOptions opt;
             opt.returnAttention = true;
             opt.attentionRows = torch::tensor({q}, torch::kLong);
             opt.queryChunk = plan.queryChunk;
             opt.intervention = edit;
+            opt.positions = positionsOf(b0);
             auto res = ctx.run.model->forward(xs.slice(0, b0, b1).to(ctx.run.device),
                                               ys.slice(0, b0, b1).to(ctx.run.device), opt);
             std::vector<torch::Tensor> layers;
@@ -151,7 +165,7 @@ bool runAttentionProbe(ProbeContext& ctx)
         io::writeAttribute(g.id(), "seed", o.common.seed, path);
         if (mapCount > 0) {
             io::writeAttribute(g.id(), "maps_file", mapsName, path);
-            storeMaps(ctx, edit, maps, s, xs, ys, mapCount);
+            storeMaps(ctx, edit, positionsOf, maps, s, xs, ys, mapCount);
         }
     }
     maps.commit();

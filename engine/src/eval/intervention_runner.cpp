@@ -79,33 +79,38 @@ torch::Tensor segmented(LoadedRun& run, const torch::Tensor& xs, const torch::Te
 }
 
 // random_positions: each prompt read at its own sorted random subset of 0..range-1, as
-// randomized training draws them (Ruoss et al. 2023; the authors' code draws at test time too).
-// The draw is seeded by the prompt's own numbers and the spec's seed, so a prompt gets the same
-// positions whatever batch it comes in; one forward per prompt (positions are per forward).
+// randomized training draws them (Ruoss et al. 2023; the authors' code draws at test time too);
+// one forward per prompt (positions are per forward).
 torch::Tensor randomPositioned(LoadedRun& run, const torch::Tensor& xs, const torch::Tensor& ys,
                                std::int64_t range, std::uint64_t seed)
 {
     torch::NoGradGuard noGrad;
-    const auto b = xs.size(0), tokens = 2 * xs.size(1);
     std::vector<torch::Tensor> out;
-    for (std::int64_t i = 0; i < b; ++i) {
-        const auto x = xs.slice(0, i, i + 1).to(torch::kCPU, torch::kFloat32).contiguous();  // [1, N, D]
-        const auto y = ys.slice(0, i, i + 1).to(torch::kCPU, torch::kFloat32).contiguous();  // [1, N]
-        std::uint64_t h = 1469598103934665603ULL ^ (seed * 0x9E3779B97F4A7C15ULL);  // FNV-1a
-        for (const auto* t : {&x, &y}) {
-            const auto* bytes = static_cast<const unsigned char*>(t->data_ptr());
-            for (std::int64_t k = 0; k < t->numel() * 4; ++k)
-                h = (h ^ bytes[k]) * 1099511628211ULL;
-        }
-        auto gen = at::make_generator<at::CPUGeneratorImpl>(h);
+    for (std::int64_t i = 0; i < xs.size(0); ++i) {
+        const auto x = xs.slice(0, i, i + 1), y = ys.slice(0, i, i + 1);  // [1, N, D], [1, N]
         model::ForwardOptions opt;
-        opt.positions = training::drawPositions(gen, tokens, range);
+        opt.positions = promptPositions(x, y, range, seed);
         out.push_back(run.model->forward(x.to(run.device), y.to(run.device), opt).predictions.to(torch::kCPU));
     }
     return torch::cat(out, 0);
 }
 
 }  // namespace
+
+torch::Tensor promptPositions(const torch::Tensor& x, const torch::Tensor& y, std::int64_t range,
+                              std::uint64_t seed)
+{
+    const auto xc = x.to(torch::kCPU, torch::kFloat32).contiguous();  // [1, N, D]
+    const auto yc = y.to(torch::kCPU, torch::kFloat32).contiguous();  // [1, N]
+    std::uint64_t h = 1469598103934665603ULL ^ (seed * 0x9E3779B97F4A7C15ULL);  // FNV-1a
+    for (const auto* t : {&xc, &yc}) {
+        const auto* bytes = static_cast<const unsigned char*>(t->data_ptr());
+        for (std::int64_t k = 0; k < t->numel() * 4; ++k)
+            h = (h ^ bytes[k]) * 1099511628211ULL;
+    }
+    auto gen = at::make_generator<at::CPUGeneratorImpl>(h);
+    return training::drawPositions(gen, 2 * x.size(1), range);
+}
 
 torch::Tensor predictWith(LoadedRun& run, const torch::Tensor& xs, const torch::Tensor& ys,
                           const ForwardPlan& plan, const ResolvedIntervention& edit,
