@@ -534,7 +534,7 @@ void TestSweep::refusedCombinationsLeftOutWhenAsked()
 {
     const auto dir = test::scratchDir("sweep-skip");
     const QString config = QString::fromStdString(tinyFile(dir, 20));
-    const QStringList grid = {"sweep", "new", config, "--pe", "rope,nope", "--no-eval", "--set",
+    const QStringList grid = {"sweep", "new", config, "--pe", "nope,rope", "--no-eval", "--set",
                               "training.random_positions.max_position=0,64"};
     const QString whole = QString::fromStdString(dir + "/whole"), S = QString::fromStdString(dir + "/S");
     auto r = run(grid + QStringList{"--out", whole});
@@ -544,11 +544,14 @@ void TestSweep::refusedCombinationsLeftOutWhenAsked()
     QVERIFY2(r.code == 0 && r.err.contains("left out 1 combination the config refuses") &&
                  r.err.contains("pe=nope training.random_positions.max_position=64 seed=1: "),
              qPrintable(r.err));
+    // Indices run on without gaps (run-cell, Slurm's array); names keep the grid position, so a
+    // change in what is refused does not rename the other cells.
     const auto index = engine::readSweepIndex(S.toStdString());
     QCOMPARE(int(index.cells.size()), 3);
     for (int i = 0; i < 3; ++i)
         QCOMPARE(index.cells[size_t(i)].index, i);
-    QVERIFY2(index.cells[2].name.rfind("002-nope-max_position=0", 0) == 0, index.cells[2].name.c_str());
+    QVERIFY2(index.cells[0].name.rfind("000-nope-max_position=0", 0) == 0, index.cells[0].name.c_str());
+    QVERIFY2(index.cells[1].name.rfind("002-rope-max_position=0", 0) == 0, index.cells[1].name.c_str());
     QCOMPARE(int(index.skipped.size()), 1);
     QVERIFY2(index.skipped[0].why.find("random_positions") != std::string::npos, index.skipped[0].why.c_str());
     std::ifstream yaml(S.toStdString() + "/sweep.yaml");
@@ -558,6 +561,11 @@ void TestSweep::refusedCombinationsLeftOutWhenAsked()
     r = run({"sweep", "new", config, "--pe", "rope,bogus", "--skip-refused", "--out",
              QString::fromStdString(dir + "/bogus")});
     QVERIFY2(r.code == 2 && r.err.contains("unknown position encoding 'bogus'"), qPrintable(r.err));
+    // A value the loader refuses wherever it appears is a typo, not a combination to leave out.
+    r = run({"sweep", "new", config, "--pe", "nope,rope", "--no-eval", "--skip-refused", "--set",
+             "training.random_positions.max_position=0,64x", "--out", QString::fromStdString(dir + "/typo")});
+    QVERIFY2(r.code == 2 && r.err.contains("max_position=64x is refused in every combination"), qPrintable(r.err));
+    QVERIFY(!fs::exists(dir + "/typo"));
 }
 
 QTEST_GUILESS_MAIN(TestSweep)

@@ -342,8 +342,10 @@ void SweepsView::refresh()
         const int n = int(m_index->skipped.size());
         extra += n == 1 ? tr(" · 1 combination left out") : tr(" · %1 combinations left out").arg(n);
         tip += (tip.isEmpty() ? "" : "\n") + tr("Left out, as the config refuses them:");
-        for (const auto& s : m_index->skipped)
-            tip += "\n" + QString::fromStdString(s.axes + ": " + s.why);
+        for (size_t i = 0; i < m_index->skipped.size() && i < 8; ++i)
+            tip += "\n" + QString::fromStdString(m_index->skipped[i].axes + ": " + m_index->skipped[i].why);
+        if (n > 8)
+            tip += "\n" + tr("… and %1 more (index.json lists them)").arg(n - 8);
     }
     m_summary->setToolTip(tip);
     m_summary->setText(tr("%1 done · %2 running · %3 pending · %4 stopped · %5 failed%6%7")

@@ -105,12 +105,23 @@ bool runAttentionProbe(ProbeContext& ctx)
         }
         ctx.observer->onProgress("attention: " + s.name, static_cast<std::int64_t>(si),
                                  static_cast<std::int64_t>(settings.size()));
-        const auto resolved = resolveIntervention(ctx.intervention, cfg, s.points);
-        const model::Intervention* edit =
-            resolved.level == ResolvedIntervention::Level::Model ? &resolved.model : nullptr;
         auto xs = s.tiled ? functions->sampleXs(n, dims, gen).repeat({1, 4, 1})
                           : functions->sampleXs(s.points, dims, gen);   // [P, N, D]
         auto ys = functions->evaluate(xs);
+        ResolvedIntervention resolved;
+        try {
+            resolved = resolveIntervention(ctx.intervention, cfg, s.points);
+        } catch (const Error& e) {
+            // random_positions cannot read a prompt longer than its range (the default "long"
+            // setting is 400 tokens, a run's range often 144): that setting only, after its
+            // prompts were drawn, so the next settings draw what the plain probe draws.
+            if (ctx.intervention.name != "random_positions")
+                throw;
+            ctx.observer->onWarning("attention '" + s.name + "' skipped: " + e.what());
+            continue;
+        }
+        const model::Intervention* edit =
+            resolved.level == ResolvedIntervention::Level::Model ? &resolved.model : nullptr;
         // random_positions: each prompt at its own draw, as the evaluation reads it (one prompt
         // a forward); a prompt that fills the range has only 0..T-1.
         const bool drawn = resolved.level == ResolvedIntervention::Level::Positions && t < resolved.range;

@@ -224,8 +224,10 @@ SweepCell finishCell(const SweepSpec& spec, const fs::path& dir, RunConfig c, co
         std::vector<ConfigIssue> issues;
         for (const auto& i : e.issues())
             issues.push_back({issueLocation(spec, i.keyPath), i.keyPath, label + ": " + i.message});
-        const std::string why = e.issues().empty() ? e.what()
-                                                   : e.issues().front().keyPath + ": " + e.issues().front().message;
+        const auto* first = e.issues().empty() ? nullptr : &e.issues().front();
+        const std::string why = !first ? std::string(e.what())
+                                : first->keyPath.empty() ? first->message
+                                                         : first->keyPath + ": " + first->message;
         throw RefusedCell(std::move(issues), why);
     }
     for (const auto& w : loaded.warnings)  // a key-path axis the loader does not know
@@ -307,9 +309,10 @@ std::vector<SweepCell> expandSweep(const SweepSpec& spec, std::vector<SkippedCel
             left.push_back({describe(axes), e.why});
             continue;
         }
-        // Numbered on without gaps: the index is what `run-cell` and Slurm's array take.
+        // The index runs on without gaps (what `run-cell` and Slurm's array take); the name keeps
+        // the grid position, so it does not change when another combination is refused.
         cell.index = int(cells.size());
-        cell.name = cellName(cell.index, count, cell.axes, spec.axes);
+        cell.name = cellName(int(n), count, cell.axes, spec.axes);
         checkInterventions(spec, cell);
         cells.push_back(std::move(cell));
     }
@@ -317,6 +320,25 @@ std::vector<SweepCell> expandSweep(const SweepSpec& spec, std::vector<SkippedCel
         throw ConfigError({{SourceLocation{spec.file}, "skip_refused",
                             "the config refuses every combination of the axes (the first, " + left.front().axes +
                                 ": " + left.front().why + ")"}});
+    // A value refused in every combination is the sweep's own mistake (a misspelt task, "64x"),
+    // not a combination to leave out.
+    for (const auto& a : spec.axes)
+        for (const auto& v : a.values) {
+            const bool kept = std::any_of(cells.begin(), cells.end(), [&](const SweepCell& c) {
+                const auto* x = axisValue(c.axes, a.key);
+                return x && *x == v;
+            });
+            if (kept)
+                continue;
+            const auto first = std::find_if(left.begin(), left.end(), [&](const SkippedCell& s) {
+                return (" " + s.axes + " ").find(" " + a.key + "=" + v + " ") != std::string::npos;
+            });
+            throw ConfigError({{a.where, "axes." + a.key,
+                                a.key + "=" + v + " is refused in every combination (" +
+                                    (first != left.end() ? first->why : std::string("?")) +
+                                    "): skip_refused leaves out combinations, not values; correct it or "
+                                    "take it out of the axis"}});
+        }
     if (skipped)
         *skipped = std::move(left);
     return cells;

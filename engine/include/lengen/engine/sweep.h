@@ -74,8 +74,9 @@ struct SkippedCell {
 /// Resolves and validates every cell before anything runs. A bad or empty axis, or a cell
 /// whose config does not load, throws ConfigError; a cell's issues are prefixed with its axis
 /// values ("cell task=parity pe=fire seed=1: file:line:col: key: message"). Under
-/// `skipRefused` a cell whose config the loader refuses is left out (into `skipped`) and the
-/// others are numbered on; errors of the sweep itself (an unknown PE, a bad axis value) and a
+/// `skipRefused` a cell whose config the loader refuses is left out (into `skipped`): the
+/// others' indices run on without gaps, their names keep the grid position. Errors of the sweep
+/// itself (an unknown PE, a value that is not YAML, a value refused in every combination) and a
 /// grid with no cell left still throw.
 std::vector<SweepCell> expandSweep(const SweepSpec& spec, std::vector<SkippedCell>* skipped = nullptr);
 
