@@ -46,21 +46,26 @@ std::vector<Line> readLines(const std::string& file)
     return lines;
 }
 
+// A shell script dir/name, executable.
+std::string script(const std::string& dir, const std::string& name, const std::string& text)
+{
+    const auto path = test::writeFile(dir, name, "#!/bin/sh\n" + text);
+    fs::permissions(path, fs::perms::owner_all);
+    return path;
+}
+
 // A stand-in for `lengen sweep run-cell DIR INDEX --threads T --device D` that appends its
 // start and end to `log`, running `seconds` in between, and before it waits (5 s at most) until
 // `together` cells have started, so that the first ones overlap however slowly they start.
 std::string fakeCell(const std::string& dir, const std::string& log, double seconds, int together = 1)
 {
-    const auto path = test::writeFile(
+    return script(
         dir, "cell.sh",
-        "#!/bin/sh\n"
         "echo \"start $4 $8 $(date +%s%N) ${CUDA_MPS_PIPE_DIRECTORY:-none}\" >> " + log + "\n"
         "n=0; while [ \"$(grep -c ^start " + log + ")\" -lt " + std::to_string(together) +
             " ] && [ $n -lt 100 ]; do sleep 0.05; n=$((n + 1)); done\n"
         "sleep " + std::to_string(seconds) + "\n"
         "echo \"end $4 $8 $(date +%s%N)\" >> " + log + "\n");
-    fs::permissions(path, fs::perms::owner_all);
-    return path;
 }
 
 struct Messages final : engine::SweepObserver {
@@ -132,14 +137,11 @@ void TestSweepDevices::mpsDaemonBracketsTheCells()
     const std::string S = dir + "/S", log = dir + "/cells.log";
     engine::createSweep(test::tinySweep(S, {"rope"}, 2, 20));
     auto control = [&](int startCode) {
-        const auto path = test::writeFile(
+        return script(
             dir, "mps-control",
-            "#!/bin/sh\n"
             "if [ \"$1\" = -d ]; then echo \"daemon - - $(date +%s%N) $CUDA_MPS_PIPE_DIRECTORY\" >> " + log +
                 "; exit " + std::to_string(startCode) + "; fi\n"
             "read command; echo \"$command - - $(date +%s%N)\" >> " + log + "\n");
-        fs::permissions(path, fs::perms::owner_all);
-        return path;
     };
     engine::LocalSweepOptions o;
     o.executable = fakeCell(dir, log, 0.2);
@@ -229,10 +231,8 @@ void TestSweepDevices::quietSaysOnlyWhatFailed()
     const auto dir = test::scratchDir("sweep-quiet");
     const std::string S = dir + "/S";
     engine::createSweep(test::tinySweep(S, {"rope"}, 3, 20));
-    const auto cell = test::writeFile(dir, "cell.sh",
-                                      "#!/bin/sh\n"
-                                      "if [ \"$4\" = 1 ]; then echo 'lengen: error: the stand-in fails' >&2; exit 5; fi\n");
-    fs::permissions(cell, fs::perms::owner_all);
+    const auto cell = script(dir, "cell.sh",
+                             "if [ \"$4\" = 1 ]; then echo 'lengen: error: the stand-in fails' >&2; exit 5; fi\n");
     qputenv("LENGEN_CLI", QByteArray::fromStdString(cell));
     auto r = test::runLengen({"sweep", "run", QString::fromStdString(S), "--jobs", "1", "-q"});
     qunsetenv("LENGEN_CLI");

@@ -17,12 +17,23 @@ inline torch::Tensor rotateHalf(const torch::Tensor& x)
 /// x*cos + rot(x)*sin for x [B, h, T, d] and tables [T, d]. On a GPU in x's own type (bf16
 /// under autocast: the [T, d] tables are cast, instead of q and k promoted to float32 and cast
 /// back for the fused attention) and with one addcmul for the product and sum.
+/// Pass the tables through tablesLike once for q and k (a no-op cast here then).
 inline torch::Tensor applyRotary(const torch::Tensor& x, const torch::Tensor& cos, const torch::Tensor& sin)
 {
     if (!x.is_cuda())
         return x * cos + rotateHalf(x) * sin;
     const auto type = x.scalar_type();
     return torch::addcmul(x * cos.to(type), rotateHalf(x), sin.to(type));
+}
+
+/// The (cos, sin) tables [T, d] as applyRotary uses them on x's device: in x's type on a GPU,
+/// cast once for both q and k; unchanged on the CPU.
+inline std::pair<torch::Tensor, torch::Tensor> tablesLike(const torch::Tensor& x,
+                                                          std::pair<torch::Tensor, torch::Tensor> t)
+{
+    if (x.is_cuda() && t.first.scalar_type() != x.scalar_type())
+        return {t.first.to(x.scalar_type()), t.second.to(x.scalar_type())};
+    return t;
 }
 
 /// Copies the captured rows (`rows`, int64 [R] on the CPU) that fall in [r0, r1) from a block

@@ -117,13 +117,13 @@ std::pair<torch::Tensor, torch::Tensor> RotaryImpl::cosSin(const torch::Tensor& 
 void RotaryImpl::rotate(torch::Tensor& q, torch::Tensor& k, const PositionSpan& pos,
                         const Intervention* edit)
 {
-    auto [cq, sq] = cosSin(pos.q, pos.maxPos, edit);  // [Tq, d]
+    auto [cq, sq] = detail::tablesLike(q, cosSin(pos.q, pos.maxPos, edit));  // [Tq, d]
     q = detail::applyRotary(q, cq, sq);
     if (pos.k.is_same(pos.q)) {  // self-attention over one span (training): same table
         k = detail::applyRotary(k, cq, sq);
         return;
     }
-    auto [ck, sk] = cosSin(pos.k, pos.maxPos, edit);  // [Tk, d]
+    auto [ck, sk] = detail::tablesLike(k, cosSin(pos.k, pos.maxPos, edit));  // [Tk, d]
     k = detail::applyRotary(k, ck, sk);
 }
 

@@ -30,33 +30,33 @@ torch::Tensor XposImpl::decay(const torch::Tensor& p, std::int64_t maxPos, doubl
     return torch::exp(torch::outer(n, m_logZeta)).to(torch::kFloat32);  // [T, d]
 }
 
+std::pair<torch::Tensor, torch::Tensor> XposImpl::scaledTables(const torch::Tensor& p, std::int64_t maxPos,
+                                                                const Intervention* edit, double sign)
+{
+    auto [c, s] = tablesAt(p, maxPos, edit);  // [T, d]
+    const auto d = decay(p, maxPos, sign);
+    return {c * d, s * d};
+}
+
+// The decay folded into the [T, d] tables, so q and k take RoPE's one product (applyRotary),
+// not a second pass over [B, h, T, d]; the same tables the fused layer takes.
 void XposImpl::rotate(torch::Tensor& q, torch::Tensor& k, const PositionSpan& pos,
                       const Intervention* edit)
 {
-    auto [cq, sq] = tablesAt(pos.q, pos.maxPos, edit);  // [Tq, d]
-    const auto up = decay(pos.q, pos.maxPos, 1.0);
-    q = (q * cq + detail::rotateHalf(q) * sq) * up;
-    if (pos.k.is_same(pos.q)) {
-        const auto down = up.reciprocal();
-        k = (k * cq + detail::rotateHalf(k) * sq) * down;
-        return;
-    }
-    auto [ck, sk] = tablesAt(pos.k, pos.maxPos, edit);  // [Tk, d]
-    k = (k * ck + detail::rotateHalf(k) * sk) * decay(pos.k, pos.maxPos, -1.0);
+    auto [cq, sq] = detail::tablesLike(q, scaledTables(pos.q, pos.maxPos, edit, 1.0));   // [Tq, d]
+    auto [ck, sk] = detail::tablesLike(k, scaledTables(pos.k, pos.maxPos, edit, -1.0));  // [Tk, d]
+    q = detail::applyRotary(q, cq, sq);
+    k = detail::applyRotary(k, ck, sk);
 }
 
 std::pair<torch::Tensor, torch::Tensor> XposImpl::rotaryTables(const PositionSpan& pos)
 {
-    auto [c, s] = tablesAt(pos.q, pos.maxPos);
-    const auto up = decay(pos.q, pos.maxPos, 1.0);
-    return {c * up, s * up};
+    return scaledTables(pos.q, pos.maxPos, nullptr, 1.0);
 }
 
 std::pair<torch::Tensor, torch::Tensor> XposImpl::keyTables(const PositionSpan& pos)
 {
-    auto [c, s] = tablesAt(pos.k, pos.maxPos);
-    const auto down = decay(pos.k, pos.maxPos, -1.0);
-    return {c * down, s * down};
+    return scaledTables(pos.k, pos.maxPos, nullptr, -1.0);
 }
 
 std::map<std::string, std::vector<double>> XposImpl::constants() const

@@ -30,6 +30,9 @@ private:
     // zeta^(sign (p - c) / gamma) for positions p (int64 [T]) of a forward whose largest
     // position is maxPos, [T, d] float32 on p's device.
     torch::Tensor decay(const torch::Tensor& p, std::int64_t maxPos, double sign);
+    // cos and sin at p (under a rotary intervention) times decay(p, maxPos, sign), [T, d].
+    std::pair<torch::Tensor, torch::Tensor> scaledTables(const torch::Tensor& p, std::int64_t maxPos,
+                                                         const Intervention* edit, double sign);
     double m_scaleBase;
     torch::Tensor m_logZeta;  // [d] float64: ln zeta_i, twice (rotate-half pairs); on the last device
 };

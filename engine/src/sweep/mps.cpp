@@ -1,7 +1,5 @@
 #include "sweep/mps.h"
 
-#include <fcntl.h>
-#include <spawn.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -25,35 +23,23 @@ namespace fs = std::filesystem;
 namespace {
 
 // Runs `exe args...` in a session of its own (a terminal's Ctrl-C, meant for the sweep, must not
-// reach the daemon it starts), with `env` as its environment, stdin from `input` and its output
-// to `logFile`. Waited for by pid, not by its output: the daemon it forks may keep that open.
-// The exit code, or -1 when it did not start or did not end within `seconds` (then killed).
+// reach the daemon it starts), with `env` over this process's environment, stdin from `input`
+// and its output to `logFile`. Waited for by pid, not by its output: the daemon it forks may
+// keep that open. The exit code, or -1 when it did not start or did not end within `seconds`
+// (then killed).
 int runControl(const std::string& exe, const std::vector<std::string>& args, const std::vector<std::string>& env,
                const std::string& input, const std::string& logFile, int seconds)
 {
-    std::vector<std::string> all = {exe};
-    all.insert(all.end(), args.begin(), args.end());
-    std::vector<char*> argv, envp;
-    for (auto& a : all)
-        argv.push_back(a.data());
-    argv.push_back(nullptr);
-    std::vector<std::string> envCopy = env;
-    for (auto& e : envCopy)
-        envp.push_back(e.data());
-    envp.push_back(nullptr);
-    posix_spawn_file_actions_t files;
-    posix_spawn_file_actions_init(&files);
-    posix_spawn_file_actions_addopen(&files, 0, input.c_str(), O_RDONLY, 0);
-    posix_spawn_file_actions_addopen(&files, 1, logFile.c_str(), O_WRONLY | O_CREAT | O_APPEND, 0644);
-    posix_spawn_file_actions_adddup2(&files, 1, 2);
-    posix_spawnattr_t attr;
-    posix_spawnattr_init(&attr);
-    posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETSID);
+    sweep::LoggedChild child;
+    child.exe = exe;
+    child.argv = {exe};
+    child.argv.insert(child.argv.end(), args.begin(), args.end());
+    child.extraEnv = env;
+    child.stdinFile = input;
+    child.logFile = logFile;
+    child.newSession = true;
     pid_t pid = 0;
-    const int rc = posix_spawn(&pid, exe.c_str(), &files, &attr, argv.data(), envp.data());
-    posix_spawn_file_actions_destroy(&files);
-    posix_spawnattr_destroy(&attr);
-    if (rc != 0)
+    if (sweep::spawnLogged(child, pid) != 0)
         return -1;
     int status = 0;
     const auto until = std::chrono::steady_clock::now() + std::chrono::seconds(seconds);
@@ -96,7 +82,7 @@ MpsDaemon::MpsDaemon(const std::string& control) : m_control(control)
     fs::create_directories(m_log, ec);
     m_env = {"CUDA_MPS_PIPE_DIRECTORY=" + m_pipe, "CUDA_MPS_LOG_DIRECTORY=" + m_log};
     const std::string out = m_root + "/control.out";
-    const int code = ec ? -1 : runControl(m_control, {"-d"}, environmentWith(m_env), "/dev/null", out, 20);
+    const int code = ec ? -1 : runControl(m_control, {"-d"}, m_env, "/dev/null", out, 20);
     if (code != 0) {
         const std::string why = ec ? ec.message() : tail(m_log + "/control.log") + tail(out);
         fs::remove_all(m_root, ec);
@@ -112,7 +98,7 @@ MpsDaemon::~MpsDaemon()
     // The command on stdin from a file: no pipe to die on (SIGPIPE) if the control is gone.
     const std::string quit = m_root + "/quit";
     std::ofstream(quit) << "quit\n";
-    runControl(m_control, {}, environmentWith(m_env), quit, m_root + "/control.out", 20);
+    runControl(m_control, {}, m_env, quit, m_root + "/control.out", 20);
     std::error_code ec;
     fs::remove_all(m_root, ec);
 }

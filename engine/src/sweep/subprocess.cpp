@@ -5,6 +5,7 @@
 
 #include <fcntl.h>
 #include <poll.h>
+#include <spawn.h>
 #include <signal.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -28,6 +29,25 @@ namespace {
         execv(sbin.c_str(), argv.data());
     }
     _exit(127);
+}
+
+// This process's environment with `extra` ("NAME=value" each) set over it, for a child's envp:
+// a child gets variables without this process changing its own (setenv is not thread-safe,
+// and a user's own values must survive).
+std::vector<std::string> environmentWith(const std::vector<std::string>& extra)
+{
+    auto name = [](const std::string& entry) { return entry.substr(0, entry.find('=')); };
+    std::vector<std::string> env;
+    for (char** e = environ; e && *e; ++e) {
+        const std::string entry = *e;
+        bool replaced = false;
+        for (const auto& x : extra)
+            replaced = replaced || name(x) == name(entry);
+        if (!replaced)
+            env.push_back(entry);
+    }
+    env.insert(env.end(), extra.begin(), extra.end());
+    return env;
 }
 
 }  // namespace
@@ -93,6 +113,44 @@ CommandResult runCommand(const std::vector<std::string>& args, double timeoutSec
     return result;
 }
 
+int spawnLogged(const LoggedChild& child, pid_t& pid)
+{
+    std::vector<std::string> args = child.argv, env = environmentWith(child.extraEnv);
+    std::vector<char*> argv, envp;
+    for (auto& a : args)
+        argv.push_back(a.data());
+    argv.push_back(nullptr);
+    for (auto& e : env)
+        envp.push_back(e.data());
+    envp.push_back(nullptr);
+    posix_spawn_file_actions_t files;
+    posix_spawn_file_actions_init(&files);
+    posix_spawn_file_actions_addopen(&files, 0, child.stdinFile.c_str(), O_RDONLY, 0);
+    posix_spawn_file_actions_addopen(&files, 1, child.logFile.c_str(), O_WRONLY | O_CREAT | O_APPEND, 0644);
+    posix_spawn_file_actions_adddup2(&files, 1, 2);
+    posix_spawnattr_t attr;
+    posix_spawnattr_init(&attr);
+    sigset_t none, defaults;
+    sigemptyset(&none);
+    sigemptyset(&defaults);
+    sigaddset(&defaults, SIGINT);
+    sigaddset(&defaults, SIGTERM);
+    posix_spawnattr_setsigmask(&attr, &none);
+    posix_spawnattr_setsigdefault(&attr, &defaults);
+    short flags = POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF;
+    if (child.newSession) {
+        flags |= POSIX_SPAWN_SETSID;
+    } else {
+        posix_spawnattr_setpgroup(&attr, 0);
+        flags |= POSIX_SPAWN_SETPGROUP;
+    }
+    posix_spawnattr_setflags(&attr, flags);
+    const int rc = posix_spawn(&pid, child.exe.c_str(), &files, &attr, argv.data(), envp.data());
+    posix_spawn_file_actions_destroy(&files);
+    posix_spawnattr_destroy(&attr);
+    return rc;
+}
+
 std::string findOnPath(const std::string& name)
 {
     const char* path = std::getenv("PATH");
@@ -105,22 +163,6 @@ std::string findOnPath(const std::string& name)
         rest = colon == std::string::npos ? "" : rest.substr(colon + 1);
     }
     return {};
-}
-
-std::vector<std::string> environmentWith(const std::vector<std::string>& extra)
-{
-    auto name = [](const std::string& entry) { return entry.substr(0, entry.find('=')); };
-    std::vector<std::string> env;
-    for (char** e = environ; e && *e; ++e) {
-        const std::string entry = *e;
-        bool replaced = false;
-        for (const auto& x : extra)
-            replaced = replaced || name(x) == name(entry);
-        if (!replaced)
-            env.push_back(entry);
-    }
-    env.insert(env.end(), extra.begin(), extra.end());
-    return env;
 }
 
 std::string firstLine(const std::string& text)

@@ -2,6 +2,8 @@
 // Runs an external program (sbatch, squeue, scontrol) and collects what it prints, with a time
 // limit: a scheduler that does not answer must give a message, not a hang.
 
+#include <sys/types.h>
+
 #include <string>
 #include <vector>
 
@@ -20,10 +22,20 @@ CommandResult runCommand(const std::vector<std::string>& argv, double timeoutSec
 /// `name`'s path in the first folder of $PATH that holds it as an executable; "" when none does.
 std::string findOnPath(const std::string& name);
 
-/// This process's environment with `extra` ("NAME=value" each) set over it, for a child's envp
-/// (posix_spawn): a child gets variables without this process changing its own (setenv is
-/// not thread-safe, and a user's own values must survive).
-std::vector<std::string> environmentWith(const std::vector<std::string>& extra);
+/// A child that writes to a log file and is waited for by pid (sweep cells, the MPS control).
+struct LoggedChild {
+    std::string exe;                     ///< the file run
+    std::vector<std::string> argv;       ///< argv[0] as the child sees it, then its arguments
+    std::vector<std::string> extraEnv;   ///< "NAME=value" over this process's environment
+    std::string stdinFile = "/dev/null";
+    std::string logFile;                 ///< stdout and stderr, appended
+    /// A session of its own (a daemon a terminal's Ctrl-C must not reach), else a process group
+    /// of its own (signals come from this process only). Either way no signal is blocked and
+    /// SIGINT/SIGTERM act as by default.
+    bool newSession = false;
+};
+/// Starts it with posix_spawn: 0 and its pid, or posix_spawn's error number.
+int spawnLogged(const LoggedChild& child, pid_t& pid);
 
 /// The first line of `text` that is not empty, trimmed (for one-line messages).
 std::string firstLine(const std::string& text);

@@ -4,8 +4,6 @@
 // exactly one SIGTERM to each child per stop request (a second makes a child leave without its
 // checkpoint) and waits for all of them: every child writes its checkpoint.
 
-#include <fcntl.h>
-#include <spawn.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -98,41 +96,16 @@ private:
 pid_t spawnCell(const std::string& exe, const SweepPaths& paths, const SweepCell& cell, int threads,
                 const std::string& device, const std::vector<std::string>& extraEnv)
 {
-    std::vector<std::string> args = {"lengen", "sweep", "run-cell", paths.root, std::to_string(cell.index),
-                                     "--threads", std::to_string(threads)};
+    sweep::LoggedChild child;
+    child.exe = exe;
+    child.argv = {"lengen", "sweep", "run-cell", paths.root, std::to_string(cell.index), "--threads",
+                  std::to_string(threads)};
     if (!device.empty())
-        args.insert(args.end(), {"--device", device});
-    std::vector<char*> argv;
-    for (auto& a : args)
-        argv.push_back(a.data());
-    argv.push_back(nullptr);
-    posix_spawn_file_actions_t files;
-    posix_spawn_file_actions_init(&files);
-    posix_spawn_file_actions_addopen(&files, 0, "/dev/null", O_RDONLY, 0);
-    posix_spawn_file_actions_addopen(&files, 1, paths.logFile(cell.name).c_str(),
-                                     O_WRONLY | O_CREAT | O_APPEND, 0644);
-    posix_spawn_file_actions_adddup2(&files, 1, 2);
-    posix_spawnattr_t attr;
-    posix_spawnattr_init(&attr);
-    posix_spawnattr_setpgroup(&attr, 0);
-    sigset_t none, defaults;
-    sigemptyset(&none);
-    sigemptyset(&defaults);
-    sigaddset(&defaults, SIGINT);
-    sigaddset(&defaults, SIGTERM);
-    posix_spawnattr_setsigmask(&attr, &none);
-    posix_spawnattr_setsigdefault(&attr, &defaults);
-    posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETPGROUP | POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF);
+        child.argv.insert(child.argv.end(), {"--device", device});
+    child.extraEnv = extraEnv;  // MPS's pipe, when asked
+    child.logFile = paths.logFile(cell.name);
     pid_t pid = 0;
-    std::vector<std::string> env = sweep::environmentWith(extraEnv);  // MPS's pipe, when asked
-    std::vector<char*> envp;
-    for (auto& e : env)
-        envp.push_back(e.data());
-    envp.push_back(nullptr);
-    const int rc = posix_spawn(&pid, exe.c_str(), &files, &attr, argv.data(), envp.data());
-    posix_spawn_file_actions_destroy(&files);
-    posix_spawnattr_destroy(&attr);
-    if (rc != 0)
+    if (const int rc = sweep::spawnLogged(child, pid); rc != 0)
         throw Error(ErrorKind::Io, "cannot start " + exe + " for cell " + cell.name + ": " + std::strerror(rc));
     return pid;
 }

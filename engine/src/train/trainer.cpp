@@ -121,6 +121,7 @@ std::vector<std::string> resolveSweepDevices(const std::string& requested)
         list = "cuda";
     }
     std::vector<std::string> devices;
+    const int gpus = static_cast<int>(torch::cuda::device_count());
     auto add = [&](const std::string& device) {
         if (std::find(devices.begin(), devices.end(), device) != devices.end())
             throw Error(ErrorKind::Usage, "--device " + requested + " names " + device + " twice");
@@ -137,7 +138,6 @@ std::vector<std::string> resolveSweepDevices(const std::string& requested)
             add(device);
             continue;
         }
-        const int gpus = static_cast<int>(torch::cuda::device_count());
         if (item == "cuda") {
             for (int i = 0; i < gpus; ++i)
                 add("cuda:" + std::to_string(i));
