@@ -25,10 +25,22 @@ namespace lengen::cli {
 
 namespace {
 
-void printWarnings(const engine::LoadedConfig& loaded)
+// The loader's warnings, then each run's curriculum shortfall at the steps it will train
+// (`--steps` included): a run whose max_steps ends before its curriculum trains shorter prompts
+// than points.end, which its figures then mark (issue 52).
+void printWarnings(const engine::LoadedConfig& loaded, std::optional<std::int64_t> steps = std::nullopt)
 {
     for (const auto& w : loaded.warnings)
         std::fprintf(stderr, "warning: %s\n", w.toString().c_str());
+    std::string said;
+    for (auto run : loaded.runs) {
+        if (steps)
+            run.training.maxSteps = *steps;
+        const auto shortfall = engine::curriculumShortfall(run);
+        if (!shortfall.empty() && shortfall != said)  // once for every max_length of one config
+            std::fprintf(stderr, "warning: %s: training.max_steps: %s\n", run.sourceFile.c_str(), shortfall.c_str());
+        said = shortfall;
+    }
 }
 
 int finishRun(const engine::RunSummary& summary, ProgressReporter& progress)
@@ -67,7 +79,7 @@ int runTrain(const TrainArgs& args)
         if (!args.resume.empty())
             return finishRun(engine::resume(args.resume, options, control, progress), progress);
         const engine::LoadedConfig loaded = engine::loadConfigFile(args.config);
-        printWarnings(loaded);
+        printWarnings(loaded, args.steps);
         int code = 0;
         for (const auto& run : loaded.runs) {
             code = finishRun(engine::train(run, options, control, progress), progress);
@@ -105,22 +117,25 @@ namespace {
 void printPointwise(const std::string& path, int rows, bool accuracy)
 {
     const auto log = engine::readTrainLog(path);
-    const int width = log.pointwiseWidth;
+    // The length the run reached (its last row's), which is the curriculum's end only when
+    // max_steps let the curriculum finish (issue 52).
+    const int width = log.nPoints.empty() ? log.pointwiseWidth
+                                          : std::min(log.nPoints.back(), log.pointwiseWidth);
     std::vector<double> sum(static_cast<size_t>(width), 0.0);
     int used = 0;
     for (size_t r = log.step.size(); r-- > 0 && used < rows;) {
         if (log.nPoints[r] != width)
             break;
         for (int i = 0; i < width; ++i)
-            sum[static_cast<size_t>(i)] += log.pointwise[r * static_cast<size_t>(width) + i];
+            sum[static_cast<size_t>(i)] += log.pointwise[r * static_cast<size_t>(log.pointwiseWidth) + i];
         ++used;
     }
     if (used == 0) {
-        std::printf("pointwise    no logged step at the full length (%d points) yet\n", width);
+        std::printf("pointwise    no logged step yet\n");
         return;
     }
-    std::printf("pointwise    %s by in-context examples k, mean of the last %d logged steps "
-                "(steps %lld..%lld):\n", accuracy ? "accuracy" : "squared error", used,
+    std::printf("pointwise    %s by in-context examples k at %d points, mean of the last %d logged "
+                "steps (steps %lld..%lld):\n", accuracy ? "accuracy" : "squared error", width, used,
                 static_cast<long long>(log.step[log.step.size() - used]),
                 static_cast<long long>(log.step.back()));
     for (int i = 0; i < width; ++i)
@@ -169,6 +184,7 @@ int runInfo(const std::string& run, bool listParameters, int pointwiseRows)
                 info.task.c_str(), c.task.data.c_str(), c.inputDims(),
                 c.task.curriculum.points.start, c.task.curriculum.points.end,
                 c.task.curriculum.dims.start, c.task.curriculum.dims.end);
+    std::printf("trained on   %s\n", engine::reachedText(info.reached, c).c_str());
     // "Llama2 + RoPE"; Mamba and GPT-2 carry their own positions, so the backbone alone.
     const std::string model = c.model.backbone == engine::Backbone::Llama
                                   ? info.backbone + " + " + info.positionEncoding
@@ -244,16 +260,18 @@ static int runJobs(std::vector<std::string> folders, bool json)
     if (json) {
         nlohmann::json rows = nlohmann::json::array();
         for (const auto& j : found)
-            rows.push_back({{"kind", j.kind}, {"state", j.state}, {"subject", j.subject}, {"holder", j.holder},
+            rows.push_back({{"kind", engine::jobKindRow(j.kind).name}, {"state", j.state}, {"subject", j.subject},
+                            {"cell", j.cell}, {"holder", j.holder}, {"scheduler_state", j.schedulerState},
                             {"step", j.step}, {"total_steps", j.totalSteps},
                             {"last_loss", std::isfinite(j.lastLoss) ? nlohmann::json(j.lastLoss) : nlohmann::json()}});
         std::printf("%s\n", rows.dump(1).c_str());
     } else {
         std::printf("%-10s %-9s %15s %-24s %s\n", "KIND", "STATE", "STEP", "HELD BY", "WHAT");
         for (const auto& j : found) {
-            const std::string step = std::to_string(j.step) + "/" + std::to_string(j.totalSteps);
-            std::printf("%-10s %-9s %15s %-24s %s\n", j.kind.c_str(), j.state.c_str(), step.c_str(),
-                        j.holder.empty() ? "-" : j.holder.c_str(), j.subject.c_str());
+            const std::string step = j.totalSteps > 0 ? std::to_string(j.step) + "/" + std::to_string(j.totalSteps) : "-";
+            const std::string what = j.cell.empty() ? j.subject : j.subject + " " + j.cell;
+            std::printf("%-10s %-9s %15s %-24s %s\n", engine::jobKindRow(j.kind).name, j.state.c_str(), step.c_str(),
+                        j.holder.empty() ? "-" : j.holder.c_str(), what.c_str());
         }
     }
     if (!note.empty())

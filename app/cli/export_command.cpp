@@ -9,8 +9,10 @@
 #include <algorithm>
 #include <filesystem>
 #include <memory>
+#include <optional>
 
 #include "figure_export.h"
+#include "compare_figure.h"
 #include "figure_provenance.h"
 #include "lengen/engine/errors.h"
 #include "lengen/engine/run_file.h"
@@ -112,13 +114,66 @@ void exportOne(const std::string& run, const std::string& name, const figures::M
     if (!args.quiet)
         std::printf("%s\n", path.string().c_str());
     if (provenance && !args.noProvenance) {
-        const auto file = figures::writeProvenance(path.string(), figures::runFigureProvenance(run, name, map, hidden));
+        const auto file = figures::writeProvenance(path.string(), figures::runFigureProvenance(run, name, map, hidden),
+                                                   args.standalone);
         if (!args.quiet)
             std::printf("%s\n", file.c_str());
     }
 }
 
-// --from FILE: the figure a provenance file describes, from the same run, checked unchanged.
+// What a rebuild writes: --format's formats, else --out's extension, else the format the
+// provenance recorded, else PNG; each at --out (given no extension, or several formats, the
+// format's is added) or beside the provenance as <stem>-rebuilt.<ext>. Issue 52: an --out
+// without extension got PNG bytes whatever the figure had been.
+std::vector<std::pair<plots::Format, fs::path>> rebuildTargets(const ExportArgs& args, const figures::FigureSource& source,
+                                                               const std::string& stem)
+{
+    auto formats = formatsNamed(args.formats);
+    const fs::path out(args.out);
+    if (formats.empty()) {
+        std::optional<plots::Format> f;
+        if (!args.out.empty() && out.has_extension())
+            f = plots::formatFromPath(QString::fromStdString(args.out));
+        if (!f && !source.format.empty())
+            f = plots::formatFromName(source.format);
+        formats = {f.value_or(plots::Format::Png)};
+    }
+    std::vector<std::pair<plots::Format, fs::path>> targets;
+    for (const auto fmt : formats) {
+        fs::path path;
+        if (args.out.empty())  // appended, never replaced: names hold dots ("scale-x=0.333")
+            path = fs::path(args.from).parent_path() / (stem + "-rebuilt." + extension(fmt));
+        else if (!out.has_extension() || plots::formatFromPath(QString::fromStdString(args.out)) == std::nullopt)
+            path = fs::path(args.out + "." + extension(fmt));
+        else if (formats.size() > 1)
+            path = fs::path(out).replace_extension(extension(fmt));
+        else
+            path = out;
+        targets.emplace_back(fmt, path);
+    }
+    return targets;
+}
+
+// A rebuilt figure as the recorded one was written: its hidden curves left out, TeX standalone
+// if it was (or --standalone asks).
+void writeRebuilt(plots::FigureSpec figure, const figures::FigureSource& source, plots::Format fmt,
+                  const fs::path& path, const ExportArgs& args)
+{
+    auto& series = figure.series;
+    series.erase(std::remove_if(series.begin(), series.end(),
+                                [&](const plots::Series& s) { return source.hidden.contains(QString::fromStdString(s.name)); }),
+                 series.end());
+    std::error_code ec;
+    fs::create_directories(path.parent_path(), ec);
+    const auto result = plots::exportFigure(figure, QString::fromStdString(path.string()), fmt, args.dpi,
+                                            args.standalone || source.standalone);
+    if (!result.ok)
+        throw Error(ErrorKind::Io, result.error.toStdString());
+    if (!args.quiet)
+        std::printf("%s\n", path.string().c_str());
+}
+
+// --from FILE: the figure a provenance file describes, from the same runs, checked unchanged.
 int exportFromProvenance(const ExportArgs& args)
 {
     const auto source = figures::readProvenance(args.from);
@@ -140,14 +195,10 @@ int exportFromProvenance(const ExportArgs& args)
             throw Error(ErrorKind::RunFile, "--from " + args.from + ": the sweep's " + source.method + " results come from " +
                                                 std::to_string(cells.size()) + " cells now, the grid drew " +
                                                 std::to_string(recorded.size()) + " (cells evaluated since?)");
-        auto formats = args.formats.empty() ? std::vector<std::string>{"png"} : args.formats;
-        for (const auto& f : formats) {
-            const auto fmt = formatNamed(f);
-            const fs::path path = args.out.empty() ? fs::path(args.from).parent_path() / ("grid_" + source.method + "-rebuilt." + f)
-                                  : formats.size() > 1 ? fs::path(args.out).replace_extension(f)
-                                                       : fs::path(args.out);
+        for (const auto& [fmt, path] : rebuildTargets(args, source, "grid_" + source.method)) {
             const auto result = plots::exportGrid(figures::sweepGridFigure(aggregate, source.method),
-                                                  QString::fromStdString(path.string()), fmt, args.dpi, args.standalone);
+                                                  QString::fromStdString(path.string()), fmt, args.dpi,
+                                                  args.standalone || source.standalone);
             if (!result.ok)
                 throw Error(ErrorKind::Io, result.error.toStdString());
             if (!args.quiet)
@@ -155,20 +206,32 @@ int exportFromProvenance(const ExportArgs& args)
         }
         return 0;
     }
-    auto formats = formatsNamed(args.formats);
-    if (formats.empty())
-        formats = {args.out.empty() ? plots::Format::Png
-                                    : plots::formatFromPath(QString::fromStdString(args.out)).value_or(plots::Format::Png)};
-    const fs::path base = args.out.empty() ? fs::path(args.from).parent_path() /
-                                                 (figures::figureFileName(source.name) + "-rebuilt")
-                                           : fs::path(args.out);
-    for (auto fmt : formats) {
-        // Appended, never replaced: names hold dots ("scale-x=0.333").
-        fs::path path = args.out.empty() ? fs::path(base.string() + "." + extension(fmt)) : base;
-        if (!args.out.empty() && formats.size() > 1)
-            path.replace_extension(extension(fmt));
-        exportOne(source.run, source.name, source.map, fmt, path, args, fmt == formats.front(), &source);
+    if (source.name == "compare") {  // Compare's figure: its runs, grouped and banded as recorded
+        ui::CompareOptions options;
+        options.group = ui::compareGroupFromName(source.group).value_or(ui::CompareGroup::EachRun);
+        options.keys = source.keys;
+        options.band = engine::bandKindFromName(source.band).value_or(engine::BandKind::Auto);
+        QStringList runs;
+        for (const auto& r : source.runs)
+            runs << QString::fromStdString(r);
+        auto compared = ui::compareRuns(runs, source.method, source.baselines, options);
+        if (!compared.missing.isEmpty())
+            throw Error(ErrorKind::RunFile, "--from " + args.from + ": run " + compared.missing.front().toStdString() +
+                                                " no longer has its " + source.method + " evaluation");
+        if (source.logY) {
+            compared.figure.y.log = true;
+            compared.figure.y.min.reset();
+            compared.figure.y.max.reset();
+        }
+        for (const auto& [fmt, path] : rebuildTargets(args, source, "compare_" + source.method))
+            writeRebuilt(compared.figure, source, fmt, path, args);
+        return 0;
     }
+    ExportArgs recorded = args;  // the run figure as it was written: standalone TeX stays so
+    recorded.standalone = args.standalone || source.standalone;
+    const auto targets = rebuildTargets(args, source, figures::figureFileName(source.name));
+    for (const auto& [fmt, path] : targets)
+        exportOne(source.run, source.name, source.map, fmt, path, recorded, fmt == targets.front().first, &source);
     return 0;
 }
 
@@ -238,7 +301,8 @@ int exportSweep(const ExportArgs& args)
             std::printf("%s\n", path.string().c_str());
         if (args.figure == "grid" && f == formats.front() && !args.noProvenance) {
             const auto file = figures::writeProvenance(
-                path.string(), figures::sweepGridProvenance(root, method, aggregate, figures::aggregateBand(aggregate, method)));
+                path.string(), figures::sweepGridProvenance(root, method, aggregate, figures::aggregateBand(aggregate, method)),
+                args.standalone);
             if (!args.quiet)
                 std::printf("%s\n", file.c_str());
         }

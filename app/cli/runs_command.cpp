@@ -36,12 +36,14 @@ int runRuns(const RunsArgs& a)
         filters.emplace_back(w.substr(0, eq), w.substr(eq + 1));
     }
     std::size_t shown = 0, total = 0;
+    std::vector<engine::RunIndexEntry> all;  // for a filter key no run has (said at the end)
     for (const auto& folder : a.folders) {
         const auto start = std::chrono::steady_clock::now();
         engine::RunIndexStats st;
         const auto runs = engine::indexRuns(folder, &st);
         const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
         total += runs.size();
+        all.insert(all.end(), runs.begin(), runs.end());
         for (const auto& r : runs) {
             bool keep = true;
             for (const auto& [k, v] : filters)
@@ -73,6 +75,12 @@ int runRuns(const RunsArgs& a)
                          st.indexWritten ? "; index written" : "");
     }
     std::fprintf(stderr, "%zu of %zu runs\n", shown, total);
+    std::vector<const engine::RunIndexEntry*> pointers;
+    for (const auto& r : all)
+        pointers.push_back(&r);
+    for (const auto& [k, v] : filters)
+        if (const auto problem = engine::filterKeyProblem(pointers, k); !problem.empty())
+            std::fprintf(stderr, "--where %s=%s: %s\n", k.c_str(), v.c_str(), problem.c_str());
     return 0;
 }
 

@@ -74,6 +74,8 @@ int runSweepNew(const SweepNewArgs& args)
         }
     }
     const auto index = engine::createSweep(request);
+    for (const auto& w : engine::sweepCurriculumWarnings(index))  // even with -q: it changes the science
+        std::fprintf(stderr, "warning: %s\n", w.c_str());
     if (!args.quiet) {
         std::string shape;  // "pe 4 x seed 3"
         for (const auto& k : index.axisKeys) {

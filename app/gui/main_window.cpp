@@ -118,6 +118,15 @@ void MainWindow::buildDocks()
     tabifyDockWidget(dock, jobsDock);
     dock->raise();
     connect(m_jobs, &ui::JobsPanel::openRunRequested, this, &MainWindow::openRun);
+    connect(m_jobs, &ui::JobsPanel::statusMessage, this, [this](const QString& m) { statusBar()->showMessage(m, 8000); });
+    // Other processes' jobs under the folders the studio follows: the Runs list's and the sweep
+    // the Sweeps tab shows (issue 53).
+    m_jobs->setFoldersSource([this] {
+        QStringList folders = m_browser->folders();
+        if (!m_sweeps->sweep().isEmpty())
+            folders << m_sweeps->sweep();
+        return folders;
+    });
 }
 
 // What each view asks of the window: sweeps, training, evaluations, the one open run.

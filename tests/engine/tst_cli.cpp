@@ -3,6 +3,7 @@
 // a checkpoint and exit 130, --resume, `lengen stop` from another process, and h5py reading the
 // log and every checkpoint tensor.
 
+#include <QFileInfo>
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
@@ -11,6 +12,7 @@
 #include <csignal>
 #include <filesystem>
 
+#include "lengen/engine/jobs.h"
 #include "lengen/engine/run_file.h"
 #include "test_support.h"
 
@@ -40,6 +42,7 @@ private Q_SLOTS:
     void followLiveThenInterruptAndResume();
     void resumesAfterAHardCrash();
     void stopFromAnotherShellResumesBitwise();
+    void analysesInProgressAreJobsOtherProcessesSee();
     void h5pyReadsLogAndCheckpoint();
     void evaluatesProbesAndReportsErrors();
     void cudaWithoutAGpuExitsTwo();
@@ -203,7 +206,7 @@ void TestCli::trainsAndReportsTheRunFile()
     auto curve = run({"info", runFile, "--pointwise", "2"});
     QCOMPARE(curve.code, 0);
     // 30 steps logged every 5: rows at steps 20 and 25 are at the full 7 points.
-    QVERIFY2(curve.out.contains("squared error by in-context examples k, mean of the last 2 "
+    QVERIFY2(curve.out.contains("squared error by in-context examples k at 7 points, mean of the last 2 "
                                 "logged steps (steps 20..25)"), qPrintable(curve.out));
     QVERIFY(curve.out.contains("k=0 ") && curve.out.contains("k=6 "));
 }
@@ -348,6 +351,26 @@ void TestCli::stopFromAnotherShellResumesBitwise()
     QCOMPARE(a.loss, b.loss);
 }
 
+// Issue 53: an evaluation or probes hold a marker beside the run for as long as they run, so
+// `lengen jobs` in another process lists them with their holder; it goes with them.
+void TestCli::analysesInProgressAreJobsOtherProcessesSee()
+{
+    const auto dir = lengen::test::scratchDir("cli-analysis-jobs");
+    const auto runFile = lengen::test::trainTiny(dir, "rope");
+    {
+        const lengen::engine::AnalysisJobMarker marker(runFile, lengen::engine::JobKindId::Probe);
+        const auto jobs = run({"jobs", QString::fromStdString(dir), "--json"});
+        QCOMPARE(jobs.code, 0);
+        const auto rows = QJsonDocument::fromJson(jobs.out.toUtf8()).array();
+        QCOMPARE(rows.size(), 1);
+        const auto row = rows.first().toObject();
+        QCOMPARE(row["kind"].toString(), QString("probes"));
+        QCOMPARE(row["holder"].toString(), QString::fromStdString(lengen::engine::thisHolder()));
+        QCOMPARE(QFileInfo(row["subject"].toString()), QFileInfo(QString::fromStdString(runFile)));
+    }
+    QVERIFY(run({"jobs", QString::fromStdString(dir)}).err.contains("0 jobs under 1 folder"));
+}
+
 void TestCli::h5pyReadsLogAndCheckpoint()
 {
     const QString python = lengen::test::pythonPath();
@@ -473,6 +496,15 @@ void TestCli::evaluatesProbesAndReportsErrors()
         QFile a(base + ".csv"), b(dir + "/rebuilt.csv");
         QVERIFY(a.open(QIODevice::ReadOnly) && b.open(QIODevice::ReadOnly));
         QCOMPARE(b.readAll(), a.readAll());
+        // Issue 52: the provenance records the file's format; --out without an extension takes
+        // it (PNG bytes went into an extensionless file), and a standalone TeX stays standalone.
+        QCOMPARE(provJson["view"].toObject()["format"].toString(), QString("tex"));
+        QVERIFY(provJson["view"].toObject()["standalone"].toBool());
+        const auto again = run({"export", "--from", prov, "--out", dir + "/again"});
+        QVERIFY2(again.code == 0 && !std::filesystem::exists((dir + "/again").toStdString()), qPrintable(again.err));
+        QFile againTex(dir + "/again.tex");
+        QVERIFY(againTex.open(QIODevice::ReadOnly));
+        QVERIFY2(againTex.readAll().contains("\\documentclass{article}"), "the rebuilt TeX is standalone");
         QJsonObject tampered = provJson;
         auto runs = tampered["runs"].toArray();
         auto first = runs.first().toObject();

@@ -259,6 +259,10 @@ void TestConfig::errorsNameFileLineAndKey_data()
     QTest::newRow("non-positive size")
         << QString(kModel).replace("num_hidden_layers: 2", "num_hidden_layers: 0") << cur << ""
         << "linear_regression" << "model.yaml:4" << "model.num_hidden_layers: must be >= 1";
+    // A fuzz finding: 4 x hidden_size overflowed an int and the resolved config did not load.
+    QTest::newRow("absurd width")
+        << QString(kModel).replace("hidden_size: 16", "hidden_size: 1000000000") << cur << ""
+        << "linear_regression" << "model.yaml:3" << "model.hidden_size: 1000000000 is absurd (at most 1048576)";
     QTest::newRow("heads do not divide hidden")
         << QString(kModel).replace("num_attention_heads: 2", "num_attention_heads: 3") << cur
         << "" << "linear_regression" << "model.yaml:5"

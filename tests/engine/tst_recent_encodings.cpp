@@ -120,6 +120,24 @@ void TestRecentEncodings::copeCountsGatesByHand()
     // Counts past npos_max - 1 are clamped there.
     const auto many = pe.contentBias(torch::ones({1, 1, 1, 1}), torch::full({1, 1, 1, 8}, 1e4f))[0][0][0];
     QVERIFY(std::abs(many[0].item<float>() - 40.f) < 1e-4);
+
+    // Issue 52: the authors' repository divides the position logits by sqrt(d) as well
+    // (patch.cope.divide_position_logits). d = 4, e's first row as above, q = 1: the same
+    // counts give q.e[p] = 30, 20, 15, and halved (sqrt 4) 15, 10, 7.5.
+    for (const bool divide : {false, true}) {
+        CopeImpl wide(4, 4, divide);
+        {
+            torch::NoGradGuard noGrad;
+            auto e = torch::zeros({4, 4});
+            e[0] = torch::tensor({10.f, 20.f, 30.f, 40.f});
+            wide.named_parameters()["pos_emb"].copy_(e);
+        }
+        const auto b = wide.contentBias(torch::ones({1, 1, 3, 4}), z)[0][0];
+        const float scale = divide ? 0.5f : 1.f;
+        for (const auto& [col, expected] : {std::pair{0, 30.f}, {1, 20.f}, {2, 15.f}})
+            QVERIFY2(std::abs(b[2][col].item<float>() - expected * scale) < 1e-4,
+                     qPrintable(QString("divide %1, column %2: %3").arg(divide).arg(col).arg(b[2][col].item<float>())));
+    }
 }
 
 void TestRecentEncodings::randomPositionsCoverTheRange()
@@ -283,6 +301,11 @@ void TestRecentEncodings::newKeysAreCheckedAndRoundTrip()
     QCOMPARE(loadConfigText(toYaml(x, YamlStyle::Resolved), "<stored>").runs.at(0).position.xposScaleBase, 64.0);
     const auto p = test::loadOne(patched("cope", "cope: {npos_max: 12}"));
     QCOMPARE(loadConfigText(toYaml(p, YamlStyle::Resolved), "<stored>").runs.at(0).position.copeMaxPositions, 12);
+    QVERIFY(!p.position.copeDividePositionLogits);  // the paper's listing by default
+    const auto divided = test::loadOne(patched("cope", "cope: {npos_max: 12, divide_position_logits: true}"));
+    QVERIFY(divided.position.copeDividePositionLogits);
+    QVERIFY(loadConfigText(toYaml(divided, YamlStyle::Resolved), "<stored>").runs.at(0).position.copeDividePositionLogits);
+    QVERIFY(toYaml(p, YamlStyle::Resolved).find("divide_position_logits") == std::string::npos);
     // xPos past float32's range at the range's end; dynamic encodings would rescale in training.
     const auto random = [&](const std::string& yaml, int m) {
         return QString::fromStdString(yaml)

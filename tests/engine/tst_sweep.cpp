@@ -566,6 +566,12 @@ void TestSweep::refusedCombinationsLeftOutWhenAsked()
              "training.random_positions.max_position=0,64x", "--out", QString::fromStdString(dir + "/typo")});
     QVERIFY2(r.code == 2 && r.err.contains("max_position=64x is refused in every combination"), qPrintable(r.err));
     QVERIFY(!fs::exists(dir + "/typo"));
+    // Issue 52: NoPE refused in every combination because every cell randomizes positions (the
+    // checkbox's own example) is a combination to leave out, not the sweep's mistake.
+    r = run({"sweep", "new", config, "--pe", "nope,rope", "--no-eval", "--skip-refused", "--set",
+             "training.random_positions.max_position=64", "--out", QString::fromStdString(dir + "/every")});
+    QVERIFY2(r.code == 0 && r.err.contains("left out 1 combination") && r.err.contains("pe=nope"), qPrintable(r.err));
+    QCOMPARE(int(engine::readSweepIndex(dir + "/every").cells.size()), 1);
 }
 
 QTEST_GUILESS_MAIN(TestSweep)

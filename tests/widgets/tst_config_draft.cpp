@@ -69,6 +69,24 @@ QPushButton* button(ui::SetupPanel& panel, const QString& text)
     qFatal("no button %s", qPrintable(text));
 }
 
+// Types `text` over a field's text as a user would, then Enter or focus leaving; returns what
+// the field shows after (its verdict).
+QString typeText(ui::SetupPanel& panel, QAbstractSpinBox* box, const QString& text, bool enter)
+{
+    box->setFocus();
+    QApplication::processEvents();
+    auto* edit = box->findChild<QLineEdit*>();
+    edit->selectAll();
+    QTest::keyClicks(box, text);
+    if (enter)
+        QTest::keyClick(box, Qt::Key_Return);
+    else
+        panel.findChild<QPushButton*>()->setFocus();  // focus leaves the field
+    QApplication::processEvents();
+    QApplication::processEvents();  // queued: the panel hears of the verdict after the event
+    return edit->text();
+}
+
 }  // namespace
 
 class TestConfigDraft final : public QObject {
@@ -82,6 +100,7 @@ private Q_SLOTS:
     void validatesWhileTypingAndParsesOnce();
     void numberFieldsRefuseWhatTheyCannotHold();
     void trainIsDisabledWhileInvalid();
+    void runOverridesRefuseAndRefusalsHoldTrain();
     void randomPositionsFromTheForm();
     void presetBoxAndSaveAs();
 
@@ -242,17 +261,7 @@ void TestConfigDraft::numberFieldsRefuseWhatTheyCannotHold()
     QVERIFY(panel.loadFile(configRoot() + "/quick/linear_regression_rope.yaml"));
     const auto before = panel.draft().runs().at(0);
     auto typeInto = [&](QAbstractSpinBox* box, const QString& text, bool enter) {
-        box->setFocus();
-        QApplication::processEvents();
-        auto* edit = box->findChild<QLineEdit*>();
-        edit->selectAll();
-        QTest::keyClicks(box, text);
-        if (enter)
-            QTest::keyClick(box, Qt::Key_Return);
-        else
-            panel.findChild<QPushButton*>()->setFocus();  // focus leaves the field
-        QApplication::processEvents();
-        return edit->text();
+        return typeText(panel, box, text, enter);
     };
     auto* steps = field<QSpinBox>(panel, "training.max_steps");
     auto* hidden = field<QSpinBox>(panel, "model.hidden_size");
@@ -315,6 +324,49 @@ void TestConfigDraft::randomPositionsFromTheForm()
     random->setValue(0);
     QVERIFY(panel.draft().valid());
     QVERIFY(!random->isEnabled());  // NoPE: nothing to randomize
+}
+
+// Issue 52, item 2: the Steps box beside Train refuses what it cannot hold (-500 became 500,
+// 1e9 became 19, 2.5 became 25); Train waits while any field shows a refused value, naming it;
+// loading another preset clears the refusals (their red frame stayed).
+void TestConfigDraft::runOverridesRefuseAndRefusalsHoldTrain()
+{
+    ui::SetupPanel panel(configRoot());
+    panel.show();
+    QVERIFY(panel.loadFile(configRoot() + "/quick/linear_regression_rope.yaml"));
+    QSpinBox* steps = nullptr;
+    for (auto* box : panel.findChildren<QSpinBox*>())
+        if (box->specialValueText() == QStringLiteral("as configured"))
+            steps = box;
+    QVERIFY(steps);
+    auto* train = button(panel, QStringLiteral("Train"));
+    for (const char* typed : {"-500", "1e9", "2.5"}) {
+        QCOMPARE(typeText(panel, steps, typed, true), QString(typed) + " ✗ not applied");
+        QCOMPARE(steps->value(), 0);  // still "as configured"
+        QVERIFY(!train->isEnabled());
+        QVERIFY2(train->toolTip().contains(QStringLiteral("Steps “%1”").arg(typed)), qPrintable(train->toolTip()));
+        QVERIFY(!panel.request().has_value());
+    }
+    QCOMPARE(typeText(panel, steps, "1e3", true), QString("1000"));
+    QCOMPARE(steps->value(), 1000);
+    QVERIFY(train->isEnabled());
+    QCOMPARE(*panel.request()->options.maxSteps, std::int64_t(1000));
+
+    auto* hidden = field<QSpinBox>(panel, "model.hidden_size");
+    QCOMPARE(typeText(panel, hidden, "-5", false), QString("-5 ✗ not applied"));
+    QVERIFY(panel.draft().valid());  // the config kept its value: it would train, but not -5
+    QVERIFY(!train->isEnabled());
+    QVERIFY2(train->toolTip().contains("model.hidden_size “-5”"), qPrintable(train->toolTip()));
+    QCOMPARE(panel.refusedFields(), QStringList{"model.hidden_size “-5”"});
+    QVERIFY(!panel.request().has_value());
+    // Another preset: its values stand, the refusal and its frame are gone, Train is back.
+    QVERIFY(panel.loadFile(configRoot() + "/quick/linear_regression_alibi.yaml"));
+    QVERIFY(!hidden->styleSheet().contains("B00020"));
+    QVERIFY(!hidden->text().contains("not applied"));
+    QCOMPARE(hidden->value(), 64);
+    QVERIFY(panel.refusedFields().isEmpty());
+    QVERIFY(train->isEnabled());
+    QVERIFY(panel.request().has_value());
 }
 
 void TestConfigDraft::trainIsDisabledWhileInvalid()

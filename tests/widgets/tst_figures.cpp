@@ -2,6 +2,7 @@
 // figures plot exactly the stored curves (their CSV round-trips to the stored numbers), probe
 // figures mark the real target positions, heatmaps read the stored map tile.
 
+#include <QFile>
 #include <QTemporaryDir>
 
 #include <tuple>
@@ -47,6 +48,27 @@ engine::AggregateSet oodSet(std::vector<std::pair<std::string, std::string>> axe
     s.curves.push_back(c);
     return s;
 }
+// Attention (long prompts of 12 points) and duplicated-example probes of `run` on the CPU;
+// `serialPosition` adds the serial-position probe (4 instruction points).
+void probe(const std::string& run, int prompts, int testLength, std::vector<int> noise, int attentionPrompts,
+           int trials, bool serialPosition)
+{
+    engine::ProbeOptions p;
+    p.attention = p.duplicated = true;
+    p.serialPosition = serialPosition;
+    p.prompts = prompts;
+    p.testLength = testLength;
+    p.noiseCounts = std::move(noise);
+    p.instructionPoints = 4;
+    p.attentionPrompts = attentionPrompts;
+    p.longPoints = 12;
+    p.common.bootstrapTrials = trials;
+    p.common.device = "cpu";
+    Silent silent;
+    engine::RunControl control;
+    engine::probeRun(run, p, control, silent);
+}
+
 }  // namespace
 
 class TestFigures final : public QObject {
@@ -62,6 +84,7 @@ private Q_SLOTS:
     void unknownFigureIsAUsageError();
     void sweepGridWithInterventionsHasAPanelPerPe();
     void sweepGridNamesTheAxesThatVary();
+    void figuresMarkTheTrainedLength();
 
 private:
     std::string m_run;
@@ -80,17 +103,7 @@ void TestFigures::initTestCase()
     Silent silent;
     engine::RunControl control;
     engine::evaluateRun(m_run, e, control, silent);
-    engine::ProbeOptions p;
-    p.attention = p.duplicated = p.serialPosition = true;
-    p.prompts = 8;
-    p.testLength = 24;
-    p.noiseCounts = {2, 3};
-    p.instructionPoints = 4;
-    p.attentionPrompts = 4;
-    p.longPoints = 12;
-    p.common.bootstrapTrials = 20;
-    p.common.device = "cpu";
-    engine::probeRun(m_run, p, control, silent);
+    probe(m_run, 8, 24, {2, 3}, 4, 20, true);
 }
 
 void TestFigures::everyAvailableFigureBuilds()
@@ -274,6 +287,42 @@ void TestFigures::sweepGridNamesTheAxesThatVary()
     QCOMPARE(grid.panels[0].series[0].name, std::string("RoPE max_position=0"));
     QCOMPARE(grid.panels[0].series[1].name, std::string("RoPE max_position=144"));
     QCOMPARE(grid.panels[1].series[0].name, std::string("ALiBi max_position=0"));
+}
+
+// Issue 52: a run whose max_steps ends before its curriculum (tiny config: N 5 -> 7 at step 10,
+// trained 10 steps) trained on 5 points; every figure marks that, not the curriculum's 7.
+void TestFigures::figuresMarkTheTrainedLength()
+{
+    const auto run = test::trainTiny(test::scratchDir("figures_trained"), "rope", 3, 10);
+    test::evaluateSmall(run, {"ood_length"}, 8, 2, 5);
+    probe(run, 4, 12, {2}, 2, 5, false);
+
+    const auto ood = figures::makeFigure(run, "ood_length").plot;
+    QVERIFY(ood);
+    QCOMPARE(ood->vlines.size(), size_t(1));
+    QCOMPARE(ood->vlines[0].x, 4.0);  // k = 5 - 1, not 7 - 1
+    QVERIFY2(ood->title.find("max_data_points 7 (trained on 5)") != std::string::npos, ood->title.c_str());
+    const auto attention = figures::makeFigure(run, "attention/long").plot;
+    QVERIFY(attention);
+    QCOMPARE(attention->vlines.size(), size_t(1));
+    QCOMPARE(attention->vlines[0].x, 4.5);  // after x_4, the 5th point
+    const auto average = figures::makeFigure(run, "avg_attention_score").plot;
+    QVERIFY(average);
+    QCOMPARE(average->vlines.size(), size_t(1));
+    QCOMPARE(average->vlines[0].x, 4.0 / 11.0);  // y_4 of y_0 .. y_11, normalised
+    const auto map = figures::makeFigure(run, "attention_map/train").heatmap;
+    QVERIFY(map && map->boundary);
+    QCOMPARE(*map->boundary, 10);
+    const auto noise = figures::makeFigure(run, "noise_points=2").plot;
+    QVERIFY(noise);
+    QCOMPARE(noise->spans.at(0).x1, 5.0);
+    // Its TeX export draws the same marker (the spec is what every format writes).
+    QTemporaryDir tmp;
+    const QString tex = tmp.path() + "/ood.tex";
+    QVERIFY(plots::exportFigure(*ood, tex, plots::Format::Tex, 100, true).ok);
+    QFile f(tex);
+    QVERIFY(f.open(QIODevice::ReadOnly));
+    QVERIFY2(f.readAll().contains("train length"), "the TeX figure names the marker");
 }
 
 QTEST_MAIN(TestFigures)

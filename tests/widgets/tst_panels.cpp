@@ -6,6 +6,8 @@
 #include <QComboBox>
 #include <QDirIterator>
 #include <QElapsedTimer>
+#include <QFile>
+#include <QFileInfo>
 #include <QImage>
 #include <QListWidget>
 #include <QPushButton>
@@ -33,6 +35,7 @@
 #include "qcp.h"
 #include "reference_import.h"
 #include "run_browser.h"
+#include "run_form.h"
 #include "run_notes_dialog.h"
 #include "run_form.h"
 #include "run_table_model.h"
@@ -87,6 +90,7 @@ private Q_SLOTS:
     void viewsPopulateFromARun();
     void trainingViewPlotsLossOrExcessAndExportsWhatItDraws();
     void trainingViewPlotsAnyLoggedColumnBesideTheLoss();
+    void trainingViewWaitsOutAReadThatFailsForAMoment();
     void exportFromAView();
     void guiStaysResponsiveWhileTraining();
     void jobsPanelStaysResponsiveWithFourJobs();
@@ -145,6 +149,18 @@ void TestPanels::setupValidatesInline()
              qPrintable(panel.summaryText()));
     panel.setSteps(0);  // "as configured"
     QVERIFY2(panel.summaryText().contains("15000 steps × batch"), qPrintable(panel.summaryText()));
+    QVERIFY2(!panel.summaryText().contains("curriculum"), qPrintable(panel.summaryText()));
+    QCOMPARE(panel.form()->previewEnd().step, std::int64_t(14999));
+    QCOMPARE(panel.form()->previewEnd().points, 9);
+    // Issue 52: 1500 steps end before the curriculum does: the summary says with which numbers,
+    // and the curriculum preview stops where training does.
+    panel.setSteps(1500);
+    QVERIFY2(panel.summaryText().contains("the curriculum reaches 9 points at step 1600") &&
+                 panel.summaryText().contains("with 1500 steps training ends at 7 points and 3 dims"),
+             qPrintable(panel.summaryText()));
+    QCOMPARE(panel.form()->previewEnd().step, std::int64_t(1499));
+    QCOMPARE(panel.form()->previewEnd().points, 7);
+    QCOMPARE(panel.form()->previewEnd().dims, 3);
 }
 
 void TestPanels::configSaveLoadRoundTrip()
@@ -299,6 +315,20 @@ void TestPanels::viewsPopulateFromARun()
     QCOMPARE(cp["evaluations"].toArray().size(), 2);
     QCOMPARE(cp["grouping"].toObject()["band"].toString(), QString("auto"));
     QCOMPARE(cp["view"].toObject()["figure"].toString(), QString("compare:ood_length"));
+    // Issue 52: `lengen export --from` rebuilds a Compare figure (it exited 64): in the recorded
+    // format when --out has no extension, and its CSV is the studio's own byte for byte.
+    const auto rebuiltPdf = test::runLengen({"export", "--from", m_tmp.path() + "/compare.provenance.json", "--out",
+                                             m_tmp.path() + "/compare-again"});
+    QVERIFY2(rebuiltPdf.code == 0, qPrintable(rebuiltPdf.err));
+    QFile againPdf(m_tmp.path() + "/compare-again.pdf");
+    QVERIFY(againPdf.open(QIODevice::ReadOnly) && againPdf.read(5) == "%PDF-");
+    QVERIFY2(compare.exportTo(m_tmp.path() + "/compare.csv", 100, &error), qPrintable(error));
+    const auto rebuiltCsv = test::runLengen({"export", "--from", m_tmp.path() + "/compare.provenance.json", "--out",
+                                             m_tmp.path() + "/compare-again.csv"});
+    QVERIFY2(rebuiltCsv.code == 0, qPrintable(rebuiltCsv.err));
+    QFile ours(m_tmp.path() + "/compare.csv"), theirs(m_tmp.path() + "/compare-again.csv");
+    QVERIFY(ours.open(QIODevice::ReadOnly) && theirs.open(QIODevice::ReadOnly));
+    QCOMPARE(theirs.readAll(), ours.readAll());
     // Issue 41: every method at once, a panel each, exported as drawn (the CSV names each
     // panel's curves).
     QVERIFY(compare.setMethod(ui::CompareView::allMethodsText()));
@@ -343,6 +373,35 @@ void TestPanels::viewsPopulateFromARun()
     QCOMPARE(evaluate.first().at(1).toString(), QString("ood_length"));  // the method shown
     const auto withBaselines = ui::compareFigure({rope}, "standard", true);
     QCOMPARE(withBaselines.series.size(), size_t(4));
+}
+
+// Issue 52: a run another process writes can refuse a read for a moment; the Train tab keeps
+// what it shows and reads again (it flashed 0 % and an empty plot), and shows the run once it
+// reads. A file that stays unreadable is said after the retries.
+void TestPanels::trainingViewWaitsOutAReadThatFailsForAMoment()
+{
+    ui::RunController controller;
+    ui::TrainingView view(controller);
+    view.showRunLog(QString::fromStdString(m_rope));
+    const QString shown = view.headerText();
+    const int points = view.loggedPoints();
+    QVERIFY(points > 0);
+    const QString later = m_tmp.path() + "/later.h5";
+    QFile::remove(later);
+    QFile junk(later);
+    QVERIFY(junk.open(QIODevice::WriteOnly) && junk.write("not yet a run file") > 0);
+    junk.close();
+    view.showRunLog(later);
+    QCOMPARE(view.headerText(), shown);  // nothing replaced by a failed read
+    QCOMPARE(view.loggedPoints(), points);
+    QVERIFY(QFile::remove(later) && QFile::copy(QString::fromStdString(m_alibi), later));
+    QTRY_COMPARE_WITH_TIMEOUT(QFileInfo(view.shownRun()), QFileInfo(later), 3000);
+    QCOMPARE(view.loggedPoints(), int(engine::readTrainLog(m_alibi).step.size()));
+    // Unreadable for good: said once the retries (about 1.5 s) ran out.
+    QVERIFY(QFile::remove(later) && junk.open(QIODevice::WriteOnly) && junk.write("damaged") > 0);
+    junk.close();
+    view.showRunLog(later);
+    QTRY_VERIFY_WITH_TIMEOUT(view.shownRun().isEmpty() && view.headerText().contains("later.h5"), 5000);
 }
 
 void TestPanels::trainingViewPlotsLossOrExcessAndExportsWhatItDraws()

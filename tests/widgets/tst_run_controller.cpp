@@ -2,6 +2,7 @@
 // a queue; exactly one terminal signal per run), and one real short training through the same
 // path the studio uses.
 
+#include <QLabel>
 #include <QSignalSpy>
 #include <QTest>
 
@@ -266,6 +267,12 @@ void TestRunController::analysisJobsReportStagesNotSteps()
     QVERIFY2(areaText.contains("probe x · serial position (probe 3 of 3)"), qPrintable(areaText));
     QVERIFY(shown);
     QVERIFY(area.isHidden());  // gone with the job; the status bar says how it ended
+    // Issue 52: the label keeps a bounded width, elided, so the status bar's messages are not
+    // drawn under it; the whole text is its tooltip.
+    auto* label = area.findChild<QLabel*>();
+    QVERIFY(label && label->maximumWidth() <= 360);
+    QCOMPARE(label->toolTip(), areaText);
+    QVERIFY(label->fontMetrics().horizontalAdvance(label->text()) <= 360);
 }
 
 // A training followed by a queued evaluation: Running -> Running, but views whose controls belong

@@ -3,6 +3,8 @@
 // and tags written from the list, and results another process stores reaching the open run.
 
 #include <QPushButton>
+#include <QSettings>
+#include <QStandardPaths>
 #include <QSignalSpy>
 #include <QTableView>
 #include <QTemporaryDir>
@@ -30,6 +32,7 @@ private Q_SLOTS:
     void browserOffersToImportPythonRuns();
     void browserEditsNotesAndFiltersByThem();
     void resultsStoredElsewhereReachTheOpenRun();
+    void rowSaysWhatTheRunTrainedOn();
 
 private:
     std::string m_runs, m_rope, m_alibi;
@@ -37,6 +40,9 @@ private:
 
 void TestRunsList::initTestCase()
 {
+    QStandardPaths::setTestModeEnabled(true);  // QSettings of its own, not the user's
+    QCoreApplication::setOrganizationName(QStringLiteral("lengen-tests"));
+    QSettings().remove(QStringLiteral("runsList"));
     m_runs = test::scratchDir("runs-list");
     m_rope = test::trainTiny(m_runs, "rope");
     m_alibi = test::trainTiny(m_runs, "alibi", 4, 30);
@@ -98,6 +104,15 @@ void TestRunsList::browserFiltersAndSorts()
     QCOMPARE(browser.visibleRows(), 0);
     browser.setFilterText("model.num_hidden_layers=2 alibi");  // a term and text together
     QCOMPARE(browser.visibleRows(), 1);
+    QVERIFY(browser.filterHint().isEmpty());
+    // Issue 52: a key no run has is said, with the nearest key, not left as an empty list.
+    browser.setFilterText("model.num_hiden_layers=6");
+    QCOMPARE(browser.visibleRows(), 0);
+    QCOMPARE(browser.filterHint(), QStringLiteral("no run has the key model.num_hiden_layers; did you mean "
+                                                  "model.num_hidden_layers?"));
+    browser.setFilterText("pe=nope");  // a column: no hint, only no match
+    QCOMPARE(browser.visibleRows(), 0);
+    QVERIFY(browser.filterHint().isEmpty());
     browser.setFilterText("");
     QCOMPARE(browser.visibleRows(), 2);
     auto* table = browser.findChild<QTableView*>();
@@ -181,6 +196,38 @@ void TestRunsList::resultsStoredElsewhereReachTheOpenRun()
     QVERIFY(QTest::qWaitFor([&] { return !updated.isEmpty(); }, 5000));
     QCOMPARE(updated.first().at(1).value<ui::OpenRunModel::Part>(), ui::OpenRunModel::Part::Analysis);
     QCOMPARE(eval.figureNames(), QStringList{"standard"});
+}
+
+// Issue 52: a run whose max_steps ends before its curriculum (N 5 -> 7 at step 10, trained 10
+// steps) trained on 5 points: its row says so, with the curriculum's end beside it.
+void TestRunsList::rowSaysWhatTheRunTrainedOn()
+{
+    QTemporaryDir tmp;
+    const auto run = test::trainTiny(tmp.path().toStdString(), "rope", 4, 10);
+    ui::RunBrowser browser;
+    browser.setFolders({tmp.path()});
+    QCOMPARE(browser.visibleRows(), 1);
+    auto* table = browser.findChild<QTableView*>();
+    QVERIFY(table);
+    const auto points = table->model()->index(0, ui::RunTableModel::Points);
+    QCOMPARE(points.data().toString(), QStringLiteral("5 of 7"));
+    QCOMPARE(table->model()->index(0, ui::RunTableModel::Dims).data().toString(), QStringLiteral("2 of 3"));
+    QVERIFY2(points.data(Qt::ToolTipRole).toString().contains("trained on 5 points, 2 dims: max_steps (10)"),
+             qPrintable(points.data(Qt::ToolTipRole).toString()));
+    // Issue 52: the columns are the user's to choose (Backbone and Created hidden by default, so
+    // Tags and Notes have room), and the choice is kept for the next Runs list.
+    QVERIFY(!browser.columnShown(ui::RunTableModel::Backbone));
+    QVERIFY(browser.columnShown(ui::RunTableModel::Tags) && browser.columnShown(ui::RunTableModel::Notes));
+    browser.setColumnShown(ui::RunTableModel::Backbone, true);
+    browser.setColumnShown(ui::RunTableModel::Seed, false);
+    ui::RunBrowser next;
+    QVERIFY(next.columnShown(ui::RunTableModel::Backbone));
+    QVERIFY(!next.columnShown(ui::RunTableModel::Seed));
+    next.setColumnShown(ui::RunTableModel::Seed, true);
+    next.setColumnShown(ui::RunTableModel::Backbone, false);
+    // A run that reached its curriculum's end shows the plain number.
+    const auto full = ui::RunTableModel::readRow(QString::fromStdString(m_rope));
+    QCOMPARE(full.points, 7);
 }
 
 QTEST_MAIN(TestRunsList)

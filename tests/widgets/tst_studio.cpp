@@ -40,6 +40,7 @@
 #include "run_table_model.h"
 #include "qcp.h"
 #include "setup_panel.h"
+#include "studio_test_support.h"
 #include "test_support.h"
 #include "training_view.h"
 #include "jobs_panel.h"
@@ -70,10 +71,7 @@ QString trainTiny(const std::string& out, std::uint64_t seed, bool cancelFirst =
     return QString::fromStdString(engine::train(config, o, control, quiet).runFile);
 }
 
-bool waitIdle(ui::RunController& c, int ms = 60000)
-{
-    return QTest::qWaitFor([&] { return c.state() == ui::RunController::State::Idle && c.queuedCount() == 0; }, ms);
-}
+using test::waitIdle;
 
 QMessageBox* problemBox(QWidget& window)
 {
@@ -119,13 +117,7 @@ private Q_SLOTS:
     void setUpSweepsThroughTheSweepsTab();
 
 private:
-    studio::StudioOptions options() const
-    {
-        studio::StudioOptions o;
-        o.configRoot = QString::fromStdString(test::sourcePath("configs"));
-        o.runsFolder = m_runs;
-        return o;
-    }
+    studio::StudioOptions options() const { return test::studioOptions(m_runs); }
     QString m_runs, m_a, m_stopped;
 };
 
@@ -408,6 +400,14 @@ void TestStudio::trainTabActsOnTheOpenRunOnly()
     QVERIFY(waitIdle(w.controller()));
     QCOMPARE(w.controller().job(trainId)->state, ui::JobInfo::State::Cancelled);
     QCOMPARE(engine::readRunInfo(a.toStdString()).status, std::string("cancelled"));
+    // Issue 52: the Jobs panel's row and the Runs list say "last logged", not "final".
+    QVERIFY2(w.controller().job(trainId)->message.startsWith("stopped at step ") &&
+                 w.controller().job(trainId)->message.contains("last logged loss"),
+             qPrintable(w.controller().job(trainId)->message));
+    w.runBrowser()->refresh();
+    const auto* model = w.runBrowser()->model();
+    const auto loss = model->index(model->rowOfPath(a), ui::RunTableModel::FinalLoss).data().toString();
+    QVERIFY2(loss.startsWith("last logged "), qPrintable(loss));
     // Issue 41, words: "final loss" only for a run that finished.
     QVERIFY(w.openRun(a));
     QVERIFY2(view->headerText().contains("last logged loss") && !view->headerText().contains("final loss"),

@@ -88,6 +88,10 @@ FigureSpec attentionFigure(const engine::AttentionSetting& s, const RunFacts& rf
     }
     f.x.label = "Token position (x_i)";
     f.y.label = "Attention weight";
+    // Between the last x the run trained on and the first beyond (issue 52: every figure marks
+    // what the run reached), where the prompt goes beyond it.
+    if (const int trained = rf.trainedPoints(); int(t / 2) > trained)
+        f.vlines.push_back({double(trained) - 0.5, "train length"});
     f.widthInches = 6;
     f.heightInches = 4;
     return f;
@@ -108,6 +112,8 @@ FigureSpec averageAttentionFigure(const engine::AttentionSetting& s, const RunFa
     }
     f.x.label = "Normalized token position";
     f.y.label = "Average attention weight";
+    if (const int trained = rf.trainedPoints(); int(n) > trained && n > 1)  // the last y trained on
+        f.vlines.push_back({double(trained - 1) / double(n - 1), "train length"});
     f.legend = plots::LegendPlace::OutsideRight;
     f.widthInches = 9;
     return f;
@@ -140,7 +146,7 @@ plots::HeatmapSpec mapFigure(const std::string& run, const engine::AttentionSett
                 v = NAN;
         }
     h.tickLabel = tokenLabel;
-    h.boundary = 2 * rf.config.trainPoints();  // tokens of a training prompt (x, y per point)
+    h.boundary = 2 * rf.trainedPoints();  // tokens of a training prompt (x, y per point)
     h.boundaryLabel = "train length";
     // Weights spread over hundreds of keys sit near 1/T: a log colour scale shows where they go.
     h.logScale = true;
@@ -181,13 +187,15 @@ FigureSpec attentionRowFigure(const std::string& run, const std::string& setting
         xs.name += " · " + m.intervention;
         ys.name += " · " + m.intervention;
         xs.dashed = ys.dashed = true;
+        // Λ-mask's global keys sit alone between gaps (the masked middle): dots show them.
+        xs.points = ys.points = true;
     }
     f.series = {xs, ys};
     f.x.label = "key token";
     f.y.label = "attention weight";
     f.x.min = -1;
     f.x.max = s.tokens;
-    f.vlines.push_back({double(2 * rf.config.trainPoints()) - 0.5, "train length"});
+    f.vlines.push_back({double(2 * rf.trainedPoints()) - 0.5, "train length"});
     // Beside the axes: inside, the legend covered the first keys, where the weight often is.
     f.legend = plots::LegendPlace::OutsideRight;
     f.widthInches = 6;

@@ -6,6 +6,8 @@
 #include <QJsonDocument>
 #include <QSaveFile>
 
+#include <algorithm>
+#include <cctype>
 #include <cstdio>
 #include <filesystem>
 
@@ -51,6 +53,8 @@ QJsonArray evaluationsDrawn(const std::string& run, const std::string& name)
         e["prompts"] = r.prompts;
         e["eval_seed"] = QString::number(r.seed);  // uint64: as text, JSON numbers are doubles
         e["points"] = r.nPoints;
+        e["train_points"] = r.trainPoints;      // the curriculum's end: the lengths' base
+        e["trained_points"] = r.trainedPoints;  // what the weights last trained on: the marker
         e["checkpoint_step"] = double(r.checkpointStep);
         e["intervention"] = qs(r.intervention);
         e["intervention_params"] = qs(r.interventionParams);
@@ -61,6 +65,22 @@ QJsonArray evaluationsDrawn(const std::string& run, const std::string& name)
         out.append(e);
     }
     return out;
+}
+
+// The evaluations a figure recorded against those stored now: the same list, each recorded key
+// with the same value (keys a later LenGen records, such as trained_points, are not asked of
+// files written before it).
+bool sameEvaluations(const QJsonArray& recorded, const QJsonArray& now)
+{
+    if (recorded.size() != now.size())
+        return false;
+    for (int i = 0; i < recorded.size(); ++i) {
+        const auto r = recorded[i].toObject(), n = now[i].toObject();
+        for (auto it = r.begin(); it != r.end(); ++it)
+            if (n.value(it.key()) != it.value())
+                return false;
+    }
+    return true;
 }
 
 }  // namespace
@@ -87,6 +107,13 @@ QJsonObject runRecord(const engine::RunFileInfo& info)
     r["seed"] = QString::number(info.seed);
     r["config_hash"] = qs(configHash(info.configYaml));
     r["checkpoint_step"] = double(info.checkpointStep);
+    // The curriculum it reached (issue 52): the training length its figures mark.
+    QJsonObject reached;
+    reached["steps"] = double(info.reached.stepsDone);
+    reached["points"] = info.reached.points;
+    reached["dims"] = info.reached.dims;
+    reached["source"] = qs(info.reached.source);
+    r["curriculum_reached"] = reached;
     return r;
 }
 
@@ -180,9 +207,21 @@ QJsonObject runFigureProvenance(const std::string& run, const std::string& name,
     return p;
 }
 
-std::string writeProvenance(const std::string& figurePath, const QJsonObject& provenance)
+std::string writeProvenance(const std::string& figurePath, const QJsonObject& given, bool standalone)
 {
     const fs::path fig(figurePath);
+    // The file's format, so that a rebuild writes the same kind by default (issue 52: a .tex lost
+    // its --standalone, an --out without extension got PNG bytes).
+    QJsonObject provenance = given;
+    QJsonObject view = provenance["view"].toObject();
+    std::string ext = fig.extension().string();
+    if (!ext.empty())
+        ext.erase(0, 1);
+    std::transform(ext.begin(), ext.end(), ext.begin(), [](unsigned char c) { return char(std::tolower(c)); });
+    view["format"] = qs(ext);
+    if (ext == "tex")
+        view["standalone"] = standalone;
+    provenance["view"] = view;
     const auto path = (fig.parent_path() / (fig.stem().string() + ".provenance.json")).string();
     QSaveFile f(qs(path));  // written beside, renamed into place
     if (!f.open(QIODevice::WriteOnly) || f.write(QJsonDocument(provenance).toJson()) < 0 || !f.commit())
@@ -229,6 +268,14 @@ FigureSource readProvenance(const std::string& path)
                                                 ", recorded " + std::to_string(qint64(r["checkpoint_step"].toDouble())) + ")");
         return run;
     };
+    const auto recordedView = [&](FigureSource& s) {
+        s.format = view["format"].toString().toStdString();
+        s.standalone = view["standalone"].toBool(false);
+        s.logY = view["log_y"].toBool(false);
+        s.legendOutside = view["legend_outside"].toBool(false);
+        for (const auto& h : view["hidden_curves"].toArray())
+            s.hidden << h.toString();
+    };
     if (view["figure"].toString() == "sweep-grid") {
         FigureSource s;
         for (const auto& r : runs) {
@@ -243,28 +290,57 @@ FigureSource readProvenance(const std::string& path)
             s.groupBy.push_back(k.toString().toStdString());
         s.band = grouping["band"].toString().toStdString();
         s.bootstrapTrials = grouping["bootstrap_trials"].toInt(1000);
+        recordedView(s);
         return s;
     }
-    if (view["figure"].toString().startsWith("compare:"))
-        throw Error(ErrorKind::Usage, "--from " + path + ": a Compare figure of " + std::to_string(runs.size()) +
-                                          " runs; the studio's Compare draws it (its runs and grouping are listed there)");
+    if (view["figure"].toString().startsWith("compare:")) {  // the runs as drawn, each unchanged
+        FigureSource s;
+        s.name = "compare";
+        s.method = view["figure"].toString().mid(8).toStdString();
+        if (runs.isEmpty())
+            throw Error(ErrorKind::Usage, "--from " + path + ": a Compare figure with no run in 'runs'");
+        for (const auto& r : runs)
+            s.runs.push_back(checkRun(r.toObject()));
+        QJsonArray drawn;
+        for (const auto& e : p["evaluations"].toArray())
+            drawn.append(e);
+        QJsonArray now;
+        for (size_t i = 0; i < s.runs.size(); ++i)
+            for (const auto& e : evaluationsDrawn(s.runs[i], s.method)) {
+                auto o = e.toObject();
+                if (!o["intervention"].toString().isEmpty())
+                    continue;
+                o["run_id"] = runs[int(i)].toObject()["run_id"];
+                now.append(o);
+            }
+        if (p.contains("evaluations") && !sameEvaluations(drawn, now))
+            throw Error(ErrorKind::RunFile, "--from " + path + ": the stored " + s.method +
+                                                " evaluations of the compared runs changed since the figure was made "
+                                                "(evaluated again?)");
+        const auto grouping = p["grouping"].toObject();
+        s.group = grouping["group"].toString("each-run").toStdString();
+        for (const auto& k : grouping["keys"].toArray())
+            s.keys.push_back(k.toString().toStdString());
+        s.band = grouping["band"].toString("auto").toStdString();
+        s.baselines = grouping["baselines"].toBool(false);
+        recordedView(s);
+        return s;
+    }
     if (runs.size() != 1 || !view["figure"].isString())
         throw Error(ErrorKind::Usage, "--from " + path + ": key 'runs' must hold one run and 'view.figure' a name");
     const std::string run = checkRun(runs.first().toObject());
     // The stored results it drew, still the ones recorded (not evaluated again meanwhile).
-    if (p.contains("evaluations") && evaluationsDrawn(run, view["figure"].toString().toStdString()) != p["evaluations"].toArray())
+    if (p.contains("evaluations") &&
+        !sameEvaluations(p["evaluations"].toArray(), evaluationsDrawn(run, view["figure"].toString().toStdString())))
         throw Error(ErrorKind::RunFile, "--from " + path + ": the stored evaluations of run " + run +
                                             " that the figure draws changed since it was made (evaluated again?)");
     FigureSource s;
     s.run = run;
-    s.logY = view["log_y"].toBool(false);
-    s.legendOutside = view["legend_outside"].toBool(false);
+    recordedView(s);
     s.name = view["figure"].toString().toStdString();
     s.map.prompt = view["prompt"].toInt(0);
     s.map.layer = view["layer"].toInt(-1);
     s.map.head = view["head"].toInt(0);
-    for (const auto& h : view["hidden_curves"].toArray())
-        s.hidden << h.toString();
     return s;
 }
 

@@ -37,9 +37,10 @@ QJsonObject multiRunProvenance(const QStringList& runs, const std::string& metho
 QJsonObject sweepGridProvenance(const std::string& sweepDir, const std::string& method,
                                 const engine::SweepAggregate& aggregate, const std::string& band);
 
-/// <dir>/<base>.provenance.json for a figure file (any of its formats), written atomically.
-/// Error(Io) naming the path.
-std::string writeProvenance(const std::string& figurePath, const QJsonObject& provenance);
+/// <dir>/<base>.provenance.json for a figure file (any of its formats), written atomically,
+/// with the file's format (its extension) and, for TeX, whether it was `standalone` in `view`:
+/// what `export --from` writes again by default. Error(Io) naming the path.
+std::string writeProvenance(const std::string& figurePath, const QJsonObject& provenance, bool standalone = false);
 
 /// What --from rebuilds: the run, the figure and its view, checked against the run as it is.
 struct FigureSource {
@@ -49,6 +50,14 @@ struct FigureSource {
     std::string band;
     int bootstrapTrials = 1000;
     std::vector<std::string> cells;    ///< a sweep grid's cells, as drawn
+    /// A Compare figure (name "compare"): its runs (run files), grouping (compareGroupName),
+    /// the keys it grouped by, whether it drew the baselines; `band` as for a grid.
+    std::vector<std::string> runs;
+    std::string group;
+    std::vector<std::string> keys;
+    bool baselines = false;
+    std::string format;      ///< the recorded file's format ("png", "tex", …; "" when not recorded)
+    bool standalone = false; ///< a TeX file written --standalone
     bool logY = false, legendOutside = false;  ///< the studio's view options
     MapSelection map;
     QStringList hidden;

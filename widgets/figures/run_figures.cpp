@@ -64,15 +64,18 @@ FigureSpec lossFigure(const std::string& run, const RunFacts& rf)
 
 FigureSpec evalFigure(const engine::EvalResult& r, const RunFacts& rf)
 {
+    // The length the weights last trained on, not the curriculum's end (issue 52).
+    const int trained = r.trainedPoints > 0 ? r.trainedPoints : r.trainPoints;
     FigureSpec f;
     f.title = capitalised(rf.config.task.name) + " - n_dim " + std::to_string(r.dims) + " - " +
-              r.method + "\nmax_data_points " + std::to_string(r.trainPoints) + " - " +
+              r.method + "\nmax_data_points " + std::to_string(r.trainPoints) +
+              (trained != r.trainPoints ? " (trained on " + std::to_string(trained) + ")" : "") + " - " +
               std::to_string(r.prompts) + " prompts";
     for (const auto& c : r.curves)
         f.series.push_back(curveSeries(c.label, c.stats));
     errorAxes(f, r.classification, r.zeroEstimator, r.nPoints - 1);
-    if (r.nPoints - 1 > trainLengthK(r.trainPoints))  // only where the prompts go beyond it
-        f.vlines.push_back({trainLengthK(r.trainPoints), "train length"});
+    if (r.nPoints - 1 > trainLengthK(trained))  // only where the prompts go beyond it
+        f.vlines.push_back({trainLengthK(trained), "train length"});
     return f;
 }
 
@@ -120,7 +123,8 @@ FigureSpec probeBase(const engine::ProbeGroup& g, const std::string& title, doub
     f.title = title;
     errorAxes(f, g.classification, param(g, "zero_estimator"), xMax);
     f.x.label = "# of in-context examples";
-    f.spans.push_back({-1, param(g, "train_points"), "#808080", 0.12, "train length"});
+    f.spans.push_back({-1, param(g, g.params.count("trained_points") ? "trained_points" : "train_points"),
+                       "#808080", 0.12, "train length"});
     return f;
 }
 

@@ -119,8 +119,9 @@ plots::GridSpec sweepGridFigure(const engine::SweepAggregate& aggregate, const s
             f.title = byPe ? key + " - " + task + " (D = " + std::to_string(s.dims) + ")"
                            : (task.empty() ? method : task) + " (D = " + std::to_string(s.dims) + ")";
             errorAxes(f, s.classification, s.zeroEstimator, s.nPoints - 1);
-            if (s.nPoints - 1 > trainLengthK(s.trainPoints))
-                f.vlines.push_back({trainLengthK(s.trainPoints), "train length"});
+            const int trained = s.trainedPoints > 0 ? s.trainedPoints : s.trainPoints;
+            if (s.nPoints - 1 > trainLengthK(trained))
+                f.vlines.push_back({trainLengthK(trained), "train length"});
         }
         const auto& c = s.curves.front();
         plots::Series series;

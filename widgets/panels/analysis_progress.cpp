@@ -15,12 +15,16 @@ QString clock(double seconds)
     const int s = int(std::lround(seconds));
     return QStringLiteral("%1:%2").arg(s / 60).arg(s % 60, 2, 10, QLatin1Char('0'));
 }
+constexpr int kLabelWidth = 360;
 }  // namespace
 
 AnalysisProgressArea::AnalysisProgressArea(RunController& controller, QWidget* parent)
     : QWidget(parent), m_controller(controller)
 {
     m_label = new QLabel;
+    // A bounded width, elided: the status bar's messages keep the room left of it (a long
+    // label pushed them under the progress text, issue 52); the whole text is its tooltip.
+    m_label->setMaximumWidth(kLabelWidth);
     m_bar = new QProgressBar;
     m_bar->setRange(0, 1000);
     m_bar->setMaximumWidth(180);
@@ -42,7 +46,7 @@ AnalysisProgressArea::AnalysisProgressArea(RunController& controller, QWidget* p
     connect(&m_controller, &RunController::runFailed, this, [this] { onEnded(); });
 }
 
-QString AnalysisProgressArea::text() const { return m_label->text(); }
+QString AnalysisProgressArea::text() const { return m_text; }
 int AnalysisProgressArea::perMille() const { return m_bar->value(); }
 
 void AnalysisProgressArea::onProgress(const QString& label, JobKind kind, const AnalysisProgress& p)
@@ -55,7 +59,9 @@ void AnalysisProgressArea::onProgress(const QString& label, JobKind kind, const 
                        : QStringLiteral("%1 · %2 (%3)").arg(label, p.stageName, unit.arg(p.stage + 1).arg(p.stages));
     if (p.etaSeconds >= 0)
         text += tr(", ETA %1").arg(clock(p.etaSeconds));
-    m_label->setText(text);
+    m_text = text;
+    m_label->setText(m_label->fontMetrics().elidedText(text, Qt::ElideMiddle, kLabelWidth));
+    m_label->setToolTip(text);
     m_bar->setValue(int(std::lround(1000 * p.fraction)));
     // The latest analysis to report is the one shown (others run beside it: the Jobs panel has
     // them all); Stop names it.

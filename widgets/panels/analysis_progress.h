@@ -30,6 +30,7 @@ private:
 
     RunController& m_controller;
     QLabel* m_label;
+    QString m_text;  ///< the whole text (the label shows it elided)
     QProgressBar* m_bar;
     QToolButton* m_stop;
     quint64 m_job = 0;  ///< the job shown, which Stop stops

@@ -20,8 +20,11 @@
 #include <QPushButton>
 #include <QVBoxLayout>
 
+#include <cstdint>
 #include <map>
+#include <optional>
 #include <set>
+#include <tuple>
 
 #include "curve_interactions.h"
 #include "export_dialog.h"
@@ -160,7 +163,10 @@ CompareView::CompareView(QWidget* parent) : QWidget(parent)
     split->setStretchFactor(1, 1);
     layout->addWidget(split, 1);
     plots::enableCurveInteractions(*m_plot, [this](const QString& text) { m_hover->setText(text); });
-    connect(m_method, &QComboBox::currentIndexChanged, this, &CompareView::draw);
+    connect(m_method, &QComboBox::currentIndexChanged, this, [this] {
+        draw();
+        fillDifferences();  // its evaluation rows are the method's
+    });
     connect(m_baselines, &QCheckBox::toggled, this, &CompareView::draw);
     connect(m_group, &QComboBox::currentIndexChanged, this, [this] {
         m_keys->setVisible(CompareGroup(m_group->currentData().toInt()) == CompareGroup::Keys);
@@ -220,8 +226,12 @@ bool CompareView::exportTo(const QString& path, int dpi, QString* error)
         const auto o = options();
         QJsonObject grouping;
         grouping["curves"] = m_group->currentText();
+        // What `lengen export --from` groups by: the keys the figure was grouped by (for
+        // "settings" the ones that differed then), so the rebuild draws the same groups.
+        const bool settings = o.group == CompareGroup::Settings;
+        grouping["group"] = QString::fromLatin1(compareGroupName(settings ? CompareGroup::Keys : o.group));
         QJsonArray keys;
-        for (const auto& k : o.keys)
+        for (const auto& k : settings ? m_groupedBy : o.keys)
             keys.append(QString::fromStdString(k));
         grouping["keys"] = keys;
         grouping["band"] = QString::fromStdString(engine::bandKindName(o.band));
@@ -268,18 +278,63 @@ void CompareView::setRuns(const QStringList& runFiles)
 void CompareView::fillDifferences()
 {
     std::vector<engine::RunConfig> configs;
+    std::vector<engine::ReachedCurriculum> reached;
+    std::vector<std::optional<engine::EvalResult>> evaluated;  // of the method shown
+    const std::string method = m_method->currentText().toStdString();
     QStringList names;
     for (const auto& run : m_runs) {
         try {
             const auto info = engine::readRunInfo(engine::locateRunFile(run.toStdString()));
             configs.push_back(engine::storedRunConfig(info.configYaml, info.path));
+            reached.push_back(info.reached);
+            evaluated.emplace_back();
+            for (auto& r : engine::readEvaluations(run.toStdString()))
+                if (r.method == method && r.source == "lengen" && r.intervention.empty())
+                    evaluated.back() = std::move(r);
             names << QString::fromStdString(figures::runLegend(info));
         } catch (const std::exception&) {
             // An unreadable run has no config to compare; the figure's line says why.
         }
     }
-    const auto diffs = configs.size() > 1 ? engine::configDifferences(configs)
-                                          : std::vector<engine::ConfigDifference>{};
+    auto diffs = configs.size() > 1 ? engine::configDifferences(configs)
+                                    : std::vector<engine::ConfigDifference>{};
+    // What each run trained on (issue 52), first, where it differs between the runs or falls
+    // short of a run's curriculum: two runs of one config can differ here (one stopped early).
+    size_t first = 0;
+    for (const auto& [key, pick, end] :
+         {std::tuple{"trained on: points", &engine::ReachedCurriculum::points, &engine::RunConfig::trainPoints},
+          std::tuple{"trained on: dims", &engine::ReachedCurriculum::dims, &engine::RunConfig::inputDims}}) {
+        if (configs.size() < 2)
+            break;
+        engine::ConfigDifference d;
+        d.key = key;
+        bool differs = false;
+        for (size_t i = 0; i < configs.size(); ++i) {
+            const int v = reached[i].points > 0 ? reached[i].*pick : (configs[i].*end)();
+            d.values.push_back(std::to_string(v));
+            d.notApplied.emplace_back();
+            differs = differs || v != (configs[i].*end)() || d.values[i] != d.values[0];
+        }
+        if (differs)
+            diffs.insert(diffs.begin() + std::ptrdiff_t(first++), d);
+    }
+    // How each run's curve of this method was evaluated, where that differs: a curve averaged
+    // over 128 and 1280 prompts is not one measurement (the legend flags it too).
+    for (const auto& [key, pick] : {std::pair{"evaluation: prompts", +[](const engine::EvalResult& r) { return std::uint64_t(r.prompts); }},
+                                    {"evaluation: seed", +[](const engine::EvalResult& r) { return r.seed; }},
+                                    {"evaluation: points", +[](const engine::EvalResult& r) { return std::uint64_t(r.nPoints); }}}) {
+        engine::ConfigDifference d;
+        d.key = key;
+        std::set<std::string> seen;
+        for (const auto& e : evaluated) {
+            d.values.push_back(e ? std::to_string(pick(*e)) : std::string());
+            d.notApplied.push_back(e ? std::string() : "not evaluated with " + method);
+            if (e)
+                seen.insert(d.values.back());
+        }
+        if (seen.size() > 1)
+            diffs.insert(diffs.begin() + std::ptrdiff_t(first++), d);
+    }
     m_diff->clear();
     m_diff->setColumnCount(int(names.size()));
     m_diff->setHorizontalHeaderLabels(names);
@@ -310,6 +365,7 @@ void CompareView::fillDifferences()
 }
 
 QString CompareView::infoText() const { return m_info->text(); }
+QString CompareView::infoToolTip() const { return m_info->toolTip(); }
 
 namespace {
 // "NoPE seed 1 (ab12cd34)": how the figure's legend names a run.
@@ -343,16 +399,22 @@ void CompareView::draw()
     try {
         auto result = compareRuns(m_runs, m_method->currentText().toStdString(), m_baselines->isChecked(), options());
         m_spec = std::move(result.figure);
+        m_groupedBy = result.keys;
         m_missing = result.missing;
         plots::buildFigure(*m_plot, m_spec);
         const auto shown = m_runs.size() - m_missing.size();
         QString text = m_runs.size() == 1 ? tr("1 run") : tr("%1 of %2 runs compared").arg(shown).arg(m_runs.size());
+        QString tip;
         if (!m_missing.isEmpty()) {
             QStringList names;
             for (const auto& r : m_missing)
                 names << runName(r);
-            // Said, not silently dropped: which runs have no curve here, and why.
-            text += tr("; left out, not evaluated with %1: %2").arg(m_method->currentText(), names.join(", "));
+            // Said, not silently dropped: which runs have no curve here, and why; a long list
+            // goes to the tooltip, so the line stays one line above the figure.
+            tip = tr("Not evaluated with %1:\n%2").arg(m_method->currentText(), names.join('\n'));
+            text += names.size() <= 2 ? tr("; left out, not evaluated with %1: %2").arg(m_method->currentText(), names.join(", "))
+                                      : tr("; %1 runs left out, not evaluated with %2 (hover for which)")
+                                            .arg(names.size()).arg(m_method->currentText());
         }
         if (!result.keys.empty()) {
             QStringList keys;
@@ -363,6 +425,7 @@ void CompareView::draw()
         for (const auto& note : result.notes)  // groups that mix more than the grouping keys
             text += QStringLiteral("; ") + note;
         m_info->setText(text);
+        m_info->setToolTip(tip);
     } catch (const std::exception& e) {
         m_info->setText(QString::fromUtf8(e.what()));
     }
@@ -401,8 +464,13 @@ void CompareView::drawPanels()
     const int rows = (int(grid.panels.size()) + grid.columns - 1) / grid.columns;
     m_plot->setMinimumHeight(rows * 260 + 60);  // the title and the legend's margin
     plots::buildGrid(*m_plot, grid);
+    // One line above the panels (a list of every run and method squeezed the figure): the
+    // count here, which ones in the tooltip.
     m_info->setText(tr("%n method(s) side by side", nullptr, int(grid.panels.size())) +
-                    (leftOut.isEmpty() ? QString() : tr("; left out, not evaluated: %1").arg(leftOut.join(", "))));
+                    (leftOut.isEmpty() ? QString()
+                                       : tr("; %n curve(s) left out, not evaluated (hover for which)", nullptr,
+                                            int(leftOut.size()))));
+    m_info->setToolTip(leftOut.isEmpty() ? QString() : tr("Left out, not evaluated:\n%1").arg(leftOut.join('\n')));
     m_panels = std::move(grid);
     m_evaluate->setVisible(false);  // Evaluate them asks for one method: choose it above
 }

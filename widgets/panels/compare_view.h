@@ -47,6 +47,7 @@ public:
     QStringList missingRuns() const { return m_missing; }
     /// The line above the figure: how many runs, and which are left out and why.
     QString infoText() const;
+    QString infoToolTip() const;  ///< what the line above the figure leaves to its tooltip
     /// The table under the figure: one row per config key whose value differs between the
     /// runs (a column per run); empty for a single run or identical configs.
     QTableWidget* differences() const { return m_diff; }
@@ -76,6 +77,7 @@ private:
     QTableWidget* m_diff;
     QLabel* m_diffTitle;
     plots::FigureSpec m_spec;
+    std::vector<std::string> m_groupedBy;  ///< the keys the figure shown was grouped by
 };
 
 /// A value of Compare's config-difference table as shown: long decimals at 6 significant digits

@@ -10,9 +10,12 @@
 #include <QTimer>
 #include <QTreeWidget>
 #include <QVBoxLayout>
+#include <QtConcurrent/QtConcurrentRun>
 
 #include <cmath>
 
+#include "lengen/engine/run_control.h"
+#include "lengen/engine/sweep_jobs.h"
 #include "run_controller.h"
 
 namespace lengen::ui {
@@ -58,6 +61,22 @@ QString stateText(const JobInfo& j)
 
 bool isRunFile(const QString& subject) { return subject.endsWith(QLatin1String(".h5")) && QFileInfo::exists(subject); }
 
+constexpr int kKeyRole = Qt::UserRole + 1;  // another process's job: its JobRecord::key
+
+QString qs(const std::string& s) { return QString::fromStdString(s); }
+
+// Another process's job as a row: its name, what it does, who holds it.
+QString otherName(const engine::JobRecord& j)
+{
+    const QString run = QFileInfo(qs(j.subject)).dir().dirName();
+    switch (j.kind) {
+    case engine::JobKindId::SweepCell: return qs(j.cell);
+    case engine::JobKindId::Evaluation: return JobsPanel::tr("evaluation of %1").arg(run);
+    case engine::JobKindId::Probe: return JobsPanel::tr("probes of %1").arg(run);
+    default: return run;
+    }
+}
+
 }  // namespace
 
 JobsPanel::JobsPanel(RunController& controller, QWidget* parent) : QWidget(parent), m_controller(controller)
@@ -100,6 +119,11 @@ JobsPanel::JobsPanel(RunController& controller, QWidget* parent) : QWidget(paren
             rebuild();
     });
     m_timer->start();
+    // Other processes' jobs: looked for every 2 s, off the GUI thread (a folder walk and, for
+    // Slurm cells, squeue).
+    m_look = new QTimer(this);
+    m_look->setInterval(2000);
+    connect(m_look, &QTimer::timeout, this, &JobsPanel::lookForOtherJobs);
     connect(&m_controller, &RunController::jobChanged, this, [this] { m_dirty = true; });
     connect(m_list, &QTreeWidget::itemSelectionChanged, this, &JobsPanel::updateActions);
     connect(m_list, &QTreeWidget::itemDoubleClicked, this, [this] { trigger(Action::OpenRun); });
@@ -115,19 +139,47 @@ void JobsPanel::rebuild()
 {
     m_dirty = false;
     const quint64 selected = selectedJob();
+    const auto selectedKey = selectedOther();
     const auto jobs = m_controller.jobs();
     const qint64 now = QDateTime::currentMSecsSinceEpoch();
-    // Rows in the controller's order (running, queued, ended); items are reused by position so
-    // the selection and scroll position survive a rebuild.
-    while (m_list->topLevelItemCount() > jobs.size())
+    // Rows in the controller's order (running, queued, ended), then other processes' jobs;
+    // items are reused by position so the selection and scroll position survive a rebuild.
+    const int rows = int(jobs.size()) + int(m_other.size());
+    while (m_list->topLevelItemCount() > rows)
         delete m_list->takeTopLevelItem(m_list->topLevelItemCount() - 1);
     const QSignalBlocker block(m_list);
-    for (int i = 0; i < jobs.size(); ++i) {
-        const auto& j = jobs[i];
+    for (int i = 0; i < rows; ++i) {
         auto* item = m_list->topLevelItem(i);
         if (!item)
             item = new QTreeWidgetItem(m_list);
+        if (i >= jobs.size()) {
+            const auto& o = m_other[size_t(i - jobs.size())];
+            item->setData(Name, Qt::UserRole, QVariant::fromValue(quint64(0)));
+            item->setData(Name, kKeyRole, qs(o.key()));
+            item->setText(Name, otherName(o));
+            item->setText(Kind, QString::fromLatin1(engine::jobKindRow(o.kind).name));
+            QString state = qs(o.state);
+            if (!o.schedulerState.empty())
+                state += QStringLiteral(" (Slurm %1)").arg(qs(o.schedulerState));
+            // Held by this studio's own sweep (its cells are child processes) or another process.
+            QString holder = qs(o.holder);
+            for (const auto& own : jobs)
+                if (own.kind == JobKind::Sweep && own.active() && !own.subject.isEmpty() &&
+                    QFileInfo(own.subject) == QFileInfo(qs(o.subject)))
+                    holder = tr("cell of “%1”").arg(own.label);
+            item->setText(State, tr("%1 · held by %2").arg(state, holder.isEmpty() ? tr("an unknown process") : holder));
+            item->setToolTip(State, item->text(State));
+            item->setText(Progress, o.totalSteps > 0 ? tr("%1/%2 steps").arg(o.step).arg(o.totalSteps) : QString());
+            item->setText(Elapsed, QString());
+            item->setText(Eta, QString());
+            item->setText(Subject, o.cell.empty() ? QFileInfo(qs(o.subject)).dir().dirName() : QFileInfo(qs(o.subject)).fileName());
+            item->setToolTip(Subject, qs(o.subject));
+            item->setSelected(selectedKey && selectedKey->key() == o.key());
+            continue;
+        }
+        const auto& j = jobs[i];
         item->setData(Name, Qt::UserRole, QVariant::fromValue(j.id));
+        item->setData(Name, kKeyRole, QVariant());
         item->setText(Name, j.label);
         item->setText(Kind, kindName(j.kind));
         item->setText(State, stateText(j));
@@ -162,8 +214,112 @@ void JobsPanel::select(quint64 id)
     updateActions();
 }
 
+void JobsPanel::setFoldersSource(std::function<QStringList()> folders)
+{
+    m_folders = std::move(folders);
+    m_look->start();
+    lookForOtherJobs();
+}
+
+void JobsPanel::lookForOtherJobs()
+{
+    if (!m_folders || (m_looking && m_looking->isRunning()))
+        return;
+    std::vector<std::string> folders;
+    for (const auto& f : m_folders())
+        if (!f.isEmpty() && QFileInfo::exists(f))
+            folders.push_back(f.toStdString());
+    if (!m_looking) {
+        m_looking = new QFutureWatcher<std::vector<engine::JobRecord>>(this);
+        connect(m_looking, &QFutureWatcherBase::finished, this, [this] {
+            m_other = m_looking->result();
+            m_dirty = true;
+        });
+    }
+    m_looking->setFuture(QtConcurrent::run([folders] {
+        std::vector<engine::JobRecord> other;
+        try {
+            for (auto& j : engine::findJobs(folders))
+                if (!j.heldHere())  // this studio's own trainings and analyses are its rows above
+                    other.push_back(std::move(j));
+        } catch (const std::exception&) {
+            // A folder that vanished mid-walk: the next look sees what is there.
+        }
+        return other;
+    }));
+}
+
+std::optional<engine::JobRecord> JobsPanel::selectedOther() const
+{
+    const auto items = m_list->selectedItems();
+    if (items.isEmpty())
+        return std::nullopt;
+    const auto key = items.front()->data(Name, kKeyRole).toString().toStdString();
+    for (const auto& o : m_other)
+        if (!key.empty() && o.key() == key)
+            return o;
+    return std::nullopt;
+}
+
+bool JobsPanel::selectOther(const std::string& key)
+{
+    rebuild();
+    bool found = false;
+    for (int i = 0; i < m_list->topLevelItemCount(); ++i) {
+        auto* item = m_list->topLevelItem(i);
+        const bool it = item->data(Name, kKeyRole).toString().toStdString() == key;
+        item->setSelected(it);
+        found = found || it;
+    }
+    updateActions();
+    return found;
+}
+
+// Another process's job: what can reach it is a file it watches (a stop request, a cell's
+// cancel mark), the same requests `lengen stop` and `lengen sweep cancel` leave.
+void JobsPanel::act(Action a, const engine::JobRecord& j)
+{
+    try {
+        if (a == Action::Stop && j.kind == engine::JobKindId::Training) {
+            engine::requestStop(j.subject, "lengen-studio " + engine::thisHolder());
+            Q_EMIT statusMessage(tr("Asked %1 to stop %2 after its current step, with a checkpoint (as `lengen stop`)")
+                                     .arg(qs(j.holder), qs(j.subject)));
+        } else if (a == Action::Cancel && j.kind == engine::JobKindId::SweepCell) {
+            // scancel may take seconds: asked off the GUI thread.
+            const std::string dir = j.subject, cell = j.cell;
+            auto* watcher = new QFutureWatcher<QString>(this);
+            connect(watcher, &QFutureWatcherBase::finished, this, [this, watcher] {
+                Q_EMIT statusMessage(watcher->result());
+                watcher->deleteLater();
+                lookForOtherJobs();
+            });
+            watcher->setFuture(QtConcurrent::run([dir, cell] {
+                try {
+                    engine::cancelSweepCells(dir, {cell});
+                    return tr("Cancelled cell %1 of %2 (as `lengen sweep cancel`)").arg(qs(cell), qs(dir));
+                } catch (const std::exception& e) {
+                    return tr("Cell %1 not cancelled: %2").arg(qs(cell), QString::fromUtf8(e.what()));
+                }
+            }));
+        } else if (a == Action::OpenRun) {
+            Q_EMIT openRunRequested(qs(j.subject));
+        }
+    } catch (const std::exception& e) {
+        Q_EMIT statusMessage(tr("%1: %2").arg(otherName(j), QString::fromUtf8(e.what())));
+    }
+    lookForOtherJobs();
+}
+
 bool JobsPanel::actionEnabled(Action a) const
 {
+    if (const auto o = selectedOther()) {  // another process's: only what reaches it
+        switch (a) {
+        case Action::Stop: return o->kind == engine::JobKindId::Training;
+        case Action::Cancel: return o->kind == engine::JobKindId::SweepCell;
+        case Action::OpenRun: return o->kind != engine::JobKindId::SweepCell && isRunFile(qs(o->subject));
+        default: return false;  // pause needs the process's own controls
+        }
+    }
     const auto j = m_controller.job(selectedJob());
     if (!j)
         return false;
@@ -181,6 +337,8 @@ void JobsPanel::trigger(Action a)
 {
     if (!actionEnabled(a))
         return;
+    if (const auto o = selectedOther())
+        return act(a, *o);
     const quint64 id = selectedJob();
     switch (a) {
     case Action::Pause: m_controller.pause(id); break;
@@ -195,7 +353,16 @@ void JobsPanel::trigger(Action a)
 void JobsPanel::updateActions()
 {
     const auto j = m_controller.job(selectedJob());
-    m_selected->setText(j ? tr("“%1”:").arg(j->label) : tr("Select a job"));
+    const auto o = selectedOther();
+    m_selected->setText(o   ? tr("“%1” (held by %2):").arg(otherName(*o), qs(o->holder))
+                        : j ? tr("“%1”:").arg(j->label)
+                            : tr("Select a job"));
+    m_stop->setToolTip(o ? tr("Ask the process that trains it to stop after its current step, with a checkpoint "
+                              "(the request `lengen stop` leaves)")
+                         : tr("Stop the selected job (a training writes its checkpoint; an analysis keeps what it stored)"));
+    m_cancel->setToolTip(o ? tr("Cancel this sweep cell (the mark `lengen sweep cancel` leaves; a running cell stops "
+                                "with a checkpoint)")
+                           : tr("Take the selected queued job off the queue"));
     m_pause->setEnabled(actionEnabled(Action::Pause));
     m_continue->setEnabled(actionEnabled(Action::Continue));
     m_stop->setEnabled(actionEnabled(Action::Stop));

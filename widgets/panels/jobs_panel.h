@@ -1,12 +1,22 @@
 #pragma once
 // The Jobs panel: every job of the studio (RunController::jobs) as one row — what it is, its
 // state (queued behind what / running / paused / stopping / finished / stopped / failed with
-// the message), progress, elapsed time and ETA, and what it works on. Pause, Continue, Stop,
-// Cancel and Open run act on the selected job, whose name the panel shows beside them
-// (qBittorrent's transfer list is the model). Rows are rebuilt at most 4 times a second however
-// often jobs report. GUI thread only.
+// the message), progress, elapsed time and ETA, and what it works on — and below them the jobs
+// other processes run under the studio's folders (engine::findJobs every 2 s, off the GUI
+// thread: a terminal's `lengen train`, evaluations, a sweep's cells, Slurm tasks), marked with
+// their holder. Pause, Continue, Stop, Cancel and Open run act on the selected job, whose name
+// the panel shows beside them (qBittorrent's transfer list is the model): Stop on another
+// process's training is `lengen stop`'s request, Cancel on a sweep cell `lengen sweep cancel`'s.
+// Rows are rebuilt at most 4 times a second however often jobs report. GUI thread only.
 
+#include <QFutureWatcher>
 #include <QWidget>
+
+#include <functional>
+#include <optional>
+#include <vector>
+
+#include "lengen/engine/jobs.h"
 
 class QLabel;
 class QPushButton;
@@ -32,12 +42,26 @@ public:
     bool actionEnabled(Action a) const;
     void trigger(Action a);
 
+    /// Where to look for other processes' jobs (the Runs list's folders, the sweep shown); the
+    /// panel asks it at every look. Without one, only the studio's own jobs are listed.
+    void setFoldersSource(std::function<QStringList()> folders);
+    /// Looks for other processes' jobs now (off the GUI thread; the rows follow when it ends).
+    void lookForOtherJobs();
+    /// The other processes' jobs last found (tests).
+    const std::vector<engine::JobRecord>& otherJobs() const { return m_other; }
+    /// Selects the row of another process's job by its key (JobRecord::key); false if absent.
+    bool selectOther(const std::string& key);
+
 Q_SIGNALS:
     void openRunRequested(QString runFile);
+    /// What an action on another process's job did ("asked host:pid to stop run X").
+    void statusMessage(QString message);
 
 private:
     void rebuild();
     void updateActions();
+    std::optional<engine::JobRecord> selectedOther() const;
+    void act(Action a, const engine::JobRecord& j);
 
     RunController& m_controller;
     QTreeWidget* m_list;
@@ -46,6 +70,10 @@ private:
     QTimer* m_timer;
     bool m_dirty = true;
     int m_ticks = 0;
+    std::function<QStringList()> m_folders;
+    std::vector<engine::JobRecord> m_other;   // other processes' jobs, as last found
+    QFutureWatcher<std::vector<engine::JobRecord>>* m_looking = nullptr;  // one look at a time
+    QTimer* m_look;
 };
 
 }  // namespace lengen::ui

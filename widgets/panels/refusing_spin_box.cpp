@@ -70,6 +70,15 @@ struct RefusalSteps {
     }
     static bool commits(const QKeyEvent* e) { return e->key() == Qt::Key_Return || e->key() == Qt::Key_Enter; }
     template <typename Box>
+    static void clear(Box& box)
+    {
+        box.m_refused.clear();
+        show(box, QString());
+        box.lineEdit()->setText(box.textFromValue(box.value()));
+        if (box.value() == box.minimum() && !box.specialValueText().isEmpty())
+            box.lineEdit()->setText(box.specialValueText());
+    }
+    template <typename Box>
     static void resume(Box& box)
     {
         if (!box.m_refused.isEmpty())
@@ -112,8 +121,30 @@ static bool wholeNumber(const QString& text, double& v)
     return ok && std::isfinite(v) && v == std::floor(v);
 }
 
+void RefusingSpinBox::clearRefusal() { RefusalSteps::clear(*this); }
+void RefusingDoubleSpinBox::clearRefusal() { RefusalSteps::clear(*this); }
+
+QString refusedText(const QWidget* w)
+{
+    if (const auto* i = dynamic_cast<const RefusingSpinBox*>(w))
+        return i->refused();
+    if (const auto* d = dynamic_cast<const RefusingDoubleSpinBox*>(w))
+        return d->refused();
+    return {};
+}
+
+void clearRefusal(QWidget* w)
+{
+    if (auto* i = dynamic_cast<RefusingSpinBox*>(w))
+        i->clearRefusal();
+    else if (auto* d = dynamic_cast<RefusingDoubleSpinBox*>(w))
+        d->clearRefusal();
+}
+
 QValidator::State RefusingSpinBox::validate(QString& text, int& pos) const
 {
+    if (!specialValueText().isEmpty() && text == specialValueText())
+        return QValidator::Acceptable;  // "off", "as configured": the minimum
     double v = 0;
     if (wholeNumber(text, v) && v >= minimum() && v <= maximum())
         return QValidator::Acceptable;
@@ -131,6 +162,8 @@ void RefusingSpinBox::fixup(QString&) const {}  // never rewrite the user's text
 
 static QString intReason(const RefusingSpinBox& box, const QString& typed)
 {
+    if (!box.specialValueText().isEmpty() && typed == box.specialValueText())
+        return QString();
     // "1e9" is a whole number too, only written another way: judged by its value.
     bool ok = false;
     const double v = typed.trimmed().toDouble(&ok);

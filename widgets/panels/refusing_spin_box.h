@@ -14,11 +14,18 @@
 
 namespace lengen::ui {
 
+/// The refused text of a refusing box ("" for any other widget, or one that holds its text).
+QString refusedText(const QWidget* w);
+/// Clears a refusing box's refusal (nothing for any other widget).
+void clearRefusal(QWidget* w);
+
 class RefusingSpinBox final : public QSpinBox {
 public:
     RefusingSpinBox(int lo, int hi, QWidget* parent = nullptr);
     /// The refused text ("" when the field holds what it shows).
     QString refused() const { return m_refused; }
+    /// Forgets a refusal: the field shows its value again, unmarked (another config loaded).
+    void clearRefusal();
 
 protected:
     QValidator::State validate(QString& text, int& pos) const override;
@@ -38,6 +45,7 @@ class RefusingDoubleSpinBox final : public QDoubleSpinBox {
 public:
     RefusingDoubleSpinBox(double lo, double hi, int decimals, double step, QWidget* parent = nullptr);
     QString refused() const { return m_refused; }
+    void clearRefusal();
 
 protected:
     QValidator::State validate(QString& text, int& pos) const override;

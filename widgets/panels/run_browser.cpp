@@ -10,13 +10,16 @@
 #include <QHeaderView>
 #include <QLabel>
 #include <QLineEdit>
+#include <QMenu>
 #include <QPushButton>
 #include <QRegularExpression>
+#include <QSettings>
 #include <QSortFilterProxyModel>
 #include <QTableView>
 #include <QVBoxLayout>
 
 #include "lengen/engine/reference_runs.h"
+#include "lengen/engine/run_index.h"
 #include "run_notes_dialog.h"
 #include "run_table_model.h"
 
@@ -29,6 +32,7 @@ namespace {
 class RunFilter final : public QSortFilterProxyModel {
 public:
     RunFilter(RunTableModel* model, QObject* parent) : QSortFilterProxyModel(parent), m_model(model) {}
+    const std::vector<std::pair<std::string, std::string>>& terms() const { return m_terms; }
     void setText(const QString& text)
     {
         m_terms.clear();
@@ -81,6 +85,26 @@ RunBrowser::RunBrowser(QWidget* parent) : QWidget(parent)
     m_table->setSelectionMode(QAbstractItemView::ExtendedSelection);
     m_table->verticalHeader()->hide();
     m_table->horizontalHeader()->setStretchLastSection(true);
+    // The user chooses the columns (right-click on the header), kept between sessions.
+    m_table->horizontalHeader()->setContextMenuPolicy(Qt::CustomContextMenu);
+    {
+        const QSettings settings;
+        const auto hidden = settings.value(QStringLiteral("runsList/hiddenColumns"),
+                                           QStringList{QStringLiteral("Backbone"), QStringLiteral("Created (UTC)")})
+                                .toStringList();
+        for (int c = 0; c < RunTableModel::ColumnCount; ++c)
+            m_table->setColumnHidden(c, hidden.contains(m_model->headerData(c, Qt::Horizontal, Qt::DisplayRole).toString()));
+    }
+    connect(m_table->horizontalHeader(), &QWidget::customContextMenuRequested, this, [this](const QPoint& at) {
+        QMenu menu(this);
+        for (int c = 0; c < RunTableModel::ColumnCount; ++c) {
+            auto* action = menu.addAction(m_model->headerData(c, Qt::Horizontal, Qt::DisplayRole).toString());
+            action->setCheckable(true);
+            action->setChecked(columnShown(c));
+            connect(action, &QAction::toggled, this, [this, c](bool on) { setColumnShown(c, on); });
+        }
+        menu.exec(m_table->horizontalHeader()->mapToGlobal(at));
+    });
     m_table->setAlternatingRowColors(true);
     m_filter = new QLineEdit;
     m_filter->setPlaceholderText(tr("Filter: text, or key=value (model.num_hidden_layers=6, pe=rope, tag=baseline)"));
@@ -101,12 +125,18 @@ RunBrowser::RunBrowser(QWidget* parent) : QWidget(parent)
     bar->addWidget(m_notes);
     auto* empty = new QLabel(tr("No runs in these folders yet — add a folder or train one."));
     empty->setAlignment(Qt::AlignCenter);
+    m_filterHint = new QLabel;
+    m_filterHint->setObjectName(QStringLiteral("filterHint"));
+    m_filterHint->setStyleSheet(QStringLiteral("color: #9A6700"));
+    m_filterHint->setVisible(false);
     auto* layout = new QVBoxLayout(this);
     layout->addLayout(bar);
+    layout->addWidget(m_filterHint);
     layout->addWidget(m_table, 1);
     layout->addWidget(empty);
     auto updateEmpty = [this, empty] { empty->setVisible(m_model->rowCount() == 0); };
     connect(m_model, &QAbstractItemModel::modelReset, this, updateEmpty);
+    connect(m_model, &QAbstractItemModel::modelReset, this, &RunBrowser::updateFilterHint);
     updateEmpty();
     connect(m_filter, &QLineEdit::textChanged, this, &RunBrowser::setFilterText);
     connect(add, &QPushButton::clicked, this, [this] {
@@ -183,8 +213,39 @@ void RunBrowser::setFilterText(const QString& text)
 {
     if (m_filter->text() != text)
         m_filter->setText(text);
-    static_cast<RunFilter*>(m_proxy)->setText(text);
+    auto* filter = static_cast<RunFilter*>(m_proxy);
+    filter->setText(text);
+    updateFilterHint();
 }
+
+// A key=value term on a key no run has is a typo far more often than a question: say so, with
+// the nearest key, instead of an empty list (issue 52).
+void RunBrowser::updateFilterHint()
+{
+    std::vector<const engine::RunIndexEntry*> runs;
+    for (int r = 0; r < m_model->rowCount(); ++r)
+        runs.push_back(&m_model->row(r).entry);
+    QStringList problems;
+    for (const auto& [key, value] : static_cast<RunFilter*>(m_proxy)->terms())
+        if (const auto p = engine::filterKeyProblem(runs, key); !p.empty() && !runs.empty())
+            problems << QString::fromStdString(p);
+    m_filterHint->setText(problems.join(QStringLiteral("; ")));
+    m_filterHint->setVisible(!problems.isEmpty());
+}
+
+void RunBrowser::setColumnShown(int column, bool shown)
+{
+    m_table->setColumnHidden(column, !shown);
+    QStringList hidden;
+    for (int c = 0; c < RunTableModel::ColumnCount; ++c)
+        if (m_table->isColumnHidden(c))
+            hidden << m_model->headerData(c, Qt::Horizontal, Qt::DisplayRole).toString();
+    QSettings().setValue(QStringLiteral("runsList/hiddenColumns"), hidden);
+}
+
+bool RunBrowser::columnShown(int column) const { return !m_table->isColumnHidden(column); }
+
+QString RunBrowser::filterHint() const { return m_filterHint->isHidden() ? QString() : m_filterHint->text(); }
 
 int RunBrowser::visibleRows() const { return m_proxy->rowCount(); }
 

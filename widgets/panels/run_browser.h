@@ -6,6 +6,7 @@
 #include <QTimer>
 #include <QWidget>
 
+class QLabel;
 class QLineEdit;
 class QPushButton;
 class QSortFilterProxyModel;
@@ -32,6 +33,13 @@ public:
     /// re-reading the others: what the 3 s timer does, now.
     void follow();
     void setFilterText(const QString& text);
+    /// What the filter's key=value terms cannot match ("no run has the key …; did you mean …?"),
+    /// shown under the filter; "" when every key exists.
+    QString filterHint() const;
+    /// The columns shown (the header's context menu chooses them; kept in QSettings). By
+    /// default Backbone and Created are hidden, so that Tags and Notes have room at 1280 px.
+    void setColumnShown(int column, bool shown);
+    bool columnShown(int column) const;
     int visibleRows() const;
     QStringList selectedRuns() const;
     /// Selects (and scrolls to) the row of a run file.
@@ -56,7 +64,9 @@ private:
     QTableView* m_table;
     QLineEdit* m_filter;
     QPushButton* m_notes;
+    QLabel* m_filterHint;
     void updateNotesButton();
+    void updateFilterHint();
 };
 
 }  // namespace lengen::ui

@@ -10,6 +10,8 @@
 #include <QStandardItemModel>
 #include <QVBoxLayout>
 
+#include <set>
+
 #include <cmath>
 
 #include "config_draft.h"
@@ -159,6 +161,10 @@ RunForm::RunForm(QWidget* parent) : QWidget(parent)
         connect(s, &QSpinBox::valueChanged, this, &RunForm::onEdited);
     for (auto* s : findChildren<QDoubleSpinBox*>())
         connect(s, &QDoubleSpinBox::valueChanged, this, &RunForm::onEdited);
+    // A commit (Enter, focus leaving) may refuse or resolve a typed value; the box shows its
+    // verdict after the signal, so listeners hear of it once the event is done.
+    for (auto* s : findChildren<QAbstractSpinBox*>())
+        connect(s, &QAbstractSpinBox::editingFinished, this, &RunForm::refusalsChanged, Qt::QueuedConnection);
 }
 
 void RunForm::setConfig(const engine::RunConfig& c)
@@ -373,6 +379,22 @@ int RunForm::showIssues(const std::vector<engine::ConfigIssue>& issues,
     return found;
 }
 
+QStringList RunForm::refusedFields() const
+{
+    QStringList out;
+    std::set<const QWidget*> seen;  // model.hidden_size and model.n_embd share a field
+    for (const auto& [key, w] : m_fields)
+        if (const QString typed = refusedText(w); !typed.isEmpty() && seen.insert(w).second)
+            out << tr("%1 “%2”").arg(QString::fromStdString(key), typed);
+    return out;
+}
+
+void RunForm::clearRefusals()
+{
+    for (const auto& [key, w] : m_fields)
+        clearRefusal(w);
+}
+
 bool RunForm::showsNotApplied(const std::string& keyPath) const
 {
     const auto* w = fieldFor(keyPath);
@@ -403,16 +425,29 @@ void RunForm::updatePreview()
     plots::Series sd, sp;
     sd.name = "dims";
     sp.name = "points";
-    const int steps = std::max(1, m_steps->value());
+    // Over the steps Train will run (the Steps box's override, else max_steps), to the last
+    // step trained: where the curves end is what the run reaches (issue 52).
+    const int steps = std::max(1, m_stepsOverride > 0 ? m_stepsOverride : m_steps->value());
     for (int i = 0; i <= 200; ++i) {
-        const std::int64_t s = std::int64_t(steps) * i / 200;
+        const std::int64_t s = (std::int64_t(steps) - 1) * i / 200;
         sd.x.push_back(double(s));
         sd.y.push_back(d.valueAt(s));
         sp.x.push_back(double(s));
         sp.y.push_back(p.valueAt(s));
     }
+    m_previewEnd = {steps - 1, d.valueAt(steps - 1), p.valueAt(steps - 1)};
+    if (m_previewEnd.points < p.end)
+        sp.name = QStringLiteral("points (ends at %1 of %2)").arg(m_previewEnd.points).arg(p.end).toStdString();
     f.series = {sd, sp};
     plots::buildFigure(*m_preview, f);
+}
+
+void RunForm::setStepsOverride(int steps)
+{
+    if (steps == m_stepsOverride)
+        return;
+    m_stepsOverride = steps;
+    updatePreview();
 }
 
 }  // namespace lengen::ui

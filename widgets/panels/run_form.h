@@ -44,9 +44,26 @@ public:
     /// The widget a key path names (nullptr if none): for tests and focus.
     QWidget* fieldFor(const std::string& keyPath) const;
 
+    /// Fields that show a typed value they refused ("model.hidden_size “-5”"): Train waits
+    /// until they are resolved (issue 52).
+    QStringList refusedFields() const;
+    /// Forgets every refusal (another config was loaded: its values are what the form shows).
+    void clearRefusals();
+    /// The steps Train will run when the Set up panel's Steps box overrides max_steps (0 = as
+    /// configured): the curriculum preview follows it (issue 52).
+    void setStepsOverride(int steps);
+    /// The preview's last step and its curves' values there (tests).
+    struct PreviewEnd {
+        std::int64_t step = 0;
+        int dims = 0, points = 0;
+    };
+    PreviewEnd previewEnd() const { return m_previewEnd; }
+
 Q_SIGNALS:
     /// A field changed (while typing too): apply it with applyTo.
     void edited();
+    /// A field committed what was typed: refusedFields() may have changed.
+    void refusalsChanged();
 
 private:
     void onEdited();
@@ -62,6 +79,8 @@ private:
     QSpinBox* m_randomPositions;  // training.random_positions.max_position; 0 = off
     QDoubleSpinBox *m_lr, *m_wd, *m_clip, *m_warmup, *m_maxLength;
     QCustomPlot* m_preview;
+    int m_stepsOverride = 0;
+    PreviewEnd m_previewEnd;
     std::map<std::string, QWidget*> m_fields;  // key path -> widget
     std::map<QWidget*, std::variant<int, double>> m_shown;  // what setConfig put in each field
 };

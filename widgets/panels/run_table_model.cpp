@@ -181,6 +181,8 @@ QVariant RunTableModel::data(const QModelIndex& index, int role) const
             return r.notes;  // the whole text where the cell shows its first line
         if (index.column() == Tags && !r.tags.isEmpty())
             return r.tags.join(QStringLiteral(", "));  // a narrow column elides them
+        if ((index.column() == Dims || index.column() == Points) && !r.entry.reached.empty())
+            return tr("trained on %1").arg(QString::fromStdString(r.entry.reached));
         return r.error.isEmpty() ? tip : tip + "\n" + r.error;
     }
     if (role == Qt::DecorationRole && index.column() == Task) {
@@ -229,14 +231,25 @@ QVariant RunTableModel::data(const QModelIndex& index, int role) const
     case Size:
         return sort ? QVariant(r.hidden * 1000 + r.layers)
                     : QVariant(QStringLiteral("%1×%2×%3").arg(r.hidden).arg(r.layers).arg(r.heads));
-    case Dims: return r.dims;
-    case Points: return r.points;
+    // What the run trained on (issue 52), with the curriculum's end where it stopped short.
+    case Dims:
+        return sort || r.dims >= r.entry.endDims ? QVariant(r.dims)
+                                                 : QVariant(tr("%1 of %2").arg(r.dims).arg(r.entry.endDims));
+    case Points:
+        return sort || r.points >= r.entry.endPoints ? QVariant(r.points)
+                                                     : QVariant(tr("%1 of %2").arg(r.points).arg(r.entry.endPoints));
     case Steps:
         return sort ? QVariant(r.steps) : QVariant(QStringLiteral("%1 / %2").arg(r.steps).arg(r.totalSteps));
     case FinalLoss:  // no log (a run imported from the Python code, or one not yet logged): "—"
         if (sort)
             return std::isnan(r.finalLoss) ? -1.0 : r.finalLoss;
-        return std::isnan(r.finalLoss) ? QStringLiteral("—") : QString::number(r.finalLoss, 'g', 4);
+        if (std::isnan(r.finalLoss))
+            return QStringLiteral("—");
+        // Final only once the run finished: while it trains, is paused or was stopped, the
+        // last logged loss says so (issue 52).
+        return r.status == QLatin1String("finished") || r.status == QLatin1String("imported")
+                   ? QString::number(r.finalLoss, 'g', 4)
+                   : tr("last logged %1").arg(r.finalLoss, 0, 'g', 4);
     case Created: return r.created;
     case Status: {
         if (sort)

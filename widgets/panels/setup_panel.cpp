@@ -32,6 +32,7 @@
 #include "lengen/engine/config_text.h"
 #include "lengen/engine/encodings.h"
 #include "lengen/engine/errors.h"
+#include "refusing_spin_box.h"
 #include "run_form.h"
 
 namespace lengen::ui {
@@ -49,11 +50,10 @@ SetupPanel::SetupPanel(const QString& configRoot, QWidget* parent)
     m_issues->setMaximumHeight(90);
     m_summary = new QLabel;
     m_summary->setWordWrap(true);
-    m_steps = new QSpinBox;
-    m_steps->setRange(0, 10'000'000);
+    // Fields that refuse what they cannot hold (-500 steps was 500, 1e9 was 19, 2.5 was 25).
+    m_steps = new RefusingSpinBox(0, 10'000'000);
     m_steps->setSpecialValueText(tr("as configured"));
-    m_seed = new QSpinBox;
-    m_seed->setRange(0, 2'000'000'000);
+    m_seed = new RefusingSpinBox(0, 2'000'000'000);
     m_seed->setSpecialValueText(tr("config or random"));
     m_device = new QComboBox;
     m_device->addItem(tr("best available"), QString());
@@ -114,6 +114,9 @@ SetupPanel::SetupPanel(const QString& configRoot, QWidget* parent)
     });
     connect(m_issues, &QListWidget::currentRowChanged, this, &SetupPanel::jumpToIssue);
     connect(m_form, &RunForm::edited, this, &SetupPanel::onFormEdited);
+    connect(m_form, &RunForm::refusalsChanged, this, &SetupPanel::updateTrain);
+    for (auto* box : {m_steps, m_seed})
+        connect(box, &QSpinBox::editingFinished, this, &SetupPanel::updateTrain, Qt::QueuedConnection);
     connect(open, &QPushButton::clicked, this, &SetupPanel::onOpen);
     connect(saveAs, &QPushButton::clicked, this, &SetupPanel::saveAs);
     connect(m_preset, &QComboBox::activated, this, &SetupPanel::onPresetChosen);
@@ -223,6 +226,8 @@ bool SetupPanel::loadFile(const QString& path)
     m_editor->setPlainText(QString::fromUtf8(f.readAll()));
     m_settingText = false;
     m_dirty = false;
+    // What was refused belonged to the config shown before: the new one's values stand.
+    m_form->clearRefusals();
     selectPreset(m_file);
     validate();
     return true;
@@ -308,13 +313,7 @@ QStringList SetupPanel::showResult()
             typed[i.keyPath] = line.mid(colon + key.size() + 1).trimmed();
     }
     m_form->showIssues(m_draft.issues(), typed);
-    m_train->setEnabled(ok);
-    m_sweep->setEnabled(ok);
-    m_train->setToolTip(ok ? tr("Start now, or after the runs already queued")
-                           : tr("The config has problems (listed above): fix them to train"));
-    m_sweep->setToolTip(ok ? tr("The Sweeps tab's New sweep on this config: position encodings, seeds, "
-                                "tasks and config axes, run here or on Slurm")
-                           : m_train->toolTip());
+    updateTrain();
     if (!ok) {
         m_summary->setText(tr("✘ %n problem(s): fix them to train", nullptr, int(issues.size())));
         m_issues->setVisible(true);
@@ -326,6 +325,33 @@ QStringList SetupPanel::showResult()
     return {};
 }
 
+QStringList SetupPanel::refusedFields() const
+{
+    auto out = m_form->refusedFields();
+    for (auto [name, box] : {std::pair{tr("Steps"), m_steps}, {tr("Seed"), m_seed}})
+        if (const QString typed = refusedText(box); !typed.isEmpty())
+            out << tr("%1 “%2”").arg(name, typed);
+    return out;
+}
+
+// Train and New sweep need a valid config and no field showing a value it did not apply: a
+// run started then would train what the field no longer shows.
+void SetupPanel::updateTrain()
+{
+    const bool valid = m_draft.valid();
+    const auto refused = refusedFields();
+    const bool ok = valid && refused.isEmpty();
+    m_train->setEnabled(ok);
+    m_sweep->setEnabled(ok);
+    m_train->setToolTip(ok       ? tr("Start now, or after the runs already queued")
+                        : !valid ? tr("The config has problems (listed above): fix them to train")
+                                 : tr("Not applied: %1. Type a value the field accepts "
+                                      "to train").arg(refused.join(QStringLiteral(", "))));
+    m_sweep->setToolTip(ok ? tr("The Sweeps tab's New sweep on this config: position encodings, seeds, "
+                                "tasks and config axes, run here or on Slurm")
+                           : m_train->toolTip());
+}
+
 // What Train will run: the Steps field overrides the config's max_steps (issue 41: the summary
 // said 3000 while the run trained 20).
 void SetupPanel::showSummary()
@@ -333,7 +359,12 @@ void SetupPanel::showSummary()
     if (!m_draft.valid() || m_draft.runs().empty())
         return;
     const auto& c = m_draft.runs().front();
+    m_form->setStepsOverride(m_steps->value());
     const bool overridden = m_steps->value() > 0 && m_steps->value() != c.training.maxSteps;
+    auto trained = c;  // what Train will run
+    if (m_steps->value() > 0)
+        trained.training.maxSteps = m_steps->value();
+    const auto shortfall = engine::curriculumShortfall(trained);
     const QString steps = overridden ? tr("%1 steps (Steps field; the config says %2)")
                                            .arg(m_steps->value())
                                            .arg(c.training.maxSteps)
@@ -348,7 +379,8 @@ void SetupPanel::showSummary()
                            .arg(m_draft.runs().size() > 1
                                     ? tr("; %1 runs (max_length list)").arg(m_draft.runs().size())
                                     : QString()) +
-                       QStringLiteral("\n") + derivedText(c));
+                       QStringLiteral("\n") + derivedText(c) +
+                       (shortfall.empty() ? QString() : QStringLiteral("\n⚠ ") + QString::fromStdString(shortfall)));
 }
 
 QString SetupPanel::summaryText() const { return m_summary->text(); }
@@ -366,6 +398,11 @@ std::optional<TrainRequest> SetupPanel::request()
         validate();
     if (!m_draft.valid())
         return std::nullopt;
+    if (const auto refused = refusedFields(); !refused.isEmpty()) {
+        updateTrain();
+        Q_EMIT statusMessage(tr("Not trained: %1 not applied").arg(refused.join(QStringLiteral(", "))));
+        return std::nullopt;
+    }
     TrainRequest r;
     r.runs = m_draft.runs();
     // Named by what it trains, not by the file it started from: a preset edited to another

@@ -67,6 +67,9 @@ public:
     QString outputFolder() const;
     void setSteps(int steps);
     RunForm* form() const { return m_form; }
+    /// What the form and the run overrides refuse ("model.hidden_size “-5”", "Steps “-500”"):
+    /// Train is disabled, and its tooltip names them, until they are resolved (issue 52).
+    QStringList refusedFields() const;
 
     /// A run's job label: task and position encoding ("linear_regression · NoPE").
     static QString labelFor(const engine::RunConfig& run);
@@ -82,6 +85,7 @@ Q_SIGNALS:
 
 private:
     void showSummary();
+    void updateTrain();
     void fillPresets(const QString& root);
     void onOpen();
     void onSweep();

@@ -3,6 +3,9 @@
 #include <QCheckBox>
 #include <QDialog>
 #include <QDialogButtonBox>
+#include <QDir>
+#include <QFileInfo>
+#include <QPointer>
 #include <QFormLayout>
 #include <QGridLayout>
 #include <QLabel>
@@ -13,6 +16,7 @@
 
 #include <functional>
 #include <map>
+#include <memory>
 
 #include "lengen/engine/config.h"
 #include "lengen/engine/config_edit.h"
@@ -31,21 +35,44 @@ QString peText(const std::string& pe)
 }
 
 // Lays out `form` above a problem line and OK / Cancel (OK named `ok`) and opens the dialog
-// window-modal with open(): no nested event loop, jobs and timers run on. OK calls `answer`,
-// which returns "" to close the dialog or a problem to show in it (the dialog stays open).
-void ask(QDialog* d, QFormLayout* form, const QString& ok, std::function<QString()> answer)
+// window-modal with open(): no nested event loop, jobs and timers run on. OK calls `answer`
+// with a reply: it returns a problem to show at once, or "" and calls the reply later (the
+// dialog waits with OK disabled: a job decides). `fieldOf` picks the field a problem is about,
+// framed red until the next OK.
+void ask(QDialog* d, QFormLayout* form, const QString& ok, std::function<QString(DialogReply)> answer,
+         std::function<QWidget*(const QString&)> fieldOf = {})
 {
     auto* buttons = new QDialogButtonBox(QDialogButtonBox::Ok | QDialogButtonBox::Cancel);
-    buttons->button(QDialogButtonBox::Ok)->setText(ok);
+    auto* okButton = buttons->button(QDialogButtonBox::Ok);
+    okButton->setText(ok);
     auto* problem = new QLabel;
     problem->setObjectName(QStringLiteral("problem"));
     problem->setStyleSheet(QStringLiteral("color: #b00020"));
     problem->setWordWrap(true);
-    QObject::connect(buttons, &QDialogButtonBox::accepted, d, [d, problem, answer = std::move(answer)] {
-        const QString why = answer();
-        problem->setText(why);
+    problem->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    auto framed = std::make_shared<QPointer<QWidget>>();
+    const QPointer<QDialog> alive(d);
+    const auto show = [alive, problem, okButton, framed, fieldOf](const QString& why) {
+        if (!alive)
+            return;  // closed while the job ran
+        okButton->setEnabled(true);
+        if (*framed)
+            (*framed)->setStyleSheet(QString());
         if (why.isEmpty())
-            d->accept();
+            return alive->accept();
+        problem->setText(why);
+        if (QWidget* f = fieldOf ? fieldOf(why) : nullptr) {
+            f->setStyleSheet(QStringLiteral("border: 1px solid #B00020;"));
+            f->setToolTip(why);
+            f->setFocus();
+            *framed = f;
+        }
+    };
+    QObject::connect(buttons, &QDialogButtonBox::accepted, d, [problem, okButton, show, answer = std::move(answer)] {
+        problem->setText(QObject::tr("Working…"));
+        okButton->setEnabled(false);
+        if (const QString why = answer(show); !why.isEmpty())
+            show(why);
     });
     QObject::connect(buttons, &QDialogButtonBox::rejected, d, &QDialog::reject);
     auto* layout = new QVBoxLayout(d);
@@ -58,8 +85,21 @@ void ask(QDialog* d, QFormLayout* form, const QString& ok, std::function<QString
 
 }  // namespace
 
+QString freeFolder(const QString& base)
+{
+    const auto freeAt = [](const QString& path) {
+        const QFileInfo f(path);
+        return !f.exists() || (f.isDir() && QDir(path).isEmpty());
+    };
+    if (freeAt(base))
+        return base;
+    for (int n = 2;; ++n)
+        if (const QString next = QStringLiteral("%1-%2").arg(base).arg(n); freeAt(next))
+            return next;
+}
+
 QDialog* askNewSweep(QWidget* parent, const QString& defaultFolder,
-                     std::function<void(engine::NewSweep)> then)
+                     std::function<void(engine::NewSweep, DialogReply)> then)
 {
     auto* d = new QDialog(parent);
     d->setObjectName(QStringLiteral("newSweepDialog"));
@@ -106,7 +146,7 @@ QDialog* askNewSweep(QWidget* parent, const QString& defaultFolder,
     auto* folder = new QLineEdit(defaultFolder);
     folder->setObjectName(QStringLiteral("folder"));
     form->addRow(QObject::tr("Sweep folder"), folder);
-    ask(d, form, QObject::tr("Create"), [=]() -> QString {
+    ask(d, form, QObject::tr("Create"), [=](DialogReply reply) -> QString {
         engine::NewSweep r;
         for (const auto& [pe, box] : pes)
             if (box->isChecked())
@@ -126,9 +166,18 @@ QDialog* askNewSweep(QWidget* parent, const QString& defaultFolder,
         r.skipRefused = skipRefused->isChecked();
         r.outDir = folder->text().trimmed().toStdString();
         if (r.outDir.empty())
-            return QObject::tr("Choose a sweep folder");
-        then(std::move(r));
+            return QObject::tr("Sweep folder: choose one");
+        then(std::move(r), reply);
         return {};
+    }, [=](const QString& why) -> QWidget* {
+        // The field a refusal is about: the folder (it exists), an axis, the encodings.
+        if (why.contains(QStringLiteral("Sweep folder")) || why.contains(QStringLiteral("already exists")))
+            return folder;
+        if (why.contains(QStringLiteral("Config axes")) || why.contains(QStringLiteral("axes.")))
+            return sets;
+        if (why.contains(QStringLiteral("pe=")) || why.contains(QStringLiteral("position encoding")))
+            return peBox;
+        return nullptr;
     });
     return d;
 }
@@ -155,7 +204,7 @@ QDialog* askSubmit(QWidget* parent, std::function<void(engine::SlurmSweepOptions
     form->addRow(QObject::tr("CPUs per cell"), cpus);
     form->addRow(QObject::tr("GPUs per cell"), gpus);
     form->addRow(QObject::tr("Cells at once"), parallel);
-    ask(d, form, QObject::tr("Submit"), [=]() -> QString {
+    ask(d, form, QObject::tr("Submit"), [=](DialogReply reply) -> QString {
         engine::SlurmSweepOptions o;
         o.partition = partition->text().trimmed().toStdString();
         o.time = time->text().trimmed().toStdString();
@@ -165,6 +214,7 @@ QDialog* askSubmit(QWidget* parent, std::function<void(engine::SlurmSweepOptions
         if (o.gpusPerJob > 0)
             o.device = "cuda";
         then(std::move(o));
+        reply({});
         return {};
     });
     return d;

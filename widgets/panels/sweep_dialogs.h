@@ -14,12 +14,22 @@ class QWidget;
 
 namespace lengen::ui {
 
+/// How a dialog hears whether what it asked for worked: "" closes it, a problem is shown in it
+/// beside the field it names (the dialog stays open with every choice, OK enabled again).
+/// Safe to call after the dialog was closed (nothing happens).
+using DialogReply = std::function<void(const QString& problem)>;
+
 /// The grid to build (everything but the base config, which the caller sets): PEs, seeds,
 /// tasks, config axes, stages, folder. Opens window-modal (open(), no nested event loop) and
-/// calls `then` once accepted; a config axis that is not KEY=V1,V2 is refused in the dialog.
-/// Returns the dialog (it deletes itself when closed).
+/// calls `then` once accepted, with the reply to give when the sweep is created or refused
+/// (the dialog waits for it: issue 52); a config axis that is not KEY=V1,V2 is refused in the
+/// dialog. Returns the dialog (it deletes itself when closed).
 QDialog* askNewSweep(QWidget* parent, const QString& defaultFolder,
-                     std::function<void(engine::NewSweep)> then);
+                     std::function<void(engine::NewSweep, DialogReply)> then);
+
+/// `base` if it does not exist or is an empty folder, else base-2, base-3, …: the New sweep
+/// dialog's proposal (an existing sweep folder was proposed, then refused).
+QString freeFolder(const QString& base);
 
 /// How to submit to Slurm: partition, time, CPUs and GPUs per cell, cells at once; as
 /// askNewSweep.

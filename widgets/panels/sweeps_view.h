@@ -58,7 +58,7 @@ public:
     /// Whether this view's sweep job (a local run) is the controller's current job.
     bool runningHere() const;
     /// What the buttons do, for tests and menus: each queues a job on the controller.
-    void createSweep(engine::NewSweep request);
+    quint64 createSweep(engine::NewSweep request);  ///< the job's id (0: no controller)
     void runHere();
     void stopRun();
     void submitTo(engine::SlurmSweepOptions options);

@@ -4,6 +4,7 @@
 
 #include "sweeps_view.h"
 
+#include <set>
 #include <QDir>
 #include <QFileInfo>
 #include <QFutureWatcher>
@@ -162,9 +163,17 @@ void SweepsView::aggregate()
         [root, result, options](engine::RunControl&, engine::AnalysisObserver&) {
             auto a = engine::aggregateSweep(root, options);
             engine::writeAggregate(engine::aggregateFileFor(root), a);
-            *result = std::move(a);
             engine::RunSummary r;
             r.runFile = root;
+            // Said as what it did: a sweep whose cells hold no results yet aggregates nothing
+            // (it read "finished: 0 cell(s) finished").
+            std::set<std::string> cells;
+            for (const auto& set : a.sets)
+                cells.insert(set.cells.begin(), set.cells.end());
+            r.result = a.sets.empty() ? "nothing to aggregate yet (no cell evaluated)"
+                                      : "aggregated " + std::to_string(a.sets.size()) + " set(s) over " +
+                                            std::to_string(cells.size()) + " cell(s)";
+            *result = std::move(a);
             return r;
         },
         QString::fromStdString(engine::aggregateFileFor(root)));
@@ -222,23 +231,35 @@ void SweepsView::newSweep()
     } catch (const std::exception& e) {
         return Q_EMIT statusMessage(tr("Sweep not created: %1").arg(QString::fromUtf8(e.what())));
     }
-    askNewSweep(this, QDir::current().absoluteFilePath(QStringLiteral("sweeps/sweep")),
-                [this, base, source](engine::NewSweep request) {
+    // A folder that is free: the last sweep's was proposed, then refused (issue 52).
+    askNewSweep(this, freeFolder(QDir::current().absoluteFilePath(QStringLiteral("sweeps/sweep"))),
+                [this, base, source](engine::NewSweep request, DialogReply reply) {
                     request.base = base;
                     request.baseSource = source;
-                    createSweep(std::move(request));
+                    const quint64 id = createSweep(std::move(request));
+                    if (!id)
+                        return reply(tr("No job controller: sweeps cannot be created here"));
+                    // The dialog stays open, every choice kept, until the sweep is written; a
+                    // refusal is shown there, not only in the status bar after it closed.
+                    m_controller->whenEnded(id, this, [reply](const JobInfo& j) {
+                        reply(j.state == JobInfo::State::Finished ? QString()
+                              : j.message.isEmpty()              ? tr("The sweep was not created")
+                                                                 : j.message);
+                    });
                 });
 }
 
-void SweepsView::createSweep(engine::NewSweep request)
+quint64 SweepsView::createSweep(engine::NewSweep request)
 {
-    if (!m_controller)
-        return Q_EMIT statusMessage(tr("No job controller: sweeps cannot be created here"));
+    if (!m_controller) {
+        Q_EMIT statusMessage(tr("No job controller: sweeps cannot be created here"));
+        return 0;
+    }
     m_newDir = QString::fromStdString(request.outDir);
     m_newLabel = tr("new sweep %1").arg(QFileInfo(m_newDir).fileName());
     // Every cell is loaded and validated first: seconds for a large grid, on the worker.
     const QString subject = QFileInfo(m_newDir).absoluteFilePath();
-    m_controller->enqueue(JobKind::Sweep, m_newLabel,
+    const quint64 id = m_controller->enqueue(JobKind::Sweep, m_newLabel,
                           [request = std::move(request)](engine::RunControl&, engine::AnalysisObserver& obs) {
                               const auto index = engine::createSweep(request);
                               std::string left;  // skip_refused: say what the grid lacks
@@ -249,13 +270,21 @@ void SweepsView::createSweep(engine::NewSweep request)
                                          index.skipped.front().why + (index.skipped.size() > 1 ? "; …)" : ")");
                               obs.onWarning("sweep " + index.name + ": " + std::to_string(index.cells.size()) +
                                             " cells written to " + request.outDir + left);
+                              for (const auto& w : engine::sweepCurriculumWarnings(index))  // issue 52
+                                  obs.onWarning("sweep " + index.name + ": " + w);
                               engine::RunSummary r;
                               r.runFile = request.outDir;
                               r.stepsDone = std::int64_t(index.cells.size());
+                              // What it did: cells written, none run yet ("finished: 2 cell(s)
+                              // finished" read as if they had run).
+                              r.result = "created " + std::to_string(index.cells.size()) + " cell(s)" +
+                                         (index.skipped.empty() ? std::string()
+                                                                : ", left out " + std::to_string(index.skipped.size()));
                               return r;
                           },
                           subject);
     Q_EMIT statusMessage(tr("Creating the sweep %1…").arg(m_newDir));
+    return id;
 }
 
 void SweepsView::runHere()

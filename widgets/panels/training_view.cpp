@@ -12,10 +12,12 @@
 #include <QProgressBar>
 #include <QPushButton>
 #include <QSlider>
+#include <QTimer>
 #include <QVBoxLayout>
 
 #include <algorithm>
 #include <cmath>
+#include <optional>
 
 #include "curve_interactions.h"
 #include "export_dialog.h"
@@ -23,6 +25,8 @@
 #include "figure_export.h"
 #include "qcp.h"
 #include "lengen/engine/config.h"
+#include "lengen/engine/jobs.h"
+#include "lengen/engine/run_control.h"
 #include "lengen/engine/run_file.h"
 
 namespace lengen::ui {
@@ -74,7 +78,13 @@ void TrainingView::updateControls()
     const bool here = training && showingLive();  // the open run is the one training
     m_pause->setEnabled(here && j->state != S::Stopping);
     m_pause->setText(here && j->state == S::Paused ? tr("Continue") : tr("Pause"));
-    m_stop->setEnabled(here && j->state != S::Stopping);
+    // A run another process trains (a terminal's `lengen train`): Stop sends it the request
+    // `lengen stop` leaves; pausing needs that process's own controls.
+    const bool elsewhere = !trainedElsewhereBy().isEmpty();
+    m_stop->setEnabled((here && j->state != S::Stopping) || elsewhere);
+    m_stop->setToolTip(elsewhere ? tr("Ask %1, which trains this run, to stop after its current step with a checkpoint "
+                                      "(as `lengen stop`)").arg(m_shownWriter)
+                                 : tr("Stop after the current step; a checkpoint is written and the run can be resumed"));
     // Another run trains: say which, and offer it (its controls are there, and in the Jobs panel).
     m_openLive->setVisible(training && !showingLive() && !m_liveRunFile.isEmpty());
     if (training)
@@ -98,6 +108,14 @@ QString TrainingView::rateText() const { return m_rate->text(); }
 bool TrainingView::resumeOffered() const { return !m_resume->isHidden(); }
 
 QString TrainingView::headerText() const { return m_label->text(); }
+
+QString TrainingView::trainedElsewhereBy() const
+{
+    return m_shownStatus == "running" && !showingLive() && !m_shownWriter.isEmpty() &&
+                   m_shownWriter != QString::fromStdString(engine::thisHolder())
+               ? m_shownWriter
+               : QString();
+}
 
 bool TrainingView::controlsEnabled() const { return m_pause->isEnabled() || m_stop->isEnabled(); }
 
@@ -371,6 +389,28 @@ void TrainingView::exportWithDialog()
 
 void TrainingView::showRunLog(const QString& runFile)
 {
+    // Read first, then replace what is drawn: a run another process writes can refuse a read
+    // for a moment (its writer mid-append); that is retried a few times, 150 ms apart, with the
+    // view left as it was, instead of flashing 0 % and an empty plot (issue 52).
+    std::optional<engine::RunFileInfo> readInfo;
+    std::optional<engine::TrainLog> readLog;
+    try {
+        const auto path = engine::locateRunFile(runFile.toStdString());
+        readInfo = engine::readRunInfo(path);
+        readLog = engine::readTrainLog(path);
+    } catch (const std::exception&) {
+        if (m_readRetries < 10 && QFileInfo::exists(runFile)) {
+            ++m_readRetries;
+            m_pendingRead = runFile;
+            QTimer::singleShot(150, this, [this, runFile] {
+                if (m_pendingRead == runFile)  // not another run opened meanwhile
+                    showRunLog(runFile);
+            });
+            return;
+        }
+    }
+    m_readRetries = 0;
+    m_pendingRead.clear();
     clearSeries();
     m_hover->clear();  // the read-out was the previous run's (issue 41)
     m_runFile.clear();
@@ -384,8 +424,12 @@ void TrainingView::showRunLog(const QString& runFile)
     try {
         m_runFile = QFileInfo(QString::fromStdString(engine::locateRunFile(runFile.toStdString())))
                         .absoluteFilePath();
-        const auto info = engine::readRunInfo(m_runFile.toStdString());
-        const auto log = engine::readTrainLog(m_runFile.toStdString());
+        if (!readInfo || !readLog) {  // the retries ran out: this read says why
+            readInfo = engine::readRunInfo(m_runFile.toStdString());
+            readLog = engine::readTrainLog(m_runFile.toStdString());
+        }
+        const auto& info = *readInfo;
+        const auto& log = *readLog;
         for (size_t i = 0; i < log.step.size(); ++i) {
             m_steps << double(log.step[i]);
             m_values << log.loss[i];
@@ -411,6 +455,7 @@ void TrainingView::showRunLog(const QString& runFile)
         m_progress->setRange(0, int(std::max<qint64>(1, info.totalSteps)));
         m_progress->setValue(int(std::min<qint64>(done, std::max<qint64>(1, info.totalSteps))));
         m_shownStatus = info.status;
+        m_shownWriter = QString::fromStdString(info.writer);
         const QString status = statusLabel(QString::fromStdString(info.status));
         if (log.step.empty())
             m_label->setText(info.importedFrom.empty()
@@ -429,6 +474,8 @@ void TrainingView::showRunLog(const QString& runFile)
         m_label->setToolTip(finalLossDefinition());
         if (showingLive())
             m_label->setText(m_liveLabel);  // the live header: seed, device, parameters
+        else if (!trainedElsewhereBy().isEmpty())  // who trains it, since it is not this studio
+            m_label->setText(m_label->text() + tr(" · trained by %1 (another process)").arg(m_shownWriter));
     } catch (const std::exception& e) {
         m_runFile.clear();
         m_label->setText(QString::fromUtf8(e.what()));

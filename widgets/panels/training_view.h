@@ -47,6 +47,9 @@ public:
     bool controlsEnabled() const;
     QString otherTrainingOffer() const;
     QString headerText() const;  ///< the line above the progress bar
+    /// "<host>:<pid>" of another process that trains the shown run ("" when none): Stop then
+    /// asks it to stop, as `lengen stop` does (issue 53).
+    QString trainedElsewhereBy() const;
 
 Q_SIGNALS:
     /// The shown run is stopped or interrupted and nothing trains: continue it.
@@ -118,7 +121,10 @@ private:
     QString m_runFile, m_runName;  ///< the shown run (its legend name while overlays are drawn)
     QString m_liveRunFile;         ///< the run the worker trains ("" when none)
     QString m_liveLabel;           ///< its header line
+    int m_readRetries = 0;         ///< reads of a run another process writes, retried (showRunLog)
+    QString m_pendingRead;         ///< the run a retry will read again ("" when none)
     std::string m_shownStatus;     ///< the shown run's status as showRunLog read it
+    QString m_shownWriter;         ///< the process training the shown run, as showRunLog read it
     bool showingLive() const { return !m_liveRunFile.isEmpty() && m_runFile == m_liveRunFile; }
     void updateControls();
     std::string m_runId;

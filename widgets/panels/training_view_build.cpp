@@ -14,6 +14,8 @@
 #include <QVBoxLayout>
 
 #include "curve_interactions.h"
+#include "lengen/engine/jobs.h"
+#include "lengen/engine/run_control.h"
 #include "export_dialog.h"
 #include "figure_builder.h"
 #include "qcp.h"
@@ -103,7 +105,10 @@ void TrainingView::createPlots()
     m_pointwise = new QCustomPlot;
     m_side = new QCustomPlot;
     stylePlot(m_loss, tr("step"), tr("loss"));
-    stylePlot(m_pointwise, tr("in-context examples"), tr("metric, mean of last %1 logs").arg(kRecent));
+    // A short y label: the long one was clipped at 1280 × 800 (issue 52); the tooltip says it all.
+    stylePlot(m_pointwise, tr("in-context examples"), tr("last %1 logs").arg(kRecent));
+    m_pointwise->setToolTip(tr("The metric (squared error or accuracy) by in-context examples, the mean of the "
+                               "last %1 logged rows at the length the run reached").arg(kRecent));
     for (int i = 0; i < 2; ++i)
         m_loss->addGraph();
     m_loss->graph(0)->setPen(QPen(QColor(1, 115, 178, 90), 1));
@@ -178,8 +183,18 @@ void TrainingView::wireControls()
         j->state == JobInfo::State::Paused ? m_controller.resume(m_liveJob) : m_controller.pause(m_liveJob);
     });
     connect(m_stop, &QPushButton::clicked, this, [this] {
-        if (showingLive())
+        if (showingLive()) {
             m_controller.stop(m_liveJob);
+            return;
+        }
+        if (const QString by = trainedElsewhereBy(); !by.isEmpty()) {
+            try {
+                engine::requestStop(m_runFile.toStdString(), "lengen-studio " + engine::thisHolder());
+                m_rate->setText(tr("asked %1 to stop (as `lengen stop`)").arg(by));
+            } catch (const std::exception& e) {
+                m_rate->setText(QString::fromUtf8(e.what()));
+            }
+        }
     });
     connect(m_openLive, &QPushButton::clicked, this, [this] {
         if (!m_liveRunFile.isEmpty())

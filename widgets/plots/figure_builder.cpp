@@ -120,6 +120,8 @@ QCPGraph* addSeries(const Panel& p, const Series& s, const QColor& color)
     g->setName(qs(s.name));
     if (s.staircase)
         g->setLineStyle(QCPGraph::lsStepLeft);
+    if (s.points)
+        g->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssDisc, 4));
     return g;
 }
 

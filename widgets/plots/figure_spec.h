@@ -23,6 +23,8 @@ struct Series {
     bool dashed = false;
     bool inLegend = true;
     bool staircase = false;  ///< each value held until the next x (a curriculum's stages)
+    /// A dot at every point too: a point between two gaps (NaN neighbours) has no line to show it.
+    bool points = false;
 };
 
 /// A shaded vertical region [x0, x1] over the whole y range (training length, a target block).

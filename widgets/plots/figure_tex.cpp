@@ -106,6 +106,22 @@ QString bandOutline(const Series& s)
 
 QString dataRef(const QString& file) { return QStringLiteral("{\\lengenFigureDir/%1}").arg(file); }
 
+// A coordinate inside the data's range on one axis, for the lines and spans drawn across the
+// panel: they take one axis from the data and the other from `rel axis cs`, and pgfplots still
+// transforms the dummy value, which far outside a narrow range (attention weights near 0.018)
+// is a TeX "Dimension too large". A log axis needs it positive.
+double anchorValue(const FigureSpec& f, bool yAxis)
+{
+    const auto& axis = yAxis ? f.y : f.x;
+    if (axis.min && (!axis.log || *axis.min > 0))
+        return *axis.min;
+    for (const auto& s : f.series)
+        for (const double v : yAxis ? s.y : s.x)
+            if (std::isfinite(v) && (!axis.log || v > 0))
+                return v;
+    return 1;
+}
+
 // One line panel's \addplot commands and lines. `legend`: which names get an entry here
 // (nullptr: every named series), so a grid lists each name once.
 QString panelBody(const FigureSpec& f, const QString& stem, Palette& palette, TexFiles& out,
@@ -125,7 +141,8 @@ QString panelBody(const FigureSpec& f, const QString& stem, Palette& palette, Te
                         .arg(colour, dataRef(bandFile));
         }
         const bool listed = anyLegend && s.inLegend && !s.name.empty() && (!legend || legend->count(s.name));
-        QStringList style{colour, QStringLiteral("line width=%1pt").arg(num(0.75 * s.width)), QStringLiteral("mark=none")};
+        QStringList style{colour, QStringLiteral("line width=%1pt").arg(num(0.75 * s.width)),
+                          s.points ? QStringLiteral("mark=*, mark size=1pt") : QStringLiteral("mark=none")};
         if (s.dashed)
             style << QStringLiteral("dashed");
         if (s.staircase)
@@ -136,16 +153,17 @@ QString panelBody(const FigureSpec& f, const QString& stem, Palette& palette, Te
         if (listed)
             body += QStringLiteral("\\addlegendentry{%1}\n").arg(texEscape(s.name));
     }
+    const QString ay = num(anchorValue(f, true)), ax = num(anchorValue(f, false));
     for (const auto& sp : f.spans) {
         const QString colour = palette(colourOf(sp.color, 7));
-        body += QStringLiteral("\\fill[%1, opacity=%2] ({axis cs:%3,1}|-{rel axis cs:0,0}) rectangle ({axis cs:%4,1}|-{rel axis cs:0,1});\n")
-                    .arg(colour, num(sp.alpha), num(sp.x0), num(sp.x1));
+        body += QStringLiteral("\\fill[%1, opacity=%2] ({axis cs:%3,%5}|-{rel axis cs:0,0}) rectangle ({axis cs:%4,%5}|-{rel axis cs:0,1});\n")
+                    .arg(colour, num(sp.alpha), num(sp.x0), num(sp.x1), ay);
     }
     for (const auto& h : f.hlines) {
         const QString colour = palette(colourOf(h.color, 7));
         const QString style = colour + (h.dashed ? QStringLiteral(", dashed") : QString()) + QStringLiteral(", line width=1.1pt");
-        body += QStringLiteral("\\draw[%1] ({rel axis cs:0,0}|-{axis cs:1,%2}) -- ({rel axis cs:1,0}|-{axis cs:1,%2});\n")
-                    .arg(style, num(h.y));
+        body += QStringLiteral("\\draw[%1] ({rel axis cs:0,0}|-{axis cs:%3,%2}) -- ({rel axis cs:1,0}|-{axis cs:%3,%2});\n")
+                    .arg(style, num(h.y), ax);
         if (anyLegend && !h.label.empty() && (!legend || legend->count(h.label)))
             body += QStringLiteral("\\addlegendimage{%1}\n\\addlegendentry{%2}\n").arg(style, texEscape(h.label));
     }
@@ -155,9 +173,9 @@ QString panelBody(const FigureSpec& f, const QString& stem, Palette& palette, Te
                         .arg(palette(colourOf(sp.color, 7)), num(std::min(1.0, sp.alpha * 2)), texEscape(sp.label));
     for (const auto& v : f.vlines) {
         const QString colour = palette(colourOf(v.color, 7));
-        body += QStringLiteral("\\draw[%1, line width=1.1pt] ({axis cs:%2,1}|-{rel axis cs:0,0}) -- ({axis cs:%2,1}|-{rel axis cs:0,1}) "
+        body += QStringLiteral("\\draw[%1, line width=1.1pt] ({axis cs:%2,%4}|-{rel axis cs:0,0}) -- ({axis cs:%2,%4}|-{rel axis cs:0,1}) "
                                "node[pos=1, anchor=north west, font=\\scriptsize, text=%1] {%3};\n")
-                    .arg(colour, num(v.x), texEscape(v.label));
+                    .arg(colour, num(v.x), texEscape(v.label), ay);
     }
     for (const auto& m : f.markers)
         body += QStringLiteral("\\node[anchor=south, font=\\scriptsize\\bfseries, text=%1] at (axis cs:%2,%3) {%4};\n")

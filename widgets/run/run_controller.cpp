@@ -25,11 +25,18 @@ bool heavy(JobKind k) { return k == JobKind::Train || k == JobKind::Evaluate || 
 QString quoted(const QString& label) { return QStringLiteral("“%1”").arg(label); }
 
 // What a job produced, in its kind's own units (the engine's summary counts them in stepsDone).
-QString resultText(JobKind kind, const engine::RunSummary& s)
+QString resultText(JobKind kind, const engine::RunSummary& s, bool stopped = false)
 {
+    if (!s.result.empty())  // the job's own words: "created 4 cells", "nothing to aggregate yet"
+        return QString::fromStdString(s.result);
     const int n = int(s.stepsDone);
     switch (kind) {
     case JobKind::Train:
+        // "final" only for a run that ended: a stopped run's last logged loss is not final.
+        if (stopped)
+            return std::isfinite(s.finalLoss) && s.stepsDone > 0
+                       ? RunController::tr("stopped at step %1, last logged loss %2").arg(n).arg(s.finalLoss, 0, 'g', 4)
+                       : RunController::tr("stopped at step %1").arg(n);
         return std::isfinite(s.finalLoss) && s.stepsDone > 0
                    ? RunController::tr("%n step(s), final loss %1", nullptr, n).arg(s.finalLoss, 0, 'g', 4)
                    : RunController::tr("%n step(s)", nullptr, n);
@@ -244,7 +251,9 @@ void RunController::start(Entry& e)
     });
     connect(w, &TrainingWorker::cancelled, this, [this, id](const engine::RunSummary& s) {
         const auto* a = active(id);
-        if (!a || !end(id, JobInfo::State::Cancelled, tr("stopped: %1").arg(resultText(a->info.kind, s))))
+        if (!a || !end(id, JobInfo::State::Cancelled,
+                       a->info.kind == JobKind::Train ? resultText(a->info.kind, s, true)  // "stopped at step N, …"
+                                                      : tr("stopped: %1").arg(resultText(a->info.kind, s))))
             return;
         Q_EMIT runCancelled(m_emitting->label, s);
         m_emitting.reset();

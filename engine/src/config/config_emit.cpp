@@ -175,7 +175,10 @@ void patch(YAML::Emitter& out, const PositionConfig& p, YamlStyle style, bool re
     }
     if (p.type == "cope") {
         out << YAML::Key << "cope" << YAML::Value << YAML::Flow << YAML::BeginMap;
-        out << YAML::Key << "npos_max" << YAML::Value << p.copeMaxPositions << YAML::EndMap;
+        out << YAML::Key << "npos_max" << YAML::Value << p.copeMaxPositions;
+        if (p.copeDividePositionLogits)  // the default (false) stays unwritten: older runs read the same
+            out << YAML::Key << "divide_position_logits" << YAML::Value << true;
+        out << YAML::EndMap;
     }
     out << YAML::EndMap;
 }

@@ -266,6 +266,15 @@ void readModel(SectionReader m, ModelConfig& out, PositionConfig& pos, IssueSink
                                                std::to_string(out.numHeads));
     }
     readInt(m, "intermediate_size", out.intermediateSize, 1, false);
+    // An absurd width is refused here, with its key: 4 x hidden_size (the derived MLP width)
+    // overflowed an int past 2^29 and the resolved config no longer loaded (a fuzz finding).
+    constexpr int kMaxWidth = 1 << 20;
+    if (out.hiddenSize > kMaxWidth)
+        m.error(out.backbone == Backbone::Gpt2 ? "n_embd" : "hidden_size",
+                std::to_string(out.hiddenSize) + " is absurd (at most " + std::to_string(kMaxWidth) + ")");
+    if (out.intermediateSize > 4 * kMaxWidth)
+        m.error("intermediate_size", std::to_string(out.intermediateSize) + " is absurd (at most " +
+                                         std::to_string(4 * kMaxWidth) + ")");
     // Derived keys written into resolved configs; recomputed on load.
     m.ignore({"n_in_dims", "max_position_embeddings", "name"});
     m.warnUnknown();
@@ -308,6 +317,8 @@ void readPatch(SectionReader p, PositionConfig& pos)
     readInt(cope, "npos_max", pos.copeMaxPositions, 2, false);
     if (pos.copeMaxPositions > 1 << 20)
         cope.error("npos_max", std::to_string(pos.copeMaxPositions) + " positions is absurd (at most 1048576)");
+    if (const auto divide = cope.boolean("divide_position_logits"))
+        pos.copeDividePositionLogits = *divide;
     cope.warnUnknown();
     p.warnUnknown();
 }
@@ -433,12 +444,6 @@ LoadedConfig parseRoot(const config::NodePtr& root, const std::string& source)
 }
 
 }  // namespace
-
-int CurriculumAxis::valueAt(std::int64_t step) const
-{
-    const std::int64_t v = start + static_cast<std::int64_t>(increment) * (step / interval);
-    return static_cast<int>(std::min<std::int64_t>(v, end));
-}
 
 LoadedConfig loadConfigFile(const std::string& path)
 {

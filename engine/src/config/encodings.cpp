@@ -89,7 +89,7 @@ std::vector<EncodingInfo> makeTable()
         return std::vector<std::string>{"Sandwich d' " + std::to_string(c.position.sandwichDim) +
                                         ", head scales " + h + "/(8·h), h = 1…" + h};
     };
-    auto& cope = row("cope", "cope", "CoPE", K::Bias, {"patch.cope.npos_max"},
+    auto& cope = row("cope", "cope", "CoPE", K::Bias, {"patch.cope.npos_max", "patch.cope.divide_position_logits"},
                      "contextual positions: sigmoid gates on q.k counted from each key to the query, "
                      "a learned embedding interpolated there (Golovneva et al. 2024)");
     cope.inReference = false;
@@ -103,7 +103,8 @@ std::vector<EncodingInfo> makeTable()
     cope.derived = [](const RunConfig& c) {
         const int n = c.position.copeMaxPositions;
         return std::vector<std::string>{"CoPE positions 0…" + std::to_string(n - 1) + " (npos_max " +
-                                        std::to_string(n) + ")"};
+                                        std::to_string(n) + ")" +
+                                        (c.position.copeDividePositionLogits ? ", position logits / √d" : "")};
     };
     cope.refusedInterventions = {
         {"lambda", "lambda caps a key's distance; CoPE's positions are counted from the content"},

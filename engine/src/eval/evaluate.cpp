@@ -16,6 +16,7 @@
 #include "eval/model_runner.h"
 #include "eval/statistics.h"
 #include "io/analysis_store.h"
+#include "lengen/engine/jobs.h"
 #include "lengen/engine/analysis.h"
 #include "lengen/engine/errors.h"
 
@@ -197,6 +198,7 @@ void storeUnit(const std::string& analysisFile, const eval::LoadedRun& loaded, c
         io::writeAttribute(id, "prompts", std::int64_t{options.prompts}, p);
         io::writeAttribute(id, "n_points", u.n, p);
         io::writeAttribute(id, "train_points", std::int64_t{cfg.trainPoints()}, p);
+        io::writeAttribute(id, "trained_points", std::int64_t{cfg.curriculumAfter(loaded.checkpointStep).points}, p);
         io::writeAttribute(id, "dims", std::int64_t{cfg.inputDims()}, p);
         io::writeAttribute(id, "bootstrap_trials", std::int64_t{options.common.bootstrapTrials}, p);
         io::writeAttribute(id, "baselines", std::int64_t{u.baselines.empty() ? 0 : 1}, p);
@@ -235,6 +237,8 @@ EvalSummary evaluateRun(const std::string& run, const EvalOptions& options, RunC
     if (options.prompts < 1 || options.batchSize < 1 || options.oodFactor < 1)
         throw Error(ErrorKind::Config, "prompts, batch size and OOD factor must be >= 1");
     auto loaded = eval::loadRun(run, options.common);
+    // Seen by every process's job list while it runs (`lengen jobs`, the studio's Jobs panel).
+    const AnalysisJobMarker marker(run, JobKindId::Evaluation);
     const RunConfig& cfg = loaded.config;
     std::vector<eval::MethodSpec> methods;
     for (const auto& name : options.methods.empty() ? evalMethodsFor(cfg.task.name) : options.methods)

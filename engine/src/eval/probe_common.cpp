@@ -17,6 +17,8 @@ void writeProbeAttributes(hid_t group, const ProbeContext& ctx, const std::strin
     std::map<std::string, double> params = ctx.params;
     params["dims"] = cfg.inputDims();
     params["train_points"] = cfg.trainPoints();
+    // The length the weights last trained on (issue 52): what the figures mark.
+    params["trained_points"] = cfg.curriculumAfter(ctx.run.checkpointStep).points;
     params["zero_estimator"] = cfg.inputDims();
     params["prompts"] = o.prompts;
     for (const auto& [name, value] : params)

@@ -10,6 +10,7 @@
 #include "eval/probe_common.h"
 #include "eval/probe_layouts.h"
 #include "eval/statistics.h"
+#include "lengen/engine/jobs.h"
 #include "lengen/engine/errors.h"
 
 namespace lengen::engine {
@@ -153,6 +154,7 @@ ProbeSummary probeRun(const std::string& run, const ProbeOptions& options, RunCo
         throw Error(ErrorKind::Config, "probe prompts must be >= 1");
     ProbeContext ctx;
     ctx.run = eval::loadRun(run, options.common);
+    const AnalysisJobMarker marker(run, JobKindId::Probe);  // seen by every process's job list
     ctx.options = &options;
     ctx.control = &control;
     ctx.observer = &observer;

@@ -235,6 +235,7 @@ ReferenceImportResult importReferenceRun(const std::string& refDir,
     st.rngState = at::make_generator<at::CPUGeneratorImpl>(*rc.config.seed).get_state();
     st.dims = rc.config.task.curriculum.dims.valueAt(st.stepsDone);
     st.points = rc.config.task.curriculum.points.valueAt(st.stepsDone);
+    st.reached = rc.config.curriculumAfter(st.stepsDone);
     result.stepsDone = st.stepsDone;
     if (dateFolder(dir).empty())
         result.notes.push_back("the folder above the run is not a YYYYMMDD date; today's date "

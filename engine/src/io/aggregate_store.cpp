@@ -73,6 +73,7 @@ void writeAggregate(const std::string& path, const SweepAggregate& a)
         io::writeAttribute(g.id(), "cells", joinLines(set.cells), p);
         io::writeAttribute(g.id(), "task", set.task, p);
         io::writeAttribute(g.id(), "train_points", std::int64_t{set.trainPoints}, p);
+        io::writeAttribute(g.id(), "trained_points", std::int64_t{set.trainedPoints}, p);
         io::writeAttribute(g.id(), "n_points", std::int64_t{set.nPoints}, p);
         io::writeAttribute(g.id(), "dims", std::int64_t{set.dims}, p);
         io::writeAttribute(g.id(), "zero_estimator", std::vector<double>{set.zeroEstimator}, p);
@@ -129,6 +130,7 @@ SweepAggregate readAggregate(const std::string& path)
         set.cells = io::splitLines(io::stringAttr(g.id(), "cells", path));
         set.task = io::stringAttr(g.id(), "task", path);
         set.trainPoints = int(io::intAttr(g.id(), "train_points", 0, path));
+        set.trainedPoints = int(io::intAttr(g.id(), "trained_points", set.trainPoints, path));
         set.nPoints = int(io::intAttr(g.id(), "n_points", 0, path));
         set.dims = int(io::intAttr(g.id(), "dims", 0, path));
         set.zeroEstimator = io::doubleAttr(g.id(), "zero_estimator", 0, path);

@@ -6,6 +6,8 @@
 #include <cstdio>
 #include <filesystem>
 
+#include "lengen/engine/run_file.h"
+
 namespace fs = std::filesystem;
 
 namespace lengen::engine::io {
@@ -176,6 +178,25 @@ double doubleAttr(hid_t loc, const std::string& name, double fallback, const std
         return fallback;
     const auto v = readDoublesAttribute(loc, name, path);
     return v.empty() ? fallback : v[0];
+}
+
+int TrainedLength::at(std::int64_t checkpointStep, int fallback)
+{
+    if (!m_tried) {
+        m_tried = true;
+        try {
+            const auto info = readRunInfo(m_run);
+            m_config = std::make_shared<const RunConfig>(storedRunConfig(info.configYaml, info.path));
+            m_reached = info.reached.points;
+        } catch (const Error&) {
+            // No readable run beside the analysis file: its results keep what they said.
+        }
+    }
+    if (!m_config)
+        return fallback;
+    if (checkpointStep > 0)
+        return m_config->curriculumAfter(checkpointStep).points;
+    return m_reached > 0 ? m_reached : fallback;
 }
 
 std::string stringAttr(hid_t loc, const std::string& name, const std::string& path)

@@ -11,6 +11,7 @@
 
 #include "io/h5.h"
 #include "lengen/engine/analysis.h"
+#include "lengen/engine/config.h"
 
 namespace lengen::engine::io {
 
@@ -57,6 +58,21 @@ std::vector<std::string> splitLines(const std::string& text);
 
 /// The `order` attribute (newline-separated names) of a group, or its members by name.
 std::vector<std::string> readOrder(hid_t group, const std::string& path);
+
+/// The training length of results stored before they recorded it (issue 52): the run's config
+/// at the result's checkpoint step (RunConfig::curriculumAfter), read once per reader. A run
+/// file that cannot be read leaves `fallback` (the curriculum's end, as those results said).
+class TrainedLength {
+public:
+    explicit TrainedLength(std::string run) : m_run(std::move(run)) {}
+    int at(std::int64_t checkpointStep, int fallback);
+
+private:
+    std::string m_run;
+    bool m_tried = false;
+    std::shared_ptr<const RunConfig> m_config;
+    int m_reached = 0;  // the run's reached points, for results without a checkpoint step
+};
 
 /// Attribute helpers that read a missing attribute as a default.
 std::int64_t intAttr(hid_t loc, const std::string& name, std::int64_t fallback,

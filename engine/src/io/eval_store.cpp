@@ -43,6 +43,7 @@ EvalResult readMethod(hid_t parent, const std::string& method, const std::string
     r.seed = io::hasAttribute(g.id(), "seed") ? io::readUIntAttribute(g.id(), "seed", path) : 0;
     r.nPoints = count("n_points", 1);
     r.trainPoints = count("train_points", 0);
+    r.trainedPoints = io::hasAttribute(g.id(), "trained_points") ? count("trained_points", 1) : 0;
     r.dims = count("dims", 0);
     r.zeroEstimator = io::doubleAttr(g.id(), "zero_estimator", r.dims, path);
     r.classification = io::intAttr(g.id(), "classification", 0, path) != 0;
@@ -144,6 +145,10 @@ std::vector<EvalResult> readEvaluations(const std::string& run)
             out.insert(out.end(), these.begin(), these.end());
         }
     }
+    io::TrainedLength trained(run);  // results stored before they recorded it
+    for (auto& r : out)
+        if (r.trainedPoints == 0)
+            r.trainedPoints = trained.at(r.checkpointStep, r.trainPoints);
     return out;
 }
 
@@ -227,6 +232,8 @@ std::vector<std::string> importMetricsJson(const std::string& jsonPath, const st
         io::writeAttribute(grp.id(), "source", "metrics.json:" + fs::absolute(jsonPath).string(), p);
         io::writeAttribute(grp.id(), "n_points", n, p);
         io::writeAttribute(grp.id(), "train_points", std::int64_t{cfg.trainPoints()}, p);
+        io::writeAttribute(grp.id(), "trained_points",
+                           std::int64_t{info.reached.points > 0 ? info.reached.points : cfg.trainPoints()}, p);
         io::writeAttribute(grp.id(), "dims", std::int64_t{cfg.inputDims()}, p);
         io::writeAttribute(grp.id(), "zero_estimator", std::vector<double>{double(cfg.inputDims())}, p);
         io::writeAttribute(grp.id(), "classification", std::int64_t{cfg.isClassification()}, p);

@@ -453,6 +453,13 @@ void removeObject(hid_t loc, const std::string& name, const std::string& path)
     check(H5Ldelete(loc, name.c_str(), H5P_DEFAULT), ErrorKind::Io, "cannot remove " + name, path);
 }
 
+void removeAttribute(hid_t loc, const std::string& object, const std::string& name, const std::string& path)
+{
+    const H5Lock lock(h5Mutex());
+    check(H5Adelete_by_name(loc, object.c_str(), name.c_str(), H5P_DEFAULT), ErrorKind::Io,
+          "cannot remove attribute " + name + " of " + object, path);
+}
+
 void growRows(hid_t ds, hsize_t rows, const std::string& path)
 {
     const H5Lock lock(h5Mutex());

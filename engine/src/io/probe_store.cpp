@@ -100,6 +100,11 @@ std::vector<ProbeGroup> readProbeGroups(const std::string& run, const std::strin
         }
         out.push_back(std::move(pg));
     }
+    io::TrainedLength trained(run);  // probes stored before they recorded it (issue 52)
+    for (auto& pg : out)
+        if (!pg.params.count("trained_points"))
+            pg.params["trained_points"] =
+                trained.at(std::int64_t(pg.params["checkpoint_step"]), int(pg.params["train_points"]));
     return out;
 }
 

@@ -13,6 +13,7 @@
 #include <cmath>
 #include <filesystem>
 #include <map>
+#include <set>
 
 #include "lengen/engine/analysis.h"
 #include "lengen/engine/config.h"
@@ -27,7 +28,7 @@ namespace {
 namespace fs = std::filesystem;
 using nlohmann::json;
 
-constexpr int kIndexVersion = 1;
+constexpr int kIndexVersion = 2;  // 2: dims and points are what the run reached (issue 52)
 constexpr std::uintmax_t kMaxIndexBytes = 512ull << 20;
 
 std::int64_t mtimeNs(const fs::path& p, std::error_code& ec)
@@ -49,6 +50,7 @@ json toJson(const RunIndexEntry& e, const std::string& relative, int config)
                 {"task", e.task}, {"pe", e.pe}, {"backbone", e.backbone}, {"status", e.status},
                 {"created", e.created}, {"run_id", e.runId}, {"imported_from", e.importedFrom},
                 {"error", e.error}, {"seed", e.seed}, {"dims", e.dims}, {"points", e.points},
+                {"end_dims", e.endDims}, {"end_points", e.endPoints}, {"reached", e.reached},
                 {"hidden", e.hidden}, {"layers", e.layers}, {"heads", e.heads}, {"steps", e.steps},
                 {"total_steps", e.totalSteps}, {"final_loss", std::isfinite(e.finalLoss) ? json(e.finalLoss) : json()},
                 {"eval", e.evalMethods}, {"probes", e.probes}, {"tags", e.tags}, {"notes", e.notes},
@@ -73,6 +75,9 @@ RunIndexEntry fromJson(const json& j, const fs::path& folder, const std::vector<
     e.seed = j.at("seed");
     e.dims = j.at("dims");
     e.points = j.at("points");
+    e.endDims = j.at("end_dims");
+    e.endPoints = j.at("end_points");
+    e.reached = j.at("reached");
     e.hidden = j.at("hidden");
     e.layers = j.at("layers");
     e.heads = j.at("heads");
@@ -184,8 +189,14 @@ RunIndexEntry readEntry(const std::string& runFile, const RunStamp& stamp)
         e.created = info.createdAt;
         std::replace(e.created.begin(), e.created.end(), 'T', ' ');
         e.created.erase(std::remove(e.created.begin(), e.created.end(), 'Z'), e.created.end());
-        e.dims = cfg.inputDims();
-        e.points = cfg.trainPoints();
+        // What the run trained on (issue 52); the curriculum's end before it trained a step.
+        e.endDims = cfg.inputDims();
+        e.endPoints = cfg.trainPoints();
+        e.dims = info.reached.points > 0 ? info.reached.dims : e.endDims;
+        e.points = info.reached.points > 0 ? info.reached.points : e.endPoints;
+        e.reached = reachedText(info.reached, cfg);
+        if (cfg.isBooleanTask())  // boolean tasks draw every dimension whatever the curriculum says
+            e.dims = e.endDims;
         e.hidden = cfg.model.hiddenSize;
         e.layers = cfg.model.numLayers;
         e.heads = cfg.model.numHeads;
@@ -274,6 +285,47 @@ std::vector<RunIndexEntry> indexRuns(const std::string& folderName, RunIndexStat
         }
     }
     return out;
+}
+
+namespace {
+
+// Levenshtein distance, two rows.
+std::size_t editDistance(const std::string& a, const std::string& b)
+{
+    std::vector<std::size_t> prev(b.size() + 1), cur(b.size() + 1);
+    for (std::size_t j = 0; j <= b.size(); ++j)
+        prev[j] = j;
+    for (std::size_t i = 1; i <= a.size(); ++i) {
+        cur[0] = i;
+        for (std::size_t j = 1; j <= b.size(); ++j)
+            cur[j] = std::min({prev[j] + 1, cur[j - 1] + 1, prev[j - 1] + (a[i - 1] == b[j - 1] ? 0 : 1)});
+        std::swap(prev, cur);
+    }
+    return prev[b.size()];
+}
+
+}  // namespace
+
+std::string filterKeyProblem(const std::vector<const RunIndexEntry*>& runs, const std::string& key)
+{
+    static const std::set<std::string> columns{"pe", "task", "backbone", "status", "seed", "id", "run_id", "tag"};
+    if (columns.count(key))
+        return "";
+    std::set<std::string> keys;
+    for (const auto* r : runs) {
+        if (r->config.count(key))
+            return "";
+        for (const auto& [k, v] : r->config)
+            keys.insert(k);
+    }
+    std::string best;
+    std::size_t bestDistance = std::max<std::size_t>(3, key.size() / 4) + 1;  // "close": a few edits
+    for (const auto& k : keys)
+        if (const auto d = editDistance(key, k); d < bestDistance) {
+            bestDistance = d;
+            best = k;
+        }
+    return "no run has the key " + key + (best.empty() ? std::string() : "; did you mean " + best + "?");
 }
 
 bool runMatches(const RunIndexEntry& run, const std::string& key, const std::string& value)

@@ -7,6 +7,7 @@
 #include <limits>
 
 #include "io/run_store.h"
+#include "lengen/engine/config.h"
 #include "lengen/engine/run_file.h"
 
 namespace fs = std::filesystem;
@@ -107,6 +108,46 @@ std::vector<NamedTensor> readTensors(hid_t group, const std::string& groupName,
     return out;
 }
 
+// What the run reached (issue 52), most direct source first: the record this build writes at
+// each log row and checkpoint; for runs written before it, the log's last row, or the config at
+// the checkpoint's step where the checkpoint is later than the log (the last steps of a run are
+// rarely logged, and a curriculum step may fall among them).
+ReachedCurriculum readReached(hid_t f, hid_t log, const RunFileInfo& info, const std::string& path)
+{
+    ReachedCurriculum r;
+    if (exists(f, "curriculum_reached")) {
+        auto ds = openDataset(f, "curriculum_reached", path);
+        if (shapeOf(ds.id(), 1, path)[0] != 3)
+            throw Error(ErrorKind::RunFile, "dataset '/curriculum_reached' in " + path +
+                                                " does not hold 3 values (damaged file)");
+        std::int64_t v[3];
+        readAll(ds.id(), H5T_NATIVE_INT64, v, 3, path);
+        if (v[0] >= 0) {
+            if (v[0] > info.totalSteps || v[1] < 1 || v[2] < 1 || v[1] > 1'000'000 || v[2] > 100'000'000)
+                throw Error(ErrorKind::RunFile, "dataset '/curriculum_reached' in " + path + " holds " +
+                                                    std::to_string(v[0]) + ", " + std::to_string(v[1]) +
+                                                    ", " + std::to_string(v[2]) + " (damaged file)");
+            return {v[0], int(v[1]), int(v[2]), "recorded"};
+        }
+    }
+    if (info.logRows > 0) {
+        const auto points = readColumn<std::int32_t>(log, "n_points", H5T_NATIVE_INT32, path);
+        const auto dims = readColumn<std::int32_t>(log, "n_dims", H5T_NATIVE_INT32, path);
+        if (!points.empty() && !dims.empty())
+            r = {info.lastLoggedStep + 1, dims.back(), points.back(), "log"};
+    }
+    if (info.checkpointStep > r.stepsDone) {
+        try {
+            const auto config = storedRunConfig(info.configYaml, path);
+            const auto at = config.curriculumAfter(info.checkpointStep);
+            r = {info.checkpointStep, at.dims, at.points, "config"};
+        } catch (const Error&) {
+            // A config that does not load is reported by whoever reads it; the log's row stands.
+        }
+    }
+    return r;
+}
+
 }  // namespace
 
 std::string statusLabel(const std::string& status)
@@ -167,6 +208,8 @@ RunFileInfo readRunInfo(const std::string& pathOrDir)
     // writer that died (kill -9, power loss) never replaced it, and holds no lock any more.
     if (info.status == "running" && !writerAlive(path))
         info.status = "interrupted";
+    else if (info.status == "running")
+        info.writer = writerHolder(path);
     auto log = openGroup(f, "log", path);
     auto loss = readColumn<double>(log.id(), "loss", H5T_NATIVE_DOUBLE, path);
     info.logRows = static_cast<std::int64_t>(loss.size());
@@ -189,6 +232,7 @@ RunFileInfo readRunInfo(const std::string& pathOrDir)
         auto pe = openGroup(f, "position_encoding", path);
         info.positionConstants = numericAttributes(pe.id(), path);
     }
+    info.reached = readReached(f, log.id(), info, path);
     return info;
 }
 

@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "io/h5.h"
+#include "lengen/engine/config.h"
 #include "lengen/engine/observer.h"
 
 namespace lengen::engine::io {
@@ -33,6 +34,9 @@ struct CheckpointState {
     torch::Tensor rngState;                ///< CPU generator state, uint8 [n]
     int dims = 0;                          ///< curriculum d_t for the next step
     int points = 0;                        ///< curriculum N for the next step
+    /// The curriculum of the last step trained (what run.h5's /curriculum_reached records):
+    /// RunConfig::curriculumAfter(stepsDone).
+    CurriculumState reached;
     double wallSeconds = 0;                ///< training clock at the checkpoint
 };
 
@@ -75,6 +79,9 @@ public:
     void appendLog(const LogRecord& record);
     void writeCheckpoint(const CheckpointState& state);
     void setStatus(const std::string& status);  ///< running | finished | cancelled | failed
+    /// Records the curriculum of the last step trained (/curriculum_reached: steps done, dims,
+    /// points); appendLog and writeCheckpoint call it, so a reader always sees the latest.
+    void recordReached(std::int64_t stepsDone, const CurriculumState& reached);
     /// Best effort while unwinding from another error (the disk may be full): never throws.
     void setStatusNoThrow(const std::string& status) noexcept;
     const std::string& path() const { return m_path; }

@@ -60,6 +60,17 @@ void writeTensor(hid_t group, const NamedTensor& t, const std::string& path)
              path);
 }
 
+// /curriculum_reached: int64 [3] = steps done, dims, points of the last step trained; -1 steps
+// while nothing is recorded (a reader then takes the log's last row). Created before SWMR-write
+// mode starts, as every object must be.
+constexpr const char* kReached = "curriculum_reached";
+void createReachedRecord(hid_t f, const std::string& path)
+{
+    auto ds = createDataset(f, kReached, H5T_NATIVE_INT64, {3}, path);
+    const std::int64_t none[3] = {-1, 0, 0};
+    writeAll(ds.id(), H5T_NATIVE_INT64, none, 3, path);
+}
+
 template <typename T>
 void writeScalar(hid_t loc, const char* name, hid_t type, T value, const std::string& path)
 {
@@ -124,6 +135,7 @@ std::unique_ptr<RunWriter> RunWriter::create(const std::string& path, const RunH
             auto status = createDataset(f, "status", type.id(), {}, partial);
             writeFixedString(status.id(), "running", partial);
         }
+        createReachedRecord(f, partial);
         auto pe = createGroup(f, "position_encoding", partial);
         for (const auto& [name, values] : h.positionConstants)
             writeAttribute(pe.id(), name, values, partial);
@@ -186,6 +198,14 @@ std::unique_ptr<RunWriter> RunWriter::reopen(const std::string& path, std::int64
     for (auto& [name, ds] : writer->m_log)
         truncateRows(ds.id(), keep, path);
     writer->m_current = readIntScalar(writer->m_file.id(), "checkpoint/current", path);
+    // What a session that died recorded past the checkpoint is not what the run holds now; a
+    // run written before the record existed gets one (both: unknown until the next log row).
+    if (!exists(writer->m_file.id(), kReached))
+        createReachedRecord(writer->m_file.id(), path);
+    else {
+        const std::int64_t none[3] = {-1, 0, 0};
+        writeAll(openDataset(writer->m_file.id(), kReached, path).id(), H5T_NATIVE_INT64, none, 3, path);
+    }
     writeAttribute(writer->m_file.id(), "device", device, path);
     writeAttribute(writer->m_file.id(), "precision", precision, path);
     writer->setStatus("running");
@@ -234,8 +254,16 @@ void RunWriter::appendLog(const LogRecord& r)
     for (size_t i = 0; i < r.pointwise.size() && i < row.size(); ++i)
         row[i] = static_cast<float>(r.pointwise[i]);
     appendRow(m_log.at("pointwise").id(), H5T_NATIVE_FLOAT, row.data(), m_path);
+    recordReached(r.step + 1, {r.nDims, r.nPoints});
     if (H5Fflush(m_file.id(), H5F_SCOPE_LOCAL) < 0)
         throwH5(ErrorKind::Io, "cannot flush the log", m_path);
+}
+
+void RunWriter::recordReached(std::int64_t stepsDone, const CurriculumState& reached)
+{
+    H5Lock lock(h5Mutex());
+    const std::int64_t v[3] = {stepsDone, reached.dims, reached.points};
+    writeAll(openDataset(m_file.id(), kReached, m_path).id(), H5T_NATIVE_INT64, v, 3, m_path);
 }
 
 void RunWriter::writeCheckpoint(const CheckpointState& st)
@@ -274,6 +302,8 @@ void RunWriter::writeCheckpoint(const CheckpointState& st)
                                        " did not read back as written: " + m_path);
     writeAll(openDataset(m_file.id(), "checkpoint/current", m_path).id(), H5T_NATIVE_INT64,
              &target, 1, m_path);
+    if (st.reached.points > 0)
+        recordReached(st.stepsDone, st.reached);
     if (H5Fflush(m_file.id(), H5F_SCOPE_LOCAL) < 0)
         throwH5(ErrorKind::Io, "cannot flush the checkpoint", m_path);
     m_current = target;

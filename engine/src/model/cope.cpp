@@ -1,8 +1,11 @@
 #include "model/cope.h"
 
+#include <cmath>
+
 namespace lengen::engine::model {
 
-CopeImpl::CopeImpl(int headDim, int maxPositions) : m_positions(maxPositions)
+CopeImpl::CopeImpl(int headDim, int maxPositions, bool dividePositionLogits)
+    : m_positions(maxPositions), m_biasScale(dividePositionLogits ? 1.0 / std::sqrt(double(headDim)) : 1.0)
 {
     m_emb = register_parameter("pos_emb", torch::zeros({headDim, maxPositions}, torch::kFloat32));
 }
@@ -16,12 +19,16 @@ torch::Tensor CopeImpl::contentBias(const torch::Tensor& q, const torch::Tensor&
     const auto lo = pos.floor(), w = pos - lo;                                 // w: gradient to the gates
     const auto loIdx = lo.to(torch::kLong), hiIdx = pos.ceil().to(torch::kLong);
     const auto perPosition = torch::matmul(q, m_emb.to(q.scalar_type()));    // [B, h, R, npos]
-    return perPosition.gather(-1, hiIdx) * w + perPosition.gather(-1, loIdx) * (1 - w);
+    auto bias = perPosition.gather(-1, hiIdx) * w + perPosition.gather(-1, loIdx) * (1 - w);
+    return m_biasScale == 1.0 ? bias : bias * m_biasScale;
 }
 
 std::map<std::string, std::vector<double>> CopeImpl::constants() const
 {
-    return {{"npos_max", {double(m_positions)}}};
+    std::map<std::string, std::vector<double>> out{{"npos_max", {double(m_positions)}}};
+    if (m_biasScale != 1.0)  // patch.cope.divide_position_logits
+        out["position_logit_scale"] = {m_biasScale};
+    return out;
 }
 
 }  // namespace lengen::engine::model

@@ -233,7 +233,8 @@ PositionEncoding makePositionEncoding(const RunConfig& config)
         return PositionEncoding(
             Base(std::make_shared<XposImpl>(headDim, m.ropeTheta, config.position.xposScaleBase)));
     if (type == "cope")
-        return PositionEncoding(Base(std::make_shared<CopeImpl>(headDim, config.position.copeMaxPositions)));
+        return PositionEncoding(Base(std::make_shared<CopeImpl>(headDim, config.position.copeMaxPositions,
+                                                                     config.position.copeDividePositionLogits)));
     if (type == "t5")
         return PositionEncoding(Base(std::make_shared<T5BiasImpl>(m.numHeads, config.position.t5Buckets,
                                                                   config.position.t5MaxDistance)));

@@ -1,7 +1,11 @@
-// `lengen jobs`: trainings and sweep cells found under folders (jobs.h).
+// Jobs as files show them (jobs.h): the job-kind table, the analysis marker, and findJobs, what
+// `lengen jobs` and the studio's Jobs panel list.
 
 #include "lengen/engine/jobs.h"
 
+#include <unistd.h>
+
+#include <atomic>
 #include <cmath>
 #include <filesystem>
 #include <set>
@@ -15,10 +19,82 @@ namespace fs = std::filesystem;
 
 namespace lengen::engine {
 
-std::vector<FoundJob> findJobs(const std::vector<std::string>& folders, std::string* note)
+const std::vector<JobKindRow>& jobKindTable()
 {
-    std::vector<FoundJob> out;
-    std::set<std::string> sweeps, runs;
+    static const std::vector<JobKindRow> rows{
+        {JobKindId::Training, "training", true, "steps"},
+        {JobKindId::Evaluation, "evaluation", true, "methods"},
+        {JobKindId::Probe, "probes", true, "probes"},
+        {JobKindId::Export, "export", true, "files"},
+        {JobKindId::Import, "import", false, "runs"},
+        // A sweep's own job (creating, running, submitting) only starts processes: its cells
+        // are the heavy work, each counted as its own job.
+        {JobKindId::Sweep, "sweep", false, "cells"},
+        {JobKindId::SweepCell, "sweep cell", true, "steps"},
+    };
+    return rows;
+}
+
+const JobKindRow& jobKindRow(JobKindId kind)
+{
+    for (const auto& r : jobKindTable())
+        if (r.kind == kind)
+            return r;
+    return jobKindTable().front();
+}
+
+std::optional<JobKindId> jobKindNamed(const std::string& name)
+{
+    for (const auto& r : jobKindTable())
+        if (name == r.name)
+            return r.kind;
+    return std::nullopt;
+}
+
+std::string thisHolder()
+{
+    char host[256] = "";
+    ::gethostname(host, sizeof host - 1);
+    return std::string(host) + ":" + std::to_string(::getpid());
+}
+
+std::string JobRecord::key() const
+{
+    return std::string(jobKindRow(kind).name) + "|" + subject + "|" + cell + "|" + holder;
+}
+
+bool JobRecord::heldHere() const { return holder == thisHolder(); }
+
+struct AnalysisJobMarker::Lock {
+    std::unique_ptr<io::WriterLock> lock;
+};
+
+namespace {
+constexpr const char* kMarkerPrefix = ".lengen-job-";  // .lengen-job-<kind>-<pid>-<n>.lock
+}  // namespace
+
+AnalysisJobMarker::AnalysisJobMarker(const std::string& runFile, JobKindId kind) : m_lock(std::make_unique<Lock>())
+{
+    static std::atomic<int> next{0};
+    std::string name = jobKindRow(kind).name;
+    for (auto& c : name)
+        if (c == ' ')
+            c = '_';
+    try {
+        const auto dir = fs::path(locateRunFile(runFile)).parent_path();
+        m_lock->lock = std::make_unique<io::WriterLock>(
+            (dir / (kMarkerPrefix + name + "-" + std::to_string(::getpid()) + "-" + std::to_string(next++))).string());
+    } catch (const std::exception&) {
+        // A folder that takes no file: the job runs, unlisted.
+    }
+}
+
+AnalysisJobMarker::~AnalysisJobMarker() = default;
+
+std::vector<JobRecord> findJobs(const std::vector<std::string>& folders, std::string* note)
+{
+    std::vector<JobRecord> out;
+    std::set<std::string> sweeps, runs, markers;
     for (const auto& folder : folders) {
         std::error_code ec;
         if (fs::is_regular_file(folder, ec)) {
@@ -27,11 +103,13 @@ std::vector<FoundJob> findJobs(const std::vector<std::string>& folders, std::str
         }
         for (fs::recursive_directory_iterator it(folder, fs::directory_options::skip_permission_denied, ec), end;
              !ec && it != end; it.increment(ec)) {
-            const auto name = it->path().filename();
+            const auto name = it->path().filename().string();
             if (name == "run.h5")
                 runs.insert(fs::absolute(it->path()).lexically_normal().string());
             else if (name == "sweep.yaml" && fs::exists(it->path().parent_path() / "index.json"))
                 sweeps.insert(fs::absolute(it->path().parent_path()).lexically_normal().string());
+            else if (name.rfind(kMarkerPrefix, 0) == 0 && name.size() > 5 && name.compare(name.size() - 5, 5, ".lock") == 0)
+                markers.insert(fs::absolute(it->path()).lexically_normal().string());
         }
     }
     // Sweep cells first: a cell's training is listed as its cell, not twice.
@@ -46,11 +124,13 @@ std::vector<FoundJob> findJobs(const std::vector<std::string>& folders, std::str
                                   st.queued;
                 if (!live)
                     continue;
-                FoundJob j;
-                j.kind = "sweep cell";
+                JobRecord j;
+                j.kind = JobKindId::SweepCell;
                 j.state = stateName(st.state);
-                j.subject = root + " " + st.cell->name;
+                j.subject = root;
+                j.cell = st.cell->name;
                 j.holder = st.jobId;
+                j.schedulerState = st.scheduler;
                 j.step = st.step;
                 j.totalSteps = st.totalSteps;
                 j.lastLoss = st.lastLoss;
@@ -66,8 +146,8 @@ std::vector<FoundJob> findJobs(const std::vector<std::string>& folders, std::str
     for (const auto& run : runs) {
         if (cellRuns.count(run) || !io::writerAlive(run))
             continue;
-        FoundJob j;
-        j.kind = "training";
+        JobRecord j;
+        j.kind = JobKindId::Training;
         j.state = "running";
         j.subject = run;
         j.holder = io::writerHolder(run);
@@ -79,6 +159,20 @@ std::vector<FoundJob> findJobs(const std::vector<std::string>& folders, std::str
         } catch (const std::exception&) {
             j.lastLoss = std::nan("");  // being created: its writer holds the lock already
         }
+        out.push_back(j);
+    }
+    // Evaluations and probes: a live marker beside the run (a dead one is a crashed process's).
+    for (const auto& m : markers) {
+        const std::string base = m.substr(0, m.size() - 5);  // the lock's own path
+        if (!io::writerAlive(base))
+            continue;
+        const auto name = fs::path(base).filename().string().substr(std::string(kMarkerPrefix).size());
+        JobRecord j;
+        j.kind = name.rfind("probes", 0) == 0 ? JobKindId::Probe : JobKindId::Evaluation;
+        j.state = "running";
+        j.subject = (fs::path(m).parent_path() / "run.h5").string();
+        j.holder = io::writerHolder(base);
+        j.lastLoss = std::nan("");
         out.push_back(j);
     }
     return out;

@@ -132,6 +132,8 @@ SweepAggregate aggregateSweep(const std::string& sweepDir, const AggregateOption
             methodOrder.try_emplace(e.method, int(methodOrder.size()));
             auto& p = setFor(0, e.method, e.intervention);
             p.set.trainPoints = e.trainPoints;
+            p.set.trainedPoints = p.set.trainedPoints > 0 ? std::min(p.set.trainedPoints, e.trainedPoints)
+                                                          : e.trainedPoints;
             p.set.nPoints = std::max(p.set.nPoints, e.nPoints);
             p.set.dims = e.dims;
             p.set.zeroEstimator = e.zeroEstimator;
@@ -149,6 +151,8 @@ SweepAggregate aggregateSweep(const std::string& sweepDir, const AggregateOption
                 return it == g.params.end() ? 0 : int(it->second);
             };
             p.set.trainPoints = param("train_points");
+            p.set.trainedPoints = p.set.trainedPoints > 0 ? std::min(p.set.trainedPoints, param("trained_points"))
+                                                          : param("trained_points");
             p.set.dims = param("dims");
             p.set.classification = g.classification;
             for (const auto& c : g.curves) {
@@ -196,7 +200,8 @@ std::vector<AggregateRow> aggregateTable(const SweepAggregate& aggregate, const 
         AggregateRow r;
         r.set = &set;
         r.lastPosition = int(c.mean.size()) - 1;
-        r.trainPosition = std::clamp(set.trainPoints - 1, 0, r.lastPosition);
+        r.trainPosition = std::clamp((set.trainedPoints > 0 ? set.trainedPoints : set.trainPoints) - 1, 0,
+                                     r.lastPosition);
         r.trainMean = c.mean[size_t(r.trainPosition)];
         r.trainLow = c.low[size_t(r.trainPosition)];
         r.trainHigh = c.high[size_t(r.trainPosition)];

@@ -156,6 +156,23 @@ struct RefusedCell : ConfigError {
     std::string why;
 };
 
+// Whether a refusal at config key `keyPath` is about axis `axis`'s own value: a key-path axis's
+// key (or below it), the task's keys for `task`, the encoding's (patch.*, and model.family for a
+// backbone) for `pe`, the seed for `seed`.
+bool refusesAxisKey(const std::string& axis, const std::string& keyPath)
+{
+    const auto under = [&](const std::string& prefix) {
+        return keyPath == prefix || keyPath.rfind(prefix + ".", 0) == 0;
+    };
+    if (axis == "task")
+        return under("task");
+    if (axis == "pe")
+        return under("patch") || keyPath == "model.family";
+    if (axis == "seed")
+        return under("seed");
+    return under(axis);
+}
+
 SweepCell buildCell(const SweepSpec& spec, const fs::path& dir, SourceCache& cache,
                     std::vector<std::pair<std::string, std::string>> axes)
 {
@@ -291,6 +308,7 @@ std::vector<SweepCell> expandSweep(const SweepSpec& spec, std::vector<SkippedCel
     std::vector<SweepCell> cells;
     std::vector<size_t> at(spec.axes.size(), 0);  // odometer: the last axis varies fastest
     std::vector<SkippedCell> left;
+    std::vector<std::vector<std::string>> leftKeys;  // per left-out combination: the keys refused
     for (size_t n = 0; n < count; ++n) {
         std::vector<std::pair<std::string, std::string>> axes;
         for (size_t i = 0; i < spec.axes.size(); ++i)
@@ -307,6 +325,9 @@ std::vector<SweepCell> expandSweep(const SweepSpec& spec, std::vector<SkippedCel
             if (!spec.skipRefused)
                 throw;
             left.push_back({describe(axes), e.why});
+            leftKeys.emplace_back();
+            for (const auto& i : e.issues())
+                leftKeys.back().push_back(i.keyPath);
             continue;
         }
         // The index runs on without gaps (what `run-cell` and Slurm's array take); the name keeps
@@ -320,8 +341,10 @@ std::vector<SweepCell> expandSweep(const SweepSpec& spec, std::vector<SkippedCel
         throw ConfigError({{SourceLocation{spec.file}, "skip_refused",
                             "the config refuses every combination of the axes (the first, " + left.front().axes +
                                 ": " + left.front().why + ")"}});
-    // A value refused in every combination is the sweep's own mistake (a misspelt task, "64x"),
-    // not a combination to leave out.
+    // A value refused in every combination for what it is (a misspelt task, "64x": the loader
+    // refuses the axis's own key) is the sweep's own mistake, not a combination to leave out.
+    // Refused at another key (NoPE: training.random_positions.max_position), it is the
+    // combination with another axis's or the base config's value: those are left out.
     for (const auto& a : spec.axes)
         for (const auto& v : a.values) {
             const bool kept = std::any_of(cells.begin(), cells.end(), [&](const SweepCell& c) {
@@ -330,9 +353,17 @@ std::vector<SweepCell> expandSweep(const SweepSpec& spec, std::vector<SkippedCel
             });
             if (kept)
                 continue;
-            const auto first = std::find_if(left.begin(), left.end(), [&](const SkippedCell& s) {
+            const auto has = [&](const SkippedCell& s) {
                 return (" " + s.axes + " ").find(" " + a.key + "=" + v + " ") != std::string::npos;
-            });
+            };
+            const auto first = std::find_if(left.begin(), left.end(), has);
+            bool ownKey = false;  // refused at the axis's own key somewhere
+            for (size_t i = 0; i < left.size(); ++i)
+                if (has(left[i]))
+                    for (const auto& k : leftKeys[i])
+                        ownKey = ownKey || refusesAxisKey(a.key, k);
+            if (!ownKey)
+                continue;
             throw ConfigError({{a.where, "axes." + a.key,
                                 a.key + "=" + v + " is refused in every combination (" +
                                     (first != left.end() ? first->why : std::string("?")) +

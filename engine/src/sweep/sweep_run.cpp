@@ -1,6 +1,7 @@
 // A sweep folder written from a request (createSweep), one cell run in this process
 // (runSweepCell), and where the `lengen` executable for cell processes lives.
 
+#include <algorithm>
 #include <unistd.h>
 
 #include <cstdlib>
@@ -141,6 +142,31 @@ SweepIndex createSweep(const NewSweep& r)
         fs::remove_all(partial, ec);
         throw;
     }
+}
+
+std::vector<std::string> sweepCurriculumWarnings(const SweepIndex& index)
+{
+    std::vector<std::pair<std::string, std::vector<std::string>>> byText;  // in cell order
+    for (const auto& cell : index.cells) {
+        const auto text = curriculumShortfall(cell.config);
+        if (text.empty())
+            continue;
+        auto it = std::find_if(byText.begin(), byText.end(), [&](const auto& p) { return p.first == text; });
+        if (it == byText.end())
+            it = byText.insert(byText.end(), {text, {}});
+        it->second.push_back(cell.name);
+    }
+    std::vector<std::string> out;
+    for (const auto& [text, cells] : byText) {
+        std::string names;
+        for (size_t i = 0; i < cells.size() && i < 3; ++i)
+            names += (i ? ", " : "") + cells[i];
+        if (cells.size() > 3)
+            names += ", …";
+        out.push_back(std::to_string(cells.size()) + (cells.size() == 1 ? " cell (" : " cells (") + names +
+                      "): training.max_steps: " + text);
+    }
+    return out;
 }
 
 CellOutcome runSweepCell(const std::string& dir, int index, const CellRunOptions& options,

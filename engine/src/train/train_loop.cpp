@@ -124,6 +124,7 @@ io::CheckpointState captureCheckpoint(TrainSession& s, double wallSeconds)
     st.rngState = s.gen.get_state();
     st.dims = s.config.task.curriculum.dims.valueAt(s.stepsDone);
     st.points = s.config.task.curriculum.points.valueAt(s.stepsDone);
+    st.reached = s.config.curriculumAfter(s.stepsDone);
     st.wallSeconds = wallSeconds;
     return st;
 }

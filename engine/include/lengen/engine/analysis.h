@@ -84,7 +84,11 @@ struct EvalResult {
     int prompts = 0;
     std::uint64_t seed = 0;
     int nPoints = 0;                     ///< prompt length in points
-    int trainPoints = 0;                 ///< curriculum points.end (the training length)
+    int trainPoints = 0;                 ///< curriculum points.end (the base of the lengths)
+    /// What the weights last trained on: the curriculum after checkpointStep steps, less than
+    /// trainPoints when max_steps ended before the curriculum did (issue 52). The training
+    /// length every figure marks.
+    int trainedPoints = 0;
     int dims = 0;                        ///< D
     double zeroEstimator = 0;            ///< error of predicting 0 (D, times s^2 for scale-y=s)
     bool classification = false;         ///< accuracy (true) or squared error

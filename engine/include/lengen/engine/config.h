@@ -30,6 +30,13 @@ struct CurriculumConfig {
     CurriculumAxis points;  ///< in-context points N per prompt
 };
 
+/// The curriculum's values at one step: what a prompt of that step holds.
+struct CurriculumState {
+    int dims = 0;
+    int points = 0;
+    bool operator==(const CurriculumState& o) const { return dims == o.dims && points == o.points; }
+};
+
 enum class Backbone { Llama, Mamba, Gpt2 };
 
 /// Model section after resolution (reference §3, §5.3–5.4). Fields that a backbone does not use
@@ -69,6 +76,10 @@ struct PositionConfig {
     int sandwichDim = 128;               ///< `sandwich.dim`: d' of Sandwich's sinusoids
     double xposScaleBase = 512;          ///< `xpos.scale_base`: xPos's gamma (torchscale's 512)
     int copeMaxPositions = 64;           ///< `cope.npos_max`: CoPE's positions 0..npos_max-1
+    /// `cope.divide_position_logits`: the position bias divided by sqrt(head_dim) as the
+    /// content logits are (the authors' repository's default); false: added to the scaled
+    /// logits as the paper's listing does (that repository's --cope-nodiv).
+    bool copeDividePositionLogits = false;
 };
 
 struct TaskConfig {
@@ -109,7 +120,15 @@ struct RunConfig {
     std::string wandbYaml;               ///< the wandb section, kept verbatim (ignored)
 
     int inputDims() const { return task.curriculum.dims.end; }
+    /// The curriculum's end (points.end): the prompt length evaluations take as their base.
+    /// What a run actually trained on can be less (max_steps before the curriculum's end):
+    /// that is curriculumAfter(steps), the training length its figures mark (issue 52).
     int trainPoints() const { return task.curriculum.points.end; }
+    /// The curriculum at 0-based step `step` (reference §5.5).
+    CurriculumState curriculumAt(std::int64_t step) const;
+    /// What the weights after `stepsDone` steps last trained on: the curriculum at step
+    /// stepsDone - 1 (its start when nothing was trained).
+    CurriculumState curriculumAfter(std::int64_t stepsDone) const;
     bool isBooleanTask() const { return task.data == "boolean"; }
     bool isClassification() const { return isClassificationTaskName(task.name); }
     /// Display name of the PE/backbone as the reference's legends use it ("RoPE", "ALiBi", ...).
@@ -120,6 +139,12 @@ struct RunConfig {
     double effectiveMaxGradNorm() const;
     std::int64_t warmupSteps() const;    ///< ceil(warmup_ratio * max_steps)
 };
+
+/// A run whose max_steps ends before its curriculum does trains on shorter prompts than
+/// points.end: "the curriculum reaches 9 points at step 1600; with 1500 steps training ends at
+/// 7 points" (and the dims likewise), or "" when training reaches the curriculum's end. Every
+/// front end shows it where a config is validated, trained or made a sweep (issue 52).
+std::string curriculumShortfall(const RunConfig& config);
 
 /// Result of loading a config file: one RunConfig per model.max_length value, plus warnings
 /// (unknown keys, honoured misspellings) that did not stop the load.

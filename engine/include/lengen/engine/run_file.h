@@ -17,6 +17,20 @@ struct TensorInfo {
     std::vector<std::int64_t> shape;
 };
 
+/// The curriculum a run reached (issue 52): dims and points of the last step it trained, the
+/// training length that `lengen info`, the Runs list, Compare and every figure's marker show.
+/// Less than the config's dims.end / points.end when max_steps ends before the curriculum does
+/// (RunConfig::curriculumShortfall) or the run was stopped early.
+struct ReachedCurriculum {
+    std::int64_t stepsDone = 0;  ///< steps trained when it was taken; 0 = nothing trained yet
+    int dims = 0;                ///< d_t of the last step (0 when nothing was trained)
+    int points = 0;              ///< N of the last step (0 when nothing was trained)
+    /// "recorded" (/curriculum_reached), "log" (its last row: runs written before the record),
+    /// "config" (the config at the checkpoint's step, where the log ends earlier), or "" for a
+    /// run that trained nothing.
+    std::string source;
+};
+
 struct RunFileInfo {
     std::string path;
     int formatVersion = 0;
@@ -27,6 +41,9 @@ struct RunFileInfo {
     /// running | finished | cancelled | failed | imported, or interrupted: the file says
     /// running but no process holds its writer lock (the writer died; resume it)
     std::string status;
+    /// "<host>:<pid>" of the process that trains it while status is running ("" otherwise, or
+    /// when its lock file names none): the studio says who trains a run it did not start.
+    std::string writer;
     std::string configYaml;         ///< resolved config
     std::string task;
     std::string positionEncoding;
@@ -45,10 +62,17 @@ struct RunFileInfo {
     double lastLoss = 0;            ///< loss of the last log row (NaN if none)
     std::int64_t lastLoggedStep = -1;  ///< step of the last log row (-1 if none)
     std::int64_t parameterCount = 0;
+    ReachedCurriculum reached;
     std::vector<TensorInfo> parameters;
     /// Derived PE constants (ALiBi slopes, RoPE inv_freq, ...), by name.
     std::map<std::string, std::vector<double>> positionConstants;
 };
+
+struct RunConfig;
+/// One line on what the run reached against its curriculum, as `lengen info` and the studio
+/// say it: "7 points, 3 dims: max_steps (1500) ends before the curriculum's 9 points, 4 dims
+/// (step 1600)", "9 points, 4 dims (the curriculum's end)", or "nothing yet".
+std::string reachedText(const ReachedCurriculum& reached, const RunConfig& config);
 
 /// The training log columns (one entry per logged step).
 struct TrainLog {

@@ -34,7 +34,11 @@ struct RunIndexEntry {
     std::string task, pe, backbone, status, created, runId, importedFrom;
     std::string error;  ///< why the run could not be read ("damaged"), or why its analysis not
     std::int64_t seed = -1;
-    int dims = 0, points = 0, hidden = 0, layers = 0, heads = 0;
+    /// dims and points the run last trained on (issue 52: RunFileInfo::reached), the
+    /// curriculum's end for a run that trained nothing; endDims / endPoints: the curriculum's end.
+    int dims = 0, points = 0, endDims = 0, endPoints = 0;
+    int hidden = 0, layers = 0, heads = 0;
+    std::string reached;  ///< reachedText: what it reached against the curriculum
     std::int64_t steps = 0, totalSteps = 0;
     double finalLoss = 0;
     std::vector<std::string> evalMethods, probes, tags;
@@ -57,5 +61,9 @@ std::string runIndexFileFor(const std::string& folder);
 /// `key=value` filters: a config key (model.num_hidden_layers=6) or a column (pe, task,
 /// backbone, status, seed, tag, id). Values compare as text, case-insensitive.
 bool runMatches(const RunIndexEntry& run, const std::string& key, const std::string& value);
+/// Why a `key=...` filter can match none of `runs`: "" when the key is a column or some run's
+/// config has it, else "no run has the key K; did you mean K2?" (the closest key of any run by
+/// edit distance, when one is close) — an empty list because of a typo is said, not shown.
+std::string filterKeyProblem(const std::vector<const RunIndexEntry*>& runs, const std::string& key);
 
 }  // namespace lengen::engine

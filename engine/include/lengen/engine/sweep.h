@@ -76,8 +76,10 @@ struct SkippedCell {
 /// values ("cell task=parity pe=fire seed=1: file:line:col: key: message"). Under
 /// `skipRefused` a cell whose config the loader refuses is left out (into `skipped`): the
 /// others' indices run on without gaps, their names keep the grid position. Errors of the sweep
-/// itself (an unknown PE, a value that is not YAML, a value refused in every combination) and a
-/// grid with no cell left still throw.
+/// itself (an unknown PE, a value that is not YAML, a value refused in every combination at its
+/// own key: a misspelt task, max_position=64x) and a grid with no cell left still throw; a value
+/// refused in every combination because of another setting (NoPE where every cell randomizes
+/// positions) is left out with them.
 std::vector<SweepCell> expandSweep(const SweepSpec& spec, std::vector<SkippedCell>* skipped = nullptr);
 
 // ---- the sweep folder (docs/sweep-format.md) -------------------------------------------

@@ -38,6 +38,9 @@ struct AggregateSet {
     std::vector<std::string> cells;      ///< the cells that contributed
     std::string task;                    ///< the first cell's task (a group may hold several)
     int trainPoints = 0, nPoints = 0, dims = 0;
+    /// What the cells last trained on (the least over them; issue 52): the table's "train
+    /// length" column and the grid's marker. trainPoints where an aggregate did not record it.
+    int trainedPoints = 0;
     double zeroEstimator = 0;
     bool classification = false;
     std::vector<AggregateCurve> curves;  ///< the transformer first

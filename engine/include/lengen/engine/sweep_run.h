@@ -58,6 +58,11 @@ RunConfig sweepBaseRun(const std::vector<RunConfig>& runs, const std::string& so
 /// and validated (a bad axis leaves nothing). Error(Usage) when outDir exists and is not an
 /// empty folder; ConfigError naming the cell and key for a cell that does not load.
 SweepIndex createSweep(const NewSweep& request);
+/// One line per distinct curriculum shortfall among the cells (curriculumShortfall): "4 cells
+/// (001-…, …): the curriculum reaches 9 points at step 1600; with 1500 steps training ends at
+/// 7 points". Empty when every cell trains to its curriculum's end. `sweep new` and the
+/// studio's New sweep say these (issue 52).
+std::vector<std::string> sweepCurriculumWarnings(const SweepIndex& index);
 
 struct CellRunOptions {
     int threads = 0;                               ///< 0 = all cores

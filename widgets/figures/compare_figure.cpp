@@ -3,6 +3,7 @@
 #include <QRegularExpression>
 
 #include <algorithm>
+#include <cstdint>
 #include <map>
 #include <set>
 
@@ -102,7 +103,52 @@ std::vector<std::string> differingKeys(const std::vector<const RunFacts*>& runs)
     return keys;
 }
 
+// What differs between the evaluations a group averages: "prompts 128/1280", "eval seeds 1/2",
+// "lengths 72/144 points" (the OOD factor), joined by "; "; "" when they were made alike.
+std::string mixedEvaluations(const std::vector<engine::EvalResult>& results, const std::vector<size_t>& idx)
+{
+    std::string out;
+    const auto add = [&](const char* what, auto get, const char* unit) {
+        std::set<std::uint64_t> values;
+        for (size_t i : idx)
+            values.insert(std::uint64_t(get(results[i])));
+        if (values.size() < 2)
+            return;
+        std::string list;
+        for (const auto v : values)
+            list += (list.empty() ? "" : "/") + std::to_string(v);
+        out += (out.empty() ? "" : "; ") + std::string(what) + " " + list + unit;
+    };
+    add("prompts", [](const engine::EvalResult& r) { return r.prompts; }, "");
+    add("eval seeds", [](const engine::EvalResult& r) { return r.seed; }, "");
+    add("lengths", [](const engine::EvalResult& r) { return r.nPoints; }, " points");
+    return out;
+}
+
 }  // namespace
+
+namespace {
+const std::pair<CompareGroup, const char*> kGroupNames[] = {
+    {CompareGroup::EachRun, "each-run"}, {CompareGroup::Settings, "settings"}, {CompareGroup::Keys, "keys"},
+    {CompareGroup::PositionEncoding, "pe"}, {CompareGroup::Task, "task"}, {CompareGroup::Backbone, "backbone"},
+    {CompareGroup::SweepAxes, "sweep-axes"}};
+}  // namespace
+
+const char* compareGroupName(CompareGroup group)
+{
+    for (const auto& [g, name] : kGroupNames)
+        if (g == group)
+            return name;
+    return "each-run";
+}
+
+std::optional<CompareGroup> compareGroupFromName(const std::string& name)
+{
+    for (const auto& [g, n] : kGroupNames)
+        if (name == n)
+            return g;
+    return std::nullopt;
+}
 
 std::vector<std::string> parseGroupKeys(const QString& text)
 {
@@ -117,18 +163,22 @@ CompareResult compareRuns(const QStringList& runFiles, const std::string& method
 {
     CompareResult out;
     auto& f = out.figure;
-    // Every run with the method, read once.
-    std::vector<RunFacts> facts;
+    // Every selected run read once; those with the method keep their evaluation. The groups
+    // (their keys, names and colours) come from every selected run, so that a group is the same
+    // group, in the same colour, in every method's figure, whichever of its runs lack one
+    // (issue 52: the RoPE group was pink in one method and vermilion in the others).
+    std::vector<RunFacts> everyRun, facts;
     std::vector<engine::EvalResult> results;
     for (const auto& run : runFiles) {
         const auto info = engine::readRunInfo(engine::locateRunFile(run.toStdString()));
+        const auto config = engine::storedRunConfig(info.configYaml, info.path);
+        everyRun.push_back({info, config, engine::flattenedConfig(config)});
         bool found = false;
         for (auto& r : engine::readEvaluations(run.toStdString())) {
             if (r.method != method || r.source != "lengen" || !r.intervention.empty() || r.curves.empty())
                 continue;
             found = true;
-            const auto config = engine::storedRunConfig(info.configYaml, info.path);
-            facts.push_back({info, config, engine::flattenedConfig(config)});
+            facts.push_back(everyRun.back());
             results.push_back(std::move(r));
             break;
         }
@@ -138,25 +188,30 @@ CompareResult compareRuns(const QStringList& runFiles, const std::string& method
     const bool byKeys = options.group == CompareGroup::Settings || options.group == CompareGroup::Keys;
     if (byKeys) {
         std::vector<const RunFacts*> all;
-        for (const auto& r : facts)
+        for (const auto& r : everyRun)
             all.push_back(&r);
         out.keys = options.group == CompareGroup::Keys ? options.keys : differingKeys(all);
     }
+    const auto groupOf = [&](const RunFacts& r) {
+        if (byKeys)
+            return out.keys.empty() ? r.info.positionEncoding : labelOf(r, out.keys);
+        return options.group == CompareGroup::EachRun ? r.info.runId : shortcutKey(r.info, options.group);
+    };
+    std::map<std::string, std::vector<std::string>> selected;  // group -> every selected run's id
+    for (const auto& r : everyRun)
+        selected[groupOf(r)].push_back(r.info.runId);
     // Groups in order of first appearance: key -> runs (indices into facts).
     std::vector<std::string> order;
     std::map<std::string, std::vector<size_t>> members;
     for (size_t i = 0; i < facts.size(); ++i) {
-        std::string key;
-        if (byKeys)
-            key = out.keys.empty() ? facts[i].info.positionEncoding : labelOf(facts[i], out.keys);
-        else
-            key = options.group == CompareGroup::EachRun ? facts[i].info.runId : shortcutKey(facts[i].info, options.group);
+        const std::string key = groupOf(facts[i]);
         if (!members.count(key))
             order.push_back(key);
         members[key].push_back(i);
     }
     bool classification = false;
-    double zero = 0, train = 0;
+    double zero = 0;
+    std::set<int> trained;  // the runs' training lengths in points
     std::string task;
     for (size_t i = 0; i < facts.size(); ++i) {
         const auto& r = results[i];
@@ -175,7 +230,7 @@ CompareResult compareRuns(const QStringList& runFiles, const std::string& method
             }
         classification = r.classification;
         zero = std::max(zero, r.zeroEstimator);
-        train = r.trainPoints;
+        trained.insert(r.trainedPoints > 0 ? r.trainedPoints : r.trainPoints);
         task = facts[i].info.task;
     }
     if (options.group != CompareGroup::EachRun)
@@ -192,14 +247,22 @@ CompareResult compareRuns(const QStringList& runFiles, const std::string& method
             stats.mean = c.mean;
             stats.bootstrapLow = c.low;
             stats.bootstrapHigh = c.high;
-            // A group of one run keeps that run's colour (the same curve as ungrouped); a group
-            // of several takes its own, which its members' swatches in the Runs list show.
-            const std::string colour = idx.size() == 1 ? plots::runColor(facts[idx[0]].info.runId)
-                                                       : plots::runColor("group:" + order[g]);
+            // A group of one selected run keeps that run's colour (the same curve as
+            // ungrouped); a group of several takes its own, which its members' swatches in the
+            // Runs list show. Decided by the selection, not by who has this method.
+            const auto& all = selected[order[g]];
+            const bool single = all.size() == 1;
+            const std::string colour = single ? plots::runColor(all.front()) : plots::runColor("group:" + order[g]);
             for (size_t i : idx)
-                plots::showRunColorAs(facts[i].info.runId, idx.size() == 1 ? std::string() : "group:" + order[g]);
-            auto series = figures::curveSeries(order[g] + " (" + engine::seedLegend(c) + ")", stats, colour,
-                                               c.band != "none");
+                plots::showRunColorAs(facts[i].info.runId, single ? std::string() : "group:" + order[g]);
+            // Curves averaged over evaluations made differently are flagged, not mixed silently.
+            const auto mixed = mixedEvaluations(results, idx);
+            auto series = figures::curveSeries(order[g] + " (" + engine::seedLegend(c) + ")" +
+                                                   (mixed.empty() ? std::string() : " ⚠ mixed " + mixed),
+                                               stats, colour, c.band != "none");
+            if (!mixed.empty())
+                out.notes << QStringLiteral("%1 averages evaluations of different %2")
+                                 .arg(QString::fromStdString(order[g]), QString::fromStdString(mixed));
             f.series.insert(f.series.begin() + std::ptrdiff_t(g), series);
             // Named, not hidden: runs of one group that differ in more than the grouping keys.
             if (idx.size() > 1) {
@@ -226,8 +289,12 @@ CompareResult compareRuns(const QStringList& runFiles, const std::string& method
     for (const auto& s : f.series)
         xMax = std::max(xMax, double(s.x.size()) - 1);
     figures::errorAxes(f, classification, zero, xMax);
-    if (train > 0 && xMax > figures::trainLengthK(int(train)))  // only where the prompts go beyond it
-        f.vlines.push_back({figures::trainLengthK(int(train)), "train length"});
+    // What each run last trained on (issue 52): one marker, or one per length where runs differ.
+    for (const int t : trained)
+        if (t > 0 && xMax > figures::trainLengthK(t))  // only where the prompts go beyond it
+            f.vlines.push_back({figures::trainLengthK(t),
+                                trained.size() == 1 ? std::string("train length")
+                                                    : "train length " + std::to_string(t) + " points"});
     return out;
 }
 

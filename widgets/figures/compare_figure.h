@@ -10,6 +10,7 @@
 
 #include <QStringList>
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -44,6 +45,11 @@ CompareResult compareRuns(const QStringList& runFiles, const std::string& method
 /// The figure alone (tests and older callers): `group` with the default band.
 plots::FigureSpec compareFigure(const QStringList& runFiles, const std::string& method, bool baselines,
                                 QStringList* missing = nullptr, CompareGroup group = CompareGroup::EachRun);
+
+/// A grouping's stable name, as a provenance file records it: each-run, settings, keys, pe, task,
+/// backbone, sweep-axes; and back (nullopt for a name it does not know).
+const char* compareGroupName(CompareGroup group);
+std::optional<CompareGroup> compareGroupFromName(const std::string& name);
 
 /// "pe, model.n_layer" -> {"pe", "model.n_layer"}: how keys are typed.
 std::vector<std::string> parseGroupKeys(const QString& text);
