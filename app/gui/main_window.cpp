@@ -265,8 +265,9 @@ void MainWindow::buildMenus()
         bool ok = false;
         const int n = QInputDialog::getInt(
             this, tr("Concurrent jobs"),
-            tr("CPU-heavy jobs (trainings, evaluations, probes, exports) that may run at once.\n"
-               "Jobs on one run always wait for each other; sweeps and imports are not counted."),
+            tr("Cores that CPU-heavy work may use at once: each training, evaluation, probe or export\n"
+               "takes one, each cell of a sweep run here its threads. Jobs on one run always wait\n"
+               "for each other; a sweep's own job and imports take none."),
             m_controller.maxConcurrent(), 1, 256, 1, &ok);
         if (!ok)
             return;

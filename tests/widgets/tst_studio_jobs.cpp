@@ -11,6 +11,7 @@
 #include <QFileInfo>
 #include <QLabel>
 #include <QLineEdit>
+#include <QProcess>
 #include <QPushButton>
 #include <QSignalSpy>
 #include <QSpinBox>
@@ -25,6 +26,10 @@
 #include "main_window.h"
 #include "run_controller.h"
 #include "setup_panel.h"
+#include "sweeps_view.h"
+#include "lengen/engine/analysis.h"
+#include "lengen/engine/sweep_run.h"
+#include "lengen/engine/trainer.h"
 #include "studio_test_support.h"
 #include "test_support.h"
 #include "training_view.h"
@@ -42,6 +47,8 @@ private Q_SLOTS:
     void initTestCase();
     void jobsPanelStopsAnotherProcessesTraining();
     void newSweepDialogKeepsItsChoicesAfterARefusal();
+    void concurrentJobsCountSweepCells();
+    void aTerminalsSweepIsListedCancelledAndShared();
 
 private:
     studio::StudioOptions options() const { return test::studioOptions(m_runs); }
@@ -166,6 +173,131 @@ void TestStudioJobs::newSweepDialogKeepsItsChoicesAfterARefusal()
         return j.kind == ui::JobKind::Sweep && j.message == QStringLiteral("created 1 cell(s), left out 1");
     }));
     QDir::setCurrent(before);
+}
+
+// Issue 53: with Concurrent jobs = 2, a training, an evaluation and a 2-cell sweep started
+// together never run more than 2 CPU-heavy processes at once (on 2 cores all four ran): the
+// sweep's cells take their threads from the studio's cores, and the jobs that wait say why.
+void TestStudioJobs::concurrentJobsCountSweepCells()
+{
+    qputenv("LENGEN_CLI", LENGEN_CLI_PATH);  // the cells' executable (not beside this test)
+    const auto dir = test::scratchDir("studio-jobs-cores");
+    const auto evaluated = test::trainTiny(dir + "/evaluated", "rope");
+    const auto sweep = test::tinySweep(dir + "/S", {"rope", "nope"}, 1, 1500);
+    engine::createSweep(sweep);
+    ui::RunController controller;
+    controller.setMaxConcurrent(2);
+    QSignalSpy warnings(&controller, &ui::RunController::warning);  // the sweep's lines
+    ui::SweepsView view;
+    view.setController(&controller);
+    ui::JobsPanel panel(controller);
+    QVERIFY(view.setSweep(QString::fromStdString(sweep.outDir)));
+    view.runHere();  // the sweep first: its cells take both cores
+    const auto config = test::loadOne(test::tinyConfig("linear_regression", "alibi", 1500));
+    controller.enqueue("training", [config, dir](engine::RunControl& c, engine::TrainObserver& o) {
+        engine::TrainOptions t;
+        t.outDir = dir + "/trained";
+        t.device = "cpu";
+        t.threads = 1;
+        return engine::train(config, t, c, o);
+    }, ui::newRunSubject("training"));  // a subject: without one a job runs alone
+    controller.enqueue(ui::JobKind::Evaluate, "evaluation", [evaluated](engine::RunControl& c, engine::AnalysisObserver& o) {
+        engine::EvalOptions e;
+        e.methods = {"ood_length"};
+        e.prompts = 4096;
+        e.common.device = "cpu";
+        e.common.bootstrapTrials = 10;
+        engine::evaluateRun(evaluated, e, c, o);
+        return engine::RunSummary{};
+    }, QString::fromStdString(evaluated));
+    int most = 0;
+    bool waitedForACore = false, sawLimit = false;
+    const auto index = engine::readSweepIndex(sweep.outDir);
+    const bool done = QTest::qWaitFor([&] {
+        int heavy = 0;
+        for (const auto& j : controller.jobs()) {
+            if (j.state == ui::JobInfo::State::Running && (j.kind == ui::JobKind::Train || j.kind == ui::JobKind::Evaluate))
+                ++heavy;
+            waitedForACore = waitedForACore || j.waitingFor.contains("a free core");
+        }
+        for (const auto& c : engine::sweepStatus(sweep.outDir, index))
+            heavy += c.state == engine::SweepCellState::Running;
+        most = std::max(most, heavy);
+        sawLimit = sawLimit || panel.coresText().startsWith("cores: 2 of 2 in use");
+        return controller.state() == ui::RunController::State::Idle && controller.queuedCount() == 0;
+    }, 240000);
+    QVERIFY(done);
+    QVERIFY2(most <= 2, qPrintable(QString::number(most)));
+    QCOMPARE(most, 2);  // and the limit was used
+    QVERIFY(sawLimit);  // the panel shows it
+    // Whichever started first, the others said they waited: a queued job for "a free core", or
+    // the sweep's executor "waiting for a free core" before a cell.
+    for (const auto& w : warnings)
+        waitedForACore = waitedForACore || w.at(0).toString().contains("waiting for a free core");
+    QVERIFY(waitedForACore);
+    for (const auto& c : engine::sweepStatus(sweep.outDir, index))
+        QCOMPARE(c.state, engine::SweepCellState::Done);
+    for (const auto& j : controller.jobs())
+        QVERIFY2(j.state == ui::JobInfo::State::Finished, qPrintable(j.label + ": " + j.message));
+}
+
+// Issue 53: a sweep a terminal runs (`lengen sweep run --jobs 1`) shows in the Jobs panel with
+// its running and queued cells, held by that process; one queued cell is cancelled from the
+// panel; Run here names the other process and the cells it holds, and takes only the one
+// nobody holds (the cancelled one).
+void TestStudioJobs::aTerminalsSweepIsListedCancelledAndShared()
+{
+    qputenv("LENGEN_CLI", LENGEN_CLI_PATH);
+    const auto dir = test::scratchDir("studio-jobs-terminal-sweep");
+    const auto sweep = test::tinySweep(dir + "/S", {"rope", "nope", "alibi"}, 1, 2000000);
+    engine::createSweep(sweep);
+    const QString S = QString::fromStdString(sweep.outDir);
+    QProcess terminal;
+    terminal.start(QStringLiteral(LENGEN_CLI_PATH), {"sweep", "run", S, "--jobs", "1", "--threads-per-job", "1"});
+    QVERIFY(terminal.waitForStarted());
+    ui::RunController controller;
+    ui::JobsPanel panel(controller);
+    panel.setFoldersSource([dir] { return QStringList{QString::fromStdString(dir)}; });
+    const auto cells = [&](const char* state) {
+        return std::count_if(panel.otherJobs().begin(), panel.otherJobs().end(), [&](const engine::JobRecord& j) {
+            return j.kind == engine::JobKindId::SweepCell && j.state == state;
+        });
+    };
+    QTRY_VERIFY_WITH_TIMEOUT(cells("running") == 1 && cells("pending") == 2, 30000);
+    const std::string holder = panel.otherJobs().front().holder;
+    QCOMPARE(QString::fromStdString(holder).section(':', 1), QString::number(terminal.processId()));
+    QTRY_VERIFY(panel.rowTexts().join('\n').contains("pending · held by " + QString::fromStdString(holder)));
+    // Cancel the last queued cell from the panel (the mark `lengen sweep cancel` leaves).
+    const auto queued = std::find_if(panel.otherJobs().begin(), panel.otherJobs().end(),
+                                     [](const engine::JobRecord& j) { return j.cell == "002-alibi-s1"; });
+    QVERIFY(queued != panel.otherJobs().end());
+    QVERIFY(panel.selectOther(queued->key()));
+    QVERIFY(panel.actionEnabled(ui::JobsPanel::Action::Cancel));
+    QVERIFY(!panel.actionEnabled(ui::JobsPanel::Action::Pause));
+    QSignalSpy said(&panel, &ui::JobsPanel::statusMessage);
+    panel.trigger(ui::JobsPanel::Action::Cancel);
+    QVERIFY(said.wait(30000));
+    QVERIFY2(said.last().at(0).toString().startsWith("Cancelled cell 002-alibi-s1"), qPrintable(said.last().at(0).toString()));
+    QTRY_VERIFY_WITH_TIMEOUT(cells("pending") == 1, 10000);
+    // Run here: it names the terminal and its cells, and takes only the cancelled one.
+    QSignalSpy warnings(&controller, &ui::RunController::warning);
+    ui::SweepsView view;
+    view.setController(&controller);
+    QVERIFY(view.setSweep(S));
+    view.runHere();
+    const engine::SweepPaths paths{sweep.outDir};
+    QTRY_VERIFY_WITH_TIMEOUT(QFileInfo::exists(QString::fromStdString(paths.runFile("002-alibi-s1"))), 60000);
+    QString lines;
+    for (const auto& w : warnings)
+        lines += w.at(0).toString() + "\n";
+    QVERIFY2(lines.contains(QString::fromStdString("2 cell(s) held by " + holder + " (000-rope-s1, 001-nope-s1): left to it")),
+             qPrintable(lines));
+    QVERIFY2(lines.contains("1 to run"), qPrintable(lines));
+    // Both stop: the studio's cell, then the terminal's.
+    view.stopRun();
+    QVERIFY(waitIdle(controller, 120000));
+    QCOMPARE(test::runLengen({"sweep", "cancel", S, "--wait", "120"}, 180000).code, 0);
+    QVERIFY(terminal.waitForFinished(120000));
 }
 
 QTEST_MAIN(TestStudioJobs)

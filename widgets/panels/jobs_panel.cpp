@@ -12,6 +12,7 @@
 #include <QVBoxLayout>
 #include <QtConcurrent/QtConcurrentRun>
 
+#include <algorithm>
 #include <cmath>
 
 #include "lengen/engine/run_control.h"
@@ -102,7 +103,11 @@ JobsPanel::JobsPanel(RunController& controller, QWidget* parent) : QWidget(paren
     m_stop->setToolTip(tr("Stop the selected job (a training writes its checkpoint; an analysis keeps what it stored)"));
     m_cancel->setToolTip(tr("Take the selected queued job off the queue"));
     m_open->setToolTip(tr("Open the run the selected job works on"));
+    m_cores = new QLabel;
+    m_cores->setToolTip(tr("CPU-heavy work (trainings, evaluations, probes, exports and a local sweep's cells) "
+                           "shares this many cores; Run ▸ Concurrent jobs… sets the limit"));
     auto* buttons = new QHBoxLayout;
+    buttons->addWidget(m_cores);
     buttons->addWidget(m_selected, 1);
     for (auto* b : {m_pause, m_continue, m_stop, m_cancel, m_open})
         buttons->addWidget(b);
@@ -195,8 +200,16 @@ void JobsPanel::rebuild()
         item->setToolTip(Subject, j.subject);
         item->setSelected(j.id == selected);
     }
+    const auto cores = m_controller.cores();
+    const auto waiting = std::count_if(jobs.begin(), jobs.end(), [](const JobInfo& j) {
+        return j.state == JobInfo::State::Queued && j.waitingFor.startsWith(QStringLiteral("a free core"));
+    });
+    m_cores->setText(tr("cores: %1 of %2 in use").arg(cores->inUse()).arg(cores->limit()) +
+                     (waiting ? tr(" · %n waiting for one", nullptr, int(waiting)) : QString()));
     updateActions();
 }
+
+QString JobsPanel::coresText() const { return m_cores->text(); }
 
 quint64 JobsPanel::selectedJob() const
 {

@@ -33,6 +33,8 @@ class JobsPanel final : public QWidget {
 
 public:
     explicit JobsPanel(RunController& controller, QWidget* parent = nullptr);
+    /// The cores line: in use of the limit, and how many jobs wait for one (tests).
+    QString coresText() const;
     /// The rows as shown: "label | state | progress" per job (tests).
     QStringList rowTexts() const;
     /// Selects the row of job `id` (tests, and the studio after it queues a job).
@@ -66,6 +68,7 @@ private:
     RunController& m_controller;
     QTreeWidget* m_list;
     QLabel* m_selected;
+    QLabel* m_cores;  // "cores: 1 of 2 in use (Concurrent jobs)" and what waits for one
     QPushButton *m_pause, *m_continue, *m_stop, *m_cancel, *m_open;
     QTimer* m_timer;
     bool m_dirty = true;

@@ -4,6 +4,7 @@
 
 #include "sweeps_view.h"
 
+#include <map>
 #include <set>
 #include <QDir>
 #include <QFileInfo>
@@ -18,6 +19,7 @@
 #include "lengen/engine/sweep_aggregate.h"
 #include "lengen/engine/sweep_jobs.h"
 #include "lengen/engine/sweep_run.h"
+#include "lengen/engine/jobs.h"
 #include "sweep_dialogs.h"
 
 namespace lengen::ui {
@@ -213,7 +215,32 @@ engine::RunSummary jobSummary(const std::string& dir, const engine::SweepRunSumm
     r.runFile = dir;
     r.stepsDone = s.finished;
     r.outcome = s.cancelled ? engine::RunOutcome::Cancelled : engine::RunOutcome::Finished;
+    // What it did, and what it left to others: "0 cells finished" said nothing (issue 53).
+    r.result = s.taken == 0 ? std::string("took no cell")
+                            : std::to_string(s.finished) + " of the " + std::to_string(s.taken) + " cell(s) it took finished";
+    if (s.elsewhere > 0)
+        r.result += "; " + std::to_string(s.elsewhere) + " held by other processes, left to them";
+    if (s.done > 0)
+        r.result += "; " + std::to_string(s.done) + " done before";
     return r;
+}
+
+// The cells another process holds (running, or queued by a live executor or the scheduler),
+// by holder: "2 cell(s) held by host:1234 (000-rope-s1, 001-nope-s1)". Said when Run here
+// starts: it takes only the cells nobody holds.
+std::vector<std::string> cellsHeldElsewhere(const std::string& dir)
+{
+    std::map<std::string, std::vector<std::string>> byHolder;
+    const auto index = engine::readSweepIndex(dir);
+    for (const auto& st : engine::sweepJobStatus(dir, index))
+        if (!st.jobId.empty() && st.jobId != engine::thisHolder() &&
+            (st.state == engine::SweepCellState::Running || st.state == engine::SweepCellState::Requeued || st.queued))
+            byHolder[st.jobId].push_back(st.cell->name);
+    std::vector<std::string> out;
+    for (const auto& [holder, cells] : byHolder)
+        out.push_back(std::to_string(cells.size()) + " cell(s) held by " + holder + " (" +
+                      engine::cellNamesText(cells, 4) + "): left to it");
+    return out;
 }
 
 }  // namespace
@@ -304,10 +331,16 @@ void SweepsView::runHere()
     // The local executor on the controller's worker: cell processes N at a time, Stop passes
     // each one SIGTERM (it checkpoints) and waits; the GUI thread only reads the cells' files.
     // A lane of its own: the cells are child processes, and never wait behind an evaluation.
-    m_runJob = m_controller->enqueue(JobKind::Sweep, m_runLabel, [dir, jobs](engine::RunControl& control,
-                                                                             engine::AnalysisObserver& obs) {
+    // Its cells take their threads from the cores the studio's jobs share (Concurrent jobs), so
+    // a training and an evaluation beside them keep the machine within the limit (issue 53).
+    const auto cores = m_controller->cores();
+    m_runJob = m_controller->enqueue(JobKind::Sweep, m_runLabel, [dir, jobs, cores](engine::RunControl& control,
+                                                                                    engine::AnalysisObserver& obs) {
+        for (const auto& line : cellsHeldElsewhere(dir))
+            obs.onWarning(line);
         engine::LocalSweepOptions o;
         o.jobs = jobs;
+        o.cores = cores;
         const auto executor = engine::makeLocalExecutor(dir, o);
         JobProgress progress(obs);
         const auto s = executor->submit(control, progress);
@@ -346,7 +379,11 @@ void SweepsView::submitTo(engine::SlurmSweepOptions options)
                               const auto executor = engine::makeSlurmExecutor(dir, options);
                               JobProgress progress(obs);
                               auto s = executor->submit(control, progress);
-                              return jobSummary(dir, s);
+                              auto r = jobSummary(dir, s);
+                              // Submitted, not run: the scheduler runs them (the grid follows).
+                              r.result = "submitted " + std::to_string(s.taken) + " cell(s) as Slurm job " + s.jobId +
+                                         (s.elsewhere > 0 ? "; " + std::to_string(s.elsewhere) + " held elsewhere, left" : "");
+                              return r;
                           },
                           QString::fromStdString(dir));
 }

@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <utility>
 
 #include "lengen/engine/run_file.h"
 
@@ -63,13 +64,17 @@ QString runSubject(const QString& runOrFolder)
 QString newRunSubject(const QString& label) { return QStringLiteral("new run: ") + label; }
 
 RunController::RunController(QObject* parent)
-    : QObject(parent), m_maxConcurrent(std::max(1, QThread::idealThreadCount()))
+    : QObject(parent), m_maxConcurrent(std::max(1, QThread::idealThreadCount())),
+      m_cores(std::make_shared<engine::CoreBudget>(m_maxConcurrent))
 {
     registerRunTypes();
+    // Cores given back on another thread (a sweep's cell ended): queued jobs may start now.
+    m_cores->setOnFreed([this] { QMetaObject::invokeMethod(this, [this] { schedule(); }, Qt::QueuedConnection); });
 }
 
 RunController::~RunController()
 {
+    m_cores->setOnFreed({});  // a sweep executor may outlive nothing here, but not call back into it
     qDeleteAll(m_queue);
     m_queue.clear();
     for (auto* e : m_running)
@@ -147,12 +152,8 @@ QString RunController::blocker(const Entry& e, const QList<Entry*>& before) cons
     for (const auto* b : before)
         if (auto why = conflict(b->info, false); !why.isEmpty())
             return why;
-    if (heavy(me.kind)) {
-        const auto busy = std::count_if(m_running.begin(), m_running.end(),
-                                        [](const Entry* r) { return heavy(r->info.kind); });
-        if (busy >= m_maxConcurrent)
-            return tr("a free core (%n job(s) running; Settings: concurrent jobs)", nullptr, int(busy));
-    }
+    if (heavy(me.kind) && m_cores->inUse() >= m_cores->limit())  // sweep cells hold cores too
+        return tr("a free core (%1 of %2 in use; Run ▸ Concurrent jobs…)").arg(m_cores->inUse()).arg(m_cores->limit());
     return {};
 }
 
@@ -191,6 +192,8 @@ void RunController::schedule()
 void RunController::start(Entry& e)
 {
     const quint64 id = e.info.id;
+    if (heavy(e.info.kind))
+        e.cores = m_cores->tryTake(1);  // blocker() saw one free, on this thread
     e.info.state = JobInfo::State::Running;
     e.info.waitingFor.clear();
     e.info.startedAtMs = nowMs();
@@ -282,6 +285,10 @@ bool RunController::end(quint64 id, JobInfo::State how, const QString& message)
     if (!e)
         return false;
     m_running.removeOne(e);
+    if (e->cores > 0) {
+        const int cores = std::exchange(e->cores, 0);
+        m_cores->give(cores);  // its callback reschedules, queued
+    }
     e->info.state = how;
     e->info.endedAtMs = nowMs();
     e->info.message = message;
@@ -384,6 +391,7 @@ void RunController::clearQueue()
 void RunController::setMaxConcurrent(int jobs)
 {
     m_maxConcurrent = std::max(1, jobs);
+    m_cores->setLimit(m_maxConcurrent);
     schedule();
 }
 

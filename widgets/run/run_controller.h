@@ -7,9 +7,10 @@
 // Lanes: a queued job starts as soon as nothing holds it back, in queue order:
 //   * jobs on the same subject (run file or sweep folder) run one after another;
 //   * one training at a time (the Train tab follows it);
-//   * at most maxConcurrent() CPU-heavy in-process jobs (train, evaluate, probe, export;
-//     default: the core count); sweeps and imports are not counted (a sweep's cells are child
-//     processes with their own thread budget);
+//   * at most maxConcurrent() cores busy with CPU-heavy work (default: the core count): each
+//     in-process training, evaluation, probe or export takes one, and a local sweep run here
+//     hands the same budget (cores()) to its executor, whose cells take their threads each, so
+//     the cells count too; sweeps' own jobs and imports take none;
 //   * a job with no subject (tests' fake jobs) runs alone.
 // A queued job says what it waits for (JobInfo::waitingFor).
 //
@@ -25,6 +26,7 @@
 #include <memory>
 #include <optional>
 
+#include "lengen/engine/core_budget.h"
 #include "training_worker.h"
 
 class QThread;
@@ -78,6 +80,9 @@ public:
     QString trainingRunFile() const;
     void setMaxConcurrent(int jobs);
     int maxConcurrent() const { return m_maxConcurrent; }
+    /// The cores the studio's CPU-heavy work shares (limit maxConcurrent()): a sweep run here
+    /// gives it to its executor (LocalSweepOptions::cores).
+    std::shared_ptr<engine::CoreBudget> cores() const { return m_cores; }
 
 Q_SIGNALS:
     void stateChanged(lengen::ui::RunController::State state);
@@ -99,6 +104,7 @@ private:
         TrainingWorker::Job job;
         TrainingWorker::AnalysisJob analysis;
         QThread* thread = nullptr;          // while it runs
+        int cores = 0;                      // taken from m_cores while it runs
         TrainingWorker* worker = nullptr;   // lives on `thread`
     };
     void schedule();
@@ -117,6 +123,7 @@ private:
     QList<JobInfo> m_ended;     // newest first, at most kEndedKept
     quint64 m_nextId = 1;
     int m_maxConcurrent = 1;
+    std::shared_ptr<engine::CoreBudget> m_cores;
     std::optional<JobInfo> m_emitting;  // the job whose signal is being emitted
     State m_lastState = State::Idle;
     quint64 m_lastFocus = 0;

@@ -18,6 +18,7 @@
 #include <optional>
 #include <thread>
 
+#include "lengen/engine/core_budget.h"
 #include "lengen/engine/errors.h"
 #include "lengen/engine/sweep_run.h"
 #include "lengen/engine/trainer.h"
@@ -55,6 +56,7 @@ struct Child {
     const SweepCell* cell = nullptr;
     std::chrono::steady_clock::time_point started;
     std::string device;
+    int cores = 0;  // taken from LocalSweepOptions::cores, given back when it ends
 };
 
 // The devices cells share and how many are running on each; a new cell takes the least busy
@@ -255,11 +257,26 @@ SweepRunSummary LocalExecutor::submit(RunControl& control, SweepObserver& obs)
     int forwarded = 0, ended = 0;
     double cellSeconds = 0;
     auto lastReport = std::chrono::steady_clock::now();
+    CoreBudget* budget = m_options.cores.get();
+    bool saidWaiting = false;
     try {
         while (true) {
             while (!stopRequests(control) && int(running.size()) < jobs && next < todo.size()) {
+                // The cores the front end's jobs share: a cell takes up to its threads' worth
+                // and runs with what it got, or waits while none is free.
+                int took = 0;
+                if (budget && !(took = budget->tryTakeUpTo(threads))) {
+                    if (!saidWaiting)
+                        obs.onMessage("waiting for a free core (" + std::to_string(budget->inUse()) + " of " +
+                                      std::to_string(budget->limit()) + " in use by other jobs)");
+                    saidWaiting = true;
+                    break;
+                }
+                saidWaiting = false;
                 const auto* cell = todo[next++];
                 if (sweep::cancelMarked(paths, cell->name)) {  // `sweep cancel` from any shell
+                    if (budget)
+                        budget->give(took);
                     ++summary.cancelledHere;
                     ++ended;
                     obs.onMessage("[" + std::to_string(next) + "/" + std::to_string(todo.size()) + "] " +
@@ -268,15 +285,19 @@ SweepRunSummary LocalExecutor::submit(RunControl& control, SweepObserver& obs)
                     continue;
                 }
                 const std::string device = devices.take();
-                const pid_t pid = spawnCell(m_options.executable, paths, *cell, threads, device,
+                const pid_t pid = spawnCell(m_options.executable, paths, *cell, budget ? took : threads, device,
                                             mps ? mps->environment() : std::vector<std::string>{});
-                running[pid] = {pid, cell, std::chrono::steady_clock::now(), device};
+                running[pid] = {pid, cell, std::chrono::steady_clock::now(), device, took};
                 obs.onMessage("[" + std::to_string(next) + "/" + std::to_string(todo.size()) + "] " + cell->name +
                               " started" +
                               (device.empty() ? "" : " on " + device));
             }
-            if (running.empty())
+            if (running.empty() && (next >= todo.size() || stopRequests(control)))
                 break;
+            if (running.empty()) {  // every core is another job's: look again shortly
+                std::this_thread::sleep_for(std::chrono::milliseconds(200));
+                continue;
+            }
             if (const int wanted = stopRequests(control); wanted > forwarded) {
                 // One SIGTERM per stop request: the first stops every cell cleanly.
                 for (const auto& [pid, c] : running)
@@ -310,6 +331,8 @@ SweepRunSummary LocalExecutor::submit(RunControl& control, SweepObserver& obs)
             const Child child = it->second;
             running.erase(it);
             devices.give(child.device);
+            if (budget)
+                budget->give(child.cores);
             ++ended;
             const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - child.started).count();
             const int code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
@@ -327,6 +350,8 @@ SweepRunSummary LocalExecutor::submit(RunControl& control, SweepObserver& obs)
         for (const auto& [pid, c] : running) {
             int status = 0;
             ::waitpid(pid, &status, 0);
+            if (budget)
+                budget->give(c.cores);
         }
         throw;
     }

@@ -157,16 +157,18 @@ std::vector<std::string> sweepCurriculumWarnings(const SweepIndex& index)
         it->second.push_back(cell.name);
     }
     std::vector<std::string> out;
-    for (const auto& [text, cells] : byText) {
-        std::string names;
-        for (size_t i = 0; i < cells.size() && i < 3; ++i)
-            names += (i ? ", " : "") + cells[i];
-        if (cells.size() > 3)
-            names += ", …";
-        out.push_back(std::to_string(cells.size()) + (cells.size() == 1 ? " cell (" : " cells (") + names +
-                      "): training.max_steps: " + text);
-    }
+    for (const auto& [text, cells] : byText)
+        out.push_back(std::to_string(cells.size()) + (cells.size() == 1 ? " cell (" : " cells (") +
+                      cellNamesText(cells) + "): training.max_steps: " + text);
     return out;
+}
+
+std::string cellNamesText(const std::vector<std::string>& cells, std::size_t most)
+{
+    std::string names;
+    for (std::size_t i = 0; i < cells.size() && i < most; ++i)
+        names += (i ? ", " : "") + cells[i];
+    return cells.size() > most ? names + ", …" : names;
 }
 
 CellOutcome runSweepCell(const std::string& dir, int index, const CellRunOptions& options,

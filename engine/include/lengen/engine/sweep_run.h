@@ -30,6 +30,8 @@
 
 namespace lengen::engine {
 
+class CoreBudget;
+
 /// What `lengen sweep new` (and the studio's New sweep) asks for.
 struct NewSweep {
     RunConfig base;                                ///< one run (one max_length value)
@@ -63,6 +65,8 @@ SweepIndex createSweep(const NewSweep& request);
 /// 7 points". Empty when every cell trains to its curriculum's end. `sweep new` and the
 /// studio's New sweep say these (issue 52).
 std::vector<std::string> sweepCurriculumWarnings(const SweepIndex& index);
+/// "000-rope-s1, 001-nope-s1, …": the first `most` cell names, as messages list them.
+std::string cellNamesText(const std::vector<std::string>& cells, std::size_t most = 3);
 
 struct CellRunOptions {
     int threads = 0;                               ///< 0 = all cores
@@ -154,6 +158,11 @@ struct LocalSweepOptions {
     /// running cell per request, so a second Ctrl-C makes them leave at once. nullptr: the
     /// control's cancel (or cancel()) is the one request.
     const volatile std::sig_atomic_t* stopCount = nullptr;
+    /// The cores this front end's jobs share (the studio's Concurrent jobs): each cell takes up
+    /// to its threads before it starts (and runs with as many threads as it took) and gives
+    /// them back when it ends, waiting while none is free (said once). nullptr: only `jobs`
+    /// limits the cells.
+    std::shared_ptr<CoreBudget> cores;
 };
 std::unique_ptr<SweepExecutor> makeLocalExecutor(const std::string& dir, LocalSweepOptions options);
 
