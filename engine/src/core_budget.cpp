@@ -43,11 +43,17 @@ int CoreBudget::tryTake(int n)
 int CoreBudget::tryTakeUpTo(int n)
 {
     const std::lock_guard<std::mutex> lock(m_mutex);
-    const int take = std::min(std::max(n, 1), m_limit - m_used);
+    const int take = std::min(std::max(n, 1), m_limit - m_used - m_waiting);
     if (take < 1)
         return 0;
     m_used += take;
     return take;
+}
+
+void CoreBudget::setWaiting(int cores)
+{
+    const std::lock_guard<std::mutex> lock(m_mutex);
+    m_waiting = std::max(0, cores);
 }
 
 void CoreBudget::give(int n)

@@ -15,6 +15,7 @@
 #include <map>
 #include <sstream>
 
+#include "lengen/engine/core_budget.h"
 #include "lengen/engine/errors.h"
 #include "lengen/engine/sweep.h"
 #include "lengen/engine/sweep_run.h"
@@ -82,6 +83,7 @@ private Q_SLOTS:
     void mpsDaemonBracketsTheCells();
     void refusedBeforeAnythingRuns();
     void quietSaysOnlyWhatFailed();
+    void coreBudgetServesWaitingJobsFirst();
 };
 
 void TestSweepDevices::cellsShareDevicesKAtATime()
@@ -241,6 +243,29 @@ void TestSweepDevices::quietSaysOnlyWhatFailed()
     QCOMPARE(lines.size(), 2);
     QVERIFY2(lines[0].startsWith("001-rope-s2 failed (exit 5): error: the stand-in fails"), qPrintable(r.err));
     QVERIFY2(lines[1].contains("2 cells finished now") && lines[1].contains("1 failed"), qPrintable(r.err));
+}
+
+// Issue 53: the cores the studio's jobs and a sweep's cells share. A cell takes what is free
+// (up to its threads); cores queued jobs wait for are not free to a cell, so a freed core goes
+// to the waiting job, not back to the sweep that gave it; a job wider than the limit runs alone.
+void TestSweepDevices::coreBudgetServesWaitingJobsFirst()
+{
+    engine::CoreBudget b(2);
+    QCOMPARE(b.tryTakeUpTo(4), 2);   // a cell that wants 4 threads runs with 2
+    QCOMPARE(b.tryTake(1), 0);       // none free
+    b.give(1);
+    b.setWaiting(1);                 // a queued training waits for it
+    QCOMPARE(b.tryTakeUpTo(1), 0);   // the sweep's next cell does not take it
+    QCOMPARE(b.tryTake(1), 1);       // the training does
+    b.setWaiting(0);
+    QCOMPARE(b.inUse(), 2);
+    b.give(2);
+    QCOMPARE(b.tryTake(5), 2);       // wider than the limit: all of it, alone
+    int freed = 0;
+    b.setOnFreed([&] { ++freed; });
+    b.give(2);
+    QCOMPARE(freed, 1);
+    QCOMPARE(b.inUse(), 0);
 }
 
 QTEST_GUILESS_MAIN(TestSweepDevices)

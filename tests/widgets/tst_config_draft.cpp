@@ -359,6 +359,18 @@ void TestConfigDraft::runOverridesRefuseAndRefusalsHoldTrain()
     QVERIFY2(train->toolTip().contains("model.hidden_size “-5”"), qPrintable(train->toolTip()));
     QCOMPARE(panel.refusedFields(), QStringList{"model.hidden_size “-5”"});
     QVERIFY(!panel.request().has_value());
+    // The editor setting another value replaces the refusal (Train stayed disabled, naming -5).
+    panel.setText(QStringLiteral("model:\n  family: Llama2\n  max_length: [14]\n  hidden_size: 16\n"
+                                 "  num_hidden_layers: 2\n  num_attention_heads: 2\ntask:\n  data: gaussian\n"
+                                 "  name: linear_regression\n  curriculum:\n"
+                                 "    dims: {start: 2, end: 3, increment: 1, interval: 10}\n"
+                                 "    points: {start: 5, end: 7, increment: 2, interval: 10}\n"
+                                 "training:\n  max_steps: 20\n"));
+    QVERIFY(panel.validate().isEmpty());
+    QCOMPARE(hidden->value(), 16);
+    QVERIFY(panel.refusedFields().isEmpty());
+    QVERIFY(train->isEnabled());
+    QCOMPARE(typeText(panel, hidden, "-5", false), QString("-5 ✗ not applied"));
     // Another preset: its values stand, the refusal and its frame are gone, Train is back.
     QVERIFY(panel.loadFile(configRoot() + "/quick/linear_regression_alibi.yaml"));
     QVERIFY(!hidden->styleSheet().contains("B00020"));

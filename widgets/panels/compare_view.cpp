@@ -285,12 +285,17 @@ void CompareView::fillDifferences()
     for (const auto& run : m_runs) {
         try {
             const auto info = engine::readRunInfo(engine::locateRunFile(run.toStdString()));
-            configs.push_back(engine::storedRunConfig(info.configYaml, info.path));
+            auto config = engine::storedRunConfig(info.configYaml, info.path);
+            std::optional<engine::EvalResult> shown;
+            try {  // an analysis file being written or damaged: the run's column stays, unevaluated
+                for (auto& r : engine::readEvaluations(run.toStdString()))
+                    if (r.method == method && r.source == "lengen" && r.intervention.empty())
+                        shown = std::move(r);
+            } catch (const std::exception&) {
+            }
+            configs.push_back(std::move(config));
             reached.push_back(info.reached);
-            evaluated.emplace_back();
-            for (auto& r : engine::readEvaluations(run.toStdString()))
-                if (r.method == method && r.source == "lengen" && r.intervention.empty())
-                    evaluated.back() = std::move(r);
+            evaluated.push_back(std::move(shown));
             names << QString::fromStdString(figures::runLegend(info));
         } catch (const std::exception&) {
             // An unreadable run has no config to compare; the figure's line says why.

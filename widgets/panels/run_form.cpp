@@ -176,14 +176,20 @@ void RunForm::setConfig(const engine::RunConfig& c)
             box->setCurrentIndex(i);
         m_shown[box] = box->currentIndex();
     };
+    // A value the config now holds that differs from the field's replaces a refusal typed there
+    // (the editor's text set it): the field shows the config's value, unmarked.
     auto put = [this](QSpinBox* box, std::int64_t v) {
-        if (box->value() != v)
+        if (box->value() != v) {
+            clearRefusal(box);
             box->setValue(int(v));
+        }
         m_shown[box] = box->value();
     };
     auto putD = [this](QDoubleSpinBox* box, double v) {
-        if (box->value() != v)
+        if (box->value() != v) {
+            clearRefusal(box);
             box->setValue(v);
+        }
         m_shown[box] = box->value();
     };
     using engine::Backbone;

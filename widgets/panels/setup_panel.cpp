@@ -320,6 +320,7 @@ QStringList SetupPanel::showResult()
         return issues;
     }
     m_form->setConfig(m_draft.config());
+    updateTrain();  // the config's values may have replaced a refusal typed in the form
     showSummary();
     m_issues->setVisible(m_issues->count() > 0);  // the list takes room only when it has lines
     return {};
@@ -426,7 +427,12 @@ void SetupPanel::onSweep()
 
 void SetupPanel::setOutputFolder(const QString& dir) { m_out->setText(dir); }
 QString SetupPanel::outputFolder() const { return m_out->text(); }
-void SetupPanel::setSteps(int steps) { m_steps->setValue(steps); }
+void SetupPanel::setSteps(int steps)
+{
+    clearRefusal(m_steps);  // a value set from outside replaces what was typed and refused
+    m_steps->setValue(steps);
+    updateTrain();
+}
 
 void SetupPanel::jumpToIssue(int row)
 {

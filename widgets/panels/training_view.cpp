@@ -392,6 +392,8 @@ void TrainingView::showRunLog(const QString& runFile)
     // Read first, then replace what is drawn: a run another process writes can refuse a read
     // for a moment (its writer mid-append); that is retried a few times, 150 ms apart, with the
     // view left as it was, instead of flashing 0 % and an empty plot (issue 52).
+    if (runFile != m_pendingRead)
+        m_readRetries = 0;  // another run: its own retries
     std::optional<engine::RunFileInfo> readInfo;
     std::optional<engine::TrainLog> readLog;
     try {

@@ -133,6 +133,11 @@ quint64 RunController::enqueue(JobKind kind, const QString& label, TrainingWorke
 
 // ---- what runs ------------------------------------------------------------------------
 
+QString RunController::freeCoreText() const
+{
+    return tr("a free core (%1 of %2 in use; Run ▸ Concurrent jobs…)").arg(m_cores->inUse()).arg(m_cores->limit());
+}
+
 QString RunController::blocker(const Entry& e, const QList<Entry*>& before) const
 {
     const auto& me = e.info;
@@ -153,7 +158,7 @@ QString RunController::blocker(const Entry& e, const QList<Entry*>& before) cons
         if (auto why = conflict(b->info, false); !why.isEmpty())
             return why;
     if (heavy(me.kind) && m_cores->inUse() >= m_cores->limit())  // sweep cells hold cores too
-        return tr("a free core (%1 of %2 in use; Run ▸ Concurrent jobs…)").arg(m_cores->inUse()).arg(m_cores->limit());
+        return freeCoreText();
     return {};
 }
 
@@ -172,7 +177,11 @@ void RunController::schedule()
         for (auto* e : QList<Entry*>(m_queue)) {
             if (!m_queue.contains(e))
                 continue;
-            const QString why = blocker(*e, before);
+            QString why = blocker(*e, before);
+            // The core is taken here, in the same pass: a sweep's cell may take the last one
+            // between a look at the budget and the job's start.
+            if (why.isEmpty() && heavy(e->info.kind) && !(e->cores = m_cores->tryTake(1)))
+                why = freeCoreText();
             if (why.isEmpty()) {
                 m_queue.removeOne(e);
                 Q_EMIT queueChanged(queuedCount());
@@ -186,14 +195,17 @@ void RunController::schedule()
             before << e;
         }
     } while (m_scheduleAgain);
+    // What the queue waits for is reserved from a sweep's cells (CoreBudget::setWaiting).
+    const auto waiting = std::count_if(m_queue.begin(), m_queue.end(), [](const Entry* e) {
+        return heavy(e->info.kind) && e->info.waitingFor.startsWith(QStringLiteral("a free core"));
+    });
+    m_cores->setWaiting(int(waiting));
     m_scheduling = false;
 }
 
 void RunController::start(Entry& e)
 {
-    const quint64 id = e.info.id;
-    if (heavy(e.info.kind))
-        e.cores = m_cores->tryTake(1);  // blocker() saw one free, on this thread
+    const quint64 id = e.info.id;  // its core, if it takes one, was taken by schedule()
     e.info.state = JobInfo::State::Running;
     e.info.waitingFor.clear();
     e.info.startedAtMs = nowMs();

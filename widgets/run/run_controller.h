@@ -109,6 +109,7 @@ private:
     };
     void schedule();
     QString blocker(const Entry& e, const QList<Entry*>& before) const;
+    QString freeCoreText() const;  ///< what a job waiting for a core waits for
     void start(Entry& e);
     bool end(quint64 id, JobInfo::State how, const QString& message);
     Entry* active(quint64 id);

@@ -198,7 +198,7 @@ void storeUnit(const std::string& analysisFile, const eval::LoadedRun& loaded, c
         io::writeAttribute(id, "prompts", std::int64_t{options.prompts}, p);
         io::writeAttribute(id, "n_points", u.n, p);
         io::writeAttribute(id, "train_points", std::int64_t{cfg.trainPoints()}, p);
-        io::writeAttribute(id, "trained_points", std::int64_t{cfg.curriculumAfter(loaded.checkpointStep).points}, p);
+        io::writeAttribute(id, "trained_points", std::int64_t{cfg.trainedPoints(loaded.checkpointStep)}, p);
         io::writeAttribute(id, "dims", std::int64_t{cfg.inputDims()}, p);
         io::writeAttribute(id, "bootstrap_trials", std::int64_t{options.common.bootstrapTrials}, p);
         io::writeAttribute(id, "baselines", std::int64_t{u.baselines.empty() ? 0 : 1}, p);

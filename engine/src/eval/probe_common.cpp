@@ -18,7 +18,7 @@ void writeProbeAttributes(hid_t group, const ProbeContext& ctx, const std::strin
     params["dims"] = cfg.inputDims();
     params["train_points"] = cfg.trainPoints();
     // The length the weights last trained on (issue 52): what the figures mark.
-    params["trained_points"] = cfg.curriculumAfter(ctx.run.checkpointStep).points;
+    params["trained_points"] = cfg.trainedPoints(ctx.run.checkpointStep);
     params["zero_estimator"] = cfg.inputDims();
     params["prompts"] = o.prompts;
     for (const auto& [name, value] : params)

@@ -122,7 +122,7 @@ ReachedCurriculum readReached(hid_t f, hid_t log, const RunFileInfo& info, const
                                                 " does not hold 3 values (damaged file)");
         std::int64_t v[3];
         readAll(ds.id(), H5T_NATIVE_INT64, v, 3, path);
-        if (v[0] >= 0) {
+        if (v[0] > 0) {  // -1: not recorded yet; 0: nothing trained
             if (v[0] > info.totalSteps || v[1] < 1 || v[2] < 1 || v[1] > 1'000'000 || v[2] > 100'000'000)
                 throw Error(ErrorKind::RunFile, "dataset '/curriculum_reached' in " + path + " holds " +
                                                     std::to_string(v[0]) + ", " + std::to_string(v[1]) +

@@ -302,7 +302,7 @@ void RunWriter::writeCheckpoint(const CheckpointState& st)
                                        " did not read back as written: " + m_path);
     writeAll(openDataset(m_file.id(), "checkpoint/current", m_path).id(), H5T_NATIVE_INT64,
              &target, 1, m_path);
-    if (st.reached.points > 0)
+    if (st.stepsDone > 0)  // nothing trained yet: nothing reached (the start is not a length)
         recordReached(st.stepsDone, st.reached);
     if (H5Fflush(m_file.id(), H5F_SCOPE_LOCAL) < 0)
         throwH5(ErrorKind::Io, "cannot flush the checkpoint", m_path);

@@ -285,8 +285,15 @@ SweepRunSummary LocalExecutor::submit(RunControl& control, SweepObserver& obs)
                     continue;
                 }
                 const std::string device = devices.take();
-                const pid_t pid = spawnCell(m_options.executable, paths, *cell, budget ? took : threads, device,
-                                            mps ? mps->environment() : std::vector<std::string>{});
+                pid_t pid = 0;
+                try {
+                    pid = spawnCell(m_options.executable, paths, *cell, budget ? took : threads, device,
+                                    mps ? mps->environment() : std::vector<std::string>{});
+                } catch (...) {
+                    if (budget)
+                        budget->give(took);  // not in `running`: nobody else gives them back
+                    throw;
+                }
                 running[pid] = {pid, cell, std::chrono::steady_clock::now(), device, took};
                 obs.onMessage("[" + std::to_string(next) + "/" + std::to_string(todo.size()) + "] " + cell->name +
                               " started" +

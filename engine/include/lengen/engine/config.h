@@ -129,6 +129,13 @@ struct RunConfig {
     /// What the weights after `stepsDone` steps last trained on: the curriculum at step
     /// stepsDone - 1 (its start when nothing was trained).
     CurriculumState curriculumAfter(std::int64_t stepsDone) const;
+    /// The training length of weights after `stepsDone` steps, as results store and figures
+    /// mark it: curriculumAfter(stepsDone).points, or points.end for 0 steps (weights that
+    /// trained nothing, or imported without a step count, have no shorter length to mark).
+    int trainedPoints(std::int64_t stepsDone) const
+    {
+        return stepsDone > 0 ? curriculumAfter(stepsDone).points : trainPoints();
+    }
     bool isBooleanTask() const { return task.data == "boolean"; }
     bool isClassification() const { return isClassificationTaskName(task.name); }
     /// Display name of the PE/backbone as the reference's legends use it ("RoPE", "ALiBi", ...).

@@ -21,8 +21,13 @@ public:
     /// when that many are free; returns how many it took, 0 when it must wait.
     int tryTake(int n);
     /// Takes as many of `n` cores as are free (at least 1): a sweep cell then runs with that
-    /// many threads rather than wait for all it would like. 0 when none is free.
+    /// many threads rather than wait for all it would like. 0 when none is free. Cores that
+    /// queued jobs wait for (setWaiting) are not free for it: a freed core goes to the job that
+    /// waited, not back to the sweep that gave it (which would starve the queue).
     int tryTakeUpTo(int n);
+    /// How many cores the front end's queued jobs wait for (the studio's controller sets it
+    /// after each scheduling pass).
+    void setWaiting(int cores);
     /// Gives back what tryTake returned; calls the freed callback (on the calling thread).
     void give(int n);
     /// Called after cores were given back or the limit changed (any thread; keep it short).
@@ -30,7 +35,7 @@ public:
 
 private:
     mutable std::mutex m_mutex;
-    int m_limit, m_used = 0;
+    int m_limit, m_used = 0, m_waiting = 0;
     std::function<void()> m_onFreed;
 };
 
