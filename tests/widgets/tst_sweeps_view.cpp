@@ -9,6 +9,8 @@
 #include <QSignalSpy>
 #include <QTableWidget>
 #include <QTest>
+
+#include <optional>
 #include <QTimer>
 
 #include <unistd.h>
@@ -19,6 +21,7 @@
 #include "lengen/engine/run_file.h"
 #include "lengen/engine/sweep_run.h"
 #include "run_controller.h"
+#include "jobs_panel.h"
 #include "sweeps_view.h"
 #include "gap_meter.h"
 #include "test_support.h"
@@ -38,6 +41,41 @@ QString script(const char* name) { return QStringLiteral(LENGEN_SOURCE_DIR "/tes
 
 }  // namespace
 
+// A test that needs the one-node Slurm: skipped without it, failed where CI requires it.
+#define SKIP_WITHOUT_SLURM()                                                         \
+    do {                                                                             \
+        if (!m_slurm) {                                                              \
+            const QString why = "Slurm cannot start here: " + m_slurmWhy;            \
+            if (qEnvironmentVariableIsSet("LENGEN_REQUIRE_SLURM"))                   \
+                QFAIL(qPrintable(why));                                              \
+            QSKIP(qPrintable(why));                                                  \
+        }                                                                            \
+    } while (false)
+
+namespace {
+// Two cells of a long tiny sweep in a scratch folder named `tag`, submitted to the test cluster
+// through `view`'s controller one at a time (--max-parallel 1): the second waits PENDING.
+// nullopt when the submission job did not end within 2 minutes.
+std::optional<engine::NewSweep> submitBehindMaxParallel(const std::string& tag, ui::RunController& controller,
+                                                        ui::SweepsView& view)
+{
+    const auto request = test::tinySweep(test::scratchDir(tag) + "/S", {"rope"}, 2, 2000000);
+    engine::createSweep(request);
+    view.setController(&controller);
+    if (!view.setSweep(QString::fromStdString(request.outDir)))
+        qFatal("the sweep %s does not open", request.outDir.c_str());
+    engine::SlurmSweepOptions o;
+    o.cpusPerJob = 1;
+    o.maxParallel = 1;
+    o.executable = LENGEN_CLI_PATH;
+    view.submitTo(o);
+    if (!QTest::qWaitFor([&] { return controller.state() == ui::RunController::State::Idle && controller.queuedCount() == 0; },
+                         120000))
+        return std::nullopt;
+    return request;
+}
+}  // namespace
+
 class TestSweepsView final : public QObject {
     Q_OBJECT
 private Q_SLOTS:
@@ -45,6 +83,7 @@ private Q_SLOTS:
     void createRunStopWithoutBlocking();
     void submitToSlurmWithoutBlocking();
     void showsTheSchedulersPendingCells();
+    void slurmCellsInTheJobsPanel();
     void gridAxesAreTheOnesThatVary();
     void cleanupTestCase();
 
@@ -117,12 +156,7 @@ void TestSweepsView::createRunStopWithoutBlocking()
 
 void TestSweepsView::submitToSlurmWithoutBlocking()
 {
-    if (!m_slurm) {
-        const QString why = "Slurm cannot start here: " + m_slurmWhy;
-        if (qEnvironmentVariableIsSet("LENGEN_REQUIRE_SLURM"))
-            QFAIL(qPrintable(why));
-        QSKIP(qPrintable(why));
-    }
+    SKIP_WITHOUT_SLURM();
     QVERIFY(!m_sweep.isEmpty());
     ui::RunController controller;
     ui::SweepsView view;
@@ -155,25 +189,11 @@ void TestSweepsView::submitToSlurmWithoutBlocking()
 // thread); then both cells cancelled by `lengen sweep cancel` read "cancelled".
 void TestSweepsView::showsTheSchedulersPendingCells()
 {
-    if (!m_slurm) {
-        const QString why = "Slurm cannot start here: " + m_slurmWhy;
-        if (qEnvironmentVariableIsSet("LENGEN_REQUIRE_SLURM"))
-            QFAIL(qPrintable(why));
-        QSKIP(qPrintable(why));
-    }
-    const auto dir = test::scratchDir("sweeps-view-pending");
-    const auto request = test::tinySweep(dir + "/P", {"rope"}, 2, 2000000);
-    engine::createSweep(request);
+    SKIP_WITHOUT_SLURM();
     ui::RunController controller;
     ui::SweepsView view;
-    view.setController(&controller);
-    QVERIFY(view.setSweep(QString::fromStdString(request.outDir)));
-    engine::SlurmSweepOptions o;
-    o.cpusPerJob = 1;
-    o.maxParallel = 1;
-    o.executable = LENGEN_CLI_PATH;
-    view.submitTo(o);
-    QVERIFY(waitIdle(controller, 120000));
+    const auto submitted = submitBehindMaxParallel("sweeps-view-pending", controller, view);
+    QVERIFY(submitted);
     QString tips;
     const bool shown = QTest::qWaitFor([&] {
         view.refresh();
@@ -185,11 +205,11 @@ void TestSweepsView::showsTheSchedulersPendingCells()
         return tips.contains(QRegularExpression("001-rope-s2: pending .*Slurm: PENDING"));
     }, 60000);
     if (!shown)
-        test::runProgram("scancel", {"--name", "lengen-P"});
+        test::runProgram("scancel", {"--name", "lengen-S"});
     QVERIFY2(shown, qPrintable(tips));
     // `lengen sweep cancel` from another process: the grid says "cancelled" for both cells (the
     // running one checkpointed, the pending one never started), as `sweep status` does.
-    const auto r = test::runLengen({"sweep", "cancel", QString::fromStdString(request.outDir), "--wait", "120"}, 180000);
+    const auto r = test::runLengen({"sweep", "cancel", QString::fromStdString(submitted->outDir), "--wait", "120"}, 180000);
     QVERIFY2(r.code == 0, qPrintable(r.err));
     // The view asks the scheduler at most every 5 s: its last answer (RUNNING) may be the one
     // merged for a few seconds more; the files and the next answer agree.
@@ -203,6 +223,44 @@ void TestSweepsView::showsTheSchedulersPendingCells()
         return tips.contains("000-rope-s1: cancelled") && tips.contains("001-rope-s2: cancelled");
     }, 20000);
     QVERIFY2(cancelled, qPrintable(tips));
+}
+
+// Issue 53: a Slurm cell of the test cluster shows in the Jobs panel with the scheduler's state
+// (PENDING behind --max-parallel 1) and is cancelled from it (`lengen sweep cancel`'s mark and
+// scancel).
+void TestSweepsView::slurmCellsInTheJobsPanel()
+{
+    SKIP_WITHOUT_SLURM();
+    ui::RunController controller;
+    ui::SweepsView view;
+    const auto submitted = submitBehindMaxParallel("sweeps-view-panel", controller, view);
+    QVERIFY(submitted);
+    ui::JobsPanel panel(controller);
+    const QString folder = QString::fromStdString(submitted->outDir);
+    panel.setFoldersSource([folder] { return QStringList{folder}; });
+    const auto pending = [&]() -> std::optional<engine::JobRecord> {
+        for (const auto& j : panel.otherJobs())
+            if (j.kind == engine::JobKindId::SweepCell && j.schedulerState == "PENDING")
+                return j;
+        return std::nullopt;
+    };
+    const bool listed = QTest::qWaitFor([&] { return pending().has_value(); }, 60000);
+    if (!listed)
+        test::runProgram("scancel", {"--name", "lengen-S"});
+    QVERIFY2(listed, "a PENDING cell in the Jobs panel");
+    const auto cell = *pending();
+    QTRY_VERIFY(panel.rowTexts().join('\n').contains("(Slurm PENDING) · held by " + QString::fromStdString(cell.holder)));
+    QVERIFY(panel.selectOther(cell.key()));
+    QVERIFY(panel.actionEnabled(ui::JobsPanel::Action::Cancel));
+    QSignalSpy said(&panel, &ui::JobsPanel::statusMessage);
+    panel.trigger(ui::JobsPanel::Action::Cancel);
+    QVERIFY(said.wait(60000));
+    QVERIFY2(said.last().at(0).toString().startsWith("Cancelled cell " + QString::fromStdString(cell.cell)),
+             qPrintable(said.last().at(0).toString()));
+    QTRY_VERIFY_WITH_TIMEOUT(std::none_of(panel.otherJobs().begin(), panel.otherJobs().end(),
+                                          [&](const engine::JobRecord& j) { return j.cell == cell.cell; }),
+                             30000);
+    QCOMPARE(test::runLengen({"sweep", "cancel", QString::fromStdString(submitted->outDir), "--wait", "120"}, 180000).code, 0);
 }
 
 // A config axis with one value (`--set training.max_steps=20`) overrides every cell: it is not
