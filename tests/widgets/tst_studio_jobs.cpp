@@ -20,6 +20,7 @@
 
 #include <algorithm>
 
+#include "gap_meter.h"
 #include "jobs_panel.h"
 #include "lengen/engine/run_file.h"
 #include "lengen/engine/sweep.h"
@@ -49,6 +50,7 @@ private Q_SLOTS:
     void newSweepDialogKeepsItsChoicesAfterARefusal();
     void concurrentJobsCountSweepCells();
     void aTerminalsSweepIsListedCancelledAndShared();
+    void staysResponsiveWithTwentyForeignJobs();
 
 private:
     studio::StudioOptions options() const { return test::studioOptions(m_runs); }
@@ -298,6 +300,48 @@ void TestStudioJobs::aTerminalsSweepIsListedCancelledAndShared()
     QVERIFY(waitIdle(controller, 120000));
     QCOMPARE(test::runLengen({"sweep", "cancel", S, "--wait", "120"}, 180000).code, 0);
     QVERIFY(terminal.waitForFinished(120000));
+}
+
+// Issue 53: the panel stays responsive (p99 event-loop gap <= 50 ms) with 20 jobs of another
+// process listed: 20 evaluations' markers held by a Python process (POSIX locks, which the
+// markers' OFD locks see), found every 2 s off the GUI thread and drawn as rows.
+void TestStudioJobs::staysResponsiveWithTwentyForeignJobs()
+{
+    const auto dir = QString::fromStdString(test::scratchDir("studio-jobs-twenty"));
+    const QString script = QStringLiteral(
+        "import fcntl, os, socket, sys\n"
+        "fds = []\n"
+        "for i in range(20):\n"
+        "    d = os.path.join(sys.argv[1], 'run%d' % i)\n"
+        "    os.makedirs(d)\n"
+        "    fd = os.open(os.path.join(d, '.lengen-job-evaluation-%d-%d.lock' % (os.getpid(), i)), os.O_RDWR | os.O_CREAT)\n"
+        "    os.write(fd, ('%s:%d\\n' % (socket.gethostname(), os.getpid())).encode())\n"
+        "    fcntl.lockf(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)\n"
+        "    fds.append(fd)\n"
+        "print('ready', flush=True)\n"
+        "sys.stdin.read()\n");
+    QProcess holder;
+    holder.start(test::pythonPath(), {"-c", script, dir});
+    QVERIFY(holder.waitForReadyRead(30000));
+    QVERIFY2(holder.readAllStandardOutput().contains("ready"), qPrintable(holder.readAllStandardError()));
+    ui::RunController controller;
+    ui::JobsPanel panel(controller);
+    panel.resize(1000, 400);
+    panel.show();
+    panel.setFoldersSource([dir] { return QStringList{dir}; });
+    QTRY_COMPARE_WITH_TIMEOUT(int(panel.otherJobs().size()), 20, 5000);
+    QCOMPARE(panel.otherJobs().front().kind, engine::JobKindId::Evaluation);
+    test::GapMeter meter;
+    QTest::qWait(4500);  // two more looks and the rebuilds they cause
+    meter.stop();
+    qInfo("event loop gaps with 20 foreign jobs: p99 %.1f ms over %zu ticks", meter.p99(), meter.samples());
+    QVERIFY(meter.samples() > 100);
+    QVERIFY2(meter.p99() <= 50, qPrintable(QString::number(meter.p99())));
+    QCOMPARE(panel.rowTexts().size(), 20);
+    QVERIFY(panel.rowTexts().front().contains("running · held by "));
+    holder.closeWriteChannel();
+    QVERIFY(holder.waitForFinished(10000));
+    QTRY_VERIFY_WITH_TIMEOUT(panel.otherJobs().empty(), 5000);  // gone with their process
 }
 
 QTEST_MAIN(TestStudioJobs)
