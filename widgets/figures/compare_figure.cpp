@@ -230,7 +230,7 @@ CompareResult compareRuns(const QStringList& runFiles, const std::string& method
             }
         classification = r.classification;
         zero = std::max(zero, r.zeroEstimator);
-        trained.insert(r.trainedPoints > 0 ? r.trainedPoints : r.trainPoints);
+        trained.insert(r.trainedPoints);  // readEvaluations fills it for older results
         task = facts[i].info.task;
     }
     if (options.group != CompareGroup::EachRun)

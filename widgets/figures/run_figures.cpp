@@ -64,8 +64,9 @@ FigureSpec lossFigure(const std::string& run, const RunFacts& rf)
 
 FigureSpec evalFigure(const engine::EvalResult& r, const RunFacts& rf)
 {
-    // The length the weights last trained on, not the curriculum's end (issue 52).
-    const int trained = r.trainedPoints > 0 ? r.trainedPoints : r.trainPoints;
+    // The length the weights last trained on, not the curriculum's end (issue 52); the reader
+    // fills it for results stored before it was recorded.
+    const int trained = r.trainedPoints;
     FigureSpec f;
     f.title = capitalised(rf.config.task.name) + " - n_dim " + std::to_string(r.dims) + " - " +
               r.method + "\nmax_data_points " + std::to_string(r.trainPoints) +

@@ -97,6 +97,7 @@ private:
     std::unique_ptr<WriterLock> m_lock;  // held for the writer's lifetime; before m_file
     H5Handle m_file;
     std::map<std::string, H5Handle> m_log;
+    H5Handle m_reached;  // /curriculum_reached, open for the writer's life (written every log row)
     int m_pointwiseWidth = 1;
     std::int64_t m_current = -1;  // slot holding the latest complete checkpoint
     double m_lastLoggedLoss = std::numeric_limits<double>::quiet_NaN();

@@ -89,6 +89,7 @@ RunWriter::~RunWriter()
 {
     H5Lock lock(h5Mutex());
     m_log.clear();
+    m_reached.reset();
     m_file.reset();
     m_lock.reset();  // only after the file is closed
 }
@@ -202,10 +203,9 @@ std::unique_ptr<RunWriter> RunWriter::reopen(const std::string& path, std::int64
     // run written before the record existed gets one (both: unknown until the next log row).
     if (!exists(writer->m_file.id(), kReached))
         createReachedRecord(writer->m_file.id(), path);
-    else {
-        const std::int64_t none[3] = {-1, 0, 0};
-        writeAll(openDataset(writer->m_file.id(), kReached, path).id(), H5T_NATIVE_INT64, none, 3, path);
-    }
+    writer->m_reached = openDataset(writer->m_file.id(), kReached, path);
+    const std::int64_t none[3] = {-1, 0, 0};
+    writeAll(writer->m_reached.id(), H5T_NATIVE_INT64, none, 3, path);
     writeAttribute(writer->m_file.id(), "device", device, path);
     writeAttribute(writer->m_file.id(), "precision", precision, path);
     writer->setStatus("running");
@@ -263,7 +263,7 @@ void RunWriter::recordReached(std::int64_t stepsDone, const CurriculumState& rea
 {
     H5Lock lock(h5Mutex());
     const std::int64_t v[3] = {stepsDone, reached.dims, reached.points};
-    writeAll(openDataset(m_file.id(), kReached, m_path).id(), H5T_NATIVE_INT64, v, 3, m_path);
+    writeAll(m_reached.id(), H5T_NATIVE_INT64, v, 3, m_path);
 }
 
 void RunWriter::writeCheckpoint(const CheckpointState& st)

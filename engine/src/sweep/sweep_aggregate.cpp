@@ -65,6 +65,15 @@ void addCurve(Pending& p, const std::string& key, const std::string& label, bool
 
 std::string aggregateFileFor(const std::string& sweepDir) { return locateSweep(sweepDir) + "/aggregate.h5"; }
 
+namespace {
+// A group's training length: the least its cells trained on (they differ only when a config
+// axis changes max_steps or the curriculum, which is then a grouping axis of its own).
+void keepLeastTrained(AggregateSet& set, int trained)
+{
+    set.trainedPoints = set.trainedPoints > 0 ? std::min(set.trainedPoints, trained) : trained;
+}
+}  // namespace
+
 SweepAggregate aggregateSweep(const std::string& sweepDir, const AggregateOptions& options)
 {
     const SweepPaths paths{locateSweep(sweepDir)};
@@ -132,8 +141,7 @@ SweepAggregate aggregateSweep(const std::string& sweepDir, const AggregateOption
             methodOrder.try_emplace(e.method, int(methodOrder.size()));
             auto& p = setFor(0, e.method, e.intervention);
             p.set.trainPoints = e.trainPoints;
-            p.set.trainedPoints = p.set.trainedPoints > 0 ? std::min(p.set.trainedPoints, e.trainedPoints)
-                                                          : e.trainedPoints;
+            keepLeastTrained(p.set, e.trainedPoints);
             p.set.nPoints = std::max(p.set.nPoints, e.nPoints);
             p.set.dims = e.dims;
             p.set.zeroEstimator = e.zeroEstimator;
@@ -151,8 +159,7 @@ SweepAggregate aggregateSweep(const std::string& sweepDir, const AggregateOption
                 return it == g.params.end() ? 0 : int(it->second);
             };
             p.set.trainPoints = param("train_points");
-            p.set.trainedPoints = p.set.trainedPoints > 0 ? std::min(p.set.trainedPoints, param("trained_points"))
-                                                          : param("trained_points");
+            keepLeastTrained(p.set, param("trained_points"));
             p.set.dims = param("dims");
             p.set.classification = g.classification;
             for (const auto& c : g.curves) {
