@@ -260,8 +260,9 @@ static int runJobs(std::vector<std::string> folders, bool json)
     if (json) {
         nlohmann::json rows = nlohmann::json::array();
         for (const auto& j : found)
-            rows.push_back({{"kind", engine::jobKindRow(j.kind).name}, {"state", j.state}, {"subject", j.subject},
-                            {"cell", j.cell}, {"holder", j.holder}, {"scheduler_state", j.schedulerState},
+            rows.push_back({{"kind", engine::jobKindRow(j.kind).name}, {"state", engine::jobStateName(j.state, j.kind)},
+                            {"waiting_for", j.waitingFor}, {"subject", j.subject}, {"cell", j.cell},
+                            {"holder", j.holder}, {"scheduler_state", j.schedulerState},
                             {"step", j.step}, {"total_steps", j.totalSteps},
                             {"last_loss", std::isfinite(j.lastLoss) ? nlohmann::json(j.lastLoss) : nlohmann::json()}});
         std::printf("%s\n", rows.dump(1).c_str());
@@ -270,7 +271,7 @@ static int runJobs(std::vector<std::string> folders, bool json)
         for (const auto& j : found) {
             const std::string step = j.totalSteps > 0 ? std::to_string(j.step) + "/" + std::to_string(j.totalSteps) : "-";
             const std::string what = j.cell.empty() ? j.subject : j.subject + " " + j.cell;
-            std::printf("%-10s %-9s %15s %-24s %s\n", engine::jobKindRow(j.kind).name, j.state.c_str(), step.c_str(),
+            std::printf("%-10s %-9s %15s %-24s %s\n", engine::jobKindRow(j.kind).name, engine::jobStateName(j.state, j.kind), step.c_str(),
                         j.holder.empty() ? "-" : j.holder.c_str(), what.c_str());
         }
     }

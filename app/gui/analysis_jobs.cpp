@@ -12,7 +12,7 @@
 namespace lengen::studio {
 
 
-ui::TrainingWorker::Job trainJob(engine::RunConfig config, engine::TrainOptions options,
+ui::JobWorker::Job trainJob(engine::RunConfig config, engine::TrainOptions options,
                                  const engine::SessionSwitches& switches)
 {
     options.switches = switches;
@@ -22,7 +22,7 @@ ui::TrainingWorker::Job trainJob(engine::RunConfig config, engine::TrainOptions 
     };
 }
 
-ui::TrainingWorker::Job resumeJob(QString runFile, const engine::SessionSwitches& switches)
+ui::JobWorker::Job resumeJob(QString runFile, const engine::SessionSwitches& switches)
 {
     engine::TrainOptions options;
     options.switches = switches;
@@ -32,39 +32,39 @@ ui::TrainingWorker::Job resumeJob(QString runFile, const engine::SessionSwitches
     };
 }
 
-// An analysis as a worker job: its summary as a RunSummary (stepsDone = how many methods or
-// probes were computed; the views say so in those words).
+// An analysis as a worker job: its result counts what it stored, methods or probes by `kind`.
 template <typename Analyse>
-ui::TrainingWorker::AnalysisJob analysisJob(QString runFile, Analyse analyse)
+ui::JobWorker::AnalysisJob analysisJob(QString runFile, engine::JobKindId kind, Analyse analyse)
 {
-    return [runFile, analyse](engine::RunControl& control, engine::AnalysisObserver& obs) {
+    return [runFile, kind, analyse](engine::RunControl& control, engine::AnalysisObserver& obs) {
         const auto s = analyse(runFile.toStdString(), control, obs);
         for (const auto& skipped : s.skipped)
             obs.onWarning("skipped: " + skipped);
-        engine::RunSummary summary;
-        summary.runFile = runFile.toStdString();
-        summary.stepsDone = std::int64_t(s.computed.size());
-        summary.outcome = s.cancelled ? engine::RunOutcome::Cancelled : engine::RunOutcome::Finished;
-        return summary;
+        engine::JobResult result;
+        (kind == engine::JobKindId::Probe ? result.probes : result.methods) = int(s.computed.size());
+        if (s.computed.empty())  // said, not "0 methods computed"
+            result.said = s.skipped.empty() ? "nothing to compute"
+                                            : "nothing computed: " + std::to_string(s.skipped.size()) + " skipped";
+        return result;
     };
 }
 
-ui::TrainingWorker::AnalysisJob evalJob(QString runFile, engine::EvalOptions options,
+ui::JobWorker::AnalysisJob evalJob(QString runFile, engine::EvalOptions options,
                                         const engine::SessionSwitches& switches)
 {
     options.common.switches = switches;
-    return analysisJob(runFile, [options](const std::string& run, engine::RunControl& c,
-                                          engine::AnalysisObserver& o) {
+    return analysisJob(runFile, engine::JobKindId::Evaluation, [options](const std::string& run, engine::RunControl& c,
+                                                                         engine::AnalysisObserver& o) {
         return engine::evaluateRun(run, options, c, o);
     });
 }
 
-ui::TrainingWorker::AnalysisJob probeJob(QString runFile, engine::ProbeOptions options,
+ui::JobWorker::AnalysisJob probeJob(QString runFile, engine::ProbeOptions options,
                                          const engine::SessionSwitches& switches)
 {
     options.common.switches = switches;
-    return analysisJob(runFile, [options](const std::string& run, engine::RunControl& c,
-                                          engine::AnalysisObserver& o) {
+    return analysisJob(runFile, engine::JobKindId::Probe, [options](const std::string& run, engine::RunControl& c,
+                                                                    engine::AnalysisObserver& o) {
         return engine::probeRun(run, options, c, o);
     });
 }
@@ -83,7 +83,7 @@ int filesSince(const QString& dir, const QDateTime& start)
 
 }  // namespace
 
-ui::TrainingWorker::AnalysisJob exportJob(QString runFile, QString dir, int dpi, QString lengen)
+ui::JobWorker::AnalysisJob exportJob(QString runFile, QString dir, int dpi, QString lengen)
 {
     return [=](engine::RunControl& control, engine::AnalysisObserver& obs) {
         if (lengen.isEmpty())
@@ -105,15 +105,13 @@ ui::TrainingWorker::AnalysisJob exportJob(QString runFile, QString dir, int dpi,
                          QString::number(dpi), "--out", dir, "--quiet"});
         if (!p.waitForStarted(30000))
             throw engine::Error(engine::ErrorKind::Io, "cannot start " + lengen.toStdString());
-        engine::RunSummary summary;
-        summary.runFile = runFile.toStdString();
+        engine::JobResult result;
         while (!p.waitForFinished(250)) {
             if (!control.shouldContinue()) {
                 p.kill();  // what it wrote so far stays; nothing else depends on it
                 p.waitForFinished(10000);
-                summary.outcome = engine::RunOutcome::Cancelled;
-                summary.stepsDone = filesSince(dir, start);
-                return summary;
+                result.figures = filesSince(dir, start);
+                return result;
             }
             obs.onProgress("figures", std::min<std::int64_t>(filesSince(dir, start), total), total);
         }
@@ -121,9 +119,8 @@ ui::TrainingWorker::AnalysisJob exportJob(QString runFile, QString dir, int dpi,
             const QString err = QString::fromUtf8(p.readAllStandardError()).trimmed();
             throw engine::Error(engine::ErrorKind::Io, (err.isEmpty() ? lengen + ": " + p.errorString() : err).toStdString());
         }
-        summary.stepsDone = filesSince(dir, start);
-        summary.outcome = engine::RunOutcome::Finished;
-        return summary;
+        result.figures = filesSince(dir, start);
+        return result;
     };
 }
 

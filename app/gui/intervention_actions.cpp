@@ -84,7 +84,7 @@ void MainWindow::evaluateOpenRunWith(const QStringList& interventions, const QSt
     }
     for (const auto& i : interventions)
         o.interventions.push_back(i.toStdString());
-    m_controller.enqueue(ui::JobKind::Evaluate,
+    m_controller.enqueue(ui::JobKind::Evaluation,
                          tr("evaluate %1 with %2").arg(QFileInfo(run).dir().dirName(), interventions.join(", ")),
                          evalJob(run, o, m_switches), ui::runSubject(run));
     statusBar()->showMessage(tr("Evaluation with interventions queued: its progress is shown here"));

@@ -114,8 +114,8 @@ static int runStudio(int argc, char** argv)
     auto& controller = window.controller();
     const bool analyseAfter = parser.isSet(analyse);
     QObject::connect(&controller, &lengen::ui::RunController::runFinished, &window,
-                     [&](const QString& label, const lengen::engine::RunSummary&) {
-                         if (analyseAfter && !label.startsWith("evaluate") && !label.startsWith("probe")) {
+                     [&](const lengen::ui::JobInfo& job) {
+                         if (analyseAfter && job.kind == lengen::ui::JobKind::Training) {
                              window.evaluateOpenRun();
                              window.probeOpenRun();
                          }

@@ -162,7 +162,7 @@ void MainWindow::wireViews()
         if (!method.isEmpty())
             o.methods = {method.toStdString()};
         for (const auto& run : runs)
-            m_controller.enqueue(ui::JobKind::Evaluate,
+            m_controller.enqueue(ui::JobKind::Evaluation,
                                  tr("evaluate %1 (%2)").arg(QFileInfo(run).dir().dirName(), method), evalJob(run, o, m_switches),
                                  ui::runSubject(run));
         statusBar()->showMessage(tr("%n evaluation(s) of %1 queued", nullptr, int(runs.size())).arg(method));
@@ -277,8 +277,8 @@ void MainWindow::buildMenus()
     connect(&m_controller, &ui::RunController::stateChanged, this, [=](ui::RunController::State s) {
         using S = ui::RunController::State;
         const auto focus = m_controller.job(m_controller.focusJob());
-        const QString name = focus ? focus->label : QString();
-        const bool trains = focus && focus->kind == ui::JobKind::Train;
+        const QString name = focus ? QString::fromStdString(focus->label) : QString();
+        const bool trains = focus && focus->kind == ui::JobKind::Training;
         pause->setEnabled(trains && (s == S::Running || s == S::Paused));
         pause->setText(trains ? (s == S::Paused ? tr("&Continue “%1”") : tr("&Pause “%1”")).arg(name)
                               : tr("&Pause / resume"));
@@ -338,28 +338,29 @@ void MainWindow::wireController()
 {
     auto status = [this](const QString& s) { statusBar()->showMessage(s); };
     statusBar()->addPermanentWidget(new ui::AnalysisProgressArea(m_controller));
-    auto training = [this] { return m_controller.currentKind() == ui::JobKind::Train; };
-    connect(&m_controller, &ui::RunController::runStarted, this, [=](const QString& label, const engine::RunStarted& info) {
-        status(tr("%1 running…").arg(label));
+    auto label = [](const ui::JobInfo& j) { return QString::fromStdString(j.label); };
+    connect(&m_controller, &ui::RunController::runStarted, this, [=](const ui::JobInfo& j, const engine::RunStarted& info) {
+        status(tr("%1 running…").arg(label(j)));
         m_browser->follow();  // the new run is listed at once, not after Refresh
         // Training a run opens it: every tab, the title and Analysis act on it from now on.
-        if (training() && !info.runFile.empty())
+        if (j.kind == ui::JobKind::Training && !info.runFile.empty())
             m_run.open(QString::fromStdString(info.runFile));
     });
-    connect(&m_controller, &ui::RunController::warning, this, [=](const QString& w) { status(w); });
+    connect(&m_controller, &ui::RunController::warning, this, [=](const ui::JobInfo&, const QString& w) { status(w); });
     // One status everywhere: a training the studio paused reads "paused" in the Runs list too.
     connect(&m_controller, &ui::RunController::jobChanged, this, [this](const ui::JobInfo& j) {
-        if (j.kind != ui::JobKind::Train || !j.subject.endsWith(QLatin1String(".h5")))
+        const QString subject = QString::fromStdString(j.subject);
+        if (j.kind != ui::JobKind::Training || !subject.endsWith(QLatin1String(".h5")))
             return;
-        const bool shown = j.state == ui::JobInfo::State::Paused || j.state == ui::JobInfo::State::Stopping;
-        m_browser->model()->setJobState(j.subject, shown ? ui::jobStateName(j.state) : QString());
+        const bool shown = j.state == ui::JobState::Paused || j.state == ui::JobState::Stopping;
+        m_browser->model()->setJobState(subject, shown ? ui::jobStateText(j.state) : QString());
     });
-    connect(&m_controller, &ui::RunController::runFinished, this, [=](const QString& label, const engine::RunSummary& s) {
+    connect(&m_controller, &ui::RunController::runFinished, this, [=](const ui::JobInfo& j) {
         m_browser->follow();  // only what changed: a job ended
-        const QString run = QString::fromStdString(s.runFile);
-        if (training()) {
+        const QString run = QString::fromStdString(j.subject);
+        if (j.kind == ui::JobKind::Training) {
             m_run.notifyUpdated(run, ui::OpenRunModel::Part::Log);  // its final status and log
-            status(tr("%1 finished").arg(label));
+            status(tr("%1 finished").arg(label(j)));
             return;
         }
         const auto compared = m_compare->runs();
@@ -372,23 +373,19 @@ void MainWindow::wireController()
             }))
             m_compare->setRuns(compared);  // its curve can join the comparison now
         m_run.notifyUpdated(run, ui::OpenRunModel::Part::Analysis);  // what the analysis added
-        const auto kind = m_controller.currentKind();
-        status(kind == ui::JobKind::Evaluate ? tr("%1 finished: %n method(s) computed", nullptr, int(s.stepsDone)).arg(label)
-               : kind == ui::JobKind::Export ? tr("%1 finished: %n file(s) written", nullptr, int(s.stepsDone)).arg(label)
-               : kind == ui::JobKind::Sweep  ? tr("%1 finished").arg(label)
-               : kind == ui::JobKind::Import ? tr("%1 finished: %n run(s) imported", nullptr, int(s.stepsDone)).arg(label)
-                                             : tr("%1 finished: %n probe(s) computed", nullptr, int(s.stepsDone)).arg(label));
+        status(tr("%1: %2").arg(label(j), QString::fromStdString(j.message)));  // in its kind's units
     });
-    connect(&m_controller, &ui::RunController::runCancelled, this, [=](const QString& label, const engine::RunSummary& s) {
-        const QString run = QString::fromStdString(s.runFile);
-        status(training() ? tr("%1 stopped; Resume training on the Train tab continues it").arg(label)
-                          : tr("%1 stopped; what it computed is stored").arg(label));
+    connect(&m_controller, &ui::RunController::runCancelled, this, [=](const ui::JobInfo& j) {
+        const bool training = j.kind == ui::JobKind::Training;
+        status(training ? tr("%1 stopped; Resume training on the Train tab continues it").arg(label(j))
+                        : tr("%1 stopped; what it computed is stored").arg(label(j)));
         m_browser->follow();  // only what changed: a job ended
-        m_run.notifyUpdated(run, training() ? ui::OpenRunModel::Part::Log : ui::OpenRunModel::Part::Analysis);
+        m_run.notifyUpdated(QString::fromStdString(j.subject),
+                            training ? ui::OpenRunModel::Part::Log : ui::OpenRunModel::Part::Analysis);
     });
-    connect(&m_controller, &ui::RunController::runFailed, this, [this](const QString& label, const ui::RunError& e) {
+    connect(&m_controller, &ui::RunController::runFailed, this, [=](const ui::JobInfo& j, const ui::RunError& e) {
         m_browser->follow();  // only what changed: a job ended
-        showProblem(tr("%1 failed").arg(label), e.message, e.detail);
+        showProblem(tr("%1 failed").arg(label(j)), e.message, e.detail);
     });
 }
 
@@ -411,7 +408,7 @@ void MainWindow::evaluateOpenRun()
         return;
     }
     engine::EvalOptions o;
-    m_controller.enqueue(ui::JobKind::Evaluate, tr("evaluate %1").arg(QFileInfo(run).dir().dirName()),
+    m_controller.enqueue(ui::JobKind::Evaluation, tr("evaluate %1").arg(QFileInfo(run).dir().dirName()),
                          evalJob(run, o, m_switches), ui::runSubject(run));
     statusBar()->showMessage(tr("Evaluation queued: its progress is shown here"));
 }

@@ -13,10 +13,13 @@
 #include <filesystem>
 #include <fstream>
 #include <map>
+#include <optional>
+#include <set>
 #include <sstream>
 
 #include "lengen/engine/core_budget.h"
 #include "lengen/engine/errors.h"
+#include "lengen/engine/jobs.h"
 #include "lengen/engine/sweep.h"
 #include "lengen/engine/sweep_run.h"
 #include "lengen/engine/trainer.h"
@@ -84,6 +87,7 @@ private Q_SLOTS:
     void refusedBeforeAnythingRuns();
     void quietSaysOnlyWhatFailed();
     void coreBudgetServesWaitingJobsFirst();
+    void everyKindSaysItsResultInItsUnits();
 };
 
 void TestSweepDevices::cellsShareDevicesKAtATime()
@@ -266,6 +270,41 @@ void TestSweepDevices::coreBudgetServesWaitingJobsFirst()
     b.give(2);
     QCOMPARE(freed, 1);
     QCOMPARE(b.inUse(), 0);
+}
+
+// Issue 53: one job-kind table, and a typed result each kind counts in its own units; what a job
+// said in its own words replaces the count.
+void TestSweepDevices::everyKindSaysItsResultInItsUnits()
+{
+    using engine::JobKindId;
+    std::set<std::string> names;
+    for (const auto& row : engine::jobKindTable()) {
+        QVERIFY(names.insert(row.name).second);
+        QCOMPARE(engine::jobKindNamed(row.name), std::optional<JobKindId>(row.kind));
+        QCOMPARE(&engine::jobKindRow(row.kind), &row);
+    }
+    QCOMPARE(names.size(), size_t(7));
+    QVERIFY(!engine::jobKindRow(JobKindId::Sweep).cpuHeavy);  // its cells are the heavy work
+    QVERIFY(engine::jobKindRow(JobKindId::SweepCell).cpuHeavy);
+    engine::JobResult r;
+    r.steps = 1200;
+    r.finalLoss = 0.03125;
+    QCOMPARE(engine::jobResultText(JobKindId::Training, r), std::string("1200 steps, final loss 0.03125"));
+    QCOMPARE(engine::jobResultText(JobKindId::Training, r, engine::JobState::Cancelled),
+             std::string("stopped at step 1200, last logged loss 0.03125"));
+    r = {};
+    r.methods = 1;
+    QCOMPARE(engine::jobResultText(JobKindId::Evaluation, r), std::string("1 method computed"));
+    QCOMPARE(r.count(JobKindId::Evaluation), std::int64_t(1));
+    QCOMPARE(r.count(JobKindId::Probe), std::int64_t(0));
+    r = {};
+    r.cellsEnded = 3;
+    r.cellsFailed = 1;
+    QCOMPARE(engine::jobResultText(JobKindId::Sweep, r), std::string("3 cells ended, 1 failed"));
+    r.said = "took no cell";
+    QCOMPARE(engine::jobResultText(JobKindId::Sweep, r), std::string("took no cell"));
+    QCOMPARE(std::string(engine::jobStateName(engine::JobState::Queued, JobKindId::SweepCell)), std::string("pending"));
+    QCOMPARE(std::string(engine::jobStateName(engine::JobState::Cancelled)), std::string("stopped"));
 }
 
 QTEST_GUILESS_MAIN(TestSweepDevices)

@@ -300,9 +300,35 @@ void TestTraining::runIndexCachesAndRebuilds()
              std::ptrdiff_t(1));
     QVERIFY(runMatches(rebuilt[1], "tag", "KEEP"));
     QVERIFY(runMatches(rebuilt[0], "pe", "rope"));
+    // Issue 53: the Runs list follows through refreshRunIndex, which says what changed since
+    // the rows it has: nothing, a run whose notes changed, a new run, a run gone.
+    QVERIFY(!refreshRunIndex(folder, rebuilt).any());
+    writeRunNotes(rebuilt[2].path, {"again", {}});
+    auto changes = refreshRunIndex(folder, rebuilt);
+    QCOMPARE(changes.changed.size(), size_t(1));
+    QCOMPARE(changes.changed[0].path, rebuilt[2].path);
+    QCOMPARE(changes.changed[0].notes, std::string("again"));
+    QVERIFY(changes.added.empty() && changes.removed.empty());
+    auto known = indexRuns(folder, &st);
+    QCOMPARE(st.read, size_t(0));  // refreshRunIndex kept the folder's index current
+    {
+        auto o = options("unused", 4);
+        o.outDir = folder;
+        RunControl c;
+        Recorder r;
+        train(tinyRun(10), o, c, r);
+    }
     // A run gone: its row goes.
     std::filesystem::remove_all(std::filesystem::path(rebuilt[0].path).parent_path());
-    QCOMPARE(indexRuns(folder, &st).size(), size_t(2));
+    changes = refreshRunIndex(folder, known);
+    QCOMPARE(changes.added.size(), size_t(1));
+    QCOMPARE(changes.added[0].seed, std::int64_t(4));
+    QCOMPARE(changes.removed, std::vector<std::string>{rebuilt[0].path});
+    QVERIFY(changes.changed.empty());
+    QCOMPARE(indexRuns(folder, &st).size(), size_t(3));
+    // The walk that lists runs also finds what `lengen jobs` looks for, from the same folders.
+    QCOMPARE(scanFolder(folder).runFiles.size(), size_t(3));
+    QVERIFY(scanFolder(folder).sweeps.empty());
 }
 
 void TestTraining::divergingRunFailsAndKeepsCheckpoint()

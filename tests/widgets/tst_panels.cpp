@@ -64,7 +64,7 @@ void copyTree(const QString& from, const QString& to)
 
 // A real training whose 4,000 steps log 200 records over a few seconds on one thread (the fused
 // layers made 400 steps of this tiny model take ~0.2 s, too short to sample the event loop).
-ui::TrainingWorker::Job latencyTraining(const std::string& tag)
+ui::JobWorker::Job latencyTraining(const std::string& tag)
 {
     const auto config = test::loadOne(QString::fromStdString(test::tinyConfig("linear_regression", "rope", 4000))
                                           .replace("logging_steps: 5", "logging_steps: 20")
@@ -548,14 +548,16 @@ void TestPanels::jobsPanelStaysResponsiveWithFourJobs()
     panel.show();
     controller.enqueue("latency", latencyTraining("panels-jobs-latency"), ui::newRunSubject("latency"));
     for (int k = 0; k < 3; ++k)
-        controller.enqueue(ui::JobKind::Evaluate, QStringLiteral("evaluate %1").arg(k),
+        controller.enqueue(ui::JobKind::Evaluation, QStringLiteral("evaluate %1").arg(k),
                            [](engine::RunControl& control, engine::AnalysisObserver& obs) {
                                obs.onStage(0, 1, "ood_length");
                                for (int i = 0; i < 3000 && control.shouldContinue(); ++i) {
                                    obs.onProgress("ood_length", i, 3000);
                                    std::this_thread::sleep_for(std::chrono::milliseconds(1));
                                }
-                               return engine::RunSummary{};
+                               engine::JobResult r;
+                               r.methods = 1;
+                               return r;
                            },
                            QStringLiteral("/runs/%1/run.h5").arg(k));
     QTRY_COMPARE(panel.rowTexts().size(), 4);
@@ -573,7 +575,7 @@ void TestPanels::jobsPanelStaysResponsiveWithFourJobs()
     QCOMPARE(seenRunning, 4);  // all four ran at once, and the panel showed it
     QVERIFY2(p99 <= 50, qPrintable(QString::number(p99)));
     QTRY_COMPARE(panel.rowTexts().filter(" | finished: ").size(), 4);  // at its next rebuild, with each result
-    QVERIFY2(panel.rowTexts().join("\n").contains("latency | finished: 4000 step(s), final loss"),
+    QVERIFY2(panel.rowTexts().join("\n").contains("latency | finished: 4000 steps, final loss"),
              qPrintable(panel.rowTexts().join("\n")));
 }
 

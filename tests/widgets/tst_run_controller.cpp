@@ -7,6 +7,7 @@
 #include <QTest>
 
 #include <atomic>
+#include <cmath>
 #include <filesystem>
 #include <thread>
 
@@ -22,7 +23,7 @@ using lengen::ui::RunController;
 namespace {
 
 // A job that reports `steps` steps, checking the control between them like the trainer does.
-ui::TrainingWorker::Job fakeJob(int steps, std::atomic<int>* counter = nullptr, int sleepMs = 5)
+ui::JobWorker::Job fakeJob(int steps, std::atomic<int>* counter = nullptr, int sleepMs = 5)
 {
     return [=](engine::RunControl& control, engine::TrainObserver& obs) {
         engine::RunStarted started;
@@ -56,6 +57,10 @@ struct Terminals {
     int total() const { return int(finished.count() + cancelled.count() + failed.count()); }
     QSignalSpy finished, cancelled, failed;
 };
+
+// The job record a signal carried (every signal's first argument).
+ui::JobInfo jobOf(const QList<QVariant>& args) { return args.at(0).value<ui::JobInfo>(); }
+QString labelOf(const QList<QVariant>& args) { return QString::fromStdString(jobOf(args).label); }
 
 bool waitIdle(RunController& c, int ms = 20000)
 {
@@ -96,8 +101,10 @@ void TestRunController::finishesWithOneTerminalSignal()
     QCOMPARE(t.finished.count(), 1);
     QCOMPARE(t.total(), 1);
     QCOMPARE(started.count(), 1);
-    QCOMPARE(t.finished.at(0).at(0).toString(), QString("a"));
-    QCOMPARE(t.finished.at(0).at(1).value<engine::RunSummary>().stepsDone, std::int64_t{5});
+    QCOMPARE(labelOf(t.finished.at(0)), QString("a"));
+    QCOMPARE(jobOf(t.finished.at(0)).result.steps, std::int64_t{5});
+    QCOMPARE(jobOf(t.finished.at(0)).kind, ui::JobKind::Training);
+    QCOMPARE(jobOf(started.at(0)).id, jobOf(t.finished.at(0)).id);
     QCOMPARE(states.count(), 2);  // Running, Idle
 }
 
@@ -175,7 +182,7 @@ void TestRunController::queueRunsInOrder()
     QVERIFY(waitIdle(c));
     QStringList order;
     for (const auto& args : t.finished)
-        order << args.at(0).toString();
+        order << labelOf(args);
     QCOMPARE(order, (QStringList{"rope", "alibi", "nope"}));
     QCOMPARE(queue.last().at(0).toInt(), 0);
 }
@@ -209,11 +216,13 @@ void TestRunController::realTrainingThroughTheWorker()
     });
     QVERIFY(QTest::qWaitFor([&] { return t.total() == 1; }, 60000));
     QCOMPARE(t.finished.count(), 1);
-    const auto summary = t.finished.at(0).at(1).value<engine::RunSummary>();
-    QCOMPARE(summary.stepsDone, std::int64_t{20});
-    QVERIFY(std::filesystem::exists(summary.runFile));
+    const auto job = jobOf(t.finished.at(0));
+    QCOMPARE(job.result.steps, std::int64_t{20});
+    QVERIFY(std::isfinite(job.result.finalLoss));
+    QVERIFY(std::filesystem::exists(job.subject));  // the run file, known since it started
     QCOMPARE(logs.count(), 4);  // logging every 5 of 20 steps
-    QCOMPARE(logs.last().at(0).value<engine::LogRecord>().step, std::int64_t{15});  // 0, 5, 10, 15
+    QCOMPARE(logs.last().at(1).value<engine::LogRecord>().step, std::int64_t{15});  // 0, 5, 10, 15
+    QCOMPARE(jobOf(logs.last()).id, job.id);
 }
 
 // Issue 13, defect 4: an evaluation or probe used to fake training signals (the Train header
@@ -228,14 +237,14 @@ void TestRunController::analysisJobsReportStagesNotSteps()
     QSignalSpy steps(&c, &RunController::stepProgress);
     QSignalSpy progress(&c, &RunController::analysisProgress);
     QSignalSpy finished(&c, &RunController::runFinished);
-    ui::JobKind kindAtEnd = ui::JobKind::Train;
+    ui::JobKind kindAtEnd = ui::JobKind::Training;
     QString areaText;
     bool shown = false;
     connect(&c, &RunController::analysisProgress, this, [&] {
         areaText = area.text();
         shown = !area.isHidden();
     });
-    connect(&c, &RunController::runFinished, this, [&] { kindAtEnd = c.currentKind(); });
+    connect(&c, &RunController::runFinished, this, [&](const ui::JobInfo& j) { kindAtEnd = j.kind; });
     c.enqueue(ui::JobKind::Probe, "probe x", [](engine::RunControl&, engine::AnalysisObserver& o) {
         for (int s = 0; s < 3; ++s) {
             o.onStage(s, 3, s == 2 ? "serial position" : "stage");
@@ -244,8 +253,8 @@ void TestRunController::analysisJobsReportStagesNotSteps()
                 std::this_thread::sleep_for(std::chrono::milliseconds(3));
             }
         }
-        engine::RunSummary r;
-        r.stepsDone = 3;
+        engine::JobResult r;
+        r.probes = 3;
         return r;
     });
     QVERIFY(finished.wait(20000));
@@ -254,16 +263,17 @@ void TestRunController::analysisJobsReportStagesNotSteps()
     QVERIFY(progress.count() >= 3);
     double last = -1;
     for (const auto& args : progress) {
-        QCOMPARE(args.at(1).value<ui::JobKind>(), ui::JobKind::Probe);
-        const auto p = args.at(2).value<ui::AnalysisProgress>();
+        QCOMPARE(jobOf(args).kind, ui::JobKind::Probe);
+        const auto p = args.at(1).value<ui::AnalysisProgress>();
         QVERIFY2(p.fraction >= last, qPrintable(QString::number(p.fraction)));
         last = p.fraction;
     }
-    const auto end = progress.last().at(2).value<ui::AnalysisProgress>();
+    const auto end = progress.last().at(1).value<ui::AnalysisProgress>();
     QCOMPARE(end.fraction, 1.0);
     QCOMPARE(end.stage, 2);
     QCOMPARE(end.stages, 3);
     QCOMPARE(kindAtEnd, ui::JobKind::Probe);
+    QCOMPARE(QString::fromStdString(jobOf(finished.at(0)).message), QString("3 probes computed"));
     QVERIFY2(areaText.contains("probe x · serial position (probe 3 of 3)"), qPrintable(areaText));
     QVERIFY(shown);
     QVERIFY(area.isHidden());  // gone with the job; the status bar says how it ended
@@ -284,14 +294,14 @@ void TestRunController::aQueuedJobOfAnotherKindIsAnnounced()
     QList<ui::JobKind> kindsAtRunning;
     connect(&c, &RunController::stateChanged, this, [&](RunController::State s) {
         if (s == RunController::State::Running)
-            kindsAtRunning << c.currentKind();
+            kindsAtRunning << c.focus()->kind;
     });
     c.enqueue("train", fakeJob(5));
-    c.enqueue(ui::JobKind::Evaluate, "evaluate", [](engine::RunControl&, engine::AnalysisObserver&) {
-        return engine::RunSummary{};
+    c.enqueue(ui::JobKind::Evaluation, "evaluate", [](engine::RunControl&, engine::AnalysisObserver&) {
+        return engine::JobResult{};
     });
     QVERIFY(waitIdle(c));
-    QCOMPARE(kindsAtRunning, (QList<ui::JobKind>{ui::JobKind::Train, ui::JobKind::Evaluate}));
+    QCOMPARE(kindsAtRunning, (QList<ui::JobKind>{ui::JobKind::Training, ui::JobKind::Evaluation}));
 }
 
 // Issue 39, lanes: an evaluation of run A starts while a training of run B runs, and a sweep
@@ -309,24 +319,22 @@ void TestRunController::jobsOnOtherRunsRunSideBySide()
                 ++*ticks;
                 std::this_thread::sleep_for(std::chrono::milliseconds(2));
             }
-            engine::RunSummary r;
-            r.outcome = engine::RunOutcome::Cancelled;
-            return r;
+            return engine::JobResult{};
         };
     };
-    const quint64 eval = c.enqueue(ui::JobKind::Evaluate, "evaluate A", ticking(&evalTicks), "/runs/A/run.h5");
+    const quint64 eval = c.enqueue(ui::JobKind::Evaluation, "evaluate A", ticking(&evalTicks), "/runs/A/run.h5");
     const quint64 sweep = c.enqueue(ui::JobKind::Sweep, "sweep S", ticking(&sweepTicks), "/sweeps/S");
     QVERIFY(QTest::qWaitFor([&] { return trainSteps > 3 && evalTicks > 3 && sweepTicks > 3; }, 10000));
     QCOMPARE(c.queuedCount(), 0);
     QCOMPARE(c.focusJob(), train);  // the training is the focus: the Train tab and Run menu act on it
-    QCOMPARE(c.job(eval)->state, ui::JobInfo::State::Running);
+    QCOMPARE(c.job(eval)->state, ui::JobState::Running);
     for (quint64 id : {sweep, eval, train})
         QVERIFY(c.stop(id));
     QVERIFY(waitIdle(c));
     QTest::qWait(50);
     QCOMPARE(t.cancelled.count(), 3);
     QCOMPARE(t.total(), 3);
-    QCOMPARE(c.job(eval)->state, ui::JobInfo::State::Cancelled);
+    QCOMPARE(c.job(eval)->state, ui::JobState::Cancelled);
 }
 
 // Two jobs on one run, and a third training behind the first: they wait, in order, and say for
@@ -338,22 +346,24 @@ void TestRunController::jobsOnOneRunWaitAndSayWhy()
     Terminals t(c);
     std::atomic<int> steps{0};
     const quint64 first = c.enqueue("resume A", fakeJob(100000, &steps, 1), "/runs/A/run.h5");
-    const quint64 eval = c.enqueue(ui::JobKind::Evaluate, "evaluate A",
-                                   [](engine::RunControl&, engine::AnalysisObserver&) { return engine::RunSummary{}; },
+    const quint64 eval = c.enqueue(ui::JobKind::Evaluation, "evaluate A",
+                                   [](engine::RunControl&, engine::AnalysisObserver&) { return engine::JobResult{}; },
                                    "/runs/A/run.h5");
     const quint64 other = c.enqueue("train C", fakeJob(3), ui::newRunSubject("train C"));
     QVERIFY(QTest::qWaitFor([&] { return steps > 2; }));
-    QCOMPARE(c.job(eval)->state, ui::JobInfo::State::Queued);
-    QVERIFY2(c.job(eval)->waitingFor.contains("“resume A”, on the same files"), qPrintable(c.job(eval)->waitingFor));
-    QVERIFY2(c.job(other)->waitingFor.contains("one training at a time"), qPrintable(c.job(other)->waitingFor));
+    QCOMPARE(c.job(eval)->state, ui::JobState::Queued);
+    const QString evalWaits = QString::fromStdString(c.job(eval)->waitingFor);
+    const QString otherWaits = QString::fromStdString(c.job(other)->waitingFor);
+    QVERIFY2(evalWaits.contains("“resume A”, on the same files"), qPrintable(evalWaits));
+    QVERIFY2(otherWaits.contains("one training at a time"), qPrintable(otherWaits));
     QVERIFY(c.stop(other));  // cancelled while queued
-    QCOMPARE(c.job(other)->state, ui::JobInfo::State::Cancelled);
+    QCOMPARE(c.job(other)->state, ui::JobState::Cancelled);
     QVERIFY(c.stop(first));
     QVERIFY(QTest::qWaitFor([&] { return t.finished.count() == 1; }, 10000));  // the evaluation, after
     QVERIFY(waitIdle(c));
     QCOMPARE(t.cancelled.count(), 1);
     QCOMPARE(t.total(), 2);
-    QCOMPARE(t.finished.at(0).at(0).toString(), QString("evaluate A"));
+    QCOMPARE(labelOf(t.finished.at(0)), QString("evaluate A"));
 }
 
 // Pausing job X by id leaves job Y running; an analysis job does not pause.
@@ -363,13 +373,13 @@ void TestRunController::perJobControlsTouchOnlyThatJob()
     c.setMaxConcurrent(2);
     std::atomic<int> steps{0}, ticks{0};
     const quint64 train = c.enqueue("train B", fakeJob(100000, &steps, 2), ui::newRunSubject("train B"));
-    const quint64 eval = c.enqueue(ui::JobKind::Evaluate, "evaluate A",
+    const quint64 eval = c.enqueue(ui::JobKind::Evaluation, "evaluate A",
                                    [&ticks](engine::RunControl& control, engine::AnalysisObserver&) {
                                        while (control.shouldContinue()) {
                                            ++ticks;
                                            std::this_thread::sleep_for(std::chrono::milliseconds(2));
                                        }
-                                       return engine::RunSummary{};
+                                       return engine::JobResult{};
                                    },
                                    "/runs/A/run.h5");
     QVERIFY(QTest::qWaitFor([&] { return steps > 2 && ticks > 2; }));
@@ -400,11 +410,11 @@ void TestRunController::aNewUnitCountIsNeverThrottled()
         obs.onStage(0, 1, "cells");
         obs.onProgress("cells", 0, 2);  // at once: within the throttle's interval
         std::this_thread::sleep_for(std::chrono::milliseconds(30));
-        return engine::RunSummary{};
+        return engine::JobResult{};
     }, "/sweeps/S");
     QVERIFY(finished.wait(10000));
     QVERIFY(progress.count() >= 2);
-    QCOMPARE(progress.last().at(2).value<ui::AnalysisProgress>().total, qint64{2});
+    QCOMPARE(progress.last().at(1).value<ui::AnalysisProgress>().total, qint64{2});
 }
 
 QTEST_MAIN(TestRunController)

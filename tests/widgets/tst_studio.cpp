@@ -147,7 +147,7 @@ void TestStudio::oneOpenRunAcrossTheWindow()
     w.train(*request);
     QVERIFY(waitIdle(w.controller()));
     QCOMPARE(finished.count(), 1);
-    const QString b = QString::fromStdString(finished.at(0).at(1).value<engine::RunSummary>().runFile);
+    const QString b = QString::fromStdString(finished.at(0).at(0).value<ui::JobInfo>().subject);
     QCoreApplication::processEvents();
 
     const QString open = w.openRunFile();
@@ -163,10 +163,10 @@ void TestStudio::oneOpenRunAcrossTheWindow()
     w.evaluateOpenRun();
     QVERIFY(QTest::qWaitFor([&] {
         return w.controller().state() == ui::RunController::State::Running &&
-               w.controller().currentKind() == ui::JobKind::Evaluate;
+               w.controller().focus()->kind == ui::JobKind::Evaluation;
     }, 20000));
-    QVERIFY2(w.controller().currentLabel().contains(QFileInfo(open).dir().dirName()),
-             qPrintable(w.controller().currentLabel()));
+    QVERIFY2(QString::fromStdString(w.controller().focus()->label).contains(QFileInfo(open).dir().dirName()),
+             w.controller().focus()->label.c_str());
     QVERIFY(!button(w.trainingView(), "Pause")->isEnabled());
     QVERIFY(!button(w.trainingView(), "Stop")->isEnabled());
     w.controller().stop();
@@ -308,7 +308,7 @@ void TestStudio::exportingEveryFigureIsAJob()
     w.controller().enqueue(ui::JobKind::Export, "export", studio::exportJob(w.openRunFile(), dir, 40, LENGEN_CLI_PATH));
     QVERIFY(waitIdle(w.controller()));
     QCOMPARE(finished.count(), 1);
-    const auto written = finished.at(0).at(1).value<engine::RunSummary>().stepsDone;
+    const auto written = finished.at(0).at(0).value<ui::JobInfo>().result.figures;
     QVERIFY2(written >= 4, qPrintable(QString::number(written)));  // the loss figure at least, 4 formats
     QVERIFY(QFileInfo::exists(dir + "/loss.csv") || QDir(dir).entryList(QDir::Files).size() >= 4);
     QVERIFY2(ticks > 5, qPrintable(QString::number(ticks)));  // the GUI thread kept turning
@@ -370,14 +370,14 @@ void TestStudio::trainTabActsOnTheOpenRunOnly()
     QVERIFY(!view->controlsEnabled());
     QVERIFY2(view->otherTrainingOffer().contains("is running — open it"), qPrintable(view->otherTrainingOffer()));
     const auto trainId = w.controller().focusJob();
-    QCOMPARE(w.controller().job(trainId)->subject, QFileInfo(a).absoluteFilePath());
+    QCOMPARE(QString::fromStdString(w.controller().job(trainId)->subject), QFileInfo(a).absoluteFilePath());
 
     auto* jobs = w.jobsPanel();
     jobs->select(trainId);
     QVERIFY(jobs->actionEnabled(ui::JobsPanel::Action::Pause));
     QVERIFY(!jobs->actionEnabled(ui::JobsPanel::Action::Cancel));
     jobs->trigger(ui::JobsPanel::Action::Pause);
-    QCOMPARE(w.controller().job(trainId)->state, ui::JobInfo::State::Paused);
+    QCOMPARE(w.controller().job(trainId)->state, ui::JobState::Paused);
     QVERIFY2(view->otherTrainingOffer().contains("is paused"), qPrintable(view->otherTrainingOffer()));
     QVERIFY(jobs->rowTexts().join("\n").contains(" | paused | "));
     w.runBrowser()->model()->poll();
@@ -389,7 +389,7 @@ void TestStudio::trainTabActsOnTheOpenRunOnly()
     QVERIFY(w.openRunFile() == QFileInfo(m_a).absoluteFilePath() || w.openRunFile() == m_a);  // nothing reopened A
 
     jobs->trigger(ui::JobsPanel::Action::Continue);
-    QCOMPARE(w.controller().job(trainId)->state, ui::JobInfo::State::Running);
+    QCOMPARE(w.controller().job(trainId)->state, ui::JobState::Running);
     QVERIFY(jobs->actionEnabled(ui::JobsPanel::Action::OpenRun));
     jobs->trigger(ui::JobsPanel::Action::OpenRun);
     QCOMPARE(QFileInfo(w.openRunFile()), QFileInfo(a));
@@ -398,12 +398,11 @@ void TestStudio::trainTabActsOnTheOpenRunOnly()
     jobs->select(trainId);
     jobs->trigger(ui::JobsPanel::Action::Stop);
     QVERIFY(waitIdle(w.controller()));
-    QCOMPARE(w.controller().job(trainId)->state, ui::JobInfo::State::Cancelled);
+    QCOMPARE(w.controller().job(trainId)->state, ui::JobState::Cancelled);
     QCOMPARE(engine::readRunInfo(a.toStdString()).status, std::string("cancelled"));
     // Issue 52: the Jobs panel's row and the Runs list say "last logged", not "final".
-    QVERIFY2(w.controller().job(trainId)->message.startsWith("stopped at step ") &&
-                 w.controller().job(trainId)->message.contains("last logged loss"),
-             qPrintable(w.controller().job(trainId)->message));
+    const QString said = QString::fromStdString(w.controller().job(trainId)->message);
+    QVERIFY2(said.startsWith("stopped at step ") && said.contains("last logged loss"), qPrintable(said));
     w.runBrowser()->refresh();
     const auto* model = w.runBrowser()->model();
     const auto loss = model->index(model->rowOfPath(a), ui::RunTableModel::FinalLoss).data().toString();
@@ -430,9 +429,9 @@ void TestStudio::aSweepStartsWhileAnEvaluationRuns()
     o.oodFactor = 8;
     o.interventions = {"yarn"};
     o.common.threads = 1;
-    const quint64 eval = w.controller().enqueue(ui::JobKind::Evaluate, "evaluate A with yarn",
+    const quint64 eval = w.controller().enqueue(ui::JobKind::Evaluation, "evaluate A with yarn",
                                                 studio::evalJob(m_a, o, {}), ui::runSubject(m_a));
-    QCOMPARE(w.controller().job(eval)->state, ui::JobInfo::State::Running);
+    QCOMPARE(w.controller().job(eval)->state, ui::JobState::Running);
 
     engine::createSweep(test::tinySweep(dir.toStdString() + "/S", {"rope"}, 1, 2000000));
     auto* sweeps = w.findChild<ui::SweepsView*>();
@@ -580,8 +579,8 @@ void TestStudio::setUpSweepsThroughTheSweepsTab()
     QCOMPARE(skipped.cells.size(), size_t(3));  // rope x {0, 64}, nope x 0
     QCOMPARE(skipped.skipped.size(), size_t(1));
     QVERIFY(warnings.size() >= 1);
-    QVERIFY2(warnings.last().at(0).toString().contains("left out 1 combination the config refuses"),
-             qPrintable(warnings.last().at(0).toString()));
+    QVERIFY2(warnings.last().at(1).toString().contains("left out 1 combination the config refuses"),
+             qPrintable(warnings.last().at(1).toString()));
     auto* summary = sweeps->findChild<QLabel*>("sweepSummary");
     QTRY_VERIFY2(summary->text().contains("1 combination left out"), qPrintable(summary->text()));
     QVERIFY(summary->toolTip().contains("pe=nope"));

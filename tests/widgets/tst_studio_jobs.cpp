@@ -51,6 +51,7 @@ private Q_SLOTS:
     void concurrentJobsCountSweepCells();
     void aTerminalsSweepIsListedCancelledAndShared();
     void staysResponsiveWithTwentyForeignJobs();
+    void noRowReadsFinishedWithNothingDone();
 
 private:
     studio::StudioOptions options() const { return test::studioOptions(m_runs); }
@@ -172,7 +173,7 @@ void TestStudioJobs::newSweepDialogKeepsItsChoicesAfterARefusal()
     // Issue 53: its job row says what it did, not "finished: 1 cell(s) finished" before any ran.
     const auto jobs = w.controller().jobs();
     QVERIFY(std::any_of(jobs.begin(), jobs.end(), [](const ui::JobInfo& j) {
-        return j.kind == ui::JobKind::Sweep && j.message == QStringLiteral("created 1 cell(s), left out 1");
+        return j.kind == ui::JobKind::Sweep && j.message == "created 1 cell(s), left out 1";
     }));
     QDir::setCurrent(before);
 }
@@ -203,14 +204,15 @@ void TestStudioJobs::concurrentJobsCountSweepCells()
         t.threads = 1;
         return engine::train(config, t, c, o);
     }, ui::newRunSubject("training"));  // a subject: without one a job runs alone
-    controller.enqueue(ui::JobKind::Evaluate, "evaluation", [evaluated](engine::RunControl& c, engine::AnalysisObserver& o) {
+    controller.enqueue(ui::JobKind::Evaluation, "evaluation", [evaluated](engine::RunControl& c, engine::AnalysisObserver& o) {
         engine::EvalOptions e;
         e.methods = {"ood_length"};
         e.prompts = 4096;
         e.common.device = "cpu";
         e.common.bootstrapTrials = 10;
-        engine::evaluateRun(evaluated, e, c, o);
-        return engine::RunSummary{};
+        engine::JobResult r;
+        r.methods = int(engine::evaluateRun(evaluated, e, c, o).computed.size());
+        return r;
     }, QString::fromStdString(evaluated));
     int most = 0;
     bool waitedForACore = false, sawLimit = false;
@@ -218,9 +220,9 @@ void TestStudioJobs::concurrentJobsCountSweepCells()
     const bool done = QTest::qWaitFor([&] {
         int heavy = 0;
         for (const auto& j : controller.jobs()) {
-            if (j.state == ui::JobInfo::State::Running && (j.kind == ui::JobKind::Train || j.kind == ui::JobKind::Evaluate))
+            if (j.state == ui::JobState::Running && (j.kind == ui::JobKind::Training || j.kind == ui::JobKind::Evaluation))
                 ++heavy;
-            waitedForACore = waitedForACore || j.waitingFor.contains("a free core");
+            waitedForACore = waitedForACore || j.waitingFor.find("a free core") != std::string::npos;
         }
         for (const auto& c : engine::sweepStatus(sweep.outDir, index))
             heavy += c.state == engine::SweepCellState::Running;
@@ -235,12 +237,12 @@ void TestStudioJobs::concurrentJobsCountSweepCells()
     // Whichever started first, the others said they waited: a queued job for "a free core", or
     // the sweep's executor "waiting for a free core" before a cell.
     for (const auto& w : warnings)
-        waitedForACore = waitedForACore || w.at(0).toString().contains("waiting for a free core");
+        waitedForACore = waitedForACore || w.at(1).toString().contains("waiting for a free core");
     QVERIFY(waitedForACore);
     for (const auto& c : engine::sweepStatus(sweep.outDir, index))
         QCOMPARE(c.state, engine::SweepCellState::Done);
     for (const auto& j : controller.jobs())
-        QVERIFY2(j.state == ui::JobInfo::State::Finished, qPrintable(j.label + ": " + j.message));
+        QVERIFY2(j.state == ui::JobState::Finished, (j.label + ": " + j.message).c_str());
 }
 
 // Issue 53: a sweep a terminal runs (`lengen sweep run --jobs 1`) shows in the Jobs panel with
@@ -262,7 +264,7 @@ void TestStudioJobs::aTerminalsSweepIsListedCancelledAndShared()
     panel.setFoldersSource([dir] { return QStringList{QString::fromStdString(dir)}; });
     const auto cells = [&](const char* state) {
         return std::count_if(panel.otherJobs().begin(), panel.otherJobs().end(), [&](const engine::JobRecord& j) {
-            return j.kind == engine::JobKindId::SweepCell && j.state == state;
+            return j.kind == engine::JobKindId::SweepCell && std::string(engine::jobStateName(j.state, j.kind)) == state;
         });
     };
     QTRY_VERIFY_WITH_TIMEOUT(cells("running") == 1 && cells("pending") == 2, 30000);
@@ -291,7 +293,7 @@ void TestStudioJobs::aTerminalsSweepIsListedCancelledAndShared()
     QTRY_VERIFY_WITH_TIMEOUT(QFileInfo::exists(QString::fromStdString(paths.runFile("002-alibi-s1"))), 60000);
     QString lines;
     for (const auto& w : warnings)
-        lines += w.at(0).toString() + "\n";
+        lines += w.at(1).toString() + "\n";
     QVERIFY2(lines.contains(QString::fromStdString("2 cell(s) held by " + holder + " (000-rope-s1, 001-nope-s1): left to it")),
              qPrintable(lines));
     QVERIFY2(lines.contains("1 to run"), qPrintable(lines));
@@ -342,6 +344,56 @@ void TestStudioJobs::staysResponsiveWithTwentyForeignJobs()
     holder.closeWriteChannel();
     QVERIFY(holder.waitForFinished(10000));
     QTRY_VERIFY_WITH_TIMEOUT(panel.otherJobs().empty(), 5000);  // gone with their process
+}
+
+// Issue 53: a job says what it did. A new sweep read "finished: 2 cell(s) finished" before any
+// cell ran, and aggregating a sweep with no results "finished: 0 cell(s) finished". Rows say
+// "finished: …" only where the job's kind counted something (its typed result), and every
+// signal about a job carries its record.
+void TestStudioJobs::noRowReadsFinishedWithNothingDone()
+{
+    ui::RunController controller;
+    ui::JobsPanel panel(controller);
+    ui::SweepsView view;
+    view.setController(&controller);
+    QSignalSpy finished(&controller, &ui::RunController::runFinished);
+    const std::string S = test::scratchDir("jobs-honest-rows") + "/S";
+    const quint64 created = view.createSweep(test::tinySweep(S, {"rope", "nope"}, 1, 20));
+    QVERIFY(created > 0);
+    QVERIFY(waitIdle(controller, 60000));
+    view.aggregate();  // no cell ran: nothing to aggregate
+    QVERIFY(waitIdle(controller, 60000));
+    auto fake = [](engine::JobResult r) {
+        return [r](engine::RunControl&, engine::AnalysisObserver&) { return r; };
+    };
+    engine::JobResult twoMethods;
+    twoMethods.methods = 2;
+    controller.enqueue(ui::JobKind::Evaluation, "evaluate nothing", fake({}), "/runs/none/run.h5");
+    const quint64 two = controller.enqueue(ui::JobKind::Evaluation, "evaluate two", fake(twoMethods), "/runs/two/run.h5");
+    QVERIFY(waitIdle(controller, 60000));
+    QTRY_COMPARE(panel.rowTexts().size(), int(controller.jobs().size()));
+    const auto rows = panel.rowTexts();
+    int said = 0;
+    for (const auto& j : controller.jobs()) {
+        const QString label = QString::fromStdString(j.label);
+        const auto row = std::find_if(rows.begin(), rows.end(), [&](const QString& r) { return r.startsWith(label + " | "); });
+        QVERIFY2(row != rows.end(), qPrintable(label));
+        const QString state = row->section(" | ", 1, 1);
+        QVERIFY2(!state.startsWith("finished") || j.result.count(j.kind) > 0, qPrintable(*row));
+        said += !j.result.said.empty();
+    }
+    QCOMPARE(said, 2);  // the sweep's creation and its aggregation said it in their own words
+    QVERIFY2(rows.join('\n').contains("new sweep S | created 2 cell(s)"), qPrintable(rows.join('\n')));
+    QVERIFY2(rows.join('\n').contains("nothing to aggregate yet"), qPrintable(rows.join('\n')));
+    QVERIFY2(rows.join('\n').contains("evaluate nothing | 0 methods computed"), qPrintable(rows.join('\n')));
+    QVERIFY2(rows.join('\n').contains("evaluate two | finished: 2 methods computed"), qPrintable(rows.join('\n')));
+    // The terminal signals carried each job's record: id, kind and typed result.
+    QCOMPARE(finished.size(), 4);
+    const auto last = finished.last().at(0).value<ui::JobInfo>();
+    QCOMPARE(last.id, two);
+    QCOMPARE(last.kind, ui::JobKind::Evaluation);
+    QCOMPARE(last.result.methods, 2);
+    QCOMPARE(finished.first().at(0).value<ui::JobInfo>().id, created);
 }
 
 QTEST_MAIN(TestStudioJobs)

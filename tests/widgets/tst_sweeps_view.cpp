@@ -173,7 +173,7 @@ void TestSweepsView::submitToSlurmWithoutBlocking()
     QCOMPARE(finished.count(), 1);
     QString said;
     for (const auto& w : warnings)
-        said += w.at(0).toString() + "\n";
+        said += w.at(1).toString() + "\n";
     QVERIFY2(said.contains("submitted 2 cells as Slurm job array"), qPrintable(said));
     QVERIFY(fs::exists(m_sweep.toStdString() + "/jobs.json"));
     // Let the event loop run while Slurm starts the cells, then measure.

@@ -41,17 +41,16 @@ AnalysisProgressArea::AnalysisProgressArea(RunController& controller, QWidget* p
     setVisible(false);
     connect(m_stop, &QToolButton::clicked, this, [this] { m_controller.stop(m_job); });
     connect(&m_controller, &RunController::analysisProgress, this, &AnalysisProgressArea::onProgress);
-    for (auto signal : {&RunController::runFinished, &RunController::runCancelled})
-        connect(&m_controller, signal, this, [this] { onEnded(); });
-    connect(&m_controller, &RunController::runFailed, this, [this] { onEnded(); });
 }
 
 QString AnalysisProgressArea::text() const { return m_text; }
 int AnalysisProgressArea::perMille() const { return m_bar->value(); }
 
-void AnalysisProgressArea::onProgress(const QString& label, JobKind kind, const AnalysisProgress& p)
+void AnalysisProgressArea::onProgress(const JobInfo& job, const AnalysisProgress& p)
 {
-    const QString unit = kind == JobKind::Evaluate ? tr("method %1 of %2")
+    const JobKind kind = job.kind;
+    const QString label = QString::fromStdString(job.label);
+    const QString unit = kind == JobKind::Evaluation ? tr("method %1 of %2")
                          : kind == JobKind::Probe  ? tr("probe %1 of %2")
                                                    : tr("step %1 of %2");
     QString text = kind == JobKind::Sweep  // its own count: cells ended of those it took
@@ -65,15 +64,18 @@ void AnalysisProgressArea::onProgress(const QString& label, JobKind kind, const 
     m_bar->setValue(int(std::lround(1000 * p.fraction)));
     // The latest analysis to report is the one shown (others run beside it: the Jobs panel has
     // them all); Stop names it.
-    m_job = m_controller.currentJob();
+    if (m_job != job.id) {
+        m_job = job.id;
+        m_controller.whenEnded(job.id, this, [this](const JobInfo& j) { onEnded(j.id); });
+    }
     m_stop->setToolTip(tr("Stop “%1” (what is already stored stays)").arg(label));
     setVisible(true);
 }
 
-void AnalysisProgressArea::onEnded()
+void AnalysisProgressArea::onEnded(quint64 id)
 {
-    if (m_controller.currentKind() == JobKind::Train || m_controller.currentJob() != m_job)
-        return;
+    if (id != m_job)
+        return;  // another analysis reported since: it is the one shown
     m_bar->setValue(m_bar->maximum());
     setVisible(false);  // the status bar says how it ended
 }

@@ -25,8 +25,8 @@ public:
     int perMille() const;
 
 private:
-    void onProgress(const QString& label, JobKind kind, const AnalysisProgress& p);
-    void onEnded();
+    void onProgress(const JobInfo& job, const AnalysisProgress& p);
+    void onEnded(quint64 id);
 
     RunController& m_controller;
     QLabel* m_label;

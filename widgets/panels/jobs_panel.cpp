@@ -25,19 +25,6 @@ namespace {
 
 enum Column { Name, Kind, State, Progress, Elapsed, Eta, Subject, Columns };
 
-QString kindName(JobKind k)
-{
-    switch (k) {
-    case JobKind::Train: return JobsPanel::tr("training");
-    case JobKind::Evaluate: return JobsPanel::tr("evaluation");
-    case JobKind::Probe: return JobsPanel::tr("probes");
-    case JobKind::Export: return JobsPanel::tr("export");
-    case JobKind::Sweep: return JobsPanel::tr("sweep");
-    case JobKind::Import: return JobsPanel::tr("import");
-    }
-    return {};
-}
-
 QString clock(double seconds)
 {
     if (!std::isfinite(seconds) || seconds < 0)
@@ -47,24 +34,31 @@ QString clock(double seconds)
                      : QStringLiteral("%1:%2").arg(s / 60).arg(s % 60, 2, 10, QLatin1Char('0'));
 }
 
+QString qs(const std::string& s) { return QString::fromStdString(s); }
+
+// The state column of the studio's own job. A job says what it did: "finished: 1,200 steps, …"
+// only where its kind counted something; a job that did nothing countable says its own words
+// ("created 4 cell(s)", "nothing to aggregate yet", "took no cell") without "finished".
 QString stateText(const JobInfo& j)
 {
-    if (j.state == JobInfo::State::Queued)
-        return j.waitingFor.isEmpty() ? JobsPanel::tr("queued") : JobsPanel::tr("queued, waiting for %1").arg(j.waitingFor);
-    if (j.state == JobInfo::State::Failed)
-        return JobsPanel::tr("failed: %1").arg(j.message.section(QLatin1Char('\n'), 0, 0));
-    if (j.state == JobInfo::State::Finished && !j.message.isEmpty())
-        return JobsPanel::tr("finished: %1").arg(j.message);
-    if (j.state == JobInfo::State::Cancelled && !j.message.isEmpty())
-        return j.message;  // "stopped: …" or "cancelled before it started"
-    return jobStateName(j.state);
+    if (j.state == JobState::Queued)
+        return j.waitingFor.empty() ? JobsPanel::tr("queued") : JobsPanel::tr("queued, waiting for %1").arg(qs(j.waitingFor));
+    if (j.state == JobState::Failed)
+        return JobsPanel::tr("failed: %1").arg(qs(j.message).section(QLatin1Char('\n'), 0, 0));
+    if (j.state == JobState::Finished && !j.message.empty())
+        return j.result.said.empty() && j.result.count(j.kind) > 0 ? JobsPanel::tr("finished: %1").arg(qs(j.message))
+                                                                   : qs(j.message);
+    if (j.state == JobState::Cancelled && !j.message.empty())
+        return qs(j.message);  // "stopped: …" or "cancelled before it started"
+    return jobStateText(j.state);
 }
 
-bool isRunFile(const QString& subject) { return subject.endsWith(QLatin1String(".h5")) && QFileInfo::exists(subject); }
+bool isRunFile(const std::string& subject)
+{
+    return QString::fromStdString(subject).endsWith(QLatin1String(".h5")) && QFileInfo::exists(qs(subject));
+}
 
 constexpr int kKeyRole = Qt::UserRole + 1;  // another process's job: its JobRecord::key
-
-QString qs(const std::string& s) { return QString::fromStdString(s); }
 
 // Another process's job as a row: its name, what it does, who holds it.
 QString otherName(const engine::JobRecord& j)
@@ -76,6 +70,21 @@ QString otherName(const engine::JobRecord& j)
     case engine::JobKindId::Probe: return JobsPanel::tr("probes of %1").arg(run);
     default: return run;
     }
+}
+
+// Another process's state column: its state (Slurm's beside it) and who holds it; a cell of
+// this studio's own sweep run is said to be one.
+QString otherState(const engine::JobRecord& o, const QList<JobInfo>& own)
+{
+    QString state = QString::fromLatin1(engine::jobStateName(o.state, o.kind));
+    if (!o.schedulerState.empty())
+        state += QStringLiteral(" (Slurm %1)").arg(qs(o.schedulerState));
+    QString holder = qs(o.holder);
+    for (const auto& j : own)
+        if (j.kind == JobKind::Sweep && j.active() && !j.subject.empty() &&
+            QFileInfo(qs(j.subject)) == QFileInfo(qs(o.subject)))
+            holder = JobsPanel::tr("cell of “%1”").arg(qs(j.label));
+    return JobsPanel::tr("%1 · held by %2").arg(state, holder.isEmpty() ? JobsPanel::tr("an unknown process") : holder);
 }
 
 }  // namespace
@@ -157,52 +166,28 @@ void JobsPanel::rebuild()
         auto* item = m_list->topLevelItem(i);
         if (!item)
             item = new QTreeWidgetItem(m_list);
-        if (i >= jobs.size()) {
-            const auto& o = m_other[size_t(i - jobs.size())];
-            item->setData(Name, Qt::UserRole, QVariant::fromValue(quint64(0)));
-            item->setData(Name, kKeyRole, qs(o.key()));
-            item->setText(Name, otherName(o));
-            item->setText(Kind, QString::fromLatin1(engine::jobKindRow(o.kind).name));
-            QString state = qs(o.state);
-            if (!o.schedulerState.empty())
-                state += QStringLiteral(" (Slurm %1)").arg(qs(o.schedulerState));
-            // Held by this studio's own sweep (its cells are child processes) or another process.
-            QString holder = qs(o.holder);
-            for (const auto& own : jobs)
-                if (own.kind == JobKind::Sweep && own.active() && !own.subject.isEmpty() &&
-                    QFileInfo(own.subject) == QFileInfo(qs(o.subject)))
-                    holder = tr("cell of “%1”").arg(own.label);
-            item->setText(State, tr("%1 · held by %2").arg(state, holder.isEmpty() ? tr("an unknown process") : holder));
-            item->setToolTip(State, item->text(State));
-            item->setText(Progress, o.totalSteps > 0 ? tr("%1/%2 steps").arg(o.step).arg(o.totalSteps) : QString());
-            item->setText(Elapsed, QString());
-            item->setText(Eta, QString());
-            item->setText(Subject, o.cell.empty() ? QFileInfo(qs(o.subject)).dir().dirName() : QFileInfo(qs(o.subject)).fileName());
-            item->setToolTip(Subject, qs(o.subject));
-            item->setSelected(selectedKey && selectedKey->key() == o.key());
-            continue;
-        }
-        const auto& j = jobs[i];
-        item->setData(Name, Qt::UserRole, QVariant::fromValue(j.id));
-        item->setData(Name, kKeyRole, QVariant());
-        item->setText(Name, j.label);
-        item->setText(Kind, kindName(j.kind));
-        item->setText(State, stateText(j));
-        item->setToolTip(State, j.message.isEmpty() ? stateText(j) : j.message);
+        const bool own = i < jobs.size();
+        const JobInfo& j = own ? jobs[i] : m_other[size_t(i - jobs.size())];
+        item->setData(Name, Qt::UserRole, QVariant::fromValue(own ? j.id : quint64(0)));
+        item->setData(Name, kKeyRole, own ? QVariant() : QVariant(qs(j.key())));
+        item->setText(Name, own ? qs(j.label) : otherName(j));
+        item->setText(Kind, QString::fromLatin1(engine::jobKindRow(j.kind).name));
+        item->setText(State, own ? stateText(j) : otherState(j, jobs));
+        item->setToolTip(State, !own ? item->text(State) + (j.waitingFor.empty() ? QString() : "\n" + qs(j.waitingFor))
+                                : j.message.empty() ? stateText(j) : qs(j.message));
         const QString pct = j.fraction >= 0 ? QStringLiteral("%1 %").arg(std::floor(100 * j.fraction)) : QString();
-        item->setText(Progress, j.progress.isEmpty() ? pct : pct.isEmpty() ? j.progress : pct + " · " + j.progress);
+        item->setText(Progress, j.progress.empty() ? pct : pct.isEmpty() ? qs(j.progress) : pct + " · " + qs(j.progress));
         const qint64 end = j.endedAtMs ? j.endedAtMs : now;
         item->setText(Elapsed, j.startedAtMs ? clock((end - j.startedAtMs) / 1000.0) : QString());
-        item->setText(Eta, j.state == JobInfo::State::Running ? clock(j.etaSeconds) : QString());
-        item->setText(Subject, QFileInfo(j.subject).fileName() == QLatin1String("run.h5")
-                                   ? QFileInfo(j.subject).dir().dirName()
-                                   : QFileInfo(j.subject).fileName());
-        item->setToolTip(Subject, j.subject);
-        item->setSelected(j.id == selected);
+        item->setText(Eta, j.state == JobState::Running ? clock(j.etaSeconds) : QString());
+        const QFileInfo subject(qs(j.subject));
+        item->setText(Subject, subject.fileName() == QLatin1String("run.h5") ? subject.dir().dirName() : subject.fileName());
+        item->setToolTip(Subject, qs(j.subject));
+        item->setSelected(own ? j.id == selected : selectedKey && selectedKey->key() == j.key());
     }
     const auto cores = m_controller.cores();
     const auto waiting = std::count_if(jobs.begin(), jobs.end(), [](const JobInfo& j) {
-        return j.state == JobInfo::State::Queued && j.waitingFor.startsWith(QStringLiteral("a free core"));
+        return j.state == JobState::Queued && j.waitingFor.rfind("a free core", 0) == 0;
     });
     m_cores->setText(tr("cores: %1 of %2 in use").arg(cores->inUse()).arg(cores->limit()) +
                      (waiting ? tr(" · %n waiting for one", nullptr, int(waiting)) : QString()));
@@ -329,7 +314,7 @@ bool JobsPanel::actionEnabled(Action a) const
         switch (a) {
         case Action::Stop: return o->kind == engine::JobKindId::Training;
         case Action::Cancel: return o->kind == engine::JobKindId::SweepCell;
-        case Action::OpenRun: return o->kind != engine::JobKindId::SweepCell && isRunFile(qs(o->subject));
+        case Action::OpenRun: return o->kind != engine::JobKindId::SweepCell && isRunFile(o->subject);
         default: return false;  // pause needs the process's own controls
         }
     }
@@ -337,10 +322,10 @@ bool JobsPanel::actionEnabled(Action a) const
     if (!j)
         return false;
     switch (a) {
-    case Action::Pause: return j->kind == JobKind::Train && j->state == JobInfo::State::Running;
-    case Action::Continue: return j->state == JobInfo::State::Paused;
-    case Action::Stop: return j->state == JobInfo::State::Running || j->state == JobInfo::State::Paused;
-    case Action::Cancel: return j->state == JobInfo::State::Queued;
+    case Action::Pause: return j->kind == JobKind::Training && j->state == JobState::Running;
+    case Action::Continue: return j->state == JobState::Paused;
+    case Action::Stop: return j->state == JobState::Running || j->state == JobState::Paused;
+    case Action::Cancel: return j->state == JobState::Queued;
     case Action::OpenRun: return isRunFile(j->subject);
     }
     return false;
@@ -358,7 +343,7 @@ void JobsPanel::trigger(Action a)
     case Action::Continue: m_controller.resume(id); break;
     case Action::Stop:
     case Action::Cancel: m_controller.stop(id); break;
-    case Action::OpenRun: Q_EMIT openRunRequested(m_controller.job(id)->subject); break;
+    case Action::OpenRun: Q_EMIT openRunRequested(qs(m_controller.job(id)->subject)); break;
     }
     rebuild();
 }
@@ -368,7 +353,7 @@ void JobsPanel::updateActions()
     const auto j = m_controller.job(selectedJob());
     const auto o = selectedOther();
     m_selected->setText(o   ? tr("“%1” (held by %2):").arg(otherName(*o), qs(o->holder))
-                        : j ? tr("“%1”:").arg(j->label)
+                        : j ? tr("“%1”:").arg(qs(j->label))
                             : tr("Select a job"));
     m_stop->setToolTip(o ? tr("Ask the process that trains it to stop after its current step, with a checkpoint "
                               "(the request `lengen stop` leaves)")

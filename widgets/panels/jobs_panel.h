@@ -1,10 +1,10 @@
 #pragma once
 // The Jobs panel: every job of the studio (RunController::jobs) as one row — what it is, its
-// state (queued behind what / running / paused / stopping / finished / stopped / failed with
+// state (queued behind what / running / paused / stopping / what it did / stopped / failed with
 // the message), progress, elapsed time and ETA, and what it works on — and below them the jobs
 // other processes run under the studio's folders (engine::findJobs every 2 s, off the GUI
 // thread: a terminal's `lengen train`, evaluations, a sweep's cells, Slurm tasks), marked with
-// their holder. Pause, Continue, Stop, Cancel and Open run act on the selected job, whose name
+// their holder. Both are engine::JobRecords, drawn by one row function. Pause, Continue, Stop, Cancel and Open run act on the selected job, whose name
 // the panel shows beside them (qBittorrent's transfer list is the model): Stop on another
 // process's training is `lengen stop`'s request, Cancel on a sweep cell `lengen sweep cancel`'s.
 // Rows are rebuilt at most 4 times a second however often jobs report. GUI thread only.

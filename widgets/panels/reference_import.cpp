@@ -50,18 +50,17 @@ QStringList pendingReferenceRuns(const QString& folder, const QString& outDir)
     return out;
 }
 
-TrainingWorker::AnalysisJob referenceImportJob(QStringList refDirs, QString outDir,
+JobWorker::AnalysisJob referenceImportJob(QStringList refDirs, QString outDir,
                                                std::shared_ptr<ReferenceImportSummary> summary)
 {
     return [refDirs = std::move(refDirs), outDir = std::move(outDir),
             summary = std::move(summary)](engine::RunControl& control, engine::AnalysisObserver& obs) {
-        engine::RunSummary result;
+        engine::JobResult result;
         const auto n = std::int64_t(refDirs.size());
         obs.onStage(0, 1, "import");
         for (std::int64_t i = 0; i < n; ++i) {
             if (!control.shouldContinue()) {
                 summary->cancelled = true;
-                result.outcome = engine::RunOutcome::Cancelled;
                 break;
             }
             obs.onProgress("import " + QDir(refDirs[int(i)]).dirName().toStdString(), i, n);
@@ -69,14 +68,12 @@ TrainingWorker::AnalysisJob referenceImportJob(QStringList refDirs, QString outD
             summary->messages << o.message;
             if (o.ok) {
                 summary->runFiles << o.runFile;
-                if (result.runFile.empty())
-                    result.runFile = o.runFile.toStdString();
             } else {
                 ++summary->failed;
             }
             obs.onProgress("import", i + 1, n);
         }
-        result.stepsDone = std::int64_t(summary->runFiles.size());
+        result.runsImported = int(summary->runFiles.size());
         return result;
     };
 }

@@ -9,7 +9,7 @@
 
 #include <memory>
 
-#include "training_worker.h"
+#include "job_worker.h"
 
 namespace lengen::ui {
 
@@ -26,7 +26,7 @@ struct ReferenceImportSummary {
 /// The job that imports `refDirs` into `outDir`, one after another on the job's thread ("run k
 /// of n"), stopping between runs when cancelled; a run that fails is a line of `summary` and
 /// the others go on. `summary` is filled by the job; read it after its terminal signal.
-TrainingWorker::AnalysisJob referenceImportJob(QStringList refDirs, QString outDir,
+JobWorker::AnalysisJob referenceImportJob(QStringList refDirs, QString outDir,
                                                std::shared_ptr<ReferenceImportSummary> summary);
 
 }  // namespace lengen::ui

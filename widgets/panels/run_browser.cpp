@@ -176,7 +176,11 @@ void RunBrowser::addFolder(const QString& folder)
         Q_EMIT referenceRunsFound(folder, {folder});
         return;
     }
-    const bool holdsRuns = !RunTableModel::runFilesUnder({folder}).isEmpty();
+    bool holdsRuns = false;
+    try {
+        holdsRuns = !engine::scanFolder(folder.toStdString()).runFiles.empty();
+    } catch (const std::exception&) {  // changed under the walk: listed, and followed
+    }
     const auto found = engine::findReferenceRuns(folder.toStdString());
     if (!found.empty()) {
         QStringList dirs;

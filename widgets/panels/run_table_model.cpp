@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <set>
 
 #include <QColor>
 #include <QDateTime>
@@ -71,21 +72,6 @@ RunRow RunTableModel::readRow(const QString& runFile)
     return rowFromEntry(engine::readRunEntry(runFile.toStdString()));
 }
 
-QStringList RunTableModel::runFilesUnder(const QStringList& folders)
-{
-    QStringList files;
-    for (const auto& folder : folders) {
-        if (QFileInfo(folder).isFile()) {
-            files << folder;
-            continue;
-        }
-        QDirIterator it(folder, {QStringLiteral("run.h5")}, QDir::Files, QDirIterator::Subdirectories);
-        while (it.hasNext())
-            files << it.next();
-    }
-    return files;
-}
-
 void RunTableModel::setFolders(const QStringList& folders)
 {
     beginResetModel();
@@ -97,12 +83,12 @@ void RunTableModel::setFolders(const QStringList& folders)
         try {
             entries = engine::indexRuns(folder.toStdString());
         } catch (const std::exception&) {
-            // The folder changed while it was listed, twice: each run from its files this time.
-            for (const auto& file : runFilesUnder({folder}))
-                entries.push_back(engine::readRunEntry(file.toStdString()));
+            // The folder changed while it was listed, twice: the next poll lists what is there.
         }
-        for (const auto& e : entries)
+        for (const auto& e : entries) {
             m_rows.push_back(rowFromEntry(e));  // its stamp is the one the index took
+            m_rows.back().folder = folder;
+        }
     }
     endResetModel();
 }
@@ -114,35 +100,45 @@ bool RunTableModel::rowMatches(int row, const std::string& key, const std::strin
 
 bool RunTableModel::poll()
 {
-    const QStringList files = runFilesUnder(m_folders);
-    const QSet<QString> present(files.begin(), files.end());
     bool changed = false;
-    // Runs gone (deleted, moved): their rows go, from the back so indices stay valid.
-    for (int r = int(m_rows.size()) - 1; r >= 0; --r)
-        if (!present.contains(m_rows[size_t(r)].path)) {
-            beginRemoveRows({}, r, r);
-            m_rows.erase(m_rows.begin() + r);
-            endRemoveRows();
-            changed = true;
+    for (const auto& folder : m_folders) {
+        std::vector<engine::RunIndexEntry> known;
+        for (const auto& r : m_rows)
+            if (r.folder == folder)
+                known.push_back(r.entry);
+        engine::RunIndexChanges changes;
+        try {
+            changes = engine::refreshRunIndex(folder.toStdString(), known);
+        } catch (const std::exception&) {
+            continue;  // changed under the walk twice: the next poll looks again
         }
-    QHash<QString, int> rowOf;
-    for (size_t i = 0; i < m_rows.size(); ++i)
-        rowOf.insert(m_rows[i].path, int(i));
-    for (const auto& file : files) {
-        const int r = rowOf.value(file, -1);
-        // One stamp per file, the one the index takes too; a row read now keeps it.
-        const auto stamp = engine::runStamp(file.toStdString());
-        if (r < 0) {  // a new run (or a new folder's first one)
+        if (!changes.any())
+            continue;
+        changed = true;
+        // Runs gone (deleted, moved): their rows go, from the back so indices stay valid.
+        const std::set<std::string> removed(changes.removed.begin(), changes.removed.end());
+        for (int r = int(m_rows.size()) - 1; r >= 0; --r)
+            if (m_rows[size_t(r)].folder == folder && removed.count(m_rows[size_t(r)].entry.path)) {
+                beginRemoveRows({}, r, r);
+                m_rows.erase(m_rows.begin() + r);
+                endRemoveRows();
+            }
+        for (const auto& e : changes.changed)
+            for (size_t r = 0; r < m_rows.size(); ++r)
+                if (m_rows[r].folder == folder && m_rows[r].entry.path == e.path) {
+                    m_rows[r] = rowFromEntry(e);
+                    m_rows[r].folder = folder;
+                    Q_EMIT dataChanged(index(int(r), 0), index(int(r), ColumnCount - 1));
+                    break;
+                }
+        if (!changes.added.empty()) {
             const int at = int(m_rows.size());
-            beginInsertRows({}, at, at);
-            m_rows.push_back(readRow(file));
+            beginInsertRows({}, at, at + int(changes.added.size()) - 1);
+            for (const auto& e : changes.added) {
+                m_rows.push_back(rowFromEntry(e));
+                m_rows.back().folder = folder;
+            }
             endInsertRows();
-            changed = true;
-        } else if (m_rows[size_t(r)].entry.stamp != stamp || m_rows[size_t(r)].status == QLatin1String("running")) {
-            // "running" is re-read even unchanged: a writer that died turns into "interrupted".
-            m_rows[size_t(r)] = readRow(file);
-            Q_EMIT dataChanged(index(r, 0), index(r, ColumnCount - 1));
-            changed = true;
         }
     }
     return changed;
@@ -277,7 +273,9 @@ void RunTableModel::rereadRun(const QString& runFile)
     const int r = rowOfPath(runFile);
     if (r < 0)
         return;
+    const QString folder = m_rows[size_t(r)].folder;
     m_rows[size_t(r)] = readRow(m_rows[size_t(r)].path);
+    m_rows[size_t(r)].folder = folder;
     Q_EMIT dataChanged(index(r, 0), index(r, ColumnCount - 1));
 }
 

@@ -31,6 +31,7 @@ struct RunRow {
     QStringList tags;      ///< the run's tags (engine::writeRunNotes)
     QString notes;         ///< its notes, whole
     engine::RunIndexEntry entry;  ///< what the row was made from: its stamp, its config for filters
+    QString folder;        ///< the followed folder that lists it
 };
 
 class RunTableModel final : public QAbstractTableModel {
@@ -46,13 +47,11 @@ public:
     void setFolders(const QStringList& folders);
     QStringList folders() const { return m_folders; }
     void refresh() { setFolders(m_folders); }
-    /// Follows the folders cheaply (the Runs list calls it every few seconds): lists the
-    /// run.h5 files under them, adds rows for new runs (a folder created since included),
-    /// removes rows of runs gone, and re-reads only rows whose files changed (a run a process
-    /// is writing: its steps as they land). Rows keep their place; returns whether any changed.
+    /// Follows the folders cheaply (the Runs list calls it every few seconds): one
+    /// engine::refreshRunIndex per folder says what was added, removed or changed since the rows
+    /// were read (a folder created since included; a run a process is writing: its steps as
+    /// they land), and only those rows change. Rows keep their place; returns whether any changed.
     bool poll();
-    /// Every run.h5 under these folders (a file among them counts as itself).
-    static QStringList runFilesUnder(const QStringList& folders);
     /// What the studio's own job says of a run it trains ("paused", "stopping"; "" removes it):
     /// shown instead of the file's "running", so a paused run reads "paused" here, in the Train
     /// tab's header and in the Jobs panel alike.

@@ -355,7 +355,7 @@ void SweepsView::refresh()
                            .arg(counts["stopped"])
                            .arg(counts["failed"])
                            .arg(extra, running ? tr(" — running here") : QString()));
-    m_run->setEnabled(m_runLabel.isEmpty());  // queued or running: not a second time
+    m_run->setEnabled(m_runJob == 0);  // queued or running: not a second time
     const QString behind = queuedBehind();
     m_stop->setEnabled(running || !behind.isEmpty());  // a queued run can be taken back
     m_stop->setText(behind.isEmpty() ? tr("Stop") : tr("Cancel"));

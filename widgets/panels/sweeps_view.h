@@ -77,7 +77,7 @@ private:
     /// `failure` with %1 the reason (moved or deleted since it was opened).
     std::optional<std::string> locateShown(const QString& failure);
     void submit();
-    void onJobEnded(const QString& label, bool finished);
+    void onRunEnded(const JobInfo& job);
     void drawFigure();
     void cellActivated(int row, int column);
 
@@ -110,8 +110,7 @@ private:
     bool m_aggregating = false, m_aggregateAgain = false;  ///< an aggregate job runs / is wanted again
     quint64 m_runJob = 0;  ///< the local run of this sweep (queued or running), 0 none
     QString queuedBehind() const;  ///< what that run waits for ("" when not queued)
-    QString m_runLabel;                                      ///< this view's local-run job
-    QString m_newLabel, m_newDir;                            ///< a "new sweep" job and its folder
+    QString m_newDir;                                        ///< the folder of the last "new sweep" job
     int m_doneCells = -1;                                    ///< at the last refresh (-1: none yet)
     QTimer* m_timer;
 };

@@ -29,12 +29,6 @@ void SweepsView::setController(RunController* controller)
     m_controller = controller;
     if (!controller)
         return;
-    connect(controller, &RunController::runFinished, this,
-            [this](const QString& label, const engine::RunSummary&) { onJobEnded(label, true); });
-    connect(controller, &RunController::runCancelled, this,
-            [this](const QString& label, const engine::RunSummary&) { onJobEnded(label, false); });
-    connect(controller, &RunController::runFailed, this,
-            [this](const QString& label, const RunError&) { onJobEnded(label, false); });
     connect(controller, &RunController::stateChanged, this, [this] { refresh(); });
     connect(controller, &RunController::jobChanged, this, [this](const JobInfo& j) {
         if (j.id == m_runJob && !j.active() && !j.ended())
@@ -53,26 +47,18 @@ bool SweepsView::runningHere() const
 QString SweepsView::queuedBehind() const
 {
     const auto j = m_controller && m_runJob ? m_controller->job(m_runJob) : std::nullopt;
-    return j && j->state == JobInfo::State::Queued ? j->waitingFor : QString();
+    return j && j->state == JobState::Queued ? QString::fromStdString(j->waitingFor) : QString();
 }
 
-void SweepsView::onJobEnded(const QString& label, bool finished)
+// This view's local run ended (whenEnded on its id): the grid shows the cells' last states, and
+// a finished run is aggregated.
+void SweepsView::onRunEnded(const JobInfo& job)
 {
-    if (!m_controller || m_controller->currentKind() != JobKind::Sweep)
+    if (job.id != m_runJob)
         return;
-    if (label == m_newLabel) {
-        m_newLabel.clear();
-        if (finished)
-            setSweep(m_newDir);
-        return;
-    }
-    const bool wasRun = label == m_runLabel;
-    if (wasRun) {
-        m_runLabel.clear();
-        m_runJob = 0;
-    }
+    m_runJob = 0;
     refresh();
-    if (wasRun && finished)
+    if (job.state == JobState::Finished)
         aggregate();
 }
 
@@ -165,14 +151,13 @@ void SweepsView::aggregate()
         [root, result, options](engine::RunControl&, engine::AnalysisObserver&) {
             auto a = engine::aggregateSweep(root, options);
             engine::writeAggregate(engine::aggregateFileFor(root), a);
-            engine::RunSummary r;
-            r.runFile = root;
+            engine::JobResult r;
             // Said as what it did: a sweep whose cells hold no results yet aggregates nothing
             // (it read "finished: 0 cell(s) finished").
             std::set<std::string> cells;
             for (const auto& set : a.sets)
                 cells.insert(set.cells.begin(), set.cells.end());
-            r.result = a.sets.empty() ? "nothing to aggregate yet (no cell evaluated)"
+            r.said = a.sets.empty() ? "nothing to aggregate yet (no cell evaluated)"
                                       : "aggregated " + std::to_string(a.sets.size()) + " set(s) over " +
                                             std::to_string(cells.size()) + " cell(s)";
             *result = std::move(a);
@@ -187,7 +172,7 @@ void SweepsView::aggregate()
             m_aggregate = std::move(**result);
             said(*m_aggregate);
         } else {
-            Q_EMIT statusMessage(tr("Not aggregated: %1").arg(j.message));
+            Q_EMIT statusMessage(tr("Not aggregated: %1").arg(QString::fromStdString(j.message)));
         }
         drawFigure();
         if (std::exchange(m_aggregateAgain, false))
@@ -209,19 +194,19 @@ private:
     engine::AnalysisObserver& m_job;
 };
 
-engine::RunSummary jobSummary(const std::string& dir, const engine::SweepRunSummary& s)
+engine::JobResult jobResult(const engine::SweepRunSummary& s)
 {
-    engine::RunSummary r;
-    r.runFile = dir;
-    r.stepsDone = s.finished;
-    r.outcome = s.cancelled ? engine::RunOutcome::Cancelled : engine::RunOutcome::Finished;
+    engine::JobResult r;
+    r.cellsEnded = s.finished + s.stopped + s.failed;
+    r.cellsCancelled = s.stopped + s.cancelledHere;
+    r.cellsFailed = s.failed;
     // What it did, and what it left to others: "0 cells finished" said nothing (issue 53).
-    r.result = s.taken == 0 ? std::string("took no cell")
+    r.said = s.taken == 0 ? std::string("took no cell")
                             : std::to_string(s.finished) + " of the " + std::to_string(s.taken) + " cell(s) it took finished";
     if (s.elsewhere > 0)
-        r.result += "; " + std::to_string(s.elsewhere) + " held by other processes, left to them";
+        r.said += "; " + std::to_string(s.elsewhere) + " held by other processes, left to them";
     if (s.done > 0)
-        r.result += "; " + std::to_string(s.done) + " done before";
+        r.said += "; " + std::to_string(s.done) + " done before";
     return r;
 }
 
@@ -269,9 +254,9 @@ void SweepsView::newSweep()
                     // The dialog stays open, every choice kept, until the sweep is written; a
                     // refusal is shown there, not only in the status bar after it closed.
                     m_controller->whenEnded(id, this, [reply](const JobInfo& j) {
-                        reply(j.state == JobInfo::State::Finished ? QString()
-                              : j.message.isEmpty()              ? tr("The sweep was not created")
-                                                                 : j.message);
+                        reply(j.state == JobState::Finished ? QString()
+                              : j.message.empty()                ? tr("The sweep was not created")
+                                                                 : QString::fromStdString(j.message));
                     });
                 });
 }
@@ -283,10 +268,10 @@ quint64 SweepsView::createSweep(engine::NewSweep request)
         return 0;
     }
     m_newDir = QString::fromStdString(request.outDir);
-    m_newLabel = tr("new sweep %1").arg(QFileInfo(m_newDir).fileName());
+    const QString label = tr("new sweep %1").arg(QFileInfo(m_newDir).fileName());
     // Every cell is loaded and validated first: seconds for a large grid, on the worker.
     const QString subject = QFileInfo(m_newDir).absoluteFilePath();
-    const quint64 id = m_controller->enqueue(JobKind::Sweep, m_newLabel,
+    const quint64 id = m_controller->enqueue(JobKind::Sweep, label,
                           [request = std::move(request)](engine::RunControl&, engine::AnalysisObserver& obs) {
                               const auto index = engine::createSweep(request);
                               std::string left;  // skip_refused: say what the grid lacks
@@ -299,17 +284,20 @@ quint64 SweepsView::createSweep(engine::NewSweep request)
                                             " cells written to " + request.outDir + left);
                               for (const auto& w : engine::sweepCurriculumWarnings(index))  // issue 52
                                   obs.onWarning("sweep " + index.name + ": " + w);
-                              engine::RunSummary r;
-                              r.runFile = request.outDir;
-                              r.stepsDone = std::int64_t(index.cells.size());
+                              engine::JobResult r;
                               // What it did: cells written, none run yet ("finished: 2 cell(s)
                               // finished" read as if they had run).
-                              r.result = "created " + std::to_string(index.cells.size()) + " cell(s)" +
+                              r.said = "created " + std::to_string(index.cells.size()) + " cell(s)" +
                                          (index.skipped.empty() ? std::string()
                                                                 : ", left out " + std::to_string(index.skipped.size()));
                               return r;
                           },
                           subject);
+    const QString dir = m_newDir;
+    m_controller->whenEnded(id, this, [this, dir](const JobInfo& j) {
+        if (j.state == JobState::Finished)
+            setSweep(dir);  // the new sweep is shown
+    });
     Q_EMIT statusMessage(tr("Creating the sweep %1…").arg(m_newDir));
     return id;
 }
@@ -320,21 +308,21 @@ void SweepsView::runHere()
         return;
     if (!m_controller)
         return Q_EMIT statusMessage(tr("No job controller: sweeps cannot run here"));
-    if (!m_runLabel.isEmpty())
+    if (m_runJob)
         return Q_EMIT statusMessage(tr("This sweep is already queued or running here"));
     const auto located = locateShown(tr("Sweep not run: %1"));  // moved or deleted since it was opened
     if (!located)
         return;
     const std::string& dir = *located;
     const int jobs = m_jobs->value();
-    m_runLabel = tr("sweep %1").arg(QFileInfo(m_dir).fileName());
+    const QString label = tr("sweep %1").arg(QFileInfo(m_dir).fileName());
     // The local executor on the controller's worker: cell processes N at a time, Stop passes
     // each one SIGTERM (it checkpoints) and waits; the GUI thread only reads the cells' files.
     // A lane of its own: the cells are child processes, and never wait behind an evaluation.
     // Its cells take their threads from the cores the studio's jobs share (Concurrent jobs), so
     // a training and an evaluation beside them keep the machine within the limit (issue 53).
     const auto cores = m_controller->cores();
-    m_runJob = m_controller->enqueue(JobKind::Sweep, m_runLabel, [dir, jobs, cores](engine::RunControl& control,
+    m_runJob = m_controller->enqueue(JobKind::Sweep, label, [dir, jobs, cores](engine::RunControl& control,
                                                                                     engine::AnalysisObserver& obs) {
         for (const auto& line : cellsHeldElsewhere(dir))
             obs.onWarning(line);
@@ -346,8 +334,9 @@ void SweepsView::runHere()
         const auto s = executor->submit(control, progress);
         if (s.failed + s.failedBefore > 0)
             obs.onWarning(std::to_string(s.failed + s.failedBefore) + " cell(s) failed: the grid's tooltips say why");
-        return jobSummary(dir, s);
+        return jobResult(s);
     }, QString::fromStdString(dir));
+    m_controller->whenEnded(m_runJob, this, [this](const JobInfo& j) { onRunEnded(j); });
     refresh();
 }
 
@@ -379,9 +368,9 @@ void SweepsView::submitTo(engine::SlurmSweepOptions options)
                               const auto executor = engine::makeSlurmExecutor(dir, options);
                               JobProgress progress(obs);
                               auto s = executor->submit(control, progress);
-                              auto r = jobSummary(dir, s);
+                              auto r = jobResult(s);
                               // Submitted, not run: the scheduler runs them (the grid follows).
-                              r.result = "submitted " + std::to_string(s.taken) + " cell(s) as Slurm job " + s.jobId +
+                              r.said = "submitted " + std::to_string(s.taken) + " cell(s) as Slurm job " + s.jobId +
                                          (s.elsewhere > 0 ? "; " + std::to_string(s.elsewhere) + " held elsewhere, left" : "");
                               return r;
                           },

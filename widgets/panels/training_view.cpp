@@ -61,9 +61,9 @@ void TrainingView::onState(RunController::State)
     const auto j = m_controller.job(m_liveJob);
     if (!j || !showingLive())
         return;
-    if (j->state == JobInfo::State::Stopping)
+    if (j->state == JobState::Stopping)
         m_rate->setText(tr("stopping…"));
-    else if (j->state == JobInfo::State::Paused)
+    else if (j->state == JobState::Paused)
         m_rate->setText(tr("paused"));
 }
 
@@ -72,7 +72,7 @@ void TrainingView::onState(RunController::State)
 // nothing trains.
 void TrainingView::updateControls()
 {
-    using S = JobInfo::State;
+    using S = JobState;
     const auto j = m_liveJob ? m_controller.job(m_liveJob) : std::nullopt;
     const bool training = j && j->active();
     const bool here = training && showingLive();  // the open run is the one training
@@ -88,7 +88,7 @@ void TrainingView::updateControls()
     // Another run trains: say which, and offer it (its controls are there, and in the Jobs panel).
     m_openLive->setVisible(training && !showingLive() && !m_liveRunFile.isEmpty());
     if (training)
-        setElided(m_openLive, tr("“%1” is %2 — open it").arg(j->label, jobStateName(j->state)));
+        setElided(m_openLive, tr("“%1” is %2 — open it").arg(QString::fromStdString(j->label), jobStateText(j->state)));
     if (training)
         m_openLive->setToolTip(m_openLive->toolTip() + tr("\nPause and Stop here act on the open run only"));
     // The status showRunLog read: this runs on every state change and every 2 s follow, and a
@@ -132,9 +132,12 @@ void TrainingView::followOpenRun(const OpenRunModel& model)
     });
 }
 
-void TrainingView::onStarted(const QString& label, const engine::RunStarted& info)
+void TrainingView::onStarted(const JobInfo& job, const engine::RunStarted& info)
 {
-    m_liveJob = m_controller.currentJob();
+    if (job.kind != JobKind::Training)
+        return;
+    const QString label = QString::fromStdString(job.label);
+    m_liveJob = job.id;
     m_liveRunFile = QFileInfo(QString::fromStdString(info.runFile)).absoluteFilePath();
     updateControls();
     // A resumed run keeps the history its file holds; a new one starts empty.
@@ -159,12 +162,14 @@ void TrainingView::onStarted(const QString& label, const engine::RunStarted& inf
     m_label->setText(m_liveLabel);
 }
 
-void TrainingView::onProgress(const engine::StepProgress& p)
+void TrainingView::onProgress(const JobInfo& job, const engine::StepProgress& p)
 {
+    if (job.id != m_liveJob)
+        return;
     // Another run is shown, or the job is paused (a throttled update may arrive after the
     // pause: "paused" must not be replaced by the last rate and ETA).
     const auto j = m_controller.job(m_liveJob);
-    if (!showingLive() || (j && j->state == JobInfo::State::Paused))
+    if (!showingLive() || (j && j->state == JobState::Paused))
         return;
     m_progress->setMaximum(int(std::max<std::int64_t>(1, p.totalSteps)));
     m_progress->setValue(int(p.step + 1));
@@ -172,8 +177,10 @@ void TrainingView::onProgress(const engine::StepProgress& p)
                                          : QString());
 }
 
-void TrainingView::onLog(const engine::LogRecord& r)
+void TrainingView::onLog(const JobInfo& job, const engine::LogRecord& r)
 {
+    if (job.id != m_liveJob)
+        return;
     // Rows of another run than the shown one, or already read from the file when the run was
     // (re)opened while it trained.
     if (!showingLive() || (!m_steps.isEmpty() && double(r.step) <= m_steps.back()))

@@ -93,9 +93,9 @@ private:
     void wireControls();
     void wireController();
     void onState(RunController::State s);
-    void onStarted(const QString& label, const engine::RunStarted& info);
-    void onProgress(const engine::StepProgress& p);
-    void onLog(const engine::LogRecord& r);
+    void onStarted(const JobInfo& job, const engine::RunStarted& info);
+    void onProgress(const JobInfo& job, const engine::StepProgress& p);
+    void onLog(const JobInfo& job, const engine::LogRecord& r);
     void appendLoss(double step, double loss, double excess);
     void addPointwise(const double* values, size_t n);
     void clearSeries();

@@ -180,7 +180,7 @@ void TrainingView::wireControls()
         const auto j = m_controller.job(m_liveJob);
         if (!j || !showingLive())
             return;
-        j->state == JobInfo::State::Paused ? m_controller.resume(m_liveJob) : m_controller.pause(m_liveJob);
+        j->state == JobState::Paused ? m_controller.resume(m_liveJob) : m_controller.pause(m_liveJob);
     });
     connect(m_stop, &QPushButton::clicked, this, [this] {
         if (showingLive()) {
@@ -243,8 +243,9 @@ void TrainingView::wireController()
         setElided(m_queue, n > 0 ? tr("%n queued: %1", nullptr, n).arg(m_controller.queuedLabels().join(", "))
                                  : QString());
     });
-    // Evaluations and probes have their own progress area: this view shows training only.
-    auto training = [this] { return m_controller.currentKind() == JobKind::Train; };
+    // Evaluations and probes have their own progress area: this view shows trainings only (one
+    // runs at a time; one that failed before it started was never the live one).
+    auto live = [](const JobInfo& j) { return j.kind == JobKind::Training; };
     // The live run ends: its label says how, when it is the one shown (the open run's
     // re-read that follows keeps it), and the job's controls go.
     const auto ended = [this](const QString& text) {
@@ -255,19 +256,24 @@ void TrainingView::wireController()
         m_liveRunFile.clear();
         updateControls();
     };
-    connect(&m_controller, &RunController::runFinished, this, [=](const QString& l, const engine::RunSummary& s) {
-        if (!training())
+    connect(&m_controller, &RunController::runFinished, this, [=](const JobInfo& j) {
+        if (!live(j))
             return;
-        ended(tr("%1 finished: %2 steps, final loss %3").arg(l).arg(s.stepsDone).arg(s.finalLoss, 0, 'g', 4));
+        ended(tr("%1 finished: %2 steps, final loss %3")
+                  .arg(QString::fromStdString(j.label))
+                  .arg(j.result.steps)
+                  .arg(j.result.finalLoss, 0, 'g', 4));
         m_label->setToolTip(finalLossDefinition());
     });
-    connect(&m_controller, &RunController::runCancelled, this, [=](const QString& l, const engine::RunSummary& s) {
-        if (training())
-            ended(tr("%1 stopped after %2 steps (checkpoint written; Resume continues it)").arg(l).arg(s.stepsDone));
+    connect(&m_controller, &RunController::runCancelled, this, [=](const JobInfo& j) {
+        if (live(j))
+            ended(tr("%1 stopped after %2 steps (checkpoint written; Resume continues it)")
+                      .arg(QString::fromStdString(j.label))
+                      .arg(j.result.steps));
     });
-    connect(&m_controller, &RunController::runFailed, this, [=](const QString& l, const RunError& e) {
-        if (training())
-            ended(tr("%1 failed: %2").arg(l, e.message));
+    connect(&m_controller, &RunController::runFailed, this, [=](const JobInfo& j, const RunError& e) {
+        if (live(j))
+            ended(tr("%1 failed: %2").arg(QString::fromStdString(j.label), e.message));
     });
 }
 

@@ -19,36 +19,12 @@ constexpr int kEndedKept = 50;
 
 qint64 nowMs() { return QDateTime::currentMSecsSinceEpoch(); }
 
-// In-process jobs that keep cores busy; a sweep's cells are child processes with their own
-// thread budget, an import mostly reads and writes files.
-bool heavy(JobKind k) { return k == JobKind::Train || k == JobKind::Evaluate || k == JobKind::Probe || k == JobKind::Export; }
+// In-process jobs that keep cores busy (the kind table's CPU-heavy rows); a sweep's cells are
+// child processes that take their threads from the same budget (cores()), a sweep's own job
+// and an import take none.
+bool heavy(JobKind k) { return engine::jobKindRow(k).cpuHeavy && k != JobKind::SweepCell; }
 
-QString quoted(const QString& label) { return QStringLiteral("“%1”").arg(label); }
-
-// What a job produced, in its kind's own units (the engine's summary counts them in stepsDone).
-QString resultText(JobKind kind, const engine::RunSummary& s, bool stopped = false)
-{
-    if (!s.result.empty())  // the job's own words: "created 4 cells", "nothing to aggregate yet"
-        return QString::fromStdString(s.result);
-    const int n = int(s.stepsDone);
-    switch (kind) {
-    case JobKind::Train:
-        // "final" only for a run that ended: a stopped run's last logged loss is not final.
-        if (stopped)
-            return std::isfinite(s.finalLoss) && s.stepsDone > 0
-                       ? RunController::tr("stopped at step %1, last logged loss %2").arg(n).arg(s.finalLoss, 0, 'g', 4)
-                       : RunController::tr("stopped at step %1").arg(n);
-        return std::isfinite(s.finalLoss) && s.stepsDone > 0
-                   ? RunController::tr("%n step(s), final loss %1", nullptr, n).arg(s.finalLoss, 0, 'g', 4)
-                   : RunController::tr("%n step(s)", nullptr, n);
-    case JobKind::Evaluate: return RunController::tr("%n method(s) computed", nullptr, n);
-    case JobKind::Probe: return RunController::tr("%n probe(s) computed", nullptr, n);
-    case JobKind::Export: return RunController::tr("%n file(s) written", nullptr, n);
-    case JobKind::Sweep: return RunController::tr("%n cell(s) finished", nullptr, n);
-    case JobKind::Import: return RunController::tr("%n run(s) imported", nullptr, n);
-    }
-    return {};
-}
+QString quoted(const std::string& label) { return QStringLiteral("“%1”").arg(QString::fromStdString(label)); }
 
 }  // namespace
 
@@ -64,7 +40,7 @@ QString runSubject(const QString& runOrFolder)
 QString newRunSubject(const QString& label) { return QStringLiteral("new run: ") + label; }
 
 RunController::RunController(QObject* parent)
-    : QObject(parent), m_maxConcurrent(std::max(1, QThread::idealThreadCount())),
+    : QObject(parent), m_holder(engine::thisHolder()), m_maxConcurrent(std::max(1, QThread::idealThreadCount())),
       m_cores(std::make_shared<engine::CoreBudget>(m_maxConcurrent))
 {
     registerRunTypes();
@@ -92,37 +68,34 @@ QStringList RunController::queuedLabels() const
 {
     QStringList out;
     for (const auto* e : m_queue)
-        out << e->info.label;
+        out << QString::fromStdString(e->info.label);
     return out;
 }
 
-quint64 RunController::enqueue(const QString& label, TrainingWorker::Job job, const QString& subject)
+quint64 RunController::enqueue(const QString& label, JobWorker::Job job, const QString& subject)
 {
     auto* e = new Entry;
-    e->info.id = m_nextId++;
-    e->info.kind = JobKind::Train;
-    e->info.label = label;
-    e->info.subject = subject;
-    e->info.queuedAtMs = nowMs();
+    e->info.kind = JobKind::Training;
     e->job = std::move(job);
-    m_queue.append(e);
-    Q_EMIT jobChanged(e->info);
-    Q_EMIT queueChanged(queuedCount());
-    const quint64 id = e->info.id;
-    schedule();
-    return id;
+    return add(e, label, subject);
 }
 
-quint64 RunController::enqueue(JobKind kind, const QString& label, TrainingWorker::AnalysisJob job,
+quint64 RunController::enqueue(JobKind kind, const QString& label, JobWorker::AnalysisJob job,
                                const QString& subject)
 {
     auto* e = new Entry;
-    e->info.id = m_nextId++;
     e->info.kind = kind;
-    e->info.label = label;
-    e->info.subject = subject;
-    e->info.queuedAtMs = nowMs();
     e->analysis = std::move(job);
+    return add(e, label, subject);
+}
+
+quint64 RunController::add(Entry* e, const QString& label, const QString& subject)
+{
+    e->info.id = m_nextId++;
+    e->info.label = label.toStdString();
+    e->info.subject = subject.toStdString();
+    e->info.holder = m_holder;
+    e->info.queuedAtMs = nowMs();
     m_queue.append(e);
     Q_EMIT jobChanged(e->info);
     Q_EMIT queueChanged(queuedCount());
@@ -143,11 +116,11 @@ QString RunController::blocker(const Entry& e, const QList<Entry*>& before) cons
     const auto& me = e.info;
     auto conflict = [&](const JobInfo& other, bool running) -> QString {
         const QString who = quoted(other.label) + (running ? QString() : tr(" (queued before it)"));
-        if (me.subject.isEmpty() || other.subject.isEmpty())
+        if (me.subject.empty() || other.subject.empty())
             return who;  // one of them may touch anything: one at a time
         if (me.subject == other.subject)
             return who + tr(", on the same files");
-        if (me.kind == JobKind::Train && other.kind == JobKind::Train)
+        if (me.kind == JobKind::Training && other.kind == JobKind::Training)
             return who + tr(": one training at a time");
         return {};
     };
@@ -188,8 +161,8 @@ void RunController::schedule()
                 start(*e);
                 continue;
             }
-            if (e->info.waitingFor != why) {
-                e->info.waitingFor = why;
+            if (e->info.waitingFor != why.toStdString()) {
+                e->info.waitingFor = why.toStdString();
                 Q_EMIT jobChanged(e->info);
             }
             before << e;
@@ -197,7 +170,7 @@ void RunController::schedule()
     } while (m_scheduleAgain);
     // What the queue waits for is reserved from a sweep's cells (CoreBudget::setWaiting).
     const auto waiting = std::count_if(m_queue.begin(), m_queue.end(), [](const Entry* e) {
-        return heavy(e->info.kind) && e->info.waitingFor.startsWith(QStringLiteral("a free core"));
+        return heavy(e->info.kind) && e->info.waitingFor.rfind("a free core", 0) == 0;
     });
     m_cores->setWaiting(int(waiting));
     m_scheduling = false;
@@ -206,96 +179,106 @@ void RunController::schedule()
 void RunController::start(Entry& e)
 {
     const quint64 id = e.info.id;  // its core, if it takes one, was taken by schedule()
-    e.info.state = JobInfo::State::Running;
+    e.info.state = JobState::Running;
     e.info.waitingFor.clear();
     e.info.startedAtMs = nowMs();
-    e.worker = e.analysis ? new TrainingWorker(std::move(e.analysis)) : new TrainingWorker(std::move(e.job));
+    e.worker = e.analysis ? new JobWorker(std::move(e.analysis)) : new JobWorker(std::move(e.job));
     e.thread = new QThread;
     e.thread->setObjectName(QStringLiteral("lengen-job-%1").arg(id));
     e.worker->moveToThread(e.thread);
     m_running.append(&e);
     auto* w = e.worker;
-    connect(w, &TrainingWorker::started, this, [this, id](const engine::RunStarted& s) {
+    connect(w, &JobWorker::started, this, [this, id](const engine::RunStarted& s) {
         auto* a = active(id);
         if (!a)
             return;
         if (!s.runFile.empty())  // a new run's files are known now: jobs on them wait for it
-            a->info.subject = QFileInfo(QString::fromStdString(s.runFile)).absoluteFilePath();
+            a->info.subject = QFileInfo(QString::fromStdString(s.runFile)).absoluteFilePath().toStdString();
+        a->info.totalSteps = s.totalSteps;
         touch(*a);
-        as(a->info, [&] { Q_EMIT runStarted(a->info.label, s); });
+        Q_EMIT runStarted(a->info, s);
     });
-    connect(w, &TrainingWorker::progress, this, [this, id](const engine::StepProgress& p) {
+    connect(w, &JobWorker::progress, this, [this, id](const engine::StepProgress& p) {
         auto* a = active(id);
         if (!a)
             return;
         const auto total = std::max<std::int64_t>(1, p.totalSteps);
         a->info.fraction = double(p.step + 1) / double(total);
-        a->info.progress = tr("%1/%2 steps").arg(QLocale().toString(qint64(p.step + 1)), QLocale().toString(qint64(total)));
+        a->info.step = p.step + 1;
+        a->info.totalSteps = total;
+        a->info.progress = tr("%1/%2 steps").arg(QLocale().toString(qint64(p.step + 1)), QLocale().toString(qint64(total))).toStdString();
         a->info.etaSeconds = p.etaSeconds;
         touch(*a);
-        as(a->info, [&] { Q_EMIT stepProgress(p); });
+        Q_EMIT stepProgress(a->info, p);
     });
-    connect(w, &TrainingWorker::logged, this, [this, id](const engine::LogRecord& r) {
+    connect(w, &JobWorker::logged, this, [this, id](const engine::LogRecord& r) {
+        if (auto* a = active(id)) {
+            a->info.lastLoss = r.loss;
+            Q_EMIT logRecord(a->info, r);
+        }
+    });
+    connect(w, &JobWorker::warning, this, [this, id](const QString& text) {
         if (auto* a = active(id))
-            as(a->info, [&] { Q_EMIT logRecord(r); });
+            Q_EMIT warning(a->info, text);
     });
-    connect(w, &TrainingWorker::warning, this, [this, id](const QString& text) {
-        if (auto* a = active(id))
-            as(a->info, [&] { Q_EMIT warning(text); });
-    });
-    connect(w, &TrainingWorker::analysisProgress, this, [this, id](const AnalysisProgress& p) {
+    connect(w, &JobWorker::analysisProgress, this, [this, id](const AnalysisProgress& p) {
         auto* a = active(id);
         if (!a)
             return;
         a->info.fraction = p.fraction;
         a->info.etaSeconds = p.etaSeconds;
-        a->info.progress = a->info.kind == JobKind::Sweep ? tr("%1/%2 cells ended").arg(p.done).arg(p.total)
-                           : p.stages > 1 ? tr("%1 (%2 of %3)").arg(p.stageName).arg(p.stage + 1).arg(p.stages)
-                                          : p.stageName;
+        a->info.progress = (a->info.kind == JobKind::Sweep ? tr("%1/%2 cells ended").arg(p.done).arg(p.total)
+                            : p.stages > 1 ? tr("%1 (%2 of %3)").arg(p.stageName).arg(p.stage + 1).arg(p.stages)
+                                           : p.stageName).toStdString();
         touch(*a);
-        as(a->info, [&] { Q_EMIT analysisProgress(a->info.label, a->info.kind, p); });
+        Q_EMIT analysisProgress(a->info, p);
     });
-    connect(w, &TrainingWorker::finished, this, [this, id](const engine::RunSummary& s) {
+    connect(w, &JobWorker::finished, this, [this, id](const engine::JobResult& r) {
         const auto* a = active(id);
-        if (!a || !end(id, JobInfo::State::Finished, resultText(a->info.kind, s)))
+        const auto ended = a ? end(id, JobState::Finished, r, QString::fromStdString(engine::jobResultText(a->info.kind, r)))
+                             : std::nullopt;
+        if (!ended)
             return;
-        Q_EMIT runFinished(m_emitting->label, s);
-        m_emitting.reset();
+        Q_EMIT runFinished(*ended);
         emitStateIfChanged();
         schedule();
     });
-    connect(w, &TrainingWorker::cancelled, this, [this, id](const engine::RunSummary& s) {
+    connect(w, &JobWorker::cancelled, this, [this, id](const engine::JobResult& r) {
         const auto* a = active(id);
-        if (!a || !end(id, JobInfo::State::Cancelled,
-                       a->info.kind == JobKind::Train ? resultText(a->info.kind, s, true)  // "stopped at step N, …"
-                                                      : tr("stopped: %1").arg(resultText(a->info.kind, s))))
+        if (!a)
             return;
-        Q_EMIT runCancelled(m_emitting->label, s);
-        m_emitting.reset();
+        // A training says "stopped at step N, …"; another kind "stopped: 2 methods computed".
+        const auto text = QString::fromStdString(engine::jobResultText(a->info.kind, r, JobState::Cancelled));
+        const auto ended = end(id, JobState::Cancelled, r,
+                               a->info.kind == JobKind::Training || !r.said.empty() ? text : tr("stopped: %1").arg(text));
+        if (!ended)
+            return;
+        Q_EMIT runCancelled(*ended);
         emitStateIfChanged();
         schedule();
     });
-    connect(w, &TrainingWorker::failed, this, [this, id](const RunError& error) {
-        if (!end(id, JobInfo::State::Failed, error.message))
+    connect(w, &JobWorker::failed, this, [this, id](const RunError& error) {
+        const auto ended = end(id, JobState::Failed, {}, error.message);
+        if (!ended)
             return;
-        Q_EMIT runFailed(m_emitting->label, error);
-        m_emitting.reset();
+        Q_EMIT runFailed(*ended, error);
         emitStateIfChanged();
         schedule();
     });
     e.thread->start();
     touch(e);
     emitStateIfChanged();
-    QMetaObject::invokeMethod(w, &TrainingWorker::run, Qt::QueuedConnection);
+    QMetaObject::invokeMethod(w, &JobWorker::run, Qt::QueuedConnection);
 }
 
-// The job leaves the running list and joins the ended ones; it is the emitting job until the
-// caller has sent its terminal signal (views ask currentKind() there).
-bool RunController::end(quint64 id, JobInfo::State how, const QString& message)
+// The job leaves the running list and joins the ended ones; the caller sends its terminal
+// signal with the record returned.
+std::optional<JobInfo> RunController::end(quint64 id, JobState how, const engine::JobResult& result,
+                                          const QString& message)
 {
     auto* e = active(id);
     if (!e)
-        return false;
+        return std::nullopt;
     m_running.removeOne(e);
     if (e->cores > 0) {
         const int cores = std::exchange(e->cores, 0);
@@ -303,24 +286,23 @@ bool RunController::end(quint64 id, JobInfo::State how, const QString& message)
     }
     e->info.state = how;
     e->info.endedAtMs = nowMs();
-    e->info.message = message;
+    e->info.result = result;
+    e->info.message = message.toStdString();
     e->info.etaSeconds = -1;
-    if (how == JobInfo::State::Finished)
+    if (how == JobState::Finished)
         e->info.fraction = 1;
     // run() has returned (its terminal signal is its last act): the thread ends at once.
     e->thread->quit();
     e->thread->wait();
     delete e->worker;
     delete e->thread;
-    m_lastKind = e->info.kind;
-    m_lastLabel = e->info.label;
     m_ended.prepend(e->info);
     while (m_ended.size() > kEndedKept)
         m_ended.removeLast();
-    m_emitting = e->info;
-    Q_EMIT jobChanged(e->info);
+    JobInfo ended = e->info;
     delete e;
-    return true;
+    Q_EMIT jobChanged(ended);
+    return ended;
 }
 
 // ---- steering -------------------------------------------------------------------------
@@ -347,10 +329,10 @@ bool RunController::pause(quint64 id)
 {
     auto* e = active(id);
     // Only a training pauses: an evaluation paused froze without a word (issue 29).
-    if (!e || e->info.kind != JobKind::Train || e->info.state != JobInfo::State::Running)
+    if (!e || e->info.kind != JobKind::Training || e->info.state != JobState::Running)
         return false;
     e->worker->setPaused(true);
-    e->info.state = JobInfo::State::Paused;
+    e->info.state = JobState::Paused;
     touch(*e);
     emitStateIfChanged();
     return true;
@@ -359,10 +341,10 @@ bool RunController::pause(quint64 id)
 bool RunController::resume(quint64 id)
 {
     auto* e = active(id);
-    if (!e || e->info.state != JobInfo::State::Paused)
+    if (!e || e->info.state != JobState::Paused)
         return false;
     e->worker->setPaused(false);
-    e->info.state = JobInfo::State::Running;
+    e->info.state = JobState::Running;
     touch(*e);
     emitStateIfChanged();
     return true;
@@ -373,9 +355,9 @@ bool RunController::stop(quint64 id)
     for (auto* q : m_queue)
         if (q->info.id == id) {  // never started: it leaves the queue, no terminal signal
             m_queue.removeOne(q);
-            q->info.state = JobInfo::State::Cancelled;
+            q->info.state = JobState::Cancelled;
             q->info.endedAtMs = nowMs();
-            q->info.message = tr("cancelled before it started");
+            q->info.message = tr("cancelled before it started").toStdString();
             m_ended.prepend(q->info);
             Q_EMIT jobChanged(q->info);
             Q_EMIT queueChanged(queuedCount());
@@ -384,10 +366,10 @@ bool RunController::stop(quint64 id)
             return true;
         }
     auto* e = active(id);
-    if (!e || e->info.state == JobInfo::State::Stopping)
+    if (!e || e->info.state == JobState::Stopping)
         return false;
     e->worker->requestCancel();  // also wakes a paused job
-    e->info.state = JobInfo::State::Stopping;
+    e->info.state = JobState::Stopping;
     touch(*e);
     emitStateIfChanged();
     return true;
@@ -428,7 +410,7 @@ const RunController::Entry* RunController::activeOrNull(quint64 id) const
 quint64 RunController::focusJob() const
 {
     for (const auto* e : m_running)
-        if (e->info.kind == JobKind::Train)
+        if (e->info.kind == JobKind::Training)
             return e->info.id;
     return m_running.isEmpty() ? 0 : m_running.first()->info.id;
 }
@@ -439,35 +421,18 @@ RunController::State RunController::state() const
     if (!e)
         return State::Idle;
     switch (e->info.state) {
-    case JobInfo::State::Paused: return State::Paused;
-    case JobInfo::State::Stopping: return State::Stopping;
+    case JobState::Paused: return State::Paused;
+    case JobState::Stopping: return State::Stopping;
     default: return State::Running;
     }
 }
 
-QString RunController::currentLabel() const
-{
-    if (m_emitting)
-        return m_emitting->label;
-    const auto* e = activeOrNull(focusJob());
-    return e ? e->info.label : QString();
-}
-
-JobKind RunController::currentKind() const
-{
-    if (m_emitting)
-        return m_emitting->kind;
-    const auto* e = activeOrNull(focusJob());
-    return e ? e->info.kind : m_lastKind;
-}
-
-quint64 RunController::currentJob() const { return m_emitting ? m_emitting->id : focusJob(); }
-
 QString RunController::trainingRunFile() const
 {
     for (const auto* e : m_running)
-        if (e->info.kind == JobKind::Train && e->info.subject != newRunSubject(e->info.label))
-            return e->info.subject;
+        if (e->info.kind == JobKind::Training &&
+            e->info.subject != newRunSubject(QString::fromStdString(e->info.label)).toStdString())
+            return QString::fromStdString(e->info.subject);
     return {};
 }
 
@@ -521,23 +486,7 @@ void RunController::emitStateIfChanged()
         return;
     m_lastState = s;
     m_lastFocus = f;
-    // Handlers ask currentKind(): the focus job's, even inside another job's terminal signal.
-    const auto outer = m_emitting;
-    if (const auto* e = activeOrNull(f))
-        m_emitting = e->info;
-    else
-        m_emitting.reset();
-    Q_EMIT stateChanged(s);
-    m_emitting = outer;
-}
-
-template <typename Fn>
-void RunController::as(const JobInfo& info, Fn&& emitNow)
-{
-    const auto outer = m_emitting;
-    m_emitting = info;
-    emitNow();
-    m_emitting = outer;
+    Q_EMIT stateChanged(s);  // handlers read focus() for the job it is about
 }
 
 }  // namespace lengen::ui

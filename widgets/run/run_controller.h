@@ -14,10 +14,12 @@
 //   * a job with no subject (tests' fake jobs) runs alone.
 // A queued job says what it waits for (JobInfo::waitingFor).
 //
-// Each job ends with exactly one of runFinished, runCancelled, runFailed. While a job's signal
-// is emitted, currentKind()/currentLabel() name that job; otherwise the focus job: the running
-// training, else the oldest running job. state(), pause(), resume() and stop() without an id act
-// on the focus job (the Train tab's and the Run menu's controls name it).
+// Every signal about a job carries its record (JobInfo = engine::JobRecord: id, kind, label,
+// subject, state, progress, result), so a handler knows which job spoke without asking. Each
+// job ends with exactly one of runFinished, runCancelled, runFailed; whenEnded(id) is the way to
+// act on one job's end. The focus job is the running training, else the oldest running job:
+// state(), pause(), resume() and stop() without an id act on it (the Train tab's and the Run
+// menu's controls name it).
 
 #include <QList>
 #include <QObject>
@@ -27,7 +29,7 @@
 #include <optional>
 
 #include "lengen/engine/core_budget.h"
-#include "training_worker.h"
+#include "job_worker.h"
 
 class QThread;
 
@@ -51,16 +53,13 @@ public:
     ~RunController() override;  ///< cancels every running job and waits for their threads
 
     State state() const;  ///< of the focus job; Idle when nothing runs
-    QString currentLabel() const;
-    JobKind currentKind() const;
-    quint64 currentJob() const;  ///< the emitting job's id, else the focus job's (0: none)
     int queuedCount() const { return static_cast<int>(m_queue.size()); }
     QStringList queuedLabels() const;
 
     /// Adds a training job; `subject` is its run file when known (a resume). Returns its id.
-    quint64 enqueue(const QString& label, TrainingWorker::Job job, const QString& subject = {});
+    quint64 enqueue(const QString& label, JobWorker::Job job, const QString& subject = {});
     /// Adds an evaluation, probe, export, sweep or import job on `subject`.
-    quint64 enqueue(JobKind kind, const QString& label, TrainingWorker::AnalysisJob job,
+    quint64 enqueue(JobKind kind, const QString& label, JobWorker::AnalysisJob job,
                     const QString& subject = {});
     void pause();   ///< the focus job, when it is a training
     void resume();
@@ -76,6 +75,7 @@ public:
     /// or cancelled while queued); nothing if `receiver` is destroyed first.
     void whenEnded(quint64 id, QObject* receiver, std::function<void(const JobInfo&)> then);
     quint64 focusJob() const;     ///< 0 when nothing runs
+    std::optional<JobInfo> focus() const { return job(focusJob()); }
     /// The running training's run file ("" when none, or before it started writing).
     QString trainingRunFile() const;
     void setMaxConcurrent(int jobs);
@@ -89,48 +89,48 @@ Q_SIGNALS:
     void queueChanged(int queued);
     /// A job was added, started, progressed, changed state or ended (throttle in views).
     void jobChanged(lengen::ui::JobInfo job);
-    void runStarted(QString label, lengen::engine::RunStarted info);
-    void stepProgress(lengen::engine::StepProgress step);
-    void logRecord(lengen::engine::LogRecord record);
-    void analysisProgress(QString label, lengen::ui::JobKind kind, lengen::ui::AnalysisProgress progress);
-    void warning(QString message);
-    void runFinished(QString label, lengen::engine::RunSummary summary);
-    void runCancelled(QString label, lengen::engine::RunSummary summary);
-    void runFailed(QString label, lengen::ui::RunError error);
+    /// A training's files are known (`job.subject` is its run file from now on).
+    void runStarted(lengen::ui::JobInfo job, lengen::engine::RunStarted info);
+    void stepProgress(lengen::ui::JobInfo job, lengen::engine::StepProgress step);
+    void logRecord(lengen::ui::JobInfo job, lengen::engine::LogRecord record);
+    void analysisProgress(lengen::ui::JobInfo job, lengen::ui::AnalysisProgress progress);
+    void warning(lengen::ui::JobInfo job, QString message);
+    /// Terminal signals: `job.result` holds what it did in its kind's units, `job.message` says it.
+    void runFinished(lengen::ui::JobInfo job);
+    void runCancelled(lengen::ui::JobInfo job);
+    void runFailed(lengen::ui::JobInfo job, lengen::ui::RunError error);
 
 private:
     struct Entry {
         JobInfo info;
-        TrainingWorker::Job job;
-        TrainingWorker::AnalysisJob analysis;
+        JobWorker::Job job;
+        JobWorker::AnalysisJob analysis;
         QThread* thread = nullptr;          // while it runs
         int cores = 0;                      // taken from m_cores while it runs
-        TrainingWorker* worker = nullptr;   // lives on `thread`
+        JobWorker* worker = nullptr;   // lives on `thread`
     };
+    quint64 add(Entry* e, const QString& label, const QString& subject);
     void schedule();
     QString blocker(const Entry& e, const QList<Entry*>& before) const;
     QString freeCoreText() const;  ///< what a job waiting for a core waits for
     void start(Entry& e);
-    bool end(quint64 id, JobInfo::State how, const QString& message);
+    /// Moves job `id` to the ended ones; its final record, or nullopt when it was not running.
+    std::optional<JobInfo> end(quint64 id, JobState how, const engine::JobResult& result, const QString& message);
     Entry* active(quint64 id);
     const Entry* activeOrNull(quint64 id) const;
     void touch(Entry& e);
     void emitStateIfChanged();
-    template <typename Fn>
-    void as(const JobInfo& info, Fn&& emitNow);
 
     QList<Entry*> m_running;    // owned
     QList<Entry*> m_queue;      // owned
     QList<JobInfo> m_ended;     // newest first, at most kEndedKept
+    std::string m_holder;       // this process, as every record's holder says it
     quint64 m_nextId = 1;
     int m_maxConcurrent = 1;
     std::shared_ptr<engine::CoreBudget> m_cores;
-    std::optional<JobInfo> m_emitting;  // the job whose signal is being emitted
     State m_lastState = State::Idle;
     quint64 m_lastFocus = 0;
     bool m_scheduling = false, m_scheduleAgain = false;
-    JobKind m_lastKind = JobKind::Train;
-    QString m_lastLabel;
 };
 
 }  // namespace lengen::ui

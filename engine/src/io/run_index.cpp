@@ -230,6 +230,82 @@ RunIndexEntry readEntry(const std::string& runFile, const RunStamp& stamp)
 
 RunIndexEntry readRunEntry(const std::string& runFile) { return readEntry(runFile, runStamp(runFile)); }
 
+FolderScan scanFolder(const std::string& folderName)
+{
+    FolderScan scan;
+    const fs::path folder(folderName);
+    std::error_code ec;
+    if (fs::is_regular_file(folder, ec)) {
+        if (folder.filename() == "run.h5" || folder.extension() == ".h5")
+            scan.runFiles.push_back(folder.string());
+        return scan;
+    }
+    for (int attempt = 0;; ++attempt) {
+        scan = {};
+        std::error_code walk;
+        for (fs::recursive_directory_iterator it(folder, fs::directory_options::skip_permission_denied, walk), end;
+             !walk && it != end; it.increment(walk)) {
+            std::error_code entry;
+            const auto name = it->path().filename().string();
+            if (name == "run.h5" && it->is_regular_file(entry))
+                scan.runFiles.push_back(it->path().string());
+            else if (name == "sweep.yaml" && fs::exists(it->path().parent_path() / "index.json", entry))
+                scan.sweeps.push_back(it->path().parent_path().string());
+            else if (name.rfind(".lengen-job-", 0) == 0 && name.size() > 5 &&
+                     name.compare(name.size() - 5, 5, ".lock") == 0)
+                scan.jobMarkers.push_back(it->path().string());
+        }
+        if (!walk)
+            break;
+        if (attempt == 1)
+            throw Error(ErrorKind::Io, "cannot list the runs under " + folder.string() + ": " + walk.message());
+    }
+    for (auto* list : {&scan.runFiles, &scan.sweeps, &scan.jobMarkers})
+        std::sort(list->begin(), list->end());
+    return scan;
+}
+
+RunIndexChanges refreshRunIndex(const std::string& folderName, const std::vector<RunIndexEntry>& known)
+{
+    RunIndexChanges changes;
+    const fs::path folder(folderName);
+    std::error_code ec;
+    const bool single = fs::is_regular_file(folder, ec);
+    const auto files = scanFolder(folderName).runFiles;
+    std::map<std::string, const RunIndexEntry*> before;
+    for (const auto& e : known)
+        before.emplace(e.path, &e);
+    std::vector<RunIndexEntry> all;  // the folder's runs now, for its index
+    all.reserve(files.size());
+    for (const auto& file : files) {
+        const auto now = runStamp(file);
+        const auto it = before.find(file);
+        if (it == before.end()) {
+            all.push_back(readEntry(file, now));
+            changes.added.push_back(all.back());
+            continue;
+        }
+        if (it->second->stamp != now || it->second->status == "running") {
+            all.push_back(readEntry(file, now));
+            // A running run re-read unchanged is not a change: views redraw nothing.
+            if (it->second->stamp != now || all.back().status != it->second->status)
+                changes.changed.push_back(all.back());
+        } else {
+            all.push_back(*it->second);
+        }
+        before.erase(it);
+    }
+    for (const auto& [path, entry] : before)
+        changes.removed.push_back(path);
+    if (changes.any() && !single && !all.empty()) {
+        try {
+            saveIndex(folder, all);
+        } catch (const std::exception&) {  // a read-only folder: listed without a cache
+        }
+    }
+    return changes;
+}
+
 std::vector<RunIndexEntry> indexRuns(const std::string& folderName, RunIndexStats* stats)
 {
     RunIndexStats local;
@@ -241,25 +317,7 @@ std::vector<RunIndexEntry> indexRuns(const std::string& folderName, RunIndexStat
         st.runs = st.read = 1;
         return {readRunEntry(folder.string())};
     }
-    // Every run.h5 below. An entry that cannot be stat'ed (a dangling link) is skipped; a walk
-    // that fails part way (a folder renamed under it) is tried again once, then refused: a
-    // shortened list must not pass for the folder's runs, nor be saved as its index.
-    std::vector<std::string> files;
-    for (int attempt = 0;; ++attempt) {
-        files.clear();
-        std::error_code walk;
-        for (fs::recursive_directory_iterator it(folder, fs::directory_options::skip_permission_denied, walk), end;
-             !walk && it != end; it.increment(walk)) {
-            std::error_code entry;
-            if (it->path().filename() == "run.h5" && it->is_regular_file(entry))
-                files.push_back(it->path().string());
-        }
-        if (!walk)
-            break;
-        if (attempt == 1)
-            throw Error(ErrorKind::Io, "cannot list the runs under " + folder.string() + ": " + walk.message());
-    }
-    std::sort(files.begin(), files.end());
+    std::vector<std::string> files = scanFolder(folderName).runFiles;
     auto cached = loadIndex(folder);
     std::vector<RunIndexEntry> out;
     out.reserve(files.size());

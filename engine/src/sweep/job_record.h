@@ -13,6 +13,7 @@
 #include <string>
 #include <vector>
 
+#include "lengen/engine/jobs.h"
 #include "lengen/engine/sweep.h"
 
 namespace lengen::engine::sweep {
@@ -47,6 +48,10 @@ void recordSubmission(const std::string& root, Submission s);
 void markSubmissionEnded(const std::string& root, const std::string& jobId) noexcept;
 /// The latest submission that took `cell`, or nullptr.
 const Submission* latestFor(const std::vector<Submission>& all, int cell);
+
+/// The job record of a cell a submission just took: queued, held by `holder` (a local
+/// executor's "<host>:<pid>", Slurm's "<job>_<task>").
+JobRecord queuedCell(const std::string& root, const std::string& cell, const std::string& holder);
 
 std::string cancelMarkPath(const SweepPaths& paths, const std::string& cell);
 bool cancelMarked(const SweepPaths& paths, const std::string& cell);

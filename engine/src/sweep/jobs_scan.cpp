@@ -1,10 +1,11 @@
-// Jobs as files show them (jobs.h): the job-kind table, the analysis marker, and findJobs, what
-// `lengen jobs` and the studio's Jobs panel list.
+// Jobs as files show them (jobs.h): the analysis marker, and findJobs, what `lengen jobs` and
+// the studio's Jobs panel list.
 
 #include "lengen/engine/jobs.h"
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <cmath>
 #include <filesystem>
@@ -12,44 +13,13 @@
 
 #include "io/h5.h"
 #include "lengen/engine/run_file.h"
+#include "lengen/engine/run_index.h"
 #include "lengen/engine/sweep.h"
 #include "lengen/engine/sweep_jobs.h"
 
 namespace fs = std::filesystem;
 
 namespace lengen::engine {
-
-const std::vector<JobKindRow>& jobKindTable()
-{
-    static const std::vector<JobKindRow> rows{
-        {JobKindId::Training, "training", true, "steps"},
-        {JobKindId::Evaluation, "evaluation", true, "methods"},
-        {JobKindId::Probe, "probes", true, "probes"},
-        {JobKindId::Export, "export", true, "files"},
-        {JobKindId::Import, "import", false, "runs"},
-        // A sweep's own job (creating, running, submitting) only starts processes: its cells
-        // are the heavy work, each counted as its own job.
-        {JobKindId::Sweep, "sweep", false, "cells"},
-        {JobKindId::SweepCell, "sweep cell", true, "steps"},
-    };
-    return rows;
-}
-
-const JobKindRow& jobKindRow(JobKindId kind)
-{
-    for (const auto& r : jobKindTable())
-        if (r.kind == kind)
-            return r;
-    return jobKindTable().front();
-}
-
-std::optional<JobKindId> jobKindNamed(const std::string& name)
-{
-    for (const auto& r : jobKindTable())
-        if (name == r.name)
-            return r.kind;
-    return std::nullopt;
-}
 
 std::string thisHolder()
 {
@@ -95,21 +65,20 @@ std::vector<JobRecord> findJobs(const std::vector<std::string>& folders, std::st
 {
     std::vector<JobRecord> out;
     std::set<std::string> sweeps, runs, markers;
+    // The walk the Runs list makes too (run_index.h): run files, sweep folders, job markers.
+    const auto normal = [](const std::string& p) { return fs::absolute(p).lexically_normal().string(); };
     for (const auto& folder : folders) {
-        std::error_code ec;
-        if (fs::is_regular_file(folder, ec)) {
-            runs.insert(fs::absolute(folder).lexically_normal().string());
-            continue;
-        }
-        for (fs::recursive_directory_iterator it(folder, fs::directory_options::skip_permission_denied, ec), end;
-             !ec && it != end; it.increment(ec)) {
-            const auto name = it->path().filename().string();
-            if (name == "run.h5")
-                runs.insert(fs::absolute(it->path()).lexically_normal().string());
-            else if (name == "sweep.yaml" && fs::exists(it->path().parent_path() / "index.json"))
-                sweeps.insert(fs::absolute(it->path().parent_path()).lexically_normal().string());
-            else if (name.rfind(kMarkerPrefix, 0) == 0 && name.size() > 5 && name.compare(name.size() - 5, 5, ".lock") == 0)
-                markers.insert(fs::absolute(it->path()).lexically_normal().string());
+        try {
+            const auto scan = scanFolder(folder);
+            for (const auto& f : scan.runFiles)
+                runs.insert(normal(f));
+            for (const auto& f : scan.sweeps)
+                sweeps.insert(normal(f));
+            for (const auto& f : scan.jobMarkers)
+                markers.insert(normal(f));
+        } catch (const std::exception& e) {  // a folder that changed under the walk twice
+            if (note)
+                *note += (note->empty() ? "" : "; ") + std::string(e.what());
         }
     }
     // Sweep cells first: a cell's training is listed as its cell, not twice.
@@ -126,7 +95,12 @@ std::vector<JobRecord> findJobs(const std::vector<std::string>& folders, std::st
                     continue;
                 JobRecord j;
                 j.kind = JobKindId::SweepCell;
-                j.state = stateName(st.state);
+                // A requeued or queued cell waits: for the scheduler, or for a slot in `sweep run`.
+                j.state = st.state == SweepCellState::Running ? JobState::Running : JobState::Queued;
+                if (st.state == SweepCellState::Requeued)
+                    j.waitingFor = "requeued by the scheduler";
+                else if (j.state == JobState::Queued)
+                    j.waitingFor = st.message;
                 j.subject = root;
                 j.cell = st.cell->name;
                 j.holder = st.jobId;
@@ -148,7 +122,7 @@ std::vector<JobRecord> findJobs(const std::vector<std::string>& folders, std::st
             continue;
         JobRecord j;
         j.kind = JobKindId::Training;
-        j.state = "running";
+        j.state = JobState::Running;
         j.subject = run;
         j.holder = io::writerHolder(run);
         try {
@@ -169,12 +143,18 @@ std::vector<JobRecord> findJobs(const std::vector<std::string>& folders, std::st
         const auto name = fs::path(base).filename().string().substr(std::string(kMarkerPrefix).size());
         JobRecord j;
         j.kind = name.rfind("probes", 0) == 0 ? JobKindId::Probe : JobKindId::Evaluation;
-        j.state = "running";
+        j.state = JobState::Running;
         j.subject = (fs::path(m).parent_path() / "run.h5").string();
         j.holder = io::writerHolder(base);
         j.lastLoss = std::nan("");
         out.push_back(j);
     }
+    // What a training has done, as the studio's own jobs say it.
+    for (auto& j : out)
+        if (j.totalSteps > 0) {
+            j.fraction = std::clamp(double(j.step) / double(j.totalSteps), 0.0, 1.0);
+            j.progress = std::to_string(j.step) + "/" + std::to_string(j.totalSteps) + " steps";
+        }
     return out;
 }
 

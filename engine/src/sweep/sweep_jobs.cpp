@@ -179,32 +179,4 @@ bool waitForSweepCells(const std::string& dir, const std::vector<std::string>& n
     }
 }
 
-CellStatus SweepJob::status() const
-{
-    const auto index = readSweepIndex(dir);
-    auto all = sweepJobStatus(dir, index);
-    if (cell < 0 || cell >= int(all.size()))
-        throw Error(ErrorKind::Usage, "cell " + std::to_string(cell) + " is not in " + dir);
-    CellStatus s = all[size_t(cell)];
-    s.cell = nullptr;  // it pointed into the index read here
-    return s;
-}
-
-std::vector<SweepJob> sweepJobs(const std::string& dir)
-{
-    const std::string root = sweep::absoluteRoot(dir);
-    const auto index = readSweepIndex(root);
-    const auto submissions = sweep::readSubmissions(root);
-    std::vector<SweepJob> out;
-    for (const auto& c : index.cells) {
-        const auto* sub = sweep::latestFor(submissions, c.index);
-        if (!sub)
-            continue;
-        out.push_back({root, c.index, c.name, sub->executor,
-                       sub->executor == "slurm" ? sub->jobId + "_" + std::to_string(c.index) : sub->jobId,
-                       sub->submittedAt});
-    }
-    return out;
-}
-
 }  // namespace lengen::engine

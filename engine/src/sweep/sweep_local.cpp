@@ -227,7 +227,7 @@ SweepRunSummary LocalExecutor::submit(RunControl& control, SweepObserver& obs)
         sweep::recordSubmission(m_dir, record);
         endRecord.id = record.jobId;
         for (const auto* cell : todo)
-            summary.jobs.push_back({m_dir, cell->index, cell->name, "local", record.jobId, {}});
+            summary.jobs.push_back(sweep::queuedCell(m_dir, cell->name, record.jobId));
     }
     const int cores = int(std::max(1u, std::thread::hardware_concurrency()));
     DeviceSlots devices(m_options.devices);

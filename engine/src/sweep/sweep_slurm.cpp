@@ -188,8 +188,8 @@ public:
         sweep::recordSubmission(paths.root, record);
         for (int c : cells) {
             sweep::clearCancelMark(paths, m_index.cells[size_t(c)].name);
-            summary.jobs.push_back({paths.root, c, m_index.cells[size_t(c)].name, "slurm",
-                                    jobId + "_" + std::to_string(c), {}});
+            summary.jobs.push_back(sweep::queuedCell(paths.root, m_index.cells[size_t(c)].name,
+                                                     jobId + "_" + std::to_string(c)));
         }
         summary.jobId = jobId;
         for (int c : cells)

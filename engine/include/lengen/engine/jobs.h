@@ -1,13 +1,20 @@
 #pragma once
 // Jobs as every process sees them (issues 39, 53). A job is one kind of work on one subject:
 // each kind is one row of jobKindTable() (its name, whether it keeps cores busy, the units its
-// progress counts), and a job another process runs is found from its files alone, as a
-// JobRecord: trainings whose writer lock a live process holds (run_file.h), evaluations and
-// probes that hold their run's analysis marker (AnalysisJobMarker), and the cells of sweep
-// folders that are running, queued or requeued (sweep_jobs.h: the cell files merged with
-// squeue). `lengen jobs` and the studio's Jobs panel read the same records; no registry exists
-// beside the files.
+// progress and result count), and every job, whoever runs it, is one JobRecord:
+//   * the studio's own jobs (widgets' RunController hands them out by id, holder this process);
+//   * jobs another process runs, found from their files alone by findJobs: trainings whose
+//     writer lock a live process holds (run_file.h), evaluations and probes that hold their
+//     run's analysis marker (AnalysisJobMarker), and the cells of sweep folders that are
+//     running, queued or requeued (sweep_jobs.h: the cell files merged with squeue).
+// `lengen jobs` and the studio's Jobs panel read the same records; no registry exists beside
+// the files.
+//
+// To add a kind: a JobKindId, its row in jobKindTable() and its count in JobResult
+// (src/jobs_table.cpp), and its runner (a CLI command; in the studio an enqueue()d function
+// returning a JobResult).
 
+#include <cmath>
 #include <cstdint>
 #include <memory>
 #include <optional>
@@ -16,7 +23,6 @@
 
 namespace lengen::engine {
 
-/// The kinds of job. To add one: a row in jobKindTable() (src/jobs_table.cpp) and its runner.
 enum class JobKindId { Training, Evaluation, Probe, Export, Import, Sweep, SweepCell };
 
 struct JobKindRow {
@@ -30,18 +36,54 @@ const JobKindRow& jobKindRow(JobKindId kind);
 /// The kind a name names (jobKindRow(k).name), or nullopt.
 std::optional<JobKindId> jobKindNamed(const std::string& name);
 
-/// One job found under some folders, run by another process (or by this one: `holder` says).
+enum class JobState { Queued, Running, Paused, Stopping, Finished, Cancelled, Failed };
+/// "queued", "running", "paused", "stopping", "finished", "stopped", "failed"; a sweep cell's
+/// queued state is "pending" (the word `sweep status` uses).
+const char* jobStateName(JobState state, JobKindId kind = JobKindId::Training);
+inline bool jobActive(JobState s) { return s == JobState::Running || s == JobState::Paused || s == JobState::Stopping; }
+inline bool jobEnded(JobState s) { return s == JobState::Finished || s == JobState::Cancelled || s == JobState::Failed; }
+
+/// What a job produced, typed by kind: each kind fills its own count (jobKindRow's units).
+struct JobResult {
+    std::int64_t steps = 0;      ///< training, sweep cell: optimisation steps done
+    double finalLoss = std::nan("");  ///< training: the last logged loss (NaN: none logged)
+    int methods = 0;             ///< evaluation: methods stored
+    int probes = 0;              ///< probes: probes stored
+    int figures = 0;             ///< export: files written
+    int runsImported = 0;        ///< import
+    int cellsEnded = 0, cellsCancelled = 0, cellsFailed = 0;  ///< sweep: of the cells it ran
+    /// What it did in its own words, where no count says it ("created 4 cells", "nothing to
+    /// aggregate yet", "took no cell: 2 held by host:pid"); shown instead of the count.
+    std::string said;
+    /// The kind's own count (steps, methods, …; a sweep's cells ended).
+    std::int64_t count(JobKindId kind) const;
+};
+/// The result as the front ends say it: `said`, else the count in the kind's units ("1,200
+/// steps, final loss 0.031", "3 methods computed", "2 cells ended, 1 failed"); a stopped
+/// training "stopped at step N, last logged loss L".
+std::string jobResultText(JobKindId kind, const JobResult& result, JobState how = JobState::Finished);
+
+/// One job: the studio's own (id > 0) or one found under some folders, run by another process.
 struct JobRecord {
+    std::uint64_t id = 0;       ///< the studio's job id; 0 for a job found on disk
     JobKindId kind = JobKindId::Training;
-    /// running, or a sweep cell's running / pending / requeued; Slurm's own state (PENDING,
-    /// RUNNING) is `schedulerState`
-    std::string state;
-    std::string subject;        ///< the run.h5, or the sweep folder of a cell
+    JobState state = JobState::Queued;
+    std::string label;          ///< what the studio calls it ("evaluate run-3"); "" when found
+    std::string subject;        ///< the run.h5, or the sweep folder (a cell's or a sweep job's)
     std::string cell;           ///< a sweep cell's name ("" otherwise)
     std::string holder;         ///< "<host>:<pid>" of the process, or Slurm's "<job>_<task>"
     std::string schedulerState; ///< what squeue says of a Slurm cell ("" for local work)
+    std::string waitingFor;     ///< queued: why it has not started ("a free core", "requeued")
+    double fraction = -1;       ///< 0..1; < 0 while unknown
+    std::string progress;       ///< "1,200/15,000 steps", "stage 2 of 3: …", "3/8 cells ended"
+    double etaSeconds = -1;
     std::int64_t step = 0, totalSteps = 0;  ///< a training's steps (a cell's training too)
-    double lastLoss = 0;        ///< NaN when nothing logged
+    double lastLoss = std::nan("");         ///< NaN when nothing logged
+    std::int64_t queuedAtMs = 0, startedAtMs = 0, endedAtMs = 0;  ///< epoch ms; 0 = not yet
+    JobResult result;           ///< once it ended (a stopped job: what it did before)
+    std::string message;        ///< how it ended (jobResultText), or why it failed
+    bool active() const { return jobActive(state); }
+    bool ended() const { return jobEnded(state); }
     /// The key that names this job across polls: kind, subject, cell and holder.
     std::string key() const;
     /// Whether `holder` is this process (host and pid).
@@ -56,9 +98,9 @@ std::vector<JobRecord> findJobs(const std::vector<std::string>& folders, std::st
 std::string thisHolder();
 
 /// Held by an evaluation or probes for their whole run: a lock file beside the run,
-/// `.<kind>-<pid>-<n>.lock` in its folder, so that findJobs sees analyses another process
-/// runs (the analysis file's own lock is held only while a result is written). Best effort: a
-/// folder that takes no file just leaves the job unlisted.
+/// `.lengen-job-<kind>-<pid>-<n>.lock` in its folder, so that findJobs sees analyses another
+/// process runs (the analysis file's own lock is held only while a result is written). Best
+/// effort: a folder that takes no file just leaves the job unlisted.
 class AnalysisJobMarker {
 public:
     AnalysisJobMarker(const std::string& runFile, JobKindId kind);

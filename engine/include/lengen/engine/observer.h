@@ -51,10 +51,6 @@ struct RunSummary {
     std::int64_t stepsDone = 0;    ///< completed optimisation steps (= checkpoint step)
     double finalLoss = 0;          ///< loss of the last logged step (what `lengen info` shows)
     double wallSeconds = 0;
-    /// What the job did in its own words, where its kind's count would say nothing true (a
-    /// sweep's creation: "created 4 cells"; an aggregation: "nothing to aggregate yet"). The
-    /// front ends show it instead of "N <units>" when it is set (issue 53).
-    std::string result;
 };
 
 /// Callbacks from the engine. Called on the engine's thread; keep them short.

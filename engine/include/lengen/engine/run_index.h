@@ -51,8 +51,32 @@ struct RunIndexStats {
     bool indexWritten = false;
 };
 
+/// What one walk of a folder finds, for every reader of runs and jobs: the Runs list and
+/// `lengen runs` (run files), `lengen jobs` and the Jobs panel (also sweep folders and analysis
+/// job markers). Paths as walked under `folder`, each list sorted.
+struct FolderScan {
+    std::vector<std::string> runFiles;    ///< every run.h5 (a run.h5 given as the folder: itself)
+    std::vector<std::string> sweeps;      ///< folders holding sweep.yaml and index.json
+    std::vector<std::string> jobMarkers;  ///< .lengen-job-*.lock files (jobs.h)
+};
+/// Walks `folder` at any depth. An entry that cannot be stat'ed (a dangling link) is skipped; a
+/// walk that fails part way (a folder renamed under it) is tried again once, then Error(Io):
+/// a shortened list must not pass for the folder's contents.
+FolderScan scanFolder(const std::string& folder);
+
 /// Every run.h5 under `folder` (at any depth; a run.h5 path is itself), in path order.
 std::vector<RunIndexEntry> indexRuns(const std::string& folder, RunIndexStats* stats = nullptr);
+
+/// What changed under `folder` since `known` (what indexRuns or an earlier refresh returned for
+/// it): runs added, runs gone, and runs whose files changed (a "running" one is always re-read:
+/// a writer that died turns "interrupted"). Unchanged runs are neither read nor listed. The
+/// folder's index is rewritten when anything changed.
+struct RunIndexChanges {
+    std::vector<RunIndexEntry> added, changed;
+    std::vector<std::string> removed;  ///< paths
+    bool any() const { return !added.empty() || !changed.empty() || !removed.empty(); }
+};
+RunIndexChanges refreshRunIndex(const std::string& folder, const std::vector<RunIndexEntry>& known);
 /// One run read from its files (what indexRuns does for a run not in the index).
 RunIndexEntry readRunEntry(const std::string& runFile);
 /// <folder>/.lengen-index.json

@@ -50,20 +50,4 @@ CancelReport cancelSweepCells(const std::string& dir, const std::vector<std::str
 /// queued by a live executor or the scheduler; looks once a second. False on time-out.
 bool waitForSweepCells(const std::string& dir, const std::vector<std::string>& cells, double seconds);
 
-/// A handle on one cell's job, as submit returns it and sweepJobs rebuilds it.
-struct SweepJob {
-    std::string dir;         ///< the sweep folder (absolute)
-    int cell = -1;
-    std::string cellName;
-    std::string executor;    ///< "local" | "slurm"
-    std::string jobId;       ///< as CellStatus::jobId
-    std::string submittedAt;
-
-    CellStatus status() const;           ///< sweepJobStatus of this cell (runFile etc. filled)
-    CancelReport cancel() const { return cancelSweepCells(dir, {cellName}); }
-    bool wait(double seconds) const { return waitForSweepCells(dir, {cellName}, seconds); }
-};
-/// The jobs of every submitted cell (its latest submission), from the folder alone.
-std::vector<SweepJob> sweepJobs(const std::string& dir);
-
 }  // namespace lengen::engine

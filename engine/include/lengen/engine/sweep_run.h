@@ -26,6 +26,7 @@
 #include "lengen/engine/observer.h"
 #include "lengen/engine/run_control.h"
 #include "lengen/engine/sweep.h"
+#include "lengen/engine/jobs.h"
 #include "lengen/engine/sweep_jobs.h"
 
 namespace lengen::engine {
@@ -104,7 +105,7 @@ struct SweepRunSummary {
     int cancelledHere = 0;                         ///< taken, then skipped: `sweep cancel` marked them
     bool cancelled = false;
     std::string jobId;                             ///< the scheduler's job (Slurm)
-    std::vector<SweepJob> jobs;                    ///< the cells taken, as handles (sweep_jobs.h)
+    std::vector<JobRecord> jobs;                   ///< the cells taken, queued (kind SweepCell)
 };
 
 /// The one choice of cells to run, for every executor: pending, stopped and cancelled cells

@@ -1,4 +1,4 @@
-#include "training_worker.h"
+#include "job_worker.h"
 
 #include <exception>
 
@@ -16,43 +16,38 @@ void registerRunTypes()
     qRegisterMetaType<engine::StepProgress>();
     qRegisterMetaType<engine::LogRecord>();
     qRegisterMetaType<engine::RunSummary>();
+    qRegisterMetaType<engine::JobResult>();
 }
 
-QString jobStateName(JobInfo::State state)
-{
-    switch (state) {
-    case JobInfo::State::Queued: return QStringLiteral("queued");
-    case JobInfo::State::Running: return QStringLiteral("running");
-    case JobInfo::State::Paused: return QStringLiteral("paused");
-    case JobInfo::State::Stopping: return QStringLiteral("stopping");
-    case JobInfo::State::Finished: return QStringLiteral("finished");
-    case JobInfo::State::Cancelled: return QStringLiteral("stopped");
-    case JobInfo::State::Failed: return QStringLiteral("failed");
-    }
-    return QStringLiteral("?");
-}
-
-TrainingWorker::TrainingWorker(Job job, QObject* parent) : QObject(parent), m_job(std::move(job))
+JobWorker::JobWorker(Job job, QObject* parent) : QObject(parent), m_job(std::move(job))
 {
     registerRunTypes();
 }
 
-TrainingWorker::TrainingWorker(AnalysisJob job, QObject* parent) : QObject(parent), m_analysis(std::move(job))
+JobWorker::JobWorker(AnalysisJob job, QObject* parent) : QObject(parent), m_analysis(std::move(job))
 {
     registerRunTypes();
 }
 
-void TrainingWorker::run()
+void JobWorker::run()
 {
     // Nothing may escape a slot: every failure becomes `failed`.
     try {
         m_begun = std::chrono::steady_clock::now();
-        const auto summary = m_analysis ? m_analysis(m_control, static_cast<engine::AnalysisObserver&>(*this))
-                                        : m_job(m_control, static_cast<engine::TrainObserver&>(*this));
-        if (summary.outcome == engine::RunOutcome::Cancelled || m_control.isCancelRequested())
-            Q_EMIT cancelled(summary);
+        engine::JobResult result;
+        bool cancelledHere = false;
+        if (m_analysis) {
+            result = m_analysis(m_control, static_cast<engine::AnalysisObserver&>(*this));
+        } else {  // a training's result is its steps and last logged loss
+            const auto s = m_job(m_control, static_cast<engine::TrainObserver&>(*this));
+            result.steps = s.stepsDone;
+            result.finalLoss = s.finalLoss;
+            cancelledHere = s.outcome == engine::RunOutcome::Cancelled;
+        }
+        if (cancelledHere || m_control.isCancelRequested())
+            Q_EMIT cancelled(result);
         else
-            Q_EMIT finished(summary);
+            Q_EMIT finished(result);
     } catch (const std::exception& e) {
         // Engine errors as they are; out of memory from LibTorch as a sentence, not a dump.
         const auto error = engine::classifyException(e);
@@ -66,9 +61,9 @@ void TrainingWorker::run()
     }
 }
 
-void TrainingWorker::onStarted(const engine::RunStarted& s) { Q_EMIT started(s); }
+void JobWorker::onStarted(const engine::RunStarted& s) { Q_EMIT started(s); }
 
-void TrainingWorker::onStep(const engine::StepProgress& p)
+void JobWorker::onStep(const engine::StepProgress& p)
 {
     // Throttled: the engine reports every step (hundreds per second on small models).
     const auto now = std::chrono::steady_clock::now();
@@ -78,14 +73,14 @@ void TrainingWorker::onStep(const engine::StepProgress& p)
     Q_EMIT progress(p);
 }
 
-void TrainingWorker::onLog(const engine::LogRecord& r) { Q_EMIT logged(r); }
+void JobWorker::onLog(const engine::LogRecord& r) { Q_EMIT logged(r); }
 
-void TrainingWorker::onWarning(const std::string& message)
+void JobWorker::onWarning(const std::string& message)
 {
     Q_EMIT warning(QString::fromStdString(message));
 }
 
-void TrainingWorker::onStage(int index, int count, const std::string& name)
+void JobWorker::onStage(int index, int count, const std::string& name)
 {
     m_stage.stage = index;
     m_stage.stages = std::max(1, count);
@@ -93,7 +88,7 @@ void TrainingWorker::onStage(int index, int count, const std::string& name)
     onProgress(name, 0, 1);
 }
 
-void TrainingWorker::onProgress(const std::string& stage, std::int64_t done, std::int64_t total)
+void JobWorker::onProgress(const std::string& stage, std::int64_t done, std::int64_t total)
 {
     // Within a stage the engine counts its own units; the job's fraction weighs stages alike,
     // so it only grows (it restarted at every stage when it was shown as training steps).

@@ -1,7 +1,8 @@
 #pragma once
-// Runs one engine job (training, evaluation, probes) on a worker thread and turns the engine's
-// observer calls into queued signals: a training job's as started/progress/logged, an
-// analysis job's as analysisProgress (stage k of n, overall fraction and ETA). Lives on the QThread its RunController owns.
+// Runs one job of the studio (a training, or any other kind: evaluation, probes, export, sweep,
+// import) on a worker thread and turns the engine's observer calls into queued signals: a
+// training's as started/progress/logged, another kind's as analysisProgress (stage k of n,
+// overall fraction and ETA). Lives on the QThread its RunController owns.
 // requestCancel() and setPaused() are plain thread-safe calls, not slots: while the job runs
 // the worker's event loop is blocked inside the engine, so a queued slot would never run.
 
@@ -12,26 +13,28 @@
 #include <functional>
 
 #include "lengen/engine/analysis.h"
+#include "lengen/engine/jobs.h"
 #include "lengen/engine/observer.h"
 #include "lengen/engine/run_control.h"
 #include "run_types.h"
 
 namespace lengen::ui {
 
-class TrainingWorker final : public QObject, private engine::TrainObserver, private engine::AnalysisObserver {
+class JobWorker final : public QObject, private engine::TrainObserver, private engine::AnalysisObserver {
     Q_OBJECT
-    Q_DISABLE_COPY_MOVE(TrainingWorker)
+    Q_DISABLE_COPY_MOVE(JobWorker)
 
 public:
-    /// The job: calls into the engine with the control and observer it is given, returns the
-    /// summary or throws engine::Error.
+    /// A training: calls into the engine with the control and observer it is given, returns the
+    /// engine's summary or throws engine::Error.
     using Job = std::function<engine::RunSummary(engine::RunControl&, engine::TrainObserver&)>;
 
-    /// An evaluation or probe: reports through the AnalysisObserver it is given.
-    using AnalysisJob = std::function<engine::RunSummary(engine::RunControl&, engine::AnalysisObserver&)>;
+    /// Any other kind: reports through the AnalysisObserver it is given and returns its kind's
+    /// result (methods stored, files written, cells ended, …; engine::JobResult).
+    using AnalysisJob = std::function<engine::JobResult(engine::RunControl&, engine::AnalysisObserver&)>;
 
-    explicit TrainingWorker(Job job, QObject* parent = nullptr);
-    explicit TrainingWorker(AnalysisJob job, QObject* parent = nullptr);
+    explicit JobWorker(Job job, QObject* parent = nullptr);
+    explicit JobWorker(AnalysisJob job, QObject* parent = nullptr);
 
     void requestCancel() { m_control.requestCancel(); }  ///< any thread
     void setPaused(bool paused) { m_control.setPaused(paused); }  ///< any thread
@@ -47,8 +50,8 @@ Q_SIGNALS:
     void progress(lengen::engine::StepProgress step);
     void logged(lengen::engine::LogRecord record);
     void warning(QString message);
-    void finished(lengen::engine::RunSummary summary);
-    void cancelled(lengen::engine::RunSummary summary);
+    void finished(lengen::engine::JobResult result);
+    void cancelled(lengen::engine::JobResult result);
     void failed(lengen::ui::RunError error);
     void analysisProgress(lengen::ui::AnalysisProgress progress);
 
