@@ -34,13 +34,12 @@ namespace {
 using engine::Error;
 using engine::ErrorKind;
 
-// QCustomPlot draws through QWidget, which needs a QApplication; without a display it runs
-// on Qt's offscreen platform.
+// QCustomPlot draws through QWidget, which needs a QApplication. The command line shows no
+// window, so it always runs on Qt's offscreen platform: a stale DISPLAY (SSH, a job script)
+// made Qt abort every export, csv and tex included (issue 54).
 std::unique_ptr<QApplication> makeApplication()
 {
-    if (qEnvironmentVariableIsEmpty("QT_QPA_PLATFORM") && qEnvironmentVariableIsEmpty("DISPLAY") &&
-        qEnvironmentVariableIsEmpty("WAYLAND_DISPLAY"))
-        qputenv("QT_QPA_PLATFORM", "offscreen");
+    qputenv("QT_QPA_PLATFORM", "offscreen");
     if (qEnvironmentVariableIsEmpty("XDG_RUNTIME_DIR")) {  // else Qt warns on every run
         const auto dir = fs::temp_directory_path() / ("lengen-runtime-" + std::to_string(::getuid()));
         std::error_code ec;

@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <filesystem>
 #include <fstream>
 #include <memory>
 #include <optional>
@@ -24,6 +25,30 @@ struct NoteArgs {
     std::vector<std::string> add, remove;
 };
 
+// The text of --text-file, refused before anything changes (exit 64) unless it is a readable
+// regular file within the notes' limit: a folder read as "" once wiped a run's notes, and
+// /dev/zero was read without end.
+std::string readNotesFile(const std::string& path)
+{
+    std::error_code ec;
+    if (!std::filesystem::is_regular_file(path, ec))
+        throw engine::Error(engine::ErrorKind::Usage, "--text-file: " + path +
+                                                          (std::filesystem::exists(path, ec) ? " is not a regular file"
+                                                                                             : " does not exist") +
+                                                          "; the notes are unchanged");
+    std::ifstream in(path, std::ios::binary);
+    std::string text(engine::kMaxRunNotesBytes + 1, '\0');
+    in.read(text.data(), std::streamsize(text.size()));
+    if (in.bad() || (!in && !in.eof()))
+        throw engine::Error(engine::ErrorKind::Usage, "--text-file: cannot read " + path + "; the notes are unchanged");
+    text.resize(size_t(in.gcount()));
+    if (text.size() > engine::kMaxRunNotesBytes)
+        throw engine::Error(engine::ErrorKind::Usage, "--text-file: " + path + " holds more than " +
+                                                          std::to_string(engine::kMaxRunNotesBytes) +
+                                                          " bytes, the most a run keeps; the notes are unchanged");
+    return text;
+}
+
 int runNote(const NoteArgs& a)
 {
     const auto info = engine::readRunInfo(engine::locateRunFile(a.run));
@@ -39,14 +64,8 @@ int runNote(const NoteArgs& a)
         return 0;
     }
     std::optional<std::string> text = a.text;
-    if (a.textFile) {
-        std::ifstream in(*a.textFile);
-        if (!in)
-            throw engine::Error(engine::ErrorKind::Usage, "--text-file: cannot read " + *a.textFile);
-        std::ostringstream all;
-        all << in.rdbuf();
-        text = all.str();
-    }
+    if (a.textFile)
+        text = readNotesFile(*a.textFile);
     // Applied to the notes as they are under the run's lock, not as read above.
     engine::updateRunNotes(info.path, [&](engine::RunNotes& notes) {
         if (text)

@@ -59,6 +59,7 @@ private:
 int runSweepRun(const SweepRunArgs& args)
 {
     engine::LocalSweepOptions options = args.options;
+    options.clearMarksBefore = engine::processStartTime();  // a cancel typed while this loads holds
     options.stopCount = &g_stops;
     const auto executor = engine::makeLocalExecutor(args.dir, options);  // validates every cell first
     struct sigaction sa = {};

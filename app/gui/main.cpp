@@ -12,6 +12,7 @@
 
 #include "lengen/engine/version.h"
 #include "lengen/engine/session.h"
+#include "display_check.h"
 #include "main_window.h"
 
 namespace {
@@ -90,6 +91,15 @@ static int runStudio(int argc, char** argv)
         return 0;
     }
 
+    // Qt aborts (exit 134) when its X server does not answer: said first, with what to do.
+    if (const QString problem = lengen::studio::displayProblem(); !problem.isEmpty()) {
+        std::fprintf(stderr,
+                     "lengen-studio: %s. The studio needs a display: start it where one is, or without a "
+                     "screen with QT_QPA_PLATFORM=offscreen (or xvfb-run); headless work needs only "
+                     "`lengen` (bash .ci/main runs the quick preset through it).\n",
+                     qPrintable(problem));
+        return 4;
+    }
     QApplication app(argc, argv);
     setApplicationNames();
     parser.process(app);

@@ -526,6 +526,16 @@ void TestCli::evaluatesProbesAndReportsErrors()
         QVERIFY2(moved.err.contains("is no longer at") && moved.err.contains(QString::fromStdString(info.runId)),
                  qPrintable(moved.err));
         QCOMPARE(run({"export", "--from", base + ".csv"}).code, 64);
+        // Issue 54: a number in view.figure is named as such (it was blamed on 'runs').
+        QJsonObject numbered = provJson;
+        auto numberedView = numbered["view"].toObject();
+        numberedView["figure"] = 3;
+        numbered["view"] = numberedView;
+        const auto numberedProv = lengen::test::writeFile(dir.toStdString(), "numbered.provenance.json",
+                                                          QJsonDocument(numbered).toJson().toStdString());
+        const auto refused = run({"export", "--from", QString::fromStdString(numberedProv)});
+        QVERIFY2(refused.code == 64 && refused.err.contains("key 'view.figure'") && !refused.err.contains("'runs'"),
+                 qPrintable(refused.err));
         // Review: the run evaluated again (another seed) no longer draws the recorded results.
         QCOMPARE(run({"eval", runFile, "--methods", "ood_length", "--prompts", "16", "--seed", "9", "--force",
                       "--threads", "1", "--device", "cpu", "-q"}).code, 0);

@@ -527,7 +527,8 @@ void TestPanels::guiStaysResponsiveWhileTraining()
     gaps.stop();
     QVERIFY(gaps.samples() > 20);
     const double p95 = gaps.quantile(0.95), worst = gaps.quantile(1);
-    qInfo("event-loop gaps while training: %zu ticks, p95 %.1f ms, max %.1f ms", gaps.samples(), p95, worst);
+    qInfo("event-loop gaps while training: %zu ticks, own p95 %.1f ms, max %.1f ms (raw p95 %.1f, max %.1f)",
+          gaps.samples(), p95, worst, gaps.rawQuantile(0.95), gaps.rawQuantile(1));
     QCOMPARE(view.loggedPoints(), 200);  // every log record reached the plot
     QVERIFY2(p95 <= 50, qPrintable(QString::number(p95)));
     QVERIFY2(worst <= 500, qPrintable(QString::number(worst)));  // one-off scheduler hiccups
@@ -570,8 +571,8 @@ void TestPanels::jobsPanelStaysResponsiveWithFourJobs()
     gaps.stop();
     QVERIFY(gaps.samples() > 20);
     const double p99 = gaps.p99();
-    qInfo("event-loop gaps with four jobs: %zu ticks, p99 %.1f ms, max %.1f ms", gaps.samples(), p99,
-          gaps.quantile(1));
+    qInfo("event-loop gaps with four jobs: %zu ticks, own p99 %.1f ms, max %.1f ms (raw p99 %.1f)", gaps.samples(), p99,
+          gaps.quantile(1), gaps.rawQuantile(0.99));
     QCOMPARE(seenRunning, 4);  // all four ran at once, and the panel showed it
     QVERIFY2(p99 <= 50, qPrintable(QString::number(p99)));
     QTRY_COMPARE(panel.rowTexts().filter(" | finished: ").size(), 4);  // at its next rebuild, with each result

@@ -19,6 +19,7 @@
 #include <QTest>
 
 #include <algorithm>
+#include <map>
 
 #include "gap_meter.h"
 #include "jobs_panel.h"
@@ -336,7 +337,8 @@ void TestStudioJobs::staysResponsiveWithTwentyForeignJobs()
     test::GapMeter meter;
     QTest::qWait(4500);  // two more looks and the rebuilds they cause
     meter.stop();
-    qInfo("event loop gaps with 20 foreign jobs: p99 %.1f ms over %zu ticks", meter.p99(), meter.samples());
+    qInfo("event loop gaps with 20 foreign jobs: own p99 %.1f ms (raw %.1f) over %zu ticks", meter.p99(),
+          meter.rawQuantile(0.99), meter.samples());
     QVERIFY(meter.samples() > 100);
     QVERIFY2(meter.p99() <= 50, qPrintable(QString::number(meter.p99())));
     QCOMPARE(panel.rowTexts().size(), 20);
@@ -389,10 +391,13 @@ void TestStudioJobs::noRowReadsFinishedWithNothingDone()
     QVERIFY2(rows.join('\n').contains("evaluate two | finished: 2 methods computed"), qPrintable(rows.join('\n')));
     // The terminal signals carried each job's record: id, kind and typed result.
     QCOMPARE(finished.size(), 4);
-    const auto last = finished.last().at(0).value<ui::JobInfo>();
-    QCOMPARE(last.id, two);
-    QCOMPARE(last.kind, ui::JobKind::Evaluation);
-    QCOMPARE(last.result.methods, 2);
+    std::map<quint64, ui::JobInfo> ended;  // the two evaluations run side by side: either ends first
+    for (const auto& args : finished)
+        ended[args.at(0).value<ui::JobInfo>().id] = args.at(0).value<ui::JobInfo>();
+    QCOMPARE(ended.size(), size_t(4));
+    QCOMPARE(ended[two].kind, ui::JobKind::Evaluation);
+    QCOMPARE(ended[two].result.methods, 2);
+    QCOMPARE(ended[two].label, std::string("evaluate two"));
     QCOMPARE(finished.first().at(0).value<ui::JobInfo>().id, created);
 }
 

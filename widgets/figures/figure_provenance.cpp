@@ -326,8 +326,12 @@ FigureSource readProvenance(const std::string& path)
         recordedView(s);
         return s;
     }
-    if (runs.size() != 1 || !view["figure"].isString())
-        throw Error(ErrorKind::Usage, "--from " + path + ": key 'runs' must hold one run and 'view.figure' a name");
+    // Each key named on its own: a number in view.figure was once blamed on 'runs'.
+    if (!view["figure"].isString())
+        throw Error(ErrorKind::Usage, "--from " + path + ": key 'view.figure' must be a figure's name (a string)");
+    if (runs.size() != 1)
+        throw Error(ErrorKind::Usage, "--from " + path + ": key 'runs' must hold one run for figure '" +
+                                          view["figure"].toString().toStdString() + "'");
     const std::string run = checkRun(runs.first().toObject());
     // The stored results it drew, still the ones recorded (not evaluated again meanwhile).
     if (p.contains("evaluations") &&

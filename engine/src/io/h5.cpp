@@ -2,9 +2,12 @@
 #include "io/h5_internal.h"
 
 #include <fcntl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
+#include <chrono>
+#include <thread>
 #include <cstring>
 
 namespace lengen::engine::io {
@@ -124,6 +127,13 @@ void throwH5(ErrorKind kind, const std::string& what, const std::string& path)
 
 H5Handle openFile(const std::string& path, OpenMode mode)
 {
+    // A FIFO or a device would block the first read (H5Fis_hdf5 reads the superblock) forever;
+    // a folder has nothing to read.
+    struct stat st = {};
+    if (::stat(path.c_str(), &st) == 0 && !S_ISREG(st.st_mode))
+        throw Error(ErrorKind::RunFile, path + " is not a regular file (" +
+                                            (S_ISDIR(st.st_mode) ? "a folder" : S_ISFIFO(st.st_mode) ? "a FIFO" : "a device or socket") +
+                                            "): not a run or analysis file");
     const H5Lock lock(h5Mutex());
     if (H5Fis_hdf5(path.c_str()) <= 0) {
         H5Eclear2(H5E_DEFAULT);
@@ -167,20 +177,36 @@ bool ofdLock(int fd)
 }
 }  // namespace
 
-WriterLock::WriterLock(const std::string& runFile) : m_path(runFile + ".lock")
+WriterLock::WriterLock(const std::string& runFile, LockRole role, double waitSeconds) : m_path(runFile + ".lock")
 {
-    m_fd = ::open(m_path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
-    if (m_fd < 0)
-        throw Error(ErrorKind::Io, "cannot create the lock file " + m_path);
-    if (!ofdLock(m_fd)) {
+    const auto start = std::chrono::steady_clock::now();
+    for (;;) {
+        m_fd = ::open(m_path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+        if (m_fd < 0)
+            throw Error(ErrorKind::Io, "cannot create the lock file " + m_path);
+        if (ofdLock(m_fd)) {
+            // The holder before us unlinks its lock file as it lets go: a lock taken on that
+            // unlinked file is no lock (a third process creates a new file and locks it too).
+            struct stat mine = {}, named = {};
+            if (::fstat(m_fd, &mine) == 0 && ::stat(m_path.c_str(), &named) == 0 && mine.st_ino == named.st_ino &&
+                mine.st_dev == named.st_dev)
+                break;
+            ::close(m_fd);
+            continue;
+        }
         ::close(m_fd);
         m_fd = -1;
-        throw Error(ErrorKind::RunFile, "the run is being written by another process: " + runFile);
+        const bool waitable = role == LockRole::Notes && writerRole(runFile) == LockRole::Notes;
+        const double waited = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+        if (!waitable || waited >= waitSeconds)
+            throw Error(ErrorKind::RunFile, "the run is being written by another process: " + runFile);
+        std::this_thread::sleep_for(std::chrono::milliseconds(10));
     }
-    // Who holds it, for `lengen jobs` (the lock itself is what proves it alive).
+    // Who holds it, for `lengen jobs` (the lock itself is what proves it alive), and what for.
     char host[256] = "";
     ::gethostname(host, sizeof host - 1);
-    const std::string holder = std::string(host) + ":" + std::to_string(::getpid()) + "\n";
+    const std::string holder = std::string(host) + ":" + std::to_string(::getpid()) +
+                               (role == LockRole::Notes ? " notes" : "") + "\n";
     if (::ftruncate(m_fd, 0) == 0)
         (void)!::pwrite(m_fd, holder.data(), holder.size(), 0);
 }
@@ -207,7 +233,9 @@ bool writerAlive(const std::string& file)
     return held;
 }
 
-std::string writerHolder(const std::string& file)
+namespace {
+// The lock file's first line: "<host>:<pid>" and, for a notes edit, " notes".
+std::string holderLine(const std::string& file)
 {
     const int fd = ::open((file + ".lock").c_str(), O_RDONLY | O_CLOEXEC);
     if (fd < 0)
@@ -219,6 +247,22 @@ std::string writerHolder(const std::string& file)
     if (const auto nl = text.find('\n'); nl != std::string::npos)
         text.resize(nl);
     return text;
+}
+}  // namespace
+
+std::string writerHolder(const std::string& file)
+{
+    auto text = holderLine(file);
+    if (const auto space = text.find(' '); space != std::string::npos)
+        text.resize(space);
+    return text;
+}
+
+LockRole writerRole(const std::string& file)
+{
+    const auto text = holderLine(file);
+    const auto space = text.find(' ');
+    return space != std::string::npos && text.substr(space + 1) == "notes" ? LockRole::Notes : LockRole::Writer;
 }
 
 H5Handle createFile(const std::string& path)

@@ -15,9 +15,10 @@ namespace lengen::engine {
 
 namespace {
 
-constexpr size_t kMaxNotesBytes = 16 * 1024;  // well inside an attribute's 64 KiB
+constexpr size_t kMaxNotesBytes = kMaxRunNotesBytes;  // well inside an attribute's 64 KiB
 constexpr size_t kMaxTagBytes = 40;
 constexpr size_t kMaxTags = 32;
+constexpr double kNotesLockWaitSeconds = 10;
 
 std::string trimmed(const std::string& s)
 {
@@ -96,20 +97,27 @@ void writeRunNotes(const std::string& pathOrDir, const RunNotes& notes)
 void updateRunNotes(const std::string& pathOrDir, const std::function<void(RunNotes&)>& edit)
 {
     const auto path = locateRunFile(pathOrDir);
-    (void)readRunInfo(path);  // a run file of ours, readable, before anything is written
+    // Another notes edit (a second `lengen note`, the studio's dialog) holds the lock for
+    // milliseconds: wait for it, so that both edits land. A training holds it for its whole life.
     std::unique_ptr<io::WriterLock> lock;
     try {
-        lock = std::make_unique<io::WriterLock>(path);
+        lock = std::make_unique<io::WriterLock>(path, io::LockRole::Notes, kNotesLockWaitSeconds);
     } catch (const Error& e) {
         if (e.kind() != ErrorKind::RunFile)
             throw;
         const auto holder = io::writerHolder(path);
-        throw Error(ErrorKind::RunFile, "the notes and tags of " + path + " cannot change while it trains" +
-                                            (holder.empty() ? std::string() : " (process " + holder + ")") +
+        const auto by = holder.empty() ? std::string() : " (process " + holder + ")";
+        if (io::writerRole(path) == io::LockRole::Notes)
+            throw Error(ErrorKind::RunFile, "the notes and tags of " + path + " are being changed by another edit" + by +
+                                                " for longer than " + std::to_string(int(kNotesLockWaitSeconds)) +
+                                                " s; try again");
+        throw Error(ErrorKind::RunFile, "the notes and tags of " + path + " cannot change while it trains" + by +
                                             ": HDF5 allows no new attributes in a file being written; "
                                             "change them once it stops");
     }
-    // Read, edited and written under the lock: two processes adding a tag at once keep both.
+    // Read (a run file of ours, before anything is written), edited and written under the
+    // lock: two processes adding a tag at once keep both. Read only now: before it, the other
+    // edit's open for writing refuses this process's read ("unable to lock file").
     const auto now = readRunInfo(path);
     RunNotes notes{now.notes, now.tags};
     edit(notes);

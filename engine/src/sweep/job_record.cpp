@@ -182,10 +182,19 @@ void markCancelled(const SweepPaths& paths, const std::string& cell, const std::
     writeFileAtomically(cancelMarkPath(paths, cell), doc.dump(1) + "\n");
 }
 
-void clearCancelMark(const SweepPaths& paths, const std::string& cell)
+void clearCancelMark(const SweepPaths& paths, const std::string& cell, std::chrono::system_clock::time_point takenAt)
 {
     std::error_code ec;
-    fs::remove(cancelMarkPath(paths, cell), ec);
+    const auto mark = cancelMarkPath(paths, cell);
+    const auto written = fs::last_write_time(mark, ec);
+    if (ec)
+        return;
+    // The file clock as the system clock (C++17 has no clock_cast): both read now.
+    const auto asSystem = std::chrono::system_clock::now() +
+                          std::chrono::duration_cast<std::chrono::system_clock::duration>(
+                              written - fs::file_time_type::clock::now());
+    if (asSystem < takenAt)
+        fs::remove(mark, ec);
 }
 
 JobRecord queuedCell(const std::string& root, const std::string& cell, const std::string& holder)

@@ -10,6 +10,7 @@
 // an flock on jobs.json.lock, so two submissions at once both stay listed.
 
 #include <cstdint>
+#include <chrono>
 #include <string>
 #include <vector>
 
@@ -56,6 +57,8 @@ JobRecord queuedCell(const std::string& root, const std::string& cell, const std
 std::string cancelMarkPath(const SweepPaths& paths, const std::string& cell);
 bool cancelMarked(const SweepPaths& paths, const std::string& cell);
 void markCancelled(const SweepPaths& paths, const std::string& cell, const std::string& by);
-void clearCancelMark(const SweepPaths& paths, const std::string& cell);
+/// Removes a mark written before `takenAt` (when an executor began choosing cells): a new run
+/// takes a cancelled cell again, but a `sweep cancel` that lands while it starts still holds.
+void clearCancelMark(const SweepPaths& paths, const std::string& cell, std::chrono::system_clock::time_point takenAt);
 
 }  // namespace lengen::engine::sweep

@@ -118,8 +118,8 @@ std::vector<JobRecord> findJobs(const std::vector<std::string>& folders, std::st
         }
     }
     for (const auto& run : runs) {
-        if (cellRuns.count(run) || !io::writerAlive(run))
-            continue;
+        if (cellRuns.count(run) || !io::writerAlive(run) || io::writerRole(run) == io::LockRole::Notes)
+            continue;  // a notes edit holds the lock for milliseconds: no job
         JobRecord j;
         j.kind = JobKindId::Training;
         j.state = JobState::Running;

@@ -111,6 +111,11 @@ CancelReport cancelSweepCells(const std::string& dir, const std::vector<std::str
     const std::string by = "sweep cancel (" + sweep::hostName() + ":" + std::to_string(::getpid()) + ")";
     CancelReport report;
     std::vector<std::string> scancel;
+    // The marks first, then the states read again to find whom to signal: a cell whose process
+    // starts meanwhile either sees its mark (runSweepCell looks once its pid is published) or
+    // was published before this second read, and gets its SIGTERM (issue 54: a cancel in the
+    // first seconds of `sweep run` was said and ignored).
+    std::vector<int> marked;
     for (int i : chosen) {
         const auto& st = statuses[size_t(i)];
         const std::string& name = st.cell->name;
@@ -118,9 +123,14 @@ CancelReport cancelSweepCells(const std::string& dir, const std::vector<std::str
             report.ended.push_back(name);
             continue;
         }
-        // The mark first: an executor that is about to start the cell sees it and skips it.
         sweep::markCancelled(paths, name, by);
         report.cancelled.push_back(name);
+        marked.push_back(i);
+    }
+    const auto now = marked.empty() ? statuses : sweepJobStatus(root, index);
+    for (int i : marked) {
+        const auto& st = now[size_t(i)];
+        const std::string& name = st.cell->name;
         const auto* sub = sweep::latestFor(submissions, i);
         if (sub && sub->executor == "slurm" && !st.scheduler.empty()) {
             scancel.push_back(sub->jobId + "_" + std::to_string(i));

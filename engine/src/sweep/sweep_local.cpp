@@ -200,13 +200,14 @@ SweepRunSummary LocalExecutor::submit(RunControl& control, SweepObserver& obs)
 {
     const SweepPaths paths{m_dir};
     SweepRunSummary summary;
+    const auto takenAt = m_options.clearMarksBefore.value_or(std::chrono::system_clock::now());
     const auto statuses = states();
     const auto todo = chooseCells(statuses, m_options.retryFailed, summary);
     // Taken again: a cell `sweep cancel` marked runs now. The record lets any process find the
     // cells this executor holds (sweep_jobs.h) until it ends.
     std::vector<int> taken;
     for (const auto* cell : todo) {
-        sweep::clearCancelMark(paths, cell->name);
+        sweep::clearCancelMark(paths, cell->name, takenAt);
         taken.push_back(cell->index);
     }
     // However submit leaves (done, stopped, thrown), its record says it ended: in the studio the

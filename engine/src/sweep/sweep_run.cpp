@@ -8,6 +8,8 @@
 #include <filesystem>
 #include <fstream>
 #include <optional>
+#include <sstream>
+#include <iterator>
 
 #include "lengen/engine/errors.h"
 #include "lengen/engine/run_file.h"
@@ -199,7 +201,10 @@ CellOutcome runSweepCell(const std::string& dir, int index, const CellRunOptions
     };
     note("cell " + cell.name + " (" + axesText(cell) + ")");
     try {
-        setStage("train");
+        setStage("train");  // publishes this process's pid: a `sweep cancel` from now on signals it
+        // A cancel that landed before the pid was published left only its mark (issue 54).
+        if (sweep::cancelMarked(paths, cell.name))
+            return stopped("cancelled before it started (sweep cancel)");
         const std::string run = paths.runFile(cell.name);
         TrainOptions train;
         train.runDir = paths.cellDir(cell.name);
@@ -291,6 +296,30 @@ SweepExecutor::SweepExecutor(const std::string& dir)
 {
     m_dir = sweep::absoluteRoot(dir);
     m_index = prepareSweep(m_dir);  // validates every cell first
+}
+
+std::chrono::system_clock::time_point processStartTime()
+{
+    // Field 22 of /proc/self/stat: the start in clock ticks after boot; /proc/uptime: seconds
+    // since boot, to 10 ms (btime in /proc/stat is whole seconds).
+    const auto now = std::chrono::system_clock::now();
+    std::ifstream stat("/proc/self/stat");
+    std::string text((std::istreambuf_iterator<char>(stat)), std::istreambuf_iterator<char>());
+    const auto close = text.rfind(')');  // the command name may hold spaces
+    double uptime = -1;
+    std::ifstream("/proc/uptime") >> uptime;
+    const long ticks = ::sysconf(_SC_CLK_TCK);
+    if (close == std::string::npos || uptime < 0 || ticks <= 0)
+        return now;
+    std::istringstream fields(text.substr(close + 2));
+    std::string field;
+    for (int i = 3; i <= 22 && (fields >> field); ++i)
+        if (i == 22) {
+            const double ago = uptime - std::stod(field) / double(ticks);  // seconds since it started
+            return now - std::chrono::duration_cast<std::chrono::system_clock::duration>(
+                             std::chrono::duration<double>(std::max(0.0, ago)));
+        }
+    return now;
 }
 
 }  // namespace lengen::engine

@@ -157,6 +157,7 @@ public:
     {
         const SweepPaths paths{m_dir};
         SweepRunSummary summary;
+        const auto takenAt = std::chrono::system_clock::now();  // marks older than this are cleared
         const auto cells = indices(chooseCells(states(), m_options.retryFailed, summary));
         if (cells.empty()) {
             obs.onMessage("sweep " + m_index.name + ": nothing to submit (" + std::to_string(summary.done) +
@@ -187,7 +188,7 @@ public:
         record.cells = cells;
         sweep::recordSubmission(paths.root, record);
         for (int c : cells) {
-            sweep::clearCancelMark(paths, m_index.cells[size_t(c)].name);
+            sweep::clearCancelMark(paths, m_index.cells[size_t(c)].name, takenAt);
             summary.jobs.push_back(sweep::queuedCell(paths.root, m_index.cells[size_t(c)].name,
                                                      jobId + "_" + std::to_string(c)));
         }

@@ -2,6 +2,7 @@
 // Reading run files (run.h5). The format is documented in docs/run-format.md. Safe to call
 // while another process is writing the run (the file is opened read-only in SWMR mode).
 
+#include <cstddef>
 #include <cstdint>
 #include <functional>
 #include <map>
@@ -95,6 +96,9 @@ std::string locateRunFile(const std::string& pathOrDir);
 std::string statusLabel(const std::string& status);
 /// A fresh run id: 8 random hex digits (new runs and imported ones).
 std::string newRunId();
+
+/// The most bytes of notes a run keeps (a root attribute; checkedRunNotes refuses more).
+inline constexpr std::size_t kMaxRunNotesBytes = 16 * 1024;
 
 /// What a researcher writes about a run after the fact (issue 41): free text and tags.
 struct RunNotes {

@@ -17,6 +17,8 @@
 #include <csignal>
 #include <functional>
 #include <map>
+#include <chrono>
+#include <optional>
 #include <memory>
 #include <string>
 #include <utility>
@@ -164,7 +166,14 @@ struct LocalSweepOptions {
     /// them back when it ends, waiting while none is free (said once). nullptr: only `jobs`
     /// limits the cells.
     std::shared_ptr<CoreBudget> cores;
+    /// `sweep cancel` marks written before this time are cleared as the executor takes their
+    /// cells (a new run takes a cancelled cell again); later ones hold. Default: when submit
+    /// begins. `lengen sweep run` gives its process's start (processStartTime()): a cancel
+    /// typed while it loads still holds (issue 54).
+    std::optional<std::chrono::system_clock::time_point> clearMarksBefore;
 };
+/// When this process started (/proc/self/stat), or now where that cannot be read.
+std::chrono::system_clock::time_point processStartTime();
 std::unique_ptr<SweepExecutor> makeLocalExecutor(const std::string& dir, LocalSweepOptions options);
 
 struct SlurmSweepOptions {

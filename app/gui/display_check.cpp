@@ -1,0 +1,107 @@
+#include "display_check.h"
+
+#include <netdb.h>
+#include <poll.h>
+#include <sys/socket.h>
+#include <sys/un.h>
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstddef>
+#include <cstring>
+#include <string>
+
+namespace lengen::studio {
+
+namespace {
+
+bool connects(int fd, const sockaddr* addr, socklen_t len)
+{
+    // Non-blocking with a bound: an address that drops packets must not hang the start.
+    ::fcntl(fd, F_SETFL, ::fcntl(fd, F_GETFL) | O_NONBLOCK);
+    if (::connect(fd, addr, len) == 0)
+        return true;
+    if (errno != EINPROGRESS)
+        return false;
+    pollfd p{fd, POLLOUT, 0};
+    if (::poll(&p, 1, 3000) != 1)
+        return false;
+    int error = 0;
+    socklen_t size = sizeof error;
+    return ::getsockopt(fd, SOL_SOCKET, SO_ERROR, &error, &size) == 0 && error == 0;
+}
+
+bool unixSocketAnswers(const std::string& path, bool abstract)
+{
+    sockaddr_un addr{};
+    addr.sun_family = AF_UNIX;
+    const size_t offset = abstract ? 1 : 0;  // Linux's abstract namespace: a leading NUL
+    if (path.size() + offset >= sizeof addr.sun_path)
+        return false;
+    std::memcpy(addr.sun_path + offset, path.data(), path.size());
+    const int fd = ::socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    if (fd < 0)
+        return false;
+    const auto len = socklen_t(offsetof(sockaddr_un, sun_path) + offset + path.size() + (abstract ? 0 : 1));
+    const bool ok = connects(fd, reinterpret_cast<sockaddr*>(&addr), len);
+    ::close(fd);
+    return ok;
+}
+
+bool tcpAnswers(const std::string& host, int port)
+{
+    addrinfo hints{};
+    hints.ai_socktype = SOCK_STREAM;
+    addrinfo* found = nullptr;
+    if (::getaddrinfo(host.c_str(), std::to_string(port).c_str(), &hints, &found) != 0)
+        return false;
+    bool ok = false;
+    for (auto* a = found; a && !ok; a = a->ai_next) {
+        const int fd = ::socket(a->ai_family, a->ai_socktype | SOCK_CLOEXEC, a->ai_protocol);
+        if (fd < 0)
+            continue;
+        ok = connects(fd, a->ai_addr, a->ai_addrlen);
+        ::close(fd);
+    }
+    ::freeaddrinfo(found);
+    return ok;
+}
+
+// DISPLAY is [host]:N[.screen]; "unix" or no host is the local socket.
+bool xServerAnswers(const std::string& display)
+{
+    const auto colon = display.rfind(':');
+    if (colon == std::string::npos || display.front() == '/')
+        return true;  // a form this check does not know (launchd's path): Qt decides
+    const std::string host = display.substr(0, colon);
+    const std::string rest = display.substr(colon + 1);
+    const std::string number = rest.substr(0, rest.find('.'));
+    if (number.empty() || number.find_first_not_of("0123456789") != std::string::npos)
+        return false;
+    if (host.empty() || host == "unix") {
+        const std::string path = "/tmp/.X11-unix/X" + number;
+        return unixSocketAnswers(path, false) || unixSocketAnswers(path, true) ||
+               (host.empty() && tcpAnswers("localhost", 6000 + std::stoi(number)));
+    }
+    return tcpAnswers(host, 6000 + std::stoi(number));
+}
+
+}  // namespace
+
+QString displayProblem()
+{
+    const QByteArray platform = qgetenv("QT_QPA_PLATFORM");
+    if (!platform.isEmpty() && !platform.startsWith("xcb"))
+        return {};
+    const QByteArray display = qgetenv("DISPLAY");
+    if (display.isEmpty())
+        return platform.isEmpty() && !qgetenv("WAYLAND_DISPLAY").isEmpty()
+                   ? QString()
+                   : QStringLiteral("there is no display (DISPLAY is not set)");
+    if (display.size() > 255 || !xServerAnswers(display.toStdString()))
+        return QStringLiteral("no X server answers on the display DISPLAY=%1").arg(QString::fromLocal8Bit(display));
+    return {};
+}
+
+}  // namespace lengen::studio

@@ -1,0 +1,15 @@
+#pragma once
+// Whether the studio can open a window before Qt tries: Qt's xcb platform aborts the process
+// (qFatal, exit 134) when the X server DISPLAY names does not answer, as a stale DISPLAY over
+// SSH or in a job script does (issue 54).
+
+#include <QString>
+
+namespace lengen::studio {
+
+/// Why no window can open ("" when one may): no DISPLAY, or an X server that does not answer
+/// on DISPLAY's socket (a local /tmp/.X11-unix socket, or TCP 6000+N for host:N). Platforms
+/// other than xcb (offscreen, wayland, …) are left to Qt.
+QString displayProblem();
+
+}  // namespace lengen::studio

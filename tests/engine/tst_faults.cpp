@@ -1,0 +1,118 @@
+// Issue 54, through the `lengen` executable: faults found by trying bad input again. A stale
+// DISPLAY no longer aborts an export; a folder or /dev/zero given as --text-file is refused
+// with the notes unchanged; two notes edits at once both land; a FIFO given as a run file is
+// refused at once instead of blocking the first read.
+
+#include <QProcess>
+#include <QTemporaryDir>
+#include <QTest>
+
+#include <sys/stat.h>
+
+#include <filesystem>
+#include <thread>
+
+#include "lengen/engine/run_file.h"
+#include "test_support.h"
+
+using namespace lengen;
+
+namespace {
+
+test::ProcessResult cli(const QStringList& args, int timeoutMs = 120000)
+{
+    return test::runLengen(args, timeoutMs);
+}
+
+}  // namespace
+
+class TestFaults final : public QObject {
+    Q_OBJECT
+private Q_SLOTS:
+    void initTestCase();
+    void exportIgnoresADeadDisplay();
+    void notesFromAFolderOrADeviceAreRefused();
+    void twoNotesEditsAtOnceBothLand();
+    void aFifoIsRefusedNotRead();
+
+private:
+    QString m_run;   // a tiny trained run
+    QString m_dir;
+};
+
+void TestFaults::initTestCase()
+{
+    m_dir = QString::fromStdString(test::scratchDir("faults"));
+    const auto config = QString::fromStdString(test::tinyConfigFile(m_dir.toStdString(), 10));
+    const auto r = cli({"train", config, "--out", m_dir + "/runs", "--threads", "1"});
+    QVERIFY2(r.code == 0, qPrintable(r.err));
+    m_run = r.out.trimmed().section('\n', -1);
+    QVERIFY2(QFileInfo::exists(m_run), qPrintable(r.out));
+}
+
+// `DISPLAY=:59 lengen export …` printed Qt's "could not connect to display" and aborted (134),
+// csv included: the command line shows no window and now always draws offscreen.
+void TestFaults::exportIgnoresADeadDisplay()
+{
+    const QString out = m_dir + "/loss.csv";
+    const auto r = test::runProgram("env", {"-u", "QT_QPA_PLATFORM", "-u", "WAYLAND_DISPLAY", "DISPLAY=:59", LENGEN_CLI_PATH,
+                                            "export", m_run, "--figure", "loss", "--format", "csv", "--out", out});
+    QVERIFY2(r.code == 0, qPrintable(QString::number(r.code) + ": " + r.err));
+    QVERIFY(QFileInfo(out).size() > 0);
+}
+
+// `--text-file DIR` read "" and wiped the notes (exit 0); `--text-file /dev/zero` read 4 GB.
+void TestFaults::notesFromAFolderOrADeviceAreRefused()
+{
+    QCOMPARE(cli({"note", m_run, "--text", "keep me"}).code, 0);
+    for (const QString& source : {m_dir, QStringLiteral("/dev/zero"), m_dir + "/nowhere.txt"}) {
+        const auto r = cli({"note", m_run, "--text-file", source}, 30000);
+        QVERIFY2(r.code == 64 && r.err.contains("the notes are unchanged"), qPrintable(source + ": " + r.err));
+    }
+    const auto big = test::writeFile(m_dir.toStdString(), "big.txt", std::string(engine::kMaxRunNotesBytes + 10, 'x'));
+    const auto r = cli({"note", m_run, "--text-file", QString::fromStdString(big)});
+    QVERIFY2(r.code == 64 && r.err.contains("holds more than 16384 bytes"), qPrintable(r.err));
+    QCOMPARE(engine::readRunInfo(m_run.toStdString()).notes, std::string("keep me"));
+}
+
+// Two `note --add-tag` at once lost a tag or failed with "cannot change while it trains"
+// (the other editor taken for a training) or HDF5's "unable to lock file". An edit now waits
+// for another edit's lock. Here this process holds it (a slow edit) while a `lengen note`
+// starts: that one waits, then adds its tag on top.
+void TestFaults::twoNotesEditsAtOnceBothLand()
+{
+    engine::writeRunNotes(m_run.toStdString(), {"", {}});
+    QProcess other;
+    engine::updateRunNotes(m_run.toStdString(), [&](engine::RunNotes& notes) {
+        other.start(LENGEN_CLI_PATH, {"note", m_run, "--add-tag", "second"});
+        QVERIFY(other.waitForStarted());
+        std::this_thread::sleep_for(std::chrono::milliseconds(1500));  // it loads and reaches the lock
+        notes.tags.push_back("first");
+    });
+    QVERIFY(other.waitForFinished(30000));
+    QVERIFY2(other.exitCode() == 0, other.readAllStandardError().constData());
+    QCOMPARE(engine::readRunInfo(m_run.toStdString()).tags, (std::vector<std::string>{"first", "second"}));
+    // And two processes at once, a few rounds: every tag kept, no exit 3.
+    for (int round = 0; round < 5; ++round) {
+        QProcess a, b;
+        a.start(LENGEN_CLI_PATH, {"note", m_run, "--add-tag", QStringLiteral("a%1").arg(round)});
+        b.start(LENGEN_CLI_PATH, {"note", m_run, "--add-tag", QStringLiteral("b%1").arg(round)});
+        QVERIFY(a.waitForFinished(30000) && b.waitForFinished(30000));
+        QVERIFY2(a.exitCode() == 0 && b.exitCode() == 0,
+                 (a.readAllStandardError() + b.readAllStandardError()).constData());
+    }
+    const auto tags = engine::readRunInfo(m_run.toStdString()).tags;
+    QCOMPARE(tags.size(), size_t(12));
+}
+
+// `mkfifo x.h5; lengen info x.h5` blocked forever in the first read: refused at once, exit 3.
+void TestFaults::aFifoIsRefusedNotRead()
+{
+    const auto fifo = (m_dir + "/fifo.h5").toStdString();
+    QCOMPARE(::mkfifo(fifo.c_str(), 0644), 0);
+    const auto r = cli({"info", QString::fromStdString(fifo)}, 20000);
+    QVERIFY2(r.code == 3 && r.err.contains("is not a regular file (a FIFO)"), qPrintable(QString::number(r.code) + ": " + r.err));
+}
+
+QTEST_GUILESS_MAIN(TestFaults)
+#include "tst_faults.moc"
