@@ -4,7 +4,10 @@
 #    HDF5 is not thread-safe; the studio reads while its worker writes);
 #  * engine/ includes no Qt (the CLI and cluster jobs link it alone);
 #  * engine/src/config/ and engine/src/sweep/ include no Torch (they build without its paths and
-#    its precompiled header, target lengen_engine_core: this names the line before the compiler).
+#    its precompiled header, target lengen_engine_core: this names the line before the compiler);
+#  * the engine reads the environment in two places only: the session switches
+#    (src/train/threads.cpp, sessionSwitchesFromEnvironment) and the PATH lookup
+#    (src/sweep/subprocess.cpp); everything else takes its options as values.
 #   code_rules.sh SOURCE_DIR
 set -uo pipefail
 root=${1:?usage: code_rules.sh SOURCE_DIR}
@@ -30,5 +33,12 @@ if [ -n "$torch" ]; then
     echo "$torch"
     status=1
 fi
-[ $status -ne 0 ] || echo "code rules hold: HDF5 only in engine/src/io/, no Qt in engine/, no Torch in config/, sweep/ or the public headers"
+env=$(grep -rnE '(^|[^A-Za-z_0-9])(std::)?(secure_)?getenv[[:space:]]*\(' --include='*.cpp' --include='*.h' engine |
+      grep -vE '^engine/src/(train/threads\.cpp|sweep/subprocess\.cpp):')
+if [ -n "$env" ]; then
+    echo "the environment read in the engine outside the session switches and the PATH lookup:"
+    echo "$env"
+    status=1
+fi
+[ $status -ne 0 ] || echo "code rules hold: HDF5 only in engine/src/io/, no Qt in engine/, no Torch in config/, sweep/ or the public headers, getenv only in the session switches and the PATH lookup"
 exit $status

@@ -10,6 +10,7 @@
 
 #include "lengen/engine/errors.h"
 #include "lengen/engine/sweep_run.h"
+#include "command_registry.h"
 #include "progress.h"
 #include "sweep_commands.h"
 
@@ -59,6 +60,8 @@ private:
 int runSweepRun(const SweepRunArgs& args)
 {
     engine::LocalSweepOptions options = args.options;
+    if (options.executable.empty())
+        options.executable = sessionSwitches().cellExecutable;
     options.clearMarksBefore = engine::processStartTime();  // a cancel typed while this loads holds
     options.stopCount = &g_stops;
     const auto executor = engine::makeLocalExecutor(args.dir, options);  // validates every cell first
@@ -84,7 +87,9 @@ int runSweepRun(const SweepRunArgs& args)
 
 int runSweepSubmit(SweepSubmitArgs args)
 {
-    const engine::SlurmSweepOptions& o = args.options;
+    engine::SlurmSweepOptions o = args.options;
+    if (o.executable.empty())
+        o.executable = sessionSwitches().cellExecutable;
     if (args.dryRun) {
         const std::string script = engine::slurmJobScript(args.dir, o);
         if (script.empty())

@@ -98,9 +98,11 @@ void MainWindow::probeWithIntervention()
     QString error;
     engine::RunConfig config;
     auto applicable = applicableFor(run, config, error);
-    // One map per probe: truncate and segments run many short prompts, with no single map.
-    applicable.removeAll(QStringLiteral("truncate"));
-    applicable.removeAll(QStringLiteral("segments"));
+    // One map per probe: the table says which run many short prompts, with no single map.
+    applicable.removeIf([](const QString& name) {
+        const auto* row = engine::findIntervention(name.toStdString());
+        return row && row->manyPrompts;
+    });
     if (applicable.size() <= 1)
         return showProblem(tr("Probe under an intervention"),
                            error.isEmpty() ? tr("No intervention changes this run's attention.") : error);

@@ -97,6 +97,7 @@ void MainWindow::buildViews(const QString& configRoot)
     m_tabs->addTab(m_compare, tr("Compare"));
     m_sweeps = new ui::SweepsView;
     m_sweeps->setController(&m_controller);  // sweeps are created, run and submitted as jobs
+    m_sweeps->setCellExecutable(m_switches.cellExecutable);
     m_tabs->addTab(m_sweeps, tr("Sweeps"));
     setCentralWidget(m_tabs);
 }

@@ -10,6 +10,7 @@
 #include <thread>
 
 #include "io/h5.h"
+#include "io/writer_lock.h"
 #include "lengen/engine/errors.h"
 #include "text_files.h"
 

@@ -7,6 +7,7 @@
 #include "eval/model_runner.h"
 #include "lengen/engine/analysis.h"
 #include "lengen/engine/errors.h"
+#include "lengen/engine/hash.h"
 #include "lengen/engine/run_file.h"
 #include "lengen/engine/trainer.h"
 #include "test_support.h"
@@ -63,6 +64,7 @@ private Q_SLOTS:
     void booleanTaskHasAccuracyAndNullClassifier();
     void importsAReferenceMetricsJson();
     void errorsNameTheProblem();
+    void oneHashKeepsTheSeeds();
 };
 
 void TestEvaluation::storesEveryMethodWithBaselines()
@@ -234,6 +236,18 @@ void TestEvaluation::errorsNameTheProblem()
     } catch (const Error& e) {
         QCOMPARE(e.kind(), ErrorKind::RunFile);
     }
+}
+
+// Issue 56: FNV-1a was written out four times; the one left must give what they gave, or every
+// stored evaluation's prompts (methodSeed), intervention positions and config hash would move.
+void TestEvaluation::oneHashKeepsTheSeeds()
+{
+    // LenGen's offset basis (hash.h: FNV's without its last digit), as the four copies had it.
+    QCOMPARE(lengen::engine::fnv1a64(""), std::uint64_t(0x14650fb0739d0383ull));
+    QCOMPARE(lengen::engine::fnv1a64("a"), std::uint64_t(0x44bd8ad473cd9906ull));
+    QCOMPARE(lengen::engine::fnv1a64("foobar"), std::uint64_t(0x88fad7c0a8ff07f2ull));
+    // Continuing from a hash is hashing the concatenation.
+    QCOMPARE(lengen::engine::fnv1a64("bar", lengen::engine::fnv1a64("foo")), lengen::engine::fnv1a64("foobar"));
 }
 
 QTEST_APPLESS_MAIN(TestEvaluation)

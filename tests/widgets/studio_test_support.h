@@ -17,6 +17,7 @@ inline studio::StudioOptions studioOptions(const QString& runs)
     studio::StudioOptions o;
     o.configRoot = QString::fromStdString(sourcePath("configs"));
     o.runsFolder = runs;
+    o.switches.cellExecutable = LENGEN_CLI_PATH;  // the sweeps' cells run the lengen of this build
     return o;
 }
 

@@ -420,7 +420,6 @@ void TestStudio::trainTabActsOnTheOpenRunOnly()
 // disabled and nothing said).
 void TestStudio::aSweepStartsWhileAnEvaluationRuns()
 {
-    qputenv("LENGEN_CLI", LENGEN_CLI_PATH);  // the cells' executable (not beside this test)
     studio::MainWindow w(options());
     const QString dir = QString::fromStdString(test::scratchDir("studio-sweep-beside-eval"));
     engine::EvalOptions o;

@@ -184,7 +184,6 @@ void TestStudioJobs::newSweepDialogKeepsItsChoicesAfterARefusal()
 // sweep's cells take their threads from the studio's cores, and the jobs that wait say why.
 void TestStudioJobs::concurrentJobsCountSweepCells()
 {
-    qputenv("LENGEN_CLI", LENGEN_CLI_PATH);  // the cells' executable (not beside this test)
     const auto dir = test::scratchDir("studio-jobs-cores");
     const auto evaluated = test::trainTiny(dir + "/evaluated", "rope");
     const auto sweep = test::tinySweep(dir + "/S", {"rope", "nope"}, 1, 1500);
@@ -193,6 +192,7 @@ void TestStudioJobs::concurrentJobsCountSweepCells()
     controller.setMaxConcurrent(2);
     QSignalSpy warnings(&controller, &ui::RunController::warning);  // the sweep's lines
     ui::SweepsView view;
+    view.setCellExecutable(LENGEN_CLI_PATH);  // the cells' lengen (not beside this test)
     view.setController(&controller);
     ui::JobsPanel panel(controller);
     QVERIFY(view.setSweep(QString::fromStdString(sweep.outDir)));
@@ -252,7 +252,6 @@ void TestStudioJobs::concurrentJobsCountSweepCells()
 // nobody holds (the cancelled one).
 void TestStudioJobs::aTerminalsSweepIsListedCancelledAndShared()
 {
-    qputenv("LENGEN_CLI", LENGEN_CLI_PATH);
     const auto dir = test::scratchDir("studio-jobs-terminal-sweep");
     const auto sweep = test::tinySweep(dir + "/S", {"rope", "nope", "alibi"}, 1, 2000000);
     engine::createSweep(sweep);
@@ -287,6 +286,7 @@ void TestStudioJobs::aTerminalsSweepIsListedCancelledAndShared()
     // Run here: it names the terminal and its cells, and takes only the cancelled one.
     QSignalSpy warnings(&controller, &ui::RunController::warning);
     ui::SweepsView view;
+    view.setCellExecutable(LENGEN_CLI_PATH);  // the cells' lengen (not beside this test)
     view.setController(&controller);
     QVERIFY(view.setSweep(S));
     view.runHere();
@@ -357,6 +357,7 @@ void TestStudioJobs::noRowReadsFinishedWithNothingDone()
     ui::RunController controller;
     ui::JobsPanel panel(controller);
     ui::SweepsView view;
+    view.setCellExecutable(LENGEN_CLI_PATH);  // the cells' lengen (not beside this test)
     view.setController(&controller);
     QSignalSpy finished(&controller, &ui::RunController::runFinished);
     const std::string S = test::scratchDir("jobs-honest-rows") + "/S";

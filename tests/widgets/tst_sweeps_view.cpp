@@ -95,7 +95,6 @@ private:
 
 void TestSweepsView::initTestCase()
 {
-    qputenv("LENGEN_CLI", LENGEN_CLI_PATH);  // the cells' executable (not beside this test)
     m_cluster = QString::fromStdString(test::scratchDir("sweeps-view-slurm"));
     qputenv("LENGEN_SLURM_PORT", QByteArray::number(25000 + (getpid() % 2500) * 2));
     const auto up = test::runProgram(script("cluster-up"), {m_cluster, "--stop-with", QString::number(getpid())},
@@ -116,6 +115,7 @@ void TestSweepsView::createRunStopWithoutBlocking()
 {
     ui::RunController controller;
     ui::SweepsView view;
+    view.setCellExecutable(LENGEN_CLI_PATH);  // the cells' lengen (not beside this test)
     view.setController(&controller);
     test::GapMeter meter;
 
@@ -160,6 +160,7 @@ void TestSweepsView::submitToSlurmWithoutBlocking()
     QVERIFY(!m_sweep.isEmpty());
     ui::RunController controller;
     ui::SweepsView view;
+    view.setCellExecutable(LENGEN_CLI_PATH);  // the cells' lengen (not beside this test)
     view.setController(&controller);
     QVERIFY(view.setSweep(m_sweep));
     test::GapMeter meter;
@@ -193,6 +194,7 @@ void TestSweepsView::showsTheSchedulersPendingCells()
     SKIP_WITHOUT_SLURM();
     ui::RunController controller;
     ui::SweepsView view;
+    view.setCellExecutable(LENGEN_CLI_PATH);  // the cells' lengen (not beside this test)
     const auto submitted = submitBehindMaxParallel("sweeps-view-pending", controller, view);
     QVERIFY(submitted);
     QString tips;
@@ -234,6 +236,7 @@ void TestSweepsView::slurmCellsInTheJobsPanel()
     SKIP_WITHOUT_SLURM();
     ui::RunController controller;
     ui::SweepsView view;
+    view.setCellExecutable(LENGEN_CLI_PATH);  // the cells' lengen (not beside this test)
     const auto submitted = submitBehindMaxParallel("sweeps-view-panel", controller, view);
     QVERIFY(submitted);
     ui::JobsPanel panel(controller);
@@ -275,6 +278,7 @@ void TestSweepsView::gridAxesAreTheOnesThatVary()
     request.skipRefused = true;
     engine::createSweep(request);
     ui::SweepsView view;
+    view.setCellExecutable(LENGEN_CLI_PATH);  // the cells' lengen (not beside this test)
     QVERIFY(view.setSweep(QString::fromStdString(request.outDir)));
     QCOMPARE(view.grid()->columnCount(), 2);  // max_position = 0, 64 (not max_steps = 20)
     QCOMPARE(view.grid()->rowCount(), 2);     // rope, nope

@@ -2,6 +2,7 @@
 
 #include <QDateTime>
 #include <QFile>
+#include <QFileInfo>
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QSaveFile>
@@ -16,6 +17,7 @@
 #include "lengen/engine/run_file.h"
 #include "lengen/engine/sweep.h"
 #include "lengen/engine/version.h"
+#include "lengen/engine/hash.h"
 
 namespace lengen::figures {
 
@@ -87,11 +89,7 @@ bool sameEvaluations(const QJsonArray& recorded, const QJsonArray& now)
 
 std::string configHash(const std::string& configYaml)
 {
-    std::uint64_t h = 1469598103934665603ULL;  // FNV-1a, 64 bits
-    for (const unsigned char c : configYaml) {
-        h ^= c;
-        h *= 1099511628211ULL;
-    }
+    const std::uint64_t h = engine::fnv1a64(configYaml);
     char buf[32];
     std::snprintf(buf, sizeof buf, "%016llx", static_cast<unsigned long long>(h));
     return std::string("fnv1a64:") + buf;
@@ -229,14 +227,17 @@ std::string writeProvenance(const std::string& figurePath, const QJsonObject& gi
     return path;
 }
 
-FigureSource readProvenance(const std::string& path)
+namespace {
+
+// The provenance file's JSON, refused (exit 64) unless it is a readable regular file of this
+// format and version (a FIFO would block the read).
+QJsonObject provenanceDocument(const std::string& path)
 {
     QFile f(qs(path));
-    if (!f.open(QIODevice::ReadOnly))
-        throw Error(ErrorKind::Usage, "--from " + path + ": cannot read it");
+    if (!QFileInfo(qs(path)).isFile() || !f.open(QIODevice::ReadOnly))
+        throw Error(ErrorKind::Usage, "--from " + path + ": cannot read it (not a readable regular file)");
     QJsonParseError err{};
-    const auto doc = QJsonDocument::fromJson(f.readAll(), &err);
-    const auto p = doc.object();
+    const auto p = QJsonDocument::fromJson(f.readAll(), &err).object();
     if (err.error != QJsonParseError::NoError || p["format"].toString() != kFormat)
         throw Error(ErrorKind::Usage, "--from " + path + ": not a LenGen figure provenance file" +
                                           (err.error != QJsonParseError::NoError
@@ -246,106 +247,138 @@ FigureSource readProvenance(const std::string& path)
         throw Error(ErrorKind::Usage, "--from " + path + ": provenance version " +
                                           std::to_string(p["version"].toInt()) + " (this LenGen reads " +
                                           std::to_string(kProvenanceVersion) + ")");
-    const auto runs = p["runs"].toArray();
+    return p;
+}
+
+// A run the figure drew, where it was and unchanged: its path.
+std::string checkedRun(const std::string& path, const QJsonObject& r)
+{
+    const std::string run = r["path"].toString().toStdString();
+    if (!fs::exists(run))
+        throw Error(ErrorKind::RunFile, "--from " + path + ": run " + r["run_id"].toString().toStdString() +
+                                            " is no longer at " + run + " (moved or deleted)");
+    const auto info = engine::readRunInfo(run);
+    const auto hash = configHash(info.configYaml);
+    if (hash != r["config_hash"].toString().toStdString() || info.runId != r["run_id"].toString().toStdString())
+        throw Error(ErrorKind::RunFile, "--from " + path + ": run " + run +
+                                            " changed since the figure was made (config hash " + hash + ", run id " +
+                                            info.runId + "; the figure recorded " +
+                                            r["config_hash"].toString().toStdString() + ", " +
+                                            r["run_id"].toString().toStdString() + ")");
+    if (r.contains("checkpoint_step") && qint64(r["checkpoint_step"].toDouble()) != info.checkpointStep)
+        throw Error(ErrorKind::RunFile, "--from " + path + ": run " + run + " was trained further since the figure "
+                                            "was made (checkpoint " + std::to_string(info.checkpointStep) +
+                                            ", recorded " + std::to_string(qint64(r["checkpoint_step"].toDouble())) + ")");
+    return run;
+}
+
+// The view options the figure was drawn with.
+void recordedView(const QJsonObject& view, FigureSource& s)
+{
+    s.format = view["format"].toString().toStdString();
+    s.standalone = view["standalone"].toBool(false);
+    s.logY = view["log_y"].toBool(false);
+    s.legendOutside = view["legend_outside"].toBool(false);
+    for (const auto& h : view["hidden_curves"].toArray())
+        s.hidden << h.toString();
+}
+
+// A sweep's grid: every cell's run unchanged.
+FigureSource gridSource(const std::string& path, const QJsonObject& p)
+{
     const auto view = p["view"].toObject();
-    // Every run a figure drew must be where it was and unchanged.
-    auto checkRun = [&](const QJsonObject& r) {
-        const std::string run = r["path"].toString().toStdString();
-        if (!fs::exists(run))
-            throw Error(ErrorKind::RunFile, "--from " + path + ": run " + r["run_id"].toString().toStdString() +
-                                                " is no longer at " + run + " (moved or deleted)");
-        const auto info = engine::readRunInfo(run);
-        const auto hash = configHash(info.configYaml);
-        if (hash != r["config_hash"].toString().toStdString() || info.runId != r["run_id"].toString().toStdString())
-            throw Error(ErrorKind::RunFile, "--from " + path + ": run " + run +
-                                                " changed since the figure was made (config hash " + hash + ", run id " +
-                                                info.runId + "; the figure recorded " +
-                                                r["config_hash"].toString().toStdString() + ", " +
-                                                r["run_id"].toString().toStdString() + ")");
-        if (r.contains("checkpoint_step") && qint64(r["checkpoint_step"].toDouble()) != info.checkpointStep)
-            throw Error(ErrorKind::RunFile, "--from " + path + ": run " + run + " was trained further since the figure "
-                                                "was made (checkpoint " + std::to_string(info.checkpointStep) +
-                                                ", recorded " + std::to_string(qint64(r["checkpoint_step"].toDouble())) + ")");
-        return run;
-    };
-    const auto recordedView = [&](FigureSource& s) {
-        s.format = view["format"].toString().toStdString();
-        s.standalone = view["standalone"].toBool(false);
-        s.logY = view["log_y"].toBool(false);
-        s.legendOutside = view["legend_outside"].toBool(false);
-        for (const auto& h : view["hidden_curves"].toArray())
-            s.hidden << h.toString();
-    };
-    if (view["figure"].toString() == "sweep-grid") {
-        FigureSource s;
-        for (const auto& r : runs) {
-            checkRun(r.toObject());
-            s.cells.push_back(r.toObject()["cell"].toString().toStdString());
+    FigureSource s;
+    for (const auto& r : p["runs"].toArray()) {
+        checkedRun(path, r.toObject());
+        s.cells.push_back(r.toObject()["cell"].toString().toStdString());
+    }
+    s.run = view["sweep"].toString().toStdString();
+    s.name = "grid";
+    s.method = view["method"].toString().toStdString();
+    const auto grouping = p["grouping"].toObject();
+    for (const auto& k : grouping["by"].toArray())
+        s.groupBy.push_back(k.toString().toStdString());
+    s.band = grouping["band"].toString().toStdString();
+    s.bootstrapTrials = grouping["bootstrap_trials"].toInt(1000);
+    recordedView(view, s);
+    return s;
+}
+
+// Compare: the runs as drawn, each unchanged, and their stored evaluations the ones drawn.
+FigureSource compareSource(const std::string& path, const QJsonObject& p)
+{
+    const auto view = p["view"].toObject();
+    const auto runs = p["runs"].toArray();
+    FigureSource s;
+    s.name = "compare";
+    s.method = view["figure"].toString().mid(8).toStdString();
+    if (runs.isEmpty())
+        throw Error(ErrorKind::Usage, "--from " + path + ": a Compare figure with no run in 'runs'");
+    for (const auto& r : runs)
+        s.runs.push_back(checkedRun(path, r.toObject()));
+    QJsonArray drawn;
+    for (const auto& e : p["evaluations"].toArray())
+        drawn.append(e);
+    QJsonArray now;
+    for (size_t i = 0; i < s.runs.size(); ++i)
+        for (const auto& e : evaluationsDrawn(s.runs[i], s.method)) {
+            auto o = e.toObject();
+            if (!o["intervention"].toString().isEmpty())
+                continue;
+            o["run_id"] = runs[int(i)].toObject()["run_id"];
+            now.append(o);
         }
-        s.run = view["sweep"].toString().toStdString();
-        s.name = "grid";
-        s.method = view["method"].toString().toStdString();
-        const auto grouping = p["grouping"].toObject();
-        for (const auto& k : grouping["by"].toArray())
-            s.groupBy.push_back(k.toString().toStdString());
-        s.band = grouping["band"].toString().toStdString();
-        s.bootstrapTrials = grouping["bootstrap_trials"].toInt(1000);
-        recordedView(s);
-        return s;
-    }
-    if (view["figure"].toString().startsWith("compare:")) {  // the runs as drawn, each unchanged
-        FigureSource s;
-        s.name = "compare";
-        s.method = view["figure"].toString().mid(8).toStdString();
-        if (runs.isEmpty())
-            throw Error(ErrorKind::Usage, "--from " + path + ": a Compare figure with no run in 'runs'");
-        for (const auto& r : runs)
-            s.runs.push_back(checkRun(r.toObject()));
-        QJsonArray drawn;
-        for (const auto& e : p["evaluations"].toArray())
-            drawn.append(e);
-        QJsonArray now;
-        for (size_t i = 0; i < s.runs.size(); ++i)
-            for (const auto& e : evaluationsDrawn(s.runs[i], s.method)) {
-                auto o = e.toObject();
-                if (!o["intervention"].toString().isEmpty())
-                    continue;
-                o["run_id"] = runs[int(i)].toObject()["run_id"];
-                now.append(o);
-            }
-        if (p.contains("evaluations") && !sameEvaluations(drawn, now))
-            throw Error(ErrorKind::RunFile, "--from " + path + ": the stored " + s.method +
-                                                " evaluations of the compared runs changed since the figure was made "
-                                                "(evaluated again?)");
-        const auto grouping = p["grouping"].toObject();
-        s.group = grouping["group"].toString("each-run").toStdString();
-        for (const auto& k : grouping["keys"].toArray())
-            s.keys.push_back(k.toString().toStdString());
-        s.band = grouping["band"].toString("auto").toStdString();
-        s.baselines = grouping["baselines"].toBool(false);
-        recordedView(s);
-        return s;
-    }
+    if (p.contains("evaluations") && !sameEvaluations(drawn, now))
+        throw Error(ErrorKind::RunFile, "--from " + path + ": the stored " + s.method +
+                                            " evaluations of the compared runs changed since the figure was made "
+                                            "(evaluated again?)");
+    const auto grouping = p["grouping"].toObject();
+    s.group = grouping["group"].toString("each-run").toStdString();
+    for (const auto& k : grouping["keys"].toArray())
+        s.keys.push_back(k.toString().toStdString());
+    s.band = grouping["band"].toString("auto").toStdString();
+    s.baselines = grouping["baselines"].toBool(false);
+    recordedView(view, s);
+    return s;
+}
+
+// One run's figure: the run unchanged, and the stored results it drew the ones recorded.
+FigureSource runSource(const std::string& path, const QJsonObject& p)
+{
+    const auto view = p["view"].toObject();
+    const auto runs = p["runs"].toArray();
     // Each key named on its own: a number in view.figure was once blamed on 'runs'.
     if (!view["figure"].isString())
         throw Error(ErrorKind::Usage, "--from " + path + ": key 'view.figure' must be a figure's name (a string)");
     if (runs.size() != 1)
         throw Error(ErrorKind::Usage, "--from " + path + ": key 'runs' must hold one run for figure '" +
                                           view["figure"].toString().toStdString() + "'");
-    const std::string run = checkRun(runs.first().toObject());
-    // The stored results it drew, still the ones recorded (not evaluated again meanwhile).
+    const std::string run = checkedRun(path, runs.first().toObject());
     if (p.contains("evaluations") &&
         !sameEvaluations(p["evaluations"].toArray(), evaluationsDrawn(run, view["figure"].toString().toStdString())))
         throw Error(ErrorKind::RunFile, "--from " + path + ": the stored evaluations of run " + run +
                                             " that the figure draws changed since it was made (evaluated again?)");
     FigureSource s;
     s.run = run;
-    recordedView(s);
+    recordedView(view, s);
     s.name = view["figure"].toString().toStdString();
     s.map.prompt = view["prompt"].toInt(0);
     s.map.layer = view["layer"].toInt(-1);
     s.map.head = view["head"].toInt(0);
     return s;
+}
+
+}  // namespace
+
+FigureSource readProvenance(const std::string& path)
+{
+    const auto p = provenanceDocument(path);
+    const QString figure = p["view"].toObject()["figure"].toString();
+    if (figure == "sweep-grid")
+        return gridSource(path, p);
+    if (figure.startsWith("compare:"))
+        return compareSource(path, p);
+    return runSource(path, p);
 }
 
 }  // namespace lengen::figures

@@ -113,9 +113,10 @@ QDialog* askNewSweep(QWidget* parent, const QString& defaultFolder,
     for (const auto& pe : engine::sweepPeNames()) {
         auto* box = new QCheckBox(peText(pe));
         box->setObjectName(QString::fromStdString(pe));
-        if (const auto* e = engine::findEncoding(pe))
+        const auto* e = engine::findEncoding(pe);
+        if (e)
             box->setToolTip(QString::fromStdString(e->summary));
-        box->setChecked(pe == "rope" || pe == "nope" || pe == "alibi" || pe == "fire");
+        box->setChecked(e && e->paperCase);  // the paper's four case studies
         peGrid->addWidget(box, i / 5, i % 5);
         pes.emplace_back(QString::fromStdString(pe), box);
         ++i;

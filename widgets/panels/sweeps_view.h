@@ -55,6 +55,9 @@ public:
     /// The job controller whose worker creates, runs and submits sweeps (nothing of a sweep
     /// runs on the GUI thread). Without one those buttons only say so.
     void setController(RunController* controller);
+    /// The `lengen` its cells and Slurm tasks run ("" = the one of this build; the studio passes
+    /// SessionSwitches::cellExecutable, LENGEN_CLI).
+    void setCellExecutable(std::string executable) { m_cellExecutable = std::move(executable); }
     /// Whether this view's sweep job (a local run) is the controller's current job.
     bool runningHere() const;
     /// What the buttons do, for tests and menus: each queues a job on the controller.
@@ -110,6 +113,7 @@ private:
     bool m_aggregating = false, m_aggregateAgain = false;  ///< an aggregate job runs / is wanted again
     quint64 m_runJob = 0;  ///< the local run of this sweep (queued or running), 0 none
     QString queuedBehind() const;  ///< what that run waits for ("" when not queued)
+    std::string m_cellExecutable;
     QString m_newDir;                                        ///< the folder of the last "new sweep" job
     int m_doneCells = -1;                                    ///< at the last refresh (-1: none yet)
     QTimer* m_timer;

@@ -322,13 +322,15 @@ void SweepsView::runHere()
     // Its cells take their threads from the cores the studio's jobs share (Concurrent jobs), so
     // a training and an evaluation beside them keep the machine within the limit (issue 53).
     const auto cores = m_controller->cores();
-    m_runJob = m_controller->enqueue(JobKind::Sweep, label, [dir, jobs, cores](engine::RunControl& control,
+    const std::string exe = m_cellExecutable;
+    m_runJob = m_controller->enqueue(JobKind::Sweep, label, [dir, jobs, cores, exe](engine::RunControl& control,
                                                                                     engine::AnalysisObserver& obs) {
         for (const auto& line : cellsHeldElsewhere(dir))
             obs.onWarning(line);
         engine::LocalSweepOptions o;
         o.jobs = jobs;
         o.cores = cores;
+        o.executable = exe;
         const auto executor = engine::makeLocalExecutor(dir, o);
         JobProgress progress(obs);
         const auto s = executor->submit(control, progress);
@@ -361,6 +363,8 @@ void SweepsView::submitTo(engine::SlurmSweepOptions options)
     if (!located)
         return;
     const std::string& dir = *located;
+    if (options.executable.empty())
+        options.executable = m_cellExecutable;
     // sbatch has a time limit of its own (a dead controller is a message, not a hang): on the
     // worker either way, never on the GUI thread.
     m_controller->enqueue(JobKind::Sweep, tr("submit %1").arg(QFileInfo(m_dir).fileName()),

@@ -37,14 +37,17 @@ std::vector<EncodingInfo> makeTable()
         return t.back();
     };
     row("rope", "rope", "RoPE", K::Rotary, {"model.rope_theta"},
-        "rotary: q and k turned by position × θ_i (Su et al. 2021)");
+        "rotary: q and k turned by position × θ_i (Su et al. 2021)")
+        .paperCase = true;
     row("nope", "nope", "NoPE", K::None, {},
         "no position signal; the causal mask alone orders tokens (Kazemnejad et al. 2023)")
         .referencePatch = "nope";
     t.back().readsPositions = false;
+    t.back().paperCase = true;
     auto& alibi = row("alibi", "alibi", "ALiBi", K::Bias, {},
                       "logit bias -m_h (i - j), slopes 2^(-8h/H) (Press et al. 2022)");
     alibi.referencePatch = "alibi";
+    alibi.paperCase = true;
     alibi.derived = [](const RunConfig& c) {
         const auto h = std::to_string(c.model.numHeads);
         return std::vector<std::string>{"ALiBi slopes 2^(-8·h/" + h + "), h = 1…" + h};
@@ -53,6 +56,7 @@ std::vector<EncodingInfo> makeTable()
                      "learned bias of the progressive distance log(c(i-j)+1)/log(c max(L,i)+1) by a "
                      "small MLP (Li et al. 2024)");
     fire.referencePatch = "fire";
+    fire.paperCase = true;
     fire.layerParameters = [](const RunConfig& c) {  // Linear(1, w), Linear(w, heads), c, L, multiplier
         const double w = c.position.fireMlpWidth;
         return 2 * w + (w + 1) * c.model.numHeads + 3;

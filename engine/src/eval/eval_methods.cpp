@@ -5,6 +5,7 @@
 #include "lengen/engine/analysis.h"
 #include "lengen/engine/config.h"
 #include "lengen/engine/errors.h"
+#include "lengen/engine/hash.h"
 
 namespace lengen::engine {
 
@@ -111,9 +112,7 @@ torch::Tensor inputTransform(const MethodSpec& method, std::int64_t dims, at::Ge
 
 std::uint64_t methodSeed(std::uint64_t seed, const std::string& method)
 {
-    std::uint64_t h = 1469598103934665603ull;
-    for (unsigned char c : method)
-        h = (h ^ c) * 1099511628211ull;
+    const std::uint64_t h = fnv1a64(method);
     return seed ^ (h + 0x9e3779b97f4a7c15ull + (seed << 6) + (seed >> 2));
 }
 

@@ -7,6 +7,7 @@
 
 #include "eval/interventions.h"
 #include "train/train_loop.h"
+#include "lengen/engine/hash.h"
 
 namespace lengen::engine::eval {
 
@@ -102,12 +103,9 @@ torch::Tensor promptPositions(const torch::Tensor& x, const torch::Tensor& y, st
 {
     const auto xc = x.to(torch::kCPU, torch::kFloat32).contiguous();  // [1, N, D]
     const auto yc = y.to(torch::kCPU, torch::kFloat32).contiguous();  // [1, N]
-    std::uint64_t h = 1469598103934665603ULL ^ (seed * 0x9E3779B97F4A7C15ULL);  // FNV-1a
-    for (const auto* t : {&xc, &yc}) {
-        const auto* bytes = static_cast<const unsigned char*>(t->data_ptr());
-        for (std::int64_t k = 0; k < t->numel() * 4; ++k)
-            h = (h ^ bytes[k]) * 1099511628211ULL;
-    }
+    std::uint64_t h = kFnv1aOffset ^ (seed * 0x9E3779B97F4A7C15ULL);  // the seed mixed into the basis
+    for (const auto* t : {&xc, &yc})
+        h = fnv1a64Bytes(t->data_ptr(), std::size_t(t->numel()) * 4, h);
     auto gen = at::make_generator<at::CPUGeneratorImpl>(h);
     return training::drawPositions(gen, 2 * x.size(1), range);
 }

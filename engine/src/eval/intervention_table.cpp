@@ -150,14 +150,14 @@ const std::vector<Row>& rows()
         {{"none", S::Every, {}, "the model as trained", "#444444", "none"},
          [](const Params&, ResolvedIntervention& r) { r.description = "the model as trained"; }},
         {{"truncate", S::Every, {{"points", "train", "points: an integer >= 2 or 'train'"}},
-          "only the most recent examples that fit the training length", "#111111", "truncate:points=train"},
+          "only the most recent examples that fit the training length", "#111111", "truncate:points=train", true},
          [](const Params& p, ResolvedIntervention& r) {
              r.level = Level::Truncate;
              resolvePrompt(p, r);
          }},
         {{"segments", S::Every,
           {{"points", "train", "points: an integer >= 2 or 'train'"}, {"weight", "mean", "mean or size"}},
-          "average of the predictions after each chunk of examples", "#7f7f7f", "segments:weight=size"},
+          "average of the predictions after each chunk of examples", "#7f7f7f", "segments:weight=size", true},
          [](const Params& p, ResolvedIntervention& r) {
              r.level = Level::Segments;
              resolvePrompt(p, r);

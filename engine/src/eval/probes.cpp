@@ -177,7 +177,8 @@ ProbeSummary probeRun(const std::string& run, const ProbeOptions& options, RunCo
     int stage = 0;
     if (options.attention) {
         observer.onStage(stage++, stages, "attention");
-        const bool promptLevel = ctx.intervention.name == "truncate" || ctx.intervention.name == "segments";
+        const auto* row = findIntervention(ctx.intervention.name);
+        const bool promptLevel = row && row->manyPrompts;  // no single map to probe
         if (promptLevel) {
             summary.skipped.push_back("attention (" + ctx.intervention.name +
                                       " runs many short prompts: no single attention map)");

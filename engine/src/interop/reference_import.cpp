@@ -19,6 +19,7 @@
 #include "lengen/engine/reference_runs.h"
 #include "lengen/engine/run_file.h"
 #include "model/icl_model.h"
+#include "lengen/engine/hash.h"
 
 namespace fs = std::filesystem;
 
@@ -29,10 +30,7 @@ namespace {
 // A stable seed for the imported run's generator (the reference seeds nothing, §9.19).
 std::uint64_t seedFor(const std::string& id)
 {
-    std::uint64_t h = 1469598103934665603ull;  // FNV-1a
-    for (unsigned char c : id)
-        h = (h ^ c) * 1099511628211ull;
-    return h >> 1;
+    return fnv1a64(id) >> 1;
 }
 
 // Date folder of the reference's layout (models/<task>/dim_a-b/<YYYYMMDD>/<id>), else "".

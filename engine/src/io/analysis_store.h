@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "io/h5.h"
+#include "io/writer_lock.h"
 #include "lengen/engine/analysis.h"
 #include "lengen/engine/config.h"
 

@@ -57,30 +57,6 @@ enum class OpenMode { ReadSwmr, ReadOnly, ReadWrite, ReadWriteAfterCrash };
 /// holding the run's writer lock, i.e. when no other process can be writing.
 H5Handle openFile(const std::string& path, OpenMode mode);
 
-/// Exclusive advisory lock of one writer per run file (an open-file-description lock on
-/// "<path>.lock"); released when the holder closes it or dies. Error(RunFile) if another live
-/// process holds it. The lock file names its holder ("<host>:<pid>") and, for a short edit
-/// that is not a training, its role ("notes"): a notes edit waits up to `waitSeconds` for
-/// another notes edit to end, never for a training.
-enum class LockRole { Writer, Notes };
-class WriterLock {
-public:
-    explicit WriterLock(const std::string& runFile, LockRole role = LockRole::Writer, double waitSeconds = 0);
-    ~WriterLock();
-    WriterLock(const WriterLock&) = delete;
-    WriterLock& operator=(const WriterLock&) = delete;
-
-private:
-    std::string m_path;
-    int m_fd = -1;
-};
-/// Whether a live process holds the WriterLock of `file` (queried, not taken).
-bool writerAlive(const std::string& file);
-/// "<host>:<pid>" of the process holding it, as it wrote into the lock file ("" when unknown).
-std::string writerHolder(const std::string& file);
-/// The role the holder wrote (LockRole::Writer when none, or for an old lock file).
-LockRole writerRole(const std::string& file);
-
 /// Creates a new file with the latest format (needed for SWMR); Error(Io) on failure.
 H5Handle createFile(const std::string& path);
 

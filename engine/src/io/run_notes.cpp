@@ -8,6 +8,7 @@
 #include <memory>
 
 #include "io/h5.h"
+#include "io/writer_lock.h"
 #include "lengen/engine/errors.h"
 #include "lengen/engine/run_file.h"
 

@@ -9,6 +9,7 @@
 #include "io/run_store.h"
 #include "lengen/engine/config.h"
 #include "lengen/engine/run_file.h"
+#include "io/writer_lock.h"
 
 namespace fs = std::filesystem;
 

@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "io/h5.h"
+#include "io/writer_lock.h"
 #include "lengen/engine/config.h"
 #include "lengen/engine/observer.h"
 

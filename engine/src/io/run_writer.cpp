@@ -5,6 +5,7 @@
 #include "io/run_store.h"
 #include "lengen/engine/run_file.h"
 #include "lengen/engine/version.h"
+#include "io/writer_lock.h"
 
 namespace fs = std::filesystem;
 

@@ -12,6 +12,7 @@
 #include <set>
 
 #include "io/h5.h"
+#include "io/writer_lock.h"
 #include "lengen/engine/run_file.h"
 #include "lengen/engine/run_index.h"
 #include "lengen/engine/sweep.h"

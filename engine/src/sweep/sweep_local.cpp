@@ -145,6 +145,31 @@ public:
     SweepRunSummary submit(RunControl& control, SweepObserver& obs) override;
 
 private:
+    // One submit: its cells, how many at once with how many threads on which devices, and the
+    // state of the loop that starts and collects them.
+    struct Pass {
+        Pass(const std::string& dir, std::vector<const SweepCell*> cells, const LocalSweepOptions& o);
+        SweepPaths paths;
+        std::vector<const SweepCell*> todo;
+        DeviceSlots devices;
+        CoreBudget* budget = nullptr;
+        int jobs = 1, threads = 1;
+        std::optional<sweep::MpsDaemon> mps;
+        std::map<pid_t, Child> running;
+        size_t next = 0;
+        int forwarded = 0, ended = 0;
+        double cellSeconds = 0;
+        std::chrono::steady_clock::time_point lastReport = std::chrono::steady_clock::now();
+        bool saidWaiting = false;
+    };
+    /// Chooses the cells, clears their old cancel marks and records the submission (its id in
+    /// `recordId`).
+    std::vector<const SweepCell*> takeCells(SweepRunSummary& summary, std::string& recordId);
+    void sayPlan(const Pass& pass, const SweepRunSummary& summary, SweepObserver& obs) const;
+    void startCells(Pass& pass, const RunControl& control, SweepRunSummary& summary, SweepObserver& obs);
+    void forwardStops(Pass& pass, const RunControl& control, SweepRunSummary& summary, SweepObserver& obs) const;
+    bool reapOne(Pass& pass, SweepRunSummary& summary, SweepObserver& obs);
+
     // Stop requests so far: the control's cancel, cancel(), or each extra one counted by the
     // CLI's signal handler (a second Ctrl-C: leave at once).
     int stopRequests(const RunControl& control) const
@@ -196,170 +221,191 @@ private:
     std::atomic<bool> m_cancel{false};
 };
 
-SweepRunSummary LocalExecutor::submit(RunControl& control, SweepObserver& obs)
+// However submit leaves (done, stopped, thrown), its record says it ended: in the studio the
+// process lives on, and the cells it never started must not read "queued" (by pid) forever.
+struct EndRecord {
+    std::string root, id;
+    ~EndRecord()
+    {
+        if (!id.empty())
+            sweep::markSubmissionEnded(root, id);
+    }
+};
+
+std::vector<const SweepCell*> LocalExecutor::takeCells(SweepRunSummary& summary, std::string& recordId)
 {
     const SweepPaths paths{m_dir};
-    SweepRunSummary summary;
     const auto takenAt = m_options.clearMarksBefore.value_or(std::chrono::system_clock::now());
-    const auto statuses = states();
-    const auto todo = chooseCells(statuses, m_options.retryFailed, summary);
-    // Taken again: a cell `sweep cancel` marked runs now. The record lets any process find the
-    // cells this executor holds (sweep_jobs.h) until it ends.
+    const auto todo = chooseCells(states(), m_options.retryFailed, summary);
+    // Taken again: a cell `sweep cancel` marked before this run began runs now. The record lets
+    // any process find the cells this executor holds (sweep_jobs.h) until it ends.
     std::vector<int> taken;
     for (const auto* cell : todo) {
         sweep::clearCancelMark(paths, cell->name, takenAt);
         taken.push_back(cell->index);
     }
-    // However submit leaves (done, stopped, thrown), its record says it ended: in the studio the
-    // process lives on, and the cells it never started must not read "queued" (by pid) forever.
-    struct EndRecord {
-        std::string root, id;
-        ~EndRecord()
-        {
-            if (!id.empty())
-                sweep::markSubmissionEnded(root, id);
-        }
-    } endRecord{m_dir, {}};
-    if (!todo.empty()) {
-        sweep::Submission record;
-        record.executor = "local";
-        record.jobId = sweep::hostName() + ":" + std::to_string(::getpid());
-        record.cells = taken;
-        sweep::recordSubmission(m_dir, record);
-        endRecord.id = record.jobId;
-        for (const auto* cell : todo)
-            summary.jobs.push_back(sweep::queuedCell(m_dir, cell->name, record.jobId));
-    }
+    if (todo.empty())
+        return todo;
+    sweep::Submission record;
+    record.executor = "local";
+    record.jobId = sweep::hostName() + ":" + std::to_string(::getpid());
+    record.cells = taken;
+    sweep::recordSubmission(m_dir, record);
+    recordId = record.jobId;
+    for (const auto* cell : todo)
+        summary.jobs.push_back(sweep::queuedCell(m_dir, cell->name, record.jobId));
+    return todo;
+}
+
+LocalExecutor::Pass::Pass(const std::string& dir, std::vector<const SweepCell*> cells, const LocalSweepOptions& o)
+    : paths{dir}, todo(std::move(cells)), devices(o.devices), budget(o.cores.get())
+{
     const int cores = int(std::max(1u, std::thread::hardware_concurrency()));
-    DeviceSlots devices(m_options.devices);
+    const int atOnce = o.cellsPerDevice > 0 ? o.cellsPerDevice * int(devices.size()) : o.jobs > 0 ? o.jobs : cores;
+    jobs = std::max(1, std::min<int>(atOnce, int(std::max<size_t>(todo.size(), 1))));
+    threads = o.threadsPerJob > 0 ? o.threadsPerJob : std::max(1, cores / jobs);
+}
+
+void LocalExecutor::sayPlan(const Pass& pass, const SweepRunSummary& summary, SweepObserver& obs) const
+{
     const int perDevice = m_options.cellsPerDevice;
-    const int atOnce = perDevice > 0 ? perDevice * int(devices.size()) : m_options.jobs > 0 ? m_options.jobs : cores;
-    const int jobs = std::max(1, std::min<int>(atOnce, int(std::max<size_t>(todo.size(), 1))));
-    const int threads = m_options.threadsPerJob > 0 ? m_options.threadsPerJob : std::max(1, cores / jobs);
     obs.onMessage("sweep " + m_index.name + ": " + std::to_string(summary.cells) + " cells: " +
                   std::to_string(summary.done) + " done, " + std::to_string(summary.elsewhere) +
                   " running elsewhere, " + std::to_string(summary.failedBefore) + " failed before" +
                   (summary.failedBefore && !m_options.retryFailed ? " (retry failed cells to run them again)" : "") +
-                  ", " + std::to_string(todo.size()) + " to run, " + std::to_string(jobs) + " at a time" +
-                  (perDevice > 0 ? " (" + std::to_string(perDevice) + " per device)" : "") + devices.describe() + " with " +
-                  std::to_string(threads) + " thread" + (threads == 1 ? "" : "s") + " each; logs in " + m_dir +
-                  "/logs");
+                  ", " + std::to_string(pass.todo.size()) + " to run, " + std::to_string(pass.jobs) + " at a time" +
+                  (perDevice > 0 ? " (" + std::to_string(perDevice) + " per device)" : "") +
+                  pass.devices.describe() + " with " + std::to_string(pass.threads) + " thread" +
+                  (pass.threads == 1 ? "" : "s") + " each; logs in " + m_dir + "/logs");
+}
+
+// Starts cells while slots, cores and cells are left and no stop was asked; a cell `sweep
+// cancel` marked meanwhile is counted and skipped.
+void LocalExecutor::startCells(Pass& pass, const RunControl& control, SweepRunSummary& summary, SweepObserver& obs)
+{
+    const auto position = [&] { return "[" + std::to_string(pass.next) + "/" + std::to_string(pass.todo.size()) + "] "; };
+    while (!stopRequests(control) && int(pass.running.size()) < pass.jobs && pass.next < pass.todo.size()) {
+        // The cores the front end's jobs share: a cell takes up to its threads' worth and runs
+        // with what it got, or waits while none is free.
+        int took = 0;
+        if (pass.budget && !(took = pass.budget->tryTakeUpTo(pass.threads))) {
+            if (!pass.saidWaiting)
+                obs.onMessage("waiting for a free core (" + std::to_string(pass.budget->inUse()) + " of " +
+                              std::to_string(pass.budget->limit()) + " in use by other jobs)");
+            pass.saidWaiting = true;
+            return;
+        }
+        pass.saidWaiting = false;
+        const auto* cell = pass.todo[pass.next++];
+        if (sweep::cancelMarked(pass.paths, cell->name)) {  // `sweep cancel` from any shell
+            if (pass.budget)
+                pass.budget->give(took);
+            ++summary.cancelledHere;
+            ++pass.ended;
+            obs.onMessage(position() + cell->name + " cancelled; not started");
+            obs.onCells(pass.ended, summary.taken, -1);
+            continue;
+        }
+        const std::string device = pass.devices.take();
+        pid_t pid = 0;
+        try {
+            pid = spawnCell(m_options.executable, pass.paths, *cell, pass.budget ? took : pass.threads, device,
+                            pass.mps ? pass.mps->environment() : std::vector<std::string>{});
+        } catch (...) {
+            if (pass.budget)
+                pass.budget->give(took);  // not in `running`: nobody else gives them back
+            throw;
+        }
+        pass.running[pid] = {pid, cell, std::chrono::steady_clock::now(), device, took};
+        obs.onMessage(position() + cell->name + " started" + (device.empty() ? "" : " on " + device));
+    }
+}
+
+// One SIGTERM to every running cell per stop request: the first stops every cell cleanly.
+void LocalExecutor::forwardStops(Pass& pass, const RunControl& control, SweepRunSummary& summary, SweepObserver& obs) const
+{
+    const int wanted = stopRequests(control);
+    if (wanted <= pass.forwarded)
+        return;
+    for (const auto& [pid, c] : pass.running)
+        ::kill(pid, SIGTERM);
+    if (!pass.forwarded)
+        obs.onMessage("stopping: each running cell writes its checkpoint");
+    pass.forwarded = wanted;
+    summary.cancelled = true;
+}
+
+// Collects one cell that ended, if any: its device and cores go back, it is counted and said.
+bool LocalExecutor::reapOne(Pass& pass, SweepRunSummary& summary, SweepObserver& obs)
+{
+    // Only our own cells: in the studio other children of this process (QProcess, the
+    // scheduler's clients) must keep their exit statuses.
+    int status = 0;
+    pid_t pid = 0;
+    for (const auto& [p, c] : pass.running)
+        if (::waitpid(p, &status, WNOHANG) == p) {
+            pid = p;
+            break;
+        }
+    const auto it = pid > 0 ? pass.running.find(pid) : pass.running.end();
+    if (it == pass.running.end())
+        return false;
+    const Child child = it->second;
+    pass.running.erase(it);
+    pass.devices.give(child.device);
+    if (pass.budget)
+        pass.budget->give(child.cores);
+    ++pass.ended;
+    const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - child.started).count();
+    const int code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+    if (cellEnded(pass.paths, child.cell->name, code, secs, summary, obs))
+        pass.cellSeconds += secs;
+    const size_t left = pass.todo.size() - pass.next + pass.running.size();
+    obs.onCells(pass.ended, summary.taken,
+                summary.finished ? pass.cellSeconds / summary.finished * double(left) / pass.jobs : -1);
+    return true;
+}
+
+SweepRunSummary LocalExecutor::submit(RunControl& control, SweepObserver& obs)
+{
+    SweepRunSummary summary;
+    EndRecord endRecord{m_dir, {}};
+    Pass pass(m_dir, takeCells(summary, endRecord.id), m_options);
+    sayPlan(pass, summary, obs);
     obs.onCells(0, summary.taken, -1);
     // Started before the first cell and quit after the last has ended (children are waited for
     // below, also when something throws).
-    std::optional<sweep::MpsDaemon> mps;
-    if (m_options.mps && !todo.empty()) {
-        mps.emplace(m_options.mpsControl);
-        obs.onMessage("MPS: the cells share each GPU through a private MPS daemon (" + mps->pipeDirectory() + ")");
+    if (m_options.mps && !pass.todo.empty()) {
+        pass.mps.emplace(m_options.mpsControl);
+        obs.onMessage("MPS: the cells share each GPU through a private MPS daemon (" + pass.mps->pipeDirectory() + ")");
     }
-
-    std::map<pid_t, Child> running;
-    size_t next = 0;
-    int forwarded = 0, ended = 0;
-    double cellSeconds = 0;
-    auto lastReport = std::chrono::steady_clock::now();
-    CoreBudget* budget = m_options.cores.get();
-    bool saidWaiting = false;
     try {
         while (true) {
-            while (!stopRequests(control) && int(running.size()) < jobs && next < todo.size()) {
-                // The cores the front end's jobs share: a cell takes up to its threads' worth
-                // and runs with what it got, or waits while none is free.
-                int took = 0;
-                if (budget && !(took = budget->tryTakeUpTo(threads))) {
-                    if (!saidWaiting)
-                        obs.onMessage("waiting for a free core (" + std::to_string(budget->inUse()) + " of " +
-                                      std::to_string(budget->limit()) + " in use by other jobs)");
-                    saidWaiting = true;
-                    break;
-                }
-                saidWaiting = false;
-                const auto* cell = todo[next++];
-                if (sweep::cancelMarked(paths, cell->name)) {  // `sweep cancel` from any shell
-                    if (budget)
-                        budget->give(took);
-                    ++summary.cancelledHere;
-                    ++ended;
-                    obs.onMessage("[" + std::to_string(next) + "/" + std::to_string(todo.size()) + "] " +
-                                  cell->name + " cancelled; not started");
-                    obs.onCells(ended, summary.taken, -1);
-                    continue;
-                }
-                const std::string device = devices.take();
-                pid_t pid = 0;
-                try {
-                    pid = spawnCell(m_options.executable, paths, *cell, budget ? took : threads, device,
-                                    mps ? mps->environment() : std::vector<std::string>{});
-                } catch (...) {
-                    if (budget)
-                        budget->give(took);  // not in `running`: nobody else gives them back
-                    throw;
-                }
-                running[pid] = {pid, cell, std::chrono::steady_clock::now(), device, took};
-                obs.onMessage("[" + std::to_string(next) + "/" + std::to_string(todo.size()) + "] " + cell->name +
-                              " started" +
-                              (device.empty() ? "" : " on " + device));
-            }
-            if (running.empty() && (next >= todo.size() || stopRequests(control)))
+            startCells(pass, control, summary, obs);
+            if (pass.running.empty() && (pass.next >= pass.todo.size() || stopRequests(control)))
                 break;
-            if (running.empty()) {  // every core is another job's: look again shortly
-                std::this_thread::sleep_for(std::chrono::milliseconds(200));
-                continue;
+            if (!pass.running.empty()) {
+                forwardStops(pass, control, summary, obs);
+                if (reapOne(pass, summary, obs))
+                    continue;
             }
-            if (const int wanted = stopRequests(control); wanted > forwarded) {
-                // One SIGTERM per stop request: the first stops every cell cleanly.
-                for (const auto& [pid, c] : running)
-                    ::kill(pid, SIGTERM);
-                if (!forwarded)
-                    obs.onMessage("stopping: each running cell writes its checkpoint");
-                forwarded = wanted;
-                summary.cancelled = true;
+            // Nothing ended (or every core is another job's): look again shortly.
+            std::this_thread::sleep_for(std::chrono::milliseconds(200));
+            if (const auto now = std::chrono::steady_clock::now(); now - pass.lastReport > std::chrono::seconds(30)) {
+                pass.lastReport = now;
+                reportRunning(pass.running, obs);
             }
-            // Only our own cells: in the studio other children of this process (QProcess, the
-            // scheduler's clients) must keep their exit statuses.
-            int status = 0;
-            pid_t pid = 0;
-            for (const auto& [p, c] : running)
-                if (::waitpid(p, &status, WNOHANG) == p) {
-                    pid = p;
-                    break;
-                }
-            if (pid <= 0) {
-                std::this_thread::sleep_for(std::chrono::milliseconds(200));
-                const auto now = std::chrono::steady_clock::now();
-                if (now - lastReport > std::chrono::seconds(30)) {
-                    lastReport = now;
-                    reportRunning(running, obs);
-                }
-                continue;
-            }
-            const auto it = running.find(pid);
-            if (it == running.end())
-                continue;
-            const Child child = it->second;
-            running.erase(it);
-            devices.give(child.device);
-            if (budget)
-                budget->give(child.cores);
-            ++ended;
-            const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - child.started).count();
-            const int code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
-            if (cellEnded(paths, child.cell->name, code, secs, summary, obs))
-                cellSeconds += secs;
-            const size_t left = todo.size() - next + running.size();
-            obs.onCells(ended, summary.taken,
-                        summary.finished ? cellSeconds / summary.finished * double(left) / jobs : -1);
         }
     } catch (...) {
         // Whatever went wrong here (a cell that cannot start, a file that cannot be read), the
         // cells already running stop with their checkpoints and are waited for, not orphaned.
-        for (const auto& [pid, c] : running)
+        for (const auto& [pid, c] : pass.running)
             ::kill(pid, SIGTERM);
-        for (const auto& [pid, c] : running) {
+        for (const auto& [pid, c] : pass.running) {
             int status = 0;
             ::waitpid(pid, &status, 0);
-            if (budget)
-                budget->give(c.cores);
+            if (pass.budget)
+                pass.budget->give(c.cores);
         }
         throw;
     }

@@ -46,9 +46,7 @@ std::string selfDir()
 
 std::string lengenExecutable()
 {
-    // An explicit choice first (tests, unusual installs).
-    if (const char* chosen = std::getenv("LENGEN_CLI"); chosen && *chosen && access(chosen, X_OK) == 0)
-        return chosen;
+    // An explicit choice is the front end's (SessionSwitches::cellExecutable, LENGEN_CLI).
     const std::string dir = selfDir();
     // The CLI's launcher first (it blocks signals while LibTorch loads), then the real CLI;
     // from the studio (app/gui) the CLI of the same build is in ../cli.

@@ -2,6 +2,7 @@
 
 #include <dlfcn.h>
 #include <malloc.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <cstdlib>
@@ -69,6 +70,8 @@ SessionSwitches sessionSwitchesFromEnvironment()
     s.parallelScan = !off("LENGEN_PARALLEL_SCAN");
     s.deviceFusion = !off("LENGEN_DEVICE_FUSION");
     s.threadPolicy = std::getenv("LENGEN_NO_THREAD_POLICY") == nullptr;
+    if (const char* cli = std::getenv("LENGEN_CLI"); cli && *cli && ::access(cli, X_OK) == 0)
+        s.cellExecutable = cli;
     return s;
 }
 

@@ -39,6 +39,9 @@ struct EncodingInfo {
     /// linear, dynamic; the backbones).
     std::string referencePatch;
     bool inReference = true;  ///< the reference's code has it (export-run can write the run)
+    /// One of the paper's four case studies (RoPE, NoPE, ALiBi, FIRE): what a new sweep
+    /// crosses unless told otherwise (the studio's New sweep dialog).
+    bool paperCase = false;
     /// It reads token positions (randomized positions apply); false for NoPE, CoPE (it counts
     /// positions from the content) and Mamba.
     bool readsPositions = true;

@@ -40,6 +40,9 @@ struct InterventionInfo {
     std::string summary;  ///< one line, what it does
     std::string color;    ///< its colour in every figure (#rrggbb)
     std::string example;  ///< a spec with parameters, for hints ("yarn:factor=4")
+    /// It runs many shorter prompts in place of the one asked (truncate, segments): there is
+    /// no single attention map to probe or show under it.
+    bool manyPrompts = false;
 };
 
 /// Every intervention, in the documentation's order (none first).

@@ -8,6 +8,8 @@
 // Adding a switch: a field here, its variable in sessionSwitchesFromEnvironment, and the one
 // place that reads it (docs/architecture.md).
 
+#include <string>
+
 namespace lengen::engine {
 
 struct SessionSwitches {
@@ -22,6 +24,9 @@ struct SessionSwitches {
     /// LibTorch's and BLAS's defaults, glibc's allocator defaults (LENGEN_NO_THREAD_POLICY,
     /// what bench/train_speed.sh compares against).
     bool threadPolicy = true;
+    /// The `lengen` that sweep cells and Slurm tasks run (LENGEN_CLI; "" = the one beside this
+    /// executable, lengenExecutable()). Tests put stand-ins here.
+    std::string cellExecutable;
 };
 
 /// The switches the environment asks for: each variable above set to 0 (any value for
