@@ -158,37 +158,105 @@ std::vector<std::string> parseGroupKeys(const QString& text)
     return keys;
 }
 
-CompareResult compareRuns(const QStringList& runFiles, const std::string& method, bool baselines,
-                          const CompareOptions& options)
-{
-    CompareResult out;
-    auto& f = out.figure;
-    // Every selected run read once; those with the method keep their evaluation. The groups
-    // (their keys, names and colours) come from every selected run, so that a group is the same
-    // group, in the same colour, in every method's figure, whichever of its runs lack one
-    // (issue 52: the RoPE group was pink in one method and vermilion in the others).
-    std::vector<RunFacts> everyRun, facts;
+namespace {
+
+// Every selected run read once; those with the method keep their evaluation.
+struct Compared {
+    std::vector<RunFacts> everyRun, facts;    // facts: the runs with the method, as `results`
     std::vector<engine::EvalResult> results;
+};
+
+Compared readCompared(const QStringList& runFiles, const std::string& method, QStringList& missing)
+{
+    Compared c;
     for (const auto& run : runFiles) {
         const auto info = engine::readRunInfo(engine::locateRunFile(run.toStdString()));
         const auto config = engine::storedRunConfig(info.configYaml, info.path);
-        everyRun.push_back({info, config, engine::flattenedConfig(config)});
+        c.everyRun.push_back({info, config, engine::flattenedConfig(config)});
         bool found = false;
         for (auto& r : engine::readEvaluations(run.toStdString())) {
             if (r.method != method || r.source != "lengen" || !r.intervention.empty() || r.curves.empty())
                 continue;
             found = true;
-            facts.push_back(everyRun.back());
-            results.push_back(std::move(r));
+            c.facts.push_back(c.everyRun.back());
+            c.results.push_back(std::move(r));
             break;
         }
         if (!found)
-            out.missing << run;
+            missing << run;
     }
+    return c;
+}
+
+// Named, not hidden: the runs of one group that differ in more than the grouping keys.
+void noteExtraKeys(CompareResult& out, const std::string& group, const std::vector<const RunFacts*>& runs,
+                   bool byKeys, const CompareOptions& options)
+{
+    if (runs.size() < 2)
+        return;
+    auto extra = differingKeys(runs);
+    extra.erase(std::remove_if(extra.begin(), extra.end(),
+                               [&](const std::string& k) {
+                                   return std::find(out.keys.begin(), out.keys.end(), k) != out.keys.end() ||
+                                          (!byKeys && k == "pe" && options.group == CompareGroup::PositionEncoding);
+                               }),
+                extra.end());
+    if (extra.empty())
+        return;
+    QStringList names;
+    for (const auto& k : extra)
+        names << QString::fromStdString(k);
+    out.notes << QStringLiteral("%1: its %2 runs also differ in %3")
+                     .arg(QString::fromStdString(group))
+                     .arg(runs.size())
+                     .arg(names.join(", "));
+}
+
+// One group's curve: its runs combined over seeds. A group of one selected run keeps that run's
+// colour (the same curve as ungrouped); a group of several takes its own, which its members'
+// swatches in the Runs list show, decided by the selection (`selectedIds`), not by who has
+// this method. Curves averaged over evaluations made differently are flagged, not mixed
+// silently.
+plots::Series groupSeries(const std::string& group, const std::vector<size_t>& idx, const Compared& c,
+                          const std::vector<std::string>& selectedIds, const CompareOptions& options,
+                          CompareResult& out)
+{
+    std::vector<std::vector<double>> perRun;
+    for (size_t i : idx)
+        perRun.push_back(c.results[i].curves.front().stats.mean);
+    const auto combined = engine::combineOverSeeds(perRun, options.band, options.bootstrapTrials);
+    engine::CurveStats stats;
+    stats.mean = combined.mean;
+    stats.bootstrapLow = combined.low;
+    stats.bootstrapHigh = combined.high;
+    const bool single = selectedIds.size() == 1;
+    const std::string colour = single ? plots::runColor(selectedIds.front()) : plots::runColor("group:" + group);
+    for (size_t i : idx)
+        plots::showRunColorAs(c.facts[i].info.runId, single ? std::string() : "group:" + group);
+    const auto mixed = mixedEvaluations(c.results, idx);
+    if (!mixed.empty())
+        out.notes << QStringLiteral("%1 averages evaluations of different %2")
+                         .arg(QString::fromStdString(group), QString::fromStdString(mixed));
+    return figures::curveSeries(group + " (" + engine::seedLegend(combined) + ")" +
+                                    (mixed.empty() ? std::string() : " ⚠ mixed " + mixed),
+                                stats, colour, combined.band != "none");
+}
+
+}  // namespace
+
+CompareResult compareRuns(const QStringList& runFiles, const std::string& method, bool baselines,
+                          const CompareOptions& options)
+{
+    CompareResult out;
+    auto& f = out.figure;
+    // The groups (their keys, names and colours) come from every selected run, so that a group
+    // is the same group, in the same colour, in every method's figure, whichever of its runs
+    // lack one (issue 52: the RoPE group was pink in one method and vermilion in the others).
+    const Compared c = readCompared(runFiles, method, out.missing);
     const bool byKeys = options.group == CompareGroup::Settings || options.group == CompareGroup::Keys;
     if (byKeys) {
         std::vector<const RunFacts*> all;
-        for (const auto& r : everyRun)
+        for (const auto& r : c.everyRun)
             all.push_back(&r);
         out.keys = options.group == CompareGroup::Keys ? options.keys : differingKeys(all);
     }
@@ -198,13 +266,13 @@ CompareResult compareRuns(const QStringList& runFiles, const std::string& method
         return options.group == CompareGroup::EachRun ? r.info.runId : shortcutKey(r.info, options.group);
     };
     std::map<std::string, std::vector<std::string>> selected;  // group -> every selected run's id
-    for (const auto& r : everyRun)
+    for (const auto& r : c.everyRun)
         selected[groupOf(r)].push_back(r.info.runId);
     // Groups in order of first appearance: key -> runs (indices into facts).
     std::vector<std::string> order;
     std::map<std::string, std::vector<size_t>> members;
-    for (size_t i = 0; i < facts.size(); ++i) {
-        const std::string key = groupOf(facts[i]);
+    for (size_t i = 0; i < c.facts.size(); ++i) {
+        const std::string key = groupOf(c.facts[i]);
         if (!members.count(key))
             order.push_back(key);
         members[key].push_back(i);
@@ -213,13 +281,13 @@ CompareResult compareRuns(const QStringList& runFiles, const std::string& method
     double zero = 0;
     std::set<int> trained;  // the runs' training lengths in points
     std::string task;
-    for (size_t i = 0; i < facts.size(); ++i) {
-        const auto& r = results[i];
+    for (size_t i = 0; i < c.facts.size(); ++i) {
+        const auto& r = c.results[i];
         if (options.group == CompareGroup::EachRun) {
-            plots::showRunColorAs(facts[i].info.runId, {});
+            plots::showRunColorAs(c.facts[i].info.runId, {});
             // The run's own colour: the same in the training overlay and the run table.
-            f.series.push_back(figures::curveSeries(figures::runLegend(facts[i].info), r.curves.front().stats,
-                                                    plots::runColor(facts[i].info.runId)));
+            f.series.push_back(figures::curveSeries(figures::runLegend(c.facts[i].info), r.curves.front().stats,
+                                                    plots::runColor(c.facts[i].info.runId)));
         }
         if (baselines && i == 0)
             for (size_t b = 1; b < r.curves.size(); ++b) {
@@ -231,58 +299,17 @@ CompareResult compareRuns(const QStringList& runFiles, const std::string& method
         classification = r.classification;
         zero = std::max(zero, r.zeroEstimator);
         trained.insert(r.trainedPoints);  // readEvaluations fills it for older results
-        task = facts[i].info.task;
+        task = c.facts[i].info.task;
     }
     if (options.group != CompareGroup::EachRun)
         for (size_t g = 0; g < order.size(); ++g) {  // one curve per group, before the baselines
             const auto& idx = members[order[g]];
-            std::vector<std::vector<double>> perRun;
+            f.series.insert(f.series.begin() + std::ptrdiff_t(g),
+                            groupSeries(order[g], idx, c, selected[order[g]], options, out));
             std::vector<const RunFacts*> runs;
-            for (size_t i : idx) {
-                perRun.push_back(results[i].curves.front().stats.mean);
-                runs.push_back(&facts[i]);
-            }
-            const auto c = engine::combineOverSeeds(perRun, options.band, options.bootstrapTrials);
-            engine::CurveStats stats;
-            stats.mean = c.mean;
-            stats.bootstrapLow = c.low;
-            stats.bootstrapHigh = c.high;
-            // A group of one selected run keeps that run's colour (the same curve as
-            // ungrouped); a group of several takes its own, which its members' swatches in the
-            // Runs list show. Decided by the selection, not by who has this method.
-            const auto& all = selected[order[g]];
-            const bool single = all.size() == 1;
-            const std::string colour = single ? plots::runColor(all.front()) : plots::runColor("group:" + order[g]);
             for (size_t i : idx)
-                plots::showRunColorAs(facts[i].info.runId, single ? std::string() : "group:" + order[g]);
-            // Curves averaged over evaluations made differently are flagged, not mixed silently.
-            const auto mixed = mixedEvaluations(results, idx);
-            auto series = figures::curveSeries(order[g] + " (" + engine::seedLegend(c) + ")" +
-                                                   (mixed.empty() ? std::string() : " ⚠ mixed " + mixed),
-                                               stats, colour, c.band != "none");
-            if (!mixed.empty())
-                out.notes << QStringLiteral("%1 averages evaluations of different %2")
-                                 .arg(QString::fromStdString(order[g]), QString::fromStdString(mixed));
-            f.series.insert(f.series.begin() + std::ptrdiff_t(g), series);
-            // Named, not hidden: runs of one group that differ in more than the grouping keys.
-            if (idx.size() > 1) {
-                auto extra = differingKeys(runs);
-                extra.erase(std::remove_if(extra.begin(), extra.end(),
-                                           [&](const std::string& k) {
-                                               return std::find(out.keys.begin(), out.keys.end(), k) != out.keys.end() ||
-                                                      (!byKeys && k == "pe" && options.group == CompareGroup::PositionEncoding);
-                                           }),
-                            extra.end());
-                if (!extra.empty()) {
-                    QStringList names;
-                    for (const auto& k : extra)
-                        names << QString::fromStdString(k);
-                    out.notes << QStringLiteral("%1: its %2 runs also differ in %3")
-                                     .arg(QString::fromStdString(order[g]))
-                                     .arg(idx.size())
-                                     .arg(names.join(", "));
-                }
-            }
+                runs.push_back(&c.facts[i]);
+            noteExtraKeys(out, order[g], runs, byKeys, options);
         }
     f.title = task + " - " + method;  // no count of curves: an export leaves hidden ones out
     double xMax = 0;

@@ -71,6 +71,74 @@ void storeMaps(ProbeContext& ctx, const model::Intervention* edit, const Positio
     }
 }
 
+// The last query's attention of every prompt, one micro-batch at a time (one prompt a forward
+// where positions are drawn per prompt): [P, L, H, T].
+torch::Tensor lastQueryAttention(ProbeContext& ctx, const torch::Tensor& xs, const torch::Tensor& ys, std::int64_t t,
+                                 const model::Intervention* edit, const PositionsOf& positionsOf, bool drawn)
+{
+    const auto& o = *ctx.options;
+    const auto plan = planForward(ctx.run.config, o.attentionPrompts, t, ctx.budgetBytes);
+    const std::int64_t q = t - 2, step = drawn ? 1 : plan.microBatch;
+    std::vector<torch::Tensor> rows;  // per micro-batch [b, L, H, T]
+    for (std::int64_t b0 = 0; b0 < o.attentionPrompts; b0 += step) {
+        const auto b1 = std::min<std::int64_t>(o.attentionPrompts, b0 + step);
+        torch::NoGradGuard noGrad;
+        model::ForwardOptions opt;
+        opt.returnAttention = true;
+        opt.attentionRows = torch::tensor({q}, torch::kLong);
+        opt.queryChunk = plan.queryChunk;
+        opt.intervention = edit;
+        opt.positions = positionsOf(b0);
+        auto res = ctx.run.model->forward(xs.slice(0, b0, b1).to(ctx.run.device),
+                                          ys.slice(0, b0, b1).to(ctx.run.device), opt);
+        std::vector<torch::Tensor> layers;
+        for (auto& w : res.attention)
+            layers.push_back(w.select(2, 0).to(torch::kCPU));        // [b, H, T]
+        rows.push_back(torch::stack(layers, 1));                     // [b, L, H, T]
+    }
+    return torch::cat(rows, 0);                                      // [P, L, H, T]
+}
+
+// One setting's stored group: the last query's mean and bands over prompts [L, H, T], the
+// attention on the y tokens by layer [L, N], its attributes, and its maps where short enough.
+void storeSetting(ProbeContext& ctx, io::AnalysisWriter& writer, io::AnalysisWriter& maps, const std::string& mapsName,
+                  const Setting& s, const torch::Tensor& all, const torch::Tensor& xs, const torch::Tensor& ys,
+                  const model::Intervention* edit, const PositionsOf& positionsOf, at::Generator& bootGen)
+{
+    const auto& cfg = ctx.run.config;
+    const auto& o = *ctx.options;
+    const std::int64_t t = 2 * s.points, q = t - 2;
+    const auto p = all.size(0), l = all.size(1), h = all.size(2);
+    const auto st = aggregate(all.reshape({p, -1}), o.common.bootstrapTrials, bootGen);
+    auto yKeys = torch::arange(1, t, 2, torch::kLong);
+    auto yAtt = all.index_select(3, yKeys).mean(2).mean(0).contiguous();  // [L, N]
+
+    io::H5Lock lock(io::h5Mutex());
+    auto g = writer.group(ctx.root + "/attention/" + s.name, true);
+    const auto& path = writer.path();
+    const std::vector<hsize_t> shape{hsize_t(l), hsize_t(h), hsize_t(t)};
+    writeFloats(g.id(), "last_query_mean", floats(st.mean), shape, path);
+    writeFloats(g.id(), "last_query_std", floats(st.std), shape, path);
+    writeFloats(g.id(), "last_query_low", floats(st.bootstrapLow), shape, path);
+    writeFloats(g.id(), "last_query_high", floats(st.bootstrapHigh), shape, path);
+    writeFloats(g.id(), "y_attention",
+                std::vector<float>(yAtt.data_ptr<float>(), yAtt.data_ptr<float>() + yAtt.numel()),
+                {hsize_t(l), hsize_t(s.points)}, path);
+    const int mapCount = t <= o.mapMaxTokens ? std::min(o.mapPrompts, o.attentionPrompts) : 0;
+    for (const auto& [name, value] :
+         std::map<std::string, std::int64_t>{{"points", s.points}, {"tokens", t}, {"query", q},
+                                             {"layers", l}, {"heads", h}, {"prompts", p},
+                                             {"map_prompts", mapCount},
+                                             {"checkpoint_step", ctx.run.checkpointStep}})
+        io::writeAttribute(g.id(), name, value, path);
+    io::writeAttribute(g.id(), "model", modelKey(cfg), path);
+    io::writeAttribute(g.id(), "seed", o.common.seed, path);
+    if (mapCount > 0) {
+        io::writeAttribute(g.id(), "maps_file", mapsName, path);
+        storeMaps(ctx, edit, positionsOf, maps, s, xs, ys, mapCount);
+    }
+}
+
 }  // namespace
 
 bool runAttentionProbe(ProbeContext& ctx)
@@ -96,7 +164,7 @@ bool runAttentionProbe(ProbeContext& ctx)
         const auto& s = settings[si];
         if (!ctx.control->shouldContinue())
             return false;
-        const std::int64_t t = 2 * s.points, q = t - 2;
+        const std::int64_t t = 2 * s.points;
         if (cfg.model.backbone == Backbone::Gpt2 && t > cfg.model.maxPositionEmbeddings) {
             ctx.observer->onWarning("attention '" + s.name + "' skipped: GPT-2 has learned "
                                     "positions for " + std::to_string(cfg.model.maxPositionEmbeddings) +
@@ -129,55 +197,8 @@ bool runAttentionProbe(ProbeContext& ctx)
             return drawn ? promptPositions(xs.slice(0, p, p + 1), ys.slice(0, p, p + 1), resolved.range, resolved.seed)
                          : torch::Tensor();
         };
-        const auto plan = planForward(cfg, o.attentionPrompts, t, ctx.budgetBytes);
-        const std::int64_t step = drawn ? 1 : plan.microBatch;
-        std::vector<torch::Tensor> rows;  // per micro-batch [b, L, H, T]
-        for (std::int64_t b0 = 0; b0 < o.attentionPrompts; b0 += step) {
-            const auto b1 = std::min<std::int64_t>(o.attentionPrompts, b0 + step);
-            torch::NoGradGuard noGrad;
-            model::ForwardOptions opt;
-            opt.returnAttention = true;
-            opt.attentionRows = torch::tensor({q}, torch::kLong);
-            opt.queryChunk = plan.queryChunk;
-            opt.intervention = edit;
-            opt.positions = positionsOf(b0);
-            auto res = ctx.run.model->forward(xs.slice(0, b0, b1).to(ctx.run.device),
-                                              ys.slice(0, b0, b1).to(ctx.run.device), opt);
-            std::vector<torch::Tensor> layers;
-            for (auto& w : res.attention)
-                layers.push_back(w.select(2, 0).to(torch::kCPU));        // [b, H, T]
-            rows.push_back(torch::stack(layers, 1));                     // [b, L, H, T]
-        }
-        auto all = torch::cat(rows, 0);                                  // [P, L, H, T]
-        const auto p = all.size(0), l = all.size(1), h = all.size(2);
-        const auto st = aggregate(all.reshape({p, -1}), o.common.bootstrapTrials, bootGen);
-        auto yKeys = torch::arange(1, t, 2, torch::kLong);
-        auto yAtt = all.index_select(3, yKeys).mean(2).mean(0).contiguous();  // [L, N]
-
-        io::H5Lock lock(io::h5Mutex());
-        auto g = writer.group(ctx.root + "/attention/" + s.name, true);
-        const auto& path = writer.path();
-        const std::vector<hsize_t> shape{hsize_t(l), hsize_t(h), hsize_t(t)};
-        writeFloats(g.id(), "last_query_mean", floats(st.mean), shape, path);
-        writeFloats(g.id(), "last_query_std", floats(st.std), shape, path);
-        writeFloats(g.id(), "last_query_low", floats(st.bootstrapLow), shape, path);
-        writeFloats(g.id(), "last_query_high", floats(st.bootstrapHigh), shape, path);
-        writeFloats(g.id(), "y_attention",
-                    std::vector<float>(yAtt.data_ptr<float>(), yAtt.data_ptr<float>() + yAtt.numel()),
-                    {hsize_t(l), hsize_t(s.points)}, path);
-        const int mapCount = t <= o.mapMaxTokens ? std::min(o.mapPrompts, o.attentionPrompts) : 0;
-        for (const auto& [name, value] :
-             std::map<std::string, std::int64_t>{{"points", s.points}, {"tokens", t}, {"query", q},
-                                                 {"layers", l}, {"heads", h}, {"prompts", p},
-                                                 {"map_prompts", mapCount},
-                                                 {"checkpoint_step", ctx.run.checkpointStep}})
-            io::writeAttribute(g.id(), name, value, path);
-        io::writeAttribute(g.id(), "model", modelKey(cfg), path);
-        io::writeAttribute(g.id(), "seed", o.common.seed, path);
-        if (mapCount > 0) {
-            io::writeAttribute(g.id(), "maps_file", mapsName, path);
-            storeMaps(ctx, edit, positionsOf, maps, s, xs, ys, mapCount);
-        }
+        const auto all = lastQueryAttention(ctx, xs, ys, t, edit, positionsOf, drawn);
+        storeSetting(ctx, writer, maps, mapsName, s, all, xs, ys, edit, positionsOf, bootGen);
     }
     maps.commit();
     writer.commit();

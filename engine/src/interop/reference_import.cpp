@@ -165,52 +165,37 @@ bool isReferenceRunImported(const std::string& refDir, const std::string& outDir
     }
 }
 
-ReferenceImportResult importReferenceRun(const std::string& refDir,
-                                         const ReferenceImportOptions& options)
+namespace {
+
+// An existing target is never overwritten: said apart, an earlier import of this folder and
+// another run in the way.
+void refuseExistingTarget(const fs::path& target, const fs::path& dir, const std::string& refDir)
 {
     std::error_code ec;
-    const fs::path dir = fs::weakly_canonical(fs::path(refDir), ec);
-    if (ec || !fs::is_directory(dir, ec))
-        throw Error(ErrorKind::RunFile, refDir + ": no such folder");
-    requireFile(dir, "config.yaml", refDir);
-    requireFile(dir, "state.pt", refDir);
-    ReferenceImportResult result;
-    Target t = targetFor(dir, options.outDir);
-    interop::ReferenceConfig& rc = t.rc;
-    result.notes = rc.notes;
-    rc.config.seed = seedFor(t.id);
-    const fs::path target = t.runFile;
-    if (fs::exists(target, ec)) {
-        std::string from;
-        try {
-            from = readRunInfo(target.string()).importedFrom;
-        } catch (const std::exception&) {
-        }
-        if (from == dir.string())
-            throw Error(ErrorKind::Io, "already imported: " + target.string());
-        throw Error(ErrorKind::Io, target.string() + " already exists (" +
-                                       (from.empty() ? std::string("not an import")
-                                                     : "imported from " + from) +
-                                       "); import " + refDir + " into another --out folder");
+    if (!fs::exists(target, ec))
+        return;
+    std::string from;
+    try {
+        from = readRunInfo(target.string()).importedFrom;
+    } catch (const std::exception&) {
     }
+    if (from == dir.string())
+        throw Error(ErrorKind::Io, "already imported: " + target.string());
+    throw Error(ErrorKind::Io, target.string() + " already exists (" +
+                                   (from.empty() ? std::string("not an import") : "imported from " + from) +
+                                   "); import " + refDir + " into another --out folder");
+}
 
-    const std::string statePath = (dir / "state.pt").string();
-    const interop::LoadedState loaded = interop::readState(statePath);
-    if (loaded.trainStep && *loaded.trainStep >= rc.config.training.maxSteps)
-        throw Error(ErrorKind::RunFile, statePath + ": train_step " +
-                                            std::to_string(*loaded.trainStep) +
-                                            " is not below training.max_steps " +
-                                            std::to_string(rc.config.training.maxSteps) +
-                                            " of its config.yaml");
-    // The model only names and shapes the parameters: no initialisation, no optimizer.
-    const model::InContextModel model = model::buildModel(rc.config);
-    std::vector<std::pair<std::string, torch::Tensor>> params;
-    for (const auto& item : model->named_parameters())
-        params.emplace_back(item.key(), item.value());
-    requireSpace(target, model->parameterCount());
+// The checkpoint of the imported run: the reference's weights mapped onto LenGen's names, its
+// optimizer's moments where they map (zeros otherwise, said), the step count, a generator
+// seeded from the run id and the curriculum at that step.
+io::CheckpointState importedCheckpoint(const interop::LoadedState& loaded,
+                                       const std::vector<std::pair<std::string, torch::Tensor>>& params,
+                                       const RunConfig& config, const std::string& statePath,
+                                       ReferenceImportResult& result)
+{
     io::CheckpointState st;
-    st.model = interop::mapWeights(loaded.model, params, rc.config, statePath,
-                                   result.notes);
+    st.model = interop::mapWeights(loaded.model, params, config, statePath, result.notes);
     // The reference saves after the update of step s, so s + 1 updates are in the weights.
     st.stepsDone = loaded.trainStep ? *loaded.trainStep + 1 : 0;
     if (!loaded.trainStep)
@@ -230,10 +215,68 @@ ReferenceImportResult importReferenceRun(const std::string& refDir,
                                "continued training starts AdamW's moments from zero");
     }
     // The data generator of a continued training, seeded from the run id.
-    st.rngState = at::make_generator<at::CPUGeneratorImpl>(*rc.config.seed).get_state();
-    st.dims = rc.config.task.curriculum.dims.valueAt(st.stepsDone);
-    st.points = rc.config.task.curriculum.points.valueAt(st.stepsDone);
-    st.reached = rc.config.curriculumAfter(st.stepsDone);
+    st.rngState = at::make_generator<at::CPUGeneratorImpl>(*config.seed).get_state();
+    st.dims = config.task.curriculum.dims.valueAt(st.stepsDone);
+    st.points = config.task.curriculum.points.valueAt(st.stepsDone);
+    st.reached = config.curriculumAfter(st.stepsDone);
+    return st;
+}
+
+io::RunHeader importedHeader(const RunConfig& config, const model::InContextModel& model, const fs::path& dir)
+{
+    io::RunHeader h;
+    // A run id of its own: the origin's (its wandb id, which names the folder) stays in
+    // imported_from; two rows of one id were indistinguishable in the studio.
+    h.runId = newRunId();
+    h.createdAt = utcNow();
+    h.configYaml = toYaml(config);
+    h.task = config.task.name;
+    h.positionEncoding = config.peDisplayName();
+    h.backbone = config.model.family;
+    h.device = "cpu";
+    h.seed = *config.seed;
+    h.totalSteps = config.training.maxSteps;
+    h.parameterCount = model->parameterCount();
+    h.pointwiseWidth = config.trainPoints();
+    h.positionConstants = model->positionConstants();
+    h.importedFrom = dir.string();
+    return h;
+}
+
+}  // namespace
+
+ReferenceImportResult importReferenceRun(const std::string& refDir,
+                                         const ReferenceImportOptions& options)
+{
+    std::error_code ec;
+    const fs::path dir = fs::weakly_canonical(fs::path(refDir), ec);
+    if (ec || !fs::is_directory(dir, ec))
+        throw Error(ErrorKind::RunFile, refDir + ": no such folder");
+    requireFile(dir, "config.yaml", refDir);
+    requireFile(dir, "state.pt", refDir);
+    ReferenceImportResult result;
+    Target t = targetFor(dir, options.outDir);
+    interop::ReferenceConfig& rc = t.rc;
+    result.notes = rc.notes;
+    rc.config.seed = seedFor(t.id);
+    const fs::path target = t.runFile;
+    refuseExistingTarget(target, dir, refDir);
+
+    const std::string statePath = (dir / "state.pt").string();
+    const interop::LoadedState loaded = interop::readState(statePath);
+    if (loaded.trainStep && *loaded.trainStep >= rc.config.training.maxSteps)
+        throw Error(ErrorKind::RunFile, statePath + ": train_step " +
+                                            std::to_string(*loaded.trainStep) +
+                                            " is not below training.max_steps " +
+                                            std::to_string(rc.config.training.maxSteps) +
+                                            " of its config.yaml");
+    // The model only names and shapes the parameters: no initialisation, no optimizer.
+    const model::InContextModel model = model::buildModel(rc.config);
+    std::vector<std::pair<std::string, torch::Tensor>> params;
+    for (const auto& item : model->named_parameters())
+        params.emplace_back(item.key(), item.value());
+    requireSpace(target, model->parameterCount());
+    const io::CheckpointState st = importedCheckpoint(loaded, params, rc.config, statePath, result);
     result.stepsDone = st.stepsDone;
     if (dateFolder(dir).empty())
         result.notes.push_back("the folder above the run is not a YYYYMMDD date; today's date "
@@ -244,26 +287,10 @@ ReferenceImportResult importReferenceRun(const std::string& refDir,
     const fs::path tmpDir = importingFolder(target.string());
     removeAll(tmpDir);
     try {
-        io::RunHeader h;
-        // A run id of its own: the origin's (its wandb id, which names the folder) stays in
-        // imported_from; two rows of one id were indistinguishable in the studio.
-        h.runId = newRunId();
-        h.createdAt = utcNow();
-        h.configYaml = toYaml(rc.config);
-        h.task = rc.config.task.name;
-        h.positionEncoding = rc.config.peDisplayName();
-        h.backbone = rc.config.model.family;
-        h.device = "cpu";
-        h.seed = *rc.config.seed;
-        h.totalSteps = rc.config.training.maxSteps;
-        h.parameterCount = model->parameterCount();
-        h.pointwiseWidth = rc.config.trainPoints();
-        h.positionConstants = model->positionConstants();
-        h.importedFrom = dir.string();
-        const auto shapes = io::parameterShapes(params);
         const std::string tmpRun = (tmpDir / "run.h5").string();
         {
-            auto writer = io::RunWriter::create(tmpRun, h, shapes, st.rngState.numel());
+            auto writer = io::RunWriter::create(tmpRun, importedHeader(rc.config, model, dir),
+                                                io::parameterShapes(params), st.rngState.numel());
             writer->writeCheckpoint(st);
             writer->setStatus("imported");
         }
