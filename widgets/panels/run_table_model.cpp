@@ -162,25 +162,73 @@ int RunTableModel::columnCount(const QModelIndex& parent) const
     return parent.isValid() ? 0 : ColumnCount;
 }
 
+namespace {
+
+// The tooltip of a cell: the run's path and analyses, or the whole text a narrow cell cuts.
+QString toolTipOf(const RunRow& r, int column)
+{
+    if (column == RunTableModel::Notes && !r.notes.isEmpty())
+        return r.notes;  // the whole text where the cell shows its first line
+    if (column == RunTableModel::Tags && !r.tags.isEmpty())
+        return r.tags.join(QStringLiteral(", "));  // a narrow column elides them
+    if ((column == RunTableModel::Dims || column == RunTableModel::Points) && !r.entry.reached.empty())
+        return RunTableModel::tr("trained on %1").arg(QString::fromStdString(r.entry.reached));
+    QString tip = r.path;
+    if (!r.evalMethods.isEmpty())
+        tip += "\n" + RunTableModel::tr("evaluated: %1").arg(r.evalMethods.join(", "));
+    if (!r.probes.isEmpty())
+        tip += "\n" + RunTableModel::tr("probed: %1").arg(r.probes.join(", "));
+    return r.error.isEmpty() ? tip : tip + "\n" + r.error;
+}
+
+// A damaged run's cell: nothing of an unreadable run is known, so no "0×0×0 / 0" that looks
+// like a real run, but the reason, in the row (the tooltip holds the whole message).
+QVariant damagedCell(const RunRow& r, int column)
+{
+    switch (column) {
+    case RunTableModel::Task: return r.task;
+    case RunTableModel::Status: {
+        QString reason = r.error;
+        reason.remove(QStringLiteral(" (") + r.path + QStringLiteral(")"));
+        reason.remove(r.path);
+        reason = reason.section(QLatin1Char('\n'), 0, 0).simplified();
+        while (reason.endsWith(QLatin1Char(':')) || reason.endsWith(QLatin1Char(' ')))
+            reason.chop(1);  // "…: <path>" with the path removed
+        if (reason.size() > 90)
+            reason = reason.left(89) + QStringLiteral("…");
+        return RunTableModel::tr("damaged — %1").arg(reason);
+    }
+    case RunTableModel::Pe:
+    case RunTableModel::Backbone:
+    case RunTableModel::Tags:
+    case RunTableModel::Notes:
+    case RunTableModel::Created: return QString();
+    default: return QStringLiteral("—");
+    }
+}
+
+// The loss column: "—" without a log; final only once the run finished (while it trains, is
+// paused or was stopped, the last logged loss says so: issue 52).
+QVariant lossCell(const RunRow& r, bool sort)
+{
+    if (sort)
+        return std::isnan(r.finalLoss) ? -1.0 : r.finalLoss;
+    if (std::isnan(r.finalLoss))
+        return QStringLiteral("—");
+    return r.status == QLatin1String("finished") || r.status == QLatin1String("imported")
+               ? QString::number(r.finalLoss, 'g', 4)
+               : RunTableModel::tr("last logged %1").arg(r.finalLoss, 0, 'g', 4);
+}
+
+}  // namespace
+
 QVariant RunTableModel::data(const QModelIndex& index, int role) const
 {
     if (!index.isValid())
         return {};
     const auto& r = m_rows.at(static_cast<size_t>(index.row()));
-    if (role == Qt::ToolTipRole) {
-        QString tip = r.path;
-        if (!r.evalMethods.isEmpty())
-            tip += "\n" + tr("evaluated: %1").arg(r.evalMethods.join(", "));
-        if (!r.probes.isEmpty())
-            tip += "\n" + tr("probed: %1").arg(r.probes.join(", "));
-        if (index.column() == Notes && !r.notes.isEmpty())
-            return r.notes;  // the whole text where the cell shows its first line
-        if (index.column() == Tags && !r.tags.isEmpty())
-            return r.tags.join(QStringLiteral(", "));  // a narrow column elides them
-        if ((index.column() == Dims || index.column() == Points) && !r.entry.reached.empty())
-            return tr("trained on %1").arg(QString::fromStdString(r.entry.reached));
-        return r.error.isEmpty() ? tip : tip + "\n" + r.error;
-    }
+    if (role == Qt::ToolTipRole)
+        return toolTipOf(r, index.column());
     if (role == Qt::DecorationRole && index.column() == Task) {
         // The run's colour once a comparison or overlay has drawn it (plots::runColor).
         const auto color = plots::assignedRunColor(r.runId.toStdString());
@@ -193,31 +241,14 @@ QVariant RunTableModel::data(const QModelIndex& index, int role) const
     const bool sort = role == Qt::UserRole;
     if (role != Qt::DisplayRole && !sort)
         return {};
-    if (damaged && !sort) {
-        // Nothing of an unreadable run is known: no "0×0×0 / 0" that looks like a real run, but
-        // the reason, in the row (the tooltip holds the whole message).
-        switch (index.column()) {
-        case Task: return r.task;
-        case Status: {
-            QString reason = r.error;
-            reason.remove(QStringLiteral(" (") + r.path + QStringLiteral(")"));
-            reason.remove(r.path);
-            reason = reason.section(QLatin1Char('\n'), 0, 0).simplified();
-            while (reason.endsWith(QLatin1Char(':')) || reason.endsWith(QLatin1Char(' ')))
-                reason.chop(1);  // "…: <path>" with the path removed
-            if (reason.size() > 90)
-                reason = reason.left(89) + QStringLiteral("…");
-            return tr("damaged — %1").arg(reason);
-        }
-        case Pe:
-        case Backbone:
-        case Tags:
-        case Notes:
-        case Created: return QString();
-        default: return QStringLiteral("—");
-        }
-    }
-    switch (index.column()) {
+    if (damaged && !sort)
+        return damagedCell(r, index.column());
+    return cell(r, index.column(), sort);
+}
+
+QVariant RunTableModel::cell(const RunRow& r, int column, bool sort) const
+{
+    switch (column) {
     case Task: return r.task;
     case Pe: return r.pe;
     case Backbone: return r.backbone;
@@ -236,16 +267,7 @@ QVariant RunTableModel::data(const QModelIndex& index, int role) const
                                                      : QVariant(tr("%1 of %2").arg(r.points).arg(r.entry.endPoints));
     case Steps:
         return sort ? QVariant(r.steps) : QVariant(QStringLiteral("%1 / %2").arg(r.steps).arg(r.totalSteps));
-    case FinalLoss:  // no log (a run imported from the Python code, or one not yet logged): "—"
-        if (sort)
-            return std::isnan(r.finalLoss) ? -1.0 : r.finalLoss;
-        if (std::isnan(r.finalLoss))
-            return QStringLiteral("—");
-        // Final only once the run finished: while it trains, is paused or was stopped, the
-        // last logged loss says so (issue 52).
-        return r.status == QLatin1String("finished") || r.status == QLatin1String("imported")
-                   ? QString::number(r.finalLoss, 'g', 4)
-                   : tr("last logged %1").arg(r.finalLoss, 0, 'g', 4);
+    case FinalLoss: return lossCell(r, sort);
     case Created: return r.created;
     case Status: {
         if (sort)

@@ -80,6 +80,8 @@ public:
     bool rowMatches(int row, const std::string& key, const std::string& value) const;
 
 private:
+    /// A readable run's cell: displayed, or its raw value to sort by.
+    QVariant cell(const RunRow& r, int column, bool sort) const;
     QStringList m_folders;
     std::vector<RunRow> m_rows;
     QHash<QString, QString> m_jobStates;  ///< run file -> the studio job's word

@@ -197,6 +197,55 @@ void writeCheckpointOrExplain(TrainSession& s, double wallSeconds, std::int64_t 
     }
 }
 
+// One step's forward and backward (or the whole graphed step, update included), its loss
+// checked, and the gradients' norm before clipping where it is logged.
+struct StepOutcome {
+    torch::Tensor pred, ys;  // [B, N] each: what the log row's per-position metric reads
+    double loss = 0;
+    double gradNorm = std::numeric_limits<double>::quiet_NaN();  // NaN where not measured
+};
+
+StepOutcome forwardBackward(TrainSession& s, GraphedStep* graphed, std::int64_t step, int nDims, int nPoints,
+                            double lr, bool logs, std::int64_t lastCheckpoint)
+{
+    const RunConfig& c = s.config;
+    auto functions = s.sampler->sample(s.gen);             // B fresh functions
+    auto xs = functions->sampleXs(nPoints, nDims, s.gen);  // [B, N, D]
+    StepOutcome out;
+    out.ys = functions->evaluate(xs);                      // [B, N]
+    // One sorted random subset of 0..M-1 per step, shared by the batch's prompts.
+    const auto positions = c.training.randomPositions > 0
+                               ? drawPositions(s.gen, 2 * std::int64_t(nPoints), c.training.randomPositions)
+                               : torch::Tensor();
+    torch::Tensor graphGradNorm;
+    if (graphed) {  // the whole step, update included (graph_step.h)
+        auto r = graphed->run(xs, out.ys, lr, c.effectiveMaxGradNorm());
+        out.pred = r.pred;
+        out.loss = r.loss;
+        graphGradNorm = r.gradNorm;
+    } else {
+        xs = xs.to(s.device);
+        out.ys = out.ys.to(s.device);
+        auto [p, loss] = forwardLoss(s, xs, out.ys, positions);
+        out.pred = p;
+        loss.backward();
+        out.loss = loss.item<double>();
+    }
+    if (!std::isfinite(out.loss)) {
+        throw Error(ErrorKind::Runtime,
+                    "the training loss became " + std::to_string(out.loss) + " at step " + std::to_string(step) +
+                        "; the checkpoint at step " + std::to_string(lastCheckpoint) +
+                        " is kept. Lower the learning rate or enable gradient clipping.");
+    }
+    // The gradients' norm before clipping, measured at logged steps (NaN where not measured:
+    // the CUDA-graph path with clipping off).
+    if (!graphed)
+        out.gradNorm = s.optimizer->clipGradNorm(c.effectiveMaxGradNorm(), logs);
+    else if (logs && graphGradNorm.defined())
+        out.gradNorm = graphGradNorm.item<double>();
+    return out;
+}
+
 RunSummary trainSteps(TrainSession& s, RunControl& control, TrainObserver& observer)
 {
     const RunConfig& c = s.config;
@@ -226,55 +275,20 @@ RunSummary trainSteps(TrainSession& s, RunControl& control, TrainObserver& obser
         }
         const auto stepStart = Clock::now();
         const int nDims = cur.dims.valueAt(step), nPoints = cur.points.valueAt(step);
-        auto functions = s.sampler->sample(s.gen);       // B fresh functions
-        auto xs = functions->sampleXs(nPoints, nDims, s.gen);  // [B, N, D]
-        auto ys = functions->evaluate(xs);                     // [B, N]
-        // One sorted random subset of 0..M-1 per step, shared by the batch's prompts.
-        const auto positions = c.training.randomPositions > 0
-                                   ? drawPositions(s.gen, 2 * std::int64_t(nPoints), c.training.randomPositions)
-                                   : torch::Tensor();
         const double lr = learningRateAt(c, step);
-        torch::Tensor pred, graphGradNorm;
-        double lossValue = 0;
-        if (graphed) {  // the whole step, update included (graph_step.h)
-            auto r = graphed->run(xs, ys, lr, c.effectiveMaxGradNorm());
-            pred = r.pred;
-            lossValue = r.loss;
-            graphGradNorm = r.gradNorm;
-        } else {
-            xs = xs.to(s.device);
-            ys = ys.to(s.device);
-            auto [p, loss] = forwardLoss(s, xs, ys, positions);
-            pred = p;
-            loss.backward();
-            lossValue = loss.item<double>();
-        }
-        if (!std::isfinite(lossValue)) {
-            throw Error(ErrorKind::Runtime,
-                        "the training loss became " + std::to_string(lossValue) + " at step " +
-                            std::to_string(step) + "; the checkpoint at step " +
-                            std::to_string(lastCheckpoint) +
-                            " is kept. Lower the learning rate or enable gradient clipping.");
-        }
-        // The gradients' norm before clipping, measured at logged steps (NaN where not measured:
-        // the CUDA-graph path with clipping off).
         const bool logs = step % c.training.loggingSteps == 0;
-        double gradNorm = std::numeric_limits<double>::quiet_NaN();
-        if (!graphed)
-            gradNorm = s.optimizer->clipGradNorm(c.effectiveMaxGradNorm(), logs);
-        else if (logs && graphGradNorm.defined())
-            gradNorm = graphGradNorm.item<double>();
+        const auto o = forwardBackward(s, graphed.get(), step, nDims, nPoints, lr, logs, lastCheckpoint);
         if (logs) {
             LogRecord r;
             r.step = step;
-            r.loss = lossValue;
-            summary.finalLoss = lossValue;
-            r.excessLoss = lossValue / baselineLoss(nDims, nPoints);
-            r.pointwise = toVector(s.sampler->metric(pred.detach(), ys.to(pred.device())).mean(0));
+            r.loss = o.loss;
+            summary.finalLoss = o.loss;
+            r.excessLoss = o.loss / baselineLoss(nDims, nPoints);
+            r.pointwise = toVector(s.sampler->metric(o.pred.detach(), o.ys.to(o.pred.device())).mean(0));
             r.nPoints = nPoints;
             r.nDims = nDims;
             r.learningRate = lr;
-            r.gradNorm = gradNorm;
+            r.gradNorm = o.gradNorm;
             r.wallSeconds = wall();
             r.stepsPerSecond = stepSeconds > 0 ? 1.0 / stepSeconds : 0.0;
             s.writer->appendLog(r);
@@ -288,7 +302,7 @@ RunSummary trainSteps(TrainSession& s, RunControl& control, TrainObserver& obser
 
         const double dt = secondsSince(stepStart);
         stepSeconds = stepSeconds == 0 ? dt : 0.95 * stepSeconds + 0.05 * dt;
-        StepProgress p{step, total, lossValue, 1.0 / stepSeconds,
+        StepProgress p{step, total, o.loss, 1.0 / stepSeconds,
                        stepSeconds * static_cast<double>(total - s.stepsDone)};
         observer.onStep(p);
         if (s.stepsDone % c.training.saveSteps == 0 && s.stepsDone < total) {
