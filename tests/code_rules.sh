@@ -7,7 +7,9 @@
 #    its precompiled header, target lengen_engine_core: this names the line before the compiler);
 #  * the engine reads the environment in two places only: the session switches
 #    (src/train/threads.cpp, sessionSwitchesFromEnvironment) and the PATH lookup
-#    (src/sweep/subprocess.cpp); everything else takes its options as values.
+#    (src/sweep/subprocess.cpp); everything else takes its options as values;
+#  * no function over 100 lines (its braces at column 0, as every definition here writes them),
+#    except the data tables: the encoding table and the intervention table.
 #   code_rules.sh SOURCE_DIR
 set -uo pipefail
 root=${1:?usage: code_rules.sh SOURCE_DIR}
@@ -40,5 +42,16 @@ if [ -n "$env" ]; then
     echo "$env"
     status=1
 fi
-[ $status -ne 0 ] || echo "code rules hold: HDF5 only in engine/src/io/, no Qt in engine/, no Torch in config/, sweep/ or the public headers, getenv only in the session switches and the PATH lookup"
+long=$(git ls-files 'engine/*.cpp' 'engine/*.h' 'widgets/*.cpp' 'widgets/*.h' 'app/*.cpp' 'app/*.h' 2>/dev/null |
+       xargs -r awk 'FNR == 1 { open = 0 }
+                     /^\{$/ { open = FNR; sig = prev }
+                     /^\}/ { if (open) { n = FNR - open + 2; if (n > 100) printf "%s:%d: %d lines: %s\n", FILENAME, open - 1, n, sig; open = 0 } }
+                     { prev = $0 }' |
+       grep -vE '^engine/src/config/encodings\.cpp:[0-9]+: [0-9]+ lines: std::vector<EncodingInfo> makeTable\(\)$|^engine/src/eval/intervention_table\.cpp:[0-9]+: [0-9]+ lines: const std::vector<Row>& rows\(\)$')
+if [ -n "$long" ]; then
+    echo "functions over 100 lines (split them by what they do; data tables are listed in this script):"
+    echo "$long"
+    status=1
+fi
+[ $status -ne 0 ] || echo "code rules hold: HDF5 only in engine/src/io/, no Qt in engine/, no Torch in config/, sweep/ or the public headers, getenv only in the session switches and the PATH lookup, no function over 100 lines"
 exit $status

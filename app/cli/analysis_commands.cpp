@@ -187,7 +187,10 @@ void addCommonOptions(CLI::App* cmd, AnalysisArgs& a)
 
 }  // namespace
 
-void addAnalysisCommands(CLI::App& app, CommandTable& table)
+namespace {
+
+// `eval RUN`: the methods, or --show, or --list-interventions.
+void addEvalCommand(CLI::App& app, CommandTable& table)
 {
     struct Eval {
         AnalysisArgs args;
@@ -249,7 +252,11 @@ void addAnalysisCommands(CLI::App& app, CommandTable& table)
         }
         return runEval(e->args, e->options);
     });
+}
 
+// `probe RUN`: attention, attacks and serial position, or --show.
+void addProbeCommand(CLI::App& app, CommandTable& table)
+{
     struct Probe {
         AnalysisArgs args;
         engine::ProbeOptions options;
@@ -303,7 +310,11 @@ void addAnalysisCommands(CLI::App& app, CommandTable& table)
             p->options.selectAll();
         return runProbe(p->args, p->options);
     });
+}
 
+// `import METRICS RUN`: the reference's metrics.json into a run's analysis file.
+void addImportCommand(CLI::App& app, CommandTable& table)
+{
     struct Import {
         std::string json, run, label = "python";
     };
@@ -315,6 +326,15 @@ void addAnalysisCommands(CLI::App& app, CommandTable& table)
     import->add_option("run", m->run, "Run folder or run.h5")->required();
     import->add_option("--label", m->label, "Name of the imported set")->capture_default_str();
     table.add(import, [m] { return runImport(m->json, m->run, m->label); });
+}
+
+}  // namespace
+
+void addAnalysisCommands(CLI::App& app, CommandTable& table)
+{
+    addEvalCommand(app, table);
+    addProbeCommand(app, table);
+    addImportCommand(app, table);
 }
 
 }  // namespace lengen::cli

@@ -48,10 +48,17 @@ void installEarly(int, char**, char**)
 __attribute__((section(".preinit_array"), used)) void (*const g_preinit)(int, char**, char**) =
     installEarly;
 
+// Until a command installs its own handlers: the documented exit 130, not death by the signal
+// (a SIGTERM between main() and a training's handlers killed it; tst_reliability at 400 ms).
+static void exitInterrupted(int) { std::_Exit(130); }
+
 int takeOverSignals()
 {
-    std::signal(SIGINT, SIG_DFL);
-    std::signal(SIGTERM, SIG_DFL);
+    struct sigaction sa = {};
+    sa.sa_handler = exitInterrupted;
+    sigemptyset(&sa.sa_mask);
+    sigaction(SIGINT, &sa, nullptr);
+    sigaction(SIGTERM, &sa, nullptr);
     return g_early;
 }
 

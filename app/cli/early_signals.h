@@ -12,9 +12,10 @@ class RunControl;
 
 namespace lengen::cli {
 
-/// Restores the default actions (commands install their own handlers) and, when SIGINT or
-/// SIGTERM arrived while the libraries were loading, returns that signal (else 0): nothing has
-/// been done yet, so the caller exits 130 at once. SIGXFSZ stays ignored for the whole run: a
+/// From now until a command installs its own handlers, SIGINT and SIGTERM exit 130 at once (the
+/// default action would end the process by the signal). When one arrived while the libraries
+/// were loading, returns that signal (else 0): nothing has been done yet, so the caller exits
+/// 130 at once. SIGXFSZ stays ignored for the whole run: a
 /// file-size limit (`ulimit -f`) then fails the write with EFBIG, which the I/O layer reports
 /// like a full disk, instead of killing the process mid-checkpoint.
 int takeOverSignals();

@@ -225,6 +225,14 @@ MainWindow::~MainWindow() = default;
 
 void MainWindow::buildMenus()
 {
+    buildFileMenu();
+    buildRunMenu();
+    buildViewMenu();
+    buildAnalysisMenu();
+}
+
+void MainWindow::buildFileMenu()
+{
     auto* file = menuBar()->addMenu(tr("&File"));
     file->addAction(tr("Open &run…"), QKeySequence::Open, this, [this] {
         const QString path = QFileDialog::getOpenFileName(this, tr("Open a run"), QString(),
@@ -246,7 +254,11 @@ void MainWindow::buildMenus()
     file->addAction(tr("&Save config as…"), QKeySequence::Save, this, [this] { m_setup->saveAs(); });
     file->addSeparator();
     file->addAction(tr("&Quit"), QKeySequence::Quit, this, &QWidget::close);
+}
 
+// Train, and Pause and Stop of the focus job (named in the menu), the queue and the core limit.
+void MainWindow::buildRunMenu()
+{
     auto* run = menuBar()->addMenu(tr("&Run"));
     auto* start = run->addAction(tr("&Train"), QKeySequence(Qt::CTRL | Qt::Key_R), this, [this] {
         if (auto r = m_setup->request())
@@ -289,7 +301,10 @@ void MainWindow::buildMenus()
     });
     pause->setEnabled(false);
     stop->setEnabled(false);
+}
 
+void MainWindow::buildViewMenu()
+{
     // Closed panels come back from here (the Runs list is a dock the user can close).
     auto* viewMenu = menuBar()->addMenu(tr("&View"));
     for (auto* dock : findChildren<QDockWidget*>())
@@ -299,6 +314,10 @@ void MainWindow::buildMenus()
     viewMenu->addAction(tr("&Overlay selected runs' training curves"), this,
                         [this] { overlayTraining(m_browser->selectedRuns()); });
     viewMenu->addAction(tr("C&lear training overlay"), this, [this] { m_training->setOverlays({}); });
+}
+
+void MainWindow::buildAnalysisMenu()
+{
     auto* analysis = menuBar()->addMenu(tr("&Analysis"));
     analysis->addAction(tr("&Evaluate open run"), QKeySequence(Qt::CTRL | Qt::Key_E), this,
                         &MainWindow::evaluateOpenRun);
@@ -322,8 +341,10 @@ void MainWindow::buildMenus()
             return;
         // A job like an evaluation: `lengen export --all` in a child process of the worker, its
         // progress in the status bar, Stop ends it; the window never waits for it.
+        const std::string lengen = m_switches.cellExecutable.empty() ? engine::lengenExecutable()
+                                                                     : m_switches.cellExecutable;
         m_controller.enqueue(ui::JobKind::Export, tr("export %1").arg(QFileInfo(openRun).dir().dirName()),
-                             exportJob(openRun, dir, dpi, QString::fromStdString(engine::lengenExecutable())),
+                             exportJob(openRun, dir, dpi, QString::fromStdString(lengen)),
                              ui::runSubject(openRun));
         statusBar()->showMessage(tr("Export of every figure queued: its progress is shown here"));
     });

@@ -90,6 +90,10 @@ private:
     void wireViews();
     void applyStartOptions(const StudioOptions& options);
     void buildMenus();
+    void buildFileMenu();
+    void buildRunMenu();
+    void buildViewMenu();
+    void buildAnalysisMenu();
     void wireController();
     void restoreSettings();
     void openPath(const QString& path);

@@ -55,6 +55,38 @@ QString shownConfigValue(const std::string& stored)
 
 CompareView::CompareView(QWidget* parent) : QWidget(parent)
 {
+    createControls();
+    m_plot = new QCustomPlot;
+    m_plot->setInteractions(QCP::iRangeDrag | QCP::iRangeZoom);
+    m_info = new QLabel(tr("Select runs in the browser and press “Compare selected”."));
+    m_info->setWordWrap(true);
+    m_evaluate = new QPushButton(tr("Evaluate them"));
+    m_evaluate->setToolTip(tr("Queue an evaluation of the runs this comparison leaves out"));
+    m_evaluate->setVisible(false);
+    connect(m_evaluate, &QPushButton::clicked, this, [this] {
+        QStringList files;  // a run may have been selected as its folder (--compare DIR)
+        for (const auto& run : m_missing)
+            try {
+                files << QString::fromStdString(engine::locateRunFile(run.toStdString()));
+            } catch (const std::exception& e) {
+                m_info->setText(QString::fromUtf8(e.what()));  // gone since it was compared
+            }
+        if (!files.isEmpty())
+            Q_EMIT evaluateRequested(files, m_method->currentText());
+    });
+    auto* layout = new QVBoxLayout(this);
+    layout->addLayout(buildBar());
+    auto* info = new QHBoxLayout;
+    info->addWidget(m_info, 1);
+    info->addWidget(m_evaluate);
+    layout->addLayout(info);
+    layout->addWidget(buildPlotAndConfig(), 1);
+    connectControls();
+}
+
+// The method, grouping, keys and band choosers.
+void CompareView::createControls()
+{
     m_method = new QComboBox;
     m_baselines = new QCheckBox(tr("baselines of the first run"));
     m_group = new QComboBox;
@@ -83,24 +115,11 @@ CompareView::CompareView(QWidget* parent) : QWidget(parent)
         m_band->addItem(text, int(kind));
     m_band->setToolTip(tr("The band of a group's curve; auto: bootstrap from 3 runs, else min–max. "
                           "The legend says N and the band; a group of one run has none."));
-    m_plot = new QCustomPlot;
-    m_plot->setInteractions(QCP::iRangeDrag | QCP::iRangeZoom);
-    m_info = new QLabel(tr("Select runs in the browser and press “Compare selected”."));
-    m_info->setWordWrap(true);
-    m_evaluate = new QPushButton(tr("Evaluate them"));
-    m_evaluate->setToolTip(tr("Queue an evaluation of the runs this comparison leaves out"));
-    m_evaluate->setVisible(false);
-    connect(m_evaluate, &QPushButton::clicked, this, [this] {
-        QStringList files;  // a run may have been selected as its folder (--compare DIR)
-        for (const auto& run : m_missing)
-            try {
-                files << QString::fromStdString(engine::locateRunFile(run.toStdString()));
-            } catch (const std::exception& e) {
-                m_info->setText(QString::fromUtf8(e.what()));  // gone since it was compared
-            }
-        if (!files.isEmpty())
-            Q_EMIT evaluateRequested(files, m_method->currentText());
-    });
+}
+
+// The bar above the plot: the choosers, Copy and Export.
+QHBoxLayout* CompareView::buildBar()
+{
     auto* bar = new QHBoxLayout;
     bar->addWidget(new QLabel(tr("Method:")));
     bar->addWidget(m_method, 1);
@@ -125,12 +144,12 @@ CompareView::CompareView(QWidget* parent) : QWidget(parent)
         if (target)
             reportExport(this, exportTo(target->path, target->dpi, &error), error);
     });
-    auto* layout = new QVBoxLayout(this);
-    layout->addLayout(bar);
-    auto* info = new QHBoxLayout;
-    info->addWidget(m_info, 1);
-    info->addWidget(m_evaluate);
-    layout->addLayout(info);
+    return bar;
+}
+
+// The plot (scrolling when panels need room) over the table of config keys that differ.
+QWidget* CompareView::buildPlotAndConfig()
+{
     m_hover = new QLabel;
     // The first thing a tracker's user looks for: which config keys differ between these runs.
     m_diff = new QTableWidget;
@@ -161,7 +180,11 @@ CompareView::CompareView(QWidget* parent) : QWidget(parent)
     split->addWidget(bottom);
     split->setStretchFactor(0, 4);
     split->setStretchFactor(1, 1);
-    layout->addWidget(split, 1);
+    return split;
+}
+
+void CompareView::connectControls()
+{
     plots::enableCurveInteractions(*m_plot, [this](const QString& text) { m_hover->setText(text); });
     connect(m_method, &QComboBox::currentIndexChanged, this, [this] {
         draw();

@@ -12,6 +12,7 @@
 
 class QComboBox;
 class QCheckBox;
+class QHBoxLayout;
 class QCustomPlot;
 class QLabel;
 class QLineEdit;
@@ -58,6 +59,10 @@ Q_SIGNALS:
     void evaluateRequested(QStringList runFiles, QString method);
 
 private:
+    void createControls();
+    QHBoxLayout* buildBar();
+    QWidget* buildPlotAndConfig();
+    void connectControls();
     void draw();
     void drawPanels();
     CompareOptions options() const;

@@ -56,6 +56,37 @@ void addGroup(QComboBox* combo, const QString& title)
 
 RunForm::RunForm(QWidget* parent) : QWidget(parent)
 {
+    createFields();
+    layOut();
+    m_fields = {{"task.name", m_task}, {"model.family", m_backbone}, {"patch.rope_scaling.type", m_pe},
+                {"model.hidden_size", m_hidden}, {"model.n_embd", m_hidden}, {"model.num_hidden_layers", m_layers},
+                {"model.n_layer", m_layers}, {"model.num_attention_heads", m_heads}, {"model.n_head", m_heads},
+                {"model.state_size", m_state}, {"model.max_length", m_maxLength},
+                {"task.curriculum.dims.start", m_dStart}, {"task.curriculum.dims.end", m_dEnd},
+                {"task.curriculum.dims.increment", m_dInc}, {"task.curriculum.dims.interval", m_dInt},
+                {"task.curriculum.points.start", m_pStart}, {"task.curriculum.points.end", m_pEnd},
+                {"task.curriculum.points.increment", m_pInc}, {"task.curriculum.points.interval", m_pInt},
+                {"training.max_steps", m_steps}, {"training.per_device_train_batch_size", m_batch},
+                {"training.learning_rate", m_lr}, {"training.warmup_ratio", m_warmup},
+                {"training.weight_decay", m_wd}, {"training.max_grad_norm", m_clip},
+                {"training.logging_steps", m_log}, {"training.save_steps", m_save},
+                {"training.random_positions.max_position", m_randomPositions}};
+    for (auto* c : {m_task, m_backbone, m_pe})
+        connect(c, &QComboBox::currentIndexChanged, this, &RunForm::onEdited);
+    connect(m_size, &QComboBox::activated, this, &RunForm::onSizePreset);
+    for (auto* s : findChildren<QSpinBox*>())
+        connect(s, &QSpinBox::valueChanged, this, &RunForm::onEdited);
+    for (auto* s : findChildren<QDoubleSpinBox*>())
+        connect(s, &QDoubleSpinBox::valueChanged, this, &RunForm::onEdited);
+    // A commit (Enter, focus leaving) may refuse or resolve a typed value; the box shows its
+    // verdict after the signal, so listeners hear of it once the event is done.
+    for (auto* s : findChildren<QAbstractSpinBox*>())
+        connect(s, &QAbstractSpinBox::editingFinished, this, &RunForm::refusalsChanged, Qt::QueuedConnection);
+}
+
+// Every box the form holds, with its range.
+void RunForm::createFields()
+{
     m_task = new QComboBox;
     addGroup(m_task, tr("Regression (Gaussian inputs)"));
     for (const auto& t : engine::knownTaskNames())
@@ -100,7 +131,11 @@ RunForm::RunForm(QWidget* parent) : QWidget(parent)
                                      "past the training length are seen; evaluation reads 0…T−1. Off: 0."));
     m_preview = new QCustomPlot;
     m_preview->setMinimumHeight(170);
+}
 
+// The boxes in three groups: task and curriculum, model, training.
+void RunForm::layOut()
+{
     auto* model = new QGroupBox(tr("Model"));
     auto* mf = new QFormLayout(model);
     mf->addRow(tr("Backbone"), m_backbone);
@@ -140,31 +175,6 @@ RunForm::RunForm(QWidget* parent) : QWidget(parent)
     layout->addWidget(model);
     layout->addWidget(training);
     layout->addStretch();
-
-    m_fields = {{"task.name", m_task}, {"model.family", m_backbone}, {"patch.rope_scaling.type", m_pe},
-                {"model.hidden_size", m_hidden}, {"model.n_embd", m_hidden}, {"model.num_hidden_layers", m_layers},
-                {"model.n_layer", m_layers}, {"model.num_attention_heads", m_heads}, {"model.n_head", m_heads},
-                {"model.state_size", m_state}, {"model.max_length", m_maxLength},
-                {"task.curriculum.dims.start", m_dStart}, {"task.curriculum.dims.end", m_dEnd},
-                {"task.curriculum.dims.increment", m_dInc}, {"task.curriculum.dims.interval", m_dInt},
-                {"task.curriculum.points.start", m_pStart}, {"task.curriculum.points.end", m_pEnd},
-                {"task.curriculum.points.increment", m_pInc}, {"task.curriculum.points.interval", m_pInt},
-                {"training.max_steps", m_steps}, {"training.per_device_train_batch_size", m_batch},
-                {"training.learning_rate", m_lr}, {"training.warmup_ratio", m_warmup},
-                {"training.weight_decay", m_wd}, {"training.max_grad_norm", m_clip},
-                {"training.logging_steps", m_log}, {"training.save_steps", m_save},
-                {"training.random_positions.max_position", m_randomPositions}};
-    for (auto* c : {m_task, m_backbone, m_pe})
-        connect(c, &QComboBox::currentIndexChanged, this, &RunForm::onEdited);
-    connect(m_size, &QComboBox::activated, this, &RunForm::onSizePreset);
-    for (auto* s : findChildren<QSpinBox*>())
-        connect(s, &QSpinBox::valueChanged, this, &RunForm::onEdited);
-    for (auto* s : findChildren<QDoubleSpinBox*>())
-        connect(s, &QDoubleSpinBox::valueChanged, this, &RunForm::onEdited);
-    // A commit (Enter, focus leaving) may refuse or resolve a typed value; the box shows its
-    // verdict after the signal, so listeners hear of it once the event is done.
-    for (auto* s : findChildren<QAbstractSpinBox*>())
-        connect(s, &QAbstractSpinBox::editingFinished, this, &RunForm::refusalsChanged, Qt::QueuedConnection);
 }
 
 void RunForm::setConfig(const engine::RunConfig& c)

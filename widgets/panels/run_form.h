@@ -66,6 +66,8 @@ Q_SIGNALS:
     void refusalsChanged();
 
 private:
+    void createFields();
+    void layOut();
     void onEdited();
     void onSizePreset(int index);
     void updatePreview();

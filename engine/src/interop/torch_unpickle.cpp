@@ -72,6 +72,11 @@ public:
     PyValuePtr run();
 
 private:
+    // One opcode of its group: true when it was one of theirs.
+    bool containerOp(unsigned char op);
+    bool memoOp(unsigned char op);
+    bool scalarOp(unsigned char op);
+    bool objectOp(unsigned char op);
     [[noreturn]] void fail(const std::string& why) const
     {
         throw Error(ErrorKind::RunFile, m_file + ": damaged or foreign pickle (" + why + ")");
@@ -280,123 +285,161 @@ PyValuePtr Unpickler::reduce(const std::string& callable, const PyValuePtr& args
                                         "', not plain tensors and values");
 }
 
+// MARK, the empty containers and what fills them: tuples, lists, dicts.
+bool Unpickler::containerOp(unsigned char op)
+{
+    switch (op) {
+    case '(': m_stack.push_back({nullptr, true}); break;  // MARK
+    case '}': push(PyValue::makeDict()); break;
+    case ']': push(PyValue::list({})); break;
+    case ')': push(PyValue::tuple({})); break;
+    case 't': push(PyValue::tuple(popToMark())); break;
+    case 0x85: case 0x86: case 0x87: {                 // TUPLE1..3
+        std::vector<PyValuePtr> v(op - 0x84);
+        for (size_t i = v.size(); i-- > 0;)
+            v[i] = popValue();
+        push(PyValue::tuple(std::move(v)));
+        break;
+    }
+    case 'l': push(PyValue::list(popToMark())); break;
+    case 'd': {
+        auto kv = popToMark();
+        push(PyValue::makeDict());
+        setItems(std::move(kv));
+        break;
+    }
+    case 'a': { auto v = popValue(); appendItems({v}); break; }
+    case 'e': appendItems(popToMark()); break;
+    case 's': {
+        auto v = popValue();
+        auto k = popValue();
+        setItems({k, v});
+        break;
+    }
+    case 'u': setItems(popToMark()); break;
+    default: return false;
+    }
+    return true;
+}
+
+// The memo: values put aside and fetched again by index.
+bool Unpickler::memoOp(unsigned char op)
+{
+    switch (op) {
+    case 'q': memoPut(le(1)); break;                  // BINPUT
+    case 'r': memoPut(le(4)); break;                  // LONG_BINPUT
+    case 0x94: memoPut(m_memo.size()); break;         // MEMOIZE
+    case 'h': memoGet(le(1)); break;                  // BINGET
+    case 'j': memoGet(le(4)); break;                  // LONG_BINGET
+    default: return false;
+    }
+    return true;
+}
+
+// Numbers, booleans, None and strings.
+bool Unpickler::scalarOp(unsigned char op)
+{
+    switch (op) {
+    case 'K': push(PyValue::of(static_cast<std::int64_t>(le(1)))); break;
+    case 'M': push(PyValue::of(static_cast<std::int64_t>(le(2)))); break;
+    case 'J': push(PyValue::of(static_cast<std::int64_t>(static_cast<std::int32_t>(le(4))))); break;
+    case 0x8a: {                                       // LONG1
+        const size_t n = le(1);
+        if (n > 8)
+            fail("integer wider than 64 bits");
+        std::uint64_t v = n ? le(n) : 0;
+        if (n > 0 && n < 8 && (v >> (8 * n - 1)) & 1)
+            v |= ~std::uint64_t{0} << (8 * n);         // sign-extend
+        push(PyValue::of(static_cast<std::int64_t>(v)));
+        break;
+    }
+    case 'G': {                                        // BINFLOAT, big-endian
+        const auto* b = reinterpret_cast<const unsigned char*>(take(8));
+        std::uint64_t bits = 0;
+        for (int i = 0; i < 8; ++i)
+            bits = (bits << 8) | b[i];
+        double d;
+        std::memcpy(&d, &bits, 8);
+        push(PyValue::of(d));
+        break;
+    }
+    case 'N': push(PyValue::none()); break;
+    case 0x88: push(PyValue::of(true)); break;
+    case 0x89: push(PyValue::of(false)); break;
+    case 'X': case 0x8c: case 0x8d: case 'T': case 'U': case 'B': case 'C': {
+        const size_t width = (op == 0x8c || op == 'U' || op == 'C') ? 1 : op == 0x8d ? 8 : 4;
+        const std::uint64_t n = le(width);
+        if (n > static_cast<std::uint64_t>(m_end - m_p))
+            fail("string longer than the file");
+        const char* s = take(n);
+        push(PyValue::of(std::string(s, n)));
+        break;
+    }
+    default: return false;
+    }
+    return true;
+}
+
+// Globals, persistent ids (the tensors' storages), REDUCE/NEWOBJ and BUILD.
+bool Unpickler::objectOp(unsigned char op)
+{
+    switch (op) {
+    case 'c': {                                        // GLOBAL module\nname\n
+        std::string module = line();
+        std::string name = line();
+        push(global(module + "." + name));
+        break;
+    }
+    case 0x93: {                                       // STACK_GLOBAL
+        auto name = popValue();
+        auto module = popValue();
+        if (module->kind != PyValue::Kind::Str || name->kind != PyValue::Kind::Str)
+            fail("STACK_GLOBAL of non-strings");
+        push(global(module->text + "." + name->text));
+        break;
+    }
+    case 'Q': {                                        // BINPERSID
+        auto pid = popValue();
+        push(persistentLoad(pid));
+        break;
+    }
+    case 'R': case 0x81: {                             // REDUCE, NEWOBJ
+        auto args = popValue();
+        auto callable = popValue();
+        if (callable->kind != PyValue::Kind::Global)
+            fail("REDUCE of a non-callable " + callable->kindName());
+        push(reduce(callable->text, args));
+        break;
+    }
+    case 'b': {                                        // BUILD: object state, ignored
+        popValue();                                    // (OrderedDict's _metadata, ...)
+        top();
+        break;
+    }
+    default: return false;
+    }
+    return true;
+}
+
 PyValuePtr Unpickler::run()
 {
     while (true) {
         const auto op = static_cast<unsigned char>(*take(1));
-        switch (op) {
-        case 0x80: take(1); break;                        // PROTO
-        case 0x95: take(8); break;                        // FRAME
-        case '.': {                                       // STOP
-            PyValuePtr v = popValue();
-            return v;
+        if (op == '.')  // STOP
+            return popValue();
+        if (op == 0x80) {  // PROTO
+            take(1);
+            continue;
         }
-        case '(': m_stack.push_back({nullptr, true}); break;  // MARK
-        case '}': push(PyValue::makeDict()); break;
-        case ']': push(PyValue::list({})); break;
-        case ')': push(PyValue::tuple({})); break;
-        case 't': push(PyValue::tuple(popToMark())); break;
-        case 0x85: case 0x86: case 0x87: {                 // TUPLE1..3
-            std::vector<PyValuePtr> v(op - 0x84);
-            for (size_t i = v.size(); i-- > 0;)
-                v[i] = popValue();
-            push(PyValue::tuple(std::move(v)));
-            break;
+        if (op == 0x95) {  // FRAME
+            take(8);
+            continue;
         }
-        case 'l': push(PyValue::list(popToMark())); break;
-        case 'd': {
-            auto kv = popToMark();
-            push(PyValue::makeDict());
-            setItems(std::move(kv));
-            break;
-        }
-        case 'a': { auto v = popValue(); appendItems({v}); break; }
-        case 'e': appendItems(popToMark()); break;
-        case 's': {
-            auto v = popValue();
-            auto k = popValue();
-            setItems({k, v});
-            break;
-        }
-        case 'u': setItems(popToMark()); break;
-        case 'q': memoPut(le(1)); break;                  // BINPUT
-        case 'r': memoPut(le(4)); break;                  // LONG_BINPUT
-        case 0x94: memoPut(m_memo.size()); break;         // MEMOIZE
-        case 'h': memoGet(le(1)); break;                  // BINGET
-        case 'j': memoGet(le(4)); break;                  // LONG_BINGET
-        case 'K': push(PyValue::of(static_cast<std::int64_t>(le(1)))); break;
-        case 'M': push(PyValue::of(static_cast<std::int64_t>(le(2)))); break;
-        case 'J': push(PyValue::of(static_cast<std::int64_t>(static_cast<std::int32_t>(le(4))))); break;
-        case 0x8a: {                                       // LONG1
-            const size_t n = le(1);
-            if (n > 8)
-                fail("integer wider than 64 bits");
-            std::uint64_t v = n ? le(n) : 0;
-            if (n > 0 && n < 8 && (v >> (8 * n - 1)) & 1)
-                v |= ~std::uint64_t{0} << (8 * n);         // sign-extend
-            push(PyValue::of(static_cast<std::int64_t>(v)));
-            break;
-        }
-        case 'G': {                                        // BINFLOAT, big-endian
-            const auto* b = reinterpret_cast<const unsigned char*>(take(8));
-            std::uint64_t bits = 0;
-            for (int i = 0; i < 8; ++i)
-                bits = (bits << 8) | b[i];
-            double d;
-            std::memcpy(&d, &bits, 8);
-            push(PyValue::of(d));
-            break;
-        }
-        case 'N': push(PyValue::none()); break;
-        case 0x88: push(PyValue::of(true)); break;
-        case 0x89: push(PyValue::of(false)); break;
-        case 'X': case 0x8c: case 0x8d: case 'T': case 'U': case 'B': case 'C': {
-            const size_t width = (op == 0x8c || op == 'U' || op == 'C') ? 1 : op == 0x8d ? 8 : 4;
-            const std::uint64_t n = le(width);
-            if (n > static_cast<std::uint64_t>(m_end - m_p))
-                fail("string longer than the file");
-            const char* s = take(n);
-            push(PyValue::of(std::string(s, n)));
-            break;
-        }
-        case 'c': {                                        // GLOBAL module\nname\n
-            std::string module = line();
-            std::string name = line();
-            push(global(module + "." + name));
-            break;
-        }
-        case 0x93: {                                       // STACK_GLOBAL
-            auto name = popValue();
-            auto module = popValue();
-            if (module->kind != PyValue::Kind::Str || name->kind != PyValue::Kind::Str)
-                fail("STACK_GLOBAL of non-strings");
-            push(global(module->text + "." + name->text));
-            break;
-        }
-        case 'Q': {                                        // BINPERSID
-            auto pid = popValue();
-            push(persistentLoad(pid));
-            break;
-        }
-        case 'R': case 0x81: {                             // REDUCE, NEWOBJ
-            auto args = popValue();
-            auto callable = popValue();
-            if (callable->kind != PyValue::Kind::Global)
-                fail("REDUCE of a non-callable " + callable->kindName());
-            push(reduce(callable->text, args));
-            break;
-        }
-        case 'b': {                                        // BUILD: object state, ignored
-            popValue();                                    // (OrderedDict's _metadata, ...)
-            top();
-            break;
-        }
-        default: {
-            char hex[8];
-            std::snprintf(hex, sizeof hex, "0x%02x", op);
-            fail(std::string("unsupported pickle opcode ") + hex);
-        }
-        }
+        if (containerOp(op) || memoOp(op) || scalarOp(op) || objectOp(op))
+            continue;
+        char hex[8];
+        std::snprintf(hex, sizeof hex, "0x%02x", op);
+        fail(std::string("unsupported pickle opcode ") + hex);
     }
 }
 
