@@ -263,7 +263,7 @@ static int runJobs(std::vector<std::string> folders, bool json)
             rows.push_back({{"kind", engine::jobKindRow(j.kind).name}, {"state", engine::jobStateName(j.state, j.kind)},
                             {"waiting_for", j.waitingFor}, {"subject", j.subject}, {"cell", j.cell},
                             {"holder", j.holder}, {"scheduler_state", j.schedulerState},
-                            {"step", j.step}, {"total_steps", j.totalSteps},
+                            {"step", j.step}, {"total_steps", j.totalSteps}, {"started_ms", j.startedAtMs},
                             {"last_loss", std::isfinite(j.lastLoss) ? nlohmann::json(j.lastLoss) : nlohmann::json()}});
         std::printf("%s\n", rows.dump(1).c_str());
     } else {

@@ -6,6 +6,7 @@
 #include <QCheckBox>
 #include <QDialog>
 #include <QDialogButtonBox>
+#include <QDateTime>
 #include <QDir>
 #include <QElapsedTimer>
 #include <QFileInfo>
@@ -13,6 +14,7 @@
 #include <QLineEdit>
 #include <QProcess>
 #include <QPushButton>
+#include <QRegularExpression>
 #include <QSignalSpy>
 #include <QSpinBox>
 #include <QStandardPaths>
@@ -95,6 +97,9 @@ void TestStudioJobs::jobsPanelStopsAnotherProcessesTraining()
     QCOMPARE(QFileInfo(QString::fromStdString(found.subject)), QFileInfo(runFile));
     QCOMPARE(QString::fromStdString(found.holder).section(':', 1), QString::number(trainer.processId()));
     QTRY_VERIFY(panel.rowTexts().join('\n').contains("running · held by " + QString::fromStdString(found.holder)));
+    // Since when: its lock file's time, shown as the row's elapsed time like the studio's own.
+    QVERIFY(found.startedAtMs > 0 && found.startedAtMs <= QDateTime::currentMSecsSinceEpoch());
+    QTRY_VERIFY(panel.rowTexts().join('\n').contains(QRegularExpression("running · held by [^|]*\\|[^|]*\\| [0-9]+:[0-9]{2}")));
     // Opened in the Train tab, the run says who trains it and offers Stop.
     ui::TrainingView view(controller);
     view.showRunLog(runFile);

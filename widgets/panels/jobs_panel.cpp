@@ -373,7 +373,8 @@ QStringList JobsPanel::rowTexts() const
     QStringList out;
     for (int i = 0; i < m_list->topLevelItemCount(); ++i) {
         const auto* item = m_list->topLevelItem(i);
-        out << QStringLiteral("%1 | %2 | %3").arg(item->text(Name), item->text(State), item->text(Progress));
+        out << QStringLiteral("%1 | %2 | %3 | %4").arg(item->text(Name), item->text(State), item->text(Progress),
+                                                    item->text(Elapsed));
     }
     return out;
 }

@@ -35,7 +35,7 @@ public:
     explicit JobsPanel(RunController& controller, QWidget* parent = nullptr);
     /// The cores line: in use of the limit, and how many jobs wait for one (tests).
     QString coresText() const;
-    /// The rows as shown: "label | state | progress" per job (tests).
+    /// The rows as shown: "label | state | progress | elapsed" per job (tests).
     QStringList rowTexts() const;
     /// Selects the row of job `id` (tests, and the studio after it queues a job).
     void select(quint64 id);

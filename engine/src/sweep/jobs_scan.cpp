@@ -3,6 +3,7 @@
 
 #include "lengen/engine/jobs.h"
 
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -62,6 +63,18 @@ AnalysisJobMarker::AnalysisJobMarker(const std::string& runFile, JobKindId kind)
 
 AnalysisJobMarker::~AnalysisJobMarker() = default;
 
+namespace {
+// When a job found on disk began: its lock file's modification time (the holder writes its
+// name into it as it takes the lock), epoch ms; 0 when unknown.
+std::int64_t startedMs(const std::string& lockFile)
+{
+    struct stat st = {};
+    if (::stat(lockFile.c_str(), &st) != 0)
+        return 0;
+    return std::int64_t(st.st_mtim.tv_sec) * 1000 + st.st_mtim.tv_nsec / 1000000;
+}
+}  // namespace
+
 std::vector<JobRecord> findJobs(const std::vector<std::string>& folders, std::string* note)
 {
     std::vector<JobRecord> out;
@@ -109,6 +122,8 @@ std::vector<JobRecord> findJobs(const std::vector<std::string>& folders, std::st
                 j.step = st.step;
                 j.totalSteps = st.totalSteps;
                 j.lastLoss = st.lastLoss;
+                if (j.state == JobState::Running)
+                    j.startedAtMs = startedMs(SweepPaths{root}.runFile(st.cell->name) + ".lock");
                 out.push_back(j);
             }
             if (note && !said.empty())
@@ -126,6 +141,7 @@ std::vector<JobRecord> findJobs(const std::vector<std::string>& folders, std::st
         j.state = JobState::Running;
         j.subject = run;
         j.holder = io::writerHolder(run);
+        j.startedAtMs = startedMs(run + ".lock");
         try {
             const auto info = readRunInfo(run);
             j.step = std::max<std::int64_t>({info.checkpointStep, info.lastLoggedStep, 0});
@@ -147,6 +163,7 @@ std::vector<JobRecord> findJobs(const std::vector<std::string>& folders, std::st
         j.state = JobState::Running;
         j.subject = (fs::path(m).parent_path() / "run.h5").string();
         j.holder = io::writerHolder(base);
+        j.startedAtMs = startedMs(m);
         j.lastLoss = std::nan("");
         out.push_back(j);
     }
