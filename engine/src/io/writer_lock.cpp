@@ -26,7 +26,7 @@ bool ofdLock(int fd)
 WriterLock::WriterLock(const std::string& runFile, LockRole role, double waitSeconds) : m_path(runFile + ".lock")
 {
     const auto start = std::chrono::steady_clock::now();
-    for (;;) {
+    for (int unlinked = 0;;) {
         m_fd = ::open(m_path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
         if (m_fd < 0)
             throw Error(ErrorKind::Io, "cannot create the lock file " + m_path);
@@ -34,8 +34,9 @@ WriterLock::WriterLock(const std::string& runFile, LockRole role, double waitSec
             // The holder before us unlinks its lock file as it lets go: a lock taken on that
             // unlinked file is no lock (a third process creates a new file and locks it too).
             struct stat mine = {}, named = {};
-            if (::fstat(m_fd, &mine) == 0 && ::stat(m_path.c_str(), &named) == 0 && mine.st_ino == named.st_ino &&
-                mine.st_dev == named.st_dev)
+            const bool same = ::fstat(m_fd, &mine) == 0 && ::stat(m_path.c_str(), &named) == 0 &&
+                              mine.st_ino == named.st_ino && mine.st_dev == named.st_dev;
+            if (same || ++unlinked > 100)  // a file system that cannot say: the lock as taken
                 break;
             ::close(m_fd);
             continue;
