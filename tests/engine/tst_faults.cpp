@@ -1,13 +1,17 @@
 // Issue 54, through the `lengen` executable: faults found by trying bad input again. A stale
 // DISPLAY no longer aborts an export; a folder or /dev/zero given as --text-file is refused
 // with the notes unchanged; two notes edits at once both land; a FIFO given as a run file is
-// refused at once instead of blocking the first read.
+// refused at once instead of blocking the first read; a `sweep cancel` in the first seconds of
+// `sweep run` holds.
 
 #include <QProcess>
+#include <QThread>
 #include <QTemporaryDir>
 #include <QTest>
 
 #include <sys/stat.h>
+
+#include <csignal>
 
 #include <filesystem>
 #include <thread>
@@ -34,6 +38,7 @@ private Q_SLOTS:
     void notesFromAFolderOrADeviceAreRefused();
     void twoNotesEditsAtOnceBothLand();
     void aFifoIsRefusedNotRead();
+    void cancelInTheFirstSecondsHolds();
 
 private:
     QString m_run;   // a tiny trained run
@@ -112,6 +117,38 @@ void TestFaults::aFifoIsRefusedNotRead()
     QCOMPARE(::mkfifo(fifo.c_str(), 0644), 0);
     const auto r = cli({"info", QString::fromStdString(fifo)}, 20000);
     QVERIFY2(r.code == 3 && r.err.contains("is not a regular file (a FIFO)"), qPrintable(QString::number(r.code) + ": " + r.err));
+}
+
+// Issue 54: a `sweep cancel` typed in the first seconds of `sweep run` said "cancelled 2 cells"
+// and both trained to the end: the executor cleared the marks it found as it took the cells,
+// and a cell whose process was still loading got no signal. Now a mark written after the run
+// began holds wherever it lands: before the executor chose, before a cell started, while it
+// loaded.
+void TestFaults::cancelInTheFirstSecondsHolds()
+{
+    const auto dir = test::scratchDir("sweep-early-cancel");
+    const QString file = QString::fromStdString(test::tinyConfigFile(dir, 5000000));  // never ends on its own
+    for (const int ms : {0, 300, 700, 1100, 1500}) {
+        const QString S = QString::fromStdString(dir) + "/S" + QString::number(ms);
+        auto r = cli({"sweep", "new", file, "--pe", "rope,nope", "--no-eval", "--out", S, "-q"});
+        QVERIFY2(r.code == 0, qPrintable(r.err));
+        QProcess sweep;
+        sweep.start(LENGEN_CLI_PATH, {"sweep", "run", S, "--jobs", "2", "--threads-per-job", "1"});
+        QVERIFY(sweep.waitForStarted());
+        QThread::msleep(ms);
+        r = cli({"sweep", "cancel", S});
+        QVERIFY2(r.code == 0 && r.err.contains("cancelled 2 cells"), qPrintable(QString::number(ms) + " ms: " + r.err));
+        if (!sweep.waitForFinished(60000)) {
+            cli({"sweep", "cancel", S, "--wait", "60"});  // the cells are running now: they get SIGTERM
+            ::kill(pid_t(sweep.processId()), SIGKILL);
+            sweep.waitForFinished(10000);
+            QFAIL(qPrintable(QStringLiteral("cancelled %1 ms after `sweep run` began, the cells kept training").arg(ms)));
+        }
+        const QString err = QString::fromUtf8(sweep.readAllStandardError());
+        QVERIFY2(sweep.exitCode() == 8, qPrintable(QString::number(ms) + " ms: " + err));
+        r = cli({"sweep", "status", S, "--json"});
+        QVERIFY2(r.out.count("\"state\": \"cancelled\"") == 2, qPrintable(QString::number(ms) + " ms: " + r.out));
+    }
 }
 
 QTEST_GUILESS_MAIN(TestFaults)

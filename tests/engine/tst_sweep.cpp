@@ -47,7 +47,6 @@ private Q_SLOTS:
     void seedStatisticsByHand();
     void interventionsAreAnAxisOfTheEvalStage();
     void cancelFromAnotherShell();
-    void cancelInTheFirstSecondsHolds();
     void anEndedExecutorHoldsNoCells();
     void refusedCombinationsLeftOutWhenAsked();
     void badInterventionsAreRefusedBeforeTraining_data();
@@ -455,38 +454,6 @@ void TestSweep::cancelFromAnotherShell()
     ::kill(pid_t(again.processId()), SIGINT);
     QVERIFY(again.waitForFinished(60000));
     QCOMPARE(again.exitCode(), 130);
-}
-
-// Issue 54: a `sweep cancel` typed in the first seconds of `sweep run` said "cancelled 2 cells"
-// and both trained to the end: the executor cleared the marks it found as it took the cells,
-// and a cell whose process was still loading got no signal. Now a mark written after the run
-// began holds wherever it lands: before the executor chose, before a cell started, while it
-// loaded.
-void TestSweep::cancelInTheFirstSecondsHolds()
-{
-    const auto dir = test::scratchDir("sweep-early-cancel");
-    const QString file = QString::fromStdString(tinyFile(dir, 5000000));  // never ends on its own
-    for (const int ms : {0, 300, 700, 1100, 1500}) {
-        const QString S = QString::fromStdString(dir) + "/S" + QString::number(ms);
-        auto r = run({"sweep", "new", file, "--pe", "rope,nope", "--no-eval", "--out", S, "-q"});
-        QVERIFY2(r.code == 0, qPrintable(r.err));
-        QProcess sweep;
-        sweep.start(LENGEN_CLI_PATH, {"sweep", "run", S, "--jobs", "2", "--threads-per-job", "1"});
-        QVERIFY(sweep.waitForStarted());
-        QThread::msleep(ms);
-        r = run({"sweep", "cancel", S});
-        QVERIFY2(r.code == 0 && r.err.contains("cancelled 2 cells"), qPrintable(QString::number(ms) + " ms: " + r.err));
-        if (!sweep.waitForFinished(60000)) {
-            run({"sweep", "cancel", S, "--wait", "60"});  // the cells are running now: they get SIGTERM
-            ::kill(pid_t(sweep.processId()), SIGKILL);
-            sweep.waitForFinished(10000);
-            QFAIL(qPrintable(QStringLiteral("cancelled %1 ms after `sweep run` began, the cells kept training").arg(ms)));
-        }
-        const QString err = QString::fromUtf8(sweep.readAllStandardError());
-        QVERIFY2(sweep.exitCode() == 8, qPrintable(QString::number(ms) + " ms: " + err));
-        r = run({"sweep", "status", S, "--json"});
-        QVERIFY2(r.out.count("\"state\": \"cancelled\"") == 2, qPrintable(QString::number(ms) + " ms: " + r.out));
-    }
 }
 
 // Issue 45: intervention values are resolved against every cell before anything trains, at

@@ -74,6 +74,18 @@ std::optional<engine::NewSweep> submitBehindMaxParallel(const std::string& tag, 
         return std::nullopt;
     return request;
 }
+
+// Every grid cell's tooltip, one per line (what a cell says of its state), after a refresh.
+QString gridTips(ui::SweepsView& view)
+{
+    view.refresh();
+    QString tips;
+    for (int r = 0; r < view.grid()->rowCount(); ++r)
+        for (int c = 0; c < view.grid()->columnCount(); ++c)
+            if (auto* item = view.grid()->item(r, c))
+                tips += item->toolTip() + "\n";
+    return tips;
+}
 }  // namespace
 
 class TestSweepsView final : public QObject {
@@ -193,18 +205,12 @@ void TestSweepsView::showsTheSchedulersPendingCells()
 {
     SKIP_WITHOUT_SLURM();
     ui::RunController controller;
-    ui::SweepsView view;
-    view.setCellExecutable(LENGEN_CLI_PATH);  // the cells' lengen (not beside this test)
+    ui::SweepsView view;  // its Slurm tasks run the lengen of this build (submitBehindMaxParallel)
     const auto submitted = submitBehindMaxParallel("sweeps-view-pending", controller, view);
     QVERIFY(submitted);
     QString tips;
     const bool shown = QTest::qWaitFor([&] {
-        view.refresh();
-        tips.clear();
-        for (int r = 0; r < view.grid()->rowCount(); ++r)
-            for (int c = 0; c < view.grid()->columnCount(); ++c)
-                if (auto* item = view.grid()->item(r, c))
-                    tips += item->toolTip() + "\n";
+        tips = gridTips(view);
         return tips.contains(QRegularExpression("001-rope-s2: pending .*Slurm: PENDING"));
     }, 60000);
     if (!shown)
@@ -217,12 +223,7 @@ void TestSweepsView::showsTheSchedulersPendingCells()
     // The view asks the scheduler at most every 5 s: its last answer (RUNNING) may be the one
     // merged for a few seconds more; the files and the next answer agree.
     const bool cancelled = QTest::qWaitFor([&] {
-        view.refresh();
-        tips.clear();
-        for (int row = 0; row < view.grid()->rowCount(); ++row)
-            for (int c = 0; c < view.grid()->columnCount(); ++c)
-                if (auto* item = view.grid()->item(row, c))
-                    tips += item->toolTip() + "\n";
+        tips = gridTips(view);
         return tips.contains("000-rope-s1: cancelled") && tips.contains("001-rope-s2: cancelled");
     }, 20000);
     QVERIFY2(cancelled, qPrintable(tips));
@@ -235,8 +236,7 @@ void TestSweepsView::slurmCellsInTheJobsPanel()
 {
     SKIP_WITHOUT_SLURM();
     ui::RunController controller;
-    ui::SweepsView view;
-    view.setCellExecutable(LENGEN_CLI_PATH);  // the cells' lengen (not beside this test)
+    ui::SweepsView view;  // its Slurm tasks run the lengen of this build (submitBehindMaxParallel)
     const auto submitted = submitBehindMaxParallel("sweeps-view-panel", controller, view);
     QVERIFY(submitted);
     ui::JobsPanel panel(controller);

@@ -1,0 +1,175 @@
+// The studio's menu bar (main_window.h): File, Run (Train, and Pause and Stop of the focus job,
+// named in the menu), View and Analysis. The actions call the window's own functions.
+
+#include "main_window.h"
+
+#include <algorithm>
+
+#include <QPushButton>
+#include <QAction>
+#include <QApplication>
+#include <QCloseEvent>
+#include <QDockWidget>
+#include <QFileDialog>
+#include <QFileInfo>
+#include <QInputDialog>
+#include <QMenuBar>
+#include <QMessageBox>
+#include <QMimeData>
+#include <QScopedValueRollback>
+#include <QSettings>
+#include <QSplitter>
+#include <QStatusBar>
+#include <QTabWidget>
+
+#include "analysis_jobs.h"
+#include "analysis_progress.h"
+#include "attention_view.h"
+#include "compare_view.h"
+#include "sweeps_view.h"
+#include "figure_view.h"
+#include "jobs_panel.h"
+#include "lengen/engine/run_file.h"
+#include "lengen/engine/sweep_run.h"
+#include "reference_import.h"
+#include "run_browser.h"
+#include "run_table_model.h"
+#include "setup_panel.h"
+#include "training_view.h"
+
+namespace lengen::studio {
+
+void MainWindow::buildMenus()
+{
+    buildFileMenu();
+    buildRunMenu();
+    buildViewMenu();
+    buildAnalysisMenu();
+}
+
+void MainWindow::buildFileMenu()
+{
+    auto* file = menuBar()->addMenu(tr("&File"));
+    file->addAction(tr("Open &run…"), QKeySequence::Open, this, [this] {
+        const QString path = QFileDialog::getOpenFileName(this, tr("Open a run"), QString(),
+                                                          tr("Run files (run.h5)"));
+        if (!path.isEmpty())
+            openPath(path);
+    });
+    file->addAction(tr("Add runs &folder…"), this, [this] {
+        const QString dir = QFileDialog::getExistingDirectory(this, tr("Add a runs folder"));
+        if (!dir.isEmpty())
+            m_browser->addFolder(dir);
+    });
+    file->addAction(tr("Open &config…"), this, [this] {
+        const QString path = QFileDialog::getOpenFileName(this, tr("Open run config"), QString(),
+                                                          tr("YAML configs (*.yaml *.yml)"));
+        if (!path.isEmpty() && m_setup->loadFile(path))
+            m_tabs->setCurrentWidget(m_setup);
+    });
+    file->addAction(tr("&Save config as…"), QKeySequence::Save, this, [this] { m_setup->saveAs(); });
+    file->addSeparator();
+    file->addAction(tr("&Quit"), QKeySequence::Quit, this, &QWidget::close);
+}
+
+// Train, and Pause and Stop of the focus job (named in the menu), the queue and the core limit.
+void MainWindow::buildRunMenu()
+{
+    auto* run = menuBar()->addMenu(tr("&Run"));
+    auto* start = run->addAction(tr("&Train"), QKeySequence(Qt::CTRL | Qt::Key_R), this, [this] {
+        if (auto r = m_setup->request())
+            train(*r);
+        else
+            m_tabs->setCurrentWidget(m_setup);
+    });
+    // Pause and Stop act on the focus job (the training, else the oldest running job) and say
+    // which; the Jobs panel acts on any job.
+    auto* pause = run->addAction(tr("&Pause / resume"), QKeySequence(Qt::CTRL | Qt::Key_P), this, [this] {
+        m_controller.state() == ui::RunController::State::Paused ? m_controller.resume() : m_controller.pause();
+    });
+    auto* stop = run->addAction(tr("&Stop"), QKeySequence(Qt::CTRL | Qt::Key_Period), this,
+                                [this] { m_controller.stop(); });
+    run->addAction(tr("Clear &queue"), &m_controller, &ui::RunController::clearQueue);
+    run->addAction(tr("C&oncurrent jobs…"), this, [this] {
+        bool ok = false;
+        const int n = QInputDialog::getInt(
+            this, tr("Concurrent jobs"),
+            tr("Cores that CPU-heavy work may use at once: each training, evaluation, probe or export\n"
+               "takes one, each cell of a sweep run here its threads. Jobs on one run always wait\n"
+               "for each other; a sweep's own job and imports take none."),
+            m_controller.maxConcurrent(), 1, 256, 1, &ok);
+        if (!ok)
+            return;
+        m_controller.setMaxConcurrent(n);
+        QSettings().setValue("jobs/concurrent", n);
+    });
+    connect(&m_controller, &ui::RunController::stateChanged, this, [=](ui::RunController::State s) {
+        using S = ui::RunController::State;
+        const auto focus = m_controller.job(m_controller.focusJob());
+        const QString name = focus ? QString::fromStdString(focus->label) : QString();
+        const bool trains = focus && focus->kind == ui::JobKind::Training;
+        pause->setEnabled(trains && (s == S::Running || s == S::Paused));
+        pause->setText(trains ? (s == S::Paused ? tr("&Continue “%1”") : tr("&Pause “%1”")).arg(name)
+                              : tr("&Pause / resume"));
+        stop->setEnabled(s == S::Running || s == S::Paused);
+        stop->setText(focus ? tr("&Stop “%1”").arg(name) : tr("&Stop"));
+        start->setText(s == S::Idle ? tr("&Train") : tr("&Train (queue)"));
+    });
+    pause->setEnabled(false);
+    stop->setEnabled(false);
+}
+
+void MainWindow::buildViewMenu()
+{
+    // Closed panels come back from here (the Runs list is a dock the user can close).
+    auto* viewMenu = menuBar()->addMenu(tr("&View"));
+    for (auto* dock : findChildren<QDockWidget*>())
+        viewMenu->addAction(dock->toggleViewAction());
+    viewMenu->addSeparator();
+    viewMenu->addAction(tr("&Compare selected runs"), this, [this] { compareRuns(m_browser->selectedRuns()); });
+    viewMenu->addAction(tr("&Overlay selected runs' training curves"), this,
+                        [this] { overlayTraining(m_browser->selectedRuns()); });
+    viewMenu->addAction(tr("C&lear training overlay"), this, [this] { m_training->setOverlays({}); });
+}
+
+void MainWindow::buildAnalysisMenu()
+{
+    auto* analysis = menuBar()->addMenu(tr("&Analysis"));
+    analysis->addAction(tr("&Evaluate open run"), QKeySequence(Qt::CTRL | Qt::Key_E), this,
+                        &MainWindow::evaluateOpenRun);
+    analysis->addAction(tr("&Probe open run (attention, attacks, serial position)"), this,
+                        &MainWindow::probeOpenRun);
+    analysis->addAction(tr("Evaluate with &interventions…"), QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_E),
+                        this, &MainWindow::evaluateWithInterventions);
+    analysis->addAction(tr("Probe attention under an i&ntervention…"), this,
+                        &MainWindow::probeWithIntervention);
+    analysis->addAction(tr("Export &all figures of the open run…"), this, [this] {
+        const QString openRun = m_run.runFile();
+        if (openRun.isEmpty())
+            return statusBar()->showMessage(tr("Open a run first"));
+        const QString dir = QFileDialog::getExistingDirectory(
+            this, tr("Export all figures into"), QFileInfo(openRun).dir().filePath("figures"));
+        if (dir.isEmpty())
+            return;
+        bool ok = false;
+        const int dpi = QInputDialog::getInt(this, tr("PNG resolution"), tr("Dots per inch:"), 150, 30, 1200, 10, &ok);
+        if (!ok)
+            return;
+        // A job like an evaluation: `lengen export --all` in a child process of the worker, its
+        // progress in the status bar, Stop ends it; the window never waits for it.
+        const std::string lengen = m_switches.cellExecutable.empty() ? engine::lengenExecutable()
+                                                                     : m_switches.cellExecutable;
+        m_controller.enqueue(ui::JobKind::Export, tr("export %1").arg(QFileInfo(openRun).dir().dirName()),
+                             exportJob(openRun, dir, dpi, QString::fromStdString(lengen)),
+                             ui::runSubject(openRun));
+        statusBar()->showMessage(tr("Export of every figure queued: its progress is shown here"));
+    });
+    analysis->addAction(tr("E&xport current figure…"), QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_S), this, [this] {
+        if (auto* view = qobject_cast<ui::FigureView*>(m_tabs->currentWidget()))
+            view->exportWithDialog();
+        else
+            statusBar()->showMessage(tr("Switch to the Evaluation or Probes tab to export a figure"));
+    });
+}
+
+}  // namespace lengen::studio
