@@ -2,9 +2,12 @@
 // their slices side by side (with one process-wide pool the second caller ran serially), a
 // slice split is exact and falls back to the caller in order, OpenBLAS's one thread count is
 // right whatever order sessions enter and leave their serial sections, and two trainings in
-// one process give bit for bit what each gives alone.
+// one process give bit for bit what each gives alone. With PyPI's LibTorch (MKL, counted per
+// thread) a small model's products run on one thread inside and outside slices.
 
 #include <QDir>
+
+#include <dlfcn.h>
 
 #include <atomic>
 #include <chrono>
@@ -16,6 +19,7 @@
 #include "io/run_store.h"
 #include "lengen/engine/trainer.h"
 #include "model/kernel_context.h"
+#include "train/threads.h"
 #include "test_support.h"
 
 using namespace lengen::engine;
@@ -60,6 +64,7 @@ private Q_SLOTS:
     void twoContextsRunSideBySide();
     void slicesCoverTheItemsAndFallBackInOrder();
     void blasThreadsRightWhateverTheOrder();
+    void mklThreadsFollowTheSession();
     void twoTrainingsInOneProcessAsEachAlone();
     void aThrowingSliceIsTheCallersError();
 };
@@ -160,6 +165,42 @@ void TestKernelContext::blasThreadsRightWhateverTheOrder()
         QCOMPARE(kernels::blasThreadsNow(), 2);
     }
     QCOMPARE(kernels::blasThreadsNow(), original);
+}
+
+void TestKernelContext::mklThreadsFollowTheSession()
+{
+    using GetMax = int (*)();
+    const auto mklMax = reinterpret_cast<GetMax>(dlsym(RTLD_DEFAULT, "MKL_Get_Max_Threads"));
+    if (!mklMax)
+        QSKIP("the BLAS in this process is not MKL (PyPI's LibTorch): nothing counted per thread");
+    const int cores = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+    if (cores < 2)
+        QSKIP("one core: every count is one");
+    // The process policy as lengen sets it. Before, it gave LibTorch (and with it MKL) every
+    // core: a quick model's tiny products then ran on two spinning OpenMP threads, and two test
+    // processes on a 2-core CI machine took 300 s for what takes 18 s (the PyPI job's timeout).
+    applyProcessPolicy(SessionSwitches{});
+    QCOMPARE(torch::get_num_threads(), 1);
+    {
+        const auto small = training::makeKernelContext(0, 64, SessionSwitches{});
+        QCOMPARE(small->threads(), cores);
+        kernels::adoptBlasThreads();
+        QCOMPARE(mklMax(), 1);
+        std::atomic<int> sliceMax{0};
+        small->run(2, [&](kernels::Slice s) {
+            kernels::adoptBlasThreads();
+            if (s.ith == 1)
+                sliceMax = mklMax();
+        });
+        QCOMPARE(sliceMax.load(), 1);
+        // A model wide enough for threaded products gets them outside slices.
+        const auto wide = training::makeKernelContext(0, 256, SessionSwitches{});
+        kernels::adoptBlasThreads();
+        QCOMPARE(mklMax(), cores);
+    }
+    kernels::adoptBlasThreads();  // no session: MKL's own count again, as LibTorch set it
+    QCOMPARE(mklMax(), 1);
+    torch::set_num_threads(1);
 }
 
 void TestKernelContext::twoTrainingsInOneProcessAsEachAlone()

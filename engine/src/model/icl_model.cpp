@@ -4,6 +4,7 @@
 
 #include "lengen/engine/config.h"
 #include "lengen/engine/errors.h"
+#include "model/kernel_context.h"
 
 namespace lengen::engine::model {
 
@@ -50,6 +51,7 @@ torch::Tensor InContextModelImpl::interleave(const torch::Tensor& xs, const torc
 ForwardResult InContextModelImpl::forward(const torch::Tensor& xs, const torch::Tensor& ys,
                                           const ForwardOptions& options)
 {
+    kernels::adoptBlasThreads();  // MKL: LibTorch's products here too take the session's count
     auto z = interleave(xs, ys);                        // [B, 2N, D]
     const auto t = z.size(1);
     auto pos = options.positions.defined() ? PositionSpan::at(options.positions, z.device())

@@ -155,9 +155,13 @@ thread_local bool t_inJob = false;
 
 using GetThreads = int (*)();
 using SetThreads = void (*)(int);
+using SetLocal = int (*)(int);
 
-// The process's OpenBLAS thread count, the one place that sets it (kernel_context.h). Live
-// contexts' requests are a multiset; serial sections a count.
+// The process's BLAS thread count, the one place that sets it (kernel_context.h). Live
+// contexts' requests are a multiset; serial sections a count. OpenBLAS has one count per
+// process, set here. MKL (inside PyPI's LibTorch) counts per thread: the count wanted is kept
+// here and each thread takes it before its products (adoptBlasThreads), since a second
+// MKL/OpenMP thread on a busy 2-core machine made tiny products ~6x slower (docs/ci.md).
 class BlasArbiter {
 public:
     static BlasArbiter& instance()
@@ -194,7 +198,26 @@ public:
         apply();
     }
 
-    int now() const { return m_get ? m_get() : 0; }
+    int now() const
+    {
+        if (m_get)
+            return m_get();
+        return m_setLocal ? m_wanted.load(std::memory_order_relaxed) : 0;
+    }
+
+    // MKL: this thread's count made the wanted one (0: MKL's process-wide count). A relaxed
+    // load and a compare when nothing changed.
+    void adopt()
+    {
+        if (!m_setLocal)
+            return;
+        thread_local int mine = 0;
+        const int want = m_wanted.load(std::memory_order_relaxed);
+        if (want != mine) {
+            m_setLocal(want);
+            mine = want;
+        }
+    }
 
 private:
     BlasArbiter()
@@ -203,12 +226,19 @@ private:
     {
         if (!m_get || !m_set)
             m_get = nullptr, m_set = nullptr;
+        if (!m_set)
+            m_setLocal = reinterpret_cast<SetLocal>(dlsym(RTLD_DEFAULT, "MKL_Set_Num_Threads_Local"));
     }
 
     // Under m_mutex. Only an actual change calls OpenBLAS (a step enters and leaves serial
     // sections a dozen times).
     void apply()
     {
+        if (m_setLocal) {
+            m_wanted.store(m_serial > 0 ? 1 : m_requests.empty() ? 0 : *m_requests.rbegin(),
+                           std::memory_order_relaxed);
+            return;
+        }
         if (!m_set)
             return;
         if (m_original == 0)  // the first call: what to return to when nothing asks any more
@@ -222,6 +252,8 @@ private:
 
     GetThreads m_get;
     SetThreads m_set;
+    SetLocal m_setLocal = nullptr;      // MKL's per-thread count, when the BLAS is MKL
+    std::atomic<int> m_wanted{0};       // MKL: the count threads adopt (0: MKL's own)
     std::mutex m_mutex;
     std::multiset<int> m_requests;
     int m_serial = 0;
@@ -229,6 +261,8 @@ private:
 };
 
 }  // namespace
+
+void adoptBlasThreads() { BlasArbiter::instance().adopt(); }
 
 int blasThreadsNow() { return BlasArbiter::instance().now(); }
 

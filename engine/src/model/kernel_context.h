@@ -1,6 +1,6 @@
 #pragma once
-// The CPU threads of one training or evaluation session, and the one place that sets
-// OpenBLAS's process-wide thread count.
+// The CPU threads of one training or evaluation session, and the one place that sets the
+// BLAS's thread count (OpenBLAS's process-wide one, MKL's per thread).
 //
 // A session (training::TrainSession, eval::LoadedRun) owns a KernelContext and hands it to its
 // model's backbone (kernel_policy.h), which hands it to the fused nodes and the selective scan.
@@ -13,7 +13,9 @@
 // calling thread (two threaded products at once fight over OpenBLAS's one pool), so while any
 // context runs slices OpenBLAS is held at 1; otherwise it runs with the largest count a live
 // context asked for, and with the count it had before when none is alive. Counted, not saved
-// and restored: two sessions entering and leaving in any order leave the right count.
+// and restored: two sessions entering and leaving in any order leave the right count. MKL (in
+// PyPI's LibTorch) counts threads per thread: the same rule holds for it, each thread taking
+// the count before its products (adoptBlasThreads).
 //
 // No Torch types here: this header is included by the kernels' callers and the model headers.
 
@@ -73,8 +75,14 @@ private:
     mutable std::mutex m_call;           // one job at a time on this context's pool
 };
 
-/// OpenBLAS's current thread count (0 when the BLAS is not OpenBLAS).
+/// The BLAS's current thread count: OpenBLAS's, or the count MKL threads adopt (0: neither
+/// BLAS, or MKL left at its own count).
 int blasThreadsNow();
+
+/// With MKL (PyPI's LibTorch), gives the calling thread the count OpenBLAS would have now
+/// (MKL counts per thread). Cheap; called before products (kernels::gemm, a model's forward).
+/// Nothing with OpenBLAS or another BLAS.
+void adoptBlasThreads();
 
 /// While alive, OpenBLAS runs every product on its calling thread (counted across contexts).
 class SerialBlas {

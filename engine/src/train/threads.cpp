@@ -20,8 +20,10 @@ namespace lengen::engine::training {
 namespace {
 // Torch's OpenMP pool and OpenBLAS's own pthread pool both busy-wait on the same cores; with
 // both at 2 threads on a 2-core machine a step is 1.7x (tiny model) to 2.8x (micro model)
-// slower than giving every thread to BLAS and one to Torch (bench/README.md). With another
-// BLAS (MKL, the reference BLAS) Torch gets the threads instead.
+// slower than giving every thread to BLAS and one to Torch (bench/README.md). The same holds
+// for MKL inside PyPI's LibTorch (its products on Torch's OpenMP threads): with Torch at 2
+// threads, two test processes on a 2-core machine ran an evaluation 4.3x slower than at 1
+// (79 s against 18 s; alone 14 s against 17 s). With the reference BLAS Torch gets the threads.
 // Default threads: all cores for the kernel pool, which the fused layers and blocks split their
 // batch over (each part with single-threaded products; quick RoPE preset 52 -> 98 steps/s with
 // 2). BLAS's own threads only serve the products outside them (the module path: evaluation,
@@ -55,6 +57,8 @@ namespace lengen::engine {
 
 namespace {
 bool openBlas() { return dlsym(RTLD_DEFAULT, "openblas_set_num_threads") != nullptr; }
+// PyPI's LibTorch: MKL inside libtorch_cpu, its thread count per thread (kernel_context.h).
+bool mkl() { return dlsym(RTLD_DEFAULT, "MKL_Set_Num_Threads_Local") != nullptr; }
 }  // namespace
 
 SessionSwitches sessionSwitchesFromEnvironment()
@@ -81,7 +85,7 @@ void applyProcessPolicy(const SessionSwitches& switches)
         return;
     training::applyAllocatorPolicy();
     const int cores = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
-    torch::set_num_threads(openBlas() ? 1 : cores);
+    torch::set_num_threads(openBlas() || mkl() ? 1 : cores);
 }
 
 }  // namespace lengen::engine
@@ -96,9 +100,9 @@ std::shared_ptr<model::kernels::KernelContext> makeKernelContext(int threads, in
     const int cores = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
     const int n = threads > 0 ? threads : cores;
     const int blas = threads > 0 ? threads : (hiddenSize < kSmallModelHidden ? 1 : cores);
-    // With OpenBLAS the context sets its thread count (the products outside slices); with
-    // another BLAS LibTorch's pool does them, as applyProcessPolicy set it.
-    return std::make_shared<model::kernels::KernelContext>(n, openBlas() ? blas : 0);
+    // The context sets the BLAS's thread count for the products outside slices: OpenBLAS's, or
+    // MKL's per thread (PyPI's LibTorch); LibTorch's own pool stays as applyProcessPolicy set it.
+    return std::make_shared<model::kernels::KernelContext>(n, blas);
 }
 
 HeapRelease::~HeapRelease()
