@@ -9,7 +9,10 @@
 #    (src/train/threads.cpp, sessionSwitchesFromEnvironment) and the PATH lookup
 #    (src/sweep/subprocess.cpp); everything else takes its options as values;
 #  * no function over 100 lines (its braces at column 0, as every definition here writes them),
-#    except the data tables: the encoding table and the intervention table.
+#    except the data tables: the encoding table and the intervention table;
+#  * no static dialog (QFileDialog::get…, QInputDialog::get…, QMessageBox::question/…) and no
+#    exec()'d one, except a destructive confirmation marked "// modal: destructive" on the line
+#    before: the studio asks through widgets/panels/ask.h (open(), an answer callback).
 #   code_rules.sh SOURCE_DIR
 set -uo pipefail
 root=${1:?usage: code_rules.sh SOURCE_DIR}
@@ -53,5 +56,16 @@ if [ -n "$long" ]; then
     echo "$long"
     status=1
 fi
-[ $status -ne 0 ] || echo "code rules hold: HDF5 only in engine/src/io/, no Qt in engine/, no Torch in config/, sweep/ or the public headers, getenv only in the session switches and the PATH lookup, no function over 100 lines"
+# Static dialogs spin an event loop of their own (docs/architecture.md): only a destructive
+# confirmation may, and says so on the line before ("// modal: destructive ...").
+modal=$(git ls-files 'widgets/*.cpp' 'widgets/*.h' 'app/*.cpp' 'app/*.h' 2>/dev/null |
+        xargs -r awk '/(QFileDialog::get|QInputDialog::get|QColorDialog::get|QFontDialog::get|QMessageBox::(question|warning|information|critical|about))|[.>]exec\(\)/ {
+                          if (prev !~ /modal: destructive/ && $0 !~ /app\.exec\(\)/ && $0 !~ /^[[:space:]]*\/\//) printf "%s:%d: %s\n", FILENAME, FNR, $0 }
+                      { prev = $0 }')
+if [ -n "$modal" ]; then
+    echo "a static or exec()'d dialog outside a destructive confirmation (ask.h opens without a nested loop):"
+    echo "$modal"
+    status=1
+fi
+[ $status -ne 0 ] || echo "code rules hold: HDF5 only in engine/src/io/, no Qt in engine/, no Torch in config/, sweep/ or the public headers, getenv only in the session switches and the PATH lookup, no function over 100 lines, no nested dialog loop outside destructive confirmations"
 exit $status

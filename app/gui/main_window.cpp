@@ -13,13 +13,13 @@
 #include <QMenuBar>
 #include <QMessageBox>
 #include <QMimeData>
-#include <QScopedValueRollback>
 #include <QSettings>
 #include <QSplitter>
 #include <QStatusBar>
 #include <QTabWidget>
 
 #include "analysis_jobs.h"
+#include "ask.h"
 #include "analysis_progress.h"
 #include "attention_view.h"
 #include "compare_view.h"
@@ -372,9 +372,8 @@ void MainWindow::resumeRun(const QString& runFile)
 
 void MainWindow::offerReferenceImport(const QString& folder, const QStringList& runDirs)
 {
-    if (m_offeringImport)
+    if (m_importOffer)  // one offer at a time; adding the folder lists its runs again
         return;
-    const QScopedValueRollback<bool> guard(m_offeringImport, true);
     const QString out = m_setup->outputFolder();
     const QStringList pending = ui::pendingReferenceRuns(folder, out);
     if (pending.isEmpty()) {
@@ -383,16 +382,20 @@ void MainWindow::offerReferenceImport(const QString& folder, const QStringList& 
         m_browser->addFolder(out);
         return;
     }
-    const auto answer = QMessageBox::question(
-        this, tr("Runs of the Python code"),
-        tr("%1 holds %n run(s) of the reference's Python code (config.yaml + state.pt).\n\n"
-           "Import them into %2? Each becomes a LenGen run with its weights and optimizer "
-           "state (and metrics.json's curves where present), ready to evaluate, probe and "
-           "compare. The original folders are not changed.", nullptr, int(pending.size())).arg(folder, out));
-    if (answer != QMessageBox::Yes)
-        return;
-    // A job like the others (no dialog, no nested event loop): the Jobs panel shows it, Stop
-    // ends it between runs; what it brought in is listed when it ends.
+    // Asked with open() (this runs from the browser's signal): the import starts on Yes.
+    m_importOffer = ui::ask::confirm(this, tr("Runs of the Python code"),
+                     tr("%1 holds %n run(s) of the reference's Python code (config.yaml + state.pt).\n\n"
+                        "Import them into %2? Each becomes a LenGen run with its weights and optimizer "
+                        "state (and metrics.json's curves where present), ready to evaluate, probe and "
+                        "compare. The original folders are not changed.", nullptr, int(pending.size()))
+                         .arg(folder, out),
+                     [this, pending, out] { importReferenceRuns(pending, out); });
+}
+
+// A job like the others: the Jobs panel shows it, Stop ends it between runs; what it brought
+// in is listed when it ends.
+void MainWindow::importReferenceRuns(const QStringList& pending, const QString& out)
+{
     auto summary = std::make_shared<ui::ReferenceImportSummary>();
     const quint64 id = m_controller.enqueue(ui::JobKind::Import, tr("import %n Python run(s)", nullptr, int(pending.size())),
                                             ui::referenceImportJob(pending, out, summary),
@@ -463,6 +466,7 @@ void MainWindow::closeEvent(QCloseEvent* event)
     const auto jobs = m_controller.jobs();
     const int running = int(std::count_if(jobs.begin(), jobs.end(), [](const ui::JobInfo& j) { return j.active(); }));
     if (running > 0 &&
+        // modal: destructive (running jobs are stopped); closeEvent answers before it returns
         QMessageBox::question(this, tr("Quit"), tr("%n job(s) still running (the Jobs panel lists them). Stop "
                                                    "them (a training writes its checkpoint) and quit?",
                                                    nullptr, running)) != QMessageBox::Yes) {

@@ -2,7 +2,9 @@
 // The studio's window: arranges the panels and wires them to the run controller. Logic lives
 // in the panels and the engine; this class only builds menus, tabs and connections.
 
+#include <QDialog>
 #include <QMainWindow>
+#include <QPointer>
 #include <QTimer>
 
 #include "open_run_model.h"
@@ -103,6 +105,9 @@ private:
     void openFailed(const QString& path, const QString& message);
     /// Offers to import runs of the reference's Python code found under `folder`.
     void offerReferenceImport(const QString& folder, const QStringList& runDirs);
+    void importReferenceRuns(const QStringList& runDirs, const QString& out);
+    /// Export all figures of the open run: a job running `lengen export --all`.
+    void exportAllFigures(const QString& runFile, const QString& dir, int dpi);
 
     engine::SessionSwitches m_switches;  ///< StudioOptions::switches
     ui::RunController m_controller;
@@ -117,7 +122,7 @@ private:
     ui::SweepsView* m_sweeps = nullptr;
     ui::JobsPanel* m_jobs = nullptr;
     ui::OpenRunModel m_run;
-    bool m_offeringImport = false;  ///< adding the runs folder must not offer again
+    QPointer<QDialog> m_importOffer;     ///< the import offer while it is up
 };
 
 }  // namespace lengen::studio

@@ -10,9 +10,8 @@
 #include <QApplication>
 #include <QCloseEvent>
 #include <QDockWidget>
-#include <QFileDialog>
+#include "ask.h"
 #include <QFileInfo>
-#include <QInputDialog>
 #include <QMenuBar>
 #include <QMessageBox>
 #include <QMimeData>
@@ -51,21 +50,19 @@ void MainWindow::buildFileMenu()
 {
     auto* file = menuBar()->addMenu(tr("&File"));
     file->addAction(tr("Open &run…"), QKeySequence::Open, this, [this] {
-        const QString path = QFileDialog::getOpenFileName(this, tr("Open a run"), QString(),
-                                                          tr("Run files (run.h5)"));
-        if (!path.isEmpty())
-            openPath(path);
+        ui::ask::openFile(this, tr("Open a run"), QString(), tr("Run files (run.h5)"),
+                          [this](const QString& path) { openPath(path); });
     });
     file->addAction(tr("Add runs &folder…"), this, [this] {
-        const QString dir = QFileDialog::getExistingDirectory(this, tr("Add a runs folder"));
-        if (!dir.isEmpty())
-            m_browser->addFolder(dir);
+        ui::ask::folder(this, tr("Add a runs folder"), QString(),
+                        [this](const QString& dir) { m_browser->addFolder(dir); });
     });
     file->addAction(tr("Open &config…"), this, [this] {
-        const QString path = QFileDialog::getOpenFileName(this, tr("Open run config"), QString(),
-                                                          tr("YAML configs (*.yaml *.yml)"));
-        if (!path.isEmpty() && m_setup->loadFile(path))
-            m_tabs->setCurrentWidget(m_setup);
+        ui::ask::openFile(this, tr("Open run config"), QString(), tr("YAML configs (*.yaml *.yml)"),
+                          [this](const QString& path) {
+                              if (m_setup->loadFile(path))
+                                  m_tabs->setCurrentWidget(m_setup);
+                          });
     });
     file->addAction(tr("&Save config as…"), QKeySequence::Save, this, [this] { m_setup->saveAs(); });
     file->addSeparator();
@@ -91,17 +88,15 @@ void MainWindow::buildRunMenu()
                                 [this] { m_controller.stop(); });
     run->addAction(tr("Clear &queue"), &m_controller, &ui::RunController::clearQueue);
     run->addAction(tr("C&oncurrent jobs…"), this, [this] {
-        bool ok = false;
-        const int n = QInputDialog::getInt(
+        ui::ask::integer(
             this, tr("Concurrent jobs"),
             tr("Cores that CPU-heavy work may use at once: each training, evaluation, probe or export\n"
                "takes one, each cell of a sweep run here its threads. Jobs on one run always wait\n"
                "for each other; a sweep's own job and imports take none."),
-            m_controller.maxConcurrent(), 1, 256, 1, &ok);
-        if (!ok)
-            return;
-        m_controller.setMaxConcurrent(n);
-        QSettings().setValue("jobs/concurrent", n);
+            m_controller.maxConcurrent(), 1, 256, 1, [this](int n) {
+                m_controller.setMaxConcurrent(n);
+                QSettings().setValue("jobs/concurrent", n);
+            });
     });
     connect(&m_controller, &ui::RunController::stateChanged, this, [=](ui::RunController::State s) {
         using S = ui::RunController::State;
@@ -147,22 +142,11 @@ void MainWindow::buildAnalysisMenu()
         const QString openRun = m_run.runFile();
         if (openRun.isEmpty())
             return statusBar()->showMessage(tr("Open a run first"));
-        const QString dir = QFileDialog::getExistingDirectory(
-            this, tr("Export all figures into"), QFileInfo(openRun).dir().filePath("figures"));
-        if (dir.isEmpty())
-            return;
-        bool ok = false;
-        const int dpi = QInputDialog::getInt(this, tr("PNG resolution"), tr("Dots per inch:"), 150, 30, 1200, 10, &ok);
-        if (!ok)
-            return;
-        // A job like an evaluation: `lengen export --all` in a child process of the worker, its
-        // progress in the status bar, Stop ends it; the window never waits for it.
-        const std::string lengen = m_switches.cellExecutable.empty() ? engine::lengenExecutable()
-                                                                     : m_switches.cellExecutable;
-        m_controller.enqueue(ui::JobKind::Export, tr("export %1").arg(QFileInfo(openRun).dir().dirName()),
-                             exportJob(openRun, dir, dpi, QString::fromStdString(lengen)),
-                             ui::runSubject(openRun));
-        statusBar()->showMessage(tr("Export of every figure queued: its progress is shown here"));
+        ui::ask::folder(this, tr("Export all figures into"), QFileInfo(openRun).dir().filePath("figures"),
+                        [this, openRun](const QString& dir) {
+                            ui::ask::integer(this, tr("PNG resolution"), tr("Dots per inch:"), 150, 30, 1200, 10,
+                                             [this, openRun, dir](int dpi) { exportAllFigures(openRun, dir, dpi); });
+                        });
     });
     analysis->addAction(tr("E&xport current figure…"), QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_S), this, [this] {
         if (auto* view = qobject_cast<ui::FigureView*>(m_tabs->currentWidget()))
@@ -170,6 +154,17 @@ void MainWindow::buildAnalysisMenu()
         else
             statusBar()->showMessage(tr("Switch to the Evaluation or Probes tab to export a figure"));
     });
+}
+
+// A job like an evaluation: `lengen export --all` in a child process of the worker, its
+// progress in the status bar, Stop ends it; the window never waits for it.
+void MainWindow::exportAllFigures(const QString& runFile, const QString& dir, int dpi)
+{
+    const std::string lengen = m_switches.cellExecutable.empty() ? engine::lengenExecutable()
+                                                                 : m_switches.cellExecutable;
+    m_controller.enqueue(ui::JobKind::Export, tr("export %1").arg(QFileInfo(runFile).dir().dirName()),
+                         exportJob(runFile, dir, dpi, QString::fromStdString(lengen)), ui::runSubject(runFile));
+    statusBar()->showMessage(tr("Export of every figure queued: its progress is shown here"));
 }
 
 }  // namespace lengen::studio

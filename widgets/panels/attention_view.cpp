@@ -1,4 +1,5 @@
 #include "attention_view.h"
+#include "ask.h"
 #include "figure_view.h"
 #include "open_run_model.h"
 
@@ -6,7 +7,6 @@
 #include <QComboBox>
 #include <QHBoxLayout>
 #include <QLabel>
-#include <QMessageBox>
 #include <QPushButton>
 #include <QSpinBox>
 #include <QSplitter>
@@ -89,14 +89,15 @@ QHBoxLayout* AttentionView::createSelectionBar()
     bar->addWidget(exportButton);
     connect(exportButton, &QPushButton::clicked, this, [this] {
         if (!m_heatmap) {  // never the previous run's map: this run has none to export
-            QMessageBox::information(this, tr("Export attention map"),
-                                     tr("Nothing to export: no attention map is shown for this run."));
+            ask::tell(this, tr("Export attention map"),
+                      tr("Nothing to export: no attention map is shown for this run."));
             return;
         }
-        const auto target = askExportTarget(this, tr("Export attention map"), QStringLiteral("attention_map.png"));
-        QString error;
-        if (target)
-            reportExport(this, exportTo(target->path, target->dpi, &error), error);
+        askExportTarget(this, tr("Export attention map"), QStringLiteral("attention_map.png"),
+                        [this](const ExportChoice& target) {
+                            QString error;
+                            reportExport(this, exportTo(target.path, target.dpi, &error), error);
+                        });
     });
     return bar;
 }

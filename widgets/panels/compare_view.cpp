@@ -137,12 +137,13 @@ QHBoxLayout* CompareView::buildBar()
     connect(exportButton, &QPushButton::clicked, this, [this] {
         if (m_spec.series.empty())
             return;
-        const auto target = askExportTarget(this, tr("Export comparison"),
-                                            m_panels ? QStringLiteral("compare_methods.png")
-                                                     : QStringLiteral("compare_%1.png").arg(m_method->currentText()));
-        QString error;
-        if (target)
-            reportExport(this, exportTo(target->path, target->dpi, &error), error);
+        askExportTarget(this, tr("Export comparison"),
+                        m_panels ? QStringLiteral("compare_methods.png")
+                                 : QStringLiteral("compare_%1.png").arg(m_method->currentText()),
+                        [this](const ExportChoice& target) {
+                            QString error;
+                            reportExport(this, exportTo(target.path, target.dpi, &error), error);
+                        });
     });
     return bar;
 }

@@ -1,11 +1,12 @@
 #pragma once
-// The studio's one way to ask where to export a plot: a save dialog offering PNG, SVG, PDF and
-// CSV, then (for PNG) the resolution. Every view's Export button goes through it, so they
-// offer the same formats and remember nothing different. GUI thread only.
+// The studio's one way to ask where to export a plot: a save dialog offering PNG, SVG, PDF,
+// CSV and pgfplots, then (for PNG) the resolution. Every view's Export button goes through it,
+// so they offer the same formats and remember nothing different. Both dialogs open with
+// open() (ask.h): the export runs in `then`, after the user chose. GUI thread only.
 
 #include <QString>
 
-#include <optional>
+#include <functional>
 
 class QWidget;
 
@@ -16,9 +17,9 @@ struct ExportChoice {
     int dpi = 150;  ///< PNG only
 };
 
-/// nullopt when the user cancels either dialog.
-std::optional<ExportChoice> askExportTarget(QWidget* parent, const QString& title,
-                                            const QString& suggestedFile);
+/// `then` runs once the user chose a file (and a resolution for PNG); never on cancel.
+void askExportTarget(QWidget* parent, const QString& title, const QString& suggestedFile,
+                     std::function<void(const ExportChoice&)> then);
 
 /// Shows `error` (which names the path) in a warning box when `ok` is false.
 void reportExport(QWidget* parent, bool ok, const QString& error);

@@ -1,4 +1,5 @@
 #include "figure_view.h"
+#include "ask.h"
 #include "figure_provenance.h"
 #include "open_run_model.h"
 
@@ -19,7 +20,6 @@
 #include <QHBoxLayout>
 #include <QSlider>
 #include <QLabel>
-#include <QMessageBox>
 #include <QPushButton>
 #include <QStackedLayout>
 #include <QVBoxLayout>
@@ -277,20 +277,19 @@ bool FigureView::exportTo(const QString& path, int dpi, QString* error)
 void FigureView::exportWithDialog()
 {
     if (!m_spec) {
-        QMessageBox::information(this, tr("Export figure"),
-                                 m_run.isEmpty() ? tr("Nothing to export: open a run first.")
-                                                 : tr("Nothing to export: no figure is shown."));
+        ask::tell(this, tr("Export figure"),
+                  m_run.isEmpty() ? tr("Nothing to export: open a run first.")
+                                  : tr("Nothing to export: no figure is shown."));
         return;
     }
     const QString name = m_choice->currentData().toString().replace('/', '_');
-    const auto target = askExportTarget(this, tr("Export figure"), name + ".png");
-    if (!target)
-        return;
-    QString error;
-    const bool ok = exportTo(target->path, target->dpi, &error);
-    if (ok)
-        Q_EMIT statusMessage(tr("Exported %1").arg(target->path));
-    reportExport(this, ok, error);
+    askExportTarget(this, tr("Export figure"), name + ".png", [this](const ExportChoice& target) {
+        QString error;
+        const bool ok = exportTo(target.path, target.dpi, &error);
+        if (ok)
+            Q_EMIT statusMessage(tr("Exported %1").arg(target.path));
+        reportExport(this, ok, error);
+    });
 }
 
 QString FigureView::provenanceLine() const

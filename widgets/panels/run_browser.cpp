@@ -4,7 +4,6 @@
 
 #include <QDirIterator>
 #include <QElapsedTimer>
-#include <QFileDialog>
 #include <QFileInfo>
 #include <QHBoxLayout>
 #include <QHeaderView>
@@ -18,6 +17,7 @@
 #include <QTableView>
 #include <QVBoxLayout>
 
+#include "ask.h"
 #include "lengen/engine/reference_runs.h"
 #include "lengen/engine/run_index.h"
 #include "run_notes_dialog.h"
@@ -140,10 +140,8 @@ RunBrowser::RunBrowser(QWidget* parent) : QWidget(parent)
     updateEmpty();
     connect(m_filter, &QLineEdit::textChanged, this, &RunBrowser::setFilterText);
     connect(add, &QPushButton::clicked, this, [this] {
-        const QString dir = QFileDialog::getExistingDirectory(
-            this, tr("Add a runs folder (LenGen runs, or a models/ folder of the Python code)"));
-        if (!dir.isEmpty())
-            addFolder(dir);
+        ask::folder(this, tr("Add a runs folder (LenGen runs, or a models/ folder of the Python code)"),
+                    QString(), [this](const QString& dir) { addFolder(dir); });
     });
     connect(refresh, &QPushButton::clicked, this, &RunBrowser::refresh);
     connect(compare, &QPushButton::clicked, this, [this] { Q_EMIT compareRequested(selectedRuns()); });

@@ -1,4 +1,5 @@
 #include "setup_panel.h"
+#include "ask.h"
 #include "wheel_guard.h"
 
 #include <QComboBox>
@@ -7,7 +8,6 @@
 #include <QDir>
 #include <QDirIterator>
 #include <QFile>
-#include <QFileDialog>
 #include <QFileInfo>
 #include <QFontDatabase>
 #include <QHBoxLayout>
@@ -176,6 +176,7 @@ bool SetupPanel::confirmDiscard()
 {
     if (!m_dirty)
         return true;
+    // modal: destructive (unsaved edits are lost); its callers go on with the answer
     return QMessageBox::question(this, tr("Discard edits?"),
                                  tr("The config has edits that are not saved (%1). Discard them?")
                                      .arg(QFileInfo(m_file).fileName()),
@@ -448,19 +449,20 @@ void SetupPanel::onOpen()
 {
     if (!confirmDiscard())
         return;
-    const QString path = QFileDialog::getOpenFileName(this, tr("Open run config"), QFileInfo(m_file).absolutePath(),
-                                                      tr("YAML configs (*.yaml *.yml)"));
-    if (!path.isEmpty())
-        loadFile(path);
+    ask::openFile(this, tr("Open run config"), QFileInfo(m_file).absolutePath(), tr("YAML configs (*.yaml *.yml)"),
+                  [this](const QString& path) { loadFile(path); });
 }
 
 void SetupPanel::saveAs()
 {
-    const QString path = QFileDialog::getSaveFileName(this, tr("Save run config"), defaultSavePath(),
-                                                      tr("YAML configs (*.yaml *.yml)"));
-    if (path.isEmpty())
-        return;
+    ask::saveFile(this, tr("Save run config"), defaultSavePath(), tr("YAML configs (*.yaml *.yml)"),
+                  [this](const QString& path) { saveAsPath(path); });
+}
+
+void SetupPanel::saveAsPath(const QString& path)
+{
     if (QFileInfo(path).absoluteFilePath().startsWith(m_configRoot + '/') &&
+        // modal: destructive (a shipped preset is overwritten)
         QMessageBox::question(this, tr("Overwrite a shipped preset?"),
                               tr("%1 is a preset that ships with LenGen. Overwrite it?").arg(path),
                               QMessageBox::Save | QMessageBox::Cancel, QMessageBox::Cancel) != QMessageBox::Save)
@@ -468,7 +470,7 @@ void SetupPanel::saveAs()
     if (saveFile(path))
         Q_EMIT statusMessage(tr("Saved %1").arg(path));
     else
-        QMessageBox::warning(this, tr("Save failed"), tr("Cannot write %1").arg(path));
+        ask::tell(this, tr("Save failed"), tr("Cannot write %1").arg(path), true);
 }
 
 }  // namespace lengen::ui

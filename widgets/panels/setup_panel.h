@@ -55,8 +55,11 @@ public:
     /// "<task>_<encoding>.yaml" of what the config trains, in the working folder.
     QString defaultSavePath() const;
     /// Save as… (the panel's button and File ▸ Save config as…): asks where, from
-    /// defaultSavePath, and confirms before overwriting a shipped preset.
+    /// defaultSavePath (the dialog opens with open(); it returns at once), then saveAsPath.
     void saveAs();
+    /// Writes the editor's text to `path`, after confirming when it is a shipped preset;
+    /// says so in the status line, or in a warning box when it cannot write.
+    void saveAsPath(const QString& path);
     QString text() const;
     void setText(const QString& yaml);
     /// Validates now; returns the issues (empty when the config loads).

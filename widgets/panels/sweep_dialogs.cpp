@@ -39,7 +39,7 @@ QString peText(const std::string& pe)
 // with a reply: it returns a problem to show at once, or "" and calls the reply later (the
 // dialog waits with OK disabled: a job decides). `fieldOf` picks the field a problem is about,
 // framed red until the next OK.
-void ask(QDialog* d, QFormLayout* form, const QString& ok, std::function<QString(DialogReply)> answer,
+void openForm(QDialog* d, QFormLayout* form, const QString& ok, std::function<QString(DialogReply)> answer,
          std::function<QWidget*(const QString&)> fieldOf = {})
 {
     auto* buttons = new QDialogButtonBox(QDialogButtonBox::Ok | QDialogButtonBox::Cancel);
@@ -147,7 +147,7 @@ QDialog* askNewSweep(QWidget* parent, const QString& defaultFolder,
     auto* folder = new QLineEdit(defaultFolder);
     folder->setObjectName(QStringLiteral("folder"));
     form->addRow(QObject::tr("Sweep folder"), folder);
-    ask(d, form, QObject::tr("Create"), [=](DialogReply reply) -> QString {
+    openForm(d, form, QObject::tr("Create"), [=](DialogReply reply) -> QString {
         engine::NewSweep r;
         for (const auto& [pe, box] : pes)
             if (box->isChecked())
@@ -205,7 +205,7 @@ QDialog* askSubmit(QWidget* parent, std::function<void(engine::SlurmSweepOptions
     form->addRow(QObject::tr("CPUs per cell"), cpus);
     form->addRow(QObject::tr("GPUs per cell"), gpus);
     form->addRow(QObject::tr("Cells at once"), parallel);
-    ask(d, form, QObject::tr("Submit"), [=](DialogReply reply) -> QString {
+    openForm(d, form, QObject::tr("Submit"), [=](DialogReply reply) -> QString {
         engine::SlurmSweepOptions o;
         o.partition = partition->text().trimmed().toStdString();
         o.time = time->text().trimmed().toStdString();

@@ -1,4 +1,5 @@
 #include "sweeps_view.h"
+#include "ask.h"
 #include "figure_provenance.h"
 #include "lengen/engine/seed_stats.h"
 
@@ -8,7 +9,6 @@
 #include <QComboBox>
 #include <QDir>
 #include <QCoreApplication>
-#include <QFileDialog>
 #include <QFileInfo>
 #include <QHBoxLayout>
 #include <QHeaderView>
@@ -149,9 +149,7 @@ SweepsView::SweepsView(QWidget* parent) : QWidget(parent)
     m_timer->setInterval(2000);
     connect(m_timer, &QTimer::timeout, this, &SweepsView::refresh);
     connect(open, &QPushButton::clicked, this, [this] {
-        const QString dir = QFileDialog::getExistingDirectory(this, tr("Open a sweep folder"), m_dir);
-        if (!dir.isEmpty())
-            setSweep(dir);
+        ask::folder(this, tr("Open a sweep folder"), m_dir, [this](const QString& dir) { setSweep(dir); });
     });
     connect(create, &QPushButton::clicked, this, &SweepsView::newSweep);
     connect(m_run, &QPushButton::clicked, this, &SweepsView::runHere);
@@ -167,12 +165,11 @@ SweepsView::SweepsView(QWidget* parent) : QWidget(parent)
     connect(m_export, &QPushButton::clicked, this, [this] {
         if (!m_figure)
             return Q_EMIT statusMessage(tr("Nothing to export: aggregate the sweep first"));
-        const auto choice = askExportTarget(this, tr("Export the sweep's grid figure"),
-                                            QStringLiteral("grid_%1.png").arg(m_method->currentText()));
-        if (!choice)
-            return;
-        QString error;
-        reportExport(this, exportTo(choice->path, choice->dpi, &error), error);
+        askExportTarget(this, tr("Export the sweep's grid figure"),
+                        QStringLiteral("grid_%1.png").arg(m_method->currentText()), [this](const ExportChoice& choice) {
+                            QString error;
+                            reportExport(this, exportTo(choice.path, choice.dpi, &error), error);
+                        });
     });
     for (auto* b : {m_run, m_stop, m_submit, m_aggregateButton, m_export})
         b->setEnabled(false);

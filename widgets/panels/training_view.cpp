@@ -387,11 +387,10 @@ void TrainingView::exportWithDialog()
 {
     if (m_steps.isEmpty())
         return;
-    const auto target = askExportTarget(this, tr("Export loss plot"), QStringLiteral("loss.png"));
-    if (!target)
-        return;
-    QString error;
-    reportExport(this, exportLoss(target->path, target->dpi, &error), error);
+    askExportTarget(this, tr("Export loss plot"), QStringLiteral("loss.png"), [this](const ExportChoice& target) {
+        QString error;
+        reportExport(this, exportLoss(target.path, target.dpi, &error), error);
+    });
 }
 
 void TrainingView::showRunLog(const QString& runFile)

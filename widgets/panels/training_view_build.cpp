@@ -217,11 +217,10 @@ void TrainingView::wireControls()
         if (m_columns.rows() == 0)
             return;
         const auto name = loggedColumnId(LoggedColumn(m_column->currentIndex())) + ".png";
-        const auto target = askExportTarget(this, tr("Export %1 plot").arg(m_column->currentText()), name);
-        if (!target)
-            return;
-        QString error;
-        reportExport(this, exportColumn(target->path, target->dpi, &error), error);
+        askExportTarget(this, tr("Export %1 plot").arg(m_column->currentText()), name, [this](const ExportChoice& target) {
+            QString error;
+            reportExport(this, exportColumn(target.path, target.dpi, &error), error);
+        });
     });
     connect(m_logScale, &QCheckBox::toggled, this, [this](bool on) {
         m_loss->yAxis->setScaleType(on ? QCPAxis::stLogarithmic : QCPAxis::stLinear);

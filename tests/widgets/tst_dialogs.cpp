@@ -1,0 +1,213 @@
+// The studio asks without nested event loops (issue 56 §3, docs/architecture.md): a file, a
+// folder, a number or a yes/no opens with open() (widgets/panels/ask.h) and is answered through
+// a callback, so timers and jobs run on while it is up. Before, the export target, Export all
+// (a folder picker chained into getInt) and the offer to import the Python code's runs (from
+// a signal handler, with a re-entry guard) each spun an event loop of their own; here each of
+// them returns at once, shows its dialog, and acts only on the answer.
+#include <QAction>
+#include <QDir>
+#include <QFileDialog>
+#include <QInputDialog>
+#include <QMenuBar>
+#include <QMessageBox>
+#include <QPointer>
+#include <QPushButton>
+#include <QTemporaryDir>
+#include <QTest>
+#include <QTimer>
+
+#include "ask.h"
+#include "export_dialog.h"
+#include "lengen/engine/reference_runs.h"
+#include "main_window.h"
+#include "run_browser.h"
+#include "run_controller.h"
+#include "studio_test_support.h"
+#include "test_support.h"
+
+using namespace lengen;
+
+namespace {
+
+// The visible dialog of type T named `name` among `parent`'s children (nullptr when none).
+template <typename T>
+T* shown(QWidget& parent, const QString& name)
+{
+    for (auto* d : parent.findChildren<T*>(name))
+        if (d->isVisible())
+            return d;
+    return nullptr;
+}
+
+template <typename T>
+T* waitShown(QWidget& parent, const QString& name)
+{
+    T* d = nullptr;
+    (void)QTest::qWaitFor([&] { return (d = shown<T>(parent, name)) != nullptr; }, 5000);
+    return d;
+}
+
+QAction* action(QWidget& window, const QString& textStart)
+{
+    for (auto* a : window.findChildren<QAction*>())
+        if (a->text().remove('&').startsWith(textStart))
+            return a;
+    return nullptr;
+}
+
+}  // namespace
+
+class TestDialogs final : public QObject {
+    Q_OBJECT
+private Q_SLOTS:
+    void initTestCase() { QCoreApplication::setApplicationName("lengen-studio-test-dialogs"); }
+    void askReturnsAtOnceAndAnswersLater();
+    void exportTargetAsksResolutionForPngOnly();
+    void exportAllAsksFolderThenResolution();
+    void importOfferDoesNotBlock();
+};
+
+void TestDialogs::askReturnsAtOnceAndAnswersLater()
+{
+    QWidget parent;
+    parent.show();
+    QStringList answers;
+    ui::ask::folder(&parent, "pick", QDir::tempPath(), [&](const QString& dir) { answers << dir; });
+    // Returned already: a static dialog would still be in its own loop here.
+    auto* dialog = shown<QFileDialog>(parent, "ask-folder");
+    QVERIFY(dialog);
+    int ticks = 0;
+    QTimer timer;
+    connect(&timer, &QTimer::timeout, [&] { ++ticks; });
+    timer.start(10);
+    QTRY_VERIFY(ticks >= 3);  // the caller's event loop runs while the dialog is up
+    QVERIFY(answers.isEmpty());
+    dialog->reject();
+    QTRY_VERIFY(!shown<QFileDialog>(parent, "ask-folder"));
+    QVERIFY2(answers.isEmpty(), "a cancelled dialog answers nothing");
+
+    ui::ask::folder(&parent, "pick", QDir::tempPath(), [&](const QString& dir) { answers << dir; });
+    dialog = shown<QFileDialog>(parent, "ask-folder");
+    QVERIFY(dialog);
+    dialog->selectFile(QDir::tempPath());
+    static_cast<QDialog*>(dialog)->accept();  // QFileDialog::accept is protected
+    QCOMPARE(answers.size(), 1);
+    QCOMPARE(QDir(answers.front()).absolutePath(), QDir(QDir::tempPath()).absolutePath());
+
+    // A number, and a question whose No does nothing.
+    int number = 0;
+    ui::ask::integer(&parent, "n", "n:", 4, 1, 10, 1, [&](int n) { number = n; });
+    auto* input = shown<QInputDialog>(parent, "ask-integer");
+    QVERIFY(input);
+    input->setIntValue(7);
+    input->accept();
+    QCOMPARE(number, 7);
+    int yes = 0;
+    QPointer<QDialog> box = ui::ask::confirm(&parent, "q", "q?", [&] { ++yes; });
+    QVERIFY(box && box->isVisible());
+    auto* question = qobject_cast<QMessageBox*>(box.data());
+    question->button(QMessageBox::No)->click();
+    QTRY_VERIFY(!box);  // deleted on close
+    QCOMPARE(yes, 0);
+    box = ui::ask::confirm(&parent, "q", "q?", [&] { ++yes; });
+    qobject_cast<QMessageBox*>(box.data())->button(QMessageBox::Yes)->click();
+    QCOMPARE(yes, 1);
+
+    // The asking widget gone first: its dialog goes with it and never answers.
+    auto* asker = new QWidget(&parent);
+    ui::ask::integer(asker, "n", "n:", 4, 1, 10, 1, [&](int n) { number = n; });
+    QPointer<QInputDialog> orphan = shown<QInputDialog>(parent, "ask-integer");
+    QVERIFY(orphan);
+    delete asker;
+    QVERIFY(!orphan);
+    QCOMPARE(number, 7);
+}
+
+void TestDialogs::exportTargetAsksResolutionForPngOnly()
+{
+    QWidget parent;
+    parent.show();
+    QTemporaryDir tmp;
+    std::vector<ui::ExportChoice> chosen;
+    const auto ask = [&] { ui::askExportTarget(&parent, "Export", tmp.filePath("a.png"), [&](const ui::ExportChoice& c) { chosen.push_back(c); }); };
+    ask();
+    auto* file = shown<QFileDialog>(parent, "ask-saveFile");
+    QVERIFY(file);
+    file->selectFile(tmp.filePath("plot.png"));
+    static_cast<QDialog*>(file)->accept();  // QFileDialog::accept is protected
+    QVERIFY2(chosen.empty(), "a PNG asks for its resolution first");
+    auto* dpi = waitShown<QInputDialog>(parent, "ask-integer");
+    QVERIFY(dpi);
+    dpi->setIntValue(220);
+    dpi->accept();
+    QCOMPARE(chosen.size(), size_t(1));
+    QCOMPARE(chosen[0].path, tmp.filePath("plot.png"));
+    QCOMPARE(chosen[0].dpi, 220);
+
+    ask();  // a CSV: no resolution asked
+    file = shown<QFileDialog>(parent, "ask-saveFile");
+    QVERIFY(file);
+    file->selectFile(tmp.filePath("plot.csv"));
+    static_cast<QDialog*>(file)->accept();  // QFileDialog::accept is protected
+    QCOMPARE(chosen.size(), size_t(2));
+    QCOMPARE(chosen[1].path, tmp.filePath("plot.csv"));
+    QVERIFY(!shown<QInputDialog>(parent, "ask-integer"));
+}
+
+void TestDialogs::exportAllAsksFolderThenResolution()
+{
+    const QString runs = QString::fromStdString(test::scratchDir("dialogs-export-all"));
+    const QString run = QString::fromStdString(test::trainTiny(runs.toStdString(), "rope"));
+    test::evaluateSmall(run.toStdString(), {"standard"});
+    studio::MainWindow w(test::studioOptions(runs));
+    w.show();
+    QVERIFY(w.openRun(run));
+    auto* exportAll = action(w, "Export all figures");
+    QVERIFY(exportAll);
+    exportAll->trigger();
+    auto* folder = shown<QFileDialog>(w, "ask-folder");
+    QVERIFY2(folder, "the folder is asked with open(): trigger() returned with it up");
+    const QString out = runs + "/figures-here";
+    QVERIFY(QDir().mkpath(out));
+    folder->selectFile(out);
+    static_cast<QDialog*>(folder)->accept();  // QFileDialog::accept is protected
+    auto* dpi = waitShown<QInputDialog>(w, "ask-integer");
+    QVERIFY(dpi);
+    QVERIFY2(w.controller().jobs().isEmpty(), "nothing queued before the resolution is given");
+    dpi->setIntValue(60);
+    dpi->accept();
+    QCOMPARE(w.controller().jobs().size(), qsizetype(1));
+    QCOMPARE(w.controller().jobs().front().kind, ui::JobKind::Export);
+    QVERIFY(test::waitIdle(w.controller(), 120000));
+    QVERIFY2(!QDir(out).entryList({"*.png"}, QDir::Files).isEmpty(), qPrintable(out));
+}
+
+void TestDialogs::importOfferDoesNotBlock()
+{
+    QTemporaryDir tmp;
+    const std::string trained = test::trainTiny((tmp.path() + "/trained").toStdString(), "alibi");
+    const QString models = tmp.path() + "/models";
+    engine::exportReferenceRun(trained, (models + "/linear_regression/dim_2-3/20250224/ab12cd34").toStdString());
+    const QString runs = tmp.path() + "/runs";
+    studio::MainWindow w(test::studioOptions(runs));
+    w.show();
+    auto* browser = w.findChild<ui::RunBrowser*>();
+    QVERIFY(browser);
+    browser->addFolder(models);  // the browser's signal offers the import
+    auto* offer = shown<QMessageBox>(w, "ask-confirm");
+    QVERIFY2(offer, "the offer is up, and addFolder returned");
+    QVERIFY(w.controller().jobs().isEmpty());
+    browser->addFolder(models);  // again while it is up: one offer, not two
+    int offers = 0;
+    for (auto* box : w.findChildren<QMessageBox*>("ask-confirm"))
+        offers += box->isVisible();
+    QCOMPARE(offers, 1);
+    offer->button(QMessageBox::Yes)->click();
+    QCOMPARE(w.controller().jobs().size(), qsizetype(1));
+    QCOMPARE(w.controller().jobs().front().kind, ui::JobKind::Import);
+    QVERIFY(test::waitIdle(w.controller(), 120000));
+    QCOMPARE(w.controller().jobs().front().result.runsImported, 1);
+}
+
+QTEST_MAIN(TestDialogs)
+#include "tst_dialogs.moc"
