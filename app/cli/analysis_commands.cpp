@@ -58,20 +58,20 @@ int runAnalysis(const AnalysisArgs& args, const char* verb, const char* skippedN
 
 }  // namespace
 
-int runEval(const AnalysisArgs& args, engine::EvalOptions options)
+int runEval(const AnalysisArgs& args, engine::EvalOptions options, const Session& session)
 {
     options.common = args.common;
-    options.common.switches = sessionSwitches();
+    options.common.switches = session.switches;
     return runAnalysis(args, "evaluated", "already stored for this checkpoint and seed (use --force)",
                        [&](engine::RunControl& c, engine::AnalysisObserver& o) {
                            return engine::evaluateRun(args.run, options, c, o);
                        });
 }
 
-int runProbe(const AnalysisArgs& args, engine::ProbeOptions options)
+int runProbe(const AnalysisArgs& args, engine::ProbeOptions options, const Session& session)
 {
     options.common = args.common;
-    options.common.switches = sessionSwitches();
+    options.common.switches = session.switches;
     return runAnalysis(args, "probed", "skipped", [&](engine::RunControl& c, engine::AnalysisObserver& o) {
         return engine::probeRun(args.run, options, c, o);
     });
@@ -226,7 +226,7 @@ void addEvalCommand(CLI::App& app, CommandTable& table)
     eval->add_flag("--list-interventions", e->list,
                    "Only print the interventions that apply to the run, one per line");
     addCommonOptions(eval, e->args);
-    table.add(eval, [e, eval] {
+    table.add(eval, [e, eval](const Session& session) {
         if (e->list) {
             const auto info = engine::readRunInfo(engine::locateRunFile(e->args.run));
             for (const auto& n : engine::applicableInterventions(
@@ -250,7 +250,7 @@ void addEvalCommand(CLI::App& app, CommandTable& table)
                     std::fprintf(stderr, "paired with the stored plain evaluation: %s\n", took.c_str());
             }
         }
-        return runEval(e->args, e->options);
+        return runEval(e->args, e->options, session);
     });
 }
 
@@ -303,12 +303,12 @@ void addProbeCommand(CLI::App& app, CommandTable& table)
                       "Probe under one training-free length extension (docs/interventions.md), "
                       "e.g. lambda or window:local=train; stored beside the plain results");
     addCommonOptions(probe, p->args);
-    table.add(probe, [p] {
+    table.add(probe, [p](const Session& session) {
         if (p->show)
             return printProbes(p->args.run, p->options.intervention);
         if (p->all)
             p->options.selectAll();
-        return runProbe(p->args, p->options);
+        return runProbe(p->args, p->options, session);
     });
 }
 
@@ -325,7 +325,7 @@ void addImportCommand(CLI::App& app, CommandTable& table)
         ->required()->check(CLI::ExistingFile);
     import->add_option("run", m->run, "Run folder or run.h5")->required();
     import->add_option("--label", m->label, "Name of the imported set")->capture_default_str();
-    table.add(import, [m] { return runImport(m->json, m->run, m->label); });
+    table.add(import, [m](const Session&) { return runImport(m->json, m->run, m->label); });
 }
 
 }  // namespace

@@ -7,6 +7,8 @@
 #include "lengen/engine/analysis.h"
 #include "lengen/engine/probes.h"
 
+#include "command_registry.h"
+
 namespace lengen::cli {
 
 struct AnalysisArgs {
@@ -15,8 +17,8 @@ struct AnalysisArgs {
     bool quiet = false;
 };
 
-int runEval(const AnalysisArgs& args, engine::EvalOptions options);
-int runProbe(const AnalysisArgs& args, engine::ProbeOptions options);
+int runEval(const AnalysisArgs& args, engine::EvalOptions options, const Session& session);
+int runProbe(const AnalysisArgs& args, engine::ProbeOptions options, const Session& session);
 /// Prints a summary of every stored probe of a run.
 int printProbes(const std::string& run, const std::string& intervention = "");
 int runImport(const std::string& json, const std::string& run, const std::string& label);

@@ -2,8 +2,10 @@
 // The table of `lengen` subcommands. Each command file registers its own subcommands beside
 // their implementation: it declares the options on the CLI11 app, keeps the values they parse
 // in state its callback owns, and adds the callback here (CLI11's subcom_in_files pattern).
-// main() keeps only signals, parsing and the one mapping of errors to exit codes, so adding a
-// command or an option touches one file.
+// main() keeps only signals, parsing, the setup every command shares (Session: done once, given
+// to the run) and the one mapping of errors to exit codes, so adding a command or an option
+// touches one file. Option structs hold the engine's own option structs (TrainOptions,
+// AggregateOptions, …) and bind the flags to their fields: a default lives in the engine only.
 
 #include <functional>
 #include <utility>
@@ -17,8 +19,16 @@ class App;
 
 namespace lengen::cli {
 
+/// What main() sets up once for whichever command runs (git's run_builtin does its setup from
+/// the command's row): the session switches, read from the environment by
+/// engine::sessionSwitchesFromEnvironment, with the process-wide policy applied. A command
+/// gives them to every session it starts; nothing else reads the environment.
+struct Session {
+    engine::SessionSwitches switches;
+};
+
 /// Runs a parsed subcommand; returns the exit code, throws engine::Error for the mapped codes.
-using CommandRun = std::function<int()>;
+using CommandRun = std::function<int(const Session&)>;
 
 class CommandTable {
 public:
@@ -33,10 +43,6 @@ private:
     };
     std::vector<Entry> m_entries;
 };
-
-/// The session switches this process runs with: read from the environment once, by main()
-/// (engine::sessionSwitchesFromEnvironment), and given to every session a command starts.
-const engine::SessionSwitches& sessionSwitches();
 
 // One registration per command file.
 void addTrainCommands(CLI::App& app, CommandTable& table);      ///< train, validate, info, stop, jobs

@@ -61,25 +61,19 @@ int finishRun(const engine::RunSummary& summary, ProgressReporter& progress)
 
 }  // namespace
 
-int runTrain(const TrainArgs& args)
+int runTrain(const TrainArgs& args, const Session& session)
 {
     engine::RunControl control;
     // First Ctrl-C: finish the current step, write a checkpoint, exit 130. Second: leave now.
     interruptsStop(control, true);
     ProgressReporter progress(ProgressReporter::detect(args.quiet));
-    engine::TrainOptions options;
-    options.outDir = args.outDir;
-    options.seed = args.seed;
-    options.maxSteps = args.steps;
-    options.device = args.device;
-    options.precision = args.precision;
-    options.switches = sessionSwitches();
-    options.threads = args.threads;
+    engine::TrainOptions options = args.options;
+    options.switches = session.switches;
     try {
         if (!args.resume.empty())
             return finishRun(engine::resume(args.resume, options, control, progress), progress);
         const engine::LoadedConfig loaded = engine::loadConfigFile(args.config);
-        printWarnings(loaded, args.steps);
+        printWarnings(loaded, args.options.maxSteps);
         int code = 0;
         for (const auto& run : loaded.runs) {
             code = finishRun(engine::train(run, options, control, progress), progress);
@@ -297,31 +291,31 @@ void addTrainCommands(CLI::App& app, CommandTable& table)
     train->add_option("config", t->args.config, "Run config (YAML, !include allowed)")
         ->check(CLI::ExistingFile);
     train->add_option("--resume", t->args.resume, "Continue this run (folder or run.h5)");
-    train->add_option("--out", t->args.outDir, "Root folder for new runs")->capture_default_str();
+    train->add_option("--out", t->args.options.outDir, "Root folder for new runs")->capture_default_str();
     t->seedOpt = train->add_option("--seed", t->seed, "Random seed (default: config `seed`, "
                                                       "else random; stored in the run)")
                      ->check(seedRange());
     t->stepsOpt = train->add_option("--steps", t->steps, "Override training.max_steps")
                       ->check(inRange(1, 1e9));
-    train->add_option("--device", t->args.device, "cpu, cuda or cuda:N (default: cuda if "
+    train->add_option("--device", t->args.options.device, "cpu, cuda or cuda:N (default: cuda if "
                                                   "available, else cpu)");
-    train->add_option("--precision", t->args.precision,
+    train->add_option("--precision", t->args.options.precision,
                       "Matrix products on a GPU: fp32, tf32 or bf16 (autocast); stored in the run. "
                       "Default fp32, and with --resume the run's own; docs/gpu.md")
         ->check(CLI::IsMember({"fp32", "tf32", "bf16"}));
-    train->add_option("--threads", t->args.threads, "CPU threads (default: all cores)")
+    train->add_option("--threads", t->args.options.threads, "CPU threads (default: all cores)")
         ->check(threadRange());
     train->add_flag("--quiet,-q", t->args.quiet, "No progress output");
-    table.add(train, [t] {
+    table.add(train, [t](const Session& session) {
         if (t->args.config.empty() == t->args.resume.empty()) {
             std::fprintf(stderr, "lengen train: give either a CONFIG or --resume RUN\n");
             return engine::exitCodeFor(engine::ErrorKind::Usage);
         }
         if (*t->seedOpt)
-            t->args.seed = t->seed;
+            t->args.options.seed = t->seed;
         if (*t->stepsOpt)
-            t->args.steps = t->steps;
-        return runTrain(t->args);
+            t->args.options.maxSteps = t->steps;
+        return runTrain(t->args, session);
     });
 
     struct Validate {
@@ -333,7 +327,7 @@ void addTrainCommands(CLI::App& app, CommandTable& table)
         "validate", "Check a run config and print it fully resolved (as stored in runs)");
     validate->add_option("config", v->config, "Run config (YAML)")->required();
     validate->add_flag("--quiet,-q", v->quiet, "Only report problems");
-    table.add(validate, [v] { return runValidate(v->config, v->quiet); });
+    table.add(validate, [v](const Session&) { return runValidate(v->config, v->quiet); });
 
     struct Info {
         std::string run;
@@ -347,7 +341,7 @@ void addTrainCommands(CLI::App& app, CommandTable& table)
     info->add_option("--pointwise", i->pointwise,
                      "Print the per-position metric, mean of the last N logged steps")
         ->check(inRange(0, 1e9));
-    table.add(info, [i] { return runInfo(i->run, i->parameters, i->pointwise); });
+    table.add(info, [i](const Session&) { return runInfo(i->run, i->parameters, i->pointwise); });
 
     struct Stop {
         std::string run;
@@ -362,7 +356,7 @@ void addTrainCommands(CLI::App& app, CommandTable& table)
     stop->add_option("--wait", st->wait, "Seconds to wait for the checkpoint (0: ask and return)")
         ->capture_default_str()
         ->check(inRange(0, 86400));
-    table.add(stop, [st] { return runStop(st->run, st->wait); });
+    table.add(stop, [st](const Session&) { return runStop(st->run, st->wait); });
 
     struct Jobs {
         std::vector<std::string> folders;
@@ -375,7 +369,7 @@ void addTrainCommands(CLI::App& app, CommandTable& table)
                 "sweeps (with Slurm's state)");
     jobs->add_option("folders", jb->folders, "Folders to search (default: runs/ if it exists, else .)");
     jobs->add_flag("--json", jb->json, "A JSON array instead of the table");
-    table.add(jobs, [jb] { return runJobs(jb->folders, jb->json); });
+    table.add(jobs, [jb](const Session&) { return runJobs(jb->folders, jb->json); });
 }
 
 }  // namespace lengen::cli

@@ -6,21 +6,21 @@
 #include <optional>
 #include <string>
 
+#include "command_registry.h"
+#include "lengen/engine/trainer.h"
+
 namespace lengen::cli {
 
+/// `train`: the engine's options as the flags set them (their defaults are the engine's), the
+/// config or the run to resume.
 struct TrainArgs {
     std::string config;
     std::string resume;
-    std::string outDir = "runs";
-    std::optional<std::uint64_t> seed;
-    std::optional<std::int64_t> steps;
-    std::string device;
-    std::string precision;  ///< "" = fp32, or the run's own on --resume
-    int threads = 0;
+    engine::TrainOptions options;  ///< switches: the session's, set by runTrain
     bool quiet = false;
 };
 
-int runTrain(const TrainArgs& args);
+int runTrain(const TrainArgs& args, const Session& session);
 int runValidate(const std::string& config, bool quiet);
 /// `pointwiseRows` > 0: also print the per-position metric averaged over the last rows of the log.
 int runInfo(const std::string& run, bool listParameters, int pointwiseRows);

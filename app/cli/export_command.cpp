@@ -401,7 +401,7 @@ void addExportCommand(CLI::App& app, CommandTable& table)
     cmd->add_option("--head", a->head, "Attention map: head from 0, or -1: the mean over heads")
         ->capture_default_str()->check(inRange(-1, 1e6));
     cmd->add_flag("--quiet,-q", a->quiet, "Do not print the written paths");
-    table.add(cmd, [a] { return runExport(*a); });
+    table.add(cmd, [a](const Session&) { return runExport(*a); });
 }
 
 }  // namespace lengen::cli

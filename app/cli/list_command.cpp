@@ -136,7 +136,7 @@ void addListCommand(CLI::App& app, CommandTable& table)
         ->required()
         ->check(CLI::IsMember({"encodings", "interventions", "tasks"}));
     cmd->add_flag("--json", a->json, "One JSON array instead of the table");
-    table.add(cmd, [a] {
+    table.add(cmd, [a](const Session&) {
         if (a->what == "encodings")
             return listEncodings(a->json);
         if (a->what == "interventions")

@@ -37,12 +37,6 @@ const CommandRun* CommandTable::parsed() const
     return nullptr;
 }
 
-namespace {
-engine::SessionSwitches g_switches;  // set once in runCli, before any command runs
-}  // namespace
-
-const engine::SessionSwitches& sessionSwitches() { return g_switches; }
-
 }  // namespace lengen::cli
 
 namespace {
@@ -63,17 +57,20 @@ int runCli(int argc, char** argv)
     app.footer(exitCodeHelp());
     app.require_subcommand(1);
 
-    cli::CommandTable commands;
-    cli::addTrainCommands(app, commands);
-    cli::addAnalysisCommands(app, commands);
+    // Every command file, in the order --help lists them (git.c's commands[]): each adds its
+    // subcommands, their flags and their runs to the one table.
+    using AddCommands = void (*)(CLI::App&, cli::CommandTable&);
+    static constexpr AddCommands kCommandFiles[] = {
+        cli::addTrainCommands, cli::addAnalysisCommands,
 #ifdef LENGEN_WITH_EXPORT
-    cli::addExportCommand(app, commands);
+        cli::addExportCommand,
 #endif
-    cli::addReferenceCommands(app, commands);
-    cli::addSweepCommands(app, commands);
-    cli::addListCommand(app, commands);
-    cli::addNoteCommand(app, commands);
-    cli::addRunsCommand(app, commands);
+        cli::addReferenceCommands, cli::addSweepCommands, cli::addListCommand,
+        cli::addNoteCommand, cli::addRunsCommand,
+    };
+    cli::CommandTable commands;
+    for (const AddCommands add : kCommandFiles)
+        add(app, commands);
 
     try {
         app.parse(argc, argv);
@@ -83,11 +80,11 @@ int runCli(int argc, char** argv)
     }
 
     // The environment is read here and nowhere in the engine; process-wide settings once.
-    cli::g_switches = engine::sessionSwitchesFromEnvironment();
-    engine::applyProcessPolicy(cli::g_switches);
+    const cli::Session session{engine::sessionSwitchesFromEnvironment()};
+    engine::applyProcessPolicy(session.switches);
     try {
         if (const auto* run = commands.parsed())
-            return (*run)();
+            return (*run)(session);
     } catch (const engine::Error& e) {
         std::fprintf(stderr, "lengen: error: %s\n", e.what());
         if (!e.detail().empty())

@@ -99,7 +99,7 @@ void addNoteCommand(CLI::App& app, CommandTable& table)
     note->add_option("--tags", a->tags, "Replace the tags: a comma-separated list (\"\" clears them)");
     note->add_option("--add-tag", a->add, "Add tags (repeatable, or comma-separated)");
     note->add_option("--remove-tag", a->remove, "Remove tags (repeatable, or comma-separated)");
-    table.add(note, [a] { return runNote(*a); });
+    table.add(note, [a](const Session&) { return runNote(*a); });
 }
 
 }  // namespace lengen::cli

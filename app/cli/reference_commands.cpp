@@ -178,7 +178,7 @@ void addReferenceCommands(CLI::App& app, CommandTable& table)
         ->capture_default_str();
     importRun->add_flag("!--no-metrics", in->metrics, "Do not import metrics.json");
     importRun->add_flag("--quiet,-q", in->quiet, "Only print the run paths");
-    table.add(importRun, [in] { return runImportRun(*in); });
+    table.add(importRun, [in](const Session&) { return runImportRun(*in); });
 
     auto out = std::make_shared<ExportRunArgs>();
     auto* exportRun = app.add_subcommand(
@@ -188,7 +188,7 @@ void addReferenceCommands(CLI::App& app, CommandTable& table)
     exportRun->add_option("--format", out->format, "pytorch")->capture_default_str();
     exportRun->add_option("--out", out->outDir, "Folder to write")->required();
     exportRun->add_flag("--quiet,-q", out->quiet, "Only print the folder");
-    table.add(exportRun, [out] { return runExportRun(*out); });
+    table.add(exportRun, [out](const Session&) { return runExportRun(*out); });
 }
 
 }  // namespace lengen::cli

@@ -96,7 +96,7 @@ void addRunsCommand(CLI::App& app, CommandTable& table)
                                          "task, backbone, status, seed, tag, id; repeatable, all must hold");
     cmd->add_flag("--json", a->json, "One JSON object per run");
     cmd->add_flag("--stats", a->stats, "Say per folder how long listing took and what the index held");
-    table.add(cmd, [a] { return runRuns(*a); });
+    table.add(cmd, [a](const Session&) { return runRuns(*a); });
 }
 
 }  // namespace lengen::cli

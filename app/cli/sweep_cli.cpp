@@ -10,6 +10,7 @@
 #include "option_ranges.h"
 #include "sweep_commands.h"
 #include "lengen/engine/config_edit.h"
+#include "lengen/engine/seed_stats.h"
 
 namespace lengen::cli {
 
@@ -57,7 +58,7 @@ void addNew(CLI::App& sweep, CommandTable& table)
                   "instead of refusing the grid");
     cmd->add_option("--out", a->request.outDir, "The sweep folder to create")->required();
     cmd->add_flag("--quiet,-q", a->quiet, "Only print the folder");
-    table.add(cmd, [a] { return runSweepNew(*a); });
+    table.add(cmd, [a](const Session&) { return runSweepNew(*a); });
 }
 
 void addRun(CLI::App& sweep, CommandTable& table)
@@ -81,7 +82,7 @@ void addRun(CLI::App& sweep, CommandTable& table)
                   "Share each GPU between its cells through a private CUDA MPS daemon (nvidia-cuda-mps-control)");
     cmd->add_flag("--retry-failed", a->options.retryFailed, "Run failed cells again");
     cmd->add_flag("--quiet,-q", a->quiet, "Only say what failed");
-    table.add(cmd, [a] { return runSweepRun(*a); });
+    table.add(cmd, [a](const Session& session) { return runSweepRun(*a, session); });
 
     auto c = std::make_shared<SweepCellArgs>();
     auto* cell = sweep.add_subcommand(
@@ -91,7 +92,7 @@ void addRun(CLI::App& sweep, CommandTable& table)
     cell->add_option("--threads", c->options.threads, "CPU threads")->check(threadRange());
     cell->add_option("--device", c->options.device, "cpu, cuda or cuda:N");
     cell->add_flag("--quiet,-q", c->quiet, "No progress output");
-    table.add(cell, [c] { return runSweepCell(*c); });
+    table.add(cell, [c](const Session& session) { return runSweepCell(*c, session); });
 }
 
 void addSubmit(CLI::App& sweep, CommandTable& table)
@@ -122,10 +123,10 @@ void addSubmit(CLI::App& sweep, CommandTable& table)
                                            "--gpus-per-job is set)");
     cmd->add_flag("--retry-failed", a->options.retryFailed, "Submit failed cells again");
     cmd->add_flag("--dry-run", a->dryRun, "Print the job script; submit nothing");
-    table.add(cmd, [a] {
+    table.add(cmd, [a](const Session& session) {
         if (a->options.device.empty() && a->options.gpusPerJob > 0)
             a->options.device = "cuda";
-        return runSweepSubmit(*a);
+        return runSweepSubmit(*a, session);
     });
 }
 
@@ -136,17 +137,18 @@ void addResults(CLI::App& sweep, CommandTable& table)
         "aggregate", "Combine the cells' evaluation and probe curves over seeds into DIR/aggregate.h5 "
                      "and print the summary table");
     cmd->add_option("dir", a->dir, "Sweep folder")->required();
-    cmd->add_option("--by", a->by, "Axes to group by (default: all but seed)")->delimiter(',');
-    cmd->add_option("--bootstrap", a->bootstrapTrials, "Bootstrap resamples over seeds (3 seeds "
-                                                       "or more)")
+    cmd->add_option("--by", a->options.groupBy, "Axes to group by (default: all but seed)")->delimiter(',');
+    cmd->add_option("--bootstrap", a->options.bootstrapTrials, "Bootstrap resamples over seeds (3 seeds "
+                                                               "or more)")
         ->capture_default_str()->check(inRange(1, 100000));
+    a->band = engine::bandKindName(a->options.band);  // the engine's default, as --help shows it
     cmd->add_option("--band", a->band, "The band over seeds: auto (bootstrap 5-95 % from 3 seeds, else "
                                        "min-max), bootstrap, sd, se, minmax; one seed has none")
         ->capture_default_str()
         ->check(CLI::IsMember({"auto", "bootstrap", "sd", "se", "minmax", "min-max"}));
     cmd->add_option("--method", a->method, "Print only this method's table");
     cmd->add_flag("--quiet,-q", a->quiet, "Print no table");
-    table.add(cmd, [a] { return runSweepAggregate(*a); });
+    table.add(cmd, [a](const Session&) { return runSweepAggregate(*a); });
 
     struct Status {
         std::string dir;
@@ -157,7 +159,7 @@ void addResults(CLI::App& sweep, CommandTable& table)
         "status", "One line per cell: state, stage, step, loss, analysis (exit 0 done, 5 failed, 8 unfinished)");
     status->add_option("dir", s->dir, "Sweep folder")->required();
     status->add_flag("--json", s->json, "A JSON array instead of the table");
-    table.add(status, [s] { return runSweepStatus(s->dir, s->json); });
+    table.add(status, [s](const Session&) { return runSweepStatus(s->dir, s->json); });
 
     struct Cancel {
         std::string dir;
@@ -175,7 +177,7 @@ void addResults(CLI::App& sweep, CommandTable& table)
     cancel->add_option("--wait", c->wait, "Seconds to wait for the cancelled cells to end (0: don't)")
         ->capture_default_str()
         ->check(inRange(0, 86400));
-    table.add(cancel, [c] { return runSweepCancel(c->dir, c->cells, c->wait); });
+    table.add(cancel, [c](const Session&) { return runSweepCancel(c->dir, c->cells, c->wait); });
 }
 
 }  // namespace

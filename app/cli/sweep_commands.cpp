@@ -95,7 +95,7 @@ int runSweepNew(const SweepNewArgs& args)
     return 0;
 }
 
-int runSweepCell(const SweepCellArgs& args)
+int runSweepCell(const SweepCellArgs& args, const Session& session)
 {
     engine::RunControl control;
     g_cellControl = &control;
@@ -104,7 +104,7 @@ int runSweepCell(const SweepCellArgs& args)
     ProgressReporter progress(ProgressReporter::detect(args.quiet));
     AnalysisProgress analysis(args.quiet);
     auto options = args.options;
-    options.switches = sessionSwitches();
+    options.switches = session.switches;
     const auto outcome = engine::runSweepCell(args.dir, args.index, options, control, progress, analysis,
                                               [&](const std::string& line) {
                                                   progress.finish();
@@ -209,10 +209,9 @@ int runSweepCancel(const std::string& dir, const std::vector<std::string>& cells
 int runSweepAggregate(const SweepAggregateArgs& args)
 {
     const std::string root = engine::locateSweep(args.dir);
-    engine::AggregateOptions options;
-    options.groupBy = args.by;
-    options.bootstrapTrials = args.bootstrapTrials;
-    options.band = engine::bandKindFromName(args.band).value_or(engine::BandKind::Auto);
+    engine::AggregateOptions options = args.options;
+    if (!args.band.empty())
+        options.band = engine::bandKindFromName(args.band).value_or(options.band);
     const auto aggregate = engine::aggregateSweep(root, options);
     const auto methods = engine::aggregateMethods(aggregate);
     if (!args.method.empty() && std::find(methods.begin(), methods.end(), args.method) == methods.end() &&

@@ -7,7 +7,10 @@
 #include <string>
 #include <vector>
 
+#include "lengen/engine/sweep_aggregate.h"
 #include "lengen/engine/sweep_run.h"
+
+#include "command_registry.h"
 
 namespace lengen::cli {
 
@@ -42,21 +45,22 @@ struct SweepSubmitArgs {
     bool dryRun = false;
 };
 
+/// `sweep aggregate`: the engine's options as the flags set them (their defaults are the
+/// engine's), the band by name.
 struct SweepAggregateArgs {
     std::string dir;
-    std::vector<std::string> by;         ///< axes to group by (empty: all but seed)
-    int bootstrapTrials = 1000;
-    std::string band = "auto";           ///< auto | bootstrap | sd | se | minmax (seed_stats.h)
+    engine::AggregateOptions options;    ///< groupBy empty: every axis but seed
+    std::string band;                    ///< "" = options.band (auto), else bandKindFromName's names
     std::string method;                  ///< table printed ("" = every method)
     bool quiet = false;
 };
 
 int runSweepNew(const SweepNewArgs& args);
-int runSweepRun(const SweepRunArgs& args);
-int runSweepCell(const SweepCellArgs& args);
+int runSweepRun(const SweepRunArgs& args, const Session& session);
+int runSweepCell(const SweepCellArgs& args, const Session& session);
 /// Exit 0 submitted (the job id on stdout) or nothing to do; 9 when sbatch is missing, does not
 /// answer or refuses the job.
-int runSweepSubmit(SweepSubmitArgs args);
+int runSweepSubmit(SweepSubmitArgs args, const Session& session);
 /// Exit 0 when every cell is done, 5 when one failed, 8 when some are pending, running or
 /// stopped (and none failed).
 int runSweepStatus(const std::string& dir, bool json);

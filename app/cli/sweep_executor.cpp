@@ -57,11 +57,11 @@ private:
 
 }  // namespace
 
-int runSweepRun(const SweepRunArgs& args)
+int runSweepRun(const SweepRunArgs& args, const Session& session)
 {
     engine::LocalSweepOptions options = args.options;
     if (options.executable.empty())
-        options.executable = sessionSwitches().cellExecutable;
+        options.executable = session.switches.cellExecutable;
     options.clearMarksBefore = engine::processStartTime();  // a cancel typed while this loads holds
     options.stopCount = &g_stops;
     const auto executor = engine::makeLocalExecutor(args.dir, options);  // validates every cell first
@@ -85,11 +85,11 @@ int runSweepRun(const SweepRunArgs& args)
     return s.elsewhere > 0 || s.cancelledHere > 0 ? kSweepUnfinished : 0;
 }
 
-int runSweepSubmit(SweepSubmitArgs args)
+int runSweepSubmit(SweepSubmitArgs args, const Session& session)
 {
     engine::SlurmSweepOptions o = args.options;
     if (o.executable.empty())
-        o.executable = sessionSwitches().cellExecutable;
+        o.executable = session.switches.cellExecutable;
     if (args.dryRun) {
         const std::string script = engine::slurmJobScript(args.dir, o);
         if (script.empty())

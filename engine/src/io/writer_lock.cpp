@@ -43,7 +43,10 @@ WriterLock::WriterLock(const std::string& runFile, LockRole role, double waitSec
         }
         ::close(m_fd);
         m_fd = -1;
-        const bool waitable = role == LockRole::Notes && writerRole(runFile) == LockRole::Notes;
+        // A notes edit waits for another notes edit, and for a holder that has not written its
+        // line yet (it locks first, then writes who it is: an empty file is either).
+        const bool waitable = role == LockRole::Notes &&
+                              (writerHolder(runFile).empty() || writerRole(runFile) == LockRole::Notes);
         const double waited = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
         if (!waitable || waited >= waitSeconds)
             throw Error(ErrorKind::RunFile, "the run is being written by another process: " + runFile);
