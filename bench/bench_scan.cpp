@@ -78,7 +78,8 @@ int main(int argc, char** argv)
     const long t = arg(1, 102), b = arg(2, 64), e = arg(3, 512), n = arg(4, 16);
     const int reps = static_cast<int>(arg(5, 5));
     if (t < 1 || b < 1 || e < 1 || n < 1 || reps < 1 || t * b * e * n > (1L << 31)) {
-        std::fprintf(stderr, "bench_scan: sizes must be positive and T*batch*inner*state <= 2^31\n");
+        std::fprintf(stderr,
+                     "bench_scan: sizes must be positive and T*batch*inner*state <= 2^31\n");
         return 2;
     }
     const char* deviceEnv = std::getenv("LENGEN_BENCH_DEVICE");
@@ -88,45 +89,58 @@ int main(int argc, char** argv)
     // Inputs as a trained block sees them: delta = softplus(...) around 0.01-0.1, A = -(1..N).
     torch::manual_seed(0);
     auto opt = torch::TensorOptions(torch::kFloat32).device(device);
-    std::vector<torch::Tensor> in = {
-        torch::randn({b, t, e}, opt),
-        torch::softplus(torch::randn({b, t, e}, opt) - 3.0),
-        -torch::arange(1, n + 1, opt).repeat({e, 1}),
-        torch::randn({b, t, n}, opt),
-        torch::randn({b, t, n}, opt),
-        torch::ones({e}, opt)};
+    std::vector<torch::Tensor> in = {torch::randn({b, t, e}, opt),
+                                     torch::softplus(torch::randn({b, t, e}, opt) - 3.0),
+                                     -torch::arange(1, n + 1, opt).repeat({e, 1}),
+                                     torch::randn({b, t, n}, opt),
+                                     torch::randn({b, t, n}, opt),
+                                     torch::ones({e}, opt)};
     for (auto& x : in)
         x.requires_grad_();
     auto w = torch::randn({b, t, e}, opt);
 
     model::kernels::KernelContext context(1);
-    auto loop = time([](const auto& x) { return model::selectiveScanNaive(x[0], x[1], x[2], x[3], x[4], x[5]); },
-                     in, w, reps, device);
-    auto parallel = time([](const auto& x) { return model::selectiveScanParallel(x[0], x[1], x[2], x[3], x[4], x[5]); },
-                         in, w, reps, device);
+    auto loop = time(
+        [](const auto& x) { return model::selectiveScanNaive(x[0], x[1], x[2], x[3], x[4], x[5]); },
+        in, w, reps, device);
+    auto parallel = time(
+        [](const auto& x) {
+            return model::selectiveScanParallel(x[0], x[1], x[2], x[3], x[4], x[5]);
+        },
+        in, w, reps, device);
     // The parallel scan's chunk length (8 in the model) at a few values.
     std::string chunks;
     for (std::int64_t q : {4, 16, 32}) {
-        const double ms = time([q](const auto& x) {
-            return model::selectiveScanParallel(x[0], x[1], x[2], x[3], x[4], x[5], q);
-        }, in, w, reps, device).ms;
-        chunks += (chunks.empty() ? "\"" : ", \"") + std::to_string(q) + "\": " + std::to_string(ms);
+        const double ms =
+            time(
+                [q](const auto& x) {
+                    return model::selectiveScanParallel(x[0], x[1], x[2], x[3], x[4], x[5], q);
+                },
+                in, w, reps, device)
+                .ms;
+        chunks +=
+            (chunks.empty() ? "\"" : ", \"") + std::to_string(q) + "\": " + std::to_string(ms);
     }
     std::string kernel = "null";
     if (device.is_cpu())
-        kernel = std::to_string(
-            time([&](const auto& x) { return model::selectiveScan(context, x[0], x[1], x[2], x[3], x[4], x[5]); },
-                 in, w, reps, device).ms);
+        kernel = std::to_string(time(
+                                    [&](const auto& x) {
+                                        return model::selectiveScan(context, x[0], x[1], x[2], x[3],
+                                                                    x[4], x[5]);
+                                    },
+                                    in, w, reps, device)
+                                    .ms);
 
     const char* names[] = {"v", "delta", "A", "B", "C", "D"};
     std::string grads;
     for (size_t i = 0; i < in.size(); ++i)
-        grads += std::string(i ? ", " : "") + "\"d" + names[i] + "\": " +
-                 fmt(relDiff(parallel.grads[i], loop.grads[i]));
-    std::printf("{\"bench\": \"scan\", \"device\": \"%s\", \"T\": %ld, \"batch\": %ld, \"inner\": %ld, "
-                "\"state\": %ld, \"loop_ms\": %.3f, \"parallel_ms\": %.3f, \"cpu_kernel_ms\": %s, "
-                "\"speedup\": %.2f, \"parallel_ms_by_chunk\": {%s}, \"rel_diff\": {\"y\": %.3g, %s}}\n",
-                device.str().c_str(), t, b, e, n, loop.ms, parallel.ms, kernel.c_str(),
-                loop.ms / parallel.ms, chunks.c_str(), relDiff(parallel.y, loop.y), grads.c_str());
+        grads += std::string(i ? ", " : "") + "\"d" + names[i] +
+                 "\": " + fmt(relDiff(parallel.grads[i], loop.grads[i]));
+    std::printf(
+        "{\"bench\": \"scan\", \"device\": \"%s\", \"T\": %ld, \"batch\": %ld, \"inner\": %ld, "
+        "\"state\": %ld, \"loop_ms\": %.3f, \"parallel_ms\": %.3f, \"cpu_kernel_ms\": %s, "
+        "\"speedup\": %.2f, \"parallel_ms_by_chunk\": {%s}, \"rel_diff\": {\"y\": %.3g, %s}}\n",
+        device.str().c_str(), t, b, e, n, loop.ms, parallel.ms, kernel.c_str(),
+        loop.ms / parallel.ms, chunks.c_str(), relDiff(parallel.y, loop.y), grads.c_str());
     return 0;
 }

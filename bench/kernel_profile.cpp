@@ -59,12 +59,14 @@ void addSelfTimes(std::vector<Span> spans, std::map<std::string, ProfileRow>& ro
         r.totalMs += std::max<std::int64_t>(selfNs, 0) / 1e6;
     };
     for (const auto& s : spans) {
-        while (!open.empty() && (open.back().first->thread != s.thread || open.back().first->end <= s.start)) {
+        while (!open.empty() &&
+               (open.back().first->thread != s.thread || open.back().first->end <= s.start)) {
             close(*open.back().first, open.back().second);
             open.pop_back();
         }
         if (!open.empty())
-            open.back().second -= static_cast<std::int64_t>(std::min(s.end, open.back().first->end) - s.start);
+            open.back().second -=
+                static_cast<std::int64_t>(std::min(s.end, open.back().first->end) - s.start);
         open.emplace_back(&s, static_cast<std::int64_t>(s.end - s.start));
     }
     for (; !open.empty(); open.pop_back())
@@ -76,7 +78,8 @@ void addSelfTimes(std::vector<Span> spans, std::map<std::string, ProfileRow>& ro
 KernelProfile profileSteps(const std::function<void()>& step, int steps, bool cuda)
 {
     KernelProfile p;
-    const torch::profiler::impl::ProfilerConfig config(torch::profiler::impl::ProfilerState::KINETO);
+    const torch::profiler::impl::ProfilerConfig config(
+        torch::profiler::impl::ProfilerState::KINETO);
     std::set<ActivityType> activities{ActivityType::CPU};
     if (cuda)
         activities.insert(ActivityType::CUDA);
@@ -91,7 +94,8 @@ KernelProfile profileSteps(const std::function<void()>& step, int steps, bool cu
     const auto t0 = std::chrono::steady_clock::now();
     for (int i = 0; i < steps; ++i)
         step();
-    p.wallMs = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+    p.wallMs =
+        std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
     const auto result = prof::disableProfiler();
 
     std::map<std::string, ProfileRow> rows;
@@ -126,8 +130,8 @@ void printProfile(const KernelProfile& p, int steps, int top, bool cuda)
         return;
     }
     std::printf("profile over %d step(s): %.3f ms wall per step, %s %.3f ms per step (%.0f %%)\n",
-                steps, p.wallMs / steps, cuda ? "device busy" : "ops' self time",
-                p.busyMs / steps, 100 * p.busyMs / std::max(p.wallMs, 1e-9));
+                steps, p.wallMs / steps, cuda ? "device busy" : "ops' self time", p.busyMs / steps,
+                100 * p.busyMs / std::max(p.wallMs, 1e-9));
     std::printf("  %8s  %9s  %6s  %s\n", "calls/st", "ms/step", "share", cuda ? "kernel" : "op");
     const int n = std::min<int>(top, static_cast<int>(p.rows.size()));
     for (int i = 0; i < n; ++i) {

@@ -11,17 +11,17 @@
 namespace lengen::bench {
 
 struct ProfileRow {
-    std::string name;     // kernel or op name, as the profiler reports it
+    std::string name;  // kernel or op name, as the profiler reports it
     std::int64_t calls = 0;
-    double totalMs = 0;   // device time (GPU) or self time (CPU) over all profiled steps
+    double totalMs = 0;  // device time (GPU) or self time (CPU) over all profiled steps
 };
 
 struct KernelProfile {
-    bool available = true;       // false: the profiler would not start (nothing was recorded)
-    std::string why;             // its message then
+    bool available = true;         // false: the profiler would not start (nothing was recorded)
+    std::string why;               // its message then
     std::vector<ProfileRow> rows;  // every name, largest total first
-    double wallMs = 0;           // the profiled steps' wall time
-    double busyMs = 0;           // sum of all rows (the device's busy time on a GPU)
+    double wallMs = 0;             // the profiled steps' wall time
+    double busyMs = 0;             // sum of all rows (the device's busy time on a GPU)
 };
 
 // Runs `steps` calls of `step` under the profiler (CUDA activity too when `cuda`).

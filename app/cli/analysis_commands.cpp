@@ -5,14 +5,14 @@
 #include <chrono>
 #include <cstdio>
 
+#include "command_registry.h"
+#include "early_signals.h"
 #include "lengen/engine/config.h"
 #include "lengen/engine/errors.h"
 #include "lengen/engine/interventions.h"
 #include "lengen/engine/run_file.h"
-#include "early_signals.h"
-#include "progress.h"
-#include "command_registry.h"
 #include "option_ranges.h"
+#include "progress.h"
 
 namespace lengen::cli {
 
@@ -62,7 +62,8 @@ int runEval(const AnalysisArgs& args, engine::EvalOptions options, const Session
 {
     options.common = args.common;
     options.common.switches = session.switches;
-    return runAnalysis(args, "evaluated", "already stored for this checkpoint and seed (use --force)",
+    return runAnalysis(args, "evaluated",
+                       "already stored for this checkpoint and seed (use --force)",
                        [&](engine::RunControl& c, engine::AnalysisObserver& o) {
                            return engine::evaluateRun(args.run, options, c, o);
                        });
@@ -72,9 +73,10 @@ int runProbe(const AnalysisArgs& args, engine::ProbeOptions options, const Sessi
 {
     options.common = args.common;
     options.common.switches = session.switches;
-    return runAnalysis(args, "probed", "skipped", [&](engine::RunControl& c, engine::AnalysisObserver& o) {
-        return engine::probeRun(args.run, options, c, o);
-    });
+    return runAnalysis(args, "probed", "skipped",
+                       [&](engine::RunControl& c, engine::AnalysisObserver& o) {
+                           return engine::probeRun(args.run, options, c, o);
+                       });
 }
 
 int printProbes(const std::string& run, const std::string& intervention)
@@ -108,9 +110,15 @@ int printProbes(const std::string& run, const std::string& intervention)
                     g.classification ? "accuracy" : "squared error");
         for (const auto& c : g.curves) {
             const auto& m = c.stats.mean;
-            std::printf("  %-16s %4zu positions, mean %.4f, last %.4f", c.name.c_str(), m.size(),
-                        [&] { double s = 0; for (double v : m) s += v; return m.empty() ? 0 : s / m.size(); }(),
-                        m.empty() ? 0.0 : m.back());
+            std::printf(
+                "  %-16s %4zu positions, mean %.4f, last %.4f", c.name.c_str(), m.size(),
+                [&] {
+                    double s = 0;
+                    for (double v : m)
+                        s += v;
+                    return m.empty() ? 0 : s / m.size();
+                }(),
+                m.empty() ? 0.0 : m.back());
             if (c.values.count("target_mean"))
                 std::printf(", target block %.4f [%.4f, %.4f]", c.values.at("target_mean"),
                             c.values.at("target_low"), c.values.at("target_high"));
@@ -163,16 +171,17 @@ int printEvaluations(const std::string& run)
     return 0;
 }
 
-
 namespace {
 
 // Options every analysis command shares (prompts' seed, bootstrap, memory, device, threads).
 void addCommonOptions(CLI::App* cmd, AnalysisArgs& a)
 {
     cmd->add_option("--seed", a.common.seed, "Seed of prompts and bootstrap")
-        ->capture_default_str()->check(seedRange());
+        ->capture_default_str()
+        ->check(seedRange());
     cmd->add_option("--bootstrap", a.common.bootstrapTrials, "Bootstrap resamples")
-        ->capture_default_str()->check(inRange(0, 1e6));
+        ->capture_default_str()
+        ->check(inRange(0, 1e6));
     cmd->add_option("--memory-budget", a.common.memoryBudgetMiB,
                     "MiB the model forward may hold at once (micro-batches and attention "
                     "row blocks are sized to fit; default 2048 on the CPU, half the free "
@@ -207,21 +216,25 @@ void addEvalCommand(CLI::App& app, CommandTable& table)
                      "(default: all for the task)")
         ->delimiter(',');
     eval->add_option("--prompts", e->options.prompts, "Prompts per method")
-        ->capture_default_str()->check(inRange(1, 1e7));
+        ->capture_default_str()
+        ->check(inRange(1, 1e7));
     eval->add_option("--batch", e->options.batchSize, "Functions drawn per task instance")
-        ->capture_default_str()->check(inRange(1, 1e6));
+        ->capture_default_str()
+        ->check(inRange(1, 1e6));
     eval->add_option("--ood-factor", e->options.oodFactor,
                      "Prompt length of the long methods, in training lengths")
-        ->capture_default_str()->check(inRange(1, 100));
+        ->capture_default_str()
+        ->check(inRange(1, 100));
     eval->add_flag("!--no-baselines", e->options.baselines, "Evaluate the model only");
     std::string names;
     for (const auto& n : engine::interventionNames())
         names += (names.empty() ? "" : ", ") + n;
     eval->add_option("--intervention", e->options.interventions,
                      "Training-free length extension to evaluate besides the plain model "
-                     "(docs/interventions.md, lengen list interventions): " + names +
-                     ", or all; with parameters as name:key=value,... "
-                     "(e.g. yarn,lambda:global=2,local=train); repeatable");
+                     "(docs/interventions.md, lengen list interventions): " +
+                         names +
+                         ", or all; with parameters as name:key=value,... "
+                         "(e.g. yarn,lambda:global=2,local=train); repeatable");
     eval->add_flag("--show", e->show, "Only print the stored results");
     eval->add_flag("--list-interventions", e->list,
                    "Only print the interventions that apply to the run, one per line");
@@ -247,7 +260,8 @@ void addEvalCommand(CLI::App& app, CommandTable& table)
                 e->options.prompts = o.prompts;
                 e->options.oodFactor = o.oodFactor;
                 if (!e->args.quiet)
-                    std::fprintf(stderr, "paired with the stored plain evaluation: %s\n", took.c_str());
+                    std::fprintf(stderr, "paired with the stored plain evaluation: %s\n",
+                                 took.c_str());
             }
         }
         return runEval(e->args, e->options, session);
@@ -269,7 +283,8 @@ void addProbeCommand(CLI::App& app, CommandTable& table)
                  "run's model (stored in <run>/analysis.h5)");
     auto& o = p->options;
     probe->add_option("run", p->args.run, "Run folder or run.h5")->required();
-    probe->add_flag("--attention", o.attention, "Attention of the last query (train length, "
+    probe->add_flag("--attention", o.attention,
+                    "Attention of the last query (train length, "
                     "long, duplicated prompt) and full maps");
     probe->add_flag("--duplicated", o.duplicated, "Duplicated-example attacks");
     probe->add_flag("--serial-position", o.serialPosition,
@@ -277,28 +292,43 @@ void addProbeCommand(CLI::App& app, CommandTable& table)
     probe->add_flag("--all", p->all, "Every probe");
     probe->add_flag("--show", p->show, "Only print the stored results");
     probe->add_option("--prompts", o.prompts, "Prompts of the attack and serial position tests")
-        ->capture_default_str()->check(inRange(1, 1e6));
+        ->capture_default_str()
+        ->check(inRange(1, 1e6));
     probe->add_option("--test-length", o.testLength, "Points of the long layouts")
-        ->capture_default_str()->check(inRange(1, 1e5));
+        ->capture_default_str()
+        ->check(inRange(1, 1e5));
     probe->add_option("--noise-counts", o.noiseCounts, "Count sweep (default 5..20)")
-        ->delimiter(',')->check(inRange(0, 1e4));
+        ->delimiter(',')
+        ->check(inRange(0, 1e4));
     probe->add_option("--instruction", o.instructionPoints, "Instruction points (default 2D)")
         ->check(inRange(0, 1e4));
     probe->add_option("--answer", o.answerPoints, "Answer points (default D)")
         ->check(inRange(0, 1e4));
     probe->add_option("--target", o.targetPoints, "Target points (default ceil(D/2))")
         ->check(inRange(0, 1e4));
-    probe->add_option("--attention-prompts", o.attentionPrompts,
-                      "Prompts averaged by the attention probe")
-        ->capture_default_str()->check(inRange(1, 1e5));
+    probe
+        ->add_option("--attention-prompts", o.attentionPrompts,
+                     "Prompts averaged by the attention probe")
+        ->capture_default_str()
+        ->check(inRange(1, 1e5));
     probe->add_option("--long-points", o.longPoints, "Points of the long attention test")
-        ->capture_default_str()->check(inRange(1, 1e5));
+        ->capture_default_str()
+        ->check(inRange(1, 1e5));
     probe->add_option("--lengths", o.extraLengths, "More attention prompt lengths, in points")
-        ->delimiter(',')->check(inRange(1, 1e5));
-    probe->add_option("--map-prompts", o.mapPrompts, "Prompts whose full attention maps are "
-                      "stored")->capture_default_str()->check(inRange(0, 1e3));
-    probe->add_option("--map-max-tokens", o.mapMaxTokens, "Store full maps up to this prompt "
-                      "length")->capture_default_str()->check(inRange(0, 2e5));
+        ->delimiter(',')
+        ->check(inRange(1, 1e5));
+    probe
+        ->add_option("--map-prompts", o.mapPrompts,
+                     "Prompts whose full attention maps are "
+                     "stored")
+        ->capture_default_str()
+        ->check(inRange(0, 1e3));
+    probe
+        ->add_option("--map-max-tokens", o.mapMaxTokens,
+                     "Store full maps up to this prompt "
+                     "length")
+        ->capture_default_str()
+        ->check(inRange(0, 2e5));
     probe->add_option("--intervention", o.intervention,
                       "Probe under one training-free length extension (docs/interventions.md), "
                       "e.g. lambda or window:local=train; stored beside the plain results");
@@ -322,7 +352,8 @@ void addImportCommand(CLI::App& app, CommandTable& table)
     auto* import = app.add_subcommand(
         "import", "Import the reference's metrics.json into a run's analysis file");
     import->add_option("metrics", m->json, "metrics.json written by the Python code")
-        ->required()->check(CLI::ExistingFile);
+        ->required()
+        ->check(CLI::ExistingFile);
     import->add_option("run", m->run, "Run folder or run.h5")->required();
     import->add_option("--label", m->label, "Name of the imported set")->capture_default_str();
     table.add(import, [m](const Session&) { return runImport(m->json, m->run, m->label); });

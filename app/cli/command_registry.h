@@ -45,13 +45,13 @@ private:
 };
 
 // One registration per command file.
-void addTrainCommands(CLI::App& app, CommandTable& table);      ///< train, validate, info, stop, jobs
+void addTrainCommands(CLI::App& app, CommandTable& table);  ///< train, validate, info, stop, jobs
 void addAnalysisCommands(CLI::App& app, CommandTable& table);   ///< eval, probe, import
 void addReferenceCommands(CLI::App& app, CommandTable& table);  ///< import-run, export-run
 void addSweepCommands(CLI::App& app, CommandTable& table);      ///< sweep new|run|...|status
 void addExportCommand(CLI::App& app, CommandTable& table);      ///< export (GUI builds only)
-void addListCommand(CLI::App& app, CommandTable& table);        ///< list encodings|interventions|tasks
-void addNoteCommand(CLI::App& app, CommandTable& table);        ///< note (a run's notes and tags)
-void addRunsCommand(CLI::App& app, CommandTable& table);        ///< runs (the run index)
+void addListCommand(CLI::App& app, CommandTable& table);  ///< list encodings|interventions|tasks
+void addNoteCommand(CLI::App& app, CommandTable& table);  ///< note (a run's notes and tags)
+void addRunsCommand(CLI::App& app, CommandTable& table);  ///< runs (the run index)
 
 }  // namespace lengen::cli

@@ -10,16 +10,16 @@
 #include <iostream>
 #include <memory>
 
+#include "command_registry.h"
+#include "early_signals.h"
 #include "lengen/engine/config.h"
 #include "lengen/engine/errors.h"
 #include "lengen/engine/jobs.h"
 #include "lengen/engine/run_control.h"
 #include "lengen/engine/run_file.h"
 #include "lengen/engine/trainer.h"
-#include "early_signals.h"
-#include "progress.h"
-#include "command_registry.h"
 #include "option_ranges.h"
+#include "progress.h"
 
 namespace lengen::cli {
 
@@ -28,7 +28,8 @@ namespace {
 // The loader's warnings, then each run's curriculum shortfall at the steps it will train
 // (`--steps` included): a run whose max_steps ends before its curriculum trains shorter prompts
 // than points.end, which its figures then mark (issue 52).
-void printWarnings(const engine::LoadedConfig& loaded, std::optional<std::int64_t> steps = std::nullopt)
+void printWarnings(const engine::LoadedConfig& loaded,
+                   std::optional<std::int64_t> steps = std::nullopt)
 {
     for (const auto& w : loaded.warnings)
         std::fprintf(stderr, "warning: %s\n", w.toString().c_str());
@@ -38,7 +39,8 @@ void printWarnings(const engine::LoadedConfig& loaded, std::optional<std::int64_
             run.training.maxSteps = *steps;
         const auto shortfall = engine::curriculumShortfall(run);
         if (!shortfall.empty() && shortfall != said)  // once for every max_length of one config
-            std::fprintf(stderr, "warning: %s: training.max_steps: %s\n", run.sourceFile.c_str(), shortfall.c_str());
+            std::fprintf(stderr, "warning: %s: training.max_steps: %s\n", run.sourceFile.c_str(),
+                         shortfall.c_str());
         said = shortfall;
     }
 }
@@ -48,8 +50,9 @@ int finishRun(const engine::RunSummary& summary, ProgressReporter& progress)
     progress.finish();
     std::printf("%s\n", summary.runFile.c_str());
     if (summary.outcome == engine::RunOutcome::Cancelled) {
-        std::fprintf(stderr, "stopped after %lld steps; checkpoint written. Continue with: "
-                             "lengen train --resume %s\n",
+        std::fprintf(stderr,
+                     "stopped after %lld steps; checkpoint written. Continue with: "
+                     "lengen train --resume %s\n",
                      static_cast<long long>(summary.stepsDone), summary.runFile.c_str());
         return engine::exitCodeFor(engine::ErrorKind::Interrupted);
     }
@@ -113,15 +116,16 @@ void printPointwise(const std::string& path, int rows, bool accuracy)
     const auto log = engine::readTrainLog(path);
     // The length the run reached (its last row's), which is the curriculum's end only when
     // max_steps let the curriculum finish (issue 52).
-    const int width = log.nPoints.empty() ? log.pointwiseWidth
-                                          : std::min(log.nPoints.back(), log.pointwiseWidth);
+    const int width =
+        log.nPoints.empty() ? log.pointwiseWidth : std::min(log.nPoints.back(), log.pointwiseWidth);
     std::vector<double> sum(static_cast<size_t>(width), 0.0);
     int used = 0;
     for (size_t r = log.step.size(); r-- > 0 && used < rows;) {
         if (log.nPoints[r] != width)
             break;
         for (int i = 0; i < width; ++i)
-            sum[static_cast<size_t>(i)] += log.pointwise[r * static_cast<size_t>(log.pointwiseWidth) + i];
+            sum[static_cast<size_t>(i)] +=
+                log.pointwise[r * static_cast<size_t>(log.pointwiseWidth) + i];
         ++used;
     }
     if (used == 0) {
@@ -129,7 +133,8 @@ void printPointwise(const std::string& path, int rows, bool accuracy)
         return;
     }
     std::printf("pointwise    %s by in-context examples k at %d points, mean of the last %d logged "
-                "steps (steps %lld..%lld):\n", accuracy ? "accuracy" : "squared error", width, used,
+                "steps (steps %lld..%lld):\n",
+                accuracy ? "accuracy" : "squared error", width, used,
                 static_cast<long long>(log.step[log.step.size() - used]),
                 static_cast<long long>(log.step.back()));
     for (int i = 0; i < width; ++i)
@@ -174,18 +179,18 @@ int runInfo(const std::string& run, bool listParameters, int pointwiseRows)
     if (!info.importedFrom.empty())
         std::printf("imported     from %s (trained by the reference's Python code)\n",
                     info.importedFrom.c_str());
-    std::printf("task         %s (%s), D = %d, points %d..%d, dims %d..%d\n",
-                info.task.c_str(), c.task.data.c_str(), c.inputDims(),
-                c.task.curriculum.points.start, c.task.curriculum.points.end,
-                c.task.curriculum.dims.start, c.task.curriculum.dims.end);
+    std::printf("task         %s (%s), D = %d, points %d..%d, dims %d..%d\n", info.task.c_str(),
+                c.task.data.c_str(), c.inputDims(), c.task.curriculum.points.start,
+                c.task.curriculum.points.end, c.task.curriculum.dims.start,
+                c.task.curriculum.dims.end);
     std::printf("trained on   %s\n", engine::reachedText(info.reached, c).c_str());
     // "Llama2 + RoPE"; Mamba and GPT-2 carry their own positions, so the backbone alone.
     const std::string model = c.model.backbone == engine::Backbone::Llama
                                   ? info.backbone + " + " + info.positionEncoding
                                   : info.positionEncoding;
     const bool mamba = c.model.backbone == engine::Backbone::Mamba;
-    std::printf("model        %s, hidden %d, layers %d, %s %d, %.3f M parameters\n",
-                model.c_str(), c.model.hiddenSize, c.model.numLayers, mamba ? "state" : "heads",
+    std::printf("model        %s, hidden %d, layers %d, %s %d, %.3f M parameters\n", model.c_str(),
+                c.model.hiddenSize, c.model.numLayers, mamba ? "state" : "heads",
                 mamba ? c.model.stateSize : c.model.numHeads,
                 static_cast<double>(info.parameterCount) / 1e6);
     // The Python code seeds nothing: an imported run's training seed is unknown (its stored
@@ -193,11 +198,13 @@ int runInfo(const std::string& run, bool listParameters, int pointwiseRows)
     const std::string seed = info.importedFrom.empty() ? std::to_string(info.seed) : "unknown";
     std::printf("training     lr %g, batch %d, seed %s, device %s (%s)%s\n",
                 c.training.learningRate, c.training.batchSize, seed.c_str(), info.device.c_str(),
-                info.precision.c_str(), c.compat == engine::CompatMode::Reference ? ", compat: reference" : "");
+                info.precision.c_str(),
+                c.compat == engine::CompatMode::Reference ? ", compat: reference" : "");
     if (c.training.randomPositions > 0)
-        std::printf("positions    randomized in training: sorted random subsets of 0..%lld (Ruoss et al. "
-                    "2023); evaluated at 0..T-1\n",
-                    static_cast<long long>(c.training.randomPositions - 1));
+        std::printf(
+            "positions    randomized in training: sorted random subsets of 0..%lld (Ruoss et al. "
+            "2023); evaluated at 0..T-1\n",
+            static_cast<long long>(c.training.randomPositions - 1));
     if (info.logRows > 0)
         std::printf("log          %lld rows, last loss %.5g\n",
                     static_cast<long long>(info.logRows), info.lastLoss);
@@ -227,20 +234,25 @@ static int runStop(const std::string& path, double wait)
     const std::string run = engine::locateRunFile(path);
     char host[256] = "";
     ::gethostname(host, sizeof host - 1);
-    engine::requestStop(run, "lengen stop (" + std::string(host) + ":" + std::to_string(::getpid()) + ")");
+    engine::requestStop(run, "lengen stop (" + std::string(host) + ":" +
+                                 std::to_string(::getpid()) + ")");
     if (wait <= 0) {
         std::fprintf(stderr, "asked the training of %s to stop\n", run.c_str());
         return 0;
     }
-    std::fprintf(stderr, "asked the training of %s to stop; waiting for its checkpoint...\n", run.c_str());
+    std::fprintf(stderr, "asked the training of %s to stop; waiting for its checkpoint...\n",
+                 run.c_str());
     if (!engine::waitForWriterToLeave(run, wait)) {
-        std::fprintf(stderr, "still training after %.0f s (the request stands; a step may be long)\n", wait);
+        std::fprintf(
+            stderr, "still training after %.0f s (the request stands; a step may be long)\n", wait);
         return 124;
     }
     const auto info = engine::readRunInfo(run);
-    std::fprintf(stderr, "stopped: %s, checkpoint at step %lld of %lld; continue with: lengen train --resume %s\n",
-                 info.status.c_str(), static_cast<long long>(info.checkpointStep),
-                 static_cast<long long>(info.totalSteps), run.c_str());
+    std::fprintf(
+        stderr,
+        "stopped: %s, checkpoint at step %lld of %lld; continue with: lengen train --resume %s\n",
+        info.status.c_str(), static_cast<long long>(info.checkpointStep),
+        static_cast<long long>(info.totalSteps), run.c_str());
     return 0;
 }
 
@@ -254,29 +266,42 @@ static int runJobs(std::vector<std::string> folders, bool json)
     if (json) {
         nlohmann::json rows = nlohmann::json::array();
         for (const auto& j : found)
-            rows.push_back({{"kind", engine::jobKindRow(j.kind).name}, {"state", engine::jobStateName(j.state, j.kind)},
-                            {"waiting_for", j.waitingFor}, {"subject", j.subject}, {"cell", j.cell},
-                            {"holder", j.holder}, {"scheduler_state", j.schedulerState},
-                            {"step", j.step}, {"total_steps", j.totalSteps}, {"started_ms", j.startedAtMs},
-                            {"last_loss", std::isfinite(j.lastLoss) ? nlohmann::json(j.lastLoss) : nlohmann::json()}});
+            rows.push_back({{"kind", engine::jobKindRow(j.kind).name},
+                            {"state", engine::jobStateName(j.state, j.kind)},
+                            {"waiting_for", j.waitingFor},
+                            {"subject", j.subject},
+                            {"cell", j.cell},
+                            {"holder", j.holder},
+                            {"scheduler_state", j.schedulerState},
+                            {"step", j.step},
+                            {"total_steps", j.totalSteps},
+                            {"started_ms", j.startedAtMs},
+                            {"last_loss", std::isfinite(j.lastLoss) ? nlohmann::json(j.lastLoss)
+                                                                    : nlohmann::json()}});
         std::printf("%s\n", rows.dump(1).c_str());
     } else {
         std::printf("%-10s %-9s %15s %-24s %s\n", "KIND", "STATE", "STEP", "HELD BY", "WHAT");
         for (const auto& j : found) {
-            const std::string step = j.totalSteps > 0 ? std::to_string(j.step) + "/" + std::to_string(j.totalSteps) : "-";
+            const std::string step =
+                j.totalSteps > 0 ? std::to_string(j.step) + "/" + std::to_string(j.totalSteps)
+                                 : "-";
             const std::string what = j.cell.empty() ? j.subject : j.subject + " " + j.cell;
-            std::printf("%-10s %-9s %15s %-24s %s\n", engine::jobKindRow(j.kind).name, engine::jobStateName(j.state, j.kind), step.c_str(),
+            std::printf("%-10s %-9s %15s %-24s %s\n", engine::jobKindRow(j.kind).name,
+                        engine::jobStateName(j.state, j.kind), step.c_str(),
                         j.holder.empty() ? "-" : j.holder.c_str(), what.c_str());
         }
     }
     if (!note.empty())
         std::fprintf(stderr, "%s\n", note.c_str());
-    std::fprintf(stderr, "%zu job%s under %zu folder%s\n", found.size(), found.size() == 1 ? "" : "s",
-                 folders.size(), folders.size() == 1 ? "" : "s");
+    std::fprintf(stderr, "%zu job%s under %zu folder%s\n", found.size(),
+                 found.size() == 1 ? "" : "s", folders.size(), folders.size() == 1 ? "" : "s");
     return 0;
 }
 
-void addTrainCommands(CLI::App& app, CommandTable& table)
+namespace {
+
+// `train CONFIG` or `train --resume RUN`.
+void addTrainCommand(CLI::App& app, CommandTable& table)
 {
     struct Train {
         TrainArgs args;
@@ -291,17 +316,22 @@ void addTrainCommands(CLI::App& app, CommandTable& table)
     train->add_option("config", t->args.config, "Run config (YAML, !include allowed)")
         ->check(CLI::ExistingFile);
     train->add_option("--resume", t->args.resume, "Continue this run (folder or run.h5)");
-    train->add_option("--out", t->args.options.outDir, "Root folder for new runs")->capture_default_str();
-    t->seedOpt = train->add_option("--seed", t->seed, "Random seed (default: config `seed`, "
-                                                      "else random; stored in the run)")
+    train->add_option("--out", t->args.options.outDir, "Root folder for new runs")
+        ->capture_default_str();
+    t->seedOpt = train
+                     ->add_option("--seed", t->seed,
+                                  "Random seed (default: config `seed`, "
+                                  "else random; stored in the run)")
                      ->check(seedRange());
     t->stepsOpt = train->add_option("--steps", t->steps, "Override training.max_steps")
                       ->check(inRange(1, 1e9));
-    train->add_option("--device", t->args.options.device, "cpu, cuda or cuda:N (default: cuda if "
-                                                  "available, else cpu)");
-    train->add_option("--precision", t->args.options.precision,
-                      "Matrix products on a GPU: fp32, tf32 or bf16 (autocast); stored in the run. "
-                      "Default fp32, and with --resume the run's own; docs/gpu.md")
+    train->add_option("--device", t->args.options.device,
+                      "cpu, cuda or cuda:N (default: cuda if "
+                      "available, else cpu)");
+    train
+        ->add_option("--precision", t->args.options.precision,
+                     "Matrix products on a GPU: fp32, tf32 or bf16 (autocast); stored in the run. "
+                     "Default fp32, and with --resume the run's own; docs/gpu.md")
         ->check(CLI::IsMember({"fp32", "tf32", "bf16"}));
     train->add_option("--threads", t->args.options.threads, "CPU threads (default: all cores)")
         ->check(threadRange());
@@ -317,7 +347,13 @@ void addTrainCommands(CLI::App& app, CommandTable& table)
             t->args.options.maxSteps = t->steps;
         return runTrain(t->args, session);
     });
+}
 
+}  // namespace
+
+void addTrainCommands(CLI::App& app, CommandTable& table)
+{
+    addTrainCommand(app, table);
     struct Validate {
         std::string config;
         bool quiet = false;
@@ -349,9 +385,10 @@ void addTrainCommands(CLI::App& app, CommandTable& table)
     };
     auto st = std::make_shared<Stop>();
     auto* stop = app.add_subcommand(
-        "stop", "Stop a training that another process runs (a terminal, the studio, a sweep cell): it "
-                "finishes its step and writes a checkpoint (exit 0 stopped, 3 nothing trains it, "
-                "124 still training after --wait)");
+        "stop",
+        "Stop a training that another process runs (a terminal, the studio, a sweep cell): it "
+        "finishes its step and writes a checkpoint (exit 0 stopped, 3 nothing trains it, "
+        "124 still training after --wait)");
     stop->add_option("run", st->run, "Run folder or run.h5")->required();
     stop->add_option("--wait", st->wait, "Seconds to wait for the checkpoint (0: ask and return)")
         ->capture_default_str()
@@ -364,10 +401,12 @@ void addTrainCommands(CLI::App& app, CommandTable& table)
     };
     auto jb = std::make_shared<Jobs>();
     auto* jobs = app.add_subcommand(
-        "jobs", "List what runs under folders, from the files alone: trainings whose writer holds the run "
-                "(a terminal, the studio, a sweep cell), and the running, queued and requeued cells of "
-                "sweeps (with Slurm's state)");
-    jobs->add_option("folders", jb->folders, "Folders to search (default: runs/ if it exists, else .)");
+        "jobs",
+        "List what runs under folders, from the files alone: trainings whose writer holds the run "
+        "(a terminal, the studio, a sweep cell), and the running, queued and requeued cells of "
+        "sweeps (with Slurm's state)");
+    jobs->add_option("folders", jb->folders,
+                     "Folders to search (default: runs/ if it exists, else .)");
     jobs->add_flag("--json", jb->json, "A JSON array instead of the table");
     table.add(jobs, [jb](const Session&) { return runJobs(jb->folders, jb->json); });
 }

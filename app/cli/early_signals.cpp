@@ -45,8 +45,8 @@ void installEarly(int, char**, char**)
 }  // namespace
 
 // Executables only: runs after relocation, before every shared library's constructors.
-__attribute__((section(".preinit_array"), used)) void (*const g_preinit)(int, char**, char**) =
-    installEarly;
+__attribute__((section(".preinit_array"), used)) void (*const g_preinit)(int, char**,
+                                                                         char**) = installEarly;
 
 // Until a command installs its own handlers: the documented exit 130, not death by the signal
 // (a SIGTERM between main() and a training's handlers killed it; tst_reliability at 400 ms).

@@ -4,26 +4,26 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
-#include <algorithm>
 #include <filesystem>
 #include <memory>
 #include <optional>
 
-#include "figure_export.h"
+#include "command_registry.h"
 #include "compare_figure.h"
+#include "figure_export.h"
 #include "figure_provenance.h"
 #include "lengen/engine/errors.h"
 #include "lengen/engine/run_file.h"
-#include "run_figures.h"
-#include "lengen/engine/sweep.h"
 #include "lengen/engine/seed_stats.h"
+#include "lengen/engine/sweep.h"
 #include "lengen/engine/sweep_aggregate.h"
+#include "option_ranges.h"
+#include "run_figures.h"
 #include "sweep_figures.h"
 #include "sweep_table.h"
-#include "command_registry.h"
-#include "option_ranges.h"
 
 namespace fs = std::filesystem;
 
@@ -41,7 +41,8 @@ std::unique_ptr<QApplication> makeApplication()
 {
     qputenv("QT_QPA_PLATFORM", "offscreen");
     if (qEnvironmentVariableIsEmpty("XDG_RUNTIME_DIR")) {  // else Qt warns on every run
-        const auto dir = fs::temp_directory_path() / ("lengen-runtime-" + std::to_string(::getuid()));
+        const auto dir =
+            fs::temp_directory_path() / ("lengen-runtime-" + std::to_string(::getuid()));
         std::error_code ec;
         fs::create_directory(dir, ec);
         fs::permissions(dir, fs::perms::owner_all, ec);
@@ -72,7 +73,8 @@ plots::Format formatNamed(const std::string& name)
 {
     const auto fmt = plots::formatFromName(name);
     if (!fmt)
-        throw Error(ErrorKind::Usage, "export: unknown format '" + name + "' (png, svg, pdf, csv, tex)");
+        throw Error(ErrorKind::Usage,
+                    "export: unknown format '" + name + "' (png, svg, pdf, csv, tex)");
     return *fmt;
 }
 
@@ -92,10 +94,13 @@ void exportOne(const std::string& run, const std::string& name, const figures::M
     fs::create_directories(path.parent_path(), ec);
     auto figure = figures::makeFigure(run, name, map);
     const QStringList hidden = view ? view->hidden : QStringList{};
-    if (figure.plot && view) {  // the view a provenance recorded: hidden curves, the studio's options
+    if (figure.plot &&
+        view) {  // the view a provenance recorded: hidden curves, the studio's options
         auto& series = figure.plot->series;
         series.erase(std::remove_if(series.begin(), series.end(),
-                                    [&](const plots::Series& s) { return hidden.contains(QString::fromStdString(s.name)); }),
+                                    [&](const plots::Series& s) {
+                                        return hidden.contains(QString::fromStdString(s.name));
+                                    }),
                      series.end());
         if (view->logY) {
             figure.plot->y.log = true;
@@ -106,15 +111,16 @@ void exportOne(const std::string& run, const std::string& name, const figures::M
             figure.plot->legend = plots::LegendPlace::OutsideRight;
     }
     const QString out = QString::fromStdString(path.string());
-    const auto result = figure.plot ? plots::exportFigure(*figure.plot, out, format, args.dpi, args.standalone)
-                                    : plots::exportHeatmap(*figure.heatmap, out, format, args.dpi, args.standalone);
+    const auto result =
+        figure.plot ? plots::exportFigure(*figure.plot, out, format, args.dpi, args.standalone)
+                    : plots::exportHeatmap(*figure.heatmap, out, format, args.dpi, args.standalone);
     if (!result.ok)
         throw Error(ErrorKind::Io, result.error.toStdString());
     if (!args.quiet)
         std::printf("%s\n", path.string().c_str());
     if (provenance && !args.noProvenance) {
-        const auto file = figures::writeProvenance(path.string(), figures::runFigureProvenance(run, name, map, hidden),
-                                                   args.standalone);
+        const auto file = figures::writeProvenance(
+            path.string(), figures::runFigureProvenance(run, name, map, hidden), args.standalone);
         if (!args.quiet)
             std::printf("%s\n", file.c_str());
     }
@@ -124,8 +130,8 @@ void exportOne(const std::string& run, const std::string& name, const figures::M
 // provenance recorded, else PNG; each at --out (given no extension, or several formats, the
 // format's is added) or beside the provenance as <stem>-rebuilt.<ext>. Issue 52: an --out
 // without extension got PNG bytes whatever the figure had been.
-std::vector<std::pair<plots::Format, fs::path>> rebuildTargets(const ExportArgs& args, const figures::FigureSource& source,
-                                                               const std::string& stem)
+std::vector<std::pair<plots::Format, fs::path>>
+rebuildTargets(const ExportArgs& args, const figures::FigureSource& source, const std::string& stem)
 {
     auto formats = formatsNamed(args.formats);
     const fs::path out(args.out);
@@ -142,7 +148,8 @@ std::vector<std::pair<plots::Format, fs::path>> rebuildTargets(const ExportArgs&
         fs::path path;
         if (args.out.empty())  // appended, never replaced: names hold dots ("scale-x=0.333")
             path = fs::path(args.from).parent_path() / (stem + "-rebuilt." + extension(fmt));
-        else if (!out.has_extension() || plots::formatFromPath(QString::fromStdString(args.out)) == std::nullopt)
+        else if (!out.has_extension() ||
+                 plots::formatFromPath(QString::fromStdString(args.out)) == std::nullopt)
             path = fs::path(args.out + "." + extension(fmt));
         else if (formats.size() > 1)
             path = fs::path(out).replace_extension(extension(fmt));
@@ -160,12 +167,14 @@ void writeRebuilt(plots::FigureSpec figure, const figures::FigureSource& source,
 {
     auto& series = figure.series;
     series.erase(std::remove_if(series.begin(), series.end(),
-                                [&](const plots::Series& s) { return source.hidden.contains(QString::fromStdString(s.name)); }),
+                                [&](const plots::Series& s) {
+                                    return source.hidden.contains(QString::fromStdString(s.name));
+                                }),
                  series.end());
     std::error_code ec;
     fs::create_directories(path.parent_path(), ec);
-    const auto result = plots::exportFigure(figure, QString::fromStdString(path.string()), fmt, args.dpi,
-                                            args.standalone || source.standalone);
+    const auto result = plots::exportFigure(figure, QString::fromStdString(path.string()), fmt,
+                                            args.dpi, args.standalone || source.standalone);
     if (!result.ok)
         throw Error(ErrorKind::Io, result.error.toStdString());
     if (!args.quiet)
@@ -191,13 +200,16 @@ int exportFromProvenance(const ExportArgs& args)
         std::sort(cells.begin(), cells.end());
         std::sort(recorded.begin(), recorded.end());
         if (cells != recorded)
-            throw Error(ErrorKind::RunFile, "--from " + args.from + ": the sweep's " + source.method + " results come from " +
-                                                std::to_string(cells.size()) + " cells now, the grid drew " +
-                                                std::to_string(recorded.size()) + " (cells evaluated since?)");
+            throw Error(ErrorKind::RunFile,
+                        "--from " + args.from + ": the sweep's " + source.method +
+                            " results come from " + std::to_string(cells.size()) +
+                            " cells now, the grid drew " + std::to_string(recorded.size()) +
+                            " (cells evaluated since?)");
         for (const auto& [fmt, path] : rebuildTargets(args, source, "grid_" + source.method)) {
-            const auto result = plots::exportGrid(figures::sweepGridFigure(aggregate, source.method),
-                                                  QString::fromStdString(path.string()), fmt, args.dpi,
-                                                  args.standalone || source.standalone);
+            const auto result =
+                plots::exportGrid(figures::sweepGridFigure(aggregate, source.method),
+                                  QString::fromStdString(path.string()), fmt, args.dpi,
+                                  args.standalone || source.standalone);
             if (!result.ok)
                 throw Error(ErrorKind::Io, result.error.toStdString());
             if (!args.quiet)
@@ -215,8 +227,9 @@ int exportFromProvenance(const ExportArgs& args)
             runs << QString::fromStdString(r);
         auto compared = ui::compareRuns(runs, source.method, source.baselines, options);
         if (!compared.missing.isEmpty())
-            throw Error(ErrorKind::RunFile, "--from " + args.from + ": run " + compared.missing.front().toStdString() +
-                                                " no longer has its " + source.method + " evaluation");
+            throw Error(ErrorKind::RunFile,
+                        "--from " + args.from + ": run " + compared.missing.front().toStdString() +
+                            " no longer has its " + source.method + " evaluation");
         if (source.logY) {
             compared.figure.y.log = true;
             compared.figure.y.min.reset();
@@ -230,7 +243,8 @@ int exportFromProvenance(const ExportArgs& args)
     recorded.standalone = args.standalone || source.standalone;
     const auto targets = rebuildTargets(args, source, figures::figureFileName(source.name));
     for (const auto& [fmt, path] : targets)
-        exportOne(source.run, source.name, source.map, fmt, path, recorded, fmt == targets.front().first, &source);
+        exportOne(source.run, source.name, source.map, fmt, path, recorded,
+                  fmt == targets.front().first, &source);
     return 0;
 }
 
@@ -246,7 +260,8 @@ engine::SweepAggregate sweepAggregate(const std::string& root, bool quiet)
     if (fs::exists(file))
         return engine::readAggregate(file);
     if (!quiet)
-        std::fprintf(stderr, "no %s yet: aggregating the cells now (lengen sweep aggregate)\n", file.c_str());
+        std::fprintf(stderr, "no %s yet: aggregating the cells now (lengen sweep aggregate)\n",
+                     file.c_str());
     auto a = engine::aggregateSweep(root, {});
     engine::writeAggregate(file, a);
     return a;
@@ -256,17 +271,21 @@ int exportSweep(const ExportArgs& args)
 {
     const std::string root = engine::locateSweep(args.run);
     if (args.list) {
-        std::printf("%-28s %s\n", "grid", "one panel per task, one curve per PE: mean over seeds with its band");
-        std::printf("%-28s %s\n", "table", "value at the train length and the longest length per group (csv, md)");
+        std::printf("%-28s %s\n", "grid",
+                    "one panel per task, one curve per PE: mean over seeds with its band");
+        std::printf("%-28s %s\n", "table",
+                    "value at the train length and the longest length per group (csv, md)");
         return 0;
     }
     if (args.all || (args.figure != "grid" && args.figure != "table"))
-        throw Error(ErrorKind::Usage, "export: a sweep folder has the figures grid and table (--figure grid|table)");
+        throw Error(ErrorKind::Usage,
+                    "export: a sweep folder has the figures grid and table (--figure grid|table)");
     const auto aggregate = sweepAggregate(root, args.quiet);
     const auto methods = engine::aggregateMethods(aggregate);
     std::string method = args.method;
     if (method.empty())
-        method = std::find(methods.begin(), methods.end(), "ood_length") != methods.end() || methods.empty()
+        method = std::find(methods.begin(), methods.end(), "ood_length") != methods.end() ||
+                         methods.empty()
                      ? "ood_length"
                      : methods.front();
     auto formats = args.formats;
@@ -275,24 +294,27 @@ int exportSweep(const ExportArgs& args)
                                     : fs::path(args.out).extension().string().substr(
                                           fs::path(args.out).has_extension() ? 1 : 0)};
     for (const auto& f : formats) {
-        const fs::path path = args.out.empty() ? fs::path(root) / "figures" / (args.figure + "_" + method + "." + f)
-                              : formats.size() > 1 ? fs::path(args.out).replace_extension(f)
-                                                   : fs::path(args.out);
+        const fs::path path =
+            args.out.empty() ? fs::path(root) / "figures" / (args.figure + "_" + method + "." + f)
+            : formats.size() > 1 ? fs::path(args.out).replace_extension(f)
+                                 : fs::path(args.out);
         std::error_code ec;
         fs::create_directories(path.parent_path(), ec);
         if (args.figure == "table") {
             if (f != "csv" && f != "md")
-                throw Error(ErrorKind::Usage, "export: the table is written as csv or md, not '" + f + "'");
-            const std::string text = sweepTable(aggregate, method, f == "csv" ? TableFormat::Csv : TableFormat::Markdown);
+                throw Error(ErrorKind::Usage,
+                            "export: the table is written as csv or md, not '" + f + "'");
+            const std::string text = sweepTable(
+                aggregate, method, f == "csv" ? TableFormat::Csv : TableFormat::Markdown);
             if (text.empty())
-                throw Error(ErrorKind::Usage, "export: the sweep " + aggregate.sweep + " has no aggregated '" +
-                                                  method + "' evaluation");
+                throw Error(ErrorKind::Usage, "export: the sweep " + aggregate.sweep +
+                                                  " has no aggregated '" + method + "' evaluation");
             engine::writeSweepTextFile(path.string(), text);
         } else {
             const auto fmt = formatNamed(f);
             const auto result = plots::exportGrid(figures::sweepGridFigure(aggregate, method),
-                                                  QString::fromStdString(path.string()), fmt, args.dpi,
-                                                  args.standalone);
+                                                  QString::fromStdString(path.string()), fmt,
+                                                  args.dpi, args.standalone);
             if (!result.ok)
                 throw Error(ErrorKind::Io, result.error.toStdString());
         }
@@ -300,7 +322,9 @@ int exportSweep(const ExportArgs& args)
             std::printf("%s\n", path.string().c_str());
         if (args.figure == "grid" && f == formats.front() && !args.noProvenance) {
             const auto file = figures::writeProvenance(
-                path.string(), figures::sweepGridProvenance(root, method, aggregate, figures::aggregateBand(aggregate, method)),
+                path.string(),
+                figures::sweepGridProvenance(root, method, aggregate,
+                                             figures::aggregateBand(aggregate, method)),
                 args.standalone);
             if (!args.quiet)
                 std::printf("%s\n", file.c_str());
@@ -315,12 +339,14 @@ int runExport(const ExportArgs& args)
 {
     if (!args.from.empty()) {
         if (!args.run.empty() || !args.figure.empty() || args.all || args.list)
-            throw Error(ErrorKind::Usage, "export --from FILE rebuilds the figure it names: give no run, --figure, --all or --list");
+            throw Error(ErrorKind::Usage, "export --from FILE rebuilds the figure it names: give "
+                                          "no run, --figure, --all or --list");
         auto app = makeApplication();
         return exportFromProvenance(args);
     }
     if (args.run.empty())
-        throw Error(ErrorKind::Usage, "export: give a run (or a sweep folder), or --from FIGURE.provenance.json");
+        throw Error(ErrorKind::Usage,
+                    "export: give a run (or a sweep folder), or --from FIGURE.provenance.json");
     if (isSweepFolder(args.run)) {
         if (int(args.list) + int(args.all) + int(!args.figure.empty()) != 1)
             throw Error(ErrorKind::Usage, "export: give one of --figure grid|table or --list");
@@ -353,15 +379,17 @@ int runExport(const ExportArgs& args)
         return 0;
     }
     if (formats.empty()) {
-        const auto fromPath = args.out.empty() ? std::nullopt
-                                               : plots::formatFromPath(QString::fromStdString(args.out));
+        const auto fromPath = args.out.empty()
+                                  ? std::nullopt
+                                  : plots::formatFromPath(QString::fromStdString(args.out));
         formats = {fromPath.value_or(plots::Format::Png)};
     }
     for (auto fmt : formats) {
         // Names may contain dots ("scale-x=0.333"): append the extension, never replace it.
-        fs::path path = args.out.empty() ? runDir / "figures" /
-                                               (figures::figureFileName(args.figure) + "." + extension(fmt))
-                                         : fs::path(args.out);
+        fs::path path =
+            args.out.empty()
+                ? runDir / "figures" / (figures::figureFileName(args.figure) + "." + extension(fmt))
+                : fs::path(args.out);
         if (!args.out.empty() && formats.size() > 1)
             path.replace_extension(extension(fmt));
         exportOne(args.run, args.figure, map, fmt, path, args, fmt == formats.front());
@@ -369,37 +397,46 @@ int runExport(const ExportArgs& args)
     return 0;
 }
 
-
 void addExportCommand(CLI::App& app, CommandTable& table)
 {
     auto a = std::make_shared<ExportArgs>();
     auto* cmd = app.add_subcommand(
-        "export", "Figures of a run (evaluation, attention, attacks, serial position, loss) or of a "
-                  "sweep (grid, table) as PNG, SVG, PDF, CSV or pgfplots (tex)");
-    cmd->add_option("run", a->run, "Run folder or run.h5, or a sweep folder (figures grid and "
-                                   "table)");
-    cmd->add_option("--from", a->from, "Rebuild the figure a <figure>.provenance.json describes, from the same "
-                                       "run (exit 3 when it moved or changed)");
-    cmd->add_flag("--no-provenance", a->noProvenance, "Write no <figure>.provenance.json beside the figure");
-    cmd->add_option("--method", a->method, "Sweep grid / table: evaluation method (default "
-                                           "ood_length)");
+        "export",
+        "Figures of a run (evaluation, attention, attacks, serial position, loss) or of a "
+        "sweep (grid, table) as PNG, SVG, PDF, CSV or pgfplots (tex)");
+    cmd->add_option("run", a->run,
+                    "Run folder or run.h5, or a sweep folder (figures grid and "
+                    "table)");
+    cmd->add_option("--from", a->from,
+                    "Rebuild the figure a <figure>.provenance.json describes, from the same "
+                    "run (exit 3 when it moved or changed)");
+    cmd->add_flag("--no-provenance", a->noProvenance,
+                  "Write no <figure>.provenance.json beside the figure");
+    cmd->add_option("--method", a->method,
+                    "Sweep grid / table: evaluation method (default "
+                    "ood_length)");
     cmd->add_option("--figure", a->figure, "Figure name (see --list)");
     cmd->add_flag("--all", a->all, "Every available figure (into <run>/figures)");
     cmd->add_flag("--list", a->list, "List the figures this run can draw");
-    cmd->add_option("--format", a->formats, "png, svg, pdf, csv, tex (pgfplots code and its .dat "
-                                            "files; several: comma); a sweep's table: csv, md")
+    cmd->add_option("--format", a->formats,
+                    "png, svg, pdf, csv, tex (pgfplots code and its .dat "
+                    "files; several: comma); a sweep's table: csv, md")
         ->delimiter(',');
-    cmd->add_flag("--standalone", a->standalone, "tex: a whole document that pdflatex compiles alone "
-                                                 "(else a tikzpicture to \\input)");
+    cmd->add_flag("--standalone", a->standalone,
+                  "tex: a whole document that pdflatex compiles alone "
+                  "(else a tikzpicture to \\input)");
     cmd->add_option("--out", a->out, "Output file (one figure) or folder (--all)");
-    cmd->add_option("--dpi", a->dpi, "PNG resolution")->capture_default_str()
+    cmd->add_option("--dpi", a->dpi, "PNG resolution")
+        ->capture_default_str()
         ->check(CLI::Range(30, 1200));
     cmd->add_option("--prompt", a->prompt, "Attention map: prompt (from 0)")
-        ->capture_default_str()->check(inRange(0, 1e6));
+        ->capture_default_str()
+        ->check(inRange(0, 1e6));
     cmd->add_option("--layer", a->layer, "Attention map: layer from 0 (default -1: last)")
         ->check(inRange(-1, 1e6));
     cmd->add_option("--head", a->head, "Attention map: head from 0, or -1: the mean over heads")
-        ->capture_default_str()->check(inRange(-1, 1e6));
+        ->capture_default_str()
+        ->check(inRange(-1, 1e6));
     cmd->add_flag("--quiet,-q", a->quiet, "Do not print the written paths");
     table.add(cmd, [a](const Session&) { return runExport(*a); });
 }

@@ -43,7 +43,8 @@ const char* scopeName(engine::InterventionScope s)
     case engine::InterventionScope::Rotary: return "Llama with a static rotary PE";
     case engine::InterventionScope::Attention: return "Llama, every PE";
     case engine::InterventionScope::Recurrent: return "Mamba";
-    case engine::InterventionScope::RandomPositions: return "runs trained with randomized positions";
+    case engine::InterventionScope::RandomPositions:
+        return "runs trained with randomized positions";
     }
     return "?";
 }
@@ -73,10 +74,16 @@ int listEncodings(bool json)
         engine::applyPeName(c, e.name);
         const auto applicable = engine::applicableInterventions(c);
         if (json) {
-            rows.push_back({{"name", e.name}, {"type", e.type}, {"display", e.display},
-                            {"positions", kindName(e.kind)}, {"length_dependent", e.lengthDependent},
-                            {"keys", e.keys}, {"fused_cpu", e.fusedCpu}, {"device", e.device},
-                            {"interventions", applicable}, {"summary", e.summary}});
+            rows.push_back({{"name", e.name},
+                            {"type", e.type},
+                            {"display", e.display},
+                            {"positions", kindName(e.kind)},
+                            {"length_dependent", e.lengthDependent},
+                            {"keys", e.keys},
+                            {"fused_cpu", e.fusedCpu},
+                            {"device", e.device},
+                            {"interventions", applicable},
+                            {"summary", e.summary}});
             continue;
         }
         std::printf("%-13s %-13s %-9s %s\n", e.name.c_str(), e.display.c_str(), kindName(e.kind),
@@ -99,8 +106,12 @@ int listInterventions(bool json)
             jp.push_back({{"key", p.key}, {"default", p.defaultText}, {"accepts", p.accepts}});
         }
         if (json) {
-            rows.push_back({{"name", i.name}, {"applies_to", scopeName(i.scope)}, {"parameters", jp},
-                            {"summary", i.summary}, {"example", i.example}, {"color", i.color}});
+            rows.push_back({{"name", i.name},
+                            {"applies_to", scopeName(i.scope)},
+                            {"parameters", jp},
+                            {"summary", i.summary},
+                            {"example", i.example},
+                            {"color", i.color}});
             continue;
         }
         std::printf("%-12s %-30s %s\n", i.name.c_str(), scopeName(i.scope), i.summary.c_str());

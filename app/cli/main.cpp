@@ -20,7 +20,8 @@ namespace {
 std::string exitCodeHelp()
 {
     return "Exit codes: 0 ok, 1 internal error, 2 config error, 3 run-file error, 4 I/O error,\n"
-           "5 run failed (NaN loss, out of memory), 8 sweep unfinished, 9 scheduler (Slurm) error,\n"
+           "5 run failed (NaN loss, out of memory), 8 sweep unfinished, 9 scheduler (Slurm) "
+           "error,\n"
            "64 usage error, 124 still running when a wait ended (stop, sweep cancel),\n"
            "130 interrupted (checkpoint written).";
 }
@@ -52,7 +53,8 @@ int runCli(int argc, char** argv)
                  "(LenGen Studio command line)"};
     // A callback: only --version asks the GPU driver.
     app.set_version_flag("--version", [] {
-        return std::string("lengen ") + engine::versionString() + "\n" + engine::backendDescription();
+        return std::string("lengen ") + engine::versionString() + "\n" +
+               engine::backendDescription();
     });
     app.footer(exitCodeHelp());
     app.require_subcommand(1);
@@ -61,12 +63,12 @@ int runCli(int argc, char** argv)
     // subcommands, their flags and their runs to the one table.
     using AddCommands = void (*)(CLI::App&, cli::CommandTable&);
     static constexpr AddCommands kCommandFiles[] = {
-        cli::addTrainCommands, cli::addAnalysisCommands,
+        cli::addTrainCommands,     cli::addAnalysisCommands,
 #ifdef LENGEN_WITH_EXPORT
         cli::addExportCommand,
 #endif
-        cli::addReferenceCommands, cli::addSweepCommands, cli::addListCommand,
-        cli::addNoteCommand, cli::addRunsCommand,
+        cli::addReferenceCommands, cli::addSweepCommands,    cli::addListCommand,
+        cli::addNoteCommand,       cli::addRunsCommand,
     };
     cli::CommandTable commands;
     for (const AddCommands add : kCommandFiles)

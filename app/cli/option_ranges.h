@@ -34,10 +34,9 @@ inline CLI::Validator inRange(double lo, double hi, bool integer = true)
             char* end = nullptr;
             const double v = std::strtod(value.c_str(), &end);
             const bool parsed = end && end != value.c_str() && *end == '\0' && errno == 0;
-            if (!parsed || !std::isfinite(v) || v < lo || v > hi ||
-                (integer && v != std::floor(v)))
-                return "must be " + std::string(integer ? "a whole number" : "a number") +
-                       " in " + range + ", not " + value;
+            if (!parsed || !std::isfinite(v) || v < lo || v > hi || (integer && v != std::floor(v)))
+                return "must be " + std::string(integer ? "a whole number" : "a number") + " in " +
+                       range + ", not " + value;
             return {};
         },
         range);

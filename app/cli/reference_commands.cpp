@@ -8,9 +8,9 @@
 #include <filesystem>
 #include <memory>
 
+#include "command_registry.h"
 #include "lengen/engine/errors.h"
 #include "lengen/engine/reference_runs.h"
-#include "command_registry.h"
 
 namespace lengen::cli {
 
@@ -153,8 +153,8 @@ int runImportRun(const ImportRunArgs& args)
 int runExportRun(const ExportRunArgs& args)
 {
     if (args.format != "pytorch")
-        throw engine::Error(engine::ErrorKind::Usage, "unknown --format '" + args.format +
-                                                          "' (only 'pytorch')");
+        throw engine::Error(engine::ErrorKind::Usage,
+                            "unknown --format '" + args.format + "' (only 'pytorch')");
     guardUnfinished({args.outDir + "/state.pt.partial", args.outDir + "/config.yaml.partial"}, {});
     const auto r = engine::exportReferenceRun(args.run, args.outDir);
     guardUnfinished({}, {});
@@ -165,15 +165,17 @@ int runExportRun(const ExportRunArgs& args)
     return 0;
 }
 
-
 void addReferenceCommands(CLI::App& app, CommandTable& table)
 {
     auto in = std::make_shared<ImportRunArgs>();
     auto* importRun = app.add_subcommand(
         "import-run", "Import runs of the reference's Python code (config.yaml + state.pt "
                       "[+ metrics.json]) as LenGen runs");
-    importRun->add_option("folders", in->paths, "Reference run folders, or a models/ tree "
-                                                "holding them")->required();
+    importRun
+        ->add_option("folders", in->paths,
+                     "Reference run folders, or a models/ tree "
+                     "holding them")
+        ->required();
     importRun->add_option("--out", in->outDir, "Root folder for the imported runs")
         ->capture_default_str();
     importRun->add_flag("!--no-metrics", in->metrics, "Do not import metrics.json");

@@ -32,7 +32,9 @@ int runRuns(const RunsArgs& a)
     for (const auto& w : a.where) {
         const auto eq = w.find('=');
         if (eq == std::string::npos || eq == 0)
-            throw engine::Error(engine::ErrorKind::Usage, "--where " + w + ": write key=value (model.num_hidden_layers=6, pe=rope)");
+            throw engine::Error(engine::ErrorKind::Usage,
+                                "--where " + w +
+                                    ": write key=value (model.num_hidden_layers=6, pe=rope)");
         filters.emplace_back(w.substr(0, eq), w.substr(eq + 1));
     }
     std::size_t shown = 0, total = 0;
@@ -41,7 +43,8 @@ int runRuns(const RunsArgs& a)
         const auto start = std::chrono::steady_clock::now();
         engine::RunIndexStats st;
         const auto runs = engine::indexRuns(folder, &st);
-        const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+        const double seconds =
+            std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
         total += runs.size();
         all.insert(all.end(), runs.begin(), runs.end());
         for (const auto& r : runs) {
@@ -52,27 +55,41 @@ int runRuns(const RunsArgs& a)
                 continue;
             ++shown;
             if (a.json) {
-                nlohmann::json j{{"path", r.path}, {"run_id", r.runId}, {"task", r.task}, {"pe", r.pe},
-                                 {"backbone", r.backbone}, {"seed", r.seed}, {"status", engine::statusLabel(r.status)},
-                                 {"steps", r.steps}, {"total_steps", r.totalSteps},
-                                 {"final_loss", std::isfinite(r.finalLoss) ? nlohmann::json(r.finalLoss) : nlohmann::json()},
-                                 {"eval", r.evalMethods}, {"probes", r.probes}, {"tags", r.tags}};
-                std::printf("%s\n", j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace).c_str());
+                nlohmann::json j{{"path", r.path},
+                                 {"run_id", r.runId},
+                                 {"task", r.task},
+                                 {"pe", r.pe},
+                                 {"backbone", r.backbone},
+                                 {"seed", r.seed},
+                                 {"status", engine::statusLabel(r.status)},
+                                 {"steps", r.steps},
+                                 {"total_steps", r.totalSteps},
+                                 {"final_loss", std::isfinite(r.finalLoss)
+                                                    ? nlohmann::json(r.finalLoss)
+                                                    : nlohmann::json()},
+                                 {"eval", r.evalMethods},
+                                 {"probes", r.probes},
+                                 {"tags", r.tags}};
+                std::printf(
+                    "%s\n",
+                    j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace).c_str());
             } else {
                 std::string tags;
                 for (const auto& t : r.tags)
                     tags += (tags.empty() ? "" : ",") + t;
-                std::printf("%-8s %-18s %-14s seed %-6lld %7lld/%-7lld %-11s loss %-9.4g %s%s%s\n", r.runId.c_str(),
-                            r.task.c_str(), r.pe.c_str(), static_cast<long long>(r.seed),
-                            static_cast<long long>(r.steps), static_cast<long long>(r.totalSteps),
+                std::printf("%-8s %-18s %-14s seed %-6lld %7lld/%-7lld %-11s loss %-9.4g %s%s%s\n",
+                            r.runId.c_str(), r.task.c_str(), r.pe.c_str(),
+                            static_cast<long long>(r.seed), static_cast<long long>(r.steps),
+                            static_cast<long long>(r.totalSteps),
                             engine::statusLabel(r.status).c_str(), r.finalLoss, r.path.c_str(),
                             tags.empty() ? "" : "  tags ", tags.c_str());
             }
         }
         if (a.stats)
-            std::fprintf(stderr, "%s: %zu runs in %.2f s, %zu from the index, %zu read from their files%s\n",
-                         folder.c_str(), st.runs, seconds, st.fromIndex, st.read,
-                         st.indexWritten ? "; index written" : "");
+            std::fprintf(
+                stderr, "%s: %zu runs in %.2f s, %zu from the index, %zu read from their files%s\n",
+                folder.c_str(), st.runs, seconds, st.fromIndex, st.read,
+                st.indexWritten ? "; index written" : "");
     }
     std::fprintf(stderr, "%zu of %zu runs\n", shown, total);
     std::vector<const engine::RunIndexEntry*> pointers;
@@ -89,13 +106,18 @@ int runRuns(const RunsArgs& a)
 void addRunsCommand(CLI::App& app, CommandTable& table)
 {
     auto a = std::make_shared<RunsArgs>();
-    auto* cmd = app.add_subcommand("runs", "List the runs under folders (through <folder>/.lengen-index.json, "
-                                           "rebuilt where stale), filtered by --where");
-    cmd->add_option("folders", a->folders, "Runs folders (any depth)")->required()->check(CLI::ExistingPath);
-    cmd->add_option("--where", a->where, "key=value: a resolved config key (model.num_hidden_layers=6) or pe, "
-                                         "task, backbone, status, seed, tag, id; repeatable, all must hold");
+    auto* cmd = app.add_subcommand(
+        "runs", "List the runs under folders (through <folder>/.lengen-index.json, "
+                "rebuilt where stale), filtered by --where");
+    cmd->add_option("folders", a->folders, "Runs folders (any depth)")
+        ->required()
+        ->check(CLI::ExistingPath);
+    cmd->add_option("--where", a->where,
+                    "key=value: a resolved config key (model.num_hidden_layers=6) or pe, "
+                    "task, backbone, status, seed, tag, id; repeatable, all must hold");
     cmd->add_flag("--json", a->json, "One JSON object per run");
-    cmd->add_flag("--stats", a->stats, "Say per folder how long listing took and what the index held");
+    cmd->add_flag("--stats", a->stats,
+                  "Say per folder how long listing took and what the index held");
     table.add(cmd, [a](const Session&) { return runRuns(*a); });
 }
 

@@ -7,10 +7,10 @@
 #include <memory>
 
 #include "command_registry.h"
-#include "option_ranges.h"
-#include "sweep_commands.h"
 #include "lengen/engine/config_edit.h"
 #include "lengen/engine/seed_stats.h"
+#include "option_ranges.h"
+#include "sweep_commands.h"
 
 namespace lengen::cli {
 
@@ -31,31 +31,38 @@ void addNew(CLI::App& sweep, CommandTable& table)
 {
     auto a = std::make_shared<SweepNewArgs>();
     auto* cmd = sweep.add_subcommand("new", "Write a sweep folder from a base config");
-    cmd->add_option("config", a->config, "Base run config (YAML)")->required()
+    cmd->add_option("config", a->config, "Base run config (YAML)")
+        ->required()
         ->check(CLI::ExistingFile);
     std::string pes;
     for (const auto& pe : engine::sweepPeNames())
         pes += (pes.empty() ? "" : ", ") + pe;
-    cmd->add_option("--pe", a->request.pes, "Position encodings and backbones (lengen list encodings): " + pes)
+    cmd->add_option("--pe", a->request.pes,
+                    "Position encodings and backbones (lengen list encodings): " + pes)
         ->delimiter(',');
     cmd->add_option("--task", a->request.tasks, "Tasks")->delimiter(',');
-    cmd->add_option("--seeds", a->request.seeds, "Seeds 1..N per cell")->capture_default_str()
+    cmd->add_option("--seeds", a->request.seeds, "Seeds 1..N per cell")
+        ->capture_default_str()
         ->check(inRange(1, 10000));
-    cmd->add_option("--set", a->sets, "An axis over a config key: KEY=V1,V2 "
-                                      "(e.g. model.num_hidden_layers=4,6); repeatable");
+    cmd->add_option("--set", a->sets,
+                    "An axis over a config key: KEY=V1,V2 "
+                    "(e.g. model.num_hidden_layers=4,6); repeatable");
     cmd->add_flag("!--no-eval", a->request.eval, "Train only (default: evaluate each cell)");
-    cmd->add_option("--methods", a->request.evalMethods, "Evaluation methods")->delimiter(',')
+    cmd->add_option("--methods", a->request.evalMethods, "Evaluation methods")
+        ->delimiter(',')
         ->capture_default_str();
     cmd->add_option("--prompts", a->request.evalPrompts, "Evaluation prompts per method")
-        ->capture_default_str()->check(inRange(1, 1e7));
+        ->capture_default_str()
+        ->check(inRange(1, 1e7));
     cmd->add_option("--interventions", a->request.evalInterventions,
                     "Training-free length extensions to evaluate in each cell besides the plain "
                     "model (docs/interventions.md), or `all`: every one that applies to the cell")
         ->delimiter(';');
     cmd->add_flag("--probe", a->request.probe, "Also run every probe on each cell");
-    cmd->add_flag("--skip-refused", a->request.skipRefused,
-                  "Leave out the combinations the config refuses (NoPE under randomized positions, …) "
-                  "instead of refusing the grid");
+    cmd->add_flag(
+        "--skip-refused", a->request.skipRefused,
+        "Leave out the combinations the config refuses (NoPE under randomized positions, …) "
+        "instead of refusing the grid");
     cmd->add_option("--out", a->request.outDir, "The sweep folder to create")->required();
     cmd->add_flag("--quiet,-q", a->quiet, "Only print the folder");
     table.add(cmd, [a](const Session&) { return runSweepNew(*a); });
@@ -65,8 +72,9 @@ void addRun(CLI::App& sweep, CommandTable& table)
 {
     auto a = std::make_shared<SweepRunArgs>();
     auto* cmd = sweep.add_subcommand(
-        "run", "Run every unfinished cell here, N at a time (resumes stopped cells; Ctrl-C stops all "
-               "with checkpoints)");
+        "run",
+        "Run every unfinished cell here, N at a time (resumes stopped cells; Ctrl-C stops all "
+        "with checkpoints)");
     cmd->add_option("dir", a->dir, "Sweep folder")->required();
     cmd->add_option("--jobs,-j", a->options.jobs, "Cells at once (default: one per core)")
         ->check(inRange(0, 1024));
@@ -74,19 +82,22 @@ void addRun(CLI::App& sweep, CommandTable& table)
                     "Cells at once on each device of --device (K x GPUs; instead of --jobs)")
         ->check(inRange(1, 64));
     cmd->add_option("--threads-per-job", a->options.threadsPerJob,
-                    "CPU threads per cell (default: cores / jobs)")->check(threadRange());
+                    "CPU threads per cell (default: cores / jobs)")
+        ->check(threadRange());
     cmd->add_option("--device", a->options.device,
                     "cpu, cuda (every GPU, each cell on the least busy), or a list cuda:0,cuda:2 "
                     "(default: every GPU, or the CPU where there is none)");
     cmd->add_flag("--mps", a->options.mps,
-                  "Share each GPU between its cells through a private CUDA MPS daemon (nvidia-cuda-mps-control)");
+                  "Share each GPU between its cells through a private CUDA MPS daemon "
+                  "(nvidia-cuda-mps-control)");
     cmd->add_flag("--retry-failed", a->options.retryFailed, "Run failed cells again");
     cmd->add_flag("--quiet,-q", a->quiet, "Only say what failed");
     table.add(cmd, [a](const Session& session) { return runSweepRun(*a, session); });
 
     auto c = std::make_shared<SweepCellArgs>();
     auto* cell = sweep.add_subcommand(
-        "run-cell", "Run one cell in this process (what `sweep run` children and Slurm array tasks do)");
+        "run-cell",
+        "Run one cell in this process (what `sweep run` children and Slurm array tasks do)");
     cell->add_option("dir", c->dir, "Sweep folder")->required();
     cell->add_option("index", c->index, "Cell index (from 0)")->required()->check(inRange(0, 1e6));
     cell->add_option("--threads", c->options.threads, "CPU threads")->check(threadRange());
@@ -102,25 +113,32 @@ void addSubmit(CLI::App& sweep, CommandTable& table)
         "submit", "Submit the unfinished cells as one Slurm job array (one task per cell; requeued "
                   "tasks resume their checkpoint)");
     cmd->add_option("dir", a->dir, "Sweep folder")->required();
-    cmd->add_option("--partition,-p", a->options.partition, "Slurm partition (default: the cluster's)");
-    cmd->add_option("--time,-t", a->options.time, "Time limit per cell, as Slurm writes it "
-                                          "(30, 2:00:00, 1-12:00:00)")
+    cmd->add_option("--partition,-p", a->options.partition,
+                    "Slurm partition (default: the cluster's)");
+    cmd->add_option("--time,-t", a->options.time,
+                    "Time limit per cell, as Slurm writes it "
+                    "(30, 2:00:00, 1-12:00:00)")
         ->check(slurmTime());
     cmd->add_option("--gpus-per-job", a->options.gpusPerJob, "GPUs per cell (--gpus-per-task)")
         ->check(inRange(0, 64));
-    cmd->add_option("--cpus-per-job", a->options.cpusPerJob, "CPU cores per cell, also its threads "
-                                                     "(default 1)")
+    cmd->add_option("--cpus-per-job", a->options.cpusPerJob,
+                    "CPU cores per cell, also its threads "
+                    "(default 1)")
         ->check(inRange(0, 1024));
-    cmd->add_option("--max-parallel", a->options.maxParallel, "Cells running at once (the array's %K; "
-                                                      "default: no limit)")
+    cmd->add_option("--max-parallel", a->options.maxParallel,
+                    "Cells running at once (the array's %K; "
+                    "default: no limit)")
         ->check(inRange(0, 100000));
     cmd->add_option("--signal-before", a->options.signalSeconds,
                     "Seconds before the time limit when a cell checkpoints and requeues itself")
-        ->capture_default_str()->check(inRange(10, 3600));
-    cmd->add_option("--sbatch-arg", a->options.sbatchArgs, "An extra #SBATCH line, e.g. "
-                                                   "--sbatch-arg=--account=lab (repeatable)");
-    cmd->add_option("--device", a->options.device, "cpu, cuda or cuda:N (default: cuda when "
-                                           "--gpus-per-job is set)");
+        ->capture_default_str()
+        ->check(inRange(10, 3600));
+    cmd->add_option("--sbatch-arg", a->options.sbatchArgs,
+                    "An extra #SBATCH line, e.g. "
+                    "--sbatch-arg=--account=lab (repeatable)");
+    cmd->add_option("--device", a->options.device,
+                    "cpu, cuda or cuda:N (default: cuda when "
+                    "--gpus-per-job is set)");
     cmd->add_flag("--retry-failed", a->options.retryFailed, "Submit failed cells again");
     cmd->add_flag("--dry-run", a->dryRun, "Print the job script; submit nothing");
     table.add(cmd, [a](const Session& session) {
@@ -134,16 +152,21 @@ void addResults(CLI::App& sweep, CommandTable& table)
 {
     auto a = std::make_shared<SweepAggregateArgs>();
     auto* cmd = sweep.add_subcommand(
-        "aggregate", "Combine the cells' evaluation and probe curves over seeds into DIR/aggregate.h5 "
-                     "and print the summary table");
+        "aggregate",
+        "Combine the cells' evaluation and probe curves over seeds into DIR/aggregate.h5 "
+        "and print the summary table");
     cmd->add_option("dir", a->dir, "Sweep folder")->required();
-    cmd->add_option("--by", a->options.groupBy, "Axes to group by (default: all but seed)")->delimiter(',');
-    cmd->add_option("--bootstrap", a->options.bootstrapTrials, "Bootstrap resamples over seeds (3 seeds "
-                                                               "or more)")
-        ->capture_default_str()->check(inRange(1, 100000));
+    cmd->add_option("--by", a->options.groupBy, "Axes to group by (default: all but seed)")
+        ->delimiter(',');
+    cmd->add_option("--bootstrap", a->options.bootstrapTrials,
+                    "Bootstrap resamples over seeds (3 seeds "
+                    "or more)")
+        ->capture_default_str()
+        ->check(inRange(1, 100000));
     a->band = engine::bandKindName(a->options.band);  // the engine's default, as --help shows it
-    cmd->add_option("--band", a->band, "The band over seeds: auto (bootstrap 5-95 % from 3 seeds, else "
-                                       "min-max), bootstrap, sd, se, minmax; one seed has none")
+    cmd->add_option("--band", a->band,
+                    "The band over seeds: auto (bootstrap 5-95 % from 3 seeds, else "
+                    "min-max), bootstrap, sd, se, minmax; one seed has none")
         ->capture_default_str()
         ->check(CLI::IsMember({"auto", "bootstrap", "sd", "se", "minmax", "min-max"}));
     cmd->add_option("--method", a->method, "Print only this method's table");
@@ -155,8 +178,8 @@ void addResults(CLI::App& sweep, CommandTable& table)
         bool json = false;
     };
     auto s = std::make_shared<Status>();
-    auto* status = sweep.add_subcommand(
-        "status", "One line per cell: state, stage, step, loss, analysis (exit 0 done, 5 failed, 8 unfinished)");
+    auto* status = sweep.add_subcommand("status", "One line per cell: state, stage, step, loss, "
+                                                  "analysis (exit 0 done, 5 failed, 8 unfinished)");
     status->add_option("dir", s->dir, "Sweep folder")->required();
     status->add_flag("--json", s->json, "A JSON array instead of the table");
     table.add(status, [s](const Session&) { return runSweepStatus(s->dir, s->json); });
@@ -168,13 +191,16 @@ void addResults(CLI::App& sweep, CommandTable& table)
     };
     auto c = std::make_shared<Cancel>();
     auto* cancel = sweep.add_subcommand(
-        "cancel", "Cancel cells from any shell, while `sweep run`, `submit` or the studio holds them: "
-                  "queued ones never start, running ones stop with a checkpoint (exit 0; 124 when "
-                  "--wait ends first; 9 scancel failed)");
+        "cancel",
+        "Cancel cells from any shell, while `sweep run`, `submit` or the studio holds them: "
+        "queued ones never start, running ones stop with a checkpoint (exit 0; 124 when "
+        "--wait ends first; 9 scancel failed)");
     cancel->add_option("dir", c->dir, "Sweep folder")->required();
-    cancel->add_option("--cells", c->cells, "Cell names or indices (default: every unfinished cell)")
+    cancel
+        ->add_option("--cells", c->cells, "Cell names or indices (default: every unfinished cell)")
         ->delimiter(',');
-    cancel->add_option("--wait", c->wait, "Seconds to wait for the cancelled cells to end (0: don't)")
+    cancel
+        ->add_option("--wait", c->wait, "Seconds to wait for the cancelled cells to end (0: don't)")
         ->capture_default_str()
         ->check(inRange(0, 86400));
     table.add(cancel, [c](const Session&) { return runSweepCancel(c->dir, c->cells, c->wait); });

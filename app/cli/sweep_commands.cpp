@@ -6,12 +6,12 @@
 
 #include <nlohmann/json.hpp>
 
-#include <csignal>
+#include <algorithm>
 #include <cmath>
+#include <csignal>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
-#include <algorithm>
 #include <map>
 #include <optional>
 #include <set>
@@ -19,8 +19,8 @@
 #include "lengen/engine/config.h"
 #include "lengen/engine/errors.h"
 #include "lengen/engine/run_file.h"
-#include "lengen/engine/sweep.h"
 #include "lengen/engine/seed_stats.h"
+#include "lengen/engine/sweep.h"
 #include "lengen/engine/sweep_aggregate.h"
 #include "lengen/engine/sweep_jobs.h"
 #include "lengen/engine/sweep_run.h"
@@ -48,10 +48,13 @@ void onCellSignal(int)
 
 void printSkipped(const engine::SweepIndex& index)
 {
-    std::fprintf(stderr, "left out %zu combination%s the config refuses (skip_refused; index.json lists them):\n",
-                 index.skipped.size(), index.skipped.size() == 1 ? "" : "s");
+    std::fprintf(
+        stderr,
+        "left out %zu combination%s the config refuses (skip_refused; index.json lists them):\n",
+        index.skipped.size(), index.skipped.size() == 1 ? "" : "s");
     for (size_t i = 0; i < index.skipped.size() && i < 8; ++i)
-        std::fprintf(stderr, "  %s: %s\n", index.skipped[i].axes.c_str(), index.skipped[i].why.c_str());
+        std::fprintf(stderr, "  %s: %s\n", index.skipped[i].axes.c_str(),
+                     index.skipped[i].why.c_str());
     if (index.skipped.size() > 8)
         std::fprintf(stderr, "  … and %zu more\n", index.skipped.size() - 8);
 }
@@ -74,7 +77,8 @@ int runSweepNew(const SweepNewArgs& args)
         }
     }
     const auto index = engine::createSweep(request);
-    for (const auto& w : engine::sweepCurriculumWarnings(index))  // even with -q: it changes the science
+    for (const auto& w :
+         engine::sweepCurriculumWarnings(index))  // even with -q: it changes the science
         std::fprintf(stderr, "warning: %s\n", w.c_str());
     if (!args.quiet) {
         std::string shape;  // "pe 4 x seed 3"
@@ -105,16 +109,17 @@ int runSweepCell(const SweepCellArgs& args, const Session& session)
     AnalysisProgress analysis(args.quiet);
     auto options = args.options;
     options.switches = session.switches;
-    const auto outcome = engine::runSweepCell(args.dir, args.index, options, control, progress, analysis,
-                                              [&](const std::string& line) {
+    const auto outcome = engine::runSweepCell(args.dir, args.index, options, control, progress,
+                                              analysis, [&](const std::string& line) {
                                                   progress.finish();
                                                   std::fprintf(stderr, "%s\n", line.c_str());
                                               });
     progress.finish();
     analysis.finish();
-    return outcome == engine::CellOutcome::Done ? 0 : engine::exitCodeFor(engine::ErrorKind::Interrupted);
+    return outcome == engine::CellOutcome::Done
+               ? 0
+               : engine::exitCodeFor(engine::ErrorKind::Interrupted);
 }
-
 
 int runSweepStatus(const std::string& dir, bool json)
 {
@@ -128,7 +133,9 @@ int runSweepStatus(const std::string& dir, bool json)
     const bool submitted = std::any_of(statuses.begin(), statuses.end(),
                                        [](const auto& s) { return s.executor == "slurm"; });
     auto slurmState = [&](const engine::CellStatus& s) {
-        return s.executor != "slurm" ? std::string(submitted ? "-" : "") : s.scheduler.empty() ? "-" : s.scheduler;
+        return s.executor != "slurm" ? std::string(submitted ? "-" : "")
+               : s.scheduler.empty() ? "-"
+                                     : s.scheduler;
     };
     if (!json)
         std::printf("%-32s %-9s %-7s %13s %9s %-5s %-5s %s%s\n", "CELL", "STATE", "STAGE", "STEP",
@@ -139,13 +146,21 @@ int runSweepStatus(const std::string& dir, bool json)
             nlohmann::json axes = nlohmann::json::object();
             for (const auto& [k, v] : s.cell->axes)
                 axes[k] = v;
-            rows.push_back({{"index", s.cell->index}, {"name", s.cell->name}, {"axes", axes},
-                            {"state", engine::stateName(s.state)}, {"stage", s.stage}, {"step", s.step},
+            rows.push_back({{"index", s.cell->index},
+                            {"name", s.cell->name},
+                            {"axes", axes},
+                            {"state", engine::stateName(s.state)},
+                            {"stage", s.stage},
+                            {"step", s.step},
                             {"total_steps", s.totalSteps},
-                            {"last_loss", std::isfinite(s.lastLoss) ? nlohmann::json(s.lastLoss) : nlohmann::json()},
-                            {"eval_done", s.evalDone}, {"probe_done", s.probeDone},
-                            {"message", s.message}, {"run", s.runFile},
-                            {"scheduler_state", slurmState(s)}, {"executor", s.executor},
+                            {"last_loss", std::isfinite(s.lastLoss) ? nlohmann::json(s.lastLoss)
+                                                                    : nlohmann::json()},
+                            {"eval_done", s.evalDone},
+                            {"probe_done", s.probeDone},
+                            {"message", s.message},
+                            {"run", s.runFile},
+                            {"scheduler_state", slurmState(s)},
+                            {"executor", s.executor},
                             {"job_id", s.jobId}});
             continue;
         }
@@ -155,8 +170,9 @@ int runSweepStatus(const std::string& dir, bool json)
         char slurmColumn[32] = "";
         if (submitted)
             std::snprintf(slurmColumn, sizeof slurmColumn, "%-12s", slurmState(s).c_str());
-        std::printf("%-32s %-9s %-7s %13s %9s %-5s %-5s %s%s\n", s.cell->name.c_str(), engine::stateName(s.state),
-                    s.stage.c_str(), step.c_str(), shortNumber(s.lastLoss, "-").c_str(), eval, probe, slurmColumn,
+        std::printf("%-32s %-9s %-7s %13s %9s %-5s %-5s %s%s\n", s.cell->name.c_str(),
+                    engine::stateName(s.state), s.stage.c_str(), step.c_str(),
+                    shortNumber(s.lastLoss, "-").c_str(), eval, probe, slurmColumn,
                     s.message.c_str());
     }
     if (json)
@@ -170,9 +186,10 @@ int runSweepStatus(const std::string& dir, bool json)
     if (!index.skipped.empty())
         extra += "; " + std::to_string(index.skipped.size()) + " combination" +
                  (index.skipped.size() == 1 ? "" : "s") + " left out (the config refuses them)";
-    std::fprintf(stderr, "%s: %zu cells: %d done, %d running, %d pending, %d stopped, %d failed%s\n",
-                 root.c_str(), statuses.size(), counts["done"], counts["running"], counts["pending"],
-                 counts["stopped"], counts["failed"], extra.c_str());
+    std::fprintf(stderr,
+                 "%s: %zu cells: %d done, %d running, %d pending, %d stopped, %d failed%s\n",
+                 root.c_str(), statuses.size(), counts["done"], counts["running"],
+                 counts["pending"], counts["stopped"], counts["failed"], extra.c_str());
     if (counts["failed"] > 0)
         return engine::exitCodeFor(engine::ErrorKind::Runtime);
     return counts["done"] == int(statuses.size()) ? 0 : kSweepUnfinished;
@@ -190,15 +207,19 @@ int runSweepCancel(const std::string& dir, const std::vector<std::string>& cells
     if (!report.scancelled.empty())
         std::fprintf(stderr, "scancel %s\n", list(report.scancelled).c_str());
     if (!report.signalled.empty())
-        std::fprintf(stderr, "asked to stop with a checkpoint: %s\n", list(report.signalled).c_str());
+        std::fprintf(stderr, "asked to stop with a checkpoint: %s\n",
+                     list(report.signalled).c_str());
     if (!report.ended.empty())
         std::fprintf(stderr, "already ended (left alone): %s\n", list(report.ended).c_str());
-    std::fprintf(stderr, "cancelled %zu cell%s%s; `lengen sweep run` or `submit` takes them again\n",
+    std::fprintf(stderr,
+                 "cancelled %zu cell%s%s; `lengen sweep run` or `submit` takes them again\n",
                  report.cancelled.size(), report.cancelled.size() == 1 ? "" : "s",
                  report.cancelled.empty() ? "" : (": " + list(report.cancelled)).c_str());
     if (wait > 0 && !report.cancelled.empty()) {
         if (!engine::waitForSweepCells(dir, report.cancelled, wait)) {
-            std::fprintf(stderr, "some cells still run after %.0f s (`lengen sweep status` shows them)\n", wait);
+            std::fprintf(stderr,
+                         "some cells still run after %.0f s (`lengen sweep status` shows them)\n",
+                         wait);
             return 124;
         }
         std::fprintf(stderr, "every cancelled cell has ended\n");
@@ -214,10 +235,10 @@ int runSweepAggregate(const SweepAggregateArgs& args)
         options.band = engine::bandKindFromName(args.band).value_or(options.band);
     const auto aggregate = engine::aggregateSweep(root, options);
     const auto methods = engine::aggregateMethods(aggregate);
-    if (!args.method.empty() && std::find(methods.begin(), methods.end(), args.method) == methods.end() &&
-        !methods.empty())
-        throw engine::Error(engine::ErrorKind::Usage, "--method " + args.method + ": no cell of " + root +
-                                                          " has it evaluated");
+    if (!args.method.empty() &&
+        std::find(methods.begin(), methods.end(), args.method) == methods.end() && !methods.empty())
+        throw engine::Error(engine::ErrorKind::Usage, "--method " + args.method + ": no cell of " +
+                                                          root + " has it evaluated");
     const std::string file = engine::aggregateFileFor(root);
     engine::writeAggregate(file, aggregate);
     if (!args.quiet) {
@@ -240,10 +261,12 @@ int runSweepAggregate(const SweepAggregateArgs& args)
     // Named, not hidden: axes left out of --by (the seed aside) are mixed inside each group.
     std::string mixed;
     for (const auto& k : engine::readSweepIndex(root).axisKeys)
-        if (k != "seed" && std::find(aggregate.groupBy.begin(), aggregate.groupBy.end(), k) == aggregate.groupBy.end())
+        if (k != "seed" && std::find(aggregate.groupBy.begin(), aggregate.groupBy.end(), k) ==
+                               aggregate.groupBy.end())
             mixed += (mixed.empty() ? "" : ", ") + k;
     if (!mixed.empty())
-        std::fprintf(stderr, "each group mixes the cells' values of %s (not in --by)\n", mixed.c_str());
+        std::fprintf(stderr, "each group mixes the cells' values of %s (not in --by)\n",
+                     mixed.c_str());
     if (!aggregate.missing.empty()) {
         std::string list;
         for (const auto& c : aggregate.missing)

@@ -20,15 +20,15 @@ constexpr int kSweepUnfinished = 8;
 // The options bind straight to the engine's structs (their defaults are the engine's): the CLI
 // adds only what is its own (the folder, the raw --set text, quiet, --dry-run).
 struct SweepNewArgs {
-    std::string config;                  ///< base run config
-    std::vector<std::string> sets;       ///< "key=v1,v2" (one axis each), parsed into request.sets
-    engine::NewSweep request;            ///< base, baseSource and sets filled from the above
+    std::string config;             ///< base run config
+    std::vector<std::string> sets;  ///< "key=v1,v2" (one axis each), parsed into request.sets
+    engine::NewSweep request;       ///< base, baseSource and sets filled from the above
     bool quiet = false;
 };
 
 struct SweepRunArgs {
     std::string dir;
-    engine::LocalSweepOptions options;   ///< stopCount set by runSweepRun
+    engine::LocalSweepOptions options;  ///< stopCount set by runSweepRun
     bool quiet = false;
 };
 
@@ -49,9 +49,9 @@ struct SweepSubmitArgs {
 /// engine's), the band by name.
 struct SweepAggregateArgs {
     std::string dir;
-    engine::AggregateOptions options;    ///< groupBy empty: every axis but seed
-    std::string band;                    ///< "" = options.band (auto), else bandKindFromName's names
-    std::string method;                  ///< table printed ("" = every method)
+    engine::AggregateOptions options;  ///< groupBy empty: every axis but seed
+    std::string band;                  ///< "" = options.band (auto), else bandKindFromName's names
+    std::string method;                ///< table printed ("" = every method)
     bool quiet = false;
 };
 
@@ -70,6 +70,5 @@ int runSweepCancel(const std::string& dir, const std::vector<std::string>& cells
 /// Writes <sweep>/aggregate.h5 and prints each method's table. Exit 0; 8 when some cells have
 /// no results yet (the file holds the others).
 int runSweepAggregate(const SweepAggregateArgs& args);
-
 
 }  // namespace lengen::cli

@@ -8,9 +8,9 @@
 #include <csignal>
 #include <cstdio>
 
+#include "command_registry.h"
 #include "lengen/engine/errors.h"
 #include "lengen/engine/sweep_run.h"
-#include "command_registry.h"
 #include "progress.h"
 #include "sweep_commands.h"
 
@@ -31,16 +31,17 @@ public:
         // Quiet: only a cell that failed or stopped ("NAME failed (exit 5): …", "NAME stopped;
         // …") and the stop itself, not the counts of the opening line ("0 failed before").
         const auto space = line.find(' ');
-        const bool cellEnd = space != std::string::npos &&
-                             (line.compare(space, 8, " failed ") == 0 || line.compare(space, 9, " stopped;") == 0);
+        const bool cellEnd =
+            space != std::string::npos &&
+            (line.compare(space, 8, " failed ") == 0 || line.compare(space, 9, " stopped;") == 0);
         if (!m_quiet || cellEnd || line.rfind("stopping:", 0) == 0)
             std::fprintf(stderr, "%s\n", line.c_str());
     }
     void onRunning(const std::string& line) override
     {
         if (!m_quiet)
-            std::fprintf(stderr, "running:%s; %d of %d cells ended, ETA %s\n", line.c_str(), m_ended, m_total,
-                         formatDuration(m_eta).c_str());
+            std::fprintf(stderr, "running:%s; %d of %d cells ended, ETA %s\n", line.c_str(),
+                         m_ended, m_total, formatDuration(m_eta).c_str());
     }
     void onCells(int ended, int total, double eta) override
     {
@@ -64,7 +65,8 @@ int runSweepRun(const SweepRunArgs& args, const Session& session)
         options.executable = session.switches.cellExecutable;
     options.clearMarksBefore = engine::processStartTime();  // a cancel typed while this loads holds
     options.stopCount = &g_stops;
-    const auto executor = engine::makeLocalExecutor(args.dir, options);  // validates every cell first
+    const auto executor =
+        engine::makeLocalExecutor(args.dir, options);  // validates every cell first
     struct sigaction sa = {};
     sa.sa_handler = onStop;
     sigemptyset(&sa.sa_mask);
@@ -75,9 +77,10 @@ int runSweepRun(const SweepRunArgs& args, const Session& session)
     const auto s = executor->submit(control, lines);
     const int failed = s.failed + s.failedBefore;
     if (!args.quiet || failed || s.stopped || s.cancelledHere)
-        std::fprintf(stderr, "sweep %s: %d cell%s finished now, %d stopped, %d cancelled, %d failed%s\n",
-                     executor->index().name.c_str(), s.finished, s.finished == 1 ? "" : "s", s.stopped,
-                     s.cancelledHere, failed, failed ? " (`lengen sweep status` says why)" : "");
+        std::fprintf(
+            stderr, "sweep %s: %d cell%s finished now, %d stopped, %d cancelled, %d failed%s\n",
+            executor->index().name.c_str(), s.finished, s.finished == 1 ? "" : "s", s.stopped,
+            s.cancelledHere, failed, failed ? " (`lengen sweep status` says why)" : "");
     if (g_stops)
         return engine::exitCodeFor(engine::ErrorKind::Interrupted);
     if (failed > 0)
@@ -93,7 +96,8 @@ int runSweepSubmit(SweepSubmitArgs args, const Session& session)
     if (args.dryRun) {
         const std::string script = engine::slurmJobScript(args.dir, o);
         if (script.empty())
-            std::fprintf(stderr, "sweep %s: nothing to submit (every cell is done, running or failed)\n",
+            std::fprintf(stderr,
+                         "sweep %s: nothing to submit (every cell is done, running or failed)\n",
                          args.dir.c_str());
         std::fputs(script.c_str(), stdout);
         return 0;

@@ -34,7 +34,8 @@ std::string csvField(const std::string& s)
 
 }  // namespace
 
-std::string sweepTable(const engine::SweepAggregate& aggregate, const std::string& method, TableFormat format)
+std::string sweepTable(const engine::SweepAggregate& aggregate, const std::string& method,
+                       TableFormat format)
 {
     const auto rows = engine::aggregateTable(aggregate, method);
     if (rows.empty())
@@ -67,12 +68,13 @@ std::string sweepTable(const engine::SweepAggregate& aggregate, const std::strin
         cells.push_back(std::to_string(r.seeds));
         cells.push_back(r.band);
         auto csvRow = cells;
-        cells.push_back(num(r.trainMean) + " [" + num(r.trainLow) + ", " + num(r.trainHigh) + "] @" +
-                        std::to_string(r.trainPosition));
+        cells.push_back(num(r.trainMean) + " [" + num(r.trainLow) + ", " + num(r.trainHigh) +
+                        "] @" + std::to_string(r.trainPosition));
         cells.push_back(num(r.lastMean) + " [" + num(r.lastLow) + ", " + num(r.lastHigh) + "] @" +
                         std::to_string(r.lastPosition));
-        for (auto v : {std::to_string(r.trainPosition), num(r.trainMean), num(r.trainLow), num(r.trainHigh),
-                       std::to_string(r.lastPosition), num(r.lastMean), num(r.lastLow), num(r.lastHigh)})
+        for (auto v :
+             {std::to_string(r.trainPosition), num(r.trainMean), num(r.trainLow), num(r.trainHigh),
+              std::to_string(r.lastPosition), num(r.lastMean), num(r.lastLow), num(r.lastHigh)})
             csvRow.push_back(v);
         table.push_back(cells);
         csv.push_back(csvRow);
@@ -80,8 +82,8 @@ std::string sweepTable(const engine::SweepAggregate& aggregate, const std::strin
     std::string out;
     if (format == TableFormat::Csv) {
         auto h = std::vector<std::string>(header.begin(), header.end() - 2);
-        for (const char* c : {"train_position", "train_mean", "train_low", "train_high", "longest_position",
-                              "longest_mean", "longest_low", "longest_high"})
+        for (const char* c : {"train_position", "train_mean", "train_low", "train_high",
+                              "longest_position", "longest_mean", "longest_low", "longest_high"})
             h.push_back(c);
         h.insert(h.begin(), "method");
         for (auto& row : csv)

@@ -11,10 +11,10 @@ namespace lengen::cli {
 enum class TableFormat { Text, Csv, Markdown };
 
 /// The table of one evaluation method; "" when no group has it.
-std::string sweepTable(const engine::SweepAggregate& aggregate, const std::string& method, TableFormat format);
+std::string sweepTable(const engine::SweepAggregate& aggregate, const std::string& method,
+                       TableFormat format);
 
 /// A number in 4 significant digits ("0.02951", "2.158"); `nonFinite` for NaN and infinities.
 std::string shortNumber(double v, const char* nonFinite = "nan");
-
 
 }  // namespace lengen::cli

@@ -2,8 +2,8 @@
 
 #include <QDateTime>
 #include <QDir>
-#include <QFileInfo>
 #include <QDirIterator>
+#include <QFileInfo>
 #include <QProcess>
 
 #include "lengen/engine/errors.h"
@@ -11,13 +11,12 @@
 
 namespace lengen::studio {
 
-
 ui::JobWorker::Job trainJob(engine::RunConfig config, engine::TrainOptions options,
-                                 const engine::SessionSwitches& switches)
+                            const engine::SessionSwitches& switches)
 {
     options.switches = switches;
     return [config = std::move(config), options = std::move(options)](engine::RunControl& control,
-                                                                        engine::TrainObserver& obs) {
+                                                                      engine::TrainObserver& obs) {
         return engine::train(config, options, control, obs);
     };
 }
@@ -41,32 +40,37 @@ ui::JobWorker::AnalysisJob analysisJob(QString runFile, engine::JobKindId kind, 
         for (const auto& skipped : s.skipped)
             obs.onWarning("skipped: " + skipped);
         engine::JobResult result;
-        (kind == engine::JobKindId::Probe ? result.probes : result.methods) = int(s.computed.size());
+        (kind == engine::JobKindId::Probe ? result.probes : result.methods) =
+            int(s.computed.size());
         if (s.computed.empty())  // said, not "0 methods computed"
-            result.said = s.skipped.empty() ? "nothing to compute"
-                                            : "nothing computed: " + std::to_string(s.skipped.size()) + " skipped";
+            result.said =
+                s.skipped.empty()
+                    ? "nothing to compute"
+                    : "nothing computed: " + std::to_string(s.skipped.size()) + " skipped";
         return result;
     };
 }
 
 ui::JobWorker::AnalysisJob evalJob(QString runFile, engine::EvalOptions options,
-                                        const engine::SessionSwitches& switches)
+                                   const engine::SessionSwitches& switches)
 {
     options.common.switches = switches;
-    return analysisJob(runFile, engine::JobKindId::Evaluation, [options](const std::string& run, engine::RunControl& c,
-                                                                         engine::AnalysisObserver& o) {
-        return engine::evaluateRun(run, options, c, o);
-    });
+    return analysisJob(
+        runFile, engine::JobKindId::Evaluation,
+        [options](const std::string& run, engine::RunControl& c, engine::AnalysisObserver& o) {
+            return engine::evaluateRun(run, options, c, o);
+        });
 }
 
 ui::JobWorker::AnalysisJob probeJob(QString runFile, engine::ProbeOptions options,
-                                         const engine::SessionSwitches& switches)
+                                    const engine::SessionSwitches& switches)
 {
     options.common.switches = switches;
-    return analysisJob(runFile, engine::JobKindId::Probe, [options](const std::string& run, engine::RunControl& c,
-                                                                    engine::AnalysisObserver& o) {
-        return engine::probeRun(run, options, c, o);
-    });
+    return analysisJob(
+        runFile, engine::JobKindId::Probe,
+        [options](const std::string& run, engine::RunControl& c, engine::AnalysisObserver& o) {
+            return engine::probeRun(run, options, c, o);
+        });
 }
 
 namespace {
@@ -87,16 +91,20 @@ ui::JobWorker::AnalysisJob exportJob(QString runFile, QString dir, int dpi, QStr
 {
     return [=](engine::RunControl& control, engine::AnalysisObserver& obs) {
         if (lengen.isEmpty())
-            throw engine::Error(engine::ErrorKind::Io, "the lengen command line was not found beside the studio");
+            throw engine::Error(engine::ErrorKind::Io,
+                                "the lengen command line was not found beside the studio");
         // How many files to expect: the figures it lists, four formats each.
         QProcess list;
         list.start(lengen, {"export", runFile, "--list"});
-        if (!list.waitForFinished(60000) || list.exitStatus() != QProcess::NormalExit || list.exitCode() != 0) {
+        if (!list.waitForFinished(60000) || list.exitStatus() != QProcess::NormalExit ||
+            list.exitCode() != 0) {
             const QString err = QString::fromUtf8(list.readAllStandardError()).trimmed();
-            throw engine::Error(list.exitCode() == 3 ? engine::ErrorKind::RunFile : engine::ErrorKind::Io,
-                                (err.isEmpty() ? lengen + ": " + list.errorString() : err).toStdString());
+            throw engine::Error(
+                list.exitCode() == 3 ? engine::ErrorKind::RunFile : engine::ErrorKind::Io,
+                (err.isEmpty() ? lengen + ": " + list.errorString() : err).toStdString());
         }
-        const int figures = int(QString::fromUtf8(list.readAllStandardOutput()).split('\n', Qt::SkipEmptyParts).size());
+        const int figures = int(
+            QString::fromUtf8(list.readAllStandardOutput()).split('\n', Qt::SkipEmptyParts).size());
         const std::int64_t total = std::max(1, 4 * figures);
         const QDateTime start = QDateTime::currentDateTime().addSecs(-1);  // mtime granularity
         obs.onStage(0, 1, "figures into " + dir.toStdString());
@@ -117,7 +125,9 @@ ui::JobWorker::AnalysisJob exportJob(QString runFile, QString dir, int dpi, QStr
         }
         if (p.exitStatus() != QProcess::NormalExit || p.exitCode() != 0) {
             const QString err = QString::fromUtf8(p.readAllStandardError()).trimmed();
-            throw engine::Error(engine::ErrorKind::Io, (err.isEmpty() ? lengen + ": " + p.errorString() : err).toStdString());
+            throw engine::Error(
+                engine::ErrorKind::Io,
+                (err.isEmpty() ? lengen + ": " + p.errorString() : err).toStdString());
         }
         result.figures = filesSince(dir, start);
         return result;

@@ -1,10 +1,10 @@
 #include "display_check.h"
 
+#include <fcntl.h>
 #include <netdb.h>
 #include <poll.h>
 #include <sys/socket.h>
 #include <sys/un.h>
-#include <fcntl.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -43,7 +43,8 @@ bool unixSocketAnswers(const std::string& path, bool abstract)
     const int fd = ::socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
     if (fd < 0)
         return false;
-    const auto len = socklen_t(offsetof(sockaddr_un, sun_path) + offset + path.size() + (abstract ? 0 : 1));
+    const auto len =
+        socklen_t(offsetof(sockaddr_un, sun_path) + offset + path.size() + (abstract ? 0 : 1));
     const bool ok = connects(fd, reinterpret_cast<sockaddr*>(&addr), len);
     ::close(fd);
     return ok;
@@ -100,7 +101,8 @@ QString displayProblem()
                    ? QString()
                    : QStringLiteral("there is no display (DISPLAY is not set)");
     if (display.size() > 255 || !xServerAnswers(display.toStdString()))
-        return QStringLiteral("no X server answers on the display DISPLAY=%1").arg(QString::fromLocal8Bit(display));
+        return QStringLiteral("no X server answers on the display DISPLAY=%1")
+            .arg(QString::fromLocal8Bit(display));
     return {};
 }
 

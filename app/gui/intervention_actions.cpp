@@ -4,10 +4,10 @@
 
 #include <QDir>
 
-#include <algorithm>
-#include <functional>
 #include <QFileInfo>
 #include <QStatusBar>
+#include <algorithm>
+#include <functional>
 
 #include "analysis_jobs.h"
 #include "intervention_dialog.h"
@@ -41,7 +41,8 @@ void openInterventionDialog(QWidget* parent, ui::InterventionDialog::Mode mode, 
                             const engine::RunConfig& config, const QStringList& applicable,
                             std::function<void(ui::InterventionDialog*)> accepted)
 {
-    auto* dialog = new ui::InterventionDialog(mode, QFileInfo(run).dir().dirName(), applicable, parent);
+    auto* dialog =
+        new ui::InterventionDialog(mode, QFileInfo(run).dir().dirName(), applicable, parent);
     dialog->setObjectName(QStringLiteral("interventionDialog"));
     dialog->setAttribute(Qt::WA_DeleteOnClose);
     dialog->setRunConfig(config);
@@ -84,10 +85,12 @@ void MainWindow::evaluateOpenRunWith(const QStringList& interventions, const QSt
     }
     for (const auto& i : interventions)
         o.interventions.push_back(i.toStdString());
-    m_controller.enqueue(ui::JobKind::Evaluation,
-                         tr("evaluate %1 with %2").arg(QFileInfo(run).dir().dirName(), interventions.join(", ")),
-                         evalJob(run, o, m_switches), ui::runSubject(run));
-    statusBar()->showMessage(tr("Evaluation with interventions queued: its progress is shown here"));
+    m_controller.enqueue(
+        ui::JobKind::Evaluation,
+        tr("evaluate %1 with %2").arg(QFileInfo(run).dir().dirName(), interventions.join(", ")),
+        evalJob(run, o, m_switches), ui::runSubject(run));
+    statusBar()->showMessage(
+        tr("Evaluation with interventions queued: its progress is shown here"));
 }
 
 void MainWindow::probeWithIntervention()
@@ -105,7 +108,8 @@ void MainWindow::probeWithIntervention()
     });
     if (applicable.size() <= 1)
         return showProblem(tr("Probe under an intervention"),
-                           error.isEmpty() ? tr("No intervention changes this run's attention.") : error);
+                           error.isEmpty() ? tr("No intervention changes this run's attention.")
+                                           : error);
     openInterventionDialog(this, ui::InterventionDialog::Mode::Probe, run, config, applicable,
                            [this, run](ui::InterventionDialog* d) {
                                if (m_run.runFile() == run && !d->interventions().isEmpty())
@@ -124,8 +128,10 @@ void MainWindow::probeOpenRunUnder(const QString& intervention)
     m_controller.enqueue(ui::JobKind::Probe,
                          tr("probe %1 under %2").arg(QFileInfo(run).dir().dirName(), intervention),
                          probeJob(run, o, m_switches), ui::runSubject(run));
-    statusBar()->showMessage(tr("Attention probe under %1 queued; the Attention view shows it beside "
-                                "the untouched map").arg(intervention));
+    statusBar()->showMessage(
+        tr("Attention probe under %1 queued; the Attention view shows it beside "
+           "the untouched map")
+            .arg(intervention));
 }
 
 }  // namespace lengen::studio

@@ -10,9 +10,9 @@
 #include <cstdio>
 #include <cstdlib>
 
-#include "lengen/engine/version.h"
-#include "lengen/engine/session.h"
 #include "display_check.h"
+#include "lengen/engine/session.h"
+#include "lengen/engine/version.h"
 #include "main_window.h"
 
 namespace {
@@ -21,8 +21,9 @@ namespace {
 QString findConfigRoot()
 {
     const QString env = qEnvironmentVariable("LENGEN_CONFIGS");
-    const QStringList candidates{env, QCoreApplication::applicationDirPath() + "/../share/lengen/configs",
-                                 QStringLiteral(LENGEN_SOURCE_CONFIGS), QStringLiteral("configs")};
+    const QStringList candidates{
+        env, QCoreApplication::applicationDirPath() + "/../share/lengen/configs",
+        QStringLiteral(LENGEN_SOURCE_CONFIGS), QStringLiteral("configs")};
     for (const auto& c : candidates)
         if (!c.isEmpty() && QFileInfo(c + "/quick").isDir())
             return QDir(c).absolutePath();
@@ -45,7 +46,8 @@ void setApplicationNames()
 {
     QCoreApplication::setApplicationName(QStringLiteral("LenGen Studio"));
     QCoreApplication::setOrganizationName(QStringLiteral("LenGen"));
-    QCoreApplication::setApplicationVersion(QString::fromStdString(lengen::engine::versionString()));
+    QCoreApplication::setApplicationVersion(
+        QString::fromStdString(lengen::engine::versionString()));
 }
 
 // --help and --version need no window system: answered before QApplication connects to one
@@ -74,15 +76,22 @@ static int runStudio(int argc, char** argv)
     QCommandLineOption preset("preset", "Run config to load into the setup panel.", "config");
     QCommandLineOption train("train", "Start training the loaded config at once.");
     QCommandLineOption steps("steps", "Override training.max_steps.", "n");
-    QCommandLineOption runs("runs", "Folder for new runs and the run browser (default: runs).", "dir", "runs");
-    QCommandLineOption open("open", "Open this run (folder or run.h5), or add a folder of runs "
-                            "(a models/ folder of the Python code offers their import).", "run");
-    QCommandLineOption compare("compare", "Overlay these runs (comma-separated) in the Compare tab.", "runs");
-    QCommandLineOption sweep("sweep", "Show this sweep folder (lengen sweep new) in the Sweeps tab.", "dir");
+    QCommandLineOption runs("runs", "Folder for new runs and the run browser (default: runs).",
+                            "dir", "runs");
+    QCommandLineOption open("open",
+                            "Open this run (folder or run.h5), or add a folder of runs "
+                            "(a models/ folder of the Python code offers their import).",
+                            "run");
+    QCommandLineOption compare("compare",
+                               "Overlay these runs (comma-separated) in the Compare tab.", "runs");
+    QCommandLineOption sweep("sweep",
+                             "Show this sweep folder (lengen sweep new) in the Sweeps tab.", "dir");
     QCommandLineOption analyse("analyse", "After training: evaluate and probe the new run.");
     QCommandLineOption quitIdle("quit-when-idle", "Quit once every queued job has ended.");
-    QCommandLineOption shots("screenshots", "Save a screenshot of every tab into this folder "
-                                            "(after queued jobs end), then quit.", "dir");
+    QCommandLineOption shots("screenshots",
+                             "Save a screenshot of every tab into this folder "
+                             "(after queued jobs end), then quit.",
+                             "dir");
     parser.addOptions({preset, train, steps, runs, open, compare, sweep, analyse, quitIdle, shots});
     if (onlyWantsText(argc, argv)) {
         QCoreApplication core(argc, argv);
@@ -93,11 +102,12 @@ static int runStudio(int argc, char** argv)
 
     // Qt aborts (exit 134) when its X server does not answer: said first, with what to do.
     if (const QString problem = lengen::studio::displayProblem(); !problem.isEmpty()) {
-        std::fprintf(stderr,
-                     "lengen-studio: %s. The studio needs a display: start it where one is, or without a "
-                     "screen with QT_QPA_PLATFORM=offscreen (or xvfb-run); headless work needs only "
-                     "`lengen` (bash .ci/main runs the quick preset through it).\n",
-                     qPrintable(problem));
+        std::fprintf(
+            stderr,
+            "lengen-studio: %s. The studio needs a display: start it where one is, or without a "
+            "screen with QT_QPA_PLATFORM=offscreen (or xvfb-run); headless work needs only "
+            "`lengen` (bash .ci/main runs the quick preset through it).\n",
+            qPrintable(problem));
         return 4;
     }
     QApplication app(argc, argv);
@@ -106,7 +116,8 @@ static int runStudio(int argc, char** argv)
 
     lengen::studio::StudioOptions o;
     o.configRoot = findConfigRoot();
-    o.preset = parser.isSet(preset) ? parser.value(preset) : o.configRoot + "/quick/linear_regression_rope.yaml";
+    o.preset = parser.isSet(preset) ? parser.value(preset)
+                                    : o.configRoot + "/quick/linear_regression_rope.yaml";
     o.train = parser.isSet(train);
     o.steps = parser.value(steps).toInt();
     o.runsFolder = parser.value(runs);
@@ -139,7 +150,8 @@ static int runStudio(int argc, char** argv)
         };
         QObject::connect(&controller, &lengen::ui::RunController::stateChanged, &window,
                          [&controller, finish](lengen::ui::RunController::State s) {
-                             if (s == lengen::ui::RunController::State::Idle && controller.queuedCount() == 0)
+                             if (s == lengen::ui::RunController::State::Idle &&
+                                 controller.queuedCount() == 0)
                                  QTimer::singleShot(300, finish);
                          });
         if (!o.train)  // nothing will run: act once the window has shown

@@ -2,7 +2,6 @@
 
 #include <algorithm>
 
-#include <QPushButton>
 #include <QAction>
 #include <QApplication>
 #include <QCloseEvent>
@@ -13,17 +12,17 @@
 #include <QMenuBar>
 #include <QMessageBox>
 #include <QMimeData>
+#include <QPushButton>
 #include <QSettings>
 #include <QSplitter>
 #include <QStatusBar>
 #include <QTabWidget>
 
 #include "analysis_jobs.h"
-#include "ask.h"
 #include "analysis_progress.h"
+#include "ask.h"
 #include "attention_view.h"
 #include "compare_view.h"
-#include "sweeps_view.h"
 #include "figure_view.h"
 #include "jobs_panel.h"
 #include "lengen/engine/run_file.h"
@@ -32,6 +31,7 @@
 #include "run_browser.h"
 #include "run_table_model.h"
 #include "setup_panel.h"
+#include "sweeps_view.h"
 #include "training_view.h"
 
 namespace lengen::studio {
@@ -43,10 +43,7 @@ bool isEvalFigure(const figures::FigureInfo& f)
     return f.kind == figures::FigureKind::Evaluation;
 }
 
-bool isProbeFigure(const figures::FigureInfo& f)
-{
-    return f.kind == figures::FigureKind::Probe;
-}
+bool isProbeFigure(const figures::FigureInfo& f) { return f.kind == figures::FigureKind::Probe; }
 
 }  // namespace
 
@@ -73,19 +70,21 @@ void MainWindow::buildViews(const QString& configRoot)
     m_eval = new ui::FigureView(isEvalFigure, tr("No evaluation stored for this run.\n"
                                                  "Analysis ▸ Evaluate computes the error per "
                                                  "position against the baselines."));
-    m_probes = new ui::FigureView(isProbeFigure, tr("No probes stored for this run.\n"
-                                                    "Analysis ▸ Probe runs the attention, "
-                                                    "duplicated-example and serial-position tests."));
+    m_probes =
+        new ui::FigureView(isProbeFigure, tr("No probes stored for this run.\n"
+                                             "Analysis ▸ Probe runs the attention, "
+                                             "duplicated-example and serial-position tests."));
     m_eval->setComputeAction(tr("Evaluate this run"),
                              tr("Error per position at the training length and 8× beyond, against "
                                 "the baselines (runs in the background; Analysis ▸ Evaluate)"));
     m_probes->setComputeAction(tr("Probe this run"),
                                tr("Attention, duplicated-example and serial-position probes (runs "
                                   "in the background; Analysis ▸ Probe)"));
-    connect(m_eval->addRunButton(tr("With interventions…"),
-                                 tr("Evaluate under training-free length extensions (PI, YaRN, Λ-mask, "
-                                    "windows, truncation, …), each overlaid on the untouched model")),
-            &QPushButton::clicked, this, &MainWindow::evaluateWithInterventions);
+    connect(
+        m_eval->addRunButton(tr("With interventions…"),
+                             tr("Evaluate under training-free length extensions (PI, YaRN, Λ-mask, "
+                                "windows, truncation, …), each overlaid on the untouched model")),
+        &QPushButton::clicked, this, &MainWindow::evaluateWithInterventions);
     m_attention = new ui::AttentionView;
     m_compare = new ui::CompareView;
     m_tabs = new QTabWidget;
@@ -119,7 +118,8 @@ void MainWindow::buildDocks()
     tabifyDockWidget(dock, jobsDock);
     dock->raise();
     connect(m_jobs, &ui::JobsPanel::openRunRequested, this, &MainWindow::openRun);
-    connect(m_jobs, &ui::JobsPanel::statusMessage, this, [this](const QString& m) { statusBar()->showMessage(m, 8000); });
+    connect(m_jobs, &ui::JobsPanel::statusMessage, this,
+            [this](const QString& m) { statusBar()->showMessage(m, 8000); });
     // Other processes' jobs under the folders the studio follows: the Runs list's and the sweep
     // the Sweeps tab shows (issue 53).
     m_jobs->setFoldersSource([this] {
@@ -149,7 +149,8 @@ void MainWindow::wireViews()
             m_tabs->setCurrentWidget(m_eval);
     });
     connect(m_sweeps, &ui::SweepsView::compareRequested, this, &MainWindow::compareRuns);
-    for (auto* w : std::initializer_list<QObject*>{m_setup, m_eval, m_probes, m_attention, m_sweeps})
+    for (auto* w :
+         std::initializer_list<QObject*>{m_setup, m_eval, m_probes, m_attention, m_sweeps})
         connect(w, SIGNAL(statusMessage(QString)), statusBar(), SLOT(showMessage(QString)));
     connect(m_setup, &ui::SetupPanel::trainRequested, this, &MainWindow::train);
     connect(m_eval, &ui::FigureView::computeRequested, this, &MainWindow::evaluateOpenRun);
@@ -158,21 +159,27 @@ void MainWindow::wireViews()
     connect(m_training, &ui::TrainingView::resumeRequested, this, &MainWindow::resumeRun);
     connect(m_training, &ui::TrainingView::openRunRequested, this, &MainWindow::openRun);
     connect(m_browser, &ui::RunBrowser::compareRequested, this, &MainWindow::compareRuns);
-    connect(m_compare, &ui::CompareView::evaluateRequested, this, [this](const QStringList& runs, const QString& method) {
-        engine::EvalOptions o;  // only what the comparison lacks, not every method of the task
-        if (!method.isEmpty())
-            o.methods = {method.toStdString()};
-        for (const auto& run : runs)
-            m_controller.enqueue(ui::JobKind::Evaluation,
-                                 tr("evaluate %1 (%2)").arg(QFileInfo(run).dir().dirName(), method), evalJob(run, o, m_switches),
-                                 ui::runSubject(run));
-        statusBar()->showMessage(tr("%n evaluation(s) of %1 queued", nullptr, int(runs.size())).arg(method));
-    });
+    connect(
+        m_compare, &ui::CompareView::evaluateRequested, this,
+        [this](const QStringList& runs, const QString& method) {
+            engine::EvalOptions o;  // only what the comparison lacks, not every method of the task
+            if (!method.isEmpty())
+                o.methods = {method.toStdString()};
+            for (const auto& run : runs)
+                m_controller.enqueue(
+                    ui::JobKind::Evaluation,
+                    tr("evaluate %1 (%2)").arg(QFileInfo(run).dir().dirName(), method),
+                    evalJob(run, o, m_switches), ui::runSubject(run));
+            statusBar()->showMessage(
+                tr("%n evaluation(s) of %1 queued", nullptr, int(runs.size())).arg(method));
+        });
     connect(m_browser, &ui::RunBrowser::overlayRequested, this, &MainWindow::overlayTraining);
-    connect(m_browser, &ui::RunBrowser::referenceRunsFound, this, &MainWindow::offerReferenceImport);
+    connect(m_browser, &ui::RunBrowser::referenceRunsFound, this,
+            &MainWindow::offerReferenceImport);
     connect(m_browser, &ui::RunBrowser::folderHoldsNoRuns, this, [this](const QString& folder) {
         showProblem(tr("No runs"), tr("%1 holds no runs (no run.h5 in it or below it). It is "
-                                      "watched: runs written there later are listed.").arg(folder));
+                                      "watched: runs written there later are listed.")
+                                       .arg(folder));
     });
     // The one open run: every view follows it; the window only names it in the title.
     m_training->followOpenRun(m_run);
@@ -228,14 +235,16 @@ void MainWindow::wireController()
     auto status = [this](const QString& s) { statusBar()->showMessage(s); };
     statusBar()->addPermanentWidget(new ui::AnalysisProgressArea(m_controller));
     auto label = [](const ui::JobInfo& j) { return QString::fromStdString(j.label); };
-    connect(&m_controller, &ui::RunController::runStarted, this, [=](const ui::JobInfo& j, const engine::RunStarted& info) {
-        status(tr("%1 running…").arg(label(j)));
-        m_browser->follow();  // the new run is listed at once, not after Refresh
-        // Training a run opens it: every tab, the title and Analysis act on it from now on.
-        if (j.kind == ui::JobKind::Training && !info.runFile.empty())
-            m_run.open(QString::fromStdString(info.runFile));
-    });
-    connect(&m_controller, &ui::RunController::warning, this, [=](const ui::JobInfo&, const QString& w) { status(w); });
+    connect(&m_controller, &ui::RunController::runStarted, this,
+            [=](const ui::JobInfo& j, const engine::RunStarted& info) {
+                status(tr("%1 running…").arg(label(j)));
+                m_browser->follow();  // the new run is listed at once, not after Refresh
+                // Training a run opens it: every tab, the title and Analysis act on it from now on.
+                if (j.kind == ui::JobKind::Training && !info.runFile.empty())
+                    m_run.open(QString::fromStdString(info.runFile));
+            });
+    connect(&m_controller, &ui::RunController::warning, this,
+            [=](const ui::JobInfo&, const QString& w) { status(w); });
     // One status everywhere: a training the studio paused reads "paused" in the Runs list too.
     connect(&m_controller, &ui::RunController::jobChanged, this, [this](const ui::JobInfo& j) {
         const QString subject = QString::fromStdString(j.subject);
@@ -255,36 +264,43 @@ void MainWindow::wireController()
         const auto compared = m_compare->runs();
         if (std::any_of(compared.begin(), compared.end(), [&](const QString& r) {
                 try {
-                    return QFileInfo(QString::fromStdString(engine::locateRunFile(r.toStdString()))) == QFileInfo(run);
+                    return QFileInfo(QString::fromStdString(
+                               engine::locateRunFile(r.toStdString()))) == QFileInfo(run);
                 } catch (const std::exception&) {
                     return false;  // gone since: nothing to refresh
                 }
             }))
             m_compare->setRuns(compared);  // its curve can join the comparison now
         m_run.notifyUpdated(run, ui::OpenRunModel::Part::Analysis);  // what the analysis added
-        status(tr("%1: %2").arg(label(j), QString::fromStdString(j.message)));  // in its kind's units
+        status(
+            tr("%1: %2").arg(label(j), QString::fromStdString(j.message)));  // in its kind's units
     });
     connect(&m_controller, &ui::RunController::runCancelled, this, [=](const ui::JobInfo& j) {
         const bool training = j.kind == ui::JobKind::Training;
-        status(training ? tr("%1 stopped; Resume training on the Train tab continues it").arg(label(j))
-                        : tr("%1 stopped; what it computed is stored").arg(label(j)));
+        status(training
+                   ? tr("%1 stopped; Resume training on the Train tab continues it").arg(label(j))
+                   : tr("%1 stopped; what it computed is stored").arg(label(j)));
         m_browser->follow();  // only what changed: a job ended
         m_run.notifyUpdated(QString::fromStdString(j.subject),
-                            training ? ui::OpenRunModel::Part::Log : ui::OpenRunModel::Part::Analysis);
+                            training ? ui::OpenRunModel::Part::Log
+                                     : ui::OpenRunModel::Part::Analysis);
     });
-    connect(&m_controller, &ui::RunController::runFailed, this, [=](const ui::JobInfo& j, const ui::RunError& e) {
-        m_browser->follow();  // only what changed: a job ended
-        showProblem(tr("%1 failed").arg(label(j)), e.message, e.detail);
-    });
+    connect(&m_controller, &ui::RunController::runFailed, this,
+            [=](const ui::JobInfo& j, const ui::RunError& e) {
+                m_browser->follow();  // only what changed: a job ended
+                showProblem(tr("%1 failed").arg(label(j)), e.message, e.detail);
+            });
 }
 
 void MainWindow::train(const ui::TrainRequest& request)
 {
     for (size_t i = 0; i < request.runs.size(); ++i) {
-        const QString label = request.runs.size() > 1
-                                  ? QStringLiteral("%1 [max_length %2]").arg(request.label).arg(request.runs[i].model.maxLength)
-                                  : request.label;
-        m_controller.enqueue(label, trainJob(request.runs[i], request.options, m_switches), ui::newRunSubject(label));
+        const QString label = request.runs.size() > 1 ? QStringLiteral("%1 [max_length %2]")
+                                                            .arg(request.label)
+                                                            .arg(request.runs[i].model.maxLength)
+                                                      : request.label;
+        m_controller.enqueue(label, trainJob(request.runs[i], request.options, m_switches),
+                             ui::newRunSubject(label));
     }
     m_tabs->setCurrentWidget(m_training);
 }
@@ -297,7 +313,8 @@ void MainWindow::evaluateOpenRun()
         return;
     }
     engine::EvalOptions o;
-    m_controller.enqueue(ui::JobKind::Evaluation, tr("evaluate %1").arg(QFileInfo(run).dir().dirName()),
+    m_controller.enqueue(ui::JobKind::Evaluation,
+                         tr("evaluate %1").arg(QFileInfo(run).dir().dirName()),
                          evalJob(run, o, m_switches), ui::runSubject(run));
     statusBar()->showMessage(tr("Evaluation queued: its progress is shown here"));
 }
@@ -310,7 +327,8 @@ void MainWindow::probeOpenRun()
         return;
     }
     m_controller.enqueue(ui::JobKind::Probe, tr("probe %1").arg(QFileInfo(run).dir().dirName()),
-                         probeJob(run, engine::ProbeOptions::all(), m_switches), ui::runSubject(run));
+                         probeJob(run, engine::ProbeOptions::all(), m_switches),
+                         ui::runSubject(run));
     statusBar()->showMessage(tr("Probes queued: their progress is shown here"));
 }
 
@@ -327,13 +345,15 @@ void MainWindow::overlayTraining(const QStringList& runFiles)
     m_browser->model()->colorsChanged();
     m_tabs->setCurrentWidget(m_training);
     if (!failed.isEmpty())
-        showProblem(tr("Overlay training curves"),
-                    tr("%n run(s) could not be read and are not drawn:", nullptr, int(failed.size())) +
-                        "\n\n" + failed.join("\n"));
+        showProblem(
+            tr("Overlay training curves"),
+            tr("%n run(s) could not be read and are not drawn:", nullptr, int(failed.size())) +
+                "\n\n" + failed.join("\n"));
     else
-        statusBar()->showMessage(runFiles.isEmpty() ? tr("Select runs in the Runs list first")
-                                                    : tr("%n run(s) overlaid on the loss plot", nullptr,
-                                                         int(m_training->overlays().size())));
+        statusBar()->showMessage(runFiles.isEmpty()
+                                     ? tr("Select runs in the Runs list first")
+                                     : tr("%n run(s) overlaid on the loss plot", nullptr,
+                                          int(m_training->overlays().size())));
 }
 
 bool MainWindow::openRun(const QString& runFile)
@@ -352,7 +372,8 @@ void MainWindow::openFailed(const QString& path, const QString& message)
 
 void MainWindow::showProblem(const QString& title, const QString& message, const QString& detail)
 {
-    statusBar()->showMessage(title + QStringLiteral(": ") + message.section(QLatin1Char('\n'), 0, 0));
+    statusBar()->showMessage(title + QStringLiteral(": ") +
+                             message.section(QLatin1Char('\n'), 0, 0));
     auto* box = new QMessageBox(QMessageBox::Warning, title, message, QMessageBox::Ok, this);
     box->setAttribute(Qt::WA_DeleteOnClose);
     box->setObjectName(QStringLiteral("problem"));
@@ -378,18 +399,22 @@ void MainWindow::offerReferenceImport(const QString& folder, const QStringList& 
     const QStringList pending = ui::pendingReferenceRuns(folder, out);
     if (pending.isEmpty()) {
         statusBar()->showMessage(tr("The %n run(s) of the Python code in %1 are already imported "
-                                    "into %2", nullptr, int(runDirs.size())).arg(folder, out));
+                                    "into %2",
+                                    nullptr, int(runDirs.size()))
+                                     .arg(folder, out));
         m_browser->addFolder(out);
         return;
     }
     // Asked with open() (this runs from the browser's signal): the import starts on Yes.
-    m_importOffer = ui::ask::confirm(this, tr("Runs of the Python code"),
-                     tr("%1 holds %n run(s) of the reference's Python code (config.yaml + state.pt).\n\n"
-                        "Import them into %2? Each becomes a LenGen run with its weights and optimizer "
-                        "state (and metrics.json's curves where present), ready to evaluate, probe and "
-                        "compare. The original folders are not changed.", nullptr, int(pending.size()))
-                         .arg(folder, out),
-                     [this, pending, out] { importReferenceRuns(pending, out); });
+    m_importOffer = ui::ask::confirm(
+        this, tr("Runs of the Python code"),
+        tr("%1 holds %n run(s) of the reference's Python code (config.yaml + state.pt).\n\n"
+           "Import them into %2? Each becomes a LenGen run with its weights and optimizer "
+           "state (and metrics.json's curves where present), ready to evaluate, probe and "
+           "compare. The original folders are not changed.",
+           nullptr, int(pending.size()))
+            .arg(folder, out),
+        [this, pending, out] { importReferenceRuns(pending, out); });
 }
 
 // A job like the others: the Jobs panel shows it, Stop ends it between runs; what it brought
@@ -397,17 +422,20 @@ void MainWindow::offerReferenceImport(const QString& folder, const QStringList& 
 void MainWindow::importReferenceRuns(const QStringList& pending, const QString& out)
 {
     auto summary = std::make_shared<ui::ReferenceImportSummary>();
-    const quint64 id = m_controller.enqueue(ui::JobKind::Import, tr("import %n Python run(s)", nullptr, int(pending.size())),
-                                            ui::referenceImportJob(pending, out, summary),
-                                            QFileInfo(out).absoluteFilePath());
-    statusBar()->showMessage(tr("Importing %n run(s) of the Python code into %1…", nullptr, int(pending.size())).arg(out));
+    const quint64 id = m_controller.enqueue(
+        ui::JobKind::Import, tr("import %n Python run(s)", nullptr, int(pending.size())),
+        ui::referenceImportJob(pending, out, summary), QFileInfo(out).absoluteFilePath());
+    statusBar()->showMessage(
+        tr("Importing %n run(s) of the Python code into %1…", nullptr, int(pending.size()))
+            .arg(out));
     m_controller.whenEnded(id, this, [this, out, summary](const ui::JobInfo&) {
         m_browser->addFolder(out);
         if (!summary->runFiles.isEmpty())
             m_browser->selectRun(summary->runFiles.front());
-        const QString text = tr("%n run(s) imported into %1", nullptr, int(summary->runFiles.size())).arg(out) +
-                             (summary->failed ? tr(", %n failed", nullptr, summary->failed) : QString()) +
-                             (summary->cancelled ? tr(" (stopped)") : QString());
+        const QString text =
+            tr("%n run(s) imported into %1", nullptr, int(summary->runFiles.size())).arg(out) +
+            (summary->failed ? tr(", %n failed", nullptr, summary->failed) : QString()) +
+            (summary->cancelled ? tr(" (stopped)") : QString());
         statusBar()->showMessage(text);
         if (summary->failed)
             showProblem(tr("Runs of the Python code"), text + ".", summary->messages.join('\n'));
@@ -449,7 +477,8 @@ void MainWindow::restoreSettings()
     // resize after this, in main(), used to undo the restored size).
     if (!restoreGeometry(s.value("window/geometry").toByteArray()))
         resize(1280, 860);
-    if (!restoreState(s.value("window/state").toByteArray()))  // first start: the views get the room
+    if (!restoreState(
+            s.value("window/state").toByteArray()))  // first start: the views get the room
         if (auto* dock = findChild<QDockWidget*>(QStringLiteral("runs")))
             resizeDocks({dock}, {220}, Qt::Vertical);
     m_browser->setFolders(s.value("runs/folders").toStringList());
@@ -464,12 +493,14 @@ void MainWindow::restoreSettings()
 void MainWindow::closeEvent(QCloseEvent* event)
 {
     const auto jobs = m_controller.jobs();
-    const int running = int(std::count_if(jobs.begin(), jobs.end(), [](const ui::JobInfo& j) { return j.active(); }));
+    const int running = int(
+        std::count_if(jobs.begin(), jobs.end(), [](const ui::JobInfo& j) { return j.active(); }));
     if (running > 0 &&
         // modal: destructive (running jobs are stopped); closeEvent answers before it returns
-        QMessageBox::question(this, tr("Quit"), tr("%n job(s) still running (the Jobs panel lists them). Stop "
-                                                   "them (a training writes its checkpoint) and quit?",
-                                                   nullptr, running)) != QMessageBox::Yes) {
+        QMessageBox::question(this, tr("Quit"),
+                              tr("%n job(s) still running (the Jobs panel lists them). Stop "
+                                 "them (a training writes its checkpoint) and quit?",
+                                 nullptr, running)) != QMessageBox::Yes) {
         event->ignore();
         return;
     }

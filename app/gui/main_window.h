@@ -29,14 +29,14 @@ struct TrainRequest;
 namespace lengen::studio {
 
 struct StudioOptions {
-    QString configRoot;       ///< folder with quick/ and tasks/
-    QString preset;           ///< config file to load at start
+    QString configRoot;  ///< folder with quick/ and tasks/
+    QString preset;      ///< config file to load at start
     QString runsFolder = QStringLiteral("runs");
-    QString openRun;          ///< run to open at start
-    QStringList compare;      ///< runs to overlay in the Compare tab at start
-    QString sweep;            ///< sweep folder to show in the Sweeps tab at start
-    int steps = 0;            ///< override training.max_steps (0 = as configured)
-    bool train = false;       ///< start training the preset at once
+    QString openRun;      ///< run to open at start
+    QStringList compare;  ///< runs to overlay in the Compare tab at start
+    QString sweep;        ///< sweep folder to show in the Sweeps tab at start
+    int steps = 0;        ///< override training.max_steps (0 = as configured)
+    bool train = false;   ///< start training the preset at once
     /// Given to every session the studio starts (main() reads the environment into it).
     engine::SessionSwitches switches;
 };
@@ -122,7 +122,7 @@ private:
     ui::SweepsView* m_sweeps = nullptr;
     ui::JobsPanel* m_jobs = nullptr;
     ui::OpenRunModel m_run;
-    QPointer<QDialog> m_importOffer;     ///< the import offer while it is up
+    QPointer<QDialog> m_importOffer;  ///< the import offer while it is up
 };
 
 }  // namespace lengen::studio

@@ -5,16 +5,16 @@
 
 #include <algorithm>
 
-#include <QPushButton>
+#include "ask.h"
 #include <QAction>
 #include <QApplication>
 #include <QCloseEvent>
 #include <QDockWidget>
-#include "ask.h"
 #include <QFileInfo>
 #include <QMenuBar>
 #include <QMessageBox>
 #include <QMimeData>
+#include <QPushButton>
 #include <QScopedValueRollback>
 #include <QSettings>
 #include <QSplitter>
@@ -25,7 +25,6 @@
 #include "analysis_progress.h"
 #include "attention_view.h"
 #include "compare_view.h"
-#include "sweeps_view.h"
 #include "figure_view.h"
 #include "jobs_panel.h"
 #include "lengen/engine/run_file.h"
@@ -34,6 +33,7 @@
 #include "run_browser.h"
 #include "run_table_model.h"
 #include "setup_panel.h"
+#include "sweeps_view.h"
 #include "training_view.h"
 
 namespace lengen::studio {
@@ -64,7 +64,8 @@ void MainWindow::buildFileMenu()
                                   m_tabs->setCurrentWidget(m_setup);
                           });
     });
-    file->addAction(tr("&Save config as…"), QKeySequence::Save, this, [this] { m_setup->saveAs(); });
+    file->addAction(tr("&Save config as…"), QKeySequence::Save, this,
+                    [this] { m_setup->saveAs(); });
     file->addSeparator();
     file->addAction(tr("&Quit"), QKeySequence::Quit, this, &QWidget::close);
 }
@@ -81,16 +82,19 @@ void MainWindow::buildRunMenu()
     });
     // Pause and Stop act on the focus job (the training, else the oldest running job) and say
     // which; the Jobs panel acts on any job.
-    auto* pause = run->addAction(tr("&Pause / resume"), QKeySequence(Qt::CTRL | Qt::Key_P), this, [this] {
-        m_controller.state() == ui::RunController::State::Paused ? m_controller.resume() : m_controller.pause();
-    });
+    auto* pause =
+        run->addAction(tr("&Pause / resume"), QKeySequence(Qt::CTRL | Qt::Key_P), this, [this] {
+            m_controller.state() == ui::RunController::State::Paused ? m_controller.resume()
+                                                                     : m_controller.pause();
+        });
     auto* stop = run->addAction(tr("&Stop"), QKeySequence(Qt::CTRL | Qt::Key_Period), this,
                                 [this] { m_controller.stop(); });
     run->addAction(tr("Clear &queue"), &m_controller, &ui::RunController::clearQueue);
     run->addAction(tr("C&oncurrent jobs…"), this, [this] {
         ui::ask::integer(
             this, tr("Concurrent jobs"),
-            tr("Cores that CPU-heavy work may use at once: each training, evaluation, probe or export\n"
+            tr("Cores that CPU-heavy work may use at once: each training, evaluation, probe or "
+               "export\n"
                "takes one, each cell of a sweep run here its threads. Jobs on one run always wait\n"
                "for each other; a sweep's own job and imports take none."),
             m_controller.maxConcurrent(), 1, 256, 1, [this](int n) {
@@ -104,8 +108,9 @@ void MainWindow::buildRunMenu()
         const QString name = focus ? QString::fromStdString(focus->label) : QString();
         const bool trains = focus && focus->kind == ui::JobKind::Training;
         pause->setEnabled(trains && (s == S::Running || s == S::Paused));
-        pause->setText(trains ? (s == S::Paused ? tr("&Continue “%1”") : tr("&Pause “%1”")).arg(name)
-                              : tr("&Pause / resume"));
+        pause->setText(trains
+                           ? (s == S::Paused ? tr("&Continue “%1”") : tr("&Pause “%1”")).arg(name)
+                           : tr("&Pause / resume"));
         stop->setEnabled(s == S::Running || s == S::Paused);
         stop->setText(focus ? tr("&Stop “%1”").arg(name) : tr("&Stop"));
         start->setText(s == S::Idle ? tr("&Train") : tr("&Train (queue)"));
@@ -121,10 +126,12 @@ void MainWindow::buildViewMenu()
     for (auto* dock : findChildren<QDockWidget*>())
         viewMenu->addAction(dock->toggleViewAction());
     viewMenu->addSeparator();
-    viewMenu->addAction(tr("&Compare selected runs"), this, [this] { compareRuns(m_browser->selectedRuns()); });
+    viewMenu->addAction(tr("&Compare selected runs"), this,
+                        [this] { compareRuns(m_browser->selectedRuns()); });
     viewMenu->addAction(tr("&Overlay selected runs' training curves"), this,
                         [this] { overlayTraining(m_browser->selectedRuns()); });
-    viewMenu->addAction(tr("C&lear training overlay"), this, [this] { m_training->setOverlays({}); });
+    viewMenu->addAction(tr("C&lear training overlay"), this,
+                        [this] { m_training->setOverlays({}); });
 }
 
 void MainWindow::buildAnalysisMenu()
@@ -134,36 +141,43 @@ void MainWindow::buildAnalysisMenu()
                         &MainWindow::evaluateOpenRun);
     analysis->addAction(tr("&Probe open run (attention, attacks, serial position)"), this,
                         &MainWindow::probeOpenRun);
-    analysis->addAction(tr("Evaluate with &interventions…"), QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_E),
-                        this, &MainWindow::evaluateWithInterventions);
+    analysis->addAction(tr("Evaluate with &interventions…"),
+                        QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_E), this,
+                        &MainWindow::evaluateWithInterventions);
     analysis->addAction(tr("Probe attention under an i&ntervention…"), this,
                         &MainWindow::probeWithIntervention);
     analysis->addAction(tr("Export &all figures of the open run…"), this, [this] {
         const QString openRun = m_run.runFile();
         if (openRun.isEmpty())
             return statusBar()->showMessage(tr("Open a run first"));
-        ui::ask::folder(this, tr("Export all figures into"), QFileInfo(openRun).dir().filePath("figures"),
+        ui::ask::folder(this, tr("Export all figures into"),
+                        QFileInfo(openRun).dir().filePath("figures"),
                         [this, openRun](const QString& dir) {
-                            ui::ask::integer(this, tr("PNG resolution"), tr("Dots per inch:"), 150, 30, 1200, 10,
-                                             [this, openRun, dir](int dpi) { exportAllFigures(openRun, dir, dpi); });
+                            ui::ask::integer(this, tr("PNG resolution"), tr("Dots per inch:"), 150,
+                                             30, 1200, 10, [this, openRun, dir](int dpi) {
+                                                 exportAllFigures(openRun, dir, dpi);
+                                             });
                         });
     });
-    analysis->addAction(tr("E&xport current figure…"), QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_S), this, [this] {
-        if (auto* view = qobject_cast<ui::FigureView*>(m_tabs->currentWidget()))
-            view->exportWithDialog();
-        else
-            statusBar()->showMessage(tr("Switch to the Evaluation or Probes tab to export a figure"));
-    });
+    analysis->addAction(tr("E&xport current figure…"),
+                        QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_S), this, [this] {
+                            if (auto* view = qobject_cast<ui::FigureView*>(m_tabs->currentWidget()))
+                                view->exportWithDialog();
+                            else
+                                statusBar()->showMessage(tr(
+                                    "Switch to the Evaluation or Probes tab to export a figure"));
+                        });
 }
 
 // A job like an evaluation: `lengen export --all` in a child process of the worker, its
 // progress in the status bar, Stop ends it; the window never waits for it.
 void MainWindow::exportAllFigures(const QString& runFile, const QString& dir, int dpi)
 {
-    const std::string lengen = m_switches.cellExecutable.empty() ? engine::lengenExecutable()
-                                                                 : m_switches.cellExecutable;
-    m_controller.enqueue(ui::JobKind::Export, tr("export %1").arg(QFileInfo(runFile).dir().dirName()),
-                         exportJob(runFile, dir, dpi, QString::fromStdString(lengen)), ui::runSubject(runFile));
+    const std::string lengen =
+        m_switches.cellExecutable.empty() ? engine::lengenExecutable() : m_switches.cellExecutable;
+    m_controller.enqueue(
+        ui::JobKind::Export, tr("export %1").arg(QFileInfo(runFile).dir().dirName()),
+        exportJob(runFile, dir, dpi, QString::fromStdString(lengen)), ui::runSubject(runFile));
     statusBar()->showMessage(tr("Export of every figure queued: its progress is shown here"));
 }
 

@@ -29,8 +29,7 @@ Error classifyException(const std::exception& e)
 
 Error::Error(ErrorKind kind, const std::string& message, std::string detail)
     : std::runtime_error(message), m_kind(kind), m_detail(std::move(detail))
-{
-}
+{}
 
 std::string SourceLocation::toString() const
 {
@@ -66,7 +65,6 @@ std::string joinIssues(const std::vector<ConfigIssue>& issues)
 
 ConfigError::ConfigError(std::vector<ConfigIssue> issues)
     : Error(ErrorKind::Config, joinIssues(issues)), m_issues(std::move(issues))
-{
-}
+{}
 
 }  // namespace lengen::engine

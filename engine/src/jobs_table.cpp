@@ -96,7 +96,8 @@ std::string jobResultText(JobKindId kind, const JobResult& r, JobState how)
         if (stopped)
             return "stopped at step " + std::to_string(r.steps) +
                    (loss ? ", last logged loss " + lossText(r.finalLoss) : std::string());
-        return counted(r.steps, "step", "steps") + (loss ? ", final loss " + lossText(r.finalLoss) : std::string());
+        return counted(r.steps, "step", "steps") +
+               (loss ? ", final loss " + lossText(r.finalLoss) : std::string());
     }
     case JobKindId::Evaluation: return counted(r.methods, "method", "methods") + " computed";
     case JobKindId::Probe: return counted(r.probes, "probe", "probes") + " computed";

@@ -65,7 +65,8 @@ void requestStop(const std::string& runFile, const std::string& requester)
     if (!io::writerAlive(runFile))
         throw Error(ErrorKind::RunFile, "nothing trains " + runFile +
                                             " (no process holds its writer lock); resume it with "
-                                            "`lengen train --resume " + runFile + "`");
+                                            "`lengen train --resume " +
+                                            runFile + "`");
     writeFileAtomically(stopRequestPath(runFile), "stop requested by " + requester + "\n");
 }
 

@@ -10,8 +10,8 @@
 #include "lengen/engine/errors.h"
 
 // Version gates: the C++ API each shim uses appeared in these LibTorch releases.
-#define LENGEN_TORCH_AT_LEAST(major, minor) \
-    (TORCH_VERSION_MAJOR > (major) ||        \
+#define LENGEN_TORCH_AT_LEAST(major, minor)                                                        \
+    (TORCH_VERSION_MAJOR > (major) ||                                                              \
      (TORCH_VERSION_MAJOR == (major) && TORCH_VERSION_MINOR >= (minor)))
 #if LENGEN_TORCH_AT_LEAST(2, 4)
 #define LENGEN_HAS_DEVICE_AUTOCAST 1  // set_autocast_enabled(DeviceType, bool)
@@ -19,8 +19,8 @@
 #define LENGEN_HAS_RMS_NORM 1         // rms_norm (on CUDA one fused kernel each way in 2.15)
 #endif
 #if LENGEN_TORCH_AT_LEAST(2, 1)
-#define LENGEN_HAS_FOREACH_TENSOR 1   // _foreach_mul_(TensorList, Tensor)
-#define LENGEN_HAS_SDPA 1             // scaled_dot_product_attention(..., scale)
+#define LENGEN_HAS_FOREACH_TENSOR 1  // _foreach_mul_(TensorList, Tensor)
+#define LENGEN_HAS_SDPA 1            // scaled_dot_product_attention(..., scale)
 #endif
 
 namespace lengen::engine::compat {
@@ -119,9 +119,9 @@ AutocastScope::~AutocastScope()
 }
 
 bool fusedAdamW(const std::vector<torch::Tensor>& params, const std::vector<torch::Tensor>& grads,
-                const std::vector<torch::Tensor>& expAvg, const std::vector<torch::Tensor>& expAvgSq,
-                const std::vector<torch::Tensor>& steps, const torch::Tensor& lr, double beta1,
-                double beta2, double weightDecay, double eps)
+                const std::vector<torch::Tensor>& expAvg,
+                const std::vector<torch::Tensor>& expAvgSq, const std::vector<torch::Tensor>& steps,
+                const torch::Tensor& lr, double beta1, double beta2, double weightDecay, double eps)
 {
 #ifdef LENGEN_HAS_FUSED_ADAMW
     at::_fused_adamw_(params, grads, expAvg, expAvgSq, /*max_exp_avg_sqs=*/{}, steps, lr, beta1,
@@ -166,8 +166,8 @@ bool hasFusedAttention()
 #endif
 }
 
-torch::Tensor causalAttention(const torch::Tensor& q, const torch::Tensor& k, const torch::Tensor& v,
-                              double scale, const torch::Tensor& bias)
+torch::Tensor causalAttention(const torch::Tensor& q, const torch::Tensor& k,
+                              const torch::Tensor& v, double scale, const torch::Tensor& bias)
 {
 #ifdef LENGEN_HAS_SDPA
     if (!bias.defined())  // the flash kernel's own causal mask: no T x T tensor at all

@@ -60,9 +60,10 @@ bool hasFusedAdamW();
 /// `steps` one-element float tensors holding the step count, so that a CUDA graph replays the
 /// kernel with new values. Returns false (and does nothing) where this LibTorch lacks it.
 bool fusedAdamW(const std::vector<torch::Tensor>& params, const std::vector<torch::Tensor>& grads,
-                const std::vector<torch::Tensor>& expAvg, const std::vector<torch::Tensor>& expAvgSq,
-                const std::vector<torch::Tensor>& steps, const torch::Tensor& lr, double beta1,
-                double beta2, double weightDecay, double eps);
+                const std::vector<torch::Tensor>& expAvg,
+                const std::vector<torch::Tensor>& expAvgSq, const std::vector<torch::Tensor>& steps,
+                const torch::Tensor& lr, double beta1, double beta2, double weightDecay,
+                double eps);
 
 /// Scales the gradients to a total L2 norm of at most `maxNorm` without reading the norm back
 /// (no host synchronisation; capturable). Returns the total norm as a device tensor.
@@ -76,8 +77,8 @@ bool hasFusedAttention();
 /// memory-efficient kernels on a GPU, whichever applies): q, k, v [B, h, T, d]; bias undefined
 /// or [h, T, T] / [B, h, T, T] (ALiBi, FIRE; its gradient flows). Returns [B, h, T, d]. Only
 /// where hasFusedAttention().
-torch::Tensor causalAttention(const torch::Tensor& q, const torch::Tensor& k, const torch::Tensor& v,
-                              double scale, const torch::Tensor& bias);
+torch::Tensor causalAttention(const torch::Tensor& q, const torch::Tensor& k,
+                              const torch::Tensor& v, double scale, const torch::Tensor& bias);
 
 /// x * rsqrt(mean(x², last dim) + eps) * weight through LibTorch's rms_norm (2.4+; 2.15 runs it
 /// on CUDA as one fused kernel forward and one backward, against about six and ten written

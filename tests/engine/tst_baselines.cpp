@@ -52,7 +52,7 @@ void TestBaselines::leastSquaresIsExactFromDPoints()
     auto pred = leastSquares(xs, ys);
     QCOMPARE(pred.sizes().vec(), (std::vector<std::int64_t>{5, 12}));
     QVERIFY(pred.select(1, 0).eq(0).all().item<bool>());
-    auto err = (pred - ys).square().slice(1, 4);                     // k >= D examples
+    auto err = (pred - ys).square().slice(1, 4);  // k >= D examples
     QVERIFY2(err.max().item<double>() < 1e-8, std::to_string(err.max().item<double>()).c_str());
     QVERIFY((pred - ys).square().slice(1, 1, 4).mean().item<double>() > 1e-2);
 }
@@ -66,7 +66,7 @@ void TestBaselines::leastSquaresIsMinimumNormBelowDAndOnASubspace()
     project[1][1] = 1;
     auto sub = xs.matmul(project);
     for (const auto& x : {xs, sub}) {
-        auto ys = torch::randn({3, 10}, gen);                        // not linear: residuals
+        auto ys = torch::randn({3, 10}, gen);  // not linear: residuals
         auto pred = leastSquares(x, ys);
         for (std::int64_t b = 0; b < 3; ++b)
             for (std::int64_t i = 0; i < 10; ++i)
@@ -98,13 +98,13 @@ void TestBaselines::nearestNeighboursOnAHandMadePrompt()
     auto xs = torch::tensor({0.f, 10.f, 1.f, 9.f, 0.4f}).view({1, 5, 1});
     auto ys = torch::tensor({1.f, 2.f, 3.f, 4.f, 5.f}).view({1, 5});
     auto one = nearestNeighbours(xs, ys, 1);
-    QCOMPARE(one[0][1].item<float>(), 1.f);   // 10 -> 0
-    QCOMPARE(one[0][2].item<float>(), 1.f);   // 1 -> 0
-    QCOMPARE(one[0][3].item<float>(), 2.f);   // 9 -> 10
-    QCOMPARE(one[0][4].item<float>(), 1.f);   // 0.4 -> 0
+    QCOMPARE(one[0][1].item<float>(), 1.f);  // 10 -> 0
+    QCOMPARE(one[0][2].item<float>(), 1.f);  // 1 -> 0
+    QCOMPARE(one[0][3].item<float>(), 2.f);  // 9 -> 10
+    QCOMPARE(one[0][4].item<float>(), 1.f);  // 0.4 -> 0
     auto three = nearestNeighbours(xs, ys, 3);
-    QCOMPARE(three[0][1].item<float>(), 1.f);                    // k' = 1
-    QCOMPARE(three[0][2].item<float>(), 1.5f);                   // k' = 2: {0, 10}
+    QCOMPARE(three[0][1].item<float>(), 1.f);                       // k' = 1
+    QCOMPARE(three[0][2].item<float>(), 1.5f);                      // k' = 2: {0, 10}
     QVERIFY(std::abs(three[0][4].item<float>() - 8.f / 3) < 1e-6);  // {0, 1, 9}
 }
 
@@ -124,7 +124,7 @@ void TestBaselines::lassoMatchesSoftThresholdingOnAnOrthogonalDesign()
     const std::int64_t n = 8, d = 3;
     auto gen = seeded(6);
     auto q = std::get<0>(torch::linalg_qr(torch::randn({n, d}, gen, torch::kFloat64)));
-    auto x = q * std::sqrt(double(n));                                 // [n, D]
+    auto x = q * std::sqrt(double(n));  // [n, D]
     auto wTrue = torch::tensor({1.0, -0.005, 0.3}, torch::kFloat64);
     auto y = x.matmul(wTrue) + 0.001 * torch::randn({n}, gen, torch::kFloat64);
     auto query = torch::randn({1, d}, gen, torch::kFloat64);
@@ -132,9 +132,14 @@ void TestBaselines::lassoMatchesSoftThresholdingOnAnOrthogonalDesign()
     auto ys = torch::cat({y, torch::zeros({1}, torch::kFloat64)}).unsqueeze(0).to(torch::kFloat32);
     std::int64_t unconverged = 0;
     auto pred = lasso(xs, ys, LassoOptions{}, unconverged);
-    auto z = xs[0].slice(0, 0, n).to(torch::kFloat64).t().matmul(ys[0].slice(0, 0, n).to(torch::kFloat64)) / double(n);
+    auto z = xs[0]
+                 .slice(0, 0, n)
+                 .to(torch::kFloat64)
+                 .t()
+                 .matmul(ys[0].slice(0, 0, n).to(torch::kFloat64)) /
+             double(n);
     auto w = z.sign() * (z.abs() - 0.01).clamp_min(0);
-    QVERIFY(w[1].item<double>() == 0);                                 // the small weight is cut
+    QVERIFY(w[1].item<double>() == 0);  // the small weight is cut
     const double expect = xs[0][n].to(torch::kFloat64).dot(w).item<double>();
     QVERIFY2(std::abs(pred[0][n].item<double>() - expect) < 1e-4,
              (std::to_string(pred[0][n].item<double>()) + " vs " + std::to_string(expect)).c_str());
@@ -152,7 +157,8 @@ void TestBaselines::nullClassifierAndBaselineTable()
     };
     QCOMPARE(keys("linear_regression"),
              (std::vector<std::string>{"OLS_driver=None", "NN_n=3_uniform", "averaging"}));
-    QCOMPARE(keys("sparse_linear_regression").back(), std::string("lasso_alpha=0.01_max_iter=100000"));
+    QCOMPARE(keys("sparse_linear_regression").back(),
+             std::string("lasso_alpha=0.01_max_iter=100000"));
     QCOMPARE(keys("conjunction"),
              (std::vector<std::string>{"NN_n=1_uniform", "averaging", "nullclassifier"}));
     QCOMPARE(keys("parity").front(), std::string("NN_n=3_uniform"));
@@ -163,14 +169,16 @@ void TestBaselines::bootstrapBandOnAKnownDistribution()
 {
     const std::int64_t s = 2000;
     auto gen = seeded(7);
-    auto m = torch::stack({3 + 2 * torch::randn({s}, gen, torch::kFloat64),
-                           torch::full({s}, 5.0, torch::kFloat64)}, 1);   // [S, 2]
+    auto m = torch::stack(
+        {3 + 2 * torch::randn({s}, gen, torch::kFloat64), torch::full({s}, 5.0, torch::kFloat64)},
+        1);  // [S, 2]
     auto bootGen = seeded(8);
     const auto st = aggregate(m, 1000, bootGen);
     QVERIFY(std::abs(st.mean[0] - 3) < 0.2);
     QVERIFY(std::abs(st.std[0] - 2) < 0.1);
     // 90 % band of the mean: +-1.645 sigma / sqrt(S) = +-0.0736.
-    const double halfLow = st.mean[0] - st.bootstrapLow[0], halfHigh = st.bootstrapHigh[0] - st.mean[0];
+    const double halfLow = st.mean[0] - st.bootstrapLow[0],
+                 halfHigh = st.bootstrapHigh[0] - st.mean[0];
     QVERIFY2(halfLow > 0.05 && halfLow < 0.1, std::to_string(halfLow).c_str());
     QVERIFY2(halfHigh > 0.05 && halfHigh < 0.1, std::to_string(halfHigh).c_str());
     QCOMPARE(st.bootstrapLow[1], 5.0);
@@ -204,7 +212,7 @@ void TestBaselines::methodNamesAreValidated()
     QCOMPARE(parseMethod("scale-y=0.333", true).scale, 0.333);
     QVERIFY(parseMethod("ood_length", false).isLong());
     QVERIFY(!parseMethod("standard", false).isLong());
-    QVERIFY_THROWS_EXCEPTION(Error, parseMethod("scale-x=2", false));   // boolean task
+    QVERIFY_THROWS_EXCEPTION(Error, parseMethod("scale-x=2", false));  // boolean task
     QVERIFY_THROWS_EXCEPTION(Error, parseMethod("scale-x=abc", true));
     QVERIFY_THROWS_EXCEPTION(Error, parseMethod("scale-x=-1", true));
     QVERIFY_THROWS_EXCEPTION(Error, parseMethod("sideways", true));

@@ -20,7 +20,10 @@ namespace {
 
 using Result = lengen::test::ProcessResult;
 
-Result run(const QStringList& args, int timeoutMs = 120000) { return lengen::test::runLengen(args, timeoutMs); }
+Result run(const QStringList& args, int timeoutMs = 120000)
+{
+    return lengen::test::runLengen(args, timeoutMs);
+}
 
 QString tinyConfigFile(const QString& dir, int steps)
 {
@@ -52,7 +55,8 @@ void TestCli::helpAndVersion()
 {
     auto r = run({"--help"});
     QCOMPARE(r.code, 0);
-    for (const char* word : {"train", "validate", "info", "eval", "probe", "import", "sweep", "Exit codes"})
+    for (const char* word :
+         {"train", "validate", "info", "eval", "probe", "import", "sweep", "Exit codes"})
         QVERIFY2(r.out.contains(word), qPrintable(r.out));
     QCOMPARE(run({"train", "--help"}).code, 0);
     QVERIFY(run({"--version"}).out.contains("lengen "));
@@ -61,7 +65,8 @@ void TestCli::helpAndVersion()
     QVERIFY(run({"probe", "--help"}).out.contains("--serial-position"));
     // The help names what the tables hold, not a copy of them.
     QVERIFY(run({"eval", "--help"}).out.contains("longheads"));
-    QVERIFY(run({"sweep", "new", "--help"}).out.contains("fire, t5, kerple_log, kerple_power, sandwich, cope, xpos, yarn"));
+    QVERIFY(run({"sweep", "new", "--help"})
+                .out.contains("fire, t5, kerple_log, kerple_power, sandwich, cope, xpos, yarn"));
 }
 
 // `lengen list` prints the engine's tables: every encoding a sweep takes, with the
@@ -74,8 +79,9 @@ void TestCli::listPrintsTheTables()
     QStringList names;
     for (const auto& v : pes)
         names << v.toObject().value("name").toString();
-    QCOMPARE(names, QStringList({"rope", "nope", "alibi", "fire", "t5", "kerple_log", "kerple_power", "sandwich",
-                                 "cope", "xpos", "yarn", "dynamic_yarn", "pi", "dynamic_ntk", "mamba", "gpt2"}));
+    QCOMPARE(names, QStringList({"rope", "nope", "alibi", "fire", "t5", "kerple_log",
+                                 "kerple_power", "sandwich", "cope", "xpos", "yarn", "dynamic_yarn",
+                                 "pi", "dynamic_ntk", "mamba", "gpt2"}));
     auto interventionsOf = [&](const QString& pe) {
         QStringList out;
         for (const auto& v : pes)
@@ -90,9 +96,11 @@ void TestCli::listPrintsTheTables()
     QVERIFY(!interventionsOf("dynamic_yarn").contains("pi"));
     // Refusals an encoding's row adds to its kind's: CoPE has no distances, xPos's decay would
     // be lost to LongHeads.
-    QVERIFY(interventionsOf("cope").contains("window") && !interventionsOf("cope").contains("lambda") &&
+    QVERIFY(interventionsOf("cope").contains("window") &&
+            !interventionsOf("cope").contains("lambda") &&
             !interventionsOf("cope").contains("longheads"));
-    QVERIFY(interventionsOf("xpos").contains("yarn") && !interventionsOf("xpos").contains("longheads"));
+    QVERIFY(interventionsOf("xpos").contains("yarn") &&
+            !interventionsOf("xpos").contains("longheads"));
     QCOMPARE(interventionsOf("gpt2"), QStringList({"none", "truncate", "segments"}));
     r = run({"list", "interventions"});
     QCOMPARE(r.code, 0);
@@ -186,19 +194,23 @@ void TestCli::trainsAndReportsTheRunFile()
     QVERIFY(info.out.contains("seed 3"));
     QVERIFY(info.out.contains("transformer.layers.1.self_attn.q_proj.weight"));
     // Notes and tags (issue 41): set, printed by `info`, a bad tag is a usage error.
-    QCOMPARE(run({"note", runFile, "--text", "first try\nlr ok", "--tags", "baseline, rope"}).code, 0);
+    QCOMPARE(run({"note", runFile, "--text", "first try\nlr ok", "--tags", "baseline, rope"}).code,
+             0);
     QCOMPARE(run({"note", runFile, "--add-tag", "seed3", "--remove-tag", "rope"}).code, 0);
     const auto noted = run({"info", runFile});
-    QVERIFY2(noted.out.contains("tags         baseline, seed3\nnotes        first try\n             lr ok\n"),
+    QVERIFY2(noted.out.contains(
+                 "tags         baseline, seed3\nnotes        first try\n             lr ok\n"),
              qPrintable(noted.out));
     const auto badTag = run({"note", runFile, "--add-tag", QString(41, 'x')});
     QCOMPARE(badTag.code, 64);
     QVERIFY2(badTag.err.contains("longer than 40 bytes"), qPrintable(badTag.err));
     // `lengen runs` (issue 42): through the folder's index, filtered by any config key.
-    const auto id = QString::fromStdString(lengen::engine::readRunInfo(runFile.toStdString()).runId);
-    auto listed = run({"runs", dir, "--where", "seed=3", "--where", "model.num_hidden_layers=2", "--stats"});
-    QVERIFY2(listed.code == 0 && listed.out.startsWith(id) && listed.out.contains("tags baseline,seed3") &&
-                 listed.err.contains("1 of 1 runs"),
+    const auto id =
+        QString::fromStdString(lengen::engine::readRunInfo(runFile.toStdString()).runId);
+    auto listed =
+        run({"runs", dir, "--where", "seed=3", "--where", "model.num_hidden_layers=2", "--stats"});
+    QVERIFY2(listed.code == 0 && listed.out.startsWith(id) &&
+                 listed.out.contains("tags baseline,seed3") && listed.err.contains("1 of 1 runs"),
              qPrintable(listed.out + listed.err));
     QVERIFY(QFile::exists(dir + "/.lengen-index.json"));
     QVERIFY(run({"runs", dir, "--where", "model.num_hidden_layers=3"}).err.contains("0 of 1 runs"));
@@ -206,8 +218,10 @@ void TestCli::trainsAndReportsTheRunFile()
     auto curve = run({"info", runFile, "--pointwise", "2"});
     QCOMPARE(curve.code, 0);
     // 30 steps logged every 5: rows at steps 20 and 25 are at the full 7 points.
-    QVERIFY2(curve.out.contains("squared error by in-context examples k at 7 points, mean of the last 2 "
-                                "logged steps (steps 20..25)"), qPrintable(curve.out));
+    QVERIFY2(
+        curve.out.contains("squared error by in-context examples k at 7 points, mean of the last 2 "
+                           "logged steps (steps 20..25)"),
+        qPrintable(curve.out));
     QVERIFY(curve.out.contains("k=0 ") && curve.out.contains("k=6 "));
 }
 
@@ -215,8 +229,8 @@ void TestCli::followLiveThenInterruptAndResume()
 {
     const auto dir = QString::fromStdString(lengen::test::scratchDir("cli-live"));
     QProcess trainer;
-    trainer.start(LENGEN_CLI_PATH, {"train", tinyConfigFile(dir, 200000), "--out", dir,
-                                    "--threads", "1", "--device", "cpu"});
+    trainer.start(LENGEN_CLI_PATH, {"train", tinyConfigFile(dir, 200000), "--out", dir, "--threads",
+                                    "1", "--device", "cpu"});
     QVERIFY(trainer.waitForStarted());
     QString runFile;
     QString err;
@@ -246,10 +260,12 @@ void TestCli::followLiveThenInterruptAndResume()
 
     // Resume with a smaller budget is not possible (steps are the run's own); so check that
     // --resume continues and can itself be interrupted, keeping the step count growing.
-    const auto stepsBefore = QRegularExpression("checkpoint after (\\d+)").match(info.out).captured(1).toLongLong();
+    const auto stepsBefore =
+        QRegularExpression("checkpoint after (\\d+)").match(info.out).captured(1).toLongLong();
     QVERIFY(stepsBefore > 0);
     QProcess resumer;
-    resumer.start(LENGEN_CLI_PATH, {"train", "--resume", runFile, "--threads", "1", "--device", "cpu"});
+    resumer.start(LENGEN_CLI_PATH,
+                  {"train", "--resume", runFile, "--threads", "1", "--device", "cpu"});
     QVERIFY(resumer.waitForStarted());
     QString resumerErr;
     QVERIFY2(!lengen::test::waitForRunFile(resumer, resumerErr).isEmpty(), qPrintable(resumerErr));
@@ -258,15 +274,17 @@ void TestCli::followLiveThenInterruptAndResume()
     QVERIFY(resumer.waitForFinished(60000));
     QCOMPARE(resumer.exitCode(), 130);
     auto after = run({"info", runFile});
-    const auto stepsAfter = QRegularExpression("checkpoint after (\\d+)").match(after.out).captured(1).toLongLong();
+    const auto stepsAfter =
+        QRegularExpression("checkpoint after (\\d+)").match(after.out).captured(1).toLongLong();
     QVERIFY2(stepsAfter > stepsBefore, qPrintable(after.out));
 }
 
 void TestCli::resumesAfterAHardCrash()
 {
     const auto dir = QString::fromStdString(lengen::test::scratchDir("cli-crash"));
-    auto config = QString::fromStdString(lengen::test::tinyConfig("linear_regression", "rope", 200000))
-                      .replace("save_steps: 10", "save_steps: 50");
+    auto config =
+        QString::fromStdString(lengen::test::tinyConfig("linear_regression", "rope", 200000))
+            .replace("save_steps: 10", "save_steps: 50");
     const auto path = QString::fromStdString(
         lengen::test::writeFile(dir.toStdString(), "crash.yaml", config.toStdString()));
     QProcess trainer;
@@ -276,7 +294,7 @@ void TestCli::resumesAfterAHardCrash()
     const QString runFile = lengen::test::waitForRunFile(trainer, err);
     QVERIFY2(!runFile.isEmpty(), qPrintable(err));
     QVERIFY(lengen::test::waitForCheckpointPast(runFile, 0) > 0);  // a checkpoint to resume from
-    ::kill(static_cast<pid_t>(trainer.processId()), SIGKILL);  // no chance to clean up
+    ::kill(static_cast<pid_t>(trainer.processId()), SIGKILL);      // no chance to clean up
     QVERIFY(trainer.waitForFinished(10000));
     auto before = run({"info", runFile});
     QCOMPARE(before.code, 0);  // a crashed writer leaves a readable file
@@ -311,8 +329,8 @@ void TestCli::stopFromAnotherShellResumesBitwise()
     const auto dir = QString::fromStdString(lengen::test::scratchDir("cli-stop"));
     const QString config = tinyConfigFile(dir, 3000);
     QProcess trainer;
-    trainer.start(LENGEN_CLI_PATH, {"train", config, "--seed", "5", "--out", dir + "/a", "--threads", "1",
-                                    "--device", "cpu"});
+    trainer.start(LENGEN_CLI_PATH, {"train", config, "--seed", "5", "--out", dir + "/a",
+                                    "--threads", "1", "--device", "cpu"});
     QVERIFY(trainer.waitForStarted());
     QString runFile, err;
     for (int i = 0; i < 600 && runFile.isEmpty(); ++i) {
@@ -326,8 +344,9 @@ void TestCli::stopFromAnotherShellResumesBitwise()
     QVERIFY(lengen::test::waitForCheckpointPast(runFile, 0) > 0);
     // `lengen jobs` finds it from the files, with the writer's pid.
     const auto jobs = run({"jobs", dir + "/a"});
-    QVERIFY2(jobs.code == 0 && jobs.out.contains(QRegularExpression("training +running .*:" +
-                                                                     QString::number(trainer.processId()) + " .*run\\.h5")),
+    QVERIFY2(jobs.code == 0 && jobs.out.contains(QRegularExpression(
+                                   "training +running .*:" + QString::number(trainer.processId()) +
+                                   " .*run\\.h5")),
              qPrintable(jobs.out + jobs.err));
     const auto stop = run({"stop", runFile, "--wait", "60"});
     QVERIFY2(stop.code == 0 && stop.err.contains("checkpoint at step"), qPrintable(stop.err));
@@ -336,14 +355,17 @@ void TestCli::stopFromAnotherShellResumesBitwise()
     QVERIFY2(!QFile::exists(runFile + ".stop"), "the training removes the request it answered");
     const auto stopped = lengen::engine::readRunInfo(runFile.toStdString());
     QCOMPARE(stopped.status, std::string("cancelled"));
-    QVERIFY2(stopped.checkpointStep > 0 && stopped.checkpointStep < 3000, qPrintable(QString::number(stopped.checkpointStep)));
+    QVERIFY2(stopped.checkpointStep > 0 && stopped.checkpointStep < 3000,
+             qPrintable(QString::number(stopped.checkpointStep)));
     QCOMPARE(run({"stop", runFile}).code, 3);  // nothing trains it now
     QVERIFY(run({"jobs", dir + "/a"}).err.contains("0 jobs under 1 folder"));
 
-    const auto resumed = run({"train", "--resume", runFile, "--threads", "1", "--device", "cpu", "-q"}, 300000);
+    const auto resumed =
+        run({"train", "--resume", runFile, "--threads", "1", "--device", "cpu", "-q"}, 300000);
     QVERIFY2(resumed.code == 0, qPrintable(resumed.err));
-    const auto plain = run({"train", config, "--seed", "5", "--out", dir + "/b", "--threads", "1", "--device", "cpu",
-                            "-q"}, 300000);
+    const auto plain = run({"train", config, "--seed", "5", "--out", dir + "/b", "--threads", "1",
+                            "--device", "cpu", "-q"},
+                           300000);
     QVERIFY2(plain.code == 0, qPrintable(plain.err));
     const auto a = lengen::engine::readTrainLog(runFile.toStdString());
     const auto b = lengen::engine::readTrainLog(plain.out.trimmed().toStdString());
@@ -379,8 +401,8 @@ void TestCli::h5pyReadsLogAndCheckpoint()
     if (!probe.waitForFinished(30000) || probe.exitCode() != 0)
         QSKIP("h5py is not installed (apt-get install python3-h5py)");
     const auto dir = QString::fromStdString(lengen::test::scratchDir("cli-h5py"));
-    auto r = run({"train", tinyConfigFile(dir, 20), "--out", dir, "--seed", "1", "-q",
-                  "--threads", "1", "--device", "cpu"});
+    auto r = run({"train", tinyConfigFile(dir, 20), "--out", dir, "--seed", "1", "-q", "--threads",
+                  "1", "--device", "cpu"});
     QCOMPARE(r.code, 0);
     const auto runFile = r.out.trimmed();
     const QString script = R"(
@@ -473,12 +495,14 @@ void TestCli::evaluatesProbesAndReportsErrors()
         QVERIFY(csv.open(QIODevice::ReadOnly));
         QVERIFY(csv.readLine().startsWith("series,x,y,band_low,band_high"));
         // pgfplots (issue 42): the .tex, a data file per curve, the document's preamble.
-        ex = run({"export", runFile, "--figure", "ood_length", "--format", "tex", "--standalone", "--out", base + ".tex"});
+        ex = run({"export", runFile, "--figure", "ood_length", "--format", "tex", "--standalone",
+                  "--out", base + ".tex"});
         QCOMPARE(ex.code, 0);
         QFile tex(base + ".tex");
         QVERIFY(tex.open(QIODevice::ReadOnly));
         const QString texText = QString::fromUtf8(tex.readAll());
-        QVERIFY2(texText.contains("\\documentclass{article}") && texText.contains("\\addplot"), qPrintable(texText.left(400)));
+        QVERIFY2(texText.contains("\\documentclass{article}") && texText.contains("\\addplot"),
+                 qPrintable(texText.left(400)));
         QVERIFY(std::filesystem::exists((base + "-0.dat").toStdString()));
         // Provenance (issue 42): beside the figure, what made it; --from rebuilds the same data
         // byte for byte; a moved run is named, a changed one refused, a foreign file is usage.
@@ -488,10 +512,14 @@ void TestCli::evaluatesProbesAndReportsErrors()
         const auto provJson = QJsonDocument::fromJson(provFile.readAll()).object();
         provFile.close();
         const auto info = lengen::engine::readRunInfo(runFile.toStdString());
-        QCOMPARE(provJson["runs"].toArray().first().toObject()["run_id"].toString(), QString::fromStdString(info.runId));
-        QVERIFY(provJson["runs"].toArray().first().toObject()["config_hash"].toString().startsWith("fnv1a64:"));
-        QCOMPARE(provJson["evaluations"].toArray().first().toObject()["method"].toString(), QString("ood_length"));
-        auto rebuilt = run({"export", "--from", prov, "--format", "csv", "--out", dir + "/rebuilt.csv"});
+        QCOMPARE(provJson["runs"].toArray().first().toObject()["run_id"].toString(),
+                 QString::fromStdString(info.runId));
+        QVERIFY(provJson["runs"].toArray().first().toObject()["config_hash"].toString().startsWith(
+            "fnv1a64:"));
+        QCOMPARE(provJson["evaluations"].toArray().first().toObject()["method"].toString(),
+                 QString("ood_length"));
+        auto rebuilt =
+            run({"export", "--from", prov, "--format", "csv", "--out", dir + "/rebuilt.csv"});
         QVERIFY2(rebuilt.code == 0, qPrintable(rebuilt.err));
         QFile a(base + ".csv"), b(dir + "/rebuilt.csv");
         QVERIFY(a.open(QIODevice::ReadOnly) && b.open(QIODevice::ReadOnly));
@@ -501,29 +529,35 @@ void TestCli::evaluatesProbesAndReportsErrors()
         QCOMPARE(provJson["view"].toObject()["format"].toString(), QString("tex"));
         QVERIFY(provJson["view"].toObject()["standalone"].toBool());
         const auto again = run({"export", "--from", prov, "--out", dir + "/again"});
-        QVERIFY2(again.code == 0 && !std::filesystem::exists((dir + "/again").toStdString()), qPrintable(again.err));
+        QVERIFY2(again.code == 0 && !std::filesystem::exists((dir + "/again").toStdString()),
+                 qPrintable(again.err));
         QFile againTex(dir + "/again.tex");
         QVERIFY(againTex.open(QIODevice::ReadOnly));
-        QVERIFY2(againTex.readAll().contains("\\documentclass{article}"), "the rebuilt TeX is standalone");
+        QVERIFY2(againTex.readAll().contains("\\documentclass{article}"),
+                 "the rebuilt TeX is standalone");
         QJsonObject tampered = provJson;
         auto runs = tampered["runs"].toArray();
         auto first = runs.first().toObject();
         first["config_hash"] = "fnv1a64:0000000000000000";
         runs[0] = first;
         tampered["runs"] = runs;
-        const auto changedProv = lengen::test::writeFile(dir.toStdString(), "changed.provenance.json",
-                                                         QJsonDocument(tampered).toJson().toStdString());
+        const auto changedProv =
+            lengen::test::writeFile(dir.toStdString(), "changed.provenance.json",
+                                    QJsonDocument(tampered).toJson().toStdString());
         const auto changed = run({"export", "--from", QString::fromStdString(changedProv)});
         QCOMPARE(changed.code, 3);
-        QVERIFY2(changed.err.contains("changed since the figure was made"), qPrintable(changed.err));
+        QVERIFY2(changed.err.contains("changed since the figure was made"),
+                 qPrintable(changed.err));
         first["path"] = dir + "/gone/run.h5";
         runs[0] = first;
         tampered["runs"] = runs;
-        const auto movedProv = lengen::test::writeFile(dir.toStdString(), "moved.provenance.json",
-                                                       QJsonDocument(tampered).toJson().toStdString());
+        const auto movedProv =
+            lengen::test::writeFile(dir.toStdString(), "moved.provenance.json",
+                                    QJsonDocument(tampered).toJson().toStdString());
         const auto moved = run({"export", "--from", QString::fromStdString(movedProv)});
         QCOMPARE(moved.code, 3);
-        QVERIFY2(moved.err.contains("is no longer at") && moved.err.contains(QString::fromStdString(info.runId)),
+        QVERIFY2(moved.err.contains("is no longer at") &&
+                     moved.err.contains(QString::fromStdString(info.runId)),
                  qPrintable(moved.err));
         QCOMPARE(run({"export", "--from", base + ".csv"}).code, 64);
         // Issue 54: a number in view.figure is named as such (it was blamed on 'runs').
@@ -531,20 +565,27 @@ void TestCli::evaluatesProbesAndReportsErrors()
         auto numberedView = numbered["view"].toObject();
         numberedView["figure"] = 3;
         numbered["view"] = numberedView;
-        const auto numberedProv = lengen::test::writeFile(dir.toStdString(), "numbered.provenance.json",
-                                                          QJsonDocument(numbered).toJson().toStdString());
+        const auto numberedProv =
+            lengen::test::writeFile(dir.toStdString(), "numbered.provenance.json",
+                                    QJsonDocument(numbered).toJson().toStdString());
         const auto refused = run({"export", "--from", QString::fromStdString(numberedProv)});
-        QVERIFY2(refused.code == 64 && refused.err.contains("key 'view.figure'") && !refused.err.contains("'runs'"),
+        QVERIFY2(refused.code == 64 && refused.err.contains("key 'view.figure'") &&
+                     !refused.err.contains("'runs'"),
                  qPrintable(refused.err));
         // Review: the run evaluated again (another seed) no longer draws the recorded results.
-        QCOMPARE(run({"eval", runFile, "--methods", "ood_length", "--prompts", "16", "--seed", "9", "--force",
-                      "--threads", "1", "--device", "cpu", "-q"}).code, 0);
+        QCOMPARE(run({"eval", runFile, "--methods", "ood_length", "--prompts", "16", "--seed", "9",
+                      "--force", "--threads", "1", "--device", "cpu", "-q"})
+                     .code,
+                 0);
         const auto reevaluated = run({"export", "--from", prov});
         QCOMPARE(reevaluated.code, 3);
-        QVERIFY2(reevaluated.err.contains("evaluations") && reevaluated.err.contains("changed"), qPrintable(reevaluated.err));
+        QVERIFY2(reevaluated.err.contains("evaluations") && reevaluated.err.contains("changed"),
+                 qPrintable(reevaluated.err));
         QVERIFY(run({"export", runFile, "--list"}).out.contains("lost_in_mid"));
         QCOMPARE(run({"export", runFile, "--figure", "sideways"}).code, 64);
-        QCOMPARE(run({"export", runFile, "--figure", "ood_length", "--out", "/proc/lengen/x.png"}).code, 4);
+        QCOMPARE(
+            run({"export", runFile, "--figure", "ood_length", "--out", "/proc/lengen/x.png"}).code,
+            4);
     }
     const auto json = lengen::test::writeFile(dir.toStdString(), "metrics.json", "{ broken");
     QCOMPARE(run({"import", QString::fromStdString(json), runFile}).code, 2);

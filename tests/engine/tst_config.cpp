@@ -80,7 +80,8 @@ void TestConfig::includesResolveRelativeAndNested()
 
     // A nested include: model -> nested file whose own include is relative to itself.
     test::writeFile(dir, "a/b/leaf.yaml", "start: 3\nend: 4\nincrement: 1\ninterval: 7\n");
-    test::writeFile(dir, "a/mid.yaml", "dims:\n  !include b/leaf.yaml\npoints:\n  !include b/leaf.yaml\n");
+    test::writeFile(dir, "a/mid.yaml",
+                    "dims:\n  !include b/leaf.yaml\npoints:\n  !include b/leaf.yaml\n");
     const auto nested = test::writeFile(
         dir, "nested.yaml",
         std::string("model:\n  !include parts/model.yaml\ntask:\n  name: linear_regression\n"
@@ -139,7 +140,8 @@ void TestConfig::includeChainsAndNamesAreBounded()
     QVERIFY(shallow->find("start"));
 
     const std::string longName(5000, 'x');
-    const auto path = test::writeFile(dir, "long.yaml", "model:\n  !include " + longName + ".yaml\n");
+    const auto path =
+        test::writeFile(dir, "long.yaml", "model:\n  !include " + longName + ".yaml\n");
     try {
         engine::config::loadYamlFile(path);
         QFAIL("an overlong include name was accepted");
@@ -158,7 +160,8 @@ void TestConfig::nonFiniteNumbersAreRefused()
     for (const std::string value : {".inf", "inf", "-.inf", ".nan"}) {
         const auto dir = test::scratchDir("inf");
         const auto path = writeConfigTree(dir, kModel, kCurriculum);
-        std::ofstream(path, std::ios::app) << "  learning_rate: " << value << "\n";  // under training:
+        std::ofstream(path, std::ios::app)
+            << "  learning_rate: " << value << "\n";  // under training:
         try {
             engine::loadConfigFile(path);
             QFAIL(("learning_rate: " + value + " was accepted").c_str());
@@ -173,10 +176,15 @@ void TestConfig::nonFiniteNumbersAreRefused()
 void TestConfig::differencesBetweenRuns()
 {
     const auto dir = test::scratchDir("diff");
-    const auto a = engine::loadConfigFile(writeConfigTree(dir + "/a", kModel, kCurriculum)).runs.at(0);
+    const auto a =
+        engine::loadConfigFile(writeConfigTree(dir + "/a", kModel, kCurriculum)).runs.at(0);
     const auto b = engine::loadConfigFile(
-        writeConfigTree(dir + "/b", QString(kModel).replace("num_hidden_layers: 2", "num_hidden_layers: 3").toStdString(),
-                        kCurriculum)).runs.at(0);
+                       writeConfigTree(dir + "/b",
+                                       QString(kModel)
+                                           .replace("num_hidden_layers: 2", "num_hidden_layers: 3")
+                                           .toStdString(),
+                                       kCurriculum))
+                       .runs.at(0);
     QVERIFY(engine::configDifferences({a, a}).empty());
     const auto d = engine::configDifferences({a, b, a});
     QCOMPARE(d.size(), size_t(1));
@@ -195,7 +203,8 @@ void TestConfig::differencesBetweenRuns()
     const auto yarn = withFactor("yarn"), nope = withFactor("nope");
     const auto rope = test::loadOne(test::tinyConfig("linear_regression", "rope", 20));
     const auto plainNope = test::loadOne(test::tinyConfig("linear_regression", "nope", 20));
-    const auto byKey = [](const std::vector<engine::ConfigDifference>& all, const std::string& key) {
+    const auto byKey = [](const std::vector<engine::ConfigDifference>& all,
+                          const std::string& key) {
         for (const auto& x : all)
             if (x.key == key)
                 return std::optional<engine::ConfigDifference>(x);
@@ -209,7 +218,8 @@ void TestConfig::differencesBetweenRuns()
     // Randomized positions: a run without them compares as 0 (off), not as a missing key.
     auto randomRope = rope;
     randomRope.training.randomPositions = 144;
-    const auto random = byKey(engine::configDifferences({rope, randomRope}), "training.random_positions.max_position");
+    const auto random = byKey(engine::configDifferences({rope, randomRope}),
+                              "training.random_positions.max_position");
     QVERIFY(random.has_value());
     QCOMPARE(random->values, (std::vector<std::string>{"0", "144"}));
 }
@@ -228,8 +238,10 @@ void TestConfig::referenceFireWidthIsStored()
     const auto again = engine::loadConfigText(resolved, "stored").runs.at(0);
     QCOMPARE(again.position.fireMlpWidth, 22);
     // Without compat the configured width stays (the FIRE paper's 32 by default).
-    const auto intended = engine::loadConfigFile(writeConfigTree(
-        dir + "/intended", kModel, kCurriculum, "patch:\n  rope_scaling: {type: fire}\n")).runs.at(0);
+    const auto intended =
+        engine::loadConfigFile(writeConfigTree(dir + "/intended", kModel, kCurriculum,
+                                               "patch:\n  rope_scaling: {type: fire}\n"))
+            .runs.at(0);
     QCOMPARE(intended.position.fireMlpWidth, 32);
 }
 
@@ -244,55 +256,82 @@ void TestConfig::errorsNameFileLineAndKey_data()
 
     const QString model = kModel, cur = kCurriculum;
     QTest::newRow("missing include") << model << cur << "patch:\n  !include nope/missing.yaml\n"
-                                     << "linear_regression" << "run.yaml:4"
+                                     << "linear_regression"
+                                     << "run.yaml:4"
                                      << "included file not found";
-    QTest::newRow("wrong type") << model + "rope_theta: lots\n" << cur << "" << "linear_regression"
-                                << "model.yaml:6" << "model.rope_theta: expected a number";
-    QTest::newRow("unknown task") << model << cur << "" << "linear_progression" << "run.yaml:5"
+    QTest::newRow("wrong type") << model + "rope_theta: lots\n"
+                                << cur << ""
+                                << "linear_regression"
+                                << "model.yaml:6"
+                                << "model.rope_theta: expected a number";
+    QTest::newRow("unknown task") << model << cur << ""
+                                  << "linear_progression"
+                                  << "run.yaml:5"
                                   << "task.name: unknown task 'linear_progression'";
     QTest::newRow("unknown PE") << model << cur << "patch:\n  rope_scaling: {type: bogus}\n"
-                                << "linear_regression" << "run.yaml:4"
+                                << "linear_regression"
+                                << "run.yaml:4"
                                 << "patch.rope_scaling.type: unknown position encoding 'bogus'";
-    QTest::newRow("unknown family")
-        << QString(kModel).replace("Llama2", "Llama9") << cur << "" << "linear_regression"
-        << "model.yaml:1" << "model.family: unknown model family 'Llama9'";
+    QTest::newRow("unknown family") << QString(kModel).replace("Llama2", "Llama9") << cur << ""
+                                    << "linear_regression"
+                                    << "model.yaml:1"
+                                    << "model.family: unknown model family 'Llama9'";
     QTest::newRow("non-positive size")
         << QString(kModel).replace("num_hidden_layers: 2", "num_hidden_layers: 0") << cur << ""
-        << "linear_regression" << "model.yaml:4" << "model.num_hidden_layers: must be >= 1";
+        << "linear_regression"
+        << "model.yaml:4"
+        << "model.num_hidden_layers: must be >= 1";
     // A fuzz finding: 4 x hidden_size overflowed an int and the resolved config did not load.
-    QTest::newRow("absurd width")
-        << QString(kModel).replace("hidden_size: 16", "hidden_size: 1000000000") << cur << ""
-        << "linear_regression" << "model.yaml:3" << "model.hidden_size: 1000000000 is absurd (at most 1048576)";
+    QTest::newRow("absurd width") << QString(kModel).replace("hidden_size: 16",
+                                                             "hidden_size: 1000000000")
+                                  << cur << ""
+                                  << "linear_regression"
+                                  << "model.yaml:3"
+                                  << "model.hidden_size: 1000000000 is absurd (at most 1048576)";
     QTest::newRow("heads do not divide hidden")
-        << QString(kModel).replace("num_attention_heads: 2", "num_attention_heads: 3") << cur
-        << "" << "linear_regression" << "model.yaml:5"
+        << QString(kModel).replace("num_attention_heads: 2", "num_attention_heads: 3") << cur << ""
+        << "linear_regression"
+        << "model.yaml:5"
         << "hidden_size 16 is not divisible by num_attention_heads 3";
     QTest::newRow("curriculum start > end")
         << model << QString(kCurriculum).replace("start: 5, end: 11", "start: 12, end: 11") << ""
-        << "linear_regression" << "curriculum.yaml:2"
+        << "linear_regression"
+        << "curriculum.yaml:2"
         << "task.curriculum.points.start: start (12) is greater than end (11)";
     // Found by fuzz_config: these wrapped in a cast and validated as 1 layer / a negative length.
     QTest::newRow("size past int")
         << QString(kModel).replace("num_hidden_layers: 2", "num_hidden_layers: 4294967297") << cur
-        << "" << "linear_regression" << "model.yaml:4"
+        << ""
+        << "linear_regression"
+        << "model.yaml:4"
         << "model.num_hidden_layers: must be <= 2147483647";
     QTest::newRow("max_length past int")
         << QString(kModel).replace("[22]", "[22, 9223372036854775808]") << cur << ""
-        << "linear_regression" << "model.yaml:2" << "model.max_length: must be <= 2147483647 or inf";
+        << "linear_regression"
+        << "model.yaml:2"
+        << "model.max_length: must be <= 2147483647 or inf";
     // Found by the reliability corpus: validated, then trained NaN from step 0.
     QTest::newRow("odd rotary head width")
         << QString(kModel).replace("hidden_size: 16", "hidden_size: 14") << cur << ""
-        << "linear_regression" << "model.yaml:5"
+        << "linear_regression"
+        << "model.yaml:5"
         << "model.num_attention_heads: hidden_size / num_attention_heads = 7 is odd";
-    QTest::newRow("syntax error") << model + "bad: [1, 2\n" << cur << "" << "linear_regression"
-                                  << "model.yaml:6:6" << "YAML syntax error: this '[' is never closed";
+    QTest::newRow("syntax error") << model + "bad: [1, 2\n"
+                                  << cur << ""
+                                  << "linear_regression"
+                                  << "model.yaml:6:6"
+                                  << "YAML syntax error: this '[' is never closed";
     // Issue 41, defect 7: the line of the bracket left open, not the line where yaml-cpp noticed.
-    QTest::newRow("unclosed list mid-file")
-        << QString(kModel).replace("[22]", "[22") << cur << "" << "linear_regression" << "model.yaml:2:"
-        << "this '[' is never closed (no ']' before line";
+    QTest::newRow("unclosed list mid-file") << QString(kModel).replace("[22]", "[22") << cur << ""
+                                            << "linear_regression"
+                                            << "model.yaml:2:"
+                                            << "this '[' is never closed (no ']' before line";
     QTest::newRow("unclosed map")
-        << model << QString(kCurriculum).replace("interval: 100}\npoints", "interval: 100\npoints") << ""
-        << "linear_regression" << "curriculum.yaml:1:7" << "this '{' is never closed";
+        << model << QString(kCurriculum).replace("interval: 100}\npoints", "interval: 100\npoints")
+        << ""
+        << "linear_regression"
+        << "curriculum.yaml:1:7"
+        << "this '{' is never closed";
 }
 
 void TestConfig::errorsNameFileLineAndKey()
@@ -373,8 +412,9 @@ void TestConfig::manyProblemsAreCountedNotListed()
 
 void TestConfig::derivedValuesOfShippedConfigs()
 {
-    auto yarn = engine::loadConfigFile(test::sourcePath("configs/tasks/linear_regression/yarn.yaml"))
-                    .runs.at(0);
+    auto yarn =
+        engine::loadConfigFile(test::sourcePath("configs/tasks/linear_regression/yarn.yaml"))
+            .runs.at(0);
     QCOMPARE(yarn.model.nInDims, 50);
     QCOMPARE(yarn.model.intermediateSize, 1024);
     QCOMPARE(yarn.model.maxPositionEmbeddings, 102);
@@ -408,7 +448,7 @@ void TestConfig::maxLengthListGivesOneRunPerValue()
     QCOMPARE(gpt.runs[0].model.maxLength, 402.0);
     QCOMPARE(gpt.runs[1].model.maxLength, 2048.0);
     QCOMPARE(gpt.runs[0].model.hiddenSize, 256);  // n_embed honoured...
-    QCOMPARE(gpt.warnings.size(), size_t(1));    // ...with a warning
+    QCOMPARE(gpt.warnings.size(), size_t(1));     // ...with a warning
     // The rope factor is recomputed per value (the reference kept the first one, §9.12).
     const auto multi = engine::loadConfigText(
         "model: {family: Llama2, max_length: [102, 204], hidden_size: 32, num_hidden_layers: 1, "
@@ -427,11 +467,10 @@ void TestConfig::curriculumSchedule()
                  .runs.at(0);
     const auto& dims = c.task.curriculum.dims;
     const auto& points = c.task.curriculum.points;
-    const std::vector<std::array<int, 3>> expected = {// step, d_t, N (reference §5.5 table)
-                                                      {0, 5, 11},      {1999, 5, 11},
-                                                      {2000, 8, 21},   {10000, 20, 61},
-                                                      {20000, 35, 111}, {30000, 50, 161},
-                                                      {38000, 50, 201}, {49999, 50, 201}};
+    const std::vector<std::array<int, 3>> expected = {
+        // step, d_t, N (reference §5.5 table)
+        {0, 5, 11},       {1999, 5, 11},    {2000, 8, 21},    {10000, 20, 61},
+        {20000, 35, 111}, {30000, 50, 161}, {38000, 50, 201}, {49999, 50, 201}};
     for (const auto& [step, d, n] : expected) {
         QCOMPARE(dims.valueAt(step), d);
         QCOMPARE(points.valueAt(step), n);
@@ -453,8 +492,9 @@ void TestConfig::learningRateSchedule()
 
 void TestConfig::compatReferenceOverridesOptimiser()
 {
-    auto intended = engine::loadConfigFile(
-                        test::sourcePath("configs/tasks/linear_regression/rope.yaml")).runs.at(0);
+    auto intended =
+        engine::loadConfigFile(test::sourcePath("configs/tasks/linear_regression/rope.yaml"))
+            .runs.at(0);
     QCOMPARE(intended.effectiveWeightDecay(), 0.0);
     QCOMPARE(intended.effectiveAdamEpsilon(), 8e-8);
     QCOMPARE(intended.effectiveMaxGradNorm(), 1.0);
@@ -470,14 +510,15 @@ void TestConfig::compatReferenceOverridesOptimiser()
 
 void TestConfig::resolvedYamlRoundTrips()
 {
-    for (const char* file : {"configs/tasks/linear_regression/yarn.yaml",
-                             "configs/tasks/cnf/alibi.yaml", "configs/toy_task.yaml",
-                             "configs/tasks/parity/mamba.yaml"}) {
+    for (const char* file :
+         {"configs/tasks/linear_regression/yarn.yaml", "configs/tasks/cnf/alibi.yaml",
+          "configs/toy_task.yaml", "configs/tasks/parity/mamba.yaml"}) {
         auto first = engine::loadConfigFile(test::sourcePath(file)).runs.at(0);
         first.seed = 12345;
         const std::string yaml = engine::toYaml(first);
         const auto again = engine::loadConfigText(yaml, "roundtrip");
-        QVERIFY2(again.warnings.empty(), again.warnings.empty() ? "" : again.warnings[0].toString().c_str());
+        QVERIFY2(again.warnings.empty(),
+                 again.warnings.empty() ? "" : again.warnings[0].toString().c_str());
         const auto& second = again.runs.at(0);
         QCOMPARE(engine::toYaml(second), yaml);
         QCOMPARE(second.model.maxLength, first.model.maxLength);
@@ -536,11 +577,13 @@ void TestConfig::encodingTableDrivesNames()
         // hidden 6 over 2 heads: a head width of 3 has no partner for a rotary pair.
         bool refused = false;
         try {
-            test::loadOne("model: {family: Llama2, hidden_size: 6, num_hidden_layers: 1, "
-                          "num_attention_heads: 2}\npatch: {rope_scaling: {type: " + e.type +
-                          ", factor: 2.0}}\ntask: {name: linear_regression, curriculum: {dims: "
-                          "{start: 3, end: 3, increment: 0, interval: 10}, points: {start: 5, end: 5, "
-                          "increment: 0, interval: 10}}}\ntraining: {}\n");
+            test::loadOne(
+                "model: {family: Llama2, hidden_size: 6, num_hidden_layers: 1, "
+                "num_attention_heads: 2}\npatch: {rope_scaling: {type: " +
+                e.type +
+                ", factor: 2.0}}\ntask: {name: linear_regression, curriculum: {dims: "
+                "{start: 3, end: 3, increment: 0, interval: 10}, points: {start: 5, end: 5, "
+                "increment: 0, interval: 10}}}\ntraining: {}\n");
         } catch (const engine::ConfigError& err) {
             refused = std::string(err.what()).find("even head width") != std::string::npos;
         }

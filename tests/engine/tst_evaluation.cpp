@@ -4,6 +4,7 @@
 
 #include <filesystem>
 
+#include "eval/eval_methods.h"
 #include "eval/model_runner.h"
 #include "lengen/engine/analysis.h"
 #include "lengen/engine/errors.h"
@@ -61,6 +62,7 @@ private Q_SLOTS:
     void rerunIsANoOpUnlessForced();
     void tinyMemoryBudgetGivesIdenticalNumbers();
     void plannerRespectsTheBudget();
+    void hugeMethodScalesAreConfigErrors();
     void booleanTaskHasAccuracyAndNullClassifier();
     void importsAReferenceMetricsJson();
     void errorsNameTheProblem();
@@ -72,9 +74,8 @@ void TestEvaluation::storesEveryMethodWithBaselines()
     const auto run = trainTiny("eval-store");
     RunControl control;
     Warnings obs;
-    const auto summary =
-        evaluateRun(run, smallEval({"standard", "ood_length", "half_subspace", "scale-y=2"}),
-                    control, obs);
+    const auto summary = evaluateRun(
+        run, smallEval({"standard", "ood_length", "half_subspace", "scale-y=2"}), control, obs);
     QCOMPARE(summary.computed.size(), size_t(4));
     QVERIFY(fs::exists(summary.analysisFile));
     QVERIFY(!fs::exists(summary.analysisFile + ".partial"));
@@ -209,7 +210,8 @@ void TestEvaluation::importsAReferenceMetricsJson()
     QCOMPARE(all[0].curves[0].label, std::string("RoPE (python)"));
     QCOMPARE(all[0].curves[0].stats.mean, (std::vector<double>{4.0, 2.5, 1.0}));
     QCOMPARE(all[0].curves[1].stats.bootstrapHigh, (std::vector<double>{4, 1, 0}));
-    const auto bad = lengen::test::writeFile(dir, "bad.json", R"({"standard": {"RoPE": {"mean": [1]}}})");
+    const auto bad =
+        lengen::test::writeFile(dir, "bad.json", R"({"standard": {"RoPE": {"mean": [1]}}})");
     QVERIFY_THROWS_EXCEPTION(Error, importMetricsJson(bad, run, "python"));
     const auto broken = lengen::test::writeFile(dir, "broken.json", "{ not json");
     QVERIFY_THROWS_EXCEPTION(Error, importMetricsJson(broken, run, "python"));
@@ -247,7 +249,25 @@ void TestEvaluation::oneHashKeepsTheSeeds()
     QCOMPARE(lengen::engine::fnv1a64("a"), std::uint64_t(0x44bd8ad473cd9906ull));
     QCOMPARE(lengen::engine::fnv1a64("foobar"), std::uint64_t(0x88fad7c0a8ff07f2ull));
     // Continuing from a hash is hashing the concatenation.
-    QCOMPARE(lengen::engine::fnv1a64("bar", lengen::engine::fnv1a64("foo")), lengen::engine::fnv1a64("foobar"));
+    QCOMPARE(lengen::engine::fnv1a64("bar", lengen::engine::fnv1a64("foo")),
+             lengen::engine::fnv1a64("foobar"));
+}
+
+// Issue 45: `--methods scale-x=1e100` ended in "internal error: linalg.eigh … failed to
+// converge" in the least-squares baseline; scales whose squares overflow float32 are refused.
+void TestEvaluation::hugeMethodScalesAreConfigErrors()
+{
+    for (const char* name : {"scale-x=1e100", "scale-y=1e300", "scale-x=1e16"}) {
+        try {
+            eval::parseMethod(name, true);
+            QFAIL(name);
+        } catch (const Error& e) {
+            QCOMPARE(e.kind(), ErrorKind::Config);
+            QVERIFY2(std::string(e.what()).find(name) != std::string::npos, e.what());
+        }
+    }
+    QCOMPARE(eval::parseMethod("scale-x=1e15", true).scale, 1e15);
+    QCOMPARE(eval::parseMethod("scale-x=0.5", true).scale, 0.5);
 }
 
 QTEST_APPLESS_MAIN(TestEvaluation)

@@ -2,12 +2,13 @@
 // DISPLAY no longer aborts an export; a folder or /dev/zero given as --text-file is refused
 // with the notes unchanged; two notes edits at once both land; a FIFO given as a run file is
 // refused at once instead of blocking the first read; a `sweep cancel` in the first seconds of
-// `sweep run` holds.
+// `sweep run` holds; wrongly typed intervention values in a sweep are refused before anything
+// trains (issue 45).
 
 #include <QProcess>
-#include <QThread>
 #include <QTemporaryDir>
 #include <QTest>
+#include <QThread>
 
 #include <sys/stat.h>
 
@@ -20,6 +21,7 @@
 #include "test_support.h"
 
 using namespace lengen;
+namespace fs = std::filesystem;
 
 namespace {
 
@@ -39,9 +41,11 @@ private Q_SLOTS:
     void twoNotesEditsAtOnceBothLand();
     void aFifoIsRefusedNotRead();
     void cancelInTheFirstSecondsHolds();
+    void badInterventionsAreRefusedBeforeTraining_data();
+    void badInterventionsAreRefusedBeforeTraining();
 
 private:
-    QString m_run;   // a tiny trained run
+    QString m_run;  // a tiny trained run
     QString m_dir;
 };
 
@@ -60,8 +64,9 @@ void TestFaults::initTestCase()
 void TestFaults::exportIgnoresADeadDisplay()
 {
     const QString out = m_dir + "/loss.csv";
-    const auto r = test::runProgram("env", {"-u", "QT_QPA_PLATFORM", "-u", "WAYLAND_DISPLAY", "DISPLAY=:59", LENGEN_CLI_PATH,
-                                            "export", m_run, "--figure", "loss", "--format", "csv", "--out", out});
+    const auto r = test::runProgram("env", {"-u", "QT_QPA_PLATFORM", "-u", "WAYLAND_DISPLAY",
+                                            "DISPLAY=:59", LENGEN_CLI_PATH, "export", m_run,
+                                            "--figure", "loss", "--format", "csv", "--out", out});
     QVERIFY2(r.code == 0, qPrintable(QString::number(r.code) + ": " + r.err));
     QVERIFY(QFileInfo(out).size() > 0);
 }
@@ -72,9 +77,11 @@ void TestFaults::notesFromAFolderOrADeviceAreRefused()
     QCOMPARE(cli({"note", m_run, "--text", "keep me"}).code, 0);
     for (const QString& source : {m_dir, QStringLiteral("/dev/zero"), m_dir + "/nowhere.txt"}) {
         const auto r = cli({"note", m_run, "--text-file", source}, 30000);
-        QVERIFY2(r.code == 64 && r.err.contains("the notes are unchanged"), qPrintable(source + ": " + r.err));
+        QVERIFY2(r.code == 64 && r.err.contains("the notes are unchanged"),
+                 qPrintable(source + ": " + r.err));
     }
-    const auto big = test::writeFile(m_dir.toStdString(), "big.txt", std::string(engine::kMaxRunNotesBytes + 10, 'x'));
+    const auto big = test::writeFile(m_dir.toStdString(), "big.txt",
+                                     std::string(engine::kMaxRunNotesBytes + 10, 'x'));
     const auto r = cli({"note", m_run, "--text-file", QString::fromStdString(big)});
     QVERIFY2(r.code == 64 && r.err.contains("holds more than 16384 bytes"), qPrintable(r.err));
     QCOMPARE(engine::readRunInfo(m_run.toStdString()).notes, std::string("keep me"));
@@ -91,12 +98,14 @@ void TestFaults::twoNotesEditsAtOnceBothLand()
     engine::updateRunNotes(m_run.toStdString(), [&](engine::RunNotes& notes) {
         other.start(LENGEN_CLI_PATH, {"note", m_run, "--add-tag", "second"});
         QVERIFY(other.waitForStarted());
-        std::this_thread::sleep_for(std::chrono::milliseconds(1500));  // it loads and reaches the lock
+        std::this_thread::sleep_for(
+            std::chrono::milliseconds(1500));  // it loads and reaches the lock
         notes.tags.push_back("first");
     });
     QVERIFY(other.waitForFinished(30000));
     QVERIFY2(other.exitCode() == 0, other.readAllStandardError().constData());
-    QCOMPARE(engine::readRunInfo(m_run.toStdString()).tags, (std::vector<std::string>{"first", "second"}));
+    QCOMPARE(engine::readRunInfo(m_run.toStdString()).tags,
+             (std::vector<std::string>{"first", "second"}));
     // And two processes at once, a few rounds: every tag kept, no exit 3.
     for (int round = 0; round < 5; ++round) {
         QProcess a, b;
@@ -116,7 +125,8 @@ void TestFaults::aFifoIsRefusedNotRead()
     const auto fifo = (m_dir + "/fifo.h5").toStdString();
     QCOMPARE(::mkfifo(fifo.c_str(), 0644), 0);
     const auto r = cli({"info", QString::fromStdString(fifo)}, 20000);
-    QVERIFY2(r.code == 3 && r.err.contains("is not a regular file (a FIFO)"), qPrintable(QString::number(r.code) + ": " + r.err));
+    QVERIFY2(r.code == 3 && r.err.contains("is not a regular file (a FIFO)"),
+             qPrintable(QString::number(r.code) + ": " + r.err));
 }
 
 // Issue 54: a `sweep cancel` typed in the first seconds of `sweep run` said "cancelled 2 cells"
@@ -127,7 +137,8 @@ void TestFaults::aFifoIsRefusedNotRead()
 void TestFaults::cancelInTheFirstSecondsHolds()
 {
     const auto dir = test::scratchDir("sweep-early-cancel");
-    const QString file = QString::fromStdString(test::tinyConfigFile(dir, 5000000));  // never ends on its own
+    const QString file =
+        QString::fromStdString(test::tinyConfigFile(dir, 5000000));  // never ends on its own
     for (const int ms : {0, 300, 700, 1100, 1500}) {
         const QString S = QString::fromStdString(dir) + "/S" + QString::number(ms);
         auto r = cli({"sweep", "new", file, "--pe", "rope,nope", "--no-eval", "--out", S, "-q"});
@@ -137,18 +148,73 @@ void TestFaults::cancelInTheFirstSecondsHolds()
         QVERIFY(sweep.waitForStarted());
         QThread::msleep(ms);
         r = cli({"sweep", "cancel", S});
-        QVERIFY2(r.code == 0 && r.err.contains("cancelled 2 cells"), qPrintable(QString::number(ms) + " ms: " + r.err));
+        QVERIFY2(r.code == 0 && r.err.contains("cancelled 2 cells"),
+                 qPrintable(QString::number(ms) + " ms: " + r.err));
         if (!sweep.waitForFinished(60000)) {
-            cli({"sweep", "cancel", S, "--wait", "60"});  // the cells are running now: they get SIGTERM
+            cli({"sweep", "cancel", S, "--wait",
+                 "60"});  // the cells are running now: they get SIGTERM
             ::kill(pid_t(sweep.processId()), SIGKILL);
             sweep.waitForFinished(10000);
-            QFAIL(qPrintable(QStringLiteral("cancelled %1 ms after `sweep run` began, the cells kept training").arg(ms)));
+            QFAIL(qPrintable(
+                QStringLiteral("cancelled %1 ms after `sweep run` began, the cells kept training")
+                    .arg(ms)));
         }
         const QString err = QString::fromUtf8(sweep.readAllStandardError());
         QVERIFY2(sweep.exitCode() == 8, qPrintable(QString::number(ms) + " ms: " + err));
         r = cli({"sweep", "status", S, "--json"});
-        QVERIFY2(r.out.count("\"state\": \"cancelled\"") == 2, qPrintable(QString::number(ms) + " ms: " + r.out));
+        QVERIFY2(r.out.count("\"state\": \"cancelled\"") == 2,
+                 qPrintable(QString::number(ms) + " ms: " + r.out));
     }
+}
+
+// Issue 45: intervention values are resolved against every cell before anything trains, at
+// `sweep new` and at the start of `sweep run` (a hand-edited sweep.yaml); wrongly typed values
+// are refused with file:line:col. All exit 2, and no cell's run is made.
+void TestFaults::badInterventionsAreRefusedBeforeTraining_data()
+{
+    QTest::addColumn<QString>("value");  // the sweep.yaml value of stages.eval.interventions
+    QTest::addColumn<QString>("said");   // what the message must hold
+    QTest::newRow("negative factor") << R"(["yarn:factor=-1"])"
+                                     << "factor=-1 is not a number > 0";
+    QTest::newRow("nan window") << R"(["window:local=nan"])"
+                                << "local=nan";
+    QTest::newRow("points past int64") << R"(["truncate:points=9223372036854775808"])"
+                                       << "9223372036854775808";
+    QTest::newRow("all and a huge factor") << R"([all, "yarn:factor=1e300"])"
+                                           << "factor=1e300";
+    QTest::newRow("a mapping") << "{yarn: 2}"
+                               << "not a mapping";
+    QTest::newRow("a nested list") << "[[yarn]]"
+                                   << "not a list";
+}
+
+void TestFaults::badInterventionsAreRefusedBeforeTraining()
+{
+    QFETCH(QString, value);
+    QFETCH(QString, said);
+    const auto dir = test::scratchDir("sweep-bad-interventions");
+    test::tinyConfigFile(dir, 20);
+    test::writeFile(dir, "sweep.yaml",
+                    "base: tiny.yaml\naxes:\n  pe: [rope, alibi]\n  seed: 1\nstages:\n  eval:\n"
+                    "    methods: [standard]\n    prompts: 8\n    interventions: " +
+                        value.toStdString() + "\n");
+    const QString S = QString::fromStdString(dir);
+    auto r = cli({"sweep", "run", S, "--jobs", "1"});
+    QVERIFY2(r.code == 2 && r.err.contains("sweep.yaml:9:") &&
+                 r.err.contains("stages.eval.interventions") && r.err.contains(said),
+             qPrintable(r.err));
+    QVERIFY(!fs::exists(dir + "/cells/000-rope-s1/run.h5"));
+    QVERIFY(!fs::exists(dir + "/cells/001-alibi-s1/run.h5"));
+    if (value.startsWith("{") || value.startsWith("[["))
+        return;
+    // The same value given to `sweep new`: refused, naming the request, and nothing written.
+    const QString text = value.mid(1, value.size() - 2).remove('"').section(", ", -1);
+    r = cli({"sweep", "new", QString::fromStdString(test::tinyConfigFile(dir + "/new", 20)), "--pe",
+             "rope", "--interventions", text, "--out", S + "/new/S"});
+    QVERIFY2(r.code == 2 && r.err.contains("the new sweep's settings") &&
+                 r.err.contains("cell pe=rope") && r.err.contains(said),
+             qPrintable(r.err));
+    QVERIFY(!fs::exists(dir + "/new/S"));
 }
 
 QTEST_GUILESS_MAIN(TestFaults)

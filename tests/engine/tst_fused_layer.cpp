@@ -7,12 +7,12 @@
 #include <functional>
 #include <set>
 
+#include "lengen/engine/encodings.h"
 #include "model/cpu_kernels.h"
 #include "model/cpu_mamba.h"
-#include "model/kernel_context.h"
 #include "model/fused_layer.h"
 #include "model/icl_model.h"
-#include "lengen/engine/encodings.h"
+#include "model/kernel_context.h"
 #include "test_support.h"
 
 using namespace lengen::engine;
@@ -64,8 +64,9 @@ Pass runPass(InContextModel& model, const torch::Tensor& xs, const torch::Tensor
 std::string gpt2Config(double dropout)
 {
     return "model: {family: GPT2, max_length: [16], n_embd: 16, n_layer: 2, n_head: 4, "
-           "resid_pdrop: " + std::to_string(dropout) + ", embd_pdrop: 0, attn_pdrop: " +
-           std::to_string(dropout) + "}\ntask: {data: gaussian, name: linear_regression, "
+           "resid_pdrop: " +
+           std::to_string(dropout) + ", embd_pdrop: 0, attn_pdrop: " + std::to_string(dropout) +
+           "}\ntask: {data: gaussian, name: linear_regression, "
            "curriculum: {dims: {start: 3, end: 3, increment: 0, interval: 10}, "
            "points: {start: 7, end: 7, increment: 0, interval: 10}}}\ntraining: {max_steps: 5}\n";
 }
@@ -129,13 +130,14 @@ void TestFusedLayer::fusedAndModulePathsAgree()
     QFETCH(int, points);
     if (!kernels::hasBlas())
         QSKIP("no BLAS sgemm in this process: the fused layer is off");
-    auto yaml = pe == "gpt2"    ? gpt2Config(0)
-                : pe == "mamba" ? mambaConfig()
-                                : QString::fromStdString(
-                                   lengen::test::tinyConfig("linear_regression", pe.toStdString()))
-                                   .replace("num_attention_heads: 2",
-                                            QString("num_attention_heads: %1").arg(heads))
-                                   .toStdString();
+    auto yaml =
+        pe == "gpt2" ? gpt2Config(0)
+        : pe == "mamba"
+            ? mambaConfig()
+            : QString::fromStdString(
+                  lengen::test::tinyConfig("linear_regression", pe.toStdString()))
+                  .replace("num_attention_heads: 2", QString("num_attention_heads: %1").arg(heads))
+                  .toStdString();
     auto model = lengen::test::initialisedModel(yaml, 3);
     {
         // Weights of O(1) so that every term matters (the 0.02 init leaves them tiny).
@@ -161,8 +163,9 @@ void TestFusedLayer::fusedAndModulePathsAgree()
         QVERIFY(fused.grads.size() > 10);
         for (const auto& [name, g] : plain.grads) {
             const double d = relDiff(fused.grads.at(name), g);
-            QVERIFY2(d < 2e-5, qPrintable(QString("%1 threads, %2: %3").arg(threads)
-                                              .arg(name.c_str()).arg(d)));
+            QVERIFY2(
+                d < 2e-5,
+                qPrintable(QString("%1 threads, %2: %3").arg(threads).arg(name.c_str()).arg(d)));
             QVERIFY2(g.abs().max().item<double>() > 0 || name.find("init_L") != std::string::npos,
                      name.c_str());
         }
@@ -176,7 +179,8 @@ void TestFusedLayer::aGraphKeepsItsKernelContext()
 {
     if (!kernels::hasBlas())
         QSKIP("no BLAS sgemm in this process: the fused layer is off");
-    auto model = lengen::test::initialisedModel(lengen::test::tinyConfig("linear_regression", "rope"), 3);
+    auto model =
+        lengen::test::initialisedModel(lengen::test::tinyConfig("linear_regression", "rope"), 3);
     auto gen = at::make_generator<at::CPUGeneratorImpl>(4);
     auto xs = torch::randn({4, 7, 3}, gen, torch::kFloat32);
     auto ys = torch::randn({4, 7}, gen, torch::kFloat32);
@@ -276,7 +280,7 @@ void TestFusedLayer::swigluMatchesTorchWhereExpSaturates()
     const int rows = 3, inter = 64;
     auto gate = torch::linspace(-120, 120, rows * inter).view({rows, inter});
     auto up = torch::linspace(-2, 3, rows * inter).view({rows, inter});
-    auto gu = torch::cat({gate, up}, 1).contiguous();           // [rows, 2I]
+    auto gu = torch::cat({gate, up}, 1).contiguous();  // [rows, 2I]
     auto a = torch::empty({rows, inter});
     kernels::swigluForward(gu.data_ptr<float>(), a.data_ptr<float>(), rows, inter);
     QVERIFY(torch::allclose(a, torch::silu(gate) * up, 1e-5, 1e-6));
@@ -309,7 +313,8 @@ void TestFusedLayer::swigluMatchesTorchWhereExpSaturates()
 void TestFusedLayer::softplusMatchesTorchAcrossItsThreshold()
 {
     // From deep in the tail (exp underflows) through 0 to past PyTorch's threshold of 20.
-    auto lin = torch::cat({torch::linspace(-100, 30, 1001), torch::tensor({19.99f, 20.0f, 20.01f})});
+    auto lin =
+        torch::cat({torch::linspace(-100, 30, 1001), torch::tensor({19.99f, 20.0f, 20.01f})});
     auto delta = torch::empty_like(lin);
     kernels::softplusForward(lin.data_ptr<float>(), delta.data_ptr<float>(), lin.numel());
     QVERIFY(torch::allclose(delta, torch::softplus(lin), 2e-6, 1e-30));

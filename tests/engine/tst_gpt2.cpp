@@ -46,8 +46,8 @@ void TestGpt2::keysAndShapes()
     std::set<std::string> expected = {"input.weight", "output.weight", "transformer.wpe.weight",
                                       "transformer.ln_f.weight", "transformer.ln_f.bias"};
     for (int l = 0; l < 2; ++l)
-        for (const char* leaf : {"ln_1", "attn.c_attn", "attn.c_proj", "ln_2", "mlp.c_fc",
-                                 "mlp.c_proj"})
+        for (const char* leaf :
+             {"ln_1", "attn.c_attn", "attn.c_proj", "ln_2", "mlp.c_fc", "mlp.c_proj"})
             for (const char* kind : {".weight", ".bias"})
                 expected.insert("transformer.h." + std::to_string(l) + "." + leaf + kind);
     QCOMPARE(names, expected);
@@ -93,8 +93,8 @@ void TestGpt2::dropoutOnlyInTrainingAndReproducible()
     a->train();
     b->train();
     auto ta = a->forward(xs, ys).predictions, tb = b->forward(xs, ys).predictions;
-    QVERIFY(torch::equal(ta, tb));                                       // same generator state
-    QVERIFY(!torch::equal(ta, a->forward(xs, ys).predictions));          // fresh masks each time
+    QVERIFY(torch::equal(ta, tb));                               // same generator state
+    QVERIFY(!torch::equal(ta, a->forward(xs, ys).predictions));  // fresh masks each time
     a->eval();
     QVERIFY(torch::equal(a->forward(xs, ys).predictions, a->forward(xs, ys).predictions));
 }
@@ -170,7 +170,8 @@ void TestGpt2::matchesAHandWrittenGpt2()
                 s = s.masked_fill(torch::ones({t, t}).triu(1).to(torch::kBool), -1e30);
                 outs.push_back(torch::softmax(s, -1).matmul(vh));
             }
-            auto attn = torch::cat(outs, 1).matmul(P[pre + "attn.c_proj.weight"]) + P[pre + "attn.c_proj.bias"];
+            auto attn = torch::cat(outs, 1).matmul(P[pre + "attn.c_proj.weight"]) +
+                        P[pre + "attn.c_proj.bias"];
             h = h + attn;
             auto m = layerNorm(h, P[pre + "ln_2.weight"], P[pre + "ln_2.bias"]);
             auto ff = geluNew(m.matmul(P[pre + "mlp.c_fc.weight"]) + P[pre + "mlp.c_fc.bias"]);
@@ -179,8 +180,9 @@ void TestGpt2::matchesAHandWrittenGpt2()
         h = layerNorm(h, P["transformer.ln_f.weight"], P["transformer.ln_f.bias"]);
         auto out = h.matmul(P["output.weight"].t()).squeeze(-1);  // [T]
         auto want = out.slice(0, 0, t, 2);                        // x tokens
-        QVERIFY2(torch::allclose(got[b], want, 1e-4, 1e-4),
-                 qPrintable(QString("max diff %1").arg((got[b] - want).abs().max().item<double>())));
+        QVERIFY2(
+            torch::allclose(got[b], want, 1e-4, 1e-4),
+            qPrintable(QString("max diff %1").arg((got[b] - want).abs().max().item<double>())));
     }
 }
 

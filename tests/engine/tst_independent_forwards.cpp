@@ -30,12 +30,14 @@ nlohmann::json nested(const torch::Tensor& t)  // [B, N] or [B, N, D] as nested 
     nlohmann::json out = nlohmann::json::array();
     for (std::int64_t b = 0; b < c.size(0); ++b) {
         if (c.dim() == 2) {
-            out.push_back(std::vector<double>(c[b].data_ptr<double>(), c[b].data_ptr<double>() + c.size(1)));
+            out.push_back(
+                std::vector<double>(c[b].data_ptr<double>(), c[b].data_ptr<double>() + c.size(1)));
             continue;
         }
         nlohmann::json rows = nlohmann::json::array();
         for (std::int64_t n = 0; n < c.size(1); ++n)
-            rows.push_back(std::vector<double>(c[b][n].data_ptr<double>(), c[b][n].data_ptr<double>() + c.size(2)));
+            rows.push_back(std::vector<double>(c[b][n].data_ptr<double>(),
+                                               c[b][n].data_ptr<double>() + c.size(2)));
         out.push_back(rows);
     }
     return out;
@@ -57,14 +59,16 @@ void TestIndependentForwards::wholeModelAgreesWithThePapers_data()
     QTest::addColumn<int>("points");
     for (const char* pe : {"t5", "kerple_log", "kerple_power", "sandwich", "cope", "xpos"})
         for (const int points : {9, 36})  // the quick presets' training length, and 4x
-            QTest::newRow(qPrintable(QString("%1, %2 examples").arg(pe).arg(points))) << QString(pe) << points;
+            QTest::newRow(qPrintable(QString("%1, %2 examples").arg(pe).arg(points)))
+                << QString(pe) << points;
 }
 
 void TestIndependentForwards::wholeModelAgreesWithThePapers()
 {
     QFETCH(QString, pe);
     QFETCH(int, points);
-    const auto preset = test::sourcePath("configs/quick/linear_regression_" + pe.toStdString() + ".yaml");
+    const auto preset =
+        test::sourcePath("configs/quick/linear_regression_" + pe.toStdString() + ".yaml");
     const RunConfig c = loadConfigFile(preset).runs.at(0);
     auto model = model::buildModel(c);
     auto gen = at::make_generator<at::CPUGeneratorImpl>(11);
@@ -76,9 +80,11 @@ void TestIndependentForwards::wholeModelAgreesWithThePapers()
         for (auto& item : model->named_parameters()) {
             const auto& name = item.key();
             auto& p = item.value();
-            if (name.find("q_proj") != std::string::npos || name.find("k_proj") != std::string::npos)
+            if (name.find("q_proj") != std::string::npos ||
+                name.find("k_proj") != std::string::npos)
                 p.mul_(8.0);
-            else if (name.find("relative_attention_bias") != std::string::npos || name.find("pos_emb") != std::string::npos)
+            else if (name.find("relative_attention_bias") != std::string::npos ||
+                     name.find("pos_emb") != std::string::npos)
                 p.copy_(torch::randn(p.sizes(), gen) * 0.5);
             else if (name.find("bias_p") != std::string::npos)
                 p.copy_(torch::rand(p.sizes(), gen) * 1.9 + 0.05);
@@ -87,13 +93,13 @@ void TestIndependentForwards::wholeModelAgreesWithThePapers()
         }
     }
     model->eval();
-    const auto xs = torch::randn({3, points, c.model.nInDims}, gen);          // [B, N, D]
+    const auto xs = torch::randn({3, points, c.model.nInDims}, gen);  // [B, N, D]
     const auto w = torch::randn({3, c.model.nInDims, 1}, gen);
-    const auto ys = torch::bmm(xs, w).squeeze(-1);                              // [B, N]
+    const auto ys = torch::bmm(xs, w).squeeze(-1);  // [B, N]
     torch::Tensor pred;
     {
         torch::NoGradGuard noGrad;
-        pred = model->forward(xs, ys).predictions;                              // [B, N]
+        pred = model->forward(xs, ys).predictions;  // [B, N]
     }
     nlohmann::json fx;
     fx["pe"] = pe.toStdString();
@@ -107,7 +113,8 @@ void TestIndependentForwards::wholeModelAgreesWithThePapers()
     fx["sandwich"] = {{"dim", c.position.sandwichDim}};
     fx["xpos"] = {{"scale_base", c.position.xposScaleBase}};
     fx["cope"] = {{"npos_max", c.position.copeMaxPositions}};
-    for (const auto& item : model->named_parameters())  // after the forward (KERPLE projects in place)
+    for (const auto& item :
+         model->named_parameters())  // after the forward (KERPLE projects in place)
         fx["state"][item.key()] = tensorJson(item.value());
     fx["xs"] = nested(xs);
     fx["ys"] = nested(ys);
@@ -118,7 +125,8 @@ void TestIndependentForwards::wholeModelAgreesWithThePapers()
     std::ofstream(path) << fx.dump();
     const auto res = test::runProgram(
         test::pythonPath(),
-        {QString::fromStdString(test::sourcePath("tests/interop/encoding_forward.py")), QString::fromStdString(path)});
+        {QString::fromStdString(test::sourcePath("tests/interop/encoding_forward.py")),
+         QString::fromStdString(path)});
     qInfo().noquote() << res.out.trimmed();
     QVERIFY2(res.code == 0, qPrintable(res.out + res.err));
 }

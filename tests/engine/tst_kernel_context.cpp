@@ -19,8 +19,8 @@
 #include "io/run_store.h"
 #include "lengen/engine/trainer.h"
 #include "model/kernel_context.h"
-#include "train/threads.h"
 #include "test_support.h"
+#include "train/threads.h"
 
 using namespace lengen::engine;
 using namespace lengen::engine::model;

@@ -108,7 +108,7 @@ void TestMamba::parallelScanStaysFiniteUnderStrongDecay()
     auto gen = at::make_generator<at::CPUGeneratorImpl>(5);
     const std::int64_t b = 2, t = 40, f = 6;
     auto a = torch::rand({b, t, f}, gen, torch::kFloat32) * 1e-9;  // exp(-20) and less per step
-    a.select(2, 0).fill_(1.0);                                         // and a channel that keeps all
+    a.select(2, 0).fill_(1.0);                                     // and a channel that keeps all
     auto x = torch::randn({b, t, f}, gen, torch::kFloat32);
     a.requires_grad_();
     x.requires_grad_();
@@ -180,10 +180,12 @@ void TestMamba::parallelScanOnTheGpu()
     auto gen = at::make_generator<at::CPUGeneratorImpl>(21);
     const std::int64_t b = 4, t = 45, e = 16, n = 8;
     auto opt = torch::TensorOptions(torch::kFloat32);
-    std::vector<torch::Tensor> cpu = {
-        torch::randn({b, t, e}, gen, opt), torch::softplus(torch::randn({b, t, e}, gen, opt)),
-        -torch::exp(0.5 * torch::randn({e, n}, gen, opt)), torch::randn({b, t, n}, gen, opt),
-        torch::randn({b, t, n}, gen, opt), torch::randn({e}, gen, opt)};
+    std::vector<torch::Tensor> cpu = {torch::randn({b, t, e}, gen, opt),
+                                      torch::softplus(torch::randn({b, t, e}, gen, opt)),
+                                      -torch::exp(0.5 * torch::randn({e, n}, gen, opt)),
+                                      torch::randn({b, t, n}, gen, opt),
+                                      torch::randn({b, t, n}, gen, opt),
+                                      torch::randn({e}, gen, opt)};
     std::vector<torch::Tensor> gpu;
     for (auto& x : cpu) {
         x.requires_grad_();
@@ -197,7 +199,8 @@ void TestMamba::parallelScanOnTheGpu()
     auto gGpu = torch::autograd::grad({(yGpu * weights.cuda()).sum()}, gpu);
     QVERIFY(torch::allclose(yGpu.cpu(), y, 1e-4, 1e-5));
     for (size_t i = 0; i < g.size(); ++i)
-        QVERIFY2(torch::allclose(gGpu[i].cpu(), g[i], 1e-3, 1e-4), qPrintable(QString("input %1").arg(i)));
+        QVERIFY2(torch::allclose(gGpu[i].cpu(), g[i], 1e-3, 1e-4),
+                 qPrintable(QString("input %1").arg(i)));
 }
 
 void TestMamba::causal()
@@ -220,9 +223,9 @@ void TestMamba::keysMatchTheReference()
     for (int l = 0; l < 2; ++l) {
         const std::string prefix = "backbone.layers." + std::to_string(l) + ".";
         expected.insert(prefix + "norm.weight");
-        for (const char* leaf : {"A_log", "D", "conv1d.weight", "conv1d.bias", "in_proj.weight",
-                                 "x_proj.weight", "dt_proj.weight", "dt_proj.bias",
-                                 "out_proj.weight"})
+        for (const char* leaf :
+             {"A_log", "D", "conv1d.weight", "conv1d.bias", "in_proj.weight", "x_proj.weight",
+              "dt_proj.weight", "dt_proj.bias", "out_proj.weight"})
             expected.insert(prefix + "mixer." + leaf);
     }
     QCOMPARE(names, expected);

@@ -6,13 +6,13 @@
 
 #include "lengen/engine/config.h"
 #include "lengen/engine/encodings.h"
-#include "train/memory_estimate.h"
-#include "model/icl_model.h"
 #include "model/attention.h"
 #include "model/attention_detail.h"
+#include "model/icl_model.h"
 #include "model/small_bmm.h"
-#include "torch_compat.h"
 #include "test_support.h"
+#include "torch_compat.h"
+#include "train/memory_estimate.h"
 
 using namespace lengen::engine;
 using namespace lengen::engine::model;
@@ -34,7 +34,8 @@ InContextModel makeModel(const std::string& pe, int layers = 2, std::uint64_t se
 std::pair<torch::Tensor, torch::Tensor> prompt(std::int64_t n, std::uint64_t seed = 2)
 {
     auto gen = at::make_generator<at::CPUGeneratorImpl>(seed);
-    return {torch::randn({3, n, 3}, gen, torch::kFloat32), torch::randn({3, n}, gen, torch::kFloat32)};
+    return {torch::randn({3, n, 3}, gen, torch::kFloat32),
+            torch::randn({3, n}, gen, torch::kFloat32)};
 }
 
 PositionSpan span(std::int64_t q, std::int64_t k)
@@ -166,7 +167,8 @@ void TestModel::queryBlocksAndRowCaptureChangeNothing()
             QCOMPARE(b.attention.size(), a.attention.size());
             for (size_t l = 0; l < a.attention.size(); ++l) {
                 const auto heads = a.attention[l].size(1);
-                QCOMPARE(b.attention[l].sizes().vec(), (std::vector<std::int64_t>{3, heads, 3, 16}));
+                QCOMPARE(b.attention[l].sizes().vec(),
+                         (std::vector<std::int64_t>{3, heads, 3, 16}));
                 auto rows = a.attention[l].index_select(2, blocks.attentionRows);
                 QVERIFY2(torch::allclose(rows, b.attention[l], 1e-5, 1e-6), pe.c_str());
             }
@@ -195,13 +197,14 @@ void TestModel::nopeIgnoresOrderInOneLayer()
     torch::NoGradGuard noGrad;
     auto perm = torch::tensor({3, 0, 5, 1, 4, 2, 6}, torch::kLong);  // last point stays last
     auto a = model->forward(xs, ys).predictions.select(1, 6);
-    auto b = model->forward(xs.index_select(1, perm), ys.index_select(1, perm))
-                 .predictions.select(1, 6);
+    auto b =
+        model->forward(xs.index_select(1, perm), ys.index_select(1, perm)).predictions.select(1, 6);
     QVERIFY(torch::allclose(a, b, 1e-5, 1e-6));
     auto rope = makeModel("rope", 1);
-    QVERIFY(!torch::allclose(rope->forward(xs, ys).predictions.select(1, 6),
-                             rope->forward(xs.index_select(1, perm), ys.index_select(1, perm))
-                                 .predictions.select(1, 6), 1e-5, 1e-6));
+    QVERIFY(!torch::allclose(
+        rope->forward(xs, ys).predictions.select(1, 6),
+        rope->forward(xs.index_select(1, perm), ys.index_select(1, perm)).predictions.select(1, 6),
+        1e-5, 1e-6));
 }
 
 void TestModel::parameterNamesMatchTheReference()
@@ -213,11 +216,10 @@ void TestModel::parameterNamesMatchTheReference()
     std::set<std::string> expected = {"input.weight", "output.weight", "transformer.norm.weight"};
     for (int l = 0; l < 2; ++l) {
         const std::string prefix = "transformer.layers." + std::to_string(l) + ".";
-        for (const char* leaf : {"self_attn.q_proj.weight", "self_attn.k_proj.weight",
-                                 "self_attn.v_proj.weight", "self_attn.o_proj.weight",
-                                 "mlp.gate_proj.weight", "mlp.up_proj.weight",
-                                 "mlp.down_proj.weight", "input_layernorm.weight",
-                                 "post_attention_layernorm.weight"})
+        for (const char* leaf :
+             {"self_attn.q_proj.weight", "self_attn.k_proj.weight", "self_attn.v_proj.weight",
+              "self_attn.o_proj.weight", "mlp.gate_proj.weight", "mlp.up_proj.weight",
+              "mlp.down_proj.weight", "input_layernorm.weight", "post_attention_layernorm.weight"})
             expected.insert(prefix + leaf);
     }
     QCOMPARE(names, expected);
@@ -227,10 +229,9 @@ void TestModel::parameterNamesMatchTheReference()
 
 void TestModel::initialisation()
 {
-    auto config = lengen::test::loadOne(
-        QString::fromStdString(lengen::test::tinyConfig())
-            .replace("hidden_size: 16", "hidden_size: 128")
-            .toStdString());
+    auto config = lengen::test::loadOne(QString::fromStdString(lengen::test::tinyConfig())
+                                            .replace("hidden_size: 16", "hidden_size: 128")
+                                            .toStdString());
     auto model = buildModel(config);
     auto gen = at::make_generator<at::CPUGeneratorImpl>(3);
     model->initialise(gen);
@@ -250,7 +251,8 @@ void TestModel::initialisation()
 void TestModel::memoryEstimateCountsEachEncodingsWeights()
 {
     auto counts = [](const std::string& type) {
-        const auto config = lengen::test::loadOne(lengen::test::tinyConfig("linear_regression", type));
+        const auto config =
+            lengen::test::loadOne(lengen::test::tinyConfig("linear_regression", type));
         return std::pair{lengen::engine::training::estimateTraining(config).parameterCount,
                          double(buildModel(config)->parameterCount())};
     };
@@ -270,10 +272,12 @@ void TestModel::directBatchedMatmulEqualsMatmul()
     for (bool ta : {false, true})
         for (bool tb : {false, true}) {
             auto a = torch::randn(ta ? std::vector<std::int64_t>{3, 2, 5, 4}
-                                     : std::vector<std::int64_t>{3, 2, 4, 5}, gen, torch::kFloat32)
+                                     : std::vector<std::int64_t>{3, 2, 4, 5},
+                                  gen, torch::kFloat32)
                          .requires_grad_();
             auto b = torch::randn(tb ? std::vector<std::int64_t>{3, 2, 6, 5}
-                                     : std::vector<std::int64_t>{3, 2, 5, 6}, gen, torch::kFloat32)
+                                     : std::vector<std::int64_t>{3, 2, 5, 6},
+                                  gen, torch::kFloat32)
                          .requires_grad_();
             auto w = torch::randn({3, 2, 4, 6}, gen, torch::kFloat32);
             auto fast = batchedMatmul(a, b, ta, tb);
@@ -370,11 +374,14 @@ void TestModel::deviceFusionKeepsTheForwardOnAGpu()
     }
     // Real tables (|cos|, |sin| <= 1) at positions 0..8, and x as bf16 holds it.
     auto gen = at::make_generator<at::CPUGeneratorImpl>(13);
-    const auto x = torch::randn({2, 3, 9, 8}, gen, torch::kFloat32).to(torch::kBFloat16).to(torch::kFloat32);
-    const auto angles = torch::outer(torch::arange(9, torch::kFloat32), torch::rand({8}, gen, torch::kFloat32));
+    const auto x =
+        torch::randn({2, 3, 9, 8}, gen, torch::kFloat32).to(torch::kBFloat16).to(torch::kFloat32);
+    const auto angles =
+        torch::outer(torch::arange(9, torch::kFloat32), torch::rand({8}, gen, torch::kFloat32));
     const auto c = angles.cos(), s = angles.sin();
     const auto cpu = model::detail::applyRotary(x, c, s);
-    QVERIFY(torch::allclose(model::detail::applyRotary(x.cuda(), c.cuda(), s.cuda()).cpu(), cpu, 1e-5, 1e-6));
+    QVERIFY(torch::allclose(model::detail::applyRotary(x.cuda(), c.cuda(), s.cuda()).cpu(), cpu,
+                            1e-5, 1e-6));
     const auto half = model::detail::applyRotary(x.cuda().to(torch::kBFloat16), c.cuda(), s.cuda());
     QCOMPARE(half.scalar_type(), torch::kBFloat16);  // no float32 copy of q and k
     // bf16 tables and result: a few of bf16's 2^-8 relative steps of |x| <= ~4.

@@ -8,13 +8,13 @@
 #include <cmath>
 #include <fstream>
 
-#include "model/fire.h"
-#include "model/t5_bias.h"
-#include "model/kerple.h"
-#include "model/icl_model.h"
-#include "model/rotary_variants.h"
 #include "lengen/engine/encodings.h"
+#include "model/fire.h"
+#include "model/icl_model.h"
+#include "model/kerple.h"
 #include "model/position_encoding.h"
+#include "model/rotary_variants.h"
+#include "model/t5_bias.h"
 #include "test_support.h"
 
 using namespace lengen::engine;
@@ -62,7 +62,8 @@ void TestPositionEncodings::yarnGoldenNumbers()
     const std::vector<double> ratio32 = {1, .8985, .7971, .6956, .5941, .4926, .4926, .4926};
     const auto theta32 = RotaryImpl::baseFrequencies(32, 10000);
     for (size_t i = 0; i < ratio32.size(); ++i)
-        QVERIFY2(near(t32.invFreq[i] / theta32[i], ratio32[i], 1e-4), qPrintable(QString::number(i)));
+        QVERIFY2(near(t32.invFreq[i] / theta32[i], ratio32[i], 1e-4),
+                 qPrintable(QString::number(i)));
     auto t64 = yarnTables(64, 10000, 102, 8.0);
     QCOMPARE(t64.low, 0.0);
     QCOMPARE(t64.high, 10.0);
@@ -106,9 +107,9 @@ void TestPositionEncodings::piEqualsRopeAtScaledPositions()
 void TestPositionEncodings::identityCases()
 {
     RotaryImpl rope(32, 10000);
-    YarnImpl yarnOne(32, 10000, 1.0, 102);              // factor 1: plain RoPE
-    DynamicYarnImpl dyn(32, 10000, 2.0, 102, false);    // threshold 204 tokens
-    DynamicNtkImpl ntk(32, 10000, 2.0, 102, false);     // threshold 102 tokens
+    YarnImpl yarnOne(32, 10000, 1.0, 102);            // factor 1: plain RoPE
+    DynamicYarnImpl dyn(32, 10000, 2.0, 102, false);  // threshold 204 tokens
+    DynamicNtkImpl ntk(32, 10000, 2.0, 102, false);   // threshold 102 tokens
     const auto q0 = torch::randn({1, 1, 1, 32});
     for (std::int64_t p : {0, 7, 101}) {
         const auto expected = rotatedAt(rope, q0, p);
@@ -162,12 +163,15 @@ void TestPositionEncodings::everyEncodingIsCausal()
         if (e.backbone != lengen::engine::Backbone::Llama)
             continue;
         const std::string pe = e.type;
-        const auto config = lengen::test::loadOne(lengen::test::tinyConfig("linear_regression", pe));
+        const auto config =
+            lengen::test::loadOne(lengen::test::tinyConfig("linear_regression", pe));
         auto module = makePositionEncoding(config);
         const auto span = PositionSpan::contiguous(0, 6, torch::kCPU);
-        QCOMPARE(module->rotaryTables(span).first.defined(), e.kind == lengen::engine::PositionKind::Rotary);
+        QCOMPARE(module->rotaryTables(span).first.defined(),
+                 e.kind == lengen::engine::PositionKind::Rotary);
         QCOMPARE(module->logitBias(span).defined() || module->readsContent(),
-                 e.kind == lengen::engine::PositionKind::Bias);  // CoPE's bias comes from the content
+                 e.kind ==
+                     lengen::engine::PositionKind::Bias);  // CoPE's bias comes from the content
         auto model =
             lengen::test::initialisedModel(lengen::test::tinyConfig("linear_regression", pe));
         model->eval();
@@ -184,20 +188,24 @@ void TestPositionEncodings::everyEncodingIsCausal()
 // -> 31; 128 and beyond -> 31. The bias of (i, j) is the table's row of bucket(max(i - j, 0)).
 void TestPositionEncodings::t5BucketsAndBias()
 {
-    const auto n = torch::tensor({0, 1, 15, 16, 17, 20, 31, 32, 63, 64, 127, 128, 1000}, torch::kLong);
+    const auto n =
+        torch::tensor({0, 1, 15, 16, 17, 20, 31, 32, 63, 64, 127, 128, 1000}, torch::kLong);
     const auto b = T5BiasImpl::buckets(n, 32, 128);
     const std::vector<std::int64_t> want{0, 1, 15, 16, 16, 17, 21, 21, 26, 26, 31, 31, 31};
-    QCOMPARE(std::vector<std::int64_t>(b.data_ptr<std::int64_t>(), b.data_ptr<std::int64_t>() + b.numel()), want);
+    QCOMPARE(std::vector<std::int64_t>(b.data_ptr<std::int64_t>(),
+                                       b.data_ptr<std::int64_t>() + b.numel()),
+             want);
     T5BiasImpl t5(2, 32, 128);
     {
         torch::NoGradGuard noGrad;
-        t5.parameters()[0].copy_(torch::arange(64, torch::kFloat32).view({32, 2}));  // row r: (2r, 2r + 1)
+        t5.parameters()[0].copy_(
+            torch::arange(64, torch::kFloat32).view({32, 2}));  // row r: (2r, 2r + 1)
     }
     const auto bias = t5.logitBias(PositionSpan::contiguous(0, 40, torch::kCPU));  // [2, 40, 40]
     QCOMPARE(bias.sizes().vec(), (std::vector<std::int64_t>{2, 40, 40}));
-    QCOMPARE(bias[0][39][19].item<float>(), 2.f * 17);   // distance 20 -> bucket 17
+    QCOMPARE(bias[0][39][19].item<float>(), 2.f * 17);     // distance 20 -> bucket 17
     QCOMPARE(bias[1][39][8].item<float>(), 2.f * 21 + 1);  // distance 31 -> bucket 21
-    QCOMPARE(bias[0][5][9].item<float>(), 0.f);           // a later key: distance 0 (masked anyway)
+    QCOMPARE(bias[0][5][9].item<float>(), 0.f);  // a later key: distance 0 (masked anyway)
     // Gradients reach the table: only the buckets used.
     t5.logitBias(PositionSpan::contiguous(0, 5, torch::kCPU)).sum().backward();
     const auto g = t5.parameters()[0].grad();
@@ -213,7 +221,8 @@ nlohmann::json rowsOf(const torch::Tensor& t)  // [R, C] float -> [[...], ...]
     const auto c = t.detach().contiguous();
     nlohmann::json rows = nlohmann::json::array();
     for (std::int64_t r = 0; r < c.size(0); ++r)
-        rows.push_back(std::vector<float>(c[r].data_ptr<float>(), c[r].data_ptr<float>() + c.size(1)));
+        rows.push_back(
+            std::vector<float>(c[r].data_ptr<float>(), c[r].data_ptr<float>() + c.size(1)));
     return rows;
 }
 
@@ -250,19 +259,24 @@ void TestPositionEncodings::learnedBiasesAgreeWithTheirPapers()
             torch::NoGradGuard noGrad;
             t5.parameters()[0].copy_(torch::randn({buckets, 3}, gen, torch::kFloat32));
         }
-        checkBias(t5, {{"kind", "t5"}, {"num_buckets", buckets}, {"max_distance", distance},
-                       {"table", rowsOf(t5.parameters()[0])}},
+        checkBias(t5,
+                  {{"kind", "t5"},
+                   {"num_buckets", buckets},
+                   {"max_distance", distance},
+                   {"table", rowsOf(t5.parameters()[0])}},
                   300, "t5-" + std::to_string(buckets));
     }
     for (const auto kernel : {KerpleImpl::Kernel::Log, KerpleImpl::Kernel::Power}) {
         KerpleImpl kerple(4, kernel);
         auto gen = at::make_generator<at::CPUGeneratorImpl>(9);
         {
-            torch::NoGradGuard noGrad;  // p in (0, 2.5): the power kernel's projection clamps above 2
+            torch::NoGradGuard
+                noGrad;  // p in (0, 2.5): the power kernel's projection clamps above 2
             kerple.named_parameters()["bias_p"].copy_(torch::rand({4}, gen) * 2.5);
             kerple.named_parameters()["bias_a"].copy_(torch::rand({4}, gen));
         }
-        const auto bias = kerple.logitBias(PositionSpan::contiguous(0, 4, torch::kCPU));  // projects
+        const auto bias =
+            kerple.logitBias(PositionSpan::contiguous(0, 4, torch::kCPU));  // projects
         (void)bias;
         const auto p = kerple.named_parameters()["bias_p"], a = kerple.named_parameters()["bias_a"];
         if (kernel == KerpleImpl::Kernel::Power)
@@ -276,7 +290,8 @@ void TestPositionEncodings::learnedBiasesAgreeWithTheirPapers()
                   200, kind);
     }
     // A model's KERPLE parameters start as the paper's code draws them, from the run's generator.
-    auto model = lengen::test::initialisedModel(lengen::test::tinyConfig("linear_regression", "kerple_power"), 1);
+    auto model = lengen::test::initialisedModel(
+        lengen::test::tinyConfig("linear_regression", "kerple_power"), 1);
     int seen = 0;
     for (const auto& item : model->named_parameters()) {
         const auto& name = item.key();
@@ -286,8 +301,10 @@ void TestPositionEncodings::learnedBiasesAgreeWithTheirPapers()
         if (hi == 0.f)
             continue;
         ++seen;
-        QVERIFY2(item.value().min().item<float>() > 0.f && item.value().max().item<float>() < hi, name.c_str());
-        QVERIFY2(item.value().max().item<float>() != item.value().min().item<float>(), name.c_str());
+        QVERIFY2(item.value().min().item<float>() > 0.f && item.value().max().item<float>() < hi,
+                 name.c_str());
+        QVERIFY2(item.value().max().item<float>() != item.value().min().item<float>(),
+                 name.c_str());
     }
     QCOMPARE(seen, 4);  // 2 layers x (p, a)
 }

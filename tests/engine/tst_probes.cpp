@@ -104,7 +104,8 @@ void TestProbes::instructionPositionLayouts()
     QCOMPARE(named(all, "begin").indices, cat({seq(0, 4), rep(3, 16)}));
     QCOMPARE(named(all, "middle").indices, cat({rep(3, 8), seq(0, 4), rep(3, 8)}));
     QCOMPARE(named(all, "end").indices, cat({rep(3, 16), seq(0, 4)}));
-    QCOMPARE(named(all, "middle").spans.at("instruction"), (std::pair<std::int64_t, std::int64_t>{8, 12}));
+    QCOMPARE(named(all, "middle").spans.at("instruction"),
+             (std::pair<std::int64_t, std::int64_t>{8, 12}));
 }
 
 void TestProbes::serialPositionLayouts()
@@ -116,15 +117,16 @@ void TestProbes::serialPositionLayouts()
     QCOMPARE(named(all, "middle").indices,
              cat({seq(0, 4), rep(3, 6), seq(6, 2), rep(3, 6), seq(7, 1)}));
     QCOMPARE(named(all, "end").indices, cat({seq(0, 4), rep(3, 13), seq(6, 2), seq(7, 1)}));
-    QCOMPARE(named(all, "middle").spans.at("answer"), (std::pair<std::int64_t, std::int64_t>{10, 12}));
+    QCOMPARE(named(all, "middle").spans.at("answer"),
+             (std::pair<std::int64_t, std::int64_t>{10, 12}));
     QCOMPARE(named(all, "end").spans.at("target"), (std::pair<std::int64_t, std::int64_t>{19, 20}));
 }
 
 void TestProbes::impossibleSizesAreConfigErrors()
 {
-    QVERIFY_THROWS_EXCEPTION(Error, resolveSizes(8, 5, 400, 0, 0, 0));   // 2D = 10 > N
-    QVERIFY_THROWS_EXCEPTION(Error, resolveSizes(8, 2, 6, 0, 0, 0));     // L too short
-    QVERIFY_THROWS_EXCEPTION(Error, resolveSizes(8, 2, 20, 0, 2, 3));    // target > answer
+    QVERIFY_THROWS_EXCEPTION(Error, resolveSizes(8, 5, 400, 0, 0, 0));  // 2D = 10 > N
+    QVERIFY_THROWS_EXCEPTION(Error, resolveSizes(8, 2, 6, 0, 0, 0));    // L too short
+    QVERIFY_THROWS_EXCEPTION(Error, resolveSizes(8, 2, 20, 0, 2, 3));   // target > answer
 }
 
 void TestProbes::probeRunStoresEveryProbe()
@@ -149,7 +151,8 @@ void TestProbes::probeRunStoresEveryProbe()
     Silent silent;
     RunControl control;
     const auto summary = probeRun(run, o, control, silent);
-    QCOMPARE(summary.computed, (std::vector<std::string>{"attention", "duplicated", "serial_position"}));
+    QCOMPARE(summary.computed,
+             (std::vector<std::string>{"attention", "duplicated", "serial_position"}));
 
     const auto settings = readAttentionSettings(run);
     QCOMPARE(settings.size(), size_t(4));  // duplicated, long, points=12, train
@@ -161,7 +164,8 @@ void TestProbes::probeRunStoresEveryProbe()
             for (int k = 0; k < s.tokens; ++k)
                 sum += s.lastQueryMean[size_t(lh * s.tokens + k)];
             QVERIFY(std::abs(sum - 1) < 1e-4);
-            QCOMPARE(s.lastQueryMean[size_t(lh * s.tokens + s.tokens - 1)], 0.f);  // y_{N-1}: future
+            QCOMPARE(s.lastQueryMean[size_t(lh * s.tokens + s.tokens - 1)],
+                     0.f);  // y_{N-1}: future
         }
         QCOMPARE(s.yAttention.size(), size_t(s.layers * s.points));
         QCOMPARE(s.mapPrompts, s.tokens <= 30 ? 2 : 0);
@@ -203,7 +207,8 @@ void TestProbes::probeRunStoresEveryProbe()
         double block = 0;
         for (int i = int(len) - 2; i < int(len); ++i)
             block += c.stats.mean[size_t(i)] / 2;
-        QVERIFY(std::abs(c.values.at("target_mean") - block) < 1e-5 * (1 + block));  // float32 metric
+        QVERIFY(std::abs(c.values.at("target_mean") - block) <
+                1e-5 * (1 + block));  // float32 metric
         QVERIFY(c.values.at("target_low") <= block && block <= c.values.at("target_high"));
     }
 }
@@ -215,7 +220,8 @@ void TestProbes::attentionUnderRandomPositions()
 {
     auto config = lengen::test::loadOne(lengen::test::tinyConfig());  // N = 7: 14 tokens
     config.training.randomPositions = 64;
-    const auto run = lengen::test::trainConfig(config, lengen::test::scratchDir("probes-random"), 5);
+    const auto run =
+        lengen::test::trainConfig(config, lengen::test::scratchDir("probes-random"), 5);
     ProbeOptions o;
     o.attention = true;
     o.attentionPrompts = 4;
@@ -234,16 +240,20 @@ void TestProbes::attentionUnderRandomPositions()
     auto plain = readAttentionSettings(run);
     const auto drawn = readAttentionSettings(run, "random_positions");
     QCOMPARE(plain.size(), size_t(4));
-    plain.erase(std::remove_if(plain.begin(), plain.end(), [](const auto& s) { return s.name == "points=40"; }),
+    plain.erase(std::remove_if(plain.begin(), plain.end(),
+                               [](const auto& s) { return s.name == "points=40"; }),
                 plain.end());
     QCOMPARE(drawn.size(), plain.size());
     for (size_t i = 0; i < plain.size(); ++i) {
         QCOMPARE(drawn[i].name, plain[i].name);
         const bool fills = plain[i].tokens == 64;
-        QVERIFY2((drawn[i].lastQueryMean == plain[i].lastQueryMean) == fills, plain[i].name.c_str());
-        const int t = plain[i].tokens;  // the whole map: RoPE sees only the gaps, few near the start
+        QVERIFY2((drawn[i].lastQueryMean == plain[i].lastQueryMean) == fills,
+                 plain[i].name.c_str());
+        const int t =
+            plain[i].tokens;  // the whole map: RoPE sees only the gaps, few near the start
         const auto a = readAttentionTile(run, plain[i].name, 0, 0, 0, 0, t, 0, t);
-        const auto b = readAttentionTile(run, plain[i].name, 0, 0, 0, 0, t, 0, t, "random_positions");
+        const auto b =
+            readAttentionTile(run, plain[i].name, 0, 0, 0, 0, t, 0, t, "random_positions");
         QVERIFY2((a == b) == fills, plain[i].name.c_str());  // the stored maps too
     }
 }

@@ -9,8 +9,8 @@
 #include <tuple>
 
 #include "lengen/engine/config.h"
-#include "lengen/engine/errors.h"
 #include "lengen/engine/encodings.h"
+#include "lengen/engine/errors.h"
 #include "model/cope.h"
 #include "model/icl_model.h"
 #include "model/sandwich.h"
@@ -110,7 +110,8 @@ void TestRecentEncodings::copeCountsGatesByHand()
     }
     const float inf = std::numeric_limits<float>::infinity();
     const auto q = torch::ones({1, 1, 3, 1});
-    const auto z = torch::tensor({{1e4f, -inf, -inf}, {0.f, 0.f, -inf}, {1e4f, 0.f, 0.f}}).view({1, 1, 3, 3});
+    const auto z =
+        torch::tensor({{1e4f, -inf, -inf}, {0.f, 0.f, -inf}, {1e4f, 0.f, 0.f}}).view({1, 1, 3, 3});
     const auto bias = pe.contentBias(q, z)[0][0];  // [3, 3]
     QVERIFY(std::abs(bias[2][0].item<float>() - 30.f) < 1e-4);
     QVERIFY(std::abs(bias[2][1].item<float>() - 20.f) < 1e-4);
@@ -118,7 +119,8 @@ void TestRecentEncodings::copeCountsGatesByHand()
     QVERIFY(std::abs(bias[1][0].item<float>() - 20.f) < 1e-4);  // p = 1
     QVERIFY(std::abs(bias[0][0].item<float>() - 20.f) < 1e-4);  // gate 1: p = 1
     // Counts past npos_max - 1 are clamped there.
-    const auto many = pe.contentBias(torch::ones({1, 1, 1, 1}), torch::full({1, 1, 1, 8}, 1e4f))[0][0][0];
+    const auto many =
+        pe.contentBias(torch::ones({1, 1, 1, 1}), torch::full({1, 1, 1, 8}, 1e4f))[0][0][0];
     QVERIFY(std::abs(many[0].item<float>() - 40.f) < 1e-4);
 
     // Issue 52: the authors' repository divides the position logits by sqrt(d) as well
@@ -136,7 +138,10 @@ void TestRecentEncodings::copeCountsGatesByHand()
         const float scale = divide ? 0.5f : 1.f;
         for (const auto& [col, expected] : {std::pair{0, 30.f}, {1, 20.f}, {2, 15.f}})
             QVERIFY2(std::abs(b[2][col].item<float>() - expected * scale) < 1e-4,
-                     qPrintable(QString("divide %1, column %2: %3").arg(divide).arg(col).arg(b[2][col].item<float>())));
+                     qPrintable(QString("divide %1, column %2: %3")
+                                    .arg(divide)
+                                    .arg(col)
+                                    .arg(b[2][col].item<float>())));
     }
 }
 
@@ -179,7 +184,8 @@ void TestRecentEncodings::randomPositionsTrainAndEvaluatePlain()
     training::setupSession(s, gpt2, 3, "cpu");
     auto xs = torch::randn({2, 5, gpt2.model.nInDims});
     auto ys = torch::randn({2, 5});
-    const auto positions = torch::tensor(std::vector<std::int64_t>{3, 9, 12, 20, 33, 40, 41, 50, 58, 63});
+    const auto positions =
+        torch::tensor(std::vector<std::int64_t>{3, 9, 12, 20, 33, 40, 41, 50, 58, 63});
     auto [pred, loss] = training::forwardLoss(s, xs, ys, positions);
     loss.backward();
     torch::Tensor wpeGrad;
@@ -194,7 +200,8 @@ void TestRecentEncodings::randomPositionsTrainAndEvaluatePlain()
     torch::NoGradGuard noGrad;
     ForwardOptions plain;
     plain.positions = torch::arange(10, torch::kLong);
-    QVERIFY(torch::equal(s.model->forward(xs, ys).predictions, s.model->forward(xs, ys, plain).predictions));
+    QVERIFY(torch::equal(s.model->forward(xs, ys).predictions,
+                         s.model->forward(xs, ys, plain).predictions));
 }
 
 void TestRecentEncodings::randomPositionsNeedAnEncodingThatReadsThem()
@@ -202,7 +209,8 @@ void TestRecentEncodings::randomPositionsNeedAnEncodingThatReadsThem()
     const auto with = [](const std::string& pe, int m) {
         return QString::fromStdString(test::tinyConfig("linear_regression", pe))
             .replace("per_device_train_batch_size",
-                     QString("random_positions: {max_position: %1}\n  per_device_train_batch_size").arg(m))
+                     QString("random_positions: {max_position: %1}\n  per_device_train_batch_size")
+                         .arg(m))
             .toStdString();
     };
     for (const char* pe : {"nope", "cope"}) {
@@ -210,7 +218,8 @@ void TestRecentEncodings::randomPositionsNeedAnEncodingThatReadsThem()
             test::loadOne(with(pe, 200));
             QFAIL(pe);
         } catch (const ConfigError& e) {
-            QVERIFY2(QString(e.what()).contains("training.random_positions.max_position"), e.what());
+            QVERIFY2(QString(e.what()).contains("training.random_positions.max_position"),
+                     e.what());
             QVERIFY2(QString(e.what()).contains("reads no token positions"), e.what());
         }
     }
@@ -222,7 +231,8 @@ void TestRecentEncodings::randomPositionsNeedAnEncodingThatReadsThem()
     }
     const auto ok = test::loadOne(with("xpos", 200));
     QCOMPARE(ok.training.randomPositions, std::int64_t(200));
-    QVERIFY(toYaml(ok, YamlStyle::Resolved).find("random_positions: {max_position: 200}") != std::string::npos);
+    QVERIFY(toYaml(ok, YamlStyle::Resolved).find("random_positions: {max_position: 200}") !=
+            std::string::npos);
     QCOMPARE(test::loadOne(with("nope", 0)).training.randomPositions, std::int64_t(0));  // 0 is off
     bool line = false;
     for (const auto& part : derivedSettings(ok))
@@ -250,7 +260,8 @@ void TestRecentEncodings::everyEncodingReadsPositionsWithGaps()
         }
         const auto full = PositionSpan::contiguous(0, 16, torch::kCPU);
         const auto d = config.model.hiddenSize / config.model.numHeads;
-        const auto q16 = torch::randn({1, config.model.numHeads, 16, d}, gen), k16 = torch::randn({1, config.model.numHeads, 16, d}, gen);
+        const auto q16 = torch::randn({1, config.model.numHeads, 16, d}, gen),
+                   k16 = torch::randn({1, config.model.numHeads, 16, d}, gen);
         for (const auto& draw : {drawA, drawB}) {
             const auto idx = torch::tensor(draw, torch::kLong);
             const auto span = PositionSpan::at(idx, torch::kCPU);
@@ -258,15 +269,19 @@ void TestRecentEncodings::everyEncodingReadsPositionsWithGaps()
             QCOMPARE(span.maxPos, draw.back());
             if (e.kind == PositionKind::Bias) {
                 const auto expected = pe->logitBias(full).index_select(1, idx).index_select(2, idx);
-                QVERIFY2(torch::allclose(pe->logitBias(span), expected, 1e-5, 1e-6), e.name.c_str());
+                QVERIFY2(torch::allclose(pe->logitBias(span), expected, 1e-5, 1e-6),
+                         e.name.c_str());
             } else {
                 auto q = q16.clone(), k = k16.clone();
                 pe->rotate(q, k, full);
                 auto qs = q16.index_select(2, idx), ks = k16.index_select(2, idx);
                 pe->rotate(qs, ks, span);
                 // Scores, not vectors: xPos centres its decay on the forward's middle.
-                const auto expected = torch::matmul(q, k.transpose(-1, -2)).index_select(2, idx).index_select(3, idx);
-                QVERIFY2(torch::allclose(torch::matmul(qs, ks.transpose(-1, -2)), expected, 1e-4, 1e-5), e.name.c_str());
+                const auto expected =
+                    torch::matmul(q, k.transpose(-1, -2)).index_select(2, idx).index_select(3, idx);
+                QVERIFY2(
+                    torch::allclose(torch::matmul(qs, ks.transpose(-1, -2)), expected, 1e-4, 1e-5),
+                    e.name.c_str());
             }
         }
         ++checked;
@@ -279,10 +294,12 @@ void TestRecentEncodings::newKeysAreCheckedAndRoundTrip()
     auto patched = [](const std::string& pe, const std::string& extra) {
         return QString::fromStdString(test::tinyConfig("linear_regression", pe))
             .replace("    type: " + QString::fromStdString(pe) + "\n",
-                     "    type: " + QString::fromStdString(pe) + "\n  " + QString::fromStdString(extra) + "\n")
+                     "    type: " + QString::fromStdString(pe) + "\n  " +
+                         QString::fromStdString(extra) + "\n")
             .toStdString();
     };
-    for (const auto& [pe, extra, key] : std::vector<std::tuple<std::string, std::string, std::string>>{
+    for (const auto& [pe, extra, key] :
+         std::vector<std::tuple<std::string, std::string, std::string>>{
              {"sandwich", "sandwich: {dim: 7}", "patch.sandwich.dim"},
              {"xpos", "xpos: {scale_base: 0}", "patch.xpos.scale_base"},
              {"cope", "cope: {npos_max: 1}", "patch.cope.npos_max"}}) {
@@ -296,32 +313,47 @@ void TestRecentEncodings::newKeysAreCheckedAndRoundTrip()
     // Non-default values survive the resolved YAML a run stores.
     const auto c = test::loadOne(patched("sandwich", "sandwich: {dim: 32}"));
     QCOMPARE(c.position.sandwichDim, 32);
-    QCOMPARE(loadConfigText(toYaml(c, YamlStyle::Resolved), "<stored>").runs.at(0).position.sandwichDim, 32);
+    QCOMPARE(
+        loadConfigText(toYaml(c, YamlStyle::Resolved), "<stored>").runs.at(0).position.sandwichDim,
+        32);
     const auto x = test::loadOne(patched("xpos", "xpos: {scale_base: 64}"));
-    QCOMPARE(loadConfigText(toYaml(x, YamlStyle::Resolved), "<stored>").runs.at(0).position.xposScaleBase, 64.0);
+    QCOMPARE(loadConfigText(toYaml(x, YamlStyle::Resolved), "<stored>")
+                 .runs.at(0)
+                 .position.xposScaleBase,
+             64.0);
     const auto p = test::loadOne(patched("cope", "cope: {npos_max: 12}"));
-    QCOMPARE(loadConfigText(toYaml(p, YamlStyle::Resolved), "<stored>").runs.at(0).position.copeMaxPositions, 12);
+    QCOMPARE(loadConfigText(toYaml(p, YamlStyle::Resolved), "<stored>")
+                 .runs.at(0)
+                 .position.copeMaxPositions,
+             12);
     QVERIFY(!p.position.copeDividePositionLogits);  // the paper's listing by default
-    const auto divided = test::loadOne(patched("cope", "cope: {npos_max: 12, divide_position_logits: true}"));
+    const auto divided =
+        test::loadOne(patched("cope", "cope: {npos_max: 12, divide_position_logits: true}"));
     QVERIFY(divided.position.copeDividePositionLogits);
-    QVERIFY(loadConfigText(toYaml(divided, YamlStyle::Resolved), "<stored>").runs.at(0).position.copeDividePositionLogits);
+    QVERIFY(loadConfigText(toYaml(divided, YamlStyle::Resolved), "<stored>")
+                .runs.at(0)
+                .position.copeDividePositionLogits);
     QVERIFY(toYaml(p, YamlStyle::Resolved).find("divide_position_logits") == std::string::npos);
     // xPos past float32's range at the range's end; dynamic encodings would rescale in training.
     const auto random = [&](const std::string& yaml, int m) {
         return QString::fromStdString(yaml)
-            .replace("per_device_train_batch_size", QString("random_positions: {max_position: %1}\n  per_device_train_batch_size").arg(m))
+            .replace("per_device_train_batch_size",
+                     QString("random_positions: {max_position: %1}\n  per_device_train_batch_size")
+                         .arg(m))
             .toStdString();
     };
     for (const auto& [yaml, why] : std::vector<std::pair<std::string, std::string>>{
              {random(patched("xpos", "xpos: {scale_base: 64}"), 20000), "past float32's range"},
-             {random(test::tinyConfig("linear_regression", "dynamic"), 200), "would rescale it in training"},
+             {random(test::tinyConfig("linear_regression", "dynamic"), 200),
+              "would rescale it in training"},
              {random(test::tinyConfig("linear_regression", "rope"), 2000000), "too large"}}) {
         try {
             test::loadOne(yaml);
             QFAIL(why.c_str());
         } catch (const ConfigError& err) {
             QVERIFY2(QString(err.what()).contains(QString::fromStdString(why)), err.what());
-            QVERIFY2(QString(err.what()).contains("training.random_positions.max_position"), err.what());
+            QVERIFY2(QString(err.what()).contains("training.random_positions.max_position"),
+                     err.what());
         }
     }
     auto gen = at::make_generator<at::CPUGeneratorImpl>(1);

@@ -41,11 +41,15 @@ private Q_SLOTS:
 void TestReferenceConfigs::everyTaskConfigTrainsTwoSteps()
 {
     std::vector<std::string> files = {lengen::test::sourcePath("configs/toy_task.yaml")};
-    for (const auto& e : fs::recursive_directory_iterator(lengen::test::sourcePath("configs/tasks")))
+    for (const auto& e :
+         fs::recursive_directory_iterator(lengen::test::sourcePath("configs/tasks")))
         if (e.path().extension() == ".yaml")
             files.push_back(e.path().string());
     std::sort(files.begin(), files.end());
-    QCOMPARE(files.size(), size_t(106));  // the reference's 99, its toy task, LenGen's T5, KERPLE, Sandwich, CoPE, xPos
+    QCOMPARE(
+        files.size(),
+        size_t(
+            106));  // the reference's 99, its toy task, LenGen's T5, KERPLE, Sandwich, CoPE, xPos
     std::map<std::string, int> perPe;
     const auto out = lengen::test::scratchDir("reference");
     for (const auto& file : files) {
@@ -95,9 +99,10 @@ void TestReferenceConfigs::everyQuickPresetTrainsTwoSteps()
         run.training.batchSize = 4;
         names.insert(readRunInfo(trainTwoSteps(run, out)).positionEncoding);
     }
-    QCOMPARE(names, (std::set<std::string>{"ALiBi", "Dynamic NTK", "Dynamic YaRN", "FIRE", "GPT-2",
-                                           "Mamba", "NoPE", "PI", "RoPE", "T5 bias", "YaRN",
-                                           "KERPLE (log)", "KERPLE (power)", "Sandwich", "CoPE", "xPos"}));
+    QCOMPARE(names,
+             (std::set<std::string>{"ALiBi", "Dynamic NTK", "Dynamic YaRN", "FIRE", "GPT-2",
+                                    "Mamba", "NoPE", "PI", "RoPE", "T5 bias", "YaRN",
+                                    "KERPLE (log)", "KERPLE (power)", "Sandwich", "CoPE", "xPos"}));
 }
 
 QTEST_APPLESS_MAIN(TestReferenceConfigs)

@@ -37,22 +37,20 @@ Proc start(const QString& program, const QStringList& args)
         p.waitForFinished();
     }
     return {p.exitStatus() == QProcess::NormalExit ? p.exitCode() : -1,
-            QString::fromUtf8(p.readAllStandardOutput()), QString::fromUtf8(p.readAllStandardError())};
+            QString::fromUtf8(p.readAllStandardOutput()),
+            QString::fromUtf8(p.readAllStandardError())};
 }
 
 Proc python(const QStringList& args)
 {
-    return start(test::pythonPath(),
-                 QStringList{QString::fromStdString(test::sourcePath("tests/interop/reference_model.py"))} +
-                     args);
+    return start(test::pythonPath(), QStringList{QString::fromStdString(
+                                         test::sourcePath("tests/interop/reference_model.py"))} +
+                                         args);
 }
 
 Proc cli(const QStringList& args) { return start(LENGEN_CLI_PATH, args); }
 
-bool havePyTorch()
-{
-    return start(test::pythonPath(), {"-c", "import torch, yaml"}).code == 0;
-}
+bool havePyTorch() { return start(test::pythonPath(), {"-c", "import torch, yaml"}).code == 0; }
 
 struct Fixture {
     torch::Tensor xs, ys, pred;
@@ -147,10 +145,12 @@ void TestReferenceRuns::importsAndExportsEveryBackbone()
     const auto info = engine::readRunInfo(imported.runFile);
     QCOMPARE(info.status, std::string("imported"));
     QCOMPARE(info.importedFrom, fs::weakly_canonical(ref).string());
-    QVERIFY2(info.configYaml.find("compat: reference") != std::string::npos, info.configYaml.c_str());
+    QVERIFY2(info.configYaml.find("compat: reference") != std::string::npos,
+             info.configYaml.c_str());
     // A run id of its own (issue 29): the origin's wandb id names the folder and imported_from.
     const std::string folder = fs::path(imported.runFile).parent_path().filename().string();
-    QVERIFY2(info.runId.size() == 8 && info.runId != folder, (info.runId + " vs " + folder).c_str());
+    QVERIFY2(info.runId.size() == 8 && info.runId != folder,
+             (info.runId + " vs " + folder).c_str());
     // The Python code seeds nothing: its seed is unknown, not the made-up generator seed.
     const auto shown = test::runLengen({"info", QString::fromStdString(imported.runFile)});
     QVERIFY2(shown.out.contains("seed unknown"), qPrintable(shown.out));
@@ -163,8 +163,8 @@ void TestReferenceRuns::importsAndExportsEveryBackbone()
     // Export: PyTorch loads it strictly (model and AdamW state) and predicts the same.
     const std::string exported = test::scratchDir("exported-" + pe.toStdString());
     engine::exportReferenceRun(imported.runFile, exported);
-    const auto check = python({"check", QString::fromStdString(exported),
-                               QString::fromStdString(ref + "/fixture.pt")});
+    const auto check = python(
+        {"check", QString::fromStdString(exported), QString::fromStdString(ref + "/fixture.pt")});
     QVERIFY2(check.code == 0, qPrintable(check.out + check.err));
     qInfo("%s: export, %s", qPrintable(pe), qPrintable(check.out.trimmed()));
 
@@ -192,7 +192,8 @@ void TestReferenceRuns::lengenTrainedRunsRoundTrip_data()
 void TestReferenceRuns::lengenTrainedRunsRoundTrip()
 {
     QFETCH(QString, pe);
-    engine::RunConfig config = test::loadOne(test::tinyConfig("linear_regression", pe.toStdString()));
+    engine::RunConfig config =
+        test::loadOne(test::tinyConfig("linear_regression", pe.toStdString()));
     engine::TrainOptions t;
     t.outDir = test::scratchDir("trained");
     t.seed = 3;
@@ -209,7 +210,8 @@ void TestReferenceRuns::lengenTrainedRunsRoundTrip()
     auto root = engine::interop::PyValue::makeDict();
     root->set(engine::interop::PyValue::of(std::string("xs")), engine::interop::PyValue::of(fx.xs));
     root->set(engine::interop::PyValue::of(std::string("ys")), engine::interop::PyValue::of(fx.ys));
-    root->set(engine::interop::PyValue::of(std::string("pred")), engine::interop::PyValue::of(fx.pred));
+    root->set(engine::interop::PyValue::of(std::string("pred")),
+              engine::interop::PyValue::of(fx.pred));
     engine::interop::writeTorchFile(dir + "/fixture.pt", *root);
 
     const std::string exported = dir + "/run";
@@ -227,8 +229,8 @@ void TestReferenceRuns::lengenTrainedRunsRoundTrip()
     const auto result = engine::exportReferenceRun(summary.runFile, exported);
     if (pe == "fire")  // LenGen's FIRE width 32 reaches the reference through max_length
         QVERIFY(!result.notes.empty());
-    const auto check = python({"check", QString::fromStdString(exported),
-                               QString::fromStdString(dir + "/fixture.pt")});
+    const auto check = python(
+        {"check", QString::fromStdString(exported), QString::fromStdString(dir + "/fixture.pt")});
     QVERIFY2(check.code == 0, qPrintable(check.out + check.err));
     qInfo("%s (trained by LenGen): export, %s", qPrintable(pe), qPrintable(check.out.trimmed()));
 
@@ -256,10 +258,13 @@ void TestReferenceRuns::damagedInputsAreRefused_data()
     // LibTorch's zip reader skips CRC checks: one flipped bit in a tensor must still be caught.
     QTest::newRow("one flipped bit in the weights") << "flip-one" << runFile << "checksum";
     QTest::newRow("legacy format") << "legacy" << runFile << "legacy";
-    QTest::newRow("renamed key") << "rename-key" << runFile << "transformer.layers.1.mlp.gate.weight";
+    QTest::newRow("renamed key") << "rename-key" << runFile
+                                 << "transformer.layers.1.mlp.gate.weight";
     QTest::newRow("wrong shape") << "wrong-shape" << runFile << "[32, 16]";
-    QTest::newRow("foreign object") << "foreign-object" << runFile << "torch.nn.modules.linear.Linear";
-    QTest::newRow("NaN weight") << "nan-weight" << runFile << "transformer.layers.0.mlp.up_proj.weight";
+    QTest::newRow("foreign object")
+        << "foreign-object" << runFile << "torch.nn.modules.linear.Linear";
+    QTest::newRow("NaN weight") << "nan-weight" << runFile
+                                << "transformer.layers.0.mlp.up_proj.weight";
     QTest::newRow("negative train_step") << "negative-step" << runFile << "train_step";
     QTest::newRow("train_step past max_steps") << "step-past-max" << runFile << "max_steps 1000";
     QTest::newRow("float train_step") << "float-step" << runFile << "train_step is a float";
@@ -289,8 +294,7 @@ void TestReferenceRuns::damagedInputsAreRefused()
     } else if (k == "state-link") {
         fs::remove(state);
         fs::create_symlink(bad + "/nowhere.pt", state);
-    }
-    else if (k == "text")
+    } else if (k == "text")
         test::writeFile(bad, "state.pt", "model_state_dict: not a pickle\n");
     else if (k == "empty")
         test::writeFile(bad, "state.pt", "");
@@ -316,7 +320,8 @@ void TestReferenceRuns::damagedInputsAreRefused()
                         "{dims: {start: 2, end: 3, increment: 1, interval: 100}, points: "
                         "{start: 4, end: 6, increment: 1, interval: 100}}}\ntraining: {}\n");
     else {
-        const auto r = python({"damage", QString::fromStdString(good), QString::fromStdString(bad), kind});
+        const auto r =
+            python({"damage", QString::fromStdString(good), QString::fromStdString(bad), kind});
         QVERIFY2(r.code == 0, qPrintable(r.err));
     }
 
@@ -326,7 +331,8 @@ void TestReferenceRuns::damagedInputsAreRefused()
         engine::importReferenceRun(bad, o);
         QFAIL("a damaged reference run was imported");
     } catch (const engine::Error& e) {
-        const QString message = QString::fromUtf8(e.what()) + " " + QString::fromStdString(e.detail());
+        const QString message =
+            QString::fromUtf8(e.what()) + " " + QString::fromStdString(e.detail());
         QVERIFY2(int(e.kind()) == errorKind, qPrintable(message));
         QVERIFY2(message.contains(mentions), qPrintable(message));
         QVERIFY2(message.contains(QString::fromStdString(bad)), qPrintable(message));
@@ -339,7 +345,10 @@ void TestReferenceRuns::mismatchedOptimizerStillImportsWeights()
     const std::string good = makeReferenceRun("ref-opt", "alibi");
     const std::string bad = test::scratchDir("ref-opt-bad");
     fs::copy(good, bad, fs::copy_options::overwrite_existing | fs::copy_options::recursive);
-    QCOMPARE(python({"damage", QString::fromStdString(good), QString::fromStdString(bad), "bad-optimizer"}).code, 0);
+    QCOMPARE(python({"damage", QString::fromStdString(good), QString::fromStdString(bad),
+                     "bad-optimizer"})
+                 .code,
+             0);
     engine::ReferenceImportOptions o;
     o.outDir = test::scratchDir("opt-out");
     const auto r = engine::importReferenceRun(bad, o);
@@ -357,7 +366,8 @@ void TestReferenceRuns::commandLine()
     const std::string tree = test::scratchDir("models-tree");
     const std::string runDir = tree + "/linear_regression/dim_2-3/20250224/fxrope";
     fs::create_directories(runDir);
-    fs::copy(makeReferenceRun("ref-cli", "rope"), runDir, fs::copy_options::overwrite_existing | fs::copy_options::recursive);
+    fs::copy(makeReferenceRun("ref-cli", "rope"), runDir,
+             fs::copy_options::overwrite_existing | fs::copy_options::recursive);
     const QString out = QString::fromStdString(test::scratchDir("cli-out"));
 
     // A models/ tree: every run below it, into the reference's own layout.

@@ -84,11 +84,11 @@ md5sum <"$d/tiny/eval/analysis.h5" >"$d/after.md5"
 ls "$d/tiny/eval" >"$d/eval.ls"
 )";
     // A good run to evaluate, trained outside the small filesystem.
-    const auto good = cli({"train", configFile(dir + "/small", 60, 16), "--out", dir + "/good", "-q",
-                              "--threads", "1"});
+    const auto good = cli({"train", configFile(dir + "/small", 60, 16), "--out", dir + "/good",
+                           "-q", "--threads", "1"});
     QCOMPARE(good.code, 0);
-    const auto r = run("unshare", {"--user", "--map-root-user", "--mount", "sh", "-c", script,
-                                   "sh", dir, QString(LENGEN_CLI_PATH), config, good.out.trimmed()});
+    const auto r = run("unshare", {"--user", "--map-root-user", "--mount", "sh", "-c", script, "sh",
+                                   dir, QString(LENGEN_CLI_PATH), config, good.out.trimmed()});
     if (r.code == 77 || r.code == -1 || r.err.contains("unshare"))
         QSKIP(qPrintable("cannot mount a private tmpfs here: " + r.err));
     QVERIFY2(r.code == 0, qPrintable(r.err));
@@ -107,8 +107,8 @@ ls "$d/tiny/eval" >"$d/eval.ls"
     // The intact checkpoint resumes to the same run as one that never stopped.
     const auto resumed = cli({"train", "--resume", dir + "/left.h5", "-q", "--threads", "1"});
     QVERIFY2(resumed.code == 0, qPrintable(resumed.err));
-    const auto straight = cli({"train", config, "--out", dir + "/straight", "-q",
-                                  "--threads", "1"});
+    const auto straight =
+        cli({"train", config, "--out", dir + "/straight", "-q", "--threads", "1"});
     QCOMPARE(straight.code, 0);
     const QString compare = R"(
 import sys, h5py, numpy as np
@@ -120,15 +120,16 @@ assert a.keys() == b.keys() and all(np.array_equal(a[k], b[k]) for k in a)
 assert np.array_equal(la, lb), (len(la), len(lb))
 print('same')
 )";
-    const auto same = run(lengen::test::pythonPath(), {"-c", compare, dir + "/left.h5",
-                                                straight.out.trimmed()});
+    const auto same =
+        run(lengen::test::pythonPath(), {"-c", compare, dir + "/left.h5", straight.out.trimmed()});
     if (same.err.contains("No module named"))
         QSKIP("h5py is not installed");
     QVERIFY2(same.out.contains("same"), qPrintable(same.err));
 
     // Evaluation: exit 4, the analysis file untouched, no .partial left behind.
     QCOMPARE(readAll(dir + "/eval.rc").trimmed(), QString("4"));
-    QVERIFY2(readAll(dir + "/eval.err").contains("analysis.h5"), qPrintable(readAll(dir + "/eval.err")));
+    QVERIFY2(readAll(dir + "/eval.err").contains("analysis.h5"),
+             qPrintable(readAll(dir + "/eval.err")));
     QCOMPARE(readAll(dir + "/after.md5"), readAll(dir + "/before.md5"));
     QVERIFY2(!readAll(dir + "/eval.ls").contains("partial"), qPrintable(readAll(dir + "/eval.ls")));
 }
@@ -137,8 +138,8 @@ void TestReliability::killedWriterShowsInterrupted()
 {
     const auto dir = QString::fromStdString(lengen::test::scratchDir("killed"));
     QProcess trainer;
-    trainer.start(LENGEN_CLI_PATH, {"train", configFile(dir, 1000000), "--out", dir,
-                                    "--threads", "1"});
+    trainer.start(LENGEN_CLI_PATH,
+                  {"train", configFile(dir, 1000000), "--out", dir, "--threads", "1"});
     QVERIFY(trainer.waitForStarted());
     QString err;
     const QString runFile = lengen::test::waitForRunFile(trainer, err);
@@ -176,12 +177,18 @@ void TestReliability::hostileYamlIsAConfigError_data()
     QString bomb = "bomb0: &b0 [x, x, x, x, x, x, x, x, x, x]\n";
     for (int i = 1; i < 10; ++i)
         bomb += QString("bomb%1: &b%1 [*b%2, *b%2, *b%2, *b%2, *b%2, *b%2, *b%2, *b%2, *b%2, "
-                        "*b%2]\n").arg(i).arg(i - 1);
+                        "*b%2]\n")
+                    .arg(i)
+                    .arg(i - 1);
     QTest::newRow("alias bomb") << bomb << "expands to more than";
-    QTest::newRow("self-referencing alias") << "loop: &l\n  again: *l\n" << "nested deeper";
-    QTest::newRow("include of a FIFO") << "extra: !include fifo\n" << "not a regular file";
-    QTest::newRow("include of a directory") << "extra: !include sub\n" << "not a regular file";
-    QTest::newRow("include of /dev/zero") << "extra: !include /dev/zero\n" << "not a regular file";
+    QTest::newRow("self-referencing alias") << "loop: &l\n  again: *l\n"
+                                            << "nested deeper";
+    QTest::newRow("include of a FIFO") << "extra: !include fifo\n"
+                                       << "not a regular file";
+    QTest::newRow("include of a directory") << "extra: !include sub\n"
+                                            << "not a regular file";
+    QTest::newRow("include of /dev/zero") << "extra: !include /dev/zero\n"
+                                          << "not a regular file";
 }
 
 void TestReliability::hostileYamlIsAConfigError()
@@ -235,11 +242,13 @@ void TestReliability::damagedCheckpointsAndRecordsAreRefused()
     if (run(python, {"-c", "import h5py"}).code != 0)
         QSKIP("h5py is not installed (apt-get install python3-h5py)");
     const auto dir = QString::fromStdString(lengen::test::scratchDir("damaged-records"));
-    auto trained = cli({"train", configFile(dir, 20), "--out", dir + "/runs", "-q", "--threads", "1"});
+    auto trained =
+        cli({"train", configFile(dir, 20), "--out", dir + "/runs", "-q", "--threads", "1"});
     QCOMPARE(trained.code, 0);
     const QString good = trained.out.trimmed();
     QVERIFY(cli({"probe", good, "--attention", "--attention-prompts", "2", "--long-points", "12",
-                 "--map-prompts", "1", "-q", "--threads", "1"}).code == 0);
+                 "--map-prompts", "1", "-q", "--threads", "1"})
+                .code == 0);
     const QString damage = R"(
 import sys, shutil, h5py, numpy as np
 good, dir = sys.argv[1], sys.argv[2]
@@ -282,12 +291,15 @@ with h5py.File(dir + "/maps/attention_maps.h5", "r+") as f:
     // 13: refused at once (exit 3) naming the slot, within a minute instead of never.
     auto r = cli({"train", "--resume", dir + "/slot", "-q", "--threads", "1"}, 60000);
     QVERIFY2(r.code == 3, qPrintable(QString::number(r.code) + ": " + r.err));
-    QVERIFY2(r.err.contains("/checkpoint/slot") && r.err.contains("slot/run.h5"), qPrintable(r.err));
+    QVERIFY2(r.err.contains("/checkpoint/slot") && r.err.contains("slot/run.h5"),
+             qPrintable(r.err));
 
     // 14: the absurd shape is a damaged file (exit 3) naming the dataset, for eval and resume.
-    r = cli({"eval", dir + "/shape", "--methods", "standard", "--prompts", "8", "-q", "--threads", "1"});
+    r = cli({"eval", dir + "/shape", "--methods", "standard", "--prompts", "8", "-q", "--threads",
+             "1"});
     QVERIFY2(r.code == 3, qPrintable(QString::number(r.code) + ": " + r.err));
-    QVERIFY2(r.err.contains("/model/") && r.err.contains("shape [131072, 65536]"), qPrintable(r.err));
+    QVERIFY2(r.err.contains("/model/") && r.err.contains("shape [131072, 65536]"),
+             qPrintable(r.err));
     r = cli({"train", "--resume", dir + "/shape", "-q", "--threads", "1"}, 60000);
     QVERIFY2(r.code == 3 && r.err.contains("[131072, 65536]"), qPrintable(r.err));
 

@@ -134,7 +134,8 @@ void TestRunFile::checkpointRoundTripIsBitwise()
             QFAIL("a damaged checkpoint was restored");
         } catch (const Error& e) {
             QCOMPARE(e.kind(), ErrorKind::RunFile);
-            QVERIFY2(QString(e.what()).contains(needle) && QString(e.what()).contains("/runs/x/run.h5"),
+            QVERIFY2(QString(e.what()).contains(needle) &&
+                         QString(e.what()).contains("/runs/x/run.h5"),
                      e.what());
         }
         QVERIFY(torch::equal(other.optimizer->params()[0].second, before));
@@ -261,8 +262,9 @@ void TestRunFile::notesWaitUntilNoProcessWrites()
     QCOMPARE(readRunInfo(f->path).tags, (std::vector<std::string>{"a", "b"}));
     writeRunNotes(f->path, {"", {}});  // cleared
     QVERIFY(readRunInfo(f->path).tags.empty() && readRunInfo(f->path).notes.empty());
-    for (const auto& bad : {std::vector<std::string>{"a,b"}, std::vector<std::string>{std::string(41, 'x')},
-                            std::vector<std::string>(33, "t")}) {
+    for (const auto& bad :
+         {std::vector<std::string>{"a,b"}, std::vector<std::string>{std::string(41, 'x')},
+          std::vector<std::string>(33, "t")}) {
         std::vector<std::string> tags = bad;
         if (tags.size() == 33)
             for (size_t i = 0; i < tags.size(); ++i)
@@ -359,7 +361,8 @@ void TestRunFile::damagedGlobalHeapIsRefused()
     const auto dir = lengen::test::scratchDir("heap");
     const auto damaged = dir + "/damaged.h5";
     const auto repaired = dir + "/repaired.h5";
-    const auto source = lengen::test::sourcePath("tests/fuzz/regressions/run_file/global-heap-object-size.h5");
+    const auto source =
+        lengen::test::sourcePath("tests/fuzz/regressions/run_file/global-heap-object-size.h5");
     fs::copy_file(source, damaged, fs::copy_options::overwrite_existing);
     fs::copy_file(source, repaired, fs::copy_options::overwrite_existing);
     expectRunFileError(damaged, "global heap at byte 2048 is damaged");
@@ -406,7 +409,8 @@ void TestRunFile::hdf5PrintsNoErrorStackOnAnyThread()
     ::close(saved);
     QCOMPARE(refused, 3);
     std::ifstream in(captured);
-    const std::string printed((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    const std::string printed((std::istreambuf_iterator<char>(in)),
+                              std::istreambuf_iterator<char>());
     QVERIFY2(printed.find("HDF5-DIAG") == std::string::npos, printed.c_str());
 }
 

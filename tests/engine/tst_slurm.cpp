@@ -34,7 +34,10 @@ Result run(const QString& program, const QStringList& args, int timeoutMs = 1200
 
 Result lengenCli(const QStringList& args) { return run(LENGEN_CLI_PATH, args); }
 
-QString script(const char* name) { return QStringLiteral(LENGEN_SOURCE_DIR "/tests/slurm/") + name; }
+QString script(const char* name)
+{
+    return QStringLiteral(LENGEN_SOURCE_DIR "/tests/slurm/") + name;
+}
 
 std::string tinyFile(const std::string& dir, int steps) { return test::tinyConfigFile(dir, steps); }
 
@@ -63,7 +66,8 @@ bool waitForStatus(const QString& sweep, int code, int stallSeconds)
 }
 
 // Up to 4 minutes: on a loaded machine Slurm may start the second task late.
-bool waitForCheckpoints(const engine::SweepPaths& paths, const std::vector<std::string>& cells, int atLeast)
+bool waitForCheckpoints(const engine::SweepPaths& paths, const std::vector<std::string>& cells,
+                        int atLeast)
 {
     for (int i = 0; i < 2400; ++i) {
         bool all = true;
@@ -105,7 +109,8 @@ void TestSlurm::initTestCase()
     // A port of its own, so that a cluster someone runs on this machine is not in the way.
     qputenv("LENGEN_SLURM_PORT", QByteArray::number(20000 + (getpid() % 5000) * 2));
     // The daemons stop with this process even when a test aborts it.
-    const auto up = run(script("cluster-up"), {m_cluster, "--stop-with", QString::number(getpid())}, 120000);
+    const auto up =
+        run(script("cluster-up"), {m_cluster, "--stop-with", QString::number(getpid())}, 120000);
     if (up.code != 0) {
         const QString why = "Slurm cannot start here: " + (up.err + up.out).trimmed();
         if (qEnvironmentVariableIsSet("LENGEN_REQUIRE_SLURM"))
@@ -126,12 +131,13 @@ void TestSlurm::submittedSweepCompletes()
 {
     const auto dir = test::scratchDir("slurm-grid");
     const QString S = QString::fromStdString(dir + "/S");
-    auto r = lengenCli({"sweep", "new", QString::fromStdString(tinyFile(dir, 300)), "--pe", "rope,nope", "--seeds",
-                     "2", "--methods", "standard", "--prompts", "64", "--out", S});
+    auto r =
+        lengenCli({"sweep", "new", QString::fromStdString(tinyFile(dir, 300)), "--pe", "rope,nope",
+                   "--seeds", "2", "--methods", "standard", "--prompts", "64", "--out", S});
     QVERIFY2(r.code == 0, qPrintable(r.err));
     r = lengenCli({"sweep", "submit", S, "--dry-run"});
-    QVERIFY2(r.code == 0 && r.out.contains("#SBATCH --array=0-3\n") && r.out.contains("--signal=B:USR1@120") &&
-                 r.out.contains("--requeue"),
+    QVERIFY2(r.code == 0 && r.out.contains("#SBATCH --array=0-3\n") &&
+                 r.out.contains("--signal=B:USR1@120") && r.out.contains("--requeue"),
              qPrintable(r.out + r.err));
     QVERIFY(!fs::exists(dir + "/S/jobs.json"));  // a dry run submits nothing
     r = lengenCli({"sweep", "submit", S, "--max-parallel", "2"});
@@ -148,7 +154,8 @@ void TestSlurm::submittedSweepCompletes()
         QCOMPARE(info.sweepCell, cell.name);
         std::ifstream log(paths.logFile(cell.name));
         const std::string text((std::istreambuf_iterator<char>(log)), {});
-        QVERIFY2(text.find("Slurm job " + job.toStdString() + "_" + std::to_string(cell.index)) != std::string::npos,
+        QVERIFY2(text.find("Slurm job " + job.toStdString() + "_" + std::to_string(cell.index)) !=
+                     std::string::npos,
                  text.c_str());
     }
     r = lengenCli({"sweep", "status", S, "--json"});
@@ -163,7 +170,8 @@ void TestSlurm::requeuedCellResumesBitwise()
     const auto dir = test::scratchDir("slurm-requeue");
     const QString S = QString::fromStdString(dir + "/S");
     const QString config = QString::fromStdString(tinyFile(dir, 20000));  // ~15 s: requeued mid-run
-    auto r = lengenCli({"sweep", "new", config, "--pe", "rope", "--seeds", "1", "--no-eval", "--out", S});
+    auto r = lengenCli(
+        {"sweep", "new", config, "--pe", "rope", "--seeds", "1", "--no-eval", "--out", S});
     QVERIFY2(r.code == 0, qPrintable(r.err));
     r = lengenCli({"sweep", "submit", S});
     QVERIFY2(r.code == 0, qPrintable(r.err));
@@ -175,11 +183,12 @@ void TestSlurm::requeuedCellResumesBitwise()
     QVERIFY(waitForStatus(S, 0, 240));
     std::ifstream log(paths.logFile("000-rope-s1"));
     const std::string text((std::istreambuf_iterator<char>(log)), {});
-    QVERIFY2(text.find("(restart 1)") != std::string::npos, text.c_str());   // it ran twice
+    QVERIFY2(text.find("(restart 1)") != std::string::npos, text.c_str());  // it ran twice
     QVERIFY2(text.find("checkpoint written") != std::string::npos, text.c_str());
     QVERIFY2(text.find("resum") != std::string::npos, text.c_str());
     // Equal to a run that was never interrupted (same seed, one thread as the array task).
-    r = lengenCli({"train", config, "--seed", "1", "--threads", "1", "--out", QString::fromStdString(dir + "/plain"), "-q"});
+    r = lengenCli({"train", config, "--seed", "1", "--threads", "1", "--out",
+                   QString::fromStdString(dir + "/plain"), "-q"});
     QVERIFY2(r.code == 0, qPrintable(r.err));
     const auto plain = engine::readTrainLog(r.out.trimmed().toStdString());
     const auto resumed = engine::readTrainLog(paths.runFile("000-rope-s1"));
@@ -191,8 +200,8 @@ void TestSlurm::scancelLeavesRunsReadable()
 {
     const auto dir = test::scratchDir("slurm-cancel");
     const QString S = QString::fromStdString(dir + "/S");
-    auto r = lengenCli({"sweep", "new", QString::fromStdString(tinyFile(dir, 5000000)), "--pe", "rope,alibi",
-                     "--seeds", "1", "--no-eval", "--out", S});
+    auto r = lengenCli({"sweep", "new", QString::fromStdString(tinyFile(dir, 5000000)), "--pe",
+                        "rope,alibi", "--seeds", "1", "--no-eval", "--out", S});
     QVERIFY2(r.code == 0, qPrintable(r.err));
     r = lengenCli({"sweep", "submit", S});
     QVERIFY2(r.code == 0, qPrintable(r.err));
@@ -208,7 +217,8 @@ void TestSlurm::scancelLeavesRunsReadable()
     int stopped = 0;
     for (int i = 0; i < 60 && stopped < 2; ++i) {
         r = lengenCli({"sweep", "status", S});
-        stopped = int(r.out.count(QRegularExpression("^\\d{3}-\\S+ +stopped ", QRegularExpression::MultilineOption)));
+        stopped = int(r.out.count(
+            QRegularExpression("^\\d{3}-\\S+ +stopped ", QRegularExpression::MultilineOption)));
         if (stopped < 2)
             QThread::sleep(1);
     }
@@ -235,8 +245,8 @@ void TestSlurm::sweepCancelFromAnotherProcess()
 {
     const auto dir = test::scratchDir("slurm-sweep-cancel");
     const QString S = QString::fromStdString(dir + "/S");
-    auto r = lengenCli({"sweep", "new", QString::fromStdString(tinyFile(dir, 5000000)), "--pe", "rope,alibi,nope",
-                        "--seeds", "1", "--no-eval", "--out", S});
+    auto r = lengenCli({"sweep", "new", QString::fromStdString(tinyFile(dir, 5000000)), "--pe",
+                        "rope,alibi,nope", "--seeds", "1", "--no-eval", "--out", S});
     QVERIFY2(r.code == 0, qPrintable(r.err));
     r = lengenCli({"sweep", "submit", S, "--max-parallel", "1"});
     QVERIFY2(r.code == 0, qPrintable(r.err));
@@ -245,7 +255,8 @@ void TestSlurm::sweepCancelFromAnotherProcess()
     QVERIFY2(waitForCheckpoints(paths, {"000-rope-s1"}, 100), "the first cell trained");
     r = lengenCli({"sweep", "status", S, "--json"});
     QVERIFY2(r.code == 8 && r.out.count("\"scheduler_state\": \"PENDING\"") == 2 &&
-                 r.out.count("\"state\": \"pending\"") == 2 && r.out.contains("\"job_id\": \"" + job + "_1\""),
+                 r.out.count("\"state\": \"pending\"") == 2 &&
+                 r.out.contains("\"job_id\": \"" + job + "_1\""),
              qPrintable(r.out + r.err));
     r = lengenCli({"sweep", "cancel", S, "--wait", "120"});
     QVERIFY2(r.code == 0 && r.err.contains("scancel " + job + "_0, " + job + "_1, " + job + "_2") &&
@@ -253,7 +264,8 @@ void TestSlurm::sweepCancelFromAnotherProcess()
              qPrintable(r.err));
     QVERIFY(waitForStatus(S, 8, 120));
     r = lengenCli({"sweep", "status", S});
-    QVERIFY2(r.out.count(QRegularExpression("^\\d{3}-\\S+ +cancelled ", QRegularExpression::MultilineOption)) == 3,
+    QVERIFY2(r.out.count(QRegularExpression("^\\d{3}-\\S+ +cancelled ",
+                                            QRegularExpression::MultilineOption)) == 3,
              qPrintable(r.out + r.err));
     const auto info = engine::readRunInfo(paths.runFile("000-rope-s1"));
     QCOMPARE(info.status, std::string("cancelled"));
@@ -265,7 +277,8 @@ void TestSlurm::deadSchedulerExitsNine()
 {
     const auto dir = test::scratchDir("slurm-dead");
     const QString S = QString::fromStdString(dir + "/S");
-    auto r = lengenCli({"sweep", "new", QString::fromStdString(tinyFile(dir, 20)), "--no-eval", "--out", S});
+    auto r = lengenCli(
+        {"sweep", "new", QString::fromStdString(tinyFile(dir, 20)), "--no-eval", "--out", S});
     QVERIFY2(r.code == 0, qPrintable(r.err));
     // The same cluster's config with a controller port where nothing listens.
     std::ifstream in((m_cluster + "/slurm.conf").toStdString());

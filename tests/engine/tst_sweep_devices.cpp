@@ -61,15 +61,20 @@ std::string script(const std::string& dir, const std::string& name, const std::s
 // A stand-in for `lengen sweep run-cell DIR INDEX --threads T --device D` that appends its
 // start and end to `log`, running `seconds` in between, and before it waits (5 s at most) until
 // `together` cells have started, so that the first ones overlap however slowly they start.
-std::string fakeCell(const std::string& dir, const std::string& log, double seconds, int together = 1)
+std::string fakeCell(const std::string& dir, const std::string& log, double seconds,
+                     int together = 1)
 {
-    return script(
-        dir, "cell.sh",
-        "echo \"start $4 $8 $(date +%s%N) ${CUDA_MPS_PIPE_DIRECTORY:-none}\" >> " + log + "\n"
-        "n=0; while [ \"$(grep -c ^start " + log + ")\" -lt " + std::to_string(together) +
-            " ] && [ $n -lt 100 ]; do sleep 0.05; n=$((n + 1)); done\n"
-        "sleep " + std::to_string(seconds) + "\n"
-        "echo \"end $4 $8 $(date +%s%N)\" >> " + log + "\n");
+    return script(dir, "cell.sh",
+                  "echo \"start $4 $8 $(date +%s%N) ${CUDA_MPS_PIPE_DIRECTORY:-none}\" >> " + log +
+                      "\n"
+                      "n=0; while [ \"$(grep -c ^start " +
+                      log + ")\" -lt " + std::to_string(together) +
+                      " ] && [ $n -lt 100 ]; do sleep 0.05; n=$((n + 1)); done\n"
+                      "sleep " +
+                      std::to_string(seconds) +
+                      "\n"
+                      "echo \"end $4 $8 $(date +%s%N)\" >> " +
+                      log + "\n");
 }
 
 struct Messages final : engine::SweepObserver {
@@ -113,7 +118,8 @@ void TestSweepDevices::cellsShareDevicesKAtATime()
     std::map<std::string, std::string> deviceOf;
     for (const auto& l : lines)
         if (l.what == "start")
-            QVERIFY2(deviceOf.emplace(l.cell, l.device).second, ("cell " + l.cell + " ran twice").c_str());
+            QVERIFY2(deviceOf.emplace(l.cell, l.device).second,
+                     ("cell " + l.cell + " ran twice").c_str());
     QCOMPARE(int(deviceOf.size()), 6);
     // The first four start together, alternating: the least busy device, the first of equals.
     QCOMPARE(deviceOf["0"], std::string("cuda:0"));
@@ -143,11 +149,13 @@ void TestSweepDevices::mpsDaemonBracketsTheCells()
     const std::string S = dir + "/S", log = dir + "/cells.log";
     engine::createSweep(test::tinySweep(S, {"rope"}, 2, 20));
     auto control = [&](int startCode) {
-        return script(
-            dir, "mps-control",
-            "if [ \"$1\" = -d ]; then echo \"daemon - - $(date +%s%N) $CUDA_MPS_PIPE_DIRECTORY\" >> " + log +
-                "; exit " + std::to_string(startCode) + "; fi\n"
-            "read command; echo \"$command - - $(date +%s%N)\" >> " + log + "\n");
+        return script(dir, "mps-control",
+                      "if [ \"$1\" = -d ]; then echo \"daemon - - $(date +%s%N) "
+                      "$CUDA_MPS_PIPE_DIRECTORY\" >> " +
+                          log + "; exit " + std::to_string(startCode) +
+                          "; fi\n"
+                          "read command; echo \"$command - - $(date +%s%N)\" >> " +
+                          log + "\n");
     };
     engine::LocalSweepOptions o;
     o.executable = fakeCell(dir, log, 0.2);
@@ -180,7 +188,9 @@ void TestSweepDevices::mpsDaemonBracketsTheCells()
         QFAIL("a daemon that does not start is an error");
     } catch (const engine::Error& e) {
         QCOMPARE(e.kind(), engine::ErrorKind::Runtime);
-        QVERIFY2(std::string(e.what()).find("--mps: " + o.mpsControl + " -d exited 3") != std::string::npos, e.what());
+        QVERIFY2(std::string(e.what()).find("--mps: " + o.mpsControl + " -d exited 3") !=
+                     std::string::npos,
+                 e.what());
     }
     QCOMPARE(int(readLines(log).size()), 1);  // the daemon's try only
     QVERIFY(!std::getenv("CUDA_MPS_PIPE_DIRECTORY"));
@@ -209,7 +219,8 @@ void TestSweepDevices::refusedBeforeAnythingRuns()
         QFAIL("--mps on the CPU");
     } catch (const engine::Error& e) {
         QCOMPARE(e.kind(), engine::ErrorKind::Config);
-        QVERIFY2(std::string(e.what()).find("--mps shares GPUs between cells, and cpu is not one") != std::string::npos,
+        QVERIFY2(std::string(e.what()).find(
+                     "--mps shares GPUs between cells, and cpu is not one") != std::string::npos,
                  e.what());
     }
     QCOMPARE(engine::resolveSweepDevices("cpu"), std::vector<std::string>{"cpu"});
@@ -227,7 +238,8 @@ void TestSweepDevices::refusedBeforeAnythingRuns()
         r = test::runLengen({"sweep", "run", s, "--device", "cuda", "--cells-per-device", "2"});
         QVERIFY2(r.code == 2 && r.err.contains("no CUDA GPU is usable"), qPrintable(r.err));
     }
-    QVERIFY(!fs::exists(engine::SweepPaths{S}.runFile(engine::readSweepIndex(S).cells.front().name)));
+    QVERIFY(
+        !fs::exists(engine::SweepPaths{S}.runFile(engine::readSweepIndex(S).cells.front().name)));
 }
 
 // `sweep run -q` prints a cell that failed and the closing counts, nothing else (it printed the
@@ -237,16 +249,19 @@ void TestSweepDevices::quietSaysOnlyWhatFailed()
     const auto dir = test::scratchDir("sweep-quiet");
     const std::string S = dir + "/S";
     engine::createSweep(test::tinySweep(S, {"rope"}, 3, 20));
-    const auto cell = script(dir, "cell.sh",
-                             "if [ \"$4\" = 1 ]; then echo 'lengen: error: the stand-in fails' >&2; exit 5; fi\n");
+    const auto cell = script(
+        dir, "cell.sh",
+        "if [ \"$4\" = 1 ]; then echo 'lengen: error: the stand-in fails' >&2; exit 5; fi\n");
     qputenv("LENGEN_CLI", QByteArray::fromStdString(cell));
     auto r = test::runLengen({"sweep", "run", QString::fromStdString(S), "--jobs", "1", "-q"});
     qunsetenv("LENGEN_CLI");
     QCOMPARE(r.code, 5);
     const auto lines = r.err.trimmed().split('\n');
     QCOMPARE(lines.size(), 2);
-    QVERIFY2(lines[0].startsWith("001-rope-s2 failed (exit 5): error: the stand-in fails"), qPrintable(r.err));
-    QVERIFY2(lines[1].contains("2 cells finished now") && lines[1].contains("1 failed"), qPrintable(r.err));
+    QVERIFY2(lines[0].startsWith("001-rope-s2 failed (exit 5): error: the stand-in fails"),
+             qPrintable(r.err));
+    QVERIFY2(lines[1].contains("2 cells finished now") && lines[1].contains("1 failed"),
+             qPrintable(r.err));
 }
 
 // Issue 53: the cores the studio's jobs and a sweep's cells share. A cell takes what is free
@@ -255,16 +270,16 @@ void TestSweepDevices::quietSaysOnlyWhatFailed()
 void TestSweepDevices::coreBudgetServesWaitingJobsFirst()
 {
     engine::CoreBudget b(2);
-    QCOMPARE(b.tryTakeUpTo(4), 2);   // a cell that wants 4 threads runs with 2
-    QCOMPARE(b.tryTake(1), 0);       // none free
+    QCOMPARE(b.tryTakeUpTo(4), 2);  // a cell that wants 4 threads runs with 2
+    QCOMPARE(b.tryTake(1), 0);      // none free
     b.give(1);
-    b.setWaiting(1);                 // a queued training waits for it
-    QCOMPARE(b.tryTakeUpTo(1), 0);   // the sweep's next cell does not take it
-    QCOMPARE(b.tryTake(1), 1);       // the training does
+    b.setWaiting(1);                // a queued training waits for it
+    QCOMPARE(b.tryTakeUpTo(1), 0);  // the sweep's next cell does not take it
+    QCOMPARE(b.tryTake(1), 1);      // the training does
     b.setWaiting(0);
     QCOMPARE(b.inUse(), 2);
     b.give(2);
-    QCOMPARE(b.tryTake(5), 2);       // wider than the limit: all of it, alone
+    QCOMPARE(b.tryTake(5), 2);  // wider than the limit: all of it, alone
     int freed = 0;
     b.setOnFreed([&] { ++freed; });
     b.give(2);
@@ -289,7 +304,8 @@ void TestSweepDevices::everyKindSaysItsResultInItsUnits()
     engine::JobResult r;
     r.steps = 1200;
     r.finalLoss = 0.03125;
-    QCOMPARE(engine::jobResultText(JobKindId::Training, r), std::string("1200 steps, final loss 0.03125"));
+    QCOMPARE(engine::jobResultText(JobKindId::Training, r),
+             std::string("1200 steps, final loss 0.03125"));
     QCOMPARE(engine::jobResultText(JobKindId::Training, r, engine::JobState::Cancelled),
              std::string("stopped at step 1200, last logged loss 0.03125"));
     r = {};
@@ -303,8 +319,10 @@ void TestSweepDevices::everyKindSaysItsResultInItsUnits()
     QCOMPARE(engine::jobResultText(JobKindId::Sweep, r), std::string("3 cells ended, 1 failed"));
     r.said = "took no cell";
     QCOMPARE(engine::jobResultText(JobKindId::Sweep, r), std::string("took no cell"));
-    QCOMPARE(std::string(engine::jobStateName(engine::JobState::Queued, JobKindId::SweepCell)), std::string("pending"));
-    QCOMPARE(std::string(engine::jobStateName(engine::JobState::Cancelled)), std::string("stopped"));
+    QCOMPARE(std::string(engine::jobStateName(engine::JobState::Queued, JobKindId::SweepCell)),
+             std::string("pending"));
+    QCOMPARE(std::string(engine::jobStateName(engine::JobState::Cancelled)),
+             std::string("stopped"));
 }
 
 QTEST_GUILESS_MAIN(TestSweepDevices)

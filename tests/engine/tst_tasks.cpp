@@ -79,8 +79,9 @@ void TestTasks::regressionLabels()
     QVERIFY((perCoord - 0.3).abs().max().item<float>() < 0.07);
 
     auto q = draw("quadratic_regression", {16, 6}, 9);
-    QVERIFY(torch::allclose(q.ys, torch::matmul(q.xs.square(), q.params["w"]).squeeze(-1) /
-                                      std::sqrt(3.0), 1e-5, 1e-5));
+    QVERIFY(torch::allclose(
+        q.ys, torch::matmul(q.xs.square(), q.params["w"]).squeeze(-1) / std::sqrt(3.0), 1e-5,
+        1e-5));
     auto noisy = draw("noisy_linear_regression", {8, 4}, 6);  // noise_std 0 as configured
     QVERIFY(torch::allclose(noisy.ys, torch::matmul(noisy.xs, noisy.params["w"]).squeeze(-1)));
 }
@@ -110,7 +111,8 @@ void TestTasks::decisionTreeAndRelu()
         }
     auto r = draw("relu_2nn_regression", {4, 3}, 10);
     auto expected = torch::matmul(torch::relu(torch::matmul(r.xs, r.params["w1"])), r.params["w2"])
-                        .squeeze(-1) * std::sqrt(0.5);
+                        .squeeze(-1) *
+                    std::sqrt(0.5);
     QVERIFY(torch::allclose(r.ys, expected, 1e-5, 1e-5));
 }
 
@@ -155,7 +157,8 @@ void TestTasks::thresholdTasks()
     for (int v = -3; v <= 3; ++v)
         QVERIFY(std::abs(meanOf(hw.eq(v)) - 1.0 / 7) < 0.01);
     QVERIFY(hs.ys.eq(asLabel(torch::matmul(hs.xs, hw.unsqueeze(-1)).squeeze(-1).gt(0.5)))
-                .all().item<bool>());
+                .all()
+                .item<bool>());
 
     auto st = draw("sparse_thres", {3000, 15}, 30);
     auto thr = st.params["threshold"];
@@ -177,8 +180,8 @@ void TestTasks::parityAtFiftyDimensions()
 
     auto sp = draw("sparse_parity", {500, 10}, 20);
     QVERIFY(sp.params["w"].sum(1).eq(2).all().item<bool>());
-    auto picked = torch::matmul(sp.xs.eq(1).to(torch::kFloat32), sp.params["w"].unsqueeze(-1))
-                      .squeeze(-1);
+    auto picked =
+        torch::matmul(sp.xs.eq(1).to(torch::kFloat32), sp.params["w"].unsqueeze(-1)).squeeze(-1);
     QVERIFY(sp.ys.eq(asLabel(picked.eq(1))).all().item<bool>());  // XOR of the two
 }
 
@@ -189,7 +192,8 @@ void TestTasks::normalForms()
     QVERIFY(std::abs(meanOf(w.ne(0)) - 0.20) < 0.01);
     auto terms = torch::stack({allLiteralsHold(dnf.xs, w.select(1, 0)),
                                allLiteralsHold(dnf.xs, w.select(1, 1)),
-                               allLiteralsHold(dnf.xs, w.select(1, 2))}, 0);
+                               allLiteralsHold(dnf.xs, w.select(1, 2))},
+                              0);
     QVERIFY(dnf.ys.eq(asLabel(terms.any(0))).all().item<bool>());
     // The chosen term is planted true on 35 % of the points (plus chance).
     auto chosen = dnf.params["chosen"];
@@ -202,7 +206,8 @@ void TestTasks::normalForms()
     auto cw = cnf.params["w"];
     auto clauses = torch::stack({anyLiteralHolds(cnf.xs, cw.select(1, 0)),
                                  anyLiteralHolds(cnf.xs, cw.select(1, 1)),
-                                 anyLiteralHolds(cnf.xs, cw.select(1, 2))}, 0);
+                                 anyLiteralHolds(cnf.xs, cw.select(1, 2))},
+                                0);
     QVERIFY(cnf.ys.eq(asLabel(clauses.all(0))).all().item<bool>());
     auto cc = cnf.params["chosen"];
     auto ccw = cw.gather(1, cc.view({-1, 1, 1}).expand({-1, 1, cw.size(2)})).squeeze(1);
@@ -224,7 +229,8 @@ void TestTasks::shapesStayBatchByPoints()
 
 void TestTasks::sameSeedSameData()
 {
-    auto a = draw("cnf", {8, 6}, 10, 42), b = draw("cnf", {8, 6}, 10, 42), c = draw("cnf", {8, 6}, 10, 43);
+    auto a = draw("cnf", {8, 6}, 10, 42), b = draw("cnf", {8, 6}, 10, 42),
+         c = draw("cnf", {8, 6}, 10, 43);
     QVERIFY(torch::equal(a.xs, b.xs) && torch::equal(a.ys, b.ys));
     QVERIFY(!torch::equal(a.xs, c.xs));
 }
@@ -237,8 +243,9 @@ void TestTasks::metricsAndLoss()
     QVERIFY(torch::equal(boolean.metric(pred, ys), torch::tensor({{1.f, 1.f, 0.f}})));
     QVERIFY(torch::allclose(regression.metric(pred, ys), torch::tensor({{0.25f, 1.f, 1.f}})));
     const double bce = boolean.loss(pred, ys).item<double>();
-    const double expected = -(std::log(1 / (1 + std::exp(-0.5))) + std::log(1 - 1 / (1 + std::exp(2.0))) +
-                              std::log(0.5)) / 3;
+    const double expected = -(std::log(1 / (1 + std::exp(-0.5))) +
+                              std::log(1 - 1 / (1 + std::exp(2.0))) + std::log(0.5)) /
+                            3;
     QVERIFY(std::abs(bce - expected) < 1e-6);
     QVERIFY(std::abs(regression.loss(pred, ys).item<double>() - 2.25 / 3) < 1e-6);
 }

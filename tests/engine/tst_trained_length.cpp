@@ -39,7 +39,8 @@ private:
 // in seconds: what the run trains on is the curriculum, not the width.
 engine::RunConfig TestTrainedLength::quick(std::int64_t steps) const
 {
-    auto c = engine::loadConfigFile(test::sourcePath("configs/quick/linear_regression_rope.yaml")).runs.at(0);
+    auto c = engine::loadConfigFile(test::sourcePath("configs/quick/linear_regression_rope.yaml"))
+                 .runs.at(0);
     c.model.hiddenSize = 16;
     c.model.numLayers = 1;
     c.model.numHeads = 2;
@@ -76,7 +77,8 @@ void TestTrainedLength::shortfallNamesTheNumbers()
 {
     const auto text = engine::curriculumShortfall(quick(1500));
     QVERIFY2(text.find("the curriculum reaches 9 points at step 1600") == 0, text.c_str());
-    QVERIFY2(text.find("with 1500 steps training ends at 7 points and 3 dims") != std::string::npos, text.c_str());
+    QVERIFY2(text.find("with 1500 steps training ends at 7 points and 3 dims") != std::string::npos,
+             text.c_str());
     QCOMPARE(engine::curriculumShortfall(quick(1601)), std::string());
     QCOMPARE(engine::curriculumShortfall(quick(15000)), std::string());
     QVERIFY(!engine::curriculumShortfall(quick(1600)).empty());  // step 1600 is never trained
@@ -114,7 +116,8 @@ void TestTrainedLength::infoAndIndexSayTheReachedLength()
     QVERIFY2(info.out.contains("trained on   7 points, 3 dims: max_steps (1500) ends before the "
                                "curriculum's 9 points, 4 dims (step 1600)"),
              qPrintable(info.out));
-    const auto pointwise = test::runLengen({"info", QString::fromStdString(m_run), "--pointwise", "1"});
+    const auto pointwise =
+        test::runLengen({"info", QString::fromStdString(m_run), "--pointwise", "1"});
     QVERIFY2(pointwise.out.contains("at 7 points") && pointwise.out.contains("k=6 ") &&
                  !pointwise.out.contains("k=7 "),
              qPrintable(pointwise.out));
@@ -132,7 +135,8 @@ void TestTrainedLength::infoAndIndexSayTheReachedLength()
 
 void TestTrainedLength::validateAndTrainWarn()
 {
-    const auto preset = QString::fromStdString(test::sourcePath("configs/quick/linear_regression_rope.yaml"));
+    const auto preset =
+        QString::fromStdString(test::sourcePath("configs/quick/linear_regression_rope.yaml"));
     // The preset itself trains to the end: no warning.
     const auto plain = test::runLengen({"validate", preset, "-q"});
     QCOMPARE(plain.code, 0);
@@ -154,12 +158,15 @@ void TestTrainedLength::validateAndTrainWarn()
 
 void TestTrainedLength::sweepNewWarns()
 {
-    const auto short10 = engine::createSweep(test::tinySweep(m_dir + "/sweep10", {"rope", "alibi"}, 1, 10));
+    const auto short10 =
+        engine::createSweep(test::tinySweep(m_dir + "/sweep10", {"rope", "alibi"}, 1, 10));
     const auto warnings = engine::sweepCurriculumWarnings(short10);
     QCOMPARE(warnings.size(), size_t(1));
-    QVERIFY2(warnings[0].find("2 cells (") == 0 &&
-                 warnings[0].find("training.max_steps: the curriculum reaches 7 points at step 10") != std::string::npos,
-             warnings[0].c_str());
+    QVERIFY2(
+        warnings[0].find("2 cells (") == 0 &&
+            warnings[0].find("training.max_steps: the curriculum reaches 7 points at step 10") !=
+                std::string::npos,
+        warnings[0].c_str());
     const auto full = engine::createSweep(test::tinySweep(m_dir + "/sweep20", {"rope"}, 1, 20));
     QVERIFY(engine::sweepCurriculumWarnings(full).empty());
     // Through the CLI, a --set axis of max_steps warns for the cells it shortens only.
@@ -168,7 +175,8 @@ void TestTrainedLength::sweepNewWarns()
                                       "training.max_steps=10,20", "--out",
                                       QString::fromStdString(m_dir + "/sweep_set"), "-q"});
     QCOMPARE(cli.code, 0);
-    QVERIFY2(cli.err.contains("warning: 1 cell (") && cli.err.contains("with 10 steps training ends at 5 points"),
+    QVERIFY2(cli.err.contains("warning: 1 cell (") &&
+                 cli.err.contains("with 10 steps training ends at 5 points"),
              qPrintable(cli.err));
 }
 

@@ -9,12 +9,12 @@
 
 #include "io/h5.h"
 #include "io/run_store.h"
-#include "train/graph_step.h"
-#include "train/train_loop.h"
 #include "lengen/engine/run_file.h"
 #include "lengen/engine/run_index.h"
 #include "lengen/engine/trainer.h"
 #include "test_support.h"
+#include "train/graph_step.h"
+#include "train/train_loop.h"
 
 using namespace lengen::engine;
 
@@ -23,7 +23,8 @@ namespace {
 class Recorder : public TrainObserver {
 public:
     explicit Recorder(RunControl* control = nullptr, std::int64_t cancelAt = -1)
-        : m_control(control), m_cancelAt(cancelAt) {}
+        : m_control(control), m_cancelAt(cancelAt)
+    {}
     void onStep(const StepProgress& p) override
     {
         ++steps;
@@ -127,9 +128,7 @@ void TestTraining::pauseBlocksAndCancelWakes()
     QVERIFY(control.shouldContinue());
     control.setPaused(true);
     std::atomic<int> state{0};
-    std::thread loop([&] {
-        state = control.shouldContinue() ? 1 : 2;
-    });
+    std::thread loop([&] { state = control.shouldContinue() ? 1 : 2; });
     std::this_thread::sleep_for(std::chrono::milliseconds(150));
     QCOMPARE(state.load(), 0);  // still blocked while paused
     control.requestCancel();
@@ -233,13 +232,15 @@ void TestTraining::notesAndTagsSurviveAResume()
     Recorder stopRec(&control, 9);
     const auto stopped = train(tinyRun(20), options("notes", 4), control, stopRec);
     QCOMPARE(stopped.stepsDone, std::int64_t(10));
-    writeRunNotes(stopped.runFile, {"  lr 1e-3 looks fine\nsecond line ", {"baseline", " rope ", "", "baseline"}});
+    writeRunNotes(stopped.runFile,
+                  {"  lr 1e-3 looks fine\nsecond line ", {"baseline", " rope ", "", "baseline"}});
     auto info = readRunInfo(stopped.runFile);
     QCOMPARE(info.notes, std::string("lr 1e-3 looks fine\nsecond line"));
     QCOMPARE(info.tags, (std::vector<std::string>{"baseline", "rope"}));
     RunControl again;
     Recorder resumeRec;
-    QCOMPARE(resume(stopped.runFile, options("unused", 0), again, resumeRec).stepsDone, std::int64_t(20));
+    QCOMPARE(resume(stopped.runFile, options("unused", 0), again, resumeRec).stepsDone,
+             std::int64_t(20));
     info = readRunInfo(stopped.runFile);
     QCOMPARE(info.status, std::string("finished"));
     QCOMPARE(info.notes, std::string("lr 1e-3 looks fine\nsecond line"));
@@ -289,14 +290,17 @@ void TestTraining::runIndexCachesAndRebuilds()
     std::filesystem::remove(runIndexFileFor(folder));
     QCOMPARE(indexRuns(folder, &st).size(), size_t(3));
     QCOMPARE(st.read, size_t(3));
-    lengen::test::writeFile(folder, ".lengen-index.json", "{\"format\": \"lengen-run-index\", \"version\": 1, \"runs\": [{\"path\": 7}]}");
+    lengen::test::writeFile(
+        folder, ".lengen-index.json",
+        "{\"format\": \"lengen-run-index\", \"version\": 1, \"runs\": [{\"path\": 7}]}");
     const auto rebuilt = indexRuns(folder, &st);
     QCOMPARE(st.read, size_t(3));
     QCOMPARE(rebuilt[1].tags, std::vector<std::string>{"keep"});
     // Filters: a config key, the seed, a tag.
     QVERIFY(runMatches(rebuilt[0], "model.num_hidden_layers", "2"));
     QVERIFY(!runMatches(rebuilt[0], "model.num_hidden_layers", "3"));
-    QCOMPARE(std::count_if(rebuilt.begin(), rebuilt.end(), [](const RunIndexEntry& e) { return runMatches(e, "seed", "3"); }),
+    QCOMPARE(std::count_if(rebuilt.begin(), rebuilt.end(),
+                           [](const RunIndexEntry& e) { return runMatches(e, "seed", "3"); }),
              std::ptrdiff_t(1));
     QVERIFY(runMatches(rebuilt[1], "tag", "KEEP"));
     QVERIFY(runMatches(rebuilt[0], "pe", "rope"));
@@ -337,7 +341,8 @@ void TestTraining::divergingRunFailsAndKeepsCheckpoint()
                     .replace("learning_rate: 1.0e-3", "learning_rate: 1.0e+30")
                     .replace("warmup_ratio: 0.1", "warmup_ratio: 0.0")
                     .replace("save_steps: 10", "save_steps: 1")
-                    .toStdString() + "";
+                    .toStdString() +
+                "";
     auto config = lengen::test::loadOne(yaml);
     config.training.maxGradNorm = 0;
     RunControl control;
@@ -380,8 +385,10 @@ void TestTraining::logsTheGradientNormBeforeClipping()
     QCOMPARE(la.gradNorm.size(), la.step.size());
     QCOMPARE(la.gradNorm.size(), size_t(4));  // steps 0, 5, 10, 15
     for (size_t i = 0; i < la.gradNorm.size(); ++i) {
-        QVERIFY2(std::isfinite(la.gradNorm[i]) && la.gradNorm[i] > 1e-3, qPrintable(QString::number(la.gradNorm[i])));
-        QVERIFY2(std::isfinite(lb.gradNorm[i]) && lb.gradNorm[i] > 1e-3, qPrintable(QString::number(lb.gradNorm[i])));
+        QVERIFY2(std::isfinite(la.gradNorm[i]) && la.gradNorm[i] > 1e-3,
+                 qPrintable(QString::number(la.gradNorm[i])));
+        QVERIFY2(std::isfinite(lb.gradNorm[i]) && lb.gradNorm[i] > 1e-3,
+                 qPrintable(QString::number(lb.gradNorm[i])));
     }
     QCOMPARE(la.gradNorm[0], lb.gradNorm[0]);
     QVERIFY(la.gradNorm[3] != lb.gradNorm[3]);
@@ -427,9 +434,11 @@ void TestTraining::precisionIsCheckedAgainstTheDevice()
     Recorder rec;
     auto o = options("precision", 3);
     o.precision = "tf32";  // a GPU setting: refused on the CPU before anything is written
-    expectError([&] { train(tinyRun(5), o, control, rec); }, ErrorKind::Config, {"--precision tf32"});
+    expectError([&] { train(tinyRun(5), o, control, rec); }, ErrorKind::Config,
+                {"--precision tf32"});
     o.precision = "fp16";
-    expectError([&] { train(tinyRun(5), o, control, rec); }, ErrorKind::Usage, {"fp32, tf32, bf16"});
+    expectError([&] { train(tinyRun(5), o, control, rec); }, ErrorKind::Usage,
+                {"fp32, tf32, bf16"});
     QCOMPARE(rec.steps, 0);
 }
 
@@ -504,7 +513,8 @@ void TestTraining::checkpointsMoveBetweenDevicesBitwise()
         const auto summary = train(tinyRun(12), o, control, rec);
         const auto saved = io::readCheckpoint(summary.runFile);
         training::TrainSession s;
-        const auto config = storedRunConfig(readRunInfo(summary.runFile).configYaml, summary.runFile);
+        const auto config =
+            storedRunConfig(readRunInfo(summary.runFile).configYaml, summary.runFile);
         training::setupSession(s, config, 1, from == "cuda" ? "cpu" : "cuda:0");
         training::restoreCheckpoint(s, saved, summary.runFile);
         const auto restored = training::captureCheckpoint(s, 0);

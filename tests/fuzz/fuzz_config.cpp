@@ -27,8 +27,8 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
                                                     std::string(e.what()) + "\n" + emitted);
             }
             if (again != emitted)
-                lengen::fuzz::finding("toYaml", "emit → load → emit changed the text:\n" +
-                                                    emitted + "\n---\n" + again);
+                lengen::fuzz::finding("toYaml", "emit → load → emit changed the text:\n" + emitted +
+                                                    "\n---\n" + again);
         }
     });
     lengen::fuzz::expectOnlyErrors("storedRunConfig", [&] { storedRunConfig(text, "fuzz.h5"); });

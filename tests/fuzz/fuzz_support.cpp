@@ -95,7 +95,8 @@ int replayFile(const fs::path& file)
 int main(int argc, char** argv)
 {
     if (argc < 2) {
-        std::cerr << "usage: " << argv[0] << " FILE|DIR...  (replays each file through the target)\n";
+        std::cerr << "usage: " << argv[0]
+                  << " FILE|DIR...  (replays each file through the target)\n";
         return 64;
     }
     long replayed = 0;

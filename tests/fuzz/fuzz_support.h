@@ -35,4 +35,3 @@ void expectOnlyErrors(const char* what, Body&& body)
 }
 
 }  // namespace lengen::fuzz
-

@@ -21,11 +21,13 @@ const std::string& sweepFolder()
     static const std::string dir = [] {
         const std::string d = lengen::fuzz::scratchDir();
         std::ofstream(d + "/base.yaml")
-            << "model:\n  family: Llama2\n  max_length: [14]\n  hidden_size: 16\n  num_hidden_layers: 2\n"
+            << "model:\n  family: Llama2\n  max_length: [14]\n  hidden_size: 16\n  "
+               "num_hidden_layers: 2\n"
                "  num_attention_heads: 2\ntask:\n  data: gaussian\n  name: linear_regression\n"
                "  curriculum:\n    dims: {start: 2, end: 3, increment: 1, interval: 10}\n"
                "    points: {start: 5, end: 7, increment: 2, interval: 10}\n"
-               "training:\n  learning_rate: 1.0e-3\n  max_steps: 20\n  per_device_train_batch_size: 8\n";
+               "training:\n  learning_rate: 1.0e-3\n  max_steps: 20\n  "
+               "per_device_train_batch_size: 8\n";
         return d;
     }();
     return dir;

@@ -30,7 +30,8 @@ public:
             if (m_clock.isValid()) {
                 const double gap = double(m_clock.nsecsElapsed()) / 1e6;
                 m_gaps.push_back(gap);
-                m_own.push_back(wait >= 0 && m_lastWait >= 0 ? std::max(0.0, gap - (wait - m_lastWait)) : gap);
+                m_own.push_back(
+                    wait >= 0 && m_lastWait >= 0 ? std::max(0.0, gap - (wait - m_lastWait)) : gap);
             }
             m_lastWait = wait;
             m_clock.restart();
@@ -79,7 +80,7 @@ private:
 
     QTimer m_timer;
     QElapsedTimer m_clock;
-    int m_schedstat = -1;   // this (GUI) thread's schedstat, kept open: one pread per tick
+    int m_schedstat = -1;  // this (GUI) thread's schedstat, kept open: one pread per tick
     double m_lastWait = -1;
     std::vector<double> m_gaps, m_own;
 };

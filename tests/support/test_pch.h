@@ -1,4 +1,4 @@
 #pragma once
 // Precompiled header shared by the engine tests (see tests/CMakeLists.txt).
-#include <torch/torch.h>
 #include <QtTest/QtTest>
+#include <torch/torch.h>

@@ -2,10 +2,10 @@
 
 #include <QRegularExpression>
 
-#include "lengen/engine/run_file.h"
-#include "lengen/engine/trainer.h"
 #include "lengen/engine/analysis.h"
+#include "lengen/engine/run_file.h"
 #include "lengen/engine/session.h"
+#include "lengen/engine/trainer.h"
 
 #include <QElapsedTimer>
 #include <QFileInfo>
@@ -74,7 +74,8 @@ ProcessResult runProgram(const QString& program, const QStringList& args, int ti
                 QString::fromUtf8(p.readAllStandardError()) + "\n(timed out)"};
     }
     return {p.exitStatus() == QProcess::NormalExit ? p.exitCode() : -1,
-            QString::fromUtf8(p.readAllStandardOutput()), QString::fromUtf8(p.readAllStandardError())};
+            QString::fromUtf8(p.readAllStandardOutput()),
+            QString::fromUtf8(p.readAllStandardError())};
 }
 
 ProcessResult runLengen(const QStringList& args, int timeoutMs)
@@ -105,16 +106,19 @@ std::string tinyConfig(const std::string& task, const std::string& pe, int steps
                        "  num_hidden_layers: 2\n  num_attention_heads: 2\n";
     if (pe != "rope")
         yaml += "patch:\n  name: " + pe + "\n  rope_scaling:\n    type: " + pe + "\n";
-    yaml += "task:\n  data: " + std::string(boolean ? "boolean" : "gaussian") + "\n  name: " + task +
+    yaml += "task:\n  data: " + std::string(boolean ? "boolean" : "gaussian") +
+            "\n  name: " + task +
             "\n  curriculum:\n    dims: {start: 2, end: 3, increment: 1, interval: 10}\n"
             "    points: {start: 5, end: 7, increment: 2, interval: 10}\n"
-            "training:\n  learning_rate: 1.0e-3\n  max_steps: " + std::to_string(steps) +
+            "training:\n  learning_rate: 1.0e-3\n  max_steps: " +
+            std::to_string(steps) +
             "\n  warmup_ratio: 0.1\n"
             "  logging_steps: 5\n  save_steps: 10\n  per_device_train_batch_size: 8\n";
     return yaml;
 }
 
-engine::NewSweep tinySweep(const std::string& outDir, std::vector<std::string> pes, int seeds, int steps)
+engine::NewSweep tinySweep(const std::string& outDir, std::vector<std::string> pes, int seeds,
+                           int steps)
 {
     engine::NewSweep request;
     request.base = loadOne(tinyConfig("linear_regression", "rope", steps));
@@ -208,8 +212,8 @@ std::string trainTiny(const std::string& dir, const std::string& pe, std::uint64
     return trainConfig(loadOne(tinyConfig("linear_regression", pe, steps)), dir, seed);
 }
 
-void evaluateSmall(const std::string& run, const std::vector<std::string>& methods, int prompts, int oodFactor,
-                   int bootstrapTrials)
+void evaluateSmall(const std::string& run, const std::vector<std::string>& methods, int prompts,
+                   int oodFactor, int bootstrapTrials)
 {
     engine::EvalOptions e;
     e.methods = methods;
@@ -227,9 +231,11 @@ QString latexMissing()
 {
     if (!QStandardPaths::findExecutable(QStringLiteral("pdflatex")).isEmpty())
         return {};
-    return latexRequired() ? QStringLiteral("pdflatex is missing but LENGEN_REQUIRE_TEX=1 (.ci/install-deps installs TeX Live)")
-                           : QStringLiteral("TeX Live is not installed (apt-get install texlive-latex-base "
-                                            "texlive-latex-recommended texlive-pictures)");
+    return latexRequired()
+               ? QStringLiteral("pdflatex is missing but LENGEN_REQUIRE_TEX=1 (.ci/install-deps "
+                                "installs TeX Live)")
+               : QStringLiteral("TeX Live is not installed (apt-get install texlive-latex-base "
+                                "texlive-latex-recommended texlive-pictures)");
 }
 
 bool latexRequired() { return qEnvironmentVariable("LENGEN_REQUIRE_TEX") == QLatin1String("1"); }
@@ -238,10 +244,12 @@ QString compileLatex(const QString& tex)
 {
     QProcess p;
     p.setWorkingDirectory(QFileInfo(tex).absolutePath());
-    p.start(QStringLiteral("pdflatex"), {"-interaction=nonstopmode", "-halt-on-error", QFileInfo(tex).fileName()});
+    p.start(QStringLiteral("pdflatex"),
+            {"-interaction=nonstopmode", "-halt-on-error", QFileInfo(tex).fileName()});
     if (!p.waitForFinished(120000))
         return QStringLiteral("pdflatex timed out on ") + tex;
-    const QString pdf = QFileInfo(tex).absolutePath() + "/" + QFileInfo(tex).completeBaseName() + ".pdf";
+    const QString pdf =
+        QFileInfo(tex).absolutePath() + "/" + QFileInfo(tex).completeBaseName() + ".pdf";
     if (p.exitCode() == 0 && QFileInfo(pdf).size() > 1000)
         return {};
     return tex + ":\n" + QString::fromUtf8(p.readAllStandardOutput()).right(1500);

@@ -36,7 +36,8 @@ std::string writeFile(const std::string& dir, const std::string& name, const std
 
 /// A request for a sweep of tinyConfig runs over `pes` x seeds 1..`seeds`, without the eval stage,
 /// written to `outDir` by engine::createSweep (or the studio's createSweep).
-engine::NewSweep tinySweep(const std::string& outDir, std::vector<std::string> pes, int seeds, int steps);
+engine::NewSweep tinySweep(const std::string& outDir, std::vector<std::string> pes, int seeds,
+                           int steps);
 
 /// YAML of a tiny but complete Llama run config (hidden 16, 2 layers, 2 heads, D = 3, 7 points,
 /// batch 8) for the given task and PE, with `steps` training steps.
@@ -59,10 +60,12 @@ bool isCausalAt(engine::model::InContextModel& model, const torch::Tensor& xs,
                 const torch::Tensor& ys, std::int64_t at);
 
 /// `config` trained in `dir` on one CPU thread with `seed`, quietly; returns its run.h5.
-std::string trainConfig(const engine::RunConfig& config, const std::string& dir, std::uint64_t seed);
+std::string trainConfig(const engine::RunConfig& config, const std::string& dir,
+                        std::uint64_t seed);
 /// A tiny run (tinyConfig of `pe`, `steps` steps) trained in `dir` on one CPU thread with
 /// `seed`; returns its run.h5.
-std::string trainTiny(const std::string& dir, const std::string& pe, std::uint64_t seed = 4, int steps = 20);
+std::string trainTiny(const std::string& dir, const std::string& pe, std::uint64_t seed = 4,
+                      int steps = 20);
 /// Evaluates `methods` of `run` on `prompts` prompts on the CPU (oodFactor 0 = the default),
 /// as the views' tests need a stored evaluation.
 void evaluateSmall(const std::string& run, const std::vector<std::string>& methods, int prompts = 8,
@@ -76,7 +79,8 @@ QString waitForRunFile(QProcess& trainer, QString& err);
 /// `timeoutMs`; returns the checkpoint's step (or the last one read, when the time ran out).
 /// Tests wait for a state rather than a fixed time: a loaded CI machine, or a LibTorch that
 /// starts slowly (the PyPI build), takes seconds before its first checkpoint.
-std::int64_t waitForCheckpointPast(const QString& runFile, std::int64_t step, int timeoutMs = 120000);
+std::int64_t waitForCheckpointPast(const QString& runFile, std::int64_t step,
+                                   int timeoutMs = 120000);
 
 /// Whether pdflatex is on PATH; without it a LaTeX test skips, naming the packages, unless
 /// LENGEN_REQUIRE_TEX=1 (CI), where it fails. Returns "" to go on, else the skip or fail text.

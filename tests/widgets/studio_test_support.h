@@ -24,7 +24,8 @@ inline studio::StudioOptions studioOptions(const QString& runs)
 /// Waits until nothing runs or waits in `c` (false after `ms`).
 inline bool waitIdle(ui::RunController& c, int ms = 60000)
 {
-    return QTest::qWaitFor([&] { return c.state() == ui::RunController::State::Idle && c.queuedCount() == 0; }, ms);
+    return QTest::qWaitFor(
+        [&] { return c.state() == ui::RunController::State::Idle && c.queuedCount() == 0; }, ms);
 }
 
 }  // namespace lengen::test

@@ -6,8 +6,8 @@
 
 #include "compare_figure.h"
 #include "compare_view.h"
-#include "lengen/engine/run_file.h"
 #include "figure_builder.h"
+#include "lengen/engine/run_file.h"
 #include "test_support.h"
 
 #include <QTableWidget>
@@ -62,7 +62,8 @@ void TestCompare::compareGroupKeepsItsColourAndFlagsMixedEvaluations()
     bool row = false;
     for (int r = 0; r < view.differences()->rowCount(); ++r)
         row = row || (view.differences()->verticalHeaderItem(r)->text() == "evaluation: prompts" &&
-                      view.differences()->item(r, 0)->text() == "8" && view.differences()->item(r, 1)->text() == "16");
+                      view.differences()->item(r, 0)->text() == "8" &&
+                      view.differences()->item(r, 1)->text() == "16");
     QVERIFY2(row, "the table has the prompts of each run's evaluation");
     QVERIFY(view.setMethod(ui::CompareView::allMethodsText()));
     QVERIFY2(view.infoText().contains("1 curve(s) left out, not evaluated (hover for which)") &&

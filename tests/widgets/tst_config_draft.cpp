@@ -31,7 +31,8 @@ QStringList shippedConfigs()
     QStringList files;
     for (const QString& dir : {QStringLiteral("quick"), QStringLiteral("tasks")}) {
         QDirIterator it(configRoot() + "/" + dir, {"*.yaml"}, QDir::Files,
-                        dir == "tasks" ? QDirIterator::Subdirectories : QDirIterator::NoIteratorFlags);
+                        dir == "tasks" ? QDirIterator::Subdirectories
+                                       : QDirIterator::NoIteratorFlags);
         while (it.hasNext()) {
             const QString f = it.next();
             if (!f.contains("/parts/"))
@@ -128,7 +129,8 @@ void TestConfigDraft::everyShippedConfigRoundTripsThroughTheForm()
         const auto original = engine::loadConfigFile(file.toStdString()).runs;
         const auto back = engine::loadConfigFile(saved.toStdString()).runs;
         QCOMPARE(back.size(), original.size());  // a max_length list keeps all its runs
-        QCOMPARE(QString::fromStdString(resolved(back)), QString::fromStdString(resolved(original)));
+        QCOMPARE(QString::fromStdString(resolved(back)),
+                 QString::fromStdString(resolved(original)));
     }
 }
 
@@ -147,13 +149,15 @@ void TestConfigDraft::oneFieldEditChangesOnlyThatField()
         for (auto& r : expected)
             r.model.numLayers += 1;
         QVERIFY2(panel.draft().valid(), qPrintable(file));
-        QCOMPARE(QString::fromStdString(resolved(panel.draft().runs())), QString::fromStdString(resolved(expected)));
+        QCOMPARE(QString::fromStdString(resolved(panel.draft().runs())),
+                 QString::fromStdString(resolved(expected)));
         // And a second field: the first edit's values are kept.
         auto* lr = field<QDoubleSpinBox>(panel, "training.learning_rate");
         lr->setValue(0.0025);
         for (auto& r : expected)
             r.training.learningRate = 0.0025;
-        QCOMPARE(QString::fromStdString(resolved(panel.draft().runs())), QString::fromStdString(resolved(expected)));
+        QCOMPARE(QString::fromStdString(resolved(panel.draft().runs())),
+                 QString::fromStdString(resolved(expected)));
     }
     QCOMPARE(presets, 17);
     // The GPT-2 preset's dropout 0 (a key the old form did not write) survives an edit.
@@ -195,7 +199,8 @@ void TestConfigDraft::derivedValuesStayDerived()
     auto* pe = field<QComboBox>(panel, "patch.rope_scaling.type");
     // Named as researchers write them (issue 13), the config's name beside where it differs.
     QCOMPARE(pe->itemText(pe->findData(QStringLiteral("linear"))), QStringLiteral("PI (linear)"));
-    QCOMPARE(pe->itemText(pe->findData(QStringLiteral("dynamic"))), QStringLiteral("Dynamic NTK (dynamic)"));
+    QCOMPARE(pe->itemText(pe->findData(QStringLiteral("dynamic"))),
+             QStringLiteral("Dynamic NTK (dynamic)"));
     QCOMPARE(pe->itemText(pe->findData(QStringLiteral("alibi"))), QStringLiteral("ALiBi"));
     pe->setCurrentIndex(pe->findData(QStringLiteral("yarn")));
     field<QSpinBox>(panel, "model.num_hidden_layers")->setValue(4);
@@ -233,7 +238,7 @@ void TestConfigDraft::validatesWhileTypingAndParsesOnce()
     QVERIFY(edit);
     edit->selectAll();
     const int before = panel.draft().parses();
-    QTest::keyClicks(heads, "5");  // no Enter, no focus change
+    QTest::keyClicks(heads, "5");                  // no Enter, no focus change
     QCOMPARE(panel.draft().parses(), before + 1);  // one edit, one parse
     QVERIFY(!panel.draft().valid());
     QVERIFY(heads->styleSheet().contains("B00020"));
@@ -270,7 +275,8 @@ void TestConfigDraft::numberFieldsRefuseWhatTheyCannotHold()
     QVERIFY2(steps->toolTip().contains("below the smallest value"), qPrintable(steps->toolTip()));
     QCOMPARE(panel.draft().runs().at(0).training.maxSteps, before.training.maxSteps);
     QCOMPARE(typeInto(hidden, "1e9", false), QString("1e9 ✗ not applied"));
-    QVERIFY2(hidden->toolTip().contains("1e9 is above the largest value, 8192"), qPrintable(hidden->toolTip()));
+    QVERIFY2(hidden->toolTip().contains("1e9 is above the largest value, 8192"),
+             qPrintable(hidden->toolTip()));
     QCOMPARE(hidden->value(), before.model.hiddenSize);  // not 1, the prefix typed on the way
     QCOMPARE(panel.draft().runs().at(0).model.hiddenSize, before.model.hiddenSize);
     QVERIFY(panel.draft().valid());
@@ -284,7 +290,8 @@ void TestConfigDraft::numberFieldsRefuseWhatTheyCannotHold()
     QVERIFY(hidden->toolTip().contains("above the largest value"));
     QVERIFY(steps->styleSheet().contains("B00020"));
     QCOMPARE(typeInto(hidden, "2.5", false), QString("2.5 ✗ not applied"));
-    QVERIFY2(hidden->toolTip().contains("2.5 is not a whole number"), qPrintable(hidden->toolTip()));
+    QVERIFY2(hidden->toolTip().contains("2.5 is not a whole number"),
+             qPrintable(hidden->toolTip()));
     // Review: "1e3" is a whole number (it was the "1" typed on the way, kept silently), a value
     // the field cannot hold at its decimals is refused (0.0004 warm-up became 0.000), and a
     // learning rate keeps its digits (3e-7 became 0).
@@ -293,7 +300,8 @@ void TestConfigDraft::numberFieldsRefuseWhatTheyCannotHold()
     auto* warmup = field<QDoubleSpinBox>(panel, "training.warmup_ratio");
     const double warmupBefore = panel.draft().runs().at(0).training.warmupRatio;
     QCOMPARE(typeInto(warmup, "0.0004", true), QString("0.0004 ✗ not applied"));
-    QVERIFY2(warmup->toolTip().contains("needs more than the field's 3 decimal"), qPrintable(warmup->toolTip()));
+    QVERIFY2(warmup->toolTip().contains("needs more than the field's 3 decimal"),
+             qPrintable(warmup->toolTip()));
     QCOMPARE(panel.draft().runs().at(0).training.warmupRatio, warmupBefore);
     typeInto(lr, "3e-7", true);
     QCOMPARE(panel.draft().runs().at(0).training.learningRate, 3e-7);
@@ -315,7 +323,8 @@ void TestConfigDraft::randomPositionsFromTheForm()
     random->setValue(144);
     QVERIFY(panel.draft().valid());
     QCOMPARE(panel.draft().runs().at(0).training.randomPositions, std::int64_t(144));
-    QVERIFY2(panel.text().contains("random_positions: {max_position: 144}"), qPrintable(panel.text()));
+    QVERIFY2(panel.text().contains("random_positions: {max_position: 144}"),
+             qPrintable(panel.text()));
     auto* pe = field<QComboBox>(panel, "patch.rope_scaling.type");
     pe->setCurrentIndex(pe->findData(QStringLiteral("nope")));
     QVERIFY(!panel.draft().valid());
@@ -344,7 +353,8 @@ void TestConfigDraft::runOverridesRefuseAndRefusalsHoldTrain()
         QCOMPARE(typeText(panel, steps, typed, true), QString(typed) + " ✗ not applied");
         QCOMPARE(steps->value(), 0);  // still "as configured"
         QVERIFY(!train->isEnabled());
-        QVERIFY2(train->toolTip().contains(QStringLiteral("Steps “%1”").arg(typed)), qPrintable(train->toolTip()));
+        QVERIFY2(train->toolTip().contains(QStringLiteral("Steps “%1”").arg(typed)),
+                 qPrintable(train->toolTip()));
         QVERIFY(!panel.request().has_value());
     }
     QCOMPARE(typeText(panel, steps, "1e3", true), QString("1000"));
@@ -360,12 +370,13 @@ void TestConfigDraft::runOverridesRefuseAndRefusalsHoldTrain()
     QCOMPARE(panel.refusedFields(), QStringList{"model.hidden_size “-5”"});
     QVERIFY(!panel.request().has_value());
     // The editor setting another value replaces the refusal (Train stayed disabled, naming -5).
-    panel.setText(QStringLiteral("model:\n  family: Llama2\n  max_length: [14]\n  hidden_size: 16\n"
-                                 "  num_hidden_layers: 2\n  num_attention_heads: 2\ntask:\n  data: gaussian\n"
-                                 "  name: linear_regression\n  curriculum:\n"
-                                 "    dims: {start: 2, end: 3, increment: 1, interval: 10}\n"
-                                 "    points: {start: 5, end: 7, increment: 2, interval: 10}\n"
-                                 "training:\n  max_steps: 20\n"));
+    panel.setText(
+        QStringLiteral("model:\n  family: Llama2\n  max_length: [14]\n  hidden_size: 16\n"
+                       "  num_hidden_layers: 2\n  num_attention_heads: 2\ntask:\n  data: gaussian\n"
+                       "  name: linear_regression\n  curriculum:\n"
+                       "    dims: {start: 2, end: 3, increment: 1, interval: 10}\n"
+                       "    points: {start: 5, end: 7, increment: 2, interval: 10}\n"
+                       "training:\n  max_steps: 20\n"));
     QVERIFY(panel.validate().isEmpty());
     QCOMPARE(hidden->value(), 16);
     QVERIFY(panel.refusedFields().isEmpty());
@@ -408,10 +419,11 @@ void TestConfigDraft::presetBoxAndSaveAs()
     QVERIFY(!panel.defaultSavePath().startsWith(configRoot()));
     QVERIFY(panel.defaultSavePath().endsWith("linear_regression_nope.yaml"));
     // Issue 41, defect 7: the name comes from what the config trains, not from the preset.
-    field<QComboBox>(panel, "patch.rope_scaling.type")->setCurrentIndex(
-        field<QComboBox>(panel, "patch.rope_scaling.type")->findData("alibi"));
+    field<QComboBox>(panel, "patch.rope_scaling.type")
+        ->setCurrentIndex(field<QComboBox>(panel, "patch.rope_scaling.type")->findData("alibi"));
     QVERIFY(panel.draft().valid());
-    QVERIFY2(panel.defaultSavePath().endsWith("/linear_regression_alibi.yaml"), qPrintable(panel.defaultSavePath()));
+    QVERIFY2(panel.defaultSavePath().endsWith("/linear_regression_alibi.yaml"),
+             qPrintable(panel.defaultSavePath()));
     // Open… a file of the user's: the box names it, and Save as… proposes it.
     const QString mine = m_tmp.filePath("mine.yaml");
     QVERIFY(panel.saveFile(mine));

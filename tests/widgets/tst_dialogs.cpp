@@ -12,6 +12,7 @@
 #include <QMessageBox>
 #include <QPointer>
 #include <QPushButton>
+#include <QSignalSpy>
 #include <QTemporaryDir>
 #include <QTest>
 #include <QTimer>
@@ -129,7 +130,10 @@ void TestDialogs::exportTargetAsksResolutionForPngOnly()
     parent.show();
     QTemporaryDir tmp;
     std::vector<ui::ExportChoice> chosen;
-    const auto ask = [&] { ui::askExportTarget(&parent, "Export", tmp.filePath("a.png"), [&](const ui::ExportChoice& c) { chosen.push_back(c); }); };
+    const auto ask = [&] {
+        ui::askExportTarget(&parent, "Export", tmp.filePath("a.png"),
+                            [&](const ui::ExportChoice& c) { chosen.push_back(c); });
+    };
     ask();
     auto* file = shown<QFileDialog>(parent, "ask-saveFile");
     QVERIFY(file);
@@ -174,12 +178,23 @@ void TestDialogs::exportAllAsksFolderThenResolution()
     auto* dpi = waitShown<QInputDialog>(w, "ask-integer");
     QVERIFY(dpi);
     QVERIFY2(w.controller().jobs().isEmpty(), "nothing queued before the resolution is given");
+    // Issue 32: the export is a job of the controller (a `lengen export --all` child of the
+    // worker) while the event loop turns; it was seconds on the GUI thread.
+    int ticks = 0;
+    QTimer tick;
+    connect(&tick, &QTimer::timeout, [&] { ++ticks; });
+    tick.start(20);
+    QSignalSpy finished(&w.controller(), &ui::RunController::runFinished);
     dpi->setIntValue(60);
     dpi->accept();
     QCOMPARE(w.controller().jobs().size(), qsizetype(1));
     QCOMPARE(w.controller().jobs().front().kind, ui::JobKind::Export);
     QVERIFY(test::waitIdle(w.controller(), 120000));
+    QCOMPARE(finished.count(), 1);
+    const auto written = finished.at(0).at(0).value<ui::JobInfo>().result.figures;
+    QVERIFY2(written >= 4, qPrintable(QString::number(written)));  // loss and evaluation at least
     QVERIFY2(!QDir(out).entryList({"*.png"}, QDir::Files).isEmpty(), qPrintable(out));
+    QVERIFY2(ticks > 5, qPrintable(QString::number(ticks)));  // the GUI thread kept turning
 }
 
 void TestDialogs::importOfferDoesNotBlock()
@@ -187,7 +202,8 @@ void TestDialogs::importOfferDoesNotBlock()
     QTemporaryDir tmp;
     const std::string trained = test::trainTiny((tmp.path() + "/trained").toStdString(), "alibi");
     const QString models = tmp.path() + "/models";
-    engine::exportReferenceRun(trained, (models + "/linear_regression/dim_2-3/20250224/ab12cd34").toStdString());
+    engine::exportReferenceRun(
+        trained, (models + "/linear_regression/dim_2-3/20250224/ab12cd34").toStdString());
     const QString runs = tmp.path() + "/runs";
     studio::MainWindow w(test::studioOptions(runs));
     w.show();

@@ -5,17 +5,17 @@
 #include <QFile>
 #include <QTemporaryDir>
 
-#include <tuple>
 #include <QTest>
+#include <tuple>
 
 #include "figure_export.h"
 #include "lengen/engine/analysis.h"
 #include "lengen/engine/errors.h"
 #include "lengen/engine/probes.h"
+#include "lengen/engine/sweep_aggregate.h"
 #include "lengen/engine/trainer.h"
 #include "run_figures.h"
 #include "sweep_figures.h"
-#include "lengen/engine/sweep_aggregate.h"
 #include "test_support.h"
 
 using namespace lengen;
@@ -25,7 +25,8 @@ class Silent : public engine::AnalysisObserver {};
 
 // One aggregated ood_length set of a linear-regression sweep (D = 4, trained on 9 points) with
 // these group axes: the model's curve `label`, 72 positions of error 1 in a band [0.5, 1.5].
-engine::AggregateSet oodSet(std::vector<std::pair<std::string, std::string>> axes, const std::string& label)
+engine::AggregateSet oodSet(std::vector<std::pair<std::string, std::string>> axes,
+                            const std::string& label)
 {
     engine::AggregateSet s;
     s.kind = "eval";
@@ -50,8 +51,8 @@ engine::AggregateSet oodSet(std::vector<std::pair<std::string, std::string>> axe
 }
 // Attention (long prompts of 12 points) and duplicated-example probes of `run` on the CPU;
 // `serialPosition` adds the serial-position probe (4 instruction points).
-void probe(const std::string& run, int prompts, int testLength, std::vector<int> noise, int attentionPrompts,
-           int trials, bool serialPosition)
+void probe(const std::string& run, int prompts, int testLength, std::vector<int> noise,
+           int attentionPrompts, int trials, bool serialPosition)
 {
     engine::ProbeOptions p;
     p.attention = p.duplicated = true;
@@ -112,10 +113,10 @@ void TestFigures::everyAvailableFigureBuilds()
     QStringList names;
     for (const auto& f : all)
         names << QString::fromStdString(f.name);
-    for (const char* expected : {"loss", "standard", "ood_length", "attention/long", "avg_attention_score",
-                                 "attention_map/train", "noise_points=2", "noise_points=3",
-                                 "inst+noise+tar", "baseline_all_dup", "change_inst_position",
-                                 "lost_in_mid"})
+    for (const char* expected :
+         {"loss", "standard", "ood_length", "attention/long", "avg_attention_score",
+          "attention_map/train", "noise_points=2", "noise_points=3", "inst+noise+tar",
+          "baseline_all_dup", "change_inst_position", "lost_in_mid"})
         QVERIFY2(names.contains(expected), expected);
     QTemporaryDir tmp;
     for (const auto& f : all) {
@@ -124,10 +125,10 @@ void TestFigures::everyAvailableFigureBuilds()
         QCOMPARE(bool(fig.plot), !f.heatmap());
         // The studio files figures by kind (issue 13: it used to match description text).
         using K = figures::FigureKind;
-        const K expected = f.name == "loss"                               ? K::Training
+        const K expected = f.name == "loss"                                 ? K::Training
                            : f.name == "standard" || f.name == "ood_length" ? K::Evaluation
-                           : f.name.rfind("attention_map/", 0) == 0        ? K::Heatmap
-                                                                           : K::Probe;
+                           : f.name.rfind("attention_map/", 0) == 0         ? K::Heatmap
+                                                                            : K::Probe;
         QVERIFY2(f.kind == expected, f.name.c_str());
         const QString path = tmp.path() + "/fig.png";
         const auto r = fig.plot ? plots::exportFigure(*fig.plot, path, plots::Format::Png, 60)
@@ -151,8 +152,9 @@ void TestFigures::everyFigureKindCompilesAsLatex()
     for (const auto& f : figures::availableFigures(m_run)) {
         const auto fig = figures::makeFigure(m_run, f.name);
         const QString tex = tmp.path() + QStringLiteral("/fig%1.tex").arg(i++);
-        const auto r = fig.plot ? plots::exportFigure(*fig.plot, tex, plots::Format::Tex, 150, true)
-                                : plots::exportHeatmap(*fig.heatmap, tex, plots::Format::Tex, 150, true);
+        const auto r = fig.plot
+                           ? plots::exportFigure(*fig.plot, tex, plots::Format::Tex, 150, true)
+                           : plots::exportHeatmap(*fig.heatmap, tex, plots::Format::Tex, 150, true);
         QVERIFY2(r.ok, qPrintable(r.error));
         const auto failed = test::compileLatex(tex);
         QVERIFY2(failed.isEmpty(), qPrintable(QString::fromStdString(f.name) + ": " + failed));
@@ -171,13 +173,13 @@ void TestFigures::evaluationFigureIsTheStoredData()
     QCOMPARE(fig.plot->series.size(), stored.curves.size());
     QCOMPARE(fig.plot->series[0].name, std::string("RoPE"));
     QCOMPARE(fig.plot->series[1].name, std::string("Least Squares"));
-    QCOMPARE(fig.plot->vlines.at(0).x, 6.0);      // the training length: k = N - 1, as tables say
-    QCOMPARE(fig.plot->hlines.at(0).y, 3.0);      // zero estimator at D
+    QCOMPARE(fig.plot->vlines.at(0).x, 6.0);  // the training length: k = N - 1, as tables say
+    QCOMPARE(fig.plot->hlines.at(0).y, 3.0);  // zero estimator at D
     // The CSV holds exactly the stored means and bands.
     const auto lines = plots::figureCsv(*fig.plot).split('\n', Qt::SkipEmptyParts);
     QCOMPARE(lines.size(), 1 + int(stored.curves.size()) * 14 + 14);  // + the zero estimator
-    QCOMPARE(lines.back(), QStringLiteral("zero estimator,13,3,,"));      // issue 41, defect 10
-    const auto fields = lines.at(1 + 14 + 9).split(',');  // least squares, k = 9
+    QCOMPARE(lines.back(), QStringLiteral("zero estimator,13,3,,"));  // issue 41, defect 10
+    const auto fields = lines.at(1 + 14 + 9).split(',');              // least squares, k = 9
     QCOMPARE(fields.at(1).toDouble(), 9.0);
     QCOMPARE(fields.at(2).toDouble(), stored.curves[1].stats.mean[9]);
     QCOMPARE(fields.at(3).toDouble(), stored.curves[1].stats.bootstrapLow[9]);
@@ -194,7 +196,8 @@ void TestFigures::probeFiguresMarkTheLayouts()
     QVERIFY(inst);
     QCOMPARE(inst->series[0].name, std::string("Random points"));
     // Real target positions in the legend: begin = N + (N - 2D' - ...) = the target's index.
-    QVERIFY2(inst->series[3].name.find("(target at 22)") != std::string::npos, inst->series[3].name.c_str());
+    QVERIFY2(inst->series[3].name.find("(target at 22)") != std::string::npos,
+             inst->series[3].name.c_str());
     const auto sweep = figures::makeFigure(m_run, "noise_points=3").plot;
     QVERIFY(sweep);
     QCOMPARE(sweep->markers.at(0).x, 4.0);  // noise starts at N - c = 7 - 3
@@ -232,7 +235,8 @@ void TestFigures::sweepGridWithInterventionsHasAPanelPerPe()
     // curves are the untouched model and each intervention (dashed, its own colour).
     engine::SweepAggregate agg;
     agg.sweep = "rescue";
-    auto set = [&](const std::string& pe, const std::string& label, const std::string& intervention) {
+    auto set = [&](const std::string& pe, const std::string& label,
+                   const std::string& intervention) {
         std::vector<std::pair<std::string, std::string>> axes{{"pe", pe}};
         if (!intervention.empty())
             axes.emplace_back("intervention", intervention);
@@ -254,7 +258,8 @@ void TestFigures::sweepGridWithInterventionsHasAPanelPerPe()
     // The sweep grid compiles as pgfplots too (issue 42).
     if (test::latexMissing().isEmpty()) {
         QTemporaryDir tmp;
-        QVERIFY(plots::exportGrid(grid, tmp.path() + "/grid.tex", plots::Format::Tex, 150, true).ok);
+        QVERIFY(
+            plots::exportGrid(grid, tmp.path() + "/grid.tex", plots::Format::Tex, 150, true).ok);
         const auto failed = test::compileLatex(tmp.path() + "/grid.tex");
         QVERIFY2(failed.isEmpty(), qPrintable(failed));
     } else {
@@ -268,10 +273,13 @@ void TestFigures::sweepGridNamesTheAxesThatVary()
 {
     engine::SweepAggregate agg;
     agg.sweep = "encodings";
-    for (const auto& [pe, label, m] : std::vector<std::tuple<std::string, std::string, std::string>>{
+    for (const auto& [pe, label, m] :
+         std::vector<std::tuple<std::string, std::string, std::string>>{
              {"rope", "RoPE", "0"}, {"rope", "RoPE", "144"}, {"alibi", "ALiBi", "0"}})
-        agg.sets.push_back(oodSet({{"pe", pe}, {"training.max_steps", "8000"},
-                                   {"training.random_positions.max_position", m}}, label));
+        agg.sets.push_back(oodSet({{"pe", pe},
+                                   {"training.max_steps", "8000"},
+                                   {"training.random_positions.max_position", m}},
+                                  label));
     // One task and a setting that varies: a panel per PE, a curve per value of the setting.
     auto grid = figures::sweepGridFigure(agg, "ood_length");
     QCOMPARE(grid.panels.size(), size_t(2));
@@ -301,7 +309,8 @@ void TestFigures::figuresMarkTheTrainedLength()
     QVERIFY(ood);
     QCOMPARE(ood->vlines.size(), size_t(1));
     QCOMPARE(ood->vlines[0].x, 4.0);  // k = 5 - 1, not 7 - 1
-    QVERIFY2(ood->title.find("max_data_points 7 (trained on 5)") != std::string::npos, ood->title.c_str());
+    QVERIFY2(ood->title.find("max_data_points 7 (trained on 5)") != std::string::npos,
+             ood->title.c_str());
     const auto attention = figures::makeFigure(run, "attention/long").plot;
     QVERIFY(attention);
     QCOMPARE(attention->vlines.size(), size_t(1));

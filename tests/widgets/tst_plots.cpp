@@ -40,7 +40,7 @@ FigureSpec regressionFigure()
             const double v = m == 0 ? base + (i > 40 ? 0.05 * (i - 40) : 0) : base + m + 0.1;
             s.x.push_back(i);
             s.y.push_back(v);
-            if (m < 3) { // the last one has no band
+            if (m < 3) {  // the last one has no band
                 s.bandLow.push_back(v - 0.8);
                 s.bandHigh.push_back(v + 0.8);
             }
@@ -98,10 +98,7 @@ QStringList csvFields(const QString& line)
     return out;
 }
 
-double toDouble(const QString& s)
-{
-    return std::strtod(s.toStdString().c_str(), nullptr);
-}
+double toDouble(const QString& s) { return std::strtod(s.toStdString().c_str(), nullptr); }
 
 bool near(const QColor& a, const QColor& b, int tolerance = 24)
 {
@@ -109,10 +106,9 @@ bool near(const QColor& a, const QColor& b, int tolerance = 24)
            std::abs(a.blue() - b.blue()) < tolerance;
 }
 
-} // namespace
+}  // namespace
 
-class TestPlots final : public QObject
-{
+class TestPlots final : public QObject {
     Q_OBJECT
 
 private Q_SLOTS:
@@ -139,7 +135,7 @@ private Q_SLOTS:
 void TestPlots::formatNames_data()
 {
     QTest::addColumn<QString>("name");
-    QTest::addColumn<int>("format"); // -1 = not a format
+    QTest::addColumn<int>("format");  // -1 = not a format
     QTest::newRow("png") << "png" << int(Format::Png);
     QTest::newRow("SVG") << "SVG" << int(Format::Svg);
     QTest::newRow("Pdf") << "Pdf" << int(Format::Pdf);
@@ -163,7 +159,7 @@ void TestPlots::pngHasTheSizeAndTheColours_data()
 {
     QTest::addColumn<int>("dpi");
     QTest::addColumn<QSize>("size");
-    QTest::newRow("150 dpi") << 150 << QSize(900, 750); // 6 x 5 in
+    QTest::newRow("150 dpi") << 150 << QSize(900, 750);  // 6 x 5 in
     QTest::newRow("72 dpi") << 72 << QSize(432, 360);
     QTest::newRow("300 dpi") << 300 << QSize(1800, 1500);
 }
@@ -186,7 +182,7 @@ void TestPlots::pngHasTheSizeAndTheColours()
     for (int y = 0; y < img.height(); ++y)
         for (int x = 0; x < img.width(); ++x) {
             const QColor c = img.pixelColor(x, y);
-            blue += near(c, QColor("#0173B2")); // the first series' colour
+            blue += near(c, QColor("#0173B2"));  // the first series' colour
             panel += c == QColor("#EAEAF2");
             white += c == Qt::white;
         }
@@ -218,8 +214,8 @@ void TestPlots::svgIsValidAndTitled()
     QVERIFY2(!xml.hasError(), qPrintable(xml.errorString()));
     QCOMPARE(root, QString("svg"));
     QVERIFY(title.startsWith("Linear_regression - n_dim 20"));
-    QVERIFY(text.contains(">squared error<"));                    // axis label as text
-    QVERIFY(text.contains("width=\"152.4mm\" height=\"127mm\"")); // 6 x 5 in
+    QVERIFY(text.contains(">squared error<"));                     // axis label as text
+    QVERIFY(text.contains("width=\"152.4mm\" height=\"127mm\""));  // 6 x 5 in
 }
 
 void TestPlots::svgIsClippedToTheAxes()
@@ -239,7 +235,7 @@ void TestPlots::svgIsClippedToTheAxes()
         s.bandHigh.push_back(i + 5.0);
     }
     f.series.push_back(s);
-    f.spans.push_back({50, 500, "#0000FF", 0.5, ""}); // past the x range
+    f.spans.push_back({50, 500, "#0000FF", 0.5, ""});  // past the x range
     QTemporaryDir tmp;
     const auto path = keep(tmp.path(), "clipped.svg");
     QVERIFY(exportFigure(f, path, Format::Svg).ok);
@@ -250,11 +246,11 @@ void TestPlots::svgIsClippedToTheAxes()
     QPainter painter(&img);
     renderer.render(&painter);
     painter.end();
-    QCustomPlot plot; // where the axis rect lies at this size
+    QCustomPlot plot;  // where the axis rect lies at this size
     buildFigure(plot, f);
     plot.resize(576, 480);
     plot.replot(QCustomPlot::rpImmediateRefresh);
-    const QRect inside = plot.axisRect()->rect().adjusted(-3, -3, 3, 3); // pen width, antialiasing
+    const QRect inside = plot.axisRect()->rect().adjusted(-3, -3, 3, 3);  // pen width, antialiasing
     int reddishInside = 0, colouredOutside = 0;
     for (int y = 0; y < img.height(); ++y)
         for (int x = 0; x < img.width(); ++x) {
@@ -289,7 +285,7 @@ void TestPlots::pdfIsAPageOfTheFigureSize()
     const auto box = QRegularExpression(R"(/MediaBox\s*\[\s*0\s+0\s+([\d.]+)\s+([\d.]+))")
                          .match(QString::fromLatin1(p.readAll()));
     QVERIFY(box.hasMatch());
-    QCOMPARE(qRound(box.captured(1).toDouble()), 432); // 6 in x 72 pt
+    QCOMPARE(qRound(box.captured(1).toDouble()), 432);  // 6 in x 72 pt
     QCOMPARE(qRound(box.captured(2).toDouble()), 360);
 }
 
@@ -297,7 +293,7 @@ void TestPlots::csvIsExactlyThePlottedData()
 {
     QTemporaryDir tmp;
     auto spec = regressionFigure();
-    spec.series[1].y[7] = NAN; // a gap in a curve is data too
+    spec.series[1].y[7] = NAN;  // a gap in a curve is data too
     const auto path = tmp.path() + "/regression.csv";
     QVERIFY(exportFigure(spec, path, Format::Csv).ok);
     QVERIFY(!QFile::exists(path + ".partial"));
@@ -324,7 +320,7 @@ void TestPlots::csvIsExactlyThePlottedData()
             if (std::isnan(s.y[i]))
                 QVERIFY(std::isnan(toDouble(fields[2])));
             else
-                QCOMPARE(toDouble(fields[2]), s.y[i]); // exact: the text round-trips
+                QCOMPARE(toDouble(fields[2]), s.y[i]);  // exact: the text round-trips
             if (s.bandLow.empty()) {
                 QVERIFY(fields[3].isEmpty() && fields[4].isEmpty());
             } else {
@@ -334,7 +330,7 @@ void TestPlots::csvIsExactlyThePlottedData()
         }
     QVERIFY(lines.at(1 + 2 * 321).startsWith("\"3-Nearest, Neighbors\","));
     QVERIFY(lines.at(1 + 3 * 321).startsWith("\"the \"\"mean\"\"\","));
-    QVERIFY(csvFields(lines.at(1)).at(1) == "0"); // short numbers stay short
+    QVERIFY(csvFields(lines.at(1)).at(1) == "0");  // short numbers stay short
 }
 
 void TestPlots::bandsAreFillsOutsideTheLegend()
@@ -361,7 +357,7 @@ void TestPlots::bandsAreFillsOutsideTheLegend()
         QVERIFY(!plot.legend->hasItemWithPlottable(g->channelFillGraph()));
         const QColor fill = g->brush().color();
         QVERIFY(std::abs(fill.alphaF() - 0.3) < 0.01);
-        QVERIFY(near(fill, paletteColor(bands - 1), 2)); // the series' own colour
+        QVERIFY(near(fill, paletteColor(bands - 1), 2));  // the series' own colour
     }
     QCOMPARE(bands, 3);
 }
@@ -391,7 +387,7 @@ void TestPlots::zoomPanelShowsTheWindow()
         QCOMPARE((g->data()->constEnd() - 1)->key, 320.0);
         curves += g->brush().style() == Qt::NoBrush && !g->channelFillGraph();
     }
-    QCOMPARE(curves, 4 + 3); // curves and the bands' lower edges
+    QCOMPARE(curves, 4 + 3);  // curves and the bands' lower edges
     QTemporaryDir tmp;
     const auto png = keep(tmp.path(), "lost_in_mid.png");
     QVERIFY(exportFigure(spec, png, Format::Png, 100).ok);
@@ -417,7 +413,7 @@ void TestPlots::heatmapRendersAndExports()
     auto at = [&](double col, double row) {
         return img.pixelColor(int(x->coordToPixel(col) * s), int(y->coordToPixel(row) * s));
     };
-    QCOMPARE(at(50, 5), QColor(Qt::white)); // above the diagonal, near the top: row 0 is up
+    QCOMPARE(at(50, 5), QColor(Qt::white));  // above the diagonal, near the top: row 0 is up
     QVERIFY(at(5, 50) != QColor(Qt::white));
     QVERIFY(y->rangeReversed());
 
@@ -425,7 +421,7 @@ void TestPlots::heatmapRendersAndExports()
     QVERIFY(exportHeatmap(h, csv, Format::Csv).ok);
     const auto lines = readLines(csv);
     QCOMPARE(lines.first(), QString("row,col,value"));
-    QCOMPARE(lines.size(), 1 + 60 * 61 / 2); // masked cells are not data
+    QCOMPARE(lines.size(), 1 + 60 * 61 / 2);  // masked cells are not data
     int line = 1;
     for (int r = 0; r < 60; ++r)
         for (int c = 0; c <= r; ++c, ++line) {
@@ -438,13 +434,13 @@ void TestPlots::heatmapRendersAndExports()
         }
     QCOMPARE(lines.at(1), QString("0,0,1"));
 
-    HeatmapSpec ragged = h; // fewer values than cells: the rest count as masked
+    HeatmapSpec ragged = h;  // fewer values than cells: the rest count as masked
     ragged.values.resize(100);
     ragged.logScale = true;
     buildHeatmap(plot, ragged);
     QVERIFY(exportHeatmap(ragged, tmp.path() + "/ragged.png", Format::Png, 50).ok);
     QVERIFY(exportHeatmap(ragged, tmp.path() + "/ragged.csv", Format::Csv).ok);
-    QCOMPARE(readLines(tmp.path() + "/ragged.csv").size(), 1 + 3); // (0,0), (1,0), (1,1)
+    QCOMPARE(readLines(tmp.path() + "/ragged.csv").size(), 1 + 3);  // (0,0), (1,0), (1,1)
 }
 
 void TestPlots::unwritablePathsFailCleanly_data()
@@ -509,7 +505,7 @@ void TestPlots::spansShadeTheirRegion()
     const QRect r = plot.axisRect()->rect();
     const QColor left = img.pixelColor(r.left() + r.width() / 4, r.top() + r.height() / 3);
     const QColor right = img.pixelColor(r.left() + 3 * r.width() / 4, r.top() + r.height() / 3);
-    QVERIFY2(left.red() > left.blue() + 40, qPrintable(left.name())); // red over the grey panel
+    QVERIFY2(left.red() > left.blue() + 40, qPrintable(left.name()));  // red over the grey panel
     QCOMPARE(right, QColor("#EAEAF2"));
     QVERIFY(!plot.legend->visible());
 }
@@ -518,7 +514,7 @@ void TestPlots::logAxesIgnoreNonPositiveValues()
 {
     FigureSpec f;
     f.y.log = true;
-    f.y.min = -0.1; // meaningless on a log axis: ignored
+    f.y.min = -0.1;  // meaningless on a log axis: ignored
     Series s;
     s.x = {0, 1, 2, 3};
     s.y = {0, 1e-3, 1e-1, 10};
@@ -544,11 +540,11 @@ void TestPlots::rebuildingReusesThePlot()
     QVERIFY(!plot.legend->visible());
     buildFigure(plot, regressionFigure());
     QCOMPARE(plot.axisRects().size(), 1);
-    QCOMPARE(plot.plottableCount(), 4 + 2 * 3 + 1); // curves, band edges, zero-estimator entry
+    QCOMPARE(plot.plottableCount(), 4 + 2 * 3 + 1);  // curves, band edges, zero-estimator entry
     QCOMPARE(plot.legend->itemCount(), 5);
     QVERIFY(plot.legend->visible());
     QCOMPARE(plot.legend->layout(), static_cast<QCPLayout*>(plot.axisRect()->insetLayout()));
-    QCOMPARE(plot.findChildren<QCPMarginGroup*>().size(), 0); // the zoom panel's is gone
+    QCOMPARE(plot.findChildren<QCPMarginGroup*>().size(), 0);  // the zoom panel's is gone
 }
 
 // Issue 13's interactions: a click on a legend entry hides the curve and its band (again:

@@ -11,9 +11,9 @@
 #include <filesystem>
 #include <thread>
 
+#include "analysis_progress.h"
 #include "lengen/engine/errors.h"
 #include "lengen/engine/trainer.h"
-#include "analysis_progress.h"
 #include "run_controller.h"
 #include "test_support.h"
 
@@ -52,8 +52,7 @@ struct Terminals {
     explicit Terminals(RunController& c)
         : finished(&c, &RunController::runFinished), cancelled(&c, &RunController::runCancelled),
           failed(&c, &RunController::runFailed)
-    {
-    }
+    {}
     int total() const { return int(finished.count() + cancelled.count() + failed.count()); }
     QSignalSpy finished, cancelled, failed;
 };
@@ -220,7 +219,7 @@ void TestRunController::realTrainingThroughTheWorker()
     QCOMPARE(job.result.steps, std::int64_t{20});
     QVERIFY(std::isfinite(job.result.finalLoss));
     QVERIFY(std::filesystem::exists(job.subject));  // the run file, known since it started
-    QCOMPARE(logs.count(), 4);  // logging every 5 of 20 steps
+    QCOMPARE(logs.count(), 4);                      // logging every 5 of 20 steps
     QCOMPARE(logs.last().at(1).value<engine::LogRecord>().step, std::int64_t{15});  // 0, 5, 10, 15
     QCOMPARE(jobOf(logs.last()).id, job.id);
 }
@@ -244,7 +243,8 @@ void TestRunController::analysisJobsReportStagesNotSteps()
         areaText = area.text();
         shown = !area.isHidden();
     });
-    connect(&c, &RunController::runFinished, this, [&](const ui::JobInfo& j) { kindAtEnd = j.kind; });
+    connect(&c, &RunController::runFinished, this,
+            [&](const ui::JobInfo& j) { kindAtEnd = j.kind; });
     c.enqueue(ui::JobKind::Probe, "probe x", [](engine::RunControl&, engine::AnalysisObserver& o) {
         for (int s = 0; s < 3; ++s) {
             o.onStage(s, 3, s == 2 ? "serial position" : "stage");
@@ -297,9 +297,8 @@ void TestRunController::aQueuedJobOfAnotherKindIsAnnounced()
             kindsAtRunning << c.focus()->kind;
     });
     c.enqueue("train", fakeJob(5));
-    c.enqueue(ui::JobKind::Evaluation, "evaluate", [](engine::RunControl&, engine::AnalysisObserver&) {
-        return engine::JobResult{};
-    });
+    c.enqueue(ui::JobKind::Evaluation, "evaluate",
+              [](engine::RunControl&, engine::AnalysisObserver&) { return engine::JobResult{}; });
     QVERIFY(waitIdle(c));
     QCOMPARE(kindsAtRunning, (QList<ui::JobKind>{ui::JobKind::Training, ui::JobKind::Evaluation}));
 }
@@ -312,7 +311,8 @@ void TestRunController::jobsOnOtherRunsRunSideBySide()
     c.setMaxConcurrent(2);
     Terminals t(c);
     std::atomic<int> trainSteps{0}, evalTicks{0}, sweepTicks{0};
-    const quint64 train = c.enqueue("train B", fakeJob(100000, &trainSteps, 1), ui::newRunSubject("train B"));
+    const quint64 train =
+        c.enqueue("train B", fakeJob(100000, &trainSteps, 1), ui::newRunSubject("train B"));
     auto ticking = [](std::atomic<int>* ticks) {
         return [ticks](engine::RunControl& control, engine::AnalysisObserver&) {
             while (control.shouldContinue()) {
@@ -322,11 +322,15 @@ void TestRunController::jobsOnOtherRunsRunSideBySide()
             return engine::JobResult{};
         };
     };
-    const quint64 eval = c.enqueue(ui::JobKind::Evaluation, "evaluate A", ticking(&evalTicks), "/runs/A/run.h5");
-    const quint64 sweep = c.enqueue(ui::JobKind::Sweep, "sweep S", ticking(&sweepTicks), "/sweeps/S");
-    QVERIFY(QTest::qWaitFor([&] { return trainSteps > 3 && evalTicks > 3 && sweepTicks > 3; }, 10000));
+    const quint64 eval =
+        c.enqueue(ui::JobKind::Evaluation, "evaluate A", ticking(&evalTicks), "/runs/A/run.h5");
+    const quint64 sweep =
+        c.enqueue(ui::JobKind::Sweep, "sweep S", ticking(&sweepTicks), "/sweeps/S");
+    QVERIFY(
+        QTest::qWaitFor([&] { return trainSteps > 3 && evalTicks > 3 && sweepTicks > 3; }, 10000));
     QCOMPARE(c.queuedCount(), 0);
-    QCOMPARE(c.focusJob(), train);  // the training is the focus: the Train tab and Run menu act on it
+    QCOMPARE(c.focusJob(),
+             train);  // the training is the focus: the Train tab and Run menu act on it
     QCOMPARE(c.job(eval)->state, ui::JobState::Running);
     for (quint64 id : {sweep, eval, train})
         QVERIFY(c.stop(id));
@@ -346,9 +350,10 @@ void TestRunController::jobsOnOneRunWaitAndSayWhy()
     Terminals t(c);
     std::atomic<int> steps{0};
     const quint64 first = c.enqueue("resume A", fakeJob(100000, &steps, 1), "/runs/A/run.h5");
-    const quint64 eval = c.enqueue(ui::JobKind::Evaluation, "evaluate A",
-                                   [](engine::RunControl&, engine::AnalysisObserver&) { return engine::JobResult{}; },
-                                   "/runs/A/run.h5");
+    const quint64 eval = c.enqueue(
+        ui::JobKind::Evaluation, "evaluate A",
+        [](engine::RunControl&, engine::AnalysisObserver&) { return engine::JobResult{}; },
+        "/runs/A/run.h5");
     const quint64 other = c.enqueue("train C", fakeJob(3), ui::newRunSubject("train C"));
     QVERIFY(QTest::qWaitFor([&] { return steps > 2; }));
     QCOMPARE(c.job(eval)->state, ui::JobState::Queued);
@@ -359,7 +364,8 @@ void TestRunController::jobsOnOneRunWaitAndSayWhy()
     QVERIFY(c.stop(other));  // cancelled while queued
     QCOMPARE(c.job(other)->state, ui::JobState::Cancelled);
     QVERIFY(c.stop(first));
-    QVERIFY(QTest::qWaitFor([&] { return t.finished.count() == 1; }, 10000));  // the evaluation, after
+    QVERIFY(
+        QTest::qWaitFor([&] { return t.finished.count() == 1; }, 10000));  // the evaluation, after
     QVERIFY(waitIdle(c));
     QCOMPARE(t.cancelled.count(), 1);
     QCOMPARE(t.total(), 2);
@@ -372,16 +378,18 @@ void TestRunController::perJobControlsTouchOnlyThatJob()
     RunController c;
     c.setMaxConcurrent(2);
     std::atomic<int> steps{0}, ticks{0};
-    const quint64 train = c.enqueue("train B", fakeJob(100000, &steps, 2), ui::newRunSubject("train B"));
-    const quint64 eval = c.enqueue(ui::JobKind::Evaluation, "evaluate A",
-                                   [&ticks](engine::RunControl& control, engine::AnalysisObserver&) {
-                                       while (control.shouldContinue()) {
-                                           ++ticks;
-                                           std::this_thread::sleep_for(std::chrono::milliseconds(2));
-                                       }
-                                       return engine::JobResult{};
-                                   },
-                                   "/runs/A/run.h5");
+    const quint64 train =
+        c.enqueue("train B", fakeJob(100000, &steps, 2), ui::newRunSubject("train B"));
+    const quint64 eval = c.enqueue(
+        ui::JobKind::Evaluation, "evaluate A",
+        [&ticks](engine::RunControl& control, engine::AnalysisObserver&) {
+            while (control.shouldContinue()) {
+                ++ticks;
+                std::this_thread::sleep_for(std::chrono::milliseconds(2));
+            }
+            return engine::JobResult{};
+        },
+        "/runs/A/run.h5");
     QVERIFY(QTest::qWaitFor([&] { return steps > 2 && ticks > 2; }));
     QVERIFY(!c.pause(eval));
     QVERIFY(c.pause(train));
@@ -406,12 +414,15 @@ void TestRunController::aNewUnitCountIsNeverThrottled()
     RunController c;
     QSignalSpy progress(&c, &RunController::analysisProgress);
     QSignalSpy finished(&c, &RunController::runFinished);
-    c.enqueue(ui::JobKind::Sweep, "sweep S", [](engine::RunControl&, engine::AnalysisObserver& obs) {
-        obs.onStage(0, 1, "cells");
-        obs.onProgress("cells", 0, 2);  // at once: within the throttle's interval
-        std::this_thread::sleep_for(std::chrono::milliseconds(30));
-        return engine::JobResult{};
-    }, "/sweeps/S");
+    c.enqueue(
+        ui::JobKind::Sweep, "sweep S",
+        [](engine::RunControl&, engine::AnalysisObserver& obs) {
+            obs.onStage(0, 1, "cells");
+            obs.onProgress("cells", 0, 2);  // at once: within the throttle's interval
+            std::this_thread::sleep_for(std::chrono::milliseconds(30));
+            return engine::JobResult{};
+        },
+        "/sweeps/S");
     QVERIFY(finished.wait(10000));
     QVERIFY(progress.count() >= 2);
     QCOMPARE(progress.last().at(1).value<ui::AnalysisProgress>().total, qint64{2});

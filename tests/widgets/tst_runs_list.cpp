@@ -1,11 +1,12 @@
 // The Runs list and the open run, offscreen, on runs trained here: the filter (text and
 // key=value on any config key) and the sort, the offer to import runs of the Python code, notes
-// and tags written from the list, and results another process stores reaching the open run.
+// and tags written from the list, results another process stores reaching the open run, and the
+// Train tab waiting out a run file that refuses a read for a moment.
 
 #include <QPushButton>
 #include <QSettings>
-#include <QStandardPaths>
 #include <QSignalSpy>
+#include <QStandardPaths>
 #include <QTableView>
 #include <QTemporaryDir>
 #include <QTest>
@@ -20,6 +21,7 @@
 #include "run_notes_dialog.h"
 #include "run_table_model.h"
 #include "test_support.h"
+#include "training_view.h"
 
 using namespace lengen;
 
@@ -33,6 +35,7 @@ private Q_SLOTS:
     void browserEditsNotesAndFiltersByThem();
     void resultsStoredElsewhereReachTheOpenRun();
     void rowSaysWhatTheRunTrainedOn();
+    void trainingViewWaitsOutAReadThatFailsForAMoment();
 
 private:
     std::string m_runs, m_rope, m_alibi;
@@ -69,8 +72,8 @@ void TestRunsList::browserOffersToImportPythonRuns()
     ui::RunController controller;
     auto shared = std::make_shared<ui::ReferenceImportSummary>();
     QSignalSpy finished(&controller, &ui::RunController::runFinished);
-    controller.enqueue(ui::JobKind::Import, "import", ui::referenceImportJob({refRun, tmp.path() + "/nowhere"}, out, shared),
-                       out);
+    controller.enqueue(ui::JobKind::Import, "import",
+                       ui::referenceImportJob({refRun, tmp.path() + "/nowhere"}, out, shared), out);
     QVERIFY(finished.wait(60000));
     QCOMPARE(finished.at(0).at(0).value<ui::JobInfo>().result.runsImported, 1);
     const auto& summary = *shared;
@@ -108,8 +111,9 @@ void TestRunsList::browserFiltersAndSorts()
     // Issue 52: a key no run has is said, with the nearest key, not left as an empty list.
     browser.setFilterText("model.num_hiden_layers=6");
     QCOMPARE(browser.visibleRows(), 0);
-    QCOMPARE(browser.filterHint(), QStringLiteral("no run has the key model.num_hiden_layers; did you mean "
-                                                  "model.num_hidden_layers?"));
+    QCOMPARE(browser.filterHint(),
+             QStringLiteral("no run has the key model.num_hiden_layers; did you mean "
+                            "model.num_hidden_layers?"));
     browser.setFilterText("pe=nope");  // a column: no hint, only no match
     QCOMPARE(browser.visibleRows(), 0);
     QVERIFY(browser.filterHint().isEmpty());
@@ -157,8 +161,10 @@ void TestRunsList::browserEditsNotesAndFiltersByThem()
     QCOMPARE(stored.tags, (std::vector<std::string>{"paper-fig3", "alibi-check"}));
     QCOMPARE(stored.notes, std::string("slopes look too steep\nretry with 8 heads"));
     const int row = browser.model()->rowOfPath(alibi);
-    QCOMPARE(browser.model()->index(row, ui::RunTableModel::Tags).data().toString(), QString("paper-fig3, alibi-check"));
-    QCOMPARE(browser.model()->index(row, ui::RunTableModel::Notes).data().toString(), QString("slopes look too steep …"));
+    QCOMPARE(browser.model()->index(row, ui::RunTableModel::Tags).data().toString(),
+             QString("paper-fig3, alibi-check"));
+    QCOMPARE(browser.model()->index(row, ui::RunTableModel::Notes).data().toString(),
+             QString("slopes look too steep …"));
     browser.setFilterText("paper-fig3");
     QCOMPARE(browser.visibleRows(), 1);
     browser.setFilterText("too steep");
@@ -171,9 +177,11 @@ void TestRunsList::browserEditsNotesAndFiltersByThem()
     browser.selectRun(alibi);
     auto* second = browser.editNotes();
     QVERIFY(second);
-    engine::updateRunNotes(m_alibi, [](engine::RunNotes& n) { n.tags.push_back("from-a-terminal"); });
+    engine::updateRunNotes(m_alibi,
+                           [](engine::RunNotes& n) { n.tags.push_back("from-a-terminal"); });
     QVERIFY(!second->save("mine", "mine"));
-    QVERIFY2(second->errorText().contains("changed by another process"), qPrintable(second->errorText()));
+    QVERIFY2(second->errorText().contains("changed by another process"),
+             qPrintable(second->errorText()));
     QCOMPARE(engine::readRunInfo(m_alibi).tags.back(), std::string("from-a-terminal"));
 }
 
@@ -185,16 +193,19 @@ void TestRunsList::resultsStoredElsewhereReachTheOpenRun()
     const auto run = test::trainTiny(test::scratchDir("watch"), "rope", 7);
     ui::OpenRunModel model;
     model.setWatchInterval(50);
-    ui::FigureView eval([](const figures::FigureInfo& f) { return f.kind == figures::FigureKind::Evaluation; }, "none");
+    ui::FigureView eval(
+        [](const figures::FigureInfo& f) { return f.kind == figures::FigureKind::Evaluation; },
+        "none");
     eval.followOpenRun(model);
     QSignalSpy updated(&model, &ui::OpenRunModel::updated);
     QVERIFY(model.open(QString::fromStdString(run)).isEmpty());
     QVERIFY(eval.figureNames().isEmpty());
     QTest::qWait(200);
-    QCOMPARE(updated.count(), 0);  // nothing changed: nothing said
+    QCOMPARE(updated.count(), 0);            // nothing changed: nothing said
     test::evaluateSmall(run, {"standard"});  // as `lengen eval` in a terminal would
     QVERIFY(QTest::qWaitFor([&] { return !updated.isEmpty(); }, 5000));
-    QCOMPARE(updated.first().at(1).value<ui::OpenRunModel::Part>(), ui::OpenRunModel::Part::Analysis);
+    QCOMPARE(updated.first().at(1).value<ui::OpenRunModel::Part>(),
+             ui::OpenRunModel::Part::Analysis);
     QCOMPARE(eval.figureNames(), QStringList{"standard"});
 }
 
@@ -211,13 +222,17 @@ void TestRunsList::rowSaysWhatTheRunTrainedOn()
     QVERIFY(table);
     const auto points = table->model()->index(0, ui::RunTableModel::Points);
     QCOMPARE(points.data().toString(), QStringLiteral("5 of 7"));
-    QCOMPARE(table->model()->index(0, ui::RunTableModel::Dims).data().toString(), QStringLiteral("2 of 3"));
-    QVERIFY2(points.data(Qt::ToolTipRole).toString().contains("trained on 5 points, 2 dims: max_steps (10)"),
+    QCOMPARE(table->model()->index(0, ui::RunTableModel::Dims).data().toString(),
+             QStringLiteral("2 of 3"));
+    QVERIFY2(points.data(Qt::ToolTipRole)
+                 .toString()
+                 .contains("trained on 5 points, 2 dims: max_steps (10)"),
              qPrintable(points.data(Qt::ToolTipRole).toString()));
     // Issue 52: the columns are the user's to choose (Backbone and Created hidden by default, so
     // Tags and Notes have room), and the choice is kept for the next Runs list.
     QVERIFY(!browser.columnShown(ui::RunTableModel::Backbone));
-    QVERIFY(browser.columnShown(ui::RunTableModel::Tags) && browser.columnShown(ui::RunTableModel::Notes));
+    QVERIFY(browser.columnShown(ui::RunTableModel::Tags) &&
+            browser.columnShown(ui::RunTableModel::Notes));
     browser.setColumnShown(ui::RunTableModel::Backbone, true);
     browser.setColumnShown(ui::RunTableModel::Seed, false);
     ui::RunBrowser next;
@@ -228,6 +243,37 @@ void TestRunsList::rowSaysWhatTheRunTrainedOn()
     // A run that reached its curriculum's end shows the plain number.
     const auto full = ui::RunTableModel::readRow(QString::fromStdString(m_rope));
     QCOMPARE(full.points, 7);
+}
+
+// Issue 52: a run another process writes can refuse a read for a moment; the Train tab keeps
+// what it shows and reads again (it flashed 0 % and an empty plot), and shows the run once it
+// reads. A file that stays unreadable is said after the retries.
+void TestRunsList::trainingViewWaitsOutAReadThatFailsForAMoment()
+{
+    ui::RunController controller;
+    ui::TrainingView view(controller);
+    view.showRunLog(QString::fromStdString(m_rope));
+    const QString shown = view.headerText();
+    const int points = view.loggedPoints();
+    QVERIFY(points > 0);
+    QTemporaryDir tmp;
+    const QString later = tmp.path() + "/later.h5";
+    QFile::remove(later);
+    QFile junk(later);
+    QVERIFY(junk.open(QIODevice::WriteOnly) && junk.write("not yet a run file") > 0);
+    junk.close();
+    view.showRunLog(later);
+    QCOMPARE(view.headerText(), shown);  // nothing replaced by a failed read
+    QCOMPARE(view.loggedPoints(), points);
+    QVERIFY(QFile::remove(later) && QFile::copy(QString::fromStdString(m_alibi), later));
+    QTRY_COMPARE_WITH_TIMEOUT(QFileInfo(view.shownRun()), QFileInfo(later), 3000);
+    QCOMPARE(view.loggedPoints(), int(engine::readTrainLog(m_alibi).step.size()));
+    // Unreadable for good: said once the retries (about 1.5 s) ran out.
+    QVERIFY(QFile::remove(later) && junk.open(QIODevice::WriteOnly) && junk.write("damaged") > 0);
+    junk.close();
+    view.showRunLog(later);
+    QTRY_VERIFY_WITH_TIMEOUT(view.shownRun().isEmpty() && view.headerText().contains("later.h5"),
+                             5000);
 }
 
 QTEST_MAIN(TestRunsList)

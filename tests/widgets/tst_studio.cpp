@@ -10,43 +10,43 @@
 #include <QCheckBox>
 #include <QDialog>
 #include <QDialogButtonBox>
+#include <QDir>
 #include <QLabel>
 #include <QLineEdit>
-#include <QStatusBar>
 #include <QMessageBox>
 #include <QPushButton>
 #include <QSignalSpy>
 #include <QSpinBox>
 #include <QStandardPaths>
+#include <QStatusBar>
 #include <QTabWidget>
+#include <QTest>
 #include <QThread>
 #include <QTimer>
-#include <QDir>
-#include <QTest>
 #include <QWheelEvent>
 
 #include <filesystem>
 #include <fstream>
 
+#include "analysis_jobs.h"
 #include "attention_view.h"
 #include "figure_view.h"
+#include "jobs_panel.h"
 #include "lengen/engine/run_control.h"
 #include "lengen/engine/run_file.h"
+#include "lengen/engine/sweep.h"
+#include "lengen/engine/sweep_run.h"
 #include "lengen/engine/trainer.h"
-#include "analysis_jobs.h"
 #include "main_window.h"
+#include "qcp.h"
 #include "run_browser.h"
 #include "run_form.h"
 #include "run_table_model.h"
-#include "qcp.h"
 #include "setup_panel.h"
 #include "studio_test_support.h"
+#include "sweeps_view.h"
 #include "test_support.h"
 #include "training_view.h"
-#include "jobs_panel.h"
-#include "lengen/engine/sweep.h"
-#include "lengen/engine/sweep_run.h"
-#include "sweeps_view.h"
 
 using namespace lengen;
 namespace fs = std::filesystem;
@@ -108,7 +108,6 @@ private Q_SLOTS:
     void wheelLeavesUnfocusedFieldsAlone();
     void refusedValuesShowAsNotApplied();
     void runsListFollowsNewRuns();
-    void exportingEveryFigureIsAJob();
     void runsListShowsStepsAsTheyLand();
     void trainTabActsOnTheOpenRunOnly();
     void aSweepStartsWhileAnEvaluationRuns();
@@ -161,11 +160,14 @@ void TestStudio::oneOpenRunAcrossTheWindow()
 
     // Analysis ▸ Evaluate acts on the run shown; the Train tab's Pause/Stop are not its controls.
     w.evaluateOpenRun();
-    QVERIFY(QTest::qWaitFor([&] {
-        return w.controller().state() == ui::RunController::State::Running &&
-               w.controller().focus()->kind == ui::JobKind::Evaluation;
-    }, 20000));
-    QVERIFY2(QString::fromStdString(w.controller().focus()->label).contains(QFileInfo(open).dir().dirName()),
+    QVERIFY(QTest::qWaitFor(
+        [&] {
+            return w.controller().state() == ui::RunController::State::Running &&
+                   w.controller().focus()->kind == ui::JobKind::Evaluation;
+        },
+        20000));
+    QVERIFY2(QString::fromStdString(w.controller().focus()->label)
+                 .contains(QFileInfo(open).dir().dirName()),
              w.controller().focus()->label.c_str());
     QVERIFY(!button(w.trainingView(), "Pause")->isEnabled());
     QVERIFY(!button(w.trainingView(), "Stop")->isEnabled());
@@ -194,7 +196,8 @@ void TestStudio::damagedFilesAreRefused()
         QCOMPARE(w.trainingView()->shownRun(), a);
         auto* box = problemBox(w);
         QVERIFY(box);
-        QVERIFY2(box->text().contains("run.h5") && box->text().contains("unchanged"), qPrintable(box->text()));
+        QVERIFY2(box->text().contains("run.h5") && box->text().contains("unchanged"),
+                 qPrintable(box->text()));
         closeProblems(w);
     }
 
@@ -202,7 +205,8 @@ void TestStudio::damagedFilesAreRefused()
     o.openRun = QString::fromStdString(test::scratchDir("studio-empty"));
     studio::MainWindow empty(o);
     QVERIFY(QTest::qWaitFor([&] { return problemBox(empty) != nullptr; }, 5000));
-    QVERIFY2(problemBox(empty)->text().contains("holds no runs"), qPrintable(problemBox(empty)->text()));
+    QVERIFY2(problemBox(empty)->text().contains("holds no runs"),
+             qPrintable(problemBox(empty)->text()));
     QVERIFY(empty.openRunFile().isEmpty());
 }
 
@@ -240,7 +244,8 @@ void TestStudio::wheelLeavesUnfocusedFieldsAlone()
 {
     studio::MainWindow w(options());
     auto* setup = w.findChild<ui::SetupPanel*>();
-    QVERIFY(setup->loadFile(QString::fromStdString(test::sourcePath("configs/quick/linear_regression_yarn.yaml"))));
+    QVERIFY(setup->loadFile(
+        QString::fromStdString(test::sourcePath("configs/quick/linear_regression_yarn.yaml"))));
     w.show();
     for (const char* key : {"patch.rope_scaling.type", "model.num_hidden_layers"}) {
         auto* field = setup->form()->fieldFor(key);
@@ -272,7 +277,8 @@ void TestStudio::refusedValuesShowAsNotApplied()
     QVERIFY(!setup->validate().isEmpty());
     QVERIFY(setup->form()->showsNotApplied("model.num_attention_heads"));
     auto* heads = setup->form()->fieldFor("model.num_attention_heads");
-    QVERIFY2(heads->property("text").toString().contains("3"), qPrintable(heads->property("text").toString()));
+    QVERIFY2(heads->property("text").toString().contains("3"),
+             qPrintable(heads->property("text").toString()));
     setup->setText(good);
     QVERIFY(setup->validate().isEmpty());
     QVERIFY(!setup->form()->showsNotApplied("model.num_attention_heads"));
@@ -293,27 +299,6 @@ void TestStudio::runsListFollowsNewRuns()
     QVERIFY(!browser.model()->poll());  // nothing changed since
 }
 
-// Issue 32: Analysis ▸ Export all figures ran on the GUI thread for seconds; now it is a job of
-// the controller (a `lengen export --all` child of the worker) while the event loop turns.
-void TestStudio::exportingEveryFigureIsAJob()
-{
-    studio::MainWindow w(options());
-    QVERIFY(w.openRun(m_a));
-    const QString dir = QString::fromStdString(test::scratchDir("studio-export"));
-    int ticks = 0;
-    QTimer tick;
-    connect(&tick, &QTimer::timeout, [&] { ++ticks; });
-    tick.start(20);
-    QSignalSpy finished(&w.controller(), &ui::RunController::runFinished);
-    w.controller().enqueue(ui::JobKind::Export, "export", studio::exportJob(w.openRunFile(), dir, 40, LENGEN_CLI_PATH));
-    QVERIFY(waitIdle(w.controller()));
-    QCOMPARE(finished.count(), 1);
-    const auto written = finished.at(0).at(0).value<ui::JobInfo>().result.figures;
-    QVERIFY2(written >= 4, qPrintable(QString::number(written)));  // the loss figure at least, 4 formats
-    QVERIFY(QFileInfo::exists(dir + "/loss.csv") || QDir(dir).entryList(QDir::Files).size() >= 4);
-    QVERIFY2(ticks > 5, qPrintable(QString::number(ticks)));  // the GUI thread kept turning
-}
-
 // Defect 8: a run trained from the studio read "0 / 3000 · running" until its first checkpoint.
 void TestStudio::runsListShowsStepsAsTheyLand()
 {
@@ -330,13 +315,15 @@ void TestStudio::runsListShowsStepsAsTheyLand()
     w.train(*request);
     QVERIFY(QTest::qWaitFor([&] { return !w.openRunFile().isEmpty(); }, 20000));
     const QString run = w.openRunFile();
-    QVERIFY(QTest::qWaitFor([&] {
-        try {
-            return engine::readRunInfo(run.toStdString()).lastLoggedStep >= 50;
-        } catch (const std::exception&) {
-            return false;
-        }
-    }, 60000));
+    QVERIFY(QTest::qWaitFor(
+        [&] {
+            try {
+                return engine::readRunInfo(run.toStdString()).lastLoggedStep >= 50;
+            } catch (const std::exception&) {
+                return false;
+            }
+        },
+        60000));
     w.runBrowser()->model()->poll();
     const int row = w.runBrowser()->model()->rowOfPath(run);
     QVERIFY(row >= 0);
@@ -364,13 +351,16 @@ void TestStudio::trainTabActsOnTheOpenRunOnly()
     QVERIFY(QTest::qWaitFor([&] { return !w.openRunFile().isEmpty(); }, 20000));
     const QString a = w.openRunFile();
     auto* view = w.trainingView();
-    QVERIFY(QTest::qWaitFor([&] { return view->controlsEnabled(); }, 5000));  // A is open: its controls
+    QVERIFY(
+        QTest::qWaitFor([&] { return view->controlsEnabled(); }, 5000));  // A is open: its controls
 
     QVERIFY(w.openRun(m_a));  // B, finished
     QVERIFY(!view->controlsEnabled());
-    QVERIFY2(view->otherTrainingOffer().contains("is running — open it"), qPrintable(view->otherTrainingOffer()));
+    QVERIFY2(view->otherTrainingOffer().contains("is running — open it"),
+             qPrintable(view->otherTrainingOffer()));
     const auto trainId = w.controller().focusJob();
-    QCOMPARE(QString::fromStdString(w.controller().job(trainId)->subject), QFileInfo(a).absoluteFilePath());
+    QCOMPARE(QString::fromStdString(w.controller().job(trainId)->subject),
+             QFileInfo(a).absoluteFilePath());
 
     auto* jobs = w.jobsPanel();
     jobs->select(trainId);
@@ -378,15 +368,20 @@ void TestStudio::trainTabActsOnTheOpenRunOnly()
     QVERIFY(!jobs->actionEnabled(ui::JobsPanel::Action::Cancel));
     jobs->trigger(ui::JobsPanel::Action::Pause);
     QCOMPARE(w.controller().job(trainId)->state, ui::JobState::Paused);
-    QVERIFY2(view->otherTrainingOffer().contains("is paused"), qPrintable(view->otherTrainingOffer()));
+    QVERIFY2(view->otherTrainingOffer().contains("is paused"),
+             qPrintable(view->otherTrainingOffer()));
     QVERIFY(jobs->rowTexts().join("\n").contains(" | paused | "));
     w.runBrowser()->model()->poll();
     const int row = w.runBrowser()->model()->rowOfPath(a);
     QVERIFY(row >= 0);
-    const auto status = w.runBrowser()->model()->data(w.runBrowser()->model()->index(row, ui::RunTableModel::Status),
-                                                      Qt::DisplayRole).toString();
+    const auto status =
+        w.runBrowser()
+            ->model()
+            ->data(w.runBrowser()->model()->index(row, ui::RunTableModel::Status), Qt::DisplayRole)
+            .toString();
     QCOMPARE(status, QString("paused"));
-    QVERIFY(w.openRunFile() == QFileInfo(m_a).absoluteFilePath() || w.openRunFile() == m_a);  // nothing reopened A
+    QVERIFY(w.openRunFile() == QFileInfo(m_a).absoluteFilePath() ||
+            w.openRunFile() == m_a);  // nothing reopened A
 
     jobs->trigger(ui::JobsPanel::Action::Continue);
     QCOMPARE(w.controller().job(trainId)->state, ui::JobState::Running);
@@ -402,14 +397,17 @@ void TestStudio::trainTabActsOnTheOpenRunOnly()
     QCOMPARE(engine::readRunInfo(a.toStdString()).status, std::string("cancelled"));
     // Issue 52: the Jobs panel's row and the Runs list say "last logged", not "final".
     const QString said = QString::fromStdString(w.controller().job(trainId)->message);
-    QVERIFY2(said.startsWith("stopped at step ") && said.contains("last logged loss"), qPrintable(said));
+    QVERIFY2(said.startsWith("stopped at step ") && said.contains("last logged loss"),
+             qPrintable(said));
     w.runBrowser()->refresh();
     const auto* model = w.runBrowser()->model();
-    const auto loss = model->index(model->rowOfPath(a), ui::RunTableModel::FinalLoss).data().toString();
+    const auto loss =
+        model->index(model->rowOfPath(a), ui::RunTableModel::FinalLoss).data().toString();
     QVERIFY2(loss.startsWith("last logged "), qPrintable(loss));
     // Issue 41, words: "final loss" only for a run that finished.
     QVERIFY(w.openRun(a));
-    QVERIFY2(view->headerText().contains("last logged loss") && !view->headerText().contains("final loss"),
+    QVERIFY2(view->headerText().contains("last logged loss") &&
+                 !view->headerText().contains("final loss"),
              qPrintable(view->headerText()));
     QVERIFY(w.openRun(m_a));
     QVERIFY2(view->headerText().contains("final loss"), qPrintable(view->headerText()));
@@ -438,13 +436,17 @@ void TestStudio::aSweepStartsWhileAnEvaluationRuns()
     sweeps->runHere();
     const engine::SweepPaths paths{dir.toStdString() + "/S"};
     bool cellRuns = false;
-    QVERIFY(QTest::qWaitFor([&] {
-        cellRuns = QFileInfo::exists(QString::fromStdString(paths.runFile("000-rope-s1")));
-        return cellRuns || !w.controller().job(eval)->active();
-    }, 60000));
-    QVERIFY2(cellRuns && w.controller().job(eval)->active(), "the cell started while the evaluation ran");
+    QVERIFY(QTest::qWaitFor(
+        [&] {
+            cellRuns = QFileInfo::exists(QString::fromStdString(paths.runFile("000-rope-s1")));
+            return cellRuns || !w.controller().job(eval)->active();
+        },
+        60000));
+    QVERIFY2(cellRuns && w.controller().job(eval)->active(),
+             "the cell started while the evaluation ran");
     const auto jobs = w.controller().jobs();
-    QVERIFY(std::count_if(jobs.begin(), jobs.end(), [](const ui::JobInfo& j) { return j.active(); }) == 2);
+    QVERIFY(std::count_if(jobs.begin(), jobs.end(),
+                          [](const ui::JobInfo& j) { return j.active(); }) == 2);
     sweeps->stopRun();
     w.controller().stop(eval);
     QVERIFY(waitIdle(w.controller(), 120000));
@@ -498,13 +500,16 @@ void TestStudio::longLabelsNeverWidenTheWindow()
         r.outcome = engine::RunOutcome::Cancelled;
         return r;
     };
-    const QString longLabel = QString("linear_regression · RoPE with a very long descriptive label ").repeated(3);
+    const QString longLabel =
+        QString("linear_regression · RoPE with a very long descriptive label ").repeated(3);
     for (int i = 0; i < 4; ++i)
-        w.controller().enqueue(longLabel + QString::number(i), waiting, ui::newRunSubject(QString::number(i)));
+        w.controller().enqueue(longLabel + QString::number(i), waiting,
+                               ui::newRunSubject(QString::number(i)));
     QTest::qWait(200);
     QCOMPARE(w.controller().queuedCount(), 3);
     QCOMPARE(w.width(), width);
-    QVERIFY2(w.minimumSizeHint().width() <= width, qPrintable(QString::number(w.minimumSizeHint().width())));
+    QVERIFY2(w.minimumSizeHint().width() <= width,
+             qPrintable(QString::number(w.minimumSizeHint().width())));
     auto* stop = button(w.trainingView(), "Stop");
     QVERIFY(stop);
     const QRect inWindow(stop->mapTo(&w, QPoint(0, 0)), stop->size());
@@ -550,7 +555,8 @@ void TestStudio::setUpSweepsThroughTheSweepsTab()
     dialog->findChild<QLineEdit*>("sets")->clear();
     dialog->findChild<QLineEdit*>("folder")->setText(dir);
     for (auto* box : dialog->findChildren<QCheckBox*>())
-        if (box->objectName() == "nope" || box->objectName() == "alibi" || box->objectName() == "fire")
+        if (box->objectName() == "nope" || box->objectName() == "alibi" ||
+            box->objectName() == "fire")
             box->setChecked(false);
     dialog->findChild<QDialogButtonBox*>()->button(QDialogButtonBox::Ok)->click();
     QVERIFY(waitIdle(w.controller(), 60000));

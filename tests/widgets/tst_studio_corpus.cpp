@@ -16,9 +16,9 @@
 #include <QTest>
 
 #include "attention_view.h"
+#include "figure_view.h"
 #include "lengen/engine/errors.h"
 #include "lengen/engine/run_file.h"
-#include "figure_view.h"
 #include "run_controller.h"
 #include "run_table_model.h"
 #include "training_view.h"
@@ -38,9 +38,8 @@ void TestStudioCorpus::opensEveryDamagedFileWithoutCrashing()
     if (corpus.isEmpty() || !index.open(QIODevice::ReadOnly))
         QSKIP("no corpus (the ctest `corpus` test makes it; LENGEN_CORPUS names it)");
     const auto cases = QJsonDocument::fromJson(index.readAll()).object()["cases"].toArray();
-    const QMap<QString, QString> names{{"run", "run.h5"},
-                                       {"analysis", "analysis.h5"},
-                                       {"maps", "attention_maps.h5"}};
+    const QMap<QString, QString> names{
+        {"run", "run.h5"}, {"analysis", "analysis.h5"}, {"maps", "attention_maps.h5"}};
     ui::RunController controller;
     ui::TrainingView training(controller);
     ui::FigureView figures([](const figures::FigureInfo&) { return true; }, "none");
@@ -55,8 +54,8 @@ void TestStudioCorpus::opensEveryDamagedFileWithoutCrashing()
             continue;  // a third of the files: the whole corpus takes minutes
         QTemporaryDir scratch;
         for (const auto& k : names.keys()) {
-            const QString from = k == kind ? corpus + "/" + c["path"].toString()
-                                           : corpus + "/good/" + names[k];
+            const QString from =
+                k == kind ? corpus + "/" + c["path"].toString() : corpus + "/good/" + names[k];
             QFile::copy(from, scratch.filePath(names[k]));
         }
         const QString run = scratch.filePath("run.h5");

@@ -4,9 +4,9 @@
 // answers.
 
 #include <QCheckBox>
+#include <QDateTime>
 #include <QDialog>
 #include <QDialogButtonBox>
-#include <QDateTime>
 #include <QDir>
 #include <QElapsedTimer>
 #include <QFileInfo>
@@ -25,16 +25,16 @@
 
 #include "gap_meter.h"
 #include "jobs_panel.h"
+#include "lengen/engine/analysis.h"
 #include "lengen/engine/run_file.h"
 #include "lengen/engine/sweep.h"
+#include "lengen/engine/sweep_run.h"
+#include "lengen/engine/trainer.h"
 #include "main_window.h"
 #include "run_controller.h"
 #include "setup_panel.h"
-#include "sweeps_view.h"
-#include "lengen/engine/analysis.h"
-#include "lengen/engine/sweep_run.h"
-#include "lengen/engine/trainer.h"
 #include "studio_test_support.h"
+#include "sweeps_view.h"
 #include "test_support.h"
 #include "training_view.h"
 
@@ -80,8 +80,9 @@ void TestStudioJobs::jobsPanelStopsAnotherProcessesTraining()
                           .toStdString();
     const QString config = QString::fromStdString(test::writeFile(dir, "long.yaml", yaml));
     QProcess trainer;
-    trainer.start(QStringLiteral(LENGEN_CLI_PATH), {"train", config, "--seed", "11", "--out", QString::fromStdString(dir + "/a"),
-                                                    "--threads", "1", "--device", "cpu"});
+    trainer.start(QStringLiteral(LENGEN_CLI_PATH),
+                  {"train", config, "--seed", "11", "--out", QString::fromStdString(dir + "/a"),
+                   "--threads", "1", "--device", "cpu"});
     QString err;
     const QString runFile = test::waitForRunFile(trainer, err);
     QVERIFY2(!runFile.isEmpty(), qPrintable(err));
@@ -95,16 +96,20 @@ void TestStudioJobs::jobsPanelStopsAnotherProcessesTraining()
     const auto found = panel.otherJobs().front();
     QCOMPARE(found.kind, engine::JobKindId::Training);
     QCOMPARE(QFileInfo(QString::fromStdString(found.subject)), QFileInfo(runFile));
-    QCOMPARE(QString::fromStdString(found.holder).section(':', 1), QString::number(trainer.processId()));
-    QTRY_VERIFY(panel.rowTexts().join('\n').contains("running · held by " + QString::fromStdString(found.holder)));
+    QCOMPARE(QString::fromStdString(found.holder).section(':', 1),
+             QString::number(trainer.processId()));
+    QTRY_VERIFY(panel.rowTexts().join('\n').contains("running · held by " +
+                                                     QString::fromStdString(found.holder)));
     // Since when: its lock file's time, shown as the row's elapsed time like the studio's own.
     QVERIFY(found.startedAtMs > 0 && found.startedAtMs <= QDateTime::currentMSecsSinceEpoch());
-    QTRY_VERIFY(panel.rowTexts().join('\n').contains(QRegularExpression("running · held by [^|]*\\|[^|]*\\| [0-9]+:[0-9]{2}")));
+    QTRY_VERIFY(panel.rowTexts().join('\n').contains(
+        QRegularExpression("running · held by [^|]*\\|[^|]*\\| [0-9]+:[0-9]{2}")));
     // Opened in the Train tab, the run says who trains it and offers Stop.
     ui::TrainingView view(controller);
     view.showRunLog(runFile);
     QCOMPARE(view.trainedElsewhereBy(), QString::fromStdString(found.holder));
-    QVERIFY2(view.headerText().contains("trained by " + QString::fromStdString(found.holder)), qPrintable(view.headerText()));
+    QVERIFY2(view.headerText().contains("trained by " + QString::fromStdString(found.holder)),
+             qPrintable(view.headerText()));
     QVERIFY(view.controlsEnabled());
     QVERIFY(panel.selectOther(found.key()));
     QVERIFY(panel.actionEnabled(ui::JobsPanel::Action::Stop));
@@ -117,13 +122,17 @@ void TestStudioJobs::jobsPanelStopsAnotherProcessesTraining()
     QCOMPARE(trainer.exitCode(), 130);
     const auto stopped = engine::readRunInfo(runFile.toStdString());
     QCOMPARE(stopped.status, std::string("cancelled"));
-    QVERIFY2(stopped.checkpointStep > 0 && stopped.checkpointStep < 4000, qPrintable(QString::number(stopped.checkpointStep)));
+    QVERIFY2(stopped.checkpointStep > 0 && stopped.checkpointStep < 4000,
+             qPrintable(QString::number(stopped.checkpointStep)));
     QTRY_VERIFY_WITH_TIMEOUT(panel.otherJobs().empty(), 5000);  // nothing trains it now
     // Resumed, it ends where an uninterrupted run of the same seed ends, bit for bit.
-    const auto resumed = test::runLengen({"train", "--resume", runFile, "--threads", "1", "--device", "cpu", "-q"}, 300000);
+    const auto resumed = test::runLengen(
+        {"train", "--resume", runFile, "--threads", "1", "--device", "cpu", "-q"}, 300000);
     QVERIFY2(resumed.code == 0, qPrintable(resumed.err));
-    const auto plain = test::runLengen({"train", config, "--seed", "11", "--out", QString::fromStdString(dir + "/b"),
-                                        "--threads", "1", "--device", "cpu", "-q"}, 300000);
+    const auto plain = test::runLengen({"train", config, "--seed", "11", "--out",
+                                        QString::fromStdString(dir + "/b"), "--threads", "1",
+                                        "--device", "cpu", "-q"},
+                                       300000);
     QVERIFY2(plain.code == 0, qPrintable(plain.err));
     const auto a = engine::readTrainLog(runFile.toStdString());
     const auto b = engine::readTrainLog(plain.out.trimmed().toStdString());
@@ -167,12 +176,14 @@ void TestStudioJobs::newSweepDialogKeepsItsChoicesAfterARefusal()
     QVERIFY(dialog->isVisible());
     QVERIFY(folder->styleSheet().contains("B00020"));
     QCOMPARE(dialog->findChild<QCheckBox*>("nope")->isChecked(), true);
-    QCOMPARE(dialog->findChild<QLineEdit*>("sets")->text(), QString("training.random_positions.max_position=64"));
+    QCOMPARE(dialog->findChild<QLineEdit*>("sets")->text(),
+             QString("training.random_positions.max_position=64"));
     // The free folder: created, NoPE under randomized positions left out, the dialog closed.
     folder->setText(work + "/sweeps/sweep-2");
     dialog->findChild<QDialogButtonBox*>()->button(QDialogButtonBox::Ok)->click();
     QVERIFY(waitIdle(w.controller(), 60000));
-    QTRY_VERIFY(!w.findChild<QDialog*>("newSweepDialog") || !w.findChild<QDialog*>("newSweepDialog")->isVisible());
+    QTRY_VERIFY(!w.findChild<QDialog*>("newSweepDialog") ||
+                !w.findChild<QDialog*>("newSweepDialog")->isVisible());
     const auto index = engine::readSweepIndex((work + "/sweeps/sweep-2").toStdString());
     QCOMPARE(index.cells.size(), size_t(1));  // rope; nope left out
     QCOMPARE(index.skipped.size(), size_t(1));
@@ -203,39 +214,50 @@ void TestStudioJobs::concurrentJobsCountSweepCells()
     QVERIFY(view.setSweep(QString::fromStdString(sweep.outDir)));
     view.runHere();  // the sweep first: its cells take both cores
     const auto config = test::loadOne(test::tinyConfig("linear_regression", "alibi", 1500));
-    controller.enqueue("training", [config, dir](engine::RunControl& c, engine::TrainObserver& o) {
-        engine::TrainOptions t;
-        t.outDir = dir + "/trained";
-        t.device = "cpu";
-        t.threads = 1;
-        return engine::train(config, t, c, o);
-    }, ui::newRunSubject("training"));  // a subject: without one a job runs alone
-    controller.enqueue(ui::JobKind::Evaluation, "evaluation", [evaluated](engine::RunControl& c, engine::AnalysisObserver& o) {
-        engine::EvalOptions e;
-        e.methods = {"ood_length"};
-        e.prompts = 4096;
-        e.common.device = "cpu";
-        e.common.bootstrapTrials = 10;
-        engine::JobResult r;
-        r.methods = int(engine::evaluateRun(evaluated, e, c, o).computed.size());
-        return r;
-    }, QString::fromStdString(evaluated));
+    controller.enqueue(
+        "training",
+        [config, dir](engine::RunControl& c, engine::TrainObserver& o) {
+            engine::TrainOptions t;
+            t.outDir = dir + "/trained";
+            t.device = "cpu";
+            t.threads = 1;
+            return engine::train(config, t, c, o);
+        },
+        ui::newRunSubject("training"));  // a subject: without one a job runs alone
+    controller.enqueue(
+        ui::JobKind::Evaluation, "evaluation",
+        [evaluated](engine::RunControl& c, engine::AnalysisObserver& o) {
+            engine::EvalOptions e;
+            e.methods = {"ood_length"};
+            e.prompts = 4096;
+            e.common.device = "cpu";
+            e.common.bootstrapTrials = 10;
+            engine::JobResult r;
+            r.methods = int(engine::evaluateRun(evaluated, e, c, o).computed.size());
+            return r;
+        },
+        QString::fromStdString(evaluated));
     int most = 0;
     bool waitedForACore = false, sawLimit = false;
     const auto index = engine::readSweepIndex(sweep.outDir);
-    const bool done = QTest::qWaitFor([&] {
-        int heavy = 0;
-        for (const auto& j : controller.jobs()) {
-            if (j.state == ui::JobState::Running && (j.kind == ui::JobKind::Training || j.kind == ui::JobKind::Evaluation))
-                ++heavy;
-            waitedForACore = waitedForACore || j.waitingFor.find("a free core") != std::string::npos;
-        }
-        for (const auto& c : engine::sweepStatus(sweep.outDir, index))
-            heavy += c.state == engine::SweepCellState::Running;
-        most = std::max(most, heavy);
-        sawLimit = sawLimit || panel.coresText().startsWith("cores: 2 of 2 in use");
-        return controller.state() == ui::RunController::State::Idle && controller.queuedCount() == 0;
-    }, 240000);
+    const bool done = QTest::qWaitFor(
+        [&] {
+            int heavy = 0;
+            for (const auto& j : controller.jobs()) {
+                if (j.state == ui::JobState::Running &&
+                    (j.kind == ui::JobKind::Training || j.kind == ui::JobKind::Evaluation))
+                    ++heavy;
+                waitedForACore =
+                    waitedForACore || j.waitingFor.find("a free core") != std::string::npos;
+            }
+            for (const auto& c : engine::sweepStatus(sweep.outDir, index))
+                heavy += c.state == engine::SweepCellState::Running;
+            most = std::max(most, heavy);
+            sawLimit = sawLimit || panel.coresText().startsWith("cores: 2 of 2 in use");
+            return controller.state() == ui::RunController::State::Idle &&
+                   controller.queuedCount() == 0;
+        },
+        240000);
     QVERIFY(done);
     QVERIFY2(most <= 2, qPrintable(QString::number(most)));
     QCOMPARE(most, 2);  // and the limit was used
@@ -262,23 +284,28 @@ void TestStudioJobs::aTerminalsSweepIsListedCancelledAndShared()
     engine::createSweep(sweep);
     const QString S = QString::fromStdString(sweep.outDir);
     QProcess terminal;
-    terminal.start(QStringLiteral(LENGEN_CLI_PATH), {"sweep", "run", S, "--jobs", "1", "--threads-per-job", "1"});
+    terminal.start(QStringLiteral(LENGEN_CLI_PATH),
+                   {"sweep", "run", S, "--jobs", "1", "--threads-per-job", "1"});
     QVERIFY(terminal.waitForStarted());
     ui::RunController controller;
     ui::JobsPanel panel(controller);
     panel.setFoldersSource([dir] { return QStringList{QString::fromStdString(dir)}; });
     const auto cells = [&](const char* state) {
-        return std::count_if(panel.otherJobs().begin(), panel.otherJobs().end(), [&](const engine::JobRecord& j) {
-            return j.kind == engine::JobKindId::SweepCell && std::string(engine::jobStateName(j.state, j.kind)) == state;
-        });
+        return std::count_if(panel.otherJobs().begin(), panel.otherJobs().end(),
+                             [&](const engine::JobRecord& j) {
+                                 return j.kind == engine::JobKindId::SweepCell &&
+                                        std::string(engine::jobStateName(j.state, j.kind)) == state;
+                             });
     };
     QTRY_VERIFY_WITH_TIMEOUT(cells("running") == 1 && cells("pending") == 2, 30000);
     const std::string holder = panel.otherJobs().front().holder;
     QCOMPARE(QString::fromStdString(holder).section(':', 1), QString::number(terminal.processId()));
-    QTRY_VERIFY(panel.rowTexts().join('\n').contains("pending · held by " + QString::fromStdString(holder)));
+    QTRY_VERIFY(panel.rowTexts().join('\n').contains("pending · held by " +
+                                                     QString::fromStdString(holder)));
     // Cancel the last queued cell from the panel (the mark `lengen sweep cancel` leaves).
-    const auto queued = std::find_if(panel.otherJobs().begin(), panel.otherJobs().end(),
-                                     [](const engine::JobRecord& j) { return j.cell == "002-alibi-s1"; });
+    const auto queued =
+        std::find_if(panel.otherJobs().begin(), panel.otherJobs().end(),
+                     [](const engine::JobRecord& j) { return j.cell == "002-alibi-s1"; });
     QVERIFY(queued != panel.otherJobs().end());
     QVERIFY(panel.selectOther(queued->key()));
     QVERIFY(panel.actionEnabled(ui::JobsPanel::Action::Cancel));
@@ -286,7 +313,8 @@ void TestStudioJobs::aTerminalsSweepIsListedCancelledAndShared()
     QSignalSpy said(&panel, &ui::JobsPanel::statusMessage);
     panel.trigger(ui::JobsPanel::Action::Cancel);
     QVERIFY(said.wait(30000));
-    QVERIFY2(said.last().at(0).toString().startsWith("Cancelled cell 002-alibi-s1"), qPrintable(said.last().at(0).toString()));
+    QVERIFY2(said.last().at(0).toString().startsWith("Cancelled cell 002-alibi-s1"),
+             qPrintable(said.last().at(0).toString()));
     QTRY_VERIFY_WITH_TIMEOUT(cells("pending") == 1, 10000);
     // Run here: it names the terminal and its cells, and takes only the cancelled one.
     QSignalSpy warnings(&controller, &ui::RunController::warning);
@@ -296,11 +324,13 @@ void TestStudioJobs::aTerminalsSweepIsListedCancelledAndShared()
     QVERIFY(view.setSweep(S));
     view.runHere();
     const engine::SweepPaths paths{sweep.outDir};
-    QTRY_VERIFY_WITH_TIMEOUT(QFileInfo::exists(QString::fromStdString(paths.runFile("002-alibi-s1"))), 60000);
+    QTRY_VERIFY_WITH_TIMEOUT(
+        QFileInfo::exists(QString::fromStdString(paths.runFile("002-alibi-s1"))), 60000);
     QString lines;
     for (const auto& w : warnings)
         lines += w.at(1).toString() + "\n";
-    QVERIFY2(lines.contains(QString::fromStdString("2 cell(s) held by " + holder + " (000-rope-s1, 001-nope-s1): left to it")),
+    QVERIFY2(lines.contains(QString::fromStdString("2 cell(s) held by " + holder +
+                                                   " (000-rope-s1, 001-nope-s1): left to it")),
              qPrintable(lines));
     QVERIFY2(lines.contains("1 to run"), qPrintable(lines));
     // Both stop: the studio's cell, then the terminal's.
@@ -322,7 +352,8 @@ void TestStudioJobs::staysResponsiveWithTwentyForeignJobs()
         "for i in range(20):\n"
         "    d = os.path.join(sys.argv[1], 'run%d' % i)\n"
         "    os.makedirs(d)\n"
-        "    fd = os.open(os.path.join(d, '.lengen-job-evaluation-%d-%d.lock' % (os.getpid(), i)), os.O_RDWR | os.O_CREAT)\n"
+        "    fd = os.open(os.path.join(d, '.lengen-job-evaluation-%d-%d.lock' % (os.getpid(), i)), "
+        "os.O_RDWR | os.O_CREAT)\n"
         "    os.write(fd, ('%s:%d\\n' % (socket.gethostname(), os.getpid())).encode())\n"
         "    fcntl.lockf(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)\n"
         "    fds.append(fd)\n"
@@ -331,7 +362,8 @@ void TestStudioJobs::staysResponsiveWithTwentyForeignJobs()
     QProcess holder;
     holder.start(test::pythonPath(), {"-c", script, dir});
     QVERIFY(holder.waitForReadyRead(30000));
-    QVERIFY2(holder.readAllStandardOutput().contains("ready"), qPrintable(holder.readAllStandardError()));
+    QVERIFY2(holder.readAllStandardOutput().contains("ready"),
+             qPrintable(holder.readAllStandardError()));
     ui::RunController controller;
     ui::JobsPanel panel(controller);
     panel.resize(1000, 400);
@@ -342,8 +374,8 @@ void TestStudioJobs::staysResponsiveWithTwentyForeignJobs()
     test::GapMeter meter;
     QTest::qWait(4500);  // two more looks and the rebuilds they cause
     meter.stop();
-    qInfo("event loop gaps with 20 foreign jobs: own p99 %.1f ms (raw %.1f) over %zu ticks", meter.p99(),
-          meter.rawQuantile(0.99), meter.samples());
+    qInfo("event loop gaps with 20 foreign jobs: own p99 %.1f ms (raw %.1f) over %zu ticks",
+          meter.p99(), meter.rawQuantile(0.99), meter.samples());
     QVERIFY(meter.samples() > 100);
     QVERIFY2(meter.p99() <= 50, qPrintable(QString::number(meter.p99())));
     QCOMPARE(panel.rowTexts().size(), 20);
@@ -377,27 +409,34 @@ void TestStudioJobs::noRowReadsFinishedWithNothingDone()
     engine::JobResult twoMethods;
     twoMethods.methods = 2;
     controller.enqueue(ui::JobKind::Evaluation, "evaluate nothing", fake({}), "/runs/none/run.h5");
-    const quint64 two = controller.enqueue(ui::JobKind::Evaluation, "evaluate two", fake(twoMethods), "/runs/two/run.h5");
+    const quint64 two = controller.enqueue(ui::JobKind::Evaluation, "evaluate two",
+                                           fake(twoMethods), "/runs/two/run.h5");
     QVERIFY(waitIdle(controller, 60000));
     QTRY_COMPARE(panel.rowTexts().size(), int(controller.jobs().size()));
     const auto rows = panel.rowTexts();
     int said = 0;
     for (const auto& j : controller.jobs()) {
         const QString label = QString::fromStdString(j.label);
-        const auto row = std::find_if(rows.begin(), rows.end(), [&](const QString& r) { return r.startsWith(label + " | "); });
+        const auto row = std::find_if(rows.begin(), rows.end(), [&](const QString& r) {
+            return r.startsWith(label + " | ");
+        });
         QVERIFY2(row != rows.end(), qPrintable(label));
         const QString state = row->section(" | ", 1, 1);
         QVERIFY2(!state.startsWith("finished") || j.result.count(j.kind) > 0, qPrintable(*row));
         said += !j.result.said.empty();
     }
     QCOMPARE(said, 2);  // the sweep's creation and its aggregation said it in their own words
-    QVERIFY2(rows.join('\n').contains("new sweep S | created 2 cell(s)"), qPrintable(rows.join('\n')));
+    QVERIFY2(rows.join('\n').contains("new sweep S | created 2 cell(s)"),
+             qPrintable(rows.join('\n')));
     QVERIFY2(rows.join('\n').contains("nothing to aggregate yet"), qPrintable(rows.join('\n')));
-    QVERIFY2(rows.join('\n').contains("evaluate nothing | 0 methods computed"), qPrintable(rows.join('\n')));
-    QVERIFY2(rows.join('\n').contains("evaluate two | finished: 2 methods computed"), qPrintable(rows.join('\n')));
+    QVERIFY2(rows.join('\n').contains("evaluate nothing | 0 methods computed"),
+             qPrintable(rows.join('\n')));
+    QVERIFY2(rows.join('\n').contains("evaluate two | finished: 2 methods computed"),
+             qPrintable(rows.join('\n')));
     // The terminal signals carried each job's record: id, kind and typed result.
     QCOMPARE(finished.size(), 4);
-    std::map<quint64, ui::JobInfo> ended;  // the two evaluations run side by side: either ends first
+    std::map<quint64, ui::JobInfo>
+        ended;  // the two evaluations run side by side: either ends first
     for (const auto& args : finished)
         ended[args.at(0).value<ui::JobInfo>().id] = args.at(0).value<ui::JobInfo>();
     QCOMPARE(ended.size(), size_t(4));

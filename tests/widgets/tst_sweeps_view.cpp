@@ -10,20 +10,20 @@
 #include <QTableWidget>
 #include <QTest>
 
-#include <optional>
 #include <QTimer>
+#include <optional>
 
 #include <unistd.h>
 
 #include <algorithm>
 #include <filesystem>
 
+#include "gap_meter.h"
+#include "jobs_panel.h"
 #include "lengen/engine/run_file.h"
 #include "lengen/engine/sweep_run.h"
 #include "run_controller.h"
-#include "jobs_panel.h"
 #include "sweeps_view.h"
-#include "gap_meter.h"
 #include "test_support.h"
 
 using namespace lengen;
@@ -34,30 +34,34 @@ namespace {
 // Gaps between the ticks of a 10 ms timer: how long the event loop was away.
 bool waitIdle(ui::RunController& c, int ms)
 {
-    return QTest::qWaitFor([&] { return c.state() == ui::RunController::State::Idle && c.queuedCount() == 0; }, ms);
+    return QTest::qWaitFor(
+        [&] { return c.state() == ui::RunController::State::Idle && c.queuedCount() == 0; }, ms);
 }
 
-QString script(const char* name) { return QStringLiteral(LENGEN_SOURCE_DIR "/tests/slurm/") + name; }
+QString script(const char* name)
+{
+    return QStringLiteral(LENGEN_SOURCE_DIR "/tests/slurm/") + name;
+}
 
 }  // namespace
 
 // A test that needs the one-node Slurm: skipped without it, failed where CI requires it.
-#define SKIP_WITHOUT_SLURM()                                                         \
-    do {                                                                             \
-        if (!m_slurm) {                                                              \
-            const QString why = "Slurm cannot start here: " + m_slurmWhy;            \
-            if (qEnvironmentVariableIsSet("LENGEN_REQUIRE_SLURM"))                   \
-                QFAIL(qPrintable(why));                                              \
-            QSKIP(qPrintable(why));                                                  \
-        }                                                                            \
+#define SKIP_WITHOUT_SLURM()                                                                       \
+    do {                                                                                           \
+        if (!m_slurm) {                                                                            \
+            const QString why = "Slurm cannot start here: " + m_slurmWhy;                          \
+            if (qEnvironmentVariableIsSet("LENGEN_REQUIRE_SLURM"))                                 \
+                QFAIL(qPrintable(why));                                                            \
+            QSKIP(qPrintable(why));                                                                \
+        }                                                                                          \
     } while (false)
 
 namespace {
 // Two cells of a long tiny sweep in a scratch folder named `tag`, submitted to the test cluster
 // through `view`'s controller one at a time (--max-parallel 1): the second waits PENDING.
 // nullopt when the submission job did not end within 2 minutes.
-std::optional<engine::NewSweep> submitBehindMaxParallel(const std::string& tag, ui::RunController& controller,
-                                                        ui::SweepsView& view)
+std::optional<engine::NewSweep>
+submitBehindMaxParallel(const std::string& tag, ui::RunController& controller, ui::SweepsView& view)
 {
     const auto request = test::tinySweep(test::scratchDir(tag) + "/S", {"rope"}, 2, 2000000);
     engine::createSweep(request);
@@ -69,8 +73,12 @@ std::optional<engine::NewSweep> submitBehindMaxParallel(const std::string& tag, 
     o.maxParallel = 1;
     o.executable = LENGEN_CLI_PATH;
     view.submitTo(o);
-    if (!QTest::qWaitFor([&] { return controller.state() == ui::RunController::State::Idle && controller.queuedCount() == 0; },
-                         120000))
+    if (!QTest::qWaitFor(
+            [&] {
+                return controller.state() == ui::RunController::State::Idle &&
+                       controller.queuedCount() == 0;
+            },
+            120000))
         return std::nullopt;
     return request;
 }
@@ -109,8 +117,8 @@ void TestSweepsView::initTestCase()
 {
     m_cluster = QString::fromStdString(test::scratchDir("sweeps-view-slurm"));
     qputenv("LENGEN_SLURM_PORT", QByteArray::number(25000 + (getpid() % 2500) * 2));
-    const auto up = test::runProgram(script("cluster-up"), {m_cluster, "--stop-with", QString::number(getpid())},
-                                     120000);
+    const auto up = test::runProgram(script("cluster-up"),
+                                     {m_cluster, "--stop-with", QString::number(getpid())}, 120000);
     m_slurm = up.code == 0;
     m_slurmWhy = (up.err + up.out).trimmed();
     if (m_slurm)
@@ -143,15 +151,20 @@ void TestSweepsView::createRunStopWithoutBlocking()
     QVERIFY(QTest::qWaitFor([&] { return view.runningHere(); }, 20000));
     const engine::SweepPaths paths{m_sweep.toStdString()};
     const auto index = engine::readSweepIndex(paths.root);
-    QVERIFY(QTest::qWaitFor([&] {
-        try {
-            return failed.count() > 0 ||
-                   engine::readRunInfo(paths.runFile(index.cells.front().name)).lastLoggedStep > 20;
-        } catch (const std::exception&) {
-            return false;
-        }
-    }, 120000));
-    QVERIFY2(failed.isEmpty(), qPrintable(failed.isEmpty() ? QString() : failed.at(0).at(1).value<ui::RunError>().message));
+    QVERIFY(QTest::qWaitFor(
+        [&] {
+            try {
+                return failed.count() > 0 ||
+                       engine::readRunInfo(paths.runFile(index.cells.front().name)).lastLoggedStep >
+                           20;
+            } catch (const std::exception&) {
+                return false;
+            }
+        },
+        120000));
+    QVERIFY2(failed.isEmpty(),
+             qPrintable(failed.isEmpty() ? QString()
+                                         : failed.at(0).at(1).value<ui::RunError>().message));
     view.stopRun();
     QVERIFY(waitIdle(controller, 120000));
     QCOMPARE(cancelled.count(), 1);
@@ -160,7 +173,8 @@ void TestSweepsView::createRunStopWithoutBlocking()
     QCOMPARE(status.front().state, engine::SweepCellState::Stopped);
     QVERIFY(engine::readRunInfo(paths.runFile(index.cells.front().name)).checkpointStep > 0);
 
-    qInfo("event loop gaps while creating, running and stopping a sweep: own p99 %.1f ms (raw %.1f) over %zu ticks",
+    qInfo("event loop gaps while creating, running and stopping a sweep: own p99 %.1f ms (raw "
+          "%.1f) over %zu ticks",
           meter.p99(), meter.rawQuantile(0.99), meter.samples());
     QVERIFY(meter.samples() > 20);  // enough ticks for a p99 to mean something
     QVERIFY2(meter.p99() <= 50, qPrintable(QString::number(meter.p99())));
@@ -191,8 +205,8 @@ void TestSweepsView::submitToSlurmWithoutBlocking()
     QVERIFY(fs::exists(m_sweep.toStdString() + "/jobs.json"));
     // Let the event loop run while Slurm starts the cells, then measure.
     QTest::qWait(1500);
-    qInfo("event loop gaps while submitting to Slurm: own p99 %.1f ms (raw %.1f) over %zu ticks", meter.p99(),
-          meter.rawQuantile(0.99), meter.samples());
+    qInfo("event loop gaps while submitting to Slurm: own p99 %.1f ms (raw %.1f) over %zu ticks",
+          meter.p99(), meter.rawQuantile(0.99), meter.samples());
     QVERIFY(meter.samples() > 20);  // enough ticks for a p99 to mean something
     QVERIFY2(meter.p99() <= 50, qPrintable(QString::number(meter.p99())));
     test::runProgram("scancel", {"--name", "lengen-grid"});  // the cells need not finish
@@ -209,23 +223,29 @@ void TestSweepsView::showsTheSchedulersPendingCells()
     const auto submitted = submitBehindMaxParallel("sweeps-view-pending", controller, view);
     QVERIFY(submitted);
     QString tips;
-    const bool shown = QTest::qWaitFor([&] {
-        tips = gridTips(view);
-        return tips.contains(QRegularExpression("001-rope-s2: pending .*Slurm: PENDING"));
-    }, 60000);
+    const bool shown = QTest::qWaitFor(
+        [&] {
+            tips = gridTips(view);
+            return tips.contains(QRegularExpression("001-rope-s2: pending .*Slurm: PENDING"));
+        },
+        60000);
     if (!shown)
         test::runProgram("scancel", {"--name", "lengen-S"});
     QVERIFY2(shown, qPrintable(tips));
     // `lengen sweep cancel` from another process: the grid says "cancelled" for both cells (the
     // running one checkpointed, the pending one never started), as `sweep status` does.
-    const auto r = test::runLengen({"sweep", "cancel", QString::fromStdString(submitted->outDir), "--wait", "120"}, 180000);
+    const auto r = test::runLengen(
+        {"sweep", "cancel", QString::fromStdString(submitted->outDir), "--wait", "120"}, 180000);
     QVERIFY2(r.code == 0, qPrintable(r.err));
     // The view asks the scheduler at most every 5 s: its last answer (RUNNING) may be the one
     // merged for a few seconds more; the files and the next answer agree.
-    const bool cancelled = QTest::qWaitFor([&] {
-        tips = gridTips(view);
-        return tips.contains("000-rope-s1: cancelled") && tips.contains("001-rope-s2: cancelled");
-    }, 20000);
+    const bool cancelled = QTest::qWaitFor(
+        [&] {
+            tips = gridTips(view);
+            return tips.contains("000-rope-s1: cancelled") &&
+                   tips.contains("001-rope-s2: cancelled");
+        },
+        20000);
     QVERIFY2(cancelled, qPrintable(tips));
 }
 
@@ -253,18 +273,25 @@ void TestSweepsView::slurmCellsInTheJobsPanel()
         test::runProgram("scancel", {"--name", "lengen-S"});
     QVERIFY2(listed, "a PENDING cell in the Jobs panel");
     const auto cell = *pending();
-    QTRY_VERIFY(panel.rowTexts().join('\n').contains("(Slurm PENDING) · held by " + QString::fromStdString(cell.holder)));
+    QTRY_VERIFY(panel.rowTexts().join('\n').contains("(Slurm PENDING) · held by " +
+                                                     QString::fromStdString(cell.holder)));
     QVERIFY(panel.selectOther(cell.key()));
     QVERIFY(panel.actionEnabled(ui::JobsPanel::Action::Cancel));
     QSignalSpy said(&panel, &ui::JobsPanel::statusMessage);
     panel.trigger(ui::JobsPanel::Action::Cancel);
     QVERIFY(said.wait(60000));
-    QVERIFY2(said.last().at(0).toString().startsWith("Cancelled cell " + QString::fromStdString(cell.cell)),
+    QVERIFY2(said.last().at(0).toString().startsWith("Cancelled cell " +
+                                                     QString::fromStdString(cell.cell)),
              qPrintable(said.last().at(0).toString()));
-    QTRY_VERIFY_WITH_TIMEOUT(std::none_of(panel.otherJobs().begin(), panel.otherJobs().end(),
-                                          [&](const engine::JobRecord& j) { return j.cell == cell.cell; }),
-                             30000);
-    QCOMPARE(test::runLengen({"sweep", "cancel", QString::fromStdString(submitted->outDir), "--wait", "120"}, 180000).code, 0);
+    QTRY_VERIFY_WITH_TIMEOUT(
+        std::none_of(panel.otherJobs().begin(), panel.otherJobs().end(),
+                     [&](const engine::JobRecord& j) { return j.cell == cell.cell; }),
+        30000);
+    QCOMPARE(
+        test::runLengen(
+            {"sweep", "cancel", QString::fromStdString(submitted->outDir), "--wait", "120"}, 180000)
+            .code,
+        0);
 }
 
 // A config axis with one value (`--set training.max_steps=20`) overrides every cell: it is not
@@ -274,7 +301,8 @@ void TestSweepsView::gridAxesAreTheOnesThatVary()
 {
     const auto dir = test::scratchDir("sweeps-view-axes");
     auto request = test::tinySweep(dir + "/A", {"rope", "nope"}, 1, 20);
-    request.sets = {{"training.random_positions.max_position", {"0", "64"}}, {"training.max_steps", {"20"}}};
+    request.sets = {{"training.random_positions.max_position", {"0", "64"}},
+                    {"training.max_steps", {"20"}}};
     request.skipRefused = true;
     engine::createSweep(request);
     ui::SweepsView view;

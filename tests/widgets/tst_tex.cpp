@@ -59,7 +59,16 @@ GridSpec grid()
         f.title = "task " + std::to_string(p);
         f.y.log = p == 1;
         if (p == 2)
-            f.series.push_back({"only in the last panel", {0, 10, 20}, {1, 2, 3}, {}, {}, "", 2, false, true, false});
+            f.series.push_back({"only in the last panel",
+                                {0, 10, 20},
+                                {1, 2, 3},
+                                {},
+                                {},
+                                "",
+                                2,
+                                false,
+                                true,
+                                false});
         g.panels.push_back(f);
     }
     return g;
@@ -72,7 +81,8 @@ HeatmapSpec heatmap(bool log)
     h.rows = h.cols = 24;
     for (int r = 0; r < 24; ++r)
         for (int c = 0; c < 24; ++c)
-            h.values.push_back(c > r || (log && c < r - 6) ? NAN : 1.0f / float(r + 1) + 0.001f * float(c));
+            h.values.push_back(
+                c > r || (log && c < r - 6) ? NAN : 1.0f / float(r + 1) + 0.001f * float(c));
     h.logScale = log;
     h.boundary = 18;
     h.boundaryLabel = "train length";
@@ -100,10 +110,12 @@ QString compile(const QString& tex)
 {
     QProcess p;
     p.setWorkingDirectory(QFileInfo(tex).absolutePath());
-    p.start(QStringLiteral("pdflatex"), {"-interaction=nonstopmode", "-halt-on-error", QFileInfo(tex).fileName()});
+    p.start(QStringLiteral("pdflatex"),
+            {"-interaction=nonstopmode", "-halt-on-error", QFileInfo(tex).fileName()});
     if (!p.waitForFinished(120000))
         return QStringLiteral("pdflatex timed out");
-    const QString pdf = QFileInfo(tex).absolutePath() + "/" + QFileInfo(tex).completeBaseName() + ".pdf";
+    const QString pdf =
+        QFileInfo(tex).absolutePath() + "/" + QFileInfo(tex).completeBaseName() + ".pdf";
     if (p.exitCode() == 0 && QFileInfo(pdf).size() > 1000)
         return {};
     return QString::fromUtf8(p.readAllStandardOutput()).right(1500);
@@ -149,7 +161,8 @@ void TestTex::everyKindCompiles()
     QFETCH(QString, kind);
     // LENGEN_FIGURE_DIR keeps the files to look at (as tst_plots does).
     const QString keep = qEnvironmentVariable("LENGEN_FIGURE_DIR");
-    const QString dir = (keep.isEmpty() ? m_tmp.path() : keep) + "/" + QString(kind).replace(' ', '_');
+    const QString dir =
+        (keep.isEmpty() ? m_tmp.path() : keep) + "/" + QString(kind).replace(' ', '_');
     QVERIFY(QDir().mkpath(dir + "/figures"));
     for (const bool standalone : {true, false}) {
         const QString tex = standalone ? dir + "/alone.tex" : dir + "/figures/fig.tex";
@@ -174,9 +187,11 @@ void TestTex::everyKindCompiles()
             // it names.
             QFile paper(dir + "/paper.tex");
             QVERIFY(paper.open(QIODevice::WriteOnly));
-            paper.write("\\documentclass{article}\n\\usepackage{pgfplots}\n\\pgfplotsset{compat=1.18}\n"
-                        "\\usepackage[margin=0.5in, paperwidth=17in, paperheight=11in]{geometry}\n"
-                        "\\begin{document}\n\\def\\lengenFigureDir{figures}\n\\input{figures/fig.tex}\n\\end{document}\n");
+            paper.write(
+                "\\documentclass{article}\n\\usepackage{pgfplots}\n\\pgfplotsset{compat=1.18}\n"
+                "\\usepackage[margin=0.5in, paperwidth=17in, paperheight=11in]{geometry}\n"
+                "\\begin{document}\n\\def\\lengenFigureDir{figures}\n\\input{figures/"
+                "fig.tex}\n\\end{document}\n");
             paper.close();
             const QString failed = compile(dir + "/paper.tex");
             QVERIFY2(failed.isEmpty(), qPrintable(failed));
@@ -213,7 +228,8 @@ void TestTex::dataFilesHoldTheCsvNumbers()
     row = 0;
     for (size_t p = 0; p < g.panels.size(); ++p) {
         for (size_t i = 0; i < g.panels[p].series.size(); ++i)
-            for (const auto& line : rowsOf(read(dir + QStringLiteral("/g-p%1-%2.dat").arg(p).arg(i)))) {
+            for (const auto& line :
+                 rowsOf(read(dir + QStringLiteral("/g-p%1-%2.dat").arg(p).arg(i)))) {
                 auto fields = gridCsvRows.at(row++).split(',').mid(2);
                 while (!fields.isEmpty() && fields.last().isEmpty())
                     fields.removeLast();
@@ -248,7 +264,8 @@ void TestTex::paletteIsDefinedOnce()
 void TestTex::textIsEscaped()
 {
     QCOMPARE(texEscape("50% & x_1 {a} #2 ~ ^ \\"),
-             QString("50\\% \\& x\\_1 \\{a\\} \\#2 \\textasciitilde{} \\textasciicircum{} \\textbackslash{}"));
+             QString("50\\% \\& x\\_1 \\{a\\} \\#2 \\textasciitilde{} \\textasciicircum{} "
+                     "\\textbackslash{}"));
     QCOMPARE(texEscape("Λ × 8 — ≤"), QString("$\\Lambda$ $\\times$ 8 --- $\\leq$"));
     QCOMPARE(texEscape("a\nb"), QString("a b"));
     QCOMPARE(texEscape("a\nb", true), QString("a\\\\b"));

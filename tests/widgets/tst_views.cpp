@@ -20,27 +20,27 @@
 #include "compare_view.h"
 #include "figure_builder.h"
 #include "figure_view.h"
-#include "open_run_model.h"
 #include "intervention_dialog.h"
+#include "lengen/engine/analysis.h"
+#include "lengen/engine/interventions.h"
+#include "lengen/engine/probes.h"
+#include "lengen/engine/run_file.h"
+#include "lengen/engine/seed_stats.h"
+#include "lengen/engine/sweep.h"
+#include "lengen/engine/trainer.h"
+#include "open_run_model.h"
+#include "qcp.h"
+#include "run_controller.h"
+#include "run_figures.h"
+#include "run_table_model.h"
+#include "sweeps_view.h"
+#include "test_support.h"
+#include "training_view.h"
 #include <QCheckBox>
 #include <QDialogButtonBox>
 #include <QLabel>
 #include <QLineEdit>
 #include <QPushButton>
-#include "lengen/engine/interventions.h"
-#include "lengen/engine/seed_stats.h"
-#include "lengen/engine/analysis.h"
-#include "lengen/engine/probes.h"
-#include "lengen/engine/run_file.h"
-#include "lengen/engine/trainer.h"
-#include "qcp.h"
-#include "run_figures.h"
-#include "run_table_model.h"
-#include "test_support.h"
-#include "training_view.h"
-#include "sweeps_view.h"
-#include "run_controller.h"
-#include "lengen/engine/sweep.h"
 #include <QTableWidget>
 #include <filesystem>
 
@@ -154,7 +154,8 @@ void TestViews::attentionRowOfTheChosenQuery()
     QCOMPARE(float(row.series[1].y[2]), tile[5]);
     QCOMPARE(row.vlines.size(), size_t(1));
     // Out of range: said, never a crash.
-    QVERIFY_THROWS_EXCEPTION(std::exception, figures::attentionRowFigure(m_rope, "duplicated", {}, tokens));
+    QVERIFY_THROWS_EXCEPTION(std::exception,
+                             figures::attentionRowFigure(m_rope, "duplicated", {}, tokens));
 }
 
 void TestViews::attentionGridOpensTheClickedMap()
@@ -178,7 +179,8 @@ void TestViews::attentionGridOpensTheClickedMap()
     QCOMPARE(t.size, 4);
     QCOMPARE(t.maps.size(), size_t(2 * 3));
     const int tokens = t.tokens;
-    const auto full = engine::readAttentionTile(m_rope, "duplicated", 0, 1, 1, 0, tokens, 0, tokens);
+    const auto full =
+        engine::readAttentionTile(m_rope, "duplicated", 0, 1, 1, 0, tokens, 0, tokens);
     float blockMax = 0;
     for (int r = 0; r < tokens / 4; ++r)
         for (int c = 0; c <= r; ++c)
@@ -193,9 +195,10 @@ void TestViews::trainingOverlayDrawsOtherRuns()
     ui::TrainingView view(controller);
     view.showRunLog(QString::fromStdString(m_rope));
     QCOMPARE(view.lossFigure().series.size(), size_t(2));  // raw + EMA of the shown run
-    const auto failed = view.setOverlays({QString::fromStdString(m_rope), QString::fromStdString(m_nope),
-                                          QFileInfo(QString::fromStdString(m_ropeSeed2)).path(),
-                                          QStringLiteral("/nonexistent/run.h5")});
+    const auto failed =
+        view.setOverlays({QString::fromStdString(m_rope), QString::fromStdString(m_nope),
+                          QFileInfo(QString::fromStdString(m_ropeSeed2)).path(),
+                          QStringLiteral("/nonexistent/run.h5")});
     QCOMPARE(failed.size(), 1);
     QVERIFY(failed.front().startsWith("/nonexistent/run.h5"));
     QCOMPARE(view.overlays().size(), 2);  // the shown run is not drawn twice; a folder is a run
@@ -205,7 +208,8 @@ void TestViews::trainingOverlayDrawsOtherRuns()
     QVERIFY(QString::fromStdString(f.series[2].name).startsWith("RoPE seed 2"));
     const auto log = engine::readTrainLog(m_nope);
     QCOMPARE(f.series[1].x.size(), log.step.size());
-    QCOMPARE(f.series[1].y.front(), log.loss.front());  // smoothed like the shown run: EMA from the first
+    QCOMPARE(f.series[1].y.front(),
+             log.loss.front());  // smoothed like the shown run: EMA from the first
     QVERIFY(f.series[0].color != f.series[1].color && f.series[1].color != f.series[2].color &&
             f.series[0].color != f.series[2].color);
     // The excess-loss choice applies to every run.
@@ -235,7 +239,8 @@ void TestViews::aRunKeepsItsColourAcrossViews()
                      QString::fromStdString(m_nope)});
     // By default the two RoPE seeds are one curve (issue 42), N in its legend.
     QCOMPARE(compare.spec().series.size(), size_t(2));
-    QVERIFY2(compare.spec().series[0].name.find("RoPE (N=2, min-max)") == 0, compare.spec().series[0].name.c_str());
+    QVERIFY2(compare.spec().series[0].name.find("RoPE (N=2, min-max)") == 0,
+             compare.spec().series[0].name.c_str());
     compare.setGrouping(ui::CompareGroup::EachRun);  // a curve per run, each in its run's colour
     QCOMPARE(compare.spec().series.size(), size_t(3));
     ui::RunTableModel table;
@@ -246,7 +251,8 @@ void TestViews::aRunKeepsItsColourAcrossViews()
         QCOMPARE(colorIn(compare.spec(), id), plots::runColor(id));
         const int row = table.rowOfPath(QString::fromStdString(run));
         QVERIFY(row >= 0);
-        const auto swatch = table.data(table.index(row, ui::RunTableModel::Task), Qt::DecorationRole);
+        const auto swatch =
+            table.data(table.index(row, ui::RunTableModel::Task), Qt::DecorationRole);
         QCOMPARE(swatch.value<QColor>(), QColor(QString::fromStdString(plots::runColor(id))));
     }
     // The export writes the colours drawn.
@@ -264,8 +270,9 @@ void TestViews::sweepsViewFollowsTheCellsAndDrawsTheGrid()
     const std::string S = tmp.path().toStdString() + "/S";
     std::filesystem::create_directories(S);
     test::writeFile(S, "base.yaml", test::tinyConfig());
-    test::writeFile(S, "sweep.yaml", "base: base.yaml\naxes:\n  pe: [rope, nope]\n  seed: 2\n"
-                                     "stages:\n  eval: {methods: [standard], prompts: 32, bootstrap: 10}\n");
+    test::writeFile(S, "sweep.yaml",
+                    "base: base.yaml\naxes:\n  pe: [rope, nope]\n  seed: 2\n"
+                    "stages:\n  eval: {methods: [standard], prompts: 32, bootstrap: 10}\n");
     const auto index = engine::prepareSweep(S);
     ui::SweepsView view;
     QVERIFY(view.setSweep(QString::fromStdString(S)));
@@ -309,8 +316,10 @@ void TestViews::sweepsViewFollowsTheCellsAndDrawsTheGrid()
     auto* band = view.findChild<QComboBox*>("sweepBand");
     QVERIFY(band);
     band->setCurrentIndex(band->findData(int(engine::BandKind::StdErr)));
-    QVERIFY2(QString::fromStdString(view.figure()->title).contains("band: mean ± SE"), view.figure()->title.c_str());
-    QCOMPARE(engine::readAggregate(S + "/aggregate.h5").sets.front().curves.front().band, std::string("se"));
+    QVERIFY2(QString::fromStdString(view.figure()->title).contains("band: mean ± SE"),
+             view.figure()->title.c_str());
+    QCOMPARE(engine::readAggregate(S + "/aggregate.h5").sets.front().curves.front().band,
+             std::string("se"));
     band->setCurrentIndex(0);
     {
         // In the studio the aggregation is a job of the controller, off the GUI thread (issue 39).
@@ -325,7 +334,9 @@ void TestViews::sweepsViewFollowsTheCellsAndDrawsTheGrid()
         QVERIFY(std::any_of(jobs.begin(), jobs.end(), [](const ui::JobInfo& j) {
             return j.label.rfind("aggregate", 0) == 0 && j.kind == ui::JobKind::Sweep;
         }));
-        QVERIFY(QTest::qWaitFor([&] { return std::filesystem::exists(S + "/aggregate.h5") && !said.isEmpty(); }, 30000));
+        QVERIFY(QTest::qWaitFor(
+            [&] { return std::filesystem::exists(S + "/aggregate.h5") && !said.isEmpty(); },
+            30000));
         QCOMPARE(said.last().at(0).toString(), QStringLiteral("Aggregated over seeds"));
         QVERIFY(withJobs.figure());
     }
@@ -339,7 +350,8 @@ void TestViews::sweepsViewFollowsTheCellsAndDrawsTheGrid()
     QStringList runs;
     for (const auto& cell : index.cells)
         runs << QString::fromStdString(paths.runFile(cell.name));
-    const auto grouped = ui::compareFigure(runs, "standard", false, nullptr, ui::CompareGroup::PositionEncoding);
+    const auto grouped =
+        ui::compareFigure(runs, "standard", false, nullptr, ui::CompareGroup::PositionEncoding);
     QCOMPARE(grouped.series.size(), size_t(2));
     QCOMPARE(grouped.series[1].name, std::string("NoPE (N=2, min-max)"));
     const auto a = engine::readEvaluations(runs[2].toStdString()).front().curves.front().stats.mean;
@@ -348,7 +360,8 @@ void TestViews::sweepsViewFollowsTheCellsAndDrawsTheGrid()
         QCOMPARE(grouped.series[1].y[p], (a[p] + b[p]) / 2);
         QCOMPARE(grouped.series[1].bandLow[p], std::min(a[p], b[p]));
     }
-    QCOMPARE(ui::compareFigure(runs, "standard", false).series.size(), size_t(4));  // a curve per run
+    QCOMPARE(ui::compareFigure(runs, "standard", false).series.size(),
+             size_t(4));  // a curve per run
     // Issue 42: grouped by any keys, with N and the band the user chose; by default every
     // setting that differs but the seed (here the PE); a group mixing more is named.
     ui::CompareOptions byPe;
@@ -359,7 +372,8 @@ void TestViews::sweepsViewFollowsTheCellsAndDrawsTheGrid()
     QCOMPARE(se.figure.series.size(), size_t(2));
     QCOMPARE(se.figure.series[1].name, std::string("NoPE (N=2, mean ± SE)"));
     for (size_t p = 0; p < a.size(); ++p)  // two runs: SE = |a - b| / 2
-        QVERIFY(std::abs(se.figure.series[1].bandHigh[p] - ((a[p] + b[p]) / 2 + std::abs(a[p] - b[p]) / 2)) < 1e-12);
+        QVERIFY(std::abs(se.figure.series[1].bandHigh[p] -
+                         ((a[p] + b[p]) / 2 + std::abs(a[p] - b[p]) / 2)) < 1e-12);
     QVERIFY(se.notes.isEmpty());
     ui::CompareOptions settings;
     settings.group = ui::CompareGroup::Settings;
@@ -420,8 +434,10 @@ void TestViews::interventionsBesideTheUntouchedModel()
     lambda.intervention = "lambda:global=2,local=4";
     const auto row = figures::attentionRowFigure(m_nope, "long", lambda, 13);
     QVERIFY(row.series.at(0).points && row.series.at(1).points);
-    QVERIFY(std::isfinite(row.series[0].y.at(0)) && std::isnan(row.series[0].y.at(1)));  // x_0 alone
-    QVERIFY(std::isfinite(row.series[1].y.at(0)) && std::isnan(row.series[1].y.at(1)));  // y_0 alone
+    QVERIFY(std::isfinite(row.series[0].y.at(0)) &&
+            std::isnan(row.series[0].y.at(1)));  // x_0 alone
+    QVERIFY(std::isfinite(row.series[1].y.at(0)) &&
+            std::isnan(row.series[1].y.at(1)));  // y_0 alone
 
     std::vector<std::string> names;
     for (const auto& f : figures::availableFigures(m_nope))
@@ -455,7 +471,9 @@ void TestViews::interventionsBesideTheUntouchedModel()
     // Row 13 sees keys 8..13 only: the window's edge is in the map, unlike the untouched one.
     const auto& plain = *view.heatmap();
     QCOMPARE(h.rows, plain.rows);
-    const auto at = [&](const plots::HeatmapSpec& m, int r, int c) { return m.values[size_t(r * m.cols + c)]; };
+    const auto at = [&](const plots::HeatmapSpec& m, int r, int c) {
+        return m.values[size_t(r * m.cols + c)];
+    };
     // Issue 41, defect 1: what the window masks is drawn as masked (blank, like the causal
     // triangle), not as the smallest weight; both maps share one colour range; the right map
     // has its own hover read-out; the row plot holds both models' rows.
@@ -491,9 +509,11 @@ void TestViews::interventionsBesideTheUntouchedModel()
     auto* rect = right->axisRect();
     const QPoint cell(int(rect->axis(QCPAxis::atBottom)->coordToPixel(0)),
                       int(rect->axis(QCPAxis::atLeft)->coordToPixel(13)));
-    QMouseEvent move(QEvent::MouseMove, cell, right->mapToGlobal(cell), Qt::NoButton, Qt::NoButton, Qt::NoModifier);
+    QMouseEvent move(QEvent::MouseMove, cell, right->mapToGlobal(cell), Qt::NoButton, Qt::NoButton,
+                     Qt::NoModifier);
     QApplication::sendEvent(right, &move);
-    QVERIFY2(view.readout().startsWith("window:local=6: query 13") && view.readout().contains("masked by window:local=6"),
+    QVERIFY2(view.readout().startsWith("window:local=6: query 13") &&
+                 view.readout().contains("masked by window:local=6"),
              qPrintable(view.readout()));
     view.setIntervention(QString());
     QVERIFY(view.interventionPlot()->isHidden());
@@ -548,19 +568,23 @@ void TestViews::interventionsBesideTheUntouchedModel()
 // run" (its text for an open run without results); closing the run says it again.
 void TestViews::figureViewsSayNoRunIsOpen()
 {
-    ui::FigureView view([](const auto&) { return true; }, QStringLiteral("No evaluation stored for this run."));
+    ui::FigureView view([](const auto&) { return true; },
+                        QStringLiteral("No evaluation stored for this run."));
     auto* empty = view.findChild<QLabel*>("emptyText");
     QVERIFY(empty->text().startsWith("No run open"));
-    ui::FigureView none([](const auto&) { return false; }, QStringLiteral("No evaluation stored for this run."));
+    ui::FigureView none([](const auto&) { return false; },
+                        QStringLiteral("No evaluation stored for this run."));
     none.setRun(QString::fromStdString(m_nope));  // a run, but nothing this view shows
-    QCOMPARE(none.findChild<QLabel*>("emptyText")->text(), QStringLiteral("No evaluation stored for this run."));
+    QCOMPARE(none.findChild<QLabel*>("emptyText")->text(),
+             QStringLiteral("No evaluation stored for this run."));
     none.setRun(QString());
     QVERIFY(none.findChild<QLabel*>("emptyText")->text().startsWith("No run open"));
     // The Attention view too.
     ui::AttentionView attention;
     QVERIFY(attention.findChild<QLabel*>("emptyText")->text().startsWith("No run open"));
     attention.setRun(QString::fromStdString(m_nope));  // probed: no (it was never probed)
-    QVERIFY(attention.findChild<QLabel*>("emptyText")->text().startsWith("No attention maps stored"));
+    QVERIFY(
+        attention.findChild<QLabel*>("emptyText")->text().startsWith("No attention maps stored"));
     attention.setRun(QString());
     QVERIFY(attention.findChild<QLabel*>("emptyText")->text().startsWith("No run open"));
 }

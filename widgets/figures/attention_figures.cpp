@@ -46,10 +46,12 @@ std::vector<float> readTile(const std::string& run, const engine::AttentionSetti
                             const std::string& intervention = "")
 {
     if (head >= 0)
-        return engine::readAttentionTile(run, s.name, prompt, layer, head, r0, r1, c0, c1, intervention);
+        return engine::readAttentionTile(run, s.name, prompt, layer, head, r0, r1, c0, c1,
+                                         intervention);
     std::vector<float> sum;
     for (int h = 0; h < s.heads; ++h) {
-        const auto t = engine::readAttentionTile(run, s.name, prompt, layer, h, r0, r1, c0, c1, intervention);
+        const auto t =
+            engine::readAttentionTile(run, s.name, prompt, layer, h, r0, r1, c0, c1, intervention);
         if (sum.empty())
             sum.assign(t.size(), 0.f);
         for (size_t i = 0; i < t.size(); ++i)
@@ -72,7 +74,8 @@ FigureSpec attentionFigure(const engine::AttentionSetting& s, const RunFacts& rf
     // Last layer: the query's weight on each x token (even tokens), one curve per head.
     FigureSpec f;
     f.title = rf.config.task.name + " - " + rf.info.positionEncoding + " - layer " +
-              std::to_string(s.layers - 1) + " - " + s.name + " (" + std::to_string(s.tokens) + " tokens)";
+              std::to_string(s.layers - 1) + " - " + s.name + " (" + std::to_string(s.tokens) +
+              " tokens)";
     const size_t t = size_t(s.tokens), l = size_t(s.layers - 1);
     for (int h = 0; h < s.heads; ++h) {
         Series c;
@@ -100,14 +103,15 @@ FigureSpec attentionFigure(const engine::AttentionSetting& s, const RunFacts& rf
 FigureSpec averageAttentionFigure(const engine::AttentionSetting& s, const RunFacts& rf)
 {
     FigureSpec f;
-    f.title = rf.config.task.name + " - " + rf.info.positionEncoding + " - attention on y tokens (" +
-              std::to_string(s.points) + " points)";
+    f.title = rf.config.task.name + " - " + rf.info.positionEncoding +
+              " - attention on y tokens (" + std::to_string(s.points) + " points)";
     const size_t n = size_t(s.points);
     for (int l = 0; l < s.layers; ++l) {
         Series c;
         c.name = "Layer " + std::to_string(l);
         c.x = positions(n, n > 1 ? 1.0 / double(n - 1) : 1.0);
-        c.y.assign(s.yAttention.begin() + long(size_t(l) * n), s.yAttention.begin() + long(size_t(l + 1) * n));
+        c.y.assign(s.yAttention.begin() + long(size_t(l) * n),
+                   s.yAttention.begin() + long(size_t(l + 1) * n));
         f.series.push_back(c);
     }
     f.x.label = "Normalized token position";
@@ -162,16 +166,18 @@ FigureSpec attentionRowFigure(const std::string& run, const std::string& setting
     const auto& s = settingNamed(run, setting, all);
     checkSelection(s, m);
     if (query < 0 || query >= s.tokens)
-        throw Error(ErrorKind::Usage, "attention map '" + setting + "': query " + std::to_string(query) +
-                                          " out of range (0.." + std::to_string(s.tokens - 1) + ")");
+        throw Error(ErrorKind::Usage, "attention map '" + setting + "': query " +
+                                          std::to_string(query) + " out of range (0.." +
+                                          std::to_string(s.tokens - 1) + ")");
     const auto rf = facts(run);
     const int layer = m.layer < 0 ? s.layers - 1 : m.layer;
     // [1, query + 1]: the keys this query may see (the causal mask hides the rest).
-    const auto row = readTile(run, s, m.prompt, layer, m.head, query, query + 1, 0, query + 1, m.intervention);
+    const auto row =
+        readTile(run, s, m.prompt, layer, m.head, query, query + 1, 0, query + 1, m.intervention);
     const bool edited = !m.intervention.empty();  // its masked keys (exactly 0) leave gaps
     FigureSpec f;
-    f.title = rf.info.positionEncoding + " - " + s.name + " - query " + std::to_string(query) + " (" +
-              tokenLabel(query) + "), prompt " + std::to_string(m.prompt) + ", layer " +
+    f.title = rf.info.positionEncoding + " - " + s.name + " - query " + std::to_string(query) +
+              " (" + tokenLabel(query) + "), prompt " + std::to_string(m.prompt) + ", layer " +
               std::to_string(layer) + ", " + headName(m.head);
     Series xs, ys;  // an x token's and a y token's keys: where the weight goes differs by kind
     xs.name = "keys x_i";
@@ -203,7 +209,8 @@ FigureSpec attentionRowFigure(const std::string& run, const std::string& setting
     return f;
 }
 
-MapThumbnails mapThumbnails(const std::string& run, const std::string& setting, int prompt, int size)
+MapThumbnails mapThumbnails(const std::string& run, const std::string& setting, int prompt,
+                            int size)
 {
     std::vector<engine::AttentionSetting> all;
     const auto& s = settingNamed(run, setting, all);

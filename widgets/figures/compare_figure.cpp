@@ -20,7 +20,10 @@ namespace {
 
 // A key that belongs to the position encoding: grouped as one "pe" (RoPE, not "patch.name=…,
 // patch.rope_scaling.type=…").
-bool encodingKey(const std::string& key) { return key.rfind("patch.", 0) == 0 || key == "model.rope_theta"; }
+bool encodingKey(const std::string& key)
+{
+    return key.rfind("patch.", 0) == 0 || key == "model.rope_theta";
+}
 
 // What Compare knows of one run: its header, its resolved config and that config flattened.
 struct RunFacts {
@@ -67,8 +70,9 @@ std::string shortcutKey(const engine::RunFileInfo& info, CompareGroup group)
     case CompareGroup::SweepAxes: {
         if (info.sweepAxes.empty())
             return info.positionEncoding;  // not a sweep cell: its PE
-        std::string out;  // "pe=rope seed=2" without the seed
-        for (const auto& part : QString::fromStdString(info.sweepAxes).split(' ', Qt::SkipEmptyParts))
+        std::string out;                   // "pe=rope seed=2" without the seed
+        for (const auto& part :
+             QString::fromStdString(info.sweepAxes).split(' ', Qt::SkipEmptyParts))
             if (!part.startsWith("seed="))
                 out += (out.empty() ? "" : " ") + part.toStdString();
         return out.empty() ? info.sweepName : out;
@@ -105,7 +109,8 @@ std::vector<std::string> differingKeys(const std::vector<const RunFacts*>& runs)
 
 // What differs between the evaluations a group averages: "prompts 128/1280", "eval seeds 1/2",
 // "lengths 72/144 points" (the OOD factor), joined by "; "; "" when they were made alike.
-std::string mixedEvaluations(const std::vector<engine::EvalResult>& results, const std::vector<size_t>& idx)
+std::string mixedEvaluations(const std::vector<engine::EvalResult>& results,
+                             const std::vector<size_t>& idx)
 {
     std::string out;
     const auto add = [&](const char* what, auto get, const char* unit) {
@@ -119,9 +124,12 @@ std::string mixedEvaluations(const std::vector<engine::EvalResult>& results, con
             list += (list.empty() ? "" : "/") + std::to_string(v);
         out += (out.empty() ? "" : "; ") + std::string(what) + " " + list + unit;
     };
-    add("prompts", [](const engine::EvalResult& r) { return r.prompts; }, "");
-    add("eval seeds", [](const engine::EvalResult& r) { return r.seed; }, "");
-    add("lengths", [](const engine::EvalResult& r) { return r.nPoints; }, " points");
+    add(
+        "prompts", [](const engine::EvalResult& r) { return r.prompts; }, "");
+    add(
+        "eval seeds", [](const engine::EvalResult& r) { return r.seed; }, "");
+    add(
+        "lengths", [](const engine::EvalResult& r) { return r.nPoints; }, " points");
     return out;
 }
 
@@ -129,8 +137,9 @@ std::string mixedEvaluations(const std::vector<engine::EvalResult>& results, con
 
 namespace {
 const std::pair<CompareGroup, const char*> kGroupNames[] = {
-    {CompareGroup::EachRun, "each-run"}, {CompareGroup::Settings, "settings"}, {CompareGroup::Keys, "keys"},
-    {CompareGroup::PositionEncoding, "pe"}, {CompareGroup::Task, "task"}, {CompareGroup::Backbone, "backbone"},
+    {CompareGroup::EachRun, "each-run"},    {CompareGroup::Settings, "settings"},
+    {CompareGroup::Keys, "keys"},           {CompareGroup::PositionEncoding, "pe"},
+    {CompareGroup::Task, "task"},           {CompareGroup::Backbone, "backbone"},
     {CompareGroup::SweepAxes, "sweep-axes"}};
 }  // namespace
 
@@ -162,7 +171,7 @@ namespace {
 
 // Every selected run read once; those with the method keep their evaluation.
 struct Compared {
-    std::vector<RunFacts> everyRun, facts;    // facts: the runs with the method, as `results`
+    std::vector<RunFacts> everyRun, facts;  // facts: the runs with the method, as `results`
     std::vector<engine::EvalResult> results;
 };
 
@@ -175,7 +184,8 @@ Compared readCompared(const QStringList& runFiles, const std::string& method, QS
         c.everyRun.push_back({info, config, engine::flattenedConfig(config)});
         bool found = false;
         for (auto& r : engine::readEvaluations(run.toStdString())) {
-            if (r.method != method || r.source != "lengen" || !r.intervention.empty() || r.curves.empty())
+            if (r.method != method || r.source != "lengen" || !r.intervention.empty() ||
+                r.curves.empty())
                 continue;
             found = true;
             c.facts.push_back(c.everyRun.back());
@@ -189,16 +199,19 @@ Compared readCompared(const QStringList& runFiles, const std::string& method, QS
 }
 
 // Named, not hidden: the runs of one group that differ in more than the grouping keys.
-void noteExtraKeys(CompareResult& out, const std::string& group, const std::vector<const RunFacts*>& runs,
-                   bool byKeys, const CompareOptions& options)
+void noteExtraKeys(CompareResult& out, const std::string& group,
+                   const std::vector<const RunFacts*>& runs, bool byKeys,
+                   const CompareOptions& options)
 {
     if (runs.size() < 2)
         return;
     auto extra = differingKeys(runs);
     extra.erase(std::remove_if(extra.begin(), extra.end(),
                                [&](const std::string& k) {
-                                   return std::find(out.keys.begin(), out.keys.end(), k) != out.keys.end() ||
-                                          (!byKeys && k == "pe" && options.group == CompareGroup::PositionEncoding);
+                                   return std::find(out.keys.begin(), out.keys.end(), k) !=
+                                              out.keys.end() ||
+                                          (!byKeys && k == "pe" &&
+                                           options.group == CompareGroup::PositionEncoding);
                                }),
                 extra.end());
     if (extra.empty())
@@ -217,9 +230,9 @@ void noteExtraKeys(CompareResult& out, const std::string& group, const std::vect
 // swatches in the Runs list show, decided by the selection (`selectedIds`), not by who has
 // this method. Curves averaged over evaluations made differently are flagged, not mixed
 // silently.
-plots::Series groupSeries(const std::string& group, const std::vector<size_t>& idx, const Compared& c,
-                          const std::vector<std::string>& selectedIds, const CompareOptions& options,
-                          CompareResult& out)
+plots::Series groupSeries(const std::string& group, const std::vector<size_t>& idx,
+                          const Compared& c, const std::vector<std::string>& selectedIds,
+                          const CompareOptions& options, CompareResult& out)
 {
     std::vector<std::vector<double>> perRun;
     for (size_t i : idx)
@@ -230,7 +243,8 @@ plots::Series groupSeries(const std::string& group, const std::vector<size_t>& i
     stats.bootstrapLow = combined.low;
     stats.bootstrapHigh = combined.high;
     const bool single = selectedIds.size() == 1;
-    const std::string colour = single ? plots::runColor(selectedIds.front()) : plots::runColor("group:" + group);
+    const std::string colour =
+        single ? plots::runColor(selectedIds.front()) : plots::runColor("group:" + group);
     for (size_t i : idx)
         plots::showRunColorAs(c.facts[i].info.runId, single ? std::string() : "group:" + group);
     const auto mixed = mixedEvaluations(c.results, idx);
@@ -253,7 +267,8 @@ CompareResult compareRuns(const QStringList& runFiles, const std::string& method
     // is the same group, in the same colour, in every method's figure, whichever of its runs
     // lack one (issue 52: the RoPE group was pink in one method and vermilion in the others).
     const Compared c = readCompared(runFiles, method, out.missing);
-    const bool byKeys = options.group == CompareGroup::Settings || options.group == CompareGroup::Keys;
+    const bool byKeys =
+        options.group == CompareGroup::Settings || options.group == CompareGroup::Keys;
     if (byKeys) {
         std::vector<const RunFacts*> all;
         for (const auto& r : c.everyRun)
@@ -263,7 +278,8 @@ CompareResult compareRuns(const QStringList& runFiles, const std::string& method
     const auto groupOf = [&](const RunFacts& r) {
         if (byKeys)
             return out.keys.empty() ? r.info.positionEncoding : labelOf(r, out.keys);
-        return options.group == CompareGroup::EachRun ? r.info.runId : shortcutKey(r.info, options.group);
+        return options.group == CompareGroup::EachRun ? r.info.runId
+                                                      : shortcutKey(r.info, options.group);
     };
     std::map<std::string, std::vector<std::string>> selected;  // group -> every selected run's id
     for (const auto& r : c.everyRun)
@@ -286,7 +302,8 @@ CompareResult compareRuns(const QStringList& runFiles, const std::string& method
         if (options.group == CompareGroup::EachRun) {
             plots::showRunColorAs(c.facts[i].info.runId, {});
             // The run's own colour: the same in the training overlay and the run table.
-            f.series.push_back(figures::curveSeries(figures::runLegend(c.facts[i].info), r.curves.front().stats,
+            f.series.push_back(figures::curveSeries(figures::runLegend(c.facts[i].info),
+                                                    r.curves.front().stats,
                                                     plots::runColor(c.facts[i].info.runId)));
         }
         if (baselines && i == 0)
@@ -319,14 +336,15 @@ CompareResult compareRuns(const QStringList& runFiles, const std::string& method
     // What each run last trained on (issue 52): one marker, or one per length where runs differ.
     for (const int t : trained)
         if (t > 0 && xMax > figures::trainLengthK(t))  // only where the prompts go beyond it
-            f.vlines.push_back({figures::trainLengthK(t),
-                                trained.size() == 1 ? std::string("train length")
-                                                    : "train length " + std::to_string(t) + " points"});
+            f.vlines.push_back(
+                {figures::trainLengthK(t), trained.size() == 1
+                                               ? std::string("train length")
+                                               : "train length " + std::to_string(t) + " points"});
     return out;
 }
 
-plots::FigureSpec compareFigure(const QStringList& runFiles, const std::string& method, bool baselines,
-                                QStringList* missing, CompareGroup group)
+plots::FigureSpec compareFigure(const QStringList& runFiles, const std::string& method,
+                                bool baselines, QStringList* missing, CompareGroup group)
 {
     CompareOptions options;
     options.group = group;

@@ -43,8 +43,9 @@ CompareResult compareRuns(const QStringList& runFiles, const std::string& method
                           const CompareOptions& options);
 
 /// The figure alone (tests and older callers): `group` with the default band.
-plots::FigureSpec compareFigure(const QStringList& runFiles, const std::string& method, bool baselines,
-                                QStringList* missing = nullptr, CompareGroup group = CompareGroup::EachRun);
+plots::FigureSpec compareFigure(const QStringList& runFiles, const std::string& method,
+                                bool baselines, QStringList* missing = nullptr,
+                                CompareGroup group = CompareGroup::EachRun);
 
 /// A grouping's stable name, as a provenance file records it: each-run, settings, keys, pe, task,
 /// backbone, sweep-axes; and back (nullopt for a name it does not know).

@@ -14,10 +14,10 @@
 
 #include "lengen/engine/analysis.h"
 #include "lengen/engine/errors.h"
+#include "lengen/engine/hash.h"
 #include "lengen/engine/run_file.h"
 #include "lengen/engine/sweep.h"
 #include "lengen/engine/version.h"
-#include "lengen/engine/hash.h"
 
 namespace lengen::figures {
 
@@ -47,7 +47,8 @@ QJsonArray evaluationsDrawn(const std::string& run, const std::string& name)
         return out;
     }
     for (const auto& r : results) {
-        if (r.method != method || (!only.empty() && r.intervention.rfind(only, 0) != 0 && r.intervention != only))
+        if (r.method != method ||
+            (!only.empty() && r.intervention.rfind(only, 0) != 0 && r.intervention != only))
             continue;
         QJsonObject e;
         e["method"] = qs(r.method);
@@ -126,8 +127,8 @@ void stamp(QJsonObject& p)
 
 }  // namespace
 
-QJsonObject multiRunProvenance(const QStringList& runs, const std::string& method, const QJsonObject& grouping,
-                               const QStringList& hidden)
+QJsonObject multiRunProvenance(const QStringList& runs, const std::string& method,
+                               const QJsonObject& grouping, const QStringList& hidden)
 {
     QJsonArray records, evaluations;
     for (const auto& run : runs) {
@@ -186,8 +187,8 @@ QJsonObject sweepGridProvenance(const std::string& sweepDir, const std::string& 
     return p;
 }
 
-QJsonObject runFigureProvenance(const std::string& run, const std::string& name, const MapSelection& map,
-                                const QStringList& hidden)
+QJsonObject runFigureProvenance(const std::string& run, const std::string& name,
+                                const MapSelection& map, const QStringList& hidden)
 {
     const auto info = engine::readRunInfo(engine::locateRunFile(run));
     const QJsonObject r = runRecord(info);
@@ -205,7 +206,8 @@ QJsonObject runFigureProvenance(const std::string& run, const std::string& name,
     return p;
 }
 
-std::string writeProvenance(const std::string& figurePath, const QJsonObject& given, bool standalone)
+std::string writeProvenance(const std::string& figurePath, const QJsonObject& given,
+                            bool standalone)
 {
     const fs::path fig(figurePath);
     // The file's format, so that a rebuild writes the same kind by default (issue 52: a .tex lost
@@ -215,14 +217,16 @@ std::string writeProvenance(const std::string& figurePath, const QJsonObject& gi
     std::string ext = fig.extension().string();
     if (!ext.empty())
         ext.erase(0, 1);
-    std::transform(ext.begin(), ext.end(), ext.begin(), [](unsigned char c) { return char(std::tolower(c)); });
+    std::transform(ext.begin(), ext.end(), ext.begin(),
+                   [](unsigned char c) { return char(std::tolower(c)); });
     view["format"] = qs(ext);
     if (ext == "tex")
         view["standalone"] = standalone;
     provenance["view"] = view;
     const auto path = (fig.parent_path() / (fig.stem().string() + ".provenance.json")).string();
     QSaveFile f(qs(path));  // written beside, renamed into place
-    if (!f.open(QIODevice::WriteOnly) || f.write(QJsonDocument(provenance).toJson()) < 0 || !f.commit())
+    if (!f.open(QIODevice::WriteOnly) || f.write(QJsonDocument(provenance).toJson()) < 0 ||
+        !f.commit())
         throw Error(ErrorKind::Io, "cannot write " + path + ": " + f.errorString().toStdString());
     return path;
 }
@@ -235,7 +239,8 @@ QJsonObject provenanceDocument(const std::string& path)
 {
     QFile f(qs(path));
     if (!QFileInfo(qs(path)).isFile() || !f.open(QIODevice::ReadOnly))
-        throw Error(ErrorKind::Usage, "--from " + path + ": cannot read it (not a readable regular file)");
+        throw Error(ErrorKind::Usage,
+                    "--from " + path + ": cannot read it (not a readable regular file)");
     QJsonParseError err{};
     const auto p = QJsonDocument::fromJson(f.readAll(), &err).object();
     if (err.error != QJsonParseError::NoError || p["format"].toString() != kFormat)
@@ -245,7 +250,8 @@ QJsonObject provenanceDocument(const std::string& path)
                                                : std::string()));
     if (p["version"].toInt() != kProvenanceVersion)
         throw Error(ErrorKind::Usage, "--from " + path + ": provenance version " +
-                                          std::to_string(p["version"].toInt()) + " (this LenGen reads " +
+                                          std::to_string(p["version"].toInt()) +
+                                          " (this LenGen reads " +
                                           std::to_string(kProvenanceVersion) + ")");
     return p;
 }
@@ -255,20 +261,27 @@ std::string checkedRun(const std::string& path, const QJsonObject& r)
 {
     const std::string run = r["path"].toString().toStdString();
     if (!fs::exists(run))
-        throw Error(ErrorKind::RunFile, "--from " + path + ": run " + r["run_id"].toString().toStdString() +
+        throw Error(ErrorKind::RunFile, "--from " + path + ": run " +
+                                            r["run_id"].toString().toStdString() +
                                             " is no longer at " + run + " (moved or deleted)");
     const auto info = engine::readRunInfo(run);
     const auto hash = configHash(info.configYaml);
-    if (hash != r["config_hash"].toString().toStdString() || info.runId != r["run_id"].toString().toStdString())
+    if (hash != r["config_hash"].toString().toStdString() ||
+        info.runId != r["run_id"].toString().toStdString())
         throw Error(ErrorKind::RunFile, "--from " + path + ": run " + run +
-                                            " changed since the figure was made (config hash " + hash + ", run id " +
-                                            info.runId + "; the figure recorded " +
+                                            " changed since the figure was made (config hash " +
+                                            hash + ", run id " + info.runId +
+                                            "; the figure recorded " +
                                             r["config_hash"].toString().toStdString() + ", " +
                                             r["run_id"].toString().toStdString() + ")");
-    if (r.contains("checkpoint_step") && qint64(r["checkpoint_step"].toDouble()) != info.checkpointStep)
-        throw Error(ErrorKind::RunFile, "--from " + path + ": run " + run + " was trained further since the figure "
-                                            "was made (checkpoint " + std::to_string(info.checkpointStep) +
-                                            ", recorded " + std::to_string(qint64(r["checkpoint_step"].toDouble())) + ")");
+    if (r.contains("checkpoint_step") &&
+        qint64(r["checkpoint_step"].toDouble()) != info.checkpointStep)
+        throw Error(ErrorKind::RunFile,
+                    "--from " + path + ": run " + run +
+                        " was trained further since the figure "
+                        "was made (checkpoint " +
+                        std::to_string(info.checkpointStep) + ", recorded " +
+                        std::to_string(qint64(r["checkpoint_step"].toDouble())) + ")");
     return run;
 }
 
@@ -313,7 +326,8 @@ FigureSource compareSource(const std::string& path, const QJsonObject& p)
     s.name = "compare";
     s.method = view["figure"].toString().mid(8).toStdString();
     if (runs.isEmpty())
-        throw Error(ErrorKind::Usage, "--from " + path + ": a Compare figure with no run in 'runs'");
+        throw Error(ErrorKind::Usage,
+                    "--from " + path + ": a Compare figure with no run in 'runs'");
     for (const auto& r : runs)
         s.runs.push_back(checkedRun(path, r.toObject()));
     QJsonArray drawn;
@@ -329,9 +343,10 @@ FigureSource compareSource(const std::string& path, const QJsonObject& p)
             now.append(o);
         }
     if (p.contains("evaluations") && !sameEvaluations(drawn, now))
-        throw Error(ErrorKind::RunFile, "--from " + path + ": the stored " + s.method +
-                                            " evaluations of the compared runs changed since the figure was made "
-                                            "(evaluated again?)");
+        throw Error(ErrorKind::RunFile,
+                    "--from " + path + ": the stored " + s.method +
+                        " evaluations of the compared runs changed since the figure was made "
+                        "(evaluated again?)");
     const auto grouping = p["grouping"].toObject();
     s.group = grouping["group"].toString("each-run").toStdString();
     for (const auto& k : grouping["keys"].toArray())
@@ -349,15 +364,19 @@ FigureSource runSource(const std::string& path, const QJsonObject& p)
     const auto runs = p["runs"].toArray();
     // Each key named on its own: a number in view.figure was once blamed on 'runs'.
     if (!view["figure"].isString())
-        throw Error(ErrorKind::Usage, "--from " + path + ": key 'view.figure' must be a figure's name (a string)");
+        throw Error(ErrorKind::Usage,
+                    "--from " + path + ": key 'view.figure' must be a figure's name (a string)");
     if (runs.size() != 1)
-        throw Error(ErrorKind::Usage, "--from " + path + ": key 'runs' must hold one run for figure '" +
+        throw Error(ErrorKind::Usage, "--from " + path +
+                                          ": key 'runs' must hold one run for figure '" +
                                           view["figure"].toString().toStdString() + "'");
     const std::string run = checkedRun(path, runs.first().toObject());
     if (p.contains("evaluations") &&
-        !sameEvaluations(p["evaluations"].toArray(), evaluationsDrawn(run, view["figure"].toString().toStdString())))
-        throw Error(ErrorKind::RunFile, "--from " + path + ": the stored evaluations of run " + run +
-                                            " that the figure draws changed since it was made (evaluated again?)");
+        !sameEvaluations(p["evaluations"].toArray(),
+                         evaluationsDrawn(run, view["figure"].toString().toStdString())))
+        throw Error(ErrorKind::RunFile,
+                    "--from " + path + ": the stored evaluations of run " + run +
+                        " that the figure draws changed since it was made (evaluated again?)");
     FigureSource s;
     s.run = run;
     recordedView(view, s);

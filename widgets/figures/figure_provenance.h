@@ -13,8 +13,8 @@
 
 #include <string>
 
-#include "run_figures.h"
 #include "lengen/engine/sweep_aggregate.h"
+#include "run_figures.h"
 
 namespace lengen::figures {
 
@@ -24,13 +24,13 @@ std::string configHash(const std::string& configYaml);
 
 /// The provenance of run figure `name` of `run` (map: an attention map's selection; hidden:
 /// the curves the view hid, left out of the export).
-QJsonObject runFigureProvenance(const std::string& run, const std::string& name, const MapSelection& map,
-                                const QStringList& hidden = {});
+QJsonObject runFigureProvenance(const std::string& run, const std::string& name,
+                                const MapSelection& map, const QStringList& hidden = {});
 
 /// The provenance of a figure drawn from several runs (Compare): every run, the evaluation of
 /// `method` each contributes, and how the curves were grouped (`grouping`: kind, keys, band).
-QJsonObject multiRunProvenance(const QStringList& runs, const std::string& method, const QJsonObject& grouping,
-                               const QStringList& hidden = {});
+QJsonObject multiRunProvenance(const QStringList& runs, const std::string& method,
+                               const QJsonObject& grouping, const QStringList& hidden = {});
 
 /// The provenance of a sweep's grid of `method`: every cell's run the aggregate drew (cells
 /// without results are not in it), the grouping and the band as aggregated.
@@ -40,24 +40,25 @@ QJsonObject sweepGridProvenance(const std::string& sweepDir, const std::string& 
 /// <dir>/<base>.provenance.json for a figure file (any of its formats), written atomically,
 /// with the file's format (its extension) and, for TeX, whether it was `standalone` in `view`:
 /// what `export --from` writes again by default. Error(Io) naming the path.
-std::string writeProvenance(const std::string& figurePath, const QJsonObject& provenance, bool standalone = false);
+std::string writeProvenance(const std::string& figurePath, const QJsonObject& provenance,
+                            bool standalone = false);
 
 /// What --from rebuilds: the run, the figure and its view, checked against the run as it is.
 struct FigureSource {
-    std::string run, name;  ///< a sweep grid: the sweep folder and "grid"
-    std::string method;     ///< a sweep grid's evaluation method
+    std::string run, name;             ///< a sweep grid: the sweep folder and "grid"
+    std::string method;                ///< a sweep grid's evaluation method
     std::vector<std::string> groupBy;  ///< a sweep grid's grouping, its band and resamples
     std::string band;
     int bootstrapTrials = 1000;
-    std::vector<std::string> cells;    ///< a sweep grid's cells, as drawn
+    std::vector<std::string> cells;  ///< a sweep grid's cells, as drawn
     /// A Compare figure (name "compare"): its runs (run files), grouping (compareGroupName),
     /// the keys it grouped by, whether it drew the baselines; `band` as for a grid.
     std::vector<std::string> runs;
     std::string group;
     std::vector<std::string> keys;
     bool baselines = false;
-    std::string format;      ///< the recorded file's format ("png", "tex", …; "" when not recorded)
-    bool standalone = false; ///< a TeX file written --standalone
+    std::string format;  ///< the recorded file's format ("png", "tex", …; "" when not recorded)
+    bool standalone = false;                   ///< a TeX file written --standalone
     bool logY = false, legendOutside = false;  ///< the studio's view options
     MapSelection map;
     QStringList hidden;

@@ -18,7 +18,10 @@ struct RunFacts {
     engine::RunFileInfo info;
     engine::RunConfig config;
     /// The points the run last trained on (issue 52), the curriculum's end if it trained nothing.
-    int trainedPoints() const { return info.reached.points > 0 ? info.reached.points : config.trainPoints(); }
+    int trainedPoints() const
+    {
+        return info.reached.points > 0 ? info.reached.points : config.trainPoints();
+    }
 };
 
 RunFacts facts(const std::string& run);

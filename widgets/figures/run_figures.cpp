@@ -39,12 +39,12 @@ std::string capitalised(std::string s)
     return s;
 }
 
-
 FigureSpec lossFigure(const std::string& run, const RunFacts& rf)
 {
     const auto log = engine::readTrainLog(run);
     FigureSpec f;
-    f.title = capitalised(rf.config.task.name) + " - " + rf.info.positionEncoding + "\ntraining loss";
+    f.title =
+        capitalised(rf.config.task.name) + " - " + rf.info.positionEncoding + "\ntraining loss";
     Series loss, excess;
     loss.name = "loss";
     excess.name = "excess loss";
@@ -70,8 +70,8 @@ FigureSpec evalFigure(const engine::EvalResult& r, const RunFacts& rf)
     FigureSpec f;
     f.title = capitalised(rf.config.task.name) + " - n_dim " + std::to_string(r.dims) + " - " +
               r.method + "\nmax_data_points " + std::to_string(r.trainPoints) +
-              (trained != r.trainPoints ? " (trained on " + std::to_string(trained) + ")" : "") + " - " +
-              std::to_string(r.prompts) + " prompts";
+              (trained != r.trainPoints ? " (trained on " + std::to_string(trained) + ")" : "") +
+              " - " + std::to_string(r.prompts) + " prompts";
     for (const auto& c : r.curves)
         f.series.push_back(curveSeries(c.label, c.stats));
     errorAxes(f, r.classification, r.zeroEstimator, r.nPoints - 1);
@@ -124,15 +124,17 @@ FigureSpec probeBase(const engine::ProbeGroup& g, const std::string& title, doub
     f.title = title;
     errorAxes(f, g.classification, param(g, "zero_estimator"), xMax);
     f.x.label = "# of in-context examples";
-    f.spans.push_back({-1, param(g, g.params.count("trained_points") ? "trained_points" : "train_points"),
-                       "#808080", 0.12, "train length"});
+    f.spans.push_back(
+        {-1, param(g, g.params.count("trained_points") ? "trained_points" : "train_points"),
+         "#808080", 0.12, "train length"});
     return f;
 }
 
 FigureSpec countSweepFigure(const engine::ProbeGroup& g, const engine::ProbeCurve& c)
 {
-    auto f = probeBase(g, "duplicated attack on " + g.model + " - noise points: " + c.name.substr(2),
-                       double(c.stats.mean.size()) - 1);
+    auto f =
+        probeBase(g, "duplicated attack on " + g.model + " - noise points: " + c.name.substr(2),
+                  double(c.stats.mean.size()) - 1);
     f.series.push_back(curveSeries("Random points", c.stats, "#6C7A89"));
     if (c.spans.count("target")) {  // the target segment re-drawn in red
         const auto [t0, t1] = c.spans.at("target");
@@ -148,7 +150,8 @@ FigureSpec countSweepFigure(const engine::ProbeGroup& g, const engine::ProbeCurv
     }
     if (c.spans.count("noise")) {
         const double at = c.spans.at("noise").first;
-        const double y = c.stats.mean.empty() ? 0 : c.stats.mean[std::min(size_t(at), c.stats.mean.size() - 1)];
+        const double y =
+            c.stats.mean.empty() ? 0 : c.stats.mean[std::min(size_t(at), c.stats.mean.size() - 1)];
         f.markers.push_back({at, y, std::to_string(int(at))});
     }
     return f;
@@ -176,7 +179,8 @@ FigureSpec layoutsFigure(const engine::ProbeGroup& g, const std::string& title,
             l += " (target at " + std::to_string(int(c->spans.at("target").first)) + ")";
         f.series.push_back(curveSeries(l, c->stats, colours[i % 3], false));
         if (c->spans.count(highlight))
-            f.spans.push_back({c->spans.at(highlight).first, c->spans.at(highlight).second, kLightRed, 0.12, ""});
+            f.spans.push_back(
+                {c->spans.at(highlight).first, c->spans.at(highlight).second, kLightRed, 0.12, ""});
         ++i;
     }
     return f;
@@ -184,9 +188,10 @@ FigureSpec layoutsFigure(const engine::ProbeGroup& g, const std::string& title,
 
 FigureSpec lostInMiddleFigure(const engine::ProbeGroup& g, const RunFacts& rf)
 {
-    auto f = layoutsFigure(g, rf.config.task.name + " - lost in middle test on " + g.model,
-                           {{"begin", "ans at begin"}, {"middle", "ans at middle"}, {"end", "ans at end"}},
-                           "", "", "");
+    auto f = layoutsFigure(
+        g, rf.config.task.name + " - lost in middle test on " + g.model,
+        {{"begin", "ans at begin"}, {"middle", "ans at middle"}, {"end", "ans at end"}}, "", "",
+        "");
     double t0 = 0, t1 = 0;
     for (const auto& c : g.curves)
         if (c.spans.count("target")) {
@@ -267,7 +272,8 @@ std::string figureFileName(const std::string& figure)
     const bool atk = n.rfind("noise_points=", 0) == 0 || n == "inst+noise+tar" ||
                      n == "baseline_all_dup" || n == "change_inst_position" || n == "lost_in_mid";
     // '/' would make folders; ':' and ',' of an intervention's parameters trouble other
-    // systems' file names: "ood_length+lambda:global=2,local=8" -> "ood_length+lambda_global=2_local=8".
+    // systems' file names: "ood_length+lambda:global=2,local=8" ->
+    // "ood_length+lambda_global=2_local=8".
     for (auto& c : n)
         if (c == '/' || c == ':' || c == ',')
             c = '_';
@@ -284,7 +290,8 @@ std::vector<std::string> exportAllFigures(const std::string& run, const std::str
         for (const auto& ext : formats) {
             const auto format = plots::formatFromName(ext);
             if (!format)
-                throw Error(ErrorKind::Usage, "unknown format '" + ext + "' (png, svg, pdf, csv, tex)");
+                throw Error(ErrorKind::Usage,
+                            "unknown format '" + ext + "' (png, svg, pdf, csv, tex)");
             const fs::path path = fs::path(dir) / (figureFileName(f.name) + "." + ext);
             std::error_code ec;
             fs::create_directories(path.parent_path(), ec);
@@ -296,8 +303,9 @@ std::vector<std::string> exportAllFigures(const std::string& run, const std::str
             written.push_back(path.string());
         }
         if (!formats.empty())  // what made it, once per figure (docs/figures.md)
-            written.push_back(writeProvenance((fs::path(dir) / (figureFileName(f.name) + "." + formats.front())).string(),
-                                              runFigureProvenance(run, f.name, {})));
+            written.push_back(writeProvenance(
+                (fs::path(dir) / (figureFileName(f.name) + "." + formats.front())).string(),
+                runFigureProvenance(run, f.name, {})));
     }
     return written;
 }
@@ -307,14 +315,12 @@ std::string runLegend(const engine::RunFileInfo& info)
     return info.positionEncoding + " seed " + std::to_string(info.seed) + " (" + info.runId + ")";
 }
 
-std::string tokenLabel(int token)
-{
-    return (token % 2 ? "y_" : "x_") + std::to_string(token / 2);
-}
+std::string tokenLabel(int token) { return (token % 2 ? "y_" : "x_") + std::to_string(token / 2); }
 
 std::vector<FigureInfo> availableFigures(const std::string& run)
 {
-    std::vector<FigureInfo> out{{"loss", "training loss and excess loss by step", FigureKind::Training}};
+    std::vector<FigureInfo> out{
+        {"loss", "training loss and excess loss by step", FigureKind::Training}};
     const auto evals = engine::readEvaluations(run);
     for (const auto& r : evals) {
         if (!r.intervention.empty())
@@ -336,23 +342,29 @@ std::vector<FigureInfo> availableFigures(const std::string& run)
                                FigureKind::Evaluation});
     }
     for (const auto& s : engine::readAttentionSettings(run)) {
-        out.push_back({"attention/" + s.name, "last query's attention per head, " + s.name, FigureKind::Probe});
+        out.push_back({"attention/" + s.name, "last query's attention per head, " + s.name,
+                       FigureKind::Probe});
         if (s.name == "long")
-            out.push_back({"avg_attention_score", "per-layer attention on y tokens", FigureKind::Probe});
+            out.push_back(
+                {"avg_attention_score", "per-layer attention on y tokens", FigureKind::Probe});
         if (s.mapPrompts > 0)
-            out.push_back({"attention_map/" + s.name, "full attention map (heatmap), " + s.name, FigureKind::Heatmap});
+            out.push_back({"attention_map/" + s.name, "full attention map (heatmap), " + s.name,
+                           FigureKind::Heatmap});
     }
     for (const auto& g : engine::readProbeGroups(run)) {
         if (g.path == "duplicated/count_sweep")
             for (const auto& c : g.curves)
-                out.push_back({"noise_points=" + c.name.substr(2), "duplicated attack, " + c.name, FigureKind::Probe});
+                out.push_back({"noise_points=" + c.name.substr(2), "duplicated attack, " + c.name,
+                               FigureKind::Probe});
         else if (g.path == "duplicated/inst_noise_target")
             out.push_back({"inst+noise+tar", "instruction + noise + target", FigureKind::Probe});
         else if (g.path == "duplicated/instruction_position") {
             out.push_back({"baseline_all_dup", "all-duplicated baseline", FigureKind::Probe});
-            out.push_back({"change_inst_position", "instruction at begin / middle / end", FigureKind::Probe});
+            out.push_back(
+                {"change_inst_position", "instruction at begin / middle / end", FigureKind::Probe});
         } else if (g.path == "serial_position")
-            out.push_back({"lost_in_mid", "serial position (lost in the middle)", FigureKind::Probe});
+            out.push_back(
+                {"lost_in_mid", "serial position (lost in the middle)", FigureKind::Probe});
     }
     return out;
 }
@@ -417,7 +429,8 @@ Figure makeFigure(const std::string& run, const std::string& name, const MapSele
     } else if (name == "change_inst_position") {
         if (const auto* g = group(groups, "duplicated/instruction_position"))
             out.plot = layoutsFigure(*g, "Changing inst on " + g->model,
-                                     {{"begin", "instruction at begin"}, {"middle", "instruction at middle"},
+                                     {{"begin", "instruction at begin"},
+                                      {"middle", "instruction at middle"},
                                       {"end", "instruction at end"}},
                                      "all_duplicated", "All duplicated", "instruction");
     } else if (name == "lost_in_mid") {
@@ -425,8 +438,9 @@ Figure makeFigure(const std::string& run, const std::string& name, const MapSele
             out.plot = lostInMiddleFigure(*g, rf);
     }
     if (!out.plot && !out.heatmap)
-        throw Error(ErrorKind::Usage, "no figure '" + name + "' for this run (see export --list; "
-                                      "run `lengen eval` / `lengen probe` first)");
+        throw Error(ErrorKind::Usage, "no figure '" + name +
+                                          "' for this run (see export --list; "
+                                          "run `lengen eval` / `lengen probe` first)");
     return out;
 }
 

@@ -36,11 +36,11 @@ std::vector<FigureInfo> availableFigures(const std::string& run);
 /// Which full map a heatmap figure shows.
 struct MapSelection {
     int prompt = 0;
-    int layer = -1;           ///< -1 = the last layer
-    int head = 0;             ///< -1 = the mean over heads
-    int r0 = 0, r1 = -1;      ///< query rows [r0, r1); -1 = to the end
-    int c0 = 0, c1 = -1;      ///< key columns
-    std::string intervention; ///< the map probed under this intervention; "" = as trained
+    int layer = -1;            ///< -1 = the last layer
+    int head = 0;              ///< -1 = the mean over heads
+    int r0 = 0, r1 = -1;       ///< query rows [r0, r1); -1 = to the end
+    int c0 = 0, c1 = -1;       ///< key columns
+    std::string intervention;  ///< the map probed under this intervention; "" = as trained
 };
 
 /// A figure or a heatmap; exactly one is set.
@@ -66,7 +66,8 @@ struct MapThumbnails {
     int layers = 0, heads = 0, tokens = 0, size = 0;
     std::vector<std::vector<float>> maps;
 };
-MapThumbnails mapThumbnails(const std::string& run, const std::string& setting, int prompt, int size);
+MapThumbnails mapThumbnails(const std::string& run, const std::string& setting, int prompt,
+                            int size);
 
 /// A stored curve as a series: positions 0..n-1, the mean, the bootstrap band when `band`.
 /// Where every curve figure (a run's evaluation, Compare, a sweep's grid) marks the training

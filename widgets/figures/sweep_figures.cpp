@@ -5,8 +5,8 @@
 #include <map>
 #include <set>
 
-#include "lengen/engine/errors.h"
 #include "figures_internal.h"
+#include "lengen/engine/errors.h"
 #include "run_figures.h"
 
 namespace lengen::figures {
@@ -35,7 +35,8 @@ std::string curveName(const engine::AggregateSet& s, const std::set<std::string>
 {
     std::string name = s.curves.front().label;
     for (const auto& [k, v] : s.groupAxes)
-        if (k != "task" && k != "pe" && k != "intervention" && !fixed.count(k))  // the label names these
+        if (k != "task" && k != "pe" && k != "intervention" &&
+            !fixed.count(k))  // the label names these
             name += " " + k.substr(k.rfind('.') + 1) + "=" + v;
     return name;
 }
@@ -58,7 +59,8 @@ std::string settingName(const engine::AggregateSet& s, const std::set<std::strin
         }
     // Without interventions the word says nothing: "max_position=144".
     const std::string untouched = "untouched ";
-    if (configAxis && name.compare(0, untouched.size(), untouched) == 0 && axisValue(s, "intervention").empty())
+    if (configAxis && name.compare(0, untouched.size(), untouched) == 0 &&
+        axisValue(s, "intervention").empty())
         name = name.substr(untouched.size());
     return name;
 }
@@ -102,7 +104,8 @@ plots::GridSpec sweepGridFigure(const engine::SweepAggregate& aggregate, const s
                 firstTask = t;
             oneTask = oneTask && t == firstTask;
             for (const auto& [k, v] : s.groupAxes)
-                varies = varies || k == "intervention" || (k != "task" && k != "pe" && !fixed.count(k));
+                varies =
+                    varies || k == "intervention" || (k != "task" && k != "pe" && !fixed.count(k));
         }
     const bool byPe = oneTask && varies;
     for (const auto& s : aggregate.sets) {
@@ -116,8 +119,9 @@ plots::GridSpec sweepGridFigure(const engine::SweepAggregate& aggregate, const s
         auto& f = it->second;
         if (fresh) {
             panelOrder.push_back(key);
-            f.title = byPe ? key + " - " + task + " (D = " + std::to_string(s.dims) + ")"
-                           : (task.empty() ? method : task) + " (D = " + std::to_string(s.dims) + ")";
+            f.title =
+                byPe ? key + " - " + task + " (D = " + std::to_string(s.dims) + ")"
+                     : (task.empty() ? method : task) + " (D = " + std::to_string(s.dims) + ")";
             errorAxes(f, s.classification, s.zeroEstimator, s.nPoints - 1);
             const int trained = s.trainedPoints > 0 ? s.trainedPoints : s.trainPoints;
             if (s.nPoints - 1 > trainLengthK(trained))
@@ -148,18 +152,23 @@ plots::GridSpec sweepGridFigure(const engine::SweepAggregate& aggregate, const s
         }
     }
     if (panelOrder.empty())
-        throw engine::Error(engine::ErrorKind::Usage, "the sweep " + aggregate.sweep + " has no aggregated '" + method +
-                                                          "' evaluation (run `lengen sweep aggregate` after the "
-                                                          "cells' evaluation)");
-    const std::string seeds = fewest == most ? std::to_string(most) : std::to_string(fewest) + "-" + std::to_string(most);
-    grid.title = aggregate.sweep + " - " + method + "\nmean over " + seeds + " seed" + (most == 1 ? "" : "s") +
-                 ", band: " + (bands == "bootstrap 5-95 %" ? "bootstrap 5-95 % of the mean" : bands);
+        throw engine::Error(engine::ErrorKind::Usage,
+                            "the sweep " + aggregate.sweep + " has no aggregated '" + method +
+                                "' evaluation (run `lengen sweep aggregate` after the "
+                                "cells' evaluation)");
+    const std::string seeds =
+        fewest == most ? std::to_string(most) : std::to_string(fewest) + "-" + std::to_string(most);
+    grid.title = aggregate.sweep + " - " + method + "\nmean over " + seeds + " seed" +
+                 (most == 1 ? "" : "s") + ", band: " +
+                 (bands == "bootstrap 5-95 %" ? "bootstrap 5-95 % of the mean" : bands);
     for (const auto& key : panelOrder) {
         auto f = panels[key];
         f.x.max = longest[key] + 0.1;
         grid.panels.push_back(std::move(f));
     }
-    grid.columns = grid.panels.size() <= 4 ? int(grid.panels.size()) : grid.panels.size() <= 9 ? 3 : 4;
+    grid.columns = grid.panels.size() <= 4   ? int(grid.panels.size())
+                   : grid.panels.size() <= 9 ? 3
+                                             : 4;
     const int rows = (int(grid.panels.size()) + grid.columns - 1) / grid.columns;
     grid.widthInches = std::max(7.5, 1.5 + 4.0 * grid.columns);  // room for the title and legend
     grid.heightInches = 1.0 + 3.4 * rows;

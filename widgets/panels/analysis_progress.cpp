@@ -40,7 +40,8 @@ AnalysisProgressArea::AnalysisProgressArea(RunController& controller, QWidget* p
     layout->addWidget(m_stop);
     setVisible(false);
     connect(m_stop, &QToolButton::clicked, this, [this] { m_controller.stop(m_job); });
-    connect(&m_controller, &RunController::analysisProgress, this, &AnalysisProgressArea::onProgress);
+    connect(&m_controller, &RunController::analysisProgress, this,
+            &AnalysisProgressArea::onProgress);
 }
 
 QString AnalysisProgressArea::text() const { return m_text; }
@@ -51,11 +52,12 @@ void AnalysisProgressArea::onProgress(const JobInfo& job, const AnalysisProgress
     const JobKind kind = job.kind;
     const QString label = QString::fromStdString(job.label);
     const QString unit = kind == JobKind::Evaluation ? tr("method %1 of %2")
-                         : kind == JobKind::Probe  ? tr("probe %1 of %2")
-                                                   : tr("step %1 of %2");
+                         : kind == JobKind::Probe    ? tr("probe %1 of %2")
+                                                     : tr("step %1 of %2");
     QString text = kind == JobKind::Sweep  // its own count: cells ended of those it took
                        ? tr("%1 · %2 of %3 cells ended").arg(label).arg(p.done).arg(p.total)
-                       : QStringLiteral("%1 · %2 (%3)").arg(label, p.stageName, unit.arg(p.stage + 1).arg(p.stages));
+                       : QStringLiteral("%1 · %2 (%3)")
+                             .arg(label, p.stageName, unit.arg(p.stage + 1).arg(p.stages));
     if (p.etaSeconds >= 0)
         text += tr(", ETA %1").arg(clock(p.etaSeconds));
     m_text = text;

@@ -40,6 +40,7 @@ void tell(QWidget* parent, const QString& title, const QString& text, bool warni
 
 /// A question with Yes and No; `then` runs on Yes only. Returns the box (deleted when it closes:
 /// hold it in a QPointer to know whether it is still up).
-QDialog* confirm(QWidget* parent, const QString& title, const QString& text, std::function<void()> then);
+QDialog* confirm(QWidget* parent, const QString& title, const QString& text,
+                 std::function<void()> then);
 
 }  // namespace lengen::ui::ask

@@ -70,11 +70,16 @@ void AttentionGrid::show(const QString& runFile, const QString& setting, int pro
         lo = std::max(lo, hi * 1e-4);
     else
         lo = 0;
-    m_message->setText(tr("Prompt %1 of “%2”, %3 tokens: each map pooled to %4 × %4 cells (the "
-                          "maximum of each block), one colour range (%5 – %6%7). Click a map to open it.")
-                           .arg(prompt).arg(setting).arg(t.tokens).arg(t.size)
-                           .arg(lo, 0, 'g', 2).arg(hi, 0, 'g', 2)
-                           .arg(logScale ? tr(", log") : QString()));
+    m_message->setText(
+        tr("Prompt %1 of “%2”, %3 tokens: each map pooled to %4 × %4 cells (the "
+           "maximum of each block), one colour range (%5 – %6%7). Click a map to open it.")
+            .arg(prompt)
+            .arg(setting)
+            .arg(t.tokens)
+            .arg(t.size)
+            .arg(lo, 0, 'g', 2)
+            .arg(hi, 0, 'g', 2)
+            .arg(logScale ? tr(", log") : QString()));
     for (int h = 0; h <= t.heads; ++h) {
         auto* label = new QLabel(h < t.heads ? tr("head %1").arg(h) : tr("mean"));
         label->setAlignment(Qt::AlignCenter);
@@ -86,15 +91,16 @@ void AttentionGrid::show(const QString& runFile, const QString& setting, int pro
             const auto& map = t.maps.at(size_t(l * (t.heads + 1) + h));
             const QImage image = plots::heatmapImage(map, t.size, t.size, lo, hi, logScale);
             auto* button = new QToolButton;
-            button->setIcon(QPixmap::fromImage(image.scaled(kThumb, kThumb, Qt::IgnoreAspectRatio,
-                                                            Qt::FastTransformation)));
+            button->setIcon(QPixmap::fromImage(
+                image.scaled(kThumb, kThumb, Qt::IgnoreAspectRatio, Qt::FastTransformation)));
             button->setIconSize(QSize(kThumb, kThumb));
             button->setAutoRaise(true);
             const int head = h < t.heads ? h : -1;
             button->setToolTip(head >= 0 ? tr("layer %1, head %2").arg(l).arg(h)
                                          : tr("layer %1, mean over heads").arg(l));
             button->setObjectName(QStringLiteral("thumb_%1_%2").arg(l).arg(head));
-            connect(button, &QToolButton::clicked, this, [this, l, head] { Q_EMIT picked(l, head); });
+            connect(button, &QToolButton::clicked, this,
+                    [this, l, head] { Q_EMIT picked(l, head); });
             m_grid->addWidget(button, l + 1, h + 1);
             ++m_count;
         }

@@ -19,11 +19,11 @@
 #include <tuple>
 
 #include "attention_grid.h"
-#include "lengen/engine/analysis.h"
 #include "curve_interactions.h"
 #include "export_dialog.h"
 #include "figure_builder.h"
 #include "figure_export.h"
+#include "lengen/engine/analysis.h"
 #include "qcp.h"
 #include "run_figures.h"
 
@@ -58,16 +58,19 @@ QHBoxLayout* AttentionView::createSelectionBar()
     m_head->setSpecialValueText(tr("mean"));  // shown at the minimum, -1: the mean over heads
     m_head->setToolTip(tr("Head (from 0); below 0: the mean over heads"));
     m_query = new QSpinBox;
-    m_query->setToolTip(tr("The query token whose attention row is plotted; click a row of the map"));
+    m_query->setToolTip(
+        tr("The query token whose attention row is plotted; click a row of the map"));
     m_log = new QCheckBox(tr("log colour scale"));
     m_fit = new QCheckBox(tr("fit colours to view"));
     m_fit->setChecked(true);
-    m_fit->setToolTip(tr("Colour range from the visible cells; off: the fixed 0–1 range (log: 1e-4–1)"));
+    m_fit->setToolTip(
+        tr("Colour range from the visible cells; off: the fixed 0–1 range (log: 1e-4–1)"));
     m_log->setChecked(true);
     auto* bar = new QHBoxLayout;
     bar->addWidget(new QLabel(tr("Prompt length:")));
     bar->addWidget(m_setting, 1);
-    for (auto [label, box] : {std::pair{tr("prompt"), m_prompt}, {tr("layer"), m_layer}, {tr("head"), m_head}}) {
+    for (auto [label, box] :
+         {std::pair{tr("prompt"), m_prompt}, {tr("layer"), m_layer}, {tr("head"), m_head}}) {
         bar->addWidget(new QLabel(label));
         bar->addWidget(box);
     }
@@ -76,12 +79,14 @@ QHBoxLayout* AttentionView::createSelectionBar()
     m_gridButton = new QToolButton;
     m_gridButton->setText(tr("Layers × heads"));
     m_gridButton->setCheckable(true);
-    m_gridButton->setToolTip(tr("Thumbnails of every layer and head of this prompt; click one to open it"));
+    m_gridButton->setToolTip(
+        tr("Thumbnails of every layer and head of this prompt; click one to open it"));
     bar->addWidget(m_gridButton);
     m_intervention = new QComboBox;
     m_intervention->setObjectName(QStringLiteral("intervention"));
-    m_intervention->setToolTip(tr("Show the map probed under a training-free length extension beside the "
-                                  "untouched one (Analysis ▸ Probe under an intervention…)"));
+    m_intervention->setToolTip(
+        tr("Show the map probed under a training-free length extension beside the "
+           "untouched one (Analysis ▸ Probe under an intervention…)"));
     bar->addWidget(new QLabel(tr("beside:")));
     bar->addWidget(m_intervention);
     auto* exportButton = new QPushButton(tr("Export…"));
@@ -177,8 +182,10 @@ void AttentionView::wireSelection()
     });
     connect(m_grid, &AttentionGrid::statusMessage, this, &AttentionView::statusMessage);
     connect(m_plot, &QCustomPlot::mouseMove, this, [this](QMouseEvent* e) { hoverOn(m_plot, e); });
-    connect(m_editPlot, &QCustomPlot::mouseMove, this, [this](QMouseEvent* e) { hoverOn(m_editPlot, e); });
-    connect(m_plot, &QCustomPlot::mousePress, this, [this](QMouseEvent* e) { m_pressAt = e->pos(); });
+    connect(m_editPlot, &QCustomPlot::mouseMove, this,
+            [this](QMouseEvent* e) { hoverOn(m_editPlot, e); });
+    connect(m_plot, &QCustomPlot::mousePress, this,
+            [this](QMouseEvent* e) { m_pressAt = e->pos(); });
     connect(m_plot, &QCustomPlot::mouseRelease, this, [this](QMouseEvent* e) {
         // A click (not a drag) on a row chooses that query for the row plot.
         auto* rect = m_plot->axisRect();
@@ -198,9 +205,10 @@ void AttentionView::wireSelection()
 void AttentionView::setRun(const QString& runFile)
 {
     m_run = runFile;
-    m_empty->setText(runFile.isEmpty() ? FigureView::noRunText()
-                                       : tr("No attention maps stored for this run.\nRun the attention probe "
-                                            "(Analysis ▸ Probe) to compute them."));
+    m_empty->setText(runFile.isEmpty()
+                         ? FigureView::noRunText()
+                         : tr("No attention maps stored for this run.\nRun the attention probe "
+                              "(Analysis ▸ Probe) to compute them."));
     m_settings.clear();
     const QSignalBlocker block(m_setting);
     m_setting->clear();
@@ -223,8 +231,10 @@ void AttentionView::setRun(const QString& runFile)
         m_intervention->addItem(tr("none"), QString());
         try {
             if (!runFile.isEmpty())
-                for (const auto& spec : engine::analysisContents(runFile.toStdString()).probeInterventions)
-                    m_intervention->addItem(QString::fromStdString(spec), QString::fromStdString(spec));
+                for (const auto& spec :
+                     engine::analysisContents(runFile.toStdString()).probeInterventions)
+                    m_intervention->addItem(QString::fromStdString(spec),
+                                            QString::fromStdString(spec));
         } catch (const std::exception&) {  // the settings' read above reported a damaged file
         }
         m_intervention->setCurrentIndex(std::max(0, m_intervention->findData(keep)));
@@ -256,8 +266,10 @@ void AttentionView::onSelection()
     m_tokens = s.tokens;
     // Prompts, layers and heads all count from 0, as stored and as `lengen export` takes them;
     // the head box goes one below: the mean over heads.
-    for (auto [box, first, count] : {std::tuple{m_prompt, 0, s.mapPrompts}, {m_layer, 0, s.layers},
-                                     {m_head, -1, s.heads + 1}, {m_query, 0, s.tokens}}) {
+    for (auto [box, first, count] : {std::tuple{m_prompt, 0, s.mapPrompts},
+                                     {m_layer, 0, s.layers},
+                                     {m_head, -1, s.heads + 1},
+                                     {m_query, 0, s.tokens}}) {
         const QSignalBlocker block(box);
         box->setRange(first, first + count - 1);
     }
@@ -331,7 +343,10 @@ void AttentionView::loadVisibleTile()
         drawInterventionTile(edit, xr, yr);
         m_tile = QRect(c0, r0, c1 - c0, r1 - r0);
         Q_EMIT statusMessage(tr("Attention map: queries %1–%2, keys %3–%4 loaded")
-                                 .arg(r0).arg(r1 - 1).arg(c0).arg(c1 - 1));
+                                 .arg(r0)
+                                 .arg(r1 - 1)
+                                 .arg(c0)
+                                 .arg(c1 - 1));
     } catch (const std::exception& e) {
         Q_EMIT statusMessage(QString::fromUtf8(e.what()));
     }
@@ -447,8 +462,10 @@ void AttentionView::hoverOn(QCustomPlot* plot, QMouseEvent* event)
                                                  : tr("masked by %1").arg(intervention());
             m_readout->setText((edit ? intervention() + QStringLiteral(": ") : QString()) +
                                tr("query %1 (%2) → key %3 (%4): weight %5")
-                                   .arg(query).arg(QString::fromStdString(figures::tokenLabel(query)))
-                                   .arg(key).arg(QString::fromStdString(figures::tokenLabel(key)))
+                                   .arg(query)
+                                   .arg(QString::fromStdString(figures::tokenLabel(query)))
+                                   .arg(key)
+                                   .arg(QString::fromStdString(figures::tokenLabel(key)))
                                    .arg(value));
         }
 }
@@ -456,10 +473,11 @@ void AttentionView::hoverOn(QCustomPlot* plot, QMouseEvent* event)
 void AttentionView::followOpenRun(const OpenRunModel& model)
 {
     connect(&model, &OpenRunModel::changed, this, [this](const QString& run) { setRun(run); });
-    connect(&model, &OpenRunModel::updated, this, [this](const QString& run, OpenRunModel::Part part) {
-        if (part == OpenRunModel::Part::Analysis)
-            setRun(run);
-    });
+    connect(&model, &OpenRunModel::updated, this,
+            [this](const QString& run, OpenRunModel::Part part) {
+                if (part == OpenRunModel::Part::Analysis)
+                    setRun(run);
+            });
 }
 
 }  // namespace lengen::ui

@@ -94,7 +94,8 @@ private:
 
     std::optional<plots::HeatmapSpec> interventionTile(const figures::MapSelection& m);
     void shareColourRange(plots::HeatmapSpec& a, plots::HeatmapSpec& b) const;
-    void drawInterventionTile(const std::optional<plots::HeatmapSpec>& tile, const QCPRange& xr, const QCPRange& yr);
+    void drawInterventionTile(const std::optional<plots::HeatmapSpec>& tile, const QCPRange& xr,
+                              const QCPRange& yr);
     void addInterventionRow(plots::FigureSpec& row, const figures::MapSelection& m);
     void hoverOn(QCustomPlot* plot, QMouseEvent* event);
     QString m_run;

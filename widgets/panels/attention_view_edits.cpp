@@ -43,7 +43,8 @@ std::optional<plots::HeatmapSpec> AttentionView::interventionTile(const figures:
     auto edit = m;
     edit.intervention = spec.toStdString();
     try {
-        auto fig = figures::makeFigure(m_run.toStdString(), "attention_map/" + m_settings[size_t(i)].name, edit);
+        auto fig = figures::makeFigure(m_run.toStdString(),
+                                       "attention_map/" + m_settings[size_t(i)].name, edit);
         return fig.heatmap;
     } catch (const std::exception& e) {
         Q_EMIT statusMessage(tr("%1: %2").arg(spec, QString::fromUtf8(e.what())));
@@ -70,8 +71,8 @@ void AttentionView::shareColourRange(plots::HeatmapSpec& a, plots::HeatmapSpec& 
     a.zMax = b.zMax = hi;
 }
 
-void AttentionView::drawInterventionTile(const std::optional<plots::HeatmapSpec>& tile, const QCPRange& xr,
-                                         const QCPRange& yr)
+void AttentionView::drawInterventionTile(const std::optional<plots::HeatmapSpec>& tile,
+                                         const QCPRange& xr, const QCPRange& yr)
 {
     m_editHeatmap = tile;
     if (!tile) {
@@ -99,8 +100,8 @@ void AttentionView::addInterventionRow(plots::FigureSpec& row, const figures::Ma
     auto edit = m;
     edit.intervention = spec.toStdString();
     try {
-        const auto other = figures::attentionRowFigure(m_run.toStdString(), m_settings[size_t(i)].name, edit,
-                                                       m_query->value());
+        const auto other = figures::attentionRowFigure(
+            m_run.toStdString(), m_settings[size_t(i)].name, edit, m_query->value());
         row.series.insert(row.series.end(), other.series.begin(), other.series.end());
     } catch (const std::exception&) {  // not probed at this length: the tile's message said so
     }

@@ -5,19 +5,19 @@
 #include <algorithm>
 
 #include <QApplication>
-#include <QHeaderView>
-#include <QSplitter>
-#include <QTableWidget>
 #include <QCheckBox>
 #include <QClipboard>
 #include <QComboBox>
 #include <QHBoxLayout>
-#include <QLabel>
+#include <QHeaderView>
 #include <QJsonArray>
 #include <QJsonObject>
+#include <QLabel>
 #include <QLineEdit>
-#include <QScrollArea>
 #include <QPushButton>
+#include <QScrollArea>
+#include <QSplitter>
+#include <QTableWidget>
 #include <QVBoxLayout>
 
 #include <cstdint>
@@ -38,7 +38,6 @@
 #include "run_figures.h"
 
 namespace lengen::ui {
-
 
 QString shownConfigValue(const std::string& stored)
 {
@@ -98,19 +97,23 @@ void CompareView::createControls()
     m_group->addItem(tr("sweep cell (all axes but seed)"), int(CompareGroup::SweepAxes));
     m_group->addItem(tr("task"), int(CompareGroup::Task));
     m_group->addItem(tr("backbone"), int(CompareGroup::Backbone));
-    m_group->setToolTip(tr("One curve per group of runs: the mean over them with the band chosen beside; "
-                           "by default runs that differ only in their seed form a group"));
+    m_group->setToolTip(
+        tr("One curve per group of runs: the mean over them with the band chosen beside; "
+           "by default runs that differ only in their seed form a group"));
     m_keys = new QLineEdit;
     m_keys->setObjectName(QStringLiteral("groupKeys"));
     m_keys->setPlaceholderText(tr("pe, model.num_hidden_layers"));
-    m_keys->setToolTip(tr("Resolved config keys to group by (as in the config table below), or pe, task, "
-                          "backbone; comma-separated"));
+    m_keys->setToolTip(
+        tr("Resolved config keys to group by (as in the config table below), or pe, task, "
+           "backbone; comma-separated"));
     m_keys->setVisible(false);
     m_keys->setMinimumWidth(220);
     m_band = new QComboBox;
     m_band->setObjectName(QStringLiteral("compareBand"));
-    for (auto [text, kind] : {std::pair{tr("auto band"), engine::BandKind::Auto}, {tr("bootstrap 5–95 %"), engine::BandKind::Bootstrap},
-                              {tr("mean ± SD"), engine::BandKind::StdDev}, {tr("mean ± SE"), engine::BandKind::StdErr},
+    for (auto [text, kind] : {std::pair{tr("auto band"), engine::BandKind::Auto},
+                              {tr("bootstrap 5–95 %"), engine::BandKind::Bootstrap},
+                              {tr("mean ± SD"), engine::BandKind::StdDev},
+                              {tr("mean ± SE"), engine::BandKind::StdErr},
                               {tr("min–max"), engine::BandKind::MinMax}})
         m_band->addItem(text, int(kind));
     m_band->setToolTip(tr("The band of a group's curve; auto: bootstrap from 3 runs, else min–max. "
@@ -133,7 +136,8 @@ QHBoxLayout* CompareView::buildBar()
     exportButton->setToolTip(tr("PNG, SVG, PDF or CSV (the plotted data)"));
     bar->addWidget(copyButton);
     bar->addWidget(exportButton);
-    connect(copyButton, &QPushButton::clicked, this, [this] { QApplication::clipboard()->setPixmap(m_plot->toPixmap()); });
+    connect(copyButton, &QPushButton::clicked, this,
+            [this] { QApplication::clipboard()->setPixmap(m_plot->toPixmap()); });
     connect(exportButton, &QPushButton::clicked, this, [this] {
         if (m_spec.series.empty())
             return;
@@ -186,7 +190,8 @@ QWidget* CompareView::buildPlotAndConfig()
 
 void CompareView::connectControls()
 {
-    plots::enableCurveInteractions(*m_plot, [this](const QString& text) { m_hover->setText(text); });
+    plots::enableCurveInteractions(*m_plot,
+                                   [this](const QString& text) { m_hover->setText(text); });
     connect(m_method, &QComboBox::currentIndexChanged, this, [this] {
         draw();
         fillDifferences();  // its evaluation rows are the method's
@@ -253,7 +258,8 @@ bool CompareView::exportTo(const QString& path, int dpi, QString* error)
         // What `lengen export --from` groups by: the keys the figure was grouped by (for
         // "settings" the ones that differed then), so the rebuild draws the same groups.
         const bool settings = o.group == CompareGroup::Settings;
-        grouping["group"] = QString::fromLatin1(compareGroupName(settings ? CompareGroup::Keys : o.group));
+        grouping["group"] =
+            QString::fromLatin1(compareGroupName(settings ? CompareGroup::Keys : o.group));
         QJsonArray keys;
         for (const auto& k : settings ? m_groupedBy : o.keys)
             keys.append(QString::fromStdString(k));
@@ -264,9 +270,10 @@ bool CompareView::exportTo(const QString& path, int dpi, QString* error)
         for (const auto& run : m_runs)
             if (!m_missing.contains(run))
                 drawn << run;
-        figures::writeProvenance(path.toStdString(),
-                                 figures::multiRunProvenance(drawn, m_method->currentText().toStdString(), grouping,
-                                                             plots::hiddenSeries(*m_plot)));
+        figures::writeProvenance(
+            path.toStdString(),
+            figures::multiRunProvenance(drawn, m_method->currentText().toStdString(), grouping,
+                                        plots::hiddenSeries(*m_plot)));
     } catch (const std::exception& e) {
         if (error)
             *error = QString::fromUtf8(e.what());
@@ -331,8 +338,10 @@ void CompareView::fillDifferences()
     // short of a run's curriculum: two runs of one config can differ here (one stopped early).
     size_t first = 0;
     for (const auto& [key, pick, end] :
-         {std::tuple{"trained on: points", &engine::ReachedCurriculum::points, &engine::RunConfig::trainPoints},
-          std::tuple{"trained on: dims", &engine::ReachedCurriculum::dims, &engine::RunConfig::inputDims}}) {
+         {std::tuple{"trained on: points", &engine::ReachedCurriculum::points,
+                     &engine::RunConfig::trainPoints},
+          std::tuple{"trained on: dims", &engine::ReachedCurriculum::dims,
+                     &engine::RunConfig::inputDims}}) {
         if (configs.size() < 2)
             break;
         engine::ConfigDifference d;
@@ -349,9 +358,12 @@ void CompareView::fillDifferences()
     }
     // How each run's curve of this method was evaluated, where that differs: a curve averaged
     // over 128 and 1280 prompts is not one measurement (the legend flags it too).
-    for (const auto& [key, pick] : {std::pair{"evaluation: prompts", +[](const engine::EvalResult& r) { return std::uint64_t(r.prompts); }},
-                                    {"evaluation: seed", +[](const engine::EvalResult& r) { return r.seed; }},
-                                    {"evaluation: points", +[](const engine::EvalResult& r) { return std::uint64_t(r.nPoints); }}}) {
+    for (const auto& [key, pick] :
+         {std::pair{"evaluation: prompts",
+                    +[](const engine::EvalResult& r) { return std::uint64_t(r.prompts); }},
+          {"evaluation: seed", +[](const engine::EvalResult& r) { return r.seed; }},
+          {"evaluation: points",
+           +[](const engine::EvalResult& r) { return std::uint64_t(r.nPoints); }}}) {
         engine::ConfigDifference d;
         d.key = key;
         std::set<std::string> seen;
@@ -375,8 +387,9 @@ void CompareView::fillDifferences()
             const auto& stored = diffs[r].values[c];
             const auto& why = diffs[r].notApplied[c];
             // A key this run does not read: "—" and the reason, not a value it never used.
-            auto* item = new QTableWidgetItem(why.empty() ? shownConfigValue(stored) : QStringLiteral("—"));
-            item->setToolTip(!why.empty()    ? QString::fromStdString(why)
+            auto* item =
+                new QTableWidgetItem(why.empty() ? shownConfigValue(stored) : QStringLiteral("—"));
+            item->setToolTip(!why.empty()     ? QString::fromStdString(why)
                              : stored.empty() ? tr("not in this run's config")
                                               : QString::fromStdString(stored));
             if (!why.empty())
@@ -386,10 +399,11 @@ void CompareView::fillDifferences()
     }
     m_diff->setVerticalHeaderLabels(keys);
     m_diff->setVisible(configs.size() > 1 && !diffs.empty());
-    m_diffTitle->setText(configs.size() < 2 ? QString()
-                         : diffs.empty()    ? tr("The compared runs' configs are the same.")
-                                            : tr("Config keys that differ between the compared runs (%n):", nullptr,
-                                                 int(diffs.size())));
+    m_diffTitle->setText(
+        configs.size() < 2 ? QString()
+        : diffs.empty()    ? tr("The compared runs' configs are the same.")
+                           : tr("Config keys that differ between the compared runs (%n):", nullptr,
+                                int(diffs.size())));
     m_diff->resizeColumnsToContents();
 }
 
@@ -417,8 +431,9 @@ void CompareView::draw()
         if (!m_runs.isEmpty())
             m_missing = m_runs;
         m_evaluate->setVisible(!m_missing.isEmpty());
-        m_info->setText(m_runs.isEmpty() ? tr("Select runs in the browser and press “Compare selected”.")
-                                         : tr("None of the selected runs is evaluated yet."));
+        m_info->setText(m_runs.isEmpty()
+                            ? tr("Select runs in the browser and press “Compare selected”.")
+                            : tr("None of the selected runs is evaluated yet."));
         return;
     }
     m_panels.reset();
@@ -426,13 +441,16 @@ void CompareView::draw()
         return drawPanels();
     m_plot->setMinimumHeight(0);
     try {
-        auto result = compareRuns(m_runs, m_method->currentText().toStdString(), m_baselines->isChecked(), options());
+        auto result = compareRuns(m_runs, m_method->currentText().toStdString(),
+                                  m_baselines->isChecked(), options());
         m_spec = std::move(result.figure);
         m_groupedBy = result.keys;
         m_missing = result.missing;
         plots::buildFigure(*m_plot, m_spec);
         const auto shown = m_runs.size() - m_missing.size();
-        QString text = m_runs.size() == 1 ? tr("1 run") : tr("%1 of %2 runs compared").arg(shown).arg(m_runs.size());
+        QString text = m_runs.size() == 1
+                           ? tr("1 run")
+                           : tr("%1 of %2 runs compared").arg(shown).arg(m_runs.size());
         QString tip;
         if (!m_missing.isEmpty()) {
             QStringList names;
@@ -441,9 +459,12 @@ void CompareView::draw()
             // Said, not silently dropped: which runs have no curve here, and why; a long list
             // goes to the tooltip, so the line stays one line above the figure.
             tip = tr("Not evaluated with %1:\n%2").arg(m_method->currentText(), names.join('\n'));
-            text += names.size() <= 2 ? tr("; left out, not evaluated with %1: %2").arg(m_method->currentText(), names.join(", "))
-                                      : tr("; %1 runs left out, not evaluated with %2 (hover for which)")
-                                            .arg(names.size()).arg(m_method->currentText());
+            text += names.size() <= 2
+                        ? tr("; left out, not evaluated with %1: %2")
+                              .arg(m_method->currentText(), names.join(", "))
+                        : tr("; %1 runs left out, not evaluated with %2 (hover for which)")
+                              .arg(names.size())
+                              .arg(m_method->currentText());
         }
         if (!result.keys.empty()) {
             QStringList keys;
@@ -473,7 +494,8 @@ void CompareView::drawPanels()
             const QString method = m_method->itemText(i);
             if (method == allMethodsText())
                 continue;
-            auto result = compareRuns(m_runs, method.toStdString(), m_baselines->isChecked(), options());
+            auto result =
+                compareRuns(m_runs, method.toStdString(), m_baselines->isChecked(), options());
             auto panel = std::move(result.figure);
             const auto& missing = result.missing;
             if (grid.title.empty())  // "<task> - <method>": the task heads the grid
@@ -496,10 +518,12 @@ void CompareView::drawPanels()
     // One line above the panels (a list of every run and method squeezed the figure): the
     // count here, which ones in the tooltip.
     m_info->setText(tr("%n method(s) side by side", nullptr, int(grid.panels.size())) +
-                    (leftOut.isEmpty() ? QString()
-                                       : tr("; %n curve(s) left out, not evaluated (hover for which)", nullptr,
-                                            int(leftOut.size()))));
-    m_info->setToolTip(leftOut.isEmpty() ? QString() : tr("Left out, not evaluated:\n%1").arg(leftOut.join('\n')));
+                    (leftOut.isEmpty()
+                         ? QString()
+                         : tr("; %n curve(s) left out, not evaluated (hover for which)", nullptr,
+                              int(leftOut.size()))));
+    m_info->setToolTip(
+        leftOut.isEmpty() ? QString() : tr("Left out, not evaluated:\n%1").arg(leftOut.join('\n')));
     m_panels = std::move(grid);
     m_evaluate->setVisible(false);  // Evaluate them asks for one method: choose it above
 }

@@ -22,7 +22,6 @@ class QPushButton;
 
 namespace lengen::ui {
 
-
 class CompareView final : public QWidget {
     Q_OBJECT
     Q_DISABLE_COPY_MOVE(CompareView)
@@ -38,7 +37,8 @@ public:
     bool setMethod(const QString& method);
     /// How the curves are grouped (compare_figure.h): a group kind, the keys for
     /// CompareGroup::Keys ("pe, model.n_layer"), the band. Redraws.
-    void setGrouping(CompareGroup group, const QString& keys = {}, engine::BandKind band = engine::BandKind::Auto);
+    void setGrouping(CompareGroup group, const QString& keys = {},
+                     engine::BandKind band = engine::BandKind::Auto);
     /// The panels shown for allMethodsText() (one per method); empty for one method.
     const std::optional<plots::GridSpec>& panels() const { return m_panels; }
     QCustomPlot* plot() const { return m_plot; }
@@ -89,7 +89,5 @@ private:
 /// (11.555555555555555 -> 11.5556; the exact text is the cell's tooltip), "—" where the run's
 /// config has no such key, anything else as stored.
 QString shownConfigValue(const std::string& stored);
-
-
 
 }  // namespace lengen::ui

@@ -35,7 +35,8 @@ bool ConfigDraft::parse(const std::string& text, const std::string& name, const 
     return false;
 }
 
-bool ConfigDraft::edit(const engine::RunConfig& edited, const std::string& name, const std::string& origin)
+bool ConfigDraft::edit(const engine::RunConfig& edited, const std::string& name,
+                       const std::string& origin)
 {
     m_text = "# Edited in LenGen Studio from " + origin +
              ". Derived values (rope factor, intermediate_size) are left to the engine.\n" +

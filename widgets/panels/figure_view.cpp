@@ -3,8 +3,8 @@
 #include "figure_provenance.h"
 #include "open_run_model.h"
 
-#include "export_dialog.h"
 #include "curve_interactions.h"
+#include "export_dialog.h"
 #include "figure_builder.h"
 #include "figure_export.h"
 #include "qcp.h"
@@ -12,15 +12,15 @@
 #include <algorithm>
 
 #include <QApplication>
-#include <QJsonArray>
-#include <QMimeData>
 #include <QCheckBox>
 #include <QClipboard>
 #include <QComboBox>
 #include <QHBoxLayout>
-#include <QSlider>
+#include <QJsonArray>
 #include <QLabel>
+#include <QMimeData>
 #include <QPushButton>
+#include <QSlider>
 #include <QStackedLayout>
 #include <QVBoxLayout>
 
@@ -68,7 +68,9 @@ FigureView::FigureView(Filter filter, QString emptyText, QWidget* parent)
     m_hover = new QLabel(tr("Hover for values; click a legend entry to hide or show its curve."));
     m_hover->setTextInteractionFlags(Qt::TextSelectableByMouse);
     plots::enableCurveInteractions(*m_plot, [this](const QString& text) {
-        m_hover->setText(text.isEmpty() ? tr("Hover for values; click a legend entry to hide or show its curve.") : text);
+        m_hover->setText(
+            text.isEmpty() ? tr("Hover for values; click a legend entry to hide or show its curve.")
+                           : text);
     });
     m_empty = new QLabel(noRunText());  // nothing is open yet: not "no evaluation stored"
     m_empty->setObjectName(QStringLiteral("emptyText"));
@@ -130,7 +132,8 @@ bool FigureView::showFigure(const QString& name)
 
 QString FigureView::noRunText()
 {
-    return tr("No run open.\nDouble-click a run in the Runs list (or File ▸ Open run…) to see its figures.");
+    return tr("No run open.\nDouble-click a run in the Runs list (or File ▸ Open run…) to see its "
+              "figures.");
 }
 
 void FigureView::setRun(const QString& runFile)
@@ -236,7 +239,8 @@ bool FigureView::exportTo(const QString& path, int dpi, QString* error)
         // pgfplots draws the data itself: the ranges the user zoomed to become the axis limits.
         auto zoomed = visible;
         if (auto* rect = m_plot->axisRect()) {
-            const auto x = rect->axis(QCPAxis::atBottom)->range(), y = rect->axis(QCPAxis::atLeft)->range();
+            const auto x = rect->axis(QCPAxis::atBottom)->range(),
+                       y = rect->axis(QCPAxis::atLeft)->range();
             zoomed.x.min = x.lower;
             zoomed.x.max = x.upper;
             zoomed.y.min = y.lower;
@@ -300,13 +304,14 @@ QString FigureView::provenanceLine() const
         const auto p = figures::runFigureProvenance(m_run.toStdString(), m_drawn.toStdString(), {});
         const auto r = p["runs"].toArray().first().toObject();
         QString line = QStringLiteral("%1 of run %2 (%3, seed %4, config %5)")
-                           .arg(m_drawn, r["run_id"].toString(), r["path"].toString(), r["seed"].toString(),
-                                r["config_hash"].toString());
+                           .arg(m_drawn, r["run_id"].toString(), r["path"].toString(),
+                                r["seed"].toString(), r["config_hash"].toString());
         for (const auto& e : p["evaluations"].toArray()) {
             const auto o = e.toObject();
             line += QStringLiteral("; %1%2: %3 prompts, eval seed %4, checkpoint %5")
-                        .arg(o["method"].toString(),
-                             o["intervention"].toString().isEmpty() ? QString() : " + " + o["intervention"].toString())
+                        .arg(o["method"].toString(), o["intervention"].toString().isEmpty()
+                                                         ? QString()
+                                                         : " + " + o["intervention"].toString())
                         .arg(o["prompts"].toInt())
                         .arg(o["eval_seed"].toString())
                         .arg(qint64(o["checkpoint_step"].toDouble()));
@@ -337,4 +342,4 @@ void FigureView::followOpenRun(const OpenRunModel& model)
     });
 }
 
-} // namespace lengen::ui
+}  // namespace lengen::ui

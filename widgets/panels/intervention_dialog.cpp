@@ -4,8 +4,8 @@
 #include <QCheckBox>
 #include <QDialogButtonBox>
 #include <QFormLayout>
-#include <QGroupBox>
 #include <QGridLayout>
+#include <QGroupBox>
 #include <QLabel>
 #include <QLineEdit>
 #include <QPushButton>
@@ -18,7 +18,7 @@
 namespace lengen::ui {
 
 namespace {
-// One line per intervention, what it does in a few words (the engine's table; 
+// One line per intervention, what it does in a few words (the engine's table;
 // docs/interventions.md has the rest).
 QString summary(const QString& name)
 {
@@ -40,22 +40,26 @@ QString examples(const QStringList& applicable)
                     out << QString::fromStdString(info->example);
                 break;
             }
-    return out.isEmpty() ? QString() : InterventionDialog::tr("e.g. %1").arg(out.join(QStringLiteral(", ")));
+    return out.isEmpty() ? QString()
+                         : InterventionDialog::tr("e.g. %1").arg(out.join(QStringLiteral(", ")));
 }
 }  // namespace
 
-InterventionDialog::InterventionDialog(Mode mode, const QString& runLabel, const QStringList& applicable,
-                                       QWidget* parent)
+InterventionDialog::InterventionDialog(Mode mode, const QString& runLabel,
+                                       const QStringList& applicable, QWidget* parent)
     : QDialog(parent), m_mode(mode), m_group(new QButtonGroup(this))
 {
-    setWindowTitle(mode == Mode::Evaluate ? tr("Evaluate with interventions") : tr("Probe under an intervention"));
-    auto* intro = new QLabel(
-        (mode == Mode::Evaluate
-             ? tr("Evaluate %1 under training-free length extensions: each is compared with the untouched "
-                  "model and the baselines on the same prompts. Only those that apply to this run are listed.")
-             : tr("Probe the attention of %1 under one training-free length extension; its maps are shown "
-                  "beside the untouched ones in the Attention view."))
-            .arg(runLabel));
+    setWindowTitle(mode == Mode::Evaluate ? tr("Evaluate with interventions")
+                                          : tr("Probe under an intervention"));
+    auto* intro =
+        new QLabel((mode == Mode::Evaluate ? tr("Evaluate %1 under training-free length "
+                                                "extensions: each is compared with the untouched "
+                                                "model and the baselines on the same prompts. Only "
+                                                "those that apply to this run are listed.")
+                                           : tr("Probe the attention of %1 under one training-free "
+                                                "length extension; its maps are shown "
+                                                "beside the untouched ones in the Attention view."))
+                       .arg(runLabel));
     intro->setWordWrap(true);
     auto* box = new QGroupBox(tr("Interventions"));
     auto* grid = new QGridLayout(box);
@@ -65,7 +69,8 @@ InterventionDialog::InterventionDialog(Mode mode, const QString& runLabel, const
         if (name == QLatin1String("none"))
             continue;
         QCheckBox* check = mode == Mode::Probe ? nullptr : new QCheckBox(name);
-        QAbstractButton* button = check ? static_cast<QAbstractButton*>(check) : new QRadioButton(name);
+        QAbstractButton* button =
+            check ? static_cast<QAbstractButton*>(check) : new QRadioButton(name);
         button->setObjectName(name);
         if (check)
             m_boxes << check;
@@ -79,7 +84,8 @@ InterventionDialog::InterventionDialog(Mode mode, const QString& runLabel, const
     m_extra = new QLineEdit;
     m_extra->setObjectName(QStringLiteral("extra"));
     m_extra->setPlaceholderText(examples(applicable));
-    m_extra->setToolTip(tr("More interventions with parameters, in the syntax of lengen eval --intervention"));
+    m_extra->setToolTip(
+        tr("More interventions with parameters, in the syntax of lengen eval --intervention"));
     auto* form = new QFormLayout;
     form->addRow(tr("With parameters:"), m_extra);
     if (mode == Mode::Evaluate) {
@@ -96,7 +102,8 @@ InterventionDialog::InterventionDialog(Mode mode, const QString& runLabel, const
     m_problem->setStyleSheet(QStringLiteral("color: #b00020"));
     m_problem->setWordWrap(true);
     auto* buttons = new QDialogButtonBox(QDialogButtonBox::Ok | QDialogButtonBox::Cancel);
-    buttons->button(QDialogButtonBox::Ok)->setText(mode == Mode::Evaluate ? tr("Evaluate") : tr("Probe"));
+    buttons->button(QDialogButtonBox::Ok)
+        ->setText(mode == Mode::Evaluate ? tr("Evaluate") : tr("Probe"));
     connect(buttons, &QDialogButtonBox::accepted, this, &QDialog::accept);
     connect(buttons, &QDialogButtonBox::rejected, this, &QDialog::reject);
     auto* layout = new QVBoxLayout(this);
@@ -135,8 +142,9 @@ void InterventionDialog::validate()
         const int points = 8 * m_config->trainPoints();
         for (const auto& spec : specs) {
             if (const auto why = engine::interventionRefusal(spec, *m_config); !why.empty()) {
-                m_problem->setText(tr("%1 is refused: %2").arg(QString::fromStdString(spec.text()),
-                                                               QString::fromStdString(why)));
+                m_problem->setText(
+                    tr("%1 is refused: %2")
+                        .arg(QString::fromStdString(spec.text()), QString::fromStdString(why)));
                 return;
             }
             engine::describeIntervention(spec, *m_config, points);

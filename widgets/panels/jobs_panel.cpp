@@ -30,7 +30,10 @@ QString clock(double seconds)
     if (!std::isfinite(seconds) || seconds < 0)
         return {};
     const qint64 s = std::llround(seconds);
-    return s >= 3600 ? QStringLiteral("%1:%2:%3").arg(s / 3600).arg(s / 60 % 60, 2, 10, QLatin1Char('0')).arg(s % 60, 2, 10, QLatin1Char('0'))
+    return s >= 3600 ? QStringLiteral("%1:%2:%3")
+                           .arg(s / 3600)
+                           .arg(s / 60 % 60, 2, 10, QLatin1Char('0'))
+                           .arg(s % 60, 2, 10, QLatin1Char('0'))
                      : QStringLiteral("%1:%2").arg(s / 60).arg(s % 60, 2, 10, QLatin1Char('0'));
 }
 
@@ -42,12 +45,14 @@ QString qs(const std::string& s) { return QString::fromStdString(s); }
 QString stateText(const JobInfo& j)
 {
     if (j.state == JobState::Queued)
-        return j.waitingFor.empty() ? JobsPanel::tr("queued") : JobsPanel::tr("queued, waiting for %1").arg(qs(j.waitingFor));
+        return j.waitingFor.empty() ? JobsPanel::tr("queued")
+                                    : JobsPanel::tr("queued, waiting for %1").arg(qs(j.waitingFor));
     if (j.state == JobState::Failed)
         return JobsPanel::tr("failed: %1").arg(qs(j.message).section(QLatin1Char('\n'), 0, 0));
     if (j.state == JobState::Finished && !j.message.empty())
-        return j.result.said.empty() && j.result.count(j.kind) > 0 ? JobsPanel::tr("finished: %1").arg(qs(j.message))
-                                                                   : qs(j.message);
+        return j.result.said.empty() && j.result.count(j.kind) > 0
+                   ? JobsPanel::tr("finished: %1").arg(qs(j.message))
+                   : qs(j.message);
     if (j.state == JobState::Cancelled && !j.message.empty())
         return qs(j.message);  // "stopped: …" or "cancelled before it started"
     return jobStateText(j.state);
@@ -55,7 +60,8 @@ QString stateText(const JobInfo& j)
 
 bool isRunFile(const std::string& subject)
 {
-    return QString::fromStdString(subject).endsWith(QLatin1String(".h5")) && QFileInfo::exists(qs(subject));
+    return QString::fromStdString(subject).endsWith(QLatin1String(".h5")) &&
+           QFileInfo::exists(qs(subject));
 }
 
 constexpr int kKeyRole = Qt::UserRole + 1;  // another process's job: its JobRecord::key
@@ -84,21 +90,28 @@ QString otherState(const engine::JobRecord& o, const QList<JobInfo>& own)
         if (j.kind == JobKind::Sweep && j.active() && !j.subject.empty() &&
             QFileInfo(qs(j.subject)) == QFileInfo(qs(o.subject)))
             holder = JobsPanel::tr("cell of “%1”").arg(qs(j.label));
-    return JobsPanel::tr("%1 · held by %2").arg(state, holder.isEmpty() ? JobsPanel::tr("an unknown process") : holder);
+    return JobsPanel::tr("%1 · held by %2")
+        .arg(state, holder.isEmpty() ? JobsPanel::tr("an unknown process") : holder);
 }
 
 }  // namespace
 
-JobsPanel::JobsPanel(RunController& controller, QWidget* parent) : QWidget(parent), m_controller(controller)
+JobsPanel::JobsPanel(RunController& controller, QWidget* parent)
+    : QWidget(parent), m_controller(controller)
 {
     m_list = new QTreeWidget;
     m_list->setRootIsDecorated(false);
     m_list->setUniformRowHeights(true);
     m_list->setColumnCount(Columns);
-    m_list->setHeaderLabels({tr("Job"), tr("Kind"), tr("State"), tr("Progress"), tr("Elapsed"), tr("ETA"), tr("On")});
+    m_list->setHeaderLabels(
+        {tr("Job"), tr("Kind"), tr("State"), tr("Progress"), tr("Elapsed"), tr("ETA"), tr("On")});
     // Room for what each column says; the state (with what a queued job waits for) takes the rest.
-    for (const auto& [column, width] : {std::pair{Name, 280}, {Kind, 90}, {Progress, 230}, {Elapsed, 70},
-                                        {Eta, 70}, {Subject, 130}})
+    for (const auto& [column, width] : {std::pair{Name, 280},
+                                        {Kind, 90},
+                                        {Progress, 230},
+                                        {Elapsed, 70},
+                                        {Eta, 70},
+                                        {Subject, 130}})
         m_list->setColumnWidth(column, width);
     m_list->header()->setSectionResizeMode(State, QHeaderView::Stretch);
     m_list->setSelectionMode(QAbstractItemView::SingleSelection);
@@ -109,12 +122,14 @@ JobsPanel::JobsPanel(RunController& controller, QWidget* parent) : QWidget(paren
     m_cancel = new QPushButton(tr("Cancel"));
     m_open = new QPushButton(tr("Open run"));
     m_pause->setToolTip(tr("Pause the selected training after its current step"));
-    m_stop->setToolTip(tr("Stop the selected job (a training writes its checkpoint; an analysis keeps what it stored)"));
+    m_stop->setToolTip(tr("Stop the selected job (a training writes its checkpoint; an analysis "
+                          "keeps what it stored)"));
     m_cancel->setToolTip(tr("Take the selected queued job off the queue"));
     m_open->setToolTip(tr("Open the run the selected job works on"));
     m_cores = new QLabel;
-    m_cores->setToolTip(tr("CPU-heavy work (trainings, evaluations, probes, exports and a local sweep's cells) "
-                           "shares this many cores; Run ▸ Concurrent jobs… sets the limit"));
+    m_cores->setToolTip(
+        tr("CPU-heavy work (trainings, evaluations, probes, exports and a local sweep's cells) "
+           "shares this many cores; Run ▸ Concurrent jobs… sets the limit"));
     auto* buttons = new QHBoxLayout;
     buttons->addWidget(m_cores);
     buttons->addWidget(m_selected, 1);
@@ -173,15 +188,23 @@ void JobsPanel::rebuild()
         item->setText(Name, own ? qs(j.label) : otherName(j));
         item->setText(Kind, QString::fromLatin1(engine::jobKindRow(j.kind).name));
         item->setText(State, own ? stateText(j) : otherState(j, jobs));
-        item->setToolTip(State, !own ? item->text(State) + (j.waitingFor.empty() ? QString() : "\n" + qs(j.waitingFor))
-                                : j.message.empty() ? stateText(j) : qs(j.message));
-        const QString pct = j.fraction >= 0 ? QStringLiteral("%1 %").arg(std::floor(100 * j.fraction)) : QString();
-        item->setText(Progress, j.progress.empty() ? pct : pct.isEmpty() ? qs(j.progress) : pct + " · " + qs(j.progress));
+        item->setToolTip(State,
+                         !own ? item->text(State) +
+                                    (j.waitingFor.empty() ? QString() : "\n" + qs(j.waitingFor))
+                         : j.message.empty() ? stateText(j)
+                                             : qs(j.message));
+        const QString pct =
+            j.fraction >= 0 ? QStringLiteral("%1 %").arg(std::floor(100 * j.fraction)) : QString();
+        item->setText(Progress, j.progress.empty() ? pct
+                                : pct.isEmpty()    ? qs(j.progress)
+                                                   : pct + " · " + qs(j.progress));
         const qint64 end = j.endedAtMs ? j.endedAtMs : now;
         item->setText(Elapsed, j.startedAtMs ? clock((end - j.startedAtMs) / 1000.0) : QString());
         item->setText(Eta, j.state == JobState::Running ? clock(j.etaSeconds) : QString());
         const QFileInfo subject(qs(j.subject));
-        item->setText(Subject, subject.fileName() == QLatin1String("run.h5") ? subject.dir().dirName() : subject.fileName());
+        item->setText(Subject, subject.fileName() == QLatin1String("run.h5")
+                                   ? subject.dir().dirName()
+                                   : subject.fileName());
         item->setToolTip(Subject, qs(j.subject));
         item->setSelected(own ? j.id == selected : selectedKey && selectedKey->key() == j.key());
     }
@@ -280,7 +303,8 @@ void JobsPanel::act(Action a, const engine::JobRecord& j)
     try {
         if (a == Action::Stop && j.kind == engine::JobKindId::Training) {
             engine::requestStop(j.subject, "lengen-studio " + engine::thisHolder());
-            Q_EMIT statusMessage(tr("Asked %1 to stop %2 after its current step, with a checkpoint (as `lengen stop`)")
+            Q_EMIT statusMessage(tr("Asked %1 to stop %2 after its current step, with a checkpoint "
+                                    "(as `lengen stop`)")
                                      .arg(qs(j.holder), qs(j.subject)));
         } else if (a == Action::Cancel && j.kind == engine::JobKindId::SweepCell) {
             // scancel may take seconds: asked off the GUI thread.
@@ -294,9 +318,11 @@ void JobsPanel::act(Action a, const engine::JobRecord& j)
             watcher->setFuture(QtConcurrent::run([dir, cell] {
                 try {
                     engine::cancelSweepCells(dir, {cell});
-                    return tr("Cancelled cell %1 of %2 (as `lengen sweep cancel`)").arg(qs(cell), qs(dir));
+                    return tr("Cancelled cell %1 of %2 (as `lengen sweep cancel`)")
+                        .arg(qs(cell), qs(dir));
                 } catch (const std::exception& e) {
-                    return tr("Cell %1 not cancelled: %2").arg(qs(cell), QString::fromUtf8(e.what()));
+                    return tr("Cell %1 not cancelled: %2")
+                        .arg(qs(cell), QString::fromUtf8(e.what()));
                 }
             }));
         } else if (a == Action::OpenRun) {
@@ -314,7 +340,8 @@ bool JobsPanel::actionEnabled(Action a) const
         switch (a) {
         case Action::Stop: return o->kind == engine::JobKindId::Training;
         case Action::Cancel: return o->kind == engine::JobKindId::SweepCell;
-        case Action::OpenRun: return o->kind != engine::JobKindId::SweepCell && isRunFile(o->subject);
+        case Action::OpenRun:
+            return o->kind != engine::JobKindId::SweepCell && isRunFile(o->subject);
         default: return false;  // pause needs the process's own controls
         }
     }
@@ -355,10 +382,13 @@ void JobsPanel::updateActions()
     m_selected->setText(o   ? tr("“%1” (held by %2):").arg(otherName(*o), qs(o->holder))
                         : j ? tr("“%1”:").arg(qs(j->label))
                             : tr("Select a job"));
-    m_stop->setToolTip(o ? tr("Ask the process that trains it to stop after its current step, with a checkpoint "
-                              "(the request `lengen stop` leaves)")
-                         : tr("Stop the selected job (a training writes its checkpoint; an analysis keeps what it stored)"));
-    m_cancel->setToolTip(o ? tr("Cancel this sweep cell (the mark `lengen sweep cancel` leaves; a running cell stops "
+    m_stop->setToolTip(
+        o ? tr("Ask the process that trains it to stop after its current step, with a checkpoint "
+               "(the request `lengen stop` leaves)")
+          : tr("Stop the selected job (a training writes its checkpoint; an analysis keeps what it "
+               "stored)"));
+    m_cancel->setToolTip(o ? tr("Cancel this sweep cell (the mark `lengen sweep cancel` leaves; a "
+                                "running cell stops "
                                 "with a checkpoint)")
                            : tr("Take the selected queued job off the queue"));
     m_pause->setEnabled(actionEnabled(Action::Pause));
@@ -373,8 +403,9 @@ QStringList JobsPanel::rowTexts() const
     QStringList out;
     for (int i = 0; i < m_list->topLevelItemCount(); ++i) {
         const auto* item = m_list->topLevelItem(i);
-        out << QStringLiteral("%1 | %2 | %3 | %4").arg(item->text(Name), item->text(State), item->text(Progress),
-                                                    item->text(Elapsed));
+        out << QStringLiteral("%1 | %2 | %3 | %4")
+                   .arg(item->text(Name), item->text(State), item->text(Progress),
+                        item->text(Elapsed));
     }
     return out;
 }

@@ -4,10 +4,11 @@
 // the message), progress, elapsed time and ETA, and what it works on — and below them the jobs
 // other processes run under the studio's folders (engine::findJobs every 2 s, off the GUI
 // thread: a terminal's `lengen train`, evaluations, a sweep's cells, Slurm tasks), marked with
-// their holder. Both are engine::JobRecords, drawn by one row function. Pause, Continue, Stop, Cancel and Open run act on the selected job, whose name
-// the panel shows beside them (qBittorrent's transfer list is the model): Stop on another
-// process's training is `lengen stop`'s request, Cancel on a sweep cell `lengen sweep cancel`'s.
-// Rows are rebuilt at most 4 times a second however often jobs report. GUI thread only.
+// their holder. Both are engine::JobRecords, drawn by one row function. Pause, Continue, Stop,
+// Cancel and Open run act on the selected job, whose name the panel shows beside them
+// (qBittorrent's transfer list is the model): Stop on another process's training is `lengen stop`'s
+// request, Cancel on a sweep cell `lengen sweep cancel`'s. Rows are rebuilt at most 4 times a
+// second however often jobs report. GUI thread only.
 
 #include <QFutureWatcher>
 #include <QWidget>
@@ -74,7 +75,7 @@ private:
     bool m_dirty = true;
     int m_ticks = 0;
     std::function<QStringList()> m_folders;
-    std::vector<engine::JobRecord> m_other;   // other processes' jobs, as last found
+    std::vector<engine::JobRecord> m_other;  // other processes' jobs, as last found
     QFutureWatcher<std::vector<engine::JobRecord>>* m_looking = nullptr;  // one look at a time
     QTimer* m_look;
 };

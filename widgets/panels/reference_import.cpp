@@ -51,10 +51,10 @@ QStringList pendingReferenceRuns(const QString& folder, const QString& outDir)
 }
 
 JobWorker::AnalysisJob referenceImportJob(QStringList refDirs, QString outDir,
-                                               std::shared_ptr<ReferenceImportSummary> summary)
+                                          std::shared_ptr<ReferenceImportSummary> summary)
 {
-    return [refDirs = std::move(refDirs), outDir = std::move(outDir),
-            summary = std::move(summary)](engine::RunControl& control, engine::AnalysisObserver& obs) {
+    return [refDirs = std::move(refDirs), outDir = std::move(outDir), summary = std::move(summary)](
+               engine::RunControl& control, engine::AnalysisObserver& obs) {
         engine::JobResult result;
         const auto n = std::int64_t(refDirs.size());
         obs.onStage(0, 1, "import");

@@ -17,8 +17,8 @@ namespace lengen::ui {
 QStringList pendingReferenceRuns(const QString& folder, const QString& outDir);
 
 struct ReferenceImportSummary {
-    QStringList runFiles;   ///< imported runs, in order
-    QStringList messages;   ///< one line per run: what happened, with notes and errors
+    QStringList runFiles;  ///< imported runs, in order
+    QStringList messages;  ///< one line per run: what happened, with notes and errors
     int failed = 0;
     bool cancelled = false;
 };
@@ -27,6 +27,6 @@ struct ReferenceImportSummary {
 /// of n"), stopping between runs when cancelled; a run that fails is a line of `summary` and
 /// the others go on. `summary` is filled by the job; read it after its terminal signal.
 JobWorker::AnalysisJob referenceImportJob(QStringList refDirs, QString outDir,
-                                               std::shared_ptr<ReferenceImportSummary> summary);
+                                          std::shared_ptr<ReferenceImportSummary> summary);
 
 }  // namespace lengen::ui

@@ -29,7 +29,8 @@ QString reasonFor(const QString& typed, bool parsed, T value, T lo, T hi, bool w
     if (typed.isEmpty())
         return QString();
     if (!parsed)
-        return QSpinBox::tr("“%1” is not %2").arg(typed, whole ? QSpinBox::tr("a whole number") : QSpinBox::tr("a number"));
+        return QSpinBox::tr("“%1” is not %2")
+            .arg(typed, whole ? QSpinBox::tr("a whole number") : QSpinBox::tr("a number"));
     if (value < lo)
         return QSpinBox::tr("%1 is below the smallest value, %2").arg(typed).arg(lo);
     if (value > hi)
@@ -68,7 +69,10 @@ struct RefusalSteps {
         if (enter && !box.m_refused.isEmpty())
             box.lineEdit()->selectAll();
     }
-    static bool commits(const QKeyEvent* e) { return e->key() == Qt::Key_Return || e->key() == Qt::Key_Enter; }
+    static bool commits(const QKeyEvent* e)
+    {
+        return e->key() == Qt::Key_Return || e->key() == Qt::Key_Enter;
+    }
     template <typename Box>
     static void clear(Box& box)
     {
@@ -105,12 +109,17 @@ struct RefusalSteps {
             box.setProperty("lengenTip", box.toolTip());
         box.setProperty("lengenRefusing", true);
         box.lineEdit()->setText(box.m_refused + kMark);
-        box.setStyleSheet(QStringLiteral("background: #FDECEA; border: 1px solid #B00020; color: #B00020;"));
-        box.setToolTip(reason + QSpinBox::tr("; the field keeps %1").arg(box.textFromValue(box.value())));
+        box.setStyleSheet(
+            QStringLiteral("background: #FDECEA; border: 1px solid #B00020; color: #B00020;"));
+        box.setToolTip(reason +
+                       QSpinBox::tr("; the field keeps %1").arg(box.textFromValue(box.value())));
     }
 };
 
-RefusingSpinBox::RefusingSpinBox(int lo, int hi, QWidget* parent) : QSpinBox(parent) { setRange(lo, hi); }
+RefusingSpinBox::RefusingSpinBox(int lo, int hi, QWidget* parent) : QSpinBox(parent)
+{
+    setRange(lo, hi);
+}
 
 // "1e3" is a whole number written another way: read by its value, so it is never the "1"
 // keyboard tracking applied on the way and then quietly kept.
@@ -180,7 +189,8 @@ void RefusingSpinBox::focusInEvent(QFocusEvent* e)
 void RefusingSpinBox::focusOutEvent(QFocusEvent* e)
 {
     const auto reason = intReason(*this, typedText(*this, *lineEdit()));
-    RefusalSteps::commit(*this, reason, [&] { QSpinBox::focusOutEvent(e); }, false);
+    RefusalSteps::commit(
+        *this, reason, [&] { QSpinBox::focusOutEvent(e); }, false);
 }
 
 void RefusingSpinBox::keyPressEvent(QKeyEvent* e)
@@ -188,10 +198,12 @@ void RefusingSpinBox::keyPressEvent(QKeyEvent* e)
     if (!RefusalSteps::commits(e))
         return QSpinBox::keyPressEvent(e);
     const auto reason = intReason(*this, typedText(*this, *lineEdit()));
-    RefusalSteps::commit(*this, reason, [&] { QSpinBox::keyPressEvent(e); }, true);
+    RefusalSteps::commit(
+        *this, reason, [&] { QSpinBox::keyPressEvent(e); }, true);
 }
 
-RefusingDoubleSpinBox::RefusingDoubleSpinBox(double lo, double hi, int decimals, double step, QWidget* parent)
+RefusingDoubleSpinBox::RefusingDoubleSpinBox(double lo, double hi, int decimals, double step,
+                                             QWidget* parent)
     : QDoubleSpinBox(parent)
 {
     setRange(lo, hi);
@@ -248,7 +260,9 @@ static QString doubleReason(const RefusingDoubleSpinBox& box, const QString& typ
     double v = 0;
     const bool ok = parseNumber(typed, v);
     if (ok && v >= box.minimum() && v <= box.maximum() && !fitsDecimals(v, box.decimals()))
-        return QDoubleSpinBox::tr("%1 needs more than the field's %n decimal(s)", nullptr, box.decimals()).arg(typed);
+        return QDoubleSpinBox::tr("%1 needs more than the field's %n decimal(s)", nullptr,
+                                  box.decimals())
+            .arg(typed);
     return reasonFor<double>(typed, ok, v, box.minimum(), box.maximum(), false);
 }
 
@@ -260,7 +274,8 @@ void RefusingDoubleSpinBox::focusInEvent(QFocusEvent* e)
 void RefusingDoubleSpinBox::focusOutEvent(QFocusEvent* e)
 {
     const auto reason = doubleReason(*this, typedText(*this, *lineEdit()));
-    RefusalSteps::commit(*this, reason, [&] { QDoubleSpinBox::focusOutEvent(e); }, false);
+    RefusalSteps::commit(
+        *this, reason, [&] { QDoubleSpinBox::focusOutEvent(e); }, false);
 }
 
 void RefusingDoubleSpinBox::keyPressEvent(QKeyEvent* e)
@@ -268,7 +283,8 @@ void RefusingDoubleSpinBox::keyPressEvent(QKeyEvent* e)
     if (!RefusalSteps::commits(e))
         return QDoubleSpinBox::keyPressEvent(e);
     const auto reason = doubleReason(*this, typedText(*this, *lineEdit()));
-    RefusalSteps::commit(*this, reason, [&] { QDoubleSpinBox::keyPressEvent(e); }, true);
+    RefusalSteps::commit(
+        *this, reason, [&] { QDoubleSpinBox::keyPressEvent(e); }, true);
 }
 
 }  // namespace lengen::ui

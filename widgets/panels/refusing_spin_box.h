@@ -43,7 +43,8 @@ private:
 
 class RefusingDoubleSpinBox final : public QDoubleSpinBox {
 public:
-    RefusingDoubleSpinBox(double lo, double hi, int decimals, double step, QWidget* parent = nullptr);
+    RefusingDoubleSpinBox(double lo, double hi, int decimals, double step,
+                          QWidget* parent = nullptr);
     QString refused() const { return m_refused; }
     void clearRefusal();
 

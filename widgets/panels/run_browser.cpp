@@ -31,7 +31,8 @@ namespace {
 // status, seed, tag, id) must all hold; the rest of the text is looked for in every column.
 class RunFilter final : public QSortFilterProxyModel {
 public:
-    RunFilter(RunTableModel* model, QObject* parent) : QSortFilterProxyModel(parent), m_model(model) {}
+    RunFilter(RunTableModel* model, QObject* parent) : QSortFilterProxyModel(parent), m_model(model)
+    {}
     const std::vector<std::pair<std::string, std::string>>& terms() const { return m_terms; }
     void setText(const QString& text)
     {
@@ -58,7 +59,10 @@ protected:
         if (m_rest.isEmpty())
             return true;
         for (int c = 0; c < m_model->columnCount(); ++c)
-            if (m_model->index(row, c, parent).data().toString().contains(m_rest, Qt::CaseInsensitive))
+            if (m_model->index(row, c, parent)
+                    .data()
+                    .toString()
+                    .contains(m_rest, Qt::CaseInsensitive))
                 return true;
         return false;
     }
@@ -71,12 +75,10 @@ private:
 
 }  // namespace
 
-RunBrowser::RunBrowser(QWidget* parent) : QWidget(parent)
+// The runs table over the filter: sorted by creation, newest first; the columns the user hid
+// (the header's context menu) kept between sessions.
+void RunBrowser::createTable()
 {
-    m_model = new RunTableModel(this);
-    m_proxy = new RunFilter(m_model, this);
-    m_proxy->setSourceModel(m_model);
-    m_proxy->setSortRole(Qt::UserRole);
     m_table = new QTableView;
     m_table->setModel(m_proxy);
     m_table->setSortingEnabled(true);
@@ -89,25 +91,42 @@ RunBrowser::RunBrowser(QWidget* parent) : QWidget(parent)
     m_table->horizontalHeader()->setContextMenuPolicy(Qt::CustomContextMenu);
     {
         const QSettings settings;
-        const auto hidden = settings.value(QStringLiteral("runsList/hiddenColumns"),
-                                           QStringList{QStringLiteral("Backbone"), QStringLiteral("Created (UTC)")})
-                                .toStringList();
+        const auto hidden =
+            settings
+                .value(QStringLiteral("runsList/hiddenColumns"),
+                       QStringList{QStringLiteral("Backbone"), QStringLiteral("Created (UTC)")})
+                .toStringList();
         for (int c = 0; c < RunTableModel::ColumnCount; ++c)
-            m_table->setColumnHidden(c, hidden.contains(m_model->headerData(c, Qt::Horizontal, Qt::DisplayRole).toString()));
+            m_table->setColumnHidden(
+                c, hidden.contains(
+                       m_model->headerData(c, Qt::Horizontal, Qt::DisplayRole).toString()));
     }
-    connect(m_table->horizontalHeader(), &QWidget::customContextMenuRequested, this, [this](const QPoint& at) {
-        QMenu menu(this);
-        for (int c = 0; c < RunTableModel::ColumnCount; ++c) {
-            auto* action = menu.addAction(m_model->headerData(c, Qt::Horizontal, Qt::DisplayRole).toString());
-            action->setCheckable(true);
-            action->setChecked(columnShown(c));
-            connect(action, &QAction::toggled, this, [this, c](bool on) { setColumnShown(c, on); });
-        }
-        menu.exec(m_table->horizontalHeader()->mapToGlobal(at));
-    });
+    connect(m_table->horizontalHeader(), &QWidget::customContextMenuRequested, this,
+            [this](const QPoint& at) {
+                QMenu menu(this);
+                for (int c = 0; c < RunTableModel::ColumnCount; ++c) {
+                    auto* action = menu.addAction(
+                        m_model->headerData(c, Qt::Horizontal, Qt::DisplayRole).toString());
+                    action->setCheckable(true);
+                    action->setChecked(columnShown(c));
+                    connect(action, &QAction::toggled, this,
+                            [this, c](bool on) { setColumnShown(c, on); });
+                }
+                menu.exec(m_table->horizontalHeader()->mapToGlobal(at));
+            });
     m_table->setAlternatingRowColors(true);
+}
+
+RunBrowser::RunBrowser(QWidget* parent) : QWidget(parent)
+{
+    m_model = new RunTableModel(this);
+    m_proxy = new RunFilter(m_model, this);
+    m_proxy->setSourceModel(m_model);
+    m_proxy->setSortRole(Qt::UserRole);
+    createTable();
     m_filter = new QLineEdit;
-    m_filter->setPlaceholderText(tr("Filter: text, or key=value (model.num_hidden_layers=6, pe=rope, tag=baseline)"));
+    m_filter->setPlaceholderText(
+        tr("Filter: text, or key=value (model.num_hidden_layers=6, pe=rope, tag=baseline)"));
     m_filter->setClearButtonEnabled(true);
     auto* add = new QPushButton(tr("Add folder…"));
     auto* refresh = new QPushButton(tr("Refresh"));
@@ -140,14 +159,18 @@ RunBrowser::RunBrowser(QWidget* parent) : QWidget(parent)
     updateEmpty();
     connect(m_filter, &QLineEdit::textChanged, this, &RunBrowser::setFilterText);
     connect(add, &QPushButton::clicked, this, [this] {
-        ask::folder(this, tr("Add a runs folder (LenGen runs, or a models/ folder of the Python code)"),
+        ask::folder(this,
+                    tr("Add a runs folder (LenGen runs, or a models/ folder of the Python code)"),
                     QString(), [this](const QString& dir) { addFolder(dir); });
     });
     connect(refresh, &QPushButton::clicked, this, &RunBrowser::refresh);
-    connect(compare, &QPushButton::clicked, this, [this] { Q_EMIT compareRequested(selectedRuns()); });
-    connect(overlay, &QPushButton::clicked, this, [this] { Q_EMIT overlayRequested(selectedRuns()); });
+    connect(compare, &QPushButton::clicked, this,
+            [this] { Q_EMIT compareRequested(selectedRuns()); });
+    connect(overlay, &QPushButton::clicked, this,
+            [this] { Q_EMIT overlayRequested(selectedRuns()); });
     connect(m_notes, &QPushButton::clicked, this, &RunBrowser::editNotes);
-    connect(m_table->selectionModel(), &QItemSelectionModel::selectionChanged, this, &RunBrowser::updateNotesButton);
+    connect(m_table->selectionModel(), &QItemSelectionModel::selectionChanged, this,
+            &RunBrowser::updateNotesButton);
     connect(m_model, &QAbstractItemModel::modelReset, this, &RunBrowser::updateNotesButton);
     updateNotesButton();
     connect(m_table, &QTableView::doubleClicked, this, [this](const QModelIndex& index) {
@@ -247,7 +270,10 @@ void RunBrowser::setColumnShown(int column, bool shown)
 
 bool RunBrowser::columnShown(int column) const { return !m_table->isColumnHidden(column); }
 
-QString RunBrowser::filterHint() const { return m_filterHint->isHidden() ? QString() : m_filterHint->text(); }
+QString RunBrowser::filterHint() const
+{
+    return m_filterHint->isHidden() ? QString() : m_filterHint->text();
+}
 
 int RunBrowser::visibleRows() const { return m_proxy->rowCount(); }
 
@@ -295,7 +321,8 @@ RunNotesDialog* RunBrowser::editNotes()
     if (row < 0)
         return nullptr;
     const auto& r = m_model->row(row);
-    const QString label = QStringLiteral("%1 %2 seed %3 (%4)").arg(r.task, r.pe).arg(r.seed).arg(r.runId);
+    const QString label =
+        QStringLiteral("%1 %2 seed %3 (%4)").arg(r.task, r.pe).arg(r.seed).arg(r.runId);
     auto* dialog = new RunNotesDialog(r.path, label, r.status == QLatin1String("running"), this);
     dialog->setAttribute(Qt::WA_DeleteOnClose);
     const QString path = r.path;

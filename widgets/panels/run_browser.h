@@ -58,6 +58,7 @@ Q_SIGNALS:
     void folderHoldsNoRuns(QString folder);
 
 private:
+    void createTable();
     RunTableModel* m_model;
     QTimer m_poll;
     QSortFilterProxyModel* m_proxy;

@@ -15,8 +15,8 @@
 #include <cmath>
 
 #include "config_draft.h"
-#include "lengen/engine/encodings.h"
 #include "figure_builder.h"
+#include "lengen/engine/encodings.h"
 #include "qcp.h"
 
 namespace lengen::ui {
@@ -28,8 +28,8 @@ struct SizePreset {
     int hidden, layers, heads;
 };
 // The reference's base_model/llama sizes.
-const SizePreset kSizes[] = {{"tiny", 256, 2, 4}, {"small", 256, 4, 4}, {"standard", 256, 16, 8},
-                             {"large", 512, 16, 8}};
+const SizePreset kSizes[] = {
+    {"tiny", 256, 2, 4}, {"small", 256, 4, 4}, {"standard", 256, 16, 8}, {"large", 512, 16, 8}};
 
 // Keyboard tracking on: every keystroke is validated, not only on focus loss. What the field
 // cannot hold is refused where it was typed, never changed (refusing_spin_box.h).
@@ -58,18 +58,33 @@ RunForm::RunForm(QWidget* parent) : QWidget(parent)
 {
     createFields();
     layOut();
-    m_fields = {{"task.name", m_task}, {"model.family", m_backbone}, {"patch.rope_scaling.type", m_pe},
-                {"model.hidden_size", m_hidden}, {"model.n_embd", m_hidden}, {"model.num_hidden_layers", m_layers},
-                {"model.n_layer", m_layers}, {"model.num_attention_heads", m_heads}, {"model.n_head", m_heads},
-                {"model.state_size", m_state}, {"model.max_length", m_maxLength},
-                {"task.curriculum.dims.start", m_dStart}, {"task.curriculum.dims.end", m_dEnd},
-                {"task.curriculum.dims.increment", m_dInc}, {"task.curriculum.dims.interval", m_dInt},
-                {"task.curriculum.points.start", m_pStart}, {"task.curriculum.points.end", m_pEnd},
-                {"task.curriculum.points.increment", m_pInc}, {"task.curriculum.points.interval", m_pInt},
-                {"training.max_steps", m_steps}, {"training.per_device_train_batch_size", m_batch},
-                {"training.learning_rate", m_lr}, {"training.warmup_ratio", m_warmup},
-                {"training.weight_decay", m_wd}, {"training.max_grad_norm", m_clip},
-                {"training.logging_steps", m_log}, {"training.save_steps", m_save},
+    m_fields = {{"task.name", m_task},
+                {"model.family", m_backbone},
+                {"patch.rope_scaling.type", m_pe},
+                {"model.hidden_size", m_hidden},
+                {"model.n_embd", m_hidden},
+                {"model.num_hidden_layers", m_layers},
+                {"model.n_layer", m_layers},
+                {"model.num_attention_heads", m_heads},
+                {"model.n_head", m_heads},
+                {"model.state_size", m_state},
+                {"model.max_length", m_maxLength},
+                {"task.curriculum.dims.start", m_dStart},
+                {"task.curriculum.dims.end", m_dEnd},
+                {"task.curriculum.dims.increment", m_dInc},
+                {"task.curriculum.dims.interval", m_dInt},
+                {"task.curriculum.points.start", m_pStart},
+                {"task.curriculum.points.end", m_pEnd},
+                {"task.curriculum.points.increment", m_pInc},
+                {"task.curriculum.points.interval", m_pInt},
+                {"training.max_steps", m_steps},
+                {"training.per_device_train_batch_size", m_batch},
+                {"training.learning_rate", m_lr},
+                {"training.warmup_ratio", m_warmup},
+                {"training.weight_decay", m_wd},
+                {"training.max_grad_norm", m_clip},
+                {"training.logging_steps", m_log},
+                {"training.save_steps", m_save},
                 {"training.random_positions.max_position", m_randomPositions}};
     for (auto* c : {m_task, m_backbone, m_pe})
         connect(c, &QComboBox::currentIndexChanged, this, &RunForm::onEdited);
@@ -81,7 +96,8 @@ RunForm::RunForm(QWidget* parent) : QWidget(parent)
     // A commit (Enter, focus leaving) may refuse or resolve a typed value; the box shows its
     // verdict after the signal, so listeners hear of it once the event is done.
     for (auto* s : findChildren<QAbstractSpinBox*>())
-        connect(s, &QAbstractSpinBox::editingFinished, this, &RunForm::refusalsChanged, Qt::QueuedConnection);
+        connect(s, &QAbstractSpinBox::editingFinished, this, &RunForm::refusalsChanged,
+                Qt::QueuedConnection);
 }
 
 // Every box the form holds, with its range.
@@ -105,15 +121,21 @@ void RunForm::createFields()
         m_pe->addItem(QString::fromStdString(peLabel(p)), QString::fromStdString(p));
     m_size = new QComboBox;
     for (const auto& s : kSizes)
-        m_size->addItem(QStringLiteral("%1 (%2 × %3 × %4)").arg(s.name).arg(s.hidden).arg(s.layers).arg(s.heads));
+        m_size->addItem(QStringLiteral("%1 (%2 × %3 × %4)")
+                            .arg(s.name)
+                            .arg(s.hidden)
+                            .arg(s.layers)
+                            .arg(s.heads));
     m_size->addItem(tr("custom"));
     m_hidden = spin(2, 8192);
     m_layers = spin(1, 128);
     m_heads = spin(1, 128);
     m_state = spin(1, 256);
     m_maxLength = dspin(2, 1e6, 0, 2);
-    m_dStart = spin(1, 4096), m_dEnd = spin(1, 4096), m_dInc = spin(0, 4096), m_dInt = spin(1, 10'000'000);
-    m_pStart = spin(1, 100000), m_pEnd = spin(1, 100000), m_pInc = spin(0, 100000), m_pInt = spin(1, 10'000'000);
+    m_dStart = spin(1, 4096), m_dEnd = spin(1, 4096), m_dInc = spin(0, 4096),
+    m_dInt = spin(1, 10'000'000);
+    m_pStart = spin(1, 100000), m_pEnd = spin(1, 100000), m_pInc = spin(0, 100000),
+    m_pInt = spin(1, 10'000'000);
     m_steps = spin(1, 100'000'000);
     m_batch = spin(1, 65536);
     m_lr = dspin(0, 10, 12, 1e-4);  // 3e-7 is a learning rate too
@@ -126,9 +148,10 @@ void RunForm::createFields()
     m_save = spin(1, 100'000'000);
     m_randomPositions = spin(0, 100'000'000);
     m_randomPositions->setSpecialValueText(tr("off"));
-    m_randomPositions->setToolTip(tr("Randomized positions (Ruoss et al. 2023): each training step reads its "
-                                     "tokens at a sorted random subset of positions 0…M−1, so that positions "
-                                     "past the training length are seen; evaluation reads 0…T−1. Off: 0."));
+    m_randomPositions->setToolTip(
+        tr("Randomized positions (Ruoss et al. 2023): each training step reads its "
+           "tokens at a sorted random subset of positions 0…M−1, so that positions "
+           "past the training length are seen; evaluation reads 0…T−1. Off: 0."));
     m_preview = new QCustomPlot;
     m_preview->setMinimumHeight(170);
 }
@@ -220,16 +243,23 @@ void RunForm::setConfig(const engine::RunConfig& c)
     for (double v : c.model.maxLengths)
         lengths << QString::number(v);
     m_maxLength->setSpecialValueText(lengthList ? "[" + lengths.join(", ") + "]" : QString());
-    m_maxLength->setToolTip(lengthList ? tr("%n runs, one per value of this list; edit the list in the YAML",
-                                            nullptr, int(lengths.size()))
-                                       : QString());
-    putD(m_maxLength, lengthList                       ? m_maxLength->minimum()
+    m_maxLength->setToolTip(
+        lengthList ? tr("%n runs, one per value of this list; edit the list in the YAML", nullptr,
+                        int(lengths.size()))
+                   : QString());
+    putD(m_maxLength, lengthList                         ? m_maxLength->minimum()
                       : std::isfinite(c.model.maxLength) ? c.model.maxLength
                                                          : 0);
     const auto& d = c.task.curriculum.dims;
     const auto& p = c.task.curriculum.points;
-    for (auto [box, v] : {std::pair{m_dStart, d.start}, {m_dEnd, d.end}, {m_dInc, d.increment}, {m_dInt, d.interval},
-                          {m_pStart, p.start}, {m_pEnd, p.end}, {m_pInc, p.increment}, {m_pInt, p.interval}})
+    for (auto [box, v] : {std::pair{m_dStart, d.start},
+                          {m_dEnd, d.end},
+                          {m_dInc, d.increment},
+                          {m_dInt, d.interval},
+                          {m_pStart, p.start},
+                          {m_pEnd, p.end},
+                          {m_pInc, p.increment},
+                          {m_pInt, p.interval}})
         put(box, v);
     put(m_steps, c.training.maxSteps);
     put(m_batch, c.training.batchSize);
@@ -252,7 +282,8 @@ void RunForm::setConfig(const engine::RunConfig& c)
     m_state->setEnabled(mamba);
     m_maxLength->setEnabled(!mamba && !lengthList);
     // Only for encodings that read positions (on while set, so that it can be turned off).
-    m_randomPositions->setEnabled(engine::encodingOf(c).readsPositions || c.training.randomPositions > 0);
+    m_randomPositions->setEnabled(engine::encodingOf(c).readsPositions ||
+                                  c.training.randomPositions > 0);
     m_filling = false;
     updatePreview();
 }
@@ -279,7 +310,9 @@ void RunForm::applyTo(engine::RunConfig& c) const
     const bool backboneChanged = touched(m_backbone);
     if (backboneChanged) {
         const QString f = m_backbone->currentData().toString();
-        setBackbone(c, f == "Mamba" ? Backbone::Mamba : f == "GPT2" ? Backbone::Gpt2 : Backbone::Llama);
+        setBackbone(c, f == "Mamba"  ? Backbone::Mamba
+                       : f == "GPT2" ? Backbone::Gpt2
+                                     : Backbone::Llama);
     }
     const bool mamba = c.model.backbone == Backbone::Mamba;
     if (touched(m_pe) && c.model.backbone == Backbone::Llama)
@@ -301,9 +334,14 @@ void RunForm::applyTo(engine::RunConfig& c) const
     }
     auto& d = c.task.curriculum.dims;
     auto& p = c.task.curriculum.points;
-    for (auto [box, field] : {std::pair{m_dStart, &d.start}, {m_dEnd, &d.end}, {m_dInc, &d.increment},
-                              {m_dInt, &d.interval}, {m_pStart, &p.start}, {m_pEnd, &p.end},
-                              {m_pInc, &p.increment}, {m_pInt, &p.interval}})
+    for (auto [box, field] : {std::pair{m_dStart, &d.start},
+                              {m_dEnd, &d.end},
+                              {m_dInc, &d.increment},
+                              {m_dInt, &d.interval},
+                              {m_pStart, &p.start},
+                              {m_pEnd, &p.end},
+                              {m_pInc, &p.increment},
+                              {m_pInt, &p.interval}})
         take(box, *field);
     auto& t = c.training;
     take(m_steps, t.maxSteps);
@@ -311,8 +349,10 @@ void RunForm::applyTo(engine::RunConfig& c) const
     take(m_log, t.loggingSteps);
     take(m_save, t.saveSteps);
     take(m_randomPositions, t.randomPositions);
-    for (auto [box, field] : {std::pair{m_lr, &t.learningRate}, {m_warmup, &t.warmupRatio},
-                              {m_wd, &t.weightDecay}, {m_clip, &t.maxGradNorm}})
+    for (auto [box, field] : {std::pair{m_lr, &t.learningRate},
+                              {m_warmup, &t.warmupRatio},
+                              {m_wd, &t.weightDecay},
+                              {m_clip, &t.maxGradNorm}})
         if (touched(box))
             *field = box->value();
 }
@@ -345,8 +385,8 @@ const char* kOwnSpecialText = "lengen_special_text";  // a spin box's own "off" 
 // nothing: never the last valid value, which read as if it still applied.
 void showNotApplied(QWidget* w, const QString& typed)
 {
-    const QString text = typed.isEmpty() ? RunForm::tr("✗ not applied")
-                                         : RunForm::tr("%1 ✗ not applied").arg(typed);
+    const QString text =
+        typed.isEmpty() ? RunForm::tr("✗ not applied") : RunForm::tr("%1 ✗ not applied").arg(typed);
     const QSignalBlocker block(w);
     if (auto* spin = qobject_cast<QAbstractSpinBox*>(w)) {
         if (!spin->property(kOwnSpecialText).isValid())
@@ -415,7 +455,8 @@ bool RunForm::showsNotApplied(const std::string& keyPath) const
 {
     const auto* w = fieldFor(keyPath);
     if (const auto* spin = qobject_cast<const QAbstractSpinBox*>(w))
-        return spin->property(kOwnSpecialText).isValid() && spin->text() == spin->specialValueText();
+        return spin->property(kOwnSpecialText).isValid() &&
+               spin->text() == spin->specialValueText();
     if (const auto* combo = qobject_cast<const QComboBox*>(w))
         return combo->currentIndex() < 0;
     return false;
@@ -436,8 +477,10 @@ void RunForm::updatePreview()
     f.legend = plots::LegendPlace::LowerRight;
     f.widthInches = 4;
     f.heightInches = 1.6;
-    engine::CurriculumAxis d{m_dStart->value(), m_dEnd->value(), m_dInc->value(), std::max(1, m_dInt->value())};
-    engine::CurriculumAxis p{m_pStart->value(), m_pEnd->value(), m_pInc->value(), std::max(1, m_pInt->value())};
+    engine::CurriculumAxis d{m_dStart->value(), m_dEnd->value(), m_dInc->value(),
+                             std::max(1, m_dInt->value())};
+    engine::CurriculumAxis p{m_pStart->value(), m_pEnd->value(), m_pInc->value(),
+                             std::max(1, m_pInt->value())};
     plots::Series sd, sp;
     sd.name = "dims";
     sp.name = "points";
@@ -453,7 +496,10 @@ void RunForm::updatePreview()
     }
     m_previewEnd = {steps - 1, d.valueAt(steps - 1), p.valueAt(steps - 1)};
     if (m_previewEnd.points < p.end)
-        sp.name = QStringLiteral("points (ends at %1 of %2)").arg(m_previewEnd.points).arg(p.end).toStdString();
+        sp.name = QStringLiteral("points (ends at %1 of %2)")
+                      .arg(m_previewEnd.points)
+                      .arg(p.end)
+                      .toStdString();
     f.series = {sd, sp};
     plots::buildFigure(*m_preview, f);
 }

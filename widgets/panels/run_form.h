@@ -83,7 +83,7 @@ private:
     QCustomPlot* m_preview;
     int m_stepsOverride = 0;
     PreviewEnd m_previewEnd;
-    std::map<std::string, QWidget*> m_fields;  // key path -> widget
+    std::map<std::string, QWidget*> m_fields;               // key path -> widget
     std::map<QWidget*, std::variant<int, double>> m_shown;  // what setConfig put in each field
 };
 

@@ -13,7 +13,8 @@
 
 namespace lengen::ui {
 
-RunNotesDialog::RunNotesDialog(const QString& runFile, const QString& runLabel, bool training, QWidget* parent)
+RunNotesDialog::RunNotesDialog(const QString& runFile, const QString& runLabel, bool training,
+                               QWidget* parent)
     : QDialog(parent), m_runFile(runFile)
 {
     setWindowTitle(tr("Notes — %1").arg(runLabel));
@@ -52,8 +53,8 @@ RunNotesDialog::RunNotesDialog(const QString& runFile, const QString& runLabel, 
     form->addRow(tr("Notes"), m_notes);
     form->addRow(tr("Tags"), m_tags);
     auto* layout = new QVBoxLayout(this);
-    layout->addWidget(new QLabel(tr("Stored in %1, beside the training records; a resume keeps them.")
-                                     .arg(runFile)));
+    layout->addWidget(new QLabel(
+        tr("Stored in %1, beside the training records; a resume keeps them.").arg(runFile)));
     layout->addLayout(form);
     layout->addWidget(m_error);
     layout->addWidget(m_buttons);
@@ -70,9 +71,10 @@ void RunNotesDialog::accept()
         // be overwritten without anyone seeing it.
         engine::updateRunNotes(m_runFile.toStdString(), [&](engine::RunNotes& now) {
             if (now.text != m_readNotes || now.tags != m_readTags)
-                throw engine::Error(engine::ErrorKind::RunFile,
-                                    "the notes or tags were changed by another process since this dialog opened; "
-                                    "close it and open it again to see them");
+                throw engine::Error(
+                    engine::ErrorKind::RunFile,
+                    "the notes or tags were changed by another process since this dialog opened; "
+                    "close it and open it again to see them");
             now = {m_notes->toPlainText().toStdString(), tags};
         });
     } catch (const std::exception& e) {

@@ -22,7 +22,8 @@ class RunNotesDialog final : public QDialog {
 public:
     /// For `runFile` as its row names it (`runLabel`); `training`: a process writes it now, so
     /// the fields are read-only and say why.
-    RunNotesDialog(const QString& runFile, const QString& runLabel, bool training, QWidget* parent = nullptr);
+    RunNotesDialog(const QString& runFile, const QString& runLabel, bool training,
+                   QWidget* parent = nullptr);
     /// Sets the fields (tests; a user types) and presses OK: true when the notes were written.
     bool save(const QString& notes, const QString& tags);
     QString errorText() const;

@@ -171,7 +171,8 @@ QString toolTipOf(const RunRow& r, int column)
         return r.notes;  // the whole text where the cell shows its first line
     if (column == RunTableModel::Tags && !r.tags.isEmpty())
         return r.tags.join(QStringLiteral(", "));  // a narrow column elides them
-    if ((column == RunTableModel::Dims || column == RunTableModel::Points) && !r.entry.reached.empty())
+    if ((column == RunTableModel::Dims || column == RunTableModel::Points) &&
+        !r.entry.reached.empty())
         return RunTableModel::tr("trained on %1").arg(QString::fromStdString(r.entry.reached));
     QString tip = r.path;
     if (!r.evalMethods.isEmpty())
@@ -260,19 +261,23 @@ QVariant RunTableModel::cell(const RunRow& r, int column, bool sort) const
                     : QVariant(QStringLiteral("%1×%2×%3").arg(r.hidden).arg(r.layers).arg(r.heads));
     // What the run trained on (issue 52), with the curriculum's end where it stopped short.
     case Dims:
-        return sort || r.dims >= r.entry.endDims ? QVariant(r.dims)
-                                                 : QVariant(tr("%1 of %2").arg(r.dims).arg(r.entry.endDims));
+        return sort || r.dims >= r.entry.endDims
+                   ? QVariant(r.dims)
+                   : QVariant(tr("%1 of %2").arg(r.dims).arg(r.entry.endDims));
     case Points:
-        return sort || r.points >= r.entry.endPoints ? QVariant(r.points)
-                                                     : QVariant(tr("%1 of %2").arg(r.points).arg(r.entry.endPoints));
+        return sort || r.points >= r.entry.endPoints
+                   ? QVariant(r.points)
+                   : QVariant(tr("%1 of %2").arg(r.points).arg(r.entry.endPoints));
     case Steps:
-        return sort ? QVariant(r.steps) : QVariant(QStringLiteral("%1 / %2").arg(r.steps).arg(r.totalSteps));
+        return sort ? QVariant(r.steps)
+                    : QVariant(QStringLiteral("%1 / %2").arg(r.steps).arg(r.totalSteps));
     case FinalLoss: return lossCell(r, sort);
     case Created: return r.created;
     case Status: {
         if (sort)
             return r.status;
-        QString text = statusLabel(r.status);  // "finished · eval 2 · probes 3": what the analysis views will show
+        QString text = statusLabel(
+            r.status);  // "finished · eval 2 · probes 3": what the analysis views will show
         if (r.status == QLatin1String("running") && !m_jobStates.isEmpty())
             text = m_jobStates.value(QFileInfo(r.path).absoluteFilePath(), text);
         if (!r.evalMethods.isEmpty())
@@ -334,8 +339,10 @@ QVariant RunTableModel::headerData(int section, Qt::Orientation o, int role) con
         return finalLossDefinition();
     if (role != Qt::DisplayRole)
         return {};
-    static const char* names[] = {"Task", "PE", "Backbone", "Seed", "Run id", "Size (H×L×heads)", "D", "Points",
-                                  "Steps", "Final loss", "Created (UTC)", "Status", "Tags", "Notes"};
+    static const char* names[] = {
+        "Task", "PE",     "Backbone", "Seed",       "Run id",        "Size (H×L×heads)",
+        "D",    "Points", "Steps",    "Final loss", "Created (UTC)", "Status",
+        "Tags", "Notes"};
     return QString::fromUtf8(names[section]);
 }
 

@@ -20,26 +20,41 @@ QString statusLabel(const QString& status);
 QString finalLossDefinition();
 
 struct RunRow {
-    QString path;          ///< run.h5
+    QString path;  ///< run.h5
     QString task, pe, backbone, status, created, error, runId;
-    qint64 seed = -1;      ///< -1 when unknown (a damaged file)
+    qint64 seed = -1;  ///< -1 when unknown (a damaged file)
     int dims = 0, points = 0, hidden = 0, layers = 0, heads = 0;
     qint64 steps = 0, totalSteps = 0;
     double finalLoss = 0;
     bool hasAnalysis = false;
     QStringList evalMethods, probes;  ///< what analysis.h5 holds (names only)
-    QStringList tags;      ///< the run's tags (engine::writeRunNotes)
-    QString notes;         ///< its notes, whole
+    QStringList tags;                 ///< the run's tags (engine::writeRunNotes)
+    QString notes;                    ///< its notes, whole
     engine::RunIndexEntry entry;  ///< what the row was made from: its stamp, its config for filters
-    QString folder;        ///< the followed folder that lists it
+    QString folder;               ///< the followed folder that lists it
 };
 
 class RunTableModel final : public QAbstractTableModel {
     Q_OBJECT
 
 public:
-    enum Column { Task, Pe, Backbone, Seed, RunId, Size, Dims, Points, Steps, FinalLoss, Created, Status, Tags, Notes,
-                  ColumnCount };
+    enum Column {
+        Task,
+        Pe,
+        Backbone,
+        Seed,
+        RunId,
+        Size,
+        Dims,
+        Points,
+        Steps,
+        FinalLoss,
+        Created,
+        Status,
+        Tags,
+        Notes,
+        ColumnCount
+    };
 
     explicit RunTableModel(QObject* parent = nullptr);
 
@@ -60,7 +75,8 @@ public:
     void colorsChanged()
     {
         if (!m_rows.empty())
-            Q_EMIT dataChanged(index(0, Task), index(int(m_rows.size()) - 1, Task), {Qt::DecorationRole});
+            Q_EMIT dataChanged(index(0, Task), index(int(m_rows.size()) - 1, Task),
+                               {Qt::DecorationRole});
     }
 
     /// Reads one run's row again now (its notes were just written), keeping its place.

@@ -20,12 +20,12 @@
 #include <QSaveFile>
 #include <QScrollArea>
 
-#include <map>
-#include <QSplitter>
 #include <QSpinBox>
+#include <QSplitter>
 #include <QTextBlock>
 #include <QTimer>
 #include <QVBoxLayout>
+#include <map>
 
 #include <tuple>
 
@@ -72,10 +72,11 @@ SetupPanel::SetupPanel(const QString& configRoot, QWidget* parent)
     top->addWidget(saveAs);
     // The run overrides on one line: they are set per run, the config holds the rest.
     auto* form = new QHBoxLayout;
-    for (auto [label, field, stretch] : {std::tuple<QString, QWidget*, int>{tr("Steps"), m_steps, 1},
-                                         {tr("Seed"), m_seed, 1},
-                                         {tr("Device"), m_device, 1},
-                                         {tr("Output folder"), m_out, 3}}) {
+    for (auto [label, field, stretch] :
+         {std::tuple<QString, QWidget*, int>{tr("Steps"), m_steps, 1},
+          {tr("Seed"), m_seed, 1},
+          {tr("Device"), m_device, 1},
+          {tr("Output folder"), m_out, 3}}) {
         form->addWidget(new QLabel(label));
         form->addWidget(field, stretch);
     }
@@ -116,7 +117,8 @@ SetupPanel::SetupPanel(const QString& configRoot, QWidget* parent)
     connect(m_form, &RunForm::edited, this, &SetupPanel::onFormEdited);
     connect(m_form, &RunForm::refusalsChanged, this, &SetupPanel::updateTrain);
     for (auto* box : {m_steps, m_seed})
-        connect(box, &QSpinBox::editingFinished, this, &SetupPanel::updateTrain, Qt::QueuedConnection);
+        connect(box, &QSpinBox::editingFinished, this, &SetupPanel::updateTrain,
+                Qt::QueuedConnection);
     connect(open, &QPushButton::clicked, this, &SetupPanel::onOpen);
     connect(saveAs, &QPushButton::clicked, this, &SetupPanel::saveAs);
     connect(m_preset, &QComboBox::activated, this, &SetupPanel::onPresetChosen);
@@ -133,7 +135,8 @@ SetupPanel::SetupPanel(const QString& configRoot, QWidget* parent)
 void SetupPanel::fillPresets(const QString& root)
 {
     QDir dir(root);
-    for (const auto& f : QDir(dir.filePath("quick")).entryInfoList({"*.yaml"}, QDir::Files, QDir::Name))
+    for (const auto& f :
+         QDir(dir.filePath("quick")).entryInfoList({"*.yaml"}, QDir::Files, QDir::Name))
         m_preset->addItem(tr("quick (CPU): %1").arg(f.completeBaseName()), f.absoluteFilePath());
     QDirIterator it(dir.filePath("tasks"), {"*.yaml"}, QDir::Files, QDirIterator::Subdirectories);
     QStringList reference;
@@ -141,9 +144,10 @@ void SetupPanel::fillPresets(const QString& root)
         reference << it.next();
     reference.sort();
     for (const auto& path : reference)
-        m_preset->addItem(tr("reference: %1/%2").arg(QFileInfo(path).dir().dirName(),
-                                                     QFileInfo(path).completeBaseName()),
-                          QFileInfo(path).absoluteFilePath());
+        m_preset->addItem(
+            tr("reference: %1/%2")
+                .arg(QFileInfo(path).dir().dirName(), QFileInfo(path).completeBaseName()),
+            QFileInfo(path).absoluteFilePath());
 }
 
 QString SetupPanel::text() const { return m_editor->toPlainText(); }
@@ -278,12 +282,14 @@ QStringList SetupPanel::showResult()
     QStringList issues;
     const std::string name = sourceName().toStdString();
     auto add = [&](const engine::ConfigIssue& i, bool warning) {
-        auto* item = new QListWidgetItem((warning ? tr("warning: ") : QString()) + QString::fromStdString(i.toString()));
+        auto* item = new QListWidgetItem((warning ? tr("warning: ") : QString()) +
+                                         QString::fromStdString(i.toString()));
         item->setForeground(warning ? QColor("#9A6700") : QColor("#B00020"));
         m_issues->addItem(item);
         // Lines of the editor's own text can be jumped to; included files' cannot.
-        m_issueLines.push_back(i.where.file == name || QFileInfo(QString::fromStdString(i.where.file)) ==
-                                                           QFileInfo(QString::fromStdString(name))
+        m_issueLines.push_back(i.where.file == name ||
+                                       QFileInfo(QString::fromStdString(i.where.file)) ==
+                                           QFileInfo(QString::fromStdString(name))
                                    ? i.where.line
                                    : 0);
         if (!warning)
@@ -348,10 +354,12 @@ void SetupPanel::updateTrain()
     m_train->setToolTip(ok       ? tr("Start now, or after the runs already queued")
                         : !valid ? tr("The config has problems (listed above): fix them to train")
                                  : tr("Not applied: %1. Type a value the field accepts "
-                                      "to train").arg(refused.join(QStringLiteral(", "))));
-    m_sweep->setToolTip(ok ? tr("The Sweeps tab's New sweep on this config: position encodings, seeds, "
-                                "tasks and config axes, run here or on Slurm")
-                           : m_train->toolTip());
+                                      "to train")
+                                       .arg(refused.join(QStringLiteral(", "))));
+    m_sweep->setToolTip(
+        ok ? tr("The Sweeps tab's New sweep on this config: position encodings, seeds, "
+                "tasks and config axes, run here or on Slurm")
+           : m_train->toolTip());
 }
 
 // What Train will run: the Steps field overrides the config's max_steps (issue 41: the summary
@@ -371,18 +379,24 @@ void SetupPanel::showSummary()
                                            .arg(m_steps->value())
                                            .arg(c.training.maxSteps)
                                      : tr("%1 steps").arg(c.training.maxSteps);
-    m_summary->setText(tr("✔ %1 (%2), %3 + %4: H %5 × %6 layers × %7 heads; D = %8, %9 points; "
-                          "%10 × batch %11%12")
-                           .arg(QString::fromStdString(c.task.name), QString::fromStdString(c.task.data),
-                                QString::fromStdString(c.model.family), QString::fromStdString(c.peDisplayName()))
-                           .arg(c.model.hiddenSize).arg(c.model.numLayers).arg(c.model.numHeads)
-                           .arg(c.inputDims()).arg(c.trainPoints())
-                           .arg(steps).arg(c.training.batchSize)
-                           .arg(m_draft.runs().size() > 1
-                                    ? tr("; %1 runs (max_length list)").arg(m_draft.runs().size())
-                                    : QString()) +
-                       QStringLiteral("\n") + derivedText(c) +
-                       (shortfall.empty() ? QString() : QStringLiteral("\n⚠ ") + QString::fromStdString(shortfall)));
+    m_summary->setText(
+        tr("✔ %1 (%2), %3 + %4: H %5 × %6 layers × %7 heads; D = %8, %9 points; "
+           "%10 × batch %11%12")
+            .arg(QString::fromStdString(c.task.name), QString::fromStdString(c.task.data),
+                 QString::fromStdString(c.model.family), QString::fromStdString(c.peDisplayName()))
+            .arg(c.model.hiddenSize)
+            .arg(c.model.numLayers)
+            .arg(c.model.numHeads)
+            .arg(c.inputDims())
+            .arg(c.trainPoints())
+            .arg(steps)
+            .arg(c.training.batchSize)
+            .arg(m_draft.runs().size() > 1
+                     ? tr("; %1 runs (max_length list)").arg(m_draft.runs().size())
+                     : QString()) +
+        QStringLiteral("\n") + derivedText(c) +
+        (shortfall.empty() ? QString()
+                           : QStringLiteral("\n⚠ ") + QString::fromStdString(shortfall)));
 }
 
 QString SetupPanel::summaryText() const { return m_summary->text(); }
@@ -402,7 +416,8 @@ std::optional<TrainRequest> SetupPanel::request()
         return std::nullopt;
     if (const auto refused = refusedFields(); !refused.isEmpty()) {
         updateTrain();
-        Q_EMIT statusMessage(tr("Not trained: %1 not applied").arg(refused.join(QStringLiteral(", "))));
+        Q_EMIT statusMessage(
+            tr("Not trained: %1 not applied").arg(refused.join(QStringLiteral(", "))));
         return std::nullopt;
     }
     TrainRequest r;
@@ -449,7 +464,8 @@ void SetupPanel::onOpen()
 {
     if (!confirmDiscard())
         return;
-    ask::openFile(this, tr("Open run config"), QFileInfo(m_file).absolutePath(), tr("YAML configs (*.yaml *.yml)"),
+    ask::openFile(this, tr("Open run config"), QFileInfo(m_file).absolutePath(),
+                  tr("YAML configs (*.yaml *.yml)"),
                   [this](const QString& path) { loadFile(path); });
 }
 
@@ -465,7 +481,8 @@ void SetupPanel::saveAsPath(const QString& path)
         // modal: destructive (a shipped preset is overwritten)
         QMessageBox::question(this, tr("Overwrite a shipped preset?"),
                               tr("%1 is a preset that ships with LenGen. Overwrite it?").arg(path),
-                              QMessageBox::Save | QMessageBox::Cancel, QMessageBox::Cancel) != QMessageBox::Save)
+                              QMessageBox::Save | QMessageBox::Cancel,
+                              QMessageBox::Cancel) != QMessageBox::Save)
         return;
     if (saveFile(path))
         Q_EMIT statusMessage(tr("Saved %1").arg(path));

@@ -29,7 +29,7 @@ class RunForm;
 
 /// A validated request: one config per model.max_length value, and the options to train with.
 struct TrainRequest {
-    QString label;                         ///< e.g. "linear_regression_rope"
+    QString label;  ///< e.g. "linear_regression_rope"
     std::vector<engine::RunConfig> runs;
     engine::TrainOptions options;
 };

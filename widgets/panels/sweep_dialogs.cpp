@@ -5,13 +5,13 @@
 #include <QDialogButtonBox>
 #include <QDir>
 #include <QFileInfo>
-#include <QPointer>
 #include <QFormLayout>
 #include <QGridLayout>
 #include <QLabel>
 #include <QLineEdit>
-#include <QSpinBox>
+#include <QPointer>
 #include <QPushButton>
+#include <QSpinBox>
 #include <QVBoxLayout>
 
 #include <functional>
@@ -39,8 +39,9 @@ QString peText(const std::string& pe)
 // with a reply: it returns a problem to show at once, or "" and calls the reply later (the
 // dialog waits with OK disabled: a job decides). `fieldOf` picks the field a problem is about,
 // framed red until the next OK.
-void openForm(QDialog* d, QFormLayout* form, const QString& ok, std::function<QString(DialogReply)> answer,
-         std::function<QWidget*(const QString&)> fieldOf = {})
+void openForm(QDialog* d, QFormLayout* form, const QString& ok,
+              std::function<QString(DialogReply)> answer,
+              std::function<QWidget*(const QString&)> fieldOf = {})
 {
     auto* buttons = new QDialogButtonBox(QDialogButtonBox::Ok | QDialogButtonBox::Cancel);
     auto* okButton = buttons->button(QDialogButtonBox::Ok);
@@ -68,12 +69,13 @@ void openForm(QDialog* d, QFormLayout* form, const QString& ok, std::function<QS
             *framed = f;
         }
     };
-    QObject::connect(buttons, &QDialogButtonBox::accepted, d, [problem, okButton, show, answer = std::move(answer)] {
-        problem->setText(QObject::tr("Working…"));
-        okButton->setEnabled(false);
-        if (const QString why = answer(show); !why.isEmpty())
-            show(why);
-    });
+    QObject::connect(buttons, &QDialogButtonBox::accepted, d,
+                     [problem, okButton, show, answer = std::move(answer)] {
+                         problem->setText(QObject::tr("Working…"));
+                         okButton->setEnabled(false);
+                         if (const QString why = answer(show); !why.isEmpty())
+                             show(why);
+                     });
     QObject::connect(buttons, &QDialogButtonBox::rejected, d, &QDialog::reject);
     auto* layout = new QVBoxLayout(d);
     layout->addLayout(form);
@@ -127,15 +129,18 @@ QDialog* askNewSweep(QWidget* parent, const QString& defaultFolder,
     seeds->setValue(3);
     form->addRow(QObject::tr("Seeds per cell"), seeds);
     auto* tasks = new QLineEdit;
-    tasks->setPlaceholderText(QObject::tr("the config's task; or e.g. linear_regression, sparse_linear_regression"));
+    tasks->setPlaceholderText(
+        QObject::tr("the config's task; or e.g. linear_regression, sparse_linear_regression"));
     form->addRow(QObject::tr("Tasks"), tasks);
     auto* sets = new QLineEdit;
     sets->setObjectName(QStringLiteral("sets"));
-    sets->setPlaceholderText(QObject::tr("e.g. model.num_hidden_layers=4,6; training.max_steps=5000"));
+    sets->setPlaceholderText(
+        QObject::tr("e.g. model.num_hidden_layers=4,6; training.max_steps=5000"));
     form->addRow(QObject::tr("Config axes"), sets);
     auto* eval = new QCheckBox(QObject::tr("evaluate each cell (standard, ood_length)"));
     eval->setChecked(true);
-    auto* probe = new QCheckBox(QObject::tr("probe each cell (attention, duplicated examples, serial position)"));
+    auto* probe = new QCheckBox(
+        QObject::tr("probe each cell (attention, duplicated examples, serial position)"));
     // As `sweep new --skip-refused`: a grid of every encoding x randomized positions is then
     // the grid without NoPE and CoPE under them, rather than refused whole.
     auto* skipRefused = new QCheckBox(QObject::tr("leave out combinations the config refuses "
@@ -147,39 +152,47 @@ QDialog* askNewSweep(QWidget* parent, const QString& defaultFolder,
     auto* folder = new QLineEdit(defaultFolder);
     folder->setObjectName(QStringLiteral("folder"));
     form->addRow(QObject::tr("Sweep folder"), folder);
-    openForm(d, form, QObject::tr("Create"), [=](DialogReply reply) -> QString {
-        engine::NewSweep r;
-        for (const auto& [pe, box] : pes)
-            if (box->isChecked())
-                r.pes.push_back(pe.toStdString());
-        r.seeds = seeds->value();
-        for (const auto& t : tasks->text().simplified().remove(' ').split(',', Qt::SkipEmptyParts))
-            r.tasks.push_back(t.toStdString());
-        try {
-            for (const auto& s : sets->text().split(';', Qt::SkipEmptyParts))
-                if (!s.trimmed().isEmpty())
-                    r.sets.push_back(engine::parseAxisSetting(s.trimmed().remove(' ').toStdString()));
-        } catch (const std::exception& e) {
-            return QObject::tr("Config axes: %1").arg(QString::fromUtf8(e.what()));
-        }
-        r.eval = eval->isChecked();
-        r.probe = probe->isChecked();
-        r.skipRefused = skipRefused->isChecked();
-        r.outDir = folder->text().trimmed().toStdString();
-        if (r.outDir.empty())
-            return QObject::tr("Sweep folder: choose one");
-        then(std::move(r), reply);
-        return {};
-    }, [=](const QString& why) -> QWidget* {
-        // The field a refusal is about: the folder (it exists), an axis, the encodings.
-        if (why.contains(QStringLiteral("Sweep folder")) || why.contains(QStringLiteral("already exists")))
-            return folder;
-        if (why.contains(QStringLiteral("Config axes")) || why.contains(QStringLiteral("axes.")))
-            return sets;
-        if (why.contains(QStringLiteral("pe=")) || why.contains(QStringLiteral("position encoding")))
-            return peBox;
-        return nullptr;
-    });
+    openForm(
+        d, form, QObject::tr("Create"),
+        [=](DialogReply reply) -> QString {
+            engine::NewSweep r;
+            for (const auto& [pe, box] : pes)
+                if (box->isChecked())
+                    r.pes.push_back(pe.toStdString());
+            r.seeds = seeds->value();
+            for (const auto& t :
+                 tasks->text().simplified().remove(' ').split(',', Qt::SkipEmptyParts))
+                r.tasks.push_back(t.toStdString());
+            try {
+                for (const auto& s : sets->text().split(';', Qt::SkipEmptyParts))
+                    if (!s.trimmed().isEmpty())
+                        r.sets.push_back(
+                            engine::parseAxisSetting(s.trimmed().remove(' ').toStdString()));
+            } catch (const std::exception& e) {
+                return QObject::tr("Config axes: %1").arg(QString::fromUtf8(e.what()));
+            }
+            r.eval = eval->isChecked();
+            r.probe = probe->isChecked();
+            r.skipRefused = skipRefused->isChecked();
+            r.outDir = folder->text().trimmed().toStdString();
+            if (r.outDir.empty())
+                return QObject::tr("Sweep folder: choose one");
+            then(std::move(r), reply);
+            return {};
+        },
+        [=](const QString& why) -> QWidget* {
+            // The field a refusal is about: the folder (it exists), an axis, the encodings.
+            if (why.contains(QStringLiteral("Sweep folder")) ||
+                why.contains(QStringLiteral("already exists")))
+                return folder;
+            if (why.contains(QStringLiteral("Config axes")) ||
+                why.contains(QStringLiteral("axes.")))
+                return sets;
+            if (why.contains(QStringLiteral("pe=")) ||
+                why.contains(QStringLiteral("position encoding")))
+                return peBox;
+            return nullptr;
+        });
     return d;
 }
 

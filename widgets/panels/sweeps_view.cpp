@@ -7,8 +7,8 @@
 
 #include <QApplication>
 #include <QComboBox>
-#include <QDir>
 #include <QCoreApplication>
+#include <QDir>
 #include <QFileInfo>
 #include <QHBoxLayout>
 #include <QHeaderView>
@@ -57,7 +57,8 @@ QString mark(const engine::CellStatus& s)
         return QStringLiteral("↻");
     if (s.state == S::Running) {
         const int pct = s.totalSteps > 0 ? int(100 * s.step / s.totalSteps) : 0;
-        return s.stage == "train" ? QStringLiteral("▶%1%").arg(pct) : QStringLiteral("▶%1").arg(QString::fromStdString(s.stage));
+        return s.stage == "train" ? QStringLiteral("▶%1%").arg(pct)
+                                  : QStringLiteral("▶%1").arg(QString::fromStdString(s.stage));
     }
     return QStringLiteral("·");
 }
@@ -91,7 +92,8 @@ SweepsView::SweepsView(QWidget* parent) : QWidget(parent)
 {
     auto* open = new QPushButton(tr("Open sweep…"));
     auto* create = new QPushButton(tr("New sweep…"));
-    create->setToolTip(tr("A grid of PEs × seeds (× tasks, × config values) from the Set up tab's config"));
+    create->setToolTip(
+        tr("A grid of PEs × seeds (× tasks, × config values) from the Set up tab's config"));
     m_jobs = new QSpinBox;
     m_jobs->setRange(1, 64);
     m_jobs->setValue(std::max(1, QThread::idealThreadCount()));
@@ -102,29 +104,35 @@ SweepsView::SweepsView(QWidget* parent) : QWidget(parent)
     m_stop->setToolTip(tr("Every running cell writes its checkpoint; Run here resumes them"));
     m_submit = new QPushButton(tr("Submit to Slurm…"));
     m_aggregateButton = new QPushButton(tr("Aggregate"));
-    m_aggregateButton->setToolTip(tr("Mean over seeds with a band (bootstrap from 3 seeds, else min–max); "
-                                     "writes aggregate.h5"));
+    m_aggregateButton->setToolTip(
+        tr("Mean over seeds with a band (bootstrap from 3 seeds, else min–max); "
+           "writes aggregate.h5"));
     m_band = new QComboBox;
     m_band->setObjectName(QStringLiteral("sweepBand"));
-    for (auto [text, kind] : {std::pair{tr("auto band"), engine::BandKind::Auto}, {tr("bootstrap 5–95 %"), engine::BandKind::Bootstrap},
-                              {tr("mean ± SD"), engine::BandKind::StdDev}, {tr("mean ± SE"), engine::BandKind::StdErr},
+    for (auto [text, kind] : {std::pair{tr("auto band"), engine::BandKind::Auto},
+                              {tr("bootstrap 5–95 %"), engine::BandKind::Bootstrap},
+                              {tr("mean ± SD"), engine::BandKind::StdDev},
+                              {tr("mean ± SE"), engine::BandKind::StdErr},
                               {tr("min–max"), engine::BandKind::MinMax}})
         m_band->addItem(text, int(kind));
-    m_band->setToolTip(tr("The band over seeds: auto is bootstrap from 3 seeds, else min–max; one seed has none. "
-                          "Choosing one aggregates again"));
+    m_band->setToolTip(
+        tr("The band over seeds: auto is bootstrap from 3 seeds, else min–max; one seed has none. "
+           "Choosing one aggregates again"));
     m_method = new QComboBox;
     // Wide enough for the longest method name ("ood_length" was cut to "ood_leng").
     m_method->setSizeAdjustPolicy(QComboBox::AdjustToContents);
     m_method->setMinimumContentsLength(14);
     m_export = new QPushButton(tr("Export…"));
     auto* bar = new QHBoxLayout;
-    for (QWidget* w : std::initializer_list<QWidget*>{open, create, m_jobs, m_run, m_stop, m_submit, m_aggregateButton, m_band})
+    for (QWidget* w : std::initializer_list<QWidget*>{open, create, m_jobs, m_run, m_stop, m_submit,
+                                                      m_aggregateButton, m_band})
         bar->addWidget(w);
     bar->addStretch();
     bar->addWidget(new QLabel(tr("Method:")));
     bar->addWidget(m_method);
     bar->addWidget(m_export);
-    m_title = new QLabel(tr("Open a sweep folder, or make one from the Set up tab's config with “New sweep…”."));
+    m_title = new QLabel(
+        tr("Open a sweep folder, or make one from the Set up tab's config with “New sweep…”."));
     m_summary = new QLabel;
     m_summary->setObjectName(QStringLiteral("sweepSummary"));
     m_grid = new QTableWidget;
@@ -149,7 +157,8 @@ SweepsView::SweepsView(QWidget* parent) : QWidget(parent)
     m_timer->setInterval(2000);
     connect(m_timer, &QTimer::timeout, this, &SweepsView::refresh);
     connect(open, &QPushButton::clicked, this, [this] {
-        ask::folder(this, tr("Open a sweep folder"), m_dir, [this](const QString& dir) { setSweep(dir); });
+        ask::folder(this, tr("Open a sweep folder"), m_dir,
+                    [this](const QString& dir) { setSweep(dir); });
     });
     connect(create, &QPushButton::clicked, this, &SweepsView::newSweep);
     connect(m_run, &QPushButton::clicked, this, &SweepsView::runHere);
@@ -166,7 +175,8 @@ SweepsView::SweepsView(QWidget* parent) : QWidget(parent)
         if (!m_figure)
             return Q_EMIT statusMessage(tr("Nothing to export: aggregate the sweep first"));
         askExportTarget(this, tr("Export the sweep's grid figure"),
-                        QStringLiteral("grid_%1.png").arg(m_method->currentText()), [this](const ExportChoice& choice) {
+                        QStringLiteral("grid_%1.png").arg(m_method->currentText()),
+                        [this](const ExportChoice& choice) {
                             QString error;
                             reportExport(this, exportTo(choice.path, choice.dpi, &error), error);
                         });
@@ -179,7 +189,8 @@ SweepsView::SweepsView(QWidget* parent) : QWidget(parent)
 // checkpoint) and waits for it when it is destroyed.
 SweepsView::~SweepsView() = default;
 
-void SweepsView::setBaseConfig(std::function<std::optional<std::vector<engine::RunConfig>>()> provider)
+void SweepsView::setBaseConfig(
+    std::function<std::optional<std::vector<engine::RunConfig>>()> provider)
 {
     m_baseConfig = std::move(provider);
 }
@@ -219,8 +230,10 @@ bool SweepsView::setSweep(const QString& dir)
     }
     m_cellsAt.assign(size_t(rows.size()), std::vector<std::vector<int>>(size_t(cols.size())));
     for (const auto& c : m_index->cells) {
-        const int r = int(rows.indexOf(QString::fromStdString(rowKey.empty() ? "cells" : axisValue(c, rowKey))));
-        const int col = int(cols.indexOf(QString::fromStdString(colKey.empty() ? "seeds" : axisValue(c, colKey))));
+        const int r = int(
+            rows.indexOf(QString::fromStdString(rowKey.empty() ? "cells" : axisValue(c, rowKey))));
+        const int col = int(
+            cols.indexOf(QString::fromStdString(colKey.empty() ? "seeds" : axisValue(c, colKey))));
         m_cellsAt[size_t(r)][size_t(col)].push_back(c.index);  // other axes share the cell
     }
     m_grid->clear();
@@ -256,7 +269,8 @@ bool SweepsView::setSweep(const QString& dir)
         try {
             m_aggregate = engine::readAggregate(agg.toStdString());
         } catch (const std::exception& e) {
-            Q_EMIT statusMessage(tr("Aggregate file not read: %1").arg(QString::fromUtf8(e.what())));
+            Q_EMIT statusMessage(
+                tr("Aggregate file not read: %1").arg(QString::fromUtf8(e.what())));
         }
     }
     if (!m_aggregate && m_doneCells > 0)
@@ -297,7 +311,8 @@ void SweepsView::refresh()
                 auto* item = new QTableWidgetItem(tr("left out"));
                 item->setTextAlignment(Qt::AlignCenter);
                 item->setForeground(palette().color(QPalette::Disabled, QPalette::Text));
-                item->setToolTip(tr("No cell: the config refuses this combination (the summary's tooltip says why)"));
+                item->setToolTip(tr("No cell: the config refuses this combination (the summary's "
+                                    "tooltip says why)"));
                 m_grid->setItem(int(r), int(c), item);
                 continue;
             }
@@ -308,12 +323,16 @@ void SweepsView::refresh()
                 marks << mark(s);
                 worst = std::max(worst, s.state);
                 tips << QStringLiteral("%1: %2 %3 %4/%5%6%7")
-                            .arg(QString::fromStdString(s.cell->name), QString::fromUtf8(engine::stateName(s.state)),
+                            .arg(QString::fromStdString(s.cell->name),
+                                 QString::fromUtf8(engine::stateName(s.state)),
                                  QString::fromStdString(s.stage))
                             .arg(s.step)
                             .arg(s.totalSteps)
-                            .arg(s.message.empty() ? QString() : " — " + QString::fromStdString(s.message),
-                                 s.scheduler.empty() ? QString() : " — Slurm: " + QString::fromStdString(s.scheduler));
+                            .arg(s.message.empty() ? QString()
+                                                   : " — " + QString::fromStdString(s.message),
+                                 s.scheduler.empty()
+                                     ? QString()
+                                     : " — Slurm: " + QString::fromStdString(s.scheduler));
             }
             auto* item = new QTableWidgetItem(marks.join("  "));
             item->setTextAlignment(Qt::AlignCenter);
@@ -334,13 +353,15 @@ void SweepsView::refresh()
         extra += tr(" · %1 cancelled").arg(counts["cancelled"]);
     if (counts["requeued"])
         extra += tr(" · %1 requeued").arg(counts["requeued"]);
-    QString tip = m_schedulerNote;  // what the scheduler said, or why it said nothing
+    QString tip = m_schedulerNote;               // what the scheduler said, or why it said nothing
     if (m_index && !m_index->skipped.empty()) {  // skip_refused: the grid is not all it was asked
         const int n = int(m_index->skipped.size());
-        extra += n == 1 ? tr(" · 1 combination left out") : tr(" · %1 combinations left out").arg(n);
+        extra +=
+            n == 1 ? tr(" · 1 combination left out") : tr(" · %1 combinations left out").arg(n);
         tip += (tip.isEmpty() ? "" : "\n") + tr("Left out, as the config refuses them:");
         for (size_t i = 0; i < m_index->skipped.size() && i < 8; ++i)
-            tip += "\n" + QString::fromStdString(m_index->skipped[i].axes + ": " + m_index->skipped[i].why);
+            tip += "\n" + QString::fromStdString(m_index->skipped[i].axes + ": " +
+                                                 m_index->skipped[i].why);
         if (n > 8)
             tip += "\n" + tr("… and %1 more (index.json lists them)").arg(n - 8);
     }
@@ -362,7 +383,8 @@ void SweepsView::refresh()
 
 void SweepsView::cellActivated(int row, int column)
 {
-    if (row < 0 || size_t(row) >= m_cellsAt.size() || column < 0 || size_t(column) >= m_cellsAt[size_t(row)].size())
+    if (row < 0 || size_t(row) >= m_cellsAt.size() || column < 0 ||
+        size_t(column) >= m_cellsAt[size_t(row)].size())
         return;
     QStringList runs;
     for (int i : m_cellsAt[size_t(row)][size_t(column)])
@@ -390,7 +412,8 @@ void SweepsView::drawFigure()
     }
     if (m_aggregate && m_method->count() > 0) {
         try {
-            m_figure = figures::sweepGridFigure(*m_aggregate, m_method->currentText().toStdString());
+            m_figure =
+                figures::sweepGridFigure(*m_aggregate, m_method->currentText().toStdString());
         } catch (const std::exception& e) {
             Q_EMIT statusMessage(QString::fromUtf8(e.what()));
         }
@@ -399,10 +422,13 @@ void SweepsView::drawFigure()
         plots::buildGrid(*m_plot, *m_figure);
     } else {  // a sentence, not empty axes
         // beginFigure keeps the legend alive while it empties the layout.
-        plots::style::beginFigure(*m_plot, {})->addElement(
-            0, 0, new QCPTextElement(m_plot, m_index ? tr("The grid figure appears once cells are evaluated "
-                                                          "(Aggregate, or automatically as cells finish).")
-                                                     : QString()));
+        plots::style::beginFigure(*m_plot, {})
+            ->addElement(
+                0, 0,
+                new QCPTextElement(m_plot,
+                                   m_index ? tr("The grid figure appears once cells are evaluated "
+                                                "(Aggregate, or automatically as cells finish).")
+                                           : QString()));
         m_plot->replot();
     }
     m_export->setEnabled(bool(m_figure));
@@ -416,15 +442,17 @@ bool SweepsView::exportTo(const QString& path, int dpi, QString* error)
         return false;
     }
     const auto format = plots::formatFromPath(path);
-    const auto result = plots::exportGrid(*m_figure, path, format.value_or(plots::Format::Png), dpi);
+    const auto result =
+        plots::exportGrid(*m_figure, path, format.value_or(plots::Format::Png), dpi);
     if (!result.ok && error)
         *error = result.error;
     if (result.ok && m_aggregate) {  // what made it, as `lengen export SWEEP --figure grid` writes
         try {
             const auto method = m_method->currentText().toStdString();
-            figures::writeProvenance(path.toStdString(),
-                                     figures::sweepGridProvenance(m_dir.toStdString(), method, *m_aggregate,
-                                                                  figures::aggregateBand(*m_aggregate, method)));
+            figures::writeProvenance(
+                path.toStdString(),
+                figures::sweepGridProvenance(m_dir.toStdString(), method, *m_aggregate,
+                                             figures::aggregateBand(*m_aggregate, method)));
         } catch (const std::exception& e) {
             if (error)
                 *error = QString::fromUtf8(e.what());

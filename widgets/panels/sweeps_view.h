@@ -89,7 +89,7 @@ private:
     std::optional<engine::SweepAggregate> m_aggregate;
     std::optional<plots::GridSpec> m_figure;
     std::vector<std::vector<std::vector<int>>> m_cellsAt;  ///< [row][column] -> cell indices
-    std::vector<std::string> m_runFiles;                     ///< per cell index ("" before it runs)
+    std::vector<std::string> m_runFiles;                   ///< per cell index ("" before it runs)
     std::function<std::optional<std::vector<engine::RunConfig>>()> m_baseConfig;
     QLabel *m_title, *m_summary;
     QTableWidget* m_grid;
@@ -110,12 +110,13 @@ private:
     QString m_schedulerNote;
     QElapsedTimer m_schedulerAsked;
     bool m_schedulerAsking = false;
-    bool m_aggregating = false, m_aggregateAgain = false;  ///< an aggregate job runs / is wanted again
-    quint64 m_runJob = 0;  ///< the local run of this sweep (queued or running), 0 none
-    QString queuedBehind() const;  ///< what that run waits for ("" when not queued)
+    bool m_aggregating = false,
+         m_aggregateAgain = false;  ///< an aggregate job runs / is wanted again
+    quint64 m_runJob = 0;           ///< the local run of this sweep (queued or running), 0 none
+    QString queuedBehind() const;   ///< what that run waits for ("" when not queued)
     std::string m_cellExecutable;
-    QString m_newDir;                                        ///< the folder of the last "new sweep" job
-    int m_doneCells = -1;                                    ///< at the last refresh (-1: none yet)
+    QString m_newDir;      ///< the folder of the last "new sweep" job
+    int m_doneCells = -1;  ///< at the last refresh (-1: none yet)
     QTimer* m_timer;
 };
 

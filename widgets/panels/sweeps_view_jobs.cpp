@@ -4,22 +4,22 @@
 
 #include "sweeps_view.h"
 
-#include <map>
-#include <set>
 #include <QDir>
 #include <QFileInfo>
 #include <QFutureWatcher>
 #include <QSpinBox>
 #include <QtConcurrent/QtConcurrentRun>
+#include <map>
+#include <set>
 
 #include <utility>
 
 #include "lengen/engine/errors.h"
+#include "lengen/engine/jobs.h"
 #include "lengen/engine/seed_stats.h"
 #include "lengen/engine/sweep_aggregate.h"
 #include "lengen/engine/sweep_jobs.h"
 #include "lengen/engine/sweep_run.h"
-#include "lengen/engine/jobs.h"
 #include "sweep_dialogs.h"
 
 namespace lengen::ui {
@@ -121,9 +121,10 @@ void SweepsView::aggregate()
         return;
     const std::string& root = *located;
     const auto said = [this](const engine::SweepAggregate& a) {
-        Q_EMIT statusMessage(a.missing.empty() ? tr("Aggregated over seeds")
-                                               : tr("Aggregated; %n cell(s) without results left out", nullptr,
-                                                    int(a.missing.size())));
+        Q_EMIT statusMessage(a.missing.empty()
+                                 ? tr("Aggregated over seeds")
+                                 : tr("Aggregated; %n cell(s) without results left out", nullptr,
+                                      int(a.missing.size())));
     };
     if (!m_controller) {  // a view on its own (tests): here and now
         try {
@@ -157,9 +158,10 @@ void SweepsView::aggregate()
             std::set<std::string> cells;
             for (const auto& set : a.sets)
                 cells.insert(set.cells.begin(), set.cells.end());
-            r.said = a.sets.empty() ? "nothing to aggregate yet (no cell evaluated)"
-                                      : "aggregated " + std::to_string(a.sets.size()) + " set(s) over " +
-                                            std::to_string(cells.size()) + " cell(s)";
+            r.said = a.sets.empty()
+                         ? "nothing to aggregate yet (no cell evaluated)"
+                         : "aggregated " + std::to_string(a.sets.size()) + " set(s) over " +
+                               std::to_string(cells.size()) + " cell(s)";
             *result = std::move(a);
             return r;
         },
@@ -186,9 +188,15 @@ namespace {
 // its lines as the job's warnings (the status bar shows the latest).
 class JobProgress final : public engine::SweepObserver {
 public:
-    explicit JobProgress(engine::AnalysisObserver& job) : m_job(job) { m_job.onStage(0, 1, "cells"); }
+    explicit JobProgress(engine::AnalysisObserver& job) : m_job(job)
+    {
+        m_job.onStage(0, 1, "cells");
+    }
     void onMessage(const std::string& line) override { m_job.onWarning(line); }
-    void onCells(int ended, int total, double) override { m_job.onProgress("cells", ended, std::max(total, 1)); }
+    void onCells(int ended, int total, double) override
+    {
+        m_job.onProgress("cells", ended, std::max(total, 1));
+    }
 
 private:
     engine::AnalysisObserver& m_job;
@@ -202,7 +210,8 @@ engine::JobResult jobResult(const engine::SweepRunSummary& s)
     r.cellsFailed = s.failed;
     // What it did, and what it left to others: "0 cells finished" said nothing (issue 53).
     r.said = s.taken == 0 ? std::string("took no cell")
-                            : std::to_string(s.finished) + " of the " + std::to_string(s.taken) + " cell(s) it took finished";
+                          : std::to_string(s.finished) + " of the " + std::to_string(s.taken) +
+                                " cell(s) it took finished";
     if (s.elsewhere > 0)
         r.said += "; " + std::to_string(s.elsewhere) + " held by other processes, left to them";
     if (s.done > 0)
@@ -219,7 +228,8 @@ std::vector<std::string> cellsHeldElsewhere(const std::string& dir)
     const auto index = engine::readSweepIndex(dir);
     for (const auto& st : engine::sweepJobStatus(dir, index))
         if (!st.jobId.empty() && st.jobId != engine::thisHolder() &&
-            (st.state == engine::SweepCellState::Running || st.state == engine::SweepCellState::Requeued || st.queued))
+            (st.state == engine::SweepCellState::Running ||
+             st.state == engine::SweepCellState::Requeued || st.queued))
             byHolder[st.jobId].push_back(st.cell->name);
     std::vector<std::string> out;
     for (const auto& [holder, cells] : byHolder)
@@ -255,8 +265,8 @@ void SweepsView::newSweep()
                     // refusal is shown there, not only in the status bar after it closed.
                     m_controller->whenEnded(id, this, [reply](const JobInfo& j) {
                         reply(j.state == JobState::Finished ? QString()
-                              : j.message.empty()                ? tr("The sweep was not created")
-                                                                 : QString::fromStdString(j.message));
+                              : j.message.empty()           ? tr("The sweep was not created")
+                                                            : QString::fromStdString(j.message));
                     });
                 });
 }
@@ -271,28 +281,29 @@ quint64 SweepsView::createSweep(engine::NewSweep request)
     const QString label = tr("new sweep %1").arg(QFileInfo(m_newDir).fileName());
     // Every cell is loaded and validated first: seconds for a large grid, on the worker.
     const QString subject = QFileInfo(m_newDir).absoluteFilePath();
-    const quint64 id = m_controller->enqueue(JobKind::Sweep, label,
-                          [request = std::move(request)](engine::RunControl&, engine::AnalysisObserver& obs) {
-                              const auto index = engine::createSweep(request);
-                              std::string left;  // skip_refused: say what the grid lacks
-                              if (!index.skipped.empty())
-                                  left = "; left out " + std::to_string(index.skipped.size()) +
-                                         " combination" + (index.skipped.size() == 1 ? "" : "s") +
-                                         " the config refuses (" + index.skipped.front().axes + ": " +
-                                         index.skipped.front().why + (index.skipped.size() > 1 ? "; …)" : ")");
-                              obs.onWarning("sweep " + index.name + ": " + std::to_string(index.cells.size()) +
-                                            " cells written to " + request.outDir + left);
-                              for (const auto& w : engine::sweepCurriculumWarnings(index))  // issue 52
-                                  obs.onWarning("sweep " + index.name + ": " + w);
-                              engine::JobResult r;
-                              // What it did: cells written, none run yet ("finished: 2 cell(s)
-                              // finished" read as if they had run).
-                              r.said = "created " + std::to_string(index.cells.size()) + " cell(s)" +
-                                         (index.skipped.empty() ? std::string()
-                                                                : ", left out " + std::to_string(index.skipped.size()));
-                              return r;
-                          },
-                          subject);
+    const quint64 id = m_controller->enqueue(
+        JobKind::Sweep, label,
+        [request = std::move(request)](engine::RunControl&, engine::AnalysisObserver& obs) {
+            const auto index = engine::createSweep(request);
+            std::string left;  // skip_refused: say what the grid lacks
+            if (!index.skipped.empty())
+                left = "; left out " + std::to_string(index.skipped.size()) + " combination" +
+                       (index.skipped.size() == 1 ? "" : "s") + " the config refuses (" +
+                       index.skipped.front().axes + ": " + index.skipped.front().why +
+                       (index.skipped.size() > 1 ? "; …)" : ")");
+            obs.onWarning("sweep " + index.name + ": " + std::to_string(index.cells.size()) +
+                          " cells written to " + request.outDir + left);
+            for (const auto& w : engine::sweepCurriculumWarnings(index))  // issue 52
+                obs.onWarning("sweep " + index.name + ": " + w);
+            engine::JobResult r;
+            // What it did: cells written, none run yet ("finished: 2 cell(s)
+            // finished" read as if they had run).
+            r.said = "created " + std::to_string(index.cells.size()) + " cell(s)" +
+                     (index.skipped.empty() ? std::string()
+                                            : ", left out " + std::to_string(index.skipped.size()));
+            return r;
+        },
+        subject);
     const QString dir = m_newDir;
     m_controller->whenEnded(id, this, [this, dir](const JobInfo& j) {
         if (j.state == JobState::Finished)
@@ -310,7 +321,8 @@ void SweepsView::runHere()
         return Q_EMIT statusMessage(tr("No job controller: sweeps cannot run here"));
     if (m_runJob)
         return Q_EMIT statusMessage(tr("This sweep is already queued or running here"));
-    const auto located = locateShown(tr("Sweep not run: %1"));  // moved or deleted since it was opened
+    const auto located =
+        locateShown(tr("Sweep not run: %1"));  // moved or deleted since it was opened
     if (!located)
         return;
     const std::string& dir = *located;
@@ -323,21 +335,24 @@ void SweepsView::runHere()
     // a training and an evaluation beside them keep the machine within the limit (issue 53).
     const auto cores = m_controller->cores();
     const std::string exe = m_cellExecutable;
-    m_runJob = m_controller->enqueue(JobKind::Sweep, label, [dir, jobs, cores, exe](engine::RunControl& control,
-                                                                                    engine::AnalysisObserver& obs) {
-        for (const auto& line : cellsHeldElsewhere(dir))
-            obs.onWarning(line);
-        engine::LocalSweepOptions o;
-        o.jobs = jobs;
-        o.cores = cores;
-        o.executable = exe;
-        const auto executor = engine::makeLocalExecutor(dir, o);
-        JobProgress progress(obs);
-        const auto s = executor->submit(control, progress);
-        if (s.failed + s.failedBefore > 0)
-            obs.onWarning(std::to_string(s.failed + s.failedBefore) + " cell(s) failed: the grid's tooltips say why");
-        return jobResult(s);
-    }, QString::fromStdString(dir));
+    m_runJob = m_controller->enqueue(
+        JobKind::Sweep, label,
+        [dir, jobs, cores, exe](engine::RunControl& control, engine::AnalysisObserver& obs) {
+            for (const auto& line : cellsHeldElsewhere(dir))
+                obs.onWarning(line);
+            engine::LocalSweepOptions o;
+            o.jobs = jobs;
+            o.cores = cores;
+            o.executable = exe;
+            const auto executor = engine::makeLocalExecutor(dir, o);
+            JobProgress progress(obs);
+            const auto s = executor->submit(control, progress);
+            if (s.failed + s.failedBefore > 0)
+                obs.onWarning(std::to_string(s.failed + s.failedBefore) +
+                              " cell(s) failed: the grid's tooltips say why");
+            return jobResult(s);
+        },
+        QString::fromStdString(dir));
     m_controller->whenEnded(m_runJob, this, [this](const JobInfo& j) { onRunEnded(j); });
     refresh();
 }
@@ -367,18 +382,20 @@ void SweepsView::submitTo(engine::SlurmSweepOptions options)
         options.executable = m_cellExecutable;
     // sbatch has a time limit of its own (a dead controller is a message, not a hang): on the
     // worker either way, never on the GUI thread.
-    m_controller->enqueue(JobKind::Sweep, tr("submit %1").arg(QFileInfo(m_dir).fileName()),
-                          [dir, options](engine::RunControl& control, engine::AnalysisObserver& obs) {
-                              const auto executor = engine::makeSlurmExecutor(dir, options);
-                              JobProgress progress(obs);
-                              auto s = executor->submit(control, progress);
-                              auto r = jobResult(s);
-                              // Submitted, not run: the scheduler runs them (the grid follows).
-                              r.said = "submitted " + std::to_string(s.taken) + " cell(s) as Slurm job " + s.jobId +
-                                         (s.elsewhere > 0 ? "; " + std::to_string(s.elsewhere) + " held elsewhere, left" : "");
-                              return r;
-                          },
-                          QString::fromStdString(dir));
+    m_controller->enqueue(
+        JobKind::Sweep, tr("submit %1").arg(QFileInfo(m_dir).fileName()),
+        [dir, options](engine::RunControl& control, engine::AnalysisObserver& obs) {
+            const auto executor = engine::makeSlurmExecutor(dir, options);
+            JobProgress progress(obs);
+            auto s = executor->submit(control, progress);
+            auto r = jobResult(s);
+            // Submitted, not run: the scheduler runs them (the grid follows).
+            r.said = "submitted " + std::to_string(s.taken) + " cell(s) as Slurm job " + s.jobId +
+                     (s.elsewhere > 0 ? "; " + std::to_string(s.elsewhere) + " held elsewhere, left"
+                                      : "");
+            return r;
+        },
+        QString::fromStdString(dir));
 }
 
 }  // namespace lengen::ui

@@ -14,13 +14,14 @@ std::vector<double> values(const QVector<double>& v) { return {v.begin(), v.end(
 
 QStringList loggedColumnNames()
 {
-    return {tr("curriculum (points, dims)"), tr("gradient norm"), tr("learning rate"), tr("steps/s"),
-            tr("wall clock")};
+    return {tr("curriculum (points, dims)"), tr("gradient norm"), tr("learning rate"),
+            tr("steps/s"), tr("wall clock")};
 }
 
 QString loggedColumnId(LoggedColumn c)
 {
-    static const char* const ids[] = {"curriculum", "grad_norm", "learning_rate", "steps_per_sec", "wall_time"};
+    static const char* const ids[] = {"curriculum", "grad_norm", "learning_rate", "steps_per_sec",
+                                      "wall_time"};
     return QString::fromLatin1(ids[int(c)]);
 }
 
@@ -28,7 +29,8 @@ QString loggedColumnTip(LoggedColumn c)
 {
     switch (c) {
     case LoggedColumn::Curriculum:
-        return tr("In-context points and input dims per prompt at each logged step (the curriculum)");
+        return tr(
+            "In-context points and input dims per prompt at each logged step (the curriculum)");
     case LoggedColumn::GradNorm:
         return tr("L2 norm of all gradients before clipping, at each logged step (/log/grad_norm): "
                   "spikes show instabilities; the dashed line is max_grad_norm");
@@ -70,7 +72,8 @@ void LoggedColumns::assign(const engine::TrainLog& log, double clip)
     }
 }
 
-plots::FigureSpec loggedColumnFigure(const LoggedColumns& c, LoggedColumn which, const std::string& title)
+plots::FigureSpec loggedColumnFigure(const LoggedColumns& c, LoggedColumn which,
+                                     const std::string& title)
 {
     plots::FigureSpec f;
     f.x.label = "step";
@@ -97,8 +100,9 @@ plots::FigureSpec loggedColumnFigure(const LoggedColumns& c, LoggedColumn which,
         f.legend = plots::LegendPlace::LowerRight;  // the norm sits above the threshold
         f.series = {series("before clipping", c.gradNorm, "#D55E00")};
         if (c.clipNorm > 0)
-            f.hlines.push_back({c.clipNorm, "clipped above " + QString::number(c.clipNorm, 'g', 4).toStdString(),
-                                "#808080", true});
+            f.hlines.push_back(
+                {c.clipNorm, "clipped above " + QString::number(c.clipNorm, 'g', 4).toStdString(),
+                 "#808080", true});
         break;
     case LoggedColumn::LearningRate:
         f.y.label = "learning rate";

@@ -11,8 +11,8 @@
 namespace lengen::ui {
 
 struct LoggedCurve {
-    QString runFile;   ///< the run.h5 path
-    QString name;      ///< legend entry: "<pe> seed <s> (<run id>)"
+    QString runFile;  ///< the run.h5 path
+    QString name;     ///< legend entry: "<pe> seed <s> (<run id>)"
     std::string runId;
     QVector<double> steps, loss, excess;
 };

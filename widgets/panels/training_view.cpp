@@ -1,11 +1,11 @@
 #include "training_view.h"
-#include "run_table_model.h"
 #include "run_figures.h"
+#include "run_table_model.h"
 
 #include <QCheckBox>
+#include <QComboBox>
 #include <QDir>
 #include <QFileInfo>
-#include <QComboBox>
 #include <QGridLayout>
 #include <QHBoxLayout>
 #include <QLabel>
@@ -23,11 +23,11 @@
 #include "export_dialog.h"
 #include "figure_builder.h"
 #include "figure_export.h"
-#include "qcp.h"
 #include "lengen/engine/config.h"
 #include "lengen/engine/jobs.h"
 #include "lengen/engine/run_control.h"
 #include "lengen/engine/run_file.h"
+#include "qcp.h"
 
 namespace lengen::ui {
 
@@ -36,7 +36,10 @@ namespace {
 QString duration(double seconds)
 {
     const int s = int(seconds + 0.5);
-    return s >= 3600 ? QStringLiteral("%1:%2:%3").arg(s / 3600).arg(s / 60 % 60, 2, 10, QChar('0')).arg(s % 60, 2, 10, QChar('0'))
+    return s >= 3600 ? QStringLiteral("%1:%2:%3")
+                           .arg(s / 3600)
+                           .arg(s / 60 % 60, 2, 10, QChar('0'))
+                           .arg(s % 60, 2, 10, QChar('0'))
                      : QStringLiteral("%1:%2").arg(s / 60).arg(s % 60, 2, 10, QChar('0'));
 }
 
@@ -82,15 +85,21 @@ void TrainingView::updateControls()
     // `lengen stop` leaves; pausing needs that process's own controls.
     const bool elsewhere = !trainedElsewhereBy().isEmpty();
     m_stop->setEnabled((here && j->state != S::Stopping) || elsewhere);
-    m_stop->setToolTip(elsewhere ? tr("Ask %1, which trains this run, to stop after its current step with a checkpoint "
-                                      "(as `lengen stop`)").arg(m_shownWriter)
-                                 : tr("Stop after the current step; a checkpoint is written and the run can be resumed"));
+    m_stop->setToolTip(
+        elsewhere
+            ? tr("Ask %1, which trains this run, to stop after its current step with a checkpoint "
+                 "(as `lengen stop`)")
+                  .arg(m_shownWriter)
+            : tr("Stop after the current step; a checkpoint is written and the run can be "
+                 "resumed"));
     // Another run trains: say which, and offer it (its controls are there, and in the Jobs panel).
     m_openLive->setVisible(training && !showingLive() && !m_liveRunFile.isEmpty());
     if (training)
-        setElided(m_openLive, tr("“%1” is %2 — open it").arg(QString::fromStdString(j->label), jobStateText(j->state)));
+        setElided(m_openLive, tr("“%1” is %2 — open it")
+                                  .arg(QString::fromStdString(j->label), jobStateText(j->state)));
     if (training)
-        m_openLive->setToolTip(m_openLive->toolTip() + tr("\nPause and Stop here act on the open run only"));
+        m_openLive->setToolTip(m_openLive->toolTip() +
+                               tr("\nPause and Stop here act on the open run only"));
     // The status showRunLog read: this runs on every state change and every 2 s follow, and a
     // table row (config parse, analysis contents) per call was work done for one word.
     const bool resumable = !training && !m_runFile.isEmpty() &&
@@ -119,17 +128,21 @@ QString TrainingView::trainedElsewhereBy() const
 
 bool TrainingView::controlsEnabled() const { return m_pause->isEnabled() || m_stop->isEnabled(); }
 
-QString TrainingView::otherTrainingOffer() const { return m_openLive->isHidden() ? QString() : m_openLive->text(); }
+QString TrainingView::otherTrainingOffer() const
+{
+    return m_openLive->isHidden() ? QString() : m_openLive->text();
+}
 
 void TrainingView::followOpenRun(const OpenRunModel& model)
 {
     connect(&model, &OpenRunModel::changed, this, &TrainingView::showRunLog);
     // The run the worker trains arrives through the controller's signals: re-reading its file
     // every 2 s would only redraw what is already drawn.
-    connect(&model, &OpenRunModel::updated, this, [this](const QString& run, OpenRunModel::Part part) {
-        if (part == OpenRunModel::Part::Log && !(showingLive() && run == m_runFile))
-            showRunLog(run);
-    });
+    connect(&model, &OpenRunModel::updated, this,
+            [this](const QString& run, OpenRunModel::Part part) {
+                if (part == OpenRunModel::Part::Log && !(showingLive() && run == m_runFile))
+                    showRunLog(run);
+            });
 }
 
 void TrainingView::onStarted(const JobInfo& job, const engine::RunStarted& info)
@@ -152,13 +165,12 @@ void TrainingView::onStarted(const JobInfo& job, const engine::RunStarted& info)
     redrawSmoothed();
     m_progress->setRange(0, int(std::max<std::int64_t>(1, info.totalSteps)));
     m_progress->setValue(int(info.firstStep));
-    m_liveLabel = info.runFile.empty()
-                         ? label
-                         : tr("%1 — %2 (seed %3, %4, %5 parameters)")
-                               .arg(label, QString::fromStdString(info.runFile))
-                               .arg(info.seed)
-                               .arg(QString::fromStdString(info.device))
-                               .arg(info.parameterCount);
+    m_liveLabel = info.runFile.empty() ? label
+                                       : tr("%1 — %2 (seed %3, %4, %5 parameters)")
+                                             .arg(label, QString::fromStdString(info.runFile))
+                                             .arg(info.seed)
+                                             .arg(QString::fromStdString(info.device))
+                                             .arg(info.parameterCount);
     m_label->setText(m_liveLabel);
 }
 
@@ -173,8 +185,10 @@ void TrainingView::onProgress(const JobInfo& job, const engine::StepProgress& p)
         return;
     m_progress->setMaximum(int(std::max<std::int64_t>(1, p.totalSteps)));
     m_progress->setValue(int(p.step + 1));
-    m_rate->setText(p.stepsPerSecond > 0 ? tr("%1 steps/s, ETA %2").arg(p.stepsPerSecond, 0, 'f', 1).arg(duration(p.etaSeconds))
-                                         : QString());
+    m_rate->setText(
+        p.stepsPerSecond > 0
+            ? tr("%1 steps/s, ETA %2").arg(p.stepsPerSecond, 0, 'f', 1).arg(duration(p.etaSeconds))
+            : QString());
 }
 
 void TrainingView::onLog(const JobInfo& job, const engine::LogRecord& r)
@@ -286,7 +300,8 @@ void TrainingView::redrawSmoothed()
     // name, and every run shows its smoothed curve only (raw traces of several runs are noise).
     QColor color("#0173B2");
     if (overlaid())
-        color = QColor(QString::fromStdString(plots::runColor(m_runId.empty() ? m_runFile.toStdString() : m_runId)));
+        color = QColor(QString::fromStdString(
+            plots::runColor(m_runId.empty() ? m_runFile.toStdString() : m_runId)));
     m_loss->graph(0)->setName(name);
     m_loss->graph(0)->setVisible(!overlaid());
     m_loss->graph(0)->setPen(QPen(QColor(color.red(), color.green(), color.blue(), 90), 1));
@@ -368,7 +383,8 @@ void TrainingView::redrawColumn()
 bool TrainingView::exportColumn(const QString& path, int dpi, QString* error)
 {
     const auto format = plots::formatFromPath(path).value_or(plots::Format::Png);
-    const auto result = plots::exportFigure(plots::shownSpec(columnFigure(), *m_side), path, format, dpi);
+    const auto result =
+        plots::exportFigure(plots::shownSpec(columnFigure(), *m_side), path, format, dpi);
     if (!result.ok && error)
         *error = result.error;
     return result.ok;
@@ -387,11 +403,38 @@ void TrainingView::exportWithDialog()
 {
     if (m_steps.isEmpty())
         return;
-    askExportTarget(this, tr("Export loss plot"), QStringLiteral("loss.png"), [this](const ExportChoice& target) {
-        QString error;
-        reportExport(this, exportLoss(target.path, target.dpi, &error), error);
-    });
+    askExportTarget(this, tr("Export loss plot"), QStringLiteral("loss.png"),
+                    [this](const ExportChoice& target) {
+                        QString error;
+                        reportExport(this, exportLoss(target.path, target.dpi, &error), error);
+                    });
 }
+
+namespace {
+
+// The header over a stored run's plot: its file and status, then its steps and last loss, or
+// why there is no log. "final" only for a run that ended: a running or stopped run's last loss
+// is not final.
+QString runHeader(const QString& runFile, const QString& status, const engine::RunFileInfo& info,
+                  std::size_t logRows, qint64 done)
+{
+    if (logRows == 0)
+        return info.importedFrom.empty()
+                   ? TrainingView::tr("%1 — %2, no training log stored yet").arg(runFile, status)
+                   : TrainingView::tr("%1 — imported from %2: no training log (the Python code "
+                                      "keeps none)")
+                         .arg(runFile, QString::fromStdString(info.importedFrom));
+    return (info.status == "finished"
+                ? TrainingView::tr("%1 — %2 · %3 of %4 steps · final loss %5 (%6 log rows)")
+                : TrainingView::tr("%1 — %2 · %3 of %4 steps · last logged loss %5 (%6 log rows)"))
+        .arg(runFile, status)
+        .arg(done)
+        .arg(info.totalSteps)
+        .arg(info.lastLoss, 0, 'g', 4)
+        .arg(logRows);
+}
+
+}  // namespace
 
 void TrainingView::showRunLog(const QString& runFile)
 {
@@ -455,7 +498,9 @@ void TrainingView::showRunLog(const QString& runFile)
         m_runId = info.runId;
         m_runName = QString::fromStdString(figures::runLegend(info));
         m_overlays.erase(std::remove_if(m_overlays.begin(), m_overlays.end(),
-                                        [&](const LoggedCurve& o) { return QFileInfo(o.runFile) == QFileInfo(m_runFile); }),
+                                        [&](const LoggedCurve& o) {
+                                            return QFileInfo(o.runFile) == QFileInfo(m_runFile);
+                                        }),
                          m_overlays.end());
         m_clearOverlays->setVisible(overlaid());
         // This run's own progress: steps done (logged or checkpointed) of its total.
@@ -465,25 +510,13 @@ void TrainingView::showRunLog(const QString& runFile)
         m_shownStatus = info.status;
         m_shownWriter = QString::fromStdString(info.writer);
         const QString status = statusLabel(QString::fromStdString(info.status));
-        if (log.step.empty())
-            m_label->setText(info.importedFrom.empty()
-                                 ? tr("%1 — %2, no training log stored yet").arg(m_runFile, status)
-                                 : tr("%1 — imported from %2: no training log (the Python code "
-                                      "keeps none)").arg(m_runFile, QString::fromStdString(info.importedFrom)));
-        else
-            // "final" only for a run that ended: a running or stopped run's last loss is not final.
-            m_label->setText((info.status == "finished" ? tr("%1 — %2 · %3 of %4 steps · final loss %5 (%6 log rows)")
-                                                        : tr("%1 — %2 · %3 of %4 steps · last logged loss %5 (%6 log rows)"))
-                                 .arg(m_runFile, status)
-                                 .arg(done)
-                                 .arg(info.totalSteps)
-                                 .arg(info.lastLoss, 0, 'g', 4)
-                                 .arg(log.step.size()));
+        m_label->setText(runHeader(m_runFile, status, info, log.step.size(), done));
         m_label->setToolTip(finalLossDefinition());
         if (showingLive())
-            m_label->setText(m_liveLabel);  // the live header: seed, device, parameters
+            m_label->setText(m_liveLabel);         // the live header: seed, device, parameters
         else if (!trainedElsewhereBy().isEmpty())  // who trains it, since it is not this studio
-            m_label->setText(m_label->text() + tr(" · trained by %1 (another process)").arg(m_shownWriter));
+            m_label->setText(m_label->text() +
+                             tr(" · trained by %1 (another process)").arg(m_shownWriter));
     } catch (const std::exception& e) {
         m_runFile.clear();
         m_label->setText(QString::fromUtf8(e.what()));

@@ -2,8 +2,9 @@
 // Watching a run train: progress bar with steps/s and ETA, pause/resume/stop, the queue, a
 // live plot of the loss or the excess loss (raw + EMA smoothing with a slider, log scale,
 // export of exactly what is drawn), the per-position metric averaged over the last logs, and
-// beside them any other logged column (the curriculum, the gradient norm, the learning rate...). Appends from the controller's throttled signals and replots through QCustomPlot's
-// queued replot, so a burst of updates costs one redraw. GUI thread only.
+// beside them any other logged column (the curriculum, the gradient norm, the learning rate...).
+// Appends from the controller's throttled signals and replots through QCustomPlot's queued replot,
+// so a burst of updates costs one redraw. GUI thread only.
 
 #include <QWidget>
 
@@ -109,7 +110,7 @@ private:
     QProgressBar* m_progress;
     QLabel *m_label, *m_rate, *m_queue;
     QPushButton *m_pause, *m_stop, *m_resume, *m_openLive;
-    quint64 m_liveJob = 0;         ///< the training job the controls act on
+    quint64 m_liveJob = 0;  ///< the training job the controls act on
     QSlider* m_smoothing;
     QCheckBox* m_logScale;
     QComboBox* m_series;  ///< loss | excess loss

@@ -14,10 +14,10 @@
 #include <QVBoxLayout>
 
 #include "curve_interactions.h"
-#include "lengen/engine/jobs.h"
-#include "lengen/engine/run_control.h"
 #include "export_dialog.h"
 #include "figure_builder.h"
+#include "lengen/engine/jobs.h"
+#include "lengen/engine/run_control.h"
 #include "qcp.h"
 #include "run_table_model.h"
 
@@ -67,7 +67,8 @@ void TrainingView::createControls()
     m_resume->setVisible(false);
     m_openLive = new QPushButton;
     m_openLive->setVisible(false);
-    m_openLive->setToolTip(tr("Pause and Stop here act on the open run only: open the run that trains"));
+    m_openLive->setToolTip(
+        tr("Pause and Stop here act on the open run only: open the run that trains"));
     m_stop->setToolTip(tr("Stop after the current step; a checkpoint is written and the run can "
                           "be resumed"));
     m_smoothing = new QSlider(Qt::Horizontal);
@@ -80,8 +81,9 @@ void TrainingView::createControls()
     m_series->setObjectName("lossSeries");
     m_series->addItem(tr("loss"));
     m_series->addItem(tr("excess loss (÷ least squares)"));
-    m_series->setToolTip(tr("Excess loss: the loss divided by the least-squares estimator's expected "
-                            "loss at the current curriculum size (1 = as good as least squares)"));
+    m_series->setToolTip(
+        tr("Excess loss: the loss divided by the least-squares estimator's expected "
+           "loss at the current curriculum size (1 = as good as least squares)"));
     m_clearOverlays = new QPushButton(tr("Clear overlay"));
     m_clearOverlays->setToolTip(tr("Remove the other runs' curves from the loss plot"));
     m_clearOverlays->setVisible(false);
@@ -95,7 +97,8 @@ void TrainingView::createControls()
     m_columnExport->setToolTip(tr("Save this plot as drawn: PNG, SVG, PDF or CSV"));
     m_hover = new QLabel;
     m_export = new QPushButton(tr("Export…"));
-    m_export->setToolTip(tr("Save the loss plot as drawn (raw and smoothed): PNG, SVG, PDF or CSV"));
+    m_export->setToolTip(
+        tr("Save the loss plot as drawn (raw and smoothed): PNG, SVG, PDF or CSV"));
 }
 
 // The loss (raw and EMA, log scale), the pointwise metric and a logged column (redrawColumn).
@@ -107,8 +110,10 @@ void TrainingView::createPlots()
     stylePlot(m_loss, tr("step"), tr("loss"));
     // A short y label: the long one was clipped at 1280 × 800 (issue 52); the tooltip says it all.
     stylePlot(m_pointwise, tr("in-context examples"), tr("last %1 logs").arg(kRecent));
-    m_pointwise->setToolTip(tr("The metric (squared error or accuracy) by in-context examples, the mean of the "
-                               "last %1 logged rows at the length the run reached").arg(kRecent));
+    m_pointwise->setToolTip(
+        tr("The metric (squared error or accuracy) by in-context examples, the mean of the "
+           "last %1 logged rows at the length the run reached")
+            .arg(kRecent));
     for (int i = 0; i < 2; ++i)
         m_loss->addGraph();
     m_loss->graph(0)->setPen(QPen(QColor(1, 115, 178, 90), 1));
@@ -171,7 +176,8 @@ void TrainingView::layOut()
 // The buttons act on the training of the open run, and the plot options redraw.
 void TrainingView::wireControls()
 {
-    plots::enableCurveInteractions(*m_loss, [this](const QString& text) { m_hover->setText(text); });
+    plots::enableCurveInteractions(*m_loss,
+                                   [this](const QString& text) { m_hover->setText(text); });
     connect(m_clearOverlays, &QPushButton::clicked, this, [this] { setOverlays({}); });
 
     // The buttons act on the training of the open run, and on nothing else (issue 39: Pause once
@@ -180,7 +186,8 @@ void TrainingView::wireControls()
         const auto j = m_controller.job(m_liveJob);
         if (!j || !showingLive())
             return;
-        j->state == JobState::Paused ? m_controller.resume(m_liveJob) : m_controller.pause(m_liveJob);
+        j->state == JobState::Paused ? m_controller.resume(m_liveJob)
+                                     : m_controller.pause(m_liveJob);
     });
     connect(m_stop, &QPushButton::clicked, this, [this] {
         if (showingLive()) {
@@ -189,7 +196,8 @@ void TrainingView::wireControls()
         }
         if (const QString by = trainedElsewhereBy(); !by.isEmpty()) {
             try {
-                engine::requestStop(m_runFile.toStdString(), "lengen-studio " + engine::thisHolder());
+                engine::requestStop(m_runFile.toStdString(),
+                                    "lengen-studio " + engine::thisHolder());
                 m_rate->setText(tr("asked %1 to stop (as `lengen stop`)").arg(by));
             } catch (const std::exception& e) {
                 m_rate->setText(QString::fromUtf8(e.what()));
@@ -212,15 +220,18 @@ void TrainingView::wireControls()
     connect(m_series, &QComboBox::currentIndexChanged, this, &TrainingView::redrawSmoothed);
     connect(m_export, &QPushButton::clicked, this, &TrainingView::exportWithDialog);
     connect(m_column, &QComboBox::currentIndexChanged, this, &TrainingView::redrawColumn);
-    plots::enableCurveInteractions(*m_side, [this](const QString& text) { m_hover->setText(text); });
+    plots::enableCurveInteractions(*m_side,
+                                   [this](const QString& text) { m_hover->setText(text); });
     connect(m_columnExport, &QPushButton::clicked, this, [this] {
         if (m_columns.rows() == 0)
             return;
         const auto name = loggedColumnId(LoggedColumn(m_column->currentIndex())) + ".png";
-        askExportTarget(this, tr("Export %1 plot").arg(m_column->currentText()), name, [this](const ExportChoice& target) {
-            QString error;
-            reportExport(this, exportColumn(target.path, target.dpi, &error), error);
-        });
+        askExportTarget(this, tr("Export %1 plot").arg(m_column->currentText()), name,
+                        [this](const ExportChoice& target) {
+                            QString error;
+                            reportExport(this, exportColumn(target.path, target.dpi, &error),
+                                         error);
+                        });
     });
     connect(m_logScale, &QCheckBox::toggled, this, [this](bool on) {
         m_loss->yAxis->setScaleType(on ? QCPAxis::stLogarithmic : QCPAxis::stLinear);
@@ -239,8 +250,10 @@ void TrainingView::wireController()
     connect(&m_controller, &RunController::stepProgress, this, &TrainingView::onProgress);
     connect(&m_controller, &RunController::logRecord, this, &TrainingView::onLog);
     connect(&m_controller, &RunController::queueChanged, this, [this](int n) {
-        setElided(m_queue, n > 0 ? tr("%n queued: %1", nullptr, n).arg(m_controller.queuedLabels().join(", "))
-                                 : QString());
+        setElided(m_queue,
+                  n > 0
+                      ? tr("%n queued: %1", nullptr, n).arg(m_controller.queuedLabels().join(", "))
+                      : QString());
     });
     // Evaluations and probes have their own progress area: this view shows trainings only (one
     // runs at a time; one that failed before it started was never the live one).
@@ -270,10 +283,11 @@ void TrainingView::wireController()
                       .arg(QString::fromStdString(j.label))
                       .arg(j.result.steps));
     });
-    connect(&m_controller, &RunController::runFailed, this, [=](const JobInfo& j, const RunError& e) {
-        if (live(j))
-            ended(tr("%1 failed: %2").arg(QString::fromStdString(j.label), e.message));
-    });
+    connect(&m_controller, &RunController::runFailed, this,
+            [=](const JobInfo& j, const RunError& e) {
+                if (live(j))
+                    ended(tr("%1 failed: %2").arg(QString::fromStdString(j.label), e.message));
+            });
 }
 
 }  // namespace lengen::ui

@@ -40,9 +40,10 @@ FigureSpec shownSpec(const FigureSpec& spec, const QCustomPlot& plot)
 {
     FigureSpec shown = spec;
     const QStringList hidden = hiddenSeries(plot);
-    shown.series.erase(std::remove_if(shown.series.begin(), shown.series.end(),
-                                      [&](const Series& s) { return hidden.contains(style::qs(s.name)); }),
-                       shown.series.end());
+    shown.series.erase(
+        std::remove_if(shown.series.begin(), shown.series.end(),
+                       [&](const Series& s) { return hidden.contains(style::qs(s.name)); }),
+        shown.series.end());
     return shown;
 }
 
@@ -72,7 +73,9 @@ QString nearestPoints(const QCustomPlot& plot, double x)
     }
     if (parts.isEmpty())
         return {};
-    return QStringLiteral("x = %1: %2").arg(shownX, 0, 'g', 6).arg(parts.join(QStringLiteral(" · ")));
+    return QStringLiteral("x = %1: %2")
+        .arg(shownX, 0, 'g', 6)
+        .arg(parts.join(QStringLiteral(" · ")));
 }
 
 void enableCurveInteractions(QCustomPlot& plot, std::function<void(const QString&)> readout)

@@ -15,7 +15,8 @@ namespace lengen::plots::files {
 
 /// "0.1", not "0.10000000000000001"; non-finite values as nan / inf / -inf (numpy, pandas and
 /// pgfplots read them).
-template <typename T> QString number(T v)
+template <typename T>
+QString number(T v)
 {
     char buf[64];
     const auto r = std::to_chars(buf, buf + sizeof buf, v);

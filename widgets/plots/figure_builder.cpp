@@ -50,7 +50,8 @@ struct Panel {
         p->setAxes(x(), y());
         p->setAxisRect(rect);
     }
-    template <typename Item> Item* item() const
+    template <typename Item>
+    Item* item() const
     {
         auto* it = new Item(&plot);
         it->setClipAxisRect(rect);
@@ -68,7 +69,7 @@ void addSpan(const Panel& p, const Span& s)
     auto* r = p.item<QCPItemRect>();
     for (auto* pos : {r->topLeft, r->bottomRight}) {
         p.attach(pos);
-        pos->setTypeY(QCPItemPosition::ptAxisRectRatio); // the full height whatever the y range
+        pos->setTypeY(QCPItemPosition::ptAxisRectRatio);  // the full height whatever the y range
     }
     r->topLeft->setCoords(s.x0, 0);
     r->bottomRight->setCoords(s.x1, 1);
@@ -76,7 +77,7 @@ void addSpan(const Panel& p, const Span& s)
     c.setAlphaF(std::clamp(s.alpha, 0.0, 1.0));
     r->setBrush(c);
     r->setPen(Qt::NoPen);
-    r->setLayer(QStringLiteral("grid")); // above the panel background, below the curves
+    r->setLayer(QStringLiteral("grid"));  // above the panel background, below the curves
 }
 
 // The curve (and its band: a fill between two pen-less graphs, alpha 0.3 in the curve's
@@ -161,7 +162,7 @@ void addVLine(const Panel& p, const VLine& v)
     auto* text = p.item<QCPItemText>();
     p.attach(text->position);
     text->position->setTypeY(QCPItemPosition::ptAxisRectRatio);
-    text->position->setCoords(v.x, 0.02); // just under the top edge, right of the line
+    text->position->setCoords(v.x, 0.02);  // just under the top edge, right of the line
     text->setPositionAlignment(Qt::AlignLeft | Qt::AlignTop);
     text->setPadding(QMargins(4, 0, 0, 0));
     text->setText(qs(v.label));
@@ -193,7 +194,7 @@ void addLegendBox(const Panel& p, const Span& s)
 {
     auto* bars = new QCPBars(p.x(), p.y());
     QColor c = colorOf(s.color, 7);
-    c.setAlphaF(std::clamp(s.alpha * 2, 0.25, 1.0)); // a small swatch needs more colour to read
+    c.setAlphaF(std::clamp(s.alpha * 2, 0.25, 1.0));  // a small swatch needs more colour to read
     bars->setBrush(c);
     bars->setPen(Qt::NoPen);
     bars->setName(qs(s.label));
@@ -247,7 +248,7 @@ struct Extent {
 QCPRange fitRange(const Extent& e, const Axis& def)
 {
     auto fixedLo = def.min, fixedHi = def.max;
-    if (def.log) { // a non-positive bound has no place on a log axis
+    if (def.log) {  // a non-positive bound has no place on a log axis
         if (fixedLo && *fixedLo <= 0)
             fixedLo.reset();
         if (fixedHi && *fixedHi <= 0)
@@ -296,7 +297,7 @@ void fitAxes(const Panel& p, const FigureSpec& spec)
             auto ticker = QSharedPointer<QCPAxisTickerLog>(new QCPAxisTickerLog);
             ticker->setTickCount(4);
             axis->setTicker(ticker);
-            axis->setNumberFormat(QStringLiteral("eb")); // 10^k, not 1e+k
+            axis->setNumberFormat(QStringLiteral("eb"));  // 10^k, not 1e+k
             axis->setNumberPrecision(0);
         }
     }
@@ -318,12 +319,13 @@ void placeLegend(QCustomPlot& plot, QCPLayoutGrid* body, QCPAxisRect* rect, Lege
 {
     // An inset legend is placed even while empty: a live plot (the training view) adds its
     // named graphs after building and then shows it. Empty, it stays hidden.
-    if (place == LegendPlace::None || (place == LegendPlace::OutsideRight && plot.legend->itemCount() == 0))
+    if (place == LegendPlace::None ||
+        (place == LegendPlace::OutsideRight && plot.legend->itemCount() == 0))
         return;
     plot.legend->setVisible(plot.legend->itemCount() > 0);
     plot.legend->setFont(style::font(style::kLegendPt));
     plot.legend->setTextColor(style::textColor());
-    plot.legend->setBrush(QColor(255, 255, 255, 220)); // matplotlib's framealpha 0.8-ish
+    plot.legend->setBrush(QColor(255, 255, 255, 220));  // matplotlib's framealpha 0.8-ish
     plot.legend->setBorderPen(QPen(QColor(0xCC, 0xCC, 0xCC)));
     plot.legend->setRowSpacing(0);
     // QCPGraph's icon line overshoots its icon box by 5 px, which only a clip rect hides;
@@ -357,20 +359,20 @@ QCPAxisRect* addZoomPanel(QCustomPlot& plot, QCPLayoutGrid* body, QCPAxisRect* m
     // No x label: the main panel's applies, and a long one would overflow the narrow panel
     // (the margin group keeps both panels' bottoms aligned anyway).
     zoom->axis(QCPAxis::atBottom)->ticker()->setTickCount(3);
-    auto* top = zoom->axis(QCPAxis::atTop); // the panel's title: a label without ticks
+    auto* top = zoom->axis(QCPAxis::atTop);  // the panel's title: a label without ticks
     top->setVisible(true);
     top->setTickLabels(false);
     top->grid()->setVisible(false);
     top->setLabel(qs(spec.zoom->title));
     top->setLabelFont(style::font(style::kLabelPt));
     FigureSpec z = spec;
-    z.vlines.clear(); // the train-length marker lies far left of the window
+    z.vlines.clear();  // the train-length marker lies far left of the window
     const Panel p{plot, zoom, std::pair{spec.zoom->x0, spec.zoom->x1}};
     drawPanel(p, z, false);
     fitAxes(p, z);
     p.y()->setScaleType(main->axis(QCPAxis::atLeft)->scaleType());
     p.y()->setTicker(main->axis(QCPAxis::atLeft)->ticker());
-    p.y()->setRange(main->axis(QCPAxis::atLeft)->range()); // same y range: compare heights
+    p.y()->setRange(main->axis(QCPAxis::atLeft)->range());  // same y range: compare heights
     body->setColumnStretchFactor(0, 3);
     body->setColumnStretchFactor(1, 1);
     auto* margins = new QCPMarginGroup(&plot);
@@ -379,7 +381,7 @@ QCPAxisRect* addZoomPanel(QCustomPlot& plot, QCPLayoutGrid* body, QCPAxisRect* m
     return zoom;
 }
 
-} // namespace
+}  // namespace
 
 void buildFigure(QCustomPlot& plot, const FigureSpec& spec)
 {
@@ -415,8 +417,10 @@ void buildGrid(QCustomPlot& plot, const GridSpec& spec)
         FigureSpec f = spec.panels[i];
         for (auto& s : f.series) {
             if (s.color.empty())
-                s.color = colours.try_emplace(s.name, paletteColor(int(colours.size())).name().toStdString())
-                              .first->second;
+                s.color =
+                    colours
+                        .try_emplace(s.name, paletteColor(int(colours.size())).name().toStdString())
+                        .first->second;
             s.inLegend = s.inLegend && listed.insert(s.name).second;  // once in the shared legend
         }
         if (i > 0) {  // reference lines and regions are listed once too
@@ -447,4 +451,4 @@ void buildGrid(QCustomPlot& plot, const GridSpec& spec)
     plot.replot(QCustomPlot::rpImmediateRefresh);
 }
 
-} // namespace lengen::plots
+}  // namespace lengen::plots

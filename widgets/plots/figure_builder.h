@@ -41,4 +41,4 @@ void buildHeatmap(QCustomPlot& plot, const HeatmapSpec& spec);
 QImage heatmapImage(const std::vector<float>& values, int rows, int cols, double zMin, double zMax,
                     bool logScale);
 
-} // namespace lengen::plots
+}  // namespace lengen::plots

@@ -49,7 +49,7 @@ QString writePdf(QCustomPlot& plot, const QString& file, int w, int h, double wi
     if (!painter.begin(&pdf))
         return QStringLiteral("cannot open the file");
     painter.setMode(QCPPainter::pmVectorized);
-    painter.setMode(QCPPainter::pmNonCosmetic); // hairlines stay visible when zoomed
+    painter.setMode(QCPPainter::pmNonCosmetic);  // hairlines stay visible when zoomed
     plot.toPainter(&painter, w, h);
     return painter.end() ? QString() : QStringLiteral("PDF output failed");
 }
@@ -58,7 +58,7 @@ QString writeSvg(QCustomPlot& plot, const QString& file, int w, int h, const QSt
 {
     QSvgGenerator svg;
     svg.setFileName(file);
-    svg.setSize(QSize(w, h)); // with the resolution: width/height in mm = the figure's inches
+    svg.setSize(QSize(w, h));  // with the resolution: width/height in mm = the figure's inches
     svg.setViewBox(QRect(0, 0, w, h));
     svg.setResolution(static_cast<int>(kLayoutDpi));
     svg.setTitle(title);
@@ -71,7 +71,7 @@ QString writeSvg(QCustomPlot& plot, const QString& file, int w, int h, const QSt
     return painter.end() ? QString() : QStringLiteral("SVG output failed");
 }
 
-} // namespace
+}  // namespace
 
 std::optional<Format> formatFromName(const std::string& name)
 {
@@ -98,28 +98,27 @@ ExportResult savePlot(QCustomPlot& plot, const QString& path, Format format, dou
                       double heightInches, int dpi, const QString& title)
 {
     if (format == Format::Csv || format == Format::Tex)
-        return {false, failure(path, QStringLiteral("CSV and TeX need the figure's data, not a plot"))};
+        return {false,
+                failure(path, QStringLiteral("CSV and TeX need the figure's data, not a plot"))};
     if (dpi <= 0 || !(widthInches > 0) || !(heightInches > 0))
         return {false, failure(path, QStringLiteral("size and dpi must be positive"))};
     const int w = static_cast<int>(std::lround(widthInches * kLayoutDpi));
     const int h = static_cast<int>(std::lround(heightInches * kLayoutDpi));
-    plot.resize(w, h); // lays the plot out at the page size, even when it is never shown
+    plot.resize(w, h);  // lays the plot out at the page size, even when it is never shown
     plot.replot(QCustomPlot::rpImmediateRefresh);
     return atomically(path, [&](const QString& file) -> QString {
         switch (format) {
-        case Format::Png: // w * dpi / 96 = widthInches * dpi pixels (to rounding)
+        case Format::Png:  // w * dpi / 96 = widthInches * dpi pixels (to rounding)
             return plot.savePng(file, w, h, dpi / kLayoutDpi, -1, dpi, QCP::ruDotsPerInch)
                        ? QString()
                        : QStringLiteral("PNG output failed");
-        case Format::Pdf:
-            return writePdf(plot, file, w, h, widthInches, heightInches, title);
+        case Format::Pdf: return writePdf(plot, file, w, h, widthInches, heightInches, title);
         case Format::Svg: {
-            const VectorClip clip(plot); // SVG keeps no clip rects: cut the geometry instead
+            const VectorClip clip(plot);  // SVG keeps no clip rects: cut the geometry instead
             return writeSvg(plot, file, w, h, title);
         }
         case Format::Csv:
-        case Format::Tex:
-            break;
+        case Format::Tex: break;
         }
         return QStringLiteral("unknown format");
     });
@@ -176,17 +175,19 @@ QString heatmapCsv(const HeatmapSpec& spec)
             const size_t at =
                 static_cast<size_t>(r) * static_cast<size_t>(spec.cols) + static_cast<size_t>(c);
             if (at >= spec.values.size() || !std::isfinite(spec.values[at]))
-                continue; // masked cells are not drawn, so they are not data either
+                continue;  // masked cells are not drawn, so they are not data either
             out += QString::number(spec.firstRow + r) + ',' + QString::number(spec.firstCol + c) +
                    ',' + number(spec.values[at]) + '\n';
         }
     return out;
 }
 
-ExportResult exportFigure(const FigureSpec& spec, const QString& path, Format format, int dpi, bool texStandalone)
+ExportResult exportFigure(const FigureSpec& spec, const QString& path, Format format, int dpi,
+                          bool texStandalone)
 {
     if (format == Format::Tex)
-        return writeTex(path, [&](const QString& stem) { return figureTex(spec, stem, texStandalone); });
+        return writeTex(path,
+                        [&](const QString& stem) { return figureTex(spec, stem, texStandalone); });
     if (format == Format::Csv)
         return atomically(path,
                           [&](const QString& file) { return writeText(file, figureCsv(spec)); });
@@ -196,10 +197,12 @@ ExportResult exportFigure(const FigureSpec& spec, const QString& path, Format fo
                     QString::fromStdString(spec.title));
 }
 
-ExportResult exportHeatmap(const HeatmapSpec& spec, const QString& path, Format format, int dpi, bool texStandalone)
+ExportResult exportHeatmap(const HeatmapSpec& spec, const QString& path, Format format, int dpi,
+                           bool texStandalone)
 {
     if (format == Format::Tex)
-        return writeTex(path, [&](const QString& stem) { return heatmapTex(spec, stem, texStandalone); });
+        return writeTex(path,
+                        [&](const QString& stem) { return heatmapTex(spec, stem, texStandalone); });
     if (format == Format::Csv)
         return atomically(path,
                           [&](const QString& file) { return writeText(file, heatmapCsv(spec)); });
@@ -209,16 +212,19 @@ ExportResult exportHeatmap(const HeatmapSpec& spec, const QString& path, Format 
                     QString::fromStdString(spec.title));
 }
 
-ExportResult exportGrid(const GridSpec& spec, const QString& path, Format format, int dpi, bool texStandalone)
+ExportResult exportGrid(const GridSpec& spec, const QString& path, Format format, int dpi,
+                        bool texStandalone)
 {
     if (format == Format::Tex)
-        return writeTex(path, [&](const QString& stem) { return gridTex(spec, stem, texStandalone); });
+        return writeTex(path,
+                        [&](const QString& stem) { return gridTex(spec, stem, texStandalone); });
     if (format == Format::Csv)
-        return atomically(path, [&](const QString& file) { return writeText(file, gridCsv(spec)); });
+        return atomically(path,
+                          [&](const QString& file) { return writeText(file, gridCsv(spec)); });
     QCustomPlot plot;
     buildGrid(plot, spec);
     return savePlot(plot, path, format, spec.widthInches, spec.heightInches, dpi,
                     QString::fromStdString(spec.title));
 }
 
-} // namespace lengen::plots
+}  // namespace lengen::plots

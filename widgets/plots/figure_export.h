@@ -22,14 +22,14 @@ std::optional<Format> formatFromPath(const QString& path);
 
 struct ExportResult {
     bool ok = false;
-    QString error; ///< names the path when !ok
+    QString error;  ///< names the path when !ok
 };
 
 /// PNG is widthInches x heightInches at `dpi` pixels; SVG and PDF are vector pages of
 /// widthInches x heightInches. I/O failures come back as an error naming `path` (no file left).
 /// TeX: `texStandalone` makes the .tex a whole document (`pdflatex` compiles it alone).
-ExportResult exportFigure(const FigureSpec& spec, const QString& path, Format format,
-                          int dpi = 150, bool texStandalone = false);
+ExportResult exportFigure(const FigureSpec& spec, const QString& path, Format format, int dpi = 150,
+                          bool texStandalone = false);
 ExportResult exportHeatmap(const HeatmapSpec& spec, const QString& path, Format format,
                            int dpi = 150, bool texStandalone = false);
 ExportResult exportGrid(const GridSpec& spec, const QString& path, Format format, int dpi = 150,
@@ -50,4 +50,4 @@ QString gridCsv(const GridSpec& spec);
 /// indices offset by firstRow/firstCol, values as float32 round-trip text (NaN cells skipped).
 QString heatmapCsv(const HeatmapSpec& spec);
 
-} // namespace lengen::plots
+}  // namespace lengen::plots

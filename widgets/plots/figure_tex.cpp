@@ -21,14 +21,16 @@ public:
     QString operator()(const std::string& hex)
     {
         const QString key = QString::fromStdString(hex).toUpper().remove('#');
-        const auto [it, added] = m_names.emplace(key, QStringLiteral("lengenC%1").arg(m_names.size()));
+        const auto [it, added] =
+            m_names.emplace(key, QStringLiteral("lengenC%1").arg(m_names.size()));
         if (added)
             m_order.push_back(key);
         return it->second;
     }
     QString definitions() const
     {
-        QString out = QStringLiteral("%% The palette: change a colour here and every curve of it follows.\n");
+        QString out =
+            QStringLiteral("%% The palette: change a colour here and every curve of it follows.\n");
         for (const auto& key : m_order)
             out += QStringLiteral("\\definecolor{%1}{HTML}{%2}\n").arg(m_names.at(key), key);
         return out;
@@ -74,14 +76,16 @@ QString axisOptions(const FigureSpec& f, double widthIn, double heightIn)
             if (v && (!def->log || *v > 0))
                 o << QStringLiteral("%1%2=%3").arg(axis).arg(bound).arg(num(*v));
     }
-    o << QStringLiteral("unbounded coords=jump, grid=major, grid style={gray!20}, legend cell align=left, "
-                        "legend style={font=\\footnotesize}, tick label style={font=\\footnotesize}");
+    o << QStringLiteral(
+        "unbounded coords=jump, grid=major, grid style={gray!20}, legend cell align=left, "
+        "legend style={font=\\footnotesize}, tick label style={font=\\footnotesize}");
     return o.join(QStringLiteral(",\n  "));
 }
 
 QString seriesData(const Series& s)
 {
-    const bool band = !s.bandLow.empty() && s.bandLow.size() == s.x.size() && s.bandHigh.size() == s.x.size();
+    const bool band =
+        !s.bandLow.empty() && s.bandLow.size() == s.x.size() && s.bandHigh.size() == s.x.size();
     QString out = band ? QStringLiteral("x y band_low band_high\n") : QStringLiteral("x y\n");
     for (size_t i = 0; i < s.x.size() && i < s.y.size(); ++i) {
         out += num(s.x[i]) + ' ' + num(s.y[i]);
@@ -134,91 +138,131 @@ QString panelBody(const FigureSpec& f, const QString& stem, Palette& palette, Te
         const QString colour = palette(colourOf(s.color, index));
         const QString file = QStringLiteral("%1-%2.dat").arg(stem).arg(index++);
         out.data.push_back({file, seriesData(s)});
-        if (!s.bandLow.empty() && s.bandLow.size() == s.x.size() && s.bandHigh.size() == s.x.size()) {
+        if (!s.bandLow.empty() && s.bandLow.size() == s.x.size() &&
+            s.bandHigh.size() == s.x.size()) {
             const QString bandFile = QStringLiteral("%1-%2-band.dat").arg(stem).arg(index - 1);
             out.data.push_back({bandFile, bandOutline(s)});
-            body += QStringLiteral("\\addplot[draw=none, fill=%1, fill opacity=0.3, forget plot] table[x=x, y=y] %2;\n")
+            body += QStringLiteral("\\addplot[draw=none, fill=%1, fill opacity=0.3, forget plot] "
+                                   "table[x=x, y=y] %2;\n")
                         .arg(colour, dataRef(bandFile));
         }
-        const bool listed = anyLegend && s.inLegend && !s.name.empty() && (!legend || legend->count(s.name));
+        const bool listed =
+            anyLegend && s.inLegend && !s.name.empty() && (!legend || legend->count(s.name));
         QStringList style{colour, QStringLiteral("line width=%1pt").arg(num(0.75 * s.width)),
-                          s.points ? QStringLiteral("mark=*, mark size=1pt") : QStringLiteral("mark=none")};
+                          s.points ? QStringLiteral("mark=*, mark size=1pt")
+                                   : QStringLiteral("mark=none")};
         if (s.dashed)
             style << QStringLiteral("dashed");
         if (s.staircase)
             style << QStringLiteral("const plot");
         if (!listed)
             style << QStringLiteral("forget plot");
-        body += QStringLiteral("\\addplot[%1] table[x=x, y=y] %2;\n").arg(style.join(QStringLiteral(", ")), dataRef(file));
+        body += QStringLiteral("\\addplot[%1] table[x=x, y=y] %2;\n")
+                    .arg(style.join(QStringLiteral(", ")), dataRef(file));
         if (listed)
             body += QStringLiteral("\\addlegendentry{%1}\n").arg(texEscape(s.name));
     }
     const QString ay = num(anchorValue(f, true)), ax = num(anchorValue(f, false));
     for (const auto& sp : f.spans) {
         const QString colour = palette(colourOf(sp.color, 7));
-        body += QStringLiteral("\\fill[%1, opacity=%2] ({axis cs:%3,%5}|-{rel axis cs:0,0}) rectangle ({axis cs:%4,%5}|-{rel axis cs:0,1});\n")
+        body += QStringLiteral("\\fill[%1, opacity=%2] ({axis cs:%3,%5}|-{rel axis cs:0,0}) "
+                               "rectangle ({axis cs:%4,%5}|-{rel axis cs:0,1});\n")
                     .arg(colour, num(sp.alpha), num(sp.x0), num(sp.x1), ay);
     }
     for (const auto& h : f.hlines) {
         const QString colour = palette(colourOf(h.color, 7));
-        const QString style = colour + (h.dashed ? QStringLiteral(", dashed") : QString()) + QStringLiteral(", line width=1.1pt");
-        body += QStringLiteral("\\draw[%1] ({rel axis cs:0,0}|-{axis cs:%3,%2}) -- ({rel axis cs:1,0}|-{axis cs:%3,%2});\n")
+        const QString style = colour + (h.dashed ? QStringLiteral(", dashed") : QString()) +
+                              QStringLiteral(", line width=1.1pt");
+        body += QStringLiteral("\\draw[%1] ({rel axis cs:0,0}|-{axis cs:%3,%2}) -- ({rel axis "
+                               "cs:1,0}|-{axis cs:%3,%2});\n")
                     .arg(style, num(h.y), ax);
         if (anyLegend && !h.label.empty() && (!legend || legend->count(h.label)))
-            body += QStringLiteral("\\addlegendimage{%1}\n\\addlegendentry{%2}\n").arg(style, texEscape(h.label));
+            body += QStringLiteral("\\addlegendimage{%1}\n\\addlegendentry{%2}\n")
+                        .arg(style, texEscape(h.label));
     }
     for (const auto& sp : f.spans)
         if (anyLegend && !sp.label.empty() && (!legend || legend->count(sp.label)))
-            body += QStringLiteral("\\addlegendimage{area legend, draw=none, fill=%1, fill opacity=%2}\n\\addlegendentry{%3}\n")
-                        .arg(palette(colourOf(sp.color, 7)), num(std::min(1.0, sp.alpha * 2)), texEscape(sp.label));
+            body += QStringLiteral("\\addlegendimage{area legend, draw=none, fill=%1, fill "
+                                   "opacity=%2}\n\\addlegendentry{%3}\n")
+                        .arg(palette(colourOf(sp.color, 7)), num(std::min(1.0, sp.alpha * 2)),
+                             texEscape(sp.label));
     for (const auto& v : f.vlines) {
         const QString colour = palette(colourOf(v.color, 7));
-        body += QStringLiteral("\\draw[%1, line width=1.1pt] ({axis cs:%2,%4}|-{rel axis cs:0,0}) -- ({axis cs:%2,%4}|-{rel axis cs:0,1}) "
+        body += QStringLiteral("\\draw[%1, line width=1.1pt] ({axis cs:%2,%4}|-{rel axis cs:0,0}) "
+                               "-- ({axis cs:%2,%4}|-{rel axis cs:0,1}) "
                                "node[pos=1, anchor=north west, font=\\scriptsize, text=%1] {%3};\n")
                     .arg(colour, num(v.x), texEscape(v.label), ay);
     }
     for (const auto& m : f.markers)
-        body += QStringLiteral("\\node[anchor=south, font=\\scriptsize\\bfseries, text=%1] at (axis cs:%2,%3) {%4};\n")
+        body += QStringLiteral("\\node[anchor=south, font=\\scriptsize\\bfseries, text=%1] at "
+                               "(axis cs:%2,%3) {%4};\n")
                     .arg(palette(colourOf(m.color, 3)), num(m.x), num(m.y), texEscape(m.text));
     return body;
 }
 
-QString document(const QString& picture, const Palette& palette, double widthIn, double heightIn, bool standalone,
-                 const QString& what)
+QString document(const QString& picture, const Palette& palette, double widthIn, double heightIn,
+                 bool standalone, const QString& what)
 {
-    QString head = QStringLiteral("%% LenGen Studio: %1, as pgfplots code (docs/figures.md).\n").arg(what);
+    QString head =
+        QStringLiteral("%% LenGen Studio: %1, as pgfplots code (docs/figures.md).\n").arg(what);
     if (!standalone)
-        head += QStringLiteral("%% Needs \\usepackage{pgfplots} (compat 1.18). Its data files lie beside it: when it is\n"
-                               "%% \\input from another folder, \\def\\lengenFigureDir{that/folder} first.\n");
+        head += QStringLiteral(
+            "%% Needs \\usepackage{pgfplots} (compat 1.18). Its data files lie beside it: when it "
+            "is\n"
+            "%% \\input from another folder, \\def\\lengenFigureDir{that/folder} first.\n");
     head += QStringLiteral("\\providecommand{\\lengenFigureDir}{.}\n") + palette.definitions();
     if (!standalone)
         return head + picture;
-    return QStringLiteral("\\documentclass{article}\n"
-                          "\\usepackage[paperwidth=%1in, paperheight=%2in, margin=0.25in]{geometry}\n"
-                          "\\usepackage{pgfplots}\n\\pgfplotsset{compat=1.18}\n\\pagestyle{empty}\n")
+    return QStringLiteral(
+               "\\documentclass{article}\n"
+               "\\usepackage[paperwidth=%1in, paperheight=%2in, margin=0.25in]{geometry}\n"
+               "\\usepackage{pgfplots}\n\\pgfplotsset{compat=1.18}\n\\pagestyle{empty}\n")
                .arg(num(widthIn + 1.5))
                .arg(num(heightIn + 1.0)) +
-           head + QStringLiteral("\\begin{document}\n\\noindent\n") + picture + QStringLiteral("\\end{document}\n");
+           head + QStringLiteral("\\begin{document}\n\\noindent\n") + picture +
+           QStringLiteral("\\end{document}\n");
 }
 
 }  // namespace
 
 QString texEscape(const std::string& text, bool lineBreaks)
 {
-    static const std::map<uint, QString> symbols = {
-        {0x00D7, "$\\times$"}, {0x039B, "$\\Lambda$"}, {0x03BB, "$\\lambda$"}, {0x2264, "$\\leq$"},
-        {0x2265, "$\\geq$"}, {0x00B1, "$\\pm$"}, {0x03B8, "$\\theta$"}, {0x2014, "---"}, {0x2013, "--"},
-        {0x00B7, "$\\cdot$"}, {0x00F7, "$\\div$"}, {0x03B1, "$\\alpha$"}, {0x03B2, "$\\beta$"},
-        {0x0394, "$\\Delta$"}, {0x03B4, "$\\delta$"}, {0x03B5, "$\\epsilon$"}, {0x03C3, "$\\sigma$"},
-        {0x03BC, "$\\mu$"}, {0x2192, "$\\rightarrow$"}, {0x2026, "\\ldots{}"}, {0x2212, "$-$"},
-        {0x2248, "$\\approx$"}, {0x221E, "$\\infty$"}, {0x00B2, "$^2$"}, {0x2032, "'"}};
+    static const std::map<uint, QString> symbols = {{0x00D7, "$\\times$"},
+                                                    {0x039B, "$\\Lambda$"},
+                                                    {0x03BB, "$\\lambda$"},
+                                                    {0x2264, "$\\leq$"},
+                                                    {0x2265, "$\\geq$"},
+                                                    {0x00B1, "$\\pm$"},
+                                                    {0x03B8, "$\\theta$"},
+                                                    {0x2014, "---"},
+                                                    {0x2013, "--"},
+                                                    {0x00B7, "$\\cdot$"},
+                                                    {0x00F7, "$\\div$"},
+                                                    {0x03B1, "$\\alpha$"},
+                                                    {0x03B2, "$\\beta$"},
+                                                    {0x0394, "$\\Delta$"},
+                                                    {0x03B4, "$\\delta$"},
+                                                    {0x03B5, "$\\epsilon$"},
+                                                    {0x03C3, "$\\sigma$"},
+                                                    {0x03BC, "$\\mu$"},
+                                                    {0x2192, "$\\rightarrow$"},
+                                                    {0x2026, "\\ldots{}"},
+                                                    {0x2212, "$-$"},
+                                                    {0x2248, "$\\approx$"},
+                                                    {0x221E, "$\\infty$"},
+                                                    {0x00B2, "$^2$"},
+                                                    {0x2032, "'"}};
     QString out;
     for (const uint c : QString::fromStdString(text).toUcs4()) {
         switch (c) {
         case '\\': out += QStringLiteral("\\textbackslash{}"); continue;
-        case '&': case '%': case '$': case '#': case '_': case '{': case '}':
-            out += '\\' + QChar(c);
-            continue;
+        case '&':
+        case '%':
+        case '$':
+        case '#':
+        case '_':
+        case '{':
+        case '}': out += '\\' + QChar(c); continue;
         case '~': out += QStringLiteral("\\textasciitilde{}"); continue;
         case '^': out += QStringLiteral("\\textasciicircum{}"); continue;
         case '\n': out += lineBreaks ? QStringLiteral("\\\\") : QStringLiteral(" "); continue;
@@ -239,10 +283,12 @@ TexFiles figureTex(const FigureSpec& spec, const QString& stem, bool standalone)
     TexFiles out;
     Palette palette;
     const QString body = panelBody(spec, stem, palette, out, nullptr);
-    QString picture = QStringLiteral("\\begin{tikzpicture}\n\\begin{axis}[\n  %1,\n  %2]\n")
-                          .arg(axisOptions(spec, spec.widthInches, spec.heightInches), legendPos(spec.legend));
+    QString picture =
+        QStringLiteral("\\begin{tikzpicture}\n\\begin{axis}[\n  %1,\n  %2]\n")
+            .arg(axisOptions(spec, spec.widthInches, spec.heightInches), legendPos(spec.legend));
     picture += body + QStringLiteral("\\end{axis}\n\\end{tikzpicture}\n");
-    out.tex = document(picture, palette, spec.widthInches, spec.heightInches, standalone, QStringLiteral("a figure"));
+    out.tex = document(picture, palette, spec.widthInches, spec.heightInches, standalone,
+                       QStringLiteral("a figure"));
     return out;
 }
 
@@ -264,7 +310,10 @@ TexFiles gridTex(const GridSpec& grid, const QString& stem, bool standalone)
         FigureSpec f = grid.panels[i];
         for (auto& s : f.series)
             if (s.color.empty())
-                s.color = colours.try_emplace(s.name, paletteColor(int(colours.size())).name().toStdString()).first->second;
+                s.color =
+                    colours
+                        .try_emplace(s.name, paletteColor(int(colours.size())).name().toStdString())
+                        .first->second;
         const bool last = i + 1 == grid.panels.size();
         std::set<std::string> names;
         if (last)  // every name of every panel, listed here
@@ -277,7 +326,8 @@ TexFiles gridTex(const GridSpec& grid, const QString& stem, bool standalone)
             }
         FigureSpec shown = f;
         shown.legend = last ? LegendPlace::OutsideRight : LegendPlace::None;
-        QString body = panelBody(shown, QStringLiteral("%1-p%2").arg(stem).arg(i), palette, out, &names);
+        QString body =
+            panelBody(shown, QStringLiteral("%1-p%2").arg(stem).arg(i), palette, out, &names);
         if (last)  // names only earlier panels hold: a sample line in their colour
             for (const auto& p : grid.panels)
                 for (const auto& s : p.series)
@@ -286,18 +336,24 @@ TexFiles gridTex(const GridSpec& grid, const QString& stem, bool standalone)
                         for (const auto& own : f.series)
                             here = here || own.name == s.name;
                         if (!here)
-                            body += QStringLiteral("\\addlegendimage{%1, line width=%2pt%3}\n\\addlegendentry{%4}\n")
-                                        .arg(palette(colourOf(s.color.empty() ? colours[s.name] : s.color, 0)))
-                                        .arg(num(0.75 * s.width), s.dashed ? QStringLiteral(", dashed") : QString(),
+                            body += QStringLiteral("\\addlegendimage{%1, line "
+                                                   "width=%2pt%3}\n\\addlegendentry{%4}\n")
+                                        .arg(palette(colourOf(
+                                            s.color.empty() ? colours[s.name] : s.color, 0)))
+                                        .arg(num(0.75 * s.width),
+                                             s.dashed ? QStringLiteral(", dashed") : QString(),
                                              texEscape(s.name));
                     }
-        const double x = double(int(i) % columns) * (w + 0.3), y = -double(int(i) / columns) * (h + 0.3);
-        picture += QStringLiteral("\\begin{axis}[\n  at={(%1in,%2in)}, anchor=north west,\n  %3,\n  %4]\n")
-                       .arg(num(x), num(y), axisOptions(f, w, h), legendPos(shown.legend));
+        const double x = double(int(i) % columns) * (w + 0.3),
+                     y = -double(int(i) / columns) * (h + 0.3);
+        picture +=
+            QStringLiteral("\\begin{axis}[\n  at={(%1in,%2in)}, anchor=north west,\n  %3,\n  %4]\n")
+                .arg(num(x), num(y), axisOptions(f, w, h), legendPos(shown.legend));
         picture += body + QStringLiteral("\\end{axis}\n");
     }
     picture += QStringLiteral("\\end{tikzpicture}\n");
-    out.tex = document(picture, palette, grid.widthInches + 2.5, grid.heightInches, standalone, QStringLiteral("a grid of figures"));
+    out.tex = document(picture, palette, grid.widthInches + 2.5, grid.heightInches, standalone,
+                       QStringLiteral("a grid of figures"));
     return out;
 }
 
@@ -336,31 +392,43 @@ TexFiles heatmapTex(const HeatmapSpec& h, const QString& stem, bool standalone)
     if (!(lo < hi))
         hi = lo + 1;
     QStringList o;
-    o << QStringLiteral("width=%1in, height=%2in").arg(num(h.widthInches - 1)).arg(num(h.heightInches - 0.5));
+    o << QStringLiteral("width=%1in, height=%2in")
+             .arg(num(h.widthInches - 1))
+             .arg(num(h.heightInches - 0.5));
     if (!h.title.empty())
         o << QStringLiteral("title={%1}, title style={align=center, font=\\small}")
                  .arg(texEscape(h.title, true));
     o << QStringLiteral("xlabel={%1}, ylabel={%2}").arg(texEscape(h.xLabel), texEscape(h.yLabel));
-    o << QStringLiteral("enlargelimits=false, axis on top, y dir=reverse, colormap/viridis, colorbar");
+    o << QStringLiteral(
+        "enlargelimits=false, axis on top, y dir=reverse, colormap/viridis, colorbar");
     o << QStringLiteral("point meta min=%1, point meta max=%2").arg(num(lo), num(hi));
     o << QStringLiteral("colorbar style={ylabel={%1}%2}")
              .arg(texEscape(h.colorLabel),
-                  h.logScale ? QStringLiteral(", yticklabel={$10^{\\pgfmathprintnumber{\\tick}}$}") : QString());
+                  h.logScale ? QStringLiteral(", yticklabel={$10^{\\pgfmathprintnumber{\\tick}}$}")
+                             : QString());
     o << QStringLiteral("tick label style={font=\\footnotesize}");
-    QString picture = QStringLiteral("\\begin{tikzpicture}\n\\begin{axis}[\n  %1]\n").arg(o.join(QStringLiteral(",\n  ")));
-    picture += QStringLiteral("\\addplot[matrix plot*, mesh/cols=%1, mesh/rows=%2, point meta=explicit] "
-                              "table[x=col, y=row, meta=meta] %3;\n")
-                   .arg(h.cols).arg(h.rows).arg(dataRef(file));
+    QString picture = QStringLiteral("\\begin{tikzpicture}\n\\begin{axis}[\n  %1]\n")
+                          .arg(o.join(QStringLiteral(",\n  ")));
+    picture +=
+        QStringLiteral("\\addplot[matrix plot*, mesh/cols=%1, mesh/rows=%2, point meta=explicit] "
+                       "table[x=col, y=row, meta=meta] %3;\n")
+            .arg(h.cols)
+            .arg(h.rows)
+            .arg(dataRef(file));
     if (h.boundary) {
         const QString red = palette("#B00020");
         const QString b = num(*h.boundary - 0.5);
-        picture += QStringLiteral("\\draw[%1, dashed, line width=1pt] ({axis cs:%2,0}|-{rel axis cs:0,0}) -- "
-                                  "({axis cs:%2,0}|-{rel axis cs:0,1}) node[pos=0, anchor=south west, font=\\scriptsize, text=%1] {%3};\n"
-                                  "\\draw[%1, dashed, line width=1pt] ({rel axis cs:0,0}|-{axis cs:0,%2}) -- ({rel axis cs:1,0}|-{axis cs:0,%2});\n")
+        picture += QStringLiteral(
+                       "\\draw[%1, dashed, line width=1pt] ({axis cs:%2,0}|-{rel axis cs:0,0}) -- "
+                       "({axis cs:%2,0}|-{rel axis cs:0,1}) node[pos=0, anchor=south west, "
+                       "font=\\scriptsize, text=%1] {%3};\n"
+                       "\\draw[%1, dashed, line width=1pt] ({rel axis cs:0,0}|-{axis cs:0,%2}) -- "
+                       "({rel axis cs:1,0}|-{axis cs:0,%2});\n")
                        .arg(red, b, texEscape(h.boundaryLabel));
     }
     picture += QStringLiteral("\\end{axis}\n\\end{tikzpicture}\n");
-    out.tex = document(picture, palette, h.widthInches, h.heightInches, standalone, QStringLiteral("a heatmap"));
+    out.tex = document(picture, palette, h.widthInches, h.heightInches, standalone,
+                       QStringLiteral("a heatmap"));
     return out;
 }
 
@@ -369,12 +437,14 @@ ExportResult writeTex(const QString& path, const std::function<TexFiles(const QS
     const QFileInfo target(path);
     const TexFiles files = make(target.completeBaseName());
     for (const auto& [name, text] : files.data) {
-        const auto r = files::atomically(target.dir().filePath(name),
-                                         [&](const QString& f) { return files::writeText(f, text); });
+        const auto r = files::atomically(target.dir().filePath(name), [&](const QString& f) {
+            return files::writeText(f, text);
+        });
         if (!r.ok)
             return r;
     }
-    return files::atomically(path, [&](const QString& f) { return files::writeText(f, files.tex); });
+    return files::atomically(path,
+                             [&](const QString& f) { return files::writeText(f, files.tex); });
 }
 
 }  // namespace lengen::plots

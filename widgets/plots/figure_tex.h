@@ -38,7 +38,8 @@ TexFiles heatmapTex(const HeatmapSpec& spec, const QString& stem, bool standalon
 
 /// Writes the data files, then the .tex at `path` (each atomically); the stem is the .tex's
 /// base name.
-ExportResult writeTex(const QString& path, const std::function<TexFiles(const QString& stem)>& make);
+ExportResult writeTex(const QString& path,
+                      const std::function<TexFiles(const QString& stem)>& make);
 
 /// Text for LaTeX: its special characters escaped, the symbols figures use (×, Λ, ≤, ±, θ, —,
 /// ·, ÷, Greek letters) as math or dashes, other characters outside ASCII as '?'. A line break

@@ -23,7 +23,7 @@ QCPColorGradient viridis()
     g.clearColorStops();
     for (int i = 0; i < 10; ++i)
         g.setColorStopAt(i / 9.0, QColor(stops[i]));
-    g.setNanHandling(QCPColorGradient::nhTransparent); // masked cells show the white panel
+    g.setNanHandling(QCPColorGradient::nhTransparent);  // masked cells show the white panel
     return g;
 }
 
@@ -98,7 +98,7 @@ QCPColorScale* addColorScale(QCustomPlot& plot, QCPLayoutGrid* body, const Heatm
     return scale;
 }
 
-} // namespace
+}  // namespace
 
 void buildHeatmap(QCustomPlot& plot, const HeatmapSpec& spec)
 {
@@ -113,7 +113,7 @@ void buildHeatmap(QCustomPlot& plot, const HeatmapSpec& spec)
     auto* ya = rect->axis(QCPAxis::atLeft);
     xa->setLabel(qs(spec.xLabel));
     ya->setLabel(qs(spec.yLabel));
-    ya->setRangeReversed(true); // row 0 at the top, like a matrix
+    ya->setRangeReversed(true);  // row 0 at the top, like a matrix
     const int rows = std::max(0, spec.rows), cols = std::max(0, spec.cols);
     xa->setRange(spec.firstCol - 0.5, spec.firstCol + std::max(cols, 1) - 0.5);
     ya->setRange(spec.firstRow - 0.5, spec.firstRow + std::max(rows, 1) - 0.5);
@@ -143,7 +143,7 @@ void buildHeatmap(QCustomPlot& plot, const HeatmapSpec& spec)
                 map->data()->setCell(c, r, cellValue(spec, r, c));
         map->setInterpolate(false);
         map->setGradient(gradient);
-        map->setColorScale(scale); // takes the scale's gradient, range and scale type
+        map->setColorScale(scale);  // takes the scale's gradient, range and scale type
         map->setTightBoundary(false);
     }
     if (spec.boundary) {  // between cell boundary-1 and boundary, on both axes
@@ -183,9 +183,10 @@ QImage heatmapImage(const std::vector<float>& values, int rows, int cols, double
             const size_t at = size_t(r) * size_t(cols) + size_t(c);
             const double v = at < values.size() ? double(values[at]) : NAN;
             if (std::isfinite(v))
-                image.setPixel(c, r, gradient.color(logScale ? std::max(v, range.lower) : v, range, logScale));
+                image.setPixel(
+                    c, r, gradient.color(logScale ? std::max(v, range.lower) : v, range, logScale));
         }
     return image;
 }
 
-} // namespace lengen::plots
+}  // namespace lengen::plots

@@ -20,7 +20,7 @@ constexpr int kPaletteSize = static_cast<int>(sizeof kPalette / sizeof kPalette[
 // reserves no room for that, so the outermost label would be clipped at the image edge.
 const QMargins kMinimumMargins(0, 12, 22, 0);
 
-} // namespace
+}  // namespace
 
 QColor paletteColor(int i)
 {
@@ -38,7 +38,7 @@ std::map<std::string, std::string>& shownAs()
     static std::map<std::string, std::string> aliases;  // run key -> the key it is drawn as
     return aliases;
 }
-} // namespace
+}  // namespace
 
 void showRunColorAs(const std::string& key, const std::string& drawnAs)
 {
@@ -81,14 +81,8 @@ QFont font(int pointSize, bool bold)
     return f;
 }
 
-QColor panelColor()
-{
-    return QColor(0xEA, 0xEA, 0xF2);
-}
-QColor textColor()
-{
-    return QColor(0x26, 0x26, 0x26);
-}
+QColor panelColor() { return QColor(0xEA, 0xEA, 0xF2); }
+QColor textColor() { return QColor(0x26, 0x26, 0x26); }
 
 QColor colorOf(const std::string& hex, int index)
 {
@@ -98,7 +92,7 @@ QColor colorOf(const std::string& hex, int index)
 
 void styleAxisRect(QCPAxisRect* rect)
 {
-    rect->setLayer(QStringLiteral("background")); // a new rect sits on "main", over the spans
+    rect->setLayer(QStringLiteral("background"));  // a new rect sits on "main", over the spans
     rect->setBackground(panelColor());
     rect->setMinimumMargins(kMinimumMargins);
     for (auto* axis : rect->axes()) {
@@ -146,12 +140,12 @@ QCPLayoutGrid* beginFigure(QCustomPlot& plot, const std::string& title)
     }
     auto* body = new QCPLayoutGrid;
     body->setColumnSpacing(12);
-    body->setMargins(QMargins(2, 0, 2, 6)); // air below the x label, as matplotlib leaves
+    body->setMargins(QMargins(2, 0, 2, 6));  // air below the x label, as matplotlib leaves
     plot.plotLayout()->addElement(row, 0, body);
     if (row > 0)
-        plot.plotLayout()->setRowStretchFactor(0, 0.001); // the title keeps its text height
+        plot.plotLayout()->setRowStretchFactor(0, 0.001);  // the title keeps its text height
     return body;
 }
 
-} // namespace style
-} // namespace lengen::plots
+}  // namespace style
+}  // namespace lengen::plots

@@ -21,15 +21,12 @@ inline constexpr int kLegendPt = 10;
 inline constexpr int kAnnotationPt = 10;
 
 QFont font(int pointSize, bool bold = false);
-QColor panelColor(); ///< #EAEAF2, the grey behind the data
-QColor textColor();  ///< #262626, seaborn's near-black
+QColor panelColor();  ///< #EAEAF2, the grey behind the data
+QColor textColor();   ///< #262626, seaborn's near-black
 
 /// `hex` ("#rrggbb") when valid, else palette colour `index`.
 QColor colorOf(const std::string& hex, int index);
-inline QString qs(const std::string& s)
-{
-    return QString::fromStdString(s);
-}
+inline QString qs(const std::string& s) { return QString::fromStdString(s); }
 
 /// Grey panel, white grid, no frame or ticks; only the bottom and left axes shown.
 void styleAxisRect(QCPAxisRect* rect);
@@ -38,4 +35,4 @@ void styleAxisRect(QCPAxisRect* rect);
 /// the grid the panels go into, under a title row when `title` is not empty.
 QCPLayoutGrid* beginFigure(QCustomPlot& plot, const std::string& title);
 
-} // namespace lengen::plots::style
+}  // namespace lengen::plots::style

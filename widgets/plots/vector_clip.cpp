@@ -14,10 +14,7 @@ namespace {
 // All geometry is done in pixels, where every drawn segment is straight whatever the axis
 // scale (log axes included), then mapped back to coordinates.
 
-bool finite(const QPointF& p)
-{
-    return std::isfinite(p.x()) && std::isfinite(p.y());
-}
+bool finite(const QPointF& p) { return std::isfinite(p.x()) && std::isfinite(p.y()); }
 
 // Liang–Barsky: cuts the segment a→b to `r`; false when nothing of it is inside.
 bool clipSegment(QPointF& a, QPointF& b, const QRectF& r)
@@ -73,7 +70,7 @@ QSharedPointer<QCPGraphDataContainer> clipLine(const QCPGraphDataContainer& in, 
                                                const QRectF& r)
 {
     QVector<QCPGraphData> out;
-    bool open = false; // the last point out ends a visible piece that the next may continue
+    bool open = false;  // the last point out ends a visible piece that the next may continue
     QPointF lastEnd;
     const QCPGraphData gap(0, std::numeric_limits<double>::quiet_NaN());
     for (auto it = in.constBegin(); it != in.constEnd(); ++it) {
@@ -98,7 +95,7 @@ QSharedPointer<QCPGraphDataContainer> clipLine(const QCPGraphDataContainer& in, 
         open = true;
     }
     QSharedPointer<QCPGraphDataContainer> c(new QCPGraphDataContainer);
-    c->set(out, true); // keep the order: gap points share their neighbour's key
+    c->set(out, true);  // keep the order: gap points share their neighbour's key
     return c;
 }
 
@@ -139,7 +136,7 @@ bool clipBand(const QCPGraphDataContainer& lo, const QCPGraphDataContainer& hi, 
         for (double edge : {r.left(), r.right()})
             cross(l[i].x(), l[i + 1].x(), edge);
         for (double t : ts) {
-            if (t == 0.0 && i > 0) // the previous segment emitted its end already
+            if (t == 0.0 && i > 0)  // the previous segment emitted its end already
                 continue;
             push(l[i] + t * (l[i + 1] - l[i]), h[i] + t * (h[i + 1] - h[i]));
         }
@@ -147,7 +144,7 @@ bool clipBand(const QCPGraphDataContainer& lo, const QCPGraphDataContainer& hi, 
     return true;
 }
 
-} // namespace
+}  // namespace
 
 VectorClip::VectorClip(QCustomPlot& plot) : m_plot(plot)
 {
@@ -174,7 +171,7 @@ void VectorClip::replaceData(QCPGraph* graph, const QSharedPointer<QCPGraphDataC
 void VectorClip::clipGraphs()
 {
     std::set<QCPGraph*> lowerEdges;
-    for (int i = 0; i < m_plot.graphCount(); ++i) // a band's lower edge is no line of its own
+    for (int i = 0; i < m_plot.graphCount(); ++i)  // a band's lower edge is no line of its own
         if (auto* other = m_plot.graph(i)->channelFillGraph())
             lowerEdges.insert(other);
     for (int i = 0; i < m_plot.graphCount(); ++i) {
@@ -193,7 +190,7 @@ void VectorClip::clipGraphs()
                 replaceData(other, cLo);
                 replaceData(g, cHi);
             }
-        } else if (g->brush().style() == Qt::NoBrush) { // a fill to zero would break open
+        } else if (g->brush().style() == Qt::NoBrush) {  // a fill to zero would break open
             replaceData(g, clipLine(*g->data(), m, r));
         }
     }
@@ -241,4 +238,4 @@ void VectorClip::clipItems()
     }
 }
 
-} // namespace lengen::plots
+}  // namespace lengen::plots

@@ -12,8 +12,7 @@
 
 namespace lengen::plots {
 
-class VectorClip final
-{
+class VectorClip final {
 public:
     /// `plot` must be laid out at the export size (replotted) already.
     explicit VectorClip(QCustomPlot& plot);
@@ -38,4 +37,4 @@ private:
     std::vector<QCPAbstractItem*> m_hidden;
 };
 
-} // namespace lengen::plots
+}  // namespace lengen::plots

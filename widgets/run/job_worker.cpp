@@ -103,7 +103,8 @@ void JobWorker::onProgress(const std::string& stage, std::int64_t done, std::int
         m_stage.stageName = QString::fromStdString(stage);
     const auto now = std::chrono::steady_clock::now();
     const double elapsed = std::chrono::duration<double>(now - m_begun).count();
-    m_stage.etaSeconds = m_stage.fraction > 0.02 ? elapsed * (1 - m_stage.fraction) / m_stage.fraction : -1;
+    m_stage.etaSeconds =
+        m_stage.fraction > 0.02 ? elapsed * (1 - m_stage.fraction) / m_stage.fraction : -1;
     if (!newTotal && now - m_lastProgress < m_interval && done < total)
         return;
     m_lastProgress = now;

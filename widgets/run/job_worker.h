@@ -20,7 +20,9 @@
 
 namespace lengen::ui {
 
-class JobWorker final : public QObject, private engine::TrainObserver, private engine::AnalysisObserver {
+class JobWorker final : public QObject,
+                        private engine::TrainObserver,
+                        private engine::AnalysisObserver {
     Q_OBJECT
     Q_DISABLE_COPY_MOVE(JobWorker)
 
@@ -31,12 +33,13 @@ public:
 
     /// Any other kind: reports through the AnalysisObserver it is given and returns its kind's
     /// result (methods stored, files written, cells ended, …; engine::JobResult).
-    using AnalysisJob = std::function<engine::JobResult(engine::RunControl&, engine::AnalysisObserver&)>;
+    using AnalysisJob =
+        std::function<engine::JobResult(engine::RunControl&, engine::AnalysisObserver&)>;
 
     explicit JobWorker(Job job, QObject* parent = nullptr);
     explicit JobWorker(AnalysisJob job, QObject* parent = nullptr);
 
-    void requestCancel() { m_control.requestCancel(); }  ///< any thread
+    void requestCancel() { m_control.requestCancel(); }           ///< any thread
     void setPaused(bool paused) { m_control.setPaused(paused); }  ///< any thread
     /// Minimum interval between two `progress` signals (default 50 ms: about 20 Hz).
     void setProgressInterval(std::chrono::milliseconds interval) { m_interval = interval; }

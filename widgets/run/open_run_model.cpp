@@ -13,7 +13,8 @@ namespace lengen::ui {
 QString validatedRunFile(const QString& pathOrDir, std::string* status)
 {
     const auto file = engine::locateRunFile(pathOrDir.toStdString());
-    const auto info = engine::readRunInfo(file);  // every header value checked: damaged files are refused here
+    const auto info =
+        engine::readRunInfo(file);  // every header value checked: damaged files are refused here
     if (status)
         *status = info.status;
     return QFileInfo(QString::fromStdString(file)).absoluteFilePath();

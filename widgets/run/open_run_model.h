@@ -66,7 +66,7 @@ private:
 
     QString m_runFile;
     QTimer m_follow;
-    QTimer m_watch;              ///< the open run's analysis.h5, written by anyone
+    QTimer m_watch;  ///< the open run's analysis.h5, written by anyone
     qint64 m_analysisStamp = -1;
 };
 

@@ -24,14 +24,18 @@ qint64 nowMs() { return QDateTime::currentMSecsSinceEpoch(); }
 // and an import take none.
 bool heavy(JobKind k) { return engine::jobKindRow(k).cpuHeavy && k != JobKind::SweepCell; }
 
-QString quoted(const std::string& label) { return QStringLiteral("“%1”").arg(QString::fromStdString(label)); }
+QString quoted(const std::string& label)
+{
+    return QStringLiteral("“%1”").arg(QString::fromStdString(label));
+}
 
 }  // namespace
 
 QString runSubject(const QString& runOrFolder)
 {
     try {
-        return QFileInfo(QString::fromStdString(engine::locateRunFile(runOrFolder.toStdString()))).absoluteFilePath();
+        return QFileInfo(QString::fromStdString(engine::locateRunFile(runOrFolder.toStdString())))
+            .absoluteFilePath();
     } catch (const std::exception&) {
         return QFileInfo(runOrFolder).absoluteFilePath();
     }
@@ -40,17 +44,22 @@ QString runSubject(const QString& runOrFolder)
 QString newRunSubject(const QString& label) { return QStringLiteral("new run: ") + label; }
 
 RunController::RunController(QObject* parent)
-    : QObject(parent), m_holder(engine::thisHolder()), m_maxConcurrent(std::max(1, QThread::idealThreadCount())),
+    : QObject(parent), m_holder(engine::thisHolder()),
+      m_maxConcurrent(std::max(1, QThread::idealThreadCount())),
       m_cores(std::make_shared<engine::CoreBudget>(m_maxConcurrent))
 {
     registerRunTypes();
     // Cores given back on another thread (a sweep's cell ended): queued jobs may start now.
-    m_cores->setOnFreed([this] { QMetaObject::invokeMethod(this, [this] { schedule(); }, Qt::QueuedConnection); });
+    m_cores->setOnFreed([this] {
+        QMetaObject::invokeMethod(
+            this, [this] { schedule(); }, Qt::QueuedConnection);
+    });
 }
 
 RunController::~RunController()
 {
-    m_cores->setOnFreed({});  // a sweep executor may outlive nothing here, but not call back into it
+    m_cores->setOnFreed(
+        {});  // a sweep executor may outlive nothing here, but not call back into it
     qDeleteAll(m_queue);
     m_queue.clear();
     for (auto* e : m_running)
@@ -108,7 +117,9 @@ quint64 RunController::add(Entry* e, const QString& label, const QString& subjec
 
 QString RunController::freeCoreText() const
 {
-    return tr("a free core (%1 of %2 in use; Run ▸ Concurrent jobs…)").arg(m_cores->inUse()).arg(m_cores->limit());
+    return tr("a free core (%1 of %2 in use; Run ▸ Concurrent jobs…)")
+        .arg(m_cores->inUse())
+        .arg(m_cores->limit());
 }
 
 QString RunController::blocker(const Entry& e, const QList<Entry*>& before) const
@@ -193,7 +204,8 @@ void RunController::start(Entry& e)
         if (!a)
             return;
         if (!s.runFile.empty())  // a new run's files are known now: jobs on them wait for it
-            a->info.subject = QFileInfo(QString::fromStdString(s.runFile)).absoluteFilePath().toStdString();
+            a->info.subject =
+                QFileInfo(QString::fromStdString(s.runFile)).absoluteFilePath().toStdString();
         a->info.totalSteps = s.totalSteps;
         touch(*a);
         Q_EMIT runStarted(a->info, s);
@@ -206,7 +218,10 @@ void RunController::start(Entry& e)
         a->info.fraction = double(p.step + 1) / double(total);
         a->info.step = p.step + 1;
         a->info.totalSteps = total;
-        a->info.progress = tr("%1/%2 steps").arg(QLocale().toString(qint64(p.step + 1)), QLocale().toString(qint64(total))).toStdString();
+        a->info.progress =
+            tr("%1/%2 steps")
+                .arg(QLocale().toString(qint64(p.step + 1)), QLocale().toString(qint64(total)))
+                .toStdString();
         a->info.etaSeconds = p.etaSeconds;
         touch(*a);
         Q_EMIT stepProgress(a->info, p);
@@ -227,15 +242,28 @@ void RunController::start(Entry& e)
             return;
         a->info.fraction = p.fraction;
         a->info.etaSeconds = p.etaSeconds;
-        a->info.progress = (a->info.kind == JobKind::Sweep ? tr("%1/%2 cells ended").arg(p.done).arg(p.total)
-                            : p.stages > 1 ? tr("%1 (%2 of %3)").arg(p.stageName).arg(p.stage + 1).arg(p.stages)
-                                           : p.stageName).toStdString();
+        a->info.progress =
+            (a->info.kind == JobKind::Sweep ? tr("%1/%2 cells ended").arg(p.done).arg(p.total)
+             : p.stages > 1 ? tr("%1 (%2 of %3)").arg(p.stageName).arg(p.stage + 1).arg(p.stages)
+                            : p.stageName)
+                .toStdString();
         touch(*a);
         Q_EMIT analysisProgress(a->info, p);
     });
+    connectEnds(w, id);
+    e.thread->start();
+    touch(e);
+    emitStateIfChanged();
+    QMetaObject::invokeMethod(w, &JobWorker::run, Qt::QueuedConnection);
+}
+
+// The worker's three ends, each to one terminal signal of the job (and the next job started).
+void RunController::connectEnds(JobWorker* w, quint64 id)
+{
     connect(w, &JobWorker::finished, this, [this, id](const engine::JobResult& r) {
         const auto* a = active(id);
-        const auto ended = a ? end(id, JobState::Finished, r, QString::fromStdString(engine::jobResultText(a->info.kind, r)))
+        const auto ended = a ? end(id, JobState::Finished, r,
+                                   QString::fromStdString(engine::jobResultText(a->info.kind, r)))
                              : std::nullopt;
         if (!ended)
             return;
@@ -248,9 +276,12 @@ void RunController::start(Entry& e)
         if (!a)
             return;
         // A training says "stopped at step N, …"; another kind "stopped: 2 methods computed".
-        const auto text = QString::fromStdString(engine::jobResultText(a->info.kind, r, JobState::Cancelled));
-        const auto ended = end(id, JobState::Cancelled, r,
-                               a->info.kind == JobKind::Training || !r.said.empty() ? text : tr("stopped: %1").arg(text));
+        const auto text =
+            QString::fromStdString(engine::jobResultText(a->info.kind, r, JobState::Cancelled));
+        const auto ended =
+            end(id, JobState::Cancelled, r,
+                a->info.kind == JobKind::Training || !r.said.empty() ? text
+                                                                     : tr("stopped: %1").arg(text));
         if (!ended)
             return;
         Q_EMIT runCancelled(*ended);
@@ -265,10 +296,6 @@ void RunController::start(Entry& e)
         emitStateIfChanged();
         schedule();
     });
-    e.thread->start();
-    touch(e);
-    emitStateIfChanged();
-    QMetaObject::invokeMethod(w, &JobWorker::run, Qt::QueuedConnection);
 }
 
 // The job leaves the running list and joins the ended ones; the caller sends its terminal
@@ -463,17 +490,19 @@ std::optional<JobInfo> RunController::job(quint64 id) const
     return std::nullopt;
 }
 
-void RunController::whenEnded(quint64 id, QObject* receiver, std::function<void(const JobInfo&)> then)
+void RunController::whenEnded(quint64 id, QObject* receiver,
+                              std::function<void(const JobInfo&)> then)
 {
     // A context object of its own, child of the receiver: the connection goes with the first
     // end it reports, or with the receiver.
     auto* once = new QObject(receiver);
-    connect(this, &RunController::jobChanged, once, [once, id, then = std::move(then)](const JobInfo& j) {
-        if (j.id != id || !j.ended())
-            return;
-        once->deleteLater();  // a job ends once
-        then(j);
-    });
+    connect(this, &RunController::jobChanged, once,
+            [once, id, then = std::move(then)](const JobInfo& j) {
+                if (j.id != id || !j.ended())
+                    return;
+                once->deleteLater();  // a job ends once
+                then(j);
+            });
 }
 
 void RunController::touch(Entry& e) { Q_EMIT jobChanged(e.info); }

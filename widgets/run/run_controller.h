@@ -28,8 +28,8 @@
 #include <memory>
 #include <optional>
 
-#include "lengen/engine/core_budget.h"
 #include "job_worker.h"
+#include "lengen/engine/core_budget.h"
 
 class QThread;
 
@@ -61,12 +61,12 @@ public:
     /// Adds an evaluation, probe, export, sweep or import job on `subject`.
     quint64 enqueue(JobKind kind, const QString& label, JobWorker::AnalysisJob job,
                     const QString& subject = {});
-    void pause();   ///< the focus job, when it is a training
+    void pause();  ///< the focus job, when it is a training
     void resume();
-    void stop();    ///< the focus job (training writes a checkpoint first); the queue stays
-    bool pause(quint64 id);   ///< a running training; false otherwise
+    void stop();  ///< the focus job (training writes a checkpoint first); the queue stays
+    bool pause(quint64 id);  ///< a running training; false otherwise
     bool resume(quint64 id);
-    bool stop(quint64 id);    ///< a running job: cancel it; a queued one: remove it
+    bool stop(quint64 id);  ///< a running job: cancel it; a queued one: remove it
     void clearQueue();
 
     QList<JobInfo> jobs() const;  ///< running, then queued (in order), then ended (newest first)
@@ -74,7 +74,7 @@ public:
     /// Calls `then` once, on the GUI thread, when job `id` has ended (finished, stopped, failed
     /// or cancelled while queued); nothing if `receiver` is destroyed first.
     void whenEnded(quint64 id, QObject* receiver, std::function<void(const JobInfo&)> then);
-    quint64 focusJob() const;     ///< 0 when nothing runs
+    quint64 focusJob() const;  ///< 0 when nothing runs
     std::optional<JobInfo> focus() const { return job(focusJob()); }
     /// The running training's run file ("" when none, or before it started writing).
     QString trainingRunFile() const;
@@ -105,26 +105,28 @@ private:
         JobInfo info;
         JobWorker::Job job;
         JobWorker::AnalysisJob analysis;
-        QThread* thread = nullptr;          // while it runs
-        int cores = 0;                      // taken from m_cores while it runs
-        JobWorker* worker = nullptr;   // lives on `thread`
+        QThread* thread = nullptr;    // while it runs
+        int cores = 0;                // taken from m_cores while it runs
+        JobWorker* worker = nullptr;  // lives on `thread`
     };
     quint64 add(Entry* e, const QString& label, const QString& subject);
     void schedule();
     QString blocker(const Entry& e, const QList<Entry*>& before) const;
     QString freeCoreText() const;  ///< what a job waiting for a core waits for
+    void connectEnds(JobWorker* w, quint64 id);
     void start(Entry& e);
     /// Moves job `id` to the ended ones; its final record, or nullopt when it was not running.
-    std::optional<JobInfo> end(quint64 id, JobState how, const engine::JobResult& result, const QString& message);
+    std::optional<JobInfo> end(quint64 id, JobState how, const engine::JobResult& result,
+                               const QString& message);
     Entry* active(quint64 id);
     const Entry* activeOrNull(quint64 id) const;
     void touch(Entry& e);
     void emitStateIfChanged();
 
-    QList<Entry*> m_running;    // owned
-    QList<Entry*> m_queue;      // owned
-    QList<JobInfo> m_ended;     // newest first, at most kEndedKept
-    std::string m_holder;       // this process, as every record's holder says it
+    QList<Entry*> m_running;  // owned
+    QList<Entry*> m_queue;    // owned
+    QList<JobInfo> m_ended;   // newest first, at most kEndedKept
+    std::string m_holder;     // this process, as every record's holder says it
     quint64 m_nextId = 1;
     int m_maxConcurrent = 1;
     std::shared_ptr<engine::CoreBudget> m_cores;

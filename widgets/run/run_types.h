@@ -39,7 +39,10 @@ struct RunError {
 /// fields are UTF-8 std::strings (the engine's); views convert where they show them.
 using JobInfo = engine::JobRecord;
 /// engine::jobStateName as a QString ("queued", "running", …, "stopped", "failed").
-inline QString jobStateText(JobState state) { return QString::fromLatin1(engine::jobStateName(state)); }
+inline QString jobStateText(JobState state)
+{
+    return QString::fromLatin1(engine::jobStateName(state));
+}
 
 /// Registers every type above and the engine's observer structs with Qt's meta-type system
 /// (once per process; safe to call again).

@@ -14,11 +14,13 @@ namespace lengen::engine {
 namespace {
 
 // Every scalar of a YAML tree under its dotted key path; a list is one value ("[22, 44]").
-void flatten(const YAML::Node& node, const std::string& path, std::map<std::string, std::string>& out)
+void flatten(const YAML::Node& node, const std::string& path,
+             std::map<std::string, std::string>& out)
 {
     if (node.IsMap()) {
         for (const auto& kv : node)
-            flatten(kv.second, path.empty() ? kv.first.Scalar() : path + "." + kv.first.Scalar(), out);
+            flatten(kv.second, path.empty() ? kv.first.Scalar() : path + "." + kv.first.Scalar(),
+                    out);
     } else if (node.IsSequence()) {
         std::string text = "[";
         for (std::size_t i = 0; i < node.size(); ++i)

@@ -94,7 +94,6 @@ void emitTraining(YAML::Emitter& out, const TrainingConfig& t, bool referenceExt
 namespace {
 using config::exactNumber;
 
-
 void axis(YAML::Emitter& out, const char* name, const CurriculumAxis& a)
 {
     out << YAML::Key << name << YAML::Value << YAML::Flow << YAML::BeginMap;
@@ -171,12 +170,14 @@ void patch(YAML::Emitter& out, const PositionConfig& p, YamlStyle style, bool re
     }
     if (p.type == "xpos") {
         out << YAML::Key << "xpos" << YAML::Value << YAML::Flow << YAML::BeginMap;
-        out << YAML::Key << "scale_base" << YAML::Value << exactNumber(p.xposScaleBase) << YAML::EndMap;
+        out << YAML::Key << "scale_base" << YAML::Value << exactNumber(p.xposScaleBase)
+            << YAML::EndMap;
     }
     if (p.type == "cope") {
         out << YAML::Key << "cope" << YAML::Value << YAML::Flow << YAML::BeginMap;
         out << YAML::Key << "npos_max" << YAML::Value << p.copeMaxPositions;
-        if (p.copeDividePositionLogits)  // the default (false) stays unwritten: older runs read the same
+        if (p.copeDividePositionLogits)  // the default (false) stays unwritten: older runs read the
+                                         // same
             out << YAML::Key << "divide_position_logits" << YAML::Value << true;
         out << YAML::EndMap;
     }

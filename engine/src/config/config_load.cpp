@@ -18,11 +18,12 @@ using config::IssueSink;
 using config::SectionReader;
 
 const std::vector<std::string> kGaussianTasks = {
-    "linear_regression", "sparse_linear_regression", "noisy_linear_regression",
-    "quadratic_regression", "relu_2nn_regression", "decision_tree", "linear_classification"};
+    "linear_regression",    "sparse_linear_regression", "noisy_linear_regression",
+    "quadratic_regression", "relu_2nn_regression",      "decision_tree",
+    "linear_classification"};
 const std::vector<std::string> kBooleanTasks = {
-    "conjunction", "disjunction", "sparse_disjunction", "majority", "parity", "sparse_parity",
-    "int_halfspace", "sparse_thres", "dnf", "cnf"};
+    "conjunction",   "disjunction",   "sparse_disjunction", "majority", "parity",
+    "sparse_parity", "int_halfspace", "sparse_thres",       "dnf",      "cnf"};
 
 std::string joined(const std::vector<std::string>& names)
 {
@@ -56,7 +57,8 @@ void readInt(SectionReader& s, const char* key, T& out, std::int64_t minimum, bo
         return;
     }
     // A value past T's range would wrap in the cast (4294967297 layers read as 1).
-    if (static_cast<std::uint64_t>(*v) > static_cast<std::uint64_t>(std::numeric_limits<T>::max())) {
+    if (static_cast<std::uint64_t>(*v) >
+        static_cast<std::uint64_t>(std::numeric_limits<T>::max())) {
         s.error(key, "must be <= " + std::to_string(std::numeric_limits<T>::max()) + ", got " +
                          std::to_string(*v));
         return;
@@ -143,7 +145,8 @@ void readTraining(SectionReader s, TrainingConfig& t)
         // Every layer tabulates its encoding up to M (RoPE's [M, d] tables, T5's and Sandwich's
         // per-distance rows, GPT-2's positions): 2^20 keeps that within memory.
         if (t.randomPositions > (1 << 20))
-            random.error("max_position", std::to_string(t.randomPositions) + " is too large (at most 1048576)");
+            random.error("max_position",
+                         std::to_string(t.randomPositions) + " is too large (at most 1048576)");
         random.warnUnknown();
     }
     if (auto v = s.integer("gradient_accumulation_steps"); v && *v != 1)
@@ -165,8 +168,8 @@ void readPositionScaling(SectionReader scaling, PositionConfig& pos)
         if (t == "none" || t == "default")
             t = "rope";
         if (!contains(knownPositionTypes(), t))
-            scaling.error("type", "unknown position encoding '" + *type + "'; known: " +
-                                      joined(knownPositionTypes()));
+            scaling.error("type", "unknown position encoding '" + *type +
+                                      "'; known: " + joined(knownPositionTypes()));
         pos.type = t;
     } else {
         scaling.error("type", "missing required key 'type'");
@@ -229,9 +232,9 @@ void readModel(SectionReader m, ModelConfig& out, PositionConfig& pos, IssueSink
         } else {
             out.hiddenSize = 768;
         }
-        for (auto [key, field] : {std::pair{"resid_pdrop", &out.residDropout},
-                                  std::pair{"embd_pdrop", &out.embdDropout},
-                                  std::pair{"attn_pdrop", &out.attnDropout}})
+        for (auto [key, field] :
+             {std::pair{"resid_pdrop", &out.residDropout},
+              std::pair{"embd_pdrop", &out.embdDropout}, std::pair{"attn_pdrop", &out.attnDropout}})
             if (auto v = m.number(key)) {
                 if (*v < 0 || *v >= 1)
                     m.error(key, "must be in [0, 1)");
@@ -271,7 +274,8 @@ void readModel(SectionReader m, ModelConfig& out, PositionConfig& pos, IssueSink
     constexpr int kMaxWidth = 1 << 20;
     if (out.hiddenSize > kMaxWidth)
         m.error(out.backbone == Backbone::Gpt2 ? "n_embd" : "hidden_size",
-                std::to_string(out.hiddenSize) + " is absurd (at most " + std::to_string(kMaxWidth) + ")");
+                std::to_string(out.hiddenSize) + " is absurd (at most " +
+                    std::to_string(kMaxWidth) + ")");
     if (out.intermediateSize > 4 * kMaxWidth)
         m.error("intermediate_size", std::to_string(out.intermediateSize) + " is absurd (at most " +
                                          std::to_string(4 * kMaxWidth) + ")");
@@ -294,14 +298,16 @@ void readPatch(SectionReader p, PositionConfig& pos)
     readInt(t5, "max_distance", pos.t5MaxDistance, 2, false);
     // The log-spaced half of the buckets spans B/2..max_distance: it needs max_distance > B/2.
     if (pos.t5MaxDistance <= pos.t5Buckets / 2)
-        t5.error("max_distance", std::to_string(pos.t5MaxDistance) + " is not above num_buckets / 2 = " +
-                                     std::to_string(pos.t5Buckets / 2) +
-                                     " (the log-spaced buckets cover num_buckets / 2 .. max_distance)");
+        t5.error("max_distance",
+                 std::to_string(pos.t5MaxDistance) +
+                     " is not above num_buckets / 2 = " + std::to_string(pos.t5Buckets / 2) +
+                     " (the log-spaced buckets cover num_buckets / 2 .. max_distance)");
     t5.warnUnknown();
     SectionReader sandwich = p.child("sandwich");
     readInt(sandwich, "dim", pos.sandwichDim, 2, false);
     if (pos.sandwichDim % 2 != 0)  // d'/2 sinusoid pairs
-        sandwich.error("dim", std::to_string(pos.sandwichDim) + " is odd: Sandwich sums d'/2 cosines");
+        sandwich.error("dim",
+                       std::to_string(pos.sandwichDim) + " is odd: Sandwich sums d'/2 cosines");
     else if (pos.sandwichDim > 65536)
         sandwich.error("dim", std::to_string(pos.sandwichDim) + " is absurd (at most 65536)");
     sandwich.warnUnknown();
@@ -316,7 +322,8 @@ void readPatch(SectionReader p, PositionConfig& pos)
     SectionReader cope = p.child("cope");
     readInt(cope, "npos_max", pos.copeMaxPositions, 2, false);
     if (pos.copeMaxPositions > 1 << 20)
-        cope.error("npos_max", std::to_string(pos.copeMaxPositions) + " positions is absurd (at most 1048576)");
+        cope.error("npos_max",
+                   std::to_string(pos.copeMaxPositions) + " positions is absurd (at most 1048576)");
     if (const auto divide = cope.boolean("divide_position_logits"))
         pos.copeDividePositionLogits = *divide;
     cope.warnUnknown();
@@ -340,7 +347,8 @@ RunConfig resolveRun(const RunConfig& base, double maxLength, const std::string&
         std::isfinite(maxLength) ? static_cast<int>(std::lround(maxLength)) : 0;
     // GPT-2's learned table must hold every position randomized training draws: that is what
     // lets it learn positions past the training length (Ruoss et al. 2023).
-    if (run.model.backbone == Backbone::Gpt2 && run.training.randomPositions > run.model.maxPositionEmbeddings)
+    if (run.model.backbone == Backbone::Gpt2 &&
+        run.training.randomPositions > run.model.maxPositionEmbeddings)
         run.model.maxPositionEmbeddings = static_cast<int>(run.training.randomPositions);
     // The reference's FIRE MLP is max_position_embeddings wide (§9.5): under compat: reference
     // the stored config says so, as the model it builds is.
@@ -363,17 +371,23 @@ void checkRandomPositions(SectionReader training, const RunConfig& c)
     SectionReader random = training.child("random_positions");
     const auto& pe = encodingOf(c);
     if (!pe.readsPositions)
-        random.error("max_position", pe.display + " reads no token positions: randomized positions "
-                                     "change nothing for it (remove training.random_positions)");
+        random.error("max_position",
+                     pe.display + " reads no token positions: randomized positions "
+                                  "change nothing for it (remove training.random_positions)");
     if (pe.lengthDependent)
-        random.error("max_position", pe.display + " rescales its table with each forward's largest position: "
-                                     "random positions up to " + std::to_string(m) + " would rescale it in training");
-    // xPos scales q and k by zeta_0^(+-(M/2)/gamma), ln zeta_0 = ln(0.4/1.4): past e^80 float32 overflows.
+        random.error("max_position",
+                     pe.display +
+                         " rescales its table with each forward's largest position: "
+                         "random positions up to " +
+                         std::to_string(m) + " would rescale it in training");
+    // xPos scales q and k by zeta_0^(+-(M/2)/gamma), ln zeta_0 = ln(0.4/1.4): past e^80 float32
+    // overflows.
     if (pe.type == "xpos" && double(m) / 2 / c.position.xposScaleBase * 1.2528 > 80)
-        random.error("max_position", "xPos would scale q and k by e^" +
-                                         std::to_string(int(double(m) / 2 / c.position.xposScaleBase * 1.2528)) +
-                                         " at position " + std::to_string(m - 1) +
-                                         ", past float32's range: lower it or raise patch.xpos.scale_base");
+        random.error("max_position",
+                     "xPos would scale q and k by e^" +
+                         std::to_string(int(double(m) / 2 / c.position.xposScaleBase * 1.2528)) +
+                         " at position " + std::to_string(m - 1) +
+                         ", past float32's range: lower it or raise patch.xpos.scale_base");
     const std::int64_t tokens = 2 * std::int64_t(c.task.curriculum.points.end);
     if (m < tokens)
         random.error("max_position", std::to_string(m) + " is below the longest training prompt, " +
@@ -386,8 +400,9 @@ LoadedConfig parseRoot(const config::NodePtr& root, const std::string& source)
     SectionReader top(root.get(), "", sink);
     RunConfig base;
     if (!top.present()) {
-        sink.error(root->location, "", "the config must be a mapping with model, task and "
-                                       "training sections");
+        sink.error(root->location, "",
+                   "the config must be a mapping with model, task and "
+                   "training sections");
         throw ConfigError(sink.allErrors());
     }
     readTask(top.child("task"), base.task);
@@ -414,8 +429,10 @@ LoadedConfig parseRoot(const config::NodePtr& root, const std::string& source)
     if (base.model.backbone != Backbone::Llama && base.position.explicitScaling &&
         base.position.type != "rope")
         sink.warn(top.location(), "patch",
-                  "position encoding '" + base.position.type + "' applies to Llama only; ignored "
-                  "for " + base.model.family);
+                  "position encoding '" + base.position.type +
+                      "' applies to Llama only; ignored "
+                      "for " +
+                      base.model.family);
     if (base.model.backbone != Backbone::Llama)
         base.position = PositionConfig{base.position.patchName, "rope", std::nullopt, false};
     // Rotary encodings turn pairs of a head's dimensions: an odd head width has no partner for
@@ -424,11 +441,12 @@ LoadedConfig parseRoot(const config::NodePtr& root, const std::string& source)
     const bool rotary = encodingOf(base).kind == PositionKind::Rotary;
     if (m.backbone == Backbone::Llama && rotary && m.hiddenSize > 0 && m.numHeads > 0 &&
         m.hiddenSize % m.numHeads == 0 && (m.hiddenSize / m.numHeads) % 2 != 0)
-        top.child("model").error("num_attention_heads",
-                                 "hidden_size / num_attention_heads = " +
-                                     std::to_string(m.hiddenSize / m.numHeads) + " is odd: " +
-                                     base.position.type + " rotates pairs of a head's dimensions "
-                                     "and needs an even head width");
+        top.child("model").error(
+            "num_attention_heads",
+            "hidden_size / num_attention_heads = " + std::to_string(m.hiddenSize / m.numHeads) +
+                " is odd: " + base.position.type +
+                " rotates pairs of a head's dimensions "
+                "and needs an even head width");
     checkRandomPositions(top.child("training"), base);
     if (!sink.errors.empty())
         throw ConfigError(sink.allErrors());
@@ -462,8 +480,8 @@ RunConfig storedRunConfig(const std::string& yaml, const std::string& runFile)
         loaded = loadConfigText(yaml, runFile + ":/config");
     } catch (const ConfigError& e) {
         throw Error(ErrorKind::RunFile,
-                    "the config stored in " + runFile + " is invalid (damaged file?): " +
-                        e.issues().front().toString(),
+                    "the config stored in " + runFile +
+                        " is invalid (damaged file?): " + e.issues().front().toString(),
                     e.what());
     }
     if (loaded.runs.size() != 1)

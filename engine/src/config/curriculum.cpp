@@ -21,7 +21,8 @@ std::int64_t stepReachingEnd(const CurriculumAxis& axis)
         return 0;
     if (axis.increment <= 0)
         return -1;
-    const std::int64_t increments = (std::int64_t(axis.end) - axis.start + axis.increment - 1) / axis.increment;
+    const std::int64_t increments =
+        (std::int64_t(axis.end) - axis.start + axis.increment - 1) / axis.increment;
     return increments * axis.interval;
 }
 
@@ -34,7 +35,8 @@ std::string plural(int n, const char* one, const char* many)
 
 int CurriculumAxis::valueAt(std::int64_t step) const
 {
-    const std::int64_t v = start + static_cast<std::int64_t>(increment) * (std::max<std::int64_t>(step, 0) / interval);
+    const std::int64_t v =
+        start + static_cast<std::int64_t>(increment) * (std::max<std::int64_t>(step, 0) / interval);
     return static_cast<int>(std::min<std::int64_t>(v, end));
 }
 
@@ -82,7 +84,8 @@ std::string reachedText(const ReachedCurriculum& r, const RunConfig& c)
         return plural(points, "point", "points") + ", " + plural(dims, "dim", "dims");
     };
     if (r.points <= 0)
-        return "nothing yet (the curriculum starts at " + both(cur.points.start, cur.dims.start) + ")";
+        return "nothing yet (the curriculum starts at " + both(cur.points.start, cur.dims.start) +
+               ")";
     const std::string reached = both(r.points, r.dims);
     const bool dimsMatter = !c.isBooleanTask();
     if (r.points >= cur.points.end && (!dimsMatter || r.dims >= cur.dims.end))
@@ -90,14 +93,16 @@ std::string reachedText(const ReachedCurriculum& r, const RunConfig& c)
     const std::string end = both(cur.points.end, cur.dims.end);
     const auto last = c.curriculumAfter(c.training.maxSteps);
     if (last.points == r.points && (!dimsMatter || last.dims == r.dims)) {
-        const auto sp = stepReachingEnd(cur.points), sd = dimsMatter ? stepReachingEnd(cur.dims) : 0;
+        const auto sp = stepReachingEnd(cur.points),
+                   sd = dimsMatter ? stepReachingEnd(cur.dims) : 0;
         const auto s = sp < 0 || sd < 0 ? -1 : std::max(sp, sd);
         return reached + ": max_steps (" + std::to_string(c.training.maxSteps) +
                ") ends before the curriculum's " + end +
-               (s < 0 ? std::string(", which it never reaches") : " (step " + std::to_string(s) + ")");
+               (s < 0 ? std::string(", which it never reaches")
+                      : " (step " + std::to_string(s) + ")");
     }
-    return reached + " after " + std::to_string(r.stepsDone) + " steps (the curriculum goes on to " +
-           end + ")";
+    return reached + " after " + std::to_string(r.stepsDone) +
+           " steps (the curriculum goes on to " + end + ")";
 }
 
 }  // namespace lengen::engine

@@ -52,36 +52,45 @@ std::vector<EncodingInfo> makeTable()
         const auto h = std::to_string(c.model.numHeads);
         return std::vector<std::string>{"ALiBi slopes 2^(-8·h/" + h + "), h = 1…" + h};
     };
-    auto& fire = row("fire", "fire", "FIRE", K::Bias, {"patch.fire.mlp_width", "model.max_length"},
-                     "learned bias of the progressive distance log(c(i-j)+1)/log(c max(L,i)+1) by a "
-                     "small MLP (Li et al. 2024)");
+    auto& fire =
+        row("fire", "fire", "FIRE", K::Bias, {"patch.fire.mlp_width", "model.max_length"},
+            "learned bias of the progressive distance log(c(i-j)+1)/log(c max(L,i)+1) by a "
+            "small MLP (Li et al. 2024)");
     fire.referencePatch = "fire";
     fire.paperCase = true;
-    fire.layerParameters = [](const RunConfig& c) {  // Linear(1, w), Linear(w, heads), c, L, multiplier
-        const double w = c.position.fireMlpWidth;
-        return 2 * w + (w + 1) * c.model.numHeads + 3;
-    };
+    fire.layerParameters =
+        [](const RunConfig& c) {  // Linear(1, w), Linear(w, heads), c, L, multiplier
+            const double w = c.position.fireMlpWidth;
+            return 2 * w + (w + 1) * c.model.numHeads + 3;
+        };
     fire.derived = [](const RunConfig& c) {
-        return std::vector<std::string>{"FIRE MLP width " + std::to_string(c.position.fireMlpWidth)};
+        return std::vector<std::string>{"FIRE MLP width " +
+                                        std::to_string(c.position.fireMlpWidth)};
     };
-    auto& t5 = row("t5", "t5", "T5 bias", K::Bias, {"patch.t5.num_buckets", "patch.t5.max_distance"},
-                   "learned bias per head and bucket of the distance: exact below B/2, log-spaced "
-                   "up to max_distance (Raffel et al. 2020)");
+    auto& t5 =
+        row("t5", "t5", "T5 bias", K::Bias, {"patch.t5.num_buckets", "patch.t5.max_distance"},
+            "learned bias per head and bucket of the distance: exact below B/2, log-spaced "
+            "up to max_distance (Raffel et al. 2020)");
     t5.inReference = false;
-    t5.layerParameters = [](const RunConfig& c) { return double(c.position.t5Buckets) * c.model.numHeads; };
+    t5.layerParameters = [](const RunConfig& c) {
+        return double(c.position.t5Buckets) * c.model.numHeads;
+    };
     t5.derived = [](const RunConfig& c) {
         const auto& p = c.position;
-        return std::vector<std::string>{"T5 buckets " + std::to_string(p.t5Buckets) + " (exact below " +
-                                        std::to_string(p.t5Buckets / 2) + "), max_distance " +
-                                        std::to_string(p.t5MaxDistance)};
+        return std::vector<std::string>{"T5 buckets " + std::to_string(p.t5Buckets) +
+                                        " (exact below " + std::to_string(p.t5Buckets / 2) +
+                                        "), max_distance " + std::to_string(p.t5MaxDistance)};
     };
-    const auto kerpleParameters = [](const RunConfig& c) { return 2.0 * c.model.numHeads; };  // p_h, a_h
+    const auto kerpleParameters = [](const RunConfig& c) {
+        return 2.0 * c.model.numHeads;
+    };  // p_h, a_h
     auto& kerpleLog = row("kerple_log", "kerple_log", "KERPLE (log)", K::Bias, {},
                           "learned bias -p_h ln(1 + a_h (i - j)) per head (Chi et al. 2022)");
     kerpleLog.inReference = false;
     kerpleLog.layerParameters = kerpleParameters;
-    auto& kerplePower = row("kerple_power", "kerple_power", "KERPLE (power)", K::Bias, {},
-                            "learned bias -a_h (i - j)^p_h per head, 0 < p_h <= 2 (Chi et al. 2022)");
+    auto& kerplePower =
+        row("kerple_power", "kerple_power", "KERPLE (power)", K::Bias, {},
+            "learned bias -a_h (i - j)^p_h per head, 0 < p_h <= 2 (Chi et al. 2022)");
     kerplePower.inReference = false;
     kerplePower.layerParameters = kerpleParameters;
     auto& sandwich = row("sandwich", "sandwich", "Sandwich", K::Bias, {"patch.sandwich.dim"},
@@ -93,49 +102,57 @@ std::vector<EncodingInfo> makeTable()
         return std::vector<std::string>{"Sandwich d' " + std::to_string(c.position.sandwichDim) +
                                         ", head scales " + h + "/(8·h), h = 1…" + h};
     };
-    auto& cope = row("cope", "cope", "CoPE", K::Bias, {"patch.cope.npos_max", "patch.cope.divide_position_logits"},
-                     "contextual positions: sigmoid gates on q.k counted from each key to the query, "
-                     "a learned embedding interpolated there (Golovneva et al. 2024)");
+    auto& cope =
+        row("cope", "cope", "CoPE", K::Bias,
+            {"patch.cope.npos_max", "patch.cope.divide_position_logits"},
+            "contextual positions: sigmoid gates on q.k counted from each key to the query, "
+            "a learned embedding interpolated there (Golovneva et al. 2024)");
     cope.inReference = false;
     cope.readsPositions = false;
     // The fused kernel takes a bias fixed by positions; CoPE's is computed from q and k.
     cope.fusedCpu = false;
     cope.pairActivations = 6;
     cope.layerParameters = [](const RunConfig& c) {  // one [head_dim, npos_max] table per layer
-        return double(c.model.hiddenSize / std::max(1, c.model.numHeads)) * c.position.copeMaxPositions;
+        return double(c.model.hiddenSize / std::max(1, c.model.numHeads)) *
+               c.position.copeMaxPositions;
     };
     cope.derived = [](const RunConfig& c) {
         const int n = c.position.copeMaxPositions;
-        return std::vector<std::string>{"CoPE positions 0…" + std::to_string(n - 1) + " (npos_max " +
-                                        std::to_string(n) + ")" +
-                                        (c.position.copeDividePositionLogits ? ", position logits / √d" : "")};
+        return std::vector<std::string>{
+            "CoPE positions 0…" + std::to_string(n - 1) + " (npos_max " + std::to_string(n) + ")" +
+            (c.position.copeDividePositionLogits ? ", position logits / √d" : "")};
     };
     cope.refusedInterventions = {
         {"lambda", "lambda caps a key's distance; CoPE's positions are counted from the content"},
-        {"longheads", "longheads re-positions chunks by token; CoPE counts positions from the content"}};
-    auto& xpos = row("xpos", "xpos", "xPos", K::Rotary, {"model.rope_theta", "patch.xpos.scale_base"},
-                     "RoPE with an exponential decay: q scaled by zeta_i^(n/gamma), k by zeta_i^(-m/gamma), "
-                     "zeta_i = (2i/d + 0.4)/1.4 (Sun et al. 2023)");
+        {"longheads",
+         "longheads re-positions chunks by token; CoPE counts positions from the content"}};
+    auto& xpos =
+        row("xpos", "xpos", "xPos", K::Rotary, {"model.rope_theta", "patch.xpos.scale_base"},
+            "RoPE with an exponential decay: q scaled by zeta_i^(n/gamma), k by zeta_i^(-m/gamma), "
+            "zeta_i = (2i/d + 0.4)/1.4 (Sun et al. 2023)");
     xpos.inReference = false;
     xpos.derived = [](const RunConfig& c) {
         return std::vector<std::string>{"xPos ζ_i = (2i/d + 0.4)/1.4, scale_base γ = " +
                                         number(c.position.xposScaleBase)};
     };
     xpos.refusedInterventions = {
-        {"longheads", "longheads re-positions keys through the rotary table alone; xPos's decay would be lost"}};
+        {"longheads",
+         "longheads re-positions keys through the rotary table alone; xPos's decay would be lost"}};
     row("yarn", "yarn", "YaRN", K::Rotary, scaled,
         "RoPE with YaRN's frequency ramp and temperature from the first step (Peng et al. 2023)")
         .usesFactor = true;
     t.back().referencePatch = "yarn";
-    auto& dynYarn = row("dynamic_yarn", "dynamic-yarn", "Dynamic YaRN", K::Rotary, scaled,
-                        "YaRN applied only to forwards longer than factor × max_position_embeddings");
+    auto& dynYarn =
+        row("dynamic_yarn", "dynamic-yarn", "Dynamic YaRN", K::Rotary, scaled,
+            "YaRN applied only to forwards longer than factor × max_position_embeddings");
     dynYarn.usesFactor = dynYarn.lengthDependent = true;
     dynYarn.referencePatch = "yarn";
     row("pi", "linear", "PI", K::Rotary, {"patch.rope_scaling.factor", "model.rope_theta"},
         "position interpolation: RoPE of position / factor (Chen et al. 2023)")
         .usesFactor = true;
-    auto& dynNtk = row("dynamic_ntk", "dynamic", "Dynamic NTK", K::Rotary, scaled,
-                       "RoPE base rescaled for forwards longer than max_position_embeddings (bloc97 2023)");
+    auto& dynNtk =
+        row("dynamic_ntk", "dynamic", "Dynamic NTK", K::Rotary, scaled,
+            "RoPE base rescaled for forwards longer than max_position_embeddings (bloc97 2023)");
     dynNtk.usesFactor = dynNtk.lengthDependent = true;
     row("mamba", "", "Mamba", K::Recurrent, {"model.state_size"},
         "selective state-space backbone, no attention (Gu and Dao 2023)")
@@ -194,8 +211,9 @@ std::vector<std::string> derivedSettings(const RunConfig& c)
         parts.push_back("max_position_embeddings " + std::to_string(c.model.maxPositionEmbeddings));
     parts.push_back("n_in_dims " + std::to_string(c.model.nInDims));
     if (c.training.randomPositions > 0)
-        parts.push_back("training positions: a sorted random " + std::to_string(2 * c.task.curriculum.points.end) +
-                        " of 0…" + std::to_string(c.training.randomPositions - 1) + " per step");
+        parts.push_back("training positions: a sorted random " +
+                        std::to_string(2 * c.task.curriculum.points.end) + " of 0…" +
+                        std::to_string(c.training.randomPositions - 1) + " per step");
     return parts;
 }
 

@@ -40,15 +40,21 @@ struct IssueSink {
     }
     /// The kept errors (warnings), then one line saying how many more there were.
     std::vector<ConfigIssue> allErrors() const { return withCount(errors, errorsLeftOut, "error"); }
-    std::vector<ConfigIssue> allWarnings() const { return withCount(warnings, warningsLeftOut, "warning"); }
+    std::vector<ConfigIssue> allWarnings() const
+    {
+        return withCount(warnings, warningsLeftOut, "warning");
+    }
 
 private:
-    static std::vector<ConfigIssue> withCount(std::vector<ConfigIssue> kept, std::size_t more, const char* what)
+    static std::vector<ConfigIssue> withCount(std::vector<ConfigIssue> kept, std::size_t more,
+                                              const char* what)
     {
         if (more > 0) {
-            const SourceLocation where = kept.empty() ? SourceLocation{} : SourceLocation{kept.back().where.file};
-            kept.push_back({where, "", "… and " + std::to_string(more) + " more " + what + (more == 1 ? "" : "s") +
-                                           " of the same file, not listed"});
+            const SourceLocation where =
+                kept.empty() ? SourceLocation{} : SourceLocation{kept.back().where.file};
+            kept.push_back({where, "",
+                            "… and " + std::to_string(more) + " more " + what +
+                                (more == 1 ? "" : "s") + " of the same file, not listed"});
         }
         return kept;
     }
@@ -69,7 +75,7 @@ public:
     SectionReader child(const std::string& key);
 
     std::optional<std::int64_t> integer(const std::string& key);
-    std::optional<double> number(const std::string& key);   ///< finite only
+    std::optional<double> number(const std::string& key);  ///< finite only
     std::optional<std::string> text(const std::string& key);
     std::optional<bool> boolean(const std::string& key);
     /// A scalar or a list of scalars, read as numbers; inf / .inf allowed (model.max_length).

@@ -2,13 +2,13 @@
 
 #include <yaml-cpp/yaml.h>
 
+#include <cctype>
 #include <filesystem>
 #include <fstream>
-#include <cctype>
-#include <vector>
 #include <optional>
 #include <sstream>
 #include <unordered_set>
+#include <vector>
 
 namespace fs = std::filesystem;
 
@@ -146,9 +146,10 @@ public:
             const bool list = e.msg.find("end of sequence flow not found") != std::string::npos;
             if (map || list)  // name the line of the bracket left open, not where it was noticed
                 if (const auto at = unclosedBracket(text, map ? '{' : '[', e.mark.line + 1))
-                    fail({name, at->line, at->column},
-                         std::string("YAML syntax error: this '") + at->bracket + "' is never closed (no '" +
-                             (map ? '}' : ']') + "' before line " + std::to_string(e.mark.line + 1) + ")");
+                    fail({name, at->line, at->column}, std::string("YAML syntax error: this '") +
+                                                           at->bracket + "' is never closed (no '" +
+                                                           (map ? '}' : ']') + "' before line " +
+                                                           std::to_string(e.mark.line + 1) + ")");
             fail(locationOf(e.mark, name), "YAML syntax error: " + e.msg);
         }
         return convert(root, name, baseDir, m_depth);
@@ -202,13 +203,12 @@ private:
                     const std::string key = kv.first.Scalar();
                     if (!seen.insert(key).second)
                         fail(keyLoc, "duplicate key '" + key + "'");
-                    out->entries.push_back({key, keyLoc, convert(kv.second, file, baseDir, depth + 1)});
+                    out->entries.push_back(
+                        {key, keyLoc, convert(kv.second, file, baseDir, depth + 1)});
                 }
             }
             break;
-        default:
-            out->kind = Node::Kind::Null;
-            break;
+        default: out->kind = Node::Kind::Null; break;
         }
         return out;
     }
@@ -232,7 +232,8 @@ NodePtr loadYamlText(const std::string& text, const std::string& name)
     return resolver.loadText(text, name, fs::path());
 }
 
-NodePtr loadYamlText(const std::string& text, const std::string& name, const std::string& includeDir)
+NodePtr loadYamlText(const std::string& text, const std::string& name,
+                     const std::string& includeDir)
 {
     IncludeResolver resolver;
     return resolver.loadText(text, name, fs::path(includeDir));

@@ -24,10 +24,10 @@ struct MapEntry {
 struct Node {
     enum class Kind { Null, Scalar, Sequence, Map };
     Kind kind = Kind::Null;
-    std::string scalar;              ///< Scalar only
-    bool quoted = false;             ///< scalar was quoted ("inf" vs inf)
-    std::vector<NodePtr> items;      ///< Sequence only
-    std::vector<MapEntry> entries;   ///< Map only, in document order
+    std::string scalar;             ///< Scalar only
+    bool quoted = false;            ///< scalar was quoted ("inf" vs inf)
+    std::vector<NodePtr> items;     ///< Sequence only
+    std::vector<MapEntry> entries;  ///< Map only, in document order
     SourceLocation location;
 
     const MapEntry* find(const std::string& key) const;
@@ -41,6 +41,7 @@ NodePtr loadYamlFile(const std::string& path);
 /// Same for text that must be complete (a config stored in a run file): `!include` is an error.
 NodePtr loadYamlText(const std::string& text, const std::string& name);
 /// Same, resolving `!include` relative to `includeDir` (empty: refused).
-NodePtr loadYamlText(const std::string& text, const std::string& name, const std::string& includeDir);
+NodePtr loadYamlText(const std::string& text, const std::string& name,
+                     const std::string& includeDir);
 
 }  // namespace lengen::engine::config

@@ -21,7 +21,7 @@ torch::Tensor plant(torch::Tensor xs, const torch::Tensor& literals, const torch
                     double p, at::Generator& gen)
 {
     auto chosen = torch::rand({xs.size(0), xs.size(1), 1}, gen, kFloat).lt(p);  // [B, N, 1]
-    auto where = chosen & literals.ne(0).unsqueeze(1);                           // [B, N, D]
+    auto where = chosen & literals.ne(0).unsqueeze(1);                          // [B, N, D]
     return torch::where(where, value.unsqueeze(1).expand_as(xs), xs);
 }
 
@@ -112,8 +112,9 @@ class Parity final : public BooleanBatch {
 public:
     Parity(TaskShape shape, bool sparse, at::Generator& gen) : BooleanBatch(shape)
     {
-        m_w = sparse ? randomSubsetMask(shape, 2, gen)
-                     : torch::rand({shape.batch, shape.dims}, gen, kFloat).lt(0.5).to(torch::kFloat32);
+        m_w = sparse
+                  ? randomSubsetMask(shape, 2, gen)
+                  : torch::rand({shape.batch, shape.dims}, gen, kFloat).lt(0.5).to(torch::kFloat32);
     }
     torch::Tensor evaluate(const torch::Tensor& xs) const override
     {
@@ -136,8 +137,8 @@ public:
     {
         for (int j = 0; j < kTerms; ++j)
             m_w.push_back(signedLiterals(shape, 0.80, gen));
-        auto stacked = torch::stack(m_w, 1);                          // [B, 3, D]
-        m_offset = stacked.abs().sum(2) - 1;                          // [B, 3]
+        auto stacked = torch::stack(m_w, 1);  // [B, 3, D]
+        m_offset = stacked.abs().sum(2) - 1;  // [B, 3]
         m_chosen = torch::randint(0, kTerms, {shape.batch}, gen,
                                   torch::TensorOptions().dtype(torch::kLong));
     }
@@ -161,9 +162,9 @@ public:
 private:
     torch::Tensor plantInto(torch::Tensor xs, at::Generator& gen) override
     {
-        auto stacked = torch::stack(m_w, 1);                                        // [B, 3, D]
+        auto stacked = torch::stack(m_w, 1);  // [B, 3, D]
         auto idx = m_chosen.view({-1, 1, 1}).expand({stacked.size(0), 1, stacked.size(2)});
-        auto w = stacked.gather(1, idx).squeeze(1);                                 // [B, D]
+        auto w = stacked.gather(1, idx).squeeze(1);  // [B, D]
         return plant(xs, w, m_dnf ? w : -w, m_dnf ? 0.35 : 0.30, gen);
     }
     bool m_dnf;

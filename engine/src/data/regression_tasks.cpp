@@ -80,8 +80,7 @@ public:
     torch::Tensor evaluate(const torch::Tensor& xs) const override
     {
         auto hidden = torch::relu(torch::matmul(xs, m_w1.to(xs.device())));  // [B, N, h]
-        return torch::matmul(hidden, m_w2.to(xs.device())).squeeze(-1) *
-               std::sqrt(2.0 / kHidden);
+        return torch::matmul(hidden, m_w2.to(xs.device())).squeeze(-1) * std::sqrt(2.0 / kHidden);
     }
     std::map<std::string, torch::Tensor> parameters() const override
     {
@@ -111,8 +110,8 @@ public:
                                  torch::TensorOptions().dtype(torch::kLong).device(dev));
         const auto feature = m_feature.to(dev);
         for (std::int64_t level = 0; level < kDepth; ++level) {
-            auto f = feature.gather(1, node);                          // [B, N]
-            auto xf = xs.gather(2, f.unsqueeze(-1)).squeeze(-1);       // [B, N]
+            auto f = feature.gather(1, node);                     // [B, N]
+            auto xf = xs.gather(2, f.unsqueeze(-1)).squeeze(-1);  // [B, N]
             node = node * 2 + 1 + xf.gt(0).to(torch::kLong);
         }
         return m_value.to(dev).gather(1, node);

@@ -25,7 +25,8 @@ torch::Tensor randomSubsetMask(TaskShape shape, std::int64_t k, at::Generator& g
 {
     // A uniformly random k-subset per row: the first k indices of a random permutation,
     // obtained by arg-sorting i.i.d. uniforms (ties have probability zero).
-    auto order = torch::rand({shape.batch, shape.dims}, gen, kFloat).argsort(/*dim=*/static_cast<std::int64_t>(1), /*descending=*/false);
+    auto order = torch::rand({shape.batch, shape.dims}, gen, kFloat)
+                     .argsort(/*dim=*/static_cast<std::int64_t>(1), /*descending=*/false);
     auto mask = torch::zeros({shape.batch, shape.dims}, kFloat);
     mask.scatter_(1, order.slice(1, 0, std::min(k, shape.dims)), 1.0);
     return mask;

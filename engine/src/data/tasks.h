@@ -37,7 +37,7 @@ class TaskSampler {
 public:
     TaskSampler(std::string name, TaskShape shape);
     const std::string& name() const { return m_name; }
-    bool isBoolean() const { return m_boolean; }               ///< inputs in {-1, +1}
+    bool isBoolean() const { return m_boolean; }                ///< inputs in {-1, +1}
     bool isClassification() const { return m_classification; }  ///< accuracy / BCE
     std::int64_t dims() const { return m_shape.dims; }
     std::int64_t batch() const { return m_shape.batch; }

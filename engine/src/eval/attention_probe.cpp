@@ -39,8 +39,8 @@ void writeFloats(hid_t loc, const std::string& name, const std::vector<float>& v
 using PositionsOf = std::function<torch::Tensor(std::int64_t p)>;
 
 void storeMaps(ProbeContext& ctx, const model::Intervention* edit, const PositionsOf& positionsOf,
-               io::AnalysisWriter& maps, const Setting& s,
-               const torch::Tensor& xs, const torch::Tensor& ys, int count)
+               io::AnalysisWriter& maps, const Setting& s, const torch::Tensor& xs,
+               const torch::Tensor& ys, int count)
 {
     const auto& cfg = ctx.run.config;
     const hsize_t t = static_cast<hsize_t>(2 * xs.size(1)), layers = cfg.model.numLayers,
@@ -64,7 +64,7 @@ void storeMaps(ProbeContext& ctx, const model::Intervention* edit, const Positio
         auto res = ctx.run.model->forward(xs.slice(0, p, p + 1).to(ctx.run.device),
                                           ys.slice(0, p, p + 1).to(ctx.run.device), opt);
         for (hsize_t l = 0; l < layers; ++l) {
-            auto w = res.attention[l].to(torch::kCPU).contiguous();    // [1, heads, T, T]
+            auto w = res.attention[l].to(torch::kCPU).contiguous();  // [1, heads, T, T]
             const std::vector<hsize_t> start{hsize_t(p), l, 0, 0, 0}, count5{1, 1, heads, t, t};
             io::writeBlock(ds.id(), half.id(), start, count5, w.data_ptr(), maps.path());
         }
@@ -73,8 +73,10 @@ void storeMaps(ProbeContext& ctx, const model::Intervention* edit, const Positio
 
 // The last query's attention of every prompt, one micro-batch at a time (one prompt a forward
 // where positions are drawn per prompt): [P, L, H, T].
-torch::Tensor lastQueryAttention(ProbeContext& ctx, const torch::Tensor& xs, const torch::Tensor& ys, std::int64_t t,
-                                 const model::Intervention* edit, const PositionsOf& positionsOf, bool drawn)
+torch::Tensor lastQueryAttention(ProbeContext& ctx, const torch::Tensor& xs,
+                                 const torch::Tensor& ys, std::int64_t t,
+                                 const model::Intervention* edit, const PositionsOf& positionsOf,
+                                 bool drawn)
 {
     const auto& o = *ctx.options;
     const auto plan = planForward(ctx.run.config, o.attentionPrompts, t, ctx.budgetBytes);
@@ -93,17 +95,18 @@ torch::Tensor lastQueryAttention(ProbeContext& ctx, const torch::Tensor& xs, con
                                           ys.slice(0, b0, b1).to(ctx.run.device), opt);
         std::vector<torch::Tensor> layers;
         for (auto& w : res.attention)
-            layers.push_back(w.select(2, 0).to(torch::kCPU));        // [b, H, T]
-        rows.push_back(torch::stack(layers, 1));                     // [b, L, H, T]
+            layers.push_back(w.select(2, 0).to(torch::kCPU));  // [b, H, T]
+        rows.push_back(torch::stack(layers, 1));               // [b, L, H, T]
     }
-    return torch::cat(rows, 0);                                      // [P, L, H, T]
+    return torch::cat(rows, 0);  // [P, L, H, T]
 }
 
 // One setting's stored group: the last query's mean and bands over prompts [L, H, T], the
 // attention on the y tokens by layer [L, N], its attributes, and its maps where short enough.
-void storeSetting(ProbeContext& ctx, io::AnalysisWriter& writer, io::AnalysisWriter& maps, const std::string& mapsName,
-                  const Setting& s, const torch::Tensor& all, const torch::Tensor& xs, const torch::Tensor& ys,
-                  const model::Intervention* edit, const PositionsOf& positionsOf, at::Generator& bootGen)
+void storeSetting(ProbeContext& ctx, io::AnalysisWriter& writer, io::AnalysisWriter& maps,
+                  const std::string& mapsName, const Setting& s, const torch::Tensor& all,
+                  const torch::Tensor& xs, const torch::Tensor& ys, const model::Intervention* edit,
+                  const PositionsOf& positionsOf, at::Generator& bootGen)
 {
     const auto& cfg = ctx.run.config;
     const auto& o = *ctx.options;
@@ -126,8 +129,12 @@ void storeSetting(ProbeContext& ctx, io::AnalysisWriter& writer, io::AnalysisWri
                 {hsize_t(l), hsize_t(s.points)}, path);
     const int mapCount = t <= o.mapMaxTokens ? std::min(o.mapPrompts, o.attentionPrompts) : 0;
     for (const auto& [name, value] :
-         std::map<std::string, std::int64_t>{{"points", s.points}, {"tokens", t}, {"query", q},
-                                             {"layers", l}, {"heads", h}, {"prompts", p},
+         std::map<std::string, std::int64_t>{{"points", s.points},
+                                             {"tokens", t},
+                                             {"query", q},
+                                             {"layers", l},
+                                             {"heads", h},
+                                             {"prompts", p},
                                              {"map_prompts", mapCount},
                                              {"checkpoint_step", ctx.run.checkpointStep}})
         io::writeAttribute(g.id(), name, value, path);
@@ -146,17 +153,19 @@ bool runAttentionProbe(ProbeContext& ctx)
     const auto& cfg = ctx.run.config;
     const auto& o = *ctx.options;
     const std::int64_t n = cfg.trainPoints(), dims = cfg.inputDims();
-    std::vector<Setting> settings{{"train", n, false}, {"long", o.longPoints, false},
-                                  {"duplicated", 4 * n, true}};
+    std::vector<Setting> settings{
+        {"train", n, false}, {"long", o.longPoints, false}, {"duplicated", 4 * n, true}};
     for (int len : o.extraLengths)
         settings.push_back({"points=" + std::to_string(len), len, false});
     auto gen = at::make_generator<at::CPUGeneratorImpl>(methodSeed(o.common.seed, "attention"));
-    auto bootGen = at::make_generator<at::CPUGeneratorImpl>(methodSeed(o.common.seed, "attention/bootstrap"));
+    auto bootGen =
+        at::make_generator<at::CPUGeneratorImpl>(methodSeed(o.common.seed, "attention/bootstrap"));
     data::TaskSampler sampler(cfg.task.name, data::TaskShape{o.attentionPrompts, dims});
     auto functions = sampler.sample(gen);  // one set of functions for every setting (§7)
 
     io::AnalysisWriter writer(ctx.analysisFile, ctx.run.info.runId);
-    const auto mapsName = attentionMapsName(ctx.intervention.isNone() ? "" : ctx.intervention.text());
+    const auto mapsName =
+        attentionMapsName(ctx.intervention.isNone() ? "" : ctx.intervention.text());
     const auto mapsFile = (fs::path(ctx.analysisFile).parent_path() / mapsName).string();
     io::AnalysisWriter maps(mapsFile, ctx.run.info.runId, /*startEmpty=*/true);
     writer.group(ctx.root + "/attention", /*fresh=*/true).reset();
@@ -166,15 +175,16 @@ bool runAttentionProbe(ProbeContext& ctx)
             return false;
         const std::int64_t t = 2 * s.points;
         if (cfg.model.backbone == Backbone::Gpt2 && t > cfg.model.maxPositionEmbeddings) {
-            ctx.observer->onWarning("attention '" + s.name + "' skipped: GPT-2 has learned "
-                                    "positions for " + std::to_string(cfg.model.maxPositionEmbeddings) +
-                                    " tokens");
+            ctx.observer->onWarning("attention '" + s.name +
+                                    "' skipped: GPT-2 has learned "
+                                    "positions for " +
+                                    std::to_string(cfg.model.maxPositionEmbeddings) + " tokens");
             continue;
         }
         ctx.observer->onProgress("attention: " + s.name, static_cast<std::int64_t>(si),
                                  static_cast<std::int64_t>(settings.size()));
         auto xs = s.tiled ? functions->sampleXs(n, dims, gen).repeat({1, 4, 1})
-                          : functions->sampleXs(s.points, dims, gen);   // [P, N, D]
+                          : functions->sampleXs(s.points, dims, gen);  // [P, N, D]
         auto ys = functions->evaluate(xs);
         ResolvedIntervention resolved;
         try {
@@ -192,9 +202,11 @@ bool runAttentionProbe(ProbeContext& ctx)
             resolved.level == ResolvedIntervention::Level::Model ? &resolved.model : nullptr;
         // random_positions: each prompt at its own draw, as the evaluation reads it (one prompt
         // a forward); a prompt that fills the range has only 0..T-1.
-        const bool drawn = resolved.level == ResolvedIntervention::Level::Positions && t < resolved.range;
+        const bool drawn =
+            resolved.level == ResolvedIntervention::Level::Positions && t < resolved.range;
         const PositionsOf positionsOf = [&](std::int64_t p) {
-            return drawn ? promptPositions(xs.slice(0, p, p + 1), ys.slice(0, p, p + 1), resolved.range, resolved.seed)
+            return drawn ? promptPositions(xs.slice(0, p, p + 1), ys.slice(0, p, p + 1),
+                                           resolved.range, resolved.seed)
                          : torch::Tensor();
         };
         const auto all = lastQueryAttention(ctx, xs, ys, t, edit, positionsOf, drawn);

@@ -30,21 +30,21 @@ torch::Tensor leastSquares(const torch::Tensor& xs, const torch::Tensor& ys)
         const auto b1 = std::min(b, b0 + chunk);
         auto xc = x.slice(0, b0, b1), yc = y.slice(0, b0, b1);
         auto gram = exclusiveCumsum(xc.unsqueeze(-1) * xc.unsqueeze(-2));  // [Bc, N, D, D]
-        auto rhs = exclusiveCumsum(xc * yc.unsqueeze(-1));                  // [Bc, N, D]
+        auto rhs = exclusiveCumsum(xc * yc.unsqueeze(-1));                 // [Bc, N, D]
         // Positions 1..N-1 as one batch of M = Bc * (N - 1) systems G w = r.
         auto g = gram.slice(1, 1).reshape({-1, d, d});
         auto r = rhs.slice(1, 1).reshape({-1, d, 1});
         auto xq = x.slice(0, b0, b1).slice(1, 1).reshape({-1, 1, d});
         auto [chol, info] = torch::linalg_cholesky_ex(g);
-        auto diag = chol.diagonal(0, -2, -1);                             // [M, D]
+        auto diag = chol.diagonal(0, -2, -1);  // [M, D]
         auto ratio = (diag.amin(-1) / diag.amax(-1).clamp_min(1e-300)).square();
         auto good = info.eq(0) & ratio.gt(kRankCut) & ratio.isfinite();
         auto w = torch::zeros({g.size(0), d, 1}, torch::kFloat64);
         auto goodIdx = good.nonzero().squeeze(1), badIdx = good.logical_not().nonzero().squeeze(1);
         if (goodIdx.numel() > 0)
-            w.index_copy_(0, goodIdx,
-                          torch::cholesky_solve(r.index_select(0, goodIdx),
-                                                chol.index_select(0, goodIdx)));
+            w.index_copy_(
+                0, goodIdx,
+                torch::cholesky_solve(r.index_select(0, goodIdx), chol.index_select(0, goodIdx)));
         if (badIdx.numel() > 0) {
             auto pinv = torch::linalg_pinv(g.index_select(0, badIdx), c10::nullopt, kRankCut,
                                            /*hermitian=*/true);
@@ -65,8 +65,8 @@ torch::Tensor nearestNeighbours(const torch::Tensor& xs, const torch::Tensor& ys
     auto ya = y.accessor<double, 2>();
     std::vector<std::pair<double, std::int64_t>> best;  // (distance^2, index), ascending
     for (std::int64_t p = 0; p < b; ++p) {
-        auto xp = x[p];                                                  // [N, D]
-        auto sq = xp.square().sum(1);                                    // [N]
+        auto xp = x[p];                // [N, D]
+        auto sq = xp.square().sum(1);  // [N]
         auto d2 = (sq.unsqueeze(1) + sq.unsqueeze(0) - 2 * xp.mm(xp.t())).contiguous();
         auto da = d2.accessor<double, 2>();
         for (std::int64_t i = 1; i < n; ++i) {
@@ -95,9 +95,9 @@ torch::Tensor averaging(const torch::Tensor& xs, const torch::Tensor& ys)
 {
     auto x = xs.to(torch::kFloat64), y = ys.to(torch::kFloat64);
     const auto n = x.size(1);
-    auto sums = exclusiveCumsum(x * y.unsqueeze(-1));                   // [B, N, D]
+    auto sums = exclusiveCumsum(x * y.unsqueeze(-1));  // [B, N, D]
     auto counts = torch::arange(n, torch::kFloat64).clamp_min(1).view({1, n, 1});
-    return ((sums / counts) * x).sum(-1).to(torch::kFloat32);           // [B, N]
+    return ((sums / counts) * x).sum(-1).to(torch::kFloat32);  // [B, N]
 }
 
 torch::Tensor lasso(const torch::Tensor& xs, const torch::Tensor& ys, const LassoOptions& o,

@@ -26,9 +26,9 @@ torch::Tensor nearestNeighbours(const torch::Tensor& xs, const torch::Tensor& ys
 torch::Tensor averaging(const torch::Tensor& xs, const torch::Tensor& ys);
 
 struct LassoOptions {
-    double alpha = 0.01;     ///< objective (1/(2n))||y - Xw||^2 + alpha ||w||_1, no intercept
-    int maxIter = 100000;    ///< coordinate-descent epochs per fit
-    double tol = 1e-4;       ///< duality gap < tol * ||y||^2 (scikit-learn's rule)
+    double alpha = 0.01;   ///< objective (1/(2n))||y - Xw||^2 + alpha ||w||_1, no intercept
+    int maxIter = 100000;  ///< coordinate-descent epochs per fit
+    double tol = 1e-4;     ///< duality gap < tol * ||y||^2 (scikit-learn's rule)
 };
 
 /// Cyclic coordinate descent per prompt and prefix, warm-started from the previous prefix's

@@ -14,7 +14,7 @@ namespace {
 // The largest scale-x / scale-y: (1e15 · a 10σ draw)² · 10⁴ points stays below float32's 3.4e38.
 constexpr double kMaxMethodScale = 1e15;
 const char* const kScales[] = {"0.333", "0.5", "2", "3"};
-}
+}  // namespace
 
 std::vector<std::string> evalMethodsFor(const std::string& task)
 {
@@ -71,8 +71,9 @@ MethodSpec parseMethod(const std::string& name, bool gaussianTask)
         }
         // Prompts are float32: a larger scale makes the baselines' Gram matrices overflow
         // (issue 45: 1e100 ended in "internal error: linalg.eigh failed to converge").
-        throw Error(ErrorKind::Config, "method '" + name + "': the scale must be a positive number up to 1e15 "
-                                       "(prompts are float32; the baselines square them)");
+        throw Error(ErrorKind::Config, "method '" + name +
+                                           "': the scale must be a positive number up to 1e15 "
+                                           "(prompts are float32; the baselines square them)");
     }
     throw Error(ErrorKind::Config, "unknown evaluation method '" + name +
                                        "' (standard, ood_length, half_subspace, skewed, "
@@ -105,8 +106,7 @@ torch::Tensor inputTransform(const MethodSpec& method, std::int64_t dims, at::Ge
         return sampleTransformation(1.0 / torch::arange(1, dims + 1, torch::kFloat64), true, gen);
     case K::ScaleX:  // t = s I: U diag(s) U^T is s I for any orthogonal U
         return torch::eye(dims, torch::kFloat32) * method.scale;
-    default:
-        return {};
+    default: return {};
     }
 }
 

@@ -12,7 +12,7 @@ struct MethodSpec {
     enum class Kind { Standard, OodLength, HalfSubspace, Skewed, ScaleX, ScaleY };
     std::string name;
     Kind kind = Kind::Standard;
-    double scale = 1;              ///< s of scale-x=s / scale-y=s
+    double scale = 1;  ///< s of scale-x=s / scale-y=s
 
     bool isLong() const { return kind != Kind::Standard; }
 };

@@ -16,9 +16,9 @@
 #include "eval/model_runner.h"
 #include "eval/statistics.h"
 #include "io/analysis_store.h"
-#include "lengen/engine/jobs.h"
 #include "lengen/engine/analysis.h"
 #include "lengen/engine/errors.h"
+#include "lengen/engine/jobs.h"
 
 namespace fs = std::filesystem;
 
@@ -50,7 +50,8 @@ bool alreadyStored(const std::string& analysis, const std::string& group, const 
     auto grp = io::openGroup(file.id(), g, analysis);
     Provenance have;
     have.checkpointStep = io::intAttr(grp.id(), "checkpoint_step", -1, analysis);
-    have.seed = io::hasAttribute(grp.id(), "seed") ? io::readUIntAttribute(grp.id(), "seed", analysis) : 0;
+    have.seed =
+        io::hasAttribute(grp.id(), "seed") ? io::readUIntAttribute(grp.id(), "seed", analysis) : 0;
     have.prompts = io::intAttr(grp.id(), "prompts", -1, analysis);
     have.nPoints = io::intAttr(grp.id(), "n_points", -1, analysis);
     have.trials = io::intAttr(grp.id(), "bootstrap_trials", -1, analysis);
@@ -75,7 +76,7 @@ struct Unit {
 };
 
 struct MethodMetrics {
-    std::vector<std::string> keys, labels;         // transformer first, then baselines
+    std::vector<std::string> keys, labels;          // transformer first, then baselines
     std::vector<std::vector<torch::Tensor>> parts;  // per model: [b, N] metric blocks
 };
 
@@ -89,8 +90,8 @@ std::string analysisFileFor(const std::string& run)
 std::string pairWithStoredEvaluation(const std::string& run, EvalOptions& options)
 {
     const auto wanted = [&](const std::string& method) {
-        return options.methods.empty() ||
-               std::find(options.methods.begin(), options.methods.end(), method) != options.methods.end();
+        return options.methods.empty() || std::find(options.methods.begin(), options.methods.end(),
+                                                    method) != options.methods.end();
     };
     const EvalResult* first = nullptr;
     const EvalResult* longest = nullptr;
@@ -100,7 +101,8 @@ std::string pairWithStoredEvaluation(const std::string& run, EvalOptions& option
             continue;
         if (!first)
             first = &r;
-        if (r.trainPoints > 0 && r.nPoints > r.trainPoints && (!longest || r.nPoints > longest->nPoints))
+        if (r.trainPoints > 0 && r.nPoints > r.trainPoints &&
+            (!longest || r.nPoints > longest->nPoints))
             longest = &r;
     }
     if (!first)
@@ -109,8 +111,10 @@ std::string pairWithStoredEvaluation(const std::string& run, EvalOptions& option
     options.common.seed = first->seed;
     if (longest)
         options.oodFactor = std::max(1, longest->nPoints / longest->trainPoints);
-    return std::to_string(options.prompts) + " prompts, seed " + std::to_string(options.common.seed) +
-           (longest ? ", " + std::to_string(options.oodFactor) + "× the training length" : std::string());
+    return std::to_string(options.prompts) + " prompts, seed " +
+           std::to_string(options.common.seed) +
+           (longest ? ", " + std::to_string(options.oodFactor) + "× the training length"
+                    : std::string());
 }
 
 namespace {
@@ -129,7 +133,8 @@ std::vector<InterventionSpec> checkedInterventions(const EvalOptions& options, c
             }
         }
         eval::resolveIntervention(spec, cfg, cfg.trainPoints() * options.oodFactor);
-        if (std::none_of(specs.begin(), specs.end(), [&](const auto& s) { return s.text() == spec.text(); }))
+        if (std::none_of(specs.begin(), specs.end(),
+                         [&](const auto& s) { return s.text() == spec.text(); }))
             specs.push_back(spec);
     }
     return specs;
@@ -138,32 +143,35 @@ std::vector<InterventionSpec> checkedInterventions(const EvalOptions& options, c
 // What one unit needs besides the loaded run.
 struct UnitPlan {
     const Unit& unit;
-    std::int64_t n = 0;                         // points per prompt
+    std::int64_t n = 0;  // points per prompt
     eval::ResolvedIntervention edit;
     std::vector<eval::BaselineSpec> baselines;  // empty for an intervention
 };
 
 // Draws the unit's prompts batch by batch from its method's generator and scores the model
 // (and the baselines) on them: per model, [b, N] metric blocks. False when stopped.
-bool scoreUnit(eval::LoadedRun& loaded, const EvalOptions& options, const UnitPlan& u, double budget,
-               RunControl& control, AnalysisObserver& observer, MethodMetrics& mm,
+bool scoreUnit(eval::LoadedRun& loaded, const EvalOptions& options, const UnitPlan& u,
+               double budget, RunControl& control, AnalysisObserver& observer, MethodMetrics& mm,
                std::int64_t& lassoUnconverged)
 {
     const RunConfig& cfg = loaded.config;
     const auto& method = *u.unit.method;
     const std::int64_t dims = cfg.inputDims();
-    auto gen = at::make_generator<at::CPUGeneratorImpl>(eval::methodSeed(options.common.seed, method.name));
-    auto transform = eval::inputTransform(method, dims, gen);          // [D, D] or none
-    const auto plan = eval::planForward(cfg, options.batchSize, 2 * u.n, budget, loaded.device.is_cuda());
+    auto gen = at::make_generator<at::CPUGeneratorImpl>(
+        eval::methodSeed(options.common.seed, method.name));
+    auto transform = eval::inputTransform(method, dims, gen);  // [D, D] or none
+    const auto plan =
+        eval::planForward(cfg, options.batchSize, 2 * u.n, budget, loaded.device.is_cuda());
     const bool referenceCompat = cfg.compat == CompatMode::Reference;
     const std::int64_t batches = (options.prompts + options.batchSize - 1) / options.batchSize;
     for (std::int64_t bi = 0; bi < batches; ++bi) {
         if (!control.shouldContinue())
             return false;
-        const std::int64_t size = std::min<std::int64_t>(options.batchSize, options.prompts - bi * options.batchSize);
+        const std::int64_t size =
+            std::min<std::int64_t>(options.batchSize, options.prompts - bi * options.batchSize);
         data::TaskSampler sampler(cfg.task.name, data::TaskShape{size, dims});
         auto functions = sampler.sample(gen);
-        auto xs = functions->sampleXs(u.n, dims, gen);                   // [b, N, D]
+        auto xs = functions->sampleXs(u.n, dims, gen);  // [b, N, D]
         if (transform.defined())
             xs = torch::matmul(xs, transform);
         // §9.22: the reference labels with a second, independent task instance.
@@ -171,9 +179,11 @@ bool scoreUnit(eval::LoadedRun& loaded, const EvalOptions& options, const UnitPl
         if (method.kind == eval::MethodSpec::Kind::ScaleY)
             ys = ys * method.scale;
         observer.onProgress(u.unit.name() + ": " + mm.keys[0], bi, batches);
-        mm.parts[0].push_back(sampler.metric(eval::predictWith(loaded, xs, ys, plan, u.edit, budget), ys));
+        mm.parts[0].push_back(
+            sampler.metric(eval::predictWith(loaded, xs, ys, plan, u.edit, budget), ys));
         for (size_t m = 1; m < mm.keys.size(); ++m)
-            mm.parts[m].push_back(sampler.metric(eval::runBaseline(mm.keys[m], xs, ys, lassoUnconverged), ys));
+            mm.parts[m].push_back(
+                sampler.metric(eval::runBaseline(mm.keys[m], xs, ys, lassoUnconverged), ys));
     }
     observer.onProgress(u.unit.name() + ": aggregating", batches, batches);
     return true;
@@ -181,8 +191,8 @@ bool scoreUnit(eval::LoadedRun& loaded, const EvalOptions& options, const UnitPl
 
 // Writes one unit's group: what produced it (the provenance alreadyStored compares), then each
 // model's curve with its bootstrap band. One commit: a unit is stored whole or not at all.
-void storeUnit(const std::string& analysisFile, const eval::LoadedRun& loaded, const EvalOptions& options,
-               const UnitPlan& u, const MethodMetrics& mm)
+void storeUnit(const std::string& analysisFile, const eval::LoadedRun& loaded,
+               const EvalOptions& options, const UnitPlan& u, const MethodMetrics& mm)
 {
     const RunConfig& cfg = loaded.config;
     const auto& method = *u.unit.method;
@@ -198,7 +208,8 @@ void storeUnit(const std::string& analysisFile, const eval::LoadedRun& loaded, c
         io::writeAttribute(id, "prompts", std::int64_t{options.prompts}, p);
         io::writeAttribute(id, "n_points", u.n, p);
         io::writeAttribute(id, "train_points", std::int64_t{cfg.trainPoints()}, p);
-        io::writeAttribute(id, "trained_points", std::int64_t{cfg.trainedPoints(loaded.checkpointStep)}, p);
+        io::writeAttribute(id, "trained_points",
+                           std::int64_t{cfg.trainedPoints(loaded.checkpointStep)}, p);
         io::writeAttribute(id, "dims", std::int64_t{cfg.inputDims()}, p);
         io::writeAttribute(id, "bootstrap_trials", std::int64_t{options.common.bootstrapTrials}, p);
         io::writeAttribute(id, "baselines", std::int64_t{u.baselines.empty() ? 0 : 1}, p);
@@ -209,8 +220,11 @@ void storeUnit(const std::string& analysisFile, const eval::LoadedRun& loaded, c
         io::writeAttribute(id, "batch_size", std::int64_t{options.batchSize}, p);
         io::writeAttribute(id, "classification", std::int64_t{cfg.isClassification()}, p);
         const double s = method.kind == eval::MethodSpec::Kind::ScaleY ? method.scale : 1.0;
-        io::writeAttribute(id, "zero_estimator", std::vector<double>{double(cfg.inputDims()) * s * s}, p);
-        io::writeAttribute(id, "compat", std::string(cfg.compat == CompatMode::Reference ? "reference" : "intended"), p);
+        io::writeAttribute(id, "zero_estimator",
+                           std::vector<double>{double(cfg.inputDims()) * s * s}, p);
+        io::writeAttribute(
+            id, "compat",
+            std::string(cfg.compat == CompatMode::Reference ? "reference" : "intended"), p);
         io::writeAttribute(id, "source", std::string("lengen"), p);
         io::writeAttribute(id, "created_at", utcNow(), p);
         std::string order;
@@ -221,9 +235,10 @@ void storeUnit(const std::string& analysisFile, const eval::LoadedRun& loaded, c
     auto bootGen = at::make_generator<at::CPUGeneratorImpl>(
         eval::methodSeed(options.common.seed, method.name + "/bootstrap"));
     for (size_t m = 0; m < mm.keys.size(); ++m) {
-        auto metric = torch::cat(mm.parts[m], 0);                      // [prompts, N]
+        auto metric = torch::cat(mm.parts[m], 0);  // [prompts, N]
         io::writeCurve(grp.id(), mm.keys[m], mm.labels[m],
-                       eval::aggregate(metric, options.common.bootstrapTrials, bootGen), writer.path());
+                       eval::aggregate(metric, options.common.bootstrapTrials, bootGen),
+                       writer.path());
     }
     grp.reset();
     writer.commit();
@@ -241,10 +256,11 @@ EvalSummary evaluateRun(const std::string& run, const EvalOptions& options, RunC
     const AnalysisJobMarker marker(run, JobKindId::Evaluation);
     const RunConfig& cfg = loaded.config;
     std::vector<eval::MethodSpec> methods;
-    for (const auto& name : options.methods.empty() ? evalMethodsFor(cfg.task.name) : options.methods)
+    for (const auto& name :
+         options.methods.empty() ? evalMethodsFor(cfg.task.name) : options.methods)
         methods.push_back(eval::parseMethod(name, !cfg.isBooleanTask()));
-    const auto baselines = options.baselines ? eval::baselinesFor(cfg.task.name)
-                                             : std::vector<eval::BaselineSpec>{};
+    const auto baselines =
+        options.baselines ? eval::baselinesFor(cfg.task.name) : std::vector<eval::BaselineSpec>{};
     const auto specs = checkedInterventions(options, cfg, observer);
     std::vector<Unit> units;
     for (const auto& method : methods)
@@ -263,8 +279,9 @@ EvalSummary evaluateRun(const std::string& run, const EvalOptions& options, RunC
         u.edit = eval::resolveIntervention(unit.spec, cfg, u.n);
         if (plain)
             u.baselines = baselines;
-        const Provenance prov{loaded.checkpointStep, options.common.seed, options.prompts, u.n,
-                              options.common.bootstrapTrials, u.baselines.empty() ? 0 : 1};
+        const Provenance prov{
+            loaded.checkpointStep,          options.common.seed,        options.prompts, u.n,
+            options.common.bootstrapTrials, u.baselines.empty() ? 0 : 1};
         if (!options.common.force && alreadyStored(summary.analysisFile, unit.group(), prov)) {
             summary.skipped.push_back(unit.name());
             continue;
@@ -278,13 +295,15 @@ EvalSummary evaluateRun(const std::string& run, const EvalOptions& options, RunC
         }
         MethodMetrics mm;
         mm.keys.push_back(eval::modelKey(cfg));
-        mm.labels.push_back(plain ? eval::modelKey(cfg) : eval::modelKey(cfg) + " + " + unit.spec.text());
+        mm.labels.push_back(plain ? eval::modelKey(cfg)
+                                  : eval::modelKey(cfg) + " + " + unit.spec.text());
         for (const auto& b : u.baselines) {
             mm.keys.push_back(b.key);
             mm.labels.push_back(b.label);
         }
         mm.parts.resize(mm.keys.size());
-        if (!scoreUnit(loaded, options, u, budget, control, observer, mm, summary.lassoUnconverged)) {
+        if (!scoreUnit(loaded, options, u, budget, control, observer, mm,
+                       summary.lassoUnconverged)) {
             summary.cancelled = true;
             return summary;
         }

@@ -6,8 +6,8 @@
 #include <map>
 
 #include "eval/interventions.h"
-#include "train/train_loop.h"
 #include "lengen/engine/hash.h"
+#include "train/train_loop.h"
 
 namespace lengen::engine::eval {
 
@@ -17,8 +17,8 @@ namespace {
 torch::Tensor predictShort(LoadedRun& run, const torch::Tensor& xs, const torch::Tensor& ys,
                            double budgetBytes)
 {
-    const auto plan = planForward(run.config, xs.size(0), 2 * xs.size(1), budgetBytes,
-                                  run.device.is_cuda());
+    const auto plan =
+        planForward(run.config, xs.size(0), 2 * xs.size(1), budgetBytes, run.device.is_cuda());
     return predict(run, xs, ys, plan);
 }
 
@@ -28,7 +28,7 @@ torch::Tensor truncated(LoadedRun& run, const torch::Tensor& xs, const torch::Te
                         std::int64_t p, double budget)
 {
     const auto b = xs.size(0), n = xs.size(1), d = xs.size(2);
-    auto head = predictShort(run, xs.slice(1, 0, p), ys.slice(1, 0, p), budget);    // [B, P]
+    auto head = predictShort(run, xs.slice(1, 0, p), ys.slice(1, 0, p), budget);  // [B, P]
     // Windows starting at 1..N-P: unfold gives [B, N-P+1, D, P] (x) and [B, N-P+1, P] (y).
     auto wx = xs.unfold(1, p, 1).slice(1, 1).permute({0, 1, 3, 2}).reshape({b * (n - p), p, d});
     auto wy = ys.unfold(1, p, 1).slice(1, 1).reshape({b * (n - p), p});
@@ -43,7 +43,7 @@ torch::Tensor segmented(LoadedRun& run, const torch::Tensor& xs, const torch::Te
                         std::int64_t p, bool bySize, double budget)
 {
     const auto b = xs.size(0), n = xs.size(1), d = xs.size(2);
-    auto head = predictShort(run, xs.slice(1, 0, p), ys.slice(1, 0, p), budget);    // [B, P]
+    auto head = predictShort(run, xs.slice(1, 0, p), ys.slice(1, 0, p), budget);  // [B, P]
     const std::int64_t c = p - 1;
     // Per chunk length L: the example indices of each (chunk, query) prompt, [L+1] each, the
     // query's column and its weight.
@@ -69,7 +69,7 @@ torch::Tensor segmented(LoadedRun& run, const torch::Tensor& xs, const torch::Te
     auto sum = torch::zeros({b, n - p}, torch::kFloat32);
     for (auto& [len, g] : groups) {
         const auto count = static_cast<std::int64_t>(g.query.size());
-        auto idx = torch::tensor(g.indices, torch::kLong);                      // [count*(L+1)]
+        auto idx = torch::tensor(g.indices, torch::kLong);  // [count*(L+1)]
         auto gx = xs.index_select(1, idx).view({b * count, len + 1, d});
         auto gy = ys.index_select(1, idx).view({b * count, len + 1});
         auto pred = predictShort(run, gx, gy, budget).select(1, len).view({b, count});
@@ -91,7 +91,8 @@ torch::Tensor randomPositioned(LoadedRun& run, const torch::Tensor& xs, const to
         const auto x = xs.slice(0, i, i + 1), y = ys.slice(0, i, i + 1);  // [1, N, D], [1, N]
         model::ForwardOptions opt;
         opt.positions = promptPositions(x, y, range, seed);
-        out.push_back(run.model->forward(x.to(run.device), y.to(run.device), opt).predictions.to(torch::kCPU));
+        out.push_back(run.model->forward(x.to(run.device), y.to(run.device), opt)
+                          .predictions.to(torch::kCPU));
     }
     return torch::cat(out, 0);
 }
@@ -103,7 +104,8 @@ torch::Tensor promptPositions(const torch::Tensor& x, const torch::Tensor& y, st
 {
     const auto xc = x.to(torch::kCPU, torch::kFloat32).contiguous();  // [1, N, D]
     const auto yc = y.to(torch::kCPU, torch::kFloat32).contiguous();  // [1, N]
-    std::uint64_t h = kFnv1aOffset ^ (seed * 0x9E3779B97F4A7C15ULL);  // the seed mixed into the basis
+    std::uint64_t h =
+        kFnv1aOffset ^ (seed * 0x9E3779B97F4A7C15ULL);  // the seed mixed into the basis
     for (const auto* t : {&xc, &yc})
         h = fnv1a64Bytes(t->data_ptr(), std::size_t(t->numel()) * 4, h);
     auto gen = at::make_generator<at::CPUGeneratorImpl>(h);
@@ -117,8 +119,7 @@ torch::Tensor predictWith(LoadedRun& run, const torch::Tensor& xs, const torch::
     using Level = ResolvedIntervention::Level;
     const auto n = xs.size(1);
     switch (edit.level) {
-    case Level::Model:
-        return predict(run, xs, ys, plan, &edit.model);
+    case Level::Model: return predict(run, xs, ys, plan, &edit.model);
     case Level::Truncate:
         if (n > edit.points)
             return truncated(run, xs, ys, edit.points, budgetBytes);
@@ -131,8 +132,7 @@ torch::Tensor predictWith(LoadedRun& run, const torch::Tensor& xs, const torch::
         if (2 * n < edit.range)  // a prompt that fills the range has one subset: 0..T-1
             return randomPositioned(run, xs, ys, edit.range, edit.seed);
         break;
-    case Level::Plain:
-        break;
+    case Level::Plain: break;
     }
     return predict(run, xs, ys, plan);
 }

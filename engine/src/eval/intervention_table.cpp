@@ -30,8 +30,7 @@ public:
     Params(const InterventionSpec& spec, const RunConfig& config, std::int64_t evalPoints)
         : spec(spec), config(config), trainPoints(config.trainPoints()), train(2 * trainPoints),
           evalTokens(2 * evalPoints)
-    {
-    }
+    {}
     std::string raw(const std::string& key) const
     {
         for (const auto& [k, v] : spec.params)
@@ -76,7 +75,8 @@ public:
     // The default factor of a length-based method: evaluation tokens over L, at least 1.
     double factor(std::int64_t original) const
     {
-        return positive("factor", std::max(1.0, double(evalTokens) / double(std::max<std::int64_t>(original, 1))));
+        return positive("factor", std::max(1.0, double(evalTokens) /
+                                                    double(std::max<std::int64_t>(original, 1))));
     }
     Error fail(const std::string& key, const std::string& v, const std::string& want) const
     {
@@ -137,48 +137,80 @@ void resolveScaledRotary(const Params& p, ResolvedIntervention& r)
     r.model.kind = K;
     r.model.trainTokens = p.original();
     r.model.factor = p.factor(r.model.trainTokens);
-    r.description = "factor=" + fmt(r.model.factor) + ", original=" + tokensText(r.model.trainTokens);
+    r.description =
+        "factor=" + fmt(r.model.factor) + ", original=" + tokensText(r.model.trainTokens);
 }
 
 const std::vector<Row>& rows()
 {
     using S = InterventionScope;
-    const InterventionParam original{"original", "train",
-                                     "tokens: an integer >= 2, 'train' or 'config' (max_position_embeddings)"};
+    const InterventionParam original{
+        "original", "train",
+        "tokens: an integer >= 2, 'train' or 'config' (max_position_embeddings)"};
     const InterventionParam factor{"factor", "eval / original length", "a number > 0, or 'auto'"};
     static const std::vector<Row> table = {
         {{"none", S::Every, {}, "the model as trained", "#444444", "none"},
          [](const Params&, ResolvedIntervention& r) { r.description = "the model as trained"; }},
-        {{"truncate", S::Every, {{"points", "train", "points: an integer >= 2 or 'train'"}},
-          "only the most recent examples that fit the training length", "#111111", "truncate:points=train", true},
+        {{"truncate",
+          S::Every,
+          {{"points", "train", "points: an integer >= 2 or 'train'"}},
+          "only the most recent examples that fit the training length",
+          "#111111",
+          "truncate:points=train",
+          true},
          [](const Params& p, ResolvedIntervention& r) {
              r.level = Level::Truncate;
              resolvePrompt(p, r);
          }},
-        {{"segments", S::Every,
-          {{"points", "train", "points: an integer >= 2 or 'train'"}, {"weight", "mean", "mean or size"}},
-          "average of the predictions after each chunk of examples", "#7f7f7f", "segments:weight=size", true},
+        {{"segments",
+          S::Every,
+          {{"points", "train", "points: an integer >= 2 or 'train'"},
+           {"weight", "mean", "mean or size"}},
+          "average of the predictions after each chunk of examples",
+          "#7f7f7f",
+          "segments:weight=size",
+          true},
          [](const Params& p, ResolvedIntervention& r) {
              r.level = Level::Segments;
              resolvePrompt(p, r);
          }},
-        {{"pi", S::Rotary, {factor, original}, "position interpolation: positions / factor", "#e377c2",
+        {{"pi",
+          S::Rotary,
+          {factor, original},
+          "position interpolation: positions / factor",
+          "#e377c2",
           "pi:factor=4"},
          resolveScaledRotary<Kind::Pi>},
-        {{"ntk", S::Rotary, {factor, original}, "NTK-aware base scaling", "#8c564b", "ntk:factor=4"},
+        {{"ntk",
+          S::Rotary,
+          {factor, original},
+          "NTK-aware base scaling",
+          "#8c564b",
+          "ntk:factor=4"},
          resolveScaledRotary<Kind::Ntk>},
-        {{"dynamic_ntk", S::Rotary, {{"alpha", "1", "a number > 0"}, original},
-          "NTK scaling recomputed from the prompt's length", "#bcbd22", "dynamic_ntk:alpha=2"},
+        {{"dynamic_ntk",
+          S::Rotary,
+          {{"alpha", "1", "a number > 0"}, original},
+          "NTK scaling recomputed from the prompt's length",
+          "#bcbd22",
+          "dynamic_ntk:alpha=2"},
          [](const Params& p, ResolvedIntervention& r) {
              r.model.kind = Kind::DynamicNtk;
              r.model.alpha = p.positive("alpha", 1.0);
              r.model.trainTokens = p.original();
-             r.description = "alpha=" + fmt(r.model.alpha) + ", original=" + tokensText(r.model.trainTokens);
+             r.description =
+                 "alpha=" + fmt(r.model.alpha) + ", original=" + tokensText(r.model.trainTokens);
          }},
-        {{"yarn", S::Rotary,
-          {factor, {"beta_fast", "32", "a number > 0"}, {"beta_slow", "1", "a number > 0, below beta_fast"},
-           {"mscale", "0.1 ln factor + 1", "a number > 0"}, original},
-          "YaRN: frequency ramp and attention temperature", "#9467bd", "yarn:factor=4"},
+        {{"yarn",
+          S::Rotary,
+          {factor,
+           {"beta_fast", "32", "a number > 0"},
+           {"beta_slow", "1", "a number > 0, below beta_fast"},
+           {"mscale", "0.1 ln factor + 1", "a number > 0"},
+           original},
+          "YaRN: frequency ramp and attention temperature",
+          "#9467bd",
+          "yarn:factor=4"},
          [](const Params& p, ResolvedIntervention& r) {
              auto& m = r.model;
              m.kind = Kind::Yarn;
@@ -193,10 +225,14 @@ const std::vector<Row>& rows()
                              ", beta_slow=" + fmt(m.betaSlow) + ", mscale=" + fmt(m.yarnMscale) +
                              ", original=" + tokensText(m.trainTokens);
          }},
-        {{"lambda", S::Attention,
-          {{"global", "2", "tokens: an integer >= 0 or 'train'"}, {"local", "train", "tokens: an integer >= 1 or 'train'"},
+        {{"lambda",
+          S::Attention,
+          {{"global", "2", "tokens: an integer >= 0 or 'train'"},
+           {"local", "train", "tokens: an integer >= 1 or 'train'"},
            {"cap", "train", "tokens: an integer >= 0 or 'train'"}},
-          "LM-Infinite Λ-mask: the first tokens and a recent window", "#d62728", "lambda:global=4,local=train"},
+          "LM-Infinite Λ-mask: the first tokens and a recent window",
+          "#d62728",
+          "lambda:global=4,local=train"},
          [](const Params& p, ResolvedIntervention& r) {
              auto& m = r.model;
              m.kind = Kind::Lambda;
@@ -206,34 +242,51 @@ const std::vector<Row>& rows()
              r.description = "global=" + tokensText(m.global) + ", local=" + tokensText(m.local) +
                              ", cap=" + tokensText(m.cap);
          }},
-        {{"window", S::Attention, {{"local", "train", "tokens: an integer >= 1 or 'train'"}},
-          "sliding window of the training length", "#17becf", "window:local=train"},
+        {{"window",
+          S::Attention,
+          {{"local", "train", "tokens: an integer >= 1 or 'train'"}},
+          "sliding window of the training length",
+          "#17becf",
+          "window:local=train"},
          [](const Params& p, ResolvedIntervention& r) {
              r.model.kind = Kind::Window;
              r.model.local = p.tokens("local", p.train, 1);
              r.description = "local=" + tokensText(r.model.local);
          }},
-        {{"logit_scale", S::Attention, {{"length", "train", "tokens: an integer >= 2 or 'train'"}},
-          "logits × log n / log L beyond the training length", "#ff7f0e", "logit_scale:length=train"},
+        {{"logit_scale",
+          S::Attention,
+          {{"length", "train", "tokens: an integer >= 2 or 'train'"}},
+          "logits × log n / log L beyond the training length",
+          "#ff7f0e",
+          "logit_scale:length=train"},
          [](const Params& p, ResolvedIntervention& r) {
              r.model.kind = Kind::LogitScale;
              r.model.trainTokens = p.tokens("length", p.train, 2);
              r.description = "length=" + tokensText(r.model.trainTokens);
          }},
-        {{"mamba_dt", S::Recurrent, {{"factor", "train / eval length", "a number > 0, or 'auto'"}},
-          "Mamba's step Δ × train / eval length", "#2ca02c", "mamba_dt:factor=0.5"},
+        {{"mamba_dt",
+          S::Recurrent,
+          {{"factor", "train / eval length", "a number > 0, or 'auto'"}},
+          "Mamba's step Δ × train / eval length",
+          "#2ca02c",
+          "mamba_dt:factor=0.5"},
          [](const Params& p, ResolvedIntervention& r) {
              r.model.kind = Kind::MambaDt;
-             r.model.factor = p.positive("factor", std::min(1.0, double(p.train) / double(p.evalTokens)));
+             r.model.factor =
+                 p.positive("factor", std::min(1.0, double(p.train) / double(p.evalTokens)));
              r.description = "factor=" + fmt(r.model.factor);
          }},
-        {{"random_positions", S::RandomPositions,
+        {{"random_positions",
+          S::RandomPositions,
           {{"range", "the run's max_position", "tokens: an integer >= the prompt's tokens"},
            {"seed", "0", "an integer >= 0"}},
-          "test positions drawn as in randomized training (Ruoss et al.)", "#8a6d3b", "random_positions:seed=1"},
+          "test positions drawn as in randomized training (Ruoss et al.)",
+          "#8a6d3b",
+          "random_positions:seed=1"},
          [](const Params& p, ResolvedIntervention& r) {
              r.level = Level::Positions;
-             r.range = p.raw("range").empty() ? p.config.training.randomPositions : p.tokens("range", 0, 1);
+             r.range = p.raw("range").empty() ? p.config.training.randomPositions
+                                              : p.tokens("range", 0, 1);
              if (r.range < p.evalTokens)
                  throw p.fail("range", std::to_string(r.range),
                               "at least the prompt's " + std::to_string(p.evalTokens) + " tokens");
@@ -242,11 +295,16 @@ const std::vector<Row>& rows()
              if (v < 0 || v != std::floor(v) || v > 9e15)
                  throw p.fail("seed", s, "an integer >= 0");
              r.seed = static_cast<std::uint64_t>(v);
-             r.description = "range=" + std::to_string(r.range) + ", seed=" + std::to_string(r.seed);
+             r.description =
+                 "range=" + std::to_string(r.range) + ", seed=" + std::to_string(r.seed);
          }},
-        {{"longheads", S::Attention,
-          {{"chunk", "2", "tokens: an integer >= 1 or 'train'"}, {"budget", "train", "tokens: at least two chunks"}},
-          "per head: the first, own and best-matching chunks", "#1f3b73", "longheads:chunk=2"},
+        {{"longheads",
+          S::Attention,
+          {{"chunk", "2", "tokens: an integer >= 1 or 'train'"},
+           {"budget", "train", "tokens: at least two chunks"}},
+          "per head: the first, own and best-matching chunks",
+          "#1f3b73",
+          "longheads:chunk=2"},
          [](const Params& p, ResolvedIntervention& r) {
              auto& m = r.model;
              m.kind = Kind::LongHeads;
@@ -290,7 +348,8 @@ ResolvedIntervention resolveIntervention(const InterventionSpec& spec, const Run
     const Params p(spec, c, evalPoints);
     ResolvedIntervention r;
     r.model.trainTokens = p.train;
-    if (row->info.scope != InterventionScope::Every && row->info.scope != InterventionScope::RandomPositions)
+    if (row->info.scope != InterventionScope::Every &&
+        row->info.scope != InterventionScope::RandomPositions)
         r.level = Level::Model;
     row->resolve(p, r);
     return r;

@@ -45,7 +45,8 @@ std::vector<std::string> splitInterventionList(const std::string& list)
     size_t start = 0;
     while (start <= list.size()) {
         const auto comma = list.find(',', start);
-        std::string piece = trim(list.substr(start, comma == std::string::npos ? std::string::npos : comma - start));
+        std::string piece = trim(
+            list.substr(start, comma == std::string::npos ? std::string::npos : comma - start));
         start = comma == std::string::npos ? list.size() + 1 : comma + 1;
         if (!piece.empty())
             out.push_back(std::move(piece));
@@ -64,11 +65,13 @@ const std::vector<std::string>& interventionNames()
     return names;
 }
 
-std::vector<InterventionSpec> expandInterventions(const std::vector<std::string>& texts, const RunConfig& config)
+std::vector<InterventionSpec> expandInterventions(const std::vector<std::string>& texts,
+                                                  const RunConfig& config)
 {
     std::vector<InterventionSpec> out;
     auto add = [&](const InterventionSpec& spec) {
-        if (std::none_of(out.begin(), out.end(), [&](const auto& s) { return s.text() == spec.text(); }))
+        if (std::none_of(out.begin(), out.end(),
+                         [&](const auto& s) { return s.text() == spec.text(); }))
             out.push_back(spec);
     };
     for (const auto& text : texts) {
@@ -98,7 +101,8 @@ std::vector<InterventionSpec> parseInterventions(const std::string& list)
         std::string params;
         if (colon == std::string::npos && piece.find('=') != std::string::npos) {
             if (out.empty())
-                throw bad("'" + piece + "': a parameter needs a name before it (e.g. yarn:factor=8)");
+                throw bad("'" + piece +
+                          "': a parameter needs a name before it (e.g. yarn:factor=8)");
             params = piece;  // continues the previous spec
         } else {
             InterventionSpec spec;
@@ -119,11 +123,13 @@ std::vector<InterventionSpec> parseInterventions(const std::string& list)
             continue;
         const auto eq = params.find('=');
         if (eq == std::string::npos)
-            throw bad("'" + out.back().name + "': parameter '" + params + "' needs a value (key=value)");
+            throw bad("'" + out.back().name + "': parameter '" + params +
+                      "' needs a value (key=value)");
         const std::string key = trim(params.substr(0, eq)), value = trim(params.substr(eq + 1));
         auto& spec = out.back();
         const auto& accepted = findIntervention(spec.name)->params;
-        if (std::none_of(accepted.begin(), accepted.end(), [&](const auto& a) { return a.key == key; })) {
+        if (std::none_of(accepted.begin(), accepted.end(),
+                         [&](const auto& a) { return a.key == key; })) {
             std::string keys;
             for (const auto& a : accepted)
                 keys += (keys.empty() ? "" : ", ") + a.key;
@@ -140,7 +146,8 @@ std::vector<InterventionSpec> parseInterventions(const std::string& list)
     // One entry per canonical text.
     std::vector<InterventionSpec> unique;
     for (const auto& s : out)
-        if (std::none_of(unique.begin(), unique.end(), [&](const auto& u) { return u.text() == s.text(); }))
+        if (std::none_of(unique.begin(), unique.end(),
+                         [&](const auto& u) { return u.text() == s.text(); }))
             unique.push_back(s);
     return unique;
 }
@@ -157,8 +164,7 @@ std::string interventionRefusal(const InterventionSpec& spec, const RunConfig& c
         if (name == n)
             return why;
     switch (info->scope) {
-    case InterventionScope::Every:
-        return {};
+    case InterventionScope::Every: return {};
     case InterventionScope::RandomPositions:
         return c.training.randomPositions > 0
                    ? std::string()
@@ -169,8 +175,7 @@ std::string interventionRefusal(const InterventionSpec& spec, const RunConfig& c
                    ? std::string()
                    : n + " scales Mamba's discretisation step; " + run + " has none";
     case InterventionScope::Rotary:
-    case InterventionScope::Attention:
-        break;
+    case InterventionScope::Attention: break;
     }
     if (pe.kind == PositionKind::Recurrent)
         return n + " changes attention; Mamba has none (mamba_dt, truncate and segments apply)";
@@ -182,8 +187,9 @@ std::string interventionRefusal(const InterventionSpec& spec, const RunConfig& c
         if (pe.kind != PositionKind::Rotary)
             return n + " rescales a rotary table; " + run + " has no rotation";
         if (pe.lengthDependent)
-            return n + " would rescale " + run + " twice: it already rescales its rotary table "
-                       "with the length";
+            return n + " would rescale " + run +
+                   " twice: it already rescales its rotary table "
+                   "with the length";
     }
     return {};
 }
@@ -199,6 +205,5 @@ std::vector<std::string> applicableInterventions(const RunConfig& config)
     }
     return out;
 }
-
 
 }  // namespace lengen::engine

@@ -20,13 +20,15 @@ LoadedRun loadRun(const std::string& run, const AnalysisOptions& options)
     r.runFile = locateRunFile(run);
     r.info = readRunInfo(r.runFile);
     if (r.info.checkpointStep < 0)
-        throw Error(ErrorKind::RunFile, "the run has no checkpoint yet (train it first): " +
-                                            r.runFile);
+        throw Error(ErrorKind::RunFile,
+                    "the run has no checkpoint yet (train it first): " + r.runFile);
     r.config = storedRunConfig(r.info.configYaml, r.runFile);
-    r.kernels = training::makeKernelContext(options.threads, r.config.model.hiddenSize, options.switches);
+    r.kernels =
+        training::makeKernelContext(options.threads, r.config.model.hiddenSize, options.switches);
     r.device = torch::Device(resolveDevice(options.device));
     r.model = model::buildModel(r.config);
-    r.model->setKernelPolicy(model::chooseKernelPolicy(r.device.is_cuda(), r.kernels, options.switches));
+    r.model->setKernelPolicy(
+        model::chooseKernelPolicy(r.device.is_cuda(), r.kernels, options.switches));
     const auto shapes = io::parameterShapes(r.model->named_parameters());
     const auto state = io::readCheckpoint(r.runFile, &shapes);
     torch::NoGradGuard noGrad;
@@ -34,9 +36,9 @@ LoadedRun loadRun(const std::string& run, const AnalysisOptions& options)
         const auto it = std::find_if(state.model.begin(), state.model.end(),
                                      [&](const auto& t) { return t.name == item.key(); });
         if (it == state.model.end() || it->value.sizes() != item.value().sizes())
-            throw Error(ErrorKind::RunFile, "checkpoint tensor '" + item.key() +
-                                                "' is missing or has the wrong shape: " +
-                                                r.runFile);
+            throw Error(ErrorKind::RunFile,
+                        "checkpoint tensor '" + item.key() +
+                            "' is missing or has the wrong shape: " + r.runFile);
         item.value().copy_(it->value);
     }
     r.checkpointStep = state.stepsDone;
@@ -61,17 +63,18 @@ ForwardPlan planForward(const RunConfig& c, std::int64_t batch, std::int64_t tok
     const double heads = c.model.backbone == Backbone::Mamba ? 0 : c.model.numHeads;
     const double attnPerRow = 3 * heads * t * 4;
     plan.bytesPerPrompt = act + attnPerRow * t;
-    plan.microBatch = std::clamp<std::int64_t>(
-        static_cast<std::int64_t>(budgetBytes / plan.bytesPerPrompt), 1, std::max<std::int64_t>(batch, 1));
+    plan.microBatch =
+        std::clamp<std::int64_t>(static_cast<std::int64_t>(budgetBytes / plan.bytesPerPrompt), 1,
+                                 std::max<std::int64_t>(batch, 1));
     if (heads > 0 && plan.bytesPerPrompt > budgetBytes) {
         // One prompt still too big: limit query rows (the bias block [heads, rows, T] counts
         // as one more row's worth).
         const double rows = (budgetBytes - act) / (attnPerRow + heads * t * 4);
         plan.queryChunk = std::clamp<std::int64_t>(static_cast<std::int64_t>(rows), 1, tokens);
     } else if (!gpu && heads > 0 && double(plan.microBatch) * attnPerRow * t > kScoreBlockBytes) {
-        // (CPU only) Within budget but huge: score blocks of a few hundred MB are allocated and freed per
-        // layer, each a fresh mmap whose pages fault in again (18 M minor faults and 60 % of
-        // the time at T = 3216). Blocks that stay in the allocator's reach are faster.
+        // (CPU only) Within budget but huge: score blocks of a few hundred MB are allocated and
+        // freed per layer, each a fresh mmap whose pages fault in again (18 M minor faults and 60 %
+        // of the time at T = 3216). Blocks that stay in the allocator's reach are faster.
         const double rows = kScoreBlockBytes / (double(plan.microBatch) * attnPerRow);
         plan.queryChunk = std::clamp<std::int64_t>(static_cast<std::int64_t>(rows), 16, tokens);
         if (plan.queryChunk >= tokens)

@@ -31,9 +31,9 @@ struct LoadedRun {
 LoadedRun loadRun(const std::string& run, const AnalysisOptions& options);
 
 struct ForwardPlan {
-    std::int64_t microBatch = 1;   ///< prompts per forward
-    std::int64_t queryChunk = 0;   ///< attention query rows per block (0 = all)
-    double bytesPerPrompt = 0;     ///< the estimate the plan was made from
+    std::int64_t microBatch = 1;  ///< prompts per forward
+    std::int64_t queryChunk = 0;  ///< attention query rows per block (0 = all)
+    double bytesPerPrompt = 0;    ///< the estimate the plan was made from
 };
 
 /// Largest micro-batch (up to `batch`) whose estimated peak memory at `tokens` tokens fits

@@ -32,12 +32,14 @@ void writeProbeCurve(hid_t group, const ProbeCurve& curve, const std::string& pa
     io::H5Lock lock(io::h5Mutex());
     auto g = io::openGroup(group, curve.name, path);
     for (const auto& [mark, span] : curve.spans)
-        io::writeAttribute(g.id(), mark + "_span", std::vector<double>{span.first, span.second}, path);
+        io::writeAttribute(g.id(), mark + "_span", std::vector<double>{span.first, span.second},
+                           path);
     for (const auto& [name, value] : curve.values)
         io::writeAttribute(g.id(), name, std::vector<double>{value}, path);
 }
 
-torch::Tensor predictWithinBudget(ProbeContext& ctx, const torch::Tensor& xs, const torch::Tensor& ys)
+torch::Tensor predictWithinBudget(ProbeContext& ctx, const torch::Tensor& xs,
+                                  const torch::Tensor& ys)
 {
     const auto plan = planForward(ctx.run.config, xs.size(0), 2 * xs.size(1), ctx.budgetBytes,
                                   ctx.run.device.is_cuda());

@@ -23,7 +23,7 @@ struct ProbeContext {
     double budgetBytes = 0;
     std::map<std::string, double> params;  ///< sizes stored with every group (test_length, ...)
     InterventionSpec intervention{"none", {}};  ///< resolved per prompt length
-    std::string root = "probes";             ///< probeRoot(intervention)
+    std::string root = "probes";                ///< probeRoot(intervention)
 };
 
 /// Attributes of every probe group: provenance and the sizes a figure needs.

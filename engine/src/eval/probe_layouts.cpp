@@ -86,9 +86,10 @@ std::vector<Layout> instNoiseTargetLayouts(const ProbeSizes& s)
 {
     const auto far = s.testLength - s.instruction - s.target;
     std::vector<Layout> out;
-    for (const auto& [name, noise] : {std::pair<std::string, std::int64_t>{"begin", s.points - s.instruction},
-                                      {"middle", far / 2},
-                                      {"end", far}})
+    for (const auto& [name, noise] :
+         {std::pair<std::string, std::int64_t>{"begin", s.points - s.instruction},
+          {"middle", far / 2},
+          {"end", far}})
         out.push_back(Builder(name)
                           .range(0, s.instruction, "instruction")
                           .repeat(s.noiseIndex(), noise, "noise")
@@ -102,13 +103,17 @@ std::vector<Layout> instructionPositionLayouts(const ProbeSizes& s)
     const auto rest = s.testLength - s.instruction;
     std::vector<Layout> out;
     out.push_back(Builder("all_duplicated").repeat(s.noiseIndex(), s.testLength, "noise").done());
-    out.push_back(Builder("begin").range(0, s.instruction, "instruction").repeat(s.noiseIndex(), rest).done());
+    out.push_back(Builder("begin")
+                      .range(0, s.instruction, "instruction")
+                      .repeat(s.noiseIndex(), rest)
+                      .done());
     out.push_back(Builder("middle")
                       .repeat(s.noiseIndex(), rest / 2)
                       .range(0, s.instruction, "instruction")
                       .repeat(s.noiseIndex(), rest / 2)
                       .done());
-    out.push_back(Builder("end").repeat(s.noiseIndex(), rest).range(0, s.instruction, "instruction").done());
+    out.push_back(
+        Builder("end").repeat(s.noiseIndex(), rest).range(0, s.instruction, "instruction").done());
     return out;
 }
 

@@ -13,12 +13,12 @@
 namespace lengen::engine::eval {
 
 struct ProbeSizes {
-    std::int64_t points = 0;       ///< N = curriculum points.end (the training length)
-    std::int64_t dims = 0;         ///< D
-    std::int64_t testLength = 400; ///< L
-    std::int64_t instruction = 0;  ///< 2 D: the first points of xs
-    std::int64_t answer = 0;       ///< D: the last points of xs
-    std::int64_t target = 0;       ///< ceil(D / 2): the last points of xs (inside the answer)
+    std::int64_t points = 0;        ///< N = curriculum points.end (the training length)
+    std::int64_t dims = 0;          ///< D
+    std::int64_t testLength = 400;  ///< L
+    std::int64_t instruction = 0;   ///< 2 D: the first points of xs
+    std::int64_t answer = 0;        ///< D: the last points of xs
+    std::int64_t target = 0;        ///< ceil(D / 2): the last points of xs (inside the answer)
 
     std::int64_t noiseIndex() const { return instruction - 1; }  ///< the duplicated point
 };

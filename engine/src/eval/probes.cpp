@@ -10,8 +10,8 @@
 #include "eval/probe_common.h"
 #include "eval/probe_layouts.h"
 #include "eval/statistics.h"
-#include "lengen/engine/jobs.h"
 #include "lengen/engine/errors.h"
+#include "lengen/engine/jobs.h"
 
 namespace lengen::engine {
 
@@ -31,8 +31,8 @@ struct Material {
 torch::Tensor layoutMetric(ProbeContext& ctx, Material& m, const Layout& layout)
 {
     auto idx = torch::tensor(layout.indices, torch::kLong);
-    auto seq = m.xs.index_select(1, idx);                               // [B, len, D]
-    auto ys = m.functions->evaluate(seq);                               // same functions
+    auto seq = m.xs.index_select(1, idx);  // [B, len, D]
+    auto ys = m.functions->evaluate(seq);  // same functions
     return m.sampler.metric(eval::predictWithinBudget(ctx, seq, ys), ys);
 }
 
@@ -46,7 +46,8 @@ ProbeCurve curveOf(const std::string& name, const torch::Tensor& metric, at::Gen
 }
 
 // Stores one group of curves: /probes/<groupPath>/<curve>.
-void storeGroup(ProbeContext& ctx, const std::string& groupPath, const std::vector<ProbeCurve>& curves)
+void storeGroup(ProbeContext& ctx, const std::string& groupPath,
+                const std::vector<ProbeCurve>& curves)
 {
     io::AnalysisWriter writer(ctx.analysisFile, ctx.run.info.runId);
     auto g = writer.group(ctx.root + "/" + groupPath, /*fresh=*/true);
@@ -89,9 +90,11 @@ bool duplicatedProbe(ProbeContext& ctx, Material& m, const ProbeSizes& s, at::Ge
     if (counts.empty())
         for (int c = 5; c <= 20; ++c)
             counts.push_back(c);
-    auto bootGen = at::make_generator<at::CPUGeneratorImpl>(eval::methodSeed(o.common.seed, "duplicated/bootstrap"));
+    auto bootGen = at::make_generator<at::CPUGeneratorImpl>(
+        eval::methodSeed(o.common.seed, "duplicated/bootstrap"));
     std::vector<ProbeCurve> sweep;
-    if (!runLayouts(ctx, m, eval::countSweepLayouts(s, counts), "duplicated: count sweep", bootGen, sweep))
+    if (!runLayouts(ctx, m, eval::countSweepLayouts(s, counts), "duplicated: count sweep", bootGen,
+                    sweep))
         return false;
     storeGroup(ctx, "duplicated/count_sweep", sweep);
 
@@ -103,8 +106,8 @@ bool duplicatedProbe(ProbeContext& ctx, Material& m, const ProbeSizes& s, at::Ge
         auto metric = m.sampler.metric(eval::predictWithinBudget(ctx, fresh, ys), ys);
         inst.push_back(curveOf("random", metric, bootGen, o.common.bootstrapTrials));
     }
-    if (!runLayouts(ctx, m, eval::instNoiseTargetLayouts(s), "duplicated: instruction + noise + target",
-                    bootGen, inst))
+    if (!runLayouts(ctx, m, eval::instNoiseTargetLayouts(s),
+                    "duplicated: instruction + noise + target", bootGen, inst))
         return false;
     storeGroup(ctx, "duplicated/inst_noise_target", inst);
 
@@ -119,13 +122,14 @@ bool duplicatedProbe(ProbeContext& ctx, Material& m, const ProbeSizes& s, at::Ge
 bool serialPositionProbe(ProbeContext& ctx, Material& m, const ProbeSizes& s)
 {
     const auto& o = *ctx.options;
-    auto bootGen = at::make_generator<at::CPUGeneratorImpl>(eval::methodSeed(o.common.seed, "serial/bootstrap"));
+    auto bootGen = at::make_generator<at::CPUGeneratorImpl>(
+        eval::methodSeed(o.common.seed, "serial/bootstrap"));
     std::vector<ProbeCurve> curves;
     for (const auto& layout : eval::serialPositionLayouts(s)) {
         if (!ctx.control->shouldContinue())
             return false;
         ctx.observer->onProgress("serial position", static_cast<std::int64_t>(curves.size()), 3);
-        auto metric = layoutMetric(ctx, m, layout);                     // [B, L]
+        auto metric = layoutMetric(ctx, m, layout);  // [B, L]
         auto c = curveOf(layout.name, metric, bootGen, o.common.bootstrapTrials);
         for (const auto& [mark, span] : layout.spans)
             c.spans[mark] = {double(span.first), double(span.second)};
@@ -173,7 +177,8 @@ ProbeSummary probeRun(const std::string& run, const ProbeOptions& options, RunCo
     ProbeSummary summary;
     summary.analysisFile = ctx.analysisFile;
 
-    const int stages = int(options.attention) + int(options.duplicated) + int(options.serialPosition);
+    const int stages =
+        int(options.attention) + int(options.duplicated) + int(options.serialPosition);
     int stage = 0;
     if (options.attention) {
         observer.onStage(stage++, stages, "attention");
@@ -197,20 +202,22 @@ ProbeSummary probeRun(const std::string& run, const ProbeOptions& options, RunCo
     }
     if (!options.duplicated && !options.serialPosition)
         return summary;
-    const auto sizes = eval::resolveSizes(cfg.trainPoints(), cfg.inputDims(), options.testLength,
-                                          options.instructionPoints, options.answerPoints,
-                                          options.targetPoints);
+    const auto sizes =
+        eval::resolveSizes(cfg.trainPoints(), cfg.inputDims(), options.testLength,
+                           options.instructionPoints, options.answerPoints, options.targetPoints);
     ctx.params = {{"test_length", double(sizes.testLength)},
                   {"instruction", double(sizes.instruction)},
                   {"answer", double(sizes.answer)},
                   {"target", double(sizes.target)},
                   {"noise_index", double(sizes.noiseIndex())}};
-    if (cfg.model.backbone == Backbone::Gpt2 && 2 * sizes.testLength > cfg.model.maxPositionEmbeddings)
+    if (cfg.model.backbone == Backbone::Gpt2 &&
+        2 * sizes.testLength > cfg.model.maxPositionEmbeddings)
         throw Error(ErrorKind::Config, "GPT-2 has learned positions for " +
                                            std::to_string(cfg.model.maxPositionEmbeddings) +
                                            " tokens; the probes need " +
                                            std::to_string(2 * sizes.testLength));
-    auto gen = at::make_generator<at::CPUGeneratorImpl>(eval::methodSeed(options.common.seed, "probes"));
+    auto gen =
+        at::make_generator<at::CPUGeneratorImpl>(eval::methodSeed(options.common.seed, "probes"));
     Material m{data::TaskSampler(cfg.task.name, data::TaskShape{options.prompts, cfg.inputDims()}),
                nullptr, torch::Tensor()};
     m.functions = m.sampler.sample(gen);

@@ -14,7 +14,7 @@ std::vector<double> toVector(const torch::Tensor& t)
 
 CurveStats aggregate(const torch::Tensor& metric, int trials, at::Generator& gen)
 {
-    auto m = metric.to(torch::kFloat64);                                  // [S, N]
+    auto m = metric.to(torch::kFloat64);  // [S, N]
     const auto s = m.size(0);
     CurveStats out;
     out.mean = toVector(m.mean(0));
@@ -26,10 +26,10 @@ CurveStats aggregate(const torch::Tensor& metric, int trials, at::Generator& gen
     }
     // A resample's mean is counts . rows / S, where counts[t, j] is how often row j was drawn:
     // one [trials, S] x [S, N] product instead of gathering trials * S rows.
-    auto idx = torch::randint(s, {trials, s}, gen, torch::kInt64);      // [trials, S]
+    auto idx = torch::randint(s, {trials, s}, gen, torch::kInt64);  // [trials, S]
     auto counts = torch::zeros({trials, s}, torch::kFloat64)
                       .scatter_add_(1, idx, torch::ones({trials, s}, torch::kFloat64));
-    auto means = std::get<0>(counts.mm(m).div_(double(s)).sort(0));      // [trials, N]
+    auto means = std::get<0>(counts.mm(m).div_(double(s)).sort(0));  // [trials, N]
     const auto lo = static_cast<std::int64_t>(std::floor(0.05 * trials));
     const auto hi = static_cast<std::int64_t>(std::floor(0.95 * trials));
     out.bootstrapLow = toVector(means[lo]);

@@ -12,8 +12,8 @@
 namespace lengen::engine::interop {
 
 struct ReferenceConfig {
-    RunConfig config;                ///< the run config.yaml describes, compat: reference
-    std::string runId;               ///< wandb_id, or "" when absent
+    RunConfig config;   ///< the run config.yaml describes, compat: reference
+    std::string runId;  ///< wandb_id, or "" when absent
     std::vector<std::string> notes;
 };
 

@@ -95,8 +95,8 @@ PyValuePtr optimizerStateDict(const RunConfig& c, const io::CheckpointState& st,
             if (st.expAvgSq[j].value.abs().sum().item<double>() == 0)
                 break;  // never updated (FIRE's frozen L0): torch keeps no state for it
             auto entry = PyValue::makeDict();
-            entry->set(str("step"), PyValue::of(torch::tensor(double(st.optimizerSteps),
-                                                              torch::kFloat32)));
+            entry->set(str("step"),
+                       PyValue::of(torch::tensor(double(st.optimizerSteps), torch::kFloat32)));
             entry->set(str("exp_avg"), PyValue::of(st.expAvg[j].value));
             entry->set(str("exp_avg_sq"), PyValue::of(st.expAvgSq[j].value));
             state->set(integer(static_cast<std::int64_t>(i)), entry);
@@ -104,7 +104,8 @@ PyValuePtr optimizerStateDict(const RunConfig& c, const io::CheckpointState& st,
     }
     auto group = PyValue::makeDict();
     group->set(str("lr"), num(training::learningRateAt(c, st.stepsDone)));
-    group->set(str("betas"), PyValue::tuple({num(c.training.adamBeta1), num(c.training.adamBeta2)}));
+    group->set(str("betas"),
+               PyValue::tuple({num(c.training.adamBeta1), num(c.training.adamBeta2)}));
     group->set(str("eps"), num(c.effectiveAdamEpsilon()));
     group->set(str("weight_decay"), num(c.effectiveWeightDecay()));
     group->set(str("amsgrad"), PyValue::of(false));
@@ -131,13 +132,16 @@ ReferenceExportResult exportReferenceRun(const std::string& run, const std::stri
         throw Error(ErrorKind::RunFile, "the run has no checkpoint yet (train it first): " + path);
     RunConfig config = storedRunConfig(info.configYaml, path);
     if (const auto& e = encodingOf(config); !e.inReference)
-        throw Error(ErrorKind::Config, "the reference's code has no " + e.display + " (patch type '" +
-                                           e.type + "'), so this run cannot be written as a reference run: " +
-                                           path);
-    if (config.training.randomPositions > 0)  // its model is fine, but the reference could not resume it
-        throw Error(ErrorKind::Config, "the reference's code trains on positions 0..T-1; this run draws random "
-                                       "positions (training.random_positions), so it cannot be written as a "
-                                       "reference run: " + path);
+        throw Error(ErrorKind::Config,
+                    "the reference's code has no " + e.display + " (patch type '" + e.type +
+                        "'), so this run cannot be written as a reference run: " + path);
+    if (config.training.randomPositions >
+        0)  // its model is fine, but the reference could not resume it
+        throw Error(ErrorKind::Config,
+                    "the reference's code trains on positions 0..T-1; this run draws random "
+                    "positions (training.random_positions), so it cannot be written as a "
+                    "reference run: " +
+                        path);
     io::CheckpointState st = io::readCheckpoint(path);
     std::map<std::string, std::vector<double>> positionConstants;
     // The file lists tensors by name; torch.optim numbers parameters in model.parameters()
@@ -154,8 +158,8 @@ ReferenceExportResult exportReferenceRun(const std::string& run, const std::stri
             while (j < st.model.size() && st.model[j].name != item.key())
                 ++j;
             if (j == st.model.size())
-                throw Error(ErrorKind::RunFile, path + ": the checkpoint has no tensor '" +
-                                                    item.key() + "'");
+                throw Error(ErrorKind::RunFile,
+                            path + ": the checkpoint has no tensor '" + item.key() + "'");
             ordered.model.push_back(st.model[j]);
             ordered.expAvg.push_back(st.expAvg[j]);
             ordered.expAvgSq.push_back(st.expAvgSq[j]);
@@ -168,8 +172,8 @@ ReferenceExportResult exportReferenceRun(const std::string& run, const std::stri
     std::error_code ec;
     for (const char* f : {"state.pt", "config.yaml"})
         if (fs::exists(dir / f, ec))
-            throw Error(ErrorKind::Io, outDir + " already holds a " + std::string(f) +
-                                           "; choose an empty folder");
+            throw Error(ErrorKind::Io,
+                        outDir + " already holds a " + std::string(f) + "; choose an empty folder");
     fs::create_directories(dir, ec);
     if (ec)
         throw Error(ErrorKind::Io, "cannot create " + outDir + ": " + ec.message());

@@ -16,10 +16,10 @@
 #include "io/run_store.h"
 #include "lengen/engine/analysis.h"
 #include "lengen/engine/errors.h"
+#include "lengen/engine/hash.h"
 #include "lengen/engine/reference_runs.h"
 #include "lengen/engine/run_file.h"
 #include "model/icl_model.h"
-#include "lengen/engine/hash.h"
 
 namespace fs = std::filesystem;
 
@@ -28,10 +28,7 @@ namespace lengen::engine {
 namespace {
 
 // A stable seed for the imported run's generator (the reference seeds nothing, §9.19).
-std::uint64_t seedFor(const std::string& id)
-{
-    return fnv1a64(id) >> 1;
-}
+std::uint64_t seedFor(const std::string& id) { return fnv1a64(id) >> 1; }
 
 // Date folder of the reference's layout (models/<task>/dim_a-b/<YYYYMMDD>/<id>), else "".
 std::string dateFolder(const fs::path& dir)
@@ -69,7 +66,8 @@ Target targetFor(const fs::path& dir, const std::string& outDir)
     t.id = t.rc.runId;
     if (!safeId(t.id)) {
         if (!t.id.empty())
-            t.rc.notes.push_back("wandb_id '" + t.id + "' cannot name a folder; the run folder's "
+            t.rc.notes.push_back("wandb_id '" + t.id +
+                                 "' cannot name a folder; the run folder's "
                                  "name is used");
         t.id = dir.filename().string();
         for (auto& c : t.id)
@@ -97,8 +95,8 @@ void requireFile(const fs::path& dir, const char* name, const std::string& shown
     if (!fs::exists(status)) {
         if (fs::is_symlink(fs::symlink_status(p, ec)))
             throw Error(ErrorKind::RunFile, p.string() + " is a dangling or looping link");
-        throw Error(ErrorKind::RunFile, shown + ": not a reference run folder (no " +
-                                            std::string(name) + ")");
+        throw Error(ErrorKind::RunFile,
+                    shown + ": not a reference run folder (no " + std::string(name) + ")");
     }
     if (!fs::is_regular_file(status))
         throw Error(ErrorKind::RunFile, p.string() + " is not a regular file");
@@ -120,11 +118,10 @@ void requireSpace(const fs::path& target, std::int64_t parameters)
         return;
     const double need = 3.0 * 4 * double(parameters) * 1.05 + 4e6;  // one slot is written
     if (double(space.available) < need)
-        throw Error(ErrorKind::Io, existing.string() + " has " +
-                                       std::to_string(space.available >> 20) +
-                                       " MB free; the imported run needs about " +
-                                       std::to_string(static_cast<long long>(need / 1048576)) +
-                                       " MB");
+        throw Error(ErrorKind::Io,
+                    existing.string() + " has " + std::to_string(space.available >> 20) +
+                        " MB free; the imported run needs about " +
+                        std::to_string(static_cast<long long>(need / 1048576)) + " MB");
 }
 
 // The checkpoint as it reads back from disk equals what was written: catches write failures
@@ -181,18 +178,20 @@ void refuseExistingTarget(const fs::path& target, const fs::path& dir, const std
     }
     if (from == dir.string())
         throw Error(ErrorKind::Io, "already imported: " + target.string());
-    throw Error(ErrorKind::Io, target.string() + " already exists (" +
-                                   (from.empty() ? std::string("not an import") : "imported from " + from) +
-                                   "); import " + refDir + " into another --out folder");
+    throw Error(ErrorKind::Io,
+                target.string() + " already exists (" +
+                    (from.empty() ? std::string("not an import") : "imported from " + from) +
+                    "); import " + refDir + " into another --out folder");
 }
 
 // The checkpoint of the imported run: the reference's weights mapped onto LenGen's names, its
 // optimizer's moments where they map (zeros otherwise, said), the step count, a generator
 // seeded from the run id and the curriculum at that step.
-io::CheckpointState importedCheckpoint(const interop::LoadedState& loaded,
-                                       const std::vector<std::pair<std::string, torch::Tensor>>& params,
-                                       const RunConfig& config, const std::string& statePath,
-                                       ReferenceImportResult& result)
+io::CheckpointState
+importedCheckpoint(const interop::LoadedState& loaded,
+                   const std::vector<std::pair<std::string, torch::Tensor>>& params,
+                   const RunConfig& config, const std::string& statePath,
+                   ReferenceImportResult& result)
 {
     io::CheckpointState st;
     st.model = interop::mapWeights(loaded.model, params, config, statePath, result.notes);
@@ -211,7 +210,8 @@ io::CheckpointState importedCheckpoint(const interop::LoadedState& loaded,
             st.expAvgSq.push_back({p.name, torch::zeros_like(p.value)});
         }
         st.optimizerSteps = st.stepsDone;
-        result.notes.push_back("optimizer state not imported (" + why + "): the weights are; "
+        result.notes.push_back("optimizer state not imported (" + why +
+                               "): the weights are; "
                                "continued training starts AdamW's moments from zero");
     }
     // The data generator of a continued training, seeded from the run id.
@@ -222,7 +222,8 @@ io::CheckpointState importedCheckpoint(const interop::LoadedState& loaded,
     return st;
 }
 
-io::RunHeader importedHeader(const RunConfig& config, const model::InContextModel& model, const fs::path& dir)
+io::RunHeader importedHeader(const RunConfig& config, const model::InContextModel& model,
+                             const fs::path& dir)
 {
     io::RunHeader h;
     // A run id of its own: the origin's (its wandb id, which names the folder) stays in
@@ -265,11 +266,10 @@ ReferenceImportResult importReferenceRun(const std::string& refDir,
     const std::string statePath = (dir / "state.pt").string();
     const interop::LoadedState loaded = interop::readState(statePath);
     if (loaded.trainStep && *loaded.trainStep >= rc.config.training.maxSteps)
-        throw Error(ErrorKind::RunFile, statePath + ": train_step " +
-                                            std::to_string(*loaded.trainStep) +
-                                            " is not below training.max_steps " +
-                                            std::to_string(rc.config.training.maxSteps) +
-                                            " of its config.yaml");
+        throw Error(ErrorKind::RunFile,
+                    statePath + ": train_step " + std::to_string(*loaded.trainStep) +
+                        " is not below training.max_steps " +
+                        std::to_string(rc.config.training.maxSteps) + " of its config.yaml");
     // The model only names and shapes the parameters: no initialisation, no optimizer.
     const model::InContextModel model = model::buildModel(rc.config);
     std::vector<std::pair<std::string, torch::Tensor>> params;

@@ -34,8 +34,8 @@ LoadedState readState(const std::string& path)
         s.model = root;
     }
     if (s.model->kind != PyValue::Kind::Dict)
-        throw Error(ErrorKind::RunFile, path + ": 'model_state_dict' is a " +
-                                            s.model->kindName() + ", not a dict");
+        throw Error(ErrorKind::RunFile,
+                    path + ": 'model_state_dict' is a " + s.model->kindName() + ", not a dict");
     s.optimizer = root->get("optimizer_state_dict");
     if (auto step = root->get("train_step")) {
         const bool intTensor = step->kind == PyValue::Kind::Tensor && step->tensor.numel() == 1 &&
@@ -45,20 +45,19 @@ LoadedState readState(const std::string& path)
         else if (intTensor)
             s.trainStep = step->tensor.item<std::int64_t>();
         else
-            throw Error(ErrorKind::RunFile, path + ": train_step is a " + step->kindName() +
-                                                ", not an integer");
+            throw Error(ErrorKind::RunFile,
+                        path + ": train_step is a " + step->kindName() + ", not an integer");
         if (*s.trainStep < 0)
-            throw Error(ErrorKind::RunFile, path + ": train_step is negative (" +
-                                                std::to_string(*s.trainStep) + ")");
+            throw Error(ErrorKind::RunFile,
+                        path + ": train_step is negative (" + std::to_string(*s.trainStep) + ")");
     }
     return s;
 }
 
 // The weights, by our parameter order, with every mismatch named.
-std::vector<io::NamedTensor> mapWeights(const PyValuePtr& sd,
-                                        const std::vector<std::pair<std::string, torch::Tensor>>& params,
-                                        const RunConfig& config, const std::string& path,
-                                        std::vector<std::string>& notes)
+std::vector<io::NamedTensor>
+mapWeights(const PyValuePtr& sd, const std::vector<std::pair<std::string, torch::Tensor>>& params,
+           const RunConfig& config, const std::string& path, std::vector<std::string>& notes)
 {
     std::map<std::string, torch::Tensor> ours;
     for (const auto& [name, p] : params)
@@ -67,10 +66,10 @@ std::vector<io::NamedTensor> mapWeights(const PyValuePtr& sd,
     int skipped = 0;
     for (const auto& [k, v] : sd->dict) {
         if (k->kind != PyValue::Kind::Str || v->kind != PyValue::Kind::Tensor)
-            throw Error(ErrorKind::RunFile, path + ": model_state_dict holds a " + v->kindName() +
-                                                " under " + (k->kind == PyValue::Kind::Str
-                                                                 ? "'" + k->text + "'"
-                                                                 : "a non-string key"));
+            throw Error(
+                ErrorKind::RunFile,
+                path + ": model_state_dict holds a " + v->kindName() + " under " +
+                    (k->kind == PyValue::Kind::Str ? "'" + k->text + "'" : "a non-string key"));
         if (!ours.count(k->text)) {
             if (interop::isPythonOnlyKey(k->text)) {
                 ++skipped;
@@ -79,8 +78,8 @@ std::vector<io::NamedTensor> mapWeights(const PyValuePtr& sd,
             throw Error(ErrorKind::RunFile,
                         path + ": key '" + k->text + "' " + shapeText(v->tensor.sizes()) +
                             " is not part of the model config.yaml describes (" +
-                            config.peDisplayName() + ", " +
-                            std::to_string(config.model.numLayers) + " layers)");
+                            config.peDisplayName() + ", " + std::to_string(config.model.numLayers) +
+                            " layers)");
         }
         theirs.emplace(k->text, v->tensor);
     }
@@ -91,19 +90,20 @@ std::vector<io::NamedTensor> mapWeights(const PyValuePtr& sd,
             throw Error(ErrorKind::RunFile, path + ": key '" + name + "' (shape " +
                                                 shapeText(p.sizes()) + ") is missing");
         if (it->second.sizes() != p.sizes())
-            throw Error(ErrorKind::RunFile, path + ": key '" + name + "' has shape " +
-                                                shapeText(it->second.sizes()) + ", the model " +
-                                                "config.yaml describes needs " +
-                                                shapeText(p.sizes()));
+            throw Error(ErrorKind::RunFile,
+                        path + ": key '" + name + "' has shape " + shapeText(it->second.sizes()) +
+                            ", the model " + "config.yaml describes needs " + shapeText(p.sizes()));
         if (!it->second.is_floating_point())
             throw Error(ErrorKind::RunFile, path + ": key '" + name + "' is not a float tensor");
         if (!torch::isfinite(it->second).all().item<bool>())
-            throw Error(ErrorKind::RunFile, path + ": key '" + name + "' holds NaN or infinite "
+            throw Error(ErrorKind::RunFile, path + ": key '" + name +
+                                                "' holds NaN or infinite "
                                                 "values (the Python run diverged?)");
         out.push_back({name, it->second.to(torch::kFloat32).contiguous()});
     }
     if (skipped)
-        notes.push_back(std::to_string(skipped) + " tensor(s) LenGen's model does not use "
+        notes.push_back(std::to_string(skipped) +
+                        " tensor(s) LenGen's model does not use "
                         "(embedding table, derived rotary buffers) were skipped");
     return out;
 }
@@ -141,7 +141,8 @@ bool mapOptimizer(const PyValuePtr& opt, const PyValuePtr& sd, io::CheckpointSta
     double steps = -1;
     for (const auto& [k, v] : state->dict) {
         if (k->kind != PyValue::Kind::Int || k->integer < 0 ||
-            k->integer >= static_cast<std::int64_t>(keys.size()) || v->kind != PyValue::Kind::Dict) {
+            k->integer >= static_cast<std::int64_t>(keys.size()) ||
+            v->kind != PyValue::Kind::Dict) {
             why = "its state is not indexed by parameter number";
             return false;
         }
@@ -154,7 +155,8 @@ bool mapOptimizer(const PyValuePtr& opt, const PyValuePtr& sd, io::CheckpointSta
             !torch::isfinite(m->tensor).all().item<bool>() ||
             !torch::isfinite(sq->tensor).all().item<bool>() ||
             (sq->tensor.numel() && sq->tensor.min().item<double>() < 0)) {
-            why = "the moments of '" + keys[k->integer] + "' are not finite or exp_avg_sq is "
+            why = "the moments of '" + keys[k->integer] +
+                  "' are not finite or exp_avg_sq is "
                   "negative";
             return false;
         }

@@ -26,16 +26,16 @@ LoadedState readState(const std::string& path);
 
 /// The weights for `params` (LenGen's names and shapes, in its order), float32, finite.
 /// Keys only the Python model has are skipped (a note says how many).
-std::vector<io::NamedTensor> mapWeights(const PyValuePtr& stateDict,
-                                        const std::vector<std::pair<std::string, torch::Tensor>>& params,
-                                        const RunConfig& config, const std::string& path,
-                                        std::vector<std::string>& notes);
+std::vector<io::NamedTensor>
+mapWeights(const PyValuePtr& stateDict,
+           const std::vector<std::pair<std::string, torch::Tensor>>& params,
+           const RunConfig& config, const std::string& path, std::vector<std::string>& notes);
 
 /// Fills st.expAvg / st.expAvgSq (and the step count) from torch.optim's AdamW state, whose
 /// parameter numbers follow the state dict's order without its buffers. False, with `why`,
 /// when it does not match: the caller then starts the moments from zero.
-bool mapOptimizer(const PyValuePtr& optimizer, const PyValuePtr& stateDict,
-                  io::CheckpointState& st, std::string& why);
+bool mapOptimizer(const PyValuePtr& optimizer, const PyValuePtr& stateDict, io::CheckpointState& st,
+                  std::string& why);
 
 std::string shapeText(at::IntArrayRef shape);
 

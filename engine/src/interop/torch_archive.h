@@ -30,11 +30,11 @@ struct PyValue {
     bool boolean = false;
     std::int64_t integer = 0;
     double number = 0;
-    std::string text;                                    ///< Str; Global: "module.name"
-    std::vector<PyValuePtr> items;                       ///< Tuple, List
-    std::vector<std::pair<PyValuePtr, PyValuePtr>> dict; ///< Dict, in insertion order
-    torch::Tensor tensor;                                ///< CPU, contiguous
-    bool ordered = false;                                ///< Dict: a collections.OrderedDict
+    std::string text;                                     ///< Str; Global: "module.name"
+    std::vector<PyValuePtr> items;                        ///< Tuple, List
+    std::vector<std::pair<PyValuePtr, PyValuePtr>> dict;  ///< Dict, in insertion order
+    torch::Tensor tensor;                                 ///< CPU, contiguous
+    bool ordered = false;                                 ///< Dict: a collections.OrderedDict
 
     static PyValuePtr none();
     static PyValuePtr of(bool v);

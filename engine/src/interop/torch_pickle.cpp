@@ -25,13 +25,48 @@ PyValuePtr make(PyValue::Kind kind)
 }  // namespace
 
 PyValuePtr PyValue::none() { return make(Kind::None); }
-PyValuePtr PyValue::of(bool v) { auto p = make(Kind::Bool); p->boolean = v; return p; }
-PyValuePtr PyValue::of(std::int64_t v) { auto p = make(Kind::Int); p->integer = v; return p; }
-PyValuePtr PyValue::of(double v) { auto p = make(Kind::Float); p->number = v; return p; }
-PyValuePtr PyValue::of(std::string v) { auto p = make(Kind::Str); p->text = std::move(v); return p; }
-PyValuePtr PyValue::of(torch::Tensor v) { auto p = make(Kind::Tensor); p->tensor = std::move(v); return p; }
-PyValuePtr PyValue::tuple(std::vector<PyValuePtr> v) { auto p = make(Kind::Tuple); p->items = std::move(v); return p; }
-PyValuePtr PyValue::list(std::vector<PyValuePtr> v) { auto p = make(Kind::List); p->items = std::move(v); return p; }
+PyValuePtr PyValue::of(bool v)
+{
+    auto p = make(Kind::Bool);
+    p->boolean = v;
+    return p;
+}
+PyValuePtr PyValue::of(std::int64_t v)
+{
+    auto p = make(Kind::Int);
+    p->integer = v;
+    return p;
+}
+PyValuePtr PyValue::of(double v)
+{
+    auto p = make(Kind::Float);
+    p->number = v;
+    return p;
+}
+PyValuePtr PyValue::of(std::string v)
+{
+    auto p = make(Kind::Str);
+    p->text = std::move(v);
+    return p;
+}
+PyValuePtr PyValue::of(torch::Tensor v)
+{
+    auto p = make(Kind::Tensor);
+    p->tensor = std::move(v);
+    return p;
+}
+PyValuePtr PyValue::tuple(std::vector<PyValuePtr> v)
+{
+    auto p = make(Kind::Tuple);
+    p->items = std::move(v);
+    return p;
+}
+PyValuePtr PyValue::list(std::vector<PyValuePtr> v)
+{
+    auto p = make(Kind::List);
+    p->items = std::move(v);
+    return p;
+}
 PyValuePtr PyValue::makeDict() { return make(Kind::Dict); }
 
 PyValuePtr PyValue::get(const std::string& key) const
@@ -86,8 +121,8 @@ const char* storageName(at::ScalarType t)
     case at::kByte: return "ByteStorage";
     case at::kBool: return "BoolStorage";
     default:
-        throw Error(ErrorKind::Internal, "cannot write tensors of type " +
-                                             std::string(c10::toString(t)));
+        throw Error(ErrorKind::Internal,
+                    "cannot write tensors of type " + std::string(c10::toString(t)));
     }
 }
 
@@ -138,8 +173,7 @@ public:
             op('u');
             break;
         case K::Tensor: tensor(v.tensor); break;
-        case K::Global:
-            throw Error(ErrorKind::Internal, "cannot write a Python global");
+        case K::Global: throw Error(ErrorKind::Internal, "cannot write a Python global");
         }
     }
 
@@ -197,7 +231,7 @@ private:
         integer(t.numel());
         op('t');
         op('Q');
-        integer(0);                       // storage offset
+        integer(0);  // storage offset
         op('(');
         for (auto s : t.sizes())
             integer(s);
@@ -206,8 +240,8 @@ private:
         for (auto s : t.strides())
             integer(s);
         op('t');
-        op('\x89');                       // requires_grad
-        orderedDict();                    // backward hooks
+        op('\x89');     // requires_grad
+        orderedDict();  // backward hooks
         op('t');
         op('R');
     }
@@ -249,8 +283,8 @@ void writeTorchFile(const std::string& path, const PyValue& root)
             zip.writeEndOfFile();
             file.flush();
             if (failed || !file)
-                throw Error(ErrorKind::Io, "cannot write " + partial + ": " +
-                                               std::strerror(errno) + " (disk full?)");
+                throw Error(ErrorKind::Io, "cannot write " + partial + ": " + std::strerror(errno) +
+                                               " (disk full?)");
         }
         file.close();
         std::filesystem::rename(partial, path);

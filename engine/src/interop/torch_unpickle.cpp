@@ -21,8 +21,8 @@ namespace lengen::engine::interop {
 
 namespace {
 
-constexpr size_t kMaxDepth = 10000;     // stack entries (a state dict needs a few dozen)
-constexpr size_t kMaxMemo = 10000000;   // memo slots
+constexpr size_t kMaxDepth = 10000;    // stack entries (a state dict needs a few dozen)
+constexpr size_t kMaxMemo = 10000000;  // memo slots
 
 // A stack entry: a value (a Python global is a value of kind Global) or a MARK.
 struct Slot {
@@ -41,11 +41,11 @@ PyValuePtr global(std::string name)
 at::ScalarType storageType(const std::string& global, const std::string& file)
 {
     static const std::map<std::string, at::ScalarType> types = {
-        {"torch.FloatStorage", at::kFloat},   {"torch.DoubleStorage", at::kDouble},
-        {"torch.HalfStorage", at::kHalf},     {"torch.BFloat16Storage", at::kBFloat16},
-        {"torch.LongStorage", at::kLong},     {"torch.IntStorage", at::kInt},
-        {"torch.ShortStorage", at::kShort},   {"torch.CharStorage", at::kChar},
-        {"torch.ByteStorage", at::kByte},     {"torch.BoolStorage", at::kBool}};
+        {"torch.FloatStorage", at::kFloat}, {"torch.DoubleStorage", at::kDouble},
+        {"torch.HalfStorage", at::kHalf},   {"torch.BFloat16Storage", at::kBFloat16},
+        {"torch.LongStorage", at::kLong},   {"torch.IntStorage", at::kInt},
+        {"torch.ShortStorage", at::kShort}, {"torch.CharStorage", at::kChar},
+        {"torch.ByteStorage", at::kByte},   {"torch.BoolStorage", at::kBool}};
     const auto it = types.find(global);
     if (it == types.end())
         throw Error(ErrorKind::RunFile, file + ": unsupported tensor storage '" + global + "'");
@@ -57,7 +57,8 @@ public:
     Unpickler(const char* data, size_t size, caffe2::serialize::PyTorchStreamReader& zip,
               std::string file, std::map<std::string, std::uint32_t> crcs)
         : m_p(data), m_end(data + size), m_zip(zip), m_file(std::move(file)),
-          m_crcs(std::move(crcs)) {}
+          m_crcs(std::move(crcs))
+    {}
 
     /// Error unless `record`'s bytes have the CRC-32 the central directory lists for it.
     void checkCrc(const std::string& record, const void* data, size_t size) const
@@ -215,9 +216,9 @@ PyValuePtr Unpickler::persistentLoad(const PyValuePtr& pid)
         // The tensor borrows the record's buffer (no copy); the deleter keeps it alive.
         auto buffer = std::make_shared<at::DataPtr>(std::move(data));
         torch::Tensor t = numel == 0 ? torch::empty({0}, torch::TensorOptions().dtype(type))
-                                     : torch::from_blob(buffer->get(), {numel},
-                                                        [buffer](void*) {},
-                                                        torch::TensorOptions().dtype(type));
+                                     : torch::from_blob(
+                                           buffer->get(), {numel}, [buffer](void*) {},
+                                           torch::TensorOptions().dtype(type));
         it = m_storages.emplace(key, t).first;
     }
     auto v = std::make_shared<PyValue>();
@@ -294,7 +295,9 @@ bool Unpickler::containerOp(unsigned char op)
     case ']': push(PyValue::list({})); break;
     case ')': push(PyValue::tuple({})); break;
     case 't': push(PyValue::tuple(popToMark())); break;
-    case 0x85: case 0x86: case 0x87: {                 // TUPLE1..3
+    case 0x85:
+    case 0x86:
+    case 0x87: {  // TUPLE1..3
         std::vector<PyValuePtr> v(op - 0x84);
         for (size_t i = v.size(); i-- > 0;)
             v[i] = popValue();
@@ -308,7 +311,11 @@ bool Unpickler::containerOp(unsigned char op)
         setItems(std::move(kv));
         break;
     }
-    case 'a': { auto v = popValue(); appendItems({v}); break; }
+    case 'a': {
+        auto v = popValue();
+        appendItems({v});
+        break;
+    }
     case 'e': appendItems(popToMark()); break;
     case 's': {
         auto v = popValue();
@@ -326,11 +333,11 @@ bool Unpickler::containerOp(unsigned char op)
 bool Unpickler::memoOp(unsigned char op)
 {
     switch (op) {
-    case 'q': memoPut(le(1)); break;                  // BINPUT
-    case 'r': memoPut(le(4)); break;                  // LONG_BINPUT
-    case 0x94: memoPut(m_memo.size()); break;         // MEMOIZE
-    case 'h': memoGet(le(1)); break;                  // BINGET
-    case 'j': memoGet(le(4)); break;                  // LONG_BINGET
+    case 'q': memoPut(le(1)); break;           // BINPUT
+    case 'r': memoPut(le(4)); break;           // LONG_BINPUT
+    case 0x94: memoPut(m_memo.size()); break;  // MEMOIZE
+    case 'h': memoGet(le(1)); break;           // BINGET
+    case 'j': memoGet(le(4)); break;           // LONG_BINGET
     default: return false;
     }
     return true;
@@ -343,17 +350,17 @@ bool Unpickler::scalarOp(unsigned char op)
     case 'K': push(PyValue::of(static_cast<std::int64_t>(le(1)))); break;
     case 'M': push(PyValue::of(static_cast<std::int64_t>(le(2)))); break;
     case 'J': push(PyValue::of(static_cast<std::int64_t>(static_cast<std::int32_t>(le(4))))); break;
-    case 0x8a: {                                       // LONG1
+    case 0x8a: {  // LONG1
         const size_t n = le(1);
         if (n > 8)
             fail("integer wider than 64 bits");
         std::uint64_t v = n ? le(n) : 0;
         if (n > 0 && n < 8 && (v >> (8 * n - 1)) & 1)
-            v |= ~std::uint64_t{0} << (8 * n);         // sign-extend
+            v |= ~std::uint64_t{0} << (8 * n);  // sign-extend
         push(PyValue::of(static_cast<std::int64_t>(v)));
         break;
     }
-    case 'G': {                                        // BINFLOAT, big-endian
+    case 'G': {  // BINFLOAT, big-endian
         const auto* b = reinterpret_cast<const unsigned char*>(take(8));
         std::uint64_t bits = 0;
         for (int i = 0; i < 8; ++i)
@@ -366,7 +373,13 @@ bool Unpickler::scalarOp(unsigned char op)
     case 'N': push(PyValue::none()); break;
     case 0x88: push(PyValue::of(true)); break;
     case 0x89: push(PyValue::of(false)); break;
-    case 'X': case 0x8c: case 0x8d: case 'T': case 'U': case 'B': case 'C': {
+    case 'X':
+    case 0x8c:
+    case 0x8d:
+    case 'T':
+    case 'U':
+    case 'B':
+    case 'C': {
         const size_t width = (op == 0x8c || op == 'U' || op == 'C') ? 1 : op == 0x8d ? 8 : 4;
         const std::uint64_t n = le(width);
         if (n > static_cast<std::uint64_t>(m_end - m_p))
@@ -384,13 +397,13 @@ bool Unpickler::scalarOp(unsigned char op)
 bool Unpickler::objectOp(unsigned char op)
 {
     switch (op) {
-    case 'c': {                                        // GLOBAL module\nname\n
+    case 'c': {  // GLOBAL module\nname\n
         std::string module = line();
         std::string name = line();
         push(global(module + "." + name));
         break;
     }
-    case 0x93: {                                       // STACK_GLOBAL
+    case 0x93: {  // STACK_GLOBAL
         auto name = popValue();
         auto module = popValue();
         if (module->kind != PyValue::Kind::Str || name->kind != PyValue::Kind::Str)
@@ -398,12 +411,13 @@ bool Unpickler::objectOp(unsigned char op)
         push(global(module->text + "." + name->text));
         break;
     }
-    case 'Q': {                                        // BINPERSID
+    case 'Q': {  // BINPERSID
         auto pid = popValue();
         push(persistentLoad(pid));
         break;
     }
-    case 'R': case 0x81: {                             // REDUCE, NEWOBJ
+    case 'R':
+    case 0x81: {  // REDUCE, NEWOBJ
         auto args = popValue();
         auto callable = popValue();
         if (callable->kind != PyValue::Kind::Global)
@@ -411,8 +425,8 @@ bool Unpickler::objectOp(unsigned char op)
         push(reduce(callable->text, args));
         break;
     }
-    case 'b': {                                        // BUILD: object state, ignored
-        popValue();                                    // (OrderedDict's _metadata, ...)
+    case 'b': {      // BUILD: object state, ignored
+        popValue();  // (OrderedDict's _metadata, ...)
         top();
         break;
     }

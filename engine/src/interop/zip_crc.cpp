@@ -42,7 +42,8 @@ std::map<std::string, std::uint32_t> zipRecordCrcs(const std::string& path)
     if ((cdOffset == 0xffffffffu || cdSize == 0xffffffffu) && eocd >= 20 &&
         readLe(&t[eocd - 20], 4) == 0x07064b50) {
         // zip64: the locator names the zip64 end record, which holds the real offset and size.
-        const std::uint64_t rec = readLe(&t[eocd - 12], 4) | (std::uint64_t(readLe(&t[eocd - 8], 4)) << 32);
+        const std::uint64_t rec =
+            readLe(&t[eocd - 12], 4) | (std::uint64_t(readLe(&t[eocd - 8], 4)) << 32);
         unsigned char z[56];
         in.seekg(static_cast<std::streamoff>(rec));
         in.read(reinterpret_cast<char*>(z), 56);

@@ -37,7 +37,8 @@ std::string axesText(const std::vector<std::pair<std::string, std::string>>& axe
     return joinLines(parts);
 }
 
-void writeInts(hid_t loc, const std::string& name, const std::vector<std::int64_t>& v, const std::string& path)
+void writeInts(hid_t loc, const std::string& name, const std::vector<std::int64_t>& v,
+               const std::string& path)
 {
     auto ds = io::createDataset(loc, name, H5T_STD_I64LE, {hsize_t(v.size())}, path);
     io::writeAll(ds.id(), H5T_NATIVE_INT64, v.data(), v.size(), path);
@@ -99,8 +100,10 @@ SweepAggregate readAggregate(const std::string& path)
 {
     io::H5Lock lock(io::h5Mutex());
     auto file = io::openFile(path, io::OpenMode::ReadOnly);
-    if (!io::hasAttribute(file.id(), "format") || io::readStringAttribute(file.id(), "format", path) != kFormat)
-        throw Error(ErrorKind::RunFile, "not a LenGen sweep aggregate file (HDF5, but foreign): " + path);
+    if (!io::hasAttribute(file.id(), "format") ||
+        io::readStringAttribute(file.id(), "format", path) != kFormat)
+        throw Error(ErrorKind::RunFile,
+                    "not a LenGen sweep aggregate file (HDF5, but foreign): " + path);
     const auto version = io::readIntAttribute(file.id(), "format_version", path);
     if (version > kAggregateFormatVersion)
         throw Error(ErrorKind::RunFile, "aggregate file format " + std::to_string(version) +
@@ -113,10 +116,12 @@ SweepAggregate readAggregate(const std::string& path)
     for (const auto& setPath : io::splitLines(io::stringAttr(file.id(), "sets", path))) {
         const size_t first = setPath.find('/'), last = setPath.rfind('/');
         if (first == std::string::npos || last <= first)
-            throw Error(ErrorKind::RunFile, "aggregate set '" + setPath + "' in " + path + " is not kind/name/group "
-                                                                                         "(damaged file)");
+            throw Error(ErrorKind::RunFile, "aggregate set '" + setPath + "' in " + path +
+                                                " is not kind/name/group "
+                                                "(damaged file)");
         auto g = io::openGroup(file.id(), setPath, path);
-        const std::string kind = setPath.substr(0, first), name = setPath.substr(first + 1, last - first - 1),
+        const std::string kind = setPath.substr(0, first),
+                          name = setPath.substr(first + 1, last - first - 1),
                           groupKey = setPath.substr(last + 1);
         AggregateSet set;
         set.kind = kind;
@@ -148,9 +153,9 @@ SweepAggregate readAggregate(const std::string& path)
             c.seeds = readInts(cg.id(), "seeds", path);
             if (c.low.size() != c.mean.size() || c.high.size() != c.mean.size() ||
                 c.seeds.size() != c.mean.size())
-                throw Error(ErrorKind::RunFile, "aggregate curve " + set.name + "/" + groupKey + "/" +
-                                                    key + " in " + path +
-                                                    ": its datasets differ in length (damaged file)");
+                throw Error(ErrorKind::RunFile,
+                            "aggregate curve " + set.name + "/" + groupKey + "/" + key + " in " +
+                                path + ": its datasets differ in length (damaged file)");
             set.curves.push_back(std::move(c));
         }
         a.sets.push_back(std::move(set));

@@ -152,7 +152,8 @@ std::vector<std::string> splitLines(const std::string& text)
     size_t start = 0;
     while (start < text.size()) {
         const auto end = text.find('\n', start);
-        out.push_back(text.substr(start, end == std::string::npos ? std::string::npos : end - start));
+        out.push_back(
+            text.substr(start, end == std::string::npos ? std::string::npos : end - start));
         if (end == std::string::npos)
             break;
         start = end + 1;
@@ -186,7 +187,8 @@ int TrainedLength::at(std::int64_t checkpointStep, int fallback)
         m_tried = true;
         try {
             const auto info = readRunInfo(m_run);
-            m_config = std::make_shared<const RunConfig>(storedRunConfig(info.configYaml, info.path));
+            m_config =
+                std::make_shared<const RunConfig>(storedRunConfig(info.configYaml, info.path));
             m_reached = info.reached.points;
         } catch (const Error&) {
             // No readable run beside the analysis file: its results keep what they said.

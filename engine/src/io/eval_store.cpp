@@ -25,8 +25,8 @@ EvalResult readMethod(hid_t parent, const std::string& method, const std::string
     io::H5Lock lock(io::h5Mutex());
     auto g = io::openGroup(parent, method, path);
     const auto bad = [&](const std::string& what) {
-        return Error(ErrorKind::RunFile, "evaluation '" + method + "' in " + path + ": " + what +
-                                             " (damaged file)");
+        return Error(ErrorKind::RunFile,
+                     "evaluation '" + method + "' in " + path + ": " + what + " (damaged file)");
     };
     // Counts are read once, range-checked, then narrowed: printing and plotting index every
     // curve up to n_points.
@@ -124,18 +124,18 @@ std::vector<EvalResult> readEvaluations(const std::string& run)
             const auto name = spec.substr(0, spec.find(':'));
             return std::find(names.begin(), names.end(), name) - names.begin();
         };
-        std::stable_sort(specs.begin(), specs.end(), [&](const auto& a, const auto& b) {
-            return nameRank(a) < nameRank(b);
-        });
+        std::stable_sort(specs.begin(), specs.end(),
+                         [&](const auto& a, const auto& b) { return nameRank(a) < nameRank(b); });
         for (const auto& spec : specs) {
             auto g = io::openGroup(all.id(), spec, path);
             std::vector<EvalResult> these;
             for (const auto& m : io::memberNames(g.id())) {
                 these.push_back(readMethod(g.id(), m, path));
                 if (these.back().intervention != spec)
-                    throw Error(ErrorKind::RunFile, "evaluation '" + m + "' under '" + spec +
-                                                        "' in " + path + " names the intervention '" +
-                                                        these.back().intervention + "' (damaged file)");
+                    throw Error(ErrorKind::RunFile,
+                                "evaluation '" + m + "' under '" + spec + "' in " + path +
+                                    " names the intervention '" + these.back().intervention +
+                                    "' (damaged file)");
             }
             auto rank = [&](const EvalResult& r) {
                 return std::find(canonical.begin(), canonical.end(), r.method) - canonical.begin();
@@ -166,7 +166,8 @@ AnalysisContents analysisContents(const std::string& run)
             if (std::find(stored.begin(), stored.end(), m) != stored.end())
                 out.evalMethods.push_back(m);
         for (const auto& m : stored)
-            if (std::find(out.evalMethods.begin(), out.evalMethods.end(), m) == out.evalMethods.end())
+            if (std::find(out.evalMethods.begin(), out.evalMethods.end(), m) ==
+                out.evalMethods.end())
                 out.evalMethods.push_back(m);
     }
     if (io::exists(file.id(), "probes")) {
@@ -195,8 +196,8 @@ std::vector<std::string> importMetricsJson(const std::string& jsonPath, const st
     try {
         doc = nlohmann::ordered_json::parse(in);
     } catch (const nlohmann::json::parse_error& e) {
-        throw Error(ErrorKind::Config, jsonPath + ": not valid JSON (byte " +
-                                           std::to_string(e.byte) + ")", e.what());
+        throw Error(ErrorKind::Config,
+                    jsonPath + ": not valid JSON (byte " + std::to_string(e.byte) + ")", e.what());
     }
     if (!doc.is_object() || doc.empty())
         throw Error(ErrorKind::Config, jsonPath + ": expected {method: {model: {mean, std, "
@@ -217,7 +218,8 @@ std::vector<std::string> importMetricsJson(const std::string& jsonPath, const st
         std::int64_t n = 0;
         for (const auto& [model, stats] : models.items()) {
             CurveStats s;
-            for (const auto& [key, field] : {std::pair{"mean", &s.mean}, {"std", &s.std},
+            for (const auto& [key, field] : {std::pair{"mean", &s.mean},
+                                             {"std", &s.std},
                                              {"bootstrap_low", &s.bootstrapLow},
                                              {"bootstrap_high", &s.bootstrapHigh}}) {
                 if (!stats.contains(key))
@@ -229,13 +231,16 @@ std::vector<std::string> importMetricsJson(const std::string& jsonPath, const st
             order += (order.empty() ? "" : "\n") + safeName(model);
         }
         io::writeAttribute(grp.id(), "order", order, p);
-        io::writeAttribute(grp.id(), "source", "metrics.json:" + fs::absolute(jsonPath).string(), p);
+        io::writeAttribute(grp.id(), "source", "metrics.json:" + fs::absolute(jsonPath).string(),
+                           p);
         io::writeAttribute(grp.id(), "n_points", n, p);
         io::writeAttribute(grp.id(), "train_points", std::int64_t{cfg.trainPoints()}, p);
-        io::writeAttribute(grp.id(), "trained_points",
-                           std::int64_t{info.reached.points > 0 ? info.reached.points : cfg.trainPoints()}, p);
+        io::writeAttribute(
+            grp.id(), "trained_points",
+            std::int64_t{info.reached.points > 0 ? info.reached.points : cfg.trainPoints()}, p);
         io::writeAttribute(grp.id(), "dims", std::int64_t{cfg.inputDims()}, p);
-        io::writeAttribute(grp.id(), "zero_estimator", std::vector<double>{double(cfg.inputDims())}, p);
+        io::writeAttribute(grp.id(), "zero_estimator", std::vector<double>{double(cfg.inputDims())},
+                           p);
         io::writeAttribute(grp.id(), "classification", std::int64_t{cfg.isClassification()}, p);
         methods.push_back(method);
     }

@@ -58,8 +58,8 @@ std::string walkCollection(std::ifstream& in, std::uint64_t at, std::uint64_t fi
         const auto objectSize = little(&chunk[p + 8], 8);
         const std::uint64_t need = index > 0 ? 16 + ((objectSize + 7) / 8) * 8 : objectSize;
         if (objectSize > size || need == 0 || need > size - p)
-            return "object " + std::to_string(index) + " at byte " + std::to_string(p) + " claims " +
-                   std::to_string(objectSize) + " bytes";
+            return "object " + std::to_string(index) + " at byte " + std::to_string(p) +
+                   " claims " + std::to_string(objectSize) + " bytes";
         p += need;
     }
     return {};
@@ -78,8 +78,8 @@ void checkGlobalHeaps(hid_t object, const std::string& path)
     if (::stat(file.c_str(), &st) != 0)
         return;
     static std::map<std::string, std::pair<off_t, std::int64_t>> walked;  // guarded by h5Mutex
-    const std::pair<off_t, std::int64_t> stamp{st.st_size, std::int64_t(st.st_mtim.tv_sec) * 1'000'000'000 +
-                                                               st.st_mtim.tv_nsec};
+    const std::pair<off_t, std::int64_t> stamp{
+        st.st_size, std::int64_t(st.st_mtim.tv_sec) * 1'000'000'000 + st.st_mtim.tv_nsec};
     const auto it = walked.find(file);
     if (it != walked.end() && it->second == stamp)
         return;
@@ -106,9 +106,9 @@ void checkGlobalHeaps(hid_t object, const std::string& path)
     }
     for (std::uint64_t at : found)
         if (const std::string why = walkCollection(in, at, fileSize); !why.empty())
-            throw Error(ErrorKind::RunFile, path + ": the global heap at byte " + std::to_string(at) +
-                                                " is damaged (" + why +
-                                                "); its strings cannot be read safely (damaged file)");
+            throw Error(ErrorKind::RunFile,
+                        path + ": the global heap at byte " + std::to_string(at) + " is damaged (" +
+                            why + "); its strings cannot be read safely (damaged file)");
     walked[file] = stamp;
 }
 

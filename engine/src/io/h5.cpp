@@ -49,7 +49,8 @@ std::recursive_mutex& h5Mutex()
     // "once" left the second thread printing stacks (issue 29).
     static std::recursive_mutex mutex;
     thread_local const bool silenced = [] {
-        const std::lock_guard<std::recursive_mutex> lock(mutex);  // HDF5 builds without thread-safety
+        const std::lock_guard<std::recursive_mutex> lock(
+            mutex);  // HDF5 builds without thread-safety
         H5Eset_auto2(H5E_DEFAULT, nullptr, nullptr);
         return true;
     }();
@@ -114,7 +115,8 @@ Messages takeMessages()
 {
     throw Error(kind, what + " (" + path + ")" + (m.innermost.empty() ? "" : ": " + m.innermost),
                 "HDF5 " + std::to_string(H5_VERS_MAJOR) + "." + std::to_string(H5_VERS_MINOR) +
-                    "." + std::to_string(H5_VERS_RELEASE) + (m.stack.empty() ? "" : ": " + m.stack));
+                    "." + std::to_string(H5_VERS_RELEASE) +
+                    (m.stack.empty() ? "" : ": " + m.stack));
 }
 }  // namespace
 
@@ -130,7 +132,9 @@ H5Handle openFile(const std::string& path, OpenMode mode)
     struct stat st = {};
     if (::stat(path.c_str(), &st) == 0 && !S_ISREG(st.st_mode))
         throw Error(ErrorKind::RunFile, path + " is not a regular file (" +
-                                            (S_ISDIR(st.st_mode) ? "a folder" : S_ISFIFO(st.st_mode) ? "a FIFO" : "a device or socket") +
+                                            (S_ISDIR(st.st_mode)    ? "a folder"
+                                             : S_ISFIFO(st.st_mode) ? "a FIFO"
+                                                                    : "a device or socket") +
                                             "): not a run or analysis file");
     const H5Lock lock(h5Mutex());
     if (H5Fis_hdf5(path.c_str()) <= 0) {
@@ -192,7 +196,8 @@ namespace {
     const std::string parent = objectName(loc);
     const std::string full = (parent.empty() || parent == "/" ? "/" : parent + "/") + name;
     throwWith(m, ErrorKind::RunFile,
-              std::string("cannot open ") + what + " '" + full + "' in the " + fileNoun(path), path);
+              std::string("cannot open ") + what + " '" + full + "' in the " + fileNoun(path),
+              path);
 }
 }  // namespace
 
@@ -227,12 +232,12 @@ H5Handle createDataset(hid_t loc, const std::string& name, hid_t type,
                        const std::vector<hsize_t>& dims, const std::string& path)
 {
     const H5Lock lock(h5Mutex());
-    H5Handle space(dims.empty() ? H5Screate(H5S_SCALAR)
-                                : H5Screate_simple(static_cast<int>(dims.size()), dims.data(),
-                                                   nullptr),
+    H5Handle space(dims.empty()
+                       ? H5Screate(H5S_SCALAR)
+                       : H5Screate_simple(static_cast<int>(dims.size()), dims.data(), nullptr),
                    H5Sclose);
-    hid_t id = H5Dcreate2(loc, name.c_str(), type, space.id(), H5P_DEFAULT, H5P_DEFAULT,
-                          H5P_DEFAULT);
+    hid_t id =
+        H5Dcreate2(loc, name.c_str(), type, space.id(), H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
     check(id, ErrorKind::Io, "cannot create dataset " + name, path);
     return H5Handle(id, H5Dclose);
 }
@@ -260,8 +265,7 @@ H5Handle createLog(hid_t loc, const std::string& name, hid_t type,
     H5Pset_chunk(dcpl.id(), static_cast<int>(chunk.size()), chunk.data());
     if (fill)
         H5Pset_fill_value(dcpl.id(), type, fill);
-    hid_t id = H5Dcreate2(loc, name.c_str(), type, space.id(), H5P_DEFAULT, dcpl.id(),
-                          H5P_DEFAULT);
+    hid_t id = H5Dcreate2(loc, name.c_str(), type, space.id(), H5P_DEFAULT, dcpl.id(), H5P_DEFAULT);
     check(id, ErrorKind::Io, "cannot create dataset " + name, path);
     return H5Handle(id, H5Dclose);
 }
@@ -383,8 +387,7 @@ void appendRow(hid_t ds, hid_t memType, const void* row, const std::string& path
     start[0] = rows;
     count[0] = 1;
     H5Sselect_hyperslab(file.id(), H5S_SELECT_SET, start.data(), nullptr, count.data(), nullptr);
-    H5Handle mem(H5Screate_simple(static_cast<int>(count.size()), count.data(), nullptr),
-                 H5Sclose);
+    H5Handle mem(H5Screate_simple(static_cast<int>(count.size()), count.data(), nullptr), H5Sclose);
     check(H5Dwrite(ds, memType, mem.id(), file.id(), H5P_DEFAULT, row), ErrorKind::Io,
           "cannot append to the log", path);
 }
@@ -395,7 +398,8 @@ void removeObject(hid_t loc, const std::string& name, const std::string& path)
     check(H5Ldelete(loc, name.c_str(), H5P_DEFAULT), ErrorKind::Io, "cannot remove " + name, path);
 }
 
-void removeAttribute(hid_t loc, const std::string& object, const std::string& name, const std::string& path)
+void removeAttribute(hid_t loc, const std::string& object, const std::string& name,
+                     const std::string& path)
 {
     const H5Lock lock(h5Mutex());
     check(H5Adelete_by_name(loc, object.c_str(), name.c_str(), H5P_DEFAULT), ErrorKind::Io,

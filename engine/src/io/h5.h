@@ -95,7 +95,8 @@ void appendRow(hid_t ds, hid_t memType, const void* row, const std::string& path
 /// Unlinks `name` under `loc` (a dataset or group); Error(Io) if it cannot.
 void removeObject(hid_t loc, const std::string& name, const std::string& path);
 /// Deletes attribute `name` of the object at `object` (relative to loc).
-void removeAttribute(hid_t loc, const std::string& object, const std::string& name, const std::string& path);
+void removeAttribute(hid_t loc, const std::string& object, const std::string& name,
+                     const std::string& path);
 /// Grows an extendible dataset to `rows` rows, filled with its fill value (no-op if longer).
 void growRows(hid_t ds, hsize_t rows, const std::string& path);
 /// Shrinks an extendible dataset to `rows` rows.

@@ -14,9 +14,9 @@ std::map<std::string, std::vector<double>> numericAttributes(hid_t obj, const st
     if (H5Oget_info2(obj, &info, H5O_INFO_NUM_ATTRS) < 0)
         throwH5(ErrorKind::RunFile, "cannot list attributes", path);
     for (hsize_t i = 0; i < info.num_attrs; ++i) {
-        H5Handle attr(H5Aopen_by_idx(obj, ".", H5_INDEX_NAME, H5_ITER_INC, i, H5P_DEFAULT,
-                                     H5P_DEFAULT),
-                      H5Aclose);
+        H5Handle attr(
+            H5Aopen_by_idx(obj, ".", H5_INDEX_NAME, H5_ITER_INC, i, H5P_DEFAULT, H5P_DEFAULT),
+            H5Aclose);
         if (!attr.valid())
             throwH5(ErrorKind::RunFile, "cannot open an attribute", path);
         H5Handle type(H5Aget_type(attr.id()), H5Tclose);
@@ -58,9 +58,9 @@ H5Handle createChunkedDataset(hid_t loc, const std::string& name, hid_t type,
     H5Handle dcpl(H5Pcreate(H5P_DATASET_CREATE), H5Pclose);
     if (H5Pset_chunk(dcpl.id(), rank, chunk.data()) < 0 || H5Pset_deflate(dcpl.id(), 1) < 0)
         throwH5(ErrorKind::Io, "cannot set up dataset " + name, path);
-    H5Handle ds(H5Dcreate2(loc, name.c_str(), type, space.id(), H5P_DEFAULT, dcpl.id(),
-                           H5P_DEFAULT),
-                H5Dclose);
+    H5Handle ds(
+        H5Dcreate2(loc, name.c_str(), type, space.id(), H5P_DEFAULT, dcpl.id(), H5P_DEFAULT),
+        H5Dclose);
     if (!ds.valid())
         throwH5(ErrorKind::Io, "cannot create dataset " + name, path);
     return ds;
@@ -73,7 +73,8 @@ bool selectBlock(hid_t ds, const std::vector<hsize_t>& start, const std::vector<
                  H5Handle& file, H5Handle& mem)
 {
     file = H5Handle(H5Dget_space(ds), H5Sclose);
-    mem = H5Handle(H5Screate_simple(static_cast<int>(count.size()), count.data(), nullptr), H5Sclose);
+    mem =
+        H5Handle(H5Screate_simple(static_cast<int>(count.size()), count.data(), nullptr), H5Sclose);
     return file.valid() && mem.valid() &&
            H5Sselect_hyperslab(file.id(), H5S_SELECT_SET, start.data(), nullptr, count.data(),
                                nullptr) >= 0 &&

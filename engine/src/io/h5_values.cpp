@@ -36,14 +36,14 @@ std::string readStringValue(hid_t object, hid_t fileType, const std::string& wha
                             const std::string& path, Read&& read)
 {
     if (H5Tget_class(fileType) != H5T_STRING)
-        throw Error(ErrorKind::RunFile, what + " in " + path +
-                                            " should be a string (damaged or foreign file)");
+        throw Error(ErrorKind::RunFile,
+                    what + " in " + path + " should be a string (damaged or foreign file)");
     if (H5Tis_variable_str(fileType) > 0) {
         checkGlobalHeaps(object, path);  // HDF5 trusts the heap's sizes
         H5Handle type(stringType(kVariableString), H5Tclose);
         char* ptr = nullptr;
-        check(read(type.id(), static_cast<void*>(&ptr)), ErrorKind::RunFile,
-              "cannot read " + what, path);
+        check(read(type.id(), static_cast<void*>(&ptr)), ErrorKind::RunFile, "cannot read " + what,
+              path);
         std::string value = ptr ? ptr : "";
         H5free_memory(ptr);
         return value;
@@ -91,8 +91,7 @@ void writeAttr(hid_t loc, const std::string& name, hid_t type, hid_t space, cons
 {
     if (H5Aexists(loc, name.c_str()) > 0)
         H5Adelete(loc, name.c_str());
-    H5Handle attr(H5Acreate2(loc, name.c_str(), type, space, H5P_DEFAULT, H5P_DEFAULT),
-                  H5Aclose);
+    H5Handle attr(H5Acreate2(loc, name.c_str(), type, space, H5P_DEFAULT, H5P_DEFAULT), H5Aclose);
     check(attr.id(), ErrorKind::Io, "cannot create attribute " + name, path);
     check(H5Awrite(attr.id(), type, data), ErrorKind::Io, "cannot write attribute " + name, path);
 }
@@ -111,11 +110,11 @@ H5Handle openScalarAttr(hid_t loc, const std::string& name, const std::string& p
     H5Handle space(H5Aget_space(attr.id()), H5Sclose);
     const hssize_t n = space.valid() ? H5Sget_simple_extent_npoints(space.id()) : -1;
     if (n != 1)
-        throw Error(ErrorKind::RunFile, "attribute '" + name + "' of '" + objectName(loc) +
-                                            "' in " + path + " should be a single value, found " +
-                                            (n < 0 ? std::string("an unreadable one")
-                                                   : std::to_string(n) + " values") +
-                                            " (damaged or foreign file)");
+        throw Error(ErrorKind::RunFile,
+                    "attribute '" + name + "' of '" + objectName(loc) + "' in " + path +
+                        " should be a single value, found " +
+                        (n < 0 ? std::string("an unreadable one") : std::to_string(n) + " values") +
+                        " (damaged or foreign file)");
     return attr;
 }
 }  // namespace
@@ -129,8 +128,7 @@ void writeAttribute(hid_t loc, const std::string& name, const std::string& value
     writeAttr(loc, name, type.id(), space.id(), value.empty() ? "" : value.data(), path);
 }
 
-void writeAttribute(hid_t loc, const std::string& name, std::int64_t value,
-                    const std::string& path)
+void writeAttribute(hid_t loc, const std::string& name, std::int64_t value, const std::string& path)
 {
     const H5Lock lock(h5Mutex());
     H5Handle space(H5Screate(H5S_SCALAR), H5Sclose);
@@ -169,8 +167,9 @@ std::string readStringAttribute(hid_t loc, const std::string& name, const std::s
     auto attr = openScalarAttr(loc, name, path);
     H5Handle fileType(H5Aget_type(attr.id()), H5Tclose);
     check(fileType.id(), ErrorKind::RunFile, "cannot read the type of attribute " + name, path);
-    return readStringValue(attr.id(), fileType.id(), "attribute '" + name + "'", path,
-                           [&](hid_t memType, void* buf) { return H5Aread(attr.id(), memType, buf); });
+    return readStringValue(
+        attr.id(), fileType.id(), "attribute '" + name + "'", path,
+        [&](hid_t memType, void* buf) { return H5Aread(attr.id(), memType, buf); });
 }
 
 namespace {
@@ -179,8 +178,8 @@ T readNumberAttribute(hid_t loc, const std::string& name, hid_t memType, const s
 {
     auto attr = openScalarAttr(loc, name, path);
     T value = 0;
-    check(H5Aread(attr.id(), memType, &value), ErrorKind::RunFile,
-          "cannot read attribute " + name, path);
+    check(H5Aread(attr.id(), memType, &value), ErrorKind::RunFile, "cannot read attribute " + name,
+          path);
     return value;
 }
 }  // namespace

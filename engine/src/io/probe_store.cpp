@@ -63,7 +63,8 @@ std::string attentionMapsName(const std::string& intervention)
         return "attention_maps.h5";
     std::string safe = intervention;
     for (auto& c : safe)
-        if (!std::isalnum(static_cast<unsigned char>(c)) && c != '=' && c != '.' && c != '-' && c != '_')
+        if (!std::isalnum(static_cast<unsigned char>(c)) && c != '=' && c != '.' && c != '-' &&
+            c != '_')
             c = '_';
     return "attention_maps." + safe + ".h5";
 }
@@ -103,13 +104,13 @@ std::vector<ProbeGroup> readProbeGroups(const std::string& run, const std::strin
     io::TrainedLength trained(run);  // probes stored before they recorded it (issue 52)
     for (auto& pg : out)
         if (!pg.params.count("trained_points"))
-            pg.params["trained_points"] =
-                trained.at(std::int64_t(pg.params["checkpoint_step"]), int(pg.params["train_points"]));
+            pg.params["trained_points"] = trained.at(std::int64_t(pg.params["checkpoint_step"]),
+                                                     int(pg.params["train_points"]));
     return out;
 }
 
 std::vector<AttentionSetting> readAttentionSettings(const std::string& run,
-                                                   const std::string& intervention)
+                                                    const std::string& intervention)
 {
     const auto root = probeRoot(intervention);
     const auto path = analysisFileFor(run);
@@ -152,8 +153,8 @@ std::vector<AttentionSetting> readAttentionSettings(const std::string& run,
     return out;
 }
 
-std::vector<float> readAttentionTile(const std::string& run, const std::string& setting,
-                                     int prompt, int layer, int head, int r0, int r1, int c0, int c1,
+std::vector<float> readAttentionTile(const std::string& run, const std::string& setting, int prompt,
+                                     int layer, int head, int r0, int r1, int c0, int c1,
                                      const std::string& intervention)
 {
     const auto path =
@@ -173,9 +174,11 @@ std::vector<float> readAttentionTile(const std::string& run, const std::string& 
                     "dataset '" + setting + "/maps' in " + path + " has shape [" +
                         std::to_string(dims[0]) + ", " + std::to_string(dims[1]) + ", " +
                         std::to_string(dims[2]) + ", " + std::to_string(dims[3]) + ", " +
-                        std::to_string(dims[4]) + "], which does not hold the maps its run's "
+                        std::to_string(dims[4]) +
+                        "], which does not hold the maps its run's "
                         "analysis.h5 describes (damaged file)");
-    const std::vector<hsize_t> start{hsize_t(prompt), hsize_t(layer), hsize_t(head), hsize_t(r0), hsize_t(c0)};
+    const std::vector<hsize_t> start{hsize_t(prompt), hsize_t(layer), hsize_t(head), hsize_t(r0),
+                                     hsize_t(c0)};
     const std::vector<hsize_t> count{1, 1, 1, hsize_t(r1 - r0), hsize_t(c1 - c0)};
     std::vector<float> out(static_cast<size_t>((r1 - r0) * (c1 - c0)));
     io::readBlock(ds.id(), H5T_NATIVE_FLOAT, start, count, out.data(), path);

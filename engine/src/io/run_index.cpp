@@ -34,31 +34,54 @@ constexpr std::uintmax_t kMaxIndexBytes = 512ull << 20;
 std::int64_t mtimeNs(const fs::path& p, std::error_code& ec)
 {
     const auto t = fs::last_write_time(p, ec);
-    return ec ? 0 : std::int64_t(std::chrono::duration_cast<std::chrono::nanoseconds>(t.time_since_epoch()).count());
+    return ec ? 0
+              : std::int64_t(
+                    std::chrono::duration_cast<std::chrono::nanoseconds>(t.time_since_epoch())
+                        .count());
 }
 
 std::string lower(std::string s)
 {
-    std::transform(s.begin(), s.end(), s.begin(), [](unsigned char c) { return char(std::tolower(c)); });
+    std::transform(s.begin(), s.end(), s.begin(),
+                   [](unsigned char c) { return char(std::tolower(c)); });
     return s;
 }
 
 json toJson(const RunIndexEntry& e, const std::string& relative, int config)
 {
     const auto& st = e.stamp;
-    return json{{"path", relative}, {"stamp", {st.runSize, st.runMtimeNs, st.analysisSize, st.analysisMtimeNs}},
-                {"task", e.task}, {"pe", e.pe}, {"backbone", e.backbone}, {"status", e.status},
-                {"created", e.created}, {"run_id", e.runId}, {"imported_from", e.importedFrom},
-                {"error", e.error}, {"seed", e.seed}, {"dims", e.dims}, {"points", e.points},
-                {"end_dims", e.endDims}, {"end_points", e.endPoints}, {"reached", e.reached},
-                {"hidden", e.hidden}, {"layers", e.layers}, {"heads", e.heads}, {"steps", e.steps},
-                {"total_steps", e.totalSteps}, {"final_loss", std::isfinite(e.finalLoss) ? json(e.finalLoss) : json()},
-                {"eval", e.evalMethods}, {"probes", e.probes}, {"tags", e.tags}, {"notes", e.notes},
+    return json{{"path", relative},
+                {"stamp", {st.runSize, st.runMtimeNs, st.analysisSize, st.analysisMtimeNs}},
+                {"task", e.task},
+                {"pe", e.pe},
+                {"backbone", e.backbone},
+                {"status", e.status},
+                {"created", e.created},
+                {"run_id", e.runId},
+                {"imported_from", e.importedFrom},
+                {"error", e.error},
+                {"seed", e.seed},
+                {"dims", e.dims},
+                {"points", e.points},
+                {"end_dims", e.endDims},
+                {"end_points", e.endPoints},
+                {"reached", e.reached},
+                {"hidden", e.hidden},
+                {"layers", e.layers},
+                {"heads", e.heads},
+                {"steps", e.steps},
+                {"total_steps", e.totalSteps},
+                {"final_loss", std::isfinite(e.finalLoss) ? json(e.finalLoss) : json()},
+                {"eval", e.evalMethods},
+                {"probes", e.probes},
+                {"tags", e.tags},
+                {"notes", e.notes},
                 {"config", config},
                 {"config_seed", e.config.count("seed") ? json(e.config.at("seed")) : json()}};
 }
 
-RunIndexEntry fromJson(const json& j, const fs::path& folder, const std::vector<std::map<std::string, std::string>>& configs)
+RunIndexEntry fromJson(const json& j, const fs::path& folder,
+                       const std::vector<std::map<std::string, std::string>>& configs)
 {
     RunIndexEntry e;
     e.path = (folder / j.at("path").get<std::string>()).string();
@@ -138,14 +161,21 @@ void saveIndex(const fs::path& folder, const std::vector<RunIndexEntry>& runs)
         }
         list.push_back(toJson(e, fs::path(e.path).lexically_relative(folder).string(), id));
     }
-    const json j{{"format", "lengen-run-index"}, {"version", kIndexVersion}, {"configs", configs}, {"runs", list}};
+    const json j{{"format", "lengen-run-index"},
+                 {"version", kIndexVersion},
+                 {"configs", configs},
+                 {"runs", list}};
     // Text that is not UTF-8 (a Latin-1 folder name) is replaced, never a reason to lose the index.
-    writeFileAtomically(runIndexFileFor(folder.string()), j.dump(-1, ' ', false, json::error_handler_t::replace));
+    writeFileAtomically(runIndexFileFor(folder.string()),
+                        j.dump(-1, ' ', false, json::error_handler_t::replace));
 }
 
 }  // namespace
 
-std::string runIndexFileFor(const std::string& folder) { return (fs::path(folder) / ".lengen-index.json").string(); }
+std::string runIndexFileFor(const std::string& folder)
+{
+    return (fs::path(folder) / ".lengen-index.json").string();
+}
 
 RunStamp runStamp(const std::string& runFile)
 {
@@ -228,7 +258,10 @@ RunIndexEntry readEntry(const std::string& runFile, const RunStamp& stamp)
 
 }  // namespace
 
-RunIndexEntry readRunEntry(const std::string& runFile) { return readEntry(runFile, runStamp(runFile)); }
+RunIndexEntry readRunEntry(const std::string& runFile)
+{
+    return readEntry(runFile, runStamp(runFile));
+}
 
 FolderScan scanFolder(const std::string& folderName)
 {
@@ -243,13 +276,16 @@ FolderScan scanFolder(const std::string& folderName)
     for (int attempt = 0;; ++attempt) {
         scan = {};
         std::error_code walk;
-        for (fs::recursive_directory_iterator it(folder, fs::directory_options::skip_permission_denied, walk), end;
+        for (fs::recursive_directory_iterator
+                 it(folder, fs::directory_options::skip_permission_denied, walk),
+             end;
              !walk && it != end; it.increment(walk)) {
             std::error_code entry;
             const auto name = it->path().filename().string();
             if (name == "run.h5" && it->is_regular_file(entry))
                 scan.runFiles.push_back(it->path().string());
-            else if (name == "sweep.yaml" && fs::exists(it->path().parent_path() / "index.json", entry))
+            else if (name == "sweep.yaml" &&
+                     fs::exists(it->path().parent_path() / "index.json", entry))
                 scan.sweeps.push_back(it->path().parent_path().string());
             else if (name.rfind(".lengen-job-", 0) == 0 && name.size() > 5 &&
                      name.compare(name.size() - 5, 5, ".lock") == 0)
@@ -258,14 +294,16 @@ FolderScan scanFolder(const std::string& folderName)
         if (!walk)
             break;
         if (attempt == 1)
-            throw Error(ErrorKind::Io, "cannot list the runs under " + folder.string() + ": " + walk.message());
+            throw Error(ErrorKind::Io,
+                        "cannot list the runs under " + folder.string() + ": " + walk.message());
     }
     for (auto* list : {&scan.runFiles, &scan.sweeps, &scan.jobMarkers})
         std::sort(list->begin(), list->end());
     return scan;
 }
 
-RunIndexChanges refreshRunIndex(const std::string& folderName, const std::vector<RunIndexEntry>& known)
+RunIndexChanges refreshRunIndex(const std::string& folderName,
+                                const std::vector<RunIndexEntry>& known)
 {
     RunIndexChanges changes;
     const fs::path folder(folderName);
@@ -356,7 +394,8 @@ std::size_t editDistance(const std::string& a, const std::string& b)
     for (std::size_t i = 1; i <= a.size(); ++i) {
         cur[0] = i;
         for (std::size_t j = 1; j <= b.size(); ++j)
-            cur[j] = std::min({prev[j] + 1, cur[j - 1] + 1, prev[j - 1] + (a[i - 1] == b[j - 1] ? 0 : 1)});
+            cur[j] = std::min(
+                {prev[j] + 1, cur[j - 1] + 1, prev[j - 1] + (a[i - 1] == b[j - 1] ? 0 : 1)});
         std::swap(prev, cur);
     }
     return prev[b.size()];
@@ -366,7 +405,8 @@ std::size_t editDistance(const std::string& a, const std::string& b)
 
 std::string filterKeyProblem(const std::vector<const RunIndexEntry*>& runs, const std::string& key)
 {
-    static const std::set<std::string> columns{"pe", "task", "backbone", "status", "seed", "id", "run_id", "tag"};
+    static const std::set<std::string> columns{"pe",   "task", "backbone", "status",
+                                               "seed", "id",   "run_id",   "tag"};
     if (columns.count(key))
         return "";
     std::set<std::string> keys;
@@ -377,13 +417,15 @@ std::string filterKeyProblem(const std::vector<const RunIndexEntry*>& runs, cons
             keys.insert(k);
     }
     std::string best;
-    std::size_t bestDistance = std::max<std::size_t>(3, key.size() / 4) + 1;  // "close": a few edits
+    std::size_t bestDistance =
+        std::max<std::size_t>(3, key.size() / 4) + 1;  // "close": a few edits
     for (const auto& k : keys)
         if (const auto d = editDistance(key, k); d < bestDistance) {
             bestDistance = d;
             best = k;
         }
-    return "no run has the key " + key + (best.empty() ? std::string() : "; did you mean " + best + "?");
+    return "no run has the key " + key +
+           (best.empty() ? std::string() : "; did you mean " + best + "?");
 }
 
 bool runMatches(const RunIndexEntry& run, const std::string& key, const std::string& value)

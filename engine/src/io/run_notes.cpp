@@ -36,7 +36,11 @@ bool validUtf8(const std::string& s)
 {
     for (size_t i = 0; i < s.size();) {
         const auto c = static_cast<unsigned char>(s[i]);
-        const int n = c < 0x80 ? 0 : (c >> 5) == 0x6 ? 1 : (c >> 4) == 0xE ? 2 : (c >> 3) == 0x1E ? 3 : -1;
+        const int n = c < 0x80           ? 0
+                      : (c >> 5) == 0x6  ? 1
+                      : (c >> 4) == 0xE  ? 2
+                      : (c >> 3) == 0x1E ? 3
+                                         : -1;
         if (n < 0 || i + size_t(n) >= s.size() + (n == 0 ? 1 : 0))
             return false;
         for (int k = 1; k <= n; ++k)
@@ -50,7 +54,8 @@ bool validUtf8(const std::string& s)
 RunNotes checkedRunNotes(const std::string& text, const std::vector<std::string>& tags)
 {
     if (!validUtf8(text))
-        throw Error(ErrorKind::Usage, "the notes are not UTF-8 text (convert the file, e.g. iconv -t UTF-8)");
+        throw Error(ErrorKind::Usage,
+                    "the notes are not UTF-8 text (convert the file, e.g. iconv -t UTF-8)");
     for (const auto& t : tags)
         if (!validUtf8(t))
             throw Error(ErrorKind::Usage, "a tag is not UTF-8 text");
@@ -58,21 +63,25 @@ RunNotes checkedRunNotes(const std::string& text, const std::vector<std::string>
     out.text = trimmed(text);
     if (out.text.size() > kMaxNotesBytes)
         throw Error(ErrorKind::Usage, "the notes are " + std::to_string(out.text.size()) +
-                                          " bytes; a run keeps at most " + std::to_string(kMaxNotesBytes));
+                                          " bytes; a run keeps at most " +
+                                          std::to_string(kMaxNotesBytes));
     for (const auto& raw : tags) {
         const auto tag = trimmed(raw);
         if (tag.empty())
             continue;
         if (tag.find_first_of(",\n\r\t") != std::string::npos)
-            throw Error(ErrorKind::Usage, "tag '" + tag + "' holds a comma or a line break; a tag is one word or phrase");
+            throw Error(ErrorKind::Usage,
+                        "tag '" + tag +
+                            "' holds a comma or a line break; a tag is one word or phrase");
         if (tag.size() > kMaxTagBytes)
-            throw Error(ErrorKind::Usage, "tag '" + tag + "' is longer than " + std::to_string(kMaxTagBytes) + " bytes");
+            throw Error(ErrorKind::Usage, "tag '" + tag + "' is longer than " +
+                                              std::to_string(kMaxTagBytes) + " bytes");
         if (std::find(out.tags.begin(), out.tags.end(), tag) == out.tags.end())
             out.tags.push_back(tag);
     }
     if (out.tags.size() > kMaxTags)
-        throw Error(ErrorKind::Usage, std::to_string(out.tags.size()) + " tags; a run keeps at most " +
-                                          std::to_string(kMaxTags));
+        throw Error(ErrorKind::Usage, std::to_string(out.tags.size()) +
+                                          " tags; a run keeps at most " + std::to_string(kMaxTags));
     return out;
 }
 
@@ -109,12 +118,14 @@ void updateRunNotes(const std::string& pathOrDir, const std::function<void(RunNo
         const auto holder = io::writerHolder(path);
         const auto by = holder.empty() ? std::string() : " (process " + holder + ")";
         if (io::writerRole(path) == io::LockRole::Notes)
-            throw Error(ErrorKind::RunFile, "the notes and tags of " + path + " are being changed by another edit" + by +
-                                                " for longer than " + std::to_string(int(kNotesLockWaitSeconds)) +
-                                                " s; try again");
-        throw Error(ErrorKind::RunFile, "the notes and tags of " + path + " cannot change while it trains" + by +
-                                            ": HDF5 allows no new attributes in a file being written; "
-                                            "change them once it stops");
+            throw Error(ErrorKind::RunFile,
+                        "the notes and tags of " + path + " are being changed by another edit" +
+                            by + " for longer than " + std::to_string(int(kNotesLockWaitSeconds)) +
+                            " s; try again");
+        throw Error(ErrorKind::RunFile,
+                    "the notes and tags of " + path + " cannot change while it trains" + by +
+                        ": HDF5 allows no new attributes in a file being written; "
+                        "change them once it stops");
     }
     // Read (a run file of ours, before anything is written), edited and written under the
     // lock: two processes adding a tag at once keep both. Read only now: before it, the other

@@ -7,9 +7,9 @@
 #include <limits>
 
 #include "io/run_store.h"
+#include "io/writer_lock.h"
 #include "lengen/engine/config.h"
 #include "lengen/engine/run_file.h"
-#include "io/writer_lock.h"
 
 namespace fs = std::filesystem;
 
@@ -87,8 +87,10 @@ std::vector<std::int64_t> checkedTensorShape(hid_t ds, const std::string& group,
         if (__builtin_mul_overflow(bytes, static_cast<std::uint64_t>(d), &bytes))
             bytes = std::numeric_limits<std::uint64_t>::max();
     if (needData && storedBytes(ds) < bytes)
-        throw Error(ErrorKind::RunFile, where + " has shape " + dimsText(dims) + " but the file "
-                                            "holds " + std::to_string(storedBytes(ds)) +
+        throw Error(ErrorKind::RunFile, where + " has shape " + dimsText(dims) +
+                                            " but the file "
+                                            "holds " +
+                                            std::to_string(storedBytes(ds)) +
                                             " bytes of it (damaged file)");
     return dims;
 }
@@ -124,10 +126,12 @@ ReachedCurriculum readReached(hid_t f, hid_t log, const RunFileInfo& info, const
         std::int64_t v[3];
         readAll(ds.id(), H5T_NATIVE_INT64, v, 3, path);
         if (v[0] > 0) {  // -1: not recorded yet; 0: nothing trained
-            if (v[0] > info.totalSteps || v[1] < 1 || v[2] < 1 || v[1] > 1'000'000 || v[2] > 100'000'000)
-                throw Error(ErrorKind::RunFile, "dataset '/curriculum_reached' in " + path + " holds " +
-                                                    std::to_string(v[0]) + ", " + std::to_string(v[1]) +
-                                                    ", " + std::to_string(v[2]) + " (damaged file)");
+            if (v[0] > info.totalSteps || v[1] < 1 || v[2] < 1 || v[1] > 1'000'000 ||
+                v[2] > 100'000'000)
+                throw Error(ErrorKind::RunFile, "dataset '/curriculum_reached' in " + path +
+                                                    " holds " + std::to_string(v[0]) + ", " +
+                                                    std::to_string(v[1]) + ", " +
+                                                    std::to_string(v[2]) + " (damaged file)");
             return {v[0], int(v[1]), int(v[2]), "recorded"};
         }
     }
@@ -184,7 +188,8 @@ RunFileInfo readRunInfo(const std::string& pathOrDir)
     info.backbone = readStringAttribute(f, "backbone", path);
     info.device = readStringAttribute(f, "device", path);
     // Runs written before the precision was stored trained in fp32 unless told otherwise.
-    info.precision = hasAttribute(f, "precision") ? readStringAttribute(f, "precision", path) : "fp32";
+    info.precision =
+        hasAttribute(f, "precision") ? readStringAttribute(f, "precision", path) : "fp32";
     if (info.precision != "fp32" && info.precision != "tf32" && info.precision != "bf16")
         throw Error(ErrorKind::RunFile, "attribute 'precision' is '" + info.precision +
                                             "', not fp32, tf32 or bf16 (damaged file): " + path);
@@ -253,22 +258,25 @@ TrainLog readTrainLog(const std::string& pathOrDir)
     out.nPoints = readColumn<int>(log.id(), "n_points", H5T_NATIVE_INT32, path);
     out.nDims = readColumn<int>(log.id(), "n_dims", H5T_NATIVE_INT32, path);
     // grad_norm came after format 1: a run written before it reads as not measured.
-    out.gradNorm = exists(log.id(), "grad_norm")
-                       ? readColumn<double>(log.id(), "grad_norm", H5T_NATIVE_DOUBLE, path)
-                       : std::vector<double>(out.step.size(), std::numeric_limits<double>::quiet_NaN());
+    out.gradNorm =
+        exists(log.id(), "grad_norm")
+            ? readColumn<double>(log.id(), "grad_norm", H5T_NATIVE_DOUBLE, path)
+            : std::vector<double>(out.step.size(), std::numeric_limits<double>::quiet_NaN());
     auto pw = openDataset(log.id(), "pointwise", path);
     const auto dims = shapeOf(pw.id(), 2, path);
     out.pointwiseWidth = static_cast<int>(dims[1]);
     // A SWMR reader can see columns of different lengths mid-append; trim to the shortest.
     size_t rows = std::min<size_t>(dims[0], out.step.size());
-    for (auto* col : {&out.loss, &out.excessLoss, &out.learningRate, &out.wallSeconds, &out.stepsPerSecond})
+    for (auto* col :
+         {&out.loss, &out.excessLoss, &out.learningRate, &out.wallSeconds, &out.stepsPerSecond})
         rows = std::min(rows, col->size());
     rows = std::min({rows, out.nPoints.size(), out.nDims.size()});
     std::vector<float> raw(dims[0] * dims[1]);
     readAll(pw.id(), H5T_NATIVE_FLOAT, raw.data(), raw.size(), path);
     out.pointwise.assign(raw.begin(), raw.begin() + static_cast<long>(rows * dims[1]));
     out.step.resize(rows);
-    for (auto* col : {&out.loss, &out.excessLoss, &out.learningRate, &out.wallSeconds, &out.stepsPerSecond})
+    for (auto* col :
+         {&out.loss, &out.excessLoss, &out.learningRate, &out.wallSeconds, &out.stepsPerSecond})
         col->resize(rows);
     // grad_norm is optional: an older LenGen resuming a run leaves it short, never the log.
     out.gradNorm.resize(rows, std::numeric_limits<double>::quiet_NaN());
@@ -279,7 +287,8 @@ TrainLog readTrainLog(const std::string& pathOrDir)
 
 namespace io {
 
-std::vector<ParameterShape> parameterShapes(const std::vector<std::pair<std::string, torch::Tensor>>& params)
+std::vector<ParameterShape>
+parameterShapes(const std::vector<std::pair<std::string, torch::Tensor>>& params)
 {
     std::vector<ParameterShape> shapes;
     for (const auto& [name, p] : params)
@@ -287,7 +296,8 @@ std::vector<ParameterShape> parameterShapes(const std::vector<std::pair<std::str
     return shapes;
 }
 
-std::vector<ParameterShape> parameterShapes(const torch::OrderedDict<std::string, torch::Tensor>& params)
+std::vector<ParameterShape>
+parameterShapes(const torch::OrderedDict<std::string, torch::Tensor>& params)
 {
     std::vector<ParameterShape> shapes;
     for (const auto& item : params)
@@ -325,13 +335,13 @@ CheckpointState readCheckpoint(const std::string& path, const std::vector<Parame
     st.dims = static_cast<int>(curriculum[0]);
     st.points = static_cast<int>(curriculum[1]);
     auto rng = openDataset(g.id(), "rng_state", path);
-    st.rngState = torch::empty({static_cast<std::int64_t>(shapeOf(rng.id(), 1, path)[0])},
-                               torch::kUInt8);
+    st.rngState =
+        torch::empty({static_cast<std::int64_t>(shapeOf(rng.id(), 1, path)[0])}, torch::kUInt8);
     readAll(rng.id(), H5T_NATIVE_UINT8, st.rngState.data_ptr<std::uint8_t>(),
             static_cast<size_t>(st.rngState.numel()), path);
-    for (auto [group, list] : {std::pair{"model", &st.model},
-                               std::pair{"optimizer/exp_avg", &st.expAvg},
-                               std::pair{"optimizer/exp_avg_sq", &st.expAvgSq}})
+    for (auto [group, list] :
+         {std::pair{"model", &st.model}, std::pair{"optimizer/exp_avg", &st.expAvg},
+          std::pair{"optimizer/exp_avg_sq", &st.expAvgSq}})
         *list = readTensors(openGroup(g.id(), group, path).id(), slotName + "/" + group, expected,
                             path);
     // Consumers pair the three lists by position: the moments must name the same tensors, in
@@ -374,8 +384,7 @@ void checkCheckpointSlots(const std::string& path, const std::vector<ParameterSh
                                                     " parameters (damaged file)");
             for (const auto& name : names)
                 checkedTensorShape(openDataset(tensors.id(), name, path).id(),
-                                   slotName + "/" + group, name, &expected, slot == current,
-                                   path);
+                                   slotName + "/" + group, name, &expected, slot == current, path);
         }
     }
 }

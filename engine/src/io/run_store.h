@@ -27,18 +27,18 @@ struct NamedTensor {
 
 /// Everything needed to continue a run exactly where it stopped.
 struct CheckpointState {
-    std::int64_t stepsDone = 0;            ///< completed optimisation steps
-    std::vector<NamedTensor> model;        ///< parameters
-    std::vector<NamedTensor> expAvg;       ///< AdamW first moments (same keys)
-    std::vector<NamedTensor> expAvgSq;     ///< AdamW second moments
-    std::int64_t optimizerSteps = 0;       ///< AdamW step count (bias correction)
-    torch::Tensor rngState;                ///< CPU generator state, uint8 [n]
-    int dims = 0;                          ///< curriculum d_t for the next step
-    int points = 0;                        ///< curriculum N for the next step
+    std::int64_t stepsDone = 0;         ///< completed optimisation steps
+    std::vector<NamedTensor> model;     ///< parameters
+    std::vector<NamedTensor> expAvg;    ///< AdamW first moments (same keys)
+    std::vector<NamedTensor> expAvgSq;  ///< AdamW second moments
+    std::int64_t optimizerSteps = 0;    ///< AdamW step count (bias correction)
+    torch::Tensor rngState;             ///< CPU generator state, uint8 [n]
+    int dims = 0;                       ///< curriculum d_t for the next step
+    int points = 0;                     ///< curriculum N for the next step
     /// The curriculum of the last step trained (what run.h5's /curriculum_reached records):
     /// RunConfig::curriculumAfter(stepsDone).
     CurriculumState reached;
-    double wallSeconds = 0;                ///< training clock at the checkpoint
+    double wallSeconds = 0;  ///< training clock at the checkpoint
 };
 
 struct RunHeader {
@@ -59,8 +59,10 @@ struct ParameterShape {
 };
 /// The shapes a checkpoint of these named parameters holds (what RunWriter::create allocates
 /// and readCheckpoint / checkCheckpointSlots check against).
-std::vector<ParameterShape> parameterShapes(const std::vector<std::pair<std::string, torch::Tensor>>& params);
-std::vector<ParameterShape> parameterShapes(const torch::OrderedDict<std::string, torch::Tensor>& params);
+std::vector<ParameterShape>
+parameterShapes(const std::vector<std::pair<std::string, torch::Tensor>>& params);
+std::vector<ParameterShape>
+parameterShapes(const torch::OrderedDict<std::string, torch::Tensor>& params);
 
 class RunWriter {
 public:
@@ -73,7 +75,8 @@ public:
     /// written again), records the device and precision, marks it running, switches to
     /// SWMR-write mode.
     static std::unique_ptr<RunWriter> reopen(const std::string& path, std::int64_t keepBefore,
-                                             const std::string& device, const std::string& precision,
+                                             const std::string& device,
+                                             const std::string& precision,
                                              std::unique_ptr<WriterLock> heldLock = nullptr);
     ~RunWriter();
 

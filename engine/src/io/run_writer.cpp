@@ -3,9 +3,9 @@
 #include <limits>
 
 #include "io/run_store.h"
+#include "io/writer_lock.h"
 #include "lengen/engine/run_file.h"
 #include "lengen/engine/version.h"
-#include "io/writer_lock.h"
 
 namespace fs = std::filesystem;
 
@@ -20,7 +20,7 @@ struct LogColumn {
     hid_t type;
 };
 const LogColumn kColumns[] = {
-    {"step", H5T_NATIVE_INT64},        {"loss", H5T_NATIVE_DOUBLE},
+    {"step", H5T_NATIVE_INT64},         {"loss", H5T_NATIVE_DOUBLE},
     {"excess_loss", H5T_NATIVE_DOUBLE}, {"learning_rate", H5T_NATIVE_DOUBLE},
     {"wall_time", H5T_NATIVE_DOUBLE},   {"steps_per_sec", H5T_NATIVE_DOUBLE},
     {"n_points", H5T_NATIVE_INT32},     {"n_dims", H5T_NATIVE_INT32},
@@ -41,8 +41,7 @@ void createSlot(hid_t checkpoint, const char* name, const std::vector<ParameterS
     createDataset(slot.id(), "step", H5T_NATIVE_INT64, {}, path);
     createDataset(slot.id(), "wall_time", H5T_NATIVE_DOUBLE, {}, path);
     createDataset(slot.id(), "curriculum", H5T_NATIVE_INT64, {2}, path);
-    createDataset(slot.id(), "rng_state", H5T_NATIVE_UINT8,
-                  {static_cast<hsize_t>(rngBytes)}, path);
+    createDataset(slot.id(), "rng_state", H5T_NATIVE_UINT8, {static_cast<hsize_t>(rngBytes)}, path);
     auto model = createGroup(slot.id(), "model", path);
     auto optimizer = createGroup(slot.id(), "optimizer", path);
     createDataset(optimizer.id(), "step", H5T_NATIVE_INT64, {}, path);
@@ -83,8 +82,7 @@ void writeScalar(hid_t loc, const char* name, hid_t type, T value, const std::st
 
 RunWriter::RunWriter(std::string path, std::unique_ptr<WriterLock> lock, H5Handle file)
     : m_path(std::move(path)), m_lock(std::move(lock)), m_file(std::move(file))
-{
-}
+{}
 
 RunWriter::~RunWriter()
 {
@@ -145,10 +143,11 @@ std::unique_ptr<RunWriter> RunWriter::create(const std::string& path, const RunH
         const double nanRow = std::numeric_limits<double>::quiet_NaN();
         for (const auto& c : kColumns)
             createLog(log.id(), c.name, c.type, {}, kLogChunk,
-                      c.type == H5T_NATIVE_DOUBLE ? static_cast<const void*>(&nanRow) : nullptr, partial);
+                      c.type == H5T_NATIVE_DOUBLE ? static_cast<const void*>(&nanRow) : nullptr,
+                      partial);
         const float nan = std::numeric_limits<float>::quiet_NaN();
-        createLog(log.id(), "pointwise", H5T_NATIVE_FLOAT,
-                  {static_cast<hsize_t>(h.pointwiseWidth)}, 64, &nan, partial);
+        createLog(log.id(), "pointwise", H5T_NATIVE_FLOAT, {static_cast<hsize_t>(h.pointwiseWidth)},
+                  64, &nan, partial);
         auto checkpoint = createGroup(f, "checkpoint", partial);
         auto current = createDataset(checkpoint.id(), "current", H5T_NATIVE_INT64, {}, partial);
         const std::int64_t none = -1;
@@ -173,7 +172,8 @@ std::unique_ptr<RunWriter> RunWriter::create(const std::string& path, const RunH
 }
 
 std::unique_ptr<RunWriter> RunWriter::reopen(const std::string& path, std::int64_t keepBefore,
-                                             const std::string& device, const std::string& precision,
+                                             const std::string& device,
+                                             const std::string& precision,
                                              std::unique_ptr<WriterLock> writerLock)
 {
     H5Lock lock(h5Mutex());
@@ -181,8 +181,8 @@ std::unique_ptr<RunWriter> RunWriter::reopen(const std::string& path, std::int64
     // a crashed SWMR writer can be cleared safely.
     if (!writerLock)
         writerLock = std::make_unique<WriterLock>(path);
-    std::unique_ptr<RunWriter> writer(new RunWriter(
-        path, std::move(writerLock), openFile(path, OpenMode::ReadWriteAfterCrash)));
+    std::unique_ptr<RunWriter> writer(
+        new RunWriter(path, std::move(writerLock), openFile(path, OpenMode::ReadWriteAfterCrash)));
     writer->openLog();
     // Rows logged after the checkpoint we continue from will be logged again: drop them.
     auto& steps = writer->m_log.at("step");
@@ -194,7 +194,8 @@ std::unique_ptr<RunWriter> RunWriter::reopen(const std::string& path, std::int64
         ++keep;
     if (keep > 0) {  // the run's final loss, should this session log nothing more
         std::vector<double> losses(rows);
-        readAll(writer->m_log.at("loss").id(), H5T_NATIVE_DOUBLE, losses.data(), losses.size(), path);
+        readAll(writer->m_log.at("loss").id(), H5T_NATIVE_DOUBLE, losses.data(), losses.size(),
+                path);
         writer->m_lastLoggedLoss = losses[keep - 1];
     }
     for (auto& [name, ds] : writer->m_log)
@@ -301,8 +302,8 @@ void RunWriter::writeCheckpoint(const CheckpointState& st)
         std::memcmp(rngBack.data(), rng.data_ptr<std::uint8_t>(), rngBack.size()) != 0)
         throw Error(ErrorKind::Io, "the checkpoint at step " + std::to_string(st.stepsDone) +
                                        " did not read back as written: " + m_path);
-    writeAll(openDataset(m_file.id(), "checkpoint/current", m_path).id(), H5T_NATIVE_INT64,
-             &target, 1, m_path);
+    writeAll(openDataset(m_file.id(), "checkpoint/current", m_path).id(), H5T_NATIVE_INT64, &target,
+             1, m_path);
     if (st.stepsDone > 0)  // nothing trained yet: nothing reached (the start is not a length)
         recordReached(st.stepsDone, st.reached);
     if (H5Fflush(m_file.id(), H5F_SCOPE_LOCAL) < 0)

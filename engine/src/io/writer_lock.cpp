@@ -23,7 +23,8 @@ bool ofdLock(int fd)
 }
 }  // namespace
 
-WriterLock::WriterLock(const std::string& runFile, LockRole role, double waitSeconds) : m_path(runFile + ".lock")
+WriterLock::WriterLock(const std::string& runFile, LockRole role, double waitSeconds)
+    : m_path(runFile + ".lock")
 {
     const auto start = std::chrono::steady_clock::now();
     for (int unlinked = 0;;) {
@@ -45,11 +46,13 @@ WriterLock::WriterLock(const std::string& runFile, LockRole role, double waitSec
         m_fd = -1;
         // A notes edit waits for another notes edit, and for a holder that has not written its
         // line yet (it locks first, then writes who it is: an empty file is either).
-        const bool waitable = role == LockRole::Notes &&
-                              (writerHolder(runFile).empty() || writerRole(runFile) == LockRole::Notes);
-        const double waited = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+        const bool waitable = role == LockRole::Notes && (writerHolder(runFile).empty() ||
+                                                          writerRole(runFile) == LockRole::Notes);
+        const double waited =
+            std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
         if (!waitable || waited >= waitSeconds)
-            throw Error(ErrorKind::RunFile, "the run is being written by another process: " + runFile);
+            throw Error(ErrorKind::RunFile,
+                        "the run is being written by another process: " + runFile);
         std::this_thread::sleep_for(std::chrono::milliseconds(10));
     }
     // Who holds it, for `lengen jobs` (the lock itself is what proves it alive), and what for.
@@ -112,7 +115,8 @@ LockRole writerRole(const std::string& file)
 {
     const auto text = holderLine(file);
     const auto space = text.find(' ');
-    return space != std::string::npos && text.substr(space + 1) == "notes" ? LockRole::Notes : LockRole::Writer;
+    return space != std::string::npos && text.substr(space + 1) == "notes" ? LockRole::Notes
+                                                                           : LockRole::Writer;
 }
 
 }  // namespace lengen::engine::io

@@ -16,7 +16,8 @@ namespace lengen::engine::io {
 enum class LockRole { Writer, Notes };
 class WriterLock {
 public:
-    explicit WriterLock(const std::string& runFile, LockRole role = LockRole::Writer, double waitSeconds = 0);
+    explicit WriterLock(const std::string& runFile, LockRole role = LockRole::Writer,
+                        double waitSeconds = 0);
     ~WriterLock();
     WriterLock(const WriterLock&) = delete;
     WriterLock& operator=(const WriterLock&) = delete;

@@ -35,7 +35,7 @@ torch::Tensor blockProbs(const torch::Tensor& q, const torch::Tensor& k, double 
 {
     auto causal = causalMask(q.size(2), q.device()).slice(0, r0, r1).slice(1, 0, r1);
     auto qs = q.slice(2, r0, r1), ks = k.slice(2, 0, r1);
-    auto scores = batchedMatmul(qs * scale, ks, false, true);        // [B, h, r1-r0, r1]
+    auto scores = batchedMatmul(qs * scale, ks, false, true);  // [B, h, r1-r0, r1]
     auto b = bias ? bias(r0, r1) : torch::Tensor();
     if (edit)  // an intervention: logits first, then its changes, then causality
         return torch::softmax(edit(b.defined() ? scores + b : scores, r0, r1) + causal, -1);
@@ -59,14 +59,15 @@ torch::Tensor attendCausal(const torch::Tensor& q, const torch::Tensor& k, const
         q.is_cuda())
         return compat::causalAttention(q, k, v, scale, bias ? bias(0, t) : torch::Tensor());
     if (chunk == t) {  // the training path: one block
-        auto probs = blockProbs(q, k, scale, bias, 0, t, scoreEdit);          // [B, h, T, T]
+        auto probs = blockProbs(q, k, scale, bias, 0, t, scoreEdit);  // [B, h, T, T]
         if (capture)
-            tap->weights.push_back(
-                (allRows ? probs.detach() : probs.detach().index_select(2, tap->rows.to(q.device())))
-                    .to(tap->captureType));
+            tap->weights.push_back((allRows
+                                        ? probs.detach()
+                                        : probs.detach().index_select(2, tap->rows.to(q.device())))
+                                       .to(tap->captureType));
         return batchedMatmul(onProbs ? onProbs(probs) : probs, v, false, false);
     }
-    auto out = torch::empty({b, h, t, v.size(3)}, v.options());      // [B, h, T, d]
+    auto out = torch::empty({b, h, t, v.size(3)}, v.options());  // [B, h, T, d]
     torch::Tensor kept;
     if (capture) {
         const auto r = allRows ? t : tap->rows.size(0);
@@ -75,7 +76,7 @@ torch::Tensor attendCausal(const torch::Tensor& q, const torch::Tensor& k, const
     const auto rowsCpu = capture && !allRows ? tap->rows.to(torch::kCPU) : torch::Tensor();
     for (std::int64_t r0 = 0; r0 < t; r0 += chunk) {
         const auto r1 = std::min(t, r0 + chunk);
-        auto probs = blockProbs(q, k, scale, bias, r0, r1, scoreEdit);          // [B, h, r1-r0, r1]
+        auto probs = blockProbs(q, k, scale, bias, r0, r1, scoreEdit);  // [B, h, r1-r0, r1]
         out.slice(2, r0, r1).copy_(batchedMatmul(probs, v.slice(2, 0, r1), false, false));
         if (capture && allRows)
             kept.slice(2, r0, r1).slice(-1, 0, r1).copy_(probs);
@@ -120,9 +121,9 @@ torch::Tensor AttentionImpl::forward(const torch::Tensor& x, const PositionSpan&
     // CoPE's bias is computed from the content: the rows' own scaled, causally masked logits
     // (a second q.k product; the fused kernel does not apply, encodings.cpp fusedCpu).
     RowBias content = [&](std::int64_t r0, std::int64_t r1) {
-        auto qs = q.slice(2, r0, r1);                                                // [B, h, R, d]
+        auto qs = q.slice(2, r0, r1);  // [B, h, R, d]
         auto logits = torch::matmul(qs * m_scale, k.slice(2, 0, r1).transpose(-1, -2)) +
-                      causalMask(t, q.device()).slice(0, r0, r1).slice(1, 0, r1);   // [B, h, R, r1]
+                      causalMask(t, q.device()).slice(0, r0, r1).slice(1, 0, r1);  // [B, h, R, r1]
         return m_pe->contentBias(qs, logits);
     };
     RowBias bias = [&](std::int64_t r0, std::int64_t r1) {

@@ -18,7 +18,8 @@ inline torch::Tensor rotateHalf(const torch::Tensor& x)
 /// under autocast: the [T, d] tables are cast, instead of q and k promoted to float32 and cast
 /// back for the fused attention) and with one addcmul for the product and sum.
 /// Pass the tables through tablesLike once for q and k (a no-op cast here then).
-inline torch::Tensor applyRotary(const torch::Tensor& x, const torch::Tensor& cos, const torch::Tensor& sin)
+inline torch::Tensor applyRotary(const torch::Tensor& x, const torch::Tensor& cos,
+                                 const torch::Tensor& sin)
 {
     if (!x.is_cuda())
         return x * cos + rotateHalf(x) * sin;

@@ -63,7 +63,7 @@ ScoreEdit AttentionImpl::scoreEditFor(const Intervention& e, const torch::Tensor
     }
     auto* pe = m_pe.get();
     return [=](const torch::Tensor& logits, std::int64_t r0, std::int64_t r1) {
-        auto rows = range(r0, r1, device).unsqueeze(1);                 // [R, 1]
+        auto rows = range(r0, r1, device).unsqueeze(1);  // [R, 1]
         auto out = logits;
         const auto gb = std::min(g, r1);
         if (globalScores.defined() && gb > 0) {
@@ -81,14 +81,42 @@ ScoreEdit AttentionImpl::scoreEditFor(const Intervention& e, const torch::Tensor
             if (b.defined())
                 capped = capped + torch::diagonal(b, 0, 1, 2).unsqueeze(0).unsqueeze(-1);
             auto far = (rows - range(0, gb, device).unsqueeze(0)) > cap;  // [R, gb]
-            out = torch::cat({torch::where(far, capped, logits.slice(3, 0, gb)),
-                              logits.slice(3, gb)}, 3);
+            out = torch::cat(
+                {torch::where(far, capped, logits.slice(3, 0, gb)), logits.slice(3, gb)}, 3);
         }
-        auto cols = range(0, r1, device).unsqueeze(0);                   // [1, r1]
-        auto allowed = (cols < g).logical_or(rows - cols < w);           // [R, r1]
+        auto cols = range(0, r1, device).unsqueeze(0);          // [1, r1]
+        auto allowed = (cols < g).logical_or(rows - cols < w);  // [R, r1]
         return out.masked_fill(allowed.logical_not(), kNegInf);
     };
 }
+
+namespace {
+
+// LongHeads' chunks for a block of queries qb [B, h, R, d], as [B, h, R, K] booleans: the first
+// chunk, the query's own (own [R]), and the m - 2 earlier chunks whose mean key (rep
+// [B, h, K, d]) best matches the query.
+torch::Tensor keptChunks(const torch::Tensor& qb, const torch::Tensor& rep,
+                         const torch::Tensor& own, const torch::Tensor& chunkIds, std::int64_t m)
+{
+    const auto b = qb.size(0), h = qb.size(1), rn = qb.size(2), nChunks = rep.size(2);
+    auto scores = torch::matmul(qb, rep.transpose(-1, -2));  // [B, h, R, K]
+    auto candidate =
+        (chunkIds.unsqueeze(0) >= 1).logical_and(chunkIds.unsqueeze(0) < own.unsqueeze(1));
+    scores = scores.masked_fill(candidate.logical_not(), kNegInf);
+    auto member =
+        torch::zeros({b, h, rn, nChunks}, torch::TensorOptions(torch::kBool).device(qb.device()));
+    member.select(3, 0).fill_(true);
+    member.scatter_(3, own.view({1, 1, rn, 1}).expand({b, h, rn, 1}), true);
+    const auto extra = std::min<std::int64_t>(m - 2, nChunks);
+    if (extra > 0) {
+        auto top = scores.topk(extra, -1);
+        auto valid = std::get<0>(top) > kNegInf;  // [B, h, R, extra]
+        member = member.logical_or(torch::zeros_like(member).scatter(3, std::get<1>(top), valid));
+    }
+    return member;
+}
+
+}  // namespace
 
 torch::Tensor AttentionImpl::attendLongHeads(const torch::Tensor& q0, const torch::Tensor& k0,
                                              const torch::Tensor& v, const PositionSpan& pos,
@@ -112,7 +140,7 @@ torch::Tensor AttentionImpl::attendLongHeads(const torch::Tensor& q0, const torc
     torch::Tensor cosT, sinT;
     if (auto* rotary = dynamic_cast<RotaryImpl*>(m_pe.get()))
         std::tie(cosT, sinT) = rotary->tablesAt(range(0, budget, device), budget - 1);  // [M, d]
-    auto biasTable = m_pe->logitBias(PositionSpan::contiguous(0, budget, device));    // [hb, M, M]
+    auto biasTable = m_pe->logitBias(PositionSpan::contiguous(0, budget, device));  // [hb, M, M]
     if (biasTable.defined())
         biasTable = biasTable.expand({h, budget, budget}).contiguous();
 
@@ -121,43 +149,38 @@ torch::Tensor AttentionImpl::attendLongHeads(const torch::Tensor& q0, const torc
     if (capture)
         kept = torch::zeros({b, h, tap->rows.defined() ? tap->rows.size(0) : t, t},
                             q0.options().dtype(tap->captureType));
-    const auto rowsCpu = capture && tap->rows.defined() ? tap->rows.to(torch::kCPU) : torch::Tensor();
+    const auto rowsCpu =
+        capture && tap->rows.defined() ? tap->rows.to(torch::kCPU) : torch::Tensor();
     auto out = torch::empty({b, h, t, d}, v.options());
     const std::int64_t block = tap && tap->queryChunk > 0 ? tap->queryChunk : 128;
     const auto chunkIds = range(0, nChunks, device);
     for (std::int64_t r0 = 0; r0 < t; r0 += block) {
         const auto r1 = std::min(t, r0 + block), rn = r1 - r0;
-        auto qb = q0.slice(2, r0, r1);                                   // [B, h, R, d]
+        auto qb = q0.slice(2, r0, r1);  // [B, h, R, d]
         auto rows = range(r0, r1, device);
-        auto own = torch::floor_divide(rows, c);                         // [R]
-        auto scores = torch::matmul(qb, rep.transpose(-1, -2));          // [B, h, R, K]
-        auto candidate = (chunkIds.unsqueeze(0) >= 1).logical_and(chunkIds.unsqueeze(0) < own.unsqueeze(1));
-        scores = scores.masked_fill(candidate.logical_not(), kNegInf);
-        auto member = torch::zeros({b, h, rn, nChunks}, torch::TensorOptions(torch::kBool).device(device));
-        member.select(3, 0).fill_(true);
-        member.scatter_(3, own.view({1, 1, rn, 1}).expand({b, h, rn, 1}), true);
-        const auto extra = std::min<std::int64_t>(m - 2, nChunks);
-        if (extra > 0) {
-            auto top = scores.topk(extra, -1);
-            auto valid = std::get<0>(top) > kNegInf;                     // [B, h, R, extra]
-            member = member.logical_or(torch::zeros_like(member).scatter(3, std::get<1>(top), valid));
-        }
-        auto slot = member.to(torch::kLong).cumsum(-1) - 1;              // [B, h, R, K]
+        auto own = torch::floor_divide(rows, c);  // [R]
+        auto member = keptChunks(qb, rep, own, chunkIds, m);
+        auto slot = member.to(torch::kLong).cumsum(-1) - 1;  // [B, h, R, K]
         auto keys = range(0, r1, device);
         auto keyChunk = torch::floor_divide(keys, c);
         auto selected = member.index_select(3, keyChunk)
                             .logical_and(keys.unsqueeze(0) <= rows.unsqueeze(1));  // [B,h,R,r1]
         auto keyPos = slot.index_select(3, keyChunk) * c + torch::remainder(keys, c);
-        auto queryPos = (slot.gather(3, own.view({1, 1, rn, 1}).expand({b, h, rn, 1})).squeeze(3) * c +
-                         torch::remainder(rows, c))
-                            .clamp(0, budget - 1);                       // [B, h, R]
+        auto queryPos =
+            (slot.gather(3, own.view({1, 1, rn, 1}).expand({b, h, rn, 1})).squeeze(3) * c +
+             torch::remainder(rows, c))
+                .clamp(0, budget - 1);  // [B, h, R]
         // The selected keys, ascending: sort unselected ones behind.
         const auto ms = std::min(budget, r1);
-        auto order = (selected.logical_not().to(torch::kLong) * r1 + keys).argsort(/*dim=*/-1, /*descending=*/false).slice(3, 0, ms);
-        auto valid = selected.gather(3, order);                          // [B, h, R, ms]
+        auto order = (selected.logical_not().to(torch::kLong) * r1 + keys)
+                         .argsort(/*dim=*/-1, /*descending=*/false)
+                         .slice(3, 0, ms);
+        auto valid = selected.gather(3, order);  // [B, h, R, ms]
         auto pk = keyPos.gather(3, order).clamp(0, budget - 1);
-        auto gatherRows = [&](const torch::Tensor& x) {                  // [B,h,T,d] -> [B,h,R,ms,d]
-            return x.unsqueeze(2).expand({b, h, rn, t, d}).gather(3, order.unsqueeze(-1).expand({b, h, rn, ms, d}));
+        auto gatherRows = [&](const torch::Tensor& x) {  // [B,h,T,d] -> [B,h,R,ms,d]
+            return x.unsqueeze(2)
+                .expand({b, h, rn, t, d})
+                .gather(3, order.unsqueeze(-1).expand({b, h, rn, ms, d}));
         };
         auto ks = gatherRows(k0);
         auto vs = gatherRows(v);
@@ -171,10 +194,11 @@ torch::Tensor AttentionImpl::attendLongHeads(const torch::Tensor& q0, const torc
             ks = ks * at(cosT, pk) + detail::rotateHalf(ks) * at(sinT, pk);
             qr = qb * at(cosT, queryPos) + detail::rotateHalf(qb) * at(sinT, queryPos);
         }
-        auto logits = (qr.unsqueeze(3) * ks).sum(-1) * m_scale;          // [B, h, R, ms]
+        auto logits = (qr.unsqueeze(3) * ks).sum(-1) * m_scale;  // [B, h, R, ms]
         if (biasTable.defined()) {
             auto head = range(0, h, device).view({1, h, 1, 1});
-            logits = logits + biasTable.take(head * budget * budget + queryPos.unsqueeze(-1) * budget + pk);
+            logits = logits +
+                     biasTable.take(head * budget * budget + queryPos.unsqueeze(-1) * budget + pk);
         }
         auto probs = torch::softmax(logits.masked_fill(valid.logical_not(), kNegInf), -1);
         out.slice(2, r0, r1).copy_((probs.unsqueeze(-1) * vs).sum(3));

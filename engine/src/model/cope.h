@@ -7,8 +7,8 @@
 //             floor(p_ij) and ceil(p_ij) of a learned table e [head_dim, npos_max],
 // added to z before the softmax (the paper's listing; the authors' repository's --cope-nodiv),
 // or bias_ij / sqrt(d) with `patch.cope.divide_position_logits` (that repository's default,
-// which divides the sum of both logits). One table per layer, shared by its heads, zero at the start
-// (the paper's initialisation). Parameter under self_attn.rotary_emb: pos_emb [head_dim,
+// which divides the sum of both logits). One table per layer, shared by its heads, zero at the
+// start (the paper's initialisation). Parameter under self_attn.rotary_emb: pos_emb [head_dim,
 // npos_max]. In an ICL prompt an example is two tokens: CoPE can learn to count examples.
 
 #include "model/position_encoding.h"

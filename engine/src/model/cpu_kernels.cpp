@@ -61,8 +61,8 @@ void ropeForward(float* v, int ld, std::int64_t batch, int t, int heads, int d, 
         }
 }
 
-void ropeBackward(float* dv, int ld, std::int64_t batch, int t, int heads, int d,
-                  const float* cos, const float* sin)
+void ropeBackward(float* dv, int ld, std::int64_t batch, int t, int heads, int d, const float* cos,
+                  const float* sin)
 {
     const int half = d / 2;
     for (std::int64_t b = 0; b < batch; ++b)
@@ -237,8 +237,8 @@ void lowerTimes(const float* p, int t, const float* y, int ldy, int d, float a, 
 
 // out_j = a * sum_{i >= j} p[i][j] y_i: the transpose of lowerTimes.
 LENGEN_CLONES
-void lowerTransposeTimes(const float* p, int t, const float* y, int ldy, int d, float a,
-                         float* out, int ldo)
+void lowerTransposeTimes(const float* p, int t, const float* y, int ldy, int d, float a, float* out,
+                         int ldo)
 {
     const int blocked = d / kSumCols * kSumCols;
     for (int j = 0; j < t; ++j) {
@@ -269,7 +269,7 @@ void attentionForward(const AttentionShape& s, const float* qkv, const float* bi
     const int t = s.t, h = s.heads * s.d, ld = 3 * h;
     const std::int64_t tt = std::int64_t(t) * t;
     const bool loops = t <= kLoopTokens;
-    std::vector<float> yt(loops ? scoresScratch(t, s.d) : 0);  // k transposed
+    std::vector<float> yt(loops ? scoresScratch(t, s.d) : 0);        // k transposed
     for (std::int64_t item = 0; item < s.batch * s.heads; ++item) {  // one (batch, head) each
         const std::int64_t b = item / s.heads;
         const int hd = static_cast<int>(item % s.heads);
@@ -278,12 +278,12 @@ void attentionForward(const AttentionShape& s, const float* qkv, const float* bi
         float* p = probs + item * tt;
         float* o = out + b * t * h + hd * s.d;
         if (loops)
-            lowerScores(q, ld, k, ld, t, s.d, s.scale, p, yt.data());          // q k^T
+            lowerScores(q, ld, k, ld, t, s.d, s.scale, p, yt.data());  // q k^T
         else
             gemm(false, true, t, t, s.d, s.scale, q, ld, k, ld, 0, p, t);
         causalSoftmaxForward(p, t, bias ? bias + (biasHeads == 1 ? 0 : hd) * tt : nullptr);
         if (loops)
-            lowerTimes(p, t, v, ld, s.d, 1, o, h);                              // p v
+            lowerTimes(p, t, v, ld, s.d, 1, o, h);  // p v
         else
             gemm(false, false, t, s.d, t, 1, p, t, v, ld, 0, o, h);
     }
@@ -307,18 +307,18 @@ void attentionBackward(const AttentionShape& s, const float* qkv, const float* p
         const float* p = probs + item * tt;
         const float* dO = dout + b * t * h + hd * s.d;
         if (loops) {
-            lowerScores(dO, h, v, ld, t, s.d, 1, ds, yt.data());    // dP = dO v^T
-            lowerTransposeTimes(p, t, dO, h, s.d, 1, dv, ld);       // dv = P^T dO
+            lowerScores(dO, h, v, ld, t, s.d, 1, ds, yt.data());  // dP = dO v^T
+            lowerTransposeTimes(p, t, dO, h, s.d, 1, dv, ld);     // dv = P^T dO
         } else {
             gemm(false, true, t, t, s.d, 1, dO, h, v, ld, 0, ds, t);
             gemm(true, false, t, s.d, t, 1, p, t, dO, h, 0, dv, ld);
         }
-        causalSoftmaxBackward(p, ds, t);                            // dS
+        causalSoftmaxBackward(p, ds, t);  // dS
         if (dbias)
             addInPlace(dbias + (biasHeads == 1 ? 0 : hd) * tt, ds, tt);
         if (loops) {
-            lowerTimes(ds, t, k, ld, s.d, s.scale, dq, ld);                 // c dS k
-            lowerTransposeTimes(ds, t, q, ld, s.d, s.scale, dk, ld);        // c dS^T q
+            lowerTimes(ds, t, k, ld, s.d, s.scale, dq, ld);           // c dS k
+            lowerTransposeTimes(ds, t, q, ld, s.d, s.scale, dk, ld);  // c dS^T q
         } else {
             gemm(false, false, t, s.d, t, s.scale, ds, t, k, ld, 0, dq, ld);
             gemm(true, false, t, s.d, t, s.scale, ds, t, q, ld, 0, dk, ld);

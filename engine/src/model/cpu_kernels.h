@@ -19,11 +19,11 @@ void gemm(bool transA, bool transB, int m, int n, int k, float alpha, const floa
           const float* b, int ldb, float beta, float* c, int ldc);
 
 /// y[r] = x[r] * rstd[r] * g, rstd[r] = 1 / sqrt(mean(x[r]^2) + eps); x, y [rows, h].
-void rmsNormForward(const float* x, const float* g, float* y, float* rstd, std::int64_t rows,
-                    int h, float eps);
+void rmsNormForward(const float* x, const float* g, float* y, float* rstd, std::int64_t rows, int h,
+                    float eps);
 /// With n = x * rstd: dx[r] += rstd * (dy*g - n * mean(dy*g*n)); dg += sum_r dy * n.
-void rmsNormBackward(const float* x, const float* g, const float* rstd, const float* dy,
-                     float* dx, float* dg, std::int64_t rows, int h);
+void rmsNormBackward(const float* x, const float* g, const float* rstd, const float* dy, float* dx,
+                     float* dg, std::int64_t rows, int h);
 
 /// Rotate-half RoPE in place on `heads` consecutive head vectors of width d per row:
 /// v' = v * cos[t] + rot(v) * sin[t], rot([a | b]) = [-b | a]. Rows are (batch, t) with t
@@ -31,8 +31,8 @@ void rmsNormBackward(const float* x, const float* g, const float* rstd, const fl
 void ropeForward(float* v, int ld, std::int64_t batch, int t, int heads, int d, const float* cos,
                  const float* sin);
 /// The transpose: dv = dv' * cos + [dv'_b * sin_b | -dv'_a * sin_a], in place.
-void ropeBackward(float* dv, int ld, std::int64_t batch, int t, int heads, int d,
-                  const float* cos, const float* sin);
+void ropeBackward(float* dv, int ld, std::int64_t batch, int t, int heads, int d, const float* cos,
+                  const float* sin);
 
 /// In place on scores s [t, t] (row stride t): row i becomes softmax over j <= i of
 /// s[i][j] + bias[i][j] (bias [t, t] or null), and 0 for j > i.

@@ -39,8 +39,8 @@ constexpr float kSoftplusThreshold = 20.0f;
 }  // namespace
 
 LENGEN_CLONES
-void convSiluForward(const ConvShape& s, const float* x, int ldx, const float* w,
-                     const float* bias, float* cv, float* v)
+void convSiluForward(const ConvShape& s, const float* x, int ldx, const float* w, const float* bias,
+                     float* cv, float* v)
 {
     const int e = s.e, k = s.k;
     std::vector<float> wt(static_cast<size_t>(k) * e);  // taps transposed: [K, E]
@@ -70,8 +70,8 @@ void convSiluForward(const ConvShape& s, const float* x, int ldx, const float* w
 }
 
 LENGEN_CLONES
-void convSiluBackward(const ConvShape& s, const float* x, int ldx, const float* w,
-                      const float* cv, float* dv, float* dx, int lddx, float* dw, float* db)
+void convSiluBackward(const ConvShape& s, const float* x, int ldx, const float* w, const float* cv,
+                      float* dv, float* dx, int lddx, float* dw, float* db)
 {
     const int e = s.e, k = s.k;
     std::vector<float> wt(static_cast<size_t>(k) * e), dwt(static_cast<size_t>(k) * e, 0.f);

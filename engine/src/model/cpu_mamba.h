@@ -17,13 +17,13 @@ struct ConvShape {
 /// cv[b, t, c] = bias[c] + sum_j w[c, j] x[b, t - (K-1) + j, c] (x before t = 0 is zero:
 /// PyTorch's Conv1d with padding K-1, first T outputs), v = silu(cv). x has row stride ldx;
 /// w [E, K]; cv, v [rows, E].
-void convSiluForward(const ConvShape& s, const float* x, int ldx, const float* w,
-                     const float* bias, float* cv, float* v);
+void convSiluForward(const ConvShape& s, const float* x, int ldx, const float* w, const float* bias,
+                     float* cv, float* v);
 
 /// From dv [rows, E] (overwritten with dL/dcv): dx (row stride lddx) written; dw [E, K] and
 /// db [E] accumulated.
-void convSiluBackward(const ConvShape& s, const float* x, int ldx, const float* w,
-                      const float* cv, float* dv, float* dx, int lddx, float* dw, float* db);
+void convSiluBackward(const ConvShape& s, const float* x, int ldx, const float* w, const float* cv,
+                      float* dv, float* dx, int lddx, float* dw, float* db);
 
 /// delta = softplus(lin) = log(1 + exp(lin)), lin above 20 passed through (PyTorch's
 /// threshold); n values.

@@ -51,7 +51,6 @@ inline float expApprox(float x)
     return p * bitsToFloat(static_cast<std::uint32_t>(e + 127) << 23);
 }
 
-
 // Loops that divide by an exp take the exps in a pass of their own first (into the output row,
 // or a local buffer of this many values where the output may be an input): one vectorised
 // loop doing both ran ~3x slower (SwiGLU over a quick layer's 576 x 256 values: 192 against

@@ -14,8 +14,8 @@ using detail::expApprox;
 using detail::kExpChunk;
 
 LENGEN_CLONES
-void rmsNormForward(const float* x, const float* g, float* y, float* rstd, std::int64_t rows,
-                    int h, float eps)
+void rmsNormForward(const float* x, const float* g, float* y, float* rstd, std::int64_t rows, int h,
+                    float eps)
 {
     for (std::int64_t r = 0; r < rows; ++r) {
         const float* xr = x + r * h;
@@ -33,8 +33,8 @@ void rmsNormForward(const float* x, const float* g, float* y, float* rstd, std::
 }
 
 LENGEN_CLONES
-void rmsNormBackward(const float* x, const float* g, const float* rstd, const float* dy,
-                     float* dx, float* dg, std::int64_t rows, int h)
+void rmsNormBackward(const float* x, const float* g, const float* rstd, const float* dy, float* dx,
+                     float* dg, std::int64_t rows, int h)
 {
     for (std::int64_t r = 0; r < rows; ++r) {
         const float* xr = x + r * h;

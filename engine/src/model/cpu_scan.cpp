@@ -53,9 +53,9 @@ void backwardRows(const ScanShape& s, const ScanInputs& in, const float* gy, con
     const int n = s.n, ld = s.bcStride();
     const auto tn = static_cast<size_t>(s.t) * static_cast<size_t>(n);
     std::vector<float> buf(2 * tn + static_cast<size_t>(n));
-    float* states = buf.data();       // s_t, [T, N], for one row
-    float* decays = states + tn;      // exp(dt_t A), [T, N]
-    float* gs = decays + tn;          // dL/ds_t carried backwards, [N]
+    float* states = buf.data();   // s_t, [T, N], for one row
+    float* decays = states + tn;  // exp(dt_t A), [T, N]
+    float* gs = decays + tn;      // dL/ds_t carried backwards, [N]
     for (std::int64_t b = b0; b < b1; ++b) {
         for (std::int64_t bt = b * s.t; bt < (b + 1) * s.t; ++bt) {
             std::fill(g.B + bt * ld, g.B + bt * ld + n, 0.f);

@@ -4,9 +4,9 @@ namespace lengen::engine::model {
 
 FireImpl::FireImpl(int numHeads, int mlpWidth) : m_width(mlpWidth)
 {
-    m_mlp = register_module("mlp", torch::nn::Sequential(torch::nn::Linear(1, mlpWidth),
-                                                         torch::nn::ReLU(),
-                                                         torch::nn::Linear(mlpWidth, numHeads)));
+    m_mlp = register_module("mlp",
+                            torch::nn::Sequential(torch::nn::Linear(1, mlpWidth), torch::nn::ReLU(),
+                                                  torch::nn::Linear(mlpWidth, numHeads)));
     m_c = register_parameter("c", torch::tensor(kInitC, torch::kFloat32));
     m_initL = register_parameter("init_L", torch::tensor(kInitL, torch::kFloat32),
                                  /*requires_grad=*/false);
@@ -16,14 +16,14 @@ FireImpl::FireImpl(int numHeads, int mlpWidth) : m_width(mlpWidth)
 torch::Tensor FireImpl::logitBias(const PositionSpan& pos)
 {
     auto psi = [&](const torch::Tensor& u) { return torch::log((m_c * u).abs() + 1); };
-    auto qp = pos.q.to(torch::kFloat32);                               // [Tq]
-    auto kp = pos.k.to(torch::kFloat32);                               // [Tk]
-    auto rel = qp.unsqueeze(1) - kp.unsqueeze(0);                      // [Tq, Tk]
+    auto qp = pos.q.to(torch::kFloat32);           // [Tq]
+    auto kp = pos.k.to(torch::kFloat32);           // [Tk]
+    auto rel = qp.unsqueeze(1) - kp.unsqueeze(0);  // [Tq, Tk]
     auto tau = (m_multiplier * m_initL).abs();
-    auto norm = psi(torch::maximum(qp, tau)) + kEps;                   // [Tq]
-    auto r = psi(rel) / norm.unsqueeze(1);                             // [Tq, Tk]
-    auto bias = m_mlp->forward(r.unsqueeze(-1));                       // [Tq, Tk, heads]
-    return bias.permute({2, 0, 1});                                    // [heads, Tq, Tk]
+    auto norm = psi(torch::maximum(qp, tau)) + kEps;  // [Tq]
+    auto r = psi(rel) / norm.unsqueeze(1);            // [Tq, Tk]
+    auto bias = m_mlp->forward(r.unsqueeze(-1));      // [Tq, Tk, heads]
+    return bias.permute({2, 0, 1});                   // [heads, Tq, Tk]
 }
 
 std::map<std::string, std::vector<double>> FireImpl::constants() const

@@ -41,15 +41,13 @@ void conv1dBackward(const float* x, const torch::Tensor& w, const float* dy, flo
 
 class FusedGpt2 : public torch::autograd::Function<FusedGpt2> {
 public:
-    static torch::Tensor forward(AutogradContext* ctx, const torch::Tensor& x,
-                                 const torch::Tensor& ln1w, const torch::Tensor& ln1b,
-                                 const torch::Tensor& wattn, const torch::Tensor& battn,
-                                 const torch::Tensor& wproj, const torch::Tensor& bproj,
-                                 const torch::Tensor& ln2w, const torch::Tensor& ln2b,
-                                 const torch::Tensor& wfc, const torch::Tensor& bfc,
-                                 const torch::Tensor& wmp, const torch::Tensor& bmp,
-                                 std::int64_t heads, double eps,
-                                 const kernels::KernelContext* context)
+    static torch::Tensor
+    forward(AutogradContext* ctx, const torch::Tensor& x, const torch::Tensor& ln1w,
+            const torch::Tensor& ln1b, const torch::Tensor& wattn, const torch::Tensor& battn,
+            const torch::Tensor& wproj, const torch::Tensor& bproj, const torch::Tensor& ln2w,
+            const torch::Tensor& ln2b, const torch::Tensor& wfc, const torch::Tensor& bfc,
+            const torch::Tensor& wmp, const torch::Tensor& bmp, std::int64_t heads, double eps,
+            const kernels::KernelContext* context)
     {
         const Shape s = Shape::of(x, heads);
         const auto opt = x.options();
@@ -59,15 +57,15 @@ public:
         // Every buffer holds all rows; each part of the batch fills its own rows.
         auto mean1 = torch::empty({s.m}, opt), rstd1 = torch::empty({s.m}, opt);
         auto h1 = torch::empty({s.m, s.h}, opt);
-        auto qkv = torch::empty({s.m, h3}, opt);                      // [M, 3H]
-        auto probs = torch::empty({s.b, s.heads, s.t, s.t}, opt);    // [B, heads, T, T]
-        auto attn = torch::empty({s.m, s.h}, opt);                   // [M, H]
-        auto x2 = torch::empty({s.m, s.h}, opt);                     // x + attn Wp + bp
+        auto qkv = torch::empty({s.m, h3}, opt);                   // [M, 3H]
+        auto probs = torch::empty({s.b, s.heads, s.t, s.t}, opt);  // [B, heads, T, T]
+        auto attn = torch::empty({s.m, s.h}, opt);                 // [M, H]
+        auto x2 = torch::empty({s.m, s.h}, opt);                   // x + attn Wp + bp
         auto mean2 = torch::empty({s.m}, opt), rstd2 = torch::empty({s.m}, opt);
         auto h2 = torch::empty({s.m, s.h}, opt);
-        auto pre = torch::empty({s.m, inner}, opt);                  // [M, 4H]
+        auto pre = torch::empty({s.m, inner}, opt);  // [M, 4H]
         auto act = torch::empty_like(pre);
-        auto y = torch::empty({s.m, s.h}, opt);                      // x2 + act Wm + bm
+        auto y = torch::empty({s.m, s.h}, opt);  // x2 + act Wm + bm
         fused::BatchParts::of(*context, s.b, s.t).run([&](const fused::BatchPart& q) {
             k::layerNormForward(q.at(xc, h), f(ln1w), f(ln1b), q.at(h1, h), q.at(mean1, 1),
                                 q.at(rstd1, 1), q.rows, h, e);
@@ -130,7 +128,7 @@ public:
             conv1dBackward(q.at(act, inner), wmp, q.at(dy, h), dwmp.at(q.index), dbmp.at(q.index),
                            q.at(dact, inner), q.rows);
             k::geluTanhBackward(q.at(pre, inner), q.at(dact, inner), q.at(dact, inner),
-                                std::int64_t{q.rows} * inner); // in place: d pre
+                                std::int64_t{q.rows} * inner);  // in place: d pre
             conv1dBackward(q.at(h2, h), wfc, q.at(dact, inner), dwfc.at(q.index), dbfc.at(q.index),
                            q.at(dh2, h), q.rows);
             std::memcpy(q.at(dx2, h), q.at(dy, h), bytes);
@@ -150,10 +148,22 @@ public:
                                  q.at(dx, h), dln1w.at(q.index), dln1b.at(q.index), q.rows, h);
         });
 
-        return {dx.view({s.b, s.t, s.h}), dln1w.total(), dln1b.total(), dwattn.total(),
-                dbattn.total(), dwproj.total(), dbproj.total(), dln2w.total(), dln2b.total(),
-                dwfc.total(), dbfc.total(), dwmp.total(), dbmp.total(), torch::Tensor(),
-                torch::Tensor(), torch::Tensor()};
+        return {dx.view({s.b, s.t, s.h}),
+                dln1w.total(),
+                dln1b.total(),
+                dwattn.total(),
+                dbattn.total(),
+                dwproj.total(),
+                dbproj.total(),
+                dln2w.total(),
+                dln2b.total(),
+                dwfc.total(),
+                dbfc.total(),
+                dwmp.total(),
+                dbmp.total(),
+                torch::Tensor(),
+                torch::Tensor(),
+                torch::Tensor()};
     }
 };
 

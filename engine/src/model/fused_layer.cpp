@@ -33,35 +33,33 @@ public:
     // Inputs as in the module: x, input norm, q, k, v, o, post norm, gate, up, down, then the
     // PE's cos, sin, the keys' cos and sin where they differ (xPos), bias (each possibly empty:
     // none), heads, eps and the kernel context.
-    static torch::Tensor forward(AutogradContext* ctx, const torch::Tensor& x,
-                                 const torch::Tensor& g1, const torch::Tensor& wq,
-                                 const torch::Tensor& wk, const torch::Tensor& wv,
-                                 const torch::Tensor& wo, const torch::Tensor& g2,
-                                 const torch::Tensor& wgate, const torch::Tensor& wup,
-                                 const torch::Tensor& wdown, const torch::Tensor& cos,
-                                 const torch::Tensor& sin, const torch::Tensor& cosK,
-                                 const torch::Tensor& sinK, const torch::Tensor& bias,
-                                 std::int64_t heads, double eps,
-                                 const kernels::KernelContext* context)
+    static torch::Tensor
+    forward(AutogradContext* ctx, const torch::Tensor& x, const torch::Tensor& g1,
+            const torch::Tensor& wq, const torch::Tensor& wk, const torch::Tensor& wv,
+            const torch::Tensor& wo, const torch::Tensor& g2, const torch::Tensor& wgate,
+            const torch::Tensor& wup, const torch::Tensor& wdown, const torch::Tensor& cos,
+            const torch::Tensor& sin, const torch::Tensor& cosK, const torch::Tensor& sinK,
+            const torch::Tensor& bias, std::int64_t heads, double eps,
+            const kernels::KernelContext* context)
     {
         const Dims s = dims(x, wgate.size(0), heads);
         const auto opt = x.options();
         auto xc = x.contiguous();
-        auto wqkv = torch::cat({wq, wk, wv});            // [3H, H]
-        auto wgu = torch::cat({wgate, wup});             // [2I, H]
+        auto wqkv = torch::cat({wq, wk, wv});  // [3H, H]
+        auto wgu = torch::cat({wgate, wup});   // [2I, H]
         const bool hasBias = bias.numel() > 0, rotary = cos.numel() > 0, ownKeys = cosK.numel() > 0;
         auto biasC = hasBias ? bias.contiguous() : torch::Tensor();
 
         // Every buffer holds all rows; each part of the batch fills its own rows.
         auto xn1 = torch::empty({s.m, s.h}, opt), rstd1 = torch::empty({s.m}, opt);
-        auto qkv = torch::empty({s.m, 3 * s.h}, opt);                // [M, 3H]
-        auto probs = torch::empty({s.b, s.heads, s.t, s.t}, opt);   // [B, heads, T, T]
-        auto attn = torch::empty({s.m, s.h}, opt);                  // [M, H], heads merged
-        auto x2 = torch::empty({s.m, s.h}, opt);                    // x + attn o^T
+        auto qkv = torch::empty({s.m, 3 * s.h}, opt);              // [M, 3H]
+        auto probs = torch::empty({s.b, s.heads, s.t, s.t}, opt);  // [B, heads, T, T]
+        auto attn = torch::empty({s.m, s.h}, opt);                 // [M, H], heads merged
+        auto x2 = torch::empty({s.m, s.h}, opt);                   // x + attn o^T
         auto xn2 = torch::empty({s.m, s.h}, opt), rstd2 = torch::empty({s.m}, opt);
-        auto gu = torch::empty({s.m, 2 * s.inter}, opt);            // [M, 2I]
-        auto act = torch::empty({s.m, s.inter}, opt);               // [M, I]
-        auto y = torch::empty({s.m, s.h}, opt);                     // x2 + act down^T
+        auto gu = torch::empty({s.m, 2 * s.inter}, opt);  // [M, 2I]
+        auto act = torch::empty({s.m, s.inter}, opt);     // [M, I]
+        auto y = torch::empty({s.m, s.h}, opt);           // x2 + act down^T
         const int h = s.h, h3 = 3 * s.h, in = s.inter;
         const float e = static_cast<float>(eps);
         fused::BatchParts::of(*context, s.b, s.t).run([&](const fused::BatchPart& q) {
@@ -91,8 +89,8 @@ public:
                     h);
         });
 
-        ctx->save_for_backward({xc, g1, wqkv, wo, g2, wgu, wdown, cos, sin, xn1, rstd1, qkv, probs,
-                                attn, x2, xn2, rstd2, gu, act, cosK, sinK});
+        ctx->save_for_backward({xc,  g1,    wqkv, wo, g2,  wgu,   wdown, cos, sin,  xn1, rstd1,
+                                qkv, probs, attn, x2, xn2, rstd2, gu,    act, cosK, sinK});
         ctx->saved_data["heads"] = heads;
         fused::keepContext(ctx, *context);
         ctx->saved_data["bias"] = hasBias && bias.requires_grad();
@@ -124,9 +122,9 @@ public:
         const auto parts = fused::BatchParts::of(fused::keptContext(ctx), s.b, s.t);
         const int n = parts.count;
         fused::PartSums dwdown(n, {s.h, s.inter}, opt, false),
-            dwgu(n, {2 * s.inter, s.h}, opt, false), dwo(n, {s.h, s.h}, opt, false), dwqkv(n, {3 * s.h, s.h}, opt, false),
-            dg1(n, {s.h}, opt, true), dg2(n, {s.h}, opt, true),
-            dbias(n, {wantBias ? biasHeads : 0, s.t, s.t}, opt, true);
+            dwgu(n, {2 * s.inter, s.h}, opt, false), dwo(n, {s.h, s.h}, opt, false),
+            dwqkv(n, {3 * s.h, s.h}, opt, false), dg1(n, {s.h}, opt, true),
+            dg2(n, {s.h}, opt, true), dbias(n, {wantBias ? biasHeads : 0, s.t, s.t}, opt, true);
         const int h = s.h, h3 = 3 * s.h, in = s.inter;
         parts.run([&](const fused::BatchPart& q) {
             const size_t bytes = sizeof(float) * q.rows * h;
@@ -172,10 +170,24 @@ public:
 
         auto split = dwqkv.total().split(s.h);
         auto gsplit = dwgu.total().split(s.inter);
-        return {dx.view({s.b, s.t, s.h}), dg1.total(), split[0], split[1], split[2], dwo.total(),
-                dg2.total(), gsplit[0], gsplit[1], dwdown.total(), torch::Tensor(), torch::Tensor(),
-                torch::Tensor(), torch::Tensor(), wantBias ? dbias.total() : torch::Tensor(),
-                torch::Tensor(), torch::Tensor(), torch::Tensor()};
+        return {dx.view({s.b, s.t, s.h}),
+                dg1.total(),
+                split[0],
+                split[1],
+                split[2],
+                dwo.total(),
+                dg2.total(),
+                gsplit[0],
+                gsplit[1],
+                dwdown.total(),
+                torch::Tensor(),
+                torch::Tensor(),
+                torch::Tensor(),
+                torch::Tensor(),
+                wantBias ? dbias.total() : torch::Tensor(),
+                torch::Tensor(),
+                torch::Tensor(),
+                torch::Tensor()};
     }
 };
 
@@ -194,8 +206,8 @@ torch::Tensor fusedLlamaLayer(const torch::Tensor& x, const FusedLayerParams& p,
 {
     // Custom functions need defined inputs: an empty tensor stands for "none".
     auto orNone = [](const torch::Tensor& t) { return t.defined() ? t : torch::empty({0}); };
-    return FusedLayer::apply(x, p.inputNorm, p.q, p.k, p.v, p.o, p.postNorm, p.gate, p.up,
-                             p.down, orNone(cos), orNone(sin), orNone(cosK), orNone(sinK), orNone(bias),
+    return FusedLayer::apply(x, p.inputNorm, p.q, p.k, p.v, p.o, p.postNorm, p.gate, p.up, p.down,
+                             orNone(cos), orNone(sin), orNone(cosK), orNone(sinK), orNone(bias),
                              static_cast<std::int64_t>(p.heads), p.eps, &context);
 }
 

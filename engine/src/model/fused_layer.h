@@ -16,11 +16,11 @@
 namespace lengen::engine::model {
 
 struct FusedLayerParams {
-    torch::Tensor inputNorm;                 ///< [H]
-    torch::Tensor q, k, v, o;                ///< [H, H] each (out, in)
-    torch::Tensor postNorm;                  ///< [H]
-    torch::Tensor gate, up;                  ///< [I, H] each
-    torch::Tensor down;                      ///< [H, I]
+    torch::Tensor inputNorm;   ///< [H]
+    torch::Tensor q, k, v, o;  ///< [H, H] each (out, in)
+    torch::Tensor postNorm;    ///< [H]
+    torch::Tensor gate, up;    ///< [I, H] each
+    torch::Tensor down;        ///< [H, I]
     int heads = 1;
     double eps = 1e-6;
 };
@@ -40,11 +40,11 @@ torch::Tensor fusedLlamaLayer(const torch::Tensor& x, const FusedLayerParams& p,
                               const torch::Tensor& bias, const kernels::KernelContext& context);
 
 struct FusedGpt2Params {
-    torch::Tensor ln1Weight, ln1Bias;        ///< [H]
-    torch::Tensor attnWeight, attnBias;      ///< c_attn: [H, 3H] (in, out), [3H]
-    torch::Tensor projWeight, projBias;      ///< attn.c_proj: [H, H], [H]
-    torch::Tensor ln2Weight, ln2Bias;        ///< [H]
-    torch::Tensor fcWeight, fcBias;          ///< mlp.c_fc: [H, 4H], [4H]
+    torch::Tensor ln1Weight, ln1Bias;          ///< [H]
+    torch::Tensor attnWeight, attnBias;        ///< c_attn: [H, 3H] (in, out), [3H]
+    torch::Tensor projWeight, projBias;        ///< attn.c_proj: [H, H], [H]
+    torch::Tensor ln2Weight, ln2Bias;          ///< [H]
+    torch::Tensor fcWeight, fcBias;            ///< mlp.c_fc: [H, 4H], [4H]
     torch::Tensor mlpProjWeight, mlpProjBias;  ///< mlp.c_proj: [4H, H], [H]
     int heads = 1;
     double eps = 1e-5;
@@ -56,13 +56,13 @@ torch::Tensor fusedGpt2Block(const torch::Tensor& x, const FusedGpt2Params& p,
                              const kernels::KernelContext& context);
 
 struct FusedMambaParams {
-    torch::Tensor norm;                      ///< [H]
-    torch::Tensor inProj;                    ///< [2E, H]
-    torch::Tensor convWeight, convBias;      ///< [E, 1, K], [E]
-    torch::Tensor xProj;                     ///< [R + 2N, E]
-    torch::Tensor dtWeight, dtBias;          ///< [E, R], [E]
-    torch::Tensor aLog, d;                   ///< [E, N], [E]
-    torch::Tensor outProj;                   ///< [H, E]
+    torch::Tensor norm;                  ///< [H]
+    torch::Tensor inProj;                ///< [2E, H]
+    torch::Tensor convWeight, convBias;  ///< [E, 1, K], [E]
+    torch::Tensor xProj;                 ///< [R + 2N, E]
+    torch::Tensor dtWeight, dtBias;      ///< [E, R], [E]
+    torch::Tensor aLog, d;               ///< [E, N], [E]
+    torch::Tensor outProj;               ///< [H, E]
     double eps = 1e-5;
 };
 

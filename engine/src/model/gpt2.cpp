@@ -70,7 +70,7 @@ public:
         auto qkv = m_cAttn(m_ln1(h)).view({b, t, 3, m_s.heads, d}).permute({2, 0, 3, 1, 4});
         auto dropout = [&](const torch::Tensor& p) { return m_owner->dropout(p, m_s.attnDropout); };
         auto attn = attendCausal(qkv[0], qkv[1], qkv[2], 1.0 / std::sqrt(double(d)), {}, tap,
-                                 policy.path, dropout)                                 // [B, heads, T, d]
+                                 policy.path, dropout)  // [B, heads, T, d]
                         .transpose(1, 2)
                         .reshape({b, t, m_s.hidden});
         auto x = h + m_owner->dropout(m_attnProj(attn), m_s.residDropout);
@@ -126,8 +126,7 @@ torch::Tensor Gpt2Impl::dropout(const torch::Tensor& x, double p)
     return x * keep.to(x.device()) / (1.0 - p);
 }
 
-torch::Tensor Gpt2Impl::forward(const torch::Tensor& h, const PositionSpan& pos,
-                                AttentionTap* tap)
+torch::Tensor Gpt2Impl::forward(const torch::Tensor& h, const PositionSpan& pos, AttentionTap* tap)
 {
     if (pos.maxPos >= m_sizes.positions)
         throw Error(ErrorKind::Runtime,

@@ -15,7 +15,7 @@ struct Gpt2Sizes {
     int hidden = 768;
     int layers = 12;
     int heads = 12;
-    int positions = 1024;     ///< n_positions = max_length
+    int positions = 1024;  ///< n_positions = max_length
     double residDropout = 0.1, embdDropout = 0.1, attnDropout = 0.1;
 };
 

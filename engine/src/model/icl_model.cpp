@@ -43,7 +43,7 @@ InContextModelImpl::InContextModelImpl(const RunConfig& config)
 torch::Tensor InContextModelImpl::interleave(const torch::Tensor& xs, const torch::Tensor& ys)
 {
     const auto b = xs.size(0), n = xs.size(1), d = xs.size(2);
-    auto yWide = torch::zeros_like(xs);                 // [B, N, D]
+    auto yWide = torch::zeros_like(xs);  // [B, N, D]
     yWide.select(2, 0).copy_(ys);
     return torch::stack({xs, yWide}, 2).view({b, 2 * n, d});
 }
@@ -52,10 +52,11 @@ ForwardResult InContextModelImpl::forward(const torch::Tensor& xs, const torch::
                                           const ForwardOptions& options)
 {
     kernels::adoptBlasThreads();  // MKL: LibTorch's products here too take the session's count
-    auto z = interleave(xs, ys);                        // [B, 2N, D]
+    auto z = interleave(xs, ys);  // [B, 2N, D]
     const auto t = z.size(1);
-    auto pos = options.positions.defined() ? PositionSpan::at(options.positions, z.device())
-                                           : PositionSpan::contiguous(options.positionOffset, t, z.device());
+    auto pos = options.positions.defined()
+                   ? PositionSpan::at(options.positions, z.device())
+                   : PositionSpan::contiguous(options.positionOffset, t, z.device());
     ForwardResult result;
     AttentionTap tap;
     tap.queryChunk = options.queryChunk;
@@ -63,12 +64,12 @@ ForwardResult InContextModelImpl::forward(const torch::Tensor& xs, const torch::
     tap.rows = options.attentionRows;
     tap.captureType = options.attentionType;
     tap.edit = options.intervention && !options.intervention->identityAt(t) ? options.intervention
-                                                                             : nullptr;
+                                                                            : nullptr;
     const bool useTap = tap.capture || tap.queryChunk > 0 || tap.edit;
     auto h = m_backbone->forward(m_input(z), pos, useTap ? &tap : nullptr);
     result.attention = std::move(tap.weights);
-    auto out = m_output(h).squeeze(-1);                 // [B, 2N]
-    result.predictions = out.slice(1, 0, t, 2);         // x tokens: [B, N]
+    auto out = m_output(h).squeeze(-1);          // [B, 2N]
+    result.predictions = out.slice(1, 0, t, 2);  // x tokens: [B, N]
     return result;
 }
 
@@ -132,9 +133,6 @@ std::map<std::string, std::vector<double>> InContextModelImpl::positionConstants
     return m_llama->positionEncoding(0)->constants();
 }
 
-InContextModel buildModel(const RunConfig& config)
-{
-    return InContextModel(config);
-}
+InContextModel buildModel(const RunConfig& config) { return InContextModel(config); }
 
 }  // namespace lengen::engine::model

@@ -10,8 +10,8 @@
 #include <string>
 #include <vector>
 
-#include "model/llama.h"
 #include "model/gpt2.h"
+#include "model/llama.h"
 #include "model/mamba.h"
 
 namespace lengen::engine {
@@ -25,7 +25,7 @@ struct ForwardOptions {
     /// The tokens' positions, int64 [2N] ascending on the CPU (randomized positions in
     /// training, Ruoss et al. 2023); undefined: positionOffset, positionOffset + 1, ...
     torch::Tensor positions;
-    bool returnAttention = false;     ///< fill ForwardResult::attention
+    bool returnAttention = false;  ///< fill ForwardResult::attention
     /// Token rows (queries) whose attention to keep, int64 [R]; undefined = all 2N rows.
     torch::Tensor attentionRows;
     /// Compute attention scores this many query rows at a time (0 = all): bounds memory at
@@ -37,8 +37,8 @@ struct ForwardOptions {
 };
 
 struct ForwardResult {
-    torch::Tensor predictions;               ///< [B, N], read at token 2i (x_i)
-    std::vector<torch::Tensor> attention;    ///< per layer [B, heads, R, 2N] when asked
+    torch::Tensor predictions;             ///< [B, N], read at token 2i (x_i)
+    std::vector<torch::Tensor> attention;  ///< per layer [B, heads, R, 2N] when asked
 };
 
 class InContextModelImpl : public torch::nn::Module {

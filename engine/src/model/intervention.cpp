@@ -21,21 +21,16 @@ void ntkScale(std::vector<double>& invFreq, int headDim, double s)
 bool Intervention::identityAt(std::int64_t tokens) const
 {
     switch (kind) {
-    case Kind::None:
-        return true;
+    case Kind::None: return true;
     case Kind::Pi:
     case Kind::Ntk:
     case Kind::Yarn:
-    case Kind::MambaDt:
-        return factor == 1.0 && (kind != Kind::Yarn || yarnMscale == 1.0);
+    case Kind::MambaDt: return factor == 1.0 && (kind != Kind::Yarn || yarnMscale == 1.0);
     case Kind::DynamicNtk:
-    case Kind::LogitScale:
-        return tokens <= trainTokens;
+    case Kind::LogitScale: return tokens <= trainTokens;
     case Kind::Lambda:
-    case Kind::Window:
-        return local >= tokens;
-    case Kind::LongHeads:
-        return budget >= tokens;
+    case Kind::Window: return local >= tokens;
+    case Kind::LongHeads: return budget >= tokens;
     }
     return false;
 }
@@ -48,9 +43,7 @@ void editRotaryTable(const Intervention& edit, int headDim, std::int64_t maxPos,
     case Intervention::Kind::Pi:  // Chen et al. 2023: position p read as p / s
         posScale *= edit.factor;
         return;
-    case Intervention::Kind::Ntk:
-        ntkScale(invFreq, headDim, edit.factor);
-        return;
+    case Intervention::Kind::Ntk: ntkScale(invFreq, headDim, edit.factor); return;
     case Intervention::Kind::DynamicNtk: {  // the NTK scale recomputed for this length T
         const double t = double(maxPos + 1), l = double(edit.trainTokens);
         if (t > l)
@@ -83,8 +76,7 @@ void editRotaryTable(const Intervention& edit, int headDim, std::int64_t maxPos,
         mscale *= edit.yarnMscale;
         return;
     }
-    default:
-        return;
+    default: return;
     }
 }
 

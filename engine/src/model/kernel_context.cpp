@@ -227,7 +227,8 @@ private:
         if (!m_get || !m_set)
             m_get = nullptr, m_set = nullptr;
         if (!m_set)
-            m_setLocal = reinterpret_cast<SetLocal>(dlsym(RTLD_DEFAULT, "MKL_Set_Num_Threads_Local"));
+            m_setLocal =
+                reinterpret_cast<SetLocal>(dlsym(RTLD_DEFAULT, "MKL_Set_Num_Threads_Local"));
     }
 
     // Under m_mutex. Only an actual change calls OpenBLAS (a step enters and leaves serial
@@ -235,7 +236,9 @@ private:
     void apply()
     {
         if (m_setLocal) {
-            m_wanted.store(m_serial > 0 ? 1 : m_requests.empty() ? 0 : *m_requests.rbegin(),
+            m_wanted.store(m_serial > 0         ? 1
+                           : m_requests.empty() ? 0
+                                                : *m_requests.rbegin(),
                            std::memory_order_relaxed);
             return;
         }
@@ -243,17 +246,15 @@ private:
             return;
         if (m_original == 0)  // the first call: what to return to when nothing asks any more
             m_original = std::max(1, m_get());
-        const int want = m_serial > 0         ? 1
-                         : m_requests.empty() ? m_original
-                                              : *m_requests.rbegin();
+        const int want = m_serial > 0 ? 1 : m_requests.empty() ? m_original : *m_requests.rbegin();
         if (want != m_get())
             m_set(want);
     }
 
     GetThreads m_get;
     SetThreads m_set;
-    SetLocal m_setLocal = nullptr;      // MKL's per-thread count, when the BLAS is MKL
-    std::atomic<int> m_wanted{0};       // MKL: the count threads adopt (0: MKL's own)
+    SetLocal m_setLocal = nullptr;  // MKL's per-thread count, when the BLAS is MKL
+    std::atomic<int> m_wanted{0};   // MKL: the count threads adopt (0: MKL's own)
     std::mutex m_mutex;
     std::multiset<int> m_requests;
     int m_serial = 0;

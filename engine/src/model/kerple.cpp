@@ -20,10 +20,10 @@ torch::Tensor KerpleImpl::logitBias(const PositionSpan& pos)
         else
             m_p.clamp_min_(kEps);
     }
-    const auto n = pos.distances().to(torch::kFloat32);                                          // [Tq, Tk]
-    const auto p = m_p.view({-1, 1, 1}), a = m_a.view({-1, 1, 1});                               // [h, 1, 1]
+    const auto n = pos.distances().to(torch::kFloat32);             // [Tq, Tk]
+    const auto p = m_p.view({-1, 1, 1}), a = m_a.view({-1, 1, 1});  // [h, 1, 1]
     if (m_kernel == Kernel::Log)
-        return -p * torch::log1p(a * n);                                                          // [h, Tq, Tk]
+        return -p * torch::log1p(a * n);  // [h, Tq, Tk]
     return -a * n.pow(p);
 }
 

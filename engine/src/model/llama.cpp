@@ -38,8 +38,8 @@ LlamaLayerImpl::LlamaLayerImpl(const RunConfig& config) : m_fusable(encodingOf(c
 {
     const auto& m = config.model;
     // Registration order mirrors the reference's state dict: self_attn, mlp, norms.
-    m_attn = register_module(
-        "self_attn", Attention(m.hiddenSize, m.numHeads, makePositionEncoding(config)));
+    m_attn = register_module("self_attn",
+                             Attention(m.hiddenSize, m.numHeads, makePositionEncoding(config)));
     m_mlp = register_module("mlp", SwiGlu(m.hiddenSize, m.intermediateSize));
     m_inputNorm = register_module("input_layernorm", RmsNorm(m.hiddenSize, m.rmsNormEps));
     m_postNorm = register_module("post_attention_layernorm", RmsNorm(m.hiddenSize, m.rmsNormEps));
@@ -51,8 +51,8 @@ torch::Tensor LlamaLayerImpl::forward(const torch::Tensor& h, const PositionSpan
     // Training on the CPU: the whole layer as one autograd node (fused_layer.h), same math.
     if (!tap && pos.k.is_same(pos.q) && m_fusable && fusedApplies(policy, h)) {
         auto pe = m_attn->positionEncoding();
-        auto [cos, sin] = pe->rotaryTables(pos);   // [T, d] each, or undefined
-        auto [cosK, sinK] = pe->keyTables(pos);    // the keys' own (xPos), or undefined
+        auto [cos, sin] = pe->rotaryTables(pos);  // [T, d] each, or undefined
+        auto [cosK, sinK] = pe->keyTables(pos);   // the keys' own (xPos), or undefined
         FusedLayerParams p;
         p.inputNorm = m_inputNorm->weight();
         p.q = m_attn->qWeight();
@@ -87,8 +87,7 @@ PositionEncoding LlamaImpl::positionEncoding(size_t layer) const
     return m_layerList.at(layer)->positionEncoding();
 }
 
-torch::Tensor LlamaImpl::forward(const torch::Tensor& h, const PositionSpan& pos,
-                                 AttentionTap* tap)
+torch::Tensor LlamaImpl::forward(const torch::Tensor& h, const PositionSpan& pos, AttentionTap* tap)
 {
     auto x = h;
     for (auto& layer : m_layerList)

@@ -14,10 +14,10 @@ namespace lengen::engine::model {
 struct FusedMambaParams;
 
 struct MambaSizes {
-    int hidden = 256;     ///< H
-    int state = 16;       ///< N_s
-    int inner = 512;      ///< E = expand (2) * H
-    int dtRank = 16;      ///< R = ceil(H / 16)
+    int hidden = 256;  ///< H
+    int state = 16;    ///< N_s
+    int inner = 512;   ///< E = expand (2) * H
+    int dtRank = 16;   ///< R = ceil(H / 16)
     int convKernel = 4;
     double eps = 1e-5;
 };
@@ -27,8 +27,7 @@ public:
     explicit MambaMixerImpl(const MambaSizes& sizes);
     /// [B, T, H] -> [B, T, H]; `dtScale` multiplies the step Delta (mamba_dt, evaluation only).
     /// u [B, T, H] -> [B, T, H]; the scan runs on `kernels`' threads.
-    torch::Tensor forward(const torch::Tensor& u, double dtScale,
-                          const KernelPolicy& policy);
+    torch::Tensor forward(const torch::Tensor& u, double dtScale, const KernelPolicy& policy);
     /// HF Mamba initialisation from `gen` (PyTorch-default Linear/conv init, dt bias as
     /// inverse softplus of a log-uniform step in [1e-3, 1e-1], A_log = ln(n + 1), D = 1).
     void initialise(at::Generator& gen);

@@ -22,7 +22,8 @@ void doubling(torch::Tensor& a, torch::Tensor& b, std::int64_t dim, bool product
         auto nb = torch::empty_like(b);
         nb.narrow(dim, kept, k).copy_(b.narrow(dim, kept, k));
         auto out = nb.narrow(dim, to, tail);
-        torch::addcmul_out(out, b.narrow(dim, to, tail), a.narrow(dim, to, tail), b.narrow(dim, from, tail));
+        torch::addcmul_out(out, b.narrow(dim, to, tail), a.narrow(dim, to, tail),
+                           b.narrow(dim, from, tail));
         if (products || 2 * k < n) {  // the last pass's products only serve the caller
             auto na = torch::empty_like(a);
             na.narrow(dim, kept, k).copy_(a.narrow(dim, kept, k));
@@ -56,14 +57,15 @@ torch::Tensor recurrence(torch::Tensor a, torch::Tensor b, std::int64_t chunk, b
     a = b = torch::Tensor();  // the padded copies go with the first pass (evaluation's memory)
     doubling(a4, b4, 2, chunks > 1, reverse);  // b4: each chunk's states from a zero start
     if (chunks > 1) {
-        // The chunks' last states [B, C, F] carried across chunks: end[c] = P[c] end[c-1] + local[c]
-        // (reversed: from chunk c + 1).
+        // The chunks' last states [B, C, F] carried across chunks: end[c] = P[c] end[c-1] +
+        // local[c] (reversed: from chunk c + 1).
         const auto last = reverse ? 0 : q - 1;
         auto decay = a4.select(2, last).contiguous();
         auto end = b4.select(2, last).contiguous();
         doubling(decay, end, 1, false, reverse);
         auto start = torch::zeros_like(end);  // the state each chunk starts from
-        start.narrow(1, reverse ? 0 : 1, chunks - 1).copy_(end.narrow(1, reverse ? 1 : 0, chunks - 1));
+        start.narrow(1, reverse ? 0 : 1, chunks - 1)
+            .copy_(end.narrow(1, reverse ? 1 : 0, chunks - 1));
         b4 = torch::addcmul(b4, a4, start.unsqueeze(2));  // h = local + P_within * start
     }
     return b4.reshape({batch, chunks * q, f}).narrow(1, 0, t).reshape(sizes);
@@ -116,11 +118,11 @@ torch::Tensor selectiveScanParallel(const torch::Tensor& v, const torch::Tensor&
                                     const torch::Tensor& Cm, const torch::Tensor& D,
                                     std::int64_t chunk)
 {
-    auto decay = torch::exp(delta.unsqueeze(-1) * A);                    // [B, T, E, N]
-    auto input = (delta * v).unsqueeze(-1) * Bm.unsqueeze(2);           // [B, T, E, N]
-    auto h = linearScan(decay, input, chunk);                           // [B, T, E, N]
+    auto decay = torch::exp(delta.unsqueeze(-1) * A);          // [B, T, E, N]
+    auto input = (delta * v).unsqueeze(-1) * Bm.unsqueeze(2);  // [B, T, E, N]
+    auto h = linearScan(decay, input, chunk);                  // [B, T, E, N]
     // Elementwise and a sum rather than a matmul, so bf16 autocast leaves it in float32.
-    return (h * Cm.unsqueeze(2)).sum(-1) + D * v;                       // [B, T, E]
+    return (h * Cm.unsqueeze(2)).sum(-1) + D * v;  // [B, T, E]
 }
 
 }  // namespace lengen::engine::model

@@ -8,8 +8,9 @@
 //   then every position adds its chunk's cumulative decay times the state the chunk starts from.
 //
 // At the standard size (T = 202, Q = 8) a Mamba block's scan is about 45 kernels forward instead
-// of the sequential loop's 2,000 (about 10 a position), each over the whole tensor. The backward is the reverse
-// recurrence (lambda_t = g_t + a_{t+1} lambda_{t+1}) by the same scan, so autograd keeps a and h
+// of the sequential loop's 2,000 (about 10 a position), each over the whole tensor. The backward is
+// the reverse recurrence (lambda_t = g_t + a_{t+1} lambda_{t+1}) by the same scan, so autograd
+// keeps a and h
 // ([B, T, E, N] each), not every pass. No host synchronisation: a CUDA graph captures it.
 
 #include <torch/torch.h>

@@ -4,14 +4,14 @@
 
 #include "lengen/engine/config.h"
 #include "lengen/engine/errors.h"
-#include "model/fire.h"
-#include "model/t5_bias.h"
-#include "model/kerple.h"
-#include "model/cope.h"
-#include "model/sandwich.h"
-#include "model/xpos.h"
 #include "model/attention_detail.h"
+#include "model/cope.h"
+#include "model/fire.h"
+#include "model/kerple.h"
 #include "model/rotary_variants.h"
+#include "model/sandwich.h"
+#include "model/t5_bias.h"
+#include "model/xpos.h"
 
 namespace lengen::engine::model {
 
@@ -31,7 +31,8 @@ PositionSpan PositionSpan::at(const torch::Tensor& positions, torch::Device devi
     const auto* p = cpu.data_ptr<std::int64_t>();
     for (std::int64_t i = 0; i < cpu.numel(); ++i)
         if (p[i] < 0 || (i > 0 && p[i] <= p[i - 1]))
-            throw Error(ErrorKind::Internal, "token positions must be distinct, ascending and >= 0");
+            throw Error(ErrorKind::Internal,
+                        "token positions must be distinct, ascending and >= 0");
     PositionSpan span;
     span.q = cpu.to(device);
     span.k = span.q;
@@ -43,8 +44,7 @@ PositionSpan PositionSpan::at(const torch::Tensor& positions, torch::Device devi
 
 void PositionEncodingImpl::rotate(torch::Tensor&, torch::Tensor&, const PositionSpan&,
                                   const Intervention*)
-{
-}
+{}
 
 torch::Tensor PositionEncodingImpl::logitBias(const PositionSpan&) { return {}; }
 
@@ -67,8 +67,7 @@ torch::Tensor PositionEncodingImpl::contentBias(const torch::Tensor&, const torc
 
 RotaryImpl::RotaryImpl(int headDim, double theta)
     : m_headDim(headDim), m_theta(theta), m_baseFreq(baseFrequencies(headDim, theta))
-{
-}
+{}
 
 std::vector<double> RotaryImpl::baseFrequencies(int headDim, double theta)
 {
@@ -86,9 +85,8 @@ void RotaryImpl::tables(std::int64_t, std::vector<double>& invFreq, double& posS
     mscale = 1.0;
 }
 
-std::pair<torch::Tensor, torch::Tensor> RotaryImpl::cosSin(const torch::Tensor& pos,
-                                                            std::int64_t maxPos,
-                                                            const Intervention* edit)
+std::pair<torch::Tensor, torch::Tensor>
+RotaryImpl::cosSin(const torch::Tensor& pos, std::int64_t maxPos, const Intervention* edit)
 {
     std::vector<double> freq;
     double posScale = 1, mscale = 1;
@@ -100,10 +98,10 @@ std::pair<torch::Tensor, torch::Tensor> RotaryImpl::cosSin(const torch::Tensor& 
     if (stale) {
         // Angles in float64 so long positions keep their precision, then float32 tables.
         const std::int64_t len = std::max<std::int64_t>(maxPos + 1, 1);
-        auto p = torch::arange(len, torch::kFloat64) / posScale;              // [L]
-        auto f = torch::tensor(freq, torch::kFloat64);                        // [d/2]
-        auto angles = torch::outer(p, f);                                     // [L, d/2]
-        angles = torch::cat({angles, angles}, 1);                             // [L, d]
+        auto p = torch::arange(len, torch::kFloat64) / posScale;  // [L]
+        auto f = torch::tensor(freq, torch::kFloat64);            // [d/2]
+        auto angles = torch::outer(p, f);                         // [L, d/2]
+        angles = torch::cat({angles, angles}, 1);                 // [L, d]
         m_cos = (angles.cos() * mscale).to(torch::kFloat32).to(pos.device());
         m_sin = (angles.sin() * mscale).to(torch::kFloat32).to(pos.device());
         m_cachedMax = len - 1;
@@ -132,9 +130,8 @@ std::pair<torch::Tensor, torch::Tensor> RotaryImpl::rotaryTables(const PositionS
     return cosSin(pos.q, pos.maxPos, nullptr);
 }
 
-std::pair<torch::Tensor, torch::Tensor> RotaryImpl::tablesAt(const torch::Tensor& pos,
-                                                             std::int64_t maxPos,
-                                                             const Intervention* edit)
+std::pair<torch::Tensor, torch::Tensor>
+RotaryImpl::tablesAt(const torch::Tensor& pos, std::int64_t maxPos, const Intervention* edit)
 {
     return cosSin(pos, maxPos, edit);
 }
@@ -170,10 +167,7 @@ std::vector<double> AlibiImpl::slopes(int numHeads)
     return reordered;
 }
 
-AlibiImpl::AlibiImpl(int numHeads)
-{
-    m_slopes = torch::tensor(slopes(numHeads), torch::kFloat32);
-}
+AlibiImpl::AlibiImpl(int numHeads) { m_slopes = torch::tensor(slopes(numHeads), torch::kFloat32); }
 
 torch::Tensor AlibiImpl::logitBias(const PositionSpan& pos)
 {
@@ -182,10 +176,11 @@ torch::Tensor AlibiImpl::logitBias(const PositionSpan& pos)
     if (!pos.consecutive || tq != m_cachedTq || tk != m_cachedTk || q0 != m_cachedQ0 ||
         k0 != m_cachedK0 || m_cached.device() != pos.q.device()) {
         auto rel = (pos.q.unsqueeze(1) - pos.k.unsqueeze(0)).to(torch::kFloat32);  // [Tq, Tk]
-        if (m_slopes.device() != pos.q.device())  // moved once: randomized positions rebuild every step
+        if (m_slopes.device() !=
+            pos.q.device())  // moved once: randomized positions rebuild every step
             m_slopes = m_slopes.to(pos.q.device());
         m_cached = -m_slopes.view({-1, 1, 1}) * rel.unsqueeze(0);  // [h,Tq,Tk]
-        m_cachedTq = pos.consecutive ? tq : -1;  // random positions: never reused
+        m_cachedTq = pos.consecutive ? tq : -1;                    // random positions: never reused
         m_cachedTk = tk, m_cachedQ0 = q0, m_cachedK0 = k0;
     }
     return m_cached;
@@ -215,29 +210,32 @@ PositionEncoding makePositionEncoding(const RunConfig& config)
     const double factor = config.position.factor.value_or(1.0);
     const int lOrig = m.maxPositionEmbeddings;
     if (type == "yarn")
-        return PositionEncoding(Base(std::make_shared<YarnImpl>(headDim, m.ropeTheta, factor, lOrig)));
+        return PositionEncoding(
+            Base(std::make_shared<YarnImpl>(headDim, m.ropeTheta, factor, lOrig)));
     if (type == "dynamic-yarn")
         return PositionEncoding(Base(
             std::make_shared<DynamicYarnImpl>(headDim, m.ropeTheta, factor, lOrig, reference)));
     if (type == "dynamic")
-        return PositionEncoding(Base(
-            std::make_shared<DynamicNtkImpl>(headDim, m.ropeTheta, factor, lOrig, reference)));
+        return PositionEncoding(
+            Base(std::make_shared<DynamicNtkImpl>(headDim, m.ropeTheta, factor, lOrig, reference)));
     if (type == "linear")
         return PositionEncoding(Base(std::make_shared<LinearPiImpl>(headDim, m.ropeTheta, factor)));
     if (type == "kerple_log" || type == "kerple_power")
         return PositionEncoding(Base(std::make_shared<KerpleImpl>(
-            m.numHeads, type == "kerple_log" ? KerpleImpl::Kernel::Log : KerpleImpl::Kernel::Power)));
+            m.numHeads,
+            type == "kerple_log" ? KerpleImpl::Kernel::Log : KerpleImpl::Kernel::Power)));
     if (type == "sandwich")
-        return PositionEncoding(Base(std::make_shared<SandwichImpl>(m.numHeads, config.position.sandwichDim)));
+        return PositionEncoding(
+            Base(std::make_shared<SandwichImpl>(m.numHeads, config.position.sandwichDim)));
     if (type == "xpos")
         return PositionEncoding(
             Base(std::make_shared<XposImpl>(headDim, m.ropeTheta, config.position.xposScaleBase)));
     if (type == "cope")
-        return PositionEncoding(Base(std::make_shared<CopeImpl>(headDim, config.position.copeMaxPositions,
-                                                                     config.position.copeDividePositionLogits)));
+        return PositionEncoding(Base(std::make_shared<CopeImpl>(
+            headDim, config.position.copeMaxPositions, config.position.copeDividePositionLogits)));
     if (type == "t5")
-        return PositionEncoding(Base(std::make_shared<T5BiasImpl>(m.numHeads, config.position.t5Buckets,
-                                                                  config.position.t5MaxDistance)));
+        return PositionEncoding(Base(std::make_shared<T5BiasImpl>(
+            m.numHeads, config.position.t5Buckets, config.position.t5MaxDistance)));
     if (type == "fire") {
         // The reference's width is max_position_embeddings by a positional-argument slip (§9.5).
         const int width = reference ? lOrig : config.position.fireMlpWidth;

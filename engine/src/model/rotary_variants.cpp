@@ -22,11 +22,12 @@ YarnTables yarnTables(int headDim, double base, double lOrig, double scale)
     t.low = std::max(std::floor(correctionDim(kBetaFast)), 0.0);
     t.high = std::min(std::ceil(correctionDim(kBetaSlow)), d - 1);
     if (t.low == t.high)
-        t.high += 0.001;  // avoid a zero-width ramp
+        t.high += 0.001;                                            // avoid a zero-width ramp
     const auto theta = RotaryImpl::baseFrequencies(headDim, base);  // once per table, not per step
     t.invFreq.resize(theta.size());
     for (size_t i = 0; i < theta.size(); ++i) {
-        const double ramp = std::clamp((static_cast<double>(i) - t.low) / (t.high - t.low), 0.0, 1.0);
+        const double ramp =
+            std::clamp((static_cast<double>(i) - t.low) / (t.high - t.low), 0.0, 1.0);
         const double extrapolate = 1.0 - ramp;  // 1 keeps the original frequency
         t.invFreq[i] = theta[i] / scale * (1 - extrapolate) + theta[i] * extrapolate;
     }
@@ -37,8 +38,7 @@ YarnTables yarnTables(int headDim, double base, double lOrig, double scale)
 YarnImpl::YarnImpl(int headDim, double theta, double factor, int lOrig)
     : RotaryImpl(headDim, theta), m_yarn(yarnTables(headDim, theta, lOrig, factor)),
       m_factor(factor), m_lOrig(lOrig)
-{
-}
+{}
 
 void YarnImpl::tables(std::int64_t, std::vector<double>& invFreq, double& posScale,
                       double& mscale) const
@@ -50,18 +50,19 @@ void YarnImpl::tables(std::int64_t, std::vector<double>& invFreq, double& posSca
 
 std::map<std::string, std::vector<double>> YarnImpl::constants() const
 {
-    return {{"inv_freq", m_yarn.invFreq},   {"mscale", {m_yarn.mscale}},
-            {"low_high", {m_yarn.low, m_yarn.high}}, {"factor", {m_factor}},
+    return {{"inv_freq", m_yarn.invFreq},
+            {"mscale", {m_yarn.mscale}},
+            {"low_high", {m_yarn.low, m_yarn.high}},
+            {"factor", {m_factor}},
             {"original_max_position", {static_cast<double>(m_lOrig)}}};
 }
 
 DynamicRotaryImpl::DynamicRotaryImpl(int headDim, double theta, double threshold, bool stateful)
     : RotaryImpl(headDim, theta), m_threshold(threshold), m_stateful(stateful)
-{
-}
+{}
 
-void DynamicRotaryImpl::tables(std::int64_t maxPos, std::vector<double>& invFreq,
-                               double& posScale, double& mscale) const
+void DynamicRotaryImpl::tables(std::int64_t maxPos, std::vector<double>& invFreq, double& posScale,
+                               double& mscale) const
 {
     posScale = 1.0;
     const double length = static_cast<double>(maxPos + 1);
@@ -93,8 +94,7 @@ std::map<std::string, std::vector<double>> DynamicRotaryImpl::constants() const
 
 DynamicYarnImpl::DynamicYarnImpl(int headDim, double theta, double factor, int lOrig, bool stateful)
     : DynamicRotaryImpl(headDim, theta, factor * lOrig, stateful), m_factor(factor), m_lOrig(lOrig)
-{
-}
+{}
 
 void DynamicYarnImpl::scaledTables(double length, std::vector<double>& invFreq,
                                    double& mscale) const
@@ -107,22 +107,20 @@ void DynamicYarnImpl::scaledTables(double length, std::vector<double>& invFreq,
 
 DynamicNtkImpl::DynamicNtkImpl(int headDim, double theta, double factor, int lOrig, bool stateful)
     : DynamicRotaryImpl(headDim, theta, lOrig, stateful), m_factor(factor), m_lOrig(lOrig)
-{
-}
+{}
 
-void DynamicNtkImpl::scaledTables(double length, std::vector<double>& invFreq,
-                                  double& mscale) const
+void DynamicNtkImpl::scaledTables(double length, std::vector<double>& invFreq, double& mscale) const
 {
     const double d = m_headDim;
-    const double base = m_theta * std::pow(m_factor * length / m_lOrig - (m_factor - 1), d / (d - 2));
+    const double base =
+        m_theta * std::pow(m_factor * length / m_lOrig - (m_factor - 1), d / (d - 2));
     invFreq = RotaryImpl::baseFrequencies(m_headDim, base);
     mscale = 1.0;
 }
 
 LinearPiImpl::LinearPiImpl(int headDim, double theta, double factor)
     : RotaryImpl(headDim, theta), m_factor(factor)
-{
-}
+{}
 
 void LinearPiImpl::tables(std::int64_t maxPos, std::vector<double>& invFreq, double& posScale,
                           double& mscale) const

@@ -12,7 +12,7 @@ inline constexpr double kPi = 3.14159265358979323846;
 /// YaRN frequency blend for scale s (§4.5): ramp between the correction dimensions of
 /// beta_fast = 32 and beta_slow = 1 rotations over the original context lOrig.
 struct YarnTables {
-    double low = 0, high = 0;    ///< correction dimensions (after floor/ceil/clamp)
+    double low = 0, high = 0;     ///< correction dimensions (after floor/ceil/clamp)
     std::vector<double> invFreq;  ///< theta'_i
     double mscale = 1;            ///< 0.1 ln s + 1 (s > 1), applied to cos and sin
 };

@@ -35,20 +35,22 @@ std::vector<double> SandwichImpl::headScales(int numHeads)
 torch::Tensor SandwichImpl::logitBias(const PositionSpan& pos)
 {
     const std::int64_t count = pos.maxPos + 1;
-    if (!m_perDistance.defined() || m_perDistance.size(1) < count || m_perDistance.device() != pos.q.device()) {
+    if (!m_perDistance.defined() || m_perDistance.size(1) < count ||
+        m_perDistance.device() != pos.q.device()) {
         auto b = torch::tensor(profile(m_dim, count), torch::kFloat64).unsqueeze(0);  // [1, D]
-        m_perDistance = (b * m_scales).to(torch::kFloat32).to(pos.q.device());       // [heads, D]
+        m_perDistance = (b * m_scales).to(torch::kFloat32).to(pos.q.device());        // [heads, D]
     }
-    const auto n = pos.distances();                                                    // [Tq, Tk]
+    const auto n = pos.distances();  // [Tq, Tk]
     const auto tq = pos.q.size(0), tk = pos.k.size(0);
-    return m_perDistance.index_select(1, n.reshape({-1})).view({-1, tq, tk});         // [heads, Tq, Tk]
+    return m_perDistance.index_select(1, n.reshape({-1})).view({-1, tq, tk});  // [heads, Tq, Tk]
 }
 
 std::map<std::string, std::vector<double>> SandwichImpl::constants() const
 {
     auto s = m_scales.reshape({-1}).contiguous();
     return {{"dim", {double(m_dim)}},
-            {"head_scales", std::vector<double>(s.data_ptr<double>(), s.data_ptr<double>() + s.numel())}};
+            {"head_scales",
+             std::vector<double>(s.data_ptr<double>(), s.data_ptr<double>() + s.numel())}};
 }
 
 }  // namespace lengen::engine::model

@@ -23,7 +23,7 @@ public:
 
 private:
     int m_dim;
-    torch::Tensor m_scales;   // [heads, 1]
+    torch::Tensor m_scales;       // [heads, 1]
     torch::Tensor m_perDistance;  // [heads, D] on the device of the last forward
 };
 

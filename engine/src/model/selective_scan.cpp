@@ -36,8 +36,8 @@ public:
                                  const torch::Tensor& Bm, const torch::Tensor& Cm,
                                  const torch::Tensor& D, const k::KernelContext* context)
     {
-        tensor_list in = {v.contiguous(), delta.contiguous(), A.contiguous(),
-                          Bm.contiguous(), Cm.contiguous(), D.contiguous()};
+        tensor_list in = {v.contiguous(),  delta.contiguous(), A.contiguous(),
+                          Bm.contiguous(), Cm.contiguous(),    D.contiguous()};
         auto y = torch::empty_like(in[0]);
         const auto shape = shapeOf(in);
         context->run(context->slicesFor(shape.b), [&](k::Slice sl) {
@@ -54,7 +54,7 @@ public:
         auto gy = gradOut[0].contiguous();
         const auto& context = fused::keptContext(ctx);
         const auto shape = shapeOf(in);
-        tensor_list g(in.size() + 1);  // one per input, the context's left undefined
+        tensor_list g(in.size() + 1);        // one per input, the context's left undefined
         for (const size_t i : {0, 1, 3, 4})  // dA and dD (2, 5): the per-slice sums below
             g[i] = torch::empty_like(in[i]);
         // Per slice its own dA [E, N] and dD [E], zeroed: the kernel adds to them.
@@ -82,8 +82,8 @@ torch::Tensor selectiveScanNaive(const torch::Tensor& v, const torch::Tensor& de
     auto s = torch::zeros({v.size(0), v.size(2), A.size(1)}, v.options());  // [B, E, N]
     std::vector<torch::Tensor> ys;
     for (std::int64_t t = 0; t < v.size(1); ++t) {
-        auto dt = delta.select(1, t).unsqueeze(-1);                          // [B, E, 1]
-        auto vt = v.select(1, t);                                            // [B, E]
+        auto dt = delta.select(1, t).unsqueeze(-1);  // [B, E, 1]
+        auto vt = v.select(1, t);                    // [B, E]
         s = torch::exp(dt * A) * s + dt * Bm.select(1, t).unsqueeze(1) * vt.unsqueeze(-1);
         ys.push_back((s * Cm.select(1, t).unsqueeze(1)).sum(-1) + D * vt);
     }

@@ -10,7 +10,7 @@ XposImpl::XposImpl(int headDim, double theta, double scaleBase)
     : RotaryImpl(headDim, theta), m_scaleBase(scaleBase)
 {
     auto z = torch::tensor(zeta(headDim), torch::kFloat64).log();  // [d/2]
-    m_logZeta = torch::cat({z, z});                                  // [d]
+    m_logZeta = torch::cat({z, z});                                // [d]
 }
 
 std::vector<double> XposImpl::zeta(int headDim)
@@ -26,12 +26,14 @@ torch::Tensor XposImpl::decay(const torch::Tensor& p, std::int64_t maxPos, doubl
     if (m_logZeta.device() != p.device())  // moved once: no copy inside a captured CUDA graph
         m_logZeta = m_logZeta.to(p.device());
     const double centre = double((maxPos + 1) / 2);
-    auto n = (p.to(torch::kFloat64) - centre) * (sign / m_scaleBase);  // [T]
+    auto n = (p.to(torch::kFloat64) - centre) * (sign / m_scaleBase);   // [T]
     return torch::exp(torch::outer(n, m_logZeta)).to(torch::kFloat32);  // [T, d]
 }
 
-std::pair<torch::Tensor, torch::Tensor> XposImpl::scaledTables(const torch::Tensor& p, std::int64_t maxPos,
-                                                                const Intervention* edit, double sign)
+std::pair<torch::Tensor, torch::Tensor> XposImpl::scaledTables(const torch::Tensor& p,
+                                                               std::int64_t maxPos,
+                                                               const Intervention* edit,
+                                                               double sign)
 {
     auto [c, s] = tablesAt(p, maxPos, edit);  // [T, d]
     const auto d = decay(p, maxPos, sign);

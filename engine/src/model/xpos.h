@@ -31,10 +31,12 @@ private:
     // position is maxPos, [T, d] float32 on p's device.
     torch::Tensor decay(const torch::Tensor& p, std::int64_t maxPos, double sign);
     // cos and sin at p (under a rotary intervention) times decay(p, maxPos, sign), [T, d].
-    std::pair<torch::Tensor, torch::Tensor> scaledTables(const torch::Tensor& p, std::int64_t maxPos,
+    std::pair<torch::Tensor, torch::Tensor> scaledTables(const torch::Tensor& p,
+                                                         std::int64_t maxPos,
                                                          const Intervention* edit, double sign);
     double m_scaleBase;
-    torch::Tensor m_logZeta;  // [d] float64: ln zeta_i, twice (rotate-half pairs); on the last device
+    torch::Tensor
+        m_logZeta;  // [d] float64: ln zeta_i, twice (rotate-half pairs); on the last device
 };
 
 }  // namespace lengen::engine::model

@@ -80,8 +80,8 @@ void writeRecords(const std::string& root, const std::vector<Submission>& all)
 {
     json out = json::array();
     for (const auto& e : all) {
-        json entry = {{"executor", e.executor}, {"job_id", e.jobId}, {"cells", e.cells},
-                      {"submitted_at", e.submittedAt}, {"host", e.host}, {"pid", e.pid}};
+        json entry = {{"executor", e.executor},        {"job_id", e.jobId}, {"cells", e.cells},
+                      {"submitted_at", e.submittedAt}, {"host", e.host},    {"pid", e.pid}};
         if (!e.endedAt.empty())
             entry["ended_at"] = e.endedAt;
         out.push_back(std::move(entry));
@@ -182,7 +182,8 @@ void markCancelled(const SweepPaths& paths, const std::string& cell, const std::
     writeFileAtomically(cancelMarkPath(paths, cell), doc.dump(1) + "\n");
 }
 
-void clearCancelMark(const SweepPaths& paths, const std::string& cell, std::chrono::system_clock::time_point takenAt)
+void clearCancelMark(const SweepPaths& paths, const std::string& cell,
+                     std::chrono::system_clock::time_point takenAt)
 {
     std::error_code ec;
     const auto mark = cancelMarkPath(paths, cell);

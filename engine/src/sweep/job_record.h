@@ -9,8 +9,8 @@
 // Both are written whole to a temporary name and renamed; jobs.json's read-modify-write holds
 // an flock on jobs.json.lock, so two submissions at once both stay listed.
 
-#include <cstdint>
 #include <chrono>
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -59,6 +59,7 @@ bool cancelMarked(const SweepPaths& paths, const std::string& cell);
 void markCancelled(const SweepPaths& paths, const std::string& cell, const std::string& by);
 /// Removes a mark written before `takenAt` (when an executor began choosing cells): a new run
 /// takes a cancelled cell again, but a `sweep cancel` that lands while it starts still holds.
-void clearCancelMark(const SweepPaths& paths, const std::string& cell, std::chrono::system_clock::time_point takenAt);
+void clearCancelMark(const SweepPaths& paths, const std::string& cell,
+                     std::chrono::system_clock::time_point takenAt);
 
 }  // namespace lengen::engine::sweep

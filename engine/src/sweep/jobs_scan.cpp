@@ -45,7 +45,8 @@ namespace {
 constexpr const char* kMarkerPrefix = ".lengen-job-";  // .lengen-job-<kind>-<pid>-<n>.lock
 }  // namespace
 
-AnalysisJobMarker::AnalysisJobMarker(const std::string& runFile, JobKindId kind) : m_lock(std::make_unique<Lock>())
+AnalysisJobMarker::AnalysisJobMarker(const std::string& runFile, JobKindId kind)
+    : m_lock(std::make_unique<Lock>())
 {
     static std::atomic<int> next{0};
     std::string name = jobKindRow(kind).name;
@@ -55,7 +56,9 @@ AnalysisJobMarker::AnalysisJobMarker(const std::string& runFile, JobKindId kind)
     try {
         const auto dir = fs::path(locateRunFile(runFile)).parent_path();
         m_lock->lock = std::make_unique<io::WriterLock>(
-            (dir / (kMarkerPrefix + name + "-" + std::to_string(::getpid()) + "-" + std::to_string(next++))).string());
+            (dir / (kMarkerPrefix + name + "-" + std::to_string(::getpid()) + "-" +
+                    std::to_string(next++)))
+                .string());
     } catch (const std::exception&) {
         // A folder that takes no file: the job runs, unlisted.
     }
@@ -73,6 +76,29 @@ std::int64_t startedMs(const std::string& lockFile)
         return 0;
     return std::int64_t(st.st_mtim.tv_sec) * 1000 + st.st_mtim.tv_nsec / 1000000;
 }
+
+// A live cell of sweep `root` as a job: running, or waiting (for the scheduler, or for a slot
+// in `sweep run`).
+JobRecord cellJob(const std::string& root, const CellStatus& st)
+{
+    JobRecord j;
+    j.kind = JobKindId::SweepCell;
+    j.state = st.state == SweepCellState::Running ? JobState::Running : JobState::Queued;
+    if (st.state == SweepCellState::Requeued)
+        j.waitingFor = "requeued by the scheduler";
+    else if (j.state == JobState::Queued)
+        j.waitingFor = st.message;
+    j.subject = root;
+    j.cell = st.cell->name;
+    j.holder = st.jobId;
+    j.schedulerState = st.scheduler;
+    j.step = st.step;
+    j.totalSteps = st.totalSteps;
+    j.lastLoss = st.lastLoss;
+    if (j.state == JobState::Running)
+        j.startedAtMs = startedMs(SweepPaths{root}.runFile(st.cell->name) + ".lock");
+    return j;
+}
 }  // namespace
 
 std::vector<JobRecord> findJobs(const std::vector<std::string>& folders, std::string* note)
@@ -80,7 +106,9 @@ std::vector<JobRecord> findJobs(const std::vector<std::string>& folders, std::st
     std::vector<JobRecord> out;
     std::set<std::string> sweeps, runs, markers;
     // The walk the Runs list makes too (run_index.h): run files, sweep folders, job markers.
-    const auto normal = [](const std::string& p) { return fs::absolute(p).lexically_normal().string(); };
+    const auto normal = [](const std::string& p) {
+        return fs::absolute(p).lexically_normal().string();
+    };
     for (const auto& folder : folders) {
         try {
             const auto scan = scanFolder(folder);
@@ -103,28 +131,11 @@ std::vector<JobRecord> findJobs(const std::vector<std::string>& folders, std::st
             std::string said;
             for (const auto& st : sweepJobStatus(root, index, &said)) {
                 cellRuns.insert(SweepPaths{root}.runFile(st.cell->name));
-                const bool live = st.state == SweepCellState::Running || st.state == SweepCellState::Requeued ||
-                                  st.queued;
+                const bool live = st.state == SweepCellState::Running ||
+                                  st.state == SweepCellState::Requeued || st.queued;
                 if (!live)
                     continue;
-                JobRecord j;
-                j.kind = JobKindId::SweepCell;
-                // A requeued or queued cell waits: for the scheduler, or for a slot in `sweep run`.
-                j.state = st.state == SweepCellState::Running ? JobState::Running : JobState::Queued;
-                if (st.state == SweepCellState::Requeued)
-                    j.waitingFor = "requeued by the scheduler";
-                else if (j.state == JobState::Queued)
-                    j.waitingFor = st.message;
-                j.subject = root;
-                j.cell = st.cell->name;
-                j.holder = st.jobId;
-                j.schedulerState = st.scheduler;
-                j.step = st.step;
-                j.totalSteps = st.totalSteps;
-                j.lastLoss = st.lastLoss;
-                if (j.state == JobState::Running)
-                    j.startedAtMs = startedMs(SweepPaths{root}.runFile(st.cell->name) + ".lock");
-                out.push_back(j);
+                out.push_back(cellJob(root, st));
             }
             if (note && !said.empty())
                 *note += (note->empty() ? "" : "; ") + said;
@@ -134,7 +145,8 @@ std::vector<JobRecord> findJobs(const std::vector<std::string>& folders, std::st
         }
     }
     for (const auto& run : runs) {
-        if (cellRuns.count(run) || !io::writerAlive(run) || io::writerRole(run) == io::LockRole::Notes)
+        if (cellRuns.count(run) || !io::writerAlive(run) ||
+            io::writerRole(run) == io::LockRole::Notes)
             continue;  // a notes edit holds the lock for milliseconds: no job
         JobRecord j;
         j.kind = JobKindId::Training;
@@ -157,7 +169,8 @@ std::vector<JobRecord> findJobs(const std::vector<std::string>& folders, std::st
         const std::string base = m.substr(0, m.size() - 5);  // the lock's own path
         if (!io::writerAlive(base))
             continue;
-        const auto name = fs::path(base).filename().string().substr(std::string(kMarkerPrefix).size());
+        const auto name =
+            fs::path(base).filename().string().substr(std::string(kMarkerPrefix).size());
         JobRecord j;
         j.kind = name.rfind("probes", 0) == 0 ? JobKindId::Probe : JobKindId::Evaluation;
         j.state = JobState::Running;

@@ -27,8 +27,9 @@ namespace {
 // and its output to `logFile`. Waited for by pid, not by its output: the daemon it forks may
 // keep that open. The exit code, or -1 when it did not start or did not end within `seconds`
 // (then killed).
-int runControl(const std::string& exe, const std::vector<std::string>& args, const std::vector<std::string>& env,
-               const std::string& input, const std::string& logFile, int seconds)
+int runControl(const std::string& exe, const std::vector<std::string>& args,
+               const std::vector<std::string>& env, const std::string& input,
+               const std::string& logFile, int seconds)
 {
     sweep::LoggedChild child;
     child.exe = exe;
@@ -73,7 +74,8 @@ MpsDaemon::MpsDaemon(const std::string& control) : m_control(control)
     // makes it, 0700, under a name no one else holds.
     std::string root = "/tmp/lengen-mps-XXXXXX";
     if (!::mkdtemp(root.data()))
-        throw Error(ErrorKind::Io, std::string("--mps: cannot create a folder in /tmp: ") + std::strerror(errno));
+        throw Error(ErrorKind::Io,
+                    std::string("--mps: cannot create a folder in /tmp: ") + std::strerror(errno));
     m_root = root;
     m_pipe = m_root + "/pipe";
     m_log = m_root + "/log";
@@ -86,10 +88,10 @@ MpsDaemon::MpsDaemon(const std::string& control) : m_control(control)
     if (code != 0) {
         const std::string why = ec ? ec.message() : tail(m_log + "/control.log") + tail(out);
         fs::remove_all(m_root, ec);
-        throw Error(ErrorKind::Runtime, "--mps: " + m_control + " -d " +
-                                            (code < 0 ? "did not start or answer" : "exited " + std::to_string(code)) +
-                                            (why.empty() ? "" : ": " + why) +
-                                            "; run the sweep without --mps");
+        throw Error(ErrorKind::Runtime,
+                    "--mps: " + m_control + " -d " +
+                        (code < 0 ? "did not start or answer" : "exited " + std::to_string(code)) +
+                        (why.empty() ? "" : ": " + why) + "; run the sweep without --mps");
     }
 }
 

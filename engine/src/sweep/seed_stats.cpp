@@ -72,7 +72,9 @@ AggregateCurve combineOverSeeds(const std::vector<std::vector<double>>& perSeed,
     for (const auto& c : perSeed)
         positions = std::max(positions, c.size());
     const size_t seeds = perSeed.size();
-    auto at = [&](size_t s, size_t p) { return p < perSeed[s].size() ? perSeed[s][p] : std::nan(""); };
+    auto at = [&](size_t s, size_t p) {
+        return p < perSeed[s].size() ? perSeed[s][p] : std::nan("");
+    };
     out.mean.assign(positions, std::nan(""));
     out.low = out.high = out.mean;
     out.seeds.assign(positions, 0);
@@ -124,7 +126,8 @@ AggregateCurve combineOverSeeds(const std::vector<std::vector<double>>& perSeed,
         out.band = band == BandKind::StdDev ? "sd" : "se";
         for (size_t p = 0; p < positions; ++p) {
             // A position one seed reaches has no spread to show.
-            const double w = band == BandKind::StdDev ? sd[p] : sd[p] / std::sqrt(double(out.seeds[p]));
+            const double w =
+                band == BandKind::StdDev ? sd[p] : sd[p] / std::sqrt(double(out.seeds[p]));
             out.low[p] = out.mean[p] - w;
             out.high[p] = out.mean[p] + w;
         }

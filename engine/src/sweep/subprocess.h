@@ -10,10 +10,10 @@
 namespace lengen::engine::sweep {
 
 struct CommandResult {
-    bool started = false;                ///< false: the program was not found or not executable
-    bool timedOut = false;               ///< killed after the time limit
-    int exitCode = -1;                   ///< its exit status (128 + signal when killed)
-    std::string output;                  ///< stdout and stderr together, as printed
+    bool started = false;   ///< false: the program was not found or not executable
+    bool timedOut = false;  ///< killed after the time limit
+    int exitCode = -1;      ///< its exit status (128 + signal when killed)
+    std::string output;     ///< stdout and stderr together, as printed
 };
 
 /// Runs argv[0] (searched on PATH and in /usr/sbin) with stdin from /dev/null.
@@ -24,11 +24,11 @@ std::string findOnPath(const std::string& name);
 
 /// A child that writes to a log file and is waited for by pid (sweep cells, the MPS control).
 struct LoggedChild {
-    std::string exe;                     ///< the file run
-    std::vector<std::string> argv;       ///< argv[0] as the child sees it, then its arguments
-    std::vector<std::string> extraEnv;   ///< "NAME=value" over this process's environment
+    std::string exe;                    ///< the file run
+    std::vector<std::string> argv;      ///< argv[0] as the child sees it, then its arguments
+    std::vector<std::string> extraEnv;  ///< "NAME=value" over this process's environment
     std::string stdinFile = "/dev/null";
-    std::string logFile;                 ///< stdout and stderr, appended
+    std::string logFile;  ///< stdout and stderr, appended
     /// A session of its own (a daemon a terminal's Ctrl-C must not reach), else a process group
     /// of its own (signals come from this process only). Either way no signal is blocked and
     /// SIGINT/SIGTERM act as by default.

@@ -7,9 +7,9 @@
 #include <algorithm>
 #include <cmath>
 #include <filesystem>
+#include <limits>
 #include <map>
 #include <random>
-#include <limits>
 #include <tuple>
 
 #include "lengen/engine/analysis.h"
@@ -63,7 +63,10 @@ void addCurve(Pending& p, const std::string& key, const std::string& label, bool
 
 }  // namespace
 
-std::string aggregateFileFor(const std::string& sweepDir) { return locateSweep(sweepDir) + "/aggregate.h5"; }
+std::string aggregateFileFor(const std::string& sweepDir)
+{
+    return locateSweep(sweepDir) + "/aggregate.h5";
+}
 
 namespace {
 
@@ -101,7 +104,8 @@ std::vector<std::string> groupKeys(const SweepIndex& index, const AggregateOptio
 
 // The cells' stored curves gathered into sets, with the grid's order of methods and groups.
 struct Gathered {
-    std::map<std::tuple<int, std::string, std::string>, Pending> pending;  // (kind order, name, group)
+    std::map<std::tuple<int, std::string, std::string>, Pending>
+        pending;                                         // (kind order, name, group)
     std::map<std::string, int> methodOrder, groupOrder;  // first appearance: grid order
 
     // The set of `kind` (0 eval, 1 probe) and `name` for this cell's group. An intervention is
@@ -127,7 +131,8 @@ struct Gathered {
         return p;
     }
 
-    void addEvaluations(const SweepCell& cell, const Axes& groupAxes, const std::vector<EvalResult>& evals)
+    void addEvaluations(const SweepCell& cell, const Axes& groupAxes,
+                        const std::vector<EvalResult>& evals)
     {
         for (const auto& e : evals) {
             if (!e.source.empty() && e.source != "lengen")
@@ -148,7 +153,8 @@ struct Gathered {
         }
     }
 
-    void addProbes(const SweepCell& cell, const Axes& groupAxes, const std::vector<ProbeGroup>& probes)
+    void addProbes(const SweepCell& cell, const Axes& groupAxes,
+                   const std::vector<ProbeGroup>& probes)
     {
         for (const auto& g : probes) {
             auto& p = setFor(cell, groupAxes, 1, g.path);
@@ -176,16 +182,20 @@ struct Gathered {
         for (auto& [key, p] : pending) {
             for (const auto& k : p.order) {
                 const auto& in = p.curves[k];
-                auto curve = combineOverSeeds(in.perSeed, options.band, options.bootstrapTrials, rng);
+                auto curve =
+                    combineOverSeeds(in.perSeed, options.band, options.bootstrapTrials, rng);
                 curve.key = k;
                 curve.label = in.label;
                 curve.transformer = in.transformer;
                 p.set.curves.push_back(std::move(curve));
             }
             const int order = std::get<0>(key) == 0 ? methodOrder[std::get<1>(key)] : 0;
-            sets.push_back({{std::get<0>(key), order, std::get<1>(key), groupOrder[std::get<2>(key)]}, std::move(p.set)});
+            sets.push_back(
+                {{std::get<0>(key), order, std::get<1>(key), groupOrder[std::get<2>(key)]},
+                 std::move(p.set)});
         }
-        std::stable_sort(sets.begin(), sets.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
+        std::stable_sort(sets.begin(), sets.end(),
+                         [](const auto& a, const auto& b) { return a.first < b.first; });
         std::vector<AggregateSet> out;
         for (auto& [k, set] : sets)
             out.push_back(std::move(set));
@@ -239,14 +249,15 @@ std::vector<AggregateRow> aggregateTable(const SweepAggregate& aggregate, const 
 {
     std::vector<AggregateRow> rows;
     for (const auto& set : aggregate.sets) {
-        if (set.kind != "eval" || set.name != method || set.curves.empty() || set.curves[0].mean.empty())
+        if (set.kind != "eval" || set.name != method || set.curves.empty() ||
+            set.curves[0].mean.empty())
             continue;
         const auto& c = set.curves[0];  // the trained model
         AggregateRow r;
         r.set = &set;
         r.lastPosition = int(c.mean.size()) - 1;
-        r.trainPosition = std::clamp((set.trainedPoints > 0 ? set.trainedPoints : set.trainPoints) - 1, 0,
-                                     r.lastPosition);
+        r.trainPosition = std::clamp(
+            (set.trainedPoints > 0 ? set.trainedPoints : set.trainPoints) - 1, 0, r.lastPosition);
         r.trainMean = c.mean[size_t(r.trainPosition)];
         r.trainLow = c.low[size_t(r.trainPosition)];
         r.trainHigh = c.high[size_t(r.trainPosition)];

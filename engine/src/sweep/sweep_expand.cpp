@@ -37,7 +37,8 @@ std::string describe(const std::vector<std::pair<std::string, std::string>>& axe
 
 // "003-linear_regression-rope-s2": the index keeps them ordered, the values make them readable.
 // A config-key axis with one value is an override of every cell: it does not name them.
-std::string cellName(int index, size_t count, const std::vector<std::pair<std::string, std::string>>& axes,
+std::string cellName(int index, size_t count,
+                     const std::vector<std::pair<std::string, std::string>>& axes,
                      const std::vector<SweepAxis>& specAxes)
 {
     std::string digits = std::to_string(index);
@@ -47,9 +48,12 @@ std::string cellName(int index, size_t count, const std::vector<std::pair<std::s
         const auto& [k, v] = axes[i];
         if (isKeyPath(k) && i < specAxes.size() && specAxes[i].values.size() == 1)
             continue;
-        std::string part = k == "seed" ? "s" + v : isKeyPath(k) ? k.substr(k.rfind('.') + 1) + "=" + v : v;
+        std::string part = k == "seed"    ? "s" + v
+                           : isKeyPath(k) ? k.substr(k.rfind('.') + 1) + "=" + v
+                                          : v;
         for (char& ch : part)
-            if (!std::isalnum(static_cast<unsigned char>(ch)) && ch != '.' && ch != '_' && ch != '=' && ch != '-')
+            if (!std::isalnum(static_cast<unsigned char>(ch)) && ch != '.' && ch != '_' &&
+                ch != '=' && ch != '-')
                 ch = '_';
         name += "-" + part;
     }
@@ -64,7 +68,8 @@ std::string setKeyPath(const std::string& text, const std::string& path, const s
     std::vector<std::string> keys;
     while (start <= path.size()) {
         const size_t dot = path.find('.', start);
-        keys.push_back(path.substr(start, dot == std::string::npos ? std::string::npos : dot - start));
+        keys.push_back(
+            path.substr(start, dot == std::string::npos ? std::string::npos : dot - start));
         if (dot == std::string::npos)
             break;
         start = dot + 1;
@@ -131,10 +136,12 @@ SourceLocation issueLocation(const SweepSpec& spec, const std::string& keyPath)
     return spec.axes.empty() ? SourceLocation{spec.file} : spec.axes.front().where;
 }
 
-SweepCell finishCell(const SweepSpec& spec, const fs::path& dir, RunConfig c, const std::string& source,
+SweepCell finishCell(const SweepSpec& spec, const fs::path& dir, RunConfig c,
+                     const std::string& source,
                      std::vector<std::pair<std::string, std::string>> axes);
 
-const std::string* axisValue(const std::vector<std::pair<std::string, std::string>>& axes, const std::string& key)
+const std::string* axisValue(const std::vector<std::pair<std::string, std::string>>& axes,
+                             const std::string& key)
 {
     for (const auto& [k, v] : axes)
         if (k == key)
@@ -142,8 +149,8 @@ const std::string* axisValue(const std::vector<std::pair<std::string, std::strin
     return nullptr;
 }
 
-[[noreturn]] void failCell(const std::string& label, const SourceLocation& where, const std::string& key,
-                           const std::string& message)
+[[noreturn]] void failCell(const std::string& label, const SourceLocation& where,
+                           const std::string& key, const std::string& message)
 {
     throw ConfigError({{where, key, label + ": " + message}});
 }
@@ -152,7 +159,8 @@ const std::string* axisValue(const std::vector<std::pair<std::string, std::strin
 // else that goes wrong in a cell is the sweep's own error.
 struct RefusedCell : ConfigError {
     RefusedCell(std::vector<ConfigIssue> issues, std::string first)
-        : ConfigError(std::move(issues)), why(std::move(first)) {}
+        : ConfigError(std::move(issues)), why(std::move(first))
+    {}
     std::string why;
 };
 
@@ -178,19 +186,20 @@ SweepCell buildCell(const SweepSpec& spec, const fs::path& dir, SourceCache& cac
 {
     const std::string label = "cell " + describe(axes);
     const auto value = [&](const std::string& key) { return axisValue(axes, key); };
-    const auto fail = [&](const SourceLocation& where, const std::string& key, const std::string& msg) {
-        failCell(label, where, key, msg);
-    };
+    const auto fail = [&](const SourceLocation& where, const std::string& key,
+                          const std::string& msg) { failCell(label, where, key, msg); };
     // 1. The source config: one in memory, the base, or the pattern's file for this task and pe.
     if (spec.baseConfig)
-        return finishCell(spec, dir, *spec.baseConfig, spec.baseConfig->sourceFile, std::move(axes));
+        return finishCell(spec, dir, *spec.baseConfig, spec.baseConfig->sourceFile,
+                          std::move(axes));
     std::string file = spec.pattern.empty() ? spec.base : spec.pattern;
     for (const char* key : {"task", "pe"})
         if (spec.pattern.find(std::string("{") + key + "}") != std::string::npos) {
             const std::string* v = value(key);
             if (!v)
-                fail({spec.file}, "pattern", std::string("the pattern uses {") + key +
-                                                 "} but there is no `" + key + "` axis");
+                fail({spec.file}, "pattern",
+                     std::string("the pattern uses {") + key + "} but there is no `" + key +
+                         "` axis");
             file = substitute(file, key, *v);
         }
     const fs::path path = fs::path(file).is_absolute() ? fs::path(file) : dir / file;
@@ -210,20 +219,21 @@ SweepCell buildCell(const SweepSpec& spec, const fs::path& dir, SourceCache& cac
 }
 
 // Steps 2-4 of a cell from its source config (`source`: the file messages and the run name).
-SweepCell finishCell(const SweepSpec& spec, const fs::path& dir, RunConfig c, const std::string& source,
+SweepCell finishCell(const SweepSpec& spec, const fs::path& dir, RunConfig c,
+                     const std::string& source,
                      std::vector<std::pair<std::string, std::string>> axes)
 {
     const std::string label = "cell " + describe(axes);
     const auto value = [&](const std::string& key) { return axisValue(axes, key); };
-    const auto fail = [&](const SourceLocation& where, const std::string& key, const std::string& msg) {
-        failCell(label, where, key, msg);
-    };
+    const auto fail = [&](const SourceLocation& where, const std::string& key,
+                          const std::string& msg) { failCell(label, where, key, msg); };
     // 2. task and pe as struct edits (unless the pattern already chose the file by them).
     if (const auto* t = value("task"); t && spec.pattern.find("{task}") == std::string::npos)
         setTask(c, *t);
     if (const auto* pe = value("pe"); pe && spec.pattern.find("{pe}") == std::string::npos)
         if (!applyPeName(c, *pe))
-            fail(axisNamed(spec, "pe")->where, "axes.pe", "unknown position encoding '" + *pe + "'");
+            fail(axisNamed(spec, "pe")->where, "axes.pe",
+                 "unknown position encoding '" + *pe + "'");
     // 3. key-path axes in the Draft text; 4. one load validates it all.
     std::string text = toYaml(c, YamlStyle::Draft);
     for (const auto& [k, v] : axes)
@@ -231,7 +241,8 @@ SweepCell finishCell(const SweepSpec& spec, const fs::path& dir, RunConfig c, co
             try {
                 text = setKeyPath(text, k, v);
             } catch (const YAML::Exception& e) {
-                fail(axisNamed(spec, k)->where, "axes." + k, "value '" + v + "' is not YAML: " + e.what());
+                fail(axisNamed(spec, k)->where, "axes." + k,
+                     "value '" + v + "' is not YAML: " + e.what());
             }
         }
     LoadedConfig loaded;
@@ -242,7 +253,7 @@ SweepCell finishCell(const SweepSpec& spec, const fs::path& dir, RunConfig c, co
         for (const auto& i : e.issues())
             issues.push_back({issueLocation(spec, i.keyPath), i.keyPath, label + ": " + i.message});
         const auto* first = e.issues().empty() ? nullptr : &e.issues().front();
-        const std::string why = !first ? std::string(e.what())
+        const std::string why = !first                   ? std::string(e.what())
                                 : first->keyPath.empty() ? first->message
                                                          : first->keyPath + ": " + first->message;
         throw RefusedCell(std::move(issues), why);
@@ -250,7 +261,8 @@ SweepCell finishCell(const SweepSpec& spec, const fs::path& dir, RunConfig c, co
     for (const auto& w : loaded.warnings)  // a key-path axis the loader does not know
         for (const auto& [k, v] : axes)
             if (isKeyPath(k) && w.keyPath.rfind(k, 0) == 0)
-                fail(axisNamed(spec, k)->where, "axes." + k, "the config has no key " + k + " (" + w.message + ")");
+                fail(axisNamed(spec, k)->where, "axes." + k,
+                     "the config has no key " + k + " (" + w.message + ")");
     if (loaded.runs.size() != 1)
         fail(spec.axes.front().where, "model.max_length",
              "model.max_length lists " + std::to_string(loaded.runs.size()) +
@@ -260,7 +272,8 @@ SweepCell finishCell(const SweepSpec& spec, const fs::path& dir, RunConfig c, co
     std::int64_t seed = 0;
     if (const auto* s = value("seed")) {
         if (!config::parseInteger(*s, seed) || seed < 0)
-            fail(axisNamed(spec, "seed")->where, "axes.seed", "seed '" + *s + "' is not a non-negative integer");
+            fail(axisNamed(spec, "seed")->where, "axes.seed",
+                 "seed '" + *s + "' is not a non-negative integer");
         cell.config.seed = std::uint64_t(seed);
     } else if (!cell.config.seed) {
         cell.config.seed = 1;  // a cell must be reproducible: never a random seed
@@ -279,8 +292,8 @@ void checkInterventions(const SweepSpec& spec, const SweepCell& cell)
     const auto& o = spec.stages.evalOptions;
     if (!spec.stages.eval || o.interventions.empty())
         return;
-    const SourceLocation where = spec.stages.interventionsAt.line ? spec.stages.interventionsAt
-                                                                  : SourceLocation{spec.file};
+    const SourceLocation where =
+        spec.stages.interventionsAt.line ? spec.stages.interventionsAt : SourceLocation{spec.file};
     try {
         for (const auto& s : expandInterventions(o.interventions, cell.config))
             if (interventionRefusal(s, cell.config).empty())
@@ -297,13 +310,15 @@ std::vector<SweepCell> expandSweep(const SweepSpec& spec, std::vector<SkippedCel
     size_t count = 1;
     for (const auto& a : spec.axes) {
         if (a.values.empty())
-            throw ConfigError({{a.where, "axes." + a.key, "the axis is empty: give at least one value"}});
+            throw ConfigError(
+                {{a.where, "axes." + a.key, "the axis is empty: give at least one value"}});
         count *= a.values.size();
         if (count > kMaxCells)
-            throw ConfigError({{a.where, "axes." + a.key, "the grid has more than " +
-                                                              std::to_string(kMaxCells) + " cells"}});
+            throw ConfigError({{a.where, "axes." + a.key,
+                                "the grid has more than " + std::to_string(kMaxCells) + " cells"}});
     }
-    const fs::path dir = spec.file.empty() ? fs::current_path() : fs::absolute(spec.file).parent_path();
+    const fs::path dir =
+        spec.file.empty() ? fs::current_path() : fs::absolute(spec.file).parent_path();
     SourceCache cache;
     std::vector<SweepCell> cells;
     std::vector<size_t> at(spec.axes.size(), 0);  // odometer: the last axis varies fastest
@@ -339,8 +354,8 @@ std::vector<SweepCell> expandSweep(const SweepSpec& spec, std::vector<SkippedCel
     }
     if (cells.empty() && !left.empty())
         throw ConfigError({{SourceLocation{spec.file}, "skip_refused",
-                            "the config refuses every combination of the axes (the first, " + left.front().axes +
-                                ": " + left.front().why + ")"}});
+                            "the config refuses every combination of the axes (the first, " +
+                                left.front().axes + ": " + left.front().why + ")"}});
     // A value refused in every combination for what it is (a misspelt task, "64x": the loader
     // refuses the axis's own key) is the sweep's own mistake, not a combination to leave out.
     // Refused at another key (NoPE: training.random_positions.max_position), it is the
@@ -364,11 +379,12 @@ std::vector<SweepCell> expandSweep(const SweepSpec& spec, std::vector<SkippedCel
                         ownKey = ownKey || refusesAxisKey(a.key, k);
             if (!ownKey)
                 continue;
-            throw ConfigError({{a.where, "axes." + a.key,
-                                a.key + "=" + v + " is refused in every combination (" +
-                                    (first != left.end() ? first->why : std::string("?")) +
-                                    "): skip_refused leaves out combinations, not values; correct it or "
-                                    "take it out of the axis"}});
+            throw ConfigError(
+                {{a.where, "axes." + a.key,
+                  a.key + "=" + v + " is refused in every combination (" +
+                      (first != left.end() ? first->why : std::string("?")) +
+                      "): skip_refused leaves out combinations, not values; correct it or "
+                      "take it out of the axis"}});
         }
     if (skipped)
         *skipped = std::move(left);

@@ -16,8 +16,8 @@
 #include <sstream>
 
 #include "clock_text.h"
-#include "lengen/engine/interventions.h"
 #include "lengen/engine/errors.h"
+#include "lengen/engine/interventions.h"
 #include "lengen/engine/run_file.h"
 #include "lengen/engine/sweep.h"
 #include "sweep/job_record.h"
@@ -34,8 +34,9 @@ constexpr std::uintmax_t kMaxIndexBytes = 64u << 20;
 
 [[noreturn]] void damaged(const std::string& file, const std::string& why)
 {
-    throw Error(ErrorKind::RunFile, file + ": " + why + " (is this a LenGen sweep folder? "
-                                                        "`lengen sweep run` writes it again)");
+    throw Error(ErrorKind::RunFile, file + ": " + why +
+                                        " (is this a LenGen sweep folder? "
+                                        "`lengen sweep run` writes it again)");
 }
 
 }  // namespace
@@ -46,8 +47,9 @@ std::string locateSweep(const std::string& pathOrDir)
     if (fs::is_regular_file(p) && p.filename() == "sweep.yaml")
         p = p.parent_path();
     if (!fs::is_regular_file(p / "sweep.yaml"))
-        throw Error(ErrorKind::Usage, "no sweep at " + pathOrDir + " (a sweep folder holds sweep.yaml; "
-                                                                   "create one with `lengen sweep new`)");
+        throw Error(ErrorKind::Usage, "no sweep at " + pathOrDir +
+                                          " (a sweep folder holds sweep.yaml; "
+                                          "create one with `lengen sweep new`)");
     return p.empty() ? std::string(".") : p.string();
 }
 
@@ -57,7 +59,8 @@ SweepIndex prepareSweep(const std::string& dir)
     const SweepSpec spec = loadSweepFile(paths.sweepFile());
     SweepIndex index;
     index.cells = expandSweep(spec, &index.skipped);
-    index.name = spec.name.empty() ? fs::absolute(paths.root).lexically_normal().filename().string() : spec.name;
+    index.name = spec.name.empty() ? fs::absolute(paths.root).lexically_normal().filename().string()
+                                   : spec.name;
     if (index.name.empty())
         index.name = fs::absolute(paths.root).lexically_normal().parent_path().filename().string();
     index.stages = spec.stages;
@@ -82,13 +85,20 @@ SweepIndex prepareSweep(const std::string& dir)
         json axes = json::object();
         for (const auto& [k, v] : c.axes)
             axes[k] = v;
-        cells.push_back({{"index", c.index}, {"name", c.name}, {"axes", axes},
-                         {"task", c.config.task.name}, {"pe", c.config.peDisplayName()},
-                         {"seed", *c.config.seed}, {"run", "cells/" + c.name + "/run.h5"}});
+        cells.push_back({{"index", c.index},
+                         {"name", c.name},
+                         {"axes", axes},
+                         {"task", c.config.task.name},
+                         {"pe", c.config.peDisplayName()},
+                         {"seed", *c.config.seed},
+                         {"run", "cells/" + c.name + "/run.h5"}});
     }
     fs::create_directories(paths.root + "/logs");
-    json doc = {{"format", "lengen-sweep-index"}, {"version", kSweepIndexVersion},
-                {"name", index.name}, {"axes", index.axisKeys}, {"cells", cells},
+    json doc = {{"format", "lengen-sweep-index"},
+                {"version", kSweepIndexVersion},
+                {"name", index.name},
+                {"axes", index.axisKeys},
+                {"cells", cells},
                 {"written_at", utcNow()}};
     if (!index.skipped.empty()) {
         json skipped = json::array();
@@ -105,8 +115,10 @@ SweepIndex readSweepIndex(const std::string& dir)
     const SweepPaths paths{locateSweep(dir)};
     const std::string file = paths.indexFile();
     if (!fs::exists(file))
-        throw Error(ErrorKind::Usage, "the sweep " + paths.root + " has not been prepared yet "
-                                      "(no index.json): run `lengen sweep run` or `sweep submit`");
+        throw Error(ErrorKind::Usage,
+                    "the sweep " + paths.root +
+                        " has not been prepared yet "
+                        "(no index.json): run `lengen sweep run` or `sweep submit`");
     json doc;
     try {
         doc = json::parse(readTextFile(file, kMaxIndexBytes));
@@ -128,9 +140,11 @@ SweepIndex readSweepIndex(const std::string& dir)
             cell.index = c.at("index").get<int>();
             cell.name = c.at("name").get<std::string>();
             // The name becomes a path: no separators, no "..", nothing hidden.
-            if (cell.name.empty() || cell.name.find('/') != std::string::npos || cell.name[0] == '.' ||
-                !names.insert(cell.name).second || cell.index != int(index.cells.size()))
-                damaged(file, "cell " + std::to_string(index.cells.size()) + " has a bad name or index");
+            if (cell.name.empty() || cell.name.find('/') != std::string::npos ||
+                cell.name[0] == '.' || !names.insert(cell.name).second ||
+                cell.index != int(index.cells.size()))
+                damaged(file,
+                        "cell " + std::to_string(index.cells.size()) + " has a bad name or index");
             for (const auto& key : index.axisKeys)
                 cell.axes.emplace_back(key, c.at("axes").at(key).get<std::string>());
             cell.config.task.name = c.at("task").get<std::string>();
@@ -138,7 +152,8 @@ SweepIndex readSweepIndex(const std::string& dir)
             index.cells.push_back(std::move(cell));
         }
         for (const auto& s : doc.value("skipped", json::array()))
-            index.skipped.push_back({s.at("axes").get<std::string>(), s.at("why").get<std::string>()});
+            index.skipped.push_back(
+                {s.at("axes").get<std::string>(), s.at("why").get<std::string>()});
     } catch (const json::exception& e) {
         damaged(file, std::string("missing or mistyped entry: ") + e.what());
     }
@@ -153,9 +168,12 @@ void writeSweepTextFile(const std::string& path, const std::string& text)
 
 void writeCellState(const SweepPaths& paths, const std::string& cell, const CellState& s)
 {
-    const json doc = {{"stage", s.stage}, {"message", s.message}, {"exit_code", s.exitCode},
+    const json doc = {{"stage", s.stage},
+                      {"message", s.message},
+                      {"exit_code", s.exitCode},
                       {"host", s.host.empty() ? sweep::hostName() : s.host},
-                      {"pid", s.pid ? s.pid : std::int64_t(getpid())}, {"updated_at", utcNow()}};
+                      {"pid", s.pid ? s.pid : std::int64_t(getpid())},
+                      {"updated_at", utcNow()}};
     writeFileAtomically(paths.stateFile(cell), doc.dump(1) + "\n");
 }
 
@@ -195,7 +213,8 @@ bool storedAll(const std::vector<std::string>& stored, const std::vector<std::st
 
 // The interventions an eval stage asks of one run, as stored (canonical text; `all`: every
 // one that applies to the run's config; none is the plain result).
-std::vector<std::string> wantedInterventions(const std::vector<std::string>& texts, const RunFileInfo& info)
+std::vector<std::string> wantedInterventions(const std::vector<std::string>& texts,
+                                             const RunFileInfo& info)
 {
     std::vector<std::string> out;
     const auto config = storedRunConfig(info.configYaml, info.path);
@@ -244,14 +263,20 @@ std::vector<CellStatus> sweepStatus(const std::string& dir, const SweepIndex& in
                 st.lastLoss = info.lastLoss;
                 const auto contents = analysisContents(run);
                 const auto& eo = index.stages.evalOptions;
-                st.evalDone = storedAll(contents.evalMethods, eo.methods.empty() ? evalMethodsFor(info.task) : eo.methods);
+                st.evalDone =
+                    storedAll(contents.evalMethods,
+                              eo.methods.empty() ? evalMethodsFor(info.task) : eo.methods);
                 if (st.evalDone && !eo.interventions.empty())
-                    st.evalDone = storedAll(contents.interventions, wantedInterventions(eo.interventions, info));
+                    st.evalDone = storedAll(contents.interventions,
+                                            wantedInterventions(eo.interventions, info));
                 const auto& po = index.stages.probeOptions;
                 std::vector<std::string> probes;
-                if (po.attention) probes.push_back("attention");
-                if (po.duplicated) probes.push_back("duplicated");
-                if (po.serialPosition) probes.push_back("serial_position");
+                if (po.attention)
+                    probes.push_back("attention");
+                if (po.duplicated)
+                    probes.push_back("duplicated");
+                if (po.serialPosition)
+                    probes.push_back("serial_position");
                 st.probeDone = storedAll(contents.probes, probes);
             } catch (const Error& e) {
                 st.state = SweepCellState::Failed;
@@ -262,23 +287,29 @@ std::vector<CellStatus> sweepStatus(const std::string& dir, const SweepIndex& in
         }
         st.stage = state ? state->stage : runStatus.empty() ? "" : "train";
         const bool trained = runStatus == "finished";
-        const bool allDone = trained && (!index.stages.eval || st.evalDone) && (!index.stages.probe || st.probeDone);
+        const bool allDone =
+            trained && (!index.stages.eval || st.evalDone) && (!index.stages.probe || st.probeDone);
         if (state && state->stage == "failed") {
             st.state = SweepCellState::Failed;
             st.message = state->message;
         } else if (runStatus == "failed") {
             st.state = SweepCellState::Failed;
-            st.message = state && !state->message.empty() ? state->message : "training failed (see the cell's log)";
-        } else if (runStatus == "running" || (state && (state->stage == "eval" || state->stage == "probe" ||
-                                                         state->stage == "train") && sweep::processAlive(state->host, state->pid))) {
+            st.message = state && !state->message.empty() ? state->message
+                                                          : "training failed (see the cell's log)";
+        } else if (runStatus == "running" || (state &&
+                                              (state->stage == "eval" || state->stage == "probe" ||
+                                               state->stage == "train") &&
+                                              sweep::processAlive(state->host, state->pid))) {
             st.state = SweepCellState::Running;
         } else if (allDone) {
             st.state = SweepCellState::Done;
             st.stage = "done";
         } else if (sweep::cancelMarked(paths, cell.name)) {
             st.state = SweepCellState::Cancelled;  // by `sweep cancel`; taken again by the next run
-            st.message = state && state->stage == "stopped" ? state->message : "cancelled before it started";
-        } else if (runStatus == "cancelled" || runStatus == "interrupted" || (state && state->stage == "stopped")) {
+            st.message =
+                state && state->stage == "stopped" ? state->message : "cancelled before it started";
+        } else if (runStatus == "cancelled" || runStatus == "interrupted" ||
+                   (state && state->stage == "stopped")) {
             st.state = SweepCellState::Stopped;
             st.message = state ? state->message : "";
         }

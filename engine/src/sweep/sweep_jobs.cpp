@@ -27,11 +27,13 @@ namespace {
 
 bool slurmRuns(const std::string& s)
 {
-    return s == "RUNNING" || s == "COMPLETING" || s == "CONFIGURING" || s == "SUSPENDED" || s == "STAGE_OUT";
+    return s == "RUNNING" || s == "COMPLETING" || s == "CONFIGURING" || s == "SUSPENDED" ||
+           s == "STAGE_OUT";
 }
 
 // The cell indices named (all when `names` is empty). Error(Usage) for a name not in the sweep.
-std::vector<int> selectCells(const SweepIndex& index, const std::vector<std::string>& names, const std::string& root)
+std::vector<int> selectCells(const SweepIndex& index, const std::vector<std::string>& names,
+                             const std::string& root)
 {
     std::vector<int> out;
     if (names.empty()) {
@@ -40,12 +42,14 @@ std::vector<int> selectCells(const SweepIndex& index, const std::vector<std::str
         return out;
     }
     for (const auto& n : names) {
-        const auto it = std::find_if(index.cells.begin(), index.cells.end(), [&](const SweepCell& c) {
-            return c.name == n || std::to_string(c.index) == n;
-        });
+        const auto it =
+            std::find_if(index.cells.begin(), index.cells.end(), [&](const SweepCell& c) {
+                return c.name == n || std::to_string(c.index) == n;
+            });
         if (it == index.cells.end())
-            throw Error(ErrorKind::Usage, "cell '" + n + "' is not in " + root +
-                                              " (give a cell name as `sweep status` prints it, or its index)");
+            throw Error(ErrorKind::Usage,
+                        "cell '" + n + "' is not in " + root +
+                            " (give a cell name as `sweep status` prints it, or its index)");
         out.push_back(it->index);
     }
     return out;
@@ -78,7 +82,8 @@ void mergeJobStates(const std::string& dir, std::vector<CellStatus>& statuses,
             else if (st.state == SweepCellState::Cancelled)
                 continue;  // scancel was asked; the queue (or a cached answer) has not caught up
             else if (it->second.rfind("REQUEUE", 0) == 0 ||
-                     (it->second == "PENDING" && (st.state == SweepCellState::Stopped || st.step > 0)))
+                     (it->second == "PENDING" &&
+                      (st.state == SweepCellState::Stopped || st.step > 0)))
                 st.state = SweepCellState::Requeued;
             else
                 st.state = SweepCellState::Pending;
@@ -91,7 +96,8 @@ void mergeJobStates(const std::string& dir, std::vector<CellStatus>& statuses,
     }
 }
 
-std::vector<CellStatus> sweepJobStatus(const std::string& dir, const SweepIndex& index, std::string* note)
+std::vector<CellStatus> sweepJobStatus(const std::string& dir, const SweepIndex& index,
+                                       std::string* note)
 {
     const std::string root = sweep::absoluteRoot(dir);
     auto statuses = sweepStatus(root, index);
@@ -108,7 +114,8 @@ CancelReport cancelSweepCells(const std::string& dir, const std::vector<std::str
     const auto chosen = selectCells(index, names, root);
     const auto statuses = sweepJobStatus(root, index);
     const auto submissions = sweep::readSubmissions(root);
-    const std::string by = "sweep cancel (" + sweep::hostName() + ":" + std::to_string(::getpid()) + ")";
+    const std::string by =
+        "sweep cancel (" + sweep::hostName() + ":" + std::to_string(::getpid()) + ")";
     CancelReport report;
     std::vector<std::string> scancel;
     // The marks first, then the states read again to find whom to signal: a cell whose process
@@ -157,9 +164,10 @@ CancelReport cancelSweepCells(const std::string& dir, const std::vector<std::str
         const auto r = sweep::runCommand(argv, 30);
         if (!r.started || r.timedOut || r.exitCode != 0)
             throw Error(ErrorKind::Scheduler,
-                        std::string("scancel ") + (!r.started ? "was not found: is Slurm's client installed?"
-                                                   : r.timedOut ? "did not answer: is slurmctld running?"
-                                                                : "failed: " + sweep::firstLine(r.output)) +
+                        std::string("scancel ") +
+                            (!r.started   ? "was not found: is Slurm's client installed?"
+                             : r.timedOut ? "did not answer: is slurmctld running?"
+                                          : "failed: " + sweep::firstLine(r.output)) +
                             " (the cells are marked cancelled: no executor starts them again)",
                         r.output);
         report.scancelled = scancel;
@@ -167,7 +175,8 @@ CancelReport cancelSweepCells(const std::string& dir, const std::vector<std::str
     return report;
 }
 
-bool waitForSweepCells(const std::string& dir, const std::vector<std::string>& names, double seconds)
+bool waitForSweepCells(const std::string& dir, const std::vector<std::string>& names,
+                       double seconds)
 {
     const std::string root = sweep::absoluteRoot(dir);
     const auto index = readSweepIndex(root);

@@ -100,7 +100,12 @@ pid_t spawnCell(const std::string& exe, const SweepPaths& paths, const SweepCell
 {
     sweep::LoggedChild child;
     child.exe = exe;
-    child.argv = {"lengen", "sweep", "run-cell", paths.root, std::to_string(cell.index), "--threads",
+    child.argv = {"lengen",
+                  "sweep",
+                  "run-cell",
+                  paths.root,
+                  std::to_string(cell.index),
+                  "--threads",
                   std::to_string(threads)};
     if (!device.empty())
         child.argv.insert(child.argv.end(), {"--device", device});
@@ -108,7 +113,8 @@ pid_t spawnCell(const std::string& exe, const SweepPaths& paths, const SweepCell
     child.logFile = paths.logFile(cell.name);
     pid_t pid = 0;
     if (const int rc = sweep::spawnLogged(child, pid); rc != 0)
-        throw Error(ErrorKind::Io, "cannot start " + exe + " for cell " + cell.name + ": " + std::strerror(rc));
+        throw Error(ErrorKind::Io,
+                    "cannot start " + exe + " for cell " + cell.name + ": " + std::strerror(rc));
     return pid;
 }
 
@@ -124,19 +130,23 @@ public:
         if (m_options.devices.empty())  // the studio and tests give `device` alone
             m_options.devices = resolveSweepDevices(m_options.device);
         if (m_options.cellsPerDevice > 0 && m_options.jobs > 0)
-            throw Error(ErrorKind::Usage, "--jobs and --cells-per-device both say how many cells run at once: "
-                                          "give one of them");
+            throw Error(ErrorKind::Usage,
+                        "--jobs and --cells-per-device both say how many cells run at once: "
+                        "give one of them");
         if (m_options.mps) {
             for (const auto& d : m_options.devices)
                 if (d.rfind("cuda", 0) != 0)
-                    throw Error(ErrorKind::Config, "--mps shares GPUs between cells, and " +
-                                                       (d.empty() ? std::string("no GPU is usable here") : d + " is not one") +
-                                                       ": run the sweep without --mps");
+                    throw Error(
+                        ErrorKind::Config,
+                        "--mps shares GPUs between cells, and " +
+                            (d.empty() ? std::string("no GPU is usable here") : d + " is not one") +
+                            ": run the sweep without --mps");
             if (m_options.mpsControl.empty())
                 m_options.mpsControl = sweep::findMpsControl();
             if (m_options.mpsControl.empty())
-                throw Error(ErrorKind::Config, "--mps: nvidia-cuda-mps-control is not on PATH (it comes with the "
-                                               "NVIDIA driver); run the sweep without --mps");
+                throw Error(ErrorKind::Config,
+                            "--mps: nvidia-cuda-mps-control is not on PATH (it comes with the "
+                            "NVIDIA driver); run the sweep without --mps");
         }
     }
 
@@ -148,7 +158,8 @@ private:
     // One submit: its cells, how many at once with how many threads on which devices, and the
     // state of the loop that starts and collects them.
     struct Pass {
-        Pass(const std::string& dir, std::vector<const SweepCell*> cells, const LocalSweepOptions& o);
+        Pass(const std::string& dir, std::vector<const SweepCell*> cells,
+             const LocalSweepOptions& o);
         SweepPaths paths;
         std::vector<const SweepCell*> todo;
         DeviceSlots devices;
@@ -166,8 +177,10 @@ private:
     /// `recordId`).
     std::vector<const SweepCell*> takeCells(SweepRunSummary& summary, std::string& recordId);
     void sayPlan(const Pass& pass, const SweepRunSummary& summary, SweepObserver& obs) const;
-    void startCells(Pass& pass, const RunControl& control, SweepRunSummary& summary, SweepObserver& obs);
-    void forwardStops(Pass& pass, const RunControl& control, SweepRunSummary& summary, SweepObserver& obs) const;
+    void startCells(Pass& pass, const RunControl& control, SweepRunSummary& summary,
+                    SweepObserver& obs);
+    void forwardStops(Pass& pass, const RunControl& control, SweepRunSummary& summary,
+                      SweepObserver& obs) const;
     bool reapOne(Pass& pass, SweepRunSummary& summary, SweepObserver& obs);
 
     // Stop requests so far: the control's cancel, cancel(), or each extra one counted by the
@@ -191,15 +204,16 @@ private:
         }
         if (code == interrupted && sweep::cancelMarked(paths, name)) {
             ++summary.cancelledHere;
-            obs.onMessage(name + " cancelled (checkpoint written); running the sweep again resumes it");
+            obs.onMessage(name +
+                          " cancelled (checkpoint written); running the sweep again resumes it");
         } else if (code == interrupted) {
             ++summary.stopped;
             obs.onMessage(name + " stopped; running the sweep again resumes it");
         } else {
             ++summary.failed;
             const std::string why = lastError(paths.logFile(name));
-            obs.onMessage(name + " failed (exit " + std::to_string(code) + "): " +
-                          (why.empty() ? "see " + paths.logFile(name) : why));
+            obs.onMessage(name + " failed (exit " + std::to_string(code) +
+                          "): " + (why.empty() ? "see " + paths.logFile(name) : why));
         }
         return false;
     }
@@ -232,7 +246,8 @@ struct EndRecord {
     }
 };
 
-std::vector<const SweepCell*> LocalExecutor::takeCells(SweepRunSummary& summary, std::string& recordId)
+std::vector<const SweepCell*> LocalExecutor::takeCells(SweepRunSummary& summary,
+                                                       std::string& recordId)
 {
     const SweepPaths paths{m_dir};
     const auto takenAt = m_options.clearMarksBefore.value_or(std::chrono::system_clock::now());
@@ -257,41 +272,52 @@ std::vector<const SweepCell*> LocalExecutor::takeCells(SweepRunSummary& summary,
     return todo;
 }
 
-LocalExecutor::Pass::Pass(const std::string& dir, std::vector<const SweepCell*> cells, const LocalSweepOptions& o)
+LocalExecutor::Pass::Pass(const std::string& dir, std::vector<const SweepCell*> cells,
+                          const LocalSweepOptions& o)
     : paths{dir}, todo(std::move(cells)), devices(o.devices), budget(o.cores.get())
 {
     const int cores = int(std::max(1u, std::thread::hardware_concurrency()));
-    const int atOnce = o.cellsPerDevice > 0 ? o.cellsPerDevice * int(devices.size()) : o.jobs > 0 ? o.jobs : cores;
+    const int atOnce = o.cellsPerDevice > 0 ? o.cellsPerDevice * int(devices.size())
+                       : o.jobs > 0         ? o.jobs
+                                            : cores;
     jobs = std::max(1, std::min<int>(atOnce, int(std::max<size_t>(todo.size(), 1))));
     threads = o.threadsPerJob > 0 ? o.threadsPerJob : std::max(1, cores / jobs);
 }
 
-void LocalExecutor::sayPlan(const Pass& pass, const SweepRunSummary& summary, SweepObserver& obs) const
+void LocalExecutor::sayPlan(const Pass& pass, const SweepRunSummary& summary,
+                            SweepObserver& obs) const
 {
     const int perDevice = m_options.cellsPerDevice;
-    obs.onMessage("sweep " + m_index.name + ": " + std::to_string(summary.cells) + " cells: " +
-                  std::to_string(summary.done) + " done, " + std::to_string(summary.elsewhere) +
-                  " running elsewhere, " + std::to_string(summary.failedBefore) + " failed before" +
-                  (summary.failedBefore && !m_options.retryFailed ? " (retry failed cells to run them again)" : "") +
-                  ", " + std::to_string(pass.todo.size()) + " to run, " + std::to_string(pass.jobs) + " at a time" +
-                  (perDevice > 0 ? " (" + std::to_string(perDevice) + " per device)" : "") +
-                  pass.devices.describe() + " with " + std::to_string(pass.threads) + " thread" +
-                  (pass.threads == 1 ? "" : "s") + " each; logs in " + m_dir + "/logs");
+    obs.onMessage(
+        "sweep " + m_index.name + ": " + std::to_string(summary.cells) +
+        " cells: " + std::to_string(summary.done) + " done, " + std::to_string(summary.elsewhere) +
+        " running elsewhere, " + std::to_string(summary.failedBefore) + " failed before" +
+        (summary.failedBefore && !m_options.retryFailed ? " (retry failed cells to run them again)"
+                                                        : "") +
+        ", " + std::to_string(pass.todo.size()) + " to run, " + std::to_string(pass.jobs) +
+        " at a time" + (perDevice > 0 ? " (" + std::to_string(perDevice) + " per device)" : "") +
+        pass.devices.describe() + " with " + std::to_string(pass.threads) + " thread" +
+        (pass.threads == 1 ? "" : "s") + " each; logs in " + m_dir + "/logs");
 }
 
 // Starts cells while slots, cores and cells are left and no stop was asked; a cell `sweep
 // cancel` marked meanwhile is counted and skipped.
-void LocalExecutor::startCells(Pass& pass, const RunControl& control, SweepRunSummary& summary, SweepObserver& obs)
+void LocalExecutor::startCells(Pass& pass, const RunControl& control, SweepRunSummary& summary,
+                               SweepObserver& obs)
 {
-    const auto position = [&] { return "[" + std::to_string(pass.next) + "/" + std::to_string(pass.todo.size()) + "] "; };
-    while (!stopRequests(control) && int(pass.running.size()) < pass.jobs && pass.next < pass.todo.size()) {
+    const auto position = [&] {
+        return "[" + std::to_string(pass.next) + "/" + std::to_string(pass.todo.size()) + "] ";
+    };
+    while (!stopRequests(control) && int(pass.running.size()) < pass.jobs &&
+           pass.next < pass.todo.size()) {
         // The cores the front end's jobs share: a cell takes up to its threads' worth and runs
         // with what it got, or waits while none is free.
         int took = 0;
         if (pass.budget && !(took = pass.budget->tryTakeUpTo(pass.threads))) {
             if (!pass.saidWaiting)
-                obs.onMessage("waiting for a free core (" + std::to_string(pass.budget->inUse()) + " of " +
-                              std::to_string(pass.budget->limit()) + " in use by other jobs)");
+                obs.onMessage("waiting for a free core (" + std::to_string(pass.budget->inUse()) +
+                              " of " + std::to_string(pass.budget->limit()) +
+                              " in use by other jobs)");
             pass.saidWaiting = true;
             return;
         }
@@ -309,7 +335,8 @@ void LocalExecutor::startCells(Pass& pass, const RunControl& control, SweepRunSu
         const std::string device = pass.devices.take();
         pid_t pid = 0;
         try {
-            pid = spawnCell(m_options.executable, pass.paths, *cell, pass.budget ? took : pass.threads, device,
+            pid = spawnCell(m_options.executable, pass.paths, *cell,
+                            pass.budget ? took : pass.threads, device,
                             pass.mps ? pass.mps->environment() : std::vector<std::string>{});
         } catch (...) {
             if (pass.budget)
@@ -317,12 +344,14 @@ void LocalExecutor::startCells(Pass& pass, const RunControl& control, SweepRunSu
             throw;
         }
         pass.running[pid] = {pid, cell, std::chrono::steady_clock::now(), device, took};
-        obs.onMessage(position() + cell->name + " started" + (device.empty() ? "" : " on " + device));
+        obs.onMessage(position() + cell->name + " started" +
+                      (device.empty() ? "" : " on " + device));
     }
 }
 
 // One SIGTERM to every running cell per stop request: the first stops every cell cleanly.
-void LocalExecutor::forwardStops(Pass& pass, const RunControl& control, SweepRunSummary& summary, SweepObserver& obs) const
+void LocalExecutor::forwardStops(Pass& pass, const RunControl& control, SweepRunSummary& summary,
+                                 SweepObserver& obs) const
 {
     const int wanted = stopRequests(control);
     if (wanted <= pass.forwarded)
@@ -356,13 +385,15 @@ bool LocalExecutor::reapOne(Pass& pass, SweepRunSummary& summary, SweepObserver&
     if (pass.budget)
         pass.budget->give(child.cores);
     ++pass.ended;
-    const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - child.started).count();
+    const double secs =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - child.started).count();
     const int code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
     if (cellEnded(pass.paths, child.cell->name, code, secs, summary, obs))
         pass.cellSeconds += secs;
     const size_t left = pass.todo.size() - pass.next + pass.running.size();
     obs.onCells(pass.ended, summary.taken,
-                summary.finished ? pass.cellSeconds / summary.finished * double(left) / pass.jobs : -1);
+                summary.finished ? pass.cellSeconds / summary.finished * double(left) / pass.jobs
+                                 : -1);
     return true;
 }
 
@@ -377,7 +408,8 @@ SweepRunSummary LocalExecutor::submit(RunControl& control, SweepObserver& obs)
     // below, also when something throws).
     if (m_options.mps && !pass.todo.empty()) {
         pass.mps.emplace(m_options.mpsControl);
-        obs.onMessage("MPS: the cells share each GPU through a private MPS daemon (" + pass.mps->pipeDirectory() + ")");
+        obs.onMessage("MPS: the cells share each GPU through a private MPS daemon (" +
+                      pass.mps->pipeDirectory() + ")");
     }
     try {
         while (true) {
@@ -391,7 +423,8 @@ SweepRunSummary LocalExecutor::submit(RunControl& control, SweepObserver& obs)
             }
             // Nothing ended (or every core is another job's): look again shortly.
             std::this_thread::sleep_for(std::chrono::milliseconds(200));
-            if (const auto now = std::chrono::steady_clock::now(); now - pass.lastReport > std::chrono::seconds(30)) {
+            if (const auto now = std::chrono::steady_clock::now();
+                now - pass.lastReport > std::chrono::seconds(30)) {
                 pass.lastReport = now;
                 reportRunning(pass.running, obs);
             }

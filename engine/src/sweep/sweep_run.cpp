@@ -7,9 +7,9 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 #include <optional>
 #include <sstream>
-#include <iterator>
 
 #include "lengen/engine/errors.h"
 #include "lengen/engine/run_file.h"
@@ -50,7 +50,8 @@ std::string lengenExecutable()
     const std::string dir = selfDir();
     // The CLI's launcher first (it blocks signals while LibTorch loads), then the real CLI;
     // from the studio (app/gui) the CLI of the same build is in ../cli.
-    for (const std::string& candidate : {dir + "/lengen", dir + "/lengen-core", dir + "/../cli/lengen"})
+    for (const std::string& candidate :
+         {dir + "/lengen", dir + "/lengen-core", dir + "/../cli/lengen"})
         if (!dir.empty() && access(candidate.c_str(), X_OK) == 0)
             return fs::weakly_canonical(candidate).string();
     return sweep::findOnPath("lengen");
@@ -60,14 +61,16 @@ std::pair<std::string, std::vector<std::string>> parseAxisSetting(const std::str
 {
     const size_t eq = setting.find('=');
     if (eq == std::string::npos || eq == 0 || eq + 1 == setting.size())
-        throw Error(ErrorKind::Usage, "axis '" + setting + "': expected KEY=V1,V2,… (e.g. "
-                                      "model.num_hidden_layers=4,6)");
+        throw Error(ErrorKind::Usage, "axis '" + setting +
+                                          "': expected KEY=V1,V2,… (e.g. "
+                                          "model.num_hidden_layers=4,6)");
     std::vector<std::string> values;
     const std::string text = setting.substr(eq + 1);
     size_t start = 0;
     while (true) {
         const size_t comma = text.find(',', start);
-        values.push_back(text.substr(start, comma == std::string::npos ? std::string::npos : comma - start));
+        values.push_back(
+            text.substr(start, comma == std::string::npos ? std::string::npos : comma - start));
         if (comma == std::string::npos)
             break;
         start = comma + 1;
@@ -78,11 +81,13 @@ std::pair<std::string, std::vector<std::string>> parseAxisSetting(const std::str
 RunConfig sweepBaseRun(const std::vector<RunConfig>& runs, const std::string& source)
 {
     if (runs.size() != 1)
-        throw ConfigError({{{source, 0, 0}, "model.max_length",
-                            "lists " + std::to_string(runs.size()) +
-                                " values; a sweep cell is one run: give one value and add the others "
-                                "as an axis (--set model.max_length=A,B, or in sweep.yaml; "
-                                "docs/sweep-format.md)"}});
+        throw ConfigError(
+            {{{source, 0, 0},
+              "model.max_length",
+              "lists " + std::to_string(runs.size()) +
+                  " values; a sweep cell is one run: give one value and add the others "
+                  "as an axis (--set model.max_length=A,B, or in sweep.yaml; "
+                  "docs/sweep-format.md)"}});
     return runs.front();
 }
 
@@ -90,8 +95,9 @@ SweepIndex createSweep(const NewSweep& r)
 {
     const fs::path out(r.outDir);
     if (fs::exists(out) && !(fs::is_directory(out) && fs::is_empty(out)))
-        throw Error(ErrorKind::Usage, r.outDir + " already exists and is not an empty folder; choose "
-                                                 "another one");
+        throw Error(ErrorKind::Usage, r.outDir +
+                                          " already exists and is not an empty folder; choose "
+                                          "another one");
     SweepSpec spec;
     spec.name = fs::absolute(out).lexically_normal().filename().string();
     spec.base = "base.yaml";
@@ -151,7 +157,8 @@ std::vector<std::string> sweepCurriculumWarnings(const SweepIndex& index)
         const auto text = curriculumShortfall(cell.config);
         if (text.empty())
             continue;
-        auto it = std::find_if(byText.begin(), byText.end(), [&](const auto& p) { return p.first == text; });
+        auto it = std::find_if(byText.begin(), byText.end(),
+                               [&](const auto& p) { return p.first == text; });
         if (it == byText.end())
             it = byText.insert(byText.end(), {text, {}});
         it->second.push_back(cell.name);
@@ -179,14 +186,16 @@ CellOutcome runSweepCell(const std::string& dir, int index, const CellRunOptions
     const auto sweep = readSweepIndex(paths.root);
     if (index < 0 || index >= int(sweep.cells.size()))
         throw Error(ErrorKind::Usage, "cell " + std::to_string(index) + " is not in " + paths.root +
-                                          " (cells 0.." + std::to_string(sweep.cells.size() - 1) + ")");
+                                          " (cells 0.." + std::to_string(sweep.cells.size() - 1) +
+                                          ")");
     const auto& cell = sweep.cells[size_t(index)];
     const auto note = [&](const std::string& line) {
         if (say)
             say(line);
     };
     CellState state;
-    const auto setStage = [&](const std::string& stage, const std::string& message = {}, int code = 0) {
+    const auto setStage = [&](const std::string& stage, const std::string& message = {},
+                              int code = 0) {
         state.stage = stage;
         state.message = message;
         state.exitCode = code;
@@ -225,7 +234,8 @@ CellOutcome runSweepCell(const std::string& dir, int index, const CellRunOptions
             summary = engine::train(loaded.runs.at(0), train, control, training);
         }
         if (summary && summary->outcome == RunOutcome::Cancelled)
-            return stopped("stopped at step " + std::to_string(summary->stepsDone) + "; checkpoint written");
+            return stopped("stopped at step " + std::to_string(summary->stepsDone) +
+                           "; checkpoint written");
         if (sweep.stages.eval) {
             setStage("eval");
             auto o = sweep.stages.evalOptions;
@@ -313,7 +323,8 @@ std::chrono::system_clock::time_point processStartTime()
     std::string field;
     for (int i = 3; i <= 22 && (fields >> field); ++i)
         if (i == 22) {
-            const double ago = uptime - std::stod(field) / double(ticks);  // seconds since it started
+            const double ago =
+                uptime - std::stod(field) / double(ticks);  // seconds since it started
             return now - std::chrono::duration_cast<std::chrono::system_clock::duration>(
                              std::chrono::duration<double>(std::max(0.0, ago)));
         }

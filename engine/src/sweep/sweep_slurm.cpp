@@ -7,8 +7,8 @@
 //  * scancel, `scontrol requeue` and preemption send SIGTERM to every process of the task: the
 //    cell gets it directly (so the shell must not pass on a second one, which would make the cell
 //    leave at once) and writes its checkpoint within KillWait.
-// jobs.json records the job (job_record.h) so that states and `sweep status` can ask squeue about it.
-// Every scheduler call has a time limit (subprocess.h): a dead controller is Error(Scheduler).
+// jobs.json records the job (job_record.h) so that states and `sweep status` can ask squeue about
+// it. Every scheduler call has a time limit (subprocess.h): a dead controller is Error(Scheduler).
 
 #include <chrono>
 #include <cstdio>
@@ -61,21 +61,24 @@ std::string arrayList(const std::vector<int>& indices)
 std::string schedulerHint(const CommandResult& r, const std::string& what)
 {
     if (!r.started)
-        return what + " was not found: is Slurm's client installed and on PATH? (`lengen sweep run` "
-                      "runs the sweep on this machine)";
+        return what +
+               " was not found: is Slurm's client installed and on PATH? (`lengen sweep run` "
+               "runs the sweep on this machine)";
     if (r.timedOut)
         return what + " did not answer within its time limit: is slurmctld running and reachable?";
     const std::string line = firstLine(r.output);
-    return what + " failed (exit " + std::to_string(r.exitCode) + ")" + (line.empty() ? "" : ": " + line);
+    return what + " failed (exit " + std::to_string(r.exitCode) + ")" +
+           (line.empty() ? "" : ": " + line);
 }
 
-std::string slurmScript(const SlurmSweepOptions& args, const SweepPaths& paths, const SweepIndex& index,
-                        const std::vector<int>& cells)
+std::string slurmScript(const SlurmSweepOptions& args, const SweepPaths& paths,
+                        const SweepIndex& index, const std::vector<int>& cells)
 {
     const int cpus = args.cpusPerJob > 0 ? args.cpusPerJob : 1;
     std::ostringstream s;
     s << "#!/bin/bash\n";
-    s << "#SBATCH --job-name=" << "lengen-" << index.name << "\n";
+    s << "#SBATCH --job-name="
+      << "lengen-" << index.name << "\n";
     s << "#SBATCH --array=" << arrayList(cells);
     if (args.maxParallel > 0)
         s << "%" << args.maxParallel;
@@ -111,7 +114,8 @@ std::string slurmScript(const SlurmSweepOptions& args, const SweepPaths& paths, 
     s << " &\n"
       << "child=$!\n"
       << "requeue=0\n"
-      << "# Near the time limit: one SIGTERM to the cell (it checkpoints), then requeue this task.\n"
+      << "# Near the time limit: one SIGTERM to the cell (it checkpoints), then requeue this "
+         "task.\n"
       << "trap 'requeue=1; kill -TERM $child' USR1\n"
       << "# scancel / requeue / preemption signal the cell directly: do not send it a second one.\n"
       << "trap ':' TERM\n"
@@ -123,7 +127,6 @@ std::string slurmScript(const SlurmSweepOptions& args, const SweepPaths& paths, 
       << "exit $rc\n";
     return s.str();
 }
-
 
 std::vector<int> indices(const std::vector<const SweepCell*>& cells)
 {
@@ -150,7 +153,8 @@ public:
         const auto cells = indices(chooseCells(states(), m_options.retryFailed, s));
         if (taken)
             *taken = cells;
-        return cells.empty() ? std::string() : slurmScript(m_options, SweepPaths{m_dir}, m_index, cells);
+        return cells.empty() ? std::string()
+                             : slurmScript(m_options, SweepPaths{m_dir}, m_index, cells);
     }
 
     SweepRunSummary submit(RunControl& control, SweepObserver& obs) override
@@ -160,9 +164,10 @@ public:
         const auto takenAt = std::chrono::system_clock::now();  // marks older than this are cleared
         const auto cells = indices(chooseCells(states(), m_options.retryFailed, summary));
         if (cells.empty()) {
-            obs.onMessage("sweep " + m_index.name + ": nothing to submit (" + std::to_string(summary.done) +
-                          " done, " + std::to_string(summary.elsewhere) + " running" +
-                          (m_options.retryFailed ? "" : "; failed cells need --retry-failed") + ")");
+            obs.onMessage(
+                "sweep " + m_index.name + ": nothing to submit (" + std::to_string(summary.done) +
+                " done, " + std::to_string(summary.elsewhere) + " running" +
+                (m_options.retryFailed ? "" : "; failed cells need --retry-failed") + ")");
             return summary;
         }
         if (!control.shouldContinue()) {
@@ -175,12 +180,14 @@ public:
         const std::string scriptFile = paths.root + "/slurm/job.sh";
         writeSweepTextFile(scriptFile, text);
         fs::permissions(scriptFile, fs::perms::owner_exec, fs::perm_options::add);
-        const auto r = runCommand({"sbatch", "--parsable", "--chdir=" + paths.root, scriptFile}, 60);
+        const auto r =
+            runCommand({"sbatch", "--parsable", "--chdir=" + paths.root, scriptFile}, 60);
         if (!r.started || r.timedOut || r.exitCode != 0)
             throw Error(ErrorKind::Scheduler, schedulerHint(r, "sbatch"), r.output);
         const std::string jobId = firstLine(r.output).substr(0, firstLine(r.output).find(';'));
         if (jobId.empty() || jobId.find_first_not_of("0123456789") != std::string::npos)
-            throw Error(ErrorKind::Scheduler, "sbatch printed no job id: " + firstLine(r.output), r.output);
+            throw Error(ErrorKind::Scheduler, "sbatch printed no job id: " + firstLine(r.output),
+                        r.output);
         // Earlier submissions stay listed: states ask about every job that may still hold a cell.
         sweep::Submission record;
         record.executor = "slurm";
@@ -195,9 +202,9 @@ public:
         summary.jobId = jobId;
         for (int c : cells)
             m_taken.push_back(m_index.cells[size_t(c)].name);
-        obs.onMessage("sweep " + m_index.name + ": submitted " + std::to_string(cells.size()) + " cell" +
-                      (cells.size() == 1 ? "" : "s") + " as Slurm job array " + jobId + " (" + arrayList(cells) +
-                      "); logs in " + paths.root + "/logs");
+        obs.onMessage("sweep " + m_index.name + ": submitted " + std::to_string(cells.size()) +
+                      " cell" + (cells.size() == 1 ? "" : "s") + " as Slurm job array " + jobId +
+                      " (" + arrayList(cells) + "); logs in " + paths.root + "/logs");
         return summary;
     }
 
@@ -253,8 +260,9 @@ std::map<int, std::string> slurmCellStates(const std::string& root, std::string*
         }
     }
     if (note)
-        *note = "Slurm job" + std::string(ids.find(',') == std::string::npos ? " " : "s ") + ids + ": " +
-                std::to_string(states.size()) + " task" + (states.size() == 1 ? "" : "s") + " in the queue";
+        *note = "Slurm job" + std::string(ids.find(',') == std::string::npos ? " " : "s ") + ids +
+                ": " + std::to_string(states.size()) + " task" + (states.size() == 1 ? "" : "s") +
+                " in the queue";
     return states;
 }
 

@@ -2,9 +2,9 @@
 // so a problem names file:line:col and key like a run config's. Unlike a run config, an
 // unknown key is an error here: a misspelt stage option would otherwise be silently skipped.
 
-#include "lengen/engine/interventions.h"
 #include "config/section_reader.h"
 #include "config/yaml_tree.h"
+#include "lengen/engine/interventions.h"
 #include "lengen/engine/sweep.h"
 
 namespace lengen::engine {
@@ -44,8 +44,9 @@ void readAxes(const MapEntry* axes, SweepSpec& spec, IssueSink& sink)
         if (e.key == "seed" && v.kind == Node::Kind::Scalar) {  // a count: seeds 1..n
             std::int64_t n = 0;
             if (!config::parseInteger(v.scalar, n) || n < 1 || n > 10000) {
-                sink.error(v.location, path, "a seed count must be an integer from 1 to 10000, "
-                                             "or a list of seeds");
+                sink.error(v.location, path,
+                           "a seed count must be an integer from 1 to 10000, "
+                           "or a list of seeds");
                 continue;
             }
             for (std::int64_t s = 1; s <= n; ++s)
@@ -63,7 +64,8 @@ void readAxes(const MapEntry* axes, SweepSpec& spec, IssueSink& sink)
             axis.values.push_back(nodeText(v));  // one value: an override, not a grid axis
         } else {
             sink.error(v.location.line ? v.location : e.keyLocation, path,
-                       "expected a list of values" + std::string(e.key == "seed" ? " or a count" : ""));
+                       "expected a list of values" +
+                           std::string(e.key == "seed" ? " or a count" : ""));
             continue;
         }
         for (const auto& other : spec.axes)
@@ -181,7 +183,8 @@ SweepSpec readSpec(const config::NodePtr& root, const std::string& file)
     spec.file = file;
     SectionReader top(root.get(), "", sink, SourceLocation{file});
     if (!top.present())
-        throw ConfigError({{SourceLocation{file}, "", "a sweep file must be a mapping (docs/sweep-format.md)"}});
+        throw ConfigError(
+            {{SourceLocation{file}, "", "a sweep file must be a mapping (docs/sweep-format.md)"}});
     spec.name = top.text("name").value_or("");
     spec.base = top.text("base").value_or("");
     spec.pattern = top.text("pattern").value_or("");
@@ -257,9 +260,10 @@ std::string sweepYaml(const SweepSpec& spec)
             out << "]\n";
         }
         out << "    prompts: " << o.prompts << "\n    batch: " << o.batchSize
-            << "\n    ood_factor: " << o.oodFactor << "\n    baselines: "
-            << (o.baselines ? "true" : "false") << "\n    seed: " << o.common.seed
-            << "\n    bootstrap: " << o.common.bootstrapTrials << "\n";
+            << "\n    ood_factor: " << o.oodFactor
+            << "\n    baselines: " << (o.baselines ? "true" : "false")
+            << "\n    seed: " << o.common.seed << "\n    bootstrap: " << o.common.bootstrapTrials
+            << "\n";
     }
     if (st.probe) {
         const auto& o = st.probeOptions;

@@ -1,8 +1,8 @@
 #include "train/adamw.h"
 
 #include <algorithm>
-#include <limits>
 #include <cmath>
+#include <limits>
 
 #include "lengen/engine/errors.h"
 #include "model/cpu_kernels.h"
@@ -68,9 +68,8 @@ void AdamW::applyStep()
         v.push_back(m_v[i]);
         steps.push_back(m_stepViews[i]);
     }
-    if (!params.empty() &&
-        !compat::fusedAdamW(params, grads, m, v, steps, m_deviceLr, m_opt.beta1, m_opt.beta2,
-                            m_opt.weightDecay, m_opt.eps))
+    if (!params.empty() && !compat::fusedAdamW(params, grads, m, v, steps, m_deviceLr, m_opt.beta1,
+                                               m_opt.beta2, m_opt.weightDecay, m_opt.eps))
         throw Error(ErrorKind::Internal, "the fused AdamW kernel is missing from this LibTorch");
 }
 

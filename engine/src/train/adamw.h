@@ -54,7 +54,7 @@ private:
     torch::Tensor m_deviceLr, m_deviceSteps;
     std::vector<torch::Tensor> m_stepViews;
     torch::Tensor m_deviceNorm;  ///< [] the last device clipping's norm (undefined if none)
-    mutable int m_fused = -1;  ///< -1 unknown, 0 no, 1 yes (deviceFused, decided once)
+    mutable int m_fused = -1;    ///< -1 unknown, 0 no, 1 yes (deviceFused, decided once)
 };
 
 }  // namespace lengen::engine::training

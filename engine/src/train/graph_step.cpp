@@ -43,8 +43,7 @@ struct GraphedStep::Impl {
 
     explicit Impl(TrainSession& session)
         : s(session), stream(c10::cuda::getStreamFromPool(false, session.device.index()))
-    {
-    }
+    {}
 
     // forward, loss, backward, clipping, update: what the graph holds.
     void body(double maxNorm)
@@ -74,7 +73,7 @@ StepResult GraphedStep::run(const torch::Tensor& xs, const torch::Tensor& ys, do
     c10::cuda::CUDAStreamGuard guard(g.stream);
     if (xs.sizes().vec() != g.shape) {  // a new curriculum shape: start over
         g.graph.reset();
-        g.s.optimizer->zeroGrad();      // the gradients lived in the old graph's pool
+        g.s.optimizer->zeroGrad();  // the gradients lived in the old graph's pool
         g.shape = xs.sizes().vec();
         g.warm = 0;
         g.xs = torch::empty(xs.sizes(), xs.options().device(g.s.device));

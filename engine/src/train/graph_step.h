@@ -21,8 +21,8 @@ namespace lengen::engine::training {
 bool graphsApply(const TrainSession& s);
 
 struct StepResult {
-    double loss = 0;       ///< synchronised: the step is complete when run() returns
-    torch::Tensor pred;    ///< [B, N] on the device; valid until the next run()
+    double loss = 0;         ///< synchronised: the step is complete when run() returns
+    torch::Tensor pred;      ///< [B, N] on the device; valid until the next run()
     torch::Tensor gradNorm;  ///< [] norm before clipping, as pred; undefined if not clipped
 };
 

@@ -76,8 +76,8 @@ MemoryEstimate estimateTraining(const RunConfig& c)
         perPair += encodingOf(c).pairActivations;
     const double batch = c.training.batchSize, tokens = 2.0 * c.trainPoints();
     const double heads = m.backbone == Backbone::Mamba ? 0 : m.numHeads;
-    e.activationBytes = 4.0 * batch * m.numLayers *
-                        (tokens * perToken + heads * tokens * tokens * perPair);
+    e.activationBytes =
+        4.0 * batch * m.numLayers * (tokens * perToken + heads * tokens * tokens * perPair);
     e.activationBytes += 4.0 * batch * tokens * (dims + 2 * h);  // inputs, embeddings, output
     return e;
 }
@@ -115,8 +115,7 @@ void checkTrainingFits(const RunConfig& config, const std::string& device, doubl
                 file + ": training needs about " + bytesText(e.total()) + " (" +
                     bytesText(e.stateBytes) + " for the weights, gradients and AdamW state of " +
                     params + " parameters, " + bytesText(e.activationBytes) +
-                    " for one step's activations); this machine has " +
-                    bytesText(availableBytes) +
+                    " for one step's activations); this machine has " + bytesText(availableBytes) +
                     ". Lower model.hidden_size, model.num_hidden_layers, "
                     "training.per_device_train_batch_size or the number of points.");
 }

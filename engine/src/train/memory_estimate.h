@@ -11,9 +11,9 @@
 namespace lengen::engine::training {
 
 struct MemoryEstimate {
-    double parameterCount = 0;  ///< weights (analytical, within a few % of the built model)
-    double stateBytes = 0;      ///< weights + gradients + AdamW moments, float32
-    double activationBytes = 0; ///< tensors one forward keeps for the backward, at full length
+    double parameterCount = 0;   ///< weights (analytical, within a few % of the built model)
+    double stateBytes = 0;       ///< weights + gradients + AdamW moments, float32
+    double activationBytes = 0;  ///< tensors one forward keeps for the backward, at full length
     double total() const { return stateBytes + activationBytes; }
 };
 

@@ -75,8 +75,9 @@ std::pair<torch::Tensor, torch::Tensor> forwardLoss(TrainSession& s, const torch
 torch::Tensor drawPositions(at::Generator& gen, std::int64_t tokens, std::int64_t range)
 {
     if (tokens < 0 || tokens > range)  // the config reader checks max_position against the prompts
-        throw Error(ErrorKind::Config, "training.random_positions.max_position " + std::to_string(range) +
-                                           " cannot hold a prompt of " + std::to_string(tokens) + " tokens");
+        throw Error(ErrorKind::Config, "training.random_positions.max_position " +
+                                           std::to_string(range) + " cannot hold a prompt of " +
+                                           std::to_string(tokens) + " tokens");
     // Floyd: for j = range - tokens .. range - 1 take t uniform in 0..j; keep t, or j when t is
     // already kept. Every subset of `tokens` positions is equally likely.
     const auto u = torch::rand({tokens}, gen, torch::kFloat64);  // [tokens] in [0, 1)
@@ -84,7 +85,8 @@ torch::Tensor drawPositions(at::Generator& gen, std::int64_t tokens, std::int64_
     std::set<std::int64_t> kept;
     for (std::int64_t i = 0; i < tokens; ++i) {
         const std::int64_t j = range - tokens + i;
-        const auto t = std::min<std::int64_t>(static_cast<std::int64_t>(draws[i] * double(j + 1)), j);
+        const auto t =
+            std::min<std::int64_t>(static_cast<std::int64_t>(draws[i] * double(j + 1)), j);
         if (!kept.insert(t).second)
             kept.insert(j);
     }
@@ -188,8 +190,8 @@ void writeCheckpointOrExplain(TrainSession& s, double wallSeconds, std::int64_t 
         if (e.kind() != ErrorKind::Io)
             throw;
         throw Error(ErrorKind::Io,
-                    "cannot write the checkpoint at step " + std::to_string(s.stepsDone) +
-                        " to " + s.writer->path() + " (disk full?); " +
+                    "cannot write the checkpoint at step " + std::to_string(s.stepsDone) + " to " +
+                        s.writer->path() + " (disk full?); " +
                         (lastCheckpoint > 0 ? "the checkpoint at step " +
                                                   std::to_string(lastCheckpoint) + " is intact"
                                             : std::string("no earlier checkpoint exists")),
@@ -205,18 +207,19 @@ struct StepOutcome {
     double gradNorm = std::numeric_limits<double>::quiet_NaN();  // NaN where not measured
 };
 
-StepOutcome forwardBackward(TrainSession& s, GraphedStep* graphed, std::int64_t step, int nDims, int nPoints,
-                            double lr, bool logs, std::int64_t lastCheckpoint)
+StepOutcome forwardBackward(TrainSession& s, GraphedStep* graphed, std::int64_t step, int nDims,
+                            int nPoints, double lr, bool logs, std::int64_t lastCheckpoint)
 {
     const RunConfig& c = s.config;
     auto functions = s.sampler->sample(s.gen);             // B fresh functions
     auto xs = functions->sampleXs(nPoints, nDims, s.gen);  // [B, N, D]
     StepOutcome out;
-    out.ys = functions->evaluate(xs);                      // [B, N]
+    out.ys = functions->evaluate(xs);  // [B, N]
     // One sorted random subset of 0..M-1 per step, shared by the batch's prompts.
-    const auto positions = c.training.randomPositions > 0
-                               ? drawPositions(s.gen, 2 * std::int64_t(nPoints), c.training.randomPositions)
-                               : torch::Tensor();
+    const auto positions =
+        c.training.randomPositions > 0
+            ? drawPositions(s.gen, 2 * std::int64_t(nPoints), c.training.randomPositions)
+            : torch::Tensor();
     torch::Tensor graphGradNorm;
     if (graphed) {  // the whole step, update included (graph_step.h)
         auto r = graphed->run(xs, out.ys, lr, c.effectiveMaxGradNorm());
@@ -233,8 +236,9 @@ StepOutcome forwardBackward(TrainSession& s, GraphedStep* graphed, std::int64_t 
     }
     if (!std::isfinite(out.loss)) {
         throw Error(ErrorKind::Runtime,
-                    "the training loss became " + std::to_string(out.loss) + " at step " + std::to_string(step) +
-                        "; the checkpoint at step " + std::to_string(lastCheckpoint) +
+                    "the training loss became " + std::to_string(out.loss) + " at step " +
+                        std::to_string(step) + "; the checkpoint at step " +
+                        std::to_string(lastCheckpoint) +
                         " is kept. Lower the learning rate or enable gradient clipping.");
     }
     // The gradients' norm before clipping, measured at logged steps (NaN where not measured:
@@ -277,14 +281,16 @@ RunSummary trainSteps(TrainSession& s, RunControl& control, TrainObserver& obser
         const int nDims = cur.dims.valueAt(step), nPoints = cur.points.valueAt(step);
         const double lr = learningRateAt(c, step);
         const bool logs = step % c.training.loggingSteps == 0;
-        const auto o = forwardBackward(s, graphed.get(), step, nDims, nPoints, lr, logs, lastCheckpoint);
+        const auto o =
+            forwardBackward(s, graphed.get(), step, nDims, nPoints, lr, logs, lastCheckpoint);
         if (logs) {
             LogRecord r;
             r.step = step;
             r.loss = o.loss;
             summary.finalLoss = o.loss;
             r.excessLoss = o.loss / baselineLoss(nDims, nPoints);
-            r.pointwise = toVector(s.sampler->metric(o.pred.detach(), o.ys.to(o.pred.device())).mean(0));
+            r.pointwise =
+                toVector(s.sampler->metric(o.pred.detach(), o.ys.to(o.pred.device())).mean(0));
             r.nPoints = nPoints;
             r.nDims = nDims;
             r.learningRate = lr;

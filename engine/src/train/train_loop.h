@@ -20,16 +20,16 @@ struct TrainSession {
     RunConfig config;
     torch::Device device{torch::kCPU};
     compat::Precision precision = compat::Precision::Fp32;  ///< matrix products on a GPU
-    SessionSwitches switches;          ///< layer path, CUDA graphs (lengen/engine/session.h)
+    SessionSwitches switches;  ///< layer path, CUDA graphs (lengen/engine/session.h)
     /// This session's CPU threads (train/threads.h), handed to the model's kernel policy;
     /// null: one thread. Declared before the model, so it outlives it.
     std::shared_ptr<const model::kernels::KernelContext> kernels;
     model::InContextModel model{nullptr};
     std::unique_ptr<AdamW> optimizer;
     std::unique_ptr<data::TaskSampler> sampler;
-    at::Generator gen;                 ///< the run's only source of randomness (CPU)
-    std::int64_t stepsDone = 0;        ///< completed optimisation steps
-    double wallOffset = 0;             ///< training seconds before this process (resume)
+    at::Generator gen;           ///< the run's only source of randomness (CPU)
+    std::int64_t stepsDone = 0;  ///< completed optimisation steps
+    double wallOffset = 0;       ///< training seconds before this process (resume)
     std::unique_ptr<io::RunWriter> writer;
     RunStarted started;
 };
@@ -61,8 +61,7 @@ double learningRateAt(const RunConfig& config, std::int64_t k);
 double baselineLoss(int nDims, int nPoints);
 
 io::CheckpointState captureCheckpoint(TrainSession& s, double wallSeconds);
-void restoreCheckpoint(TrainSession& s, const io::CheckpointState& state,
-                       const std::string& path);
+void restoreCheckpoint(TrainSession& s, const io::CheckpointState& state, const std::string& path);
 
 /// Runs steps stepsDone..max_steps-1, logging, checkpointing and honouring `control`.
 RunSummary runTraining(TrainSession& s, RunControl& control, TrainObserver& observer);

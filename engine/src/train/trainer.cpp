@@ -76,16 +76,17 @@ void prepareSession(training::TrainSession& s, const RunConfig& config, std::uin
     const std::string device = resolveDevice(options.device);
     training::checkTrainingFits(config, device);  // before anything is allocated
     s.switches = options.switches;
-    s.kernels = training::makeKernelContext(options.threads, config.model.hiddenSize, options.switches);
+    s.kernels =
+        training::makeKernelContext(options.threads, config.model.hiddenSize, options.switches);
     setupSession(s, config, seed, device);
     s.precision = compat::parsePrecision(options.precision);
     if (s.precision != compat::Precision::Fp32 && !s.device.is_cuda())
-        throw Error(ErrorKind::Config, std::string("--precision ") +
-                                           compat::precisionName(s.precision) +
-                                           " needs a CUDA device; on the CPU training is fp32" +
-                                           (options.precision.empty() ? std::string()
-                                                                      : " (give --precision fp32 to "
-                                                                        "continue it on the CPU)"));
+        throw Error(ErrorKind::Config,
+                    std::string("--precision ") + compat::precisionName(s.precision) +
+                        " needs a CUDA device; on the CPU training is fp32" +
+                        (options.precision.empty() ? std::string()
+                                                   : " (give --precision fp32 to "
+                                                     "continue it on the CPU)"));
 }
 
 }  // namespace
@@ -100,11 +101,10 @@ std::string resolveDevice(const std::string& requested)
         if (!torch::cuda::is_available())
             throw Error(ErrorKind::Config,
                         "--device " + requested + ": no CUDA GPU is usable here (" +
-                            (compat::torchHasCuda()
-                                 ? "this LibTorch " + compat::torchVersion() +
-                                       " has CUDA, but the driver reports no GPU"
-                                 : "this LibTorch " + compat::torchVersion() +
-                                       " was built without CUDA") +
+                            (compat::torchHasCuda() ? "this LibTorch " + compat::torchVersion() +
+                                                          " has CUDA, but the driver reports no GPU"
+                                                    : "this LibTorch " + compat::torchVersion() +
+                                                          " was built without CUDA") +
                             "); use --device cpu, or leave --device out to use a GPU only "
                             "when there is one");
         return requested == "cuda" ? "cuda:0" : requested;
@@ -132,7 +132,8 @@ std::vector<std::string> resolveSweepDevices(const std::string& requested)
         const std::string item = list.substr(start, comma - start);
         start = comma + 1;
         if (item.empty())
-            throw Error(ErrorKind::Usage, "--device '" + requested + "': an empty name in the list");
+            throw Error(ErrorKind::Usage,
+                        "--device '" + requested + "': an empty name in the list");
         const std::string device = resolveDevice(item);  // throws for unknown names and no GPU
         if (device == "cpu") {
             add(device);
@@ -144,12 +145,15 @@ std::vector<std::string> resolveSweepDevices(const std::string& requested)
             continue;
         }
         const std::string index = device.rfind("cuda:", 0) == 0 ? device.substr(5) : "";
-        if (index.empty() || index.find_first_not_of("0123456789") != std::string::npos || index.size() > 4)
-            throw Error(ErrorKind::Usage, "--device " + requested + ": '" + item + "' is not cuda:N");
+        if (index.empty() || index.find_first_not_of("0123456789") != std::string::npos ||
+            index.size() > 4)
+            throw Error(ErrorKind::Usage,
+                        "--device " + requested + ": '" + item + "' is not cuda:N");
         const int n = std::stoi(index);
         if (n >= gpus)
-            throw Error(ErrorKind::Config, "--device " + requested + ": there is no " + device + " (this machine has " +
-                                               std::to_string(gpus) + " GPU" + (gpus == 1 ? "" : "s") + ")");
+            throw Error(ErrorKind::Config, "--device " + requested + ": there is no " + device +
+                                               " (this machine has " + std::to_string(gpus) +
+                                               " GPU" + (gpus == 1 ? "" : "s") + ")");
         add("cuda:" + std::to_string(n));  // cuda:00 is cuda:0
     }
     return devices;
@@ -164,16 +168,18 @@ RunSummary train(RunConfig config, const TrainOptions& options, RunControl& cont
         config.seed = options.seed;
     if (!config.seed)
         config.seed = std::random_device{}();
-    training::HeapRelease release(options.switches.threadPolicy);  // after the session below is gone
+    training::HeapRelease release(
+        options.switches.threadPolicy);  // after the session below is gone
     training::TrainSession s;
     prepareSession(s, config, *config.seed, options);
     const std::string runId = options.runId.empty() ? newRunId() : options.runId;
     const auto& dims = config.task.curriculum.dims;
-    const fs::path path = !options.runDir.empty()
-        ? fs::path(options.runDir) / "run.h5"
-        : fs::path(options.outDir) / config.task.name /
-              ("dim_" + std::to_string(dims.start) + "-" + std::to_string(dims.end)) /
-              utcNow("%Y%m%d") / runId / "run.h5";
+    const fs::path path =
+        !options.runDir.empty()
+            ? fs::path(options.runDir) / "run.h5"
+            : fs::path(options.outDir) / config.task.name /
+                  ("dim_" + std::to_string(dims.start) + "-" + std::to_string(dims.end)) /
+                  utcNow("%Y%m%d") / runId / "run.h5";
     if (fs::exists(path))
         throw Error(ErrorKind::Io, "a run already exists at " + path.string());
     initWriter(s, path.string(), runId, options);
@@ -188,16 +194,18 @@ RunSummary resume(const std::string& runFile, const TrainOptions& options, RunCo
     const RunFileInfo info = readRunInfo(path);
     RunConfig config = storedRunConfig(info.configYaml, path);
     config.seed = info.seed;
-    training::HeapRelease release(options.switches.threadPolicy);  // after the session below is gone
+    training::HeapRelease release(
+        options.switches.threadPolicy);  // after the session below is gone
     training::TrainSession s;
     // A run's own records must agree before it is continued: a stored config whose max_steps
     // was lost would otherwise train on toward the default 50,000 steps.
     if (info.totalSteps > 0 && info.totalSteps != config.training.maxSteps)
         throw Error(ErrorKind::RunFile,
                     "the run's records disagree: its total_steps attribute says " +
-                        std::to_string(info.totalSteps) + ", its stored config's "
-                        "training.max_steps says " + std::to_string(config.training.maxSteps) +
-                        " (damaged file): " + path);
+                        std::to_string(info.totalSteps) +
+                        ", its stored config's "
+                        "training.max_steps says " +
+                        std::to_string(config.training.maxSteps) + " (damaged file): " + path);
     // The run's own precision unless the caller names one (a bf16 run resumes in bf16).
     TrainOptions resumed = options;
     if (resumed.precision.empty())
@@ -206,7 +214,8 @@ RunSummary resume(const std::string& runFile, const TrainOptions& options, RunCo
     const auto shapes = io::parameterShapes(s.optimizer->params());
     io::checkCheckpointSlots(path, shapes);  // before anything writes into the file
     training::restoreCheckpoint(s, io::readCheckpoint(path, &shapes), path);
-    s.writer = io::RunWriter::reopen(path, s.stepsDone, s.device.str(), compat::precisionName(s.precision));
+    s.writer = io::RunWriter::reopen(path, s.stepsDone, s.device.str(),
+                                     compat::precisionName(s.precision));
     fillStarted(s, info.runId);
     return training::runTraining(s, control, observer);
 }

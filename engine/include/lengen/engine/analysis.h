@@ -27,7 +27,8 @@ public:
     virtual ~AnalysisObserver() = default;
     /// `stage` names what runs (e.g. "ood_length: RoPE"); done/total count its work units.
     virtual void onProgress(const std::string& /*stage*/, std::int64_t /*done*/,
-                            std::int64_t /*total*/) {}
+                            std::int64_t /*total*/)
+    {}
     /// A new stage begins: `index` of `count` (from 0), e.g. evaluation method 2 of 12 or the
     /// serial-position probe, 3rd of 3. Progress after it is that stage's.
     virtual void onStage(int /*index*/, int /*count*/, const std::string& /*name*/) {}
@@ -36,16 +37,16 @@ public:
 
 /// Shared by evaluation and probes.
 struct AnalysisOptions {
-    std::uint64_t seed = 1;              ///< draws prompts and bootstrap resamples
+    std::uint64_t seed = 1;  ///< draws prompts and bootstrap resamples
     int bootstrapTrials = 1000;
     /// MiB the model forward may use for attention scores and activations at once; the
     /// micro-batch (and, past one prompt, the query-row chunk) is chosen to fit it. <= 0:
     /// automatic (2048 on the CPU, half the GPU's free memory on CUDA).
     double memoryBudgetMiB = 0;
-    std::string device;                  ///< "" = cuda if available, else cpu
-    int threads = 0;                     ///< CPU threads (0 = all cores)
-    bool force = false;                  ///< recompute results that are already stored
-    SessionSwitches switches;            ///< layer path and thread policy (session.h)
+    std::string device;        ///< "" = cuda if available, else cpu
+    int threads = 0;           ///< CPU threads (0 = all cores)
+    bool force = false;        ///< recompute results that are already stored
+    SessionSwitches switches;  ///< layer path and thread policy (session.h)
 
     static AnalysisOptions withBootstrap(int trials)
     {
@@ -57,11 +58,11 @@ struct AnalysisOptions {
 
 struct EvalOptions {
     AnalysisOptions common;
-    std::vector<std::string> methods;    ///< empty = every method of the task (evalMethodsFor)
-    int prompts = 1280;                  ///< prompts per method
-    int batchSize = 64;                  ///< functions drawn together (one task instance)
-    int oodFactor = 8;                   ///< ood_length and covariate shifts: K x points.end
-    bool baselines = true;               ///< also evaluate the task's baselines
+    std::vector<std::string> methods;  ///< empty = every method of the task (evalMethodsFor)
+    int prompts = 1280;                ///< prompts per method
+    int batchSize = 64;                ///< functions drawn together (one task instance)
+    int oodFactor = 8;                 ///< ood_length and covariate shifts: K x points.end
+    bool baselines = true;             ///< also evaluate the task's baselines
     /// Interventions to evaluate besides the plain model (docs/interventions.md), each as
     /// written ("yarn", "lambda:global=2,local=train"); "none" is the plain evaluation.
     std::vector<std::string> interventions;
@@ -72,41 +73,41 @@ struct EvalOptions {
 
 /// One stored curve: a model (the transformer or a baseline) under one method.
 struct EvalCurve {
-    std::string model;                   ///< key: "RoPE", "OLS_driver=None", "NN_n=3_uniform", ...
-    std::string label;                   ///< legend: "RoPE", "Least Squares", "3-Nearest Neighbors"
+    std::string model;  ///< key: "RoPE", "OLS_driver=None", "NN_n=3_uniform", ...
+    std::string label;  ///< legend: "RoPE", "Least Squares", "3-Nearest Neighbors"
     CurveStats stats;
 };
 
 /// One method's results as stored (and what produced them).
 struct EvalResult {
-    std::string method;                  ///< standard | ood_length | half_subspace | ...
-    std::int64_t checkpointStep = 0;     ///< completed training steps of the weights used
+    std::string method;               ///< standard | ood_length | half_subspace | ...
+    std::int64_t checkpointStep = 0;  ///< completed training steps of the weights used
     int prompts = 0;
     std::uint64_t seed = 0;
-    int nPoints = 0;                     ///< prompt length in points
-    int trainPoints = 0;                 ///< curriculum points.end (the base of the lengths)
+    int nPoints = 0;      ///< prompt length in points
+    int trainPoints = 0;  ///< curriculum points.end (the base of the lengths)
     /// What the weights last trained on: the curriculum after checkpointStep steps, less than
     /// trainPoints when max_steps ended before the curriculum did (issue 52). The training
     /// length every figure marks.
     int trainedPoints = 0;
-    int dims = 0;                        ///< D
-    double zeroEstimator = 0;            ///< error of predicting 0 (D, times s^2 for scale-y=s)
-    bool classification = false;         ///< accuracy (true) or squared error
-    std::string source;                  ///< "lengen" or "metrics.json:<path>" when imported
+    int dims = 0;                 ///< D
+    double zeroEstimator = 0;     ///< error of predicting 0 (D, times s^2 for scale-y=s)
+    bool classification = false;  ///< accuracy (true) or squared error
+    std::string source;           ///< "lengen" or "metrics.json:<path>" when imported
     /// "" for the model as trained; else the intervention as written ("yarn:factor=8"), whose
     /// result holds the model's curve only (its baselines are the plain result's).
     std::string intervention;
-    std::string interventionParams;      ///< every parameter as resolved ("factor=8, ...")
-    std::vector<EvalCurve> curves;       ///< transformer first, then baselines
+    std::string interventionParams;  ///< every parameter as resolved ("factor=8, ...")
+    std::vector<EvalCurve> curves;   ///< transformer first, then baselines
 };
 
 struct EvalSummary {
     std::string analysisFile;
     /// Methods evaluated now ("ood_length"; "ood_length+yarn" under an intervention).
     std::vector<std::string> computed;
-    std::vector<std::string> skipped;    ///< already stored for this checkpoint and seed
-    std::int64_t lassoUnconverged = 0;   ///< Lasso fits that hit max_iter (warned, kept)
-    bool cancelled = false;              ///< stopped through RunControl; nothing half-stored
+    std::vector<std::string> skipped;   ///< already stored for this checkpoint and seed
+    std::int64_t lassoUnconverged = 0;  ///< Lasso fits that hit max_iter (warned, kept)
+    bool cancelled = false;             ///< stopped through RunControl; nothing half-stored
 };
 
 /// Every evaluation method for a task: standard and ood_length; Gaussian tasks add
@@ -138,10 +139,10 @@ std::vector<std::string> importMetricsJson(const std::string& jsonPath, const st
 
 /// What a run's analysis file holds, by name only (cheap: no curve is read). For run lists.
 struct AnalysisContents {
-    std::vector<std::string> evalMethods;     ///< /eval/<method>, canonical order
-    std::vector<std::string> probes;          ///< of attention, duplicated, serial_position
-    std::vector<std::string> importedLabels;  ///< /imported/<label>
-    std::vector<std::string> interventions;   ///< /interventions/<spec>, as written
+    std::vector<std::string> evalMethods;         ///< /eval/<method>, canonical order
+    std::vector<std::string> probes;              ///< of attention, duplicated, serial_position
+    std::vector<std::string> importedLabels;      ///< /imported/<label>
+    std::vector<std::string> interventions;       ///< /interventions/<spec>, as written
     std::vector<std::string> probeInterventions;  ///< /intervention_probes/<spec>
 };
 /// Empty when the run has no analysis file; Error(RunFile) when the file is damaged.

@@ -4,8 +4,8 @@
 // model.max_length value. Plain values only: no YAML or Torch types cross this header.
 
 #include <cstdint>
-#include <optional>
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -13,8 +13,8 @@
 
 namespace lengen::engine {
 
-bool isBooleanTaskName(const std::string& name);          ///< inputs in {-1, +1}^D
-bool isClassificationTaskName(const std::string& name);   ///< accuracy metric, BCE loss
+bool isBooleanTaskName(const std::string& name);         ///< inputs in {-1, +1}^D
+bool isClassificationTaskName(const std::string& name);  ///< accuracy metric, BCE loss
 
 /// One curriculum axis. value(step) = min(start + increment * floor(step / interval), end).
 struct CurriculumAxis {
@@ -43,11 +43,11 @@ enum class Backbone { Llama, Mamba, Gpt2 };
 /// keep their defaults.
 struct ModelConfig {
     Backbone backbone = Backbone::Llama;
-    std::string type = "decoder";        ///< "decoder" or "ssm" (informational)
-    std::string family = "Llama2";       ///< as written: Llama2 | Mamba | GPT2
-    std::vector<double> maxLengths;      ///< as written (a list = one run per value; inf allowed)
-    double maxLength = 0;                ///< this run's value (inf for Mamba)
-    int hiddenSize = 256;                ///< H (GPT-2: n_embd)
+    std::string type = "decoder";    ///< "decoder" or "ssm" (informational)
+    std::string family = "Llama2";   ///< as written: Llama2 | Mamba | GPT2
+    std::vector<double> maxLengths;  ///< as written (a list = one run per value; inf allowed)
+    double maxLength = 0;            ///< this run's value (inf for Mamba)
+    int hiddenSize = 256;            ///< H (GPT-2: n_embd)
     int numLayers = 2;
     int numHeads = 4;
     int intermediateSize = 0;            ///< derived: 4 * H
@@ -57,25 +57,25 @@ struct ModelConfig {
     std::string hiddenAct = "silu";
     double ropeTheta = 10000.0;
     double rmsNormEps = 1e-6;
-    int stateSize = 16;                  ///< Mamba only
-    double residDropout = 0.1;           ///< GPT-2 only: resid_pdrop
-    double embdDropout = 0.1;            ///< GPT-2 only: embd_pdrop
-    double attnDropout = 0.1;            ///< GPT-2 only: attn_pdrop
+    int stateSize = 16;         ///< Mamba only
+    double residDropout = 0.1;  ///< GPT-2 only: resid_pdrop
+    double embdDropout = 0.1;   ///< GPT-2 only: embd_pdrop
+    double attnDropout = 0.1;   ///< GPT-2 only: attn_pdrop
 };
 
 /// Position encoding of a Llama backbone (reference §4). "rope" when no rope_scaling is given.
 struct PositionConfig {
-    std::string patchName;               ///< patch.name as written ("" when no patch)
-    std::string type = "rope";           ///< a Llama row's type of encodingTable() (encodings.h)
-    std::optional<double> factor;        ///< rope_scaling.factor (given or derived)
-    bool factorGiven = false;            ///< rope_scaling.factor was written (not derived)
-    bool explicitScaling = false;        ///< rope_scaling present in the config
-    int fireMlpWidth = 32;               ///< `fire.mlp_width` (the FIRE paper's 32)
-    int t5Buckets = 32;                  ///< `t5.num_buckets` (T5's 32)
-    int t5MaxDistance = 128;             ///< `t5.max_distance` (T5's 128)
-    int sandwichDim = 128;               ///< `sandwich.dim`: d' of Sandwich's sinusoids
-    double xposScaleBase = 512;          ///< `xpos.scale_base`: xPos's gamma (torchscale's 512)
-    int copeMaxPositions = 64;           ///< `cope.npos_max`: CoPE's positions 0..npos_max-1
+    std::string patchName;         ///< patch.name as written ("" when no patch)
+    std::string type = "rope";     ///< a Llama row's type of encodingTable() (encodings.h)
+    std::optional<double> factor;  ///< rope_scaling.factor (given or derived)
+    bool factorGiven = false;      ///< rope_scaling.factor was written (not derived)
+    bool explicitScaling = false;  ///< rope_scaling present in the config
+    int fireMlpWidth = 32;         ///< `fire.mlp_width` (the FIRE paper's 32)
+    int t5Buckets = 32;            ///< `t5.num_buckets` (T5's 32)
+    int t5MaxDistance = 128;       ///< `t5.max_distance` (T5's 128)
+    int sandwichDim = 128;         ///< `sandwich.dim`: d' of Sandwich's sinusoids
+    double xposScaleBase = 512;    ///< `xpos.scale_base`: xPos's gamma (torchscale's 512)
+    int copeMaxPositions = 64;     ///< `cope.npos_max`: CoPE's positions 0..npos_max-1
     /// `cope.divide_position_logits`: the position bias divided by sqrt(head_dim) as the
     /// content logits are (the authors' repository's default); false: added to the scaled
     /// logits as the paper's listing does (that repository's --cope-nodiv).
@@ -83,7 +83,7 @@ struct PositionConfig {
 };
 
 struct TaskConfig {
-    std::string data = "gaussian";       ///< gaussian | boolean
+    std::string data = "gaussian";  ///< gaussian | boolean
     std::string name = "linear_regression";
     CurriculumConfig curriculum;
 };
@@ -95,12 +95,12 @@ struct TrainingConfig {
     double adamBeta1 = 0.9;
     double adamBeta2 = 0.999;
     double adamEpsilon = 1e-8;
-    double maxGradNorm = 1.0;            ///< <= 0 disables clipping
+    double maxGradNorm = 1.0;  ///< <= 0 disables clipping
     double warmupRatio = 0.03;
     std::int64_t maxSteps = 50000;
     std::int64_t loggingSteps = 10;
     std::int64_t saveSteps = 500;
-    int batchSize = 64;                  ///< per_device_train_batch_size
+    int batchSize = 64;  ///< per_device_train_batch_size
     /// `random_positions.max_position` M (Ruoss et al. 2023): each training forward reads its
     /// T token positions as a sorted random subset of 0..M-1; 0 = off (positions 0..T-1).
     std::int64_t randomPositions = 0;
@@ -115,9 +115,9 @@ struct RunConfig {
     TaskConfig task;
     TrainingConfig training;
     CompatMode compat = CompatMode::Intended;
-    std::optional<std::uint64_t> seed;   ///< top-level `seed:`; the CLI's --seed overrides it
-    std::string sourceFile;              ///< the file this was loaded from ("" for text)
-    std::string wandbYaml;               ///< the wandb section, kept verbatim (ignored)
+    std::optional<std::uint64_t> seed;  ///< top-level `seed:`; the CLI's --seed overrides it
+    std::string sourceFile;             ///< the file this was loaded from ("" for text)
+    std::string wandbYaml;              ///< the wandb section, kept verbatim (ignored)
 
     int inputDims() const { return task.curriculum.dims.end; }
     /// The curriculum's end (points.end): the prompt length evaluations take as their base.
@@ -144,7 +144,7 @@ struct RunConfig {
     double effectiveWeightDecay() const;
     double effectiveAdamEpsilon() const;
     double effectiveMaxGradNorm() const;
-    std::int64_t warmupSteps() const;    ///< ceil(warmup_ratio * max_steps)
+    std::int64_t warmupSteps() const;  ///< ceil(warmup_ratio * max_steps)
 };
 
 /// A run whose max_steps ends before its curriculum does trains on shorter prompts than
@@ -187,7 +187,7 @@ std::string toYaml(const RunConfig& config, YamlStyle style = YamlStyle::Resolve
 /// One key of the resolved config whose value differs between runs; values[i] is run i's
 /// ("" where the run has no such key).
 struct ConfigDifference {
-    std::string key;                  ///< dotted path, e.g. "model.num_hidden_layers"
+    std::string key;  ///< dotted path, e.g. "model.num_hidden_layers"
     std::vector<std::string> values;
     /// Per run: why the key does not apply to it ("NoPE does not read it": a key of another
     /// encoding, per the encoding table's keys), or "" where it does. A key that applies to no

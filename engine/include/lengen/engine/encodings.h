@@ -27,13 +27,13 @@ enum class PositionKind {
 };
 
 struct EncodingInfo {
-    std::string name;         ///< the sweep and --pe name: rope, pi, dynamic_ntk, mamba, gpt2
+    std::string name;  ///< the sweep and --pe name: rope, pi, dynamic_ntk, mamba, gpt2
     Backbone backbone = Backbone::Llama;
-    std::string type;         ///< position.type of a Llama run ("" for the other backbones)
-    std::string display;      ///< as papers and legends name it: RoPE, PI, Dynamic NTK
+    std::string type;     ///< position.type of a Llama run ("" for the other backbones)
+    std::string display;  ///< as papers and legends name it: RoPE, PI, Dynamic NTK
     PositionKind kind = PositionKind::None;
-    bool lengthDependent = false;  ///< rescales its own table with each forward's length
-    bool usesFactor = false;       ///< reads rope_scaling.factor
+    bool lengthDependent = false;   ///< rescales its own table with each forward's length
+    bool usesFactor = false;        ///< reads rope_scaling.factor
     std::vector<std::string> keys;  ///< config keys it reads besides the model's shape
     /// The reference's patch.name for it ("" where stock transformers Llama runs it: rope,
     /// linear, dynamic; the backbones).
@@ -48,9 +48,9 @@ struct EncodingInfo {
     /// Interventions that would apply by its kind but do not here, with why (CoPE has no
     /// distances for lambda's cap; xPos's decay is lost to LongHeads' rotary re-positioning).
     std::vector<std::pair<std::string, std::string>> refusedInterventions;
-    bool fusedCpu = true;     ///< CPU training as fused layers (kernel_policy.h)
-    bool device = true;       ///< GPU with LibTorch's fused attention (SDPA, bias as a mask)
-    std::string summary;      ///< one line: what it does, and its paper
+    bool fusedCpu = true;  ///< CPU training as fused layers (kernel_policy.h)
+    bool device = true;    ///< GPU with LibTorch's fused attention (SDPA, bias as a mask)
+    std::string summary;   ///< one line: what it does, and its paper
     /// Its own weights in one layer (FIRE's MLP, T5's table, KERPLE's kernels), from the config
     /// alone, for the memory estimate before anything is allocated; null: none.
     std::function<double(const RunConfig&)> layerParameters;

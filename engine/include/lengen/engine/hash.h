@@ -17,7 +17,8 @@ inline constexpr std::uint64_t kFnv1aOffset = 1469598103934665603ull;
 
 /// FNV-1a over `size` bytes, continuing from `h` (the offset basis to start). Named apart from
 /// the text overload: fnv1a64("text", h) would otherwise take `h` for a size.
-inline std::uint64_t fnv1a64Bytes(const void* data, std::size_t size, std::uint64_t h = kFnv1aOffset)
+inline std::uint64_t fnv1a64Bytes(const void* data, std::size_t size,
+                                  std::uint64_t h = kFnv1aOffset)
 {
     const auto* bytes = static_cast<const unsigned char*>(data);
     for (std::size_t i = 0; i < size; ++i)

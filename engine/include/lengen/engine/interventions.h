@@ -73,7 +73,8 @@ std::vector<InterventionSpec> parseInterventions(const std::string& list);
 /// comma-separated list), and `all` — alone or among names, in any text — adds every
 /// intervention that applies to the run (a union, the same rule for the CLI, sweeps and the
 /// studio). Duplicates once, in the order first given. Error(Config) as parseInterventions.
-std::vector<InterventionSpec> expandInterventions(const std::vector<std::string>& texts, const RunConfig& config);
+std::vector<InterventionSpec> expandInterventions(const std::vector<std::string>& texts,
+                                                  const RunConfig& config);
 
 /// Every intervention's name, in the table's order (none first).
 const std::vector<std::string>& interventionNames();

@@ -27,8 +27,8 @@ enum class JobKindId { Training, Evaluation, Probe, Export, Import, Sweep, Sweep
 
 struct JobKindRow {
     JobKindId kind;
-    const char* name;   ///< as every front end says it: "training", "evaluation", "sweep cell", …
-    bool cpuHeavy;      ///< counts against a concurrent-jobs limit (a sweep cell counts its threads)
+    const char* name;  ///< as every front end says it: "training", "evaluation", "sweep cell", …
+    bool cpuHeavy;     ///< counts against a concurrent-jobs limit (a sweep cell counts its threads)
     const char* units;  ///< what its progress and result count: "steps", "methods", "cells", …
 };
 const std::vector<JobKindRow>& jobKindTable();
@@ -40,17 +40,23 @@ enum class JobState { Queued, Running, Paused, Stopping, Finished, Cancelled, Fa
 /// "queued", "running", "paused", "stopping", "finished", "stopped", "failed"; a sweep cell's
 /// queued state is "pending" (the word `sweep status` uses).
 const char* jobStateName(JobState state, JobKindId kind = JobKindId::Training);
-inline bool jobActive(JobState s) { return s == JobState::Running || s == JobState::Paused || s == JobState::Stopping; }
-inline bool jobEnded(JobState s) { return s == JobState::Finished || s == JobState::Cancelled || s == JobState::Failed; }
+inline bool jobActive(JobState s)
+{
+    return s == JobState::Running || s == JobState::Paused || s == JobState::Stopping;
+}
+inline bool jobEnded(JobState s)
+{
+    return s == JobState::Finished || s == JobState::Cancelled || s == JobState::Failed;
+}
 
 /// What a job produced, typed by kind: each kind fills its own count (jobKindRow's units).
 struct JobResult {
-    std::int64_t steps = 0;      ///< training, sweep cell: optimisation steps done
+    std::int64_t steps = 0;           ///< training, sweep cell: optimisation steps done
     double finalLoss = std::nan("");  ///< training: the last logged loss (NaN: none logged)
-    int methods = 0;             ///< evaluation: methods stored
-    int probes = 0;              ///< probes: probes stored
-    int figures = 0;             ///< export: files written
-    int runsImported = 0;        ///< import
+    int methods = 0;                  ///< evaluation: methods stored
+    int probes = 0;                   ///< probes: probes stored
+    int figures = 0;                  ///< export: files written
+    int runsImported = 0;             ///< import
     int cellsEnded = 0, cellsCancelled = 0, cellsFailed = 0;  ///< sweep: of the cells it ran
     /// What it did in its own words, where no count says it ("created 4 cells", "nothing to
     /// aggregate yet", "took no cell: 2 held by host:pid"); shown instead of the count.
@@ -61,27 +67,28 @@ struct JobResult {
 /// The result as the front ends say it: `said`, else the count in the kind's units ("1,200
 /// steps, final loss 0.031", "3 methods computed", "2 cells ended, 1 failed"); a stopped
 /// training "stopped at step N, last logged loss L".
-std::string jobResultText(JobKindId kind, const JobResult& result, JobState how = JobState::Finished);
+std::string jobResultText(JobKindId kind, const JobResult& result,
+                          JobState how = JobState::Finished);
 
 /// One job: the studio's own (id > 0) or one found under some folders, run by another process.
 struct JobRecord {
-    std::uint64_t id = 0;       ///< the studio's job id; 0 for a job found on disk
+    std::uint64_t id = 0;  ///< the studio's job id; 0 for a job found on disk
     JobKindId kind = JobKindId::Training;
     JobState state = JobState::Queued;
-    std::string label;          ///< what the studio calls it ("evaluate run-3"); "" when found
-    std::string subject;        ///< the run.h5, or the sweep folder (a cell's or a sweep job's)
-    std::string cell;           ///< a sweep cell's name ("" otherwise)
-    std::string holder;         ///< "<host>:<pid>" of the process, or Slurm's "<job>_<task>"
-    std::string schedulerState; ///< what squeue says of a Slurm cell ("" for local work)
-    std::string waitingFor;     ///< queued: why it has not started ("a free core", "requeued")
-    double fraction = -1;       ///< 0..1; < 0 while unknown
-    std::string progress;       ///< "1,200/15,000 steps", "stage 2 of 3: …", "3/8 cells ended"
+    std::string label;           ///< what the studio calls it ("evaluate run-3"); "" when found
+    std::string subject;         ///< the run.h5, or the sweep folder (a cell's or a sweep job's)
+    std::string cell;            ///< a sweep cell's name ("" otherwise)
+    std::string holder;          ///< "<host>:<pid>" of the process, or Slurm's "<job>_<task>"
+    std::string schedulerState;  ///< what squeue says of a Slurm cell ("" for local work)
+    std::string waitingFor;      ///< queued: why it has not started ("a free core", "requeued")
+    double fraction = -1;        ///< 0..1; < 0 while unknown
+    std::string progress;        ///< "1,200/15,000 steps", "stage 2 of 3: …", "3/8 cells ended"
     double etaSeconds = -1;
     std::int64_t step = 0, totalSteps = 0;  ///< a training's steps (a cell's training too)
     double lastLoss = std::nan("");         ///< NaN when nothing logged
     std::int64_t queuedAtMs = 0, startedAtMs = 0, endedAtMs = 0;  ///< epoch ms; 0 = not yet
-    JobResult result;           ///< once it ended (a stopped job: what it did before)
-    std::string message;        ///< how it ended (jobResultText), or why it failed
+    JobResult result;     ///< once it ended (a stopped job: what it did before)
+    std::string message;  ///< how it ended (jobResultText), or why it failed
     bool active() const { return jobActive(state); }
     bool ended() const { return jobEnded(state); }
     /// The key that names this job across polls: kind, subject, cell and holder.
@@ -92,7 +99,8 @@ struct JobRecord {
 
 /// Every job under `folders` (searched recursively; unreadable parts skipped). `note` collects
 /// what could not be asked (a scheduler that did not answer).
-std::vector<JobRecord> findJobs(const std::vector<std::string>& folders, std::string* note = nullptr);
+std::vector<JobRecord> findJobs(const std::vector<std::string>& folders,
+                                std::string* note = nullptr);
 
 /// "<host>:<pid>" of this process, as job records and lock files name holders.
 std::string thisHolder();

@@ -31,19 +31,19 @@ struct ProbeOptions {
     void selectAll() { attention = duplicated = serialPosition = true; }
 
     // Duplicated-example attack and serial position (§8). 0 = the reference's default.
-    int prompts = 100;                   ///< functions (one task instance), one prompt each
-    int testLength = 400;                ///< points of the long layouts
-    std::vector<int> noiseCounts;        ///< count sweep; empty = 5, 6, ..., 20
-    int instructionPoints = 0;           ///< 0 = 2 D
-    int answerPoints = 0;                ///< 0 = D
-    int targetPoints = 0;                ///< 0 = ceil(D / 2)
+    int prompts = 100;             ///< functions (one task instance), one prompt each
+    int testLength = 400;          ///< points of the long layouts
+    std::vector<int> noiseCounts;  ///< count sweep; empty = 5, 6, ..., 20
+    int instructionPoints = 0;     ///< 0 = 2 D
+    int answerPoints = 0;          ///< 0 = D
+    int targetPoints = 0;          ///< 0 = ceil(D / 2)
 
     // Attention (§7).
     int attentionPrompts = 64;
-    int longPoints = 200;                ///< the reference's 200-point test
-    std::vector<int> extraLengths;       ///< more prompt lengths, in points
-    int mapPrompts = 2;                  ///< prompts whose full maps are stored (heatmaps)
-    int mapMaxTokens = 1600;             ///< full maps only up to this many tokens
+    int longPoints = 200;           ///< the reference's 200-point test
+    std::vector<int> extraLengths;  ///< more prompt lengths, in points
+    int mapPrompts = 2;             ///< prompts whose full maps are stored (heatmaps)
+    int mapMaxTokens = 1600;        ///< full maps only up to this many tokens
     /// One intervention as written (docs/interventions.md), "" = the model as trained. Its
     /// results go beside the plain ones (probeRoot, attentionMapsName).
     std::string intervention;
@@ -51,8 +51,8 @@ struct ProbeOptions {
 
 struct ProbeSummary {
     std::string analysisFile;
-    std::vector<std::string> computed;   ///< "attention", "duplicated", "serial_position"
-    std::vector<std::string> skipped;    ///< with the reason, e.g. "attention (Mamba has none)"
+    std::vector<std::string> computed;  ///< "attention", "duplicated", "serial_position"
+    std::vector<std::string> skipped;   ///< with the reason, e.g. "attention (Mamba has none)"
     bool cancelled = false;
 };
 
@@ -64,7 +64,7 @@ ProbeSummary probeRun(const std::string& run, const ProbeOptions& options, RunCo
 /// One curve of a probe with the spans a figure highlights ("instruction", "noise", "target",
 /// "answer": [start, end) in points) and scalar facts ("target_mean", ...).
 struct ProbeCurve {
-    std::string name;                    ///< "c=5", "begin", "all_duplicated", "random", ...
+    std::string name;  ///< "c=5", "begin", "all_duplicated", "random", ...
     CurveStats stats;
     std::map<std::string, std::pair<double, double>> spans;
     std::map<std::string, double> values;
@@ -74,9 +74,9 @@ struct ProbeCurve {
 /// "duplicated/instruction_position", "serial_position".
 struct ProbeGroup {
     std::string path;
-    std::map<std::string, double> params; ///< dims, train_points, test_length, prompts, ...
+    std::map<std::string, double> params;  ///< dims, train_points, test_length, prompts, ...
     bool classification = false;
-    std::string model;                    ///< "RoPE", ...
+    std::string model;  ///< "RoPE", ...
     std::vector<ProbeCurve> curves;
 };
 
@@ -87,27 +87,28 @@ std::string probeRoot(const std::string& intervention);
 /// characters other than letters, digits, '=', '.', '-' and '_' written as '_'.
 std::string attentionMapsName(const std::string& intervention);
 
-std::vector<ProbeGroup> readProbeGroups(const std::string& run, const std::string& intervention = "");
+std::vector<ProbeGroup> readProbeGroups(const std::string& run,
+                                        const std::string& intervention = "");
 
 /// Attention of one setting (prompt length): the last x-token query's row per layer and head
 /// averaged over prompts, and per layer the head-averaged attention on the y tokens.
 struct AttentionSetting {
-    std::string name;                    ///< "train", "long", "duplicated", "points=<n>"
+    std::string name;  ///< "train", "long", "duplicated", "points=<n>"
     int points = 0, tokens = 0, layers = 0, heads = 0;
-    int query = 0;                       ///< token index of the query (tokens - 2)
-    std::vector<float> lastQueryMean;    ///< [layers, heads, tokens]
+    int query = 0;                                   ///< token index of the query (tokens - 2)
+    std::vector<float> lastQueryMean;                ///< [layers, heads, tokens]
     std::vector<float> lastQueryLow, lastQueryHigh;  ///< bootstrap band, same shape
-    std::vector<float> yAttention;       ///< [layers, points]: to y_0 .. y_{N-1}
-    int mapPrompts = 0;                  ///< full maps stored for this many prompts
+    std::vector<float> yAttention;                   ///< [layers, points]: to y_0 .. y_{N-1}
+    int mapPrompts = 0;                              ///< full maps stored for this many prompts
 };
 
 std::vector<AttentionSetting> readAttentionSettings(const std::string& run,
-                                                   const std::string& intervention = "");
+                                                    const std::string& intervention = "");
 
 /// Rows [r0, r1) x columns [c0, c1) of one stored full map (setting, prompt, layer, head),
 /// row-major float32; reads only the chunks covering the tile.
-std::vector<float> readAttentionTile(const std::string& run, const std::string& setting,
-                                     int prompt, int layer, int head, int r0, int r1, int c0,
-                                     int c1, const std::string& intervention = "");
+std::vector<float> readAttentionTile(const std::string& run, const std::string& setting, int prompt,
+                                     int layer, int head, int r0, int r1, int c0, int c1,
+                                     const std::string& intervention = "");
 
 }  // namespace lengen::engine

@@ -19,16 +19,16 @@ bool isReferenceRunDir(const std::string& dir);
 std::vector<std::string> findReferenceRuns(const std::string& root);
 
 struct ReferenceImportOptions {
-    std::string outDir = "runs";   ///< root of <task>/dim_a-b/<date>/<id>/run.h5
-    bool metrics = true;           ///< also import metrics.json when present
+    std::string outDir = "runs";  ///< root of <task>/dim_a-b/<date>/<id>/run.h5
+    bool metrics = true;          ///< also import metrics.json when present
 };
 
 struct ReferenceImportResult {
-    std::string runFile;                      ///< the new run.h5
-    std::int64_t stepsDone = 0;               ///< optimisation steps the weights have seen
-    bool optimizerImported = false;           ///< AdamW moments carried over
-    std::vector<std::string> importedMethods; ///< from metrics.json
-    std::vector<std::string> notes;           ///< what was skipped or adapted, one sentence each
+    std::string runFile;                       ///< the new run.h5
+    std::int64_t stepsDone = 0;                ///< optimisation steps the weights have seen
+    bool optimizerImported = false;            ///< AdamW moments carried over
+    std::vector<std::string> importedMethods;  ///< from metrics.json
+    std::vector<std::string> notes;            ///< what was skipped or adapted, one sentence each
 };
 
 /// Where importReferenceRun would put `refDir` (the run.h5 path), without touching anything.
@@ -52,8 +52,8 @@ ReferenceImportResult importReferenceRun(const std::string& refDir,
                                          const ReferenceImportOptions& options = {});
 
 struct ReferenceExportResult {
-    std::string dir;                  ///< the folder written
-    std::vector<std::string> notes;   ///< adaptations the reference needs, one sentence each
+    std::string dir;                 ///< the folder written
+    std::vector<std::string> notes;  ///< adaptations the reference needs, one sentence each
 };
 
 /// Writes a LenGen run (folder or run.h5) as a reference run folder into `outDir`:

@@ -14,7 +14,7 @@ namespace lengen::engine {
 constexpr int kRunFormatVersion = 1;
 
 struct TensorInfo {
-    std::string name;               ///< state-dict key
+    std::string name;  ///< state-dict key
     std::vector<std::int64_t> shape;
 };
 
@@ -37,7 +37,7 @@ struct RunFileInfo {
     int formatVersion = 0;
     std::string engineVersion;
     std::string runId;
-    std::string createdAt;          ///< ISO 8601, UTC
+    std::string createdAt;  ///< ISO 8601, UTC
     std::uint64_t seed = 0;
     /// running | finished | cancelled | failed | imported, or interrupted: the file says
     /// running but no process holds its writer lock (the writer died; resume it)
@@ -45,22 +45,22 @@ struct RunFileInfo {
     /// "<host>:<pid>" of the process that trains it while status is running ("" otherwise, or
     /// when its lock file names none): the studio says who trains a run it did not start.
     std::string writer;
-    std::string configYaml;         ///< resolved config
+    std::string configYaml;  ///< resolved config
     std::string task;
     std::string positionEncoding;
     std::string backbone;
     std::string device;
-    std::string precision = "fp32"; ///< of the last session that trained it: fp32 | tf32 | bf16
-    std::string importedFrom;       ///< reference run folder it was imported from ("" if trained here)
-    std::string sweepName;          ///< the sweep this run is a cell of ("" if none)
-    std::string sweepCell;          ///< its cell name, e.g. "007-alibi-s2"
-    std::string sweepAxes;          ///< its axis values, "pe=alibi seed=2"
-    std::string notes;              ///< free text a researcher wrote about the run ("" if none)
+    std::string precision = "fp32";  ///< of the last session that trained it: fp32 | tf32 | bf16
+    std::string importedFrom;  ///< reference run folder it was imported from ("" if trained here)
+    std::string sweepName;     ///< the sweep this run is a cell of ("" if none)
+    std::string sweepCell;     ///< its cell name, e.g. "007-alibi-s2"
+    std::string sweepAxes;     ///< its axis values, "pe=alibi seed=2"
+    std::string notes;         ///< free text a researcher wrote about the run ("" if none)
     std::vector<std::string> tags;  ///< its tags, in the order given
     std::int64_t totalSteps = 0;
     std::int64_t checkpointStep = -1;  ///< completed steps in the latest checkpoint; -1 = none
     std::int64_t logRows = 0;
-    double lastLoss = 0;            ///< loss of the last log row (NaN if none)
+    double lastLoss = 0;               ///< loss of the last log row (NaN if none)
     std::int64_t lastLoggedStep = -1;  ///< step of the last log row (-1 if none)
     std::int64_t parameterCount = 0;
     ReachedCurriculum reached;
@@ -79,10 +79,10 @@ std::string reachedText(const ReachedCurriculum& reached, const RunConfig& confi
 struct TrainLog {
     std::vector<std::int64_t> step;
     std::vector<double> loss, excessLoss, learningRate, wallSeconds, stepsPerSecond;
-    std::vector<double> gradNorm;    ///< before clipping; NaN where not measured (docs/run-format.md)
+    std::vector<double> gradNorm;  ///< before clipping; NaN where not measured (docs/run-format.md)
     std::vector<int> nPoints, nDims;
-    int pointwiseWidth = 0;          ///< columns of `pointwise` (= curriculum points.end)
-    std::vector<double> pointwise;   ///< row-major [rows, pointwiseWidth], NaN past n_points
+    int pointwiseWidth = 0;         ///< columns of `pointwise` (= curriculum points.end)
+    std::vector<double> pointwise;  ///< row-major [rows, pointwiseWidth], NaN past n_points
 };
 
 /// Throws Error(RunFile) naming the path for a missing, damaged or foreign file.

@@ -20,8 +20,8 @@ struct RunStamp {
     std::int64_t runSize = -1, runMtimeNs = 0, analysisSize = -1, analysisMtimeNs = 0;
     bool operator==(const RunStamp& o) const
     {
-        return runSize == o.runSize && runMtimeNs == o.runMtimeNs && analysisSize == o.analysisSize &&
-               analysisMtimeNs == o.analysisMtimeNs;
+        return runSize == o.runSize && runMtimeNs == o.runMtimeNs &&
+               analysisSize == o.analysisSize && analysisMtimeNs == o.analysisMtimeNs;
     }
     bool operator!=(const RunStamp& o) const { return !(*this == o); }
 };

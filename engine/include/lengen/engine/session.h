@@ -13,10 +13,11 @@
 namespace lengen::engine {
 
 struct SessionSwitches {
-    bool fused = true;           ///< CPU training as fused layers (false: modules op by op; LENGEN_FUSED=0)
+    bool fused = true;  ///< CPU training as fused layers (false: modules op by op; LENGEN_FUSED=0)
     bool fusedAttention = true;  ///< LibTorch's fused attention on a GPU (LENGEN_FUSED_ATTENTION=0)
     bool cudaGraphs = true;      ///< a GPU step as one CUDA graph (LENGEN_CUDA_GRAPHS=0)
-    /// Mamba's scan off the CPU as a parallel scan (false: position by position; LENGEN_PARALLEL_SCAN=0)
+    /// Mamba's scan off the CPU as a parallel scan (false: position by position;
+    /// LENGEN_PARALLEL_SCAN=0)
     bool parallelScan = true;
     /// On a GPU, RMSNorm as LibTorch's fused kernel (LENGEN_DEVICE_FUSION=0: written out)
     bool deviceFusion = true;

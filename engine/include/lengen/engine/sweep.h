@@ -23,24 +23,24 @@ constexpr int kSweepIndexVersion = 1;
 struct SweepAxis {
     std::string key;
     std::vector<std::string> values;
-    SourceLocation where;                ///< where the axis was written (messages name it)
+    SourceLocation where;  ///< where the axis was written (messages name it)
 };
 
 /// What each cell runs after training. Training always runs.
 struct SweepStages {
     bool eval = false;
     EvalOptions evalOptions;
-    SourceLocation interventionsAt;      ///< where `eval.interventions` was written (messages)
+    SourceLocation interventionsAt;  ///< where `eval.interventions` was written (messages)
     bool probe = false;
     ProbeOptions probeOptions;
 };
 
 struct SweepSpec {
-    std::string file;                    ///< the sweep.yaml this came from ("" for text)
-    std::string name;                    ///< `name:`; default: the sweep folder's name
-    std::string base;                    ///< `base:` config path as written (or "")
-    std::string pattern;                 ///< `pattern:` with {task} and {pe} (or "")
-    std::vector<SweepAxis> axes;         ///< in grid order: the last axis varies fastest
+    std::string file;             ///< the sweep.yaml this came from ("" for text)
+    std::string name;             ///< `name:`; default: the sweep folder's name
+    std::string base;             ///< `base:` config path as written (or "")
+    std::string pattern;          ///< `pattern:` with {task} and {pe} (or "")
+    std::vector<SweepAxis> axes;  ///< in grid order: the last axis varies fastest
     SweepStages stages;
     /// `skip_refused: true`: leave out the combinations whose config the loader refuses (NoPE
     /// under randomized positions, say) instead of refusing the whole grid.
@@ -52,11 +52,11 @@ struct SweepSpec {
 
 /// One cell of the grid: its axis values and its resolved, validated config (seed set).
 struct SweepCell {
-    int index = 0;                       ///< 0-based, grid order
-    std::string name;                    ///< folder name: "003-linear_regression-rope-s2"
+    int index = 0;     ///< 0-based, grid order
+    std::string name;  ///< folder name: "003-linear_regression-rope-s2"
     std::vector<std::pair<std::string, std::string>> axes;  ///< (key, value) per axis
     RunConfig config;
-    std::string configYaml;              ///< toYaml(config): what the cell's run stores
+    std::string configYaml;  ///< toYaml(config): what the cell's run stores
 };
 
 /// Reads sweep.yaml. Throws ConfigError (file:line:col: key: message) for every problem.
@@ -67,8 +67,8 @@ std::string sweepYaml(const SweepSpec& spec);
 
 /// A combination of the axes left out under `skip_refused`: its axis values and why.
 struct SkippedCell {
-    std::string axes;                    ///< "pe=nope training.random_positions.max_position=144"
-    std::string why;                     ///< the loader's first message
+    std::string axes;  ///< "pe=nope training.random_positions.max_position=144"
+    std::string why;   ///< the loader's first message
 };
 
 /// Resolves and validates every cell before anything runs. A bad or empty axis, or a cell
@@ -80,7 +80,8 @@ struct SkippedCell {
 /// own key: a misspelt task, max_position=64x) and a grid with no cell left still throw; a value
 /// refused in every combination because of another setting (NoPE where every cell randomizes
 /// positions) is left out with them.
-std::vector<SweepCell> expandSweep(const SweepSpec& spec, std::vector<SkippedCell>* skipped = nullptr);
+std::vector<SweepCell> expandSweep(const SweepSpec& spec,
+                                   std::vector<SkippedCell>* skipped = nullptr);
 
 // ---- the sweep folder (docs/sweep-format.md) -------------------------------------------
 
@@ -99,9 +100,9 @@ struct SweepPaths {
 struct SweepIndex {
     std::string name;
     std::vector<std::string> axisKeys;
-    std::vector<SweepCell> cells;        ///< config is loaded from configYaml
+    std::vector<SweepCell> cells;  ///< config is loaded from configYaml
     SweepStages stages;
-    std::vector<SkippedCell> skipped;    ///< combinations left out (skip_refused)
+    std::vector<SkippedCell> skipped;  ///< combinations left out (skip_refused)
 };
 
 /// Loads `<dir>/sweep.yaml`, expands it, and writes the index and each cell's config.yaml
@@ -118,8 +119,8 @@ void writeSweepTextFile(const std::string& path, const std::string& text);
 
 /// The state of one cell's work as its process writes it (cell.json) and its run files hold.
 struct CellState {
-    std::string stage;                   ///< pending | train | eval | probe | done | failed | stopped
-    std::string message;                 ///< why it failed or stopped
+    std::string stage;    ///< pending | train | eval | probe | done | failed | stopped
+    std::string message;  ///< why it failed or stopped
     int exitCode = 0;
     std::string host;
     std::int64_t pid = 0;
@@ -140,17 +141,17 @@ const char* stateName(SweepCellState state);
 struct CellStatus {
     const SweepCell* cell = nullptr;
     SweepCellState state = SweepCellState::Pending;
-    std::string stage;                   ///< train | eval | probe | done (what runs or ran last)
+    std::string stage;  ///< train | eval | probe | done (what runs or ran last)
     std::int64_t step = 0, totalSteps = 0;
-    double lastLoss = 0;                 ///< NaN when nothing logged
+    double lastLoss = 0;  ///< NaN when nothing logged
     bool evalDone = false, probeDone = false;
     std::string message;
-    std::string runFile;                 ///< "" before the run exists
+    std::string runFile;  ///< "" before the run exists
     // The job that holds the cell (sweep_jobs.h fills these; sweepStatus leaves them empty).
-    std::string executor;                ///< "local" | "slurm" | "" (never submitted)
-    std::string jobId;                   ///< Slurm "<array>_<cell>"; local "<host>:<pid>"
-    std::string scheduler;               ///< the scheduler's own word (Slurm's PENDING, …)
-    bool queued = false;                 ///< pending, held by a live executor or the scheduler
+    std::string executor;   ///< "local" | "slurm" | "" (never submitted)
+    std::string jobId;      ///< Slurm "<array>_<cell>"; local "<host>:<pid>"
+    std::string scheduler;  ///< the scheduler's own word (Slurm's PENDING, …)
+    bool queued = false;    ///< pending, held by a live executor or the scheduler
 };
 std::vector<CellStatus> sweepStatus(const std::string& dir, const SweepIndex& index);
 

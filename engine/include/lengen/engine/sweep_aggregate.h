@@ -17,11 +17,11 @@ constexpr int kAggregateFormatVersion = 1;
 /// One curve over seeds: per position the mean of the cells' per-position means, the band,
 /// and how many seeds have a finite value there.
 struct AggregateCurve {
-    std::string key;                     ///< model key ("RoPE", "OLS_driver=None") or probe curve ("c=5")
-    std::string label;                   ///< legend text
-    bool transformer = false;            ///< the trained model (not a baseline)
-    std::vector<double> mean, low, high; ///< [positions]
-    std::vector<std::int64_t> seeds;     ///< [positions]
+    std::string key;           ///< model key ("RoPE", "OLS_driver=None") or probe curve ("c=5")
+    std::string label;         ///< legend text
+    bool transformer = false;  ///< the trained model (not a baseline)
+    std::vector<double> mean, low, high;  ///< [positions]
+    std::vector<std::int64_t> seeds;      ///< [positions]
     /// "bootstrap" (5 / 95 % percentiles of the mean over resampled seeds), "min-max" (the
     /// range across seeds), "sd" / "se" (mean ± SD or SE), or "none" (one seed: low and high
     /// are NaN). The default (BandKind::Auto) is bootstrap from 3 seeds everywhere, else
@@ -31,12 +31,12 @@ struct AggregateCurve {
 
 /// One evaluation method (or probe group) for one group of cells.
 struct AggregateSet {
-    std::string kind;                    ///< "eval" or "probe"
-    std::string name;                    ///< method ("ood_length") or probe path ("serial_position")
-    std::string group;                   ///< "task=linear_regression,pe=rope" ("all" with no axes)
+    std::string kind;   ///< "eval" or "probe"
+    std::string name;   ///< method ("ood_length") or probe path ("serial_position")
+    std::string group;  ///< "task=linear_regression,pe=rope" ("all" with no axes)
     std::vector<std::pair<std::string, std::string>> groupAxes;
-    std::vector<std::string> cells;      ///< the cells that contributed
-    std::string task;                    ///< the first cell's task (a group may hold several)
+    std::vector<std::string> cells;  ///< the cells that contributed
+    std::string task;                ///< the first cell's task (a group may hold several)
     int trainPoints = 0, nPoints = 0, dims = 0;
     /// What the cells last trained on (the least over them; issue 52): the table's "train
     /// length" column and the grid's marker. trainPoints where an aggregate did not record it.
@@ -48,10 +48,10 @@ struct AggregateSet {
 
 struct SweepAggregate {
     std::string sweep;
-    std::vector<std::string> groupBy;    ///< axis keys the groups are formed by
+    std::vector<std::string> groupBy;  ///< axis keys the groups are formed by
     int bootstrapTrials = 0;
-    std::vector<AggregateSet> sets;      ///< eval sets in method order, then probes
-    std::vector<std::string> missing;    ///< cells with no stored evaluation or probe yet
+    std::vector<AggregateSet> sets;    ///< eval sets in method order, then probes
+    std::vector<std::string> missing;  ///< cells with no stored evaluation or probe yet
 };
 
 enum class BandKind;
@@ -61,8 +61,8 @@ struct AggregateOptions {
     /// key that is not an axis.
     std::vector<std::string> groupBy;
     int bootstrapTrials = 1000;
-    std::uint64_t seed = 1;              ///< draws the bootstrap resamples
-    BandKind band{};                     ///< BandKind::Auto (seed_stats.h)
+    std::uint64_t seed = 1;  ///< draws the bootstrap resamples
+    BandKind band{};         ///< BandKind::Auto (seed_stats.h)
 };
 
 /// One row of the summary table: the trained model's value at the training length (the last
@@ -72,14 +72,15 @@ struct AggregateRow {
     int trainPosition = 0, lastPosition = 0;  ///< 0-based positions (in-context examples seen)
     double trainMean = 0, trainLow = 0, trainHigh = 0;
     double lastMean = 0, lastLow = 0, lastHigh = 0;
-    std::int64_t seeds = 0;                   ///< at the last position
+    std::int64_t seeds = 0;  ///< at the last position
     std::string band;
 };
 /// The evaluation methods the aggregate holds, in the order of the sweep's evaluation.
 std::vector<std::string> aggregateMethods(const SweepAggregate& aggregate);
 
 /// Rows for one evaluation method, in grid order (empty when no set has it).
-std::vector<AggregateRow> aggregateTable(const SweepAggregate& aggregate, const std::string& method);
+std::vector<AggregateRow> aggregateTable(const SweepAggregate& aggregate,
+                                         const std::string& method);
 
 /// Reads every cell's analysis file (read-only; cells may still run) and aggregates.
 SweepAggregate aggregateSweep(const std::string& sweepDir, const AggregateOptions& options);

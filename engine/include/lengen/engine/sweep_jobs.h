@@ -48,6 +48,7 @@ CancelReport cancelSweepCells(const std::string& dir, const std::vector<std::str
 
 /// Waits up to `seconds` until none of the named cells (empty: all) is running, requeued or
 /// queued by a live executor or the scheduler; looks once a second. False on time-out.
-bool waitForSweepCells(const std::string& dir, const std::vector<std::string>& cells, double seconds);
+bool waitForSweepCells(const std::string& dir, const std::vector<std::string>& cells,
+                       double seconds);
 
 }  // namespace lengen::engine

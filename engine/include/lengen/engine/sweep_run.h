@@ -14,21 +14,21 @@
 // Stopping: a RunControl cancels the work in hand; a local executor passes exactly one SIGTERM
 // to each running cell (each finishes its step and writes its checkpoint) and waits for them.
 
+#include <chrono>
 #include <csignal>
 #include <functional>
 #include <map>
-#include <chrono>
-#include <optional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
 
 #include "lengen/engine/analysis.h"
+#include "lengen/engine/jobs.h"
 #include "lengen/engine/observer.h"
 #include "lengen/engine/run_control.h"
 #include "lengen/engine/sweep.h"
-#include "lengen/engine/jobs.h"
 #include "lengen/engine/sweep_jobs.h"
 
 namespace lengen::engine {
@@ -37,17 +37,17 @@ class CoreBudget;
 
 /// What `lengen sweep new` (and the studio's New sweep) asks for.
 struct NewSweep {
-    RunConfig base;                                ///< one run (one max_length value)
-    std::string baseSource;                        ///< where it came from (base.yaml's comment)
-    std::vector<std::string> tasks, pes;           ///< `task` and `pe` axes (empty: none)
-    int seeds = 1;                                 ///< seed axis 1..seeds
+    RunConfig base;                       ///< one run (one max_length value)
+    std::string baseSource;               ///< where it came from (base.yaml's comment)
+    std::vector<std::string> tasks, pes;  ///< `task` and `pe` axes (empty: none)
+    int seeds = 1;                        ///< seed axis 1..seeds
     std::vector<std::pair<std::string, std::vector<std::string>>> sets;  ///< key-path axes
     bool eval = true;
     std::vector<std::string> evalMethods{"standard", "ood_length"};
     std::vector<std::string> evalInterventions;  ///< as `stages.eval.interventions`
     int evalPrompts = 1280;
     bool probe = false;
-    bool skipRefused = false;                      ///< sweep.yaml's skip_refused
+    bool skipRefused = false;  ///< sweep.yaml's skip_refused
     std::string outDir;
 };
 /// "model.num_hidden_layers=4,6" -> (key, values): a config-key axis as the CLI's --set and the
@@ -72,9 +72,9 @@ std::vector<std::string> sweepCurriculumWarnings(const SweepIndex& index);
 std::string cellNamesText(const std::vector<std::string>& cells, std::size_t most = 3);
 
 struct CellRunOptions {
-    int threads = 0;                               ///< 0 = all cores
-    std::string device;                            ///< "" = cuda if available, else cpu
-    SessionSwitches switches;                      ///< for the cell's training and analyses
+    int threads = 0;           ///< 0 = all cores
+    std::string device;        ///< "" = cuda if available, else cpu
+    SessionSwitches switches;  ///< for the cell's training and analyses
 };
 enum class CellOutcome { Done, Stopped };
 /// Runs cell `index` of the sweep in `dir` here: trains its run (or resumes its checkpoint, or
@@ -98,16 +98,16 @@ public:
 };
 
 struct SweepRunSummary {
-    int cells = 0;                                 ///< cells in the sweep
-    int done = 0;                                  ///< done before
-    int elsewhere = 0;                             ///< running under another executor
-    int failedBefore = 0;                          ///< failed and left alone (no retry)
-    int taken = 0;                                 ///< cells this executor took
-    int finished = 0, stopped = 0, failed = 0;     ///< of those (local executor)
-    int cancelledHere = 0;                         ///< taken, then skipped: `sweep cancel` marked them
+    int cells = 0;                              ///< cells in the sweep
+    int done = 0;                               ///< done before
+    int elsewhere = 0;                          ///< running under another executor
+    int failedBefore = 0;                       ///< failed and left alone (no retry)
+    int taken = 0;                              ///< cells this executor took
+    int finished = 0, stopped = 0, failed = 0;  ///< of those (local executor)
+    int cancelledHere = 0;                      ///< taken, then skipped: `sweep cancel` marked them
     bool cancelled = false;
-    std::string jobId;                             ///< the scheduler's job (Slurm)
-    std::vector<JobRecord> jobs;                   ///< the cells taken, queued (kind SweepCell)
+    std::string jobId;            ///< the scheduler's job (Slurm)
+    std::vector<JobRecord> jobs;  ///< the cells taken, queued (kind SweepCell)
 };
 
 /// The one choice of cells to run, for every executor: pending, stopped and cancelled cells
@@ -142,9 +142,9 @@ protected:
 };
 
 struct LocalSweepOptions {
-    int jobs = 0;                                  ///< cells at once; 0 = one per core
-    int threadsPerJob = 0;                         ///< 0 = cores / jobs
-    std::string device;                            ///< every cell's --device when `devices` is empty
+    int jobs = 0;           ///< cells at once; 0 = one per core
+    int threadsPerJob = 0;  ///< 0 = cores / jobs
+    std::string device;     ///< every cell's --device when `devices` is empty
     /// The devices the cells share: each cell starts on the one running the fewest cells, the
     /// first of those in this order. Empty: resolveSweepDevices(device) (every GPU for "cuda").
     std::vector<std::string> devices;
@@ -154,9 +154,9 @@ struct LocalSweepOptions {
     /// Start a private CUDA MPS daemon for the cells' lifetime (sweep/mps.h). Every device must
     /// then be a GPU.
     bool mps = false;
-    std::string mpsControl;                        ///< "" = nvidia-cuda-mps-control on PATH
+    std::string mpsControl;  ///< "" = nvidia-cuda-mps-control on PATH
     bool retryFailed = false;
-    std::string executable;                        ///< "" = lengenExecutable()
+    std::string executable;  ///< "" = lengenExecutable()
     /// Stop requests counted by a signal handler (the CLI's Ctrl-C): one SIGTERM to every
     /// running cell per request, so a second Ctrl-C makes them leave at once. nullptr: the
     /// control's cancel (or cancel()) is the one request.
@@ -177,15 +177,15 @@ std::chrono::system_clock::time_point processStartTime();
 std::unique_ptr<SweepExecutor> makeLocalExecutor(const std::string& dir, LocalSweepOptions options);
 
 struct SlurmSweepOptions {
-    std::string partition;                         ///< "" = the cluster's default
-    std::string time;                              ///< Slurm time limit ("2:00:00"); "" = the partition's
+    std::string partition;  ///< "" = the cluster's default
+    std::string time;       ///< Slurm time limit ("2:00:00"); "" = the partition's
     int gpusPerJob = 0;
-    int cpusPerJob = 0;                            ///< 0 = 1 (each cell runs with this many threads)
-    int maxParallel = 0;                           ///< array throttle %K; 0 = none
-    int signalSeconds = 120;                       ///< USR1 this long before the time limit
-    std::vector<std::string> sbatchArgs;           ///< extra `#SBATCH` lines
+    int cpusPerJob = 0;                   ///< 0 = 1 (each cell runs with this many threads)
+    int maxParallel = 0;                  ///< array throttle %K; 0 = none
+    int signalSeconds = 120;              ///< USR1 this long before the time limit
+    std::vector<std::string> sbatchArgs;  ///< extra `#SBATCH` lines
     std::string device;
-    std::string executable;                        ///< what tasks run; "" = lengenExecutable()
+    std::string executable;  ///< what tasks run; "" = lengenExecutable()
     bool retryFailed = false;
 };
 std::unique_ptr<SweepExecutor> makeSlurmExecutor(const std::string& dir, SlurmSweepOptions options);

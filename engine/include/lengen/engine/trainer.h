@@ -15,17 +15,17 @@
 namespace lengen::engine {
 
 struct TrainOptions {
-    std::string outDir = "runs";             ///< root of <task>/dim_a-b/<date>/<id>/run.h5
-    std::optional<std::uint64_t> seed;       ///< overrides config `seed`; random if neither
-    std::optional<std::int64_t> maxSteps;    ///< overrides training.max_steps (stored in the run)
-    std::string device;                      ///< "cpu", "cuda", "cuda:N"; "" = cuda if available
-    int threads = 0;                         ///< intra-op CPU threads; 0 = library default
+    std::string outDir = "runs";           ///< root of <task>/dim_a-b/<date>/<id>/run.h5
+    std::optional<std::uint64_t> seed;     ///< overrides config `seed`; random if neither
+    std::optional<std::int64_t> maxSteps;  ///< overrides training.max_steps (stored in the run)
+    std::string device;                    ///< "cpu", "cuda", "cuda:N"; "" = cuda if available
+    int threads = 0;                       ///< intra-op CPU threads; 0 = library default
     /// Matrix-product precision on a GPU: "fp32", "tf32" or "bf16" (autocast); a CPU run
     /// takes fp32 only. Stored in the run (root attribute `precision`); "" = fp32 for a new
     /// run, the run's stored precision for a resume. See docs/gpu.md.
     std::string precision;
-    SessionSwitches switches;                ///< layer path, graphs, thread policy (session.h)
-    std::string runId;                       ///< "" = random 8 hex digits
+    SessionSwitches switches;  ///< layer path, graphs, thread policy (session.h)
+    std::string runId;         ///< "" = random 8 hex digits
     /// "" = <outDir>/<task>/dim_a-b/<date>/<run id>/; else the run goes to exactly this folder
     /// (a sweep's cells/<cell>/)
     std::string runDir;
