@@ -86,30 +86,16 @@ std::vector<plots::Format> formatsNamed(const std::vector<std::string>& names)
     return out;
 }
 
-void exportOne(const std::string& run, const std::string& name, const figures::MapSelection& map,
-               plots::Format format, const fs::path& path, const ExportArgs& args, bool provenance,
-               const figures::FigureSource* view = nullptr)
+// Run figure `name` of `run` shown as `view` (--log-y, --legend-outside, or what a provenance
+// recorded), in one format; its provenance records that view.
+void exportOne(const std::string& run, const std::string& name, const figures::ViewOptions& view,
+               plots::Format format, const fs::path& path, const ExportArgs& args, bool provenance)
 {
     std::error_code ec;
     fs::create_directories(path.parent_path(), ec);
-    auto figure = figures::makeFigure(run, name, map);
-    const QStringList hidden = view ? view->hidden : QStringList{};
-    if (figure.plot &&
-        view) {  // the view a provenance recorded: hidden curves, the studio's options
-        auto& series = figure.plot->series;
-        series.erase(std::remove_if(series.begin(), series.end(),
-                                    [&](const plots::Series& s) {
-                                        return hidden.contains(QString::fromStdString(s.name));
-                                    }),
-                     series.end());
-        if (view->logY) {
-            figure.plot->y.log = true;
-            figure.plot->y.min.reset();
-            figure.plot->y.max.reset();
-        }
-        if (view->legendOutside && figure.plot->legend != plots::LegendPlace::None)
-            figure.plot->legend = plots::LegendPlace::OutsideRight;
-    }
+    auto figure = figures::makeFigure(run, name, view.map);
+    if (figure.plot)
+        figures::applyView(*figure.plot, view);
     const QString out = QString::fromStdString(path.string());
     const auto result =
         figure.plot ? plots::exportFigure(*figure.plot, out, format, args.dpi, args.standalone)
@@ -120,7 +106,7 @@ void exportOne(const std::string& run, const std::string& name, const figures::M
         std::printf("%s\n", path.string().c_str());
     if (provenance && !args.noProvenance) {
         const auto file = figures::writeProvenance(
-            path.string(), figures::runFigureProvenance(run, name, map, hidden), args.standalone);
+            path.string(), figures::runFigureProvenance(run, name, view), args.standalone);
         if (!args.quiet)
             std::printf("%s\n", file.c_str());
     }
@@ -165,12 +151,7 @@ rebuildTargets(const ExportArgs& args, const figures::FigureSource& source, cons
 void writeRebuilt(plots::FigureSpec figure, const figures::FigureSource& source, plots::Format fmt,
                   const fs::path& path, const ExportArgs& args)
 {
-    auto& series = figure.series;
-    series.erase(std::remove_if(series.begin(), series.end(),
-                                [&](const plots::Series& s) {
-                                    return source.hidden.contains(QString::fromStdString(s.name));
-                                }),
-                 series.end());
+    figures::applyView(figure, source.view);
     std::error_code ec;
     fs::create_directories(path.parent_path(), ec);
     const auto result = plots::exportFigure(figure, QString::fromStdString(path.string()), fmt,
@@ -230,11 +211,6 @@ int exportFromProvenance(const ExportArgs& args)
             throw Error(ErrorKind::RunFile,
                         "--from " + args.from + ": run " + compared.missing.front().toStdString() +
                             " no longer has its " + source.method + " evaluation");
-        if (source.logY) {
-            compared.figure.y.log = true;
-            compared.figure.y.min.reset();
-            compared.figure.y.max.reset();
-        }
         for (const auto& [fmt, path] : rebuildTargets(args, source, "compare_" + source.method))
             writeRebuilt(compared.figure, source, fmt, path, args);
         return 0;
@@ -243,8 +219,8 @@ int exportFromProvenance(const ExportArgs& args)
     recorded.standalone = args.standalone || source.standalone;
     const auto targets = rebuildTargets(args, source, figures::figureFileName(source.name));
     for (const auto& [fmt, path] : targets)
-        exportOne(source.run, source.name, source.map, fmt, path, recorded,
-                  fmt == targets.front().first, &source);
+        exportOne(source.run, source.name, source.view, fmt, path, recorded,
+                  fmt == targets.front().first);
     return 0;
 }
 
@@ -355,6 +331,8 @@ int runExport(const ExportArgs& args)
     }
     if (int(args.list) + int(args.all) + int(!args.figure.empty()) != 1)
         throw Error(ErrorKind::Usage, "export: give one of --figure NAME, --all or --list");
+    if ((args.logY || args.legendOutside) && args.figure.empty())
+        throw Error(ErrorKind::Usage, "export: --log-y and --legend-outside shape one --figure");
     auto app = makeApplication();
     const auto available = figures::availableFigures(args.run);
     if (args.list) {
@@ -363,10 +341,12 @@ int runExport(const ExportArgs& args)
         return 0;
     }
     auto formats = formatsNamed(args.formats);
-    figures::MapSelection map;
-    map.prompt = args.prompt;
-    map.layer = args.layer;
-    map.head = args.head;
+    figures::ViewOptions view;  // as the studio shows it; recorded in the provenance
+    view.map.prompt = args.prompt;
+    view.map.layer = args.layer;
+    view.map.head = args.head;
+    view.logY = args.logY;
+    view.legendOutside = args.legendOutside;
     const fs::path runDir = fs::path(engine::locateRunFile(args.run)).parent_path();
     if (args.all) {
         const fs::path dir = args.out.empty() ? runDir / "figures" : fs::path(args.out);
@@ -392,7 +372,7 @@ int runExport(const ExportArgs& args)
                 : fs::path(args.out);
         if (!args.out.empty() && formats.size() > 1)
             path.replace_extension(extension(fmt));
-        exportOne(args.run, args.figure, map, fmt, path, args, fmt == formats.front());
+        exportOne(args.run, args.figure, view, fmt, path, args, fmt == formats.front());
     }
     return 0;
 }
@@ -416,6 +396,10 @@ void addExportCommand(CLI::App& app, CommandTable& table)
                     "Sweep grid / table: evaluation method (default "
                     "ood_length)");
     cmd->add_option("--figure", a->figure, "Figure name (see --list)");
+    cmd->add_flag("--log-y", a->logY,
+                  "A line figure's y axis on a log scale (the studio's 'log y')");
+    cmd->add_flag("--legend-outside", a->legendOutside,
+                  "A line figure's legend beside the data instead of over it");
     cmd->add_flag("--all", a->all, "Every available figure (into <run>/figures)");
     cmd->add_flag("--list", a->list, "List the figures this run can draw");
     cmd->add_option("--format", a->formats,

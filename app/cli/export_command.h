@@ -17,8 +17,9 @@ struct ExportArgs {
     bool noProvenance = false;         ///< write no <figure>.provenance.json
     std::string out;                   ///< file (one figure) or folder (--all)
     int dpi = 150;
-    int prompt = 0, layer = -1, head = 0;  ///< attention maps
-    std::string method;                    ///< a sweep's grid and table (default ood_length)
+    int prompt = 0, layer = -1, head = 0;      ///< attention maps
+    bool logY = false, legendOutside = false;  ///< a line figure's view, as the studio's options
+    std::string method;                        ///< a sweep's grid and table (default ood_length)
     bool quiet = false;
 };
 

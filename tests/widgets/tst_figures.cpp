@@ -3,6 +3,8 @@
 // figures mark the real target positions, heatmaps read the stored map tile.
 
 #include <QFile>
+#include <QJsonDocument>
+#include <QJsonObject>
 #include <QTemporaryDir>
 
 #include <QTest>
@@ -86,6 +88,7 @@ private Q_SLOTS:
     void sweepGridWithInterventionsHasAPanelPerPe();
     void sweepGridNamesTheAxesThatVary();
     void figuresMarkTheTrainedLength();
+    void exportRecordsTheViewItDraws();
 
 private:
     std::string m_run;
@@ -332,6 +335,47 @@ void TestFigures::figuresMarkTheTrainedLength()
     QFile f(tex);
     QVERIFY(f.open(QIODevice::ReadOnly));
     QVERIFY2(f.readAll().contains("train length"), "the TeX figure names the marker");
+}
+
+// Issue 56 §1: a figure's view options (log y, the legend beside the data) are one value that
+// the studio, `lengen export` and the provenance share. The command line draws them
+// (--log-y, --legend-outside) and records them, and a rebuild keeps them: its provenance lost
+// them (only the studio wrote the keys, and --from wrote a provenance without them).
+void TestFigures::exportRecordsTheViewItDraws()
+{
+    QTemporaryDir tmp;
+    const QString out = tmp.filePath("standard.csv");
+    const auto view = [](const QString& file) {
+        QFile f(file);
+        return f.open(QIODevice::ReadOnly)
+                   ? QJsonDocument::fromJson(f.readAll()).object()["view"].toObject()
+                   : QJsonObject();
+    };
+    const auto ex = test::runLengen({"export", QString::fromStdString(m_run), "--figure",
+                                     "standard", "--log-y", "--legend-outside", "--out", out});
+    QVERIFY2(ex.code == 0, qPrintable(ex.err));
+    auto shown = view(tmp.filePath("standard.provenance.json"));
+    QVERIFY(shown["log_y"].toBool() && shown["legend_outside"].toBool());
+    const auto rebuilt =
+        test::runLengen({"export", "--from", tmp.filePath("standard.provenance.json"), "--out",
+                         tmp.filePath("again.csv")});
+    QVERIFY2(rebuilt.code == 0, qPrintable(rebuilt.err));
+    shown = view(tmp.filePath("again.provenance.json"));
+    QVERIFY2(shown["log_y"].toBool() && shown["legend_outside"].toBool(),
+             "the rebuild keeps the view");
+    QFile a(out), b(tmp.filePath("again.csv"));
+    QVERIFY(a.open(QIODevice::ReadOnly) && b.open(QIODevice::ReadOnly));
+    QCOMPARE(b.readAll(), a.readAll());
+    // A plain export records the plain view; --log-y shapes one figure, not --all.
+    QCOMPARE(test::runLengen({"export", QString::fromStdString(m_run), "--figure", "standard",
+                              "--out", tmp.filePath("plain.csv")})
+                 .code,
+             0);
+    QVERIFY(!view(tmp.filePath("plain.provenance.json"))["log_y"].toBool());
+    QCOMPARE(test::runLengen({"export", QString::fromStdString(m_run), "--all", "--log-y", "--out",
+                              tmp.filePath("all")})
+                 .code,
+             64);
 }
 
 QTEST_MAIN(TestFigures)

@@ -88,6 +88,23 @@ bool sameEvaluations(const QJsonArray& recorded, const QJsonArray& now)
 
 }  // namespace
 
+void applyView(plots::FigureSpec& spec, const ViewOptions& view)
+{
+    auto& series = spec.series;
+    series.erase(std::remove_if(series.begin(), series.end(),
+                                [&](const plots::Series& s) {
+                                    return view.hidden.contains(QString::fromStdString(s.name));
+                                }),
+                 series.end());
+    if (view.logY) {
+        spec.y.log = true;
+        spec.y.min.reset();  // a fixed lower bound at or below 0 has no log
+        spec.y.max.reset();
+    }
+    if (view.legendOutside && spec.legend != plots::LegendPlace::None)
+        spec.legend = plots::LegendPlace::OutsideRight;
+}
+
 std::string configHash(const std::string& configYaml)
 {
     const std::uint64_t h = engine::fnv1a64(configYaml);
@@ -116,6 +133,32 @@ QJsonObject runRecord(const engine::RunFileInfo& info)
     return r;
 }
 
+// The view options as a provenance's "view" records them; readView is the inverse.
+QJsonObject viewJson(const ViewOptions& v)
+{
+    QJsonObject view;
+    view["prompt"] = v.map.prompt;
+    view["layer"] = v.map.layer;
+    view["head"] = v.map.head;
+    view["hidden_curves"] = QJsonArray::fromStringList(v.hidden);
+    view["log_y"] = v.logY;
+    view["legend_outside"] = v.legendOutside;
+    return view;
+}
+
+ViewOptions readView(const QJsonObject& view)
+{
+    ViewOptions v;
+    v.map.prompt = view["prompt"].toInt(0);
+    v.map.layer = view["layer"].toInt(-1);
+    v.map.head = view["head"].toInt(0);
+    for (const auto& h : view["hidden_curves"].toArray())
+        v.hidden << h.toString();
+    v.logY = view["log_y"].toBool(false);
+    v.legendOutside = view["legend_outside"].toBool(false);
+    return v;
+}
+
 void stamp(QJsonObject& p)
 {
     p["format"] = kFormat;
@@ -128,7 +171,7 @@ void stamp(QJsonObject& p)
 }  // namespace
 
 QJsonObject multiRunProvenance(const QStringList& runs, const std::string& method,
-                               const QJsonObject& grouping, const QStringList& hidden)
+                               const QJsonObject& grouping, const ViewOptions& shown)
 {
     QJsonArray records, evaluations;
     for (const auto& run : runs) {
@@ -142,9 +185,8 @@ QJsonObject multiRunProvenance(const QStringList& runs, const std::string& metho
             evaluations.append(o);
         }
     }
-    QJsonObject view;
+    QJsonObject view = viewJson(shown);
     view["figure"] = qs("compare:" + method);
-    view["hidden_curves"] = QJsonArray::fromStringList(hidden);
     QJsonObject p;
     stamp(p);
     p["runs"] = records;
@@ -188,16 +230,12 @@ QJsonObject sweepGridProvenance(const std::string& sweepDir, const std::string& 
 }
 
 QJsonObject runFigureProvenance(const std::string& run, const std::string& name,
-                                const MapSelection& map, const QStringList& hidden)
+                                const ViewOptions& shown)
 {
     const auto info = engine::readRunInfo(engine::locateRunFile(run));
     const QJsonObject r = runRecord(info);
-    QJsonObject view;
+    QJsonObject view = viewJson(shown);
     view["figure"] = qs(name);
-    view["prompt"] = map.prompt;
-    view["layer"] = map.layer;
-    view["head"] = map.head;
-    view["hidden_curves"] = QJsonArray::fromStringList(hidden);
     QJsonObject p;
     stamp(p);
     p["runs"] = QJsonArray{r};
@@ -290,10 +328,7 @@ void recordedView(const QJsonObject& view, FigureSource& s)
 {
     s.format = view["format"].toString().toStdString();
     s.standalone = view["standalone"].toBool(false);
-    s.logY = view["log_y"].toBool(false);
-    s.legendOutside = view["legend_outside"].toBool(false);
-    for (const auto& h : view["hidden_curves"].toArray())
-        s.hidden << h.toString();
+    s.view = readView(view);
 }
 
 // A sweep's grid: every cell's run unchanged.
@@ -381,9 +416,6 @@ FigureSource runSource(const std::string& path, const QJsonObject& p)
     s.run = run;
     recordedView(view, s);
     s.name = view["figure"].toString().toStdString();
-    s.map.prompt = view["prompt"].toInt(0);
-    s.map.layer = view["layer"].toInt(-1);
-    s.map.head = view["head"].toInt(0);
     return s;
 }
 

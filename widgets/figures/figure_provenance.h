@@ -22,15 +22,28 @@ namespace lengen::figures {
 /// builds (not a security hash; it tells a changed run from the same one).
 std::string configHash(const std::string& configYaml);
 
-/// The provenance of run figure `name` of `run` (map: an attention map's selection; hidden:
-/// the curves the view hid, left out of the export).
+/// How a figure is shown, beside what it draws: the one value the Evaluation and Probes tabs,
+/// Compare, `lengen export` and a provenance's "view" share (its keys are written and read in
+/// figure_provenance.cpp only).
+struct ViewOptions {
+    MapSelection map;            ///< an attention map's selection
+    QStringList hidden;          ///< curves hidden by a legend click: left out of an export
+    bool logY = false;           ///< log y axis
+    bool legendOutside = false;  ///< the legend beside the data instead of over it
+};
+
+/// `view` applied to a line figure: its hidden curves removed, log y (without a fixed range,
+/// which may hold 0), the legend beside the data.
+void applyView(plots::FigureSpec& spec, const ViewOptions& view);
+
+/// The provenance of run figure `name` of `run`, shown as `view`.
 QJsonObject runFigureProvenance(const std::string& run, const std::string& name,
-                                const MapSelection& map, const QStringList& hidden = {});
+                                const ViewOptions& view);
 
 /// The provenance of a figure drawn from several runs (Compare): every run, the evaluation of
 /// `method` each contributes, and how the curves were grouped (`grouping`: kind, keys, band).
 QJsonObject multiRunProvenance(const QStringList& runs, const std::string& method,
-                               const QJsonObject& grouping, const QStringList& hidden = {});
+                               const QJsonObject& grouping, const ViewOptions& view);
 
 /// The provenance of a sweep's grid of `method`: every cell's run the aggregate drew (cells
 /// without results are not in it), the grouping and the band as aggregated.
@@ -58,10 +71,8 @@ struct FigureSource {
     std::vector<std::string> keys;
     bool baselines = false;
     std::string format;  ///< the recorded file's format ("png", "tex", …; "" when not recorded)
-    bool standalone = false;                   ///< a TeX file written --standalone
-    bool logY = false, legendOutside = false;  ///< the studio's view options
-    MapSelection map;
-    QStringList hidden;
+    bool standalone = false;  ///< a TeX file written --standalone
+    ViewOptions view;         ///< as the figure was shown
 };
 /// Error(Usage) for a file that is not a figure provenance; Error(RunFile) naming the run when
 /// it is missing (moved), its config hash or checkpoint step differs, or the stored evaluations

@@ -273,7 +273,7 @@ bool CompareView::exportTo(const QString& path, int dpi, QString* error)
         figures::writeProvenance(
             path.toStdString(),
             figures::multiRunProvenance(drawn, m_method->currentText().toStdString(), grouping,
-                                        plots::hiddenSeries(*m_plot)));
+                                        figures::ViewOptions{{}, plots::hiddenSeries(*m_plot)}));
     } catch (const std::exception& e) {
         if (error)
             *error = QString::fromUtf8(e.what());

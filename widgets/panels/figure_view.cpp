@@ -195,13 +195,10 @@ void FigureView::draw()
         if (!fig.plot)
             return;
         m_spec = *fig.plot;
-        if (m_logY->isChecked()) {
-            m_spec->y.log = true;
-            m_spec->y.min.reset();  // a fixed lower bound at or below 0 has no log
-            m_spec->y.max.reset();
-        }
-        if (m_legendOutside->isChecked() && m_spec->legend != plots::LegendPlace::None)
-            m_spec->legend = plots::LegendPlace::OutsideRight;
+        figures::ViewOptions options;  // hidden curves stay in the spec, hidden on the plot
+        options.logY = m_logY->isChecked();
+        options.legendOutside = m_legendOutside->isChecked();
+        figures::applyView(*m_spec, options);
         // The same figure redrawn (an option toggled) keeps the curves the user hid.
         const QStringList hidden = name == m_drawn ? plots::hiddenSeries(*m_plot) : QStringList{};
         plots::buildFigure(*m_plot, *m_spec);
@@ -262,13 +259,13 @@ bool FigureView::exportTo(const QString& path, int dpi, QString* error)
         *error = result.error;
     if (result.ok && !m_drawn.isEmpty()) {  // what made it, beside it, as `lengen export` writes
         try {
-            auto p = figures::runFigureProvenance(m_run.toStdString(), m_drawn.toStdString(), {},
-                                                  plots::hiddenSeries(*m_plot));
-            QJsonObject view = p["view"].toObject();
-            view["log_y"] = m_logY->isChecked();
-            view["legend_outside"] = m_legendOutside->isChecked();
-            p["view"] = view;
-            figures::writeProvenance(path.toStdString(), p);
+            figures::ViewOptions shown;
+            shown.hidden = plots::hiddenSeries(*m_plot);
+            shown.logY = m_logY->isChecked();
+            shown.legendOutside = m_legendOutside->isChecked();
+            figures::writeProvenance(
+                path.toStdString(),
+                figures::runFigureProvenance(m_run.toStdString(), m_drawn.toStdString(), shown));
         } catch (const std::exception& e) {
             if (error)
                 *error = QString::fromUtf8(e.what());
