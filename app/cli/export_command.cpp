@@ -106,7 +106,7 @@ void exportOne(const std::string& run, const std::string& name, const figures::V
         std::printf("%s\n", path.string().c_str());
     if (provenance && !args.noProvenance) {
         const auto file = figures::writeProvenance(
-            path.string(), figures::runFigureProvenance(run, name, view), args.standalone);
+            path.string(), figures::figureProvenance(figure.sources, name, view), args.standalone);
         if (!args.quiet)
             std::printf("%s\n", file.c_str());
     }

@@ -3,14 +3,17 @@
 // figures mark the real target positions, heatmaps read the stored map tile.
 
 #include <QFile>
+#include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
 #include <QTemporaryDir>
 
 #include <QTest>
+#include <map>
 #include <tuple>
 
 #include "figure_export.h"
+#include "figure_provenance.h"
 #include "lengen/engine/analysis.h"
 #include "lengen/engine/errors.h"
 #include "lengen/engine/probes.h"
@@ -89,6 +92,7 @@ private Q_SLOTS:
     void sweepGridNamesTheAxesThatVary();
     void figuresMarkTheTrainedLength();
     void exportRecordsTheViewItDraws();
+    void provenanceListsWhatTheFigureDrew();
 
 private:
     std::string m_run;
@@ -376,6 +380,48 @@ void TestFigures::exportRecordsTheViewItDraws()
                               tmp.filePath("all")})
                  .code,
              64);
+}
+
+// Issue 56 §1: a figure's builder records what it drew (Figure::sources) and its provenance
+// serialises that. It was reconstructed from the figure's name at save time: every stored
+// result of the method, an intervention the figure leaves out (equal to the model at those
+// positions) included.
+void TestFigures::provenanceListsWhatTheFigureDrew()
+{
+    const auto run = test::trainTiny(test::scratchDir("figures-sources"), "rope");
+    engine::EvalOptions e;
+    e.methods = {"standard", "ood_length"};
+    e.prompts = 8;
+    e.oodFactor = 2;
+    e.interventions = {"pi"};
+    e.common.bootstrapTrials = 10;
+    e.common.device = "cpu";
+    Silent silent;
+    engine::RunControl control;
+    engine::evaluateRun(run, e, control, silent);
+    std::map<std::string, std::vector<double>> model;  // each result's model curve
+    for (const auto& r : engine::readEvaluations(run))
+        model[r.method + "+" + r.intervention] = r.curves.front().stats.mean;
+    for (const std::string method : {"standard", "ood_length"}) {
+        const auto fig = figures::makeFigure(run, method);
+        const bool drawsPi = model[method + "+pi"] != model[method + "+"];
+        std::vector<std::string> drawn;
+        for (const auto& d : fig.sources.evaluations)
+            drawn.push_back(d.method + "+" + d.intervention);
+        const std::vector<std::string> expected =
+            drawsPi ? std::vector<std::string>{method + "+", method + "+pi"}
+                    : std::vector<std::string>{method + "+"};
+        QCOMPARE(drawn, expected);
+        QCOMPARE(fig.sources.run.runId, engine::readRunInfo(run).runId);
+        // The provenance lists the same, with each result's settings.
+        const auto p = figures::figureProvenance(fig.sources, method, {});
+        const auto evals = p["evaluations"].toArray();
+        QCOMPARE(evals.size(), qsizetype(expected.size()));
+        QCOMPARE(evals.first().toObject()["method"].toString(), QString::fromStdString(method));
+        QCOMPARE(evals.first().toObject()["prompts"].toInt(), 8);
+    }
+    // At the training length PI leaves the model as it is: the standard figure draws it once.
+    QCOMPARE(model["standard+pi"], model["standard+"]);
 }
 
 QTEST_MAIN(TestFigures)

@@ -32,42 +32,39 @@ const char* kFormat = "lengen-figure-provenance";
 
 QString qs(const std::string& s) { return QString::fromStdString(s); }
 
-// The stored evaluations a run figure draws: its method's plain result and the interventions
-// drawn over it ("ood_length+yarn:factor=4" draws that one alone).
-QJsonArray evaluationsDrawn(const std::string& run, const std::string& name)
+// The evaluations a figure drew, as its provenance lists them.
+QJsonArray evaluationsJson(const std::vector<DrawnEvaluation>& drawn)
 {
     QJsonArray out;
-    const auto plus = name.find('+');
-    const std::string method = name.substr(0, plus);
-    const std::string only = plus == std::string::npos ? "" : name.substr(plus + 1);
-    std::vector<engine::EvalResult> results;
-    try {
-        results = engine::readEvaluations(run);
-    } catch (const std::exception&) {  // a figure without evaluations (loss, probes)
-        return out;
-    }
-    for (const auto& r : results) {
-        if (r.method != method ||
-            (!only.empty() && r.intervention.rfind(only, 0) != 0 && r.intervention != only))
-            continue;
+    for (const auto& d : drawn) {
         QJsonObject e;
-        e["method"] = qs(r.method);
-        e["source"] = qs(r.source);
-        e["prompts"] = r.prompts;
-        e["eval_seed"] = QString::number(r.seed);  // uint64: as text, JSON numbers are doubles
-        e["points"] = r.nPoints;
-        e["train_points"] = r.trainPoints;      // the curriculum's end: the lengths' base
-        e["trained_points"] = r.trainedPoints;  // what the weights last trained on: the marker
-        e["checkpoint_step"] = double(r.checkpointStep);
-        e["intervention"] = qs(r.intervention);
-        e["intervention_params"] = qs(r.interventionParams);
+        e["method"] = qs(d.method);
+        e["source"] = qs(d.source);
+        e["prompts"] = d.prompts;
+        e["eval_seed"] = QString::number(d.seed);  // uint64: as text, JSON numbers are doubles
+        e["points"] = d.points;
+        e["train_points"] = d.trainPoints;      // the curriculum's end: the lengths' base
+        e["trained_points"] = d.trainedPoints;  // what the weights last trained on: the marker
+        e["checkpoint_step"] = double(d.checkpointStep);
+        e["intervention"] = qs(d.intervention);
+        e["intervention_params"] = qs(d.interventionParams);
         QJsonArray curves;
-        for (const auto& c : r.curves)
-            curves.append(qs(c.label));
+        for (const auto& c : d.curves)
+            curves.append(qs(c));
         e["curves"] = curves;
         out.append(e);
     }
     return out;
+}
+
+// Compare's curve of one run: its plain (untouched model's) evaluation of `method`.
+QJsonArray plainEvaluation(const std::string& run, const std::string& method)
+{
+    std::vector<DrawnEvaluation> drawn;
+    for (const auto& r : engine::readEvaluations(run))
+        if (r.method == method && r.intervention.empty())
+            drawn.push_back(drawnEvaluation(r));
+    return evaluationsJson(drawn);
 }
 
 // The evaluations a figure recorded against those stored now: the same list, each recorded key
@@ -177,10 +174,8 @@ QJsonObject multiRunProvenance(const QStringList& runs, const std::string& metho
     for (const auto& run : runs) {
         const auto info = engine::readRunInfo(engine::locateRunFile(run.toStdString()));
         records.append(runRecord(info));
-        for (const auto& e : evaluationsDrawn(info.path, method)) {
+        for (const auto& e : plainEvaluation(info.path, method)) {  // Compare draws the model's
             auto o = e.toObject();
-            if (!o["intervention"].toString().isEmpty())
-                continue;  // Compare draws the untouched model's curve
             o["run_id"] = qs(info.runId);
             evaluations.append(o);
         }
@@ -229,18 +224,16 @@ QJsonObject sweepGridProvenance(const std::string& sweepDir, const std::string& 
     return p;
 }
 
-QJsonObject runFigureProvenance(const std::string& run, const std::string& name,
-                                const ViewOptions& shown)
+QJsonObject figureProvenance(const FigureSources& sources, const std::string& name,
+                             const ViewOptions& shown)
 {
-    const auto info = engine::readRunInfo(engine::locateRunFile(run));
-    const QJsonObject r = runRecord(info);
     QJsonObject view = viewJson(shown);
     view["figure"] = qs(name);
     QJsonObject p;
     stamp(p);
-    p["runs"] = QJsonArray{r};
+    p["runs"] = QJsonArray{runRecord(sources.run)};
     p["view"] = view;
-    p["evaluations"] = evaluationsDrawn(info.path, name);
+    p["evaluations"] = evaluationsJson(sources.evaluations);
     return p;
 }
 
@@ -370,10 +363,8 @@ FigureSource compareSource(const std::string& path, const QJsonObject& p)
         drawn.append(e);
     QJsonArray now;
     for (size_t i = 0; i < s.runs.size(); ++i)
-        for (const auto& e : evaluationsDrawn(s.runs[i], s.method)) {
+        for (const auto& e : plainEvaluation(s.runs[i], s.method)) {
             auto o = e.toObject();
-            if (!o["intervention"].toString().isEmpty())
-                continue;
             o["run_id"] = runs[int(i)].toObject()["run_id"];
             now.append(o);
         }
@@ -406,9 +397,16 @@ FigureSource runSource(const std::string& path, const QJsonObject& p)
                                           ": key 'runs' must hold one run for figure '" +
                                           view["figure"].toString().toStdString() + "'");
     const std::string run = checkedRun(path, runs.first().toObject());
-    if (p.contains("evaluations") &&
-        !sameEvaluations(p["evaluations"].toArray(),
-                         evaluationsDrawn(run, view["figure"].toString().toStdString())))
+    // What the figure draws from the run now, as its builder records it, against what it drew.
+    QJsonArray now;
+    try {
+        now = evaluationsJson(
+            makeFigure(run, view["figure"].toString().toStdString(), readView(view).map)
+                .sources.evaluations);
+    } catch (const Error&) {  // the figure cannot be drawn now: its results are gone
+        now = QJsonArray{QJsonObject{{"gone", true}}};
+    }
+    if (p.contains("evaluations") && !sameEvaluations(p["evaluations"].toArray(), now))
         throw Error(ErrorKind::RunFile,
                     "--from " + path + ": the stored evaluations of run " + run +
                         " that the figure draws changed since it was made (evaluated again?)");

@@ -36,9 +36,10 @@ struct ViewOptions {
 /// which may hold 0), the legend beside the data.
 void applyView(plots::FigureSpec& spec, const ViewOptions& view);
 
-/// The provenance of run figure `name` of `run`, shown as `view`.
-QJsonObject runFigureProvenance(const std::string& run, const std::string& name,
-                                const ViewOptions& view);
+/// The provenance of run figure `name`: the sources its builder recorded (Figure::sources: the
+/// run and the stored evaluations drawn), shown as `view`.
+QJsonObject figureProvenance(const FigureSources& sources, const std::string& name,
+                             const ViewOptions& view);
 
 /// The provenance of a figure drawn from several runs (Compare): every run, the evaluation of
 /// `method` each contributes, and how the curves were grouped (`grouping`: kind, keys, band).

@@ -305,7 +305,7 @@ std::vector<std::string> exportAllFigures(const std::string& run, const std::str
         if (!formats.empty())  // what made it, once per figure (docs/figures.md)
             written.push_back(writeProvenance(
                 (fs::path(dir) / (figureFileName(f.name) + "." + formats.front())).string(),
-                runFigureProvenance(run, f.name, {})));
+                figureProvenance(figure.sources, f.name, {})));
     }
     return written;
 }
@@ -369,10 +369,30 @@ std::vector<FigureInfo> availableFigures(const std::string& run)
     return out;
 }
 
+DrawnEvaluation drawnEvaluation(const engine::EvalResult& r)
+{
+    DrawnEvaluation d;
+    d.method = r.method;
+    d.source = r.source;
+    d.intervention = r.intervention;
+    d.interventionParams = r.interventionParams;
+    d.prompts = r.prompts;
+    d.points = r.nPoints;
+    d.trainPoints = r.trainPoints;
+    d.trainedPoints = r.trainedPoints;
+    d.seed = r.seed;
+    d.checkpointStep = r.checkpointStep;
+    for (const auto& c : r.curves)
+        d.curves.push_back(c.label);
+    return d;
+}
+
 Figure makeFigure(const std::string& run, const std::string& name, const MapSelection& map)
 {
     const auto rf = facts(run);
     Figure out;
+    out.sources.run = rf.info;
+    auto& drawn = out.sources.evaluations;
     if (name == "loss") {
         out.plot = lossFigure(run, rf);
         return out;
@@ -384,13 +404,16 @@ Figure makeFigure(const std::string& run, const std::string& name, const MapSele
             continue;
         if (name == (imported ? "imported/" : "") + r.method) {
             out.plot = evalFigure(r, rf);
+            drawn.push_back(drawnEvaluation(r));
             // Every intervention of this method over it, except those that equal the model
             // here (at the training length most are identities: the same curve again).
             if (!imported && !r.curves.empty())
                 for (const auto& e : evals)
                     if (e.method == r.method && !e.intervention.empty() && !e.curves.empty() &&
-                        e.curves.front().stats.mean != r.curves.front().stats.mean)
+                        e.curves.front().stats.mean != r.curves.front().stats.mean) {
                         addIntervention(*out.plot, e, false);
+                        drawn.push_back(drawnEvaluation(e));
+                    }
             return out;
         }
         for (const auto& e : evals)
@@ -398,6 +421,8 @@ Figure makeFigure(const std::string& run, const std::string& name, const MapSele
                 name == r.method + "+" + e.intervention) {
                 out.plot = evalFigure(r, rf);
                 addIntervention(*out.plot, e, true);
+                drawn.push_back(drawnEvaluation(r));
+                drawn.push_back(drawnEvaluation(e));
                 out.plot->title += " - under " + e.intervention + " (" + e.interventionParams + ")";
                 return out;
             }

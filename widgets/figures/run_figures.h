@@ -5,6 +5,7 @@
 // avg_attention_score, noise_points=<c>, inst+noise+tar, baseline_all_dup,
 // change_inst_position, lost_in_mid). Used by `lengen export` and by the studio's views.
 
+#include <cstdint>
 #include <optional>
 #include <string>
 #include <vector>
@@ -43,10 +44,31 @@ struct MapSelection {
     std::string intervention;  ///< the map probed under this intervention; "" = as trained
 };
 
-/// A figure or a heatmap; exactly one is set.
+/// A stored evaluation a figure draws, as its provenance records it: what made the result,
+/// and the legend names of the curves taken from it (none of its numbers).
+struct DrawnEvaluation {
+    std::string method, source;  ///< "lengen" or "metrics.json:<path>"
+    std::string intervention, interventionParams;
+    int prompts = 0, points = 0, trainPoints = 0, trainedPoints = 0;
+    std::uint64_t seed = 0;
+    std::int64_t checkpointStep = 0;
+    std::vector<std::string> curves;
+};
+DrawnEvaluation drawnEvaluation(const engine::EvalResult& r);
+
+/// What a figure drew, recorded by its builder as it reads the files: the run, and each stored
+/// evaluation whose curves are in it (an intervention equal to the model there is not drawn,
+/// so not listed). Its provenance serialises this; nothing is read back by the figure's name.
+struct FigureSources {
+    engine::RunFileInfo run;
+    std::vector<DrawnEvaluation> evaluations;
+};
+
+/// A figure or a heatmap (exactly one is set), and what it drew.
 struct Figure {
     std::optional<plots::FigureSpec> plot;
     std::optional<plots::HeatmapSpec> heatmap;
+    FigureSources sources;
 };
 
 /// Builds the named figure. Error(Usage) naming the figure if it is not available.

@@ -168,6 +168,7 @@ void FigureView::setRun(const QString& runFile)
 void FigureView::draw()
 {
     m_spec.reset();
+    m_sources.reset();
     m_stack->setCurrentIndex(0);
     // Another run, figure or option: the last read-out belonged to what was drawn before
     // (issue 41: a run without an evaluation still showed the previous run's values).
@@ -195,6 +196,7 @@ void FigureView::draw()
         if (!fig.plot)
             return;
         m_spec = *fig.plot;
+        m_sources = fig.sources;
         figures::ViewOptions options;  // hidden curves stay in the spec, hidden on the plot
         options.logY = m_logY->isChecked();
         options.legendOutside = m_legendOutside->isChecked();
@@ -257,7 +259,7 @@ bool FigureView::exportTo(const QString& path, int dpi, QString* error)
     }
     if (!result.ok && error)
         *error = result.error;
-    if (result.ok && !m_drawn.isEmpty()) {  // what made it, beside it, as `lengen export` writes
+    if (result.ok && !m_drawn.isEmpty() && m_sources) {  // what made it, as `lengen export` writes
         try {
             figures::ViewOptions shown;
             shown.hidden = plots::hiddenSeries(*m_plot);
@@ -265,7 +267,7 @@ bool FigureView::exportTo(const QString& path, int dpi, QString* error)
             shown.legendOutside = m_legendOutside->isChecked();
             figures::writeProvenance(
                 path.toStdString(),
-                figures::runFigureProvenance(m_run.toStdString(), m_drawn.toStdString(), shown));
+                figures::figureProvenance(*m_sources, m_drawn.toStdString(), shown));
         } catch (const std::exception& e) {
             if (error)
                 *error = QString::fromUtf8(e.what());
@@ -295,10 +297,10 @@ void FigureView::exportWithDialog()
 
 QString FigureView::provenanceLine() const
 {
-    if (m_run.isEmpty() || m_drawn.isEmpty())
+    if (m_run.isEmpty() || m_drawn.isEmpty() || !m_sources)
         return {};
     try {
-        const auto p = figures::runFigureProvenance(m_run.toStdString(), m_drawn.toStdString(), {});
+        const auto p = figures::figureProvenance(*m_sources, m_drawn.toStdString(), {});
         const auto r = p["runs"].toArray().first().toObject();
         QString line = QStringLiteral("%1 of run %2 (%3, seed %4, config %5)")
                            .arg(m_drawn, r["run_id"].toString(), r["path"].toString(),

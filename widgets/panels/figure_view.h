@@ -88,6 +88,7 @@ private:
     QPushButton* m_compute = nullptr;
     QList<QPushButton*> m_runButtons;
     std::optional<plots::FigureSpec> m_spec;
+    std::optional<figures::FigureSources> m_sources;  ///< what m_spec drew (its provenance)
 };
 
 }  // namespace lengen::ui
