@@ -1,6 +1,6 @@
 // Compare, offscreen, on runs trained here (issue 52): a group is one colour in every method,
 // a group averaging evaluations made differently says so, panels mode keeps its line short, and
-// the config table shows values readably.
+// the config table shows values readably; what a comparison drew is recorded as it reads.
 
 #include <QTest>
 
@@ -56,6 +56,14 @@ void TestCompare::compareGroupKeepsItsColourAndFlagsMixedEvaluations()
     QVERIFY2(standard.notes.join(" ").contains("averages evaluations of different prompts 8/16"),
              qPrintable(standard.notes.join(" | ")));
     QVERIFY(ood.figure.series[0].name.find("mixed") == std::string::npos);  // one evaluation
+    // Issue 56 §1: what Compare drew is recorded as it reads the runs (its provenance lists
+    // these): each run with the method and the evaluation its curve comes from, none other.
+    QCOMPARE(standard.sources.size(), size_t(2));
+    QCOMPARE(standard.sources[1].evaluations.size(), size_t(1));
+    QCOMPARE(standard.sources[1].evaluations[0].prompts, 16);
+    QCOMPARE(standard.sources[1].run.runId, engine::readRunInfo(b).runId);
+    QCOMPARE(ood.sources.size(), size_t(1));  // the run without ood_length drew nothing
+    QCOMPARE(ood.sources[0].run.runId, engine::readRunInfo(a).runId);
     ui::CompareView view;
     view.setRuns(runs);
     QVERIFY(view.setMethod("standard"));

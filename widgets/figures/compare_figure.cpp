@@ -267,6 +267,8 @@ CompareResult compareRuns(const QStringList& runFiles, const std::string& method
     // is the same group, in the same colour, in every method's figure, whichever of its runs
     // lack one (issue 52: the RoPE group was pink in one method and vermilion in the others).
     const Compared c = readCompared(runFiles, method, out.missing);
+    for (size_t i = 0; i < c.facts.size(); ++i)
+        out.sources.push_back({c.facts[i].info, {figures::drawnEvaluation(c.results[i])}});
     const bool byKeys =
         options.group == CompareGroup::Settings || options.group == CompareGroup::Keys;
     if (byKeys) {

@@ -16,6 +16,7 @@
 
 #include "figure_spec.h"
 #include "lengen/engine/seed_stats.h"
+#include "run_figures.h"
 
 namespace lengen::ui {
 
@@ -37,6 +38,9 @@ struct CompareResult {
     /// grouping keys (the seed aside).
     QStringList notes;
     std::vector<std::string> keys;  ///< the keys the groups were formed by
+    /// What it drew, recorded as the runs were read: per run with the method, its record and
+    /// the one evaluation its curve comes from (the provenance serialises these).
+    std::vector<figures::FigureSources> sources;
 };
 
 CompareResult compareRuns(const QStringList& runFiles, const std::string& method, bool baselines,

@@ -1,5 +1,7 @@
 #include "figure_provenance.h"
 
+#include "compare_figure.h"
+
 #include <QDateTime>
 #include <QFile>
 #include <QFileInfo>
@@ -57,14 +59,13 @@ QJsonArray evaluationsJson(const std::vector<DrawnEvaluation>& drawn)
     return out;
 }
 
-// Compare's curve of one run: its plain (untouched model's) evaluation of `method`.
-QJsonArray plainEvaluation(const std::string& run, const std::string& method)
+// The evaluations of Compare's runs, one per run, as its builder recorded them.
+QJsonArray comparedEvaluations(const std::vector<FigureSources>& drawn)
 {
-    std::vector<DrawnEvaluation> drawn;
-    for (const auto& r : engine::readEvaluations(run))
-        if (r.method == method && r.intervention.empty())
-            drawn.push_back(drawnEvaluation(r));
-    return evaluationsJson(drawn);
+    std::vector<DrawnEvaluation> all;
+    for (const auto& source : drawn)
+        all.insert(all.end(), source.evaluations.begin(), source.evaluations.end());
+    return evaluationsJson(all);
 }
 
 // The evaluations a figure recorded against those stored now: the same list, each recorded key
@@ -167,16 +168,15 @@ void stamp(QJsonObject& p)
 
 }  // namespace
 
-QJsonObject multiRunProvenance(const QStringList& runs, const std::string& method,
+QJsonObject multiRunProvenance(const std::vector<FigureSources>& drawn, const std::string& method,
                                const QJsonObject& grouping, const ViewOptions& shown)
 {
     QJsonArray records, evaluations;
-    for (const auto& run : runs) {
-        const auto info = engine::readRunInfo(engine::locateRunFile(run.toStdString()));
-        records.append(runRecord(info));
-        for (const auto& e : plainEvaluation(info.path, method)) {  // Compare draws the model's
+    for (const auto& source : drawn) {
+        records.append(runRecord(source.run));
+        for (const auto& e : comparedEvaluations({source})) {
             auto o = e.toObject();
-            o["run_id"] = qs(info.runId);
+            o["run_id"] = qs(source.run.runId);
             evaluations.append(o);
         }
     }
@@ -361,11 +361,15 @@ FigureSource compareSource(const std::string& path, const QJsonObject& p)
     QJsonArray drawn;
     for (const auto& e : p["evaluations"].toArray())
         drawn.append(e);
+    // What Compare draws from them now, as its builder records it.
+    QStringList files;
+    for (const auto& r : s.runs)
+        files << qs(r);
     QJsonArray now;
-    for (size_t i = 0; i < s.runs.size(); ++i)
-        for (const auto& e : plainEvaluation(s.runs[i], s.method)) {
+    for (const auto& source : ui::compareRuns(files, s.method, false, {}).sources)
+        for (const auto& e : comparedEvaluations({source})) {
             auto o = e.toObject();
-            o["run_id"] = runs[int(i)].toObject()["run_id"];
+            o["run_id"] = qs(source.run.runId);
             now.append(o);
         }
     if (p.contains("evaluations") && !sameEvaluations(drawn, now))

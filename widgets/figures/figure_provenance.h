@@ -43,7 +43,7 @@ QJsonObject figureProvenance(const FigureSources& sources, const std::string& na
 
 /// The provenance of a figure drawn from several runs (Compare): every run, the evaluation of
 /// `method` each contributes, and how the curves were grouped (`grouping`: kind, keys, band).
-QJsonObject multiRunProvenance(const QStringList& runs, const std::string& method,
+QJsonObject multiRunProvenance(const std::vector<FigureSources>& drawn, const std::string& method,
                                const QJsonObject& grouping, const ViewOptions& view);
 
 /// The provenance of a sweep's grid of `method`: every cell's run the aggregate drew (cells

@@ -266,13 +266,9 @@ bool CompareView::exportTo(const QString& path, int dpi, QString* error)
         grouping["keys"] = keys;
         grouping["band"] = QString::fromStdString(engine::bandKindName(o.band));
         grouping["baselines"] = m_baselines->isChecked();
-        QStringList drawn;  // the runs with the method (the others are not in the figure)
-        for (const auto& run : m_runs)
-            if (!m_missing.contains(run))
-                drawn << run;
         figures::writeProvenance(
             path.toStdString(),
-            figures::multiRunProvenance(drawn, m_method->currentText().toStdString(), grouping,
+            figures::multiRunProvenance(m_sources, m_method->currentText().toStdString(), grouping,
                                         figures::ViewOptions{{}, plots::hiddenSeries(*m_plot)}));
     } catch (const std::exception& e) {
         if (error)
@@ -426,6 +422,7 @@ QString runName(const QString& run)
 void CompareView::draw()
 {
     m_missing.clear();
+    m_sources.clear();
     m_hover->clear();  // the read-out of the previous figure is not this one's
     if (m_runs.isEmpty() || m_method->currentText().isEmpty()) {
         if (!m_runs.isEmpty())
@@ -444,6 +441,7 @@ void CompareView::draw()
         auto result = compareRuns(m_runs, m_method->currentText().toStdString(),
                                   m_baselines->isChecked(), options());
         m_spec = std::move(result.figure);
+        m_sources = std::move(result.sources);
         m_groupedBy = result.keys;
         m_missing = result.missing;
         plots::buildFigure(*m_plot, m_spec);

@@ -82,7 +82,8 @@ private:
     QTableWidget* m_diff;
     QLabel* m_diffTitle;
     plots::FigureSpec m_spec;
-    std::vector<std::string> m_groupedBy;  ///< the keys the figure shown was grouped by
+    std::vector<figures::FigureSources> m_sources;  ///< what m_spec drew (its provenance)
+    std::vector<std::string> m_groupedBy;           ///< the keys the figure shown was grouped by
 };
 
 /// A value of Compare's config-difference table as shown: long decimals at 6 significant digits
