@@ -2,6 +2,9 @@
 // so a problem names file:line:col and key like a run config's. Unlike a run config, an
 // unknown key is an error here: a misspelt stage option would otherwise be silently skipped.
 
+#include <sstream>
+#include <string>
+
 #include "config/section_reader.h"
 #include "config/yaml_tree.h"
 #include "lengen/engine/interventions.h"
