@@ -1,5 +1,6 @@
-// `lengen note RUN`: a run's notes and tags (issue 41), the command-line side of the studio's
-// Notes dialog. Without options it prints them; with options it changes only what they name.
+// `lengen note RUN...`: runs' notes and tags (issue 41), the command-line side of the studio's
+// Notes dialog. Without options it prints them; with options it changes only what they name,
+// on every run given (issue 55: tags on many runs in one step).
 
 #include <CLI/CLI.hpp>
 
@@ -20,7 +21,7 @@ namespace lengen::cli {
 namespace {
 
 struct NoteArgs {
-    std::string run;
+    std::vector<std::string> runs;
     std::optional<std::string> text, textFile, tags;
     std::vector<std::string> add, remove;
 };
@@ -52,43 +53,65 @@ std::string readNotesFile(const std::string& path)
     return text;
 }
 
+void printNotes(const engine::RunFileInfo& info, bool named)
+{
+    if (named)
+        std::printf("%s\n", info.path.c_str());
+    std::string tags;
+    for (const auto& t : info.tags)
+        tags += (tags.empty() ? "" : ", ") + t;
+    std::printf("tags   %s\n", tags.empty() ? "(none)" : tags.c_str());
+    std::printf("notes  %s\n", info.notes.empty() ? "(none)" : info.notes.c_str());
+}
+
 int runNote(const NoteArgs& a)
 {
-    const auto info = engine::readRunInfo(engine::locateRunFile(a.run));
+    // Every run located first: a missing one (exit 3) is named before any run changes.
+    std::vector<std::string> paths;
+    for (const auto& run : a.runs)
+        paths.push_back(engine::locateRunFile(run));
     const bool changes = a.text || a.textFile || a.tags || !a.add.empty() || !a.remove.empty();
     if (!changes) {
-        std::printf("tags   %s\n",
-                    [&] {
-                        std::string j;
-                        for (const auto& t : info.tags)
-                            j += (j.empty() ? "" : ", ") + t;
-                        return j.empty() ? std::string("(none)") : j;
-                    }()
-                        .c_str());
-        std::printf("notes  %s\n", info.notes.empty() ? "(none)" : info.notes.c_str());
+        for (const auto& path : paths)
+            printNotes(engine::readRunInfo(path), paths.size() > 1);
         return 0;
     }
     std::optional<std::string> text = a.text;
     if (a.textFile)
         text = readNotesFile(*a.textFile);
-    // Applied to the notes as they are under the run's lock, not as read above.
-    engine::updateRunNotes(info.path, [&](engine::RunNotes& notes) {
-        if (text)
-            notes.text = *text;
-        if (a.tags)
-            notes.tags = engine::splitTags(*a.tags);
-        for (const auto& t : a.add)
-            for (const auto& tag : engine::splitTags(t))
-                notes.tags.push_back(tag);
-        for (const auto& t : a.remove)
-            for (const auto& tag : engine::splitTags(t))
-                notes.tags.erase(std::remove(notes.tags.begin(), notes.tags.end(), tag),
-                                 notes.tags.end());
-    });
-    const auto stored = engine::readRunInfo(info.path);
-    std::fprintf(stderr, "%s: %zu tag%s, %zu bytes of notes\n", info.path.c_str(),
-                 stored.tags.size(), stored.tags.size() == 1 ? "" : "s", stored.notes.size());
-    return 0;
+    // Applied to each run's notes as they are under its lock. A run that refuses (a process
+    // trains it) is said and the others still change; the exit code is the first refusal's.
+    int code = 0;
+    for (const auto& path : paths) {
+        try {
+            engine::updateRunNotes(path, [&](engine::RunNotes& notes) {
+                if (text)
+                    notes.text = *text;
+                if (a.tags)
+                    notes.tags = engine::splitTags(*a.tags);
+                for (const auto& t : a.add)
+                    for (const auto& tag : engine::splitTags(t))
+                        if (std::find(notes.tags.begin(), notes.tags.end(), tag) ==
+                            notes.tags.end())
+                            notes.tags.push_back(tag);
+                for (const auto& t : a.remove)
+                    for (const auto& tag : engine::splitTags(t))
+                        notes.tags.erase(std::remove(notes.tags.begin(), notes.tags.end(), tag),
+                                         notes.tags.end());
+            });
+        } catch (const engine::Error& e) {
+            if (paths.size() == 1)
+                throw;
+            std::fprintf(stderr, "lengen: error: %s\n", e.what());
+            if (code == 0)
+                code = engine::exitCodeFor(e.kind());
+            continue;
+        }
+        const auto stored = engine::readRunInfo(path);
+        std::fprintf(stderr, "%s: %zu tag%s, %zu bytes of notes\n", path.c_str(),
+                     stored.tags.size(), stored.tags.size() == 1 ? "" : "s", stored.notes.size());
+    }
+    return code;
 }
 
 }  // namespace
@@ -98,17 +121,20 @@ void addNoteCommand(CLI::App& app, CommandTable& table)
     auto a = std::make_shared<NoteArgs>();
     auto* note = app.add_subcommand(
         "note",
-        "Print or change a run's notes and tags (stored in run.h5 beside the training records; "
-        "not while a process trains it: exit 3)");
-    note->add_option("run", a->run, "Run folder or run.h5")->required();
+        "Print or change runs' notes and tags (stored in run.h5 beside the training records; "
+        "not while a process trains a run: exit 3, the other runs still change)");
+    note->add_option("runs", a->runs, "Run folders or run.h5 files")->required();
     auto* text =
         note->add_option("--text", a->text, "Replace the notes with this text (\"\" clears them)");
     note->add_option("--text-file", a->textFile, "Replace the notes with this file's text")
         ->excludes(text);
     note->add_option("--tags", a->tags,
                      "Replace the tags: a comma-separated list (\"\" clears them)");
-    note->add_option("--add-tag", a->add, "Add tags (repeatable, or comma-separated)");
-    note->add_option("--remove-tag", a->remove, "Remove tags (repeatable, or comma-separated)");
+    // One value each time (repeat the option): `--add-tag x RUN1 RUN2` leaves the runs as runs.
+    note->add_option("--add-tag", a->add, "Add tags (repeatable, or comma-separated)")
+        ->allow_extra_args(false);
+    note->add_option("--remove-tag", a->remove, "Remove tags (repeatable, or comma-separated)")
+        ->allow_extra_args(false);
     table.add(note, [a](const Session&) { return runNote(*a); });
 }
 
