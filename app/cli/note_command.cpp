@@ -89,15 +89,7 @@ int runNote(const NoteArgs& a)
                     notes.text = *text;
                 if (a.tags)
                     notes.tags = engine::splitTags(*a.tags);
-                for (const auto& t : a.add)
-                    for (const auto& tag : engine::splitTags(t))
-                        if (std::find(notes.tags.begin(), notes.tags.end(), tag) ==
-                            notes.tags.end())
-                            notes.tags.push_back(tag);
-                for (const auto& t : a.remove)
-                    for (const auto& tag : engine::splitTags(t))
-                        notes.tags.erase(std::remove(notes.tags.begin(), notes.tags.end(), tag),
-                                         notes.tags.end());
+                engine::editTags(notes, a.add, a.remove);
             });
         } catch (const engine::Error& e) {
             if (paths.size() == 1)

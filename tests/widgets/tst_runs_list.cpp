@@ -20,6 +20,7 @@
 #include "run_controller.h"
 #include "run_notes_dialog.h"
 #include "run_table_model.h"
+#include "run_tags_dialog.h"
 #include "test_support.h"
 #include "training_view.h"
 
@@ -36,6 +37,7 @@ private Q_SLOTS:
     void resultsStoredElsewhereReachTheOpenRun();
     void rowSaysWhatTheRunTrainedOn();
     void trainingViewWaitsOutAReadThatFailsForAMoment();
+    void tagsOfSeveralRunsInOneStep();
 
 private:
     std::string m_runs, m_rope, m_alibi;
@@ -274,6 +276,51 @@ void TestRunsList::trainingViewWaitsOutAReadThatFailsForAMoment()
     view.showRunLog(later);
     QTRY_VERIFY_WITH_TIMEOUT(view.shownRun().isEmpty() && view.headerText().contains("later.h5"),
                              5000);
+}
+
+// Issue 55: with several runs selected the Notes button tags all of them in one step (it was
+// disabled); the rows show the tags at once, and removing works the same way.
+void TestRunsList::tagsOfSeveralRunsInOneStep()
+{
+    ui::RunBrowser browser;
+    browser.setFolders({QString::fromStdString(m_runs)});
+    auto* table = browser.findChild<QTableView*>();
+    QVERIFY(table);
+    table->selectAll();
+    const int n = browser.selectedRuns().size();
+    QVERIFY(n >= 2);
+    QPushButton* button = nullptr;
+    for (auto* b : browser.findChildren<QPushButton*>())
+        if (b->text().startsWith("Tags of"))
+            button = b;
+    QVERIFY(button && button->isEnabled());
+    QCOMPARE(button->text(), QString("Tags of %1 runs…").arg(n));
+    auto* dialog = browser.editTagsOfSelected();
+    QVERIFY(dialog && dialog->isVisible());
+    QVERIFY(!dialog->apply("ok, " + QString(41, 'y'), ""));  // a bad tag: every run refuses it
+    QVERIFY2(dialog->errorText().contains("longer than 40"), qPrintable(dialog->errorText()));
+    QVERIFY(dialog->apply("bulk-a, bulk-b", ""));
+    for (const auto& run : browser.selectedRuns()) {
+        const auto tags = engine::readRunInfo(run.toStdString()).tags;
+        QVERIFY(std::find(tags.begin(), tags.end(), "bulk-a") != tags.end() &&
+                std::find(tags.begin(), tags.end(), "bulk-b") != tags.end());
+        QVERIFY(browser.model()
+                    ->index(browser.model()->rowOfPath(run), ui::RunTableModel::Tags)
+                    .data()
+                    .toString()
+                    .contains("bulk-b"));
+    }
+    browser.setFilterText("tag=bulk-a");
+    QCOMPARE(browser.visibleRows(), n);
+    browser.setFilterText("");
+    table->selectAll();
+    dialog = browser.editTagsOfSelected();
+    QVERIFY(dialog->commonTagsText().contains("bulk-a, bulk-b"));
+    QVERIFY(dialog->apply("", "bulk-a,bulk-b"));
+    for (const auto& run : browser.selectedRuns()) {
+        const auto tags = engine::readRunInfo(run.toStdString()).tags;
+        QVERIFY(std::find(tags.begin(), tags.end(), "bulk-a") == tags.end());
+    }
 }
 
 QTEST_MAIN(TestRunsList)

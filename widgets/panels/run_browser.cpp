@@ -22,6 +22,7 @@
 #include "lengen/engine/run_index.h"
 #include "run_notes_dialog.h"
 #include "run_table_model.h"
+#include "run_tags_dialog.h"
 
 namespace lengen::ui {
 
@@ -168,7 +169,12 @@ RunBrowser::RunBrowser(QWidget* parent) : QWidget(parent)
             [this] { Q_EMIT compareRequested(selectedRuns()); });
     connect(overlay, &QPushButton::clicked, this,
             [this] { Q_EMIT overlayRequested(selectedRuns()); });
-    connect(m_notes, &QPushButton::clicked, this, &RunBrowser::editNotes);
+    connect(m_notes, &QPushButton::clicked, this, [this] {
+        if (selectedRuns().size() > 1)
+            editTagsOfSelected();
+        else
+            editNotes();
+    });
     connect(m_table->selectionModel(), &QItemSelectionModel::selectionChanged, this,
             &RunBrowser::updateNotesButton);
     connect(m_model, &QAbstractItemModel::modelReset, this, &RunBrowser::updateNotesButton);
@@ -300,10 +306,16 @@ void RunBrowser::selectRun(const QString& runFile)
 void RunBrowser::updateNotesButton()
 {
     const auto runs = selectedRuns();
-    m_notes->setEnabled(runs.size() == 1);
-    if (runs.size() != 1) {
+    m_notes->setEnabled(!runs.isEmpty());
+    if (runs.size() > 1) {
+        m_notes->setText(tr("Tags of %n runs…", nullptr, int(runs.size())));
+        m_notes->setToolTip(tr("Add or remove tags on the %n selected runs in one step", nullptr,
+                               int(runs.size())));
+        return;
+    }
+    if (runs.isEmpty()) {
         m_notes->setText(tr("Notes…"));
-        m_notes->setToolTip(tr("Select one run to write its notes and tags"));
+        m_notes->setToolTip(tr("Select a run to write its notes and tags, or several to tag them"));
         return;
     }
     const int row = m_model->rowOfPath(runs.front());
@@ -327,6 +339,21 @@ RunNotesDialog* RunBrowser::editNotes()
     dialog->setAttribute(Qt::WA_DeleteOnClose);
     const QString path = r.path;
     connect(dialog, &QDialog::accepted, this, [this, path] { m_model->rereadRun(path); });
+    dialog->open();
+    return dialog;
+}
+
+RunTagsDialog* RunBrowser::editTagsOfSelected()
+{
+    const auto runs = selectedRuns();
+    if (runs.size() < 2)
+        return nullptr;
+    auto* dialog = new RunTagsDialog(runs, this);
+    dialog->setAttribute(Qt::WA_DeleteOnClose);
+    connect(dialog, &RunTagsDialog::runsChanged, this, [this](const QStringList& changed) {
+        for (const auto& run : changed)
+            m_model->rereadRun(run);
+    });
     dialog->open();
     return dialog;
 }

@@ -46,6 +46,9 @@ public:
     void selectRun(const QString& runFile);
     /// Opens the Notes dialog of the one selected run (the button "Notes of <run id>…").
     class RunNotesDialog* editNotes();
+    /// With several runs selected: the dialog that adds and removes tags on all of them (opened
+    /// with open(); nullptr with fewer than two). The Notes button opens it then.
+    class RunTagsDialog* editTagsOfSelected();
 
 Q_SIGNALS:
     void openRequested(QString runFile);

@@ -85,6 +85,19 @@ RunNotes checkedRunNotes(const std::string& text, const std::vector<std::string>
     return out;
 }
 
+void editTags(RunNotes& notes, const std::vector<std::string>& add,
+              const std::vector<std::string>& remove)
+{
+    for (const auto& typed : add)
+        for (const auto& tag : splitTags(typed))
+            if (std::find(notes.tags.begin(), notes.tags.end(), tag) == notes.tags.end())
+                notes.tags.push_back(tag);
+    for (const auto& typed : remove)
+        for (const auto& tag : splitTags(typed))
+            notes.tags.erase(std::remove(notes.tags.begin(), notes.tags.end(), tag),
+                             notes.tags.end());
+}
+
 std::vector<std::string> splitTags(const std::string& joined)
 {
     std::vector<std::string> tags;

@@ -110,6 +110,10 @@ struct RunNotes {
 RunNotes checkedRunNotes(const std::string& text, const std::vector<std::string>& tags);
 /// "a, b,,c" -> {"a", "b", "c"}: how tags are typed (and stored, joined by commas).
 std::vector<std::string> splitTags(const std::string& joined);
+/// `add` appended where missing, then `remove` taken out (each entry as typed: "a, b" is two
+/// tags): what `lengen note --add-tag/--remove-tag` and the studio's tags of several runs do.
+void editTags(RunNotes& notes, const std::vector<std::string>& add,
+              const std::vector<std::string>& remove);
 /// Replaces a run's notes and tags: root attributes `notes` and `tags` of run.h5, the training
 /// records untouched, so they survive resumes. Error(RunFile) while a process trains the run
 /// (a file in SWMR-write mode takes no new attributes; docs/run-format.md), or for a file that
