@@ -274,7 +274,7 @@ EvalSummary evaluateRun(const std::string& run, const EvalOptions& options, RunC
     for (const auto& unit : units) {
         observer.onStage(stage++, int(units.size()), unit.name());
         const bool plain = unit.spec.isNone();
-        UnitPlan u{unit};
+        UnitPlan u{unit, 0, {}, {}};  // every member named: no missing-initializer warning
         u.n = cfg.trainPoints() * (unit.method->isLong() ? options.oodFactor : 1);
         u.edit = eval::resolveIntervention(unit.spec, cfg, u.n);
         if (plain)
