@@ -59,15 +59,6 @@ QJsonArray evaluationsJson(const std::vector<DrawnEvaluation>& drawn)
     return out;
 }
 
-// The evaluations of Compare's runs, one per run, as its builder recorded them.
-QJsonArray comparedEvaluations(const std::vector<FigureSources>& drawn)
-{
-    std::vector<DrawnEvaluation> all;
-    for (const auto& source : drawn)
-        all.insert(all.end(), source.evaluations.begin(), source.evaluations.end());
-    return evaluationsJson(all);
-}
-
 // The evaluations a figure recorded against those stored now: the same list, each recorded key
 // with the same value (keys a later LenGen records, such as trained_points, are not asked of
 // files written before it).
@@ -174,7 +165,7 @@ QJsonObject multiRunProvenance(const std::vector<FigureSources>& drawn, const st
     QJsonArray records, evaluations;
     for (const auto& source : drawn) {
         records.append(runRecord(source.run));
-        for (const auto& e : comparedEvaluations({source})) {
+        for (const auto& e : evaluationsJson(source.evaluations)) {
             auto o = e.toObject();
             o["run_id"] = qs(source.run.runId);
             evaluations.append(o);
@@ -367,7 +358,7 @@ FigureSource compareSource(const std::string& path, const QJsonObject& p)
         files << qs(r);
     QJsonArray now;
     for (const auto& source : ui::compareRuns(files, s.method, false, {}).sources)
-        for (const auto& e : comparedEvaluations({source})) {
+        for (const auto& e : evaluationsJson(source.evaluations)) {
             auto o = e.toObject();
             o["run_id"] = qs(source.run.runId);
             now.append(o);
@@ -402,15 +393,18 @@ FigureSource runSource(const std::string& path, const QJsonObject& p)
                                           view["figure"].toString().toStdString() + "'");
     const std::string run = checkedRun(path, runs.first().toObject());
     // What the figure draws from the run now, as its builder records it, against what it drew.
-    QJsonArray now;
-    try {
-        now = evaluationsJson(
-            makeFigure(run, view["figure"].toString().toStdString(), readView(view).map)
-                .sources.evaluations);
-    } catch (const Error&) {  // the figure cannot be drawn now: its results are gone
-        now = QJsonArray{QJsonObject{{"gone", true}}};
-    }
-    if (p.contains("evaluations") && !sameEvaluations(p["evaluations"].toArray(), now))
+    const auto same = [&] {
+        try {
+            return sameEvaluations(
+                p["evaluations"].toArray(),
+                evaluationsJson(
+                    makeFigure(run, view["figure"].toString().toStdString(), readView(view).map)
+                        .sources.evaluations));
+        } catch (const Error&) {  // the figure cannot be drawn now: its results are gone
+            return false;
+        }
+    };
+    if (p.contains("evaluations") && !same())
         throw Error(ErrorKind::RunFile,
                     "--from " + path + ": the stored evaluations of run " + run +
                         " that the figure draws changed since it was made (evaluated again?)");

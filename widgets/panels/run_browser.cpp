@@ -348,7 +348,16 @@ RunTagsDialog* RunBrowser::editTagsOfSelected()
     const auto runs = selectedRuns();
     if (runs.size() < 2)
         return nullptr;
-    auto* dialog = new RunTagsDialog(runs, this);
+    QStringList common;  // the tags on every selected row, as the list shows them
+    for (const auto& run : runs) {
+        const int row = m_model->rowOfPath(run);
+        const QStringList tags = row >= 0 ? m_model->row(row).tags : QStringList{};
+        if (run == runs.front())
+            common = tags;
+        else
+            common.removeIf([&](const QString& t) { return !tags.contains(t); });
+    }
+    auto* dialog = new RunTagsDialog(runs, common, this);
     dialog->setAttribute(Qt::WA_DeleteOnClose);
     connect(dialog, &RunTagsDialog::runsChanged, this, [this](const QStringList& changed) {
         for (const auto& run : changed)

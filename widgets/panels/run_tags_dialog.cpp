@@ -9,7 +9,6 @@
 #include <QPushButton>
 #include <QVBoxLayout>
 
-#include <algorithm>
 #include <string>
 #include <vector>
 
@@ -17,39 +16,8 @@
 
 namespace lengen::ui {
 
-namespace {
-
-// The tags all of `runs` have now ("" when a run does not read).
-QString commonTags(const QStringList& runs)
-{
-    std::vector<std::string> common;
-    bool first = true;
-    for (const auto& run : runs) {
-        try {
-            const auto tags = engine::readRunInfo(run.toStdString()).tags;
-            if (first)
-                common = tags;
-            else
-                common.erase(std::remove_if(common.begin(), common.end(),
-                                            [&](const std::string& t) {
-                                                return std::find(tags.begin(), tags.end(), t) ==
-                                                       tags.end();
-                                            }),
-                             common.end());
-            first = false;
-        } catch (const std::exception&) {
-            return {};
-        }
-    }
-    QStringList out;
-    for (const auto& t : common)
-        out << QString::fromStdString(t);
-    return out.join(QStringLiteral(", "));
-}
-
-}  // namespace
-
-RunTagsDialog::RunTagsDialog(const QStringList& runFiles, QWidget* parent)
+RunTagsDialog::RunTagsDialog(const QStringList& runFiles, const QStringList& common,
+                             QWidget* parent)
     : QDialog(parent), m_runs(runFiles)
 {
     setWindowTitle(tr("Tags of %n run(s)", nullptr, int(runFiles.size())));
@@ -59,9 +27,9 @@ RunTagsDialog::RunTagsDialog(const QStringList& runFiles, QWidget* parent)
     m_remove->setPlaceholderText(tr("draft"));
     for (auto* field : {m_add, m_remove})
         field->setToolTip(tr("Comma-separated; each at most 40 characters"));
-    const QString common = commonTags(runFiles);
-    m_common = new QLabel(common.isEmpty() ? tr("No tag is on all of them.")
-                                           : tr("On all of them: %1").arg(common));
+    m_common = new QLabel(common.isEmpty()
+                              ? tr("No tag is on all of them.")
+                              : tr("On all of them: %1").arg(common.join(QStringLiteral(", "))));
     m_error = new QLabel;
     m_error->setWordWrap(true);
     m_error->setStyleSheet(QStringLiteral("color: #B02020"));

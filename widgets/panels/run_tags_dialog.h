@@ -18,11 +18,13 @@ class RunTagsDialog final : public QDialog {
     Q_DISABLE_COPY_MOVE(RunTagsDialog)
 
 public:
-    explicit RunTagsDialog(const QStringList& runFiles, QWidget* parent = nullptr);
+    /// `common`: the tags every run has (the Runs list's rows know them), shown as a reminder.
+    RunTagsDialog(const QStringList& runFiles, const QStringList& common,
+                  QWidget* parent = nullptr);
     /// Sets the fields (tests; a user types) and presses Apply: true when every run took them.
     bool apply(const QString& add, const QString& remove);
     QString errorText() const;
-    /// The tags every run has, as read when the dialog opened (the line under the title).
+    /// The tags every run has, as given (the line under the title).
     QString commonTagsText() const;
     void accept() override;
 

@@ -8,7 +8,6 @@
 #include <vector>
 
 #include "model/cpu_math.h"
-#include "model/kernel_context.h"
 
 namespace lengen::engine::model::kernels {
 
@@ -36,7 +35,6 @@ void gemm(bool transA, bool transB, int m, int n, int k, float alpha, const floa
 {
     // Column-major sees every row-major matrix transposed: C^T = op(B)^T op(A)^T.
     const char ta = transB ? 'T' : 'N', tb = transA ? 'T' : 'N';
-    adoptBlasThreads();  // MKL: this thread's count (one inside slices)
     sgemm()(&ta, &tb, &n, &m, &k, &alpha, b, &ldb, a, &lda, &beta, c, &ldc);
 }
 

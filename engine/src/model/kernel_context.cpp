@@ -198,6 +198,8 @@ public:
         apply();
     }
 
+    bool manages() const { return m_set || m_setLocal; }
+
     int now() const
     {
         if (m_get)
@@ -265,6 +267,8 @@ private:
 
 void adoptBlasThreads() { BlasArbiter::instance().adopt(); }
 
+bool blasThreadsManaged() { return BlasArbiter::instance().manages(); }
+
 int blasThreadsNow() { return BlasArbiter::instance().now(); }
 
 SerialBlas::SerialBlas() { BlasArbiter::instance().enterSerial(); }
@@ -314,15 +318,19 @@ void KernelContext::run(int nth, const std::function<void(Slice)>& fn) const
         serially();
         return;
     }
-    SerialBlas serial;
-    const std::function<void(int)> slice = [&](int i) {
-        struct InJob {  // cleared also when the slice throws
-            InJob() { t_inJob = true; }
-            ~InJob() { t_inJob = false; }
-        } inJob;
-        fn(Slice{i, nth});
-    };
-    m_pool->run(nth, slice);
+    {
+        SerialBlas serial;
+        const std::function<void(int)> slice = [&](int i) {
+            struct InJob {  // cleared also when the slice throws
+                InJob() { t_inJob = true; }
+                ~InJob() { t_inJob = false; }
+            } inJob;
+            adoptBlasThreads();  // MKL: one thread for this slice's products, once per job
+            fn(Slice{i, nth});
+        };
+        m_pool->run(nth, slice);
+    }
+    adoptBlasThreads();  // the caller ran slice 0: its count outside slices again
 }
 
 }  // namespace lengen::engine::model::kernels

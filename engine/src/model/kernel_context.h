@@ -80,9 +80,13 @@ private:
 int blasThreadsNow();
 
 /// With MKL (PyPI's LibTorch), gives the calling thread the count OpenBLAS would have now
-/// (MKL counts per thread). Cheap; called before products (kernels::gemm, a model's forward).
-/// Nothing with OpenBLAS or another BLAS.
+/// (MKL counts per thread). Cheap; called where the count may change for a thread: a model's
+/// forward, each slice of a job, the caller after its job. Nothing with OpenBLAS or another BLAS.
 void adoptBlasThreads();
+
+/// Whether this process's BLAS has a thread count set here (OpenBLAS, MKL): LibTorch's own pool
+/// then keeps one thread (applyProcessPolicy). False for the reference BLAS.
+bool blasThreadsManaged();
 
 /// While alive, OpenBLAS runs every product on its calling thread (counted across contexts).
 class SerialBlas {

@@ -1,6 +1,5 @@
 #include "train/threads.h"
 
-#include <dlfcn.h>
 #include <malloc.h>
 #include <unistd.h>
 
@@ -55,12 +54,6 @@ void applyAllocatorPolicy()
 
 namespace lengen::engine {
 
-namespace {
-bool openBlas() { return dlsym(RTLD_DEFAULT, "openblas_set_num_threads") != nullptr; }
-// PyPI's LibTorch: MKL inside libtorch_cpu, its thread count per thread (kernel_context.h).
-bool mkl() { return dlsym(RTLD_DEFAULT, "MKL_Set_Num_Threads_Local") != nullptr; }
-}  // namespace
-
 SessionSwitches sessionSwitchesFromEnvironment()
 {
     auto off = [](const char* name) {
@@ -85,7 +78,7 @@ void applyProcessPolicy(const SessionSwitches& switches)
         return;
     training::applyAllocatorPolicy();
     const int cores = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
-    torch::set_num_threads(openBlas() || mkl() ? 1 : cores);
+    torch::set_num_threads(model::kernels::blasThreadsManaged() ? 1 : cores);
 }
 
 }  // namespace lengen::engine
