@@ -22,7 +22,9 @@
 #      N = 101, 201.
 #   c. `lengen sweep run --cells-per-device 2` on the device, plain and with --mps: 4 cells of
 #      the quick RoPE preset (1,000 steps, training only), wall time and every cell done.
-#   Stages run in the order 1 2 3 5 4 p l m f c 6.
+#   w. (with another stage) torch.compile's first compile of k's shapes, beside the build.
+#   k. the standard RoPE step at N = 201, bf16 and tf32: LenGen against eager and compile.
+#   Stages run in the order 1 2 3 5 4 p l m f c k 6.
 #   tools/gpu/stage2.sh OUT [BUILD_DIR] [STAGES=12345]
 set -uo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)
@@ -62,11 +64,20 @@ compile_warmup() {  # torch.compile's first compile of each shape, all at once (
 # GPT-2 configs.
 warmcfg=$root/tools/gpu/warm warm=0
 [[ $stages == *1* && -f $warmcfg/rope/config.yaml ]] && { compile_warmup; warm=1; }
+# w: only stage k's two shapes, beside the build, waited for before any timing (so that a later
+# call on the warm machine finds inductor's cache filled).
+if [[ $stages == *w* && $stages != *1* ]]; then
+    for p in bf16 tf32; do
+        timeout 400 "$py" bench/pytorch_step.py "$warmcfg/rope" 3 4 201 50 --device cuda \
+            --precision $p --compile >/dev/null 2>&1 &
+    done
+fi
 if [[ ! -x $build/bench/bench_step ]]; then
     say "build"
     tools/gpu/build.sh "$build" >/dev/null 2>"$out/build.log" || { tail -30 "$out/build.log"; exit 1; }
 fi
 emit kind=build seconds=$((SECONDS - t0))
+[[ $stages == *w* ]] && { wait; emit kind=compile_warmup seconds=$((SECONDS - t0)); }
 L=$build/app/cli/lengen B=$build/bench/bench_step
 mkdir -p "$work"
 nvidia-smi --query-gpu=name,memory.total,driver_version --format=csv,noheader | tee "$out/device.txt"
@@ -271,6 +282,15 @@ if [[ $stages == *c* ]]; then
         done_cells=$("$L" sweep status "$work/sweep-$1-$2" 2>/dev/null | grep -c " done ")
         echo "   cells-per-device $1 $2: exit $rc, $done_cells of 4 done, $secs s"; tail -2 "$out/sweep-$1-$2.log"
         emit kind=sweep_cells per_device="$1" mode="$2" exit="$rc" done="$done_cells" seconds="$secs"
+    done
+fi
+if [[ $stages == *k* ]]; then  # the fused step beside this machine's PyTorch (after w)
+    say "k. standard RoPE N = 201 with the fused norms: LenGen, PyTorch eager and compile"
+    prepare rope configs/tasks/linear_regression/rope.yaml
+    for p in bf16 tf32; do
+        lengen rope $p 201
+        pytorch rope $p 201 eager
+        pytorch rope $p 201 compile 30 200
     done
 fi
 if [[ $stages == *6* ]]; then  # last: compiling may take the rest of the call
