@@ -17,6 +17,14 @@ endif()
 # Torch headers declare `slots`-named members; keep Qt's keyword macros away from them.
 target_compile_definitions(lengen_build_options INTERFACE
     QT_NO_KEYWORDS QT_NO_NARROWING_CONVERSIONS_IN_CONNECT)
+# PyPI's libtorch_cpu carries its own std::filesystem and exports it; listed before libstdc++
+# among a program's libraries (the linker adds -lstdc++ last), it takes every such call, and in
+# PyTorch 2.11+cu130 its remove_all jumps to address 0. Naming libstdc++ ahead of the objects
+# puts it first in the lookup order (tst_kernel_context::fileSystemCallsReachTheSystemLibrary).
+if(CMAKE_CXX_COMPILER_ID MATCHES "GNU|Clang")
+    target_link_options(lengen_build_options INTERFACE
+        "SHELL:-Wl,--push-state,--no-as-needed -lstdc++ -Wl,--pop-state")
+endif()
 if(LENGEN_SANITIZE)
     string(REPLACE ";" "," _lengen_san "${LENGEN_SANITIZE}")
     target_compile_options(lengen_build_options INTERFACE -fsanitize=${_lengen_san} -fno-omit-frame-pointer)

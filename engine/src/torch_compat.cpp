@@ -196,6 +196,11 @@ bool hasRmsNorm()
 torch::Tensor rmsNorm(const torch::Tensor& x, const torch::Tensor& weight, double eps)
 {
 #ifdef LENGEN_HAS_RMS_NORM
+    // One type for both, or rms_norm warns and runs its composite ops instead of the fused
+    // kernel (bf16 activations, float32 weights under autocast). The weight's gradient stays
+    // float32 through the cast.
+    if (weight.defined() && weight.scalar_type() != x.scalar_type())
+        return at::rms_norm(x, {x.size(-1)}, weight.to(x.scalar_type()), eps);
     return at::rms_norm(x, {x.size(-1)}, weight, eps);
 #else
     return x * torch::rsqrt(x.square().mean(-1, true) + eps) * weight;

@@ -12,6 +12,7 @@
 #include <atomic>
 #include <chrono>
 #include <condition_variable>
+#include <filesystem>
 #include <mutex>
 #include <set>
 #include <thread>
@@ -65,6 +66,7 @@ private Q_SLOTS:
     void slicesCoverTheItemsAndFallBackInOrder();
     void blasThreadsRightWhateverTheOrder();
     void mklThreadsFollowTheSession();
+    void fileSystemCallsReachTheSystemLibrary();
     void twoTrainingsInOneProcessAsEachAlone();
     void aThrowingSliceIsTheCallersError();
 };
@@ -165,6 +167,19 @@ void TestKernelContext::blasThreadsRightWhateverTheOrder()
         QCOMPARE(kernels::blasThreadsNow(), 2);
     }
     QCOMPARE(kernels::blasThreadsNow(), original);
+}
+
+void TestKernelContext::fileSystemCallsReachTheSystemLibrary()
+{
+    // PyPI's libtorch_cpu exports its own copy of std::filesystem. Listed before libstdc++ among
+    // a program's libraries, it took every call: with PyTorch 2.11+cu130 its remove_all jumped to
+    // address 0 (sweep run --mps crashed in the daemon's clean-up). Each program now names
+    // libstdc++ first (cmake/LengenOptions.cmake).
+    using RemoveAll = std::uintmax_t (*)(const std::filesystem::path&, std::error_code&);
+    const RemoveAll bound = &std::filesystem::remove_all;
+    Dl_info info{};
+    QVERIFY(dladdr(reinterpret_cast<void*>(bound), &info) != 0 && info.dli_fname);
+    QVERIFY2(std::string(info.dli_fname).find("libstdc++") != std::string::npos, info.dli_fname);
 }
 
 void TestKernelContext::mklThreadsFollowTheSession()

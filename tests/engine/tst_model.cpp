@@ -14,6 +14,8 @@
 #include "torch_compat.h"
 #include "train/memory_estimate.h"
 
+#include <torch/version.h>
+
 using namespace lengen::engine;
 using namespace lengen::engine::model;
 
@@ -68,6 +70,7 @@ private Q_SLOTS:
     void directBatchedMatmulEqualsMatmul();
     void fusedAttentionEqualsTheWrittenOutOne();
     void fusedNormEqualsTheWrittenOutOne();
+    void fusedNormStaysFusedInBf16();
     void deviceFusionKeepsTheForwardOnAGpu();
 };
 
@@ -339,6 +342,47 @@ void TestModel::fusedNormEqualsTheWrittenOutOne()
     const auto gFused = torch::autograd::grad({(fused * weights).sum()}, {x, w});
     QVERIFY(torch::allclose(gFused[0], gWritten[0], 1e-5, 1e-6));
     QVERIFY(torch::allclose(gFused[1], gWritten[1], 1e-5, 1e-6));
+}
+
+#if TORCH_VERSION_MAJOR >= 2
+// Every warning LibTorch gives while it lives (c10's handler of this thread).
+class WarningLog final : public c10::WarningHandler {
+public:
+    WarningLog() : m_previous(c10::WarningUtils::get_warning_handler())
+    {
+        c10::WarningUtils::set_warning_handler(this);
+    }
+    ~WarningLog() override { c10::WarningUtils::set_warning_handler(m_previous); }
+    void process(const c10::Warning& warning) override { said += warning.msg() + "\n"; }
+    std::string said;
+
+private:
+    c10::WarningHandler* m_previous;
+};
+#endif
+
+// bf16 activations and a float32 weight (autocast on a GPU): rms_norm takes its fused kernel only
+// where both have one type, and otherwise warns and runs the composite ops. The H100's profile
+// showed the warning on every step of the bf16 Device path.
+void TestModel::fusedNormStaysFusedInBf16()
+{
+#if TORCH_VERSION_MAJOR >= 2
+    if (!lengen::engine::compat::hasRmsNorm())
+        QSKIP("LibTorch < 2.4 has no rms_norm");
+    auto gen = at::make_generator<at::CPUGeneratorImpl>(13);
+    const auto x = torch::randn({3, 7, 16}, gen, torch::kFloat32);
+    const auto w = (torch::randn({16}, gen, torch::kFloat32) * 0.1 + 1).requires_grad_();
+    WarningLog log;
+    const auto y = lengen::engine::compat::rmsNorm(x.to(torch::kBFloat16), w, 1e-6);
+    QVERIFY2(log.said.find("Cannot dispatch to fused") == std::string::npos, log.said.c_str());
+    QCOMPARE(y.scalar_type(), torch::kBFloat16);
+    const auto written = x * torch::rsqrt(x.square().mean(-1, true) + 1e-6) * w;
+    QVERIFY(torch::allclose(y.to(torch::kFloat32), written, 2e-2, 2e-2));
+    y.to(torch::kFloat32).sum().backward();
+    QCOMPARE(w.grad().scalar_type(), torch::kFloat32);
+#else
+    QSKIP("LibTorch < 2.4 has no rms_norm");
+#endif
 }
 
 // On a GPU the Device path's fused norms give the forward and every gradient the written-out

@@ -247,7 +247,7 @@ if [[ $stages == *m* ]]; then
         LENGEN_BENCH_DEVICE=cuda timeout 120 "$build/bench/bench_scan" $t 64 512 16 5 | tee -a "$res"
     done
     prepare mamba configs/tasks/linear_regression/mamba.yaml
-    for n in 51 101; do for p in fp32 bf16; do lengen mamba $p $n 10; done; done
+    for n in 51 101 201; do for p in fp32 bf16; do lengen mamba $p $n 10; done; done
     # The loop it replaces, one length (the loop is slow: few steps).
     for p in fp32 bf16; do
         read -r l s < <(LENGEN_PARALLEL_SCAN=0 LENGEN_BENCH_DEVICE=cuda LENGEN_BENCH_PRECISION=$p timeout 150 "$B" \
