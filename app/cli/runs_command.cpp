@@ -1,6 +1,7 @@
 // `lengen runs FOLDER...`: the runs under folders, through the index the studio's Runs list
 // shares (run_index.h): one line each, filtered by `--where key=value` (any resolved config key,
-// or pe, task, backbone, status, seed, tag, id), or JSON lines for scripts.
+// or pe, task, backbone, status, seed, tag, id), JSON lines for scripts, or with --columns a
+// table of varied keys and results (run_table.h).
 
 #include <CLI/CLI.hpp>
 #include <nlohmann/json.hpp>
@@ -14,6 +15,8 @@
 #include "lengen/engine/errors.h"
 #include "lengen/engine/run_file.h"
 #include "lengen/engine/run_index.h"
+#include "lengen/engine/run_table.h"
+#include "sweep_table.h"
 
 namespace lengen::cli {
 
@@ -24,7 +27,19 @@ struct RunsArgs {
     std::vector<std::string> where;
     bool json = false;
     bool stats = false;
+    std::string columns;  ///< "" (the listing), "auto" or KEY,KEY...: the table (run_table.h)
+    std::string format;   ///< text | csv | md | json: the table's
 };
+
+// --columns and --format: the table of the runs kept, one row each.
+void printRunTable(const RunsArgs& a, const std::vector<engine::RunIndexEntry>& runs)
+{
+    std::vector<std::string> labels;
+    for (const auto& r : runs)
+        labels.push_back(r.runId.empty() ? r.path : r.runId);
+    const auto table = engine::runTable(runs, labels, tableColumns(a.columns));
+    std::fputs(engine::formatRunTable(table, tableFormat(a.format)).c_str(), stdout);
+}
 
 int runRuns(const RunsArgs& a)
 {
@@ -37,6 +52,13 @@ int runRuns(const RunsArgs& a)
                                     ": write key=value (model.num_hidden_layers=6, pe=rope)");
         filters.emplace_back(w.substr(0, eq), w.substr(eq + 1));
     }
+    const bool tableMode = !a.columns.empty() || !a.format.empty();
+    if (tableMode && a.json)
+        throw engine::Error(engine::ErrorKind::Usage,
+                            "--json lists runs as JSON lines; the table takes --format json");
+    if (tableMode)
+        tableColumns(a.columns);              // a bad --columns is said before any folder is read
+    std::vector<engine::RunIndexEntry> kept;  // the table's rows
     std::size_t shown = 0, total = 0;
     std::vector<engine::RunIndexEntry> all;  // for a filter key no run has (said at the end)
     for (const auto& folder : a.folders) {
@@ -54,7 +76,9 @@ int runRuns(const RunsArgs& a)
             if (!keep)
                 continue;
             ++shown;
-            if (a.json) {
+            if (tableMode) {
+                kept.push_back(r);
+            } else if (a.json) {
                 nlohmann::json j{{"path", r.path},
                                  {"run_id", r.runId},
                                  {"task", r.task},
@@ -91,6 +115,8 @@ int runRuns(const RunsArgs& a)
                 folder.c_str(), st.runs, seconds, st.fromIndex, st.read,
                 st.indexWritten ? "; index written" : "");
     }
+    if (tableMode)
+        printRunTable(a, kept);
     std::fprintf(stderr, "%zu of %zu runs\n", shown, total);
     std::vector<const engine::RunIndexEntry*> pointers;
     for (const auto& r : all)
@@ -116,6 +142,9 @@ void addRunsCommand(CLI::App& app, CommandTable& table)
                     "key=value: a resolved config key (model.num_hidden_layers=6) or pe, "
                     "task, backbone, status, seed, tag, id; repeatable, all must hold");
     cmd->add_flag("--json", a->json, "One JSON object per run");
+    cmd->add_option("--columns", a->columns, kColumnsHelp);
+    cmd->add_option("--format", a->format, "The table's format (implies --columns auto)")
+        ->check(CLI::IsMember({"text", "csv", "md", "json"}));
     cmd->add_flag("--stats", a->stats,
                   "Say per folder how long listing took and what the index held");
     table.add(cmd, [a](const Session&) { return runRuns(*a); });

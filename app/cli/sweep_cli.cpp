@@ -11,6 +11,7 @@
 #include "lengen/engine/seed_stats.h"
 #include "option_ranges.h"
 #include "sweep_commands.h"
+#include "sweep_table.h"
 
 namespace lengen::cli {
 
@@ -183,6 +184,20 @@ void addResults(CLI::App& sweep, CommandTable& table)
     status->add_option("dir", s->dir, "Sweep folder")->required();
     status->add_flag("--json", s->json, "A JSON array instead of the table");
     table.add(status, [s](const Session&) { return runSweepStatus(s->dir, s->json); });
+
+    struct Table {
+        std::string dir, columns, format;
+    };
+    auto t = std::make_shared<Table>();
+    auto* tab = sweep.add_subcommand(
+        "table", "One row per cell: its axes, then its results (final and least loss, steps/s, "
+                 "wall time, each evaluation at the training and the longest length)");
+    tab->add_option("dir", t->dir, "Sweep folder")->required();
+    tab->add_option("--columns", t->columns,
+                    std::string(kColumnsHelp) + " (default: the sweep's axes)");
+    tab->add_option("--format", t->format, "text, csv, md or json (default text)")
+        ->check(CLI::IsMember({"text", "csv", "md", "json"}));
+    table.add(tab, [t](const Session&) { return runSweepTable(t->dir, t->columns, t->format); });
 
     struct Cancel {
         std::string dir;

@@ -19,6 +19,8 @@
 #include "lengen/engine/config.h"
 #include "lengen/engine/errors.h"
 #include "lengen/engine/run_file.h"
+#include "lengen/engine/run_index.h"
+#include "lengen/engine/run_table.h"
 #include "lengen/engine/seed_stats.h"
 #include "lengen/engine/sweep.h"
 #include "lengen/engine/sweep_aggregate.h"
@@ -119,6 +121,32 @@ int runSweepCell(const SweepCellArgs& args, const Session& session)
     return outcome == engine::CellOutcome::Done
                ? 0
                : engine::exitCodeFor(engine::ErrorKind::Interrupted);
+}
+
+int runSweepTable(const std::string& dir, const std::string& columns, const std::string& format)
+{
+    const auto keys = tableColumns(columns);
+    const std::string root = engine::locateSweep(dir);
+    const auto index = engine::readSweepIndex(root);
+    std::vector<engine::RunIndexEntry> rows;
+    std::vector<std::string> labels;
+    for (const auto& s : engine::sweepStatus(root, index)) {
+        engine::RunIndexEntry e;
+        if (!s.runFile.empty()) {
+            e = engine::readRunEntry(s.runFile);
+        } else {  // not started: its config and state, no results
+            e.config = engine::flattenedConfig(s.cell->config);
+            e.status = engine::stateName(s.state);
+        }
+        // The cell's axes in the sweep's own words (pe=rope, not RoPE), started or not.
+        for (const auto& [k, v] : s.cell->axes)
+            (k == "pe" ? e.pe : k == "task" ? e.task : e.config[k]) = v;
+        rows.push_back(std::move(e));
+        labels.push_back(s.cell->name);
+    }
+    const auto table = engine::runTable(rows, labels, keys.empty() ? index.axisKeys : keys, "cell");
+    std::fputs(engine::formatRunTable(table, tableFormat(format)).c_str(), stdout);
+    return 0;
 }
 
 int runSweepStatus(const std::string& dir, bool json)

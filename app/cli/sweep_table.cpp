@@ -3,36 +3,49 @@
 
 #include "sweep_table.h"
 
+#include "lengen/engine/errors.h"
+
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
 
 namespace lengen::cli {
 
-std::string shortNumber(double v, const char* nonFinite)
-{
-    if (!std::isfinite(v))
-        return nonFinite;
-    char buf[32];
-    std::snprintf(buf, sizeof buf, "%.4g", v);
-    return buf;
-}
-
 namespace {
 
 std::string num(double v) { return shortNumber(v); }
-
-std::string csvField(const std::string& s)
-{
-    if (s.find_first_of(",\"\n") == std::string::npos)
-        return s;
-    std::string out = "\"";
-    for (char c : s)
-        out += c == '"' ? std::string("\"\"") : std::string(1, c);
-    return out + "\"";
-}
+using engine::csvField;
 
 }  // namespace
+
+std::vector<std::string> tableColumns(const std::string& text)
+{
+    std::vector<std::string> keys;
+    if (text.empty() || text == "auto")
+        return keys;
+    std::string k;
+    for (std::size_t i = 0; i <= text.size(); ++i) {
+        if (i == text.size() || text[i] == ',') {
+            if (!k.empty())
+                keys.push_back(k);
+            k.clear();
+        } else {
+            k += text[i];
+        }
+    }
+    if (keys.empty())
+        throw engine::Error(engine::ErrorKind::Usage,
+                            "--columns: write auto, or config keys separated by commas");
+    return keys;
+}
+
+TableFormat tableFormat(const std::string& name)
+{
+    return name == "csv"    ? TableFormat::Csv
+           : name == "md"   ? TableFormat::Markdown
+           : name == "json" ? TableFormat::Json
+                            : TableFormat::Text;
+}
 
 std::string sweepTable(const engine::SweepAggregate& aggregate, const std::string& method,
                        TableFormat format)

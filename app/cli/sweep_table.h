@@ -3,18 +3,29 @@
 // mean and band over seeds) as aligned text, CSV or Markdown, from the aggregate file.
 
 #include <string>
+#include <vector>
 
+#include "lengen/engine/run_table.h"
 #include "lengen/engine/sweep_aggregate.h"
 
 namespace lengen::cli {
 
-enum class TableFormat { Text, Csv, Markdown };
+using engine::shortNumber;
+using engine::TableFormat;
+
+/// --columns of `lengen runs` and `lengen sweep table`: "" or "auto" -> {} (the varied keys),
+/// else the comma-separated keys (Error(Usage) when none).
+std::vector<std::string> tableColumns(const std::string& text);
+/// --format: text | csv | md | json ("" -> text).
+TableFormat tableFormat(const std::string& name);
+/// What --columns and --format say, for both commands' help.
+inline constexpr const char* kColumnsHelp =
+    "A table of settings and results: `auto` (task, encoding and the config keys that vary) or "
+    "KEY,KEY...; then status, steps, final and least loss, steps/s, wall time, each evaluation "
+    "at the training and the longest length (empty where a run has none)";
 
 /// The table of one evaluation method; "" when no group has it.
 std::string sweepTable(const engine::SweepAggregate& aggregate, const std::string& method,
                        TableFormat format);
-
-/// A number in 4 significant digits ("0.02951", "2.158"); `nonFinite` for NaN and infinities.
-std::string shortNumber(double v, const char* nonFinite = "nan");
 
 }  // namespace lengen::cli

@@ -528,9 +528,9 @@ void TestCli::evaluatesProbesAndReportsErrors()
         // it (PNG bytes went into an extensionless file), and a standalone TeX stays standalone.
         QCOMPARE(provJson["view"].toObject()["format"].toString(), QString("tex"));
         QVERIFY(provJson["view"].toObject()["standalone"].toBool());
-        const auto again = run({"export", "--from", prov, "--out", dir + "/again"});
-        QVERIFY2(again.code == 0 && !std::filesystem::exists((dir + "/again").toStdString()),
-                 qPrintable(again.err));
+        const auto noExtension = run({"export", "--from", prov, "--out", dir + "/again"});
+        QVERIFY2(noExtension.code == 0 && !std::filesystem::exists((dir + "/again").toStdString()),
+                 qPrintable(noExtension.err));
         QFile againTex(dir + "/again.tex");
         QVERIFY(againTex.open(QIODevice::ReadOnly));
         QVERIFY2(againTex.readAll().contains("\\documentclass{article}"),

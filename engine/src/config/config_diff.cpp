@@ -69,31 +69,52 @@ std::map<std::string, std::string> flattenedConfig(const RunConfig& run)
     return out;
 }
 
+std::vector<std::string>
+variedKeys(const std::vector<const std::map<std::string, std::string>*>& configs)
+{
+    if (configs.empty())
+        return {};
+    std::set<std::string> keys;
+    for (const auto* c : configs)
+        for (const auto& kv : *c)
+            keys.insert(kv.first);
+    std::vector<std::string> out;
+    auto value = [](const std::map<std::string, std::string>& c, const std::string& key) {
+        const auto it = c.find(key);
+        return it == c.end() ? std::string() : it->second;
+    };
+    for (const auto& key : keys) {
+        const auto first = value(*configs.front(), key);
+        for (const auto* c : configs)
+            if (value(*c, key) != first) {
+                out.push_back(key);
+                break;
+            }
+    }
+    return out;
+}
+
 std::vector<ConfigDifference> configDifferences(const std::vector<RunConfig>& runs)
 {
     std::vector<std::map<std::string, std::string>> flat(runs.size());
-    std::set<std::string> keys;
+    std::vector<const std::map<std::string, std::string>*> pointers;
     for (std::size_t r = 0; r < runs.size(); ++r) {
         flat[r] = flattenedConfig(runs[r]);
-        for (const auto& [k, v] : flat[r])
-            keys.insert(k);
+        pointers.push_back(&flat[r]);
     }
     std::vector<ConfigDifference> out;
-    for (const auto& key : keys) {
+    if (runs.empty())
+        return out;
+    for (const auto& key : variedKeys(pointers)) {
         ConfigDifference d{key, {}, {}};
+        bool applies = false;  // a key no run reads differs in nothing that matters
         for (std::size_t r = 0; r < runs.size(); ++r) {
             const auto it = flat[r].find(key);
             d.values.push_back(it == flat[r].end() ? std::string() : it->second);
             d.notApplied.push_back(whyNotApplied(runs[r], key));
-        }
-        // Shown where the values differ and at least one run reads the key (a key no run
-        // reads differs in nothing that matters).
-        bool differs = false, applies = false;
-        for (std::size_t r = 0; r < runs.size(); ++r) {
-            differs = differs || d.values[r] != d.values.front();
             applies = applies || d.notApplied[r].empty();
         }
-        if (differs && applies)
+        if (applies)
             out.push_back(std::move(d));
     }
     return out;

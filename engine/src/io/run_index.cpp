@@ -28,7 +28,9 @@ namespace {
 namespace fs = std::filesystem;
 using nlohmann::json;
 
-constexpr int kIndexVersion = 2;  // 2: dims and points are what the run reached (issue 52)
+// 2: dims and points are what the run reached (issue 52); 3: results (min loss, steps/s, wall
+// clock, each evaluation at the training and the longest length: issue 55).
+constexpr int kIndexVersion = 3;
 constexpr std::uintmax_t kMaxIndexBytes = 512ull << 20;
 
 std::int64_t mtimeNs(const fs::path& p, std::error_code& ec)
@@ -45,6 +47,21 @@ std::string lower(std::string s)
     std::transform(s.begin(), s.end(), s.begin(),
                    [](unsigned char c) { return char(std::tolower(c)); });
     return s;
+}
+
+json number(double v) { return std::isfinite(v) ? json(v) : json(); }
+double numberFrom(const json& j) { return j.is_null() ? std::nan("") : j.get<double>(); }
+
+json resultsJson(const std::vector<MethodResult>& results)
+{
+    json out = json::array();
+    for (const auto& r : results)
+        out.push_back({{"name", r.name},
+                       {"train_pos", r.trainPosition},
+                       {"last_pos", r.lastPosition},
+                       {"at_train", number(r.atTrain)},
+                       {"at_last", number(r.atLast)}});
+    return out;
 }
 
 json toJson(const RunIndexEntry& e, const std::string& relative, int config)
@@ -72,6 +89,10 @@ json toJson(const RunIndexEntry& e, const std::string& relative, int config)
                 {"steps", e.steps},
                 {"total_steps", e.totalSteps},
                 {"final_loss", std::isfinite(e.finalLoss) ? json(e.finalLoss) : json()},
+                {"min_loss", number(e.minLoss)},
+                {"steps_per_s", number(e.stepsPerSecond)},
+                {"wall_s", number(e.wallSeconds)},
+                {"results", resultsJson(e.results)},
                 {"eval", e.evalMethods},
                 {"probes", e.probes},
                 {"tags", e.tags},
@@ -107,6 +128,12 @@ RunIndexEntry fromJson(const json& j, const fs::path& folder,
     e.steps = j.at("steps");
     e.totalSteps = j.at("total_steps");
     e.finalLoss = j.at("final_loss").is_null() ? std::nan("") : j.at("final_loss").get<double>();
+    e.minLoss = numberFrom(j.at("min_loss"));
+    e.stepsPerSecond = numberFrom(j.at("steps_per_s"));
+    e.wallSeconds = numberFrom(j.at("wall_s"));
+    for (const auto& r : j.at("results"))
+        e.results.push_back({r.at("name"), r.at("train_pos"), r.at("last_pos"),
+                             numberFrom(r.at("at_train")), numberFrom(r.at("at_last"))});
     e.evalMethods = j.at("eval").get<std::vector<std::string>>();
     e.probes = j.at("probes").get<std::vector<std::string>>();
     e.tags = j.at("tags").get<std::vector<std::string>>();
@@ -198,6 +225,47 @@ RunStamp runStamp(const std::string& runFile)
 
 namespace {
 
+// What the training log says of a run as a whole: least loss, mean steps/s, last wall clock.
+void readLogResults(RunIndexEntry& e, const std::string& runFile)
+{
+    e.minLoss = e.stepsPerSecond = e.wallSeconds = std::nan("");
+    const auto log = readTrainLog(runFile);
+    double rateSum = 0;
+    int rates = 0;
+    for (std::size_t i = 0; i < log.loss.size(); ++i)
+        if (std::isfinite(log.loss[i]) && !(log.loss[i] >= e.minLoss))
+            e.minLoss = log.loss[i];
+    for (double r : log.stepsPerSecond)
+        if (std::isfinite(r) && r > 0)
+            rateSum += r, ++rates;
+    if (rates > 0)
+        e.stepsPerSecond = rateSum / rates;
+    for (auto it = log.wallSeconds.rbegin(); it != log.wallSeconds.rend(); ++it)
+        if (std::isfinite(*it)) {
+            e.wallSeconds = *it;
+            break;
+        }
+}
+
+// Each stored evaluation's trained model at the training length and at its longest length.
+std::vector<MethodResult> methodResults(const std::vector<EvalResult>& evaluations)
+{
+    std::vector<MethodResult> out;
+    for (const auto& r : evaluations) {
+        if (r.curves.empty() || r.curves[0].stats.mean.empty())
+            continue;
+        const auto& mean = r.curves[0].stats.mean;  // the transformer, per position
+        MethodResult m;
+        m.name = r.intervention.empty() ? r.method : r.method + "+" + r.intervention;
+        m.lastPosition = int(mean.size()) - 1;
+        m.trainPosition = trainingPosition(r.trainedPoints, r.trainPoints, m.lastPosition);
+        m.atTrain = mean[size_t(m.trainPosition)];
+        m.atLast = mean.back();
+        out.push_back(std::move(m));
+    }
+    return out;
+}
+
 // One run read from its files, its stamp already taken (before the read: a write meanwhile
 // makes the next look read it again rather than keep a row older than its stamp).
 RunIndexEntry readEntry(const std::string& runFile, const RunStamp& stamp)
@@ -236,6 +304,7 @@ RunIndexEntry readEntry(const std::string& runFile, const RunStamp& stamp)
             e.steps = std::min(e.steps, info.totalSteps);
         e.totalSteps = info.totalSteps;
         e.finalLoss = info.lastLoss;
+        readLogResults(e, runFile);
         e.tags = info.tags;
         e.notes = info.notes;
         e.config = flattenedConfig(cfg);
@@ -244,6 +313,8 @@ RunIndexEntry readEntry(const std::string& runFile, const RunStamp& stamp)
                 const auto a = analysisContents(runFile);
                 e.evalMethods = a.evalMethods;
                 e.probes = a.probes;
+                if (!a.evalMethods.empty())
+                    e.results = methodResults(readEvaluations(runFile));
             } catch (const std::exception& ex) {  // the run itself is fine; say what is wrong
                 e.error = ex.what();
             }

@@ -256,8 +256,7 @@ std::vector<AggregateRow> aggregateTable(const SweepAggregate& aggregate, const 
         AggregateRow r;
         r.set = &set;
         r.lastPosition = int(c.mean.size()) - 1;
-        r.trainPosition = std::clamp(
-            (set.trainedPoints > 0 ? set.trainedPoints : set.trainPoints) - 1, 0, r.lastPosition);
+        r.trainPosition = trainingPosition(set.trainedPoints, set.trainPoints, r.lastPosition);
         r.trainMean = c.mean[size_t(r.trainPosition)];
         r.trainLow = c.low[size_t(r.trainPosition)];
         r.trainHigh = c.high[size_t(r.trainPosition)];

@@ -101,6 +101,14 @@ struct EvalResult {
     std::vector<EvalCurve> curves;   ///< transformer first, then baselines
 };
 
+/// The position a figure or table calls the training length: the last one the weights trained on
+/// (trainedPoints, else the curriculum's trainPoints), 0-based, within [0, lastPosition].
+inline int trainingPosition(int trainedPoints, int trainPoints, int lastPosition)
+{
+    const int p = (trainedPoints > 0 ? trainedPoints : trainPoints) - 1;
+    return p < 0 ? 0 : (p > lastPosition ? lastPosition : p);
+}
+
 struct EvalSummary {
     std::string analysisFile;
     /// Methods evaluated now ("ood_length"; "ood_length+yarn" under an intervention).

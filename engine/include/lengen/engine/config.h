@@ -194,6 +194,11 @@ struct ConfigDifference {
     /// run differs in nothing that matters and is left out.
     std::vector<std::string> notApplied;
 };
+/// The keys of flattened configs whose values are not all the same (a key a config lacks reads
+/// ""), sorted: the runs table's columns (run_table.h) and, less the keys no run reads,
+/// Compare's config table.
+std::vector<std::string>
+variedKeys(const std::vector<const std::map<std::string, std::string>*>& configs);
 /// The keys whose values are not all the same, sorted by key (Compare's config table).
 std::vector<ConfigDifference> configDifferences(const std::vector<RunConfig>& runs);
 /// Every scalar of the resolved config under its dotted key ("model.num_hidden_layers" -> "4";

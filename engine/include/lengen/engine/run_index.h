@@ -8,11 +8,15 @@
 // without one. Runs that a process writes ("running") are always read afresh.
 
 #include <cstdint>
+#include <limits>
 #include <map>
 #include <string>
 #include <vector>
 
 namespace lengen::engine {
+
+/// A number a run does not have (nothing logged, no evaluation): NaN, shown as an empty cell.
+inline constexpr double kNoValue = std::numeric_limits<double>::quiet_NaN();
 
 /// What tells a changed run from the same one: run.h5's and analysis.h5's size and
 /// modification time (analysisSize -1: no analysis file).
@@ -28,6 +32,14 @@ struct RunStamp {
 /// Two stat calls; runSize -1 when run.h5 cannot be stat'ed.
 RunStamp runStamp(const std::string& runFile);
 
+/// A stored evaluation as two numbers (issue 55): the trained model's mean error (accuracy for
+/// a boolean task) at the training length and at the longest evaluated length.
+struct MethodResult {
+    std::string name;  ///< "ood_length"; "ood_length+yarn:factor=8" under an intervention
+    int trainPosition = 0, lastPosition = 0;       ///< 0-based positions (trainingPosition())
+    double atTrain = kNoValue, atLast = kNoValue;  ///< NaN where the curve has no finite value
+};
+
 struct RunIndexEntry {
     std::string path;  ///< run.h5
     RunStamp stamp;
@@ -41,6 +53,10 @@ struct RunIndexEntry {
     std::string reached;  ///< reachedText: what it reached against the curriculum
     std::int64_t steps = 0, totalSteps = 0;
     double finalLoss = 0;
+    /// From the training log: the least loss, the mean steps/s of the rows that timed it, the last
+    /// logged wall clock (seconds of training); NaN with nothing logged.
+    double minLoss = kNoValue, stepsPerSecond = kNoValue, wallSeconds = kNoValue;
+    std::vector<MethodResult> results;  ///< one per stored evaluation, in the file's order
     std::vector<std::string> evalMethods, probes, tags;
     std::string notes;
     std::map<std::string, std::string> config;  ///< flattenedConfig of the stored config

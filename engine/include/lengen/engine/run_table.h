@@ -1,0 +1,49 @@
+#pragma once
+// Runs as a table of settings and results (issue 55), TensorBoard's HParams table in text: a row
+// per run, the config keys that vary among the runs (or the keys asked for), then what each run
+// reached: final and least loss, steps/s, wall time, and every stored evaluation at the training
+// length and at its longest length. `lengen runs --columns`, `lengen sweep table` and the
+// studio's hyperparameter view read the same table. A value a run does not have is an empty
+// cell (null in JSON), never 0.
+
+#include <string>
+#include <vector>
+
+#include "lengen/engine/run_index.h"
+
+namespace lengen::engine {
+
+struct RunTableCell {
+    std::string text;         ///< as written in CSV ("" where the run has no value)
+    double value = kNoValue;  ///< the number, for numeric columns (NaN where none)
+};
+
+struct RunTableColumn {
+    std::string name;  ///< "run", a config key, "final_loss", "ood_length@train", ...
+    enum Kind { Label, Key, Result } kind = Key;
+    bool numeric = false;  ///< every value it holds is a number (results; a key with numbers)
+};
+
+struct RunTable {
+    std::vector<RunTableColumn> columns;
+    std::vector<std::vector<RunTableCell>> rows;  ///< one per run, a cell per column
+};
+
+/// The rows in the given order, each named by `labels[i]` (run id, cell name) in a first column
+/// called `labelColumn`. A key is a resolved config key, or pe, task, backbone. `keys` empty:
+/// task, pe and backbone where they differ among the runs, then the config keys that differ
+/// (variedKeys).
+RunTable runTable(const std::vector<RunIndexEntry>& runs, const std::vector<std::string>& labels,
+                  const std::vector<std::string>& keys, const std::string& labelColumn = "run");
+
+enum class TableFormat { Text, Csv, Markdown, Json };
+/// CSV (RFC 4180 quoting), Markdown (numbers in 4 significant digits), JSON (an array of
+/// objects; numbers as numbers, missing values null) or aligned text.
+std::string formatRunTable(const RunTable& table, TableFormat format);
+
+/// A number in 4 significant digits ("0.02951", "2.158"); `nonFinite` for NaN and infinities.
+std::string shortNumber(double v, const char* nonFinite = "nan");
+/// A CSV field, quoted where it holds a comma, a quote or a line break.
+std::string csvField(const std::string& s);
+
+}  // namespace lengen::engine

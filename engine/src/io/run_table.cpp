@@ -1,0 +1,225 @@
+// runTable: the runs' varied keys and results as rows of cells; formatRunTable writes them.
+
+#include "lengen/engine/run_table.h"
+
+#include <nlohmann/json.hpp>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <map>
+
+#include "lengen/engine/config.h"
+#include "lengen/engine/run_file.h"
+
+namespace lengen::engine {
+
+namespace {
+
+RunTableCell numberCell(double v)
+{
+    if (!std::isfinite(v))
+        return {};
+    char buf[40];
+    std::snprintf(buf, sizeof buf, "%.9g", v);
+    return {buf, v};
+}
+
+// A config value that reads whole as a number ("0.0003", "6"), NaN otherwise ("rope", "[1, 2]").
+double asNumber(const std::string& text)
+{
+    if (text.empty())
+        return kNoValue;
+    char* end = nullptr;
+    const double v = std::strtod(text.c_str(), &end);
+    return end && *end == '\0' ? v : kNoValue;
+}
+
+// The stored evaluations' names over all runs, in the order they first appear.
+std::vector<std::string> methodNames(const std::vector<RunIndexEntry>& runs)
+{
+    std::vector<std::string> names;
+    for (const auto& r : runs)
+        for (const auto& m : r.results)
+            if (std::find(names.begin(), names.end(), m.name) == names.end())
+                names.push_back(m.name);
+    return names;
+}
+
+// What the run's row says under `key`: the run's encoding, task or backbone as the index names
+// them (lengen runs --where pe=...), else the config key's value ("" where it has none).
+std::string valueOf(const RunIndexEntry& r, const std::string& key)
+{
+    if (key == "pe")
+        return r.pe;
+    if (key == "task")
+        return r.task;
+    if (key == "backbone")
+        return r.backbone;
+    const auto it = r.config.find(key);
+    return it == r.config.end() ? std::string() : it->second;
+}
+
+// `auto`: the encoding, task and backbone where they vary, then the config keys that vary.
+std::vector<std::string> autoKeys(const std::vector<RunIndexEntry>& runs)
+{
+    std::vector<std::string> keys;
+    for (const char* k : {"task", "pe", "backbone"})
+        for (const auto& r : runs)
+            if (valueOf(r, k) != valueOf(runs.front(), k)) {
+                keys.push_back(k);
+                break;
+            }
+    std::vector<const std::map<std::string, std::string>*> configs;
+    for (const auto& r : runs)
+        configs.push_back(&r.config);
+    for (auto& k : variedKeys(configs))
+        keys.push_back(std::move(k));
+    return keys;
+}
+
+}  // namespace
+
+RunTable runTable(const std::vector<RunIndexEntry>& runs, const std::vector<std::string>& labels,
+                  const std::vector<std::string>& keys, const std::string& labelColumn)
+{
+    const auto shownKeys = keys.empty() && !runs.empty() ? autoKeys(runs) : keys;
+    const auto methods = methodNames(runs);
+    RunTable t;
+    t.columns.push_back({labelColumn, RunTableColumn::Label, false});
+    for (const auto& k : shownKeys) {
+        bool numeric = true;
+        for (const auto& r : runs) {
+            const auto v = valueOf(r, k);
+            numeric = numeric && (v.empty() || std::isfinite(asNumber(v)));
+        }
+        t.columns.push_back({k, RunTableColumn::Key, numeric});
+    }
+    t.columns.push_back({"status", RunTableColumn::Result, false});
+    for (const char* name : {"steps", "final_loss", "min_loss", "steps_per_s", "wall_s"})
+        t.columns.push_back({name, RunTableColumn::Result, true});
+    for (const auto& m : methods) {
+        t.columns.push_back({m + "@train", RunTableColumn::Result, true});
+        t.columns.push_back({m + "@longest", RunTableColumn::Result, true});
+    }
+    for (std::size_t i = 0; i < runs.size(); ++i) {
+        const auto& r = runs[i];
+        std::vector<RunTableCell> row;
+        row.push_back({i < labels.size() ? labels[i] : r.runId, kNoValue});
+        for (std::size_t k = 0; k < shownKeys.size(); ++k) {
+            const auto text = valueOf(r, shownKeys[k]);
+            row.push_back({text, t.columns[k + 1].numeric ? asNumber(text) : kNoValue});
+        }
+        row.push_back({r.status.empty() ? std::string() : statusLabel(r.status), kNoValue});
+        const bool trained = r.steps > 0;
+        row.push_back(trained ? numberCell(double(r.steps)) : RunTableCell{});
+        row.push_back(trained ? numberCell(r.finalLoss) : RunTableCell{});
+        for (double v : {r.minLoss, r.stepsPerSecond, r.wallSeconds})
+            row.push_back(numberCell(v));
+        for (const auto& name : methods) {
+            const auto m = std::find_if(r.results.begin(), r.results.end(),
+                                        [&](const MethodResult& x) { return x.name == name; });
+            row.push_back(m == r.results.end() ? RunTableCell{} : numberCell(m->atTrain));
+            row.push_back(m == r.results.end() ? RunTableCell{} : numberCell(m->atLast));
+        }
+        t.rows.push_back(std::move(row));
+    }
+    return t;
+}
+
+std::string shortNumber(double v, const char* nonFinite)
+{
+    if (!std::isfinite(v))
+        return nonFinite;
+    char buf[32];
+    std::snprintf(buf, sizeof buf, "%.4g", v);
+    return buf;
+}
+
+std::string csvField(const std::string& s)
+{
+    if (s.find_first_of(",\"\n\r") == std::string::npos)
+        return s;
+    std::string out = "\"";
+    for (char c : s)
+        out += c == '"' ? std::string("\"\"") : std::string(1, c);
+    return out + "\"";
+}
+
+std::string formatRunTable(const RunTable& table, TableFormat format)
+{
+    const auto& cols = table.columns;
+    if (format == TableFormat::Json) {
+        // Columns in the table's order; whole numbers as integers (steps, seeds).
+        auto number = [](double v) {
+            if (!std::isfinite(v))
+                return nlohmann::ordered_json();
+            if (v == std::floor(v) && std::fabs(v) < 9e15)
+                return nlohmann::ordered_json(static_cast<std::int64_t>(v));
+            return nlohmann::ordered_json(v);
+        };
+        auto out = nlohmann::ordered_json::array();
+        for (const auto& row : table.rows) {
+            auto o = nlohmann::ordered_json::object();
+            for (std::size_t c = 0; c < cols.size(); ++c) {
+                const auto& cell = row[c];
+                if (cols[c].numeric)
+                    o[cols[c].name] = number(cell.value);
+                else if (!cell.text.empty())
+                    o[cols[c].name] = cell.text;
+                else
+                    o[cols[c].name] = nullptr;
+            }
+            out.push_back(std::move(o));
+        }
+        return out.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
+    }
+    // Text and Markdown show numbers short; CSV keeps them whole.
+    auto shown = [&](const RunTableCell& cell, const RunTableColumn& col) {
+        if (format == TableFormat::Csv)
+            return csvField(cell.text);
+        if (col.kind == RunTableColumn::Result && col.numeric)
+            return shortNumber(cell.value, "");
+        return cell.text;
+    };
+    std::vector<std::vector<std::string>> lines(1);
+    for (const auto& c : cols)
+        lines[0].push_back(format == TableFormat::Csv ? csvField(c.name) : c.name);
+    for (const auto& row : table.rows) {
+        lines.emplace_back();
+        for (std::size_t c = 0; c < cols.size(); ++c)
+            lines.back().push_back(shown(row[c], cols[c]));
+    }
+    std::string out;
+    if (format == TableFormat::Csv) {
+        for (const auto& l : lines) {
+            for (std::size_t c = 0; c < l.size(); ++c)
+                out += (c ? "," : "") + l[c];
+            out += "\n";
+        }
+        return out;
+    }
+    std::vector<std::size_t> width(cols.size(), 0);
+    for (const auto& l : lines)
+        for (std::size_t c = 0; c < l.size(); ++c)
+            width[c] = std::max(width[c], l[c].size());
+    auto pad = [&](const std::string& s, std::size_t c) {
+        const std::string fill(width[c] - s.size(), ' ');
+        return cols[c].numeric ? fill + s : s + fill;  // numbers to the right
+    };
+    const bool md = format == TableFormat::Markdown;
+    for (std::size_t i = 0; i < lines.size(); ++i) {
+        for (std::size_t c = 0; c < cols.size(); ++c)
+            out += (md ? "| " : (c ? "  " : "")) + pad(lines[i][c], c) + (md ? " " : "");
+        out += md ? "|\n" : "\n";
+        if (md && i == 0) {
+            for (std::size_t c = 0; c < cols.size(); ++c)
+                out += "|" + std::string(width[c] + 1, '-') + (cols[c].numeric ? ":" : "-");
+            out += "|\n";
+        }
+    }
+    return out;
+}
+
+}  // namespace lengen::engine

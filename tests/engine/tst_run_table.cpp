@@ -1,0 +1,130 @@
+// Runs as a table of settings and results (issue 55), checked by hand on small runs: the keys
+// that vary (and only those), each result column against the run's own log and stored
+// evaluation, a run with no evaluation (empty cells and null, never 0), the index's round
+// trip, and `lengen sweep table` on a sweep whose cells have not started.
+
+#include <QTest>
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "lengen/engine/analysis.h"
+#include "lengen/engine/config.h"
+#include "lengen/engine/run_file.h"
+#include "lengen/engine/run_index.h"
+#include "lengen/engine/run_table.h"
+#include "lengen/engine/sweep.h"
+#include "lengen/engine/sweep_run.h"
+#include "test_support.h"
+
+using namespace lengen;
+
+namespace {
+
+int column(const engine::RunTable& t, const std::string& name)
+{
+    for (std::size_t c = 0; c < t.columns.size(); ++c)
+        if (t.columns[c].name == name)
+            return int(c);
+    return -1;
+}
+
+}  // namespace
+
+class TestRunTable final : public QObject {
+    Q_OBJECT
+private Q_SLOTS:
+    void variedKeysAreTheOnesThatDiffer();
+    void resultsAreTheRunsOwn();
+    void sweepTableListsCellsNotStarted();
+};
+
+void TestRunTable::variedKeysAreTheOnesThatDiffer()
+{
+    const std::map<std::string, std::string> a{{"lr", "0.001"}, {"layers", "2"}, {"x", "1"}};
+    const std::map<std::string, std::string> b{{"lr", "0.003"}, {"layers", "2"}, {"x", "1"}};
+    const std::map<std::string, std::string> c{{"lr", "0.001"}, {"layers", "2"}};  // no x
+    QCOMPARE(engine::variedKeys({&a, &b}), (std::vector<std::string>{"lr"}));
+    QCOMPARE(engine::variedKeys({&a, &b, &c}), (std::vector<std::string>{"lr", "x"}));
+    QCOMPARE(engine::variedKeys({&a, &a}), std::vector<std::string>{});
+    QCOMPARE(engine::variedKeys({}), std::vector<std::string>{});
+}
+
+void TestRunTable::resultsAreTheRunsOwn()
+{
+    const auto dir = test::scratchDir("run-table");
+    const auto rope = test::trainTiny(dir + "/a", "rope", 4, 24);
+    const auto nope = test::trainTiny(dir + "/b", "nope", 5, 24);
+    test::evaluateSmall(rope, {"ood_length"}, 8);
+    for (int pass = 0; pass < 2; ++pass) {  // read from the files, then from the index
+        engine::RunIndexStats stats;
+        auto runs = engine::indexRuns(dir, &stats);
+        QCOMPARE(runs.size(), size_t(2));
+        QCOMPARE(stats.fromIndex, size_t(pass == 0 ? 0 : 2));
+        std::sort(runs.begin(), runs.end(), [](const auto& x, const auto& y) {
+            return x.path < y.path;  // a (RoPE) first
+        });
+        const auto t = engine::runTable(runs, {"rope", "nope"}, {});
+        // Encoding and seed vary (and the keys only NoPE's patch writes); the size does not.
+        QVERIFY(column(t, "pe") > 0 && column(t, "seed") > 0);
+        QCOMPARE(column(t, "model.hidden_size"), -1);
+        QCOMPARE(t.rows[0][size_t(column(t, "seed"))].text, std::string("4"));
+        // The log by hand: last, least, mean steps/s, last wall clock.
+        const auto log = engine::readTrainLog(rope);
+        const auto& row = t.rows[0];
+        QCOMPARE(row[size_t(column(t, "final_loss"))].value, log.loss.back());
+        QCOMPARE(row[size_t(column(t, "min_loss"))].value,
+                 *std::min_element(log.loss.begin(), log.loss.end()));
+        double sum = 0;
+        int measured = 0;  // rows that timed their steps (a first row may say 0)
+        for (double r : log.stepsPerSecond)
+            if (std::isfinite(r) && r > 0)
+                sum += r, ++measured;
+        QVERIFY(measured > 0);
+        QVERIFY(std::fabs(row[size_t(column(t, "steps_per_s"))].value - sum / measured) <
+                1e-9 * sum);
+        QCOMPARE(row[size_t(column(t, "wall_s"))].value, log.wallSeconds.back());
+        // The evaluation by hand: the model's curve at the trained length and at the end.
+        const auto ev = engine::readEvaluations(rope).at(0);
+        const auto& mean = ev.curves.at(0).stats.mean;
+        const int last = int(mean.size()) - 1;
+        const int train = engine::trainingPosition(ev.trainedPoints, ev.trainPoints, last);
+        QVERIFY(train > 0 && train < last);
+        QCOMPARE(row[size_t(column(t, "ood_length@train"))].value, mean[size_t(train)]);
+        QCOMPARE(row[size_t(column(t, "ood_length@longest"))].value, mean.back());
+        // NoPE has no evaluation: empty, NaN, null; never 0.
+        const auto& other = t.rows[1];
+        QVERIFY(other[size_t(column(t, "ood_length@train"))].text.empty());
+        QVERIFY(std::isnan(other[size_t(column(t, "ood_length@longest"))].value));
+        const auto json = engine::formatRunTable(t, engine::TableFormat::Json);
+        QVERIFY2(json.find("\"ood_length@train\": null") != std::string::npos, json.c_str());
+        // In CSV NoPE's row ends in its two empty evaluation cells; RoPE's in numbers.
+        const auto csv = QString::fromStdString(engine::formatRunTable(t, engine::TableFormat::Csv))
+                             .trimmed()
+                             .split('\n');
+        QCOMPARE(csv.size(), 3);
+        QVERIFY2(csv[2].startsWith("nope,") && csv[2].endsWith(",,"), qPrintable(csv[2]));
+        QVERIFY2(!csv[1].endsWith(","), qPrintable(csv[1]));
+    }
+    Q_UNUSED(nope);
+}
+
+void TestRunTable::sweepTableListsCellsNotStarted()
+{
+    const auto dir = test::scratchDir("run-table-sweep");
+    engine::createSweep(test::tinySweep(dir + "/s", {"rope", "alibi"}, 2, 10));
+    const auto r =
+        test::runLengen({"sweep", "table", QString::fromStdString(dir + "/s"), "--format", "csv"});
+    QCOMPARE(r.code, 0);
+    const auto lines = r.out.trimmed().split('\n');
+    QCOMPARE(lines.size(), 5);  // header and four cells
+    QVERIFY2(lines[0].startsWith("cell,pe,seed,status,steps,final_loss"), qPrintable(lines[0]));
+    QVERIFY2(lines[1].startsWith("000-rope-s1,rope,1,pending,,,"), qPrintable(lines[1]));
+    QVERIFY2(lines[4].startsWith("003-alibi-s2,alibi,2,pending,"), qPrintable(lines[4]));
+}
+
+QTEST_GUILESS_MAIN(TestRunTable)
+#include "tst_run_table.moc"
