@@ -27,8 +27,9 @@ struct RunsArgs {
     std::vector<std::string> where;
     bool json = false;
     bool stats = false;
-    std::string columns;  ///< "" (the listing), "auto" or KEY,KEY...: the table (run_table.h)
-    std::string format;   ///< text | csv | md | json: the table's
+    std::vector<std::string>
+        columns;         ///< none (the listing), auto or KEYs: the table (run_table.h)
+    std::string format;  ///< text | csv | md | json: the table's
 };
 
 // --columns and --format: the table of the runs kept, one row each.
@@ -56,8 +57,6 @@ int runRuns(const RunsArgs& a)
     if (tableMode && a.json)
         throw engine::Error(engine::ErrorKind::Usage,
                             "--json lists runs as JSON lines; the table takes --format json");
-    if (tableMode)
-        tableColumns(a.columns);              // a bad --columns is said before any folder is read
     std::vector<engine::RunIndexEntry> kept;  // the table's rows
     std::size_t shown = 0, total = 0;
     std::vector<engine::RunIndexEntry> all;  // for a filter key no run has (said at the end)
@@ -142,7 +141,7 @@ void addRunsCommand(CLI::App& app, CommandTable& table)
                     "key=value: a resolved config key (model.num_hidden_layers=6) or pe, "
                     "task, backbone, status, seed, tag, id; repeatable, all must hold");
     cmd->add_flag("--json", a->json, "One JSON object per run");
-    cmd->add_option("--columns", a->columns, kColumnsHelp);
+    cmd->add_option("--columns", a->columns, kColumnsHelp)->delimiter(',');
     cmd->add_option("--format", a->format, "The table's format (implies --columns auto)")
         ->check(CLI::IsMember({"text", "csv", "md", "json"}));
     cmd->add_flag("--stats", a->stats,

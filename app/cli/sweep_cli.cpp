@@ -186,7 +186,8 @@ void addResults(CLI::App& sweep, CommandTable& table)
     table.add(status, [s](const Session&) { return runSweepStatus(s->dir, s->json); });
 
     struct Table {
-        std::string dir, columns, format;
+        std::string dir, format;
+        std::vector<std::string> columns;
     };
     auto t = std::make_shared<Table>();
     auto* tab = sweep.add_subcommand(
@@ -194,7 +195,8 @@ void addResults(CLI::App& sweep, CommandTable& table)
                  "wall time, each evaluation at the training and the longest length)");
     tab->add_option("dir", t->dir, "Sweep folder")->required();
     tab->add_option("--columns", t->columns,
-                    std::string(kColumnsHelp) + " (default: the sweep's axes)");
+                    std::string(kColumnsHelp) + " (default: the sweep's axes)")
+        ->delimiter(',');
     tab->add_option("--format", t->format, "text, csv, md or json (default text)")
         ->check(CLI::IsMember({"text", "csv", "md", "json"}));
     table.add(tab, [t](const Session&) { return runSweepTable(t->dir, t->columns, t->format); });

@@ -123,17 +123,25 @@ int runSweepCell(const SweepCellArgs& args, const Session& session)
                : engine::exitCodeFor(engine::ErrorKind::Interrupted);
 }
 
-int runSweepTable(const std::string& dir, const std::string& columns, const std::string& format)
+int runSweepTable(const std::string& dir, const std::vector<std::string>& columns,
+                  const std::string& format)
 {
     const auto keys = tableColumns(columns);
     const std::string root = engine::locateSweep(dir);
     const auto index = engine::readSweepIndex(root);
+    // The cells' runs through the index beside them (the studio's and `lengen runs`' cache).
+    std::map<std::string, engine::RunIndexEntry> byFile;
+    for (auto& e : engine::indexRuns(root))
+        byFile[fs::weakly_canonical(e.path).string()] = std::move(e);
     std::vector<engine::RunIndexEntry> rows;
     std::vector<std::string> labels;
     for (const auto& s : engine::sweepStatus(root, index)) {
         engine::RunIndexEntry e;
-        if (!s.runFile.empty()) {
-            e = engine::readRunEntry(s.runFile);
+        const auto found = s.runFile.empty()
+                               ? byFile.end()
+                               : byFile.find(fs::weakly_canonical(s.runFile).string());
+        if (found != byFile.end()) {
+            e = found->second;
         } else {  // not started: its config and state, no results
             e.config = engine::flattenedConfig(s.cell->config);
             e.status = engine::stateName(s.state);

@@ -66,7 +66,8 @@ int runSweepSubmit(SweepSubmitArgs args, const Session& session);
 int runSweepStatus(const std::string& dir, bool json);
 /// One row per cell: its axes (or `columns`), then its results (run_table.h); a cell not
 /// started has empty results. Exit 0.
-int runSweepTable(const std::string& dir, const std::string& columns, const std::string& format);
+int runSweepTable(const std::string& dir, const std::vector<std::string>& columns,
+                  const std::string& format);
 /// Cancels cells (all unfinished when `cells` is empty) from any shell: sweep_jobs.h. Exit 0;
 /// 124 when `wait` > 0 and some still run after it; 9 when scancel fails.
 int runSweepCancel(const std::string& dir, const std::vector<std::string>& cells, double wait);

@@ -3,8 +3,6 @@
 
 #include "sweep_table.h"
 
-#include "lengen/engine/errors.h"
-
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
@@ -18,24 +16,12 @@ using engine::csvField;
 
 }  // namespace
 
-std::vector<std::string> tableColumns(const std::string& text)
+std::vector<std::string> tableColumns(const std::vector<std::string>& columns)
 {
     std::vector<std::string> keys;
-    if (text.empty() || text == "auto")
-        return keys;
-    std::string k;
-    for (std::size_t i = 0; i <= text.size(); ++i) {
-        if (i == text.size() || text[i] == ',') {
-            if (!k.empty())
-                keys.push_back(k);
-            k.clear();
-        } else {
-            k += text[i];
-        }
-    }
-    if (keys.empty())
-        throw engine::Error(engine::ErrorKind::Usage,
-                            "--columns: write auto, or config keys separated by commas");
+    for (const auto& c : columns)
+        if (!c.empty() && c != "auto")
+            keys.push_back(c);
     return keys;
 }
 

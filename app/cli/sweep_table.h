@@ -13,9 +13,9 @@ namespace lengen::cli {
 using engine::shortNumber;
 using engine::TableFormat;
 
-/// --columns of `lengen runs` and `lengen sweep table`: "" or "auto" -> {} (the varied keys),
-/// else the comma-separated keys (Error(Usage) when none).
-std::vector<std::string> tableColumns(const std::string& text);
+/// --columns of `lengen runs` and `lengen sweep table` (split at commas by CLI11): none or
+/// `auto` -> {} (the varied keys), else the keys.
+std::vector<std::string> tableColumns(const std::vector<std::string>& columns);
 /// --format: text | csv | md | json ("" -> text).
 TableFormat tableFormat(const std::string& name);
 /// What --columns and --format say, for both commands' help.

@@ -88,7 +88,7 @@ json toJson(const RunIndexEntry& e, const std::string& relative, int config)
                 {"heads", e.heads},
                 {"steps", e.steps},
                 {"total_steps", e.totalSteps},
-                {"final_loss", std::isfinite(e.finalLoss) ? json(e.finalLoss) : json()},
+                {"final_loss", number(e.finalLoss)},
                 {"min_loss", number(e.minLoss)},
                 {"steps_per_s", number(e.stepsPerSecond)},
                 {"wall_s", number(e.wallSeconds)},
@@ -127,7 +127,7 @@ RunIndexEntry fromJson(const json& j, const fs::path& folder,
     e.heads = j.at("heads");
     e.steps = j.at("steps");
     e.totalSteps = j.at("total_steps");
-    e.finalLoss = j.at("final_loss").is_null() ? std::nan("") : j.at("final_loss").get<double>();
+    e.finalLoss = numberFrom(j.at("final_loss"));
     e.minLoss = numberFrom(j.at("min_loss"));
     e.stepsPerSecond = numberFrom(j.at("steps_per_s"));
     e.wallSeconds = numberFrom(j.at("wall_s"));
@@ -225,28 +225,6 @@ RunStamp runStamp(const std::string& runFile)
 
 namespace {
 
-// What the training log says of a run as a whole: least loss, mean steps/s, last wall clock.
-void readLogResults(RunIndexEntry& e, const std::string& runFile)
-{
-    e.minLoss = e.stepsPerSecond = e.wallSeconds = std::nan("");
-    const auto log = readTrainLog(runFile);
-    double rateSum = 0;
-    int rates = 0;
-    for (std::size_t i = 0; i < log.loss.size(); ++i)
-        if (std::isfinite(log.loss[i]) && !(log.loss[i] >= e.minLoss))
-            e.minLoss = log.loss[i];
-    for (double r : log.stepsPerSecond)
-        if (std::isfinite(r) && r > 0)
-            rateSum += r, ++rates;
-    if (rates > 0)
-        e.stepsPerSecond = rateSum / rates;
-    for (auto it = log.wallSeconds.rbegin(); it != log.wallSeconds.rend(); ++it)
-        if (std::isfinite(*it)) {
-            e.wallSeconds = *it;
-            break;
-        }
-}
-
 // Each stored evaluation's trained model at the training length and at its longest length.
 std::vector<MethodResult> methodResults(const std::vector<EvalResult>& evaluations)
 {
@@ -304,7 +282,9 @@ RunIndexEntry readEntry(const std::string& runFile, const RunStamp& stamp)
             e.steps = std::min(e.steps, info.totalSteps);
         e.totalSteps = info.totalSteps;
         e.finalLoss = info.lastLoss;
-        readLogResults(e, runFile);
+        e.minLoss = info.minLoss;
+        e.stepsPerSecond = info.meanStepsPerSecond;
+        e.wallSeconds = info.lastWallSeconds;
         e.tags = info.tags;
         e.notes = info.notes;
         e.config = flattenedConfig(cfg);
@@ -499,26 +479,36 @@ std::string filterKeyProblem(const std::vector<const RunIndexEntry*>& runs, cons
            (best.empty() ? std::string() : "; did you mean " + best + "?");
 }
 
+std::optional<std::string> runValue(const RunIndexEntry& run, const std::string& key)
+{
+    if (key == "pe")
+        return run.pe;
+    if (key == "task")
+        return run.task;
+    if (key == "backbone")
+        return run.backbone;
+    if (key == "status")
+        return statusLabel(run.status);
+    if (key == "id" || key == "run_id")
+        return run.runId;
+    const auto it = run.config.find(key);
+    if (it == run.config.end())
+        return std::nullopt;
+    return it->second;
+}
+
 bool runMatches(const RunIndexEntry& run, const std::string& key, const std::string& value)
 {
     const auto want = lower(value);
     auto is = [&](const std::string& have) { return lower(have) == want; };
-    if (key == "pe")
-        return is(run.pe);
-    if (key == "task")
-        return is(run.task);
-    if (key == "backbone")
-        return is(run.backbone);
-    if (key == "status")
-        return is(statusLabel(run.status)) || is(run.status);
-    if (key == "seed")
+    if (key == "status" && is(run.status))  // the file's word too ("cancelled")
+        return true;
+    if (key == "seed")  // the seed it trained with, not the config's
         return is(std::to_string(run.seed));
-    if (key == "id" || key == "run_id")
-        return is(run.runId);
     if (key == "tag")
         return std::any_of(run.tags.begin(), run.tags.end(), is);
-    const auto it = run.config.find(key);
-    return it != run.config.end() && is(it->second);
+    const auto have = runValue(run, key);  // a key the run lacks matches nothing
+    return have && is(*have);
 }
 
 }  // namespace lengen::engine

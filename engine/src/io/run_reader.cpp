@@ -219,10 +219,26 @@ RunFileInfo readRunInfo(const std::string& pathOrDir)
     auto log = openGroup(f, "log", path);
     auto loss = readColumn<double>(log.id(), "loss", H5T_NATIVE_DOUBLE, path);
     info.logRows = static_cast<std::int64_t>(loss.size());
-    info.lastLoss = loss.empty() ? std::numeric_limits<double>::quiet_NaN() : loss.back();
+    const double none = std::numeric_limits<double>::quiet_NaN();
+    info.lastLoss = loss.empty() ? none : loss.back();
+    info.minLoss = info.meanStepsPerSecond = info.lastWallSeconds = none;
     if (!loss.empty()) {
         const auto steps = readColumn<std::int64_t>(log.id(), "step", H5T_NATIVE_INT64, path);
         info.lastLoggedStep = steps.empty() ? -1 : steps.back();
+        for (double l : loss)
+            if (std::isfinite(l) && !(l >= info.minLoss))
+                info.minLoss = l;
+        double sum = 0;
+        int timed = 0;  // a row may say 0 (nothing timed yet)
+        for (double r : readColumn<double>(log.id(), "steps_per_sec", H5T_NATIVE_DOUBLE, path))
+            if (std::isfinite(r) && r > 0)
+                sum += r, ++timed;
+        if (timed > 0)
+            info.meanStepsPerSecond = sum / timed;
+        const auto wall = readColumn<double>(log.id(), "wall_time", H5T_NATIVE_DOUBLE, path);
+        for (auto it = wall.rbegin(); it != wall.rend() && std::isnan(info.lastWallSeconds); ++it)
+            if (std::isfinite(*it))
+                info.lastWallSeconds = *it;
     }
     const auto slot = currentSlot(f, path);
     if (slot >= 0) {

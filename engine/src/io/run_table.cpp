@@ -47,27 +47,13 @@ std::vector<std::string> methodNames(const std::vector<RunIndexEntry>& runs)
     return names;
 }
 
-// What the run's row says under `key`: the run's encoding, task or backbone as the index names
-// them (lengen runs --where pe=...), else the config key's value ("" where it has none).
-std::string valueOf(const RunIndexEntry& r, const std::string& key)
-{
-    if (key == "pe")
-        return r.pe;
-    if (key == "task")
-        return r.task;
-    if (key == "backbone")
-        return r.backbone;
-    const auto it = r.config.find(key);
-    return it == r.config.end() ? std::string() : it->second;
-}
-
 // `auto`: the encoding, task and backbone where they vary, then the config keys that vary.
 std::vector<std::string> autoKeys(const std::vector<RunIndexEntry>& runs)
 {
     std::vector<std::string> keys;
     for (const char* k : {"task", "pe", "backbone"})
         for (const auto& r : runs)
-            if (valueOf(r, k) != valueOf(runs.front(), k)) {
+            if (runValue(r, k) != runValue(runs.front(), k)) {
                 keys.push_back(k);
                 break;
             }
@@ -91,7 +77,7 @@ RunTable runTable(const std::vector<RunIndexEntry>& runs, const std::vector<std:
     for (const auto& k : shownKeys) {
         bool numeric = true;
         for (const auto& r : runs) {
-            const auto v = valueOf(r, k);
+            const auto v = runValue(r, k).value_or("");
             numeric = numeric && (v.empty() || std::isfinite(asNumber(v)));
         }
         t.columns.push_back({k, RunTableColumn::Key, numeric});
@@ -108,7 +94,7 @@ RunTable runTable(const std::vector<RunIndexEntry>& runs, const std::vector<std:
         std::vector<RunTableCell> row;
         row.push_back({i < labels.size() ? labels[i] : r.runId, kNoValue});
         for (std::size_t k = 0; k < shownKeys.size(); ++k) {
-            const auto text = valueOf(r, shownKeys[k]);
+            const auto text = runValue(r, shownKeys[k]).value_or("");
             row.push_back({text, t.columns[k + 1].numeric ? asNumber(text) : kNoValue});
         }
         row.push_back({r.status.empty() ? std::string() : statusLabel(r.status), kNoValue});

@@ -71,6 +71,24 @@ torch::Tensor recurrence(torch::Tensor a, torch::Tensor b, std::int64_t chunk, b
     return b4.reshape({batch, chunks * q, f}).narrow(1, 0, t).reshape(sizes);
 }
 
+// The adjoint of h = recurrence(a, b): with lambda_t = dL/dh_t in full (through every later
+// state), lambda_t = g_t + a_{t+1} lambda_{t+1}, the recurrence run from the end with `a` shifted
+// one step. Then dL/db_t = lambda_t and dL/da_t = lambda_t h_{t-1}. a, h, g: [B, T, ...].
+struct Adjoint {
+    torch::Tensor da, db;
+};
+Adjoint adjoint(const torch::Tensor& a, const torch::Tensor& h, torch::Tensor g, std::int64_t chunk)
+{
+    const auto t = a.size(1);
+    auto aNext = torch::zeros_like(a);  // a_{t+1}; the last is never read (lambda_T = 0)
+    aNext.narrow(1, 0, t - 1).copy_(a.narrow(1, 1, t - 1));
+    auto lambda = recurrence(std::move(aNext), std::move(g), chunk, true);
+    auto hPrev = torch::zeros_like(h);  // h_{t-1}, h_{-1} = 0
+    hPrev.narrow(1, 1, t - 1).copy_(h.narrow(1, 0, t - 1));
+    auto da = lambda * hPrev;
+    return {std::move(da), std::move(lambda)};
+}
+
 class LinearScanFunction : public torch::autograd::Function<LinearScanFunction> {
 public:
     static torch::Tensor forward(AutogradContext* ctx, const torch::Tensor& a,
@@ -82,23 +100,13 @@ public:
         return h;
     }
 
-    // With lambda_t = dL/dh_t in full (through every later state):
-    //   lambda_t = g_t + a_{t+1} lambda_{t+1},  dL/db_t = lambda_t,  dL/da_t = lambda_t h_{t-1},
-    // the recurrence run from the end with a shifted one step.
     static tensor_list backward(AutogradContext* ctx, tensor_list grads)
     {
-        const auto saved = ctx->get_saved_variables();
-        const auto& a = saved[0];
-        const auto& h = saved[1];
-        const auto t = a.size(1);
         if (!grads[0].defined())
             return {torch::Tensor(), torch::Tensor(), torch::Tensor()};
-        auto aNext = torch::zeros_like(a);  // a_{t+1}; the last is never read (lambda_T = 0)
-        aNext.narrow(1, 0, t - 1).copy_(a.narrow(1, 1, t - 1));
-        auto lambda = recurrence(aNext, grads[0], ctx->saved_data["chunk"].toInt(), true);
-        auto hPrev = torch::zeros_like(h);  // h_{t-1}, h_{-1} = 0
-        hPrev.narrow(1, 1, t - 1).copy_(h.narrow(1, 0, t - 1));
-        return {lambda * hPrev, lambda, torch::Tensor()};
+        const auto saved = ctx->get_saved_variables();
+        auto [da, db] = adjoint(saved[0], saved[1], grads[0], ctx->saved_data["chunk"].toInt());
+        return {da, db, torch::Tensor()};
     }
 };
 
@@ -133,9 +141,9 @@ public:
         return (h * Cm.unsqueeze(2)).sum(-1) + D * v;  // [B, T, E]
     }
 
-    // With g = dL/dy [B, T, E]: dL/dh = g C, then the linear scan's adjoint (LinearScanFunction)
-    // gives lambda = dL/d(input) and dL/d(decay) = lambda h_{t-1}; the chain rule through
-    // exp(delta A) and (delta v) B gives the rest.
+    // With g = dL/dy [B, T, E]: dL/dh = g C, then the linear scan's adjoint gives
+    // lambda = dL/d(input) and dL/d(decay) = lambda h_{t-1}; the chain rule through exp(delta A)
+    // and (delta v) B gives the rest.
     static tensor_list backward(AutogradContext* ctx, tensor_list grads)
     {
         const auto saved = ctx->get_saved_variables();
@@ -145,18 +153,13 @@ public:
         if (!g.defined())
             return tensor_list(7);
         const auto chunk = ctx->saved_data["chunk"].toInt();
-        const auto t = v.size(1);
         auto [decay, h] = states(v, delta, A, Bm, chunk);
         auto dC = (g.unsqueeze(-1) * h).sum(2);  // [B, T, N]
-        auto aNext = torch::zeros_like(decay);   // a_{t+1}; lambda_T = 0
-        aNext.narrow(1, 0, t - 1).copy_(decay.narrow(1, 1, t - 1));
-        auto lambda = recurrence(std::move(aNext), g.unsqueeze(-1) * Cm.unsqueeze(2), chunk, true);
-        auto hPrev = torch::zeros_like(h);  // h_{t-1}, h_{-1} = 0
-        hPrev.narrow(1, 1, t - 1).copy_(h.narrow(1, 0, t - 1));
+        auto [dDecay, lambda] = adjoint(decay, h, g.unsqueeze(-1) * Cm.unsqueeze(2), chunk);
         h = torch::Tensor();
         // d/d(delta A) of exp(delta A) is the decay itself: [B, T, E, N].
-        auto dArg = lambda * hPrev * decay;
-        hPrev = decay = torch::Tensor();
+        auto dArg = dDecay * decay;
+        dDecay = decay = torch::Tensor();
         auto dDelta = (dArg * A).sum(-1);                                      // [B, T, E]
         auto dA = (dArg * delta.unsqueeze(-1)).sum(torch::IntArrayRef{0, 1});  // [E, N]
         auto dInput = (lambda * Bm.unsqueeze(2)).sum(-1);       // d(delta v): [B, T, E]

@@ -60,7 +60,10 @@ struct RunFileInfo {
     std::int64_t totalSteps = 0;
     std::int64_t checkpointStep = -1;  ///< completed steps in the latest checkpoint; -1 = none
     std::int64_t logRows = 0;
-    double lastLoss = 0;               ///< loss of the last log row (NaN if none)
+    double lastLoss = 0;  ///< loss of the last log row (NaN if none)
+    /// The log as a whole (NaN if nothing logged): the least loss, the mean steps/s of the rows
+    /// that timed their steps, the last wall clock (seconds of training).
+    double minLoss = 0, meanStepsPerSecond = 0, lastWallSeconds = 0;
     std::int64_t lastLoggedStep = -1;  ///< step of the last log row (-1 if none)
     std::int64_t parameterCount = 0;
     ReachedCurriculum reached;

@@ -10,6 +10,7 @@
 #include <cstdint>
 #include <limits>
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -98,6 +99,11 @@ RunIndexEntry readRunEntry(const std::string& runFile);
 /// <folder>/.lengen-index.json
 std::string runIndexFileFor(const std::string& folder);
 
+/// What a run says under `key`: its encoding, task or backbone (pe, task, backbone as listed),
+/// its status (as statusLabel names it), its id (id, run_id), else the config key's value;
+/// nullopt where the run has no such key. What `key=value` filters compare and the runs table's
+/// key columns show.
+std::optional<std::string> runValue(const RunIndexEntry& run, const std::string& key);
 /// `key=value` filters: a config key (model.num_hidden_layers=6) or a column (pe, task,
 /// backbone, status, seed, tag, id). Values compare as text, case-insensitive.
 bool runMatches(const RunIndexEntry& run, const std::string& key, const std::string& value);
