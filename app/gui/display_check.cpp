@@ -12,6 +12,9 @@
 #include <cstring>
 #include <string>
 
+#include <QDir>
+#include <QLibraryInfo>
+
 namespace lengen::studio {
 
 namespace {
@@ -69,13 +72,14 @@ bool tcpAnswers(const std::string& host, int port)
     return ok;
 }
 
-// DISPLAY is [host]:N[.screen]; "unix" or no host is the local socket.
+// DISPLAY is [host]:N[.screen]; "unix" or no host is the local socket; a host that is a path
+// ("/tmp/launch-x/org.xquartz:0", libxcb's socket-path form) is that socket.
 bool xServerAnswers(const std::string& display)
 {
     const auto colon = display.rfind(':');
-    if (colon == std::string::npos || display.front() == '/')
-        return true;  // a form this check does not know (launchd's path): Qt decides
     const std::string host = display.substr(0, colon);
+    if (display.front() == '/')
+        return unixSocketAnswers(host, false) || unixSocketAnswers(display, false);
     const std::string rest = display.substr(colon + 1);
     const std::string number = rest.substr(0, rest.find('.'));
     if (number.empty() || number.find_first_not_of("0123456789") != std::string::npos)
@@ -88,6 +92,24 @@ bool xServerAnswers(const std::string& display)
     return tcpAnswers(host, 6000 + std::stoi(number));
 }
 
+// Why Qt cannot open a window through WAYLAND_DISPLAY ("" when it can): Qt picks Wayland only
+// where its platform plugin is installed (Debian's qt6-wayland; otherwise it falls back to xcb,
+// which aborts without DISPLAY), and the compositor's socket must answer.
+QString waylandProblem(const QByteArray& name)
+{
+    const QString plugins = QLibraryInfo::path(QLibraryInfo::PluginsPath) + "/platforms";
+    if (QDir(plugins).entryList({QStringLiteral("libqwayland*")}, QDir::Files).isEmpty())
+        return QStringLiteral("DISPLAY is not set, and WAYLAND_DISPLAY=%1 needs Qt's Wayland "
+                              "platform plugin, which is not installed (qt6-wayland)")
+            .arg(QString::fromLocal8Bit(name));
+    const QByteArray path = name.startsWith('/') ? name : qgetenv("XDG_RUNTIME_DIR") + '/' + name;
+    if (path.size() > 255 || !unixSocketAnswers(path.toStdString(), false))
+        return QStringLiteral("DISPLAY is not set, and no Wayland compositor answers on "
+                              "WAYLAND_DISPLAY=%1")
+            .arg(QString::fromLocal8Bit(name));
+    return {};
+}
+
 }  // namespace
 
 QString displayProblem()
@@ -96,10 +118,15 @@ QString displayProblem()
     if (!platform.isEmpty() && !platform.startsWith("xcb"))
         return {};
     const QByteArray display = qgetenv("DISPLAY");
-    if (display.isEmpty())
-        return platform.isEmpty() && !qgetenv("WAYLAND_DISPLAY").isEmpty()
-                   ? QString()
+    if (display.isEmpty()) {
+        const QByteArray wayland = qgetenv("WAYLAND_DISPLAY");
+        return platform.isEmpty() && !wayland.isEmpty()
+                   ? waylandProblem(wayland)
                    : QStringLiteral("there is no display (DISPLAY is not set)");
+    }
+    if (!display.contains(':'))  // libX11 and libxcb refuse such a name too
+        return QStringLiteral("DISPLAY=%1 is not a display name ([host]:number[.screen])")
+            .arg(QString::fromLocal8Bit(display));
     if (display.size() > 255 || !xServerAnswers(display.toStdString()))
         return QStringLiteral("no X server answers on the display DISPLAY=%1")
             .arg(QString::fromLocal8Bit(display));

@@ -7,9 +7,11 @@
 
 namespace lengen::studio {
 
-/// Why no window can open ("" when one may): no DISPLAY, or an X server that does not answer
-/// on DISPLAY's socket (a local /tmp/.X11-unix socket, or TCP 6000+N for host:N). Platforms
-/// other than xcb (offscreen, wayland, …) are left to Qt.
+/// Why no window can open ("" when one may): no DISPLAY, a DISPLAY that is no display name, or
+/// an X server that does not answer on DISPLAY's socket (a local /tmp/.X11-unix socket, a
+/// socket path, or TCP 6000+N for host:N); without DISPLAY, a WAYLAND_DISPLAY whose compositor
+/// does not answer or that Qt has no plugin for. A platform named in QT_QPA_PLATFORM other
+/// than xcb (offscreen, wayland, …) is left to Qt.
 QString displayProblem();
 
 }  // namespace lengen::studio

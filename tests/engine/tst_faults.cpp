@@ -5,6 +5,11 @@
 // `sweep run` holds; wrongly typed intervention values in a sweep are refused before anything
 // trains (issue 45).
 
+#include <QDir>
+#include <QFile>
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
 #include <QProcess>
 #include <QTemporaryDir>
 #include <QTest>
@@ -120,13 +125,48 @@ void TestFaults::twoNotesEditsAtOnceBothLand()
 }
 
 // `mkfifo x.h5; lengen info x.h5` blocked forever in the first read: refused at once, exit 3.
+// So are a FIFO where a run's analysis.h5 belongs, one that a provenance names as its run, and
+// one given as a notes file (exit 64, the notes unchanged).
 void TestFaults::aFifoIsRefusedNotRead()
 {
     const auto fifo = (m_dir + "/fifo.h5").toStdString();
     QCOMPARE(::mkfifo(fifo.c_str(), 0644), 0);
-    const auto r = cli({"info", QString::fromStdString(fifo)}, 20000);
-    QVERIFY2(r.code == 3 && r.err.contains("is not a regular file (a FIFO)"),
-             qPrintable(QString::number(r.code) + ": " + r.err));
+    const auto expectRefused = [](const test::ProcessResult& r, int code, const char* what) {
+        QVERIFY2(r.code == code && r.err.contains(what),
+                 qPrintable(QString::number(r.code) + ": " + r.err));
+    };
+    expectRefused(cli({"info", QString::fromStdString(fifo)}, 20000), 3,
+                  "is not a regular file (a FIFO)");
+
+    const QString folder = m_dir + "/fifo-analysis";
+    QVERIFY(QDir().mkpath(folder));
+    QVERIFY(QFile::copy(m_run, folder + "/run.h5"));
+    QCOMPARE(::mkfifo((folder + "/analysis.h5").toLocal8Bit().constData(), 0644), 0);
+    expectRefused(cli({"export", folder + "/run.h5", "--figure", "loss", "--format", "csv", "--out",
+                       m_dir + "/fifo-loss.csv"},
+                      20000),
+                  3, "analysis.h5 is not a regular file (a FIFO)");
+
+    const QString csv = m_dir + "/prov-loss.csv", prov = m_dir + "/prov-loss.provenance.json";
+    QCOMPARE(cli({"export", m_run, "--figure", "loss", "--format", "csv", "--out", csv}).code, 0);
+    QFile file(prov);
+    QVERIFY(file.open(QIODevice::ReadOnly));
+    auto json = QJsonDocument::fromJson(file.readAll()).object();
+    file.close();
+    auto runs = json["runs"].toArray();
+    auto first = runs.first().toObject();
+    first["path"] = QString::fromStdString(fifo);
+    runs[0] = first;
+    json["runs"] = runs;
+    const auto fifoProv = test::writeFile(m_dir.toStdString(), "fifo.provenance.json",
+                                          QJsonDocument(json).toJson().toStdString());
+    expectRefused(cli({"export", "--from", QString::fromStdString(fifoProv)}, 20000), 3,
+                  "is not a regular file (a FIFO)");
+
+    const auto before = engine::readRunInfo(m_run.toStdString()).notes;
+    expectRefused(cli({"note", m_run, "--text-file", QString::fromStdString(fifo)}, 20000), 64,
+                  "the notes are unchanged");
+    QCOMPARE(engine::readRunInfo(m_run.toStdString()).notes, before);
 }
 
 // Issue 54: a `sweep cancel` typed in the first seconds of `sweep run` said "cancelled 2 cells"

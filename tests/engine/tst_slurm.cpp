@@ -44,13 +44,20 @@ std::string tinyFile(const std::string& dir, int steps) { return test::tinyConfi
 // Polls `sweep status` until it exits `code` (0 all done, 8 unfinished) and Slurm holds no task.
 // States, not a fixed time (issue 54: on a machine at load 8-15 the requeue test ran out of
 // its 300 s while the cell still trained): it waits as long as what `sweep status` says keeps
-// changing (steps, stages, the queue), and gives up after `stallSeconds` without a change.
+// changing (steps, stages, the queue), and gives up after `stallSeconds` without a change, or
+// after 20 minutes in all (a status that changed every poll forever would otherwise run into
+// ctest's timeout without saying what it saw).
 bool waitForStatus(const QString& sweep, int code, int stallSeconds)
 {
     QString last;
-    QElapsedTimer still;
+    QElapsedTimer still, total;
     still.start();
+    total.start();
     for (;;) {
+        if (total.elapsed() > 20 * 60 * 1000) {
+            qWarning("sweep status still changing after 20 minutes:\n%s", qPrintable(last));
+            return false;
+        }
         const auto r = lengenCli({"sweep", "status", sweep});
         if (r.code == code && r.err.contains("0 tasks in the queue"))
             return true;
