@@ -40,9 +40,8 @@ ui::JobWorker::AnalysisJob analysisJob(QString runFile, engine::JobKindId kind, 
         for (const auto& skipped : s.skipped)
             obs.onWarning("skipped: " + skipped);
         engine::JobResult result;
-        (kind == engine::JobKindId::Probe ? result.probes : result.methods) =
-            int(s.computed.size());
-        if (s.computed.empty())  // said, not "0 methods computed"
+        result.done = std::int64_t(s.computed.size());  // methods or probes: the kind's units
+        if (s.computed.empty())                         // said, not "0 methods computed"
             result.said =
                 s.skipped.empty()
                     ? "nothing to compute"
@@ -118,7 +117,7 @@ ui::JobWorker::AnalysisJob exportJob(QString runFile, QString dir, int dpi, QStr
             if (!control.shouldContinue()) {
                 p.kill();  // what it wrote so far stays; nothing else depends on it
                 p.waitForFinished(10000);
-                result.figures = filesSince(dir, start);
+                result.done = filesSince(dir, start);
                 return result;
             }
             obs.onProgress("figures", std::min<std::int64_t>(filesSince(dir, start), total), total);
@@ -129,7 +128,7 @@ ui::JobWorker::AnalysisJob exportJob(QString runFile, QString dir, int dpi, QStr
                 engine::ErrorKind::Io,
                 (err.isEmpty() ? lengen + ": " + p.errorString() : err).toStdString());
         }
-        result.figures = filesSince(dir, start);
+        result.done = filesSince(dir, start);
         return result;
     };
 }

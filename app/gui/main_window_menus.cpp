@@ -102,19 +102,19 @@ void MainWindow::buildRunMenu()
                 QSettings().setValue("jobs/concurrent", n);
             });
     });
-    connect(&m_controller, &ui::RunController::stateChanged, this, [=](ui::RunController::State s) {
-        using S = ui::RunController::State;
-        const auto focus = m_controller.job(m_controller.focusJob());
-        const QString name = focus ? QString::fromStdString(focus->label) : QString();
-        const bool trains = focus && focus->kind == ui::JobKind::Training;
-        pause->setEnabled(trains && (s == S::Running || s == S::Paused));
-        pause->setText(trains
-                           ? (s == S::Paused ? tr("&Continue “%1”") : tr("&Pause “%1”")).arg(name)
+    connect(&m_controller, &ui::RunController::stateChanged, this,
+            [=](ui::RunController::State s, const ui::JobInfo& focus) {
+                using S = ui::RunController::State;
+                const QString name = QString::fromStdString(focus.label);
+                const bool trains = focus.id && engine::jobKindRow(focus.kind).pausable;
+                pause->setEnabled(trains && (s == S::Running || s == S::Paused));
+                pause->setText(
+                    trains ? (s == S::Paused ? tr("&Continue “%1”") : tr("&Pause “%1”")).arg(name)
                            : tr("&Pause / resume"));
-        stop->setEnabled(s == S::Running || s == S::Paused);
-        stop->setText(focus ? tr("&Stop “%1”").arg(name) : tr("&Stop"));
-        start->setText(s == S::Idle ? tr("&Train") : tr("&Train (queue)"));
-    });
+                stop->setEnabled(s == S::Running || s == S::Paused);
+                stop->setText(focus.id ? tr("&Stop “%1”").arg(name) : tr("&Stop"));
+                start->setText(s == S::Idle ? tr("&Train") : tr("&Train (queue)"));
+            });
     pause->setEnabled(false);
     stop->setEnabled(false);
 }

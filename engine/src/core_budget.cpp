@@ -56,6 +56,18 @@ void CoreBudget::setWaiting(int cores)
     m_waiting = std::max(0, cores);
 }
 
+void CoreBudget::addCellsWaiting(int delta)
+{
+    const std::lock_guard<std::mutex> lock(m_mutex);
+    m_cellsWaiting = std::max(0, m_cellsWaiting + delta);
+}
+
+int CoreBudget::cellsWaiting() const
+{
+    const std::lock_guard<std::mutex> lock(m_mutex);
+    return m_cellsWaiting;
+}
+
 void CoreBudget::give(int n)
 {
     std::function<void()> freed;

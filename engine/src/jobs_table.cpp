@@ -9,17 +9,23 @@ namespace lengen::engine {
 
 const std::vector<JobKindRow>& jobKindTable()
 {
+    using K = JobKindId;
+    using R = JobRequest;
+    constexpr bool Y = true, N = false;
+    // A sweep's own job (creating, running, submitting) only starts processes: its cells are
+    // the heavy work, each counted as its own job.
+    // clang-format off
     static const std::vector<JobKindRow> rows{
-        {JobKindId::Training, "training", true, "steps"},
-        {JobKindId::Evaluation, "evaluation", true, "methods"},
-        {JobKindId::Probe, "probes", true, "probes"},
-        {JobKindId::Export, "export", true, "files"},
-        {JobKindId::Import, "import", false, "runs"},
-        // A sweep's own job (creating, running, submitting) only starts processes: its cells
-        // are the heavy work, each counted as its own job.
-        {JobKindId::Sweep, "sweep", false, "cells"},
-        {JobKindId::SweepCell, "sweep cell", true, "steps"},
+    //   kind           name      heavy unit     units      verb        shown as         pausable  one  foreign  counts units
+        {K::Training,   "training",   Y, "step",   "steps",   "",         "%1",               Y, Y, R::Stop,   N},
+        {K::Evaluation, "evaluation", Y, "method", "methods", "computed", "evaluation of %1", N, N, R::None,   N},
+        {K::Probe,      "probes",     Y, "probe",  "probes",  "computed", "probes of %1",     N, N, R::None,   N},
+        {K::Export,     "export",     Y, "file",   "files",   "written",  "export of %1",     N, N, R::None,   N},
+        {K::Import,     "import",     N, "run",    "runs",    "imported", "import into %1",   N, N, R::None,   N},
+        {K::Sweep,      "sweep",      N, "cell",   "cells",   "ended",    "%1",               N, N, R::None,   Y},
+        {K::SweepCell,  "sweep cell", Y, "step",   "steps",   "",         "%1",               N, N, R::Cancel, N},
     };
+    // clang-format on
     return rows;
 }
 
@@ -53,20 +59,6 @@ const char* jobStateName(JobState state, JobKindId kind)
     return "?";
 }
 
-std::int64_t JobResult::count(JobKindId kind) const
-{
-    switch (kind) {
-    case JobKindId::Training:
-    case JobKindId::SweepCell: return steps;
-    case JobKindId::Evaluation: return methods;
-    case JobKindId::Probe: return probes;
-    case JobKindId::Export: return figures;
-    case JobKindId::Import: return runsImported;
-    case JobKindId::Sweep: return cellsEnded;
-    }
-    return 0;
-}
-
 namespace {
 
 std::string counted(std::int64_t n, const char* one, const char* many)
@@ -87,32 +79,32 @@ std::string jobResultText(JobKindId kind, const JobResult& r, JobState how)
 {
     if (!r.said.empty())
         return r.said;
+    const auto& row = jobKindRow(kind);
     const bool stopped = how == JobState::Cancelled;
-    switch (kind) {
-    case JobKindId::Training:
-    case JobKindId::SweepCell: {
-        // "final" only for a run that ended: a stopped run's last logged loss is not final.
-        const bool loss = std::isfinite(r.finalLoss) && r.steps > 0;
-        if (stopped)
-            return "stopped at step " + std::to_string(r.steps) +
-                   (loss ? ", last logged loss " + lossText(r.finalLoss) : std::string());
-        return counted(r.steps, "step", "steps") +
-               (loss ? ", final loss " + lossText(r.finalLoss) : std::string());
-    }
-    case JobKindId::Evaluation: return counted(r.methods, "method", "methods") + " computed";
-    case JobKindId::Probe: return counted(r.probes, "probe", "probes") + " computed";
-    case JobKindId::Export: return counted(r.figures, "file", "files") + " written";
-    case JobKindId::Import: return counted(r.runsImported, "run", "runs") + " imported";
-    case JobKindId::Sweep: {
-        std::string s = counted(r.cellsEnded, "cell", "cells") + " ended";
-        if (r.cellsCancelled > 0)
-            s += ", " + std::to_string(r.cellsCancelled) + " cancelled";
-        if (r.cellsFailed > 0)
-            s += ", " + std::to_string(r.cellsFailed) + " failed";
-        return s;
-    }
-    }
-    return {};
+    std::string text = counted(r.done, row.unit, row.units);
+    if (*row.verb)
+        text += std::string(" ") + row.verb;
+    // "final" only for a run that ended: a stopped run's last logged loss is not final.
+    if (std::isfinite(r.finalLoss) && r.done > 0)
+        text += (stopped ? ", last logged loss " : ", final loss ") + lossText(r.finalLoss);
+    if (r.cancelled > 0)
+        text += ", " + std::to_string(r.cancelled) + " cancelled";
+    if (r.failed > 0)
+        text += ", " + std::to_string(r.failed) + " failed";
+    return stopped ? "stopped after " + text : text;
+}
+
+std::string jobProgressText(JobKindId kind, const std::string& stageName, int stage, int stages,
+                            std::int64_t done, std::int64_t total)
+{
+    const auto& row = jobKindRow(kind);
+    if (row.countsUnits)
+        return std::to_string(done) + " of " + std::to_string(total) + " " + row.units +
+               (*row.verb ? std::string(" ") + row.verb : std::string());
+    if (stages <= 1)
+        return stageName;
+    return stageName + " (" + row.unit + " " + std::to_string(stage + 1) + " of " +
+           std::to_string(stages) + ")";
 }
 
 }  // namespace lengen::engine

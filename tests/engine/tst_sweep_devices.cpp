@@ -16,6 +16,7 @@
 #include <optional>
 #include <set>
 #include <sstream>
+#include <thread>
 
 #include "lengen/engine/core_budget.h"
 #include "lengen/engine/errors.h"
@@ -92,6 +93,7 @@ private Q_SLOTS:
     void refusedBeforeAnythingRuns();
     void quietSaysOnlyWhatFailed();
     void coreBudgetServesWaitingJobsFirst();
+    void cellsWaitingForACoreAreCounted();
     void everyKindSaysItsResultInItsUnits();
 };
 
@@ -289,6 +291,33 @@ void TestSweepDevices::coreBudgetServesWaitingJobsFirst()
 
 // Issue 53: one job-kind table, and a typed result each kind counts in its own units; what a job
 // said in its own words replaces the count.
+// Issue 53: the cells of a local sweep that wait for a core are counted on the budget the
+// studio shows ("· 2 waiting for one"), and taken back as they start and when the sweep ends.
+void TestSweepDevices::cellsWaitingForACoreAreCounted()
+{
+    const auto dir = test::scratchDir("sweep-cells-waiting");
+    const std::string S = dir + "/S", log = dir + "/cells.log";
+    engine::createSweep(test::tinySweep(S, {"rope", "nope"}, 1, 20));
+    engine::LocalSweepOptions o;
+    o.executable = fakeCell(dir, log, 0.5);
+    o.jobs = 2;
+    o.threadsPerJob = 1;
+    o.cores = std::make_shared<engine::CoreBudget>(1);
+    QCOMPARE(o.cores->tryTake(1), 1);  // the studio's training holds the only core
+    engine::RunControl control;
+    Messages messages;
+    engine::SweepRunSummary summary;
+    std::thread sweep(
+        [&] { summary = engine::makeLocalExecutor(S, o)->submit(control, messages); });
+    QTRY_COMPARE_WITH_TIMEOUT(o.cores->cellsWaiting(), 2, 10000);
+    o.cores->give(1);  // the training ends: one cell runs at a time, the other waits
+    QTRY_COMPARE_WITH_TIMEOUT(o.cores->cellsWaiting(), 1, 10000);
+    sweep.join();
+    QCOMPARE(summary.finished, 2);
+    QCOMPARE(o.cores->cellsWaiting(), 0);
+    QCOMPARE(o.cores->inUse(), 0);
+}
+
 void TestSweepDevices::everyKindSaysItsResultInItsUnits()
 {
     using engine::JobKindId;
@@ -302,21 +331,29 @@ void TestSweepDevices::everyKindSaysItsResultInItsUnits()
     QVERIFY(!engine::jobKindRow(JobKindId::Sweep).cpuHeavy);  // its cells are the heavy work
     QVERIFY(engine::jobKindRow(JobKindId::SweepCell).cpuHeavy);
     engine::JobResult r;
-    r.steps = 1200;
+    r.done = 1200;
     r.finalLoss = 0.03125;
     QCOMPARE(engine::jobResultText(JobKindId::Training, r),
              std::string("1200 steps, final loss 0.03125"));
     QCOMPARE(engine::jobResultText(JobKindId::Training, r, engine::JobState::Cancelled),
-             std::string("stopped at step 1200, last logged loss 0.03125"));
+             std::string("stopped after 1200 steps, last logged loss 0.03125"));
     r = {};
-    r.methods = 1;
+    r.done = 1;
     QCOMPARE(engine::jobResultText(JobKindId::Evaluation, r), std::string("1 method computed"));
-    QCOMPARE(r.count(JobKindId::Evaluation), std::int64_t(1));
-    QCOMPARE(r.count(JobKindId::Probe), std::int64_t(0));
+    QCOMPARE(engine::jobResultText(JobKindId::Export, r), std::string("1 file written"));
+    QCOMPARE(engine::jobResultText(JobKindId::Probe, r, engine::JobState::Cancelled),
+             std::string("stopped after 1 probe computed"));
     r = {};
-    r.cellsEnded = 3;
-    r.cellsFailed = 1;
+    r.done = 3;
+    r.failed = 1;
     QCOMPARE(engine::jobResultText(JobKindId::Sweep, r), std::string("3 cells ended, 1 failed"));
+    // Progress in the row's units: a sweep counts cells ended, an evaluation its methods.
+    QCOMPARE(engine::jobProgressText(JobKindId::Sweep, "", 0, 1, 2, 8),
+             std::string("2 of 8 cells ended"));
+    QCOMPARE(engine::jobProgressText(JobKindId::Evaluation, "ood_length", 1, 3, 5, 10),
+             std::string("ood_length (method 2 of 3)"));
+    QCOMPARE(engine::jobProgressText(JobKindId::Probe, "lost_in_mid", 0, 1, 5, 10),
+             std::string("lost_in_mid"));
     r.said = "took no cell";
     QCOMPARE(engine::jobResultText(JobKindId::Sweep, r), std::string("took no cell"));
     QCOMPARE(std::string(engine::jobStateName(engine::JobState::Queued, JobKindId::SweepCell)),

@@ -191,7 +191,7 @@ void TestDialogs::exportAllAsksFolderThenResolution()
     QCOMPARE(w.controller().jobs().front().kind, ui::JobKind::Export);
     QVERIFY(test::waitIdle(w.controller(), 120000));
     QCOMPARE(finished.count(), 1);
-    const auto written = finished.at(0).at(0).value<ui::JobInfo>().result.figures;
+    const auto written = finished.at(0).at(0).value<ui::JobInfo>().result.done;
     QVERIFY2(written >= 4, qPrintable(QString::number(written)));  // loss and evaluation at least
     QVERIFY2(!QDir(out).entryList({"*.png"}, QDir::Files).isEmpty(), qPrintable(out));
     QVERIFY2(ticks > 5, qPrintable(QString::number(ticks)));  // the GUI thread kept turning
@@ -222,7 +222,7 @@ void TestDialogs::importOfferDoesNotBlock()
     QCOMPARE(w.controller().jobs().size(), qsizetype(1));
     QCOMPARE(w.controller().jobs().front().kind, ui::JobKind::Import);
     QVERIFY(test::waitIdle(w.controller(), 120000));
-    QCOMPARE(w.controller().jobs().front().result.runsImported, 1);
+    QCOMPARE(w.controller().jobs().front().result.done, std::int64_t(1));
 }
 
 QTEST_MAIN(TestDialogs)

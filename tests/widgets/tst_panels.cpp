@@ -547,7 +547,7 @@ void TestPanels::jobsPanelStaysResponsiveWithFourJobs()
                     std::this_thread::sleep_for(std::chrono::milliseconds(1));
                 }
                 engine::JobResult r;
-                r.methods = 1;
+                r.done = 1;
                 return r;
             },
             QStringLiteral("/runs/%1/run.h5").arg(k));

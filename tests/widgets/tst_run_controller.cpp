@@ -101,7 +101,7 @@ void TestRunController::finishesWithOneTerminalSignal()
     QCOMPARE(t.total(), 1);
     QCOMPARE(started.count(), 1);
     QCOMPARE(labelOf(t.finished.at(0)), QString("a"));
-    QCOMPARE(jobOf(t.finished.at(0)).result.steps, std::int64_t{5});
+    QCOMPARE(jobOf(t.finished.at(0)).result.done, std::int64_t{5});
     QCOMPARE(jobOf(t.finished.at(0)).kind, ui::JobKind::Training);
     QCOMPARE(jobOf(started.at(0)).id, jobOf(t.finished.at(0)).id);
     QCOMPARE(states.count(), 2);  // Running, Idle
@@ -216,7 +216,7 @@ void TestRunController::realTrainingThroughTheWorker()
     QVERIFY(QTest::qWaitFor([&] { return t.total() == 1; }, 60000));
     QCOMPARE(t.finished.count(), 1);
     const auto job = jobOf(t.finished.at(0));
-    QCOMPARE(job.result.steps, std::int64_t{20});
+    QCOMPARE(job.result.done, std::int64_t{20});
     QVERIFY(std::isfinite(job.result.finalLoss));
     QVERIFY(std::filesystem::exists(job.subject));  // the run file, known since it started
     QCOMPARE(logs.count(), 4);                      // logging every 5 of 20 steps
@@ -254,7 +254,7 @@ void TestRunController::analysisJobsReportStagesNotSteps()
             }
         }
         engine::JobResult r;
-        r.probes = 3;
+        r.done = 3;
         return r;
     });
     QVERIFY(finished.wait(20000));
@@ -292,10 +292,11 @@ void TestRunController::aQueuedJobOfAnotherKindIsAnnounced()
 {
     RunController c;
     QList<ui::JobKind> kindsAtRunning;
-    connect(&c, &RunController::stateChanged, this, [&](RunController::State s) {
-        if (s == RunController::State::Running)
-            kindsAtRunning << c.focus()->kind;
-    });
+    connect(&c, &RunController::stateChanged, this,
+            [&](RunController::State s, const ui::JobInfo& focus) {
+                if (s == RunController::State::Running)
+                    kindsAtRunning << focus.kind;  // the signal carries the job it is about
+            });
     c.enqueue("train", fakeJob(5));
     c.enqueue(ui::JobKind::Evaluation, "evaluate",
               [](engine::RunControl&, engine::AnalysisObserver&) { return engine::JobResult{}; });

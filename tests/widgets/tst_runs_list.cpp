@@ -77,7 +77,7 @@ void TestRunsList::browserOffersToImportPythonRuns()
     controller.enqueue(ui::JobKind::Import, "import",
                        ui::referenceImportJob({refRun, tmp.path() + "/nowhere"}, out, shared), out);
     QVERIFY(finished.wait(60000));
-    QCOMPARE(finished.at(0).at(0).value<ui::JobInfo>().result.runsImported, 1);
+    QCOMPARE(finished.at(0).at(0).value<ui::JobInfo>().result.done, std::int64_t(1));
     const auto& summary = *shared;
     QCOMPARE(summary.runFiles.size(), 1);
     QCOMPARE(summary.failed, 1);

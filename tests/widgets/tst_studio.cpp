@@ -397,7 +397,7 @@ void TestStudio::trainTabActsOnTheOpenRunOnly()
     QCOMPARE(engine::readRunInfo(a.toStdString()).status, std::string("cancelled"));
     // Issue 52: the Jobs panel's row and the Runs list say "last logged", not "final".
     const QString said = QString::fromStdString(w.controller().job(trainId)->message);
-    QVERIFY2(said.startsWith("stopped at step ") && said.contains("last logged loss"),
+    QVERIFY2(said.startsWith("stopped after ") && said.contains("last logged loss"),
              qPrintable(said));
     w.runBrowser()->refresh();
     const auto* model = w.runBrowser()->model();

@@ -20,6 +20,8 @@
 #include <QStandardPaths>
 #include <QTest>
 
+#include <signal.h>
+
 #include <algorithm>
 #include <map>
 
@@ -110,14 +112,34 @@ void TestStudioJobs::jobsPanelStopsAnotherProcessesTraining()
     QCOMPARE(view.trainedElsewhereBy(), QString::fromStdString(found.holder));
     QVERIFY2(view.headerText().contains("trained by " + QString::fromStdString(found.holder)),
              qPrintable(view.headerText()));
-    QVERIFY(view.controlsEnabled());
+    // Stop is offered there, Pause is not, and Pause says why (a disabled button said nothing).
+    const auto trainButton = [&view](const QString& text) {
+        for (auto* b : view.findChildren<QPushButton*>())
+            if (b->text() == text)
+                return b;
+        return static_cast<QPushButton*>(nullptr);
+    };
+    QVERIFY(trainButton("Stop") && trainButton("Stop")->isEnabled());
+    QVERIFY(trainButton("Pause") && !trainButton("Pause")->isEnabled());
+    QVERIFY2(trainButton("Pause")->toolTip().contains(QString::fromStdString(found.holder)),
+             qPrintable(trainButton("Pause")->toolTip()));
     QVERIFY(panel.selectOther(found.key()));
     QVERIFY(panel.actionEnabled(ui::JobsPanel::Action::Stop));
     QVERIFY(!panel.actionEnabled(ui::JobsPanel::Action::Pause));
+    QVERIFY(panel.actionTip(ui::JobsPanel::Action::Pause).startsWith("Pausing needs the controls"));
     QVERIFY(panel.actionEnabled(ui::JobsPanel::Action::OpenRun));
+    // Frozen, the trainer cannot act on the request: the row says it was asked (the request
+    // file is one of the sources jobs are read from), and Stop is not offered twice.
+    QCOMPARE(::kill(pid_t(trainer.processId()), SIGSTOP), 0);
     QSignalSpy said(&panel, &ui::JobsPanel::statusMessage);
     panel.trigger(ui::JobsPanel::Action::Stop);
     QVERIFY(said.count() == 1 && said.first().at(0).toString().contains("as `lengen stop`"));
+    panel.lookForOtherJobs();
+    QTRY_VERIFY_WITH_TIMEOUT(panel.rowTexts().join('\n').contains("stopping · held by"), 10000);
+    QVERIFY(panel.selectOther(panel.otherJobs().front().key()));
+    QVERIFY(!panel.actionEnabled(ui::JobsPanel::Action::Stop));
+    QVERIFY(panel.actionTip(ui::JobsPanel::Action::Stop).startsWith("Already asked to stop"));
+    QCOMPARE(::kill(pid_t(trainer.processId()), SIGCONT), 0);
     QVERIFY(trainer.waitForFinished(60000));
     QCOMPARE(trainer.exitCode(), 130);
     const auto stopped = engine::readRunInfo(runFile.toStdString());
@@ -211,6 +233,7 @@ void TestStudioJobs::concurrentJobsCountSweepCells()
     view.setCellExecutable(LENGEN_CLI_PATH);  // the cells' lengen (not beside this test)
     view.setController(&controller);
     ui::JobsPanel panel(controller);
+    panel.setFoldersSource([dir] { return QStringList{QString::fromStdString(dir)}; });
     QVERIFY(view.setSweep(QString::fromStdString(sweep.outDir)));
     view.runHere();  // the sweep first: its cells take both cores
     const auto config = test::loadOne(test::tinyConfig("linear_regression", "alibi", 1500));
@@ -233,12 +256,12 @@ void TestStudioJobs::concurrentJobsCountSweepCells()
             e.common.device = "cpu";
             e.common.bootstrapTrials = 10;
             engine::JobResult r;
-            r.methods = int(engine::evaluateRun(evaluated, e, c, o).computed.size());
+            r.done = int(engine::evaluateRun(evaluated, e, c, o).computed.size());
             return r;
         },
         QString::fromStdString(evaluated));
     int most = 0;
-    bool waitedForACore = false, sawLimit = false;
+    bool waitedForACore = false, sawLimit = false, sawOwnCell = false;
     const auto index = engine::readSweepIndex(sweep.outDir);
     const bool done = QTest::qWaitFor(
         [&] {
@@ -254,6 +277,8 @@ void TestStudioJobs::concurrentJobsCountSweepCells()
                 heavy += c.state == engine::SweepCellState::Running;
             most = std::max(most, heavy);
             sawLimit = sawLimit || panel.coresText().startsWith("cores: 2 of 2 in use");
+            // The sweep's cells are rows of their own, named as cells of the studio's job.
+            sawOwnCell = sawOwnCell || panel.rowTexts().join('\n').contains("held by cell of “");
             return controller.state() == ui::RunController::State::Idle &&
                    controller.queuedCount() == 0;
         },
@@ -262,6 +287,7 @@ void TestStudioJobs::concurrentJobsCountSweepCells()
     QVERIFY2(most <= 2, qPrintable(QString::number(most)));
     QCOMPARE(most, 2);  // and the limit was used
     QVERIFY(sawLimit);  // the panel shows it
+    QVERIFY(sawOwnCell);
     // Whichever started first, the others said they waited: a queued job for "a free core", or
     // the sweep's executor "waiting for a free core" before a cell.
     for (const auto& w : warnings)
@@ -407,7 +433,7 @@ void TestStudioJobs::noRowReadsFinishedWithNothingDone()
         return [r](engine::RunControl&, engine::AnalysisObserver&) { return r; };
     };
     engine::JobResult twoMethods;
-    twoMethods.methods = 2;
+    twoMethods.done = 2;
     controller.enqueue(ui::JobKind::Evaluation, "evaluate nothing", fake({}), "/runs/none/run.h5");
     const quint64 two = controller.enqueue(ui::JobKind::Evaluation, "evaluate two",
                                            fake(twoMethods), "/runs/two/run.h5");
@@ -422,7 +448,7 @@ void TestStudioJobs::noRowReadsFinishedWithNothingDone()
         });
         QVERIFY2(row != rows.end(), qPrintable(label));
         const QString state = row->section(" | ", 1, 1);
-        QVERIFY2(!state.startsWith("finished") || j.result.count(j.kind) > 0, qPrintable(*row));
+        QVERIFY2(!state.startsWith("finished") || j.result.done > 0, qPrintable(*row));
         said += !j.result.said.empty();
     }
     QCOMPARE(said, 2);  // the sweep's creation and its aggregation said it in their own words
@@ -441,7 +467,7 @@ void TestStudioJobs::noRowReadsFinishedWithNothingDone()
         ended[args.at(0).value<ui::JobInfo>().id] = args.at(0).value<ui::JobInfo>();
     QCOMPARE(ended.size(), size_t(4));
     QCOMPARE(ended[two].kind, ui::JobKind::Evaluation);
-    QCOMPARE(ended[two].result.methods, 2);
+    QCOMPARE(ended[two].result.done, std::int64_t(2));
     QCOMPARE(ended[two].label, std::string("evaluate two"));
     QCOMPARE(finished.first().at(0).value<ui::JobInfo>().id, created);
 }

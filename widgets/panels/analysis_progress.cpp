@@ -49,15 +49,11 @@ int AnalysisProgressArea::perMille() const { return m_bar->value(); }
 
 void AnalysisProgressArea::onProgress(const JobInfo& job, const AnalysisProgress& p)
 {
-    const JobKind kind = job.kind;
     const QString label = QString::fromStdString(job.label);
-    const QString unit = kind == JobKind::Evaluation ? tr("method %1 of %2")
-                         : kind == JobKind::Probe    ? tr("probe %1 of %2")
-                                                     : tr("step %1 of %2");
-    QString text = kind == JobKind::Sweep  // its own count: cells ended of those it took
-                       ? tr("%1 · %2 of %3 cells ended").arg(label).arg(p.done).arg(p.total)
-                       : QStringLiteral("%1 · %2 (%3)")
-                             .arg(label, p.stageName, unit.arg(p.stage + 1).arg(p.stages));
+    // In the kind's units: "3 of 8 cells ended", "ood_length (method 2 of 3)"
+    QString text = QStringLiteral("%1 · %2").arg(
+        label, QString::fromStdString(engine::jobProgressText(job.kind, p.stageName.toStdString(),
+                                                              p.stage, p.stages, p.done, p.total)));
     if (p.etaSeconds >= 0)
         text += tr(", ETA %1").arg(clock(p.etaSeconds));
     m_text = text;

@@ -50,7 +50,7 @@ QString stateText(const JobInfo& j)
     if (j.state == JobState::Failed)
         return JobsPanel::tr("failed: %1").arg(qs(j.message).section(QLatin1Char('\n'), 0, 0));
     if (j.state == JobState::Finished && !j.message.empty())
-        return j.result.said.empty() && j.result.count(j.kind) > 0
+        return j.result.said.empty() && j.result.done > 0
                    ? JobsPanel::tr("finished: %1").arg(qs(j.message))
                    : qs(j.message);
     if (j.state == JobState::Cancelled && !j.message.empty())
@@ -66,16 +66,24 @@ bool isRunFile(const std::string& subject)
 
 constexpr int kKeyRole = Qt::UserRole + 1;  // another process's job: its JobRecord::key
 
-// Another process's job as a row: its name, what it does, who holds it.
+// Another process's job as a row, named as its kind's row says from its subject: a cell's
+// name, a run's folder, a sweep's folder ("evaluation of run-3").
 QString otherName(const engine::JobRecord& j)
 {
-    const QString run = QFileInfo(qs(j.subject)).dir().dirName();
-    switch (j.kind) {
-    case engine::JobKindId::SweepCell: return qs(j.cell);
-    case engine::JobKindId::Evaluation: return JobsPanel::tr("evaluation of %1").arg(run);
-    case engine::JobKindId::Probe: return JobsPanel::tr("probes of %1").arg(run);
-    default: return run;
-    }
+    const QFileInfo subject(qs(j.subject));
+    const QString name = !j.cell.empty() ? qs(j.cell)
+                         : subject.fileName().endsWith(QLatin1String(".h5"))
+                             ? subject.dir().dirName()
+                             : subject.fileName();
+    return QCoreApplication::translate("lengen::engine::JobKindRow",
+                                       engine::jobKindRow(j.kind).shownAs)
+        .arg(name);
+}
+
+// Whether another process's job of this kind takes `request` from here.
+bool takes(const engine::JobRecord& j, engine::JobRequest request)
+{
+    return engine::jobKindRow(j.kind).foreign == request;
 }
 
 // Another process's state column: its state (Slurm's beside it) and who holds it; a cell of
@@ -86,10 +94,11 @@ QString otherState(const engine::JobRecord& o, const QList<JobInfo>& own)
     if (!o.schedulerState.empty())
         state += QStringLiteral(" (Slurm %1)").arg(qs(o.schedulerState));
     QString holder = qs(o.holder);
-    for (const auto& j : own)
-        if (j.kind == JobKind::Sweep && j.active() && !j.subject.empty() &&
-            QFileInfo(qs(j.subject)) == QFileInfo(qs(o.subject)))
-            holder = JobsPanel::tr("cell of “%1”").arg(qs(j.label));
+    if (o.heldHere())  // a cell of a sweep this studio runs: its row names the job
+        for (const auto& j : own)
+            if (j.active() && !j.subject.empty() &&
+                QFileInfo(qs(j.subject)) == QFileInfo(qs(o.subject)))
+                holder = JobsPanel::tr("cell of “%1”").arg(qs(j.label));
     return JobsPanel::tr("%1 · held by %2")
         .arg(state, holder.isEmpty() ? JobsPanel::tr("an unknown process") : holder);
 }
@@ -121,11 +130,6 @@ JobsPanel::JobsPanel(RunController& controller, QWidget* parent)
     m_stop = new QPushButton(tr("Stop"));
     m_cancel = new QPushButton(tr("Cancel"));
     m_open = new QPushButton(tr("Open run"));
-    m_pause->setToolTip(tr("Pause the selected training after its current step"));
-    m_stop->setToolTip(tr("Stop the selected job (a training writes its checkpoint; an analysis "
-                          "keeps what it stored)"));
-    m_cancel->setToolTip(tr("Take the selected queued job off the queue"));
-    m_open->setToolTip(tr("Open the run the selected job works on"));
     m_cores = new QLabel;
     m_cores->setToolTip(
         tr("CPU-heavy work (trainings, evaluations, probes, exports and a local sweep's cells) "
@@ -208,10 +212,11 @@ void JobsPanel::rebuild()
         item->setToolTip(Subject, qs(j.subject));
         item->setSelected(own ? j.id == selected : selectedKey && selectedKey->key() == j.key());
     }
+    // What waits for a core: the studio's queued jobs and the cells of a sweep it runs.
     const auto cores = m_controller.cores();
-    const auto waiting = std::count_if(jobs.begin(), jobs.end(), [](const JobInfo& j) {
-        return j.state == JobState::Queued && j.waitingFor.rfind("a free core", 0) == 0;
-    });
+    const auto waiting =
+        std::count_if(jobs.begin(), jobs.end(), [](const JobInfo& j) { return j.waitingForCore; }) +
+        cores->cellsWaiting();
     m_cores->setText(tr("cores: %1 of %2 in use").arg(cores->inUse()).arg(cores->limit()) +
                      (waiting ? tr(" · %n waiting for one", nullptr, int(waiting)) : QString()));
     updateActions();
@@ -260,8 +265,10 @@ void JobsPanel::lookForOtherJobs()
     m_looking->setFuture(QtConcurrent::run([folders] {
         std::vector<engine::JobRecord> other;
         try {
+            // This studio's own trainings and analyses are its rows above; the cells of a
+            // sweep it runs are listed (held by this process, "cell of" its sweep's row).
             for (auto& j : engine::findJobs(folders))
-                if (!j.heldHere())  // this studio's own trainings and analyses are its rows above
+                if (!j.heldHere() || !j.cell.empty())
                     other.push_back(std::move(j));
         } catch (const std::exception&) {
             // A folder that vanished mid-walk: the next look sees what is there.
@@ -301,12 +308,12 @@ bool JobsPanel::selectOther(const std::string& key)
 void JobsPanel::act(Action a, const engine::JobRecord& j)
 {
     try {
-        if (a == Action::Stop && j.kind == engine::JobKindId::Training) {
+        if (a == Action::Stop && takes(j, engine::JobRequest::Stop)) {
             engine::requestStop(j.subject, "lengen-studio " + engine::thisHolder());
             Q_EMIT statusMessage(tr("Asked %1 to stop %2 after its current step, with a checkpoint "
                                     "(as `lengen stop`)")
                                      .arg(qs(j.holder), qs(j.subject)));
-        } else if (a == Action::Cancel && j.kind == engine::JobKindId::SweepCell) {
+        } else if (a == Action::Cancel && takes(j, engine::JobRequest::Cancel)) {
             // scancel may take seconds: asked off the GUI thread.
             const std::string dir = j.subject, cell = j.cell;
             auto* watcher = new QFutureWatcher<QString>(this);
@@ -338,10 +345,11 @@ bool JobsPanel::actionEnabled(Action a) const
 {
     if (const auto o = selectedOther()) {  // another process's: only what reaches it
         switch (a) {
-        case Action::Stop: return o->kind == engine::JobKindId::Training;
-        case Action::Cancel: return o->kind == engine::JobKindId::SweepCell;
-        case Action::OpenRun:
-            return o->kind != engine::JobKindId::SweepCell && isRunFile(o->subject);
+        case Action::Stop:  // asked already: it stops at its next step
+            return takes(*o, engine::JobRequest::Stop) && o->state == JobState::Running;
+        case Action::Cancel:
+            return takes(*o, engine::JobRequest::Cancel) && o->state != JobState::Stopping;
+        case Action::OpenRun: return o->cell.empty() && isRunFile(o->subject);
         default: return false;  // pause needs the process's own controls
         }
     }
@@ -349,7 +357,8 @@ bool JobsPanel::actionEnabled(Action a) const
     if (!j)
         return false;
     switch (a) {
-    case Action::Pause: return j->kind == JobKind::Training && j->state == JobState::Running;
+    case Action::Pause:
+        return engine::jobKindRow(j->kind).pausable && j->state == JobState::Running;
     case Action::Continue: return j->state == JobState::Paused;
     case Action::Stop: return j->state == JobState::Running || j->state == JobState::Paused;
     case Action::Cancel: return j->state == JobState::Queued;
@@ -375,6 +384,59 @@ void JobsPanel::trigger(Action a)
     rebuild();
 }
 
+// Each button says what it does to the selected job, or why it cannot (a disabled button
+// without a word read as a fault: issue 53).
+QString JobsPanel::actionTip(Action a) const
+{
+    const auto o = selectedOther();
+    const auto j = o ? std::optional<JobInfo>(*o) : m_controller.job(selectedJob());
+    if (!j)
+        return tr("Select a job");
+    const auto& row = engine::jobKindRow(j->kind);
+    const QString kind = QString::fromLatin1(row.name);
+    const bool on = actionEnabled(a);
+    switch (a) {
+    case Action::Pause:
+        if (o)
+            return tr("Pausing needs the controls of the process that runs it (%1)")
+                .arg(qs(o->holder));
+        if (!row.pausable)
+            return tr("A %1 does not pause; Stop ends it and keeps what it stored").arg(kind);
+        return on ? tr("Pause this training after its current step")
+                  : tr("Only a running training pauses");
+    case Action::Continue:
+        return on ? tr("Continue this paused job") : tr("Only a paused job continues");
+    case Action::Stop:
+        if (o && o->state == JobState::Stopping)
+            return tr("Already asked to stop: it stops after its current step");
+        if (o)
+            return takes(*o, engine::JobRequest::Stop)
+                       ? tr("Ask the process that trains it to stop after its current step, with "
+                            "a checkpoint (the request `lengen stop` leaves)")
+                   : takes(*o, engine::JobRequest::Cancel)
+                       ? tr("A sweep cell is stopped by Cancel (the mark `lengen sweep cancel` "
+                            "leaves)")
+                       : tr("Another process's %1 stops only from that process (%2)")
+                             .arg(kind, qs(o->holder));
+        return on ? tr("Stop this job (a training writes its checkpoint; an analysis keeps what "
+                       "it stored)")
+                  : tr("Only a running or paused job stops");
+    case Action::Cancel:
+        if (o)
+            return takes(*o, engine::JobRequest::Cancel)
+                       ? (on ? tr("Cancel this sweep cell (the mark `lengen sweep cancel` leaves; "
+                                  "a running cell stops with a checkpoint)")
+                             : tr("Already cancelled: it stops after its current step"))
+                       : tr("Cancel takes sweep cells and this studio's queued jobs; use Stop");
+        return on ? tr("Take this queued job off the queue")
+                  : tr("Only a queued job is cancelled; use Stop");
+    case Action::OpenRun:
+        return on ? tr("Open the run this job works on")
+                  : tr("This job works on no run file yet (or on a sweep)");
+    }
+    return {};
+}
+
 void JobsPanel::updateActions()
 {
     const auto j = m_controller.job(selectedJob());
@@ -382,20 +444,14 @@ void JobsPanel::updateActions()
     m_selected->setText(o   ? tr("“%1” (held by %2):").arg(otherName(*o), qs(o->holder))
                         : j ? tr("“%1”:").arg(qs(j->label))
                             : tr("Select a job"));
-    m_stop->setToolTip(
-        o ? tr("Ask the process that trains it to stop after its current step, with a checkpoint "
-               "(the request `lengen stop` leaves)")
-          : tr("Stop the selected job (a training writes its checkpoint; an analysis keeps what it "
-               "stored)"));
-    m_cancel->setToolTip(o ? tr("Cancel this sweep cell (the mark `lengen sweep cancel` leaves; a "
-                                "running cell stops "
-                                "with a checkpoint)")
-                           : tr("Take the selected queued job off the queue"));
-    m_pause->setEnabled(actionEnabled(Action::Pause));
-    m_continue->setEnabled(actionEnabled(Action::Continue));
-    m_stop->setEnabled(actionEnabled(Action::Stop));
-    m_cancel->setEnabled(actionEnabled(Action::Cancel));
-    m_open->setEnabled(actionEnabled(Action::OpenRun));
+    for (auto [button, action] : {std::pair{m_pause, Action::Pause},
+                                  {m_continue, Action::Continue},
+                                  {m_stop, Action::Stop},
+                                  {m_cancel, Action::Cancel},
+                                  {m_open, Action::OpenRun}}) {
+        button->setEnabled(actionEnabled(action));
+        button->setToolTip(actionTip(action));
+    }
 }
 
 QStringList JobsPanel::rowTexts() const

@@ -43,6 +43,8 @@ public:
     quint64 selectedJob() const;
     enum class Action { Pause, Continue, Stop, Cancel, OpenRun };
     bool actionEnabled(Action a) const;
+    /// What the action does to the selected job, or why it cannot (its button's tooltip).
+    QString actionTip(Action a) const;
     void trigger(Action a);
 
     /// Where to look for other processes' jobs (the Runs list's folders, the sweep shown); the
@@ -50,7 +52,8 @@ public:
     void setFoldersSource(std::function<QStringList()> folders);
     /// Looks for other processes' jobs now (off the GUI thread; the rows follow when it ends).
     void lookForOtherJobs();
-    /// The other processes' jobs last found (tests).
+    /// The jobs found on disk last (tests): other processes', and the cells of a sweep this
+    /// studio runs (its own sweep job is one row; its cells are processes of their own).
     const std::vector<engine::JobRecord>& otherJobs() const { return m_other; }
     /// Selects the row of another process's job by its key (JobRecord::key); false if absent.
     bool selectOther(const std::string& key);

@@ -73,7 +73,7 @@ JobWorker::AnalysisJob referenceImportJob(QStringList refDirs, QString outDir,
             }
             obs.onProgress("import", i + 1, n);
         }
-        result.runsImported = int(summary->runFiles.size());
+        result.done = std::int64_t(summary->runFiles.size());
         return result;
     };
 }

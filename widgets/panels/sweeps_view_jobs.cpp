@@ -205,9 +205,9 @@ private:
 engine::JobResult jobResult(const engine::SweepRunSummary& s)
 {
     engine::JobResult r;
-    r.cellsEnded = s.finished + s.stopped + s.failed;
-    r.cellsCancelled = s.stopped + s.cancelledHere;
-    r.cellsFailed = s.failed;
+    r.done = s.finished + s.stopped + s.failed;
+    r.cancelled = s.stopped + s.cancelledHere;
+    r.failed = s.failed;
     // What it did, and what it left to others: "0 cells finished" said nothing (issue 53).
     r.said = s.taken == 0 ? std::string("took no cell")
                           : std::to_string(s.finished) + " of the " + std::to_string(s.taken) +

@@ -82,16 +82,25 @@ void TrainingView::updateControls()
     m_pause->setEnabled(here && j->state != S::Stopping);
     m_pause->setText(here && j->state == S::Paused ? tr("Continue") : tr("Pause"));
     // A run another process trains (a terminal's `lengen train`): Stop sends it the request
-    // `lengen stop` leaves; pausing needs that process's own controls.
+    // `lengen stop` leaves; pausing needs that process's own controls. A disabled button says
+    // why (issue 53: it said nothing).
     const bool elsewhere = !trainedElsewhereBy().isEmpty();
+    m_pause->setToolTip(
+        elsewhere ? tr("Pausing needs the controls of %1, which trains this run; Stop asks it to "
+                       "stop with a checkpoint")
+                        .arg(m_shownWriter)
+        : here && j->state == S::Stopping ? tr("Stopping: it ends after its current step")
+        : here ? tr("Pause after the current step (Continue goes on from there)")
+               : tr("Nothing trains this run: Pause acts on a running training"));
     m_stop->setEnabled((here && j->state != S::Stopping) || elsewhere);
     m_stop->setToolTip(
         elsewhere
             ? tr("Ask %1, which trains this run, to stop after its current step with a checkpoint "
                  "(as `lengen stop`)")
                   .arg(m_shownWriter)
-            : tr("Stop after the current step; a checkpoint is written and the run can be "
-                 "resumed"));
+        : here ? tr("Stop after the current step; a checkpoint is written and the run can be "
+                    "resumed")
+               : tr("Nothing trains this run: Stop acts on a running training"));
     // Another run trains: say which, and offer it (its controls are there, and in the Jobs panel).
     m_openLive->setVisible(training && !showingLive() && !m_liveRunFile.isEmpty());
     if (training)

@@ -273,7 +273,7 @@ void TrainingView::wireController()
             return;
         ended(tr("%1 finished: %2 steps, final loss %3")
                   .arg(QString::fromStdString(j.label))
-                  .arg(j.result.steps)
+                  .arg(j.result.done)
                   .arg(j.result.finalLoss, 0, 'g', 4));
         m_label->setToolTip(finalLossDefinition());
     });
@@ -281,7 +281,7 @@ void TrainingView::wireController()
         if (live(j))
             ended(tr("%1 stopped after %2 steps (checkpoint written; Resume continues it)")
                       .arg(QString::fromStdString(j.label))
-                      .arg(j.result.steps));
+                      .arg(j.result.done));
     });
     connect(&m_controller, &RunController::runFailed, this,
             [=](const JobInfo& j, const RunError& e) {

@@ -15,7 +15,6 @@ void registerRunTypes()
     qRegisterMetaType<engine::RunStarted>();
     qRegisterMetaType<engine::StepProgress>();
     qRegisterMetaType<engine::LogRecord>();
-    qRegisterMetaType<engine::RunSummary>();
     qRegisterMetaType<engine::JobResult>();
 }
 
@@ -40,7 +39,7 @@ void JobWorker::run()
             result = m_analysis(m_control, static_cast<engine::AnalysisObserver&>(*this));
         } else {  // a training's result is its steps and last logged loss
             const auto s = m_job(m_control, static_cast<engine::TrainObserver&>(*this));
-            result.steps = s.stepsDone;
+            result.done = s.stepsDone;
             result.finalLoss = s.finalLoss;
             cancelledHere = s.outcome == engine::RunOutcome::Cancelled;
         }

@@ -19,10 +19,10 @@ constexpr int kEndedKept = 50;
 
 qint64 nowMs() { return QDateTime::currentMSecsSinceEpoch(); }
 
-// In-process jobs that keep cores busy (the kind table's CPU-heavy rows); a sweep's cells are
-// child processes that take their threads from the same budget (cores()), a sweep's own job
-// and an import take none.
-bool heavy(JobKind k) { return engine::jobKindRow(k).cpuHeavy && k != JobKind::SweepCell; }
+// Jobs that keep cores busy (the kind table's CPU-heavy rows: the studio's own trainings,
+// analyses and exports; a sweep's cells take their threads from the same budget, cores(), in
+// the sweep's executor, and a sweep's own job and an import take none).
+bool heavy(JobKind k) { return engine::jobKindRow(k).cpuHeavy; }
 
 QString quoted(const std::string& label)
 {
@@ -104,7 +104,6 @@ quint64 RunController::add(Entry* e, const QString& label, const QString& subjec
     e->info.label = label.toStdString();
     e->info.subject = subject.toStdString();
     e->info.holder = m_holder;
-    e->info.queuedAtMs = nowMs();
     m_queue.append(e);
     Q_EMIT jobChanged(e->info);
     Q_EMIT queueChanged(queuedCount());
@@ -131,8 +130,8 @@ QString RunController::blocker(const Entry& e, const QList<Entry*>& before) cons
             return who;  // one of them may touch anything: one at a time
         if (me.subject == other.subject)
             return who + tr(", on the same files");
-        if (me.kind == JobKind::Training && other.kind == JobKind::Training)
-            return who + tr(": one training at a time");
+        if (me.kind == other.kind && engine::jobKindRow(me.kind).oneAtATime)
+            return who + tr(": one %1 at a time").arg(engine::jobKindRow(me.kind).name);
         return {};
     };
     for (const auto* r : m_running)
@@ -141,8 +140,6 @@ QString RunController::blocker(const Entry& e, const QList<Entry*>& before) cons
     for (const auto* b : before)
         if (auto why = conflict(b->info, false); !why.isEmpty())
             return why;
-    if (heavy(me.kind) && m_cores->inUse() >= m_cores->limit())  // sweep cells hold cores too
-        return freeCoreText();
     return {};
 }
 
@@ -163,8 +160,10 @@ void RunController::schedule()
                 continue;
             QString why = blocker(*e, before);
             // The core is taken here, in the same pass: a sweep's cell may take the last one
-            // between a look at the budget and the job's start.
-            if (why.isEmpty() && heavy(e->info.kind) && !(e->cores = m_cores->tryTake(1)))
+            // between a look at the budget and the job's start (sweep cells hold cores too).
+            const bool forCore =
+                why.isEmpty() && heavy(e->info.kind) && !(e->cores = m_cores->tryTake(1));
+            if (forCore)
                 why = freeCoreText();
             if (why.isEmpty()) {
                 m_queue.removeOne(e);
@@ -172,17 +171,17 @@ void RunController::schedule()
                 start(*e);
                 continue;
             }
-            if (e->info.waitingFor != why.toStdString()) {
+            if (e->info.waitingFor != why.toStdString() || e->info.waitingForCore != forCore) {
                 e->info.waitingFor = why.toStdString();
+                e->info.waitingForCore = forCore;
                 Q_EMIT jobChanged(e->info);
             }
             before << e;
         }
     } while (m_scheduleAgain);
     // What the queue waits for is reserved from a sweep's cells (CoreBudget::setWaiting).
-    const auto waiting = std::count_if(m_queue.begin(), m_queue.end(), [](const Entry* e) {
-        return heavy(e->info.kind) && e->info.waitingFor.rfind("a free core", 0) == 0;
-    });
+    const auto waiting = std::count_if(m_queue.begin(), m_queue.end(),
+                                       [](const Entry* e) { return e->info.waitingForCore; });
     m_cores->setWaiting(int(waiting));
     m_scheduling = false;
 }
@@ -192,6 +191,7 @@ void RunController::start(Entry& e)
     const quint64 id = e.info.id;  // its core, if it takes one, was taken by schedule()
     e.info.state = JobState::Running;
     e.info.waitingFor.clear();
+    e.info.waitingForCore = false;
     e.info.startedAtMs = nowMs();
     e.worker = e.analysis ? new JobWorker(std::move(e.analysis)) : new JobWorker(std::move(e.job));
     e.thread = new QThread;
@@ -242,11 +242,8 @@ void RunController::start(Entry& e)
             return;
         a->info.fraction = p.fraction;
         a->info.etaSeconds = p.etaSeconds;
-        a->info.progress =
-            (a->info.kind == JobKind::Sweep ? tr("%1/%2 cells ended").arg(p.done).arg(p.total)
-             : p.stages > 1 ? tr("%1 (%2 of %3)").arg(p.stageName).arg(p.stage + 1).arg(p.stages)
-                            : p.stageName)
-                .toStdString();
+        a->info.progress = engine::jobProgressText(a->info.kind, p.stageName.toStdString(), p.stage,
+                                                   p.stages, p.done, p.total);
         touch(*a);
         Q_EMIT analysisProgress(a->info, p);
     });
@@ -275,13 +272,10 @@ void RunController::connectEnds(JobWorker* w, quint64 id)
         const auto* a = active(id);
         if (!a)
             return;
-        // A training says "stopped at step N, …"; another kind "stopped: 2 methods computed".
-        const auto text =
-            QString::fromStdString(engine::jobResultText(a->info.kind, r, JobState::Cancelled));
-        const auto ended =
-            end(id, JobState::Cancelled, r,
-                a->info.kind == JobKind::Training || !r.said.empty() ? text
-                                                                     : tr("stopped: %1").arg(text));
+        // "stopped after 900 steps, …", "stopped after 2 methods computed"
+        const auto ended = end(
+            id, JobState::Cancelled, r,
+            QString::fromStdString(engine::jobResultText(a->info.kind, r, JobState::Cancelled)));
         if (!ended)
             return;
         Q_EMIT runCancelled(*ended);
@@ -355,8 +349,8 @@ void RunController::stop()
 bool RunController::pause(quint64 id)
 {
     auto* e = active(id);
-    // Only a training pauses: an evaluation paused froze without a word (issue 29).
-    if (!e || e->info.kind != JobKind::Training || e->info.state != JobState::Running)
+    // Only a pausable kind (a training): an evaluation paused froze without a word (issue 29).
+    if (!e || !engine::jobKindRow(e->info.kind).pausable || e->info.state != JobState::Running)
         return false;
     e->worker->setPaused(true);
     e->info.state = JobState::Paused;
@@ -454,15 +448,6 @@ RunController::State RunController::state() const
     }
 }
 
-QString RunController::trainingRunFile() const
-{
-    for (const auto* e : m_running)
-        if (e->info.kind == JobKind::Training &&
-            e->info.subject != newRunSubject(QString::fromStdString(e->info.label)).toStdString())
-            return QString::fromStdString(e->info.subject);
-    return {};
-}
-
 QList<JobInfo> RunController::jobs() const
 {
     QList<JobInfo> out;
@@ -515,7 +500,7 @@ void RunController::emitStateIfChanged()
         return;
     m_lastState = s;
     m_lastFocus = f;
-    Q_EMIT stateChanged(s);  // handlers read focus() for the job it is about
+    Q_EMIT stateChanged(s, job(f).value_or(JobInfo{}));
 }
 
 }  // namespace lengen::ui

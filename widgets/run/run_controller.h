@@ -76,8 +76,6 @@ public:
     void whenEnded(quint64 id, QObject* receiver, std::function<void(const JobInfo&)> then);
     quint64 focusJob() const;  ///< 0 when nothing runs
     std::optional<JobInfo> focus() const { return job(focusJob()); }
-    /// The running training's run file ("" when none, or before it started writing).
-    QString trainingRunFile() const;
     void setMaxConcurrent(int jobs);
     int maxConcurrent() const { return m_maxConcurrent; }
     /// The cores the studio's CPU-heavy work shares (limit maxConcurrent()): a sweep run here
@@ -85,7 +83,9 @@ public:
     std::shared_ptr<engine::CoreBudget> cores() const { return m_cores; }
 
 Q_SIGNALS:
-    void stateChanged(lengen::ui::RunController::State state);
+    /// The studio's state changed, or the job it is about (focusJob(): the training, else the
+    /// first running job; `focus.id` 0 when nothing runs).
+    void stateChanged(lengen::ui::RunController::State state, lengen::ui::JobInfo focus);
     void queueChanged(int queued);
     /// A job was added, started, progressed, changed state or ended (throttle in views).
     void jobChanged(lengen::ui::JobInfo job);

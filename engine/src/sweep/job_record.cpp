@@ -198,15 +198,4 @@ void clearCancelMark(const SweepPaths& paths, const std::string& cell,
         fs::remove(mark, ec);
 }
 
-JobRecord queuedCell(const std::string& root, const std::string& cell, const std::string& holder)
-{
-    JobRecord j;
-    j.kind = JobKindId::SweepCell;
-    j.state = JobState::Queued;
-    j.subject = root;
-    j.cell = cell;
-    j.holder = holder;
-    return j;
-}
-
 }  // namespace lengen::engine::sweep

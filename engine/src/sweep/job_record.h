@@ -50,10 +50,6 @@ void markSubmissionEnded(const std::string& root, const std::string& jobId) noex
 /// The latest submission that took `cell`, or nullptr.
 const Submission* latestFor(const std::vector<Submission>& all, int cell);
 
-/// The job record of a cell a submission just took: queued, held by `holder` (a local
-/// executor's "<host>:<pid>", Slurm's "<job>_<task>").
-JobRecord queuedCell(const std::string& root, const std::string& cell, const std::string& holder);
-
 std::string cancelMarkPath(const SweepPaths& paths, const std::string& cell);
 bool cancelMarked(const SweepPaths& paths, const std::string& cell);
 void markCancelled(const SweepPaths& paths, const std::string& cell, const std::string& by);

@@ -14,6 +14,8 @@
 
 #include "io/h5.h"
 #include "io/writer_lock.h"
+#include "job_record.h"
+#include "lengen/engine/run_control.h"
 #include "lengen/engine/run_file.h"
 #include "lengen/engine/run_index.h"
 #include "lengen/engine/sweep.h"
@@ -95,8 +97,11 @@ JobRecord cellJob(const std::string& root, const CellStatus& st)
     j.step = st.step;
     j.totalSteps = st.totalSteps;
     j.lastLoss = st.lastLoss;
-    if (j.state == JobState::Running)
+    if (j.state == JobState::Running) {
         j.startedAtMs = startedMs(SweepPaths{root}.runFile(st.cell->name) + ".lock");
+        if (sweep::cancelMarked(SweepPaths{root}, st.cell->name))
+            j.state = JobState::Stopping;  // cancelled: it stops at its next step
+    }
     return j;
 }
 }  // namespace
@@ -150,7 +155,9 @@ std::vector<JobRecord> findJobs(const std::vector<std::string>& folders, std::st
             continue;  // a notes edit holds the lock for milliseconds: no job
         JobRecord j;
         j.kind = JobKindId::Training;
-        j.state = JobState::Running;
+        // Asked to stop (`lengen stop`, another studio's Stop): it stops at its next step.
+        std::error_code ec;
+        j.state = fs::exists(stopRequestPath(run), ec) ? JobState::Stopping : JobState::Running;
         j.subject = run;
         j.holder = io::writerHolder(run);
         j.startedAtMs = startedMs(run + ".lock");
@@ -171,8 +178,13 @@ std::vector<JobRecord> findJobs(const std::vector<std::string>& folders, std::st
             continue;
         const auto name =
             fs::path(base).filename().string().substr(std::string(kMarkerPrefix).size());
+        std::string kindName = name.substr(0, name.find('-'));  // "<kind>-<pid>-<n>"
+        std::replace(kindName.begin(), kindName.end(), '_', ' ');
+        const auto kind = jobKindNamed(kindName);
+        if (!kind)
+            continue;
         JobRecord j;
-        j.kind = name.rfind("probes", 0) == 0 ? JobKindId::Probe : JobKindId::Evaluation;
+        j.kind = *kind;
         j.state = JobState::Running;
         j.subject = (fs::path(m).parent_path() / "run.h5").string();
         j.holder = io::writerHolder(base);

@@ -150,8 +150,6 @@ public:
         }
     }
 
-    void cancel() override { m_cancel.store(true); }
-
     SweepRunSummary submit(RunControl& control, SweepObserver& obs) override;
 
 private:
@@ -160,6 +158,16 @@ private:
     struct Pass {
         Pass(const std::string& dir, std::vector<const SweepCell*> cells,
              const LocalSweepOptions& o);
+        ~Pass() { noteWaiting(0); }
+        Pass(const Pass&) = delete;
+        Pass& operator=(const Pass&) = delete;
+        /// Tells the budget how many cells now wait for a core (what the studio shows).
+        void noteWaiting(int cells)
+        {
+            if (budget)
+                budget->addCellsWaiting(cells - waitingNoted);
+            waitingNoted = cells;
+        }
         SweepPaths paths;
         std::vector<const SweepCell*> todo;
         DeviceSlots devices;
@@ -172,6 +180,7 @@ private:
         double cellSeconds = 0;
         std::chrono::steady_clock::time_point lastReport = std::chrono::steady_clock::now();
         bool saidWaiting = false;
+        int waitingNoted = 0;
     };
     /// Chooses the cells, clears their old cancel marks and records the submission (its id in
     /// `recordId`).
@@ -183,12 +192,12 @@ private:
                       SweepObserver& obs) const;
     bool reapOne(Pass& pass, SweepRunSummary& summary, SweepObserver& obs);
 
-    // Stop requests so far: the control's cancel, cancel(), or each extra one counted by the
+    // Stop requests so far: the control's cancel, or each extra one counted by the
     // CLI's signal handler (a second Ctrl-C: leave at once).
     int stopRequests(const RunControl& control) const
     {
         const int counted = m_options.stopCount ? int(*m_options.stopCount) : 0;
-        return std::max(counted, control.isCancelRequested() || m_cancel.load() ? 1 : 0);
+        return std::max(counted, control.isCancelRequested() ? 1 : 0);
     }
 
     // Counts how a cell's process ended (done, cancelled, stopped, failed) and says so; true
@@ -232,7 +241,6 @@ private:
     }
 
     LocalSweepOptions m_options;
-    std::atomic<bool> m_cancel{false};
 };
 
 // However submit leaves (done, stopped, thrown), its record says it ended: in the studio the
@@ -267,8 +275,6 @@ std::vector<const SweepCell*> LocalExecutor::takeCells(SweepRunSummary& summary,
     record.cells = taken;
     sweep::recordSubmission(m_dir, record);
     recordId = record.jobId;
-    for (const auto* cell : todo)
-        summary.jobs.push_back(sweep::queuedCell(m_dir, cell->name, record.jobId));
     return todo;
 }
 
@@ -319,9 +325,12 @@ void LocalExecutor::startCells(Pass& pass, const RunControl& control, SweepRunSu
                               " of " + std::to_string(pass.budget->limit()) +
                               " in use by other jobs)");
             pass.saidWaiting = true;
+            pass.noteWaiting(
+                std::min(pass.jobs - int(pass.running.size()), int(pass.todo.size() - pass.next)));
             return;
         }
         pass.saidWaiting = false;
+        pass.noteWaiting(0);
         const auto* cell = pass.todo[pass.next++];
         if (sweep::cancelMarked(pass.paths, cell->name)) {  // `sweep cancel` from any shell
             if (pass.budget)

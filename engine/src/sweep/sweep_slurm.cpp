@@ -196,28 +196,16 @@ public:
         sweep::recordSubmission(paths.root, record);
         for (int c : cells) {
             sweep::clearCancelMark(paths, m_index.cells[size_t(c)].name, takenAt);
-            summary.jobs.push_back(sweep::queuedCell(paths.root, m_index.cells[size_t(c)].name,
-                                                     jobId + "_" + std::to_string(c)));
         }
         summary.jobId = jobId;
-        for (int c : cells)
-            m_taken.push_back(m_index.cells[size_t(c)].name);
         obs.onMessage("sweep " + m_index.name + ": submitted " + std::to_string(cells.size()) +
                       " cell" + (cells.size() == 1 ? "" : "s") + " as Slurm job array " + jobId +
                       " (" + arrayList(cells) + "); logs in " + paths.root + "/logs");
         return summary;
     }
 
-    // Through the folder (sweep_jobs.h), as `lengen sweep cancel` does from another process.
-    void cancel() override
-    {
-        if (!m_taken.empty())
-            cancelSweepCells(m_dir, m_taken);
-    }
-
 private:
     SlurmSweepOptions m_options;
-    std::vector<std::string> m_taken;  // the cells this executor submitted
 };
 
 }  // namespace

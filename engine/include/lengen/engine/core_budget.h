@@ -28,6 +28,10 @@ public:
     /// How many cores the front end's queued jobs wait for (the studio's controller sets it
     /// after each scheduling pass).
     void setWaiting(int cores);
+    /// A local sweep's cells that wait for a core now: each executor adds what it starts
+    /// waiting for and takes it back (the studio's Jobs panel counts them with its queue).
+    void addCellsWaiting(int delta);
+    int cellsWaiting() const;
     /// Gives back what tryTake returned; calls the freed callback (on the calling thread).
     void give(int n);
     /// Called after cores were given back or the limit changed (any thread; keep it short).
@@ -35,7 +39,7 @@ public:
 
 private:
     mutable std::mutex m_mutex;
-    int m_limit, m_used = 0, m_waiting = 0;
+    int m_limit, m_used = 0, m_waiting = 0, m_cellsWaiting = 0;
     std::function<void()> m_onFreed;
 };
 

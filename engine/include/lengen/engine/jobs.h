@@ -10,9 +10,10 @@
 // `lengen jobs` and the studio's Jobs panel read the same records; no registry exists beside
 // the files.
 //
-// To add a kind: a JobKindId, its row in jobKindTable() and its count in JobResult
-// (src/jobs_table.cpp), and its runner (a CLI command; in the studio an enqueue()d function
-// returning a JobResult).
+// To add a kind: a JobKindId, its row in jobKindTable() (src/jobs_table.cpp), and its runner
+// (a CLI command; in the studio an enqueue()d function returning a JobResult counted in the
+// row's units). Every front end says a kind's name, progress and result, and offers its
+// actions, from the row alone.
 
 #include <cmath>
 #include <cstdint>
@@ -25,11 +26,26 @@ namespace lengen::engine {
 
 enum class JobKindId { Training, Evaluation, Probe, Export, Import, Sweep, SweepCell };
 
+/// What the studio can ask of another process's job of a kind: nothing, to stop (the request
+/// `lengen stop` leaves, run_control.h) or to cancel (the mark `lengen sweep cancel` leaves).
+enum class JobRequest { None, Stop, Cancel };
+
 struct JobKindRow {
     JobKindId kind;
     const char* name;  ///< as every front end says it: "training", "evaluation", "sweep cell", …
     bool cpuHeavy;     ///< counts against a concurrent-jobs limit (a sweep cell counts its threads)
-    const char* units;  ///< what its progress and result count: "steps", "methods", "cells", …
+    const char* unit;  ///< what its progress and result count, one: "step", "method", "cell", …
+    const char* units;  ///< … and many: "steps", "methods", "cells", …
+    const char* verb;   ///< said after the count of a result ("computed", "written"; "" for steps)
+    /// Another process's job, named from its subject (%1: the run's folder, the sweep's
+    /// folder, the cell): "%1", "evaluation of %1", …
+    const char* shownAs;
+    bool pausable;       ///< the studio's own job can pause between steps (a training)
+    bool oneAtATime;     ///< two of the kind never run at once in one studio (trainings)
+    JobRequest foreign;  ///< what reaches another process's job of the kind
+    /// Its progress counts units done of a total (a sweep's cells ended); otherwise stages,
+    /// each one unit (an evaluation's methods, a probe run's probes).
+    bool countsUnits;
 };
 const std::vector<JobKindRow>& jobKindTable();
 const JobKindRow& jobKindRow(JobKindId kind);
@@ -49,44 +65,45 @@ inline bool jobEnded(JobState s)
     return s == JobState::Finished || s == JobState::Cancelled || s == JobState::Failed;
 }
 
-/// What a job produced, typed by kind: each kind fills its own count (jobKindRow's units).
+/// What a job produced, counted in its kind's units (jobKindRow(kind).units): a training's
+/// steps, an evaluation's methods stored, an export's files written, an import's runs, a
+/// sweep's cells ended.
 struct JobResult {
-    std::int64_t steps = 0;           ///< training, sweep cell: optimisation steps done
-    double finalLoss = std::nan("");  ///< training: the last logged loss (NaN: none logged)
-    int methods = 0;                  ///< evaluation: methods stored
-    int probes = 0;                   ///< probes: probes stored
-    int figures = 0;                  ///< export: files written
-    int runsImported = 0;             ///< import
-    int cellsEnded = 0, cellsCancelled = 0, cellsFailed = 0;  ///< sweep: of the cells it ran
+    std::int64_t done = 0;            ///< how many of the kind's units it did
+    double finalLoss = std::nan("");  ///< a training's last logged loss (NaN: none logged)
+    int cancelled = 0, failed = 0;    ///< of those done (a sweep's cells)
     /// What it did in its own words, where no count says it ("created 4 cells", "nothing to
     /// aggregate yet", "took no cell: 2 held by host:pid"); shown instead of the count.
     std::string said;
-    /// The kind's own count (steps, methods, …; a sweep's cells ended).
-    std::int64_t count(JobKindId kind) const;
 };
-/// The result as the front ends say it: `said`, else the count in the kind's units ("1,200
-/// steps, final loss 0.031", "3 methods computed", "2 cells ended, 1 failed"); a stopped
-/// training "stopped at step N, last logged loss L".
+/// The result as the front ends say it: `said`, else the count in the kind's units and verb
+/// ("1,200 steps, final loss 0.031", "3 methods computed", "2 cells ended, 1 failed"); a
+/// stopped job "stopped after 900 steps, last logged loss L".
 std::string jobResultText(JobKindId kind, const JobResult& result,
                           JobState how = JobState::Finished);
+/// A running job's progress in the kind's units: "3 of 8 cells ended" for a kind that counts
+/// units; else the stage's name with "(method 2 of 3)" when there are several.
+std::string jobProgressText(JobKindId kind, const std::string& stageName, int stage, int stages,
+                            std::int64_t done, std::int64_t total);
 
 /// One job: the studio's own (id > 0) or one found under some folders, run by another process.
 struct JobRecord {
     std::uint64_t id = 0;  ///< the studio's job id; 0 for a job found on disk
     JobKindId kind = JobKindId::Training;
     JobState state = JobState::Queued;
-    std::string label;           ///< what the studio calls it ("evaluate run-3"); "" when found
-    std::string subject;         ///< the run.h5, or the sweep folder (a cell's or a sweep job's)
-    std::string cell;            ///< a sweep cell's name ("" otherwise)
-    std::string holder;          ///< "<host>:<pid>" of the process, or Slurm's "<job>_<task>"
-    std::string schedulerState;  ///< what squeue says of a Slurm cell ("" for local work)
-    std::string waitingFor;      ///< queued: why it has not started ("a free core", "requeued")
-    double fraction = -1;        ///< 0..1; < 0 while unknown
-    std::string progress;        ///< "1,200/15,000 steps", "stage 2 of 3: …", "3/8 cells ended"
+    std::string label;            ///< what the studio calls it ("evaluate run-3"); "" when found
+    std::string subject;          ///< the run.h5, or the sweep folder (a cell's or a sweep job's)
+    std::string cell;             ///< a sweep cell's name ("" otherwise)
+    std::string holder;           ///< "<host>:<pid>" of the process, or Slurm's "<job>_<task>"
+    std::string schedulerState;   ///< what squeue says of a Slurm cell ("" for local work)
+    std::string waitingFor;       ///< queued: why it has not started ("a free core", "requeued")
+    bool waitingForCore = false;  ///< queued only because no core is free (the limit)
+    double fraction = -1;         ///< 0..1; < 0 while unknown
+    std::string progress;         ///< "1,200/15,000 steps", "stage 2 of 3: …", "3/8 cells ended"
     double etaSeconds = -1;
-    std::int64_t step = 0, totalSteps = 0;  ///< a training's steps (a cell's training too)
-    double lastLoss = std::nan("");         ///< NaN when nothing logged
-    std::int64_t queuedAtMs = 0, startedAtMs = 0, endedAtMs = 0;  ///< epoch ms; 0 = not yet
+    std::int64_t step = 0, totalSteps = 0;        ///< a training's steps (a cell's training too)
+    double lastLoss = std::nan("");               ///< NaN when nothing logged
+    std::int64_t startedAtMs = 0, endedAtMs = 0;  ///< epoch ms; 0 = not yet
     JobResult result;     ///< once it ended (a stopped job: what it did before)
     std::string message;  ///< how it ended (jobResultText), or why it failed
     bool active() const { return jobActive(state); }

@@ -106,8 +106,7 @@ struct SweepRunSummary {
     int finished = 0, stopped = 0, failed = 0;  ///< of those (local executor)
     int cancelledHere = 0;                      ///< taken, then skipped: `sweep cancel` marked them
     bool cancelled = false;
-    std::string jobId;            ///< the scheduler's job (Slurm)
-    std::vector<JobRecord> jobs;  ///< the cells taken, queued (kind SweepCell)
+    std::string jobId;  ///< the scheduler's job (Slurm)
 };
 
 /// The one choice of cells to run, for every executor: pending, stopped and cancelled cells
@@ -128,10 +127,6 @@ public:
     /// Every cell's state, its job merged in (sweepJobStatus: the files, and squeue when the
     /// sweep was submitted to Slurm); the statuses point into this executor's index.
     std::vector<CellStatus> states() const { return sweepJobStatus(m_dir, m_index); }
-    /// Stops what this executor started: the local one as if its control were cancelled (from
-    /// any thread; its cells end "stopped"), the Slurm one by cancelSweepCells of the cells it
-    /// submitted (sweep_jobs.h; each running cell checkpoints, they end "cancelled").
-    virtual void cancel() = 0;
     const SweepIndex& index() const { return m_index; }
 
 protected:
@@ -159,7 +154,7 @@ struct LocalSweepOptions {
     std::string executable;  ///< "" = lengenExecutable()
     /// Stop requests counted by a signal handler (the CLI's Ctrl-C): one SIGTERM to every
     /// running cell per request, so a second Ctrl-C makes them leave at once. nullptr: the
-    /// control's cancel (or cancel()) is the one request.
+    /// control's cancel is the one request.
     const volatile std::sig_atomic_t* stopCount = nullptr;
     /// The cores this front end's jobs share (the studio's Concurrent jobs): each cell takes up
     /// to its threads before it starts (and runs with as many threads as it took) and gives
