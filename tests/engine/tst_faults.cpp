@@ -22,7 +22,11 @@
 #include <filesystem>
 #include <thread>
 
+#include "lengen/engine/analysis.h"
 #include "lengen/engine/run_file.h"
+#include "lengen/engine/sweep.h"
+#include "lengen/engine/sweep_run.h"
+#include "sweep/job_record.h"
 #include "test_support.h"
 
 using namespace lengen;
@@ -46,6 +50,7 @@ private Q_SLOTS:
     void twoNotesEditsAtOnceBothLand();
     void aFifoIsRefusedNotRead();
     void cancelInTheFirstSecondsHolds();
+    void aCancelMarkHoldsBeforeTheNextStage();
     void badInterventionsAreRefusedBeforeTraining_data();
     void badInterventionsAreRefusedBeforeTraining();
 
@@ -258,4 +263,44 @@ void TestFaults::badInterventionsAreRefusedBeforeTraining()
 }
 
 QTEST_GUILESS_MAIN(TestFaults)
+// A cell trained on another host gets no signal from `sweep cancel`, only its mark: it read
+// "stopping" in every job list and then evaluated to the end (review of issue 53). The mark now
+// holds before the next stage: here it lands during the training's last step.
+void TestFaults::aCancelMarkHoldsBeforeTheNextStage()
+{
+    const auto dir = test::scratchDir("cancel-between-stages");
+    auto request = test::tinySweep(dir + "/S", {"rope"}, 1, 20);
+    request.eval = true;
+    request.evalMethods = {"ood_length"};
+    request.evalPrompts = 64;
+    const auto index = engine::createSweep(request);
+    const engine::SweepPaths paths{request.outDir};
+    const std::string cell = index.cells.at(0).name;
+    struct MarkAtTheEnd final : engine::TrainObserver {
+        const engine::SweepPaths* paths;
+        std::string cell;
+        void onStep(const engine::StepProgress& p) override
+        {
+            if (p.step + 1 == p.totalSteps)
+                engine::sweep::markCancelled(*paths, cell, "a test on another host");
+        }
+    } training;
+    training.paths = &paths;
+    training.cell = cell;
+    engine::AnalysisObserver analysis;
+    engine::RunControl control;
+    engine::CellRunOptions options;
+    options.threads = 1;
+    options.device = "cpu";
+    const auto outcome =
+        engine::runSweepCell(request.outDir, 0, options, control, training, analysis);
+    QCOMPARE(outcome, engine::CellOutcome::Stopped);
+    const auto state = engine::readCellState(paths, cell);
+    QVERIFY(state && state->stage == "stopped");
+    QVERIFY2(state->message.find("cancelled after training") != std::string::npos,
+             state->message.c_str());
+    QCOMPARE(engine::readRunInfo(paths.runFile(cell)).status, std::string("finished"));  // kept
+    QVERIFY(engine::readEvaluations(paths.runFile(cell)).empty());  // not evaluated
+}
+
 #include "tst_faults.moc"

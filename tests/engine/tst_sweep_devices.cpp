@@ -289,8 +289,6 @@ void TestSweepDevices::coreBudgetServesWaitingJobsFirst()
     QCOMPARE(b.inUse(), 0);
 }
 
-// Issue 53: one job-kind table, and a typed result each kind counts in its own units; what a job
-// said in its own words replaces the count.
 // Issue 53: the cells of a local sweep that wait for a core are counted on the budget the
 // studio shows ("· 2 waiting for one"), and taken back as they start and when the sweep ends.
 void TestSweepDevices::cellsWaitingForACoreAreCounted()
@@ -318,6 +316,8 @@ void TestSweepDevices::cellsWaitingForACoreAreCounted()
     QCOMPARE(o.cores->inUse(), 0);
 }
 
+// Issue 53: one job-kind table, and a typed result each kind counts in its own units; what a job
+// said in its own words replaces the count.
 void TestSweepDevices::everyKindSaysItsResultInItsUnits()
 {
     using engine::JobKindId;

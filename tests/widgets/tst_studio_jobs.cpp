@@ -15,6 +15,7 @@
 #include <QProcess>
 #include <QPushButton>
 #include <QRegularExpression>
+#include <QScopeGuard>
 #include <QSignalSpy>
 #include <QSpinBox>
 #include <QStandardPaths>
@@ -131,6 +132,7 @@ void TestStudioJobs::jobsPanelStopsAnotherProcessesTraining()
     // Frozen, the trainer cannot act on the request: the row says it was asked (the request
     // file is one of the sources jobs are read from), and Stop is not offered twice.
     QCOMPARE(::kill(pid_t(trainer.processId()), SIGSTOP), 0);
+    auto thaw = qScopeGuard([&trainer] { ::kill(pid_t(trainer.processId()), SIGCONT); });
     QSignalSpy said(&panel, &ui::JobsPanel::statusMessage);
     panel.trigger(ui::JobsPanel::Action::Stop);
     QVERIFY(said.count() == 1 && said.first().at(0).toString().contains("as `lengen stop`"));
@@ -139,6 +141,7 @@ void TestStudioJobs::jobsPanelStopsAnotherProcessesTraining()
     QVERIFY(panel.selectOther(panel.otherJobs().front().key()));
     QVERIFY(!panel.actionEnabled(ui::JobsPanel::Action::Stop));
     QVERIFY(panel.actionTip(ui::JobsPanel::Action::Stop).startsWith("Already asked to stop"));
+    thaw.dismiss();  // a failure above thaws it on the way out
     QCOMPARE(::kill(pid_t(trainer.processId()), SIGCONT), 0);
     QVERIFY(trainer.waitForFinished(60000));
     QCOMPARE(trainer.exitCode(), 130);

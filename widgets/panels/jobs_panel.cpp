@@ -54,7 +54,7 @@ QString stateText(const JobInfo& j)
                    ? JobsPanel::tr("finished: %1").arg(qs(j.message))
                    : qs(j.message);
     if (j.state == JobState::Cancelled && !j.message.empty())
-        return qs(j.message);  // "stopped: …" or "cancelled before it started"
+        return qs(j.message);  // "stopped after …" or "cancelled before it started"
     return jobStateText(j.state);
 }
 

@@ -129,7 +129,7 @@ std::vector<JobRecord> findJobs(const std::vector<std::string>& folders, std::st
         }
     }
     // Sweep cells first: a cell's training is listed as its cell, not twice.
-    std::set<std::string> cellRuns;
+    std::set<std::string> cellRuns, liveCellRuns;
     for (const auto& root : sweeps) {
         try {
             const auto index = readSweepIndex(root);
@@ -140,6 +140,7 @@ std::vector<JobRecord> findJobs(const std::vector<std::string>& folders, std::st
                                   st.state == SweepCellState::Requeued || st.queued;
                 if (!live)
                     continue;
+                liveCellRuns.insert(SweepPaths{root}.runFile(st.cell->name));
                 out.push_back(cellJob(root, st));
             }
             if (note && !said.empty())
@@ -187,6 +188,8 @@ std::vector<JobRecord> findJobs(const std::vector<std::string>& folders, std::st
         j.kind = *kind;
         j.state = JobState::Running;
         j.subject = (fs::path(m).parent_path() / "run.h5").string();
+        if (liveCellRuns.count(j.subject))
+            continue;  // a live cell's own evaluation or probes: the cell's row is the job
         j.holder = io::writerHolder(base);
         j.startedAtMs = startedMs(m);
         j.lastLoss = std::nan("");

@@ -314,6 +314,8 @@ void LocalExecutor::startCells(Pass& pass, const RunControl& control, SweepRunSu
     const auto position = [&] {
         return "[" + std::to_string(pass.next) + "/" + std::to_string(pass.todo.size()) + "] ";
     };
+    if (stopRequests(control))
+        pass.noteWaiting(0);  // what waits will not start
     while (!stopRequests(control) && int(pass.running.size()) < pass.jobs &&
            pass.next < pass.todo.size()) {
         // The cores the front end's jobs share: a cell takes up to its threads' worth and runs

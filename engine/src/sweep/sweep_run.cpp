@@ -234,8 +234,13 @@ CellOutcome runSweepCell(const std::string& dir, int index, const CellRunOptions
             summary = engine::train(loaded.runs.at(0), train, control, training);
         }
         if (summary && summary->outcome == RunOutcome::Cancelled)
-            return stopped("stopped at step " + std::to_string(summary->stepsDone) +
-                           "; checkpoint written");
+            return stopped("stopped after " + std::to_string(summary->stepsDone) +
+                           " steps; checkpoint written");
+        // A cancel mark that came while it trained elsewhere (another host: no signal reaches
+        // it) holds before the next stage.
+        const auto cancelledNow = [&] { return sweep::cancelMarked(paths, cell.name); };
+        if ((sweep.stages.eval || sweep.stages.probe) && cancelledNow())
+            return stopped("cancelled after training (sweep cancel); the run is kept");
         if (sweep.stages.eval) {
             setStage("eval");
             auto o = sweep.stages.evalOptions;
@@ -246,6 +251,8 @@ CellOutcome runSweepCell(const std::string& dir, int index, const CellRunOptions
             if (evaluateRun(run, o, control, analysis).cancelled)
                 return stopped("stopped during the evaluation; finished methods are stored");
         }
+        if (sweep.stages.probe && sweep.stages.eval && cancelledNow())
+            return stopped("cancelled after the evaluation (sweep cancel)");
         if (sweep.stages.probe) {
             setStage("probe");
             auto o = sweep.stages.probeOptions;

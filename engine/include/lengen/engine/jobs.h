@@ -71,7 +71,7 @@ inline bool jobEnded(JobState s)
 struct JobResult {
     std::int64_t done = 0;            ///< how many of the kind's units it did
     double finalLoss = std::nan("");  ///< a training's last logged loss (NaN: none logged)
-    int cancelled = 0, failed = 0;    ///< of those done (a sweep's cells)
+    int cancelled = 0, failed = 0;    ///< a sweep's cells stopped or skipped, and failed
     /// What it did in its own words, where no count says it ("created 4 cells", "nothing to
     /// aggregate yet", "took no cell: 2 held by host:pid"); shown instead of the count.
     std::string said;
@@ -99,7 +99,8 @@ struct JobRecord {
     std::string waitingFor;       ///< queued: why it has not started ("a free core", "requeued")
     bool waitingForCore = false;  ///< queued only because no core is free (the limit)
     double fraction = -1;         ///< 0..1; < 0 while unknown
-    std::string progress;         ///< "1,200/15,000 steps", "stage 2 of 3: …", "3/8 cells ended"
+    std::string
+        progress;  ///< "1,200/15,000 steps", "ood_length (method 2 of 3)", "3 of 8 cells ended"
     double etaSeconds = -1;
     std::int64_t step = 0, totalSteps = 0;        ///< a training's steps (a cell's training too)
     double lastLoss = std::nan("");               ///< NaN when nothing logged
