@@ -10,7 +10,13 @@
 #include "lengen/engine/run_file.h"
 #include "test_support.h"
 
+#include <QApplication>
+#include <QElapsedTimer>
 #include <QTableWidget>
+#include <QWheelEvent>
+
+#include "curve_interactions.h"
+#include "qcp.h"
 
 using namespace lengen;
 
@@ -20,6 +26,7 @@ class TestCompare final : public QObject {
 private Q_SLOTS:
     void compareFormatsDifferingValues();
     void compareGroupKeepsItsColourAndFlagsMixedEvaluations();
+    void liveCompareFollowsAnotherProcessesEvaluation();
 };
 
 void TestCompare::compareFormatsDifferingValues()
@@ -78,6 +85,50 @@ void TestCompare::compareGroupKeepsItsColourAndFlagsMixedEvaluations()
                  !view.infoText().contains('\n'),
              qPrintable(view.infoText()));
     QVERIFY2(view.infoToolTip().contains("from ood_length"), qPrintable(view.infoToolTip()));
+}
+
+// Issue 55, item 3: when `lengen eval` in another process stores a method for a compared run,
+// Compare redraws within 3 s, keeping the user's zoom and the curves hidden by a legend click.
+void TestCompare::liveCompareFollowsAnotherProcessesEvaluation()
+{
+    const auto dir = test::scratchDir("views-compare-live");
+    const auto a = test::trainTiny(dir, "rope", 7), b = test::trainTiny(dir, "rope", 8);
+    test::evaluateSmall(a, {"ood_length"}, 8);
+    ui::CompareView view;
+    view.resize(900, 640);
+    view.show();
+    view.setRuns({QString::fromStdString(a), QString::fromStdString(b)});
+    QVERIFY(view.setMethod("ood_length"));
+    view.setGrouping(ui::CompareGroup::EachRun);  // a curve per run, named by it
+    QVERIFY2(view.infoText().startsWith("1 of 2 runs compared"), qPrintable(view.infoText()));
+    QCOMPARE(view.followFiles(), false);  // nothing changed on disk
+    // The user zooms with the wheel over the curves and hides the first run's curve.
+    auto* plot = view.plot();
+    auto* rect = plot->axisRects().front();
+    const QPointF at = rect->rect().center();
+    const QCPRange autoX = rect->axis(QCPAxis::atBottom)->range();
+    QWheelEvent wheel(at, plot->mapToGlobal(at), {}, {0, 240}, Qt::NoButton, Qt::NoModifier,
+                      Qt::NoScrollPhase, false);
+    QApplication::sendEvent(plot, &wheel);
+    const QCPRange x = rect->axis(QCPAxis::atBottom)->range(),
+                   y = rect->axis(QCPAxis::atLeft)->range();
+    QVERIFY(x != autoX);  // zoomed in
+    const QString first = QString::fromStdString(view.spec().series.front().name);
+    plots::setSeriesVisible(*plot, first, false);
+    const auto curves = view.spec().series.size();
+    // Another process evaluates the second run.
+    const auto eval = test::runLengen({"eval", QString::fromStdString(b), "--methods", "ood_length",
+                                       "--prompts", "8", "--bootstrap", "10", "-q"});
+    QVERIFY2(eval.code == 0, qPrintable(eval.err));
+    QElapsedTimer clock;
+    clock.start();
+    QTRY_VERIFY_WITH_TIMEOUT(view.infoText().startsWith("2 of 2 runs compared"), 3000);
+    QVERIFY(clock.elapsed() <= 3000);
+    QCOMPARE(view.spec().series.size(), curves + 1);  // the second run's curve
+    rect = plot->axisRects().front();                 // the figure was rebuilt
+    QCOMPARE(rect->axis(QCPAxis::atBottom)->range(), x);
+    QCOMPARE(rect->axis(QCPAxis::atLeft)->range(), y);
+    QVERIFY(plots::hiddenSeries(*plot).contains(first));
 }
 
 QTEST_MAIN(TestCompare)

@@ -18,6 +18,7 @@
 #include <QScrollArea>
 #include <QSplitter>
 #include <QTableWidget>
+#include <QTimer>
 #include <QVBoxLayout>
 
 #include <cstdint>
@@ -34,6 +35,7 @@
 #include "lengen/engine/config.h"
 #include "lengen/engine/run_file.h"
 #include "lengen/engine/sweep_aggregate.h"
+#include "live_follow.h"
 #include "qcp.h"
 #include "run_figures.h"
 
@@ -57,6 +59,11 @@ CompareView::CompareView(QWidget* parent) : QWidget(parent)
     createControls();
     m_plot = new QCustomPlot;
     m_plot->setInteractions(QCP::iRangeDrag | QCP::iRangeZoom);
+    m_state = std::make_unique<FigureState>(*m_plot);
+    m_follow = new QTimer(this);
+    m_follow->setInterval(1000);
+    connect(m_follow, &QTimer::timeout, this, &CompareView::followFiles);
+    m_follow->start();
     m_info = new QLabel(tr("Select runs in the browser and press “Compare selected”."));
     m_info->setWordWrap(true);
     m_evaluate = new QPushButton(tr("Evaluate them"));
@@ -81,6 +88,20 @@ CompareView::CompareView(QWidget* parent) : QWidget(parent)
     layout->addLayout(info);
     layout->addWidget(buildPlotAndConfig(), 1);
     connectControls();
+}
+
+CompareView::~CompareView() = default;
+
+bool CompareView::followFiles()
+{
+    if (m_runs.isEmpty() || runFilesStamp(m_runs) == m_stamp)
+        return false;
+    m_state->take();
+    m_live = true;
+    setRuns(m_runs);  // the methods again (one may be new), then the figure
+    m_live = false;
+    m_state->restore();
+    return true;
 }
 
 // The method, grouping, keys and band choosers.
@@ -281,6 +302,7 @@ bool CompareView::exportTo(const QString& path, int dpi, QString* error)
 void CompareView::setRuns(const QStringList& runFiles)
 {
     m_runs = runFiles;
+    m_stamp = runFilesStamp(runFiles);
     std::set<std::string> methods;
     for (const auto& run : runFiles) {
         try {
@@ -421,6 +443,8 @@ QString runName(const QString& run)
 
 void CompareView::draw()
 {
+    if (!m_live)
+        m_state->forget();  // other data: the user's zoom was of another figure
     m_missing.clear();
     m_sources.clear();
     m_hover->clear();  // the read-out of the previous figure is not this one's

@@ -5,6 +5,7 @@
 
 #include <QWidget>
 
+#include <memory>
 #include <optional>
 
 #include "compare_figure.h"
@@ -19,8 +20,11 @@ class QLineEdit;
 class QScrollArea;
 class QTableWidget;
 class QPushButton;
+class QTimer;
 
 namespace lengen::ui {
+
+class FigureState;
 
 class CompareView final : public QWidget {
     Q_OBJECT
@@ -28,6 +32,7 @@ class CompareView final : public QWidget {
 
 public:
     explicit CompareView(QWidget* parent = nullptr);
+    ~CompareView() override;
     void setRuns(const QStringList& runFiles);
     QStringList runs() const { return m_runs; }
     const plots::FigureSpec& spec() const { return m_spec; }
@@ -52,6 +57,10 @@ public:
     /// The table under the figure: one row per config key whose value differs between the
     /// runs (a column per run); empty for a single run or identical configs.
     QTableWidget* differences() const { return m_diff; }
+    /// Live Compare: redraws when a compared run's results changed since the figure was drawn
+    /// (an evaluation stored from another process or the studio), keeping the user's zoom and
+    /// hidden curves. A timer calls it every second; true if it redrew.
+    bool followFiles();
 
 Q_SIGNALS:
     /// "Evaluate them": the runs the comparison left out for want of an evaluation (run.h5
@@ -84,6 +93,10 @@ private:
     plots::FigureSpec m_spec;
     std::vector<figures::FigureSources> m_sources;  ///< what m_spec drew (its provenance)
     std::vector<std::string> m_groupedBy;           ///< the keys the figure shown was grouped by
+    QTimer* m_follow;
+    QString m_stamp;  ///< the compared runs' files when the figure was drawn (runFilesStamp)
+    std::unique_ptr<FigureState> m_state;
+    bool m_live = false;  ///< redrawing for followFiles: the user's zoom stays
 };
 
 /// A value of Compare's config-difference table as shown: long decimals at 6 significant digits
