@@ -40,6 +40,9 @@ for f in "$lengen" "$bench"; do
 done
 echo "PyTorch: $("$python" -c 'import torch; print(torch.__version__)')${compile:+ (torch.compile)}"
 echo "LenGen:  $("$lengen" --version | tail -1)"
+# The machine, and the matrix-product kernels Debian's OpenBLAS picked on it (issue 57).
+corename=$(python3 -c 'import ctypes; b = ctypes.CDLL("libopenblas.so.0"); b.openblas_get_corename.restype = ctypes.c_char_p; print(b.openblas_get_corename().decode())' 2>/dev/null || echo unknown)
+echo "CPU:     $(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -1), $(nproc) cores$(grep -q avx512f /proc/cpuinfo && echo ', AVX-512'); OpenBLAS core: $corename"
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 

@@ -5,6 +5,7 @@
 #include <QTest>
 
 #include "compare_figure.h"
+#include "compare_logged.h"
 #include "compare_view.h"
 #include "figure_builder.h"
 #include "lengen/engine/run_file.h"
@@ -12,6 +13,7 @@
 
 #include <QApplication>
 #include <QElapsedTimer>
+#include <QFile>
 #include <QTableWidget>
 #include <QWheelEvent>
 
@@ -27,6 +29,7 @@ private Q_SLOTS:
     void compareFormatsDifferingValues();
     void compareGroupKeepsItsColourAndFlagsMixedEvaluations();
     void liveCompareFollowsAnotherProcessesEvaluation();
+    void loggedColumnAcrossRunsGroupsOverSeeds();
 };
 
 void TestCompare::compareFormatsDifferingValues()
@@ -129,6 +132,58 @@ void TestCompare::liveCompareFollowsAnotherProcessesEvaluation()
     QCOMPARE(rect->axis(QCPAxis::atBottom)->range(), x);
     QCOMPARE(rect->axis(QCPAxis::atLeft)->range(), y);
     QVERIFY(plots::hiddenSeries(*plot).contains(first));
+}
+
+// Issue 55, item 2: any logged column across runs, grouped like the evaluation curves: the
+// gradient norm of 3 runs that differ only in their seed is one curve, N = 3 with its band, by
+// step; each run alone is its own curve. Compare offers the columns, the loss when nothing is
+// evaluated.
+void TestCompare::loggedColumnAcrossRunsGroupsOverSeeds()
+{
+    const auto dir = test::scratchDir("views-compare-logged");
+    QStringList runs;
+    for (std::uint64_t seed : {1, 2, 3})
+        runs << QString::fromStdString(test::trainTiny(dir, "rope", seed));
+    const auto log = engine::readTrainLog(runs.front().toStdString());
+    ui::CompareOptions bySettings;
+    bySettings.group = ui::CompareGroup::Settings;
+    bySettings.band = engine::BandKind::StdErr;
+    const auto grouped = ui::compareRuns(runs, "training: grad norm", false, bySettings);
+    QVERIFY(grouped.missing.isEmpty());
+    QCOMPARE(grouped.figure.series.size(), size_t(1));
+    const auto& s = grouped.figure.series.front();
+    QVERIFY2(s.name.find("N=3") != std::string::npos && s.name.find("SE") != std::string::npos,
+             s.name.c_str());
+    QCOMPARE(s.bandLow.size(), s.x.size());
+    QCOMPARE(s.x.size(), log.step.size());
+    QCOMPARE(s.x[1] - s.x[0], double(log.step[1] - log.step[0]));  // by step, not by row
+    QCOMPARE(grouped.figure.x.label, std::string("step"));
+    QVERIFY(grouped.figure.y.log);
+    // The mean of the three logs at a row where all measured it.
+    std::vector<double> at;
+    for (const auto& r : runs)
+        at.push_back(engine::readTrainLog(r.toStdString()).gradNorm[1]);
+    QVERIFY(std::abs(s.y[1] - (at[0] + at[1] + at[2]) / 3) < 1e-9 * std::abs(s.y[1]));
+    const auto each = ui::compareRuns(runs, "training: grad norm", false, {});
+    QCOMPARE(each.figure.series.size(), size_t(3));
+    QVERIFY(each.figure.series[0].bandLow.empty());
+    // In the view: nothing evaluated, so the training loss is shown, every run in it.
+    ui::CompareView view;
+    view.setRuns(runs);
+    QVERIFY2(view.infoText().startsWith("3 of 3 runs compared"), qPrintable(view.infoText()));
+    QCOMPARE(view.spec().x.label, std::string("step"));
+    QVERIFY(view.setMethod("training: learning rate"));
+    QCOMPARE(view.spec().y.label, std::string("learning rate"));
+    // Exported like every figure: its provenance rebuilds the same CSV from the logs.
+    const QString base = QString::fromStdString(dir) + "/lr";
+    QString error;
+    QVERIFY2(view.exportTo(base + ".csv", 100, &error), qPrintable(error));
+    const auto again = test::runLengen(
+        {"export", "--from", base + ".provenance.json", "--out", base + "-again.csv"});
+    QVERIFY2(again.code == 0, qPrintable(again.err));
+    QFile ours(base + ".csv"), theirs(base + "-again.csv");
+    QVERIFY(ours.open(QIODevice::ReadOnly) && theirs.open(QIODevice::ReadOnly));
+    QCOMPARE(theirs.readAll(), ours.readAll());
 }
 
 QTEST_MAIN(TestCompare)

@@ -1,5 +1,7 @@
 #include "compare_figure.h"
 
+#include "compare_logged.h"
+
 #include <QRegularExpression>
 
 #include <algorithm>
@@ -173,6 +175,7 @@ namespace {
 struct Compared {
     std::vector<RunFacts> everyRun, facts;  // facts: the runs with the method, as `results`
     std::vector<engine::EvalResult> results;
+    std::vector<std::vector<std::int64_t>> steps;  // a logged column's rows, per result
 };
 
 Compared readCompared(const QStringList& runFiles, const std::string& method, QStringList& missing)
@@ -182,6 +185,16 @@ Compared readCompared(const QStringList& runFiles, const std::string& method, QS
         const auto info = engine::readRunInfo(engine::locateRunFile(run.toStdString()));
         const auto config = engine::storedRunConfig(info.configYaml, info.path);
         c.everyRun.push_back({info, config, engine::flattenedConfig(config)});
+        if (isLoggedMethod(method)) {  // a column of its training log, by step
+            if (auto logged = readLoggedRun(run.toStdString(), method)) {
+                c.facts.push_back(c.everyRun.back());
+                c.results.push_back(std::move(logged->result));
+                c.steps.push_back(std::move(logged->steps));
+            } else {
+                missing << run;
+            }
+            continue;
+        }
         bool found = false;
         for (auto& r : engine::readEvaluations(run.toStdString())) {
             if (r.method != method || r.source != "lengen" || !r.intervention.empty() ||
@@ -266,9 +279,17 @@ CompareResult compareRuns(const QStringList& runFiles, const std::string& method
     // The groups (their keys, names and colours) come from every selected run, so that a group
     // is the same group, in the same colour, in every method's figure, whichever of its runs
     // lack one (issue 52: the RoPE group was pink in one method and vermilion in the others).
-    const Compared c = readCompared(runFiles, method, out.missing);
-    for (size_t i = 0; i < c.facts.size(); ++i)
-        out.sources.push_back({c.facts[i].info, {figures::drawnEvaluation(c.results[i])}});
+    Compared c = readCompared(runFiles, method, out.missing);
+    const bool logged = isLoggedMethod(method);
+    std::vector<std::string> cut;
+    const auto steps =
+        logged ? alignLoggedRuns(c.results, c.steps, cut) : std::vector<std::int64_t>{};
+    for (const auto& note : cut)
+        out.notes << QString::fromStdString(note);
+    for (size_t i = 0; i < c.facts.size(); ++i)  // a log is no stored evaluation: the run alone
+        out.sources.push_back(
+            {c.facts[i].info, logged ? std::vector<figures::DrawnEvaluation>{}
+                                     : std::vector{figures::drawnEvaluation(c.results[i])}});
     const bool byKeys =
         options.group == CompareGroup::Settings || options.group == CompareGroup::Keys;
     if (byKeys) {
@@ -331,6 +352,10 @@ CompareResult compareRuns(const QStringList& runFiles, const std::string& method
             noteExtraKeys(out, order[g], runs, byKeys, options);
         }
     f.title = task + " - " + method;  // no count of curves: an export leaves hidden ones out
+    if (logged) {  // by step, and no training-length marker: there are no prompts
+        loggedAxes(f, method, steps);
+        return out;
+    }
     double xMax = 0;
     for (const auto& s : f.series)
         xMax = std::max(xMax, double(s.x.size()) - 1);

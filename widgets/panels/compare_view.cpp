@@ -1,5 +1,6 @@
 #include "compare_view.h"
 #include "compare_figure.h"
+#include "compare_logged.h"
 #include "figure_provenance.h"
 
 #include <algorithm>
@@ -318,7 +319,15 @@ void CompareView::setRuns(const QStringList& runFiles)
         m_method->addItem(QString::fromStdString(m));
     if (methods.size() > 1)
         m_method->addItem(allMethodsText());
-    const int i = m_method->findText(keep.isEmpty() ? QStringLiteral("ood_length") : keep);
+    // Any logged column of the runs by step, grouped and banded like the methods (issue 55);
+    // the training loss when nothing is evaluated yet.
+    if (!methods.empty())
+        m_method->insertSeparator(m_method->count());
+    for (const auto& m : loggedCompareMethods())
+        m_method->addItem(QString::fromStdString(m));
+    const int i = m_method->findText(!keep.isEmpty()   ? keep
+                                     : methods.empty() ? QStringLiteral("training: loss")
+                                                       : QStringLiteral("ood_length"));
     m_method->setCurrentIndex(i >= 0 ? i : 0);
     draw();
     fillDifferences();
@@ -501,7 +510,9 @@ void CompareView::draw()
     } catch (const std::exception& e) {
         m_info->setText(QString::fromUtf8(e.what()));
     }
-    m_evaluate->setVisible(!m_missing.isEmpty());
+    // A run without a log of the column is not made by evaluating it.
+    m_evaluate->setVisible(!m_missing.isEmpty() &&
+                           !isLoggedMethod(m_method->currentText().toStdString()));
 }
 
 // Every method the runs hold, a panel each (TensorBoard's "several charts at once"): the same
@@ -514,8 +525,9 @@ void CompareView::drawPanels()
     try {
         for (int i = 0; i < m_method->count(); ++i) {
             const QString method = m_method->itemText(i);
-            if (method == allMethodsText())
-                continue;
+            if (method == allMethodsText() || method.isEmpty() ||
+                isLoggedMethod(method.toStdString()))
+                continue;  // the evaluation methods only: a log has no in-context axis
             auto result =
                 compareRuns(m_runs, method.toStdString(), m_baselines->isChecked(), options());
             auto panel = std::move(result.figure);
