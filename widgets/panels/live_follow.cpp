@@ -37,11 +37,17 @@ QString runFilesStamp(const QStringList& runs)
 
 FigureState::FigureState(QCustomPlot& plot) : m_plot(plot)
 {
-    QObject::connect(&plot, &QCustomPlot::mouseWheel, &plot, [this] { m_zoomed = true; });
-    QObject::connect(&plot, &QCustomPlot::mouseMove, &plot, [this](QMouseEvent* e) {
+    m_wheel = QObject::connect(&plot, &QCustomPlot::mouseWheel, &plot, [this] { m_zoomed = true; });
+    m_drag = QObject::connect(&plot, &QCustomPlot::mouseMove, &plot, [this](QMouseEvent* e) {
         if (e->buttons() != Qt::NoButton)
             m_zoomed = true;  // a drag moves the ranges (iRangeDrag)
     });
+}
+
+FigureState::~FigureState()
+{
+    QObject::disconnect(m_wheel);
+    QObject::disconnect(m_drag);
 }
 
 void FigureState::take()

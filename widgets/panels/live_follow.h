@@ -23,6 +23,9 @@ class FigureState {
 public:
     /// Follows `plot`: a wheel turn or a drag on it marks the view as zoomed by the user.
     explicit FigureState(QCustomPlot& plot);
+    ~FigureState();  ///< disconnects: the plot may outlive it (a child widget dies later)
+    FigureState(const FigureState&) = delete;
+    FigureState& operator=(const FigureState&) = delete;
     /// Takes the state of the figure now shown.
     void take();
     /// Puts it back on the rebuilt figure: the hidden curves, and the first panel's ranges
@@ -37,6 +40,7 @@ private:
     bool m_zoomed = false;
     QStringList m_hidden;
     std::optional<QCPRange> m_x, m_y;
+    QMetaObject::Connection m_wheel, m_drag;
 };
 
 }  // namespace lengen::ui
