@@ -167,6 +167,18 @@ void TestCompare::loggedColumnAcrossRunsGroupsOverSeeds()
     const auto each = ui::compareRuns(runs, "training: grad norm", false, {});
     QCOMPARE(each.figure.series.size(), size_t(3));
     QVERIFY(each.figure.series[0].bandLow.empty());
+    // A shorter run joins the group: drawn at the steps all four logged, and said.
+    const auto shorter = QString::fromStdString(test::trainTiny(dir + "/short", "rope", 4, 10));
+    ui::CompareOptions byPe = bySettings;  // by encoding: the shorter run's steps differ too
+    byPe.group = ui::CompareGroup::PositionEncoding;
+    const auto four =
+        ui::compareRuns(runs + QStringList{shorter}, "training: grad norm", false, byPe);
+    const auto shortLog = engine::readTrainLog(shorter.toStdString());
+    QCOMPARE(four.figure.series.front().x.size(), shortLog.step.size());
+    QVERIFY2(four.figure.series.front().name.find("N=4") != std::string::npos,
+             four.figure.series.front().name.c_str());
+    QVERIFY2(four.notes.join(" ").contains("steps every run logged"),
+             qPrintable(four.notes.join(" | ")));
     // In the view: nothing evaluated, so the training loss is shown, every run in it.
     ui::CompareView view;
     view.setRuns(runs);

@@ -1,6 +1,7 @@
 #include "compare_logged.h"
 
 #include <algorithm>
+#include <iterator>
 
 #include "lengen/engine/run_file.h"
 
@@ -82,18 +83,34 @@ std::vector<std::int64_t> alignLoggedRuns(std::vector<engine::EvalResult>& resul
 {
     if (steps.empty())
         return {};
-    size_t rows = steps.front().size();
-    for (const auto& s : steps)
-        rows = std::min(rows, s.size());
+    // The steps every run logged (runs of other lengths or logging intervals share fewer): a
+    // group's mean is taken at the same steps, never row against row.
+    std::vector<std::int64_t> common = steps.front();
+    for (const auto& s : steps) {
+        std::vector<std::int64_t> both;
+        std::set_intersection(common.begin(), common.end(), s.begin(), s.end(),
+                              std::back_inserter(both));
+        common = std::move(both);
+    }
     bool cut = false;
-    for (auto& r : results) {
-        cut = cut || r.curves.front().stats.mean.size() > rows;
-        r.curves.front().stats.mean.resize(rows);
+    for (size_t i = 0; i < results.size(); ++i) {
+        auto& values = results[i].curves.front().stats.mean;
+        std::vector<double> kept;
+        kept.reserve(common.size());
+        size_t row = 0;
+        for (const auto step : common) {  // both ascending: one pass
+            while (row < steps[i].size() && steps[i][row] < step)
+                ++row;
+            const bool here = row < steps[i].size() && steps[i][row] == step && row < values.size();
+            kept.push_back(here ? values[row] : std::nan(""));
+        }
+        cut = cut || kept.size() < values.size();
+        values = std::move(kept);
     }
     if (cut)
-        notes.push_back("logs cut to the shortest, " + std::to_string(rows) + " rows");
-    steps.front().resize(rows);
-    return steps.front();
+        notes.push_back("drawn at the " + std::to_string(common.size()) +
+                        " steps every run logged");
+    return common;
 }
 
 void loggedAxes(plots::FigureSpec& f, const std::string& method,

@@ -28,8 +28,9 @@ struct LoggedRun {
 };
 std::optional<LoggedRun> readLoggedRun(const std::string& run, const std::string& method);
 
-/// Cuts every run's curve to the shortest log (a group's mean needs the same rows) and says
-/// so; the steps of what is left.
+/// Keeps every run's values at the steps all of them logged (a group's mean is taken step by
+/// step; runs of other lengths or logging intervals share fewer) and says so when that drops
+/// rows; returns those steps. Each run's steps ascend, as a log's do.
 std::vector<std::int64_t> alignLoggedRuns(std::vector<engine::EvalResult>& results,
                                           std::vector<std::vector<std::int64_t>> steps,
                                           std::vector<std::string>& notes);
