@@ -24,6 +24,7 @@
 #include "attention_view.h"
 #include "compare_view.h"
 #include "figure_view.h"
+#include "hparams_view.h"
 #include "jobs_panel.h"
 #include "lengen/engine/run_file.h"
 #include "lengen/engine/sweep_run.h"
@@ -94,6 +95,8 @@ void MainWindow::buildViews(const QString& configRoot)
     m_tabs->addTab(m_probes, tr("Probes"));
     m_tabs->addTab(m_attention, tr("Attention"));
     m_tabs->addTab(m_compare, tr("Compare"));
+    m_hparams = new ui::HParamsView;
+    m_tabs->addTab(m_hparams, tr("Hyperparameters"));
     m_sweeps = new ui::SweepsView;
     m_sweeps->setController(&m_controller);  // sweeps are created, run and submitted as jobs
     m_sweeps->setCellExecutable(m_switches.cellExecutable);
@@ -159,6 +162,12 @@ void MainWindow::wireViews()
     connect(m_training, &ui::TrainingView::resumeRequested, this, &MainWindow::resumeRun);
     connect(m_training, &ui::TrainingView::openRunRequested, this, &MainWindow::openRun);
     connect(m_browser, &ui::RunBrowser::compareRequested, this, &MainWindow::compareRuns);
+    // The Hyperparameters tab draws the Runs list's runs; its brushes select them there.
+    m_hparams->followRuns(*m_browser->model());
+    connect(m_hparams, &ui::HParamsView::selectRequested, m_browser, &ui::RunBrowser::selectRuns);
+    connect(m_hparams, &ui::HParamsView::compareRequested, this, &MainWindow::compareRuns);
+    connect(m_hparams, &ui::HParamsView::statusMessage, statusBar(),
+            [this](const QString& m) { statusBar()->showMessage(m, 8000); });
     connect(
         m_compare, &ui::CompareView::evaluateRequested, this,
         [this](const QStringList& runs, const QString& method) {
@@ -270,7 +279,7 @@ void MainWindow::wireController()
                     return false;  // gone since: nothing to refresh
                 }
             }))
-            m_compare->setRuns(compared);  // its curve can join the comparison now
+            m_compare->followFiles();  // its curve joins now, the zoom and hidden curves kept
         m_run.notifyUpdated(run, ui::OpenRunModel::Part::Analysis);  // what the analysis added
         status(
             tr("%1: %2").arg(label(j), QString::fromStdString(j.message)));  // in its kind's units

@@ -17,6 +17,7 @@ class QTabWidget;
 namespace lengen::ui {
 class AttentionView;
 class CompareView;
+class HParamsView;
 class SweepsView;
 class JobsPanel;
 class FigureView;
@@ -62,6 +63,8 @@ public:
     ui::FigureView* probesView() const { return m_probes; }
     ui::AttentionView* attentionView() const { return m_attention; }
     ui::RunBrowser* runBrowser() const { return m_browser; }
+    ui::HParamsView* hparamsView() const { return m_hparams; }
+    ui::CompareView* compareView() const { return m_compare; }
     ui::JobsPanel* jobsPanel() const { return m_jobs; }
     void train(const ui::TrainRequest& request);
     void evaluateOpenRun();
@@ -119,6 +122,7 @@ private:
     ui::FigureView* m_probes = nullptr;
     ui::AttentionView* m_attention = nullptr;
     ui::CompareView* m_compare = nullptr;
+    ui::HParamsView* m_hparams = nullptr;
     ui::SweepsView* m_sweeps = nullptr;
     ui::JobsPanel* m_jobs = nullptr;
     ui::OpenRunModel m_run;

@@ -148,7 +148,9 @@ ViewOptions readView(const QJsonObject& view)
     return v;
 }
 
-void stamp(QJsonObject& p)
+}  // namespace
+
+void stampProvenance(QJsonObject& p)
 {
     p["format"] = kFormat;
     p["version"] = kProvenanceVersion;
@@ -157,6 +159,8 @@ void stamp(QJsonObject& p)
     p["created"] = QDateTime::currentDateTimeUtc().toString(Qt::ISODate);
 }
 
+namespace {
+void stamp(QJsonObject& p) { stampProvenance(p); }
 }  // namespace
 
 QJsonObject multiRunProvenance(const std::vector<FigureSources>& drawn, const std::string& method,
@@ -425,6 +429,11 @@ FigureSource readProvenance(const std::string& path)
         return gridSource(path, p);
     if (figure.startsWith("compare:"))
         return compareSource(path, p);
+    if (figure == "hparams")  // its runs, axes and brushes are a record, not a recipe (yet)
+        throw Error(ErrorKind::Usage,
+                    "--from " + path +
+                        ": a figure of the studio's Hyperparameters view; lengen export does not "
+                        "redraw it (its runs, axes and brushes are listed in the file)");
     return runSource(path, p);
 }
 

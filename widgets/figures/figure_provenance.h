@@ -51,6 +51,9 @@ QJsonObject multiRunProvenance(const std::vector<FigureSources>& drawn, const st
 QJsonObject sweepGridProvenance(const std::string& sweepDir, const std::string& method,
                                 const engine::SweepAggregate& aggregate, const std::string& band);
 
+/// The fields every provenance starts with: format, version, LenGen and LibTorch versions, date.
+void stampProvenance(QJsonObject& provenance);
+
 /// <dir>/<base>.provenance.json for a figure file (any of its formats), written atomically,
 /// with the file's format (its extension) and, for TeX, whether it was `standalone` in `view`:
 /// what `export --from` writes again by default. Error(Io) naming the path.

@@ -44,6 +44,9 @@ public:
     QStringList selectedRuns() const;
     /// Selects (and scrolls to) the row of a run file.
     void selectRun(const QString& runFile);
+    /// Selects exactly these runs (those the filter shows), scrolled to the first: what the
+    /// Hyperparameters tab's brushes keep.
+    void selectRuns(const QStringList& runFiles);
     /// Opens the Notes dialog of the one selected run (the button "Notes of <run id>…").
     class RunNotesDialog* editNotes();
     /// With several runs selected: the dialog that adds and removes tags on all of them (opened

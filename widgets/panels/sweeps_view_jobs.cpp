@@ -4,6 +4,7 @@
 
 #include "sweeps_view.h"
 
+#include <QComboBox>
 #include <QDir>
 #include <QFileInfo>
 #include <QFutureWatcher>

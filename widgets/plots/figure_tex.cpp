@@ -108,7 +108,15 @@ QString bandOutline(const Series& s)
     return QStringLiteral("x y\n") + up + down;
 }
 
-QString dataRef(const QString& file) { return QStringLiteral("{\\lengenFigureDir/%1}").arg(file); }
+}  // namespace
+
+QString texDataRef(const QString& file)
+{
+    return QStringLiteral("{\\lengenFigureDir/%1}").arg(file);
+}
+
+namespace {
+QString dataRef(const QString& file) { return texDataRef(file); }
 
 // A coordinate inside the data's range on one axis, for the lines and spans drawn across the
 // panel: they take one axis from the data and the other from `rel axis cs`, and pgfplots still
@@ -200,8 +208,10 @@ QString panelBody(const FigureSpec& f, const QString& stem, Palette& palette, Te
     return body;
 }
 
-QString document(const QString& picture, const Palette& palette, double widthIn, double heightIn,
-                 bool standalone, const QString& what)
+}  // namespace
+
+QString texDocument(const QString& picture, const QString& definitions, double widthIn,
+                    double heightIn, bool standalone, const QString& what)
 {
     QString head =
         QStringLiteral("%% LenGen Studio: %1, as pgfplots code (docs/figures.md).\n").arg(what);
@@ -210,7 +220,7 @@ QString document(const QString& picture, const Palette& palette, double widthIn,
             "%% Needs \\usepackage{pgfplots} (compat 1.18). Its data files lie beside it: when it "
             "is\n"
             "%% \\input from another folder, \\def\\lengenFigureDir{that/folder} first.\n");
-    head += QStringLiteral("\\providecommand{\\lengenFigureDir}{.}\n") + palette.definitions();
+    head += QStringLiteral("\\providecommand{\\lengenFigureDir}{.}\n") + definitions;
     if (!standalone)
         return head + picture;
     return QStringLiteral(
@@ -223,6 +233,12 @@ QString document(const QString& picture, const Palette& palette, double widthIn,
            QStringLiteral("\\end{document}\n");
 }
 
+namespace {
+QString document(const QString& picture, const Palette& palette, double widthIn, double heightIn,
+                 bool standalone, const QString& what)
+{
+    return texDocument(picture, palette.definitions(), widthIn, heightIn, standalone, what);
+}
 }  // namespace
 
 QString texEscape(const std::string& text, bool lineBreaks)

@@ -41,6 +41,14 @@ TexFiles heatmapTex(const HeatmapSpec& spec, const QString& stem, bool standalon
 ExportResult writeTex(const QString& path,
                       const std::function<TexFiles(const QString& stem)>& make);
 
+/// A .tex file around one tikzpicture: the header comment naming `what`, \lengenFigureDir, the
+/// colour `definitions` (\definecolor lines); standalone, a whole document with a page of
+/// widthIn x heightIn plus room for the labels. For figures drawn outside these builders.
+QString texDocument(const QString& picture, const QString& definitions, double widthIn,
+                    double heightIn, bool standalone, const QString& what);
+/// How a picture names its data file `file` (read from \lengenFigureDir).
+QString texDataRef(const QString& file);
+
 /// Text for LaTeX: its special characters escaped, the symbols figures use (×, Λ, ≤, ±, θ, —,
 /// ·, ÷, Greek letters) as math or dashes, other characters outside ASCII as '?'. A line break
 /// becomes \\ where `lineBreaks` (titles, which are set centred), else a space.

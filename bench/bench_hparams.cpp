@@ -1,0 +1,121 @@
+// The Hyperparameters tab at N runs (issue 55: 10,000 through the run index, the GUI thread
+// under 50 ms a frame): what each step of the view costs on the GUI thread, offscreen.
+//   bench_hparams [N=10000] [WIDTH=1400] [HEIGHT=560]
+// Prints one line per step in ms: the copy of the Runs list's entries, the runs table, the
+// whole setRuns, the first paint, each frame of a drag (brush + repaint: median and worst), and
+// the end of the drag (the table of the runs inside, the run files for the Runs list).
+
+#include <QApplication>
+#include <QElapsedTimer>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <random>
+
+#include "hparams_view.h"
+#include "parallel_view.h"
+
+using namespace lengen;
+
+namespace {
+
+// A sweep's worth of runs: learning rate, depth, width, encoding, seed; loss and two results.
+std::vector<engine::RunIndexEntry> runs(int n)
+{
+    std::mt19937 rng(5);
+    std::uniform_real_distribution<double> u(0, 1);
+    const char* pes[] = {"rope", "nope", "alibi", "fire", "yarn", "pi", "dynamic_ntk", "mamba"};
+    std::vector<engine::RunIndexEntry> out;
+    for (int i = 0; i < n; ++i) {
+        engine::RunIndexEntry e;
+        e.path = "/sweep/cell" + std::to_string(i) + "/run.h5";
+        e.runId = "cell" + std::to_string(i);
+        e.task = i % 2 ? "linear_regression" : "sparse_linear_regression";
+        e.pe = pes[i % 8];
+        e.backbone = "llama";
+        e.status = "done";
+        e.seed = i % 5;
+        e.steps = 15000;
+        e.finalLoss = 0.05 + u(rng);
+        e.minLoss = e.finalLoss * 0.9;
+        e.stepsPerSecond = 40 + 20 * u(rng);
+        e.wallSeconds = 300 + 100 * u(rng);
+        for (int k = 0; k < 40; ++k)  // a resolved config's keys, most the same everywhere
+            e.config["model.key" + std::to_string(k)] = "value";
+        e.config["training.learning_rate"] = std::to_string(1e-5 * std::pow(10.0, 3 * u(rng)));
+        e.config["model.num_hidden_layers"] = std::to_string(2 + i % 6);
+        e.config["model.hidden_size"] = std::to_string(64 << (i % 3));
+        e.config["training.seed"] = std::to_string(i % 5);
+        e.results.push_back({"standard", 39, 39, 0.01 + u(rng), 0.01 + u(rng)});
+        e.results.push_back({"ood_length", 39, 319, 0.1 + u(rng), 1 + 4 * u(rng)});
+        out.push_back(std::move(e));
+    }
+    return out;
+}
+
+double ms(QElapsedTimer& t) { return double(t.nsecsElapsed()) / 1e6; }
+
+}  // namespace
+
+int main(int argc, char** argv)
+{
+    qputenv("QT_QPA_PLATFORM", "offscreen");
+    QApplication app(argc, argv);
+    const int n = argc > 1 ? std::atoi(argv[1]) : 10000;
+    const int w = argc > 2 ? std::atoi(argv[2]) : 1400, h = argc > 3 ? std::atoi(argv[3]) : 560;
+    const auto entries = runs(n);
+    QElapsedTimer t;
+
+    t.start();
+    std::vector<engine::RunIndexEntry> copy = entries;  // what pullRuns copies from the Runs list
+    const double copyMs = ms(t);
+    t.restart();
+    std::vector<std::string> labels(static_cast<size_t>(n));
+    const auto table = engine::runTable(entries, labels, {});
+    const double tableMs = ms(t);
+
+    ui::HParamsView view;
+    view.resize(w, h + 300);
+    view.show();
+    QApplication::processEvents();
+    t.restart();
+    view.setRuns(std::move(copy));
+    const double setMs = ms(t);
+    auto* plot = view.plot();
+    t.restart();
+    plot->repaint();
+    const double firstMs = ms(t), renderMs = plot->lastRenderMs();
+
+    // A drag down the final loss axis: 40 frames, each a brush change and a repaint.
+    int axis = 0;
+    for (size_t a = 0; a < plot->spec().axes.size(); ++a)
+        if (plot->spec().axes[a].name == "final_loss")
+            axis = int(a);
+    const auto& ax = plot->spec().axes[size_t(axis)];
+    std::vector<double> frames;
+    for (int f = 1; f <= 40; ++f) {
+        t.restart();
+        plot->setBrush(axis, ax.min + (ax.max - ax.min) * 0.2,
+                       ax.min + (ax.max - ax.min) * (0.2 + 0.02 * f), false);
+        plot->repaint();
+        frames.push_back(ms(t));
+    }
+    t.restart();
+    plot->setBrush(axis, ax.min + (ax.max - ax.min) * 0.2, ax.min + (ax.max - ax.min) * 0.6, true);
+    QApplication::processEvents();
+    const double finishMs = ms(t);
+    std::sort(frames.begin(), frames.end());
+
+    std::printf("hparams view, %d runs, plot %dx%d, %zu axes, %zu table columns\n", n,
+                plot->width(), plot->height(), plot->spec().axes.size(), table.columns.size());
+    std::printf("  copy of the Runs list's entries  %8.1f ms\n", copyMs);
+    std::printf("  runs table (engine)              %8.1f ms\n", tableMs);
+    std::printf("  setRuns (table, spec, model)     %8.1f ms\n", setMs);
+    std::printf("  first paint                      %8.1f ms (render %.1f)\n", firstMs, renderMs);
+    std::printf("  drag frame, median / worst       %8.1f / %.1f ms\n", frames[frames.size() / 2],
+                frames.back());
+    std::printf("  end of drag (table, selection)   %8.1f ms; %d runs inside\n", finishMs,
+                plot->insideCount());
+    return 0;
+}

@@ -1,0 +1,282 @@
+// The Hyperparameters tab (issue 55): parallel coordinates over the runs table, brushing by the
+// mouse, the Runs list and Compare following the brushes, and its exports with provenance.
+
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QPushButton>
+#include <QSignalSpy>
+#include <QTableView>
+#include <QTemporaryDir>
+#include <QtTest>
+
+#include <cmath>
+#include <random>
+#include <set>
+
+#include "compare_view.h"
+#include "hparams_view.h"
+#include "main_window.h"
+#include "parallel_view.h"
+#include "run_browser.h"
+#include "studio_test_support.h"
+#include "test_support.h"
+
+using namespace lengen;
+
+namespace {
+
+// `n` runs as the run index lists them: a learning rate over three decades, depth, encoding,
+// seed; a final loss and an ood_length result, except every seventh run, never evaluated.
+std::vector<engine::RunIndexEntry> syntheticRuns(int n)
+{
+    std::mt19937 rng(11);
+    std::uniform_real_distribution<double> u(0, 1);
+    const char* pes[] = {"rope", "nope", "alibi"};
+    std::vector<engine::RunIndexEntry> runs;
+    for (int i = 0; i < n; ++i) {
+        engine::RunIndexEntry e;
+        e.path = "/runs/r" + std::to_string(i) + "/run.h5";
+        e.runId = "r" + std::to_string(i);
+        e.task = "linear_regression";
+        e.pe = pes[i % 3];
+        e.backbone = "llama";
+        e.status = "done";
+        e.seed = i % 4;
+        e.steps = 100;
+        e.finalLoss = 0.2 + 0.6 * u(rng);
+        e.minLoss = e.finalLoss * 0.9;
+        e.config["training.learning_rate"] = std::to_string(1e-5 * std::pow(10.0, 3 * u(rng)));
+        e.config["model.num_hidden_layers"] = std::to_string(2 + i % 3);
+        e.config["training.seed"] = std::to_string(i % 4);
+        if (i % 7 != 0)
+            e.results.push_back({"ood_length", 39, 319, 0.1 + u(rng), 1 + 4 * u(rng)});
+        runs.push_back(std::move(e));
+    }
+    return runs;
+}
+
+int axisNamed(const plots::ParallelSpec& s, const std::string& name)
+{
+    for (size_t a = 0; a < s.axes.size(); ++a)
+        if (s.axes[a].name == name)
+            return int(a);
+    return -1;
+}
+
+// Drags along axis `a` from fraction f0 to f1 as a user would (press, moves, release).
+void drag(ui::ParallelView* plot, int a, double f0, double f1)
+{
+    const int x = int(std::lround(plot->axisX(a)));
+    const QPoint from(x, int(std::lround(plot->fractionY(f0))));
+    const QPoint to(x, int(std::lround(plot->fractionY(f1))));
+    QTest::mousePress(plot, Qt::LeftButton, {}, from);
+    for (int s = 1; s <= 5; ++s)
+        QTest::mouseMove(plot, from + (to - from) * s / 5);
+    QTest::mouseRelease(plot, Qt::LeftButton, {}, to);
+}
+
+}  // namespace
+
+class TstHParams : public QObject {
+    Q_OBJECT
+
+private Q_SLOTS:
+    void initTestCase()
+    {
+        QStandardPaths::setTestModeEnabled(true);  // QSettings of its own, not the user's
+        QCoreApplication::setOrganizationName(QStringLiteral("lengen-tests"));
+    }
+    void axesScaleBothWays();
+    void viewShowsVariedKeysAndGaps();
+    void brushingSelectsExactlyTheRunsInside();
+    void exportsEveryFormatWithProvenance();
+    void brushesSelectInTheRunsListAndGoToCompare();
+};
+
+void TstHParams::axesScaleBothWays()
+{
+    plots::ParallelAxis lr{"lr", false, {}, 1e-5, 1e-2, true};
+    QCOMPARE(plots::axisFraction(lr, 1e-5), 0.0);
+    QVERIFY(std::fabs(plots::axisFraction(lr, 1e-4) - 1.0 / 3) < 1e-12);  // decades, not values
+    QVERIFY(std::fabs(plots::axisValue(lr, 2.0 / 3) - 1e-3) < 1e-15);
+    QVERIFY(std::isnan(plots::axisFraction(lr, NAN)));
+    plots::ParallelAxis pe{"pe", true, {"alibi", "nope", "rope"}};
+    QCOMPARE(plots::axisFraction(pe, 2), 1.0);
+    QCOMPARE(plots::axisFraction(pe, 1), 0.5);
+}
+
+void TstHParams::viewShowsVariedKeysAndGaps()
+{
+    ui::HParamsView view;
+    view.setRuns(syntheticRuns(21));
+    const auto& spec = view.plot()->spec();
+    // The keys that vary (not the task, the same for all), then the loss and ood_length.
+    std::vector<std::string> names;
+    for (const auto& a : spec.axes)
+        names.push_back(a.name);
+    QVERIFY(axisNamed(spec, "task") < 0);
+    for (const char* name : {"pe", "training.learning_rate", "model.num_hidden_layers",
+                             "final_loss", "ood_length@train", "ood_length@longest"})
+        QVERIFY2(axisNamed(spec, name) >= 0, name);
+    const int lr = axisNamed(spec, "training.learning_rate");
+    QVERIFY(spec.axes[size_t(lr)].log);  // three decades
+    QVERIFY(spec.axes[size_t(axisNamed(spec, "pe"))].categorical);
+    QCOMPARE(spec.axes[size_t(spec.colorAxis)].name, std::string("ood_length@longest"));
+    // Run 0 was never evaluated: a gap in the figure and an empty cell in the table, not 0.
+    const int longest = axisNamed(spec, "ood_length@longest");
+    QVERIFY(std::isnan(spec.value(0, longest)));
+    QVERIFY(std::isfinite(spec.value(1, longest)));
+    auto* table = view.tableView();
+    QCOMPARE(table->model()->rowCount(), 21);
+    int column = -1;
+    for (int c = 0; c < table->model()->columnCount(); ++c)
+        if (table->model()->headerData(c, Qt::Horizontal).toString() == "ood_length@longest")
+            column = c;
+    QVERIFY(column >= 0);
+    auto cellOf = [&](const QString& run) {  // the table is sorted: find the run's row
+        for (int r = 0; r < table->model()->rowCount(); ++r)
+            if (table->model()->index(r, 0).data().toString() == run)
+                return table->model()->index(r, column).data().toString();
+        return QStringLiteral("(no row)");
+    };
+    QCOMPARE(cellOf("r0"), QString());
+    QVERIFY(!cellOf("r1").isEmpty() && cellOf("r1") != "(no row)");
+}
+
+void TstHParams::brushingSelectsExactlyTheRunsInside()
+{
+    const auto runs = syntheticRuns(60);
+    ui::HParamsView view;
+    view.resize(1200, 800);
+    view.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&view));
+    view.setRuns(runs);
+    QSignalSpy selected(&view, &ui::HParamsView::selectRequested);
+    auto* plot = view.plot();
+    const int loss = axisNamed(plot->spec(), "final_loss"), pe = axisNamed(plot->spec(), "pe");
+    drag(plot, loss, 0.25, 0.7);
+    QCOMPARE(selected.size(), 1);
+    // Expected from the pixels dragged, not from the view's own inverse: the runs whose
+    // final loss sits between the two rows of pixels on a linear axis from the least to the
+    // largest loss.
+    double lo = INFINITY, hi = -INFINITY;
+    for (const auto& r : runs) {
+        lo = std::min(lo, r.finalLoss);
+        hi = std::max(hi, r.finalLoss);
+    }
+    auto fractionOfPixel = [&](double f) {
+        const double y = std::lround(plot->fractionY(f));
+        return (plot->fractionY(0) - y) / (plot->fractionY(0) - plot->fractionY(1));
+    };
+    const double vLow = lo + fractionOfPixel(0.25) * (hi - lo);
+    const double vHigh = lo + fractionOfPixel(0.7) * (hi - lo);
+    QStringList expected;
+    for (const auto& r : runs)
+        if (r.finalLoss >= vLow && r.finalLoss <= vHigh)
+            expected << QString::fromStdString(r.path);
+    QVERIFY(expected.size() > 5 && expected.size() < 55);
+    QCOMPARE(view.insideRuns(), expected);
+    QCOMPARE(selected.last().at(0).toStringList(), expected);
+    QCOMPARE(view.tableView()->model()->rowCount(), expected.size());
+    // A second brush, on the encoding's top category (rope): both must hold.
+    drag(plot, pe, 0.8, 1.0);
+    QStringList both;
+    for (const auto& r : runs)
+        if (expected.contains(QString::fromStdString(r.path)) && r.pe == "rope")
+            both << QString::fromStdString(r.path);
+    QVERIFY(!both.isEmpty() && both.size() < expected.size());
+    QCOMPARE(view.insideRuns(), both);
+    QVERIFY(view.summaryText().startsWith(QString::number(both.size()) + " of 60"));
+    // A click on the loss axis removes its brush: every rope run is inside again.
+    const QPoint onAxis(int(std::lround(plot->axisX(loss))), int(plot->fractionY(0.5)));
+    QTest::mouseClick(plot, Qt::LeftButton, {}, onAxis);
+    int ropes = 0;
+    for (const auto& r : runs)
+        ropes += r.pe == "rope";
+    QCOMPARE(view.insideRuns().size(), ropes);
+    QCOMPARE(selected.last().at(0).toStringList().size(), ropes);
+}
+
+void TstHParams::exportsEveryFormatWithProvenance()
+{
+    ui::HParamsView view;
+    view.setRuns(syntheticRuns(30));
+    view.plot()->setBrush(axisNamed(view.plot()->spec(), "pe"), 1.8, 2.2);  // rope only
+    const int inside = view.plot()->insideCount();
+    QCOMPARE(inside, 10);
+    QTemporaryDir dir;
+    for (const char* ext : {"png", "svg", "pdf", "csv", "tex"}) {
+        const QString path = dir.filePath(QStringLiteral("hp.") + ext);
+        QString error;
+        QVERIFY2(view.exportTo(path, 100, &error), qPrintable(error));
+        QVERIFY2(QFileInfo(path).size() > 100, ext);
+    }
+    QCOMPARE(QImage(dir.filePath("hp.png")).size(), QSize(900, 450));  // 9 x 4.5 in at 100 dpi
+    QFile csv(dir.filePath("hp.csv"));
+    QVERIFY(csv.open(QIODevice::ReadOnly));
+    const auto lines = QString::fromUtf8(csv.readAll()).split('\n', Qt::SkipEmptyParts);
+    QCOMPARE(lines.size(), 31);
+    QVERIFY(lines[0].startsWith("row,") && lines[0].endsWith(",inside"));
+    QCOMPARE(int(std::count_if(lines.begin() + 1, lines.end(),
+                               [](const QString& l) { return l.endsWith(",1"); })),
+             inside);
+    QFile prov(dir.filePath("hp.provenance.json"));
+    QVERIFY(prov.open(QIODevice::ReadOnly));
+    const auto p = QJsonDocument::fromJson(prov.readAll()).object();
+    QCOMPARE(p["view"].toObject()["figure"].toString(), QString("hparams"));
+    QCOMPARE(p["runs"].toArray().size(), 30);
+    const auto brushes = p["view"].toObject()["brushes"].toArray();
+    QCOMPARE(brushes.size(), 1);
+    QCOMPARE(brushes[0].toObject()["column"].toString(), QString("pe"));
+    int marked = 0;
+    for (const auto& r : p["runs"].toArray())
+        marked += r.toObject()["inside_brushes"].toBool();
+    QCOMPARE(marked, inside);
+    // `lengen export --from` says what it cannot redraw, as a usage error (exit 64).
+    const auto from = test::runLengen({"export", "--from", dir.filePath("hp.provenance.json")});
+    QCOMPARE(from.code, 64);
+    QVERIFY2(from.err.contains("Hyperparameters view"), qPrintable(from.err));
+}
+
+void TstHParams::brushesSelectInTheRunsListAndGoToCompare()
+{
+    const std::string dir = test::scratchDir("hparams_studio");
+    std::vector<std::string> runs = {test::trainTiny(dir, "rope", 3, 10),
+                                     test::trainTiny(dir, "nope", 3, 10),
+                                     test::trainTiny(dir, "rope", 4, 10)};
+    studio::MainWindow window(test::studioOptions(QString::fromStdString(dir)));
+    window.resize(1400, 900);
+    window.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&window));
+    QTRY_COMPARE(window.runBrowser()->visibleRows(), 3);
+    auto* hp = window.hparamsView();
+    window.tabs()->setCurrentWidget(hp);  // shown: it reads the Runs list's rows
+    QTRY_COMPARE(hp->table().rows.size(), size_t(3));
+    const int pe = axisNamed(hp->plot()->spec(), "pe");
+    QVERIFY(pe >= 0);
+    hp->plot()->setBrush(pe, 0.5, 1.5);  // categories nope, rope: rope is 1
+    QStringList ropes = {QString::fromStdString(runs[0]), QString::fromStdString(runs[2])};
+    QStringList inside = hp->insideRuns();
+    std::sort(inside.begin(), inside.end());
+    std::sort(ropes.begin(), ropes.end());
+    QCOMPARE(inside, ropes);
+    QStringList selected = window.runBrowser()->selectedRuns();
+    std::sort(selected.begin(), selected.end());
+    QCOMPARE(selected, ropes);
+    const auto compare = hp->findChildren<QPushButton*>();
+    QPushButton* button = nullptr;
+    for (auto* b : compare)
+        if (b->text().startsWith("Compare"))
+            button = b;
+    QVERIFY(button);
+    QCOMPARE(button->text(), QString("Compare 2 runs"));
+    QTest::mouseClick(button, Qt::LeftButton);
+    QCOMPARE(window.tabs()->currentWidget(), static_cast<QWidget*>(window.compareView()));
+    QStringList compared = window.compareView()->runs();
+    std::sort(compared.begin(), compared.end());
+    QCOMPARE(compared, ropes);
+}
+
+QTEST_MAIN(TstHParams)
+#include "tst_hparams.moc"

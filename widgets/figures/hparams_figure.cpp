@@ -1,0 +1,174 @@
+// The runs table as parallel coordinates, and the provenance of its exports.
+
+#include "hparams_figure.h"
+
+#include <QJsonArray>
+
+#include <algorithm>
+#include <cmath>
+#include <filesystem>
+#include <map>
+
+#include "figure_provenance.h"
+
+namespace lengen::figures {
+
+namespace {
+
+int columnIndex(const engine::RunTable& t, const std::string& name)
+{
+    for (size_t c = 0; c < t.columns.size(); ++c)
+        if (t.columns[c].name == name)
+            return int(c);
+    return -1;
+}
+
+bool isMethodColumn(const std::string& name)
+{
+    const auto at = name.rfind('@');
+    return at != std::string::npos && (name.compare(at, std::string::npos, "@train") == 0 ||
+                                       name.compare(at, std::string::npos, "@longest") == 0);
+}
+
+}  // namespace
+
+std::vector<std::string> axisColumns(const engine::RunTable& table)
+{
+    std::vector<std::string> out;
+    for (const auto& c : table.columns)
+        if (c.kind != engine::RunTableColumn::Label)
+            out.push_back(c.name);
+    return out;
+}
+
+HParamsChoice defaultHParamsChoice(const engine::RunTable& table)
+{
+    HParamsChoice c;
+    for (const auto& col : table.columns)
+        if (col.kind == engine::RunTableColumn::Key && c.axes.size() < 8)
+            c.axes.push_back(col.name);
+    c.axes.push_back("final_loss");
+    for (const auto& col : table.columns)  // the first stored method: its two lengths
+        if (isMethodColumn(col.name)) {
+            const auto method = col.name.substr(0, col.name.rfind('@'));
+            c.axes.push_back(method + "@train");
+            c.axes.push_back(method + "@longest");
+            break;
+        }
+    c.color = c.axes.back();
+    return c;
+}
+
+plots::ParallelSpec hparamsSpec(const engine::RunTable& table, const HParamsChoice& choice,
+                                const std::string& title)
+{
+    plots::ParallelSpec s;
+    s.title = title;
+    std::vector<int> cols;
+    for (const auto& name : choice.axes)
+        if (const int c = columnIndex(table, name); c > 0)
+            cols.push_back(c);
+    const size_t n = table.rows.size(), k = cols.size();
+    s.values.assign(n * k, NAN);
+    for (const auto& row : table.rows)
+        s.rowNames.push_back(row.empty() ? std::string() : row[0].text);
+    for (size_t a = 0; a < k; ++a) {
+        const auto& col = table.columns[size_t(cols[a])];
+        plots::ParallelAxis axis;
+        axis.name = col.name;
+        axis.categorical = !col.numeric;
+        if (axis.categorical) {
+            // Text values sorted, each a place on the axis; an empty cell is no value.
+            std::map<std::string, int> place;
+            for (const auto& row : table.rows)
+                if (!row[size_t(cols[a])].text.empty())
+                    place.emplace(row[size_t(cols[a])].text, 0);
+            for (auto& [text, i] : place) {
+                i = int(axis.categories.size());
+                axis.categories.push_back(text);
+            }
+            for (size_t r = 0; r < n; ++r) {
+                const auto& text = table.rows[r][size_t(cols[a])].text;
+                if (!text.empty())
+                    s.values[r * k + a] = place.at(text);
+            }
+        } else {
+            double lo = INFINITY, hi = -INFINITY;
+            for (size_t r = 0; r < n; ++r) {
+                const double v = table.rows[r][size_t(cols[a])].value;
+                s.values[r * k + a] = v;
+                if (std::isfinite(v)) {
+                    lo = std::min(lo, v);
+                    hi = std::max(hi, v);
+                }
+            }
+            axis.log = lo > 0 && hi / lo >= 100;  // two decades: a learning rate, a loss
+        }
+        if (col.name == choice.color && !axis.categorical)
+            s.colorAxis = int(a);
+        s.axes.push_back(std::move(axis));
+    }
+    plots::fitAxes(s);
+    for (const auto& b : choice.brushes)
+        for (size_t a = 0; a < k; ++a)
+            if (s.axes[a].name == b.column)
+                s.brushes.push_back({int(a), b.low, b.high});
+    return s;
+}
+
+std::vector<HParamsBrush> namedBrushes(const plots::ParallelSpec& spec)
+{
+    std::vector<HParamsBrush> out;
+    for (const auto& b : spec.brushes)
+        if (b.axis >= 0 && b.axis < int(spec.axes.size()))
+            out.push_back({spec.axes[size_t(b.axis)].name, b.low, b.high});
+    return out;
+}
+
+QJsonObject hparamsProvenance(const std::vector<std::string>& runs, const engine::RunTable& table,
+                              const plots::ParallelSpec& spec)
+{
+    const auto inside = plots::rowsInside(spec);
+    QJsonArray records;
+    for (size_t r = 0; r < runs.size(); ++r) {
+        QJsonObject o;
+        o["path"] =
+            QString::fromStdString(std::filesystem::absolute(runs[r]).lexically_normal().string());
+        o["run_id"] =
+            QString::fromStdString(r < table.rows.size() ? table.rows[r][0].text : std::string());
+        o["inside_brushes"] = r < inside.size() && inside[r];
+        records.append(o);
+    }
+    QJsonArray axes, brushes;
+    for (const auto& a : spec.axes) {
+        QJsonObject o;
+        o["column"] = QString::fromStdString(a.name);
+        o["scale"] = a.categorical ? "categories" : a.log ? "log" : "linear";
+        if (!a.categorical) {
+            o["min"] = a.min;
+            o["max"] = a.max;
+        }
+        axes.append(o);
+    }
+    for (const auto& b : namedBrushes(spec)) {
+        QJsonObject o;
+        o["column"] = QString::fromStdString(b.column);
+        o["low"] = b.low;
+        o["high"] = b.high;
+        brushes.append(o);
+    }
+    QJsonObject view;
+    view["figure"] = "hparams";
+    view["axes"] = axes;
+    view["color"] = spec.colorAxis >= 0
+                        ? QString::fromStdString(spec.axes[size_t(spec.colorAxis)].name)
+                        : QString();
+    view["brushes"] = brushes;
+    QJsonObject p;
+    stampProvenance(p);
+    p["runs"] = records;
+    p["view"] = view;
+    return p;
+}
+
+}  // namespace lengen::figures

@@ -1,0 +1,51 @@
+#pragma once
+// The hyperparameter view's figure (issue 55): the runs table (engine::runTable: varied keys,
+// then results) as parallel coordinates, one axis per chosen column, coloured by one, with the
+// user's brushes; and its provenance (every run drawn, the axes, the colour, the brushes and the
+// runs inside them). The studio's Hyperparameters tab draws it; its exports write it.
+
+#include <QJsonObject>
+
+#include <string>
+#include <vector>
+
+#include "lengen/engine/run_table.h"
+#include "parallel_coords.h"
+
+namespace lengen::figures {
+
+/// A brush by the column's name, so it survives a change of the axes shown.
+struct HParamsBrush {
+    std::string column;
+    double low = 0, high = 0;
+};
+
+struct HParamsChoice {
+    std::vector<std::string> axes;  ///< table columns, in order
+    std::string color;              ///< a numeric column, "" for one colour
+    std::vector<HParamsBrush> brushes;
+};
+
+/// What is drawn when the user chose nothing: the key columns (at most 8), the final loss, then
+/// the first stored evaluation at the training length and at the longest; coloured by the last
+/// of those results a run has.
+HParamsChoice defaultHParamsChoice(const engine::RunTable& table);
+
+/// The columns that can be axes: every column but the label (status included: categorical).
+std::vector<std::string> axisColumns(const engine::RunTable& table);
+
+/// The figure: text columns are categorical axes (their values sorted, a missing value a gap);
+/// numbers run bottom to top, on a log scale where all are positive and span two decades or
+/// more (a learning rate). Brushes on columns not drawn are dropped.
+plots::ParallelSpec hparamsSpec(const engine::RunTable& table, const HParamsChoice& choice,
+                                const std::string& title = {});
+
+/// The spec's brushes as column-named brushes (what the view keeps across redraws).
+std::vector<HParamsBrush> namedBrushes(const plots::ParallelSpec& spec);
+
+/// The provenance written beside an export (docs/figures.md): `runs` are the run files of the
+/// table's rows in order; view.figure is "hparams".
+QJsonObject hparamsProvenance(const std::vector<std::string>& runs, const engine::RunTable& table,
+                              const plots::ParallelSpec& spec);
+
+}  // namespace lengen::figures

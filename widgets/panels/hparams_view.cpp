@@ -1,0 +1,328 @@
+#include "hparams_view.h"
+
+#include <QAbstractTableModel>
+#include <QComboBox>
+#include <QHBoxLayout>
+#include <QHeaderView>
+#include <QLabel>
+#include <QMenu>
+#include <QPushButton>
+#include <QSortFilterProxyModel>
+#include <QSplitter>
+#include <QTableView>
+#include <QToolButton>
+
+#include <algorithm>
+#include <cmath>
+
+#include "ask.h"
+#include "export_dialog.h"
+#include "figure_provenance.h"
+#include "parallel_view.h"
+#include "run_table_model.h"
+
+namespace lengen::ui {
+
+// The runs inside the brushes, a row each, every column of the runs table. Sorted through a
+// proxy by Qt::UserRole: the number of a numeric cell, else its text.
+class HParamsTableModel final : public QAbstractTableModel {
+public:
+    using QAbstractTableModel::QAbstractTableModel;
+    void show(const engine::RunTable* table, const std::vector<char>& inside)
+    {
+        beginResetModel();
+        m_table = table;
+        m_rows.clear();
+        for (size_t r = 0; table && r < inside.size() && r < table->rows.size(); ++r)
+            if (inside[r])
+                m_rows.push_back(int(r));
+        endResetModel();
+    }
+    int rowCount(const QModelIndex& parent = {}) const override
+    {
+        return parent.isValid() || !m_table ? 0 : int(m_rows.size());
+    }
+    int columnCount(const QModelIndex& parent = {}) const override
+    {
+        return parent.isValid() || !m_table ? 0 : int(m_table->columns.size());
+    }
+    QVariant data(const QModelIndex& index, int role) const override
+    {
+        const auto& col = m_table->columns[size_t(index.column())];
+        const auto& cell =
+            m_table->rows[size_t(m_rows[size_t(index.row())])][size_t(index.column())];
+        const bool number = col.numeric && std::isfinite(cell.value);
+        if (role == Qt::DisplayRole)
+            return col.kind == engine::RunTableColumn::Result && number
+                       ? QString::fromStdString(engine::shortNumber(cell.value))
+                       : QString::fromStdString(cell.text);
+        if (role == Qt::UserRole)
+            return number ? QVariant(cell.value) : QVariant(QString::fromStdString(cell.text));
+        if (role == Qt::TextAlignmentRole && col.numeric)
+            return int(Qt::AlignRight | Qt::AlignVCenter);
+        return {};
+    }
+    QVariant headerData(int section, Qt::Orientation o, int role) const override
+    {
+        if (o == Qt::Horizontal && role == Qt::DisplayRole && m_table)
+            return QString::fromStdString(m_table->columns[size_t(section)].name);
+        return QAbstractTableModel::headerData(section, o, role);
+    }
+
+private:
+    const engine::RunTable* m_table = nullptr;
+    std::vector<int> m_rows;  // table rows shown
+};
+
+namespace {
+QString runsText(int n)
+{
+    return n == 1 ? HParamsView::tr("1 run") : HParamsView::tr("%1 runs").arg(n);
+}
+}  // namespace
+
+HParamsView::HParamsView(QWidget* parent)
+    : QWidget(parent), m_plot(new ParallelView), m_model(new HParamsTableModel(this)),
+      m_proxy(new QSortFilterProxyModel(this)), m_tableView(new QTableView),
+      m_axes(new QToolButton), m_color(new QComboBox), m_summary(new QLabel),
+      m_clear(new QPushButton(tr("Clear brushes"))), m_compare(new QPushButton(tr("Compare"))),
+      m_export(new QPushButton(tr("Export…")))
+{
+    m_axes->setText(tr("Axes"));
+    m_axes->setToolTip(tr("The columns drawn as axes, in the table's order"));
+    m_axes->setPopupMode(QToolButton::InstantPopup);
+    m_axes->setMenu(new QMenu(m_axes));
+    m_color->setToolTip(tr("The column whose value colours each run"));
+    m_color->setSizeAdjustPolicy(QComboBox::AdjustToContents);
+    m_proxy->setSourceModel(m_model);
+    m_proxy->setSortRole(Qt::UserRole);
+    m_tableView->setModel(m_proxy);
+    m_tableView->setSortingEnabled(true);
+    m_tableView->setSelectionBehavior(QAbstractItemView::SelectRows);
+    m_tableView->setEditTriggers(QAbstractItemView::NoEditTriggers);
+    m_tableView->verticalHeader()->hide();
+    m_tableView->horizontalHeader()->setSectionResizeMode(QHeaderView::Interactive);
+
+    auto* bar = new QHBoxLayout;
+    bar->addWidget(m_axes);
+    bar->addWidget(new QLabel(tr("Colour by")));
+    bar->addWidget(m_color);
+    bar->addWidget(m_summary, 1);
+    bar->addWidget(m_clear);
+    bar->addWidget(m_compare);
+    bar->addWidget(m_export);
+    auto* split = new QSplitter(Qt::Vertical);
+    split->addWidget(m_plot);
+    split->addWidget(m_tableView);
+    split->setStretchFactor(0, 3);
+    split->setStretchFactor(1, 2);
+    auto* layout = new QVBoxLayout(this);
+    layout->addLayout(bar);
+    layout->addWidget(split, 1);
+
+    connect(m_plot, &ParallelView::brushMoved, this, &HParamsView::updateSummary);
+    connect(m_plot, &ParallelView::brushFinished, this, [this] {
+        m_model->show(&m_table, m_plot->inside());
+        updateSummary();
+        Q_EMIT selectRequested(insideRuns());
+    });
+    connect(m_color, &QComboBox::activated, this, [this] {
+        auto c = choice();
+        c.color = m_color->currentText().toStdString();
+        m_colorChosen = true;
+        rebuild(c);
+    });
+    connect(m_clear, &QPushButton::clicked, m_plot, &ParallelView::clearBrushes);
+    connect(m_compare, &QPushButton::clicked, this,
+            [this] { Q_EMIT compareRequested(insideRuns()); });
+    connect(m_export, &QPushButton::clicked, this, &HParamsView::exportWithDialog);
+    m_pull.setSingleShot(true);
+    m_pull.setInterval(1000);
+    connect(&m_pull, &QTimer::timeout, this, &HParamsView::pullRuns);
+    updateSummary();
+}
+
+// The table model and its view are children, deleted after the members: they must stop reading
+// the runs table before it goes.
+HParamsView::~HParamsView() { m_model->show(nullptr, {}); }
+
+void HParamsView::setRuns(std::vector<engine::RunIndexEntry> runs)
+{
+    const auto kept = choice();
+    m_paths.clear();
+    std::vector<std::string> labels;
+    for (const auto& r : runs) {
+        m_paths.push_back(r.path);
+        labels.push_back(r.runId);
+    }
+    m_table = engine::runTable(runs, labels, {});
+    // What the user chose stays; what they did not follows the runs (a new key varies).
+    auto c = figures::defaultHParamsChoice(m_table);
+    if (m_axesChosen)
+        c.axes = kept.axes;
+    if (m_colorChosen)
+        c.color = kept.color;
+    c.brushes = kept.brushes;
+    rebuild(c);
+}
+
+void HParamsView::followRuns(const RunTableModel& model)
+{
+    m_source = &model;
+    auto changed = [this] {
+        if (isVisible())
+            m_pull.start();
+        else
+            m_stale = true;
+    };
+    connect(&model, &QAbstractItemModel::modelReset, this, changed);
+    connect(&model, &QAbstractItemModel::rowsInserted, this, changed);
+    connect(&model, &QAbstractItemModel::rowsRemoved, this, changed);
+    connect(&model, &QAbstractItemModel::dataChanged, this, changed);
+    m_stale = true;
+}
+
+void HParamsView::showEvent(QShowEvent* event)
+{
+    QWidget::showEvent(event);
+    if (m_stale)
+        pullRuns();
+}
+
+void HParamsView::pullRuns()
+{
+    if (!m_source)
+        return;
+    m_stale = false;
+    std::vector<engine::RunIndexEntry> runs;
+    runs.reserve(size_t(m_source->rowCount()));
+    for (int r = 0; r < m_source->rowCount(); ++r)
+        if (m_source->row(r).error.isEmpty())  // a damaged run has nothing to draw
+            runs.push_back(m_source->row(r).entry);
+    setRuns(std::move(runs));
+}
+
+figures::HParamsChoice HParamsView::choice() const
+{
+    figures::HParamsChoice c;
+    const auto& spec = m_plot->spec();
+    for (const auto& a : spec.axes)
+        c.axes.push_back(a.name);
+    if (spec.colorAxis >= 0)
+        c.color = spec.axes[size_t(spec.colorAxis)].name;
+    c.brushes = figures::namedBrushes(spec);
+    return c;
+}
+
+void HParamsView::setChoice(const figures::HParamsChoice& choice)
+{
+    m_axesChosen = m_colorChosen = true;
+    rebuild(choice);
+}
+
+void HParamsView::rebuild(const figures::HParamsChoice& choice)
+{
+    m_plot->setSpec(figures::hparamsSpec(m_table, choice));
+    m_model->show(&m_table, m_plot->inside());
+    updateAxesMenu();
+    updateSummary();
+}
+
+void HParamsView::updateAxesMenu()
+{
+    QMenu* menu = m_axes->menu();
+    menu->clear();
+    const auto shown = choice();
+    m_color->clear();
+    for (const auto& name : figures::axisColumns(m_table)) {
+        auto* action = menu->addAction(QString::fromStdString(name));
+        action->setCheckable(true);
+        action->setChecked(std::count(shown.axes.begin(), shown.axes.end(), name) > 0);
+        connect(action, &QAction::toggled, this, [this, name](bool on) {
+            auto c = choice();
+            std::vector<std::string> axes;  // the table's order, with this one in or out
+            for (const auto& col : figures::axisColumns(m_table))
+                if (col == name ? on : std::count(c.axes.begin(), c.axes.end(), col) > 0)
+                    axes.push_back(col);
+            c.axes = axes;
+            m_axesChosen = true;
+            rebuild(c);
+        });
+    }
+    for (const auto& a : m_plot->spec().axes)
+        if (!a.categorical)
+            m_color->addItem(QString::fromStdString(a.name));
+    m_color->setCurrentText(QString::fromStdString(shown.color));
+}
+
+QStringList HParamsView::insideRuns() const
+{
+    QStringList out;
+    const auto& in = m_plot->inside();
+    for (size_t r = 0; r < m_paths.size() && r < in.size(); ++r)
+        if (in[r])
+            out << QString::fromStdString(m_paths[r]);
+    return out;
+}
+
+QString HParamsView::summaryText() const
+{
+    const int n = int(m_paths.size());
+    if (n == 0)
+        return tr("No runs listed: add a runs folder in the Runs list.");
+    if (m_plot->spec().brushes.empty())
+        return tr("%1; drag along an axis to brush it").arg(runsText(n));
+    return tr("%1 of %2 inside the brushes").arg(m_plot->insideCount()).arg(runsText(n));
+}
+
+void HParamsView::updateSummary()
+{
+    m_summary->setText(summaryText());
+    const int inside = m_plot->insideCount();
+    m_compare->setText(tr("Compare %1").arg(runsText(inside)));
+    m_compare->setToolTip(tr("Opens the runs inside the brushes in Compare"));
+    m_compare->setEnabled(inside > 0);
+    m_clear->setEnabled(!m_plot->spec().brushes.empty());
+    m_export->setEnabled(!m_paths.empty());
+}
+
+bool HParamsView::exportTo(const QString& path, int dpi, QString* error)
+{
+    const auto format = plots::formatFromPath(path);
+    if (!format) {
+        if (error)
+            *error = tr("cannot write %1: use .png, .svg, .pdf, .csv or .tex").arg(path);
+        return false;
+    }
+    auto spec = m_plot->spec();
+    spec.title = runsText(int(m_paths.size())).toStdString();
+    const auto r = plots::exportParallel(spec, path, *format, dpi);
+    if (!r.ok) {
+        if (error)
+            *error = r.error;
+        return false;
+    }
+    try {
+        figures::writeProvenance(path.toStdString(),
+                                 figures::hparamsProvenance(m_paths, m_table, spec));
+    } catch (const std::exception& e) {
+        if (error)
+            *error = QString::fromStdString(e.what());
+        return false;
+    }
+    return true;
+}
+
+void HParamsView::exportWithDialog()
+{
+    askExportTarget(this, tr("Export hyperparameters"), QStringLiteral("hparams.png"),
+                    [this](const ExportChoice& target) {
+                        QString error;
+                        const bool ok = exportTo(target.path, target.dpi, &error);
+                        if (ok)
+                            Q_EMIT statusMessage(tr("Exported %1").arg(target.path));
+                        reportExport(this, ok, error);
+                    });
+}
+
+}  // namespace lengen::ui

@@ -1,0 +1,91 @@
+#pragma once
+// The Hyperparameters tab (issue 55; TensorBoard's HParams, W&B's parallel coordinates): the
+// runs the Runs list shows as a table of their varied keys and results (engine::runTable, the
+// same table `lengen runs --columns` prints) and as parallel coordinates over chosen columns,
+// coloured by one. Brushing an axis keeps the runs inside the range: the table lists them, the
+// Runs list selects them when the drag ends, and "Compare" sends them to Compare. Exports as
+// every figure (PNG/SVG/PDF/CSV/TeX with its provenance). GUI thread.
+
+#include <QStringList>
+#include <QTimer>
+#include <QWidget>
+
+#include <vector>
+
+#include "hparams_figure.h"
+#include "lengen/engine/run_index.h"
+
+class QComboBox;
+class QLabel;
+class QPushButton;
+class QSortFilterProxyModel;
+class QTableView;
+class QToolButton;
+
+namespace lengen::ui {
+
+class ParallelView;
+class RunTableModel;
+class HParamsTableModel;
+
+class HParamsView final : public QWidget {
+    Q_OBJECT
+    Q_DISABLE_COPY_MOVE(HParamsView)
+
+public:
+    explicit HParamsView(QWidget* parent = nullptr);
+    ~HParamsView() override;
+
+    /// The runs to show (their files and results); keeps the chosen axes, colour and brushes.
+    void setRuns(std::vector<engine::RunIndexEntry> runs);
+    /// Follows the Runs list's rows: a change is picked up within a second while the tab is
+    /// shown, or when it is shown next.
+    void followRuns(const RunTableModel& model);
+
+    /// The axes, colour and brushes shown; setChoice draws them (columns not in the table are
+    /// left out).
+    figures::HParamsChoice choice() const;
+    void setChoice(const figures::HParamsChoice& choice);
+    /// The run files inside every brush (every run without a brush), in the table's order.
+    QStringList insideRuns() const;
+    const engine::RunTable& table() const { return m_table; }
+    ParallelView* plot() const { return m_plot; }
+    QTableView* tableView() const { return m_tableView; }
+    QString summaryText() const;
+
+    /// Writes the figure in the format of `path`'s extension and its provenance beside it.
+    bool exportTo(const QString& path, int dpi, QString* error = nullptr);
+    void exportWithDialog();
+
+Q_SIGNALS:
+    /// A brush was drawn or removed: these runs are the ones inside (the Runs list selects them).
+    void selectRequested(QStringList runFiles);
+    void compareRequested(QStringList runFiles);
+    void statusMessage(QString message);
+
+protected:
+    void showEvent(QShowEvent* event) override;
+
+private:
+    void rebuild(const figures::HParamsChoice& choice);
+    void updateAxesMenu();
+    void updateSummary();
+    void pullRuns();
+
+    const RunTableModel* m_source = nullptr;
+    bool m_stale = false;  // the Runs list changed while this tab was hidden
+    bool m_axesChosen = false, m_colorChosen = false;  // else the defaults follow the runs
+    QTimer m_pull;                                     // coalesces the Runs list's changes
+    std::vector<std::string> m_paths;                  // run file of each table row
+    engine::RunTable m_table;
+    ParallelView* m_plot;
+    HParamsTableModel* m_model;
+    QSortFilterProxyModel* m_proxy;
+    QTableView* m_tableView;
+    QToolButton* m_axes;
+    QComboBox* m_color;
+    QLabel* m_summary;
+    QPushButton *m_clear, *m_compare, *m_export;
+};
+
+}  // namespace lengen::ui

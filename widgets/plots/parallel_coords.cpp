@@ -1,0 +1,341 @@
+// Parallel coordinates: the axes' scales, the brushes, and the one paint routine (the studio's
+// widget paints through it into its cached image; parallel_export.cpp into files).
+
+#include "parallel_coords.h"
+
+#include <QFontMetricsF>
+#include <QLinearGradient>
+#include <QPainter>
+#include <QVector>
+
+#include <algorithm>
+#include <array>
+#include <cmath>
+#include <thread>
+
+#include "line_raster.h"
+#include "plot_style.h"
+
+namespace lengen::plots {
+
+namespace {
+
+// Margins of the plot in logical pixels (96 a inch): axis names and the title above, the
+// bottom tick below, the colour scale to the right.
+constexpr double kLeft = 70, kRight = 110, kTop = 52, kBottom = 26;
+constexpr int kBins = 32;  // colour steps: one drawLines call each
+
+double scaled(const ParallelAxis& a, double v) { return a.log ? std::log10(v) : v; }
+
+// Tick values of a numeric axis: 1-2-5 steps (linear) or powers of ten (log) inside its range;
+// the two ends where that gives fewer than two.
+std::vector<double> ticksOf(const ParallelAxis& a)
+{
+    std::vector<double> t;
+    if (a.log) {
+        for (double e = std::ceil(std::log10(a.min)); e <= std::floor(std::log10(a.max)); ++e)
+            t.push_back(std::pow(10.0, e));
+    } else {
+        const double span = a.max - a.min;
+        const double base = std::pow(10.0, std::floor(std::log10(span / 4)));
+        double step = base;
+        for (double m : {1.0, 2.0, 5.0, 10.0})
+            if (span / (base * m) <= 5) {
+                step = base * m;
+                break;
+            }
+        for (double v = std::ceil(a.min / step) * step; v <= a.max + step * 1e-9; v += step)
+            t.push_back(std::fabs(v) < step * 1e-9 ? 0.0 : v);
+    }
+    if (t.size() < 2)
+        t = {a.min, a.max};
+    return t;
+}
+
+QString tickText(double v) { return QString::number(v, 'g', 3); }
+
+// axisFraction with the axis's scale worked out once: the rows' values are placed every frame.
+struct Scale {
+    double lo = 0, span = 1, cats = 0;
+    bool log = false, categorical = false;
+    explicit Scale(const ParallelAxis& a)
+        : lo(scaled(a, a.min)), span(scaled(a, a.max) - scaled(a, a.min)),
+          cats(double(a.categories.size())), log(a.log), categorical(a.categorical)
+    {}
+    double operator()(double v) const
+    {
+        if (!std::isfinite(v) || (log && v <= 0))
+            return NAN;
+        if (categorical)
+            return cats < 2 ? 0.5 : v / (cats - 1);
+        return span > 0 ? ((log ? std::log10(v) : v) - lo) / span : 0.5;
+    }
+};
+
+void drawRows(QPainter& p, const ParallelLayout& l, const ParallelSpec& s,
+              const std::vector<char>& inside)
+{
+    const int n = s.rows(), k = int(s.axes.size());
+    if (k < 2)
+        return;
+    std::vector<Scale> scales;
+    for (const auto& a : s.axes)
+        scales.emplace_back(a);
+    // The rows' segments by the pair of axes they join, then by pen: kBins colours, one colour
+    // (no colour column or value), outside the brushes (grey). A NaN breaks the line.
+    std::vector<std::array<QVector<QLineF>, kBins + 2>> lines(size_t(k - 1));
+    std::vector<double> f(static_cast<size_t>(k));
+    for (int r = 0; r < n; ++r) {
+        int bin = kBins + 1;
+        if (inside[size_t(r)]) {
+            bin = kBins;
+            if (s.colorAxis >= 0) {
+                const double c = scales[size_t(s.colorAxis)](s.value(r, s.colorAxis));
+                if (std::isfinite(c))
+                    bin = std::clamp(int(c * kBins), 0, kBins - 1);
+            }
+        }
+        for (int a = 0; a < k; ++a)
+            f[size_t(a)] = scales[size_t(a)](s.value(r, a));
+        for (size_t a = 0; a + 1 < size_t(k); ++a)
+            if (std::isfinite(f[a]) && std::isfinite(f[a + 1]))
+                lines[a][size_t(bin)].append(
+                    QLineF(l.x[a], l.yAt(f[a]), l.x[a + 1], l.yAt(f[a + 1])));
+    }
+    // Dense figures draw thin translucent lines without antialiasing, so that 10,000 rows stay
+    // a frame's work and their density still shows. Grey under the colours.
+    const int alpha = std::clamp(int(60000.0 / std::max(n, 1)), 28, 255);
+    std::vector<std::pair<size_t, QColor>> pens = {{kBins + 1, QColor(0xC4, 0xC4, 0xCC)},
+                                                   {kBins, QColor(0x4C, 0x72, 0xB0)}};
+    for (int b = 0; b < kBins; ++b)
+        pens.push_back({size_t(b), QColor(scaleColor((b + 0.5) / kBins))});
+    for (auto& pen : pens)
+        pen.second.setAlpha(alpha);
+    // Into an image (the studio's, a PNG), the lines are blended straight into its pixels
+    // (line_raster): QPainter's own cost 4 s at 10,000 rows. Each pair of axes covers its own
+    // columns of pixels, so the even pairs are blended side by side on two threads, then the
+    // odd ones. SVG and PDF keep vectors.
+    auto* image = dynamic_cast<QImage*>(p.device());
+    if (n > 200 && image && canBlendLines(*image, p.deviceTransform())) {
+        const QTransform t = p.deviceTransform();
+        auto blendPairs = [&](size_t first, size_t step) {
+            for (size_t a = first; a < lines.size(); a += step)
+                for (const auto& [bin, color] : pens)
+                    blendLines(*image, t, lines[a][bin], color);
+        };
+        for (size_t parity : {0, 1}) {
+            std::thread second(blendPairs, parity + 2, 4);  // pairs parity+2, parity+6, ...
+            blendPairs(parity, 4);                          // pairs parity, parity+4, ...
+            second.join();
+        }
+        return;
+    }
+    p.setRenderHint(QPainter::Antialiasing, n <= 2000);
+    for (const auto& [bin, color] : pens) {
+        QPen pen(color, n <= 200 ? 1.6 : 0);  // 0: a cosmetic hairline
+        pen.setCosmetic(true);
+        p.setPen(pen);
+        for (const auto& pair : lines)
+            if (!pair[bin].isEmpty())
+                p.drawLines(pair[bin]);
+    }
+    p.setRenderHint(QPainter::Antialiasing, true);
+}
+
+void drawAxes(QPainter& p, const ParallelLayout& l, const ParallelSpec& s)
+{
+    const QFont tick = style::font(style::kTickPt - 1), name = style::font(style::kLabelPt, true);
+    const QFontMetricsF tm(tick), nm(name);
+    for (size_t a = 0; a < s.axes.size(); ++a) {
+        const auto& axis = s.axes[a];
+        const double x = l.x[a];
+        p.setPen(QPen(style::textColor(), 1.2));
+        p.drawLine(QPointF(x, l.plot.top()), QPointF(x, l.plot.bottom()));
+        p.setFont(name);
+        const QString label = nm.elidedText(QString::fromStdString(axis.name), Qt::ElideMiddle,
+                                            l.plot.width() / std::max<size_t>(s.axes.size(), 2));
+        p.drawText(QPointF(x - nm.horizontalAdvance(label) / 2, l.plot.top() - 10), label);
+        p.setFont(tick);
+        std::vector<std::pair<double, QString>> marks;
+        if (axis.categorical) {
+            for (size_t c = 0; c < axis.categories.size(); ++c)
+                marks.push_back({double(c), QString::fromStdString(axis.categories[c])});
+        } else {
+            for (double v : ticksOf(axis))
+                marks.push_back({v, tickText(v)});
+        }
+        for (const auto& [v, text] : marks) {
+            const double y = l.yAt(axisFraction(axis, v));
+            p.drawLine(QPointF(x - 4, y), QPointF(x, y));
+            // Text to the axis's left, with a light halo so the rows under it do not hide it.
+            const QRectF box(x - 6 - tm.horizontalAdvance(text), y - tm.height() / 2,
+                             tm.horizontalAdvance(text), tm.height());
+            p.fillRect(box.adjusted(-1, 0, 1, 0), QColor(255, 255, 255, 170));
+            p.drawText(box, Qt::AlignRight | Qt::AlignVCenter, text);
+        }
+    }
+}
+
+void drawBrushes(QPainter& p, const ParallelLayout& l, const ParallelSpec& s)
+{
+    for (const auto& b : s.brushes) {
+        if (b.axis < 0 || b.axis >= int(s.axes.size()))
+            continue;
+        const auto& axis = s.axes[size_t(b.axis)];
+        const double y0 = l.yAt(std::clamp(axisFraction(axis, b.high), 0.0, 1.0));
+        const double y1 = l.yAt(std::clamp(axisFraction(axis, b.low), 0.0, 1.0));
+        const QRectF r(l.x[size_t(b.axis)] - 7, y0, 14, std::max(y1 - y0, 2.0));
+        p.setPen(QPen(QColor(0x26, 0x26, 0x26), 1));
+        p.setBrush(QColor(0xDD, 0x84, 0x52, 110));
+        p.drawRect(r);
+        p.setBrush(Qt::NoBrush);
+    }
+}
+
+void drawColorScale(QPainter& p, const QRectF& area, const ParallelLayout& l, const ParallelSpec& s)
+{
+    if (s.colorAxis < 0 || s.colorAxis >= int(s.axes.size()))
+        return;
+    const auto& axis = s.axes[size_t(s.colorAxis)];
+    const QRectF bar(area.right() - kRight + 36, l.plot.top(), 14, l.plot.height());
+    QLinearGradient g(bar.bottomLeft(), bar.topLeft());
+    for (int i = 0; i <= 8; ++i)
+        g.setColorAt(i / 8.0, QColor(scaleColor(i / 8.0)));
+    p.fillRect(bar, g);
+    p.setFont(style::font(style::kTickPt - 1));
+    p.setPen(style::textColor());
+    auto label = [&](double v) { return axis.categorical ? QString() : tickText(v); };
+    p.drawText(QPointF(bar.right() + 4, bar.top() + 8), label(axis.max));
+    p.drawText(QPointF(bar.right() + 4, bar.bottom()), label(axis.min));
+    p.save();
+    p.translate(bar.left() - 6, bar.center().y());
+    p.rotate(-90);
+    const QString name = QString::fromStdString(axis.name);
+    p.drawText(QPointF(-QFontMetricsF(p.font()).horizontalAdvance(name) / 2, 0), name);
+    p.restore();
+}
+
+}  // namespace
+
+void fitAxes(ParallelSpec& spec)
+{
+    const int n = spec.rows();
+    for (size_t a = 0; a < spec.axes.size(); ++a) {
+        auto& axis = spec.axes[a];
+        if (axis.categorical) {
+            axis.min = 0;
+            axis.max = std::max<double>(double(axis.categories.size()) - 1, 0);
+            axis.log = false;
+            continue;
+        }
+        double lo = INFINITY, hi = -INFINITY;
+        for (int r = 0; r < n; ++r) {
+            const double v = spec.value(r, int(a));
+            if (std::isfinite(v)) {
+                lo = std::min(lo, v);
+                hi = std::max(hi, v);
+            }
+        }
+        if (!std::isfinite(lo)) {  // no value at all: any range draws
+            lo = 0;
+            hi = 1;
+        }
+        axis.log = axis.log && lo > 0;
+        if (lo == hi) {
+            const double pad = axis.log ? 0 : (lo == 0 ? 1 : std::fabs(lo) * 0.1);
+            lo = axis.log ? lo / 2 : lo - pad;
+            hi = axis.log ? hi * 2 : hi + pad;
+        }
+        axis.min = lo;
+        axis.max = hi;
+    }
+}
+
+double axisFraction(const ParallelAxis& axis, double v)
+{
+    if (!std::isfinite(v) || (axis.log && v <= 0))
+        return NAN;
+    if (axis.categorical)
+        return axis.categories.size() < 2 ? 0.5 : v / double(axis.categories.size() - 1);
+    const double lo = scaled(axis, axis.min), hi = scaled(axis, axis.max);
+    return hi > lo ? (scaled(axis, v) - lo) / (hi - lo) : 0.5;
+}
+
+double axisValue(const ParallelAxis& axis, double f)
+{
+    if (axis.categorical)
+        return f * double(std::max<size_t>(axis.categories.size(), 2) - 1);
+    const double v = scaled(axis, axis.min) + f * (scaled(axis, axis.max) - scaled(axis, axis.min));
+    return axis.log ? std::pow(10.0, v) : v;
+}
+
+std::vector<char> rowsInside(const ParallelSpec& spec)
+{
+    const int n = spec.rows();
+    std::vector<char> in(size_t(n), 1);
+    for (const auto& b : spec.brushes) {
+        if (b.axis < 0 || b.axis >= int(spec.axes.size()))
+            continue;
+        for (int r = 0; r < n; ++r) {
+            const double v = spec.value(r, b.axis);
+            in[size_t(r)] = in[size_t(r)] && std::isfinite(v) && v >= b.low && v <= b.high;
+        }
+    }
+    return in;
+}
+
+ParallelLayout parallelLayout(const ParallelSpec& spec, const QRectF& area)
+{
+    ParallelLayout l;
+    const double top = kTop + (spec.title.empty() ? 0 : 20);
+    l.plot = QRectF(area.left() + kLeft, area.top() + top, area.width() - kLeft - kRight,
+                    area.height() - top - kBottom);
+    const size_t k = spec.axes.size();
+    for (size_t a = 0; a < k; ++a)
+        l.x.push_back(k < 2 ? l.plot.center().x()
+                            : l.plot.left() + l.plot.width() * double(a) / double(k - 1));
+    return l;
+}
+
+void paintParallel(QPainter& p, const QRectF& area, const ParallelSpec& spec,
+                   const std::vector<char>& inside)
+{
+    p.fillRect(area, Qt::white);
+    const auto l = parallelLayout(spec, area);
+    p.fillRect(l.plot.adjusted(-12, -4, 12, 4), style::panelColor());
+    if (!spec.title.empty()) {
+        p.setFont(style::font(style::kTitlePt, true));
+        p.setPen(style::textColor());
+        p.drawText(QRectF(area.left(), area.top() + 4, area.width(), 22), Qt::AlignCenter,
+                   QString::fromStdString(spec.title));
+    }
+    if (inside.size() == size_t(spec.rows()))
+        drawRows(p, l, spec, inside);
+    drawAxes(p, l, spec);
+    drawBrushes(p, l, spec);
+    drawColorScale(p, area, l, spec);
+}
+
+QString scaleColor(double f)
+{
+    // matplotlib's viridis at nine stops, linearly between them.
+    static const std::array<std::array<int, 3>, 9> stops = {{{68, 1, 84},
+                                                             {71, 44, 122},
+                                                             {59, 81, 139},
+                                                             {44, 113, 142},
+                                                             {33, 144, 141},
+                                                             {39, 173, 129},
+                                                             {92, 200, 99},
+                                                             {170, 220, 50},
+                                                             {253, 231, 37}}};
+    const double x = std::clamp(std::isfinite(f) ? f : 0.0, 0.0, 1.0) * 8;
+    const int i = std::min(int(x), 7);
+    const double t = x - i;
+    auto mix = [&](int c) {
+        return int(std::lround(stops[size_t(i)][size_t(c)] * (1 - t) +
+                               stops[size_t(i) + 1][size_t(c)] * t));
+    };
+    return QColor(mix(0), mix(1), mix(2)).name();
+}
+
+}  // namespace lengen::plots

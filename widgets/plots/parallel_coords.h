@@ -1,0 +1,90 @@
+#pragma once
+// Parallel coordinates (issue 55's hyperparameter view, W&B's and TensorBoard HParams' plot):
+// one vertical axis per column, one polyline per row through its values, coloured by one
+// numeric column, and brushes — a range on an axis — that keep the rows inside every brush.
+// Plain values in (the figures library fills them from the runs table); one paint routine for
+// the studio's widget and every export, so what is exported is what is shown. No runs here.
+
+#include <QRectF>
+#include <QString>
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "figure_export.h"
+
+class QPainter;
+
+namespace lengen::plots {
+
+struct ParallelAxis {
+    std::string name;
+    /// Text values (an encoding, a task) placed at 0, 1, ... in `categories`' order; else the
+    /// axis runs from `min` (bottom) to `max` (top).
+    bool categorical = false;
+    std::vector<std::string> categories;
+    double min = 0, max = 1;
+    bool log = false;  ///< log10 scale (a learning rate); set only when every value is > 0
+};
+
+/// A brush: the rows whose value on `axis` lies in [low, high] (data values; a categorical
+/// axis holds category indices). A row without a value on a brushed axis is outside it.
+struct ParallelBrush {
+    int axis = 0;
+    double low = 0, high = 0;
+};
+
+struct ParallelSpec {
+    std::string title;
+    std::vector<ParallelAxis> axes;
+    std::vector<std::string> rowNames;  ///< one per row (a run's id): the CSV's first column
+    std::vector<double> values;         ///< row-major [rows, axes]; NaN = no value (a gap)
+    int colorAxis = -1;                 ///< the axis whose value colours a row; -1 = one colour
+    std::vector<ParallelBrush> brushes;
+    double widthInches = 9, heightInches = 4.5;
+
+    int rows() const { return axes.empty() ? 0 : int(values.size() / axes.size()); }
+    double value(int row, int axis) const { return values[size_t(row) * axes.size() + axis]; }
+};
+
+/// Fills each axis's range (min, max; categories are given) from the finite values, with a
+/// little room when all are equal, and log where asked and every value is positive.
+void fitAxes(ParallelSpec& spec);
+
+/// Where `v` sits on `axis`, 0 at the bottom and 1 at the top (NaN for NaN).
+double axisFraction(const ParallelAxis& axis, double v);
+/// The data value at fraction `f` of `axis` (the inverse of axisFraction).
+double axisValue(const ParallelAxis& axis, double f);
+
+/// For each row, whether it lies inside every brush (all rows with no brush).
+std::vector<char> rowsInside(const ParallelSpec& spec);
+
+/// The plot area's geometry in a rectangle: where each axis is drawn, and its top and bottom.
+struct ParallelLayout {
+    QRectF plot;            ///< between the axes' first and last x, top and bottom
+    std::vector<double> x;  ///< each axis's x
+    double fractionAt(double y) const { return (plot.bottom() - y) / plot.height(); }
+    double yAt(double f) const { return plot.bottom() - f * plot.height(); }
+};
+ParallelLayout parallelLayout(const ParallelSpec& spec, const QRectF& area);
+
+/// Draws the figure into `area`: title, axes with their names and ticks, the rows outside the
+/// brushes in light grey under those inside in their colour, the brushes, the colour scale.
+/// `inside` is rowsInside(spec) (given, so a caller that keeps it does not redo it).
+/// Thousands of rows are drawn without antialiasing and in one call per colour.
+void paintParallel(QPainter& painter, const QRectF& area, const ParallelSpec& spec,
+                   const std::vector<char>& inside);
+
+/// "#rrggbb" of a colour-scale fraction in [0, 1] (viridis, as matplotlib's).
+QString scaleColor(double fraction);
+
+/// PNG (widthInches x heightInches at dpi), SVG or PDF (vector pages) as paintParallel draws
+/// it; CSV: the rows, a column per axis and `inside` (1 inside every brush, else 0); TeX: a
+/// pgfplots figure (its data file beside it). Atomic, an error naming the path.
+ExportResult exportParallel(const ParallelSpec& spec, const QString& path, Format format,
+                            int dpi = 150, bool texStandalone = false);
+/// The CSV text exportParallel writes.
+QString parallelCsv(const ParallelSpec& spec);
+
+}  // namespace lengen::plots

@@ -1,0 +1,204 @@
+// Parallel coordinates to files: PNG, SVG and PDF through paintParallel (what the studio shows),
+// CSV (the rows and whether each lies inside the brushes), TeX (pgfplots: a data file per
+// colour step, the axes and their ticks as nodes).
+
+#include <QImage>
+#include <QPageLayout>
+#include <QPageSize>
+#include <QPainter>
+#include <QPdfWriter>
+#include <QSvgGenerator>
+
+#include <array>
+#include <cmath>
+
+#include "export_files.h"
+#include "figure_tex.h"
+#include "parallel_coords.h"
+
+namespace lengen::plots {
+
+namespace {
+
+constexpr double kParallelDpi = 96.0;  // as every figure: layout in CSS pixels, rasters scale
+constexpr int kTexBins = 8;            // colour steps in TeX (a \addplot each)
+
+QString cellText(const ParallelAxis& axis, double v)
+{
+    if (!std::isfinite(v))
+        return {};
+    if (axis.categorical) {
+        const auto i = static_cast<size_t>(std::lround(v));
+        return i < axis.categories.size() ? files::csvField(axis.categories[i]) : QString();
+    }
+    return files::number(v);
+}
+
+QString paintInto(QPaintDevice& device, const ParallelSpec& spec, double scale, double w, double h)
+{
+    QPainter p;
+    if (!p.begin(&device))
+        return QStringLiteral("cannot open the file");
+    p.scale(scale, scale);
+    paintParallel(p, QRectF(0, 0, w, h), spec, rowsInside(spec));
+    return p.end() ? QString() : QStringLiteral("output failed");
+}
+
+QString writeImage(const ParallelSpec& spec, const QString& file, Format format, int dpi)
+{
+    const double w = spec.widthInches * kParallelDpi, h = spec.heightInches * kParallelDpi;
+    if (format == Format::Png) {
+        const double scale = dpi / kParallelDpi;
+        QImage image(int(std::lround(w * scale)), int(std::lround(h * scale)),
+                     QImage::Format_ARGB32_Premultiplied);
+        image.setDotsPerMeterX(int(std::lround(kParallelDpi / 0.0254)));  // points as laid out
+        image.setDotsPerMeterY(image.dotsPerMeterX());
+        image.fill(Qt::white);
+        const QString why = paintInto(image, spec, scale, w, h);
+        return !why.isEmpty()            ? why
+               : image.save(file, "PNG") ? QString()
+                                         : QStringLiteral("PNG output failed");
+    }
+    if (format == Format::Svg) {
+        QSvgGenerator svg;
+        svg.setFileName(file);
+        svg.setSize(QSize(int(w), int(h)));
+        svg.setViewBox(QRect(0, 0, int(w), int(h)));
+        svg.setResolution(int(kParallelDpi));
+        svg.setTitle(QString::fromStdString(spec.title));
+        svg.setDescription(QStringLiteral("LenGen Studio figure"));
+        return paintInto(svg, spec, 1, w, h);
+    }
+    QPdfWriter pdf(file);
+    pdf.setResolution(int(kParallelDpi));
+    pdf.setTitle(QString::fromStdString(spec.title));
+    pdf.setCreator(QStringLiteral("LenGen Studio"));
+    const QPageSize page(QSizeF(spec.widthInches, spec.heightInches), QPageSize::Inch, QString(),
+                         QPageSize::ExactMatch);
+    if (!pdf.setPageLayout(QPageLayout(page, QPageLayout::Portrait, QMarginsF())))
+        return QStringLiteral("unsupported page size");
+    return paintInto(pdf, spec, 1, w, h);
+}
+
+// The picture: an axis from 0 to k-1 (one unit between axes) by 0 to 1 with nothing of its own
+// drawn; the rows as polylines broken by "nan nan" rows (unbounded coords=jump), outside the
+// brushes in grey first; each axis a line with its name and tick labels as nodes.
+TexFiles parallelTex(const ParallelSpec& s, const QString& stem, bool standalone)
+{
+    TexFiles out;
+    const auto inside = rowsInside(s);
+    const int n = s.rows(), k = int(s.axes.size());
+    std::array<QString, kTexBins + 2> data;  // colour steps, one colour, outside
+    for (int r = 0; r < n; ++r) {
+        size_t bin = kTexBins + 1;
+        if (inside[size_t(r)]) {
+            bin = kTexBins;
+            if (s.colorAxis >= 0) {
+                const double c = axisFraction(s.axes[size_t(s.colorAxis)], s.value(r, s.colorAxis));
+                if (std::isfinite(c))
+                    bin = size_t(std::clamp(int(c * kTexBins), 0, kTexBins - 1));
+            }
+        }
+        for (int a = 0; a < k; ++a) {
+            const double f = axisFraction(s.axes[size_t(a)], s.value(r, a));
+            data[bin] += QString::number(a) + ' ' + files::number(f) + '\n';
+        }
+        data[bin] += QStringLiteral("nan nan\n");
+    }
+    QString defs = QStringLiteral("\\definecolor{lengenOut}{HTML}{C4C4CC}\n"
+                                  "\\definecolor{lengenOne}{HTML}{4C72B0}\n");
+    for (int b = 0; b < kTexBins; ++b)
+        defs += QStringLiteral("\\definecolor{lengenV%1}{HTML}{%2}\n")
+                    .arg(b)
+                    .arg(scaleColor((b + 0.5) / kTexBins).mid(1).toUpper());
+    const double opacity = std::clamp(600.0 / std::max(n, 1), 0.12, 1.0);
+    QString picture =
+        QStringLiteral("\\begin{tikzpicture}\n\\begin{axis}[width=%1in, height=%2in, "
+                       "xmin=-0.15, xmax=%3, ymin=0, ymax=1, hide axis, clip=false, "
+                       "unbounded coords=jump%4]\n")
+            .arg(files::number(s.widthInches - 1.2), files::number(s.heightInches - 0.6),
+                 files::number(std::max(k - 1, 1) + 0.15),
+                 s.title.empty() ? QString()
+                                 : QStringLiteral(", title={%1}").arg(texEscape(s.title, true)));
+    const std::array<const char*, 2> fixed = {"lengenOne", "lengenOut"};
+    for (size_t bin : {size_t(kTexBins + 1), size_t(kTexBins)}) {
+        if (data[bin].isEmpty())
+            continue;
+        const QString file =
+            stem + (bin == kTexBins ? QStringLiteral("-rows.dat") : QStringLiteral("-outside.dat"));
+        out.data.push_back({file, QStringLiteral("x y\n") + data[bin]});
+        picture += QStringLiteral("\\addplot[no markers, color=%1, opacity=%2] table %3;\n")
+                       .arg(fixed[bin - kTexBins], files::number(opacity), texDataRef(file));
+    }
+    for (int b = 0; b < kTexBins; ++b) {
+        if (data[size_t(b)].isEmpty())
+            continue;
+        const QString file = stem + QStringLiteral("-color%1.dat").arg(b);
+        out.data.push_back({file, QStringLiteral("x y\n") + data[size_t(b)]});
+        picture += QStringLiteral("\\addplot[no markers, color=lengenV%1, opacity=%2] table %3;\n")
+                       .arg(b)
+                       .arg(files::number(opacity), texDataRef(file));
+    }
+    for (int a = 0; a < k; ++a) {
+        const auto& axis = s.axes[size_t(a)];
+        picture += QStringLiteral("\\draw[black] (axis cs:%1,0) -- (axis cs:%1,1);\n"
+                                  "\\node[anchor=south, font=\\small\\bfseries] at (axis cs:%1,1) "
+                                  "{%2};\n")
+                       .arg(a)
+                       .arg(texEscape(axis.name));
+        std::vector<std::pair<double, std::string>> ticks;
+        if (axis.categorical)
+            for (size_t c = 0; c < axis.categories.size(); ++c)
+                ticks.push_back({double(c), axis.categories[c]});
+        else
+            for (double v : {axis.min, axis.max})
+                ticks.push_back({v, QString::number(v, 'g', 3).toStdString()});
+        for (const auto& [v, text] : ticks)
+            picture += QStringLiteral("\\node[anchor=east, font=\\scriptsize, fill=white, "
+                                      "fill opacity=0.7, text opacity=1, inner sep=1pt] at "
+                                      "(axis cs:%1,%2) {%3};\n")
+                           .arg(a)
+                           .arg(files::number(axisFraction(axis, v)), texEscape(text));
+    }
+    picture += QStringLiteral("\\end{axis}\n\\end{tikzpicture}\n");
+    out.tex = texDocument(picture, defs, s.widthInches, s.heightInches, standalone,
+                          QStringLiteral("parallel coordinates"));
+    return out;
+}
+
+}  // namespace
+
+QString parallelCsv(const ParallelSpec& spec)
+{
+    QString out = QStringLiteral("row");
+    for (const auto& a : spec.axes)
+        out += ',' + files::csvField(a.name);
+    out += QStringLiteral(",inside\n");
+    const auto inside = rowsInside(spec);
+    for (int r = 0; r < spec.rows(); ++r) {
+        out += size_t(r) < spec.rowNames.size() ? files::csvField(spec.rowNames[size_t(r)])
+                                                : QString::number(r);
+        for (size_t a = 0; a < spec.axes.size(); ++a)
+            out += ',' + cellText(spec.axes[a], spec.value(r, int(a)));
+        out += inside[size_t(r)] ? QStringLiteral(",1\n") : QStringLiteral(",0\n");
+    }
+    return out;
+}
+
+ExportResult exportParallel(const ParallelSpec& spec, const QString& path, Format format, int dpi,
+                            bool texStandalone)
+{
+    switch (format) {
+    case Format::Csv:
+        return files::atomically(
+            path, [&](const QString& f) { return files::writeText(f, parallelCsv(spec)); });
+    case Format::Tex:
+        return writeTex(
+            path, [&](const QString& stem) { return parallelTex(spec, stem, texStandalone); });
+    default:
+        return files::atomically(
+            path, [&](const QString& f) { return writeImage(spec, f, format, dpi); });
+    }
+}
+
+}  // namespace lengen::plots
