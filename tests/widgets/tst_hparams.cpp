@@ -47,7 +47,9 @@ std::vector<engine::RunIndexEntry> syntheticRuns(int n)
         e.finalLoss = 0.2 + 0.6 * u(rng);
         e.minLoss = e.finalLoss * 0.9;
         e.config["training.learning_rate"] = std::to_string(1e-5 * std::pow(10.0, 3 * u(rng)));
-        e.config["model.num_hidden_layers"] = std::to_string(2 + i % 3);
+        e.config["model.num_hidden_layers"] = std::to_string(2 + (i / 3) % 3);
+        if (e.pe == "rope")  // a key only the encoding sets: it varies because the PE does
+            e.config["patch.rope_theta"] = "10000";
         e.config["training.seed"] = std::to_string(i % 4);
         if (i % 7 != 0)
             e.results.push_back({"ood_length", 39, 319, 0.1 + u(rng), 1 + 4 * u(rng)});
@@ -116,6 +118,13 @@ void TstHParams::viewShowsVariedKeysAndGaps()
     for (const auto& a : spec.axes)
         names.push_back(a.name);
     QVERIFY(axisNamed(spec, "task") < 0);
+    // A key that follows from the encoding is a column of the table, not a default axis.
+    QVERIFY(axisNamed(spec, "patch.rope_theta") < 0);
+    QVERIFY(std::count(names.begin(), names.end(), "patch.rope_theta") == 0);
+    bool inTable = false;
+    for (const auto& c : view.table().columns)
+        inTable = inTable || c.name == "patch.rope_theta";
+    QVERIFY(inTable);
     for (const char* name : {"pe", "training.learning_rate", "model.num_hidden_layers",
                              "final_loss", "ood_length@train", "ood_length@longest"})
         QVERIFY2(axisNamed(spec, name) >= 0, name);

@@ -30,6 +30,30 @@ bool isMethodColumn(const std::string& name)
                                        name.compare(at, std::string::npos, "@longest") == 0);
 }
 
+// Whether column `c` is a function of the encoding, task and backbone columns: every run with
+// the same values of those has the same value of it (patch.fire.mlp_width, patch.name: they vary
+// only because the encoding does, and would crowd out the learning rate).
+bool impliedByEncoding(const engine::RunTable& t, size_t c)
+{
+    std::vector<size_t> by;
+    for (size_t k = 0; k < t.columns.size(); ++k)
+        if (k != c && (t.columns[k].name == "pe" || t.columns[k].name == "task" ||
+                       t.columns[k].name == "backbone"))
+            by.push_back(k);
+    if (by.empty())
+        return false;
+    std::map<std::string, std::string> seen;  // the encoding's values -> this column's value
+    for (const auto& row : t.rows) {
+        std::string group;
+        for (size_t k : by)
+            group += row[k].text + '\x1f';
+        const auto [it, added] = seen.emplace(group, row[c].text);
+        if (!added && it->second != row[c].text)
+            return false;
+    }
+    return true;
+}
+
 }  // namespace
 
 std::vector<std::string> axisColumns(const engine::RunTable& table)
@@ -44,17 +68,27 @@ std::vector<std::string> axisColumns(const engine::RunTable& table)
 HParamsChoice defaultHParamsChoice(const engine::RunTable& table)
 {
     HParamsChoice c;
-    for (const auto& col : table.columns)
-        if (col.kind == engine::RunTableColumn::Key && c.axes.size() < 8)
+    for (size_t k = 0; k < table.columns.size(); ++k) {
+        const auto& col = table.columns[k];
+        const bool encoding = col.name == "pe" || col.name == "task" || col.name == "backbone";
+        if (col.kind == engine::RunTableColumn::Key && c.axes.size() < 8 &&
+            (encoding || !impliedByEncoding(table, k)))
             c.axes.push_back(col.name);
+    }
     c.axes.push_back("final_loss");
-    for (const auto& col : table.columns)  // the first stored method: its two lengths
+    // One stored method at its two lengths: ood_length where the runs have it (the question of
+    // length generalization), else the first.
+    std::string method;
+    for (const auto& col : table.columns)
         if (isMethodColumn(col.name)) {
-            const auto method = col.name.substr(0, col.name.rfind('@'));
-            c.axes.push_back(method + "@train");
-            c.axes.push_back(method + "@longest");
-            break;
+            const auto name = col.name.substr(0, col.name.rfind('@'));
+            if (method.empty() || name == "ood_length")
+                method = name;
         }
+    if (!method.empty()) {
+        c.axes.push_back(method + "@train");
+        c.axes.push_back(method + "@longest");
+    }
     c.color = c.axes.back();
     return c;
 }
@@ -103,17 +137,28 @@ plots::ParallelSpec hparamsSpec(const engine::RunTable& table, const HParamsChoi
                 }
             }
             axis.log = lo > 0 && hi / lo >= 100;  // two decades: a learning rate, a loss
+            axis.integers = true;
+            for (size_t r = 0; r < n; ++r) {
+                const double v = s.values[r * k + a];
+                axis.integers = axis.integers && (!std::isfinite(v) || v == std::floor(v));
+            }
         }
         if (col.name == choice.color && !axis.categorical)
             s.colorAxis = int(a);
         s.axes.push_back(std::move(axis));
     }
     plots::fitAxes(s);
-    for (const auto& b : choice.brushes)
-        for (size_t a = 0; a < k; ++a)
-            if (s.axes[a].name == b.column)
-                s.brushes.push_back({int(a), b.low, b.high});
+    applyBrushes(s, choice.brushes);
     return s;
+}
+
+void applyBrushes(plots::ParallelSpec& spec, const std::vector<HParamsBrush>& brushes)
+{
+    spec.brushes.clear();
+    for (const auto& b : brushes)
+        for (size_t a = 0; a < spec.axes.size(); ++a)
+            if (spec.axes[a].name == b.column)
+                spec.brushes.push_back({int(a), b.low, b.high});
 }
 
 std::vector<HParamsBrush> namedBrushes(const plots::ParallelSpec& spec)

@@ -40,6 +40,9 @@ std::vector<std::string> axisColumns(const engine::RunTable& table);
 plots::ParallelSpec hparamsSpec(const engine::RunTable& table, const HParamsChoice& choice,
                                 const std::string& title = {});
 
+/// Puts `brushes` on the spec's axes of the same names (the others are dropped).
+void applyBrushes(plots::ParallelSpec& spec, const std::vector<HParamsBrush>& brushes);
+
 /// The spec's brushes as column-named brushes (what the view keeps across redraws).
 std::vector<HParamsBrush> namedBrushes(const plots::ParallelSpec& spec);
 

@@ -11,6 +11,7 @@
 #include <QSplitter>
 #include <QTableView>
 #include <QToolButton>
+#include <QtConcurrent/QtConcurrentRun>
 
 #include <algorithm>
 #include <cmath>
@@ -28,10 +29,15 @@ namespace lengen::ui {
 class HParamsTableModel final : public QAbstractTableModel {
 public:
     using QAbstractTableModel::QAbstractTableModel;
-    void show(const engine::RunTable* table, const std::vector<char>& inside)
+    /// `order`: the table's columns in the order shown (the run, the axes, then the rest).
+    void show(const engine::RunTable* table, const std::vector<char>& inside,
+              std::vector<int> order = {})
     {
         beginResetModel();
         m_table = table;
+        m_columns = std::move(order);
+        for (int c = 0; table && m_columns.empty() && c < int(table->columns.size()); ++c)
+            m_columns.push_back(c);
         m_rows.clear();
         for (size_t r = 0; table && r < inside.size() && r < table->rows.size(); ++r)
             if (inside[r])
@@ -44,13 +50,13 @@ public:
     }
     int columnCount(const QModelIndex& parent = {}) const override
     {
-        return parent.isValid() || !m_table ? 0 : int(m_table->columns.size());
+        return parent.isValid() || !m_table ? 0 : int(m_columns.size());
     }
     QVariant data(const QModelIndex& index, int role) const override
     {
-        const auto& col = m_table->columns[size_t(index.column())];
-        const auto& cell =
-            m_table->rows[size_t(m_rows[size_t(index.row())])][size_t(index.column())];
+        const auto c = size_t(m_columns[size_t(index.column())]);
+        const auto& col = m_table->columns[c];
+        const auto& cell = m_table->rows[size_t(m_rows[size_t(index.row())])][c];
         const bool number = col.numeric && std::isfinite(cell.value);
         if (role == Qt::DisplayRole)
             return col.kind == engine::RunTableColumn::Result && number
@@ -65,13 +71,15 @@ public:
     QVariant headerData(int section, Qt::Orientation o, int role) const override
     {
         if (o == Qt::Horizontal && role == Qt::DisplayRole && m_table)
-            return QString::fromStdString(m_table->columns[size_t(section)].name);
+            return QString::fromStdString(
+                m_table->columns[size_t(m_columns[size_t(section)])].name);
         return QAbstractTableModel::headerData(section, o, role);
     }
 
 private:
     const engine::RunTable* m_table = nullptr;
-    std::vector<int> m_rows;  // table rows shown
+    std::vector<int> m_rows;     // table rows shown
+    std::vector<int> m_columns;  // table columns shown, in order
 };
 
 namespace {
@@ -102,6 +110,7 @@ HParamsView::HParamsView(QWidget* parent)
     m_tableView->setEditTriggers(QAbstractItemView::NoEditTriggers);
     m_tableView->verticalHeader()->hide();
     m_tableView->horizontalHeader()->setSectionResizeMode(QHeaderView::Interactive);
+    m_tableView->horizontalHeader()->setResizeContentsPrecision(50);  // 50 rows, not 10,000
 
     auto* bar = new QHBoxLayout;
     bar->addWidget(m_axes);
@@ -122,7 +131,7 @@ HParamsView::HParamsView(QWidget* parent)
 
     connect(m_plot, &ParallelView::brushMoved, this, &HParamsView::updateSummary);
     connect(m_plot, &ParallelView::brushFinished, this, [this] {
-        m_model->show(&m_table, m_plot->inside());
+        m_model->show(&m_table, m_plot->inside(), columnOrder());
         updateSummary();
         Q_EMIT selectRequested(insideRuns());
     });
@@ -139,6 +148,11 @@ HParamsView::HParamsView(QWidget* parent)
     m_pull.setSingleShot(true);
     m_pull.setInterval(1000);
     connect(&m_pull, &QTimer::timeout, this, &HParamsView::pullRuns);
+    connect(&m_build, &QFutureWatcher<HParamsBuild>::finished, this, [this] {
+        apply(m_build.result());
+        if (m_pullAgain)
+            pullRuns();
+    });
     updateSummary();
 }
 
@@ -146,24 +160,55 @@ HParamsView::HParamsView(QWidget* parent)
 // the runs table before it goes.
 HParamsView::~HParamsView() { m_model->show(nullptr, {}); }
 
-void HParamsView::setRuns(std::vector<engine::RunIndexEntry> runs)
+// What the user chose stays; what they did not follows the runs (a key that starts to vary is
+// drawn).
+HParamsBuild
+HParamsView::build(const std::vector<std::shared_ptr<const engine::RunIndexEntry>>& runs,
+                   const figures::HParamsChoice& kept, bool axesChosen, bool colorChosen)
 {
-    const auto kept = choice();
-    m_paths.clear();
+    HParamsBuild b;
+    std::vector<const engine::RunIndexEntry*> entries;
     std::vector<std::string> labels;
     for (const auto& r : runs) {
-        m_paths.push_back(r.path);
-        labels.push_back(r.runId);
+        entries.push_back(r.get());
+        b.paths.push_back(r->path);
+        labels.push_back(r->runId);
     }
-    m_table = engine::runTable(runs, labels, {});
-    // What the user chose stays; what they did not follows the runs (a new key varies).
-    auto c = figures::defaultHParamsChoice(m_table);
-    if (m_axesChosen)
+    b.table = engine::runTable(entries, labels, {});
+    auto c = figures::defaultHParamsChoice(b.table);
+    if (axesChosen)
         c.axes = kept.axes;
-    if (m_colorChosen)
+    if (colorChosen)
         c.color = kept.color;
     c.brushes = kept.brushes;
-    rebuild(c);
+    b.spec = figures::hparamsSpec(b.table, c);
+    return b;
+}
+
+void HParamsView::setRuns(std::vector<engine::RunIndexEntry> runs)
+{
+    std::vector<std::shared_ptr<const engine::RunIndexEntry>> shared;
+    for (auto& r : runs)
+        shared.push_back(std::make_shared<const engine::RunIndexEntry>(std::move(r)));
+    apply(build(shared, choice(), m_axesChosen, m_colorChosen));
+}
+
+void HParamsView::apply(HParamsBuild built)
+{
+    // The brushes as they are now (the user may have dragged while the worker built).
+    figures::applyBrushes(built.spec, figures::namedBrushes(m_plot->spec()));
+    m_model->show(nullptr, {});  // it reads the table about to be replaced
+    m_paths = std::move(built.paths);
+    m_table = std::move(built.table);
+    m_plot->setSpec(std::move(built.spec));
+    const auto order = columnOrder();
+    m_model->show(&m_table, m_plot->inside(), order);
+    if (order != m_sizedFor) {  // new columns fitted; the user's widths kept otherwise
+        m_tableView->resizeColumnsToContents();
+        m_sizedFor = order;
+    }
+    updateAxesMenu();
+    updateSummary();
 }
 
 void HParamsView::followRuns(const RunTableModel& model)
@@ -189,17 +234,25 @@ void HParamsView::showEvent(QShowEvent* event)
         pullRuns();
 }
 
+// The Runs list's entries are shared, immutable values: the worker reads them while the list
+// moves on. At 10,000 runs the table takes about 150 ms, which the GUI thread does not wait for.
 void HParamsView::pullRuns()
 {
     if (!m_source)
         return;
     m_stale = false;
-    std::vector<engine::RunIndexEntry> runs;
+    if (m_build.isRunning()) {
+        m_pullAgain = true;
+        return;
+    }
+    std::vector<std::shared_ptr<const engine::RunIndexEntry>> runs;
     runs.reserve(size_t(m_source->rowCount()));
     for (int r = 0; r < m_source->rowCount(); ++r)
         if (m_source->row(r).error.isEmpty())  // a damaged run has nothing to draw
             runs.push_back(m_source->row(r).entry);
-    setRuns(std::move(runs));
+    m_pullAgain = false;
+    m_build.setFuture(QtConcurrent::run(&HParamsView::build, std::move(runs), choice(),
+                                        m_axesChosen, m_colorChosen));
 }
 
 figures::HParamsChoice HParamsView::choice() const
@@ -223,9 +276,23 @@ void HParamsView::setChoice(const figures::HParamsChoice& choice)
 void HParamsView::rebuild(const figures::HParamsChoice& choice)
 {
     m_plot->setSpec(figures::hparamsSpec(m_table, choice));
-    m_model->show(&m_table, m_plot->inside());
+    m_model->show(&m_table, m_plot->inside(), columnOrder());
+    m_tableView->resizeColumnsToContents();
     updateAxesMenu();
     updateSummary();
+}
+
+std::vector<int> HParamsView::columnOrder() const
+{
+    std::vector<int> order = {0};  // the run
+    for (const auto& a : m_plot->spec().axes)
+        for (size_t c = 1; c < m_table.columns.size(); ++c)
+            if (m_table.columns[c].name == a.name)
+                order.push_back(int(c));
+    for (size_t c = 1; c < m_table.columns.size(); ++c)
+        if (std::find(order.begin(), order.end(), int(c)) == order.end())
+            order.push_back(int(c));
+    return order;
 }
 
 void HParamsView::updateAxesMenu()
@@ -295,7 +362,11 @@ bool HParamsView::exportTo(const QString& path, int dpi, QString* error)
         return false;
     }
     auto spec = m_plot->spec();
-    spec.title = runsText(int(m_paths.size())).toStdString();
+    spec.title = (spec.brushes.empty() ? runsText(int(m_paths.size()))
+                                       : tr("%1 of %2 inside the brushes")
+                                             .arg(m_plot->insideCount())
+                                             .arg(runsText(int(m_paths.size()))))
+                     .toStdString();
     const auto r = plots::exportParallel(spec, path, *format, dpi);
     if (!r.ok) {
         if (error)

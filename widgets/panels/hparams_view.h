@@ -6,10 +6,12 @@
 // Runs list selects them when the drag ends, and "Compare" sends them to Compare. Exports as
 // every figure (PNG/SVG/PDF/CSV/TeX with its provenance). GUI thread.
 
+#include <QFutureWatcher>
 #include <QStringList>
 #include <QTimer>
 #include <QWidget>
 
+#include <memory>
 #include <vector>
 
 #include "hparams_figure.h"
@@ -23,6 +25,13 @@ class QTableView;
 class QToolButton;
 
 namespace lengen::ui {
+
+/// The runs table and its figure, as the worker builds them from the Runs list's entries.
+struct HParamsBuild {
+    std::vector<std::string> paths;  ///< run file of each table row
+    engine::RunTable table;
+    plots::ParallelSpec spec;
+};
 
 class ParallelView;
 class RunTableModel;
@@ -38,8 +47,15 @@ public:
 
     /// The runs to show (their files and results); keeps the chosen axes, colour and brushes.
     void setRuns(std::vector<engine::RunIndexEntry> runs);
+    /// What the worker does with the Runs list's entries (any thread): the table and its figure,
+    /// keeping what the user chose of `kept`.
+    static HParamsBuild build(const std::vector<std::shared_ptr<const engine::RunIndexEntry>>& runs,
+                              const figures::HParamsChoice& kept, bool axesChosen,
+                              bool colorChosen);
+    /// Shows what build made (the GUI thread's part), keeping the brushes drawn meanwhile.
+    void apply(HParamsBuild built);
     /// Follows the Runs list's rows: a change is picked up within a second while the tab is
-    /// shown, or when it is shown next.
+    /// shown, or when it is shown next; the table is built off the GUI thread.
     void followRuns(const RunTableModel& model);
 
     /// The axes, colour and brushes shown; setChoice draws them (columns not in the table are
@@ -69,6 +85,7 @@ protected:
 private:
     void rebuild(const figures::HParamsChoice& choice);
     void updateAxesMenu();
+    std::vector<int> columnOrder() const;  ///< the table's columns: run, axes, the rest
     void updateSummary();
     void pullRuns();
 
@@ -76,7 +93,10 @@ private:
     bool m_stale = false;  // the Runs list changed while this tab was hidden
     bool m_axesChosen = false, m_colorChosen = false;  // else the defaults follow the runs
     QTimer m_pull;                                     // coalesces the Runs list's changes
+    QFutureWatcher<HParamsBuild> m_build;              // the table being built from them
+    bool m_pullAgain = false;                          // they changed while it was built
     std::vector<std::string> m_paths;                  // run file of each table row
+    std::vector<int> m_sizedFor;  // the columns the table's widths were fitted to
     engine::RunTable m_table;
     ParallelView* m_plot;
     HParamsTableModel* m_model;

@@ -257,7 +257,7 @@ void RunBrowser::updateFilterHint()
 {
     std::vector<const engine::RunIndexEntry*> runs;
     for (int r = 0; r < m_model->rowCount(); ++r)
-        runs.push_back(&m_model->row(r).entry);
+        runs.push_back(m_model->row(r).entry.get());
     QStringList problems;
     for (const auto& [key, value] : static_cast<RunFilter*>(m_proxy)->terms())
         if (const auto p = engine::filterKeyProblem(runs, key); !p.empty() && !runs.empty())

@@ -63,7 +63,7 @@ RunRow RunTableModel::rowFromEntry(const engine::RunIndexEntry& e)
     r.probes = qlist(e.probes);
     r.tags = qlist(e.tags);
     r.notes = QString::fromStdString(e.notes);
-    r.entry = e;
+    r.entry = std::make_shared<const engine::RunIndexEntry>(e);
     return r;
 }
 
@@ -95,7 +95,7 @@ void RunTableModel::setFolders(const QStringList& folders)
 
 bool RunTableModel::rowMatches(int row, const std::string& key, const std::string& value) const
 {
-    return engine::runMatches(m_rows.at(size_t(row)).entry, key, value);
+    return engine::runMatches(*m_rows.at(size_t(row)).entry, key, value);
 }
 
 bool RunTableModel::poll()
@@ -105,7 +105,7 @@ bool RunTableModel::poll()
         std::vector<engine::RunIndexEntry> known;
         for (const auto& r : m_rows)
             if (r.folder == folder)
-                known.push_back(r.entry);
+                known.push_back(*r.entry);
         engine::RunIndexChanges changes;
         try {
             changes = engine::refreshRunIndex(folder.toStdString(), known);
@@ -118,14 +118,15 @@ bool RunTableModel::poll()
         // Runs gone (deleted, moved): their rows go, from the back so indices stay valid.
         const std::set<std::string> removed(changes.removed.begin(), changes.removed.end());
         for (int r = int(m_rows.size()) - 1; r >= 0; --r)
-            if (m_rows[size_t(r)].folder == folder && removed.count(m_rows[size_t(r)].entry.path)) {
+            if (m_rows[size_t(r)].folder == folder &&
+                removed.count(m_rows[size_t(r)].entry->path)) {
                 beginRemoveRows({}, r, r);
                 m_rows.erase(m_rows.begin() + r);
                 endRemoveRows();
             }
         for (const auto& e : changes.changed)
             for (size_t r = 0; r < m_rows.size(); ++r)
-                if (m_rows[r].folder == folder && m_rows[r].entry.path == e.path) {
+                if (m_rows[r].folder == folder && m_rows[r].entry->path == e.path) {
                     m_rows[r] = rowFromEntry(e);
                     m_rows[r].folder = folder;
                     Q_EMIT dataChanged(index(int(r), 0), index(int(r), ColumnCount - 1));
@@ -172,8 +173,8 @@ QString toolTipOf(const RunRow& r, int column)
     if (column == RunTableModel::Tags && !r.tags.isEmpty())
         return r.tags.join(QStringLiteral(", "));  // a narrow column elides them
     if ((column == RunTableModel::Dims || column == RunTableModel::Points) &&
-        !r.entry.reached.empty())
-        return RunTableModel::tr("trained on %1").arg(QString::fromStdString(r.entry.reached));
+        !r.entry->reached.empty())
+        return RunTableModel::tr("trained on %1").arg(QString::fromStdString(r.entry->reached));
     QString tip = r.path;
     if (!r.evalMethods.isEmpty())
         tip += "\n" + RunTableModel::tr("evaluated: %1").arg(r.evalMethods.join(", "));
@@ -261,13 +262,13 @@ QVariant RunTableModel::cell(const RunRow& r, int column, bool sort) const
                     : QVariant(QStringLiteral("%1×%2×%3").arg(r.hidden).arg(r.layers).arg(r.heads));
     // What the run trained on (issue 52), with the curriculum's end where it stopped short.
     case Dims:
-        return sort || r.dims >= r.entry.endDims
+        return sort || r.dims >= r.entry->endDims
                    ? QVariant(r.dims)
-                   : QVariant(tr("%1 of %2").arg(r.dims).arg(r.entry.endDims));
+                   : QVariant(tr("%1 of %2").arg(r.dims).arg(r.entry->endDims));
     case Points:
-        return sort || r.points >= r.entry.endPoints
+        return sort || r.points >= r.entry->endPoints
                    ? QVariant(r.points)
-                   : QVariant(tr("%1 of %2").arg(r.points).arg(r.entry.endPoints));
+                   : QVariant(tr("%1 of %2").arg(r.points).arg(r.entry->endPoints));
     case Steps:
         return sort ? QVariant(r.steps)
                     : QVariant(QStringLiteral("%1 / %2").arg(r.steps).arg(r.totalSteps));

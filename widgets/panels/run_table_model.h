@@ -7,6 +7,7 @@
 #include <QHash>
 #include <QStringList>
 
+#include <memory>
 #include <vector>
 
 #include "lengen/engine/run_index.h"
@@ -30,8 +31,11 @@ struct RunRow {
     QStringList evalMethods, probes;  ///< what analysis.h5 holds (names only)
     QStringList tags;                 ///< the run's tags (engine::writeRunNotes)
     QString notes;                    ///< its notes, whole
-    engine::RunIndexEntry entry;  ///< what the row was made from: its stamp, its config for filters
-    QString folder;               ///< the followed folder that lists it
+    /// What the row was made from (its stamp, its config for filters), never null: shared and
+    /// immutable, so the Hyperparameters tab's worker reads it while the Runs list moves on.
+    std::shared_ptr<const engine::RunIndexEntry> entry =
+        std::make_shared<const engine::RunIndexEntry>();
+    QString folder;  ///< the followed folder that lists it
 };
 
 class RunTableModel final : public QAbstractTableModel {

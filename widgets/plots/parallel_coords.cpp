@@ -44,6 +44,8 @@ std::vector<double> ticksOf(const ParallelAxis& a)
                 step = base * m;
                 break;
             }
+        if (a.integers)  // seed 1.2 is no seed
+            step = std::max(1.0, std::round(step));
         for (double v = std::ceil(a.min / step) * step; v <= a.max + step * 1e-9; v += step)
             t.push_back(std::fabs(v) < step * 1e-9 ? 0.0 : v);
     }
@@ -152,9 +154,18 @@ void drawAxes(QPainter& p, const ParallelLayout& l, const ParallelSpec& s)
         p.setPen(QPen(style::textColor(), 1.2));
         p.drawLine(QPointF(x, l.plot.top()), QPointF(x, l.plot.bottom()));
         p.setFont(name);
-        const QString label = nm.elidedText(QString::fromStdString(axis.name), Qt::ElideMiddle,
-                                            l.plot.width() / std::max<size_t>(s.axes.size(), 2));
-        p.drawText(QPointF(x - nm.horizontalAdvance(label) / 2, l.plot.top() - 10), label);
+        // The name over the axis; a result that does not fit goes on two lines at its '@'
+        // ("ood_length" over "@longest"), then is elided in the middle.
+        const double room = l.plot.width() / double(std::max<size_t>(s.axes.size(), 2) - 1) - 8;
+        QString full = QString::fromStdString(axisLabel(s, int(a)));
+        QStringList lines = {full};
+        if (nm.horizontalAdvance(full) > room && full.lastIndexOf('@') > 0)
+            lines = QStringList{full.left(full.lastIndexOf('@')), full.mid(full.lastIndexOf('@'))};
+        for (int i = 0; i < lines.size(); ++i) {
+            const QString label = nm.elidedText(lines[i], Qt::ElideMiddle, room);
+            const double y = l.plot.top() - 10 - (lines.size() - 1 - i) * nm.lineSpacing();
+            p.drawText(QPointF(x - nm.horizontalAdvance(label) / 2, y), label);
+        }
         p.setFont(tick);
         std::vector<std::pair<double, QString>> marks;
         if (axis.categorical) {
@@ -284,11 +295,28 @@ std::vector<char> rowsInside(const ParallelSpec& spec)
     return in;
 }
 
+std::string axisLabel(const ParallelSpec& spec, int axis)
+{
+    const auto last = [](const std::string& name) { return name.substr(name.rfind('.') + 1); };
+    const std::string& name = spec.axes.at(size_t(axis)).name;
+    for (size_t a = 0; a < spec.axes.size(); ++a)
+        if (int(a) != axis && last(spec.axes[a].name) == last(name))
+            return name;
+    return last(name);
+}
+
 ParallelLayout parallelLayout(const ParallelSpec& spec, const QRectF& area)
 {
     ParallelLayout l;
     const double top = kTop + (spec.title.empty() ? 0 : 20);
-    l.plot = QRectF(area.left() + kLeft, area.top() + top, area.width() - kLeft - kRight,
+    // The first axis's tick labels sit to its left: room for the widest (an encoding's name).
+    double left = kLeft;
+    if (!spec.axes.empty() && spec.axes.front().categorical) {
+        const QFontMetricsF tm(style::font(style::kTickPt - 1));
+        for (const auto& c : spec.axes.front().categories)
+            left = std::max(left, tm.horizontalAdvance(QString::fromStdString(c)) + 16);
+    }
+    l.plot = QRectF(area.left() + left, area.top() + top, area.width() - left - kRight,
                     area.height() - top - kBottom);
     const size_t k = spec.axes.size();
     for (size_t a = 0; a < k; ++a)
@@ -297,8 +325,13 @@ ParallelLayout parallelLayout(const ParallelSpec& spec, const QRectF& area)
     return l;
 }
 
+void paintParallelBrushes(QPainter& p, const QRectF& area, const ParallelSpec& spec)
+{
+    drawBrushes(p, parallelLayout(spec, area), spec);
+}
+
 void paintParallel(QPainter& p, const QRectF& area, const ParallelSpec& spec,
-                   const std::vector<char>& inside)
+                   const std::vector<char>& inside, bool brushes)
 {
     p.fillRect(area, Qt::white);
     const auto l = parallelLayout(spec, area);
@@ -312,7 +345,8 @@ void paintParallel(QPainter& p, const QRectF& area, const ParallelSpec& spec,
     if (inside.size() == size_t(spec.rows()))
         drawRows(p, l, spec, inside);
     drawAxes(p, l, spec);
-    drawBrushes(p, l, spec);
+    if (brushes)
+        drawBrushes(p, l, spec);
     drawColorScale(p, area, l, spec);
 }
 

@@ -25,7 +25,8 @@ struct ParallelAxis {
     bool categorical = false;
     std::vector<std::string> categories;
     double min = 0, max = 1;
-    bool log = false;  ///< log10 scale (a learning rate); set only when every value is > 0
+    bool log = false;       ///< log10 scale (a learning rate); set only when every value is > 0
+    bool integers = false;  ///< whole numbers only (seeds, layers): ticks at whole numbers
 };
 
 /// A brush: the rows whose value on `axis` lies in [low, high] (data values; a categorical
@@ -57,6 +58,10 @@ double axisFraction(const ParallelAxis& axis, double v);
 /// The data value at fraction `f` of `axis` (the inverse of axisFraction).
 double axisValue(const ParallelAxis& axis, double f);
 
+/// The name written over axis `axis`: its key's last part ("learning_rate") where no other axis
+/// ends the same way, else the whole name.
+std::string axisLabel(const ParallelSpec& spec, int axis);
+
 /// For each row, whether it lies inside every brush (all rows with no brush).
 std::vector<char> rowsInside(const ParallelSpec& spec);
 
@@ -73,8 +78,11 @@ ParallelLayout parallelLayout(const ParallelSpec& spec, const QRectF& area);
 /// brushes in light grey under those inside in their colour, the brushes, the colour scale.
 /// `inside` is rowsInside(spec) (given, so a caller that keeps it does not redo it).
 /// Thousands of rows are drawn without antialiasing and in one call per colour.
+/// Without `brushes`, the brushes' boxes are left to paintParallelBrushes (the studio draws them
+/// over its image at once, while the image of the rows follows from its worker).
 void paintParallel(QPainter& painter, const QRectF& area, const ParallelSpec& spec,
-                   const std::vector<char>& inside);
+                   const std::vector<char>& inside, bool brushes = true);
+void paintParallelBrushes(QPainter& painter, const QRectF& area, const ParallelSpec& spec);
 
 /// "#rrggbb" of a colour-scale fraction in [0, 1] (viridis, as matplotlib's).
 QString scaleColor(double fraction);

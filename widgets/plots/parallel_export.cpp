@@ -145,7 +145,7 @@ TexFiles parallelTex(const ParallelSpec& s, const QString& stem, bool standalone
                                   "\\node[anchor=south, font=\\small\\bfseries] at (axis cs:%1,1) "
                                   "{%2};\n")
                        .arg(a)
-                       .arg(texEscape(axis.name));
+                       .arg(texEscape(axisLabel(s, a)));
         std::vector<std::pair<double, std::string>> ticks;
         if (axis.categorical)
             for (size_t c = 0; c < axis.categories.size(); ++c)

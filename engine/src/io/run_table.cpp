@@ -37,29 +37,29 @@ double asNumber(const std::string& text)
 }
 
 // The stored evaluations' names over all runs, in the order they first appear.
-std::vector<std::string> methodNames(const std::vector<RunIndexEntry>& runs)
+std::vector<std::string> methodNames(const std::vector<const RunIndexEntry*>& runs)
 {
     std::vector<std::string> names;
-    for (const auto& r : runs)
-        for (const auto& m : r.results)
+    for (const auto* r : runs)
+        for (const auto& m : r->results)
             if (std::find(names.begin(), names.end(), m.name) == names.end())
                 names.push_back(m.name);
     return names;
 }
 
 // `auto`: the encoding, task and backbone where they vary, then the config keys that vary.
-std::vector<std::string> autoKeys(const std::vector<RunIndexEntry>& runs)
+std::vector<std::string> autoKeys(const std::vector<const RunIndexEntry*>& runs)
 {
     std::vector<std::string> keys;
     for (const char* k : {"task", "pe", "backbone"})
-        for (const auto& r : runs)
-            if (runValue(r, k) != runValue(runs.front(), k)) {
+        for (const auto* r : runs)
+            if (runValue(*r, k) != runValue(*runs.front(), k)) {
                 keys.push_back(k);
                 break;
             }
     std::vector<const std::map<std::string, std::string>*> configs;
-    for (const auto& r : runs)
-        configs.push_back(&r.config);
+    for (const auto* r : runs)
+        configs.push_back(&r->config);
     for (auto& k : variedKeys(configs))
         keys.push_back(std::move(k));
     return keys;
@@ -70,14 +70,24 @@ std::vector<std::string> autoKeys(const std::vector<RunIndexEntry>& runs)
 RunTable runTable(const std::vector<RunIndexEntry>& runs, const std::vector<std::string>& labels,
                   const std::vector<std::string>& keys, const std::string& labelColumn)
 {
+    std::vector<const RunIndexEntry*> pointers;
+    for (const auto& r : runs)
+        pointers.push_back(&r);
+    return runTable(pointers, labels, keys, labelColumn);
+}
+
+RunTable runTable(const std::vector<const RunIndexEntry*>& runs,
+                  const std::vector<std::string>& labels, const std::vector<std::string>& keys,
+                  const std::string& labelColumn)
+{
     const auto shownKeys = keys.empty() && !runs.empty() ? autoKeys(runs) : keys;
     const auto methods = methodNames(runs);
     RunTable t;
     t.columns.push_back({labelColumn, RunTableColumn::Label, false});
     for (const auto& k : shownKeys) {
         bool numeric = true;
-        for (const auto& r : runs) {
-            const auto v = runValue(r, k).value_or("");
+        for (const auto* r : runs) {
+            const auto v = runValue(*r, k).value_or("");
             numeric = numeric && (v.empty() || std::isfinite(asNumber(v)));
         }
         t.columns.push_back({k, RunTableColumn::Key, numeric});
@@ -90,7 +100,7 @@ RunTable runTable(const std::vector<RunIndexEntry>& runs, const std::vector<std:
         t.columns.push_back({m + "@longest", RunTableColumn::Result, true});
     }
     for (std::size_t i = 0; i < runs.size(); ++i) {
-        const auto& r = runs[i];
+        const auto& r = *runs[i];
         std::vector<RunTableCell> row;
         row.push_back({i < labels.size() ? labels[i] : r.runId, kNoValue});
         for (std::size_t k = 0; k < shownKeys.size(); ++k) {

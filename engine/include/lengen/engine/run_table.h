@@ -35,6 +35,10 @@ struct RunTable {
 /// (variedKeys).
 RunTable runTable(const std::vector<RunIndexEntry>& runs, const std::vector<std::string>& labels,
                   const std::vector<std::string>& keys, const std::string& labelColumn = "run");
+/// The same over runs held elsewhere (the studio's Runs list shares its entries, unchanged).
+RunTable runTable(const std::vector<const RunIndexEntry*>& runs,
+                  const std::vector<std::string>& labels, const std::vector<std::string>& keys,
+                  const std::string& labelColumn = "run");
 
 enum class TableFormat { Text, Csv, Markdown, Json };
 /// CSV (RFC 4180 quoting), Markdown (numbers in 4 significant digits), JSON (an array of
