@@ -1,6 +1,7 @@
 // The Hyperparameters tab at N runs (issue 55: 10,000 through the run index, the GUI thread
 // under 50 ms a frame): what each step of the view costs on the GUI thread, offscreen.
 //   bench_hparams [N=10000] [WIDTH=1400] [HEIGHT=560]
+//   bench_hparams --runs FOLDER   (the Runs list's look at a folder's runs, GUI thread or worker)
 // Prints, in ms, what the GUI thread spends (taking the Runs list's entries, showing a new table,
 // each frame of a drag: median and worst, the end of a drag) and what the worker threads spend
 // (the runs table, each image).
@@ -13,8 +14,11 @@
 #include <cstdio>
 #include <random>
 
+#include <QSignalSpy>
+
 #include "hparams_view.h"
 #include "parallel_view.h"
+#include "run_table_model.h"
 
 using namespace lengen;
 
@@ -66,12 +70,42 @@ double waitRendered(ui::ParallelView* plot)
     return ms(t);
 }
 
+// --runs FOLDER: the Runs list's look at that folder's runs (bench/run_index_bench.sh
+// makes 10,000): on the GUI thread (poll) against on a worker (pollInBackground), and listing.
+void runsListLook(const QString& folder)
+{
+    QElapsedTimer t;
+    ui::RunTableModel model;
+    t.start();
+    model.setFolders({folder});
+    const double listMs = ms(t);
+    t.restart();
+    model.poll();
+    const double pollMs = ms(t);
+    QSignalSpy polled(&model, &ui::RunTableModel::polled);
+    model.pollInBackground();  // once first: the GUI thread's own frees above are not its cost
+    polled.wait(120000);
+    t.restart();
+    model.pollInBackground();
+    const double startMs = ms(t);
+    polled.wait(120000);
+    std::printf("Runs list, %d runs under %s\n", model.rowCount(), qPrintable(folder));
+    std::printf("  listing (setFolders, GUI thread)    %7.1f ms\n", listMs);
+    std::printf("  a look on the GUI thread (poll)     %7.1f ms\n", pollMs);
+    std::printf("  a look on a worker: GUI thread      %7.2f ms (the worker %lld ms)\n", startMs,
+                polled.isEmpty() ? -1LL : static_cast<long long>(polled.last().at(1).toLongLong()));
+}
+
 }  // namespace
 
 int main(int argc, char** argv)
 {
     qputenv("QT_QPA_PLATFORM", "offscreen");
     QApplication app(argc, argv);
+    if (argc > 2 && std::string(argv[1]) == "--runs") {
+        runsListLook(QString::fromLocal8Bit(argv[2]));
+        return 0;
+    }
     const int n = argc > 1 ? std::atoi(argv[1]) : 10000;
     const int w = argc > 2 ? std::atoi(argv[2]) : 1400, h = argc > 3 ? std::atoi(argv[3]) : 560;
     std::vector<std::shared_ptr<const engine::RunIndexEntry>> shared;

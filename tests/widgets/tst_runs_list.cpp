@@ -38,6 +38,7 @@ private Q_SLOTS:
     void rowSaysWhatTheRunTrainedOn();
     void trainingViewWaitsOutAReadThatFailsForAMoment();
     void tagsOfSeveralRunsInOneStep();
+    void lookOffTheGuiThreadAddsEachRunOnce();
 
 private:
     std::string m_runs, m_rope, m_alibi;
@@ -321,6 +322,34 @@ void TestRunsList::tagsOfSeveralRunsInOneStep()
         const auto tags = engine::readRunInfo(run.toStdString()).tags;
         QVERIFY(std::find(tags.begin(), tags.end(), "bulk-a") == tags.end());
     }
+}
+
+// The Runs list's timer looks at its folders on a worker (10,000 runs: a few hundred ms the GUI
+// thread no longer waits for). A look on the GUI thread meanwhile (follow(), after a job) adds
+// the same new run: the worker's result must not add it twice.
+void TestRunsList::lookOffTheGuiThreadAddsEachRunOnce()
+{
+    QTemporaryDir tmp;
+    QVERIFY(QDir().mkpath(tmp.filePath("a")) && QDir().mkpath(tmp.filePath("b")));
+    QVERIFY(QFile::copy(QString::fromStdString(m_rope), tmp.filePath("a/run.h5")));
+    ui::RunTableModel model;
+    model.setFolders({tmp.path()});
+    QCOMPARE(model.rowCount(), 1);
+    QVERIFY(QFile::copy(QString::fromStdString(m_alibi), tmp.filePath("b/run.h5")));
+    QSignalSpy polled(&model, &ui::RunTableModel::polled);
+    model.pollInBackground();  // its known rows: a only
+    QVERIFY(model.poll());     // the GUI thread's own look adds b now
+    QCOMPARE(model.rowCount(), 2);
+    QVERIFY(polled.wait(30000) || polled.size() == 1);
+    QCOMPARE(model.rowCount(), 2);  // b once: the worker's "added" became a change
+    QCOMPARE(model.row(0).runId.isEmpty(), false);
+    QVERIFY(model.row(0).path != model.row(1).path);
+    // A look off the GUI thread alone picks up a run gone.
+    QVERIFY(QFile::remove(tmp.filePath("a/run.h5")));
+    model.pollInBackground();
+    QVERIFY(polled.wait(30000));
+    QCOMPARE(polled.last().at(0).toBool(), true);
+    QCOMPARE(model.rowCount(), 1);
 }
 
 QTEST_MAIN(TestRunsList)

@@ -3,7 +3,6 @@
 #include <algorithm>
 
 #include <QDirIterator>
-#include <QElapsedTimer>
 #include <QFileInfo>
 #include <QHBoxLayout>
 #include <QHeaderView>
@@ -187,14 +186,13 @@ RunBrowser::RunBrowser(QWidget* parent) : QWidget(parent)
     // Follow the folders: runs another process starts (a folder created after the studio
     // started included) appear, and a running run's steps and status update, without Refresh.
     m_poll.setInterval(3000);
-    connect(&m_poll, &QTimer::timeout, this, [this, updateEmpty] {
-        QElapsedTimer clock;
-        clock.start();
-        if (m_model->poll())
+    connect(&m_poll, &QTimer::timeout, m_model, &RunTableModel::pollInBackground);
+    connect(m_model, &RunTableModel::polled, this, [this, updateEmpty](bool changed, qint64 ms) {
+        if (changed)
             updateEmpty();
-        // A look stats every run's two files on the GUI thread: with 10,000 runs that is a
-        // few hundred ms, so the interval grows to keep it under ~3 % of the time.
-        m_poll.setInterval(int(std::max<qint64>(3000, 30 * clock.elapsed())));
+        // A look stats every run's two files, now on a worker: with 10,000 runs a few hundred
+        // ms, so the interval grows to keep the disk's share under ~3 % of the time.
+        m_poll.setInterval(int(std::max<qint64>(3000, 30 * ms)));
     });
     m_poll.start();
 }

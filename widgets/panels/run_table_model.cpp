@@ -10,9 +10,11 @@
 #include <QDateTime>
 #include <QDir>
 #include <QDirIterator>
+#include <QElapsedTimer>
 #include <QFileInfo>
 #include <QHash>
 #include <QSet>
+#include <QtConcurrent/QtConcurrentRun>
 
 #include "lengen/engine/analysis.h"
 #include "lengen/engine/config.h"
@@ -22,7 +24,17 @@
 
 namespace lengen::ui {
 
-RunTableModel::RunTableModel(QObject* parent) : QAbstractTableModel(parent) {}
+RunTableModel::RunTableModel(QObject* parent) : QAbstractTableModel(parent)
+{
+    connect(&m_look, &QFutureWatcher<std::pair<Looked, qint64>>::finished, this, [this] {
+        const auto [looked, ms] = m_look.result();
+        bool changed = false;
+        if (m_lookGeneration == m_generation)  // else the folders were set again meanwhile
+            for (const auto& [folder, changes] : looked)
+                changed = applyChanges(folder, changes) || changed;
+        Q_EMIT polled(changed, ms);
+    });
+}
 
 namespace {
 
@@ -75,6 +87,7 @@ RunRow RunTableModel::readRow(const QString& runFile)
 void RunTableModel::setFolders(const QStringList& folders)
 {
     beginResetModel();
+    ++m_generation;
     m_folders = folders;
     m_rows.clear();
     // Through each folder's index: 10,000 runs list without opening 10,000 files (issue 42).
@@ -106,43 +119,87 @@ bool RunTableModel::poll()
         for (const auto& r : m_rows)
             if (r.folder == folder)
                 known.push_back(*r.entry);
-        engine::RunIndexChanges changes;
         try {
-            changes = engine::refreshRunIndex(folder.toStdString(), known);
+            changed = applyChanges(folder, engine::refreshRunIndex(folder.toStdString(), known)) ||
+                      changed;
         } catch (const std::exception&) {
-            continue;  // changed under the walk twice: the next poll looks again
-        }
-        if (!changes.any())
-            continue;
-        changed = true;
-        // Runs gone (deleted, moved): their rows go, from the back so indices stay valid.
-        const std::set<std::string> removed(changes.removed.begin(), changes.removed.end());
-        for (int r = int(m_rows.size()) - 1; r >= 0; --r)
-            if (m_rows[size_t(r)].folder == folder &&
-                removed.count(m_rows[size_t(r)].entry->path)) {
-                beginRemoveRows({}, r, r);
-                m_rows.erase(m_rows.begin() + r);
-                endRemoveRows();
-            }
-        for (const auto& e : changes.changed)
-            for (size_t r = 0; r < m_rows.size(); ++r)
-                if (m_rows[r].folder == folder && m_rows[r].entry->path == e.path) {
-                    m_rows[r] = rowFromEntry(e);
-                    m_rows[r].folder = folder;
-                    Q_EMIT dataChanged(index(int(r), 0), index(int(r), ColumnCount - 1));
-                    break;
-                }
-        if (!changes.added.empty()) {
-            const int at = int(m_rows.size());
-            beginInsertRows({}, at, at + int(changes.added.size()) - 1);
-            for (const auto& e : changes.added) {
-                m_rows.push_back(rowFromEntry(e));
-                m_rows.back().folder = folder;
-            }
-            endInsertRows();
+            // changed under the walk twice: the next poll looks again
         }
     }
     return changed;
+}
+
+void RunTableModel::pollInBackground()
+{
+    if (m_look.isRunning())
+        return;
+    // Each folder with its rows' entries: shared pointers, so the GUI thread copies nothing.
+    std::vector<std::pair<QString, std::vector<std::shared_ptr<const engine::RunIndexEntry>>>>
+        folders;
+    for (const auto& folder : m_folders) {
+        folders.push_back({folder, {}});
+        for (const auto& r : m_rows)
+            if (r.folder == folder)
+                folders.back().second.push_back(r.entry);
+    }
+    m_lookGeneration = m_generation;
+    m_look.setFuture(QtConcurrent::run([folders = std::move(folders)] {
+        QElapsedTimer clock;
+        clock.start();
+        Looked looked;
+        for (const auto& [folder, entries] : folders) {
+            std::vector<engine::RunIndexEntry> known;
+            known.reserve(entries.size());
+            for (const auto& e : entries)
+                known.push_back(*e);
+            try {
+                looked.push_back({folder, engine::refreshRunIndex(folder.toStdString(), known)});
+            } catch (const std::exception&) {
+                // changed under the walk twice: the next look looks again
+            }
+        }
+        return std::pair<Looked, qint64>(std::move(looked), clock.elapsed());
+    }));
+}
+
+bool RunTableModel::applyChanges(const QString& folder, const engine::RunIndexChanges& changes)
+{
+    if (!changes.any())
+        return false;
+    // Runs gone (deleted, moved): their rows go, from the back so indices stay valid.
+    const std::set<std::string> removed(changes.removed.begin(), changes.removed.end());
+    for (int r = int(m_rows.size()) - 1; r >= 0; --r)
+        if (m_rows[size_t(r)].folder == folder && removed.count(m_rows[size_t(r)].entry->path)) {
+            beginRemoveRows({}, r, r);
+            m_rows.erase(m_rows.begin() + r);
+            endRemoveRows();
+        }
+    std::vector<const engine::RunIndexEntry*> fresh;  // added runs no row holds yet
+    auto replace = [&](const engine::RunIndexEntry& e) {
+        for (size_t r = 0; r < m_rows.size(); ++r)
+            if (m_rows[r].folder == folder && m_rows[r].entry->path == e.path) {
+                m_rows[r] = rowFromEntry(e);
+                m_rows[r].folder = folder;
+                Q_EMIT dataChanged(index(int(r), 0), index(int(r), ColumnCount - 1));
+                return true;
+            }
+        return false;
+    };
+    for (const auto& e : changes.changed)
+        replace(e);
+    for (const auto& e : changes.added)
+        if (!replace(e))  // a look of the other kind may have added it meanwhile
+            fresh.push_back(&e);
+    if (!fresh.empty()) {
+        const int at = int(m_rows.size());
+        beginInsertRows({}, at, at + int(fresh.size()) - 1);
+        for (const auto* e : fresh) {
+            m_rows.push_back(rowFromEntry(*e));
+            m_rows.back().folder = folder;
+        }
+        endInsertRows();
+    }
+    return true;
 }
 
 int RunTableModel::rowOfPath(const QString& runFile) const

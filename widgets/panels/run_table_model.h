@@ -4,6 +4,7 @@
 // Lives on the GUI thread; scanning reads each run's header only (SWMR-safe).
 
 #include <QAbstractTableModel>
+#include <QFutureWatcher>
 #include <QHash>
 #include <QStringList>
 
@@ -71,6 +72,13 @@ public:
     /// were read (a folder created since included; a run a process is writing: its steps as
     /// they land), and only those rows change. Rows keep their place; returns whether any changed.
     bool poll();
+    /// The same look off the GUI thread (what the Runs list's timer does): each folder's
+    /// refreshRunIndex runs on a worker over the rows' shared entries, and what changed is
+    /// applied here when it returns, then polled(changed). At 10,000 runs a look takes a few
+    /// hundred ms, which the GUI thread no longer waits for. A look under way is not doubled;
+    /// one started before setFolders is dropped.
+    void pollInBackground();
+    bool polling() const { return m_look.isRunning(); }
     /// What the studio's own job says of a run it trains ("paused", "stopping"; "" removes it):
     /// shown instead of the file's "running", so a paused run reads "paused" here, in the Train
     /// tab's header and in the Jobs panel alike.
@@ -99,7 +107,18 @@ public:
     /// Whether row `row` matches `key=value` (engine::runMatches: a config key or pe, task, tag…).
     bool rowMatches(int row, const std::string& key, const std::string& value) const;
 
+Q_SIGNALS:
+    /// A look of pollInBackground ended; `changed`: rows were added, removed or changed.
+    void polled(bool changed, qint64 lookMs);
+
 private:
+    using Looked = std::vector<std::pair<QString, engine::RunIndexChanges>>;
+    /// Applies one folder's changes; idempotent (a run added twice, by a look of each kind,
+    /// is one row). Returns whether any row changed.
+    bool applyChanges(const QString& folder, const engine::RunIndexChanges& changes);
+    QFutureWatcher<std::pair<Looked, qint64>> m_look;
+    quint64 m_generation = 0;  ///< setFolders counts up: an older look's result is dropped
+    quint64 m_lookGeneration = 0;
     /// A readable run's cell: displayed, or its raw value to sort by.
     QVariant cell(const RunRow& r, int column, bool sort) const;
     QStringList m_folders;
