@@ -8,6 +8,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
+#include <functional>
 #include <memory>
 #include <optional>
 
@@ -21,6 +22,7 @@
 #include "lengen/engine/sweep.h"
 #include "lengen/engine/sweep_aggregate.h"
 #include "option_ranges.h"
+#include "parallel_coords.h"
 #include "run_figures.h"
 #include "sweep_figures.h"
 #include "sweep_table.h"
@@ -162,6 +164,22 @@ void writeRebuilt(plots::FigureSpec figure, const figures::FigureSource& source,
         std::printf("%s\n", path.string().c_str());
 }
 
+// Writes one figure to each target (its folder made first), naming each file unless quiet.
+void writeEach(
+    const std::vector<std::pair<plots::Format, fs::path>>& targets, const ExportArgs& args,
+    const std::function<plots::ExportResult(plots::Format, const QString&, bool standalone)>& write)
+{
+    for (const auto& [fmt, path] : targets) {
+        std::error_code ec;
+        fs::create_directories(path.parent_path(), ec);
+        const auto result = write(fmt, QString::fromStdString(path.string()), args.standalone);
+        if (!result.ok)
+            throw Error(ErrorKind::Io, result.error.toStdString());
+        if (!args.quiet)
+            std::printf("%s\n", path.string().c_str());
+    }
+}
+
 // --from FILE: the figure a provenance file describes, from the same runs, checked unchanged.
 int exportFromProvenance(const ExportArgs& args)
 {
@@ -186,16 +204,12 @@ int exportFromProvenance(const ExportArgs& args)
                             " results come from " + std::to_string(cells.size()) +
                             " cells now, the grid drew " + std::to_string(recorded.size()) +
                             " (cells evaluated since?)");
-        for (const auto& [fmt, path] : rebuildTargets(args, source, "grid_" + source.method)) {
-            const auto result =
-                plots::exportGrid(figures::sweepGridFigure(aggregate, source.method),
-                                  QString::fromStdString(path.string()), fmt, args.dpi,
-                                  args.standalone || source.standalone);
-            if (!result.ok)
-                throw Error(ErrorKind::Io, result.error.toStdString());
-            if (!args.quiet)
-                std::printf("%s\n", path.string().c_str());
-        }
+        const auto grid = figures::sweepGridFigure(aggregate, source.method);
+        writeEach(rebuildTargets(args, source, "grid_" + source.method), args,
+                  [&](plots::Format fmt, const QString& path, bool standalone) {
+                      return plots::exportGrid(grid, path, fmt, args.dpi,
+                                               standalone || source.standalone);
+                  });
         return 0;
     }
     if (source.name == "compare") {  // Compare's figure: its runs, grouped and banded as recorded
@@ -213,6 +227,15 @@ int exportFromProvenance(const ExportArgs& args)
                             " no longer has its " + source.method + " evaluation");
         for (const auto& [fmt, path] : rebuildTargets(args, source, "compare_" + source.method))
             writeRebuilt(compared.figure, source, fmt, path, args);
+        return 0;
+    }
+    if (source.name == "hparams") {  // the Hyperparameters view: its runs read again
+        const auto spec = figures::hparamsFromRuns(source.runs, source.hparams);
+        writeEach(rebuildTargets(args, source, "hparams"), args,
+                  [&](plots::Format fmt, const QString& path, bool standalone) {
+                      return plots::exportParallel(spec, path, fmt, args.dpi,
+                                                   standalone || source.standalone);
+                  });
         return 0;
     }
     ExportArgs recorded = args;  // the run figure as it was written: standalone TeX stays so

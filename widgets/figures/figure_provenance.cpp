@@ -419,6 +419,40 @@ FigureSource runSource(const std::string& path, const QJsonObject& p)
     return s;
 }
 
+// The Hyperparameters view: every run where it was with the same id (read whole again when the
+// figure is drawn), the axes, colour and brushes as shown.
+FigureSource hparamsSource(const std::string& path, const QJsonObject& p)
+{
+    const auto view = p["view"].toObject();
+    FigureSource s;
+    s.name = "hparams";
+    for (const auto& value : p["runs"].toArray()) {
+        const auto r = value.toObject();
+        const std::string run = r["path"].toString().toStdString();
+        const std::string id = r["run_id"].toString().toStdString();
+        if (!fs::exists(run))
+            throw Error(ErrorKind::RunFile, "--from " + path + ": run " + id + " is no longer at " +
+                                                run + " (moved or deleted)");
+        s.runs.push_back(run);
+    }
+    if (s.runs.empty())
+        throw Error(ErrorKind::Usage, "--from " + path + ": key 'runs' lists no run");
+    for (const auto& a : view["axes"].toArray())
+        s.hparams.axes.push_back(a.toObject()["column"].toString().toStdString());
+    s.hparams.color = view["color"].toString().toStdString();
+    for (const auto& b : view["brushes"].toArray()) {
+        const auto o = b.toObject();
+        if (!o["low"].isDouble() || !o["high"].isDouble())
+            throw Error(ErrorKind::Usage, "--from " + path +
+                                              ": key 'view.brushes' must hold numbers 'low' "
+                                              "and 'high'");
+        s.hparams.brushes.push_back(
+            {o["column"].toString().toStdString(), o["low"].toDouble(), o["high"].toDouble()});
+    }
+    recordedView(view, s);
+    return s;
+}
+
 }  // namespace
 
 FigureSource readProvenance(const std::string& path)
@@ -429,11 +463,8 @@ FigureSource readProvenance(const std::string& path)
         return gridSource(path, p);
     if (figure.startsWith("compare:"))
         return compareSource(path, p);
-    if (figure == "hparams")  // its runs, axes and brushes are a record, not a recipe (yet)
-        throw Error(ErrorKind::Usage,
-                    "--from " + path +
-                        ": a figure of the studio's Hyperparameters view; lengen export does not "
-                        "redraw it (its runs, axes and brushes are listed in the file)");
+    if (figure == "hparams")
+        return hparamsSource(path, p);
     return runSource(path, p);
 }
 

@@ -13,6 +13,7 @@
 
 #include <string>
 
+#include "hparams_figure.h"
 #include "lengen/engine/sweep_aggregate.h"
 #include "run_figures.h"
 
@@ -74,6 +75,8 @@ struct FigureSource {
     std::string group;
     std::vector<std::string> keys;
     bool baselines = false;
+    /// The Hyperparameters view (name "hparams"): its runs (`runs`), axes, colour and brushes.
+    HParamsChoice hparams;
     std::string format;  ///< the recorded file's format ("png", "tex", …; "" when not recorded)
     bool standalone = false;  ///< a TeX file written --standalone
     ViewOptions view;         ///< as the figure was shown

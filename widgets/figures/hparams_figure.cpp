@@ -161,6 +161,38 @@ void applyBrushes(plots::ParallelSpec& spec, const std::vector<HParamsBrush>& br
                 spec.brushes.push_back({int(a), b.low, b.high});
 }
 
+std::string hparamsTitle(const plots::ParallelSpec& spec)
+{
+    const int n = spec.rows();
+    const std::string runs = std::to_string(n) + (n == 1 ? " run" : " runs");
+    if (spec.brushes.empty())
+        return runs;
+    const auto in = plots::rowsInside(spec);
+    return std::to_string(std::count(in.begin(), in.end(), char(1))) + " of " + runs +
+           " inside the brushes";
+}
+
+plots::ParallelSpec hparamsFromRuns(const std::vector<std::string>& runs,
+                                    const HParamsChoice& choice)
+{
+    // The table's result columns come with every table; the other axes are keys to ask for.
+    static const std::vector<std::string> results = {"status",   "steps",       "final_loss",
+                                                     "min_loss", "steps_per_s", "wall_s"};
+    std::vector<std::string> keys;
+    for (const auto& a : choice.axes)
+        if (!isMethodColumn(a) && std::find(results.begin(), results.end(), a) == results.end())
+            keys.push_back(a);
+    std::vector<engine::RunIndexEntry> entries;
+    std::vector<std::string> labels;
+    for (const auto& run : runs) {
+        entries.push_back(engine::readRunEntry(run));
+        labels.push_back(entries.back().runId);
+    }
+    auto spec = hparamsSpec(engine::runTable(entries, labels, keys), choice);
+    spec.title = hparamsTitle(spec);
+    return spec;
+}
+
 std::vector<HParamsBrush> namedBrushes(const plots::ParallelSpec& spec)
 {
     std::vector<HParamsBrush> out;

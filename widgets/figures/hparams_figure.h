@@ -43,6 +43,14 @@ plots::ParallelSpec hparamsSpec(const engine::RunTable& table, const HParamsChoi
 /// Puts `brushes` on the spec's axes of the same names (the others are dropped).
 void applyBrushes(plots::ParallelSpec& spec, const std::vector<HParamsBrush>& brushes);
 
+/// The title an export carries: "40 runs", or "12 of 40 runs inside the brushes".
+std::string hparamsTitle(const plots::ParallelSpec& spec);
+
+/// The figure from run files, as `lengen export --from` redraws it: each run read again
+/// (engine::readRunEntry), the table with `choice`'s key columns, the spec as chosen, titled.
+plots::ParallelSpec hparamsFromRuns(const std::vector<std::string>& runs,
+                                    const HParamsChoice& choice);
+
 /// The spec's brushes as column-named brushes (what the view keeps across redraws).
 std::vector<HParamsBrush> namedBrushes(const plots::ParallelSpec& spec);
 

@@ -362,11 +362,7 @@ bool HParamsView::exportTo(const QString& path, int dpi, QString* error)
         return false;
     }
     auto spec = m_plot->spec();
-    spec.title = (spec.brushes.empty() ? runsText(int(m_paths.size()))
-                                       : tr("%1 of %2 inside the brushes")
-                                             .arg(m_plot->insideCount())
-                                             .arg(runsText(int(m_paths.size()))))
-                     .toStdString();
+    spec.title = figures::hparamsTitle(spec);
     const auto r = plots::exportParallel(spec, path, *format, dpi);
     if (!r.ok) {
         if (error)
