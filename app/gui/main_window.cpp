@@ -14,6 +14,7 @@
 #include <QMimeData>
 #include <QPushButton>
 #include <QSettings>
+#include <QSortFilterProxyModel>
 #include <QSplitter>
 #include <QStatusBar>
 #include <QTabWidget>
@@ -163,7 +164,7 @@ void MainWindow::wireViews()
     connect(m_training, &ui::TrainingView::openRunRequested, this, &MainWindow::openRun);
     connect(m_browser, &ui::RunBrowser::compareRequested, this, &MainWindow::compareRuns);
     // The Hyperparameters tab draws the Runs list's runs; its brushes select them there.
-    m_hparams->followRuns(*m_browser->model());
+    m_hparams->followRuns(*m_browser->model(), m_browser->shownRuns());
     connect(m_hparams, &ui::HParamsView::selectRequested, m_browser, &ui::RunBrowser::selectRuns);
     connect(m_hparams, &ui::HParamsView::compareRequested, this, &MainWindow::compareRuns);
     connect(m_hparams, &ui::HParamsView::statusMessage, statusBar(),

@@ -1,5 +1,8 @@
 #include "text_files.h"
 
+#include <unistd.h>
+
+#include <atomic>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -11,9 +14,12 @@ namespace fs = std::filesystem;
 
 namespace lengen::engine {
 
-void writeFileAtomically(const std::string& path, const std::string& text)
+void writeFileAtomically(const std::string& path, const std::string& text, bool ownTemp)
 {
-    const std::string partial = path + ".partial";
+    static std::atomic<unsigned> writes{0};
+    const std::string partial =
+        ownTemp ? path + ".partial." + std::to_string(::getpid()) + "." + std::to_string(++writes)
+                : path + ".partial";
     {
         std::ofstream out(partial, std::ios::binary | std::ios::trunc);
         out << text;

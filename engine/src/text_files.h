@@ -9,7 +9,11 @@
 namespace lengen::engine {
 
 /// Error(Io) naming the file when it cannot be written; the old file stays as it was.
-void writeFileAtomically(const std::string& path, const std::string& text);
+/// `ownTemp`: the temporary file's name is this writer's own (`<path>.partial.<pid>.<n>`), for a
+/// file several threads or processes may rewrite at once (a folder's run index: the studio's
+/// look on a worker, its look on the GUI thread, `lengen runs`); else `<path>.partial`, which
+/// a later run can tell apart as an unfinished write.
+void writeFileAtomically(const std::string& path, const std::string& text, bool ownTemp = false);
 /// Error(Io) when unreadable, Error(RunFile) when larger than `maxBytes`.
 std::string readTextFile(const std::string& path, std::uintmax_t maxBytes);
 

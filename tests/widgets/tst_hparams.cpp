@@ -92,6 +92,7 @@ private Q_SLOTS:
     void axesScaleBothWays();
     void viewShowsVariedKeysAndGaps();
     void brushingSelectsExactlyTheRunsInside();
+    void brushesHoldTheirCategoriesAsRunsArrive();
     void exportsEveryFormatWithProvenance();
     void brushesSelectInTheRunsListAndGoToCompare();
 };
@@ -106,6 +107,13 @@ void TstHParams::axesScaleBothWays()
     plots::ParallelAxis pe{"pe", true, {"alibi", "nope", "rope"}};
     QCOMPARE(plots::axisFraction(pe, 2), 1.0);
     QCOMPARE(plots::axisFraction(pe, 1), 0.5);
+    // A drag to the end of a log axis keeps the end's run: 10^log10(max) can fall short of max.
+    plots::ParallelAxis lr2{"lr", false, {}, 1e-5, 5e-4, true};
+    QCOMPARE(plots::axisValue(lr2, 1.0), 5e-4);
+    QCOMPARE(plots::axisValue(lr2, 0.0), 1e-5);
+    // One category sits at the middle, and a drag around it holds it.
+    plots::ParallelAxis one{"status", true, {"finished"}};
+    QVERIFY(plots::axisValue(one, 0.3) <= 0 && plots::axisValue(one, 0.7) >= 0);
 }
 
 void TstHParams::viewShowsVariedKeysAndGaps()
@@ -207,6 +215,36 @@ void TstHParams::brushingSelectsExactlyTheRunsInside()
     QCOMPARE(selected.last().at(0).toStringList().size(), ropes);
 }
 
+// A brush on a text axis is kept by its categories' names: a run of a new encoding that sorts
+// before them ("alibi") moves their indices, not what the brush holds. And with one run per
+// encoding, the learning rate is an axis (a group of one run "implies" nothing).
+void TstHParams::brushesHoldTheirCategoriesAsRunsArrive()
+{
+    auto runs = syntheticRuns(9);  // rope, nope, alibi, ...
+    std::vector<engine::RunIndexEntry> two;
+    for (const auto& r : runs)
+        if (r.pe != "alibi")
+            two.push_back(r);
+    ui::HParamsView view;
+    view.setRuns(two);
+    const int pe = axisNamed(view.plot()->spec(), "pe");
+    QCOMPARE(view.plot()->spec().axes[size_t(pe)].categories,
+             (std::vector<std::string>{"nope", "rope"}));
+    view.plot()->setBrush(pe, 0.6, 1.4);  // rope
+    QStringList ropes;
+    for (const auto& r : runs)
+        if (r.pe == "rope")
+            ropes << QString::fromStdString(r.path);
+    QCOMPARE(view.insideRuns(), ropes);
+    view.setRuns(runs);  // alibi arrives: rope is category 2 now
+    QCOMPARE(view.plot()->spec().axes[size_t(pe)].categories.size(), size_t(3));
+    QCOMPARE(view.insideRuns(), ropes);
+    // One run per encoding: nothing follows from the encoding, every varied key is an axis.
+    std::vector<engine::RunIndexEntry> three(runs.begin(), runs.begin() + 3);
+    view.setRuns(three);
+    QVERIFY(axisNamed(view.plot()->spec(), "training.learning_rate") >= 0);
+}
+
 void TstHParams::exportsEveryFormatWithProvenance()
 {
     ui::HParamsView view;
@@ -226,7 +264,7 @@ void TstHParams::exportsEveryFormatWithProvenance()
     QVERIFY(csv.open(QIODevice::ReadOnly));
     const auto lines = QString::fromUtf8(csv.readAll()).split('\n', Qt::SkipEmptyParts);
     QCOMPARE(lines.size(), 31);
-    QVERIFY(lines[0].startsWith("row,") && lines[0].endsWith(",inside"));
+    QVERIFY(lines[0].startsWith("run,") && lines[0].endsWith(",inside"));
     QCOMPARE(int(std::count_if(lines.begin() + 1, lines.end(),
                                [](const QString& l) { return l.endsWith(",1"); })),
              inside);
@@ -242,6 +280,21 @@ void TstHParams::exportsEveryFormatWithProvenance()
     for (const auto& r : p["runs"].toArray())
         marked += r.toObject()["inside_brushes"].toBool();
     QCOMPARE(marked, inside);
+    // The pgfplots export compiles, standalone, with the brush and the colour scale.
+    if (test::latexMissing().isEmpty()) {
+        auto spec = view.plot()->spec();
+        spec.title = figures::hparamsTitle(spec);
+        const QString tex = dir.filePath("standalone.tex");
+        QVERIFY(plots::exportParallel(spec, tex, plots::Format::Tex, 100, true).ok);
+        const auto failed = test::compileLatex(tex);
+        QVERIFY2(failed.isEmpty(), qPrintable(failed));
+        QFile t(tex);
+        QVERIFY(t.open(QIODevice::ReadOnly));
+        const QString text = QString::fromUtf8(t.readAll());
+        QVERIFY(text.contains("fill=lengenBrush") && text.contains("\\fill[lengenV7]"));
+    } else {
+        QVERIFY2(!test::latexRequired(), qPrintable(test::latexMissing()));
+    }
     // These runs exist nowhere: `lengen export --from` names the first one missing (exit 3).
     const auto from = test::runLengen({"export", "--from", dir.filePath("hp.provenance.json")});
     QCOMPARE(from.code, 3);
@@ -285,9 +338,9 @@ void TstHParams::brushesSelectInTheRunsListAndGoToCompare()
     QTemporaryDir out;
     for (const char* ext : {"csv", "tex"})
         QVERIFY(hp->exportTo(out.filePath(QStringLiteral("hp.") + ext), 100));
-    const auto from = test::runLengen({"export", "--from", out.filePath("hp.provenance.json"),
-                                       "--format", "csv", "--format", "tex", "--out",
-                                       out.filePath("again")});
+    const auto from =
+        test::runLengen({"export", "--from", out.filePath("hp.provenance.json"), "--format", "csv",
+                         "--format", "tex", "--out", out.filePath("again")});
     QVERIFY2(from.code == 0, qPrintable(from.err));
     auto bytes = [&](const QString& name) {
         QFile f(out.filePath(name));

@@ -446,8 +446,10 @@ FigureSource hparamsSource(const std::string& path, const QJsonObject& p)
             throw Error(ErrorKind::Usage, "--from " + path +
                                               ": key 'view.brushes' must hold numbers 'low' "
                                               "and 'high'");
-        s.hparams.brushes.push_back(
-            {o["column"].toString().toStdString(), o["low"].toDouble(), o["high"].toDouble()});
+        s.hparams.brushes.push_back({o["column"].toString().toStdString(), o["low"].toDouble(),
+                                     o["high"].toDouble(),
+                                     o["low_category"].toString().toStdString(),
+                                     o["high_category"].toString().toStdString()});
     }
     recordedView(view, s);
     return s;

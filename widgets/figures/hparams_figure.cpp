@@ -43,15 +43,17 @@ bool impliedByEncoding(const engine::RunTable& t, size_t c)
     if (by.empty())
         return false;
     std::map<std::string, std::string> seen;  // the encoding's values -> this column's value
+    bool shared = false;  // some encoding has several runs: else every column "follows" from it
     for (const auto& row : t.rows) {
         std::string group;
         for (size_t k : by)
             group += row[k].text + '\x1f';
         const auto [it, added] = seen.emplace(group, row[c].text);
+        shared = shared || !added;
         if (!added && it->second != row[c].text)
             return false;
     }
-    return true;
+    return shared;
 }
 
 }  // namespace
@@ -147,6 +149,11 @@ plots::ParallelSpec hparamsSpec(const engine::RunTable& table, const HParamsChoi
             s.colorAxis = int(a);
         s.axes.push_back(std::move(axis));
     }
+    // A colour column no longer drawn: the last numeric axis colours (what Colour by then shows).
+    for (size_t a = k; s.colorAxis < 0 && !choice.color.empty() && a-- > 0;)
+        if (!s.axes[a].categorical)
+            s.colorAxis = int(a);
+    s.rowHeader = "run";
     plots::fitAxes(s);
     applyBrushes(s, choice.brushes);
     return s;
@@ -156,9 +163,22 @@ void applyBrushes(plots::ParallelSpec& spec, const std::vector<HParamsBrush>& br
 {
     spec.brushes.clear();
     for (const auto& b : brushes)
-        for (size_t a = 0; a < spec.axes.size(); ++a)
-            if (spec.axes[a].name == b.column)
+        for (size_t a = 0; a < spec.axes.size(); ++a) {
+            if (spec.axes[a].name != b.column)
+                continue;
+            const auto& cats = spec.axes[a].categories;
+            if (!spec.axes[a].categorical || b.lowCategory.empty()) {
                 spec.brushes.push_back({int(a), b.low, b.high});
+                continue;
+            }
+            // By name: the categories are sorted again with every new run ("alibi" arriving
+            // moves "rope" from 1 to 2), so the range runs from the first category at or after
+            // the brush's lowest to the last at or before its highest.
+            const auto lo = std::lower_bound(cats.begin(), cats.end(), b.lowCategory);
+            const auto hi = std::upper_bound(cats.begin(), cats.end(), b.highCategory);
+            spec.brushes.push_back(
+                {int(a), double(lo - cats.begin()), double(hi - cats.begin()) - 1});
+        }
 }
 
 std::string hparamsTitle(const plots::ParallelSpec& spec)
@@ -196,9 +216,21 @@ plots::ParallelSpec hparamsFromRuns(const std::vector<std::string>& runs,
 std::vector<HParamsBrush> namedBrushes(const plots::ParallelSpec& spec)
 {
     std::vector<HParamsBrush> out;
-    for (const auto& b : spec.brushes)
-        if (b.axis >= 0 && b.axis < int(spec.axes.size()))
-            out.push_back({spec.axes[size_t(b.axis)].name, b.low, b.high});
+    for (const auto& b : spec.brushes) {
+        if (b.axis < 0 || b.axis >= int(spec.axes.size()))
+            continue;
+        const auto& axis = spec.axes[size_t(b.axis)];
+        HParamsBrush named{axis.name, b.low, b.high, {}, {}};
+        // The categories the range holds, by name (none: a range between two categories).
+        const auto first = size_t(std::max(0.0, std::ceil(b.low)));
+        const auto last = std::floor(b.high);
+        if (axis.categorical && last >= double(first) && first < axis.categories.size()) {
+            named.lowCategory = axis.categories[first];
+            named.highCategory =
+                axis.categories[std::min(size_t(last), axis.categories.size() - 1)];
+        }
+        out.push_back(std::move(named));
+    }
     return out;
 }
 
@@ -232,6 +264,10 @@ QJsonObject hparamsProvenance(const std::vector<std::string>& runs, const engine
         o["column"] = QString::fromStdString(b.column);
         o["low"] = b.low;
         o["high"] = b.high;
+        if (!b.lowCategory.empty()) {
+            o["low_category"] = QString::fromStdString(b.lowCategory);
+            o["high_category"] = QString::fromStdString(b.highCategory);
+        }
         brushes.append(o);
     }
     QJsonObject view;

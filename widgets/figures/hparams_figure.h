@@ -14,10 +14,12 @@
 
 namespace lengen::figures {
 
-/// A brush by the column's name, so it survives a change of the axes shown.
+/// A brush by the column's name, so it survives a change of the axes shown; on a text axis also
+/// by the names of its first and last category, since the indices move as categories come.
 struct HParamsBrush {
     std::string column;
     double low = 0, high = 0;
+    std::string lowCategory, highCategory;  ///< "" on a numeric axis
 };
 
 struct HParamsChoice {

@@ -1,8 +1,10 @@
 #include "hparams_view.h"
 
+#include <QAbstractProxyModel>
 #include <QAbstractTableModel>
 #include <QComboBox>
 #include <QHBoxLayout>
+#include <QHash>
 #include <QHeaderView>
 #include <QLabel>
 #include <QMenu>
@@ -125,20 +127,23 @@ HParamsView::HParamsView(QWidget* parent)
     split->addWidget(m_tableView);
     split->setStretchFactor(0, 3);
     split->setStretchFactor(1, 2);
+    split->setChildrenCollapsible(false);
+    m_tableView->setMinimumHeight(120);  // a small window keeps a few rows of the runs inside
     auto* layout = new QVBoxLayout(this);
     layout->addLayout(bar);
     layout->addWidget(split, 1);
 
     connect(m_plot, &ParallelView::brushMoved, this, &HParamsView::updateSummary);
     connect(m_plot, &ParallelView::brushFinished, this, [this] {
-        m_model->show(&m_table, m_plot->inside(), columnOrder());
+        showTable();
         updateSummary();
-        Q_EMIT selectRequested(insideRuns());
+        selectInside(true);
     });
     connect(m_color, &QComboBox::activated, this, [this] {
         auto c = choice();
         c.color = m_color->currentText().toStdString();
         m_colorChosen = true;
+        ++m_choices;
         rebuild(c);
     });
     connect(m_clear, &QPushButton::clicked, m_plot, &ParallelView::clearBrushes);
@@ -195,25 +200,83 @@ void HParamsView::setRuns(std::vector<engine::RunIndexEntry> runs)
 
 void HParamsView::apply(HParamsBuild built)
 {
-    // The brushes as they are now (the user may have dragged while the worker built).
+    // The axes, colour and brushes as they are now: the user may have chosen or dragged while
+    // the worker built (a build lands about every second while runs train).
+    if (m_choices != m_pulledAt)
+        built.spec = figures::hparamsSpec(built.table, choice());
+    m_pulledAt = m_choices;
     figures::applyBrushes(built.spec, figures::namedBrushes(m_plot->spec()));
+    const auto kept = tableState();
     m_model->show(nullptr, {});  // it reads the table about to be replaced
     m_paths = std::move(built.paths);
     m_table = std::move(built.table);
     m_plot->setSpec(std::move(built.spec));
-    const auto order = columnOrder();
-    m_model->show(&m_table, m_plot->inside(), order);
-    if (order != m_sizedFor) {  // new columns fitted; the user's widths kept otherwise
-        m_tableView->resizeColumnsToContents();
-        m_sizedFor = order;
-    }
+    showTable(kept);
     updateAxesMenu();
     updateSummary();
+    selectInside(false);  // a run that landed inside the brushes joins the selection
 }
 
-void HParamsView::followRuns(const RunTableModel& model)
+HParamsView::TableState HParamsView::tableState() const
+{
+    TableState t;
+    auto* header = m_tableView->horizontalHeader();
+    for (int c = 0; c < m_model->columnCount(); ++c)
+        t.widths[m_model->headerData(c, Qt::Horizontal, Qt::DisplayRole).toString()] =
+            header->sectionSize(c);
+    if (header->sortIndicatorSection() >= 0 &&
+        header->sortIndicatorSection() < m_model->columnCount())
+        t.sortedBy =
+            m_model->headerData(header->sortIndicatorSection(), Qt::Horizontal, Qt::DisplayRole)
+                .toString();
+    t.order = header->sortIndicatorOrder();
+    return t;
+}
+
+// The runs inside the brushes in the table, keeping what the user set by column name: a reset
+// model forgets its columns' widths and moves the sort to whatever column has that index now.
+void HParamsView::showTable(std::optional<TableState> kept)
+{
+    if (!kept)
+        kept = tableState();
+    m_model->show(&m_table, m_plot->inside(), columnOrder());
+    auto* header = m_tableView->horizontalHeader();
+    bool fresh = false;
+    for (int c = 0; c < m_model->columnCount(); ++c) {
+        const auto name = m_model->headerData(c, Qt::Horizontal, Qt::DisplayRole).toString();
+        if (kept->widths.contains(name))
+            header->resizeSection(c, kept->widths.value(name));
+        else
+            fresh = true;
+    }
+    if (fresh && kept->widths.isEmpty())  // the first table: fitted to its contents
+        m_tableView->resizeColumnsToContents();
+    else if (fresh)
+        for (int c = 0; c < m_model->columnCount(); ++c)
+            if (!kept->widths.contains(
+                    m_model->headerData(c, Qt::Horizontal, Qt::DisplayRole).toString()))
+                m_tableView->resizeColumnToContents(c);
+    for (int c = 0; c < m_model->columnCount(); ++c)
+        if (m_model->headerData(c, Qt::Horizontal, Qt::DisplayRole).toString() == kept->sortedBy)
+            m_tableView->sortByColumn(c, kept->order);
+}
+
+// The Runs list selects the runs inside the brushes, none when there is no brush (clearing the
+// brushes does not select every run). Unless `always`, only when that set changed.
+void HParamsView::selectInside(bool always)
+{
+    const QStringList runs = m_plot->spec().brushes.empty() ? QStringList() : insideRuns();
+    if (!always && runs == m_selected)
+        return;
+    m_selected = runs;
+    if (always || !m_plot->spec().brushes.empty())
+        Q_EMIT selectRequested(runs);
+}
+
+void HParamsView::followRuns(const RunTableModel& model, const QAbstractProxyModel* shown)
 {
     m_source = &model;
+    m_shown = shown;
     auto changed = [this] {
         if (isVisible())
             m_pull.start();
@@ -224,6 +287,12 @@ void HParamsView::followRuns(const RunTableModel& model)
     connect(&model, &QAbstractItemModel::rowsInserted, this, changed);
     connect(&model, &QAbstractItemModel::rowsRemoved, this, changed);
     connect(&model, &QAbstractItemModel::dataChanged, this, changed);
+    if (shown) {  // the Runs list's filter: typing in it changes the runs shown here
+        connect(shown, &QAbstractItemModel::modelReset, this, changed);
+        connect(shown, &QAbstractItemModel::rowsInserted, this, changed);
+        connect(shown, &QAbstractItemModel::rowsRemoved, this, changed);
+        connect(shown, &QAbstractItemModel::layoutChanged, this, changed);
+    }
     m_stale = true;
 }
 
@@ -248,9 +317,11 @@ void HParamsView::pullRuns()
     std::vector<std::shared_ptr<const engine::RunIndexEntry>> runs;
     runs.reserve(size_t(m_source->rowCount()));
     for (int r = 0; r < m_source->rowCount(); ++r)
-        if (m_source->row(r).error.isEmpty())  // a damaged run has nothing to draw
+        if (m_source->row(r).error.isEmpty() &&  // a damaged run has nothing to draw
+            (!m_shown || m_shown->mapFromSource(m_source->index(r, 0)).isValid()))
             runs.push_back(m_source->row(r).entry);
     m_pullAgain = false;
+    m_pulledAt = m_choices;
     m_build.setFuture(QtConcurrent::run(&HParamsView::build, std::move(runs), choice(),
                                         m_axesChosen, m_colorChosen));
 }
@@ -270,14 +341,14 @@ figures::HParamsChoice HParamsView::choice() const
 void HParamsView::setChoice(const figures::HParamsChoice& choice)
 {
     m_axesChosen = m_colorChosen = true;
+    ++m_choices;
     rebuild(choice);
 }
 
 void HParamsView::rebuild(const figures::HParamsChoice& choice)
 {
     m_plot->setSpec(figures::hparamsSpec(m_table, choice));
-    m_model->show(&m_table, m_plot->inside(), columnOrder());
-    m_tableView->resizeColumnsToContents();
+    showTable();
     updateAxesMenu();
     updateSummary();
 }
@@ -313,6 +384,7 @@ void HParamsView::updateAxesMenu()
                     axes.push_back(col);
             c.axes = axes;
             m_axesChosen = true;
+            ++m_choices;
             rebuild(c);
         });
     }

@@ -11,12 +11,16 @@
 #include <QTimer>
 #include <QWidget>
 
+#include <QHash>
+
 #include <memory>
+#include <optional>
 #include <vector>
 
 #include "hparams_figure.h"
 #include "lengen/engine/run_index.h"
 
+class QAbstractProxyModel;
 class QComboBox;
 class QLabel;
 class QPushButton;
@@ -54,9 +58,10 @@ public:
                               bool colorChosen);
     /// Shows what build made (the GUI thread's part), keeping the brushes drawn meanwhile.
     void apply(HParamsBuild built);
-    /// Follows the Runs list's rows: a change is picked up within a second while the tab is
-    /// shown, or when it is shown next; the table is built off the GUI thread.
-    void followRuns(const RunTableModel& model);
+    /// Follows the Runs list's rows, those its filter shows (`shown`: its proxy over `model`):
+    /// a change is picked up within a second while the tab is shown, or when it is shown next;
+    /// the table is built off the GUI thread.
+    void followRuns(const RunTableModel& model, const QAbstractProxyModel* shown = nullptr);
 
     /// The axes, colour and brushes shown; setChoice draws them (columns not in the table are
     /// left out).
@@ -84,19 +89,29 @@ protected:
 
 private:
     void rebuild(const figures::HParamsChoice& choice);
+    struct TableState {  // what the user set on the table, by column name
+        QHash<QString, int> widths;
+        QString sortedBy;
+        Qt::SortOrder order = Qt::AscendingOrder;
+    };
+    TableState tableState() const;
+    void showTable(std::optional<TableState> kept = std::nullopt);
+    void selectInside(bool always);
     void updateAxesMenu();
     std::vector<int> columnOrder() const;  ///< the table's columns: run, axes, the rest
     void updateSummary();
     void pullRuns();
 
     const RunTableModel* m_source = nullptr;
+    const QAbstractProxyModel* m_shown = nullptr;  // the Runs list's filter
     bool m_stale = false;  // the Runs list changed while this tab was hidden
     bool m_axesChosen = false, m_colorChosen = false;  // else the defaults follow the runs
-    QTimer m_pull;                                     // coalesces the Runs list's changes
-    QFutureWatcher<HParamsBuild> m_build;              // the table being built from them
-    bool m_pullAgain = false;                          // they changed while it was built
-    std::vector<std::string> m_paths;                  // run file of each table row
-    std::vector<int> m_sizedFor;  // the columns the table's widths were fitted to
+    unsigned m_choices = 0, m_pulledAt = 0;  // the user's choices so far, and at the last pull
+    QTimer m_pull;                           // coalesces the Runs list's changes
+    QFutureWatcher<HParamsBuild> m_build;    // the table being built from them
+    bool m_pullAgain = false;                // they changed while it was built
+    std::vector<std::string> m_paths;        // run file of each table row
+    QStringList m_selected;                  // what the Runs list was last asked to select
     engine::RunTable m_table;
     ParallelView* m_plot;
     HParamsTableModel* m_model;

@@ -23,6 +23,8 @@ class RunBrowser final : public QWidget {
 public:
     explicit RunBrowser(QWidget* parent = nullptr);
     RunTableModel* model() const { return m_model; }
+    /// The runs the filter shows, as a proxy over model() (the Hyperparameters tab follows it).
+    const QSortFilterProxyModel* shownRuns() const { return m_proxy; }
     /// Adds a runs folder. A folder holding runs of the reference's Python code (config.yaml +
     /// state.pt, no run.h5) is not listed as such: referenceRunsFound() offers their import.
     void addFolder(const QString& folder);

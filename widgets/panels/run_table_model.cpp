@@ -30,8 +30,12 @@ RunTableModel::RunTableModel(QObject* parent) : QAbstractTableModel(parent)
         const auto [looked, ms] = m_look.result();
         bool changed = false;
         if (m_lookGeneration == m_generation)  // else the folders were set again meanwhile
-            for (const auto& [folder, changes] : looked)
-                changed = applyChanges(folder, changes) || changed;
+            for (const auto& l : looked) {
+                std::map<std::string, const engine::RunIndexEntry*> sent;
+                for (const auto& e : l.sent)
+                    sent.emplace(e->path, e.get());
+                changed = applyChanges(l.folder, l.changes, &sent) || changed;
+            }
         Q_EMIT polled(changed, ms);
     });
 }
@@ -153,7 +157,8 @@ void RunTableModel::pollInBackground()
             for (const auto& e : entries)
                 known.push_back(*e);
             try {
-                looked.push_back({folder, engine::refreshRunIndex(folder.toStdString(), known)});
+                looked.push_back(
+                    {folder, engine::refreshRunIndex(folder.toStdString(), known), entries});
             } catch (const std::exception&) {
                 // changed under the walk twice: the next look looks again
             }
@@ -162,22 +167,34 @@ void RunTableModel::pollInBackground()
     }));
 }
 
-bool RunTableModel::applyChanges(const QString& folder, const engine::RunIndexChanges& changes)
+bool RunTableModel::applyChanges(const QString& folder, const engine::RunIndexChanges& changes,
+                                 const std::map<std::string, const engine::RunIndexEntry*>* sent)
 {
     if (!changes.any())
         return false;
+    // A look on a worker reports against the rows it was sent: a row changed since (by a look
+    // on the GUI thread meanwhile) is newer than what it read, and stays.
+    auto current = [&](const RunRow& row) {
+        if (!sent)
+            return true;
+        const auto it = sent->find(row.entry->path);
+        return it != sent->end() && it->second == row.entry.get();
+    };
     // Runs gone (deleted, moved): their rows go, from the back so indices stay valid.
     const std::set<std::string> removed(changes.removed.begin(), changes.removed.end());
     for (int r = int(m_rows.size()) - 1; r >= 0; --r)
-        if (m_rows[size_t(r)].folder == folder && removed.count(m_rows[size_t(r)].entry->path)) {
+        if (m_rows[size_t(r)].folder == folder && removed.count(m_rows[size_t(r)].entry->path) &&
+            current(m_rows[size_t(r)])) {
             beginRemoveRows({}, r, r);
             m_rows.erase(m_rows.begin() + r);
             endRemoveRows();
         }
-    std::vector<const engine::RunIndexEntry*> fresh;  // added runs no row holds yet
-    auto replace = [&](const engine::RunIndexEntry& e) {
+    std::vector<const engine::RunIndexEntry*> fresh;      // added runs no row holds yet
+    auto replace = [&](const engine::RunIndexEntry& e) {  // false: no row holds the run
         for (size_t r = 0; r < m_rows.size(); ++r)
             if (m_rows[r].folder == folder && m_rows[r].entry->path == e.path) {
+                if (!current(m_rows[r]))
+                    return true;
                 m_rows[r] = rowFromEntry(e);
                 m_rows[r].folder = folder;
                 Q_EMIT dataChanged(index(int(r), 0), index(int(r), ColumnCount - 1));

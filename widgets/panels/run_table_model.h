@@ -8,6 +8,7 @@
 #include <QHash>
 #include <QStringList>
 
+#include <map>
 #include <memory>
 #include <vector>
 
@@ -112,10 +113,17 @@ Q_SIGNALS:
     void polled(bool changed, qint64 lookMs);
 
 private:
-    using Looked = std::vector<std::pair<QString, engine::RunIndexChanges>>;
-    /// Applies one folder's changes; idempotent (a run added twice, by a look of each kind,
-    /// is one row). Returns whether any row changed.
-    bool applyChanges(const QString& folder, const engine::RunIndexChanges& changes);
+    struct FolderLook {
+        QString folder;
+        engine::RunIndexChanges changes;
+        std::vector<std::shared_ptr<const engine::RunIndexEntry>> sent;  ///< the rows it knew
+    };
+    using Looked = std::vector<FolderLook>;
+    /// Applies one folder's changes. A worker's look (`sent`: the entries it was given) leaves
+    /// a row that changed since alone, and a run added twice, by a look of each kind, is one
+    /// row. Returns whether any row changed.
+    bool applyChanges(const QString& folder, const engine::RunIndexChanges& changes,
+                      const std::map<std::string, const engine::RunIndexEntry*>* sent = nullptr);
     QFutureWatcher<std::pair<Looked, qint64>> m_look;
     quint64 m_generation = 0;  ///< setFolders counts up: an older look's result is dropped
     quint64 m_lookGeneration = 0;

@@ -6,19 +6,28 @@
 
 namespace lengen::plots {
 
-bool canBlendLines(const QImage& image, const QTransform& transform)
+std::optional<PixelTarget> pixelTarget(QImage& image, const QTransform& transform)
 {
-    return (image.format() == QImage::Format_ARGB32_Premultiplied ||
-            image.format() == QImage::Format_RGB32) &&
-           transform.type() <= QTransform::TxScale;
+    if ((image.format() != QImage::Format_ARGB32_Premultiplied &&
+         image.format() != QImage::Format_RGB32) ||
+        transform.type() > QTransform::TxScale || image.width() >= 32768 ||
+        image.height() >= 32768 || image.isNull())
+        return std::nullopt;
+    PixelTarget t;
+    t.bits = reinterpret_cast<std::uint32_t*>(image.bits());
+    t.width = image.width();
+    t.height = image.height();
+    t.stride = static_cast<std::ptrdiff_t>(image.bytesPerLine() / 4);
+    t.transform = transform;
+    return t;
 }
 
-void blendLines(QImage& image, const QTransform& transform, const QVector<QLineF>& lines,
-                QColor color)
+void blendLines(const PixelTarget& target, const QVector<QLineF>& lines, QColor color)
 {
-    const int w = image.width(), h = image.height();
-    const auto stride = static_cast<std::ptrdiff_t>(image.bytesPerLine() / 4);
-    auto* bits = reinterpret_cast<std::uint32_t*>(image.bits());
+    const int w = target.width, h = target.height;
+    const auto stride = target.stride;
+    std::uint32_t* bits = target.bits;
+    const QTransform& transform = target.transform;
     // Source over, premultiplied: dst = src + dst * (255 - a) / 255 per channel.
     const std::uint32_t a = std::uint32_t(color.alpha()), inv = 255 - a;
     const std::uint32_t src = (a << 24) | ((std::uint32_t(color.red()) * a / 255) << 16) |

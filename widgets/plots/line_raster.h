@@ -10,15 +10,29 @@
 #include <QTransform>
 #include <QVector>
 
+#include <cstddef>
+#include <cstdint>
+#include <optional>
+
 namespace lengen::plots {
 
-/// Whether `image` can take blendLines (32-bit premultiplied or RGB32) under `transform` (a
-/// scale and translation only, as a widget's or a PNG export's painter has).
-bool canBlendLines(const QImage& image, const QTransform& transform);
+/// An image's pixels as blendLines writes them: taken once (QImage::bits() detaches, which two
+/// threads must not both do), with the painter's transform to pixels.
+struct PixelTarget {
+    std::uint32_t* bits = nullptr;
+    int width = 0, height = 0;
+    std::ptrdiff_t stride = 0;  ///< pixels per row
+    QTransform transform;
+};
 
-/// Blends `color` (its alpha) over each line of `lines`, given in the painter's coordinates and
-/// mapped by `transform` to pixels; pixels outside the image are skipped.
-void blendLines(QImage& image, const QTransform& transform, const QVector<QLineF>& lines,
-                QColor color);
+/// The target for `image` (32-bit premultiplied or RGB32, under 32,768 pixels a side: 16.16
+/// fixed point holds no more) under `transform` (a scale and translation only, as a widget's or
+/// a PNG export's painter has); nullopt otherwise.
+std::optional<PixelTarget> pixelTarget(QImage& image, const QTransform& transform);
+
+/// Blends `color` (its alpha) over each line of `lines`, given in the painter's coordinates;
+/// pixels outside the image are skipped. Threads may blend into one target at once as long as
+/// their lines cover different pixels.
+void blendLines(const PixelTarget& target, const QVector<QLineF>& lines, QColor color);
 
 }  // namespace lengen::plots

@@ -118,13 +118,19 @@ void drawRows(QPainter& p, const ParallelLayout& l, const ParallelSpec& s,
     // columns of pixels, so the even pairs are blended side by side on two threads, then the
     // odd ones. SVG and PDF keep vectors.
     auto* image = dynamic_cast<QImage*>(p.device());
-    if (n > 200 && image && canBlendLines(*image, p.deviceTransform())) {
-        const QTransform t = p.deviceTransform();
+    const auto target = n > 200 && image ? pixelTarget(*image, p.deviceTransform()) : std::nullopt;
+    if (target) {
         auto blendPairs = [&](size_t first, size_t step) {
             for (size_t a = first; a < lines.size(); a += step)
                 for (const auto& [bin, color] : pens)
-                    blendLines(*image, t, lines[a][bin], color);
+                    blendLines(*target, lines[a][bin], color);
         };
+        // Pairs two apart share no column while the axes are 2 pixels apart or more (a plot
+        // squeezed narrower is drawn on one thread).
+        if ((l.x[1] - l.x[0]) * target->transform.m11() < 2) {
+            blendPairs(0, 1);
+            return;
+        }
         for (size_t parity : {0, 1}) {
             std::thread second(blendPairs, parity + 2, 4);  // pairs parity+2, parity+6, ...
             blendPairs(parity, 4);                          // pairs parity, parity+4, ...
@@ -144,9 +150,37 @@ void drawRows(QPainter& p, const ParallelLayout& l, const ParallelSpec& s,
     p.setRenderHint(QPainter::Antialiasing, true);
 }
 
+// The names over the axes: a result that does not fit goes on two lines at its '@'
+// ("ood_length" over "@longest"); the names' font shrinks (down to 8 pt) until every line
+// fits the room between two axes, and only then is a name elided in the middle.
+std::vector<QStringList> axisNames(const ParallelSpec& s, double room, QFont& font)
+{
+    std::vector<QStringList> names;
+    for (int size = style::kLabelPt;; --size) {
+        font = style::font(size, true);
+        const QFontMetricsF fm(font);
+        names.clear();
+        bool fits = true;
+        for (size_t a = 0; a < s.axes.size(); ++a) {
+            const QString full = QString::fromStdString(axisLabel(s, int(a)));
+            const auto at = full.lastIndexOf('@');
+            names.push_back(fm.horizontalAdvance(full) > room && at > 0
+                                ? QStringList{full.left(at), full.mid(at)}
+                                : QStringList{full});
+            for (const auto& line : names.back())
+                fits = fits && fm.horizontalAdvance(line) <= room;
+        }
+        if (fits || size <= 8)
+            return names;
+    }
+}
+
 void drawAxes(QPainter& p, const ParallelLayout& l, const ParallelSpec& s)
 {
-    const QFont tick = style::font(style::kTickPt - 1), name = style::font(style::kLabelPt, true);
+    const QFont tick = style::font(style::kTickPt - 1);
+    QFont name;
+    const double room = l.plot.width() / double(std::max<size_t>(s.axes.size(), 2) - 1) - 8;
+    const auto names = axisNames(s, room, name);
     const QFontMetricsF tm(tick), nm(name);
     for (size_t a = 0; a < s.axes.size(); ++a) {
         const auto& axis = s.axes[a];
@@ -154,13 +188,7 @@ void drawAxes(QPainter& p, const ParallelLayout& l, const ParallelSpec& s)
         p.setPen(QPen(style::textColor(), 1.2));
         p.drawLine(QPointF(x, l.plot.top()), QPointF(x, l.plot.bottom()));
         p.setFont(name);
-        // The name over the axis; a result that does not fit goes on two lines at its '@'
-        // ("ood_length" over "@longest"), then is elided in the middle.
-        const double room = l.plot.width() / double(std::max<size_t>(s.axes.size(), 2) - 1) - 8;
-        QString full = QString::fromStdString(axisLabel(s, int(a)));
-        QStringList lines = {full};
-        if (nm.horizontalAdvance(full) > room && full.lastIndexOf('@') > 0)
-            lines = QStringList{full.left(full.lastIndexOf('@')), full.mid(full.lastIndexOf('@'))};
+        const auto& lines = names[a];
         for (int i = 0; i < lines.size(); ++i) {
             const QString label = nm.elidedText(lines[i], Qt::ElideMiddle, room);
             const double y = l.plot.top() - 10 - (lines.size() - 1 - i) * nm.lineSpacing();
@@ -274,8 +302,12 @@ double axisFraction(const ParallelAxis& axis, double v)
 
 double axisValue(const ParallelAxis& axis, double f)
 {
-    if (axis.categorical)
-        return f * double(std::max<size_t>(axis.categories.size(), 2) - 1);
+    if (axis.categorical)  // one category sits at 0.5
+        return axis.categories.size() < 2 ? f - 0.5 : f * double(axis.categories.size() - 1);
+    if (f <= 0)  // the ends exactly: 10^log10(max) can fall short of max by an ulp
+        return axis.min;
+    if (f >= 1)
+        return axis.max;
     const double v = scaled(axis, axis.min) + f * (scaled(axis, axis.max) - scaled(axis, axis.min));
     return axis.log ? std::pow(10.0, v) : v;
 }

@@ -40,6 +40,7 @@ struct ParallelSpec {
     std::string title;
     std::vector<ParallelAxis> axes;
     std::vector<std::string> rowNames;  ///< one per row (a run's id): the CSV's first column
+    std::string rowHeader = "row";      ///< that column's name
     std::vector<double> values;         ///< row-major [rows, axes]; NaN = no value (a gap)
     int colorAxis = -1;                 ///< the axis whose value colours a row; -1 = one colour
     std::vector<ParallelBrush> brushes;

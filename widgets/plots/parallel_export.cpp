@@ -80,6 +80,77 @@ QString writeImage(const ParallelSpec& spec, const QString& file, Format format,
     return paintInto(pdf, spec, 1, w, h);
 }
 
+// Each axis: its line, its name over it (a result on two lines at its '@', as on screen), the
+// categories or its two ends beside it.
+QString texAxes(const ParallelSpec& s)
+{
+    QString out;
+    for (int a = 0; a < int(s.axes.size()); ++a) {
+        const auto& axis = s.axes[size_t(a)];
+        const std::string label = axisLabel(s, a);
+        const auto at = label.rfind('@');
+        const QString name = at != std::string::npos && at > 0
+                                 ? texEscape(label.substr(0, at)) + QStringLiteral("\\\\") +
+                                       texEscape(label.substr(at))
+                                 : texEscape(label);
+        out +=
+            QStringLiteral("\\draw[black] (axis cs:%1,0) -- (axis cs:%1,1);\n"
+                           "\\node[anchor=south, font=\\footnotesize\\bfseries, align=center] at "
+                           "(axis cs:%1,1) {%2};\n")
+                .arg(a)
+                .arg(name);
+        std::vector<std::pair<double, std::string>> ticks;
+        if (axis.categorical)
+            for (size_t c = 0; c < axis.categories.size(); ++c)
+                ticks.push_back({double(c), axis.categories[c]});
+        else
+            for (double v : {axis.min, axis.max})
+                ticks.push_back({v, QString::number(v, 'g', 3).toStdString()});
+        for (const auto& [v, text] : ticks)
+            out += QStringLiteral("\\node[anchor=east, font=\\scriptsize, fill=white, "
+                                  "fill opacity=0.7, text opacity=1, inner sep=1pt] at "
+                                  "(axis cs:%1,%2) {%3};\n")
+                       .arg(a)
+                       .arg(files::number(axisFraction(axis, v)), texEscape(text));
+    }
+    return out;
+}
+
+// The brushes as boxes on their axes, and the colour scale right of the last axis: one box per
+// colour step (the steps the rows are drawn in), the column's ends and its name.
+QString texBrushesAndScale(const ParallelSpec& s)
+{
+    QString out;
+    for (const auto& b : s.brushes) {
+        if (b.axis < 0 || b.axis >= int(s.axes.size()))
+            continue;
+        const auto& axis = s.axes[size_t(b.axis)];
+        const double lo = std::clamp(axisFraction(axis, b.low), 0.0, 1.0);
+        const double hi = std::clamp(axisFraction(axis, b.high), 0.0, 1.0);
+        out += QStringLiteral("\\filldraw[draw=black, fill=lengenBrush, fill opacity=0.45] "
+                              "(axis cs:%1,%2) rectangle (axis cs:%3,%4);\n")
+                   .arg(files::number(b.axis - 0.035), files::number(lo),
+                        files::number(b.axis + 0.035), files::number(hi));
+    }
+    if (s.colorAxis < 0 || s.colorAxis >= int(s.axes.size()))
+        return out;
+    const auto& axis = s.axes[size_t(s.colorAxis)];
+    const double x0 = double(s.axes.size() - 1) + 0.3, x1 = x0 + 0.07;
+    for (int b = 0; b < kTexBins; ++b)
+        out += QStringLiteral("\\fill[lengenV%1] (axis cs:%2,%3) rectangle (axis cs:%4,%5);\n")
+                   .arg(b)
+                   .arg(files::number(x0), files::number(double(b) / kTexBins), files::number(x1),
+                        files::number(double(b + 1) / kTexBins));
+    out += QStringLiteral("\\node[anchor=west, font=\\scriptsize] at (axis cs:%1,1) {%2};\n"
+                          "\\node[anchor=west, font=\\scriptsize] at (axis cs:%1,0) {%3};\n"
+                          "\\node[rotate=90, anchor=south, font=\\scriptsize] at (axis cs:%4,0.5) "
+                          "{%5};\n")
+               .arg(files::number(x1), QString::number(axis.max, 'g', 3),
+                    QString::number(axis.min, 'g', 3), files::number(x0),
+                    texEscape(axisLabel(s, s.colorAxis)));
+    return out;
+}
+
 // The picture: an axis from 0 to k-1 (one unit between axes) by 0 to 1 with nothing of its own
 // drawn; the rows as polylines broken by "nan nan" rows (unbounded coords=jump), outside the
 // brushes in grey first; each axis a line with its name and tick labels as nodes.
@@ -106,7 +177,8 @@ TexFiles parallelTex(const ParallelSpec& s, const QString& stem, bool standalone
         data[bin] += QStringLiteral("nan nan\n");
     }
     QString defs = QStringLiteral("\\definecolor{lengenOut}{HTML}{C4C4CC}\n"
-                                  "\\definecolor{lengenOne}{HTML}{4C72B0}\n");
+                                  "\\definecolor{lengenOne}{HTML}{4C72B0}\n"
+                                  "\\definecolor{lengenBrush}{HTML}{DD8452}\n");
     for (int b = 0; b < kTexBins; ++b)
         defs += QStringLiteral("\\definecolor{lengenV%1}{HTML}{%2}\n")
                     .arg(b)
@@ -117,9 +189,10 @@ TexFiles parallelTex(const ParallelSpec& s, const QString& stem, bool standalone
                        "xmin=-0.15, xmax=%3, ymin=0, ymax=1, hide axis, clip=false, "
                        "unbounded coords=jump%4]\n")
             .arg(files::number(s.widthInches - 1.2), files::number(s.heightInches - 0.6),
-                 files::number(std::max(k - 1, 1) + 0.15),
+                 files::number(std::max(k - 1, 1) + (s.colorAxis >= 0 ? 0.6 : 0.15)),
                  s.title.empty() ? QString()
-                                 : QStringLiteral(", title={%1}").arg(texEscape(s.title, true)));
+                                 : QStringLiteral(", title={%1}, title style={yshift=2.4em}")
+                                       .arg(texEscape(s.title, true)));
     const std::array<const char*, 2> fixed = {"lengenOne", "lengenOut"};
     for (size_t bin : {size_t(kTexBins + 1), size_t(kTexBins)}) {
         if (data[bin].isEmpty())
@@ -139,27 +212,7 @@ TexFiles parallelTex(const ParallelSpec& s, const QString& stem, bool standalone
                        .arg(b)
                        .arg(files::number(opacity), texDataRef(file));
     }
-    for (int a = 0; a < k; ++a) {
-        const auto& axis = s.axes[size_t(a)];
-        picture += QStringLiteral("\\draw[black] (axis cs:%1,0) -- (axis cs:%1,1);\n"
-                                  "\\node[anchor=south, font=\\small\\bfseries] at (axis cs:%1,1) "
-                                  "{%2};\n")
-                       .arg(a)
-                       .arg(texEscape(axisLabel(s, a)));
-        std::vector<std::pair<double, std::string>> ticks;
-        if (axis.categorical)
-            for (size_t c = 0; c < axis.categories.size(); ++c)
-                ticks.push_back({double(c), axis.categories[c]});
-        else
-            for (double v : {axis.min, axis.max})
-                ticks.push_back({v, QString::number(v, 'g', 3).toStdString()});
-        for (const auto& [v, text] : ticks)
-            picture += QStringLiteral("\\node[anchor=east, font=\\scriptsize, fill=white, "
-                                      "fill opacity=0.7, text opacity=1, inner sep=1pt] at "
-                                      "(axis cs:%1,%2) {%3};\n")
-                           .arg(a)
-                           .arg(files::number(axisFraction(axis, v)), texEscape(text));
-    }
+    picture += texAxes(s) + texBrushesAndScale(s);
     picture += QStringLiteral("\\end{axis}\n\\end{tikzpicture}\n");
     out.tex = texDocument(picture, defs, s.widthInches, s.heightInches, standalone,
                           QStringLiteral("parallel coordinates"));
@@ -170,7 +223,7 @@ TexFiles parallelTex(const ParallelSpec& s, const QString& stem, bool standalone
 
 QString parallelCsv(const ParallelSpec& spec)
 {
-    QString out = QStringLiteral("row");
+    QString out = files::csvField(spec.rowHeader);
     for (const auto& a : spec.axes)
         out += ',' + files::csvField(a.name);
     out += QStringLiteral(",inside\n");

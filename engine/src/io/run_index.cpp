@@ -193,8 +193,10 @@ void saveIndex(const fs::path& folder, const std::vector<RunIndexEntry>& runs)
                  {"configs", configs},
                  {"runs", list}};
     // Text that is not UTF-8 (a Latin-1 folder name) is replaced, never a reason to lose the index.
+    // Its own temporary name: the studio's look on a worker and one on the GUI thread, or
+    // `lengen runs` beside the studio, may rewrite the index at the same moment.
     writeFileAtomically(runIndexFileFor(folder.string()),
-                        j.dump(-1, ' ', false, json::error_handler_t::replace));
+                        j.dump(-1, ' ', false, json::error_handler_t::replace), true);
 }
 
 }  // namespace
