@@ -358,6 +358,13 @@ void TstHParams::brushesSelectInTheRunsListAndGoToCompare()
     QStringList compared = window.compareView()->runs();
     std::sort(compared.begin(), compared.end());
     QCOMPARE(compared, ropes);
+    // The tab shows the runs the Runs list shows: its filter too.
+    window.tabs()->setCurrentWidget(hp);
+    window.runBrowser()->setFilterText("pe=nope");
+    QTRY_COMPARE(hp->table().rows.size(), size_t(1));
+    QCOMPARE(hp->summaryText(), QString("1 run; drag along an axis to brush it"));
+    window.runBrowser()->setFilterText("pe=xpos");
+    QTRY_VERIFY(hp->summaryText().startsWith("No runs shown"));
 }
 
 QTEST_MAIN(TstHParams)

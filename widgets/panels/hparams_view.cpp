@@ -407,6 +407,8 @@ QStringList HParamsView::insideRuns() const
 QString HParamsView::summaryText() const
 {
     const int n = int(m_paths.size());
+    if (n == 0 && m_source && m_source->rowCount() > 0)
+        return tr("No runs shown: the Runs list's filter hides them all.");
     if (n == 0)
         return tr("No runs listed: add a runs folder in the Runs list.");
     if (m_plot->spec().brushes.empty())
