@@ -172,6 +172,14 @@ void TstHParams::brushingSelectsExactlyTheRunsInside()
     QSignalSpy selected(&view, &ui::HParamsView::selectRequested);
     auto* plot = view.plot();
     const int loss = axisNamed(plot->spec(), "final_loss"), pe = axisNamed(plot->spec(), "pe");
+    // Pointing at the top of the loss axis names the run with the largest loss.
+    const auto top = std::max_element(runs.begin(), runs.end(), [](const auto& a, const auto& b) {
+        return a.finalLoss < b.finalLoss;
+    });
+    QTest::mouseMove(plot, QPoint(int(std::lround(plot->axisX(loss))) + 2,
+                                  int(std::lround(plot->fractionY(1.0)))));
+    QTRY_COMPARE(plot->hoveredRow(), int(top - runs.begin()));
+    QVERIFY(plot->rowText(plot->hoveredRow()).contains(QString::fromStdString(top->runId)));
     drag(plot, loss, 0.25, 0.7);
     QCOMPARE(selected.size(), 1);
     // Expected from the pixels dragged, not from the view's own inverse: the runs whose

@@ -6,6 +6,7 @@
 #include <QHBoxLayout>
 #include <QHash>
 #include <QHeaderView>
+#include <QItemSelectionModel>
 #include <QLabel>
 #include <QMenu>
 #include <QPushButton>
@@ -69,6 +70,11 @@ public:
         if (role == Qt::TextAlignmentRole && col.numeric)
             return int(Qt::AlignRight | Qt::AlignVCenter);
         return {};
+    }
+    /// The runs table's row shown at `row`.
+    int tableRow(int row) const
+    {
+        return row >= 0 && size_t(row) < m_rows.size() ? m_rows[size_t(row)] : -1;
     }
     QVariant headerData(int section, Qt::Orientation o, int role) const override
     {
@@ -134,6 +140,11 @@ HParamsView::HParamsView(QWidget* parent)
     layout->addWidget(split, 1);
 
     connect(m_plot, &ParallelView::brushMoved, this, &HParamsView::updateSummary);
+    // The table's current run is drawn over the others in the figure.
+    connect(m_tableView->selectionModel(), &QItemSelectionModel::currentRowChanged, this,
+            [this](const QModelIndex& current) {
+                m_plot->setHighlight(m_model->tableRow(m_proxy->mapToSource(current).row()));
+            });
     connect(m_plot, &ParallelView::brushFinished, this, [this] {
         showTable();
         updateSummary();

@@ -1,8 +1,10 @@
 #include "parallel_view.h"
 
 #include <QElapsedTimer>
+#include <QHelpEvent>
 #include <QMouseEvent>
 #include <QPainter>
+#include <QToolTip>
 #include <QtConcurrent/QtConcurrentRun>
 
 #include <algorithm>
@@ -17,10 +19,10 @@ constexpr double kGrab = 12;  // pixels either side of an axis that start a brus
 ParallelView::ParallelView(QWidget* parent) : QWidget(parent)
 {
     setMinimumSize(480, 260);
-    setMouseTracking(false);
+    setMouseTracking(true);  // the run under the cursor is named and drawn over the others
     setCursor(Qt::CrossCursor);
     setToolTip(tr("Drag along an axis to keep the runs inside that range; click a brushed axis "
-                  "to remove its brush."));
+                  "to remove its brush. Point at a line to name its run."));
     connect(&m_worker, &QFutureWatcher<Rendered>::finished, this, [this] {
         m_rendering = false;
         const auto r = m_worker.result();
@@ -37,6 +39,7 @@ ParallelView::ParallelView(QWidget* parent) : QWidget(parent)
 void ParallelView::setSpec(plots::ParallelSpec spec)
 {
     m_spec = std::move(spec);
+    m_hover = m_highlight = -1;
     m_dragAxis = -1;
     brushesChanged();
 }
@@ -132,6 +135,95 @@ void ParallelView::paintEvent(QPaintEvent*)
     else
         p.drawImage(0, 0, m_image);  // a resize draws again; until then, the last image
     plots::paintParallelBrushes(p, QRectF(rect()), m_spec);
+    // The run under the cursor (or the table's selected row) over everything, as one line.
+    const int row = m_hover >= 0 ? m_hover : m_highlight;
+    if (row < 0 || row >= m_spec.rows())
+        return;
+    const auto l = layout();
+    p.setRenderHint(QPainter::Antialiasing);
+    QPolygonF line;
+    for (size_t a = 0; a < m_spec.axes.size(); ++a) {
+        const double f = plots::axisFraction(m_spec.axes[a], m_spec.value(row, int(a)));
+        if (std::isfinite(f)) {
+            line << QPointF(l.x[a], l.yAt(f));
+        } else if (!line.isEmpty()) {  // a gap ends the piece before it
+            p.setPen(QPen(QColor(0xC4, 0x4E, 0x52), 2.5));
+            p.drawPolyline(line);
+            line.clear();
+        }
+    }
+    p.setPen(QPen(QColor(0xC4, 0x4E, 0x52), 2.5));
+    p.drawPolyline(line);
+}
+
+int ParallelView::rowAt(QPointF pos) const
+{
+    // Between the two axes around the cursor, the row whose line passes nearest it (within
+    // 6 px); rows inside the brushes first, as they are drawn on top.
+    const auto l = layout();
+    if (l.x.size() < 2 || pos.x() < l.x.front() || pos.x() > l.x.back())
+        return -1;
+    size_t a = 0;
+    while (a + 2 < l.x.size() && pos.x() > l.x[a + 1])
+        ++a;
+    const double t = (pos.x() - l.x[a]) / (l.x[a + 1] - l.x[a]);
+    int best = -1;
+    double bestDistance = 6;
+    bool bestInside = false;
+    for (int r = 0; r < m_spec.rows(); ++r) {
+        const double f0 = plots::axisFraction(m_spec.axes[a], m_spec.value(r, int(a)));
+        const double f1 = plots::axisFraction(m_spec.axes[a + 1], m_spec.value(r, int(a) + 1));
+        if (!std::isfinite(f0) || !std::isfinite(f1))
+            continue;
+        const double d = std::fabs(l.yAt(f0 + t * (f1 - f0)) - pos.y());
+        const bool inside = m_inside[size_t(r)];
+        if ((inside && !bestInside && d <= 6) || (inside == bestInside && d < bestDistance)) {
+            best = r;
+            bestDistance = d;
+            bestInside = inside;
+        }
+    }
+    return best;
+}
+
+QString ParallelView::rowText(int row) const
+{
+    if (row < 0 || row >= m_spec.rows())
+        return {};
+    QStringList lines;
+    if (size_t(row) < m_spec.rowNames.size())
+        lines << QStringLiteral("<b>%1</b>")
+                     .arg(QString::fromStdString(m_spec.rowNames[size_t(row)]).toHtmlEscaped());
+    for (size_t a = 0; a < m_spec.axes.size(); ++a) {
+        const auto& axis = m_spec.axes[a];
+        const double v = m_spec.value(row, int(a));
+        QString text = QStringLiteral("—");
+        if (std::isfinite(v))
+            text = axis.categorical && size_t(v) < axis.categories.size()
+                       ? QString::fromStdString(axis.categories[size_t(v)])
+                       : QString::number(v, 'g', 4);
+        lines << QStringLiteral("%1: %2").arg(QString::fromStdString(axis.name).toHtmlEscaped(),
+                                              text.toHtmlEscaped());
+    }
+    return lines.join(QStringLiteral("<br>"));
+}
+
+bool ParallelView::event(QEvent* e)
+{
+    // The tooltip names the run under the cursor; elsewhere it says how to brush.
+    if (e->type() == QEvent::ToolTip) {
+        const auto* help = static_cast<QHelpEvent*>(e);
+        const int row = rowAt(help->pos());
+        QToolTip::showText(help->globalPos(), row >= 0 ? rowText(row) : toolTip(), this);
+        return true;
+    }
+    return QWidget::event(e);
+}
+
+void ParallelView::setHighlight(int row)
+{
+    m_highlight = row;
+    update();
 }
 
 void ParallelView::resizeEvent(QResizeEvent*) { requestRender(); }
@@ -150,8 +242,16 @@ void ParallelView::mousePressEvent(QMouseEvent* e)
 
 void ParallelView::mouseMoveEvent(QMouseEvent* e)
 {
-    if (m_dragAxis < 0)
+    if (m_dragAxis < 0) {  // hovering: name the run under the cursor
+        const int row = e->buttons() == Qt::NoButton ? rowAt(e->position()) : -1;
+        if (row != m_hover) {
+            m_hover = row;
+            update();
+            if (row >= 0 && QToolTip::isVisible())  // a tooltip up follows the cursor's run
+                QToolTip::showText(e->globalPosition().toPoint(), rowText(row), this);
+        }
         return;
+    }
     const auto l = layout();
     const double f = std::clamp(l.fractionAt(e->position().y()), 0.0, 1.0);
     if (!m_dragged && std::fabs(f - m_dragFrom) * l.plot.height() < 3)

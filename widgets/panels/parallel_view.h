@@ -39,6 +39,13 @@ public:
     /// what a test drags along.
     double axisX(int axis) const;
     double fractionY(double f) const;
+    /// The row whose line passes nearest `pos` (within 6 px), -1 for none: what hovering names.
+    int rowAt(QPointF pos) const;
+    int hoveredRow() const { return m_hover; }
+    /// A row's run and its value on every axis (the hover's tooltip, rich text).
+    QString rowText(int row) const;
+    /// Draws row `row` over the others (the table's selected run); -1 for none.
+    void setHighlight(int row);
     /// How long the worker took to draw the last image, in ms (the benchmark reads it).
     double lastRenderMs() const { return m_renderMs; }
     /// Whether the image shows the current rows, brushes and size (no drawing under way or due).
@@ -58,6 +65,7 @@ Q_SIGNALS:
     void rendered();
 
 protected:
+    bool event(QEvent* event) override;
     void paintEvent(QPaintEvent* event) override;
     void resizeEvent(QResizeEvent* event) override;
     void mousePressEvent(QMouseEvent* event) override;
@@ -78,9 +86,10 @@ private:
     double m_renderMs = 0;
     QFutureWatcher<Rendered> m_worker;
     bool m_rendering = false, m_renderAgain = false;
-    int m_dragAxis = -1;     // the axis being brushed
-    double m_dragFrom = 0;   // where the drag started, as a fraction of the axis
-    bool m_dragged = false;  // moved beyond a click
+    int m_hover = -1, m_highlight = -1;  // rows drawn over the others
+    int m_dragAxis = -1;                 // the axis being brushed
+    double m_dragFrom = 0;               // where the drag started, as a fraction of the axis
+    bool m_dragged = false;              // moved beyond a click
 };
 
 }  // namespace lengen::ui
