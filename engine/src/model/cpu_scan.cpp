@@ -52,10 +52,13 @@ void backwardRows(const ScanShape& s, const ScanInputs& in, const float* gy, con
 {
     const int n = s.n, ld = s.bcStride();
     const auto tn = static_cast<size_t>(s.t) * static_cast<size_t>(n);
-    std::vector<float> buf(2 * tn + static_cast<size_t>(n));
+    std::vector<float> buf(2 * tn + 2 * static_cast<size_t>(n));
     float* states = buf.data();   // s_t, [T, N], for one row
     float* decays = states + tn;  // exp(dt_t A), [T, N]
     float* gs = decays + tn;      // dL/ds_t carried backwards, [N]
+    // s_{-1} = 0 as a row of zeros, not a null pointer tested in the loop: the vectoriser made
+    // that test a masked load from address 0, which QEMU's AVX2 (the tests' v3 clone) faults on.
+    const float* zeros = gs + n;
     for (std::int64_t b = b0; b < b1; ++b) {
         for (std::int64_t bt = b * s.t; bt < (b + 1) * s.t; ++bt) {
             std::fill(g.B + bt * ld, g.B + bt * ld + n, 0.f);
@@ -69,11 +72,11 @@ void backwardRows(const ScanShape& s, const ScanInputs& in, const float* gy, con
                 const float* Bt = in.B + bt * ld;
                 float* cur = states + static_cast<size_t>(t) * n;
                 float* dec = decays + static_cast<size_t>(t) * n;
-                const float* prev = t > 0 ? cur - n : nullptr;
+                const float* prev = t > 0 ? cur - n : zeros;
 #pragma omp simd
                 for (int k = 0; k < n; ++k) {
                     dec[k] = expApprox(dt * A[k]);
-                    cur[k] = dec[k] * (prev ? prev[k] : 0.f) + dt * Bt[k] * vt;
+                    cur[k] = dec[k] * prev[k] + dt * Bt[k] * vt;
                 }
             }
             std::fill(gs, gs + n, 0.f);
@@ -86,7 +89,7 @@ void backwardRows(const ScanShape& s, const ScanInputs& in, const float* gy, con
                 const float* Ct = in.C + bt * ld;
                 const float* cur = states + static_cast<size_t>(t) * n;
                 const float* dec = decays + static_cast<size_t>(t) * n;
-                const float* prev = t > 0 ? cur - n : nullptr;
+                const float* prev = t > 0 ? cur - n : zeros;
                 float* dBt = g.B + bt * ld;
                 float* dCt = g.C + bt * ld;
                 dDc += gyt * vt;
@@ -95,7 +98,7 @@ void backwardRows(const ScanShape& s, const ScanInputs& in, const float* gy, con
                 for (int k = 0; k < n; ++k) {
                     dCt[k] += gyt * cur[k];
                     const float gk = gs[k] + gyt * Ct[k];  // dL/ds_t
-                    const float sPrev = prev ? prev[k] : 0.f;
+                    const float sPrev = prev[k];
                     ddt += gk * (A[k] * dec[k] * sPrev + Bt[k] * vt);
                     dAc[k] += gk * dt * dec[k] * sPrev;
                     dBt[k] += gk * dt * vt;
