@@ -23,13 +23,6 @@ int columnIndex(const engine::RunTable& t, const std::string& name)
     return -1;
 }
 
-bool isMethodColumn(const std::string& name)
-{
-    const auto at = name.rfind('@');
-    return at != std::string::npos && (name.compare(at, std::string::npos, "@train") == 0 ||
-                                       name.compare(at, std::string::npos, "@longest") == 0);
-}
-
 // Whether column `c` is a function of the encoding, task and backbone columns: every run with
 // the same values of those has the same value of it (patch.fire.mlp_width, patch.name: they vary
 // only because the encoding does, and would crowd out the learning rate).
@@ -82,7 +75,7 @@ HParamsChoice defaultHParamsChoice(const engine::RunTable& table)
     // length generalization), else the first.
     std::string method;
     for (const auto& col : table.columns)
-        if (isMethodColumn(col.name)) {
+        if (engine::isMethodColumn(col.name)) {
             const auto name = col.name.substr(0, col.name.rfind('@'));
             if (method.empty() || name == "ood_length")
                 method = name;
@@ -181,26 +174,26 @@ void applyBrushes(plots::ParallelSpec& spec, const std::vector<HParamsBrush>& br
         }
 }
 
+std::string hparamsTitle(int runs, int inside, bool brushed)
+{
+    const std::string all = std::to_string(runs) + (runs == 1 ? " run" : " runs");
+    return brushed ? std::to_string(inside) + " of " + all + " inside the brushes" : all;
+}
+
 std::string hparamsTitle(const plots::ParallelSpec& spec)
 {
-    const int n = spec.rows();
-    const std::string runs = std::to_string(n) + (n == 1 ? " run" : " runs");
-    if (spec.brushes.empty())
-        return runs;
     const auto in = plots::rowsInside(spec);
-    return std::to_string(std::count(in.begin(), in.end(), char(1))) + " of " + runs +
-           " inside the brushes";
+    return hparamsTitle(spec.rows(), int(std::count(in.begin(), in.end(), char(1))),
+                        !spec.brushes.empty());
 }
 
 plots::ParallelSpec hparamsFromRuns(const std::vector<std::string>& runs,
                                     const HParamsChoice& choice)
 {
     // The table's result columns come with every table; the other axes are keys to ask for.
-    static const std::vector<std::string> results = {"status",   "steps",       "final_loss",
-                                                     "min_loss", "steps_per_s", "wall_s"};
     std::vector<std::string> keys;
     for (const auto& a : choice.axes)
-        if (!isMethodColumn(a) && std::find(results.begin(), results.end(), a) == results.end())
+        if (!engine::isResultColumn(a))
             keys.push_back(a);
     std::vector<engine::RunIndexEntry> entries;
     std::vector<std::string> labels;

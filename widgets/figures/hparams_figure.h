@@ -47,6 +47,8 @@ void applyBrushes(plots::ParallelSpec& spec, const std::vector<HParamsBrush>& br
 
 /// The title an export carries: "40 runs", or "12 of 40 runs inside the brushes".
 std::string hparamsTitle(const plots::ParallelSpec& spec);
+/// The same from counts (the studio keeps which rows are inside; no second pass over them).
+std::string hparamsTitle(int runs, int inside, bool brushed);
 
 /// The figure from run files, as `lengen export --from` redraws it: each run read again
 /// (engine::readRunEntry), the table with `choice`'s key columns, the spec as chosen, titled.

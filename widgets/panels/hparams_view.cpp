@@ -331,6 +331,11 @@ void HParamsView::pullRuns()
         if (m_source->row(r).error.isEmpty() &&  // a damaged run has nothing to draw
             (!m_shown || m_shown->mapFromSource(m_source->index(r, 0)).isValid()))
             runs.push_back(m_source->row(r).entry);
+    // The Runs list says "changed" for more than its runs (a sort, a colour swatch, a job's
+    // word): the same entries make the same table, so no build.
+    if (runs == m_pulled)
+        return;
+    m_pulled = runs;
     m_pullAgain = false;
     m_pulledAt = m_choices;
     m_build.setFuture(QtConcurrent::run(&HParamsView::build, std::move(runs), choice(),
@@ -422,9 +427,11 @@ QString HParamsView::summaryText() const
         return tr("No runs shown: the Runs list's filter hides them all.");
     if (n == 0)
         return tr("No runs listed: add a runs folder in the Runs list.");
-    if (m_plot->spec().brushes.empty())
-        return tr("%1; drag along an axis to brush it").arg(runsText(n));
-    return tr("%1 of %2 inside the brushes").arg(m_plot->insideCount()).arg(runsText(n));
+    // The exports' title ("40 runs", "12 of 40 runs inside the brushes"), and how to brush.
+    const auto title = QString::fromStdString(
+        figures::hparamsTitle(n, m_plot->insideCount(), !m_plot->spec().brushes.empty()));
+    return m_plot->spec().brushes.empty() ? tr("%1; drag along an axis to brush it").arg(title)
+                                          : title;
 }
 
 void HParamsView::updateSummary()

@@ -110,8 +110,10 @@ private:
     QTimer m_pull;                           // coalesces the Runs list's changes
     QFutureWatcher<HParamsBuild> m_build;    // the table being built from them
     bool m_pullAgain = false;                // they changed while it was built
-    std::vector<std::string> m_paths;        // run file of each table row
-    QStringList m_selected;                  // what the Runs list was last asked to select
+    // The entries of the last build, held so that an unchanged list is known by its pointers.
+    std::vector<std::shared_ptr<const engine::RunIndexEntry>> m_pulled;
+    std::vector<std::string> m_paths;  // run file of each table row
+    QStringList m_selected;            // what the Runs list was last asked to select
     engine::RunTable m_table;
     ParallelView* m_plot;
     HParamsTableModel* m_model;

@@ -28,14 +28,8 @@ RunTableModel::RunTableModel(QObject* parent) : QAbstractTableModel(parent)
 {
     connect(&m_look, &QFutureWatcher<std::pair<Looked, qint64>>::finished, this, [this] {
         const auto [looked, ms] = m_look.result();
-        bool changed = false;
-        if (m_lookGeneration == m_generation)  // else the folders were set again meanwhile
-            for (const auto& l : looked) {
-                std::map<std::string, const engine::RunIndexEntry*> sent;
-                for (const auto& e : l.sent)
-                    sent.emplace(e->path, e.get());
-                changed = applyChanges(l.folder, l.changes, &sent) || changed;
-            }
+        // Dropped when the folders were set again meanwhile.
+        const bool changed = m_lookGeneration == m_generation && applyLooked(looked);
         Q_EMIT polled(changed, ms);
     });
 }
@@ -115,70 +109,75 @@ bool RunTableModel::rowMatches(int row, const std::string& key, const std::strin
     return engine::runMatches(*m_rows.at(size_t(row)).entry, key, value);
 }
 
-bool RunTableModel::poll()
+// Each folder with its rows' entries: shared pointers, so the GUI thread copies nothing.
+RunTableModel::Looked RunTableModel::snapshot() const
 {
-    bool changed = false;
+    Looked folders;
     for (const auto& folder : m_folders) {
-        std::vector<engine::RunIndexEntry> known;
+        folders.push_back({folder, {}, {}});
         for (const auto& r : m_rows)
             if (r.folder == folder)
-                known.push_back(*r.entry);
+                folders.back().sent.push_back(r.entry);
+    }
+    return folders;
+}
+
+// What changed in each folder since the entries it was sent (any thread).
+RunTableModel::Looked RunTableModel::look(Looked folders)
+{
+    Looked looked;
+    for (auto& f : folders) {
+        std::vector<engine::RunIndexEntry> known;
+        known.reserve(f.sent.size());
+        for (const auto& e : f.sent)
+            known.push_back(*e);
         try {
-            changed = applyChanges(folder, engine::refreshRunIndex(folder.toStdString(), known)) ||
-                      changed;
+            f.changes = engine::refreshRunIndex(f.folder.toStdString(), known);
+            looked.push_back(std::move(f));
         } catch (const std::exception&) {
-            // changed under the walk twice: the next poll looks again
+            // changed under the walk twice: the next look looks again
         }
     }
+    return looked;
+}
+
+bool RunTableModel::applyLooked(const Looked& looked)
+{
+    bool changed = false;
+    for (const auto& l : looked)
+        changed = applyChanges(l) || changed;
     return changed;
 }
+
+bool RunTableModel::poll() { return applyLooked(look(snapshot())); }
 
 void RunTableModel::pollInBackground()
 {
     if (m_look.isRunning())
         return;
-    // Each folder with its rows' entries: shared pointers, so the GUI thread copies nothing.
-    std::vector<std::pair<QString, std::vector<std::shared_ptr<const engine::RunIndexEntry>>>>
-        folders;
-    for (const auto& folder : m_folders) {
-        folders.push_back({folder, {}});
-        for (const auto& r : m_rows)
-            if (r.folder == folder)
-                folders.back().second.push_back(r.entry);
-    }
     m_lookGeneration = m_generation;
-    m_look.setFuture(QtConcurrent::run([folders = std::move(folders)] {
+    m_look.setFuture(QtConcurrent::run([folders = snapshot()] {
         QElapsedTimer clock;
         clock.start();
-        Looked looked;
-        for (const auto& [folder, entries] : folders) {
-            std::vector<engine::RunIndexEntry> known;
-            known.reserve(entries.size());
-            for (const auto& e : entries)
-                known.push_back(*e);
-            try {
-                looked.push_back(
-                    {folder, engine::refreshRunIndex(folder.toStdString(), known), entries});
-            } catch (const std::exception&) {
-                // changed under the walk twice: the next look looks again
-            }
-        }
+        auto looked = look(folders);
         return std::pair<Looked, qint64>(std::move(looked), clock.elapsed());
     }));
 }
 
-bool RunTableModel::applyChanges(const QString& folder, const engine::RunIndexChanges& changes,
-                                 const std::map<std::string, const engine::RunIndexEntry*>* sent)
+bool RunTableModel::applyChanges(const FolderLook& look)
 {
+    const auto& folder = look.folder;
+    const auto& changes = look.changes;
     if (!changes.any())
         return false;
+    std::map<std::string, const engine::RunIndexEntry*> sent;
+    for (const auto& e : look.sent)
+        sent.emplace(e->path, e.get());
     // A look on a worker reports against the rows it was sent: a row changed since (by a look
     // on the GUI thread meanwhile) is newer than what it read, and stays.
     auto current = [&](const RunRow& row) {
-        if (!sent)
-            return true;
-        const auto it = sent->find(row.entry->path);
-        return it != sent->end() && it->second == row.entry.get();
+        const auto it = sent.find(row.entry->path);
+        return it != sent.end() && it->second == row.entry.get();
     };
     // Runs gone (deleted, moved): their rows go, from the back so indices stay valid.
     const std::set<std::string> removed(changes.removed.begin(), changes.removed.end());

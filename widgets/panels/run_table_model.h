@@ -115,15 +115,17 @@ Q_SIGNALS:
 private:
     struct FolderLook {
         QString folder;
-        engine::RunIndexChanges changes;
         std::vector<std::shared_ptr<const engine::RunIndexEntry>> sent;  ///< the rows it knew
+        engine::RunIndexChanges changes;                                 ///< what it found
     };
     using Looked = std::vector<FolderLook>;
-    /// Applies one folder's changes. A worker's look (`sent`: the entries it was given) leaves
-    /// a row that changed since alone, and a run added twice, by a look of each kind, is one
-    /// row. Returns whether any row changed.
-    bool applyChanges(const QString& folder, const engine::RunIndexChanges& changes,
-                      const std::map<std::string, const engine::RunIndexEntry*>* sent = nullptr);
+    Looked snapshot() const;             ///< each folder with its rows' entries
+    static Looked look(Looked folders);  ///< refreshRunIndex of each (any thread)
+    bool applyLooked(const Looked& looked);
+    /// Applies one folder's changes against the rows it was sent: a row changed since (by a
+    /// look on the other thread meanwhile) stays, and a run added by both is one row. Returns
+    /// whether any row changed.
+    bool applyChanges(const FolderLook& look);
     QFutureWatcher<std::pair<Looked, qint64>> m_look;
     quint64 m_generation = 0;  ///< setFolders counts up: an older look's result is dropped
     quint64 m_lookGeneration = 0;

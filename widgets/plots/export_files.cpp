@@ -2,6 +2,10 @@
 
 #include <QFile>
 #include <QFileInfo>
+#include <QPageLayout>
+#include <QPageSize>
+#include <QPdfWriter>
+#include <QSvgGenerator>
 
 #include <cerrno>
 #include <cstdio>
@@ -52,6 +56,28 @@ ExportResult atomically(const QString& path, const std::function<QString(const Q
         return {false, failure(path, why)};
     }
     return {true, {}};
+}
+
+QString setUpPdf(QPdfWriter& pdf, double widthIn, double heightIn, const QString& title)
+{
+    pdf.setResolution(static_cast<int>(kLayoutDpi));
+    pdf.setTitle(title);
+    pdf.setCreator(QStringLiteral("LenGen Studio"));
+    const QPageSize page(QSizeF(widthIn, heightIn), QPageSize::Inch, QString(),
+                         QPageSize::ExactMatch);
+    if (!pdf.setPageLayout(QPageLayout(page, QPageLayout::Portrait, QMarginsF())))
+        return QStringLiteral("unsupported page size");
+    return {};
+}
+
+void setUpSvg(QSvgGenerator& svg, const QString& file, int w, int h, const QString& title)
+{
+    svg.setFileName(file);
+    svg.setSize(QSize(w, h));
+    svg.setViewBox(QRect(0, 0, w, h));
+    svg.setResolution(static_cast<int>(kLayoutDpi));
+    svg.setTitle(title);
+    svg.setDescription(QStringLiteral("LenGen Studio figure"));
 }
 
 QString writeText(const QString& file, const QString& text)

@@ -11,7 +11,20 @@
 
 #include "figure_export.h"
 
+class QPdfWriter;
+class QSvgGenerator;
+
 namespace lengen::plots::files {
+
+/// Every figure is laid out at 96 logical dpi (Qt's and the browsers' CSS pixel); rasters scale
+/// from it, so text keeps its size in points relative to the page at every dpi.
+inline constexpr double kLayoutDpi = 96.0;
+
+/// A PDF of one page exactly widthIn x heightIn inches, at the layout's dpi, with its title and
+/// creator; "" or why not. (QCustomPlot's savePdf makes the page w x h *points*.)
+QString setUpPdf(QPdfWriter& pdf, double widthIn, double heightIn, const QString& title);
+/// An SVG of w x h layout pixels (so its size in mm is the figure's inches), titled.
+void setUpSvg(QSvgGenerator& svg, const QString& file, int w, int h, const QString& title);
 
 /// "0.1", not "0.10000000000000001"; non-finite values as nan / inf / -inf (numpy, pandas and
 /// pgfplots read them).

@@ -28,23 +28,12 @@ using files::writeText;
 
 namespace {
 
-// Layout happens at 96 logical dpi (Qt's and the browsers' CSS pixel); rasters scale from it,
-// so text keeps its size in points relative to the page at every dpi.
-constexpr double kLayoutDpi = 96.0;
-
 QString writePdf(QCustomPlot& plot, const QString& file, int w, int h, double widthInches,
                  double heightInches, const QString& title)
 {
-    // QPdfWriter rather than savePdf: savePdf makes the page w x h *points* (4/3 of the
-    // figure's size in inches); this page is exactly widthInches x heightInches.
     QPdfWriter pdf(file);
-    pdf.setResolution(static_cast<int>(kLayoutDpi));
-    pdf.setTitle(title);
-    pdf.setCreator(QStringLiteral("LenGen Studio"));
-    const QPageSize page(QSizeF(widthInches, heightInches), QPageSize::Inch, QString(),
-                         QPageSize::ExactMatch);
-    if (!pdf.setPageLayout(QPageLayout(page, QPageLayout::Portrait, QMarginsF())))
-        return QStringLiteral("unsupported page size");
+    if (const QString why = files::setUpPdf(pdf, widthInches, heightInches, title); !why.isEmpty())
+        return why;
     QCPPainter painter;
     if (!painter.begin(&pdf))
         return QStringLiteral("cannot open the file");
@@ -57,12 +46,7 @@ QString writePdf(QCustomPlot& plot, const QString& file, int w, int h, double wi
 QString writeSvg(QCustomPlot& plot, const QString& file, int w, int h, const QString& title)
 {
     QSvgGenerator svg;
-    svg.setFileName(file);
-    svg.setSize(QSize(w, h));  // with the resolution: width/height in mm = the figure's inches
-    svg.setViewBox(QRect(0, 0, w, h));
-    svg.setResolution(static_cast<int>(kLayoutDpi));
-    svg.setTitle(title);
-    svg.setDescription(QStringLiteral("LenGen Studio figure"));
+    files::setUpSvg(svg, file, w, h, title);
     QCPPainter painter;
     if (!painter.begin(&svg))
         return QStringLiteral("cannot open the file");
@@ -102,14 +86,14 @@ ExportResult savePlot(QCustomPlot& plot, const QString& path, Format format, dou
                 failure(path, QStringLiteral("CSV and TeX need the figure's data, not a plot"))};
     if (dpi <= 0 || !(widthInches > 0) || !(heightInches > 0))
         return {false, failure(path, QStringLiteral("size and dpi must be positive"))};
-    const int w = static_cast<int>(std::lround(widthInches * kLayoutDpi));
-    const int h = static_cast<int>(std::lround(heightInches * kLayoutDpi));
+    const int w = static_cast<int>(std::lround(widthInches * files::kLayoutDpi));
+    const int h = static_cast<int>(std::lround(heightInches * files::kLayoutDpi));
     plot.resize(w, h);  // lays the plot out at the page size, even when it is never shown
     plot.replot(QCustomPlot::rpImmediateRefresh);
     return atomically(path, [&](const QString& file) -> QString {
         switch (format) {
         case Format::Png:  // w * dpi / 96 = widthInches * dpi pixels (to rounding)
-            return plot.savePng(file, w, h, dpi / kLayoutDpi, -1, dpi, QCP::ruDotsPerInch)
+            return plot.savePng(file, w, h, dpi / files::kLayoutDpi, -1, dpi, QCP::ruDotsPerInch)
                        ? QString()
                        : QStringLiteral("PNG output failed");
         case Format::Pdf: return writePdf(plot, file, w, h, widthInches, heightInches, title);

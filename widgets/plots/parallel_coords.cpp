@@ -56,7 +56,8 @@ std::vector<double> ticksOf(const ParallelAxis& a)
 
 QString tickText(double v) { return QString::number(v, 'g', 3); }
 
-// axisFraction with the axis's scale worked out once: the rows' values are placed every frame.
+// Where a value sits on an axis (axisFraction), with the axis's scale worked out once: the rows'
+// values are placed every frame.
 struct Scale {
     double lo = 0, span = 1, cats = 0;
     bool log = false, categorical = false;
@@ -290,15 +291,7 @@ void fitAxes(ParallelSpec& spec)
     }
 }
 
-double axisFraction(const ParallelAxis& axis, double v)
-{
-    if (!std::isfinite(v) || (axis.log && v <= 0))
-        return NAN;
-    if (axis.categorical)
-        return axis.categories.size() < 2 ? 0.5 : v / double(axis.categories.size() - 1);
-    const double lo = scaled(axis, axis.min), hi = scaled(axis, axis.max);
-    return hi > lo ? (scaled(axis, v) - lo) / (hi - lo) : 0.5;
-}
+double axisFraction(const ParallelAxis& axis, double v) { return Scale(axis)(v); }
 
 double axisValue(const ParallelAxis& axis, double f)
 {

@@ -20,8 +20,7 @@ namespace lengen::plots {
 
 namespace {
 
-constexpr double kParallelDpi = 96.0;  // as every figure: layout in CSS pixels, rasters scale
-constexpr int kTexBins = 8;            // colour steps in TeX (a \addplot each)
+constexpr int kTexBins = 8;  // colour steps in TeX (a \addplot each)
 
 QString cellText(const ParallelAxis& axis, double v)
 {
@@ -46,12 +45,13 @@ QString paintInto(QPaintDevice& device, const ParallelSpec& spec, double scale, 
 
 QString writeImage(const ParallelSpec& spec, const QString& file, Format format, int dpi)
 {
-    const double w = spec.widthInches * kParallelDpi, h = spec.heightInches * kParallelDpi;
+    const double w = spec.widthInches * files::kLayoutDpi,
+                 h = spec.heightInches * files::kLayoutDpi;
     if (format == Format::Png) {
-        const double scale = dpi / kParallelDpi;
+        const double scale = dpi / files::kLayoutDpi;
         QImage image(int(std::lround(w * scale)), int(std::lround(h * scale)),
                      QImage::Format_ARGB32_Premultiplied);
-        image.setDotsPerMeterX(int(std::lround(kParallelDpi / 0.0254)));  // points as laid out
+        image.setDotsPerMeterX(int(std::lround(files::kLayoutDpi / 0.0254)));  // points as laid out
         image.setDotsPerMeterY(image.dotsPerMeterX());
         image.fill(Qt::white);
         const QString why = paintInto(image, spec, scale, w, h);
@@ -61,22 +61,14 @@ QString writeImage(const ParallelSpec& spec, const QString& file, Format format,
     }
     if (format == Format::Svg) {
         QSvgGenerator svg;
-        svg.setFileName(file);
-        svg.setSize(QSize(int(w), int(h)));
-        svg.setViewBox(QRect(0, 0, int(w), int(h)));
-        svg.setResolution(int(kParallelDpi));
-        svg.setTitle(QString::fromStdString(spec.title));
-        svg.setDescription(QStringLiteral("LenGen Studio figure"));
+        files::setUpSvg(svg, file, int(w), int(h), QString::fromStdString(spec.title));
         return paintInto(svg, spec, 1, w, h);
     }
     QPdfWriter pdf(file);
-    pdf.setResolution(int(kParallelDpi));
-    pdf.setTitle(QString::fromStdString(spec.title));
-    pdf.setCreator(QStringLiteral("LenGen Studio"));
-    const QPageSize page(QSizeF(spec.widthInches, spec.heightInches), QPageSize::Inch, QString(),
-                         QPageSize::ExactMatch);
-    if (!pdf.setPageLayout(QPageLayout(page, QPageLayout::Portrait, QMarginsF())))
-        return QStringLiteral("unsupported page size");
+    const QString why = files::setUpPdf(pdf, spec.widthInches, spec.heightInches,
+                                        QString::fromStdString(spec.title));
+    if (!why.isEmpty())
+        return why;
     return paintInto(pdf, spec, 1, w, h);
 }
 

@@ -8,6 +8,7 @@
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <iterator>
 #include <map>
 
 #include "lengen/engine/config.h"
@@ -16,6 +17,16 @@
 namespace lengen::engine {
 
 namespace {
+
+// The result columns every table has after its keys, in order ("status" is text, the rest
+// numbers); then each stored method's "<method>@train" and "<method>@longest".
+const char* const kResults[] = {"status",   "steps",       "final_loss",
+                                "min_loss", "steps_per_s", "wall_s"};
+
+bool endsWith(const std::string& s, const std::string& tail)
+{
+    return s.size() > tail.size() && s.compare(s.size() - tail.size(), tail.size(), tail) == 0;
+}
 
 RunTableCell numberCell(double v)
 {
@@ -92,9 +103,8 @@ RunTable runTable(const std::vector<const RunIndexEntry*>& runs,
         }
         t.columns.push_back({k, RunTableColumn::Key, numeric});
     }
-    t.columns.push_back({"status", RunTableColumn::Result, false});
-    for (const char* name : {"steps", "final_loss", "min_loss", "steps_per_s", "wall_s"})
-        t.columns.push_back({name, RunTableColumn::Result, true});
+    for (const char* name : kResults)
+        t.columns.push_back({name, RunTableColumn::Result, std::string(name) != "status"});
     for (const auto& m : methods) {
         t.columns.push_back({m + "@train", RunTableColumn::Result, true});
         t.columns.push_back({m + "@longest", RunTableColumn::Result, true});
@@ -122,6 +132,17 @@ RunTable runTable(const std::vector<const RunIndexEntry*>& runs,
         t.rows.push_back(std::move(row));
     }
     return t;
+}
+
+bool isResultColumn(const std::string& name)
+{
+    return std::find(std::begin(kResults), std::end(kResults), name) != std::end(kResults) ||
+           isMethodColumn(name);
+}
+
+bool isMethodColumn(const std::string& name)
+{
+    return endsWith(name, "@train") || endsWith(name, "@longest");
 }
 
 std::string shortNumber(double v, const char* nonFinite)

@@ -40,6 +40,13 @@ RunTable runTable(const std::vector<const RunIndexEntry*>& runs,
                   const std::vector<std::string>& labels, const std::vector<std::string>& keys,
                   const std::string& labelColumn = "run");
 
+/// Whether a column of every runs table is a result (status, steps, final_loss, min_loss,
+/// steps_per_s, wall_s, or a method's) rather than a key: what a caller that asks for keys by
+/// name leaves out.
+bool isResultColumn(const std::string& name);
+/// A stored method's column: "<method>@train" or "<method>@longest".
+bool isMethodColumn(const std::string& name);
+
 enum class TableFormat { Text, Csv, Markdown, Json };
 /// CSV (RFC 4180 quoting), Markdown (numbers in 4 significant digits), JSON (an array of
 /// objects; numbers as numbers, missing values null) or aligned text.
