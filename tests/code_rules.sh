@@ -46,6 +46,13 @@ if [ -n "$env" ]; then
     echo "$env"
     status=1
 fi
+# std::filesystem::remove_all can bind to a broken copy in PyPI's LibTorch (engine/src/file_tree.h).
+removeall=$(grep -rnE 'remove_all[[:space:]]*\(' --include='*.cpp' --include='*.h' engine widgets app)
+if [ -n "$removeall" ]; then
+    echo "std::filesystem::remove_all in the code (use engine's removeTree, file_tree.h):"
+    echo "$removeall"
+    status=1
+fi
 long=$(git ls-files 'engine/*.cpp' 'engine/*.h' 'widgets/*.cpp' 'widgets/*.h' 'app/*.cpp' 'app/*.h' 2>/dev/null |
        xargs -r awk 'FNR == 1 { open = 0 }
                      /^\{$/ { open = FNR; sig = prev }

@@ -2,6 +2,7 @@
 
 #include <csignal>
 #include <cstdlib>
+#include <ctime>
 
 #include "lengen/engine/run_control.h"
 
@@ -14,12 +15,13 @@ volatile std::sig_atomic_t g_early = 0;
 void recordEarly(int sig) { g_early = sig; }
 
 engine::RunControl* g_control = nullptr;
-volatile std::sig_atomic_t g_interrupts = 0;
 volatile std::sig_atomic_t g_secondLeaves = 0;
+volatile std::sig_atomic_t g_stopCount = 0;
+volatile std::sig_atomic_t g_lastStopSecond = 0;  // CLOCK_MONOTONIC seconds of the last stop
 
 void onInterrupt(int)
 {
-    if (++g_interrupts > 1 && g_secondLeaves)
+    if (countStop() > 1 && g_secondLeaves)
         std::_Exit(130);
     if (g_control)
         g_control->requestCancelFromSignal();
@@ -60,6 +62,20 @@ int takeOverSignals()
     sigaction(SIGINT, &sa, nullptr);
     sigaction(SIGTERM, &sa, nullptr);
     return g_early;
+}
+
+int countStop()
+{
+    // One stop can arrive twice: GNU `timeout -s INT` signals the command, then its whole
+    // process group, the command again. A signal within a second of the last is that same stop;
+    // only a later one (a second Ctrl-C) counts. clock_gettime is async-signal-safe.
+    timespec now{};
+    clock_gettime(CLOCK_MONOTONIC, &now);
+    const auto second = static_cast<std::sig_atomic_t>(now.tv_sec);
+    if (g_stopCount == 0 || second - g_lastStopSecond > 1)
+        ++g_stopCount;
+    g_lastStopSecond = second;
+    return g_stopCount;
 }
 
 void interruptsStop(engine::RunControl& control, bool secondLeaves)

@@ -20,9 +20,15 @@ namespace lengen::cli {
 /// like a full disk, instead of killing the process mid-checkpoint.
 int takeOverSignals();
 
+/// For signal handlers: counts this signal as a stop and returns the stops so far. A signal
+/// within a second of the previous one is the same stop delivered twice (`timeout -s INT`
+/// signals the command and then its process group) and is not counted again.
+int countStop();
+
 /// A command's handlers: SIGINT and SIGTERM ask `control` to stop (the command finishes its step
-/// or chunk and saves what is done). With `secondLeaves`, a second signal exits 130 at once
-/// (training: the previous checkpoint stays intact).
+/// or chunk and saves what is done). With `secondLeaves`, a second signal more than a second
+/// after the first exits 130 at once (training: the previous checkpoint stays intact); one
+/// sooner is the same stop delivered twice (`timeout -s INT` does that).
 void interruptsStop(engine::RunControl& control, bool secondLeaves);
 
 }  // namespace lengen::cli

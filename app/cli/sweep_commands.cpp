@@ -8,7 +8,6 @@
 
 #include <algorithm>
 #include <cmath>
-#include <csignal>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -16,6 +15,7 @@
 #include <optional>
 #include <set>
 
+#include "early_signals.h"
 #include "lengen/engine/config.h"
 #include "lengen/engine/errors.h"
 #include "lengen/engine/run_file.h"
@@ -35,18 +35,6 @@ namespace fs = std::filesystem;
 namespace lengen::cli {
 
 namespace {
-
-engine::RunControl* g_cellControl = nullptr;
-volatile std::sig_atomic_t g_cellSignals = 0;
-
-// As `train`: the first signal finishes the step and writes a checkpoint; a second leaves now.
-void onCellSignal(int)
-{
-    if (++g_cellSignals > 1)
-        std::_Exit(130);
-    if (g_cellControl)
-        g_cellControl->requestCancelFromSignal();
-}
 
 void printSkipped(const engine::SweepIndex& index)
 {
@@ -104,9 +92,8 @@ int runSweepNew(const SweepNewArgs& args)
 int runSweepCell(const SweepCellArgs& args, const Session& session)
 {
     engine::RunControl control;
-    g_cellControl = &control;
-    std::signal(SIGINT, onCellSignal);
-    std::signal(SIGTERM, onCellSignal);
+    // As `train`: the first stop finishes the step and writes a checkpoint; a second leaves now.
+    interruptsStop(control, true);
     ProgressReporter progress(ProgressReporter::detect(args.quiet));
     AnalysisProgress analysis(args.quiet);
     auto options = args.options;

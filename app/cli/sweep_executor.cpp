@@ -9,6 +9,7 @@
 #include <cstdio>
 
 #include "command_registry.h"
+#include "early_signals.h"
 #include "lengen/engine/errors.h"
 #include "lengen/engine/sweep_run.h"
 #include "progress.h"
@@ -20,7 +21,7 @@ namespace {
 
 volatile std::sig_atomic_t g_stops = 0;
 
-void onStop(int) { ++g_stops; }
+void onStop(int) { g_stops = countStop(); }
 
 // The executor's lines, as the terminal shows them.
 class Lines final : public engine::SweepObserver {

@@ -8,15 +8,18 @@
 #include <QDir>
 
 #include <dlfcn.h>
+#include <unistd.h>
 
 #include <atomic>
 #include <chrono>
 #include <condition_variable>
 #include <filesystem>
+#include <fstream>
 #include <mutex>
 #include <set>
 #include <thread>
 
+#include "file_tree.h"
 #include "io/run_store.h"
 #include "lengen/engine/trainer.h"
 #include "model/kernel_context.h"
@@ -67,6 +70,7 @@ private Q_SLOTS:
     void blasThreadsRightWhateverTheOrder();
     void mklThreadsFollowTheSession();
     void fileSystemCallsReachTheSystemLibrary();
+    void removeTreeKeepsWhatLinksPointTo();
     void twoTrainingsInOneProcessAsEachAlone();
     void aThrowingSliceIsTheCallersError();
 };
@@ -180,6 +184,31 @@ void TestKernelContext::fileSystemCallsReachTheSystemLibrary()
     Dl_info info{};
     QVERIFY(dladdr(reinterpret_cast<void*>(bound), &info) != 0 && info.dli_fname);
     QVERIFY2(std::string(info.dli_fname).find("libstdc++") != std::string::npos, info.dli_fname);
+}
+
+void TestKernelContext::removeTreeKeepsWhatLinksPointTo()
+{
+    // The engine's folder removal (file_tree.h: not std::filesystem::remove_all, which bound to
+    // a broken copy in PyPI's LibTorch on the GPU machines): all of a nested folder goes, a link
+    // inside goes as a link, and what it points to stays.
+    namespace fs = std::filesystem;
+    const fs::path root =
+        QDir::tempPath().toStdString() + "/lengen-remove-tree-" + std::to_string(::getpid());
+    const fs::path tree = root / "tree", outside = root / "outside";
+    fs::create_directories(tree / "a" / "b");
+    fs::create_directories(outside);
+    std::ofstream(tree / "a" / "b" / "file") << "x";
+    std::ofstream(tree / "top") << "y";
+    std::ofstream(outside / "kept") << "z";
+    fs::create_directory_symlink(outside, tree / "a" / "link");
+    QVERIFY(removeTree(tree.string()));
+    QVERIFY(!fs::exists(fs::symlink_status(tree)));
+    QVERIFY(fs::exists(outside / "kept"));
+    QVERIFY(removeTree(tree.string()));                // nothing there: nothing to do
+    QVERIFY(removeTree((outside / "kept").string()));  // a file alone
+    QVERIFY(!fs::exists(outside / "kept"));
+    QVERIFY(removeTree(root.string()));
+    QVERIFY(!fs::exists(root));
 }
 
 void TestKernelContext::mklThreadsFollowTheSession()

@@ -85,6 +85,8 @@ L=$build/app/cli/lengen B=$build/bench/bench_step
 mkdir -p "$work"
 nvidia-smi --query-gpu=name,memory.total,driver_version --format=csv,noheader | tee "$out/device.txt"
 "$L" --version 2>/dev/null | head -2 | tee -a "$out/device.txt"
+# The libraries lengen-core looks symbols up in first (libstdc++ should lead: file_tree.h).
+readelf -d "$build/app/cli/lengen-core" | awk '/NEEDED/ {print "needed", $NF}' | head -3 | tee -a "$out/device.txt"
 runh5() { find "$1" -name run.h5 | head -1; }
 
 # A 20-step run of a standard config and its PyTorch export: bench_step and pytorch_step load it.
@@ -263,7 +265,16 @@ if [[ $stages == *m* ]]; then
         LENGEN_BENCH_DEVICE=cuda timeout 120 "$build/bench/bench_scan" $t 64 512 16 5 | tee -a "$res"
     done
     prepare mamba configs/tasks/linear_regression/mamba.yaml
-    for n in 51 101 201; do for p in fp32 bf16; do lengen mamba $p $n 10; done; done
+    for n in 51 101 201; do for p in fp32 bf16; do
+        # The peak of the device's memory in use while it runs (nvidia-smi, every 100 ms).
+        nvidia-smi --query-gpu=memory.used --format=csv,noheader,nounits -lms 100 >"$work/peak.txt" &
+        smi=$!
+        lengen mamba $p $n 10
+        kill $smi; wait $smi 2>/dev/null
+        mib=$(sort -n "$work/peak.txt" | tail -1)
+        echo "   peak device memory: ${mib:-?} MiB"
+        emit kind=peak_memory model=mamba precision=$p N=$n mib="${mib:-}"
+    done; done
     # The loop it replaces, one length (the loop is slow: few steps).
     for p in fp32 bf16; do
         read -r l s < <(LENGEN_PARALLEL_SCAN=0 LENGEN_BENCH_DEVICE=cuda LENGEN_BENCH_PRECISION=$p timeout 150 "$B" \

@@ -11,6 +11,7 @@
 #include <map>
 
 #include "clock_text.h"
+#include "file_tree.h"
 #include "interop/reference_config.h"
 #include "interop/reference_state.h"
 #include "io/run_store.h"
@@ -38,11 +39,7 @@ std::string dateFolder(const fs::path& dir)
     return digits ? d : std::string();
 }
 
-void removeAll(const fs::path& p)
-{
-    std::error_code ec;
-    fs::remove_all(p, ec);
-}
+void removeAll(const fs::path& p) { removeTree(p.string()); }
 
 // A run id becomes a folder name: letters, digits, '.', '_', '-' only (wandb's ids are such).
 bool safeId(const std::string& id)

@@ -13,6 +13,7 @@
 #include <thread>
 #include <vector>
 
+#include "file_tree.h"
 #include "lengen/engine/errors.h"
 #include "sweep/subprocess.h"
 
@@ -87,7 +88,7 @@ MpsDaemon::MpsDaemon(const std::string& control) : m_control(control)
     const int code = ec ? -1 : runControl(m_control, {"-d"}, m_env, "/dev/null", out, 20);
     if (code != 0) {
         const std::string why = ec ? ec.message() : tail(m_log + "/control.log") + tail(out);
-        fs::remove_all(m_root, ec);
+        removeTree(m_root);
         throw Error(ErrorKind::Runtime,
                     "--mps: " + m_control + " -d " +
                         (code < 0 ? "did not start or answer" : "exited " + std::to_string(code)) +
@@ -101,8 +102,7 @@ MpsDaemon::~MpsDaemon()
     const std::string quit = m_root + "/quit";
     std::ofstream(quit) << "quit\n";
     runControl(m_control, {}, m_env, quit, m_root + "/control.out", 20);
-    std::error_code ec;
-    fs::remove_all(m_root, ec);
+    removeTree(m_root);
 }
 
 }  // namespace sweep

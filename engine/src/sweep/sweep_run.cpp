@@ -11,6 +11,7 @@
 #include <optional>
 #include <sstream>
 
+#include "file_tree.h"
 #include "lengen/engine/errors.h"
 #include "lengen/engine/run_file.h"
 #include "lengen/engine/sweep_run.h"
@@ -121,7 +122,7 @@ SweepIndex createSweep(const NewSweep& r)
         spec.stages.probeOptions = ProbeOptions::all();
     // Written next to the target and renamed once every cell validated: a bad axis leaves nothing.
     const fs::path partial = out.string() + ".partial";
-    fs::remove_all(partial);
+    removeTree(partial.string());
     fs::create_directories(partial);
     try {
         std::ofstream(partial / "base.yaml")
@@ -140,12 +141,10 @@ SweepIndex createSweep(const NewSweep& r)
         for (auto& i : issues)
             if (i.where.file == written)
                 i.where = SourceLocation{"the new sweep's settings"};
-        std::error_code ec;
-        fs::remove_all(partial, ec);
+        removeTree(partial.string());
         throw ConfigError(std::move(issues));
     } catch (...) {
-        std::error_code ec;
-        fs::remove_all(partial, ec);
+        removeTree(partial.string());
         throw;
     }
 }
