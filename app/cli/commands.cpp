@@ -9,6 +9,7 @@
 #include <filesystem>
 #include <iostream>
 #include <memory>
+#include <random>
 
 #include "command_registry.h"
 #include "early_signals.h"
@@ -62,6 +63,48 @@ int finishRun(const engine::RunSummary& summary, ProgressReporter& progress)
     return 0;
 }
 
+// `train CONFIG --members K`: K runs as one batched model; progress follows the first.
+int trainMembers(const engine::RunConfig& run, const TrainArgs& args,
+                 const engine::TrainOptions& options, engine::RunControl& control,
+                 ProgressReporter& progress)
+{
+    const std::uint64_t base = options.seed ? *options.seed
+                               : run.seed   ? *run.seed
+                                            : std::random_device{}();
+    std::vector<engine::MemberRun> members(static_cast<size_t>(args.members));
+    for (size_t k = 0; k < members.size(); ++k)
+        members[k].seed = base + k;
+    members.front().observer = &progress;
+    if (engine::resolveDevice(options.device) == "cpu" && !args.quiet)
+        std::fprintf(stderr, "note: on the CPU members compute op by op, without the fused "
+                             "layers; separate runs are faster there (bench/members.sh). "
+                             "Members pay off on a GPU.\n");
+    const auto out = engine::trainMembers(run, members, options, control);
+    progress.finish();
+    int code = 0;
+    for (size_t k = 0; k < out.size(); ++k) {
+        const auto& o = out[k];
+        std::printf("%s\n", o.summary.runFile.c_str());
+        const auto seed = static_cast<unsigned long long>(members[k].seed);
+        if (!o.error.empty()) {
+            std::fprintf(stderr, "member %zu (seed %llu) failed: %s\n", k, seed, o.error.c_str());
+            code = engine::exitCodeFor(engine::ErrorKind::Runtime);
+        } else if (o.summary.outcome == engine::RunOutcome::Cancelled) {
+            std::fprintf(stderr,
+                         "member %zu (seed %llu) stopped after %lld steps; continue with: lengen "
+                         "train --resume %s\n",
+                         k, seed, static_cast<long long>(o.summary.stepsDone),
+                         o.summary.runFile.c_str());
+            if (code == 0)
+                code = engine::exitCodeFor(engine::ErrorKind::Interrupted);
+        } else {
+            std::fprintf(stderr, "member %zu (seed %llu) finished %lld steps, final loss %.4f\n", k,
+                         seed, static_cast<long long>(o.summary.stepsDone), o.summary.finalLoss);
+        }
+    }
+    return code;
+}
+
 }  // namespace
 
 int runTrain(const TrainArgs& args, const Session& session)
@@ -79,7 +122,9 @@ int runTrain(const TrainArgs& args, const Session& session)
         printWarnings(loaded, args.options.maxSteps);
         int code = 0;
         for (const auto& run : loaded.runs) {
-            code = finishRun(engine::train(run, options, control, progress), progress);
+            code = args.members > 1
+                       ? trainMembers(run, args, options, control, progress)
+                       : finishRun(engine::train(run, options, control, progress), progress);
             if (code != 0)
                 break;
         }
@@ -336,9 +381,19 @@ void addTrainCommand(CLI::App& app, CommandTable& table)
     train->add_option("--threads", t->args.options.threads, "CPU threads (default: all cores)")
         ->check(threadRange());
     train->add_flag("--quiet,-q", t->args.quiet, "No progress output");
+    train
+        ->add_option("--members", t->args.members,
+                     "Train K runs of the config as one batched model, seeds SEED .. SEED+K-1 "
+                     "(one run file each; Llama with a position encoding without weights)")
+        ->check(inRange(1, 64));
     table.add(train, [t](const Session& session) {
         if (t->args.config.empty() == t->args.resume.empty()) {
             std::fprintf(stderr, "lengen train: give either a CONFIG or --resume RUN\n");
+            return engine::exitCodeFor(engine::ErrorKind::Usage);
+        }
+        if (t->args.members > 1 && !t->args.resume.empty()) {
+            std::fprintf(stderr, "lengen train: --members trains new runs; resume each member's "
+                                 "run on its own with --resume\n");
             return engine::exitCodeFor(engine::ErrorKind::Usage);
         }
         if (*t->seedOpt)

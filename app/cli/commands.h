@@ -18,6 +18,8 @@ struct TrainArgs {
     std::string resume;
     engine::TrainOptions options;  ///< switches: the session's, set by runTrain
     bool quiet = false;
+    /// > 1: that many runs of the config as one batched model (seeds seed, seed + 1, ...).
+    int members = 1;
 };
 
 int runTrain(const TrainArgs& args, const Session& session);

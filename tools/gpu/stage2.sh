@@ -27,7 +27,10 @@
 #   r. the first half of a run continued across two device calls (issue 58, item 4): a quick
 #      RoPE run stopped by SIGINT with a checkpoint, and the same run uninterrupted, both to
 #      OUT (resume_stopped.h5, resume_full.h5); tools/gpu/resume2.sh resumes it in the next call.
-#   Stages run in the order r 1 2 3 5 4 p l m f c k 6.
+#   b. seeds as one batched model (`train --members K`) against K processes on the device
+#      (bench/members.sh): the quick preset (1,000 steps, K = 1 2 4 8) and the standard config
+#      (100 steps at the curriculum's start, K = 1 2 4).
+#   Stages run in the order r b 1 2 3 5 4 p l m f c k 6.
 #   tools/gpu/stage2.sh OUT [BUILD_DIR] [STAGES=12345]
 set -uo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)
@@ -125,6 +128,14 @@ if [[ $stages == *r* ]]; then
     cp "$(runh5 "$work/resume-full")" "$out/resume_full.h5"
     "$L" info "$out/resume_stopped.h5" | sed -n 3p
     emit kind=resume_first_call exit="$rc"
+fi
+
+if [[ $stages == *b* ]]; then
+    say "b. members (one batched model) against processes on the device"
+    LENGEN=$L RESULTS=$res KS="1 2 4 8" timeout 200 bench/members.sh 1000 \
+        configs/quick/linear_regression_rope.yaml cuda
+    LENGEN=$L RESULTS=$res KS="1 2 4" timeout 200 bench/members.sh 100 \
+        configs/tasks/linear_regression/rope.yaml cuda
 fi
 
 if [[ $stages == *1* ]]; then

@@ -61,6 +61,9 @@ public:
     /// How the backbone computes and on which threads (kernel_policy.h): set by the session.
     void setKernelPolicy(KernelPolicy policy) { m_backbone->setKernelPolicy(std::move(policy)); }
     const KernelPolicy& kernelPolicy() const { return m_backbone->kernelPolicy(); }
+    /// The Llama backbone (null for the others): its layers' position encodings, which the
+    /// members' batched forward (member_model.h) shares.
+    std::shared_ptr<LlamaImpl> llamaBackbone() const { return m_llama; }
 
 private:
     torch::nn::Linear m_input{nullptr}, m_output{nullptr};

@@ -36,6 +36,16 @@ std::string shapeText(c10::IntArrayRef sizes)
 }
 }  // namespace
 
+AdamWOptions adamwOptions(const RunConfig& config)
+{
+    AdamWOptions opt;
+    opt.beta1 = config.training.adamBeta1;
+    opt.beta2 = config.training.adamBeta2;
+    opt.eps = config.effectiveAdamEpsilon();
+    opt.weightDecay = config.effectiveWeightDecay();
+    return opt;
+}
+
 void setupSession(TrainSession& s, const RunConfig& config, std::uint64_t seed,
                   const std::string& device)
 {
@@ -50,12 +60,7 @@ void setupSession(TrainSession& s, const RunConfig& config, std::uint64_t seed,
     std::vector<std::pair<std::string, torch::Tensor>> params;
     for (auto& item : s.model->named_parameters())
         params.emplace_back(item.key(), item.value());
-    AdamWOptions opt;
-    opt.beta1 = config.training.adamBeta1;
-    opt.beta2 = config.training.adamBeta2;
-    opt.eps = config.effectiveAdamEpsilon();
-    opt.weightDecay = config.effectiveWeightDecay();
-    s.optimizer = std::make_unique<AdamW>(std::move(params), opt);
+    s.optimizer = std::make_unique<AdamW>(std::move(params), adamwOptions(config));
     s.sampler = std::make_unique<data::TaskSampler>(
         config.task.name, data::TaskShape{config.training.batchSize, config.inputDims()});
 }
@@ -178,8 +183,6 @@ void restoreCheckpoint(TrainSession& s, const io::CheckpointState& st, const std
     s.wallOffset = st.wallSeconds;
 }
 
-namespace {
-
 // A checkpoint that cannot be written ends the run with one sentence saying which checkpoint
 // survives; HDF5's own message goes to the details.
 void writeCheckpointOrExplain(TrainSession& s, double wallSeconds, std::int64_t lastCheckpoint)
@@ -198,6 +201,24 @@ void writeCheckpointOrExplain(TrainSession& s, double wallSeconds, std::int64_t 
                     std::string(e.what()) + (e.detail().empty() ? "" : "\n" + e.detail()));
     }
 }
+
+LogRecord logRecord(TrainSession& s, const LoggedStep& l)
+{
+    LogRecord r;
+    r.step = l.step;
+    r.loss = l.loss;
+    r.excessLoss = l.loss / baselineLoss(l.nDims, l.nPoints);
+    r.pointwise = toVector(s.sampler->metric(l.pred.detach(), l.ys.to(l.pred.device())).mean(0));
+    r.nPoints = l.nPoints;
+    r.nDims = l.nDims;
+    r.learningRate = l.lr;
+    r.gradNorm = l.gradNorm;
+    r.wallSeconds = l.wallSeconds;
+    r.stepsPerSecond = l.stepsPerSecond;
+    return r;
+}
+
+namespace {
 
 // One step's forward and backward (or the whole graphed step, update included), its loss
 // checked, and the gradients' norm before clipping where it is logged.
@@ -284,19 +305,10 @@ RunSummary trainSteps(TrainSession& s, RunControl& control, TrainObserver& obser
         const auto o =
             forwardBackward(s, graphed.get(), step, nDims, nPoints, lr, logs, lastCheckpoint);
         if (logs) {
-            LogRecord r;
-            r.step = step;
-            r.loss = o.loss;
             summary.finalLoss = o.loss;
-            r.excessLoss = o.loss / baselineLoss(nDims, nPoints);
-            r.pointwise =
-                toVector(s.sampler->metric(o.pred.detach(), o.ys.to(o.pred.device())).mean(0));
-            r.nPoints = nPoints;
-            r.nDims = nDims;
-            r.learningRate = lr;
-            r.gradNorm = o.gradNorm;
-            r.wallSeconds = wall();
-            r.stepsPerSecond = stepSeconds > 0 ? 1.0 / stepSeconds : 0.0;
+            const LogRecord r =
+                logRecord(s, {step, o.loss, o.pred, o.ys, nDims, nPoints, lr, o.gradNorm, wall(),
+                              stepSeconds > 0 ? 1.0 / stepSeconds : 0.0});
             s.writer->appendLog(r);
             observer.onLog(r);
         }

@@ -40,6 +40,9 @@ struct TrainSession {
 void setupSession(TrainSession& s, const RunConfig& config, std::uint64_t seed,
                   const std::string& device);
 
+/// AdamW's settings from a run config (setupSession's, and the members' stacked optimiser's).
+AdamWOptions adamwOptions(const RunConfig& config);
+
 /// Forward and loss of one batch under the session's precision (bf16 autocast on a GPU):
 /// pred [B, N], loss [] float32. The one definition the eager loop, the graphed step and
 /// bench_step share.
@@ -62,6 +65,20 @@ double baselineLoss(int nDims, int nPoints);
 
 io::CheckpointState captureCheckpoint(TrainSession& s, double wallSeconds);
 void restoreCheckpoint(TrainSession& s, const io::CheckpointState& state, const std::string& path);
+
+/// What one logged step measured; logRecord() turns it into the log row.
+struct LoggedStep {
+    std::int64_t step = 0;
+    double loss = 0;
+    torch::Tensor pred, ys;  ///< [B, N] each: the per-position metric reads them
+    int nDims = 0, nPoints = 0;
+    double lr = 0, gradNorm = 0, wallSeconds = 0, stepsPerSecond = 0;
+};
+LogRecord logRecord(TrainSession& s, const LoggedStep& l);
+
+/// Writes the checkpoint of the session's state; when the disk refuses it, Error(Io) saying
+/// which earlier checkpoint (`lastCheckpoint`) survives.
+void writeCheckpointOrExplain(TrainSession& s, double wallSeconds, std::int64_t lastCheckpoint);
 
 /// Runs steps stepsDone..max_steps-1, logging, checkpointing and honouring `control`.
 RunSummary runTraining(TrainSession& s, RunControl& control, TrainObserver& observer);

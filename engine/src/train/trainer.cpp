@@ -14,6 +14,8 @@
 #include "io/run_store.h"
 #include "lengen/engine/errors.h"
 #include "lengen/engine/run_file.h"
+#include "model/member_model.h"
+#include "train/member_loop.h"
 #include "train/memory_estimate.h"
 #include "train/threads.h"
 #include "train/train_loop.h"
@@ -70,14 +72,17 @@ void fillStarted(training::TrainSession& s, const std::string& runId)
 }
 
 // Threads, device and session (model, optimiser, sampler, generator) for a new or resumed run.
+// `kernels`: threads another session made (members share one set); null: this session's own.
 void prepareSession(training::TrainSession& s, const RunConfig& config, std::uint64_t seed,
-                    const TrainOptions& options)
+                    const TrainOptions& options,
+                    std::shared_ptr<const model::kernels::KernelContext> kernels = nullptr)
 {
     const std::string device = resolveDevice(options.device);
     training::checkTrainingFits(config, device);  // before anything is allocated
     s.switches = options.switches;
-    s.kernels =
-        training::makeKernelContext(options.threads, config.model.hiddenSize, options.switches);
+    s.kernels = kernels ? std::move(kernels)
+                        : training::makeKernelContext(options.threads, config.model.hiddenSize,
+                                                      options.switches);
     setupSession(s, config, seed, device);
     s.precision = compat::parsePrecision(options.precision);
     if (s.precision != compat::Precision::Fp32 && !s.device.is_cuda())
@@ -87,6 +92,22 @@ void prepareSession(training::TrainSession& s, const RunConfig& config, std::uin
                         (options.precision.empty() ? std::string()
                                                    : " (give --precision fp32 to "
                                                      "continue it on the CPU)"));
+}
+
+// <runDir>/run.h5, or the reference's layout under `outDir`; Error(Io) where a run exists.
+std::string runPath(const RunConfig& config, const std::string& outDir, const std::string& runDir,
+                    const std::string& runId)
+{
+    const auto& dims = config.task.curriculum.dims;
+    const fs::path path =
+        !runDir.empty()
+            ? fs::path(runDir) / "run.h5"
+            : fs::path(outDir) / config.task.name /
+                  ("dim_" + std::to_string(dims.start) + "-" + std::to_string(dims.end)) /
+                  utcNow("%Y%m%d") / runId / "run.h5";
+    if (fs::exists(path))
+        throw Error(ErrorKind::Io, "a run already exists at " + path.string());
+    return path.string();
 }
 
 }  // namespace
@@ -173,18 +194,39 @@ RunSummary train(RunConfig config, const TrainOptions& options, RunControl& cont
     training::TrainSession s;
     prepareSession(s, config, *config.seed, options);
     const std::string runId = options.runId.empty() ? newRunId() : options.runId;
-    const auto& dims = config.task.curriculum.dims;
-    const fs::path path =
-        !options.runDir.empty()
-            ? fs::path(options.runDir) / "run.h5"
-            : fs::path(options.outDir) / config.task.name /
-                  ("dim_" + std::to_string(dims.start) + "-" + std::to_string(dims.end)) /
-                  utcNow("%Y%m%d") / runId / "run.h5";
-    if (fs::exists(path))
-        throw Error(ErrorKind::Io, "a run already exists at " + path.string());
-    initWriter(s, path.string(), runId, options);
+    initWriter(s, runPath(config, options.outDir, options.runDir, runId), runId, options);
     fillStarted(s, runId);
     return training::runTraining(s, control, observer);
+}
+
+std::vector<MemberOutcome> trainMembers(RunConfig config, const std::vector<MemberRun>& members,
+                                        const TrainOptions& options, RunControl& all)
+{
+    if (options.maxSteps)
+        config.training.maxSteps = *options.maxSteps;
+    if (const auto why = model::MemberModel::refusal(config); !why.empty())
+        throw Error(ErrorKind::Config, "members: " + why);
+    training::HeapRelease release(options.switches.threadPolicy);
+    std::vector<training::TrainSession> sessions(members.size());
+    std::vector<training::MemberSlot> slots;
+    for (size_t k = 0; k < members.size(); ++k) {
+        const MemberRun& m = members[k];
+        RunConfig own = config;
+        own.seed = m.seed;
+        auto& s = sessions[k];
+        prepareSession(s, own, m.seed, options, k ? sessions.front().kernels : nullptr);
+        const std::string runId = m.runId.empty() ? newRunId() : m.runId;
+        TrainOptions stored = options;
+        stored.sweepCell = m.sweepCell;
+        stored.sweepAxes = m.sweepAxes;
+        initWriter(s, runPath(own, options.outDir, m.runDir, runId), runId, stored);
+        fillStarted(s, runId);
+        slots.push_back({&s, m.control, m.observer});
+    }
+    std::vector<MemberOutcome> out;
+    for (auto& r : training::runMemberTraining(std::move(slots), all))
+        out.push_back({std::move(r.summary), std::move(r.error)});
+    return out;
 }
 
 RunSummary resume(const std::string& runFile, const TrainOptions& options, RunControl& control,

@@ -44,6 +44,33 @@ RunSummary train(RunConfig config, const TrainOptions& options, RunControl& cont
 RunSummary resume(const std::string& runFile, const TrainOptions& options, RunControl& control,
                   TrainObserver& observer);
 
+/// One run of several trained as one batched model (trainMembers).
+struct MemberRun {
+    std::uint64_t seed = 0;
+    std::string runDir;                 ///< "" = <outDir>/<task>/dim_a-b/<date>/<run id>/
+    std::string runId;                  ///< "" = random
+    RunControl* control = nullptr;      ///< stops this member alone (null: only `all` stops it)
+    TrainObserver* observer = nullptr;  ///< null: none
+    std::string sweepCell, sweepAxes;   ///< stored in its run, as TrainOptions' are
+};
+
+/// What became of one member: its summary, or why it failed ("" = it did not).
+struct MemberOutcome {
+    RunSummary summary;
+    std::string error;
+};
+
+/// Trains runs of one config that differ only in seed as one batched model (issue 58): every
+/// member's weights stacked along a leading member dimension, one forward and backward for
+/// all, each member with its own data stream, initialisation, gradient clipping, AdamW state,
+/// run file, checkpoints, status and stop. A member matches its solo run within float rounding
+/// (the module path's math, batched). A member whose loss is not finite, or that is stopped,
+/// leaves; the others go on. Each run file is an ordinary run: `resume` continues it alone.
+/// Throws Error(Config) for configs this does not train (MemberModel::refusal: Llama with a
+/// position encoding without weights of its own, fixed positions).
+std::vector<MemberOutcome> trainMembers(RunConfig config, const std::vector<MemberRun>& members,
+                                        const TrainOptions& options, RunControl& all);
+
 /// "cpu" or "cuda:0" etc. for a requested device string ("" = best available).
 std::string resolveDevice(const std::string& requested);
 

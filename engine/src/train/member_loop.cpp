@@ -1,0 +1,329 @@
+#include "train/member_loop.h"
+
+#include <chrono>
+#include <cmath>
+#include <limits>
+#include <memory>
+
+#include "lengen/engine/errors.h"
+#include "model/member_model.h"
+
+namespace lengen::engine::training {
+
+namespace {
+using Clock = std::chrono::steady_clock;
+constexpr double kNotMeasured = std::numeric_limits<double>::quiet_NaN();
+
+// One member while it trains.
+struct Live {
+    MemberSlot slot;
+    size_t index = 0;  // into the results
+    std::int64_t lastCheckpoint = 0;
+    std::unique_ptr<StopRequestWatch> watch;  // `lengen stop RUN` stops this member alone
+};
+
+// The stack of the members still training and its optimiser; rebuilt when one leaves. The
+// members' own parameters and AdamW moments are views into it, so their checkpoints read the
+// current values.
+struct Stack {
+    std::unique_ptr<model::MemberModel> model;
+    std::unique_ptr<AdamW> optimizer;
+};
+
+Stack buildStack(const std::vector<Live>& live)
+{
+    const TrainSession& first = *live.front().slot.session;
+    std::vector<model::InContextModel> models;
+    for (const auto& l : live)
+        models.push_back(l.slot.session->model);
+    Stack st;
+    st.model = std::make_unique<model::MemberModel>(first.config, models);
+    st.optimizer = std::make_unique<AdamW>(st.model->params(), adamwOptions(first.config));
+    torch::NoGradGuard noGrad;
+    for (size_t i = 0; i < st.model->params().size(); ++i) {
+        std::vector<torch::Tensor> m, v;
+        for (const auto& l : live) {
+            m.push_back(l.slot.session->optimizer->expAvg()[i]);
+            v.push_back(l.slot.session->optimizer->expAvgSq()[i]);
+        }
+        st.optimizer->expAvg()[i] = torch::stack(m);  // [K, ...]
+        st.optimizer->expAvgSq()[i] = torch::stack(v);
+        for (size_t k = 0; k < live.size(); ++k) {
+            const auto member = static_cast<std::int64_t>(k);
+            live[k].slot.session->optimizer->expAvg()[i] =
+                st.optimizer->expAvg()[i].select(0, member);
+            live[k].slot.session->optimizer->expAvgSq()[i] =
+                st.optimizer->expAvgSq()[i].select(0, member);
+        }
+    }
+    st.optimizer->setStepCount(first.optimizer->stepCount());
+    return st;
+}
+
+// Each member's gradient norm before clipping ([K], NaN where not measured), and each member's
+// gradients scaled to `maxNorm` where above, as AdamW::clipGradNorm does for one run.
+std::vector<double> clipMembers(const Stack& st, std::int64_t members, double maxNorm, bool measure)
+{
+    if (maxNorm <= 0 && !measure)
+        return std::vector<double>(static_cast<size_t>(members), kNotMeasured);
+    torch::NoGradGuard noGrad;
+    torch::Tensor squares;  // [K] float64
+    for (const auto& [name, p] : st.model->params()) {
+        if (!p.grad().defined())
+            continue;
+        auto s = p.grad().reshape({members, -1}).to(torch::kFloat64).square().sum(1);
+        squares = squares.defined() ? squares + s : s;
+    }
+    const auto totals = squares.sqrt();  // [K]
+    if (maxNorm > 0) {
+        // A factor of exactly 1 where a member is under the limit: its gradients stay as they are.
+        const auto coef = (maxNorm / (totals + 1e-6)).clamp_max(1.0).to(torch::kFloat32);
+        for (const auto& [name, p] : st.model->params()) {
+            if (!p.grad().defined())
+                continue;
+            std::vector<std::int64_t> shape(static_cast<size_t>(p.dim()), 1);
+            shape[0] = members;
+            p.mutable_grad().mul_(coef.to(p.grad().device()).view(shape));
+        }
+    }
+    const auto host = totals.to(torch::kCPU).contiguous();
+    return std::vector<double>(host.data_ptr<double>(), host.data_ptr<double>() + members);
+}
+
+class MemberTrainer {
+public:
+    MemberTrainer(std::vector<MemberSlot> members, RunControl& all) : m_all(all)
+    {
+        m_results.resize(members.size());
+        for (size_t i = 0; i < members.size(); ++i) {
+            MemberSlot slot = members[i];
+            if (!slot.control) {
+                m_ownControls.push_back(std::make_unique<RunControl>());
+                slot.control = m_ownControls.back().get();
+            }
+            if (!slot.observer)
+                slot.observer = &m_silent;
+            TrainSession& s = *slot.session;
+            m_results[i].summary.runFile = s.writer->path();
+            m_results[i].summary.finalLoss = s.writer->lastLoggedLoss();
+            if (s.stepsDone != members.front().session->stepsDone)
+                throw Error(ErrorKind::Usage,
+                            "members start at different steps (" + std::to_string(s.stepsDone) +
+                                " and " + std::to_string(members.front().session->stepsDone) +
+                                "); resume them one by one");
+            Live l;
+            l.slot = slot;
+            l.index = i;
+            l.lastCheckpoint = s.stepsDone;
+            l.watch = std::make_unique<StopRequestWatch>(*slot.control, s.writer->path());
+            m_live.push_back(std::move(l));
+        }
+    }
+
+    std::vector<MemberResult> run()
+    {
+        try {
+            loop();
+        } catch (...) {
+            for (auto& l : m_live)
+                l.slot.session->writer->setStatusNoThrow("failed");
+            throw;
+        }
+        return std::move(m_results);
+    }
+
+private:
+    double wall(const TrainSession& s) const
+    {
+        return s.wallOffset + std::chrono::duration<double>(Clock::now() - m_start).count();
+    }
+    void loop();
+    void step(std::int64_t step);
+    void leave(Live& l, RunOutcome outcome);
+    void fail(Live& l, const std::string& why);
+    // Members that left during a step go now; the stack is rebuilt without them.
+    void dropLeft();
+
+    RunControl& m_all;
+    TrainObserver m_silent;
+    std::vector<std::unique_ptr<RunControl>> m_ownControls;
+    std::vector<Live> m_live;
+    std::vector<bool> m_left;  // per live member, during a step
+    std::vector<MemberResult> m_results;
+    Stack m_stack;
+    Clock::time_point m_start = Clock::now();
+    double m_stepSeconds = 0;  // exponential moving average of the step duration
+};
+
+void MemberTrainer::leave(Live& l, RunOutcome outcome)
+{
+    TrainSession& s = *l.slot.session;
+    try {
+        // As one run: always a checkpoint of the final (or stopped) state.
+        if (l.lastCheckpoint != s.stepsDone || s.stepsDone == 0 ||
+            outcome == RunOutcome::Finished) {
+            writeCheckpointOrExplain(s, wall(s), l.lastCheckpoint);
+            l.slot.observer->onCheckpoint(s.stepsDone);
+        }
+        s.writer->setStatus(outcome == RunOutcome::Cancelled ? "cancelled" : "finished");
+    } catch (const Error& e) {
+        fail(l, e.what());
+        return;
+    }
+    auto& summary = m_results[l.index].summary;
+    summary.outcome = outcome;
+    summary.stepsDone = s.stepsDone;
+    summary.wallSeconds = wall(s);
+}
+
+void MemberTrainer::fail(Live& l, const std::string& why)
+{
+    l.slot.session->writer->setStatusNoThrow("failed");
+    m_results[l.index].error = why;
+    m_results[l.index].summary.stepsDone = l.lastCheckpoint;
+}
+
+void MemberTrainer::dropLeft()
+{
+    std::vector<Live> kept;
+    for (size_t k = 0; k < m_live.size(); ++k)
+        if (!m_left[k])
+            kept.push_back(std::move(m_live[k]));
+    const bool changed = kept.size() != m_live.size();
+    m_live = std::move(kept);
+    if (changed && !m_live.empty())
+        m_stack = buildStack(m_live);
+}
+
+void MemberTrainer::loop()
+{
+    const TrainSession& first = *m_live.front().slot.session;
+    const std::int64_t total = first.config.training.maxSteps;
+    compat::applyMatmulPrecision(first.precision, first.device);
+    for (auto& l : m_live) {
+        l.slot.session->model->train();
+        l.slot.observer->onStarted(l.slot.session->started);
+    }
+    m_stack = buildStack(m_live);
+    std::int64_t step = first.stepsDone;
+    for (; step < total && !m_live.empty(); ++step) {
+        // Who leaves before this step: everyone (Ctrl-C), or a member asked to stop.
+        m_left.assign(m_live.size(), false);
+        for (size_t k = 0; k < m_live.size(); ++k)
+            if (!m_all.shouldContinue() || !m_live[k].slot.control->shouldContinue()) {
+                leave(m_live[k], RunOutcome::Cancelled);
+                m_left[k] = true;
+            }
+        dropLeft();
+        if (m_live.empty())
+            break;
+        this->step(step);
+        dropLeft();
+    }
+    for (auto& l : m_live)
+        leave(l, RunOutcome::Finished);
+    m_live.clear();
+}
+
+void MemberTrainer::step(std::int64_t step)
+{
+    TrainSession& first = *m_live.front().slot.session;
+    const RunConfig& c = first.config;
+    const auto stepStart = Clock::now();
+    const int nDims = c.task.curriculum.dims.valueAt(step);
+    const int nPoints = c.task.curriculum.points.valueAt(step);
+    const double lr = learningRateAt(c, step);
+    const bool logs = step % c.training.loggingSteps == 0;
+    const auto members = static_cast<std::int64_t>(m_live.size());
+    // Each member's prompts from its own generator, in the order its solo run draws them.
+    std::vector<torch::Tensor> xsList, ysList;
+    for (auto& l : m_live) {
+        TrainSession& s = *l.slot.session;
+        auto functions = s.sampler->sample(s.gen);             // B fresh functions
+        auto xs = functions->sampleXs(nPoints, nDims, s.gen);  // [B, N, D]
+        ysList.push_back(functions->evaluate(xs));             // [B, N]
+        xsList.push_back(xs);
+    }
+    const auto b = xsList.front().size(0);
+    const auto xs = torch::cat(xsList).to(first.device);  // [K*B, N, D]
+    const auto ys = torch::cat(ysList).to(first.device);  // [K*B, N]
+    torch::Tensor pred;
+    {
+        compat::AutocastScope autocast(first.precision, first.device);  // bf16 only
+        pred = m_stack.model->forward(xs, ys);                          // [K*B, N]
+    }
+    std::vector<torch::Tensor> losses;
+    for (std::int64_t k = 0; k < members; ++k)
+        losses.push_back(m_live[size_t(k)].slot.session->sampler->loss(
+            pred.slice(0, k * b, (k + 1) * b).to(torch::kFloat32),
+            ys.slice(0, k * b, (k + 1) * b)));
+    const auto lossVec = torch::stack(losses);  // [K]
+    // The members' parameters are disjoint: the sum's gradient is each member's own.
+    lossVec.sum().backward();
+    const auto hostLoss = lossVec.detach().to(torch::kCPU, torch::kFloat64).contiguous();
+    const double* loss = hostLoss.data_ptr<double>();
+    const auto norms = clipMembers(m_stack, members, c.effectiveMaxGradNorm(), logs);
+    m_left.assign(m_live.size(), false);
+    for (size_t k = 0; k < m_live.size(); ++k) {
+        Live& l = m_live[k];
+        if (!std::isfinite(loss[k])) {
+            // It leaves after this step's update, which changes only its own slices.
+            fail(l, "the training loss became " + std::to_string(loss[k]) + " at step " +
+                        std::to_string(step) + "; the checkpoint at step " +
+                        std::to_string(l.lastCheckpoint) +
+                        " is kept. Lower the learning rate or enable gradient clipping.");
+            m_left[k] = true;
+            continue;
+        }
+        if (!logs)
+            continue;
+        const auto rows = [&](const torch::Tensor& t) {
+            return t.slice(0, std::int64_t(k) * b, std::int64_t(k + 1) * b);
+        };
+        TrainSession& s = *l.slot.session;
+        const LogRecord r =
+            logRecord(s, {step, loss[k], rows(pred), rows(ys), nDims, nPoints, lr, norms[k],
+                          wall(s), m_stepSeconds > 0 ? 1.0 / m_stepSeconds : 0.0});
+        s.writer->appendLog(r);
+        l.slot.observer->onLog(r);
+        m_results[l.index].summary.finalLoss = loss[k];
+    }
+    m_stack.optimizer->step(lr);
+    m_stack.optimizer->zeroGrad();
+    const double dt = std::chrono::duration<double>(Clock::now() - stepStart).count();
+    m_stepSeconds = m_stepSeconds == 0 ? dt : 0.95 * m_stepSeconds + 0.05 * dt;
+    const std::int64_t total = c.training.maxSteps;
+    for (size_t k = 0; k < m_live.size(); ++k) {
+        if (m_left[k])
+            continue;
+        Live& l = m_live[k];
+        TrainSession& s = *l.slot.session;
+        s.stepsDone = step + 1;
+        s.optimizer->setStepCount(m_stack.optimizer->stepCount());
+        l.slot.observer->onStep({step, total, loss[k], 1.0 / m_stepSeconds,
+                                 m_stepSeconds * static_cast<double>(total - s.stepsDone)});
+        if (s.stepsDone % c.training.saveSteps == 0 && s.stepsDone < total) {
+            try {
+                writeCheckpointOrExplain(s, wall(s), l.lastCheckpoint);
+            } catch (const Error& e) {  // a full disk ends this member, not the others
+                fail(l, e.what());
+                m_left[k] = true;
+                continue;
+            }
+            l.lastCheckpoint = s.stepsDone;
+            l.slot.observer->onCheckpoint(s.stepsDone);
+        }
+    }
+}
+
+}  // namespace
+
+std::vector<MemberResult> runMemberTraining(std::vector<MemberSlot> members, RunControl& all)
+{
+    if (members.empty())
+        return {};
+    MemberTrainer trainer(std::move(members), all);
+    return trainer.run();
+}
+
+}  // namespace lengen::engine::training

@@ -1,0 +1,209 @@
+// Seeds trained as one batched model (issue 58; trainer.h trainMembers, model/member_model.h):
+// each member matches its solo run (the module path, the same seed) within float rounding over
+// 300 steps; a member stopped mid-run leaves with its checkpoint while the others finish, and
+// still match their solo runs; its run file is an ordinary run that `resume` continues alone;
+// a position encoding with weights of its own is refused before anything is written.
+
+#include <QtTest>
+
+#include <cmath>
+#include <filesystem>
+
+#include "io/run_store.h"
+#include "lengen/engine/errors.h"
+#include "lengen/engine/run_file.h"
+#include "lengen/engine/trainer.h"
+#include "test_support.h"
+
+using namespace lengen;
+
+namespace {
+
+constexpr int kSteps = 300;
+
+engine::TrainOptions cpuOptions(const std::string& dir)
+{
+    engine::TrainOptions o;
+    o.outDir = dir;
+    o.device = "cpu";
+    o.threads = 1;
+    o.switches.fused = false;  // the solo runs take the module path, whose math members batch
+    return o;
+}
+
+std::string solo(const std::string& dir, const std::string& pe, std::uint64_t seed)
+{
+    auto o = cpuOptions(dir);
+    o.seed = seed;
+    engine::RunControl control;
+    engine::TrainObserver quiet;
+    return engine::train(test::loadOne(test::tinyConfig("linear_regression", pe, kSteps)), o,
+                         control, quiet)
+        .runFile;
+}
+
+// Largest relative difference of the logged losses (same rows), and of the final weights.
+double lossDifference(const std::string& a, const std::string& b)
+{
+    const auto la = engine::readTrainLog(a), lb = engine::readTrainLog(b);
+    if (la.step != lb.step)
+        return INFINITY;
+    double worst = 0;
+    for (size_t i = 0; i < la.loss.size(); ++i)
+        worst = std::max(worst, std::abs(la.loss[i] - lb.loss[i]) / std::abs(lb.loss[i]));
+    return worst;
+}
+
+double weightDifference(const std::string& a, const std::string& b)
+{
+    const auto ca = engine::io::readCheckpoint(a), cb = engine::io::readCheckpoint(b);
+    if (ca.stepsDone != cb.stepsDone || ca.model.size() != cb.model.size())
+        return INFINITY;
+    double worst = 0;
+    for (size_t i = 0; i < ca.model.size(); ++i) {
+        const auto& x = ca.model[i].value;
+        const auto& y = cb.model[i].value;
+        worst = std::max(worst, ((x - y).abs().max() / y.abs().max()).item<double>());
+    }
+    return worst;
+}
+
+// Stops its member once it has logged `at` steps.
+class StopAt final : public engine::TrainObserver {
+public:
+    StopAt(engine::RunControl& control, std::int64_t at) : m_control(control), m_at(at) {}
+    void onStep(const engine::StepProgress& p) override
+    {
+        if (p.step + 1 == m_at)
+            m_control.requestCancel();
+    }
+
+private:
+    engine::RunControl& m_control;
+    std::int64_t m_at;
+};
+
+}  // namespace
+
+class TestMembers final : public QObject {
+    Q_OBJECT
+private Q_SLOTS:
+    void membersMatchTheirSoloRuns_data();
+    void membersMatchTheirSoloRuns();
+    void oneMemberStopsTheOthersFinish();
+    void encodingsWithWeightsAreRefused();
+    void commandLineTrainsMembers();
+};
+
+void TestMembers::membersMatchTheirSoloRuns_data()
+{
+    QTest::addColumn<QString>("pe");
+    QTest::newRow("rope") << "rope";
+    QTest::newRow("alibi") << "alibi";
+}
+
+void TestMembers::membersMatchTheirSoloRuns()
+{
+    QFETCH(QString, pe);
+    const auto dir = test::scratchDir("members-" + pe.toStdString());
+    const std::vector<std::uint64_t> seeds{11, 12, 13};
+    std::vector<engine::MemberRun> members;
+    for (auto seed : seeds)
+        members.push_back({seed, dir + "/m" + std::to_string(seed)});
+    engine::RunControl all;
+    const auto out = engine::trainMembers(
+        test::loadOne(test::tinyConfig("linear_regression", pe.toStdString(), kSteps)), members,
+        cpuOptions(dir), all);
+    QCOMPARE(out.size(), seeds.size());
+    for (size_t k = 0; k < seeds.size(); ++k) {
+        QVERIFY2(out[k].error.empty(), out[k].error.c_str());
+        QCOMPARE(out[k].summary.stepsDone, std::int64_t(kSteps));
+        QVERIFY(out[k].summary.outcome == engine::RunOutcome::Finished);
+        const auto info = engine::readRunInfo(out[k].summary.runFile);
+        QCOMPARE(info.status, std::string("finished"));
+        QCOMPARE(info.seed, seeds[k]);
+        const auto alone = solo(dir + "/solo", pe.toStdString(), seeds[k]);
+        const double loss = lossDifference(out[k].summary.runFile, alone);
+        const double weights = weightDifference(out[k].summary.runFile, alone);
+        qInfo("%s seed %llu: losses within %.2g, weights within %.2g", qPrintable(pe),
+              static_cast<unsigned long long>(seeds[k]), loss, weights);
+        QVERIFY2(loss < 1e-4, qPrintable(QString::number(loss)));
+        QVERIFY2(weights < 1e-4, qPrintable(QString::number(weights)));
+    }
+    // Members are not one run repeated: different seeds, different curves.
+    QVERIFY(lossDifference(out[0].summary.runFile, out[1].summary.runFile) > 1e-3);
+}
+
+void TestMembers::oneMemberStopsTheOthersFinish()
+{
+    const auto dir = test::scratchDir("members-stop");
+    engine::RunControl middle;
+    StopAt stopper(middle, 120);
+    std::vector<engine::MemberRun> members{{21, dir + "/a"}, {22, dir + "/b"}, {23, dir + "/c"}};
+    members[1].control = &middle;
+    members[1].observer = &stopper;
+    engine::RunControl all;
+    const auto config = test::loadOne(test::tinyConfig("linear_regression", "rope", kSteps));
+    const auto out = engine::trainMembers(config, members, cpuOptions(dir), all);
+    QVERIFY(out[1].summary.outcome == engine::RunOutcome::Cancelled);
+    QCOMPARE(out[1].summary.stepsDone, std::int64_t(120));
+    const auto stopped = engine::readRunInfo(out[1].summary.runFile);
+    QCOMPARE(stopped.checkpointStep, std::int64_t(120));
+    QCOMPARE(stopped.status, std::string("cancelled"));
+    // The others trained on without it, as they would have alone.
+    for (size_t k : {size_t(0), size_t(2)}) {
+        QVERIFY(out[k].summary.outcome == engine::RunOutcome::Finished);
+        QCOMPARE(out[k].summary.stepsDone, std::int64_t(kSteps));
+        const auto alone = solo(dir + "/solo", "rope", members[k].seed);
+        QVERIFY(lossDifference(out[k].summary.runFile, alone) < 1e-4);
+        QVERIFY(weightDifference(out[k].summary.runFile, alone) < 1e-4);
+    }
+    // The stopped member's file is an ordinary run: resumed alone it finishes near its solo run.
+    engine::RunControl control;
+    engine::TrainObserver quiet;
+    const auto resumed = engine::resume(out[1].summary.runFile, cpuOptions(dir), control, quiet);
+    QCOMPARE(resumed.stepsDone, std::int64_t(kSteps));
+    const auto alone = solo(dir + "/solo", "rope", 22);
+    QVERIFY(lossDifference(out[1].summary.runFile, alone) < 1e-4);
+}
+
+void TestMembers::encodingsWithWeightsAreRefused()
+{
+    const auto dir = test::scratchDir("members-fire");
+    engine::RunControl all;
+    try {
+        engine::trainMembers(test::loadOne(test::tinyConfig("linear_regression", "fire", 10)),
+                             {{1, dir + "/a"}, {2, dir + "/b"}}, cpuOptions(dir), all);
+        QFAIL("FIRE has an MLP in every layer");
+    } catch (const engine::Error& e) {
+        QCOMPARE(e.kind(), engine::ErrorKind::Config);
+        QVERIFY2(std::string(e.what()).find("FIRE") != std::string::npos, e.what());
+    }
+    QVERIFY(!std::filesystem::exists(dir + "/a"));  // nothing written
+}
+
+void TestMembers::commandLineTrainsMembers()
+{
+    const auto dir = QString::fromStdString(test::scratchDir("members-cli"));
+    const auto config = QString::fromStdString(test::tinyConfigFile(dir.toStdString(), 20));
+    auto r = test::runLengen(
+        {"train", config, "--members", "2", "--seed", "40", "--out", dir, "--device", "cpu"});
+    QVERIFY2(r.code == 0, qPrintable(r.err));
+    const auto files = r.out.trimmed().split('\n');
+    QCOMPARE(files.size(), 2);  // one run file each, on stdout
+    QCOMPARE(engine::readRunInfo(files[0].toStdString()).seed, std::uint64_t(40));
+    QCOMPARE(engine::readRunInfo(files[1].toStdString()).seed, std::uint64_t(41));
+    QVERIFY2(r.err.contains("member 1 (seed 41) finished 20 steps"), qPrintable(r.err));
+    QVERIFY2(r.err.contains("separate runs are faster"), qPrintable(r.err));  // the CPU's note
+
+    r = test::runLengen({"train", "--resume", files[0], "--members", "2"});
+    QCOMPARE(r.code, 64);
+    const auto fire = test::writeFile(dir.toStdString(), "fire.yaml",
+                                      test::tinyConfig("linear_regression", "fire"));
+    r = test::runLengen({"train", QString::fromStdString(fire), "--members", "2", "--out", dir});
+    QCOMPARE(r.code, 2);
+    QVERIFY2(r.err.contains("members: FIRE"), qPrintable(r.err));
+}
+
+QTEST_GUILESS_MAIN(TestMembers)
+#include "tst_members.moc"
