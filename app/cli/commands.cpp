@@ -63,6 +63,46 @@ int finishRun(const engine::RunSummary& summary, ProgressReporter& progress)
     return 0;
 }
 
+// One line per member on stderr and its run file on stdout; the exit code of the worst.
+int reportMembers(const std::vector<engine::MemberOutcome>& out)
+{
+    int code = 0;
+    std::string stopped;  // the stopped members' files, to continue together
+    for (size_t k = 0; k < out.size(); ++k) {
+        const auto& o = out[k];
+        std::printf("%s\n", o.summary.runFile.c_str());
+        const auto seed =
+            static_cast<unsigned long long>(engine::readRunInfo(o.summary.runFile).seed);
+        if (!o.error.empty()) {
+            std::fprintf(stderr, "member %zu (seed %llu) failed: %s\n", k, seed, o.error.c_str());
+            code = engine::exitCodeFor(engine::ErrorKind::Runtime);
+        } else if (o.summary.outcome == engine::RunOutcome::Cancelled) {
+            std::fprintf(stderr, "member %zu (seed %llu) stopped after %lld steps\n", k, seed,
+                         static_cast<long long>(o.summary.stepsDone));
+            stopped += " " + o.summary.runFile;
+            if (code == 0)
+                code = engine::exitCodeFor(engine::ErrorKind::Interrupted);
+        } else {
+            std::fprintf(stderr, "member %zu (seed %llu) finished %lld steps, final loss %.4f\n", k,
+                         seed, static_cast<long long>(o.summary.stepsDone), o.summary.finalLoss);
+        }
+    }
+    if (!stopped.empty())
+        std::fprintf(stderr,
+                     "checkpoints written; continue them together with: lengen train "
+                     "--resume%s\n",
+                     stopped.c_str());
+    return code;
+}
+
+void cpuMembersNote(const engine::TrainOptions& options, bool quiet)
+{
+    if (engine::resolveDevice(options.device) == "cpu" && !quiet)
+        std::fprintf(stderr, "note: on the CPU members compute op by op, without the fused "
+                             "layers; separate runs are faster there (bench/members.sh). "
+                             "Members pay off on a GPU.\n");
+}
+
 // `train CONFIG --members K`: K runs as one batched model; progress follows the first.
 int trainMembers(const engine::RunConfig& run, const TrainArgs& args,
                  const engine::TrainOptions& options, engine::RunControl& control,
@@ -75,34 +115,10 @@ int trainMembers(const engine::RunConfig& run, const TrainArgs& args,
     for (size_t k = 0; k < members.size(); ++k)
         members[k].seed = base + k;
     members.front().observer = &progress;
-    if (engine::resolveDevice(options.device) == "cpu" && !args.quiet)
-        std::fprintf(stderr, "note: on the CPU members compute op by op, without the fused "
-                             "layers; separate runs are faster there (bench/members.sh). "
-                             "Members pay off on a GPU.\n");
+    cpuMembersNote(options, args.quiet);
     const auto out = engine::trainMembers(run, members, options, control);
     progress.finish();
-    int code = 0;
-    for (size_t k = 0; k < out.size(); ++k) {
-        const auto& o = out[k];
-        std::printf("%s\n", o.summary.runFile.c_str());
-        const auto seed = static_cast<unsigned long long>(members[k].seed);
-        if (!o.error.empty()) {
-            std::fprintf(stderr, "member %zu (seed %llu) failed: %s\n", k, seed, o.error.c_str());
-            code = engine::exitCodeFor(engine::ErrorKind::Runtime);
-        } else if (o.summary.outcome == engine::RunOutcome::Cancelled) {
-            std::fprintf(stderr,
-                         "member %zu (seed %llu) stopped after %lld steps; continue with: lengen "
-                         "train --resume %s\n",
-                         k, seed, static_cast<long long>(o.summary.stepsDone),
-                         o.summary.runFile.c_str());
-            if (code == 0)
-                code = engine::exitCodeFor(engine::ErrorKind::Interrupted);
-        } else {
-            std::fprintf(stderr, "member %zu (seed %llu) finished %lld steps, final loss %.4f\n", k,
-                         seed, static_cast<long long>(o.summary.stepsDone), o.summary.finalLoss);
-        }
-    }
-    return code;
+    return reportMembers(out);
 }
 
 }  // namespace
@@ -116,8 +132,15 @@ int runTrain(const TrainArgs& args, const Session& session)
     engine::TrainOptions options = args.options;
     options.switches = session.switches;
     try {
-        if (!args.resume.empty())
-            return finishRun(engine::resume(args.resume, options, control, progress), progress);
+        if (args.resume.size() == 1)
+            return finishRun(engine::resume(args.resume.front(), options, control, progress),
+                             progress);
+        if (args.resume.size() > 1) {  // several runs: members of one batched model
+            cpuMembersNote(options, args.quiet);
+            const auto out = engine::resumeMembers(args.resume, options, control, {&progress});
+            progress.finish();
+            return reportMembers(out);
+        }
         const engine::LoadedConfig loaded = engine::loadConfigFile(args.config);
         printWarnings(loaded, args.options.maxSteps);
         int code = 0;
@@ -360,7 +383,9 @@ void addTrainCommand(CLI::App& app, CommandTable& table)
                                               "a stopped run with --resume");
     train->add_option("config", t->args.config, "Run config (YAML, !include allowed)")
         ->check(CLI::ExistingFile);
-    train->add_option("--resume", t->args.resume, "Continue this run (folder or run.h5)");
+    train->add_option("--resume", t->args.resume,
+                      "Continue this run (folder or run.h5); several runs of one config that "
+                      "differ in seed continue as members of one batched model");
     train->add_option("--out", t->args.options.outDir, "Root folder for new runs")
         ->capture_default_str();
     t->seedOpt = train
@@ -392,8 +417,8 @@ void addTrainCommand(CLI::App& app, CommandTable& table)
             return engine::exitCodeFor(engine::ErrorKind::Usage);
         }
         if (t->args.members > 1 && !t->args.resume.empty()) {
-            std::fprintf(stderr, "lengen train: --members trains new runs; resume each member's "
-                                 "run on its own with --resume\n");
+            std::fprintf(stderr, "lengen train: --members trains new runs; give --resume the "
+                                 "members' runs to continue them together\n");
             return engine::exitCodeFor(engine::ErrorKind::Usage);
         }
         if (*t->seedOpt)

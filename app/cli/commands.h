@@ -15,8 +15,8 @@ namespace lengen::cli {
 /// config or the run to resume.
 struct TrainArgs {
     std::string config;
-    std::string resume;
-    engine::TrainOptions options;  ///< switches: the session's, set by runTrain
+    std::vector<std::string> resume;  ///< one run, or several to continue as members
+    engine::TrainOptions options;     ///< switches: the session's, set by runTrain
     bool quiet = false;
     /// > 1: that many runs of the config as one batched model (seeds seed, seed + 1, ...).
     int members = 1;

@@ -91,6 +91,7 @@ private Q_SLOTS:
     void membersMatchTheirSoloRuns_data();
     void membersMatchTheirSoloRuns();
     void oneMemberStopsTheOthersFinish();
+    void stoppedMembersResumeBitwise();
     void encodingsWithWeightsAreRefused();
     void commandLineTrainsMembers();
 };
@@ -167,6 +168,49 @@ void TestMembers::oneMemberStopsTheOthersFinish()
     QVERIFY(lossDifference(out[1].summary.runFile, alone) < 1e-4);
 }
 
+void TestMembers::stoppedMembersResumeBitwise()
+{
+    const auto dir = test::scratchDir("members-resume");
+    const auto config = test::loadOne(test::tinyConfig("linear_regression", "rope", kSteps));
+    engine::RunControl all;
+    const auto whole = engine::trainMembers(config, {{31, dir + "/w31"}, {32, dir + "/w32"}},
+                                            cpuOptions(dir), all);
+    // The same members stopped together (Ctrl-C) after 137 steps, then continued together.
+    engine::RunControl stopping;
+    StopAt stopper(stopping, 137);
+    std::vector<engine::MemberRun> members{{31, dir + "/s31"}, {32, dir + "/s32"}};
+    members[0].observer = &stopper;
+    const auto stopped = engine::trainMembers(config, members, cpuOptions(dir), stopping);
+    std::vector<std::string> files;
+    for (const auto& s : stopped) {
+        QVERIFY(s.summary.outcome == engine::RunOutcome::Cancelled);
+        QCOMPARE(s.summary.stepsDone, std::int64_t(137));
+        files.push_back(s.summary.runFile);
+    }
+    // Runs that cannot be members are refused, and the files stay as they were.
+    const auto other = test::trainTiny(dir + "/other", "alibi", 5, 20);
+    engine::RunControl again;
+    try {
+        engine::resumeMembers({files[0], other}, cpuOptions(dir), again);
+        QFAIL("another config");
+    } catch (const engine::Error& e) {
+        QCOMPARE(e.kind(), engine::ErrorKind::Usage);
+        QVERIFY2(std::string(e.what()).find("another config") != std::string::npos, e.what());
+    }
+    QCOMPARE(engine::readRunInfo(files[0]).status, std::string("cancelled"));
+    const auto resumed = engine::resumeMembers(files, cpuOptions(dir), again);
+    for (size_t k = 0; k < files.size(); ++k) {
+        QVERIFY2(resumed[k].error.empty(), resumed[k].error.c_str());
+        QCOMPARE(resumed[k].summary.stepsDone, std::int64_t(kSteps));
+        const auto a = engine::readTrainLog(files[k]);
+        const auto b = engine::readTrainLog(whole[k].summary.runFile);
+        QCOMPARE(a.step, b.step);
+        QVERIFY(a.loss == b.loss);  // bit for bit
+        QVERIFY(a.gradNorm == b.gradNorm);
+        QCOMPARE(weightDifference(files[k], whole[k].summary.runFile), 0.0);
+    }
+}
+
 void TestMembers::encodingsWithWeightsAreRefused()
 {
     const auto dir = test::scratchDir("members-fire");
@@ -198,6 +242,9 @@ void TestMembers::commandLineTrainsMembers()
 
     r = test::runLengen({"train", "--resume", files[0], "--members", "2"});
     QCOMPARE(r.code, 64);
+    r = test::runLengen({"train", "--resume", files[0], files[1]});  // members, together
+    QCOMPARE(r.code, 64);
+    QVERIFY2(r.err.contains("has finished its 20 steps"), qPrintable(r.err));
     const auto fire = test::writeFile(dir.toStdString(), "fire.yaml",
                                       test::tinyConfig("linear_regression", "fire"));
     r = test::runLengen({"train", QString::fromStdString(fire), "--members", "2", "--out", dir});

@@ -229,16 +229,17 @@ std::vector<MemberOutcome> trainMembers(RunConfig config, const std::vector<Memb
     return out;
 }
 
-RunSummary resume(const std::string& runFile, const TrainOptions& options, RunControl& control,
-                  TrainObserver& observer)
+namespace {
+
+// A stopped run's session, restored from its latest checkpoint and its writer reopened.
+void openForResume(training::TrainSession& s, const std::string& runFile,
+                   const TrainOptions& options,
+                   std::shared_ptr<const model::kernels::KernelContext> kernels = nullptr)
 {
     const std::string path = locateRunFile(runFile);
     const RunFileInfo info = readRunInfo(path);
     RunConfig config = storedRunConfig(info.configYaml, path);
     config.seed = info.seed;
-    training::HeapRelease release(
-        options.switches.threadPolicy);  // after the session below is gone
-    training::TrainSession s;
     // A run's own records must agree before it is continued: a stored config whose max_steps
     // was lost would otherwise train on toward the default 50,000 steps.
     if (info.totalSteps > 0 && info.totalSteps != config.training.maxSteps)
@@ -252,14 +253,83 @@ RunSummary resume(const std::string& runFile, const TrainOptions& options, RunCo
     TrainOptions resumed = options;
     if (resumed.precision.empty())
         resumed.precision = info.precision;
-    prepareSession(s, config, info.seed, resumed);
+    prepareSession(s, config, info.seed, resumed, std::move(kernels));
     const auto shapes = io::parameterShapes(s.optimizer->params());
     io::checkCheckpointSlots(path, shapes);  // before anything writes into the file
     training::restoreCheckpoint(s, io::readCheckpoint(path, &shapes), path);
     s.writer = io::RunWriter::reopen(path, s.stepsDone, s.device.str(),
                                      compat::precisionName(s.precision));
     fillStarted(s, info.runId);
+}
+
+// The config without its seed, as text: what members must share.
+std::string withoutSeed(RunConfig config)
+{
+    config.seed.reset();
+    return toYaml(config);
+}
+
+std::vector<MemberOutcome> runMembers(std::vector<training::TrainSession>& sessions,
+                                      const std::vector<TrainObserver*>& observers, RunControl& all)
+{
+    std::vector<training::MemberSlot> slots;
+    for (size_t k = 0; k < sessions.size(); ++k)
+        slots.push_back({&sessions[k], nullptr, k < observers.size() ? observers[k] : nullptr});
+    std::vector<MemberOutcome> out;
+    for (auto& r : training::runMemberTraining(std::move(slots), all))
+        out.push_back({std::move(r.summary), std::move(r.error)});
+    return out;
+}
+
+}  // namespace
+
+RunSummary resume(const std::string& runFile, const TrainOptions& options, RunControl& control,
+                  TrainObserver& observer)
+{
+    training::HeapRelease release(
+        options.switches.threadPolicy);  // after the session below is gone
+    training::TrainSession s;
+    openForResume(s, runFile, options);
     return training::runTraining(s, control, observer);
+}
+
+std::vector<MemberOutcome> resumeMembers(const std::vector<std::string>& runFiles,
+                                         const TrainOptions& options, RunControl& all,
+                                         const std::vector<TrainObserver*>& observers)
+{
+    // Every run checked from its records before any is opened for writing: a refusal leaves
+    // the files as they were.
+    std::string firstPath, firstConfig;
+    std::int64_t firstStep = 0;
+    for (const auto& file : runFiles) {
+        const std::string path = locateRunFile(file);
+        const RunFileInfo info = readRunInfo(path);
+        RunConfig config = storedRunConfig(info.configYaml, path);
+        const std::int64_t step = std::max<std::int64_t>(info.checkpointStep, 0);
+        if (firstPath.empty()) {
+            if (const auto why = model::MemberModel::refusal(config); !why.empty())
+                throw Error(ErrorKind::Config, "members: " + path + ": " + why);
+            firstPath = path;
+            firstConfig = withoutSeed(config);
+            firstStep = step;
+        } else if (withoutSeed(config) != firstConfig) {
+            throw Error(ErrorKind::Usage, "members: " + path + " has another config than " +
+                                              firstPath + " (members differ in seed only)");
+        } else if (step != firstStep) {
+            throw Error(ErrorKind::Usage, "members: " + path + " stopped after " +
+                                              std::to_string(step) + " steps, " + firstPath +
+                                              " after " + std::to_string(firstStep) +
+                                              "; resume them one by one");
+        }
+        if (info.status == "finished")
+            throw Error(ErrorKind::Usage, "members: " + path + " has finished its " +
+                                              std::to_string(step) + " steps");
+    }
+    training::HeapRelease release(options.switches.threadPolicy);
+    std::vector<training::TrainSession> sessions(runFiles.size());
+    for (size_t k = 0; k < runFiles.size(); ++k)
+        openForResume(sessions[k], runFiles[k], options, k ? sessions.front().kernels : nullptr);
+    return runMembers(sessions, observers, all);
 }
 
 }  // namespace lengen::engine
