@@ -92,6 +92,10 @@ void addRun(CLI::App& sweep, CommandTable& table)
                   "Share each GPU between its cells through a private CUDA MPS daemon "
                   "(nvidia-cuda-mps-control)");
     cmd->add_flag("--retry-failed", a->options.retryFailed, "Run failed cells again");
+    cmd->add_option("--members", a->options.members,
+                    "Train up to K fresh cells of one config (seed apart) in one process as one "
+                    "batched model (pays off on a GPU; docs/sweep-format.md)")
+        ->check(inRange(1, 64));
     cmd->add_flag("--quiet,-q", a->quiet, "Only say what failed");
     table.add(cmd, [a](const Session& session) { return runSweepRun(*a, session); });
 
@@ -100,7 +104,11 @@ void addRun(CLI::App& sweep, CommandTable& table)
         "run-cell",
         "Run one cell in this process (what `sweep run` children and Slurm array tasks do)");
     cell->add_option("dir", c->dir, "Sweep folder")->required();
-    cell->add_option("index", c->index, "Cell index (from 0)")->required()->check(inRange(0, 1e6));
+    cell->add_option("index", c->indices,
+                     "Cell index (from 0); several: the fresh ones of one config train as members "
+                     "of one batched model")
+        ->required()
+        ->check(inRange(0, 1e6));
     cell->add_option("--threads", c->options.threads, "CPU threads")->check(threadRange());
     cell->add_option("--device", c->options.device, "cpu, cuda or cuda:N");
     cell->add_flag("--quiet,-q", c->quiet, "No progress output");

@@ -98,16 +98,27 @@ int runSweepCell(const SweepCellArgs& args, const Session& session)
     AnalysisProgress analysis(args.quiet);
     auto options = args.options;
     options.switches = session.switches;
-    const auto outcome = engine::runSweepCell(args.dir, args.index, options, control, progress,
-                                              analysis, [&](const std::string& line) {
-                                                  progress.finish();
-                                                  std::fprintf(stderr, "%s\n", line.c_str());
-                                              });
+    const auto say = [&](const std::string& line) {
+        progress.finish();
+        std::fprintf(stderr, "%s\n", line.c_str());
+    };
+    std::vector<engine::CellOutcome> outcomes;
+    if (args.indices.size() == 1)
+        outcomes.push_back(engine::runSweepCell(args.dir, args.indices.front(), options, control,
+                                                progress, analysis, say));
+    else
+        outcomes = engine::runSweepMembers(args.dir, args.indices, options, control, progress,
+                                           analysis, say);
     progress.finish();
     analysis.finish();
-    return outcome == engine::CellOutcome::Done
-               ? 0
-               : engine::exitCodeFor(engine::ErrorKind::Interrupted);
+    // Several cells: each one's cell.json says how it ended; the exit code is the worst.
+    int code = 0;
+    for (const auto o : outcomes)
+        if (o == engine::CellOutcome::Failed)
+            code = engine::exitCodeFor(engine::ErrorKind::Runtime);
+        else if (o == engine::CellOutcome::Stopped && code == 0)
+            code = engine::exitCodeFor(engine::ErrorKind::Interrupted);
+    return code;
 }
 
 int runSweepTable(const std::string& dir, const std::vector<std::string>& columns,

@@ -34,7 +34,7 @@ struct SweepRunArgs {
 
 struct SweepCellArgs {
     std::string dir;
-    int index = 0;
+    std::vector<int> indices;
     engine::CellRunOptions options;
     bool quiet = false;
 };

@@ -12,6 +12,8 @@
 #include "io/run_store.h"
 #include "lengen/engine/errors.h"
 #include "lengen/engine/run_file.h"
+#include "lengen/engine/sweep.h"
+#include "lengen/engine/sweep_run.h"
 #include "lengen/engine/trainer.h"
 #include "test_support.h"
 
@@ -94,6 +96,7 @@ private Q_SLOTS:
     void stoppedMembersResumeBitwise();
     void encodingsWithWeightsAreRefused();
     void commandLineTrainsMembers();
+    void sweepRunsFreshCellsAsMembers();
 };
 
 void TestMembers::membersMatchTheirSoloRuns_data()
@@ -250,6 +253,39 @@ void TestMembers::commandLineTrainsMembers()
     r = test::runLengen({"train", QString::fromStdString(fire), "--members", "2", "--out", dir});
     QCOMPARE(r.code, 2);
     QVERIFY2(r.err.contains("members: FIRE"), qPrintable(r.err));
+}
+
+void TestMembers::sweepRunsFreshCellsAsMembers()
+{
+    // Two encodings x 3 seeds; one cell trained already (by run-cell) is not taken again.
+    const auto dir = test::scratchDir("members-sweep");
+    const std::string S = dir + "/S";
+    engine::createSweep(test::tinySweep(S, {"rope", "fire"}, 3, 20));
+    const engine::SweepPaths paths{S};
+    const auto index = engine::readSweepIndex(S);
+    QCOMPARE(int(index.cells.size()), 6);
+    auto r = test::runLengen({"sweep", "run-cell", QString::fromStdString(S), "0", "-q"});
+    QVERIFY2(r.code == 0, qPrintable(r.err));
+    r = test::runLengen(
+        {"sweep", "run", QString::fromStdString(S), "--members", "3", "--jobs", "1"});
+    QVERIFY2(r.code == 0, qPrintable(r.err));
+    // rope-s2 and rope-s3 are the one group; FIRE's cells run alone (an MLP in every layer).
+    QVERIFY2(r.err.contains("[1/4] " + QString::fromStdString(index.cells[1].name) + ", " +
+                            QString::fromStdString(index.cells[2].name) +
+                            " started as members of one batched model"),
+             qPrintable(r.err));
+    QVERIFY2(r.err.contains("5 to run (4 processes"), qPrintable(r.err));
+    for (const auto& cell : index.cells) {
+        QCOMPARE(engine::readCellState(paths, cell.name)->stage, std::string("done"));
+        const auto info = engine::readRunInfo(paths.runFile(cell.name));
+        QCOMPARE(info.sweepCell, cell.name);  // each member's run is its cell's
+        QCOMPARE(info.seed, *cell.config.seed);
+        QCOMPARE(info.status, std::string("finished"));
+    }
+    // The second member's log points at the first's.
+    QFile log(QString::fromStdString(paths.logFile(index.cells[2].name)));
+    QVERIFY(log.open(QIODevice::ReadOnly));
+    QVERIFY(log.readAll().contains("trained as a member with " + index.cells[1].name));
 }
 
 QTEST_GUILESS_MAIN(TestMembers)

@@ -1,8 +1,9 @@
 // The local executor: runs a sweep's unfinished cells N at a time, each as a child
-// `lengen sweep run-cell DIR I` whose output goes to logs/<cell>.log. Children get their own
-// process group, so a terminal's Ctrl-C reaches only the executor's process, which passes
-// exactly one SIGTERM to each child per stop request (a second makes a child leave without its
-// checkpoint) and waits for all of them: every child writes its checkpoint.
+// `lengen sweep run-cell DIR I` whose output goes to logs/<cell>.log (with --members K, up to K
+// fresh cells of one config in one child, `run-cell DIR I J …`, logging to the first's log).
+// Children get their own process group, so a terminal's Ctrl-C reaches only the executor's process,
+// which passes exactly one SIGTERM to each child per stop request (a second makes a child leave
+// without its checkpoint) and waits for all of them: every child writes its checkpoint.
 
 #include <sys/wait.h>
 #include <unistd.h>
@@ -51,9 +52,11 @@ std::string duration(double seconds)
     return buf;
 }
 
+using Group = std::vector<const SweepCell*>;  // the cells one child runs (members, or one)
+
 struct Child {
     pid_t pid = 0;
-    const SweepCell* cell = nullptr;
+    Group cells;
     std::chrono::steady_clock::time_point started;
     std::string device;
     int cores = 0;  // taken from LocalSweepOptions::cores, given back when it ends
@@ -95,18 +98,65 @@ private:
     std::map<std::string, int> m_running;
 };
 
-pid_t spawnCell(const std::string& exe, const SweepPaths& paths, const SweepCell& cell, int threads,
+// Cells in groups of up to `k`: a fresh cell (no run yet) of a config members train joins the
+// first open group of its config, seed apart; every other cell is a group of its own.
+std::vector<Group> groupMembers(const SweepPaths& paths, const std::vector<const SweepCell*>& cells,
+                                int k)
+{
+    std::vector<Group> groups;
+    std::vector<std::optional<RunConfig>> configs;  // per group: its fresh cells' config
+    for (const auto* cell : cells) {
+        // The cell's whole config (the index holds its task and seed only).
+        std::optional<RunConfig> config;
+        if (k > 1 && !std::ifstream(paths.runFile(cell->name)).good()) {
+            config = loadConfigFile(paths.cellDir(cell->name) + "/config.yaml").runs.at(0);
+            if (!config->seed || !membersRefusal(*config).empty())
+                config.reset();
+        }
+        bool joined = false;
+        for (size_t g = 0; config && g < groups.size() && !joined; ++g)
+            if (configs[g] && int(groups[g].size()) < k && sameRunButSeed(*configs[g], *config)) {
+                groups[g].push_back(cell);
+                joined = true;
+            }
+        if (!joined) {
+            groups.push_back({cell});
+            configs.push_back(std::move(config));
+        }
+    }
+    return groups;
+}
+
+// How one member of a child's cells ended, from its cell.json: its exit code (0 done, 130
+// stopped, a failure's own) and, for a failure, its message.
+std::pair<int, std::string> memberEnd(const SweepPaths& paths, const SweepCell& cell, int childCode)
+{
+    const auto st = readCellState(paths, cell.name);
+    if (st && st->stage == "done")
+        return {0, ""};
+    if (st && st->stage == "stopped")
+        return {exitCodeFor(ErrorKind::Interrupted), ""};
+    if (st && st->stage == "failed")
+        return {st->exitCode ? st->exitCode : 1, st->message};
+    // It never reached an end of its own: the process died under it.
+    return {childCode ? childCode : 1, "the members' process ended (exit " +
+                                           std::to_string(childCode) + ") before this cell did"};
+}
+
+pid_t spawnCell(const std::string& exe, const SweepPaths& paths, const Group& cells, int threads,
                 const std::string& device, const std::vector<std::string>& extraEnv)
 {
+    const SweepCell& cell = *cells.front();
     sweep::LoggedChild child;
     child.exe = exe;
-    child.argv = {"lengen",
-                  "sweep",
-                  "run-cell",
-                  paths.root,
-                  std::to_string(cell.index),
-                  "--threads",
-                  std::to_string(threads)};
+    child.argv = {"lengen", "sweep", "run-cell", paths.root};
+    for (const auto* c : cells)
+        child.argv.push_back(std::to_string(c->index));
+    child.argv.insert(child.argv.end(), {"--threads", std::to_string(threads)});
+    for (size_t i = 1; i < cells.size(); ++i)  // one log for the members: say where it is
+        std::ofstream(paths.logFile(cells[i]->name))
+            << "trained as a member with " << cell.name << ": see " << paths.logFile(cell.name)
+            << "\n";
     if (!device.empty())
         child.argv.insert(child.argv.end(), {"--device", device});
     child.extraEnv = extraEnv;  // MPS's pipe, when asked
@@ -169,7 +219,8 @@ private:
             waitingNoted = cells;
         }
         SweepPaths paths;
-        std::vector<const SweepCell*> todo;
+        std::vector<Group> todo;  // a group per child
+        int cells = 0;            // cells in `todo`
         DeviceSlots devices;
         CoreBudget* budget = nullptr;
         int jobs = 1, threads = 1;
@@ -203,7 +254,8 @@ private:
     // Counts how a cell's process ended (done, cancelled, stopped, failed) and says so; true
     // when it finished (its time feeds the ETA).
     static bool cellEnded(const SweepPaths& paths, const std::string& name, int code, double secs,
-                          SweepRunSummary& summary, SweepObserver& obs)
+                          SweepRunSummary& summary, SweepObserver& obs,
+                          const std::string& failure = {})
     {
         const int interrupted = exitCodeFor(ErrorKind::Interrupted);
         if (code == 0) {
@@ -220,7 +272,7 @@ private:
             obs.onMessage(name + " stopped; running the sweep again resumes it");
         } else {
             ++summary.failed;
-            const std::string why = lastError(paths.logFile(name));
+            const std::string why = failure.empty() ? lastError(paths.logFile(name)) : failure;
             obs.onMessage(name + " failed (exit " + std::to_string(code) +
                           "): " + (why.empty() ? "see " + paths.logFile(name) : why));
         }
@@ -232,11 +284,12 @@ private:
     {
         const auto all = states();
         std::string line;
-        for (const auto& [p, c] : running) {
-            const auto& s = all[size_t(c.cell->index)];
-            line += "  " + c.cell->name + " " + s.stage + " " + std::to_string(s.step) + "/" +
-                    std::to_string(s.totalSteps);
-        }
+        for (const auto& [p, c] : running)
+            for (const auto* cell : c.cells) {
+                const auto& s = all[size_t(cell->index)];
+                line += "  " + cell->name + " " + s.stage + " " + std::to_string(s.step) + "/" +
+                        std::to_string(s.totalSteps);
+            }
         obs.onRunning(line);
     }
 
@@ -278,9 +331,10 @@ std::vector<const SweepCell*> LocalExecutor::takeCells(SweepRunSummary& summary,
     return todo;
 }
 
-LocalExecutor::Pass::Pass(const std::string& dir, std::vector<const SweepCell*> cells,
+LocalExecutor::Pass::Pass(const std::string& dir, std::vector<const SweepCell*> taken,
                           const LocalSweepOptions& o)
-    : paths{dir}, todo(std::move(cells)), devices(o.devices), budget(o.cores.get())
+    : paths{dir}, todo(groupMembers(paths, taken, o.members)), cells(int(taken.size())),
+      devices(o.devices), budget(o.cores.get())
 {
     const int cores = int(std::max(1u, std::thread::hardware_concurrency()));
     const int atOnce = o.cellsPerDevice > 0 ? o.cellsPerDevice * int(devices.size())
@@ -300,8 +354,13 @@ void LocalExecutor::sayPlan(const Pass& pass, const SweepRunSummary& summary,
         " running elsewhere, " + std::to_string(summary.failedBefore) + " failed before" +
         (summary.failedBefore && !m_options.retryFailed ? " (retry failed cells to run them again)"
                                                         : "") +
-        ", " + std::to_string(pass.todo.size()) + " to run, " + std::to_string(pass.jobs) +
-        " at a time" + (perDevice > 0 ? " (" + std::to_string(perDevice) + " per device)" : "") +
+        ", " + std::to_string(pass.cells) + " to run" +
+        (pass.todo.size() < size_t(pass.cells)
+             ? " (" + std::to_string(pass.todo.size()) + " processes: fresh cells of one config " +
+                   "train as members of one batched model)"
+             : "") +
+        ", " + std::to_string(pass.jobs) + " at a time" +
+        (perDevice > 0 ? " (" + std::to_string(perDevice) + " per device)" : "") +
         pass.devices.describe() + " with " + std::to_string(pass.threads) + " thread" +
         (pass.threads == 1 ? "" : "s") + " each; logs in " + m_dir + "/logs");
 }
@@ -333,20 +392,28 @@ void LocalExecutor::startCells(Pass& pass, const RunControl& control, SweepRunSu
         }
         pass.saidWaiting = false;
         pass.noteWaiting(0);
-        const auto* cell = pass.todo[pass.next++];
-        if (sweep::cancelMarked(pass.paths, cell->name)) {  // `sweep cancel` from any shell
+        Group group;
+        std::string names;
+        for (const auto* cell : pass.todo[pass.next++]) {
+            if (sweep::cancelMarked(pass.paths, cell->name)) {  // `sweep cancel` from any shell
+                ++summary.cancelledHere;
+                ++pass.ended;
+                obs.onMessage(position() + cell->name + " cancelled; not started");
+                obs.onCells(pass.ended, summary.taken, -1);
+                continue;
+            }
+            group.push_back(cell);
+            names += (names.empty() ? "" : ", ") + cell->name;
+        }
+        if (group.empty()) {
             if (pass.budget)
                 pass.budget->give(took);
-            ++summary.cancelledHere;
-            ++pass.ended;
-            obs.onMessage(position() + cell->name + " cancelled; not started");
-            obs.onCells(pass.ended, summary.taken, -1);
             continue;
         }
         const std::string device = pass.devices.take();
         pid_t pid = 0;
         try {
-            pid = spawnCell(m_options.executable, pass.paths, *cell,
+            pid = spawnCell(m_options.executable, pass.paths, group,
                             pass.budget ? took : pass.threads, device,
                             pass.mps ? pass.mps->environment() : std::vector<std::string>{});
         } catch (...) {
@@ -354,8 +421,9 @@ void LocalExecutor::startCells(Pass& pass, const RunControl& control, SweepRunSu
                 pass.budget->give(took);  // not in `running`: nobody else gives them back
             throw;
         }
-        pass.running[pid] = {pid, cell, std::chrono::steady_clock::now(), device, took};
-        obs.onMessage(position() + cell->name + " started" +
+        pass.running[pid] = {pid, group, std::chrono::steady_clock::now(), device, took};
+        obs.onMessage(position() + names + " started" +
+                      (group.size() > 1 ? " as members of one batched model" : "") +
                       (device.empty() ? "" : " on " + device));
     }
 }
@@ -395,12 +463,17 @@ bool LocalExecutor::reapOne(Pass& pass, SweepRunSummary& summary, SweepObserver&
     pass.devices.give(child.device);
     if (pass.budget)
         pass.budget->give(child.cores);
-    ++pass.ended;
     const double secs =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - child.started).count();
     const int code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
-    if (cellEnded(pass.paths, child.cell->name, code, secs, summary, obs))
-        pass.cellSeconds += secs;
+    for (const auto* cell : child.cells) {
+        ++pass.ended;
+        // Members share one exit code: each cell's own outcome is in its cell.json.
+        const auto [cellCode, why] =
+            child.cells.size() > 1 ? memberEnd(pass.paths, *cell, code) : std::pair(code, "");
+        if (cellEnded(pass.paths, cell->name, cellCode, secs, summary, obs, why))
+            pass.cellSeconds += secs / double(child.cells.size());
+    }
     const size_t left = pass.todo.size() - pass.next + pass.running.size();
     obs.onCells(pass.ended, summary.taken,
                 summary.finished ? pass.cellSeconds / summary.finished * double(left) / pass.jobs

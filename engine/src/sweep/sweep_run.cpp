@@ -16,6 +16,7 @@
 #include "lengen/engine/run_file.h"
 #include "lengen/engine/sweep_run.h"
 #include "lengen/engine/trainer.h"
+#include "sweep/cell_stages.h"
 #include "sweep/job_record.h"
 #include "sweep/subprocess.h"
 
@@ -24,14 +25,6 @@ namespace fs = std::filesystem;
 namespace lengen::engine {
 
 namespace {
-
-std::string axesText(const SweepCell& cell)
-{
-    std::string out;
-    for (const auto& [k, v] : cell.axes)
-        out += (out.empty() ? "" : " ") + k + "=" + v;
-    return out;
-}
 
 std::string selfDir()
 {
@@ -177,55 +170,42 @@ std::string cellNamesText(const std::vector<std::string>& cells, std::size_t mos
     return cells.size() > most ? names + ", …" : names;
 }
 
+namespace {
+
+const SweepCell& cellAt(const SweepIndex& sweep, const std::string& root, int index)
+{
+    if (index < 0 || index >= int(sweep.cells.size()))
+        throw Error(ErrorKind::Usage, "cell " + std::to_string(index) + " is not in " + root +
+                                          " (cells 0.." + std::to_string(sweep.cells.size() - 1) +
+                                          ")");
+    return sweep.cells[size_t(index)];
+}
+
+}  // namespace
+
 CellOutcome runSweepCell(const std::string& dir, int index, const CellRunOptions& options,
                          RunControl& control, TrainObserver& training, AnalysisObserver& analysis,
                          const std::function<void(const std::string&)>& say)
 {
     const SweepPaths paths{locateSweep(dir)};
     const auto sweep = readSweepIndex(paths.root);
-    if (index < 0 || index >= int(sweep.cells.size()))
-        throw Error(ErrorKind::Usage, "cell " + std::to_string(index) + " is not in " + paths.root +
-                                          " (cells 0.." + std::to_string(sweep.cells.size() - 1) +
-                                          ")");
-    const auto& cell = sweep.cells[size_t(index)];
-    const auto note = [&](const std::string& line) {
-        if (say)
-            say(line);
-    };
-    CellState state;
-    const auto setStage = [&](const std::string& stage, const std::string& message = {},
-                              int code = 0) {
-        state.stage = stage;
-        state.message = message;
-        state.exitCode = code;
-        writeCellState(paths, cell.name, state);
-    };
-    const auto stopped = [&](const std::string& what) {
-        setStage("stopped", what, exitCodeFor(ErrorKind::Interrupted));
-        note("cell " + cell.name + ": " + what);
-        return CellOutcome::Stopped;
-    };
-    note("cell " + cell.name + " (" + axesText(cell) + ")");
+    const auto& cell = cellAt(sweep, paths.root, index);
+    sweep::CellStages stages(paths, sweep, cell, say);
+    stages.note("cell " + cell.name + " (" + sweep::axesText(cell) + ")");
     try {
-        setStage("train");  // publishes this process's pid: a `sweep cancel` from now on signals it
+        stages.set(
+            "train");  // publishes this process's pid: a `sweep cancel` from now on signals it
         // A cancel that landed before the pid was published left only its mark (issue 54).
-        if (sweep::cancelMarked(paths, cell.name))
-            return stopped("cancelled before it started (sweep cancel)");
-        const std::string run = paths.runFile(cell.name);
-        TrainOptions train;
-        train.runDir = paths.cellDir(cell.name);
-        train.threads = options.threads;
-        train.device = options.device;
-        train.switches = options.switches;
-        train.sweepName = sweep.name;
-        train.sweepCell = cell.name;
-        train.sweepAxes = axesText(cell);
+        if (stages.cancelMarked())
+            return stages.stopped("cancelled before it started (sweep cancel)");
+        const std::string run = stages.runFile();
+        const TrainOptions train = stages.trainOptions(options);
         std::optional<RunSummary> summary;
         const auto info = fs::exists(run) ? std::optional(readRunInfo(run)) : std::nullopt;
         if (info && info->status != "finished" && info->checkpointStep < 0)
             fs::remove(run);  // stopped before its first checkpoint: nothing to keep
         if (info && info->status == "finished") {
-            note("trained already (" + std::to_string(info->totalSteps) + " steps)");
+            stages.note("trained already (" + std::to_string(info->totalSteps) + " steps)");
         } else if (info && info->checkpointStep >= 0) {
             summary = resume(run, train, control, training);
         } else {
@@ -233,47 +213,108 @@ CellOutcome runSweepCell(const std::string& dir, int index, const CellRunOptions
             summary = engine::train(loaded.runs.at(0), train, control, training);
         }
         if (summary && summary->outcome == RunOutcome::Cancelled)
-            return stopped("stopped after " + std::to_string(summary->stepsDone) +
-                           " steps; checkpoint written");
-        // A cancel mark that came while it trained elsewhere (another host: no signal reaches
-        // it) holds before the next stage.
-        const auto cancelledNow = [&] { return sweep::cancelMarked(paths, cell.name); };
-        if ((sweep.stages.eval || sweep.stages.probe) && cancelledNow())
-            return stopped("cancelled after training (sweep cancel); the run is kept");
-        if (sweep.stages.eval) {
-            setStage("eval");
-            auto o = sweep.stages.evalOptions;
-            o.skipInapplicable = true;  // a grid over PEs: yarn is for the rotary cells only
-            o.common.threads = options.threads;
-            o.common.device = options.device;
-            o.common.switches = options.switches;
-            if (evaluateRun(run, o, control, analysis).cancelled)
-                return stopped("stopped during the evaluation; finished methods are stored");
-        }
-        if (sweep.stages.probe && sweep.stages.eval && cancelledNow())
-            return stopped("cancelled after the evaluation (sweep cancel)");
-        if (sweep.stages.probe) {
-            setStage("probe");
-            auto o = sweep.stages.probeOptions;
-            o.common.threads = options.threads;
-            o.common.device = options.device;
-            o.common.switches = options.switches;
-            if (probeRun(run, o, control, analysis).cancelled)
-                return stopped("stopped during the probes; finished probes are stored");
-        }
-        setStage("done");
-        note("cell " + cell.name + ": done");
-        return CellOutcome::Done;
+            return stages.stopped("stopped after " + std::to_string(summary->stepsDone) +
+                                  " steps; checkpoint written");
+        return stages.analyse(options, control, analysis);
     } catch (const std::exception& e) {
-        const Error* known = dynamic_cast<const Error*>(&e);
-        const Error error = known ? *known : classifyException(e);
-        try {
-            setStage("failed", error.what(), exitCodeFor(error.kind()));
-        } catch (const std::exception&) {
-            // The disk may be what failed: the log and the exit code still say it.
-        }
+        stages.failed(e);
         throw;
     }
+}
+
+std::vector<CellOutcome> runSweepMembers(const std::string& dir, const std::vector<int>& indices,
+                                         const CellRunOptions& options, RunControl& control,
+                                         TrainObserver& training, AnalysisObserver& analysis,
+                                         const std::function<void(const std::string&)>& say)
+{
+    const SweepPaths paths{locateSweep(dir)};
+    const auto sweep = readSweepIndex(paths.root);
+    std::vector<sweep::CellStages> stages;
+    for (int index : indices)
+        stages.emplace_back(paths, sweep, cellAt(sweep, paths.root, index), say);
+    std::vector<CellOutcome> outcomes(indices.size(), CellOutcome::Failed);
+    // Who trains as a member: a fresh cell of the first one's config (seed apart). A cell
+    // cancelled already stops; one with a run of its own (resumed, or finished) runs alone after.
+    std::vector<size_t> members, alone;
+    std::vector<RunConfig> configs;  // the members': each cell's config.yaml (the index holds
+                                     // a cell's task and seed only)
+    for (size_t k = 0; k < stages.size(); ++k) {
+        stages[k].set("train");
+        const auto& cell = stages[k].cell();
+        if (stages[k].cancelMarked()) {
+            outcomes[k] = stages[k].stopped("cancelled before it started (sweep cancel)");
+            continue;
+        }
+        std::optional<RunConfig> config;
+        if (!fs::exists(stages[k].runFile()))
+            config = loadConfigFile(paths.cellDir(cell.name) + "/config.yaml").runs.at(0);
+        if (config && config->seed && membersRefusal(*config).empty() &&
+            (configs.empty() || sameRunButSeed(configs.front(), *config))) {
+            members.push_back(k);
+            configs.push_back(*config);
+        } else {
+            alone.push_back(k);
+        }
+    }
+    if (members.size() == 1) {  // one member is a run alone
+        alone.insert(alone.begin(), members.front());
+        members.clear();
+        configs.clear();
+    }
+    if (!members.empty()) {
+        std::string names;
+        std::vector<MemberRun> runs;
+        for (size_t i = 0; i < members.size(); ++i) {
+            names += (names.empty() ? "" : ", ") + stages[members[i]].cell().name;
+            const TrainOptions o = stages[members[i]].trainOptions(options);
+            runs.push_back({*configs[i].seed,
+                            o.runDir,
+                            {},
+                            nullptr,
+                            runs.empty() ? &training : nullptr,
+                            o.sweepCell,
+                            o.sweepAxes});
+        }
+        stages.front().note("cells " + names + ": trained as members of one batched model");
+        TrainOptions o = stages[members.front()].trainOptions(options);
+        o.runDir.clear();
+        std::vector<MemberOutcome> out;
+        try {
+            out = trainMembers(configs.front(), runs, o, control);
+        } catch (const std::exception& e) {  // nothing trained: every member failed alike
+            for (size_t k : members)
+                stages[k].failed(e);
+            throw;
+        }
+        for (size_t i = 0; i < members.size(); ++i) {
+            auto& st = stages[members[i]];
+            const auto& r = out[i];
+            try {
+                if (!r.error.empty())
+                    st.set("failed", r.error, exitCodeFor(ErrorKind::Runtime));
+                else if (r.summary.outcome == RunOutcome::Cancelled)
+                    outcomes[members[i]] =
+                        st.stopped("stopped after " + std::to_string(r.summary.stepsDone) +
+                                   " steps; checkpoint written");
+                else
+                    outcomes[members[i]] = st.analyse(options, control, analysis);
+            } catch (const std::exception& e) {
+                st.failed(e);  // this cell's analysis failed; the others go on
+            }
+        }
+    }
+    for (size_t k : alone) {
+        if (control.isCancelRequested()) {
+            outcomes[k] = stages[k].stopped("stopped before it started");
+            continue;
+        }
+        try {
+            outcomes[k] = runSweepCell(dir, indices[k], options, control, training, analysis, say);
+        } catch (const std::exception&) {
+            // Written to its cell.json by runSweepCell; the others go on.
+        }
+    }
+    return outcomes;
 }
 
 std::vector<const SweepCell*> chooseCells(const std::vector<CellStatus>& statuses, bool retryFailed,

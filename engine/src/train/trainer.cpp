@@ -283,6 +283,13 @@ std::vector<MemberOutcome> runMembers(std::vector<training::TrainSession>& sessi
 
 }  // namespace
 
+std::string membersRefusal(const RunConfig& config) { return model::MemberModel::refusal(config); }
+
+bool sameRunButSeed(const RunConfig& a, const RunConfig& b)
+{
+    return withoutSeed(a) == withoutSeed(b);
+}
+
 RunSummary resume(const std::string& runFile, const TrainOptions& options, RunControl& control,
                   TrainObserver& observer)
 {

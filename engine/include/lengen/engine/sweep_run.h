@@ -76,7 +76,8 @@ struct CellRunOptions {
     std::string device;        ///< "" = cuda if available, else cpu
     SessionSwitches switches;  ///< for the cell's training and analyses
 };
-enum class CellOutcome { Done, Stopped };
+/// Failed: only runSweepMembers reports it (its cell.json says why); runSweepCell rethrows.
+enum class CellOutcome { Done, Stopped, Failed };
 /// Runs cell `index` of the sweep in `dir` here: trains its run (or resumes its checkpoint, or
 /// skips a finished one), then the eval and probe stages, writing cell.json at every stage.
 /// Stopped: `control` was cancelled (the checkpoint or the finished analyses are stored). A
@@ -84,6 +85,16 @@ enum class CellOutcome { Done, Stopped };
 CellOutcome runSweepCell(const std::string& dir, int index, const CellRunOptions& options,
                          RunControl& control, TrainObserver& training, AnalysisObserver& analysis,
                          const std::function<void(const std::string&)>& say = {});
+
+/// Runs cells of the sweep in `dir` here, the fresh ones of one config (seed apart) trained as
+/// members of one batched model (trainMembers; issue 58), then each one's eval and probe
+/// stages; a cell with a run of its own, of another config, or alone runs as runSweepCell does,
+/// after them. Each cell's cell.json says how it ended; a member that fails or is stopped
+/// leaves the others running. Throws only when nothing could train (the members' setup).
+std::vector<CellOutcome> runSweepMembers(const std::string& dir, const std::vector<int>& indices,
+                                         const CellRunOptions& options, RunControl& control,
+                                         TrainObserver& training, AnalysisObserver& analysis,
+                                         const std::function<void(const std::string&)>& say = {});
 
 /// What an executor reports while it works (from the thread that called submit).
 class SweepObserver {
@@ -151,6 +162,9 @@ struct LocalSweepOptions {
     bool mps = false;
     std::string mpsControl;  ///< "" = nvidia-cuda-mps-control on PATH
     bool retryFailed = false;
+    /// Up to this many fresh cells of one config (seed apart) in one child process, trained as
+    /// members of one batched model (`sweep run-cell DIR I J …`; issue 58). 1: a cell a process.
+    int members = 1;
     std::string executable;  ///< "" = lengenExecutable()
     /// Stop requests counted by a signal handler (the CLI's Ctrl-C): one SIGTERM to every
     /// running cell per request, so a second Ctrl-C makes them leave at once. nullptr: the

@@ -71,6 +71,11 @@ struct MemberOutcome {
 std::vector<MemberOutcome> trainMembers(RunConfig config, const std::vector<MemberRun>& members,
                                         const TrainOptions& options, RunControl& all);
 
+/// Why runs of `config` cannot train as members ("" = they can).
+std::string membersRefusal(const RunConfig& config);
+/// Whether two configs describe the same run but for the seed (what members share).
+bool sameRunButSeed(const RunConfig& a, const RunConfig& b);
+
 /// Continues stopped runs of one config that differ only in seed (a `trainMembers` run that
 /// was stopped, say) as members of one batched model, each from its latest checkpoint: their
 /// logs and weights are those of an uninterrupted members run, bit for bit. `observers[k]`
