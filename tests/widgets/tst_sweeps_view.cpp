@@ -7,6 +7,7 @@
 #include <QLabel>
 #include <QRegularExpression>
 #include <QSignalSpy>
+#include <QSpinBox>
 #include <QTableWidget>
 #include <QTest>
 
@@ -105,6 +106,7 @@ private Q_SLOTS:
     void showsTheSchedulersPendingCells();
     void slurmCellsInTheJobsPanel();
     void gridAxesAreTheOnesThatVary();
+    void runsFreshCellsAsMembers();
     void cleanupTestCase();
 
 private:
@@ -297,6 +299,36 @@ void TestSweepsView::slurmCellsInTheJobsPanel()
 // A config axis with one value (`--set training.max_steps=20`) overrides every cell: it is not
 // the grid's columns (it was, as the last axis, and hid the PE axis in one column), and the
 // summary counts the combinations skip_refused left out, listing them in its tooltip.
+// Members 3 in the tab: the seeds of one encoding train in one process (issue 58), each cell
+// with its run and its done state; the job names the members.
+void TestSweepsView::runsFreshCellsAsMembers()
+{
+    ui::RunController controller;
+    ui::SweepsView view;
+    view.setCellExecutable(LENGEN_CLI_PATH);
+    view.setController(&controller);
+    const auto dir = QString::fromStdString(test::scratchDir("sweeps-members")) + "/grid";
+    view.createSweep(test::tinySweep(dir.toStdString(), {"rope"}, 3, 20));
+    QVERIFY(waitIdle(controller, 60000));
+    auto* members = view.findChild<QSpinBox*>("sweepMembers");
+    QVERIFY(members);
+    members->setValue(3);
+    QSignalSpy finished(&controller, &ui::RunController::runFinished);
+    view.runHere();
+    QVERIFY(waitIdle(controller, 120000));
+    const engine::SweepPaths paths{dir.toStdString()};
+    const auto index = engine::readSweepIndex(paths.root);
+    for (const auto& s : engine::sweepStatus(paths.root, index))
+        QCOMPARE(s.state, engine::SweepCellState::Done);
+    QFile log(QString::fromStdString(paths.logFile(index.cells[1].name)));
+    QVERIFY(log.open(QIODevice::ReadOnly));
+    QVERIFY(log.readAll().contains("trained as a member with " + index.cells[0].name));
+    bool named = false;
+    for (const auto& j : controller.jobs())
+        named = named || j.label.find("members of 3") != std::string::npos;
+    QVERIFY(named);
+}
+
 void TestSweepsView::gridAxesAreTheOnesThatVary()
 {
     const auto dir = test::scratchDir("sweeps-view-axes");

@@ -99,6 +99,14 @@ SweepsView::SweepsView(QWidget* parent) : QWidget(parent)
     m_jobs->setValue(std::max(1, QThread::idealThreadCount()));
     m_jobs->setPrefix(tr("jobs "));
     m_jobs->setToolTip(tr("Cells at once on this machine (each with cores / jobs threads)"));
+    m_members = new QSpinBox;
+    m_members->setObjectName(QStringLiteral("sweepMembers"));
+    m_members->setRange(1, 64);
+    m_members->setPrefix(tr("members "));
+    m_members->setToolTip(
+        tr("Fresh cells of one config, seed apart, trained in one process as one batched model "
+           "(each with its own run, checkpoints and stages). Pays off on a GPU; on the CPU one "
+           "cell a process (1) is faster"));
     m_run = new QPushButton(tr("Run here"));
     m_stop = new QPushButton(tr("Stop"));
     m_stop->setToolTip(tr("Every running cell writes its checkpoint; Run here resumes them"));
@@ -124,8 +132,8 @@ SweepsView::SweepsView(QWidget* parent) : QWidget(parent)
     m_method->setMinimumContentsLength(14);
     m_export = new QPushButton(tr("Export…"));
     auto* bar = new QHBoxLayout;
-    for (QWidget* w : std::initializer_list<QWidget*>{open, create, m_jobs, m_run, m_stop, m_submit,
-                                                      m_aggregateButton, m_band})
+    for (QWidget* w : std::initializer_list<QWidget*>{open, create, m_jobs, m_members, m_run,
+                                                      m_stop, m_submit, m_aggregateButton, m_band})
         bar->addWidget(w);
     bar->addStretch();
     bar->addWidget(new QLabel(tr("Method:")));

@@ -94,6 +94,7 @@ private:
     QLabel *m_title, *m_summary;
     QTableWidget* m_grid;
     QSpinBox* m_jobs;
+    QSpinBox* m_members;  ///< LocalSweepOptions::members
     QPushButton *m_run, *m_stop, *m_submit, *m_aggregateButton, *m_export;
     QComboBox* m_band = nullptr;  ///< the band over seeds the aggregate draws (seed_stats.h)
     engine::AggregateOptions aggregateOptions() const;

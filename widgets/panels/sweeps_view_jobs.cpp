@@ -327,8 +327,10 @@ void SweepsView::runHere()
     if (!located)
         return;
     const std::string& dir = *located;
-    const int jobs = m_jobs->value();
-    const QString label = tr("sweep %1").arg(QFileInfo(m_dir).fileName());
+    const int jobs = m_jobs->value(), members = m_members->value();
+    const QString label =
+        members > 1 ? tr("sweep %1, members of %2").arg(QFileInfo(m_dir).fileName()).arg(members)
+                    : tr("sweep %1").arg(QFileInfo(m_dir).fileName());
     // The local executor on the controller's worker: cell processes N at a time, Stop passes
     // each one SIGTERM (it checkpoints) and waits; the GUI thread only reads the cells' files.
     // A lane of its own: the cells are child processes, and never wait behind an evaluation.
@@ -338,11 +340,13 @@ void SweepsView::runHere()
     const std::string exe = m_cellExecutable;
     m_runJob = m_controller->enqueue(
         JobKind::Sweep, label,
-        [dir, jobs, cores, exe](engine::RunControl& control, engine::AnalysisObserver& obs) {
+        [dir, jobs, members, cores, exe](engine::RunControl& control,
+                                         engine::AnalysisObserver& obs) {
             for (const auto& line : cellsHeldElsewhere(dir))
                 obs.onWarning(line);
             engine::LocalSweepOptions o;
             o.jobs = jobs;
+            o.members = members;
             o.cores = cores;
             o.executable = exe;
             const auto executor = engine::makeLocalExecutor(dir, o);
