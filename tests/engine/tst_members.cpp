@@ -4,9 +4,13 @@
 // still match their solo runs; its run file is an ordinary run that `resume` continues alone;
 // a position encoding with weights of its own is refused before anything is written.
 
+#include <QDirIterator>
+#include <QProcess>
 #include <QtTest>
 
+#include <algorithm>
 #include <cmath>
+#include <csignal>
 #include <filesystem>
 
 #include "io/run_store.h"
@@ -97,6 +101,7 @@ private Q_SLOTS:
     void encodingsWithWeightsAreRefused();
     void commandLineTrainsMembers();
     void sweepRunsFreshCellsAsMembers();
+    void stopFromAnotherShellStopsOneMember();
 };
 
 void TestMembers::membersMatchTheirSoloRuns_data()
@@ -286,6 +291,47 @@ void TestMembers::sweepRunsFreshCellsAsMembers()
     QFile log(QString::fromStdString(paths.logFile(index.cells[2].name)));
     QVERIFY(log.open(QIODevice::ReadOnly));
     QVERIFY(log.readAll().contains("trained as a member with " + index.cells[1].name));
+}
+
+// `lengen stop RUN` from another process while `train --members 3` trains: that member writes
+// its checkpoint and leaves; the others train on until Ctrl-C stops them all (exit 130).
+void TestMembers::stopFromAnotherShellStopsOneMember()
+{
+    const auto dir = QString::fromStdString(test::scratchDir("members-stop-cli"));
+    const auto config = QString::fromStdString(test::tinyConfigFile(dir.toStdString(), 200000));
+    QProcess trainer;
+    trainer.start(LENGEN_CLI_PATH, {"train", config, "--members", "3", "--seed", "7", "--out",
+                                    dir + "/runs", "--device", "cpu", "--threads", "1", "-q"});
+    QVERIFY(trainer.waitForStarted());
+    std::vector<QString> files;
+    QVERIFY(QTest::qWaitFor(
+        [&] {
+            files.clear();
+            QDirIterator it(dir + "/runs", {"run.h5"}, QDir::Files, QDirIterator::Subdirectories);
+            while (it.hasNext())
+                files.push_back(it.next());
+            return files.size() == 3;
+        },
+        60000));
+    std::sort(files.begin(), files.end());
+    for (const auto& f : files)
+        QVERIFY(test::waitForCheckpointPast(f, 0) > 0);
+    auto r = test::runLengen({"stop", files[1], "--wait", "60"});
+    QVERIFY2(r.code == 0, qPrintable(r.err));
+    const auto stopped = engine::readRunInfo(files[1].toStdString());
+    QCOMPARE(stopped.status, std::string("cancelled"));
+    // The others go on past the stopped one's checkpoint.
+    for (size_t k : {size_t(0), size_t(2)})
+        QVERIFY(test::waitForCheckpointPast(files[k], stopped.checkpointStep + 20) >
+                stopped.checkpointStep + 20);
+    QCOMPARE(engine::readRunInfo(files[1].toStdString()).checkpointStep, stopped.checkpointStep);
+    ::kill(static_cast<pid_t>(trainer.processId()), SIGINT);
+    QVERIFY(trainer.waitForFinished(60000));
+    QCOMPARE(trainer.exitCode(), 130);
+    const auto err = QString::fromUtf8(trainer.readAllStandardError());
+    QVERIFY2(err.contains("continue them together with: lengen train --resume"), qPrintable(err));
+    for (size_t k : {size_t(0), size_t(2)})
+        QCOMPARE(engine::readRunInfo(files[k].toStdString()).status, std::string("cancelled"));
 }
 
 QTEST_GUILESS_MAIN(TestMembers)

@@ -86,6 +86,20 @@ std::string axisValue(const engine::SweepCell& c, const std::string& key)
     return {};
 }
 
+// LocalSweepOptions::members: fresh cells of one config trained as one batched model.
+QSpinBox* membersBox()
+{
+    auto* box = new QSpinBox;
+    box->setObjectName(QStringLiteral("sweepMembers"));
+    box->setRange(1, 64);
+    box->setPrefix(SweepsView::tr("members "));
+    box->setToolTip(SweepsView::tr(
+        "Fresh cells of one config, seed apart, trained in one process as one batched model "
+        "(each with its own run, checkpoints and stages). Pays off on a GPU; on the CPU one "
+        "cell a process (1) is faster"));
+    return box;
+}
+
 }  // namespace
 
 SweepsView::SweepsView(QWidget* parent) : QWidget(parent)
@@ -99,14 +113,7 @@ SweepsView::SweepsView(QWidget* parent) : QWidget(parent)
     m_jobs->setValue(std::max(1, QThread::idealThreadCount()));
     m_jobs->setPrefix(tr("jobs "));
     m_jobs->setToolTip(tr("Cells at once on this machine (each with cores / jobs threads)"));
-    m_members = new QSpinBox;
-    m_members->setObjectName(QStringLiteral("sweepMembers"));
-    m_members->setRange(1, 64);
-    m_members->setPrefix(tr("members "));
-    m_members->setToolTip(
-        tr("Fresh cells of one config, seed apart, trained in one process as one batched model "
-           "(each with its own run, checkpoints and stages). Pays off on a GPU; on the CPU one "
-           "cell a process (1) is faster"));
+    m_members = membersBox();
     m_run = new QPushButton(tr("Run here"));
     m_stop = new QPushButton(tr("Stop"));
     m_stop->setToolTip(tr("Every running cell writes its checkpoint; Run here resumes them"));

@@ -166,6 +166,9 @@ void MemberTrainer::leave(Live& l, RunOutcome outcome)
             l.slot.observer->onCheckpoint(s.stepsDone);
         }
         s.writer->setStatus(outcome == RunOutcome::Cancelled ? "cancelled" : "finished");
+        // The run is let go now, not when the others end: `lengen stop` waits for its writer
+        // to leave, and a reader sees no writer holding it.
+        s.writer.reset();
     } catch (const Error& e) {
         fail(l, e.what());
         return;
@@ -178,7 +181,10 @@ void MemberTrainer::leave(Live& l, RunOutcome outcome)
 
 void MemberTrainer::fail(Live& l, const std::string& why)
 {
-    l.slot.session->writer->setStatusNoThrow("failed");
+    if (l.slot.session->writer) {
+        l.slot.session->writer->setStatusNoThrow("failed");
+        l.slot.session->writer.reset();  // its run is let go (see leave)
+    }
     m_results[l.index].error = why;
     m_results[l.index].summary.stepsDone = l.lastCheckpoint;
 }
