@@ -27,6 +27,14 @@ namespace {
 
 constexpr int kSteps = 300;
 
+engine::MemberRun member(std::uint64_t seed, const std::string& runDir)
+{
+    engine::MemberRun m;
+    m.seed = seed;
+    m.runDir = runDir;
+    return m;
+}
+
 engine::TrainOptions cpuOptions(const std::string& dir)
 {
     engine::TrainOptions o;
@@ -118,7 +126,7 @@ void TestMembers::membersMatchTheirSoloRuns()
     const std::vector<std::uint64_t> seeds{11, 12, 13};
     std::vector<engine::MemberRun> members;
     for (auto seed : seeds)
-        members.push_back({seed, dir + "/m" + std::to_string(seed)});
+        members.push_back(member(seed, dir + "/m" + std::to_string(seed)));
     engine::RunControl all;
     const auto out = engine::trainMembers(
         test::loadOne(test::tinyConfig("linear_regression", pe.toStdString(), kSteps)), members,
@@ -148,7 +156,8 @@ void TestMembers::oneMemberStopsTheOthersFinish()
     const auto dir = test::scratchDir("members-stop");
     engine::RunControl middle;
     StopAt stopper(middle, 120);
-    std::vector<engine::MemberRun> members{{21, dir + "/a"}, {22, dir + "/b"}, {23, dir + "/c"}};
+    std::vector<engine::MemberRun> members{member(21, dir + "/a"), member(22, dir + "/b"),
+                                           member(23, dir + "/c")};
     members[1].control = &middle;
     members[1].observer = &stopper;
     engine::RunControl all;
@@ -181,12 +190,12 @@ void TestMembers::stoppedMembersResumeBitwise()
     const auto dir = test::scratchDir("members-resume");
     const auto config = test::loadOne(test::tinyConfig("linear_regression", "rope", kSteps));
     engine::RunControl all;
-    const auto whole = engine::trainMembers(config, {{31, dir + "/w31"}, {32, dir + "/w32"}},
-                                            cpuOptions(dir), all);
+    const auto whole = engine::trainMembers(
+        config, {member(31, dir + "/w31"), member(32, dir + "/w32")}, cpuOptions(dir), all);
     // The same members stopped together (Ctrl-C) after 137 steps, then continued together.
     engine::RunControl stopping;
     StopAt stopper(stopping, 137);
-    std::vector<engine::MemberRun> members{{31, dir + "/s31"}, {32, dir + "/s32"}};
+    std::vector<engine::MemberRun> members{member(31, dir + "/s31"), member(32, dir + "/s32")};
     members[0].observer = &stopper;
     const auto stopped = engine::trainMembers(config, members, cpuOptions(dir), stopping);
     std::vector<std::string> files;
@@ -225,7 +234,7 @@ void TestMembers::encodingsWithWeightsAreRefused()
     engine::RunControl all;
     try {
         engine::trainMembers(test::loadOne(test::tinyConfig("linear_regression", "fire", 10)),
-                             {{1, dir + "/a"}, {2, dir + "/b"}}, cpuOptions(dir), all);
+                             {member(1, dir + "/a"), member(2, dir + "/b")}, cpuOptions(dir), all);
         QFAIL("FIRE has an MLP in every layer");
     } catch (const engine::Error& e) {
         QCOMPARE(e.kind(), engine::ErrorKind::Config);
