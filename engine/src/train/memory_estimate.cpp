@@ -101,20 +101,25 @@ std::string bytesText(double bytes)
     return buf;
 }
 
-void checkTrainingFits(const RunConfig& config, const std::string& device, double availableBytes)
+void checkTrainingFits(const RunConfig& config, const std::string& device, double availableBytes,
+                       int members)
 {
     if (device.rfind("cpu", 0) != 0 || availableBytes <= 0)
         return;
     const auto e = estimateTraining(config);
-    if (e.total() <= availableBytes)
+    if (e.total() * members <= availableBytes)
         return;
     const std::string file = config.sourceFile.empty() ? "the config" : config.sourceFile;
     char params[32];
     std::snprintf(params, sizeof params, "%.3g", e.parameterCount);
+    const std::string each = members > 1 ? std::to_string(members) + " members need about " +
+                                               bytesText(e.total() * members) + ", each " +
+                                               bytesText(e.total())
+                                         : "training needs about " + bytesText(e.total());
     throw Error(ErrorKind::Config,
-                file + ": training needs about " + bytesText(e.total()) + " (" +
-                    bytesText(e.stateBytes) + " for the weights, gradients and AdamW state of " +
-                    params + " parameters, " + bytesText(e.activationBytes) +
+                file + ": " + each + " (" + bytesText(e.stateBytes) +
+                    " for the weights, gradients and AdamW state of " + params + " parameters, " +
+                    bytesText(e.activationBytes) +
                     " for one step's activations); this machine has " + bytesText(availableBytes) +
                     ". Lower model.hidden_size, model.num_hidden_layers, "
                     "training.per_device_train_batch_size or the number of points.");

@@ -26,8 +26,10 @@ double physicalMemoryBytes();
 std::string bytesText(double bytes);
 
 /// Error(Config) naming the config file and the estimate when a CPU run cannot fit in
-/// `availableBytes` (default: physical memory). CUDA runs are left to the device.
+/// `availableBytes` (default: physical memory). CUDA runs are left to the device. `members`:
+/// that many runs trained as one batched model (trainer.h trainMembers), each its own weights,
+/// state and activations.
 void checkTrainingFits(const RunConfig& config, const std::string& device,
-                       double availableBytes = physicalMemoryBytes());
+                       double availableBytes = physicalMemoryBytes(), int members = 1);
 
 }  // namespace lengen::engine::training

@@ -8,6 +8,7 @@
 #include <cstdlib>
 #include <ctime>
 #include <filesystem>
+#include <optional>
 #include <random>
 
 #include "clock_text.h"
@@ -206,6 +207,9 @@ std::vector<MemberOutcome> trainMembers(RunConfig config, const std::vector<Memb
         config.training.maxSteps = *options.maxSteps;
     if (const auto why = model::MemberModel::refusal(config); !why.empty())
         throw Error(ErrorKind::Config, "members: " + why);
+    // All K at once, before anything is allocated (prepareSession checks one member).
+    training::checkTrainingFits(config, resolveDevice(options.device),
+                                training::physicalMemoryBytes(), int(members.size()));
     training::HeapRelease release(options.switches.threadPolicy);
     std::vector<training::TrainSession> sessions(members.size());
     std::vector<training::MemberSlot> slots;
@@ -307,6 +311,7 @@ std::vector<MemberOutcome> resumeMembers(const std::vector<std::string>& runFile
     // Every run checked from its records before any is opened for writing: a refusal leaves
     // the files as they were.
     std::string firstPath, firstConfig;
+    std::optional<RunConfig> first;
     std::int64_t firstStep = 0;
     for (const auto& file : runFiles) {
         const std::string path = locateRunFile(file);
@@ -318,6 +323,7 @@ std::vector<MemberOutcome> resumeMembers(const std::vector<std::string>& runFile
                 throw Error(ErrorKind::Config, "members: " + path + ": " + why);
             firstPath = path;
             firstConfig = withoutSeed(config);
+            first = config;
             firstStep = step;
         } else if (withoutSeed(config) != firstConfig) {
             throw Error(ErrorKind::Usage, "members: " + path + " has another config than " +
@@ -332,6 +338,9 @@ std::vector<MemberOutcome> resumeMembers(const std::vector<std::string>& runFile
             throw Error(ErrorKind::Usage, "members: " + path + " has finished its " +
                                               std::to_string(step) + " steps");
     }
+    if (first)  // all K at once (prepareSession checks one member)
+        training::checkTrainingFits(*first, resolveDevice(options.device),
+                                    training::physicalMemoryBytes(), int(runFiles.size()));
     training::HeapRelease release(options.switches.threadPolicy);
     std::vector<training::TrainSession> sessions(runFiles.size());
     for (size_t k = 0; k < runFiles.size(); ++k)
