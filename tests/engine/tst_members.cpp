@@ -119,6 +119,9 @@ void TestMembers::membersMatchTheirSoloRuns_data()
     QTest::addColumn<QString>("pe");
     QTest::newRow("rope") << "rope";
     QTest::newRow("alibi") << "alibi";
+    QTest::newRow("xpos") << "xpos";          // the keys' own tables
+    QTest::newRow("sandwich") << "sandwich";  // a bias from sinusoids
+    QTest::newRow("dynamic") << "dynamic";    // dynamic NTK: tables that follow the length
 }
 
 void TestMembers::membersMatchTheirSoloRuns()
