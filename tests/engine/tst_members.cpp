@@ -112,6 +112,7 @@ private Q_SLOTS:
     void commandLineTrainsMembers();
     void sweepRunsFreshCellsAsMembers();
     void stopFromAnotherShellStopsOneMember();
+    void sweepCancelOfOneMemberStopsItAlone();
 };
 
 void TestMembers::membersMatchTheirSoloRuns_data()
@@ -363,6 +364,43 @@ void TestMembers::stopFromAnotherShellStopsOneMember()
     QVERIFY2(err.contains("continue them together with: lengen train --resume"), qPrintable(err));
     for (size_t k : {size_t(0), size_t(2)})
         QCOMPARE(engine::readRunInfo(files[k].toStdString()).status, std::string("cancelled"));
+}
+
+// `sweep cancel --cells C` while C trains as a member: C alone stops with its checkpoint (a
+// SIGTERM to the shared process would have stopped all three); the others train on.
+void TestMembers::sweepCancelOfOneMemberStopsItAlone()
+{
+    const auto dir = test::scratchDir("members-sweep-cancel");
+    const std::string S = dir + "/S";
+    engine::createSweep(test::tinySweep(S, {"rope"}, 3, 200000));
+    const engine::SweepPaths paths{S};
+    const auto index = engine::readSweepIndex(S);
+    QProcess sweep;
+    sweep.start(LENGEN_CLI_PATH, {"sweep", "run", QString::fromStdString(S), "--members", "3",
+                                  "--jobs", "1", "--device", "cpu"});
+    QVERIFY(sweep.waitForStarted());
+    std::vector<QString> runs;
+    for (const auto& cell : index.cells)
+        runs.push_back(QString::fromStdString(paths.runFile(cell.name)));
+    for (const auto& run : runs) {
+        QVERIFY(QTest::qWaitFor([&] { return QFile::exists(run); }, 60000));
+        QVERIFY(test::waitForCheckpointPast(run, 0) > 0);
+    }
+    const QString middle = QString::fromStdString(index.cells[1].name);
+    auto r = test::runLengen(
+        {"sweep", "cancel", QString::fromStdString(S), "--cells", middle, "--wait", "60"});
+    QVERIFY2(r.code == 0, qPrintable(r.out + r.err));
+    const auto stopped = engine::readRunInfo(runs[1].toStdString());
+    QCOMPARE(stopped.status, std::string("cancelled"));
+    for (size_t k : {size_t(0), size_t(2)})
+        QVERIFY(test::waitForCheckpointPast(runs[k], stopped.checkpointStep + 20) >
+                stopped.checkpointStep + 20);
+    ::kill(static_cast<pid_t>(sweep.processId()), SIGINT);
+    QVERIFY(sweep.waitForFinished(60000));
+    QCOMPARE(sweep.exitCode(), 130);
+    const auto err = QString::fromUtf8(sweep.readAllStandardError());
+    QVERIFY2(err.contains(middle + " cancelled (checkpoint written)"), qPrintable(err));
+    QCOMPARE(engine::readCellState(paths, index.cells[0].name)->stage, std::string("stopped"));
 }
 
 QTEST_GUILESS_MAIN(TestMembers)

@@ -6,6 +6,15 @@
 
 namespace lengen::engine::sweep {
 
+const SweepCell& cellAt(const SweepIndex& sweep, const std::string& root, int index)
+{
+    if (index < 0 || index >= int(sweep.cells.size()))
+        throw Error(ErrorKind::Usage, "cell " + std::to_string(index) + " is not in " + root +
+                                          " (cells 0.." + std::to_string(sweep.cells.size() - 1) +
+                                          ")");
+    return sweep.cells[size_t(index)];
+}
+
 std::string axesText(const SweepCell& cell)
 {
     std::string out;

@@ -44,6 +44,9 @@ private:
     CellState m_state;
 };
 
+/// Cell `index` of the sweep, or Error(Usage) naming the folder and the cells it has.
+const SweepCell& cellAt(const SweepIndex& sweep, const std::string& root, int index);
+
 /// "key=value key=value" of a cell's axes, as runs store it.
 std::string axesText(const SweepCell& cell);
 

@@ -135,6 +135,12 @@ CancelReport cancelSweepCells(const std::string& dir, const std::vector<std::str
         marked.push_back(i);
     }
     const auto now = marked.empty() ? statuses : sweepJobStatus(root, index);
+    // Members (sweep run --members) share one process: how many running cells each pid holds.
+    std::map<std::int64_t, int> cellsOfPid;
+    for (const auto& st : now)
+        if (st.state == SweepCellState::Running)
+            if (const auto c = readCellState(paths, st.cell->name); c && c->pid > 0)
+                ++cellsOfPid[c->pid];
     for (int i : marked) {
         const auto& st = now[size_t(i)];
         const std::string& name = st.cell->name;
@@ -146,7 +152,18 @@ CancelReport cancelSweepCells(const std::string& dir, const std::vector<std::str
         if (st.state != SweepCellState::Running)
             continue;
         const auto cell = readCellState(paths, name);
-        if (cell && cell->pid > 0 && cell->host == sweep::hostName()) {
+        const bool member = cell && cell->pid > 0 && cellsOfPid[cell->pid] > 1;
+        if (member && cell->stage == "train" && !st.runFile.empty()) {
+            // A SIGTERM would stop every member of its process: ask this one's training alone.
+            try {
+                requestStop(st.runFile, by);
+                report.signalled.push_back(name);
+            } catch (const Error&) {
+                // not training any more: the mark stops it before its next stage
+            }
+        } else if (member) {
+            // Its process is on another member's stage: the mark holds before this one's.
+        } else if (cell && cell->pid > 0 && cell->host == sweep::hostName()) {
             if (::kill(pid_t(cell->pid), SIGTERM) == 0)
                 report.signalled.push_back(name);
         } else if (!st.runFile.empty()) {

@@ -109,8 +109,12 @@ std::vector<Group> groupMembers(const SweepPaths& paths, const std::vector<const
         // The cell's whole config (the index holds its task and seed only).
         std::optional<RunConfig> config;
         if (k > 1 && !std::ifstream(paths.runFile(cell->name)).good()) {
-            config = loadConfigFile(paths.cellDir(cell->name) + "/config.yaml").runs.at(0);
-            if (!config->seed || !membersRefusal(*config).empty())
+            try {
+                config = loadConfigFile(paths.cellDir(cell->name) + "/config.yaml").runs.at(0);
+            } catch (const std::exception&) {
+                // Alone: its own process says what is wrong with it, the others go on.
+            }
+            if (config && (!config->seed || !membersRefusal(*config).empty()))
                 config.reset();
         }
         bool joined = false;
@@ -129,9 +133,12 @@ std::vector<Group> groupMembers(const SweepPaths& paths, const std::vector<const
 
 // How one member of a child's cells ended, from its cell.json: its exit code (0 done, 130
 // stopped, a failure's own) and, for a failure, its message.
-std::pair<int, std::string> memberEnd(const SweepPaths& paths, const SweepCell& cell, int childCode)
+std::pair<int, std::string> memberEnd(const SweepPaths& paths, const SweepCell& cell, pid_t child,
+                                      int childCode)
 {
-    const auto st = readCellState(paths, cell.name);
+    auto st = readCellState(paths, cell.name);
+    if (st && st->pid != child)  // an earlier run's state: the child never reached this cell
+        st.reset();
     if (st && st->stage == "done")
         return {0, ""};
     if (st && st->stage == "stopped")
@@ -469,8 +476,9 @@ bool LocalExecutor::reapOne(Pass& pass, SweepRunSummary& summary, SweepObserver&
     for (const auto* cell : child.cells) {
         ++pass.ended;
         // Members share one exit code: each cell's own outcome is in its cell.json.
-        const auto [cellCode, why] =
-            child.cells.size() > 1 ? memberEnd(pass.paths, *cell, code) : std::pair(code, "");
+        const auto [cellCode, why] = child.cells.size() > 1
+                                         ? memberEnd(pass.paths, *cell, child.pid, code)
+                                         : std::pair(code, "");
         if (cellEnded(pass.paths, cell->name, cellCode, secs, summary, obs, why))
             pass.cellSeconds += secs / double(child.cells.size());
     }

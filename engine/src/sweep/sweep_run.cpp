@@ -170,26 +170,13 @@ std::string cellNamesText(const std::vector<std::string>& cells, std::size_t mos
     return cells.size() > most ? names + ", …" : names;
 }
 
-namespace {
-
-const SweepCell& cellAt(const SweepIndex& sweep, const std::string& root, int index)
-{
-    if (index < 0 || index >= int(sweep.cells.size()))
-        throw Error(ErrorKind::Usage, "cell " + std::to_string(index) + " is not in " + root +
-                                          " (cells 0.." + std::to_string(sweep.cells.size() - 1) +
-                                          ")");
-    return sweep.cells[size_t(index)];
-}
-
-}  // namespace
-
 CellOutcome runSweepCell(const std::string& dir, int index, const CellRunOptions& options,
                          RunControl& control, TrainObserver& training, AnalysisObserver& analysis,
                          const std::function<void(const std::string&)>& say)
 {
     const SweepPaths paths{locateSweep(dir)};
     const auto sweep = readSweepIndex(paths.root);
-    const auto& cell = cellAt(sweep, paths.root, index);
+    const auto& cell = sweep::cellAt(sweep, paths.root, index);
     sweep::CellStages stages(paths, sweep, cell, say);
     stages.note("cell " + cell.name + " (" + sweep::axesText(cell) + ")");
     try {
@@ -220,101 +207,6 @@ CellOutcome runSweepCell(const std::string& dir, int index, const CellRunOptions
         stages.failed(e);
         throw;
     }
-}
-
-std::vector<CellOutcome> runSweepMembers(const std::string& dir, const std::vector<int>& indices,
-                                         const CellRunOptions& options, RunControl& control,
-                                         TrainObserver& training, AnalysisObserver& analysis,
-                                         const std::function<void(const std::string&)>& say)
-{
-    const SweepPaths paths{locateSweep(dir)};
-    const auto sweep = readSweepIndex(paths.root);
-    std::vector<sweep::CellStages> stages;
-    for (int index : indices)
-        stages.emplace_back(paths, sweep, cellAt(sweep, paths.root, index), say);
-    std::vector<CellOutcome> outcomes(indices.size(), CellOutcome::Failed);
-    // Who trains as a member: a fresh cell of the first one's config (seed apart). A cell
-    // cancelled already stops; one with a run of its own (resumed, or finished) runs alone after.
-    std::vector<size_t> members, alone;
-    std::vector<RunConfig> configs;  // the members': each cell's config.yaml (the index holds
-                                     // a cell's task and seed only)
-    for (size_t k = 0; k < stages.size(); ++k) {
-        stages[k].set("train");
-        const auto& cell = stages[k].cell();
-        if (stages[k].cancelMarked()) {
-            outcomes[k] = stages[k].stopped("cancelled before it started (sweep cancel)");
-            continue;
-        }
-        std::optional<RunConfig> config;
-        if (!fs::exists(stages[k].runFile()))
-            config = loadConfigFile(paths.cellDir(cell.name) + "/config.yaml").runs.at(0);
-        if (config && config->seed && membersRefusal(*config).empty() &&
-            (configs.empty() || sameRunButSeed(configs.front(), *config))) {
-            members.push_back(k);
-            configs.push_back(*config);
-        } else {
-            alone.push_back(k);
-        }
-    }
-    if (members.size() == 1) {  // one member is a run alone
-        alone.insert(alone.begin(), members.front());
-        members.clear();
-        configs.clear();
-    }
-    if (!members.empty()) {
-        std::string names;
-        std::vector<MemberRun> runs;
-        for (size_t i = 0; i < members.size(); ++i) {
-            names += (names.empty() ? "" : ", ") + stages[members[i]].cell().name;
-            const TrainOptions o = stages[members[i]].trainOptions(options);
-            runs.push_back({*configs[i].seed,
-                            o.runDir,
-                            {},
-                            nullptr,
-                            runs.empty() ? &training : nullptr,
-                            o.sweepCell,
-                            o.sweepAxes});
-        }
-        stages.front().note("cells " + names + ": trained as members of one batched model");
-        TrainOptions o = stages[members.front()].trainOptions(options);
-        o.runDir.clear();
-        std::vector<MemberOutcome> out;
-        try {
-            out = trainMembers(configs.front(), runs, o, control);
-        } catch (const std::exception& e) {  // nothing trained: every member failed alike
-            for (size_t k : members)
-                stages[k].failed(e);
-            throw;
-        }
-        for (size_t i = 0; i < members.size(); ++i) {
-            auto& st = stages[members[i]];
-            const auto& r = out[i];
-            try {
-                if (!r.error.empty())
-                    st.set("failed", r.error, exitCodeFor(ErrorKind::Runtime));
-                else if (r.summary.outcome == RunOutcome::Cancelled)
-                    outcomes[members[i]] =
-                        st.stopped("stopped after " + std::to_string(r.summary.stepsDone) +
-                                   " steps; checkpoint written");
-                else
-                    outcomes[members[i]] = st.analyse(options, control, analysis);
-            } catch (const std::exception& e) {
-                st.failed(e);  // this cell's analysis failed; the others go on
-            }
-        }
-    }
-    for (size_t k : alone) {
-        if (control.isCancelRequested()) {
-            outcomes[k] = stages[k].stopped("stopped before it started");
-            continue;
-        }
-        try {
-            outcomes[k] = runSweepCell(dir, indices[k], options, control, training, analysis, say);
-        } catch (const std::exception&) {
-            // Written to its cell.json by runSweepCell; the others go on.
-        }
-    }
-    return outcomes;
 }
 
 std::vector<const SweepCell*> chooseCells(const std::vector<CellStatus>& statuses, bool retryFailed,

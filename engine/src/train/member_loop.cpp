@@ -67,11 +67,14 @@ std::vector<double> clipMembers(const Stack& st, std::int64_t members, double ma
     if (maxNorm <= 0 && !measure)
         return std::vector<double>(static_cast<size_t>(members), kNotMeasured);
     torch::NoGradGuard noGrad;
-    torch::Tensor squares;  // [K] float64
+    // float64 on the CPU, as AdamW::clipGradNorm sums there; float32 on a GPU (no double copy of
+    // every gradient), as its _foreach_norm does.
+    torch::Tensor squares;  // [K]
     for (const auto& [name, p] : st.model->params()) {
         if (!p.grad().defined())
             continue;
-        auto s = p.grad().reshape({members, -1}).to(torch::kFloat64).square().sum(1);
+        const auto g = p.grad().reshape({members, -1});
+        auto s = (g.is_cuda() ? g : g.to(torch::kFloat64)).square().sum(1);
         squares = squares.defined() ? squares + s : s;
     }
     const auto totals = squares.sqrt();  // [K]
@@ -83,10 +86,12 @@ std::vector<double> clipMembers(const Stack& st, std::int64_t members, double ma
                 continue;
             std::vector<std::int64_t> shape(static_cast<size_t>(p.dim()), 1);
             shape[0] = members;
-            p.mutable_grad().mul_(coef.to(p.grad().device()).view(shape));
+            p.mutable_grad().mul_(coef.view(shape));
         }
     }
-    const auto host = totals.to(torch::kCPU).contiguous();
+    if (!measure)  // read back only where logged: on a GPU a read synchronises
+        return std::vector<double>(static_cast<size_t>(members), kNotMeasured);
+    const auto host = totals.to(torch::kCPU, torch::kFloat64).contiguous();
     return std::vector<double>(host.data_ptr<double>(), host.data_ptr<double>() + members);
 }
 
@@ -125,8 +130,9 @@ public:
         try {
             loop();
         } catch (...) {
-            for (auto& l : m_live)
-                l.slot.session->writer->setStatusNoThrow("failed");
+            for (auto& l : m_live)  // a member that left already let its writer go
+                if (l.slot.session->writer)
+                    l.slot.session->writer->setStatusNoThrow("failed");
             throw;
         }
         return std::move(m_results);
@@ -141,6 +147,8 @@ private:
     void step(std::int64_t step);
     void leave(Live& l, RunOutcome outcome);
     void fail(Live& l, const std::string& why);
+    static void release(TrainSession& s);
+    void tell(const Live& l) const;  // the member's onLeft
     // Members that left during a step go now; the stack is rebuilt without them.
     void dropLeft();
 
@@ -148,7 +156,8 @@ private:
     TrainObserver m_silent;
     std::vector<std::unique_ptr<RunControl>> m_ownControls;
     std::vector<Live> m_live;
-    std::vector<bool> m_left;  // per live member, during a step
+    std::vector<bool> m_left;               // per live member, during a step
+    std::vector<TrainSession*> m_released;  // failed this step: released in dropLeft
     std::vector<MemberResult> m_results;
     Stack m_stack;
     Clock::time_point m_start = Clock::now();
@@ -169,6 +178,7 @@ void MemberTrainer::leave(Live& l, RunOutcome outcome)
         // The run is let go now, not when the others end: `lengen stop` waits for its writer
         // to leave, and a reader sees no writer holding it.
         s.writer.reset();
+        release(s);
     } catch (const Error& e) {
         fail(l, e.what());
         return;
@@ -177,6 +187,13 @@ void MemberTrainer::leave(Live& l, RunOutcome outcome)
     summary.outcome = outcome;
     summary.stepsDone = s.stepsDone;
     summary.wallSeconds = wall(s);
+    tell(l);
+}
+
+void MemberTrainer::tell(const Live& l) const
+{
+    if (l.slot.onLeft)
+        l.slot.onLeft(m_results[l.index]);
 }
 
 void MemberTrainer::fail(Live& l, const std::string& why)
@@ -185,12 +202,25 @@ void MemberTrainer::fail(Live& l, const std::string& why)
         l.slot.session->writer->setStatusNoThrow("failed");
         l.slot.session->writer.reset();  // its run is let go (see leave)
     }
+    m_released.push_back(l.slot.session);  // its views go once this step's update is done
     m_results[l.index].error = why;
     m_results[l.index].summary.stepsDone = l.lastCheckpoint;
+    tell(l);
+}
+
+// A member that left holds views into the stack (its weights, its AdamW moments): dropped,
+// so that the old stack is freed once the others are stacked again (a GPU's memory).
+void MemberTrainer::release(TrainSession& s)
+{
+    s.model = model::InContextModel(nullptr);
+    s.optimizer.reset();
 }
 
 void MemberTrainer::dropLeft()
 {
+    for (auto* s : m_released)
+        release(*s);
+    m_released.clear();
     std::vector<Live> kept;
     for (size_t k = 0; k < m_live.size(); ++k)
         if (!m_left[k])

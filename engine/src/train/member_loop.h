@@ -6,6 +6,7 @@
 // pass over the stacked parameters (elementwise, so each member's update is its solo update).
 // A member that is stopped, or whose loss is not finite, leaves; the others go on.
 
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -17,16 +18,19 @@ namespace lengen::engine::training {
 
 /// One member's session (set up, its writer open, restored when resumed), its own stop and
 /// its observer.
-struct MemberSlot {
-    TrainSession* session = nullptr;
-    RunControl* control = nullptr;
-    TrainObserver* observer = nullptr;
-};
-
 /// What became of one member: its summary, or why it failed ("" = it did not).
 struct MemberResult {
     RunSummary summary;
     std::string error;
+};
+
+struct MemberSlot {
+    TrainSession* session = nullptr;
+    RunControl* control = nullptr;
+    TrainObserver* observer = nullptr;
+    /// Called once, as the member leaves (its run let go), with what became of it: a sweep
+    /// writes the cell's state then, not when the last member ends.
+    std::function<void(const MemberResult&)> onLeft;
 };
 
 /// Trains every member to its config's max_steps (they start at the same step). `all` stops

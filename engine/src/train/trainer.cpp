@@ -13,6 +13,7 @@
 
 #include "clock_text.h"
 #include "io/run_store.h"
+#include "io/writer_lock.h"
 #include "lengen/engine/errors.h"
 #include "lengen/engine/run_file.h"
 #include "model/member_model.h"
@@ -212,20 +213,33 @@ std::vector<MemberOutcome> trainMembers(RunConfig config, const std::vector<Memb
                                 training::physicalMemoryBytes(), int(members.size()));
     training::HeapRelease release(options.switches.threadPolicy);
     std::vector<training::TrainSession> sessions(members.size());
-    std::vector<training::MemberSlot> slots;
+    std::vector<std::string> ids, paths;
+    // Every member set up and its path found free before any run file is written: a refusal
+    // leaves no half of a members run behind.
     for (size_t k = 0; k < members.size(); ++k) {
         const MemberRun& m = members[k];
         RunConfig own = config;
         own.seed = m.seed;
-        auto& s = sessions[k];
-        prepareSession(s, own, m.seed, options, k ? sessions.front().kernels : nullptr);
-        const std::string runId = m.runId.empty() ? newRunId() : m.runId;
+        prepareSession(sessions[k], own, m.seed, options, k ? sessions.front().kernels : nullptr);
+        ids.push_back(m.runId.empty() ? newRunId() : m.runId);
+        paths.push_back(runPath(own, options.outDir, m.runDir, ids.back()));
+        if (std::find(paths.begin(), paths.end() - 1, paths.back()) != paths.end() - 1)
+            throw Error(ErrorKind::Usage, "members: two members would write " + paths.back());
+    }
+    std::vector<training::MemberSlot> slots;
+    for (size_t k = 0; k < members.size(); ++k) {
+        const MemberRun& m = members[k];
         TrainOptions stored = options;
         stored.sweepCell = m.sweepCell;
         stored.sweepAxes = m.sweepAxes;
-        initWriter(s, runPath(own, options.outDir, m.runDir, runId), runId, stored);
-        fillStarted(s, runId);
-        slots.push_back({&s, m.control, m.observer});
+        initWriter(sessions[k], paths[k], ids[k], stored);
+        fillStarted(sessions[k], ids[k]);
+        training::MemberSlot slot{&sessions[k], m.control, m.observer, {}};
+        if (m.onLeft)
+            slot.onLeft = [cb = m.onLeft](const training::MemberResult& r) {
+                cb(MemberOutcome{r.summary, r.error});
+            };
+        slots.push_back(std::move(slot));
     }
     std::vector<MemberOutcome> out;
     for (auto& r : training::runMemberTraining(std::move(slots), all))
@@ -278,7 +292,7 @@ std::vector<MemberOutcome> runMembers(std::vector<training::TrainSession>& sessi
 {
     std::vector<training::MemberSlot> slots;
     for (size_t k = 0; k < sessions.size(); ++k)
-        slots.push_back({&sessions[k], nullptr, k < observers.size() ? observers[k] : nullptr});
+        slots.push_back({&sessions[k], nullptr, k < observers.size() ? observers[k] : nullptr, {}});
     std::vector<MemberOutcome> out;
     for (auto& r : training::runMemberTraining(std::move(slots), all))
         out.push_back({std::move(r.summary), std::move(r.error)});
@@ -310,11 +324,18 @@ std::vector<MemberOutcome> resumeMembers(const std::vector<std::string>& runFile
 {
     // Every run checked from its records before any is opened for writing: a refusal leaves
     // the files as they were.
-    std::string firstPath, firstConfig;
+    std::string firstPath, firstConfig, firstPrecision;
     std::optional<RunConfig> first;
     std::int64_t firstStep = 0;
+    std::vector<std::string> seen;
     for (const auto& file : runFiles) {
-        const std::string path = locateRunFile(file);
+        const std::string path = fs::weakly_canonical(locateRunFile(file)).string();
+        if (std::find(seen.begin(), seen.end(), path) != seen.end())
+            throw Error(ErrorKind::Usage, "members: " + path + " is named twice");
+        seen.push_back(path);
+        if (io::writerAlive(path))
+            throw Error(ErrorKind::RunFile,
+                        "members: " + path + " is being written by another process");
         const RunFileInfo info = readRunInfo(path);
         RunConfig config = storedRunConfig(info.configYaml, path);
         const std::int64_t step = std::max<std::int64_t>(info.checkpointStep, 0);
@@ -323,11 +344,16 @@ std::vector<MemberOutcome> resumeMembers(const std::vector<std::string>& runFile
                 throw Error(ErrorKind::Config, "members: " + path + ": " + why);
             firstPath = path;
             firstConfig = withoutSeed(config);
+            firstPrecision = info.precision;
             first = config;
             firstStep = step;
         } else if (withoutSeed(config) != firstConfig) {
             throw Error(ErrorKind::Usage, "members: " + path + " has another config than " +
                                               firstPath + " (members differ in seed only)");
+        } else if (info.precision != firstPrecision) {
+            throw Error(ErrorKind::Usage, "members: " + path + " trains in " + info.precision +
+                                              ", " + firstPath + " in " + firstPrecision +
+                                              " (members share one precision)");
         } else if (step != firstStep) {
             throw Error(ErrorKind::Usage, "members: " + path + " stopped after " +
                                               std::to_string(step) + " steps, " + firstPath +

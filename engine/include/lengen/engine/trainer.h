@@ -3,6 +3,7 @@
 // structs, a RunControl to steer, and an observer to hear progress.
 
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
@@ -44,6 +45,8 @@ RunSummary train(RunConfig config, const TrainOptions& options, RunControl& cont
 RunSummary resume(const std::string& runFile, const TrainOptions& options, RunControl& control,
                   TrainObserver& observer);
 
+struct MemberOutcome;
+
 /// One run of several trained as one batched model (trainMembers).
 struct MemberRun {
     std::uint64_t seed = 0;
@@ -52,6 +55,9 @@ struct MemberRun {
     RunControl* control = nullptr;      ///< stops this member alone (null: only `all` stops it)
     TrainObserver* observer = nullptr;  ///< null: none
     std::string sweepCell, sweepAxes;   ///< stored in its run, as TrainOptions' are
+    /// Called once, on the training thread, as this member leaves (stopped, failed, or done)
+    /// and lets its run go, while the others may train on.
+    std::function<void(const MemberOutcome&)> onLeft;
 };
 
 /// What became of one member: its summary, or why it failed ("" = it did not).
