@@ -480,8 +480,10 @@ bool LocalExecutor::reapOne(Pass& pass, SweepRunSummary& summary, SweepObserver&
                                          ? memberEnd(pass.paths, *cell, child.pid, code)
                                          : std::pair(code, "");
         if (cellEnded(pass.paths, cell->name, cellCode, secs, summary, obs, why))
-            pass.cellSeconds += secs / double(child.cells.size());
+            pass.cellSeconds += secs;  // members: each its process's whole time
     }
+    // Processes left (a group of members is one): the mean seconds a finished cell's process
+    // took, times those left, over the processes at once.
     const size_t left = pass.todo.size() - pass.next + pass.running.size();
     obs.onCells(pass.ended, summary.taken,
                 summary.finished ? pass.cellSeconds / summary.finished * double(left) / pass.jobs
