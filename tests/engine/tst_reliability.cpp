@@ -54,6 +54,7 @@ private Q_SLOTS:
     void hostileYamlIsAConfigError_data();
     void hostileYamlIsAConfigError();
     void signalsWhileStartingExit130();
+    void oneStopDeliveredTwiceIsOneStop();
     void damagedCheckpointsAndRecordsAreRefused();
 };
 
@@ -227,6 +228,33 @@ void TestReliability::signalsWhileStartingExit130()
                                 .arg(p.exitCode())
                                 .arg(QString::fromUtf8(p.readAllStandardError()))));
     }
+}
+
+// One stop delivered twice, as GNU `timeout -s INT` does (to the command, then to its process
+// group): one stop, with its checkpoint. The second had been taken for a second Ctrl-C: the
+// process left without a checkpoint, and the run read "the process writing it died". 1 ms apart
+// the second lands while the step finishes and the checkpoint is written (back to back, the
+// two merge into one pending signal).
+void TestReliability::oneStopDeliveredTwiceIsOneStop()
+{
+    const auto dir = QString::fromStdString(lengen::test::scratchDir("double-signal"));
+    QProcess p;
+    p.start(LENGEN_CLI_PATH, {"train", configFile(dir, 1000000), "--out", dir, "--threads", "1"});
+    QVERIFY(p.waitForStarted());
+    QString err;
+    const QString runFile = lengen::test::waitForRunFile(p, err);
+    QVERIFY2(!runFile.isEmpty(), qPrintable(err));
+    QVERIFY(lengen::test::waitForCheckpointPast(runFile, 0) > 0);
+    const auto pid = static_cast<pid_t>(p.processId());
+    ::kill(pid, SIGINT);
+    QTest::qSleep(1);
+    ::kill(pid, SIGINT);
+    QVERIFY(p.waitForFinished(60000));
+    QCOMPARE(p.exitCode(), 130);
+    err += QString::fromUtf8(p.readAllStandardError());
+    QVERIFY2(err.contains("checkpoint written"), qPrintable(err));
+    const auto info = cli({"info", runFile});
+    QVERIFY2(info.out.contains("status       stopped"), qPrintable(info.out));
 }
 
 // Issue 29, defects 13, 14, 15 and 17, each on a copy of one tiny run damaged by h5py:

@@ -166,4 +166,61 @@ double AdamW::clipGradNorm(double maxNorm, bool measure)
     return total;
 }
 
+std::vector<double> AdamW::clipGradNormPerMember(double maxNorm, std::int64_t members, bool measure)
+{
+    const auto k = static_cast<size_t>(members);
+    std::vector<double> norms(k, std::numeric_limits<double>::quiet_NaN());
+    if (maxNorm <= 0 && !measure)
+        return norms;
+    std::vector<torch::Tensor> grads;
+    for (auto& [name, p] : m_params)
+        if (p.grad().defined())
+            grads.push_back(p.grad());
+    if (grads.empty())
+        return std::vector<double>(k, 0.0);
+    const bool clip = maxNorm > 0;
+    if (std::all_of(grads.begin(), grads.end(), rawCpu)) {
+        // Member m's slice of every gradient: the numel / K floats from m * numel / K, summed
+        // and scaled with the kernels clipGradNorm uses for one run.
+        for (size_t m = 0; m < k; ++m) {
+            double squares = 0;
+            for (const auto& g : grads) {
+                const auto n = g.numel() / members;
+                squares += model::kernels::sumOfSquares(g.data_ptr<float>() + m * n, n);
+            }
+            norms[m] = std::sqrt(squares);
+            const double coef = maxNorm / (norms[m] + 1e-6);
+            if (clip && coef < 1.0)
+                for (auto& g : grads) {
+                    const auto n = g.numel() / members;
+                    model::kernels::scaleInPlace(g.data_ptr<float>() + m * n,
+                                                 static_cast<float>(coef), n);
+                }
+        }
+        return norms;
+    }
+    torch::NoGradGuard noGrad;
+    // Elsewhere (a GPU): float32 sums, as _foreach_norm's; one factor per member, exactly 1
+    // where it is under the limit.
+    torch::Tensor squares;  // [K]
+    for (const auto& g : grads) {
+        auto s = g.reshape({members, -1}).square().sum(1);
+        squares = squares.defined() ? squares + s : s;
+    }
+    const auto totals = squares.sqrt();
+    if (clip) {
+        const auto coef = (maxNorm / (totals + 1e-6)).clamp_max(1.0).to(grads.front().dtype());
+        for (auto& g : grads) {
+            std::vector<std::int64_t> shape(static_cast<size_t>(g.dim()), 1);
+            shape[0] = members;
+            g.mul_(coef.view(shape));
+        }
+    }
+    if (!measure)
+        return norms;
+    const auto host = totals.to(torch::kCPU, torch::kFloat64).contiguous();
+    std::copy(host.data_ptr<double>(), host.data_ptr<double>() + members, norms.begin());
+    return norms;
+}
+
 }  // namespace lengen::engine::training

@@ -37,6 +37,12 @@ public:
     /// the norm as a device tensor [] stays in deviceNorm() until the next call.
     double clipGradNorm(double maxNorm, bool measure = false);
     const torch::Tensor& deviceNorm() const { return m_deviceNorm; }
+    /// clipGradNorm for K models stacked along each parameter's first dimension (members,
+    /// train/member_loop.h): each member's norm over its own slices, each member scaled alone,
+    /// bit for bit what clipGradNorm gives that member alone on the CPU. [K] norms before
+    /// clipping, NaN where not measured (clipping off and `measure` false; on a GPU, `measure`
+    /// false: reading them back synchronises).
+    std::vector<double> clipGradNormPerMember(double maxNorm, std::int64_t members, bool measure);
 
     std::int64_t stepCount() const { return m_steps; }
     void setStepCount(std::int64_t steps) { m_steps = steps; }

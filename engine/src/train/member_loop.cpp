@@ -2,7 +2,6 @@
 
 #include <chrono>
 #include <cmath>
-#include <limits>
 #include <memory>
 
 #include "lengen/engine/errors.h"
@@ -12,7 +11,6 @@ namespace lengen::engine::training {
 
 namespace {
 using Clock = std::chrono::steady_clock;
-constexpr double kNotMeasured = std::numeric_limits<double>::quiet_NaN();
 
 // One member while it trains.
 struct Live {
@@ -58,41 +56,6 @@ Stack buildStack(const std::vector<Live>& live)
     }
     st.optimizer->setStepCount(first.optimizer->stepCount());
     return st;
-}
-
-// Each member's gradient norm before clipping ([K], NaN where not measured), and each member's
-// gradients scaled to `maxNorm` where above, as AdamW::clipGradNorm does for one run.
-std::vector<double> clipMembers(const Stack& st, std::int64_t members, double maxNorm, bool measure)
-{
-    if (maxNorm <= 0 && !measure)
-        return std::vector<double>(static_cast<size_t>(members), kNotMeasured);
-    torch::NoGradGuard noGrad;
-    // float64 on the CPU, as AdamW::clipGradNorm sums there; float32 on a GPU (no double copy of
-    // every gradient), as its _foreach_norm does.
-    torch::Tensor squares;  // [K]
-    for (const auto& [name, p] : st.model->params()) {
-        if (!p.grad().defined())
-            continue;
-        const auto g = p.grad().reshape({members, -1});
-        auto s = (g.is_cuda() ? g : g.to(torch::kFloat64)).square().sum(1);
-        squares = squares.defined() ? squares + s : s;
-    }
-    const auto totals = squares.sqrt();  // [K]
-    if (maxNorm > 0) {
-        // A factor of exactly 1 where a member is under the limit: its gradients stay as they are.
-        const auto coef = (maxNorm / (totals + 1e-6)).clamp_max(1.0).to(torch::kFloat32);
-        for (const auto& [name, p] : st.model->params()) {
-            if (!p.grad().defined())
-                continue;
-            std::vector<std::int64_t> shape(static_cast<size_t>(p.dim()), 1);
-            shape[0] = members;
-            p.mutable_grad().mul_(coef.view(shape));
-        }
-    }
-    if (!measure)  // read back only where logged: on a GPU a read synchronises
-        return std::vector<double>(static_cast<size_t>(members), kNotMeasured);
-    const auto host = totals.to(torch::kCPU, torch::kFloat64).contiguous();
-    return std::vector<double>(host.data_ptr<double>(), host.data_ptr<double>() + members);
 }
 
 class MemberTrainer {
@@ -298,7 +261,8 @@ void MemberTrainer::step(std::int64_t step)
     lossVec.sum().backward();
     const auto hostLoss = lossVec.detach().to(torch::kCPU, torch::kFloat64).contiguous();
     const double* loss = hostLoss.data_ptr<double>();
-    const auto norms = clipMembers(m_stack, members, c.effectiveMaxGradNorm(), logs);
+    const auto norms =
+        m_stack.optimizer->clipGradNormPerMember(c.effectiveMaxGradNorm(), members, logs);
     m_left.assign(m_live.size(), false);
     for (size_t k = 0; k < m_live.size(); ++k) {
         Live& l = m_live[k];

@@ -112,6 +112,15 @@ std::string runPath(const RunConfig& config, const std::string& outDir, const st
     return path.string();
 }
 
+// The members trained, their results as the public type.
+std::vector<MemberOutcome> runMembers(std::vector<training::MemberSlot> slots, RunControl& all)
+{
+    std::vector<MemberOutcome> out;
+    for (auto& r : training::runMemberTraining(std::move(slots), all))
+        out.push_back({std::move(r.summary), std::move(r.error)});
+    return out;
+}
+
 }  // namespace
 
 std::string resolveDevice(const std::string& requested)
@@ -241,10 +250,7 @@ std::vector<MemberOutcome> trainMembers(RunConfig config, const std::vector<Memb
             };
         slots.push_back(std::move(slot));
     }
-    std::vector<MemberOutcome> out;
-    for (auto& r : training::runMemberTraining(std::move(slots), all))
-        out.push_back({std::move(r.summary), std::move(r.error)});
-    return out;
+    return runMembers(std::move(slots), all);
 }
 
 namespace {
@@ -285,18 +291,6 @@ std::string withoutSeed(RunConfig config)
 {
     config.seed.reset();
     return toYaml(config);
-}
-
-std::vector<MemberOutcome> runMembers(std::vector<training::TrainSession>& sessions,
-                                      const std::vector<TrainObserver*>& observers, RunControl& all)
-{
-    std::vector<training::MemberSlot> slots;
-    for (size_t k = 0; k < sessions.size(); ++k)
-        slots.push_back({&sessions[k], nullptr, k < observers.size() ? observers[k] : nullptr, {}});
-    std::vector<MemberOutcome> out;
-    for (auto& r : training::runMemberTraining(std::move(slots), all))
-        out.push_back({std::move(r.summary), std::move(r.error)});
-    return out;
 }
 
 }  // namespace
@@ -371,7 +365,10 @@ std::vector<MemberOutcome> resumeMembers(const std::vector<std::string>& runFile
     std::vector<training::TrainSession> sessions(runFiles.size());
     for (size_t k = 0; k < runFiles.size(); ++k)
         openForResume(sessions[k], runFiles[k], options, k ? sessions.front().kernels : nullptr);
-    return runMembers(sessions, observers, all);
+    std::vector<training::MemberSlot> slots;
+    for (size_t k = 0; k < sessions.size(); ++k)
+        slots.push_back({&sessions[k], nullptr, k < observers.size() ? observers[k] : nullptr, {}});
+    return runMembers(std::move(slots), all);
 }
 
 }  // namespace lengen::engine
