@@ -103,8 +103,9 @@ void TestGpt2::dropoutOnTheGpuIsReproducible()
 {
     if (!torch::cuda::is_available())
         QSKIP("needs a CUDA GPU and a LibTorch with CUDA");
-    // On a GPU the masks are drawn there, from seeds the run's (CPU) generator gives: the same
-    // generator state gives the same masks, each call fresh ones, eval mode none.
+    // On a GPU the masks are drawn there from the device's generator, seeded per step from the
+    // run's (CPU) generator: the same generator state gives the same masks, each step fresh
+    // ones, eval mode none.
     auto gen = at::make_generator<at::CPUGeneratorImpl>(3);
     auto xs = torch::randn({2, 6, 3}, gen, torch::kFloat32).cuda();
     auto ys = torch::randn({2, 6}, gen, torch::kFloat32).cuda();
@@ -114,10 +115,18 @@ void TestGpt2::dropoutOnTheGpuIsReproducible()
     b->to(torch::kCUDA);
     a->train();
     b->train();
-    auto ta = a->forward(xs, ys).predictions, tb = b->forward(xs, ys).predictions;
+    bool seededEach = true;
+    const auto step = [&](InContextModel& m) {
+        const auto seeded = m->seedDeviceDropout(torch::Device(torch::kCUDA, 0));
+        seededEach = seededEach && seeded.owns_lock();
+        return m->forward(xs, ys).predictions;
+    };
+    auto ta = step(a), tb = step(b);
     QVERIFY(torch::equal(ta, tb));
-    QVERIFY(!torch::equal(ta, a->forward(xs, ys).predictions));
+    QVERIFY(!torch::equal(ta, step(a)));
+    QVERIFY(seededEach);
     a->eval();
+    QVERIFY(!a->seedDeviceDropout(torch::Device(torch::kCUDA, 0)).owns_lock());
     QVERIFY(torch::equal(a->forward(xs, ys).predictions, a->forward(xs, ys).predictions));
 }
 

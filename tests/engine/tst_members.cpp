@@ -113,6 +113,7 @@ private Q_SLOTS:
     void sweepRunsFreshCellsAsMembers();
     void stopFromAnotherShellStopsOneMember();
     void sweepCancelOfOneMemberStopsItAlone();
+    void graphedMembersEqualEagerMembers();
 };
 
 void TestMembers::membersMatchTheirSoloRuns_data()
@@ -401,6 +402,52 @@ void TestMembers::sweepCancelOfOneMemberStopsItAlone()
     const auto err = QString::fromUtf8(sweep.readAllStandardError());
     QVERIFY2(err.contains(middle + " cancelled (checkpoint written)"), qPrintable(err));
     QCOMPARE(engine::readCellState(paths, index.cells[0].name)->stage, std::string("stopped"));
+}
+
+// On a GPU the members' step is one CUDA graph (member_loop.cpp, graph_step.h). Same kernels,
+// same order: graphed members log the losses of eager members bit for bit, across curriculum
+// shape changes (new captures) and a member leaving mid-run (a new stack, a new graph); and
+// each stays near its solo run on the device.
+void TestMembers::graphedMembersEqualEagerMembers()
+{
+    if (!torch::cuda::is_available())
+        QSKIP("needs a CUDA GPU and a LibTorch with CUDA (CUDA graph capture)");
+    const auto dir = test::scratchDir("members-graphs");
+    auto config = test::loadOne(test::tinyConfig("linear_regression", "rope", 40));
+    config.training.loggingSteps = 1;
+    auto run = [&](bool graphs) {
+        const std::string tag = graphs ? "g" : "e";
+        engine::RunControl middle;
+        StopAt stopper(middle, 25);
+        std::vector<engine::MemberRun> members{member(41, dir + "/" + tag + "41"),
+                                               member(42, dir + "/" + tag + "42"),
+                                               member(43, dir + "/" + tag + "43")};
+        members[1].control = &middle;
+        members[1].observer = &stopper;
+        auto o = cpuOptions(dir);
+        o.device = "cuda";
+        o.switches.cudaGraphs = graphs;
+        engine::RunControl all;
+        return engine::trainMembers(config, members, o, all);
+    };
+    const auto graphed = run(true), eager = run(false);
+    for (size_t k = 0; k < graphed.size(); ++k) {
+        QVERIFY2(graphed[k].error.empty(), graphed[k].error.c_str());
+        QCOMPARE(graphed[k].summary.stepsDone, k == 1 ? std::int64_t(25) : std::int64_t(40));
+        const auto a = engine::readTrainLog(graphed[k].summary.runFile);
+        const auto b = engine::readTrainLog(eager[k].summary.runFile);
+        QCOMPARE(a.step, b.step);
+        QVERIFY2(a.loss == b.loss, qPrintable(QString("member %1").arg(k)));
+    }
+    engine::RunControl control;
+    engine::TrainObserver quiet;
+    auto o = cpuOptions(dir + "/solo");
+    o.device = "cuda";
+    o.seed = 43;
+    const auto alone = engine::train(config, o, control, quiet).runFile;
+    const double loss = lossDifference(graphed[2].summary.runFile, alone);
+    qInfo("graphed member against its solo run on the device: losses within %.2g", loss);
+    QVERIFY2(loss < 1e-3, qPrintable(QString::number(loss)));
 }
 
 QTEST_GUILESS_MAIN(TestMembers)

@@ -42,6 +42,11 @@ private:
     std::int64_t m_cancelAt;
 };
 
+// tinyConfig's model section for GPT-2 with the reference's dropout.
+const char* kGpt2WithDropout =
+    "model: {family: GPT2, max_length: [14], n_embd: 16, n_layer: 2, n_head: 2,"
+    " resid_pdrop: 0.1, embd_pdrop: 0.1, attn_pdrop: 0.1}\n";
+
 RunConfig tinyRun(std::int64_t steps, const std::string& task = "linear_regression")
 {
     return lengen::test::loadOne(lengen::test::tinyConfig(task, "rope", static_cast<int>(steps)));
@@ -118,6 +123,7 @@ private Q_SLOTS:
     void cudaWithoutAGpuIsAConfigError();
     void precisionIsCheckedAgainstTheDevice();
     void resumeKeepsTheStoredPrecision();
+    void graphedStepsEqualEagerSteps_data();
     void graphedStepsEqualEagerSteps();
     void checkpointsMoveBetweenDevicesBitwise();
 };
@@ -471,32 +477,51 @@ void TestTraining::resumeKeepsTheStoredPrecision()
     expectError([&] { readRunInfo(first.runFile); }, ErrorKind::RunFile, {"precision", "fp8"});
 }
 
+void TestTraining::graphedStepsEqualEagerSteps_data()
+{
+    QTest::addColumn<QString>("model");
+    QTest::newRow("llama") << "llama";
+    // Issue 58 item 3: dropout captured too; the masks follow from the run's generator.
+    QTest::newRow("gpt2 with dropout") << "gpt2";
+}
+
 void TestTraining::graphedStepsEqualEagerSteps()
 {
     if (!torch::cuda::is_available())
         QSKIP("needs a CUDA GPU and a LibTorch with CUDA (CUDA graph capture)");
+    QFETCH(QString, model);
     // Same kernels, same order: a graphed run and an eager run log the same losses bit for bit,
     // across a curriculum shape change (a new capture). First: the graphed run is graphed.
+    auto yaml = lengen::test::tinyConfig("linear_regression", "rope", 40);
+    if (model == "gpt2")
+        yaml.replace(0, yaml.find("task:"), kGpt2WithDropout);
+    auto config = lengen::test::loadOne(yaml);
+    config.training.loggingSteps = 1;
     {
         training::TrainSession s;
-        training::setupSession(s, tinyRun(40), 5, "cuda:0");
+        training::setupSession(s, config, 5, "cuda:0");
         QVERIFY2(training::graphsApply(s), "a CUDA run of the tiny config should use graphs");
     }
-    auto run = [&](bool graphs) {
+    auto run = [&](bool graphs, std::uint64_t seed) {
         RunControl control;
         Recorder rec;
-        auto o = options(std::string("graphs-") + (graphs ? "1" : "0"), 5);
+        auto o = options(model.toStdString() + "-graphs-" + (graphs ? "1" : "0") + "-" +
+                             std::to_string(seed),
+                         seed);
         o.device = "cuda";
         o.switches.cudaGraphs = graphs;
-        auto config = tinyRun(40);
-        config.training.loggingSteps = 1;
         train(config, o, control, rec);
         return rec.logs;
     };
-    const auto graphed = run(true), eager = run(false);
+    const auto graphed = run(true, 5), eager = run(false, 5);
     QCOMPARE(graphed.size(), eager.size());
     for (size_t i = 0; i < graphed.size(); ++i)
         QCOMPARE(graphed[i].loss, eager[i].loss);
+    if (model == "gpt2") {  // the masks change with the seed, and again at every replay
+        const auto again = run(true, 5), other = run(true, 6);
+        QCOMPARE(again.back().loss, graphed.back().loss);
+        QVERIFY(other.back().loss != graphed.back().loss);
+    }
 }
 
 void TestTraining::checkpointsMoveBetweenDevicesBitwise()

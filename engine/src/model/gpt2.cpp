@@ -104,26 +104,32 @@ torch::Tensor Gpt2Impl::dropout(const torch::Tensor& x, double p)
     if (x.is_cuda()) {
         // Drawing on the CPU and copying made a GPT-2 step on an H200 57x slower than PyTorch:
         // the attention masks alone are [B, heads, T, T] per layer (docs/gpu.md). The mask is
-        // drawn on the device from a seed the run's generator gives, so a run stays
-        // reproducible and resumes bitwise (only the CPU generator is checkpointed). The
-        // device's generator is the process's: `seeding` keeps two sessions' seed-then-draw
-        // pairs apart; the generator's own mutex guards the seed only, as ATen's draw takes it
-        // itself (holding it across bernoulli_ would deadlock).
-        static std::mutex seeding;
-        const auto seed =
-            torch::randint(std::int64_t(1) << 62, {1}, m_gen, torch::kLong).item<std::int64_t>();
-        auto deviceGen = at::globalContext().defaultGenerator(x.device());
+        // drawn on the device from its generator, seeded per step (seedDeviceDropout). The
+        // draw takes the generator's own mutex; this holds no lock of its own, so that a CUDA
+        // graph's capture records it as it is.
         auto keep = torch::empty_like(x);  // 0/1 are exact in x's dtype (bf16 included)
-        std::lock_guard<std::mutex> pair(seeding);
-        {
-            std::lock_guard<std::mutex> lock(deviceGen.mutex());
-            deviceGen.set_current_seed(static_cast<std::uint64_t>(seed));
-        }
-        keep.bernoulli_(1.0 - p, deviceGen);
+        keep.bernoulli_(1.0 - p, at::globalContext().defaultGenerator(x.device()));
         return x * keep / (1.0 - p);
     }
     auto keep = torch::bernoulli(torch::full(x.sizes(), 1.0 - p, torch::kFloat32), m_gen);
     return x * keep.to(x.device()) / (1.0 - p);
+}
+
+std::unique_lock<std::mutex> Gpt2Impl::seedDeviceDropout(const torch::Device& device)
+{
+    const bool drops = dropsOut(m_sizes.residDropout) || dropsOut(m_sizes.embdDropout) ||
+                       dropsOut(m_sizes.attnDropout);
+    if (!device.is_cuda() || !drops)
+        return {};
+    // The device's generator is the process's: two sessions' seed-then-draw steps stay apart.
+    static std::mutex seeding;
+    std::unique_lock<std::mutex> step(seeding);
+    const auto seed =
+        torch::randint(std::int64_t(1) << 62, {1}, m_gen, torch::kLong).item<std::int64_t>();
+    auto deviceGen = at::globalContext().defaultGenerator(device);
+    std::lock_guard<std::mutex> lock(deviceGen.mutex());
+    deviceGen.set_current_seed(static_cast<std::uint64_t>(seed));  // its offset back to 0
+    return step;
 }
 
 torch::Tensor Gpt2Impl::forward(const torch::Tensor& h, const PositionSpan& pos, AttentionTap* tap)

@@ -7,6 +7,8 @@
 
 #include <torch/torch.h>
 
+#include <mutex>
+
 #include "model/llama.h"
 
 namespace lengen::engine::model {
@@ -42,8 +44,15 @@ public:
     /// The generator dropout draws its masks from (the run's); unset = no dropout.
     void setDropoutGenerator(const at::Generator& gen) { m_gen = gen; }
     /// Inverted dropout. On the CPU the mask comes from the run's generator; on a GPU it is
-    /// drawn there, from a seed the run's generator gives per mask.
+    /// drawn there from the device's generator, which seedDeviceDropout seeds once per step.
     torch::Tensor dropout(const torch::Tensor& x, double p);
+    /// On a GPU in training with dropout: seeds the device's generator from one draw of the
+    /// run's generator, so that the step's masks (drawn in turn, offsets from 0) follow from
+    /// the run's (checkpointed) generator alone, eager or replayed from a CUDA graph alike.
+    /// The lock returned keeps other sessions of this process off that generator: hold it
+    /// until the step's forward has run (or its graph has been replayed). Elsewhere: no lock,
+    /// no draw.
+    std::unique_lock<std::mutex> seedDeviceDropout(const torch::Device& device);
     /// Whether dropout(x, p) would drop anything now.
     bool dropsOut(double p) const { return is_training() && p > 0 && m_gen.defined(); }
     int layers() const { return m_sizes.layers; }

@@ -118,6 +118,11 @@ void InContextModelImpl::setDropoutGenerator(const at::Generator& gen)
         m_gpt2->setDropoutGenerator(gen);
 }
 
+std::unique_lock<std::mutex> InContextModelImpl::seedDeviceDropout(const torch::Device& device)
+{
+    return m_gpt2 ? m_gpt2->seedDeviceDropout(device) : std::unique_lock<std::mutex>();
+}
+
 std::int64_t InContextModelImpl::parameterCount() const
 {
     std::int64_t n = 0;

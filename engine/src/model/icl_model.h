@@ -7,6 +7,7 @@
 
 #include <map>
 #include <memory>
+#include <mutex>
 #include <string>
 #include <vector>
 
@@ -58,6 +59,10 @@ public:
     bool hasAttention() const { return m_backbone->hasAttention(); }
     /// Where stochastic layers (GPT-2 dropout) draw from: the run's generator.
     void setDropoutGenerator(const at::Generator& gen);
+    /// Before a training step on a GPU: seeds the device's generator for the step's dropout
+    /// masks (Gpt2Impl::seedDeviceDropout; no lock and no draw without dropout). Hold the lock
+    /// until the step's forward has run or its graph has been replayed.
+    std::unique_lock<std::mutex> seedDeviceDropout(const torch::Device& device);
     /// How the backbone computes and on which threads (kernel_policy.h): set by the session.
     void setKernelPolicy(KernelPolicy policy) { m_backbone->setKernelPolicy(std::move(policy)); }
     const KernelPolicy& kernelPolicy() const { return m_backbone->kernelPolicy(); }

@@ -170,6 +170,7 @@ std::vector<double> AdamW::clipGradNormPerMember(double maxNorm, std::int64_t me
 {
     const auto k = static_cast<size_t>(members);
     std::vector<double> norms(k, std::numeric_limits<double>::quiet_NaN());
+    m_deviceNorm = torch::Tensor();
     if (maxNorm <= 0 && !measure)
         return norms;
     std::vector<torch::Tensor> grads;
@@ -208,6 +209,7 @@ std::vector<double> AdamW::clipGradNormPerMember(double maxNorm, std::int64_t me
         squares = squares.defined() ? squares + s : s;
     }
     const auto totals = squares.sqrt();
+    m_deviceNorm = totals;  // [K], read back by a graphed step at logged steps
     if (clip) {
         const auto coef = (maxNorm / (totals + 1e-6)).clamp_max(1.0).to(grads.front().dtype());
         for (auto& g : grads) {

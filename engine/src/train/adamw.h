@@ -41,7 +41,8 @@ public:
     /// train/member_loop.h): each member's norm over its own slices, each member scaled alone,
     /// bit for bit what clipGradNorm gives that member alone on the CPU. [K] norms before
     /// clipping, NaN where not measured (clipping off and `measure` false; on a GPU, `measure`
-    /// false: reading them back synchronises).
+    /// false: reading them back synchronises). On a GPU the norms as a device tensor [K] stay
+    /// in deviceNorm() until the next call (undefined when not computed).
     std::vector<double> clipGradNormPerMember(double maxNorm, std::int64_t members, bool measure);
 
     std::int64_t stepCount() const { return m_steps; }

@@ -1,7 +1,5 @@
 #include "train/graph_step.h"
 
-#include <cstdlib>
-#include <cstring>
 #include <tuple>
 
 #include "lengen/engine/errors.h"
@@ -23,102 +21,114 @@ constexpr int kWarmSteps = 2;  // eager steps per shape before the capture (fill
 
 bool graphsApply(const TrainSession& s)
 {
-    const auto& m = s.config.model;
-    const bool dropout = m.backbone == Backbone::Gpt2 &&
-                         (m.residDropout > 0 || m.embdDropout > 0 || m.attnDropout > 0);
     // Randomized positions change the position tensors every step: no fixed graph holds them.
-    return s.device.is_cuda() && s.switches.cudaGraphs && !dropout && s.optimizer->deviceFused() &&
+    // GPT-2's dropout is captured: its masks come from the device's generator, whose seed each
+    // replay reads (Gpt2Impl::seedDeviceDropout).
+    return s.device.is_cuda() && s.switches.cudaGraphs && s.optimizer->deviceFused() &&
            s.config.training.randomPositions == 0;
 }
 
-struct GraphedStep::Impl {
-    TrainSession& s;
+struct StepGraph::Impl {
     c10::cuda::CUDAStream stream;
     std::unique_ptr<at::cuda::CUDAGraph> graph;
-    std::vector<std::int64_t> shape;  // xs sizes of the current graph
+    std::vector<std::int64_t> shape;  // the inputs' sizes of the current graph
     int warm = 0;                     // eager steps done at this shape
-    torch::Tensor xs, ys;             // the graph's inputs [B, N, D], [B, N]
-    torch::Tensor pred, loss;         // its outputs [B, N], []
-    torch::Tensor gradNorm;           // [] before clipping; undefined when clipping is off
 
-    explicit Impl(TrainSession& session)
-        : s(session), stream(c10::cuda::getStreamFromPool(false, session.device.index()))
+    explicit Impl(torch::Device device)
+        : stream(c10::cuda::getStreamFromPool(false, device.index()))
     {}
-
-    // forward, loss, backward, clipping, update: what the graph holds.
-    void body(double maxNorm)
-    {
-        std::tie(pred, loss) = forwardLoss(s, xs, ys);
-        loss.backward();
-        s.optimizer->clipGradNorm(maxNorm);  // on the device, no synchronisation: capturable
-        gradNorm = s.optimizer->deviceNorm();
-        s.optimizer->applyStep();
-        pred = pred.detach();
-        loss = loss.detach();
-    }
 };
 
-GraphedStep::GraphedStep(TrainSession& s) : m(std::make_unique<Impl>(s))
+StepGraph::StepGraph(torch::Device device) : m(std::make_unique<Impl>(device))
 {
-    // The graph's stream starts after everything queued so far (weights, optimiser state).
-    compat::synchronize(s.device);
+    compat::synchronize(device);
 }
 
-GraphedStep::~GraphedStep() = default;
+StepGraph::~StepGraph() = default;
 
-StepResult GraphedStep::run(const torch::Tensor& xs, const torch::Tensor& ys, double lr,
-                            double maxNorm)
+void StepGraph::run(const std::vector<std::int64_t>& shape, AdamW& optimizer, double lr,
+                    const std::function<void(bool)>& fill, const std::function<void()>& body,
+                    const std::function<void()>& done)
 {
     auto& g = *m;
     c10::cuda::CUDAStreamGuard guard(g.stream);
-    if (xs.sizes().vec() != g.shape) {  // a new curriculum shape: start over
+    const bool newShape = shape != g.shape;
+    if (newShape) {  // a new curriculum shape: start over
         g.graph.reset();
-        g.s.optimizer->zeroGrad();  // the gradients lived in the old graph's pool
-        g.shape = xs.sizes().vec();
+        optimizer.zeroGrad();  // the gradients lived in the old graph's pool
+        g.shape = shape;
         g.warm = 0;
-        g.xs = torch::empty(xs.sizes(), xs.options().device(g.s.device));
-        g.ys = torch::empty(ys.sizes(), ys.options().device(g.s.device));
     }
-    g.xs.copy_(xs);
-    g.ys.copy_(ys);
-    g.s.optimizer->beginStep(lr);  // lr and step count into device tensors, outside the graph
+    fill(newShape);
+    optimizer.beginStep(lr);  // lr and step count into device tensors, outside the graph
     if (g.warm < kWarmSteps) {
-        g.s.optimizer->zeroGrad();
-        g.body(maxNorm);
+        optimizer.zeroGrad();
+        body();
         ++g.warm;
     } else if (!g.graph) {
         // Gradients undefined, so the captured backward allocates them in the graph's pool
         // and every replay writes them afresh (no accumulation, no zeroing kernels).
-        g.s.optimizer->zeroGrad();
+        optimizer.zeroGrad();
         g.graph = std::make_unique<at::cuda::CUDAGraph>();
         g.graph->capture_begin();
-        g.body(maxNorm);
+        body();
         g.graph->capture_end();
         g.graph->replay();  // the capture only recorded this step
     } else {
         g.graph->replay();
     }
-    return {g.loss.item<double>(), g.pred, g.gradNorm};
+    done();
 }
 
 #else  // a LibTorch without CUDA
 
 bool graphsApply(const TrainSession&) { return false; }
 
-struct GraphedStep::Impl {};
+struct StepGraph::Impl {};
 
-GraphedStep::GraphedStep(TrainSession&)
+StepGraph::StepGraph(torch::Device)
 {
     throw Error(ErrorKind::Runtime, "CUDA graphs need a LibTorch built with CUDA");
 }
 
-GraphedStep::~GraphedStep() = default;
+StepGraph::~StepGraph() = default;
 
-StepResult GraphedStep::run(const torch::Tensor&, const torch::Tensor&, double, double)
-{
-    return {};
-}
+void StepGraph::run(const std::vector<std::int64_t>&, AdamW&, double,
+                    const std::function<void(bool)>&, const std::function<void()>&,
+                    const std::function<void()>&)
+{}
 
 #endif
+
+GraphedStep::GraphedStep(TrainSession& s) : m_s(s), m_graph(s.device) {}
+
+GraphedStep::~GraphedStep() = default;
+
+StepResult GraphedStep::run(const torch::Tensor& xs, const torch::Tensor& ys, double lr,
+                            double maxNorm)
+{
+    const auto fill = [&](bool newShape) {
+        if (newShape) {
+            m_xs = torch::empty(xs.sizes(), xs.options().device(m_s.device));
+            m_ys = torch::empty(ys.sizes(), ys.options().device(m_s.device));
+        }
+        m_xs.copy_(xs);
+        m_ys.copy_(ys);
+    };
+    // forward, loss, backward, clipping, update: what the graph holds.
+    const auto body = [&] {
+        std::tie(m_pred, m_loss) = forwardLoss(m_s, m_xs, m_ys);
+        m_loss.backward();
+        m_s.optimizer->clipGradNorm(maxNorm);  // on the device, no synchronisation: capturable
+        m_gradNorm = m_s.optimizer->deviceNorm();
+        m_s.optimizer->applyStep();
+        m_pred = m_pred.detach();
+        m_loss = m_loss.detach();
+    };
+    double loss = 0;
+    m_graph.run(xs.sizes().vec(), *m_s.optimizer, lr, fill, body,
+                [&] { loss = m_loss.item<double>(); });
+    return {loss, m_pred, m_gradNorm};
+}
 
 }  // namespace lengen::engine::training

@@ -9,6 +9,7 @@
 // stays sampled on the CPU from the run's generator and is copied into the graph's inputs, so
 // a graphed run draws the same prompts as an eager one.
 
+#include <functional>
 #include <memory>
 
 #include "train/train_loop.h"
@@ -16,9 +17,36 @@
 namespace lengen::engine::training {
 
 /// Whether `s` can train through CUDA graphs: a CUDA device, a LibTorch with graphs and the
-/// fused AdamW (PyTorch 2.x with CUDA), no dropout (its masks come from the CPU generator), and
-/// LENGEN_CUDA_GRAPHS not set to 0.
+/// fused AdamW (PyTorch 2.x with CUDA), fixed positions, and LENGEN_CUDA_GRAPHS not set to 0.
 bool graphsApply(const TrainSession& s);
+
+/// The capture protocol that one run's step (GraphedStep) and the members' step
+/// (member_loop.cpp) share: per input shape, warm-up steps run eagerly on the graph's stream,
+/// then one is captured, then the graph is replayed.
+class StepGraph {
+public:
+    /// Synchronises `device` first: the graph's stream starts after everything queued so far
+    /// (weights, optimiser state).
+    explicit StepGraph(torch::Device device);
+    ~StepGraph();
+    StepGraph(const StepGraph&) = delete;
+    StepGraph& operator=(const StepGraph&) = delete;
+
+    /// One step on inputs of `shape`. On the graph's stream: `fill(newShape)` copies the step's
+    /// inputs into the caller's buffers (newShape: the shape changed, the caller allocates them
+    /// first; the old graph and its gradients are gone); then `optimizer` takes `lr`; then
+    /// `body` (forward, backward, clipping, optimizer.applyStep) runs eagerly, is captured, or
+    /// its graph is replayed. The gradients are undefined when an eager or captured body
+    /// starts. `done` runs last on the graph's stream (reading outputs back synchronises it).
+    void run(const std::vector<std::int64_t>& shape, AdamW& optimizer, double lr,
+             const std::function<void(bool newShape)>& fill, const std::function<void()>& body,
+             const std::function<void()>& done);
+
+    struct Impl;
+
+private:
+    std::unique_ptr<Impl> m;
+};
 
 struct StepResult {
     double loss = 0;         ///< synchronised: the step is complete when run() returns
@@ -37,10 +65,12 @@ public:
     /// rate `lr`, with the gradients clipped to `maxNorm` (<= 0: not clipped).
     StepResult run(const torch::Tensor& xs, const torch::Tensor& ys, double lr, double maxNorm);
 
-    struct Impl;
-
 private:
-    std::unique_ptr<Impl> m;
+    TrainSession& m_s;
+    StepGraph m_graph;
+    torch::Tensor m_xs, m_ys;      // the graph's inputs [B, N, D], [B, N]
+    torch::Tensor m_pred, m_loss;  // its outputs [B, N], []
+    torch::Tensor m_gradNorm;      // [] before clipping; undefined when clipping is off
 };
 
 }  // namespace lengen::engine::training

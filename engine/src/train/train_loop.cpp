@@ -242,6 +242,9 @@ StepOutcome forwardBackward(TrainSession& s, GraphedStep* graphed, std::int64_t 
             ? drawPositions(s.gen, 2 * std::int64_t(nPoints), c.training.randomPositions)
             : torch::Tensor();
     torch::Tensor graphGradNorm;
+    // GPT-2's dropout on a GPU: the step's masks follow from one draw of the run's generator,
+    // eager and graphed alike (the capture and each replay read the seed set here).
+    const auto seeded = s.model->seedDeviceDropout(s.device);
     if (graphed) {  // the whole step, update included (graph_step.h)
         auto r = graphed->run(xs, out.ys, lr, c.effectiveMaxGradNorm());
         out.pred = r.pred;
