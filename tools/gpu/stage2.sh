@@ -30,7 +30,10 @@
 #   b. seeds as one batched model (`train --members K`) against K processes on the device
 #      (bench/members.sh): the quick preset (1,000 steps, K = 1 2 4 8) and the standard config
 #      (100 steps at the curriculum's start, K = 1 2 4).
-#   Stages run in the order r b 1 2 3 5 4 p l m f c k 6.
+#   g. CUDA graphs for the members' step and GPT-2 with dropout: checked bitwise against the
+#      eager step through the CLI, and GPT-2's step timed with graphs off and on
+#      (tools/gpu/graphs.sh).
+#   Stages run in the order r g b 1 2 3 5 4 p l m f c k 6.
 #   tools/gpu/stage2.sh OUT [BUILD_DIR] [STAGES=12345]
 set -uo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)
@@ -130,6 +133,10 @@ if [[ $stages == *r* ]]; then
     emit kind=resume_first_call exit="$rc"
 fi
 
+if [[ $stages == *g* ]]; then
+    say "g. what CUDA graphs now hold: members and GPT-2's dropout (tools/gpu/graphs.sh)"
+    timeout 200 tools/gpu/graphs.sh "$L" "$B" "$work/graphs" "$res"
+fi
 if [[ $stages == *b* ]]; then
     say "b. members (one batched model) against processes on the device"
     LENGEN=$L RESULTS=$res KS="1 2 4 8" timeout 200 bench/members.sh 1000 \
