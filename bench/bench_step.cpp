@@ -21,6 +21,7 @@
 #include "lengen/engine/run_file.h"
 #include "lengen/engine/session.h"
 #include "lengen/engine/trainer.h"
+#include "model/cpu_kernels.h"
 #include "torch_compat.h"
 #include "train/graph_step.h"
 #include "train/threads.h"
@@ -155,9 +156,12 @@ try {
     }
     profile.reset();
     const double total = t[0] + t[1] + t[2] + t[3];
-    std::printf("%s: %d steps at N=%d, D=%d, %d thread(s), %s, %s, %s layers%s\n", argv[1], steps,
-                points, dims, threads, s.device.str().c_str(), compat::precisionName(s.precision),
-                model::layerPathName(s.model->kernelPolicy().path), graphed ? ", CUDA graph" : "");
+    std::printf("%s: %d steps at N=%d, D=%d, %d thread(s), %s, %s, %s layers%s%s%s\n", argv[1],
+                steps, points, dims, threads, s.device.str().c_str(),
+                compat::precisionName(s.precision),
+                model::layerPathName(s.model->kernelPolicy().path), graphed ? ", CUDA graph" : "",
+                s.device.is_cpu() ? ", products on " : "",
+                s.device.is_cpu() ? model::kernels::gemmBackend() : "");
     const char* names[] = {"sample", "forward", "backward", "optimiser"};
     for (int k = 0; k < 4; ++k)
         std::printf("  %-10s %7.3f ms  (%4.1f %%)\n", names[k], t[k] / steps, 100 * t[k] / total);

@@ -4,6 +4,8 @@
 // GELU over the whole range where exp saturates). GPT-2's and Mamba's fused blocks are checked
 // the same way, with one kernel thread and with the batch split in parts over three.
 
+#include <dlfcn.h>
+
 #include <functional>
 #include <set>
 
@@ -236,21 +238,44 @@ void TestFusedLayer::gemmMatchesMatmulForEveryTranspose()
 {
     if (!kernels::hasBlas())
         QSKIP("no BLAS sgemm in this process");
-    auto gen = at::make_generator<at::CPUGeneratorImpl>(2);
-    const int m = 7, n = 5, k = 9;
-    for (bool ta : {false, true})
-        for (bool tb : {false, true}) {
-            // Stored with two spare columns, so the leading dimensions are not the widths.
-            auto a = torch::randn({ta ? k : m, (ta ? m : k) + 2}, gen, torch::kFloat32);
-            auto b = torch::randn({tb ? n : k, (tb ? k : n) + 2}, gen, torch::kFloat32);
-            auto av = a.slice(1, 0, ta ? m : k), bv = b.slice(1, 0, tb ? k : n);
-            auto c = torch::ones({m, n + 3}, torch::kFloat32);
-            kernels::gemm(ta, tb, m, n, k, 0.5f, a.data_ptr<float>(), a.size(1),
-                          b.data_ptr<float>(), b.size(1), 2.0f, c.data_ptr<float>(), n + 3);
-            auto want = 0.5 * torch::matmul(ta ? av.t() : av, tb ? bv.t() : bv) + 2.0;
-            QVERIFY(torch::allclose(c.slice(1, 0, n), want, 1e-5, 1e-5));
-            QVERIFY(c.slice(1, n).eq(1).all().item<bool>());  // outside C untouched
-        }
+    // Each route a product can take: oneDNN where LibTorch brings it (Debian's), and the BLAS.
+    std::set<std::string> backends;
+    struct {
+        int (*get)() = reinterpret_cast<int (*)()>(dlsym(RTLD_DEFAULT, "omp_get_max_threads"));
+        void (*set)(int) = reinterpret_cast<void (*)(int)>(dlsym(RTLD_DEFAULT,
+                                                                 "omp_set_num_threads"));
+        bool usable() const { return get && set; }
+    } omp;
+    const int ompBefore = omp.usable() ? omp.get() : 0;
+    for (bool onednn : {true, false}) {
+        kernels::useOnednn(onednn);
+        kernels::SerialBlas oneThread;  // as inside a slice: oneDNN's products where it is
+        backends.insert(kernels::gemmBackend());
+        auto gen = at::make_generator<at::CPUGeneratorImpl>(2);
+        const int m = 7, n = 5, k = 9;
+        for (bool ta : {false, true})
+            for (bool tb : {false, true}) {
+                // Stored with two spare columns, so the leading dimensions are not the widths.
+                auto a = torch::randn({ta ? k : m, (ta ? m : k) + 2}, gen, torch::kFloat32);
+                auto b = torch::randn({tb ? n : k, (tb ? k : n) + 2}, gen, torch::kFloat32);
+                auto av = a.slice(1, 0, ta ? m : k), bv = b.slice(1, 0, tb ? k : n);
+                auto c = torch::ones({m, n + 3}, torch::kFloat32);
+                if (omp.usable())  // the caller's OpenMP count: oneDNN's product keeps it
+                    omp.set(3);
+                kernels::gemm(ta, tb, m, n, k, 0.5f, a.data_ptr<float>(), a.size(1),
+                              b.data_ptr<float>(), b.size(1), 2.0f, c.data_ptr<float>(), n + 3);
+                if (omp.usable())
+                    QCOMPARE(omp.get(), 3);
+                auto want = 0.5 * torch::matmul(ta ? av.t() : av, tb ? bv.t() : bv) + 2.0;
+                QVERIFY2(torch::allclose(c.slice(1, 0, n), want, 1e-5, 1e-5),
+                         kernels::gemmBackend());
+                QVERIFY(c.slice(1, n).eq(1).all().item<bool>());  // outside C untouched
+            }
+    }
+    kernels::useOnednn(true);
+    if (omp.usable())
+        omp.set(ompBefore);
+    qInfo("products checked on: %s", backends.size() == 2 ? "oneDNN and BLAS" : "BLAS");
 }
 
 void TestFusedLayer::causalSoftmaxMatchesTorch()

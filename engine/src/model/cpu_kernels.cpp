@@ -3,11 +3,13 @@
 #include <dlfcn.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cmath>
 #include <cstring>
 #include <vector>
 
 #include "model/cpu_math.h"
+#include "model/kernel_context.h"
 
 namespace lengen::engine::model::kernels {
 
@@ -26,13 +28,59 @@ Sgemm sgemm()
     return fn;
 }
 
+// oneDNN's row-major sgemm (dnnl.h), from the libdnnl.so.2 that Debian's LibTorch links. On the
+// quick layer's twelve product shapes at one thread it runs 196 GFLOP/s where OpenBLAS 0.3.21
+// runs 158 (Intel Xeon with AVX-512, 2026-11-28; docs/performance.md). It threads with OpenMP,
+// whose count is the calling thread's: a product here takes one thread, set around the call
+// and put back (LibTorch's own pool reads the same count).
+struct Onednn {
+    using Gemm = int (*)(char, char, std::int64_t, std::int64_t, std::int64_t, float, const float*,
+                         std::int64_t, const float*, std::int64_t, float, float*, std::int64_t);
+    using GetThreads = int (*)();
+    using SetThreads = void (*)(int);
+    Gemm gemm = reinterpret_cast<Gemm>(dlsym(RTLD_DEFAULT, "dnnl_sgemm"));
+    GetThreads get = reinterpret_cast<GetThreads>(dlsym(RTLD_DEFAULT, "omp_get_max_threads"));
+    SetThreads set = reinterpret_cast<SetThreads>(dlsym(RTLD_DEFAULT, "omp_set_num_threads"));
+
+    bool usable() const { return gemm && get && set; }
+};
+
+const Onednn* onednn()
+{
+    static const Onednn found;
+    return found.usable() ? &found : nullptr;
+}
+
+std::atomic<bool> g_onednnWanted{true};
+
 }  // namespace
 
-bool hasBlas() { return sgemm() != nullptr; }
+bool hasBlas() { return sgemm() != nullptr || onednn() != nullptr; }
+
+void useOnednn(bool on) { g_onednnWanted.store(on, std::memory_order_relaxed); }
+
+const char* gemmBackend()
+{
+    return onednn() && g_onednnWanted.load(std::memory_order_relaxed) ? "oneDNN" : "BLAS";
+}
 
 void gemm(bool transA, bool transB, int m, int n, int k, float alpha, const float* a, int lda,
           const float* b, int ldb, float beta, float* c, int ldc)
 {
+    // One thread's products (inside a slice, or a context that gives BLAS one thread) go to
+    // oneDNN; a product that the BLAS threads stays with it.
+    const Onednn* d = onednn();
+    if (d && g_onednnWanted.load(std::memory_order_relaxed) &&
+        (blasThreadsNow() <= 1 || !sgemm())) {
+        const int before = d->get();
+        if (before != 1)
+            d->set(1);
+        d->gemm(transA ? 'T' : 'N', transB ? 'T' : 'N', m, n, k, alpha, a, lda, b, ldb, beta, c,
+                ldc);
+        if (before != 1)
+            d->set(before);
+        return;
+    }
     // Column-major sees every row-major matrix transposed: C^T = op(B)^T op(A)^T.
     const char ta = transB ? 'T' : 'N', tb = transA ? 'T' : 'N';
     sgemm()(&ta, &tb, &n, &m, &k, &alpha, b, &ldb, a, &lda, &beta, c, &ldc);

@@ -9,12 +9,20 @@
 
 namespace lengen::engine::model::kernels {
 
-/// Whether the system BLAS's sgemm_ was found (libblas.so.3 / OpenBLAS). Without it the fused
-/// layer is not used.
+/// Whether a product was found: the system BLAS's sgemm_ (libblas.so.3 / OpenBLAS) or oneDNN's
+/// dnnl_sgemm (libdnnl.so.2, linked by Debian's LibTorch). Without one the fused layer is not
+/// used.
 bool hasBlas();
 
+/// Process-wide: whether one thread's products go to oneDNN where it is present (the default;
+/// LENGEN_ONEDNN=0 through SessionSwitches::onednnGemm: the BLAS alone).
+void useOnednn(bool on);
+/// "oneDNN" or "BLAS": what one thread's products run on now.
+const char* gemmBackend();
+
 /// Row-major C[m, n] = alpha * op(A) op(B) + beta * C, op(A) [m, k], op(B) [k, n]; lda/ldb/ldc
-/// are the row strides of A, B, C as stored.
+/// are the row strides of A, B, C as stored. One thread's products run on oneDNN where it is
+/// present (useOnednn), threaded ones on the BLAS.
 void gemm(bool transA, bool transB, int m, int n, int k, float alpha, const float* a, int lda,
           const float* b, int ldb, float beta, float* c, int ldc);
 

@@ -12,6 +12,7 @@
 #include <torch/torch.h>
 
 #include "lengen/engine/session.h"
+#include "model/cpu_kernels.h"
 #include "model/kernel_context.h"
 
 namespace lengen::engine::training {
@@ -66,6 +67,7 @@ SessionSwitches sessionSwitchesFromEnvironment()
     s.cudaGraphs = !off("LENGEN_CUDA_GRAPHS");
     s.parallelScan = !off("LENGEN_PARALLEL_SCAN");
     s.deviceFusion = !off("LENGEN_DEVICE_FUSION");
+    s.onednnGemm = !off("LENGEN_ONEDNN");
     s.threadPolicy = std::getenv("LENGEN_NO_THREAD_POLICY") == nullptr;
     if (const char* cli = std::getenv("LENGEN_CLI"); cli && *cli && ::access(cli, X_OK) == 0)
         s.cellExecutable = cli;
@@ -74,6 +76,7 @@ SessionSwitches sessionSwitchesFromEnvironment()
 
 void applyProcessPolicy(const SessionSwitches& switches)
 {
+    model::kernels::useOnednn(switches.onednnGemm);
     if (!switches.threadPolicy)
         return;
     training::applyAllocatorPolicy();

@@ -21,6 +21,9 @@ struct SessionSwitches {
     bool parallelScan = true;
     /// On a GPU, RMSNorm as LibTorch's fused kernel (LENGEN_DEVICE_FUSION=0: written out)
     bool deviceFusion = true;
+    /// On the CPU, one thread's matrix products on oneDNN where LibTorch brings it (false: the
+    /// BLAS alone; LENGEN_ONEDNN=0). Process-wide: applyProcessPolicy sets it.
+    bool onednnGemm = true;
     /// LenGen's thread and allocator policy (src/train/threads.cpp); false: one kernel thread,
     /// LibTorch's and BLAS's defaults, glibc's allocator defaults (LENGEN_NO_THREAD_POLICY,
     /// what bench/train_speed.sh compares against).
@@ -37,7 +40,8 @@ SessionSwitches sessionSwitchesFromEnvironment();
 /// The process-wide half of the thread and allocator policy, set once by the front end before
 /// any session: LibTorch's intra-op pool (1 thread where OpenBLAS does the products, so the two
 /// pools never spin on the same cores; all cores otherwise) and glibc's heap kept between
-/// steps (mallopt). Nothing when `switches.threadPolicy` is false. Idempotent.
+/// steps (mallopt), none of it when `switches.threadPolicy` is false; and where one thread's
+/// products run (`onednnGemm`), always. Idempotent.
 void applyProcessPolicy(const SessionSwitches& switches);
 
 }  // namespace lengen::engine
