@@ -4,6 +4,8 @@
 
 #include <cmath>
 
+#include "device/device_check.h"
+#include "device/device_kernels.h"
 #include "lengen/engine/config.h"
 #include "lengen/engine/encodings.h"
 #include "model/attention.h"
@@ -59,6 +61,7 @@ private Q_SLOTS:
     void initTestCase() { torch::set_num_threads(1); }
     void ropeScoreDependsOnlyOnDistance();
     void alibiSlopes();
+    void deviceKernelsMatchTheOps();
     void causalForEveryPositionEncoding();
     void attentionRowsAreCausalDistributions();
     void queryBlocksAndRowCaptureChangeNothing();
@@ -430,6 +433,26 @@ void TestModel::deviceFusionKeepsTheForwardOnAGpu()
     QCOMPARE(half.scalar_type(), torch::kBFloat16);  // no float32 copy of q and k
     // bf16 tables and result: a few of bf16's 2^-8 relative steps of |x| <= ~4.
     QVERIFY(torch::allclose(half.cpu().to(torch::kFloat32), cpu, 2e-2, 5e-2));
+}
+
+// Issue 58, item 2: the fused residual add + RMSNorm and SwiGLU (engine/src/device) give what
+// the written-out ops give, forward and every gradient, in float32 and bfloat16, on rows that
+// do not fill a chunk of the weight gradient's sums (300 = 256 + 44).
+void TestModel::deviceKernelsMatchTheOps()
+{
+    if (!torch::cuda::is_available())
+        QSKIP("needs a CUDA GPU and a LibTorch with CUDA");
+    if (!device::kernelsBuilt())
+        QSKIP("this build has no device kernels (configured without nvcc)");
+    const auto checks = device::checkDeviceKernels(300, 96, 160, 0);
+    QCOMPARE(checks.size(), size_t(4));
+    for (const auto& c : checks) {
+        const bool bf16 = c.dtype == "bfloat16";
+        qInfo("%s %s: forward within %.2g, backward within %.2g", c.kernel.c_str(), c.dtype.c_str(),
+              c.forward, c.backward);
+        QVERIFY2(c.forward <= (bf16 ? 2e-2 : 1e-5), c.kernel.c_str());
+        QVERIFY2(c.backward <= (bf16 ? 2e-2 : 1e-4), c.kernel.c_str());
+    }
 }
 
 QTEST_APPLESS_MAIN(TestModel)

@@ -32,5 +32,5 @@ cmake -S "$root" -B "$build" "${gen[@]}" -DCMAKE_BUILD_TYPE=Release \
     -DZLIB_INCLUDE_DIR="$prefix/usr/include" -DZLIB_LIBRARY="$zlib" \
     -DTORCH_CUDA_ARCH_LIST="${TORCH_CUDA_ARCH_LIST:-9.0}" \
     -DCMAKE_EXE_LINKER_FLAGS="-Wl,-rpath-link,$lib:$prefix/lib/x86_64-linux-gnu -Wl,-rpath,$lib:$prefix/lib/x86_64-linux-gnu" >&2
-cmake --build "$build" --target lengen bench_step bench_scan -j "$(nproc)" >&2
+cmake --build "$build" --target lengen bench_step bench_scan bench_kernels -j "$(nproc)" >&2
 echo "$build"

@@ -33,7 +33,10 @@
 #   g. CUDA graphs for the members' step and GPT-2 with dropout: checked bitwise against the
 #      eager step through the CLI, and GPT-2's step timed with graphs off and on
 #      (tools/gpu/graphs.sh).
-#   Stages run in the order r g b 1 2 3 5 4 p l m f c k 6.
+#   d. the fused device kernels (engine/src/device: residual add + RMSNorm, SwiGLU): bench_kernels
+#      against the written-out ops (differences and times), then the standard RoPE step with
+#      LENGEN_DEVICE_KERNELS=0 and 1, bf16 and tf32, N = 101, 201.
+#   Stages run in the order r d g b 1 2 3 5 4 p l m f c k 6.
 #   tools/gpu/stage2.sh OUT [BUILD_DIR] [STAGES=12345]
 set -uo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)
@@ -133,6 +136,18 @@ if [[ $stages == *r* ]]; then
     emit kind=resume_first_call exit="$rc"
 fi
 
+if [[ $stages == *d* ]]; then
+    say "d. the fused device kernels (add + RMSNorm, SwiGLU) against the ops, then in the step"
+    timeout 120 "$build/bench/bench_kernels" | tee -a "$res"
+    emit kind=device_kernels_check exit="${PIPESTATUS[0]}"
+    prepare rope configs/tasks/linear_regression/rope.yaml
+    for n in 101 201; do for p in bf16 tf32; do for k in 0 1; do
+        read -r l s < <(LENGEN_DEVICE_KERNELS=$k LENGEN_BENCH_DEVICE=cuda LENGEN_BENCH_PRECISION=$p \
+            timeout 120 "$B" "$(runh5 "$work/rope")" 30 4 $n 2>&1 | awk '/^loss0/ {l=$2} /^steps\/s/ {s=$2} END {print l, s}')
+        echo "   lengen rope $p N=$n device kernels=$k: loss0 ${l:-?} steps/s ${s:-failed}"
+        emit kind=step impl=lengen-kernels-$k model=rope precision=$p N=$n loss0="${l:-}" steps_per_s="${s:-}"
+    done; done; done
+fi
 if [[ $stages == *g* ]]; then
     say "g. what CUDA graphs now hold: members and GPT-2's dropout (tools/gpu/graphs.sh)"
     timeout 200 tools/gpu/graphs.sh "$L" "$B" "$work/graphs" "$res"

@@ -12,6 +12,7 @@ KernelPolicy chooseKernelPolicy(bool cuda, std::shared_ptr<const kernels::Kernel
     p.kernelContext = std::move(context);
     p.parallelScan = switches.parallelScan;
     p.deviceFusion = switches.deviceFusion;
+    p.deviceKernels = switches.deviceKernels;
     if (cuda)
         p.path = compat::hasFusedAttention() && switches.fusedAttention ? LayerPath::Device
                                                                         : LayerPath::Module;

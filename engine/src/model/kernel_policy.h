@@ -31,6 +31,9 @@ struct KernelPolicy {
     bool parallelScan = true;
     /// On the Device path, norms as LibTorch's fused kernel (compat::rmsNorm).
     bool deviceFusion = true;
+    /// On the Device path with deviceFusion, the residual add + RMSNorm and SwiGLU as LenGen's
+    /// fused kernels (device/device_fused.h) where the build has them.
+    bool deviceKernels = false;
 
     /// Whether a layer over `x` takes LibTorch's fused device kernels (norms; attention itself
     /// follows `path`).

@@ -1,5 +1,6 @@
 #include "model/llama.h"
 
+#include "device/device_fused.h"
 #include "lengen/engine/config.h"
 #include "lengen/engine/encodings.h"
 #include "model/fused_layer.h"
@@ -29,8 +30,10 @@ SwiGluImpl::SwiGluImpl(int hidden, int intermediate)
     m_down = register_module("down_proj", linear(intermediate, hidden));
 }
 
-torch::Tensor SwiGluImpl::forward(const torch::Tensor& x)
+torch::Tensor SwiGluImpl::forward(const torch::Tensor& x, bool fused)
 {
+    if (fused)
+        return m_down(device::swiglu(m_gate(x), m_up(x)));
     return m_down(torch::silu(m_gate(x)) * m_up(x));
 }
 
@@ -68,7 +71,13 @@ torch::Tensor LlamaLayerImpl::forward(const torch::Tensor& h, const PositionSpan
         return fusedLlamaLayer(h, p, cos, sin, cosK, sinK, pe->logitBias(pos), policy.context());
     }
     const bool fuse = policy.fusesOnDevice(h);
-    auto x = h + m_attn(m_inputNorm(h, fuse), pos, tap, policy.path);
+    auto a = m_attn(m_inputNorm(h, fuse), pos, tap, policy.path);
+    if (fuse && policy.deviceKernels && device::fusedApplies(a)) {
+        // The residual add and the norm after it in one kernel each way, SwiGLU's gate too.
+        auto [x, n] = device::addRmsNorm(h, a, m_postNorm->weight(), m_postNorm->eps());
+        return x + m_mlp(n, true);
+    }
+    auto x = h + a;
     return x + m_mlp(m_postNorm(x, fuse));
 }
 

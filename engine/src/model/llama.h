@@ -33,7 +33,8 @@ TORCH_MODULE(RmsNorm);
 class SwiGluImpl : public torch::nn::Module {
 public:
     SwiGluImpl(int hidden, int intermediate);
-    torch::Tensor forward(const torch::Tensor& x);
+    /// `fused`: SwiGLU's gate as one kernel each way (device/device_fused.h).
+    torch::Tensor forward(const torch::Tensor& x, bool fused = false);
     const torch::Tensor& gateWeight() const { return m_gate->weight; }  ///< [I, H]
     const torch::Tensor& upWeight() const { return m_up->weight; }      ///< [I, H]
     const torch::Tensor& downWeight() const { return m_down->weight; }  ///< [H, I]

@@ -68,6 +68,8 @@ SessionSwitches sessionSwitchesFromEnvironment()
     s.parallelScan = !off("LENGEN_PARALLEL_SCAN");
     s.deviceFusion = !off("LENGEN_DEVICE_FUSION");
     s.onednnGemm = !off("LENGEN_ONEDNN");
+    const char* kernels = std::getenv("LENGEN_DEVICE_KERNELS");
+    s.deviceKernels = kernels && std::strcmp(kernels, "1") == 0;
     s.threadPolicy = std::getenv("LENGEN_NO_THREAD_POLICY") == nullptr;
     if (const char* cli = std::getenv("LENGEN_CLI"); cli && *cli && ::access(cli, X_OK) == 0)
         s.cellExecutable = cli;

@@ -21,6 +21,10 @@ struct SessionSwitches {
     bool parallelScan = true;
     /// On a GPU, RMSNorm as LibTorch's fused kernel (LENGEN_DEVICE_FUSION=0: written out)
     bool deviceFusion = true;
+    /// On a GPU, the residual add with the norm after it and SwiGLU's gate as LenGen's fused
+    /// kernels (engine/src/device; builds with nvcc only). Off until measured on a device:
+    /// LENGEN_DEVICE_KERNELS=1 turns it on.
+    bool deviceKernels = false;
     /// On the CPU, one thread's matrix products on oneDNN where LibTorch brings it (false: the
     /// BLAS alone; LENGEN_ONEDNN=0). Process-wide: applyProcessPolicy sets it.
     bool onednnGemm = true;
