@@ -32,6 +32,16 @@ struct Stack {
     std::unique_ptr<StepGraph> graph;
     torch::Tensor xs, ys;             // the graph's inputs [K*B, N, D], [K*B, N]
     torch::Tensor pred, loss, norms;  // its outputs [K*B, N], [K], [K] (norms: when clipping)
+
+    // Frees it all, the graph's inputs and outputs before the graph (their memory is the
+    // graph's pool); a move assignment would free the graph first.
+    void release()
+    {
+        xs = ys = pred = loss = norms = torch::Tensor();
+        graph.reset();
+        optimizer.reset();
+        model.reset();
+    }
 };
 
 Stack buildStack(const std::vector<Live>& live)
@@ -209,8 +219,10 @@ void MemberTrainer::dropLeft()
             kept.push_back(std::move(m_live[k]));
     const bool changed = kept.size() != m_live.size();
     m_live = std::move(kept);
-    if (changed && !m_live.empty())
+    if (changed && !m_live.empty()) {
+        m_stack.release();  // the members' views keep the values the new stack copies
         m_stack = buildStack(m_live);
+    }
 }
 
 void MemberTrainer::loop()
