@@ -123,6 +123,19 @@ pytorch() {
     emit kind=step impl="pytorch-$4" model="$1" precision="$2" N="$3" loss0="${l:-}" steps_per_s="${s:-}"
 }
 
+# The standard RoPE step with an environment switch at 0 and at 1 (same batch: compare their
+# first losses), bf16 and tf32, N = 101 and 201: toggled VARIABLE LABEL
+toggled() {
+    local n p v l s
+    prepare rope configs/tasks/linear_regression/rope.yaml
+    for n in 101 201; do for p in bf16 tf32; do for v in 0 1; do
+        read -r l s < <(env "$1=$v" LENGEN_BENCH_DEVICE=cuda LENGEN_BENCH_PRECISION=$p timeout 120 "$B" \
+            "$(runh5 "$work/rope")" 30 4 $n 2>&1 | awk '/^loss0/ {l=$2} /^steps\/s/ {s=$2} END {print l, s}')
+        echo "   lengen rope $p N=$n $2=$v: loss0 ${l:-?} steps/s ${s:-failed}"
+        emit kind=step impl=lengen-$2-$v model=rope precision=$p N=$n loss0="${l:-}" steps_per_s="${s:-}"
+    done; done; done
+}
+
 if [[ $stages == *r* ]]; then
     say "r. a run stopped on the device, to be continued in the next call"
     rq=(configs/quick/linear_regression_rope.yaml --steps ${RESUME_STEPS:-4000} --seed 5 --device cuda -q)
@@ -140,13 +153,7 @@ if [[ $stages == *d* ]]; then
     say "d. the fused device kernels (add + RMSNorm, SwiGLU) against the ops, then in the step"
     timeout 120 "$build/bench/bench_kernels" | tee -a "$res"
     emit kind=device_kernels_check exit="${PIPESTATUS[0]}"
-    prepare rope configs/tasks/linear_regression/rope.yaml
-    for n in 101 201; do for p in bf16 tf32; do for k in 0 1; do
-        read -r l s < <(LENGEN_DEVICE_KERNELS=$k LENGEN_BENCH_DEVICE=cuda LENGEN_BENCH_PRECISION=$p \
-            timeout 120 "$B" "$(runh5 "$work/rope")" 30 4 $n 2>&1 | awk '/^loss0/ {l=$2} /^steps\/s/ {s=$2} END {print l, s}')
-        echo "   lengen rope $p N=$n device kernels=$k: loss0 ${l:-?} steps/s ${s:-failed}"
-        emit kind=step impl=lengen-kernels-$k model=rope precision=$p N=$n loss0="${l:-}" steps_per_s="${s:-}"
-    done; done; done
+    toggled LENGEN_DEVICE_KERNELS kernels
 fi
 if [[ $stages == *g* ]]; then
     say "g. what CUDA graphs now hold: members and GPT-2's dropout (tools/gpu/graphs.sh)"
@@ -320,13 +327,7 @@ if [[ $stages == *m* ]]; then
 fi
 if [[ $stages == *f* ]]; then
     say "f. fused norms on the device: LENGEN_DEVICE_FUSION=0 against 1 (standard RoPE)"
-    prepare rope configs/tasks/linear_regression/rope.yaml
-    for n in 101 201; do for p in bf16 tf32; do for f in 0 1; do
-        read -r l s < <(LENGEN_DEVICE_FUSION=$f LENGEN_BENCH_DEVICE=cuda LENGEN_BENCH_PRECISION=$p timeout 120 "$B" \
-            "$(runh5 "$work/rope")" 30 4 $n 2>&1 | awk '/^loss0/ {l=$2} /^steps\/s/ {s=$2} END {print l, s}')
-        echo "   lengen rope $p N=$n fusion=$f: loss0 ${l:-?} steps/s ${s:-failed}"
-        emit kind=step impl=lengen-fusion-$f model=rope precision=$p N=$n loss0="${l:-}" steps_per_s="${s:-}"
-    done; done; done
+    toggled LENGEN_DEVICE_FUSION fusion
 fi
 if [[ $stages == *c* ]]; then
     say "c. sweep cells per device (4 quick RoPE cells, 1,000 steps)"

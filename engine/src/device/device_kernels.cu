@@ -141,6 +141,16 @@ unsigned gridFor(std::int64_t n)
 
 cudaStream_t asStream(void* s) { return static_cast<cudaStream_t>(s); }
 
+// Calls fn with a value of the element type `t` names (its type is what fn launches with).
+template <typename Fn>
+void byType(Dtype t, Fn&& fn)
+{
+    if (t == Dtype::Float32)
+        fn(float{});
+    else
+        fn(__nv_bfloat16{});
+}
+
 }  // namespace
 
 bool kernelsBuilt() { return true; }
@@ -152,14 +162,12 @@ void addRmsNormForward(Dtype t, const void* a, const void* b, const float* w, vo
 {
     if (rows == 0)
         return;
-    if (t == Dtype::Float32)
+    byType(t, [&](auto zero) {
+        using T = decltype(zero);
         addRmsNormForwardKernel<<<rows, kThreads, 0, asStream(stream)>>>(
-            static_cast<const float*>(a), static_cast<const float*>(b), w,
-            static_cast<float*>(sum), static_cast<float*>(y), rstd, h, eps);
-    else
-        addRmsNormForwardKernel<<<rows, kThreads, 0, asStream(stream)>>>(
-            static_cast<const __nv_bfloat16*>(a), static_cast<const __nv_bfloat16*>(b), w,
-            static_cast<__nv_bfloat16*>(sum), static_cast<__nv_bfloat16*>(y), rstd, h, eps);
+            static_cast<const T*>(a), static_cast<const T*>(b), w, static_cast<T*>(sum),
+            static_cast<T*>(y), rstd, h, eps);
+    });
 }
 
 void addRmsNormBackward(Dtype t, const void* sum, const float* w, const float* rstd,
@@ -170,21 +178,14 @@ void addRmsNormBackward(Dtype t, const void* sum, const float* w, const float* r
         return;
     const auto chunks = rmsPartialRows(rows);
     auto st = asStream(stream);
-    if (t == Dtype::Float32) {
-        using T = float;
+    byType(t, [&](auto zero) {
+        using T = decltype(zero);
         addRmsNormBackwardKernel<<<rows, kThreads, 0, st>>>(
             static_cast<const T*>(sum), w, rstd, static_cast<const T*>(dy),
             static_cast<const T*>(dsum), static_cast<T*>(ds), h);
         rmsWeightPartialKernel<<<chunks, kThreads, 0, st>>>(
             static_cast<const T*>(sum), rstd, static_cast<const T*>(dy), partial, rows, h);
-    } else {
-        using T = __nv_bfloat16;
-        addRmsNormBackwardKernel<<<rows, kThreads, 0, st>>>(
-            static_cast<const T*>(sum), w, rstd, static_cast<const T*>(dy),
-            static_cast<const T*>(dsum), static_cast<T*>(ds), h);
-        rmsWeightPartialKernel<<<chunks, kThreads, 0, st>>>(
-            static_cast<const T*>(sum), rstd, static_cast<const T*>(dy), partial, rows, h);
-    }
+    });
     rmsWeightTotalKernel<<<(h + kThreads - 1) / kThreads, kThreads, 0, st>>>(partial, dw, chunks,
                                                                             h);
 }
@@ -193,14 +194,11 @@ void swigluForward(Dtype t, const void* g, const void* u, void* o, std::int64_t 
 {
     if (n == 0)
         return;
-    if (t == Dtype::Float32)
+    byType(t, [&](auto zero) {
+        using T = decltype(zero);
         swigluForwardKernel<<<gridFor(n), kThreads, 0, asStream(stream)>>>(
-            static_cast<const float*>(g), static_cast<const float*>(u), static_cast<float*>(o),
-            n);
-    else
-        swigluForwardKernel<<<gridFor(n), kThreads, 0, asStream(stream)>>>(
-            static_cast<const __nv_bfloat16*>(g), static_cast<const __nv_bfloat16*>(u),
-            static_cast<__nv_bfloat16*>(o), n);
+            static_cast<const T*>(g), static_cast<const T*>(u), static_cast<T*>(o), n);
+    });
 }
 
 void swigluBackward(Dtype t, const void* g, const void* u, const void* dout, void* dg, void* du,
@@ -208,15 +206,12 @@ void swigluBackward(Dtype t, const void* g, const void* u, const void* dout, voi
 {
     if (n == 0)
         return;
-    if (t == Dtype::Float32)
+    byType(t, [&](auto zero) {
+        using T = decltype(zero);
         swigluBackwardKernel<<<gridFor(n), kThreads, 0, asStream(stream)>>>(
-            static_cast<const float*>(g), static_cast<const float*>(u),
-            static_cast<const float*>(dout), static_cast<float*>(dg), static_cast<float*>(du), n);
-    else
-        swigluBackwardKernel<<<gridFor(n), kThreads, 0, asStream(stream)>>>(
-            static_cast<const __nv_bfloat16*>(g), static_cast<const __nv_bfloat16*>(u),
-            static_cast<const __nv_bfloat16*>(dout), static_cast<__nv_bfloat16*>(dg),
-            static_cast<__nv_bfloat16*>(du), n);
+            static_cast<const T*>(g), static_cast<const T*>(u), static_cast<const T*>(dout),
+            static_cast<T*>(dg), static_cast<T*>(du), n);
+    });
 }
 
 }  // namespace lengen::engine::device

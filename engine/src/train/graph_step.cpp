@@ -47,8 +47,8 @@ StepGraph::StepGraph(torch::Device device) : m(std::make_unique<Impl>(device))
 StepGraph::~StepGraph() = default;
 
 void StepGraph::run(const std::vector<std::int64_t>& shape, AdamW& optimizer, double lr,
-                    const std::function<void(bool)>& fill, const std::function<void()>& body,
-                    const std::function<void()>& done)
+                    c10::function_ref<void(bool)> fill, c10::function_ref<void()> body,
+                    c10::function_ref<void()> done)
 {
     auto& g = *m;
     c10::cuda::CUDAStreamGuard guard(g.stream);
@@ -93,9 +93,8 @@ StepGraph::StepGraph(torch::Device)
 
 StepGraph::~StepGraph() = default;
 
-void StepGraph::run(const std::vector<std::int64_t>&, AdamW&, double,
-                    const std::function<void(bool)>&, const std::function<void()>&,
-                    const std::function<void()>&)
+void StepGraph::run(const std::vector<std::int64_t>&, AdamW&, double, c10::function_ref<void(bool)>,
+                    c10::function_ref<void()>, c10::function_ref<void()>)
 {}
 
 #endif

@@ -9,7 +9,8 @@
 // stays sampled on the CPU from the run's generator and is copied into the graph's inputs, so
 // a graphed run draws the same prompts as an eager one.
 
-#include <functional>
+#include <c10/util/FunctionRef.h>
+
 #include <memory>
 
 #include "train/train_loop.h"
@@ -39,8 +40,8 @@ public:
     /// its graph is replayed. The gradients are undefined when an eager or captured body
     /// starts. `done` runs last on the graph's stream (reading outputs back synchronises it).
     void run(const std::vector<std::int64_t>& shape, AdamW& optimizer, double lr,
-             const std::function<void(bool newShape)>& fill, const std::function<void()>& body,
-             const std::function<void()>& done);
+             c10::function_ref<void(bool newShape)> fill, c10::function_ref<void()> body,
+             c10::function_ref<void()> done);
 
     struct Impl;
 
