@@ -117,12 +117,15 @@ void TestFusedLayer::fusedAndModulePathsAgree_data()
     QTest::newRow("rope, 1 head") << QString("rope") << 1 << 7;
     QTest::newRow("gpt2") << QString("gpt2") << 4 << 7;
     QTest::newRow("mamba") << QString("mamba") << 1 << 7;
-    // 80 tokens: attention by sgemm instead of the short-prompt loops.
+    // 80 tokens: the short-prompt loops over five 16-lane groups of a padded row.
     QTest::newRow("rope, 80 tokens") << QString("rope") << 2 << 40;
     QTest::newRow("fire, 80 tokens") << QString("fire") << 2 << 40;
     QTest::newRow("t5, 80 tokens") << QString("t5") << 2 << 40;  // distances past the exact buckets
     QTest::newRow("xpos, 80 tokens") << QString("xpos") << 2 << 40;  // the keys' own tables
     QTest::newRow("sandwich, 80 tokens") << QString("sandwich") << 2 << 40;
+    // 140 tokens: attention by sgemm into the padded rows (cpu_attention.cpp, kLoopTokens).
+    QTest::newRow("rope, 140 tokens") << QString("rope") << 2 << 70;
+    QTest::newRow("alibi, 140 tokens") << QString("alibi") << 2 << 70;
 }
 
 void TestFusedLayer::fusedAndModulePathsAgree()
@@ -281,23 +284,31 @@ void TestFusedLayer::gemmMatchesMatmulForEveryTranspose()
 void TestFusedLayer::causalSoftmaxMatchesTorch()
 {
     auto gen = at::make_generator<at::CPUGeneratorImpl>(3);
-    const int t = 11;
+    // 19 rows: the last three run over two 16-lane groups, the others over one.
+    const int t = 19, ld = kernels::attentionRowStride(t);
+    QCOMPARE(ld, 32);
     auto s = torch::randn({t, t}, gen, torch::kFloat32) * 30;  // wide logits: exp saturates
     auto bias = torch::randn({t, t}, gen, torch::kFloat32) * 5;
     auto mask = torch::full({t, t}, -INFINITY).triu(1);
     auto want = torch::softmax(s + bias + mask, -1);
-    auto p = s.clone();
-    kernels::causalSoftmaxForward(p.data_ptr<float>(), t, bias.data_ptr<float>());
-    QVERIFY(torch::allclose(p, want, 1e-5, 1e-6));
-    QVERIFY(p.triu(1).eq(0).all().item<bool>());
+    // Padded rows; lanes past each row's diagonal hold anything, NaN and infinity included.
+    auto p = torch::full({t, ld}, NAN);
+    p.slice(1, 0, t).copy_(s);
+    p.slice(1, 0, t).masked_fill_(mask.isinf(), INFINITY);
+    kernels::causalSoftmaxForward(p.data_ptr<float>(), t, ld, bias.data_ptr<float>());
+    QVERIFY(torch::allclose(p.slice(1, 0, t), want, 1e-5, 1e-6));
+    QVERIFY(p.slice(1, t).eq(0).all().item<bool>());
+    QVERIFY(p.slice(1, 0, t).triu(1).eq(0).all().item<bool>());
 
     // Backward: ds = p * (dp - sum(dp * p)) against autograd on the Torch softmax.
     auto x = (s + bias).clone().requires_grad_(true);
     auto dp = torch::randn({t, t}, gen, torch::kFloat32);
     torch::softmax(x + mask, -1).backward(dp);
-    auto ds = dp.clone();
-    kernels::causalSoftmaxBackward(p.data_ptr<float>(), ds.data_ptr<float>(), t);
-    QVERIFY(torch::allclose(ds, x.grad(), 1e-4, 1e-5));
+    auto ds = torch::randn({t, ld}, gen, torch::kFloat32);  // finite past the diagonal
+    ds.slice(1, 0, t).copy_(dp);
+    kernels::causalSoftmaxBackward(p.data_ptr<float>(), ds.data_ptr<float>(), t, ld);
+    QVERIFY(torch::allclose(ds.slice(1, 0, t), x.grad(), 1e-4, 1e-5));
+    QVERIFY(ds.slice(1, t).eq(0).all().item<bool>());
 }
 
 void TestFusedLayer::swigluMatchesTorchWhereExpSaturates()

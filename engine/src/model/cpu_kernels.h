@@ -42,21 +42,26 @@ void ropeForward(float* v, int ld, std::int64_t batch, int t, int heads, int d, 
 void ropeBackward(float* dv, int ld, std::int64_t batch, int t, int heads, int d, const float* cos,
                   const float* sin);
 
-/// In place on scores s [t, t] (row stride t): row i becomes softmax over j <= i of
-/// s[i][j] + bias[i][j] (bias [t, t] or null), and 0 for j > i.
-void causalSoftmaxForward(float* s, int t, const float* bias);
-/// In place: dp [t, t] becomes ds = p * (dp - sum_j dp * p) (0 above the diagonal).
-void causalSoftmaxBackward(const float* p, float* dp, int t);
+/// In place on scores s [t, ld] (ld = attentionRowStride(t): rows padded to whole vector
+/// registers): row i becomes softmax over j <= i of s[i][j] + bias[i][j] (bias [t, t] or null),
+/// and 0 for i < j < ld. Lanes of a row past its diagonal may hold anything finite or not.
+void causalSoftmaxForward(float* s, int t, int ld, const float* bias);
+/// In place: dp [t, ld] becomes ds = p * (dp - sum_j dp * p) (0 past the diagonal).
+void causalSoftmaxBackward(const float* p, float* dp, int t, int ld);
 
 /// Causal self-attention of every (batch, head) straight from a projection buffer: qkv rows
 /// (b, t) hold [q | k | v], each h = heads * d wide, head j at columns j*d..j*d+d-1 (ld 3h).
-/// probs [B, heads, t, t] gets softmax(scale q k^T + bias + causal); out [B*t, h] (heads
-/// merged, ld h) gets probs v. bias: [biasHeads, t, t] (biasHeads 1 or heads) or null.
+/// probs [B, heads, t, attentionRowStride(t)] gets softmax(scale q k^T + bias + causal), 0
+/// past the diagonal; out [B*t, h] (heads merged, ld h) gets probs v. bias: [biasHeads, t, t]
+/// (biasHeads 1 or heads) or null. Kernels in cpu_attention.cpp.
 struct AttentionShape {
     std::int64_t batch;
     int t, heads, d;
     float scale;
 };
+/// Row stride of the probabilities (t rounded up to 16) and floats of one (batch, head) item's.
+int attentionRowStride(int t);
+std::int64_t attentionProbsPerItem(int t);
 void attentionForward(const AttentionShape& s, const float* qkv, const float* bias,
                       std::int64_t biasHeads, float* probs, float* out);
 /// Gradients of attentionForward: dqkv (same layout as qkv) from dout [B*t, h]; dbias

@@ -16,6 +16,13 @@
 #else
 #define LENGEN_CLONES
 #endif
+// Helpers of a cloned loop must be inlined into it to get its instruction set: a helper compiled
+// on its own (a template, a lambda) is the baseline x86-64 code in every clone.
+#if defined(__GNUC__)
+#define LENGEN_INLINE inline __attribute__((always_inline))
+#else
+#define LENGEN_INLINE inline
+#endif
 
 namespace lengen::engine::model::kernels::detail {
 

@@ -57,10 +57,11 @@ public:
         // Every buffer holds all rows; each part of the batch fills its own rows.
         auto mean1 = torch::empty({s.m}, opt), rstd1 = torch::empty({s.m}, opt);
         auto h1 = torch::empty({s.m, s.h}, opt);
-        auto qkv = torch::empty({s.m, h3}, opt);                   // [M, 3H]
-        auto probs = torch::empty({s.b, s.heads, s.t, s.t}, opt);  // [B, heads, T, T]
-        auto attn = torch::empty({s.m, s.h}, opt);                 // [M, H]
-        auto x2 = torch::empty({s.m, s.h}, opt);                   // x + attn Wp + bp
+        auto qkv = torch::empty({s.m, h3}, opt);  // [M, 3H]
+        auto probs = torch::empty({s.b, s.heads, k::attentionProbsPerItem(static_cast<int>(s.t))},
+                                  opt);             // [B, heads, T * padded T]
+        auto attn = torch::empty({s.m, s.h}, opt);  // [M, H]
+        auto x2 = torch::empty({s.m, s.h}, opt);    // x + attn Wp + bp
         auto mean2 = torch::empty({s.m}, opt), rstd2 = torch::empty({s.m}, opt);
         auto h2 = torch::empty({s.m, s.h}, opt);
         auto pre = torch::empty({s.m, inner}, opt);  // [M, 4H]
@@ -71,7 +72,7 @@ public:
                                 q.at(rstd1, 1), q.rows, h, e);
             conv1d(q.at(h1, h), wattn, battn, q.at(qkv, h3), q.rows);
             k::attentionForward(s.attention(q.items), q.at(qkv, h3), nullptr, 0,
-                                f(probs) + q.first * s.heads * s.t * s.t, q.at(attn, h));
+                                f(probs) + q.first * probs.stride(0), q.at(attn, h));
             std::memcpy(q.at(x2, h), q.at(xc, h), sizeof(float) * q.rows * h);
             k::gemm(false, false, q.rows, h, h, 1, q.at(attn, h), h, f(wproj), h, 1, q.at(x2, h),
                     h);
@@ -139,7 +140,7 @@ public:
             conv1dBackward(q.at(attn, h), wproj, q.at(dx2, h), dwproj.at(q.index),
                            dbproj.at(q.index), q.at(dattn, h), q.rows);
             k::attentionBackward(s.attention(q.items), q.at(qkv, h3),
-                                 f(probs) + q.first * s.heads * s.t * s.t, q.at(dattn, h),
+                                 f(probs) + q.first * probs.stride(0), q.at(dattn, h),
                                  q.at(dqkv, h3), nullptr, 0);
             conv1dBackward(q.at(h1, h), wattn, q.at(dqkv, h3), dwattn.at(q.index),
                            dbattn.at(q.index), q.at(dh1, h), q.rows);

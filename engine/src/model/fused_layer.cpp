@@ -52,10 +52,11 @@ public:
 
         // Every buffer holds all rows; each part of the batch fills its own rows.
         auto xn1 = torch::empty({s.m, s.h}, opt), rstd1 = torch::empty({s.m}, opt);
-        auto qkv = torch::empty({s.m, 3 * s.h}, opt);              // [M, 3H]
-        auto probs = torch::empty({s.b, s.heads, s.t, s.t}, opt);  // [B, heads, T, T]
-        auto attn = torch::empty({s.m, s.h}, opt);                 // [M, H], heads merged
-        auto x2 = torch::empty({s.m, s.h}, opt);                   // x + attn o^T
+        auto qkv = torch::empty({s.m, 3 * s.h}, opt);  // [M, 3H]
+        auto probs = torch::empty({s.b, s.heads, k::attentionProbsPerItem(static_cast<int>(s.t))},
+                                  opt);             // [B, heads, T * padded T]
+        auto attn = torch::empty({s.m, s.h}, opt);  // [M, H], heads merged
+        auto x2 = torch::empty({s.m, s.h}, opt);    // x + attn o^T
         auto xn2 = torch::empty({s.m, s.h}, opt), rstd2 = torch::empty({s.m}, opt);
         auto gu = torch::empty({s.m, 2 * s.inter}, opt);  // [M, 2I]
         auto act = torch::empty({s.m, s.inter}, opt);     // [M, I]
@@ -76,8 +77,8 @@ public:
                                f(cos), f(sin));
             }
             k::attentionForward(s.attention(q.items), q.at(qkv, h3), hasBias ? f(biasC) : nullptr,
-                                hasBias ? biasC.size(0) : 0,
-                                f(probs) + q.first * s.heads * s.t * s.t, q.at(attn, h));
+                                hasBias ? biasC.size(0) : 0, f(probs) + q.first * probs.stride(0),
+                                q.at(attn, h));
             std::memcpy(q.at(x2, h), q.at(xc, h), sizeof(float) * q.rows * h);
             k::gemm(false, true, q.rows, h, h, 1, q.at(attn, h), h, f(wo), h, 1, q.at(x2, h), h);
             k::rmsNormForward(q.at(x2, h), f(g2), q.at(xn2, h), q.at(rstd2, 1), q.rows, h, e);
@@ -149,7 +150,7 @@ public:
                     dwo.at(q.index), h);
             k::gemm(false, false, q.rows, h, h, 1, q.at(dx2, h), h, f(wo), h, 0, q.at(dattn, h), h);
             k::attentionBackward(s.attention(q.items), q.at(qkv, h3),
-                                 f(probs) + q.first * s.heads * s.t * s.t, q.at(dattn, h),
+                                 f(probs) + q.first * probs.stride(0), q.at(dattn, h),
                                  q.at(dqkv, h3), wantBias ? dbias.at(q.index) : nullptr, biasHeads);
             if (cos.numel() > 0 && cosK.numel() > 0) {
                 k::ropeBackward(q.at(dqkv, h3), h3, q.items, static_cast<int>(s.t), s.heads, s.d,
