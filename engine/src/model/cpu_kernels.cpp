@@ -86,6 +86,7 @@ void gemm(bool transA, bool transB, int m, int n, int k, float alpha, const floa
     sgemm()(&ta, &tb, &n, &m, &k, &alpha, b, &ldb, a, &lda, &beta, c, &ldc);
 }
 
+LENGEN_CLONES
 void ropeForward(float* v, int ld, std::int64_t batch, int t, int heads, int d, const float* cos,
                  const float* sin)
 {
@@ -107,6 +108,7 @@ void ropeForward(float* v, int ld, std::int64_t batch, int t, int heads, int d, 
         }
 }
 
+LENGEN_CLONES
 void ropeBackward(float* dv, int ld, std::int64_t batch, int t, int heads, int d, const float* cos,
                   const float* sin)
 {

@@ -16,16 +16,35 @@ namespace k = kernels;
 using fused::f;
 
 // The token shape (fused_common.h) and the MLP width I: gu rows hold [gate | up], each I wide.
+// step: 1, or 2 where only rows 0, 2, 4, ... of the output are wanted (the last layer in
+// training, whose read-out takes the x tokens: LlamaImpl::forwardEvenRows). Those rows are mc =
+// m / step; the rows after attention (x2 on) exist only for them.
 struct Dims : fused::TokenShape {
-    int inter = 0;
+    int inter = 0, step = 1;
+    std::int64_t mc = 0;
 };
 
-Dims dims(const torch::Tensor& x, std::int64_t inter, std::int64_t heads)
+Dims dims(const torch::Tensor& x, std::int64_t inter, std::int64_t heads, std::int64_t step)
 {
     Dims s;
     static_cast<fused::TokenShape&>(s) = fused::TokenShape::of(x, heads);
     s.inter = static_cast<int>(inter);
+    s.step = static_cast<int>(step);
+    s.mc = s.m / step;
     return s;
+}
+
+// A part's first row in a buffer of the kept rows (m / step of them).
+float* kept(const fused::BatchPart& q, const torch::Tensor& t, std::int64_t width, int step)
+{
+    return fused::f(t) + q.row0 / step * width;
+}
+
+// dst rows r = src rows r * step (width h, both packed).
+void takeRows(float* dst, const float* src, int rows, int h, int step)
+{
+    for (int r = 0; r < rows; ++r)
+        std::memcpy(dst + std::int64_t(r) * h, src + std::int64_t(r) * step * h, sizeof(float) * h);
 }
 
 class FusedLayer : public torch::autograd::Function<FusedLayer> {
@@ -39,10 +58,10 @@ public:
             const torch::Tensor& wo, const torch::Tensor& g2, const torch::Tensor& wgate,
             const torch::Tensor& wup, const torch::Tensor& wdown, const torch::Tensor& cos,
             const torch::Tensor& sin, const torch::Tensor& cosK, const torch::Tensor& sinK,
-            const torch::Tensor& bias, std::int64_t heads, double eps,
+            const torch::Tensor& bias, std::int64_t heads, double eps, std::int64_t step,
             const kernels::KernelContext* context)
     {
-        const Dims s = dims(x, wgate.size(0), heads);
+        const Dims s = dims(x, wgate.size(0), heads, step);
         const auto opt = x.options();
         auto xc = x.contiguous();
         auto wqkv = torch::cat({wq, wk, wv});  // [3H, H]
@@ -56,12 +75,12 @@ public:
         auto probs = torch::empty({s.b, s.heads, k::attentionProbsPerItem(static_cast<int>(s.t))},
                                   opt);             // [B, heads, T * padded T]
         auto attn = torch::empty({s.m, s.h}, opt);  // [M, H], heads merged
-        auto x2 = torch::empty({s.m, s.h}, opt);    // x + attn o^T
-        auto xn2 = torch::empty({s.m, s.h}, opt), rstd2 = torch::empty({s.m}, opt);
-        auto gu = torch::empty({s.m, 2 * s.inter}, opt);  // [M, 2I]
-        auto act = torch::empty({s.m, s.inter}, opt);     // [M, I]
-        auto y = torch::empty({s.m, s.h}, opt);           // x2 + act down^T
-        const int h = s.h, h3 = 3 * s.h, in = s.inter;
+        auto x2 = torch::empty({s.mc, s.h}, opt);   // x + attn o^T, kept rows
+        auto xn2 = torch::empty({s.mc, s.h}, opt), rstd2 = torch::empty({s.mc}, opt);
+        auto gu = torch::empty({s.mc, 2 * s.inter}, opt);  // [Mc, 2I]
+        auto act = torch::empty({s.mc, s.inter}, opt);     // [Mc, I]
+        auto y = torch::empty({s.mc, s.h}, opt);           // x2 + act down^T
+        const int h = s.h, h3 = 3 * s.h, in = s.inter, st = s.step;
         const float e = static_cast<float>(eps);
         fused::BatchParts::of(*context, s.b, s.t).run([&](const fused::BatchPart& q) {
             k::rmsNormForward(q.at(xc, h), f(g1), q.at(xn1, h), q.at(rstd1, 1), q.rows, h, e);
@@ -79,24 +98,27 @@ public:
             k::attentionForward(s.attention(q.items), q.at(qkv, h3), hasBias ? f(biasC) : nullptr,
                                 hasBias ? biasC.size(0) : 0, f(probs) + q.first * probs.stride(0),
                                 q.at(attn, h));
-            std::memcpy(q.at(x2, h), q.at(xc, h), sizeof(float) * q.rows * h);
-            k::gemm(false, true, q.rows, h, h, 1, q.at(attn, h), h, f(wo), h, 1, q.at(x2, h), h);
-            k::rmsNormForward(q.at(x2, h), f(g2), q.at(xn2, h), q.at(rstd2, 1), q.rows, h, e);
-            k::gemm(false, true, q.rows, 2 * in, h, 1, q.at(xn2, h), h, f(wgu), h, 0,
-                    q.at(gu, 2 * in), 2 * in);
-            k::swigluForward(q.at(gu, 2 * in), q.at(act, in), q.rows, in);
-            std::memcpy(q.at(y, h), q.at(x2, h), sizeof(float) * q.rows * h);
-            k::gemm(false, true, q.rows, h, in, 1, q.at(act, in), in, f(wdown), in, 1, q.at(y, h),
-                    h);
+            // From here on the kept rows only: attn's rows at the step (lda step * h).
+            const int rc = q.rows / st;
+            float *x2p = kept(q, x2, h, st), *xn2p = kept(q, xn2, h, st);
+            float *gup = kept(q, gu, 2 * in, st), *actp = kept(q, act, in, st);
+            takeRows(x2p, q.at(xc, h), rc, h, st);
+            k::gemm(false, true, rc, h, h, 1, q.at(attn, h), st * h, f(wo), h, 1, x2p, h);
+            k::rmsNormForward(x2p, f(g2), xn2p, kept(q, rstd2, 1, st), rc, h, e);
+            k::gemm(false, true, rc, 2 * in, h, 1, xn2p, h, f(wgu), h, 0, gup, 2 * in);
+            k::swigluForward(gup, actp, rc, in);
+            std::memcpy(kept(q, y, h, st), x2p, sizeof(float) * rc * h);
+            k::gemm(false, true, rc, h, in, 1, actp, in, f(wdown), in, 1, kept(q, y, h, st), h);
         });
 
         ctx->save_for_backward({xc,  g1,    wqkv, wo, g2,  wgu,   wdown, cos, sin,  xn1, rstd1,
                                 qkv, probs, attn, x2, xn2, rstd2, gu,    act, cosK, sinK});
         ctx->saved_data["heads"] = heads;
+        ctx->saved_data["step"] = step;
         fused::keepContext(ctx, *context);
         ctx->saved_data["bias"] = hasBias && bias.requires_grad();
         ctx->saved_data["biasHeads"] = hasBias ? biasC.size(0) : 0;
-        return y.view({s.b, s.t, s.h});
+        return y.view({s.b, s.t / s.step, s.h});
     }
 
     static tensor_list backward(AutogradContext* ctx, tensor_list grads)
@@ -107,17 +129,17 @@ public:
                    &qkv = sv[11], &probs = sv[12], &attn = sv[13], &x2 = sv[14], &xn2 = sv[15],
                    &rstd2 = sv[16], &gu = sv[17], &act = sv[18], &cosK = sv[19], &sinK = sv[20];
         const auto heads = ctx->saved_data["heads"].toInt();
-        const Dims s = dims(x, wgu.size(0) / 2, heads);
+        const Dims s = dims(x, wgu.size(0) / 2, heads, ctx->saved_data["step"].toInt());
         const auto opt = x.options();
-        auto dy = grads[0].contiguous().view({s.m, s.h});
+        auto dy = grads[0].contiguous().view({s.mc, s.h});
         const bool wantBias = ctx->saved_data["bias"].toBool();
         const auto biasHeads = ctx->saved_data["biasHeads"].toInt();
 
         // Row buffers (each part fills its rows) and per-part sums of the weight gradients.
-        auto dx2 = torch::empty({s.m, s.h}, opt), dx = torch::empty({s.m, s.h}, opt);
-        auto dact = torch::empty({s.m, s.inter}, opt);
-        auto dgu = torch::empty({s.m, 2 * s.inter}, opt);
-        auto dxn2 = torch::empty({s.m, s.h}, opt), dxn1 = torch::empty({s.m, s.h}, opt);
+        auto dx2 = torch::empty({s.mc, s.h}, opt), dx = torch::empty({s.m, s.h}, opt);
+        auto dact = torch::empty({s.mc, s.inter}, opt);
+        auto dgu = torch::empty({s.mc, 2 * s.inter}, opt);
+        auto dxn2 = torch::empty({s.mc, s.h}, opt), dxn1 = torch::empty({s.m, s.h}, opt);
         auto dattn = torch::empty({s.m, s.h}, opt);
         auto dqkv = torch::empty({s.m, 3 * s.h}, opt);
         const auto parts = fused::BatchParts::of(fused::keptContext(ctx), s.b, s.t);
@@ -126,29 +148,37 @@ public:
             dwgu(n, {2 * s.inter, s.h}, opt, false), dwo(n, {s.h, s.h}, opt, false),
             dwqkv(n, {3 * s.h, s.h}, opt, false), dg1(n, {s.h}, opt, true),
             dg2(n, {s.h}, opt, true), dbias(n, {wantBias ? biasHeads : 0, s.t, s.t}, opt, true);
-        const int h = s.h, h3 = 3 * s.h, in = s.inter;
+        const int h = s.h, h3 = 3 * s.h, in = s.inter, st = s.step;
         parts.run([&](const fused::BatchPart& q) {
-            const size_t bytes = sizeof(float) * q.rows * h;
+            // MLP over the kept rows (rc of them): y = x2 + act down^T.
+            const int rc = q.rows / st;
+            const float *dyp = kept(q, dy, h, st), *actp = kept(q, act, in, st);
+            float *dx2p = kept(q, dx2, h, st), *dactp = kept(q, dact, in, st);
+            float* dgup = kept(q, dgu, 2 * in, st);
+            std::memcpy(dx2p, dyp, sizeof(float) * rc * h);
+            k::gemm(true, false, h, in, rc, 1, dyp, h, actp, in, 0, dwdown.at(q.index), in);
+            k::gemm(false, false, rc, in, h, 1, dyp, h, f(wdown), in, 0, dactp, in);
+            k::swigluBackward(kept(q, gu, 2 * in, st), dactp, dgup, rc, in);
+            k::gemm(true, false, 2 * in, h, rc, 1, dgup, 2 * in, kept(q, xn2, h, st), h, 0,
+                    dwgu.at(q.index), h);
+            k::gemm(false, false, rc, h, 2 * in, 1, dgup, 2 * in, f(wgu), h, 0,
+                    kept(q, dxn2, h, st), h);
+            k::rmsNormBackward(kept(q, x2, h, st), f(g2), kept(q, rstd2, 1, st),
+                               kept(q, dxn2, h, st), dx2p, dg2.at(q.index), rc, h);
 
-            // MLP: y = x2 + act down^T.
-            std::memcpy(q.at(dx2, h), q.at(dy, h), bytes);
-            k::gemm(true, false, h, in, q.rows, 1, q.at(dy, h), h, q.at(act, in), in, 0,
-                    dwdown.at(q.index), in);
-            k::gemm(false, false, q.rows, in, h, 1, q.at(dy, h), h, f(wdown), in, 0, q.at(dact, in),
-                    in);
-            k::swigluBackward(q.at(gu, 2 * in), q.at(dact, in), q.at(dgu, 2 * in), q.rows, in);
-            k::gemm(true, false, 2 * in, h, q.rows, 1, q.at(dgu, 2 * in), 2 * in, q.at(xn2, h), h,
-                    0, dwgu.at(q.index), h);
-            k::gemm(false, false, q.rows, h, 2 * in, 1, q.at(dgu, 2 * in), 2 * in, f(wgu), h, 0,
-                    q.at(dxn2, h), h);
-            k::rmsNormBackward(q.at(x2, h), f(g2), q.at(rstd2, 1), q.at(dxn2, h), q.at(dx2, h),
-                               dg2.at(q.index), q.rows, h);
-
-            // Attention: x2 = x + attn o^T.
-            std::memcpy(q.at(dx, h), q.at(dx2, h), bytes);
-            k::gemm(true, false, h, h, q.rows, 1, q.at(dx2, h), h, q.at(attn, h), h, 0,
-                    dwo.at(q.index), h);
-            k::gemm(false, false, q.rows, h, h, 1, q.at(dx2, h), h, f(wo), h, 0, q.at(dattn, h), h);
+            // Attention: x2 = x + attn o^T on the kept rows; the others get no gradient.
+            if (st == 1) {
+                std::memcpy(q.at(dx, h), dx2p, sizeof(float) * q.rows * h);
+            } else {
+                std::memset(q.at(dx, h), 0, sizeof(float) * q.rows * h);
+                std::memset(q.at(dattn, h), 0, sizeof(float) * q.rows * h);
+                for (int r = 0; r < rc; ++r)
+                    std::memcpy(q.at(dx, h) + std::int64_t(r) * st * h, dx2p + std::int64_t(r) * h,
+                                sizeof(float) * h);
+            }
+            k::gemm(true, false, h, h, rc, 1, dx2p, h, q.at(attn, h), st * h, 0, dwo.at(q.index),
+                    h);
+            k::gemm(false, false, rc, h, h, 1, dx2p, h, f(wo), h, 0, q.at(dattn, h), st * h);
             k::attentionBackward(s.attention(q.items), q.at(qkv, h3),
                                  f(probs) + q.first * probs.stride(0), q.at(dattn, h),
                                  q.at(dqkv, h3), wantBias ? dbias.at(q.index) : nullptr, biasHeads);
@@ -188,6 +218,7 @@ public:
                 wantBias ? dbias.total() : torch::Tensor(),
                 torch::Tensor(),
                 torch::Tensor(),
+                torch::Tensor(),
                 torch::Tensor()};
     }
 };
@@ -209,7 +240,8 @@ torch::Tensor fusedLlamaLayer(const torch::Tensor& x, const FusedLayerParams& p,
     auto orNone = [](const torch::Tensor& t) { return t.defined() ? t : torch::empty({0}); };
     return FusedLayer::apply(x, p.inputNorm, p.q, p.k, p.v, p.o, p.postNorm, p.gate, p.up, p.down,
                              orNone(cos), orNone(sin), orNone(cosK), orNone(sinK), orNone(bias),
-                             static_cast<std::int64_t>(p.heads), p.eps, &context);
+                             static_cast<std::int64_t>(p.heads), p.eps,
+                             static_cast<std::int64_t>(p.evenRowsOut ? 2 : 1), &context);
 }
 
 }  // namespace lengen::engine::model

@@ -23,6 +23,9 @@ struct FusedLayerParams {
     torch::Tensor down;        ///< [H, I]
     int heads = 1;
     double eps = 1e-6;
+    /// Only rows 0, 2, 4, ... of the output (T even): the out-projection, the MLP and their
+    /// gradients run on those rows alone (LlamaImpl::forwardEvenRows). Output [B, T/2, H].
+    bool evenRowsOut = false;
 };
 
 /// Whether a forward of `x` under `policy` takes the fused nodes: the Fused path, autograd

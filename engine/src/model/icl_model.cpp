@@ -66,7 +66,15 @@ ForwardResult InContextModelImpl::forward(const torch::Tensor& xs, const torch::
     tap.edit = options.intervention && !options.intervention->identityAt(t) ? options.intervention
                                                                             : nullptr;
     const bool useTap = tap.capture || tap.queryChunk > 0 || tap.edit;
-    auto h = m_backbone->forward(m_input(z), pos, useTap ? &tap : nullptr);
+    auto in = m_input(z);
+    if (!useTap) {
+        // Training on the CPU: the last layer computes the x tokens' rows alone.
+        if (auto hx = m_backbone->forwardEvenRows(in, pos); hx.defined()) {
+            result.predictions = m_output(hx).squeeze(-1);  // [B, N]
+            return result;
+        }
+    }
+    auto h = m_backbone->forward(in, pos, useTap ? &tap : nullptr);
     result.attention = std::move(tap.weights);
     auto out = m_output(h).squeeze(-1);          // [B, 2N]
     result.predictions = out.slice(1, 0, t, 2);  // x tokens: [B, N]

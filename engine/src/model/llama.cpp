@@ -52,24 +52,8 @@ torch::Tensor LlamaLayerImpl::forward(const torch::Tensor& h, const PositionSpan
                                       AttentionTap* tap, const KernelPolicy& policy)
 {
     // Training on the CPU: the whole layer as one autograd node (fused_layer.h), same math.
-    if (!tap && pos.k.is_same(pos.q) && m_fusable && fusedApplies(policy, h)) {
-        auto pe = m_attn->positionEncoding();
-        auto [cos, sin] = pe->rotaryTables(pos);  // [T, d] each, or undefined
-        auto [cosK, sinK] = pe->keyTables(pos);   // the keys' own (xPos), or undefined
-        FusedLayerParams p;
-        p.inputNorm = m_inputNorm->weight();
-        p.q = m_attn->qWeight();
-        p.k = m_attn->kWeight();
-        p.v = m_attn->vWeight();
-        p.o = m_attn->oWeight();
-        p.postNorm = m_postNorm->weight();
-        p.gate = m_mlp->gateWeight();
-        p.up = m_mlp->upWeight();
-        p.down = m_mlp->downWeight();
-        p.heads = m_attn->heads();
-        p.eps = m_inputNorm->eps();
-        return fusedLlamaLayer(h, p, cos, sin, cosK, sinK, pe->logitBias(pos), policy.context());
-    }
+    if (!tap && fusedFor(h, pos, policy))
+        return fusedForward(h, pos, policy, false);
     const bool fuse = policy.fusesOnDevice(h);
     auto a = m_attn(m_inputNorm(h, fuse), pos, tap, policy.path);
     if (fuse && policy.deviceKernels && device::fusedApplies(a)) {
@@ -79,6 +63,40 @@ torch::Tensor LlamaLayerImpl::forward(const torch::Tensor& h, const PositionSpan
     }
     auto x = h + a;
     return x + m_mlp(m_postNorm(x, fuse));
+}
+
+bool LlamaLayerImpl::fusedFor(const torch::Tensor& h, const PositionSpan& pos,
+                              const KernelPolicy& policy) const
+{
+    return pos.k.is_same(pos.q) && m_fusable && fusedApplies(policy, h);
+}
+
+torch::Tensor LlamaLayerImpl::forwardEvenRows(const torch::Tensor& h, const PositionSpan& pos,
+                                              const KernelPolicy& policy)
+{
+    return fusedForward(h, pos, policy, true);
+}
+
+torch::Tensor LlamaLayerImpl::fusedForward(const torch::Tensor& h, const PositionSpan& pos,
+                                           const KernelPolicy& policy, bool evenRowsOut)
+{
+    auto pe = m_attn->positionEncoding();
+    auto [cos, sin] = pe->rotaryTables(pos);  // [T, d] each, or undefined
+    auto [cosK, sinK] = pe->keyTables(pos);   // the keys' own (xPos), or undefined
+    FusedLayerParams p;
+    p.inputNorm = m_inputNorm->weight();
+    p.q = m_attn->qWeight();
+    p.k = m_attn->kWeight();
+    p.v = m_attn->vWeight();
+    p.o = m_attn->oWeight();
+    p.postNorm = m_postNorm->weight();
+    p.gate = m_mlp->gateWeight();
+    p.up = m_mlp->upWeight();
+    p.down = m_mlp->downWeight();
+    p.heads = m_attn->heads();
+    p.eps = m_inputNorm->eps();
+    p.evenRowsOut = evenRowsOut;
+    return fusedLlamaLayer(h, p, cos, sin, cosK, sinK, pe->logitBias(pos), policy.context());
 }
 
 LlamaImpl::LlamaImpl(const RunConfig& config)
@@ -101,6 +119,18 @@ torch::Tensor LlamaImpl::forward(const torch::Tensor& h, const PositionSpan& pos
     auto x = h;
     for (auto& layer : m_layerList)
         x = layer->forward(x, pos, tap, m_policy);
+    return m_norm(x, m_policy.fusesOnDevice(x));
+}
+
+torch::Tensor LlamaImpl::forwardEvenRows(const torch::Tensor& h, const PositionSpan& pos)
+{
+    if (m_layerList.empty() || h.dim() != 3 || h.size(1) % 2 != 0 ||
+        !m_layerList.back()->fusedFor(h, pos, m_policy))
+        return {};
+    auto x = h;
+    for (size_t i = 0; i + 1 < m_layerList.size(); ++i)
+        x = m_layerList[i]->forward(x, pos, nullptr, m_policy);
+    x = m_layerList.back()->forwardEvenRows(x, pos, m_policy);
     return m_norm(x, m_policy.fusesOnDevice(x));
 }
 

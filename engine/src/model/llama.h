@@ -49,13 +49,23 @@ public:
     explicit LlamaLayerImpl(const RunConfig& config);
     torch::Tensor forward(const torch::Tensor& h, const PositionSpan& pos, AttentionTap* tap,
                           const KernelPolicy& policy);
+    /// Whether forward(h, pos, nullptr, policy) takes the fused node (fused_layer.h).
+    bool fusedFor(const torch::Tensor& h, const PositionSpan& pos,
+                  const KernelPolicy& policy) const;
+    /// The fused node with only rows 0, 2, 4, ... of the output ([B, T/2, H]); where fusedFor.
+    torch::Tensor forwardEvenRows(const torch::Tensor& h, const PositionSpan& pos,
+                                  const KernelPolicy& policy);
     PositionEncoding positionEncoding() const { return m_attn->positionEncoding(); }
 
 private:
     RmsNorm m_inputNorm{nullptr}, m_postNorm{nullptr};
     Attention m_attn{nullptr};
     SwiGlu m_mlp{nullptr};
-    bool m_fusable = true;  // the encoding's fusedCpu (CoPE's bias comes from the content)
+    bool m_fusable = true;
+
+    torch::Tensor
+    fusedForward(const torch::Tensor& h, const PositionSpan& pos, const KernelPolicy& policy,
+                 bool evenRowsOut);  // the encoding's fusedCpu (CoPE's bias comes from the content)
 };
 TORCH_MODULE(LlamaLayer);
 
@@ -67,6 +77,16 @@ public:
     virtual torch::Tensor forward(const torch::Tensor& h, const PositionSpan& pos,
                                   AttentionTap* tap) = 0;
     virtual bool hasAttention() const { return true; }
+    /// Rows 0, 2, 4, ... of forward(h, pos, nullptr) ([B, T/2, H], T even: the x tokens the
+    /// read-out takes), where the backbone saves work by computing only those in its last
+    /// layer (Llama's fused training path: its out-projection and MLP on half the rows, issue
+    /// 57); undefined where it cannot, and the caller takes forward.
+    virtual torch::Tensor forwardEvenRows(const torch::Tensor& h, const PositionSpan& pos)
+    {
+        (void)h;
+        (void)pos;
+        return {};
+    }
     /// How the layers compute and on which threads (kernel_policy.h). Set by the session that
     /// owns the model; a model built without one takes the module path on the calling thread.
     void setKernelPolicy(KernelPolicy policy) { m_policy = std::move(policy); }
@@ -81,6 +101,7 @@ public:
     explicit LlamaImpl(const RunConfig& config);
     torch::Tensor forward(const torch::Tensor& h, const PositionSpan& pos,
                           AttentionTap* tap) override;
+    torch::Tensor forwardEvenRows(const torch::Tensor& h, const PositionSpan& pos) override;
     /// The PE of one layer (for constants reporting).
     PositionEncoding positionEncoding(size_t layer) const;
 

@@ -7,8 +7,13 @@
 
 #include <torch/torch.h>
 
+#include <memory>
 #include <string>
 #include <vector>
+
+namespace lengen::engine::model::kernels {
+class KernelContext;
+}
 
 namespace lengen::engine::training {
 
@@ -22,6 +27,12 @@ struct AdamWOptions {
 class AdamW {
 public:
     AdamW(std::vector<std::pair<std::string, torch::Tensor>> params, AdamWOptions options);
+    /// The session's CPU threads: the update and the gradient norm split their passes over
+    /// them (the same bits on any split). Null: the calling thread.
+    void setKernelContext(std::shared_ptr<const model::kernels::KernelContext> context)
+    {
+        m_kernels = std::move(context);
+    }
     void step(double lr);
     /// step() in two halves for a GPU and CUDA graphs: beginStep counts the step and writes lr
     /// and the count into device tensors (outside a graph); applyStep runs the fused update
@@ -55,6 +66,7 @@ private:
     std::vector<std::pair<std::string, torch::Tensor>> m_params;
     std::vector<torch::Tensor> m_m, m_v;
     AdamWOptions m_opt;
+    std::shared_ptr<const model::kernels::KernelContext> m_kernels;
     std::int64_t m_steps = 0;
     // GPU: lr [1] and the step count [P] (one element per parameter, as the fused kernel
     // takes them) on the device, created at the first device step.

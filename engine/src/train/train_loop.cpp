@@ -61,6 +61,7 @@ void setupSession(TrainSession& s, const RunConfig& config, std::uint64_t seed,
     for (auto& item : s.model->named_parameters())
         params.emplace_back(item.key(), item.value());
     s.optimizer = std::make_unique<AdamW>(std::move(params), adamwOptions(config));
+    s.optimizer->setKernelContext(s.kernels);
     s.sampler = std::make_unique<data::TaskSampler>(
         config.task.name, data::TaskShape{config.training.batchSize, config.inputDims()});
 }
