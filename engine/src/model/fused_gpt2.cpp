@@ -21,22 +21,31 @@ using fused::f;
 using Shape = fused::TokenShape;
 
 // y = x W + b for x [rows, in], W [in, out] (HF Conv1D), b [out]: bias rows, then one product.
-void conv1d(const float* x, const torch::Tensor& w, const torch::Tensor& b, float* y, int rows)
+// x's rows are ldx apart (in: packed).
+void conv1d(const float* x, const torch::Tensor& w, const torch::Tensor& b, float* y, int rows,
+            int ldx = 0)
 {
     const int in = static_cast<int>(w.size(0)), out = static_cast<int>(w.size(1));
     k::fillRows(y, f(b), rows, out);
-    k::gemm(false, false, rows, out, in, 1, x, in, f(w), out, 1, y, out);
+    k::gemm(false, false, rows, out, in, 1, x, ldx ? ldx : in, f(w), out, 1, y, out);
 }
 
 // For x [rows, in], dy [rows, out]: dW = x^T dy [in, out] and db = column sums of dy (this
-// part's, db accumulated), dx = dy W^T [rows, in].
+// part's, db accumulated), dx = dy W^T [rows, in]. x's and dx's rows are ld apart (in: packed).
 void conv1dBackward(const float* x, const torch::Tensor& w, const float* dy, float* dw, float* db,
-                    float* dx, int rows)
+                    float* dx, int rows, int ld = 0)
 {
     const int in = static_cast<int>(w.size(0)), out = static_cast<int>(w.size(1));
-    k::gemm(true, false, in, out, rows, 1, x, in, dy, out, 0, dw, out);
+    ld = ld ? ld : in;
+    k::gemm(true, false, in, out, rows, 1, x, ld, dy, out, 0, dw, out);
     k::addColumnSums(dy, db, rows, out);
-    k::gemm(false, true, rows, in, out, 1, dy, out, f(w), out, 0, dx, in);
+    k::gemm(false, true, rows, in, out, 1, dy, out, f(w), out, 0, dx, ld);
+}
+
+// A part's first row in a buffer of the kept rows (m / step of them: fused_layer.cpp's Dims).
+float* kept(const fused::BatchPart& q, const torch::Tensor& t, std::int64_t width, int step)
+{
+    return f(t) + q.row0 / step * width;
 }
 
 class FusedGpt2 : public torch::autograd::Function<FusedGpt2> {
@@ -47,9 +56,13 @@ public:
             const torch::Tensor& wproj, const torch::Tensor& bproj, const torch::Tensor& ln2w,
             const torch::Tensor& ln2b, const torch::Tensor& wfc, const torch::Tensor& bfc,
             const torch::Tensor& wmp, const torch::Tensor& bmp, std::int64_t heads, double eps,
-            const kernels::KernelContext* context)
+            std::int64_t step, const kernels::KernelContext* context)
     {
+        // step 2: only rows 0, 2, 4, ... out, as in fused_layer.cpp (evenRowsOut); x2 on are
+        // those rows alone (mc of them).
         const Shape s = Shape::of(x, heads);
+        const int st = static_cast<int>(step);
+        const std::int64_t mc = s.m / st;
         const auto opt = x.options();
         const float e = static_cast<float>(eps);
         auto xc = x.contiguous().view({s.m, s.h});
@@ -61,37 +74,42 @@ public:
         auto probs = torch::empty({s.b, s.heads, k::attentionProbsPerItem(static_cast<int>(s.t))},
                                   opt);             // [B, heads, T * padded T]
         auto attn = torch::empty({s.m, s.h}, opt);  // [M, H]
-        auto x2 = torch::empty({s.m, s.h}, opt);    // x + attn Wp + bp
-        auto mean2 = torch::empty({s.m}, opt), rstd2 = torch::empty({s.m}, opt);
-        auto h2 = torch::empty({s.m, s.h}, opt);
-        auto pre = torch::empty({s.m, inner}, opt);  // [M, 4H]
+        auto x2 = torch::empty({mc, s.h}, opt);     // x + attn Wp + bp, kept rows
+        auto mean2 = torch::empty({mc}, opt), rstd2 = torch::empty({mc}, opt);
+        auto h2 = torch::empty({mc, s.h}, opt);
+        auto pre = torch::empty({mc, inner}, opt);  // [Mc, 4H]
         auto act = torch::empty_like(pre);
-        auto y = torch::empty({s.m, s.h}, opt);  // x2 + act Wm + bm
+        auto y = torch::empty({mc, s.h}, opt);  // x2 + act Wm + bm
         fused::BatchParts::of(*context, s.b, s.t).run([&](const fused::BatchPart& q) {
             k::layerNormForward(q.at(xc, h), f(ln1w), f(ln1b), q.at(h1, h), q.at(mean1, 1),
                                 q.at(rstd1, 1), q.rows, h, e);
             conv1d(q.at(h1, h), wattn, battn, q.at(qkv, h3), q.rows);
             k::attentionForward(s.attention(q.items), q.at(qkv, h3), nullptr, 0,
                                 f(probs) + q.first * probs.stride(0), q.at(attn, h));
-            std::memcpy(q.at(x2, h), q.at(xc, h), sizeof(float) * q.rows * h);
-            k::gemm(false, false, q.rows, h, h, 1, q.at(attn, h), h, f(wproj), h, 1, q.at(x2, h),
-                    h);
-            k::addToRows(q.at(x2, h), f(bproj), q.rows, h);
-            k::layerNormForward(q.at(x2, h), f(ln2w), f(ln2b), q.at(h2, h), q.at(mean2, 1),
-                                q.at(rstd2, 1), q.rows, h, e);
-            conv1d(q.at(h2, h), wfc, bfc, q.at(pre, inner), q.rows);
-            k::geluTanhForward(q.at(pre, inner), q.at(act, inner), std::int64_t{q.rows} * inner);
-            std::memcpy(q.at(y, h), q.at(x2, h), sizeof(float) * q.rows * h);
-            k::gemm(false, false, q.rows, h, inner, 1, q.at(act, inner), inner, f(wmp), h, 1,
-                    q.at(y, h), h);
-            k::addToRows(q.at(y, h), f(bmp), q.rows, h);
+            // The kept rows (attn's at the step) from here on.
+            const int rc = q.rows / st;
+            float *x2p = kept(q, x2, h, st), *h2p = kept(q, h2, h, st), *yp = kept(q, y, h, st);
+            float *prep = kept(q, pre, inner, st), *actp = kept(q, act, inner, st);
+            for (int r = 0; r < rc; ++r)
+                std::memcpy(x2p + std::int64_t(r) * h, q.at(xc, h) + std::int64_t(r) * st * h,
+                            sizeof(float) * h);
+            k::gemm(false, false, rc, h, h, 1, q.at(attn, h), st * h, f(wproj), h, 1, x2p, h);
+            k::addToRows(x2p, f(bproj), rc, h);
+            k::layerNormForward(x2p, f(ln2w), f(ln2b), h2p, kept(q, mean2, 1, st),
+                                kept(q, rstd2, 1, st), rc, h, e);
+            conv1d(h2p, wfc, bfc, prep, rc);
+            k::geluTanhForward(prep, actp, std::int64_t{rc} * inner);
+            std::memcpy(yp, x2p, sizeof(float) * rc * h);
+            k::gemm(false, false, rc, h, inner, 1, actp, inner, f(wmp), h, 1, yp, h);
+            k::addToRows(yp, f(bmp), rc, h);
         });
 
         ctx->save_for_backward({xc, ln1w, wattn, wproj, ln2w, wfc, wmp, mean1, rstd1, h1, qkv,
                                 probs, attn, x2, mean2, rstd2, h2, pre, act});
         ctx->saved_data["heads"] = heads;
+        ctx->saved_data["step"] = step;
         fused::keepContext(ctx, *context);
-        return y.view({s.b, s.t, s.h});
+        return y.view({s.b, s.t / st, s.h});
     }
 
     static tensor_list backward(AutogradContext* ctx, tensor_list grads)
@@ -102,15 +120,18 @@ public:
                    &qkv = sv[10], &probs = sv[11], &attn = sv[12], &x2 = sv[13], &mean2 = sv[14],
                    &rstd2 = sv[15], &h2 = sv[16], &pre = sv[17], &act = sv[18];
         const auto heads = ctx->saved_data["heads"].toInt();
+        const int st = static_cast<int>(ctx->saved_data["step"].toInt());
         const auto& g0 = grads[0];
-        const Shape s = Shape::of(g0, heads);
+        Shape s = Shape::of(g0, heads);  // of the kept rows; then of all of x's
+        s.t *= st;
+        s.m *= st;
         const auto opt = xc.options();
-        auto dy = g0.contiguous().view({s.m, s.h});
+        auto dy = g0.contiguous().view({s.m / st, s.h});
         const int h = s.h, h3 = 3 * s.h, inner = static_cast<int>(wfc.size(1));
 
         // Row buffers (each part fills its rows) and per-part sums of the parameter gradients.
-        auto dact = torch::empty({s.m, inner}, opt), dh2 = torch::empty({s.m, s.h}, opt);
-        auto dx2 = torch::empty({s.m, s.h}, opt), dattn = torch::empty({s.m, s.h}, opt);
+        auto dact = torch::empty({s.m / st, inner}, opt), dh2 = torch::empty({s.m / st, s.h}, opt);
+        auto dx2 = torch::empty({s.m / st, s.h}, opt), dattn = torch::empty({s.m, s.h}, opt);
         auto dqkv = torch::empty({s.m, h3}, opt), dh1 = torch::empty({s.m, s.h}, opt);
         auto dx = torch::empty({s.m, s.h}, opt);
         const auto parts = fused::BatchParts::of(fused::keptContext(ctx), s.b, s.t);
@@ -123,28 +144,36 @@ public:
             dwattn(n, {s.h, h3}, opt, false), dbattn(n, {h3}, opt, true),
             dln1w(n, {s.h}, opt, true), dln1b(n, {s.h}, opt, true);
         parts.run([&](const fused::BatchPart& q) {
-            const size_t bytes = sizeof(float) * q.rows * h;
+            // MLP over the kept rows (rc): y = x2 + gelu(c_fc(ln_2(x2))) Wm + bm.
+            const int rc = q.rows / st;
+            float *dactp = kept(q, dact, inner, st), *dx2p = kept(q, dx2, h, st);
+            const float* dyp = kept(q, dy, h, st);
+            conv1dBackward(kept(q, act, inner, st), wmp, dyp, dwmp.at(q.index), dbmp.at(q.index),
+                           dactp, rc);
+            k::geluTanhBackward(kept(q, pre, inner, st), dactp, dactp,
+                                std::int64_t{rc} * inner);  // in place: d pre
+            conv1dBackward(kept(q, h2, h, st), wfc, dactp, dwfc.at(q.index), dbfc.at(q.index),
+                           kept(q, dh2, h, st), rc);
+            std::memcpy(dx2p, dyp, sizeof(float) * rc * h);
+            k::layerNormBackward(kept(q, x2, h, st), f(ln2w), kept(q, mean2, 1, st),
+                                 kept(q, rstd2, 1, st), kept(q, dh2, h, st), dx2p,
+                                 dln2w.at(q.index), dln2b.at(q.index), rc, h);
 
-            // MLP: y = x2 + gelu(c_fc(ln_2(x2))) Wm + bm.
-            conv1dBackward(q.at(act, inner), wmp, q.at(dy, h), dwmp.at(q.index), dbmp.at(q.index),
-                           q.at(dact, inner), q.rows);
-            k::geluTanhBackward(q.at(pre, inner), q.at(dact, inner), q.at(dact, inner),
-                                std::int64_t{q.rows} * inner);  // in place: d pre
-            conv1dBackward(q.at(h2, h), wfc, q.at(dact, inner), dwfc.at(q.index), dbfc.at(q.index),
-                           q.at(dh2, h), q.rows);
-            std::memcpy(q.at(dx2, h), q.at(dy, h), bytes);
-            k::layerNormBackward(q.at(x2, h), f(ln2w), q.at(mean2, 1), q.at(rstd2, 1), q.at(dh2, h),
-                                 q.at(dx2, h), dln2w.at(q.index), dln2b.at(q.index), q.rows, h);
-
-            // Attention: x2 = x + attn Wp + bp.
-            conv1dBackward(q.at(attn, h), wproj, q.at(dx2, h), dwproj.at(q.index),
-                           dbproj.at(q.index), q.at(dattn, h), q.rows);
+            // Attention: x2 = x + attn Wp + bp on the kept rows; the others get no gradient.
+            if (st != 1) {
+                std::memset(q.at(dattn, h), 0, sizeof(float) * q.rows * h);
+                std::memset(q.at(dx, h), 0, sizeof(float) * q.rows * h);
+            }
+            for (int r = 0; r < rc; ++r)
+                std::memcpy(q.at(dx, h) + std::int64_t(r) * st * h, dx2p + std::int64_t(r) * h,
+                            sizeof(float) * h);
+            conv1dBackward(q.at(attn, h), wproj, dx2p, dwproj.at(q.index), dbproj.at(q.index),
+                           q.at(dattn, h), rc, st * h);
             k::attentionBackward(s.attention(q.items), q.at(qkv, h3),
                                  f(probs) + q.first * probs.stride(0), q.at(dattn, h),
                                  q.at(dqkv, h3), nullptr, 0);
             conv1dBackward(q.at(h1, h), wattn, q.at(dqkv, h3), dwattn.at(q.index),
                            dbattn.at(q.index), q.at(dh1, h), q.rows);
-            std::memcpy(q.at(dx, h), q.at(dx2, h), bytes);
             k::layerNormBackward(q.at(xc, h), f(ln1w), q.at(mean1, 1), q.at(rstd1, 1), q.at(dh1, h),
                                  q.at(dx, h), dln1w.at(q.index), dln1b.at(q.index), q.rows, h);
         });
@@ -164,6 +193,7 @@ public:
                 dbmp.total(),
                 torch::Tensor(),
                 torch::Tensor(),
+                torch::Tensor(),
                 torch::Tensor()};
     }
 };
@@ -176,7 +206,7 @@ torch::Tensor fusedGpt2Block(const torch::Tensor& x, const FusedGpt2Params& p,
     return FusedGpt2::apply(x, p.ln1Weight, p.ln1Bias, p.attnWeight, p.attnBias, p.projWeight,
                             p.projBias, p.ln2Weight, p.ln2Bias, p.fcWeight, p.fcBias,
                             p.mlpProjWeight, p.mlpProjBias, static_cast<std::int64_t>(p.heads),
-                            p.eps, &context);
+                            p.eps, static_cast<std::int64_t>(p.evenRowsOut ? 2 : 1), &context);
 }
 
 }  // namespace lengen::engine::model

@@ -51,6 +51,7 @@ struct FusedGpt2Params {
     torch::Tensor mlpProjWeight, mlpProjBias;  ///< mlp.c_proj: [4H, H], [H]
     int heads = 1;
     double eps = 1e-5;
+    bool evenRowsOut = false;  ///< as FusedLayerParams::evenRowsOut
 };
 
 /// One GPT-2 block without dropout, as Gpt2BlockImpl::forward with every p = 0:

@@ -43,12 +43,18 @@ public:
         m_mlpProj = mlp->register_module("c_proj", Conv1D(4 * s.hidden, s.hidden));
     }
 
-    torch::Tensor forward(const torch::Tensor& h, AttentionTap* tap)
+    /// Training on the CPU without dropout: the block as one autograd node, same math.
+    bool fusedFor(const torch::Tensor& h) const
     {
-        // Training on the CPU without dropout: the block as one autograd node, same math.
+        return fusedApplies(m_owner->kernelPolicy(), h) && !m_owner->dropsOut(m_s.attnDropout) &&
+               !m_owner->dropsOut(m_s.residDropout);
+    }
+
+    /// evenRowsOut (where fusedFor): rows 0, 2, 4, ... only, [B, T/2, H] (fused_layer.h).
+    torch::Tensor forward(const torch::Tensor& h, AttentionTap* tap, bool evenRowsOut = false)
+    {
         const KernelPolicy& policy = m_owner->kernelPolicy();
-        if (!tap && fusedApplies(policy, h) && !m_owner->dropsOut(m_s.attnDropout) &&
-            !m_owner->dropsOut(m_s.residDropout)) {
+        if ((!tap && fusedFor(h)) || evenRowsOut) {
             FusedGpt2Params p;
             p.ln1Weight = m_ln1->weight;
             p.ln1Bias = m_ln1->bias;
@@ -64,6 +70,7 @@ public:
             p.mlpProjBias = m_mlpProj->bias();
             p.heads = m_s.heads;
             p.eps = 1e-5;
+            p.evenRowsOut = evenRowsOut;
             return fusedGpt2Block(h, p, policy.context());
         }
         const std::int64_t b = h.size(0), t = h.size(1), d = m_s.hidden / m_s.heads;
@@ -143,6 +150,18 @@ torch::Tensor Gpt2Impl::forward(const torch::Tensor& h, const PositionSpan& pos,
     for (auto& block : m_blocks)
         x = block->forward(x, tap);
     return m_lnF(x);
+}
+
+torch::Tensor Gpt2Impl::forwardEvenRows(const torch::Tensor& h, const PositionSpan& pos)
+{
+    // The blocks' input: h plus the learned positions (dropout off, as the fused path needs).
+    if (m_blocks.empty() || h.dim() != 3 || h.size(1) % 2 != 0 || pos.maxPos >= m_sizes.positions ||
+        dropsOut(m_sizes.embdDropout) || !m_blocks.back()->fusedFor(h))
+        return {};
+    auto x = h + m_wpe(pos.q).unsqueeze(0);
+    for (size_t i = 0; i + 1 < m_blocks.size(); ++i)
+        x = m_blocks[i]->forward(x, nullptr);
+    return m_lnF(m_blocks.back()->forward(x, nullptr, true));
 }
 
 }  // namespace lengen::engine::model

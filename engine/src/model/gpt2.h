@@ -41,6 +41,7 @@ public:
     explicit Gpt2Impl(const Gpt2Sizes& sizes);
     torch::Tensor forward(const torch::Tensor& h, const PositionSpan& pos,
                           AttentionTap* tap) override;
+    torch::Tensor forwardEvenRows(const torch::Tensor& h, const PositionSpan& pos) override;
     /// The generator dropout draws its masks from (the run's); unset = no dropout.
     void setDropoutGenerator(const at::Generator& gen) { m_gen = gen; }
     /// Inverted dropout. On the CPU the mask comes from the run's generator; on a GPU it is
