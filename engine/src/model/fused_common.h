@@ -59,6 +59,12 @@ struct BatchPart {
 
     /// This part's first row of t, a row-major [M, width] tensor.
     float* at(const torch::Tensor& t, std::int64_t width) const { return f(t) + row0 * width; }
+    /// The same in a buffer of every step-th row only ([M / step, width]: the rows a layer
+    /// keeps with evenRowsOut, fused_layer.h); this part has rows / step of them.
+    float* atKept(const torch::Tensor& t, std::int64_t width, int step) const
+    {
+        return f(t) + row0 / step * width;
+    }
 };
 
 /// B batch items of T tokens in `count` contiguous parts: a slice per thread of the context

@@ -42,12 +42,6 @@ void conv1dBackward(const float* x, const torch::Tensor& w, const float* dy, flo
     k::gemm(false, true, rows, in, out, 1, dy, out, f(w), out, 0, dx, ld);
 }
 
-// A part's first row in a buffer of the kept rows (m / step of them: fused_layer.cpp's Dims).
-float* kept(const fused::BatchPart& q, const torch::Tensor& t, std::int64_t width, int step)
-{
-    return f(t) + q.row0 / step * width;
-}
-
 class FusedGpt2 : public torch::autograd::Function<FusedGpt2> {
 public:
     static torch::Tensor
@@ -88,15 +82,15 @@ public:
                                 f(probs) + q.first * probs.stride(0), q.at(attn, h));
             // The kept rows (attn's at the step) from here on.
             const int rc = q.rows / st;
-            float *x2p = kept(q, x2, h, st), *h2p = kept(q, h2, h, st), *yp = kept(q, y, h, st);
-            float *prep = kept(q, pre, inner, st), *actp = kept(q, act, inner, st);
+            float *x2p = q.atKept(x2, h, st), *h2p = q.atKept(h2, h, st), *yp = q.atKept(y, h, st);
+            float *prep = q.atKept(pre, inner, st), *actp = q.atKept(act, inner, st);
             for (int r = 0; r < rc; ++r)
                 std::memcpy(x2p + std::int64_t(r) * h, q.at(xc, h) + std::int64_t(r) * st * h,
                             sizeof(float) * h);
             k::gemm(false, false, rc, h, h, 1, q.at(attn, h), st * h, f(wproj), h, 1, x2p, h);
             k::addToRows(x2p, f(bproj), rc, h);
-            k::layerNormForward(x2p, f(ln2w), f(ln2b), h2p, kept(q, mean2, 1, st),
-                                kept(q, rstd2, 1, st), rc, h, e);
+            k::layerNormForward(x2p, f(ln2w), f(ln2b), h2p, q.atKept(mean2, 1, st),
+                                q.atKept(rstd2, 1, st), rc, h, e);
             conv1d(h2p, wfc, bfc, prep, rc);
             k::geluTanhForward(prep, actp, std::int64_t{rc} * inner);
             std::memcpy(yp, x2p, sizeof(float) * rc * h);
@@ -146,17 +140,17 @@ public:
         parts.run([&](const fused::BatchPart& q) {
             // MLP over the kept rows (rc): y = x2 + gelu(c_fc(ln_2(x2))) Wm + bm.
             const int rc = q.rows / st;
-            float *dactp = kept(q, dact, inner, st), *dx2p = kept(q, dx2, h, st);
-            const float* dyp = kept(q, dy, h, st);
-            conv1dBackward(kept(q, act, inner, st), wmp, dyp, dwmp.at(q.index), dbmp.at(q.index),
+            float *dactp = q.atKept(dact, inner, st), *dx2p = q.atKept(dx2, h, st);
+            const float* dyp = q.atKept(dy, h, st);
+            conv1dBackward(q.atKept(act, inner, st), wmp, dyp, dwmp.at(q.index), dbmp.at(q.index),
                            dactp, rc);
-            k::geluTanhBackward(kept(q, pre, inner, st), dactp, dactp,
+            k::geluTanhBackward(q.atKept(pre, inner, st), dactp, dactp,
                                 std::int64_t{rc} * inner);  // in place: d pre
-            conv1dBackward(kept(q, h2, h, st), wfc, dactp, dwfc.at(q.index), dbfc.at(q.index),
-                           kept(q, dh2, h, st), rc);
+            conv1dBackward(q.atKept(h2, h, st), wfc, dactp, dwfc.at(q.index), dbfc.at(q.index),
+                           q.atKept(dh2, h, st), rc);
             std::memcpy(dx2p, dyp, sizeof(float) * rc * h);
-            k::layerNormBackward(kept(q, x2, h, st), f(ln2w), kept(q, mean2, 1, st),
-                                 kept(q, rstd2, 1, st), kept(q, dh2, h, st), dx2p,
+            k::layerNormBackward(q.atKept(x2, h, st), f(ln2w), q.atKept(mean2, 1, st),
+                                 q.atKept(rstd2, 1, st), q.atKept(dh2, h, st), dx2p,
                                  dln2w.at(q.index), dln2b.at(q.index), rc, h);
 
             // Attention: x2 = x + attn Wp + bp on the kept rows; the others get no gradient.

@@ -34,12 +34,6 @@ Dims dims(const torch::Tensor& x, std::int64_t inter, std::int64_t heads, std::i
     return s;
 }
 
-// A part's first row in a buffer of the kept rows (m / step of them).
-float* kept(const fused::BatchPart& q, const torch::Tensor& t, std::int64_t width, int step)
-{
-    return fused::f(t) + q.row0 / step * width;
-}
-
 // dst rows r = src rows r * step (width h, both packed).
 void takeRows(float* dst, const float* src, int rows, int h, int step)
 {
@@ -100,15 +94,15 @@ public:
                                 q.at(attn, h));
             // From here on the kept rows only: attn's rows at the step (lda step * h).
             const int rc = q.rows / st;
-            float *x2p = kept(q, x2, h, st), *xn2p = kept(q, xn2, h, st);
-            float *gup = kept(q, gu, 2 * in, st), *actp = kept(q, act, in, st);
+            float *x2p = q.atKept(x2, h, st), *xn2p = q.atKept(xn2, h, st);
+            float *gup = q.atKept(gu, 2 * in, st), *actp = q.atKept(act, in, st);
             takeRows(x2p, q.at(xc, h), rc, h, st);
             k::gemm(false, true, rc, h, h, 1, q.at(attn, h), st * h, f(wo), h, 1, x2p, h);
-            k::rmsNormForward(x2p, f(g2), xn2p, kept(q, rstd2, 1, st), rc, h, e);
+            k::rmsNormForward(x2p, f(g2), xn2p, q.atKept(rstd2, 1, st), rc, h, e);
             k::gemm(false, true, rc, 2 * in, h, 1, xn2p, h, f(wgu), h, 0, gup, 2 * in);
             k::swigluForward(gup, actp, rc, in);
-            std::memcpy(kept(q, y, h, st), x2p, sizeof(float) * rc * h);
-            k::gemm(false, true, rc, h, in, 1, actp, in, f(wdown), in, 1, kept(q, y, h, st), h);
+            std::memcpy(q.atKept(y, h, st), x2p, sizeof(float) * rc * h);
+            k::gemm(false, true, rc, h, in, 1, actp, in, f(wdown), in, 1, q.atKept(y, h, st), h);
         });
 
         ctx->save_for_backward({xc,  g1,    wqkv, wo, g2,  wgu,   wdown, cos, sin,  xn1, rstd1,
@@ -152,19 +146,19 @@ public:
         parts.run([&](const fused::BatchPart& q) {
             // MLP over the kept rows (rc of them): y = x2 + act down^T.
             const int rc = q.rows / st;
-            const float *dyp = kept(q, dy, h, st), *actp = kept(q, act, in, st);
-            float *dx2p = kept(q, dx2, h, st), *dactp = kept(q, dact, in, st);
-            float* dgup = kept(q, dgu, 2 * in, st);
+            const float *dyp = q.atKept(dy, h, st), *actp = q.atKept(act, in, st);
+            float *dx2p = q.atKept(dx2, h, st), *dactp = q.atKept(dact, in, st);
+            float* dgup = q.atKept(dgu, 2 * in, st);
             std::memcpy(dx2p, dyp, sizeof(float) * rc * h);
             k::gemm(true, false, h, in, rc, 1, dyp, h, actp, in, 0, dwdown.at(q.index), in);
             k::gemm(false, false, rc, in, h, 1, dyp, h, f(wdown), in, 0, dactp, in);
-            k::swigluBackward(kept(q, gu, 2 * in, st), dactp, dgup, rc, in);
-            k::gemm(true, false, 2 * in, h, rc, 1, dgup, 2 * in, kept(q, xn2, h, st), h, 0,
+            k::swigluBackward(q.atKept(gu, 2 * in, st), dactp, dgup, rc, in);
+            k::gemm(true, false, 2 * in, h, rc, 1, dgup, 2 * in, q.atKept(xn2, h, st), h, 0,
                     dwgu.at(q.index), h);
             k::gemm(false, false, rc, h, 2 * in, 1, dgup, 2 * in, f(wgu), h, 0,
-                    kept(q, dxn2, h, st), h);
-            k::rmsNormBackward(kept(q, x2, h, st), f(g2), kept(q, rstd2, 1, st),
-                               kept(q, dxn2, h, st), dx2p, dg2.at(q.index), rc, h);
+                    q.atKept(dxn2, h, st), h);
+            k::rmsNormBackward(q.atKept(x2, h, st), f(g2), q.atKept(rstd2, 1, st),
+                               q.atKept(dxn2, h, st), dx2p, dg2.at(q.index), rc, h);
 
             // Attention: x2 = x + attn o^T on the kept rows; the others get no gradient.
             if (st == 1) {
