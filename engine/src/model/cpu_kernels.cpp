@@ -33,6 +33,13 @@ Sgemm sgemm()
 // runs 158 (Intel Xeon with AVX-512, 2026-11-28; docs/performance.md). It threads with OpenMP,
 // whose count is the calling thread's: a product here takes one thread, set around the call
 // and put back (LibTorch's own pool reads the same count).
+//
+// Off unless asked for (useOnednn, LENGEN_ONEDNN=1). tst_cli's live-follow test, with
+// two or more CPU-heavy processes beside it, saw the trainer abort on a corrupted heap in about
+// 1 run in 10, and in 3 of 14 under glibc's malloc checks. Two of three core dumps had the bad
+// free inside dnnl_sgemm. With the BLAS alone it came 0 of 36 times. valgrind (no AVX-512, so
+// oneDNN takes other kernels) and ASan (blind to JIT code) saw nothing. Until oneDNN's AVX-512
+// products are cleared, they are opt-in.
 struct Onednn {
     using Gemm = int (*)(char, char, std::int64_t, std::int64_t, std::int64_t, float, const float*,
                          std::int64_t, const float*, std::int64_t, float, float*, std::int64_t);
@@ -51,7 +58,7 @@ const Onednn* onednn()
     return found.usable() ? &found : nullptr;
 }
 
-std::atomic<bool> g_onednnWanted{true};
+std::atomic<bool> g_onednnWanted{false};
 
 }  // namespace
 

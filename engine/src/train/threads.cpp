@@ -67,9 +67,12 @@ SessionSwitches sessionSwitchesFromEnvironment()
     s.cudaGraphs = !off("LENGEN_CUDA_GRAPHS");
     s.parallelScan = !off("LENGEN_PARALLEL_SCAN");
     s.deviceFusion = !off("LENGEN_DEVICE_FUSION");
-    s.onednnGemm = !off("LENGEN_ONEDNN");
-    const char* kernels = std::getenv("LENGEN_DEVICE_KERNELS");
-    s.deviceKernels = kernels && std::strcmp(kernels, "1") == 0;
+    const auto on = [](const char* name) {
+        const char* v = std::getenv(name);
+        return v && std::strcmp(v, "1") == 0;
+    };
+    s.onednnGemm = on("LENGEN_ONEDNN");
+    s.deviceKernels = on("LENGEN_DEVICE_KERNELS");
     s.threadPolicy = std::getenv("LENGEN_NO_THREAD_POLICY") == nullptr;
     if (const char* cli = std::getenv("LENGEN_CLI"); cli && *cli && ::access(cli, X_OK) == 0)
         s.cellExecutable = cli;
