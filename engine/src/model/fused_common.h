@@ -13,6 +13,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstring>
 #include <vector>
 
 #include "model/cpu_kernels.h"
@@ -66,6 +67,20 @@ struct BatchPart {
         return f(t) + row0 / step * width;
     }
 };
+
+/// rows rows of h floats from src (row stride ldSrc) to dst (row stride ldDst): with evenRowsOut
+/// (fused_layer.h) the kept rows are taken out of a full buffer (ldSrc = step h) and their
+/// gradients put back into one (ldDst = step h).
+inline void copyRows(float* dst, std::int64_t ldDst, const float* src, std::int64_t ldSrc, int rows,
+                     int h)
+{
+    if (ldDst == h && ldSrc == h) {
+        std::memcpy(dst, src, sizeof(float) * rows * h);
+        return;
+    }
+    for (int r = 0; r < rows; ++r)
+        std::memcpy(dst + r * ldDst, src + r * ldSrc, sizeof(float) * h);
+}
 
 /// B batch items of T tokens in `count` contiguous parts: a slice per thread of the context
 /// (at most B). The kernels a part calls run on its thread over its rows.

@@ -84,9 +84,7 @@ public:
             const int rc = q.rows / st;
             float *x2p = q.atKept(x2, h, st), *h2p = q.atKept(h2, h, st), *yp = q.atKept(y, h, st);
             float *prep = q.atKept(pre, inner, st), *actp = q.atKept(act, inner, st);
-            for (int r = 0; r < rc; ++r)
-                std::memcpy(x2p + std::int64_t(r) * h, q.at(xc, h) + std::int64_t(r) * st * h,
-                            sizeof(float) * h);
+            fused::copyRows(x2p, h, q.at(xc, h), st * h, rc, h);
             k::gemm(false, false, rc, h, h, 1, q.at(attn, h), st * h, f(wproj), h, 1, x2p, h);
             k::addToRows(x2p, f(bproj), rc, h);
             k::layerNormForward(x2p, f(ln2w), f(ln2b), h2p, q.atKept(mean2, 1, st),
@@ -158,9 +156,7 @@ public:
                 std::memset(q.at(dattn, h), 0, sizeof(float) * q.rows * h);
                 std::memset(q.at(dx, h), 0, sizeof(float) * q.rows * h);
             }
-            for (int r = 0; r < rc; ++r)
-                std::memcpy(q.at(dx, h) + std::int64_t(r) * st * h, dx2p + std::int64_t(r) * h,
-                            sizeof(float) * h);
+            fused::copyRows(q.at(dx, h), st * h, dx2p, h, rc, h);
             conv1dBackward(q.at(attn, h), wproj, dx2p, dwproj.at(q.index), dbproj.at(q.index),
                            q.at(dattn, h), rc, st * h);
             k::attentionBackward(s.attention(q.items), q.at(qkv, h3),

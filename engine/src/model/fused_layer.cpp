@@ -34,13 +34,6 @@ Dims dims(const torch::Tensor& x, std::int64_t inter, std::int64_t heads, std::i
     return s;
 }
 
-// dst rows r = src rows r * step (width h, both packed).
-void takeRows(float* dst, const float* src, int rows, int h, int step)
-{
-    for (int r = 0; r < rows; ++r)
-        std::memcpy(dst + std::int64_t(r) * h, src + std::int64_t(r) * step * h, sizeof(float) * h);
-}
-
 class FusedLayer : public torch::autograd::Function<FusedLayer> {
 public:
     // Inputs as in the module: x, input norm, q, k, v, o, post norm, gate, up, down, then the
@@ -96,7 +89,7 @@ public:
             const int rc = q.rows / st;
             float *x2p = q.atKept(x2, h, st), *xn2p = q.atKept(xn2, h, st);
             float *gup = q.atKept(gu, 2 * in, st), *actp = q.atKept(act, in, st);
-            takeRows(x2p, q.at(xc, h), rc, h, st);
+            fused::copyRows(x2p, h, q.at(xc, h), st * h, rc, h);
             k::gemm(false, true, rc, h, h, 1, q.at(attn, h), st * h, f(wo), h, 1, x2p, h);
             k::rmsNormForward(x2p, f(g2), xn2p, q.atKept(rstd2, 1, st), rc, h, e);
             k::gemm(false, true, rc, 2 * in, h, 1, xn2p, h, f(wgu), h, 0, gup, 2 * in);
@@ -161,15 +154,11 @@ public:
                                q.atKept(dxn2, h, st), dx2p, dg2.at(q.index), rc, h);
 
             // Attention: x2 = x + attn o^T on the kept rows; the others get no gradient.
-            if (st == 1) {
-                std::memcpy(q.at(dx, h), dx2p, sizeof(float) * q.rows * h);
-            } else {
+            if (st != 1) {
                 std::memset(q.at(dx, h), 0, sizeof(float) * q.rows * h);
                 std::memset(q.at(dattn, h), 0, sizeof(float) * q.rows * h);
-                for (int r = 0; r < rc; ++r)
-                    std::memcpy(q.at(dx, h) + std::int64_t(r) * st * h, dx2p + std::int64_t(r) * h,
-                                sizeof(float) * h);
             }
+            fused::copyRows(q.at(dx, h), st * h, dx2p, h, rc, h);
             k::gemm(true, false, h, h, rc, 1, dx2p, h, q.at(attn, h), st * h, 0, dwo.at(q.index),
                     h);
             k::gemm(false, false, rc, h, h, 1, dx2p, h, f(wo), h, 0, q.at(dattn, h), st * h);
