@@ -4,10 +4,19 @@
 // GELU over the whole range where exp saturates). GPT-2's and Mamba's fused blocks are checked
 // the same way, with one kernel thread and with the batch split in parts over three.
 
+#include <atomic>
+#include <chrono>
 #include <dlfcn.h>
+#include <pthread.h>
+#include <signal.h>
+#include <string>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include <functional>
 #include <set>
+#include <thread>
+#include <vector>
 
 #include "lengen/engine/encodings.h"
 #include "model/cpu_kernels.h"
@@ -100,6 +109,7 @@ private Q_SLOTS:
     void evaluationKeepsTheModulePath();
     void aGraphKeepsItsKernelContext();
     void gemmMatchesMatmulForEveryTranspose();
+    void onednnProductsHoldSignals();
     void causalSoftmaxMatchesTorch();
     void swigluMatchesTorchWhereExpSaturates();  // and GELU
     void softplusMatchesTorchAcrossItsThreshold();
@@ -226,12 +236,12 @@ void TestFusedLayer::evaluationKeepsTheModulePath()
     QVERIFY(!lengen::engine::sessionSwitchesFromEnvironment().fused);
     qunsetenv("LENGEN_FUSED");
     QVERIFY(lengen::engine::sessionSwitchesFromEnvironment().fused);
-    // oneDNN's products are opt-in (a heap corruption under load inside dnnl_sgemm, issue 57):
-    // off without the variable, on with LENGEN_ONEDNN=1 only.
-    QVERIFY(!lengen::engine::SessionSwitches().onednnGemm);
-    QVERIFY(!lengen::engine::sessionSwitchesFromEnvironment().onednnGemm);
-    qputenv("LENGEN_ONEDNN", "1");
+    // oneDNN's products are the default (signals wait while they run); LENGEN_ONEDNN=0 turns
+    // them off.
+    QVERIFY(lengen::engine::SessionSwitches().onednnGemm);
     QVERIFY(lengen::engine::sessionSwitchesFromEnvironment().onednnGemm);
+    qputenv("LENGEN_ONEDNN", "0");
+    QVERIFY(!lengen::engine::sessionSwitchesFromEnvironment().onednnGemm);
     qunsetenv("LENGEN_ONEDNN");
     QCOMPARE(model->kernelPolicy().path, LayerPath::Module);
     QVERIFY(!graphHasFusedLayer(model->forward(xs, ys).predictions));
@@ -282,10 +292,87 @@ void TestFusedLayer::gemmMatchesMatmulForEveryTranspose()
                 QVERIFY(c.slice(1, n).eq(1).all().item<bool>());  // outside C untouched
             }
     }
-    kernels::useOnednn(false);  // the default (SessionSwitches::onednnGemm)
+    kernels::useOnednn(true);  // the default (SessionSwitches::onednnGemm)
     if (omp.usable())
         omp.set(ompBefore);
     qInfo("products checked on: %s", backends.size() == 2 ? "oneDNN and BLAS" : "BLAS");
+}
+
+namespace {
+std::atomic<int> g_signalsTaken{0};
+void takeSignal(int) { g_signalsTaken.fetch_add(1, std::memory_order_relaxed); }
+
+// The quick layer's products, forward and backward (576 rows, widths 64 and 256), on oneDNN in
+// a thread that takes a SIGUSR1 every 20 us, as under a sampling profiler or a Ctrl-C; then
+// the heap is used. 0: the signals were taken, the products are right; 1 or 2 otherwise.
+int productsUnderSignals()
+{
+    struct sigaction take = {};
+    take.sa_handler = takeSignal;
+    sigemptyset(&take.sa_mask);
+    sigaction(SIGUSR1, &take, nullptr);
+    struct Shape {
+        bool ta, tb;
+        int m, n, k;
+    };
+    const std::vector<Shape> shapes = {
+        {false, false, 576, 192, 64}, {false, true, 576, 64, 64},  {true, false, 64, 64, 576},
+        {false, false, 576, 256, 64}, {false, true, 576, 256, 64}, {true, false, 64, 256, 576},
+        {false, false, 576, 64, 256}, {true, false, 256, 64, 576}, {false, true, 576, 64, 256}};
+    std::vector<float> a(576 * 256, 0.5f), b(576 * 256, 0.25f), c(576 * 256, 0.0f);
+    std::atomic<bool> done{false};
+    std::thread worker([&] {
+        kernels::SerialBlas oneThread;
+        for (int i = 0; i < 300; ++i)
+            for (const Shape& s : shapes)
+                kernels::gemm(s.ta, s.tb, s.m, s.n, s.k, 1.0f, a.data(), s.ta ? s.m : s.k, b.data(),
+                              s.tb ? s.k : s.n, 0.0f, c.data(), s.n);
+        done = true;
+    });
+    while (!done) {
+        pthread_kill(worker.native_handle(), SIGUSR1);
+        std::this_thread::sleep_for(std::chrono::microseconds(20));
+    }
+    worker.join();
+    std::vector<std::vector<float>>(64, std::vector<float>(4096)).clear();  // the heap, used
+    if (g_signalsTaken.load() < 50)
+        return 1;                         // the check did not run: no signal reached the thread
+    return c[0] == 256 * 0.125f ? 0 : 2;  // k = 256 terms of 0.5 * 0.25
+}
+}  // namespace
+
+void TestFusedLayer::onednnProductsHoldSignals()
+{
+    // oneDNN 2.6's generated sgemm kernels run with the stack pointer in a heap workspace; a
+    // handler run on that thread meanwhile wrote its frame over the heap, and the process
+    // aborted on the next free ("corrupted size vs. prev_size"). The products hold signals.
+    // Checked in a child process, so that a corrupted heap fails this test (the child's exit
+    // status) instead of hanging QtTest's crash handler on malloc's lock.
+    kernels::useOnednn(true);  // the default (SessionSwitches::onednnGemm)
+    const bool present = [] {
+        kernels::SerialBlas oneThread;  // one thread's products: oneDNN's where it is present
+        return std::string(kernels::gemmBackend()) == "oneDNN";
+    }();
+    if (!present)
+        QSKIP("no oneDNN in this process");
+    const pid_t child = fork();
+    QVERIFY(child >= 0);
+    if (child == 0) {
+        signal(SIGABRT, SIG_DFL);  // a corrupted heap ends the child plainly
+        _exit(productsUnderSignals());
+    }
+    int status = 0;
+    for (int i = 0; i < 600 && waitpid(child, &status, WNOHANG) == 0; ++i)
+        std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    if (waitpid(child, &status, WNOHANG) == 0) {
+        kill(child, SIGKILL);
+        waitpid(child, &status, 0);
+        QFAIL("the products under signals did not finish in 60 s");
+    }
+    QVERIFY2(WIFEXITED(status),
+             qPrintable(QStringLiteral("the child died of signal %1 (a corrupted heap aborts)")
+                            .arg(WTERMSIG(status))));
+    QCOMPARE(WEXITSTATUS(status), 0);
 }
 
 void TestFusedLayer::causalSoftmaxMatchesTorch()

@@ -1,6 +1,8 @@
 #include "model/cpu_kernels.h"
 
 #include <dlfcn.h>
+#include <pthread.h>
+#include <signal.h>
 
 #include <algorithm>
 #include <atomic>
@@ -34,12 +36,13 @@ Sgemm sgemm()
 // whose count is the calling thread's: a product here takes one thread, set around the call
 // and put back (LibTorch's own pool reads the same count).
 //
-// Off unless asked for (useOnednn, LENGEN_ONEDNN=1). tst_cli's live-follow test, with
-// two or more CPU-heavy processes beside it, saw the trainer abort on a corrupted heap in about
-// 1 run in 10, and in 3 of 14 under glibc's malloc checks. Two of three core dumps had the bad
-// free inside dnnl_sgemm. With the BLAS alone it came 0 of 36 times. valgrind (no AVX-512, so
-// oneDNN takes other kernels) and ASan (blind to JIT code) saw nothing. Until oneDNN's AVX-512
-// products are cleared, they are opt-in.
+// oneDNN up to 3.11 (Debian 12 has 2.6.3) points the stack pointer into a heap workspace while
+// its generated AVX2 and AVX-512 sgemm kernels run (oneDNN issue 4845, fixed upstream by pull
+// request 4855). A signal handled on that thread then pushes its frame onto the heap: Ctrl-C or
+// `lengen stop` landing inside a product corrupted the trainer's heap, and a SIGUSR1 sent every
+// 20 us to a thread in these products aborts the process within a second (tst_fused_layer::
+// onednnProductsHoldSignals). So the calling thread holds the asynchronous signals for the call
+// (SignalsHeld, around a job or a lone product); they are delivered the moment it ends.
 struct Onednn {
     using Gemm = int (*)(char, char, std::int64_t, std::int64_t, std::int64_t, float, const float*,
                          std::int64_t, const float*, std::int64_t, float, float*, std::int64_t);
@@ -58,9 +61,53 @@ const Onednn* onednn()
     return found.usable() ? &found : nullptr;
 }
 
-std::atomic<bool> g_onednnWanted{false};
+std::atomic<bool> g_onednnWanted{true};
+
+// Set on threads that hold the asynchronous signals for good (the kernel pools' workers); the
+// depth of SignalsHeld scopes on this thread otherwise.
+thread_local bool t_signalsHeldForGood = false;
+thread_local int t_signalsHeldDepth = 0;
+
+// Every signal a handler may catch while a product runs, less the ones a fault raises on the
+// thread itself (those cannot wait, and a crash stays a crash).
+const sigset_t& asynchronousSignals()
+{
+    static const sigset_t set = [] {
+        sigset_t s;
+        sigfillset(&s);
+        for (int sync : {SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGTRAP, SIGSYS, SIGABRT})
+            sigdelset(&s, sync);
+        return s;
+    }();
+    return set;
+}
 
 }  // namespace
+
+void holdSignalsOnThisThread()
+{
+    if (pthread_sigmask(SIG_BLOCK, &asynchronousSignals(), nullptr) == 0)
+        t_signalsHeldForGood = true;
+}
+
+// Only the outermost scope on a thread pays the two rt_sigprocmask calls (about a microsecond
+// on these VMs): a job holds them once for its hundreds of products (KernelContext::run).
+SignalsHeld::SignalsHeld()
+{
+    if (t_signalsHeldForGood || t_signalsHeldDepth++ > 0 || !onednn() ||
+        !g_onednnWanted.load(std::memory_order_relaxed))
+        return;
+    m_active = pthread_sigmask(SIG_BLOCK, &asynchronousSignals(), &m_before) == 0;
+}
+
+SignalsHeld::~SignalsHeld()
+{
+    if (t_signalsHeldForGood)
+        return;
+    --t_signalsHeldDepth;
+    if (m_active)
+        pthread_sigmask(SIG_SETMASK, &m_before, nullptr);
+}
 
 bool hasBlas() { return sgemm() != nullptr || onednn() != nullptr; }
 
@@ -82,6 +129,7 @@ void gemm(bool transA, bool transB, int m, int n, int k, float alpha, const floa
         const int before = d->get();
         if (before != 1)
             d->set(1);
+        SignalsHeld held;  // no signal frame may land on oneDNN's heap stack (see Onednn)
         d->gemm(transA ? 'T' : 'N', transB ? 'T' : 'N', m, n, k, alpha, a, lda, b, ldb, beta, c,
                 ldc);
         if (before != 1)

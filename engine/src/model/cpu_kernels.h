@@ -5,6 +5,8 @@
 // row-major, with explicit leading dimensions (row strides, in floats). Compiled with -O3 and an
 // AVX2 clone of the hot loops, chosen at load time (the plain x86-64 one elsewhere).
 
+#include <signal.h>
+
 #include <cstdint>
 
 namespace lengen::engine::model::kernels {
@@ -14,11 +16,33 @@ namespace lengen::engine::model::kernels {
 /// used.
 bool hasBlas();
 
-/// Process-wide: whether one thread's products go to oneDNN where it is present (off by default;
-/// LENGEN_ONEDNN=1 through SessionSwitches::onednnGemm turns it on).
+/// Process-wide: whether one thread's products go to oneDNN where it is present (the default;
+/// LENGEN_ONEDNN=0 through SessionSwitches::onednnGemm: the BLAS alone).
 void useOnednn(bool on);
 /// "oneDNN" or "BLAS": what one thread's products run on now.
 const char* gemmBackend();
+
+/// Holds the asynchronous signals on the calling thread for good, so that products there need
+/// not hold them call by call (oneDNN's kernels and signal handlers, cpu_kernels.cpp). For
+/// threads that only compute: the kernel pools' workers. A process-directed signal goes to a
+/// thread that takes it.
+void holdSignalsOnThisThread();
+
+/// While alive, the calling thread's asynchronous signals wait (and are delivered when the
+/// outermost scope ends), where one thread's products run on oneDNN: its kernels must not take
+/// a signal (cpu_kernels.cpp). gemm holds them around a product, KernelContext::run around a
+/// job; nested scopes cost nothing.
+class SignalsHeld {
+public:
+    SignalsHeld();
+    ~SignalsHeld();
+    SignalsHeld(const SignalsHeld&) = delete;
+    SignalsHeld& operator=(const SignalsHeld&) = delete;
+
+private:
+    sigset_t m_before;
+    bool m_active = false;
+};
 
 /// Row-major C[m, n] = alpha * op(A) op(B) + beta * C, op(A) [m, k], op(B) [k, n]; lda/ldb/ldc
 /// are the row strides of A, B, C as stored. One thread's products run on oneDNN where it is

@@ -1,5 +1,7 @@
 #include "model/kernel_context.h"
 
+#include "model/cpu_kernels.h"
+
 #include <dlfcn.h>
 
 #include <algorithm>
@@ -60,7 +62,10 @@ public:
     explicit ThreadPool(int n)
     {
         for (int i = 1; i < n; ++i)
-            m_workers.emplace_back([this, i] { work(i, 0); });
+            m_workers.emplace_back([this, i] {
+                holdSignalsOnThisThread();  // they only compute; signals go to other threads
+                work(i, 0);
+            });
     }
 
     ~ThreadPool()
@@ -305,6 +310,7 @@ int KernelContext::slicesFor(std::int64_t n, std::int64_t grain) const
 
 void KernelContext::run(int nth, const std::function<void(Slice)>& fn) const
 {
+    SignalsHeld held;  // the job's products on oneDNN take no signal (cpu_kernels.cpp)
     const auto serially = [&] {
         for (int i = 0; i < nth; ++i)
             fn(Slice{i, nth});
