@@ -13,10 +13,15 @@ if ! command -v qemu-x86_64 >/dev/null; then
     [ "${LENGEN_REQUIRE_QEMU:-0}" = 1 ] && exit 1
     exit 77
 fi
+# Every test function but the one that starts threads in a forked child, which QEMU 7.2's user
+# mode cannot do (its own assertion fails there); it runs natively in the test job.
+mapfile -t functions < <("$build/tests/tst_fused_layer" -functions | sed 's/()$//' |
+    grep -vx onednnProductsHoldSignals)
 status=0
 for cpu in max Nehalem; do
     # QEMU warns of every feature of the named CPU its TCG lacks: noise, not failures.
-    out=$(qemu-x86_64 -cpu "$cpu" "$build/tests/tst_fused_layer" 2>&1 | grep -v '^qemu-x86_64: warning')
+    out=$(qemu-x86_64 -cpu "$cpu" "$build/tests/tst_fused_layer" "${functions[@]}" 2>&1 |
+        grep -v '^qemu-x86_64: warning')
     if grep -q '^Totals: [0-9]* passed, 0 failed' <<<"$out"; then
         echo "clones: $cpu: $(grep '^Totals' <<<"$out")"
     else
