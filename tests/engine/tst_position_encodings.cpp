@@ -46,6 +46,7 @@ private Q_SLOTS:
     void dynamicYarnThresholdAndScale();
     void piEqualsRopeAtScaledPositions();
     void identityCases();
+    void rotaryTablesOfASpan();
     void statefulCompatKeepsTheLastTable();
     void fireAtInitialisation();
     void everyEncodingIsCausal();
@@ -102,6 +103,38 @@ void TestPositionEncodings::piEqualsRopeAtScaledPositions()
     for (std::int64_t p : {0, 4, 12, 400})
         QVERIFY(torch::allclose(rotatedAt(pi, q0, p), rotatedAt(rope, q0, p / 4), 1e-5, 1e-5));
     QVERIFY(!torch::allclose(rotatedAt(pi, q0, 6), rotatedAt(rope, q0, 6), 1e-4, 1e-4));
+}
+
+void TestPositionEncodings::rotaryTablesOfASpan()
+{
+    // A span of consecutive positions reads the cached tables' rows as a view; positions given
+    // one by one are gathered (index_select). Both give the rows of positions 5..11, for every
+    // rotary encoding, and RoPE's are cos(p theta^(-2j/d)) and sin(...), j < d/2, twice.
+    const auto consecutive = PositionSpan::contiguous(5, 7, torch::kCPU);
+    const auto given = PositionSpan::at(torch::arange(5, 12, torch::kLong), torch::kCPU);
+    QVERIFY(consecutive.consecutive && !given.consecutive);
+    int rotary = 0;
+    for (const auto& e : lengen::engine::encodingTable()) {
+        if (e.backbone != lengen::engine::Backbone::Llama ||
+            e.kind != lengen::engine::PositionKind::Rotary)
+            continue;
+        auto module = makePositionEncoding(
+            lengen::test::loadOne(lengen::test::tinyConfig("linear_regression", e.type)));
+        const auto [cosView, sinView] = module->rotaryTables(consecutive);
+        const auto [cosRows, sinRows] = module->rotaryTables(given);
+        QVERIFY2(torch::equal(cosView, cosRows) && torch::equal(sinView, sinRows), e.type.c_str());
+        ++rotary;
+    }
+    QVERIFY(rotary >= 5);  // RoPE, PI, YaRN, dynamic YaRN, dynamic NTK, xPos
+    RotaryImpl rope(8, 10000.0);
+    const auto [cos, sin] = rope.rotaryTables(consecutive);  // [7, 8]
+    QCOMPARE(cos.sizes(), (std::vector<std::int64_t>{7, 8}));
+    for (int p = 0; p < 7; ++p)
+        for (int j = 0; j < 8; ++j) {
+            const double angle = (5 + p) * std::pow(10000.0, -2.0 * (j % 4) / 8);
+            QVERIFY(near(cos[p][j].item<double>(), std::cos(angle), 1e-6));
+            QVERIFY(near(sin[p][j].item<double>(), std::sin(angle), 1e-6));
+        }
 }
 
 void TestPositionEncodings::identityCases()

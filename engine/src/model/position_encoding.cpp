@@ -15,6 +15,17 @@
 
 namespace lengen::engine::model {
 
+namespace {
+
+// The first of a span's consecutive positions (the rotary tables' rows are a view from it), or
+// -1 where the span's positions are given one by one.
+std::int64_t firstOf(const PositionSpan& pos, std::int64_t first)
+{
+    return pos.consecutive ? first : -1;
+}
+
+}  // namespace
+
 PositionSpan PositionSpan::contiguous(std::int64_t start, std::int64_t len, torch::Device device)
 {
     PositionSpan span;
@@ -85,8 +96,10 @@ void RotaryImpl::tables(std::int64_t, std::vector<double>& invFreq, double& posS
     mscale = 1.0;
 }
 
-std::pair<torch::Tensor, torch::Tensor>
-RotaryImpl::cosSin(const torch::Tensor& pos, std::int64_t maxPos, const Intervention* edit)
+std::pair<torch::Tensor, torch::Tensor> RotaryImpl::cosSin(const torch::Tensor& pos,
+                                                           std::int64_t maxPos,
+                                                           const Intervention* edit,
+                                                           std::int64_t first)
 {
     std::vector<double> freq;
     double posScale = 1, mscale = 1;
@@ -109,25 +122,27 @@ RotaryImpl::cosSin(const torch::Tensor& pos, std::int64_t maxPos, const Interven
         m_cachedScale = posScale;
         m_cachedMscale = mscale;
     }
+    if (first >= 0)  // positions first, first + 1, ...: rows of the tables as they are
+        return {m_cos.narrow(0, first, pos.numel()), m_sin.narrow(0, first, pos.numel())};
     return {m_cos.index_select(0, pos), m_sin.index_select(0, pos)};
 }
 
 void RotaryImpl::rotate(torch::Tensor& q, torch::Tensor& k, const PositionSpan& pos,
                         const Intervention* edit)
 {
-    auto [cq, sq] = detail::tablesLike(q, cosSin(pos.q, pos.maxPos, edit));  // [Tq, d]
+    auto [cq, sq] = detail::tablesLike(q, cosSin(pos.q, pos.maxPos, edit, firstOf(pos, pos.q0)));
     q = detail::applyRotary(q, cq, sq);
     if (pos.k.is_same(pos.q)) {  // self-attention over one span (training): same table
         k = detail::applyRotary(k, cq, sq);
         return;
     }
-    auto [ck, sk] = detail::tablesLike(k, cosSin(pos.k, pos.maxPos, edit));  // [Tk, d]
+    auto [ck, sk] = detail::tablesLike(k, cosSin(pos.k, pos.maxPos, edit, firstOf(pos, pos.k0)));
     k = detail::applyRotary(k, ck, sk);
 }
 
 std::pair<torch::Tensor, torch::Tensor> RotaryImpl::rotaryTables(const PositionSpan& pos)
 {
-    return cosSin(pos.q, pos.maxPos, nullptr);
+    return cosSin(pos.q, pos.maxPos, nullptr, firstOf(pos, pos.q0));
 }
 
 std::pair<torch::Tensor, torch::Tensor>

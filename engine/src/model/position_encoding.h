@@ -91,8 +91,11 @@ protected:
     std::vector<double> m_baseFreq;  // baseFrequencies(m_headDim, m_theta), computed once
 
 private:
+    // The tables' rows at `pos` [T] (int64): a copy (index_select), or, where the positions
+    // are known to run first, first + 1, ... (first >= 0), a view of the cached tables' rows.
     std::pair<torch::Tensor, torch::Tensor> cosSin(const torch::Tensor& pos, std::int64_t maxPos,
-                                                   const Intervention* edit);
+                                                   const Intervention* edit,
+                                                   std::int64_t first = -1);
     // Cache of the last table: [T, d] cos and sin for positions 0..maxPos on one device.
     torch::Tensor m_cos, m_sin;
     std::int64_t m_cachedMax = -1;
