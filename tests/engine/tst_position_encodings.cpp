@@ -127,6 +127,15 @@ void TestPositionEncodings::rotaryTablesOfASpan()
     }
     QVERIFY(rotary >= 5);  // RoPE, PI, YaRN, dynamic YaRN, dynamic NTK, xPos
     RotaryImpl rope(8, 10000.0);
+    // A span built by hand that says "consecutive" but holds one position throughout (as
+    // LM-Infinite's capped queries once did): its tables are the rows it names, all equal.
+    PositionSpan capped;
+    capped.q = torch::full({7}, 5, torch::kLong);
+    capped.k = capped.q;
+    capped.q0 = capped.k0 = 5;
+    capped.maxPos = 11;
+    const auto cappedCos = rope.rotaryTables(capped).first;
+    QVERIFY(torch::equal(cappedCos, rope.rotaryTables(consecutive).first[0].expand({7, 8})));
     const auto [cos, sin] = rope.rotaryTables(consecutive);  // [7, 8]
     QCOMPARE(cos.sizes(), (std::vector<std::int64_t>{7, 8}));
     for (int p = 0; p < 7; ++p)

@@ -58,6 +58,7 @@ ScoreEdit AttentionImpl::scoreEditFor(const Intervention& e, const torch::Tensor
         at.k = torch::zeros({g}, torch::TensorOptions(torch::kLong).device(device));
         at.q0 = cap;
         at.maxPos = pos.maxPos;
+        at.consecutive = false;  // every query at cap
         m_pe->rotate(qc, kg, at);
         globalScores = torch::matmul(qc * m_scale, kg.transpose(-1, -2));
     }

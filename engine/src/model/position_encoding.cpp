@@ -122,8 +122,15 @@ std::pair<torch::Tensor, torch::Tensor> RotaryImpl::cosSin(const torch::Tensor& 
         m_cachedScale = posScale;
         m_cachedMscale = mscale;
     }
-    if (first >= 0)  // positions first, first + 1, ...: rows of the tables as they are
-        return {m_cos.narrow(0, first, pos.numel()), m_sin.narrow(0, first, pos.numel())};
+    // Positions first, first + 1, ...: the tables' rows as they are. The span's word is
+    // checked at both ends (a span built by hand may hold other positions).
+    const auto n = pos.numel();
+    if (first >= 0 && n > 0 && pos.dim() == 1 && pos.device().is_cpu() &&
+        pos.scalar_type() == torch::kLong && first + n - 1 <= m_cachedMax) {
+        const auto* p = pos.data_ptr<std::int64_t>();
+        if (p[0] == first && p[(n - 1) * pos.stride(0)] == first + n - 1)
+            return {m_cos.narrow(0, first, n), m_sin.narrow(0, first, n)};
+    }
     return {m_cos.index_select(0, pos), m_sin.index_select(0, pos)};
 }
 
