@@ -14,6 +14,7 @@ void runBatch(const float* a, const float* b, float* c, std::int64_t items, int 
     const int lda = transA ? m : k, ldb = transB ? k : n;
     const std::int64_t strideA = std::int64_t(m) * k, strideB = std::int64_t(k) * n,
                        strideC = std::int64_t(m) * n;
+    kernels::SignalsHeld held;  // once for the items' products, not once each (cpu_kernels.h)
     for (std::int64_t i = 0; i < items; ++i)
         kernels::gemm(transA, transB, m, n, k, 1, a + i * strideA, lda, b + i * strideB, ldb, 0,
                       c + i * strideC, n);
