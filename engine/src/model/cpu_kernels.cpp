@@ -61,7 +61,7 @@ const Onednn* onednn()
     return found.usable() ? &found : nullptr;
 }
 
-std::atomic<bool> g_onednnWanted{true};
+std::atomic<bool> g_onednnWanted{false};
 
 // Set on threads that hold the asynchronous signals for good (the kernel pools' workers); the
 // depth of SignalsHeld scopes on this thread otherwise.
@@ -92,6 +92,7 @@ void holdSignalsOnThisThread()
 
 // Only the outermost scope on a thread pays the two rt_sigprocmask calls (about a microsecond
 // on these VMs): a job holds them once for its hundreds of products (KernelContext::run).
+// Only where oneDNN's products are wanted: with the BLAS alone no mask changes.
 SignalsHeld::SignalsHeld()
 {
     if (t_signalsHeldForGood || t_signalsHeldDepth++ > 0 || !onednn() ||

@@ -16,8 +16,8 @@ namespace lengen::engine::model::kernels {
 /// used.
 bool hasBlas();
 
-/// Process-wide: whether one thread's products go to oneDNN where it is present (the default;
-/// LENGEN_ONEDNN=0 through SessionSwitches::onednnGemm: the BLAS alone).
+/// Process-wide: whether one thread's products go to oneDNN where it is present (off by default;
+/// LENGEN_ONEDNN=1 through SessionSwitches::onednnGemm turns it on).
 void useOnednn(bool on);
 /// "oneDNN" or "BLAS": what one thread's products run on now.
 const char* gemmBackend();
