@@ -83,8 +83,9 @@ int runNote(const NoteArgs& a)
     // trains it) is said and the others still change; the exit code is the first refusal's.
     int code = 0;
     for (const auto& path : paths) {
+        engine::RunNotes stored;
         try {
-            engine::updateRunNotes(path, [&](engine::RunNotes& notes) {
+            stored = engine::updateRunNotes(path, [&](engine::RunNotes& notes) {
                 if (text)
                     notes.text = *text;
                 if (a.tags)
@@ -99,9 +100,9 @@ int runNote(const NoteArgs& a)
                 code = engine::exitCodeFor(e.kind());
             continue;
         }
-        const auto stored = engine::readRunInfo(path);
+        // Not read back: another `lengen note` may hold the file open for writing by now.
         std::fprintf(stderr, "%s: %zu tag%s, %zu bytes of notes\n", path.c_str(),
-                     stored.tags.size(), stored.tags.size() == 1 ? "" : "s", stored.notes.size());
+                     stored.tags.size(), stored.tags.size() == 1 ? "" : "s", stored.text.size());
     }
     return code;
 }

@@ -84,8 +84,8 @@ bool waitForWriterToLeave(const std::string& runFile, double seconds)
 StopRequestWatch::StopRequestWatch(RunControl& control, std::string runFile)
     : m_control(control), m_file(stopRequestPath(runFile))
 {
-    std::error_code ec;
-    fs::remove(m_file, ec);  // a request outlives no writer: it was for an earlier session
+    // A request already here is this session's: the run's writer cleared the earlier ones as
+    // it took its lock (run_writer.cpp), before any other process could ask.
     // A stat at most every 0.5 s: a step can be a millisecond (quick presets).
     auto last = std::make_shared<std::chrono::steady_clock::time_point>();
     const std::string file = m_file;

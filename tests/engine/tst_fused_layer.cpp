@@ -236,12 +236,12 @@ void TestFusedLayer::evaluationKeepsTheModulePath()
     QVERIFY(!lengen::engine::sessionSwitchesFromEnvironment().fused);
     qunsetenv("LENGEN_FUSED");
     QVERIFY(lengen::engine::sessionSwitchesFromEnvironment().fused);
-    // oneDNN's products are opt-in (docs/performance.md, issue 57): off without the variable,
-    // on with LENGEN_ONEDNN=1 only.
-    QVERIFY(!lengen::engine::SessionSwitches().onednnGemm);
-    QVERIFY(!lengen::engine::sessionSwitchesFromEnvironment().onednnGemm);
-    qputenv("LENGEN_ONEDNN", "1");
+    // oneDNN's products are the default where present (docs/performance.md, issue 57):
+    // LENGEN_ONEDNN=0 alone turns them off.
+    QVERIFY(lengen::engine::SessionSwitches().onednnGemm);
     QVERIFY(lengen::engine::sessionSwitchesFromEnvironment().onednnGemm);
+    qputenv("LENGEN_ONEDNN", "0");
+    QVERIFY(!lengen::engine::sessionSwitchesFromEnvironment().onednnGemm);
     qunsetenv("LENGEN_ONEDNN");
     QCOMPARE(model->kernelPolicy().path, LayerPath::Module);
     QVERIFY(!graphHasFusedLayer(model->forward(xs, ys).predictions));
@@ -292,7 +292,7 @@ void TestFusedLayer::gemmMatchesMatmulForEveryTranspose()
                 QVERIFY(c.slice(1, n).eq(1).all().item<bool>());  // outside C untouched
             }
     }
-    kernels::useOnednn(false);  // the default (SessionSwitches::onednnGemm)
+    kernels::useOnednn(true);  // the default (SessionSwitches::onednnGemm)
     if (omp.usable())
         omp.set(ompBefore);
     qInfo("products checked on: %s", backends.size() == 2 ? "oneDNN and BLAS" : "BLAS");
@@ -353,17 +353,14 @@ void TestFusedLayer::onednnProductsHoldSignals()
         kernels::SerialBlas oneThread;  // one thread's products: oneDNN's where it is present
         return std::string(kernels::gemmBackend()) == "oneDNN";
     }();
-    if (!present) {
-        kernels::useOnednn(false);
+    if (!present)
         QSKIP("no oneDNN in this process");
-    }
     const pid_t child = fork();
     QVERIFY(child >= 0);
     if (child == 0) {
         signal(SIGABRT, SIG_DFL);  // a corrupted heap ends the child plainly
         _exit(productsUnderSignals());
     }
-    kernels::useOnednn(false);  // the default (SessionSwitches::onednnGemm)
     int status = 0;
     for (int i = 0; i < 600 && waitpid(child, &status, WNOHANG) == 0; ++i)
         std::this_thread::sleep_for(std::chrono::milliseconds(100));

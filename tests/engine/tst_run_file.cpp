@@ -3,6 +3,7 @@
 // damaged or foreign files give Error(RunFile) naming the path.
 
 #include <fcntl.h>
+#include <sys/file.h>
 #include <unistd.h>
 
 #include <cstdio>
@@ -12,6 +13,7 @@
 
 #include "io/h5.h"
 #include "io/run_store.h"
+#include "lengen/engine/run_control.h"
 #include "lengen/engine/run_file.h"
 #include "test_support.h"
 #include "train/train_loop.h"
@@ -75,6 +77,8 @@ private Q_SLOTS:
     void reopenTruncatesTheLog();
     void aRunFromBeforeGradNormGainsTheColumn();
     void notesWaitUntilNoProcessWrites();
+    void aStopRequestedBeforeTheWatchHolds();
+    void aReaderWaitsOutAWritersOpening();
     void infoDescribesTheRun();
     void badFilesGiveClearErrors();
     void stringsUseNoGlobalHeap();
@@ -286,6 +290,81 @@ void TestRunFile::notesWaitUntilNoProcessWrites()
     writeRunNotes(f->path, {"café, 日本", {"naïve"}});  // UTF-8 is fine
     QCOMPARE(readRunInfo(f->path).tags, std::vector<std::string>{"naïve"});
     QVERIFY(!fs::exists(f->path + ".lock"));
+}
+
+// `sweep cancel` in the first seconds of `sweep run` (tst_faults): a cell's stop request,
+// written once its writer lock was taken, was removed as "stale" by the StopRequestWatch set
+// up a moment later (after the members' other sessions were built), and the cell trained on.
+// A request left by an earlier writer still goes, when the next writer takes the lock.
+void TestRunFile::aStopRequestedBeforeTheWatchHolds()
+{
+    const auto dir = lengen::test::scratchDir("stop-early");
+    const std::string stale = dir + "/run.h5.stop";
+    std::ofstream(stale) << "stop requested by an earlier session\n";
+    auto config = lengen::test::loadOne(lengen::test::tinyConfig("conjunction", "alibi"));
+    training::TrainSession session;
+    training::setupSession(session, config, 11, "cpu");
+    io::RunHeader h;
+    h.runId = "stopearly";
+    h.configYaml = toYaml(config);
+    h.device = "cpu";
+    h.totalSteps = 20;
+    h.pointwiseWidth = config.trainPoints();
+    std::vector<io::ParameterShape> shapes;
+    for (const auto& [name, p] : session.optimizer->params())
+        shapes.push_back({name, p.sizes().vec()});
+    auto writer =
+        io::RunWriter::create(dir + "/run.h5", h, shapes, session.gen.get_state().numel());
+    QVERIFY2(!fs::exists(stale), "the earlier writer's request outlived it");
+    {
+        RunControl control;
+        const StopRequestWatch watch(control, writer->path());
+        QVERIFY(control.shouldContinue());
+    }
+    requestStop(writer->path(), "a test");  // the writer lives: the request is this session's
+    RunControl control;
+    const StopRequestWatch watch(control, writer->path());
+    QVERIFY2(!control.shouldContinue(), "a stop requested before the watch began was lost");
+}
+
+// Between creating (or reopening) a run and switching it to SWMR-write, its writer holds the
+// file open for writing with HDF5's lock (flock); a reader in another process then failed
+// ("unable to lock file"), and `sweep cancel` counted a cell just started as failed. Here this
+// process plays the other one: the run's lock file held and naming another holder, and run.h5
+// flock()ed on another open file (flock locks of two opens conflict within one process too).
+void TestRunFile::aReaderWaitsOutAWritersOpening()
+{
+    auto f = makeRun("locked-open");
+    f->session.writer.reset();
+    const int lockFd = ::open((f->path + ".lock").c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+    const int fileFd = ::open(f->path.c_str(), O_RDONLY | O_CLOEXEC);
+    QVERIFY(lockFd >= 0 && fileFd >= 0);
+    struct flock fl = {};
+    fl.l_type = F_WRLCK;
+    fl.l_whence = SEEK_SET;
+    QCOMPARE(::fcntl(lockFd, F_OFD_SETLK, &fl), 0);
+    const std::string holder = "elsewhere:1\n";
+    QCOMPARE(::pwrite(lockFd, holder.data(), holder.size(), 0), ssize_t(holder.size()));
+    QCOMPARE(::flock(fileFd, LOCK_EX | LOCK_NB), 0);
+    std::thread writer([&] {
+        std::this_thread::sleep_for(std::chrono::milliseconds(400));  // it starts SWMR
+        ::flock(fileFd, LOCK_UN);
+    });
+    std::string status;
+    try {
+        status = readRunInfo(f->path).status;
+    } catch (const Error& e) {
+        writer.join();
+        QFAIL(e.what());
+    }
+    writer.join();
+    QVERIFY(!status.empty());
+
+    // With no writer alive the lock is someone else's (an HDF5 tool): said at once.
+    ::close(lockFd);
+    QCOMPARE(::flock(fileFd, LOCK_EX | LOCK_NB), 0);
+    expectRunFileError(f->path, "cannot open the run file");
+    ::close(fileFd);
 }
 
 void TestRunFile::infoDescribesTheRun()

@@ -1,17 +1,23 @@
 #include "io/h5.h"
 #include "io/h5_internal.h"
+#include "io/writer_lock.h"
 
 #include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cstring>
+#include <thread>
 
 namespace lengen::engine::io {
 
 namespace {
 constexpr unsigned kSwmrReadAttempts = 8;
+// How long a reader waits for another process's writer to let go of HDF5's file lock (openFile):
+// a writer's open-to-SWMR moment is milliseconds, longer on a loaded machine.
+constexpr int kLockedFileWaitMs = 3000;
 
 // What a message calls the file: "cannot create the run file" was said of attention_maps.h5.
 std::string fileNoun(const std::string& path)
@@ -162,6 +168,19 @@ H5Handle openFile(const std::string& path, OpenMode mode)
         H5Eclear2(H5E_DEFAULT);
     }
     hid_t id = H5Fopen(path.c_str(), flags, fapl.id());
+    // Another process's writer holds a file open for writing without SWMR for moments: a run's
+    // writer between creating or reopening it and its switch to SWMR-write (run_writer.cpp), a
+    // notes edit while it writes. A reader then meets HDF5's file lock ("unable to lock file",
+    // EAGAIN): `sweep cancel` took a cell just started for a failed one. Wait that out while
+    // that writer lives (the h5 mutex stays held: this thread's caller may hold it already).
+    const bool reading = mode == OpenMode::ReadSwmr || mode == OpenMode::ReadOnly;
+    for (int waited = 0; id < 0 && reading && waited < kLockedFileWaitMs; waited += 10) {
+        const Messages m = takeMessages();
+        if (m.stack.find("unable to lock file") == std::string::npos || !writerElsewhere(path))
+            throwWith(m, ErrorKind::RunFile, "cannot open the " + fileNoun(path), path);
+        std::this_thread::sleep_for(std::chrono::milliseconds(10));
+        id = H5Fopen(path.c_str(), flags, fapl.id());
+    }
     if (id < 0)
         throwH5(ErrorKind::RunFile, "cannot open the " + fileNoun(path), path);
     return H5Handle(id, H5Fclose);

@@ -117,7 +117,7 @@ void writeRunNotes(const std::string& pathOrDir, const RunNotes& notes)
     updateRunNotes(pathOrDir, [&](RunNotes& current) { current = notes; });
 }
 
-void updateRunNotes(const std::string& pathOrDir, const std::function<void(RunNotes&)>& edit)
+RunNotes updateRunNotes(const std::string& pathOrDir, const std::function<void(RunNotes&)>& edit)
 {
     const auto path = locateRunFile(pathOrDir);
     // Another notes edit (a second `lengen note`, the studio's dialog) holds the lock for
@@ -156,6 +156,7 @@ void updateRunNotes(const std::string& pathOrDir, const std::function<void(RunNo
     io::writeAttribute(file.id(), "tags", joined, path);
     if (H5Fflush(file.id(), H5F_SCOPE_LOCAL) < 0)
         throw Error(ErrorKind::Io, "cannot write the notes into " + path);
+    return checked;
 }
 
 }  // namespace lengen::engine

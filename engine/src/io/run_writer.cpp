@@ -4,6 +4,7 @@
 
 #include "io/run_store.h"
 #include "io/writer_lock.h"
+#include "lengen/engine/run_control.h"
 #include "lengen/engine/run_file.h"
 #include "lengen/engine/version.h"
 
@@ -11,6 +12,17 @@ namespace fs = std::filesystem;
 
 namespace lengen::engine::io {
 namespace {
+
+// The run's writer lock, and no stop request left from before it: one written from now on
+// (`lengen stop`, `sweep cancel`) is this writer's, even before its training watches for it
+// (StopRequestWatch): a cancel in a sweep's first seconds landed in that gap and was lost.
+std::unique_ptr<WriterLock> takeWriterLock(const std::string& path)
+{
+    auto lock = std::make_unique<WriterLock>(path);
+    std::error_code ec;
+    fs::remove(stopRequestPath(path), ec);
+    return lock;
+}
 
 constexpr hsize_t kLogChunk = 256;
 constexpr const char* kSlots[2] = {"slot0", "slot1"};
@@ -105,7 +117,7 @@ std::unique_ptr<RunWriter> RunWriter::create(const std::string& path, const RunH
                                        fs::path(path).parent_path().string() + ": " + ec.message());
     // The lock comes first: from the moment run.h5 exists its writer is alive, so a reader
     // never mistakes a run being created for an interrupted one.
-    auto writerLock = std::make_unique<WriterLock>(path);
+    auto writerLock = takeWriterLock(path);
     const std::string partial = path + ".partial";
     try {
         auto file = createFile(partial);
@@ -180,7 +192,7 @@ std::unique_ptr<RunWriter> RunWriter::reopen(const std::string& path, std::int64
     // Holding the writer lock proves no live process writes this run, so status flags left by
     // a crashed SWMR writer can be cleared safely.
     if (!writerLock)
-        writerLock = std::make_unique<WriterLock>(path);
+        writerLock = takeWriterLock(path);
     std::unique_ptr<RunWriter> writer(
         new RunWriter(path, std::move(writerLock), openFile(path, OpenMode::ReadWriteAfterCrash)));
     writer->openLog();

@@ -21,6 +21,14 @@ bool ofdLock(int fd)
     fl.l_whence = SEEK_SET;
     return ::fcntl(fd, F_OFD_SETLK, &fl) == 0;
 }
+
+// "<host>:<pid>" of this process, as a holder writes it.
+std::string thisProcess()
+{
+    char host[256] = "";
+    ::gethostname(host, sizeof host - 1);
+    return std::string(host) + ":" + std::to_string(::getpid());
+}
 }  // namespace
 
 WriterLock::WriterLock(const std::string& runFile, LockRole role, double waitSeconds)
@@ -56,10 +64,7 @@ WriterLock::WriterLock(const std::string& runFile, LockRole role, double waitSec
         std::this_thread::sleep_for(std::chrono::milliseconds(10));
     }
     // Who holds it, for `lengen jobs` (the lock itself is what proves it alive), and what for.
-    char host[256] = "";
-    ::gethostname(host, sizeof host - 1);
-    const std::string holder = std::string(host) + ":" + std::to_string(::getpid()) +
-                               (role == LockRole::Notes ? " notes" : "") + "\n";
+    const std::string holder = thisProcess() + (role == LockRole::Notes ? " notes" : "") + "\n";
     if (::ftruncate(m_fd, 0) == 0)
         (void)!::pwrite(m_fd, holder.data(), holder.size(), 0);
 }
@@ -117,6 +122,12 @@ LockRole writerRole(const std::string& file)
     const auto space = text.find(' ');
     return space != std::string::npos && text.substr(space + 1) == "notes" ? LockRole::Notes
                                                                            : LockRole::Writer;
+}
+
+bool writerElsewhere(const std::string& file)
+{
+    // Alive first: a holder that died left its line behind.
+    return writerAlive(file) && writerHolder(file) != thisProcess();
 }
 
 }  // namespace lengen::engine::io

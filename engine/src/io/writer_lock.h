@@ -28,6 +28,8 @@ private:
 };
 /// Whether a live process holds the WriterLock of `file` (queried, not taken).
 bool writerAlive(const std::string& file);
+/// Whether a live process other than this one holds it.
+bool writerElsewhere(const std::string& file);
 /// "<host>:<pid>" of the process holding it, as it wrote into the lock file ("" when unknown).
 std::string writerHolder(const std::string& file);
 /// The role the holder wrote (LockRole::Writer when none, or for an old lock file).

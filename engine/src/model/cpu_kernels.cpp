@@ -61,11 +61,9 @@ const Onednn* onednn()
     return found.usable() ? &found : nullptr;
 }
 
-std::atomic<bool> g_onednnWanted{false};
+std::atomic<bool> g_onednnWanted{true};
 
-// Set on threads that hold the asynchronous signals for good (the kernel pools' workers); the
-// depth of SignalsHeld scopes on this thread otherwise.
-thread_local bool t_signalsHeldForGood = false;
+// The depth of SignalsHeld scopes on this thread.
 thread_local int t_signalsHeldDepth = 0;
 
 // Every signal a handler may catch while a product runs, less the ones a fault raises on the
@@ -84,27 +82,18 @@ const sigset_t& asynchronousSignals()
 
 }  // namespace
 
-void holdSignalsOnThisThread()
-{
-    if (pthread_sigmask(SIG_BLOCK, &asynchronousSignals(), nullptr) == 0)
-        t_signalsHeldForGood = true;
-}
-
 // Only the outermost scope on a thread pays the two rt_sigprocmask calls (about a microsecond
 // on these VMs): a job holds them once for its hundreds of products (KernelContext::run).
 // Only where oneDNN's products are wanted: with the BLAS alone no mask changes.
 SignalsHeld::SignalsHeld()
 {
-    if (t_signalsHeldForGood || t_signalsHeldDepth++ > 0 || !onednn() ||
-        !g_onednnWanted.load(std::memory_order_relaxed))
+    if (t_signalsHeldDepth++ > 0 || !onednn() || !g_onednnWanted.load(std::memory_order_relaxed))
         return;
     m_active = pthread_sigmask(SIG_BLOCK, &asynchronousSignals(), &m_before) == 0;
 }
 
 SignalsHeld::~SignalsHeld()
 {
-    if (t_signalsHeldForGood)
-        return;
     --t_signalsHeldDepth;
     if (m_active)
         pthread_sigmask(SIG_SETMASK, &m_before, nullptr);

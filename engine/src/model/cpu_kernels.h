@@ -16,22 +16,16 @@ namespace lengen::engine::model::kernels {
 /// used.
 bool hasBlas();
 
-/// Process-wide: whether one thread's products go to oneDNN where it is present (off by default;
-/// LENGEN_ONEDNN=1 through SessionSwitches::onednnGemm turns it on).
+/// Process-wide: whether one thread's products go to oneDNN where it is present (on by default;
+/// LENGEN_ONEDNN=0 through SessionSwitches::onednnGemm turns it off).
 void useOnednn(bool on);
 /// "oneDNN" or "BLAS": what one thread's products run on now.
 const char* gemmBackend();
 
-/// Holds the asynchronous signals on the calling thread for good, so that products there need
-/// not hold them call by call (oneDNN's kernels and signal handlers, cpu_kernels.cpp). For
-/// threads that only compute: the kernel pools' workers. A process-directed signal goes to a
-/// thread that takes it.
-void holdSignalsOnThisThread();
-
 /// While alive, the calling thread's asynchronous signals wait (and are delivered when the
 /// outermost scope ends), where one thread's products run on oneDNN: its kernels must not take
 /// a signal (cpu_kernels.cpp). gemm holds them around a product, KernelContext::run around a
-/// job; nested scopes cost nothing.
+/// job and each pool worker around its part; nested scopes cost nothing.
 class SignalsHeld {
 public:
     SignalsHeld();

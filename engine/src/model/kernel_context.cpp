@@ -62,10 +62,7 @@ public:
     explicit ThreadPool(int n)
     {
         for (int i = 1; i < n; ++i)
-            m_workers.emplace_back([this, i] {
-                holdSignalsOnThisThread();  // they only compute; signals go to other threads
-                work(i, 0);
-            });
+            m_workers.emplace_back([this, i] { work(i, 0); });
     }
 
     ~ThreadPool()
@@ -131,8 +128,10 @@ private:
             seen = m_generation.load(std::memory_order_acquire);
             if (m_stop.load())
                 return;
-            if (index < m_parts)
+            if (index < m_parts) {
+                SignalsHeld held;  // once for the part's products on oneDNN (cpu_kernels.cpp)
                 guarded(index);
+            }
             if (m_pending.fetch_sub(1, std::memory_order_acq_rel) == 1) {
                 std::lock_guard lock(m_mutex);  // the caller may be about to sleep
                 m_done.notify_one();

@@ -71,7 +71,7 @@ SessionSwitches sessionSwitchesFromEnvironment()
         const char* v = std::getenv(name);
         return v && std::strcmp(v, "1") == 0;
     };
-    s.onednnGemm = on("LENGEN_ONEDNN");
+    s.onednnGemm = !off("LENGEN_ONEDNN");
     s.deviceKernels = on("LENGEN_DEVICE_KERNELS");
     s.threadPolicy = std::getenv("LENGEN_NO_THREAD_POLICY") == nullptr;
     if (const char* cli = std::getenv("LENGEN_CLI"); cli && *cli && ::access(cli, X_OK) == 0)

@@ -64,8 +64,9 @@ void requestStop(const std::string& runFile, const std::string& requester);
 /// false if a process still holds it.
 bool waitForWriterToLeave(const std::string& runFile, double seconds);
 
-/// Watches the request file of one run while it trains: consumes a stale request now, feeds
-/// `control`'s stop probe, and removes the request and the probe when it goes.
+/// Watches the request file of one run while it trains: feeds `control`'s stop probe (a
+/// request written since the run's writer took its lock counts; the writer removed older ones),
+/// and removes the request and the probe when it goes.
 class StopRequestWatch {
 public:
     StopRequestWatch(RunControl& control, std::string runFile);

@@ -124,6 +124,8 @@ void editTags(RunNotes& notes, const std::vector<std::string>& add,
 void writeRunNotes(const std::string& pathOrDir, const RunNotes& notes);
 /// Reads the run's notes and tags under its writer lock, lets `edit` change them (or throw to
 /// refuse) and writes them back, so that edits from two processes do not overwrite each other.
-void updateRunNotes(const std::string& pathOrDir, const std::function<void(RunNotes&)>& edit);
+/// Returns what it stored: a read after the lock is gone can meet the next edit's open for
+/// writing ("unable to lock file").
+RunNotes updateRunNotes(const std::string& pathOrDir, const std::function<void(RunNotes&)>& edit);
 
 }  // namespace lengen::engine

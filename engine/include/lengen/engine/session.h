@@ -25,10 +25,10 @@ struct SessionSwitches {
     /// kernels (engine/src/device; builds with nvcc only). Off until measured on a device:
     /// LENGEN_DEVICE_KERNELS=1 turns it on.
     bool deviceKernels = false;
-    /// On the CPU, one thread's matrix products on oneDNN where LibTorch brings it; off by
-    /// default (LENGEN_ONEDNN=1 turns it on; signals wait while they run, docs/performance.md).
-    /// Process-wide: applyProcessPolicy sets it.
-    bool onednnGemm = false;
+    /// On the CPU, one thread's matrix products on oneDNN where LibTorch brings it, the system
+    /// BLAS otherwise (LENGEN_ONEDNN=0: the BLAS always). Signals wait while they run
+    /// (docs/performance.md). Process-wide: applyProcessPolicy sets it.
+    bool onednnGemm = true;
     /// LenGen's thread and allocator policy (src/train/threads.cpp); false: one kernel thread,
     /// LibTorch's and BLAS's defaults, glibc's allocator defaults (LENGEN_NO_THREAD_POLICY,
     /// what bench/train_speed.sh compares against).
