@@ -110,7 +110,7 @@ torch::Tensor AttentionImpl::forward(const torch::Tensor& x, const PositionSpan&
     auto v = split(m_v(x));
     const Intervention* edit = tap && tap->edit && !tap->edit->identityAt(t) ? tap->edit : nullptr;
     if (edit && edit->kind == Intervention::Kind::LongHeads)
-        return m_o(attendLongHeads(q, k, v, pos, *edit, tap)
+        return m_o(attendLongHeads(q, k, v, *edit, tap)
                        .transpose(1, 2)
                        .reshape({b, t, m_heads * m_headDim}));
     const auto qPlain = q, kPlain = k;  // unrotated, for the Λ-mask's capped global branch

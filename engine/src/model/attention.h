@@ -67,10 +67,11 @@ private:
     ScoreEdit scoreEditFor(const Intervention& edit, const torch::Tensor& q0,
                            const torch::Tensor& k, const PositionSpan& pos);
     // LongHeads (attention_edits.cpp): per head, the first chunk, the query's own and the
-    // best-matching chunks up to the budget, re-positioned within it. q0, k0 unrotated.
+    // best-matching chunks up to the budget, re-positioned within it (positions 0..budget-1,
+    // whatever the forward's own were). q0, k0 unrotated.
     torch::Tensor attendLongHeads(const torch::Tensor& q0, const torch::Tensor& k0,
-                                  const torch::Tensor& v, const PositionSpan& pos,
-                                  const Intervention& edit, AttentionTap* tap);
+                                  const torch::Tensor& v, const Intervention& edit,
+                                  AttentionTap* tap);
     int m_heads;
     int m_headDim;
     double m_scale;

@@ -120,8 +120,8 @@ torch::Tensor keptChunks(const torch::Tensor& qb, const torch::Tensor& rep,
 }  // namespace
 
 torch::Tensor AttentionImpl::attendLongHeads(const torch::Tensor& q0, const torch::Tensor& k0,
-                                             const torch::Tensor& v, const PositionSpan& pos,
-                                             const Intervention& e, AttentionTap* tap)
+                                             const torch::Tensor& v, const Intervention& e,
+                                             AttentionTap* tap)
 {
     // LongHeads (Lu et al. 2024), per head and query: the context is cut into chunks of c
     // tokens; the query keeps the first chunk, its own chunk, and the chunks whose mean key
