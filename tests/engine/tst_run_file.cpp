@@ -9,6 +9,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <thread>
 
 #include "io/h5.h"
@@ -28,7 +29,10 @@ struct Fixture {
     std::string path;
 };
 
-std::unique_ptr<Fixture> makeRun(const std::string& tag)
+// A run being written (the writer open). `beforeCreate` sees run.h5's path first, with its
+// folder made: what lies beside the file before any writer does.
+std::unique_ptr<Fixture> makeRun(const std::string& tag,
+                                 const std::function<void(const std::string&)>& beforeCreate = {})
 {
     auto f = std::make_unique<Fixture>();
     auto config = lengen::test::loadOne(lengen::test::tinyConfig("conjunction", "alibi"));
@@ -49,6 +53,8 @@ std::unique_ptr<Fixture> makeRun(const std::string& tag)
     std::vector<io::ParameterShape> shapes;
     for (const auto& [name, p] : f->session.optimizer->params())
         shapes.push_back({name, p.sizes().vec()});
+    if (beforeCreate)
+        beforeCreate(f->path);
     f->session.writer =
         io::RunWriter::create(f->path, h, shapes, f->session.gen.get_state().numel());
     return f;
@@ -298,23 +304,13 @@ void TestRunFile::notesWaitUntilNoProcessWrites()
 // A request left by an earlier writer still goes, when the next writer takes the lock.
 void TestRunFile::aStopRequestedBeforeTheWatchHolds()
 {
-    const auto dir = lengen::test::scratchDir("stop-early");
-    const std::string stale = dir + "/run.h5.stop";
-    std::ofstream(stale) << "stop requested by an earlier session\n";
-    auto config = lengen::test::loadOne(lengen::test::tinyConfig("conjunction", "alibi"));
-    training::TrainSession session;
-    training::setupSession(session, config, 11, "cpu");
-    io::RunHeader h;
-    h.runId = "stopearly";
-    h.configYaml = toYaml(config);
-    h.device = "cpu";
-    h.totalSteps = 20;
-    h.pointwiseWidth = config.trainPoints();
-    std::vector<io::ParameterShape> shapes;
-    for (const auto& [name, p] : session.optimizer->params())
-        shapes.push_back({name, p.sizes().vec()});
-    auto writer =
-        io::RunWriter::create(dir + "/run.h5", h, shapes, session.gen.get_state().numel());
+    std::string stale;
+    auto f = makeRun("stop-early", [&](const std::string& path) {
+        stale = stopRequestPath(path);
+        std::ofstream(stale) << "stop requested by an earlier session\n";
+    });
+    const auto& writer = f->session.writer;
+    QVERIFY(!stale.empty());
     QVERIFY2(!fs::exists(stale), "the earlier writer's request outlived it");
     {
         RunControl control;

@@ -17,7 +17,7 @@ namespace {
 constexpr unsigned kSwmrReadAttempts = 8;
 // How long a reader waits for another process's writer to let go of HDF5's file lock (openFile):
 // a writer's open-to-SWMR moment is milliseconds, longer on a loaded machine.
-constexpr int kLockedFileWaitMs = 3000;
+constexpr auto kLockedFileWait = std::chrono::seconds(3);
 
 // What a message calls the file: "cannot create the run file" was said of attention_maps.h5.
 std::string fileNoun(const std::string& path)
@@ -174,9 +174,11 @@ H5Handle openFile(const std::string& path, OpenMode mode)
     // EAGAIN): `sweep cancel` took a cell just started for a failed one. Wait that out while
     // that writer lives (the h5 mutex stays held: this thread's caller may hold it already).
     const bool reading = mode == OpenMode::ReadSwmr || mode == OpenMode::ReadOnly;
-    for (int waited = 0; id < 0 && reading && waited < kLockedFileWaitMs; waited += 10) {
+    const auto until = std::chrono::steady_clock::now() + kLockedFileWait;
+    while (id < 0 && reading) {
         const Messages m = takeMessages();
-        if (m.stack.find("unable to lock file") == std::string::npos || !writerElsewhere(path))
+        if (m.stack.find("unable to lock file") == std::string::npos || !writerElsewhere(path) ||
+            std::chrono::steady_clock::now() > until)
             throwWith(m, ErrorKind::RunFile, "cannot open the " + fileNoun(path), path);
         std::this_thread::sleep_for(std::chrono::milliseconds(10));
         id = H5Fopen(path.c_str(), flags, fapl.id());

@@ -41,9 +41,9 @@ inline void cpuRelax()
 // Then, while the machine has a core for each runnable thread, it goes on waiting up to
 // kYieldSpin, giving its core away at each turn (sched_yield). The gaps between a step's jobs
 // (a node's set-up, autograd) average ~150 us, so the worker mostly slept and started late:
-// this gained 9 % at two threads alone (91.7 -> 100.3 steps/s, quick RoPE). With more runnable
-// threads than cores (two sessions on two cores) it cost each 7.5 % (51 -> 47.2), so it stops
-// there: the threads sleep after kSpin as before (Crowding).
+// this gained 9.6 % at two threads alone (quick RoPE, docs/performance.md). With more runnable
+// threads than cores (two sessions on two cores) it cost each 7.5 %, so it stops there: the
+// threads sleep after kSpin as before (Crowding).
 constexpr auto kYieldSpin = std::chrono::microseconds(600);
 
 // Whether more threads are runnable than there are cores: the running count of /proc/loadavg
@@ -84,7 +84,9 @@ private:
         int running = 0;
         if (n <= 0 || std::sscanf(buf, "%*s %*s %*s %d/", &running) != 1)
             return true;
-        return running > static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+        static const int cores =
+            static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+        return running > cores;
     }
 
     std::atomic<std::int64_t> m_checked{std::numeric_limits<std::int64_t>::min() / 2};
