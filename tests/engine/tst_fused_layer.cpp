@@ -1,4 +1,4 @@
-// The fused Llama layer (model/fused_layer.h) computes what the module path computes: forward
+// The fused Llama stack (model/fused_layer.h) computes what the module path computes: forward
 // and every parameter's gradient agree to float rounding for every PE, and the raw kernels agree
 // with the Torch ops they replace (all transposes of gemm, causal softmax with a bias, SwiGLU and
 // GELU over the whole range where exp saturates). GPT-2's and Mamba's fused blocks are checked
@@ -108,6 +108,7 @@ private Q_SLOTS:
     void fusedAndModulePathsAgree();
     void evaluationKeepsTheModulePath();
     void aGraphKeepsItsKernelContext();
+    void theStackTakesItsBuffersOnlyWhenFree();
     void gemmMatchesMatmulForEveryTranspose();
     void onednnProductsHoldSignals();
     void causalSoftmaxMatchesTorch();
@@ -211,6 +212,61 @@ void TestFusedLayer::aGraphKeepsItsKernelContext()
         QVERIFY(p.grad().defined());
     loss = torch::Tensor();  // the graph is freed, and the context with it
     QVERIFY(watch.expired());
+}
+
+// The Llama stack keeps its buffers between steps (FusedScratch): its gradient sums become the
+// parameters' gradients, and its saved rows belong to a graph until its backward. A buffer may
+// be taken again only when neither holds it: gradients kept across steps (accumulated) and two
+// graphs recorded before either backward must come out as if every call had its own buffers.
+void TestFusedLayer::theStackTakesItsBuffersOnlyWhenFree()
+{
+    if (!kernels::hasBlas())
+        QSKIP("no BLAS sgemm in this process: the fused layer is off");
+    auto model =
+        lengen::test::initialisedModel(lengen::test::tinyConfig("linear_regression", "rope"), 3);
+    model->setKernelPolicy({LayerPath::Fused, std::make_shared<kernels::KernelContext>(2)});
+    auto gen = at::make_generator<at::CPUGeneratorImpl>(5);
+    const auto xa = torch::randn({4, 7, 3}, gen, torch::kFloat32), ya = torch::randn({4, 7}, gen);
+    const auto xb = torch::randn({4, 7, 3}, gen, torch::kFloat32), yb = torch::randn({4, 7}, gen);
+    const auto loss = [&](const torch::Tensor& xs, const torch::Tensor& ys) {
+        return (model->forward(xs, ys).predictions - ys).square().mean();
+    };
+    const auto grads = [&] {
+        std::vector<torch::Tensor> g;
+        for (const auto& p : model->parameters())
+            g.push_back(p.grad().clone());
+        return g;
+    };
+    const auto dropGrads = [&] {
+        for (auto& p : model->parameters())
+            p.mutable_grad() = torch::Tensor();
+    };
+    const torch::Tensor layerWeight =
+        model->named_parameters()["transformer.layers.0.mlp.down_proj.weight"];
+    auto la = loss(xa, ya);
+    QVERIFY(graphHasFusedLayer(la));
+    la.backward();
+    const auto ga = grads();
+    const void* first = layerWeight.grad().data_ptr();
+    dropGrads();
+    loss(xb, yb).backward();
+    const auto gb = grads();
+    // Gradients dropped between steps (as AdamW does): the same buffer again, no new pages.
+    QCOMPARE(layerWeight.grad().data_ptr(), first);
+    dropGrads();
+    loss(xa, ya).backward();
+    loss(xb, yb).backward();  // accumulates into the gradients the first backward left
+    auto both = grads();
+    for (size_t i = 0; i < both.size(); ++i)
+        QVERIFY2(relDiff(both[i], ga[i] + gb[i]) < 1e-6, "a kept gradient was overwritten");
+    dropGrads();
+    // Two graphs recorded before either backward: each keeps its own saved rows.
+    auto lossA = loss(xa, ya), lossB = loss(xb, yb);
+    lossA.backward();
+    lossB.backward();
+    both = grads();
+    for (size_t i = 0; i < both.size(); ++i)
+        QVERIFY2(relDiff(both[i], ga[i] + gb[i]) < 1e-6, "a graph's saved rows were overwritten");
 }
 
 void TestFusedLayer::evaluationKeepsTheModulePath()

@@ -15,198 +15,380 @@ namespace k = kernels;
 
 using fused::f;
 
-// The token shape (fused_common.h) and the MLP width I: gu rows hold [gate | up], each I wide.
-// step: 1, or 2 where only rows 0, 2, 4, ... of the output are wanted (the last layer in
-// training, whose read-out takes the x tokens: LlamaImpl::forwardEvenRows). Those rows are mc =
-// m / step; the rows after attention (x2 on) exist only for them.
+constexpr int kWeights = 9;  // per layer: input norm, q, k, v, o, post norm, gate, up, down
+constexpr int kTables = 5;   // per layer: cos, sin, cosK, sinK, bias (each possibly empty: none)
+
+// The stack's shape (fused_common.h's token shape), the MLP width I and the depth L. gu rows
+// hold [gate | up], each I wide. step: 1, or 2 where only rows 0, 2, 4, ... of the output are
+// wanted (training's read-out takes the x tokens: LlamaImpl::forwardEvenRows); then the last
+// layer keeps mc = m / 2 rows from its attention's output on.
 struct Dims : fused::TokenShape {
-    int inter = 0, step = 1;
-    std::int64_t mc = 0;
+    int inter = 0, layers = 0, step = 1;
+    std::int64_t mc = 0, probs = 0;  // the last layer's kept rows; probabilities per item
+
+    int stepOf(int l) const { return l + 1 == layers ? step : 1; }
+    std::int64_t keptOf(int l) const { return l + 1 == layers ? mc : m; }
 };
 
-Dims dims(const torch::Tensor& x, std::int64_t inter, std::int64_t heads, std::int64_t step)
+Dims dims(const torch::Tensor& x, std::int64_t inter, std::int64_t heads, std::int64_t layers,
+          std::int64_t step)
 {
     Dims s;
     static_cast<fused::TokenShape&>(s) = fused::TokenShape::of(x, heads);
     s.inter = static_cast<int>(inter);
+    s.layers = static_cast<int>(layers);
     s.step = static_cast<int>(step);
     s.mc = s.m / step;
+    s.probs = s.heads * k::attentionProbsPerItem(static_cast<int>(s.t));
     return s;
 }
 
-class FusedLayer : public torch::autograd::Function<FusedLayer> {
-public:
-    // Inputs as in the module: x, input norm, q, k, v, o, post norm, gate, up, down, then the
-    // PE's cos, sin, the keys' cos and sin where they differ (xPos), bias (each possibly empty:
-    // none), heads, eps and the kernel context.
-    static torch::Tensor
-    forward(AutogradContext* ctx, const torch::Tensor& x, const torch::Tensor& g1,
-            const torch::Tensor& wq, const torch::Tensor& wk, const torch::Tensor& wv,
-            const torch::Tensor& wo, const torch::Tensor& g2, const torch::Tensor& wgate,
-            const torch::Tensor& wup, const torch::Tensor& wdown, const torch::Tensor& cos,
-            const torch::Tensor& sin, const torch::Tensor& cosK, const torch::Tensor& sinK,
-            const torch::Tensor& bias, std::int64_t heads, double eps, std::int64_t step,
-            const kernels::KernelContext* context)
+// Offsets in floats of the buffers carved from one tensor, each rounded up to 16 floats so
+// that every buffer starts on a 64-byte line (one AVX-512 register).
+struct Carver {
+    std::int64_t size = 0;
+    std::int64_t take(std::int64_t n)
     {
-        const Dims s = dims(x, wgate.size(0), heads, step);
+        const auto at = size;
+        size += (n + 15) / 16 * 16;
+        return at;
+    }
+};
+
+// One layer's offsets in the three buffers of a call. Weights: copies of its own, [q|k|v] and
+// [gate|up] as one matrix each. Rows: what its backward needs, every part's rows (x2 on: its
+// kept rows only; y, the next layer's input, absent from the last layer, whose y is the node's
+// output). Grads: one part's sums of its weight gradients (bias: [biasHeads, T, T] or none).
+struct LayerAt {
+    std::int64_t g1, wqkv, wo, g2, wgu, wdown;
+    std::int64_t xn1, rstd1, qkv, probs, attn, x2, xn2, rstd2, gu, act, y;
+    std::int64_t dqkv, dwo, dg1, dg2, dgu, ddown, dbias, nbias;
+};
+
+struct Layout {
+    std::vector<LayerAt> at;
+    std::int64_t weights = 0, rows = 0, grads = 0;  // grads: per part
+    std::int64_t back = 0;                          // the backward's scratch
+    // The backward's scratch, shared by the layers (each part keeps to its own rows).
+    std::int64_t dx2 = 0, dact = 0, dgu = 0, dxn2 = 0, dxn1 = 0, dattn = 0, dqkv = 0;
+    std::int64_t dyA = 0, dyB = 0;  // gradients between layers, in turn
+
+    static Layout of(const Dims& s, const std::vector<std::int64_t>& biasFloats)
+    {
+        Layout o;
+        Carver w, r, g, b;
+        const std::int64_t h = s.h, in = s.inter;
+        for (int l = 0; l < s.layers; ++l) {
+            const std::int64_t mc = s.keptOf(l);
+            LayerAt a{};
+            a.g1 = w.take(h), a.wqkv = w.take(3 * h * h), a.wo = w.take(h * h);
+            a.g2 = w.take(h), a.wgu = w.take(2 * in * h), a.wdown = w.take(h * in);
+            a.xn1 = r.take(s.m * h), a.rstd1 = r.take(s.m), a.qkv = r.take(s.m * 3 * h);
+            a.probs = r.take(s.b * s.probs), a.attn = r.take(s.m * h);
+            a.x2 = r.take(mc * h), a.xn2 = r.take(mc * h), a.rstd2 = r.take(mc);
+            a.gu = r.take(mc * 2 * in), a.act = r.take(mc * in);
+            a.y = l + 1 < s.layers ? r.take(s.m * h) : -1;
+            a.dqkv = g.take(3 * h * h), a.dwo = g.take(h * h), a.dg1 = g.take(h);
+            a.dg2 = g.take(h), a.dgu = g.take(2 * in * h), a.ddown = g.take(h * in);
+            a.nbias = biasFloats[static_cast<size_t>(l)];
+            a.dbias = g.take(a.nbias);
+            o.at.push_back(a);
+        }
+        o.dx2 = b.take(s.m * h), o.dact = b.take(s.m * in), o.dgu = b.take(s.m * 2 * in);
+        o.dxn2 = b.take(s.m * h), o.dxn1 = b.take(s.m * h), o.dattn = b.take(s.m * h);
+        o.dqkv = b.take(s.m * 3 * h), o.dyA = b.take(s.m * h), o.dyB = b.take(s.m * h);
+        o.weights = w.size, o.rows = r.size, o.grads = g.size, o.back = b.size;
+        return o;
+    }
+};
+
+// A part's first row of a [rows, width] buffer starting at p; `step`: a buffer of every
+// step-th row only (a part has rows / step of them).
+inline float* rowsOf(float* p, const fused::BatchPart& q, std::int64_t width, int step = 1)
+{
+    return p + q.row0 / step * width;
+}
+
+// Where one layer's pieces lie in a call: its weights, its tables (null: none), its saved rows.
+struct Layer {
+    int step = 1;
+    const float *g1, *wqkv, *wo, *g2, *wgu, *wdown;
+    const float *cos = nullptr, *sin = nullptr, *cosK = nullptr, *sinK = nullptr;
+    const float* bias = nullptr;
+    std::int64_t biasHeads = 0;
+    float *xn1, *rstd1, *qkv, *probs, *attn, *x2, *xn2, *rstd2, *gu, *act;
+
+    Layer(const LayerAt& a, float* w, float* r, const tensor_list& tables, int l, int step_)
+        : step(step_), g1(w + a.g1), wqkv(w + a.wqkv), wo(w + a.wo), g2(w + a.g2), wgu(w + a.wgu),
+          wdown(w + a.wdown), xn1(r + a.xn1), rstd1(r + a.rstd1), qkv(r + a.qkv),
+          probs(r + a.probs), attn(r + a.attn), x2(r + a.x2), xn2(r + a.xn2), rstd2(r + a.rstd2),
+          gu(r + a.gu), act(r + a.act)
+    {
+        const auto table = [&](int i) {
+            const auto& t = tables[static_cast<size_t>(l * kTables + i)];
+            return t.numel() > 0 ? f(t) : nullptr;
+        };
+        cos = table(0), sin = table(1), cosK = table(2), sinK = table(3), bias = table(4);
+        biasHeads = bias ? tables[static_cast<size_t>(l * kTables + 4)].size(0) : 0;
+    }
+};
+
+// Layer `L` forward on part q: x (the part's input rows, [rows, H]) -> y (its kept rows).
+void forwardPart(const Dims& s, const Layer& L, const fused::BatchPart& q, const float* x, float* y,
+                 float eps)
+{
+    const int h = s.h, h3 = 3 * s.h, in = s.inter, st = L.step, t = static_cast<int>(s.t);
+    float* qkv = rowsOf(L.qkv, q, h3);
+    k::rmsNormForward(x, L.g1, rowsOf(L.xn1, q, h), rowsOf(L.rstd1, q, 1), q.rows, h, eps);
+    k::gemm(false, true, q.rows, h3, h, 1, rowsOf(L.xn1, q, h), h, L.wqkv, h, 0, qkv, h3);
+    if (L.cos && L.cosK) {  // q's heads, then k's H columns on with their own tables
+        k::ropeForward(qkv, h3, q.items, t, s.heads, s.d, L.cos, L.sin);
+        k::ropeForward(qkv + h, h3, q.items, t, s.heads, s.d, L.cosK, L.sinK);
+    } else if (L.cos) {  // q and k: 2H columns = 2*heads head vectors per row
+        k::ropeForward(qkv, h3, q.items, t, 2 * s.heads, s.d, L.cos, L.sin);
+    }
+    float* attn = rowsOf(L.attn, q, h);
+    k::attentionForward(s.attention(q.items), qkv, L.bias, L.biasHeads, L.probs + q.first * s.probs,
+                        attn);
+    // From here on the kept rows only: attn's rows at the step (lda step * h).
+    const int rc = q.rows / st;
+    float *x2 = rowsOf(L.x2, q, h, st), *xn2 = rowsOf(L.xn2, q, h, st);
+    float *gu = rowsOf(L.gu, q, 2 * in, st), *act = rowsOf(L.act, q, in, st);
+    fused::copyRows(x2, h, x, st * h, rc, h);
+    k::gemm(false, true, rc, h, h, 1, attn, st * h, L.wo, h, 1, x2, h);
+    k::rmsNormForward(x2, L.g2, xn2, rowsOf(L.rstd2, q, 1, st), rc, h, eps);
+    k::gemm(false, true, rc, 2 * in, h, 1, xn2, h, L.wgu, h, 0, gu, 2 * in);
+    k::swigluForward(gu, act, rc, in);
+    std::memcpy(y, x2, sizeof(float) * rc * h);
+    k::gemm(false, true, rc, h, in, 1, act, in, L.wdown, in, 1, y, h);
+}
+
+// One part's sums of one layer's weight gradients.
+struct Grads {
+    float *qkv, *o, *g1, *g2, *gu, *down, *bias;
+};
+
+// Layer `L` backward on part q: dy (the part's kept output rows) -> dx (its input rows); x is
+// the layer's input. `b`: the backward's scratch, shared by the layers.
+void backwardPart(const Dims& s, const Layer& L, const Grads& g, float* b, const Layout& o,
+                  const fused::BatchPart& q, const float* x, const float* dy, float* dx)
+{
+    const int h = s.h, h3 = 3 * s.h, in = s.inter, st = L.step, t = static_cast<int>(s.t);
+    // MLP over the kept rows (rc of them): y = x2 + act down^T.
+    const int rc = q.rows / st;
+    // The scratch's rows are the part's full rows, also for the kept ones: another part may
+    // be at another layer (without the step) meanwhile.
+    const float* act = rowsOf(L.act, q, in, st);
+    float *dx2 = rowsOf(b + o.dx2, q, h), *dact = rowsOf(b + o.dact, q, in);
+    float *dgu = rowsOf(b + o.dgu, q, 2 * in), *dxn2 = rowsOf(b + o.dxn2, q, h);
+    std::memcpy(dx2, dy, sizeof(float) * rc * h);
+    k::gemm(true, false, h, in, rc, 1, dy, h, act, in, 0, g.down, in);
+    k::gemm(false, false, rc, in, h, 1, dy, h, L.wdown, in, 0, dact, in);
+    k::swigluBackward(rowsOf(L.gu, q, 2 * in, st), dact, dgu, rc, in);
+    k::gemm(true, false, 2 * in, h, rc, 1, dgu, 2 * in, rowsOf(L.xn2, q, h, st), h, 0, g.gu, h);
+    k::gemm(false, false, rc, h, 2 * in, 1, dgu, 2 * in, L.wgu, h, 0, dxn2, h);
+    k::rmsNormBackward(rowsOf(L.x2, q, h, st), L.g2, rowsOf(L.rstd2, q, 1, st), dxn2, dx2, g.g2, rc,
+                       h);
+
+    // Attention: x2 = x + attn o^T on the kept rows; the others get no gradient.
+    float *dattn = rowsOf(b + o.dattn, q, h), *dqkv = rowsOf(b + o.dqkv, q, h3);
+    float* dxn1 = rowsOf(b + o.dxn1, q, h);
+    if (st != 1) {
+        std::memset(dx, 0, sizeof(float) * q.rows * h);
+        std::memset(dattn, 0, sizeof(float) * q.rows * h);
+    }
+    fused::copyRows(dx, st * h, dx2, h, rc, h);
+    const float* attn = rowsOf(L.attn, q, h);
+    k::gemm(true, false, h, h, rc, 1, dx2, h, attn, st * h, 0, g.o, h);
+    k::gemm(false, false, rc, h, h, 1, dx2, h, L.wo, h, 0, dattn, st * h);
+    const float* qkv = rowsOf(L.qkv, q, h3);
+    k::attentionBackward(s.attention(q.items), qkv, L.probs + q.first * s.probs, dattn, dqkv,
+                         g.bias, L.biasHeads);
+    if (L.cos && L.cosK) {
+        k::ropeBackward(dqkv, h3, q.items, t, s.heads, s.d, L.cos, L.sin);
+        k::ropeBackward(dqkv + h, h3, q.items, t, s.heads, s.d, L.cosK, L.sinK);
+    } else if (L.cos) {
+        k::ropeBackward(dqkv, h3, q.items, t, 2 * s.heads, s.d, L.cos, L.sin);
+    }
+    k::gemm(true, false, h3, h, q.rows, 1, dqkv, h3, rowsOf(L.xn1, q, h), h, 0, g.qkv, h);
+    k::gemm(false, false, q.rows, h, h3, 1, dqkv, h3, L.wqkv, h, 0, dxn1, h);
+    k::rmsNormBackward(x, L.g1, rowsOf(L.rstd1, q, 1), dxn1, dx, g.g1, q.rows, h);
+}
+
+// The scratch a graph's backward takes its buffers from: a share of it, so that a graph that
+// outlives its model still has it.
+struct KeptScratch final : torch::CustomClassHolder {
+    std::shared_ptr<FusedScratch> scratch;
+};
+
+class FusedStack : public torch::autograd::Function<FusedStack> {
+public:
+    // Inputs: x, then kWeights tensors per layer (input norm, q, k, v, o, post norm, gate, up,
+    // down), kTables per layer (cos, sin, cosK, sinK, bias), heads, eps, the step of the last
+    // layer's output rows, the kernel context and the scratch (may be null).
+    static torch::Tensor forward(AutogradContext* ctx, const torch::Tensor& x,
+                                 at::TensorList weights, at::TensorList tables, std::int64_t heads,
+                                 double eps, std::int64_t step,
+                                 const kernels::KernelContext* context,
+                                 std::shared_ptr<FusedScratch> scratch)
+    {
+        const std::int64_t layers = static_cast<std::int64_t>(weights.size()) / kWeights;
+        const Dims s = dims(x, weights[6].size(0), heads, layers, step);
         const auto opt = x.options();
         auto xc = x.contiguous();
-        auto wqkv = torch::cat({wq, wk, wv});  // [3H, H]
-        auto wgu = torch::cat({wgate, wup});   // [2I, H]
-        const bool hasBias = bias.numel() > 0, rotary = cos.numel() > 0, ownKeys = cosK.numel() > 0;
-        auto biasC = hasBias ? bias.contiguous() : torch::Tensor();
-
-        // Every buffer holds all rows; each part of the batch fills its own rows.
-        auto xn1 = torch::empty({s.m, s.h}, opt), rstd1 = torch::empty({s.m}, opt);
-        auto qkv = torch::empty({s.m, 3 * s.h}, opt);  // [M, 3H]
-        auto probs = torch::empty({s.b, s.heads, k::attentionProbsPerItem(static_cast<int>(s.t))},
-                                  opt);             // [B, heads, T * padded T]
-        auto attn = torch::empty({s.m, s.h}, opt);  // [M, H], heads merged
-        auto x2 = torch::empty({s.mc, s.h}, opt);   // x + attn o^T, kept rows
-        auto xn2 = torch::empty({s.mc, s.h}, opt), rstd2 = torch::empty({s.mc}, opt);
-        auto gu = torch::empty({s.mc, 2 * s.inter}, opt);  // [Mc, 2I]
-        auto act = torch::empty({s.mc, s.inter}, opt);     // [Mc, I]
-        auto y = torch::empty({s.mc, s.h}, opt);           // x2 + act down^T
-        const int h = s.h, h3 = 3 * s.h, in = s.inter, st = s.step;
+        tensor_list tabs;
+        std::vector<std::int64_t> biasFloats;  // per layer: its bias's gradient, or none (0)
+        for (std::int64_t l = 0; l < layers; ++l) {
+            for (int i = 0; i < kTables; ++i)
+                tabs.push_back(tables[l * kTables + i].contiguous());
+            // The input's flag: a contiguous copy made here (no grad mode) has none.
+            const auto& bias = tables[l * kTables + kTables - 1];
+            biasFloats.push_back(bias.numel() > 0 && bias.requires_grad() ? bias.numel() : 0);
+        }
+        const Layout o = Layout::of(s, biasFloats);
+        const auto take = [&](FusedScratch::Slot slot, std::int64_t n) {
+            return scratch ? scratch->take(slot, n) : torch::empty({n}, opt);
+        };
+        auto wbuf = take(FusedScratch::Weights, o.weights), rbuf = take(FusedScratch::Rows, o.rows);
+        float *w = f(wbuf), *r = f(rbuf);
+        // This call's copies of the weights: [q|k|v] and [gate|up] each as one matrix.
+        for (std::int64_t l = 0; l < layers; ++l) {
+            const LayerAt& a = o.at[static_cast<size_t>(l)];
+            const auto put = [&](std::int64_t at, std::initializer_list<int> which) {
+                for (int i : which) {
+                    const auto p = weights[l * kWeights + i].contiguous();
+                    std::memcpy(w + at, f(p), sizeof(float) * p.numel());
+                    at += p.numel();
+                }
+            };
+            put(a.g1, {0}), put(a.wqkv, {1, 2, 3}), put(a.wo, {4}), put(a.g2, {5});
+            put(a.wgu, {6, 7}), put(a.wdown, {8});
+        }
+        auto y = torch::empty({s.b, s.t / s.step, s.h}, opt);
         const float e = static_cast<float>(eps);
         fused::BatchParts::of(*context, s.b, s.t).run([&](const fused::BatchPart& q) {
-            k::rmsNormForward(q.at(xc, h), f(g1), q.at(xn1, h), q.at(rstd1, 1), q.rows, h, e);
-            k::gemm(false, true, q.rows, h3, h, 1, q.at(xn1, h), h, f(wqkv), h, 0, q.at(qkv, h3),
-                    h3);
-            if (rotary && ownKeys) {  // q's heads, then k's H columns on with their tables
-                k::ropeForward(q.at(qkv, h3), h3, q.items, static_cast<int>(s.t), s.heads, s.d,
-                               f(cos), f(sin));
-                k::ropeForward(q.at(qkv, h3) + h, h3, q.items, static_cast<int>(s.t), s.heads, s.d,
-                               f(cosK), f(sinK));
-            } else if (rotary) {  // q and k: 2H columns = 2*heads head vectors per row
-                k::ropeForward(q.at(qkv, h3), h3, q.items, static_cast<int>(s.t), 2 * s.heads, s.d,
-                               f(cos), f(sin));
+            const float* in = rowsOf(f(xc), q, s.h);
+            for (int l = 0; l < s.layers; ++l) {
+                const LayerAt& a = o.at[static_cast<size_t>(l)];
+                float* out =
+                    l + 1 < s.layers ? rowsOf(r + a.y, q, s.h) : rowsOf(f(y), q, s.h, s.stepOf(l));
+                forwardPart(s, Layer(a, w, r, tabs, l, s.stepOf(l)), q, in, out, e);
+                in = out;
             }
-            k::attentionForward(s.attention(q.items), q.at(qkv, h3), hasBias ? f(biasC) : nullptr,
-                                hasBias ? biasC.size(0) : 0, f(probs) + q.first * probs.stride(0),
-                                q.at(attn, h));
-            // From here on the kept rows only: attn's rows at the step (lda step * h).
-            const int rc = q.rows / st;
-            float *x2p = q.atKept(x2, h, st), *xn2p = q.atKept(xn2, h, st);
-            float *gup = q.atKept(gu, 2 * in, st), *actp = q.atKept(act, in, st);
-            fused::copyRows(x2p, h, q.at(xc, h), st * h, rc, h);
-            k::gemm(false, true, rc, h, h, 1, q.at(attn, h), st * h, f(wo), h, 1, x2p, h);
-            k::rmsNormForward(x2p, f(g2), xn2p, q.atKept(rstd2, 1, st), rc, h, e);
-            k::gemm(false, true, rc, 2 * in, h, 1, xn2p, h, f(wgu), h, 0, gup, 2 * in);
-            k::swigluForward(gup, actp, rc, in);
-            std::memcpy(q.atKept(y, h, st), x2p, sizeof(float) * rc * h);
-            k::gemm(false, true, rc, h, in, 1, actp, in, f(wdown), in, 1, q.atKept(y, h, st), h);
         });
 
-        ctx->save_for_backward({xc,  g1,    wqkv, wo, g2,  wgu,   wdown, cos, sin,  xn1, rstd1,
-                                qkv, probs, attn, x2, xn2, rstd2, gu,    act, cosK, sinK});
+        tensor_list saved{xc, wbuf, rbuf};
+        saved.insert(saved.end(), tabs.begin(), tabs.end());
+        ctx->save_for_backward(saved);
         ctx->saved_data["heads"] = heads;
         ctx->saved_data["step"] = step;
+        ctx->saved_data["inter"] = s.inter;
+        ctx->saved_data["biasFloats"] = biasFloats;
+        if (scratch) {
+            auto kept = c10::make_intrusive<KeptScratch>();
+            kept->scratch = std::move(scratch);
+            ctx->saved_data["scratch"] = c10::IValue::make_capsule(std::move(kept));
+        }
         fused::keepContext(ctx, *context);
-        ctx->saved_data["bias"] = hasBias && bias.requires_grad();
-        ctx->saved_data["biasHeads"] = hasBias ? biasC.size(0) : 0;
-        return y.view({s.b, s.t / s.step, s.h});
+        return y;
     }
 
     static tensor_list backward(AutogradContext* ctx, tensor_list grads)
     {
         const auto sv = ctx->get_saved_variables();
-        const auto &x = sv[0], &g1 = sv[1], &wqkv = sv[2], &wo = sv[3], &g2 = sv[4], &wgu = sv[5],
-                   &wdown = sv[6], &cos = sv[7], &sin = sv[8], &xn1 = sv[9], &rstd1 = sv[10],
-                   &qkv = sv[11], &probs = sv[12], &attn = sv[13], &x2 = sv[14], &xn2 = sv[15],
-                   &rstd2 = sv[16], &gu = sv[17], &act = sv[18], &cosK = sv[19], &sinK = sv[20];
-        const auto heads = ctx->saved_data["heads"].toInt();
-        const Dims s = dims(x, wgu.size(0) / 2, heads, ctx->saved_data["step"].toInt());
+        const auto &x = sv[0], &wbuf = sv[1], &rbuf = sv[2];
+        const tensor_list tabs(sv.begin() + 3, sv.end());
+        const auto layers = static_cast<std::int64_t>(tabs.size()) / kTables;
+        const Dims s = dims(x, ctx->saved_data["inter"].toInt(), ctx->saved_data["heads"].toInt(),
+                            layers, ctx->saved_data["step"].toInt());
+        const Layout o = Layout::of(s, ctx->saved_data["biasFloats"].toIntVector());
+        FusedScratch* scratch = nullptr;
+        if (auto it = ctx->saved_data.find("scratch"); it != ctx->saved_data.end())
+            scratch = static_cast<KeptScratch*>(it->second.toCapsule().get())->scratch.get();
         const auto opt = x.options();
-        auto dy = grads[0].contiguous().view({s.mc, s.h});
-        const bool wantBias = ctx->saved_data["bias"].toBool();
-        const auto biasHeads = ctx->saved_data["biasHeads"].toInt();
-
-        // Row buffers (each part fills its rows) and per-part sums of the weight gradients.
-        auto dx2 = torch::empty({s.mc, s.h}, opt), dx = torch::empty({s.m, s.h}, opt);
-        auto dact = torch::empty({s.mc, s.inter}, opt);
-        auto dgu = torch::empty({s.mc, 2 * s.inter}, opt);
-        auto dxn2 = torch::empty({s.mc, s.h}, opt), dxn1 = torch::empty({s.m, s.h}, opt);
-        auto dattn = torch::empty({s.m, s.h}, opt);
-        auto dqkv = torch::empty({s.m, 3 * s.h}, opt);
         const auto parts = fused::BatchParts::of(fused::keptContext(ctx), s.b, s.t);
-        const int n = parts.count;
-        fused::PartSums dwdown(n, {s.h, s.inter}, opt, false),
-            dwgu(n, {2 * s.inter, s.h}, opt, false), dwo(n, {s.h, s.h}, opt, false),
-            dwqkv(n, {3 * s.h, s.h}, opt, false), dg1(n, {s.h}, opt, true),
-            dg2(n, {s.h}, opt, true), dbias(n, {wantBias ? biasHeads : 0, s.t, s.t}, opt, true);
-        const int h = s.h, h3 = 3 * s.h, in = s.inter, st = s.step;
+        const auto take = [&](FusedScratch::Slot slot, std::int64_t n) {
+            return scratch ? scratch->take(slot, n) : torch::empty({n}, opt);
+        };
+        // Per part: sums of every layer's weight gradients, added in part order below.
+        auto gbuf = take(FusedScratch::Grads, parts.count * o.grads);
+        auto bbuf = take(FusedScratch::Backward, o.back);
+        auto dy = grads[0].contiguous();
+        auto dx = torch::empty({s.b, s.t, s.h}, opt);
+        float *w = f(wbuf), *r = f(rbuf), *b = f(bbuf);
         parts.run([&](const fused::BatchPart& q) {
-            // MLP over the kept rows (rc of them): y = x2 + act down^T.
-            const int rc = q.rows / st;
-            const float *dyp = q.atKept(dy, h, st), *actp = q.atKept(act, in, st);
-            float *dx2p = q.atKept(dx2, h, st), *dactp = q.atKept(dact, in, st);
-            float* dgup = q.atKept(dgu, 2 * in, st);
-            std::memcpy(dx2p, dyp, sizeof(float) * rc * h);
-            k::gemm(true, false, h, in, rc, 1, dyp, h, actp, in, 0, dwdown.at(q.index), in);
-            k::gemm(false, false, rc, in, h, 1, dyp, h, f(wdown), in, 0, dactp, in);
-            k::swigluBackward(q.atKept(gu, 2 * in, st), dactp, dgup, rc, in);
-            k::gemm(true, false, 2 * in, h, rc, 1, dgup, 2 * in, q.atKept(xn2, h, st), h, 0,
-                    dwgu.at(q.index), h);
-            k::gemm(false, false, rc, h, 2 * in, 1, dgup, 2 * in, f(wgu), h, 0,
-                    q.atKept(dxn2, h, st), h);
-            k::rmsNormBackward(q.atKept(x2, h, st), f(g2), q.atKept(rstd2, 1, st),
-                               q.atKept(dxn2, h, st), dx2p, dg2.at(q.index), rc, h);
-
-            // Attention: x2 = x + attn o^T on the kept rows; the others get no gradient.
-            if (st != 1) {
-                std::memset(q.at(dx, h), 0, sizeof(float) * q.rows * h);
-                std::memset(q.at(dattn, h), 0, sizeof(float) * q.rows * h);
+            float* gp = f(gbuf) + q.index * o.grads;
+            const float* d = rowsOf(f(dy), q, s.h, s.step);
+            for (int l = s.layers - 1; l >= 0; --l) {
+                const LayerAt& a = o.at[static_cast<size_t>(l)];
+                // dg1, dg2 and dbias are sums over rows: they start at zero.
+                std::memset(gp + a.dg1, 0, sizeof(float) * s.h);
+                std::memset(gp + a.dg2, 0, sizeof(float) * s.h);
+                std::memset(gp + a.dbias, 0, sizeof(float) * a.nbias);
+                const Grads g{gp + a.dqkv,
+                              gp + a.dwo,
+                              gp + a.dg1,
+                              gp + a.dg2,
+                              gp + a.dgu,
+                              gp + a.ddown,
+                              a.nbias > 0 ? gp + a.dbias : nullptr};
+                const float* in = l == 0 ? rowsOf(f(x), q, s.h)
+                                         : rowsOf(r + o.at[static_cast<size_t>(l - 1)].y, q, s.h);
+                float* out = l == 0 ? rowsOf(f(dx), q, s.h)
+                                    : rowsOf(b + ((s.layers - l) % 2 ? o.dyA : o.dyB), q, s.h);
+                backwardPart(s, Layer(a, w, r, tabs, l, s.stepOf(l)), g, b, o, q, in, d, out);
+                d = out;
             }
-            fused::copyRows(q.at(dx, h), st * h, dx2p, h, rc, h);
-            k::gemm(true, false, h, h, rc, 1, dx2p, h, q.at(attn, h), st * h, 0, dwo.at(q.index),
-                    h);
-            k::gemm(false, false, rc, h, h, 1, dx2p, h, f(wo), h, 0, q.at(dattn, h), st * h);
-            k::attentionBackward(s.attention(q.items), q.at(qkv, h3),
-                                 f(probs) + q.first * probs.stride(0), q.at(dattn, h),
-                                 q.at(dqkv, h3), wantBias ? dbias.at(q.index) : nullptr, biasHeads);
-            if (cos.numel() > 0 && cosK.numel() > 0) {
-                k::ropeBackward(q.at(dqkv, h3), h3, q.items, static_cast<int>(s.t), s.heads, s.d,
-                                f(cos), f(sin));
-                k::ropeBackward(q.at(dqkv, h3) + h, h3, q.items, static_cast<int>(s.t), s.heads,
-                                s.d, f(cosK), f(sinK));
-            } else if (cos.numel() > 0) {
-                k::ropeBackward(q.at(dqkv, h3), h3, q.items, static_cast<int>(s.t), 2 * s.heads,
-                                s.d, f(cos), f(sin));
-            }
-            k::gemm(true, false, h3, h, q.rows, 1, q.at(dqkv, h3), h3, q.at(xn1, h), h, 0,
-                    dwqkv.at(q.index), h);
-            k::gemm(false, false, q.rows, h, h3, 1, q.at(dqkv, h3), h3, f(wqkv), h, 0,
-                    q.at(dxn1, h), h);
-            k::rmsNormBackward(q.at(x, h), f(g1), q.at(rstd1, 1), q.at(dxn1, h), q.at(dx, h),
-                               dg1.at(q.index), q.rows, h);
         });
+        // The parts' sums in part order (the same bits on any number of threads).
+        float* g0 = f(gbuf);
+        for (int p = 1; p < parts.count; ++p)
+            k::addInPlace(g0, g0 + p * o.grads, o.grads);
 
-        auto split = dwqkv.total().split(s.h);
-        auto gsplit = dwgu.total().split(s.inter);
-        return {dx.view({s.b, s.t, s.h}),
-                dg1.total(),
-                split[0],
-                split[1],
-                split[2],
-                dwo.total(),
-                dg2.total(),
-                gsplit[0],
-                gsplit[1],
-                dwdown.total(),
-                torch::Tensor(),
-                torch::Tensor(),
-                torch::Tensor(),
-                torch::Tensor(),
-                wantBias ? dbias.total() : torch::Tensor(),
-                torch::Tensor(),
-                torch::Tensor(),
-                torch::Tensor(),
-                torch::Tensor()};
+        tensor_list out{dx};
+        const auto grad = [&](std::int64_t at, at::IntArrayRef shape) {
+            std::int64_t n = 1;
+            for (auto d : shape)
+                n *= d;
+            return gbuf.narrow(0, at, n).view(shape);
+        };
+        const std::int64_t h = s.h, in = s.inter;
+        for (std::int64_t l = 0; l < layers; ++l) {
+            const LayerAt& a = o.at[static_cast<size_t>(l)];
+            out.push_back(grad(a.dg1, {h}));
+            for (int j = 0; j < 3; ++j)
+                out.push_back(grad(a.dqkv + j * h * h, {h, h}));
+            out.push_back(grad(a.dwo, {h, h}));
+            out.push_back(grad(a.dg2, {h}));
+            out.push_back(grad(a.dgu, {in, h}));
+            out.push_back(grad(a.dgu + in * h, {in, h}));
+            out.push_back(grad(a.ddown, {h, in}));
+        }
+        for (std::int64_t l = 0; l < layers; ++l) {
+            for (int i = 0; i < kTables - 1; ++i)
+                out.emplace_back();
+            const LayerAt& a = o.at[static_cast<size_t>(l)];
+            const auto& bias = tabs[static_cast<size_t>(l * kTables + 4)];
+            out.push_back(a.nbias > 0 ? grad(a.dbias, bias.sizes()) : torch::Tensor());
+        }
+        for (int i = 0; i < 5; ++i)  // heads, eps, step, context, scratch
+            out.emplace_back();
+        return out;
     }
 };
 
 }  // namespace
+
+torch::Tensor FusedScratch::take(Slot slot, std::int64_t floats)
+{
+    std::lock_guard<std::mutex> lock(m_mutex);
+    auto& t = m_slots[slot];
+    // Ours alone: no saved graph and no gradient views it (they hold its storage).
+    if (t.defined() && t.numel() >= floats && t.use_count() == 1 && t.storage().use_count() == 1)
+        return t;
+    t = torch::empty({std::max<std::int64_t>(floats, 1)}, torch::kFloat32);
+    return t;
+}
 
 bool fusedApplies(const KernelPolicy& policy, const torch::Tensor& x)
 {
@@ -214,17 +396,28 @@ bool fusedApplies(const KernelPolicy& policy, const torch::Tensor& x)
            x.device().is_cpu() && x.scalar_type() == torch::kFloat32 && x.dim() == 3;
 }
 
-torch::Tensor fusedLlamaLayer(const torch::Tensor& x, const FusedLayerParams& p,
-                              const torch::Tensor& cos, const torch::Tensor& sin,
-                              const torch::Tensor& cosK, const torch::Tensor& sinK,
-                              const torch::Tensor& bias, const kernels::KernelContext& context)
+torch::Tensor fusedLlamaStack(const torch::Tensor& x, const std::vector<FusedLayerParams>& layers,
+                              bool evenRowsOut, const kernels::KernelContext& context,
+                              std::shared_ptr<FusedScratch> scratch)
 {
+    TORCH_CHECK(!layers.empty(), "fusedLlamaStack: no layers");
     // Custom functions need defined inputs: an empty tensor stands for "none".
     auto orNone = [](const torch::Tensor& t) { return t.defined() ? t : torch::empty({0}); };
-    return FusedLayer::apply(x, p.inputNorm, p.q, p.k, p.v, p.o, p.postNorm, p.gate, p.up, p.down,
-                             orNone(cos), orNone(sin), orNone(cosK), orNone(sinK), orNone(bias),
-                             static_cast<std::int64_t>(p.heads), p.eps,
-                             static_cast<std::int64_t>(p.evenRowsOut ? 2 : 1), &context);
+    std::vector<torch::Tensor> weights, tables;
+    for (const auto& p : layers) {
+        TORCH_CHECK(p.heads == layers[0].heads && p.eps == layers[0].eps &&
+                        p.gate.size(0) == layers[0].gate.size(0),
+                    "fusedLlamaStack: layers of different shapes");
+        for (const auto* t :
+             {&p.inputNorm, &p.q, &p.k, &p.v, &p.o, &p.postNorm, &p.gate, &p.up, &p.down})
+            weights.push_back(*t);
+        for (const auto* t : {&p.cos, &p.sin, &p.cosK, &p.sinK, &p.bias})
+            tables.push_back(orNone(*t));
+    }
+    return FusedStack::apply(x, at::TensorList(weights), at::TensorList(tables),
+                             static_cast<std::int64_t>(layers[0].heads), layers[0].eps,
+                             static_cast<std::int64_t>(evenRowsOut ? 2 : 1), &context,
+                             std::move(scratch));
 }
 
 }  // namespace lengen::engine::model

@@ -1,5 +1,5 @@
 #pragma once
-// One Llama decoder layer (and one GPT-2 block, fused_gpt2.cpp, and one Mamba block,
+// A Llama decoder stack (and one GPT-2 block, fused_gpt2.cpp, and one Mamba block,
 // fused_mamba.cpp) as a single autograd node on the CPU: forward and backward written
 // out over raw buffers (cpu_kernels.h), with q/k/v in one matrix product, gate/up in one, and
 // attention computed straight from the projection's output. It computes what the module path
@@ -11,21 +11,44 @@
 
 #include <torch/torch.h>
 
+#include <array>
+#include <mutex>
+
 #include "model/kernel_policy.h"
 
 namespace lengen::engine::model {
 
+/// One Llama layer's weights and its PE's tables.
 struct FusedLayerParams {
     torch::Tensor inputNorm;   ///< [H]
     torch::Tensor q, k, v, o;  ///< [H, H] each (out, in)
     torch::Tensor postNorm;    ///< [H]
     torch::Tensor gate, up;    ///< [I, H] each
     torch::Tensor down;        ///< [H, I]
+    /// [T, d] each, rotating q and k where defined (k by cosK/sinK instead where those are
+    /// defined: xPos).
+    torch::Tensor cos, sin, cosK, sinK;
+    /// [heads|1, T, T], added to the scaled logits where defined (its gradient flows back when
+    /// it requires one: FIRE).
+    torch::Tensor bias;
     int heads = 1;
     double eps = 1e-6;
-    /// Only rows 0, 2, 4, ... of the output (T even): the out-projection, the MLP and their
-    /// gradients run on those rows alone (LlamaImpl::forwardEvenRows). Output [B, T/2, H].
-    bool evenRowsOut = false;
+};
+
+/// Buffers a fused stack keeps from one step to the next (its saved rows, its weight copies,
+/// its gradient sums, its backward's scratch), so that a step neither allocates them nor
+/// faults their pages in again (at the standard size they are ~2.5 GB). A buffer is taken
+/// again only when nothing else holds it any more: the graph that saved it was freed and the
+/// gradients that view it were dropped; otherwise a new one replaces it.
+class FusedScratch {
+public:
+    enum Slot { Rows, Weights, Grads, Backward, kSlots };
+    /// A float32 CPU tensor of at least `floats` elements, in `slot`.
+    torch::Tensor take(Slot slot, std::int64_t floats);
+
+private:
+    std::mutex m_mutex;
+    std::array<torch::Tensor, kSlots> m_slots;
 };
 
 /// Whether a forward of `x` under `policy` takes the fused nodes: the Fused path, autograd
@@ -33,14 +56,16 @@ struct FusedLayerParams {
 /// no dropout, no intervention.)
 bool fusedApplies(const KernelPolicy& policy, const torch::Tensor& x);
 
-/// x [B, T, H] -> x + attn(norm(x)); then + mlp(norm(...)), as LlamaLayerImpl::forward.
-/// cos/sin [T, d] rotate q and k when defined (k by cosK/sinK instead where those are defined:
-/// xPos); bias [heads|1, T, T] is added to the scaled logits when defined (its gradient flows
-/// back when it requires one: FIRE).
-torch::Tensor fusedLlamaLayer(const torch::Tensor& x, const FusedLayerParams& p,
-                              const torch::Tensor& cos, const torch::Tensor& sin,
-                              const torch::Tensor& cosK, const torch::Tensor& sinK,
-                              const torch::Tensor& bias, const kernels::KernelContext& context);
+/// x [B, T, H] through `layers` in order, each x + attn(norm(x)), then + mlp(norm(...)) as
+/// LlamaLayerImpl::forward, as one autograd node: one wake-up of the context's threads for the
+/// whole forward and one for the backward, each thread taking its batch items through every
+/// layer. With evenRowsOut only rows 0, 2, 4, ... of the output (T even): the last layer's
+/// out-projection, MLP and their gradients run on those rows alone
+/// (LlamaImpl::forwardEvenRows); output [B, T/2, H]. `scratch` (may be null) keeps buffers
+/// between calls; the graph holds a share of it.
+torch::Tensor fusedLlamaStack(const torch::Tensor& x, const std::vector<FusedLayerParams>& layers,
+                              bool evenRowsOut, const kernels::KernelContext& context,
+                              std::shared_ptr<FusedScratch> scratch);
 
 struct FusedGpt2Params {
     torch::Tensor ln1Weight, ln1Bias;          ///< [H]
@@ -51,7 +76,7 @@ struct FusedGpt2Params {
     torch::Tensor mlpProjWeight, mlpProjBias;  ///< mlp.c_proj: [4H, H], [H]
     int heads = 1;
     double eps = 1e-5;
-    bool evenRowsOut = false;  ///< as FusedLayerParams::evenRowsOut
+    bool evenRowsOut = false;  ///< as fusedLlamaStack's
 };
 
 /// One GPT-2 block without dropout, as Gpt2BlockImpl::forward with every p = 0:

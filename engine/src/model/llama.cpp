@@ -51,9 +51,6 @@ LlamaLayerImpl::LlamaLayerImpl(const RunConfig& config) : m_fusable(encodingOf(c
 torch::Tensor LlamaLayerImpl::forward(const torch::Tensor& h, const PositionSpan& pos,
                                       AttentionTap* tap, const KernelPolicy& policy)
 {
-    // Training on the CPU: the whole layer as one autograd node (fused_layer.h), same math.
-    if (!tap && fusedFor(h, pos, policy))
-        return fusedForward(h, pos, policy, false);
     const bool fuse = policy.fusesOnDevice(h);
     auto a = m_attn(m_inputNorm(h, fuse), pos, tap, policy.path);
     if (fuse && policy.deviceKernels && device::fusedApplies(a)) {
@@ -71,19 +68,13 @@ bool LlamaLayerImpl::fusedFor(const torch::Tensor& h, const PositionSpan& pos,
     return pos.k.is_same(pos.q) && m_fusable && fusedApplies(policy, h);
 }
 
-torch::Tensor LlamaLayerImpl::forwardEvenRows(const torch::Tensor& h, const PositionSpan& pos,
-                                              const KernelPolicy& policy)
-{
-    return fusedForward(h, pos, policy, true);
-}
-
-torch::Tensor LlamaLayerImpl::fusedForward(const torch::Tensor& h, const PositionSpan& pos,
-                                           const KernelPolicy& policy, bool evenRowsOut)
+FusedLayerParams LlamaLayerImpl::fusedParams(const PositionSpan& pos) const
 {
     auto pe = m_attn->positionEncoding();
-    auto [cos, sin] = pe->rotaryTables(pos);  // [T, d] each, or undefined
-    auto [cosK, sinK] = pe->keyTables(pos);   // the keys' own (xPos), or undefined
     FusedLayerParams p;
+    std::tie(p.cos, p.sin) = pe->rotaryTables(pos);  // [T, d] each, or undefined
+    std::tie(p.cosK, p.sinK) = pe->keyTables(pos);   // the keys' own (xPos), or undefined
+    p.bias = pe->logitBias(pos);
     p.inputNorm = m_inputNorm->weight();
     p.q = m_attn->qWeight();
     p.k = m_attn->kWeight();
@@ -95,8 +86,7 @@ torch::Tensor LlamaLayerImpl::fusedForward(const torch::Tensor& h, const Positio
     p.down = m_mlp->downWeight();
     p.heads = m_attn->heads();
     p.eps = m_inputNorm->eps();
-    p.evenRowsOut = evenRowsOut;
-    return fusedLlamaLayer(h, p, cos, sin, cosK, sinK, pe->logitBias(pos), policy.context());
+    return p;
 }
 
 LlamaImpl::LlamaImpl(const RunConfig& config)
@@ -114,8 +104,28 @@ PositionEncoding LlamaImpl::positionEncoding(size_t layer) const
     return m_layerList.at(layer)->positionEncoding();
 }
 
+bool LlamaImpl::fusedFor(const torch::Tensor& h, const PositionSpan& pos) const
+{
+    for (const auto& layer : m_layerList)
+        if (!layer->fusedFor(h, pos, m_policy))
+            return false;
+    return !m_layerList.empty();
+}
+
+torch::Tensor LlamaImpl::fusedStack(const torch::Tensor& h, const PositionSpan& pos,
+                                    bool evenRowsOut)
+{
+    std::vector<FusedLayerParams> params;
+    for (const auto& layer : m_layerList)
+        params.push_back(layer->fusedParams(pos));
+    return fusedLlamaStack(h, params, evenRowsOut, m_policy.context(), m_scratch);
+}
+
 torch::Tensor LlamaImpl::forward(const torch::Tensor& h, const PositionSpan& pos, AttentionTap* tap)
 {
+    // Training on the CPU: the whole stack as one autograd node (fused_layer.h), same math.
+    if (!tap && fusedFor(h, pos))
+        return m_norm(fusedStack(h, pos, false), false);
     auto x = h;
     for (auto& layer : m_layerList)
         x = layer->forward(x, pos, tap, m_policy);
@@ -124,14 +134,9 @@ torch::Tensor LlamaImpl::forward(const torch::Tensor& h, const PositionSpan& pos
 
 torch::Tensor LlamaImpl::forwardEvenRows(const torch::Tensor& h, const PositionSpan& pos)
 {
-    if (m_layerList.empty() || h.dim() != 3 || h.size(1) % 2 != 0 ||
-        !m_layerList.back()->fusedFor(h, pos, m_policy))
+    if (h.dim() != 3 || h.size(1) % 2 != 0 || !fusedFor(h, pos))
         return {};
-    auto x = h;
-    for (size_t i = 0; i + 1 < m_layerList.size(); ++i)
-        x = m_layerList[i]->forward(x, pos, nullptr, m_policy);
-    x = m_layerList.back()->forwardEvenRows(x, pos, m_policy);
-    return m_norm(x, m_policy.fusesOnDevice(x));
+    return m_norm(fusedStack(h, pos, true), false);
 }
 
 }  // namespace lengen::engine::model

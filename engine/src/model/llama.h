@@ -7,6 +7,7 @@
 #include <torch/torch.h>
 
 #include "model/attention.h"
+#include "model/fused_layer.h"
 
 namespace lengen::engine {
 struct RunConfig;
@@ -49,23 +50,18 @@ public:
     explicit LlamaLayerImpl(const RunConfig& config);
     torch::Tensor forward(const torch::Tensor& h, const PositionSpan& pos, AttentionTap* tap,
                           const KernelPolicy& policy);
-    /// Whether forward(h, pos, nullptr, policy) takes the fused node (fused_layer.h).
+    /// Whether this layer can take the fused stack (fused_layer.h) for a forward of h at pos.
     bool fusedFor(const torch::Tensor& h, const PositionSpan& pos,
                   const KernelPolicy& policy) const;
-    /// The fused node with only rows 0, 2, 4, ... of the output ([B, T/2, H]); where fusedFor.
-    torch::Tensor forwardEvenRows(const torch::Tensor& h, const PositionSpan& pos,
-                                  const KernelPolicy& policy);
+    /// Its weights and its PE's tables at `pos`, for the fused stack (fused_layer.h).
+    FusedLayerParams fusedParams(const PositionSpan& pos) const;
     PositionEncoding positionEncoding() const { return m_attn->positionEncoding(); }
 
 private:
     RmsNorm m_inputNorm{nullptr}, m_postNorm{nullptr};
     Attention m_attn{nullptr};
     SwiGlu m_mlp{nullptr};
-    bool m_fusable = true;
-
-    torch::Tensor
-    fusedForward(const torch::Tensor& h, const PositionSpan& pos, const KernelPolicy& policy,
-                 bool evenRowsOut);  // the encoding's fusedCpu (CoPE's bias comes from the content)
+    bool m_fusable = true;  // the encoding's fusedCpu (CoPE's bias comes from the content)
 };
 TORCH_MODULE(LlamaLayer);
 
@@ -106,9 +102,14 @@ public:
     PositionEncoding positionEncoding(size_t layer) const;
 
 private:
+    /// Whether every layer takes the fused stack for this forward (LlamaLayerImpl::fusedFor).
+    bool fusedFor(const torch::Tensor& h, const PositionSpan& pos) const;
+    torch::Tensor fusedStack(const torch::Tensor& h, const PositionSpan& pos, bool evenRowsOut);
+
     torch::nn::ModuleList m_layers{nullptr};
     std::vector<LlamaLayer> m_layerList;
     RmsNorm m_norm{nullptr};
+    std::shared_ptr<FusedScratch> m_scratch = std::make_shared<FusedScratch>();
 };
 
 }  // namespace lengen::engine::model
