@@ -36,10 +36,9 @@ struct FusedLayerParams {
 };
 
 /// Buffers a fused stack keeps from one step to the next (its saved rows, its weight copies,
-/// its gradient sums, its backward's scratch), so that a step neither allocates them nor
-/// faults their pages in again (at the standard size they are ~2.5 GB). A buffer is taken
-/// again only when nothing else holds it any more: the graph that saved it was freed and the
-/// gradients that view it were dropped; otherwise a new one replaces it.
+/// its gradient sums, its backward's scratch), so that a step allocates none of them. A buffer
+/// is taken again only when nothing else holds it any more: the graph that saved it was freed
+/// and the gradients that view it were dropped; otherwise a new one replaces it.
 class FusedScratch {
 public:
     enum Slot { Rows, Weights, Grads, Backward, kSlots };
