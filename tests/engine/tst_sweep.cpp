@@ -11,6 +11,8 @@
 #include <csignal>
 #include <filesystem>
 #include <fstream>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include "lengen/engine/analysis.h"
 #include "lengen/engine/errors.h"
@@ -19,6 +21,7 @@
 #include "lengen/engine/sweep.h"
 #include "lengen/engine/sweep_aggregate.h"
 #include "lengen/engine/sweep_run.h"
+#include "sweep/job_record.h"
 #include "test_support.h"
 
 namespace fs = std::filesystem;
@@ -52,6 +55,7 @@ private Q_SLOTS:
     void cancelFromAnotherShell();
     void anEndedExecutorHoldsNoCells();
     void refusedCombinationsLeftOutWhenAsked();
+    void anUnreadableRunFailsOnlyWhenNoCellWritesIt();
 };
 
 void TestSweep::expandsTheGridInOrder()
@@ -573,6 +577,40 @@ void TestSweep::refusedCombinationsLeftOutWhenAsked()
     QVERIFY2(r.code == 0 && r.err.contains("left out 1 combination") && r.err.contains("pe=nope"),
              qPrintable(r.err));
     QCOMPARE(int(engine::readSweepIndex(dir + "/every").cells.size()), 1);
+}
+
+// `sweep status` and `sweep cancel` read a cell whose run file cannot be read as failed. While
+// the cell's own process is alive and at work, the file may only be between states (created,
+// its writer's lock held past the readers' wait): the cell runs, and says why nothing more is
+// shown. Once no process works on it, the file is damaged and the cell failed, naming it.
+void TestSweep::anUnreadableRunFailsOnlyWhenNoCellWritesIt()
+{
+    const auto dir = test::scratchDir("sweep-unreadable-run");
+    const std::string S = dir + "/S";
+    engine::createSweep(test::tinySweep(S, {"rope"}, 1, 20));
+    const auto index = engine::prepareSweep(S);
+    const engine::SweepPaths paths{S};
+    const auto& cell = index.cells.front().name;
+    const auto runFile = paths.runFile(cell);
+    fs::create_directories(fs::path(runFile).parent_path());
+    std::ofstream(runFile) << "not an HDF5 file";
+    engine::CellState training;
+    training.stage = "train";
+    training.host = engine::sweep::hostName();
+    training.pid = ::getpid();
+    engine::writeCellState(paths, cell, training);
+    auto st = engine::sweepStatus(S, index).front();
+    QCOMPARE(st.state, engine::SweepCellState::Running);
+    QVERIFY2(st.message.find("not readable yet") != std::string::npos, st.message.c_str());
+    const pid_t gone = ::fork();
+    if (gone == 0)
+        ::_exit(0);
+    QVERIFY(gone > 0 && ::waitpid(gone, nullptr, 0) == gone);
+    training.pid = gone;
+    engine::writeCellState(paths, cell, training);
+    st = engine::sweepStatus(S, index).front();
+    QCOMPARE(st.state, engine::SweepCellState::Failed);
+    QVERIFY2(st.message.find(runFile) != std::string::npos, st.message.c_str());
 }
 
 QTEST_GUILESS_MAIN(TestSweep)

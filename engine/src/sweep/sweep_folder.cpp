@@ -250,6 +250,11 @@ std::vector<CellStatus> sweepStatus(const std::string& dir, const SweepIndex& in
         st.state = SweepCellState::Pending;
         st.lastLoss = std::nan("");
         const auto state = readCellState(paths, cell.name);
+        // Whether the cell's own process is at work on it (its state file names a live one).
+        const bool working =
+            state &&
+            (state->stage == "eval" || state->stage == "probe" || state->stage == "train") &&
+            sweep::processAlive(state->host, state->pid);
         const std::string run = paths.runFile(cell.name);
         std::string runStatus;
         if (fs::exists(run)) {
@@ -279,8 +284,12 @@ std::vector<CellStatus> sweepStatus(const std::string& dir, const SweepIndex& in
                     probes.push_back("serial_position");
                 st.probeDone = storedAll(contents.probes, probes);
             } catch (const Error& e) {
-                st.state = SweepCellState::Failed;
-                st.message = e.what();
+                // A run file that a live cell process writes may be between states (just
+                // created, a writer's lock held past the readers' wait): the cell runs. Only
+                // a file nobody works on any more is damaged, and its cell failed.
+                st.state = working ? SweepCellState::Running : SweepCellState::Failed;
+                st.stage = working ? state->stage : "";
+                st.message = (working ? "run file not readable yet: " : "") + std::string(e.what());
                 out.push_back(st);
                 continue;
             }
@@ -296,10 +305,7 @@ std::vector<CellStatus> sweepStatus(const std::string& dir, const SweepIndex& in
             st.state = SweepCellState::Failed;
             st.message = state && !state->message.empty() ? state->message
                                                           : "training failed (see the cell's log)";
-        } else if (runStatus == "running" || (state &&
-                                              (state->stage == "eval" || state->stage == "probe" ||
-                                               state->stage == "train") &&
-                                              sweep::processAlive(state->host, state->pid))) {
+        } else if (runStatus == "running" || working) {
             st.state = SweepCellState::Running;
         } else if (allDone) {
             st.state = SweepCellState::Done;
