@@ -24,6 +24,7 @@
 #include "model/fused_layer.h"
 #include "model/icl_model.h"
 #include "model/kernel_context.h"
+#include "model/llama.h"
 #include "test_support.h"
 
 using namespace lengen::engine;
@@ -38,7 +39,7 @@ bool graphHasFusedLayer(const torch::Tensor& t)
     std::function<bool(torch::autograd::Node*)> walk = [&](torch::autograd::Node* n) {
         if (!n || !seen.insert(n).second)
             return false;
-        if (n->name().find("Fused") != std::string::npos)  // FusedLayer, FusedGpt2, FusedMamba
+        if (n->name().find("Fused") != std::string::npos)  // FusedStack, FusedGpt2, FusedMamba
             return true;
         for (const auto& e : n->next_edges())
             if (walk(e.function.get()))
@@ -109,6 +110,7 @@ private Q_SLOTS:
     void evaluationKeepsTheModulePath();
     void aGraphKeepsItsKernelContext();
     void theStackTakesItsBuffersOnlyWhenFree();
+    void theStackAgreesWithEveryRowOut();
     void gemmMatchesMatmulForEveryTranspose();
     void onednnProductsHoldSignals();
     void causalSoftmaxMatchesTorch();
@@ -267,6 +269,53 @@ void TestFusedLayer::theStackTakesItsBuffersOnlyWhenFree()
     both = grads();
     for (size_t i = 0; i < both.size(); ++i)
         QVERIFY2(relDiff(both[i], ga[i] + gb[i]) < 1e-6, "a graph's saved rows were overwritten");
+}
+
+// The stack with every row of its last layer out (LlamaImpl::forward on its own: the model's
+// read-out always takes forwardEvenRows), at an odd prompt length: output, input gradient and
+// every weight's gradient agree with the module path, on one kernel thread and on three.
+void TestFusedLayer::theStackAgreesWithEveryRowOut()
+{
+    if (!kernels::hasBlas())
+        QSKIP("no BLAS sgemm in this process: the fused layer is off");
+    const auto config =
+        lengen::test::loadOne(lengen::test::tinyConfig("linear_regression", "alibi"));
+    auto gen = at::make_generator<at::CPUGeneratorImpl>(8);
+    auto llama = std::make_shared<LlamaImpl>(config);
+    {
+        torch::NoGradGuard noGrad;
+        for (auto& p : llama->parameters())
+            p.add_(torch::randn(p.sizes(), gen, torch::kFloat32) * 0.3);
+    }
+    const auto h = torch::randn({3, 7, config.model.hiddenSize}, gen, torch::kFloat32);
+    const auto pos = PositionSpan::contiguous(0, 7, h.device());
+    const auto pass = [&](KernelPolicy policy, bool* fused) {
+        llama->setKernelPolicy(std::move(policy));
+        llama->zero_grad(true);
+        auto x = h.clone().requires_grad_(true);
+        auto out = llama->forward(x, pos, nullptr);
+        *fused = graphHasFusedLayer(out);
+        (out * out.detach().sin()).sum().backward();  // every row and column its own weight
+        std::vector<torch::Tensor> g{out.detach(), x.grad()};
+        for (const auto& p : llama->parameters())
+            g.push_back(p.grad().clone());
+        return g;
+    };
+    bool fused = false;
+    const auto plain = pass({}, &fused);
+    QVERIFY(!fused);
+    for (int threads : {1, 3}) {
+        const auto got =
+            pass({LayerPath::Fused, std::make_shared<kernels::KernelContext>(threads)}, &fused);
+        QVERIFY2(fused, "the fused stack was not used");
+        QCOMPARE(got.size(), plain.size());
+        for (size_t i = 0; i < got.size(); ++i)
+            QVERIFY2(relDiff(got[i], plain[i]) < 2e-5,
+                     qPrintable(QString("%1 threads, tensor %2: %3")
+                                    .arg(threads)
+                                    .arg(i)
+                                    .arg(relDiff(got[i], plain[i]))));
+    }
 }
 
 void TestFusedLayer::evaluationKeepsTheModulePath()

@@ -1,13 +1,14 @@
 #pragma once
-// What the fused Llama layer (fused_layer.cpp) and GPT-2 block (fused_gpt2.cpp) share: raw
-// pointers of float32 tensors, the token shape of one call, and the batch split that runs a
-// layer's forward or backward as one slice per thread of the session's KernelContext.
+// What the fused Llama stack (fused_layer.cpp), GPT-2 block (fused_gpt2.cpp) and Mamba block
+// share: raw pointers of float32 tensors, the token shape of one call, and the batch split that
+// runs a node's forward or backward as one slice per thread of the session's KernelContext.
 //
 // Why split the batch rather than each product: at the quick size (576 x 64 matrices) a
-// threaded BLAS product gains nothing, while two halves of the whole layer, each with its own
-// single-threaded products and element-wise passes, run side by side with one wake-up per layer
-// instead of one per product. Weight gradients are summed per part and added in part order, so
-// a result depends on the number of threads, never on their timing.
+// threaded BLAS product gains nothing, while two halves of the batch, each with its own
+// single-threaded products and element-wise passes, run side by side with one wake-up per node
+// (the Llama stack: per forward and per backward of all its layers) instead of one per product.
+// Weight gradients are summed per part and added in part order, so a result depends on the number
+// of threads, never on their timing.
 
 #include <torch/torch.h>
 

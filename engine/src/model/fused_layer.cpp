@@ -17,6 +17,7 @@ using fused::f;
 
 constexpr int kWeights = 9;  // per layer: input norm, q, k, v, o, post norm, gate, up, down
 constexpr int kTables = 5;   // per layer: cos, sin, cosK, sinK, bias (each possibly empty: none)
+constexpr int kOptions = 5;  // then heads, eps, the last layer's step, the context, the scratch
 
 // The stack's shape (fused_common.h's token shape), the MLP width I and the depth L. gu rows
 // hold [gate | up], each I wide. step: 1, or 2 where only rows 0, 2, 4, ... of the output are
@@ -254,11 +255,11 @@ public:
         // This call's copies of the weights: [q|k|v] and [gate|up] each as one matrix.
         for (std::int64_t l = 0; l < layers; ++l) {
             const LayerAt& a = o.at[static_cast<size_t>(l)];
-            const auto put = [&](std::int64_t at, std::initializer_list<int> which) {
+            const auto put = [&](std::int64_t offset, std::initializer_list<int> which) {
                 for (int i : which) {
                     const auto p = weights[l * kWeights + i].contiguous();
-                    std::memcpy(w + at, f(p), sizeof(float) * p.numel());
-                    at += p.numel();
+                    std::memcpy(w + offset, f(p), sizeof(float) * p.numel());
+                    offset += p.numel();
                 }
             };
             put(a.g1, {0}), put(a.wqkv, {1, 2, 3}), put(a.wo, {4}), put(a.g2, {5});
@@ -267,13 +268,13 @@ public:
         auto y = torch::empty({s.b, s.t / s.step, s.h}, opt);
         const float e = static_cast<float>(eps);
         fused::BatchParts::of(*context, s.b, s.t).run([&](const fused::BatchPart& q) {
-            const float* in = rowsOf(f(xc), q, s.h);
+            const float* input = rowsOf(f(xc), q, s.h);
             for (int l = 0; l < s.layers; ++l) {
                 const LayerAt& a = o.at[static_cast<size_t>(l)];
                 float* out =
                     l + 1 < s.layers ? rowsOf(r + a.y, q, s.h) : rowsOf(f(y), q, s.h, s.stepOf(l));
-                forwardPart(s, Layer(a, w, r, tabs, l, s.stepOf(l)), q, in, out, e);
-                in = out;
+                forwardPart(s, Layer(a, w, r, tabs, l, s.stepOf(l)), q, input, out, e);
+                input = out;
             }
         });
 
@@ -311,7 +312,8 @@ public:
             return scratch ? scratch->take(slot, n) : torch::empty({n}, opt);
         };
         // Per part: sums of every layer's weight gradients, added in part order below.
-        auto gbuf = take(FusedScratch::Grads, parts.count * o.grads);
+        auto gbuf = scratch ? scratch->take(FusedScratch::Grads, parts.count * o.grads)
+                            : torch::zeros({parts.count * o.grads}, opt);
         auto bbuf = take(FusedScratch::Backward, o.back);
         auto dy = grads[0].contiguous();
         auto dx = torch::empty({s.b, s.t, s.h}, opt);
@@ -332,11 +334,12 @@ public:
                               gp + a.dgu,
                               gp + a.ddown,
                               a.nbias > 0 ? gp + a.dbias : nullptr};
-                const float* in = l == 0 ? rowsOf(f(x), q, s.h)
+                const float* input = l == 0
+                                         ? rowsOf(f(x), q, s.h)
                                          : rowsOf(r + o.at[static_cast<size_t>(l - 1)].y, q, s.h);
                 float* out = l == 0 ? rowsOf(f(dx), q, s.h)
                                     : rowsOf(b + ((s.layers - l) % 2 ? o.dyA : o.dyB), q, s.h);
-                backwardPart(s, Layer(a, w, r, tabs, l, s.stepOf(l)), g, b, o, q, in, d, out);
+                backwardPart(s, Layer(a, w, r, tabs, l, s.stepOf(l)), g, b, o, q, input, d, out);
                 d = out;
             }
         });
@@ -346,11 +349,11 @@ public:
             k::addInPlace(g0, g0 + p * o.grads, o.grads);
 
         tensor_list out{dx};
-        const auto grad = [&](std::int64_t at, at::IntArrayRef shape) {
+        const auto grad = [&](std::int64_t offset, at::IntArrayRef shape) {
             std::int64_t n = 1;
             for (auto d : shape)
                 n *= d;
-            return gbuf.narrow(0, at, n).view(shape);
+            return gbuf.narrow(0, offset, n).view(shape);
         };
         const std::int64_t h = s.h, in = s.inter;
         for (std::int64_t l = 0; l < layers; ++l) {
@@ -371,7 +374,7 @@ public:
             const auto& bias = tabs[static_cast<size_t>(l * kTables + 4)];
             out.push_back(a.nbias > 0 ? grad(a.dbias, bias.sizes()) : torch::Tensor());
         }
-        for (int i = 0; i < 5; ++i)  // heads, eps, step, context, scratch
+        for (int i = 0; i < kOptions; ++i)
             out.emplace_back();
         return out;
     }
@@ -386,7 +389,10 @@ torch::Tensor FusedScratch::take(Slot slot, std::int64_t floats)
     // Ours alone: no saved graph and no gradient views it (they hold its storage).
     if (t.defined() && t.numel() >= floats && t.use_count() == 1 && t.storage().use_count() == 1)
         return t;
-    t = torch::empty({std::max<std::int64_t>(floats, 1)}, torch::kFloat32);
+    // Zeroed once: the gradient sums are added over whole parts, the 64-byte padding between
+    // regions included, which nothing else writes.
+    t = slot == Grads ? torch::zeros({std::max<std::int64_t>(floats, 1)}, torch::kFloat32)
+                      : torch::empty({std::max<std::int64_t>(floats, 1)}, torch::kFloat32);
     return t;
 }
 
@@ -401,6 +407,8 @@ torch::Tensor fusedLlamaStack(const torch::Tensor& x, const std::vector<FusedLay
                               std::shared_ptr<FusedScratch> scratch)
 {
     TORCH_CHECK(!layers.empty(), "fusedLlamaStack: no layers");
+    // Each part's kept rows start at its first row / 2: exact only for whole prompts of even T.
+    TORCH_CHECK(!evenRowsOut || x.size(1) % 2 == 0, "fusedLlamaStack: even rows of odd T");
     // Custom functions need defined inputs: an empty tensor stands for "none".
     auto orNone = [](const torch::Tensor& t) { return t.defined() ? t : torch::empty({0}); };
     std::vector<torch::Tensor> weights, tables;
