@@ -46,14 +46,13 @@ LENGEN_CLONES
 void lowerScores(const float* x, int ldx, const float* y, int ldy, int t, int d, float a, float* s,
                  int lds, float* yt)
 {
-    for (int j = 0; j < t; ++j) {  // row by row: contiguous reads, the writes a column
-        const float* yj = y + static_cast<std::int64_t>(j) * ldy;
-        for (int c = 0; c < d; ++c)
-            yt[static_cast<std::int64_t>(c) * lds + j] = yj[c];
+    for (int c = 0; c < d; ++c) {  // column by column: gathered reads, whole-register writes
+        float* ytc = yt + static_cast<std::int64_t>(c) * lds;
+#pragma omp simd
+        for (int j = 0; j < t; ++j)
+            ytc[j] = y[static_cast<std::int64_t>(j) * ldy + c];
+        std::fill(ytc + t, ytc + lds, 0.0f);
     }
-    for (int c = 0; c < d; ++c)
-        std::fill(yt + static_cast<std::int64_t>(c) * lds + t, yt + std::int64_t(c + 1) * lds,
-                  0.0f);
     for (int i0 = 0; i0 < t; i0 += kRows) {
         const float* xr[kRows];  // rows past t repeat the last one; their sums are not stored
         for (int r = 0; r < kRows; ++r)
