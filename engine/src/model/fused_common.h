@@ -59,13 +59,15 @@ struct BatchPart {
     std::int64_t first = 0, items = 0, row0 = 0;
     int rows = 0;
 
-    /// This part's first row of t, a row-major [M, width] tensor.
-    float* at(const torch::Tensor& t, std::int64_t width) const { return f(t) + row0 * width; }
+    /// This part's first row of a row-major [M, width] buffer starting at p.
+    float* at(float* p, std::int64_t width) const { return p + row0 * width; }
+    float* at(const torch::Tensor& t, std::int64_t width) const { return at(f(t), width); }
     /// The same in a buffer of every step-th row only ([M / step, width]: the rows a layer
     /// keeps with evenRowsOut, fused_layer.h); this part has rows / step of them.
+    float* atKept(float* p, std::int64_t width, int step) const { return p + row0 / step * width; }
     float* atKept(const torch::Tensor& t, std::int64_t width, int step) const
     {
-        return f(t) + row0 / step * width;
+        return atKept(f(t), width, step);
     }
 };
 
@@ -107,27 +109,42 @@ struct BatchParts {
     }
 };
 
-/// The context a fused node's forward ran on, held by its autograd context for the backward:
-/// a share of its ownership when a session made it (std::make_shared), so a graph that
-/// outlives its session still has its threads; serial() and contexts on a caller's stack (the
-/// kernel tests) are static or outlive their graphs, and are pointed to.
-struct KeptContext final : torch::CustomClassHolder {
-    std::shared_ptr<const kernels::KernelContext> owned;
-    const kernels::KernelContext* context = nullptr;
+/// What a fused node's backward needs from its forward beyond tensors (its kernel context, the
+/// Llama stack's scratch), held by the autograd context: a share of its ownership where it has
+/// shared owners, so a graph that outlives its session or model still has it; serial() and
+/// contexts on a caller's stack (the kernel tests) are static or outlive their graphs, and are
+/// pointed to.
+template <class T>
+struct Kept final : torch::CustomClassHolder {
+    std::shared_ptr<T> owned;
+    T* at = nullptr;
 };
 
+template <class T>
+void keep(torch::autograd::AutogradContext* ctx, const char* key, std::shared_ptr<T> owned, T& at)
+{
+    auto kept = c10::make_intrusive<Kept<T>>();
+    kept->owned = std::move(owned);
+    kept->at = &at;
+    ctx->saved_data[key] = c10::IValue::make_capsule(std::move(kept));
+}
+
+template <class T>
+T& kept(torch::autograd::AutogradContext* ctx, const char* key)
+{
+    auto capsule = ctx->saved_data[key].toCapsule();
+    return *static_cast<const Kept<T>*>(capsule.get())->at;
+}
+
+/// The context a fused node's forward ran on, kept for its backward.
 inline void keepContext(torch::autograd::AutogradContext* ctx, const kernels::KernelContext& c)
 {
-    auto kept = c10::make_intrusive<KeptContext>();
-    kept->owned = c.weak_from_this().lock();
-    kept->context = &c;
-    ctx->saved_data["kernels"] = c10::IValue::make_capsule(std::move(kept));
+    keep<const kernels::KernelContext>(ctx, "kernels", c.weak_from_this().lock(), c);
 }
 
 inline const kernels::KernelContext& keptContext(torch::autograd::AutogradContext* ctx)
 {
-    auto capsule = ctx->saved_data["kernels"].toCapsule();
-    return *static_cast<const KeptContext*>(capsule.get())->context;
+    return kept<const kernels::KernelContext>(ctx, "kernels");
 }
 
 /// One gradient summed apart by each part ([parts, shape...]), then added in part order.

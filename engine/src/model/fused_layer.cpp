@@ -103,13 +103,6 @@ struct Layout {
     }
 };
 
-// A part's first row of a [rows, width] buffer starting at p; `step`: a buffer of every
-// step-th row only (a part has rows / step of them).
-inline float* rowsOf(float* p, const fused::BatchPart& q, std::int64_t width, int step = 1)
-{
-    return p + q.row0 / step * width;
-}
-
 // Where one layer's pieces lie in a call: its weights, its tables (null: none), its saved rows.
 struct Layer {
     int step = 1;
@@ -139,25 +132,25 @@ void forwardPart(const Dims& s, const Layer& L, const fused::BatchPart& q, const
                  float eps)
 {
     const int h = s.h, h3 = 3 * s.h, in = s.inter, st = L.step, t = static_cast<int>(s.t);
-    float* qkv = rowsOf(L.qkv, q, h3);
-    k::rmsNormForward(x, L.g1, rowsOf(L.xn1, q, h), rowsOf(L.rstd1, q, 1), q.rows, h, eps);
-    k::gemm(false, true, q.rows, h3, h, 1, rowsOf(L.xn1, q, h), h, L.wqkv, h, 0, qkv, h3);
+    float* qkv = q.at(L.qkv, h3);
+    k::rmsNormForward(x, L.g1, q.at(L.xn1, h), q.at(L.rstd1, 1), q.rows, h, eps);
+    k::gemm(false, true, q.rows, h3, h, 1, q.at(L.xn1, h), h, L.wqkv, h, 0, qkv, h3);
     if (L.cos && L.cosK) {  // q's heads, then k's H columns on with their own tables
         k::ropeForward(qkv, h3, q.items, t, s.heads, s.d, L.cos, L.sin);
         k::ropeForward(qkv + h, h3, q.items, t, s.heads, s.d, L.cosK, L.sinK);
     } else if (L.cos) {  // q and k: 2H columns = 2*heads head vectors per row
         k::ropeForward(qkv, h3, q.items, t, 2 * s.heads, s.d, L.cos, L.sin);
     }
-    float* attn = rowsOf(L.attn, q, h);
+    float* attn = q.at(L.attn, h);
     k::attentionForward(s.attention(q.items), qkv, L.bias, L.biasHeads, L.probs + q.first * s.probs,
                         attn);
     // From here on the kept rows only: attn's rows at the step (lda step * h).
     const int rc = q.rows / st;
-    float *x2 = rowsOf(L.x2, q, h, st), *xn2 = rowsOf(L.xn2, q, h, st);
-    float *gu = rowsOf(L.gu, q, 2 * in, st), *act = rowsOf(L.act, q, in, st);
+    float *x2 = q.atKept(L.x2, h, st), *xn2 = q.atKept(L.xn2, h, st);
+    float *gu = q.atKept(L.gu, 2 * in, st), *act = q.atKept(L.act, in, st);
     fused::copyRows(x2, h, x, st * h, rc, h);
     k::gemm(false, true, rc, h, h, 1, attn, st * h, L.wo, h, 1, x2, h);
-    k::rmsNormForward(x2, L.g2, xn2, rowsOf(L.rstd2, q, 1, st), rc, h, eps);
+    k::rmsNormForward(x2, L.g2, xn2, q.atKept(L.rstd2, 1, st), rc, h, eps);
     k::gemm(false, true, rc, 2 * in, h, 1, xn2, h, L.wgu, h, 0, gu, 2 * in);
     k::swigluForward(gu, act, rc, in);
     std::memcpy(y, x2, sizeof(float) * rc * h);
@@ -179,30 +172,30 @@ void backwardPart(const Dims& s, const Layer& L, const Grads& g, float* b, const
     const int rc = q.rows / st;
     // The scratch's rows are the part's full rows, also for the kept ones: another part may
     // be at another layer (without the step) meanwhile.
-    const float* act = rowsOf(L.act, q, in, st);
-    float *dx2 = rowsOf(b + o.dx2, q, h), *dact = rowsOf(b + o.dact, q, in);
-    float *dgu = rowsOf(b + o.dgu, q, 2 * in), *dxn2 = rowsOf(b + o.dxn2, q, h);
+    const float* act = q.atKept(L.act, in, st);
+    float *dx2 = q.at(b + o.dx2, h), *dact = q.at(b + o.dact, in);
+    float *dgu = q.at(b + o.dgu, 2 * in), *dxn2 = q.at(b + o.dxn2, h);
     std::memcpy(dx2, dy, sizeof(float) * rc * h);
     k::gemm(true, false, h, in, rc, 1, dy, h, act, in, 0, g.down, in);
     k::gemm(false, false, rc, in, h, 1, dy, h, L.wdown, in, 0, dact, in);
-    k::swigluBackward(rowsOf(L.gu, q, 2 * in, st), dact, dgu, rc, in);
-    k::gemm(true, false, 2 * in, h, rc, 1, dgu, 2 * in, rowsOf(L.xn2, q, h, st), h, 0, g.gu, h);
+    k::swigluBackward(q.atKept(L.gu, 2 * in, st), dact, dgu, rc, in);
+    k::gemm(true, false, 2 * in, h, rc, 1, dgu, 2 * in, q.atKept(L.xn2, h, st), h, 0, g.gu, h);
     k::gemm(false, false, rc, h, 2 * in, 1, dgu, 2 * in, L.wgu, h, 0, dxn2, h);
-    k::rmsNormBackward(rowsOf(L.x2, q, h, st), L.g2, rowsOf(L.rstd2, q, 1, st), dxn2, dx2, g.g2, rc,
+    k::rmsNormBackward(q.atKept(L.x2, h, st), L.g2, q.atKept(L.rstd2, 1, st), dxn2, dx2, g.g2, rc,
                        h);
 
     // Attention: x2 = x + attn o^T on the kept rows; the others get no gradient.
-    float *dattn = rowsOf(b + o.dattn, q, h), *dqkv = rowsOf(b + o.dqkv, q, h3);
-    float* dxn1 = rowsOf(b + o.dxn1, q, h);
+    float *dattn = q.at(b + o.dattn, h), *dqkv = q.at(b + o.dqkv, h3);
+    float* dxn1 = q.at(b + o.dxn1, h);
     if (st != 1) {
         std::memset(dx, 0, sizeof(float) * q.rows * h);
         std::memset(dattn, 0, sizeof(float) * q.rows * h);
     }
     fused::copyRows(dx, st * h, dx2, h, rc, h);
-    const float* attn = rowsOf(L.attn, q, h);
+    const float* attn = q.at(L.attn, h);
     k::gemm(true, false, h, h, rc, 1, dx2, h, attn, st * h, 0, g.o, h);
     k::gemm(false, false, rc, h, h, 1, dx2, h, L.wo, h, 0, dattn, st * h);
-    const float* qkv = rowsOf(L.qkv, q, h3);
+    const float* qkv = q.at(L.qkv, h3);
     k::attentionBackward(s.attention(q.items), qkv, L.probs + q.first * s.probs, dattn, dqkv,
                          g.bias, L.biasHeads);
     if (L.cos && L.cosK) {
@@ -211,22 +204,16 @@ void backwardPart(const Dims& s, const Layer& L, const Grads& g, float* b, const
     } else if (L.cos) {
         k::ropeBackward(dqkv, h3, q.items, t, 2 * s.heads, s.d, L.cos, L.sin);
     }
-    k::gemm(true, false, h3, h, q.rows, 1, dqkv, h3, rowsOf(L.xn1, q, h), h, 0, g.qkv, h);
+    k::gemm(true, false, h3, h, q.rows, 1, dqkv, h3, q.at(L.xn1, h), h, 0, g.qkv, h);
     k::gemm(false, false, q.rows, h, h3, 1, dqkv, h3, L.wqkv, h, 0, dxn1, h);
-    k::rmsNormBackward(x, L.g1, rowsOf(L.rstd1, q, 1), dxn1, dx, g.g1, q.rows, h);
+    k::rmsNormBackward(x, L.g1, q.at(L.rstd1, 1), dxn1, dx, g.g1, q.rows, h);
 }
-
-// The scratch a graph's backward takes its buffers from: a share of it, so that a graph that
-// outlives its model still has it.
-struct KeptScratch final : torch::CustomClassHolder {
-    std::shared_ptr<FusedScratch> scratch;
-};
 
 class FusedStack : public torch::autograd::Function<FusedStack> {
 public:
     // Inputs: x, then kWeights tensors per layer (input norm, q, k, v, o, post norm, gate, up,
     // down), kTables per layer (cos, sin, cosK, sinK, bias), heads, eps, the step of the last
-    // layer's output rows, the kernel context and the scratch (may be null).
+    // layer's output rows, the kernel context and the scratch.
     static torch::Tensor forward(AutogradContext* ctx, const torch::Tensor& x,
                                  at::TensorList weights, at::TensorList tables, std::int64_t heads,
                                  double eps, std::int64_t step,
@@ -247,10 +234,8 @@ public:
             biasFloats.push_back(bias.numel() > 0 && bias.requires_grad() ? bias.numel() : 0);
         }
         const Layout o = Layout::of(s, biasFloats);
-        const auto take = [&](FusedScratch::Slot slot, std::int64_t n) {
-            return scratch ? scratch->take(slot, n) : torch::empty({n}, opt);
-        };
-        auto wbuf = take(FusedScratch::Weights, o.weights), rbuf = take(FusedScratch::Rows, o.rows);
+        auto wbuf = scratch->take(FusedScratch::Weights, o.weights);
+        auto rbuf = scratch->take(FusedScratch::Rows, o.rows);
         float *w = f(wbuf), *r = f(rbuf);
         // This call's copies of the weights: [q|k|v] and [gate|up] each as one matrix.
         for (std::int64_t l = 0; l < layers; ++l) {
@@ -268,11 +253,11 @@ public:
         auto y = torch::empty({s.b, s.t / s.step, s.h}, opt);
         const float e = static_cast<float>(eps);
         fused::BatchParts::of(*context, s.b, s.t).run([&](const fused::BatchPart& q) {
-            const float* input = rowsOf(f(xc), q, s.h);
+            const float* input = q.at(f(xc), s.h);
             for (int l = 0; l < s.layers; ++l) {
                 const LayerAt& a = o.at[static_cast<size_t>(l)];
                 float* out =
-                    l + 1 < s.layers ? rowsOf(r + a.y, q, s.h) : rowsOf(f(y), q, s.h, s.stepOf(l));
+                    l + 1 < s.layers ? q.at(r + a.y, s.h) : q.atKept(f(y), s.h, s.stepOf(l));
                 forwardPart(s, Layer(a, w, r, tabs, l, s.stepOf(l)), q, input, out, e);
                 input = out;
             }
@@ -285,11 +270,8 @@ public:
         ctx->saved_data["step"] = step;
         ctx->saved_data["inter"] = s.inter;
         ctx->saved_data["biasFloats"] = biasFloats;
-        if (scratch) {
-            auto kept = c10::make_intrusive<KeptScratch>();
-            kept->scratch = std::move(scratch);
-            ctx->saved_data["scratch"] = c10::IValue::make_capsule(std::move(kept));
-        }
+        auto& at = *scratch;  // the graph keeps a share: it may outlive its model
+        fused::keep(ctx, "scratch", std::move(scratch), at);
         fused::keepContext(ctx, *context);
         return y;
     }
@@ -303,24 +285,18 @@ public:
         const Dims s = dims(x, ctx->saved_data["inter"].toInt(), ctx->saved_data["heads"].toInt(),
                             layers, ctx->saved_data["step"].toInt());
         const Layout o = Layout::of(s, ctx->saved_data["biasFloats"].toIntVector());
-        FusedScratch* scratch = nullptr;
-        if (auto it = ctx->saved_data.find("scratch"); it != ctx->saved_data.end())
-            scratch = static_cast<KeptScratch*>(it->second.toCapsule().get())->scratch.get();
+        auto& scratch = fused::kept<FusedScratch>(ctx, "scratch");
         const auto opt = x.options();
         const auto parts = fused::BatchParts::of(fused::keptContext(ctx), s.b, s.t);
-        const auto take = [&](FusedScratch::Slot slot, std::int64_t n) {
-            return scratch ? scratch->take(slot, n) : torch::empty({n}, opt);
-        };
         // Per part: sums of every layer's weight gradients, added in part order below.
-        auto gbuf = scratch ? scratch->take(FusedScratch::Grads, parts.count * o.grads)
-                            : torch::zeros({parts.count * o.grads}, opt);
-        auto bbuf = take(FusedScratch::Backward, o.back);
+        auto gbuf = scratch.take(FusedScratch::Grads, parts.count * o.grads);
+        auto bbuf = scratch.take(FusedScratch::Backward, o.back);
         auto dy = grads[0].contiguous();
         auto dx = torch::empty({s.b, s.t, s.h}, opt);
         float *w = f(wbuf), *r = f(rbuf), *b = f(bbuf);
         parts.run([&](const fused::BatchPart& q) {
             float* gp = f(gbuf) + q.index * o.grads;
-            const float* d = rowsOf(f(dy), q, s.h, s.step);
+            const float* d = q.atKept(f(dy), s.h, s.step);
             for (int l = s.layers - 1; l >= 0; --l) {
                 const LayerAt& a = o.at[static_cast<size_t>(l)];
                 // dg1, dg2 and dbias are sums over rows: they start at zero.
@@ -334,11 +310,10 @@ public:
                               gp + a.dgu,
                               gp + a.ddown,
                               a.nbias > 0 ? gp + a.dbias : nullptr};
-                const float* input = l == 0
-                                         ? rowsOf(f(x), q, s.h)
-                                         : rowsOf(r + o.at[static_cast<size_t>(l - 1)].y, q, s.h);
-                float* out = l == 0 ? rowsOf(f(dx), q, s.h)
-                                    : rowsOf(b + ((s.layers - l) % 2 ? o.dyA : o.dyB), q, s.h);
+                const float* input =
+                    l == 0 ? q.at(f(x), s.h) : q.at(r + o.at[static_cast<size_t>(l - 1)].y, s.h);
+                float* out =
+                    l == 0 ? q.at(f(dx), s.h) : q.at(b + ((s.layers - l) % 2 ? o.dyA : o.dyB), s.h);
                 backwardPart(s, Layer(a, w, r, tabs, l, s.stepOf(l)), g, b, o, q, input, d, out);
                 d = out;
             }
@@ -407,6 +382,8 @@ torch::Tensor fusedLlamaStack(const torch::Tensor& x, const std::vector<FusedLay
                               std::shared_ptr<FusedScratch> scratch)
 {
     TORCH_CHECK(!layers.empty(), "fusedLlamaStack: no layers");
+    if (!scratch)  // buffers for this call alone
+        scratch = std::make_shared<FusedScratch>();
     // Each part's kept rows start at its first row / 2: exact only for whole prompts of even T.
     TORCH_CHECK(!evenRowsOut || x.size(1) % 2 == 0, "fusedLlamaStack: even rows of odd T");
     // Custom functions need defined inputs: an empty tensor stands for "none".

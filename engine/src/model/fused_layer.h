@@ -60,8 +60,8 @@ bool fusedApplies(const KernelPolicy& policy, const torch::Tensor& x);
 /// whole forward and one for the backward, each thread taking its batch items through every
 /// layer. With evenRowsOut only rows 0, 2, 4, ... of the output (T even): the last layer's
 /// out-projection, MLP and their gradients run on those rows alone
-/// (LlamaImpl::forwardEvenRows); output [B, T/2, H]. `scratch` (may be null) keeps buffers
-/// between calls; the graph holds a share of it.
+/// (LlamaImpl::forwardEvenRows); output [B, T/2, H]. `scratch` keeps buffers between
+/// calls (null: buffers for this call alone); the graph holds a share of it.
 torch::Tensor fusedLlamaStack(const torch::Tensor& x, const std::vector<FusedLayerParams>& layers,
                               bool evenRowsOut, const kernels::KernelContext& context,
                               std::shared_ptr<FusedScratch> scratch);

@@ -1,0 +1,87 @@
+// Where a sweep's cells stand, as `sweep status`, `sweep cancel`, the executors and the studio
+// read them from the sweep folder: an executor that ended before starting its cells holds none
+// of them, and a cell whose run file cannot be read is failed only when no process works on it.
+// (tst_sweep runs sweeps through the CLI.)
+
+#include <filesystem>
+#include <fstream>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "lengen/engine/sweep.h"
+#include "lengen/engine/sweep_run.h"
+#include "sweep/job_record.h"
+#include "test_support.h"
+
+namespace fs = std::filesystem;
+using namespace lengen;
+
+class TestSweepStates final : public QObject {
+    Q_OBJECT
+private Q_SLOTS:
+    void anEndedExecutorHoldsNoCells();
+    void anUnreadableRunFailsOnlyWhenNoCellWritesIt();
+};
+
+// An executor that returned before starting its cells (stopped at once, as the studio's Stop
+// can) holds none of them, although its process lives on: the next one takes them all. It once
+// counted them "queued" by the live pid, and a later Slurm submission took 1 cell of 2.
+void TestSweepStates::anEndedExecutorHoldsNoCells()
+{
+    const auto dir = test::scratchDir("sweep-ended-executor");
+    const std::string S = dir + "/S";
+    engine::createSweep(test::tinySweep(S, {"rope", "nope"}, 1, 20));
+    engine::LocalSweepOptions o;
+    o.executable = LENGEN_CLI_PATH;
+    o.jobs = 1;
+    engine::RunControl control;
+    control.requestCancel();  // leaves before starting any cell
+    engine::SweepObserver quiet;
+    const auto first = engine::makeLocalExecutor(S, o)->submit(control, quiet);
+    QCOMPARE(first.taken, 2);
+    const auto statuses = engine::makeLocalExecutor(S, o)->states();
+    for (const auto& st : statuses) {
+        QCOMPARE(st.executor, std::string("local"));
+        QVERIFY2(!st.queued, st.message.c_str());
+    }
+    engine::SweepRunSummary next;
+    QCOMPARE(int(engine::chooseCells(statuses, false, next).size()), 2);
+    QCOMPARE(next.elsewhere, 0);
+}
+
+// `sweep status` and `sweep cancel` read a cell whose run file cannot be read as failed. While
+// the cell's own process is alive and at work, the file may only be between states (created,
+// its writer's lock held past the readers' wait): the cell runs, and says why nothing more is
+// shown. Once no process works on it, the file is damaged and the cell failed, naming it.
+void TestSweepStates::anUnreadableRunFailsOnlyWhenNoCellWritesIt()
+{
+    const auto dir = test::scratchDir("sweep-unreadable-run");
+    const std::string S = dir + "/S";
+    engine::createSweep(test::tinySweep(S, {"rope"}, 1, 20));
+    const auto index = engine::prepareSweep(S);
+    const engine::SweepPaths paths{S};
+    const auto& cell = index.cells.front().name;
+    const auto runFile = paths.runFile(cell);
+    fs::create_directories(fs::path(runFile).parent_path());
+    std::ofstream(runFile) << "not an HDF5 file";
+    engine::CellState training;
+    training.stage = "train";
+    training.host = engine::sweep::hostName();
+    training.pid = ::getpid();
+    engine::writeCellState(paths, cell, training);
+    auto st = engine::sweepStatus(S, index).front();
+    QCOMPARE(st.state, engine::SweepCellState::Running);
+    QVERIFY2(st.message.find("not readable yet") != std::string::npos, st.message.c_str());
+    const pid_t gone = ::fork();
+    if (gone == 0)
+        ::_exit(0);
+    QVERIFY(gone > 0 && ::waitpid(gone, nullptr, 0) == gone);
+    training.pid = gone;
+    engine::writeCellState(paths, cell, training);
+    st = engine::sweepStatus(S, index).front();
+    QCOMPARE(st.state, engine::SweepCellState::Failed);
+    QVERIFY2(st.message.find(runFile) != std::string::npos, st.message.c_str());
+}
+
+QTEST_GUILESS_MAIN(TestSweepStates)
+#include "tst_sweep_states.moc"
