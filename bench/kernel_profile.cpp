@@ -136,7 +136,9 @@ void printProfile(const KernelProfile& p, int steps, int top, bool cuda)
     const int n = std::min<int>(top, static_cast<int>(p.rows.size()));
     for (int i = 0; i < n; ++i) {
         const auto& r = p.rows[i];
-        std::string name = r.name.size() > 110 ? r.name.substr(0, 107) + "..." : r.name;
+        // Whole names for long lists (tools/gpu/kernel_kinds.py sorts them by kind).
+        std::string name =
+            top < 100 && r.name.size() > 110 ? r.name.substr(0, 107) + "..." : r.name;
         std::printf("  %8.1f  %9.4f  %5.1f%%  %s\n", double(r.calls) / steps, r.totalMs / steps,
                     100 * r.totalMs / std::max(p.busyMs, 1e-9), name.c_str());
     }

@@ -27,7 +27,8 @@ struct KernelProfile {
 // Runs `steps` calls of `step` under the profiler (CUDA activity too when `cuda`).
 KernelProfile profileSteps(const std::function<void()>& step, int steps, bool cuda);
 
-// The first `top` rows: calls and ms per step, share of the busy time, and the names truncated.
+// The first `top` rows: calls and ms per step, share of the busy time, and the names (cut to
+// 110 characters when `top` is under 100).
 void printProfile(const KernelProfile& p, int steps, int top, bool cuda);
 
 }  // namespace lengen::bench

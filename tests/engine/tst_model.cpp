@@ -75,6 +75,7 @@ private Q_SLOTS:
     void fusedNormEqualsTheWrittenOutOne();
     void fusedNormStaysFusedInBf16();
     void deviceFusionKeepsTheForwardOnAGpu();
+    void deviceRotaryEqualsTheOps();
 };
 
 void TestModel::ropeScoreDependsOnlyOnDistance()
@@ -435,6 +436,40 @@ void TestModel::deviceFusionKeepsTheForwardOnAGpu()
     QVERIFY(torch::allclose(half.cpu().to(torch::kFloat32), cpu, 2e-2, 5e-2));
 }
 
+// Issue 74: rotary embedding as one kernel each way (LENGEN_DEVICE_ROTARY) gives the model the
+// op path's outputs and gradients, for every rotary encoding and, unchanged, for the others.
+void TestModel::deviceRotaryEqualsTheOps()
+{
+    if (!torch::cuda::is_available() || !lengen::engine::compat::hasFusedAttention())
+        QSKIP("needs a CUDA GPU and a LibTorch with CUDA");
+    if (!device::kernelsBuilt())
+        QSKIP("this build has no device kernels (configured without nvcc)");
+    const auto onCpu = prompt(9);
+    const auto xs = onCpu.first.cuda(), ys = onCpu.second.cuda();
+    for (const char* pe : {"rope", "yarn", "alibi", "nope"}) {
+        auto model = makeModel(pe);
+        model->to(torch::kCUDA);
+        auto run = [&](bool rotary) {
+            KernelPolicy policy;
+            policy.path = LayerPath::Device;
+            policy.deviceRotary = rotary;
+            model->setKernelPolicy(policy);
+            model->zero_grad();
+            auto out = model->forward(xs, ys).predictions;
+            out.square().sum().backward();
+            std::vector<torch::Tensor> grads = {out.detach().clone()};
+            for (const auto& p : model->parameters())
+                if (p.grad().defined())
+                    grads.push_back(p.grad().clone());
+            return grads;
+        };
+        const auto plain = run(false), kernel = run(true);
+        QCOMPARE(kernel.size(), plain.size());
+        for (size_t i = 0; i < plain.size(); ++i)
+            QVERIFY2(torch::allclose(kernel[i], plain[i], 1e-4, 1e-5), pe);
+    }
+}
+
 // Issue 58, item 2: the fused residual add + RMSNorm and SwiGLU (engine/src/device) give what
 // the written-out ops give, forward and every gradient, in float32 and bfloat16, on rows that
 // do not fill a chunk of the weight gradient's sums (300 = 256 + 44).
@@ -445,7 +480,7 @@ void TestModel::deviceKernelsMatchTheOps()
     if (!device::kernelsBuilt())
         QSKIP("this build has no device kernels (configured without nvcc)");
     const auto checks = device::checkDeviceKernels(300, 96, 160, 0);
-    QCOMPARE(checks.size(), size_t(4));
+    QCOMPARE(checks.size(), size_t(6));
     for (const auto& c : checks) {
         const bool bf16 = c.dtype == "bfloat16";
         qInfo("%s %s: forward within %.2g, backward within %.2g", c.kernel.c_str(), c.dtype.c_str(),

@@ -6,6 +6,7 @@
 
 #include "device/device_fused.h"
 #include "device/device_kernels.h"
+#include "model/attention_detail.h"
 
 namespace lengen::engine::device {
 
@@ -99,6 +100,49 @@ KernelCheck checkSwiglu(long rows, int inter, torch::ScalarType type, int reps)
     return c;
 }
 
+// Rotary of q and k: `rows` = B * T tokens (B = 64 when it divides them) of `hidden` = heads *
+// d, d = 64 (the standard config's). q and k are strided views (slices of one [B, T, 2, H]
+// tensor, as a fused projection would give); the ops are the op path's applyRotary in float32
+// on the [B, heads, T, d] views.
+KernelCheck checkRotary(long rows, int hidden, torch::ScalarType type, int reps)
+{
+    const auto cuda = torch::TensorOptions().device(torch::kCUDA).dtype(torch::kFloat32);
+    torch::manual_seed(5);
+    const int d = hidden % 64 == 0 ? 64 : hidden, heads = hidden / d;
+    const long b = rows % 64 == 0 ? 64 : 1, t = rows / b;
+    const auto pos = torch::arange(t, cuda).unsqueeze(1);                      // [T, 1]
+    const auto freq = torch::pow(10000.0, -torch::arange(0, d, 2, cuda) / d);  // [d/2]
+    const auto angles = torch::cat({pos * freq, pos * freq}, 1);               // [T, d]
+    const auto cos = angles.cos(), sin = angles.sin();
+    const auto both = torch::randn({b, t, 2, hidden}, cuda);
+    const auto dq = torch::randn({b, t, heads, d}, cuda), dk = torch::randn({b, t, heads, d}, cuda);
+    KernelCheck c{"rotary", type == torch::kBFloat16 ? "bfloat16" : "float32"};
+    auto qk = leaf(both, type);
+    auto q = qk.select(2, 0).view({b, t, heads, d}), k = qk.select(2, 1).view({b, t, heads, d});
+    auto [qr, kr] = rotaryPair(q, k, cos, sin);
+    torch::autograd::backward({qr, kr}, {dq.to(type), dk.to(type)});
+    auto rqk = leaf(qk.detach(), torch::kFloat32);
+    auto rq = rqk.select(2, 0).view({b, t, heads, d}), rk = rqk.select(2, 1).view({b, t, heads, d});
+    const auto rqr = model::detail::applyRotary(rq.transpose(1, 2), cos, sin).transpose(1, 2);
+    const auto rkr = model::detail::applyRotary(rk.transpose(1, 2), cos, sin).transpose(1, 2);
+    torch::autograd::backward({rqr, rkr},
+                              {dq.to(type).to(torch::kFloat32), dk.to(type).to(torch::kFloat32)});
+    c.forward = std::max(relative(qr, rqr), relative(kr, rkr));
+    c.backward = relative(qk.grad(), rqk.grad());
+    const auto gq = dq.to(type), gk = dk.to(type);
+    c.fusedMs = timed(reps, [&] {
+        auto [q2, k2] = rotaryPair(q, k, cos, sin);
+        torch::autograd::backward({q2, k2}, {gq, gk});
+    });
+    const auto ct = cos.to(type), st = sin.to(type);
+    c.opsMs = timed(reps, [&] {  // the op path as the attention runs it on a GPU
+        const auto q2 = model::detail::applyRotary(q.transpose(1, 2), ct, st);
+        const auto k2 = model::detail::applyRotary(k.transpose(1, 2), ct, st);
+        torch::autograd::backward({q2, k2}, {gq.transpose(1, 2), gk.transpose(1, 2)});
+    });
+    return c;
+}
+
 }  // namespace
 
 std::vector<KernelCheck> checkDeviceKernels(long rows, int hidden, int intermediate, int reps)
@@ -109,6 +153,7 @@ std::vector<KernelCheck> checkDeviceKernels(long rows, int hidden, int intermedi
     for (auto type : {torch::kFloat32, torch::kBFloat16}) {
         out.push_back(checkNorm(rows, hidden, type, reps));
         out.push_back(checkSwiglu(rows, intermediate, type, reps));
+        out.push_back(checkRotary(rows, hidden, type, reps));
     }
     return out;
 }

@@ -9,7 +9,7 @@
 namespace lengen::engine::device {
 
 struct KernelCheck {
-    std::string kernel;   ///< "add_rms_norm" or "swiglu"
+    std::string kernel;   ///< "add_rms_norm", "swiglu" or "rotary"
     std::string dtype;    ///< "float32" or "bfloat16"
     double forward = 0;   ///< largest |fused - ops| / largest |ops|, over the outputs
     double backward = 0;  ///< the same over every input's gradient

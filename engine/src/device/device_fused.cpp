@@ -105,12 +105,85 @@ struct SwiGlu : torch::autograd::Function<SwiGlu> {
     }
 };
 
+// q, k [B, T, heads, d] -> their rotations, contiguous [B, T, heads, d]. The backward is the
+// same kernel with the rotation transposed, on the gradients' own strides.
+struct RotaryPair : torch::autograd::Function<RotaryPair> {
+    static RotaryOperand operand(const torch::Tensor& in, torch::Tensor& out)
+    {
+        return {in.data_ptr(), out.data_ptr(), in.stride(0), in.stride(1), in.stride(2)};
+    }
+
+    // Rotates q and k (either may be undefined: no gradient reached it) into new tensors.
+    static variable_list run(const torch::Tensor& q0, const torch::Tensor& k0,
+                             const torch::Tensor& cos, const torch::Tensor& sin, bool inverse)
+    {
+        const auto& any = q0.defined() ? q0 : k0;
+        auto unit = [](const torch::Tensor& t) {
+            return !t.defined() || t.stride(3) == 1 ? t : t.contiguous();
+        };
+        const auto q = unit(q0), k = unit(k0);
+        torch::Tensor qo, ko;
+        RotaryOperand qa, ka;
+        if (q.defined())
+            qo = torch::empty(q.sizes(), q.options()), qa = operand(q, qo);
+        if (k.defined())
+            ko = torch::empty(k.sizes(), k.options()), ka = operand(k, ko);
+        rotaryApply(dtypeOf(any), qa, ka, cos.data_ptr<float>(), sin.data_ptr<float>(), any.size(0),
+                    static_cast<int>(any.size(1)), static_cast<int>(any.size(2)),
+                    static_cast<int>(any.size(3)), inverse, streamOf(any));
+        return {qo, ko};
+    }
+
+    static variable_list forward(AutogradContext* ctx, const torch::Tensor& q,
+                                 const torch::Tensor& k, const torch::Tensor& cos0,
+                                 const torch::Tensor& sin0)
+    {
+        const auto cos = cos0.to(torch::kFloat32).contiguous();
+        const auto sin = sin0.to(torch::kFloat32).contiguous();
+        ctx->save_for_backward({cos, sin});
+        return run(q, k, cos, sin, false);
+    }
+
+    static variable_list backward(AutogradContext* ctx, variable_list grads)
+    {
+        const auto saved = ctx->get_saved_variables();
+        if (!grads[0].defined() && !grads[1].defined())
+            return {torch::Tensor(), torch::Tensor(), torch::Tensor(), torch::Tensor()};
+        auto d = run(grads[0], grads[1], saved[0], saved[1], true);
+        return {d[0], d[1], torch::Tensor(), torch::Tensor()};
+    }
+};
+
 }  // namespace
 
 bool fusedApplies(const torch::Tensor& x)
 {
     return kernelsBuilt() && x.is_cuda() &&
            (x.scalar_type() == torch::kFloat32 || x.scalar_type() == torch::kBFloat16);
+}
+
+bool rotaryApplies(const torch::Tensor& q, const torch::Tensor& k, const torch::Tensor& cos,
+                   const torch::Tensor& sin)
+{
+    if (!fusedApplies(q) || !k.defined() || !cos.defined() || !sin.defined())
+        return false;
+    if (q.dim() != 4 || q.sizes() != k.sizes() || q.scalar_type() != k.scalar_type() ||
+        !k.is_cuda() || q.size(3) % 2 != 0 || q.stride(3) != 1 || k.stride(3) != 1)
+        return false;
+    const auto t = q.size(1), d = q.size(3);
+    for (const auto* table : {&cos, &sin})
+        if (table->dim() != 2 || table->size(0) != t || table->size(1) != d ||
+            table->requires_grad() || table->device() != q.device())
+            return false;
+    return true;
+}
+
+std::pair<torch::Tensor, torch::Tensor> rotaryPair(const torch::Tensor& q, const torch::Tensor& k,
+                                                   const torch::Tensor& cos,
+                                                   const torch::Tensor& sin)
+{
+    auto out = RotaryPair::apply(q, k, cos, sin);
+    return {out[0], out[1]};
 }
 
 std::pair<torch::Tensor, torch::Tensor> addRmsNorm(const torch::Tensor& a, const torch::Tensor& b,
@@ -138,6 +211,18 @@ std::pair<torch::Tensor, torch::Tensor> addRmsNorm(const torch::Tensor&, const t
 }
 
 torch::Tensor swiglu(const torch::Tensor&, const torch::Tensor&)
+{
+    throw Error(ErrorKind::Internal, "this build has no device kernels (no nvcc when configured)");
+}
+
+bool rotaryApplies(const torch::Tensor&, const torch::Tensor&, const torch::Tensor&,
+                   const torch::Tensor&)
+{
+    return false;
+}
+
+std::pair<torch::Tensor, torch::Tensor> rotaryPair(const torch::Tensor&, const torch::Tensor&,
+                                                   const torch::Tensor&, const torch::Tensor&)
 {
     throw Error(ErrorKind::Internal, "this build has no device kernels (no nvcc when configured)");
 }

@@ -22,4 +22,16 @@ std::pair<torch::Tensor, torch::Tensor> addRmsNorm(const torch::Tensor& a, const
 /// silu(gate) * up, [..., I] each.
 torch::Tensor swiglu(const torch::Tensor& gate, const torch::Tensor& up);
 
+/// Whether rotaryPair applies: q and k CUDA tensors of one shape [B, T, heads, d] and type
+/// (float32 or bfloat16), d even, unit last stride; cos and sin [T, d] tables without gradients.
+bool rotaryApplies(const torch::Tensor& q, const torch::Tensor& k, const torch::Tensor& cos,
+                   const torch::Tensor& sin);
+
+/// (q cos + rot(q) sin, k cos + rot(k) sin) in one kernel each way, for q and k in the linear
+/// layers' layout [B, T, heads, d] (any strides with a unit last one); the results contiguous
+/// [B, T, heads, d], in q's type. The tables are read in float32.
+std::pair<torch::Tensor, torch::Tensor> rotaryPair(const torch::Tensor& q, const torch::Tensor& k,
+                                                   const torch::Tensor& cos,
+                                                   const torch::Tensor& sin);
+
 }  // namespace lengen::engine::device

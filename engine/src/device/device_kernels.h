@@ -33,4 +33,18 @@ void swigluForward(Dtype t, const void* g, const void* u, void* o, std::int64_t 
 void swigluBackward(Dtype t, const void* g, const void* u, const void* dout, void* dg, void* du,
                     std::int64_t n, void* stream);
 
+/// One of rotaryApply's two tensors: `in` [B, T, heads, d] with the given strides (the last
+/// one 1), `out` contiguous [B, T, heads, d]. A null `in` skips it.
+struct RotaryOperand {
+    const void* in = nullptr;
+    void* out = nullptr;
+    std::int64_t strideB = 0, strideT = 0, strideH = 0;
+};
+
+/// Rotary embedding of q and k (rotary_kernels.cu) with float32 tables cos, sin [T, d] in the
+/// rotate-half pairing (i, i + d/2): y = x cos + rot(x) sin; `inverse`, its transpose (the
+/// gradient: dx = dy cos - rot(dy sin)). Sums in float32.
+void rotaryApply(Dtype type, RotaryOperand q, RotaryOperand k, const float* cos, const float* sin,
+                 std::int64_t batch, int t, int heads, int d, bool inverse, void* stream);
+
 }  // namespace lengen::engine::device

@@ -3,6 +3,7 @@
 #include <cmath>
 #include <limits>
 
+#include "device/device_fused.h"
 #include "model/attention_detail.h"
 #include "model/small_bmm.h"
 #include "torch_compat.h"
@@ -98,8 +99,24 @@ AttentionImpl::AttentionImpl(int hidden, int heads, PositionEncoding pe)
     m_pe = register_module("rotary_emb", std::move(pe));
 }
 
+bool AttentionImpl::rotateOnDevice(torch::Tensor& q, torch::Tensor& k, const PositionSpan& pos)
+{
+    // Self-attention over one span with one table for queries and keys (not xPos's own key
+    // table); q, k [B, heads, T, d] are views of the linear outputs [B, T, heads, d].
+    if (!pos.k.is_same(pos.q) || m_pe->keyTables(pos).first.defined())
+        return false;
+    const auto [cos, sin] = m_pe->rotaryTables(pos);  // [T, d] float32, or undefined
+    const auto qt = q.transpose(1, 2), kt = k.transpose(1, 2);
+    if (!device::rotaryApplies(qt, kt, cos, sin))
+        return false;
+    auto [qr, kr] = device::rotaryPair(qt, kt, cos, sin);  // contiguous [B, T, heads, d]
+    q = qr.transpose(1, 2);
+    k = kr.transpose(1, 2);
+    return true;
+}
+
 torch::Tensor AttentionImpl::forward(const torch::Tensor& x, const PositionSpan& pos,
-                                     AttentionTap* tap, LayerPath path)
+                                     AttentionTap* tap, LayerPath path, bool deviceRotary)
 {
     const auto b = x.size(0), t = x.size(1);
     auto split = [&](const torch::Tensor& y) {  // [B, T, H] -> [B, heads, T, d]
@@ -114,7 +131,8 @@ torch::Tensor AttentionImpl::forward(const torch::Tensor& x, const PositionSpan&
                        .transpose(1, 2)
                        .reshape({b, t, m_heads * m_headDim}));
     const auto qPlain = q, kPlain = k;  // unrotated, for the Λ-mask's capped global branch
-    m_pe->rotate(q, k, pos, edit);
+    if (!(deviceRotary && !edit && rotateOnDevice(q, k, pos)))
+        m_pe->rotate(q, k, pos, edit);
 
     // The bias of a row block: a sub-span of the forward's positions (queries r0..r1-1 over
     // keys 0..r1-1), so FIRE and ALiBi evaluate only the rows being computed.

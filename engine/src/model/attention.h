@@ -52,8 +52,10 @@ class AttentionImpl : public torch::nn::Module {
 public:
     AttentionImpl(int hidden, int heads, PositionEncoding pe);
     /// x [B, T, H] -> [B, T, H]. With a capturing tap, appends this layer's weights to it.
+    /// `deviceRotary`: rotary embedding through LenGen's device kernel where it applies
+    /// (KernelPolicy::deviceRotary).
     torch::Tensor forward(const torch::Tensor& x, const PositionSpan& pos, AttentionTap* tap,
-                          LayerPath path);
+                          LayerPath path, bool deviceRotary = false);
     PositionEncoding positionEncoding() const { return m_pe; }
     int heads() const { return m_heads; }
     /// Projection weights [H, H] (out, in), for the fused layer.
@@ -63,6 +65,8 @@ public:
     const torch::Tensor& oWeight() const { return m_o->weight; }
 
 private:
+    // q, k rotated by device::rotaryPair where it applies (true); untouched otherwise.
+    bool rotateOnDevice(torch::Tensor& q, torch::Tensor& k, const PositionSpan& pos);
     // The intervention's score edit for this forward (empty when it changes nothing here).
     ScoreEdit scoreEditFor(const Intervention& edit, const torch::Tensor& q0,
                            const torch::Tensor& k, const PositionSpan& pos);

@@ -13,6 +13,7 @@ KernelPolicy chooseKernelPolicy(bool cuda, std::shared_ptr<const kernels::Kernel
     p.parallelScan = switches.parallelScan;
     p.deviceFusion = switches.deviceFusion;
     p.deviceKernels = switches.deviceKernels;
+    p.deviceRotary = switches.deviceRotary;
     if (cuda)
         p.path = compat::hasFusedAttention() && switches.fusedAttention ? LayerPath::Device
                                                                         : LayerPath::Module;

@@ -34,6 +34,9 @@ struct KernelPolicy {
     /// On the Device path with deviceFusion, the residual add + RMSNorm and SwiGLU as LenGen's
     /// fused kernels (device/device_fused.h) where the build has them.
     bool deviceKernels = false;
+    /// On the Device path with deviceFusion, rotary embedding as LenGen's kernel
+    /// (device::rotaryPair) where the build has it.
+    bool deviceRotary = true;
 
     /// Whether a layer over `x` takes LibTorch's fused device kernels (norms; attention itself
     /// follows `path`).

@@ -52,7 +52,7 @@ torch::Tensor LlamaLayerImpl::forward(const torch::Tensor& h, const PositionSpan
                                       AttentionTap* tap, const KernelPolicy& policy)
 {
     const bool fuse = policy.fusesOnDevice(h);
-    auto a = m_attn(m_inputNorm(h, fuse), pos, tap, policy.path);
+    auto a = m_attn(m_inputNorm(h, fuse), pos, tap, policy.path, fuse && policy.deviceRotary);
     if (fuse && policy.deviceKernels && device::fusedApplies(a)) {
         // The residual add and the norm after it in one kernel each way, SwiGLU's gate too.
         auto [x, n] = device::addRmsNorm(h, a, m_postNorm->weight(), m_postNorm->eps());

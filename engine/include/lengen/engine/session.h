@@ -25,6 +25,10 @@ struct SessionSwitches {
     /// kernels (engine/src/device; builds with nvcc only). Off until measured on a device:
     /// LENGEN_DEVICE_KERNELS=1 turns it on.
     bool deviceKernels = false;
+    /// On a GPU, rotary embedding of q and k as one LenGen kernel each way, in the linear
+    /// layers' layout (engine/src/device; builds with nvcc only): the standard bf16 step
+    /// 1.13-1.20x on an H200 (docs/gpu.md). LENGEN_DEVICE_ROTARY=0 keeps the ops.
+    bool deviceRotary = true;
     /// On the CPU, one thread's matrix products on oneDNN where LibTorch brings it, the system
     /// BLAS otherwise (LENGEN_ONEDNN=0: the BLAS always). Signals wait while they run
     /// (docs/performance.md). Process-wide: applyProcessPolicy sets it.
