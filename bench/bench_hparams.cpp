@@ -119,7 +119,7 @@ int main(int argc, char** argv)
     const double pullMs = ms(t);
     // The worker's: the runs table and its figure.
     t.restart();
-    auto built = ui::HParamsView::build(pulled, {}, false, false);
+    auto built = ui::HParamsView::build(pulled, ui::HParamsModel{});
     const double buildMs = ms(t);
 
     ui::HParamsView view;

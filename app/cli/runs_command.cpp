@@ -44,14 +44,17 @@ void printRunTable(const RunsArgs& a, const std::vector<engine::RunIndexEntry>& 
 
 int runRuns(const RunsArgs& a)
 {
-    std::vector<std::pair<std::string, std::string>> filters;
+    std::vector<engine::RunFilterTerm> filters;
     for (const auto& w : a.where) {
-        const auto eq = w.find('=');
-        if (eq == std::string::npos || eq == 0)
+        auto parsed = engine::parseFilterWord(w);
+        if (!parsed.term)
             throw engine::Error(engine::ErrorKind::Usage,
-                                "--where " + w +
-                                    ": write key=value (model.num_hidden_layers=6, pe=rope)");
-        filters.emplace_back(w.substr(0, eq), w.substr(eq + 1));
+                                "--where " + (parsed.error.empty()
+                                                  ? "'" + w +
+                                                        "': write key=value, key<value, "
+                                                        "key=low..high (pe=rope, final_loss<2)"
+                                                  : parsed.error));
+        filters.push_back(std::move(*parsed.term));
     }
     const bool tableMode = !a.columns.empty() || !a.format.empty();
     if (tableMode && a.json)
@@ -70,8 +73,8 @@ int runRuns(const RunsArgs& a)
         all.insert(all.end(), runs.begin(), runs.end());
         for (const auto& r : runs) {
             bool keep = true;
-            for (const auto& [k, v] : filters)
-                keep = keep && engine::runMatches(r, k, v);
+            for (const auto& term : filters)
+                keep = keep && engine::runMatches(r, term);
             if (!keep)
                 continue;
             ++shown;
@@ -120,9 +123,9 @@ int runRuns(const RunsArgs& a)
     std::vector<const engine::RunIndexEntry*> pointers;
     for (const auto& r : all)
         pointers.push_back(&r);
-    for (const auto& [k, v] : filters)
-        if (const auto problem = engine::filterKeyProblem(pointers, k); !problem.empty())
-            std::fprintf(stderr, "--where %s=%s: %s\n", k.c_str(), v.c_str(), problem.c_str());
+    for (const auto& term : filters)
+        if (const auto problem = engine::filterKeyProblem(pointers, term.key); !problem.empty())
+            std::fprintf(stderr, "--where %s: %s\n", term.text.c_str(), problem.c_str());
     return 0;
 }
 
@@ -138,8 +141,11 @@ void addRunsCommand(CLI::App& app, CommandTable& table)
         ->required()
         ->check(CLI::ExistingPath);
     cmd->add_option("--where", a->where,
-                    "key=value: a resolved config key (model.num_hidden_layers=6) or pe, "
-                    "task, backbone, status, seed, tag, id; repeatable, all must hold");
+                    "key=value, key!=value, key<v, key<=v, key>v, key>=v or key=low..high: a "
+                    "resolved config key (model.num_hidden_layers=6), pe, task, backbone, "
+                    "status, seed, tag, id or a result (final_loss, min_loss, steps, "
+                    "steps_per_s, wall_s); numbers compare as numbers; repeatable, all must "
+                    "hold");
     cmd->add_flag("--json", a->json, "One JSON object per run");
     cmd->add_option("--columns", a->columns, kColumnsHelp)->delimiter(',');
     cmd->add_option("--format", a->format, "The table's format (implies --columns auto)")

@@ -13,6 +13,7 @@
 #include <QMessageBox>
 #include <QMimeData>
 #include <QPushButton>
+#include <QScreen>
 #include <QSettings>
 #include <QSortFilterProxyModel>
 #include <QSplitter>
@@ -480,6 +481,12 @@ void MainWindow::dropEvent(QDropEvent* event)
             openPath(url.toLocalFile());
 }
 
+QSize fitWindowToScreen(QSize wanted, QSize available)
+{
+    const QSize frame(16, 48);  // borders and a title bar, outside the window's own size
+    return wanted.boundedTo((available - frame).expandedTo(QSize(640, 400)));
+}
+
 void MainWindow::restoreSettings()
 {
     QSettings s;
@@ -487,6 +494,11 @@ void MainWindow::restoreSettings()
     // resize after this, in main(), used to undo the restored size).
     if (!restoreGeometry(s.value("window/geometry").toByteArray()))
         resize(1280, 860);
+    // A first start on a small screen, or a size left on a larger one: within this screen.
+    if (const auto* screen = this->screen())
+        if (const auto fitted = fitWindowToScreen(size(), screen->availableGeometry().size());
+            fitted != size())
+            resize(fitted);
     if (!restoreState(
             s.value("window/state").toByteArray()))  // first start: the views get the room
         if (auto* dock = findChild<QDockWidget*>(QStringLiteral("runs")))

@@ -42,6 +42,11 @@ struct StudioOptions {
     engine::SessionSwitches switches;
 };
 
+/// The window's size within a screen's available geometry (issue 70, defect 16: it opened
+/// 1280x860 on a 1280x800 screen, its status bar off-screen): `wanted`, bounded by `available`
+/// less the window frame's title bar and borders, which lie outside the size.
+QSize fitWindowToScreen(QSize wanted, QSize available);
+
 class MainWindow final : public QMainWindow {
     Q_OBJECT
     Q_DISABLE_COPY_MOVE(MainWindow)

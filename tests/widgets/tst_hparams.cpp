@@ -4,10 +4,12 @@
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
+#include <QMenu>
 #include <QPushButton>
 #include <QSignalSpy>
 #include <QTableView>
 #include <QTemporaryDir>
+#include <QToolButton>
 #include <QtTest>
 
 #include <cmath>
@@ -93,6 +95,7 @@ private Q_SLOTS:
     void viewShowsVariedKeysAndGaps();
     void brushingSelectsExactlyTheRunsInside();
     void brushesHoldTheirCategoriesAsRunsArrive();
+    void chosenAxesAndBrushesOutliveANarrowedList();
     void exportsEveryFormatWithProvenance();
     void brushesSelectInTheRunsListAndGoToCompare();
 };
@@ -251,6 +254,61 @@ void TstHParams::brushesHoldTheirCategoriesAsRunsArrive()
     std::vector<engine::RunIndexEntry> three(runs.begin(), runs.begin() + 3);
     view.setRuns(three);
     QVERIFY(axisNamed(view.plot()->spec(), "training.learning_rate") >= 0);
+}
+
+// Issue 70, defect 1: axes chosen in the Axes menu, and a brush, dropped for good when the Runs
+// filter narrowed the runs to one (no key varies: the axes are not drawn), and not restored when
+// it was cleared.
+void TstHParams::chosenAxesAndBrushesOutliveANarrowedList()
+{
+    const auto runs = syntheticRuns(21);
+    ui::HParamsView view;
+    view.setRuns(runs);
+    QMenu* menu = nullptr;
+    for (auto* b : view.findChildren<QToolButton*>())
+        if (b->menu())
+            menu = b->menu();
+    QVERIFY(menu);
+    auto tick = [&](const QString& name, bool on) {
+        for (auto* a : menu->actions())
+            if (a->text() == name) {
+                a->setChecked(on);
+                return true;
+            }
+        return false;
+    };
+    QVERIFY(tick("model.num_hidden_layers", false));
+    QVERIFY(tick("training.seed", true));
+    auto axes = [&] {
+        std::vector<std::string> names;
+        for (const auto& a : view.plot()->spec().axes)
+            names.push_back(a.name);
+        return names;
+    };
+    const auto chosen = axes();
+    QVERIFY(std::count(chosen.begin(), chosen.end(), "training.seed") == 1);
+    QVERIFY(std::count(chosen.begin(), chosen.end(), "model.num_hidden_layers") == 0);
+    const int lr = axisNamed(view.plot()->spec(), "training.learning_rate");
+    QVERIFY(lr >= 0);
+    view.plot()->setBrush(lr, 1e-5, 1e-4);
+    const auto inside = view.insideRuns();
+    QVERIFY(!inside.isEmpty() && inside.size() < 21);
+
+    view.setRuns({runs[1]});  // the filter narrows to one run: no key varies
+    QVERIFY(axisNamed(view.plot()->spec(), "training.learning_rate") < 0);
+    view.setRuns(runs);  // and is cleared
+    QCOMPARE(axes(), chosen);
+    const int back = axisNamed(view.plot()->spec(), "training.learning_rate");
+    QCOMPARE(view.plot()->spec().brushes.size(), size_t(1));
+    QCOMPARE(view.plot()->spec().brushes[0].axis, back);
+    QCOMPARE(view.insideRuns(), inside);
+    // Clear brushes clears the kept ones too.
+    view.setRuns({runs[1]});
+    for (auto* b : view.findChildren<QPushButton*>())
+        if (b->text() == "Clear brushes")
+            b->click();
+    view.setRuns(runs);
+    QVERIFY(view.plot()->spec().brushes.empty());
 }
 
 void TstHParams::exportsEveryFormatWithProvenance()

@@ -92,6 +92,7 @@ private Q_SLOTS:
     void viewsPopulateFromARun();
     void trainingViewPlotsLossOrExcessAndExportsWhatItDraws();
     void trainingViewPlotsAnyLoggedColumnBesideTheLoss();
+    void copyWithNothingDrawnSaysSo();
     void exportFromAView();
     void guiStaysResponsiveWhileTraining();
     void jobsPanelStaysResponsiveWithFourJobs();
@@ -455,6 +456,25 @@ void TestPanels::trainingViewPlotsAnyLoggedColumnBesideTheLoss()
     // Another run without a log clears it (nothing of the previous run stays drawn).
     view.showRunLog(m_tmp.path() + "/no-such-run");
     QVERIFY(view.columnFigure().series[0].y.empty());
+}
+
+// Issue 70, defect 11: Copy with nothing drawn said "Figure copied"; it says what Export says.
+void TestPanels::copyWithNothingDrawnSaysSo()
+{
+    ui::FigureView view([](const figures::FigureInfo& f) { return f.name == "standard"; }, "none");
+    QSignalSpy said(&view, &ui::FigureView::statusMessage);
+    QPushButton* copy = nullptr;
+    for (auto* b : view.findChildren<QPushButton*>())
+        if (b->text() == "Copy")
+            copy = b;
+    QVERIFY(copy);
+    copy->click();
+    QCOMPARE(said.size(), 1);
+    QCOMPARE(said.at(0).at(0).toString(), QStringLiteral("Nothing to export: open a run first."));
+    view.setRun(QString::fromStdString(m_rope));
+    copy->click();
+    QCOMPARE(said.size(), 2);
+    QVERIFY(said.at(1).at(0).toString().startsWith("Figure copied"));
 }
 
 void TestPanels::exportFromAView()

@@ -277,14 +277,18 @@ bool FigureView::exportTo(const QString& path, int dpi, QString* error)
     return result.ok;
 }
 
+QString FigureView::nothingShown() const
+{
+    if (m_spec)
+        return {};
+    return m_run.isEmpty() ? tr("Nothing to export: open a run first.")
+                           : tr("Nothing to export: no figure is shown.");
+}
+
 void FigureView::exportWithDialog()
 {
-    if (!m_spec) {
-        ask::tell(this, tr("Export figure"),
-                  m_run.isEmpty() ? tr("Nothing to export: open a run first.")
-                                  : tr("Nothing to export: no figure is shown."));
-        return;
-    }
+    if (const auto nothing = nothingShown(); !nothing.isEmpty())
+        return ask::tell(this, tr("Export figure"), nothing);
     const QString name = m_choice->currentData().toString().replace('/', '_');
     askExportTarget(this, tr("Export figure"), name + ".png", [this](const ExportChoice& target) {
         QString error;
@@ -324,7 +328,9 @@ QString FigureView::provenanceLine() const
 void FigureView::onCopy()
 {
     // The image, and beside it as text one line of what made it (pasted into notes or a
-    // caption, it names the run and the stored result).
+    // caption, it names the run and the stored result). Nothing drawn: what Export says.
+    if (const auto nothing = nothingShown(); !nothing.isEmpty())
+        return Q_EMIT statusMessage(nothing);
     auto* data = new QMimeData;
     data->setImageData(m_plot->toPixmap().toImage());
     data->setText(provenanceLine());

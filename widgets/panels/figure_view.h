@@ -69,6 +69,8 @@ Q_SIGNALS:
 
 private:
     void onCopy();
+    /// Why Copy and Export have nothing to give ("" when a figure is shown).
+    QString nothingShown() const;
     void draw();
 
     Filter m_filter;

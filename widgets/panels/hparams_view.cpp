@@ -14,7 +14,6 @@
 #include <QSplitter>
 #include <QTableView>
 #include <QToolButton>
-#include <QtConcurrent/QtConcurrentRun>
 
 #include <algorithm>
 #include <cmath>
@@ -98,7 +97,8 @@ QString runsText(int n)
 }  // namespace
 
 HParamsView::HParamsView(QWidget* parent)
-    : QWidget(parent), m_plot(new ParallelView), m_model(new HParamsTableModel(this)),
+    : QWidget(parent), m_build(this, [this](HParamsBuild built, bool) { apply(std::move(built)); }),
+      m_plot(new ParallelView), m_model(new HParamsTableModel(this)),
       m_proxy(new QSortFilterProxyModel(this)), m_tableView(new QTableView),
       m_axes(new QToolButton), m_color(new QComboBox), m_summary(new QLabel),
       m_clear(new QPushButton(tr("Clear brushes"))), m_compare(new QPushButton(tr("Compare"))),
@@ -146,29 +146,26 @@ HParamsView::HParamsView(QWidget* parent)
                 m_plot->setHighlight(m_model->tableRow(m_proxy->mapToSource(current).row()));
             });
     connect(m_plot, &ParallelView::brushFinished, this, [this] {
+        keepBrushes();
         showTable();
         updateSummary();
         selectInside(true);
     });
     connect(m_color, &QComboBox::activated, this, [this] {
-        auto c = choice();
-        c.color = m_color->currentText().toStdString();
-        m_colorChosen = true;
-        ++m_choices;
-        rebuild(c);
+        m_choices.chooseColor(m_color->currentText().toStdString());
+        redraw();
     });
-    connect(m_clear, &QPushButton::clicked, m_plot, &ParallelView::clearBrushes);
+    connect(m_clear, &QPushButton::clicked, this, [this] {
+        m_choices.clearBrushes();  // those on columns not drawn now too
+        m_plot->clearBrushes();
+        updateSummary();
+    });
     connect(m_compare, &QPushButton::clicked, this,
             [this] { Q_EMIT compareRequested(insideRuns()); });
     connect(m_export, &QPushButton::clicked, this, &HParamsView::exportWithDialog);
     m_pull.setSingleShot(true);
     m_pull.setInterval(1000);
     connect(&m_pull, &QTimer::timeout, this, &HParamsView::pullRuns);
-    connect(&m_build, &QFutureWatcher<HParamsBuild>::finished, this, [this] {
-        apply(m_build.result());
-        if (m_pullAgain)
-            pullRuns();
-    });
     updateSummary();
 }
 
@@ -180,7 +177,7 @@ HParamsView::~HParamsView() { m_model->show(nullptr, {}); }
 // drawn).
 HParamsBuild
 HParamsView::build(const std::vector<std::shared_ptr<const engine::RunIndexEntry>>& runs,
-                   const figures::HParamsChoice& kept, bool axesChosen, bool colorChosen)
+                   const HParamsModel& choices)
 {
     HParamsBuild b;
     std::vector<const engine::RunIndexEntry*> entries;
@@ -191,13 +188,8 @@ HParamsView::build(const std::vector<std::shared_ptr<const engine::RunIndexEntry
         labels.push_back(r->runId);
     }
     b.table = engine::runTable(entries, labels, {});
-    auto c = figures::defaultHParamsChoice(b.table);
-    if (axesChosen)
-        c.axes = kept.axes;
-    if (colorChosen)
-        c.color = kept.color;
-    c.brushes = kept.brushes;
-    b.spec = figures::hparamsSpec(b.table, c);
+    b.spec = figures::hparamsSpec(b.table, choices.choiceFor(b.table));
+    b.revision = choices.revision();
     return b;
 }
 
@@ -206,17 +198,16 @@ void HParamsView::setRuns(std::vector<engine::RunIndexEntry> runs)
     std::vector<std::shared_ptr<const engine::RunIndexEntry>> shared;
     for (auto& r : runs)
         shared.push_back(std::make_shared<const engine::RunIndexEntry>(std::move(r)));
-    apply(build(shared, choice(), m_axesChosen, m_colorChosen));
+    apply(build(shared, m_choices));
 }
 
 void HParamsView::apply(HParamsBuild built)
 {
     // The axes, colour and brushes as they are now: the user may have chosen or dragged while
     // the worker built (a build lands about every second while runs train).
-    if (m_choices != m_pulledAt)
-        built.spec = figures::hparamsSpec(built.table, choice());
-    m_pulledAt = m_choices;
-    figures::applyBrushes(built.spec, figures::namedBrushes(m_plot->spec()));
+    keepBrushes();  // a brush being dragged is the model's now
+    if (built.revision != m_choices.revision())
+        built.spec = figures::hparamsSpec(built.table, m_choices.choiceFor(built.table));
     const auto kept = tableState();
     m_model->show(nullptr, {});  // it reads the table about to be replaced
     m_paths = std::move(built.paths);
@@ -321,10 +312,6 @@ void HParamsView::pullRuns()
     if (!m_source)
         return;
     m_stale = false;
-    if (m_build.isRunning()) {
-        m_pullAgain = true;
-        return;
-    }
     std::vector<std::shared_ptr<const engine::RunIndexEntry>> runs;
     runs.reserve(size_t(m_source->rowCount()));
     for (int r = 0; r < m_source->rowCount(); ++r)
@@ -336,10 +323,7 @@ void HParamsView::pullRuns()
     if (runs == m_pulled)
         return;
     m_pulled = runs;
-    m_pullAgain = false;
-    m_pulledAt = m_choices;
-    m_build.setFuture(QtConcurrent::run(&HParamsView::build, std::move(runs), choice(),
-                                        m_axesChosen, m_colorChosen));
+    m_build.submit([runs = std::move(runs), choices = m_choices] { return build(runs, choices); });
 }
 
 figures::HParamsChoice HParamsView::choice() const
@@ -356,14 +340,22 @@ figures::HParamsChoice HParamsView::choice() const
 
 void HParamsView::setChoice(const figures::HParamsChoice& choice)
 {
-    m_axesChosen = m_colorChosen = true;
-    ++m_choices;
-    rebuild(choice);
+    m_choices.choose(choice);
+    redraw();
 }
 
-void HParamsView::rebuild(const figures::HParamsChoice& choice)
+void HParamsView::keepBrushes()
 {
-    m_plot->setSpec(figures::hparamsSpec(m_table, choice));
+    std::vector<std::string> drawn;
+    for (const auto& a : m_plot->spec().axes)
+        drawn.push_back(a.name);
+    m_choices.setBrushes(figures::namedBrushes(m_plot->spec()), drawn);
+}
+
+void HParamsView::redraw()
+{
+    keepBrushes();
+    m_plot->setSpec(figures::hparamsSpec(m_table, m_choices.choiceFor(m_table)));
     showTable();
     updateAxesMenu();
     updateSummary();
@@ -393,15 +385,8 @@ void HParamsView::updateAxesMenu()
         action->setCheckable(true);
         action->setChecked(std::count(shown.axes.begin(), shown.axes.end(), name) > 0);
         connect(action, &QAction::toggled, this, [this, name](bool on) {
-            auto c = choice();
-            std::vector<std::string> axes;  // the table's order, with this one in or out
-            for (const auto& col : figures::axisColumns(m_table))
-                if (col == name ? on : std::count(c.axes.begin(), c.axes.end(), col) > 0)
-                    axes.push_back(col);
-            c.axes = axes;
-            m_axesChosen = true;
-            ++m_choices;
-            rebuild(c);
+            m_choices.toggleAxis(m_table, name, on);
+            redraw();
         });
     }
     for (const auto& a : m_plot->spec().axes)
@@ -441,7 +426,8 @@ void HParamsView::updateSummary()
     m_compare->setText(tr("Compare %1").arg(runsText(inside)));
     m_compare->setToolTip(tr("Opens the runs inside the brushes in Compare"));
     m_compare->setEnabled(inside > 0);
-    m_clear->setEnabled(!m_plot->spec().brushes.empty());
+    // Kept brushes on columns the runs shown lack count too: Clear forgets them.
+    m_clear->setEnabled(!m_plot->spec().brushes.empty() || !m_choices.kept().brushes.empty());
     m_export->setEnabled(!m_paths.empty());
 }
 

@@ -6,7 +6,6 @@
 // Runs list selects them when the drag ends, and "Compare" sends them to Compare. Exports as
 // every figure (PNG/SVG/PDF/CSV/TeX with its provenance). GUI thread.
 
-#include <QFutureWatcher>
 #include <QStringList>
 #include <QTimer>
 #include <QWidget>
@@ -18,6 +17,8 @@
 #include <vector>
 
 #include "hparams_figure.h"
+#include "hparams_model.h"
+#include "latest_only.h"
 #include "lengen/engine/run_index.h"
 
 class QAbstractProxyModel;
@@ -35,6 +36,7 @@ struct HParamsBuild {
     std::vector<std::string> paths;  ///< run file of each table row
     engine::RunTable table;
     plots::ParallelSpec spec;
+    unsigned revision = 0;  ///< HParamsModel::revision of the choices it drew
 };
 
 class ParallelView;
@@ -52,10 +54,9 @@ public:
     /// The runs to show (their files and results); keeps the chosen axes, colour and brushes.
     void setRuns(std::vector<engine::RunIndexEntry> runs);
     /// What the worker does with the Runs list's entries (any thread): the table and its figure,
-    /// keeping what the user chose of `kept`.
+    /// drawn as `choices` says for that table.
     static HParamsBuild build(const std::vector<std::shared_ptr<const engine::RunIndexEntry>>& runs,
-                              const figures::HParamsChoice& kept, bool axesChosen,
-                              bool colorChosen);
+                              const HParamsModel& choices);
     /// Shows what build made (the GUI thread's part), keeping the brushes drawn meanwhile.
     void apply(HParamsBuild built);
     /// Follows the Runs list's rows, those its filter shows (`shown`: its proxy over `model`):
@@ -64,9 +65,11 @@ public:
     void followRuns(const RunTableModel& model, const QAbstractProxyModel* shown = nullptr);
 
     /// The axes, colour and brushes shown; setChoice draws them (columns not in the table are
-    /// left out).
+    /// left out now, and drawn when a later table has them).
     figures::HParamsChoice choice() const;
     void setChoice(const figures::HParamsChoice& choice);
+    /// What the user chose, kept across the runs shown (the tab's state without its widgets).
+    const HParamsModel& choices() const { return m_choices; }
     /// The run files inside every brush (every run without a brush), in the table's order.
     QStringList insideRuns() const;
     const engine::RunTable& table() const { return m_table; }
@@ -88,7 +91,8 @@ protected:
     void showEvent(QShowEvent* event) override;
 
 private:
-    void rebuild(const figures::HParamsChoice& choice);
+    void redraw();       ///< the figure again from the table and the choices
+    void keepBrushes();  ///< the model takes the figure's brushes
     struct TableState {  // what the user set on the table, by column name
         QHash<QString, int> widths;
         QString sortedBy;
@@ -104,12 +108,10 @@ private:
 
     const RunTableModel* m_source = nullptr;
     const QAbstractProxyModel* m_shown = nullptr;  // the Runs list's filter
-    bool m_stale = false;  // the Runs list changed while this tab was hidden
-    bool m_axesChosen = false, m_colorChosen = false;  // else the defaults follow the runs
-    unsigned m_choices = 0, m_pulledAt = 0;  // the user's choices so far, and at the last pull
-    QTimer m_pull;                           // coalesces the Runs list's changes
-    QFutureWatcher<HParamsBuild> m_build;    // the table being built from them
-    bool m_pullAgain = false;                // they changed while it was built
+    bool m_stale = false;              // the Runs list changed while this tab was hidden
+    HParamsModel m_choices;            // what the user chose; the defaults follow the runs
+    QTimer m_pull;                     // coalesces the Runs list's changes
+    LatestOnly<HParamsBuild> m_build;  // the table built from them off the GUI thread
     // The entries of the last build, held so that an unchanged list is known by its pointers.
     std::vector<std::shared_ptr<const engine::RunIndexEntry>> m_pulled;
     std::vector<std::string> m_paths;  // run file of each table row

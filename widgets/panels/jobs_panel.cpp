@@ -1,5 +1,6 @@
 #include "jobs_panel.h"
 
+#include <QCoreApplication>
 #include <QDateTime>
 #include <QDir>
 #include <QFileInfo>

@@ -16,24 +16,21 @@ namespace {
 constexpr double kGrab = 12;  // pixels either side of an axis that start a brush
 }
 
-ParallelView::ParallelView(QWidget* parent) : QWidget(parent)
+ParallelView::ParallelView(QWidget* parent)
+    : QWidget(parent), m_render(this, [this](Rendered r, bool latest) {
+          m_image = std::move(r.image);
+          m_renderMs = r.ms;
+          m_imageCurrent = latest;
+          update();
+          if (latest)
+              Q_EMIT rendered();
+      })
 {
     setMinimumSize(480, 260);
     setMouseTracking(true);  // the run under the cursor is named and drawn over the others
     setCursor(Qt::CrossCursor);
     setToolTip(tr("Drag along an axis to keep the runs inside that range; click a brushed axis "
                   "to remove its brush. Point at a line to name its run."));
-    connect(&m_worker, &QFutureWatcher<Rendered>::finished, this, [this] {
-        m_rendering = false;
-        const auto r = m_worker.result();
-        m_image = r.image;
-        m_renderMs = r.ms;
-        if (m_renderAgain)
-            startRender();
-        update();
-        if (!m_rendering)
-            Q_EMIT rendered();
-    });
 }
 
 void ParallelView::setSpec(plots::ParallelSpec spec)
@@ -75,16 +72,7 @@ void ParallelView::brushesChanged()
 
 void ParallelView::requestRender()
 {
-    if (m_rendering)
-        m_renderAgain = true;
-    else
-        startRender();
-}
-
-void ParallelView::startRender()
-{
-    m_rendering = true;
-    m_renderAgain = false;
+    m_imageCurrent = false;
     // What the worker needs, by value: the rows' values and axes (not their names), which rows
     // are inside, the size. The GUI thread copies about 0.7 MB at 10,000 runs.
     plots::ParallelSpec spec;
@@ -92,10 +80,8 @@ void ParallelView::startRender()
     spec.axes = m_spec.axes;
     spec.values = m_spec.values;
     spec.colorAxis = m_spec.colorAxis;
-    const auto inside = m_inside;
-    const qreal dpr = devicePixelRatioF();
-    const QSize size = this->size();
-    m_worker.setFuture(QtConcurrent::run([spec = std::move(spec), inside, dpr, size] {
+    m_render.submit([spec = std::move(spec), inside = m_inside, dpr = devicePixelRatioF(),
+                     size = this->size()] {
         QElapsedTimer timer;
         timer.start();
         Rendered r;
@@ -106,7 +92,7 @@ void ParallelView::startRender()
         p.end();
         r.ms = double(timer.nsecsElapsed()) / 1e6;
         return r;
-    }));
+    });
 }
 
 plots::ParallelLayout ParallelView::layout() const

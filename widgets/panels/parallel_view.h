@@ -7,12 +7,12 @@
 // Drag along an axis to brush it (the rows whose value lies in the range stay coloured, the
 // others turn grey); a click on a brushed axis without dragging removes its brush. GUI thread.
 
-#include <QFutureWatcher>
 #include <QImage>
 #include <QWidget>
 
 #include <vector>
 
+#include "latest_only.h"
 #include "parallel_coords.h"
 
 namespace lengen::ui {
@@ -49,7 +49,7 @@ public:
     /// How long the worker took to draw the last image, in ms (the benchmark reads it).
     double lastRenderMs() const { return m_renderMs; }
     /// Whether the image shows the current rows, brushes and size (no drawing under way or due).
-    bool imageCurrent() const { return !m_rendering && !m_image.isNull(); }
+    bool imageCurrent() const { return m_imageCurrent && !m_image.isNull(); }
 
     struct Rendered {
         QImage image;
@@ -75,7 +75,6 @@ protected:
 private:
     void brushesChanged();
     void requestRender();
-    void startRender();
     int axisNear(double x) const;
     plots::ParallelLayout layout() const;
 
@@ -84,8 +83,8 @@ private:
     int m_insideCount = 0;
     QImage m_image;  // the latest image the worker drew (without the brushes' boxes)
     double m_renderMs = 0;
-    QFutureWatcher<Rendered> m_worker;
-    bool m_rendering = false, m_renderAgain = false;
+    bool m_imageCurrent = false;    // no render was asked for since m_image's
+    LatestOnly<Rendered> m_render;  // the image is drawn off the GUI thread, the latest state's
     int m_hover = -1, m_highlight = -1;  // rows drawn over the others
     int m_dragAxis = -1;                 // the axis being brushed
     double m_dragFrom = 0;               // where the drag started, as a fraction of the axis

@@ -35,16 +35,20 @@ class RunFilter final : public QSortFilterProxyModel {
 public:
     RunFilter(RunTableModel* model, QObject* parent) : QSortFilterProxyModel(parent), m_model(model)
     {}
-    const std::vector<std::pair<std::string, std::string>>& terms() const { return m_terms; }
+    const std::vector<engine::RunFilterTerm>& terms() const { return m_terms; }
+    /// Words that look like terms but cannot be ("final_loss<abc"): said under the filter.
+    const QStringList& errors() const { return m_errors; }
     void setText(const QString& text)
     {
         m_terms.clear();
+        m_errors.clear();
         QStringList rest;
-        static const QRegularExpression term(QStringLiteral("^([\\w.\\-]+)=(.+)$"));
         for (const auto& word : text.split(QLatin1Char(' '), Qt::SkipEmptyParts)) {
-            const auto m = term.match(word);
-            if (m.hasMatch())
-                m_terms.push_back({m.captured(1).toStdString(), m.captured(2).toStdString()});
+            auto parsed = engine::parseFilterWord(word.toStdString());
+            if (parsed.term)
+                m_terms.push_back(std::move(*parsed.term));
+            else if (!parsed.error.empty())
+                m_errors << QString::fromStdString(parsed.error);
             else
                 rest << word;
         }
@@ -55,8 +59,8 @@ public:
 protected:
     bool filterAcceptsRow(int row, const QModelIndex& parent) const override
     {
-        for (const auto& [key, value] : m_terms)
-            if (!m_model->rowMatches(row, key, value))
+        for (const auto& term : m_terms)
+            if (!m_model->rowMatches(row, term))
                 return false;
         if (m_rest.isEmpty())
             return true;
@@ -71,7 +75,8 @@ protected:
 
 private:
     RunTableModel* m_model;
-    std::vector<std::pair<std::string, std::string>> m_terms;
+    std::vector<engine::RunFilterTerm> m_terms;
+    QStringList m_errors;
     QString m_rest;
 };
 
@@ -256,9 +261,10 @@ void RunBrowser::updateFilterHint()
     std::vector<const engine::RunIndexEntry*> runs;
     for (int r = 0; r < m_model->rowCount(); ++r)
         runs.push_back(m_model->row(r).entry.get());
-    QStringList problems;
-    for (const auto& [key, value] : static_cast<RunFilter*>(m_proxy)->terms())
-        if (const auto p = engine::filterKeyProblem(runs, key); !p.empty() && !runs.empty())
+    const auto* filter = static_cast<RunFilter*>(m_proxy);
+    QStringList problems = filter->errors();
+    for (const auto& term : filter->terms())
+        if (const auto p = engine::filterKeyProblem(runs, term.key); !p.empty() && !runs.empty())
             problems << QString::fromStdString(p);
     m_filterHint->setText(problems.join(QStringLiteral("; ")));
     m_filterHint->setVisible(!problems.isEmpty());

@@ -104,9 +104,9 @@ void RunTableModel::setFolders(const QStringList& folders)
     endResetModel();
 }
 
-bool RunTableModel::rowMatches(int row, const std::string& key, const std::string& value) const
+bool RunTableModel::rowMatches(int row, const engine::RunFilterTerm& term) const
 {
-    return engine::runMatches(*m_rows.at(size_t(row)).entry, key, value);
+    return engine::runMatches(*m_rows.at(size_t(row)).entry, term);
 }
 
 // Each folder with its rows' entries: shared pointers, so the GUI thread copies nothing.

@@ -105,8 +105,8 @@ public:
     /// One row from a run file (errors become a row with status "damaged" and the message).
     static RunRow readRow(const QString& runFile);
     static RunRow rowFromEntry(const engine::RunIndexEntry& entry);
-    /// Whether row `row` matches `key=value` (engine::runMatches: a config key or pe, task, tag…).
-    bool rowMatches(int row, const std::string& key, const std::string& value) const;
+    /// Whether row `row` matches a filter term (engine::runMatches: key=value, key<v, a range).
+    bool rowMatches(int row, const engine::RunFilterTerm& term) const;
 
 Q_SIGNALS:
     /// A look of pollInBackground ended; `changed`: rows were added, removed or changed.

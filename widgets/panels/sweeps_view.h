@@ -111,10 +111,11 @@ private:
     QString m_schedulerNote;
     QElapsedTimer m_schedulerAsked;
     bool m_schedulerAsking = false;
-    bool m_aggregating = false,
-         m_aggregateAgain = false;  ///< an aggregate job runs / is wanted again
-    quint64 m_runJob = 0;           ///< the local run of this sweep (queued or running), 0 none
-    QString queuedBehind() const;   ///< what that run waits for ("" when not queued)
+    void aggregatePass();
+    /// One aggregate job at a time; a request meanwhile runs once it ends.
+    Coalesced m_aggregating{[this] { aggregatePass(); }};
+    quint64 m_runJob = 0;          ///< the local run of this sweep (queued or running), 0 none
+    QString queuedBehind() const;  ///< what that run waits for ("" when not queued)
     std::string m_cellExecutable;
     QString m_newDir;      ///< the folder of the last "new sweep" job
     int m_doneCells = -1;  ///< at the last refresh (-1: none yet)

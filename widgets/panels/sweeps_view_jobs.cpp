@@ -113,13 +113,13 @@ engine::AggregateOptions SweepsView::aggregateOptions() const
     return o;
 }
 
-void SweepsView::aggregate()
+void SweepsView::aggregate() { m_aggregating.request(); }
+
+void SweepsView::aggregatePass()
 {
-    if (!m_index)
-        return;
-    const auto located = locateShown(tr("Not aggregated: %1"));
+    const auto located = m_index ? locateShown(tr("Not aggregated: %1")) : std::nullopt;
     if (!located)
-        return;
+        return m_aggregating.done();
     const std::string& root = *located;
     const auto said = [this](const engine::SweepAggregate& a) {
         Q_EMIT statusMessage(a.missing.empty()
@@ -135,16 +135,12 @@ void SweepsView::aggregate()
         } catch (const std::exception& e) {
             Q_EMIT statusMessage(tr("Not aggregated: %1").arg(QString::fromUtf8(e.what())));
         }
-        return drawFigure();
+        drawFigure();
+        return m_aggregating.done();
     }
     // A job (issue 39: it ran on the GUI thread, reading every cell's analysis file): one at a
-    // time per view, a request meanwhile runs once it ends. Its subject is the aggregate file, so
-    // it never waits behind the sweep's own run.
-    if (m_aggregating) {
-        m_aggregateAgain = true;
-        return;
-    }
-    m_aggregating = true;
+    // time per view (m_aggregating), a request meanwhile runs once it ends. Its subject is the
+    // aggregate file, so it never waits behind the sweep's own run.
     auto result = std::make_shared<std::optional<engine::SweepAggregate>>();
     const QString dir = m_dir;
     const auto options = aggregateOptions();
@@ -168,18 +164,17 @@ void SweepsView::aggregate()
         },
         QString::fromStdString(engine::aggregateFileFor(root)));
     m_controller->whenEnded(id, this, [=](const JobInfo& j) {
-        m_aggregating = false;
-        if (m_dir != dir)
-            return;  // another sweep is shown now
-        if (*result) {
-            m_aggregate = std::move(**result);
-            said(*m_aggregate);
-        } else {
-            Q_EMIT statusMessage(tr("Not aggregated: %1").arg(QString::fromStdString(j.message)));
+        if (m_dir == dir) {  // else another sweep is shown now
+            if (*result) {
+                m_aggregate = std::move(**result);
+                said(*m_aggregate);
+            } else {
+                Q_EMIT statusMessage(
+                    tr("Not aggregated: %1").arg(QString::fromStdString(j.message)));
+            }
+            drawFigure();
         }
-        drawFigure();
-        if (std::exchange(m_aggregateAgain, false))
-            aggregate();
+        m_aggregating.done();
     });
 }
 

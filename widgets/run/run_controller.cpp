@@ -143,47 +143,39 @@ QString RunController::blocker(const Entry& e, const QList<Entry*>& before) cons
     return {};
 }
 
-void RunController::schedule()
+void RunController::schedule() { m_schedule.request(); }
+
+void RunController::schedulePass()
 {
-    // start() emits signals whose handlers may enqueue: one pass at a time, repeated until none
-    // of them changed the queue.
-    if (m_scheduling) {
-        m_scheduleAgain = true;
-        return;
-    }
-    m_scheduling = true;
-    do {
-        m_scheduleAgain = false;
-        QList<Entry*> before;
-        for (auto* e : QList<Entry*>(m_queue)) {
-            if (!m_queue.contains(e))
-                continue;
-            QString why = blocker(*e, before);
-            // The core is taken here, in the same pass: a sweep's cell may take the last one
-            // between a look at the budget and the job's start (sweep cells hold cores too).
-            const bool forCore =
-                why.isEmpty() && heavy(e->info.kind) && !(e->cores = m_cores->tryTake(1));
-            if (forCore)
-                why = freeCoreText();
-            if (why.isEmpty()) {
-                m_queue.removeOne(e);
-                Q_EMIT queueChanged(queuedCount());
-                start(*e);
-                continue;
-            }
-            if (e->info.waitingFor != why.toStdString() || e->info.waitingForCore != forCore) {
-                e->info.waitingFor = why.toStdString();
-                e->info.waitingForCore = forCore;
-                Q_EMIT jobChanged(e->info);
-            }
-            before << e;
+    QList<Entry*> before;
+    for (auto* e : QList<Entry*>(m_queue)) {
+        if (!m_queue.contains(e))
+            continue;
+        QString why = blocker(*e, before);
+        // The core is taken here, in the same pass: a sweep's cell may take the last one
+        // between a look at the budget and the job's start (sweep cells hold cores too).
+        const bool forCore =
+            why.isEmpty() && heavy(e->info.kind) && !(e->cores = m_cores->tryTake(1));
+        if (forCore)
+            why = freeCoreText();
+        if (why.isEmpty()) {
+            m_queue.removeOne(e);
+            Q_EMIT queueChanged(queuedCount());
+            start(*e);
+            continue;
         }
-    } while (m_scheduleAgain);
+        if (e->info.waitingFor != why.toStdString() || e->info.waitingForCore != forCore) {
+            e->info.waitingFor = why.toStdString();
+            e->info.waitingForCore = forCore;
+            Q_EMIT jobChanged(e->info);
+        }
+        before << e;
+    }
     // What the queue waits for is reserved from a sweep's cells (CoreBudget::setWaiting).
     const auto waiting = std::count_if(m_queue.begin(), m_queue.end(),
                                        [](const Entry* e) { return e->info.waitingForCore; });
     m_cores->setWaiting(int(waiting));
-    m_scheduling = false;
+    m_schedule.done();
 }
 
 void RunController::start(Entry& e)

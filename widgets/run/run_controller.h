@@ -29,6 +29,7 @@
 #include <optional>
 
 #include "job_worker.h"
+#include "latest_only.h"
 #include "lengen/engine/core_budget.h"
 
 class QThread;
@@ -121,6 +122,7 @@ private:
     Entry* active(quint64 id);
     const Entry* activeOrNull(quint64 id) const;
     void touch(Entry& e);
+    void schedulePass();
     void emitStateIfChanged();
 
     QList<Entry*> m_running;  // owned
@@ -132,7 +134,9 @@ private:
     std::shared_ptr<engine::CoreBudget> m_cores;
     State m_lastState = State::Idle;
     quint64 m_lastFocus = 0;
-    bool m_scheduling = false, m_scheduleAgain = false;
+    // start() emits signals whose handlers may enqueue: one pass at a time, repeated until none
+    // of them changed the queue.
+    Coalesced m_schedule{[this] { schedulePass(); }};
 };
 
 }  // namespace lengen::ui

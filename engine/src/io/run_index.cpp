@@ -42,13 +42,6 @@ std::int64_t mtimeNs(const fs::path& p, std::error_code& ec)
                         .count());
 }
 
-std::string lower(std::string s)
-{
-    std::transform(s.begin(), s.end(), s.begin(),
-                   [](unsigned char c) { return char(std::tolower(c)); });
-    return s;
-}
-
 json number(double v) { return std::isfinite(v) ? json(v) : json(); }
 double numberFrom(const json& j) { return j.is_null() ? std::nan("") : j.get<double>(); }
 
@@ -436,51 +429,6 @@ std::vector<RunIndexEntry> indexRuns(const std::string& folderName, RunIndexStat
     return out;
 }
 
-namespace {
-
-// Levenshtein distance, two rows.
-std::size_t editDistance(const std::string& a, const std::string& b)
-{
-    std::vector<std::size_t> prev(b.size() + 1), cur(b.size() + 1);
-    for (std::size_t j = 0; j <= b.size(); ++j)
-        prev[j] = j;
-    for (std::size_t i = 1; i <= a.size(); ++i) {
-        cur[0] = i;
-        for (std::size_t j = 1; j <= b.size(); ++j)
-            cur[j] = std::min(
-                {prev[j] + 1, cur[j - 1] + 1, prev[j - 1] + (a[i - 1] == b[j - 1] ? 0 : 1)});
-        std::swap(prev, cur);
-    }
-    return prev[b.size()];
-}
-
-}  // namespace
-
-std::string filterKeyProblem(const std::vector<const RunIndexEntry*>& runs, const std::string& key)
-{
-    static const std::set<std::string> columns{"pe",   "task", "backbone", "status",
-                                               "seed", "id",   "run_id",   "tag"};
-    if (columns.count(key))
-        return "";
-    std::set<std::string> keys;
-    for (const auto* r : runs) {
-        if (r->config.count(key))
-            return "";
-        for (const auto& [k, v] : r->config)
-            keys.insert(k);
-    }
-    std::string best;
-    std::size_t bestDistance =
-        std::max<std::size_t>(3, key.size() / 4) + 1;  // "close": a few edits
-    for (const auto& k : keys)
-        if (const auto d = editDistance(key, k); d < bestDistance) {
-            bestDistance = d;
-            best = k;
-        }
-    return "no run has the key " + key +
-           (best.empty() ? std::string() : "; did you mean " + best + "?");
-}
-
 std::optional<std::string> runValue(const RunIndexEntry& run, const std::string& key)
 {
     if (key == "pe")
@@ -497,20 +445,6 @@ std::optional<std::string> runValue(const RunIndexEntry& run, const std::string&
     if (it == run.config.end())
         return std::nullopt;
     return it->second;
-}
-
-bool runMatches(const RunIndexEntry& run, const std::string& key, const std::string& value)
-{
-    const auto want = lower(value);
-    auto is = [&](const std::string& have) { return lower(have) == want; };
-    if (key == "status" && is(run.status))  // the file's word too ("cancelled")
-        return true;
-    if (key == "seed")  // the seed it trained with, not the config's
-        return is(std::to_string(run.seed));
-    if (key == "tag")
-        return std::any_of(run.tags.begin(), run.tags.end(), is);
-    const auto have = runValue(run, key);  // a key the run lacks matches nothing
-    return have && is(*have);
 }
 
 }  // namespace lengen::engine

@@ -104,12 +104,36 @@ std::string runIndexFileFor(const std::string& folder);
 /// nullopt where the run has no such key. What `key=value` filters compare and the runs table's
 /// key columns show.
 std::optional<std::string> runValue(const RunIndexEntry& run, const std::string& key);
-/// `key=value` filters: a config key (model.num_hidden_layers=6) or a column (pe, task,
-/// backbone, status, seed, tag, id). Values compare as text, case-insensitive.
+/// One filter term of the Runs list and `lengen runs --where` (docs/cli.md):
+///   key=value  key!=value  key<v  key<=v  key>v  key>=v  key=low..high (both ends included)
+/// The key is a config key (model.num_hidden_layers), a column (pe, task, backbone, status,
+/// seed, tag, id) or a result (final_loss, min_loss, steps, total_steps, steps_per_s, wall_s).
+/// Where the run's value and the term's are numbers they compare as numbers (1e-4 equals
+/// 0.0001); other values compare as text, case-insensitive. <, >, <=, >= and ranges take numbers.
+struct RunFilterTerm {
+    enum class Op { Eq, Ne, Lt, Le, Gt, Ge, Range };
+    std::string key;
+    Op op = Op::Eq;
+    std::string value;  ///< the operand as written; a range's low end
+    std::string high;   ///< a range's high end
+    std::string text;   ///< the term as written
+};
+/// What a word of a filter is: a term, a term that cannot be one (`error` says why, naming
+/// it), or plain text (neither: searched in every column).
+struct ParsedFilterWord {
+    std::optional<RunFilterTerm> term;
+    std::string error;
+};
+ParsedFilterWord parseFilterWord(const std::string& word);
+bool runMatches(const RunIndexEntry& run, const RunFilterTerm& term);
+/// `key=value` (RunFilterTerm::Op::Eq).
 bool runMatches(const RunIndexEntry& run, const std::string& key, const std::string& value);
-/// Why a `key=...` filter can match none of `runs`: "" when the key is a column or some run's
-/// config has it, else "no run has the key K; did you mean K2?" (the closest key of any run by
-/// edit distance, when one is close) — an empty list because of a typo is said, not shown.
+/// Why a filter on `key` can match none of `runs`: "" when the key is a column or result or
+/// some run's config has it, else "no run has the key K; did you mean K2?" (the closest column
+/// or key of any run by edit distance, when one is close) — an empty list because of a typo is
+/// said, not shown.
 std::string filterKeyProblem(const std::vector<const RunIndexEntry*>& runs, const std::string& key);
+/// The closest of `candidates` to `word` by edit distance, when one is close; "" otherwise.
+std::string closestName(const std::string& word, const std::vector<std::string>& candidates);
 
 }  // namespace lengen::engine

@@ -1,0 +1,212 @@
+// The Runs list's and `lengen runs --where`'s filter terms (run_index.h, RunFilterTerm; issue
+// 70, defect 10): comparisons, ranges, numbers compared as numbers, results as keys, and a word
+// that cannot be a term said as such.
+
+#include <algorithm>
+#include <cctype>
+#include <cerrno>
+#include <cmath>
+#include <cstdlib>
+#include <cstring>
+#include <set>
+
+#include "lengen/engine/run_index.h"
+
+namespace lengen::engine {
+
+namespace {
+
+std::string folded(std::string s)
+{
+    std::transform(s.begin(), s.end(), s.begin(),
+                   [](unsigned char c) { return char(std::tolower(c)); });
+    return s;
+}
+
+// The whole of `text` as a finite number.
+std::optional<double> filterNumber(const std::string& text)
+{
+    if (text.empty() || std::isspace(static_cast<unsigned char>(text.front())))
+        return std::nullopt;
+    char* end = nullptr;
+    errno = 0;
+    const double v = std::strtod(text.c_str(), &end);
+    if (end != text.c_str() + text.size() || errno == ERANGE || !std::isfinite(v))
+        return std::nullopt;
+    return v;
+}
+
+// Levenshtein distance, two rows.
+std::size_t editDistance(const std::string& a, const std::string& b)
+{
+    std::vector<std::size_t> prev(b.size() + 1), cur(b.size() + 1);
+    for (std::size_t j = 0; j <= b.size(); ++j)
+        prev[j] = j;
+    for (std::size_t i = 1; i <= a.size(); ++i) {
+        cur[0] = i;
+        for (std::size_t j = 1; j <= b.size(); ++j)
+            cur[j] = std::min(
+                {prev[j] + 1, cur[j - 1] + 1, prev[j - 1] + (a[i - 1] == b[j - 1] ? 0 : 1)});
+        std::swap(prev, cur);
+    }
+    return prev[b.size()];
+}
+
+const std::vector<std::string>& columnNames()
+{
+    static const std::vector<std::string> names{
+        "pe",  "task",       "backbone", "status", "seed",        "id",          "run_id",
+        "tag", "final_loss", "min_loss", "steps",  "total_steps", "steps_per_s", "wall_s"};
+    return names;
+}
+
+// A result or count of the run, as a number (NaN where it has none).
+std::optional<double> resultValue(const RunIndexEntry& run, const std::string& key)
+{
+    if (key == "final_loss")
+        return run.finalLoss;
+    if (key == "min_loss")
+        return run.minLoss;
+    if (key == "steps")
+        return double(run.steps);
+    if (key == "total_steps")
+        return double(run.totalSteps);
+    if (key == "steps_per_s")
+        return run.stepsPerSecond;
+    if (key == "wall_s")
+        return run.wallSeconds;
+    if (key == "seed")  // the seed it trained with, not the config's
+        return double(run.seed);
+    return std::nullopt;
+}
+
+bool compare(double have, RunFilterTerm::Op op, double want, double high)
+{
+    using Op = RunFilterTerm::Op;
+    switch (op) {
+    case Op::Eq: return have == want;
+    case Op::Ne: return have != want;
+    case Op::Lt: return have < want;
+    case Op::Le: return have <= want;
+    case Op::Gt: return have > want;
+    case Op::Ge: return have >= want;
+    case Op::Range: return have >= want && have <= high;
+    }
+    return false;
+}
+
+}  // namespace
+
+ParsedFilterWord parseFilterWord(const std::string& word)
+{
+    using Op = RunFilterTerm::Op;
+    // The key: letters, digits, '_', '.', '-'; then the operator.
+    std::size_t k = 0;
+    while (k < word.size() && (std::isalnum(static_cast<unsigned char>(word[k])) ||
+                               word[k] == '_' || word[k] == '.' || word[k] == '-'))
+        ++k;
+    static const std::pair<const char*, Op> ops[] = {{"!=", Op::Ne}, {"<=", Op::Le}, {">=", Op::Ge},
+                                                     {"=", Op::Eq},  {"<", Op::Lt},  {">", Op::Gt}};
+    ParsedFilterWord out;
+    const std::string rest = word.substr(k);
+    for (const auto& [symbol, op] : ops) {
+        if (rest.rfind(symbol, 0) != 0)
+            continue;
+        const std::string key = word.substr(0, k), value = rest.substr(std::strlen(symbol));
+        if (key.empty()) {
+            out.error = "'" + word + "': a filter term starts with a key (pe=rope, final_loss<2)";
+            return out;
+        }
+        if (value.empty()) {
+            out.error = "'" + word + "': no value after " + symbol;
+            return out;
+        }
+        RunFilterTerm t{key, op, value, {}, word};
+        if (const auto dots = value.find(".."); op == Op::Eq && dots != std::string::npos) {
+            t.op = Op::Range;
+            t.value = value.substr(0, dots);
+            t.high = value.substr(dots + 2);
+            if (!filterNumber(t.value) || !filterNumber(t.high)) {
+                out.error = "'" + word + "': a range takes two numbers (key=low..high)";
+                return out;
+            }
+        } else if (op != Op::Eq && op != Op::Ne && !filterNumber(value)) {
+            out.error =
+                "'" + word + "': " + symbol + " compares with a number, not '" + value + "'";
+            return out;
+        }
+        out.term = std::move(t);
+        return out;
+    }
+    return out;  // plain text
+}
+
+bool runMatches(const RunIndexEntry& run, const RunFilterTerm& term)
+{
+    using Op = RunFilterTerm::Op;
+    const std::string& key = term.key;
+    if (key == "tag") {  // any of its tags
+        const bool any = std::any_of(run.tags.begin(), run.tags.end(), [&](const std::string& t) {
+            return folded(t) == folded(term.value);
+        });
+        return term.op == Op::Ne ? !any : term.op == Op::Eq && any;
+    }
+    std::optional<double> have = resultValue(run, key);
+    std::optional<std::string> text;
+    if (!have) {
+        text = runValue(run, key);
+        if (!text)
+            return false;  // a key the run lacks matches nothing, != included
+        have = filterNumber(*text);
+    }
+    const auto want = filterNumber(term.value);
+    if (have && want && std::isfinite(*have))
+        return compare(*have, term.op, *want, term.op == Op::Range ? *filterNumber(term.high) : 0);
+    if (term.op != Op::Eq && term.op != Op::Ne)
+        return false;  // an order needs numbers on both sides
+    if (!text)         // a result the run lacks (NaN), or one compared with a word
+        return false;
+    bool equal = folded(*text) == folded(term.value);
+    if (key == "status" && !equal)  // the file's word too ("cancelled")
+        equal = folded(run.status) == folded(term.value);
+    return term.op == Op::Eq ? equal : !equal;
+}
+
+bool runMatches(const RunIndexEntry& run, const std::string& key, const std::string& value)
+{
+    return runMatches(run, RunFilterTerm{key, RunFilterTerm::Op::Eq, value, {}, key + "=" + value});
+}
+
+std::string closestName(const std::string& word, const std::vector<std::string>& candidates)
+{
+    std::string best;
+    std::size_t bestDistance = std::max<std::size_t>(3, word.size() / 4) + 1;  // a few edits
+    for (const auto& c : candidates)
+        if (const auto d = editDistance(word, c); d < bestDistance) {
+            bestDistance = d;
+            best = c;
+        }
+    return best;
+}
+
+std::string filterKeyProblem(const std::vector<const RunIndexEntry*>& runs, const std::string& key)
+{
+    const auto& columns = columnNames();
+    if (std::find(columns.begin(), columns.end(), key) != columns.end())
+        return "";
+    std::set<std::string> keys;
+    for (const auto* r : runs) {
+        if (r->config.count(key))
+            return "";
+        for (const auto& [k, v] : r->config)
+            keys.insert(k);
+    }
+    // Columns first: at equal distance "pee" is pe, not seed.
+    std::vector<std::string> candidates(columns.begin(), columns.end());
+    candidates.insert(candidates.end(), keys.begin(), keys.end());
+    const auto best = closestName(key, candidates);
+    return "no run has the key " + key +
+           (best.empty() ? std::string() : "; did you mean " + best + "?");
+}
+
+}  // namespace lengen::engine

@@ -1,0 +1,118 @@
+// The Runs list's and `lengen runs --where`'s filter terms (engine::parseFilterWord,
+// runMatches; issue 70, defect 10): numbers compare as numbers, orders and ranges, results as
+// keys, a term that cannot parse says so, and "did you mean" prefers a column.
+
+#include <QtTest>
+
+#include "lengen/engine/run_index.h"
+
+using namespace lengen::engine;
+
+namespace {
+
+RunIndexEntry run(double loss, const std::string& lr, std::int64_t seed = 1)
+{
+    RunIndexEntry e;
+    e.runId = "r";
+    e.pe = "rope";
+    e.task = "linear_regression";
+    e.status = "done";
+    e.seed = seed;
+    e.steps = 1500;
+    e.finalLoss = loss;
+    e.config["training.learning_rate"] = lr;
+    e.config["model.num_hidden_layers"] = "6";
+    e.tags = {"Keep"};
+    return e;
+}
+
+bool matches(const RunIndexEntry& r, const std::string& word)
+{
+    const auto parsed = parseFilterWord(word);
+    if (!parsed.term)
+        throw std::runtime_error("not a term: " + word + " (" + parsed.error + ")");
+    return runMatches(r, *parsed.term);
+}
+
+}  // namespace
+
+class TstRunFilter : public QObject {
+    Q_OBJECT
+private Q_SLOTS:
+    void numbersCompareAsNumbers();
+    void ordersAndRanges();
+    void textAndColumns();
+    void termsThatCannotParseSaySo();
+    void didYouMeanPrefersAColumn();
+};
+
+void TstRunFilter::numbersCompareAsNumbers()
+{
+    const auto r = run(1.5, "0.0001");
+    QVERIFY(matches(r, "training.learning_rate=1e-4"));  // was text: no match
+    QVERIFY(matches(r, "training.learning_rate=0.0001"));
+    QVERIFY(matches(r, "training.learning_rate=1.0e-04"));
+    QVERIFY(!matches(r, "training.learning_rate=1e-3"));
+    QVERIFY(matches(r, "model.num_hidden_layers=6.0"));
+    QVERIFY(matches(r, "training.learning_rate!=1e-3"));
+}
+
+void TstRunFilter::ordersAndRanges()
+{
+    const auto r = run(1.5, "0.0001", 3);
+    QVERIFY(matches(r, "final_loss<2"));  // a result: was an empty list
+    QVERIFY(!matches(r, "final_loss>2"));
+    QVERIFY(matches(r, "final_loss>=1.5"));
+    QVERIFY(matches(r, "final_loss<=1.5"));
+    QVERIFY(!matches(r, "final_loss<1.5"));
+    QVERIFY(matches(r, "training.learning_rate<2e-4"));
+    QVERIFY(matches(r, "seed=1..3"));
+    QVERIFY(!matches(r, "seed=4..9"));
+    QVERIFY(matches(r, "steps>=1000"));
+    QVERIFY(matches(r, "final_loss=1..2"));
+    // A run without a final loss (never trained) is inside no comparison.
+    QVERIFY(!matches(run(std::numeric_limits<double>::quiet_NaN(), "1e-4"), "final_loss<2"));
+    // A key the run lacks matches nothing.
+    QVERIFY(!matches(r, "patch.rope_theta<1e9"));
+    QVERIFY(!matches(r, "patch.rope_theta!=5"));
+}
+
+void TstRunFilter::textAndColumns()
+{
+    const auto r = run(1.5, "0.0001");
+    QVERIFY(matches(r, "pe=RoPE"));
+    QVERIFY(matches(r, "pe!=alibi"));
+    QVERIFY(!matches(r, "pe!=rope"));
+    QVERIFY(matches(r, "tag=keep"));
+    QVERIFY(matches(r, "tag!=other"));
+    QVERIFY(!matches(r, "tag!=keep"));
+    QVERIFY(matches(r, "status=finished") || matches(r, "status=done"));
+    QVERIFY(runMatches(r, "model.num_hidden_layers", "6"));  // the key=value form
+    QVERIFY(!parseFilterWord("rope").term);                  // plain text: searched
+    QVERIFY(parseFilterWord("rope").error.empty());
+}
+
+void TstRunFilter::termsThatCannotParseSaySo()
+{
+    for (const char* word : {"final_loss<abc", "final_loss<", "seed=1..x", "=rope", "a>=b"}) {
+        const auto parsed = parseFilterWord(word);
+        QVERIFY2(!parsed.term, word);
+        QVERIFY2(!parsed.error.empty(), word);
+        QVERIFY2(parsed.error.find(word) != std::string::npos, parsed.error.c_str());
+    }
+}
+
+void TstRunFilter::didYouMeanPrefersAColumn()
+{
+    const auto r = run(1.5, "0.0001");
+    const std::vector<const RunIndexEntry*> runs{&r};
+    QCOMPARE(filterKeyProblem(runs, "pee"),
+             std::string("no run has the key pee; did you mean pe?"));
+    QCOMPARE(filterKeyProblem(runs, "final_loss"), std::string());
+    QCOMPARE(filterKeyProblem(runs, "trainig.learning_rate"),
+             std::string("no run has the key trainig.learning_rate; did you mean "
+                         "training.learning_rate?"));
+}
+
+QTEST_APPLESS_MAIN(TstRunFilter)
+#include "tst_run_filter.moc"

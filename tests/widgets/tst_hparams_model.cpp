@@ -1,0 +1,126 @@
+// The Hyperparameters tab's model (widgets/panels/hparams_model.h, issue 70): what the user
+// chose of axes, colour and brushes, kept while the runs shown narrow and widen. No window.
+
+#include <QtTest>
+
+#include <string>
+#include <vector>
+
+#include "hparams_model.h"
+#include "lengen/engine/run_index.h"
+
+using namespace lengen;
+
+namespace {
+
+// Runs varying in learning rate, depth and seed (seed i % 3), each with a final loss.
+engine::RunTable tableOf(int n)
+{
+    std::vector<engine::RunIndexEntry> runs;
+    std::vector<std::string> labels;
+    for (int i = 0; i < n; ++i) {
+        engine::RunIndexEntry e;
+        e.path = "/runs/r" + std::to_string(i) + "/run.h5";
+        e.runId = "r" + std::to_string(i);
+        e.task = "linear_regression";
+        e.pe = "rope";
+        e.backbone = "llama";
+        e.status = "done";
+        e.steps = 100;
+        e.finalLoss = 0.1 * (i + 1);
+        e.config["training.learning_rate"] = std::to_string(1e-4 * (1 + i % 2));
+        e.config["model.num_hidden_layers"] = std::to_string(2 + i % 2);
+        e.config["training.seed"] = std::to_string(i % 3);
+        runs.push_back(e);
+        labels.push_back(e.runId);
+    }
+    return engine::runTable(runs, labels, {});
+}
+
+std::vector<std::string> drawnAxes(const engine::RunTable& t, const ui::HParamsModel& m)
+{
+    std::vector<std::string> names;
+    for (const auto& a : figures::hparamsSpec(t, m.choiceFor(t)).axes)
+        names.push_back(a.name);
+    return names;
+}
+
+}  // namespace
+
+class TstHParamsModel : public QObject {
+    Q_OBJECT
+private Q_SLOTS:
+    void unchosenAxesFollowTheRuns();
+    void chosenAxesSurviveATableWithoutThem();
+    void anAxisTickedOnTakesTheTablesPlace();
+    void brushesOnHiddenColumnsAreKeptUntilCleared();
+};
+
+void TstHParamsModel::unchosenAxesFollowTheRuns()
+{
+    ui::HParamsModel m;
+    const auto all = tableOf(6), one = tableOf(1);
+    QCOMPARE(m.choiceFor(all).axes, figures::defaultHParamsChoice(all).axes);
+    QCOMPARE(m.choiceFor(one).axes, figures::defaultHParamsChoice(one).axes);
+    QVERIFY(!m.axesChosen());
+    QCOMPARE(m.revision(), 0u);
+}
+
+void TstHParamsModel::chosenAxesSurviveATableWithoutThem()
+{
+    ui::HParamsModel m;
+    const auto all = tableOf(6), one = tableOf(1);
+    m.toggleAxis(all, "model.num_hidden_layers", false);
+    const auto chosen = drawnAxes(all, m);
+    QVERIFY(std::count(chosen.begin(), chosen.end(), "training.learning_rate") == 1);
+    QVERIFY(std::count(chosen.begin(), chosen.end(), "model.num_hidden_layers") == 0);
+    // One run: no key varies, so no key column; the figure draws what is left.
+    const auto narrow = drawnAxes(one, m);
+    QVERIFY(std::count(narrow.begin(), narrow.end(), "training.learning_rate") == 0);
+    QCOMPARE(drawnAxes(all, m), chosen);  // the filter cleared: the choice is back
+    QVERIFY(m.axesChosen());
+}
+
+void TstHParamsModel::anAxisTickedOnTakesTheTablesPlace()
+{
+    ui::HParamsModel m;
+    const auto all = tableOf(6);
+    const auto columns = figures::axisColumns(all);
+    m.toggleAxis(all, "training.learning_rate", false);
+    m.toggleAxis(all, "training.learning_rate", true);
+    // Back where the table has it: before every chosen column that follows it there.
+    const auto& axes = m.kept().axes;
+    const auto at = std::find(axes.begin(), axes.end(), "training.learning_rate");
+    QVERIFY(at != axes.end());
+    for (auto it = at + 1; it != axes.end(); ++it)
+        QVERIFY2(std::find(columns.begin(), columns.end(), *it) >
+                     std::find(columns.begin(), columns.end(), *at),
+                 it->c_str());
+    // A column ticked on while a narrowed table lacks a chosen one keeps that one too.
+    m.toggleAxis(tableOf(1), "final_loss", false);
+    QVERIFY(std::count(m.kept().axes.begin(), m.kept().axes.end(), "training.learning_rate"));
+    QCOMPARE(m.revision(), 3u);
+}
+
+void TstHParamsModel::brushesOnHiddenColumnsAreKeptUntilCleared()
+{
+    ui::HParamsModel m;
+    figures::HParamsBrush lr{"training.learning_rate", 1e-4, 1.5e-4, "", ""};
+    figures::HParamsBrush loss{"final_loss", 0, 0.3, "", ""};
+    m.setBrushes({lr, loss}, {"training.learning_rate", "final_loss"});
+    // Narrowed: only final_loss is drawn, and its brush was moved.
+    loss.high = 0.2;
+    m.setBrushes({loss}, {"final_loss"});
+    QCOMPARE(m.kept().brushes.size(), size_t(2));
+    const auto spec = figures::hparamsSpec(tableOf(6), m.choiceFor(tableOf(6)));
+    QCOMPARE(spec.brushes.size(), size_t(2));  // both drawn again on the whole table
+    // A brush removed on a drawn column goes.
+    m.setBrushes({}, {"final_loss", "training.learning_rate"});
+    QVERIFY(m.kept().brushes.empty());
+    m.setBrushes({lr}, {"final_loss"});
+    m.clearBrushes();
+    QVERIFY(m.kept().brushes.empty());
+}
+
+QTEST_GUILESS_MAIN(TstHParamsModel)
+#include "tst_hparams_model.moc"
