@@ -12,7 +12,7 @@
 #    except the data tables: the encoding table and the intervention table;
 #  * no static dialog (QFileDialog::get…, QInputDialog::get…, QMessageBox::question/…) and no
 #    exec()'d one, except a destructive confirmation marked "// modal: destructive" on the line
-#    before: the studio asks through widgets/panels/ask.h (open(), an answer callback);
+#    before: the studio asks through widgets/panels/shared/ask.h (open(), an answer callback);
 #  * every C++ source formatted as .clang-format says (clang-format-14 --dry-run).
 #   code_rules.sh SOURCE_DIR
 set -uo pipefail

@@ -75,6 +75,12 @@ void TstRunFilter::ordersAndRanges()
     // A key the run lacks matches nothing.
     QVERIFY(!matches(r, "patch.rope_theta<1e9"));
     QVERIFY(!matches(r, "patch.rope_theta!=5"));
+    // Nor does a seed or loss it lacks (an imported run's seed -1; no step logged yet).
+    auto unknown = run(0, "1e-4", -1);
+    unknown.steps = 0;
+    QVERIFY(!matches(unknown, "seed<10"));
+    QVERIFY(!matches(unknown, "seed!=3"));
+    QVERIFY(!matches(unknown, "final_loss<1"));
 }
 
 void TstRunFilter::textAndColumns()
@@ -90,6 +96,14 @@ void TstRunFilter::textAndColumns()
     QVERIFY(runMatches(r, "model.num_hidden_layers", "6"));  // the key=value form
     QVERIFY(!parseFilterWord("rope").term);                  // plain text: searched
     QVERIFY(parseFilterWord("rope").error.empty());
+    // '..' in a value that is no range is text; ids are names, not numbers.
+    auto path = r;
+    path.config["data.path"] = "../data/x";
+    QVERIFY(matches(path, "data.path=../data/x"));
+    auto hex = r;
+    hex.runId = "0e123456";
+    QVERIFY(!matches(hex, "id=0"));
+    QVERIFY(matches(hex, "id=0E123456"));
 }
 
 void TstRunFilter::termsThatCannotParseSaySo()

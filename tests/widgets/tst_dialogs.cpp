@@ -1,9 +1,9 @@
 // The studio asks without nested event loops (issue 56 §3, docs/architecture.md): a file, a
-// folder, a number or a yes/no opens with open() (widgets/panels/ask.h) and is answered through
-// a callback, so timers and jobs run on while it is up. Before, the export target, Export all
-// (a folder picker chained into getInt) and the offer to import the Python code's runs (from
-// a signal handler, with a re-entry guard) each spun an event loop of their own; here each of
-// them returns at once, shows its dialog, and acts only on the answer.
+// folder, a number or a yes/no opens with open() (widgets/panels/shared/ask.h) and is answered
+// through a callback, so timers and jobs run on while it is up. Before, the export target, Export
+// all (a folder picker chained into getInt) and the offer to import the Python code's runs (from a
+// signal handler, with a re-entry guard) each spun an event loop of their own; here each of them
+// returns at once, shows its dialog, and acts only on the answer.
 #include <QAction>
 #include <QDir>
 #include <QFileDialog>

@@ -1,4 +1,4 @@
-// The Hyperparameters tab's model (widgets/panels/hparams_model.h, issue 70): what the user
+// The Hyperparameters tab's model (widgets/panels/hparams/hparams_model.h, issue 70): what the user
 // chose of axes, colour and brushes, kept while the runs shown narrow and widen. No window.
 
 #include <QtTest>
@@ -108,6 +108,9 @@ void TstHParamsModel::brushesOnHiddenColumnsAreKeptUntilCleared()
     figures::HParamsBrush lr{"training.learning_rate", 1e-4, 1.5e-4, "", ""};
     figures::HParamsBrush loss{"final_loss", 0, 0.3, "", ""};
     m.setBrushes({lr, loss}, {"training.learning_rate", "final_loss"});
+    const auto revision = m.revision();
+    m.setBrushes({lr, loss}, {"training.learning_rate", "final_loss"});
+    QCOMPARE(m.revision(), revision);  // as kept: a build drawn with them stays good
     // Narrowed: only final_loss is drawn, and its brush was moved.
     loss.high = 0.2;
     m.setBrushes({loss}, {"final_loss"});

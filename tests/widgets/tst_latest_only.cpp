@@ -22,6 +22,7 @@ private Q_SLOTS:
     void synchronousPassesDoNotNest();
     void onlyTheNewestWaitingWorkRuns();
     void droppedWorkDoesNotRun();
+    void aPassOrWorkThatThrowsLeavesItReady();
 };
 
 void TestLatestOnly::requestsDuringAPassMakeOneMore()
@@ -120,6 +121,34 @@ void TestLatestOnly::droppedWorkDoesNotRun()
     QCOMPARE(delivered, std::vector<int>{1});
     QCOMPARE(ran.load(), 1);
     QVERIFY(!latest.busy());
+}
+
+void TestLatestOnly::aPassOrWorkThatThrowsLeavesItReady()
+{
+    int started = 0;
+    Coalesced pass([&] {
+        if (++started == 1)
+            throw std::runtime_error("first pass");
+        pass.done();
+    });
+    bool threw = false;
+    try {
+        pass.request();
+    } catch (const std::runtime_error&) {
+        threw = true;
+    }
+    QVERIFY(threw);
+    QVERIFY(!pass.busy());
+    pass.request();  // not swallowed as "already running"
+    QCOMPARE(started, 2);
+
+    std::vector<int> delivered;
+    LatestOnly<int> latest(this, [&](int value, bool) { delivered.push_back(value); });
+    latest.submit([]() -> int { throw std::runtime_error("work"); });
+    QTRY_VERIFY(!latest.busy());
+    QVERIFY(delivered.empty());
+    latest.submit([] { return 7; });
+    QTRY_COMPARE(delivered, std::vector<int>{7});
 }
 
 QTEST_GUILESS_MAIN(TestLatestOnly)

@@ -15,7 +15,12 @@ void Coalesced::request()
         m_busy = true;
         ++m_passes;
         m_inStart = true;
-        m_start();
+        try {
+            m_start();
+        } catch (...) {  // a pass that throws ended: later requests must still start one
+            m_inStart = m_busy = m_again = false;
+            throw;
+        }
         m_inStart = false;
     } while (!m_busy && m_again);
 }

@@ -58,8 +58,13 @@ public:
     {
         QObject::connect(&m_watcher, &QFutureWatcherBase::finished, context, [this] {
             const bool latest = !m_waiting.has_value();
-            T result = m_watcher.result();
-            m_deliver(std::move(result), latest);
+            std::optional<T> result;
+            try {
+                result = m_watcher.result();
+            } catch (...) {  // work that threw delivers nothing; the next waiting one runs
+            }
+            if (result)
+                m_deliver(std::move(*result), latest);
             m_pass.done();
         });
     }

@@ -4,6 +4,8 @@
 #include "lengen/engine/errors.h"
 
 #ifdef LENGEN_DEVICE_KERNELS
+#include <c10/cuda/CUDAException.h>
+#include <c10/cuda/CUDAGuard.h>
 #include <c10/cuda/CUDAStream.h>
 #endif
 
@@ -37,6 +39,7 @@ struct AddRmsNorm : torch::autograd::Function<AddRmsNorm> {
     static variable_list forward(AutogradContext* ctx, const torch::Tensor& a0,
                                  const torch::Tensor& b0, const torch::Tensor& w, double eps)
     {
+        const c10::cuda::CUDAGuard onItsDevice(a0.device());  // the kernels use the current one
         auto [a, b] = alike(a0, b0);
         const auto wf = w.to(torch::kFloat32).contiguous();
         const int h = static_cast<int>(a.size(-1));
@@ -46,6 +49,7 @@ struct AddRmsNorm : torch::autograd::Function<AddRmsNorm> {
         addRmsNormForward(dtypeOf(a), a.data_ptr(), b.data_ptr(), wf.data_ptr<float>(),
                           sum.data_ptr(), y.data_ptr(), rstd.data_ptr<float>(), rows, h,
                           static_cast<float>(eps), streamOf(a));
+        C10_CUDA_KERNEL_LAUNCH_CHECK();
         ctx->save_for_backward({sum, wf, rstd});
         ctx->saved_data["a"] = static_cast<std::int64_t>(a0.scalar_type());
         ctx->saved_data["b"] = static_cast<std::int64_t>(b0.scalar_type());
@@ -57,6 +61,7 @@ struct AddRmsNorm : torch::autograd::Function<AddRmsNorm> {
     {
         const auto saved = ctx->get_saved_variables();
         const auto &sum = saved[0], &wf = saved[1], &rstd = saved[2];
+        const c10::cuda::CUDAGuard onItsDevice(sum.device());
         const int h = static_cast<int>(sum.size(-1));
         const std::int64_t rows = sum.numel() / h;
         const auto dy = grads[1].defined() ? grads[1].to(sum.scalar_type()).contiguous()
@@ -70,6 +75,7 @@ struct AddRmsNorm : torch::autograd::Function<AddRmsNorm> {
                            rstd.data_ptr<float>(), dy.data_ptr(),
                            dsum.defined() ? dsum.data_ptr() : nullptr, ds.data_ptr(),
                            dw.data_ptr<float>(), partial.data_ptr<float>(), rows, h, streamOf(sum));
+        C10_CUDA_KERNEL_LAUNCH_CHECK();
         const auto type = [&](const char* key) {
             return static_cast<torch::ScalarType>(ctx->saved_data[key].toInt());
         };
@@ -81,9 +87,11 @@ struct SwiGlu : torch::autograd::Function<SwiGlu> {
     static torch::Tensor forward(AutogradContext* ctx, const torch::Tensor& g0,
                                  const torch::Tensor& u0)
     {
+        const c10::cuda::CUDAGuard onItsDevice(g0.device());
         auto [g, u] = alike(g0, u0);
         auto o = torch::empty_like(g);
         swigluForward(dtypeOf(g), g.data_ptr(), u.data_ptr(), o.data_ptr(), g.numel(), streamOf(g));
+        C10_CUDA_KERNEL_LAUNCH_CHECK();
         ctx->save_for_backward({g, u});
         ctx->saved_data["g"] = static_cast<std::int64_t>(g0.scalar_type());
         ctx->saved_data["u"] = static_cast<std::int64_t>(u0.scalar_type());
@@ -94,10 +102,12 @@ struct SwiGlu : torch::autograd::Function<SwiGlu> {
     {
         const auto saved = ctx->get_saved_variables();
         const auto &g = saved[0], &u = saved[1];
+        const c10::cuda::CUDAGuard onItsDevice(g.device());
         const auto d = grads[0].to(g.scalar_type()).contiguous();
         auto dg = torch::empty_like(g), du = torch::empty_like(u);
         swigluBackward(dtypeOf(g), g.data_ptr(), u.data_ptr(), d.data_ptr(), dg.data_ptr(),
                        du.data_ptr(), g.numel(), streamOf(g));
+        C10_CUDA_KERNEL_LAUNCH_CHECK();
         const auto type = [&](const char* key) {
             return static_cast<torch::ScalarType>(ctx->saved_data[key].toInt());
         };
@@ -118,6 +128,8 @@ struct RotaryPair : torch::autograd::Function<RotaryPair> {
                              const torch::Tensor& cos, const torch::Tensor& sin, bool inverse)
     {
         const auto& any = q0.defined() ? q0 : k0;
+        // The current device is the kernel's: a model on cuda:1 outside a graph's guard.
+        const c10::cuda::CUDAGuard onItsDevice(any.device());
         auto unit = [](const torch::Tensor& t) {
             return !t.defined() || t.stride(3) == 1 ? t : t.contiguous();
         };
@@ -131,6 +143,7 @@ struct RotaryPair : torch::autograd::Function<RotaryPair> {
         rotaryApply(dtypeOf(any), qa, ka, cos.data_ptr<float>(), sin.data_ptr<float>(), any.size(0),
                     static_cast<int>(any.size(1)), static_cast<int>(any.size(2)),
                     static_cast<int>(any.size(3)), inverse, streamOf(any));
+        C10_CUDA_KERNEL_LAUNCH_CHECK();
         return {qo, ko};
     }
 

@@ -63,8 +63,8 @@ const std::vector<std::string>& columnNames()
 // A result or count of the run, as a number (NaN where it has none).
 std::optional<double> resultValue(const RunIndexEntry& run, const std::string& key)
 {
-    if (key == "final_loss")
-        return run.finalLoss;
+    if (key == "final_loss")  // 0 until a step is logged: no loss yet
+        return run.steps > 0 ? run.finalLoss : kNoValue;
     if (key == "min_loss")
         return run.minLoss;
     if (key == "steps")
@@ -75,8 +75,8 @@ std::optional<double> resultValue(const RunIndexEntry& run, const std::string& k
         return run.stepsPerSecond;
     if (key == "wall_s")
         return run.wallSeconds;
-    if (key == "seed")  // the seed it trained with, not the config's
-        return double(run.seed);
+    if (key == "seed")  // the seed it trained with, not the config's; -1: none known
+        return run.seed >= 0 ? double(run.seed) : kNoValue;
     return std::nullopt;
 }
 
@@ -123,10 +123,16 @@ ParsedFilterWord parseFilterWord(const std::string& word)
         }
         RunFilterTerm t{key, op, value, {}, word};
         if (const auto dots = value.find(".."); op == Op::Eq && dots != std::string::npos) {
-            t.op = Op::Range;
-            t.value = value.substr(0, dots);
-            t.high = value.substr(dots + 2);
-            if (!filterNumber(t.value) || !filterNumber(t.high)) {
+            // A range where both ends are numbers; one number and a word is a range gone
+            // wrong; no number at all is text (data.path=../x).
+            const auto low = value.substr(0, dots), high = value.substr(dots + 2);
+            const bool lowNumber = filterNumber(low).has_value();
+            const bool highNumber = filterNumber(high).has_value();
+            if (lowNumber && highNumber) {
+                t.op = Op::Range;
+                t.value = low;
+                t.high = high;
+            } else if (lowNumber || highNumber) {
                 out.error = "'" + word + "': a range takes two numbers (key=low..high)";
                 return out;
             }
@@ -152,12 +158,18 @@ bool runMatches(const RunIndexEntry& run, const RunFilterTerm& term)
         return term.op == Op::Ne ? !any : term.op == Op::Eq && any;
     }
     std::optional<double> have = resultValue(run, key);
+    if (have && !std::isfinite(*have))
+        return false;  // a result or seed the run lacks matches nothing, != included
     std::optional<std::string> text;
     if (!have) {
         text = runValue(run, key);
         if (!text)
             return false;  // a key the run lacks matches nothing, != included
-        have = filterNumber(*text);
+        // Names compare as text: a run id "0e123456" is not the number 0.
+        static const std::set<std::string> names{"pe",     "task", "backbone",
+                                                 "status", "id",   "run_id"};
+        if (!names.count(key))
+            have = filterNumber(*text);
     }
     const auto want = filterNumber(term.value);
     if (have && want && std::isfinite(*have))

@@ -91,7 +91,8 @@ protected:
     void showEvent(QShowEvent* event) override;
 
 private:
-    void redraw();       ///< the figure again from the table and the choices
+    void redraw();       ///< keepBrushes, then draw
+    void draw();         ///< the figure again from the table and the choices
     void keepBrushes();  ///< the model takes the figure's brushes
     struct TableState {  // what the user set on the table, by column name
         QHash<QString, int> widths;

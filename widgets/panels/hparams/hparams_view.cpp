@@ -341,7 +341,7 @@ figures::HParamsChoice HParamsView::choice() const
 void HParamsView::setChoice(const figures::HParamsChoice& choice)
 {
     m_choices.choose(choice);
-    redraw();
+    draw();  // its brushes, not the figure's
 }
 
 void HParamsView::keepBrushes()
@@ -355,6 +355,11 @@ void HParamsView::keepBrushes()
 void HParamsView::redraw()
 {
     keepBrushes();
+    draw();
+}
+
+void HParamsView::draw()
+{
     m_plot->setSpec(figures::hparamsSpec(m_table, m_choices.choiceFor(m_table)));
     showTable();
     updateAxesMenu();

@@ -53,6 +53,13 @@ void HParamsModel::setBrushes(std::vector<figures::HParamsBrush> brushes,
     for (const auto& b : m_kept.brushes)
         if (std::find(drawn.begin(), drawn.end(), b.column) == drawn.end())
             brushes.push_back(b);  // on a column the runs shown now lack: kept for its return
+    const auto same = [](const figures::HParamsBrush& a, const figures::HParamsBrush& b) {
+        return a.column == b.column && a.low == b.low && a.high == b.high &&
+               a.lowCategory == b.lowCategory && a.highCategory == b.highCategory;
+    };
+    if (std::equal(brushes.begin(), brushes.end(), m_kept.brushes.begin(), m_kept.brushes.end(),
+                   same))
+        return;  // as kept: no new revision (a build's figure stays good)
     m_kept.brushes = std::move(brushes);
     ++m_revision;
 }
