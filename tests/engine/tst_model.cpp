@@ -35,6 +35,21 @@ InContextModel makeModel(const std::string& pe, int layers = 2, std::uint64_t se
     return model;
 }
 
+// The predictions and every parameter's gradient of sum(predictions^2), under `policy`.
+std::vector<torch::Tensor> outputAndGrads(InContextModel& model, const KernelPolicy& policy,
+                                          const torch::Tensor& xs, const torch::Tensor& ys)
+{
+    model->setKernelPolicy(policy);
+    model->zero_grad();
+    auto out = model->forward(xs, ys).predictions;
+    out.square().sum().backward();
+    std::vector<torch::Tensor> grads = {out.detach().clone()};
+    for (const auto& p : model->parameters())
+        if (p.grad().defined())
+            grads.push_back(p.grad().clone());
+    return grads;
+}
+
 std::pair<torch::Tensor, torch::Tensor> prompt(std::int64_t n, std::uint64_t seed = 2)
 {
     auto gen = at::make_generator<at::CPUGeneratorImpl>(seed);
@@ -405,15 +420,7 @@ void TestModel::deviceFusionKeepsTheForwardOnAGpu()
             KernelPolicy policy;
             policy.path = LayerPath::Device;
             policy.deviceFusion = fusion;
-            model->setKernelPolicy(policy);
-            model->zero_grad();
-            auto out = model->forward(xs, ys).predictions;
-            out.square().sum().backward();
-            std::vector<torch::Tensor> grads = {out.detach().clone()};
-            for (const auto& p : model->parameters())
-                if (p.grad().defined())
-                    grads.push_back(p.grad().clone());
-            return grads;
+            return outputAndGrads(model, policy, xs, ys);
         };
         const auto plain = run(false), fused = run(true);
         QCOMPARE(fused.size(), plain.size());
@@ -453,15 +460,7 @@ void TestModel::deviceRotaryEqualsTheOps()
             KernelPolicy policy;
             policy.path = LayerPath::Device;
             policy.deviceRotary = rotary;
-            model->setKernelPolicy(policy);
-            model->zero_grad();
-            auto out = model->forward(xs, ys).predictions;
-            out.square().sum().backward();
-            std::vector<torch::Tensor> grads = {out.detach().clone()};
-            for (const auto& p : model->parameters())
-                if (p.grad().defined())
-                    grads.push_back(p.grad().clone());
-            return grads;
+            return outputAndGrads(model, policy, xs, ys);
         };
         const auto plain = run(false), kernel = run(true);
         QCOMPARE(kernel.size(), plain.size());

@@ -5,6 +5,7 @@
 #include <cuda_runtime.h>
 
 #include "device/device_kernels.h"
+#include "device/device_values.cuh"
 
 namespace lengen::engine::device {
 
@@ -12,17 +13,6 @@ namespace {
 
 constexpr int kThreads = 256;
 constexpr int kChunkRows = 256;  // rows per partial sum of dw
-
-__device__ __forceinline__ float load(const float* p, std::int64_t i) { return p[i]; }
-__device__ __forceinline__ float load(const __nv_bfloat16* p, std::int64_t i)
-{
-    return __bfloat162float(p[i]);
-}
-__device__ __forceinline__ void store(float* p, std::int64_t i, float v) { p[i] = v; }
-__device__ __forceinline__ void store(__nv_bfloat16* p, std::int64_t i, float v)
-{
-    p[i] = __float2bfloat16(v);
-}
 
 // The sum of v over the block (blockDim.x a multiple of 32), the same value in every thread.
 __device__ float blockSum(float v, float* shared)

@@ -14,23 +14,13 @@
 #include <algorithm>
 
 #include "device/device_kernels.h"
+#include "device/device_values.cuh"
 
 namespace lengen::engine::device {
 
 namespace {
 
 constexpr int kThreads = 256;
-
-__device__ __forceinline__ float ld(const float* p, std::int64_t i) { return p[i]; }
-__device__ __forceinline__ float ld(const __nv_bfloat16* p, std::int64_t i)
-{
-    return __bfloat162float(p[i]);
-}
-__device__ __forceinline__ void st(float* p, std::int64_t i, float v) { p[i] = v; }
-__device__ __forceinline__ void st(__nv_bfloat16* p, std::int64_t i, float v)
-{
-    p[i] = __float2bfloat16(v);
-}
 
 // Forward:  y1 = x1 c1 - x2 s1,  y2 = x2 c2 + x1 s2   (y = x cos + rot(x) sin, rot = [-x2 | x1])
 // Inverse:  x1 = y1 c1 + y2 s2,  x2 = y2 c2 - y1 s1   (the transpose: the backward of the above)
@@ -57,14 +47,14 @@ __global__ void rotaryKernel(RotaryOperand q, RotaryOperand k, const float* cos,
         const int h = p / half, i = p - h * half;
         const std::int64_t src = h * op.strideH + i;
         const int dst = h * d + i;
-        const float x1 = ld(in, src), x2 = ld(in, src + half);
+        const float x1 = load(in, src), x2 = load(in, src + half);
         const float c1 = c[i], c2 = c[i + half], s1 = s[i], s2 = s[i + half];
         if (!inverse) {
-            st(out, dst, x1 * c1 - x2 * s1);
-            st(out, dst + half, x2 * c2 + x1 * s2);
+            store(out, dst, x1 * c1 - x2 * s1);
+            store(out, dst + half, x2 * c2 + x1 * s2);
         } else {
-            st(out, dst, x1 * c1 + x2 * s2);
-            st(out, dst + half, x2 * c2 - x1 * s1);
+            store(out, dst, x1 * c1 + x2 * s2);
+            store(out, dst + half, x2 * c2 - x1 * s1);
         }
     }
 }
