@@ -4,6 +4,7 @@
 
 #include <QTest>
 
+#include "compare_differences.h"
 #include "compare_figure.h"
 #include "compare_logged.h"
 #include "compare_view.h"
@@ -30,6 +31,7 @@ private Q_SLOTS:
     void compareGroupKeepsItsColourAndFlagsMixedEvaluations();
     void liveCompareFollowsAnotherProcessesEvaluation();
     void loggedColumnAcrossRunsGroupsOverSeeds();
+    void differingKeysListOnlyWhatDiffers();
 };
 
 void TestCompare::compareFormatsDifferingValues()
@@ -196,6 +198,45 @@ void TestCompare::loggedColumnAcrossRunsGroupsOverSeeds()
     QFile ours(base + ".csv"), theirs(base + "-again.csv");
     QVERIFY(ours.open(QIODevice::ReadOnly) && theirs.open(QIODevice::ReadOnly));
     QCOMPARE(theirs.readAll(), ours.readAll());
+}
+
+// Issue 70, defect 12: "Config keys that differ" listed "trained on: points 7, 7, 7, 7" (runs
+// that all stopped alike short of their curriculum): a row is listed only where values differ.
+void TestCompare::differingKeysListOnlyWhatDiffers()
+{
+    const auto config = test::loadOne(test::tinyConfig("linear_regression", "rope", 1500));
+    auto lr = config;
+    lr.training.learningRate = 2e-3;
+    auto reached = [](int points, int dims) {
+        engine::ReachedCurriculum r;
+        r.stepsDone = 100;
+        r.points = points;
+        r.dims = dims;
+        return r;
+    };
+    std::vector<figures::ComparedRun> runs{{config, reached(5, 2), {}}, {lr, reached(5, 2), {}}};
+    QVERIFY(config.trainPoints() != 5);  // both stopped short alike
+    auto keys = [](const std::vector<engine::ConfigDifference>& d) {
+        std::vector<std::string> k;
+        for (const auto& x : d)
+            k.push_back(x.key);
+        return k;
+    };
+    QCOMPARE(keys(figures::compareDifferences(runs, "standard")),
+             std::vector<std::string>{"training.learning_rate"});
+    runs[1].reached = reached(7, 2);  // one trained further: that differs
+    const auto d = figures::compareDifferences(runs, "standard");
+    QCOMPARE(keys(d), (std::vector<std::string>{"trained on: points", "training.learning_rate"}));
+    QCOMPARE(d[0].values, (std::vector<std::string>{"5", "7"}));
+    // Evaluations: listed where the runs' evaluations of the method differ.
+    engine::EvalResult a, b;
+    a.prompts = 128;
+    b.prompts = 1280;
+    runs[0].evaluated = a;
+    runs[1].evaluated = b;
+    QCOMPARE(keys(figures::compareDifferences(runs, "standard"))[1],
+             std::string("evaluation: prompts"));
+    QVERIFY(figures::compareDifferences({runs[0]}, "standard").empty());  // one run: no rows
 }
 
 QTEST_MAIN(TestCompare)

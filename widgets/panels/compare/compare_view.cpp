@@ -1,4 +1,5 @@
 #include "compare_view.h"
+#include "compare_differences.h"
 #include "compare_figure.h"
 #include "compare_logged.h"
 #include "figure_provenance.h"
@@ -335,74 +336,27 @@ void CompareView::setRuns(const QStringList& runFiles)
 
 void CompareView::fillDifferences()
 {
-    std::vector<engine::RunConfig> configs;
-    std::vector<engine::ReachedCurriculum> reached;
-    std::vector<std::optional<engine::EvalResult>> evaluated;  // of the method shown
+    std::vector<figures::ComparedRun> runs;
     const std::string method = m_method->currentText().toStdString();
     QStringList names;
     for (const auto& run : m_runs) {
         try {
             const auto info = engine::readRunInfo(engine::locateRunFile(run.toStdString()));
-            auto config = engine::storedRunConfig(info.configYaml, info.path);
-            std::optional<engine::EvalResult> shown;
+            figures::ComparedRun r{
+                engine::storedRunConfig(info.configYaml, info.path), info.reached, {}};
             try {  // an analysis file being written or damaged: the run's column stays, unevaluated
-                for (auto& r : engine::readEvaluations(run.toStdString()))
-                    if (r.method == method && r.source == "lengen" && r.intervention.empty())
-                        shown = std::move(r);
+                for (auto& e : engine::readEvaluations(run.toStdString()))
+                    if (e.method == method && e.source == "lengen" && e.intervention.empty())
+                        r.evaluated = std::move(e);
             } catch (const std::exception&) {
             }
-            configs.push_back(std::move(config));
-            reached.push_back(info.reached);
-            evaluated.push_back(std::move(shown));
+            runs.push_back(std::move(r));
             names << QString::fromStdString(figures::runLegend(info));
         } catch (const std::exception&) {
             // An unreadable run has no config to compare; the figure's line says why.
         }
     }
-    auto diffs = configs.size() > 1 ? engine::configDifferences(configs)
-                                    : std::vector<engine::ConfigDifference>{};
-    // What each run trained on (issue 52), first, where it differs between the runs or falls
-    // short of a run's curriculum: two runs of one config can differ here (one stopped early).
-    size_t first = 0;
-    for (const auto& [key, pick, end] :
-         {std::tuple{"trained on: points", &engine::ReachedCurriculum::points,
-                     &engine::RunConfig::trainPoints},
-          std::tuple{"trained on: dims", &engine::ReachedCurriculum::dims,
-                     &engine::RunConfig::inputDims}}) {
-        if (configs.size() < 2)
-            break;
-        engine::ConfigDifference d;
-        d.key = key;
-        bool differs = false;
-        for (size_t i = 0; i < configs.size(); ++i) {
-            const int v = reached[i].points > 0 ? reached[i].*pick : (configs[i].*end)();
-            d.values.push_back(std::to_string(v));
-            d.notApplied.emplace_back();
-            differs = differs || v != (configs[i].*end)() || d.values[i] != d.values[0];
-        }
-        if (differs)
-            diffs.insert(diffs.begin() + std::ptrdiff_t(first++), d);
-    }
-    // How each run's curve of this method was evaluated, where that differs: a curve averaged
-    // over 128 and 1280 prompts is not one measurement (the legend flags it too).
-    for (const auto& [key, pick] :
-         {std::pair{"evaluation: prompts",
-                    +[](const engine::EvalResult& r) { return std::uint64_t(r.prompts); }},
-          {"evaluation: seed", +[](const engine::EvalResult& r) { return r.seed; }},
-          {"evaluation: points",
-           +[](const engine::EvalResult& r) { return std::uint64_t(r.nPoints); }}}) {
-        engine::ConfigDifference d;
-        d.key = key;
-        std::set<std::string> seen;
-        for (const auto& e : evaluated) {
-            d.values.push_back(e ? std::to_string(pick(*e)) : std::string());
-            d.notApplied.push_back(e ? std::string() : "not evaluated with " + method);
-            if (e)
-                seen.insert(d.values.back());
-        }
-        if (seen.size() > 1)
-            diffs.insert(diffs.begin() + std::ptrdiff_t(first++), d);
-    }
+    const auto diffs = figures::compareDifferences(runs, method);
     m_diff->clear();
     m_diff->setColumnCount(int(names.size()));
     m_diff->setHorizontalHeaderLabels(names);
@@ -425,12 +379,12 @@ void CompareView::fillDifferences()
         }
     }
     m_diff->setVerticalHeaderLabels(keys);
-    m_diff->setVisible(configs.size() > 1 && !diffs.empty());
+    m_diff->setVisible(runs.size() > 1 && !diffs.empty());
     m_diffTitle->setText(
-        configs.size() < 2 ? QString()
-        : diffs.empty()    ? tr("The compared runs' configs are the same.")
-                           : tr("Config keys that differ between the compared runs (%n):", nullptr,
-                                int(diffs.size())));
+        runs.size() < 2 ? QString()
+        : diffs.empty() ? tr("The compared runs' configs are the same.")
+                        : tr("Config keys that differ between the compared runs (%n):", nullptr,
+                             int(diffs.size())));
     m_diff->resizeColumnsToContents();
 }
 
