@@ -390,6 +390,24 @@ void TestConfigDraft::runOverridesRefuseAndRefusalsHoldTrain()
     QVERIFY(panel.refusedFields().isEmpty());
     QVERIFY(train->isEnabled());
     QVERIFY(panel.request().has_value());
+    // Issue 70, defect 5: refusals in Steps and Seed outlived a preset change (both red, Train
+    // disabled); an emptied Steps box went back to its last number, not "as configured".
+    QCOMPARE(typeText(panel, steps, "1e9", true), QString("1e9 ✗ not applied"));
+    QVERIFY(!train->isEnabled());
+    QVERIFY(panel.loadFile(configRoot() + "/quick/linear_regression_rope.yaml"));
+    QVERIFY(!steps->text().contains("not applied"));
+    QVERIFY(panel.refusedFields().isEmpty());
+    QVERIFY(train->isEnabled());
+    QCOMPARE(steps->value(), 1000);  // the override it held stays
+    steps->setFocus();
+    QApplication::processEvents();
+    steps->findChild<QLineEdit*>()->selectAll();
+    QTest::keyClick(steps, Qt::Key_Backspace);
+    QTest::keyClick(steps, Qt::Key_Return);
+    QApplication::processEvents();
+    QCOMPARE(steps->value(), 0);
+    QCOMPARE(steps->text(), QStringLiteral("as configured"));
+    QVERIFY(!panel.request()->options.maxSteps.has_value());
 }
 
 void TestConfigDraft::trainIsDisabledWhileInvalid()

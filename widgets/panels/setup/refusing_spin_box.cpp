@@ -167,7 +167,13 @@ int RefusingSpinBox::valueFromText(const QString& text) const
     return wholeNumber(text, v) ? int(v) : QSpinBox::valueFromText(text);
 }
 
-void RefusingSpinBox::fixup(QString&) const {}  // never rewrite the user's text
+// Never rewrite the user's text; an emptied box with a special value ("as configured") is that
+// value: the way back from an override (it went back to the last number).
+void RefusingSpinBox::fixup(QString& text) const
+{
+    if (text.trimmed().isEmpty() && !specialValueText().isEmpty())
+        text = specialValueText();
+}
 
 static QString intReason(const RefusingSpinBox& box, const QString& typed)
 {

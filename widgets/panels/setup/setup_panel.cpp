@@ -231,8 +231,12 @@ bool SetupPanel::loadFile(const QString& path)
     m_editor->setPlainText(QString::fromUtf8(f.readAll()));
     m_settingText = false;
     m_dirty = false;
-    // What was refused belonged to the config shown before: the new one's values stand.
+    // What was refused belonged to the config shown before: the new one's values stand, and
+    // the Steps and Seed boxes go back to what they hold (issue 70, defect 5: both stayed red
+    // and Train disabled after another preset was picked).
     m_form->clearRefusals();
+    clearRefusal(m_steps);
+    clearRefusal(m_seed);
     selectPreset(m_file);
     validate();
     return true;
