@@ -13,6 +13,7 @@
 
 #include "lengen/engine/analysis.h"
 #include "lengen/engine/config.h"
+#include "lengen/engine/encodings.h"
 #include "lengen/engine/run_file.h"
 #include "lengen/engine/run_index.h"
 #include "lengen/engine/run_table.h"
@@ -40,6 +41,7 @@ private Q_SLOTS:
     void variedKeysAreTheOnesThatDiffer();
     void resultsAreTheRunsOwn();
     void sweepTableListsCellsNotStarted();
+    void keysAnEncodingDoesNotReadAreEmpty();
 };
 
 void TestRunTable::variedKeysAreTheOnesThatDiffer()
@@ -110,6 +112,38 @@ void TestRunTable::resultsAreTheRunsOwn()
         QVERIFY2(!csv[1].endsWith(","), qPrintable(csv[1]));
     }
     Q_UNUSED(nope);
+}
+
+// Issue 70, defect 15: a key its encoding does not read showed the raw value in the runs table
+// ("patch.rope_scaling.factor 11.555555555555555" for NoPE and ALiBi), in the Hyperparameters
+// tab and `lengen runs --format md`; it is empty, as Compare's table leaves it.
+void TestRunTable::keysAnEncodingDoesNotReadAreEmpty()
+{
+    const auto* yarn = engine::findEncoding("yarn");
+    QVERIFY(yarn);
+    std::string key;  // a key YaRN's row reads that NoPE's does not
+    for (const auto& k : yarn->keys)
+        if (k.rfind("patch.", 0) == 0 && key.empty())
+            key = k;
+    QVERIFY(!key.empty());
+    auto entry = [&](const std::string& pe, const std::string& factor) {
+        engine::RunIndexEntry e;
+        e.runId = pe;
+        e.pe = pe;  // as run files name it: the display name
+        e.config[key] = factor;
+        e.config["training.seed"] = pe == "NoPE" ? "1" : "2";
+        return e;
+    };
+    const auto t = engine::runTable(
+        {entry(yarn->display, "8"), entry("NoPE", "11.555555555555555")}, {"yarn", "nope"}, {key});
+    const int c = column(t, key);
+    QVERIFY(c > 0);
+    QCOMPARE(t.rows[0][size_t(c)].text, std::string("8"));
+    QCOMPARE(t.rows[0][size_t(c)].value, 8.0);
+    QVERIFY(t.rows[1][size_t(c)].text.empty());  // NoPE does not read it
+    QVERIFY(std::isnan(t.rows[1][size_t(c)].value));
+    QVERIFY(!engine::encodingIgnores(*engine::findEncoding("nope"), key).empty());
+    QVERIFY(engine::encodingIgnores(*yarn, key).empty());
 }
 
 void TestRunTable::sweepTableListsCellsNotStarted()

@@ -33,6 +33,11 @@ void flatten(const YAML::Node& node, const std::string& path,
     }
 }
 
+std::string whyNotApplied(const RunConfig& run, const std::string& key)
+{
+    return encodingIgnores(encodingOf(run), key);
+}
+
 // A key one encoding reads and others ignore: a `patch.` key or the rotary base that some
 // row of the encoding table lists ("model.max_length" is listed too, but every run reads it).
 bool encodingSpecific(const std::string& key)
@@ -46,18 +51,17 @@ bool encodingSpecific(const std::string& key)
     return false;
 }
 
-std::string whyNotApplied(const RunConfig& run, const std::string& key)
+}  // namespace
+
+std::string encodingIgnores(const EncodingInfo& e, const std::string& key)
 {
     if (!encodingSpecific(key))
         return {};
-    const auto& e = encodingOf(run);
     for (const auto& k : e.keys)
         if (k == key)
             return {};
     return e.display + " does not read it";
 }
-
-}  // namespace
 
 std::map<std::string, std::string> flattenedConfig(const RunConfig& run)
 {

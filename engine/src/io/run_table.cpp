@@ -12,6 +12,7 @@
 #include <map>
 
 #include "lengen/engine/config.h"
+#include "lengen/engine/encodings.h"
 #include "lengen/engine/run_file.h"
 
 namespace lengen::engine {
@@ -56,6 +57,17 @@ std::vector<std::string> methodNames(const std::vector<const RunIndexEntry*>& ru
             if (std::find(names.begin(), names.end(), m.name) == names.end())
                 names.push_back(m.name);
     return names;
+}
+
+// The encoding row of a listed run (its file names the encoding by display name: RoPE, NoPE).
+const EncodingInfo* encodingNamed(const std::string& pe)
+{
+    if (const auto* e = findEncoding(pe))
+        return e;
+    for (const auto& e : encodingTable())
+        if (e.display == pe)
+            return &e;
+    return nullptr;
 }
 
 // `auto`: the encoding, task and backbone where they vary, then the config keys that vary.
@@ -113,7 +125,14 @@ RunTable runTable(const std::vector<const RunIndexEntry*>& runs,
         const auto& r = *runs[i];
         std::vector<RunTableCell> row;
         row.push_back({i < labels.size() ? labels[i] : r.runId, kNoValue});
+        const auto* encoding = encodingNamed(r.pe);
         for (std::size_t k = 0; k < shownKeys.size(); ++k) {
+            // A key its encoding does not read (the YaRN factor of a NoPE run) is left empty,
+            // as Compare's table leaves it: a value it never used is no setting of the run.
+            if (encoding && !encodingIgnores(*encoding, shownKeys[k]).empty()) {
+                row.push_back({std::string(), kNoValue});
+                continue;
+            }
             const auto text = runValue(r, shownKeys[k]).value_or("");
             row.push_back({text, t.columns[k + 1].numeric ? asNumber(text) : kNoValue});
         }

@@ -72,6 +72,12 @@ const EncodingInfo* findEncoding(const std::string& name);
 /// The row of a resolved run config: its backbone's row, or its Llama encoding's.
 const EncodingInfo& encodingOf(const RunConfig& config);
 
+/// Why a run of encoding `e` ignores config key `key` ("NoPE does not read it": a `patch.`
+/// key or the rotary base that another encoding's row lists and `e`'s does not), or "" where
+/// it reads it, or the key is no encoding's own. Compare's differing keys and the runs table
+/// leave such a value out.
+std::string encodingIgnores(const EncodingInfo& e, const std::string& key);
+
 /// The values the engine derives from a config, one phrase each ("yarn factor 8",
 /// "FIRE MLP width 32", "max_position_embeddings 102"): what the studio's Set up form shows
 /// under the YAML and `lengen validate` could show beside it.
