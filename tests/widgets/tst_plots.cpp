@@ -5,6 +5,7 @@
 #include "curve_interactions.h"
 #include "figure_builder.h"
 #include "figure_export.h"
+#include "parallel_coords.h"
 #include "qcp.h"
 
 #include <QDir>
@@ -112,6 +113,7 @@ class TestPlots final : public QObject {
     Q_OBJECT
 
 private Q_SLOTS:
+    void parallelTicksReadAsNumbers();
     void formatNames_data();
     void formatNames();
     void pngHasTheSizeAndTheColours_data();
@@ -577,6 +579,19 @@ void TestPlots::legendClickHidesACurveAndHoverReadsValues()
     QTest::mouseClick(&plot, Qt::LeftButton, {}, entry);
     QVERIFY(hiddenSeries(plot).isEmpty());
     QVERIFY(nearestPoints(plot, 10.2).contains("RoPE 5.73"));  // 20 exp(-10 / 8)
+}
+
+// Issue 70, defect 15: the Hyperparameters axes read "1.5e+03" for 1500 steps.
+void TestPlots::parallelTicksReadAsNumbers()
+{
+    QCOMPARE(lengen::plots::parallelTickText(1500), QStringLiteral("1500"));
+    QCOMPARE(lengen::plots::parallelTickText(50000), QStringLiteral("50000"));
+    QCOMPARE(lengen::plots::parallelTickText(12345.6), QStringLiteral("12346"));
+    QCOMPARE(lengen::plots::parallelTickText(0.25), QStringLiteral("0.25"));
+    QCOMPARE(lengen::plots::parallelTickText(2.0298507), QStringLiteral("2.03"));
+    QCOMPARE(lengen::plots::parallelTickText(-3), QStringLiteral("-3"));
+    QCOMPARE(lengen::plots::parallelTickText(1e-5), QStringLiteral("1e-05"));  // a learning rate
+    QCOMPARE(lengen::plots::parallelTickText(3e-4), QStringLiteral("0.0003"));
 }
 
 QTEST_MAIN(TestPlots)

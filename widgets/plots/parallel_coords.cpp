@@ -54,7 +54,7 @@ std::vector<double> ticksOf(const ParallelAxis& a)
     return t;
 }
 
-QString tickText(double v) { return QString::number(v, 'g', 3); }
+QString tickText(double v) { return parallelTickText(v); }
 
 // Where a value sits on an axis (axisFraction), with the axis's scale worked out once: the rows'
 // values are placed every frame.
@@ -256,6 +256,20 @@ void drawColorScale(QPainter& p, const QRectF& area, const ParallelLayout& l, co
 }
 
 }  // namespace
+
+QString parallelTickText(double v)
+{
+    const double a = std::fabs(v);
+    if (!std::isfinite(v))
+        return {};
+    if (v == std::floor(v) && a < 1e7)
+        return QString::number(static_cast<qint64>(v));  // 1500 steps, not 1.5e+03
+    if (a >= 1e-3 && a < 1e7) {  // three significant digits, and every integer digit
+        const int digits = std::max(3, int(std::floor(std::log10(a))) + 1);
+        return QString::number(v, 'g', digits);
+    }
+    return QString::number(v, 'g', 3);
+}
 
 void fitAxes(ParallelSpec& spec)
 {

@@ -88,6 +88,11 @@ void paintParallelBrushes(QPainter& painter, const QRectF& area, const ParallelS
 /// "#rrggbb" of a colour-scale fraction in [0, 1] (viridis, as matplotlib's).
 QString scaleColor(double fraction);
 
+/// An axis tick's text (the screen, the exports): whole numbers as written ("1500", not
+/// "1.5e+03"), three significant digits without an exponent between 0.001 and 10⁷ ("0.25",
+/// "12346" for 12345.6), an exponent beyond ("1e-05": a learning rate).
+QString parallelTickText(double v);
+
 /// PNG (widthInches x heightInches at dpi), SVG or PDF (vector pages) as paintParallel draws
 /// it; CSV: the rows, a column per axis and `inside` (1 inside every brush, else 0); TeX: a
 /// pgfplots figure (its data file beside it). Atomic, an error naming the path.

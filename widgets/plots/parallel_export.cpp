@@ -97,7 +97,7 @@ QString texAxes(const ParallelSpec& s)
                 ticks.push_back({double(c), axis.categories[c]});
         else
             for (double v : {axis.min, axis.max})
-                ticks.push_back({v, QString::number(v, 'g', 3).toStdString()});
+                ticks.push_back({v, parallelTickText(v).toStdString()});
         for (const auto& [v, text] : ticks)
             out += QStringLiteral("\\node[anchor=east, font=\\scriptsize, fill=white, "
                                   "fill opacity=0.7, text opacity=1, inner sep=1pt] at "
@@ -137,9 +137,8 @@ QString texBrushesAndScale(const ParallelSpec& s)
                           "\\node[anchor=west, font=\\scriptsize] at (axis cs:%1,0) {%3};\n"
                           "\\node[rotate=90, anchor=south, font=\\scriptsize] at (axis cs:%4,0.5) "
                           "{%5};\n")
-               .arg(files::number(x1), QString::number(axis.max, 'g', 3),
-                    QString::number(axis.min, 'g', 3), files::number(x0),
-                    texEscape(axisLabel(s, s.colorAxis)));
+               .arg(files::number(x1), parallelTickText(axis.max), parallelTickText(axis.min),
+                    files::number(x0), texEscape(axisLabel(s, s.colorAxis)));
     return out;
 }
 
