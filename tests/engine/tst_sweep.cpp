@@ -97,8 +97,10 @@ void TestSweep::badAxesExitTwoNamingTheCell_data()
     QTest::addColumn<QString>("needle");
     QTest::newRow("invalid value") << QStringList{"--set", "model.num_hidden_layers=2,0"}
                                    << "cell pe=rope model.num_hidden_layers=0 seed=1";
+    // Issue 70, defect 13: it said "(unknown key (ignored))" while refusing the sweep.
     QTest::newRow("unknown key") << QStringList{"--set", "model.num_hiden_layers=2"}
-                                 << "num_hiden_layers";
+                                 << "no key model.num_hiden_layers; did you mean "
+                                    "model.num_hidden_layers?";
     QTest::newRow("unknown pe") << QStringList{"--pe", "rope,ropee"}
                                 << "unknown position encoding 'ropee'";
     QTest::newRow("no value") << QStringList{"--set", "training.max_steps="} << "--set";
@@ -118,6 +120,7 @@ void TestSweep::badAxesExitTwoNamingTheCell()
     QVERIFY2(r.code == 2 || (needle == "--set" && r.code == 64), qPrintable(r.err));
     QVERIFY2(r.err.contains(needle), qPrintable(r.err));
     QVERIFY2(!r.err.contains("internal error"), qPrintable(r.err));
+    QVERIFY2(!r.err.contains("ignored"), qPrintable(r.err));  // refused, not ignored
     QVERIFY2(!fs::exists(out.toStdString()) && !fs::exists(out.toStdString() + ".partial"),
              "a refused sweep leaves nothing behind");
 }

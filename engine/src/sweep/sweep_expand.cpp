@@ -15,6 +15,7 @@
 #include "lengen/engine/config_edit.h"
 #include "lengen/engine/config_text.h"
 #include "lengen/engine/interventions.h"
+#include "lengen/engine/run_index.h"
 #include "lengen/engine/sweep.h"
 
 namespace fs = std::filesystem;
@@ -260,9 +261,18 @@ SweepCell finishCell(const SweepSpec& spec, const fs::path& dir, RunConfig c,
     }
     for (const auto& w : loaded.warnings)  // a key-path axis the loader does not know
         for (const auto& [k, v] : axes)
-            if (isKeyPath(k) && w.keyPath.rfind(k, 0) == 0)
+            if (isKeyPath(k) && w.keyPath.rfind(k, 0) == 0) {
+                // One thing said: the sweep is refused (the loader's "ignored" is for a run's
+                // own config), with the nearest key the config has (issue 70, defect 13).
+                std::vector<std::string> known;
+                if (!loaded.runs.empty())
+                    for (const auto& entry : flattenedConfig(loaded.runs.front()))
+                        known.push_back(entry.first);
+                const auto near = closestName(k, known);
                 fail(axisNamed(spec, k)->where, "axes." + k,
-                     "the config has no key " + k + " (" + w.message + ")");
+                     "the config has no key " + k +
+                         (near.empty() ? std::string() : "; did you mean " + near + "?"));
+            }
     if (loaded.runs.size() != 1)
         fail(spec.axes.front().where, "model.max_length",
              "model.max_length lists " + std::to_string(loaded.runs.size()) +
