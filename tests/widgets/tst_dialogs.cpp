@@ -61,6 +61,7 @@ QAction* action(QWidget& window, const QString& textStart)
 class TestDialogs final : public QObject {
     Q_OBJECT
 private Q_SLOTS:
+    void theWindowFitsTheScreen();
     void initTestCase() { QCoreApplication::setApplicationName("lengen-studio-test-dialogs"); }
     void askReturnsAtOnceAndAnswersLater();
     void exportTargetAsksResolutionForPngOnly();
@@ -223,6 +224,16 @@ void TestDialogs::importOfferDoesNotBlock()
     QCOMPARE(w.controller().jobs().front().kind, ui::JobKind::Import);
     QVERIFY(test::waitIdle(w.controller(), 120000));
     QCOMPARE(w.controller().jobs().front().result.done, std::int64_t(1));
+}
+
+// Issue 70, defect 16: the window opened 1280x860 on a 1280x800 screen (status bar off-screen).
+void TestDialogs::theWindowFitsTheScreen()
+{
+    const auto fitted = studio::fitWindowToScreen({1280, 860}, {1280, 800});
+    QVERIFY(fitted.height() <= 800 - 40);  // the title bar too
+    QVERIFY(fitted.width() <= 1280);
+    QCOMPARE(studio::fitWindowToScreen({1000, 700}, {1920, 1080}), QSize(1000, 700));
+    QCOMPARE(studio::fitWindowToScreen({1280, 860}, {1920, 1080}), QSize(1280, 860));
 }
 
 QTEST_MAIN(TestDialogs)

@@ -113,7 +113,6 @@ private Q_SLOTS:
     void aSweepStartsWhileAnEvaluationRuns();
     void hoverReadOutsFollowTheOpenRun();
     void longLabelsNeverWidenTheWindow();
-    void theWindowFitsTheScreen();
     void setUpSweepsThroughTheSweepsTab();
 
 private:
@@ -590,16 +589,6 @@ void TestStudio::setUpSweepsThroughTheSweepsTab()
     auto* summary = sweeps->findChild<QLabel*>("sweepSummary");
     QTRY_VERIFY2(summary->text().contains("1 combination left out"), qPrintable(summary->text()));
     QVERIFY(summary->toolTip().contains("pe=nope"));
-}
-
-// Issue 70, defect 16: the window opened 1280x860 on a 1280x800 screen (status bar off-screen).
-void TestStudio::theWindowFitsTheScreen()
-{
-    const auto fitted = studio::fitWindowToScreen({1280, 860}, {1280, 800});
-    QVERIFY(fitted.height() <= 800 - 40);  // the title bar too
-    QVERIFY(fitted.width() <= 1280);
-    QCOMPARE(studio::fitWindowToScreen({1000, 700}, {1920, 1080}), QSize(1000, 700));
-    QCOMPARE(studio::fitWindowToScreen({1280, 860}, {1920, 1080}), QSize(1280, 860));
 }
 
 QTEST_MAIN(TestStudio)
