@@ -127,6 +127,14 @@ void MainWindow::buildDocks()
             [this](const QString& m) { statusBar()->showMessage(m, 8000); });
     // Other processes' jobs under the folders the studio follows: the Runs list's and the sweep
     // the Sweeps tab shows (issue 53).
+    // Another process's training is named as the studio names its own: task · encoding.
+    m_jobs->setRunNamer([this](const QString& runFile) {
+        const auto* model = m_browser->model();
+        const int row = model->rowOfPath(runFile);
+        return row < 0 || model->row(row).task.isEmpty()
+                   ? QString()
+                   : QStringLiteral("%1 · %2").arg(model->row(row).task, model->row(row).pe);
+    });
     m_jobs->setFoldersSource([this] {
         QStringList folders = m_browser->folders();
         if (!m_sweeps->sweep().isEmpty())
@@ -154,6 +162,8 @@ void MainWindow::wireViews()
             m_tabs->setCurrentWidget(m_eval);
     });
     connect(m_sweeps, &ui::SweepsView::compareRequested, this, &MainWindow::compareRuns);
+    m_sweeps->setRunsFolders([this] { return m_browser->folders(); });
+    connect(m_sweeps, &ui::SweepsView::runsFolderWanted, m_browser, &ui::RunBrowser::addFolder);
     for (auto* w :
          std::initializer_list<QObject*>{m_setup, m_eval, m_probes, m_attention, m_sweeps})
         connect(w, SIGNAL(statusMessage(QString)), statusBar(), SLOT(showMessage(QString)));

@@ -3,11 +3,16 @@
 // of them, and a cell whose run file cannot be read is failed only when no process works on it.
 // (tst_sweep runs sweeps through the CLI.)
 
+#include <QProcess>
+#include <QThread>
+
 #include <filesystem>
 #include <fstream>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "lengen/engine/jobs.h"
+#include "lengen/engine/run_file.h"
 #include "lengen/engine/sweep.h"
 #include "lengen/engine/sweep_run.h"
 #include "sweep/job_record.h"
@@ -21,6 +26,7 @@ class TestSweepStates final : public QObject {
 private Q_SLOTS:
     void anEndedExecutorHoldsNoCells();
     void anUnreadableRunFailsOnlyWhenNoCellWritesIt();
+    void aCellRunByRunCellNamesItsProcess();
 };
 
 // An executor that returned before starting its cells (stopped at once, as the studio's Stop
@@ -81,6 +87,43 @@ void TestSweepStates::anUnreadableRunFailsOnlyWhenNoCellWritesIt()
     st = engine::sweepStatus(S, index).front();
     QCOMPARE(st.state, engine::SweepCellState::Failed);
     QVERIFY2(st.message.find(runFile) != std::string::npos, st.message.c_str());
+}
+
+// Issue 70, defect 4: a cell `lengen sweep run-cell` runs (no submission records it) is held
+// by that process, by name — "held by an unknown process" in the Jobs panel, HELD BY "-" in
+// `lengen jobs` — and a `sweep run` beside it names whom it leaves the cell to.
+void TestSweepStates::aCellRunByRunCellNamesItsProcess()
+{
+    const auto dir = test::scratchDir("sweep-run-cell-holder");
+    const std::string S = dir + "/S";
+    engine::createSweep(test::tinySweep(S, {"rope"}, 1, 5000000));
+    QProcess cell;
+    cell.start(LENGEN_CLI_PATH, {"sweep", "run-cell", QString::fromStdString(S), "0", "--threads",
+                                 "1", "--device", "cpu", "-q"});
+    QVERIFY(cell.waitForStarted());
+    const engine::SweepPaths paths{S};
+    const auto index = engine::readSweepIndex(S);
+    bool training = false;
+    for (int i = 0; i < 600 && !training; ++i) {
+        QThread::msleep(100);
+        try {
+            training = engine::readRunInfo(paths.runFile(index.cells[0].name)).lastLoggedStep > 0;
+        } catch (const engine::Error&) {
+        }
+    }
+    QVERIFY2(training, "the cell trains");
+    const std::string holder = engine::sweep::hostName() + ":" + std::to_string(cell.processId());
+    QCOMPARE(engine::sweepJobStatus(S, index).at(0).jobId, holder);
+    const auto jobs = engine::findJobs({dir});
+    QCOMPARE(int(jobs.size()), 1);
+    QCOMPARE(jobs[0].holder, holder);
+    auto r = test::runLengen({"jobs", QString::fromStdString(dir)});
+    QVERIFY2(r.code == 0 && r.out.contains(QString::fromStdString(holder)), qPrintable(r.out));
+    r = test::runLengen({"sweep", "run", QString::fromStdString(S), "--jobs", "1"});
+    QVERIFY2(r.err.contains(QString::fromStdString("1 running elsewhere (held by " + holder + ")")),
+             qPrintable(r.err));
+    cell.terminate();  // SIGTERM: the cell stops with its checkpoint
+    QVERIFY(cell.waitForFinished(60000));
 }
 
 QTEST_GUILESS_MAIN(TestSweepStates)

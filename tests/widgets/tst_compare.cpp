@@ -15,6 +15,7 @@
 #include <QApplication>
 #include <QElapsedTimer>
 #include <QFile>
+#include <QProcess>
 #include <QTableWidget>
 #include <QWheelEvent>
 
@@ -30,8 +31,10 @@ private Q_SLOTS:
     void compareFormatsDifferingValues();
     void compareGroupKeepsItsColourAndFlagsMixedEvaluations();
     void liveCompareFollowsAnotherProcessesEvaluation();
+    void liveCompareFollowsATrainingsLog();
     void loggedColumnAcrossRunsGroupsOverSeeds();
     void differingKeysListOnlyWhatDiffers();
+    void logYAndLegendOutsideAsInTheEvaluationTab();
 };
 
 void TestCompare::compareFormatsDifferingValues()
@@ -136,6 +139,39 @@ void TestCompare::liveCompareFollowsAnotherProcessesEvaluation()
     QVERIFY(plots::hiddenSeries(*plot).contains(first));
 }
 
+// Issue 70, defect 2: on a logged column ("training: loss") Compare follows a run another
+// process trains to its last logged step; it stayed at the step it was first drawn at.
+void TestCompare::liveCompareFollowsATrainingsLog()
+{
+    const std::string dir = test::scratchDir("views-compare-live-log");
+    const auto yaml = QString::fromStdString(test::tinyConfig("linear_regression", "rope", 600))
+                          .replace("save_steps: 10", "save_steps: 50")
+                          .toStdString();
+    const QString config = QString::fromStdString(test::writeFile(dir, "log.yaml", yaml));
+    QProcess trainer;
+    trainer.start(QStringLiteral(LENGEN_CLI_PATH),
+                  {"train", config, "--seed", "5", "--out", QString::fromStdString(dir + "/a"),
+                   "--threads", "1", "--device", "cpu"});
+    QString err;
+    const QString runFile = test::waitForRunFile(trainer, err);
+    QVERIFY2(!runFile.isEmpty(), qPrintable(err));
+    test::waitForCheckpointPast(runFile, 40);
+    ui::CompareView view;
+    view.setRuns({runFile});
+    QVERIFY(view.setMethod("training: loss"));
+    const auto lastStep = [&view] {
+        const auto& series = view.spec().series;
+        return series.empty() || series.front().x.empty() ? 0.0 : series.front().x.back();
+    };
+    const double first = lastStep();
+    QVERIFY2(first > 0 && first < 600, qPrintable(QString::number(first)));
+    QVERIFY(trainer.waitForFinished(120000));
+    QCOMPARE(trainer.exitCode(), 0);
+    const auto logged = double(engine::readRunInfo(runFile.toStdString()).lastLoggedStep);
+    QVERIFY(logged > first);
+    QTRY_COMPARE_WITH_TIMEOUT(lastStep(), logged, 5000);  // the timer's look, each second
+}
+
 // Issue 55, item 2: any logged column across runs, grouped like the evaluation curves: the
 // gradient norm of 3 runs that differ only in their seed is one curve, N = 3 with its band, by
 // step; each run alone is its own curve. Compare offers the columns, the loss when nothing is
@@ -237,6 +273,36 @@ void TestCompare::differingKeysListOnlyWhatDiffers()
     QCOMPARE(keys(figures::compareDifferences(runs, "standard"))[1],
              std::string("evaluation: prompts"));
     QVERIFY(figures::compareDifferences({runs[0]}, "standard").empty());  // one run: no rows
+}
+
+// Issue 70, defect 8: Compare had no log-y or legend-outside switch (the Evaluation tab has
+// both); the figure and its provenance follow them, the curves the user hid stay hidden.
+void TestCompare::logYAndLegendOutsideAsInTheEvaluationTab()
+{
+    const auto dir = test::scratchDir("views-compare-view");
+    const auto a = test::trainTiny(dir, "rope", 3), b = test::trainTiny(dir, "nope", 3);
+    for (const auto& run : {a, b})
+        test::evaluateSmall(run, {"standard"}, 8);
+    ui::CompareView view;
+    view.setRuns({QString::fromStdString(a), QString::fromStdString(b)});
+    QVERIFY(view.setMethod("standard"));
+    QVERIFY(!view.spec().y.log);
+    const QString first = QString::fromStdString(view.spec().series.front().name);
+    plots::setSeriesVisible(*view.plot(), first, false);
+    view.setView(true, true);
+    QVERIFY(view.spec().y.log);
+    QCOMPARE(view.spec().legend, plots::LegendPlace::OutsideRight);
+    QCOMPARE(view.plot()->axisRects().front()->axis(QCPAxis::atLeft)->scaleType(),
+             QCPAxis::stLogarithmic);
+    QVERIFY(plots::hiddenSeries(*view.plot()).contains(first));
+    const QString png = QString::fromStdString(dir) + "/compare.png";
+    QString error;
+    QVERIFY2(view.exportTo(png, 60, &error), qPrintable(error));
+    QFile provenance(QString::fromStdString(dir) + "/compare.provenance.json");
+    QVERIFY(provenance.open(QIODevice::ReadOnly));
+    const QByteArray json = provenance.readAll();
+    QVERIFY2(json.contains("\"log_y\": true") && json.contains("\"legend_outside\": true"),
+             json.constData());
 }
 
 QTEST_MAIN(TestCompare)

@@ -24,6 +24,8 @@
 #include "run_browser.h"
 #include "run_controller.h"
 #include "studio_test_support.h"
+#include "sweep_dialogs.h"
+#include "sweeps_view.h"
 #include "test_support.h"
 
 using namespace lengen;
@@ -67,6 +69,7 @@ private Q_SLOTS:
     void exportTargetAsksResolutionForPngOnly();
     void exportAllAsksFolderThenResolution();
     void importOfferDoesNotBlock();
+    void newSweepWritesWhereTheRunsListLooks();
 };
 
 void TestDialogs::askReturnsAtOnceAndAnswersLater()
@@ -234,6 +237,29 @@ void TestDialogs::theWindowFitsTheScreen()
     QVERIFY(fitted.width() <= 1280);
     QCOMPARE(studio::fitWindowToScreen({1000, 700}, {1920, 1080}), QSize(1000, 700));
     QCOMPARE(studio::fitWindowToScreen({1280, 860}, {1920, 1080}), QSize(1280, 860));
+}
+
+// Issue 70, defect 3: New sweep proposed ./sweeps/sweep (the current folder), whose runs then
+// never appeared in Runs, Compare or Hyperparameters. It proposes a folder under the Runs
+// list's, and a sweep created elsewhere is followed by the Runs list.
+void TestDialogs::newSweepWritesWhereTheRunsListLooks()
+{
+    const QString runs = QString::fromStdString(test::scratchDir("dialogs-sweep-runs"));
+    studio::MainWindow w(test::studioOptions(runs));
+    auto* sweeps = w.findChild<ui::SweepsView*>();
+    auto* browser = w.findChild<ui::RunBrowser*>();
+    QVERIFY(sweeps && browser);
+    QCOMPARE(sweeps->proposedFolder(), QDir(runs).absoluteFilePath("sweeps/sweep"));
+    QVERIFY(QDir().mkpath(runs + "/sweeps/sweep/taken"));  // not free: the next one is proposed
+    QCOMPARE(sweeps->proposedFolder(), QDir(runs).absoluteFilePath("sweeps/sweep-2"));
+    const QString elsewhere =
+        QString::fromStdString(test::scratchDir("dialogs-sweep-elsewhere")) + "/S";
+    QVERIFY(!ui::folderUnder(elsewhere, browser->folders()));
+    QVERIFY(sweeps->createSweep(test::tinySweep(elsewhere.toStdString(), {"rope"}, 1, 20)) != 0);
+    QVERIFY(test::waitIdle(w.controller(), 60000));
+    QTRY_VERIFY2(ui::folderUnder(elsewhere, browser->folders()),
+                 qPrintable(browser->folders().join(", ")));
+    QCOMPARE(sweeps->sweep(), elsewhere);  // shown, as before
 }
 
 QTEST_MAIN(TestDialogs)

@@ -10,6 +10,7 @@
 
 #include <QDir>
 #include <QFile>
+#include <QFontMetricsF>
 #include <QImage>
 #include <QPainter>
 #include <QRegularExpression>
@@ -130,6 +131,8 @@ private Q_SLOTS:
     void exportReplacesAnExistingFile();
     void spansShadeTheirRegion();
     void logAxesIgnoreNonPositiveValues();
+    void shortLogAxesTickInsideTheDecade();
+    void trainLengthLabelsDoNotOverlap();
     void rebuildingReusesThePlot();
     void legendClickHidesACurveAndHoverReadsValues();
 };
@@ -527,6 +530,57 @@ void TestPlots::logAxesIgnoreNonPositiveValues()
     QVERIFY(range.lower > 0 && range.lower < 1e-3);
     QVERIFY(range.upper > 10 && range.upper < 20);
     QCOMPARE(plot.axisRect()->axis(QCPAxis::atLeft)->scaleType(), QCPAxis::stLogarithmic);
+}
+
+// Issue 70, defect 8: a log y axis over 2..30 labelled only 10, 20, 30, so the data between 2
+// and 10 had no tick. It labels 1-2-5 steps of each decade in range.
+void TestPlots::shortLogAxesTickInsideTheDecade()
+{
+    FigureSpec f;
+    f.y.log = true;
+    Series s;
+    s.x = {0, 1, 2, 3};
+    s.y = {2.2, 4, 12, 28};
+    f.series.push_back(s);
+    QCustomPlot plot;
+    plot.resize(600, 400);
+    buildFigure(plot, f);
+    plot.replot();
+    auto* y = plot.axisRect()->axis(QCPAxis::atLeft);
+    const auto ticks = y->tickVector();
+    QVERIFY2(ticks.contains(5) && ticks.contains(10) && ticks.contains(20),
+             qPrintable(QStringList(y->tickVectorLabels()).join(", ")));
+    QVERIFY(y->tickVectorLabels().contains("5"));  // plain numbers, not 5·10^0
+    // Over many decades: the decades alone, as before.
+    f.series.front().y = {1e-4, 1e-2, 1, 100};
+    buildFigure(plot, f);
+    plot.replot();
+    for (double t : plot.axisRect()->axis(QCPAxis::atLeft)->tickVector())
+        QVERIFY2(std::abs(std::log10(t) - std::round(std::log10(t))) < 1e-9,
+                 qPrintable(QString::number(t)));
+}
+
+// Issue 70, defect 7: runs trained on 5 and 7 points drew "train length 5 points" over
+// "train length 7 points" (lines 4 prompts apart). Each label sits a text line below the last.
+void TestPlots::trainLengthLabelsDoNotOverlap()
+{
+    auto f = regressionFigure();
+    f.vlines = {{40, "train length 5 points"}, {44, "train length 7 points"}};
+    QCustomPlot plot;
+    plot.resize(800, 500);
+    buildFigure(plot, f);
+    plot.replot();
+    std::vector<QCPItemText*> labels;
+    for (int i = 0; i < plot.itemCount(); ++i)
+        if (auto* t = qobject_cast<QCPItemText*>(plot.item(i));
+            t && t->text().startsWith("train length"))
+            labels.push_back(t);
+    QCOMPARE(int(labels.size()), 2);
+    const double gap = std::abs(labels[0]->position->pixelPosition().y() -
+                                labels[1]->position->pixelPosition().y());
+    const double height = QFontMetricsF(labels[0]->font()).height();
+    QVERIFY2(gap >= height,
+             qPrintable(QStringLiteral("%1 px apart, text %2 px tall").arg(gap).arg(height)));
 }
 
 void TestPlots::rebuildingReusesThePlot()

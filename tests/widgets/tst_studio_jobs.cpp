@@ -172,12 +172,13 @@ void TestStudioJobs::jobsPanelStopsAnotherProcessesTraining()
 // combination").
 void TestStudioJobs::newSweepDialogKeepsItsChoicesAfterARefusal()
 {
+    // The proposal lies under the Runs list's folder (issue 70, defect 3).
     const QString work = QString::fromStdString(test::scratchDir("studio-sweep-folder"));
     const QString before = QDir::currentPath();
     QDir::setCurrent(work);
     QDir().mkpath(work + "/sweeps/sweep");
     test::writeFile((work + "/sweeps/sweep").toStdString(), "index.json", "{}");
-    studio::MainWindow w(options());
+    studio::MainWindow w(test::studioOptions(work));
     auto* setup = w.findChild<ui::SetupPanel*>();
     setup->setText(QString::fromStdString(test::tinyConfig()));
     QVERIFY(setup->validate().isEmpty());

@@ -19,6 +19,37 @@ namespace {
 
 const QString kBandLayer = QStringLiteral("bands");
 
+// A log axis over less than ~1.6 decades: QCustomPlot's log ticker then has one or two
+// decades to label (10, 100), and fell back to linear steps (10, 20, 30), so data between 2
+// and 10 had no tick (issue 70, defect 8). Here: 1, 2 and 5 of each decade in range, or every
+// digit where those are fewer than three; over wider ranges the decades, as before.
+class ShortLogTicker final : public QCPAxisTickerLog {
+public:
+    static bool isShort(const QCPRange& r)
+    {
+        return r.lower > 0 && std::log10(r.upper / r.lower) < 1.6;
+    }
+
+protected:
+    QVector<double> createTickVector(double tickStep, const QCPRange& range) override
+    {
+        if (!isShort(range))
+            return QCPAxisTickerLog::createTickVector(tickStep, range);
+        QVector<double> ticks;
+        for (const auto& mantissas : {std::vector<int>{1, 2, 5}, {1, 2, 3, 4, 5, 6, 7, 8, 9}}) {
+            ticks.clear();
+            for (int k = int(std::floor(std::log10(range.lower)));
+                 k <= int(std::ceil(std::log10(range.upper))); ++k)
+                for (int m : mantissas)
+                    if (const double v = m * std::pow(10.0, k); range.contains(v))
+                        ticks << v;
+            if (ticks.size() >= 3)
+                break;
+        }
+        return ticks;
+    }
+};
+
 // Every band goes on one layer under all curves: otherwise a later series' band would veil
 // the earlier series' lines.
 void ensureBandLayer(QCustomPlot& plot)
@@ -146,7 +177,9 @@ void addHLine(const Panel& p, const HLine& h)
     line->setPen(hlinePen(h));
 }
 
-void addVLine(const Panel& p, const VLine& v)
+// `row`: the how-manyeth labelled line of the panel; each label sits a line lower than the
+// one before, so two training lengths side by side do not write over each other (defect 7).
+void addVLine(const Panel& p, const VLine& v, int row)
 {
     const QColor color = colorOf(v.color, 3);
     auto* line = p.item<QCPItemLine>();
@@ -162,7 +195,8 @@ void addVLine(const Panel& p, const VLine& v)
     auto* text = p.item<QCPItemText>();
     p.attach(text->position);
     text->position->setTypeY(QCPItemPosition::ptAxisRectRatio);
-    text->position->setCoords(v.x, 0.02);  // just under the top edge, right of the line
+    // Just under the top edge, right of the line; each further label one text line lower.
+    text->position->setCoords(v.x, 0.02 + 0.06 * row);
     text->setPositionAlignment(Qt::AlignLeft | Qt::AlignTop);
     text->setPadding(QMargins(4, 0, 0, 0));
     text->setText(qs(v.label));
@@ -212,9 +246,10 @@ void drawPanel(const Panel& p, const FigureSpec& spec, bool legend)
     }
     for (const auto& h : spec.hlines)
         addHLine(p, h);
+    int labelled = 0;
     for (const auto& v : spec.vlines)
         if (p.shows(v.x))
-            addVLine(p, v);
+            addVLine(p, v, v.label.empty() ? 0 : labelled++);
     for (const auto& m : spec.markers)
         if (p.shows(m.x))
             addMarker(p, m);
@@ -294,7 +329,7 @@ void fitAxes(const Panel& p, const FigureSpec& spec)
             axis->setScaleType(QCPAxis::stLogarithmic);
             // At most ~4 labelled decades: attention weights span 10^-8..1, and on the query-row
             // plot (170 px) the default density stacked the 10^k labels onto each other.
-            auto ticker = QSharedPointer<QCPAxisTickerLog>(new QCPAxisTickerLog);
+            auto ticker = QSharedPointer<QCPAxisTickerLog>(new ShortLogTicker);
             ticker->setTickCount(4);
             axis->setTicker(ticker);
             axis->setNumberFormat(QStringLiteral("eb"));  // 10^k, not 1e+k
@@ -303,15 +338,13 @@ void fitAxes(const Panel& p, const FigureSpec& spec)
     }
     p.x()->setRange(p.clip ? QCPRange(p.clip->first, p.clip->second) : fitRange(xe, spec.x));
     p.y()->setRange(fitRange(ye, spec.y));
-    // Within ~1.6 decades QCustomPlot's log ticker falls back to linear steps (0.01, 0.02, …);
-    // written as 2·10^-2 those labels are two lines tall and stacked onto each other on a short
-    // axis (the attention view's query row). Plain numbers, and fewer of them, stay readable.
+    // Within ~1.6 decades the ticks are 1, 2, 5 of a decade (ShortLogTicker); written as
+    // 2·10^-2 those labels are two lines tall and stacked onto each other on a short axis (the
+    // attention view's query row). Plain numbers stay readable.
     for (auto [axis, def] : {std::pair{p.x(), &spec.x}, std::pair{p.y(), &spec.y}})
-        if (def->log && axis->range().lower > 0 &&
-            std::log10(axis->range().upper / axis->range().lower) < 1.6) {
+        if (def->log && ShortLogTicker::isShort(axis->range())) {
             axis->setNumberFormat(QStringLiteral("g"));
-            axis->setNumberPrecision(2);
-            axis->ticker()->setTickCount(3);
+            axis->setNumberPrecision(6);
         }
 }
 

@@ -194,12 +194,15 @@ QString panelBody(const FigureSpec& f, const QString& stem, Palette& palette, Te
                                    "opacity=%2}\n\\addlegendentry{%3}\n")
                         .arg(palette(colourOf(sp.color, 7)), num(std::min(1.0, sp.alpha * 2)),
                              texEscape(sp.label));
+    int labelled = 0;  // each further label a line lower, as on screen (figure_builder)
     for (const auto& v : f.vlines) {
         const QString colour = palette(colourOf(v.color, 7));
-        body += QStringLiteral("\\draw[%1, line width=1.1pt] ({axis cs:%2,%4}|-{rel axis cs:0,0}) "
-                               "-- ({axis cs:%2,%4}|-{rel axis cs:0,1}) "
-                               "node[pos=1, anchor=north west, font=\\scriptsize, text=%1] {%3};\n")
-                    .arg(colour, num(v.x), texEscape(v.label), ay);
+        const double pos = 1 - 0.06 * (v.label.empty() ? 0 : labelled++);
+        body +=
+            QStringLiteral("\\draw[%1, line width=1.1pt] ({axis cs:%2,%4}|-{rel axis cs:0,0}) "
+                           "-- ({axis cs:%2,%4}|-{rel axis cs:0,1}) "
+                           "node[pos=%5, anchor=north west, font=\\scriptsize, text=%1] {%3};\n")
+                .arg(colour, num(v.x), texEscape(v.label), ay, num(pos));
     }
     for (const auto& m : f.markers)
         body += QStringLiteral("\\node[anchor=south, font=\\scriptsize\\bfseries, text=%1] at "

@@ -255,6 +255,8 @@ std::vector<CellStatus> sweepStatus(const std::string& dir, const SweepIndex& in
             state &&
             (state->stage == "eval" || state->stage == "probe" || state->stage == "train") &&
             sweep::processAlive(state->host, state->pid);
+        if (working)
+            st.worker = state->host + ":" + std::to_string(state->pid);
         const std::string run = paths.runFile(cell.name);
         std::string runStatus;
         if (fs::exists(run)) {

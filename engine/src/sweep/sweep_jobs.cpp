@@ -64,10 +64,18 @@ void mergeJobStates(const std::string& dir, std::vector<CellStatus>& statuses,
     for (auto& st : statuses) {
         const int i = st.cell->index;
         const auto* sub = sweep::latestFor(submissions, i);
+        // No submission (a `sweep run-cell`), or a `sweep run` that ended since: the process
+        // at work on the cell holds it (issue 70: "held by an unknown process").
+        const bool executorGone =
+            sub && sub->executor != "slurm" &&
+            (!sub->endedAt.empty() || !sweep::processAlive(sub->host, sub->pid));
+        if (!st.worker.empty() && (!sub || executorGone))
+            st.jobId = st.worker;
         if (!sub)
             continue;
         st.executor = sub->executor;
-        st.jobId = sub->executor == "slurm" ? sub->jobId + "_" + std::to_string(i) : sub->jobId;
+        if (st.jobId.empty())
+            st.jobId = sub->executor == "slurm" ? sub->jobId + "_" + std::to_string(i) : sub->jobId;
         const auto it = sub->executor == "slurm" ? scheduler.find(i) : scheduler.end();
         if (it != scheduler.end())
             st.scheduler = it->second;

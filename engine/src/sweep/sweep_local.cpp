@@ -358,7 +358,8 @@ void LocalExecutor::sayPlan(const Pass& pass, const SweepRunSummary& summary,
     obs.onMessage(
         "sweep " + m_index.name + ": " + std::to_string(summary.cells) +
         " cells: " + std::to_string(summary.done) + " done, " + std::to_string(summary.elsewhere) +
-        " running elsewhere, " + std::to_string(summary.failedBefore) + " failed before" +
+        " running elsewhere" + (summary.heldBy.empty() ? "" : " (" + heldByText(summary) + ")") +
+        ", " + std::to_string(summary.failedBefore) + " failed before" +
         (summary.failedBefore && !m_options.retryFailed ? " (retry failed cells to run them again)"
                                                         : "") +
         ", " + std::to_string(pass.cells) + " to run" +

@@ -214,11 +214,17 @@ std::vector<const SweepCell*> chooseCells(const std::vector<CellStatus>& statuse
 {
     std::vector<const SweepCell*> cells;
     s.cells = int(statuses.size());
+    const auto heldElsewhere = [&s](const CellStatus& st) {
+        ++s.elsewhere;
+        const std::string who = st.jobId.empty() ? st.worker : st.jobId;
+        if (!who.empty() && std::find(s.heldBy.begin(), s.heldBy.end(), who) == s.heldBy.end())
+            s.heldBy.push_back(who);
+    };
     for (const auto& st : statuses) {
         switch (st.state) {
         case SweepCellState::Done: ++s.done; break;
         case SweepCellState::Running:
-        case SweepCellState::Requeued: ++s.elsewhere; break;  // another executor or Slurm has it
+        case SweepCellState::Requeued: heldElsewhere(st); break;  // another executor or Slurm
         case SweepCellState::Failed:
             if (retryFailed)
                 cells.push_back(st.cell);
@@ -227,7 +233,7 @@ std::vector<const SweepCell*> chooseCells(const std::vector<CellStatus>& statuse
             break;
         case SweepCellState::Pending:
             if (st.queued)
-                ++s.elsewhere;  // a live `sweep run` or the scheduler will start it
+                heldElsewhere(st);  // a live `sweep run` or the scheduler will start it
             else
                 cells.push_back(st.cell);
             break;
@@ -237,6 +243,14 @@ std::vector<const SweepCell*> chooseCells(const std::vector<CellStatus>& statuse
     }
     s.taken = int(cells.size());
     return cells;
+}
+
+std::string heldByText(const SweepRunSummary& summary)
+{
+    std::string out;
+    for (const auto& who : summary.heldBy)
+        out += (out.empty() ? "held by " : ", ") + who;
+    return out;
 }
 
 SweepExecutor::SweepExecutor(const std::string& dir)

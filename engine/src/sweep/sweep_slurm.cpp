@@ -167,6 +167,7 @@ public:
             obs.onMessage(
                 "sweep " + m_index.name + ": nothing to submit (" + std::to_string(summary.done) +
                 " done, " + std::to_string(summary.elsewhere) + " running" +
+                (summary.heldBy.empty() ? "" : " (" + heldByText(summary) + ")") +
                 (m_options.retryFailed ? "" : "; failed cells need --retry-failed") + ")");
             return summary;
         }

@@ -96,7 +96,7 @@ CompareView::~CompareView() = default;
 
 bool CompareView::followFiles()
 {
-    if (m_runs.isEmpty() || runFilesStamp(m_runs) == m_stamp)
+    if (m_runs.isEmpty() || runFilesStamp(m_runs, followsLogs()) == m_stamp)
         return false;
     m_state->take();
     m_live = true;
@@ -154,6 +154,15 @@ QHBoxLayout* CompareView::buildBar()
     bar->addWidget(m_keys);
     bar->addWidget(m_band);
     bar->addWidget(m_baselines);
+    // The Evaluation tab's two view switches (issue 70, defect 8): exports follow them.
+    m_logY = new QCheckBox(tr("log y"));
+    m_logY->setObjectName(QStringLiteral("compareLogY"));
+    m_logY->setToolTip(tr("Logarithmic y axis (errors spanning decades)"));
+    m_legendOutside = new QCheckBox(tr("legend outside"));
+    m_legendOutside->setObjectName(QStringLiteral("compareLegendOutside"));
+    m_legendOutside->setToolTip(tr("Put the legend beside the data instead of over it"));
+    bar->addWidget(m_logY);
+    bar->addWidget(m_legendOutside);
     auto* copyButton = new QPushButton(tr("Copy"));
     auto* exportButton = new QPushButton(tr("Export…"));
     exportButton->setToolTip(tr("PNG, SVG, PDF or CSV (the plotted data)"));
@@ -220,12 +229,32 @@ void CompareView::connectControls()
         fillDifferences();  // its evaluation rows are the method's
     });
     connect(m_baselines, &QCheckBox::toggled, this, &CompareView::draw);
+    for (auto* box : {m_logY, m_legendOutside})
+        connect(box, &QCheckBox::toggled, this, [this] {
+            const QStringList hidden = plots::hiddenSeries(*m_plot);  // the same curves
+            draw();
+            plots::hideSeries(*m_plot, hidden);
+        });
     connect(m_group, &QComboBox::currentIndexChanged, this, [this] {
         m_keys->setVisible(CompareGroup(m_group->currentData().toInt()) == CompareGroup::Keys);
         draw();
     });
     connect(m_keys, &QLineEdit::editingFinished, this, &CompareView::draw);
     connect(m_band, &QComboBox::currentIndexChanged, this, &CompareView::draw);
+}
+
+figures::ViewOptions CompareView::view() const
+{
+    figures::ViewOptions v;  // hidden curves stay in the spec, hidden on the plot
+    v.logY = m_logY->isChecked();
+    v.legendOutside = m_legendOutside->isChecked();
+    return v;
+}
+
+void CompareView::setView(bool logY, bool legendOutside)
+{
+    m_logY->setChecked(logY);
+    m_legendOutside->setChecked(legendOutside);
 }
 
 CompareOptions CompareView::options() const
@@ -292,7 +321,11 @@ bool CompareView::exportTo(const QString& path, int dpi, QString* error)
         figures::writeProvenance(
             path.toStdString(),
             figures::multiRunProvenance(m_sources, m_method->currentText().toStdString(), grouping,
-                                        figures::ViewOptions{{}, plots::hiddenSeries(*m_plot)}));
+                                        [this] {
+                                            auto shown = view();
+                                            shown.hidden = plots::hiddenSeries(*m_plot);
+                                            return shown;
+                                        }()));
     } catch (const std::exception& e) {
         if (error)
             *error = QString::fromUtf8(e.what());
@@ -304,7 +337,6 @@ bool CompareView::exportTo(const QString& path, int dpi, QString* error)
 void CompareView::setRuns(const QStringList& runFiles)
 {
     m_runs = runFiles;
-    m_stamp = runFilesStamp(runFiles);
     std::set<std::string> methods;
     for (const auto& run : runFiles) {
         try {
@@ -404,8 +436,15 @@ QString runName(const QString& run)
 }
 }  // namespace
 
+bool CompareView::followsLogs() const
+{
+    return isLoggedMethod(m_method->currentText().toStdString());
+}
+
 void CompareView::draw()
 {
+    // What the figure drawn now is made of: a logged column follows run.h5 as it trains.
+    m_stamp = runFilesStamp(m_runs, followsLogs());
     if (!m_live)
         m_state->forget();  // other data: the user's zoom was of another figure
     m_missing.clear();
@@ -431,6 +470,7 @@ void CompareView::draw()
         m_sources = std::move(result.sources);
         m_groupedBy = result.keys;
         m_missing = result.missing;
+        figures::applyView(m_spec, view());
         plots::buildFigure(*m_plot, m_spec);
         const auto shown = m_runs.size() - m_missing.size();
         QString text = m_runs.size() == 1
@@ -485,6 +525,7 @@ void CompareView::drawPanels()
             auto result =
                 compareRuns(m_runs, method.toStdString(), m_baselines->isChecked(), options());
             auto panel = std::move(result.figure);
+            figures::applyView(panel, view());
             const auto& missing = result.missing;
             if (grid.title.empty())  // "<task> - <method>": the task heads the grid
                 grid.title = panel.title.substr(0, panel.title.find(" - "));

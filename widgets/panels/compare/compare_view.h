@@ -9,6 +9,7 @@
 #include <optional>
 
 #include "compare_figure.h"
+#include "figure_provenance.h"
 #include "figure_spec.h"
 
 class QComboBox;
@@ -44,6 +45,8 @@ public:
     /// CompareGroup::Keys ("pe, model.n_layer"), the band. Redraws.
     void setGrouping(CompareGroup group, const QString& keys = {},
                      engine::BandKind band = engine::BandKind::Auto);
+    /// The view switches (the Evaluation tab's): log y, the legend beside the data. Redraws.
+    void setView(bool logY, bool legendOutside);
     /// The panels shown for allMethodsText() (one per method); empty for one method.
     const std::optional<plots::GridSpec>& panels() const { return m_panels; }
     QCustomPlot* plot() const { return m_plot; }
@@ -75,13 +78,15 @@ private:
     void draw();
     void drawPanels();
     CompareOptions options() const;
+    figures::ViewOptions view() const;
     void fillDifferences();
+    bool followsLogs() const;  ///< the method is a logged column: run.h5 counts as it grows
 
     QStringList m_runs, m_missing;
     std::optional<plots::GridSpec> m_panels;
     QPushButton* m_evaluate;
     QComboBox* m_method;
-    QCheckBox* m_baselines;
+    QCheckBox *m_baselines, *m_logY, *m_legendOutside;
     QComboBox* m_group;
     QLineEdit* m_keys;
     QComboBox* m_band;

@@ -20,7 +20,7 @@ QString fileStamp(const QString& path)
 
 }  // namespace
 
-QString runFilesStamp(const QStringList& runs)
+QString runFilesStamp(const QStringList& runs, bool logs)
 {
     QString stamp;
     for (const auto& run : runs) {
@@ -31,6 +31,8 @@ QString runFilesStamp(const QStringList& runs)
             // gone: its stamp is empty, and changes if it comes back
         }
         stamp += fileStamp(QFileInfo(file).absolutePath() + "/analysis.h5") + ';';
+        if (logs)  // the rows a training logs (issue 70, defect 2: Compare stopped at them)
+            stamp += fileStamp(file) + ';';
     }
     return stamp;
 }

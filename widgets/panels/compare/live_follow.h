@@ -14,9 +14,10 @@
 namespace lengen::ui {
 
 /// What changes when a run gains results: the size and modification time of each run's
-/// analysis.h5 ("" while it has none). Equal stamps: nothing to redraw. run.h5 is left out on
-/// purpose: a training logs into it every few steps, and Compare draws evaluations only.
-QString runFilesStamp(const QStringList& runs);
+/// analysis.h5 ("" while it has none), and with `logs` its run.h5 too. Equal stamps: nothing
+/// to redraw. run.h5 counts only for a figure of a logged column ("training: loss"): a
+/// training logs into it every few steps, which an evaluation's figure does not draw.
+QString runFilesStamp(const QStringList& runs, bool logs = false);
 
 /// The figure's zoom and hidden curves, taken before a redraw and put back after it.
 class FigureState {

@@ -100,6 +100,25 @@ QString freeFolder(const QString& base)
             return next;
 }
 
+QString defaultSweepFolder(const QStringList& runsFolders, const QString& current)
+{
+    for (const auto& f : runsFolders)
+        if (!f.isEmpty() && QFileInfo(f).isDir())
+            return freeFolder(QDir(f).absoluteFilePath(QStringLiteral("sweeps/sweep")));
+    return freeFolder(QDir(current).absoluteFilePath(QStringLiteral("sweeps/sweep")));
+}
+
+bool folderUnder(const QString& dir, const QStringList& folders)
+{
+    const QString path = QDir::cleanPath(QFileInfo(dir).absoluteFilePath());
+    for (const auto& f : folders) {
+        const QString base = QDir::cleanPath(QFileInfo(f).absoluteFilePath());
+        if (!f.isEmpty() && (path == base || path.startsWith(base + QLatin1Char('/'))))
+            return true;
+    }
+    return false;
+}
+
 QDialog* askNewSweep(QWidget* parent, const QString& defaultFolder,
                      std::function<void(engine::NewSweep, DialogReply)> then)
 {

@@ -31,6 +31,13 @@ QDialog* askNewSweep(QWidget* parent, const QString& defaultFolder,
 /// dialog's proposal (an existing sweep folder was proposed, then refused).
 QString freeFolder(const QString& base);
 
+/// Where New sweep proposes to write: `sweeps/sweep` under the first Runs list folder that
+/// exists (so its runs appear in Runs, Compare and Hyperparameters), else under `current`;
+/// made free by freeFolder.
+QString defaultSweepFolder(const QStringList& runsFolders, const QString& current);
+/// Whether `dir` lies in one of `folders` (or is one): the Runs list sees its runs.
+bool folderUnder(const QString& dir, const QStringList& folders);
+
 /// How to submit to Slurm: partition, time, CPUs and GPUs per cell, cells at once; as
 /// askNewSweep.
 QDialog* askSubmit(QWidget* parent, std::function<void(engine::SlurmSweepOptions)> then);

@@ -218,6 +218,8 @@ bool SweepsView::setSweep(const QString& dir)
         Q_EMIT statusMessage(tr("Not a sweep: %1").arg(QString::fromUtf8(e.what())));
         return false;
     }
+    if (dir != m_dir)
+        m_lastRun.clear();  // what Run here did was of another sweep
     m_dir = dir;
     m_doneCells = -1;
     m_aggregate.reset();
@@ -296,30 +298,10 @@ bool SweepsView::setSweep(const QString& dir)
     return true;
 }
 
-void SweepsView::refresh()
+// Each grid square: its cells' marks, coloured by the most urgent state, their states in
+// the tooltip.
+void SweepsView::paintGrid(const std::vector<engine::CellStatus>& all)
 {
-    if (!m_index)
-        return;
-    std::vector<engine::CellStatus> all;
-    std::string root;
-    try {
-        root = engine::locateSweep(m_dir.toStdString());
-        all = engine::sweepStatus(root, *m_index);
-    } catch (const std::exception& e) {
-        return Q_EMIT statusMessage(tr("Sweep not read: %1").arg(QString::fromUtf8(e.what())));
-    }
-    askScheduler(root);
-    try {  // the jobs recorded in the folder, and the scheduler's word as last heard
-        engine::mergeJobStates(root, all, m_scheduler);
-    } catch (const std::exception& e) {
-        Q_EMIT statusMessage(tr("Sweep jobs not read: %1").arg(QString::fromUtf8(e.what())));
-    }
-    m_runFiles.assign(all.size(), {});
-    std::map<std::string, int> counts;
-    for (const auto& s : all) {
-        m_runFiles[size_t(s.cell->index)] = s.runFile;
-        ++counts[engine::stateName(s.state)];
-    }
     for (size_t r = 0; r < m_cellsAt.size(); ++r)
         for (size_t c = 0; c < m_cellsAt[r].size(); ++c) {
             if (m_cellsAt[r][c].empty()) {  // skip_refused left every cell of it out
@@ -355,6 +337,33 @@ void SweepsView::refresh()
             item->setToolTip(tips.join('\n'));
             m_grid->setItem(int(r), int(c), item);
         }
+}
+
+void SweepsView::refresh()
+{
+    if (!m_index)
+        return;
+    std::vector<engine::CellStatus> all;
+    std::string root;
+    try {
+        root = engine::locateSweep(m_dir.toStdString());
+        all = engine::sweepStatus(root, *m_index);
+    } catch (const std::exception& e) {
+        return Q_EMIT statusMessage(tr("Sweep not read: %1").arg(QString::fromUtf8(e.what())));
+    }
+    askScheduler(root);
+    try {  // the jobs recorded in the folder, and the scheduler's word as last heard
+        engine::mergeJobStates(root, all, m_scheduler);
+    } catch (const std::exception& e) {
+        Q_EMIT statusMessage(tr("Sweep jobs not read: %1").arg(QString::fromUtf8(e.what())));
+    }
+    m_runFiles.assign(all.size(), {});
+    std::map<std::string, int> counts;
+    for (const auto& s : all) {
+        m_runFiles[size_t(s.cell->index)] = s.runFile;
+        ++counts[engine::stateName(s.state)];
+    }
+    paintGrid(all);
     // A cell that finished since the last look joins the figure.
     if (counts["done"] != m_doneCells) {
         const bool first = m_doneCells < 0;
@@ -387,7 +396,9 @@ void SweepsView::refresh()
                            .arg(counts["pending"])
                            .arg(counts["stopped"])
                            .arg(counts["failed"])
-                           .arg(extra, running ? tr(" — running here") : QString()));
+                           .arg(extra, running               ? tr(" — running here")
+                                       : m_lastRun.isEmpty() ? QString()
+                                                             : " — " + m_lastRun));
     m_run->setEnabled(m_runJob == 0);  // queued or running: not a second time
     const QString behind = queuedBehind();
     m_stop->setEnabled(running || !behind.isEmpty());  // a queued run can be taken back

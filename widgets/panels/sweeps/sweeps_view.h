@@ -43,6 +43,14 @@ public:
     /// Shows a sweep folder; false + a status message when it is not one.
     bool setSweep(const QString& dir);
     QString sweep() const { return m_dir; }
+    /// The Runs list's folders: New sweep proposes a folder under the first, and a sweep
+    /// created outside them is asked to be followed (runsFolderWanted).
+    void setRunsFolders(std::function<QStringList()> folders)
+    {
+        m_runsFolders = std::move(folders);
+    }
+    /// The folder New sweep proposes now (defaultSweepFolder).
+    QString proposedFolder() const;
     /// Re-reads every cell's state (what the timer does).
     void refresh();
     /// Aggregates over seeds (engine::aggregateSweep; writes aggregate.h5) and redraws: as a job
@@ -60,6 +68,8 @@ public:
     void setCellExecutable(std::string executable) { m_cellExecutable = std::move(executable); }
     /// Whether this view's sweep job (a local run) is the controller's current job.
     bool runningHere() const;
+    /// The line under the grid: the cells' states, and what the last Run here did.
+    QString summaryText() const;
     /// What the buttons do, for tests and menus: each queues a job on the controller.
     quint64 createSweep(engine::NewSweep request);  ///< the job's id (0: no controller)
     void runHere();
@@ -74,6 +84,8 @@ Q_SIGNALS:
     void statusMessage(QString message);
     void openRunRequested(QString runFile);
     void compareRequested(QStringList runFiles);
+    /// A sweep was created in a folder the Runs list does not follow: its runs belong there.
+    void runsFolderWanted(QString folder);
 
 private:
     /// The shown sweep's folder (engine::locateSweep), or nullopt after a status message
@@ -81,6 +93,7 @@ private:
     std::optional<std::string> locateShown(const QString& failure);
     void submit();
     void onRunEnded(const JobInfo& job);
+    void paintGrid(const std::vector<engine::CellStatus>& all);
     void drawFigure();
     void cellActivated(int row, int column);
 
@@ -92,6 +105,9 @@ private:
     std::vector<std::string> m_runFiles;                   ///< per cell index ("" before it runs)
     std::function<std::optional<std::vector<engine::RunConfig>>()> m_baseConfig;
     QLabel *m_title, *m_summary;
+    QString m_lastRun;
+    std::function<QStringList()>
+        m_runsFolders;  ///< what the last Run here did, when it left cells to others
     QTableWidget* m_grid;
     QSpinBox* m_jobs;
     QSpinBox* m_members;  ///< LocalSweepOptions::members

@@ -53,11 +53,20 @@ QString SweepsView::queuedBehind() const
 
 // This view's local run ended (whenEnded on its id): the grid shows the cells' last states, and
 // a finished run is aggregated.
+QString SweepsView::summaryText() const { return m_summary->text(); }
+
 void SweepsView::onRunEnded(const JobInfo& job)
 {
     if (job.id != m_runJob)
         return;
     m_runJob = 0;
+    // Run here on a sweep others hold takes nothing: say so where it was asked (issue 70,
+    // defect 4: the tab showed no answer), naming the holders.
+    m_lastRun = job.result.said.find("held by") != std::string::npos
+                    ? tr("Run here: %1").arg(QString::fromStdString(job.result.said))
+                    : QString();
+    if (!m_lastRun.isEmpty())
+        Q_EMIT statusMessage(m_lastRun);
     refresh();
     if (job.state == JobState::Finished)
         aggregate();
@@ -209,7 +218,10 @@ engine::JobResult jobResult(const engine::SweepRunSummary& s)
                           : std::to_string(s.finished) + " of the " + std::to_string(s.taken) +
                                 " cell(s) it took finished";
     if (s.elsewhere > 0)
-        r.said += "; " + std::to_string(s.elsewhere) + " held by other processes, left to them";
+        r.said +=
+            "; " + std::to_string(s.elsewhere) + " " +
+            (s.heldBy.empty() ? std::string("held by other processes") : engine::heldByText(s)) +
+            ", left to them";
     if (s.done > 0)
         r.said += "; " + std::to_string(s.done) + " done before";
     return r;
@@ -236,6 +248,11 @@ std::vector<std::string> cellsHeldElsewhere(const std::string& dir)
 
 }  // namespace
 
+QString SweepsView::proposedFolder() const
+{
+    return defaultSweepFolder(m_runsFolders ? m_runsFolders() : QStringList(), QDir::currentPath());
+}
+
 void SweepsView::newSweep()
 {
     const auto runs = m_baseConfig ? m_baseConfig() : std::nullopt;
@@ -250,7 +267,7 @@ void SweepsView::newSweep()
         return Q_EMIT statusMessage(tr("Sweep not created: %1").arg(QString::fromUtf8(e.what())));
     }
     // A folder that is free: the last sweep's was proposed, then refused (issue 52).
-    askNewSweep(this, freeFolder(QDir::current().absoluteFilePath(QStringLiteral("sweeps/sweep"))),
+    askNewSweep(this, proposedFolder(),
                 [this, base, source](engine::NewSweep request, DialogReply reply) {
                     request.base = base;
                     request.baseSource = source;
@@ -302,8 +319,13 @@ quint64 SweepsView::createSweep(engine::NewSweep request)
         subject);
     const QString dir = m_newDir;
     m_controller->whenEnded(id, this, [this, dir](const JobInfo& j) {
-        if (j.state == JobState::Finished)
-            setSweep(dir);  // the new sweep is shown
+        if (j.state != JobState::Finished)
+            return;
+        setSweep(dir);  // the new sweep is shown
+        // Its runs appear in Runs, Compare and Hyperparameters (issue 70, defect 3: a sweep
+        // written outside the Runs list's folders never did).
+        if (m_runsFolders && !folderUnder(dir, m_runsFolders()))
+            Q_EMIT runsFolderWanted(QFileInfo(dir).absoluteFilePath());
     });
     Q_EMIT statusMessage(tr("Creating the sweep %1…").arg(m_newDir));
     return id;

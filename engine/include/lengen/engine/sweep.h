@@ -152,6 +152,9 @@ struct CellStatus {
     std::string jobId;      ///< Slurm "<array>_<cell>"; local "<host>:<pid>"
     std::string scheduler;  ///< the scheduler's own word (Slurm's PENDING, …)
     bool queued = false;    ///< pending, held by a live executor or the scheduler
+    /// "<host>:<pid>" of the live process working on it, from its state file (sweepStatus):
+    /// a `sweep run`'s cell process, or `sweep run-cell`, which no submission records.
+    std::string worker;
 };
 std::vector<CellStatus> sweepStatus(const std::string& dir, const SweepIndex& index);
 

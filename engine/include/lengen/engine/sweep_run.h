@@ -109,16 +109,20 @@ public:
 };
 
 struct SweepRunSummary {
-    int cells = 0;                              ///< cells in the sweep
-    int done = 0;                               ///< done before
-    int elsewhere = 0;                          ///< running under another executor
-    int failedBefore = 0;                       ///< failed and left alone (no retry)
-    int taken = 0;                              ///< cells this executor took
+    int cells = 0;                    ///< cells in the sweep
+    int done = 0;                     ///< done before
+    int elsewhere = 0;                ///< running under another executor
+    std::vector<std::string> heldBy;  ///< who holds those: "<host>:<pid>", Slurm's "<job>_<task>"
+    int failedBefore = 0;             ///< failed and left alone (no retry)
+    int taken = 0;                    ///< cells this executor took
     int finished = 0, stopped = 0, failed = 0;  ///< of those (local executor)
     int cancelledHere = 0;                      ///< taken, then skipped: `sweep cancel` marked them
     bool cancelled = false;
     std::string jobId;  ///< the scheduler's job (Slurm)
 };
+/// Who holds the cells left to others, as every message names them: "held by host:1234" or
+/// "held by host:1234, 77_3" ("" when none is known).
+std::string heldByText(const SweepRunSummary& summary);
 
 /// The one choice of cells to run, for every executor: pending, stopped and cancelled cells
 /// (a new run takes a cancelled cell again; failed ones only with `retryFailed`). Done cells,
