@@ -180,10 +180,24 @@ void writeEach(
     }
 }
 
+// What a rebuild is named after: the provenance file's own name ("ab.provenance.json" ->
+// "ab"), so two rebuilds in one folder never overwrite each other (issue 70, defect 9: both
+// were named after the figure, "compare_standard-rebuilt.png").
+std::string provenanceStem(const std::string& from)
+{
+    std::string name = fs::path(from).filename().string();
+    for (const std::string suffix : {".provenance.json", ".json"})
+        if (name.size() > suffix.size() &&
+            name.compare(name.size() - suffix.size(), suffix.size(), suffix) == 0)
+            return name.substr(0, name.size() - suffix.size());
+    return name;
+}
+
 // --from FILE: the figure a provenance file describes, from the same runs, checked unchanged.
 int exportFromProvenance(const ExportArgs& args)
 {
     const auto source = figures::readProvenance(args.from);
+    const std::string stem = provenanceStem(args.from);
     if (source.name == "grid") {  // a sweep's grid: aggregated again as recorded, in memory
         engine::AggregateOptions options;
         options.groupBy = source.groupBy;
@@ -205,7 +219,7 @@ int exportFromProvenance(const ExportArgs& args)
                             " cells now, the grid drew " + std::to_string(recorded.size()) +
                             " (cells evaluated since?)");
         const auto grid = figures::sweepGridFigure(aggregate, source.method);
-        writeEach(rebuildTargets(args, source, "grid_" + source.method), args,
+        writeEach(rebuildTargets(args, source, stem), args,
                   [&](plots::Format fmt, const QString& path, bool standalone) {
                       return plots::exportGrid(grid, path, fmt, args.dpi,
                                                standalone || source.standalone);
@@ -225,13 +239,13 @@ int exportFromProvenance(const ExportArgs& args)
             throw Error(ErrorKind::RunFile,
                         "--from " + args.from + ": run " + compared.missing.front().toStdString() +
                             " no longer has its " + source.method + " evaluation");
-        for (const auto& [fmt, path] : rebuildTargets(args, source, "compare_" + source.method))
+        for (const auto& [fmt, path] : rebuildTargets(args, source, stem))
             writeRebuilt(compared.figure, source, fmt, path, args);
         return 0;
     }
     if (source.name == "hparams") {  // the Hyperparameters view: its runs read again
         const auto spec = figures::hparamsFromRuns(source.runs, source.hparams);
-        writeEach(rebuildTargets(args, source, "hparams"), args,
+        writeEach(rebuildTargets(args, source, stem), args,
                   [&](plots::Format fmt, const QString& path, bool standalone) {
                       return plots::exportParallel(spec, path, fmt, args.dpi,
                                                    standalone || source.standalone);
@@ -240,7 +254,7 @@ int exportFromProvenance(const ExportArgs& args)
     }
     ExportArgs recorded = args;  // the run figure as it was written: standalone TeX stays so
     recorded.standalone = args.standalone || source.standalone;
-    const auto targets = rebuildTargets(args, source, figures::figureFileName(source.name));
+    const auto targets = rebuildTargets(args, source, stem);
     for (const auto& [fmt, path] : targets)
         exportOne(source.run, source.name, source.view, fmt, path, recorded,
                   fmt == targets.front().first);

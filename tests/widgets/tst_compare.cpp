@@ -35,6 +35,7 @@ private Q_SLOTS:
     void loggedColumnAcrossRunsGroupsOverSeeds();
     void differingKeysListOnlyWhatDiffers();
     void logYAndLegendOutsideAsInTheEvaluationTab();
+    void rebuildKeepsColoursAndItsProvenancesName();
 };
 
 void TestCompare::compareFormatsDifferingValues()
@@ -303,6 +304,40 @@ void TestCompare::logYAndLegendOutsideAsInTheEvaluationTab()
     const QByteArray json = provenance.readAll();
     QVERIFY2(json.contains("\"log_y\": true") && json.contains("\"legend_outside\": true"),
              json.constData());
+}
+
+// Issue 70, defect 9: `lengen export --from` drew a group in another colour than the studio's
+// export (a run's colour comes from what the studio drew first), and named every rebuild after
+// the figure, so two rebuilds overwrote each other. Colours are recorded and kept; a rebuild is
+// named after its provenance file.
+void TestCompare::rebuildKeepsColoursAndItsProvenancesName()
+{
+    const auto dir = test::scratchDir("views-compare-rebuild");
+    const auto a = test::trainTiny(dir, "rope", 5), b = test::trainTiny(dir, "alibi", 5);
+    for (const auto& run : {a, b})
+        test::evaluateSmall(run, {"standard"}, 8);
+    for (const char* other : {"drawn-before-1", "drawn-before-2", "drawn-before-3"})
+        plots::runColor(other);  // the studio drew other runs first
+    ui::CompareView view;
+    view.setRuns({QString::fromStdString(a), QString::fromStdString(b)});
+    QVERIFY(view.setMethod("standard"));
+    view.setGrouping(ui::CompareGroup::EachRun);
+    const std::string colour = view.spec().series.front().color;
+    QVERIFY2(QString::fromStdString(colour).toLower() != plots::paletteColor(0).name(),
+             colour.c_str());
+    const QString folder = QString::fromStdString(dir);
+    QString error;
+    QVERIFY2(view.exportTo(folder + "/first.svg", 60, &error), qPrintable(error));
+    QVERIFY2(view.exportTo(folder + "/second.svg", 60, &error), qPrintable(error));
+    for (const QString name : {"first", "second"}) {
+        const auto r =
+            test::runLengen({"export", "--from", folder + "/" + name + ".provenance.json", "-q"});
+        QVERIFY2(r.code == 0, qPrintable(r.err));
+    }
+    QFile first(folder + "/first-rebuilt.svg"), second(folder + "/second-rebuilt.svg");
+    QVERIFY(first.open(QIODevice::ReadOnly) && second.exists());
+    const QString svg = QString::fromUtf8(first.readAll()).toLower();
+    QVERIFY2(svg.contains(QString::fromStdString(colour).toLower()), colour.c_str());
 }
 
 QTEST_MAIN(TestCompare)

@@ -2,6 +2,7 @@
 
 #include "compare_figure.h"
 
+#include <QColor>
 #include <QDateTime>
 #include <QFile>
 #include <QFileInfo>
@@ -92,6 +93,18 @@ void applyView(plots::FigureSpec& spec, const ViewOptions& view)
     }
     if (view.legendOutside && spec.legend != plots::LegendPlace::None)
         spec.legend = plots::LegendPlace::OutsideRight;
+    for (auto& s : series)
+        if (const auto it = view.colors.find(s.name); it != view.colors.end())
+            s.color = it->second;
+}
+
+std::map<std::string, std::string> seriesColors(const plots::FigureSpec& spec)
+{
+    std::map<std::string, std::string> out;
+    for (const auto& s : spec.series)
+        if (!s.name.empty() && !s.color.empty())
+            out.emplace(s.name, s.color);
+    return out;
 }
 
 std::string configHash(const std::string& configYaml)
@@ -132,6 +145,12 @@ QJsonObject viewJson(const ViewOptions& v)
     view["hidden_curves"] = QJsonArray::fromStringList(v.hidden);
     view["log_y"] = v.logY;
     view["legend_outside"] = v.legendOutside;
+    if (!v.colors.empty()) {
+        QJsonObject colors;
+        for (const auto& [name, color] : v.colors)
+            colors[qs(name)] = qs(color);
+        view["curve_colors"] = colors;
+    }
     return view;
 }
 
@@ -145,6 +164,11 @@ ViewOptions readView(const QJsonObject& view)
         v.hidden << h.toString();
     v.logY = view["log_y"].toBool(false);
     v.legendOutside = view["legend_outside"].toBool(false);
+    const auto colors = view["curve_colors"].toObject();
+    for (auto it = colors.begin(); it != colors.end(); ++it)
+        if (const QString c = it.value().toString();
+            c.size() == 7 && c.startsWith('#') && QColor(c).isValid())
+            v.colors.emplace(it.key().toStdString(), c.toStdString());
     return v;
 }
 

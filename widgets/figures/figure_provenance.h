@@ -11,6 +11,7 @@
 #include <QString>
 #include <QStringList>
 
+#include <map>
 #include <string>
 
 #include "hparams_figure.h"
@@ -31,10 +32,16 @@ struct ViewOptions {
     QStringList hidden;          ///< curves hidden by a legend click: left out of an export
     bool logY = false;           ///< log y axis
     bool legendOutside = false;  ///< the legend beside the data instead of over it
+    /// Each curve's colour as drawn ("#rrggbb" by legend name): a run's or a group's colour
+    /// comes from the order the studio first drew it (plots::runColor), which a rebuild in a
+    /// fresh process cannot know, so it takes the recorded one (issue 70, defect 9).
+    std::map<std::string, std::string> colors;
 };
+/// The colours `spec` gives its named curves, as ViewOptions::colors records them.
+std::map<std::string, std::string> seriesColors(const plots::FigureSpec& spec);
 
 /// `view` applied to a line figure: its hidden curves removed, log y (without a fixed range,
-/// which may hold 0), the legend beside the data.
+/// which may hold 0), the legend beside the data, the recorded colours.
 void applyView(plots::FigureSpec& spec, const ViewOptions& view);
 
 /// The provenance of run figure `name`: the sources its builder recorded (Figure::sources: the

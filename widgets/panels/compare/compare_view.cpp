@@ -324,6 +324,7 @@ bool CompareView::exportTo(const QString& path, int dpi, QString* error)
                                         [this] {
                                             auto shown = view();
                                             shown.hidden = plots::hiddenSeries(*m_plot);
+                                            shown.colors = figures::seriesColors(m_spec);
                                             return shown;
                                         }()));
     } catch (const std::exception& e) {
