@@ -162,6 +162,12 @@ void MainWindow::wireViews()
             m_tabs->setCurrentWidget(m_eval);
     });
     connect(m_sweeps, &ui::SweepsView::compareRequested, this, &MainWindow::compareRuns);
+    // One palette (issue 70, defect 17): whatever Compare drew, the swatches and the overlay
+    // show each run in the colour Compare shows it in.
+    connect(m_compare, &ui::CompareView::colorsChanged, this, [this] {
+        m_browser->model()->colorsChanged();
+        m_training->refreshColors();
+    });
     m_sweeps->setRunsFolders([this] { return m_browser->folders(); });
     connect(m_sweeps, &ui::SweepsView::runsFolderWanted, m_browser, &ui::RunBrowser::addFolder);
     for (auto* w :
@@ -355,8 +361,7 @@ void MainWindow::probeOpenRun()
 
 void MainWindow::compareRuns(const QStringList& runFiles)
 {
-    m_compare->setRuns(runFiles);
-    m_browser->model()->colorsChanged();  // the compared runs' swatches
+    m_compare->setRuns(runFiles);  // its colorsChanged repaints the swatches and the overlay
     m_tabs->setCurrentWidget(m_compare);
 }
 

@@ -66,6 +66,7 @@ private Q_SLOTS:
     void trainingOverlayDrawsOtherRuns();
     void sweepsViewFollowsTheCellsAndDrawsTheGrid();
     void aRunKeepsItsColourAcrossViews();
+    void overlayShowsRunsInTheirSwatchColours();  // after it: Compare groups the runs here
     void interventionsBesideTheUntouchedModel();
     void figureViewsSayNoRunIsOpen();
 
@@ -217,6 +218,40 @@ void TestViews::trainingOverlayDrawsOtherRuns()
     QCOMPARE(view.lossFigure().series[1].y.front(), log.excessLoss.front());
     view.setOverlays({});
     QCOMPARE(view.lossFigure().series.size(), size_t(2));
+}
+
+// Issue 70, defect 17: with Compare's default grouping (two RoPE seeds as one curve, their
+// swatches in the group's colour) the overlay drew each run in a colour of its own, matching
+// neither. It draws each run as its swatch shows it, a group's later run dashed.
+void TestViews::overlayShowsRunsInTheirSwatchColours()
+{
+    ui::CompareView compare;
+    compare.setRuns({QString::fromStdString(m_rope), QString::fromStdString(m_ropeSeed2),
+                     QString::fromStdString(m_nope)});
+    QCOMPARE(compare.spec().series.size(), size_t(2));  // RoPE (N=2) and NoPE
+    ui::RunTableModel table;
+    table.setFolders({QString::fromStdString(m_runs)});
+    const auto swatch = [&table](const std::string& run) {
+        const int row = table.rowOfPath(QString::fromStdString(run));
+        return table.data(table.index(row, ui::RunTableModel::Task), Qt::DecorationRole)
+            .value<QColor>();
+    };
+    QCOMPARE(swatch(m_rope), swatch(m_ropeSeed2));  // the group's colour
+    QCOMPARE(swatch(m_rope), QColor(QString::fromStdString(compare.spec().series[0].color)));
+    ui::RunController controller;
+    ui::TrainingView view(controller);
+    view.showRunLog(QString::fromStdString(m_nope));
+    view.setOverlays({QString::fromStdString(m_rope), QString::fromStdString(m_ropeSeed2)});
+    const auto figure = view.lossFigure();
+    QCOMPARE(figure.series.size(), size_t(3));
+    for (const auto& s : figure.series) {
+        const bool nope = s.name.find(runId(m_nope)) != std::string::npos;
+        const bool second = s.name.find(runId(m_ropeSeed2)) != std::string::npos;
+        QCOMPARE(QColor(QString::fromStdString(s.color)), swatch(nope     ? m_nope
+                                                                 : second ? m_ropeSeed2
+                                                                          : m_rope));
+        QCOMPARE(s.dashed, second);  // the group's second run, told apart
+    }
 }
 
 void TestViews::aRunKeepsItsColourAcrossViews()

@@ -23,6 +23,10 @@ std::string runColor(const std::string& key);
 /// The colour `key` already holds, or "" if no view has drawn it yet. A key shown as another
 /// (a run drawn as its group's curve) answers that one's colour.
 std::string assignedRunColor(const std::string& key);
+/// The colour a run is shown in now, in every view that draws runs: the one it holds as
+/// drawn (its Compare group's), else its own (assigned now). The Runs list's swatch, the Train
+/// tab's overlay and Compare agree on it (issue 70, defect 17).
+std::string shownRunColor(const std::string& key);
 /// The run `key` is drawn as `drawnAs` (Compare's group curve) until said otherwise ("" or the
 /// key itself: as itself again), so its swatch in the run table shows the colour it has there.
 void showRunColorAs(const std::string& key, const std::string& drawnAs);

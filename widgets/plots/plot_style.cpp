@@ -62,6 +62,12 @@ std::string runColor(const std::string& key)
     return kPalette[pick];
 }
 
+std::string shownRunColor(const std::string& key)
+{
+    const std::string held = assignedRunColor(key);
+    return held.empty() ? runColor(key) : held;
+}
+
 std::string assignedRunColor(const std::string& key)
 {
     const auto& colors = runColors();

@@ -473,6 +473,7 @@ void CompareView::draw()
         m_missing = result.missing;
         figures::applyView(m_spec, view());
         plots::buildFigure(*m_plot, m_spec);
+        Q_EMIT colorsChanged();
         const auto shown = m_runs.size() - m_missing.size();
         QString text = m_runs.size() == 1
                            ? tr("1 run")
@@ -545,6 +546,7 @@ void CompareView::drawPanels()
     const int rows = (int(grid.panels.size()) + grid.columns - 1) / grid.columns;
     m_plot->setMinimumHeight(rows * 260 + 60);  // the title and the legend's margin
     plots::buildGrid(*m_plot, grid);
+    Q_EMIT colorsChanged();
     // One line above the panels (a list of every run and method squeezed the figure): the
     // count here, which ones in the tooltip.
     m_info->setText(tr("%n method(s) side by side", nullptr, int(grid.panels.size())) +

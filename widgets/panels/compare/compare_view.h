@@ -69,6 +69,9 @@ Q_SIGNALS:
     /// "Evaluate them": the runs the comparison left out for want of an evaluation (run.h5
     /// paths, however they were selected) and the one method the comparison needs.
     void evaluateRequested(QStringList runFiles, QString method);
+    /// A figure was drawn: the runs' colours (plots::shownRunColor) may be others now, and
+    /// the views that show runs follow (the Runs list's swatches, the Train tab's overlay).
+    void colorsChanged();
 
 private:
     void createControls();

@@ -1,4 +1,7 @@
 #include "training_view.h"
+
+#include <set>
+
 #include "run_figures.h"
 #include "run_table_model.h"
 
@@ -299,6 +302,12 @@ QStringList TrainingView::overlays() const
 
 QString TrainingView::hoverText() const { return m_hover->text(); }
 
+void TrainingView::refreshColors()
+{
+    if (overlaid())
+        redrawSmoothed();
+}
+
 void TrainingView::redrawSmoothed()
 {
     const bool excess = m_series->currentIndex() == 1;
@@ -310,7 +319,7 @@ void TrainingView::redrawSmoothed()
     QColor color("#0173B2");
     if (overlaid())
         color = QColor(QString::fromStdString(
-            plots::runColor(m_runId.empty() ? m_runFile.toStdString() : m_runId)));
+            plots::shownRunColor(m_runId.empty() ? m_runFile.toStdString() : m_runId)));
     m_loss->graph(0)->setName(name);
     m_loss->graph(0)->setVisible(!overlaid());
     m_loss->graph(0)->setPen(QPen(QColor(color.red(), color.green(), color.blue(), 90), 1));
@@ -321,10 +330,15 @@ void TrainingView::redrawSmoothed()
     m_loss->graph(1)->setData(m_steps, smoothed(raw), true);
     while (m_loss->graphCount() > 2)
         m_loss->removeGraph(m_loss->graphCount() - 1);
+    std::set<std::string> used{color.name().toStdString()};
     for (const auto& o : m_overlays) {
         auto* g = m_loss->addGraph();
         g->setName(o.name);
-        g->setPen(QPen(QColor(QString::fromStdString(plots::runColor(o.runId))), 2));
+        // Runs of one Compare group share its colour: the later ones dashed, told apart.
+        const std::string c = plots::shownRunColor(o.runId);
+        const bool again =
+            !used.insert(QColor(QString::fromStdString(c)).name().toStdString()).second;
+        g->setPen(QPen(QColor(QString::fromStdString(c)), 2, again ? Qt::DashLine : Qt::SolidLine));
         g->setData(o.steps, smoothed(excess ? o.excess : o.loss), true);
     }
     m_loss->rescaleAxes();
@@ -355,15 +369,18 @@ plots::FigureSpec TrainingView::lossFigure() const
     f.series = {r, e};
     if (overlaid()) {  // as drawn: each run's smoothed curve in its run colour
         e.name = (m_runName + " · ").toStdString() + e.name;
-        e.color = plots::runColor(m_runId.empty() ? m_runFile.toStdString() : m_runId);
+        e.color = plots::shownRunColor(m_runId.empty() ? m_runFile.toStdString() : m_runId);
         f.series = {e};
+        std::set<std::string> used{QColor(QString::fromStdString(e.color)).name().toStdString()};
         for (const auto& o : m_overlays) {
             plots::Series s;
             s.name = o.name.toStdString();
             s.x.assign(o.steps.begin(), o.steps.end());
             const auto y = smoothed(excess ? o.excess : o.loss);
             s.y.assign(y.begin(), y.end());
-            s.color = plots::runColor(o.runId);
+            s.color = plots::shownRunColor(o.runId);
+            s.dashed = !used.insert(QColor(QString::fromStdString(s.color)).name().toStdString())
+                            .second;  // as drawn: a group's later runs dashed
             f.series.push_back(s);
         }
     }

@@ -65,10 +65,14 @@ public:
     /// Writes lossFigure() (PNG/SVG/PDF/CSV by the extension); false + error on failure.
     bool exportLoss(const QString& path, int dpi, QString* error);
     /// Draws these runs' logged curves over the loss plot, smoothed like the shown run's and
-    /// each in its run colour; an empty list removes them. Returns the runs left out (not
+    /// each in the colour it is shown in (its Compare group's, as its swatch; a group's later
+    /// runs dashed); an empty list removes them. Returns the runs left out (not
     /// readable), each with its message; the shown run itself is not overlaid twice.
     QStringList setOverlays(const QStringList& runFiles);
     QStringList overlays() const;
+    /// Redraws the overlay in the colours the runs are shown in now (plots::shownRunColor:
+    /// Compare regrouped them).
+    void refreshColors();
     /// The hover read-out under the loss plot.
     QString hoverText() const;
     /// The second plot beside the loss: any logged column of the shown run (the curriculum
