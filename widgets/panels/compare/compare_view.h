@@ -9,7 +9,7 @@
 #include <optional>
 
 #include "compare_figure.h"
-#include "figure_provenance.h"
+#include "compare_model.h"
 #include "figure_spec.h"
 
 class QComboBox;
@@ -35,8 +35,10 @@ public:
     explicit CompareView(QWidget* parent = nullptr);
     ~CompareView() override;
     void setRuns(const QStringList& runFiles);
-    QStringList runs() const { return m_runs; }
-    const plots::FigureSpec& spec() const { return m_spec; }
+    QStringList runs() const { return m_model.runs(); }
+    const plots::FigureSpec& spec() const { return m_model.shown().spec; }
+    /// The tab's state (compare_model.h): runs, choices and what is shown.
+    const CompareModel& model() const { return m_model; }
     /// The method box's last entry: every method the runs hold, side by side as panels.
     static QString allMethodsText();
     /// Shows this method ("standard", "ood_length") or allMethodsText(); false if not offered.
@@ -48,12 +50,12 @@ public:
     /// The view switches (the Evaluation tab's): log y, the legend beside the data. Redraws.
     void setView(bool logY, bool legendOutside);
     /// The panels shown for allMethodsText() (one per method); empty for one method.
-    const std::optional<plots::GridSpec>& panels() const { return m_panels; }
+    const std::optional<plots::GridSpec>& panels() const { return m_model.shown().panels; }
     QCustomPlot* plot() const { return m_plot; }
     /// Writes the comparison figure (PNG/SVG/PDF/CSV by the extension); false + error on failure.
     bool exportTo(const QString& path, int dpi, QString* error = nullptr);
     /// The selected runs the figure leaves out (no evaluation of the chosen method).
-    QStringList missingRuns() const { return m_missing; }
+    QStringList missingRuns() const { return m_model.shown().missing; }
     /// The line above the figure: how many runs, and which are left out and why.
     QString infoText() const;
     QString infoToolTip() const;  ///< what the line above the figure leaves to its tooltip
@@ -79,14 +81,9 @@ private:
     QWidget* buildPlotAndConfig();
     void connectControls();
     void draw();
-    void drawPanels();
-    CompareOptions options() const;
-    figures::ViewOptions view() const;
     void fillDifferences();
-    bool followsLogs() const;  ///< the method is a logged column: run.h5 counts as it grows
 
-    QStringList m_runs, m_missing;
-    std::optional<plots::GridSpec> m_panels;
+    CompareModel m_model;
     QPushButton* m_evaluate;
     QComboBox* m_method;
     QCheckBox *m_baselines, *m_logY, *m_legendOutside;
@@ -98,11 +95,7 @@ private:
     QLabel *m_info, *m_hover;
     QTableWidget* m_diff;
     QLabel* m_diffTitle;
-    plots::FigureSpec m_spec;
-    std::vector<figures::FigureSources> m_sources;  ///< what m_spec drew (its provenance)
-    std::vector<std::string> m_groupedBy;           ///< the keys the figure shown was grouped by
     QTimer* m_follow;
-    QString m_stamp;  ///< the compared runs' files when the figure was drawn (runFilesStamp)
     std::unique_ptr<FigureState> m_state;
     bool m_live = false;  ///< redrawing for followFiles: the user's zoom stays
 };
