@@ -40,29 +40,6 @@ namespace lengen::ui {
 
 namespace {
 
-// One mark per seed: done, running (with its progress), pending, stopped, cancelled, requeued,
-// failed.
-QString mark(const engine::CellStatus& s)
-{
-    using S = engine::SweepCellState;
-    if (s.state == S::Done)
-        return QStringLiteral("✔");
-    if (s.state == S::Failed)
-        return QStringLiteral("✘");
-    if (s.state == S::Stopped)
-        return QStringLiteral("■");
-    if (s.state == S::Cancelled)
-        return QStringLiteral("⊘");
-    if (s.state == S::Requeued)
-        return QStringLiteral("↻");
-    if (s.state == S::Running) {
-        const int pct = s.totalSteps > 0 ? int(100 * s.step / s.totalSteps) : 0;
-        return s.stage == "train" ? QStringLiteral("▶%1%").arg(pct)
-                                  : QStringLiteral("▶%1").arg(QString::fromStdString(s.stage));
-    }
-    return QStringLiteral("·");
-}
-
 // The cell's colour is its most pressing seed's: failed, running, stopped, pending, done.
 QColor stateColour(engine::SweepCellState worst)
 {
@@ -76,14 +53,6 @@ QColor stateColour(engine::SweepCellState worst)
     case engine::SweepCellState::Done: break;
     }
     return QColor(0xC7, 0xE9, 0xC0);
-}
-
-std::string axisValue(const engine::SweepCell& c, const std::string& key)
-{
-    for (const auto& [k, v] : c.axes)
-        if (k == key)
-            return v;
-    return {};
 }
 
 // LocalSweepOptions::members: fresh cells of one config trained as one batched model.
@@ -213,71 +182,20 @@ void SweepsView::setBaseConfig(
 bool SweepsView::setSweep(const QString& dir)
 {
     try {
-        m_index = engine::readSweepIndex(engine::locateSweep(dir.toStdString()));
+        m_model.setSweep(dir, engine::readSweepIndex(engine::locateSweep(dir.toStdString())));
     } catch (const std::exception& e) {
         Q_EMIT statusMessage(tr("Not a sweep: %1").arg(QString::fromUtf8(e.what())));
         return false;
     }
-    if (dir != m_dir)
-        m_lastRun.clear();  // what Run here did was of another sweep
     m_dir = dir;
-    m_doneCells = -1;
     m_aggregate.reset();
     m_figure.reset();
-    // Rows: the first axis of two (task), columns: the last that is not the seed (pe). An axis
-    // with one value (`--set training.max_steps=20`: an override of every cell) is neither.
-    std::vector<std::string> keys;
-    for (const auto& k : m_index->axisKeys) {
-        std::set<std::string> values;
-        for (const auto& c : m_index->cells)
-            values.insert(axisValue(c, k));
-        if (k != "seed" && values.size() > 1)
-            keys.push_back(k);
-    }
-    const std::string rowKey = keys.size() >= 2 ? keys.front() : std::string();
-    const std::string colKey = keys.empty() ? std::string() : keys.back();
-    QStringList rows, cols;
-    for (const auto& c : m_index->cells) {
-        const QString r = QString::fromStdString(rowKey.empty() ? "cells" : axisValue(c, rowKey));
-        const QString col = QString::fromStdString(colKey.empty() ? "seeds" : axisValue(c, colKey));
-        if (!rows.contains(r))
-            rows << r;
-        if (!cols.contains(col))
-            cols << col;
-    }
-    m_cellsAt.assign(size_t(rows.size()), std::vector<std::vector<int>>(size_t(cols.size())));
-    for (const auto& c : m_index->cells) {
-        const int r = int(
-            rows.indexOf(QString::fromStdString(rowKey.empty() ? "cells" : axisValue(c, rowKey))));
-        const int col = int(
-            cols.indexOf(QString::fromStdString(colKey.empty() ? "seeds" : axisValue(c, colKey))));
-        m_cellsAt[size_t(r)][size_t(col)].push_back(c.index);  // other axes share the cell
-    }
     m_grid->clear();
-    m_grid->setRowCount(int(rows.size()));
-    m_grid->setColumnCount(int(cols.size()));
-    // A config-key axis names itself ("max_steps = 300"; a bare "300" said nothing); the task
-    // and PE values name themselves.
-    const auto headers = [](QStringList values, const std::string& key) {
-        if (key.empty() || key == "task" || key == "pe")
-            return values;
-        const QString name = QString::fromStdString(key).section(QLatin1Char('.'), -1);
-        for (auto& v : values)
-            v = name + QStringLiteral(" = ") + v;
-        return values;
-    };
-    m_grid->setVerticalHeaderLabels(headers(rows, rowKey));
-    m_grid->setHorizontalHeaderLabels(headers(cols, colKey));
-    m_title->setText(tr("Sweep %1 — %2 cells (%3) — %4")
-                         .arg(QString::fromStdString(m_index->name))
-                         .arg(m_index->cells.size())
-                         .arg(QString::fromStdString([&] {
-                             std::string s;
-                             for (const auto& k : m_index->axisKeys)
-                                 s += (s.empty() ? "" : " × ") + k;
-                             return s;
-                         }()))
-                         .arg(dir));
+    m_grid->setRowCount(int(m_model.rowHeaders().size()));
+    m_grid->setColumnCount(int(m_model.columnHeaders().size()));
+    m_grid->setVerticalHeaderLabels(m_model.rowHeaders());
+    m_grid->setHorizontalHeaderLabels(m_model.columnHeaders());
+    m_title->setText(m_model.title());
     for (auto* b : {m_run, m_submit, m_aggregateButton})
         b->setEnabled(true);
     refresh();
@@ -290,7 +208,7 @@ bool SweepsView::setSweep(const QString& dir)
                 tr("Aggregate file not read: %1").arg(QString::fromUtf8(e.what())));
         }
     }
-    if (!m_aggregate && m_doneCells > 0)
+    if (!m_aggregate && m_model.doneCells() > 0)
         aggregate();  // done cells but no aggregate file yet: the figure from what is there
     else
         drawFigure();
@@ -298,56 +216,33 @@ bool SweepsView::setSweep(const QString& dir)
     return true;
 }
 
-// Each grid square: its cells' marks, coloured by the most urgent state, their states in
-// the tooltip.
-void SweepsView::paintGrid(const std::vector<engine::CellStatus>& all)
+// Each grid square as the model says: its cells' marks, coloured by the most urgent state,
+// their states in the tooltip.
+void SweepsView::paintGrid()
 {
-    for (size_t r = 0; r < m_cellsAt.size(); ++r)
-        for (size_t c = 0; c < m_cellsAt[r].size(); ++c) {
-            if (m_cellsAt[r][c].empty()) {  // skip_refused left every cell of it out
-                auto* item = new QTableWidgetItem(tr("left out"));
-                item->setTextAlignment(Qt::AlignCenter);
-                item->setForeground(palette().color(QPalette::Disabled, QPalette::Text));
-                item->setToolTip(tr("No cell: the config refuses this combination (the summary's "
-                                    "tooltip says why)"));
-                m_grid->setItem(int(r), int(c), item);
-                continue;
-            }
-            QStringList marks, tips;
-            auto worst = engine::SweepCellState::Done;  // the enum is ordered by urgency
-            for (int i : m_cellsAt[r][c]) {
-                const auto& s = all[size_t(i)];
-                marks << mark(s);
-                worst = std::max(worst, s.state);
-                tips << QStringLiteral("%1: %2 %3 %4/%5%6%7")
-                            .arg(QString::fromStdString(s.cell->name),
-                                 QString::fromUtf8(engine::stateName(s.state)),
-                                 QString::fromStdString(s.stage))
-                            .arg(s.step)
-                            .arg(s.totalSteps)
-                            .arg(s.message.empty() ? QString()
-                                                   : " — " + QString::fromStdString(s.message),
-                                 s.scheduler.empty()
-                                     ? QString()
-                                     : " — Slurm: " + QString::fromStdString(s.scheduler));
-            }
-            auto* item = new QTableWidgetItem(marks.join("  "));
+    for (int r = 0; r < m_grid->rowCount(); ++r)
+        for (int c = 0; c < m_grid->columnCount(); ++c) {
+            const auto sq = m_model.square(r, c);
+            auto* item = new QTableWidgetItem(sq.text);
             item->setTextAlignment(Qt::AlignCenter);
-            item->setBackground(stateColour(worst));
-            item->setToolTip(tips.join('\n'));
-            m_grid->setItem(int(r), int(c), item);
+            if (sq.cells.empty())
+                item->setForeground(palette().color(QPalette::Disabled, QPalette::Text));
+            else
+                item->setBackground(stateColour(sq.worst));
+            item->setToolTip(sq.tip);
+            m_grid->setItem(r, c, item);
         }
 }
 
 void SweepsView::refresh()
 {
-    if (!m_index)
+    if (!m_model.index())
         return;
     std::vector<engine::CellStatus> all;
     std::string root;
     try {
         root = engine::locateSweep(m_dir.toStdString());
-        all = engine::sweepStatus(root, *m_index);
+        all = engine::sweepStatus(root, *m_model.index());
     } catch (const std::exception& e) {
         return Q_EMIT statusMessage(tr("Sweep not read: %1").arg(QString::fromUtf8(e.what())));
     }
@@ -357,65 +252,24 @@ void SweepsView::refresh()
     } catch (const std::exception& e) {
         Q_EMIT statusMessage(tr("Sweep jobs not read: %1").arg(QString::fromUtf8(e.what())));
     }
-    m_runFiles.assign(all.size(), {});
-    std::map<std::string, int> counts;
-    for (const auto& s : all) {
-        m_runFiles[size_t(s.cell->index)] = s.runFile;
-        ++counts[engine::stateName(s.state)];
-    }
-    paintGrid(all);
-    // A cell that finished since the last look joins the figure.
-    if (counts["done"] != m_doneCells) {
-        const bool first = m_doneCells < 0;
-        m_doneCells = counts["done"];
-        if (!first && m_doneCells > 0)
-            aggregate();
-    }
+    const bool ended = m_model.setStatuses(std::move(all));
+    paintGrid();
+    if (ended)  // a cell that finished since the last look joins the figure
+        aggregate();
     const bool running = runningHere();
-    QString extra;  // states only some sweeps reach
-    if (counts["cancelled"])
-        extra += tr(" · %1 cancelled").arg(counts["cancelled"]);
-    if (counts["requeued"])
-        extra += tr(" · %1 requeued").arg(counts["requeued"]);
-    QString tip = m_schedulerNote;               // what the scheduler said, or why it said nothing
-    if (m_index && !m_index->skipped.empty()) {  // skip_refused: the grid is not all it was asked
-        const int n = int(m_index->skipped.size());
-        extra +=
-            n == 1 ? tr(" · 1 combination left out") : tr(" · %1 combinations left out").arg(n);
-        tip += (tip.isEmpty() ? "" : "\n") + tr("Left out, as the config refuses them:");
-        for (size_t i = 0; i < m_index->skipped.size() && i < 8; ++i)
-            tip += "\n" + QString::fromStdString(m_index->skipped[i].axes + ": " +
-                                                 m_index->skipped[i].why);
-        if (n > 8)
-            tip += "\n" + tr("… and %1 more (index.json lists them)").arg(n - 8);
-    }
-    m_summary->setToolTip(tip);
-    m_summary->setText(tr("%1 done · %2 running · %3 pending · %4 stopped · %5 failed%6%7")
-                           .arg(counts["done"])
-                           .arg(counts["running"])
-                           .arg(counts["pending"])
-                           .arg(counts["stopped"])
-                           .arg(counts["failed"])
-                           .arg(extra, running               ? tr(" — running here")
-                                       : m_lastRun.isEmpty() ? QString()
-                                                             : " — " + m_lastRun));
-    m_run->setEnabled(m_runJob == 0);  // queued or running: not a second time
     const QString behind = queuedBehind();
+    m_summary->setToolTip(m_model.summaryTip(m_schedulerNote));
+    m_summary->setText(m_model.summary(running, behind));
+    m_run->setEnabled(m_runJob == 0);                  // queued or running: not a second time
     m_stop->setEnabled(running || !behind.isEmpty());  // a queued run can be taken back
     m_stop->setText(behind.isEmpty() ? tr("Stop") : tr("Cancel"));
-    if (!behind.isEmpty())
-        m_summary->setText(m_summary->text() + tr(" — queued, waiting for %1").arg(behind));
 }
 
 void SweepsView::cellActivated(int row, int column)
 {
-    if (row < 0 || size_t(row) >= m_cellsAt.size() || column < 0 ||
-        size_t(column) >= m_cellsAt[size_t(row)].size())
+    if (m_model.square(row, column).cells.empty())
         return;
-    QStringList runs;
-    for (int i : m_cellsAt[size_t(row)][size_t(column)])
-        if (!m_runFiles[size_t(i)].empty())
-            runs << QString::fromStdString(m_runFiles[size_t(i)]);
+    const QStringList runs = m_model.runsAt(row, column);
     if (runs.isEmpty())
         return Q_EMIT statusMessage(tr("No run in this cell yet"));
     if (runs.size() == 1)
@@ -449,12 +303,12 @@ void SweepsView::drawFigure()
     } else {  // a sentence, not empty axes
         // beginFigure keeps the legend alive while it empties the layout.
         plots::style::beginFigure(*m_plot, {})
-            ->addElement(
-                0, 0,
-                new QCPTextElement(m_plot,
-                                   m_index ? tr("The grid figure appears once cells are evaluated "
-                                                "(Aggregate, or automatically as cells finish).")
-                                           : QString()));
+            ->addElement(0, 0,
+                         new QCPTextElement(
+                             m_plot, m_model.index()
+                                         ? tr("The grid figure appears once cells are evaluated "
+                                              "(Aggregate, or automatically as cells finish).")
+                                         : QString()));
         m_plot->replot();
     }
     m_export->setEnabled(bool(m_figure));

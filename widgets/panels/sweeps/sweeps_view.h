@@ -20,6 +20,7 @@
 #include "lengen/engine/sweep_aggregate.h"
 #include "lengen/engine/sweep_run.h"
 #include "run_controller.h"
+#include "sweeps_model.h"
 
 class QComboBox;
 class QCustomPlot;
@@ -57,6 +58,8 @@ public:
     /// of the controller when there is one, else here and now.
     void aggregate();
     QTableWidget* grid() const { return m_grid; }
+    /// The tab's state (sweeps_model.h): the sweep, its grid, its cells, the summary.
+    const SweepsModel& model() const { return m_model; }
     const std::optional<plots::GridSpec>& figure() const { return m_figure; }
     /// Writes the grid figure (PNG/SVG/PDF/CSV by extension); false + error when none is drawn.
     bool exportTo(const QString& path, int dpi, QString* error = nullptr);
@@ -93,21 +96,17 @@ private:
     std::optional<std::string> locateShown(const QString& failure);
     void submit();
     void onRunEnded(const JobInfo& job);
-    void paintGrid(const std::vector<engine::CellStatus>& all);
+    void paintGrid();
     void drawFigure();
     void cellActivated(int row, int column);
 
+    SweepsModel m_model;
     QString m_dir;
-    std::optional<engine::SweepIndex> m_index;
     std::optional<engine::SweepAggregate> m_aggregate;
     std::optional<plots::GridSpec> m_figure;
-    std::vector<std::vector<std::vector<int>>> m_cellsAt;  ///< [row][column] -> cell indices
-    std::vector<std::string> m_runFiles;                   ///< per cell index ("" before it runs)
     std::function<std::optional<std::vector<engine::RunConfig>>()> m_baseConfig;
     QLabel *m_title, *m_summary;
-    QString m_lastRun;
-    std::function<QStringList()>
-        m_runsFolders;  ///< what the last Run here did, when it left cells to others
+    std::function<QStringList()> m_runsFolders;
     QTableWidget* m_grid;
     QSpinBox* m_jobs;
     QSpinBox* m_members;  ///< LocalSweepOptions::members
@@ -133,8 +132,7 @@ private:
     quint64 m_runJob = 0;          ///< the local run of this sweep (queued or running), 0 none
     QString queuedBehind() const;  ///< what that run waits for ("" when not queued)
     std::string m_cellExecutable;
-    QString m_newDir;      ///< the folder of the last "new sweep" job
-    int m_doneCells = -1;  ///< at the last refresh (-1: none yet)
+    QString m_newDir;  ///< the folder of the last "new sweep" job
     QTimer* m_timer;
 };
 

@@ -62,11 +62,12 @@ void SweepsView::onRunEnded(const JobInfo& job)
     m_runJob = 0;
     // Run here on a sweep others hold takes nothing: say so where it was asked (issue 70,
     // defect 4: the tab showed no answer), naming the holders.
-    m_lastRun = job.result.said.find("held by") != std::string::npos
-                    ? tr("Run here: %1").arg(QString::fromStdString(job.result.said))
-                    : QString();
-    if (!m_lastRun.isEmpty())
-        Q_EMIT statusMessage(m_lastRun);
+    const QString said = job.result.said.find("held by") != std::string::npos
+                             ? tr("Run here: %1").arg(QString::fromStdString(job.result.said))
+                             : QString();
+    m_model.setLastRun(said);
+    if (!said.isEmpty())
+        Q_EMIT statusMessage(said);
     refresh();
     if (job.state == JobState::Finished)
         aggregate();
@@ -89,7 +90,7 @@ void SweepsView::askScheduler(const std::string& root)
         watcher->deleteLater();
         m_schedulerAsking = false;
         try {
-            if (!m_index || engine::locateSweep(m_dir.toStdString()) != root)
+            if (!m_model.index() || engine::locateSweep(m_dir.toStdString()) != root)
                 return;  // another sweep is shown now
         } catch (const std::exception&) {
             return;
@@ -126,7 +127,7 @@ void SweepsView::aggregate() { m_aggregating.request(); }
 
 void SweepsView::aggregatePass()
 {
-    const auto located = m_index ? locateShown(tr("Not aggregated: %1")) : std::nullopt;
+    const auto located = m_model.index() ? locateShown(tr("Not aggregated: %1")) : std::nullopt;
     if (!located)
         return m_aggregating.done();
     const std::string& root = *located;

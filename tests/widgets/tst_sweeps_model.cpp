@@ -1,0 +1,109 @@
+// The Sweeps tab's model (widgets/panels/sweeps/sweeps_model.h, issue 70): the grid's layout
+// from the axes that vary, each square's marks and colour from the cells' states, the line
+// under the grid, when the aggregate is due, and what the last Run here said. No window, no
+// training: the sweep is created, its cells' states are given.
+
+#include <QtTest>
+
+#include "lengen/engine/sweep.h"
+#include "lengen/engine/sweep_run.h"
+#include "sweeps_model.h"
+#include "test_support.h"
+
+using namespace lengen;
+using S = engine::SweepCellState;
+
+class TstSweepsModel final : public QObject {
+    Q_OBJECT
+
+private Q_SLOTS:
+    void initTestCase();
+    void gridFromTheAxesThatVary();
+    void squaresSayTheirCellsStates();
+    void summaryAndTheAggregateDue();
+
+private:
+    // The model on a rope × nope × 2 seeds sweep, with the cells in `states` (by index).
+    std::vector<engine::CellStatus> statuses(const ui::SweepsModel& m,
+                                             const std::vector<S>& states) const;
+    QString m_dir;
+};
+
+void TstSweepsModel::initTestCase()
+{
+    m_dir = QString::fromStdString(test::scratchDir("sweeps-model")) + "/S";
+    engine::createSweep(test::tinySweep(m_dir.toStdString(), {"rope", "nope"}, 2, 20));
+}
+
+std::vector<engine::CellStatus> TstSweepsModel::statuses(const ui::SweepsModel& m,
+                                                         const std::vector<S>& states) const
+{
+    std::vector<engine::CellStatus> out;
+    for (const auto& cell : m.index()->cells) {
+        engine::CellStatus s;
+        s.cell = &cell;
+        s.state = states.at(size_t(cell.index));
+        s.stage = s.state == S::Running ? "train" : "";
+        s.step = 10;
+        s.totalSteps = 20;
+        if (s.state == S::Done)
+            s.runFile = "/runs/" + cell.name + "/run.h5";
+        out.push_back(s);
+    }
+    return out;
+}
+
+void TstSweepsModel::gridFromTheAxesThatVary()
+{
+    ui::SweepsModel m;
+    m.setSweep(m_dir, engine::readSweepIndex(m_dir.toStdString()));
+    QCOMPARE(m.rowHeaders(), QStringList{"cells"});  // one varying axis but the seed: columns
+    QCOMPARE(m.columnHeaders().size(), qsizetype(2));
+    QVERIFY2(m.title().contains("4 cells"), qPrintable(m.title()));
+    QCOMPARE(m.square(0, 0).cells.size(), size_t(2));  // the two seeds of one encoding
+    QVERIFY(m.square(5, 5).cells.empty());             // outside the grid: nothing
+}
+
+void TstSweepsModel::squaresSayTheirCellsStates()
+{
+    ui::SweepsModel m;
+    m.setSweep(m_dir, engine::readSweepIndex(m_dir.toStdString()));
+    const auto first = m.square(0, 0).cells, second = m.square(0, 1).cells;
+    std::vector<S> states(4, S::Pending);
+    states[size_t(first[0])] = S::Done;
+    states[size_t(first[1])] = S::Running;
+    states[size_t(second[0])] = S::Failed;
+    m.setStatuses(statuses(m, states));
+    const auto a = m.square(0, 0);
+    QCOMPARE(a.text, QStringLiteral("✔  ▶50%"));
+    QCOMPARE(a.worst, S::Running);
+    QVERIFY2(a.tip.contains("running train 10/20"), qPrintable(a.tip));
+    QCOMPARE(m.square(0, 1).worst, S::Failed);
+    QCOMPARE(m.runsAt(0, 0).size(), qsizetype(1));  // only the done cell has a run here
+    QVERIFY(m.runsAt(0, 1).isEmpty());
+}
+
+void TstSweepsModel::summaryAndTheAggregateDue()
+{
+    ui::SweepsModel m;
+    m.setSweep(m_dir, engine::readSweepIndex(m_dir.toStdString()));
+    QVERIFY(!m.setStatuses(statuses(m, {S::Done, S::Pending, S::Pending, S::Pending})));  // first
+    QCOMPARE(m.summary(false, {}),
+             QStringLiteral("1 done · 0 running · 3 pending · 0 stopped · 0 failed"));
+    QVERIFY(!m.setStatuses(statuses(m, {S::Done, S::Running, S::Pending, S::Pending})));
+    QVERIFY(m.setStatuses(statuses(m, {S::Done, S::Done, S::Pending, S::Cancelled})));  // due
+    QCOMPARE(m.summary(true, {}), QStringLiteral("2 done · 0 running · 1 pending · 0 stopped · 0 "
+                                                 "failed · 1 cancelled — running here"));
+    m.setLastRun("Run here: took no cell; 2 held by host:42, left to them");
+    QVERIFY2(m.summary(false, {}).endsWith("— Run here: took no cell; 2 held by host:42, left to "
+                                           "them"),
+             qPrintable(m.summary(false, {})));
+    QVERIFY(m.summary(false, "a free core").endsWith("— queued, waiting for a free core"));
+    m.setSweep(m_dir, engine::readSweepIndex(m_dir.toStdString()));  // the same sweep again
+    QVERIFY(m.summary(false, {}).contains("Run here"));
+    m.setSweep(m_dir + "/", engine::readSweepIndex(m_dir.toStdString()));  // another path
+    QVERIFY(!m.summary(false, {}).contains("Run here"));
+}
+
+QTEST_GUILESS_MAIN(TstSweepsModel)
+#include "tst_sweeps_model.moc"

@@ -1,0 +1,213 @@
+#include "sweeps_model.h"
+
+#include <QCoreApplication>
+
+#include <algorithm>
+#include <map>
+#include <set>
+
+namespace lengen::ui {
+
+namespace {
+
+// The texts keep the view's translation context: they are what the Sweeps tab says.
+QString sweepsTr(const char* text, const char* disambiguation = nullptr, int n = -1)
+{
+    return QCoreApplication::translate("lengen::ui::SweepsView", text, disambiguation, n);
+}
+
+std::string axisValueOf(const engine::SweepCell& c, const std::string& key)
+{
+    for (const auto& [k, v] : c.axes)
+        if (k == key)
+            return v;
+    return {};
+}
+
+// One mark per seed: done, running (with its progress), pending, stopped, cancelled, requeued,
+// failed.
+QString cellMark(const engine::CellStatus& s)
+{
+    using S = engine::SweepCellState;
+    switch (s.state) {
+    case S::Done: return QStringLiteral("✔");
+    case S::Failed: return QStringLiteral("✘");
+    case S::Stopped: return QStringLiteral("■");
+    case S::Cancelled: return QStringLiteral("⊘");
+    case S::Requeued: return QStringLiteral("↻");
+    case S::Running: {
+        const int pct = s.totalSteps > 0 ? int(100 * s.step / s.totalSteps) : 0;
+        return s.stage == "train" ? QStringLiteral("▶%1%").arg(pct)
+                                  : QStringLiteral("▶%1").arg(QString::fromStdString(s.stage));
+    }
+    case S::Pending: break;
+    }
+    return QStringLiteral("·");
+}
+
+// A config-key axis names itself ("max_steps = 300"; a bare "300" said nothing); the task and
+// PE values name themselves.
+QStringList headersOf(QStringList values, const std::string& key)
+{
+    if (key.empty() || key == "task" || key == "pe")
+        return values;
+    const QString name = QString::fromStdString(key).section(QLatin1Char('.'), -1);
+    for (auto& v : values)
+        v = name + QStringLiteral(" = ") + v;
+    return values;
+}
+
+}  // namespace
+
+void SweepsModel::setSweep(const QString& dir, engine::SweepIndex index)
+{
+    if (dir != m_dir)
+        m_lastRun.clear();  // what Run here did was of another sweep
+    m_dir = dir;
+    m_done = -1;
+    m_statuses.clear();
+    std::vector<std::string> keys;  // the axes that vary, the seed aside
+    for (const auto& k : index.axisKeys) {
+        std::set<std::string> values;
+        for (const auto& c : index.cells)
+            values.insert(axisValueOf(c, k));
+        if (k != "seed" && values.size() > 1)
+            keys.push_back(k);
+    }
+    const std::string rowKey = keys.size() >= 2 ? keys.front() : std::string();
+    const std::string colKey = keys.empty() ? std::string() : keys.back();
+    const auto rowOf = [&](const engine::SweepCell& c) {
+        return QString::fromStdString(rowKey.empty() ? "cells" : axisValueOf(c, rowKey));
+    };
+    const auto columnOf = [&](const engine::SweepCell& c) {
+        return QString::fromStdString(colKey.empty() ? "seeds" : axisValueOf(c, colKey));
+    };
+    QStringList rows, cols;
+    for (const auto& c : index.cells) {
+        if (!rows.contains(rowOf(c)))
+            rows << rowOf(c);
+        if (!cols.contains(columnOf(c)))
+            cols << columnOf(c);
+    }
+    m_cellsAt.assign(size_t(rows.size()), std::vector<std::vector<int>>(size_t(cols.size())));
+    for (const auto& c : index.cells)  // other axes share the square
+        m_cellsAt[size_t(rows.indexOf(rowOf(c)))][size_t(cols.indexOf(columnOf(c)))].push_back(
+            c.index);
+    m_rowHeaders = headersOf(rows, rowKey);
+    m_columnHeaders = headersOf(cols, colKey);
+    m_index = std::move(index);
+}
+
+QString SweepsModel::title() const
+{
+    if (!m_index)
+        return {};
+    std::string axes;
+    for (const auto& k : m_index->axisKeys)
+        axes += (axes.empty() ? "" : " × ") + k;
+    return sweepsTr("Sweep %1 — %2 cells (%3) — %4")
+        .arg(QString::fromStdString(m_index->name))
+        .arg(m_index->cells.size())
+        .arg(QString::fromStdString(axes), m_dir);
+}
+
+bool SweepsModel::setStatuses(std::vector<engine::CellStatus> statuses)
+{
+    m_statuses = std::move(statuses);
+    const int done = int(std::count_if(m_statuses.begin(), m_statuses.end(), [](const auto& s) {
+        return s.state == engine::SweepCellState::Done;
+    }));
+    const bool more = m_done >= 0 && done != m_done && done > 0;
+    m_done = done;
+    return more;
+}
+
+SweepSquare SweepsModel::square(int row, int column) const
+{
+    SweepSquare sq;
+    if (row < 0 || size_t(row) >= m_cellsAt.size() || column < 0 ||
+        size_t(column) >= m_cellsAt[size_t(row)].size())
+        return sq;
+    sq.cells = m_cellsAt[size_t(row)][size_t(column)];
+    if (sq.cells.empty()) {  // skip_refused left every cell of it out
+        sq.text = sweepsTr("left out");
+        sq.tip = sweepsTr(
+            "No cell: the config refuses this combination (the summary's tooltip says why)");
+        return sq;
+    }
+    QStringList marks, tips;
+    for (int i : sq.cells) {
+        if (size_t(i) >= m_statuses.size())
+            continue;  // not read yet
+        const auto& s = m_statuses[size_t(i)];
+        marks << cellMark(s);
+        sq.worst = std::max(sq.worst, s.state);  // the enum is ordered by urgency
+        tips << QStringLiteral("%1: %2 %3 %4/%5%6%7")
+                    .arg(QString::fromStdString(s.cell->name),
+                         QString::fromUtf8(engine::stateName(s.state)),
+                         QString::fromStdString(s.stage))
+                    .arg(s.step)
+                    .arg(s.totalSteps)
+                    .arg(s.message.empty() ? QString() : " — " + QString::fromStdString(s.message),
+                         s.scheduler.empty() ? QString()
+                                             : " — Slurm: " + QString::fromStdString(s.scheduler));
+    }
+    sq.text = marks.join(QStringLiteral("  "));
+    sq.tip = tips.join('\n');
+    return sq;
+}
+
+QStringList SweepsModel::runsAt(int row, int column) const
+{
+    QStringList runs;
+    for (int i : square(row, column).cells)
+        if (size_t(i) < m_statuses.size() && !m_statuses[size_t(i)].runFile.empty())
+            runs << QString::fromStdString(m_statuses[size_t(i)].runFile);
+    return runs;
+}
+
+QString SweepsModel::summary(bool runningHere, const QString& queuedBehind) const
+{
+    std::map<std::string, int> counts;
+    for (const auto& s : m_statuses)
+        ++counts[engine::stateName(s.state)];
+    QString extra;  // states only some sweeps reach
+    if (counts["cancelled"])
+        extra += sweepsTr(" · %1 cancelled").arg(counts["cancelled"]);
+    if (counts["requeued"])
+        extra += sweepsTr(" · %1 requeued").arg(counts["requeued"]);
+    if (m_index && !m_index->skipped.empty()) {  // skip_refused: the grid is not all it was asked
+        const int n = int(m_index->skipped.size());
+        extra += n == 1 ? sweepsTr(" · 1 combination left out")
+                        : sweepsTr(" · %1 combinations left out").arg(n);
+    }
+    QString text = sweepsTr("%1 done · %2 running · %3 pending · %4 stopped · %5 failed%6%7")
+                       .arg(counts["done"])
+                       .arg(counts["running"])
+                       .arg(counts["pending"])
+                       .arg(counts["stopped"])
+                       .arg(counts["failed"])
+                       .arg(extra, runningHere           ? sweepsTr(" — running here")
+                                   : m_lastRun.isEmpty() ? QString()
+                                                         : " — " + m_lastRun);
+    if (!queuedBehind.isEmpty())
+        text += sweepsTr(" — queued, waiting for %1").arg(queuedBehind);
+    return text;
+}
+
+QString SweepsModel::summaryTip(const QString& schedulerNote) const
+{
+    QString tip = schedulerNote;  // what the scheduler said, or why it said nothing
+    if (m_index && !m_index->skipped.empty()) {
+        const int n = int(m_index->skipped.size());
+        tip += (tip.isEmpty() ? "" : "\n") + sweepsTr("Left out, as the config refuses them:");
+        for (size_t i = 0; i < m_index->skipped.size() && i < 8; ++i)
+            tip += "\n" + QString::fromStdString(m_index->skipped[i].axes + ": " +
+                                                 m_index->skipped[i].why);
+        if (n > 8)
+            tip += "\n" + sweepsTr("… and %1 more (index.json lists them)").arg(n - 8);
+    }
+    return tip;
+}
+
+}  // namespace lengen::ui

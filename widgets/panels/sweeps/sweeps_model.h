@@ -1,0 +1,70 @@
+#pragma once
+// The Sweeps tab's state, with no widgets (issue 70): the sweep shown, its grid's layout (rows
+// and columns are the axes that vary, the seeds of a square its marks), its cells as last read
+// from the folder (their states merged with the jobs that hold them), and what the tab says of
+// them — each square's marks, colour and tooltip, the line under the grid, what the last Run
+// here did, and when a cell ended since the last look (the aggregate is due). The view
+// (sweeps_view) reads the folder and the scheduler, runs the jobs and paints what this says;
+// tests drive it without a window (tst_sweeps_model). GUI thread.
+
+#include <QString>
+#include <QStringList>
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "lengen/engine/sweep.h"
+
+namespace lengen::ui {
+
+/// One square of the grid: the cells of one row × column value (its seeds, other axes).
+struct SweepSquare {
+    std::vector<int> cells;  ///< cell indices; empty: skip_refused left them all out
+    QString text;            ///< a mark per cell ("✔  ▶40%  ·"), or "left out"
+    QString tip;             ///< each cell's state, stage, step and message
+    engine::SweepCellState worst = engine::SweepCellState::Done;  ///< its colour
+};
+
+class SweepsModel {
+public:
+    /// Shows sweep `index` read from `dir`: lays the grid out (rows: the first of two varying
+    /// axes, columns: the last varying one that is not the seed; an axis with one value is an
+    /// override of every cell, neither). Cell states are unknown until setStatuses.
+    void setSweep(const QString& dir, engine::SweepIndex index);
+    const QString& dir() const { return m_dir; }
+    const std::optional<engine::SweepIndex>& index() const { return m_index; }
+    /// "Sweep NAME — 8 cells (task × pe × seed) — DIR".
+    QString title() const;
+    /// Row and column headers: a config key's values name it ("max_position = 64").
+    const QStringList& rowHeaders() const { return m_rowHeaders; }
+    const QStringList& columnHeaders() const { return m_columnHeaders; }
+
+    /// The cells as just read. Returns whether a cell is done that was not at the last look
+    /// (not on the first): the aggregate is due.
+    bool setStatuses(std::vector<engine::CellStatus> statuses);
+    const std::vector<engine::CellStatus>& statuses() const { return m_statuses; }
+    int doneCells() const { return m_done; }
+    SweepSquare square(int row, int column) const;
+    /// The runs of a square that exist (a double click opens one or compares several).
+    QStringList runsAt(int row, int column) const;
+
+    /// What the last Run here did, when it left cells to others ("" clears it); a sweep
+    /// shown anew forgets it.
+    void setLastRun(const QString& said) { m_lastRun = said; }
+    /// The line under the grid: counts by state, what only some sweeps reach, and what runs
+    /// here ("running here", "queued, waiting for …") or the last Run here said.
+    QString summary(bool runningHere, const QString& queuedBehind) const;
+    /// Its tooltip: the scheduler's note, and the combinations skip_refused left out.
+    QString summaryTip(const QString& schedulerNote) const;
+
+private:
+    QString m_dir, m_lastRun;
+    std::optional<engine::SweepIndex> m_index;
+    QStringList m_rowHeaders, m_columnHeaders;
+    std::vector<std::vector<std::vector<int>>> m_cellsAt;  ///< [row][column] -> cell indices
+    std::vector<engine::CellStatus> m_statuses;            ///< by cell index
+    int m_done = -1;                                       ///< at the last look (-1: none yet)
+};
+
+}  // namespace lengen::ui
