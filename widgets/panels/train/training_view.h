@@ -14,6 +14,7 @@
 #include "figure_spec.h"
 #include "open_run_model.h"
 #include "run_controller.h"
+#include "train_model.h"
 #include "training_columns.h"
 #include "training_overlay.h"
 
@@ -41,7 +42,9 @@ public:
     void showRunLog(const QString& runFile);
     /// The progress bar's value and maximum, and the rate text (tests).
     QString progressText() const;
-    QString shownRun() const { return m_runFile; }
+    QString shownRun() const { return m_model.runFile(); }
+    /// The tab's state (train_model.h): the run shown, the live training, the curves, choices.
+    const TrainModel& model() const { return m_model; }
     QString rateText() const;
     bool resumeOffered() const;
     /// Whether Pause / Stop are enabled, and the "another run trains" offer (tests).
@@ -82,7 +85,6 @@ public:
     bool exportColumn(const QString& path, int dpi, QString* error);
 
 private:
-    static constexpr size_t kRecent = 20;  ///< per-position curve: mean of the last 20 logged rows
     /// A status text that never widens the window (issue 41: "2 queued: …" pushed it past the
     /// screen and cut off Stop): at most 360 px, elided, the whole text in the tooltip.
     template <typename W>
@@ -101,44 +103,29 @@ private:
     void onStarted(const JobInfo& job, const engine::RunStarted& info);
     void onProgress(const JobInfo& job, const engine::StepProgress& p);
     void onLog(const JobInfo& job, const engine::LogRecord& r);
-    void appendLoss(double step, double loss, double excess);
-    void addPointwise(const double* values, size_t n);
-    void clearSeries();
+    void redrawAll();
     void redrawSmoothed();
     void redrawColumn();
+    void redrawPointwise();
     void exportWithDialog();
-    QVector<double> smoothed(const QVector<double>& raw) const;
-    bool overlaid() const { return !m_overlays.empty(); }
 
     RunController& m_controller;
+    TrainModel m_model;
     QProgressBar* m_progress;
     QLabel *m_label, *m_rate, *m_queue;
     QPushButton *m_pause, *m_stop, *m_resume, *m_openLive;
-    quint64 m_liveJob = 0;  ///< the training job the controls act on
     QSlider* m_smoothing;
     QCheckBox* m_logScale;
     QComboBox* m_series;  ///< loss | excess loss
     QComboBox* m_column;  ///< the logged column beside the loss (LoggedColumn order)
     QCustomPlot *m_loss, *m_pointwise, *m_side;
-    LoggedColumns m_columns;  ///< every logged column of the shown run
-    QVector<double> m_steps, m_values, m_excess;
-    std::vector<LoggedCurve> m_overlays;
-    QString m_runFile, m_runName;  ///< the shown run (its legend name while overlays are drawn)
-    QString m_liveRunFile;         ///< the run the worker trains ("" when none)
-    QString m_liveLabel;           ///< its header line
-    int m_readRetries = 0;         ///< reads of a run another process writes, retried (showRunLog)
-    QString m_pendingRead;         ///< the run a retry will read again ("" when none)
-    std::string m_shownStatus;     ///< the shown run's status as showRunLog read it
-    QString m_shownWriter;         ///< the process training the shown run, as showRunLog read it
-    bool showingLive() const { return !m_liveRunFile.isEmpty() && m_runFile == m_liveRunFile; }
+    int m_readRetries = 0;  ///< reads of a run another process writes, retried (showRunLog)
+    QString m_pendingRead;  ///< the run a retry will read again ("" when none)
     void updateControls();
-    std::string m_runId;
     QPushButton* m_clearOverlays;
     QPushButton* m_export = nullptr;
     QPushButton* m_columnExport = nullptr;
     QLabel* m_hover;
-    std::deque<std::vector<double>> m_recent;  ///< the last kRecent per-position rows
-    QString m_title;
 };
 
 }  // namespace lengen::ui

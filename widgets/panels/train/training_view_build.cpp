@@ -109,11 +109,11 @@ void TrainingView::createPlots()
     m_side = new QCustomPlot;
     stylePlot(m_loss, tr("step"), tr("loss"));
     // A short y label: the long one was clipped at 1280 × 800 (issue 52); the tooltip says it all.
-    stylePlot(m_pointwise, tr("in-context examples"), tr("last %1 logs").arg(kRecent));
+    stylePlot(m_pointwise, tr("in-context examples"), tr("last %1 logs").arg(TrainModel::kRecent));
     m_pointwise->setToolTip(
         tr("The metric (squared error or accuracy) by in-context examples, the mean of the "
            "last %1 logged rows at the length the run reached")
-            .arg(kRecent));
+            .arg(TrainModel::kRecent));
     for (int i = 0; i < 2; ++i)
         m_loss->addGraph();
     m_loss->graph(0)->setPen(QPen(QColor(1, 115, 178, 90), 1));
@@ -183,20 +183,20 @@ void TrainingView::wireControls()
     // The buttons act on the training of the open run, and on nothing else (issue 39: Pause once
     // paused a hidden training while another run was open).
     connect(m_pause, &QPushButton::clicked, this, [this] {
-        const auto j = m_controller.job(m_liveJob);
-        if (!j || !showingLive())
+        const auto j = m_controller.job(m_model.liveJob());
+        if (!j || !m_model.showingLive())
             return;
-        j->state == JobState::Paused ? m_controller.resume(m_liveJob)
-                                     : m_controller.pause(m_liveJob);
+        j->state == JobState::Paused ? m_controller.resume(m_model.liveJob())
+                                     : m_controller.pause(m_model.liveJob());
     });
     connect(m_stop, &QPushButton::clicked, this, [this] {
-        if (showingLive()) {
-            m_controller.stop(m_liveJob);
+        if (m_model.showingLive()) {
+            m_controller.stop(m_model.liveJob());
             return;
         }
         if (const QString by = trainedElsewhereBy(); !by.isEmpty()) {
             try {
-                engine::requestStop(m_runFile.toStdString(),
+                engine::requestStop(m_model.runFile().toStdString(),
                                     "lengen-studio " + engine::thisHolder());
                 m_rate->setText(tr("asked %1 to stop (as `lengen stop`)").arg(by));
             } catch (const std::exception& e) {
@@ -205,16 +205,16 @@ void TrainingView::wireControls()
         }
     });
     connect(m_openLive, &QPushButton::clicked, this, [this] {
-        if (!m_liveRunFile.isEmpty())
-            Q_EMIT openRunRequested(m_liveRunFile);
+        if (!m_model.liveRunFile().isEmpty())
+            Q_EMIT openRunRequested(m_model.liveRunFile());
     });
     connect(&m_controller, &RunController::jobChanged, this, [this](const JobInfo& j) {
-        if (j.id == m_liveJob)
+        if (j.id == m_model.liveJob())
             updateControls();
     });
     connect(m_resume, &QPushButton::clicked, this, [this] {
         m_resume->setVisible(false);
-        Q_EMIT resumeRequested(m_runFile);
+        Q_EMIT resumeRequested(m_model.runFile());
     });
     connect(m_smoothing, &QSlider::valueChanged, this, &TrainingView::redrawSmoothed);
     connect(m_series, &QComboBox::currentIndexChanged, this, &TrainingView::redrawSmoothed);
@@ -223,7 +223,7 @@ void TrainingView::wireControls()
     plots::enableCurveInteractions(*m_side,
                                    [this](const QString& text) { m_hover->setText(text); });
     connect(m_columnExport, &QPushButton::clicked, this, [this] {
-        if (m_columns.rows() == 0)
+        if (m_model.columns().rows() == 0)
             return;
         const auto name = loggedColumnId(LoggedColumn(m_column->currentIndex())) + ".png";
         askExportTarget(this, tr("Export %1 plot").arg(m_column->currentText()), name,
@@ -261,11 +261,11 @@ void TrainingView::wireController()
     // The live run ends: its label says how, when it is the one shown (the open run's
     // re-read that follows keeps it), and the job's controls go.
     const auto ended = [this](const QString& text) {
-        if (showingLive()) {
+        if (m_model.showingLive()) {
             m_rate->clear();  // no rate or ETA for a run that is not going
             m_label->setText(text);
         }
-        m_liveRunFile.clear();
+        m_model.endLive();
         updateControls();
     };
     connect(&m_controller, &RunController::runFinished, this, [=](const JobInfo& j) {
