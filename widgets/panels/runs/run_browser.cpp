@@ -21,66 +21,12 @@
 #include "ask.h"
 #include "lengen/engine/reference_runs.h"
 #include "lengen/engine/run_index.h"
+#include "run_filter_model.h"
 #include "run_notes_dialog.h"
 #include "run_table_model.h"
 #include "run_tags_dialog.h"
 
 namespace lengen::ui {
-
-namespace {
-
-// The Runs list's filter: `key=value` terms (any resolved config key, or pe, task, backbone,
-// status, seed, tag, id) must all hold; the rest of the text is looked for in every column.
-class RunFilter final : public QSortFilterProxyModel {
-public:
-    RunFilter(RunTableModel* model, QObject* parent) : QSortFilterProxyModel(parent), m_model(model)
-    {}
-    const std::vector<engine::RunFilterTerm>& terms() const { return m_terms; }
-    /// Words that look like terms but cannot be ("final_loss<abc"): said under the filter.
-    const QStringList& errors() const { return m_errors; }
-    void setText(const QString& text)
-    {
-        m_terms.clear();
-        m_errors.clear();
-        QStringList rest;
-        for (const auto& word : text.split(QLatin1Char(' '), Qt::SkipEmptyParts)) {
-            auto parsed = engine::parseFilterWord(word.toStdString());
-            if (parsed.term)
-                m_terms.push_back(std::move(*parsed.term));
-            else if (!parsed.error.empty())
-                m_errors << QString::fromStdString(parsed.error);
-            else
-                rest << word;
-        }
-        m_rest = rest.join(QLatin1Char(' '));
-        invalidateFilter();
-    }
-
-protected:
-    bool filterAcceptsRow(int row, const QModelIndex& parent) const override
-    {
-        for (const auto& term : m_terms)
-            if (!m_model->rowMatches(row, term))
-                return false;
-        if (m_rest.isEmpty())
-            return true;
-        for (int c = 0; c < m_model->columnCount(); ++c)
-            if (m_model->index(row, c, parent)
-                    .data()
-                    .toString()
-                    .contains(m_rest, Qt::CaseInsensitive))
-                return true;
-        return false;
-    }
-
-private:
-    RunTableModel* m_model;
-    std::vector<engine::RunFilterTerm> m_terms;
-    QStringList m_errors;
-    QString m_rest;
-};
-
-}  // namespace
 
 // The runs table over the filter: sorted by creation, newest first; the columns the user hid
 // (the header's context menu) kept between sessions.
@@ -127,8 +73,7 @@ void RunBrowser::createTable()
 RunBrowser::RunBrowser(QWidget* parent) : QWidget(parent)
 {
     m_model = new RunTableModel(this);
-    m_proxy = new RunFilter(m_model, this);
-    m_proxy->setSourceModel(m_model);
+    m_proxy = new RunFilterModel(m_model, this);
     m_proxy->setSortRole(Qt::UserRole);
     createTable();
     m_filter = new QLineEdit;
@@ -249,25 +194,15 @@ void RunBrowser::setFilterText(const QString& text)
 {
     if (m_filter->text() != text)
         m_filter->setText(text);
-    auto* filter = static_cast<RunFilter*>(m_proxy);
-    filter->setText(text);
+    m_proxy->setText(text);
     updateFilterHint();
 }
 
-// A key=value term on a key no run has is a typo far more often than a question: say so, with
-// the nearest key, instead of an empty list (issue 52).
 void RunBrowser::updateFilterHint()
 {
-    std::vector<const engine::RunIndexEntry*> runs;
-    for (int r = 0; r < m_model->rowCount(); ++r)
-        runs.push_back(m_model->row(r).entry.get());
-    const auto* filter = static_cast<RunFilter*>(m_proxy);
-    QStringList problems = filter->errors();
-    for (const auto& term : filter->terms())
-        if (const auto p = engine::filterKeyProblem(runs, term.key); !p.empty() && !runs.empty())
-            problems << QString::fromStdString(p);
-    m_filterHint->setText(problems.join(QStringLiteral("; ")));
-    m_filterHint->setVisible(!problems.isEmpty());
+    const QString hint = m_proxy->hint();
+    m_filterHint->setText(hint);
+    m_filterHint->setVisible(!hint.isEmpty());
 }
 
 void RunBrowser::setColumnShown(int column, bool shown)
@@ -288,6 +223,8 @@ QString RunBrowser::filterHint() const
 }
 
 int RunBrowser::visibleRows() const { return m_proxy->rowCount(); }
+
+const QSortFilterProxyModel* RunBrowser::shownRuns() const { return m_proxy; }
 
 QStringList RunBrowser::selectedRuns() const
 {

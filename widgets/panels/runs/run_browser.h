@@ -15,6 +15,7 @@ class QTableView;
 namespace lengen::ui {
 
 class RunTableModel;
+class RunFilterModel;
 
 class RunBrowser final : public QWidget {
     Q_OBJECT
@@ -24,7 +25,9 @@ public:
     explicit RunBrowser(QWidget* parent = nullptr);
     RunTableModel* model() const { return m_model; }
     /// The runs the filter shows, as a proxy over model() (the Hyperparameters tab follows it).
-    const QSortFilterProxyModel* shownRuns() const { return m_proxy; }
+    const QSortFilterProxyModel* shownRuns() const;
+    /// The filter's state (run_filter_model.h): its terms, the runs it shows, its hint.
+    const RunFilterModel& filter() const { return *m_proxy; }
     /// Adds a runs folder. A folder holding runs of the reference's Python code (config.yaml +
     /// state.pt, no run.h5) is not listed as such: referenceRunsFound() offers their import.
     void addFolder(const QString& folder);
@@ -69,7 +72,7 @@ private:
     void createTable();
     RunTableModel* m_model;
     QTimer m_poll;
-    QSortFilterProxyModel* m_proxy;
+    RunFilterModel* m_proxy;  ///< the filter and the runs it shows (run_filter_model.h)
     QTableView* m_table;
     QLineEdit* m_filter;
     QPushButton* m_notes;

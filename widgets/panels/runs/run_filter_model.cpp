@@ -1,0 +1,68 @@
+#include "run_filter_model.h"
+
+#include "run_table_model.h"
+
+namespace lengen::ui {
+
+RunFilterModel::RunFilterModel(RunTableModel* runs, QObject* parent)
+    : QSortFilterProxyModel(parent), m_runs(runs)
+{
+    setSourceModel(runs);
+}
+
+void RunFilterModel::setText(const QString& text)
+{
+    m_text = text;
+    m_terms.clear();
+    m_errors.clear();
+    QStringList rest;
+    for (const auto& word : text.split(QLatin1Char(' '), Qt::SkipEmptyParts)) {
+        auto parsed = engine::parseFilterWord(word.toStdString());
+        if (parsed.term)
+            m_terms.push_back(std::move(*parsed.term));
+        else if (!parsed.error.empty())
+            m_errors << QString::fromStdString(parsed.error);
+        else
+            rest << word;
+    }
+    m_rest = rest.join(QLatin1Char(' '));
+    invalidateFilter();
+}
+
+bool RunFilterModel::filterAcceptsRow(int row, const QModelIndex& parent) const
+{
+    for (const auto& term : m_terms)
+        if (!m_runs->rowMatches(row, term))
+            return false;
+    if (m_rest.isEmpty())
+        return true;
+    for (int c = 0; c < m_runs->columnCount(); ++c)
+        if (m_runs->index(row, c, parent).data().toString().contains(m_rest, Qt::CaseInsensitive))
+            return true;
+    return false;
+}
+
+// A key=value term on a key no run has is a typo far more often than a question: say so, with
+// the nearest key, instead of an empty list (issue 52).
+QString RunFilterModel::hint() const
+{
+    std::vector<const engine::RunIndexEntry*> runs;
+    for (int r = 0; r < m_runs->rowCount(); ++r)
+        runs.push_back(m_runs->row(r).entry.get());
+    QStringList problems = m_errors;
+    for (const auto& term : m_terms)
+        if (const auto p = engine::filterKeyProblem(runs, term.key); !p.empty() && !runs.empty())
+            problems << QString::fromStdString(p);
+    return problems.join(QStringLiteral("; "));
+}
+
+QStringList RunFilterModel::shownRuns() const
+{
+    QStringList out;
+    for (int r = 0; r < m_runs->rowCount(); ++r)
+        if (filterAcceptsRow(r, {}))
+            out << m_runs->row(r).path;
+    return out;
+}
+
+}  // namespace lengen::ui
