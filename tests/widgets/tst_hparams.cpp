@@ -1,10 +1,12 @@
 // The Hyperparameters tab (issue 55): parallel coordinates over the runs table, brushing by the
 // mouse, the Runs list and Compare following the brushes, and its exports with provenance.
 
+#include <QComboBox>
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
 #include <QMenu>
+#include <QPainter>
 #include <QPushButton>
 #include <QSignalSpy>
 #include <QTableView>
@@ -96,6 +98,9 @@ private Q_SLOTS:
     void brushingSelectsExactlyTheRunsInside();
     void brushesHoldTheirCategoriesAsRunsArrive();
     void chosenAxesAndBrushesOutliveANarrowedList();
+    void categoriesColourAndBrushWholeCategories();
+    void axesMenuStaysOpenAfterATick();
+    void aDragGoesOnWhileRunsLand();
     void exportsEveryFormatWithProvenance();
     void brushesSelectInTheRunsListAndGoToCompare();
 };
@@ -256,6 +261,104 @@ void TstHParams::brushesHoldTheirCategoriesAsRunsArrive()
     QVERIFY(axisNamed(view.plot()->spec(), "training.learning_rate") >= 0);
 }
 
+// Issue 70, defect 15: Colour by offered numeric columns only, and a brush on a categorical axis
+// was a 2-px tick that a click's range (1.02..1.02) selected nothing with. Any axis colours;
+// a categorical brush holds whole categories.
+void TstHParams::categoriesColourAndBrushWholeCategories()
+{
+    const auto runs = syntheticRuns(9);
+    ui::HParamsView view;
+    view.setRuns(runs);
+    auto* colour = view.findChildren<QComboBox*>().front();
+    const int pe = axisNamed(view.plot()->spec(), "pe");
+    QVERIFY(pe >= 0);
+    QVERIFY2(colour->findText("pe") >= 0, "a categorical column colours too");
+    colour->setCurrentIndex(colour->findText("pe"));
+    Q_EMIT colour->activated(colour->currentIndex());
+    QCOMPARE(view.plot()->spec().colorAxis, axisNamed(view.plot()->spec(), "pe"));
+    const int peNow = axisNamed(view.plot()->spec(), "pe");
+    const auto& categories = view.plot()->spec().axes[size_t(peNow)].categories;
+    const int rope =
+        int(std::find(categories.begin(), categories.end(), "rope") - categories.begin());
+    view.plot()->setBrush(peNow, rope + 0.02, rope + 0.02);  // a click-sized range on "rope"
+    const auto& brush = view.plot()->spec().brushes.front();
+    QCOMPARE(brush.low, double(rope));
+    QCOMPARE(brush.high, double(rope));
+    QStringList ropes;
+    for (const auto& r : runs)
+        if (r.pe == "rope")
+            ropes << QString::fromStdString(r.path);
+    QCOMPARE(view.insideRuns(), ropes);
+    // Drawn a category wide: the brush box is taller than a tick.
+    QImage image(900, 420, QImage::Format_ARGB32);
+    image.fill(Qt::white);
+    QPainter painter(&image);
+    plots::paintParallelBrushes(painter, QRectF(image.rect()), view.plot()->spec());
+    painter.end();
+    int rows = 0;
+    const int x = int(std::lround(
+        plots::parallelLayout(view.plot()->spec(), QRectF(image.rect())).x[size_t(peNow)]));
+    for (int y = 0; y < image.height(); ++y)
+        rows += image.pixelColor(x, y) != QColor(Qt::white);
+    QVERIFY2(rows > 20, qPrintable(QString::number(rows)));
+}
+
+// Issue 70, defect 15: the Axes menu closed after each tick.
+void TstHParams::axesMenuStaysOpenAfterATick()
+{
+    ui::HParamsView view;
+    view.setRuns(syntheticRuns(21));
+    view.show();
+    QMenu* menu = nullptr;
+    for (auto* b : view.findChildren<QToolButton*>())
+        if (b->menu())
+            menu = b->menu();
+    QVERIFY(menu);
+    menu->popup(view.mapToGlobal(QPoint(10, 10)));
+    QVERIFY(QTest::qWaitForWindowExposed(menu));
+    QAction* off = nullptr;  // a column not drawn yet
+    for (auto* a : menu->actions())
+        if (!off && !a->isChecked())
+            off = a;
+    QVERIFY(off);
+    const QString name = off->text();
+    QTest::mouseClick(menu, Qt::LeftButton, {}, menu->actionGeometry(off).center());
+    QVERIFY(menu->isVisible());
+    QVERIFY2(axisNamed(view.plot()->spec(), name.toStdString()) >= 0, qPrintable(name));
+    for (auto* a : menu->actions())  // the same menu, its ticks as chosen
+        if (a->text() == name)
+            QVERIFY(a->isChecked());
+    menu->close();
+}
+
+// Issue 70, defect 6: a slow drag while runs landed made a tiny brush at the press point, or
+// none: the rebuilt plot dropped the drag. It goes on to where the mouse is released.
+void TstHParams::aDragGoesOnWhileRunsLand()
+{
+    const auto runs = syntheticRuns(21);
+    ui::HParamsView view;
+    view.resize(900, 600);
+    view.show();
+    view.setRuns({runs.begin(), runs.begin() + 12});
+    auto* plot = view.plot();
+    const int lr = axisNamed(plot->spec(), "training.learning_rate");
+    const int x = int(std::lround(plot->axisX(lr)));
+    const auto at = [&](double f) { return QPoint(x, int(std::lround(plot->fractionY(f)))); };
+    QTest::mousePress(plot, Qt::LeftButton, {}, at(0.05));
+    QTest::mouseMove(plot, at(0.3));
+    view.setRuns(runs);  // runs land mid-drag
+    const int lrNow = axisNamed(plot->spec(), "training.learning_rate");
+    QTest::mouseMove(plot, at(0.6));
+    QTest::mouseMove(plot, at(0.95));
+    QTest::mouseRelease(plot, Qt::LeftButton, {}, at(0.95));
+    QCOMPARE(plot->spec().brushes.size(), size_t(1));
+    const auto& b = plot->spec().brushes.front();
+    QCOMPARE(b.axis, lrNow);
+    const auto& axis = plot->spec().axes[size_t(lrNow)];
+    QVERIFY2(plots::axisFraction(axis, b.high) - plots::axisFraction(axis, b.low) > 0.8,
+             qPrintable(QStringLiteral("%1..%2").arg(b.low).arg(b.high)));
+}
+
 // Issue 70, defect 1: axes chosen in the Axes menu, and a brush, dropped for good when the Runs
 // filter narrowed the runs to one (no key varies: the axes are not drawn), and not restored when
 // it was cleared.
@@ -358,6 +461,12 @@ void TstHParams::exportsEveryFormatWithProvenance()
         QVERIFY(t.open(QIODevice::ReadOnly));
         const QString text = QString::fromUtf8(t.readAll());
         QVERIFY(text.contains("fill=lengenBrush") && text.contains("\\fill[lengenV7]"));
+        // Coloured by a category (the encoding): a swatch and name per category, compiled too.
+        spec.colorAxis = axisNamed(spec, "pe");
+        const QString byPe = dir.filePath("by_pe.tex");
+        QVERIFY(plots::exportParallel(spec, byPe, plots::Format::Tex, 100, true).ok);
+        const auto failedPe = test::compileLatex(byPe);
+        QVERIFY2(failedPe.isEmpty(), qPrintable(failedPe));
     } else {
         QVERIFY2(!test::latexRequired(), qPrintable(test::latexMissing()));
     }

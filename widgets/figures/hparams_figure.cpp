@@ -138,7 +138,7 @@ plots::ParallelSpec hparamsSpec(const engine::RunTable& table, const HParamsChoi
                 axis.integers = axis.integers && (!std::isfinite(v) || v == std::floor(v));
             }
         }
-        if (col.name == choice.color && !axis.categorical)
+        if (col.name == choice.color)  // a category colours by its palette colour
             s.colorAxis = int(a);
         s.axes.push_back(std::move(axis));
     }

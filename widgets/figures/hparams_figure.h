@@ -24,7 +24,7 @@ struct HParamsBrush {
 
 struct HParamsChoice {
     std::vector<std::string> axes;  ///< table columns, in order
-    std::string color;              ///< a numeric column, "" for one colour
+    std::string color;              ///< the column that colours the runs, "" for one colour
     std::vector<HParamsBrush> brushes;
 };
 

@@ -13,6 +13,7 @@
 #include <cmath>
 #include <thread>
 
+#include "figure_builder.h"
 #include "line_raster.h"
 #include "plot_style.h"
 
@@ -84,6 +85,8 @@ void drawRows(QPainter& p, const ParallelLayout& l, const ParallelSpec& s,
     std::vector<Scale> scales;
     for (const auto& a : s.axes)
         scales.emplace_back(a);
+    const bool categoricalColor =
+        s.colorAxis >= 0 && s.colorAxis < k && s.axes[size_t(s.colorAxis)].categorical;
     // The rows' segments by the pair of axes they join, then by pen: kBins colours, one colour
     // (no colour column or value), outside the brushes (grey). A NaN breaks the line.
     std::vector<std::array<QVector<QLineF>, kBins + 2>> lines(size_t(k - 1));
@@ -92,7 +95,11 @@ void drawRows(QPainter& p, const ParallelLayout& l, const ParallelSpec& s,
         int bin = kBins + 1;
         if (inside[size_t(r)]) {
             bin = kBins;
-            if (s.colorAxis >= 0) {
+            if (s.colorAxis >= 0 && categoricalColor) {  // the category's index, one pen each
+                const double c = s.value(r, s.colorAxis);
+                if (std::isfinite(c))
+                    bin = std::clamp(int(std::lround(c)), 0, kBins - 1);
+            } else if (s.colorAxis >= 0) {
                 const double c = scales[size_t(s.colorAxis)](s.value(r, s.colorAxis));
                 if (std::isfinite(c))
                     bin = std::clamp(int(c * kBins), 0, kBins - 1);
@@ -111,7 +118,8 @@ void drawRows(QPainter& p, const ParallelLayout& l, const ParallelSpec& s,
     std::vector<std::pair<size_t, QColor>> pens = {{kBins + 1, QColor(0xC4, 0xC4, 0xCC)},
                                                    {kBins, QColor(0x4C, 0x72, 0xB0)}};
     for (int b = 0; b < kBins; ++b)
-        pens.push_back({size_t(b), QColor(scaleColor((b + 0.5) / kBins))});
+        pens.push_back({size_t(b), categoricalColor ? paletteColor(b)
+                                                    : QColor(scaleColor((b + 0.5) / kBins))});
     for (auto& pen : pens)
         pen.second.setAlpha(alpha);
     // Into an image (the studio's, a PNG), the lines are blended straight into its pixels
@@ -222,8 +230,10 @@ void drawBrushes(QPainter& p, const ParallelLayout& l, const ParallelSpec& s)
         if (b.axis < 0 || b.axis >= int(s.axes.size()))
             continue;
         const auto& axis = s.axes[size_t(b.axis)];
-        const double y0 = l.yAt(std::clamp(axisFraction(axis, b.high), 0.0, 1.0));
-        const double y1 = l.yAt(std::clamp(axisFraction(axis, b.low), 0.0, 1.0));
+        // A categorical brush is drawn over its categories' ticks, not as a 2-px line.
+        const double pad = axis.categorical ? 0.35 : 0;
+        const double y0 = l.yAt(std::clamp(axisFraction(axis, b.high + pad), 0.0, 1.0));
+        const double y1 = l.yAt(std::clamp(axisFraction(axis, b.low - pad), 0.0, 1.0));
         const QRectF r(l.x[size_t(b.axis)] - 7, y0, 14, std::max(y1 - y0, 2.0));
         p.setPen(QPen(QColor(0x26, 0x26, 0x26), 1));
         p.setBrush(QColor(0xDD, 0x84, 0x52, 110));
@@ -232,11 +242,32 @@ void drawBrushes(QPainter& p, const ParallelLayout& l, const ParallelSpec& s)
     }
 }
 
+// A categorical colour column: a swatch and the name of each category, top down.
+void drawCategoryKey(QPainter& p, const QRectF& area, const ParallelLayout& l,
+                     const ParallelAxis& axis)
+{
+    p.setFont(style::font(style::kTickPt - 1));
+    const QFontMetricsF fm(p.font());
+    const double x = area.right() - kRight + 30, line = fm.height() + 2;
+    for (size_t i = 0; i < axis.categories.size() && i < size_t(kBins); ++i) {
+        const double y = l.plot.top() + double(i) * line;
+        if (y + line > l.plot.bottom())
+            break;
+        p.fillRect(QRectF(x, y + 2, 10, fm.height() - 4), paletteColor(int(i)));
+        p.setPen(style::textColor());
+        p.drawText(
+            QRectF(x + 14, y, kRight - 46, fm.height()), Qt::AlignLeft | Qt::AlignVCenter,
+            fm.elidedText(QString::fromStdString(axis.categories[i]), Qt::ElideRight, kRight - 46));
+    }
+}
+
 void drawColorScale(QPainter& p, const QRectF& area, const ParallelLayout& l, const ParallelSpec& s)
 {
     if (s.colorAxis < 0 || s.colorAxis >= int(s.axes.size()))
         return;
     const auto& axis = s.axes[size_t(s.colorAxis)];
+    if (axis.categorical)
+        return drawCategoryKey(p, area, l, axis);
     const QRectF bar(area.right() - kRight + 36, l.plot.top(), 14, l.plot.height());
     QLinearGradient g(bar.bottomLeft(), bar.topLeft());
     for (int i = 0; i <= 8; ++i)
@@ -317,6 +348,16 @@ double axisValue(const ParallelAxis& axis, double f)
         return axis.max;
     const double v = scaled(axis, axis.min) + f * (scaled(axis, axis.max) - scaled(axis, axis.min));
     return axis.log ? std::pow(10.0, v) : v;
+}
+
+ParallelBrush snappedBrush(const ParallelSpec& spec, ParallelBrush b)
+{
+    if (b.axis < 0 || b.axis >= int(spec.axes.size()) || !spec.axes[size_t(b.axis)].categorical)
+        return b;
+    const double last = std::max(0.0, double(spec.axes[size_t(b.axis)].categories.size()) - 1);
+    b.low = std::clamp(std::round(b.low), 0.0, last);
+    b.high = std::clamp(std::round(b.high), b.low, last);
+    return b;
 }
 
 std::vector<char> rowsInside(const ParallelSpec& spec)

@@ -42,7 +42,7 @@ struct ParallelSpec {
     std::vector<std::string> rowNames;  ///< one per row (a run's id): the CSV's first column
     std::string rowHeader = "row";      ///< that column's name
     std::vector<double> values;         ///< row-major [rows, axes]; NaN = no value (a gap)
-    int colorAxis = -1;                 ///< the axis whose value colours a row; -1 = one colour
+    int colorAxis = -1;  ///< the axis whose value colours a row (a category: the palette); -1 none
     std::vector<ParallelBrush> brushes;
     double widthInches = 9, heightInches = 4.5;
 
@@ -62,6 +62,10 @@ double axisValue(const ParallelAxis& axis, double f);
 /// The name written over axis `axis`: its key's last part ("learning_rate") where no other axis
 /// ends the same way, else the whole name.
 std::string axisLabel(const ParallelSpec& spec, int axis);
+
+/// A brush as it selects: on a categorical axis it holds whole categories, the ones its range
+/// reaches (0.6..1.4 holds category 1; a click's 1.02..1.02 too), drawn a category wide.
+ParallelBrush snappedBrush(const ParallelSpec& spec, ParallelBrush brush);
 
 /// For each row, whether it lies inside every brush (all rows with no brush).
 std::vector<char> rowsInside(const ParallelSpec& spec);

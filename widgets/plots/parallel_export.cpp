@@ -13,6 +13,7 @@
 #include <cmath>
 
 #include "export_files.h"
+#include "figure_builder.h"
 #include "figure_tex.h"
 #include "parallel_coords.h"
 
@@ -128,6 +129,19 @@ QString texBrushesAndScale(const ParallelSpec& s)
         return out;
     const auto& axis = s.axes[size_t(s.colorAxis)];
     const double x0 = double(s.axes.size() - 1) + 0.3, x1 = x0 + 0.07;
+    if (axis.categorical) {  // a swatch and a name per category, top down
+        for (size_t i = 0; i < axis.categories.size() && i < size_t(kTexBins); ++i) {
+            const double y = 1 - 0.08 * double(i);
+            out +=
+                QStringLiteral("\\fill[lengenV%1] (axis cs:%2,%3) rectangle (axis cs:%4,%5);\n"
+                               "\\node[anchor=west, font=\\scriptsize] at (axis cs:%4,%6) "
+                               "{%7};\n")
+                    .arg(i)
+                    .arg(files::number(x0), files::number(y - 0.05), files::number(x1),
+                         files::number(y), files::number(y - 0.025), texEscape(axis.categories[i]));
+        }
+        return out;
+    }
     for (int b = 0; b < kTexBins; ++b)
         out += QStringLiteral("\\fill[lengenV%1] (axis cs:%2,%3) rectangle (axis cs:%4,%5);\n")
                    .arg(b)
@@ -151,14 +165,19 @@ TexFiles parallelTex(const ParallelSpec& s, const QString& stem, bool standalone
     const auto inside = rowsInside(s);
     const int n = s.rows(), k = int(s.axes.size());
     std::array<QString, kTexBins + 2> data;  // colour steps, one colour, outside
+    const bool categoricalColor =
+        s.colorAxis >= 0 && s.colorAxis < k && s.axes[size_t(s.colorAxis)].categorical;
     for (int r = 0; r < n; ++r) {
         size_t bin = kTexBins + 1;
         if (inside[size_t(r)]) {
             bin = kTexBins;
-            if (s.colorAxis >= 0) {
-                const double c = axisFraction(s.axes[size_t(s.colorAxis)], s.value(r, s.colorAxis));
+            if (s.colorAxis >= 0) {  // a category: its palette colour, cycled as on screen
+                const auto& axis = s.axes[size_t(s.colorAxis)];
+                const double v = s.value(r, s.colorAxis);
+                const double c = axis.categorical ? std::round(v) : axisFraction(axis, v);
                 if (std::isfinite(c))
-                    bin = size_t(std::clamp(int(c * kTexBins), 0, kTexBins - 1));
+                    bin = size_t(axis.categorical ? int(c) % kTexBins
+                                                  : std::clamp(int(c * kTexBins), 0, kTexBins - 1));
             }
         }
         for (int a = 0; a < k; ++a) {
@@ -171,9 +190,12 @@ TexFiles parallelTex(const ParallelSpec& s, const QString& stem, bool standalone
                                   "\\definecolor{lengenOne}{HTML}{4C72B0}\n"
                                   "\\definecolor{lengenBrush}{HTML}{DD8452}\n");
     for (int b = 0; b < kTexBins; ++b)
-        defs += QStringLiteral("\\definecolor{lengenV%1}{HTML}{%2}\n")
-                    .arg(b)
-                    .arg(scaleColor((b + 0.5) / kTexBins).mid(1).toUpper());
+        defs +=
+            QStringLiteral("\\definecolor{lengenV%1}{HTML}{%2}\n")
+                .arg(b)
+                .arg((categoricalColor ? paletteColor(b).name() : scaleColor((b + 0.5) / kTexBins))
+                         .mid(1)
+                         .toUpper());
     const double opacity = std::clamp(600.0 / std::max(n, 1), 0.12, 1.0);
     QString picture =
         QStringLiteral("\\begin{tikzpicture}\n\\begin{axis}[width=%1in, height=%2in, "

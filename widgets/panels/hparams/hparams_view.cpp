@@ -9,6 +9,7 @@
 #include <QItemSelectionModel>
 #include <QLabel>
 #include <QMenu>
+#include <QMouseEvent>
 #include <QPushButton>
 #include <QSortFilterProxyModel>
 #include <QSplitter>
@@ -94,6 +95,24 @@ QString runsText(int n)
 {
     return n == 1 ? HParamsView::tr("1 run") : HParamsView::tr("%1 runs").arg(n);
 }
+// The Axes menu: ticking a column keeps the menu open for the next one (issue 70, defect 15:
+// it closed after each tick, one reopening per axis).
+class StayOpenMenu final : public QMenu {
+public:
+    using QMenu::QMenu;
+
+protected:
+    void mouseReleaseEvent(QMouseEvent* e) override
+    {
+        if (QAction* a = actionAt(e->position().toPoint());
+            a && a->isCheckable() && a->isEnabled()) {
+            a->trigger();  // toggles it; the menu stays
+            return;
+        }
+        QMenu::mouseReleaseEvent(e);
+    }
+};
+
 }  // namespace
 
 HParamsView::HParamsView(QWidget* parent)
@@ -107,7 +126,7 @@ HParamsView::HParamsView(QWidget* parent)
     m_axes->setText(tr("Axes"));
     m_axes->setToolTip(tr("The columns drawn as axes, in the table's order"));
     m_axes->setPopupMode(QToolButton::InstantPopup);
-    m_axes->setMenu(new QMenu(m_axes));
+    m_axes->setMenu(new StayOpenMenu(m_axes));
     m_color->setToolTip(tr("The column whose value colours each run"));
     m_color->setSizeAdjustPolicy(QComboBox::AdjustToContents);
     m_proxy->setSourceModel(m_model);
@@ -382,21 +401,34 @@ std::vector<int> HParamsView::columnOrder() const
 void HParamsView::updateAxesMenu()
 {
     QMenu* menu = m_axes->menu();
-    menu->clear();
     const auto shown = choice();
-    m_color->clear();
-    for (const auto& name : figures::axisColumns(m_table)) {
-        auto* action = menu->addAction(QString::fromStdString(name));
-        action->setCheckable(true);
-        action->setChecked(std::count(shown.axes.begin(), shown.axes.end(), name) > 0);
-        connect(action, &QAction::toggled, this, [this, name](bool on) {
-            m_choices.toggleAxis(m_table, name, on);
-            redraw();
-        });
+    const auto columns = figures::axisColumns(m_table);
+    QStringList names;
+    for (const auto& name : columns)
+        names << QString::fromStdString(name);
+    QStringList listed;
+    for (const auto* a : menu->actions())
+        listed << a->text();
+    if (listed != names) {  // other columns: the menu anew (an open menu keeps its actions)
+        menu->clear();
+        for (const auto& name : columns) {
+            auto* action = menu->addAction(QString::fromStdString(name));
+            action->setCheckable(true);
+            connect(action, &QAction::toggled, this, [this, name](bool on) {
+                m_choices.toggleAxis(m_table, name, on);
+                redraw();
+            });
+        }
     }
+    for (auto* a : menu->actions()) {
+        const QSignalBlocker block(a);
+        a->setChecked(std::count(shown.axes.begin(), shown.axes.end(), a->text().toStdString()) >
+                      0);
+    }
+    // Any axis colours the runs: a number along a scale, a category (pe, task) by its colour.
+    m_color->clear();
     for (const auto& a : m_plot->spec().axes)
-        if (!a.categorical)
-            m_color->addItem(QString::fromStdString(a.name));
+        m_color->addItem(QString::fromStdString(a.name));
     m_color->setCurrentText(QString::fromStdString(shown.color));
 }
 

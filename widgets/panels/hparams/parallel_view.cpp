@@ -35,9 +35,17 @@ ParallelView::ParallelView(QWidget* parent)
 
 void ParallelView::setSpec(plots::ParallelSpec spec)
 {
+    // A drag under way goes on along its axis, wherever the axis is now (issue 70, defect 6:
+    // runs landing mid-drag rebuilt the plot and dropped it, leaving a tiny brush or none).
+    const std::string dragging = m_dragAxis >= 0 && size_t(m_dragAxis) < m_spec.axes.size()
+                                     ? m_spec.axes[size_t(m_dragAxis)].name
+                                     : std::string();
     m_spec = std::move(spec);
     m_hover = m_highlight = -1;
     m_dragAxis = -1;
+    for (size_t a = 0; a < m_spec.axes.size() && !dragging.empty(); ++a)
+        if (m_spec.axes[a].name == dragging)
+            m_dragAxis = int(a);
     brushesChanged();
 }
 
@@ -55,7 +63,7 @@ void ParallelView::setBrush(int axis, double low, double high, bool finished)
     auto& b = m_spec.brushes;
     b.erase(std::remove_if(b.begin(), b.end(), [&](const auto& x) { return x.axis == axis; }),
             b.end());
-    b.push_back({axis, std::min(low, high), std::max(low, high)});
+    b.push_back(plots::snappedBrush(m_spec, {axis, std::min(low, high), std::max(low, high)}));
     brushesChanged();
     Q_EMIT brushMoved();
     if (finished)
