@@ -25,6 +25,7 @@
 #include "ask.h"
 #include "attention_view.h"
 #include "compare_view.h"
+#include "export_dialog.h"
 #include "figure_view.h"
 #include "hparams_view.h"
 #include "jobs_panel.h"
@@ -225,6 +226,7 @@ void MainWindow::wireViews()
 void MainWindow::applyStartOptions(const StudioOptions& options)
 {
     m_setup->setOutputFolder(options.runsFolder);
+    ui::setExportFallbackFolder(options.runsFolder);  // exports start there, then where they went
     if (options.steps > 0)
         m_setup->setSteps(options.steps);
     QStringList folders = m_browser->folders();

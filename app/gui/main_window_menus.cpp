@@ -50,16 +50,22 @@ void MainWindow::buildFileMenu()
 {
     auto* file = menuBar()->addMenu(tr("&File"));
     file->addAction(tr("Open &run…"), QKeySequence::Open, this, [this] {
-        ui::ask::openFile(this, tr("Open a run"), QString(), tr("Run files (run.h5)"),
+        // Under the Runs list's first folder, not the process's current one (issue 70).
+        ui::ask::openFile(this, tr("Open a run"), m_browser->folders().value(0),
+                          tr("Run files (run.h5)"),
                           [this](const QString& path) { openPath(path); });
     });
     file->addAction(tr("Add runs &folder…"), this, [this] {
-        ui::ask::folder(this, tr("Add a runs folder"), QString(),
+        ui::ask::folder(this, tr("Add a runs folder"),
+                        QFileInfo(m_browser->folders().value(0)).absolutePath(),
                         [this](const QString& dir) { m_browser->addFolder(dir); });
     });
     file->addAction(tr("Open &config…"), this, [this] {
-        ui::ask::openFile(this, tr("Open run config"), QString(), tr("YAML configs (*.yaml *.yml)"),
-                          [this](const QString& path) {
+        ui::ask::openFile(this, tr("Open run config"),
+                          m_setup->currentFile().isEmpty()
+                              ? QString()
+                              : QFileInfo(m_setup->currentFile()).absolutePath(),
+                          tr("YAML configs (*.yaml *.yml)"), [this](const QString& path) {
                               if (m_setup->loadFile(path))
                                   m_tabs->setCurrentWidget(m_setup);
                           });

@@ -5,14 +5,19 @@
 // signal handler, with a re-entry guard) each spun an event loop of their own; here each of them
 // returns at once, shows its dialog, and acts only on the answer.
 #include <QAction>
+#include <QCheckBox>
+#include <QDialogButtonBox>
 #include <QDir>
 #include <QFileDialog>
 #include <QInputDialog>
+#include <QLineEdit>
 #include <QMenuBar>
 #include <QMessageBox>
 #include <QPointer>
 #include <QPushButton>
+#include <QSettings>
 #include <QSignalSpy>
+#include <QSpinBox>
 #include <QTemporaryDir>
 #include <QTest>
 #include <QTimer>
@@ -23,6 +28,7 @@
 #include "main_window.h"
 #include "run_browser.h"
 #include "run_controller.h"
+#include "setup_panel.h"
 #include "studio_test_support.h"
 #include "sweep_dialogs.h"
 #include "sweeps_view.h"
@@ -70,6 +76,8 @@ private Q_SLOTS:
     void exportAllAsksFolderThenResolution();
     void importOfferDoesNotBlock();
     void newSweepWritesWhereTheRunsListLooks();
+    void exportsStartWhereTheLastOneWent();
+    void newSweepRemembersItsChoices();
 };
 
 void TestDialogs::askReturnsAtOnceAndAnswersLater()
@@ -260,6 +268,70 @@ void TestDialogs::newSweepWritesWhereTheRunsListLooks()
     QTRY_VERIFY2(ui::folderUnder(elsewhere, browser->folders()),
                  qPrintable(browser->folders().join(", ")));
     QCOMPARE(sweeps->sweep(), elsewhere);  // shown, as before
+}
+
+// Issue 70, defect 18: the Export dialogs started in the process's current folder. They start
+// in the runs folder, then where the last export went.
+void TestDialogs::exportsStartWhereTheLastOneWent()
+{
+    QSettings().remove(QStringLiteral("export/lastFolder"));
+    const QString runs = QString::fromStdString(test::scratchDir("dialogs-export-runs"));
+    const QString figures = QString::fromStdString(test::scratchDir("dialogs-export-figures"));
+    ui::setExportFallbackFolder(runs);
+    QCOMPARE(ui::exportFolder(), runs);
+    QWidget parent;
+    parent.show();
+    QString written;
+    ui::askExportTarget(&parent, "Export", "loss.csv",
+                        [&](const ui::ExportChoice& c) { written = c.path; });
+    auto* file = shown<QFileDialog>(parent, "ask-saveFile");
+    QVERIFY(file);
+    QCOMPARE(QDir(file->directory()).absolutePath(), QDir(runs).absolutePath());
+    file->selectFile(figures + "/loss.csv");
+    static_cast<QDialog*>(file)->accept();
+    QCOMPARE(written, figures + "/loss.csv");
+    QCOMPARE(ui::exportFolder(), figures);  // the next one starts there
+    ui::askExportTarget(&parent, "Export", "other.csv", [](const ui::ExportChoice&) {});
+    file = shown<QFileDialog>(parent, "ask-saveFile");
+    QVERIFY(file);
+    QCOMPARE(QDir(file->directory()).absolutePath(), QDir(figures).absolutePath());
+    file->reject();
+    QSettings().remove(QStringLiteral("export/lastFolder"));
+}
+
+// Issue 70, defect 18: New sweep started from the defaults every time.
+void TestDialogs::newSweepRemembersItsChoices()
+{
+    QSettings().remove(QStringLiteral("newSweep"));
+    const QString runs = QString::fromStdString(test::scratchDir("dialogs-sweep-choices"));
+    studio::MainWindow w(test::studioOptions(runs));
+    w.show();
+    auto* setup = w.findChild<ui::SetupPanel*>();
+    setup->setText(QString::fromStdString(test::tinyConfig()));
+    QVERIFY(setup->validate().isEmpty());
+    const auto openDialog = [&] {
+        setup->findChild<QPushButton*>("newSweep")->click();
+        return waitShown<QDialog>(w, "newSweepDialog");
+    };
+    auto* dialog = openDialog();
+    QVERIFY(dialog);
+    for (auto* box : dialog->findChildren<QCheckBox*>())
+        if (const QString pe = box->objectName(); !pe.isEmpty() && pe != "skipRefused")
+            box->setChecked(pe == "alibi");
+    dialog->findChild<QSpinBox*>()->setValue(2);
+    dialog->findChild<QLineEdit*>("sets")->setText("training.max_steps=20");
+    dialog->findChild<QDialogButtonBox*>()->button(QDialogButtonBox::Ok)->click();
+    QVERIFY(test::waitIdle(w.controller(), 60000));
+    QTRY_VERIFY(!dialog || !dialog->isVisible());
+    dialog = openDialog();
+    QVERIFY(dialog);
+    QVERIFY(dialog->findChild<QCheckBox*>("alibi")->isChecked());
+    QVERIFY(!dialog->findChild<QCheckBox*>("rope")->isChecked());
+    QCOMPARE(dialog->findChild<QSpinBox*>()->value(), 2);
+    QCOMPARE(dialog->findChild<QLineEdit*>("sets")->text(), QString("training.max_steps=20"));
+    QVERIFY(dialog->findChild<QLineEdit*>("folder")->text().endsWith("sweeps/sweep-2"));
+    dialog->reject();
+    QSettings().remove(QStringLiteral("newSweep"));
 }
 
 QTEST_MAIN(TestDialogs)

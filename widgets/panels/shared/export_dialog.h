@@ -18,6 +18,13 @@ struct ExportChoice {
 };
 
 /// `then` runs once the user chose a file (and a resolution for PNG); never on cancel.
+/// Where an export dialog starts when no export was written yet: the runs folder (the window
+/// sets it). Later ones start where the last export went (kept in QSettings).
+void setExportFallbackFolder(const QString& folder);
+/// The folder the next export dialog starts in: the last export's, else the fallback, else
+/// the current folder.
+QString exportFolder();
+
 void askExportTarget(QWidget* parent, const QString& title, const QString& suggestedFile,
                      std::function<void(const ExportChoice&)> then);
 

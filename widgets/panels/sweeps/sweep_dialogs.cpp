@@ -11,6 +11,7 @@
 #include <QLineEdit>
 #include <QPointer>
 #include <QPushButton>
+#include <QSettings>
 #include <QSpinBox>
 #include <QVBoxLayout>
 
@@ -119,6 +120,50 @@ bool folderUnder(const QString& dir, const QStringList& folders)
     return false;
 }
 
+namespace {
+
+// The New sweep dialog's choices, remembered between dialogs (QSettings "newSweep/…").
+struct SweepChoiceBoxes {
+    std::vector<std::pair<QString, QCheckBox*>> pes;
+    QSpinBox* seeds;
+    QLineEdit *tasks, *sets;
+    QCheckBox *eval, *probe, *skipRefused;
+};
+
+void restoreChoices(const SweepChoiceBoxes& b)
+{
+    const QSettings last;
+    if (!last.contains(QStringLiteral("newSweep/pes")))
+        return;  // never created one: the defaults
+    const auto chosen = last.value(QStringLiteral("newSweep/pes")).toStringList();
+    for (const auto& [pe, box] : b.pes)
+        box->setChecked(chosen.contains(pe));
+    b.seeds->setValue(last.value(QStringLiteral("newSweep/seeds"), 3).toInt());
+    b.tasks->setText(last.value(QStringLiteral("newSweep/tasks")).toString());
+    b.sets->setText(last.value(QStringLiteral("newSweep/sets")).toString());
+    b.eval->setChecked(last.value(QStringLiteral("newSweep/eval"), true).toBool());
+    b.probe->setChecked(last.value(QStringLiteral("newSweep/probe"), false).toBool());
+    b.skipRefused->setChecked(last.value(QStringLiteral("newSweep/skipRefused"), false).toBool());
+}
+
+void rememberChoices(const SweepChoiceBoxes& b)
+{
+    QSettings remember;
+    QStringList chosen;
+    for (const auto& [pe, box] : b.pes)
+        if (box->isChecked())
+            chosen << pe;
+    remember.setValue(QStringLiteral("newSweep/pes"), chosen);
+    remember.setValue(QStringLiteral("newSweep/seeds"), b.seeds->value());
+    remember.setValue(QStringLiteral("newSweep/tasks"), b.tasks->text());
+    remember.setValue(QStringLiteral("newSweep/sets"), b.sets->text());
+    remember.setValue(QStringLiteral("newSweep/eval"), b.eval->isChecked());
+    remember.setValue(QStringLiteral("newSweep/probe"), b.probe->isChecked());
+    remember.setValue(QStringLiteral("newSweep/skipRefused"), b.skipRefused->isChecked());
+}
+
+}  // namespace
+
 QDialog* askNewSweep(QWidget* parent, const QString& defaultFolder,
                      std::function<void(engine::NewSweep, DialogReply)> then)
 {
@@ -171,6 +216,10 @@ QDialog* askNewSweep(QWidget* parent, const QString& defaultFolder,
     auto* folder = new QLineEdit(defaultFolder);
     folder->setObjectName(QStringLiteral("folder"));
     form->addRow(QObject::tr("Sweep folder"), folder);
+    // The last sweep's choices (issue 70, defect 18: every New sweep started from the
+    // defaults); the folder is always a free one.
+    const SweepChoiceBoxes boxes{pes, seeds, tasks, sets, eval, probe, skipRefused};
+    restoreChoices(boxes);
     openForm(
         d, form, QObject::tr("Create"),
         [=](DialogReply reply) -> QString {
@@ -196,6 +245,7 @@ QDialog* askNewSweep(QWidget* parent, const QString& defaultFolder,
             r.outDir = folder->text().trimmed().toStdString();
             if (r.outDir.empty())
                 return QObject::tr("Sweep folder: choose one");
+            rememberChoices(boxes);
             then(std::move(r), reply);
             return {};
         },

@@ -141,7 +141,9 @@ SweepsView::SweepsView(QWidget* parent) : QWidget(parent)
     m_timer->setInterval(2000);
     connect(m_timer, &QTimer::timeout, this, &SweepsView::refresh);
     connect(open, &QPushButton::clicked, this, [this] {
-        ask::folder(this, tr("Open a sweep folder"), m_dir,
+        // The sweep shown, else where New sweep writes (under the Runs list's folders).
+        const QString start = !m_dir.isEmpty() ? m_dir : QFileInfo(proposedFolder()).absolutePath();
+        ask::folder(this, tr("Open a sweep folder"), start,
                     [this](const QString& dir) { setSweep(dir); });
     });
     connect(create, &QPushButton::clicked, this, &SweepsView::newSweep);
