@@ -67,11 +67,18 @@ void TstCompareModel::whatItShowsForTheChoices()
     QVERIFY(shown.offerEvaluate);
     QCOMPARE(shown.spec.series.size(), size_t(1));
     QVERIFY(!shown.spec.y.log);
+    // The legend beside the curves by default (inside, it covered them: found under Xvfb).
+    QCOMPARE(shown.spec.legend, plots::LegendPlace::OutsideRight);
     m.setView(true, true);
     shown = m.rebuild();
     QVERIFY(shown.spec.y.log);
     QCOMPARE(shown.spec.legend, plots::LegendPlace::OutsideRight);
     QVERIFY(m.setMethod("training: loss"));
+    m.setLogY(std::nullopt);
+    shown = m.rebuild();
+    QVERIFY(shown.spec.y.log);  // a loss is log by itself
+    m.setLogY(false);           // unticked: linear (it stayed log whatever the box said)
+    QVERIFY(!m.rebuild().spec.y.log);
     shown = m.rebuild();
     QVERIFY(shown.missing.isEmpty());
     QVERIFY(!shown.offerEvaluate);  // evaluating makes no training log

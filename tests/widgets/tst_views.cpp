@@ -67,6 +67,7 @@ private Q_SLOTS:
     void sweepsViewFollowsTheCellsAndDrawsTheGrid();
     void aRunKeepsItsColourAcrossViews();
     void overlayShowsRunsInTheirSwatchColours();  // after it: Compare groups the runs here
+    void overlayWithNoRunShownNamesEveryCurve();
     void interventionsBesideTheUntouchedModel();
     void figureViewsSayNoRunIsOpen();
 
@@ -252,6 +253,32 @@ void TestViews::overlayShowsRunsInTheirSwatchColours()
                                                                           : m_rope));
         QCOMPARE(s.dashed, second);  // the group's second run, told apart
     }
+}
+
+// Found under Xvfb (issue 70): overlaying runs with no run open drew two nameless legend
+// entries ("· EMA 0.90"), the empty shown run's. Only the overlaid runs are drawn, each named.
+void TestViews::overlayWithNoRunShownNamesEveryCurve()
+{
+    ui::RunController controller;
+    ui::TrainingView view(controller);
+    QVERIFY(view.setOverlays({QString::fromStdString(m_rope), QString::fromStdString(m_nope)})
+                .isEmpty());
+    const auto f = view.lossFigure();
+    QCOMPARE(f.series.size(), size_t(2));
+    for (const auto& s : f.series)
+        QVERIFY2(s.name.find("(" + runId(m_rope) + ")") != std::string::npos ||
+                     s.name.find("(" + runId(m_nope) + ")") != std::string::npos,
+                 s.name.c_str());
+    int entries = 0;  // the plots' legends list named curves only
+    for (auto* plot : view.findChildren<QCustomPlot*>())
+        for (int i = 0; i < plot->legend->itemCount(); ++i)
+            if (auto* item = qobject_cast<QCPPlottableLegendItem*>(plot->legend->item(i))) {
+                const QString name = item->plottable()->name();
+                QVERIFY2(!name.isEmpty() && !name.startsWith(QStringLiteral("·")),
+                         qPrintable(name));
+                ++entries;
+            }
+    QVERIFY(entries >= 2);
 }
 
 void TestViews::aRunKeepsItsColourAcrossViews()

@@ -3,6 +3,8 @@
 #include "plot_style.h"
 #include "qcp.h"
 
+#include <QFontMetricsF>
+
 #include <algorithm>
 #include <cmath>
 #include <limits>
@@ -195,13 +197,16 @@ void addVLine(const Panel& p, const VLine& v, int row)
     auto* text = p.item<QCPItemText>();
     p.attach(text->position);
     text->position->setTypeY(QCPItemPosition::ptAxisRectRatio);
-    // Just under the top edge, right of the line; each further label one text line lower.
-    text->position->setCoords(v.x, 0.02 + 0.06 * row);
+    // Just under the top edge, right of the line; each further label one text line lower, in
+    // pixels (a ratio of the panel's height was 8 px on a short panel: still overlapping).
+    const QFont font = style::font(style::kAnnotationPt);
+    const int lineHeight = int(std::ceil(QFontMetricsF(font).height())) + 1;
+    text->position->setCoords(v.x, 0.02);
     text->setPositionAlignment(Qt::AlignLeft | Qt::AlignTop);
-    text->setPadding(QMargins(4, 0, 0, 0));
+    text->setPadding(QMargins(4, row * lineHeight, 0, 0));
     text->setText(qs(v.label));
     text->setColor(color);
-    text->setFont(style::font(style::kAnnotationPt));
+    text->setFont(font);
 }
 
 void addMarker(const Panel& p, const Marker& m)

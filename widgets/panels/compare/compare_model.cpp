@@ -93,9 +93,16 @@ void CompareModel::setView(bool logY, bool legendOutside)
 figures::ViewOptions CompareModel::view() const
 {
     figures::ViewOptions v;
-    v.logY = m_choices.logY;
+    v.logY = m_choices.logY.value_or(false);
     v.legendOutside = m_choices.legendOutside;
     return v;
+}
+
+void CompareModel::applyChoices(plots::FigureSpec& spec) const
+{
+    figures::applyView(spec, view());
+    if (m_choices.logY == false)  // turned off: linear even where the figure is log by itself
+        spec.y.log = false;
 }
 
 CompareOptions CompareModel::options() const
@@ -140,7 +147,7 @@ void CompareModel::rebuildOne()
     try {
         auto result = compareRuns(m_runs, method.toStdString(), m_choices.baselines, options());
         m_shown.spec = std::move(result.figure);
-        figures::applyView(m_shown.spec, view());
+        applyChoices(m_shown.spec);
         m_shown.sources = std::move(result.sources);
         m_shown.groupedBy = result.keys;
         m_shown.missing = result.missing;
@@ -191,7 +198,7 @@ void CompareModel::rebuildPanels()
                 continue;  // the evaluation methods only: a log has no in-context axis
             auto result = compareRuns(m_runs, method.toStdString(), m_choices.baselines, options());
             auto panel = std::move(result.figure);
-            figures::applyView(panel, view());
+            applyChoices(panel);
             if (grid.title.empty())  // "<task> - <method>": the task heads the grid
                 grid.title = panel.title.substr(0, panel.title.find(" - "));
             panel.title = method.toStdString();

@@ -27,7 +27,13 @@ struct CompareChoices {
     CompareGroup group = CompareGroup::Settings;
     QString keys;  ///< CompareGroup::Keys: "pe, model.num_hidden_layers"
     engine::BandKind band = engine::BandKind::Auto;
-    bool baselines = false, logY = false, legendOutside = false;
+    bool baselines = false;
+    /// Log y forced on or off; unset: the figure's own (a loss or gradient norm is log, an
+    /// error is not).
+    std::optional<bool> logY;
+    /// The legend beside the data: by default, as W&B and TensorBoard keep it off the curves
+    /// (inside, it covered the curves and the train-length labels).
+    bool legendOutside = true;
 };
 
 /// What the tab shows for the runs and choices.
@@ -68,9 +74,13 @@ public:
     void setGrouping(CompareGroup group, const QString& keys, engine::BandKind band);
     void setBaselines(bool on) { m_choices.baselines = on; }
     void setView(bool logY, bool legendOutside);
+    void setLogY(std::optional<bool> logY) { m_choices.logY = logY; }
+    void setLegendOutside(bool outside) { m_choices.legendOutside = outside; }
     const CompareChoices& choices() const { return m_choices; }
     /// The choices a figure is shown with (log y, legend place; hidden curves are the plot's).
     figures::ViewOptions view() const;
+    /// Them applied to a figure: log y forced on or off, the legend's place.
+    void applyChoices(plots::FigureSpec& spec) const;
 
     /// Whether the chosen method is a logged column: run.h5 counts as it grows.
     bool followsLogs() const;

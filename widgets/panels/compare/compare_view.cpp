@@ -161,6 +161,7 @@ QHBoxLayout* CompareView::buildBar()
     m_legendOutside = new QCheckBox(tr("legend outside"));
     m_legendOutside->setObjectName(QStringLiteral("compareLegendOutside"));
     m_legendOutside->setToolTip(tr("Put the legend beside the data instead of over it"));
+    m_legendOutside->setChecked(true);  // CompareChoices' default: off the curves
     bar->addWidget(m_logY);
     bar->addWidget(m_legendOutside);
     auto* copyButton = new QPushButton(tr("Copy"));
@@ -243,13 +244,19 @@ void CompareView::connectControls()
     connect(m_group, &QComboBox::currentIndexChanged, this, regroup);
     connect(m_keys, &QLineEdit::editingFinished, this, regroup);
     connect(m_band, &QComboBox::currentIndexChanged, this, regroup);
-    for (auto* box : {m_logY, m_legendOutside})
-        connect(box, &QCheckBox::toggled, this, [this] {
-            m_model.setView(m_logY->isChecked(), m_legendOutside->isChecked());
-            const QStringList hidden = plots::hiddenSeries(*m_plot);  // the same curves
-            draw();
-            plots::hideSeries(*m_plot, hidden);
-        });
+    const auto redrawKeepingHidden = [this] {
+        const QStringList hidden = plots::hiddenSeries(*m_plot);  // the same curves
+        draw();
+        plots::hideSeries(*m_plot, hidden);
+    };
+    connect(m_logY, &QCheckBox::toggled, this, [this, redrawKeepingHidden](bool on) {
+        m_model.setLogY(on);
+        redrawKeepingHidden();
+    });
+    connect(m_legendOutside, &QCheckBox::toggled, this, [this, redrawKeepingHidden](bool on) {
+        m_model.setLegendOutside(on);
+        redrawKeepingHidden();
+    });
 }
 
 void CompareView::setView(bool logY, bool legendOutside)
@@ -317,6 +324,7 @@ bool CompareView::exportTo(const QString& path, int dpi, QString* error)
             figures::multiRunProvenance(shown.sources, m_model.method().toStdString(), grouping,
                                         [this] {
                                             auto view = m_model.view();
+                                            view.logY = spec().y.log;  // as drawn
                                             view.hidden = plots::hiddenSeries(*m_plot);
                                             view.colors = figures::seriesColors(spec());
                                             return view;
@@ -385,6 +393,12 @@ void CompareView::draw()
     m_hover->clear();       // the read-out of the previous figure is not this one's
     const auto& shown = m_model.rebuild();
     m_info->setText(shown.info);
+    {  // log y as drawn: a loss is log by itself until the box is unticked
+        const QSignalBlocker block(m_logY);
+        m_logY->setChecked(shown.panels
+                               ? !shown.panels->panels.empty() && shown.panels->panels.front().y.log
+                               : shown.spec.y.log);
+    }
     m_info->setToolTip(shown.infoTip);
     m_evaluate->setVisible(shown.offerEvaluate);
     if (shown.panels) {

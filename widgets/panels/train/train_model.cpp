@@ -179,7 +179,9 @@ plots::FigureSpec TrainModel::lossFigure() const
     if (overlaid()) {  // as drawn: each run's smoothed curve in the colour it is shown in
         e.name = (m_runName + " · ").toStdString() + e.name;
         e.color = plots::shownRunColor(m_runId.empty() ? m_runFile.toStdString() : m_runId);
-        f.series = {e};
+        f.series.clear();
+        if (!m_steps.isEmpty())  // no run shown: the overlaid runs alone (it was a nameless entry)
+            f.series.push_back(e);
         std::set<std::string> used{QColor(QString::fromStdString(e.color)).name().toStdString()};
         for (const auto& o : m_overlays) {
             plots::Series s;

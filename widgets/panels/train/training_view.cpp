@@ -235,19 +235,25 @@ void TrainingView::redrawSmoothed()
     const auto values = [](const std::vector<double>& v) {
         return QVector<double>(v.begin(), v.end());
     };
-    const auto& raw = f.series.front();  // the raw curve alone; beside others the run's EMA
-    const auto& ema = overlaid ? f.series.front() : f.series.at(1);
-    m_loss->graph(0)->setName(QString::fromStdString(raw.name));
-    m_loss->graph(0)->setVisible(!overlaid);
-    m_loss->graph(0)->setPen(QPen(color(raw.color), 1));
-    m_loss->graph(0)->setData(values(raw.x), values(raw.y), true);
-    m_loss->graph(1)->setName(QString::fromStdString(ema.name));
-    m_loss->graph(1)->setPen(QPen(color(ema.color), 2));
-    m_loss->graph(1)->setData(values(ema.x), values(ema.y), true);
+    // Graph 0 is the shown run's raw curve (alone only), graph 1 its EMA; the overlays follow.
+    const bool shown = !m_model.steps().isEmpty();
+    const plots::Series* raw = !overlaid ? &f.series.at(0) : nullptr;
+    const plots::Series* ema = !overlaid ? &f.series.at(1) : shown ? &f.series.front() : nullptr;
+    const auto paint = [&](QCPGraph* g, const plots::Series* s, double width) {
+        g->setVisible(s != nullptr);
+        g->setName(s ? QString::fromStdString(s->name) : QString());
+        g->setData(s ? values(s->x) : QVector<double>(), s ? values(s->y) : QVector<double>(),
+                   true);
+        if (s)
+            g->setPen(QPen(color(s->color), width));
+        s ? g->addToLegend() : g->removeFromLegend();
+    };
+    paint(m_loss->graph(0), raw, 1);
+    paint(m_loss->graph(1), ema, 2);
     m_loss->yAxis->setLabel(QString::fromStdString(f.y.label));
     while (m_loss->graphCount() > 2)
         m_loss->removeGraph(m_loss->graphCount() - 1);
-    for (size_t i = overlaid ? 1 : 2; i < f.series.size(); ++i) {
+    for (size_t i = !overlaid ? 2 : shown ? 1 : 0; i < f.series.size(); ++i) {
         const auto& s = f.series[i];
         auto* g = m_loss->addGraph();
         g->setName(QString::fromStdString(s.name));
