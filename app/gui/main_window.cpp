@@ -519,7 +519,7 @@ void MainWindow::restoreSettings()
     if (!restoreState(
             s.value("window/state").toByteArray()))  // first start: the views get the room
         if (auto* dock = findChild<QDockWidget*>(QStringLiteral("runs")))
-            resizeDocks({dock}, {220}, Qt::Vertical);
+            resizeDocks({dock}, {280}, Qt::Vertical);  // 220 px showed 2-4 rows at 1280 x 800
     m_browser->setFolders(s.value("runs/folders").toStringList());
     if (const int n = s.value("jobs/concurrent").toInt(); n > 0)
         m_controller.setMaxConcurrent(n);

@@ -160,6 +160,8 @@ void TstJobsModel::terminalJobsCountTowardTheCoresInUse()
     m.setCores(1, 4, 1);
     QCOMPARE(m.coresText(),
              QStringLiteral("cores: 3 of 4 in use (2 by other processes) · 1 waiting for one"));
+    m.setCores(2, 2, 0);  // more than the limit: the overload shown, not "2 of 2"
+    QCOMPARE(m.coresText(), QStringLiteral("cores: 4 of 2 in use (2 by other processes)"));
     QVERIFY(!ui::heldOnThisHost("77_3"));
     QVERIFY(!ui::heldOnThisHost("elsewhere-host:12"));
 }

@@ -115,6 +115,7 @@ class TestPlots final : public QObject {
 
 private Q_SLOTS:
     void parallelTicksReadAsNumbers();
+    void parallelAxisNamesSayWhatTheyAre();
     void formatNames_data();
     void formatNames();
     void pngHasTheSizeAndTheColours_data();
@@ -136,6 +137,21 @@ private Q_SLOTS:
     void rebuildingReusesThePlot();
     void legendClickHidesACurveAndHoverReadsValues();
 };
+
+// Found under Xvfb (issue 70): the curriculum's axes read "end", "increment", "start".
+void TestPlots::parallelAxisNamesSayWhatTheyAre()
+{
+    ParallelSpec s;
+    for (const char* name : {"curriculum.points.end", "curriculum.points.start",
+                             "training.learning_rate", "model.num_hidden_layers", "pe"})
+        s.axes.push_back({name});
+    QCOMPARE(axisLabel(s, 0), std::string("points.end"));
+    QCOMPARE(axisLabel(s, 1), std::string("points.start"));
+    QCOMPARE(axisLabel(s, 2), std::string("learning_rate"));
+    QCOMPARE(axisLabel(s, 4), std::string("pe"));
+    s.axes.push_back({"curriculum.dims.end"});  // two "end"s: still told apart
+    QCOMPARE(axisLabel(s, 5), std::string("dims.end"));
+}
 
 void TestPlots::formatNames_data()
 {

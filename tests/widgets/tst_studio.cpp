@@ -15,6 +15,7 @@
 #include <QLineEdit>
 #include <QMessageBox>
 #include <QPushButton>
+#include <QSettings>
 #include <QSignalSpy>
 #include <QSpinBox>
 #include <QStandardPaths>
@@ -124,6 +125,8 @@ void TestStudio::initTestCase()
 {
     QStandardPaths::setTestModeEnabled(true);  // QSettings of its own, not the user's
     QCoreApplication::setOrganizationName(QStringLiteral("lengen-tests"));
+    // The New sweep dialog's remembered choices: each run of the tests starts from its defaults.
+    QSettings().remove(QStringLiteral("newSweep"));
     m_runs = QString::fromStdString(test::scratchDir("studio-runs"));
     m_a = trainTiny(m_runs.toStdString(), 1);
     m_stopped = trainTiny(m_runs.toStdString(), 2, true);

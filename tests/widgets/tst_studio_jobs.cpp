@@ -16,6 +16,7 @@
 #include <QPushButton>
 #include <QRegularExpression>
 #include <QScopeGuard>
+#include <QSettings>
 #include <QSignalSpy>
 #include <QSpinBox>
 #include <QStandardPaths>
@@ -68,6 +69,8 @@ void TestStudioJobs::initTestCase()
 {
     QStandardPaths::setTestModeEnabled(true);  // QSettings of its own, not the user's
     QCoreApplication::setOrganizationName(QStringLiteral("lengen-tests"));
+    // The New sweep dialog's remembered choices: each run of the tests starts from its defaults.
+    QSettings().remove(QStringLiteral("newSweep"));
     m_runs = QString::fromStdString(test::scratchDir("studio-jobs-runs"));
 }
 
@@ -282,7 +285,7 @@ void TestStudioJobs::concurrentJobsCountSweepCells()
             most = std::max(most, heavy);
             sawLimit = sawLimit || panel.coresText().startsWith("cores: 2 of 2 in use");
             // The sweep's cells are rows of their own, named as cells of the studio's job.
-            sawOwnCell = sawOwnCell || panel.rowTexts().join('\n').contains("held by cell of “");
+            sawOwnCell = sawOwnCell || panel.rowTexts().join('\n').contains(" · cell of “");
             return controller.state() == ui::RunController::State::Idle &&
                    controller.queuedCount() == 0;
         },

@@ -5,6 +5,7 @@
 
 #include <QtTest>
 
+#include "lengen/engine/jobs.h"
 #include "lengen/engine/sweep.h"
 #include "lengen/engine/sweep_run.h"
 #include "sweeps_model.h"
@@ -21,6 +22,8 @@ private Q_SLOTS:
     void gridFromTheAxesThatVary();
     void squaresSayTheirCellsStates();
     void summaryAndTheAggregateDue();
+    void holdersAreNamedWhileTheyRun();
+    void titleSaysOverridesApart();
 
 private:
     // The model on a rope × nope × 2 seeds sweep, with the cells in `states` (by index).
@@ -103,6 +106,35 @@ void TstSweepsModel::summaryAndTheAggregateDue()
     QVERIFY(m.summary(false, {}).contains("Run here"));
     m.setSweep(m_dir + "/", engine::readSweepIndex(m_dir.toStdString()));  // another path
     QVERIFY(!m.summary(false, {}).contains("Run here"));
+}
+
+// Found under Xvfb (issue 70, defect 4): the line under the grid named the process holding a
+// cell only after Run here had ended. Cells other processes hold are named while they run.
+void TstSweepsModel::holdersAreNamedWhileTheyRun()
+{
+    ui::SweepsModel m;
+    m.setSweep(m_dir, engine::readSweepIndex(m_dir.toStdString()));
+    auto st = statuses(m, {S::Running, S::Running, S::Pending, S::Pending});
+    st[0].jobId = "elsewhere:42";
+    st[1].jobId = engine::thisHolder();  // this studio's own run: not "held by"
+    st[2].queued = true;
+    st[2].jobId = "elsewhere:42";
+    m.setStatuses(st);
+    QVERIFY2(m.summary(true, {}).endsWith("— running here · 2 held by elsewhere:42"),
+             qPrintable(m.summary(true, {})));
+    QVERIFY(!m.summary(true, {}).contains(QString::fromStdString(engine::thisHolder())));
+}
+
+// A config axis of one value overrides every cell: the title says so apart from the axes.
+void TstSweepsModel::titleSaysOverridesApart()
+{
+    const auto dir = test::scratchDir("sweeps-model-title");
+    auto request = test::tinySweep(dir + "/T", {"rope", "nope"}, 1, 20);
+    request.sets = {{"training.max_steps", {"20"}}};
+    engine::createSweep(request);
+    ui::SweepsModel m;
+    m.setSweep(QString::fromStdString(request.outDir), engine::readSweepIndex(request.outDir));
+    QVERIFY2(m.title().contains("(pe × seed; training.max_steps = 20)"), qPrintable(m.title()));
 }
 
 QTEST_GUILESS_MAIN(TstSweepsModel)

@@ -112,8 +112,8 @@ int JobsModel::otherCoresHere() const
 QString JobsModel::coresText() const
 {
     const int others = otherCoresHere();
-    QString text =
-        jobsTr("cores: %1 of %2 in use").arg(std::min(m_inUse + others, m_limit)).arg(m_limit);
+    // Not clamped: four trainings on two cores read "4 of 2", the overload shown.
+    QString text = jobsTr("cores: %1 of %2 in use").arg(m_inUse + others).arg(m_limit);
     if (others > 0)  // a terminal's trainings use this machine's cores too (issue 70, defect 14)
         text += jobsTr(" (%n by other processes)", nullptr, others);
     if (m_waiting > 0)
@@ -157,14 +157,16 @@ JobRow JobsModel::otherRow(const engine::JobRecord& o, qint64 nowMs) const
     QString state = QString::fromLatin1(engine::jobStateName(o.state, o.kind));
     if (!o.schedulerState.empty())
         state += QStringLiteral(" (Slurm %1)").arg(qstr(o.schedulerState));
-    QString holder = qstr(o.holder);
-    if (o.heldHere())  // a cell of a sweep this studio runs: its row names the job
+    QString ownJob;  // a cell of a sweep this studio runs: its row names the job
+    if (o.heldHere())
         for (const auto& j : m_own)
             if (j.active() && !j.subject.empty() &&
                 QFileInfo(qstr(j.subject)) == QFileInfo(qstr(o.subject)))
-                holder = jobsTr("cell of “%1”").arg(qstr(j.label));
-    row.state = jobsTr("%1 · held by %2")
-                    .arg(state, holder.isEmpty() ? jobsTr("an unknown process") : holder);
+                ownJob = qstr(j.label);
+    // "pending · cell of “sweep x”" (it read "pending · held by cell of …")
+    row.state = !ownJob.isEmpty()  ? jobsTr("%1 · cell of “%2”").arg(state, ownJob)
+                : o.holder.empty() ? jobsTr("%1 · held by an unknown process").arg(state)
+                                   : jobsTr("%1 · held by %2").arg(state, qstr(o.holder));
     row.stateTip = row.state + (o.waitingFor.empty() ? QString() : "\n" + qstr(o.waitingFor));
     return row;
 }

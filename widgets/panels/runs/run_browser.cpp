@@ -39,6 +39,11 @@ void RunBrowser::createTable()
     m_table->setSelectionBehavior(QAbstractItemView::SelectRows);
     m_table->setSelectionMode(QAbstractItemView::ExtendedSelection);
     m_table->verticalHeader()->hide();
+    // One line per run: "1500 / 1500" and "finished · eval 12" wrapped onto two and were cut
+    // (issue 70, defect 16); compact rows show more runs in the dock.
+    m_table->setWordWrap(false);
+    m_table->setTextElideMode(Qt::ElideMiddle);
+    m_table->verticalHeader()->setDefaultSectionSize(m_table->fontMetrics().height() + 6);
     m_table->horizontalHeader()->setStretchLastSection(true);
     // The user chooses the columns (right-click on the header), kept between sessions.
     m_table->horizontalHeader()->setContextMenuPolicy(Qt::CustomContextMenu);

@@ -2,6 +2,8 @@
 
 #include <QCoreApplication>
 
+#include "lengen/engine/jobs.h"
+
 #include <algorithm>
 #include <map>
 #include <set>
@@ -102,13 +104,22 @@ QString SweepsModel::title() const
 {
     if (!m_index)
         return {};
-    std::string axes;
-    for (const auto& k : m_index->axisKeys)
-        axes += (axes.empty() ? "" : " × ") + k;
+    // The axes that vary; an axis of one value is an override of every cell, said as such
+    // ("(pe × seed; training.max_steps = 6000)": it read as a third axis).
+    std::string axes, fixed;
+    for (const auto& k : m_index->axisKeys) {
+        std::set<std::string> values;
+        for (const auto& c : m_index->cells)
+            values.insert(axisValueOf(c, k));
+        if (values.size() > 1 || k == "seed")
+            axes += (axes.empty() ? "" : " × ") + k;
+        else if (!values.empty())
+            fixed += (fixed.empty() ? "; " : ", ") + k + " = " + *values.begin();
+    }
     return sweepsTr("Sweep %1 — %2 cells (%3) — %4")
         .arg(QString::fromStdString(m_index->name))
         .arg(m_index->cells.size())
-        .arg(QString::fromStdString(axes), m_dir);
+        .arg(QString::fromStdString(axes + fixed), m_dir);
 }
 
 bool SweepsModel::setStatuses(std::vector<engine::CellStatus> statuses)
@@ -192,6 +203,19 @@ QString SweepsModel::summary(bool runningHere, const QString& queuedBehind) cons
                                                          : " — " + m_lastRun);
     if (!queuedBehind.isEmpty())
         text += sweepsTr(" — queued, waiting for %1").arg(queuedBehind);
+    // Cells another process holds, named while they run (issue 70, defect 4: the tab named
+    // them only once Run here had ended).
+    std::map<std::string, int> others;
+    const std::string here = engine::thisHolder();
+    for (const auto& st : m_statuses) {
+        const std::string who = st.jobId.empty() ? st.worker : st.jobId;
+        const bool live = st.state == engine::SweepCellState::Running ||
+                          st.state == engine::SweepCellState::Requeued || st.queued;
+        if (live && !who.empty() && who != here)
+            ++others[who];
+    }
+    for (const auto& [who, n] : others)
+        text += sweepsTr(" · %n held by %1", nullptr, n).arg(QString::fromStdString(who));
     return text;
 }
 
