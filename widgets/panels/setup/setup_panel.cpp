@@ -203,20 +203,22 @@ void SetupPanel::onFormEdited()
 {
     // The form changed fields of the draft's struct; the engine writes, derives and validates.
     // Text typed in the editor and not parsed yet is parsed first, so the edit builds on it.
-    if (m_validate->isActive() || m_draft.source() != text().toStdString())
+    if (m_validate->isActive() || m_model.draft().source() != text().toStdString())
         validate();
-    engine::RunConfig edited = m_draft.config();
+    engine::RunConfig edited = m_model.draft().config();
     m_form->applyTo(edited);
     m_dirty = true;
-    m_draft.edit(edited, sourceName().toStdString(),
-                 m_file.isEmpty() ? "the editor" : QFileInfo(m_file).fileName().toStdString());
+    m_model.draft().edit(edited, sourceName().toStdString(),
+                         m_file.isEmpty() ? "the editor"
+                                          : QFileInfo(m_file).fileName().toStdString());
     m_settingText = true;
-    m_editor->setPlainText(QString::fromStdString(m_draft.text()));
+    m_editor->setPlainText(QString::fromStdString(m_model.draft().text()));
     m_settingText = false;
     m_validate->stop();
     showResult();
-    if (!m_draft.valid())  // the form now shows the edited struct: the next edit compares with it
-        m_form->setConfig(m_draft.config());
+    if (!m_model.draft()
+             .valid())  // the form now shows the edited struct: the next edit compares with it
+        m_form->setConfig(m_model.draft().config());
 }
 
 bool SetupPanel::loadFile(const QString& path)
@@ -261,7 +263,7 @@ QStringList SetupPanel::validate()
 {
     m_validate->stop();
     const QString dir = m_file.isEmpty() ? QDir::currentPath() : QFileInfo(m_file).absolutePath();
-    m_draft.parse(text().toStdString(), sourceName().toStdString(), dir.toStdString());
+    m_model.draft().parse(text().toStdString(), sourceName().toStdString(), dir.toStdString());
     return showResult();
 }
 
@@ -269,13 +271,6 @@ namespace {
 
 // The values the engine derives from the config (read-only: they follow from what is written),
 // so a researcher sees the YaRN factor or FIRE's width without reading the resolved YAML.
-QString derivedText(const engine::RunConfig& c)
-{
-    QStringList parts;
-    for (const auto& part : engine::derivedSettings(c))
-        parts << QString::fromStdString(part);
-    return SetupPanel::tr("derived: %1").arg(parts.join(QStringLiteral(" · ")));
-}
 
 }  // namespace
 
@@ -299,21 +294,21 @@ QStringList SetupPanel::showResult()
         if (!warning)
             issues << QString::fromStdString(i.toString());
     };
-    for (const auto& w : m_draft.warnings())
+    for (const auto& w : m_model.draft().warnings())
         add(w, true);
-    for (const auto& i : m_draft.issues())
+    for (const auto& i : m_model.draft().issues())
         add(i, false);
-    if (!m_draft.failure().empty()) {
-        issues << QString::fromStdString(m_draft.failure());
+    if (!m_model.draft().failure().empty()) {
+        issues << QString::fromStdString(m_model.draft().failure());
         m_issues->addItem(issues.last());
         m_issueLines.push_back(0);
     }
-    const bool ok = m_draft.valid();
+    const bool ok = m_model.draft().valid();
     // What the user typed for each refused key, read off its line in the editor, so the form
     // shows that text as "not applied" rather than the last valid value.
     std::map<std::string, QString> typed;
     const QStringList lines = text().split(QLatin1Char('\n'));
-    for (const auto& i : m_draft.issues()) {
+    for (const auto& i : m_model.draft().issues()) {
         const bool here = i.where.file == name;
         if (!here || i.where.line < 1 || i.where.line > lines.size() || i.keyPath.empty())
             continue;
@@ -323,14 +318,14 @@ QStringList SetupPanel::showResult()
         if (colon >= 0)
             typed[i.keyPath] = line.mid(colon + key.size() + 1).trimmed();
     }
-    m_form->showIssues(m_draft.issues(), typed);
+    m_form->showIssues(m_model.draft().issues(), typed);
     updateTrain();
     if (!ok) {
         m_summary->setText(tr("✘ %n problem(s): fix them to train", nullptr, int(issues.size())));
         m_issues->setVisible(true);
         return issues;
     }
-    m_form->setConfig(m_draft.config());
+    m_form->setConfig(m_model.draft().config());
     updateTrain();  // the config's values may have replaced a refusal typed in the form
     showSummary();
     m_issues->setVisible(m_issues->count() > 0);  // the list takes room only when it has lines
@@ -350,73 +345,35 @@ QStringList SetupPanel::refusedFields() const
 // run started then would train what the field no longer shows.
 void SetupPanel::updateTrain()
 {
-    const bool valid = m_draft.valid();
-    const auto refused = refusedFields();
-    const bool ok = valid && refused.isEmpty();
-    m_train->setEnabled(ok);
-    m_sweep->setEnabled(ok);
-    m_train->setToolTip(ok       ? tr("Start now, or after the runs already queued")
-                        : !valid ? tr("The config has problems (listed above): fix them to train")
-                                 : tr("Not applied: %1. Type a value the field accepts "
-                                      "to train")
-                                       .arg(refused.join(QStringLiteral(", "))));
-    m_sweep->setToolTip(
-        ok ? tr("The Sweeps tab's New sweep on this config: position encodings, seeds, "
-                "tasks and config axes, run here or on Slurm")
-           : m_train->toolTip());
+    m_model.setRefused(refusedFields());
+    m_model.setStepsOverride(m_steps->value());
+    m_model.setSeedOverride(m_seed->value());
+    m_train->setEnabled(m_model.canTrain());
+    m_sweep->setEnabled(m_model.canTrain());
+    m_train->setToolTip(m_model.trainTip());
+    m_sweep->setToolTip(m_model.sweepTip());
 }
 
-// What Train will run: the Steps field overrides the config's max_steps (issue 41: the summary
-// said 3000 while the run trained 20).
+// What Train will run, as the model says (the Steps field overrides max_steps).
 void SetupPanel::showSummary()
 {
-    if (!m_draft.valid() || m_draft.runs().empty())
+    if (!m_model.draft().valid() || m_model.draft().runs().empty())
         return;
-    const auto& c = m_draft.runs().front();
     m_form->setStepsOverride(m_steps->value());
-    const bool overridden = m_steps->value() > 0 && m_steps->value() != c.training.maxSteps;
-    auto trained = c;  // what Train will run
-    if (m_steps->value() > 0)
-        trained.training.maxSteps = m_steps->value();
-    const auto shortfall = engine::curriculumShortfall(trained);
-    const QString steps = overridden ? tr("%1 steps (Steps field; the config says %2)")
-                                           .arg(m_steps->value())
-                                           .arg(c.training.maxSteps)
-                                     : tr("%1 steps").arg(c.training.maxSteps);
-    m_summary->setText(
-        tr("✔ %1 (%2), %3 + %4: H %5 × %6 layers × %7 heads; D = %8, %9 points; "
-           "%10 × batch %11%12")
-            .arg(QString::fromStdString(c.task.name), QString::fromStdString(c.task.data),
-                 QString::fromStdString(c.model.family), QString::fromStdString(c.peDisplayName()))
-            .arg(c.model.hiddenSize)
-            .arg(c.model.numLayers)
-            .arg(c.model.numHeads)
-            .arg(c.inputDims())
-            .arg(c.trainPoints())
-            .arg(steps)
-            .arg(c.training.batchSize)
-            .arg(m_draft.runs().size() > 1
-                     ? tr("; %1 runs (max_length list)").arg(m_draft.runs().size())
-                     : QString()) +
-        QStringLiteral("\n") + derivedText(c) +
-        (shortfall.empty() ? QString()
-                           : QStringLiteral("\n⚠ ") + QString::fromStdString(shortfall)));
+    m_model.setStepsOverride(m_steps->value());
+    m_summary->setText(m_model.summary());
 }
 
 QString SetupPanel::summaryText() const { return m_summary->text(); }
 
-QString SetupPanel::labelFor(const engine::RunConfig& run)
-{
-    return QStringLiteral("%1 · %2").arg(QString::fromStdString(run.task.name),
-                                         QString::fromStdString(run.peDisplayName()));
-}
+QString SetupPanel::labelFor(const engine::RunConfig& run) { return SetupModel::labelFor(run); }
 
 std::optional<TrainRequest> SetupPanel::request()
 {
     // The text was parsed when it changed (or by the form's edit): parse only what is new.
-    if (m_validate->isActive() || m_draft.source() != text().toStdString())
+    if (m_validate->isActive() || m_model.draft().source() != text().toStdString())
         validate();
-    if (!m_draft.valid())
+    if (!m_model.draft().valid())
         return std::nullopt;
     if (const auto refused = refusedFields(); !refused.isEmpty()) {
         updateTrain();
@@ -424,18 +381,9 @@ std::optional<TrainRequest> SetupPanel::request()
             tr("Not trained: %1 not applied").arg(refused.join(QStringLiteral(", "))));
         return std::nullopt;
     }
-    TrainRequest r;
-    r.runs = m_draft.runs();
-    // Named by what it trains, not by the file it started from: a preset edited to another
-    // PE must not carry the preset's name.
-    r.label = labelFor(r.runs.front());
-    r.options.outDir = m_out->text().toStdString();
-    r.options.device = m_device->currentData().toString().toStdString();
-    if (m_steps->value() > 0)
-        r.options.maxSteps = m_steps->value();
-    if (m_seed->value() > 0)
-        r.options.seed = std::uint64_t(m_seed->value());
-    return r;
+    updateTrain();  // the overrides as the boxes hold them now
+    return m_model.request(m_out->text().toStdString(),
+                           m_device->currentData().toString().toStdString());
 }
 
 void SetupPanel::onSweep()
@@ -508,8 +456,8 @@ QString SetupPanel::defaultSavePath() const
     // what the config trains, "<task>_<encoding>.yaml" (a RoPE preset edited to ALiBi is not
     // "…_rope.yaml"), or the preset's own name while the config does not read.
     QString base = m_file.isEmpty() ? QStringLiteral("run_config") : file.completeBaseName();
-    if (m_draft.valid() && !m_draft.runs().empty()) {
-        const auto& run = m_draft.runs().front();
+    if (m_model.draft().valid() && !m_model.draft().runs().empty()) {
+        const auto& run = m_model.draft().runs().front();
         base = QString::fromStdString(run.task.name + "_" + engine::encodingOf(run).name);
     }
     return QDir::current().filePath(base + QStringLiteral(".yaml"));

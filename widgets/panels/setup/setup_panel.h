@@ -13,6 +13,7 @@
 #include "config_draft.h"
 #include "lengen/engine/config.h"
 #include "lengen/engine/trainer.h"
+#include "setup_model.h"
 
 class QComboBox;
 class QLabel;
@@ -28,11 +29,6 @@ namespace lengen::ui {
 class RunForm;
 
 /// A validated request: one config per model.max_length value, and the options to train with.
-struct TrainRequest {
-    QString label;  ///< e.g. "linear_regression_rope"
-    std::vector<engine::RunConfig> runs;
-    engine::TrainOptions options;
-};
 
 class SetupPanel final : public QWidget {
     Q_OBJECT
@@ -50,7 +46,9 @@ public:
     /// The name validation messages give the text: the file, or "editor (edited from …)".
     QString sourceName() const;
     /// The one config model (what the form shows and Train would send when valid).
-    const ConfigDraft& draft() const { return m_draft; }
+    const ConfigDraft& draft() const { return m_model.draft(); }
+    /// The tab's state (setup_model.h): the draft, the overrides, the refusals, the rules.
+    const SetupModel& model() const { return m_model; }
     /// Where Save as… proposes to write: the current file unless it is a shipped preset, then
     /// "<task>_<encoding>.yaml" of what the config trains, in the working folder.
     QString defaultSavePath() const;
@@ -110,7 +108,7 @@ private:
     QTimer* m_validate;
     QPushButton *m_train, *m_sweep;
     QString m_file, m_configRoot;
-    ConfigDraft m_draft;
+    SetupModel m_model;
     bool m_dirty = false;        // the editor differs from m_file
     bool m_settingText = false;  // the panel itself is replacing the editor's text
     int m_presetIndex = -1;      // the preset shown, to go back to when a switch is cancelled

@@ -1,0 +1,64 @@
+// The Set up tab's model (widgets/panels/setup/setup_model.h, issue 70): whether Train may
+// start and why not, the summary of what it will run, and the request it sends, for a draft,
+// run overrides and refused fields. No window, no training.
+
+#include <QtTest>
+
+#include "setup_model.h"
+#include "test_support.h"
+
+using namespace lengen;
+
+class TstSetupModel final : public QObject {
+    Q_OBJECT
+
+private Q_SLOTS:
+    void trainNeedsAValidDraftAndNoRefusal();
+    void summaryAndRequestFollowTheOverrides();
+};
+
+void TstSetupModel::trainNeedsAValidDraftAndNoRefusal()
+{
+    ui::SetupModel m;
+    QVERIFY(!m.canTrain());  // nothing parsed yet
+    QVERIFY(m.trainTip().contains("problems"));
+    QVERIFY(m.draft().parse(test::tinyConfig(), "tiny.yaml", "."));
+    QVERIFY(m.canTrain());
+    m.setRefused({"Steps “1e9”", "Seed “2.5”"});
+    QVERIFY(!m.canTrain());
+    QCOMPARE(m.trainTip(), QStringLiteral("Not applied: Steps “1e9”, Seed “2.5”. Type a value "
+                                          "the field accepts to train"));
+    QCOMPARE(m.sweepTip(), m.trainTip());
+    QVERIFY(!m.request("runs", "cpu"));
+    m.setRefused({});  // another preset cleared them (issue 70, defect 5)
+    QVERIFY(m.request("runs", "cpu").has_value());
+    QVERIFY(!m.draft().parse("model: [", "broken.yaml", "."));
+    QVERIFY(!m.canTrain());
+    QVERIFY(m.summary().isEmpty());
+}
+
+void TstSetupModel::summaryAndRequestFollowTheOverrides()
+{
+    ui::SetupModel m;
+    QVERIFY(m.draft().parse(test::tinyConfig("linear_regression", "rope", 20), "tiny.yaml", "."));
+    QVERIFY2(m.summary().startsWith("✔ linear_regression"), qPrintable(m.summary()));
+    QVERIFY2(m.summary().contains("20 steps") && !m.summary().contains("Steps field"),
+             qPrintable(m.summary()));
+    m.setStepsOverride(1500);
+    QVERIFY2(m.summary().contains("1500 steps (Steps field; the config says 20)"),
+             qPrintable(m.summary()));
+    m.setSeedOverride(7);
+    const auto r = m.request("/tmp/runs", "cpu");
+    QVERIFY(r.has_value());
+    QCOMPARE(r->label, QStringLiteral("linear_regression · RoPE"));
+    QVERIFY(r->options.maxSteps && *r->options.maxSteps == 1500);
+    QVERIFY(r->options.seed && *r->options.seed == 7u);
+    QCOMPARE(r->options.outDir, std::string("/tmp/runs"));
+    m.setStepsOverride(0);  // "as configured" again
+    m.setSeedOverride(0);
+    const auto plain = m.request("/tmp/runs", "cpu");
+    QVERIFY(plain && !plain->options.maxSteps && !plain->options.seed);
+}
+
+QTEST_GUILESS_MAIN(TstSetupModel)
+#include "tst_setup_model.moc"

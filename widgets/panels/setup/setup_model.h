@@ -1,0 +1,62 @@
+#pragma once
+// The Set up tab's state, with no widgets (issue 70): the config being edited (ConfigDraft, the
+// studio's one config model), the run overrides beside it (Steps, Seed: 0 = as configured),
+// the fields that show a value they did not apply (a refusal: "Steps “1e9”"), and the rules —
+// whether Train and New sweep may start and why not, the summary of what Train will run, and
+// the request it sends. The panel (setup_panel) builds the form and editor, reports edits and
+// refusals here and paints; tests drive this without a window (tst_setup_model). GUI thread.
+
+#include <QString>
+#include <QStringList>
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "config_draft.h"
+#include "lengen/engine/trainer.h"
+
+namespace lengen::ui {
+
+/// What Train sends: the runs (one per max_length value), named by what they train.
+struct TrainRequest {
+    QString label;  ///< "linear_regression · RoPE"
+    std::vector<engine::RunConfig> runs;
+    engine::TrainOptions options;
+};
+
+class SetupModel {
+public:
+    ConfigDraft& draft() { return m_draft; }
+    const ConfigDraft& draft() const { return m_draft; }
+    /// The Steps box: 0 trains the config's max_steps.
+    void setStepsOverride(int steps) { m_steps = steps; }
+    int stepsOverride() const { return m_steps; }
+    /// The Seed box: 0 trains the config's seed.
+    void setSeedOverride(qint64 seed) { m_seed = seed; }
+    /// The fields showing a value they did not apply, as the user reads them ("Steps “1e9”").
+    void setRefused(QStringList fields) { m_refused = std::move(fields); }
+    const QStringList& refused() const { return m_refused; }
+
+    /// Train and New sweep need a valid config and no field showing a value it did not apply:
+    /// a run started then would train what the field no longer shows.
+    bool canTrain() const { return m_draft.valid() && m_refused.isEmpty(); }
+    QString trainTip() const;
+    QString sweepTip() const;
+    /// What Train will run ("✔ task (data), family + PE: H … ; N steps …", the derived
+    /// settings, a curriculum that will not finish); "" while the config does not load.
+    QString summary() const;
+    /// The request Train sends (into `outDir` on `device`); nullopt when it may not start.
+    std::optional<TrainRequest> request(const std::string& outDir, const std::string& device) const;
+    /// "linear_regression · RoPE": a run is named by what it trains, not by the file it came
+    /// from (a preset edited to another PE must not carry the preset's name).
+    static QString labelFor(const engine::RunConfig& run);
+
+private:
+    ConfigDraft m_draft;
+    int m_steps = 0;
+    qint64 m_seed = 0;
+    QStringList m_refused;
+};
+
+}  // namespace lengen::ui
