@@ -166,6 +166,10 @@ void TestRunsList::browserEditsNotesAndFiltersByThem()
     const int row = browser.model()->rowOfPath(alibi);
     QCOMPARE(browser.model()->index(row, ui::RunTableModel::Tags).data().toString(),
              QString("paper-fig3, alibi-check"));
+    // The column shows them whole (they were cut with room to spare: issue 70, defect 18).
+    auto* table = browser.findChild<QTableView*>();
+    QVERIFY(table->columnWidth(ui::RunTableModel::Tags) >=
+            table->fontMetrics().horizontalAdvance("paper-fig3, alibi-check"));
     QCOMPARE(browser.model()->index(row, ui::RunTableModel::Notes).data().toString(),
              QString("slopes look too steep …"));
     browser.setFilterText("paper-fig3");

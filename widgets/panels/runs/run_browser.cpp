@@ -110,7 +110,21 @@ RunBrowser::RunBrowser(QWidget* parent) : QWidget(parent)
     layout->addWidget(m_filterHint);
     layout->addWidget(m_table, 1);
     layout->addWidget(empty);
-    auto updateEmpty = [this, empty] { empty->setVisible(m_model->rowCount() == 0); };
+    // Rows that land or change (a poll, a rescan, notes saved) may hold longer steps, statuses
+    // and tags than the columns were sized for: those columns follow their contents, up to
+    // 260 px (tags were cut with room to spare; issue 70, defect 18).
+    const auto fitColumns = [this] {
+        for (int c :
+             {int(RunTableModel::Steps), int(RunTableModel::Status), int(RunTableModel::Tags)}) {
+            m_table->resizeColumnToContents(c);
+            m_table->setColumnWidth(c, std::min(m_table->columnWidth(c), 260));
+        }
+    };
+    auto updateEmpty = [this, empty, fitColumns] {
+        empty->setVisible(m_model->rowCount() == 0);
+        fitColumns();
+    };
+    connect(m_model, &QAbstractItemModel::dataChanged, this, fitColumns);
     connect(m_model, &QAbstractItemModel::modelReset, this, updateEmpty);
     connect(m_model, &QAbstractItemModel::modelReset, this, &RunBrowser::updateFilterHint);
     updateEmpty();
@@ -118,7 +132,8 @@ RunBrowser::RunBrowser(QWidget* parent) : QWidget(parent)
     connect(add, &QPushButton::clicked, this, [this] {
         ask::folder(this,
                     tr("Add a runs folder (LenGen runs, or a models/ folder of the Python code)"),
-                    QString(), [this](const QString& dir) { addFolder(dir); });
+                    QFileInfo(m_model->folders().value(0)).absolutePath(),
+                    [this](const QString& dir) { addFolder(dir); });
     });
     connect(refresh, &QPushButton::clicked, this, &RunBrowser::refresh);
     connect(compare, &QPushButton::clicked, this,
