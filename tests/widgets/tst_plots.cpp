@@ -567,6 +567,15 @@ void TestPlots::shortLogAxesTickInsideTheDecade()
     QVERIFY2(ticks.contains(5) && ticks.contains(10) && ticks.contains(20),
              qPrintable(QStringList(y->tickVectorLabels()).join(", ")));
     QVERIFY(y->tickVectorLabels().contains("5"));  // plain numbers, not 5·10^0
+    // Under a decade with every digit: no two labels crowd each other (0.9 over 1).
+    f.series.front().y = {0.88, 1.0, 1.3, 1.9};
+    buildFigure(plot, f);
+    plot.replot();
+    const auto close = plot.axisRect()->axis(QCPAxis::atLeft)->tickVector();
+    QVERIFY2(
+        !(close.contains(0.9) && close.contains(1.0)),
+        qPrintable(
+            QStringList(plot.axisRect()->axis(QCPAxis::atLeft)->tickVectorLabels()).join(", ")));
     // Over many decades: the decades alone, as before.
     f.series.front().y = {1e-4, 1e-2, 1, 100};
     buildFigure(plot, f);

@@ -37,17 +37,27 @@ protected:
     {
         if (!isShort(range))
             return QCPAxisTickerLog::createTickVector(tickStep, range);
-        QVector<double> ticks;
-        for (const auto& mantissas : {std::vector<int>{1, 2, 5}, {1, 2, 3, 4, 5, 6, 7, 8, 9}}) {
-            ticks.clear();
+        // 1, 2 and 5 of each decade first; where those are fewer than three, the other digits
+        // join them, each at least a fifth of the span from every label ("0.9" crowded "1",
+        // found under Xvfb).
+        const auto inRange = [&range](const std::vector<int>& mantissas) {
+            QVector<double> out;
             for (int k = int(std::floor(std::log10(range.lower)));
                  k <= int(std::ceil(std::log10(range.upper))); ++k)
                 for (int m : mantissas)
                     if (const double v = m * std::pow(10.0, k); range.contains(v))
-                        ticks << v;
-            if (ticks.size() >= 3)
-                break;
-        }
+                        out << v;
+            return out;
+        };
+        QVector<double> ticks = inRange({1, 2, 5});
+        if (ticks.size() >= 3)
+            return ticks;
+        const double gap = 0.2 * std::log10(range.upper / range.lower);
+        for (double t : inRange({3, 4, 6, 7, 8, 9}))
+            if (std::all_of(ticks.begin(), ticks.end(),
+                            [&](double kept) { return std::fabs(std::log10(t / kept)) >= gap; }))
+                ticks << t;
+        std::sort(ticks.begin(), ticks.end());
         return ticks;
     }
 };
