@@ -1,6 +1,7 @@
 #include "main_window.h"
 
 #include <algorithm>
+#include <memory>
 
 #include <QAction>
 #include <QApplication>
@@ -63,7 +64,31 @@ MainWindow::MainWindow(const StudioOptions& options, QWidget* parent)
     wireController();
     restoreSettings();
     applyStartOptions(options);
+    elideStatusMessages();
     statusBar()->showMessage(tr("Ready"));
+}
+
+// A message longer than the status bar was cut at the window's edge (issue 70, defect 18): it
+// is shortened in the middle to the room there is, and whole in the bar's tooltip.
+void MainWindow::elideStatusMessages()
+{
+    auto elided = std::make_shared<QString>();  // the shortened message shown last
+    connect(statusBar(), &QStatusBar::messageChanged, this, [this, elided](const QString& message) {
+        if (!message.isEmpty() && message == *elided)
+            return;  // the shortened one itself: its tooltip keeps the whole message
+        auto* bar = statusBar();
+        bar->setToolTip(message);
+        int room = bar->width() - 24;  // less the widgets beside the message
+        for (auto* w : bar->findChildren<QWidget*>(QString(), Qt::FindDirectChildrenOnly))
+            if (w->isVisible())
+                room -= w->width();
+        const QString shown =
+            bar->fontMetrics().elidedText(message, Qt::ElideMiddle, std::max(room, 120));
+        if (shown != message) {
+            *elided = shown;
+            bar->showMessage(shown, 10000);
+        }
+    });
 }
 
 // The tabs, one view each, in the order a session goes: set up, train, look, compare, sweep.

@@ -18,6 +18,7 @@
 #include <QSettings>
 #include <QSignalSpy>
 #include <QSpinBox>
+#include <QStatusBar>
 #include <QTemporaryDir>
 #include <QTest>
 #include <QTimer>
@@ -78,6 +79,7 @@ private Q_SLOTS:
     void newSweepWritesWhereTheRunsListLooks();
     void exportsStartWhereTheLastOneWent();
     void newSweepRemembersItsChoices();
+    void longStatusMessagesFitTheBar();
 };
 
 void TestDialogs::askReturnsAtOnceAndAnswersLater()
@@ -332,6 +334,28 @@ void TestDialogs::newSweepRemembersItsChoices()
     QVERIFY(dialog->findChild<QLineEdit*>("folder")->text().endsWith("sweeps/sweep-2"));
     dialog->reject();
     QSettings().remove(QStringLiteral("newSweep"));
+}
+
+// Issue 70, defect 18: a long status message was cut at the window's edge. It is shortened
+// in the middle to fit, and whole in the bar's tooltip.
+void TestDialogs::longStatusMessagesFitTheBar()
+{
+    const QString runs = QString::fromStdString(test::scratchDir("dialogs-status"));
+    studio::MainWindow w(test::studioOptions(runs));
+    w.resize(1280, 760);
+    w.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&w));
+    const QString message = "Not trained: " + QString(60, 'x') + " " +
+                            QStringList(QList<QString>(30, QStringLiteral("word"))).join(' ') +
+                            " the end";
+    w.statusBar()->showMessage(message, 5000);
+    const QString shown = w.statusBar()->currentMessage();
+    QVERIFY2(w.statusBar()->fontMetrics().horizontalAdvance(shown) < w.statusBar()->width(),
+             qPrintable(shown));
+    QVERIFY(shown.startsWith("Not trained") && shown.endsWith("the end") && shown.contains("…"));
+    QCOMPARE(w.statusBar()->toolTip(), message);
+    w.statusBar()->showMessage("Ready");
+    QCOMPARE(w.statusBar()->currentMessage(), QString("Ready"));
 }
 
 QTEST_MAIN(TestDialogs)
