@@ -78,6 +78,8 @@ void MainWindow::elideStatusMessages()
             return;  // the shortened one itself: its tooltip keeps the whole message
         auto* bar = statusBar();
         bar->setToolTip(message);
+        if (!bar->isVisible())
+            return;  // no width to fit yet
         int room = bar->width() - 24;  // less the widgets beside the message
         for (auto* w : bar->findChildren<QWidget*>(QString(), Qt::FindDirectChildrenOnly))
             if (w->isVisible())
