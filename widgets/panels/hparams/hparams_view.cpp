@@ -126,6 +126,8 @@ HParamsView::HParamsView(QWidget* parent)
     m_axes->setText(tr("Axes"));
     m_axes->setToolTip(tr("The columns drawn as axes, in the table's order"));
     m_axes->setPopupMode(QToolButton::InstantPopup);
+    // Room for the word and the menu's arrow (they overlapped, seen under Xvfb).
+    m_axes->setMinimumWidth(m_axes->fontMetrics().horizontalAdvance(m_axes->text()) + 34);
     m_axes->setMenu(new StayOpenMenu(m_axes));
     m_color->setToolTip(tr("The column whose value colours each run"));
     m_color->setSizeAdjustPolicy(QComboBox::AdjustToContents);

@@ -474,9 +474,9 @@ void RunForm::updatePreview()
     plots::FigureSpec f;
     f.x.label = "step";
     f.y.label = "";  // the legend names both curves
-    // Upper left: both staircases rise to the right, so that corner is empty (lower right
-    // covered the dims line, issue 70, defect 16).
-    f.legend = plots::LegendPlace::UpperLeft;
+    // Beside the plot: inside, any corner covered a line (lower right the dims line, issue 70,
+    // defect 16; upper left the points' first stage, seen under Xvfb).
+    f.legend = plots::LegendPlace::OutsideRight;
     f.widthInches = 4;
     f.heightInches = 1.6;
     engine::CurriculumAxis d{m_dStart->value(), m_dEnd->value(), m_dInc->value(),
