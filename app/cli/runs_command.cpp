@@ -126,6 +126,12 @@ int runRuns(const RunsArgs& a)
     for (const auto& term : filters)
         if (const auto problem = engine::filterKeyProblem(pointers, term.key); !problem.empty())
             std::fprintf(stderr, "--where %s: %s\n", term.text.c_str(), problem.c_str());
+    // A column no run has prints empty: said, with the nearest key (issue 70, defect 10). A
+    // result column (ood_length@train) is the table's own.
+    for (const auto& key : a.columns)
+        if (key != "auto" && key.find('@') == std::string::npos && !pointers.empty())
+            if (const auto problem = engine::filterKeyProblem(pointers, key); !problem.empty())
+                std::fprintf(stderr, "--columns %s: %s\n", key.c_str(), problem.c_str());
     return 0;
 }
 

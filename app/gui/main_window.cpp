@@ -79,7 +79,7 @@ void MainWindow::elideStatusMessages()
         auto* bar = statusBar();
         bar->setToolTip(message);
         if (!bar->isVisible())
-            return;  // no width to fit yet
+            return;                    // no width to fit yet
         int room = bar->width() - 24;  // less the widgets beside the message
         for (auto* w : bar->findChildren<QWidget*>(QString(), Qt::FindDirectChildrenOnly))
             if (w->isVisible())
@@ -192,6 +192,8 @@ void MainWindow::wireViews()
     connect(m_sweeps, &ui::SweepsView::compareRequested, this, &MainWindow::compareRuns);
     // One palette (issue 70, defect 17): whatever Compare drew, the swatches and the overlay
     // show each run in the colour Compare shows it in.
+    connect(m_compare, &ui::CompareView::statusMessage, this,
+            [this](const QString& m) { statusBar()->showMessage(m, 8000); });
     connect(m_compare, &ui::CompareView::colorsChanged, this, [this] {
         m_browser->model()->colorsChanged();
         m_training->refreshColors();

@@ -215,6 +215,14 @@ void TestCli::trainsAndReportsTheRunFile()
     QVERIFY(QFile::exists(dir + "/.lengen-index.json"));
     QVERIFY(run({"runs", dir, "--where", "model.num_hidden_layers=3"}).err.contains("0 of 1 runs"));
     QCOMPARE(run({"runs", dir, "--where", "seed"}).code, 64);
+    // A column no run has is said, with the nearest key (issue 70, defect 10: an empty column).
+    const auto column = run({"runs", dir, "--columns", "trainig.learning_rate"});
+    QVERIFY2(column.code == 0 && column.err.contains("--columns trainig.learning_rate: no run has "
+                                                     "the key trainig.learning_rate; did you mean "
+                                                     "training.learning_rate?"),
+             qPrintable(column.err));
+    QVERIFY(
+        !run({"runs", dir, "--columns", "training.learning_rate,seed"}).err.contains("--columns"));
     auto curve = run({"info", runFile, "--pointwise", "2"});
     QCOMPARE(curve.code, 0);
     // 30 steps logged every 5: rows at steps 20 and 25 are at the full 7 points.

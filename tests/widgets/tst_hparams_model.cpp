@@ -3,6 +3,7 @@
 
 #include <QtTest>
 
+#include <algorithm>
 #include <string>
 #include <vector>
 
@@ -54,6 +55,7 @@ private Q_SLOTS:
     void chosenAxesSurviveATableWithoutThem();
     void anAxisTickedOnTakesTheTablesPlace();
     void brushesOnHiddenColumnsAreKeptUntilCleared();
+    void aColumnNoRunHasIsNoAxis();
 };
 
 void TstHParamsModel::unchosenAxesFollowTheRuns()
@@ -123,6 +125,34 @@ void TstHParamsModel::brushesOnHiddenColumnsAreKeptUntilCleared()
     m.setBrushes({lr}, {"final_loss"});
     m.clearBrushes();
     QVERIFY(m.kept().brushes.empty());
+}
+
+// Found under Xvfb (issue 70, defect 15): a key every run's encoding ignores (RoPE scaling's
+// factor beside NoPE and ALiBi runs: empty for all) appeared ticked after any change in the
+// Axes menu, an axis of gaps that cut every line. No run has a value there: it is no axis.
+void TstHParamsModel::aColumnNoRunHasIsNoAxis()
+{
+    engine::RunTable t;
+    t.columns = {{"run", engine::RunTableColumn::Label},
+                 {"pe", engine::RunTableColumn::Key},
+                 {"patch.rope_scaling.factor", engine::RunTableColumn::Key, true},
+                 {"training.seed", engine::RunTableColumn::Key, true},
+                 {"final_loss", engine::RunTableColumn::Result, true}};
+    const char* pes[] = {"nope", "alibi", "fire"};
+    for (int i = 0; i < 3; ++i)
+        t.rows.push_back({{"r" + std::to_string(i)},
+                          {pes[i]},
+                          {""},
+                          {std::to_string(i), double(i)},
+                          {"0.5", 0.5}});
+    const auto columns = figures::axisColumns(t);
+    QVERIFY(std::find(columns.begin(), columns.end(), "patch.rope_scaling.factor") ==
+            columns.end());
+    ui::HParamsModel m;
+    m.toggleAxis(t, "final_loss", false);  // any change makes the axes explicit
+    const auto axes = m.choiceFor(t).axes;
+    QVERIFY(std::find(axes.begin(), axes.end(), "patch.rope_scaling.factor") == axes.end());
+    QVERIFY(std::find(axes.begin(), axes.end(), "pe") != axes.end());
 }
 
 QTEST_GUILESS_MAIN(TstHParamsModel)

@@ -134,6 +134,7 @@ private Q_SLOTS:
     void logAxesIgnoreNonPositiveValues();
     void shortLogAxesTickInsideTheDecade();
     void trainLengthLabelsDoNotOverlap();
+    void outsideLegendWidensTheExportNotTheData();
     void rebuildingReusesThePlot();
     void legendClickHidesACurveAndHoverReadsValues();
 };
@@ -609,6 +610,28 @@ void TestPlots::trainLengthLabelsDoNotOverlap()
     const double height = QFontMetricsF(labels[0]->font()).height();
     QVERIFY2(gap >= height,
              qPrintable(QStringLiteral("%1 px apart, text %2 px tall").arg(gap).arg(height)));
+}
+
+// Found under Xvfb (issue 70): Compare's export with its legend beside the data (long group
+// names) squeezed the plot into a sliver of the 6-inch page. The page widens by the legend.
+void TestPlots::outsideLegendWidensTheExportNotTheData()
+{
+    auto f = regressionFigure();
+    f.legend = LegendPlace::OutsideRight;
+    f.series[0].name = "RoPE, end=5, start=5, interval=800, end=9, interval=800 (N=1, no band)";
+    QTemporaryDir tmp;
+    const QString path = keep(tmp.path(), "outside_legend.png");
+    QVERIFY(exportFigure(f, path, Format::Png, 100).ok);
+    const QImage img(path);
+    QVERIFY(img.width() > 6 * 100);  // wider than the figure's 6 inches
+    int panel = 0;  // the columns the data's background (#EAEAF2) reaches
+    for (int x = 0; x < img.width(); ++x)
+        for (int y = 0; y < img.height(); y += 2)
+            if ((img.pixel(x, y) & 0xFFFFFFu) == 0xEAEAF2u) {
+                ++panel;
+                break;
+            }
+    QVERIFY2(panel >= 6 * 100 * 0.6, qPrintable(QString::number(panel)));
 }
 
 void TestPlots::rebuildingReusesThePlot()

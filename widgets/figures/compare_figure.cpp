@@ -1,4 +1,5 @@
 #include "compare_figure.h"
+#include "parallel_coords.h"
 
 #include "compare_logged.h"
 
@@ -49,13 +50,14 @@ std::string valueOf(const RunFacts& r, const std::string& key)
     return it == r.flat.end() ? "—" : it->second;
 }
 
-// The group label: the PE's name alone, or "num_hidden_layers=4" (the key's last part).
+// The group label: the PE's name alone, or "num_hidden_layers=4" (the key's last part; with
+// its parent where that says nothing alone: "points.interval=800", not "interval=800").
 std::string labelOf(const RunFacts& r, const std::vector<std::string>& keys)
 {
     std::string out;
     for (const auto& k : keys) {
         const auto v = valueOf(r, k);
-        const auto shortKey = k.substr(k.rfind('.') == std::string::npos ? 0 : k.rfind('.') + 1);
+        const auto shortKey = plots::shortKeyName(k);  // "points.end", not "end"
         const bool bare = k == "pe" || k == "task" || k == "backbone";
         out += (out.empty() ? "" : ", ") + (bare ? v : shortKey + "=" + v);
     }

@@ -49,14 +49,23 @@ bool impliedByEncoding(const engine::RunTable& t, size_t c)
     return shared;
 }
 
+// Whether no run has a value in column c: a key every run's encoding ignores (RoPE scaling's
+// factor beside NoPE and ALiBi runs) would be an axis of gaps that cuts every line (found
+// under Xvfb: it appeared, ticked, after any change in the Axes menu).
+bool emptyColumn(const engine::RunTable& t, size_t c)
+{
+    return std::all_of(t.rows.begin(), t.rows.end(),
+                       [c](const auto& row) { return c >= row.size() || row[c].text.empty(); });
+}
+
 }  // namespace
 
 std::vector<std::string> axisColumns(const engine::RunTable& table)
 {
     std::vector<std::string> out;
-    for (const auto& c : table.columns)
-        if (c.kind != engine::RunTableColumn::Label)
-            out.push_back(c.name);
+    for (size_t k = 0; k < table.columns.size(); ++k)
+        if (table.columns[k].kind != engine::RunTableColumn::Label && !emptyColumn(table, k))
+            out.push_back(table.columns[k].name);
     return out;
 }
 
@@ -67,7 +76,7 @@ HParamsChoice defaultHParamsChoice(const engine::RunTable& table)
         const auto& col = table.columns[k];
         const bool encoding = col.name == "pe" || col.name == "task" || col.name == "backbone";
         if (col.kind == engine::RunTableColumn::Key && c.axes.size() < 8 &&
-            (encoding || !impliedByEncoding(table, k)))
+            !emptyColumn(table, k) && (encoding || !impliedByEncoding(table, k)))
             c.axes.push_back(col.name);
     }
     c.axes.push_back("final_loss");

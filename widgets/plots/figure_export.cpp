@@ -177,7 +177,12 @@ ExportResult exportFigure(const FigureSpec& spec, const QString& path, Format fo
                           [&](const QString& file) { return writeText(file, figureCsv(spec)); });
     QCustomPlot plot;
     buildFigure(plot, spec);
-    return savePlot(plot, path, format, spec.widthInches, spec.heightInches, dpi,
+    // A legend beside the data widens the page by its own width: within the figure's width it
+    // squeezed the plot to a sliver (Compare's long group names, found under Xvfb).
+    double width = spec.widthInches;
+    if (spec.legend == LegendPlace::OutsideRight && plot.legend->visible())
+        width += plot.legend->minimumOuterSizeHint().width() / files::kLayoutDpi;
+    return savePlot(plot, path, format, width, spec.heightInches, dpi,
                     QString::fromStdString(spec.title));
 }
 

@@ -376,27 +376,29 @@ std::vector<char> rowsInside(const ParallelSpec& spec)
     return in;
 }
 
-std::string axisLabel(const ParallelSpec& spec, int axis)
+std::string shortKeyName(const std::string& name)
 {
     // A part that says nothing alone keeps its parent ("points.end", not "end": the
     // curriculum's axes read "end / increment / start", found under Xvfb).
-    const auto last = [](const std::string& name) {
-        static const std::set<std::string> generic = {
-            "start", "end", "increment", "interval", "value", "type", "name", "min", "max"};
-        const auto dot = name.rfind('.');
-        if (dot == std::string::npos)
-            return name;
-        const std::string tail = name.substr(dot + 1);
-        if (!generic.count(tail) || dot == 0)
-            return tail;
-        const auto parent = name.rfind('.', dot - 1);
-        return name.substr(parent == std::string::npos ? 0 : parent + 1);
-    };
+    static const std::set<std::string> generic = {"start", "end",  "increment", "interval", "value",
+                                                  "type",  "name", "min",       "max"};
+    const auto dot = name.rfind('.');
+    if (dot == std::string::npos)
+        return name;
+    const std::string tail = name.substr(dot + 1);
+    if (!generic.count(tail) || dot == 0)
+        return tail;
+    const auto parent = name.rfind('.', dot - 1);
+    return name.substr(parent == std::string::npos ? 0 : parent + 1);
+}
+
+std::string axisLabel(const ParallelSpec& spec, int axis)
+{
     const std::string& name = spec.axes.at(size_t(axis)).name;
     for (size_t a = 0; a < spec.axes.size(); ++a)
-        if (int(a) != axis && last(spec.axes[a].name) == last(name))
+        if (int(a) != axis && shortKeyName(spec.axes[a].name) == shortKeyName(name))
             return name;
-    return last(name);
+    return shortKeyName(name);
 }
 
 ParallelLayout parallelLayout(const ParallelSpec& spec, const QRectF& area)

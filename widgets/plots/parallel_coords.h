@@ -59,6 +59,10 @@ double axisFraction(const ParallelAxis& axis, double v);
 /// The data value at fraction `f` of `axis` (the inverse of axisFraction).
 double axisValue(const ParallelAxis& axis, double f);
 
+/// A config key as figures name it: its last part ("learning_rate"), with its parent where the
+/// last part says nothing alone ("points.end", "dims.interval").
+std::string shortKeyName(const std::string& key);
+
 /// The name written over axis `axis`: its key's last part ("learning_rate") where no other axis
 /// ends the same way, else the whole name.
 std::string axisLabel(const ParallelSpec& spec, int axis);

@@ -169,11 +169,17 @@ QHBoxLayout* CompareView::buildBar()
     exportButton->setToolTip(tr("PNG, SVG, PDF or CSV (the plotted data)"));
     bar->addWidget(copyButton);
     bar->addWidget(exportButton);
-    connect(copyButton, &QPushButton::clicked, this,
-            [this] { QApplication::clipboard()->setPixmap(m_plot->toPixmap()); });
+    // Copy and Export say the same when nothing is drawn (issue 70, defect 11: both did nothing
+    // on an empty Compare tab).
+    connect(copyButton, &QPushButton::clicked, this, [this] {
+        if (!drawsSomething())
+            return Q_EMIT statusMessage(nothingText());
+        QApplication::clipboard()->setPixmap(m_plot->toPixmap());
+        Q_EMIT statusMessage(tr("Figure copied to the clipboard"));
+    });
     connect(exportButton, &QPushButton::clicked, this, [this] {
-        if (spec().series.empty() && !panels())
-            return;
+        if (!drawsSomething())
+            return Q_EMIT statusMessage(nothingText());
         askExportTarget(this, tr("Export comparison"),
                         panels() ? QStringLiteral("compare_methods.png")
                                  : QStringLiteral("compare_%1.png").arg(m_model.method()),
@@ -380,6 +386,15 @@ void CompareView::fillDifferences()
     m_diff->setVisible(t.runNames.size() > 1 && !t.rows.empty());
     m_diffTitle->setText(t.title);
     m_diff->resizeColumnsToContents();
+}
+
+bool CompareView::drawsSomething() const { return !spec().series.empty() || panels(); }
+
+QString CompareView::nothingText() const
+{
+    return runs().isEmpty()
+               ? tr("Nothing to export: select runs in the Runs list and press Compare selected")
+               : tr("Nothing to export: no curve is drawn (%1)").arg(infoText());
 }
 
 QString CompareView::infoText() const { return m_info->text(); }

@@ -74,6 +74,8 @@ Q_SIGNALS:
     /// A figure was drawn: the runs' colours (plots::shownRunColor) may be others now, and
     /// the views that show runs follow (the Runs list's swatches, the Train tab's overlay).
     void colorsChanged();
+    /// What Copy and Export did, or why they did nothing.
+    void statusMessage(QString message);
 
 private:
     void createControls();
@@ -82,6 +84,8 @@ private:
     void connectControls();
     void draw();
     void fillDifferences();
+    bool drawsSomething() const;
+    QString nothingText() const;
 
     CompareModel m_model;
     QPushButton* m_evaluate;
