@@ -624,7 +624,7 @@ void TestPlots::outsideLegendWidensTheExportNotTheData()
     QVERIFY(exportFigure(f, path, Format::Png, 100).ok);
     const QImage img(path);
     QVERIFY(img.width() > 6 * 100);  // wider than the figure's 6 inches
-    int panel = 0;  // the columns the data's background (#EAEAF2) reaches
+    int panel = 0;                   // the columns the data's background (#EAEAF2) reaches
     for (int x = 0; x < img.width(); ++x)
         for (int y = 0; y < img.height(); y += 2)
             if ((img.pixel(x, y) & 0xFFFFFFu) == 0xEAEAF2u) {
