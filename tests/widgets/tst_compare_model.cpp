@@ -89,6 +89,10 @@ void TstCompareModel::whatItShowsForTheChoices()
     QCOMPARE(shown.panels->panels.size(), size_t(2));  // ood_length and standard
     QVERIFY2(shown.info.startsWith("2 method(s) side by side; 1 curve(s) left out"),
              qPrintable(shown.info));
+    // A group that mixes more than its key says so in the panels' line too (defect 12).
+    m.setGrouping(ui::CompareGroup::Task, {}, engine::BandKind::Auto);
+    shown = m.rebuild();
+    QVERIFY2(shown.info.contains("also differ in"), qPrintable(shown.info));
     // A key whose last part says nothing alone is named with its parent ("interval=800" twice
     // was ambiguous, found under Xvfb).
     QVERIFY(m.setMethod("standard"));

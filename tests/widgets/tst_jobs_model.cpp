@@ -107,10 +107,12 @@ void TstJobsModel::repeatsOfOneJobAreOneRow()
         jobs << j;
     }
     jobs << own(5, JobKindId::Sweep, JobState::Finished, "aggregate sweep-b", "/s/b/aggregate.h5");
+    jobs << own(4, JobKindId::Sweep, JobState::Failed, "aggregate sweep-a", "/s/a/aggregate.h5");
     ui::JobsModel m;
     m.setOwn(jobs);
     const auto rows = m.rows(0);
-    QCOMPARE(int(rows.size()), 3);
+    QCOMPARE(int(rows.size()), 4);  // a failed one stays apart from those that worked
+    QCOMPARE(rows[3].id, quint64(4));
     QCOMPARE(rows[0].id, quint64(100));
     QCOMPARE(rows[1].id, quint64(90));  // the newest ended one stands for the twelve
     QCOMPARE(rows[1].repeats, 12);

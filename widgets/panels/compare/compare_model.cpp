@@ -191,7 +191,7 @@ void CompareModel::rebuildOne()
 void CompareModel::rebuildPanels()
 {
     plots::GridSpec grid;
-    QStringList leftOut;
+    QStringList leftOut, notes;
     try {
         for (const auto& method : m_methods) {
             if (method == allMethodsText())
@@ -205,6 +205,9 @@ void CompareModel::rebuildPanels()
             grid.panels.push_back(std::move(panel));
             for (const auto& r : result.missing)
                 leftOut << compareTr("%1 from %2").arg(compareRunName(r), method);
+            for (const auto& note : result.notes)  // "RoPE: its 3 runs also differ in …"
+                if (!notes.contains(note))
+                    notes << note;
         }
     } catch (const std::exception& e) {
         m_shown.info = QString::fromUtf8(e.what());
@@ -220,6 +223,10 @@ void CompareModel::rebuildPanels()
         (leftOut.isEmpty() ? QString()
                            : compareTr("; %n curve(s) left out, not evaluated (hover for which)",
                                        nullptr, int(leftOut.size())));
+    // Groups that mix more than the grouping keys, as one method's line says (issue 70, defect
+    // 12: the panels left the note out).
+    for (const auto& note : notes)
+        m_shown.info += QStringLiteral("; ") + note;
     m_shown.infoTip = leftOut.isEmpty()
                           ? QString()
                           : compareTr("Left out, not evaluated:\n%1").arg(leftOut.join('\n'));

@@ -174,11 +174,13 @@ JobRow JobsModel::otherRow(const engine::JobRecord& o, qint64 nowMs) const
 std::vector<JobRow> JobsModel::rows(qint64 nowMs) const
 {
     std::vector<std::pair<int, JobRow>> ranked;
-    // Ended jobs of one label, kind and subject: the newest (listed first) stands for all.
-    std::map<std::tuple<QString, int, QString>, size_t> ended;
+    // Ended jobs of one label, kind, subject and end: the newest (listed first) stands for all
+    // (a failed "new sweep" is not folded into the one that then worked).
+    std::map<std::tuple<QString, int, QString, int>, size_t> ended;
     for (const auto& j : m_own) {
         if (j.ended()) {
-            const auto key = std::make_tuple(qstr(j.label), int(j.kind), qstr(j.subject));
+            const auto key =
+                std::make_tuple(qstr(j.label), int(j.kind), qstr(j.subject), int(j.state));
             if (const auto it = ended.find(key); it != ended.end()) {
                 ++ranked[it->second].second.repeats;
                 continue;

@@ -110,12 +110,14 @@ RunBrowser::RunBrowser(QWidget* parent) : QWidget(parent)
     layout->addWidget(m_filterHint);
     layout->addWidget(m_table, 1);
     layout->addWidget(empty);
-    // Rows that land or change (a poll, a rescan, notes saved) may hold longer steps, statuses
-    // and tags than the columns were sized for: those columns follow their contents, up to
-    // 260 px (tags were cut with room to spare; issue 70, defect 18).
+    // Rows that land or change (a poll, a rescan, notes saved, a colour swatch) may hold longer
+    // tasks, steps, losses ("last logged 2.843"), statuses and tags than the columns were
+    // sized for: those columns follow their contents, up to 260 px (tags were cut with room
+    // to spare; issue 70, defect 18).
     const auto fitColumns = [this] {
         for (int c :
-             {int(RunTableModel::Steps), int(RunTableModel::Status), int(RunTableModel::Tags)}) {
+             {int(RunTableModel::Task), int(RunTableModel::Steps), int(RunTableModel::FinalLoss),
+              int(RunTableModel::Status), int(RunTableModel::Tags)}) {
             m_table->resizeColumnToContents(c);
             m_table->setColumnWidth(c, std::min(m_table->columnWidth(c), 260));
         }
