@@ -8,6 +8,7 @@
 #include <QCheckBox>
 #include <QDialogButtonBox>
 #include <QDir>
+#include <QDockWidget>
 #include <QFileDialog>
 #include <QInputDialog>
 #include <QLineEdit>
@@ -80,6 +81,7 @@ private Q_SLOTS:
     void exportsStartWhereTheLastOneWent();
     void newSweepRemembersItsChoices();
     void longStatusMessagesFitTheBar();
+    void runsDockHasRoomAt1280x800();
 };
 
 void TestDialogs::askReturnsAtOnceAndAnswersLater()
@@ -356,6 +358,21 @@ void TestDialogs::longStatusMessagesFitTheBar()
     QCOMPARE(w.statusBar()->toolTip(), message);
     w.statusBar()->showMessage("Ready");
     QCOMPARE(w.statusBar()->currentMessage(), QString("Ready"));
+}
+
+// Issue 70, defect 16: at 1280 x 800 the Runs dock showed 3-4 rows: the tallest tab's
+// minimum (Attention's plots, Hyperparameters' plot and table) bounded it. Those scroll now.
+void TestDialogs::runsDockHasRoomAt1280x800()
+{
+    QSettings().remove(QStringLiteral("window"));  // a first start: the dock's default height
+    const QString runs = QString::fromStdString(test::scratchDir("dialogs-dock"));
+    studio::MainWindow w(test::studioOptions(runs));
+    w.resize(1264, 752);
+    w.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&w));
+    auto* dock = w.findChild<QDockWidget*>(QStringLiteral("runs"));
+    QVERIFY(dock);
+    QTRY_VERIFY2(dock->height() >= 240, qPrintable(QString::number(dock->height())));  // 155 before
 }
 
 QTEST_MAIN(TestDialogs)

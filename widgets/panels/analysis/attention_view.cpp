@@ -8,6 +8,7 @@
 #include <QHBoxLayout>
 #include <QLabel>
 #include <QPushButton>
+#include <QScrollArea>
 #include <QSpinBox>
 #include <QSplitter>
 #include <QStackedLayout>
@@ -150,7 +151,13 @@ void AttentionView::createPages()
     m_grid = new AttentionGrid;
     m_stack = new QStackedLayout;
     m_stack->addWidget(m_empty);
-    m_stack->addWidget(mapPage);
+    // In a scroll area: the row plot's and the map's minimums (tick labels need them) scroll
+    // in a short window instead of bounding the Runs dock below the tabs.
+    auto* mapScroll = new QScrollArea;
+    mapScroll->setWidgetResizable(true);
+    mapScroll->setFrameShape(QFrame::NoFrame);
+    mapScroll->setWidget(mapPage);
+    m_stack->addWidget(mapScroll);
     m_stack->addWidget(m_grid);
 }
 

@@ -11,6 +11,7 @@
 #include <QMenu>
 #include <QMouseEvent>
 #include <QPushButton>
+#include <QScrollArea>
 #include <QSortFilterProxyModel>
 #include <QSplitter>
 #include <QTableView>
@@ -156,9 +157,15 @@ HParamsView::HParamsView(QWidget* parent)
     split->setStretchFactor(1, 2);
     split->setChildrenCollapsible(false);
     m_tableView->setMinimumHeight(120);  // a small window keeps a few rows of the runs inside
+    // In a scroll area: the plot's and the table's minimums scroll in a short window instead
+    // of bounding the Runs dock below the tabs (it showed 3 rows at 1280 x 800).
+    auto* scroll = new QScrollArea;
+    scroll->setWidgetResizable(true);
+    scroll->setFrameShape(QFrame::NoFrame);
+    scroll->setWidget(split);
     auto* layout = new QVBoxLayout(this);
     layout->addLayout(bar);
-    layout->addWidget(split, 1);
+    layout->addWidget(scroll, 1);
 
     connect(m_plot, &ParallelView::brushMoved, this, &HParamsView::updateSummary);
     // The table's current run is drawn over the others in the figure.
