@@ -14,6 +14,8 @@
 #include <QToolButton>
 #include <QtTest>
 
+#include <sys/stat.h>
+
 #include <cmath>
 #include <random>
 #include <set>
@@ -474,6 +476,29 @@ void TstHParams::exportsEveryFormatWithProvenance()
     const auto from = test::runLengen({"export", "--from", dir.filePath("hp.provenance.json")});
     QCOMPARE(from.code, 3);
     QVERIFY2(from.err.contains("run r0 is no longer at /runs/r0/run.h5"), qPrintable(from.err));
+    // Issue 71, item 1: a path that is not a run — a folder, a FIFO, the provenance file itself —
+    // is refused naming the entry, exit 3 (it was drawn as an anonymous "damaged" row, exit 0).
+    const QString fifo = dir.filePath("fifo");
+    QCOMPARE(::mkfifo(fifo.toLocal8Bit().constData(), 0600), 0);
+    for (const auto& [target, why] : std::vector<std::pair<QString, QString>>{
+             {dir.path(), "is not a regular file"},
+             {fifo, "is not a regular file"},
+             {dir.filePath("hp.provenance.json"), "is not a LenGen run"}}) {
+        auto doc = p;
+        auto list = doc["runs"].toArray();
+        auto first = list[0].toObject();
+        first["path"] = target;
+        list[0] = first;
+        doc["runs"] = list;
+        const QString edited = dir.filePath("edited.provenance.json");
+        QFile out(edited);
+        QVERIFY(out.open(QIODevice::WriteOnly | QIODevice::Truncate));
+        out.write(QJsonDocument(doc).toJson());
+        out.close();
+        const auto r = test::runLengen({"export", "--from", edited}, 30000);
+        QCOMPARE(r.code, 3);
+        QVERIFY2(r.err.contains("runs[0] (run r0)") && r.err.contains(why), qPrintable(r.err));
+    }
 }
 
 void TstHParams::brushesSelectInTheRunsListAndGoToCompare()

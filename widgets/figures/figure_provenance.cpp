@@ -306,15 +306,40 @@ QJsonObject provenanceDocument(const std::string& path)
     return p;
 }
 
-// A run the figure drew, where it was and unchanged: its path.
-std::string checkedRun(const std::string& path, const QJsonObject& r)
+// The one check every figure kind makes of a run it drew (issue 71): runs[index].path is
+// still there, a regular file (a FIFO, a device or a folder is refused before it is read), a
+// LenGen run, and the run the figure recorded (its id). Exit 3 (RunFile) naming the entry.
+engine::RunFileInfo locatedRun(const std::string& path, const QJsonObject& r, int index)
 {
     const std::string run = r["path"].toString().toStdString();
-    if (!fs::exists(run))
-        throw Error(ErrorKind::RunFile, "--from " + path + ": run " +
-                                            r["run_id"].toString().toStdString() +
-                                            " is no longer at " + run + " (moved or deleted)");
-    const auto info = engine::readRunInfo(run);
+    const std::string id = r["run_id"].toString().toStdString();
+    const std::string entry = "--from " + path + ": runs[" + std::to_string(index) + "] (run " +
+                              (id.empty() ? std::string("?") : id) + ")";
+    std::error_code ec;
+    if (run.empty() || !fs::exists(run, ec))
+        throw Error(ErrorKind::RunFile, "--from " + path + ": run " + id + " is no longer at " +
+                                            run + " (moved or deleted)");
+    if (!fs::is_regular_file(run, ec))
+        throw Error(ErrorKind::RunFile,
+                    entry + ": " + run + " is not a regular file (a folder, FIFO or device)");
+    engine::RunFileInfo info;
+    try {
+        info = engine::readRunInfo(run);
+    } catch (const std::exception& e) {
+        throw Error(ErrorKind::RunFile,
+                    entry + ": " + run + " is not a LenGen run (" + e.what() + ")");
+    }
+    if (!id.empty() && info.runId != id)
+        throw Error(ErrorKind::RunFile, entry + ": " + run + " holds run " + info.runId +
+                                            ", not the one the figure drew");
+    return info;
+}
+
+// A run the figure drew, where it was and unchanged: its path.
+std::string checkedRun(const std::string& path, const QJsonObject& r, int index)
+{
+    const std::string run = r["path"].toString().toStdString();
+    const auto info = locatedRun(path, r, index);
     const auto hash = configHash(info.configYaml);
     if (hash != r["config_hash"].toString().toStdString() ||
         info.runId != r["run_id"].toString().toStdString())
@@ -348,8 +373,9 @@ FigureSource gridSource(const std::string& path, const QJsonObject& p)
 {
     const auto view = p["view"].toObject();
     FigureSource s;
+    int index = 0;
     for (const auto& r : p["runs"].toArray()) {
-        checkedRun(path, r.toObject());
+        checkedRun(path, r.toObject(), index++);
         s.cells.push_back(r.toObject()["cell"].toString().toStdString());
     }
     s.run = view["sweep"].toString().toStdString();
@@ -375,8 +401,8 @@ FigureSource compareSource(const std::string& path, const QJsonObject& p)
     if (runs.isEmpty())
         throw Error(ErrorKind::Usage,
                     "--from " + path + ": a Compare figure with no run in 'runs'");
-    for (const auto& r : runs)
-        s.runs.push_back(checkedRun(path, r.toObject()));
+    for (int i = 0; i < runs.size(); ++i)
+        s.runs.push_back(checkedRun(path, runs[i].toObject(), i));
     QJsonArray drawn;
     for (const auto& e : p["evaluations"].toArray())
         drawn.append(e);
@@ -419,7 +445,7 @@ FigureSource runSource(const std::string& path, const QJsonObject& p)
         throw Error(ErrorKind::Usage, "--from " + path +
                                           ": key 'runs' must hold one run for figure '" +
                                           view["figure"].toString().toStdString() + "'");
-    const std::string run = checkedRun(path, runs.first().toObject());
+    const std::string run = checkedRun(path, runs.first().toObject(), 0);
     // What the figure draws from the run now, as its builder records it, against what it drew.
     const auto same = [&] {
         try {
@@ -450,14 +476,10 @@ FigureSource hparamsSource(const std::string& path, const QJsonObject& p)
     const auto view = p["view"].toObject();
     FigureSource s;
     s.name = "hparams";
-    for (const auto& value : p["runs"].toArray()) {
-        const auto r = value.toObject();
-        const std::string run = r["path"].toString().toStdString();
-        const std::string id = r["run_id"].toString().toStdString();
-        if (!fs::exists(run))
-            throw Error(ErrorKind::RunFile, "--from " + path + ": run " + id + " is no longer at " +
-                                                run + " (moved or deleted)");
-        s.runs.push_back(run);
+    const auto runs = p["runs"].toArray();
+    for (int i = 0; i < runs.size(); ++i) {  // the one check of every figure kind (issue 71)
+        locatedRun(path, runs[i].toObject(), i);
+        s.runs.push_back(runs[i].toObject()["path"].toString().toStdString());
     }
     if (s.runs.empty())
         throw Error(ErrorKind::Usage, "--from " + path + ": key 'runs' lists no run");
