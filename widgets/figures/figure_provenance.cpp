@@ -319,9 +319,13 @@ engine::RunFileInfo locatedRun(const std::string& path, const QJsonObject& r, in
     if (run.empty() || !fs::exists(run, ec))
         throw Error(ErrorKind::RunFile, "--from " + path + ": run " + id + " is no longer at " +
                                             run + " (moved or deleted)");
-    if (!fs::is_regular_file(run, ec))
-        throw Error(ErrorKind::RunFile,
-                    entry + ": " + run + " is not a regular file (a folder, FIFO or device)");
+    if (const auto type = fs::status(run, ec).type(); type != fs::file_type::regular)
+        throw Error(ErrorKind::RunFile, entry + ": " + run + " is not a regular file (" +
+                                            (type == fs::file_type::directory ? "a folder"
+                                             : type == fs::file_type::fifo    ? "a FIFO"
+                                             : type == fs::file_type::socket  ? "a socket"
+                                                                              : "a device") +
+                                            ")");
     engine::RunFileInfo info;
     try {
         info = engine::readRunInfo(run);
