@@ -162,6 +162,15 @@ bool isCausalAt(engine::model::InContextModel& model, const torch::Tensor& xs,
            !torch::allclose(before.slice(1, at), after.slice(1, at));
 }
 
+QString startTraining(QProcess& trainer, const QString& config, int seed, const QString& out,
+                      QString& err)
+{
+    trainer.start(QStringLiteral(LENGEN_CLI_PATH),
+                  {"train", config, "--seed", QString::number(seed), "--out", out, "--threads", "1",
+                   "--device", "cpu"});
+    return waitForRunFile(trainer, err);
+}
+
 QString waitForRunFile(QProcess& trainer, QString& err)
 {
     QString runFile;

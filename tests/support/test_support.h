@@ -71,6 +71,12 @@ std::string trainTiny(const std::string& dir, const std::string& pe, std::uint64
 void evaluateSmall(const std::string& run, const std::vector<std::string>& methods, int prompts = 8,
                    int oodFactor = 0, int bootstrapTrials = 10);
 
+/// Starts `lengen train CONFIG --seed SEED --out OUT` on one CPU thread in another process (a
+/// terminal's training, as the studio sees one) and waits for its run file (waitForRunFile):
+/// its path, or "" with what it printed in `err`.
+QString startTraining(QProcess& trainer, const QString& config, int seed, const QString& out,
+                      QString& err);
+
 /// Reads a started `lengen train`'s stderr until it prints "run file: PATH" (up to 60 s);
 /// returns PATH, or "" with everything read in `err`.
 QString waitForRunFile(QProcess& trainer, QString& err);

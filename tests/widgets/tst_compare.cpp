@@ -16,6 +16,8 @@
 #include <QElapsedTimer>
 #include <QFile>
 #include <QProcess>
+#include <QPushButton>
+#include <QSignalSpy>
 #include <QTableWidget>
 #include <QWheelEvent>
 
@@ -36,6 +38,7 @@ private Q_SLOTS:
     void differingKeysListOnlyWhatDiffers();
     void logYAndLegendOutsideAsInTheEvaluationTab();
     void rebuildKeepsColoursAndItsProvenancesName();
+    void copyOnAnEmptyCompareSaysSo();
 };
 
 void TestCompare::compareFormatsDifferingValues()
@@ -150,11 +153,9 @@ void TestCompare::liveCompareFollowsATrainingsLog()
                           .toStdString();
     const QString config = QString::fromStdString(test::writeFile(dir, "log.yaml", yaml));
     QProcess trainer;
-    trainer.start(QStringLiteral(LENGEN_CLI_PATH),
-                  {"train", config, "--seed", "5", "--out", QString::fromStdString(dir + "/a"),
-                   "--threads", "1", "--device", "cpu"});
     QString err;
-    const QString runFile = test::waitForRunFile(trainer, err);
+    const QString runFile =
+        test::startTraining(trainer, config, 5, QString::fromStdString(dir + "/a"), err);
     QVERIFY2(!runFile.isEmpty(), qPrintable(err));
     test::waitForCheckpointPast(runFile, 40);
     ui::CompareView view;
@@ -338,6 +339,21 @@ void TestCompare::rebuildKeepsColoursAndItsProvenancesName()
     QVERIFY(first.open(QIODevice::ReadOnly) && second.exists());
     const QString svg = QString::fromUtf8(first.readAll()).toLower();
     QVERIFY2(svg.contains(QString::fromStdString(colour).toLower()), colour.c_str());
+}
+
+// Issue 70, defect 11: Copy and Export on an empty Compare tab did nothing; they say what the
+// other views' Export says.
+void TestCompare::copyOnAnEmptyCompareSaysSo()
+{
+    ui::CompareView compare;
+    QSignalSpy compareSaid(&compare, &ui::CompareView::statusMessage);
+    for (auto* b : compare.findChildren<QPushButton*>())
+        if (b->text() == "Copy" || b->text() == "Export…")
+            b->click();
+    QCOMPARE(compareSaid.size(), 2);
+    for (const auto& m : compareSaid)
+        QVERIFY2(m.at(0).toString().startsWith("Nothing to export"),
+                 qPrintable(m.at(0).toString()));
 }
 
 QTEST_MAIN(TestCompare)

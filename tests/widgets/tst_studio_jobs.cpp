@@ -86,11 +86,9 @@ void TestStudioJobs::jobsPanelStopsAnotherProcessesTraining()
                           .toStdString();
     const QString config = QString::fromStdString(test::writeFile(dir, "long.yaml", yaml));
     QProcess trainer;
-    trainer.start(QStringLiteral(LENGEN_CLI_PATH),
-                  {"train", config, "--seed", "11", "--out", QString::fromStdString(dir + "/a"),
-                   "--threads", "1", "--device", "cpu"});
     QString err;
-    const QString runFile = test::waitForRunFile(trainer, err);
+    const QString runFile =
+        test::startTraining(trainer, config, 11, QString::fromStdString(dir + "/a"), err);
     QVERIFY2(!runFile.isEmpty(), qPrintable(err));
     ui::RunController controller;
     ui::JobsPanel panel(controller);

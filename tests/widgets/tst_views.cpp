@@ -1,7 +1,7 @@
 // Issue 13's interactions on real runs, offscreen: the attention view counts prompts, layers
 // and heads from 0, shows the mean over heads, a chosen query's row and the layers x heads
-// grid; the Train tab overlays other runs' loss curves; a run keeps one colour across the
-// comparison, the overlay, the run table and their exports.
+// grid; the Sweeps tab follows its cells; interventions beside the untouched model (the Train
+// tab's overlay and the run colours are tst_run_colours).
 
 #include <QApplication>
 #include <QComboBox>
@@ -51,8 +51,6 @@ namespace {
 class Quiet : public engine::TrainObserver {};
 class Silent : public engine::AnalysisObserver {};
 
-std::string runId(const std::string& run) { return engine::readRunInfo(run).runId; }
-
 }  // namespace
 
 class TestViews final : public QObject {
@@ -63,16 +61,12 @@ private Q_SLOTS:
     void attentionCountsFromZeroAndAveragesHeads();
     void attentionRowOfTheChosenQuery();
     void attentionGridOpensTheClickedMap();
-    void trainingOverlayDrawsOtherRuns();
     void sweepsViewFollowsTheCellsAndDrawsTheGrid();
-    void aRunKeepsItsColourAcrossViews();
-    void overlayShowsRunsInTheirSwatchColours();  // after it: Compare groups the runs here
-    void overlayWithNoRunShownNamesEveryCurve();
     void interventionsBesideTheUntouchedModel();
     void figureViewsSayNoRunIsOpen();
 
 private:
-    std::string m_runs, m_rope, m_nope, m_ropeSeed2;
+    std::string m_runs, m_rope, m_nope;
 };
 
 void TestViews::initTestCase()
@@ -80,8 +74,7 @@ void TestViews::initTestCase()
     m_runs = test::scratchDir("views");
     m_rope = test::trainTiny(m_runs, "rope", 1);
     m_nope = test::trainTiny(m_runs, "nope", 1);
-    m_ropeSeed2 = test::trainTiny(m_runs, "rope", 2);
-    for (const auto& run : {m_rope, m_nope, m_ropeSeed2})
+    for (const auto& run : {m_rope, m_nope})
         test::evaluateSmall(run, {"standard"});
     engine::RunControl control;
     Silent silent;
@@ -189,141 +182,6 @@ void TestViews::attentionGridOpensTheClickedMap()
             blockMax = std::max(blockMax, full[size_t(r * tokens + c)]);
     QCOMPARE(t.maps[size_t(1 * 3 + 1)][0], blockMax);
     QVERIFY(std::isnan(t.maps[0][3]));  // above the diagonal: masked
-}
-
-void TestViews::trainingOverlayDrawsOtherRuns()
-{
-    ui::RunController controller;
-    ui::TrainingView view(controller);
-    view.showRunLog(QString::fromStdString(m_rope));
-    QCOMPARE(view.lossFigure().series.size(), size_t(2));  // raw + EMA of the shown run
-    const auto failed =
-        view.setOverlays({QString::fromStdString(m_rope), QString::fromStdString(m_nope),
-                          QFileInfo(QString::fromStdString(m_ropeSeed2)).path(),
-                          QStringLiteral("/nonexistent/run.h5")});
-    QCOMPARE(failed.size(), 1);
-    QVERIFY(failed.front().startsWith("/nonexistent/run.h5"));
-    QCOMPARE(view.overlays().size(), 2);  // the shown run is not drawn twice; a folder is a run
-    const auto f = view.lossFigure();
-    QCOMPARE(f.series.size(), size_t(3));  // each run's smoothed curve
-    QVERIFY(QString::fromStdString(f.series[1].name).startsWith("NoPE seed 1"));
-    QVERIFY(QString::fromStdString(f.series[2].name).startsWith("RoPE seed 2"));
-    const auto log = engine::readTrainLog(m_nope);
-    QCOMPARE(f.series[1].x.size(), log.step.size());
-    QCOMPARE(f.series[1].y.front(),
-             log.loss.front());  // smoothed like the shown run: EMA from the first
-    QVERIFY(f.series[0].color != f.series[1].color && f.series[1].color != f.series[2].color &&
-            f.series[0].color != f.series[2].color);
-    // The excess-loss choice applies to every run.
-    view.findChild<QComboBox*>()->setCurrentIndex(1);
-    QCOMPARE(view.lossFigure().series[1].y.front(), log.excessLoss.front());
-    view.setOverlays({});
-    QCOMPARE(view.lossFigure().series.size(), size_t(2));
-}
-
-// Issue 70, defect 17: with Compare's default grouping (two RoPE seeds as one curve, their
-// swatches in the group's colour) the overlay drew each run in a colour of its own, matching
-// neither. It draws each run as its swatch shows it, a group's later run dashed.
-void TestViews::overlayShowsRunsInTheirSwatchColours()
-{
-    ui::CompareView compare;
-    compare.setRuns({QString::fromStdString(m_rope), QString::fromStdString(m_ropeSeed2),
-                     QString::fromStdString(m_nope)});
-    QCOMPARE(compare.spec().series.size(), size_t(2));  // RoPE (N=2) and NoPE
-    ui::RunTableModel table;
-    table.setFolders({QString::fromStdString(m_runs)});
-    const auto swatch = [&table](const std::string& run) {
-        const int row = table.rowOfPath(QString::fromStdString(run));
-        return table.data(table.index(row, ui::RunTableModel::Task), Qt::DecorationRole)
-            .value<QColor>();
-    };
-    QCOMPARE(swatch(m_rope), swatch(m_ropeSeed2));  // the group's colour
-    QCOMPARE(swatch(m_rope), QColor(QString::fromStdString(compare.spec().series[0].color)));
-    ui::RunController controller;
-    ui::TrainingView view(controller);
-    view.showRunLog(QString::fromStdString(m_nope));
-    view.setOverlays({QString::fromStdString(m_rope), QString::fromStdString(m_ropeSeed2)});
-    const auto figure = view.lossFigure();
-    QCOMPARE(figure.series.size(), size_t(3));
-    for (const auto& s : figure.series) {
-        const bool nope = s.name.find(runId(m_nope)) != std::string::npos;
-        const bool second = s.name.find(runId(m_ropeSeed2)) != std::string::npos;
-        QCOMPARE(QColor(QString::fromStdString(s.color)), swatch(nope     ? m_nope
-                                                                 : second ? m_ropeSeed2
-                                                                          : m_rope));
-        QCOMPARE(s.dashed, second);  // the group's second run, told apart
-    }
-}
-
-// Found under Xvfb (issue 70): overlaying runs with no run open drew two nameless legend
-// entries ("· EMA 0.90"), the empty shown run's. Only the overlaid runs are drawn, each named.
-void TestViews::overlayWithNoRunShownNamesEveryCurve()
-{
-    ui::RunController controller;
-    ui::TrainingView view(controller);
-    QVERIFY(view.setOverlays({QString::fromStdString(m_rope), QString::fromStdString(m_nope)})
-                .isEmpty());
-    const auto f = view.lossFigure();
-    QCOMPARE(f.series.size(), size_t(2));
-    for (const auto& s : f.series)
-        QVERIFY2(s.name.find("(" + runId(m_rope) + ")") != std::string::npos ||
-                     s.name.find("(" + runId(m_nope) + ")") != std::string::npos,
-                 s.name.c_str());
-    int entries = 0;  // the plots' legends list named curves only
-    for (auto* plot : view.findChildren<QCustomPlot*>())
-        for (int i = 0; i < plot->legend->itemCount(); ++i)
-            if (auto* item = qobject_cast<QCPPlottableLegendItem*>(plot->legend->item(i))) {
-                const QString name = item->plottable()->name();
-                QVERIFY2(!name.isEmpty() && !name.startsWith(QStringLiteral("·")),
-                         qPrintable(name));
-                ++entries;
-            }
-    QVERIFY(entries >= 2);
-}
-
-void TestViews::aRunKeepsItsColourAcrossViews()
-{
-    // The comparison, the overlay and the run table agree on a run's colour, whichever view
-    // drew it first and in whatever order the runs are listed.
-    ui::RunController controller;
-    ui::TrainingView view(controller);
-    view.showRunLog(QString::fromStdString(m_ropeSeed2));
-    view.setOverlays({QString::fromStdString(m_nope), QString::fromStdString(m_rope)});
-    const auto overlay = view.lossFigure();
-    auto colorIn = [](const plots::FigureSpec& f, const std::string& id) {
-        for (const auto& s : f.series)
-            if (s.name.find("(" + id + ")") != std::string::npos)
-                return s.color;
-        return std::string("missing");
-    };
-    ui::CompareView compare;
-    compare.setRuns({QString::fromStdString(m_rope), QString::fromStdString(m_ropeSeed2),
-                     QString::fromStdString(m_nope)});
-    // By default the two RoPE seeds are one curve (issue 42), N in its legend.
-    QCOMPARE(compare.spec().series.size(), size_t(2));
-    QVERIFY2(compare.spec().series[0].name.find("RoPE (N=2, min-max)") == 0,
-             compare.spec().series[0].name.c_str());
-    compare.setGrouping(ui::CompareGroup::EachRun);  // a curve per run, each in its run's colour
-    QCOMPARE(compare.spec().series.size(), size_t(3));
-    ui::RunTableModel table;
-    table.setFolders({QString::fromStdString(m_runs)});
-    for (const auto& run : {m_rope, m_nope, m_ropeSeed2}) {
-        const auto id = runId(run);
-        QCOMPARE(colorIn(compare.spec(), id), colorIn(overlay, id));
-        QCOMPARE(colorIn(compare.spec(), id), plots::runColor(id));
-        const int row = table.rowOfPath(QString::fromStdString(run));
-        QVERIFY(row >= 0);
-        const auto swatch =
-            table.data(table.index(row, ui::RunTableModel::Task), Qt::DecorationRole);
-        QCOMPARE(swatch.value<QColor>(), QColor(QString::fromStdString(plots::runColor(id))));
-    }
-    // The export writes the colours drawn.
-    QTemporaryDir tmp;
-    QVERIFY(compare.exportTo(tmp.path() + "/c.svg", 72));
-    QFile svg(tmp.path() + "/c.svg");
-    QVERIFY(svg.open(QIODevice::ReadOnly));
-    const QString text = QString::fromUtf8(svg.readAll()).toLower();
-    QVERIFY(text.contains(QString::fromStdString(plots::runColor(runId(m_nope))).toLower()));
 }
 
 void TestViews::sweepsViewFollowsTheCellsAndDrawsTheGrid()

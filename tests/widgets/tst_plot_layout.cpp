@@ -1,0 +1,149 @@
+// How figures lay out what they say (issue 70): ticks inside a short log decade without
+// crowding, train-length labels a text line apart, a legend beside the data widening the
+// export instead of squeezing the plot, parallel-axis ticks and names that read as meant.
+
+#include <QFontMetricsF>
+#include <QImage>
+#include <QTemporaryDir>
+#include <QTest>
+
+#include <cmath>
+#include <vector>
+
+#include "figure_builder.h"
+#include "figure_export.h"
+#include "parallel_coords.h"
+#include "plots_test_support.h"
+#include "qcp.h"
+
+using namespace lengen::plots;
+using lengen::plots::testing::keep;
+using lengen::plots::testing::regressionFigure;
+
+class TestPlotLayout final : public QObject {
+    Q_OBJECT
+
+private Q_SLOTS:
+    void parallelTicksReadAsNumbers();
+    void parallelAxisNamesSayWhatTheyAre();
+    void shortLogAxesTickInsideTheDecade();
+    void trainLengthLabelsDoNotOverlap();
+    void outsideLegendWidensTheExportNotTheData();
+};
+
+// Found under Xvfb (issue 70): the curriculum's axes read "end", "increment", "start".
+void TestPlotLayout::parallelAxisNamesSayWhatTheyAre()
+{
+    ParallelSpec s;
+    for (const char* name : {"curriculum.points.end", "curriculum.points.start",
+                             "training.learning_rate", "model.num_hidden_layers", "pe"})
+        s.axes.push_back(ParallelAxis{name, false, {}});
+    QCOMPARE(axisLabel(s, 0), std::string("points.end"));
+    QCOMPARE(axisLabel(s, 1), std::string("points.start"));
+    QCOMPARE(axisLabel(s, 2), std::string("learning_rate"));
+    QCOMPARE(axisLabel(s, 4), std::string("pe"));
+    s.axes.push_back(
+        ParallelAxis{"curriculum.dims.end", false, {}});  // two "end"s: still told apart
+    QCOMPARE(axisLabel(s, 5), std::string("dims.end"));
+}
+
+// Issue 70, defect 8: a log y axis over 2..30 labelled only 10, 20, 30, so the data between 2
+// and 10 had no tick. It labels 1-2-5 steps of each decade in range.
+void TestPlotLayout::shortLogAxesTickInsideTheDecade()
+{
+    FigureSpec f;
+    f.y.log = true;
+    Series s;
+    s.x = {0, 1, 2, 3};
+    s.y = {2.2, 4, 12, 28};
+    f.series.push_back(s);
+    QCustomPlot plot;
+    plot.resize(600, 400);
+    buildFigure(plot, f);
+    plot.replot();
+    auto* y = plot.axisRect()->axis(QCPAxis::atLeft);
+    const auto ticks = y->tickVector();
+    QVERIFY2(ticks.contains(5) && ticks.contains(10) && ticks.contains(20),
+             qPrintable(QStringList(y->tickVectorLabels()).join(", ")));
+    QVERIFY(y->tickVectorLabels().contains("5"));  // plain numbers, not 5·10^0
+    // Under a decade with every digit: no two labels crowd each other (0.9 over 1).
+    f.series.front().y = {0.88, 1.0, 1.3, 1.9};
+    buildFigure(plot, f);
+    plot.replot();
+    const auto close = plot.axisRect()->axis(QCPAxis::atLeft)->tickVector();
+    QVERIFY2(
+        !(close.contains(0.9) && close.contains(1.0)),
+        qPrintable(
+            QStringList(plot.axisRect()->axis(QCPAxis::atLeft)->tickVectorLabels()).join(", ")));
+    // Over many decades: the decades alone, as before.
+    f.series.front().y = {1e-4, 1e-2, 1, 100};
+    buildFigure(plot, f);
+    plot.replot();
+    for (double t : plot.axisRect()->axis(QCPAxis::atLeft)->tickVector())
+        QVERIFY2(std::abs(std::log10(t) - std::round(std::log10(t))) < 1e-9,
+                 qPrintable(QString::number(t)));
+}
+
+// Issue 70, defect 7: runs trained on 5 and 7 points drew "train length 5 points" over
+// "train length 7 points" (lines 4 prompts apart). Each label sits a text line below the last.
+void TestPlotLayout::trainLengthLabelsDoNotOverlap()
+{
+    auto f = regressionFigure();
+    f.vlines = {{40, "train length 5 points"}, {44, "train length 7 points"}};
+    QCustomPlot plot;
+    plot.resize(600, 260);  // a short panel, as in Compare's at 1280 x 800
+    buildFigure(plot, f);
+    plot.replot();
+    std::vector<QCPItemText*> labels;
+    for (int i = 0; i < plot.itemCount(); ++i)
+        if (auto* t = qobject_cast<QCPItemText*>(plot.item(i));
+            t && t->text().startsWith("train length"))
+            labels.push_back(t);
+    QCOMPARE(int(labels.size()), 2);
+    // Where each text starts: its box's top and the padding above the text.
+    const auto textTop = [](QCPItemText* t) {
+        return t->topLeft->pixelPosition().y() + t->padding().top();
+    };
+    const double gap = std::abs(textTop(labels[0]) - textTop(labels[1]));
+    const double height = QFontMetricsF(labels[0]->font()).height();
+    QVERIFY2(gap >= height,
+             qPrintable(QStringLiteral("%1 px apart, text %2 px tall").arg(gap).arg(height)));
+}
+
+// Found under Xvfb (issue 70): Compare's export with its legend beside the data (long group
+// names) squeezed the plot into a sliver of the 6-inch page. The page widens by the legend.
+void TestPlotLayout::outsideLegendWidensTheExportNotTheData()
+{
+    auto f = regressionFigure();
+    f.legend = LegendPlace::OutsideRight;
+    f.series[0].name = "RoPE, end=5, start=5, interval=800, end=9, interval=800 (N=1, no band)";
+    QTemporaryDir tmp;
+    const QString path = keep(tmp.path(), "outside_legend.png");
+    QVERIFY(exportFigure(f, path, Format::Png, 100).ok);
+    const QImage img(path);
+    QVERIFY(img.width() > 6 * 100);  // wider than the figure's 6 inches
+    int panel = 0;                   // the columns the data's background (#EAEAF2) reaches
+    for (int x = 0; x < img.width(); ++x)
+        for (int y = 0; y < img.height(); y += 2)
+            if ((img.pixel(x, y) & 0xFFFFFFu) == 0xEAEAF2u) {
+                ++panel;
+                break;
+            }
+    QVERIFY2(panel >= 6 * 100 * 0.6, qPrintable(QString::number(panel)));
+}
+
+// Issue 70, defect 15: the Hyperparameters axes read "1.5e+03" for 1500 steps.
+void TestPlotLayout::parallelTicksReadAsNumbers()
+{
+    QCOMPARE(lengen::plots::parallelTickText(1500), QStringLiteral("1500"));
+    QCOMPARE(lengen::plots::parallelTickText(50000), QStringLiteral("50000"));
+    QCOMPARE(lengen::plots::parallelTickText(12345.6), QStringLiteral("12346"));
+    QCOMPARE(lengen::plots::parallelTickText(0.25), QStringLiteral("0.25"));
+    QCOMPARE(lengen::plots::parallelTickText(2.0298507), QStringLiteral("2.03"));
+    QCOMPARE(lengen::plots::parallelTickText(-3), QStringLiteral("-3"));
+    QCOMPARE(lengen::plots::parallelTickText(1e-5), QStringLiteral("1e-05"));  // a learning rate
+    QCOMPARE(lengen::plots::parallelTickText(3e-4), QStringLiteral("0.0003"));
+}
+
+QTEST_MAIN(TestPlotLayout)
+#include "tst_plot_layout.moc"
