@@ -296,6 +296,34 @@ int runInfo(const std::string& run, bool listParameters, int pointwiseRows)
     return 0;
 }
 
+// What `lengen stop` says once the writer left. A request sent in a run's last half second can
+// arrive after its last step: the run then ends `finished` (or `failed`) without seeing it, and
+// there is nothing to resume (issue 71, item 3).
+static int reportStopOutcome(const engine::RunFileInfo& info)
+{
+    const auto step = static_cast<long long>(info.checkpointStep);
+    const auto total = static_cast<long long>(info.totalSteps);
+    if (info.status == "finished") {
+        std::fprintf(stderr,
+                     "not stopped: the training finished (step %lld of %lld) before it saw the "
+                     "request; nothing to resume\n",
+                     total, total);
+        return 10;
+    }
+    if (info.status == "failed") {
+        std::fprintf(stderr,
+                     "not stopped: the training failed before it saw the request (checkpoint at "
+                     "step %lld of %lld; `lengen info %s` says why)\n",
+                     step, total, info.path.c_str());
+        return 5;
+    }
+    std::fprintf(
+        stderr,
+        "stopped: %s, checkpoint at step %lld of %lld; continue with: lengen train --resume %s\n",
+        info.status.c_str(), step, total, info.path.c_str());
+    return 0;
+}
+
 // `lengen stop`: the request file (run_control.h), then the writer lock's release.
 static int runStop(const std::string& path, double wait)
 {
@@ -315,13 +343,7 @@ static int runStop(const std::string& path, double wait)
             stderr, "still training after %.0f s (the request stands; a step may be long)\n", wait);
         return 124;
     }
-    const auto info = engine::readRunInfo(run);
-    std::fprintf(
-        stderr,
-        "stopped: %s, checkpoint at step %lld of %lld; continue with: lengen train --resume %s\n",
-        info.status.c_str(), static_cast<long long>(info.checkpointStep),
-        static_cast<long long>(info.totalSteps), run.c_str());
-    return 0;
+    return reportStopOutcome(engine::readRunInfo(run));
 }
 
 // `lengen jobs`: engine::findJobs as a table or JSON.
@@ -468,7 +490,7 @@ void addTrainCommands(CLI::App& app, CommandTable& table)
         "stop",
         "Stop a training that another process runs (a terminal, the studio, a sweep cell): it "
         "finishes its step and writes a checkpoint (exit 0 stopped, 3 nothing trains it, "
-        "124 still training after --wait)");
+        "10 it finished before it saw the request, 124 still training after --wait)");
     stop->add_option("run", st->run, "Run folder or run.h5")->required();
     stop->add_option("--wait", st->wait, "Seconds to wait for the checkpoint (0: ask and return)")
         ->capture_default_str()

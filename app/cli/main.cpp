@@ -22,6 +22,7 @@ std::string exitCodeHelp()
     return "Exit codes: 0 ok, 1 internal error, 2 config error, 3 run-file error, 4 I/O error,\n"
            "5 run failed (NaN loss, out of memory), 8 sweep unfinished, 9 scheduler (Slurm) "
            "error,\n"
+           "10 stop: the training finished before it saw the request,\n"
            "64 usage error, 124 still running when a wait ended (stop, sweep cancel),\n"
            "130 interrupted (checkpoint written).";
 }

@@ -3,7 +3,8 @@
 // with the notes unchanged; two notes edits at once both land; a FIFO given as a run file is
 // refused at once instead of blocking the first read; a `sweep cancel` in the first seconds of
 // `sweep run` holds; wrongly typed intervention values in a sweep are refused before anything
-// trains (issue 45).
+// trains (issue 45). Issue 71: a stop request that a training finished before seeing is not
+// reported as a stop.
 
 #include <QDir>
 #include <QFile>
@@ -26,6 +27,7 @@
 #include "lengen/engine/run_file.h"
 #include "lengen/engine/sweep.h"
 #include "lengen/engine/sweep_run.h"
+#include "io/writer_lock.h"
 #include "sweep/job_record.h"
 #include "test_support.h"
 
@@ -53,6 +55,7 @@ private Q_SLOTS:
     void aCancelMarkHoldsBeforeTheNextStage();
     void badInterventionsAreRefusedBeforeTraining_data();
     void badInterventionsAreRefusedBeforeTraining();
+    void aStopTheTrainingFinishedBeforeIsNotAStop();
 
 private:
     QString m_run;  // a tiny trained run
@@ -301,6 +304,32 @@ void TestFaults::aCancelMarkHoldsBeforeTheNextStage()
              state->message.c_str());
     QCOMPARE(engine::readRunInfo(paths.runFile(cell)).status, std::string("finished"));  // kept
     QVERIFY(engine::readEvaluations(paths.runFile(cell)).empty());  // not evaluated
+}
+
+// Issue 71, item 3: `lengen stop` sent in a training's last half second. The training looks
+// for the request twice a second, so it can reach max_steps first, end `finished`, remove the
+// request and leave; `stop` then reported "stopped: finished … continue with: lengen train
+// --resume" and exit 0. That moment, made certain: this process holds the writer lock of a
+// finished run, as its training would in its last step, and lets go once the request is there.
+void TestFaults::aStopTheTrainingFinishedBeforeIsNotAStop()
+{
+    const QString run = m_dir + "/finishing/run.h5";
+    QVERIFY(QDir().mkpath(m_dir + "/finishing"));
+    QVERIFY(QFile::copy(m_run, run));
+    QProcess stop;
+    {
+        engine::io::WriterLock lastStep(run.toStdString());
+        stop.start(LENGEN_CLI_PATH, {"stop", run, "--wait", "60"});
+        QVERIFY(stop.waitForStarted());
+        QTRY_VERIFY_WITH_TIMEOUT(QFile::exists(run + ".stop"), 30000);
+        QVERIFY(QFile::remove(run + ".stop"));  // the training's last act: StopRequestWatch
+    }
+    QVERIFY(stop.waitForFinished(60000));
+    const auto err = QString::fromUtf8(stop.readAllStandardError());
+    QVERIFY2(stop.exitCode() == 10 && err.contains("not stopped: the training finished") &&
+                 !err.contains("--resume"),
+             qPrintable(QString::number(stop.exitCode()) + ": " + err));
+    QCOMPARE(engine::readRunInfo(run.toStdString()).status, std::string("finished"));
 }
 
 #include "tst_faults.moc"
