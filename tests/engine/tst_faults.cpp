@@ -23,11 +23,11 @@
 #include <filesystem>
 #include <thread>
 
+#include "io/writer_lock.h"
 #include "lengen/engine/analysis.h"
 #include "lengen/engine/run_file.h"
 #include "lengen/engine/sweep.h"
 #include "lengen/engine/sweep_run.h"
-#include "io/writer_lock.h"
 #include "sweep/job_record.h"
 #include "test_support.h"
 
