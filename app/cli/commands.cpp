@@ -137,7 +137,9 @@ int runTrain(const TrainArgs& args, const Session& session)
                              progress);
         if (args.resume.size() > 1) {  // several runs: members of one batched model
             cpuMembersNote(options, args.quiet);
-            const auto out = engine::resumeMembers(args.resume, options, control, {&progress});
+            std::vector<engine::MemberRun> hooks(1);
+            hooks.front().observer = &progress;  // progress follows the first
+            const auto out = engine::resumeMembers(args.resume, options, control, hooks);
             progress.finish();
             return reportMembers(out);
         }

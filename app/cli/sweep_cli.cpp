@@ -93,8 +93,9 @@ void addRun(CLI::App& sweep, CommandTable& table)
                   "(nvidia-cuda-mps-control)");
     cmd->add_flag("--retry-failed", a->options.retryFailed, "Run failed cells again");
     cmd->add_option("--members", a->options.members,
-                    "Train up to K fresh cells of one config (seed apart) in one process as one "
-                    "batched model (pays off on a GPU; docs/sweep-format.md)")
+                    "Train up to K cells of one config (seed apart; fresh, or stopped at one step) "
+                    "in one process as one batched model (pays off on a GPU; "
+                    "docs/sweep-format.md)")
         ->check(inRange(1, 64));
     cmd->add_flag("--quiet,-q", a->quiet, "Only say what failed");
     table.add(cmd, [a](const Session& session) { return runSweepRun(*a, session); });

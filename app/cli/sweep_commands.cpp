@@ -155,6 +155,18 @@ int runSweepTable(const std::string& dir, const std::vector<std::string>& column
     return 0;
 }
 
+// Issue 71: which stopped cells `sweep run --members` resumes together, and which alone (members
+// take every step together: cells stopped at different steps cannot share one).
+static void sayStoppedMembers(const std::string& root, const std::vector<engine::CellStatus>& all)
+{
+    std::vector<std::string> stopped;
+    for (const auto& s : all)
+        if (s.state == engine::SweepCellState::Stopped)
+            stopped.push_back(s.cell->name);
+    for (const auto& line : engine::stoppedMembersPlan(root, stopped))
+        std::fprintf(stderr, "sweep run --members resumes %s\n", line.c_str());
+}
+
 int runSweepStatus(const std::string& dir, bool json)
 {
     const std::string root = engine::locateSweep(dir);
@@ -224,6 +236,7 @@ int runSweepStatus(const std::string& dir, bool json)
                  "%s: %zu cells: %d done, %d running, %d pending, %d stopped, %d failed%s\n",
                  root.c_str(), statuses.size(), counts["done"], counts["running"],
                  counts["pending"], counts["stopped"], counts["failed"], extra.c_str());
+    sayStoppedMembers(root, statuses);
     if (counts["failed"] > 0)
         return engine::exitCodeFor(engine::ErrorKind::Runtime);
     return counts["done"] == int(statuses.size()) ? 0 : kSweepUnfinished;

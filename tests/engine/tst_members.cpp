@@ -2,7 +2,9 @@
 // each member matches its solo run (the module path, the same seed) within float rounding over
 // 300 steps; a member stopped mid-run leaves with its checkpoint while the others finish, and
 // still match their solo runs; its run file is an ordinary run that `resume` continues alone;
-// a position encoding with weights of its own is refused before anything is written.
+// a position encoding with weights of its own is refused before anything is written. Issue 71:
+// a sweep's group stopped together resumes together, bit for bit as if it had not stopped; a
+// member stopped at another step resumes alone, and `sweep status` says so.
 
 #include <QDirIterator>
 #include <QProcess>
@@ -113,6 +115,8 @@ private Q_SLOTS:
     void sweepRunsFreshCellsAsMembers();
     void stopFromAnotherShellStopsOneMember();
     void sweepCancelOfOneMemberStopsItAlone();
+    void aStoppedSweepGroupResumesTogetherBitwise();
+    void membersStoppedAtOtherStepsResumeApart();
     void graphedMembersEqualEagerMembers();
 };
 
@@ -402,6 +406,101 @@ void TestMembers::sweepCancelOfOneMemberStopsItAlone()
     const auto err = QString::fromUtf8(sweep.readAllStandardError());
     QVERIFY2(err.contains(middle + " cancelled (checkpoint written)"), qPrintable(err));
     QCOMPARE(engine::readCellState(paths, index.cells[0].name)->stage, std::string("stopped"));
+}
+
+namespace {
+
+// The cells of a one-encoding sweep of 3 seeds, trained as one group that every member leaves
+// at step `at` (the sweep's stop: Ctrl-C or `sweep cancel`), on one thread.
+std::vector<std::string> stopSweepGroup(const std::string& S, std::int64_t at)
+{
+    engine::createSweep(test::tinySweep(S, {"rope"}, 3, kSteps));
+    engine::CellRunOptions options;
+    options.threads = 1;
+    options.device = "cpu";
+    engine::RunControl all;
+    StopAt stopper(all, at);
+    engine::AnalysisObserver quiet;
+    const auto out = engine::runSweepMembers(S, {0, 1, 2}, options, all, stopper, quiet);
+    std::vector<std::string> files;
+    const engine::SweepPaths paths{S};
+    for (size_t k = 0; k < out.size(); ++k) {
+        const auto file = paths.runFile(engine::readSweepIndex(S).cells[k].name);
+        if (out[k] == engine::CellOutcome::Stopped &&
+            engine::readRunInfo(file).checkpointStep == at)
+            files.push_back(file);
+    }
+    return files;  // all three when each stopped at `at`
+}
+
+test::ProcessResult runSweep(const std::string& S)
+{
+    return test::runLengen({"sweep", "run", QString::fromStdString(S), "--members", "3", "--jobs",
+                            "1", "--threads-per-job", "1", "--device", "cpu"});
+}
+
+}  // namespace
+
+// Issue 71: after the sweep stopped its group (every member at one checkpoint), `sweep run
+// --members` resumed each cell in a process of its own, and the cells no longer equalled the
+// uninterrupted group. Now the group resumes together: every cell's log and weights equal those
+// of the same sweep run without a stop, bit for bit.
+void TestMembers::aStoppedSweepGroupResumesTogetherBitwise()
+{
+    const auto dir = test::scratchDir("members-sweep-resume");
+    const auto files = stopSweepGroup(dir + "/S", 137);
+    QCOMPARE(files.size(), size_t(3));
+    auto r = runSweep(dir + "/S");
+    QVERIFY2(r.code == 0, qPrintable(r.err));
+    QVERIFY2(r.err.contains("[1/1]") && r.err.contains("started as members"), qPrintable(r.err));
+    engine::createSweep(test::tinySweep(dir + "/W", {"rope"}, 3, kSteps));
+    r = runSweep(dir + "/W");
+    QVERIFY2(r.code == 0, qPrintable(r.err));
+    const engine::SweepPaths whole{dir + "/W"};
+    const auto cells = engine::readSweepIndex(dir + "/W").cells;
+    for (size_t k = 0; k < cells.size(); ++k) {
+        const auto uninterrupted = whole.runFile(cells[k].name);
+        const auto a = engine::readTrainLog(files[k]), b = engine::readTrainLog(uninterrupted);
+        QCOMPARE(a.step, b.step);
+        QVERIFY2(a.loss == b.loss, qPrintable(QString("cell %1").arg(k)));  // bit for bit
+        QCOMPARE(weightDifference(files[k], uninterrupted), 0.0);
+        QCOMPARE(engine::readRunInfo(files[k]).status, std::string("finished"));
+    }
+}
+
+// A member stopped at another step than the rest of its group (a SIGKILL while the group wrote
+// its checkpoints left 160, 160, 140; here the third trained on alone: 120, 120, 150): `sweep
+// status` says the two resume together and the third alone, and why; `sweep run --members`
+// does that and finishes all three.
+void TestMembers::membersStoppedAtOtherStepsResumeApart()
+{
+    const auto dir = test::scratchDir("members-sweep-apart");
+    const std::string S = dir + "/S";
+    const auto files = stopSweepGroup(S, 120);
+    QCOMPARE(files.size(), size_t(3));
+    engine::RunControl control;
+    StopAt stopper(control, 150);
+    auto o = cpuOptions(dir);
+    o.switches.fused = true;  // as a cell alone trains
+    QVERIFY(engine::resume(files[2], o, control, stopper).outcome == engine::RunOutcome::Cancelled);
+    QCOMPARE(engine::readRunInfo(files[2]).checkpointStep, std::int64_t(150));
+    const auto cells = engine::readSweepIndex(S).cells;
+    auto r = test::runLengen({"sweep", "status", QString::fromStdString(S)});
+    QCOMPARE(r.code, 8);  // unfinished
+    const QString together = QString::fromStdString(cells[0].name + ", " + cells[1].name);
+    QVERIFY2(r.err.contains("sweep run --members resumes " + together + " together from step 120"),
+             qPrintable(r.err));
+    QVERIFY2(r.err.contains(QString::fromStdString(
+                 "sweep run --members resumes " + cells[2].name +
+                 " alone from step 150 (the other stopped cells of its config stopped at step "
+                 "120; members take every step together)")),
+             qPrintable(r.err));
+    r = runSweep(S);
+    QVERIFY2(r.code == 0, qPrintable(r.err));
+    QVERIFY2(r.err.contains(together + " started as members"), qPrintable(r.err));
+    QVERIFY2(r.err.contains("3 to run (2 processes"), qPrintable(r.err));
+    for (const auto& f : files)
+        QCOMPARE(engine::readRunInfo(f).status, std::string("finished"));
 }
 
 // On a GPU the members' step is one CUDA graph (member_loop.cpp, graph_step.h). Same kernels,

@@ -1,6 +1,7 @@
 // The local executor: runs a sweep's unfinished cells N at a time, each as a child
 // `lengen sweep run-cell DIR I` whose output goes to logs/<cell>.log (with --members K, up to K
-// fresh cells of one config in one child, `run-cell DIR I J …`, logging to the first's log).
+// cells of one config, fresh or stopped at one step, in one child, `run-cell DIR I J …`,
+// logging to the first's log).
 // Children get their own process group, so a terminal's Ctrl-C reaches only the executor's process,
 // which passes exactly one SIGTERM to each child per stop request (a second makes a child leave
 // without its checkpoint) and waits for all of them: every child writes its checkpoint.
@@ -24,6 +25,7 @@
 #include "lengen/engine/sweep_run.h"
 #include "lengen/engine/trainer.h"
 #include "sweep/job_record.h"
+#include "sweep/member_groups.h"
 #include "sweep/mps.h"
 #include "sweep/subprocess.h"
 
@@ -98,34 +100,25 @@ private:
     std::map<std::string, int> m_running;
 };
 
-// Cells in groups of up to `k`: a fresh cell (no run yet) of a config members train joins the
-// first open group of its config, seed apart; every other cell is a group of its own.
+// Cells in groups of up to `k`: a fresh cell of a config members train joins the first open
+// group of its config, seed apart, and a stopped one the group of its config stopped at its
+// step (member_groups.h); every other cell is a group of its own.
 std::vector<Group> groupMembers(const SweepPaths& paths, const std::vector<const SweepCell*>& cells,
                                 int k)
 {
     std::vector<Group> groups;
-    std::vector<std::optional<RunConfig>> configs;  // per group: its fresh cells' config
+    std::vector<std::optional<sweep::MemberStart>> starts;  // per group: how its cells start
     for (const auto* cell : cells) {
-        // The cell's whole config (the index holds its task and seed only).
-        std::optional<RunConfig> config;
-        if (k > 1 && !std::ifstream(paths.runFile(cell->name)).good()) {
-            try {
-                config = loadConfigFile(paths.cellDir(cell->name) + "/config.yaml").runs.at(0);
-            } catch (const std::exception&) {
-                // Alone: its own process says what is wrong with it, the others go on.
-            }
-            if (config && (!config->seed || !membersRefusal(*config).empty()))
-                config.reset();
-        }
+        auto start = k > 1 ? sweep::memberStart(paths, cell->name) : std::nullopt;
         bool joined = false;
-        for (size_t g = 0; config && g < groups.size() && !joined; ++g)
-            if (configs[g] && int(groups[g].size()) < k && sameRunButSeed(*configs[g], *config)) {
+        for (size_t g = 0; start && g < groups.size() && !joined; ++g)
+            if (starts[g] && int(groups[g].size()) < k && sweep::oneGroup(*starts[g], *start)) {
                 groups[g].push_back(cell);
                 joined = true;
             }
         if (!joined) {
             groups.push_back({cell});
-            configs.push_back(std::move(config));
+            starts.push_back(std::move(start));
         }
     }
     return groups;
@@ -364,8 +357,8 @@ void LocalExecutor::sayPlan(const Pass& pass, const SweepRunSummary& summary,
                                                         : "") +
         ", " + std::to_string(pass.cells) + " to run" +
         (pass.todo.size() < size_t(pass.cells)
-             ? " (" + std::to_string(pass.todo.size()) + " processes: fresh cells of one config " +
-                   "train as members of one batched model)"
+             ? " (" + std::to_string(pass.todo.size()) + " processes: cells of one config, " +
+                   "fresh or stopped at one step, train as members of one batched model)"
              : "") +
         ", " + std::to_string(pass.jobs) + " at a time" +
         (perDevice > 0 ? " (" + std::to_string(perDevice) + " per device)" : "") +

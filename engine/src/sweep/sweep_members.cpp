@@ -1,6 +1,7 @@
 // Several cells of a sweep in this process, the fresh ones of one config (seed apart) trained
-// as members of one batched model (runSweepMembers; `lengen sweep run-cell DIR I J …`, which
-// `sweep run --members K` starts; issue 58).
+// as members of one batched model, or the stopped ones of one config at one step resumed as
+// one (runSweepMembers; `lengen sweep run-cell DIR I J …`, which `sweep run --members K`
+// starts; issues 58 and 71; who joins: member_groups.h).
 
 #include <filesystem>
 #include <optional>
@@ -10,12 +11,17 @@
 #include "lengen/engine/sweep_run.h"
 #include "lengen/engine/trainer.h"
 #include "sweep/cell_stages.h"
+#include "sweep/member_groups.h"
 
 namespace fs = std::filesystem;
 
 namespace lengen::engine {
 
 namespace {
+
+using sweep::MemberStart;
+using sweep::memberStart;
+using sweep::oneGroup;
 
 class MembersRun {
 public:
@@ -42,13 +48,13 @@ private:
     std::vector<sweep::CellStages> m_stages;
     std::vector<CellOutcome> m_outcomes;
     std::vector<size_t> m_members, m_alone;
-    // The members' configs, from each cell's config.yaml (the index holds its task and seed).
-    std::vector<RunConfig> m_configs;
+    // How each member starts: its config and seed, and the step a stopped group resumes.
+    std::vector<MemberStart> m_starts;
     std::vector<char> m_told;  // per member: its end written already (onLeft)
 };
 
-// Who trains as a member: a fresh cell of the first one's config (seed apart). A cell cancelled
-// already stops; one with a run of its own (resumed, or finished) runs alone after them.
+// Who trains as a member: a cell that starts as the first one does (member_groups.h: fresh, or
+// stopped at its step). A cell cancelled already stops; the others run alone after them.
 void MembersRun::choose()
 {
     for (size_t k = 0; k < m_stages.size(); ++k) {
@@ -58,18 +64,10 @@ void MembersRun::choose()
             m_outcomes[k] = st.stopped("cancelled before it started (sweep cancel)");
             continue;
         }
-        std::optional<RunConfig> config;
-        try {
-            if (!fs::exists(st.runFile()))
-                config =
-                    loadConfigFile(m_paths.cellDir(st.cell().name) + "/config.yaml").runs.at(0);
-        } catch (const std::exception&) {
-            // Alone: runSweepCell writes what is wrong with it to its cell.json.
-        }
-        if (config && config->seed && membersRefusal(*config).empty() &&
-            (m_configs.empty() || sameRunButSeed(m_configs.front(), *config))) {
+        auto start = memberStart(m_paths, st.cell().name);
+        if (start && (m_starts.empty() || oneGroup(m_starts.front(), *start))) {
             m_members.push_back(k);
-            m_configs.push_back(*config);
+            m_starts.push_back(std::move(*start));
         } else {
             m_alone.push_back(k);
         }
@@ -77,8 +75,12 @@ void MembersRun::choose()
     if (m_members.size() == 1) {  // one member is a run alone
         m_alone.insert(m_alone.begin(), m_members.front());
         m_members.clear();
-        m_configs.clear();
+        m_starts.clear();
     }
+    // A fresh member's run stopped before its first checkpoint has nothing to keep: it starts
+    // over, as a cell alone does (runSweepCell).
+    for (size_t i = 0; i < m_members.size() && !m_starts.front().step; ++i)
+        fs::remove(m_stages[m_members[i]].runFile());
     m_told.assign(m_members.size(), 0);
 }
 
@@ -88,7 +90,7 @@ std::vector<MemberRun> MembersRun::runs(const CellRunOptions& options, TrainObse
     for (size_t i = 0; i < m_members.size(); ++i) {
         const TrainOptions o = m_stages[m_members[i]].trainOptions(options);
         MemberRun run;
-        run.seed = *m_configs[i].seed;
+        run.seed = *m_starts[i].config.seed;
         run.runDir = o.runDir;
         run.observer = out.empty() ? &training : nullptr;
         run.sweepCell = o.sweepCell;
@@ -120,7 +122,13 @@ std::vector<MemberOutcome> MembersRun::trainOrRead(const std::vector<MemberRun>&
     TrainOptions o = m_stages[m_members.front()].trainOptions(options);
     o.runDir.clear();
     try {
-        return trainMembers(m_configs.front(), runs, o, control);
+        if (m_starts.front().step) {  // stopped together: resumed together
+            std::vector<std::string> files;
+            for (size_t k : m_members)
+                files.push_back(m_stages[k].runFile());
+            return resumeMembers(files, o, control, runs);
+        }
+        return trainMembers(m_starts.front().config, runs, o, control);
     } catch (const std::exception& e) {
         std::vector<MemberOutcome> out(m_members.size());
         for (size_t i = 0; i < m_members.size(); ++i) {
@@ -150,7 +158,11 @@ void MembersRun::train(const CellRunOptions& options, RunControl& control, Train
     std::string names;
     for (size_t k : m_members)
         names += (names.empty() ? "" : ", ") + m_stages[k].cell().name;
-    m_stages.front().note("cells " + names + ": trained as members of one batched model");
+    const auto& step = m_starts.front().step;
+    m_stages.front().note(
+        "cells " + names +
+        (step ? ": resumed from step " + std::to_string(*step) + " as members of one batched model"
+              : ": trained as members of one batched model"));
     const auto out = trainOrRead(runs(options, training), options, control);
     for (size_t i = 0; i < m_members.size(); ++i) {
         auto& st = m_stages[m_members[i]];

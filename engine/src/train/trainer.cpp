@@ -210,6 +210,21 @@ RunSummary train(RunConfig config, const TrainOptions& options, RunControl& cont
     return training::runTraining(s, control, observer);
 }
 
+namespace {
+
+// Member k's place in the batched loop: its session, its own stop, observer and end.
+training::MemberSlot memberSlot(training::TrainSession& s, const MemberRun& m)
+{
+    training::MemberSlot slot{&s, m.control, m.observer, {}};
+    if (m.onLeft)
+        slot.onLeft = [cb = m.onLeft](const training::MemberResult& r) {
+            cb(MemberOutcome{r.summary, r.error});
+        };
+    return slot;
+}
+
+}  // namespace
+
 std::vector<MemberOutcome> trainMembers(RunConfig config, const std::vector<MemberRun>& members,
                                         const TrainOptions& options, RunControl& all)
 {
@@ -243,12 +258,7 @@ std::vector<MemberOutcome> trainMembers(RunConfig config, const std::vector<Memb
         stored.sweepAxes = m.sweepAxes;
         initWriter(sessions[k], paths[k], ids[k], stored);
         fillStarted(sessions[k], ids[k]);
-        training::MemberSlot slot{&sessions[k], m.control, m.observer, {}};
-        if (m.onLeft)
-            slot.onLeft = [cb = m.onLeft](const training::MemberResult& r) {
-                cb(MemberOutcome{r.summary, r.error});
-            };
-        slots.push_back(std::move(slot));
+        slots.push_back(memberSlot(sessions[k], m));
     }
     return runMembers(std::move(slots), all);
 }
@@ -314,7 +324,7 @@ RunSummary resume(const std::string& runFile, const TrainOptions& options, RunCo
 
 std::vector<MemberOutcome> resumeMembers(const std::vector<std::string>& runFiles,
                                          const TrainOptions& options, RunControl& all,
-                                         const std::vector<TrainObserver*>& observers)
+                                         const std::vector<MemberRun>& hooks)
 {
     // Every run checked from its records before any is opened for writing: a refusal leaves
     // the files as they were.
@@ -349,10 +359,11 @@ std::vector<MemberOutcome> resumeMembers(const std::vector<std::string>& runFile
                                               ", " + firstPath + " in " + firstPrecision +
                                               " (members share one precision)");
         } else if (step != firstStep) {
-            throw Error(ErrorKind::Usage, "members: " + path + " stopped after " +
-                                              std::to_string(step) + " steps, " + firstPath +
-                                              " after " + std::to_string(firstStep) +
-                                              "; resume them one by one");
+            throw Error(ErrorKind::Usage,
+                        "members: " + path + " stopped after " + std::to_string(step) + " steps, " +
+                            firstPath + " after " + std::to_string(firstStep) +
+                            "; members take every step together: resume them one by one "
+                            "(each then continues as an ordinary run)");
         }
         if (info.status == "finished")
             throw Error(ErrorKind::Usage, "members: " + path + " has finished its " +
@@ -367,7 +378,7 @@ std::vector<MemberOutcome> resumeMembers(const std::vector<std::string>& runFile
         openForResume(sessions[k], runFiles[k], options, k ? sessions.front().kernels : nullptr);
     std::vector<training::MemberSlot> slots;
     for (size_t k = 0; k < sessions.size(); ++k)
-        slots.push_back({&sessions[k], nullptr, k < observers.size() ? observers[k] : nullptr, {}});
+        slots.push_back(memberSlot(sessions[k], k < hooks.size() ? hooks[k] : MemberRun{}));
     return runMembers(std::move(slots), all);
 }
 

@@ -55,7 +55,8 @@ QColor stateColour(engine::SweepCellState worst)
     return QColor(0xC7, 0xE9, 0xC0);
 }
 
-// LocalSweepOptions::members: fresh cells of one config trained as one batched model.
+// LocalSweepOptions::members: cells of one config (fresh, or stopped at one step) trained as one
+// batched model.
 QSpinBox* membersBox()
 {
     auto* box = new QSpinBox;

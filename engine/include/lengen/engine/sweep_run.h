@@ -87,14 +87,22 @@ CellOutcome runSweepCell(const std::string& dir, int index, const CellRunOptions
                          const std::function<void(const std::string&)>& say = {});
 
 /// Runs cells of the sweep in `dir` here, the fresh ones of one config (seed apart) trained as
-/// members of one batched model (trainMembers; issue 58), then each one's eval and probe
-/// stages; a cell with a run of its own, of another config, or alone runs as runSweepCell does,
-/// after them. Each cell's cell.json says how it ended; a member that fails or is stopped
-/// leaves the others running. Throws only when nothing could train (the members' setup).
+/// members of one batched model (trainMembers; issue 58), or the stopped ones of one config at
+/// one checkpoint step resumed as one (resumeMembers; issue 71), then each one's eval and probe
+/// stages; any other cell runs as runSweepCell does, after them. Each cell's cell.json says
+/// how it ended; a member that fails or is stopped leaves the others running. Throws only when
+/// nothing could train (the members' setup).
 std::vector<CellOutcome> runSweepMembers(const std::string& dir, const std::vector<int>& indices,
                                          const CellRunOptions& options, RunControl& control,
                                          TrainObserver& training, AnalysisObserver& analysis,
                                          const std::function<void(const std::string&)>& say = {});
+
+/// How `sweep run --members` resumes the stopped cells named (issue 71), a line per group of
+/// one config: "A, B together from step S" where they stopped at one step, "C alone from step
+/// S (the other stopped cells of its config stopped at step T; …)" where not. Cells that run
+/// alone anyway (failed, an encoding members do not train) or start over are left out.
+std::vector<std::string> stoppedMembersPlan(const std::string& dir,
+                                            const std::vector<std::string>& stoppedCells);
 
 /// What an executor reports while it works (from the thread that called submit).
 class SweepObserver {
@@ -166,8 +174,9 @@ struct LocalSweepOptions {
     bool mps = false;
     std::string mpsControl;  ///< "" = nvidia-cuda-mps-control on PATH
     bool retryFailed = false;
-    /// Up to this many fresh cells of one config (seed apart) in one child process, trained as
-    /// members of one batched model (`sweep run-cell DIR I J …`; issue 58). 1: a cell a process.
+    /// Up to this many cells of one config (seed apart; fresh, or stopped at one step) in one
+    /// child process, trained as members of one batched model (`sweep run-cell DIR I J …`;
+    /// issues 58 and 71). 1: a cell a process.
     int members = 1;
     std::string executable;  ///< "" = lengenExecutable()
     /// Stop requests counted by a signal handler (the CLI's Ctrl-C): one SIGTERM to every

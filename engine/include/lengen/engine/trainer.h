@@ -84,12 +84,13 @@ bool sameRunButSeed(const RunConfig& a, const RunConfig& b);
 
 /// Continues stopped runs of one config that differ only in seed (a `trainMembers` run that
 /// was stopped, say) as members of one batched model, each from its latest checkpoint: their
-/// logs and weights are those of an uninterrupted members run, bit for bit. `observers[k]`
-/// (optional) hears member k. Error(Usage) naming the run that has another config, stopped at
-/// another step or has finished; Error(Config) for a config members do not train.
+/// logs and weights are those of an uninterrupted members run, bit for bit. `hooks[k]`
+/// (optional) gives member k its own control, observer and onLeft (its seed and folder are the
+/// run's own). Error(Usage) naming the run that has another config, stopped at another step
+/// or has finished; Error(Config) for a config members do not train.
 std::vector<MemberOutcome> resumeMembers(const std::vector<std::string>& runFiles,
                                          const TrainOptions& options, RunControl& all,
-                                         const std::vector<TrainObserver*>& observers = {});
+                                         const std::vector<MemberRun>& hooks = {});
 
 /// "cpu" or "cuda:0" etc. for a requested device string ("" = best available).
 std::string resolveDevice(const std::string& requested);
