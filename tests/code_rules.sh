@@ -5,13 +5,18 @@
 #  * engine/ includes no Qt (the CLI and cluster jobs link it alone);
 #  * engine/src/config/ and engine/src/sweep/ include no Torch (they build without its paths and
 #    its precompiled header, target lengen_engine_core: this names the line before the compiler);
+#  * storage sits below what it stores (issue 73): engine/src/io/ includes, of the engine, only
+#    its own headers and the public headers of the layers below it or of its own records
+#    (errors, config, run_file, observer, version, hash, and the *_records.h), never a header
+#    of eval/, probes, sweep/ or train/ (analysis.h, probes.h, sweep_aggregate.h, run_control.h);
 #  * the engine reads the environment in two places only: the session switches
 #    (src/train/threads.cpp, sessionSwitchesFromEnvironment) and the PATH lookup
-#    (src/sweep/subprocess.cpp); everything else takes its options as values;
+#    (src/sweep/subprocess.cpp); everything else takes its options as values; each program
+#    (app/cli, app/gui) reads it in its main.cpp only, and widgets/ never;
 #  * no function over 100 lines (its braces at column 0, as every definition here writes them),
 #    except the data tables: the encoding table and the intervention table;
 #  * no static dialog (QFileDialog::get…, QInputDialog::get…, QMessageBox::question/…) and no
-#    exec()'d one, except a destructive confirmation marked "// modal: destructive" on the line
+#    exec()'d one (a menu's exec(pos) too: popup() it), except a destructive confirmation marked "// modal: destructive" on the line
 #    before: the studio asks through widgets/panels/shared/ask.h (open(), an answer callback);
 #  * every C++ source formatted as .clang-format says (clang-format-14 --dry-run).
 #   code_rules.sh SOURCE_DIR
@@ -39,11 +44,25 @@ if [ -n "$torch" ]; then
     echo "$torch"
     status=1
 fi
+upward=$(grep -rnE '#[[:space:]]*include[[:space:]]*"' --include='*.cpp' --include='*.h' engine/src/io |
+         grep -vE '#[[:space:]]*include[[:space:]]*"(io/[a-z_0-9]+\.h|lengen/engine/(errors|config|run_file|observer|version|hash|[a-z_]+_records)\.h)"')
+if [ -n "$upward" ]; then
+    echo "engine/src/io/ includes a header above it (put the stored types in a *_records.h, or in io's own record structs):"
+    echo "$upward"
+    status=1
+fi
 env=$(grep -rnE '(^|[^A-Za-z_0-9])(std::)?(secure_)?getenv[[:space:]]*\(' --include='*.cpp' --include='*.h' engine |
       grep -vE '^engine/src/(train/threads\.cpp|sweep/subprocess\.cpp):')
 if [ -n "$env" ]; then
     echo "the environment read in the engine outside the session switches and the PATH lookup:"
     echo "$env"
+    status=1
+fi
+appenv=$(grep -rnE '(^|[^A-Za-z_0-9])((std::)?(secure_)?getenv|qgetenv|qEnvironmentVariable(IsEmpty|IsSet)?)[[:space:]]*\(|systemEnvironment[[:space:]]*\(' \
+         --include='*.cpp' --include='*.h' app widgets | grep -vE '^app/(cli|gui)/main\.cpp:')
+if [ -n "$appenv" ]; then
+    echo "the environment read in app/ or widgets/ outside each program's main.cpp (read it there, pass it as a value):"
+    echo "$appenv"
     status=1
 fi
 # std::filesystem::remove_all can bind to a broken copy in PyPI's LibTorch (engine/src/file_tree.h).
@@ -67,7 +86,7 @@ fi
 # Static dialogs spin an event loop of their own (docs/architecture.md): only a destructive
 # confirmation may, and says so on the line before ("// modal: destructive ...").
 modal=$(git ls-files 'widgets/*.cpp' 'widgets/*.h' 'app/*.cpp' 'app/*.h' 2>/dev/null |
-        xargs -r awk '/(QFileDialog::get|QInputDialog::get|QColorDialog::get|QFontDialog::get|QMessageBox::(question|warning|information|critical|about))|[.>]exec\(\)/ {
+        xargs -r awk '/(QFileDialog::get|QInputDialog::get|QColorDialog::get|QFontDialog::get|QMessageBox::(question|warning|information|critical|about))|[.>]exec\(/ {
                           if (prev !~ /modal: destructive/ && $0 !~ /app\.exec\(\)/ && $0 !~ /^[[:space:]]*\/\//) printf "%s:%d: %s\n", FILENAME, FNR, $0 }
                       { prev = $0 }')
 if [ -n "$modal" ]; then
@@ -88,5 +107,5 @@ elif unformatted=$(echo "$files" | xargs -r clang-format-14 --dry-run 2>&1 | gre
     echo "$unformatted"
     status=1
 fi
-[ $status -ne 0 ] || echo "code rules hold: HDF5 only in engine/src/io/, no Qt in engine/, no Torch in config/, sweep/ or the public headers, getenv only in the session switches and the PATH lookup, no function over 100 lines, no nested dialog loop outside destructive confirmations, formatted"
+[ $status -ne 0 ] || echo "code rules hold: HDF5 only in engine/src/io/, io includes nothing above it, no Qt in engine/, no Torch in config/, sweep/ or the public headers, getenv only in the session switches, the PATH lookup and each main.cpp, no function over 100 lines, no nested dialog loop outside destructive confirmations, formatted"
 exit $status

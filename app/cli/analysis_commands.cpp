@@ -6,6 +6,7 @@
 #include <cstdio>
 
 #include "command_registry.h"
+#include "common_options.h"
 #include "early_signals.h"
 #include "lengen/engine/config.h"
 #include "lengen/engine/errors.h"
@@ -187,11 +188,10 @@ void addCommonOptions(CLI::App* cmd, AnalysisArgs& a)
                     "row blocks are sized to fit; default 2048 on the CPU, half the free "
                     "memory on a GPU, which also caps a larger value)")
         ->check(inRange(16, 1e8, false));
-    cmd->add_option("--device", a.common.device, "cpu, cuda or cuda:N");
-    cmd->add_option("--threads", a.common.threads, "CPU threads (default: by model size)")
-        ->check(threadRange());
+    addDeviceOption(cmd, a.common.device);
+    addThreadsOption(cmd, a.common.threads);
     cmd->add_flag("--force", a.common.force, "Recompute results already stored");
-    cmd->add_flag("--quiet,-q", a.quiet, "No progress output");
+    addQuietFlag(cmd, a.quiet);
 }
 
 }  // namespace

@@ -21,10 +21,14 @@ namespace lengen::cli {
 
 /// What main() sets up once for whichever command runs (git's run_builtin does its setup from
 /// the command's row): the session switches, read from the environment by
-/// engine::sessionSwitchesFromEnvironment, with the process-wide policy applied. A command
-/// gives them to every session it starts; nothing else reads the environment.
+/// engine::sessionSwitchesFromEnvironment, with the process-wide policy applied, and the rest
+/// of the environment a command needs. A command gives them to every session it starts;
+/// nothing else reads the environment (tests/code_rules.sh).
 struct Session {
     engine::SessionSwitches switches;
+    /// $XDG_RUNTIME_DIR ("" when unset): the export's offscreen Qt warns on every run without
+    /// one, so the export makes a private one then.
+    std::string runtimeDir;
 };
 
 /// Runs a parsed subcommand; returns the exit code, throws engine::Error for the mapped codes.

@@ -12,6 +12,7 @@
 #include <random>
 
 #include "command_registry.h"
+#include "common_options.h"
 #include "early_signals.h"
 #include "lengen/engine/config.h"
 #include "lengen/engine/errors.h"
@@ -419,17 +420,14 @@ void addTrainCommand(CLI::App& app, CommandTable& table)
                      ->check(seedRange());
     t->stepsOpt = train->add_option("--steps", t->steps, "Override training.max_steps")
                       ->check(inRange(1, 1e9));
-    train->add_option("--device", t->args.options.device,
-                      "cpu, cuda or cuda:N (default: cuda if "
-                      "available, else cpu)");
+    addDeviceOption(train, t->args.options.device);
     train
         ->add_option("--precision", t->args.options.precision,
                      "Matrix products on a GPU: fp32, tf32 or bf16 (autocast); stored in the run. "
                      "Default fp32, and with --resume the run's own; docs/gpu.md")
         ->check(CLI::IsMember({"fp32", "tf32", "bf16"}));
-    train->add_option("--threads", t->args.options.threads, "CPU threads (default: all cores)")
-        ->check(threadRange());
-    train->add_flag("--quiet,-q", t->args.quiet, "No progress output");
+    addThreadsOption(train, t->args.options.threads);
+    addQuietFlag(train, t->args.quiet);
     train
         ->add_option("--members", t->args.members,
                      "Train K runs of the config as one batched model, seeds SEED .. SEED+K-1 "
@@ -466,7 +464,7 @@ void addTrainCommands(CLI::App& app, CommandTable& table)
     auto* validate = app.add_subcommand(
         "validate", "Check a run config and print it fully resolved (as stored in runs)");
     validate->add_option("config", v->config, "Run config (YAML)")->required();
-    validate->add_flag("--quiet,-q", v->quiet, "Only report problems");
+    addQuietFlag(validate, v->quiet);
     table.add(validate, [v](const Session&) { return runValidate(v->config, v->quiet); });
 
     struct Info {
@@ -511,7 +509,7 @@ void addTrainCommands(CLI::App& app, CommandTable& table)
         "sweeps (with Slurm's state)");
     jobs->add_option("folders", jb->folders,
                      "Folders to search (default: runs/ if it exists, else .)");
-    jobs->add_flag("--json", jb->json, "A JSON array instead of the table");
+    addJsonFlag(jobs, jb->json);
     table.add(jobs, [jb](const Session&) { return runJobs(jb->folders, jb->json); });
 }
 

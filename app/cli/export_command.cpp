@@ -13,6 +13,7 @@
 #include <optional>
 
 #include "command_registry.h"
+#include "common_options.h"
 #include "compare_figure.h"
 #include "figure_export.h"
 #include "figure_provenance.h"
@@ -39,10 +40,10 @@ using engine::ErrorKind;
 // QCustomPlot draws through QWidget, which needs a QApplication. The command line shows no
 // window, so it always runs on Qt's offscreen platform: a stale DISPLAY (SSH, a job script)
 // made Qt abort every export, csv and tex included (issue 54).
-std::unique_ptr<QApplication> makeApplication()
+std::unique_ptr<QApplication> makeApplication(const Session& session)
 {
     qputenv("QT_QPA_PLATFORM", "offscreen");
-    if (qEnvironmentVariableIsEmpty("XDG_RUNTIME_DIR")) {  // else Qt warns on every run
+    if (session.runtimeDir.empty()) {  // else Qt warns on every run
         const auto dir =
             fs::temp_directory_path() / ("lengen-runtime-" + std::to_string(::getuid()));
         std::error_code ec;
@@ -348,13 +349,13 @@ int exportSweep(const ExportArgs& args)
 
 }  // namespace
 
-int runExport(const ExportArgs& args)
+int runExport(const ExportArgs& args, const Session& session)
 {
     if (!args.from.empty()) {
         if (!args.run.empty() || !args.figure.empty() || args.all || args.list)
             throw Error(ErrorKind::Usage, "export --from FILE rebuilds the figure it names: give "
                                           "no run, --figure, --all or --list");
-        auto app = makeApplication();
+        auto app = makeApplication(session);
         return exportFromProvenance(args);
     }
     if (args.run.empty())
@@ -363,14 +364,14 @@ int runExport(const ExportArgs& args)
     if (isSweepFolder(args.run)) {
         if (int(args.list) + int(args.all) + int(!args.figure.empty()) != 1)
             throw Error(ErrorKind::Usage, "export: give one of --figure grid|table or --list");
-        auto app = makeApplication();
+        auto app = makeApplication(session);
         return exportSweep(args);
     }
     if (int(args.list) + int(args.all) + int(!args.figure.empty()) != 1)
         throw Error(ErrorKind::Usage, "export: give one of --figure NAME, --all or --list");
     if ((args.logY || args.legendOutside) && args.figure.empty())
         throw Error(ErrorKind::Usage, "export: --log-y and --legend-outside shape one --figure");
-    auto app = makeApplication();
+    auto app = makeApplication(session);
     const auto available = figures::availableFigures(args.run);
     if (args.list) {
         for (const auto& f : available)
@@ -458,8 +459,8 @@ void addExportCommand(CLI::App& app, CommandTable& table)
     cmd->add_option("--head", a->head, "Attention map: head from 0, or -1: the mean over heads")
         ->capture_default_str()
         ->check(inRange(-1, 1e6));
-    cmd->add_flag("--quiet,-q", a->quiet, "Do not print the written paths");
-    table.add(cmd, [a](const Session&) { return runExport(*a); });
+    addQuietFlag(cmd, a->quiet);
+    table.add(cmd, [a](const Session& session) { return runExport(*a, session); });
 }
 
 }  // namespace lengen::cli

@@ -6,6 +6,8 @@
 
 namespace lengen::cli {
 
+struct Session;
+
 struct ExportArgs {
     std::string run;
     std::string figure;                ///< one figure by name
@@ -23,6 +25,6 @@ struct ExportArgs {
     bool quiet = false;
 };
 
-int runExport(const ExportArgs& args);
+int runExport(const ExportArgs& args, const Session& session);
 
 }  // namespace lengen::cli

@@ -10,6 +10,7 @@
 #include <string>
 
 #include "command_registry.h"
+#include "common_options.h"
 #include "lengen/engine/config.h"
 #include "lengen/engine/config_edit.h"
 #include "lengen/engine/encodings.h"
@@ -146,7 +147,7 @@ void addListCommand(CLI::App& app, CommandTable& table)
     cmd->add_option("what", a->what, "encodings, interventions or tasks")
         ->required()
         ->check(CLI::IsMember({"encodings", "interventions", "tasks"}));
-    cmd->add_flag("--json", a->json, "One JSON array instead of the table");
+    addJsonFlag(cmd, a->json);
     table.add(cmd, [a](const Session&) {
         if (a->what == "encodings")
             return listEncodings(a->json);

@@ -82,8 +82,10 @@ int runCli(int argc, char** argv)
         return code == 0 ? 0 : engine::exitCodeFor(engine::ErrorKind::Usage);
     }
 
-    // The environment is read here and nowhere in the engine; process-wide settings once.
-    const cli::Session session{engine::sessionSwitchesFromEnvironment()};
+    // The environment is read here and nowhere else; process-wide settings once.
+    const char* runtimeDir = std::getenv("XDG_RUNTIME_DIR");
+    const cli::Session session{engine::sessionSwitchesFromEnvironment(),
+                               runtimeDir ? runtimeDir : ""};
     engine::applyProcessPolicy(session.switches);
     try {
         if (const auto* run = commands.parsed())

@@ -9,6 +9,7 @@
 #include <memory>
 
 #include "command_registry.h"
+#include "common_options.h"
 #include "lengen/engine/errors.h"
 #include "lengen/engine/reference_runs.h"
 
@@ -179,7 +180,7 @@ void addReferenceCommands(CLI::App& app, CommandTable& table)
     importRun->add_option("--out", in->outDir, "Root folder for the imported runs")
         ->capture_default_str();
     importRun->add_flag("!--no-metrics", in->metrics, "Do not import metrics.json");
-    importRun->add_flag("--quiet,-q", in->quiet, "Only print the run paths");
+    addQuietFlag(importRun, in->quiet);
     table.add(importRun, [in](const Session&) { return runImportRun(*in); });
 
     auto out = std::make_shared<ExportRunArgs>();
@@ -189,7 +190,7 @@ void addReferenceCommands(CLI::App& app, CommandTable& table)
     exportRun->add_option("run", out->run, "Run folder or run.h5")->required();
     exportRun->add_option("--format", out->format, "pytorch")->capture_default_str();
     exportRun->add_option("--out", out->outDir, "Folder to write")->required();
-    exportRun->add_flag("--quiet,-q", out->quiet, "Only print the folder");
+    addQuietFlag(exportRun, out->quiet);
     table.add(exportRun, [out](const Session&) { return runExportRun(*out); });
 }
 

@@ -12,6 +12,7 @@
 #include <memory>
 
 #include "command_registry.h"
+#include "common_options.h"
 #include "lengen/engine/errors.h"
 #include "lengen/engine/run_file.h"
 #include "lengen/engine/run_index.h"
@@ -152,7 +153,7 @@ void addRunsCommand(CLI::App& app, CommandTable& table)
                     "status, seed, tag, id or a result (final_loss, min_loss, steps, "
                     "steps_per_s, wall_s); numbers compare as numbers; repeatable, all must "
                     "hold");
-    cmd->add_flag("--json", a->json, "One JSON object per run");
+    addJsonFlag(cmd, a->json);
     cmd->add_option("--columns", a->columns, kColumnsHelp)->delimiter(',');
     cmd->add_option("--format", a->format, "The table's format (implies --columns auto)")
         ->check(CLI::IsMember({"text", "csv", "md", "json"}));

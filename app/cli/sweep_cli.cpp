@@ -7,6 +7,7 @@
 #include <memory>
 
 #include "command_registry.h"
+#include "common_options.h"
 #include "lengen/engine/config_edit.h"
 #include "lengen/engine/seed_stats.h"
 #include "option_ranges.h"
@@ -65,7 +66,7 @@ void addNew(CLI::App& sweep, CommandTable& table)
         "Leave out the combinations the config refuses (NoPE under randomized positions, …) "
         "instead of refusing the grid");
     cmd->add_option("--out", a->request.outDir, "The sweep folder to create")->required();
-    cmd->add_flag("--quiet,-q", a->quiet, "Only print the folder");
+    addQuietFlag(cmd, a->quiet);
     table.add(cmd, [a](const Session&) { return runSweepNew(*a); });
 }
 
@@ -85,9 +86,7 @@ void addRun(CLI::App& sweep, CommandTable& table)
     cmd->add_option("--threads-per-job", a->options.threadsPerJob,
                     "CPU threads per cell (default: cores / jobs)")
         ->check(threadRange());
-    cmd->add_option("--device", a->options.device,
-                    "cpu, cuda (every GPU, each cell on the least busy), or a list cuda:0,cuda:2 "
-                    "(default: every GPU, or the CPU where there is none)");
+    addSharedDevicesOption(cmd, a->options.device);
     cmd->add_flag("--mps", a->options.mps,
                   "Share each GPU between its cells through a private CUDA MPS daemon "
                   "(nvidia-cuda-mps-control)");
@@ -97,7 +96,7 @@ void addRun(CLI::App& sweep, CommandTable& table)
                     "in one process as one batched model (pays off on a GPU; "
                     "docs/sweep-format.md)")
         ->check(inRange(1, 64));
-    cmd->add_flag("--quiet,-q", a->quiet, "Only say what failed");
+    addQuietFlag(cmd, a->quiet);
     table.add(cmd, [a](const Session& session) { return runSweepRun(*a, session); });
 
     auto c = std::make_shared<SweepCellArgs>();
@@ -106,13 +105,13 @@ void addRun(CLI::App& sweep, CommandTable& table)
         "Run one cell in this process (what `sweep run` children and Slurm array tasks do)");
     cell->add_option("dir", c->dir, "Sweep folder")->required();
     cell->add_option("index", c->indices,
-                     "Cell index (from 0); several: the fresh ones of one config train as members "
-                     "of one batched model")
+                     "Cell index (from 0); several: those of one config (fresh, or stopped at "
+                     "one step) train as members of one batched model")
         ->required()
         ->check(inRange(0, 1e6));
-    cell->add_option("--threads", c->options.threads, "CPU threads")->check(threadRange());
-    cell->add_option("--device", c->options.device, "cpu, cuda or cuda:N");
-    cell->add_flag("--quiet,-q", c->quiet, "No progress output");
+    addThreadsOption(cell, c->options.threads);
+    addDeviceOption(cell, c->options.device);
+    addQuietFlag(cell, c->quiet);
     table.add(cell, [c](const Session& session) { return runSweepCell(*c, session); });
 }
 
@@ -146,9 +145,7 @@ void addSubmit(CLI::App& sweep, CommandTable& table)
     cmd->add_option("--sbatch-arg", a->options.sbatchArgs,
                     "An extra #SBATCH line, e.g. "
                     "--sbatch-arg=--account=lab (repeatable)");
-    cmd->add_option("--device", a->options.device,
-                    "cpu, cuda or cuda:N (default: cuda when "
-                    "--gpus-per-job is set)");
+    addDeviceOption(cmd, a->options.device);  // cuda when --gpus-per-job is set
     cmd->add_flag("--retry-failed", a->options.retryFailed, "Submit failed cells again");
     cmd->add_flag("--dry-run", a->dryRun, "Print the job script; submit nothing");
     table.add(cmd, [a](const Session& session) {
@@ -180,7 +177,7 @@ void addResults(CLI::App& sweep, CommandTable& table)
         ->capture_default_str()
         ->check(CLI::IsMember({"auto", "bootstrap", "sd", "se", "minmax", "min-max"}));
     cmd->add_option("--method", a->method, "Print only this method's table");
-    cmd->add_flag("--quiet,-q", a->quiet, "Print no table");
+    addQuietFlag(cmd, a->quiet);
     table.add(cmd, [a](const Session&) { return runSweepAggregate(*a); });
 
     struct Status {
@@ -191,7 +188,7 @@ void addResults(CLI::App& sweep, CommandTable& table)
     auto* status = sweep.add_subcommand("status", "One line per cell: state, stage, step, loss, "
                                                   "analysis (exit 0 done, 5 failed, 8 unfinished)");
     status->add_option("dir", s->dir, "Sweep folder")->required();
-    status->add_flag("--json", s->json, "A JSON array instead of the table");
+    addJsonFlag(status, s->json);
     table.add(status, [s](const Session&) { return runSweepStatus(s->dir, s->json); });
 
     struct Table {

@@ -176,12 +176,12 @@ int runSweepStatus(const std::string& dir, bool json)
     const auto statuses = engine::sweepJobStatus(root, index, &schedulerNote);
     std::map<std::string, int> counts;
     nlohmann::json rows = nlohmann::json::array();
-    const bool submitted = std::any_of(statuses.begin(), statuses.end(),
-                                       [](const auto& s) { return s.executor == "slurm"; });
+    auto bySlurm = [](const engine::CellStatus& s) { return s.job && s.job->scheduled; };
+    const bool submitted = std::any_of(statuses.begin(), statuses.end(), bySlurm);
     auto slurmState = [&](const engine::CellStatus& s) {
-        return s.executor != "slurm" ? std::string(submitted ? "-" : "")
-               : s.scheduler.empty() ? "-"
-                                     : s.scheduler;
+        return !bySlurm(s)                     ? std::string(submitted ? "-" : "")
+               : s.job->schedulerState.empty() ? "-"
+                                               : s.job->schedulerState;
     };
     if (!json)
         std::printf("%-32s %-9s %-7s %13s %9s %-5s %-5s %s%s\n", "CELL", "STATE", "STAGE", "STEP",
@@ -206,8 +206,10 @@ int runSweepStatus(const std::string& dir, bool json)
                             {"message", s.message},
                             {"run", s.runFile},
                             {"scheduler_state", slurmState(s)},
-                            {"executor", s.executor},
-                            {"job_id", s.jobId}});
+                            {"executor", !s.job       ? ""
+                                         : bySlurm(s) ? "slurm"
+                                                      : "local"},
+                            {"job_id", s.holder()}});
             continue;
         }
         const std::string step = std::to_string(s.step) + "/" + std::to_string(s.totalSteps);

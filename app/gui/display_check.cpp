@@ -95,14 +95,14 @@ bool xServerAnswers(const std::string& display)
 // Why Qt cannot open a window through WAYLAND_DISPLAY ("" when it can): Qt picks Wayland only
 // where its platform plugin is installed (Debian's qt6-wayland; otherwise it falls back to xcb,
 // which aborts without DISPLAY), and the compositor's socket must answer.
-QString waylandProblem(const QByteArray& name)
+QString waylandProblem(const QByteArray& name, const QByteArray& runtimeDir)
 {
     const QString plugins = QLibraryInfo::path(QLibraryInfo::PluginsPath) + "/platforms";
     if (QDir(plugins).entryList({QStringLiteral("libqwayland*")}, QDir::Files).isEmpty())
         return QStringLiteral("DISPLAY is not set, and WAYLAND_DISPLAY=%1 needs Qt's Wayland "
                               "platform plugin, which is not installed (qt6-wayland)")
             .arg(QString::fromLocal8Bit(name));
-    const QByteArray path = name.startsWith('/') ? name : qgetenv("XDG_RUNTIME_DIR") + '/' + name;
+    const QByteArray path = name.startsWith('/') ? name : runtimeDir + '/' + name;
     if (path.size() > 255 || !unixSocketAnswers(path.toStdString(), false))
         return QStringLiteral("DISPLAY is not set, and no Wayland compositor answers on "
                               "WAYLAND_DISPLAY=%1")
@@ -112,16 +112,15 @@ QString waylandProblem(const QByteArray& name)
 
 }  // namespace
 
-QString displayProblem()
+QString displayProblem(const DisplayEnvironment& env)
 {
-    const QByteArray platform = qgetenv("QT_QPA_PLATFORM");
+    const QByteArray& platform = env.platform;
     if (!platform.isEmpty() && !platform.startsWith("xcb"))
         return {};
-    const QByteArray display = qgetenv("DISPLAY");
+    const QByteArray& display = env.display;
     if (display.isEmpty()) {
-        const QByteArray wayland = qgetenv("WAYLAND_DISPLAY");
-        return platform.isEmpty() && !wayland.isEmpty()
-                   ? waylandProblem(wayland)
+        return platform.isEmpty() && !env.wayland.isEmpty()
+                   ? waylandProblem(env.wayland, env.runtimeDir)
                    : QStringLiteral("there is no display (DISPLAY is not set)");
     }
     if (!display.contains(':'))  // libX11 and libxcb refuse such a name too

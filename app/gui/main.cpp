@@ -17,10 +17,24 @@
 
 namespace {
 
+// What the studio reads from its environment, read here only (tests/code_rules.sh).
+struct StudioEnvironment {
+    QString configs;  ///< LENGEN_CONFIGS
+    lengen::studio::DisplayEnvironment display;
+
+    static StudioEnvironment read()
+    {
+        StudioEnvironment e;
+        e.configs = qEnvironmentVariable("LENGEN_CONFIGS");
+        e.display = {qgetenv("QT_QPA_PLATFORM"), qgetenv("DISPLAY"), qgetenv("WAYLAND_DISPLAY"),
+                     qgetenv("XDG_RUNTIME_DIR")};
+        return e;
+    }
+};
+
 // The shipped configs: $LENGEN_CONFIGS, an installed share/lengen/configs, or the source tree.
-QString findConfigRoot()
+QString findConfigRoot(const QString& env)
 {
-    const QString env = qEnvironmentVariable("LENGEN_CONFIGS");
     const QStringList candidates{
         env, QCoreApplication::applicationDirPath() + "/../share/lengen/configs",
         QStringLiteral(LENGEN_SOURCE_CONFIGS), QStringLiteral("configs")};
@@ -101,7 +115,9 @@ static int runStudio(int argc, char** argv)
     }
 
     // Qt aborts (exit 134) when its X server does not answer: said first, with what to do.
-    if (const QString problem = lengen::studio::displayProblem(); !problem.isEmpty()) {
+    const auto environment = StudioEnvironment::read();
+    if (const QString problem = lengen::studio::displayProblem(environment.display);
+        !problem.isEmpty()) {
         std::fprintf(
             stderr,
             "lengen-studio: %s. The studio needs a display: start it where one is, or without a "
@@ -115,7 +131,7 @@ static int runStudio(int argc, char** argv)
     parser.process(app);
 
     lengen::studio::StudioOptions o;
-    o.configRoot = findConfigRoot();
+    o.configRoot = findConfigRoot(environment.configs);
     o.preset = parser.isSet(preset) ? parser.value(preset)
                                     : o.configRoot + "/quick/linear_regression_rope.yaml";
     o.train = parser.isSet(train);

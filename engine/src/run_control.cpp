@@ -58,8 +58,6 @@ bool RunControl::shouldContinue()
     return !probeSaysStop();
 }
 
-std::string stopRequestPath(const std::string& runFile) { return runFile + ".stop"; }
-
 void requestStop(const std::string& runFile, const std::string& requester)
 {
     if (!io::writerAlive(runFile))

@@ -47,8 +47,8 @@ void TestSweepStates::anEndedExecutorHoldsNoCells()
     QCOMPARE(first.taken, 2);
     const auto statuses = engine::makeLocalExecutor(S, o)->states();
     for (const auto& st : statuses) {
-        QCOMPARE(st.executor, std::string("local"));
-        QVERIFY2(!st.queued, st.message.c_str());
+        QVERIFY(st.job && !st.job->scheduled);  // a local executor's
+        QVERIFY2(!st.queued(), st.message.c_str());
     }
     engine::SweepRunSummary next;
     QCOMPARE(int(engine::chooseCells(statuses, false, next).size()), 2);
@@ -113,7 +113,7 @@ void TestSweepStates::aCellRunByRunCellNamesItsProcess()
     }
     QVERIFY2(training, "the cell trains");
     const std::string holder = engine::sweep::hostName() + ":" + std::to_string(cell.processId());
-    QCOMPARE(engine::sweepJobStatus(S, index).at(0).jobId, holder);
+    QCOMPARE(engine::sweepJobStatus(S, index).at(0).holder(), holder);
     const auto jobs = engine::findJobs({dir});
     QCOMPARE(int(jobs.size()), 1);
     QCOMPARE(jobs[0].holder, holder);

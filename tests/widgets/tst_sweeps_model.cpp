@@ -115,10 +115,17 @@ void TstSweepsModel::holdersAreNamedWhileTheyRun()
     ui::SweepsModel m;
     m.setSweep(m_dir, engine::readSweepIndex(m_dir.toStdString()));
     auto st = statuses(m, {S::Running, S::Running, S::Pending, S::Pending});
-    st[0].jobId = "elsewhere:42";
-    st[1].jobId = engine::thisHolder();  // this studio's own run: not "held by"
-    st[2].queued = true;
-    st[2].jobId = "elsewhere:42";
+    auto heldBy = [](const std::string& holder, engine::JobState state) {
+        engine::JobRecord j;
+        j.kind = engine::JobKindId::SweepCell;
+        j.holder = holder;
+        j.state = state;
+        return j;
+    };
+    st[0].job = heldBy("elsewhere:42", engine::JobState::Running);
+    // This studio's own run: not "held by".
+    st[1].job = heldBy(engine::thisHolder(), engine::JobState::Running);
+    st[2].job = heldBy("elsewhere:42", engine::JobState::Queued);  // queued in its `sweep run`
     m.setStatuses(st);
     QVERIFY2(m.summary(true, {}).endsWith("— running here · 2 held by elsewhere:42"),
              qPrintable(m.summary(true, {})));

@@ -20,6 +20,7 @@
 #include "lengen/engine/hash.h"
 #include "lengen/engine/reference_runs.h"
 #include "lengen/engine/run_file.h"
+#include "lengen/engine/run_index.h"
 #include "model/icl_model.h"
 
 namespace fs = std::filesystem;
@@ -329,23 +330,14 @@ bool isReferenceRunDir(const std::string& dir)
 
 std::vector<std::string> findReferenceRuns(const std::string& root)
 {
-    std::vector<std::string> found;
     std::error_code ec;
     if (isReferenceRunDir(root) && !fs::exists(fs::path(root) / "run.h5", ec))
         return {fs::path(root).string()};
-    fs::recursive_directory_iterator it(root, fs::directory_options::skip_permission_denied, ec),
-        end;
-    for (; !ec && it != end; it.increment(ec)) {
-        if (it.depth() > 6) {
-            it.disable_recursion_pending();
-            continue;
-        }
-        if (it->is_directory(ec) && isReferenceRunDir(it->path().string()) &&
-            !fs::exists(it->path() / "run.h5", ec))
-            found.push_back(it->path().string());
+    try {
+        return scanFolder(root).referenceRuns;  // the one walk the Runs list and jobs make
+    } catch (const Error&) {
+        return {};  // a folder that changed under the walk twice: nothing offered this time
     }
-    std::sort(found.begin(), found.end());
-    return found;
 }
 
 }  // namespace lengen::engine

@@ -12,8 +12,8 @@
 #include <algorithm>
 
 #include "io/analysis_store.h"
+#include "lengen/engine/aggregate_records.h"
 #include "lengen/engine/errors.h"
-#include "lengen/engine/sweep_aggregate.h"
 
 namespace lengen::engine {
 

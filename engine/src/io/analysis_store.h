@@ -11,7 +11,7 @@
 
 #include "io/h5.h"
 #include "io/writer_lock.h"
-#include "lengen/engine/analysis.h"
+#include "lengen/engine/analysis_records.h"
 #include "lengen/engine/config.h"
 
 namespace lengen::engine::io {
@@ -45,6 +45,17 @@ private:
     H5Handle m_file;
     bool m_committed = false;
 };
+
+/// A run's stored evaluations as the file holds them (names in the file's order); eval's
+/// readEvaluations puts them in the methods' and the interventions' order.
+struct StoredEvaluations {
+    std::vector<EvalResult> plain;     ///< /eval/<method>
+    std::vector<EvalResult> imported;  ///< /imported/<label>/<method>
+    /// /interventions/<spec>/<method>, per spec
+    std::vector<std::pair<std::string, std::vector<EvalResult>>> interventions;
+};
+/// Empty when the run has no analysis file; Error(RunFile) naming it when it is damaged.
+StoredEvaluations readStoredEvaluations(const std::string& run);
 
 /// Opens an analysis file read-only; Error(RunFile) if it is damaged or foreign.
 H5Handle openAnalysis(const std::string& path);

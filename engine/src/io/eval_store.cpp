@@ -8,10 +8,8 @@
 #include <fstream>
 
 #include "io/analysis_store.h"
-#include "lengen/engine/analysis.h"
 #include "lengen/engine/config.h"
 #include "lengen/engine/errors.h"
-#include "lengen/engine/interventions.h"
 #include "lengen/engine/run_file.h"
 
 namespace fs = std::filesystem;
@@ -86,10 +84,12 @@ std::string safeName(std::string s)
 
 }  // namespace
 
-std::vector<EvalResult> readEvaluations(const std::string& run)
+namespace io {
+
+StoredEvaluations readStoredEvaluations(const std::string& run)
 {
     const auto path = analysisFileFor(run);
-    std::vector<EvalResult> out;
+    StoredEvaluations out;
     if (!fs::exists(path))
         return out;
     auto file = io::openAnalysis(path);
@@ -97,36 +97,19 @@ std::vector<EvalResult> readEvaluations(const std::string& run)
     if (io::exists(file.id(), "eval")) {
         auto g = io::openGroup(file.id(), "eval", path);
         for (const auto& m : io::memberNames(g.id()))
-            out.push_back(readMethod(g.id(), m, path));
-        // Methods in their canonical order (standard, ood_length, shifts), not by name.
-        const auto canonical = evalMethodsFor("linear_regression");
-        auto rank = [&](const EvalResult& r) {
-            return std::find(canonical.begin(), canonical.end(), r.method) - canonical.begin();
-        };
-        std::stable_sort(out.begin(), out.end(),
-                         [&](const auto& a, const auto& b) { return rank(a) < rank(b); });
+            out.plain.push_back(readMethod(g.id(), m, path));
     }
     if (io::exists(file.id(), "imported")) {
         auto imp = io::openGroup(file.id(), "imported", path);
         for (const auto& label : io::memberNames(imp.id())) {
             auto g = io::openGroup(imp.id(), label, path);
             for (const auto& m : io::memberNames(g.id()))
-                out.push_back(readMethod(g.id(), m, path));
+                out.imported.push_back(readMethod(g.id(), m, path));
         }
     }
     if (io::exists(file.id(), "interventions")) {
         auto all = io::openGroup(file.id(), "interventions", path);
-        const auto canonical = evalMethodsFor("linear_regression");
-        // Interventions in the documentation's order (then as written), not by name.
-        auto specs = io::memberNames(all.id());
-        const auto& names = interventionNames();
-        auto nameRank = [&](const std::string& spec) {
-            const auto name = spec.substr(0, spec.find(':'));
-            return std::find(names.begin(), names.end(), name) - names.begin();
-        };
-        std::stable_sort(specs.begin(), specs.end(),
-                         [&](const auto& a, const auto& b) { return nameRank(a) < nameRank(b); });
-        for (const auto& spec : specs) {
+        for (const auto& spec : io::memberNames(all.id())) {
             auto g = io::openGroup(all.id(), spec, path);
             std::vector<EvalResult> these;
             for (const auto& m : io::memberNames(g.id())) {
@@ -137,22 +120,25 @@ std::vector<EvalResult> readEvaluations(const std::string& run)
                                     " names the intervention '" + these.back().intervention +
                                     "' (damaged file)");
             }
-            auto rank = [&](const EvalResult& r) {
-                return std::find(canonical.begin(), canonical.end(), r.method) - canonical.begin();
-            };
-            std::stable_sort(these.begin(), these.end(),
-                             [&](const auto& a, const auto& b) { return rank(a) < rank(b); });
-            out.insert(out.end(), these.begin(), these.end());
+            out.interventions.emplace_back(spec, std::move(these));
         }
     }
     io::TrainedLength trained(run);  // results stored before they recorded it
-    for (auto& r : out)
-        if (r.trainedPoints == 0)
-            r.trainedPoints = trained.at(r.checkpointStep, r.trainPoints);
+    auto fill = [&](std::vector<EvalResult>& results) {
+        for (auto& r : results)
+            if (r.trainedPoints == 0)
+                r.trainedPoints = trained.at(r.checkpointStep, r.trainPoints);
+    };
+    fill(out.plain);
+    fill(out.imported);
+    for (auto& [spec, results] : out.interventions)
+        fill(results);
     return out;
 }
 
-AnalysisContents analysisContents(const std::string& run)
+}  // namespace io
+
+AnalysisContents storedAnalysisContents(const std::string& run)
 {
     const auto path = analysisFileFor(run);
     AnalysisContents out;
@@ -161,14 +147,7 @@ AnalysisContents analysisContents(const std::string& run)
     auto file = io::openAnalysis(path);
     io::H5Lock lock(io::h5Mutex());
     if (io::exists(file.id(), "eval")) {
-        const auto stored = io::memberNames(io::openGroup(file.id(), "eval", path).id());
-        for (const auto& m : evalMethodsFor("linear_regression"))  // canonical order first
-            if (std::find(stored.begin(), stored.end(), m) != stored.end())
-                out.evalMethods.push_back(m);
-        for (const auto& m : stored)
-            if (std::find(out.evalMethods.begin(), out.evalMethods.end(), m) ==
-                out.evalMethods.end())
-                out.evalMethods.push_back(m);
+        out.evalMethods = io::memberNames(io::openGroup(file.id(), "eval", path).id());
     }
     if (io::exists(file.id(), "probes")) {
         auto probes = io::openGroup(file.id(), "probes", path);

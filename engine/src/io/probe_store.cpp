@@ -5,7 +5,7 @@
 
 #include "io/analysis_store.h"
 #include "lengen/engine/errors.h"
-#include "lengen/engine/probes.h"
+#include "lengen/engine/probe_records.h"
 
 namespace fs = std::filesystem;
 

@@ -160,6 +160,8 @@ std::string statusLabel(const std::string& status)
     return status == "cancelled" ? "stopped" : status;
 }
 
+std::string stopRequestPath(const std::string& runFile) { return runFile + ".stop"; }
+
 std::string locateRunFile(const std::string& pathOrDir)
 {
     fs::path p(pathOrDir);

@@ -4,7 +4,6 @@
 
 #include "io/run_store.h"
 #include "io/writer_lock.h"
-#include "lengen/engine/run_control.h"
 #include "lengen/engine/run_file.h"
 #include "lengen/engine/version.h"
 

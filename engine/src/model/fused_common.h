@@ -22,7 +22,8 @@
 
 namespace lengen::engine::model::fused {
 
-inline float* f(const torch::Tensor& t) { return t.data_ptr<float>(); }
+/// A float32 tensor's data, as the kernels take it (the tensor is contiguous and float32).
+inline float* floatsOf(const torch::Tensor& t) { return t.data_ptr<float>(); }
 
 /// Sizes of one call on x [B, T, H]. Rows are tokens (b, t): M = B*T; the projection buffer's
 /// rows hold [q | k | v], each H wide, head j at columns j*d..j*d+d-1.
@@ -61,13 +62,13 @@ struct BatchPart {
 
     /// This part's first row of a row-major [M, width] buffer starting at p.
     float* at(float* p, std::int64_t width) const { return p + row0 * width; }
-    float* at(const torch::Tensor& t, std::int64_t width) const { return at(f(t), width); }
+    float* at(const torch::Tensor& t, std::int64_t width) const { return at(floatsOf(t), width); }
     /// The same in a buffer of every step-th row only ([M / step, width]: the rows a layer
     /// keeps with evenRowsOut, fused_layer.h); this part has rows / step of them.
     float* atKept(float* p, std::int64_t width, int step) const { return p + row0 / step * width; }
     float* atKept(const torch::Tensor& t, std::int64_t width, int step) const
     {
-        return atKept(f(t), width, step);
+        return atKept(floatsOf(t), width, step);
     }
 };
 
@@ -158,7 +159,7 @@ public:
         m_n = m_all[0].numel();
     }
 
-    float* at(int part) const { return f(m_all) + part * m_n; }
+    float* at(int part) const { return floatsOf(m_all) + part * m_n; }
 
     /// The sum over parts, in part 0's slot (a view of it).
     torch::Tensor total() const

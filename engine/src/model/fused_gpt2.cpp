@@ -17,7 +17,7 @@ using torch::autograd::AutogradContext;
 using torch::autograd::tensor_list;
 namespace k = kernels;
 
-using fused::f;
+using fused::floatsOf;
 using Shape = fused::TokenShape;
 
 // y = x W + b for x [rows, in], W [in, out] (HF Conv1D), b [out]: bias rows, then one product.
@@ -26,8 +26,8 @@ void conv1d(const float* x, const torch::Tensor& w, const torch::Tensor& b, floa
             int ldx = 0)
 {
     const int in = static_cast<int>(w.size(0)), out = static_cast<int>(w.size(1));
-    k::fillRows(y, f(b), rows, out);
-    k::gemm(false, false, rows, out, in, 1, x, ldx ? ldx : in, f(w), out, 1, y, out);
+    k::fillRows(y, floatsOf(b), rows, out);
+    k::gemm(false, false, rows, out, in, 1, x, ldx ? ldx : in, floatsOf(w), out, 1, y, out);
 }
 
 // For x [rows, in], dy [rows, out]: dW = x^T dy [in, out] and db = column sums of dy (this
@@ -39,7 +39,7 @@ void conv1dBackward(const float* x, const torch::Tensor& w, const float* dy, flo
     ld = ld ? ld : in;
     k::gemm(true, false, in, out, rows, 1, x, ld, dy, out, 0, dw, out);
     k::addColumnSums(dy, db, rows, out);
-    k::gemm(false, true, rows, in, out, 1, dy, out, f(w), out, 0, dx, ld);
+    k::gemm(false, true, rows, in, out, 1, dy, out, floatsOf(w), out, 0, dx, ld);
 }
 
 class FusedGpt2 : public torch::autograd::Function<FusedGpt2> {
@@ -75,25 +75,26 @@ public:
         auto act = torch::empty_like(pre);
         auto y = torch::empty({mc, s.h}, opt);  // x2 + act Wm + bm
         fused::BatchParts::of(*context, s.b, s.t).run([&](const fused::BatchPart& q) {
-            k::layerNormForward(q.at(xc, h), f(ln1w), f(ln1b), q.at(h1, h), q.at(mean1, 1),
-                                q.at(rstd1, 1), q.rows, h, e);
+            k::layerNormForward(q.at(xc, h), floatsOf(ln1w), floatsOf(ln1b), q.at(h1, h),
+                                q.at(mean1, 1), q.at(rstd1, 1), q.rows, h, e);
             conv1d(q.at(h1, h), wattn, battn, q.at(qkv, h3), q.rows);
             k::attentionForward(s.attention(q.items), q.at(qkv, h3), nullptr, 0,
-                                f(probs) + q.first * probs.stride(0), q.at(attn, h));
+                                floatsOf(probs) + q.first * probs.stride(0), q.at(attn, h));
             // The kept rows (attn's at the step) from here on.
             const int rc = q.rows / st;
             float *x2p = q.atKept(x2, h, st), *h2p = q.atKept(h2, h, st), *yp = q.atKept(y, h, st);
             float *prep = q.atKept(pre, inner, st), *actp = q.atKept(act, inner, st);
             fused::copyRows(x2p, h, q.at(xc, h), st * h, rc, h);
-            k::gemm(false, false, rc, h, h, 1, q.at(attn, h), st * h, f(wproj), h, 1, x2p, h);
-            k::addToRows(x2p, f(bproj), rc, h);
-            k::layerNormForward(x2p, f(ln2w), f(ln2b), h2p, q.atKept(mean2, 1, st),
+            k::gemm(false, false, rc, h, h, 1, q.at(attn, h), st * h, floatsOf(wproj), h, 1, x2p,
+                    h);
+            k::addToRows(x2p, floatsOf(bproj), rc, h);
+            k::layerNormForward(x2p, floatsOf(ln2w), floatsOf(ln2b), h2p, q.atKept(mean2, 1, st),
                                 q.atKept(rstd2, 1, st), rc, h, e);
             conv1d(h2p, wfc, bfc, prep, rc);
             k::geluTanhForward(prep, actp, std::int64_t{rc} * inner);
             std::memcpy(yp, x2p, sizeof(float) * rc * h);
-            k::gemm(false, false, rc, h, inner, 1, actp, inner, f(wmp), h, 1, yp, h);
-            k::addToRows(yp, f(bmp), rc, h);
+            k::gemm(false, false, rc, h, inner, 1, actp, inner, floatsOf(wmp), h, 1, yp, h);
+            k::addToRows(yp, floatsOf(bmp), rc, h);
         });
 
         ctx->save_for_backward({xc, ln1w, wattn, wproj, ln2w, wfc, wmp, mean1, rstd1, h1, qkv,
@@ -147,7 +148,7 @@ public:
             conv1dBackward(q.atKept(h2, h, st), wfc, dactp, dwfc.at(q.index), dbfc.at(q.index),
                            q.atKept(dh2, h, st), rc);
             std::memcpy(dx2p, dyp, sizeof(float) * rc * h);
-            k::layerNormBackward(q.atKept(x2, h, st), f(ln2w), q.atKept(mean2, 1, st),
+            k::layerNormBackward(q.atKept(x2, h, st), floatsOf(ln2w), q.atKept(mean2, 1, st),
                                  q.atKept(rstd2, 1, st), q.atKept(dh2, h, st), dx2p,
                                  dln2w.at(q.index), dln2b.at(q.index), rc, h);
 
@@ -160,12 +161,13 @@ public:
             conv1dBackward(q.at(attn, h), wproj, dx2p, dwproj.at(q.index), dbproj.at(q.index),
                            q.at(dattn, h), rc, st * h);
             k::attentionBackward(s.attention(q.items), q.at(qkv, h3),
-                                 f(probs) + q.first * probs.stride(0), q.at(dattn, h),
+                                 floatsOf(probs) + q.first * probs.stride(0), q.at(dattn, h),
                                  q.at(dqkv, h3), nullptr, 0);
             conv1dBackward(q.at(h1, h), wattn, q.at(dqkv, h3), dwattn.at(q.index),
                            dbattn.at(q.index), q.at(dh1, h), q.rows);
-            k::layerNormBackward(q.at(xc, h), f(ln1w), q.at(mean1, 1), q.at(rstd1, 1), q.at(dh1, h),
-                                 q.at(dx, h), dln1w.at(q.index), dln1b.at(q.index), q.rows, h);
+            k::layerNormBackward(q.at(xc, h), floatsOf(ln1w), q.at(mean1, 1), q.at(rstd1, 1),
+                                 q.at(dh1, h), q.at(dx, h), dln1w.at(q.index), dln1b.at(q.index),
+                                 q.rows, h);
         });
 
         return {dx.view({s.b, s.t, s.h}),

@@ -13,7 +13,7 @@ using torch::autograd::AutogradContext;
 using torch::autograd::tensor_list;
 namespace k = kernels;
 
-using fused::f;
+using fused::floatsOf;
 
 constexpr int kWeights = 9;  // per layer: input norm, q, k, v, o, post norm, gate, up, down
 constexpr int kTables = 5;   // per layer: cos, sin, cosK, sinK, bias (each possibly empty: none)
@@ -64,6 +64,42 @@ struct LayerAt {
     std::int64_t g1, wqkv, wo, g2, wgu, wdown;
     std::int64_t xn1, rstd1, qkv, probs, attn, x2, xn2, rstd2, gu, act, y;
     std::int64_t dqkv, dwo, dg1, dg2, dgu, ddown, dbias, nbias;
+
+    // Layer l's offsets taken from the weights (w), rows (r) and grads (g) buffers, in the
+    // order the members above are listed: one take per piece.
+    static LayerAt carve(const Dims& s, int l, std::int64_t nbias, Carver& w, Carver& r, Carver& g)
+    {
+        const std::int64_t h = s.h, in = s.inter, mc = s.keptOf(l);
+        LayerAt a{};
+        a.g1 = w.take(h);
+        a.wqkv = w.take(3 * h * h);
+        a.wo = w.take(h * h);
+        a.g2 = w.take(h);
+        a.wgu = w.take(2 * in * h);
+        a.wdown = w.take(h * in);
+
+        a.xn1 = r.take(s.m * h);
+        a.rstd1 = r.take(s.m);
+        a.qkv = r.take(s.m * 3 * h);
+        a.probs = r.take(s.b * s.probs);
+        a.attn = r.take(s.m * h);
+        a.x2 = r.take(mc * h);  // from x2 on, the kept rows only
+        a.xn2 = r.take(mc * h);
+        a.rstd2 = r.take(mc);
+        a.gu = r.take(mc * 2 * in);
+        a.act = r.take(mc * in);
+        a.y = l + 1 < s.layers ? r.take(s.m * h) : -1;  // the last layer's y is the output
+
+        a.dqkv = g.take(3 * h * h);
+        a.dwo = g.take(h * h);
+        a.dg1 = g.take(h);
+        a.dg2 = g.take(h);
+        a.dgu = g.take(2 * in * h);
+        a.ddown = g.take(h * in);
+        a.nbias = nbias;
+        a.dbias = g.take(nbias);
+        return a;
+    }
 };
 
 struct Layout {
@@ -78,27 +114,22 @@ struct Layout {
     {
         Layout o;
         Carver w, r, g, b;
-        const std::int64_t h = s.h, in = s.inter;
-        for (int l = 0; l < s.layers; ++l) {
-            const std::int64_t mc = s.keptOf(l);
-            LayerAt a{};
-            a.g1 = w.take(h), a.wqkv = w.take(3 * h * h), a.wo = w.take(h * h);
-            a.g2 = w.take(h), a.wgu = w.take(2 * in * h), a.wdown = w.take(h * in);
-            a.xn1 = r.take(s.m * h), a.rstd1 = r.take(s.m), a.qkv = r.take(s.m * 3 * h);
-            a.probs = r.take(s.b * s.probs), a.attn = r.take(s.m * h);
-            a.x2 = r.take(mc * h), a.xn2 = r.take(mc * h), a.rstd2 = r.take(mc);
-            a.gu = r.take(mc * 2 * in), a.act = r.take(mc * in);
-            a.y = l + 1 < s.layers ? r.take(s.m * h) : -1;
-            a.dqkv = g.take(3 * h * h), a.dwo = g.take(h * h), a.dg1 = g.take(h);
-            a.dg2 = g.take(h), a.dgu = g.take(2 * in * h), a.ddown = g.take(h * in);
-            a.nbias = biasFloats[static_cast<size_t>(l)];
-            a.dbias = g.take(a.nbias);
-            o.at.push_back(a);
-        }
-        o.dx2 = b.take(s.m * h), o.dact = b.take(s.m * in), o.dgu = b.take(s.m * 2 * in);
-        o.dxn2 = b.take(s.m * h), o.dxn1 = b.take(s.m * h), o.dattn = b.take(s.m * h);
-        o.dqkv = b.take(s.m * 3 * h), o.dyA = b.take(s.m * h), o.dyB = b.take(s.m * h);
-        o.weights = w.size, o.rows = r.size, o.grads = g.size, o.back = b.size;
+        for (int l = 0; l < s.layers; ++l)
+            o.at.push_back(LayerAt::carve(s, l, biasFloats[static_cast<size_t>(l)], w, r, g));
+        const std::int64_t rowsH = s.m * s.h;
+        o.dx2 = b.take(rowsH);
+        o.dact = b.take(s.m * s.inter);
+        o.dgu = b.take(s.m * 2 * s.inter);
+        o.dxn2 = b.take(rowsH);
+        o.dxn1 = b.take(rowsH);
+        o.dattn = b.take(rowsH);
+        o.dqkv = b.take(3 * rowsH);
+        o.dyA = b.take(rowsH);
+        o.dyB = b.take(rowsH);
+        o.weights = w.size;
+        o.rows = r.size;
+        o.grads = g.size;
+        o.back = b.size;
         return o;
     }
 };
@@ -120,7 +151,7 @@ struct Layer {
     {
         const auto table = [&](int i) {
             const auto& t = tables[static_cast<size_t>(l * kTables + i)];
-            return t.numel() > 0 ? f(t) : nullptr;
+            return t.numel() > 0 ? floatsOf(t) : nullptr;
         };
         cos = table(0), sin = table(1), cosK = table(2), sinK = table(3), bias = table(4);
         biasHeads = bias ? tables[static_cast<size_t>(l * kTables + 4)].size(0) : 0;
@@ -209,6 +240,30 @@ void backwardPart(const Dims& s, const Layer& L, const Grads& g, float* b, const
     k::rmsNormBackward(x, L.g1, q.at(L.rstd1, 1), dxn1, dx, g.g1, q.rows, h);
 }
 
+// What the forward leaves its backward besides tensors: one typed record, whose keys in the
+// autograd context's saved_data are written and read here only (ggml's compute params).
+struct StackCall {
+    std::int64_t heads = 0, step = 1, inter = 0;
+    std::vector<std::int64_t> biasFloats;  // per layer: its bias's gradient, or none (0)
+
+    void saveTo(AutogradContext* ctx) const
+    {
+        ctx->saved_data["heads"] = heads;
+        ctx->saved_data["step"] = step;
+        ctx->saved_data["inter"] = inter;
+        ctx->saved_data["biasFloats"] = biasFloats;
+    }
+    static StackCall of(AutogradContext* ctx)
+    {
+        StackCall c;
+        c.heads = ctx->saved_data["heads"].toInt();
+        c.step = ctx->saved_data["step"].toInt();
+        c.inter = ctx->saved_data["inter"].toInt();
+        c.biasFloats = ctx->saved_data["biasFloats"].toIntVector();
+        return c;
+    }
+};
+
 class FusedStack : public torch::autograd::Function<FusedStack> {
 public:
     // Inputs: x, then kWeights tensors per layer (input norm, q, k, v, o, post norm, gate, up,
@@ -236,28 +291,32 @@ public:
         const Layout o = Layout::of(s, biasFloats);
         auto wbuf = scratch->take(FusedScratch::Weights, o.weights);
         auto rbuf = scratch->take(FusedScratch::Rows, o.rows);
-        float *w = f(wbuf), *r = f(rbuf);
+        float *w = floatsOf(wbuf), *r = floatsOf(rbuf);
         // This call's copies of the weights: [q|k|v] and [gate|up] each as one matrix.
         for (std::int64_t l = 0; l < layers; ++l) {
             const LayerAt& a = o.at[static_cast<size_t>(l)];
             const auto put = [&](std::int64_t offset, std::initializer_list<int> which) {
                 for (int i : which) {
                     const auto p = weights[l * kWeights + i].contiguous();
-                    std::memcpy(w + offset, f(p), sizeof(float) * p.numel());
+                    std::memcpy(w + offset, floatsOf(p), sizeof(float) * p.numel());
                     offset += p.numel();
                 }
             };
-            put(a.g1, {0}), put(a.wqkv, {1, 2, 3}), put(a.wo, {4}), put(a.g2, {5});
-            put(a.wgu, {6, 7}), put(a.wdown, {8});
+            put(a.g1, {0});
+            put(a.wqkv, {1, 2, 3});
+            put(a.wo, {4});
+            put(a.g2, {5});
+            put(a.wgu, {6, 7});
+            put(a.wdown, {8});
         }
         auto y = torch::empty({s.b, s.t / s.step, s.h}, opt);
         const float e = static_cast<float>(eps);
         fused::BatchParts::of(*context, s.b, s.t).run([&](const fused::BatchPart& q) {
-            const float* input = q.at(f(xc), s.h);
+            const float* input = q.at(floatsOf(xc), s.h);
             for (int l = 0; l < s.layers; ++l) {
                 const LayerAt& a = o.at[static_cast<size_t>(l)];
                 float* out =
-                    l + 1 < s.layers ? q.at(r + a.y, s.h) : q.atKept(f(y), s.h, s.stepOf(l));
+                    l + 1 < s.layers ? q.at(r + a.y, s.h) : q.atKept(floatsOf(y), s.h, s.stepOf(l));
                 forwardPart(s, Layer(a, w, r, tabs, l, s.stepOf(l)), q, input, out, e);
                 input = out;
             }
@@ -266,10 +325,7 @@ public:
         tensor_list saved{xc, wbuf, rbuf};
         saved.insert(saved.end(), tabs.begin(), tabs.end());
         ctx->save_for_backward(saved);
-        ctx->saved_data["heads"] = heads;
-        ctx->saved_data["step"] = step;
-        ctx->saved_data["inter"] = s.inter;
-        ctx->saved_data["biasFloats"] = biasFloats;
+        StackCall{heads, step, s.inter, std::move(biasFloats)}.saveTo(ctx);
         auto& at = *scratch;  // the graph keeps a share: it may outlive its model
         fused::keep(ctx, "scratch", std::move(scratch), at);
         fused::keepContext(ctx, *context);
@@ -282,9 +338,9 @@ public:
         const auto &x = sv[0], &wbuf = sv[1], &rbuf = sv[2];
         const tensor_list tabs(sv.begin() + 3, sv.end());
         const auto layers = static_cast<std::int64_t>(tabs.size()) / kTables;
-        const Dims s = dims(x, ctx->saved_data["inter"].toInt(), ctx->saved_data["heads"].toInt(),
-                            layers, ctx->saved_data["step"].toInt());
-        const Layout o = Layout::of(s, ctx->saved_data["biasFloats"].toIntVector());
+        const StackCall call = StackCall::of(ctx);
+        const Dims s = dims(x, call.inter, call.heads, layers, call.step);
+        const Layout o = Layout::of(s, call.biasFloats);
         auto& scratch = fused::kept<FusedScratch>(ctx, "scratch");
         const auto opt = x.options();
         const auto parts = fused::BatchParts::of(fused::keptContext(ctx), s.b, s.t);
@@ -293,10 +349,10 @@ public:
         auto bbuf = scratch.take(FusedScratch::Backward, o.back);
         auto dy = grads[0].contiguous();
         auto dx = torch::empty({s.b, s.t, s.h}, opt);
-        float *w = f(wbuf), *r = f(rbuf), *b = f(bbuf);
+        float *w = floatsOf(wbuf), *r = floatsOf(rbuf), *b = floatsOf(bbuf);
         parts.run([&](const fused::BatchPart& q) {
-            float* gp = f(gbuf) + q.index * o.grads;
-            const float* d = q.atKept(f(dy), s.h, s.step);
+            float* gp = floatsOf(gbuf) + q.index * o.grads;
+            const float* d = q.atKept(floatsOf(dy), s.h, s.step);
             for (int l = s.layers - 1; l >= 0; --l) {
                 const LayerAt& a = o.at[static_cast<size_t>(l)];
                 // dg1, dg2 and dbias are sums over rows: they start at zero.
@@ -310,16 +366,16 @@ public:
                               gp + a.dgu,
                               gp + a.ddown,
                               a.nbias > 0 ? gp + a.dbias : nullptr};
-                const float* input =
-                    l == 0 ? q.at(f(x), s.h) : q.at(r + o.at[static_cast<size_t>(l - 1)].y, s.h);
-                float* out =
-                    l == 0 ? q.at(f(dx), s.h) : q.at(b + ((s.layers - l) % 2 ? o.dyA : o.dyB), s.h);
+                const float* input = l == 0 ? q.at(floatsOf(x), s.h)
+                                            : q.at(r + o.at[static_cast<size_t>(l - 1)].y, s.h);
+                float* out = l == 0 ? q.at(floatsOf(dx), s.h)
+                                    : q.at(b + ((s.layers - l) % 2 ? o.dyA : o.dyB), s.h);
                 backwardPart(s, Layer(a, w, r, tabs, l, s.stepOf(l)), g, b, o, q, input, d, out);
                 d = out;
             }
         });
         // The parts' sums in part order (the same bits on any number of threads).
-        float* g0 = f(gbuf);
+        float* g0 = floatsOf(gbuf);
         for (int p = 1; p < parts.count; ++p)
             k::addInPlace(g0, g0 + p * o.grads, o.grads);
 

@@ -24,7 +24,7 @@ using torch::autograd::AutogradContext;
 using torch::autograd::tensor_list;
 namespace k = kernels;
 
-using fused::f;
+using fused::floatsOf;
 
 struct Sizes {
     std::int64_t b = 0, t = 0, m = 0;
@@ -74,22 +74,26 @@ public:
         auto y = torch::empty({s.m, s.h}, opt);
         const int h = s.h, e = s.e, e2 = 2 * s.e, p = s.p;
         fused::BatchParts::of(*context, s.b, s.t).run([&](const fused::BatchPart& q) {
-            k::rmsNormForward(q.at(xc, h), f(g), q.at(xn, h), q.at(rstd, 1), q.rows, h,
+            k::rmsNormForward(q.at(xc, h), floatsOf(g), q.at(xn, h), q.at(rstd, 1), q.rows, h,
                               static_cast<float>(eps));
-            k::gemm(false, true, q.rows, e2, h, 1, q.at(xn, h), h, f(win), h, 0, q.at(xz, e2), e2);
-            k::convSiluForward(s.conv(q.items), q.at(xz, e2), e2, f(cw), f(convB), q.at(cv, e),
-                               q.at(v, e));
-            k::gemm(false, true, q.rows, p, e, 1, q.at(v, e), e, f(wx), e, 0, q.at(proj, p), p);
-            k::fillRows(q.at(dtLin, e), f(bdt), q.rows, e);
-            k::gemm(false, true, q.rows, e, s.r, 1, q.at(proj, p), p, f(wdt), s.r, 1,
+            k::gemm(false, true, q.rows, e2, h, 1, q.at(xn, h), h, floatsOf(win), h, 0,
+                    q.at(xz, e2), e2);
+            k::convSiluForward(s.conv(q.items), q.at(xz, e2), e2, floatsOf(cw), floatsOf(convB),
+                               q.at(cv, e), q.at(v, e));
+            k::gemm(false, true, q.rows, p, e, 1, q.at(v, e), e, floatsOf(wx), e, 0, q.at(proj, p),
+                    p);
+            k::fillRows(q.at(dtLin, e), floatsOf(bdt), q.rows, e);
+            k::gemm(false, true, q.rows, e, s.r, 1, q.at(proj, p), p, floatsOf(wdt), s.r, 1,
                     q.at(dtLin, e), e);
             k::softplusForward(q.at(dtLin, e), q.at(delta, e), std::int64_t{q.rows} * e);
             const float* bc = q.at(proj, p) + s.r;
-            k::scanForward(s.scan(q.items), {q.at(v, e), q.at(delta, e), f(a), bc, bc + s.n, f(d)},
+            k::scanForward(s.scan(q.items),
+                           {q.at(v, e), q.at(delta, e), floatsOf(a), bc, bc + s.n, floatsOf(d)},
                            q.at(ys, e));
             k::gateForward(q.at(ys, e), q.at(xz, e2) + e, e2, q.at(gated, e), q.rows, e);
             std::memcpy(q.at(y, h), q.at(xc, h), sizeof(float) * q.rows * h);
-            k::gemm(false, true, q.rows, h, e, 1, q.at(gated, e), e, f(wout), e, 1, q.at(y, h), h);
+            k::gemm(false, true, q.rows, h, e, 1, q.at(gated, e), e, floatsOf(wout), e, 1,
+                    q.at(y, h), h);
         });
         ctx->save_for_backward({xc, g, win, cw, wx, wdt, a, d, wout, xn, rstd, xz, cv, v, proj,
                                 dtLin, delta, ys, gated});
@@ -126,8 +130,8 @@ public:
             // out_proj and the gate: y = x + (ys * silu(z)) Wout^T.
             k::gemm(true, false, h, e, q.rows, 1, q.at(dy, h), h, q.at(gated, e), e, 0,
                     dwout.at(q.index), e);
-            k::gemm(false, false, q.rows, e, h, 1, q.at(dy, h), h, f(wout), e, 0, q.at(dgated, e),
-                    e);
+            k::gemm(false, false, q.rows, e, h, 1, q.at(dy, h), h, floatsOf(wout), e, 0,
+                    q.at(dgated, e), e);
             k::gateBackward(q.at(ys, e), q.at(xz, e2) + e, e2, q.at(dgated, e), q.at(dys, e),
                             q.at(dxz, e2) + e, e2, q.rows, e);
 
@@ -135,8 +139,8 @@ public:
             const float* bc = q.at(proj, p) + s.r;
             float* dbc = q.at(dproj, p) + s.r;
             k::scanBackward(
-                s.scan(q.items), {q.at(v, e), q.at(delta, e), f(a), bc, bc + s.n, f(d)},
-                q.at(dys, e),
+                s.scan(q.items),
+                {q.at(v, e), q.at(delta, e), floatsOf(a), bc, bc + s.n, floatsOf(d)}, q.at(dys, e),
                 {q.at(dv, e), q.at(ddt, e), da.at(q.index), dbc, dbc + s.n, dd.at(q.index)});
 
             // dt_proj and softplus: delta = softplus(dt Wdt^T + bdt).
@@ -145,23 +149,24 @@ public:
             k::gemm(true, false, e, s.r, q.rows, 1, q.at(ddt, e), e, q.at(proj, p), p, 0,
                     dwdt.at(q.index), s.r);
             k::addColumnSums(q.at(ddt, e), dbdt.at(q.index), q.rows, e);
-            k::gemm(false, false, q.rows, s.r, e, 1, q.at(ddt, e), e, f(wdt), s.r, 0,
+            k::gemm(false, false, q.rows, s.r, e, 1, q.at(ddt, e), e, floatsOf(wdt), s.r, 0,
                     q.at(dproj, p), p);
 
             // x_proj: proj = v Wx^T; v also feeds the scan (dv so far).
             k::gemm(true, false, p, e, q.rows, 1, q.at(dproj, p), p, q.at(v, e), e, 0,
                     dwx.at(q.index), e);
-            k::gemm(false, false, q.rows, e, p, 1, q.at(dproj, p), p, f(wx), e, 1, q.at(dv, e), e);
+            k::gemm(false, false, q.rows, e, p, 1, q.at(dproj, p), p, floatsOf(wx), e, 1,
+                    q.at(dv, e), e);
 
             // Convolution and SiLU, then in_proj and the norm.
-            k::convSiluBackward(s.conv(q.items), q.at(xz, e2), e2, f(cw), q.at(cv, e), q.at(dv, e),
-                                q.at(dxz, e2), e2, dcw.at(q.index), dcb.at(q.index));
+            k::convSiluBackward(s.conv(q.items), q.at(xz, e2), e2, floatsOf(cw), q.at(cv, e),
+                                q.at(dv, e), q.at(dxz, e2), e2, dcw.at(q.index), dcb.at(q.index));
             k::gemm(true, false, e2, h, q.rows, 1, q.at(dxz, e2), e2, q.at(xn, h), h, 0,
                     dwin.at(q.index), h);
-            k::gemm(false, false, q.rows, h, e2, 1, q.at(dxz, e2), e2, f(win), h, 0, q.at(dxn, h),
-                    h);
+            k::gemm(false, false, q.rows, h, e2, 1, q.at(dxz, e2), e2, floatsOf(win), h, 0,
+                    q.at(dxn, h), h);
             std::memcpy(q.at(dx, h), q.at(dy, h), sizeof(float) * q.rows * h);
-            k::rmsNormBackward(q.at(x, h), f(g), q.at(rstd, 1), q.at(dxn, h), q.at(dx, h),
+            k::rmsNormBackward(q.at(x, h), floatsOf(g), q.at(rstd, 1), q.at(dxn, h), q.at(dx, h),
                                dg.at(q.index), q.rows, h);
         });
         // A = -exp(A_log): dL/dA_log = dL/dA * A.

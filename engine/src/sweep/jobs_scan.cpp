@@ -79,27 +79,15 @@ std::int64_t startedMs(const std::string& lockFile)
     return std::int64_t(st.st_mtim.tv_sec) * 1000 + st.st_mtim.tv_nsec / 1000000;
 }
 
-// A live cell of sweep `root` as a job: running, or waiting (for the scheduler, or for a slot
-// in `sweep run`).
-JobRecord cellJob(const std::string& root, const CellStatus& st)
+// A live cell of sweep `root` as a job (its CellStatus holds it, sweep.h): running, stopping
+// once `sweep cancel` marked it, or waiting (for the scheduler, or for a slot in `sweep run`).
+JobRecord cellJob(const CellStatus& st)
 {
-    JobRecord j;
-    j.kind = JobKindId::SweepCell;
-    j.state = st.state == SweepCellState::Running ? JobState::Running : JobState::Queued;
-    if (st.state == SweepCellState::Requeued)
-        j.waitingFor = "requeued by the scheduler";
-    else if (j.state == JobState::Queued)
-        j.waitingFor = st.message;
-    j.subject = root;
-    j.cell = st.cell->name;
-    j.holder = st.jobId;
-    j.schedulerState = st.scheduler;
-    j.step = st.step;
-    j.totalSteps = st.totalSteps;
-    j.lastLoss = st.lastLoss;
+    JobRecord j = *st.job;
     if (j.state == JobState::Running) {
-        j.startedAtMs = startedMs(SweepPaths{root}.runFile(st.cell->name) + ".lock");
-        if (sweep::cancelMarked(SweepPaths{root}, st.cell->name))
+        const SweepPaths paths{j.subject};
+        j.startedAtMs = startedMs(paths.runFile(st.cell->name) + ".lock");
+        if (sweep::cancelMarked(paths, st.cell->name))
             j.state = JobState::Stopping;  // cancelled: it stops at its next step
     }
     return j;
@@ -136,12 +124,11 @@ std::vector<JobRecord> findJobs(const std::vector<std::string>& folders, std::st
             std::string said;
             for (const auto& st : sweepJobStatus(root, index, &said)) {
                 cellRuns.insert(SweepPaths{root}.runFile(st.cell->name));
-                const bool live = st.state == SweepCellState::Running ||
-                                  st.state == SweepCellState::Requeued || st.queued;
-                if (!live)
+                // Live: running, requeued or queued (a cell's job is settled: sweep_jobs.h).
+                if (!st.job || jobEnded(st.job->state))
                     continue;
                 liveCellRuns.insert(SweepPaths{root}.runFile(st.cell->name));
-                out.push_back(cellJob(root, st));
+                out.push_back(cellJob(st));
             }
             if (note && !said.empty())
                 *note += (note->empty() ? "" : "; ") + said;

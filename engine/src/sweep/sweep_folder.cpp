@@ -255,8 +255,13 @@ std::vector<CellStatus> sweepStatus(const std::string& dir, const SweepIndex& in
             state &&
             (state->stage == "eval" || state->stage == "probe" || state->stage == "train") &&
             sweep::processAlive(state->host, state->pid);
-        if (working)
-            st.worker = state->host + ":" + std::to_string(state->pid);
+        if (working) {  // the cell's own process holds it (sweep_jobs.cpp fills in the rest)
+            st.job.emplace();
+            st.job->kind = JobKindId::SweepCell;
+            st.job->state = JobState::Running;
+            st.job->cell = cell.name;
+            st.job->holder = state->host + ":" + std::to_string(state->pid);
+        }
         const std::string run = paths.runFile(cell.name);
         std::string runStatus;
         if (fs::exists(run)) {

@@ -55,12 +55,74 @@ std::vector<int> selectCells(const SweepIndex& index, const std::vector<std::str
     return out;
 }
 
+// What a submission says of a cell its files call pending, stopped or cancelled: Slurm's
+// queue (running, requeued, pending), or a live `sweep run` that has not started it yet.
+// Returns whether a live executor or the scheduler keeps it pending.
+bool mergeSubmission(CellStatus& st, const sweep::Submission& sub,
+                     const std::map<int, std::string>& scheduler)
+{
+    if (st.state == SweepCellState::Done || st.state == SweepCellState::Failed ||
+        st.state == SweepCellState::Running)
+        return false;
+    if (sub.executor == "slurm") {
+        const auto it = scheduler.find(st.cell->index);
+        if (it == scheduler.end())
+            return false;  // not in the queue (any more): the files said it all
+        if (slurmRuns(it->second))
+            st.state = SweepCellState::Running;
+        else if (st.state == SweepCellState::Cancelled)
+            return false;  // scancel was asked; the queue (or a cached answer) has not caught up
+        else if (it->second.rfind("REQUEUE", 0) == 0 ||
+                 (it->second == "PENDING" && (st.state == SweepCellState::Stopped || st.step > 0)))
+            st.state = SweepCellState::Requeued;
+        else
+            st.state = SweepCellState::Pending;
+        return st.state == SweepCellState::Pending;
+    }
+    if (st.state == SweepCellState::Pending && sub.endedAt.empty() &&
+        sweep::processAlive(sub.host, sub.pid)) {
+        st.message = "queued in `sweep run` (pid " + std::to_string(sub.pid) + ")";
+        return true;
+    }
+    return false;
+}
+
+// The cell's job as `lengen jobs` says it, from the cell's merged state.
+void settleCellJob(const std::string& root, CellStatus& st, bool held)
+{
+    JobRecord& j = *st.job;
+    j.kind = JobKindId::SweepCell;
+    j.subject = root;
+    j.cell = st.cell->name;
+    j.step = st.step;
+    j.totalSteps = st.totalSteps;
+    j.lastLoss = st.lastLoss;
+    j.waitingFor.clear();
+    switch (st.state) {
+    case SweepCellState::Running: j.state = JobState::Running; break;
+    case SweepCellState::Requeued:
+        j.state = JobState::Queued;
+        j.waitingFor = "requeued by the scheduler";
+        break;
+    case SweepCellState::Pending:
+        j.state = held ? JobState::Queued : JobState::Cancelled;  // its executor left it
+        if (held)
+            j.waitingFor = st.message;
+        break;
+    case SweepCellState::Done: j.state = JobState::Finished; break;
+    case SweepCellState::Failed: j.state = JobState::Failed; break;
+    case SweepCellState::Stopped:
+    case SweepCellState::Cancelled: j.state = JobState::Cancelled; break;
+    }
+}
+
 }  // namespace
 
 void mergeJobStates(const std::string& dir, std::vector<CellStatus>& statuses,
                     const std::map<int, std::string>& scheduler)
 {
-    const auto submissions = sweep::readSubmissions(sweep::absoluteRoot(dir));
+    const std::string root = sweep::absoluteRoot(dir);
+    const auto submissions = sweep::readSubmissions(root);
     for (auto& st : statuses) {
         const int i = st.cell->index;
         const auto* sub = sweep::latestFor(submissions, i);
@@ -69,38 +131,23 @@ void mergeJobStates(const std::string& dir, std::vector<CellStatus>& statuses,
         const bool executorGone =
             sub && sub->executor != "slurm" &&
             (!sub->endedAt.empty() || !sweep::processAlive(sub->host, sub->pid));
-        if (!st.worker.empty() && (!sub || executorGone))
-            st.jobId = st.worker;
-        if (!sub)
-            continue;
-        st.executor = sub->executor;
-        if (st.jobId.empty())
-            st.jobId = sub->executor == "slurm" ? sub->jobId + "_" + std::to_string(i) : sub->jobId;
-        const auto it = sub->executor == "slurm" ? scheduler.find(i) : scheduler.end();
-        if (it != scheduler.end())
-            st.scheduler = it->second;
-        if (st.state == SweepCellState::Done || st.state == SweepCellState::Failed ||
-            st.state == SweepCellState::Running)
-            continue;
-        if (sub->executor == "slurm") {
-            if (it == scheduler.end())
-                continue;  // not in the queue (any more): the files said it all
-            if (slurmRuns(it->second))
-                st.state = SweepCellState::Running;
-            else if (st.state == SweepCellState::Cancelled)
-                continue;  // scancel was asked; the queue (or a cached answer) has not caught up
-            else if (it->second.rfind("REQUEUE", 0) == 0 ||
-                     (it->second == "PENDING" &&
-                      (st.state == SweepCellState::Stopped || st.step > 0)))
-                st.state = SweepCellState::Requeued;
-            else
-                st.state = SweepCellState::Pending;
-            st.queued = st.state == SweepCellState::Pending;
-        } else if (st.state == SweepCellState::Pending && sub->endedAt.empty() &&
-                   sweep::processAlive(sub->host, sub->pid)) {
-            st.queued = true;
-            st.message = "queued in `sweep run` (pid " + std::to_string(sub->pid) + ")";
+        const bool workerHolds = st.job && (!sub || executorGone);
+        if (sub) {
+            if (!st.job)
+                st.job.emplace();
+            if (!workerHolds)
+                st.job->holder =
+                    sub->executor == "slurm" ? sub->jobId + "_" + std::to_string(i) : sub->jobId;
+            st.job->scheduled = sub->executor == "slurm";
+            if (const auto it = sub->executor == "slurm" ? scheduler.find(i) : scheduler.end();
+                it != scheduler.end())
+                st.job->schedulerState = it->second;
         }
+        const bool held = sub && mergeSubmission(st, *sub, scheduler);
+        if (!st.job && st.state == SweepCellState::Running)
+            st.job.emplace();  // its writer is alive but names no cell process
+        if (st.job)
+            settleCellJob(root, st, held);
     }
 }
 
@@ -153,7 +200,7 @@ CancelReport cancelSweepCells(const std::string& dir, const std::vector<std::str
         const auto& st = now[size_t(i)];
         const std::string& name = st.cell->name;
         const auto* sub = sweep::latestFor(submissions, i);
-        if (sub && sub->executor == "slurm" && !st.scheduler.empty()) {
+        if (sub && sub->executor == "slurm" && st.job && !st.job->schedulerState.empty()) {
             scancel.push_back(sub->jobId + "_" + std::to_string(i));
             continue;  // Slurm signals the task's processes itself
         }
@@ -212,7 +259,7 @@ bool waitForSweepCells(const std::string& dir, const std::vector<std::string>& n
         const bool busy = std::any_of(chosen.begin(), chosen.end(), [&](int i) {
             const auto& st = statuses[size_t(i)];
             return st.state == SweepCellState::Running || st.state == SweepCellState::Requeued ||
-                   st.queued;
+                   st.queued();
         });
         if (!busy)
             return true;

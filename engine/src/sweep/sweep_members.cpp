@@ -23,10 +23,10 @@ using sweep::MemberStart;
 using sweep::memberStart;
 using sweep::oneGroup;
 
-class MembersRun {
+class CellGroup {
 public:
-    MembersRun(const SweepPaths& paths, const SweepIndex& sweep, const std::vector<int>& indices,
-               const std::function<void(const std::string&)>& say)
+    CellGroup(const SweepPaths& paths, const SweepIndex& sweep, const std::vector<int>& indices,
+              const std::function<void(const std::string&)>& say)
         : m_paths(paths), m_outcomes(indices.size(), CellOutcome::Failed)
     {
         for (int index : indices)
@@ -55,7 +55,7 @@ private:
 
 // Who trains as a member: a cell that starts as the first one does (member_groups.h: fresh, or
 // stopped at its step). A cell cancelled already stops; the others run alone after them.
-void MembersRun::choose()
+void CellGroup::choose()
 {
     for (size_t k = 0; k < m_stages.size(); ++k) {
         auto& st = m_stages[k];
@@ -84,7 +84,7 @@ void MembersRun::choose()
     m_told.assign(m_members.size(), 0);
 }
 
-std::vector<MemberRun> MembersRun::runs(const CellRunOptions& options, TrainObserver& training)
+std::vector<MemberRun> CellGroup::runs(const CellRunOptions& options, TrainObserver& training)
 {
     std::vector<MemberRun> out;
     for (size_t i = 0; i < m_members.size(); ++i) {
@@ -115,9 +115,9 @@ std::vector<MemberRun> MembersRun::runs(const CellRunOptions& options, TrainObse
 
 // The members trained; when the group fails as a whole (its setup, a device fault mid-run), a
 // member whose run had ended already keeps that end and the others fail with the error.
-std::vector<MemberOutcome> MembersRun::trainOrRead(const std::vector<MemberRun>& runs,
-                                                   const CellRunOptions& options,
-                                                   RunControl& control)
+std::vector<MemberOutcome> CellGroup::trainOrRead(const std::vector<MemberRun>& runs,
+                                                  const CellRunOptions& options,
+                                                  RunControl& control)
 {
     TrainOptions o = m_stages[m_members.front()].trainOptions(options);
     o.runDir.clear();
@@ -150,8 +150,8 @@ std::vector<MemberOutcome> MembersRun::trainOrRead(const std::vector<MemberRun>&
     }
 }
 
-void MembersRun::train(const CellRunOptions& options, RunControl& control, TrainObserver& training,
-                       AnalysisObserver& analysis)
+void CellGroup::train(const CellRunOptions& options, RunControl& control, TrainObserver& training,
+                      AnalysisObserver& analysis)
 {
     if (m_members.empty())
         return;
@@ -193,7 +193,7 @@ std::vector<CellOutcome> runSweepMembers(const std::string& dir, const std::vect
 {
     const SweepPaths paths{locateSweep(dir)};
     const auto sweep = readSweepIndex(paths.root);
-    MembersRun group(paths, sweep, indices, say);
+    CellGroup group(paths, sweep, indices, say);
     group.choose();
     group.train(options, control, training, analysis);
     for (size_t k : group.alone()) {

@@ -216,7 +216,7 @@ std::vector<const SweepCell*> chooseCells(const std::vector<CellStatus>& statuse
     s.cells = int(statuses.size());
     const auto heldElsewhere = [&s](const CellStatus& st) {
         ++s.elsewhere;
-        const std::string who = st.jobId.empty() ? st.worker : st.jobId;
+        const std::string who = st.holder();
         if (!who.empty() && std::find(s.heldBy.begin(), s.heldBy.end(), who) == s.heldBy.end())
             s.heldBy.push_back(who);
     };
@@ -232,7 +232,7 @@ std::vector<const SweepCell*> chooseCells(const std::vector<CellStatus>& statuse
                 ++s.failedBefore;
             break;
         case SweepCellState::Pending:
-            if (st.queued)
+            if (st.queued())
                 heldElsewhere(st);  // a live `sweep run` or the scheduler will start it
             else
                 cells.push_back(st.cell);

@@ -25,6 +25,7 @@
 #include "figure_provenance.h"
 #include "parallel_view.h"
 #include "run_table_model.h"
+#include "stay_open_menu.h"
 
 namespace lengen::ui {
 
@@ -96,23 +97,6 @@ QString runsText(int n)
 {
     return n == 1 ? HParamsView::tr("1 run") : HParamsView::tr("%1 runs").arg(n);
 }
-// The Axes menu: ticking a column keeps the menu open for the next one (issue 70, defect 15:
-// it closed after each tick, one reopening per axis).
-class StayOpenMenu final : public QMenu {
-public:
-    using QMenu::QMenu;
-
-protected:
-    void mouseReleaseEvent(QMouseEvent* e) override
-    {
-        if (QAction* a = actionAt(e->position().toPoint());
-            a && a->isCheckable() && a->isEnabled()) {
-            a->trigger();  // toggles it; the menu stays
-            return;
-        }
-        QMenu::mouseReleaseEvent(e);
-    }
-};
 
 }  // namespace
 

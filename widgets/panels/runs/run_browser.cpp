@@ -2,7 +2,6 @@
 
 #include <algorithm>
 
-#include <QDirIterator>
 #include <QFileInfo>
 #include <QHBoxLayout>
 #include <QHeaderView>
@@ -25,6 +24,7 @@
 #include "run_notes_dialog.h"
 #include "run_table_model.h"
 #include "run_tags_dialog.h"
+#include "stay_open_menu.h"
 
 namespace lengen::ui {
 
@@ -61,16 +61,19 @@ void RunBrowser::createTable()
     }
     connect(m_table->horizontalHeader(), &QWidget::customContextMenuRequested, this,
             [this](const QPoint& at) {
-                QMenu menu(this);
+                // popup(), not exec(): no nested event loop; the menu deletes itself on close
+                // and stays open while columns are ticked (issue 73).
+                auto* menu = new StayOpenMenu(this);
+                menu->setAttribute(Qt::WA_DeleteOnClose);
                 for (int c = 0; c < RunTableModel::ColumnCount; ++c) {
-                    auto* action = menu.addAction(
+                    auto* action = menu->addAction(
                         m_model->headerData(c, Qt::Horizontal, Qt::DisplayRole).toString());
                     action->setCheckable(true);
                     action->setChecked(columnShown(c));
                     connect(action, &QAction::toggled, this,
                             [this, c](bool on) { setColumnShown(c, on); });
                 }
-                menu.exec(m_table->horizontalHeader()->mapToGlobal(at));
+                menu->popup(m_table->horizontalHeader()->mapToGlobal(at));
             });
     m_table->setAlternatingRowColors(true);
 }
@@ -176,11 +179,13 @@ void RunBrowser::addFolder(const QString& folder)
         return;
     }
     bool holdsRuns = false;
+    std::vector<std::string> found;  // the Python code's runs beside or below
     try {
-        holdsRuns = !engine::scanFolder(folder.toStdString()).runFiles.empty();
+        const auto scan = engine::scanFolder(folder.toStdString());
+        holdsRuns = !scan.runFiles.empty();
+        found = scan.referenceRuns;
     } catch (const std::exception&) {  // changed under the walk: listed, and followed
     }
-    const auto found = engine::findReferenceRuns(folder.toStdString());
     if (!found.empty()) {
         QStringList dirs;
         for (const auto& d : found)

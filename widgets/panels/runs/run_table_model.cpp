@@ -9,7 +9,6 @@
 #include <QColor>
 #include <QDateTime>
 #include <QDir>
-#include <QDirIterator>
 #include <QElapsedTimer>
 #include <QFileInfo>
 #include <QHash>

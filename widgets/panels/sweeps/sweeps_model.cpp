@@ -160,8 +160,9 @@ SweepSquare SweepsModel::square(int row, int column) const
                     .arg(s.step)
                     .arg(s.totalSteps)
                     .arg(s.message.empty() ? QString() : " — " + QString::fromStdString(s.message),
-                         s.scheduler.empty() ? QString()
-                                             : " — Slurm: " + QString::fromStdString(s.scheduler));
+                         !s.job || s.job->schedulerState.empty()
+                             ? QString()
+                             : " — Slurm: " + QString::fromStdString(s.job->schedulerState));
     }
     sq.text = marks.join(QStringLiteral("  "));
     sq.tip = tips.join('\n');
@@ -208,9 +209,9 @@ QString SweepsModel::summary(bool runningHere, const QString& queuedBehind) cons
     std::map<std::string, int> others;
     const std::string here = engine::thisHolder();
     for (const auto& st : m_statuses) {
-        const std::string who = st.jobId.empty() ? st.worker : st.jobId;
+        const std::string who = st.holder();
         const bool live = st.state == engine::SweepCellState::Running ||
-                          st.state == engine::SweepCellState::Requeued || st.queued;
+                          st.state == engine::SweepCellState::Requeued || st.queued();
         if (live && !who.empty() && who != here)
             ++others[who];
     }

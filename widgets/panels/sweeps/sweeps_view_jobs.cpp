@@ -236,10 +236,10 @@ std::vector<std::string> cellsHeldElsewhere(const std::string& dir)
     std::map<std::string, std::vector<std::string>> byHolder;
     const auto index = engine::readSweepIndex(dir);
     for (const auto& st : engine::sweepJobStatus(dir, index))
-        if (!st.jobId.empty() && st.jobId != engine::thisHolder() &&
+        if (!st.holder().empty() && st.holder() != engine::thisHolder() &&
             (st.state == engine::SweepCellState::Running ||
-             st.state == engine::SweepCellState::Requeued || st.queued))
-            byHolder[st.jobId].push_back(st.cell->name);
+             st.state == engine::SweepCellState::Requeued || st.queued()))
+            byHolder[st.holder()].push_back(st.cell->name);
     std::vector<std::string> out;
     for (const auto& [holder, cells] : byHolder)
         out.push_back(std::to_string(cells.size()) + " cell(s) held by " + holder + " (" +

@@ -1,7 +1,7 @@
 #pragma once
 // Evaluation of a trained run against classical baselines (reference §6) and the probes of
-// §7–§8, plus the analysis file that stores their results beside the run (analysis.h5,
-// docs/analysis-format.md). Synchronous, Qt-free, plain values only: a GUI worker calls these
+// §7–§8; what the analysis file beside the run stores (analysis.h5, docs/analysis-format.md)
+// is analysis_records.h, below. Synchronous, Qt-free, plain values only: a GUI worker calls these
 // on its own thread and forwards the observer's values.
 
 #include <cstdint>
@@ -9,17 +9,11 @@
 #include <string>
 #include <vector>
 
+#include "lengen/engine/analysis_records.h"
+#include "lengen/engine/run_control.h"
 #include "lengen/engine/session.h"
 
-#include "lengen/engine/run_control.h"
-
 namespace lengen::engine {
-
-/// Per-position statistics over prompts (§6.5): mean, standard deviation (n - 1) and the
-/// 5 % / 95 % percentile band of `trials` bootstrap means.
-struct CurveStats {
-    std::vector<double> mean, std, bootstrapLow, bootstrapHigh;
-};
 
 /// Progress of a long evaluation or probe; called on the engine's thread.
 class AnalysisObserver {
@@ -71,44 +65,6 @@ struct EvalOptions {
     bool skipInapplicable = false;
 };
 
-/// One stored curve: a model (the transformer or a baseline) under one method.
-struct EvalCurve {
-    std::string model;  ///< key: "RoPE", "OLS_driver=None", "NN_n=3_uniform", ...
-    std::string label;  ///< legend: "RoPE", "Least Squares", "3-Nearest Neighbors"
-    CurveStats stats;
-};
-
-/// One method's results as stored (and what produced them).
-struct EvalResult {
-    std::string method;               ///< standard | ood_length | half_subspace | ...
-    std::int64_t checkpointStep = 0;  ///< completed training steps of the weights used
-    int prompts = 0;
-    std::uint64_t seed = 0;
-    int nPoints = 0;      ///< prompt length in points
-    int trainPoints = 0;  ///< curriculum points.end (the base of the lengths)
-    /// What the weights last trained on: the curriculum after checkpointStep steps, less than
-    /// trainPoints when max_steps ended before the curriculum did (issue 52). The training
-    /// length every figure marks.
-    int trainedPoints = 0;
-    int dims = 0;                 ///< D
-    double zeroEstimator = 0;     ///< error of predicting 0 (D, times s^2 for scale-y=s)
-    bool classification = false;  ///< accuracy (true) or squared error
-    std::string source;           ///< "lengen" or "metrics.json:<path>" when imported
-    /// "" for the model as trained; else the intervention as written ("yarn:factor=8"), whose
-    /// result holds the model's curve only (its baselines are the plain result's).
-    std::string intervention;
-    std::string interventionParams;  ///< every parameter as resolved ("factor=8, ...")
-    std::vector<EvalCurve> curves;   ///< transformer first, then baselines
-};
-
-/// The position a figure or table calls the training length: the last one the weights trained on
-/// (trainedPoints, else the curriculum's trainPoints), 0-based, within [0, lastPosition].
-inline int trainingPosition(int trainedPoints, int trainPoints, int lastPosition)
-{
-    const int p = (trainedPoints > 0 ? trainedPoints : trainPoints) - 1;
-    return p < 0 ? 0 : (p > lastPosition ? lastPosition : p);
-}
-
 struct EvalSummary {
     std::string analysisFile;
     /// Methods evaluated now ("ood_length"; "ood_length+yarn" under an intervention).
@@ -127,9 +83,13 @@ std::vector<std::string> evalMethodsFor(const std::string& task);
 EvalSummary evaluateRun(const std::string& run, const EvalOptions& options, RunControl& control,
                         AnalysisObserver& observer);
 
-/// Stored evaluation results of a run (empty if none): plain ones, then imported ones (with a
-/// `source`), then those under interventions (with an `intervention`).
+/// Stored evaluation results of a run (empty if none): plain ones in the methods' order
+/// (evalMethodsFor), then imported ones (with a `source`), then those under interventions (with
+/// an `intervention`) in the documentation's order. Implemented in eval/ over io's records.
 std::vector<EvalResult> readEvaluations(const std::string& run);
+
+/// Empty when the run has no analysis file; Error(RunFile) when the file is damaged.
+AnalysisContents analysisContents(const std::string& run);
 
 /// Pairs an intervention evaluation with the run's stored plain evaluation of the same methods
 /// (`options.methods`, every method when empty): its prompts, seed and OOD factor, so that the
@@ -139,24 +99,5 @@ std::vector<EvalResult> readEvaluations(const std::string& run);
 /// applies it to `eval --intervention` unless --prompts, --seed or --ood-factor is given; the
 /// studio to every intervention evaluation. Error(RunFile) for a damaged analysis file.
 std::string pairWithStoredEvaluation(const std::string& run, EvalOptions& options);
-
-/// Imports a reference metrics.json (§6.6) into the run's analysis file under `label`
-/// (e.g. "python"), so its curves can be shown next to LenGen's. Returns the methods imported.
-std::vector<std::string> importMetricsJson(const std::string& jsonPath, const std::string& run,
-                                           const std::string& label);
-
-/// What a run's analysis file holds, by name only (cheap: no curve is read). For run lists.
-struct AnalysisContents {
-    std::vector<std::string> evalMethods;         ///< /eval/<method>, canonical order
-    std::vector<std::string> probes;              ///< of attention, duplicated, serial_position
-    std::vector<std::string> importedLabels;      ///< /imported/<label>
-    std::vector<std::string> interventions;       ///< /interventions/<spec>, as written
-    std::vector<std::string> probeInterventions;  ///< /intervention_probes/<spec>
-};
-/// Empty when the run has no analysis file; Error(RunFile) when the file is damaged.
-AnalysisContents analysisContents(const std::string& run);
-
-/// <run folder>/analysis.h5 for a run folder or run.h5 path.
-std::string analysisFileFor(const std::string& run);
 
 }  // namespace lengen::engine

@@ -95,6 +95,7 @@ struct JobRecord {
     std::string subject;          ///< the run.h5, or the sweep folder (a cell's or a sweep job's)
     std::string cell;             ///< a sweep cell's name ("" otherwise)
     std::string holder;           ///< "<host>:<pid>" of the process, or Slurm's "<job>_<task>"
+    bool scheduled = false;       ///< a scheduler (Slurm) runs it: holder is "<job>_<task>"
     std::string schedulerState;   ///< what squeue says of a Slurm cell ("" for local work)
     std::string waitingFor;       ///< queued: why it has not started ("a free core", "requeued")
     bool waitingForCore = false;  ///< queued only because no core is free (the limit)

@@ -14,8 +14,9 @@ namespace lengen::engine {
 /// True when `dir` holds both config.yaml and state.pt.
 bool isReferenceRunDir(const std::string& dir);
 
-/// Every reference run folder at or below `root` (depth-limited, sorted). Folders that already
-/// hold a run.h5 are LenGen runs and are skipped.
+/// Every reference run folder at or below `root` (sorted; through scanFolder, the walk the
+/// Runs list and `lengen jobs` make). Folders that already hold a run.h5 are LenGen runs and
+/// are skipped; a walk that fails twice finds none.
 std::vector<std::string> findReferenceRuns(const std::string& root);
 
 struct ReferenceImportOptions {

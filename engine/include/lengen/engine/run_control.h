@@ -8,6 +8,8 @@
 #include <mutex>
 #include <string>
 
+#include "lengen/engine/run_file.h"
+
 namespace lengen::engine {
 
 class RunControl final {
@@ -53,8 +55,7 @@ private:
 // reaches a training in the studio's worker thread, or in a Slurm task on another node that
 // shares the folder, as well as one in a terminal.
 
-/// "<runFile>.stop".
-std::string stopRequestPath(const std::string& runFile);
+// The request's file name, stopRequestPath, is the run's storage's (run_file.h).
 
 /// Asks the process that writes `runFile` to stop. Error(RunFile) naming the run when no live
 /// process holds its writer lock (nothing trains it); Error(Io) when the file can't be written.

@@ -94,6 +94,9 @@ TrainLog readTrainLog(const std::string& path);
 
 /// Accepts a run folder or a run.h5 path; returns the run.h5 path (Error(RunFile) if absent).
 std::string locateRunFile(const std::string& pathOrDir);
+/// "<runFile>.stop": another process's request that the training stop (run_control.h), which
+/// the run's writer clears as it takes its lock.
+std::string stopRequestPath(const std::string& runFile);
 /// A run's status as every front end names it: "stopped" for the file's "cancelled" (a user's
 /// Stop or Ctrl-C, a checkpoint written), every other status as stored.
 std::string statusLabel(const std::string& status);

@@ -75,6 +75,9 @@ struct FolderScan {
     std::vector<std::string> runFiles;    ///< every run.h5 (a run.h5 given as the folder: itself)
     std::vector<std::string> sweeps;      ///< folders holding sweep.yaml and index.json
     std::vector<std::string> jobMarkers;  ///< .lengen-job-*.lock files (jobs.h)
+    /// Folders of the Python code's runs not imported in place: config.yaml and state.pt, no
+    /// run.h5 (reference_runs.h, findReferenceRuns)
+    std::vector<std::string> referenceRuns;
 };
 /// Walks `folder` at any depth. An entry that cannot be stat'ed (a dangling link) is skipped; a
 /// walk that fails part way (a folder renamed under it) is tried again once, then Error(Io):

@@ -12,6 +12,7 @@
 
 #include "lengen/engine/analysis.h"
 #include "lengen/engine/config.h"
+#include "lengen/engine/jobs.h"
 #include "lengen/engine/probes.h"
 
 namespace lengen::engine {
@@ -147,14 +148,19 @@ struct CellStatus {
     bool evalDone = false, probeDone = false;
     std::string message;
     std::string runFile;  ///< "" before the run exists
-    // The job that holds the cell (sweep_jobs.h fills these; sweepStatus leaves them empty).
-    std::string executor;   ///< "local" | "slurm" | "" (never submitted)
-    std::string jobId;      ///< Slurm "<array>_<cell>"; local "<host>:<pid>"
-    std::string scheduler;  ///< the scheduler's own word (Slurm's PENDING, …)
-    bool queued = false;    ///< pending, held by a live executor or the scheduler
-    /// "<host>:<pid>" of the live process working on it, from its state file (sweepStatus):
-    /// a `sweep run`'s cell process, or `sweep run-cell`, which no submission records.
-    std::string worker;
+    /// The job that holds the cell, in the words of `lengen jobs` and the studio's Jobs panel
+    /// (jobs.h; issue 73: one vocabulary, no translation): kind SweepCell, its holder (a `sweep
+    /// run`'s or the cell's own "<host>:<pid>", or Slurm's "<array>_<cell>"; `scheduled` for
+    /// Slurm), the scheduler's word (schedulerState), and its state — Running, Stopping once
+    /// `sweep cancel` marked it, Queued while a live executor or the scheduler keeps it pending
+    /// (waitingFor says why), an ended state otherwise. None while no executor ever held it.
+    /// sweepStatus sets it where the cell's own process is alive (its state file names it);
+    /// sweepJobStatus merges the submissions and squeue (sweep_jobs.h).
+    std::optional<JobRecord> job;
+    /// Whether a live executor or the scheduler keeps the cell pending (or requeued).
+    bool queued() const { return job && job->state == JobState::Queued; }
+    /// Who holds it ("" when nobody).
+    std::string holder() const { return job ? job->holder : std::string(); }
 };
 std::vector<CellStatus> sweepStatus(const std::string& dir, const SweepIndex& index);
 

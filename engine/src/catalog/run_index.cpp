@@ -336,6 +336,11 @@ FolderScan scanFolder(const std::string& folderName)
             else if (name.rfind(".lengen-job-", 0) == 0 && name.size() > 5 &&
                      name.compare(name.size() - 5, 5, ".lock") == 0)
                 scan.jobMarkers.push_back(it->path().string());
+            else if (const auto dir = it->path().parent_path();
+                     name == "state.pt" && it->is_regular_file(entry) &&
+                     fs::is_regular_file(dir / "config.yaml", entry) &&
+                     !fs::exists(dir / "run.h5", entry))
+                scan.referenceRuns.push_back(dir.string());
         }
         if (!walk)
             break;
@@ -343,7 +348,7 @@ FolderScan scanFolder(const std::string& folderName)
             throw Error(ErrorKind::Io,
                         "cannot list the runs under " + folder.string() + ": " + walk.message());
     }
-    for (auto* list : {&scan.runFiles, &scan.sweeps, &scan.jobMarkers})
+    for (auto* list : {&scan.runFiles, &scan.sweeps, &scan.jobMarkers, &scan.referenceRuns})
         std::sort(list->begin(), list->end());
     return scan;
 }
