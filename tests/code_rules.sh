@@ -13,7 +13,7 @@
 #    (src/train/threads.cpp, sessionSwitchesFromEnvironment) and the PATH lookup
 #    (src/sweep/subprocess.cpp); everything else takes its options as values; each program
 #    (app/cli, app/gui) reads it in its main.cpp only, and widgets/ never;
-#  * no function over 100 lines (its braces at column 0, as every definition here writes them),
+#  * no function over 80 lines (its braces at column 0, as every definition here writes them),
 #    except the data tables: the encoding table and the intervention table;
 #  * no static dialog (QFileDialog::get…, QInputDialog::get…, QMessageBox::question/…) and no
 #    exec()'d one (a menu's exec(pos) too: popup() it), except a destructive confirmation marked "// modal: destructive" on the line
@@ -75,11 +75,11 @@ fi
 long=$(git ls-files 'engine/*.cpp' 'engine/*.h' 'widgets/*.cpp' 'widgets/*.h' 'app/*.cpp' 'app/*.h' 2>/dev/null |
        xargs -r awk 'FNR == 1 { open = 0 }
                      /^\{$/ { open = FNR; sig = prev }
-                     /^\}/ { if (open) { n = FNR - open + 2; if (n > 100) printf "%s:%d: %d lines: %s\n", FILENAME, open - 1, n, sig; open = 0 } }
+                     /^\}/ { if (open) { n = FNR - open + 2; if (n > 80) printf "%s:%d: %d lines: %s\n", FILENAME, open - 1, n, sig; open = 0 } }
                      { prev = $0 }' |
        grep -vE '^engine/src/config/encodings\.cpp:[0-9]+: [0-9]+ lines: std::vector<EncodingInfo> makeTable\(\)$|^engine/src/eval/intervention_table\.cpp:[0-9]+: [0-9]+ lines: const std::vector<Row>& rows\(\)$')
 if [ -n "$long" ]; then
-    echo "functions over 100 lines (split them by what they do; data tables are listed in this script):"
+    echo "functions over 80 lines (split them by what they do: compute, then show; build…() parts; data tables are listed in this script):"
     echo "$long"
     status=1
 fi
@@ -107,5 +107,5 @@ elif unformatted=$(echo "$files" | xargs -r clang-format-14 --dry-run 2>&1 | gre
     echo "$unformatted"
     status=1
 fi
-[ $status -ne 0 ] || echo "code rules hold: HDF5 only in engine/src/io/, io includes nothing above it, no Qt in engine/, no Torch in config/, sweep/ or the public headers, getenv only in the session switches, the PATH lookup and each main.cpp, no function over 100 lines, no nested dialog loop outside destructive confirmations, formatted"
+[ $status -ne 0 ] || echo "code rules hold: HDF5 only in engine/src/io/, io includes nothing above it, no Qt in engine/, no Torch in config/, sweep/ or the public headers, getenv only in the session switches, the PATH lookup and each main.cpp, no function over 80 lines, no nested dialog loop outside destructive confirmations, formatted"
 exit $status

@@ -212,12 +212,9 @@ void printPointwise(const std::string& path, int rows, bool accuracy)
         std::printf("  k=%-3d %.4f\n", i, sum[static_cast<size_t>(i)] / used);
 }
 
-}  // namespace
-
-int runInfo(const std::string& run, bool listParameters, int pointwiseRows)
+// `lengen info`, first lines: the file, its id, its status (how to continue), tags and notes.
+void printInfoRunState(const engine::RunFileInfo& info)
 {
-    const engine::RunFileInfo info = engine::readRunInfo(run);
-    const engine::RunConfig c = engine::storedRunConfig(info.configYaml, info.path);
     std::printf("run file     %s\n", info.path.c_str());
     std::printf("run id       %s (created %s, lengen %s, format %d)\n", info.runId.c_str(),
                 info.createdAt.c_str(), info.engineVersion.c_str(), info.formatVersion);
@@ -247,6 +244,11 @@ int runInfo(const std::string& run, bool listParameters, int pointwiseRows)
             start = end + 1;
         }
     }
+}
+
+// `lengen info`: where the run came from, its task, model and training settings.
+void printInfoSetup(const engine::RunFileInfo& info, const engine::RunConfig& c)
+{
     if (!info.importedFrom.empty())
         std::printf("imported     from %s (trained by the reference's Python code)\n",
                     info.importedFrom.c_str());
@@ -276,6 +278,11 @@ int runInfo(const std::string& run, bool listParameters, int pointwiseRows)
             "positions    randomized in training: sorted random subsets of 0..%lld (Ruoss et al. "
             "2023); evaluated at 0..T-1\n",
             static_cast<long long>(c.training.randomPositions - 1));
+}
+
+// `lengen info`: the training log's size and last loss, then the position encoding's constants.
+void printInfoLog(const engine::RunFileInfo& info)
+{
     if (info.logRows > 0)
         std::printf("log          %lld rows, last loss %.5g\n",
                     static_cast<long long>(info.logRows), info.lastLoss);
@@ -287,15 +294,32 @@ int runInfo(const std::string& run, bool listParameters, int pointwiseRows)
             std::printf(" %.6g", values[i]);
         std::printf(values.size() > 16 ? " ... (%zu values)\n" : "\n", values.size());
     }
+}
+
+// `lengen info --parameters`: each stored parameter's name and shape.
+void printInfoParameters(const engine::RunFileInfo& info)
+{
+    for (const auto& p : info.parameters) {
+        std::printf("  %-56s [", p.name.c_str());
+        for (size_t i = 0; i < p.shape.size(); ++i)
+            std::printf(i ? ", %lld" : "%lld", static_cast<long long>(p.shape[i]));
+        std::printf("]\n");
+    }
+}
+
+}  // namespace
+
+int runInfo(const std::string& run, bool listParameters, int pointwiseRows)
+{
+    const engine::RunFileInfo info = engine::readRunInfo(run);
+    const engine::RunConfig c = engine::storedRunConfig(info.configYaml, info.path);
+    printInfoRunState(info);
+    printInfoSetup(info, c);
+    printInfoLog(info);
     if (pointwiseRows > 0)
         printPointwise(info.path, pointwiseRows, c.isClassification());
     if (listParameters)
-        for (const auto& p : info.parameters) {
-            std::printf("  %-56s [", p.name.c_str());
-            for (size_t i = 0; i < p.shape.size(); ++i)
-                std::printf(i ? ", %lld" : "%lld", static_cast<long long>(p.shape[i]));
-            std::printf("]\n");
-        }
+        printInfoParameters(info);
     return 0;
 }
 

@@ -43,10 +43,11 @@ void printRunTable(const RunsArgs& a, const std::vector<engine::RunIndexEntry>& 
     std::fputs(engine::formatRunTable(table, tableFormat(a.format)).c_str(), stdout);
 }
 
-int runRuns(const RunsArgs& a)
+// --where: the filter terms, or Error(Usage) naming the word that is not one.
+std::vector<engine::RunFilterTerm> parseRunsWhere(const std::vector<std::string>& where)
 {
     std::vector<engine::RunFilterTerm> filters;
-    for (const auto& w : a.where) {
+    for (const auto& w : where) {
         auto parsed = engine::parseFilterWord(w);
         if (!parsed.term)
             throw engine::Error(engine::ErrorKind::Usage,
@@ -57,6 +58,72 @@ int runRuns(const RunsArgs& a)
                                                   : parsed.error));
         filters.push_back(std::move(*parsed.term));
     }
+    return filters;
+}
+
+// Whether a run passes every --where term.
+bool runsFilterKeeps(const engine::RunIndexEntry& r,
+                     const std::vector<engine::RunFilterTerm>& filters)
+{
+    bool keep = true;
+    for (const auto& term : filters)
+        keep = keep && engine::runMatches(r, term);
+    return keep;
+}
+
+// The listing's line of one run: a JSON object with --json, else aligned text.
+void printRunsListLine(const engine::RunIndexEntry& r, bool json)
+{
+    if (json) {
+        nlohmann::json j{{"path", r.path},
+                         {"run_id", r.runId},
+                         {"task", r.task},
+                         {"pe", r.pe},
+                         {"backbone", r.backbone},
+                         {"seed", r.seed},
+                         {"status", engine::statusLabel(r.status)},
+                         {"steps", r.steps},
+                         {"total_steps", r.totalSteps},
+                         {"final_loss", std::isfinite(r.finalLoss) ? nlohmann::json(r.finalLoss)
+                                                                   : nlohmann::json()},
+                         {"eval", r.evalMethods},
+                         {"probes", r.probes},
+                         {"tags", r.tags}};
+        std::printf("%s\n",
+                    j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace).c_str());
+    } else {
+        std::string tags;
+        for (const auto& t : r.tags)
+            tags += (tags.empty() ? "" : ",") + t;
+        std::printf("%-8s %-18s %-14s seed %-6lld %7lld/%-7lld %-11s loss %-9.4g %s%s%s\n",
+                    r.runId.c_str(), r.task.c_str(), r.pe.c_str(), static_cast<long long>(r.seed),
+                    static_cast<long long>(r.steps), static_cast<long long>(r.totalSteps),
+                    engine::statusLabel(r.status).c_str(), r.finalLoss, r.path.c_str(),
+                    tags.empty() ? "" : "  tags ", tags.c_str());
+    }
+}
+
+// After the listing: --where and --columns keys that no run has, with the nearest key.
+void warnUnknownRunsKeys(const RunsArgs& a, const std::vector<engine::RunFilterTerm>& filters,
+                         const std::vector<engine::RunIndexEntry>& all)
+{
+    std::vector<const engine::RunIndexEntry*> pointers;
+    for (const auto& r : all)
+        pointers.push_back(&r);
+    for (const auto& term : filters)
+        if (const auto problem = engine::filterKeyProblem(pointers, term.key); !problem.empty())
+            std::fprintf(stderr, "--where %s: %s\n", term.text.c_str(), problem.c_str());
+    // A column no run has prints empty: said, with the nearest key (issue 70, defect 10). A
+    // result column (ood_length@train) is the table's own.
+    for (const auto& key : a.columns)
+        if (key != "auto" && key.find('@') == std::string::npos && !pointers.empty())
+            if (const auto problem = engine::filterKeyProblem(pointers, key); !problem.empty())
+                std::fprintf(stderr, "--columns %s: %s\n", key.c_str(), problem.c_str());
+}
+
+int runRuns(const RunsArgs& a)
+{
+    const std::vector<engine::RunFilterTerm> filters = parseRunsWhere(a.where);
     const bool tableMode = !a.columns.empty() || !a.format.empty();
     if (tableMode && a.json)
         throw engine::Error(engine::ErrorKind::Usage,
@@ -73,44 +140,13 @@ int runRuns(const RunsArgs& a)
         total += runs.size();
         all.insert(all.end(), runs.begin(), runs.end());
         for (const auto& r : runs) {
-            bool keep = true;
-            for (const auto& term : filters)
-                keep = keep && engine::runMatches(r, term);
-            if (!keep)
+            if (!runsFilterKeeps(r, filters))
                 continue;
             ++shown;
-            if (tableMode) {
+            if (tableMode)
                 kept.push_back(r);
-            } else if (a.json) {
-                nlohmann::json j{{"path", r.path},
-                                 {"run_id", r.runId},
-                                 {"task", r.task},
-                                 {"pe", r.pe},
-                                 {"backbone", r.backbone},
-                                 {"seed", r.seed},
-                                 {"status", engine::statusLabel(r.status)},
-                                 {"steps", r.steps},
-                                 {"total_steps", r.totalSteps},
-                                 {"final_loss", std::isfinite(r.finalLoss)
-                                                    ? nlohmann::json(r.finalLoss)
-                                                    : nlohmann::json()},
-                                 {"eval", r.evalMethods},
-                                 {"probes", r.probes},
-                                 {"tags", r.tags}};
-                std::printf(
-                    "%s\n",
-                    j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace).c_str());
-            } else {
-                std::string tags;
-                for (const auto& t : r.tags)
-                    tags += (tags.empty() ? "" : ",") + t;
-                std::printf("%-8s %-18s %-14s seed %-6lld %7lld/%-7lld %-11s loss %-9.4g %s%s%s\n",
-                            r.runId.c_str(), r.task.c_str(), r.pe.c_str(),
-                            static_cast<long long>(r.seed), static_cast<long long>(r.steps),
-                            static_cast<long long>(r.totalSteps),
-                            engine::statusLabel(r.status).c_str(), r.finalLoss, r.path.c_str(),
-                            tags.empty() ? "" : "  tags ", tags.c_str());
-            }
+            else
+                printRunsListLine(r, a.json);
         }
         if (a.stats)
             std::fprintf(
@@ -121,18 +157,7 @@ int runRuns(const RunsArgs& a)
     if (tableMode)
         printRunTable(a, kept);
     std::fprintf(stderr, "%zu of %zu runs\n", shown, total);
-    std::vector<const engine::RunIndexEntry*> pointers;
-    for (const auto& r : all)
-        pointers.push_back(&r);
-    for (const auto& term : filters)
-        if (const auto problem = engine::filterKeyProblem(pointers, term.key); !problem.empty())
-            std::fprintf(stderr, "--where %s: %s\n", term.text.c_str(), problem.c_str());
-    // A column no run has prints empty: said, with the nearest key (issue 70, defect 10). A
-    // result column (ood_length@train) is the table's own.
-    for (const auto& key : a.columns)
-        if (key != "auto" && key.find('@') == std::string::npos && !pointers.empty())
-            if (const auto problem = engine::filterKeyProblem(pointers, key); !problem.empty())
-                std::fprintf(stderr, "--columns %s: %s\n", key.c_str(), problem.c_str());
+    warnUnknownRunsKeys(a, filters, all);
     return 0;
 }
 

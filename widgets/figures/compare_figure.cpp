@@ -271,6 +271,125 @@ plots::Series groupSeries(const std::string& group, const std::vector<size_t>& i
                                 stats, colour, combined.band != "none");
 }
 
+// The keys groups are formed by: the user's (Keys), else those the selected runs differ in.
+std::vector<std::string> compareGroupingKeys(const Compared& c, const CompareOptions& options)
+{
+    if (options.group == CompareGroup::Keys)
+        return options.keys;
+    std::vector<const RunFacts*> all;
+    for (const auto& r : c.everyRun)
+        all.push_back(&r);
+    return differingKeys(all);
+}
+
+// The runs' groups: each group's selected runs, and the runs with the method by group.
+struct CompareGroups {
+    std::map<std::string, std::vector<std::string>> selected;  // group -> every selected run's id
+    std::vector<std::string> order;                            // in order of first appearance
+    std::map<std::string, std::vector<size_t>> members;        // group -> indices into facts
+};
+
+// Every run's group under the options (by keys: `keys`, the runs' values of them).
+CompareGroups groupCompared(const Compared& c, const std::vector<std::string>& keys, bool byKeys,
+                            const CompareOptions& options)
+{
+    const auto groupOf = [&](const RunFacts& r) {
+        if (byKeys)
+            return keys.empty() ? r.info.positionEncoding : labelOf(r, keys);
+        return options.group == CompareGroup::EachRun ? r.info.runId
+                                                      : shortcutKey(r.info, options.group);
+    };
+    CompareGroups g;
+    for (const auto& r : c.everyRun)
+        g.selected[groupOf(r)].push_back(r.info.runId);
+    // Groups in order of first appearance: key -> runs (indices into facts).
+    for (size_t i = 0; i < c.facts.size(); ++i) {
+        const std::string key = groupOf(c.facts[i]);
+        if (!g.members.count(key))
+            g.order.push_back(key);
+        g.members[key].push_back(i);
+    }
+    return g;
+}
+
+// What the axes take from the evaluations drawn.
+struct ComparedAxes {
+    bool classification = false;
+    double zero = 0;
+    std::set<int> trained;  // the runs' training lengths in points
+    std::string task;
+};
+
+// The first run's baselines, dashed and thinner than the model curves.
+void addCompareBaselines(plots::FigureSpec& f, const engine::EvalResult& r)
+{
+    for (size_t b = 1; b < r.curves.size(); ++b) {
+        auto base = figures::curveSeries(r.curves[b].label, r.curves[b].stats, {}, false);
+        base.dashed = true;
+        base.width = 1.5;
+        f.series.push_back(base);
+    }
+}
+
+// Each run's own curve (each run its group), the baselines, and what the axes take from them.
+ComparedAxes addCompareRunCurves(plots::FigureSpec& f, const Compared& c, bool baselines,
+                                 const CompareOptions& options)
+{
+    ComparedAxes axes;
+    for (size_t i = 0; i < c.facts.size(); ++i) {
+        const auto& r = c.results[i];
+        if (options.group == CompareGroup::EachRun) {
+            plots::showRunColorAs(c.facts[i].info.runId, {});
+            // The run's own colour: the same in the training overlay and the run table.
+            f.series.push_back(figures::curveSeries(figures::runLegend(c.facts[i].info),
+                                                    r.curves.front().stats,
+                                                    plots::runColor(c.facts[i].info.runId)));
+        }
+        if (baselines && i == 0)
+            addCompareBaselines(f, r);
+        axes.classification = r.classification;
+        axes.zero = std::max(axes.zero, r.zeroEstimator);
+        axes.trained.insert(r.trainedPoints);  // readEvaluations fills it for older results
+        axes.task = c.facts[i].info.task;
+    }
+    return axes;
+}
+
+// One curve per group, before the baselines, and a note on each group whose runs differ in
+// more than its keys.
+void addCompareGroupCurves(CompareResult& out, const Compared& c, CompareGroups& groups,
+                           bool byKeys, const CompareOptions& options)
+{
+    auto& f = out.figure;
+    for (size_t g = 0; g < groups.order.size(); ++g) {
+        const auto& key = groups.order[g];
+        const auto& idx = groups.members[key];
+        f.series.insert(f.series.begin() + std::ptrdiff_t(g),
+                        groupSeries(key, idx, c, groups.selected[key], options, out));
+        std::vector<const RunFacts*> runs;
+        for (size_t i : idx)
+            runs.push_back(&c.facts[i]);
+        noteExtraKeys(out, key, runs, byKeys, options);
+    }
+}
+
+// The error axes over the longest curve, and what each run last trained on (issue 52): one
+// marker, or one per length where runs differ.
+void compareErrorAxes(plots::FigureSpec& f, const ComparedAxes& axes)
+{
+    double xMax = 0;
+    for (const auto& s : f.series)
+        xMax = std::max(xMax, double(s.x.size()) - 1);
+    figures::errorAxes(f, axes.classification, axes.zero, xMax);
+    const auto& trained = axes.trained;
+    for (const int t : trained)
+        if (t > 0 && xMax > figures::trainLengthK(t))  // only where the prompts go beyond it
+            f.vlines.push_back(
+                {figures::trainLengthK(t), trained.size() == 1
+                                               ? std::string("train length")
+                                               : "train length " + std::to_string(t) + " points"});
+}
+
 }  // namespace
 
 CompareResult compareRuns(const QStringList& runFiles, const std::string& method, bool baselines,
@@ -294,81 +413,18 @@ CompareResult compareRuns(const QStringList& runFiles, const std::string& method
                                      : std::vector{figures::drawnEvaluation(c.results[i])}});
     const bool byKeys =
         options.group == CompareGroup::Settings || options.group == CompareGroup::Keys;
-    if (byKeys) {
-        std::vector<const RunFacts*> all;
-        for (const auto& r : c.everyRun)
-            all.push_back(&r);
-        out.keys = options.group == CompareGroup::Keys ? options.keys : differingKeys(all);
-    }
-    const auto groupOf = [&](const RunFacts& r) {
-        if (byKeys)
-            return out.keys.empty() ? r.info.positionEncoding : labelOf(r, out.keys);
-        return options.group == CompareGroup::EachRun ? r.info.runId
-                                                      : shortcutKey(r.info, options.group);
-    };
-    std::map<std::string, std::vector<std::string>> selected;  // group -> every selected run's id
-    for (const auto& r : c.everyRun)
-        selected[groupOf(r)].push_back(r.info.runId);
-    // Groups in order of first appearance: key -> runs (indices into facts).
-    std::vector<std::string> order;
-    std::map<std::string, std::vector<size_t>> members;
-    for (size_t i = 0; i < c.facts.size(); ++i) {
-        const std::string key = groupOf(c.facts[i]);
-        if (!members.count(key))
-            order.push_back(key);
-        members[key].push_back(i);
-    }
-    bool classification = false;
-    double zero = 0;
-    std::set<int> trained;  // the runs' training lengths in points
-    std::string task;
-    for (size_t i = 0; i < c.facts.size(); ++i) {
-        const auto& r = c.results[i];
-        if (options.group == CompareGroup::EachRun) {
-            plots::showRunColorAs(c.facts[i].info.runId, {});
-            // The run's own colour: the same in the training overlay and the run table.
-            f.series.push_back(figures::curveSeries(figures::runLegend(c.facts[i].info),
-                                                    r.curves.front().stats,
-                                                    plots::runColor(c.facts[i].info.runId)));
-        }
-        if (baselines && i == 0)
-            for (size_t b = 1; b < r.curves.size(); ++b) {
-                auto base = figures::curveSeries(r.curves[b].label, r.curves[b].stats, {}, false);
-                base.dashed = true;
-                base.width = 1.5;
-                f.series.push_back(base);
-            }
-        classification = r.classification;
-        zero = std::max(zero, r.zeroEstimator);
-        trained.insert(r.trainedPoints);  // readEvaluations fills it for older results
-        task = c.facts[i].info.task;
-    }
+    if (byKeys)
+        out.keys = compareGroupingKeys(c, options);
+    CompareGroups groups = groupCompared(c, out.keys, byKeys, options);
+    const ComparedAxes axes = addCompareRunCurves(f, c, baselines, options);
     if (options.group != CompareGroup::EachRun)
-        for (size_t g = 0; g < order.size(); ++g) {  // one curve per group, before the baselines
-            const auto& idx = members[order[g]];
-            f.series.insert(f.series.begin() + std::ptrdiff_t(g),
-                            groupSeries(order[g], idx, c, selected[order[g]], options, out));
-            std::vector<const RunFacts*> runs;
-            for (size_t i : idx)
-                runs.push_back(&c.facts[i]);
-            noteExtraKeys(out, order[g], runs, byKeys, options);
-        }
-    f.title = task + " - " + method;  // no count of curves: an export leaves hidden ones out
+        addCompareGroupCurves(out, c, groups, byKeys, options);
+    f.title = axes.task + " - " + method;  // no count of curves: an export leaves hidden ones out
     if (logged) {  // by step, and no training-length marker: there are no prompts
         loggedAxes(f, method, steps);
         return out;
     }
-    double xMax = 0;
-    for (const auto& s : f.series)
-        xMax = std::max(xMax, double(s.x.size()) - 1);
-    figures::errorAxes(f, classification, zero, xMax);
-    // What each run last trained on (issue 52): one marker, or one per length where runs differ.
-    for (const int t : trained)
-        if (t > 0 && xMax > figures::trainLengthK(t))  // only where the prompts go beyond it
-            f.vlines.push_back(
-                {figures::trainLengthK(t), trained.size() == 1
-                                               ? std::string("train length")
-                                               : "train length " + std::to_string(t) + " points"});
+    compareErrorAxes(f, axes);
     return out;
 }
 

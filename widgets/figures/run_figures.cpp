@@ -387,16 +387,27 @@ DrawnEvaluation drawnEvaluation(const engine::EvalResult& r)
     return d;
 }
 
-Figure makeFigure(const std::string& run, const std::string& name, const MapSelection& map)
+namespace {
+
+// Every intervention of `r`'s method over its figure, except those that equal the model
+// here (at the training length most are identities: the same curve again).
+void addChangingInterventions(Figure& out, const engine::EvalResult& r,
+                              const std::vector<engine::EvalResult>& evals)
 {
-    const auto rf = facts(run);
-    Figure out;
-    out.sources.run = rf.info;
+    for (const auto& e : evals)
+        if (e.method == r.method && !e.intervention.empty() && !e.curves.empty() &&
+            e.curves.front().stats.mean != r.curves.front().stats.mean) {
+            addIntervention(*out.plot, e, false);
+            out.sources.evaluations.push_back(drawnEvaluation(e));
+        }
+}
+
+// The evaluation figure `name` names (a method, "imported/" one, or "method+intervention")
+// into `out`; false when the run holds none of that name.
+bool evaluationFigureInto(Figure& out, const std::string& run, const std::string& name,
+                          const RunFacts& rf)
+{
     auto& drawn = out.sources.evaluations;
-    if (name == "loss") {
-        out.plot = lossFigure(run, rf);
-        return out;
-    }
     const auto evals = engine::readEvaluations(run);
     for (const auto& r : evals) {
         const bool imported = r.source.rfind("metrics.json", 0) == 0;
@@ -405,16 +416,9 @@ Figure makeFigure(const std::string& run, const std::string& name, const MapSele
         if (name == (imported ? "imported/" : "") + r.method) {
             out.plot = evalFigure(r, rf);
             drawn.push_back(drawnEvaluation(r));
-            // Every intervention of this method over it, except those that equal the model
-            // here (at the training length most are identities: the same curve again).
             if (!imported && !r.curves.empty())
-                for (const auto& e : evals)
-                    if (e.method == r.method && !e.intervention.empty() && !e.curves.empty() &&
-                        e.curves.front().stats.mean != r.curves.front().stats.mean) {
-                        addIntervention(*out.plot, e, false);
-                        drawn.push_back(drawnEvaluation(e));
-                    }
-            return out;
+                addChangingInterventions(out, r, evals);
+            return true;
         }
         for (const auto& e : evals)
             if (!imported && e.method == r.method && !e.intervention.empty() &&
@@ -424,9 +428,17 @@ Figure makeFigure(const std::string& run, const std::string& name, const MapSele
                 drawn.push_back(drawnEvaluation(r));
                 drawn.push_back(drawnEvaluation(e));
                 out.plot->title += " - under " + e.intervention + " (" + e.interventionParams + ")";
-                return out;
+                return true;
             }
     }
+    return false;
+}
+
+// The attention figure or map `name` names, of the first stored setting that has it, into
+// `out`; false when none has.
+bool attentionFigureInto(Figure& out, const std::string& run, const std::string& name,
+                         const MapSelection& map, const RunFacts& rf)
+{
     for (const auto& s : engine::readAttentionSettings(run, map.intervention)) {
         if (name == "attention/" + s.name)
             out.plot = attentionFigure(s, rf);
@@ -435,8 +447,15 @@ Figure makeFigure(const std::string& run, const std::string& name, const MapSele
         else if (name == "attention_map/" + s.name && s.mapPrompts > 0)
             out.heatmap = mapFigure(run, s, map, rf);
         if (out.plot || out.heatmap)
-            return out;
+            return true;
     }
+    return false;
+}
+
+// The probe figure `name` names into `out`, when the run holds its probe group.
+void probeFigureInto(Figure& out, const std::string& run, const std::string& name,
+                     const RunFacts& rf)
+{
     const auto groups = engine::readProbeGroups(run);
     if (name.rfind("noise_points=", 0) == 0) {
         if (const auto* g = group(groups, "duplicated/count_sweep"))
@@ -462,6 +481,22 @@ Figure makeFigure(const std::string& run, const std::string& name, const MapSele
         if (const auto* g = group(groups, "serial_position"))
             out.plot = lostInMiddleFigure(*g, rf);
     }
+}
+
+}  // namespace
+
+Figure makeFigure(const std::string& run, const std::string& name, const MapSelection& map)
+{
+    const auto rf = facts(run);
+    Figure out;
+    out.sources.run = rf.info;
+    if (name == "loss") {
+        out.plot = lossFigure(run, rf);
+        return out;
+    }
+    if (evaluationFigureInto(out, run, name, rf) || attentionFigureInto(out, run, name, map, rf))
+        return out;
+    probeFigureInto(out, run, name, rf);
     if (!out.plot && !out.heatmap)
         throw Error(ErrorKind::Usage, "no figure '" + name +
                                           "' for this run (see export --list; "

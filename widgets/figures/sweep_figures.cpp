@@ -80,21 +80,13 @@ std::set<std::string> fixedAxes(const engine::SweepAggregate& aggregate, const s
     return fixed;
 }
 
-}  // namespace
-
-plots::GridSpec sweepGridFigure(const engine::SweepAggregate& aggregate, const std::string& method)
+// With one task, a panel per PE reads better when something besides the PE varies: with
+// interventions (docs/interventions.md) its curves are the untouched model and each
+// intervention on it; with a config axis (`--set training.random_positions.max_position=0,144`)
+// each value of that setting on the encoding.
+bool sweepPanelsByPe(const engine::SweepAggregate& aggregate, const std::string& method,
+                     const std::set<std::string>& fixed)
 {
-    plots::GridSpec grid;
-    std::vector<std::string> panelOrder;
-    std::map<std::string, plots::FigureSpec> panels;
-    std::map<std::string, int> longest;
-    std::string bands;
-    std::int64_t fewest = -1, most = 0;
-    // With one task, a panel per PE reads better when something besides the PE varies: with
-    // interventions (docs/interventions.md) its curves are the untouched model and each
-    // intervention on it; with a config axis (`--set training.random_positions.max_position=0,144`)
-    // each value of that setting on the encoding.
-    const auto fixed = fixedAxes(aggregate, method);
     bool oneTask = true, varies = false;
     std::string firstTask;
     for (const auto& s : aggregate.sets)
@@ -107,63 +99,92 @@ plots::GridSpec sweepGridFigure(const engine::SweepAggregate& aggregate, const s
                 varies =
                     varies || k == "intervention" || (k != "task" && k != "pe" && !fixed.count(k));
         }
-    const bool byPe = oneTask && varies;
-    for (const auto& s : aggregate.sets) {
-        if (s.kind != "eval" || s.name != method || s.curves.empty())
-            continue;
-        const std::string task = taskOf(s);
-        // The panel's key: the task, or (byPe) the model's own label without the intervention.
-        const std::string label = s.curves.front().label;
-        const std::string key = byPe ? label.substr(0, label.find(" + ")) : task;
-        auto [it, fresh] = panels.try_emplace(key);
-        auto& f = it->second;
-        if (fresh) {
-            panelOrder.push_back(key);
-            f.title =
-                byPe ? key + " - " + task + " (D = " + std::to_string(s.dims) + ")"
-                     : (task.empty() ? method : task) + " (D = " + std::to_string(s.dims) + ")";
-            errorAxes(f, s.classification, s.zeroEstimator, s.nPoints - 1);
-            const int trained = s.trainedPoints > 0 ? s.trainedPoints : s.trainPoints;
-            if (s.nPoints - 1 > trainLengthK(trained))
-                f.vlines.push_back({trainLengthK(trained), "train length"});
-        }
-        const auto& c = s.curves.front();
-        plots::Series series;
-        const std::string intervention = axisValue(s, "intervention");
-        series.name = byPe ? settingName(s, fixed) : curveName(s, fixed);
-        if (byPe && !intervention.empty()) {
-            series.color = interventionColor(intervention);
-            series.dashed = true;
-        }
-        for (size_t i = 0; i < c.mean.size(); ++i)
-            series.x.push_back(double(i));
-        series.y = c.mean;
-        series.bandLow = c.low;
-        series.bandHigh = c.high;
-        f.series.push_back(std::move(series));
-        longest[key] = std::max(longest[key], s.nPoints - 1);
-        const auto band = engine::bandDescription(c.band);  // "mean ± SE", "no band", …
-        if (bands.find(band) == std::string::npos)
-            bands += (bands.empty() ? "" : " / ") + band;
-        const auto [lo, hi] = std::minmax_element(c.seeds.begin(), c.seeds.end());
-        if (lo != c.seeds.end()) {
-            fewest = fewest < 0 ? *lo : std::min(fewest, *lo);
-            most = std::max(most, *hi);
-        }
+    return oneTask && varies;
+}
+
+// The grid's panels in order of first appearance, and what its title says of their curves.
+struct SweepPanels {
+    std::vector<std::string> order;
+    std::map<std::string, plots::FigureSpec> panels;
+    std::map<std::string, int> longest;
+    std::string bands;
+    std::int64_t fewest = -1, most = 0;
+};
+
+// A fresh panel's title, axes and training-length marker, from its first set.
+void startSweepPanel(plots::FigureSpec& f, const engine::AggregateSet& s, const std::string& key,
+                     const std::string& task, const std::string& method, bool byPe)
+{
+    f.title = byPe ? key + " - " + task + " (D = " + std::to_string(s.dims) + ")"
+                   : (task.empty() ? method : task) + " (D = " + std::to_string(s.dims) + ")";
+    errorAxes(f, s.classification, s.zeroEstimator, s.nPoints - 1);
+    const int trained = s.trainedPoints > 0 ? s.trainedPoints : s.trainPoints;
+    if (s.nPoints - 1 > trainLengthK(trained))
+        f.vlines.push_back({trainLengthK(trained), "train length"});
+}
+
+// A set's curve: its mean over seeds with the band; in a panel per PE, an intervention's curve
+// dashed in the intervention's colour.
+plots::Series sweepSeries(const engine::AggregateSet& s, bool byPe,
+                          const std::set<std::string>& fixed)
+{
+    const auto& c = s.curves.front();
+    plots::Series series;
+    const std::string intervention = axisValue(s, "intervention");
+    series.name = byPe ? settingName(s, fixed) : curveName(s, fixed);
+    if (byPe && !intervention.empty()) {
+        series.color = interventionColor(intervention);
+        series.dashed = true;
     }
-    if (panelOrder.empty())
-        throw engine::Error(engine::ErrorKind::Usage,
-                            "the sweep " + aggregate.sweep + " has no aggregated '" + method +
-                                "' evaluation (run `lengen sweep aggregate` after the "
-                                "cells' evaluation)");
+    for (size_t i = 0; i < c.mean.size(); ++i)
+        series.x.push_back(double(i));
+    series.y = c.mean;
+    series.bandLow = c.low;
+    series.bandHigh = c.high;
+    return series;
+}
+
+// One set's curve into its panel (made on the panel's first set); its band and seeds noted.
+void addSweepCurve(SweepPanels& p, const engine::AggregateSet& s, const std::string& method,
+                   bool byPe, const std::set<std::string>& fixed)
+{
+    const std::string task = taskOf(s);
+    // The panel's key: the task, or (byPe) the model's own label without the intervention.
+    const std::string label = s.curves.front().label;
+    const std::string key = byPe ? label.substr(0, label.find(" + ")) : task;
+    auto [it, fresh] = p.panels.try_emplace(key);
+    auto& f = it->second;
+    if (fresh) {
+        p.order.push_back(key);
+        startSweepPanel(f, s, key, task, method, byPe);
+    }
+    const auto& c = s.curves.front();
+    f.series.push_back(sweepSeries(s, byPe, fixed));
+    p.longest[key] = std::max(p.longest[key], s.nPoints - 1);
+    const auto band = engine::bandDescription(c.band);  // "mean ± SE", "no band", …
+    if (p.bands.find(band) == std::string::npos)
+        p.bands += (p.bands.empty() ? "" : " / ") + band;
+    const auto [lo, hi] = std::minmax_element(c.seeds.begin(), c.seeds.end());
+    if (lo != c.seeds.end()) {
+        p.fewest = p.fewest < 0 ? *lo : std::min(p.fewest, *lo);
+        p.most = std::max(p.most, *hi);
+    }
+}
+
+// The grid of the panels: its title (the seeds and the band), the panels' x ranges, its size.
+plots::GridSpec sweepGridOf(const engine::SweepAggregate& aggregate, const std::string& method,
+                            SweepPanels& p)
+{
+    plots::GridSpec grid;
+    const std::int64_t fewest = p.fewest, most = p.most;
     const std::string seeds =
         fewest == most ? std::to_string(most) : std::to_string(fewest) + "-" + std::to_string(most);
     grid.title = aggregate.sweep + " - " + method + "\nmean over " + seeds + " seed" +
                  (most == 1 ? "" : "s") + ", band: " +
-                 (bands == "bootstrap 5-95 %" ? "bootstrap 5-95 % of the mean" : bands);
-    for (const auto& key : panelOrder) {
-        auto f = panels[key];
-        f.x.max = longest[key] + 0.1;
+                 (p.bands == "bootstrap 5-95 %" ? "bootstrap 5-95 % of the mean" : p.bands);
+    for (const auto& key : p.order) {
+        auto f = p.panels[key];
+        f.x.max = p.longest[key] + 0.1;
         grid.panels.push_back(std::move(f));
     }
     grid.columns = grid.panels.size() <= 4   ? int(grid.panels.size())
@@ -173,6 +194,24 @@ plots::GridSpec sweepGridFigure(const engine::SweepAggregate& aggregate, const s
     grid.widthInches = std::max(7.5, 1.5 + 4.0 * grid.columns);  // room for the title and legend
     grid.heightInches = 1.0 + 3.4 * rows;
     return grid;
+}
+
+}  // namespace
+
+plots::GridSpec sweepGridFigure(const engine::SweepAggregate& aggregate, const std::string& method)
+{
+    const auto fixed = fixedAxes(aggregate, method);
+    const bool byPe = sweepPanelsByPe(aggregate, method, fixed);
+    SweepPanels panels;
+    for (const auto& s : aggregate.sets)
+        if (s.kind == "eval" && s.name == method && !s.curves.empty())
+            addSweepCurve(panels, s, method, byPe, fixed);
+    if (panels.order.empty())
+        throw engine::Error(engine::ErrorKind::Usage,
+                            "the sweep " + aggregate.sweep + " has no aggregated '" + method +
+                                "' evaluation (run `lengen sweep aggregate` after the "
+                                "cells' evaluation)");
+    return sweepGridOf(aggregate, method, panels);
 }
 
 std::string aggregateBand(const engine::SweepAggregate& aggregate, const std::string& method)

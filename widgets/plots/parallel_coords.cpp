@@ -77,35 +77,46 @@ struct Scale {
     }
 };
 
-void drawRows(QPainter& p, const ParallelLayout& l, const ParallelSpec& s,
-              const std::vector<char>& inside)
+// One pair of neighbouring axes' segments, by pen: kBins colours, one colour, grey.
+using ParallelPairLines = std::array<QVector<QLineF>, kBins + 2>;
+// The pens in drawing order, each with its index into ParallelPairLines.
+using ParallelPens = std::vector<std::pair<size_t, QColor>>;
+
+// A row's pen: a colour bin (by its value of the colour column), one colour (no colour column
+// or value), or grey outside the brushes.
+int parallelRowBin(const ParallelSpec& s, const std::vector<Scale>& scales, int r, bool inside,
+                   bool categoricalColor)
+{
+    int bin = kBins + 1;
+    if (inside) {
+        bin = kBins;
+        if (s.colorAxis >= 0 && categoricalColor) {  // the category's index, one pen each
+            const double c = s.value(r, s.colorAxis);
+            if (std::isfinite(c))
+                bin = std::clamp(int(std::lround(c)), 0, kBins - 1);
+        } else if (s.colorAxis >= 0) {
+            const double c = scales[size_t(s.colorAxis)](s.value(r, s.colorAxis));
+            if (std::isfinite(c))
+                bin = std::clamp(int(c * kBins), 0, kBins - 1);
+        }
+    }
+    return bin;
+}
+
+// The rows' segments by the pair of axes they join, then by pen: kBins colours, one colour
+// (no colour column or value), outside the brushes (grey). A NaN breaks the line.
+std::vector<ParallelPairLines> parallelSegments(const ParallelLayout& l, const ParallelSpec& s,
+                                                const std::vector<char>& inside,
+                                                bool categoricalColor)
 {
     const int n = s.rows(), k = int(s.axes.size());
-    if (k < 2)
-        return;
     std::vector<Scale> scales;
     for (const auto& a : s.axes)
         scales.emplace_back(a);
-    const bool categoricalColor =
-        s.colorAxis >= 0 && s.colorAxis < k && s.axes[size_t(s.colorAxis)].categorical;
-    // The rows' segments by the pair of axes they join, then by pen: kBins colours, one colour
-    // (no colour column or value), outside the brushes (grey). A NaN breaks the line.
-    std::vector<std::array<QVector<QLineF>, kBins + 2>> lines(size_t(k - 1));
+    std::vector<ParallelPairLines> lines(size_t(k - 1));
     std::vector<double> f(static_cast<size_t>(k));
     for (int r = 0; r < n; ++r) {
-        int bin = kBins + 1;
-        if (inside[size_t(r)]) {
-            bin = kBins;
-            if (s.colorAxis >= 0 && categoricalColor) {  // the category's index, one pen each
-                const double c = s.value(r, s.colorAxis);
-                if (std::isfinite(c))
-                    bin = std::clamp(int(std::lround(c)), 0, kBins - 1);
-            } else if (s.colorAxis >= 0) {
-                const double c = scales[size_t(s.colorAxis)](s.value(r, s.colorAxis));
-                if (std::isfinite(c))
-                    bin = std::clamp(int(c * kBins), 0, kBins - 1);
-            }
-        }
+        const int bin = parallelRowBin(s, scales, r, inside[size_t(r)], categoricalColor);
         for (int a = 0; a < k; ++a)
             f[size_t(a)] = scales[size_t(a)](s.value(r, a));
         for (size_t a = 0; a + 1 < size_t(k); ++a)
@@ -113,41 +124,57 @@ void drawRows(QPainter& p, const ParallelLayout& l, const ParallelSpec& s,
                 lines[a][size_t(bin)].append(
                     QLineF(l.x[a], l.yAt(f[a]), l.x[a + 1], l.yAt(f[a + 1])));
     }
-    // Dense figures draw thin translucent lines without antialiasing, so that 10,000 rows stay
-    // a frame's work and their density still shows. Grey under the colours.
+    return lines;
+}
+
+// Dense figures draw thin translucent lines without antialiasing, so that 10,000 rows stay
+// a frame's work and their density still shows. Grey under the colours.
+ParallelPens parallelPens(int n, bool categoricalColor)
+{
     const int alpha = std::clamp(int(60000.0 / std::max(n, 1)), 28, 255);
-    std::vector<std::pair<size_t, QColor>> pens = {{kBins + 1, QColor(0xC4, 0xC4, 0xCC)},
-                                                   {kBins, QColor(0x4C, 0x72, 0xB0)}};
+    ParallelPens pens = {{kBins + 1, QColor(0xC4, 0xC4, 0xCC)}, {kBins, QColor(0x4C, 0x72, 0xB0)}};
     for (int b = 0; b < kBins; ++b)
         pens.push_back({size_t(b), categoricalColor ? paletteColor(b)
                                                     : QColor(scaleColor((b + 0.5) / kBins))});
     for (auto& pen : pens)
         pen.second.setAlpha(alpha);
-    // Into an image (the studio's, a PNG), the lines are blended straight into its pixels
-    // (line_raster): QPainter's own cost 4 s at 10,000 rows. Each pair of axes covers its own
-    // columns of pixels, so the even pairs are blended side by side on two threads, then the
-    // odd ones. SVG and PDF keep vectors.
+    return pens;
+}
+
+// Into an image (the studio's, a PNG), the lines are blended straight into its pixels
+// (line_raster): QPainter's own cost 4 s at 10,000 rows. Each pair of axes covers its own
+// columns of pixels, so the even pairs are blended side by side on two threads, then the
+// odd ones. SVG and PDF keep vectors: false, nothing drawn.
+bool blendParallelRows(QPainter& p, const ParallelLayout& l,
+                       const std::vector<ParallelPairLines>& lines, const ParallelPens& pens, int n)
+{
     auto* image = dynamic_cast<QImage*>(p.device());
     const auto target = n > 200 && image ? pixelTarget(*image, p.deviceTransform()) : std::nullopt;
-    if (target) {
-        auto blendPairs = [&](size_t first, size_t step) {
-            for (size_t a = first; a < lines.size(); a += step)
-                for (const auto& [bin, color] : pens)
-                    blendLines(*target, lines[a][bin], color);
-        };
-        // Pairs two apart share no column while the axes are 2 pixels apart or more (a plot
-        // squeezed narrower is drawn on one thread).
-        if ((l.x[1] - l.x[0]) * target->transform.m11() < 2) {
-            blendPairs(0, 1);
-            return;
-        }
-        for (size_t parity : {0, 1}) {
-            std::thread second(blendPairs, parity + 2, 4);  // pairs parity+2, parity+6, ...
-            blendPairs(parity, 4);                          // pairs parity, parity+4, ...
-            second.join();
-        }
-        return;
+    if (!target)
+        return false;
+    auto blendPairs = [&](size_t first, size_t step) {
+        for (size_t a = first; a < lines.size(); a += step)
+            for (const auto& [bin, color] : pens)
+                blendLines(*target, lines[a][bin], color);
+    };
+    // Pairs two apart share no column while the axes are 2 pixels apart or more (a plot
+    // squeezed narrower is drawn on one thread).
+    if ((l.x[1] - l.x[0]) * target->transform.m11() < 2) {
+        blendPairs(0, 1);
+        return true;
     }
+    for (size_t parity : {0, 1}) {
+        std::thread second(blendPairs, parity + 2, 4);  // pairs parity+2, parity+6, ...
+        blendPairs(parity, 4);                          // pairs parity, parity+4, ...
+        second.join();
+    }
+    return true;
+}
+
+// The segments as the painter's lines (vectors), a pen at a time.
+void paintParallelRows(QPainter& p, const std::vector<ParallelPairLines>& lines,
+                       const ParallelPens& pens, int n)
+{
     p.setRenderHint(QPainter::Antialiasing, n <= 2000);
     for (const auto& [bin, color] : pens) {
         QPen pen(color, n <= 200 ? 1.6 : 0);  // 0: a cosmetic hairline
@@ -158,6 +185,21 @@ void drawRows(QPainter& p, const ParallelLayout& l, const ParallelSpec& s,
                 p.drawLines(pair[bin]);
     }
     p.setRenderHint(QPainter::Antialiasing, true);
+}
+
+// The rows: their segments worked out, then blended into an image or painted.
+void drawRows(QPainter& p, const ParallelLayout& l, const ParallelSpec& s,
+              const std::vector<char>& inside)
+{
+    const int n = s.rows(), k = int(s.axes.size());
+    if (k < 2)
+        return;
+    const bool categoricalColor =
+        s.colorAxis >= 0 && s.colorAxis < k && s.axes[size_t(s.colorAxis)].categorical;
+    const auto lines = parallelSegments(l, s, inside, categoricalColor);
+    const ParallelPens pens = parallelPens(n, categoricalColor);
+    if (!blendParallelRows(p, l, lines, pens, n))
+        paintParallelRows(p, lines, pens, n);
 }
 
 // The names over the axes: a result that does not fit goes on two lines at its '@'

@@ -200,6 +200,73 @@ Backbone readFamily(SectionReader& model, IssueSink&)
     return Backbone::Llama;
 }
 
+// model: of a GPT-2 backbone: its own key names, dropouts and head count.
+void readGpt2Model(SectionReader& m, ModelConfig& out, IssueSink& sink)
+{
+    readInt(m, "n_layer", out.numLayers, 1, true);
+    readInt(m, "n_head", out.numHeads, 1, true);
+    if (m.entry("n_embd")) {
+        readInt(m, "n_embd", out.hiddenSize, 1, true);
+    } else if (const auto* e = m.entry("n_embed")) {
+        readInt(m, "n_embed", out.hiddenSize, 1, true);
+        sink.warn(e->keyLocation, m.pathOf("n_embed"),
+                  "misspelt GPT-2 key 'n_embed' is honoured as n_embd (the reference ignored "
+                  "it and built a 768-wide model)");
+    } else {
+        out.hiddenSize = 768;
+    }
+    for (auto [key, field] :
+         {std::pair{"resid_pdrop", &out.residDropout}, std::pair{"embd_pdrop", &out.embdDropout},
+          std::pair{"attn_pdrop", &out.attnDropout}})
+        if (auto v = m.number(key)) {
+            if (*v < 0 || *v >= 1)
+                m.error(key, "must be in [0, 1)");
+            *field = *v;
+        }
+    m.ignore({"n_positions"});  // = max_length
+    if (out.hiddenSize > 0 && out.numHeads > 0 && out.hiddenSize % out.numHeads != 0)
+        m.error("n_head", "n_embd " + std::to_string(out.hiddenSize) +
+                              " is not divisible by n_head " + std::to_string(out.numHeads));
+}
+
+// model: of a Llama backbone: heads, activation, RoPE base, norm epsilon and rope_scaling.
+void readLlamaModel(SectionReader& m, ModelConfig& out, PositionConfig& pos)
+{
+    readInt(m, "num_attention_heads", out.numHeads, 1, true);
+    if (auto act = m.text("hidden_act"); act && *act != "silu")
+        m.error("hidden_act", "only 'silu' is supported for Llama, got '" + *act + "'");
+    if (auto theta = m.number("rope_theta")) {
+        if (*theta <= 1)
+            m.error("rope_theta", "must be > 1");
+        out.ropeTheta = *theta;
+    }
+    if (auto eps = m.number("rms_norm_eps")) {
+        if (*eps <= 0)
+            m.error("rms_norm_eps", "must be > 0");
+        out.rmsNormEps = *eps;
+    }
+    readPositionScaling(m.child("rope_scaling"), pos);
+    if (out.hiddenSize > 0 && out.numHeads > 0 && out.hiddenSize % out.numHeads != 0)
+        m.error("num_attention_heads", "hidden_size " + std::to_string(out.hiddenSize) +
+                                           " is not divisible by num_attention_heads " +
+                                           std::to_string(out.numHeads));
+}
+
+// Refuses a hidden or MLP width too large for the derived sizes to fit an int.
+void checkModelWidths(SectionReader& m, const ModelConfig& out)
+{
+    // An absurd width is refused here, with its key: 4 x hidden_size (the derived MLP width)
+    // overflowed an int past 2^29 and the resolved config no longer loaded (a fuzz finding).
+    constexpr int kMaxWidth = 1 << 20;
+    if (out.hiddenSize > kMaxWidth)
+        m.error(out.backbone == Backbone::Gpt2 ? "n_embd" : "hidden_size",
+                std::to_string(out.hiddenSize) + " is absurd (at most " +
+                    std::to_string(kMaxWidth) + ")");
+    if (out.intermediateSize > 4 * kMaxWidth)
+        m.error("intermediate_size", std::to_string(out.intermediateSize) + " is absurd (at most " +
+                                         std::to_string(4 * kMaxWidth) + ")");
+}
+
 void readModel(SectionReader m, ModelConfig& out, PositionConfig& pos, IssueSink& sink)
 {
     if (!m.present()) {
@@ -220,65 +287,16 @@ void readModel(SectionReader m, ModelConfig& out, PositionConfig& pos, IssueSink
     readInt(m, "num_hidden_layers", out.numLayers, 1, out.backbone != Backbone::Gpt2);
     readInt(m, "hidden_size", out.hiddenSize, 1, out.backbone != Backbone::Gpt2);
     if (out.backbone == Backbone::Gpt2) {
-        readInt(m, "n_layer", out.numLayers, 1, true);
-        readInt(m, "n_head", out.numHeads, 1, true);
-        if (m.entry("n_embd")) {
-            readInt(m, "n_embd", out.hiddenSize, 1, true);
-        } else if (const auto* e = m.entry("n_embed")) {
-            readInt(m, "n_embed", out.hiddenSize, 1, true);
-            sink.warn(e->keyLocation, m.pathOf("n_embed"),
-                      "misspelt GPT-2 key 'n_embed' is honoured as n_embd (the reference ignored "
-                      "it and built a 768-wide model)");
-        } else {
-            out.hiddenSize = 768;
-        }
-        for (auto [key, field] :
-             {std::pair{"resid_pdrop", &out.residDropout},
-              std::pair{"embd_pdrop", &out.embdDropout}, std::pair{"attn_pdrop", &out.attnDropout}})
-            if (auto v = m.number(key)) {
-                if (*v < 0 || *v >= 1)
-                    m.error(key, "must be in [0, 1)");
-                *field = *v;
-            }
-        m.ignore({"n_positions"});  // = max_length
-        if (out.hiddenSize > 0 && out.numHeads > 0 && out.hiddenSize % out.numHeads != 0)
-            m.error("n_head", "n_embd " + std::to_string(out.hiddenSize) +
-                                  " is not divisible by n_head " + std::to_string(out.numHeads));
+        readGpt2Model(m, out, sink);
     } else if (out.backbone == Backbone::Mamba) {
         readInt(m, "state_size", out.stateSize, 1, false);
         out.numHeads = 1;
         m.ignore({"expand", "conv_kernel", "time_step_rank"});
     } else {
-        readInt(m, "num_attention_heads", out.numHeads, 1, true);
-        if (auto act = m.text("hidden_act"); act && *act != "silu")
-            m.error("hidden_act", "only 'silu' is supported for Llama, got '" + *act + "'");
-        if (auto theta = m.number("rope_theta")) {
-            if (*theta <= 1)
-                m.error("rope_theta", "must be > 1");
-            out.ropeTheta = *theta;
-        }
-        if (auto eps = m.number("rms_norm_eps")) {
-            if (*eps <= 0)
-                m.error("rms_norm_eps", "must be > 0");
-            out.rmsNormEps = *eps;
-        }
-        readPositionScaling(m.child("rope_scaling"), pos);
-        if (out.hiddenSize > 0 && out.numHeads > 0 && out.hiddenSize % out.numHeads != 0)
-            m.error("num_attention_heads", "hidden_size " + std::to_string(out.hiddenSize) +
-                                               " is not divisible by num_attention_heads " +
-                                               std::to_string(out.numHeads));
+        readLlamaModel(m, out, pos);
     }
     readInt(m, "intermediate_size", out.intermediateSize, 1, false);
-    // An absurd width is refused here, with its key: 4 x hidden_size (the derived MLP width)
-    // overflowed an int past 2^29 and the resolved config no longer loaded (a fuzz finding).
-    constexpr int kMaxWidth = 1 << 20;
-    if (out.hiddenSize > kMaxWidth)
-        m.error(out.backbone == Backbone::Gpt2 ? "n_embd" : "hidden_size",
-                std::to_string(out.hiddenSize) + " is absurd (at most " +
-                    std::to_string(kMaxWidth) + ")");
-    if (out.intermediateSize > 4 * kMaxWidth)
-        m.error("intermediate_size", std::to_string(out.intermediateSize) + " is absurd (at most " +
-                                         std::to_string(4 * kMaxWidth) + ")");
+    checkModelWidths(m, out);
     // Derived keys written into resolved configs; recomputed on load.
     m.ignore({"n_in_dims", "max_position_embeddings", "name"});
     m.warnUnknown();

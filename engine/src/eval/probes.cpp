@@ -147,6 +147,66 @@ bool serialPositionProbe(ProbeContext& ctx, Material& m, const ProbeSizes& s)
     return true;
 }
 
+// Sets the one intervention the probes run under (text as given), refused early when it does
+// not apply to the run's config; its probes are stored under their own root.
+void applyProbeIntervention(ProbeContext& ctx, const std::string& text)
+{
+    const auto& cfg = ctx.run.config;
+    const auto specs = parseInterventions(text);
+    if (specs.size() != 1)
+        throw Error(ErrorKind::Usage, "probe takes one intervention at a time, not '" + text + "'");
+    ctx.intervention = specs.front();
+    eval::resolveIntervention(ctx.intervention, cfg, cfg.trainPoints());  // refuses early
+    ctx.root = probeRoot(ctx.intervention.isNone() ? "" : ctx.intervention.text());
+}
+
+// The attention probe, or why it is skipped (said in summary and as a warning); false if
+// cancelled.
+bool attentionProbeStage(ProbeContext& ctx, ProbeSummary& summary)
+{
+    const auto& cfg = ctx.run.config;
+    const auto* row = findIntervention(ctx.intervention.name);
+    const bool promptLevel = row && row->manyPrompts;  // no single map to probe
+    if (promptLevel) {
+        summary.skipped.push_back("attention (" + ctx.intervention.name +
+                                  " runs many short prompts: no single attention map)");
+        ctx.observer->onWarning("attention probe skipped under " + ctx.intervention.name +
+                                ": it runs many short prompts, with no single map to show");
+    } else if (!ctx.run.model->hasAttention()) {
+        summary.skipped.push_back("attention (" + cfg.model.family + " has no attention)");
+        ctx.observer->onWarning("attention probe skipped: the " + cfg.model.family +
+                                " backbone has no attention weights");
+    } else if (!eval::runAttentionProbe(ctx)) {
+        return false;
+    } else {
+        summary.computed.push_back("attention");
+    }
+    return true;
+}
+
+// The prompt sizes of the duplicated and serial-position probes, stored with every group
+// (ctx.params); Error(Config) when GPT-2's learned positions cannot hold them.
+ProbeSizes promptProbeSizes(ProbeContext& ctx)
+{
+    const auto& cfg = ctx.run.config;
+    const auto& options = *ctx.options;
+    const auto sizes =
+        eval::resolveSizes(cfg.trainPoints(), cfg.inputDims(), options.testLength,
+                           options.instructionPoints, options.answerPoints, options.targetPoints);
+    ctx.params = {{"test_length", double(sizes.testLength)},
+                  {"instruction", double(sizes.instruction)},
+                  {"answer", double(sizes.answer)},
+                  {"target", double(sizes.target)},
+                  {"noise_index", double(sizes.noiseIndex())}};
+    if (cfg.model.backbone == Backbone::Gpt2 &&
+        2 * sizes.testLength > cfg.model.maxPositionEmbeddings)
+        throw Error(ErrorKind::Config, "GPT-2 has learned positions for " +
+                                           std::to_string(cfg.model.maxPositionEmbeddings) +
+                                           " tokens; the probes need " +
+                                           std::to_string(2 * sizes.testLength));
+    return sizes;
+}
+
 }  // namespace
 
 ProbeSummary probeRun(const std::string& run, const ProbeOptions& options, RunControl& control,
@@ -165,15 +225,8 @@ ProbeSummary probeRun(const std::string& run, const ProbeOptions& options, RunCo
     ctx.analysisFile = analysisFileFor(run);
     ctx.budgetBytes = eval::forwardBudgetBytes(ctx.run.device, options.common.memoryBudgetMiB);
     const auto& cfg = ctx.run.config;
-    if (!options.intervention.empty()) {
-        const auto specs = parseInterventions(options.intervention);
-        if (specs.size() != 1)
-            throw Error(ErrorKind::Usage, "probe takes one intervention at a time, not '" +
-                                              options.intervention + "'");
-        ctx.intervention = specs.front();
-        eval::resolveIntervention(ctx.intervention, cfg, cfg.trainPoints());  // refuses early
-        ctx.root = probeRoot(ctx.intervention.isNone() ? "" : ctx.intervention.text());
-    }
+    if (!options.intervention.empty())
+        applyProbeIntervention(ctx, options.intervention);
     ProbeSummary summary;
     summary.analysisFile = ctx.analysisFile;
 
@@ -182,40 +235,14 @@ ProbeSummary probeRun(const std::string& run, const ProbeOptions& options, RunCo
     int stage = 0;
     if (options.attention) {
         observer.onStage(stage++, stages, "attention");
-        const auto* row = findIntervention(ctx.intervention.name);
-        const bool promptLevel = row && row->manyPrompts;  // no single map to probe
-        if (promptLevel) {
-            summary.skipped.push_back("attention (" + ctx.intervention.name +
-                                      " runs many short prompts: no single attention map)");
-            observer.onWarning("attention probe skipped under " + ctx.intervention.name +
-                               ": it runs many short prompts, with no single map to show");
-        } else if (!ctx.run.model->hasAttention()) {
-            summary.skipped.push_back("attention (" + cfg.model.family + " has no attention)");
-            observer.onWarning("attention probe skipped: the " + cfg.model.family +
-                               " backbone has no attention weights");
-        } else if (!eval::runAttentionProbe(ctx)) {
+        if (!attentionProbeStage(ctx, summary)) {
             summary.cancelled = true;
             return summary;
-        } else {
-            summary.computed.push_back("attention");
         }
     }
     if (!options.duplicated && !options.serialPosition)
         return summary;
-    const auto sizes =
-        eval::resolveSizes(cfg.trainPoints(), cfg.inputDims(), options.testLength,
-                           options.instructionPoints, options.answerPoints, options.targetPoints);
-    ctx.params = {{"test_length", double(sizes.testLength)},
-                  {"instruction", double(sizes.instruction)},
-                  {"answer", double(sizes.answer)},
-                  {"target", double(sizes.target)},
-                  {"noise_index", double(sizes.noiseIndex())}};
-    if (cfg.model.backbone == Backbone::Gpt2 &&
-        2 * sizes.testLength > cfg.model.maxPositionEmbeddings)
-        throw Error(ErrorKind::Config, "GPT-2 has learned positions for " +
-                                           std::to_string(cfg.model.maxPositionEmbeddings) +
-                                           " tokens; the probes need " +
-                                           std::to_string(2 * sizes.testLength));
+    const auto sizes = promptProbeSizes(ctx);
     auto gen =
         at::make_generator<at::CPUGeneratorImpl>(eval::methodSeed(options.common.seed, "probes"));
     Material m{data::TaskSampler(cfg.task.name, data::TaskShape{options.prompts, cfg.inputDims()}),

@@ -62,6 +62,85 @@ void scaling(YAML::Emitter& out, const PositionConfig& p)
     out << YAML::EndMap;
 }
 
+// The max_length to write: the model's, or FIRE's MLP width where that differs (noted).
+double referenceMaxLength(const RunConfig& c, std::vector<std::string>& notes)
+{
+    const ModelConfig& m = c.model;
+    const PositionConfig& p = c.position;
+    double maxLength = m.maxLength;
+    // The reference's FIRE MLP width is max_position_embeddings, which build_model sets from
+    // max_length (§9.5). A width other than max_length is only reachable through max_length.
+    if (m.backbone == Backbone::Llama && p.type == "fire" && c.compat != CompatMode::Reference &&
+        p.fireMlpWidth != m.maxPositionEmbeddings) {
+        maxLength = p.fireMlpWidth;
+        notes.push_back("FIRE's MLP width " + std::to_string(p.fireMlpWidth) +
+                        " is written as max_length " + std::to_string(p.fireMlpWidth) +
+                        ": the reference takes the width from max_length (spec §9.5)");
+    }
+    return maxLength;
+}
+
+// The model section as build_model leaves it, then the patch section of a patched encoding.
+void emitReferenceModel(YAML::Emitter& out, const RunConfig& c, double maxLength)
+{
+    const ModelConfig& m = c.model;
+    const PositionConfig& p = c.position;
+    const int positions = std::isfinite(maxLength) ? static_cast<int>(maxLength) : 0;
+    // The monkey-patch that selects the PE module (§4.0); PI and dynamic NTK are stock HF.
+    const std::string patchName = encodingOf(c).referencePatch;
+    const bool patched = !patchName.empty();
+    const bool scaled = m.backbone == Backbone::Llama && p.type != "rope";
+
+    out << YAML::Key << "model" << YAML::Value << YAML::BeginMap;
+    out << YAML::Key << "type" << YAML::Value << m.type;
+    out << YAML::Key << "family" << YAML::Value << m.family;
+    out << YAML::Key << "max_length" << YAML::Value;
+    lengthList(out, maxLength);
+    config::emitModelShape(out, m);
+    if (m.backbone == Backbone::Gpt2)
+        out << YAML::Key << "n_positions" << YAML::Value << positions;
+    out << YAML::Key << "n_in_dims" << YAML::Value << m.nInDims;
+    if (m.backbone == Backbone::Llama) {
+        out << YAML::Key << "max_position_embeddings" << YAML::Value << positions;
+        out << YAML::Key << "intermediate_size" << YAML::Value << m.intermediateSize;
+        if (patched)
+            out << YAML::Key << "name" << YAML::Value << patchName;
+        if (scaled) {
+            out << YAML::Key << "rope_scaling" << YAML::Value;
+            scaling(out, p);
+        }
+    }
+    out << YAML::EndMap;
+    if (patched) {
+        out << YAML::Key << "patch" << YAML::Value << YAML::BeginMap;
+        out << YAML::Key << "name" << YAML::Value << patchName;
+        if (scaled) {
+            out << YAML::Key << "rope_scaling" << YAML::Value;
+            scaling(out, p);
+        }
+        out << YAML::EndMap;
+    }
+}
+
+// The task section: data, name and both curriculum axes.
+void emitReferenceTask(YAML::Emitter& out, const TaskConfig& task)
+{
+    const auto& cur = task.curriculum;
+    out << YAML::Key << "task" << YAML::Value << YAML::BeginMap;
+    out << YAML::Key << "data" << YAML::Value << task.data;
+    out << YAML::Key << "name" << YAML::Value << task.name;
+    out << YAML::Key << "curriculum" << YAML::Value << YAML::BeginMap;
+    for (auto [name, a] : {std::pair{"dims", &cur.dims}, std::pair{"points", &cur.points}}) {
+        out << YAML::Key << name << YAML::Value << YAML::BeginMap;
+        out << YAML::Key << "start" << YAML::Value << a->start;
+        out << YAML::Key << "end" << YAML::Value << a->end;
+        out << YAML::Key << "increment" << YAML::Value << a->increment;
+        out << YAML::Key << "interval" << YAML::Value << a->interval;
+        out << YAML::EndMap;
+    }
+    out << YAML::EndMap << YAML::EndMap;
+}
+
 }  // namespace
 
 ReferenceConfig loadReferenceConfig(const std::string& path)
@@ -91,71 +170,15 @@ ReferenceConfig loadReferenceConfig(const std::string& path)
 std::string referenceConfigYaml(const RunConfig& c, const std::string& runId,
                                 std::vector<std::string>& notes)
 {
-    const ModelConfig& m = c.model;
     const PositionConfig& p = c.position;
-    double maxLength = m.maxLength;
-    // The reference's FIRE MLP width is max_position_embeddings, which build_model sets from
-    // max_length (§9.5). A width other than max_length is only reachable through max_length.
-    if (m.backbone == Backbone::Llama && p.type == "fire" && c.compat != CompatMode::Reference &&
-        p.fireMlpWidth != m.maxPositionEmbeddings) {
-        maxLength = p.fireMlpWidth;
-        notes.push_back("FIRE's MLP width " + std::to_string(p.fireMlpWidth) +
-                        " is written as max_length " + std::to_string(p.fireMlpWidth) +
-                        ": the reference takes the width from max_length (spec §9.5)");
-    }
-    const int positions = std::isfinite(maxLength) ? static_cast<int>(maxLength) : 0;
-    // The monkey-patch that selects the PE module (§4.0); PI and dynamic NTK are stock HF.
-    const std::string patchName = encodingOf(c).referencePatch;
-    const bool patched = !patchName.empty();
-    const bool scaled = m.backbone == Backbone::Llama && p.type != "rope";
-
+    const double maxLength = referenceMaxLength(c, notes);
     YAML::Emitter out;
-    out << YAML::BeginMap << YAML::Key << "model" << YAML::Value << YAML::BeginMap;
-    out << YAML::Key << "type" << YAML::Value << m.type;
-    out << YAML::Key << "family" << YAML::Value << m.family;
-    out << YAML::Key << "max_length" << YAML::Value;
-    lengthList(out, maxLength);
-    config::emitModelShape(out, m);
-    if (m.backbone == Backbone::Gpt2)
-        out << YAML::Key << "n_positions" << YAML::Value << positions;
-    out << YAML::Key << "n_in_dims" << YAML::Value << m.nInDims;
-    if (m.backbone == Backbone::Llama) {
-        out << YAML::Key << "max_position_embeddings" << YAML::Value << positions;
-        out << YAML::Key << "intermediate_size" << YAML::Value << m.intermediateSize;
-        if (patched)
-            out << YAML::Key << "name" << YAML::Value << patchName;
-        if (scaled) {
-            out << YAML::Key << "rope_scaling" << YAML::Value;
-            scaling(out, p);
-        }
-    }
-    out << YAML::EndMap;
-    if (patched) {
-        out << YAML::Key << "patch" << YAML::Value << YAML::BeginMap;
-        out << YAML::Key << "name" << YAML::Value << patchName;
-        if (scaled) {
-            out << YAML::Key << "rope_scaling" << YAML::Value;
-            scaling(out, p);
-        }
-        out << YAML::EndMap;
-    }
+    out << YAML::BeginMap;
+    emitReferenceModel(out, c, maxLength);
     if ((p.type == "linear" || p.type == "dynamic") && p.factor.value_or(0) <= 1)
         notes.push_back("rope_scaling.factor <= 1: Hugging Face's Llama config refuses it");
 
-    const auto& cur = c.task.curriculum;
-    out << YAML::Key << "task" << YAML::Value << YAML::BeginMap;
-    out << YAML::Key << "data" << YAML::Value << c.task.data;
-    out << YAML::Key << "name" << YAML::Value << c.task.name;
-    out << YAML::Key << "curriculum" << YAML::Value << YAML::BeginMap;
-    for (auto [name, a] : {std::pair{"dims", &cur.dims}, std::pair{"points", &cur.points}}) {
-        out << YAML::Key << name << YAML::Value << YAML::BeginMap;
-        out << YAML::Key << "start" << YAML::Value << a->start;
-        out << YAML::Key << "end" << YAML::Value << a->end;
-        out << YAML::Key << "increment" << YAML::Value << a->increment;
-        out << YAML::Key << "interval" << YAML::Value << a->interval;
-        out << YAML::EndMap;
-    }
-    out << YAML::EndMap << YAML::EndMap;
+    emitReferenceTask(out, c.task);
 
     config::emitTraining(out, c.training, /*referenceExtras=*/true);
 

@@ -122,6 +122,108 @@ PyValuePtr optimizerStateDict(const RunConfig& c, const io::CheckpointState& st,
     return opt;
 }
 
+// Error(Config) for a run the reference's code cannot hold: an encoding it lacks, or random
+// training positions.
+void refuseUnexportable(const RunConfig& config, const std::string& path)
+{
+    if (const auto& e = encodingOf(config); !e.inReference)
+        throw Error(ErrorKind::Config,
+                    "the reference's code has no " + e.display + " (patch type '" + e.type +
+                        "'), so this run cannot be written as a reference run: " + path);
+    // Its model is fine, but the reference could not resume it.
+    if (config.training.randomPositions > 0)
+        throw Error(ErrorKind::Config,
+                    "the reference's code trains on positions 0..T-1; this run draws random "
+                    "positions (training.random_positions), so it cannot be written as a "
+                    "reference run: " +
+                        path);
+}
+
+// The checkpoint st with its tensors in the model's registration order; positionConstants gets
+// the built model's derived position tables.
+io::CheckpointState
+checkpointInModelOrder(const io::CheckpointState& st, const RunConfig& config,
+                       const std::string& path,
+                       std::map<std::string, std::vector<double>>& positionConstants)
+{
+    // The file lists tensors by name; torch.optim numbers parameters in model.parameters()
+    // order, so the state dict and the optimizer state follow the model's registration order.
+    io::CheckpointState ordered = st;
+    ordered.model.clear();
+    ordered.expAvg.clear();
+    ordered.expAvgSq.clear();
+    const model::InContextModel model = model::buildModel(config);  // freed on return
+    positionConstants = model->positionConstants();
+    for (const auto& item : model->named_parameters()) {
+        size_t j = 0;
+        while (j < st.model.size() && st.model[j].name != item.key())
+            ++j;
+        if (j == st.model.size())
+            throw Error(ErrorKind::RunFile,
+                        path + ": the checkpoint has no tensor '" + item.key() + "'");
+        ordered.model.push_back(st.model[j]);
+        ordered.expAvg.push_back(st.expAvg[j]);
+        ordered.expAvgSq.push_back(st.expAvgSq[j]);
+    }
+    return ordered;
+}
+
+// Creates the export folder dir (outDir as given); Error(Io) when it holds a reference run.
+void prepareExportFolder(const fs::path& dir, const std::string& outDir)
+{
+    std::error_code ec;
+    for (const char* f : {"state.pt", "config.yaml"})
+        if (fs::exists(dir / f, ec))
+            throw Error(ErrorKind::Io,
+                        outDir + " already holds a " + std::string(f) + "; choose an empty folder");
+    fs::create_directories(dir, ec);
+    if (ec)
+        throw Error(ErrorKind::Io, "cannot create " + outDir + ": " + ec.message());
+}
+
+// Error(Io) when dir has no room for the file: every tensor (weights, two moments, the unused
+// embedding table).
+void requireExportSpace(const io::CheckpointState& st, const RunConfig& config, const fs::path& dir,
+                        const std::string& outDir)
+{
+    double need = 4e6;
+    for (const auto& t : st.model)
+        need += 3.0 * double(t.value.nbytes());
+    const auto table = interop::embeddingTable(config);
+    need += 4.0 * double(table.shape[0] * table.shape[1]);
+    std::error_code ec;
+    const auto space = fs::space(dir, ec);
+    if (!ec && double(space.available) < need)
+        throw Error(ErrorKind::Io, outDir + " has " + std::to_string(space.available >> 20) +
+                                       " MB free; state.pt needs about " +
+                                       std::to_string(static_cast<long long>(need / 1048576)) +
+                                       " MB");
+}
+
+// Writes state.pt and config.yaml into dir, both files or neither; notes gets the config's
+// adaptations.
+void writeExportedFiles(const RunConfig& config, const io::CheckpointState& st,
+                        const std::map<std::string, std::vector<double>>& positionConstants,
+                        const std::string& runId, const fs::path& dir,
+                        std::vector<std::string>& notes)
+{
+    const Exported exported = modelStateDict(config, st, positionConstants);
+    auto root = PyValue::makeDict();
+    root->set(str("model_state_dict"), exported.model);
+    root->set(str("optimizer_state_dict"), optimizerStateDict(config, st, exported.paramKeys));
+    // The reference's train_step is the step after whose update it saved (§5.6 step 9).
+    root->set(str("train_step"), integer(std::max<std::int64_t>(0, st.stepsDone - 1)));
+    const std::string yaml = interop::referenceConfigYaml(config, runId, notes);
+    interop::writeTorchFile((dir / "state.pt").string(), *root);
+    try {
+        writeFileAtomically((dir / "config.yaml").string(), yaml);
+    } catch (...) {
+        std::error_code ec;
+        fs::remove(dir / "state.pt", ec);  // both files or neither
+        throw;
+    }
+}
+
 }  // namespace
 
 ReferenceExportResult exportReferenceRun(const std::string& run, const std::string& outDir)
@@ -131,81 +233,16 @@ ReferenceExportResult exportReferenceRun(const std::string& run, const std::stri
     if (info.checkpointStep < 0)
         throw Error(ErrorKind::RunFile, "the run has no checkpoint yet (train it first): " + path);
     RunConfig config = storedRunConfig(info.configYaml, path);
-    if (const auto& e = encodingOf(config); !e.inReference)
-        throw Error(ErrorKind::Config,
-                    "the reference's code has no " + e.display + " (patch type '" + e.type +
-                        "'), so this run cannot be written as a reference run: " + path);
-    if (config.training.randomPositions >
-        0)  // its model is fine, but the reference could not resume it
-        throw Error(ErrorKind::Config,
-                    "the reference's code trains on positions 0..T-1; this run draws random "
-                    "positions (training.random_positions), so it cannot be written as a "
-                    "reference run: " +
-                        path);
-    io::CheckpointState st = io::readCheckpoint(path);
+    refuseUnexportable(config, path);
     std::map<std::string, std::vector<double>> positionConstants;
-    // The file lists tensors by name; torch.optim numbers parameters in model.parameters()
-    // order, so the state dict and the optimizer state follow the model's registration order.
-    {
-        io::CheckpointState ordered = st;
-        ordered.model.clear();
-        ordered.expAvg.clear();
-        ordered.expAvgSq.clear();
-        const model::InContextModel model = model::buildModel(config);  // freed after the block
-        positionConstants = model->positionConstants();
-        for (const auto& item : model->named_parameters()) {
-            size_t j = 0;
-            while (j < st.model.size() && st.model[j].name != item.key())
-                ++j;
-            if (j == st.model.size())
-                throw Error(ErrorKind::RunFile,
-                            path + ": the checkpoint has no tensor '" + item.key() + "'");
-            ordered.model.push_back(st.model[j]);
-            ordered.expAvg.push_back(st.expAvg[j]);
-            ordered.expAvgSq.push_back(st.expAvgSq[j]);
-        }
-        st = std::move(ordered);
-    }
+    const io::CheckpointState st =
+        checkpointInModelOrder(io::readCheckpoint(path), config, path, positionConstants);
 
     ReferenceExportResult result;
     const fs::path dir(outDir);
-    std::error_code ec;
-    for (const char* f : {"state.pt", "config.yaml"})
-        if (fs::exists(dir / f, ec))
-            throw Error(ErrorKind::Io,
-                        outDir + " already holds a " + std::string(f) + "; choose an empty folder");
-    fs::create_directories(dir, ec);
-    if (ec)
-        throw Error(ErrorKind::Io, "cannot create " + outDir + ": " + ec.message());
-
-    // Room for the file: every tensor (weights, two moments, the unused embedding table).
-    {
-        double need = 4e6;
-        for (const auto& t : st.model)
-            need += 3.0 * double(t.value.nbytes());
-        const auto table = interop::embeddingTable(config);
-        need += 4.0 * double(table.shape[0] * table.shape[1]);
-        const auto space = fs::space(dir, ec);
-        if (!ec && double(space.available) < need)
-            throw Error(ErrorKind::Io, outDir + " has " + std::to_string(space.available >> 20) +
-                                           " MB free; state.pt needs about " +
-                                           std::to_string(static_cast<long long>(need / 1048576)) +
-                                           " MB");
-    }
-    const Exported exported = modelStateDict(config, st, positionConstants);
-    auto root = PyValue::makeDict();
-    root->set(str("model_state_dict"), exported.model);
-    root->set(str("optimizer_state_dict"), optimizerStateDict(config, st, exported.paramKeys));
-    // The reference's train_step is the step after whose update it saved (§5.6 step 9).
-    root->set(str("train_step"), integer(std::max<std::int64_t>(0, st.stepsDone - 1)));
-    const std::string yaml = interop::referenceConfigYaml(config, info.runId, result.notes);
-    interop::writeTorchFile((dir / "state.pt").string(), *root);
-    try {
-        writeFileAtomically((dir / "config.yaml").string(), yaml);
-    } catch (...) {
-        fs::remove(dir / "state.pt", ec);  // both files or neither
-        throw;
-    }
+    prepareExportFolder(dir, outDir);
+    requireExportSpace(st, config, dir, outDir);
+    writeExportedFiles(config, st, positionConstants, info.runId, dir, result.notes);
     if (config.position.type == "dynamic-yarn" || config.position.type == "dynamic")
         result.notes.push_back("the reference's dynamic " +
                                std::string(config.position.type == "dynamic" ? "NTK" : "YaRN") +

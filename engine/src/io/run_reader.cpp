@@ -153,33 +153,10 @@ ReachedCurriculum readReached(hid_t f, hid_t log, const RunFileInfo& info, const
     return r;
 }
 
-}  // namespace
-
-std::string statusLabel(const std::string& status)
+// The run's attributes (provenance, sweep membership, notes, sizes) into info; the caller
+// holds the HDF5 lock.
+void readRunAttributes(hid_t f, const std::string& path, RunFileInfo& info)
 {
-    return status == "cancelled" ? "stopped" : status;
-}
-
-std::string stopRequestPath(const std::string& runFile) { return runFile + ".stop"; }
-
-std::string locateRunFile(const std::string& pathOrDir)
-{
-    fs::path p(pathOrDir);
-    if (fs::is_directory(p))
-        p /= "run.h5";
-    if (!fs::exists(p))
-        throw Error(ErrorKind::RunFile, "run file not found: " + p.string());
-    return p.string();
-}
-
-RunFileInfo readRunInfo(const std::string& pathOrDir)
-{
-    const std::string path = locateRunFile(pathOrDir);
-    H5Lock lock(h5Mutex());
-    auto file = openRun(path);
-    const hid_t f = file.id();
-    RunFileInfo info;
-    info.path = path;
     info.formatVersion = static_cast<int>(readIntAttribute(f, "format_version", path));
     info.engineVersion = readStringAttribute(f, "engine_version", path);
     info.runId = readStringAttribute(f, "run_id", path);
@@ -210,6 +187,80 @@ RunFileInfo readRunInfo(const std::string& pathOrDir)
         info.tags = splitTags(readStringAttribute(f, "tags", path));
     info.totalSteps = readIntAttribute(f, "total_steps", path);
     info.parameterCount = readIntAttribute(f, "parameter_count", path);
+}
+
+// What the training log says into info: rows, last and least loss, last logged step, mean
+// speed, last wall time (NaN where the log has none).
+void readLogSummary(hid_t log, const std::string& path, RunFileInfo& info)
+{
+    auto loss = readColumn<double>(log, "loss", H5T_NATIVE_DOUBLE, path);
+    info.logRows = static_cast<std::int64_t>(loss.size());
+    const double none = std::numeric_limits<double>::quiet_NaN();
+    info.lastLoss = loss.empty() ? none : loss.back();
+    info.minLoss = info.meanStepsPerSecond = info.lastWallSeconds = none;
+    if (loss.empty())
+        return;
+    const auto steps = readColumn<std::int64_t>(log, "step", H5T_NATIVE_INT64, path);
+    info.lastLoggedStep = steps.empty() ? -1 : steps.back();
+    for (double l : loss)
+        if (std::isfinite(l) && !(l >= info.minLoss))
+            info.minLoss = l;
+    double sum = 0;
+    int timed = 0;  // a row may say 0 (nothing timed yet)
+    for (double r : readColumn<double>(log, "steps_per_sec", H5T_NATIVE_DOUBLE, path))
+        if (std::isfinite(r) && r > 0)
+            sum += r, ++timed;
+    if (timed > 0)
+        info.meanStepsPerSecond = sum / timed;
+    const auto wall = readColumn<double>(log, "wall_time", H5T_NATIVE_DOUBLE, path);
+    for (auto it = wall.rbegin(); it != wall.rend() && std::isnan(info.lastWallSeconds); ++it)
+        if (std::isfinite(*it))
+            info.lastWallSeconds = *it;
+}
+
+// The current checkpoint's step and parameter shapes into info (none: nothing changes).
+void readCheckpointShapes(hid_t f, const std::string& path, RunFileInfo& info)
+{
+    const auto slot = currentSlot(f, path);
+    if (slot < 0)
+        return;
+    auto g = openGroup(f, "checkpoint/slot" + std::to_string(slot), path);
+    info.checkpointStep = readIntScalar(g.id(), "step", path);
+    auto model = openGroup(g.id(), "model", path);
+    for (const auto& name : memberNames(model.id())) {
+        const auto dims = datasetShape(openDataset(model.id(), name, path).id());
+        info.parameters.push_back({name, std::vector<std::int64_t>(dims.begin(), dims.end())});
+    }
+}
+
+}  // namespace
+
+std::string statusLabel(const std::string& status)
+{
+    return status == "cancelled" ? "stopped" : status;
+}
+
+std::string stopRequestPath(const std::string& runFile) { return runFile + ".stop"; }
+
+std::string locateRunFile(const std::string& pathOrDir)
+{
+    fs::path p(pathOrDir);
+    if (fs::is_directory(p))
+        p /= "run.h5";
+    if (!fs::exists(p))
+        throw Error(ErrorKind::RunFile, "run file not found: " + p.string());
+    return p.string();
+}
+
+RunFileInfo readRunInfo(const std::string& pathOrDir)
+{
+    const std::string path = locateRunFile(pathOrDir);
+    H5Lock lock(h5Mutex());
+    auto file = openRun(path);
+    const hid_t f = file.id();
+    RunFileInfo info;
+    info.path = path;
+    readRunAttributes(f, path, info);
     info.configYaml = readStringDataset(f, "config", path);
     info.status = readFixedString(openDataset(f, "status", path).id(), path);
     // "running" is written when training starts and replaced by the outcome when it ends; a
@@ -219,39 +270,8 @@ RunFileInfo readRunInfo(const std::string& pathOrDir)
     else if (info.status == "running")
         info.writer = writerHolder(path);
     auto log = openGroup(f, "log", path);
-    auto loss = readColumn<double>(log.id(), "loss", H5T_NATIVE_DOUBLE, path);
-    info.logRows = static_cast<std::int64_t>(loss.size());
-    const double none = std::numeric_limits<double>::quiet_NaN();
-    info.lastLoss = loss.empty() ? none : loss.back();
-    info.minLoss = info.meanStepsPerSecond = info.lastWallSeconds = none;
-    if (!loss.empty()) {
-        const auto steps = readColumn<std::int64_t>(log.id(), "step", H5T_NATIVE_INT64, path);
-        info.lastLoggedStep = steps.empty() ? -1 : steps.back();
-        for (double l : loss)
-            if (std::isfinite(l) && !(l >= info.minLoss))
-                info.minLoss = l;
-        double sum = 0;
-        int timed = 0;  // a row may say 0 (nothing timed yet)
-        for (double r : readColumn<double>(log.id(), "steps_per_sec", H5T_NATIVE_DOUBLE, path))
-            if (std::isfinite(r) && r > 0)
-                sum += r, ++timed;
-        if (timed > 0)
-            info.meanStepsPerSecond = sum / timed;
-        const auto wall = readColumn<double>(log.id(), "wall_time", H5T_NATIVE_DOUBLE, path);
-        for (auto it = wall.rbegin(); it != wall.rend() && std::isnan(info.lastWallSeconds); ++it)
-            if (std::isfinite(*it))
-                info.lastWallSeconds = *it;
-    }
-    const auto slot = currentSlot(f, path);
-    if (slot >= 0) {
-        auto g = openGroup(f, "checkpoint/slot" + std::to_string(slot), path);
-        info.checkpointStep = readIntScalar(g.id(), "step", path);
-        auto model = openGroup(g.id(), "model", path);
-        for (const auto& name : memberNames(model.id())) {
-            const auto dims = datasetShape(openDataset(model.id(), name, path).id());
-            info.parameters.push_back({name, std::vector<std::int64_t>(dims.begin(), dims.end())});
-        }
-    }
+    readLogSummary(log.id(), path, info);
+    readCheckpointShapes(f, path, info);
     if (exists(f, "position_encoding")) {
         auto pe = openGroup(f, "position_encoding", path);
         info.positionConstants = numericAttributes(pe.id(), path);

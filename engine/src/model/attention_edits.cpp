@@ -117,6 +117,105 @@ torch::Tensor keptChunks(const torch::Tensor& qb, const torch::Tensor& rep,
     return member;
 }
 
+// What LongHeads fixes once for every block of queries.
+struct LongHeadsSetup {
+    std::int64_t chunk = 0;    // c: tokens per chunk
+    std::int64_t chunks = 0;   // m: chunks each query keeps
+    std::int64_t budget = 0;   // m * c: the compact positions 0..budget-1
+    double scale = 1;          // the attention's score scale
+    torch::Tensor rep;         // [B, h, K, d]: each chunk's mean key
+    torch::Tensor chunkIds;    // [K]: 0..K-1
+    torch::Tensor cosT, sinT;  // [M, d]: rotary tables at the compact positions; undefined if none
+    torch::Tensor biasTable;   // [h, M, M]: a bias PE's bias at them; undefined if none
+};
+
+// Each chunk's mean key of k0 [B, h, T, d] in chunks of c tokens (the last may be short), as
+// [B, h, K, d] with K = ceil(T / c).
+torch::Tensor longHeadsChunkMeans(const torch::Tensor& k0, std::int64_t c)
+{
+    const auto b = k0.size(0), h = k0.size(1), t = k0.size(2), d = k0.size(3);
+    const auto nChunks = (t + c - 1) / c;
+    auto padded = torch::zeros({b, h, nChunks * c, d}, k0.options());
+    padded.slice(2, 0, t).copy_(k0);
+    auto counts = torch::full({nChunks}, double(c), k0.options());
+    counts[nChunks - 1] = double(t - (nChunks - 1) * c);
+    return padded.view({b, h, nChunks, c, d}).sum(3) / counts.view({1, 1, -1, 1});
+}
+
+// The keys a block of queries [r0, r1) keeps, in ascending order, with their compact positions.
+struct LongHeadsPick {
+    torch::Tensor order;     // [B, h, R, ms]: key index per slot, unselected keys sorted behind
+    torch::Tensor valid;     // [B, h, R, ms]: the slot holds a selected key
+    torch::Tensor keyPos;    // [B, h, R, ms]: the slot's key's compact position
+    torch::Tensor queryPos;  // [B, h, R]: the query's compact position
+};
+
+// Chooses the chunks of queries qb [B, h, R, d] (rows r0..r1-1) and lays them side by side.
+LongHeadsPick pickLongHeadsKeys(const torch::Tensor& qb, const LongHeadsSetup& s, std::int64_t r0,
+                                std::int64_t r1)
+{
+    const auto b = qb.size(0), h = qb.size(1), rn = r1 - r0;
+    const auto device = qb.device();
+    const auto c = s.chunk, budget = s.budget;
+    auto rows = range(r0, r1, device);
+    auto own = torch::floor_divide(rows, c);  // [R]
+    auto member = keptChunks(qb, s.rep, own, s.chunkIds, s.chunks);
+    auto slot = member.to(torch::kLong).cumsum(-1) - 1;  // [B, h, R, K]
+    auto keys = range(0, r1, device);
+    auto keyChunk = torch::floor_divide(keys, c);
+    auto selected = member.index_select(3, keyChunk)
+                        .logical_and(keys.unsqueeze(0) <= rows.unsqueeze(1));  // [B,h,R,r1]
+    auto keyPos = slot.index_select(3, keyChunk) * c + torch::remainder(keys, c);
+    LongHeadsPick pick;
+    pick.queryPos = (slot.gather(3, own.view({1, 1, rn, 1}).expand({b, h, rn, 1})).squeeze(3) * c +
+                     torch::remainder(rows, c))
+                        .clamp(0, budget - 1);  // [B, h, R]
+    // The selected keys, ascending: sort unselected ones behind.
+    const auto ms = std::min(budget, r1);
+    pick.order = (selected.logical_not().to(torch::kLong) * r1 + keys)
+                     .argsort(/*dim=*/-1, /*descending=*/false)
+                     .slice(3, 0, ms);
+    pick.valid = selected.gather(3, pick.order);  // [B, h, R, ms]
+    pick.keyPos = keyPos.gather(3, pick.order).clamp(0, budget - 1);
+    return pick;
+}
+
+// Rows of x [B, h, T, d] at each query's kept keys (order [B, h, R, ms]): [B, h, R, ms, d].
+torch::Tensor gatherKeptRows(const torch::Tensor& x, const torch::Tensor& order)
+{
+    const auto b = x.size(0), h = x.size(1), t = x.size(2), d = x.size(3);
+    const auto rn = order.size(2), ms = order.size(3);
+    return x.unsqueeze(2)
+        .expand({b, h, rn, t, d})
+        .gather(3, order.unsqueeze(-1).expand({b, h, rn, ms, d}));
+}
+
+// Attention probabilities of queries qb [B, h, R, d] over their kept keys of k0, at the
+// compact positions: [B, h, R, ms].
+torch::Tensor longHeadsProbs(const torch::Tensor& qb, const torch::Tensor& k0,
+                             const LongHeadsPick& pick, const LongHeadsSetup& s)
+{
+    const auto h = qb.size(1), d = qb.size(3);
+    auto ks = gatherKeptRows(k0, pick.order);  // [B, h, R, ms, d]
+    auto qr = qb;
+    if (s.cosT.defined()) {
+        auto at = [&](const torch::Tensor& table, const torch::Tensor& p) {  // [..., d]
+            auto sizes = p.sizes().vec();
+            sizes.push_back(d);
+            return table.index_select(0, p.flatten()).view(sizes);
+        };
+        ks = ks * at(s.cosT, pick.keyPos) + detail::rotateHalf(ks) * at(s.sinT, pick.keyPos);
+        qr = qb * at(s.cosT, pick.queryPos) + detail::rotateHalf(qb) * at(s.sinT, pick.queryPos);
+    }
+    auto logits = (qr.unsqueeze(3) * ks).sum(-1) * s.scale;  // [B, h, R, ms]
+    if (s.biasTable.defined()) {
+        auto head = range(0, h, qb.device()).view({1, h, 1, 1});
+        logits = logits + s.biasTable.take(head * s.budget * s.budget +
+                                           pick.queryPos.unsqueeze(-1) * s.budget + pick.keyPos);
+    }
+    return torch::softmax(logits.masked_fill(pick.valid.logical_not(), kNegInf), -1);
+}
+
 }  // namespace
 
 torch::Tensor AttentionImpl::attendLongHeads(const torch::Tensor& q0, const torch::Tensor& k0,
@@ -129,21 +228,20 @@ torch::Tensor AttentionImpl::attendLongHeads(const torch::Tensor& q0, const torc
     // laid side by side in their order, so positions stay below the budget.
     const auto b = q0.size(0), h = q0.size(1), t = q0.size(2), d = q0.size(3);
     const auto device = q0.device();
-    const auto c = e.chunk, m = e.budget / e.chunk, budget = m * c;
-    const auto nChunks = (t + c - 1) / c;
-    auto padded = torch::zeros({b, h, nChunks * c, d}, k0.options());
-    padded.slice(2, 0, t).copy_(k0);
-    auto counts = torch::full({nChunks}, double(c), k0.options());
-    counts[nChunks - 1] = double(t - (nChunks - 1) * c);
-    auto rep = padded.view({b, h, nChunks, c, d}).sum(3) / counts.view({1, 1, -1, 1});  // [B,h,K,d]
+    LongHeadsSetup s;
+    s.chunk = e.chunk;
+    s.chunks = e.budget / e.chunk;
+    s.budget = s.chunks * s.chunk;
+    s.scale = m_scale;
+    s.rep = longHeadsChunkMeans(k0, s.chunk);  // [B, h, K, d]
 
     // Rotary PEs: cos/sin at the compact positions 0..budget-1; bias PEs: their bias there.
-    torch::Tensor cosT, sinT;
     if (auto* rotary = dynamic_cast<RotaryImpl*>(m_pe.get()))
-        std::tie(cosT, sinT) = rotary->tablesAt(range(0, budget, device), budget - 1);  // [M, d]
-    auto biasTable = m_pe->logitBias(PositionSpan::contiguous(0, budget, device));  // [hb, M, M]
-    if (biasTable.defined())
-        biasTable = biasTable.expand({h, budget, budget}).contiguous();
+        std::tie(s.cosT, s.sinT) =
+            rotary->tablesAt(range(0, s.budget, device), s.budget - 1);            // [M, d]
+    s.biasTable = m_pe->logitBias(PositionSpan::contiguous(0, s.budget, device));  // [hb, M, M]
+    if (s.biasTable.defined())
+        s.biasTable = s.biasTable.expand({h, s.budget, s.budget}).contiguous();
 
     const bool capture = tap && tap->capture;
     torch::Tensor kept;
@@ -154,57 +252,15 @@ torch::Tensor AttentionImpl::attendLongHeads(const torch::Tensor& q0, const torc
         capture && tap->rows.defined() ? tap->rows.to(torch::kCPU) : torch::Tensor();
     auto out = torch::empty({b, h, t, d}, v.options());
     const std::int64_t block = tap && tap->queryChunk > 0 ? tap->queryChunk : 128;
-    const auto chunkIds = range(0, nChunks, device);
+    s.chunkIds = range(0, s.rep.size(2), device);
     for (std::int64_t r0 = 0; r0 < t; r0 += block) {
         const auto r1 = std::min(t, r0 + block), rn = r1 - r0;
         auto qb = q0.slice(2, r0, r1);  // [B, h, R, d]
-        auto rows = range(r0, r1, device);
-        auto own = torch::floor_divide(rows, c);  // [R]
-        auto member = keptChunks(qb, rep, own, chunkIds, m);
-        auto slot = member.to(torch::kLong).cumsum(-1) - 1;  // [B, h, R, K]
-        auto keys = range(0, r1, device);
-        auto keyChunk = torch::floor_divide(keys, c);
-        auto selected = member.index_select(3, keyChunk)
-                            .logical_and(keys.unsqueeze(0) <= rows.unsqueeze(1));  // [B,h,R,r1]
-        auto keyPos = slot.index_select(3, keyChunk) * c + torch::remainder(keys, c);
-        auto queryPos =
-            (slot.gather(3, own.view({1, 1, rn, 1}).expand({b, h, rn, 1})).squeeze(3) * c +
-             torch::remainder(rows, c))
-                .clamp(0, budget - 1);  // [B, h, R]
-        // The selected keys, ascending: sort unselected ones behind.
-        const auto ms = std::min(budget, r1);
-        auto order = (selected.logical_not().to(torch::kLong) * r1 + keys)
-                         .argsort(/*dim=*/-1, /*descending=*/false)
-                         .slice(3, 0, ms);
-        auto valid = selected.gather(3, order);  // [B, h, R, ms]
-        auto pk = keyPos.gather(3, order).clamp(0, budget - 1);
-        auto gatherRows = [&](const torch::Tensor& x) {  // [B,h,T,d] -> [B,h,R,ms,d]
-            return x.unsqueeze(2)
-                .expand({b, h, rn, t, d})
-                .gather(3, order.unsqueeze(-1).expand({b, h, rn, ms, d}));
-        };
-        auto ks = gatherRows(k0);
-        auto vs = gatherRows(v);
-        auto qr = qb;
-        if (cosT.defined()) {
-            auto at = [&](const torch::Tensor& table, const torch::Tensor& p) {  // [..., d]
-                auto sizes = p.sizes().vec();
-                sizes.push_back(d);
-                return table.index_select(0, p.flatten()).view(sizes);
-            };
-            ks = ks * at(cosT, pk) + detail::rotateHalf(ks) * at(sinT, pk);
-            qr = qb * at(cosT, queryPos) + detail::rotateHalf(qb) * at(sinT, queryPos);
-        }
-        auto logits = (qr.unsqueeze(3) * ks).sum(-1) * m_scale;  // [B, h, R, ms]
-        if (biasTable.defined()) {
-            auto head = range(0, h, device).view({1, h, 1, 1});
-            logits = logits +
-                     biasTable.take(head * budget * budget + queryPos.unsqueeze(-1) * budget + pk);
-        }
-        auto probs = torch::softmax(logits.masked_fill(valid.logical_not(), kNegInf), -1);
-        out.slice(2, r0, r1).copy_((probs.unsqueeze(-1) * vs).sum(3));
+        const auto pick = pickLongHeadsKeys(qb, s, r0, r1);
+        auto probs = longHeadsProbs(qb, k0, pick, s);  // [B, h, R, ms]
+        out.slice(2, r0, r1).copy_((probs.unsqueeze(-1) * gatherKeptRows(v, pick.order)).sum(3));
         if (capture) {  // the weights back at their keys: [B, h, R, r1]
-            auto map = torch::zeros({b, h, rn, r1}, probs.options()).scatter(3, order, probs);
+            auto map = torch::zeros({b, h, rn, r1}, probs.options()).scatter(3, pick.order, probs);
             if (!tap->rows.defined())
                 kept.slice(2, r0, r1).slice(-1, 0, r1).copy_(map);
             else

@@ -10,6 +10,7 @@
 #include <atomic>
 #include <cmath>
 #include <filesystem>
+#include <optional>
 #include <set>
 
 #include "io/h5.h"
@@ -92,13 +93,24 @@ JobRecord cellJob(const CellStatus& st)
     }
     return j;
 }
-}  // namespace
 
-std::vector<JobRecord> findJobs(const std::vector<std::string>& folders, std::string* note)
+// Adds one thing said to findJobs' note (none asked: nothing).
+void addJobNote(std::string* note, const std::string& said)
 {
-    std::vector<JobRecord> out;
+    if (note)
+        *note += (note->empty() ? "" : "; ") + said;
+}
+
+// What findJobs looks at, as absolute normal paths: run files, sweep folders, job markers.
+struct JobFolderScan {
     std::set<std::string> sweeps, runs, markers;
-    // The walk the Runs list makes too (run_index.h): run files, sweep folders, job markers.
+};
+
+// The walk the Runs list makes too (run_index.h), over every folder; a folder that cannot be
+// walked is said in the note.
+JobFolderScan scanJobFolders(const std::vector<std::string>& folders, std::string* note)
+{
+    JobFolderScan out;
     const auto normal = [](const std::string& p) {
         return fs::absolute(p).lexically_normal().string();
     };
@@ -106,82 +118,108 @@ std::vector<JobRecord> findJobs(const std::vector<std::string>& folders, std::st
         try {
             const auto scan = scanFolder(folder);
             for (const auto& f : scan.runFiles)
-                runs.insert(normal(f));
+                out.runs.insert(normal(f));
             for (const auto& f : scan.sweeps)
-                sweeps.insert(normal(f));
+                out.sweeps.insert(normal(f));
             for (const auto& f : scan.jobMarkers)
-                markers.insert(normal(f));
+                out.markers.insert(normal(f));
         } catch (const std::exception& e) {  // a folder that changed under the walk twice
-            if (note)
-                *note += (note->empty() ? "" : "; ") + std::string(e.what());
+            addJobNote(note, e.what());
         }
     }
+    return out;
+}
+
+// The live cells of sweep `root` as jobs, appended to out; every cell's run file goes into
+// cellRuns, a live one's into liveCellRuns too.
+void collectSweepCellJobs(const std::string& root, std::string* note, std::vector<JobRecord>& out,
+                          std::set<std::string>& cellRuns, std::set<std::string>& liveCellRuns)
+{
+    try {
+        const auto index = readSweepIndex(root);
+        std::string said;
+        for (const auto& st : sweepJobStatus(root, index, &said)) {
+            cellRuns.insert(SweepPaths{root}.runFile(st.cell->name));
+            // Live: running, requeued or queued (a cell's job is settled: sweep_jobs.h).
+            if (!st.job || jobEnded(st.job->state))
+                continue;
+            liveCellRuns.insert(SweepPaths{root}.runFile(st.cell->name));
+            out.push_back(cellJob(st));
+        }
+        if (!said.empty())
+            addJobNote(note, said);
+    } catch (const std::exception& e) {
+        addJobNote(note, e.what());
+    }
+}
+
+// A run file whose writer is alive, outside any sweep, as a training job.
+JobRecord trainingJobOf(const std::string& run)
+{
+    JobRecord j;
+    j.kind = JobKindId::Training;
+    // Asked to stop (`lengen stop`, another studio's Stop): it stops at its next step.
+    std::error_code ec;
+    j.state = fs::exists(stopRequestPath(run), ec) ? JobState::Stopping : JobState::Running;
+    j.subject = run;
+    j.holder = io::writerHolder(run);
+    j.startedAtMs = startedMs(run + ".lock");
+    try {
+        const auto info = readRunInfo(run);
+        j.step = std::max<std::int64_t>({info.checkpointStep, info.lastLoggedStep, 0});
+        j.totalSteps = info.totalSteps;
+        j.lastLoss = info.lastLoss;
+    } catch (const std::exception&) {
+        j.lastLoss = std::nan("");  // being created: its writer holds the lock already
+    }
+    return j;
+}
+
+// The evaluation or probe job that marker file m stands for; none when its holder is gone,
+// its kind unknown, or it works on a live cell's run.
+std::optional<JobRecord> markerJobOf(const std::string& m,
+                                     const std::set<std::string>& liveCellRuns)
+{
+    const std::string base = m.substr(0, m.size() - 5);  // the lock's own path
+    if (!io::writerAlive(base))
+        return std::nullopt;
+    const auto name = fs::path(base).filename().string().substr(std::string(kMarkerPrefix).size());
+    std::string kindName = name.substr(0, name.find('-'));  // "<kind>-<pid>-<n>"
+    std::replace(kindName.begin(), kindName.end(), '_', ' ');
+    const auto kind = jobKindNamed(kindName);
+    if (!kind)
+        return std::nullopt;
+    JobRecord j;
+    j.kind = *kind;
+    j.state = JobState::Running;
+    j.subject = (fs::path(m).parent_path() / "run.h5").string();
+    if (liveCellRuns.count(j.subject))
+        return std::nullopt;  // a live cell's own evaluation or probes: the cell's row is the job
+    j.holder = io::writerHolder(base);
+    j.startedAtMs = startedMs(m);
+    j.lastLoss = std::nan("");
+    return j;
+}
+}  // namespace
+
+std::vector<JobRecord> findJobs(const std::vector<std::string>& folders, std::string* note)
+{
+    std::vector<JobRecord> out;
+    const JobFolderScan scan = scanJobFolders(folders, note);
     // Sweep cells first: a cell's training is listed as its cell, not twice.
     std::set<std::string> cellRuns, liveCellRuns;
-    for (const auto& root : sweeps) {
-        try {
-            const auto index = readSweepIndex(root);
-            std::string said;
-            for (const auto& st : sweepJobStatus(root, index, &said)) {
-                cellRuns.insert(SweepPaths{root}.runFile(st.cell->name));
-                // Live: running, requeued or queued (a cell's job is settled: sweep_jobs.h).
-                if (!st.job || jobEnded(st.job->state))
-                    continue;
-                liveCellRuns.insert(SweepPaths{root}.runFile(st.cell->name));
-                out.push_back(cellJob(st));
-            }
-            if (note && !said.empty())
-                *note += (note->empty() ? "" : "; ") + said;
-        } catch (const std::exception& e) {
-            if (note)
-                *note += (note->empty() ? "" : "; ") + std::string(e.what());
-        }
-    }
-    for (const auto& run : runs) {
+    for (const auto& root : scan.sweeps)
+        collectSweepCellJobs(root, note, out, cellRuns, liveCellRuns);
+    for (const auto& run : scan.runs) {
         if (cellRuns.count(run) || !io::writerAlive(run) ||
             io::writerRole(run) == io::LockRole::Notes)
             continue;  // a notes edit holds the lock for milliseconds: no job
-        JobRecord j;
-        j.kind = JobKindId::Training;
-        // Asked to stop (`lengen stop`, another studio's Stop): it stops at its next step.
-        std::error_code ec;
-        j.state = fs::exists(stopRequestPath(run), ec) ? JobState::Stopping : JobState::Running;
-        j.subject = run;
-        j.holder = io::writerHolder(run);
-        j.startedAtMs = startedMs(run + ".lock");
-        try {
-            const auto info = readRunInfo(run);
-            j.step = std::max<std::int64_t>({info.checkpointStep, info.lastLoggedStep, 0});
-            j.totalSteps = info.totalSteps;
-            j.lastLoss = info.lastLoss;
-        } catch (const std::exception&) {
-            j.lastLoss = std::nan("");  // being created: its writer holds the lock already
-        }
-        out.push_back(j);
+        out.push_back(trainingJobOf(run));
     }
     // Evaluations and probes: a live marker beside the run (a dead one is a crashed process's).
-    for (const auto& m : markers) {
-        const std::string base = m.substr(0, m.size() - 5);  // the lock's own path
-        if (!io::writerAlive(base))
-            continue;
-        const auto name =
-            fs::path(base).filename().string().substr(std::string(kMarkerPrefix).size());
-        std::string kindName = name.substr(0, name.find('-'));  // "<kind>-<pid>-<n>"
-        std::replace(kindName.begin(), kindName.end(), '_', ' ');
-        const auto kind = jobKindNamed(kindName);
-        if (!kind)
-            continue;
-        JobRecord j;
-        j.kind = *kind;
-        j.state = JobState::Running;
-        j.subject = (fs::path(m).parent_path() / "run.h5").string();
-        if (liveCellRuns.count(j.subject))
-            continue;  // a live cell's own evaluation or probes: the cell's row is the job
-        j.holder = io::writerHolder(base);
-        j.startedAtMs = startedMs(m);
-        j.lastLoss = std::nan("");
-        out.push_back(j);
-    }
+    for (const auto& m : scan.markers)
+        if (auto j = markerJobOf(m, liveCellRuns))
+            out.push_back(std::move(*j));
     // What a training has done, as the studio's own jobs say it.
     for (auto& j : out)
         if (j.totalSteps > 0) {

@@ -313,9 +313,9 @@ void checkInterventions(const SweepSpec& spec, const SweepCell& cell)
     }
 }
 
-}  // namespace
-
-std::vector<SweepCell> expandSweep(const SweepSpec& spec, std::vector<SkippedCell>* skipped)
+// How many cells the grid of the axes has; ConfigError for an empty axis or a grid over
+// kMaxCells.
+size_t sweepGridSize(const SweepSpec& spec)
 {
     size_t count = 1;
     for (const auto& a : spec.axes) {
@@ -327,49 +327,39 @@ std::vector<SweepCell> expandSweep(const SweepSpec& spec, std::vector<SkippedCel
             throw ConfigError({{a.where, "axes." + a.key,
                                 "the grid has more than " + std::to_string(kMaxCells) + " cells"}});
     }
-    const fs::path dir =
-        spec.file.empty() ? fs::current_path() : fs::absolute(spec.file).parent_path();
-    SourceCache cache;
-    std::vector<SweepCell> cells;
-    std::vector<size_t> at(spec.axes.size(), 0);  // odometer: the last axis varies fastest
-    std::vector<SkippedCell> left;
-    std::vector<std::vector<std::string>> leftKeys;  // per left-out combination: the keys refused
-    for (size_t n = 0; n < count; ++n) {
-        std::vector<std::pair<std::string, std::string>> axes;
-        for (size_t i = 0; i < spec.axes.size(); ++i)
-            axes.emplace_back(spec.axes[i].key, spec.axes[i].values[at[i]]);
-        for (size_t i = spec.axes.size(); i-- > 0;) {  // the odometer, for the next combination
-            if (++at[i] < spec.axes[i].values.size())
-                break;
-            at[i] = 0;
-        }
-        SweepCell cell;
-        try {
-            cell = buildCell(spec, dir, cache, axes);
-        } catch (const RefusedCell& e) {
-            if (!spec.skipRefused)
-                throw;
-            left.push_back({describe(axes), e.why});
-            leftKeys.emplace_back();
-            for (const auto& i : e.issues())
-                leftKeys.back().push_back(i.keyPath);
-            continue;
-        }
-        // The index runs on without gaps (what `run-cell` and Slurm's array take); the name keeps
-        // the grid position, so it does not change when another combination is refused.
-        cell.index = int(cells.size());
-        cell.name = cellName(int(n), count, cell.axes, spec.axes);
-        checkInterventions(spec, cell);
-        cells.push_back(std::move(cell));
+    return count;
+}
+
+// The combination the odometer `at` (a value index per axis) stands at, as (key, value) pairs.
+std::vector<std::pair<std::string, std::string>> axisValuesAt(const SweepSpec& spec,
+                                                              const std::vector<size_t>& at)
+{
+    std::vector<std::pair<std::string, std::string>> axes;
+    for (size_t i = 0; i < spec.axes.size(); ++i)
+        axes.emplace_back(spec.axes[i].key, spec.axes[i].values[at[i]]);
+    return axes;
+}
+
+// Moves the odometer on by one combination: the last axis varies fastest.
+void advanceAxisOdometer(const SweepSpec& spec, std::vector<size_t>& at)
+{
+    for (size_t i = spec.axes.size(); i-- > 0;) {
+        if (++at[i] < spec.axes[i].values.size())
+            break;
+        at[i] = 0;
     }
-    if (cells.empty() && !left.empty())
-        throw ConfigError({{SourceLocation{spec.file}, "skip_refused",
-                            "the config refuses every combination of the axes (the first, " +
-                                left.front().axes + ": " + left.front().why + ")"}});
-    // A value refused in every combination for what it is (a misspelt task, "64x": the loader
-    // refuses the axis's own key) is the sweep's own mistake, not a combination to leave out.
-    // Refused at another key (NoPE: training.random_positions.max_position), it is the
-    // combination with another axis's or the base config's value: those are left out.
+}
+
+// ConfigError for an axis value that no cell kept and that was refused at its axis's own key.
+// A value refused in every combination for what it is (a misspelt task, "64x": the loader
+// refuses the axis's own key) is the sweep's own mistake, not a combination to leave out.
+// Refused at another key (NoPE: training.random_positions.max_position), it is the
+// combination with another axis's or the base config's value: those are left out.
+// `leftKeys`: per left-out combination, the keys refused.
+void refuseValuesRefusedEverywhere(const SweepSpec& spec, const std::vector<SweepCell>& cells,
+                                   const std::vector<SkippedCell>& left,
+                                   const std::vector<std::vector<std::string>>& leftKeys)
+{
     for (const auto& a : spec.axes)
         for (const auto& v : a.values) {
             const bool kept = std::any_of(cells.begin(), cells.end(), [&](const SweepCell& c) {
@@ -396,6 +386,47 @@ std::vector<SweepCell> expandSweep(const SweepSpec& spec, std::vector<SkippedCel
                       "): skip_refused leaves out combinations, not values; correct it or "
                       "take it out of the axis"}});
         }
+}
+
+}  // namespace
+
+std::vector<SweepCell> expandSweep(const SweepSpec& spec, std::vector<SkippedCell>* skipped)
+{
+    const size_t count = sweepGridSize(spec);
+    const fs::path dir =
+        spec.file.empty() ? fs::current_path() : fs::absolute(spec.file).parent_path();
+    SourceCache cache;
+    std::vector<SweepCell> cells;
+    std::vector<size_t> at(spec.axes.size(), 0);  // odometer: the last axis varies fastest
+    std::vector<SkippedCell> left;
+    std::vector<std::vector<std::string>> leftKeys;  // per left-out combination: the keys refused
+    for (size_t n = 0; n < count; ++n) {
+        auto axes = axisValuesAt(spec, at);
+        advanceAxisOdometer(spec, at);  // for the next combination
+        SweepCell cell;
+        try {
+            cell = buildCell(spec, dir, cache, axes);
+        } catch (const RefusedCell& e) {
+            if (!spec.skipRefused)
+                throw;
+            left.push_back({describe(axes), e.why});
+            leftKeys.emplace_back();
+            for (const auto& i : e.issues())
+                leftKeys.back().push_back(i.keyPath);
+            continue;
+        }
+        // The index runs on without gaps (what `run-cell` and Slurm's array take); the name keeps
+        // the grid position, so it does not change when another combination is refused.
+        cell.index = int(cells.size());
+        cell.name = cellName(int(n), count, cell.axes, spec.axes);
+        checkInterventions(spec, cell);
+        cells.push_back(std::move(cell));
+    }
+    if (cells.empty() && !left.empty())
+        throw ConfigError({{SourceLocation{spec.file}, "skip_refused",
+                            "the config refuses every combination of the axes (the first, " +
+                                left.front().axes + ": " + left.front().why + ")"}});
+    refuseValuesRefusedEverywhere(spec, cells, left, leftKeys);
     if (skipped)
         *skipped = std::move(left);
     return cells;

@@ -224,6 +224,111 @@ std::vector<std::string> wantedInterventions(const std::vector<std::string>& tex
     return out;
 }
 
+// The probes a probe stage asks for, by the names the analysis file stores.
+std::vector<std::string> wantedProbeNames(const ProbeOptions& po)
+{
+    std::vector<std::string> probes;
+    if (po.attention)
+        probes.push_back("attention");
+    if (po.duplicated)
+        probes.push_back("duplicated");
+    if (po.serialPosition)
+        probes.push_back("serial_position");
+    return probes;
+}
+
+// Fills st's progress and stages done from the cell's run file; returns the run's status.
+// Error when the run file cannot be read.
+std::string readCellRunProgress(CellStatus& st, const std::string& run, const SweepStages& stages)
+{
+    const auto info = readRunInfo(run);
+    // The log runs ahead of the checkpoint while a cell trains.
+    st.step = std::max<std::int64_t>({info.checkpointStep, info.lastLoggedStep, 0});
+    st.totalSteps = info.totalSteps;
+    st.lastLoss = info.lastLoss;
+    const auto contents = analysisContents(run);
+    const auto& eo = stages.evalOptions;
+    st.evalDone = storedAll(contents.evalMethods,
+                            eo.methods.empty() ? evalMethodsFor(info.task) : eo.methods);
+    if (st.evalDone && !eo.interventions.empty())
+        st.evalDone =
+            storedAll(contents.interventions, wantedInterventions(eo.interventions, info));
+    st.probeDone = storedAll(contents.probes, wantedProbeNames(stages.probeOptions));
+    return info.status;
+}
+
+// Sets st's state, stage and message from what the files say: the cell's state file (state),
+// the run's status and the stages done.
+void cellStateFromFiles(CellStatus& st, const SweepPaths& paths, const SweepStages& stages,
+                        const std::optional<CellState>& state, const std::string& runStatus,
+                        bool working)
+{
+    st.stage = state ? state->stage : runStatus.empty() ? "" : "train";
+    const bool trained = runStatus == "finished";
+    const bool allDone =
+        trained && (!stages.eval || st.evalDone) && (!stages.probe || st.probeDone);
+    if (state && state->stage == "failed") {
+        st.state = SweepCellState::Failed;
+        st.message = state->message;
+    } else if (runStatus == "failed") {
+        st.state = SweepCellState::Failed;
+        st.message = state && !state->message.empty() ? state->message
+                                                      : "training failed (see the cell's log)";
+    } else if (runStatus == "running" || working) {
+        st.state = SweepCellState::Running;
+    } else if (allDone) {
+        st.state = SweepCellState::Done;
+        st.stage = "done";
+    } else if (sweep::cancelMarked(paths, st.cell->name)) {
+        st.state = SweepCellState::Cancelled;  // by `sweep cancel`; taken again by the next run
+        st.message =
+            state && state->stage == "stopped" ? state->message : "cancelled before it started";
+    } else if (runStatus == "cancelled" || runStatus == "interrupted" ||
+               (state && state->stage == "stopped")) {
+        st.state = SweepCellState::Stopped;
+        st.message = state ? state->message : "";
+    }
+}
+
+// One cell's status, as its state file and its run file say it.
+CellStatus statusOfCell(const SweepPaths& paths, const SweepIndex& index, const SweepCell& cell)
+{
+    CellStatus st;
+    st.cell = &cell;
+    st.state = SweepCellState::Pending;
+    st.lastLoss = std::nan("");
+    const auto state = readCellState(paths, cell.name);
+    // Whether the cell's own process is at work on it (its state file names a live one).
+    const bool working =
+        state && (state->stage == "eval" || state->stage == "probe" || state->stage == "train") &&
+        sweep::processAlive(state->host, state->pid);
+    if (working) {  // the cell's own process holds it (sweep_jobs.cpp fills in the rest)
+        st.job.emplace();
+        st.job->kind = JobKindId::SweepCell;
+        st.job->state = JobState::Running;
+        st.job->cell = cell.name;
+        st.job->holder = state->host + ":" + std::to_string(state->pid);
+    }
+    const std::string run = paths.runFile(cell.name);
+    std::string runStatus;
+    if (fs::exists(run)) {
+        st.runFile = run;
+        try {
+            runStatus = readCellRunProgress(st, run, index.stages);
+        } catch (const Error& e) {
+            // A run file that a live cell process writes may be between states (just
+            // created, a writer's lock held past the readers' wait): the cell runs. Only
+            // a file nobody works on any more is damaged, and its cell failed.
+            st.state = working ? SweepCellState::Running : SweepCellState::Failed;
+            st.stage = working ? state->stage : "";
+            st.message = (working ? "run file not readable yet: " : "") + std::string(e.what());
+            return st;
+        }
+    }
+    cellStateFromFiles(st, paths, index.stages, state, runStatus, working);
+    return st;
+}
+
 }  // namespace
 
 const char* stateName(SweepCellState state)
@@ -244,90 +349,8 @@ std::vector<CellStatus> sweepStatus(const std::string& dir, const SweepIndex& in
 {
     const SweepPaths paths{dir};
     std::vector<CellStatus> out;
-    for (const auto& cell : index.cells) {
-        CellStatus st;
-        st.cell = &cell;
-        st.state = SweepCellState::Pending;
-        st.lastLoss = std::nan("");
-        const auto state = readCellState(paths, cell.name);
-        // Whether the cell's own process is at work on it (its state file names a live one).
-        const bool working =
-            state &&
-            (state->stage == "eval" || state->stage == "probe" || state->stage == "train") &&
-            sweep::processAlive(state->host, state->pid);
-        if (working) {  // the cell's own process holds it (sweep_jobs.cpp fills in the rest)
-            st.job.emplace();
-            st.job->kind = JobKindId::SweepCell;
-            st.job->state = JobState::Running;
-            st.job->cell = cell.name;
-            st.job->holder = state->host + ":" + std::to_string(state->pid);
-        }
-        const std::string run = paths.runFile(cell.name);
-        std::string runStatus;
-        if (fs::exists(run)) {
-            st.runFile = run;
-            try {
-                const auto info = readRunInfo(run);
-                runStatus = info.status;
-                // The log runs ahead of the checkpoint while a cell trains.
-                st.step = std::max<std::int64_t>({info.checkpointStep, info.lastLoggedStep, 0});
-                st.totalSteps = info.totalSteps;
-                st.lastLoss = info.lastLoss;
-                const auto contents = analysisContents(run);
-                const auto& eo = index.stages.evalOptions;
-                st.evalDone =
-                    storedAll(contents.evalMethods,
-                              eo.methods.empty() ? evalMethodsFor(info.task) : eo.methods);
-                if (st.evalDone && !eo.interventions.empty())
-                    st.evalDone = storedAll(contents.interventions,
-                                            wantedInterventions(eo.interventions, info));
-                const auto& po = index.stages.probeOptions;
-                std::vector<std::string> probes;
-                if (po.attention)
-                    probes.push_back("attention");
-                if (po.duplicated)
-                    probes.push_back("duplicated");
-                if (po.serialPosition)
-                    probes.push_back("serial_position");
-                st.probeDone = storedAll(contents.probes, probes);
-            } catch (const Error& e) {
-                // A run file that a live cell process writes may be between states (just
-                // created, a writer's lock held past the readers' wait): the cell runs. Only
-                // a file nobody works on any more is damaged, and its cell failed.
-                st.state = working ? SweepCellState::Running : SweepCellState::Failed;
-                st.stage = working ? state->stage : "";
-                st.message = (working ? "run file not readable yet: " : "") + std::string(e.what());
-                out.push_back(st);
-                continue;
-            }
-        }
-        st.stage = state ? state->stage : runStatus.empty() ? "" : "train";
-        const bool trained = runStatus == "finished";
-        const bool allDone =
-            trained && (!index.stages.eval || st.evalDone) && (!index.stages.probe || st.probeDone);
-        if (state && state->stage == "failed") {
-            st.state = SweepCellState::Failed;
-            st.message = state->message;
-        } else if (runStatus == "failed") {
-            st.state = SweepCellState::Failed;
-            st.message = state && !state->message.empty() ? state->message
-                                                          : "training failed (see the cell's log)";
-        } else if (runStatus == "running" || working) {
-            st.state = SweepCellState::Running;
-        } else if (allDone) {
-            st.state = SweepCellState::Done;
-            st.stage = "done";
-        } else if (sweep::cancelMarked(paths, cell.name)) {
-            st.state = SweepCellState::Cancelled;  // by `sweep cancel`; taken again by the next run
-            st.message =
-                state && state->stage == "stopped" ? state->message : "cancelled before it started";
-        } else if (runStatus == "cancelled" || runStatus == "interrupted" ||
-                   (state && state->stage == "stopped")) {
-            st.state = SweepCellState::Stopped;
-            st.message = state ? state->message : "";
-        }
-        out.push_back(st);
-    }
+    for (const auto& cell : index.cells)
+        out.push_back(statusOfCell(paths, index, cell));
     return out;
 }
 

@@ -116,6 +116,88 @@ void settleCellJob(const std::string& root, CellStatus& st, bool held)
     }
 }
 
+// Marks the chosen cells cancelled (by: who, for the cell's message), all but the done or
+// failed ones (report.ended); returns the indices marked, in report.cancelled by name too.
+std::vector<int> markChosenCells(const SweepPaths& paths, const std::vector<CellStatus>& statuses,
+                                 const std::vector<int>& chosen, const std::string& by,
+                                 CancelReport& report)
+{
+    std::vector<int> marked;
+    for (int i : chosen) {
+        const auto& st = statuses[size_t(i)];
+        const std::string& name = st.cell->name;
+        if (st.state == SweepCellState::Done || st.state == SweepCellState::Failed) {
+            report.ended.push_back(name);
+            continue;
+        }
+        sweep::markCancelled(paths, name, by);
+        report.cancelled.push_back(name);
+        marked.push_back(i);
+    }
+    return marked;
+}
+
+// Members (sweep run --members) share one process: how many running cells each pid holds.
+std::map<std::int64_t, int> runningCellsPerPid(const SweepPaths& paths,
+                                               const std::vector<CellStatus>& statuses)
+{
+    std::map<std::int64_t, int> cellsOfPid;
+    for (const auto& st : statuses)
+        if (st.state == SweepCellState::Running)
+            if (const auto c = readCellState(paths, st.cell->name); c && c->pid > 0)
+                ++cellsOfPid[c->pid];
+    return cellsOfPid;
+}
+
+// Stops a running cell just marked cancelled, outside Slurm: its training alone when it shares
+// its process, else its process (SIGTERM here, a stop request from another node); the cells
+// signalled go into report.signalled.
+void stopMarkedCell(const SweepPaths& paths, const CellStatus& st,
+                    std::map<std::int64_t, int>& cellsOfPid, const std::string& by,
+                    CancelReport& report)
+{
+    const std::string& name = st.cell->name;
+    const auto cell = readCellState(paths, name);
+    const bool member = cell && cell->pid > 0 && cellsOfPid[cell->pid] > 1;
+    if (member && cell->stage == "train" && !st.runFile.empty()) {
+        // A SIGTERM would stop every member of its process: ask this one's training alone.
+        try {
+            requestStop(st.runFile, by);
+            report.signalled.push_back(name);
+        } catch (const Error&) {
+            // not training any more: the mark stops it before its next stage
+        }
+    } else if (member) {
+        // Its process is on another member's stage: the mark holds before this one's.
+    } else if (cell && cell->pid > 0 && cell->host == sweep::hostName()) {
+        if (::kill(pid_t(cell->pid), SIGTERM) == 0)
+            report.signalled.push_back(name);
+    } else if (!st.runFile.empty()) {
+        try {  // on another node: the training sees the request in the shared folder
+            requestStop(st.runFile, by);
+            report.signalled.push_back(name);
+        } catch (const Error&) {
+            // not training any more (evaluating): the mark stops it at its next start
+        }
+    }
+}
+
+// Asks Slurm to cancel the tasks ("<job>_<cell>"); Error(Scheduler) when scancel cannot.
+void scancelTasks(const std::vector<std::string>& tasks)
+{
+    std::vector<std::string> argv = {"scancel"};
+    argv.insert(argv.end(), tasks.begin(), tasks.end());
+    const auto r = sweep::runCommand(argv, 30);
+    if (!r.started || r.timedOut || r.exitCode != 0)
+        throw Error(ErrorKind::Scheduler,
+                    std::string("scancel ") +
+                        (!r.started   ? "was not found: is Slurm's client installed?"
+                         : r.timedOut ? "did not answer: is slurmctld running?"
+                                      : "failed: " + sweep::firstLine(r.output)) +
+                        " (the cells are marked cancelled: no executor starts them again)",
+                    r.output);
+}
+
 }  // namespace
 
 void mergeJobStates(const std::string& dir, std::vector<CellStatus>& statuses,
@@ -177,71 +259,21 @@ CancelReport cancelSweepCells(const std::string& dir, const std::vector<std::str
     // starts meanwhile either sees its mark (runSweepCell looks once its pid is published) or
     // was published before this second read, and gets its SIGTERM (issue 54: a cancel in the
     // first seconds of `sweep run` was said and ignored).
-    std::vector<int> marked;
-    for (int i : chosen) {
-        const auto& st = statuses[size_t(i)];
-        const std::string& name = st.cell->name;
-        if (st.state == SweepCellState::Done || st.state == SweepCellState::Failed) {
-            report.ended.push_back(name);
-            continue;
-        }
-        sweep::markCancelled(paths, name, by);
-        report.cancelled.push_back(name);
-        marked.push_back(i);
-    }
+    const std::vector<int> marked = markChosenCells(paths, statuses, chosen, by, report);
     const auto now = marked.empty() ? statuses : sweepJobStatus(root, index);
-    // Members (sweep run --members) share one process: how many running cells each pid holds.
-    std::map<std::int64_t, int> cellsOfPid;
-    for (const auto& st : now)
-        if (st.state == SweepCellState::Running)
-            if (const auto c = readCellState(paths, st.cell->name); c && c->pid > 0)
-                ++cellsOfPid[c->pid];
+    auto cellsOfPid = runningCellsPerPid(paths, now);
     for (int i : marked) {
         const auto& st = now[size_t(i)];
-        const std::string& name = st.cell->name;
         const auto* sub = sweep::latestFor(submissions, i);
         if (sub && sub->executor == "slurm" && st.job && !st.job->schedulerState.empty()) {
             scancel.push_back(sub->jobId + "_" + std::to_string(i));
             continue;  // Slurm signals the task's processes itself
         }
-        if (st.state != SweepCellState::Running)
-            continue;
-        const auto cell = readCellState(paths, name);
-        const bool member = cell && cell->pid > 0 && cellsOfPid[cell->pid] > 1;
-        if (member && cell->stage == "train" && !st.runFile.empty()) {
-            // A SIGTERM would stop every member of its process: ask this one's training alone.
-            try {
-                requestStop(st.runFile, by);
-                report.signalled.push_back(name);
-            } catch (const Error&) {
-                // not training any more: the mark stops it before its next stage
-            }
-        } else if (member) {
-            // Its process is on another member's stage: the mark holds before this one's.
-        } else if (cell && cell->pid > 0 && cell->host == sweep::hostName()) {
-            if (::kill(pid_t(cell->pid), SIGTERM) == 0)
-                report.signalled.push_back(name);
-        } else if (!st.runFile.empty()) {
-            try {  // on another node: the training sees the request in the shared folder
-                requestStop(st.runFile, by);
-                report.signalled.push_back(name);
-            } catch (const Error&) {
-                // not training any more (evaluating): the mark stops it at its next start
-            }
-        }
+        if (st.state == SweepCellState::Running)
+            stopMarkedCell(paths, st, cellsOfPid, by, report);
     }
     if (!scancel.empty()) {
-        std::vector<std::string> argv = {"scancel"};
-        argv.insert(argv.end(), scancel.begin(), scancel.end());
-        const auto r = sweep::runCommand(argv, 30);
-        if (!r.started || r.timedOut || r.exitCode != 0)
-            throw Error(ErrorKind::Scheduler,
-                        std::string("scancel ") +
-                            (!r.started   ? "was not found: is Slurm's client installed?"
-                             : r.timedOut ? "did not answer: is slurmctld running?"
-                                          : "failed: " + sweep::firstLine(r.output)) +
-                            " (the cells are marked cancelled: no executor starts them again)",
-                        r.output);
+        scancelTasks(scancel);
         report.scancelled = scancel;
     }
     return report;

@@ -84,35 +84,8 @@ RunBrowser::RunBrowser(QWidget* parent) : QWidget(parent)
     m_proxy = new RunFilterModel(m_model, this);
     m_proxy->setSortRole(Qt::UserRole);
     createTable();
-    m_filter = new QLineEdit;
-    m_filter->setPlaceholderText(
-        tr("Filter: text, or key=value (model.num_hidden_layers=6, pe=rope, tag=baseline)"));
-    m_filter->setClearButtonEnabled(true);
-    auto* add = new QPushButton(tr("Add folder…"));
-    auto* refresh = new QPushButton(tr("Refresh"));
-    auto* compare = new QPushButton(tr("Compare selected"));
-    compare->setToolTip(tr("Overlay the selected runs' evaluation curves"));
-    auto* overlay = new QPushButton(tr("Overlay training"));
-    overlay->setToolTip(tr("Draw the selected runs' loss curves over the Train tab's plot"));
-    m_notes = new QPushButton(tr("Notes…"));
-    auto* bar = new QHBoxLayout;
-    bar->addWidget(m_filter, 1);
-    bar->addWidget(add);
-    bar->addWidget(refresh);
-    bar->addWidget(compare);
-    bar->addWidget(overlay);
-    bar->addWidget(m_notes);
-    auto* empty = new QLabel(tr("No runs in these folders yet — add a folder or train one."));
-    empty->setAlignment(Qt::AlignCenter);
-    m_filterHint = new QLabel;
-    m_filterHint->setObjectName(QStringLiteral("filterHint"));
-    m_filterHint->setStyleSheet(QStringLiteral("color: #9A6700"));
-    m_filterHint->setVisible(false);
-    auto* layout = new QVBoxLayout(this);
-    layout->addLayout(bar);
-    layout->addWidget(m_filterHint);
-    layout->addWidget(m_table, 1);
-    layout->addWidget(empty);
+    const BarButtons buttons = createBar();
+    QLabel* empty = layOut(buttons);
     // Rows that land or change (a poll, a rescan, notes saved, a colour swatch) may hold longer
     // tasks, steps, losses ("last logged 2.843"), statuses and tags than the columns were
     // sized for: those columns follow their contents, up to 260 px (tags were cut with room
@@ -133,17 +106,77 @@ RunBrowser::RunBrowser(QWidget* parent) : QWidget(parent)
     connect(m_model, &QAbstractItemModel::modelReset, this, updateEmpty);
     connect(m_model, &QAbstractItemModel::modelReset, this, &RunBrowser::updateFilterHint);
     updateEmpty();
+    wireControls(buttons);
+    // Follow the folders: runs another process starts (a folder created after the studio
+    // started included) appear, and a running run's steps and status update, without Refresh.
+    m_poll.setInterval(3000);
+    connect(&m_poll, &QTimer::timeout, m_model, &RunTableModel::pollInBackground);
+    connect(m_model, &RunTableModel::polled, this, [this, updateEmpty](bool changed, qint64 ms) {
+        if (changed)
+            updateEmpty();
+        // A look stats every run's two files, now on a worker: with 10,000 runs a few hundred
+        // ms, so the interval grows to keep the disk's share under ~3 % of the time.
+        m_poll.setInterval(int(std::max<qint64>(3000, 30 * ms)));
+    });
+    m_poll.start();
+}
+
+// The filter and the buttons beside it (Notes is a member: its text follows the selection).
+RunBrowser::BarButtons RunBrowser::createBar()
+{
+    m_filter = new QLineEdit;
+    m_filter->setPlaceholderText(
+        tr("Filter: text, or key=value (model.num_hidden_layers=6, pe=rope, tag=baseline)"));
+    m_filter->setClearButtonEnabled(true);
+    BarButtons b;
+    b.add = new QPushButton(tr("Add folder…"));
+    b.refresh = new QPushButton(tr("Refresh"));
+    b.compare = new QPushButton(tr("Compare selected"));
+    b.compare->setToolTip(tr("Overlay the selected runs' evaluation curves"));
+    b.overlay = new QPushButton(tr("Overlay training"));
+    b.overlay->setToolTip(tr("Draw the selected runs' loss curves over the Train tab's plot"));
+    m_notes = new QPushButton(tr("Notes…"));
+    return b;
+}
+
+// The bar above the filter's hint, the table and the line shown when no run is listed (returned).
+QLabel* RunBrowser::layOut(const BarButtons& b)
+{
+    auto* bar = new QHBoxLayout;
+    bar->addWidget(m_filter, 1);
+    bar->addWidget(b.add);
+    bar->addWidget(b.refresh);
+    bar->addWidget(b.compare);
+    bar->addWidget(b.overlay);
+    bar->addWidget(m_notes);
+    auto* empty = new QLabel(tr("No runs in these folders yet — add a folder or train one."));
+    empty->setAlignment(Qt::AlignCenter);
+    m_filterHint = new QLabel;
+    m_filterHint->setObjectName(QStringLiteral("filterHint"));
+    m_filterHint->setStyleSheet(QStringLiteral("color: #9A6700"));
+    m_filterHint->setVisible(false);
+    auto* layout = new QVBoxLayout(this);
+    layout->addLayout(bar);
+    layout->addWidget(m_filterHint);
+    layout->addWidget(m_table, 1);
+    layout->addWidget(empty);
+    return empty;
+}
+
+// What the filter, the buttons and the table's selection and double-click do.
+void RunBrowser::wireControls(const BarButtons& b)
+{
     connect(m_filter, &QLineEdit::textChanged, this, &RunBrowser::setFilterText);
-    connect(add, &QPushButton::clicked, this, [this] {
+    connect(b.add, &QPushButton::clicked, this, [this] {
         ask::folder(this,
                     tr("Add a runs folder (LenGen runs, or a models/ folder of the Python code)"),
                     QFileInfo(m_model->folders().value(0)).absolutePath(),
                     [this](const QString& dir) { addFolder(dir); });
     });
-    connect(refresh, &QPushButton::clicked, this, &RunBrowser::refresh);
-    connect(compare, &QPushButton::clicked, this,
+    connect(b.refresh, &QPushButton::clicked, this, &RunBrowser::refresh);
+    connect(b.compare, &QPushButton::clicked, this,
             [this] { Q_EMIT compareRequested(selectedRuns()); });
-    connect(overlay, &QPushButton::clicked, this,
+    connect(b.overlay, &QPushButton::clicked, this,
             [this] { Q_EMIT overlayRequested(selectedRuns()); });
     connect(m_notes, &QPushButton::clicked, this, [this] {
         if (selectedRuns().size() > 1)
@@ -158,18 +191,6 @@ RunBrowser::RunBrowser(QWidget* parent) : QWidget(parent)
     connect(m_table, &QTableView::doubleClicked, this, [this](const QModelIndex& index) {
         Q_EMIT openRequested(m_model->row(m_proxy->mapToSource(index).row()).path);
     });
-    // Follow the folders: runs another process starts (a folder created after the studio
-    // started included) appear, and a running run's steps and status update, without Refresh.
-    m_poll.setInterval(3000);
-    connect(&m_poll, &QTimer::timeout, m_model, &RunTableModel::pollInBackground);
-    connect(m_model, &RunTableModel::polled, this, [this, updateEmpty](bool changed, qint64 ms) {
-        if (changed)
-            updateEmpty();
-        // A look stats every run's two files, now on a worker: with 10,000 runs a few hundred
-        // ms, so the interval grows to keep the disk's share under ~3 % of the time.
-        m_poll.setInterval(int(std::max<qint64>(3000, 30 * ms)));
-    });
-    m_poll.start();
 }
 
 void RunBrowser::addFolder(const QString& folder)

@@ -69,7 +69,14 @@ Q_SIGNALS:
     void folderHoldsNoRuns(QString folder);
 
 private:
+    /// The bar's buttons that no member keeps: createBar makes them, wireControls wires them.
+    struct BarButtons {
+        QPushButton *add, *refresh, *compare, *overlay;
+    };
     void createTable();
+    BarButtons createBar();
+    QLabel* layOut(const BarButtons& buttons);
+    void wireControls(const BarButtons& buttons);
     RunTableModel* m_model;
     QTimer m_poll;
     RunFilterModel* m_proxy;  ///< the filter and the runs it shows (run_filter_model.h)

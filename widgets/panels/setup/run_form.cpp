@@ -52,6 +52,17 @@ void addGroup(QComboBox* combo, const QString& title)
     item->setFont(f);
 }
 
+// The size preset a config's model is (the last item, custom, when it is none of them).
+int runFormSizePreset(const engine::RunConfig& c)
+{
+    int size = int(std::size(kSizes));
+    for (int i = 0; i < int(std::size(kSizes)); ++i)
+        if (kSizes[i].hidden == c.model.hiddenSize && kSizes[i].layers == c.model.numLayers &&
+            kSizes[i].heads == c.model.numHeads)
+            size = i;
+    return size;
+}
+
 }  // namespace
 
 RunForm::RunForm(QWidget* parent) : QWidget(parent)
@@ -203,39 +214,64 @@ void RunForm::layOut()
 void RunForm::setConfig(const engine::RunConfig& c)
 {
     m_filling = true;
-    auto combo = [this](QComboBox* box, const QString& data) {
-        const int i = box->findData(data);
-        if (box->currentIndex() != i)
-            box->setCurrentIndex(i);
-        m_shown[box] = box->currentIndex();
-    };
-    // A value the config now holds that differs from the field's replaces a refusal typed there
-    // (the editor's text set it): the field shows the config's value, unmarked.
-    auto put = [this](QSpinBox* box, std::int64_t v) {
-        if (box->value() != v) {
-            clearRefusal(box);
-            box->setValue(int(v));
-        }
-        m_shown[box] = box->value();
-    };
-    auto putD = [this](QDoubleSpinBox* box, double v) {
-        if (box->value() != v) {
-            clearRefusal(box);
-            box->setValue(v);
-        }
-        m_shown[box] = box->value();
-    };
+    showModel(c);
+    const bool lengthList = showMaxLength(c);
+    showCurriculumAndTraining(c);
+    m_size->setCurrentIndex(runFormSizePreset(c));
+    enableFor(c, lengthList);
+    m_filling = false;
+    updatePreview();
+}
+
+// Selects the item whose data is `data` (no signal when it is shown already).
+void RunForm::fillCombo(QComboBox* box, const QString& data)
+{
+    const int i = box->findData(data);
+    if (box->currentIndex() != i)
+        box->setCurrentIndex(i);
+    m_shown[box] = box->currentIndex();
+}
+
+// A value the config now holds that differs from the field's replaces a refusal typed there
+// (the editor's text set it): the field shows the config's value, unmarked.
+void RunForm::fillSpin(QSpinBox* box, std::int64_t v)
+{
+    if (box->value() != v) {
+        clearRefusal(box);
+        box->setValue(int(v));
+    }
+    m_shown[box] = box->value();
+}
+
+// As fillSpin, for a decimal field.
+void RunForm::fillDoubleSpin(QDoubleSpinBox* box, double v)
+{
+    if (box->value() != v) {
+        clearRefusal(box);
+        box->setValue(v);
+    }
+    m_shown[box] = box->value();
+}
+
+// The task, the backbone, the position encoding and the model's sizes.
+void RunForm::showModel(const engine::RunConfig& c)
+{
     using engine::Backbone;
-    combo(m_task, QString::fromStdString(c.task.name));
+    fillCombo(m_task, QString::fromStdString(c.task.name));
     // By backbone, not by spelling: the loader also accepts "llama", "gpt2", ….
-    combo(m_backbone, c.model.backbone == Backbone::Mamba  ? QStringLiteral("Mamba")
-                      : c.model.backbone == Backbone::Gpt2 ? QStringLiteral("GPT2")
-                                                           : QStringLiteral("Llama2"));
-    combo(m_pe, QString::fromStdString(c.position.type));
-    put(m_hidden, c.model.hiddenSize);
-    put(m_layers, c.model.numLayers);
-    put(m_heads, c.model.numHeads);
-    put(m_state, c.model.stateSize);
+    fillCombo(m_backbone, c.model.backbone == Backbone::Mamba  ? QStringLiteral("Mamba")
+                          : c.model.backbone == Backbone::Gpt2 ? QStringLiteral("GPT2")
+                                                               : QStringLiteral("Llama2"));
+    fillCombo(m_pe, QString::fromStdString(c.position.type));
+    fillSpin(m_hidden, c.model.hiddenSize);
+    fillSpin(m_layers, c.model.numLayers);
+    fillSpin(m_heads, c.model.numHeads);
+    fillSpin(m_state, c.model.stateSize);
+}
+
+// model.max_length; whether the config holds a list of them.
+bool RunForm::showMaxLength(const engine::RunConfig& c)
+{
     // A max_length list is one run per value: the field cannot show it, and writing one value
     // back would silently drop the other runs, so it shows the list and is left to the YAML.
     const bool lengthList = c.model.maxLengths.size() > 1;
@@ -247,9 +283,15 @@ void RunForm::setConfig(const engine::RunConfig& c)
         lengthList ? tr("%n runs, one per value of this list; edit the list in the YAML", nullptr,
                         int(lengths.size()))
                    : QString());
-    putD(m_maxLength, lengthList                         ? m_maxLength->minimum()
-                      : std::isfinite(c.model.maxLength) ? c.model.maxLength
-                                                         : 0);
+    fillDoubleSpin(m_maxLength, lengthList                         ? m_maxLength->minimum()
+                                : std::isfinite(c.model.maxLength) ? c.model.maxLength
+                                                                   : 0);
+    return lengthList;
+}
+
+// The curriculum's dims and points, and the training options.
+void RunForm::showCurriculumAndTraining(const engine::RunConfig& c)
+{
     const auto& d = c.task.curriculum.dims;
     const auto& p = c.task.curriculum.points;
     for (auto [box, v] : {std::pair{m_dStart, d.start},
@@ -260,22 +302,23 @@ void RunForm::setConfig(const engine::RunConfig& c)
                           {m_pEnd, p.end},
                           {m_pInc, p.increment},
                           {m_pInt, p.interval}})
-        put(box, v);
-    put(m_steps, c.training.maxSteps);
-    put(m_batch, c.training.batchSize);
-    putD(m_lr, c.training.learningRate);
-    putD(m_warmup, c.training.warmupRatio);
-    putD(m_wd, c.training.weightDecay);
-    putD(m_clip, std::max(0.0, c.training.maxGradNorm));
-    put(m_log, c.training.loggingSteps);
-    put(m_save, c.training.saveSteps);
-    put(m_randomPositions, c.training.randomPositions);
-    int size = int(std::size(kSizes));
-    for (int i = 0; i < int(std::size(kSizes)); ++i)
-        if (kSizes[i].hidden == c.model.hiddenSize && kSizes[i].layers == c.model.numLayers &&
-            kSizes[i].heads == c.model.numHeads)
-            size = i;
-    m_size->setCurrentIndex(size);
+        fillSpin(box, v);
+    fillSpin(m_steps, c.training.maxSteps);
+    fillSpin(m_batch, c.training.batchSize);
+    fillDoubleSpin(m_lr, c.training.learningRate);
+    fillDoubleSpin(m_warmup, c.training.warmupRatio);
+    fillDoubleSpin(m_wd, c.training.weightDecay);
+    fillDoubleSpin(m_clip, std::max(0.0, c.training.maxGradNorm));
+    fillSpin(m_log, c.training.loggingSteps);
+    fillSpin(m_save, c.training.saveSteps);
+    fillSpin(m_randomPositions, c.training.randomPositions);
+}
+
+// The fields the config's backbone and encoding have a use for (a max_length list is the
+// YAML's).
+void RunForm::enableFor(const engine::RunConfig& c, bool lengthList)
+{
+    using engine::Backbone;
     const bool mamba = c.model.backbone == Backbone::Mamba;
     m_pe->setEnabled(c.model.backbone == Backbone::Llama);
     m_heads->setEnabled(!mamba);
@@ -284,8 +327,6 @@ void RunForm::setConfig(const engine::RunConfig& c)
     // Only for encodings that read positions (on while set, so that it can be turned off).
     m_randomPositions->setEnabled(engine::encodingOf(c).readsPositions ||
                                   c.training.randomPositions > 0);
-    m_filling = false;
-    updatePreview();
 }
 
 bool RunForm::touched(QWidget* field) const

@@ -72,6 +72,13 @@ private:
     void onSizePreset(int index);
     void updatePreview();
     bool touched(QWidget* field) const;
+    void fillCombo(QComboBox* box, const QString& data);
+    void fillSpin(QSpinBox* box, std::int64_t v);
+    void fillDoubleSpin(QDoubleSpinBox* box, double v);
+    void showModel(const engine::RunConfig& c);
+    bool showMaxLength(const engine::RunConfig& c);
+    void showCurriculumAndTraining(const engine::RunConfig& c);
+    void enableFor(const engine::RunConfig& c, bool lengthList);
 
     bool m_filling = false;
     QComboBox *m_task, *m_backbone, *m_pe, *m_size;

@@ -43,6 +43,17 @@ SetupPanel::SetupPanel(const QString& configRoot, QWidget* parent)
     m_preset = new QComboBox;
     auto* open = new QPushButton(tr("Open…"));
     auto* saveAs = new QPushButton(tr("Save as…"));
+    createControls();
+    layOut(open, saveAs);
+    wireControls(open, saveAs);
+    fillPresets(configRoot);
+    if (m_preset->count() > 0)
+        loadFile(m_preset->itemData(0).toString());
+}
+
+// The editor, its issues and summary, the run overrides and the buttons that start a run.
+void SetupPanel::createControls()
+{
     m_editor = new QPlainTextEdit;
     m_editor->setFont(QFontDatabase::systemFont(QFontDatabase::FixedFont));
     m_editor->setLineWrapMode(QPlainTextEdit::NoWrap);
@@ -64,7 +75,12 @@ SetupPanel::SetupPanel(const QString& configRoot, QWidget* parent)
     m_train->setDefault(true);
     m_sweep = new QPushButton(tr("New sweep from this config…"));
     m_sweep->setObjectName(QStringLiteral("newSweep"));
+}
 
+// The preset bar, the form beside the editor, the issues, the overrides and the buttons; the
+// form (RunForm) is made here, inside its scroll area.
+void SetupPanel::layOut(QPushButton* open, QPushButton* saveAs)
+{
     auto* top = new QHBoxLayout;
     top->addWidget(new QLabel(tr("Preset:")));
     top->addWidget(m_preset, 1);
@@ -101,7 +117,11 @@ SetupPanel::SetupPanel(const QString& configRoot, QWidget* parent)
     buttons->addWidget(m_train, 1);
     buttons->addWidget(m_sweep);
     layout->addLayout(buttons);
+}
 
+// Validating as typing pauses, and what the editor, the form, the overrides and the buttons do.
+void SetupPanel::wireControls(QPushButton* open, QPushButton* saveAs)
+{
     m_validate = new QTimer(this);
     m_validate->setSingleShot(true);
     m_validate->setInterval(400);  // validate when typing pauses
@@ -127,9 +147,6 @@ SetupPanel::SetupPanel(const QString& configRoot, QWidget* parent)
             Q_EMIT trainRequested(*r);
     });
     connect(m_sweep, &QPushButton::clicked, this, &SetupPanel::onSweep);
-    fillPresets(configRoot);
-    if (m_preset->count() > 0)
-        loadFile(m_preset->itemData(0).toString());
 }
 
 void SetupPanel::fillPresets(const QString& root)

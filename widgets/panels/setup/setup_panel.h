@@ -85,6 +85,9 @@ Q_SIGNALS:
     void statusMessage(QString message);
 
 private:
+    void createControls();
+    void layOut(QPushButton* open, QPushButton* saveAs);
+    void wireControls(QPushButton* open, QPushButton* saveAs);
     void showSummary();
     void updateTrain();
     void fillPresets(const QString& root);

@@ -162,19 +162,13 @@ void rememberChoices(const SweepChoiceBoxes& b)
     remember.setValue(QStringLiteral("newSweep/skipRefused"), b.skipRefused->isChecked());
 }
 
-}  // namespace
-
-QDialog* askNewSweep(QWidget* parent, const QString& defaultFolder,
-                     std::function<void(engine::NewSweep, DialogReply)> then)
+// The position encodings to sweep, five check boxes a row (the paper's four case studies ticked);
+// each box is added to `pes` with its encoding's config name.
+QWidget* newSweepPeBox(std::vector<std::pair<QString, QCheckBox*>>& pes)
 {
-    auto* d = new QDialog(parent);
-    d->setObjectName(QStringLiteral("newSweepDialog"));
-    d->setWindowTitle(QObject::tr("New sweep from the Set up config"));
-    auto* form = new QFormLayout;
     auto* peBox = new QWidget;
     auto* peGrid = new QGridLayout(peBox);
     peGrid->setContentsMargins(0, 0, 0, 0);
-    std::vector<std::pair<QString, QCheckBox*>> pes;
     int i = 0;
     for (const auto& pe : engine::sweepPeNames()) {
         auto* box = new QCheckBox(peText(pe));
@@ -187,7 +181,13 @@ QDialog* askNewSweep(QWidget* parent, const QString& defaultFolder,
         pes.emplace_back(QString::fromStdString(pe), box);
         ++i;
     }
-    form->addRow(QObject::tr("Position encodings"), peBox);
+    return peBox;
+}
+
+// The rows under the encodings: seeds, tasks, config axes and the stages each cell runs.
+SweepChoiceBoxes newSweepChoiceRows(QFormLayout* form,
+                                    std::vector<std::pair<QString, QCheckBox*>> pes)
+{
     auto* seeds = new QSpinBox;
     seeds->setRange(1, 100);
     seeds->setValue(3);
@@ -213,55 +213,77 @@ QDialog* askNewSweep(QWidget* parent, const QString& defaultFolder,
     form->addRow(QString(), eval);
     form->addRow(QString(), probe);
     form->addRow(QString(), skipRefused);
+    return {std::move(pes), seeds, tasks, sets, eval, probe, skipRefused};
+}
+
+// The sweep the dialog's choices ask for, into `r`; the problem with them ("" when none).
+QString newSweepRequest(const SweepChoiceBoxes& b, const QLineEdit* folder, engine::NewSweep& r)
+{
+    for (const auto& [pe, box] : b.pes)
+        if (box->isChecked())
+            r.pes.push_back(pe.toStdString());
+    r.seeds = b.seeds->value();
+    for (const auto& t : b.tasks->text().simplified().remove(' ').split(',', Qt::SkipEmptyParts))
+        r.tasks.push_back(t.toStdString());
+    try {
+        for (const auto& s : b.sets->text().split(';', Qt::SkipEmptyParts))
+            if (!s.trimmed().isEmpty())
+                r.sets.push_back(engine::parseAxisSetting(s.trimmed().remove(' ').toStdString()));
+    } catch (const std::exception& e) {
+        return QObject::tr("Config axes: %1").arg(QString::fromUtf8(e.what()));
+    }
+    r.eval = b.eval->isChecked();
+    r.probe = b.probe->isChecked();
+    r.skipRefused = b.skipRefused->isChecked();
+    r.outDir = folder->text().trimmed().toStdString();
+    if (r.outDir.empty())
+        return QObject::tr("Sweep folder: choose one");
+    return {};
+}
+
+// The field a refusal is about: the folder (it exists), an axis, the encodings.
+QWidget* newSweepFieldOf(const QString& why, QWidget* folder, QWidget* sets, QWidget* peBox)
+{
+    if (why.contains(QStringLiteral("Sweep folder")) ||
+        why.contains(QStringLiteral("already exists")))
+        return folder;
+    if (why.contains(QStringLiteral("Config axes")) || why.contains(QStringLiteral("axes.")))
+        return sets;
+    if (why.contains(QStringLiteral("pe=")) || why.contains(QStringLiteral("position encoding")))
+        return peBox;
+    return nullptr;
+}
+
+}  // namespace
+
+QDialog* askNewSweep(QWidget* parent, const QString& defaultFolder,
+                     std::function<void(engine::NewSweep, DialogReply)> then)
+{
+    auto* d = new QDialog(parent);
+    d->setObjectName(QStringLiteral("newSweepDialog"));
+    d->setWindowTitle(QObject::tr("New sweep from the Set up config"));
+    auto* form = new QFormLayout;
+    std::vector<std::pair<QString, QCheckBox*>> pes;
+    QWidget* peBox = newSweepPeBox(pes);
+    form->addRow(QObject::tr("Position encodings"), peBox);
+    const SweepChoiceBoxes boxes = newSweepChoiceRows(form, std::move(pes));
     auto* folder = new QLineEdit(defaultFolder);
     folder->setObjectName(QStringLiteral("folder"));
     form->addRow(QObject::tr("Sweep folder"), folder);
     // The last sweep's choices (issue 70, defect 18: every New sweep started from the
     // defaults); the folder is always a free one.
-    const SweepChoiceBoxes boxes{pes, seeds, tasks, sets, eval, probe, skipRefused};
     restoreChoices(boxes);
     openForm(
         d, form, QObject::tr("Create"),
         [=](DialogReply reply) -> QString {
             engine::NewSweep r;
-            for (const auto& [pe, box] : pes)
-                if (box->isChecked())
-                    r.pes.push_back(pe.toStdString());
-            r.seeds = seeds->value();
-            for (const auto& t :
-                 tasks->text().simplified().remove(' ').split(',', Qt::SkipEmptyParts))
-                r.tasks.push_back(t.toStdString());
-            try {
-                for (const auto& s : sets->text().split(';', Qt::SkipEmptyParts))
-                    if (!s.trimmed().isEmpty())
-                        r.sets.push_back(
-                            engine::parseAxisSetting(s.trimmed().remove(' ').toStdString()));
-            } catch (const std::exception& e) {
-                return QObject::tr("Config axes: %1").arg(QString::fromUtf8(e.what()));
-            }
-            r.eval = eval->isChecked();
-            r.probe = probe->isChecked();
-            r.skipRefused = skipRefused->isChecked();
-            r.outDir = folder->text().trimmed().toStdString();
-            if (r.outDir.empty())
-                return QObject::tr("Sweep folder: choose one");
+            if (const QString why = newSweepRequest(boxes, folder, r); !why.isEmpty())
+                return why;
             rememberChoices(boxes);
             then(std::move(r), reply);
             return {};
         },
-        [=](const QString& why) -> QWidget* {
-            // The field a refusal is about: the folder (it exists), an axis, the encodings.
-            if (why.contains(QStringLiteral("Sweep folder")) ||
-                why.contains(QStringLiteral("already exists")))
-                return folder;
-            if (why.contains(QStringLiteral("Config axes")) ||
-                why.contains(QStringLiteral("axes.")))
-                return sets;
-            if (why.contains(QStringLiteral("pe=")) ||
-                why.contains(QStringLiteral("position encoding")))
-                return peBox;
-            return nullptr;
-        });
+        [=](const QString& why) { return newSweepFieldOf(why, folder, boxes.sets, peBox); });
     return d;
 }
 

@@ -70,6 +70,35 @@ QSpinBox* membersBox()
     return box;
 }
 
+// The number of cells Run here trains at once on this machine.
+QSpinBox* sweepsJobsBox()
+{
+    auto* box = new QSpinBox;
+    box->setRange(1, 64);
+    box->setValue(std::max(1, QThread::idealThreadCount()));
+    box->setPrefix(SweepsView::tr("jobs "));
+    box->setToolTip(
+        SweepsView::tr("Cells at once on this machine (each with cores / jobs threads)"));
+    return box;
+}
+
+// The band over seeds the aggregate draws (seed_stats.h), auto first.
+QComboBox* sweepsBandBox()
+{
+    auto* box = new QComboBox;
+    box->setObjectName(QStringLiteral("sweepBand"));
+    for (auto [text, kind] : {std::pair{SweepsView::tr("auto band"), engine::BandKind::Auto},
+                              {SweepsView::tr("bootstrap 5–95 %"), engine::BandKind::Bootstrap},
+                              {SweepsView::tr("mean ± SD"), engine::BandKind::StdDev},
+                              {SweepsView::tr("mean ± SE"), engine::BandKind::StdErr},
+                              {SweepsView::tr("min–max"), engine::BandKind::MinMax}})
+        box->addItem(text, int(kind));
+    box->setToolTip(SweepsView::tr(
+        "The band over seeds: auto is bootstrap from 3 seeds, else min–max; one seed has none. "
+        "Choosing one aggregates again"));
+    return box;
+}
+
 }  // namespace
 
 SweepsView::SweepsView(QWidget* parent) : QWidget(parent)
@@ -78,11 +107,21 @@ SweepsView::SweepsView(QWidget* parent) : QWidget(parent)
     auto* create = new QPushButton(tr("New sweep…"));
     create->setToolTip(
         tr("A grid of PEs × seeds (× tasks, × config values) from the Set up tab's config"));
-    m_jobs = new QSpinBox;
-    m_jobs->setRange(1, 64);
-    m_jobs->setValue(std::max(1, QThread::idealThreadCount()));
-    m_jobs->setPrefix(tr("jobs "));
-    m_jobs->setToolTip(tr("Cells at once on this machine (each with cores / jobs threads)"));
+    QHBoxLayout* bar = buildBar(open, create);
+    buildBody(bar);
+    m_timer = new QTimer(this);
+    m_timer->setInterval(2000);
+    connect(m_timer, &QTimer::timeout, this, &SweepsView::refresh);
+    wireControls(open, create);
+    for (auto* b : {m_run, m_stop, m_submit, m_aggregateButton, m_export})
+        b->setEnabled(false);
+}
+
+// The bar's controls after Open and New sweep (the run's, the aggregate's, the figure's), and
+// the bar that holds them all.
+QHBoxLayout* SweepsView::buildBar(QPushButton* open, QPushButton* create)
+{
+    m_jobs = sweepsJobsBox();
     m_members = membersBox();
     m_run = new QPushButton(tr("Run here"));
     m_stop = new QPushButton(tr("Stop"));
@@ -92,17 +131,7 @@ SweepsView::SweepsView(QWidget* parent) : QWidget(parent)
     m_aggregateButton->setToolTip(
         tr("Mean over seeds with a band (bootstrap from 3 seeds, else min–max); "
            "writes aggregate.h5"));
-    m_band = new QComboBox;
-    m_band->setObjectName(QStringLiteral("sweepBand"));
-    for (auto [text, kind] : {std::pair{tr("auto band"), engine::BandKind::Auto},
-                              {tr("bootstrap 5–95 %"), engine::BandKind::Bootstrap},
-                              {tr("mean ± SD"), engine::BandKind::StdDev},
-                              {tr("mean ± SE"), engine::BandKind::StdErr},
-                              {tr("min–max"), engine::BandKind::MinMax}})
-        m_band->addItem(text, int(kind));
-    m_band->setToolTip(
-        tr("The band over seeds: auto is bootstrap from 3 seeds, else min–max; one seed has none. "
-           "Choosing one aggregates again"));
+    m_band = sweepsBandBox();
     m_method = new QComboBox;
     // Wide enough for the longest method name ("ood_length" was cut to "ood_leng").
     m_method->setSizeAdjustPolicy(QComboBox::AdjustToContents);
@@ -116,6 +145,12 @@ SweepsView::SweepsView(QWidget* parent) : QWidget(parent)
     bar->addWidget(new QLabel(tr("Method:")));
     bar->addWidget(m_method);
     bar->addWidget(m_export);
+    return bar;
+}
+
+// Under the bar: the title, the summary line, and the grid above its figure.
+void SweepsView::buildBody(QHBoxLayout* bar)
+{
     m_title = new QLabel(
         tr("Open a sweep folder, or make one from the Set up tab's config with “New sweep…”."));
     m_summary = new QLabel;
@@ -138,9 +173,11 @@ SweepsView::SweepsView(QWidget* parent) : QWidget(parent)
     layout->addWidget(m_title);
     layout->addWidget(m_summary);
     layout->addWidget(split, 1);
-    m_timer = new QTimer(this);
-    m_timer->setInterval(2000);
-    connect(m_timer, &QTimer::timeout, this, &SweepsView::refresh);
+}
+
+// What the bar's buttons, the band, the method and the grid do.
+void SweepsView::wireControls(QPushButton* open, QPushButton* create)
+{
     connect(open, &QPushButton::clicked, this, [this] {
         // The sweep shown, else where New sweep writes (under the Runs list's folders).
         const QString start = !m_dir.isEmpty() ? m_dir : QFileInfo(proposedFolder()).absolutePath();
@@ -168,8 +205,6 @@ SweepsView::SweepsView(QWidget* parent) : QWidget(parent)
                             reportExport(this, exportTo(choice.path, choice.dpi, &error), error);
                         });
     });
-    for (auto* b : {m_run, m_stop, m_submit, m_aggregateButton, m_export})
-        b->setEnabled(false);
 }
 
 // A sweep job still running belongs to the controller, which stops it (every cell writes its

@@ -24,6 +24,7 @@
 
 class QComboBox;
 class QCustomPlot;
+class QHBoxLayout;
 class QLabel;
 class QPushButton;
 class QSpinBox;
@@ -91,6 +92,9 @@ Q_SIGNALS:
     void runsFolderWanted(QString folder);
 
 private:
+    QHBoxLayout* buildBar(QPushButton* open, QPushButton* create);
+    void buildBody(QHBoxLayout* bar);
+    void wireControls(QPushButton* open, QPushButton* create);
     /// The shown sweep's folder (engine::locateSweep), or nullopt after a status message
     /// `failure` with %1 the reason (moved or deleted since it was opened).
     std::optional<std::string> locateShown(const QString& failure);
