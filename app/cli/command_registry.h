@@ -57,5 +57,6 @@ void addExportCommand(CLI::App& app, CommandTable& table);      ///< export (GUI
 void addListCommand(CLI::App& app, CommandTable& table);  ///< list encodings|interventions|tasks
 void addNoteCommand(CLI::App& app, CommandTable& table);  ///< note (a run's notes and tags)
 void addRunsCommand(CLI::App& app, CommandTable& table);  ///< runs (the run index)
+void addArchiveCommands(CLI::App& app, CommandTable& table);  ///< archive, delete, restore
 
 }  // namespace lengen::cli

@@ -69,7 +69,7 @@ int runCli(int argc, char** argv)
         cli::addExportCommand,
 #endif
         cli::addReferenceCommands, cli::addSweepCommands,    cli::addListCommand,
-        cli::addNoteCommand,       cli::addRunsCommand,
+        cli::addNoteCommand,       cli::addRunsCommand,      cli::addArchiveCommands,
     };
     cli::CommandTable commands;
     for (const AddCommands add : kCommandFiles)

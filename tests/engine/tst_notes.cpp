@@ -1,13 +1,21 @@
 // Tags on many runs at once (issue 55), through the `lengen` executable: `lengen note RUN...`
 // changes every run named, a missing run is named before any run changes, a run that refuses
 // (a process trains it) is said while the others still change, and the tags survive a resume
-// of each run (the resumed writer keeps the run file's notes).
+// of each run (the resumed writer keeps the run file's notes). Issue 72: `lengen delete`,
+// `archive` and `restore` move runs out of the lists and back, the same bytes, and refuse a
+// run a process trains, naming it.
 
+#include <QCryptographicHash>
+#include <QDir>
+#include <QFile>
+#include <QFileInfo>
 #include <QTest>
 
 #include <string>
 #include <vector>
 
+#include "io/writer_lock.h"
+#include "lengen/engine/jobs.h"
 #include "lengen/engine/run_control.h"
 #include "lengen/engine/run_file.h"
 #include "lengen/engine/trainer.h"
@@ -36,12 +44,29 @@ std::string stoppedRun(const std::string& dir, std::uint64_t seed)
 
 std::vector<std::string> tagsOf(const std::string& run) { return engine::readRunInfo(run).tags; }
 
+QByteArray sha256Of(const QString& path)
+{
+    QFile f(path);
+    return f.open(QIODevice::ReadOnly)
+               ? QCryptographicHash::hash(f.readAll(), QCryptographicHash::Sha256)
+               : QByteArray();
+}
+
+// Whether `lengen runs FOLDER --json` lists a run in the folder `runDir`.
+bool listed(const std::string& folder, const QString& runDir)
+{
+    const auto r = test::runLengen({"runs", QString::fromStdString(folder), "--json"});
+    return r.out.contains(QFileInfo(runDir).fileName());
+}
+
 }  // namespace
 
 class TestNotes final : public QObject {
     Q_OBJECT
 private Q_SLOTS:
     void tagsOnManyRunsSurviveAResume();
+    void deleteMovesToTheTrashAndRestoreIsBitForBit();
+    void archiveTakesRunsOutOfTheList();
 };
 
 void TestNotes::tagsOnManyRunsSurviveAResume()
@@ -80,6 +105,80 @@ void TestNotes::tagsOnManyRunsSurviveAResume()
         QCOMPARE(done.stepsDone, std::int64_t(12));
         QCOMPARE(tagsOf(run), std::vector<std::string>{"bulk"});
     }
+}
+
+void TestNotes::deleteMovesToTheTrashAndRestoreIsBitForBit()
+{
+    const auto dir = test::scratchDir("runs-delete");
+    const std::string runs = dir + "/runs";
+    const std::string a = test::trainTiny(runs + "/a", "rope", 5, 20);
+    test::evaluateSmall(a, {"standard"});
+    const std::string b = stoppedRun(runs + "/b", 2);
+    const QString qa = QString::fromStdString(a), qb = QString::fromStdString(b);
+    const QString folderA = QFileInfo(qa).absolutePath();
+    const QByteArray runHash = sha256Of(qa), analysisHash = sha256Of(folderA + "/analysis.h5");
+    QVERIFY(!runHash.isEmpty() && !analysisHash.isEmpty());
+    {  // a run another process trains: refused, naming it, and left where it is
+        engine::io::WriterLock training(b);
+        const auto r = test::runLengen({"delete", qb, "--yes"});
+        QVERIFY2(r.code == 3 &&
+                     r.err.contains(QString::fromStdString("trained by " + engine::thisHolder())),
+                 qPrintable(r.err));
+        QVERIFY(QFile::exists(qb));
+    }
+    // Off a terminal without --yes: nothing moves; the message says how much would.
+    auto r = test::runLengen({"delete", qa});
+    QVERIFY2(r.code == 64 && r.err.contains("moves 1 run (") && r.err.contains("--yes"),
+             qPrintable(r.err));
+    QVERIFY(QFile::exists(qa));
+    QVERIFY(listed(runs, folderA));
+    r = test::runLengen({"delete", qa, "--yes"});
+    QVERIFY2(r.code == 0, qPrintable(r.err));
+    const QString moved = r.out.trimmed();
+    QVERIFY2(moved.contains("/.lengen-trash/") && QFile::exists(moved + "/run.h5"),
+             qPrintable(moved));
+    QVERIFY(!QFile::exists(folderA));
+    QVERIFY(!listed(runs, folderA));  // out of `lengen runs` (and the Runs list: scanFolder)
+    // Undo: the batch the message names puts it back, the same bytes.
+    const QString batch = QFileInfo(moved).absolutePath();
+    QVERIFY2(r.err.contains("lengen restore " + batch), qPrintable(r.err));
+    r = test::runLengen({"restore", batch});
+    QVERIFY2(r.code == 0 && r.out.trimmed() == folderA, qPrintable(r.out + r.err));
+    QCOMPARE(sha256Of(qa), runHash);
+    QCOMPARE(sha256Of(folderA + "/analysis.h5"), analysisHash);
+    QVERIFY(!QFileInfo::exists(batch));
+    QVERIFY(listed(runs, folderA));
+    // Something already at the old place: restore refuses (exit 4) and moves nothing.
+    r = test::runLengen({"delete", qa, "-y"});
+    QCOMPARE(r.code, 0);
+    const QString again = r.out.trimmed();
+    QVERIFY(QDir().mkpath(folderA));
+    r = test::runLengen({"restore", again});
+    QVERIFY2(r.code == 4 && r.err.contains("exists"), qPrintable(r.err));
+    QVERIFY(QFile::exists(again + "/run.h5"));
+    // The trash folder itself is no batch.
+    QCOMPARE(test::runLengen({"restore", QFileInfo(again).absolutePath().section('/', 0, -2)}).code,
+             64);
+}
+
+void TestNotes::archiveTakesRunsOutOfTheList()
+{
+    const auto dir = test::scratchDir("runs-archive");
+    const std::string runs = dir + "/runs";
+    const QString a = QString::fromStdString(stoppedRun(runs, 3));
+    const QString folder = QFileInfo(a).absolutePath();
+    auto r = test::runLengen({"archive", folder, "--yes"});
+    QVERIFY2(r.code == 0 &&
+                 r.out.trimmed().endsWith("/.lengen-archive/" + QFileInfo(folder).fileName()),
+             qPrintable(r.out + r.err));
+    QVERIFY(!listed(runs, folder));
+    // `lengen runs` on the archive itself lists it.
+    QVERIFY(listed(QFileInfo(r.out.trimmed()).absolutePath().toStdString(), folder));
+    r = test::runLengen({"restore", r.out.trimmed()});
+    QVERIFY2(r.code == 0, qPrintable(r.err));
+    QVERIFY(QFile::exists(a));
+    QVERIFY(listed(runs, folder));
+    QCOMPARE(test::runLengen({"restore", folder}).code, 64);  // not in a trash or an archive
 }
 
 QTEST_GUILESS_MAIN(TestNotes)

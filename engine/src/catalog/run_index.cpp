@@ -328,6 +328,11 @@ FolderScan scanFolder(const std::string& folderName)
              !walk && it != end; it.increment(walk)) {
             std::error_code entry;
             const auto name = it->path().filename().string();
+            // Runs moved to the trash or the archive are out of every list (run_archive.h).
+            if ((name == ".lengen-trash" || name == ".lengen-archive") && it->is_directory(entry)) {
+                it.disable_recursion_pending();
+                continue;
+            }
             if (name == "run.h5" && it->is_regular_file(entry))
                 scan.runFiles.push_back(it->path().string());
             else if (name == "sweep.yaml" &&

@@ -79,9 +79,10 @@ struct FolderScan {
     /// run.h5 (reference_runs.h, findReferenceRuns)
     std::vector<std::string> referenceRuns;
 };
-/// Walks `folder` at any depth. An entry that cannot be stat'ed (a dangling link) is skipped; a
-/// walk that fails part way (a folder renamed under it) is tried again once, then Error(Io):
-/// a shortened list must not pass for the folder's contents.
+/// Walks `folder` at any depth (not into the .lengen-trash and .lengen-archive folders below it:
+/// runs moved there are out of every list, run_archive.h). An entry that cannot be stat'ed (a
+/// dangling link) is skipped; a walk that fails part way (a folder renamed under it) is tried again
+/// once, then Error(Io): a shortened list must not pass for the folder's contents.
 FolderScan scanFolder(const std::string& folder);
 
 /// Every run.h5 under `folder` (at any depth; a run.h5 path is itself), in path order.

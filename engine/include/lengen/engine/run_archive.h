@@ -1,0 +1,50 @@
+#pragma once
+// Moving runs out of the way without losing them (issue 72): `lengen archive`, `lengen delete`
+// and `lengen restore`, and the studio's run menu. Nothing is unlinked. A deleted run goes to
+// the trash beside it, `<parent>/.lengen-trash/<when>/<run folder>`; an archived one to
+// `<parent>/.lengen-archive/<run folder>`. Both are renames on one file system, so a run
+// restored from either is the same bytes (run.h5, analysis.h5, everything in its folder), and
+// the folder walk (scanFolder) lists neither: the Runs list and `lengen runs` no longer show
+// them. Runs that a process trains, evaluates, probes or edits are refused, naming it.
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace lengen::engine {
+
+enum class RunRemoval { Archive, Trash };
+
+/// One run folder to move, and where it goes.
+struct RunMove {
+    std::string from;  ///< the run's folder
+    std::string to;    ///< its place in the archive or the trash (or back, for a restore)
+    std::uint64_t bytes = 0;
+};
+
+struct RemovalPlan {
+    RunRemoval kind = RunRemoval::Trash;
+    std::vector<RunMove> moves;
+    std::uint64_t bytes = 0;  ///< the runs' folders together
+};
+
+/// Checks every run before anything moves: a run folder or its run.h5, named once, held by no
+/// live process (a training, an evaluation or probe, a notes edit: the lock files in its
+/// folder). Error(RunFile) naming the first run that is not one, or that a process holds
+/// ("<run>: trained by <host>:<pid>"); Error(Usage) for a run named twice.
+RemovalPlan planRunRemoval(const std::vector<std::string>& runs, RunRemoval kind);
+
+/// Renames each run folder into place, checking again just before (a process may have taken a
+/// run since the plan); returns the moves made. A failure leaves the runs not yet moved where
+/// they were and throws Error(Io) naming the run (the moves made so far are in the message).
+std::vector<RunMove> carryOutRemoval(const RemovalPlan& plan);
+
+/// Puts runs back from the trash or the archive: `path` is a run folder inside
+/// `.lengen-trash/<when>/` or `.lengen-archive/`, or a `.lengen-trash/<when>` folder (all its
+/// runs). Error(Usage) for a path that is neither; Error(Io) when a run's old place is taken.
+std::vector<RunMove> restoreRuns(const std::string& path);
+
+/// "1.2 MB", "340 kB", "12 B": a size as the confirmations say it.
+std::string byteSizeText(std::uint64_t bytes);
+
+}  // namespace lengen::engine

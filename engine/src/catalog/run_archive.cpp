@@ -1,0 +1,188 @@
+// Moving runs to the trash or the archive and back (run_archive.h; issue 72).
+
+#include "lengen/engine/run_archive.h"
+
+#include <unistd.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <ctime>
+#include <filesystem>
+
+#include "io/writer_lock.h"
+#include "lengen/engine/errors.h"
+#include "lengen/engine/run_file.h"
+
+namespace fs = std::filesystem;
+
+namespace lengen::engine {
+
+namespace {
+
+constexpr const char* kTrash = ".lengen-trash";
+constexpr const char* kArchive = ".lengen-archive";
+
+// Bytes of the regular files under a run's folder (what the confirmation says).
+std::uint64_t folderBytes(const fs::path& dir)
+{
+    std::uint64_t total = 0;
+    std::error_code ec;
+    for (fs::recursive_directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec)) {
+        std::error_code entry;
+        if (it->is_regular_file(entry))
+            total += it->file_size(entry);
+    }
+    return total;
+}
+
+// Who holds something in the run's folder: every "<file>.lock" there whose lock a live process
+// holds (its writer, the analysis store, a notes edit, an evaluation's or probes' marker).
+// "" when nobody does.
+std::string folderHolder(const fs::path& dir)
+{
+    std::error_code ec;
+    for (fs::directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec)) {
+        const std::string name = it->path().filename().string();
+        if (name.size() <= 5 || name.compare(name.size() - 5, 5, ".lock") != 0)
+            continue;
+        const std::string base = it->path().string().substr(0, it->path().string().size() - 5);
+        if (io::writerAlive(base)) {
+            const auto who = io::writerHolder(base);
+            return (name == "run.h5.lock" ? "trained by " : "held by ") +
+                   (who.empty() ? std::string("another process") : who) + " (" + name + ")";
+        }
+    }
+    return {};
+}
+
+// "20261202-013405-4242": when the batch was made, and by which process (two at once differ).
+std::string batchName()
+{
+    const std::time_t now = std::time(nullptr);
+    std::tm utc{};
+    gmtime_r(&now, &utc);
+    char buf[32];
+    std::strftime(buf, sizeof buf, "%Y%m%d-%H%M%S", &utc);
+    return std::string(buf) + "-" + std::to_string(::getpid());
+}
+
+// The run's folder for a run folder or its run.h5, refused when it holds no run.
+fs::path runFolder(const std::string& run)
+{
+    return fs::absolute(fs::path(locateRunFile(run)).parent_path()).lexically_normal();
+}
+
+void renameChecked(const RunMove& m)
+{
+    std::error_code ec;
+    if (fs::exists(m.to, ec))
+        throw Error(ErrorKind::Io, "cannot move " + m.from + ": " + m.to + " exists");
+    fs::create_directories(fs::path(m.to).parent_path(), ec);
+    fs::rename(m.from, m.to, ec);
+    if (ec)
+        throw Error(ErrorKind::Io, "cannot move " + m.from + " to " + m.to + ": " + ec.message());
+}
+
+}  // namespace
+
+RemovalPlan planRunRemoval(const std::vector<std::string>& runs, RunRemoval kind)
+{
+    RemovalPlan plan;
+    plan.kind = kind;
+    const std::string batch = batchName();
+    for (const auto& run : runs) {
+        const fs::path dir = runFolder(run);
+        for (const auto& m : plan.moves)
+            if (m.from == dir.string())
+                throw Error(ErrorKind::Usage, dir.string() + " is named twice");
+        if (const auto who = folderHolder(dir); !who.empty())
+            throw Error(ErrorKind::RunFile, dir.string() + ": " + who +
+                                                "; stop it first (lengen stop, or wait for it)");
+        const fs::path parent = dir.parent_path();
+        RunMove m;
+        m.from = dir.string();
+        m.to = (kind == RunRemoval::Trash ? parent / kTrash / batch / dir.filename()
+                                          : parent / kArchive / dir.filename())
+                   .string();
+        m.bytes = folderBytes(dir);
+        plan.bytes += m.bytes;
+        plan.moves.push_back(std::move(m));
+    }
+    return plan;
+}
+
+std::vector<RunMove> carryOutRemoval(const RemovalPlan& plan)
+{
+    std::vector<RunMove> done;
+    for (const auto& m : plan.moves) {
+        try {
+            if (const auto who = folderHolder(m.from); !who.empty())
+                throw Error(ErrorKind::RunFile, m.from + ": " + who);
+            renameChecked(m);
+        } catch (const Error& e) {
+            std::string moved;
+            for (const auto& d : done)
+                moved += (moved.empty() ? "" : ", ") + d.from;
+            throw Error(e.kind(), std::string(e.what()) +
+                                      (moved.empty() ? "" : " (moved before it: " + moved + ")"));
+        }
+        done.push_back(m);
+    }
+    return done;
+}
+
+std::vector<RunMove> restoreRuns(const std::string& path)
+{
+    const fs::path p = fs::absolute(path).lexically_normal();
+    std::vector<fs::path> dirs;  // run folders to put back
+    fs::path home;               // where they go
+    std::error_code ec;
+    if (p.parent_path().filename() == kTrash) {  // a whole batch
+        home = p.parent_path().parent_path();
+        for (fs::directory_iterator it(p, ec), end; !ec && it != end; it.increment(ec))
+            if (it->is_directory() && fs::exists(it->path() / "run.h5"))
+                dirs.push_back(it->path());
+    } else if (p.parent_path().parent_path().filename() == kTrash) {
+        home = p.parent_path().parent_path().parent_path();
+        dirs.push_back(p);
+    } else if (p.parent_path().filename() == kArchive) {
+        home = p.parent_path().parent_path();
+        dirs.push_back(p);
+    }
+    if (home.empty() || dirs.empty())
+        throw Error(ErrorKind::Usage,
+                    path + " is not in a trash or an archive (give a run folder under "
+                           ".lengen-trash/<when>/ or .lengen-archive/, or a .lengen-trash/<when> "
+                           "folder)");
+    std::sort(dirs.begin(), dirs.end());
+    std::vector<RunMove> done;
+    for (const auto& d : dirs) {
+        RunMove m{d.string(), (home / d.filename()).string(), folderBytes(d)};
+        renameChecked(m);
+        done.push_back(std::move(m));
+    }
+    if (p.parent_path().filename() == kTrash)
+        fs::remove(p, ec);  // the batch's folder, empty now (kept if anything else is in it)
+    return done;
+}
+
+std::string byteSizeText(std::uint64_t bytes)
+{
+    const char* units[] = {"B", "kB", "MB", "GB", "TB"};
+    double v = double(bytes);
+    int u = 0;
+    while (v >= 1000 && u < 4) {
+        v /= 1000;
+        ++u;
+    }
+    char buf[32];
+    std::snprintf(buf, sizeof buf,
+                  u == 0   ? "%.0f %s"
+                  : v < 10 ? "%.1f %s"
+                           : "%.0f %s",
+                  v, units[u]);
+    return buf;
+}
+
+}  // namespace lengen::engine
