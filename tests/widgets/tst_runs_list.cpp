@@ -242,6 +242,15 @@ void TestRunsList::rowSaysWhatTheRunTrainedOn()
             browser.columnShown(ui::RunTableModel::Notes));
     browser.setColumnShown(ui::RunTableModel::Backbone, true);
     browser.setColumnShown(ui::RunTableModel::Seed, false);
+    // A column shown from the menu is as wide as what it shows (found under Xvfb, issue 73's
+    // walk: Created read "2026-…38:45" at the default width).
+    browser.setColumnShown(ui::RunTableModel::Created, true);
+    const QString created = table->model()->index(0, ui::RunTableModel::Created).data().toString();
+    QVERIFY2(table->columnWidth(ui::RunTableModel::Created) >
+                 table->fontMetrics().horizontalAdvance(created),
+             qPrintable(created + ": " +
+                        QString::number(table->columnWidth(ui::RunTableModel::Created))));
+    browser.setColumnShown(ui::RunTableModel::Created, false);
     ui::RunBrowser next;
     QVERIFY(next.columnShown(ui::RunTableModel::Backbone));
     QVERIFY(!next.columnShown(ui::RunTableModel::Seed));

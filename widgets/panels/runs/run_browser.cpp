@@ -256,6 +256,8 @@ void RunBrowser::updateFilterHint()
 void RunBrowser::setColumnShown(int column, bool shown)
 {
     m_table->setColumnHidden(column, !shown);
+    if (shown)  // as wide as what it shows (Created read "2026-…38:45" beside a spare Notes)
+        m_table->resizeColumnToContents(column);
     QStringList hidden;
     for (int c = 0; c < RunTableModel::ColumnCount; ++c)
         if (m_table->isColumnHidden(c))
