@@ -84,6 +84,11 @@ public:
     void probeOpenRunUnder(const QString& intervention);
     /// Continues a stopped or interrupted run in the worker (the Train tab's Resume).
     void resumeRun(const QString& runFile);
+    /// The Runs list's menu (issue 72): one queued evaluation (every method of the run's task)
+    /// or one queued probe run (every probe) per run, whether or not it has results yet
+    /// (run_actions.cpp).
+    void evaluateRuns(const QStringList& runFiles);
+    void probeRuns(const QStringList& runFiles);
     /// Overlays these runs' evaluation curves in the Compare tab.
     void compareRuns(const QStringList& runFiles);
     void overlayTraining(const QStringList& runFiles);

@@ -1,9 +1,16 @@
 // The Runs list's filter model (widgets/panels/runs/run_filter_model.h, issue 70): the runs a
-// filter shows and what it says it cannot match, over the runs of a folder. No window.
+// filter shows and what it says it cannot match, over the runs of a folder; and its run menu's
+// model (run_menu_model.h, issue 72): what it offers for one or many runs, and a removal that
+// names the process holding a run or asks with the count and size. No window.
 
+#include <QDir>
+#include <QFileInfo>
 #include <QtTest>
 
+#include "io/writer_lock.h"
+#include "lengen/engine/jobs.h"
 #include "run_filter_model.h"
+#include "run_menu_model.h"
 #include "run_table_model.h"
 #include "test_support.h"
 
@@ -16,6 +23,8 @@ private Q_SLOTS:
     void initTestCase();
     void termsAndTextNarrowTheRuns();
     void whatCannotMatchIsSaid();
+    void theRunMenuOffersWhatTheSelectionAllows();
+    void aRemovalAsksOrNamesTheHolder();
 
 private:
     ui::RunTableModel m_runs;
@@ -59,6 +68,48 @@ void TstRunFilterModel::whatCannotMatchIsSaid()
     QVERIFY2(filter.hint().contains("did you mean pe"), qPrintable(filter.hint()));
     filter.setText("final_loss<abc");
     QVERIFY2(!filter.hint().isEmpty(), "a word that cannot parse is said");
+}
+
+void TstRunFilterModel::theRunMenuOffersWhatTheSelectionAllows()
+{
+    using A = ui::RunMenuModel::Action;
+    const auto one = ui::RunMenuModel({m_rope1}).entries();
+    const auto many = ui::RunMenuModel({m_rope1, m_nope}).entries();
+    const std::vector<A> order{A::Open,       A::Compare,   A::Evaluate, A::Probe, A::Notes,
+                               A::OpenFolder, A::CopyPaths, A::Archive,  A::Delete};
+    QCOMPARE(one.size(), order.size());
+    for (size_t i = 0; i < order.size(); ++i) {
+        QVERIFY(one[i].action == order[i] && many[i].action == order[i]);
+        QVERIFY2(one[i].enabled, qPrintable(one[i].text));
+    }
+    const QString id = QFileInfo(m_rope1).dir().dirName();
+    QCOMPARE(one[0].text, "Open " + id);
+    QCOMPARE(one[4].text, "Notes and tags of " + id + "…");
+    // Several runs: Open and Open folder want one (and say so); the rest name the count.
+    QVERIFY(!many[0].enabled && many[0].why == "Select one run");
+    QVERIFY(!many[5].enabled);
+    QCOMPARE(many[2].text, QStringLiteral("Evaluate 2 runs"));  // also without results yet
+    QCOMPARE(many[4].text, QStringLiteral("Tags of 2 runs…"));
+    QCOMPARE(many[6].text, QStringLiteral("Copy 2 paths"));
+    QCOMPARE(many[8].text, QStringLiteral("Delete 2 runs…"));
+}
+
+void TstRunFilterModel::aRemovalAsksOrNamesTheHolder()
+{
+    const ui::RunMenuModel menu({m_rope1, m_rope2});
+    auto r = menu.removal(engine::RunRemoval::Trash);
+    QVERIFY2(r.allowed && r.text.startsWith("Move 2 runs (") && r.text.contains("to the trash"),
+             qPrintable(r.text));
+    QCOMPARE(int(r.plan.moves.size()), 2);
+    QVERIFY(r.plan.bytes > 0);
+    {
+        engine::io::WriterLock training(m_rope2.toStdString());  // as a training holds it
+        r = menu.removal(engine::RunRemoval::Archive);
+        QVERIFY2(!r.allowed &&
+                     r.text.contains(QString::fromStdString("trained by " + engine::thisHolder())),
+                 qPrintable(r.text));
+    }
+    QVERIFY(QFile::exists(m_rope1) && QFile::exists(m_rope2));  // a plan moves nothing
 }
 
 QTEST_GUILESS_MAIN(TstRunFilterModel)

@@ -3,6 +3,9 @@
 // and tags written from the list, results another process stores reaching the open run, and the
 // Train tab waiting out a run file that refuses a read for a moment.
 
+#include <QLabel>
+#include <QMenu>
+#include <QMessageBox>
 #include <QPushButton>
 #include <QSettings>
 #include <QSignalSpy>
@@ -39,6 +42,7 @@ private Q_SLOTS:
     void trainingViewWaitsOutAReadThatFailsForAMoment();
     void tagsOfSeveralRunsInOneStep();
     void lookOffTheGuiThreadAddsEachRunOnce();
+    void runMenuDeletesAndUndoPutsBack();
 
 private:
     std::string m_runs, m_rope, m_alibi;
@@ -363,6 +367,54 @@ void TestRunsList::lookOffTheGuiThreadAddsEachRunOnce()
     QVERIFY(polled.wait(30000));
     QCOMPARE(polled.last().at(0).toBool(), true);
     QCOMPARE(model.rowCount(), 1);
+}
+
+// Issue 72: a right-click on a row opens the runs' menu with popup() (its entries from
+// RunMenuModel); Delete asks, naming the count and size, moves the run to the trash and offers
+// Undo, which puts it back with the same bytes.
+void TestRunsList::runMenuDeletesAndUndoPutsBack()
+{
+    QTemporaryDir tmp;
+    QVERIFY(QDir().mkpath(tmp.filePath("a")));
+    const QString run = tmp.filePath("a/run.h5");
+    QVERIFY(QFile::copy(QString::fromStdString(m_rope), run));
+    QFile original(run);
+    QVERIFY(original.open(QIODevice::ReadOnly));
+    const QByteArray bytes = original.readAll();
+    original.close();
+    ui::RunBrowser browser;
+    browser.setFolders({tmp.path()});
+    browser.show();
+    QTRY_COMPARE(browser.visibleRows(), 1);
+    browser.selectRun(run);
+    QMenu* menu = browser.showRunMenu(browser.mapToGlobal(QPoint(20, 60)));
+    QVERIFY(QTest::qWaitForWindowExposed(menu));
+    QStringList texts;
+    for (auto* a : menu->actions())
+        if (!a->isSeparator())
+            texts << a->text();
+    QCOMPARE(texts.size(), 9);
+    QVERIFY2(texts.last().startsWith("Delete "), qPrintable(texts.join(", ")));
+    menu->close();
+    browser.runMenuAction(ui::RunMenuModel::Action::Delete);
+    QMessageBox* ask = nullptr;
+    QTRY_VERIFY((ask = browser.findChild<QMessageBox*>("ask-confirm")) != nullptr);
+    QVERIFY2(ask->text().startsWith("Move 1 run (") && ask->text().contains("trash"),
+             qPrintable(ask->text()));
+    ask->button(QMessageBox::Yes)->click();
+    QVERIFY(!QFile::exists(run));
+    QTRY_COMPARE(browser.visibleRows(), 0);
+    auto* undo = browser.findChild<QPushButton*>("runsUndo");
+    QVERIFY(undo && undo->isVisible());
+    QCOMPARE(browser.findChild<QLabel*>("runsMoved")->text(),
+             QStringLiteral("Moved 1 run to the trash"));
+    undo->click();
+    QVERIFY(QFile::exists(run));
+    QFile back(run);
+    QVERIFY(back.open(QIODevice::ReadOnly));
+    QVERIFY(back.readAll() == bytes);
+    QVERIFY(!undo->isVisible());
+    QTRY_COMPARE(browser.visibleRows(), 1);
 }
 
 QTEST_MAIN(TestRunsList)

@@ -162,8 +162,11 @@ std::vector<RunMove> restoreRuns(const std::string& path)
         renameChecked(m);
         done.push_back(std::move(m));
     }
+    // The batch's folder, once empty (kept while anything else is in it).
     if (p.parent_path().filename() == kTrash)
-        fs::remove(p, ec);  // the batch's folder, empty now (kept if anything else is in it)
+        fs::remove(p, ec);
+    else if (p.parent_path().parent_path().filename() == kTrash)
+        fs::remove(p.parent_path(), ec);
     return done;
 }
 

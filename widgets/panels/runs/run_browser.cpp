@@ -45,6 +45,15 @@ void RunBrowser::createTable()
     m_table->setTextElideMode(Qt::ElideMiddle);
     m_table->verticalHeader()->setDefaultSectionSize(m_table->fontMetrics().height() + 6);
     m_table->horizontalHeader()->setStretchLastSection(true);
+    // The runs' own menu (right-click on a row, issue 72): run_browser_menu.cpp.
+    m_table->setContextMenuPolicy(Qt::CustomContextMenu);
+    connect(m_table, &QWidget::customContextMenuRequested, this, [this](const QPoint& at) {
+        const QModelIndex row = m_table->indexAt(at);
+        if (row.isValid() && !m_table->selectionModel()->isRowSelected(row.row(), {}))
+            m_table->selectRow(row.row());  // the row under the pointer, as file managers do
+        if (!selectedRuns().isEmpty())
+            showRunMenu(m_table->viewport()->mapToGlobal(at));
+    });
     // The user chooses the columns (right-click on the header), kept between sessions.
     m_table->horizontalHeader()->setContextMenuPolicy(Qt::CustomContextMenu);
     {
@@ -158,6 +167,7 @@ QLabel* RunBrowser::layOut(const BarButtons& b)
     auto* layout = new QVBoxLayout(this);
     layout->addLayout(bar);
     layout->addWidget(m_filterHint);
+    layout->addLayout(createRemovalBar());
     layout->addWidget(m_table, 1);
     layout->addWidget(empty);
     return empty;

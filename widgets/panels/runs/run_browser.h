@@ -6,7 +6,14 @@
 #include <QTimer>
 #include <QWidget>
 
+#include <vector>
+
+#include "lengen/engine/run_archive.h"
+#include "run_menu_model.h"
+
 class QLabel;
+class QLayout;
+class QMenu;
 class QLineEdit;
 class QPushButton;
 class QSortFilterProxyModel;
@@ -57,6 +64,14 @@ public:
     /// With several runs selected: the dialog that adds and removes tags on all of them (opened
     /// with open(); nullptr with fewer than two). The Notes button opens it then.
     class RunTagsDialog* editTagsOfSelected();
+    /// The selected runs' context menu (run_menu_model.h), opened with popup() at `globalPos`;
+    /// it deletes itself on close. Returned for tests.
+    class QMenu* showRunMenu(const QPoint& globalPos);
+    /// What a menu entry does, for the selected runs: Archive and Delete ask first (naming how
+    /// many runs and their size), or say why they cannot.
+    void runMenuAction(RunMenuModel::Action action);
+    /// Puts back the runs the last Archive or Delete moved (the Undo beside the filter).
+    void undoRemoval();
 
 Q_SIGNALS:
     void openRequested(QString runFile);
@@ -67,6 +82,9 @@ Q_SIGNALS:
     void referenceRunsFound(QString folder, QStringList runDirs);
     /// An added folder holds no run.h5 (nor runs of the Python code) yet.
     void folderHoldsNoRuns(QString folder);
+    /// The run menu's Evaluate and Probe: one queued job per run.
+    void evaluateRequested(QStringList runFiles);
+    void probeRequested(QStringList runFiles);
 
 private:
     /// The bar's buttons that no member keeps: createBar makes them, wireControls wires them.
@@ -84,8 +102,13 @@ private:
     QLineEdit* m_filter;
     QPushButton* m_notes;
     QLabel* m_filterHint;
+    QLabel* m_moved = nullptr;  ///< "Moved 2 runs to the trash", beside Undo
+    QPushButton* m_undo = nullptr;
+    std::vector<engine::RunMove> m_lastMoves;  ///< what Undo puts back
     void updateNotesButton();
     void updateFilterHint();
+    void removeRuns(engine::RunRemoval kind);
+    QLayout* createRemovalBar();
 };
 
 }  // namespace lengen::ui

@@ -1,0 +1,127 @@
+// The Runs list's context menu on runs (issue 72): RunMenuModel says what it offers; this builds
+// the menu, opens it with popup() (it deletes itself on close: no nested event loop) and does
+// what the chosen entry names. Archive and Delete move runs by rename (engine/run_archive.h),
+// after asking; Undo beside the filter puts them back.
+
+#include <QApplication>
+#include <QClipboard>
+#include <QDesktopServices>
+#include <QFileInfo>
+#include <QHBoxLayout>
+#include <QLabel>
+#include <QMenu>
+#include <QPushButton>
+#include <QUrl>
+
+#include "ask.h"
+#include "run_browser.h"
+
+namespace lengen::ui {
+
+QLayout* RunBrowser::createRemovalBar()
+{
+    m_moved = new QLabel;
+    m_moved->setObjectName(QStringLiteral("runsMoved"));
+    m_undo = new QPushButton(tr("Undo"));
+    m_undo->setObjectName(QStringLiteral("runsUndo"));
+    m_undo->setToolTip(tr("Put the runs back where they were"));
+    connect(m_undo, &QPushButton::clicked, this, &RunBrowser::undoRemoval);
+    auto* row = new QHBoxLayout;
+    row->addWidget(m_moved, 1);
+    row->addWidget(m_undo);
+    m_moved->setVisible(false);
+    m_undo->setVisible(false);
+    return row;
+}
+
+QMenu* RunBrowser::showRunMenu(const QPoint& globalPos)
+{
+    const RunMenuModel model(selectedRuns());
+    auto* menu = new QMenu(this);
+    menu->setObjectName(QStringLiteral("runMenu"));
+    menu->setAttribute(Qt::WA_DeleteOnClose);
+    using A = RunMenuModel::Action;
+    for (const auto& e : model.entries()) {
+        if (e.action == A::Evaluate || e.action == A::Notes || e.action == A::Archive)
+            menu->addSeparator();  // open and compare | analyse | look after | remove
+        auto* action = menu->addAction(e.text);
+        action->setEnabled(e.enabled);
+        action->setToolTip(e.why);
+        action->setData(int(e.action));
+        connect(action, &QAction::triggered, this, [this, a = e.action] { runMenuAction(a); });
+    }
+    menu->popup(globalPos);
+    return menu;
+}
+
+void RunBrowser::runMenuAction(RunMenuModel::Action action)
+{
+    const QStringList runs = selectedRuns();
+    if (runs.isEmpty())
+        return;
+    using A = RunMenuModel::Action;
+    switch (action) {
+    case A::Open: Q_EMIT openRequested(runs.front()); break;
+    case A::Compare: Q_EMIT compareRequested(runs); break;
+    case A::Evaluate: Q_EMIT evaluateRequested(runs); break;
+    case A::Probe: Q_EMIT probeRequested(runs); break;
+    case A::Notes:
+        if (runs.size() == 1)
+            editNotes();
+        else
+            editTagsOfSelected();
+        break;
+    case A::OpenFolder:
+        QDesktopServices::openUrl(QUrl::fromLocalFile(QFileInfo(runs.front()).absolutePath()));
+        break;
+    case A::CopyPaths: QApplication::clipboard()->setText(runs.join('\n')); break;
+    case A::Archive: removeRuns(engine::RunRemoval::Archive); break;
+    case A::Delete: removeRuns(engine::RunRemoval::Trash); break;
+    }
+}
+
+// Asks (naming how many runs and their size), then moves them; a run a process holds is said
+// instead, and nothing moves.
+void RunBrowser::removeRuns(engine::RunRemoval kind)
+{
+    const RunMenuModel model(selectedRuns());
+    const auto removal = model.removal(kind);
+    const QString title =
+        kind == engine::RunRemoval::Trash ? tr("Delete runs") : tr("Archive runs");
+    if (!removal.allowed) {
+        ask::tell(this, title, removal.text, true);
+        return;
+    }
+    ask::confirm(this, title, removal.text, [this, kind, plan = removal.plan] {
+        try {
+            m_lastMoves = engine::carryOutRemoval(plan);
+        } catch (const std::exception& e) {
+            ask::tell(this, tr("Runs not moved"), QString::fromStdString(e.what()), true);
+            m_lastMoves.clear();
+        }
+        m_moved->setText(m_lastMoves.empty() ? QString()
+                                             : RunMenuModel::movedText(m_lastMoves, kind));
+        m_moved->setVisible(!m_lastMoves.empty());
+        m_undo->setVisible(!m_lastMoves.empty());
+        follow();
+    });
+}
+
+void RunBrowser::undoRemoval()
+{
+    QStringList refused;
+    for (const auto& m : m_lastMoves) {
+        try {
+            engine::restoreRuns(m.to);
+        } catch (const std::exception& e) {
+            refused << QString::fromStdString(e.what());
+        }
+    }
+    m_lastMoves.clear();
+    m_moved->setVisible(!refused.isEmpty());
+    m_moved->setText(refused.join('\n'));
+    m_undo->setVisible(false);
+    follow();
+}
+
+}  // namespace lengen::ui

@@ -1,0 +1,87 @@
+// The Runs list's context menu as a model (run_menu_model.h; issue 72).
+
+#include "run_menu_model.h"
+
+#include <QCoreApplication>
+#include <QDir>
+#include <QFileInfo>
+
+namespace lengen::ui {
+
+namespace {
+
+QString runMenuTr(const char* text) { return QCoreApplication::translate("RunMenu", text); }
+
+// "a1b2c3d4" for one run (its folder's name), "3 runs" for several.
+QString runsNamed(const QStringList& runs)
+{
+    return runs.size() == 1 ? QFileInfo(runs.front()).dir().dirName()
+                            : runMenuTr("%1 runs").arg(runs.size());
+}
+
+}  // namespace
+
+std::vector<RunMenuModel::Entry> RunMenuModel::entries() const
+{
+    const int n = int(m_runs.size());
+    const QString what = runsNamed(m_runs);
+    const QString oneOnly = runMenuTr("Select one run");
+    std::vector<Entry> out;
+    out.push_back({Action::Open, runMenuTr("Open %1").arg(n == 1 ? what : QString()).trimmed(),
+                   n == 1, n == 1 ? QString() : oneOnly});
+    out.push_back({Action::Compare, runMenuTr("Compare %1").arg(what), n >= 1, {}});
+    // Offered whether or not the runs have results yet: one queued job per run.
+    out.push_back({Action::Evaluate, runMenuTr("Evaluate %1").arg(what), n >= 1, {}});
+    out.push_back({Action::Probe, runMenuTr("Probe %1").arg(what), n >= 1, {}});
+    out.push_back(
+        {Action::Notes,
+         n == 1 ? runMenuTr("Notes and tags of %1…").arg(what) : runMenuTr("Tags of %1…").arg(what),
+         n >= 1,
+         {}});
+    out.push_back(
+        {Action::OpenFolder, runMenuTr("Open folder"), n == 1, n == 1 ? QString() : oneOnly});
+    out.push_back({Action::CopyPaths,
+                   n == 1 ? runMenuTr("Copy path") : runMenuTr("Copy %1 paths").arg(n),
+                   n >= 1,
+                   {}});
+    out.push_back({Action::Archive, runMenuTr("Archive %1…").arg(what), n >= 1, {}});
+    out.push_back({Action::Delete, runMenuTr("Delete %1…").arg(what), n >= 1, {}});
+    return out;
+}
+
+RunMenuModel::Removal RunMenuModel::removal(engine::RunRemoval kind) const
+{
+    std::vector<std::string> runs;
+    for (const auto& r : m_runs)
+        runs.push_back(r.toStdString());
+    Removal r;
+    try {
+        r.plan = engine::planRunRemoval(runs, kind);
+    } catch (const std::exception& e) {
+        r.text = QString::fromStdString(e.what());
+        return r;
+    }
+    r.allowed = true;
+    const QString count = r.plan.moves.size() == 1 ? runMenuTr("1 run")
+                                                   : runMenuTr("%1 runs").arg(r.plan.moves.size());
+    const QString what =
+        count + " (" + QString::fromStdString(engine::byteSizeText(r.plan.bytes)) + ")";
+    r.text = kind == engine::RunRemoval::Trash
+                 ? runMenuTr("Move %1 to the trash beside them? Nothing is deleted: Undo, or "
+                             "`lengen restore`, puts them back.")
+                       .arg(what)
+                 : runMenuTr("Move %1 to the archive beside them? They leave the Runs list; "
+                             "`lengen restore` puts them back.")
+                       .arg(what);
+    return r;
+}
+
+QString RunMenuModel::movedText(const std::vector<engine::RunMove>& moves, engine::RunRemoval kind)
+{
+    const QString n =
+        moves.size() == 1 ? runMenuTr("1 run") : runMenuTr("%1 runs").arg(moves.size());
+    return kind == engine::RunRemoval::Trash ? runMenuTr("Moved %1 to the trash").arg(n)
+                                             : runMenuTr("Moved %1 to the archive").arg(n);
+}
+
+}  // namespace lengen::ui

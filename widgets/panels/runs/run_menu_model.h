@@ -1,0 +1,56 @@
+#pragma once
+// What the Runs list's context menu offers for the selected runs (issue 72), with no widgets:
+// its entries in order, each enabled or not and why, and what Archive and Delete would move
+// (or why they cannot: a run a process holds is refused, naming it). The view builds the menu
+// from entries(), opens it with popup() and forwards the chosen action; tests drive this
+// without a window.
+
+#include <QString>
+#include <QStringList>
+
+#include <vector>
+
+#include "lengen/engine/run_archive.h"
+
+namespace lengen::ui {
+
+class RunMenuModel {
+public:
+    enum class Action {
+        Open,
+        Compare,
+        Evaluate,
+        Probe,
+        Notes,
+        OpenFolder,
+        CopyPaths,
+        Archive,
+        Delete
+    };
+    struct Entry {
+        Action action;
+        QString text;  ///< as the menu says it: "Evaluate 3 runs", "Open a1b2c3d4"
+        bool enabled = true;
+        QString why;  ///< the tooltip of a disabled entry
+    };
+    /// A removal asked for: the confirmation's text, or the refusal when !allowed.
+    struct Removal {
+        bool allowed = false;
+        QString text;
+        engine::RemovalPlan plan;
+    };
+
+    explicit RunMenuModel(QStringList runFiles) : m_runs(std::move(runFiles)) {}
+    const QStringList& runs() const { return m_runs; }
+    /// Every entry, in the menu's order (separators between groups are the view's).
+    std::vector<Entry> entries() const;
+    /// What Archive or Delete would do, checked now (engine::planRunRemoval).
+    Removal removal(engine::RunRemoval kind) const;
+    /// "Moved 2 runs to the trash" after a removal, with what Undo does.
+    static QString movedText(const std::vector<engine::RunMove>& moves, engine::RunRemoval kind);
+
+private:
+    QStringList m_runs;
+};
+
+}  // namespace lengen::ui
