@@ -56,6 +56,7 @@ private Q_SLOTS:
     void anAxisTickedOnTakesTheTablesPlace();
     void brushesOnHiddenColumnsAreKeptUntilCleared();
     void aColumnNoRunHasIsNoAxis();
+    void anAxisDraggedTakesTheOthersPlace();
 };
 
 void TstHParamsModel::unchosenAxesFollowTheRuns()
@@ -153,6 +154,27 @@ void TstHParamsModel::aColumnNoRunHasIsNoAxis()
     const auto axes = m.choiceFor(t).axes;
     QVERIFY(std::find(axes.begin(), axes.end(), "patch.rope_scaling.factor") == axes.end());
     QVERIFY(std::find(axes.begin(), axes.end(), "pe") != axes.end());
+}
+
+// Issue 72: an axis's name dragged onto another axis moves it there; the others shift by one.
+void TstHParamsModel::anAxisDraggedTakesTheOthersPlace()
+{
+    ui::HParamsModel m;
+    const auto all = tableOf(6);
+    const auto before = m.choiceFor(all).axes;
+    QVERIFY(before.size() >= 3);
+    m.moveAxis(all, before[0], before[2]);  // rightwards: lands where the third was
+    auto after = before;
+    std::rotate(after.begin(), after.begin() + 1, after.begin() + 3);
+    QCOMPARE(m.kept().axes, after);
+    QVERIFY(m.axesChosen());
+    QCOMPARE(drawnAxes(all, m), after);
+    m.moveAxis(all, after[2], after[0]);  // and back, leftwards
+    QCOMPARE(m.kept().axes, before);
+    const auto revision = m.revision();
+    m.moveAxis(all, before[0], "no such column");  // nothing to move onto: unchanged
+    QCOMPARE(m.kept().axes, before);
+    QCOMPARE(m.revision(), revision);
 }
 
 QTEST_GUILESS_MAIN(TstHParamsModel)

@@ -29,6 +29,7 @@
 #include "lengen/engine/sweep.h"
 #include "lengen/engine/trainer.h"
 #include "open_run_model.h"
+#include "parallel_view.h"
 #include "qcp.h"
 #include "run_controller.h"
 #include "run_figures.h"
@@ -57,6 +58,7 @@ class TestViews final : public QObject {
     Q_OBJECT
 
 private Q_SLOTS:
+    void parallelAxisNameDragsOntoAnother();
     void initTestCase();
     void attentionCountsFromZeroAndAveragesHeads();
     void attentionRowOfTheChosenQuery();
@@ -507,6 +509,35 @@ void TestViews::figureViewsSayNoRunIsOpen()
         attention.findChild<QLabel*>("emptyText")->text().startsWith("No attention maps stored"));
     attention.setRun(QString());
     QVERIFY(attention.findChild<QLabel*>("emptyText")->text().startsWith("No run open"));
+}
+
+// Issue 72: pressing an axis's name (above the plot) and releasing over another axis asks to
+// move it there; a press on the plot itself still brushes.
+void TestViews::parallelAxisNameDragsOntoAnother()
+{
+    ui::ParallelView view;
+    view.resize(640, 400);
+    plots::ParallelSpec s;
+    for (const char* name : {"a", "b", "c"})
+        s.axes.push_back(plots::ParallelAxis{name, false, {}});
+    s.values = {0.1, 0.5, 0.9, 0.8, 0.2, 0.4};
+    plots::fitAxes(s);
+    view.setSpec(s);
+    view.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&view));
+    QSignalSpy moved(&view, &ui::ParallelView::axisMoveRequested);
+    const int names = int(view.fractionY(1.0)) - 20;
+    QTest::mousePress(&view, Qt::LeftButton, {}, QPoint(int(view.axisX(0)), names));
+    QTest::mouseRelease(&view, Qt::LeftButton, {}, QPoint(int(view.axisX(2)) + 5, names + 80));
+    QCOMPARE(moved.size(), 1);
+    QCOMPARE(moved.front().at(0).toString(), QStringLiteral("a"));
+    QCOMPARE(moved.front().at(1).toString(), QStringLiteral("c"));
+    const int mid = int(view.fractionY(0.5));
+    QTest::mousePress(&view, Qt::LeftButton, {}, QPoint(int(view.axisX(1)), mid - 30));
+    QTest::mouseMove(&view, QPoint(int(view.axisX(1)), mid + 30));
+    QTest::mouseRelease(&view, Qt::LeftButton, {}, QPoint(int(view.axisX(1)), mid + 30));
+    QCOMPARE(moved.size(), 1);  // a brush, not a move
+    QCOMPARE(int(view.spec().brushes.size()), 1);
 }
 
 QTEST_MAIN(TestViews)

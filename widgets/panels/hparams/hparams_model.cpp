@@ -40,6 +40,26 @@ void HParamsModel::toggleAxis(const engine::RunTable& table, const std::string& 
     ++m_revision;
 }
 
+void HParamsModel::moveAxis(const engine::RunTable& table, const std::string& name,
+                            const std::string& onto)
+{
+    if (!m_axesChosen) {  // the first choice starts from what was drawn
+        m_kept.axes = choiceFor(table).axes;
+        m_axesChosen = true;
+    }
+    auto& axes = m_kept.axes;
+    const auto from = std::find(axes.begin(), axes.end(), name);
+    const auto to = std::find(axes.begin(), axes.end(), onto);
+    if (from == axes.end() || to == axes.end() || from == to)
+        return;
+    // A rotation of the span between them: the moved axis lands where `onto` was.
+    if (from < to)
+        std::rotate(from, from + 1, to + 1);
+    else
+        std::rotate(to, from, from + 1);
+    ++m_revision;
+}
+
 void HParamsModel::chooseColor(std::string column)
 {
     m_kept.color = std::move(column);

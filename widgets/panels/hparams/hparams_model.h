@@ -23,6 +23,9 @@ public:
     /// The axes menu's tick: `name` (a column of `table`) on or off. Chosen axes that `table`
     /// lacks stay chosen, where they were.
     void toggleAxis(const engine::RunTable& table, const std::string& name, bool on);
+    /// An axis dragged by its name onto another's place (issue 72): `name` takes the place of
+    /// `onto`, the axes between shift by one. The drawn order becomes the chosen one.
+    void moveAxis(const engine::RunTable& table, const std::string& name, const std::string& onto);
     void chooseColor(std::string column);
     /// The brushes as the figure has them after a drag (by column name): those on columns that
     /// `drawn` shows replace the kept ones; kept brushes on columns not drawn now stay.

@@ -152,6 +152,12 @@ HParamsView::HParamsView(QWidget* parent)
     layout->addWidget(scroll, 1);
 
     connect(m_plot, &ParallelView::brushMoved, this, &HParamsView::updateSummary);
+    // An axis's name dragged onto another axis: the chosen order (issue 72).
+    connect(m_plot, &ParallelView::axisMoveRequested, this,
+            [this](const QString& name, const QString& onto) {
+                m_choices.moveAxis(m_table, name.toStdString(), onto.toStdString());
+                redraw();
+            });
     // The table's current run is drawn over the others in the figure.
     connect(m_tableView->selectionModel(), &QItemSelectionModel::currentRowChanged, this,
             [this](const QModelIndex& current) {

@@ -9,6 +9,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <utility>
 
 namespace lengen::ui {
 
@@ -222,11 +223,29 @@ void ParallelView::setHighlight(int row)
 
 void ParallelView::resizeEvent(QResizeEvent*) { requestRender(); }
 
+int ParallelView::nameAt(QPointF pos) const
+{
+    // The names sit in the band above the plot; the nearest axis within half the spacing.
+    const auto l = layout();
+    if (l.x.size() < 2 || pos.y() >= l.plot.top() - 6 || pos.y() < l.plot.top() - 60)
+        return -1;
+    const double half = (l.x[1] - l.x[0]) / 2;
+    for (size_t a = 0; a < l.x.size(); ++a)
+        if (std::fabs(l.x[a] - pos.x()) <= half)
+            return int(a);
+    return -1;
+}
+
 void ParallelView::mousePressEvent(QMouseEvent* e)
 {
     const auto l = layout();
     const double y = e->position().y();
     m_dragAxis = -1;
+    m_movingAxis = e->button() == Qt::LeftButton ? nameAt(e->position()) : -1;
+    if (m_movingAxis >= 0) {  // an axis's name: dragged onto another axis, it moves there
+        setCursor(Qt::ClosedHandCursor);
+        return;
+    }
     if (e->button() != Qt::LeftButton || y < l.plot.top() - 6 || y > l.plot.bottom() + 6)
         return;
     m_dragAxis = axisNear(e->position().x());
@@ -256,8 +275,25 @@ void ParallelView::mouseMoveEvent(QMouseEvent* e)
              plots::axisValue(axis, std::max(f, m_dragFrom)), false);
 }
 
-void ParallelView::mouseReleaseEvent(QMouseEvent*)
+void ParallelView::mouseReleaseEvent(QMouseEvent* e)
 {
+    if (m_movingAxis >= 0) {
+        const int from = std::exchange(m_movingAxis, -1);
+        unsetCursor();
+        // Dropped anywhere over the figure: the axis nearest the pointer is the new place.
+        const auto l = layout();
+        int onto = -1;
+        double best = 1e300;
+        for (size_t a = 0; a < l.x.size(); ++a)
+            if (const double d = std::fabs(l.x[a] - e->position().x()); d < best) {
+                best = d;
+                onto = int(a);
+            }
+        if (onto >= 0 && onto != from)
+            Q_EMIT axisMoveRequested(QString::fromStdString(m_spec.axes[size_t(from)].name),
+                                     QString::fromStdString(m_spec.axes[size_t(onto)].name));
+        return;
+    }
     if (m_dragAxis < 0)
         return;
     const int axis = m_dragAxis;

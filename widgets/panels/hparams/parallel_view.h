@@ -63,6 +63,8 @@ Q_SIGNALS:
     void brushFinished();
     /// The worker delivered an image of the current state.
     void rendered();
+    /// An axis's name was dragged onto another axis (issue 72): move `name` to `onto`'s place.
+    void axisMoveRequested(QString name, QString onto);
 
 protected:
     bool event(QEvent* event) override;
@@ -71,6 +73,8 @@ protected:
     void mousePressEvent(QMouseEvent* event) override;
     void mouseMoveEvent(QMouseEvent* event) override;
     void mouseReleaseEvent(QMouseEvent* event) override;
+    /// Whether a press at `pos` grabs an axis's name (above the plot) to move the axis.
+    int nameAt(QPointF pos) const;
 
 private:
     void brushesChanged();
@@ -89,6 +93,7 @@ private:
     int m_dragAxis = -1;                 // the axis being brushed
     double m_dragFrom = 0;               // where the drag started, as a fraction of the axis
     bool m_dragged = false;              // moved beyond a click
+    int m_movingAxis = -1;               // the axis whose name is dragged to reorder
 };
 
 }  // namespace lengen::ui
