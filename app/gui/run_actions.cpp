@@ -17,7 +17,9 @@ void MainWindow::evaluateRuns(const QStringList& runFiles)
                              tr("evaluate %1").arg(QFileInfo(run).dir().dirName()),
                              evalJob(run, engine::EvalOptions{}, m_switches), ui::runSubject(run));
     statusBar()->showMessage(
-        tr("%n evaluation(s) queued: the Jobs panel shows them", nullptr, int(runFiles.size())));
+        runFiles.size() == 1
+            ? tr("1 evaluation queued: the Jobs panel shows it")
+            : tr("%1 evaluations queued: the Jobs panel shows them").arg(runFiles.size()));
 }
 
 void MainWindow::probeRuns(const QStringList& runFiles)
@@ -27,7 +29,9 @@ void MainWindow::probeRuns(const QStringList& runFiles)
                              probeJob(run, engine::ProbeOptions::all(), m_switches),
                              ui::runSubject(run));
     statusBar()->showMessage(
-        tr("%n probe run(s) queued: the Jobs panel shows them", nullptr, int(runFiles.size())));
+        runFiles.size() == 1
+            ? tr("1 probe run queued: the Jobs panel shows it")
+            : tr("%1 probe runs queued: the Jobs panel shows them").arg(runFiles.size()));
 }
 
 }  // namespace lengen::studio

@@ -18,6 +18,8 @@
 #include "lengen/engine/jobs.h"
 #include "lengen/engine/run_control.h"
 #include "lengen/engine/run_file.h"
+#include "lengen/engine/sweep.h"
+#include "lengen/engine/sweep_run.h"
 #include "lengen/engine/trainer.h"
 #include "test_support.h"
 
@@ -179,6 +181,18 @@ void TestNotes::archiveTakesRunsOutOfTheList()
     QVERIFY(QFile::exists(a));
     QVERIFY(listed(runs, folder));
     QCOMPARE(test::runLengen({"restore", folder}).code, 64);  // not in a trash or an archive
+    // A sweep's cell is the sweep's: refused, and the cell stays.
+    engine::createSweep(test::tinySweep(dir + "/S", {"rope"}, 1, 5));
+    const engine::SweepPaths paths{dir + "/S"};
+    const QString cell =
+        QString::fromStdString(paths.cellDir(engine::readSweepIndex(dir + "/S").cells[0].name));
+    QCOMPARE(test::runLengen({"sweep", "run-cell", QString::fromStdString(dir + "/S"), "0", "-q",
+                              "--threads", "1"})
+                 .code,
+             0);
+    r = test::runLengen({"delete", cell, "--yes"});
+    QVERIFY2(r.code == 3 && r.err.contains("a cell of the sweep"), qPrintable(r.err));
+    QVERIFY(QFileInfo::exists(cell + "/config.yaml"));
 }
 
 QTEST_GUILESS_MAIN(TestNotes)

@@ -99,6 +99,15 @@ RemovalPlan planRunRemoval(const std::vector<std::string>& runs, RunRemoval kind
         if (const auto who = folderHolder(dir); !who.empty())
             throw Error(ErrorKind::RunFile, dir.string() + ": " + who +
                                                 "; stop it first (lengen stop, or wait for it)");
+        // A sweep's cell is the sweep's: moving it alone would leave the sweep without its
+        // cell's config and state (found under Xvfb: the menu offered it).
+        std::error_code ec;
+        if (fs::exists(dir / "cell.json", ec) ||
+            fs::exists(dir.parent_path().parent_path() / "sweep.yaml", ec))
+            throw Error(ErrorKind::RunFile,
+                        dir.string() + ": a cell of the sweep " +
+                            dir.parent_path().parent_path().string() +
+                            " (its run belongs to the sweep: move the sweep's folder instead)");
         const fs::path parent = dir.parent_path();
         RunMove m;
         m.from = dir.string();

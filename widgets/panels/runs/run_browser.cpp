@@ -120,6 +120,7 @@ RunBrowser::RunBrowser(QWidget* parent) : QWidget(parent)
     // started included) appear, and a running run's steps and status update, without Refresh.
     m_poll.setInterval(3000);
     connect(&m_poll, &QTimer::timeout, m_model, &RunTableModel::pollInBackground);
+    connect(&m_poll, &QTimer::timeout, this, &RunBrowser::updateRemovalBar);
     connect(m_model, &RunTableModel::polled, this, [this, updateEmpty](bool changed, qint64 ms) {
         if (changed)
             updateEmpty();

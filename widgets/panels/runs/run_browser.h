@@ -108,6 +108,7 @@ private:
     void updateNotesButton();
     void updateFilterHint();
     void removeRuns(engine::RunRemoval kind);
+    void updateRemovalBar();
     QLayout* createRemovalBar();
 };
 

@@ -13,6 +13,8 @@
 #include <QPushButton>
 #include <QUrl>
 
+#include <algorithm>
+
 #include "ask.h"
 #include "run_browser.h"
 
@@ -32,6 +34,19 @@ QLayout* RunBrowser::createRemovalBar()
     m_moved->setVisible(false);
     m_undo->setVisible(false);
     return row;
+}
+
+void RunBrowser::updateRemovalBar()
+{
+    // Runs put back some other way (`lengen restore`): the Undo line has nothing left to undo.
+    const bool pending = std::any_of(m_lastMoves.begin(), m_lastMoves.end(), [](const auto& m) {
+        return QFileInfo::exists(QString::fromStdString(m.to));
+    });
+    if (!m_lastMoves.empty() && !pending) {
+        m_lastMoves.clear();
+        m_moved->setVisible(false);
+        m_undo->setVisible(false);
+    }
 }
 
 QMenu* RunBrowser::showRunMenu(const QPoint& globalPos)
@@ -111,10 +126,13 @@ void RunBrowser::undoRemoval()
 {
     QStringList refused;
     for (const auto& m : m_lastMoves) {
+        const QString name = QFileInfo(QString::fromStdString(m.from)).fileName();
+        if (!QFileInfo::exists(QString::fromStdString(m.to)))
+            continue;  // put back already (`lengen restore`): nothing to undo
         try {
             engine::restoreRuns(m.to);
         } catch (const std::exception& e) {
-            refused << QString::fromStdString(e.what());
+            refused << tr("%1 not put back: %2").arg(name, QString::fromStdString(e.what()));
         }
     }
     m_lastMoves.clear();

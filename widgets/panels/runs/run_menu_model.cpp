@@ -62,24 +62,32 @@ RunMenuModel::Removal RunMenuModel::removal(engine::RunRemoval kind) const
         return r;
     }
     r.allowed = true;
-    const QString count = r.plan.moves.size() == 1 ? runMenuTr("1 run")
-                                                   : runMenuTr("%1 runs").arg(r.plan.moves.size());
+    const bool one = r.plan.moves.size() == 1;
     const QString what =
-        count + " (" + QString::fromStdString(engine::byteSizeText(r.plan.bytes)) + ")";
-    r.text = kind == engine::RunRemoval::Trash
-                 ? runMenuTr("Move %1 to the trash beside them? Nothing is deleted: Undo, or "
-                             "`lengen restore`, puts them back.")
-                       .arg(what)
-                 : runMenuTr("Move %1 to the archive beside them? They leave the Runs list; "
-                             "`lengen restore` puts them back.")
-                       .arg(what);
+        runsNamed(m_runs) + " (" + QString::fromStdString(engine::byteSizeText(r.plan.bytes)) + ")";
+    if (kind == engine::RunRemoval::Trash)
+        r.text = (one ? runMenuTr("Move %1 to the trash, .lengen-trash/ beside its folder? "
+                                  "Nothing is deleted: Undo, or `lengen restore`, puts it back.")
+                      : runMenuTr("Move %1 to the trash, .lengen-trash/ beside their folders? "
+                                  "Nothing is deleted: Undo, or `lengen restore`, puts them "
+                                  "back."))
+                     .arg(what);
+    else
+        r.text = (one ? runMenuTr("Move %1 to the archive, .lengen-archive/ beside its folder? "
+                                  "It leaves the Runs list; Undo, or `lengen restore`, puts it "
+                                  "back.")
+                      : runMenuTr("Move %1 to the archive, .lengen-archive/ beside their "
+                                  "folders? They leave the Runs list; Undo, or `lengen "
+                                  "restore`, puts them back."))
+                     .arg(what);
     return r;
 }
 
 QString RunMenuModel::movedText(const std::vector<engine::RunMove>& moves, engine::RunRemoval kind)
 {
-    const QString n =
-        moves.size() == 1 ? runMenuTr("1 run") : runMenuTr("%1 runs").arg(moves.size());
+    const QString n = moves.size() == 1
+                          ? QFileInfo(QString::fromStdString(moves.front().from)).fileName()
+                          : runMenuTr("%1 runs").arg(moves.size());
     return kind == engine::RunRemoval::Trash ? runMenuTr("Moved %1 to the trash").arg(n)
                                              : runMenuTr("Moved %1 to the archive").arg(n);
 }

@@ -30,8 +30,9 @@ struct RemovalPlan {
 
 /// Checks every run before anything moves: a run folder or its run.h5, named once, held by no
 /// live process (a training, an evaluation or probe, a notes edit: the lock files in its
-/// folder). Error(RunFile) naming the first run that is not one, or that a process holds
-/// ("<run>: trained by <host>:<pid>"); Error(Usage) for a run named twice.
+/// folder), not a sweep's cell (the sweep's folder is what moves). Error(RunFile) naming the
+/// first run that is not one, that a process holds ("<run>: trained by <host>:<pid>") or that
+/// is a cell; Error(Usage) for a run named twice.
 RemovalPlan planRunRemoval(const std::vector<std::string>& runs, RunRemoval kind);
 
 /// Renames each run folder into place, checking again just before (a process may have taken a
