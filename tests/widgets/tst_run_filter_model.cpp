@@ -5,6 +5,7 @@
 
 #include <QDir>
 #include <QFileInfo>
+#include <QSortFilterProxyModel>
 #include <QtTest>
 
 #include "io/writer_lock.h"
@@ -25,6 +26,7 @@ private Q_SLOTS:
     void whatCannotMatchIsSaid();
     void theRunMenuOffersWhatTheSelectionAllows();
     void aRemovalAsksOrNamesTheHolder();
+    void anyKeyOrResultIsAColumn();
 
 private:
     ui::RunTableModel m_runs;
@@ -110,6 +112,37 @@ void TstRunFilterModel::aRemovalAsksOrNamesTheHolder()
                  qPrintable(r.text));
     }
     QVERIFY(QFile::exists(m_rope1) && QFile::exists(m_rope2));  // a plan moves nothing
+}
+
+// Issue 72: the Runs list as a table of results — any config key or stored result is a column
+// after the fixed ones, named as `lengen runs --columns` names it; numbers sort as numbers.
+void TstRunFilterModel::anyKeyOrResultIsAColumn()
+{
+    const auto offered = m_runs.availableColumns();
+    for (const char* key : {"final_loss", "min_loss", "steps_per_s", "training.learning_rate"})
+        QVERIFY2(offered.contains(key), key);
+    m_runs.setExtraColumns({"training.learning_rate", "final_loss", "no.such.key"});
+    const int first = ui::RunTableModel::ColumnCount;
+    QCOMPARE(m_runs.columnCount(), first + 3);
+    QCOMPARE(m_runs.headerData(first + 1, Qt::Horizontal, Qt::DisplayRole).toString(),
+             QStringLiteral("final_loss"));
+    const auto loss = m_runs.index(0, first + 1);
+    bool number = false;
+    loss.data(Qt::DisplayRole).toString().toDouble(&number);
+    QVERIFY2(number, qPrintable(loss.data().toString()));
+    QCOMPARE(loss.data(Qt::UserRole).typeId(), QMetaType::Double);      // sorts as a number
+    QVERIFY(!m_runs.index(0, first + 2).data(Qt::UserRole).isValid());  // no value: none
+    QVERIFY(!m_runs.index(0, first).data().toString().isEmpty());
+    // Sorted by the loss column, the rows come in loss order.
+    QSortFilterProxyModel sorted;
+    sorted.setSourceModel(&m_runs);
+    sorted.setSortRole(Qt::UserRole);
+    sorted.sort(first + 1);
+    for (int r = 1; r < sorted.rowCount(); ++r)
+        QVERIFY(sorted.index(r - 1, first + 1).data(Qt::UserRole).toDouble() <=
+                sorted.index(r, first + 1).data(Qt::UserRole).toDouble());
+    m_runs.setExtraColumns({});
+    QCOMPARE(m_runs.columnCount(), first);
 }
 
 QTEST_GUILESS_MAIN(TstRunFilterModel)

@@ -255,6 +255,21 @@ void TestRunsList::rowSaysWhatTheRunTrainedOn()
              qPrintable(created + ": " +
                         QString::number(table->columnWidth(ui::RunTableModel::Created))));
     browser.setColumnShown(ui::RunTableModel::Created, false);
+    // Issue 72: a config key or result as a column, offered under "More columns", kept.
+    QMenu* columns = browser.showColumnMenu(browser.mapToGlobal(QPoint(10, 10)));
+    auto* more = columns->findChild<QMenu*>("moreColumns");
+    QVERIFY(more);
+    QStringList offered;
+    for (auto* a : more->actions())
+        offered << a->text();
+    QVERIFY2(offered.contains("min_loss") && offered.contains("training.learning_rate"),
+             qPrintable(offered.join(", ")));
+    columns->close();
+    browser.setExtraColumnShown("min_loss", true);
+    QCOMPARE(table->model()->headerData(ui::RunTableModel::ColumnCount, Qt::Horizontal).toString(),
+             QStringLiteral("min_loss"));
+    QCOMPARE(ui::RunBrowser().model()->extraColumns(), QStringList{"min_loss"});
+    browser.setExtraColumnShown("min_loss", false);
     ui::RunBrowser next;
     QVERIFY(next.columnShown(ui::RunTableModel::Backbone));
     QVERIFY(!next.columnShown(ui::RunTableModel::Seed));

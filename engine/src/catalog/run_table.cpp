@@ -153,6 +153,50 @@ RunTable runTable(const std::vector<const RunIndexEntry*>& runs,
     return t;
 }
 
+RunTableCell runCell(const RunIndexEntry& r, const std::string& column)
+{
+    const bool trained = r.steps > 0;
+    if (column == "status")
+        return {r.status.empty() ? std::string() : statusLabel(r.status), kNoValue};
+    if (column == "steps")
+        return trained ? numberCell(double(r.steps)) : RunTableCell{};
+    if (column == "final_loss")
+        return trained ? numberCell(r.finalLoss) : RunTableCell{};
+    if (column == "min_loss")
+        return numberCell(r.minLoss);
+    if (column == "steps_per_s")
+        return numberCell(r.stepsPerSecond);
+    if (column == "wall_s")
+        return numberCell(r.wallSeconds);
+    if (isMethodColumn(column)) {
+        const bool atTrain = endsWith(column, "@train");
+        const auto name = column.substr(0, column.rfind('@'));
+        for (const auto& m : r.results)
+            if (m.name == name)
+                return numberCell(atTrain ? m.atTrain : m.atLast);
+        return {};
+    }
+    const auto text = runValue(r, column).value_or("");
+    return {text, asNumber(text)};
+}
+
+std::vector<std::string> runColumnNames(const std::vector<const RunIndexEntry*>& runs)
+{
+    std::vector<std::string> names(std::begin(kResults), std::end(kResults));
+    for (const auto& m : methodNames(runs)) {
+        names.push_back(m + "@train");
+        names.push_back(m + "@longest");
+    }
+    std::vector<std::string> keys;
+    for (const auto* r : runs)
+        for (const auto& [k, v] : r->config)
+            keys.push_back(k);
+    std::sort(keys.begin(), keys.end());
+    keys.erase(std::unique(keys.begin(), keys.end()), keys.end());
+    names.insert(names.end(), keys.begin(), keys.end());
+    return names;
+}
+
 bool isResultColumn(const std::string& name)
 {
     return std::find(std::begin(kResults), std::end(kResults), name) != std::end(kResults) ||

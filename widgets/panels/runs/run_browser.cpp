@@ -68,22 +68,12 @@ void RunBrowser::createTable()
                 c, hidden.contains(
                        m_model->headerData(c, Qt::Horizontal, Qt::DisplayRole).toString()));
     }
-    connect(m_table->horizontalHeader(), &QWidget::customContextMenuRequested, this,
-            [this](const QPoint& at) {
-                // popup(), not exec(): no nested event loop; the menu deletes itself on close
-                // and stays open while columns are ticked (issue 73).
-                auto* menu = new StayOpenMenu(this);
-                menu->setAttribute(Qt::WA_DeleteOnClose);
-                for (int c = 0; c < RunTableModel::ColumnCount; ++c) {
-                    auto* action = menu->addAction(
-                        m_model->headerData(c, Qt::Horizontal, Qt::DisplayRole).toString());
-                    action->setCheckable(true);
-                    action->setChecked(columnShown(c));
-                    connect(action, &QAction::toggled, this,
-                            [this, c](bool on) { setColumnShown(c, on); });
-                }
-                menu->popup(m_table->horizontalHeader()->mapToGlobal(at));
-            });
+    // Chosen config keys and results after the fixed columns (issue 72), kept too.
+    m_model->setExtraColumns(
+        QSettings().value(QStringLiteral("runsList/extraColumns")).toStringList());
+    connect(
+        m_table->horizontalHeader(), &QWidget::customContextMenuRequested, this,
+        [this](const QPoint& at) { showColumnMenu(m_table->horizontalHeader()->mapToGlobal(at)); });
     m_table->setAlternatingRowColors(true);
 }
 

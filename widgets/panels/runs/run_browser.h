@@ -52,6 +52,11 @@ public:
     /// default Backbone and Created are hidden, so that Tags and Notes have room at 1280 px.
     void setColumnShown(int column, bool shown);
     bool columnShown(int column) const;
+    /// A config key or stored result as a column after the fixed ones (issue 72), or not; kept
+    /// in QSettings. The header's menu offers every one the runs have under "More columns".
+    void setExtraColumnShown(const QString& key, bool shown);
+    /// The header's menu: the fixed columns, then "More columns" (popup(); returned for tests).
+    class QMenu* showColumnMenu(const QPoint& globalPos);
     int visibleRows() const;
     QStringList selectedRuns() const;
     /// Selects (and scrolls to) the row of a run file.

@@ -11,12 +11,16 @@
 #include <QLabel>
 #include <QMenu>
 #include <QPushButton>
+#include <QSettings>
+#include <QTableView>
 #include <QUrl>
 
 #include <algorithm>
 
 #include "ask.h"
 #include "run_browser.h"
+#include "run_table_model.h"
+#include "stay_open_menu.h"
 
 namespace lengen::ui {
 
@@ -47,6 +51,49 @@ void RunBrowser::updateRemovalBar()
         m_moved->setVisible(false);
         m_undo->setVisible(false);
     }
+}
+
+QMenu* RunBrowser::showColumnMenu(const QPoint& globalPos)
+{
+    // popup(), not exec(): no nested event loop; the menu deletes itself on close and stays
+    // open while columns are ticked (issue 73).
+    auto* menu = new StayOpenMenu(this);
+    menu->setObjectName(QStringLiteral("columnMenu"));
+    menu->setAttribute(Qt::WA_DeleteOnClose);
+    for (int c = 0; c < RunTableModel::ColumnCount; ++c) {
+        auto* action =
+            menu->addAction(m_model->headerData(c, Qt::Horizontal, Qt::DisplayRole).toString());
+        action->setCheckable(true);
+        action->setChecked(columnShown(c));
+        connect(action, &QAction::toggled, this, [this, c](bool on) { setColumnShown(c, on); });
+    }
+    // Any config key or stored result, as `lengen runs --columns` names it (issue 72).
+    auto* more = new StayOpenMenu(tr("More columns"), menu);
+    more->setObjectName(QStringLiteral("moreColumns"));
+    menu->addSeparator();
+    menu->addMenu(more);
+    for (const auto& key : m_model->availableColumns()) {
+        auto* action = more->addAction(key);
+        action->setCheckable(true);
+        action->setChecked(m_model->extraColumns().contains(key));
+        connect(action, &QAction::toggled, this,
+                [this, key](bool on) { setExtraColumnShown(key, on); });
+    }
+    more->setEnabled(!more->actions().isEmpty());
+    menu->popup(globalPos);
+    return menu;
+}
+
+void RunBrowser::setExtraColumnShown(const QString& key, bool shown)
+{
+    QStringList keys = m_model->extraColumns();
+    keys.removeAll(key);
+    if (shown)
+        keys << key;
+    m_model->setExtraColumns(keys);
+    QSettings().setValue(QStringLiteral("runsList/extraColumns"), keys);
+    if (shown)
+        m_table->resizeColumnToContents(RunTableModel::ColumnCount + int(keys.size()) - 1);
 }
 
 QMenu* RunBrowser::showRunMenu(const QPoint& globalPos)

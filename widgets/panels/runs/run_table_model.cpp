@@ -20,6 +20,7 @@
 #include "lengen/engine/errors.h"
 #include "lengen/engine/run_file.h"
 #include "lengen/engine/run_index.h"
+#include "lengen/engine/run_table.h"
 
 namespace lengen::ui {
 
@@ -232,7 +233,26 @@ int RunTableModel::rowCount(const QModelIndex& parent) const
 
 int RunTableModel::columnCount(const QModelIndex& parent) const
 {
-    return parent.isValid() ? 0 : ColumnCount;
+    return parent.isValid() ? 0 : ColumnCount + int(m_extra.size());
+}
+
+void RunTableModel::setExtraColumns(const QStringList& keys)
+{
+    beginResetModel();
+    m_extra = keys;
+    m_extra.removeDuplicates();
+    endResetModel();
+}
+
+QStringList RunTableModel::availableColumns() const
+{
+    std::vector<const engine::RunIndexEntry*> entries;
+    for (const auto& r : m_rows)
+        entries.push_back(r.entry.get());
+    QStringList out;
+    for (const auto& name : engine::runColumnNames(entries))
+        out << QString::fromStdString(name);
+    return out;
 }
 
 namespace {
@@ -322,6 +342,15 @@ QVariant RunTableModel::data(const QModelIndex& index, int role) const
 
 QVariant RunTableModel::cell(const RunRow& r, int column, bool sort) const
 {
+    if (column >= ColumnCount) {  // a chosen key or result: numbers sort as numbers
+        const auto c = engine::runCell(*r.entry, m_extra.at(column - ColumnCount).toStdString());
+        if (std::isfinite(c.value))
+            return sort ? QVariant(c.value)
+                        : QVariant(QString::fromStdString(engine::shortNumber(c.value)));
+        if (sort && c.text.empty())
+            return {};  // no value: sorts before every value
+        return QString::fromStdString(c.text);
+    }
     switch (column) {
     case Task: return r.task;
     case Pe: return r.pe;
@@ -412,6 +441,8 @@ QVariant RunTableModel::headerData(int section, Qt::Orientation o, int role) con
         return finalLossDefinition();
     if (role != Qt::DisplayRole)
         return {};
+    if (section >= ColumnCount)
+        return m_extra.value(section - ColumnCount);
     static const char* names[] = {
         "Task", "PE",     "Backbone", "Seed",       "Run id",        "Size (H×L×heads)",
         "D",    "Points", "Steps",    "Final loss", "Created (UTC)", "Status",

@@ -92,6 +92,14 @@ public:
                                {Qt::DecorationRole});
     }
 
+    /// Columns beyond the fixed ones (issue 72): any config key or stored result, named as
+    /// `lengen runs --columns` names them ("training.learning_rate", "min_loss",
+    /// "ood_length@longest"); numbers sort as numbers. The Runs list keeps the choice.
+    void setExtraColumns(const QStringList& keys);
+    const QStringList& extraColumns() const { return m_extra; }
+    /// Every column the rows offer beyond the fixed ones (engine::runColumnNames).
+    QStringList availableColumns() const;
+
     /// Reads one run's row again now (its notes were just written), keeping its place.
     void rereadRun(const QString& runFile);
     const RunRow& row(int r) const { return m_rows.at(static_cast<size_t>(r)); }
@@ -132,6 +140,7 @@ private:
     /// A readable run's cell: displayed, or its raw value to sort by.
     QVariant cell(const RunRow& r, int column, bool sort) const;
     QStringList m_folders;
+    QStringList m_extra;  ///< the chosen extra columns, after ColumnCount
     std::vector<RunRow> m_rows;
     QHash<QString, QString> m_jobStates;  ///< run file -> the studio job's word
 };

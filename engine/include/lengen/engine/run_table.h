@@ -40,6 +40,14 @@ RunTable runTable(const std::vector<const RunIndexEntry*>& runs,
                   const std::vector<std::string>& labels, const std::vector<std::string>& keys,
                   const std::string& labelColumn = "run");
 
+/// One run's cell under any column a runs table can have (issue 72: the Runs list's chosen
+/// columns): a result (status, steps, final_loss, min_loss, steps_per_s, wall_s,
+/// "<method>@train", "<method>@longest") or a key (runValue), numbers with their value.
+RunTableCell runCell(const RunIndexEntry& run, const std::string& column);
+/// Every column the runs offer beyond the label, as `lengen runs --columns` names them: the
+/// results, each stored method's two, then every config key any run has (sorted).
+std::vector<std::string> runColumnNames(const std::vector<const RunIndexEntry*>& runs);
+
 /// Whether a column of every runs table is a result (status, steps, final_loss, min_loss,
 /// steps_per_s, wall_s, or a method's) rather than a key: what a caller that asks for keys by
 /// name leaves out.
