@@ -31,8 +31,7 @@ bool confirmedRemoval(const engine::RemovalPlan& plan, const char* where, bool y
     if (yes)
         return true;
     const std::string what = std::to_string(plan.moves.size()) +
-                             (plan.moves.size() == 1 ? " run (" : " runs (") +
-                             engine::byteSizeText(plan.bytes) + ")";
+                             (plan.moves.size() == 1 ? " run (" : " runs (") + plan.sizeText + ")";
     if (!::isatty(STDIN_FILENO))
         throw engine::Error(engine::ErrorKind::Usage,
                             "this moves " + what + " to " + where + ": confirm with --yes");
@@ -56,9 +55,9 @@ int runRemoval(const RemovalArgs& a, engine::RunRemoval kind)
     const std::string back =
         trash ? std::filesystem::path(moved.front().to).parent_path().string() : moved.front().to;
     std::fprintf(stderr, "moved %zu run%s (%s) to %s; put %s back with: lengen restore %s\n",
-                 moved.size(), moved.size() == 1 ? "" : "s",
-                 engine::byteSizeText(plan.bytes).c_str(), trash ? "the trash" : "the archive",
-                 moved.size() == 1 ? "it" : "them", back.c_str());
+                 moved.size(), moved.size() == 1 ? "" : "s", plan.sizeText.c_str(),
+                 trash ? "the trash" : "the archive", moved.size() == 1 ? "it" : "them",
+                 back.c_str());
     return 0;
 }
 

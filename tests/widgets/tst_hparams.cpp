@@ -84,6 +84,27 @@ void drag(ui::ParallelView* plot, int a, double f0, double f1)
     QTest::mouseRelease(plot, Qt::LeftButton, {}, to);
 }
 
+// The view's Axes menu (null when it has none); `shown`: popped up and exposed.
+QMenu* axesMenu(ui::HParamsView& view, bool shown)
+{
+    QMenu* menu = nullptr;
+    for (auto* b : view.findChildren<QToolButton*>())
+        if (b->menu())
+            menu = b->menu();
+    if (menu && shown)
+        menu->popup(view.mapToGlobal(QPoint(10, 10)));
+    return menu && shown && !QTest::qWaitForWindowExposed(menu) ? nullptr : menu;
+}
+
+// The menu's first axis that is drawn (`checked`) or not.
+QAction* firstAxis(QMenu* menu, bool checked)
+{
+    for (auto* a : menu->actions())
+        if (a->isChecked() == checked)
+            return a;
+    return nullptr;
+}
+
 }  // namespace
 
 class TstHParams : public QObject {
@@ -312,17 +333,9 @@ void TstHParams::axesMenuStaysOpenAfterATick()
     ui::HParamsView view;
     view.setRuns(syntheticRuns(21));
     view.show();
-    QMenu* menu = nullptr;
-    for (auto* b : view.findChildren<QToolButton*>())
-        if (b->menu())
-            menu = b->menu();
+    QMenu* menu = axesMenu(view, true);
     QVERIFY(menu);
-    menu->popup(view.mapToGlobal(QPoint(10, 10)));
-    QVERIFY(QTest::qWaitForWindowExposed(menu));
-    QAction* off = nullptr;  // a column not drawn yet
-    for (auto* a : menu->actions())
-        if (!off && !a->isChecked())
-            off = a;
+    QAction* off = firstAxis(menu, false);  // a column not drawn yet
     QVERIFY(off);
     const QString name = off->text();
     QTest::mouseClick(menu, Qt::LeftButton, {}, menu->actionGeometry(off).center());
@@ -370,17 +383,9 @@ void TstHParams::openingTheAxesMenuTicksNothing()
     ui::HParamsView view;
     view.setRuns(syntheticRuns(21));
     view.show();
-    QMenu* menu = nullptr;
-    for (auto* b : view.findChildren<QToolButton*>())
-        if (b->menu())
-            menu = b->menu();
+    QMenu* menu = axesMenu(view, true);
     QVERIFY(menu);
-    menu->popup(view.mapToGlobal(QPoint(10, 10)));
-    QVERIFY(QTest::qWaitForWindowExposed(menu));
-    QAction* on = nullptr;  // a drawn column
-    for (auto* a : menu->actions())
-        if (!on && a->isChecked())
-            on = a;
+    QAction* on = firstAxis(menu, true);  // a drawn column
     QVERIFY(on);
     QTest::mouseRelease(menu, Qt::LeftButton, {}, menu->actionGeometry(on).center());
     QVERIFY(on->isChecked());
@@ -395,10 +400,7 @@ void TstHParams::chosenAxesAndBrushesOutliveANarrowedList()
     const auto runs = syntheticRuns(21);
     ui::HParamsView view;
     view.setRuns(runs);
-    QMenu* menu = nullptr;
-    for (auto* b : view.findChildren<QToolButton*>())
-        if (b->menu())
-            menu = b->menu();
+    QMenu* menu = axesMenu(view, false);
     QVERIFY(menu);
     auto tick = [&](const QString& name, bool on) {
         for (auto* a : menu->actions())

@@ -5,14 +5,13 @@
 #include <unistd.h>
 
 #include <algorithm>
-#include <chrono>
-#include <cstdio>
-#include <ctime>
 #include <filesystem>
 
+#include "clock_text.h"
 #include "io/writer_lock.h"
 #include "lengen/engine/errors.h"
 #include "lengen/engine/run_file.h"
+#include "train/memory_estimate.h"
 
 namespace fs = std::filesystem;
 
@@ -57,15 +56,7 @@ std::string folderHolder(const fs::path& dir)
 }
 
 // "20261202-013405-4242": when the batch was made, and by which process (two at once differ).
-std::string batchName()
-{
-    const std::time_t now = std::time(nullptr);
-    std::tm utc{};
-    gmtime_r(&now, &utc);
-    char buf[32];
-    std::strftime(buf, sizeof buf, "%Y%m%d-%H%M%S", &utc);
-    return std::string(buf) + "-" + std::to_string(::getpid());
-}
+std::string batchName() { return utcNow("%Y%m%d-%H%M%S") + "-" + std::to_string(::getpid()); }
 
 // The run's folder for a run folder or its run.h5, refused when it holds no run.
 fs::path runFolder(const std::string& run)
@@ -118,6 +109,7 @@ RemovalPlan planRunRemoval(const std::vector<std::string>& runs, RunRemoval kind
         plan.bytes += m.bytes;
         plan.moves.push_back(std::move(m));
     }
+    plan.sizeText = training::bytesText(double(plan.bytes));
     return plan;
 }
 
@@ -177,24 +169,6 @@ std::vector<RunMove> restoreRuns(const std::string& path)
     else if (p.parent_path().parent_path().filename() == kTrash)
         fs::remove(p.parent_path(), ec);
     return done;
-}
-
-std::string byteSizeText(std::uint64_t bytes)
-{
-    const char* units[] = {"B", "kB", "MB", "GB", "TB"};
-    double v = double(bytes);
-    int u = 0;
-    while (v >= 1000 && u < 4) {
-        v /= 1000;
-        ++u;
-    }
-    char buf[32];
-    std::snprintf(buf, sizeof buf,
-                  u == 0   ? "%.0f %s"
-                  : v < 10 ? "%.1f %s"
-                           : "%.0f %s",
-                  v, units[u]);
-    return buf;
 }
 
 }  // namespace lengen::engine

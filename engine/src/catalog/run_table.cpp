@@ -136,18 +136,9 @@ RunTable runTable(const std::vector<const RunIndexEntry*>& runs,
             const auto text = runValue(r, shownKeys[k]).value_or("");
             row.push_back({text, t.columns[k + 1].numeric ? asNumber(text) : kNoValue});
         }
-        row.push_back({r.status.empty() ? std::string() : statusLabel(r.status), kNoValue});
-        const bool trained = r.steps > 0;
-        row.push_back(trained ? numberCell(double(r.steps)) : RunTableCell{});
-        row.push_back(trained ? numberCell(r.finalLoss) : RunTableCell{});
-        for (double v : {r.minLoss, r.stepsPerSecond, r.wallSeconds})
-            row.push_back(numberCell(v));
-        for (const auto& name : methods) {
-            const auto m = std::find_if(r.results.begin(), r.results.end(),
-                                        [&](const MethodResult& x) { return x.name == name; });
-            row.push_back(m == r.results.end() ? RunTableCell{} : numberCell(m->atTrain));
-            row.push_back(m == r.results.end() ? RunTableCell{} : numberCell(m->atLast));
-        }
+        // The results as the Runs list's chosen columns show them: one definition, runCell.
+        for (std::size_t c = 1 + shownKeys.size(); c < t.columns.size(); ++c)
+            row.push_back(runCell(r, t.columns[c].name));
         t.rows.push_back(std::move(row));
     }
     return t;

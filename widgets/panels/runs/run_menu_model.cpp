@@ -63,8 +63,7 @@ RunMenuModel::Removal RunMenuModel::removal(engine::RunRemoval kind) const
     }
     r.allowed = true;
     const bool one = r.plan.moves.size() == 1;
-    const QString what =
-        runsNamed(m_runs) + " (" + QString::fromStdString(engine::byteSizeText(r.plan.bytes)) + ")";
+    const QString what = runsNamed(m_runs) + " (" + QString::fromStdString(r.plan.sizeText) + ")";
     if (kind == engine::RunRemoval::Trash)
         r.text = (one ? runMenuTr("Move %1 to the trash, .lengen-trash/ beside its folder? "
                                   "Nothing is deleted: Undo, or `lengen restore`, puts it back.")

@@ -26,6 +26,7 @@ struct RemovalPlan {
     RunRemoval kind = RunRemoval::Trash;
     std::vector<RunMove> moves;
     std::uint64_t bytes = 0;  ///< the runs' folders together
+    std::string sizeText;     ///< `bytes` as the confirmations say it ("9.8 MB")
 };
 
 /// Checks every run before anything moves: a run folder or its run.h5, named once, held by no
@@ -44,8 +45,5 @@ std::vector<RunMove> carryOutRemoval(const RemovalPlan& plan);
 /// `.lengen-trash/<when>/` or `.lengen-archive/`, or a `.lengen-trash/<when>` folder (all its
 /// runs). Error(Usage) for a path that is neither; Error(Io) when a run's old place is taken.
 std::vector<RunMove> restoreRuns(const std::string& path);
-
-/// "1.2 MB", "340 kB", "12 B": a size as the confirmations say it.
-std::string byteSizeText(std::uint64_t bytes);
 
 }  // namespace lengen::engine
