@@ -232,6 +232,8 @@ int exportFromProvenance(const ExportArgs& args)
         options.group = ui::compareGroupFromName(source.group).value_or(ui::CompareGroup::EachRun);
         options.keys = source.keys;
         options.band = engine::bandKindFromName(source.band).value_or(engine::BandKind::Auto);
+        options.smoothing = source.smoothing;
+        options.x = ui::loggedXFromName(source.x).value_or(ui::LoggedX::Step);
         QStringList runs;
         for (const auto& r : source.runs)
             runs << QString::fromStdString(r);

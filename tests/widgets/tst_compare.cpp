@@ -15,8 +15,11 @@
 #include <QApplication>
 #include <QElapsedTimer>
 #include <QFile>
+#include <QJsonDocument>
+#include <QJsonObject>
 #include <QProcess>
 #include <QPushButton>
+#include <QSlider>
 #include <QSignalSpy>
 #include <QTableWidget>
 #include <QWheelEvent>
@@ -39,6 +42,7 @@ private Q_SLOTS:
     void logYAndLegendOutsideAsInTheEvaluationTab();
     void rebuildKeepsColoursAndItsProvenancesName();
     void copyOnAnEmptyCompareSaysSo();
+    void loggedControlsShowAndRebuildFromProvenance();
 };
 
 void TestCompare::compareFormatsDifferingValues()
@@ -354,6 +358,54 @@ void TestCompare::copyOnAnEmptyCompareSaysSo()
     for (const auto& m : compareSaid)
         QVERIFY2(m.at(0).toString().startsWith("Nothing to export"),
                  qPrintable(m.at(0).toString()));
+}
+
+// Issue 72, item 3: a logged column's smoothing and x axis are Compare controls shown with a
+// logged column only; an export records them and `lengen export --from` draws them again.
+void TestCompare::loggedControlsShowAndRebuildFromProvenance()
+{
+    const auto dir = test::scratchDir("compare-logged-controls");
+    QStringList runs;
+    for (std::uint64_t seed : {1, 2})
+        runs << QString::fromStdString(test::trainTiny(dir, "rope", seed));
+    test::evaluateSmall(runs.front().toStdString(), {"standard"}, 8);
+    ui::CompareView view;
+    view.setRuns(runs);
+    auto* slider = view.findChild<QSlider*>("compareSmoothing");
+    QVERIFY(slider);
+    QVERIFY(!slider->isVisibleTo(&view));  // "standard": an evaluation has no clock
+    QVERIFY(view.setMethod("training: loss"));
+    QVERIFY(slider->isVisibleTo(&view));
+    slider->setValue(70);  // as the user drags it
+    QCOMPARE(view.model().choices().smoothing, 0.7);
+    QCOMPARE(view.spec().y.label, std::string("training loss (EMA 0.70)"));
+    view.setLoggedControls(0.7, ui::LoggedX::Relative);
+    QCOMPARE(view.spec().x.label, std::string("relative time (s)"));
+    const QString base = QString::fromStdString(dir) + "/loss";
+    QString error;
+    QVERIFY2(view.exportTo(base + ".csv", 100, &error), qPrintable(error));
+    const auto again = test::runLengen(
+        {"export", "--from", base + ".provenance.json", "--out", base + "-again.csv"});
+    QVERIFY2(again.code == 0, qPrintable(again.err));
+    QFile ours(base + ".csv"), theirs(base + "-again.csv");
+    QVERIFY(ours.open(QIODevice::ReadOnly) && theirs.open(QIODevice::ReadOnly));
+    const auto drawn = ours.readAll();
+    QCOMPARE(theirs.readAll(), drawn);
+    // A damaged record is named, not drawn raw.
+    QFile p(base + ".provenance.json");
+    QVERIFY(p.open(QIODevice::ReadOnly));
+    auto json = p.readAll();
+    p.close();
+    const auto grouping = QJsonDocument::fromJson(json)["grouping"].toObject();
+    QCOMPARE(grouping["smoothing"].toDouble(), 0.7);
+    QCOMPARE(grouping["x"].toString(), QStringLiteral("relative"));
+    json.replace("\"relative\"", "\"sideways\"");
+    QVERIFY(p.open(QIODevice::WriteOnly | QIODevice::Truncate));
+    p.write(json);
+    p.close();
+    const auto bad = test::runLengen({"export", "--from", base + ".provenance.json", "-q"});
+    QCOMPARE(bad.code, 64);
+    QVERIFY2(bad.err.contains("grouping.x"), qPrintable(bad.err));
 }
 
 QTEST_MAIN(TestCompare)

@@ -5,6 +5,7 @@
 #include <QtTest>
 
 #include "compare_model.h"
+#include "lengen/engine/run_file.h"
 #include "test_support.h"
 
 using namespace lengen;
@@ -17,6 +18,7 @@ private Q_SLOTS:
     void methodsOfferedAndTheChoiceKept();
     void whatItShowsForTheChoices();
     void followsTheFilesItDraws();
+    void loggedColumnsSmoothAndTakeATimeAxis();
 
 private:
     QString m_a, m_b, m_plain;  // a: standard + ood_length; b: standard; plain: none
@@ -121,6 +123,66 @@ void TstCompareModel::followsTheFilesItDraws()
     m.setRuns(m.runs());
     QVERIFY(m.rebuild().missing.isEmpty());
     QVERIFY(!m.changedOnDisk());
+}
+
+// Issue 72, item 3: a logged column smoothed as the Train tab smooths (an EMA written here, not
+// LenGen's), and drawn against each run's training clock or the wall time.
+void TstCompareModel::loggedColumnsSmoothAndTakeATimeAxis()
+{
+    ui::CompareModel m;
+    const QStringList runs{m_a, m_b, m_plain};
+    m.setRuns(runs);
+    QVERIFY(m.setMethod("training: loss"));
+    m.setGrouping(ui::CompareGroup::EachRun, {}, engine::BandKind::Auto);
+    std::vector<engine::TrainLog> logs;
+    std::vector<engine::RunFileInfo> infos;
+    for (const auto& r : runs) {
+        logs.push_back(engine::readTrainLog(engine::locateRunFile(r.toStdString())));
+        infos.push_back(engine::readRunInfo(engine::locateRunFile(r.toStdString())));
+    }
+    auto shown = m.rebuild();
+    QCOMPARE(shown.spec.series.size(), size_t(3));
+    QCOMPARE(shown.spec.series[0].y, logs[0].loss);  // raw by default
+    m.setSmoothing(0.8);
+    shown = m.rebuild();
+    QCOMPARE(shown.spec.y.label, std::string("training loss (EMA 0.80)"));
+    for (size_t r = 0; r < runs.size(); ++r) {
+        const auto& y = shown.spec.series[r].y;
+        QCOMPARE(y.size(), logs[r].loss.size());
+        double ema = logs[r].loss[0];
+        for (size_t i = 0; i < y.size(); ++i) {
+            ema = i == 0 ? ema : 0.8 * ema + 0.2 * logs[r].loss[i];
+            QVERIFY2(std::abs(y[i] - ema) <= 1e-12 * std::abs(ema), qPrintable(QString::number(i)));
+        }
+    }
+    m.setSmoothing(5);  // clamped: a weight of 1 would hold the first value for ever
+    QCOMPARE(m.choices().smoothing, 0.99);
+    m.setSmoothing(0);
+    m.setLoggedX(ui::LoggedX::Relative);  // each run's training clock, in seconds here
+    shown = m.rebuild();
+    QCOMPARE(shown.spec.x.label, std::string("relative time (s)"));
+    for (size_t r = 0; r < runs.size(); ++r)
+        QCOMPARE(shown.spec.series[r].x, logs[r].wallSeconds);
+    m.setLoggedX(ui::LoggedX::Wall);  // creation plus clock, from the earliest creation
+    shown = m.rebuild();
+    const auto created = [](const engine::RunFileInfo& i) {
+        return double(QDateTime::fromString(QString::fromStdString(i.createdAt), Qt::ISODate)
+                          .toSecsSinceEpoch());
+    };
+    const double first = std::min({created(infos[0]), created(infos[1]), created(infos[2])});
+    for (size_t r = 0; r < runs.size(); ++r)
+        QCOMPARE(shown.spec.series[r].x.back(),
+                 logs[r].wallSeconds.back() + (created(infos[r]) - first));
+    QVERIFY2(shown.spec.x.label.rfind("wall time (s since ", 0) == 0, shown.spec.x.label.c_str());
+    // One group of the three: its x is the mean of its runs' clocks at each step.
+    m.setGrouping(ui::CompareGroup::Task, {}, engine::BandKind::MinMax);
+    m.setLoggedX(ui::LoggedX::Relative);
+    shown = m.rebuild();
+    QCOMPARE(shown.spec.series.size(), size_t(1));
+    const auto& x = shown.spec.series.front().x;
+    QCOMPARE(x.size(), logs[0].step.size());
+    const double mean = (logs[0].wallSeconds[2] + logs[1].wallSeconds[2] + logs[2].wallSeconds[2]) / 3;
+    QVERIFY(std::abs(x[2] - mean) <= 1e-12 * mean);
 }
 
 QTEST_GUILESS_MAIN(TstCompareModel)

@@ -3,10 +3,13 @@
 
 #include "compare_logged.h"
 
+#include <QDateTime>
 #include <QRegularExpression>
 
 #include <algorithm>
+#include <cmath>
 #include <cstdint>
+#include <limits>
 #include <map>
 #include <set>
 
@@ -178,6 +181,7 @@ struct Compared {
     std::vector<RunFacts> everyRun, facts;  // facts: the runs with the method, as `results`
     std::vector<engine::EvalResult> results;
     std::vector<std::vector<std::int64_t>> steps;  // a logged column's rows, per result
+    std::vector<std::vector<double>> seconds;      // and their training clock
 };
 
 Compared readCompared(const QStringList& runFiles, const std::string& method, QStringList& missing)
@@ -192,6 +196,7 @@ Compared readCompared(const QStringList& runFiles, const std::string& method, QS
                 c.facts.push_back(c.everyRun.back());
                 c.results.push_back(std::move(logged->result));
                 c.steps.push_back(std::move(logged->steps));
+                c.seconds.push_back(std::move(logged->seconds));
             } else {
                 missing << run;
             }
@@ -390,6 +395,87 @@ void compareErrorAxes(plots::FigureSpec& f, const ComparedAxes& axes)
                                                : "train length " + std::to_string(t) + " points"});
 }
 
+// A logged column's runs at the steps all of them logged, their clocks too, each run smoothed
+// as chosen; the common steps.
+std::vector<std::int64_t> alignLogged(Compared& c, const CompareOptions& options,
+                                      CompareResult& out)
+{
+    std::vector<std::string> cut;
+    const auto common = alignLoggedRuns(c.results, c.steps, cut);
+    for (const auto& note : cut)
+        out.notes << QString::fromStdString(note);
+    for (size_t i = 0; i < c.results.size(); ++i) {
+        c.seconds[i] = valuesAtSteps(c.seconds[i], c.steps[i], common);
+        if (options.smoothing > 0) {
+            auto& values = c.results[i].curves.front().stats.mean;
+            values = emaOf(values, options.smoothing);
+        }
+    }
+    return common;
+}
+
+// Seconds from the epoch of a run's creation (ISO 8601, UTC); NaN when unreadable.
+double createdSeconds(const engine::RunFileInfo& info)
+{
+    const auto t = QDateTime::fromString(QString::fromStdString(info.createdAt), Qt::ISODate);
+    return t.isValid() ? double(t.toSecsSinceEpoch()) : std::nan("");
+}
+
+// Each run's place in time at the common steps: its training clock, plus (wall time) its
+// creation counted from the earliest compared run's.
+std::vector<std::vector<double>> runTimes(const Compared& c, LoggedX x, std::string& origin)
+{
+    std::vector<std::vector<double>> t = c.seconds;
+    if (x != LoggedX::Wall)
+        return t;
+    double first = std::numeric_limits<double>::infinity();
+    for (const auto& f : c.facts)
+        if (const double s = createdSeconds(f.info); std::isfinite(s) && s < first) {
+            first = s;
+            origin = f.info.createdAt;
+        }
+    for (size_t i = 0; i < t.size(); ++i)
+        for (double& v : t[i])
+            v += createdSeconds(c.facts[i].info) - first;
+    return t;
+}
+
+// The x of every series of a logged figure, in the series' order: the steps; or each run's time
+// (a run's curve) or the mean of its runs' times (a group's curve), in s, min or h.
+LoggedXAxis loggedXAxis(const Compared& c, const CompareGroups& groups,
+                        const CompareOptions& options, const std::vector<std::int64_t>& common,
+                        CompareResult& out)
+{
+    LoggedXAxis axis;
+    if (options.x == LoggedX::Step) {
+        axis.label = "step";
+        axis.perSeries.assign(std::max(c.facts.size(), groups.order.size()),
+                              std::vector<double>(common.begin(), common.end()));
+        return axis;
+    }
+    std::string origin;
+    const auto times = runTimes(c, options.x, origin);
+    for (size_t i = 0; i < times.size(); ++i)
+        if (std::none_of(times[i].begin(), times[i].end(), [](double v) { return std::isfinite(v); }))
+            out.notes << QStringLiteral("%1 logged no wall clock: not on a time axis")
+                             .arg(QString::fromStdString(figures::runLegend(c.facts[i].info)));
+    if (options.group == CompareGroup::EachRun) {
+        axis.perSeries = times;
+    } else {
+        for (const auto& key : groups.order) {  // the group's curves come first, in this order
+            std::vector<std::vector<double>> members;
+            for (const size_t i : groups.members.at(key))
+                members.push_back(times[i]);
+            axis.perSeries.push_back(engine::combineOverSeeds(members, engine::BandKind::MinMax, 0).mean);
+        }
+    }
+    const std::string unit = scaleSeconds(axis.perSeries);
+    axis.label = options.x == LoggedX::Relative
+                     ? "relative time (" + unit + ")"
+                     : "wall time (" + unit + " since " + origin + ")";
+    return axis;
+}
+
 }  // namespace
 
 CompareResult compareRuns(const QStringList& runFiles, const std::string& method, bool baselines,
@@ -402,11 +488,7 @@ CompareResult compareRuns(const QStringList& runFiles, const std::string& method
     // lack one (issue 52: the RoPE group was pink in one method and vermilion in the others).
     Compared c = readCompared(runFiles, method, out.missing);
     const bool logged = isLoggedMethod(method);
-    std::vector<std::string> cut;
-    const auto steps =
-        logged ? alignLoggedRuns(c.results, c.steps, cut) : std::vector<std::int64_t>{};
-    for (const auto& note : cut)
-        out.notes << QString::fromStdString(note);
+    const auto steps = logged ? alignLogged(c, options, out) : std::vector<std::int64_t>{};
     for (size_t i = 0; i < c.facts.size(); ++i)  // a log is no stored evaluation: the run alone
         out.sources.push_back(
             {c.facts[i].info, logged ? std::vector<figures::DrawnEvaluation>{}
@@ -420,8 +502,8 @@ CompareResult compareRuns(const QStringList& runFiles, const std::string& method
     if (options.group != CompareGroup::EachRun)
         addCompareGroupCurves(out, c, groups, byKeys, options);
     f.title = axes.task + " - " + method;  // no count of curves: an export leaves hidden ones out
-    if (logged) {  // by step, and no training-length marker: there are no prompts
-        loggedAxes(f, method, steps);
+    if (logged) {  // by step or time, and no training-length marker: there are no prompts
+        loggedAxes(f, method, loggedXAxis(c, groups, options, steps, out), options.smoothing);
         return out;
     }
     compareErrorAxes(f, axes);

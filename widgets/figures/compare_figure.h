@@ -14,6 +14,7 @@
 #include <string>
 #include <vector>
 
+#include "compare_logged.h"
 #include "figure_spec.h"
 #include "lengen/engine/seed_stats.h"
 #include "run_figures.h"
@@ -29,6 +30,10 @@ struct CompareOptions {
     std::vector<std::string> keys;
     engine::BandKind band = engine::BandKind::Auto;
     int bootstrapTrials = 1000;
+    /// A logged column only (an evaluation has neither): each run's EMA weight before runs are
+    /// grouped (0 = raw; a group's band is then that of its smoothed runs), and the x axis.
+    double smoothing = 0;
+    LoggedX x = LoggedX::Step;
 };
 
 struct CompareResult {

@@ -1,7 +1,11 @@
 #include "compare_logged.h"
 
+#include <QString>
+
 #include <algorithm>
+#include <cmath>
 #include <iterator>
+#include <utility>
 
 #include "lengen/engine/run_file.h"
 
@@ -74,6 +78,8 @@ std::optional<LoggedRun> readLoggedRun(const std::string& run, const std::string
     curve.stats.mean = std::move(column);
     r.result.curves.push_back(std::move(curve));
     r.steps = log.step;
+    r.seconds = log.wallSeconds;
+    r.seconds.resize(log.step.size(), std::nan(""));
     return r;
 }
 
@@ -95,15 +101,7 @@ std::vector<std::int64_t> alignLoggedRuns(std::vector<engine::EvalResult>& resul
     bool cut = false;
     for (size_t i = 0; i < results.size(); ++i) {
         auto& values = results[i].curves.front().stats.mean;
-        std::vector<double> kept;
-        kept.reserve(common.size());
-        size_t row = 0;
-        for (const auto step : common) {  // both ascending: one pass
-            while (row < steps[i].size() && steps[i][row] < step)
-                ++row;
-            const bool here = row < steps[i].size() && steps[i][row] == step && row < values.size();
-            kept.push_back(here ? values[row] : std::nan(""));
-        }
+        auto kept = valuesAtSteps(values, steps[i], common);
         cut = cut || kept.size() < values.size();
         values = std::move(kept);
     }
@@ -113,21 +111,99 @@ std::vector<std::int64_t> alignLoggedRuns(std::vector<engine::EvalResult>& resul
     return common;
 }
 
-void loggedAxes(plots::FigureSpec& f, const std::string& method,
-                const std::vector<std::int64_t>& steps)
+std::vector<double> valuesAtSteps(const std::vector<double>& values,
+                                  const std::vector<std::int64_t>& steps,
+                                  const std::vector<std::int64_t>& common)
+{
+    std::vector<double> kept;
+    kept.reserve(common.size());
+    size_t row = 0;
+    for (const auto step : common) {  // both ascending: one pass
+        while (row < steps.size() && steps[row] < step)
+            ++row;
+        const bool here = row < steps.size() && steps[row] == step && row < values.size();
+        kept.push_back(here ? values[row] : std::nan(""));
+    }
+    return kept;
+}
+
+std::vector<double> emaOf(const std::vector<double>& raw, double alpha)
+{
+    std::vector<double> ema(raw.size());
+    double acc = std::nan("");
+    for (size_t i = 0; i < raw.size(); ++i) {
+        if (std::isfinite(raw[i]))
+            acc = std::isnan(acc) ? raw[i] : alpha * acc + (1 - alpha) * raw[i];
+        ema[i] = acc;
+    }
+    return ema;
+}
+
+const char* loggedXName(LoggedX x)
+{
+    switch (x) {
+    case LoggedX::Relative:
+        return "relative";
+    case LoggedX::Wall:
+        return "wall";
+    case LoggedX::Step:
+        break;
+    }
+    return "step";
+}
+
+std::optional<LoggedX> loggedXFromName(const std::string& name)
+{
+    for (const auto x : {LoggedX::Step, LoggedX::Relative, LoggedX::Wall})
+        if (name == loggedXName(x))
+            return x;
+    return std::nullopt;
+}
+
+std::string scaleSeconds(std::vector<std::vector<double>>& columns)
+{
+    double largest = 0;
+    for (const auto& c : columns)
+        for (const double v : c)
+            if (std::isfinite(v))
+                largest = std::max(largest, std::abs(v));
+    const auto [unit, seconds] = largest < 120    ? std::pair{"s", 1.0}
+                                 : largest < 7200 ? std::pair{"min", 60.0}
+                                                  : std::pair{"h", 3600.0};
+    for (auto& c : columns)
+        for (double& v : c)
+            v /= seconds;
+    return unit;
+}
+
+void loggedAxes(plots::FigureSpec& f, const std::string& method, const LoggedXAxis& x,
+                double smoothing)
 {
     const auto* entry = entryOf(method);
-    f.x.label = "step";
+    f.x.label = x.label;
     f.y.label = entry ? entry->label : method;
+    if (smoothing > 0)
+        f.y.label += " (EMA " + QString::number(smoothing, 'f', 2).toStdString() + ")";
     f.y.log = entry && entry->logY;
-    for (auto& s : f.series) {
-        s.x.assign(steps.begin(),
-                   steps.begin() + std::ptrdiff_t(std::min(steps.size(), s.y.size())));
-        s.y.resize(s.x.size());
-        if (!s.bandLow.empty()) {
-            s.bandLow.resize(s.x.size());
-            s.bandHigh.resize(s.x.size());
+    for (size_t i = 0; i < f.series.size(); ++i) {
+        auto& s = f.series[i];
+        const auto& xs = i < x.perSeries.size() ? x.perSeries[i] : std::vector<double>{};
+        plots::Series kept = s;
+        kept.x.clear();
+        kept.y.clear();
+        kept.bandLow.clear();
+        kept.bandHigh.clear();
+        for (size_t p = 0; p < std::min(xs.size(), s.y.size()); ++p) {
+            if (!std::isfinite(xs[p]))
+                continue;  // no clock at this row: no place on a time axis
+            kept.x.push_back(xs[p]);
+            kept.y.push_back(s.y[p]);
+            if (p < s.bandLow.size() && p < s.bandHigh.size()) {
+                kept.bandLow.push_back(s.bandLow[p]);
+                kept.bandHigh.push_back(s.bandHigh[p]);
+            }
         }
+        s = std::move(kept);
     }
 }
 

@@ -1,5 +1,7 @@
 #include "figure_provenance.h"
 
+#include "compare_logged.h"
+
 #include "compare_figure.h"
 
 #include <QColor>
@@ -432,6 +434,15 @@ FigureSource compareSource(const std::string& path, const QJsonObject& p)
         s.keys.push_back(k.toString().toStdString());
     s.band = grouping["band"].toString("auto").toStdString();
     s.baselines = grouping["baselines"].toBool(false);
+    // A logged column's controls (issue 72): absent before them, so raw and by step.
+    s.smoothing = grouping["smoothing"].toDouble(0);
+    if (!(s.smoothing >= 0 && s.smoothing < 1))
+        throw Error(ErrorKind::Usage,
+                    "--from " + path + ": key 'grouping.smoothing' must be in [0, 1)");
+    s.x = grouping["x"].toString("step").toStdString();
+    if (!ui::loggedXFromName(s.x))
+        throw Error(ErrorKind::Usage, "--from " + path + ": key 'grouping.x' must be step, "
+                                                         "relative or wall, not '" + s.x + "'");
     recordedView(view, s);
     return s;
 }

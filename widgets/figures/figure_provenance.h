@@ -82,6 +82,10 @@ struct FigureSource {
     std::string group;
     std::vector<std::string> keys;
     bool baselines = false;
+    /// A Compare figure of a logged column: each run's EMA weight and the x axis ("step",
+    /// "relative", "wall": compare_logged.h's loggedXName).
+    double smoothing = 0;
+    std::string x = "step";
     /// The Hyperparameters view (name "hparams"): its runs (`runs`), axes, colour and brushes.
     HParamsChoice hparams;
     std::string format;  ///< the recorded file's format ("png", "tex", …; "" when not recorded)

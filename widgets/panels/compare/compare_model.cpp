@@ -3,6 +3,7 @@
 #include <QCoreApplication>
 
 #include <algorithm>
+#include <cmath>
 #include <set>
 
 #include "compare_differences.h"
@@ -90,6 +91,21 @@ void CompareModel::setView(bool logY, bool legendOutside)
     m_choices.legendOutside = legendOutside;
 }
 
+void CompareModel::setSmoothing(double alpha)
+{
+    m_choices.smoothing = std::clamp(std::isfinite(alpha) ? alpha : 0.0, 0.0, 0.99);
+}
+
+void CompareModel::setChoices(const CompareChoices& choices)
+{
+    const QString method = m_choices.method;
+    m_choices = choices;
+    setSmoothing(choices.smoothing);
+    m_choices.method = method;
+    if (!choices.method.isEmpty())
+        setMethod(choices.method);
+}
+
 figures::ViewOptions CompareModel::view() const
 {
     figures::ViewOptions v;
@@ -111,6 +127,8 @@ CompareOptions CompareModel::options() const
     o.group = m_choices.group;
     o.keys = parseGroupKeys(m_choices.keys);
     o.band = m_choices.band;
+    o.smoothing = m_choices.smoothing;
+    o.x = m_choices.x;
     return o;
 }
 

@@ -1,10 +1,11 @@
 #pragma once
 // The Compare tab's state, with no widgets (issue 70): the runs compared, what the user chose
-// (method, grouping, keys, band, baselines, log y, legend place), what it follows (the runs'
-// files on disk: analysis.h5, and run.h5 for a logged column) and what the tab would show —
-// the figure or the panels of every method, the line above them, the runs left out, the
-// config keys that differ. The view (compare_view) builds widgets, forwards choices here and
-// paints what rebuild() returns; tests drive this without a window (tst_compare_model).
+// (method, grouping, keys, band, baselines, log y, legend place, a logged column's smoothing
+// and x axis), what it follows (the runs' files on disk: analysis.h5, and run.h5 for a logged
+// column) and what the tab would show — the figure or the panels of every method, the line
+// above them, the runs left out, the config keys that differ. The view (compare_view) builds
+// widgets, forwards choices here and paints what rebuild() returns; tests drive this without a
+// window (tst_compare_model).
 // GUI thread (it reads run files when asked to rebuild: a few ms per run).
 
 #include <QString>
@@ -34,6 +35,10 @@ struct CompareChoices {
     /// The legend beside the data: by default, as W&B and TensorBoard keep it off the curves
     /// (inside, it covered the curves and the train-length labels).
     bool legendOutside = true;
+    /// A logged column's controls (issue 72, the Train tab's): each run's EMA weight (0 = raw)
+    /// and the x axis (step, relative or wall time). An evaluation method has neither.
+    double smoothing = 0;
+    LoggedX x = LoggedX::Step;
 };
 
 /// What the tab shows for the runs and choices.
@@ -76,6 +81,11 @@ public:
     void setView(bool logY, bool legendOutside);
     void setLogY(std::optional<bool> logY) { m_choices.logY = logY; }
     void setLegendOutside(bool outside) { m_choices.legendOutside = outside; }
+    /// A logged column's smoothing, clamped to [0, 0.99], and x axis.
+    void setSmoothing(double alpha);
+    void setLoggedX(LoggedX x) { m_choices.x = x; }
+    /// Every choice at once (a saved view, issue 72): the method kept only if offered.
+    void setChoices(const CompareChoices& choices);
     const CompareChoices& choices() const { return m_choices; }
     /// The choices a figure is shown with (log y, legend place; hidden curves are the plot's).
     figures::ViewOptions view() const;
@@ -95,7 +105,7 @@ public:
     /// The config table for the runs and the method chosen (reads their stored configs).
     CompareTable table() const;
 
-    /// The grouping as compareRuns takes it (keys parsed).
+    /// The grouping and a logged column's controls as compareRuns takes them (keys parsed).
     CompareOptions options() const;
 
 private:

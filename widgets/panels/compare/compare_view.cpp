@@ -84,6 +84,7 @@ CompareView::CompareView(QWidget* parent) : QWidget(parent)
     });
     auto* layout = new QVBoxLayout(this);
     layout->addLayout(buildBar());
+    layout->addWidget(buildLoggedRow());
     auto* info = new QHBoxLayout;
     info->addWidget(m_info, 1);
     info->addWidget(m_evaluate);
@@ -104,91 +105,6 @@ bool CompareView::followFiles()
     m_live = false;
     m_state->restore();
     return true;
-}
-
-// The method, grouping, keys and band choosers.
-void CompareView::createControls()
-{
-    m_method = new QComboBox;
-    m_baselines = new QCheckBox(tr("baselines of the first run"));
-    m_group = new QComboBox;
-    m_group->setObjectName(QStringLiteral("compareGroup"));
-    m_group->addItem(tr("every setting but the seed"), int(CompareGroup::Settings));
-    m_group->addItem(tr("each run"), int(CompareGroup::EachRun));
-    m_group->addItem(tr("keys…"), int(CompareGroup::Keys));
-    m_group->addItem(tr("PE (mean over seeds)"), int(CompareGroup::PositionEncoding));
-    m_group->addItem(tr("sweep cell (all axes but seed)"), int(CompareGroup::SweepAxes));
-    m_group->addItem(tr("task"), int(CompareGroup::Task));
-    m_group->addItem(tr("backbone"), int(CompareGroup::Backbone));
-    m_group->setToolTip(
-        tr("One curve per group of runs: the mean over them with the band chosen beside; "
-           "by default runs that differ only in their seed form a group"));
-    m_keys = new QLineEdit;
-    m_keys->setObjectName(QStringLiteral("groupKeys"));
-    m_keys->setPlaceholderText(tr("pe, model.num_hidden_layers"));
-    m_keys->setToolTip(
-        tr("Resolved config keys to group by (as in the config table below), or pe, task, "
-           "backbone; comma-separated"));
-    m_keys->setVisible(false);
-    m_keys->setMinimumWidth(220);
-    m_band = new QComboBox;
-    m_band->setObjectName(QStringLiteral("compareBand"));
-    for (auto [text, kind] : {std::pair{tr("auto band"), engine::BandKind::Auto},
-                              {tr("bootstrap 5–95 %"), engine::BandKind::Bootstrap},
-                              {tr("mean ± SD"), engine::BandKind::StdDev},
-                              {tr("mean ± SE"), engine::BandKind::StdErr},
-                              {tr("min–max"), engine::BandKind::MinMax}})
-        m_band->addItem(text, int(kind));
-    m_band->setToolTip(tr("The band of a group's curve; auto: bootstrap from 3 runs, else min–max. "
-                          "The legend says N and the band; a group of one run has none."));
-}
-
-// The bar above the plot: the choosers, Copy and Export.
-QHBoxLayout* CompareView::buildBar()
-{
-    auto* bar = new QHBoxLayout;
-    bar->addWidget(new QLabel(tr("Method:")));
-    bar->addWidget(m_method, 1);
-    bar->addWidget(new QLabel(tr("Curves:")));
-    bar->addWidget(m_group);
-    bar->addWidget(m_keys);
-    bar->addWidget(m_band);
-    bar->addWidget(m_baselines);
-    // The Evaluation tab's two view switches (issue 70, defect 8): exports follow them.
-    m_logY = new QCheckBox(tr("log y"));
-    m_logY->setObjectName(QStringLiteral("compareLogY"));
-    m_logY->setToolTip(tr("Logarithmic y axis (errors spanning decades)"));
-    m_legendOutside = new QCheckBox(tr("legend outside"));
-    m_legendOutside->setObjectName(QStringLiteral("compareLegendOutside"));
-    m_legendOutside->setToolTip(tr("Put the legend beside the data instead of over it"));
-    m_legendOutside->setChecked(true);  // CompareChoices' default: off the curves
-    bar->addWidget(m_logY);
-    bar->addWidget(m_legendOutside);
-    auto* copyButton = new QPushButton(tr("Copy"));
-    auto* exportButton = new QPushButton(tr("Export…"));
-    exportButton->setToolTip(tr("PNG, SVG, PDF or CSV (the plotted data)"));
-    bar->addWidget(copyButton);
-    bar->addWidget(exportButton);
-    // Copy and Export say the same when nothing is drawn (issue 70, defect 11: both did nothing
-    // on an empty Compare tab).
-    connect(copyButton, &QPushButton::clicked, this, [this] {
-        if (!drawsSomething())
-            return Q_EMIT statusMessage(nothingText());
-        QApplication::clipboard()->setPixmap(m_plot->toPixmap());
-        Q_EMIT statusMessage(tr("Figure copied to the clipboard"));
-    });
-    connect(exportButton, &QPushButton::clicked, this, [this] {
-        if (!drawsSomething())
-            return Q_EMIT statusMessage(nothingText());
-        askExportTarget(this, tr("Export comparison"),
-                        panels() ? QStringLiteral("compare_methods.png")
-                                 : QStringLiteral("compare_%1.png").arg(m_model.method()),
-                        [this](const ExportChoice& target) {
-                            QString error;
-                            reportExport(this, exportTo(target.path, target.dpi, &error), error);
-                        });
-    });
-    return bar;
 }
 
 // The plot (scrolling when panels need room) over the table of config keys that differ.
@@ -225,61 +141,6 @@ QWidget* CompareView::buildPlotAndConfig()
     split->setStretchFactor(0, 4);
     split->setStretchFactor(1, 1);
     return split;
-}
-
-void CompareView::connectControls()
-{
-    plots::enableCurveInteractions(*m_plot,
-                                   [this](const QString& text) { m_hover->setText(text); });
-    connect(m_method, &QComboBox::currentIndexChanged, this, [this] {
-        if (!m_model.setMethod(m_method->currentText()))
-            return;  // a separator
-        draw();
-        fillDifferences();  // its evaluation rows are the method's
-    });
-    connect(m_baselines, &QCheckBox::toggled, this, [this](bool on) {
-        m_model.setBaselines(on);
-        draw();
-    });
-    const auto regroup = [this] {
-        const auto group = CompareGroup(m_group->currentData().toInt());
-        m_keys->setVisible(group == CompareGroup::Keys);
-        m_model.setGrouping(group, m_keys->text(), engine::BandKind(m_band->currentData().toInt()));
-        draw();
-    };
-    connect(m_group, &QComboBox::currentIndexChanged, this, regroup);
-    connect(m_keys, &QLineEdit::editingFinished, this, regroup);
-    connect(m_band, &QComboBox::currentIndexChanged, this, regroup);
-    const auto redrawKeepingHidden = [this] {
-        const QStringList hidden = plots::hiddenSeries(*m_plot);  // the same curves
-        draw();
-        plots::hideSeries(*m_plot, hidden);
-    };
-    connect(m_logY, &QCheckBox::toggled, this, [this, redrawKeepingHidden](bool on) {
-        m_model.setLogY(on);
-        redrawKeepingHidden();
-    });
-    connect(m_legendOutside, &QCheckBox::toggled, this, [this, redrawKeepingHidden](bool on) {
-        m_model.setLegendOutside(on);
-        redrawKeepingHidden();
-    });
-}
-
-void CompareView::setView(bool logY, bool legendOutside)
-{
-    m_logY->setChecked(logY);
-    m_legendOutside->setChecked(legendOutside);
-}
-
-void CompareView::setGrouping(CompareGroup group, const QString& keys, engine::BandKind band)
-{
-    const QSignalBlocker a(m_group), b(m_band);
-    m_group->setCurrentIndex(std::max(0, m_group->findData(int(group))));
-    m_keys->setText(keys);
-    m_keys->setVisible(group == CompareGroup::Keys);
-    m_band->setCurrentIndex(std::max(0, m_band->findData(int(band))));
-    m_model.setGrouping(group, keys, band);
-    draw();
 }
 
 QString CompareView::allMethodsText() { return CompareModel::allMethodsText(); }
@@ -325,6 +186,10 @@ bool CompareView::exportTo(const QString& path, int dpi, QString* error)
         grouping["keys"] = keys;
         grouping["band"] = QString::fromStdString(engine::bandKindName(o.band));
         grouping["baselines"] = m_model.choices().baselines;
+        if (m_model.followsLogs()) {  // a logged column's controls: export --from draws them
+            grouping["smoothing"] = o.smoothing;
+            grouping["x"] = QString::fromLatin1(loggedXName(o.x));
+        }
         figures::writeProvenance(
             path.toStdString(),
             figures::multiRunProvenance(shown.sources, m_model.method().toStdString(), grouping,
@@ -416,6 +281,7 @@ void CompareView::draw()
     }
     m_info->setToolTip(shown.infoTip);
     m_evaluate->setVisible(shown.offerEvaluate);
+    m_loggedRow->setVisible(m_model.followsLogs());
     if (shown.panels) {
         const auto& grid = *shown.panels;
         const int rows = (int(grid.panels.size()) + grid.columns - 1) / std::max(grid.columns, 1);

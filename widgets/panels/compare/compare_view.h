@@ -19,6 +19,7 @@ class QCustomPlot;
 class QLabel;
 class QLineEdit;
 class QScrollArea;
+class QSlider;
 class QTableWidget;
 class QPushButton;
 class QTimer;
@@ -49,6 +50,11 @@ public:
                      engine::BandKind band = engine::BandKind::Auto);
     /// The view switches (the Evaluation tab's): log y, the legend beside the data. Redraws.
     void setView(bool logY, bool legendOutside);
+    /// Every choice at once, the controls set to them (a saved view, issue 72). Redraws.
+    void setChoices(const CompareChoices& choices);
+    /// A logged column's controls (the row under the bar, shown for "training: …" methods):
+    /// the EMA weight (0..0.99) and the x axis. Redraws.
+    void setLoggedControls(double smoothing, LoggedX x);
     /// The panels shown for allMethodsText() (one per method); empty for one method.
     const std::optional<plots::GridSpec>& panels() const { return m_model.shown().panels; }
     QCustomPlot* plot() const { return m_plot; }
@@ -80,6 +86,8 @@ Q_SIGNALS:
 private:
     void createControls();
     QHBoxLayout* buildBar();
+    QWidget* buildLoggedRow();
+    void showChoices();
     QWidget* buildPlotAndConfig();
     void connectControls();
     void draw();
@@ -94,6 +102,10 @@ private:
     QComboBox* m_group;
     QLineEdit* m_keys;
     QComboBox* m_band;
+    QWidget* m_loggedRow;  ///< smoothing and x axis: shown for a logged column
+    QSlider* m_smoothing;
+    QLabel* m_smoothingValue;
+    QComboBox* m_loggedX;
     QCustomPlot* m_plot;
     QScrollArea* m_scroll;
     QLabel *m_info, *m_hover;

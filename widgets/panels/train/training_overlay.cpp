@@ -2,6 +2,7 @@
 
 #include <cmath>
 
+#include "compare_logged.h"
 #include "lengen/engine/run_file.h"
 #include "run_figures.h"
 
@@ -26,14 +27,9 @@ LoggedCurve readLoggedCurve(const QString& run)
 
 QVector<double> emaSmoothed(const QVector<double>& raw, double alpha)
 {
-    QVector<double> ema(raw.size());
-    double acc = std::nan("");
-    for (int i = 0; i < raw.size(); ++i) {
-        if (std::isfinite(raw[i]))
-            acc = std::isnan(acc) ? raw[i] : alpha * acc + (1 - alpha) * raw[i];
-        ema[i] = acc;
-    }
-    return ema;
+    // One EMA for the Train tab and Compare's logged columns (compare_logged.h).
+    const auto ema = emaOf(std::vector<double>(raw.begin(), raw.end()), alpha);
+    return QVector<double>(ema.begin(), ema.end());
 }
 
 }  // namespace lengen::ui
