@@ -1,6 +1,6 @@
 // `lengen runs FOLDER...`: the runs under folders, through the index the studio's Runs list
 // shares (run_index.h): one line each, filtered by `--where key=value` (any resolved config key,
-// or pe, task, backbone, status, seed, tag, id), JSON lines for scripts, or with --columns a
+// or pe, task, backbone, status, seed, tag, id, sweep), JSON lines for scripts, or with --columns a
 // table of varied keys and results (run_table.h).
 
 #include <CLI/CLI.hpp>
@@ -88,7 +88,9 @@ void printRunsListLine(const engine::RunIndexEntry& r, bool json)
                                                                    : nlohmann::json()},
                          {"eval", r.evalMethods},
                          {"probes", r.probes},
-                         {"tags", r.tags}};
+                         {"tags", r.tags},
+                         {"sweep", r.sweep},
+                         {"sweep_cell", r.sweepCell}};
         std::printf("%s\n",
                     j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace).c_str());
     } else {
@@ -175,7 +177,7 @@ void addRunsCommand(CLI::App& app, CommandTable& table)
     cmd->add_option("--where", a->where,
                     "key=value, key!=value, key<v, key<=v, key>v, key>=v or key=low..high: a "
                     "resolved config key (model.num_hidden_layers=6), pe, task, backbone, "
-                    "status, seed, tag, id or a result (final_loss, min_loss, steps, "
+                    "status, seed, tag, id, sweep or a result (final_loss, min_loss, steps, "
                     "steps_per_s, wall_s); numbers compare as numbers; repeatable, all must "
                     "hold");
     addJsonFlag(cmd, a->json);

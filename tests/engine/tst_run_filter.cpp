@@ -104,6 +104,13 @@ void TstRunFilter::textAndColumns()
     hex.runId = "0e123456";
     QVERIFY(!matches(hex, "id=0"));
     QVERIFY(matches(hex, "id=0E123456"));
+    // A sweep's runs by its name (issue 72); a run of no sweep is in none.
+    auto cell = r;
+    cell.sweep = "quick-pe";
+    QVERIFY(matches(cell, "sweep=Quick-PE"));
+    QVERIFY(!matches(r, "sweep=quick-pe"));
+    QVERIFY(matches(r, "sweep!=quick-pe"));
+    QVERIFY(filterKeyProblem({&r}, "sweep").empty());  // a column, even where no run has one
 }
 
 void TstRunFilter::termsThatCannotParseSaySo()

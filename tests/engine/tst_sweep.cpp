@@ -151,6 +151,13 @@ void TestSweep::runsTwoCellsAtOnceAndReports()
         QCOMPARE(info.sweepCell, cell.name);
         QCOMPARE(info.seed, *cell.config.seed);
     }
+    // `lengen runs` names each cell's sweep and keeps a sweep's runs with sweep=NAME (issue 72).
+    r = run({"runs", S, "--json", "--where", "sweep=s"});
+    QVERIFY2(r.code == 0, qPrintable(r.err));
+    QCOMPARE(r.out.count("\"sweep\":\"S\""), 4);
+    QVERIFY2(r.out.contains("\"sweep_cell\":\"" + QString::fromStdString(index.cells[0].name)),
+             qPrintable(r.out));
+    QCOMPARE(run({"runs", S, "--where", "sweep!=S"}).err.trimmed(), QStringLiteral("0 of 4 runs"));
     QCOMPARE(engine::readRunInfo(engine::SweepPaths{S.toStdString()}.runFile(index.cells[3].name))
                  .positionEncoding,
              std::string("NoPE"));

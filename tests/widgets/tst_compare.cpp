@@ -19,8 +19,8 @@
 #include <QJsonObject>
 #include <QProcess>
 #include <QPushButton>
-#include <QSlider>
 #include <QSignalSpy>
+#include <QSlider>
 #include <QTableWidget>
 #include <QWheelEvent>
 

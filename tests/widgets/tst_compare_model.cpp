@@ -181,7 +181,8 @@ void TstCompareModel::loggedColumnsSmoothAndTakeATimeAxis()
     QCOMPARE(shown.spec.series.size(), size_t(1));
     const auto& x = shown.spec.series.front().x;
     QCOMPARE(x.size(), logs[0].step.size());
-    const double mean = (logs[0].wallSeconds[2] + logs[1].wallSeconds[2] + logs[2].wallSeconds[2]) / 3;
+    const double mean =
+        (logs[0].wallSeconds[2] + logs[1].wallSeconds[2] + logs[2].wallSeconds[2]) / 3;
     QVERIFY(std::abs(x[2] - mean) <= 1e-12 * mean);
 }
 

@@ -456,7 +456,8 @@ LoggedXAxis loggedXAxis(const Compared& c, const CompareGroups& groups,
     std::string origin;
     const auto times = runTimes(c, options.x, origin);
     for (size_t i = 0; i < times.size(); ++i)
-        if (std::none_of(times[i].begin(), times[i].end(), [](double v) { return std::isfinite(v); }))
+        if (std::none_of(times[i].begin(), times[i].end(),
+                         [](double v) { return std::isfinite(v); }))
             out.notes << QStringLiteral("%1 logged no wall clock: not on a time axis")
                              .arg(QString::fromStdString(figures::runLegend(c.facts[i].info)));
     if (options.group == CompareGroup::EachRun) {
@@ -466,13 +467,13 @@ LoggedXAxis loggedXAxis(const Compared& c, const CompareGroups& groups,
             std::vector<std::vector<double>> members;
             for (const size_t i : groups.members.at(key))
                 members.push_back(times[i]);
-            axis.perSeries.push_back(engine::combineOverSeeds(members, engine::BandKind::MinMax, 0).mean);
+            axis.perSeries.push_back(
+                engine::combineOverSeeds(members, engine::BandKind::MinMax, 0).mean);
         }
     }
     const std::string unit = scaleSeconds(axis.perSeries);
-    axis.label = options.x == LoggedX::Relative
-                     ? "relative time (" + unit + ")"
-                     : "wall time (" + unit + " since " + origin + ")";
+    axis.label = options.x == LoggedX::Relative ? "relative time (" + unit + ")"
+                                                : "wall time (" + unit + " since " + origin + ")";
     return axis;
 }
 

@@ -142,12 +142,9 @@ std::vector<double> emaOf(const std::vector<double>& raw, double alpha)
 const char* loggedXName(LoggedX x)
 {
     switch (x) {
-    case LoggedX::Relative:
-        return "relative";
-    case LoggedX::Wall:
-        return "wall";
-    case LoggedX::Step:
-        break;
+    case LoggedX::Relative: return "relative";
+    case LoggedX::Wall: return "wall";
+    case LoggedX::Step: break;
     }
     return "step";
 }

@@ -441,8 +441,10 @@ FigureSource compareSource(const std::string& path, const QJsonObject& p)
                     "--from " + path + ": key 'grouping.smoothing' must be in [0, 1)");
     s.x = grouping["x"].toString("step").toStdString();
     if (!ui::loggedXFromName(s.x))
-        throw Error(ErrorKind::Usage, "--from " + path + ": key 'grouping.x' must be step, "
-                                                         "relative or wall, not '" + s.x + "'");
+        throw Error(ErrorKind::Usage, "--from " + path +
+                                          ": key 'grouping.x' must be step, "
+                                          "relative or wall, not '" +
+                                          s.x + "'");
     recordedView(view, s);
     return s;
 }

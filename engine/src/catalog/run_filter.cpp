@@ -55,8 +55,9 @@ std::size_t editDistance(const std::string& a, const std::string& b)
 const std::vector<std::string>& columnNames()
 {
     static const std::vector<std::string> names{
-        "pe",  "task",       "backbone", "status", "seed",        "id",          "run_id",
-        "tag", "final_loss", "min_loss", "steps",  "total_steps", "steps_per_s", "wall_s"};
+        "pe",    "task",        "backbone",    "status",     "seed",
+        "id",    "run_id",      "tag",         "final_loss", "min_loss",
+        "steps", "total_steps", "steps_per_s", "wall_s",     "sweep"};
     return names;
 }
 
@@ -166,8 +167,8 @@ bool runMatches(const RunIndexEntry& run, const RunFilterTerm& term)
         if (!text)
             return false;  // a key the run lacks matches nothing, != included
         // Names compare as text: a run id "0e123456" is not the number 0.
-        static const std::set<std::string> names{"pe",     "task", "backbone",
-                                                 "status", "id",   "run_id"};
+        static const std::set<std::string> names{"pe", "task",   "backbone", "status",
+                                                 "id", "run_id", "sweep"};
         if (!names.count(key))
             have = filterNumber(*text);
     }

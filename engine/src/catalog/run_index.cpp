@@ -30,7 +30,7 @@ using nlohmann::json;
 
 // 2: dims and points are what the run reached (issue 52); 3: results (min loss, steps/s, wall
 // clock, each evaluation at the training and the longest length: issue 55).
-constexpr int kIndexVersion = 3;
+constexpr int kIndexVersion = 4;  // 4: sweep and sweep_cell
 constexpr std::uintmax_t kMaxIndexBytes = 512ull << 20;
 
 std::int64_t mtimeNs(const fs::path& p, std::error_code& ec)
@@ -69,6 +69,8 @@ json toJson(const RunIndexEntry& e, const std::string& relative, int config)
                 {"created", e.created},
                 {"run_id", e.runId},
                 {"imported_from", e.importedFrom},
+                {"sweep", e.sweep},
+                {"sweep_cell", e.sweepCell},
                 {"error", e.error},
                 {"seed", e.seed},
                 {"dims", e.dims},
@@ -108,6 +110,8 @@ RunIndexEntry fromJson(const json& j, const fs::path& folder,
     e.created = j.at("created");
     e.runId = j.at("run_id");
     e.importedFrom = j.at("imported_from");
+    e.sweep = j.at("sweep");
+    e.sweepCell = j.at("sweep_cell");
     e.error = j.at("error");
     e.seed = j.at("seed");
     e.dims = j.at("dims");
@@ -254,6 +258,8 @@ RunIndexEntry readEntry(const std::string& runFile, const RunStamp& stamp)
         e.backbone = info.backbone;
         e.runId = info.runId;
         e.importedFrom = info.importedFrom;
+        e.sweep = info.sweepName;
+        e.sweepCell = info.sweepCell;
         // Unknown for a run of the Python code (it seeds nothing).
         e.seed = info.importedFrom.empty() ? std::int64_t(info.seed) : -1;
         e.status = info.status;
@@ -451,6 +457,8 @@ std::optional<std::string> runValue(const RunIndexEntry& run, const std::string&
         return statusLabel(run.status);
     if (key == "id" || key == "run_id")
         return run.runId;
+    if (key == "sweep")
+        return run.sweep;
     const auto it = run.config.find(key);
     if (it == run.config.end())
         return std::nullopt;

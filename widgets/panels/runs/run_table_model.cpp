@@ -262,6 +262,10 @@ QString toolTipOf(const RunRow& r, int column)
 {
     if (column == RunTableModel::Notes && !r.notes.isEmpty())
         return r.notes;  // the whole text where the cell shows its first line
+    if (column == RunTableModel::Sweep && !r.entry->sweep.empty())
+        return RunTableModel::tr("cell %1 of sweep %2; filter with sweep=%2")
+            .arg(QString::fromStdString(r.entry->sweepCell),
+                 QString::fromStdString(r.entry->sweep));
     if (column == RunTableModel::Tags && !r.tags.isEmpty())
         return r.tags.join(QStringLiteral(", "));  // a narrow column elides them
     if ((column == RunTableModel::Dims || column == RunTableModel::Points) &&
@@ -296,6 +300,7 @@ QVariant damagedCell(const RunRow& r, int column)
     case RunTableModel::Backbone:
     case RunTableModel::Tags:
     case RunTableModel::Notes:
+    case RunTableModel::Sweep:
     case RunTableModel::Created: return QString();
     default: return QStringLiteral("—");
     }
@@ -388,6 +393,7 @@ QVariant RunTableModel::cell(const RunRow& r, int column, bool sort) const
             text += QStringLiteral(" · probes %1").arg(r.probes.size());
         return text;
     }
+    case Sweep: return QString::fromStdString(r.entry->sweep);
     case Tags: return r.tags.join(QStringLiteral(", "));
     case Notes: {  // the first line; the filter matches this cell, the tooltip holds the rest
         const QString first = r.notes.section(QLatin1Char('\n'), 0, 0);
@@ -444,9 +450,9 @@ QVariant RunTableModel::headerData(int section, Qt::Orientation o, int role) con
     if (section >= ColumnCount)
         return m_extra.value(section - ColumnCount);
     static const char* names[] = {
-        "Task", "PE",     "Backbone", "Seed",       "Run id",        "Size (H×L×heads)",
-        "D",    "Points", "Steps",    "Final loss", "Created (UTC)", "Status",
-        "Tags", "Notes"};
+        "Task",  "PE",     "Backbone", "Seed",       "Run id",        "Size (H×L×heads)",
+        "D",     "Points", "Steps",    "Final loss", "Created (UTC)", "Status",
+        "Sweep", "Tags",   "Notes"};
     return QString::fromUtf8(names[section]);
 }
 

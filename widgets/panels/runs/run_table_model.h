@@ -57,6 +57,7 @@ public:
         FinalLoss,
         Created,
         Status,
+        Sweep,  ///< the sweep a run is a cell of (issue 72): sorting by it groups a sweep's runs
         Tags,
         Notes,
         ColumnCount

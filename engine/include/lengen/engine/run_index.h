@@ -45,6 +45,7 @@ struct RunIndexEntry {
     std::string path;  ///< run.h5
     RunStamp stamp;
     std::string task, pe, backbone, status, created, runId, importedFrom;
+    std::string sweep, sweepCell;  ///< the sweep it is a cell of and the cell's name ("" if none)
     std::string error;  ///< why the run could not be read ("damaged"), or why its analysis not
     std::int64_t seed = -1;
     /// dims and points the run last trained on (issue 52: RunFileInfo::reached), the
@@ -104,14 +105,15 @@ RunIndexEntry readRunEntry(const std::string& runFile);
 std::string runIndexFileFor(const std::string& folder);
 
 /// What a run says under `key`: its encoding, task or backbone (pe, task, backbone as listed),
-/// its status (as statusLabel names it), its id (id, run_id), else the config key's value;
+/// its status (as statusLabel names it), its id (id, run_id), its sweep's name (sweep; "" for a
+/// run of no sweep), else the config key's value;
 /// nullopt where the run has no such key. What `key=value` filters compare and the runs table's
 /// key columns show.
 std::optional<std::string> runValue(const RunIndexEntry& run, const std::string& key);
 /// One filter term of the Runs list and `lengen runs --where` (docs/cli.md):
 ///   key=value  key!=value  key<v  key<=v  key>v  key>=v  key=low..high (both ends included)
 /// The key is a config key (model.num_hidden_layers), a column (pe, task, backbone, status,
-/// seed, tag, id) or a result (final_loss, min_loss, steps, total_steps, steps_per_s, wall_s).
+/// seed, tag, id, sweep) or a result (final_loss, min_loss, steps, total_steps, steps_per_s, wall_s).
 /// Where the run's value and the term's are numbers they compare as numbers (1e-4 equals
 /// 0.0001); other values compare as text, case-insensitive. <, >, <=, >= and ranges take numbers.
 struct RunFilterTerm {
