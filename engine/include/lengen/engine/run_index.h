@@ -113,8 +113,8 @@ std::optional<std::string> runValue(const RunIndexEntry& run, const std::string&
 /// One filter term of the Runs list and `lengen runs --where` (docs/cli.md):
 ///   key=value  key!=value  key<v  key<=v  key>v  key>=v  key=low..high (both ends included)
 /// The key is a config key (model.num_hidden_layers), a column (pe, task, backbone, status,
-/// seed, tag, id, sweep) or a result (final_loss, min_loss, steps, total_steps, steps_per_s, wall_s).
-/// Where the run's value and the term's are numbers they compare as numbers (1e-4 equals
+/// seed, tag, id, sweep) or a result (final_loss, min_loss, steps, total_steps, steps_per_s,
+/// wall_s). Where the run's value and the term's are numbers they compare as numbers (1e-4 equals
 /// 0.0001); other values compare as text, case-insensitive. <, >, <=, >= and ranges take numbers.
 struct RunFilterTerm {
     enum class Op { Eq, Ne, Lt, Le, Gt, Ge, Range };
