@@ -6,10 +6,13 @@
 #include <CLI/CLI.hpp>
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
+#include <cctype>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <memory>
+#include <utility>
 
 #include "command_registry.h"
 #include "common_options.h"
@@ -17,6 +20,7 @@
 #include "lengen/engine/run_file.h"
 #include "lengen/engine/run_index.h"
 #include "lengen/engine/run_table.h"
+#include "lengen/engine/saved_views.h"
 #include "sweep_table.h"
 
 namespace lengen::cli {
@@ -31,7 +35,91 @@ struct RunsArgs {
     std::vector<std::string>
         columns;         ///< none (the listing), auto or KEYs: the table (run_table.h)
     std::string format;  ///< text | csv | md | json: the table's
+    std::string view;    ///< a saved view's name (saved_views.h): its filter and columns
 };
+
+// A saved view as `runs` applies it: its filter's terms, its words, its key columns.
+struct ViewFilter {
+    std::vector<engine::RunFilterTerm> terms;
+    std::string words;  ///< the rest of the filter, lower case: found in a run's texts
+    std::vector<std::string> columns;
+};
+
+// The Runs list's fixed columns that are keys of the table (the others are its results or
+// the label: steps, final loss, status, the run id).
+const std::pair<const char*, const char*> kViewKeyColumns[] = {
+    {"Task", "task"}, {"PE", "pe"}, {"Backbone", "backbone"}, {"Seed", "seed"}, {"Sweep", "sweep"}};
+
+std::string lowered(std::string s)
+{
+    std::transform(s.begin(), s.end(), s.begin(), [](unsigned char c) { return std::tolower(c); });
+    return s;
+}
+
+// --view NAME: the view of that name in the first folder whose lengen-views.json holds it.
+ViewFilter savedViewFilter(const RunsArgs& a)
+{
+    const engine::SavedView* found = nullptr;
+    std::vector<engine::SavedView> views;
+    std::string file, names;
+    for (const auto& folder : a.folders) {
+        file = engine::viewsFileFor(folder);
+        views = engine::readSavedViews(file);
+        if ((found = engine::findView(views, a.view)))
+            break;
+        for (const auto& v : views)
+            names += (names.empty() ? "" : ", ") + v.name;
+    }
+    if (!found)
+        throw engine::Error(engine::ErrorKind::Usage,
+                            "--view " + a.view + ": no such view in " +
+                                (a.folders.size() == 1 ? file : "the folders' lengen-views.json") +
+                                (names.empty() ? " (the studio shares a view with a folder by "
+                                                 "Save view… → Share with this folder)"
+                                               : " (views there: " + names + ")"));
+    ViewFilter f;
+    std::string words;
+    for (std::size_t at = 0; at < found->filter.size();) {  // space-separated, as typed
+        const auto end = std::min(found->filter.find(' ', at), found->filter.size());
+        const std::string word = found->filter.substr(at, end - at);
+        at = end + 1;
+        if (word.empty())
+            continue;
+        auto parsed = engine::parseFilterWord(word);
+        if (parsed.term)
+            f.terms.push_back(std::move(*parsed.term));
+        else if (!parsed.error.empty())
+            throw engine::Error(engine::ErrorKind::Config,
+                                file + ": view '" + a.view + "': filter " + parsed.error);
+        else
+            words += (words.empty() ? "" : " ") + word;
+    }
+    f.words = lowered(words);
+    for (const auto& [header, key] : kViewKeyColumns)
+        if (std::find(found->hiddenColumns.begin(), found->hiddenColumns.end(), header) ==
+            found->hiddenColumns.end())
+            f.columns.push_back(key);
+    for (const auto& c : found->extraColumns)
+        if (!engine::isResultColumn(c))
+            f.columns.push_back(c);
+    return f;
+}
+
+// Whether a view's words are in one of the run's texts, as the Runs list looks for them.
+bool runHasWords(const engine::RunIndexEntry& r, const std::string& words)
+{
+    if (words.empty())
+        return true;
+    std::string tags;
+    for (const auto& t : r.tags)
+        tags += (tags.empty() ? "" : ", ") + t;
+    const std::string* texts[] = {&r.runId, &r.task, &r.pe,    &r.backbone, &r.created,
+                                  &r.sweep, &tags,   &r.notes, &r.path};
+    for (const auto* text : texts)
+        if (lowered(*text).find(words) != std::string::npos)
+            return true;
+    return lowered(engine::statusLabel(r.status)).find(words) != std::string::npos;
+}
 
 // --columns and --format: the table of the runs kept, one row each.
 void printRunTable(const RunsArgs& a, const std::vector<engine::RunIndexEntry>& runs)
@@ -123,9 +211,17 @@ void warnUnknownRunsKeys(const RunsArgs& a, const std::vector<engine::RunFilterT
                 std::fprintf(stderr, "--columns %s: %s\n", key.c_str(), problem.c_str());
 }
 
-int runRuns(const RunsArgs& a)
+int runRuns(RunsArgs a)
 {
-    const std::vector<engine::RunFilterTerm> filters = parseRunsWhere(a.where);
+    std::vector<engine::RunFilterTerm> filters = parseRunsWhere(a.where);
+    std::string words;
+    if (!a.view.empty()) {  // the view's terms join --where; its columns unless --columns
+        auto view = savedViewFilter(a);
+        filters.insert(filters.end(), view.terms.begin(), view.terms.end());
+        words = std::move(view.words);
+        if (a.columns.empty() && !a.json)
+            a.columns = view.columns.empty() ? std::vector<std::string>{"auto"} : view.columns;
+    }
     const bool tableMode = !a.columns.empty() || !a.format.empty();
     if (tableMode && a.json)
         throw engine::Error(engine::ErrorKind::Usage,
@@ -142,7 +238,7 @@ int runRuns(const RunsArgs& a)
         total += runs.size();
         all.insert(all.end(), runs.begin(), runs.end());
         for (const auto& r : runs) {
-            if (!runsFilterKeeps(r, filters))
+            if (!runsFilterKeeps(r, filters) || !runHasWords(r, words))
                 continue;
             ++shown;
             if (tableMode)
@@ -184,6 +280,10 @@ void addRunsCommand(CLI::App& app, CommandTable& table)
     cmd->add_option("--columns", a->columns, kColumnsHelp)->delimiter(',');
     cmd->add_option("--format", a->format, "The table's format (implies --columns auto)")
         ->check(CLI::IsMember({"text", "csv", "md", "json"}));
+    cmd->add_option("--view", a->view,
+                    "A view saved in the studio and shared with the folder "
+                    "(<folder>/lengen-views.json): its filter, and its columns as --columns")
+        ->type_name("NAME");
     cmd->add_flag("--stats", a->stats,
                   "Say per folder how long listing took and what the index held");
     table.add(cmd, [a](const Session&) { return runRuns(*a); });

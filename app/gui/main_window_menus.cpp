@@ -11,6 +11,7 @@
 #include <QCloseEvent>
 #include <QDockWidget>
 #include <QFileInfo>
+#include <QMenu>
 #include <QMenuBar>
 #include <QMessageBox>
 #include <QMimeData>
@@ -138,6 +139,12 @@ void MainWindow::buildViewMenu()
                         [this] { overlayTraining(m_browser->selectedRuns()); });
     viewMenu->addAction(tr("C&lear training overlay"), this,
                         [this] { m_training->setOverlays({}); });
+    viewMenu->addSeparator();
+    // The Runs filter and columns, Compare's choices and the Hyperparameters axes under a name.
+    auto* views = viewMenu->addMenu(tr("Saved &views"));
+    views->setObjectName(QStringLiteral("savedViewsMenu"));
+    connect(views, &QMenu::aboutToShow, this, [this, views] { fillViewsMenu(views); });
+    fillViewsMenu(views);
 }
 
 void MainWindow::buildAnalysisMenu()

@@ -146,7 +146,7 @@ void TstCompareModel::loggedColumnsSmoothAndTakeATimeAxis()
     m.setSmoothing(0.8);
     shown = m.rebuild();
     QCOMPARE(shown.spec.y.label, std::string("training loss (EMA 0.80)"));
-    for (size_t r = 0; r < runs.size(); ++r) {
+    for (size_t r = 0; r < size_t(runs.size()); ++r) {
         const auto& y = shown.spec.series[r].y;
         QCOMPARE(y.size(), logs[r].loss.size());
         double ema = logs[r].loss[0];
@@ -161,7 +161,7 @@ void TstCompareModel::loggedColumnsSmoothAndTakeATimeAxis()
     m.setLoggedX(ui::LoggedX::Relative);  // each run's training clock, in seconds here
     shown = m.rebuild();
     QCOMPARE(shown.spec.x.label, std::string("relative time (s)"));
-    for (size_t r = 0; r < runs.size(); ++r)
+    for (size_t r = 0; r < size_t(runs.size()); ++r)
         QCOMPARE(shown.spec.series[r].x, logs[r].wallSeconds);
     m.setLoggedX(ui::LoggedX::Wall);  // creation plus clock, from the earliest creation
     shown = m.rebuild();
@@ -170,7 +170,7 @@ void TstCompareModel::loggedColumnsSmoothAndTakeATimeAxis()
                           .toSecsSinceEpoch());
     };
     const double first = std::min({created(infos[0]), created(infos[1]), created(infos[2])});
-    for (size_t r = 0; r < runs.size(); ++r)
+    for (size_t r = 0; r < size_t(runs.size()); ++r)
         QCOMPARE(shown.spec.series[r].x.back(),
                  logs[r].wallSeconds.back() + (created(infos[r]) - first));
     QVERIFY2(shown.spec.x.label.rfind("wall time (s since ", 0) == 0, shown.spec.x.label.c_str());

@@ -6,6 +6,7 @@
 // returns at once, shows its dialog, and acts only on the answer.
 #include <QAction>
 #include <QCheckBox>
+#include <QComboBox>
 #include <QDialogButtonBox>
 #include <QDir>
 #include <QDockWidget>
@@ -25,7 +26,9 @@
 #include <QTimer>
 
 #include "ask.h"
+#include "compare_view.h"
 #include "export_dialog.h"
+#include "hparams_view.h"
 #include "lengen/engine/reference_runs.h"
 #include "main_window.h"
 #include "run_browser.h"
@@ -82,6 +85,7 @@ private Q_SLOTS:
     void newSweepRemembersItsChoices();
     void longStatusMessagesFitTheBar();
     void runsDockHasRoomAt1280x800();
+    void aSavedViewComesBackFromTheMenu();
 };
 
 void TestDialogs::askReturnsAtOnceAndAnswersLater()
@@ -373,6 +377,70 @@ void TestDialogs::runsDockHasRoomAt1280x800()
     auto* dock = w.findChild<QDockWidget*>(QStringLiteral("runs"));
     QVERIFY(dock);
     QTRY_VERIFY2(dock->height() >= 240, qPrintable(QString::number(dock->height())));  // 155 before
+}
+
+// Issue 72, item 4: the View menu's Saved views saves the Runs filter and columns, Compare's
+// choices and the Hyperparameters axes under a name (shared: in the runs folder), and its entry
+// puts them all back.
+void TestDialogs::aSavedViewComesBackFromTheMenu()
+{
+    QSettings().remove(QStringLiteral("savedViews"));
+    const QString runs = QString::fromStdString(test::scratchDir("dialogs-views"));
+    studio::MainWindow w(test::studioOptions(runs));
+    w.show();
+    auto* browser = w.runBrowser();
+    browser->setFilterText("pe=rope long");
+    browser->setHiddenColumnNames({"Backbone", "Notes"});
+    browser->setExtraColumns({"min_loss"});
+    ui::CompareChoices chosen;
+    chosen.method = "training: grad norm";
+    chosen.group = ui::CompareGroup::Keys;
+    chosen.keys = "pe";
+    chosen.smoothing = 0.5;
+    chosen.x = ui::LoggedX::Relative;
+    chosen.legendOutside = false;
+    w.compareView()->setChoices(chosen);
+    w.hparamsView()->setChoice({{"pe", "final_loss"}, "pe", {{"final_loss", 0.1, 0.9, "", ""}}});
+    auto* menu = w.findChild<QMenu*>("savedViewsMenu");
+    QVERIFY(menu);
+    Q_EMIT menu->aboutToShow();
+    action(w, "Save current view")->trigger();
+    auto* dialog = waitShown<QDialog>(w, "ask-saveView");
+    QVERIFY(dialog);
+    dialog->findChild<QComboBox*>("viewName")->setCurrentText("rope, long");
+    dialog->findChild<QCheckBox*>("shareView")->setChecked(true);
+    dialog->findChild<QDialogButtonBox*>()->button(QDialogButtonBox::Save)->click();
+    QVERIFY(QFile::exists(runs + "/lengen-views.json"));
+    // Everything changed since; the menu's entry puts it back.
+    browser->setFilterText("");
+    browser->setHiddenColumnNames({});
+    browser->setExtraColumns({});
+    w.compareView()->setChoices({});
+    w.hparamsView()->setChoice({{"final_loss"}, "", {}});
+    Q_EMIT menu->aboutToShow();
+    QAction* entry = action(w, "rope, long (shared)");
+    QVERIFY(entry);
+    entry->trigger();
+    QCOMPARE(browser->filterText(), QStringLiteral("pe=rope long"));
+    QCOMPARE(browser->hiddenColumnNames(), (QStringList{"Backbone", "Notes"}));
+    QCOMPARE(browser->extraColumns(), QStringList{"min_loss"});
+    const auto& c = w.compareView()->model().choices();
+    QCOMPARE(c.method, chosen.method);  // no runs compared yet: kept for when they come
+    QCOMPARE(int(c.group), int(ui::CompareGroup::Keys));
+    QCOMPARE(c.keys, QStringLiteral("pe"));
+    QCOMPARE(c.smoothing, 0.5);
+    QCOMPARE(int(c.x), int(ui::LoggedX::Relative));
+    QVERIFY(!c.legendOutside);
+    const auto& h = w.hparamsView()->choices().kept();
+    QCOMPARE(h.axes, (std::vector<std::string>{"pe", "final_loss"}));
+    QCOMPARE(h.color, std::string("pe"));
+    QCOMPARE(h.brushes.size(), size_t(1));
+    QVERIFY2(w.statusBar()->currentMessage().contains("applied"),
+             qPrintable(w.statusBar()->currentMessage()));
+    browser->setFilterText("");
+    browser->setHiddenColumnNames({"Backbone", "Created (UTC)"});
+    browser->setExtraColumns({});
+    QSettings().remove(QStringLiteral("savedViews"));
 }
 
 QTEST_MAIN(TestDialogs)

@@ -101,9 +101,10 @@ void CompareModel::setChoices(const CompareChoices& choices)
     const QString method = m_choices.method;
     m_choices = choices;
     setSmoothing(choices.smoothing);
-    m_choices.method = method;
-    if (!choices.method.isEmpty())
-        setMethod(choices.method);
+    // The view's method where the runs offer it; before any runs, kept for when they come (the
+    // next setRuns takes it if offered, else the default).
+    if (choices.method.isEmpty() || (!m_runs.isEmpty() && !setMethod(choices.method)))
+        m_choices.method = method;
 }
 
 figures::ViewOptions CompareModel::view() const

@@ -41,6 +41,12 @@ public:
         beginResetModel();
         m_table = table;
         m_columns = std::move(order);
+        // Only columns the table has: before any runs it has none, not even the run's (a
+        // saved view applied then crashed on column 0, issue 72).
+        m_columns.erase(
+            std::remove_if(m_columns.begin(), m_columns.end(),
+                           [table](int c) { return !table || c >= int(table->columns.size()); }),
+            m_columns.end());
         for (int c = 0; table && m_columns.empty() && c < int(table->columns.size()); ++c)
             m_columns.push_back(c);
         m_rows.clear();

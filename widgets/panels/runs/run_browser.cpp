@@ -259,11 +259,38 @@ void RunBrowser::setColumnShown(int column, bool shown)
     m_table->setColumnHidden(column, !shown);
     if (shown)  // as wide as what it shows (Created read "2026-…38:45" beside a spare Notes)
         m_table->resizeColumnToContents(column);
+    QSettings().setValue(QStringLiteral("runsList/hiddenColumns"), hiddenColumnNames());
+}
+
+QString RunBrowser::filterText() const { return m_filter->text(); }
+
+QStringList RunBrowser::hiddenColumnNames() const
+{
     QStringList hidden;
     for (int c = 0; c < RunTableModel::ColumnCount; ++c)
         if (m_table->isColumnHidden(c))
             hidden << m_model->headerData(c, Qt::Horizontal, Qt::DisplayRole).toString();
-    QSettings().setValue(QStringLiteral("runsList/hiddenColumns"), hidden);
+    return hidden;
+}
+
+void RunBrowser::setHiddenColumnNames(const QStringList& headers)
+{
+    for (int c = 0; c < RunTableModel::ColumnCount; ++c) {
+        const bool hide =
+            headers.contains(m_model->headerData(c, Qt::Horizontal, Qt::DisplayRole).toString());
+        if (hide != m_table->isColumnHidden(c))
+            setColumnShown(c, !hide);
+    }
+}
+
+QStringList RunBrowser::extraColumns() const { return m_model->extraColumns(); }
+
+void RunBrowser::setExtraColumns(const QStringList& keys)
+{
+    m_model->setExtraColumns(keys);
+    QSettings().setValue(QStringLiteral("runsList/extraColumns"), keys);
+    for (int i = 0; i < keys.size(); ++i)
+        m_table->resizeColumnToContents(RunTableModel::ColumnCount + i);
 }
 
 bool RunBrowser::columnShown(int column) const { return !m_table->isColumnHidden(column); }

@@ -51,6 +51,13 @@ public:
     /// The columns shown (the header's context menu chooses them; kept in QSettings). By
     /// default Backbone and Created are hidden, so that Tags and Notes have room at 1280 px.
     void setColumnShown(int column, bool shown);
+    /// The filter as typed, and the columns by name (a saved view, issue 72): the fixed columns
+    /// hidden, by header, and the keys and results added after them. Kept in the settings.
+    QString filterText() const;
+    QStringList hiddenColumnNames() const;
+    void setHiddenColumnNames(const QStringList& headers);
+    QStringList extraColumns() const;
+    void setExtraColumns(const QStringList& keys);
     bool columnShown(int column) const;
     /// A config key or stored result as a column after the fixed ones (issue 72), or not; kept
     /// in QSettings. The header's menu offers every one the runs have under "More columns".

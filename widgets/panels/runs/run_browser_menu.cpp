@@ -11,7 +11,6 @@
 #include <QLabel>
 #include <QMenu>
 #include <QPushButton>
-#include <QSettings>
 #include <QTableView>
 #include <QUrl>
 
@@ -90,10 +89,7 @@ void RunBrowser::setExtraColumnShown(const QString& key, bool shown)
     keys.removeAll(key);
     if (shown)
         keys << key;
-    m_model->setExtraColumns(keys);
-    QSettings().setValue(QStringLiteral("runsList/extraColumns"), keys);
-    if (shown)
-        m_table->resizeColumnToContents(RunTableModel::ColumnCount + int(keys.size()) - 1);
+    setExtraColumns(keys);
 }
 
 QMenu* RunBrowser::showRunMenu(const QPoint& globalPos)

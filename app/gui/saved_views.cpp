@@ -1,0 +1,100 @@
+// Saved views in the window (issue 72): the Runs list's filter and columns, Compare's choices
+// and the Hyperparameters axes, colour and brushes gathered into one value, saved under a name
+// (ui::SavedViewsModel: the settings, and the runs folder's lengen-views.json when shared) and
+// applied back from the View menu's Saved views.
+
+#include <QMenu>
+#include <QStatusBar>
+
+#include "compare_view.h"
+#include "hparams_view.h"
+#include "main_window.h"
+#include "run_browser.h"
+#include "save_view_dialog.h"
+
+namespace lengen::studio {
+
+ui::StudioView MainWindow::currentView(const QString& name) const
+{
+    ui::StudioView v;
+    v.name = name;
+    v.filter = m_browser->filterText();
+    v.hiddenColumns = m_browser->hiddenColumnNames();
+    v.extraColumns = m_browser->extraColumns();
+    v.compare = m_compare->model().choices();
+    // What the tab draws; what the user chose where it has not drawn yet (never shown).
+    auto hparams = m_hparams->choice();
+    if (hparams.axes.empty())
+        hparams = m_hparams->choices().kept();
+    if (!hparams.axes.empty() || !hparams.color.empty())
+        v.hparams = std::move(hparams);
+    return v;
+}
+
+bool MainWindow::applyView(const QString& name)
+{
+    m_views.setFolders(m_browser->folders());
+    QStringList problems;
+    const auto view = m_views.view(name, &problems);
+    if (!view) {
+        statusBar()->showMessage(tr("No saved view “%1”").arg(name));
+        return false;
+    }
+    m_browser->setFilterText(view->filter);
+    m_browser->setHiddenColumnNames(view->hiddenColumns);
+    m_browser->setExtraColumns(view->extraColumns);
+    if (view->compare)
+        m_compare->setChoices(*view->compare);
+    if (view->hparams)
+        m_hparams->setChoice(*view->hparams);
+    statusBar()->showMessage(problems.isEmpty()
+                                 ? tr("View “%1” applied").arg(name)
+                                 : tr("View “%1” applied; %2").arg(name, problems.join("; ")));
+    return true;
+}
+
+void MainWindow::saveViewAs()
+{
+    m_views.setFolders(m_browser->folders());
+    QStringList names;
+    for (const auto& e : m_views.entries())
+        names << e.name;
+    ui::askSaveView(this, names, m_views.sharedFile(), [this](const QString& name, bool shared) {
+        QString error;
+        if (!m_views.save(currentView(name), shared, &error))
+            return showProblem(tr("Save view"), tr("The view was not saved: %1").arg(error));
+        statusBar()->showMessage(
+            shared ? tr("View “%1” saved and shared in %2").arg(name, m_views.sharedFile())
+                   : tr("View “%1” saved").arg(name));
+    });
+}
+
+// The menu as the views are now (read again each time it opens: a colleague's file may have
+// changed): one entry per view, a shared one marked, then Save and Delete.
+void MainWindow::fillViewsMenu(QMenu* menu)
+{
+    menu->clear();
+    m_views.setFolders(m_browser->folders());
+    for (const auto& e : m_views.entries()) {
+        auto* apply = menu->addAction(e.shared ? tr("%1 (shared)").arg(e.name) : e.name, this,
+                                      [this, name = e.name] { applyView(name); });
+        apply->setToolTip(e.shared ? e.file : tr("in this studio's settings"));
+    }
+    if (m_views.entries().empty())
+        menu->addAction(tr("No saved views yet"))->setEnabled(false);
+    if (!m_views.problem().isEmpty())
+        menu->addAction(tr("Unreadable: %1").arg(m_views.problem()))->setEnabled(false);
+    menu->addSeparator();
+    menu->addAction(tr("&Save current view…"), this, &MainWindow::saveViewAs);
+    auto* remove = menu->addMenu(tr("&Delete saved view"));
+    for (const auto& e : m_views.entries())
+        remove->addAction(e.name, this, [this, name = e.name] {
+            QString error;
+            if (!m_views.remove(name, &error))
+                return showProblem(tr("Delete view"), error);
+            statusBar()->showMessage(tr("View “%1” deleted").arg(name));
+        });
+    remove->setEnabled(!m_views.entries().empty());
+}
+
+}  // namespace lengen::studio

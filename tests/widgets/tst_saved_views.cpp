@@ -1,0 +1,225 @@
+// Saved views (issue 72): the model keeps a view in the settings and, shared, in the runs
+// folder's lengen-views.json, where a colleague's studio finds it; every choice comes back as
+// saved; a damaged file is named with its key; `lengen runs --view NAME` takes the view's filter
+// and columns. No window.
+
+#include <QFile>
+#include <QSettings>
+#include <QStandardPaths>
+#include <QtTest>
+
+#include "lengen/engine/errors.h"
+#include "lengen/engine/saved_views.h"
+#include "saved_views_model.h"
+#include "test_support.h"
+
+using namespace lengen;
+
+namespace {
+
+ui::StudioView sampleView(const QString& name)
+{
+    ui::StudioView v;
+    v.name = name;
+    v.filter = "pe=rope final_loss<2 seed 1";
+    v.hiddenColumns = {"Backbone", "Created (UTC)"};
+    v.extraColumns = {"min_loss", "training.learning_rate"};
+    ui::CompareChoices c;
+    c.method = "training: grad norm";
+    c.group = ui::CompareGroup::Keys;
+    c.keys = "pe, model.num_hidden_layers";
+    c.band = engine::BandKind::StdErr;
+    c.baselines = true;
+    c.logY = false;
+    c.legendOutside = false;
+    c.smoothing = 0.6;
+    c.x = ui::LoggedX::Wall;
+    v.compare = c;
+    v.hparams =
+        figures::HParamsChoice{{"pe", "training.learning_rate", "final_loss"},
+                               "pe",
+                               {{"final_loss", 0.25, 1.5, "", ""}, {"pe", 0, 1, "ALiBi", "NoPE"}}};
+    return v;
+}
+
+void checkSame(const ui::StudioView& a, const ui::StudioView& b)
+{
+    QCOMPARE(a.name, b.name);
+    QCOMPARE(a.filter, b.filter);
+    QCOMPARE(a.hiddenColumns, b.hiddenColumns);
+    QCOMPARE(a.extraColumns, b.extraColumns);
+    QVERIFY(a.compare && b.compare);
+    QCOMPARE(a.compare->method, b.compare->method);
+    QCOMPARE(int(a.compare->group), int(b.compare->group));
+    QCOMPARE(a.compare->keys, b.compare->keys);
+    QCOMPARE(int(a.compare->band), int(b.compare->band));
+    QCOMPARE(a.compare->baselines, b.compare->baselines);
+    QCOMPARE(a.compare->logY, b.compare->logY);
+    QCOMPARE(a.compare->legendOutside, b.compare->legendOutside);
+    QCOMPARE(a.compare->smoothing, b.compare->smoothing);
+    QCOMPARE(int(a.compare->x), int(b.compare->x));
+    QVERIFY(a.hparams && b.hparams);
+    QCOMPARE(a.hparams->axes, b.hparams->axes);
+    QCOMPARE(a.hparams->color, b.hparams->color);
+    QCOMPARE(a.hparams->brushes.size(), b.hparams->brushes.size());
+    for (size_t i = 0; i < a.hparams->brushes.size(); ++i) {
+        QCOMPARE(a.hparams->brushes[i].column, b.hparams->brushes[i].column);
+        QCOMPARE(a.hparams->brushes[i].low, b.hparams->brushes[i].low);
+        QCOMPARE(a.hparams->brushes[i].high, b.hparams->brushes[i].high);
+        QCOMPARE(a.hparams->brushes[i].lowCategory, b.hparams->brushes[i].lowCategory);
+        QCOMPARE(a.hparams->brushes[i].highCategory, b.hparams->brushes[i].highCategory);
+    }
+}
+
+void writeText(const QString& path, const QByteArray& text)
+{
+    QFile f(path);
+    QVERIFY(f.open(QIODevice::WriteOnly | QIODevice::Truncate));
+    f.write(text);
+}
+
+}  // namespace
+
+class TstSavedViews final : public QObject {
+    Q_OBJECT
+
+private Q_SLOTS:
+    void initTestCase();
+    void aViewComesBackAsSaved();
+    void aSharedViewReachesAColleague();
+    void aDamagedFileIsNamedWithItsKey();
+    void runsTakesAViewsFilterAndColumns();
+};
+
+void TstSavedViews::initTestCase()
+{
+    QStandardPaths::setTestModeEnabled(true);  // settings of its own, not the user's
+    QCoreApplication::setOrganizationName(QStringLiteral("lengen-tests"));
+    QCoreApplication::setApplicationName(QStringLiteral("tst_saved_views"));
+    QSettings().clear();
+}
+
+void TstSavedViews::aViewComesBackAsSaved()
+{
+    QSettings().clear();
+    ui::SavedViewsModel m;
+    m.setFolders({});
+    QVERIFY(m.entries().empty());
+    QString error;
+    QVERIFY2(m.save(sampleView("rope runs"), false, &error), qPrintable(error));
+    QCOMPARE(m.entries().size(), size_t(1));
+    QVERIFY(!m.entries().front().shared);
+    checkSame(*m.view("rope runs"), sampleView("rope runs"));
+    // Kept in the settings: another model (the next session) reads it back.
+    ui::SavedViewsModel next;
+    next.setFolders({});
+    checkSame(*next.view("rope runs"), sampleView("rope runs"));
+    // A name of the same view replaces it; a bad name or sharing with no folder is refused.
+    auto changed = sampleView("rope runs");
+    changed.filter = "pe=nope";
+    QVERIFY(m.save(changed, false));
+    QCOMPARE(m.entries().size(), size_t(1));
+    QCOMPARE(m.view("rope runs")->filter, QStringLiteral("pe=nope"));
+    QVERIFY(!m.save(sampleView(""), false, &error));
+    QVERIFY2(error.contains("name"), qPrintable(error));
+    QVERIFY(!m.save(sampleView("x"), true, &error));
+    QVERIFY2(error.contains("no runs folder"), qPrintable(error));
+    QVERIFY(m.remove("rope runs"));
+    QVERIFY(m.entries().empty());
+}
+
+void TstSavedViews::aSharedViewReachesAColleague()
+{
+    QSettings().clear();
+    const auto dir = QString::fromStdString(test::scratchDir("views-shared"));
+    ui::SavedViewsModel m;
+    m.setFolders({dir});
+    QString error;
+    QVERIFY2(m.save(sampleView("long prompts"), true, &error), qPrintable(error));
+    const QString file = dir + "/lengen-views.json";
+    QCOMPARE(m.sharedFile(), file);
+    QVERIFY(QFile::exists(file));
+    QVERIFY(m.entries().front().shared);
+    // A colleague: nothing in the settings, the same folder.
+    QSettings().clear();
+    ui::SavedViewsModel colleague;
+    colleague.setFolders({dir});
+    QCOMPARE(colleague.entries().size(), size_t(1));
+    QCOMPARE(colleague.entries().front().file, file);
+    checkSame(*colleague.view("long prompts"), sampleView("long prompts"));
+    // Deleting takes it out of the file too.
+    QVERIFY(colleague.remove("long prompts", &error));
+    QVERIFY(engine::readSavedViews(file.toStdString()).empty());
+}
+
+void TstSavedViews::aDamagedFileIsNamedWithItsKey()
+{
+    QSettings().clear();
+    const auto dir = QString::fromStdString(test::scratchDir("views-damaged"));
+    const QString file = dir + "/lengen-views.json";
+    ui::SavedViewsModel m;
+    for (const auto& [text, key] :
+         {std::pair<QByteArray, QString>{"{\"format\": \"lengen-views\", \"version\": 1, "
+                                         "\"views\": [{\"name\": \"a\", \"compare\": "
+                                         "{\"smoothing\": 1.5}}]}",
+                                         "'smoothing'"},
+          {"{\"format\": \"lengen-views\", \"version\": 1, \"views\": {}}", "'views'"},
+          {"{\"format\": \"something else\"}", "'format'"},
+          {"{\"format\": \"lengen-views\", \"version\": 1, \"views\": [{\"name\": \"a\", "
+           "\"hparams\": {\"brushes\": [{\"column\": \"x\"}]}}]}",
+           "'brushes'"},
+          {"not json at all", "not JSON"}}) {
+        writeText(file, text);
+        m.setFolders({dir});
+        QVERIFY2(m.problem().contains(file) && m.problem().contains(key), qPrintable(m.problem()));
+        QVERIFY(m.entries().empty());
+    }
+    // An unknown grouping is said when the view is applied, not half applied silently.
+    auto stored = ui::storedView(sampleView("v"));
+    stored.compare->group = "by-mood";
+    QStringList problems;
+    const auto v = ui::studioView(stored, &problems);
+    QCOMPARE(int(v.compare->group), int(ui::CompareGroup::Settings));
+    QVERIFY2(problems.join(" ").contains("by-mood"), qPrintable(problems.join(" ")));
+}
+
+void TstSavedViews::runsTakesAViewsFilterAndColumns()
+{
+    const auto dir = test::scratchDir("views-cli");
+    test::trainTiny(dir, "rope", 1);
+    test::trainTiny(dir, "rope", 2);
+    test::trainTiny(dir, "nope", 1);
+    auto view = ui::storedView(sampleView("rope only"));
+    view.filter = "pe=rope";
+    view.hiddenColumns = {"Backbone", "Seed", "Sweep"};
+    view.extraColumns = {"training.learning_rate", "min_loss"};
+    engine::storeSavedView(engine::viewsFileFor(dir), view);
+    const QString folder = QString::fromStdString(dir);
+    auto r = test::runLengen({"runs", folder, "--view", "rope only", "--format", "csv"});
+    QVERIFY2(r.code == 0, qPrintable(r.err));
+    const auto lines = r.out.trimmed().split('\n');
+    QCOMPARE(lines.size(), qsizetype(3));  // the header and the two RoPE runs
+    QVERIFY2(lines.front().startsWith("run,task,pe,training.learning_rate,status"),
+             qPrintable(lines.front()));
+    QVERIFY(!lines.front().contains("backbone"));
+    // Its words are looked for as the Runs list looks for them; --where adds to its terms.
+    view.name = "words";
+    view.filter = "NoPE";
+    engine::storeSavedView(engine::viewsFileFor(dir), view);
+    r = test::runLengen({"runs", folder, "--view", "words", "--json"});
+    QCOMPARE(r.out.trimmed().split('\n').size(), qsizetype(1));
+    QVERIFY(r.err.contains("1 of 3 runs"));
+    r = test::runLengen({"runs", folder, "--view", "rope only", "--where", "seed=2", "--json"});
+    QVERIFY2(r.err.contains("1 of 3 runs"), qPrintable(r.err));
+    // A view it does not have: exit 64 naming those it has; a damaged file: exit 2 naming it.
+    r = test::runLengen({"runs", folder, "--view", "nothing"});
+    QCOMPARE(r.code, 64);
+    QVERIFY2(r.err.contains("views there: rope only, words"), qPrintable(r.err));
+    writeText(folder + "/lengen-views.json", "{\"format\": \"lengen-views\", \"version\": 7}");
+    r = test::runLengen({"runs", folder, "--view", "words"});
+    QCOMPARE(r.code, 2);
+    QVERIFY2(r.err.contains("lengen-views.json") && r.err.contains("'version'"), qPrintable(r.err));
+}
+
+QTEST_GUILESS_MAIN(TstSavedViews)
+#include "tst_saved_views.moc"
