@@ -212,6 +212,7 @@ void MainWindow::wireViews()
     connect(m_browser, &ui::RunBrowser::compareRequested, this, &MainWindow::compareRuns);
     connect(m_browser, &ui::RunBrowser::evaluateRequested, this, &MainWindow::evaluateRuns);
     connect(m_browser, &ui::RunBrowser::probeRequested, this, &MainWindow::probeRuns);
+    connect(m_browser, &ui::RunBrowser::exportFiguresRequested, this, &MainWindow::exportRuns);
     // The Hyperparameters tab draws the Runs list's runs; its brushes select them there.
     m_hparams->followRuns(*m_browser->model(), m_browser->shownRuns());
     connect(m_hparams, &ui::HParamsView::selectRequested, m_browser, &ui::RunBrowser::selectRuns);

@@ -91,6 +91,9 @@ public:
     /// (run_actions.cpp).
     void evaluateRuns(const QStringList& runFiles);
     void probeRuns(const QStringList& runFiles);
+    /// Asks for a folder and a resolution, then queues `lengen export --all` per run: into the
+    /// folder for one run, into <folder>/<run folder's name>/ for several.
+    void exportRuns(const QStringList& runFiles);
     /// Overlays these runs' evaluation curves in the Compare tab.
     void compareRuns(const QStringList& runFiles);
     void overlayTraining(const QStringList& runFiles);

@@ -6,6 +6,7 @@
 #include <QStatusBar>
 
 #include "analysis_jobs.h"
+#include "ask.h"
 #include "main_window.h"
 
 namespace lengen::studio {
@@ -32,6 +33,29 @@ void MainWindow::probeRuns(const QStringList& runFiles)
         runFiles.size() == 1
             ? tr("1 probe run queued: the Jobs panel shows it")
             : tr("%1 probe runs queued: the Jobs panel shows them").arg(runFiles.size()));
+}
+
+void MainWindow::exportRuns(const QStringList& runFiles)
+{
+    if (runFiles.isEmpty())
+        return;
+    const QString start = runFiles.size() == 1
+                              ? QFileInfo(runFiles.front()).dir().filePath("figures")
+                              : QFileInfo(runFiles.front()).dir().absolutePath();
+    ui::ask::folder(this, tr("Export the figures of %n run(s) into", nullptr, int(runFiles.size())),
+                    start, [this, runFiles](const QString& dir) {
+                        ui::ask::integer(
+                            this, tr("PNG resolution"), tr("Dots per inch:"), 150, 30, 1200, 10,
+                            [this, runFiles, dir](int dpi) {
+                                for (const auto& run : runFiles)
+                                    exportAllFigures(
+                                        run,
+                                        runFiles.size() == 1
+                                            ? dir
+                                            : QDir(dir).filePath(QFileInfo(run).dir().dirName()),
+                                        dpi);
+                            });
+                    });
 }
 
 }  // namespace lengen::studio

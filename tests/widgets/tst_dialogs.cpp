@@ -215,6 +215,25 @@ void TestDialogs::exportAllAsksFolderThenResolution()
     QVERIFY2(written >= 4, qPrintable(QString::number(written)));  // loss and evaluation at least
     QVERIFY2(!QDir(out).entryList({"*.png"}, QDir::Files).isEmpty(), qPrintable(out));
     QVERIFY2(ticks > 5, qPrintable(QString::number(ticks)));  // the GUI thread kept turning
+    // The Runs list's menu asks the same for several runs and writes each into a folder of its
+    // own (issue 72: Export figures was missing from the menu).
+    const QString second = QString::fromStdString(test::trainTiny(runs.toStdString(), "nope"));
+    w.exportRuns({run, second});
+    folder = waitShown<QFileDialog>(w, "ask-folder");
+    QVERIFY(folder);
+    const QString both = runs + "/figures-both";
+    QVERIFY(QDir().mkpath(both));
+    folder->selectFile(both);
+    static_cast<QDialog*>(folder)->accept();
+    dpi = waitShown<QInputDialog>(w, "ask-integer");
+    QVERIFY(dpi);
+    dpi->setIntValue(60);
+    dpi->accept();
+    QVERIFY(test::waitIdle(w.controller(), 120000));
+    for (const auto& r : {run, second}) {
+        const QString into = both + "/" + QFileInfo(r).dir().dirName();
+        QVERIFY2(!QDir(into).entryList({"*.png"}, QDir::Files).isEmpty(), qPrintable(into));
+    }
 }
 
 void TestDialogs::importOfferDoesNotBlock()

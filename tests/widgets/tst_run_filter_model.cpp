@@ -77,8 +77,9 @@ void TstRunFilterModel::theRunMenuOffersWhatTheSelectionAllows()
     using A = ui::RunMenuModel::Action;
     const auto one = ui::RunMenuModel({m_rope1}).entries();
     const auto many = ui::RunMenuModel({m_rope1, m_nope}).entries();
-    const std::vector<A> order{A::Open,       A::Compare,   A::Evaluate, A::Probe, A::Notes,
-                               A::OpenFolder, A::CopyPaths, A::Archive,  A::Delete};
+    const std::vector<A> order{A::Open,    A::Compare,    A::Evaluate,  A::Probe,
+                               A::Notes,   A::OpenFolder, A::CopyPaths, A::ExportFigures,
+                               A::Archive, A::Delete};
     QCOMPARE(one.size(), order.size());
     for (size_t i = 0; i < order.size(); ++i) {
         QVERIFY(one[i].action == order[i] && many[i].action == order[i]);
@@ -93,7 +94,8 @@ void TstRunFilterModel::theRunMenuOffersWhatTheSelectionAllows()
     QCOMPARE(many[2].text, QStringLiteral("Evaluate 2 runs"));  // also without results yet
     QCOMPARE(many[4].text, QStringLiteral("Tags of 2 runs…"));
     QCOMPARE(many[6].text, QStringLiteral("Copy 2 paths"));
-    QCOMPARE(many[8].text, QStringLiteral("Delete 2 runs…"));
+    QCOMPARE(many[7].text, QStringLiteral("Export figures of 2 runs…"));
+    QCOMPARE(many[9].text, QStringLiteral("Delete 2 runs…"));
 }
 
 void TstRunFilterModel::aRemovalAsksOrNamesTheHolder()

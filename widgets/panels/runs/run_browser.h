@@ -97,6 +97,8 @@ Q_SIGNALS:
     /// The run menu's Evaluate and Probe: one queued job per run.
     void evaluateRequested(QStringList runFiles);
     void probeRequested(QStringList runFiles);
+    /// The run menu's Export figures: every figure of each run, asked where (issue 72).
+    void exportFiguresRequested(QStringList runFiles);
 
 private:
     /// The bar's buttons that no member keeps: createBar makes them, wireControls wires them.

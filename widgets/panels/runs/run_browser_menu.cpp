@@ -133,6 +133,7 @@ void RunBrowser::runMenuAction(RunMenuModel::Action action)
         QDesktopServices::openUrl(QUrl::fromLocalFile(QFileInfo(runs.front()).absolutePath()));
         break;
     case A::CopyPaths: QApplication::clipboard()->setText(runs.join('\n')); break;
+    case A::ExportFigures: Q_EMIT exportFiguresRequested(runs); break;
     case A::Archive: removeRuns(engine::RunRemoval::Archive); break;
     case A::Delete: removeRuns(engine::RunRemoval::Trash); break;
     }

@@ -44,6 +44,9 @@ std::vector<RunMenuModel::Entry> RunMenuModel::entries() const
                    n == 1 ? runMenuTr("Copy path") : runMenuTr("Copy %1 paths").arg(n),
                    n >= 1,
                    {}});
+    // Every figure of each run (lengen export --all), one queued job per run.
+    out.push_back(
+        {Action::ExportFigures, runMenuTr("Export figures of %1…").arg(what), n >= 1, {}});
     out.push_back({Action::Archive, runMenuTr("Archive %1…").arg(what), n >= 1, {}});
     out.push_back({Action::Delete, runMenuTr("Delete %1…").arg(what), n >= 1, {}});
     return out;

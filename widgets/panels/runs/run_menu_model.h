@@ -24,6 +24,7 @@ public:
         Notes,
         OpenFolder,
         CopyPaths,
+        ExportFigures,
         Archive,
         Delete
     };
