@@ -206,13 +206,8 @@ void MainWindow::wireViews()
     connect(m_setup, &ui::SetupPanel::trainRequested, this, &MainWindow::train);
     connect(m_eval, &ui::FigureView::computeRequested, this, &MainWindow::evaluateOpenRun);
     connect(m_probes, &ui::FigureView::computeRequested, this, &MainWindow::probeOpenRun);
-    connect(m_browser, &ui::RunBrowser::openRequested, this, &MainWindow::openRun);
     connect(m_training, &ui::TrainingView::resumeRequested, this, &MainWindow::resumeRun);
     connect(m_training, &ui::TrainingView::openRunRequested, this, &MainWindow::openRun);
-    connect(m_browser, &ui::RunBrowser::compareRequested, this, &MainWindow::compareRuns);
-    connect(m_browser, &ui::RunBrowser::evaluateRequested, this, &MainWindow::evaluateRuns);
-    connect(m_browser, &ui::RunBrowser::probeRequested, this, &MainWindow::probeRuns);
-    connect(m_browser, &ui::RunBrowser::exportFiguresRequested, this, &MainWindow::exportRuns);
     // The Hyperparameters tab draws the Runs list's runs; its brushes select them there.
     m_hparams->followRuns(*m_browser->model(), m_browser->shownRuns());
     connect(m_hparams, &ui::HParamsView::selectRequested, m_browser, &ui::RunBrowser::selectRuns);
@@ -233,14 +228,6 @@ void MainWindow::wireViews()
             statusBar()->showMessage(
                 tr("%n evaluation(s) of %1 queued", nullptr, int(runs.size())).arg(method));
         });
-    connect(m_browser, &ui::RunBrowser::overlayRequested, this, &MainWindow::overlayTraining);
-    connect(m_browser, &ui::RunBrowser::referenceRunsFound, this,
-            &MainWindow::offerReferenceImport);
-    connect(m_browser, &ui::RunBrowser::folderHoldsNoRuns, this, [this](const QString& folder) {
-        showProblem(tr("No runs"), tr("%1 holds no runs (no run.h5 in it or below it). It is "
-                                      "watched: runs written there later are listed.")
-                                       .arg(folder));
-    });
     // The one open run: every view follows it; the window only names it in the title.
     m_training->followOpenRun(m_run);
     m_eval->followOpenRun(m_run);
@@ -252,6 +239,25 @@ void MainWindow::wireViews()
             m_browser->selectRun(run);
     });
     connect(&m_run, &ui::OpenRunModel::openFailed, this, &MainWindow::openFailed);
+    wireRunsList();
+}
+
+// What the Runs list and its run menu ask of the window.
+void MainWindow::wireRunsList()
+{
+    connect(m_browser, &ui::RunBrowser::openRequested, this, &MainWindow::openRun);
+    connect(m_browser, &ui::RunBrowser::compareRequested, this, &MainWindow::compareRuns);
+    connect(m_browser, &ui::RunBrowser::evaluateRequested, this, &MainWindow::evaluateRuns);
+    connect(m_browser, &ui::RunBrowser::probeRequested, this, &MainWindow::probeRuns);
+    connect(m_browser, &ui::RunBrowser::exportFiguresRequested, this, &MainWindow::exportRuns);
+    connect(m_browser, &ui::RunBrowser::overlayRequested, this, &MainWindow::overlayTraining);
+    connect(m_browser, &ui::RunBrowser::referenceRunsFound, this,
+            &MainWindow::offerReferenceImport);
+    connect(m_browser, &ui::RunBrowser::folderHoldsNoRuns, this, [this](const QString& folder) {
+        showProblem(tr("No runs"), tr("%1 holds no runs (no run.h5 in it or below it). It is "
+                                      "watched: runs written there later are listed.")
+                                       .arg(folder));
+    });
 }
 
 // The command line's asks (--preset, --open, --sweep, --train, …), once the window is built.

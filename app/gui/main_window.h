@@ -116,6 +116,7 @@ private:
     void buildViews(const QString& configRoot);
     void buildDocks();
     void wireViews();
+    void wireRunsList();
     void applyStartOptions(const StudioOptions& options);
     void buildMenus();
     void buildFileMenu();
