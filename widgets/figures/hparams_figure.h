@@ -14,19 +14,9 @@
 
 namespace lengen::figures {
 
-/// A brush by the column's name, so it survives a change of the axes shown; on a text axis also
-/// by the names of its first and last category, since the indices move as categories come.
-struct HParamsBrush {
-    std::string column;
-    double low = 0, high = 0;
-    std::string lowCategory, highCategory;  ///< "" on a numeric axis
-};
-
-struct HParamsChoice {
-    std::vector<std::string> axes;  ///< table columns, in order
-    std::string color;              ///< the column that colours the runs, "" for one colour
-    std::vector<HParamsBrush> brushes;
-};
+// The choice is the engine's value (run_table.h): a saved view keeps it as it is.
+using HParamsBrush = engine::HParamsBrush;
+using HParamsChoice = engine::HParamsChoice;
 
 /// What is drawn when the user chose nothing: the key columns (at most 8), the final loss, then
 /// the first stored evaluation at the training length and at the longest; coloured by the last

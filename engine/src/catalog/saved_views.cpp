@@ -114,9 +114,9 @@ SavedCompare compareFrom(const ViewReader& r)
     return c;
 }
 
-SavedHParams hparamsFrom(const ViewReader& r)
+HParamsChoice hparamsFrom(const ViewReader& r)
 {
-    SavedHParams h;
+    HParamsChoice h;
     h.axes = r.texts("axes");
     h.color = r.text("color");
     const auto* brushes = r.find("brushes");

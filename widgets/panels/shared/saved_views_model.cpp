@@ -87,12 +87,7 @@ engine::SavedView storedView(const StudioView& view)
     s.extraColumns = stdStrings(view.extraColumns);
     if (view.compare)
         s.compare = storedCompare(*view.compare);
-    if (const auto& h = view.hparams) {
-        engine::SavedHParams p{h->axes, h->color, {}};
-        for (const auto& b : h->brushes)
-            p.brushes.push_back({b.column, b.low, b.high, b.lowCategory, b.highCategory});
-        s.hparams = std::move(p);
-    }
+    s.hparams = view.hparams;
     return s;
 }
 
@@ -105,12 +100,7 @@ StudioView studioView(const engine::SavedView& stored, QStringList* problems)
     v.extraColumns = qStrings(stored.extraColumns);
     if (stored.compare)
         v.compare = compareChoices(*stored.compare, v.name, problems);
-    if (const auto& h = stored.hparams) {
-        figures::HParamsChoice c{h->axes, h->color, {}};
-        for (const auto& b : h->brushes)
-            c.brushes.push_back({b.column, b.low, b.high, b.lowCategory, b.highCategory});
-        v.hparams = std::move(c);
-    }
+    v.hparams = stored.hparams;
     return v;
 }
 

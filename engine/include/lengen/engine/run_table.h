@@ -55,6 +55,23 @@ bool isResultColumn(const std::string& name);
 /// A stored method's column: "<method>@train" or "<method>@longest".
 bool isMethodColumn(const std::string& name);
 
+/// A brush on a parallel-coordinates axis of a runs table (the studio's Hyperparameters tab), by
+/// the column's name, so it survives a change of the axes shown; on a text axis also by the
+/// names of its first and last category, since the indices move as categories come.
+struct HParamsBrush {
+    std::string column;
+    double low = 0, high = 0;
+    std::string lowCategory, highCategory;  ///< "" on a numeric axis
+};
+
+/// What the Hyperparameters tab draws of a runs table: its axes, colour and brushes (what its
+/// provenance and a saved view record).
+struct HParamsChoice {
+    std::vector<std::string> axes;  ///< table columns, in order
+    std::string color;              ///< the column that colours the runs, "" for one colour
+    std::vector<HParamsBrush> brushes;
+};
+
 enum class TableFormat { Text, Csv, Markdown, Json };
 /// CSV (RFC 4180 quoting), Markdown (numbers in 4 significant digits), JSON (an array of
 /// objects; numbers as numbers, missing values null) or aligned text.

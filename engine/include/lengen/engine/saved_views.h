@@ -10,6 +10,8 @@
 #include <string>
 #include <vector>
 
+#include "lengen/engine/run_table.h"
+
 namespace lengen::engine {
 
 /// Compare's choices as a view keeps them (names as its provenance records them).
@@ -25,19 +27,6 @@ struct SavedCompare {
     std::string x = "step";  ///< a logged column's x axis: step, relative, wall
 };
 
-/// A brush on a Hyperparameters axis, by the column's name (hparams_figure.h's HParamsBrush).
-struct SavedBrush {
-    std::string column;
-    double low = 0, high = 0;
-    std::string lowCategory, highCategory;  ///< "" on a numeric axis
-};
-
-struct SavedHParams {
-    std::vector<std::string> axes;  ///< table columns, in order
-    std::string color;              ///< the column that colours the runs, "" for one colour
-    std::vector<SavedBrush> brushes;
-};
-
 struct SavedView {
     std::string name;
     std::string filter;  ///< the Runs filter as typed: key=value terms and words
@@ -45,8 +34,8 @@ struct SavedView {
     std::vector<std::string> hiddenColumns;
     /// Columns added after them: config keys and results, named as `lengen runs --columns`.
     std::vector<std::string> extraColumns;
-    std::optional<SavedCompare> compare;  ///< unset: Compare is left as it is
-    std::optional<SavedHParams> hparams;  ///< unset: the Hyperparameters tab is left as it is
+    std::optional<SavedCompare> compare;   ///< unset: Compare is left as it is
+    std::optional<HParamsChoice> hparams;  ///< unset: the Hyperparameters tab is left as it is
 };
 
 /// <folder>/lengen-views.json
