@@ -174,6 +174,13 @@ void TestSweepsView::createRunStopWithoutBlocking()
     const auto status = engine::sweepStatus(paths.root, index);
     QCOMPARE(status.front().state, engine::SweepCellState::Stopped);
     QVERIFY(engine::readRunInfo(paths.runFile(index.cells.front().name)).checkpointStep > 0);
+    // How Run here with members would take the stopped cell up, as `sweep status` says it.
+    view.refresh();
+    const QString tip = view.findChild<QLabel*>("sweepSummary")->toolTip();
+    QVERIFY2(
+        tip.contains("resumes the stopped cells") &&
+            tip.contains(QString::fromStdString(index.cells.front().name) + " alone from step"),
+        qPrintable(tip));
 
     qInfo("event loop gaps while creating, running and stopping a sweep: own p99 %.1f ms (raw "
           "%.1f) over %zu ticks",

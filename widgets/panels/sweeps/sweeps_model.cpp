@@ -232,6 +232,10 @@ QString SweepsModel::summaryTip(const QString& schedulerNote) const
         if (n > 8)
             tip += "\n" + sweepsTr("… and %1 more (index.json lists them)").arg(n - 8);
     }
+    if (!m_resumePlan.isEmpty())  // the members' rule, said before Run here applies it
+        tip += (tip.isEmpty() ? "" : "\n") +
+               sweepsTr("With members, Run here resumes the stopped cells:") + "\n" +
+               m_resumePlan.join('\n');
     return tip;
 }
 

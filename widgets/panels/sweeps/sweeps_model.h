@@ -55,11 +55,17 @@ public:
     /// The line under the grid: counts by state, what only some sweeps reach, and what runs
     /// here ("running here", "queued, waiting for …") or the last Run here said.
     QString summary(bool runningHere, const QString& queuedBehind) const;
-    /// Its tooltip: the scheduler's note, and the combinations skip_refused left out.
+    /// Its tooltip: the scheduler's note, the combinations skip_refused left out, and how Run
+    /// here with members resumes the stopped cells.
     QString summaryTip(const QString& schedulerNote) const;
+    /// How a run with members resumes the stopped cells (engine::stoppedMembersPlan: "A, B
+    /// together from step 120", "C alone from step 150 (…)"), as `lengen sweep status` says it.
+    void setResumePlan(QStringList lines) { m_resumePlan = std::move(lines); }
+    const QStringList& resumePlan() const { return m_resumePlan; }
 
 private:
     QString m_dir, m_lastRun;
+    QStringList m_resumePlan;
     std::optional<engine::SweepIndex> m_index;
     QStringList m_rowHeaders, m_columnHeaders;
     std::vector<std::vector<std::vector<int>>> m_cellsAt;  ///< [row][column] -> cell indices

@@ -272,6 +272,28 @@ void SweepsView::paintGrid()
         }
 }
 
+// The stopped cells' resume plan, read again only when which cells are stopped changes (it
+// reads each stopped cell's checkpoint step).
+void SweepsView::updateResumePlan(const std::string& root,
+                                  const std::vector<engine::CellStatus>& cells)
+{
+    std::vector<std::string> stopped;
+    for (const auto& c : cells)
+        if (c.cell && c.state == engine::SweepCellState::Stopped)
+            stopped.push_back(c.cell->name);
+    if (stopped == m_stoppedSeen)
+        return;
+    m_stoppedSeen = stopped;
+    QStringList plan;
+    try {
+        for (const auto& line : engine::stoppedMembersPlan(root, stopped))
+            plan << QString::fromStdString(line);
+    } catch (const std::exception&) {
+        // a cell being written: the next look says it
+    }
+    m_model.setResumePlan(plan);
+}
+
 void SweepsView::refresh()
 {
     if (!m_model.index())
@@ -290,6 +312,7 @@ void SweepsView::refresh()
     } catch (const std::exception& e) {
         Q_EMIT statusMessage(tr("Sweep jobs not read: %1").arg(QString::fromUtf8(e.what())));
     }
+    updateResumePlan(root, all);
     const bool ended = m_model.setStatuses(std::move(all));
     paintGrid();
     if (ended)  // a cell that finished since the last look joins the figure

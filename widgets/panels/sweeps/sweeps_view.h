@@ -103,6 +103,8 @@ private:
     void paintGrid();
     void drawFigure();
     void cellActivated(int row, int column);
+    void updateResumePlan(const std::string& root, const std::vector<engine::CellStatus>& cells);
+    std::vector<std::string> m_stoppedSeen;  ///< the stopped cells the resume plan is of
 
     SweepsModel m_model;
     QString m_dir;
