@@ -166,8 +166,10 @@ void MainWindow::buildAnalysisMenu()
         ui::ask::folder(this, tr("Export all figures into"),
                         QFileInfo(openRun).dir().filePath("figures"),
                         [this, openRun](const QString& dir) {
-                            ui::ask::integer(this, tr("PNG resolution"), tr("Dots per inch:"), 150,
-                                             30, 1200, 10, [this, openRun, dir](int dpi) {
+                            ui::ask::integer(this, tr("PNG resolution"),
+                                             tr("Every figure is written as PNG, SVG, PDF and "
+                                                "CSV.\nPNG resolution, dots per inch:"),
+                                             150, 30, 1200, 10, [this, openRun, dir](int dpi) {
                                                  exportAllFigures(openRun, dir, dpi);
                                              });
                         });

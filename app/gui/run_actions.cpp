@@ -45,8 +45,10 @@ void MainWindow::exportRuns(const QStringList& runFiles)
     ui::ask::folder(this, tr("Export the figures of %n run(s) into", nullptr, int(runFiles.size())),
                     start, [this, runFiles](const QString& dir) {
                         ui::ask::integer(
-                            this, tr("PNG resolution"), tr("Dots per inch:"), 150, 30, 1200, 10,
-                            [this, runFiles, dir](int dpi) {
+                            this, tr("PNG resolution"),
+                            tr("Every figure is written as PNG, SVG, PDF and CSV.\nPNG resolution, "
+                               "dots per inch:"),
+                            150, 30, 1200, 10, [this, runFiles, dir](int dpi) {
                                 for (const auto& run : runFiles)
                                     exportAllFigures(
                                         run,

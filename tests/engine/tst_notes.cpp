@@ -149,6 +149,8 @@ void TestNotes::deleteMovesToTheTrashAndRestoreIsBitForBit()
     QCOMPARE(sha256Of(qa), runHash);
     QCOMPARE(sha256Of(folderA + "/analysis.h5"), analysisHash);
     QVERIFY(!QFileInfo::exists(batch));
+    // The trash, empty now, goes too (an empty .lengen-trash/ stayed beside the runs).
+    QVERIFY(!QFileInfo::exists(QFileInfo(batch).absolutePath()));
     QVERIFY(listed(runs, folderA));
     // Something already at the old place: restore refuses (exit 4) and moves nothing.
     r = test::runLengen({"delete", qa, "-y"});
@@ -176,9 +178,11 @@ void TestNotes::archiveTakesRunsOutOfTheList()
     QVERIFY(!listed(runs, folder));
     // `lengen runs` on the archive itself lists it.
     QVERIFY(listed(QFileInfo(r.out.trimmed()).absolutePath().toStdString(), folder));
+    const QString archive = QFileInfo(r.out.trimmed()).absolutePath();
     r = test::runLengen({"restore", r.out.trimmed()});
     QVERIFY2(r.code == 0, qPrintable(r.err));
     QVERIFY(QFile::exists(a));
+    QVERIFY(!QFileInfo::exists(archive));  // emptied: gone
     QVERIFY(listed(runs, folder));
     QCOMPARE(test::runLengen({"restore", folder}).code, 64);  // not in a trash or an archive
     // A sweep's cell is the sweep's: refused, and the cell stays.

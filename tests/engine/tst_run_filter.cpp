@@ -111,6 +111,18 @@ void TstRunFilter::textAndColumns()
     QVERIFY(!matches(r, "sweep=quick-pe"));
     QVERIFY(matches(r, "sweep!=quick-pe"));
     QVERIFY(filterKeyProblem({&r}, "sweep").empty());  // a column, even where no run has one
+    // A stored evaluation's columns filter as numbers, as the Runs list shows them (issue 72:
+    // ood_length@longest>3 matched nothing, and lengen runs refused the word).
+    auto evaluated = r;
+    evaluated.results.push_back({"ood_length", 10, 79, 4.1, 3.0});
+    QVERIFY(matches(evaluated, "ood_length@longest<3.05"));
+    QVERIFY(!matches(evaluated, "ood_length@train<4"));
+    QVERIFY(matches(evaluated, "ood_length@train=4..5"));
+    QVERIFY(!matches(r, "ood_length@longest<3.05"));  // not evaluated: matches nothing
+    QVERIFY(!matches(r, "ood_length@longest!=3"));
+    QVERIFY(filterKeyProblem({&r, &evaluated}, "ood_length@longest").empty());
+    const auto typo = filterKeyProblem({&evaluated}, "ood_lenght@longest");
+    QVERIFY2(typo.find("did you mean ood_length@longest?") != std::string::npos, typo.c_str());
 }
 
 void TstRunFilter::termsThatCannotParseSaySo()

@@ -110,6 +110,17 @@ void TestRunTable::resultsAreTheRunsOwn()
         QCOMPARE(csv.size(), 3);
         QVERIFY2(csv[2].startsWith("nope,") && csv[2].endsWith(",,"), qPrintable(csv[2]));
         QVERIFY2(!csv[1].endsWith(","), qPrintable(csv[1]));
+        // Results asked for as keys (--columns min_loss,ood_length@longest) are the results'
+        // own columns, once and filled (issue 72: an empty key column of each came first).
+        const auto asked =
+            engine::runTable(runs, {"rope", "nope"}, {"pe", "min_loss", "ood_length@longest"});
+        int named = 0;
+        for (const auto& c : asked.columns)
+            named += c.name == "min_loss" || c.name == "ood_length@longest";
+        QCOMPARE(named, 2);
+        QCOMPARE(asked.columns[1].name, std::string("pe"));
+        QCOMPARE(asked.rows[0][size_t(column(asked, "min_loss"))].value,
+                 row[size_t(column(t, "min_loss"))].value);
     }
     Q_UNUSED(nope);
 }

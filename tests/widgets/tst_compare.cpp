@@ -15,6 +15,7 @@
 #include <QApplication>
 #include <QElapsedTimer>
 #include <QFile>
+#include <QFileDialog>
 #include <QJsonDocument>
 #include <QJsonObject>
 #include <QProcess>
@@ -388,9 +389,18 @@ void TestCompare::loggedControlsShowAndRebuildFromProvenance()
     QVERIFY(slider->isVisibleTo(&view));
     slider->setValue(70);  // as the user drags it
     QCOMPARE(view.model().choices().smoothing, 0.7);
-    QCOMPARE(view.spec().y.label, std::string("training loss (EMA 0.70)"));
+    QVERIFY2(view.spec().title.find(", EMA 0.70") != std::string::npos, view.spec().title.c_str());
     view.setLoggedControls(0.7, ui::LoggedX::Relative);
     QCOMPARE(view.spec().x.label, std::string("relative time (s)"));
+    // Export suggests a file name without the method's colon and space.
+    for (auto* b : view.findChildren<QPushButton*>())
+        if (b->text().startsWith("Export"))
+            b->click();
+    QFileDialog* save = nullptr;
+    QTRY_VERIFY((save = view.findChild<QFileDialog*>("ask-saveFile")) != nullptr);
+    QVERIFY2(save->selectedFiles().value(0).endsWith("/compare_training_loss.png"),
+             qPrintable(save->selectedFiles().join(", ")));
+    save->reject();
     const QString base = QString::fromStdString(dir) + "/loss";
     rebuildsTheSameCsv(view, base);
     if (QTest::currentTestFailed())

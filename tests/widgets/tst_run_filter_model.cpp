@@ -96,6 +96,14 @@ void TstRunFilterModel::theRunMenuOffersWhatTheSelectionAllows()
     QCOMPARE(many[6].text, QStringLiteral("Copy 2 paths"));
     QCOMPARE(many[7].text, QStringLiteral("Export figures of 2 runs…"));
     QCOMPARE(many[9].text, QStringLiteral("Delete 2 runs…"));
+    // A sweep's cell: Archive and Delete are offered disabled, saying why (they were refused
+    // only after the confirmation).
+    const auto cells = ui::RunMenuModel({m_rope1, m_nope}, {"", "quick-pe"}).entries();
+    for (const size_t i : {size_t(8), size_t(9)}) {
+        QVERIFY(!cells[i].enabled);
+        QVERIFY2(cells[i].why.contains("is a cell of sweep quick-pe"), qPrintable(cells[i].why));
+    }
+    QVERIFY(cells[2].enabled);  // Evaluate still is
 }
 
 void TstRunFilterModel::aRemovalAsksOrNamesTheHolder()

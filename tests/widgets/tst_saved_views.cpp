@@ -124,7 +124,16 @@ void TstSavedViews::aViewComesBackAsSaved()
     QVERIFY2(error.contains("name"), qPrintable(error));
     QVERIFY(!m.save(sampleView("x"), true, &error));
     QVERIFY2(error.contains("no runs folder"), qPrintable(error));
+    // Several views, each listed once, by name (only the last was listed: the map's key was
+    // read from a view already moved away).
+    QVERIFY(m.save(sampleView("b second"), false));
+    QVERIFY(m.save(sampleView("a first"), false));
+    QCOMPARE(m.entries().size(), size_t(3));
+    QCOMPARE(m.entries()[0].name, QStringLiteral("a first"));
+    QCOMPARE(m.entries()[1].name, QStringLiteral("b second"));
+    QCOMPARE(m.entries()[2].name, QStringLiteral("rope runs"));
     QVERIFY(m.remove("rope runs"));
+    QVERIFY(m.remove("a first") && m.remove("b second"));
     QVERIFY(m.entries().empty());
 }
 
@@ -140,16 +149,17 @@ void TstSavedViews::aSharedViewReachesAColleague()
     QCOMPARE(m.sharedFile(), file);
     QVERIFY(QFile::exists(file));
     QVERIFY(m.entries().front().shared);
+    QVERIFY(m.save(sampleView("another shared"), true, &error));
     // A colleague: nothing in the settings, the same folder.
     QSettings().clear();
     ui::SavedViewsModel colleague;
     colleague.setFolders({dir});
-    QCOMPARE(colleague.entries().size(), size_t(1));
-    QCOMPARE(colleague.entries().front().file, file);
+    QCOMPARE(colleague.entries().size(), size_t(2));
+    QCOMPARE(colleague.entries()[1].file, file);
     checkSame(*colleague.view("long prompts"), sampleView("long prompts"));
     // Deleting takes it out of the file too.
     QVERIFY(colleague.remove("long prompts", &error));
-    QVERIFY(engine::readSavedViews(file.toStdString()).empty());
+    QCOMPARE(engine::readSavedViews(file.toStdString()).size(), size_t(1));
 }
 
 void TstSavedViews::aDamagedFileIsNamedWithItsKey()
@@ -168,6 +178,9 @@ void TstSavedViews::aDamagedFileIsNamedWithItsKey()
           {"{\"format\": \"lengen-views\", \"version\": 1, \"views\": [{\"name\": \"a\", "
            "\"hparams\": {\"brushes\": [{\"column\": \"x\"}]}}]}",
            "'brushes'"},
+          {"{\"format\": \"lengen-views\", \"version\": 1, \"views\": [{\"name\": \"a\"}, "
+           "{\"name\": \"a\"}]}",
+           "must be unique"},
           {"not json at all", "not JSON"}}) {
         writeText(file, text);
         m.setFolders({dir});

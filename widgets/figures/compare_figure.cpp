@@ -406,7 +406,7 @@ std::vector<std::int64_t> alignLogged(Compared& c, const CompareOptions& options
         out.notes << QString::fromStdString(note);
     for (size_t i = 0; i < c.results.size(); ++i) {
         c.seconds[i] = valuesAtSteps(c.seconds[i], c.steps[i], common);
-        if (options.smoothing > 0) {
+        if (options.smoothing > 0 && isSmoothable(c.results[i].method)) {
             auto& values = c.results[i].curves.front().stats.mean;
             values = emaOf(values, options.smoothing);
         }

@@ -16,23 +16,25 @@ namespace {
 constexpr const char* kPrefix = "training: ";
 
 // Each entry: Compare's name after the prefix, the log's column, the y label, whether y is
-// drawn on a log scale.
+// drawn on a log scale, whether smoothing applies (a measurement's noise; a schedule or a
+// clock has none, and an EMA would only bend it: the learning rate's peak came out low).
 struct LoggedEntry {
     const char* name;
     std::vector<double> engine::TrainLog::*column;
     const char* label;
     bool logY;
+    bool smoothable;
 };
 const std::vector<LoggedEntry>& entries()
 {
     using L = engine::TrainLog;
     static const std::vector<LoggedEntry> all{
-        {"loss", &L::loss, "training loss", true},
-        {"excess loss", &L::excessLoss, "excess loss", true},
-        {"grad norm", &L::gradNorm, "gradient norm", true},
-        {"learning rate", &L::learningRate, "learning rate", false},
-        {"steps/s", &L::stepsPerSecond, "steps per second", false},
-        {"wall clock", &L::wallSeconds, "wall clock (s)", false},
+        {"loss", &L::loss, "training loss", true, true},
+        {"excess loss", &L::excessLoss, "excess loss", true, true},
+        {"grad norm", &L::gradNorm, "gradient norm", true, true},
+        {"learning rate", &L::learningRate, "learning rate", false, false},
+        {"steps/s", &L::stepsPerSecond, "steps per second", false, true},
+        {"wall clock", &L::wallSeconds, "wall clock (s)", false, false},
     };
     return all;
 }
@@ -59,6 +61,12 @@ std::vector<std::string> loggedCompareMethods()
 }
 
 bool isLoggedMethod(const std::string& method) { return entryOf(method) != nullptr; }
+
+bool isSmoothable(const std::string& method)
+{
+    const auto* entry = entryOf(method);
+    return entry && entry->smoothable;
+}
 
 std::optional<LoggedRun> readLoggedRun(const std::string& run, const std::string& method)
 {
@@ -179,8 +187,8 @@ void loggedAxes(plots::FigureSpec& f, const std::string& method, const LoggedXAx
     const auto* entry = entryOf(method);
     f.x.label = x.label;
     f.y.label = entry ? entry->label : method;
-    if (smoothing > 0)
-        f.y.label += " (EMA " + QString::number(smoothing, 'f', 2).toStdString() + ")";
+    if (smoothing > 0 && isSmoothable(method))  // in the title: a y label this long was cut
+        f.title += ", EMA " + QString::number(smoothing, 'f', 2).toStdString();
     f.y.log = entry && entry->logY;
     for (size_t i = 0; i < f.series.size(); ++i) {
         auto& s = f.series[i];

@@ -18,6 +18,9 @@ namespace lengen::ui {
 std::vector<std::string> loggedCompareMethods();
 /// Whether `method` is one of them.
 bool isLoggedMethod(const std::string& method);
+/// Whether smoothing applies to it: a measurement (loss, excess loss, gradient norm, steps/s),
+/// not a schedule or a clock (learning rate, wall clock).
+bool isSmoothable(const std::string& method);
 
 /// What a logged column is drawn against (issue 72), as TensorBoard and W&B offer it: the step;
 /// relative time, the run's own training clock (seconds of training since it started, a resume
@@ -68,7 +71,7 @@ std::string scaleSeconds(std::vector<std::vector<double>>& columns);
 
 /// The training axes: `x` along x (points whose x is not finite are left out: a run that logged
 /// no clock has no place on a time axis), the column along y, log y for the loss and the
-/// gradient norm; "(EMA a)" in the y label when smoothed.
+/// gradient norm; ", EMA a" after the title when smoothed.
 void loggedAxes(plots::FigureSpec& f, const std::string& method, const LoggedXAxis& x,
                 double smoothing);
 

@@ -1,6 +1,7 @@
 // Moving runs to the trash or the archive and back (run_archive.h; issue 72).
 
 #include "lengen/engine/run_archive.h"
+#include "lengen/engine/run_index.h"
 
 #include <unistd.h>
 
@@ -133,6 +134,23 @@ std::vector<RunMove> carryOutRemoval(const RemovalPlan& plan)
     return done;
 }
 
+namespace {
+
+// A trash or archive folder that holds nothing now but the runs index a listing of it wrote
+// (a cache): removed, so no empty folder stays beside the runs after the last run went back.
+void removeIfOnlyAnIndex(const fs::path& dir)
+{
+    std::error_code ec;
+    const fs::path index = runIndexFileFor(dir.string());
+    for (fs::directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec))
+        if (it->path() != index)
+            return;
+    fs::remove(index, ec);
+    fs::remove(dir, ec);
+}
+
+}  // namespace
+
 std::vector<RunMove> restoreRuns(const std::string& path)
 {
     const fs::path p = fs::absolute(path).lexically_normal();
@@ -163,11 +181,14 @@ std::vector<RunMove> restoreRuns(const std::string& path)
         renameChecked(m);
         done.push_back(std::move(m));
     }
-    // The batch's folder, once empty (kept while anything else is in it).
+    // The batch's folder, then the trash or archive itself, once empty (each kept while anything
+    // else is in it: fs::remove does not remove a folder that holds something).
     if (p.parent_path().filename() == kTrash)
         fs::remove(p, ec);
     else if (p.parent_path().parent_path().filename() == kTrash)
         fs::remove(p.parent_path(), ec);
+    removeIfOnlyAnIndex(home / kTrash);
+    removeIfOnlyAnIndex(home / kArchive);
     return done;
 }
 

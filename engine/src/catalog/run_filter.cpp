@@ -11,6 +11,7 @@
 #include <set>
 
 #include "lengen/engine/run_index.h"
+#include "lengen/engine/run_table.h"
 
 namespace lengen::engine {
 
@@ -78,6 +79,8 @@ std::optional<double> resultValue(const RunIndexEntry& run, const std::string& k
         return run.wallSeconds;
     if (key == "seed")  // the seed it trained with, not the config's; -1: none known
         return run.seed >= 0 ? double(run.seed) : kNoValue;
+    if (isMethodColumn(key))  // a stored evaluation's (issue 72): the Runs list's same column
+        return runCell(run, key).value;
     return std::nullopt;
 }
 
@@ -101,10 +104,11 @@ bool compare(double have, RunFilterTerm::Op op, double want, double high)
 ParsedFilterWord parseFilterWord(const std::string& word)
 {
     using Op = RunFilterTerm::Op;
-    // The key: letters, digits, '_', '.', '-'; then the operator.
+    // The key: letters, digits, '_', '.', '-', and '@', '+', ':' of a method's result column
+    // (ood_length@longest, ood_length+yarn@train); then the operator.
     std::size_t k = 0;
     while (k < word.size() && (std::isalnum(static_cast<unsigned char>(word[k])) ||
-                               word[k] == '_' || word[k] == '.' || word[k] == '-'))
+                               (word[k] != '\0' && std::strchr("_.-@+:", word[k]) != nullptr)))
         ++k;
     static const std::pair<const char*, Op> ops[] = {{"!=", Op::Ne}, {"<=", Op::Le}, {">=", Op::Ge},
                                                      {"=", Op::Eq},  {"<", Op::Lt},  {">", Op::Gt}};
@@ -214,6 +218,12 @@ std::string filterKeyProblem(const std::vector<const RunIndexEntry*>& runs, cons
         for (const auto& [k, v] : r->config)
             keys.insert(k);
     }
+    const auto methods = runColumnNames(runs);  // the results, and each stored method's two
+    if (std::find(methods.begin(), methods.end(), key) != methods.end())
+        return "";
+    for (const auto& m : methods)
+        if (isMethodColumn(m))
+            keys.insert(m);
     // Columns first: at equal distance "pee" is pe, not seed.
     std::vector<std::string> candidates(columns.begin(), columns.end());
     candidates.insert(candidates.end(), keys.begin(), keys.end());

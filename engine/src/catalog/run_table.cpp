@@ -103,7 +103,10 @@ RunTable runTable(const std::vector<const RunIndexEntry*>& runs,
                   const std::vector<std::string>& labels, const std::vector<std::string>& keys,
                   const std::string& labelColumn)
 {
-    const auto shownKeys = keys.empty() && !runs.empty() ? autoKeys(runs) : keys;
+    auto shownKeys = keys.empty() && !runs.empty() ? autoKeys(runs) : keys;
+    // A result asked for as a key (--columns min_loss) is in the results already: once, filled.
+    shownKeys.erase(std::remove_if(shownKeys.begin(), shownKeys.end(), isResultColumn),
+                    shownKeys.end());
     const auto methods = methodNames(runs);
     RunTable t;
     t.columns.push_back({labelColumn, RunTableColumn::Label, false});

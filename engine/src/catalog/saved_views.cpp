@@ -143,8 +143,8 @@ SavedView viewFrom(const json& j, const std::string& where)
     v.name = r.text("name");
     try {
         checkViewName(v.name);
-    } catch (const Error& e) {
-        r.refuse("name", std::string("is not a view's name: ") + e.what());
+    } catch (const Error&) {
+        r.refuse("name", "must name the view: 1 to 80 bytes, no line break");
     }
     v.filter = r.text("filter");
     const auto columns = r.child("columns");
@@ -221,8 +221,15 @@ std::vector<SavedView> readSavedViews(const std::string& file)
     if (views == doc.end() || !views->is_array())
         throw Error(ErrorKind::Config, file + ": key 'views' must be a list");
     std::vector<SavedView> out;
-    for (std::size_t i = 0; i < views->size(); ++i)
-        out.push_back(viewFrom((*views)[i], file + ": views[" + std::to_string(i) + "]"));
+    for (std::size_t i = 0; i < views->size(); ++i) {
+        const std::string where = file + ": views[" + std::to_string(i) + "]";
+        out.push_back(viewFrom((*views)[i], where));
+        for (std::size_t j = 0; j + 1 < out.size(); ++j)  // a name is how a view is asked for
+            if (out[j].name == out.back().name)
+                throw Error(ErrorKind::Config, where + ": key 'name' '" + out.back().name +
+                                                   "' is views[" + std::to_string(j) +
+                                                   "]'s too; a name must be unique");
+    }
     return out;
 }
 

@@ -282,6 +282,14 @@ void CompareView::draw()
     m_info->setToolTip(shown.infoTip);
     m_evaluate->setVisible(shown.offerEvaluate);
     m_loggedRow->setVisible(m_model.followsLogs());
+    // A schedule or a clock is drawn as logged: the slider says so instead of bending it.
+    const bool smoothable = isSmoothable(m_model.method().toStdString());
+    m_smoothing->setEnabled(smoothable);
+    m_smoothingValue->setEnabled(smoothable);
+    m_smoothing->setToolTip(smoothable ? tr("EMA smoothing of each run's logged column, before "
+                                            "runs are grouped (0: raw)")
+                                       : tr("Not smoothed: a schedule or a clock is drawn as "
+                                            "logged"));
     if (shown.panels) {
         const auto& grid = *shown.panels;
         const int rows = (int(grid.panels.size()) + grid.columns - 1) / std::max(grid.columns, 1);

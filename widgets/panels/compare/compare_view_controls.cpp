@@ -11,6 +11,7 @@
 #include <QLabel>
 #include <QLineEdit>
 #include <QPushButton>
+#include <QRegularExpression>
 #include <QSignalBlocker>
 #include <QSlider>
 
@@ -22,6 +23,18 @@
 #include "qcp.h"
 
 namespace lengen::ui {
+
+namespace {
+
+// A method as part of a file's name: "training: loss" -> "training_loss" (no colon or space
+// in a suggested file name; issue 72).
+QString fileNamePart(QString method)
+{
+    method.replace(QRegularExpression(QStringLiteral("[^A-Za-z0-9._+=-]+")), QStringLiteral("_"));
+    return method;
+}
+
+}  // namespace
 
 // The method, grouping, keys and band choosers.
 void CompareView::createControls()
@@ -98,8 +111,9 @@ QHBoxLayout* CompareView::buildBar()
         if (!drawsSomething())
             return Q_EMIT statusMessage(nothingText());
         askExportTarget(this, tr("Export comparison"),
-                        panels() ? QStringLiteral("compare_methods.png")
-                                 : QStringLiteral("compare_%1.png").arg(m_model.method()),
+                        panels()
+                            ? QStringLiteral("compare_methods.png")
+                            : QStringLiteral("compare_%1.png").arg(fileNamePart(m_model.method())),
                         [this](const ExportChoice& target) {
                             QString error;
                             reportExport(this, exportTo(target.path, target.dpi, &error), error);

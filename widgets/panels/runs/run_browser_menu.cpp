@@ -94,9 +94,17 @@ void RunBrowser::setExtraColumnShown(const QString& key, bool shown)
 
 QMenu* RunBrowser::showRunMenu(const QPoint& globalPos)
 {
-    const RunMenuModel model(selectedRuns());
+    const QStringList runs = selectedRuns();
+    QStringList sweeps;
+    for (const auto& run : runs)
+        if (const int r = m_model->rowOfPath(run); r >= 0)
+            sweeps << QString::fromStdString(m_model->row(r).entry->sweep);
+        else
+            sweeps << QString();
+    const RunMenuModel model(runs, sweeps);
     auto* menu = new QMenu(this);
     menu->setObjectName(QStringLiteral("runMenu"));
+    menu->setToolTipsVisible(true);  // a disabled entry's tooltip says why
     menu->setAttribute(Qt::WA_DeleteOnClose);
     using A = RunMenuModel::Action;
     for (const auto& e : model.entries()) {

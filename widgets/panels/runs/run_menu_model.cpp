@@ -47,8 +47,16 @@ std::vector<RunMenuModel::Entry> RunMenuModel::entries() const
     // Every figure of each run (lengen export --all), one queued job per run.
     out.push_back(
         {Action::ExportFigures, runMenuTr("Export figures of %1…").arg(what), n >= 1, {}});
-    out.push_back({Action::Archive, runMenuTr("Archive %1…").arg(what), n >= 1, {}});
-    out.push_back({Action::Delete, runMenuTr("Delete %1…").arg(what), n >= 1, {}});
+    // A sweep's cell goes with its sweep (its config and state are the sweep's): said here.
+    QString cell;
+    for (int i = 0; i < n && i < m_sweeps.size() && cell.isEmpty(); ++i)
+        if (!m_sweeps[i].isEmpty())
+            cell = runMenuTr("%1 is a cell of sweep %2: archive or delete the sweep's folder")
+                       .arg(QFileInfo(m_runs[i]).dir().dirName(), m_sweeps[i]);
+    out.push_back(
+        {Action::Archive, runMenuTr("Archive %1…").arg(what), n >= 1 && cell.isEmpty(), cell});
+    out.push_back(
+        {Action::Delete, runMenuTr("Delete %1…").arg(what), n >= 1 && cell.isEmpty(), cell});
     return out;
 }
 

@@ -41,7 +41,11 @@ public:
         engine::RemovalPlan plan;
     };
 
-    explicit RunMenuModel(QStringList runFiles) : m_runs(std::move(runFiles)) {}
+    /// `sweeps`: the sweep each run is a cell of ("" for none; empty: none known). Archive and
+    /// Delete are offered disabled for a sweep's cell, saying why, instead of refused after.
+    explicit RunMenuModel(QStringList runFiles, QStringList sweeps = {})
+        : m_runs(std::move(runFiles)), m_sweeps(std::move(sweeps))
+    {}
     const QStringList& runs() const { return m_runs; }
     /// Every entry, in the menu's order (separators between groups are the view's).
     std::vector<Entry> entries() const;
@@ -51,7 +55,7 @@ public:
     static QString movedText(const std::vector<engine::RunMove>& moves, engine::RunRemoval kind);
 
 private:
-    QStringList m_runs;
+    QStringList m_runs, m_sweeps;
 };
 
 }  // namespace lengen::ui

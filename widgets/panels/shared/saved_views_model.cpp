@@ -132,18 +132,22 @@ void SavedViewsModel::reload()
     std::map<std::string, std::pair<Entry, engine::SavedView>> byName;  // sorted by name
     QStringList problems;
     try {
-        for (auto& v : settingsViews())
-            byName[v.name] = {Entry{QString::fromStdString(v.name), false, {}}, std::move(v)};
+        for (auto& v : settingsViews()) {
+            const std::string name = v.name;  // not v.name: the right side moves v first
+            byName[name] = {Entry{QString::fromStdString(name), false, {}}, std::move(v)};
+        }
     } catch (const std::exception& e) {
         problems << QString::fromUtf8(e.what());
     }
     for (const auto& folder : m_folders) {  // a shared view wins: what a colleague sees
         const auto file = engine::viewsFileFor(folder.toStdString());
         try {
-            for (auto& v : engine::readSavedViews(file))
-                byName[v.name] = {
-                    Entry{QString::fromStdString(v.name), true, QString::fromStdString(file)},
+            for (auto& v : engine::readSavedViews(file)) {
+                const std::string name = v.name;
+                byName[name] = {
+                    Entry{QString::fromStdString(name), true, QString::fromStdString(file)},
                     std::move(v)};
+            }
         } catch (const std::exception& e) {
             problems << QString::fromUtf8(e.what());
         }
