@@ -274,8 +274,8 @@ void addRunsCommand(CLI::App& app, CommandTable& table)
                     "key=value, key!=value, key<v, key<=v, key>v, key>=v or key=low..high: a "
                     "resolved config key (model.num_hidden_layers=6), pe, task, backbone, "
                     "status, seed, tag, id, sweep or a result (final_loss, min_loss, steps, "
-                    "steps_per_s, wall_s); numbers compare as numbers; repeatable, all must "
-                    "hold");
+                    "steps_per_s, wall_s, ood_length@train, ood_length@longest); numbers "
+                    "compare as numbers; repeatable, all must hold");
     addJsonFlag(cmd, a->json);
     cmd->add_option("--columns", a->columns, kColumnsHelp)->delimiter(',');
     cmd->add_option("--format", a->format, "The table's format (implies --columns auto)")
