@@ -211,6 +211,13 @@ std::string filterKeyProblem(const std::vector<const RunIndexEntry*>& runs, cons
     const auto& columns = columnNames();
     if (std::find(columns.begin(), columns.end(), key) != columns.end())
         return "";
+    if (isMethodColumn(key)) {  // a stored method's column: some run has that evaluation
+        const auto method = key.substr(0, key.rfind('@'));
+        for (const auto* r : runs)
+            for (const auto& m : r->results)
+                if (m.name == method)
+                    return "";
+    }
     std::set<std::string> keys;
     for (const auto* r : runs) {
         if (r->config.count(key))
@@ -218,10 +225,7 @@ std::string filterKeyProblem(const std::vector<const RunIndexEntry*>& runs, cons
         for (const auto& [k, v] : r->config)
             keys.insert(k);
     }
-    const auto methods = runColumnNames(runs);  // the results, and each stored method's two
-    if (std::find(methods.begin(), methods.end(), key) != methods.end())
-        return "";
-    for (const auto& m : methods)
+    for (const auto& m : runColumnNames(runs))  // each stored method's two, as candidates
         if (isMethodColumn(m))
             keys.insert(m);
     // Columns first: at equal distance "pee" is pe, not seed.
