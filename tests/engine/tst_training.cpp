@@ -126,6 +126,8 @@ private Q_SLOTS:
     void graphedStepsEqualEagerSteps_data();
     void graphedStepsEqualEagerSteps();
     void checkpointsMoveBetweenDevicesBitwise();
+    void aBatchDrawnAheadChangesNothing_data();
+    void aBatchDrawnAheadChangesNothing();
 };
 
 void TestTraining::pauseBlocksAndCancelWakes()
@@ -551,6 +553,46 @@ void TestTraining::checkpointsMoveBetweenDevicesBitwise()
                      saved.model[i].name.c_str());
         QCOMPARE(restored.optimizerSteps, saved.optimizerSteps);
     }
+}
+
+void TestTraining::aBatchDrawnAheadChangesNothing_data()
+{
+    QTest::addColumn<QString>("model");
+    QTest::newRow("llama") << "llama";
+    QTest::newRow("gpt2-dropout") << "gpt2";  // its masks draw from the run's generator too
+}
+
+// Issue 74: the next step's batch drawn while this step computes (LENGEN_PREFETCH=1) draws the
+// same prompts in the same order: the run is the one without it, bit for bit, and a run stopped
+// with a batch drawn ahead checkpoints the generator before that batch, so its resume is too.
+void TestTraining::aBatchDrawnAheadChangesNothing()
+{
+    QFETCH(QString, model);
+    auto yaml = lengen::test::tinyConfig("linear_regression", "rope", 40);
+    if (model == "gpt2")
+        yaml.replace(0, yaml.find("task:"), kGpt2WithDropout);
+    const auto config = lengen::test::loadOne(yaml);
+    const auto run = [&](const std::string& tag, bool ahead, std::int64_t cancelAt) {
+        RunControl control;
+        Recorder rec(&control, cancelAt);
+        auto o = options("ahead-" + model.toStdString() + "-" + tag, 21);
+        o.switches.prefetchBatch = ahead;
+        return train(config, o, control, rec);
+    };
+    const auto plain = run("off", false, -1);
+    const auto ahead = run("on", true, -1);
+    expectSameLog(readTrainLog(plain.runFile), readTrainLog(ahead.runFile));
+    expectSameCheckpoint(plain.runFile, ahead.runFile);
+    // Stopped after step 24 (25 done), step 25's batch drawn already; resumed with it on.
+    const auto stopped = run("stopped", true, 24);
+    QCOMPARE(stopped.stepsDone, std::int64_t(25));
+    RunControl again;
+    Recorder rec;
+    auto o = options("unused-ahead", 0);
+    o.switches.prefetchBatch = true;
+    QCOMPARE(resume(stopped.runFile, o, again, rec).stepsDone, std::int64_t(40));
+    expectSameLog(readTrainLog(plain.runFile), readTrainLog(stopped.runFile));
+    expectSameCheckpoint(plain.runFile, stopped.runFile);
 }
 
 QTEST_APPLESS_MAIN(TestTraining)

@@ -18,7 +18,10 @@
 #   c. training through the rotary kernel: the quick RoPE preset, 300 steps on the device in
 #      fp32 and bf16, LENGEN_DEVICE_ROTARY=0 against 1: largest relative difference of the
 #      logged losses (they drift apart by rounding; fp32 should stay near 1e-5).
-#   tools/gpu/stage4.sh OUT [BUILD_DIR=build-gpu] [STAGES=kpsmc]
+#   f. the next batch drawn while the step runs (LENGEN_PREFETCH=0 against 1): the graphed bf16
+#      step at N = 51, 101, 201, the N = 201 profile with it on, and 2,000 standard steps of a
+#      real `lengen train` each way (steps/s; the logged losses must be equal bit for bit).
+#   tools/gpu/stage4.sh OUT [BUILD_DIR=build-gpu] [STAGES=kpsmc]   (issue 74's next call: fsm)
 set -uo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)
 out=${1:?usage: stage4.sh OUT [BUILD_DIR] [STAGES]} build=${2:-$root/build-gpu} stages=${3:-kpsmc}
@@ -46,7 +49,7 @@ step() {
         "$@" timeout 150 "$B" "$std" 30 4 "$n" 2>&1 | tee "$work/step.log" |
         awk '/^loss0/ {l=$2} /^steps\/s/ {s=$2} END {print l, s}')
     echo "   step $p N=$n rotary=$r: loss0 ${l:-?} steps/s ${s:-failed}"
-    echo "{\"kind\": \"step\", \"precision\": \"$p\", \"N\": $n, \"rotary\": $r, \"kernels\": ${LENGEN_DEVICE_KERNELS:-0}, \"loss0\": \"${l:-}\", \"steps_per_s\": \"${s:-}\"}" >>"$res"
+    echo "{\"kind\": \"step\", \"precision\": \"$p\", \"N\": $n, \"rotary\": $r, \"kernels\": ${LENGEN_DEVICE_KERNELS:-0}, \"prefetch\": ${LENGEN_PREFETCH:-0}, \"loss0\": \"${l:-}\", \"steps_per_s\": \"${s:-}\"}" >>"$res"
 }
 
 if [[ $stages == *k* ]]; then
@@ -108,6 +111,30 @@ if [[ $stages == *x* ]]; then
     "$py" tools/gpu/kernel_kinds.py "$out/profile_bf16_201_all.txt" "bf16 N=201 graphed all kernels" >>"$res"
     for n in 51 101; do LENGEN_DEVICE_KERNELS=1 step bf16 $n 1; done
     LENGEN_DEVICE_KERNELS=1 step tf32 201 1
+fi
+if [[ $stages == *f* ]]; then
+    say "f. the next batch drawn while the step runs (LENGEN_PREFETCH), bf16"
+    for n in 51 101 201; do for f in 0 1; do LENGEN_PREFETCH=$f step bf16 $n 1; done; done
+    LENGEN_PREFETCH=1 LENGEN_BENCH_TOP=400 step bf16 201 1
+    cp "$work/step.log" "$out/profile_bf16_201_prefetch.txt"
+    "$py" tools/gpu/kernel_kinds.py "$out/profile_bf16_201_prefetch.txt" "bf16 N=201 graphed prefetch" >>"$res"
+    # A real training, off against on: the same losses bit for bit (tst_training on the CPU).
+    for f in 0 1; do
+        rm -rf "$work/f$f"
+        t=$SECONDS
+        LENGEN_PREFETCH=$f timeout 150 "$L" train "$std" --steps 2000 --seed 3 --device cuda \
+            --precision bf16 --out "$work/f$f" -q >/dev/null 2>&1 || echo "   train prefetch=$f failed"
+        echo "{\"kind\": \"prefetch_train\", \"prefetch\": $f, \"steps\": 2000, \"wall_s\": $((SECONDS - t)), \"steps_per_s\": \"$("$L" runs "$work/f$f" --format csv 2>/dev/null | awk -F, '/^run,/ {for (i = 1; i <= NF; ++i) if ($i == "steps_per_s") c = i; next} c {print $c}')\"}" >>"$res"
+    done
+    "$py" - "$(find "$work/f0" -name run.h5 | head -1)" "$(find "$work/f1" -name run.h5 | head -1)" <<'PY' | tee -a "$res"
+import json, sys
+import h5py, numpy as np
+with h5py.File(sys.argv[1], "r") as fa, h5py.File(sys.argv[2], "r") as fb:
+    x, y = fa["log"]["loss"][:], fb["log"]["loss"][:]
+n = min(len(x), len(y))
+print(json.dumps({"kind": "prefetch_same_losses", "rows": n,
+                  "bitwise_equal": bool(n and np.array_equal(x[:n], y[:n]))}))
+PY
 fi
 if [[ $stages == *c* ]]; then
     say "c. training through the rotary kernel: quick RoPE, 300 steps, off against on"

@@ -104,7 +104,7 @@ GraphedStep::GraphedStep(TrainSession& s) : m_s(s), m_graph(s.device) {}
 GraphedStep::~GraphedStep() = default;
 
 StepResult GraphedStep::run(const torch::Tensor& xs, const torch::Tensor& ys, double lr,
-                            double maxNorm)
+                            double maxNorm, const std::function<void()>& meanwhile)
 {
     const auto fill = [&](bool newShape) {
         if (newShape) {
@@ -125,8 +125,11 @@ StepResult GraphedStep::run(const torch::Tensor& xs, const torch::Tensor& ys, do
         m_loss = m_loss.detach();
     };
     double loss = 0;
-    m_graph.run(xs.sizes().vec(), *m_s.optimizer, lr, fill, body,
-                [&] { loss = m_loss.item<double>(); });
+    m_graph.run(xs.sizes().vec(), *m_s.optimizer, lr, fill, body, [&] {
+        if (meanwhile)  // the replay is queued; the host draws while the device computes
+            meanwhile();
+        loss = m_loss.item<double>();
+    });
     return {loss, m_pred, m_gradNorm};
 }
 

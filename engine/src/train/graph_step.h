@@ -11,6 +11,7 @@
 
 #include <c10/util/FunctionRef.h>
 
+#include <functional>
 #include <memory>
 
 #include "train/train_loop.h"
@@ -63,8 +64,11 @@ public:
     GraphedStep& operator=(const GraphedStep&) = delete;
 
     /// One optimisation step on prompts xs [B, N, D], ys [B, N] (CPU or device) at learning
-    /// rate `lr`, with the gradients clipped to `maxNorm` (<= 0: not clipped).
-    StepResult run(const torch::Tensor& xs, const torch::Tensor& ys, double lr, double maxNorm);
+    /// rate `lr`, with the gradients clipped to `maxNorm` (<= 0: not clipped). `meanwhile`
+    /// (when set) runs on the host after the step is launched and before its loss is read
+    /// back: the next batch is drawn while the device works.
+    StepResult run(const torch::Tensor& xs, const torch::Tensor& ys, double lr, double maxNorm,
+                   const std::function<void()>& meanwhile = {});
 
 private:
     TrainSession& m_s;

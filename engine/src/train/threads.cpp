@@ -74,6 +74,7 @@ SessionSwitches sessionSwitchesFromEnvironment()
     s.onednnGemm = !off("LENGEN_ONEDNN");
     s.deviceKernels = on("LENGEN_DEVICE_KERNELS");
     s.deviceRotary = !off("LENGEN_DEVICE_ROTARY");
+    s.prefetchBatch = on("LENGEN_PREFETCH");
     s.threadPolicy = std::getenv("LENGEN_NO_THREAD_POLICY") == nullptr;
     if (const char* cli = std::getenv("LENGEN_CLI"); cli && *cli && ::access(cli, X_OK) == 0)
         s.cellExecutable = cli;

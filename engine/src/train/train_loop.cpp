@@ -4,7 +4,9 @@
 #include <array>
 #include <chrono>
 #include <cmath>
+#include <functional>
 #include <limits>
+#include <optional>
 #include <set>
 
 #include "lengen/engine/errors.h"
@@ -129,7 +131,8 @@ io::CheckpointState captureCheckpoint(TrainSession& s, double wallSeconds)
         st.expAvgSq.push_back({params[i].first, s.optimizer->expAvgSq()[i].cpu()});
     }
     st.optimizerSteps = s.optimizer->stepCount();
-    st.rngState = s.gen.get_state();
+    // A batch drawn ahead is the next step's: the checkpoint's generator has not drawn it yet.
+    st.rngState = s.genBeforeAhead.defined() ? s.genBeforeAhead.clone() : s.gen.get_state();
     st.dims = s.config.task.curriculum.dims.valueAt(s.stepsDone);
     st.points = s.config.task.curriculum.points.valueAt(s.stepsDone);
     st.reached = s.config.curriculumAfter(s.stepsDone);
@@ -229,25 +232,44 @@ struct StepOutcome {
     double gradNorm = std::numeric_limits<double>::quiet_NaN();  // NaN where not measured
 };
 
-StepOutcome forwardBackward(TrainSession& s, GraphedStep* graphed, std::int64_t step, int nDims,
-                            int nPoints, double lr, bool logs, std::int64_t lastCheckpoint)
+// One step's prompts, drawn from the run's generator in this order: the functions, the xs, the
+// positions.
+struct Batch {
+    torch::Tensor xs, ys;     // [B, N, D], [B, N]
+    torch::Tensor positions;  // [tokens] of 0..2N-1 (randomized positions), else undefined
+};
+
+Batch drawBatch(TrainSession& s, int nDims, int nPoints)
 {
     const RunConfig& c = s.config;
-    auto functions = s.sampler->sample(s.gen);             // B fresh functions
-    auto xs = functions->sampleXs(nPoints, nDims, s.gen);  // [B, N, D]
-    StepOutcome out;
-    out.ys = functions->evaluate(xs);  // [B, N]
+    Batch b;
+    auto functions = s.sampler->sample(s.gen);          // B fresh functions
+    b.xs = functions->sampleXs(nPoints, nDims, s.gen);  // [B, N, D]
+    b.ys = functions->evaluate(b.xs);                   // [B, N]
     // One sorted random subset of 0..M-1 per step, shared by the batch's prompts.
-    const auto positions =
-        c.training.randomPositions > 0
-            ? drawPositions(s.gen, 2 * std::int64_t(nPoints), c.training.randomPositions)
-            : torch::Tensor();
+    if (c.training.randomPositions > 0)
+        b.positions = drawPositions(s.gen, 2 * std::int64_t(nPoints), c.training.randomPositions);
+    return b;
+}
+
+// `batch`'s step. `meanwhile` (when set) runs once the step is launched and before its loss is
+// read back, after every draw of this step (GPT-2's dropout seed or masks): the next batch's
+// draws come where they would at the next step's start.
+StepOutcome forwardBackward(TrainSession& s, GraphedStep* graphed, std::int64_t step, Batch batch,
+                            double lr, bool logs, std::int64_t lastCheckpoint,
+                            const std::function<void()>& meanwhile)
+{
+    const RunConfig& c = s.config;
+    auto xs = std::move(batch.xs);
+    StepOutcome out;
+    out.ys = std::move(batch.ys);
+    const auto positions = batch.positions;
     torch::Tensor graphGradNorm;
     // GPT-2's dropout on a GPU: the step's masks follow from one draw of the run's generator,
     // eager and graphed alike (the capture and each replay read the seed set here).
     const auto seeded = s.model->seedDeviceDropout(s.device);
     if (graphed) {  // the whole step, update included (graph_step.h)
-        auto r = graphed->run(xs, out.ys, lr, c.effectiveMaxGradNorm());
+        auto r = graphed->run(xs, out.ys, lr, c.effectiveMaxGradNorm(), meanwhile);
         out.pred = r.pred;
         out.loss = r.loss;
         graphGradNorm = r.gradNorm;
@@ -257,6 +279,8 @@ StepOutcome forwardBackward(TrainSession& s, GraphedStep* graphed, std::int64_t 
         auto [p, loss] = forwardLoss(s, xs, out.ys, positions);
         out.pred = p;
         loss.backward();
+        if (meanwhile)  // on a device the backward is queued: the host draws meanwhile
+            meanwhile();
         out.loss = loss.item<double>();
     }
     if (!std::isfinite(out.loss)) {
@@ -297,6 +321,7 @@ RunSummary trainSteps(TrainSession& s, RunControl& control, TrainObserver& obser
     // One definition of "final loss": the last log row's, which after a resume that logs
     // nothing is a row of the earlier session (not this session's last step).
     summary.finalLoss = s.writer->lastLoggedLoss();
+    std::optional<Batch> ahead;  // the next step's batch, drawn while the device computed
     for (std::int64_t step = s.stepsDone; step < total; ++step) {
         if (!control.shouldContinue()) {
             cancelled = true;
@@ -306,8 +331,18 @@ RunSummary trainSteps(TrainSession& s, RunControl& control, TrainObserver& obser
         const int nDims = cur.dims.valueAt(step), nPoints = cur.points.valueAt(step);
         const double lr = learningRateAt(c, step);
         const bool logs = step % c.training.loggingSteps == 0;
-        const auto o =
-            forwardBackward(s, graphed.get(), step, nDims, nPoints, lr, logs, lastCheckpoint);
+        // This step's batch: drawn during the last step (prefetchBatch), else now.
+        Batch batch = ahead ? std::move(*ahead) : drawBatch(s, nDims, nPoints);
+        ahead.reset();
+        s.genBeforeAhead = torch::Tensor();  // the generator is this step's own again
+        std::function<void()> drawNext;
+        if (s.switches.prefetchBatch && step + 1 < total)
+            drawNext = [&s, &ahead, &cur, step] {
+                s.genBeforeAhead = s.gen.get_state();  // what a checkpoint after this step saves
+                ahead = drawBatch(s, cur.dims.valueAt(step + 1), cur.points.valueAt(step + 1));
+            };
+        const auto o = forwardBackward(s, graphed.get(), step, std::move(batch), lr, logs,
+                                       lastCheckpoint, drawNext);
         if (logs) {
             summary.finalLoss = o.loss;
             const LogRecord r =

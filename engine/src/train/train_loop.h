@@ -28,6 +28,9 @@ struct TrainSession {
     std::unique_ptr<AdamW> optimizer;
     std::unique_ptr<data::TaskSampler> sampler;
     at::Generator gen;           ///< the run's only source of randomness (CPU)
+    /// With the next batch drawn ahead (SessionSwitches::prefetchBatch): `gen`'s state before
+    /// those draws, what a checkpoint after this step saves; undefined otherwise.
+    torch::Tensor genBeforeAhead;
     std::int64_t stepsDone = 0;  ///< completed optimisation steps
     double wallOffset = 0;       ///< training seconds before this process (resume)
     std::unique_ptr<io::RunWriter> writer;

@@ -29,6 +29,11 @@ struct SessionSwitches {
     /// layers' layout (engine/src/device; builds with nvcc only): the standard bf16 step
     /// 1.13-1.20x on an H200 (docs/gpu.md). LENGEN_DEVICE_ROTARY=0 keeps the ops.
     bool deviceRotary = true;
+    /// The next step's batch drawn on the CPU while the device computes this step (issue 74:
+    /// the graphed bf16 step idled 5 of its 28 ms while the host sampled). The same draws in
+    /// the same order, so runs and checkpoints are bit for bit those without it (tst_training);
+    /// off until measured on a device: LENGEN_PREFETCH=1 turns it on.
+    bool prefetchBatch = false;
     /// On the CPU, one thread's matrix products on oneDNN where LibTorch brings it, the system
     /// BLAS otherwise (LENGEN_ONEDNN=0: the BLAS always). Signals wait while they run
     /// (docs/performance.md). Process-wide: applyProcessPolicy sets it.
