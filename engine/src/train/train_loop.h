@@ -27,7 +27,7 @@ struct TrainSession {
     model::InContextModel model{nullptr};
     std::unique_ptr<AdamW> optimizer;
     std::unique_ptr<data::TaskSampler> sampler;
-    at::Generator gen;           ///< the run's only source of randomness (CPU)
+    at::Generator gen;  ///< the run's only source of randomness (CPU)
     /// With the next batch drawn ahead (SessionSwitches::prefetchBatch): `gen`'s state before
     /// those draws, what a checkpoint after this step saves; undefined otherwise.
     torch::Tensor genBeforeAhead;
