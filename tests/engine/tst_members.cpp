@@ -118,6 +118,7 @@ private Q_SLOTS:
     void aStoppedSweepGroupResumesTogetherBitwise();
     void membersStoppedAtOtherStepsResumeApart();
     void graphedMembersEqualEagerMembers();
+    void aBatchDrawnAheadChangesNoMember();
 };
 
 void TestMembers::membersMatchTheirSoloRuns_data()
@@ -547,6 +548,41 @@ void TestMembers::graphedMembersEqualEagerMembers()
     const double loss = lossDifference(graphed[2].summary.runFile, alone);
     qInfo("graphed member against its solo run on the device: losses within %.2g", loss);
     QVERIFY2(loss < 1e-3, qPrintable(QString::number(loss)));
+}
+
+// Issue 74: each member's next prompts drawn while the stacked step computes (LENGEN_PREFETCH=1)
+// change nothing: the members without it bit for bit, and members stopped with prompts drawn
+// ahead checkpoint their generators before them, so their resume is too.
+void TestMembers::aBatchDrawnAheadChangesNoMember()
+{
+    const auto dir = test::scratchDir("members-ahead");
+    const auto config = test::loadOne(test::tinyConfig("linear_regression", "rope", kSteps));
+    auto ahead = cpuOptions(dir);
+    ahead.switches.prefetchBatch = true;
+    engine::RunControl c1, c2, stopping, again;
+    const auto plain = engine::trainMembers(
+        config, {member(31, dir + "/p31"), member(32, dir + "/p32")}, cpuOptions(dir), c1);
+    const auto drawn = engine::trainMembers(
+        config, {member(31, dir + "/a31"), member(32, dir + "/a32")}, ahead, c2);
+    StopAt stopper(stopping, 137);
+    std::vector<engine::MemberRun> members{member(31, dir + "/s31"), member(32, dir + "/s32")};
+    members[0].observer = &stopper;
+    std::vector<std::string> files;
+    for (const auto& s : engine::trainMembers(config, members, ahead, stopping)) {
+        QCOMPARE(s.summary.stepsDone, std::int64_t(137));
+        files.push_back(s.summary.runFile);
+    }
+    const auto resumed = engine::resumeMembers(files, ahead, again);
+    for (size_t k = 0; k < 2; ++k) {
+        QVERIFY2(resumed[k].error.empty(), resumed[k].error.c_str());
+        for (const auto& other : {drawn[k].summary.runFile, files[k]}) {
+            const auto a = engine::readTrainLog(other);
+            const auto b = engine::readTrainLog(plain[k].summary.runFile);
+            QCOMPARE(a.step, b.step);
+            QVERIFY(a.loss == b.loss);  // bit for bit
+            QCOMPARE(weightDifference(other, plain[k].summary.runFile), 0.0);
+        }
+    }
 }
 
 QTEST_GUILESS_MAIN(TestMembers)

@@ -19,8 +19,9 @@
 #      fp32 and bf16, LENGEN_DEVICE_ROTARY=0 against 1: largest relative difference of the
 #      logged losses (they drift apart by rounding; fp32 should stay near 1e-5).
 #   f. the next batch drawn while the step runs (LENGEN_PREFETCH=0 against 1): the graphed bf16
-#      step at N = 51, 101, 201, the N = 201 profile with it on, and 2,000 standard steps of a
-#      real `lengen train` each way (steps/s; the logged losses must be equal bit for bit).
+#      step at N = 51, 101, 201, the N = 201 profile with it on, 2,000 standard steps of a real
+#      `lengen train` each way (steps/s; the logged losses must be equal bit for bit), and 8
+#      members of the standard config over 1,000 steps each way (cell-steps/s).
 #   tools/gpu/stage4.sh OUT [BUILD_DIR=build-gpu] [STAGES=kpsmc]   (issue 74's next call: fsm)
 set -uo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)
@@ -125,6 +126,16 @@ if [[ $stages == *f* ]]; then
         LENGEN_PREFETCH=$f timeout 150 "$L" train "$std" --steps 2000 --seed 3 --device cuda \
             --precision bf16 --out "$work/f$f" -q >/dev/null 2>&1 || echo "   train prefetch=$f failed"
         echo "{\"kind\": \"prefetch_train\", \"prefetch\": $f, \"steps\": 2000, \"wall_s\": $((SECONDS - t)), \"steps_per_s\": \"$("$L" runs "$work/f$f" --format csv 2>/dev/null | awk -F, '/^run,/ {for (i = 1; i <= NF; ++i) if ($i == "steps_per_s") c = i; next} c {print $c}')\"}" >>"$res"
+    done
+    # Members at the standard size, K = 8, 1,000 steps each way: cell-steps/s.
+    for f in 0 1; do
+        rm -rf "$work/fm$f"
+        t=$SECONDS
+        LENGEN_PREFETCH=$f timeout 150 "$L" train "$std" --steps 1000 --device cuda --precision bf16 \
+            --members 8 --seed 1 --out "$work/fm$f" -q >/dev/null 2>&1 || echo "   members prefetch=$f failed"
+        cs=$("$L" runs "$work/fm$f" --format csv 2>/dev/null | awk -F, '/^run,/ {for (i = 1; i <= NF; ++i) if ($i == "steps_per_s") c = i; next} c && NF >= c {s += $c} END {printf "%.1f", s}')
+        echo "   members K=8 prefetch=$f: $cs cell-steps/s"
+        echo "{\"kind\": \"prefetch_members\", \"prefetch\": $f, \"K\": 8, \"steps\": 1000, \"wall_s\": $((SECONDS - t)), \"cell_steps_per_s\": \"$cs\"}" >>"$res"
     done
     "$py" - "$(find "$work/f0" -name run.h5 | head -1)" "$(find "$work/f1" -name run.h5 | head -1)" <<'PY' | tee -a "$res"
 import json, sys

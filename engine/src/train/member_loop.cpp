@@ -2,7 +2,10 @@
 
 #include <chrono>
 #include <cmath>
+#include <functional>
 #include <memory>
+#include <optional>
+#include <utility>
 
 #include "lengen/engine/errors.h"
 #include "model/member_model.h"
@@ -19,7 +22,19 @@ struct Live {
     size_t index = 0;  // into the results
     std::int64_t lastCheckpoint = 0;
     std::unique_ptr<StopRequestWatch> watch;  // `lengen stop RUN` stops this member alone
+    /// The next step's prompts xs [B, N, D], ys [B, N], drawn while the device computed
+    /// (SessionSwitches::prefetchBatch; its session's genBeforeAhead is set meanwhile).
+    std::optional<std::pair<torch::Tensor, torch::Tensor>> ahead;
 };
+
+// One member's prompts from its own generator, in the order its solo run draws them.
+std::pair<torch::Tensor, torch::Tensor> memberPrompts(TrainSession& s, int nDims, int nPoints)
+{
+    auto functions = s.sampler->sample(s.gen);             // B fresh functions
+    auto xs = functions->sampleXs(nPoints, nDims, s.gen);  // [B, N, D]
+    auto ys = functions->evaluate(xs);                     // [B, N]
+    return {xs, ys};
+}
 
 // The stack of the members still training and its optimiser; rebuilt when one leaves. The
 // members' own parameters and AdamW moments are views into it, so their checkpoints read the
@@ -126,6 +141,8 @@ private:
     }
     void loop();
     void step(std::int64_t step);
+    std::pair<torch::Tensor, torch::Tensor> stepPrompts(int nDims, int nPoints);
+    std::function<void()> drawAhead(std::int64_t step);
     // The shared step's numbers: pred and ys [K*B, N] on the device, each member's loss and
     // gradient norm before clipping (NaN where not measured).
     struct SharedStep {
@@ -133,8 +150,9 @@ private:
         std::vector<double> loss, norms;
     };
     /// Forward, backward, per-member clipping and the update, on xs [K*B, N, D], ys [K*B, N].
+    /// `meanwhile` (when set) runs once the step is queued, before its losses are read back.
     SharedStep compute(const torch::Tensor& xs, const torch::Tensor& ys, double lr, double maxNorm,
-                       bool logs);
+                       bool logs, const std::function<void()>& meanwhile);
     torch::Tensor memberLosses(const torch::Tensor& xs, const torch::Tensor& ys,
                                torch::Tensor& pred);
     void leave(Live& l, RunOutcome outcome);
@@ -275,7 +293,8 @@ torch::Tensor MemberTrainer::memberLosses(const torch::Tensor& xs, const torch::
 }
 
 MemberTrainer::SharedStep MemberTrainer::compute(const torch::Tensor& xs, const torch::Tensor& ys,
-                                                 double lr, double maxNorm, bool logs)
+                                                 double lr, double maxNorm, bool logs,
+                                                 const std::function<void()>& meanwhile)
 {
     const auto members = static_cast<std::int64_t>(m_live.size());
     const torch::Device device = m_live.front().slot.session->device;
@@ -290,6 +309,8 @@ MemberTrainer::SharedStep MemberTrainer::compute(const torch::Tensor& xs, const 
         // The members' parameters are disjoint: the sum's gradient is each member's own.
         const auto loss = memberLosses(xs.to(device), out.ys, out.pred);
         loss.sum().backward();
+        if (meanwhile)  // on a device the backward is queued: the host draws meanwhile
+            meanwhile();
         out.loss = toHost(loss);
         out.norms = opt.clipGradNormPerMember(maxNorm, members, logs);
         opt.step(lr);
@@ -315,6 +336,8 @@ MemberTrainer::SharedStep MemberTrainer::compute(const torch::Tensor& xs, const 
         st.loss = st.loss.detach();
     };
     const auto done = [&] {
+        if (meanwhile)  // the replay is queued: the host draws meanwhile
+            meanwhile();
         out.loss = toHost(st.loss);
         out.norms = logs && st.norms.defined() ? toHost(st.norms)
                                                : std::vector<double>(size_t(members), std::nan(""));
@@ -323,6 +346,38 @@ MemberTrainer::SharedStep MemberTrainer::compute(const torch::Tensor& xs, const 
     out.pred = st.pred;
     out.ys = st.ys;
     return out;
+}
+
+// Each member's prompts from its own generator, in the order its solo run draws them, stacked
+// [K*B, N, D], [K*B, N]: drawn during the last step (prefetchBatch), else now.
+std::pair<torch::Tensor, torch::Tensor> MemberTrainer::stepPrompts(int nDims, int nPoints)
+{
+    std::vector<torch::Tensor> xsList, ysList;
+    for (auto& l : m_live) {
+        TrainSession& s = *l.slot.session;
+        auto [xs, ys] = l.ahead ? std::move(*l.ahead) : memberPrompts(s, nDims, nPoints);
+        l.ahead.reset();
+        s.genBeforeAhead = torch::Tensor();  // its generator is this step's own again
+        xsList.push_back(xs);
+        ysList.push_back(ys);
+    }
+    return {torch::cat(xsList), torch::cat(ysList)};
+}
+
+// With prefetchBatch, what draws every member's next prompts while `step` computes; else none.
+std::function<void()> MemberTrainer::drawAhead(std::int64_t step)
+{
+    const RunConfig& c = m_live.front().slot.session->config;
+    if (!m_live.front().slot.session->switches.prefetchBatch || step + 1 >= c.training.maxSteps)
+        return {};
+    const auto* cur = &c.task.curriculum;  // the first member's session outlives the step
+    return [this, cur, step] {
+        for (auto& l : m_live) {
+            TrainSession& s = *l.slot.session;
+            s.genBeforeAhead = s.gen.get_state();  // what a checkpoint after this step saves
+            l.ahead = memberPrompts(s, cur->dims.valueAt(step + 1), cur->points.valueAt(step + 1));
+        }
+    };
 }
 
 void MemberTrainer::step(std::int64_t step)
@@ -334,18 +389,9 @@ void MemberTrainer::step(std::int64_t step)
     const int nPoints = c.task.curriculum.points.valueAt(step);
     const double lr = learningRateAt(c, step);
     const bool logs = step % c.training.loggingSteps == 0;
-    // Each member's prompts from its own generator, in the order its solo run draws them.
-    std::vector<torch::Tensor> xsList, ysList;
-    for (auto& l : m_live) {
-        TrainSession& s = *l.slot.session;
-        auto functions = s.sampler->sample(s.gen);             // B fresh functions
-        auto xs = functions->sampleXs(nPoints, nDims, s.gen);  // [B, N, D]
-        ysList.push_back(functions->evaluate(xs));             // [B, N]
-        xsList.push_back(xs);
-    }
-    const auto b = xsList.front().size(0);
-    const SharedStep out =
-        compute(torch::cat(xsList), torch::cat(ysList), lr, c.effectiveMaxGradNorm(), logs);
+    const auto [xs, ys] = stepPrompts(nDims, nPoints);
+    const auto b = xs.size(0) / std::int64_t(m_live.size());
+    const SharedStep out = compute(xs, ys, lr, c.effectiveMaxGradNorm(), logs, drawAhead(step));
     const double* loss = out.loss.data();
     m_left.assign(m_live.size(), false);
     for (size_t k = 0; k < m_live.size(); ++k) {
