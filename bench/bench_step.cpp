@@ -119,12 +119,7 @@ try {
     if (training::graphsApply(s))
         graphed = std::make_unique<training::GraphedStep>(s);
     // One batch [B, N, D], [B, N] on the CPU, as training draws it.
-    auto draw = [&] {
-        auto fn = s.sampler->sample(s.gen);
-        auto xs = fn->sampleXs(points, dims, s.gen);
-        auto ys = fn->evaluate(xs);
-        return std::pair{xs, ys};
-    };
+    auto draw = [&] { return training::drawPrompts(s, dims, points); };
     // LENGEN_PREFETCH=1 with graphs: the next batch drawn while the replay runs, as training
     // does (issue 74); "sample" then times only taking the batch drawn ahead.
     std::optional<std::pair<torch::Tensor, torch::Tensor>> ahead;

@@ -27,15 +27,6 @@ struct Live {
     std::optional<std::pair<torch::Tensor, torch::Tensor>> ahead;
 };
 
-// One member's prompts from its own generator, in the order its solo run draws them.
-std::pair<torch::Tensor, torch::Tensor> memberPrompts(TrainSession& s, int nDims, int nPoints)
-{
-    auto functions = s.sampler->sample(s.gen);             // B fresh functions
-    auto xs = functions->sampleXs(nPoints, nDims, s.gen);  // [B, N, D]
-    auto ys = functions->evaluate(xs);                     // [B, N]
-    return {xs, ys};
-}
-
 // The stack of the members still training and its optimiser; rebuilt when one leaves. The
 // members' own parameters and AdamW moments are views into it, so their checkpoints read the
 // current values.
@@ -355,7 +346,7 @@ std::pair<torch::Tensor, torch::Tensor> MemberTrainer::stepPrompts(int nDims, in
     std::vector<torch::Tensor> xsList, ysList;
     for (auto& l : m_live) {
         TrainSession& s = *l.slot.session;
-        auto [xs, ys] = l.ahead ? std::move(*l.ahead) : memberPrompts(s, nDims, nPoints);
+        auto [xs, ys] = l.ahead ? std::move(*l.ahead) : drawPrompts(s, nDims, nPoints);
         l.ahead.reset();
         s.genBeforeAhead = torch::Tensor();  // its generator is this step's own again
         xsList.push_back(xs);
@@ -375,7 +366,7 @@ std::function<void()> MemberTrainer::drawAhead(std::int64_t step)
         for (auto& l : m_live) {
             TrainSession& s = *l.slot.session;
             s.genBeforeAhead = s.gen.get_state();  // what a checkpoint after this step saves
-            l.ahead = memberPrompts(s, cur->dims.valueAt(step + 1), cur->points.valueAt(step + 1));
+            l.ahead = drawPrompts(s, cur->dims.valueAt(step + 1), cur->points.valueAt(step + 1));
         }
     };
 }

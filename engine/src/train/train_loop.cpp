@@ -8,6 +8,8 @@
 #include <limits>
 #include <optional>
 #include <set>
+#include <tuple>
+#include <utility>
 
 #include "lengen/engine/errors.h"
 #include "lengen/engine/run_control.h"
@@ -78,6 +80,14 @@ std::pair<torch::Tensor, torch::Tensor> forwardLoss(TrainSession& s, const torch
     auto pred = s.model->forward(xs, ys, options).predictions;  // [B, N]
     auto loss = s.sampler->loss(pred.to(torch::kFloat32), ys);
     return {pred, loss};
+}
+
+std::pair<torch::Tensor, torch::Tensor> drawPrompts(TrainSession& s, int nDims, int nPoints)
+{
+    auto functions = s.sampler->sample(s.gen);             // B fresh functions
+    auto xs = functions->sampleXs(nPoints, nDims, s.gen);  // [B, N, D]
+    auto ys = functions->evaluate(xs);                     // [B, N]
+    return {xs, ys};
 }
 
 torch::Tensor drawPositions(at::Generator& gen, std::int64_t tokens, std::int64_t range)
@@ -243,9 +253,7 @@ Batch drawBatch(TrainSession& s, int nDims, int nPoints)
 {
     const RunConfig& c = s.config;
     Batch b;
-    auto functions = s.sampler->sample(s.gen);          // B fresh functions
-    b.xs = functions->sampleXs(nPoints, nDims, s.gen);  // [B, N, D]
-    b.ys = functions->evaluate(b.xs);                   // [B, N]
+    std::tie(b.xs, b.ys) = drawPrompts(s, nDims, nPoints);
     // One sorted random subset of 0..M-1 per step, shared by the batch's prompts.
     if (c.training.randomPositions > 0)
         b.positions = drawPositions(s.gen, 2 * std::int64_t(nPoints), c.training.randomPositions);

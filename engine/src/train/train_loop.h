@@ -4,6 +4,7 @@
 
 #include <memory>
 #include <torch/torch.h>
+#include <utility>
 
 #include "data/tasks.h"
 #include "io/run_store.h"
@@ -52,6 +53,11 @@ AdamWOptions adamwOptions(const RunConfig& config);
 std::pair<torch::Tensor, torch::Tensor> forwardLoss(TrainSession& s, const torch::Tensor& xs,
                                                     const torch::Tensor& ys,
                                                     const torch::Tensor& positions = {});
+
+/// One step's prompts from the run's generator, in the order every path draws them (B fresh
+/// functions, then their xs): xs [B, N, D], ys [B, N] on the CPU. The single run, the members
+/// and bench_step share it, so they draw the same prompts.
+std::pair<torch::Tensor, torch::Tensor> drawPrompts(TrainSession& s, int nDims, int nPoints);
 
 /// Randomized positions (Ruoss et al. 2023): `tokens` distinct positions of 0..range-1,
 /// uniform over the subsets, ascending, int64 [tokens] on the CPU, drawn from `gen` (Floyd's
