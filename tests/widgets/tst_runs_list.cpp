@@ -138,6 +138,15 @@ void TestRunsList::browserFiltersAndSorts()
     QSignalSpy open(&browser, &ui::RunBrowser::openRequested);
     browser.selectRun(QString::fromStdString(m_rope));
     QCOMPARE(browser.selectedRuns(), QStringList{QString::fromStdString(m_rope)});
+    // The selection stays through a filter that keeps the run and a change of columns (a saved
+    // view applied both and the selection was gone, issue 72).
+    browser.setFilterText("pe=rope");
+    QCOMPARE(browser.selectedRuns(), QStringList{QString::fromStdString(m_rope)});
+    browser.setExtraColumns({"min_loss"});
+    QCOMPARE(browser.selectedRuns(), QStringList{QString::fromStdString(m_rope)});
+    browser.setExtraColumns({});
+    browser.setFilterText("");
+    QCOMPARE(browser.selectedRuns(), QStringList{QString::fromStdString(m_rope)});
 }
 
 // Issue 41: notes and tags from the Runs list: the button names the selected run, Save writes

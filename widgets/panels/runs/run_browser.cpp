@@ -287,7 +287,13 @@ QStringList RunBrowser::extraColumns() const { return m_model->extraColumns(); }
 
 void RunBrowser::setExtraColumns(const QStringList& keys)
 {
+    if (keys == m_model->extraColumns())
+        return;
+    // Columns change by a model reset, which drops the selection: the same runs stay selected.
+    const QStringList selected = selectedRuns();
     m_model->setExtraColumns(keys);
+    if (!selected.isEmpty())
+        selectRuns(selected);
     QSettings().setValue(QStringLiteral("runsList/extraColumns"), keys);
     for (int i = 0; i < keys.size(); ++i)
         m_table->resizeColumnToContents(RunTableModel::ColumnCount + i);
