@@ -3,11 +3,13 @@
 // (ui::SavedViewsModel: the settings, and the runs folder's lengen-views.json when shared) and
 // applied back from the View menu's Saved views.
 
+#include <QFileInfo>
 #include <QMenu>
 #include <QStatusBar>
 
 #include "compare_view.h"
 #include "hparams_view.h"
+#include "lengen/engine/run_file.h"
 #include "main_window.h"
 #include "run_browser.h"
 #include "save_view_dialog.h"
@@ -22,6 +24,14 @@ ui::StudioView MainWindow::currentView(const QString& name) const
     v.hiddenColumns = m_browser->hiddenColumnNames();
     v.extraColumns = m_browser->extraColumns();
     v.compare = m_compare->model().choices();
+    for (const auto& run : m_compare->runs())  // as absolute run files: the folder's file rebases
+        try {
+            v.compareRuns << QFileInfo(
+                                 QString::fromStdString(engine::locateRunFile(run.toStdString())))
+                                 .absoluteFilePath();
+        } catch (const std::exception&) {
+            // gone since it was compared: not part of the view
+        }
     // What the tab draws; what the user chose where it has not drawn yet (never shown).
     auto hparams = m_hparams->choice();
     if (hparams.axes.empty())
@@ -43,8 +53,18 @@ bool MainWindow::applyView(const QString& name)
     m_browser->setFilterText(view->filter);
     m_browser->setHiddenColumnNames(view->hiddenColumns);
     m_browser->setExtraColumns(view->extraColumns);
+    QStringList gone;
+    if (!view->compareRuns.isEmpty()) {  // the comparison it was saved with, where its runs are
+        QStringList runs;
+        for (const auto& run : view->compareRuns)
+            (QFileInfo::exists(run) ? runs : gone) << run;
+        m_compare->setRuns(runs);
+    }
     if (view->compare)
         m_compare->setChoices(*view->compare);
+    if (!gone.isEmpty())
+        problems << tr("%n of its compared runs are gone (moved or deleted)", nullptr,
+                       int(gone.size()));
     if (view->hparams)
         m_hparams->setChoice(*view->hparams);
     statusBar()->showMessage(problems.isEmpty()

@@ -58,6 +58,7 @@ void checkSame(const ui::StudioView& a, const ui::StudioView& b)
     QCOMPARE(a.compare->legendOutside, b.compare->legendOutside);
     QCOMPARE(a.compare->smoothing, b.compare->smoothing);
     QCOMPARE(int(a.compare->x), int(b.compare->x));
+    QCOMPARE(a.compareRuns, b.compareRuns);
     QVERIFY(a.hparams && b.hparams);
     QCOMPARE(a.hparams->axes, b.hparams->axes);
     QCOMPARE(a.hparams->color, b.hparams->color);
@@ -144,7 +145,10 @@ void TstSavedViews::aSharedViewReachesAColleague()
     ui::SavedViewsModel m;
     m.setFolders({dir});
     QString error;
-    QVERIFY2(m.save(sampleView("long prompts"), true, &error), qPrintable(error));
+    // The runs Compare showed: one below the folder, one elsewhere.
+    auto compared = sampleView("long prompts");
+    compared.compareRuns = {dir + "/sweep/000-rope-s1/run.h5", "/elsewhere/run.h5"};
+    QVERIFY2(m.save(compared, true, &error), qPrintable(error));
     const QString file = dir + "/lengen-views.json";
     QCOMPARE(m.sharedFile(), file);
     QVERIFY(QFile::exists(file));
@@ -156,7 +160,17 @@ void TstSavedViews::aSharedViewReachesAColleague()
     colleague.setFolders({dir});
     QCOMPARE(colleague.entries().size(), size_t(2));
     QCOMPARE(colleague.entries()[1].file, file);
-    checkSame(*colleague.view("long prompts"), sampleView("long prompts"));
+    checkSame(*colleague.view("long prompts"), compared);
+    // In the file the run below the folder is relative to it: the view follows the folder.
+    const auto inFile = engine::readSavedViews(file.toStdString());
+    QCOMPARE(inFile[0].compare->runs,
+             (std::vector<std::string>{"sweep/000-rope-s1/run.h5", "/elsewhere/run.h5"}));
+    const auto moved = QString::fromStdString(test::scratchDir("views-shared-moved"));
+    QVERIFY(QFile::copy(file, moved + "/lengen-views.json"));
+    ui::SavedViewsModel elsewhere;
+    elsewhere.setFolders({moved});
+    QCOMPARE(elsewhere.view("long prompts")->compareRuns,
+             (QStringList{moved + "/sweep/000-rope-s1/run.h5", "/elsewhere/run.h5"}));
     // Deleting takes it out of the file too.
     QVERIFY(colleague.remove("long prompts", &error));
     QCOMPARE(engine::readSavedViews(file.toStdString()).size(), size_t(1));

@@ -111,6 +111,7 @@ SavedCompare compareFrom(const ViewReader& r)
     if (c.smoothing < 0 || c.smoothing >= 1)
         r.refuse("smoothing", "must be in [0, 1)");
     c.x = r.text("x", c.x);
+    c.runs = r.texts("runs");
     return c;
 }
 
@@ -171,7 +172,8 @@ json viewJson(const SavedView& v)
                         {"log_y", c->logY ? json(*c->logY) : json()},
                         {"legend_outside", c->legendOutside},
                         {"smoothing", c->smoothing},
-                        {"x", c->x}};
+                        {"x", c->x},
+                        {"runs", c->runs}};
     if (const auto& h = v.hparams) {
         json brushes = json::array();
         for (const auto& b : h->brushes)

@@ -4,6 +4,7 @@
 #include "saved_views_model.h"
 
 #include <QCoreApplication>
+#include <QDir>
 #include <QSettings>
 
 #include <algorithm>
@@ -76,6 +77,25 @@ CompareChoices compareChoices(const engine::SavedCompare& s, const QString& view
     return c;
 }
 
+// A view's compared runs as a folder's file keeps them: relative to the folder where they lie
+// below it (a colleague's copy of the folder is elsewhere), absolute otherwise; and back.
+void rebaseRuns(engine::SavedView& view, const QString& folder, bool toRelative)
+{
+    if (!view.compare)
+        return;
+    const QDir dir(folder);
+    for (auto& run : view.compare->runs) {
+        const QString path = QString::fromStdString(run);
+        if (toRelative) {
+            const QString relative = dir.relativeFilePath(QDir(path).absolutePath());
+            if (!relative.startsWith(QStringLiteral("..")))
+                run = relative.toStdString();
+        } else if (QDir::isRelativePath(path)) {
+            run = QDir::cleanPath(dir.absoluteFilePath(path)).toStdString();
+        }
+    }
+}
+
 }  // namespace
 
 engine::SavedView storedView(const StudioView& view)
@@ -85,8 +105,10 @@ engine::SavedView storedView(const StudioView& view)
     s.filter = view.filter.toStdString();
     s.hiddenColumns = stdStrings(view.hiddenColumns);
     s.extraColumns = stdStrings(view.extraColumns);
-    if (view.compare)
+    if (view.compare) {
         s.compare = storedCompare(*view.compare);
+        s.compare->runs = stdStrings(view.compareRuns);
+    }
     s.hparams = view.hparams;
     return s;
 }
@@ -98,8 +120,10 @@ StudioView studioView(const engine::SavedView& stored, QStringList* problems)
     v.filter = QString::fromStdString(stored.filter);
     v.hiddenColumns = qStrings(stored.hiddenColumns);
     v.extraColumns = qStrings(stored.extraColumns);
-    if (stored.compare)
+    if (stored.compare) {
         v.compare = compareChoices(*stored.compare, v.name, problems);
+        v.compareRuns = qStrings(stored.compare->runs);
+    }
     v.hparams = stored.hparams;
     return v;
 }
@@ -143,6 +167,7 @@ void SavedViewsModel::reload()
         const auto file = engine::viewsFileFor(folder.toStdString());
         try {
             for (auto& v : engine::readSavedViews(file)) {
+                rebaseRuns(v, folder, false);
                 const std::string name = v.name;
                 byName[name] = {
                     Entry{QString::fromStdString(name), true, QString::fromStdString(file)},
@@ -189,8 +214,11 @@ bool SavedViewsModel::save(const StudioView& view, bool shared, QString* error)
                                    [&](const auto& v) { return v.name == stored.name; }),
                     views.end());
         views.push_back(stored);
-        if (shared)  // the file first: a refusal there leaves the settings as they were
-            engine::storeSavedView(sharedFile().toStdString(), stored);
+        if (shared) {  // the file first: a refusal there leaves the settings as they were
+            auto inFolder = stored;
+            rebaseRuns(inFolder, m_folders.front(), true);
+            engine::storeSavedView(sharedFile().toStdString(), inFolder);
+        }
         writeSettings(views);
     } catch (const std::exception& e) {
         if (error)

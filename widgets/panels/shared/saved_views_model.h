@@ -26,6 +26,7 @@ struct StudioView {
     QStringList hiddenColumns;  ///< the Runs list's fixed columns hidden, by header
     QStringList extraColumns;   ///< config keys and results added after them
     std::optional<CompareChoices> compare;
+    QStringList compareRuns;  ///< the runs Compare shows (run.h5 paths, absolute)
     std::optional<figures::HParamsChoice> hparams;
 };
 

@@ -25,6 +25,9 @@ struct SavedCompare {
     bool legendOutside = true;
     double smoothing = 0;    ///< a logged column's EMA weight, in [0, 1)
     std::string x = "step";  ///< a logged column's x axis: step, relative, wall
+    /// The runs compared (run.h5 paths): in a folder's file relative to that folder where they
+    /// lie below it, so the view works wherever the folder is; absolute in the settings.
+    std::vector<std::string> runs;
 };
 
 struct SavedView {
