@@ -11,6 +11,7 @@
 #include <QDir>
 #include <QDockWidget>
 #include <QFileDialog>
+#include <QFileInfo>
 #include <QInputDialog>
 #include <QLineEdit>
 #include <QMenuBar>
@@ -405,8 +406,10 @@ void TestDialogs::aSavedViewComesBackFromTheMenu()
 {
     QSettings().remove(QStringLiteral("savedViews"));
     const QString runs = QString::fromStdString(test::scratchDir("dialogs-views"));
+    const QString run = QString::fromStdString(test::trainTiny(runs.toStdString(), "rope", 1, 10));
     studio::MainWindow w(test::studioOptions(runs));
     w.show();
+    w.compareRuns({run});  // the comparison the view keeps
     auto* browser = w.runBrowser();
     browser->setFilterText("pe=rope long");
     browser->setHiddenColumnNames({"Backbone", "Notes"});
@@ -434,6 +437,7 @@ void TestDialogs::aSavedViewComesBackFromTheMenu()
     browser->setFilterText("");
     browser->setHiddenColumnNames({});
     browser->setExtraColumns({});
+    w.compareView()->setRuns({});
     w.compareView()->setChoices({});
     w.hparamsView()->setChoice({{"final_loss"}, "", {}});
     Q_EMIT menu->aboutToShow();
@@ -443,8 +447,9 @@ void TestDialogs::aSavedViewComesBackFromTheMenu()
     QCOMPARE(browser->filterText(), QStringLiteral("pe=rope long"));
     QCOMPARE(browser->hiddenColumnNames(), (QStringList{"Backbone", "Notes"}));
     QCOMPARE(browser->extraColumns(), QStringList{"min_loss"});
+    QCOMPARE(w.compareView()->runs(), QStringList{QFileInfo(run).absoluteFilePath()});
     const auto& c = w.compareView()->model().choices();
-    QCOMPARE(c.method, chosen.method);  // no runs compared yet: kept for when they come
+    QCOMPARE(c.method, chosen.method);  // a logged column: offered for any run
     QCOMPARE(int(c.group), int(ui::CompareGroup::Keys));
     QCOMPARE(c.keys, QStringLiteral("pe"));
     QCOMPARE(c.smoothing, 0.5);
