@@ -7,7 +7,6 @@
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
-#include <cctype>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
@@ -41,7 +40,7 @@ struct RunsArgs {
 // A saved view as `runs` applies it: its filter's terms, its words, its key columns.
 struct ViewFilter {
     std::vector<engine::RunFilterTerm> terms;
-    std::string words;  ///< the rest of the filter, lower case: found in a run's texts
+    std::string words;  ///< the rest of the filter: engine::runHasText looks for it
     std::vector<std::string> columns;
 };
 
@@ -49,12 +48,6 @@ struct ViewFilter {
 // the label: steps, final loss, status, the run id).
 const std::pair<const char*, const char*> kViewKeyColumns[] = {
     {"Task", "task"}, {"PE", "pe"}, {"Backbone", "backbone"}, {"Seed", "seed"}, {"Sweep", "sweep"}};
-
-std::string lowered(std::string s)
-{
-    std::transform(s.begin(), s.end(), s.begin(), [](unsigned char c) { return std::tolower(c); });
-    return s;
-}
 
 // --view NAME: the view of that name in the first folder whose lengen-views.json holds it.
 ViewFilter savedViewFilter(const RunsArgs& a)
@@ -77,24 +70,12 @@ ViewFilter savedViewFilter(const RunsArgs& a)
                                 (names.empty() ? " (the studio shares a view with a folder by "
                                                  "Save view… → Share with this folder)"
                                                : " (views there: " + names + ")"));
-    ViewFilter f;
-    std::string words;
-    for (std::size_t at = 0; at < found->filter.size();) {  // space-separated, as typed
-        const auto end = std::min(found->filter.find(' ', at), found->filter.size());
-        const std::string word = found->filter.substr(at, end - at);
-        at = end + 1;
-        if (word.empty())
-            continue;
-        auto parsed = engine::parseFilterWord(word);
-        if (parsed.term)
-            f.terms.push_back(std::move(*parsed.term));
-        else if (!parsed.error.empty())
-            throw engine::Error(engine::ErrorKind::Config,
-                                file + ": view '" + a.view + "': filter " + parsed.error);
-        else
-            words += (words.empty() ? "" : " ") + word;
-    }
-    f.words = lowered(words);
+    // The same reading of the filter as the Runs list's (engine::parseFilter).
+    auto parsed = engine::parseFilter(found->filter);
+    if (!parsed.errors.empty())
+        throw engine::Error(engine::ErrorKind::Config,
+                            file + ": view '" + a.view + "': filter " + parsed.errors.front());
+    ViewFilter f{std::move(parsed.terms), std::move(parsed.text), {}};
     for (const auto& [header, key] : kViewKeyColumns)
         if (std::find(found->hiddenColumns.begin(), found->hiddenColumns.end(), header) ==
             found->hiddenColumns.end())
@@ -103,22 +84,6 @@ ViewFilter savedViewFilter(const RunsArgs& a)
         if (!engine::isResultColumn(c))
             f.columns.push_back(c);
     return f;
-}
-
-// Whether a view's words are in one of the run's texts, as the Runs list looks for them.
-bool runHasWords(const engine::RunIndexEntry& r, const std::string& words)
-{
-    if (words.empty())
-        return true;
-    std::string tags;
-    for (const auto& t : r.tags)
-        tags += (tags.empty() ? "" : ", ") + t;
-    const std::string* texts[] = {&r.runId, &r.task, &r.pe,    &r.backbone, &r.created,
-                                  &r.sweep, &tags,   &r.notes, &r.path};
-    for (const auto* text : texts)
-        if (lowered(*text).find(words) != std::string::npos)
-            return true;
-    return lowered(engine::statusLabel(r.status)).find(words) != std::string::npos;
 }
 
 // --columns and --format: the table of the runs kept, one row each.
@@ -238,7 +203,7 @@ int runRuns(RunsArgs a)
         total += runs.size();
         all.insert(all.end(), runs.begin(), runs.end());
         for (const auto& r : runs) {
-            if (!runsFilterKeeps(r, filters) || !runHasWords(r, words))
+            if (!runsFilterKeeps(r, filters) || !engine::runHasText(r, words))
                 continue;
             ++shown;
             if (tableMode)

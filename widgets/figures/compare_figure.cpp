@@ -428,15 +428,18 @@ std::vector<std::vector<double>> runTimes(const Compared& c, LoggedX x, std::str
     std::vector<std::vector<double>> t = c.seconds;
     if (x != LoggedX::Wall)
         return t;
+    std::vector<double> created;  // each run's creation, parsed once (not once per logged row)
     double first = std::numeric_limits<double>::infinity();
-    for (const auto& f : c.facts)
-        if (const double s = createdSeconds(f.info); std::isfinite(s) && s < first) {
-            first = s;
+    for (const auto& f : c.facts) {
+        created.push_back(createdSeconds(f.info));
+        if (std::isfinite(created.back()) && created.back() < first) {
+            first = created.back();
             origin = f.info.createdAt;
         }
+    }
     for (size_t i = 0; i < t.size(); ++i)
         for (double& v : t[i])
-            v += createdSeconds(c.facts[i].info) - first;
+            v += created[i] - first;
     return t;
 }
 

@@ -152,6 +152,42 @@ ParsedFilterWord parseFilterWord(const std::string& word)
     return out;  // plain text
 }
 
+ParsedFilter parseFilter(const std::string& filter)
+{
+    ParsedFilter out;
+    for (std::size_t at = 0; at < filter.size();) {
+        const auto end = std::min(filter.find(' ', at), filter.size());
+        const std::string word = filter.substr(at, end - at);
+        at = end + 1;
+        if (word.empty())
+            continue;
+        auto parsed = parseFilterWord(word);
+        if (parsed.term)
+            out.terms.push_back(std::move(*parsed.term));
+        else if (!parsed.error.empty())
+            out.errors.push_back(std::move(parsed.error));
+        else
+            out.text += (out.text.empty() ? "" : " ") + word;
+    }
+    return out;
+}
+
+bool runHasText(const RunIndexEntry& run, const std::string& text)
+{
+    if (text.empty())
+        return true;
+    const std::string wanted = folded(text);
+    std::string tags;
+    for (const auto& t : run.tags)
+        tags += (tags.empty() ? "" : ", ") + t;
+    const std::string* known[] = {&run.runId, &run.task, &run.pe,    &run.backbone, &run.created,
+                                  &run.sweep, &tags,     &run.notes, &run.path};
+    for (const std::string* k : known)
+        if (folded(*k).find(wanted) != std::string::npos)
+            return true;
+    return folded(statusLabel(run.status)).find(wanted) != std::string::npos;
+}
+
 bool runMatches(const RunIndexEntry& run, const RunFilterTerm& term)
 {
     using Op = RunFilterTerm::Op;

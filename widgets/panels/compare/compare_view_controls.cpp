@@ -208,14 +208,11 @@ void CompareView::setView(bool logY, bool legendOutside)
     m_legendOutside->setChecked(legendOutside);
 }
 
+// Both through the model, then the controls as it says (showChoices) and one redraw.
 void CompareView::setGrouping(CompareGroup group, const QString& keys, engine::BandKind band)
 {
-    const QSignalBlocker a(m_group), b(m_band);
-    m_group->setCurrentIndex(std::max(0, m_group->findData(int(group))));
-    m_keys->setText(keys);
-    m_keys->setVisible(group == CompareGroup::Keys);
-    m_band->setCurrentIndex(std::max(0, m_band->findData(int(band))));
     m_model.setGrouping(group, keys, band);
+    showChoices();
     draw();
 }
 

@@ -13,19 +13,12 @@ RunFilterModel::RunFilterModel(RunTableModel* runs, QObject* parent)
 void RunFilterModel::setText(const QString& text)
 {
     m_text = text;
-    m_terms.clear();
+    auto parsed = engine::parseFilter(text.toStdString());  // as `lengen runs --view` reads it
+    m_terms = std::move(parsed.terms);
     m_errors.clear();
-    QStringList rest;
-    for (const auto& word : text.split(QLatin1Char(' '), Qt::SkipEmptyParts)) {
-        auto parsed = engine::parseFilterWord(word.toStdString());
-        if (parsed.term)
-            m_terms.push_back(std::move(*parsed.term));
-        else if (!parsed.error.empty())
-            m_errors << QString::fromStdString(parsed.error);
-        else
-            rest << word;
-    }
-    m_rest = rest.join(QLatin1Char(' '));
+    for (const auto& e : parsed.errors)
+        m_errors << QString::fromStdString(e);
+    m_rest = QString::fromStdString(parsed.text);
     invalidateFilter();
 }
 

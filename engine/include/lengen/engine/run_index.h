@@ -131,6 +131,19 @@ struct ParsedFilterWord {
     std::string error;
 };
 ParsedFilterWord parseFilterWord(const std::string& word);
+/// A filter as typed, space-separated words (the Runs list's box, a saved view's filter): its
+/// terms, the errors of words that look like terms but cannot be, and the other words joined
+/// by one space, the text the Runs list looks for in every column.
+struct ParsedFilter {
+    std::vector<RunFilterTerm> terms;
+    std::vector<std::string> errors;
+    std::string text;
+};
+ParsedFilter parseFilter(const std::string& filter);
+/// Whether `text` is, case-insensitively, in one of what a run is known by: its id, task,
+/// encoding, backbone, status, creation time, sweep, tags, notes or path ("" is in every run).
+/// What `lengen runs --view` does with a view's words, where the Runs list has its columns.
+bool runHasText(const RunIndexEntry& run, const std::string& text);
 bool runMatches(const RunIndexEntry& run, const RunFilterTerm& term);
 /// `key=value` (RunFilterTerm::Op::Eq).
 bool runMatches(const RunIndexEntry& run, const std::string& key, const std::string& value);
