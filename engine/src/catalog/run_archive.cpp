@@ -20,8 +20,8 @@ namespace lengen::engine {
 
 namespace {
 
-constexpr const char* kTrash = ".lengen-trash";
-constexpr const char* kArchive = ".lengen-archive";
+constexpr const char* kTrash = kTrashFolder;
+constexpr const char* kArchive = kArchiveFolder;
 
 // Bytes of the regular files under a run's folder (what the confirmation says).
 std::uint64_t folderBytes(const fs::path& dir)
@@ -177,7 +177,7 @@ std::vector<RunMove> restoreRuns(const std::string& path)
     std::sort(dirs.begin(), dirs.end());
     std::vector<RunMove> done;
     for (const auto& d : dirs) {
-        RunMove m{d.string(), (home / d.filename()).string(), folderBytes(d)};
+        RunMove m{d.string(), (home / d.filename()).string(), 0};  // no caller sizes a restore
         renameChecked(m);
         done.push_back(std::move(m));
     }

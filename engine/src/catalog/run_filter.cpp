@@ -261,9 +261,11 @@ std::string filterKeyProblem(const std::vector<const RunIndexEntry*>& runs, cons
         for (const auto& [k, v] : r->config)
             keys.insert(k);
     }
-    for (const auto& m : runColumnNames(runs))  // each stored method's two, as candidates
-        if (isMethodColumn(m))
-            keys.insert(m);
+    for (const auto* r : runs)  // each stored method's two columns, as candidates
+        for (const auto& m : r->results) {
+            keys.insert(m.name + "@train");
+            keys.insert(m.name + "@longest");
+        }
     // Columns first: at equal distance "pee" is pe, not seed.
     std::vector<std::string> candidates(columns.begin(), columns.end());
     candidates.insert(candidates.end(), keys.begin(), keys.end());

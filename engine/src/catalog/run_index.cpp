@@ -18,6 +18,7 @@
 #include "lengen/engine/analysis.h"
 #include "lengen/engine/config.h"
 #include "lengen/engine/errors.h"
+#include "lengen/engine/run_archive.h"
 #include "lengen/engine/run_file.h"
 #include "text_files.h"
 
@@ -335,7 +336,7 @@ FolderScan scanFolder(const std::string& folderName)
             std::error_code entry;
             const auto name = it->path().filename().string();
             // Runs moved to the trash or the archive are out of every list (run_archive.h).
-            if ((name == ".lengen-trash" || name == ".lengen-archive") && it->is_directory(entry)) {
+            if ((name == kTrashFolder || name == kArchiveFolder) && it->is_directory(entry)) {
                 it.disable_recursion_pending();
                 continue;
             }

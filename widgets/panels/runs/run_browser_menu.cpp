@@ -8,6 +8,7 @@
 #include <QDesktopServices>
 #include <QFileInfo>
 #include <QHBoxLayout>
+#include <QItemSelectionModel>
 #include <QLabel>
 #include <QMenu>
 #include <QPushButton>
@@ -18,6 +19,7 @@
 
 #include "ask.h"
 #include "run_browser.h"
+#include "run_filter_model.h"
 #include "run_table_model.h"
 #include "stay_open_menu.h"
 
@@ -94,13 +96,14 @@ void RunBrowser::setExtraColumnShown(const QString& key, bool shown)
 
 QMenu* RunBrowser::showRunMenu(const QPoint& globalPos)
 {
-    const QStringList runs = selectedRuns();
-    QStringList sweeps;
-    for (const auto& run : runs)
-        if (const int r = m_model->rowOfPath(run); r >= 0)
-            sweeps << QString::fromStdString(m_model->row(r).entry->sweep);
-        else
-            sweeps << QString();
+    // The selected rows' files and sweeps in one pass (a look-up by path per run compared
+    // canonical paths against every row: slow on a select-all of thousands).
+    QStringList runs, sweeps;
+    for (const auto& index : m_table->selectionModel()->selectedRows()) {
+        const auto& row = m_model->row(m_proxy->mapToSource(index).row());
+        runs << row.path;
+        sweeps << QString::fromStdString(row.entry->sweep);
+    }
     const RunMenuModel model(runs, sweeps);
     auto* menu = new QMenu(this);
     menu->setObjectName(QStringLiteral("runMenu"));

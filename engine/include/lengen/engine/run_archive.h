@@ -15,11 +15,15 @@ namespace lengen::engine {
 
 enum class RunRemoval { Archive, Trash };
 
+/// The folders beside runs that removed runs move into; scanFolder walks into neither.
+inline constexpr const char* kTrashFolder = ".lengen-trash";
+inline constexpr const char* kArchiveFolder = ".lengen-archive";
+
 /// One run folder to move, and where it goes.
 struct RunMove {
-    std::string from;  ///< the run's folder
-    std::string to;    ///< its place in the archive or the trash (or back, for a restore)
-    std::uint64_t bytes = 0;
+    std::string from;         ///< the run's folder
+    std::string to;           ///< its place in the archive or the trash (or back, for a restore)
+    std::uint64_t bytes = 0;  ///< its folder's size (a removal's plan; 0 for a restore)
 };
 
 struct RemovalPlan {
