@@ -9,6 +9,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <utility>
 
 namespace lengen::ui {
@@ -113,13 +114,17 @@ double ParallelView::axisX(int axis) const { return layout().x.at(size_t(axis));
 
 double ParallelView::fractionY(double f) const { return layout().yAt(f); }
 
-int ParallelView::axisNear(double x) const
+int ParallelView::axisNear(double x, double within) const
 {
     const auto l = layout();
+    int nearest = -1;
+    double best = within;
     for (size_t a = 0; a < l.x.size(); ++a)
-        if (std::fabs(l.x[a] - x) <= kGrab)
-            return int(a);
-    return -1;
+        if (const double d = std::fabs(l.x[a] - x); d <= best) {
+            best = d;
+            nearest = int(a);
+        }
+    return nearest;
 }
 
 void ParallelView::paintEvent(QPaintEvent*)
@@ -229,11 +234,7 @@ int ParallelView::nameAt(QPointF pos) const
     const auto l = layout();
     if (l.x.size() < 2 || pos.y() >= l.plot.top() - 6 || pos.y() < l.plot.top() - 60)
         return -1;
-    const double half = (l.x[1] - l.x[0]) / 2;
-    for (size_t a = 0; a < l.x.size(); ++a)
-        if (std::fabs(l.x[a] - pos.x()) <= half)
-            return int(a);
-    return -1;
+    return axisNear(pos.x(), (l.x[1] - l.x[0]) / 2);
 }
 
 void ParallelView::mousePressEvent(QMouseEvent* e)
@@ -248,7 +249,7 @@ void ParallelView::mousePressEvent(QMouseEvent* e)
     }
     if (e->button() != Qt::LeftButton || y < l.plot.top() - 6 || y > l.plot.bottom() + 6)
         return;
-    m_dragAxis = axisNear(e->position().x());
+    m_dragAxis = axisNear(e->position().x(), kGrab);
     m_dragFrom = std::clamp(l.fractionAt(y), 0.0, 1.0);
     m_dragged = false;
 }
@@ -281,14 +282,7 @@ void ParallelView::mouseReleaseEvent(QMouseEvent* e)
         const int from = std::exchange(m_movingAxis, -1);
         unsetCursor();
         // Dropped anywhere over the figure: the axis nearest the pointer is the new place.
-        const auto l = layout();
-        int onto = -1;
-        double best = 1e300;
-        for (size_t a = 0; a < l.x.size(); ++a)
-            if (const double d = std::fabs(l.x[a] - e->position().x()); d < best) {
-                best = d;
-                onto = int(a);
-            }
+        const int onto = axisNear(e->position().x(), std::numeric_limits<double>::infinity());
         if (onto >= 0 && onto != from)
             Q_EMIT axisMoveRequested(QString::fromStdString(m_spec.axes[size_t(from)].name),
                                      QString::fromStdString(m_spec.axes[size_t(onto)].name));

@@ -79,7 +79,8 @@ protected:
 private:
     void brushesChanged();
     void requestRender();
-    int axisNear(double x) const;
+    /// The axis nearest `x` within `within` pixels (-1: none): a brush, a name, a drop.
+    int axisNear(double x, double within) const;
     plots::ParallelLayout layout() const;
 
     plots::ParallelSpec m_spec;
