@@ -52,12 +52,10 @@ int runRemoval(const RemovalArgs& a, engine::RunRemoval kind)
     const auto moved = engine::carryOutRemoval(plan);
     for (const auto& m : moved)
         std::printf("%s\n", m.to.c_str());
-    const std::string back =
-        trash ? std::filesystem::path(moved.front().to).parent_path().string() : moved.front().to;
-    std::fprintf(stderr, "moved %zu run%s (%s) to %s; put %s back with: lengen restore %s\n",
-                 moved.size(), moved.size() == 1 ? "" : "s", plan.sizeText.c_str(),
+    std::fprintf(stderr, "moved %zu run%s (%s) to %s; put %s back with: %s\n", moved.size(),
+                 moved.size() == 1 ? "" : "s", plan.sizeText.c_str(),
                  trash ? "the trash" : "the archive", moved.size() == 1 ? "it" : "them",
-                 back.c_str());
+                 engine::restoreCommand(moved, kind).c_str());
     return 0;
 }
 

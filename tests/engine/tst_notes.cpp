@@ -5,6 +5,9 @@
 // `archive` and `restore` move runs out of the lists and back, the same bytes, and refuse a
 // run a process trains, naming it.
 
+#include <sys/stat.h>
+#include <unistd.h>
+
 #include <QCryptographicHash>
 #include <QDir>
 #include <QFile>
@@ -14,6 +17,7 @@
 #include <string>
 #include <vector>
 
+#include "io/h5.h"
 #include "io/writer_lock.h"
 #include "lengen/engine/jobs.h"
 #include "lengen/engine/run_control.h"
@@ -69,6 +73,8 @@ private Q_SLOTS:
     void tagsOnManyRunsSurviveAResume();
     void deleteMovesToTheTrashAndRestoreIsBitForBit();
     void archiveTakesRunsOutOfTheList();
+    void onlyARunsFolderMoves();
+    void theUndoLineRestoresTheWholeBatch();
 };
 
 void TestNotes::tagsOnManyRunsSurviveAResume()
@@ -197,6 +203,128 @@ void TestNotes::archiveTakesRunsOutOfTheList()
     r = test::runLengen({"delete", cell, "--yes"});
     QVERIFY2(r.code == 3 && r.err.contains("a cell of the sweep"), qPrintable(r.err));
     QVERIFY(QFileInfo::exists(cell + "/config.yaml"));
+}
+
+// Issue 81 items 1-3 and 11: what is not a run's folder is refused (exit 3, naming it and what
+// it is) before anything moves, absolute or relative: a file beside a run (its folder moved
+// whole, the run with it), a FIFO, a device, symbolic links to a run.h5 or a run's folder (only
+// the link moved, "moved 1 run" said), a folder whose run.h5 is text or a FIFO, another HDF5
+// file. Nothing is created beside them; the real run stays listed. A damaged run.h5 (HDF5 that
+// does not open) is still a run that delete clears away.
+void TestNotes::onlyARunsFolderMoves()
+{
+    const auto dir = test::scratchDir("not-a-run");
+    const std::string project = dir + "/P/project";
+    const QString run = QString::fromStdString(stoppedRun(project, 5));
+    const QString runDir = QFileInfo(run).absolutePath();
+    const QString p = QString::fromStdString(project);
+    test::writeFile(project, "notes.txt", "x\n");
+    QVERIFY(::mkfifo((project + "/fifo").c_str(), 0600) == 0);
+    QVERIFY(QFile::link(run, p + "/link-to-run.h5"));
+    QVERIFY(QFile::link(runDir, p + "/link-to-run"));
+    test::writeFile(project + "/textrun", "run.h5", "not a run\n");
+    QVERIFY(QDir().mkpath(p + "/fiforun"));
+    QVERIFY(::mkfifo((project + "/fiforun/run.h5").c_str(), 0600) == 0);
+    QVERIFY(QDir().mkpath(p + "/empty"));
+    struct Case {
+        QString path, says;
+    };
+    const std::vector<Case> cases = {
+        {p + "/notes.txt", "not an HDF5 file"},
+        {p + "/fifo", "a FIFO"},
+        {p + "/link-to-run.h5", "symbolic link"},
+        {p + "/link-to-run", "symbolic link"},
+        {p + "/textrun", "not an HDF5 file"},
+        {p + "/textrun/run.h5", "not an HDF5 file"},
+        {p + "/fiforun", "a FIFO"},
+        {p + "/empty", "holds no run"},
+        {p + "/foreign.h5", "not a LenGen run"},
+        {"/dev/zero", "a device"},
+        {p + "/nothing-here", "no such file"},
+    };
+    // Another program's HDF5 file, and a second run file under another name.
+    engine::io::createFile(project + "/foreign.h5");
+    QVERIFY(QFile::copy(run, runDir + "/copy.h5"));
+    for (const auto& verb : {"delete", "archive"})
+        for (const auto& c : cases) {
+            const auto r = test::runLengen({verb, c.path, "--yes"});
+            QVERIFY2(r.code == 3 && r.err.contains(c.says) &&
+                         r.err.contains(QFileInfo(c.path).fileName()),
+                     qPrintable(QString(verb) + " " + c.path + ": " + QString::number(r.code) +
+                                " " + r.err));
+        }
+    // Relative paths: the same refusals, no "internal error".
+    const QString was = QDir::currentPath();
+    QVERIFY(QDir::setCurrent(p));
+    for (const auto& name : {"notes.txt", "fifo", "link-to-run.h5"})
+        for (const auto& verb : {"delete", "archive"}) {
+            const auto r = test::runLengen({verb, name, "--yes"});
+            QVERIFY2(r.code == 3 && !r.err.contains("internal"), qPrintable(r.err));
+        }
+    auto r = test::runLengen({"restore", ""});
+    QVERIFY2(r.code == 64 && !r.err.contains("internal"), qPrintable(r.err));
+    r = test::runLengen({"delete", "", "--yes"});
+    QVERIFY2(r.code == 64 && !r.err.contains("internal"), qPrintable(r.err));
+    QVERIFY(QDir::setCurrent(was));
+    // Nothing moved, nothing made beside them.
+    QVERIFY(QFile::exists(run));
+    QVERIFY(!QFileInfo::exists(QString::fromStdString(dir) + "/P/.lengen-trash"));
+    QVERIFY(!QFileInfo::exists(p + "/.lengen-trash") && !QFileInfo::exists(p + "/.lengen-archive"));
+    QVERIFY(!QFileInfo::exists("/.lengen-trash") && !QFileInfo::exists("/dev/.lengen-trash"));
+    QVERIFY(listed(project, runDir));
+    // A run file under another name names its folder when it opens as a run.
+    r = test::runLengen({"archive", runDir + "/copy.h5", "--yes"});
+    QVERIFY2(r.code == 0 && r.err.contains("moved 1 run"), qPrintable(r.err));
+    r = test::runLengen({"restore", r.out.trimmed()});
+    QVERIFY2(r.code == 0 && QFile::exists(run), qPrintable(r.err));
+    {  // item 11: a notes edit holds it: said as one, not as a training
+        engine::io::WriterLock editing(run.toStdString(), engine::io::LockRole::Notes);
+        r = test::runLengen({"delete", runDir, "--yes"});
+        QVERIFY2(r.code == 3 && r.err.contains("notes are being edited by " +
+                                               QString::fromStdString(engine::thisHolder())),
+                 qPrintable(r.err));
+    }
+    // A damaged run.h5 (truncated: HDF5's signature, no longer opens) is cleared away.
+    QFile damaged(run);
+    QVERIFY(damaged.open(QIODevice::ReadWrite) && damaged.resize(4096));
+    damaged.close();
+    r = test::runLengen({"delete", runDir, "--yes"});
+    QVERIFY2(r.code == 0 && r.err.contains("moved 1 run"), qPrintable(r.err));
+    QVERIFY(!QFileInfo::exists(runDir));
+    QVERIFY(QFile::exists(p + "/notes.txt"));  // the folder around it stays
+}
+
+// Issue 81 item 4: the undo line a removal prints is one command that puts the whole batch
+// back: three archived runs, and two runs of two folders deleted at once.
+void TestNotes::theUndoLineRestoresTheWholeBatch()
+{
+    const auto dir = test::scratchDir("undo-batch");
+    std::vector<QString> runs;
+    for (int i = 0; i < 3; ++i)
+        runs.push_back(
+            QFileInfo(QString::fromStdString(stoppedRun(dir + "/runs", 10 + i))).absolutePath());
+    const QString other =
+        QFileInfo(QString::fromStdString(stoppedRun(dir + "/other runs", 20))).absolutePath();
+    for (const bool trash : {false, true}) {
+        QStringList args = {trash ? "delete" : "archive"};
+        for (const auto& r : runs)
+            args << r;
+        if (trash)
+            args << other;
+        args << "--yes";
+        const auto r = test::runLengen(args);
+        QVERIFY2(r.code == 0, qPrintable(r.err));
+        const int at = r.err.indexOf("lengen restore ");
+        QVERIFY2(at >= 0, qPrintable(r.err));
+        // The line as a shell runs it (the folder with a space is quoted).
+        const QString line = r.err.mid(at).trimmed().replace(
+            "lengen restore", QString("'%1' restore").arg(LENGEN_CLI_PATH));
+        const auto undo = test::runProgram("/bin/sh", {"-c", line});
+        QVERIFY2(undo.code == 0, qPrintable(line + ": " + undo.err));
+        for (const auto& run : runs)
+            QVERIFY2(QFile::exists(run + "/run.h5"), qPrintable(run));
+        QVERIFY(QFile::exists(other + "/run.h5"));
+    }
 }
 
 QTEST_GUILESS_MAIN(TestNotes)

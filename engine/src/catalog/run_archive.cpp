@@ -11,7 +11,9 @@
 #include "clock_text.h"
 #include "io/writer_lock.h"
 #include "lengen/engine/errors.h"
+#include "lengen/engine/jobs.h"
 #include "lengen/engine/run_file.h"
+#include "sweep/subprocess.h"
 #include "train/memory_estimate.h"
 
 namespace fs = std::filesystem;
@@ -37,8 +39,9 @@ std::uint64_t folderBytes(const fs::path& dir)
 }
 
 // Who holds something in the run's folder: every "<file>.lock" there whose lock a live process
-// holds (its writer, the analysis store, a notes edit, an evaluation's or probes' marker).
-// "" when nobody does.
+// holds (its writer, the analysis store, a notes edit, an evaluation's or probes' marker), as
+// "<what> by <host>:<pid>" naming the command's kind of work ("this process" for our own, which
+// a front end names as itself: the studio's "this studio is evaluating it"). "" when nobody does.
 std::string folderHolder(const fs::path& dir)
 {
     std::error_code ec;
@@ -47,11 +50,28 @@ std::string folderHolder(const fs::path& dir)
         if (name.size() <= 5 || name.compare(name.size() - 5, 5, ".lock") != 0)
             continue;
         const std::string base = it->path().string().substr(0, it->path().string().size() - 5);
-        if (io::writerAlive(base)) {
-            const auto who = io::writerHolder(base);
-            return (name == "run.h5.lock" ? "trained by " : "held by ") +
-                   (who.empty() ? std::string("another process") : who) + " (" + name + ")";
+        if (!io::writerAlive(base))
+            continue;
+        auto who = io::writerHolder(base);
+        who = who.empty() ? "another process" : who == thisHolder() ? "this process" : who;
+        std::string what = "held by " + who;
+        if (name == "run.h5.lock")
+            what = io::writerRole(base) == io::LockRole::Notes
+                       ? "its notes are being edited by " + who + " (lengen note or a studio)"
+                       : "trained by " + who;
+        else if (const std::string job = ".lengen-job-"; name.rfind(job, 0) == 0) {
+            // .lengen-job-<kind>-<pid>-<n>.lock (jobs_scan.cpp): "evaluation", "probes", ...
+            std::string kind = name.substr(job.size(), name.find('-', job.size()) - job.size());
+            std::replace(kind.begin(), kind.end(), '_', ' ');
+            const bool vowel =
+                !kind.empty() && std::string("aeiou").find(kind[0]) != std::string::npos;
+            what = "in use by " +
+                   (kind.empty() ? std::string("a")
+                    : vowel      ? "an "
+                                 : "a ") +
+                   kind + (kind.empty() ? "" : " ") + "job of " + who;
         }
+        return what + " (" + name + ")";
     }
     return {};
 }
@@ -59,10 +79,75 @@ std::string folderHolder(const fs::path& dir)
 // "20261202-013405-4242": when the batch was made, and by which process (two at once differ).
 std::string batchName() { return utcNow("%Y%m%d-%H%M%S") + "-" + std::to_string(::getpid()); }
 
-// The run's folder for a run folder or its run.h5, refused when it holds no run.
+// What a path is, for a refusal's sentence.
+std::string kindOf(const fs::file_status& st)
+{
+    switch (st.type()) {
+    case fs::file_type::directory: return "a folder";
+    case fs::file_type::fifo: return "a FIFO";
+    case fs::file_type::block:
+    case fs::file_type::character: return "a device";
+    case fs::file_type::socket: return "a socket";
+    case fs::file_type::symlink: return "a symbolic link";
+    case fs::file_type::regular: return "a file";
+    default: return "not a file or folder";
+    }
+}
+
+// Why the file named as a run is none ("" when it is one). A damaged run file (HDF5 that does
+// not open: truncated, killed while created) is still its run's: moving it is how a user clears
+// it away, but only under the name every run file has, so no HDF5 file of another program moves
+// the folder around it.
+std::string notARun(const fs::path& file)
+{
+    switch (probeRunFile(file.string())) {
+    case RunFileProbe::Run: return {};
+    case RunFileProbe::Damaged:
+        return file.filename() == "run.h5" ? std::string()
+                                           : "an HDF5 file that does not open as a LenGen run";
+    case RunFileProbe::Foreign: return "an HDF5 file that is not a LenGen run";
+    case RunFileProbe::NotHdf5: return "not an HDF5 file, so not a run";
+    case RunFileProbe::NotRegular: return kindOf(fs::status(file)) + ", not a run file";
+    case RunFileProbe::Missing: break;
+    }
+    return "no run file";
+}
+
+// The run's folder for a run folder or its run file: exactly what moves (issue 81: a text file
+// beside a run moved the folder holding both). Refused with Error(RunFile) naming the path and
+// what it is before anything moves: a path that is no run or no run's folder, a symbolic link
+// (the run would stay and only the link move), a run.h5 that is not a run file. Relative paths
+// are taken from the working folder.
 fs::path runFolder(const std::string& run)
 {
-    return fs::absolute(fs::path(locateRunFile(run)).parent_path()).lexically_normal();
+    if (run.empty())
+        throw Error(ErrorKind::Usage, "an empty path names no run");
+    fs::path p = fs::absolute(run).lexically_normal();
+    if (!p.has_filename() && p.has_relative_path())  // "runs/r1/" -> "runs/r1"
+        p = p.parent_path();
+    std::error_code ec;
+    const auto st = fs::symlink_status(p, ec);
+    if (ec || !fs::exists(st))
+        throw Error(ErrorKind::RunFile, run + ": no such file or folder");
+    if (fs::is_symlink(st))
+        throw Error(ErrorKind::RunFile, run + " is a symbolic link (to " +
+                                            fs::read_symlink(p, ec).string() +
+                                            "); name the run's own folder: only a link would move");
+    fs::path dir = p, file = p / "run.h5";
+    if (fs::is_regular_file(st))
+        dir = p.parent_path(), file = p;
+    else if (!fs::is_directory(st))
+        throw Error(ErrorKind::RunFile, run + " is " + kindOf(st) + ", not a run");
+    if (!dir.has_relative_path())  // a run file at "/": no parent to hold a trash
+        throw Error(ErrorKind::RunFile, run + ": a file system's root is not a run's folder");
+    const auto fileSt = fs::symlink_status(file, ec);
+    if (fs::is_directory(st) && !fs::exists(fileSt))
+        throw Error(ErrorKind::RunFile, run + " is a folder that holds no run (no run.h5)");
+    if (fs::is_symlink(fileSt))
+        throw Error(ErrorKind::RunFile, file.string() + " is a symbolic link, not a run file");
+    if (const auto why = notARun(file); !why.empty())
+        throw Error(ErrorKind::RunFile, (file == p ? run : file.string()) + " is " + why);
+    return dir;
 }
 
 void renameChecked(const RunMove& m)
@@ -134,6 +219,20 @@ std::vector<RunMove> carryOutRemoval(const RemovalPlan& plan)
     return done;
 }
 
+std::string restoreCommand(const std::vector<RunMove>& moved, RunRemoval kind)
+{
+    std::vector<std::string> args;
+    for (const auto& m : moved) {
+        const auto arg = kind == RunRemoval::Trash ? fs::path(m.to).parent_path().string() : m.to;
+        if (std::find(args.begin(), args.end(), arg) == args.end())
+            args.push_back(arg);
+    }
+    std::string line = "lengen restore";
+    for (const auto& a : args)
+        line += " " + sweep::shellWord(a);
+    return line;
+}
+
 namespace {
 
 // A trash or archive folder that holds nothing now but the runs index a listing of it wrote
@@ -153,7 +252,11 @@ void removeIfOnlyAnIndex(const fs::path& dir)
 
 std::vector<RunMove> restoreRuns(const std::string& path)
 {
-    const fs::path p = fs::absolute(path).lexically_normal();
+    if (path.empty())
+        throw Error(ErrorKind::Usage, "an empty path names nothing to restore");
+    fs::path p = fs::absolute(path).lexically_normal();
+    if (!p.has_filename() && p.has_relative_path())  // ".lengen-trash/<when>/"
+        p = p.parent_path();
     std::vector<fs::path> dirs;  // run folders to put back
     fs::path home;               // where they go
     std::error_code ec;

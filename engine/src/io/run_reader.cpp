@@ -252,6 +252,29 @@ std::string locateRunFile(const std::string& pathOrDir)
     return p.string();
 }
 
+RunFileProbe probeRunFile(const std::string& path)
+{
+    std::error_code ec;
+    const auto st = fs::status(path, ec);  // follows a link: what the name leads to
+    if (ec || !fs::exists(st))
+        return RunFileProbe::Missing;
+    if (!fs::is_regular_file(st))
+        return RunFileProbe::NotRegular;
+    try {
+        const H5Lock lock(h5Mutex());
+        openRun(path);
+        return RunFileProbe::Run;
+    } catch (const Error& e) {
+        // openFile said which: no signature, or a signature whose file does not open.
+        const std::string what = e.what();
+        if (what.rfind("not an HDF5 file", 0) == 0)
+            return RunFileProbe::NotHdf5;
+        if (what.rfind("not a LenGen run file", 0) == 0)
+            return RunFileProbe::Foreign;
+        return RunFileProbe::Damaged;
+    }
+}
+
 RunFileInfo readRunInfo(const std::string& pathOrDir)
 {
     const std::string path = locateRunFile(pathOrDir);

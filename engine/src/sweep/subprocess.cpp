@@ -154,6 +154,17 @@ int spawnLogged(const LoggedChild& child, pid_t& pid)
     return rc;
 }
 
+std::string shellWord(const std::string& s)
+{
+    if (!s.empty() && s.find_first_not_of("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+                                          "0123456789/._-+:@%,=") == std::string::npos)
+        return s;
+    std::string out = "'";
+    for (char c : s)
+        out += c == '\'' ? std::string("'\\''") : std::string(1, c);
+    return out + "'";
+}
+
 std::string findOnPath(const std::string& name)
 {
     const char* path = std::getenv("PATH");

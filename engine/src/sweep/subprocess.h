@@ -19,6 +19,10 @@ struct CommandResult {
 /// Runs argv[0] (searched on PATH and in /usr/sbin) with stdin from /dev/null.
 CommandResult runCommand(const std::vector<std::string>& argv, double timeoutSeconds);
 
+/// `s` as one word for bash: as it is when it holds only characters no shell reads specially,
+/// else single-quoted (paths with spaces or quotes; the Slurm script, `restore`'s undo line).
+std::string shellWord(const std::string& s);
+
 /// `name`'s path in the first folder of $PATH that holds it as an executable; "" when none does.
 std::string findOnPath(const std::string& name);
 

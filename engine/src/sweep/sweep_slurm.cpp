@@ -33,15 +33,6 @@ using sweep::runCommand;
 
 namespace {
 
-// Single-quoted for bash: the sweep folder may hold spaces or quotes.
-std::string shellQuote(const std::string& s)
-{
-    std::string out = "'";
-    for (char c : s)
-        out += c == '\'' ? std::string("'\\''") : std::string(1, c);
-    return out + "'";
-}
-
 // "0-3" or "0,2,5-7": Slurm's array list of the cell indices (ascending).
 std::string arrayList(const std::vector<int>& indices)
 {
@@ -104,13 +95,13 @@ std::string slurmScript(const SlurmSweepOptions& args, const SweepPaths& paths,
         s << (c.index ? " " : "") << c.name;
     s << ")\n"
       << "cell=${cells[$SLURM_ARRAY_TASK_ID]}\n"
-      << "exec >>" << shellQuote(paths.root + "/logs/") << "\"$cell.log\" 2>&1\n"
+      << "exec >>" << sweep::shellWord(paths.root + "/logs/") << "\"$cell.log\" 2>&1\n"
       << "echo \"== $(date -u +%FT%TZ) Slurm job ${SLURM_ARRAY_JOB_ID}_${SLURM_ARRAY_TASK_ID} on "
          "$(hostname) (restart ${SLURM_RESTART_COUNT:-0})\"\n"
-      << shellQuote(args.executable) << " sweep run-cell " << shellQuote(paths.root)
+      << sweep::shellWord(args.executable) << " sweep run-cell " << sweep::shellWord(paths.root)
       << " \"$SLURM_ARRAY_TASK_ID\" --threads \"${SLURM_CPUS_PER_TASK:-" << cpus << "}\"";
     if (!args.device.empty())
-        s << " --device " << shellQuote(args.device);
+        s << " --device " << sweep::shellWord(args.device);
     s << " &\n"
       << "child=$!\n"
       << "requeue=0\n"

@@ -45,6 +45,11 @@ RemovalPlan planRunRemoval(const std::vector<std::string>& runs, RunRemoval kind
 /// they were and throws Error(Io) naming the run (the moves made so far are in the message).
 std::vector<RunMove> carryOutRemoval(const RemovalPlan& plan);
 
+/// The command that undoes a whole removal (issue 81: a three-run archive named the first run
+/// only): `lengen restore` with each trash batch folder once (runs of several parents make one
+/// batch folder per parent) or each archived run, every path one shell word.
+std::string restoreCommand(const std::vector<RunMove>& moved, RunRemoval kind);
+
 /// Puts runs back from the trash or the archive: `path` is a run folder inside
 /// `.lengen-trash/<when>/` or `.lengen-archive/`, or a `.lengen-trash/<when>` folder (all its
 /// runs). Error(Usage) for a path that is neither; Error(Io) when a run's old place is taken.

@@ -94,6 +94,18 @@ TrainLog readTrainLog(const std::string& path);
 
 /// Accepts a run folder or a run.h5 path; returns the run.h5 path (Error(RunFile) if absent).
 std::string locateRunFile(const std::string& pathOrDir);
+/// What a file named as a run turns out to be, read without blocking (a FIFO or device is
+/// never opened) and without throwing: what `delete`, `archive` and `restore` check before
+/// anything moves (issue 81).
+enum class RunFileProbe {
+    Run,         ///< opens as a LenGen run, as `lengen info` opens it
+    Damaged,     ///< HDF5 (its signature) that does not open: truncated, killed while created
+    Foreign,     ///< HDF5 that opens, without LenGen's run format attribute
+    NotHdf5,     ///< a regular file without HDF5's signature (text, zeros)
+    NotRegular,  ///< a folder, FIFO, device or socket
+    Missing,     ///< nothing there
+};
+RunFileProbe probeRunFile(const std::string& path);
 /// "<runFile>.stop": another process's request that the training stop (run_control.h), which
 /// the run's writer clears as it takes its lock.
 std::string stopRequestPath(const std::string& runFile);
