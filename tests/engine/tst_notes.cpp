@@ -75,6 +75,7 @@ private Q_SLOTS:
     void archiveTakesRunsOutOfTheList();
     void onlyARunsFolderMoves();
     void theUndoLineRestoresTheWholeBatch();
+    void aRunLeftOpenForWritingIsNamedAndRepaired();
 };
 
 void TestNotes::tagsOnManyRunsSurviveAResume()
@@ -325,6 +326,31 @@ void TestNotes::theUndoLineRestoresTheWholeBatch()
             QVERIFY2(QFile::exists(run + "/run.h5"), qPrintable(run));
         QVERIFY(QFile::exists(other + "/run.h5"));
     }
+}
+
+// Issue 81 item 10: a training killed between opening its run for writing and the switch to
+// SWMR left run.h5 flagged "open for writing": `lengen info` and `train --resume` exited 3 with
+// HDF5's "file is not already open for SWMR writing". The file is made here as such a kill
+// leaves it (a copy taken while this process holds the run open for writing): the message says
+// what happened and what repairs it, and resume repairs it.
+void TestNotes::aRunLeftOpenForWritingIsNamedAndRepaired()
+{
+    const auto dir = test::scratchDir("left-open");
+    const QString run = QString::fromStdString(stoppedRun(dir + "/a", 31));
+    const QString copy = QString::fromStdString(dir) + "/b/run.h5";
+    QVERIFY(QDir().mkpath(QFileInfo(copy).absolutePath()));
+    {
+        const auto open = engine::io::openFile(run.toStdString(), engine::io::OpenMode::ReadWrite);
+        QVERIFY(QFile::copy(run, copy));
+    }
+    auto r = test::runLengen({"info", copy});
+    QVERIFY2(r.code == 3 && r.err.contains("left open for writing by a training killed") &&
+                 r.err.contains("--resume"),
+             qPrintable(r.err));
+    r = test::runLengen({"train", "--resume", copy, "--threads", "1", "-q"});
+    QVERIFY2(r.code == 0, qPrintable(r.err));
+    r = test::runLengen({"info", copy});
+    QVERIFY2(r.code == 0 && r.out.contains("finished"), qPrintable(r.out + r.err));
 }
 
 QTEST_GUILESS_MAIN(TestNotes)

@@ -178,8 +178,20 @@ H5Handle openFile(const std::string& path, OpenMode mode)
     while (id < 0 && reading) {
         const Messages m = takeMessages();
         if (m.stack.find("unable to lock file") == std::string::npos || !writerElsewhere(path) ||
-            std::chrono::steady_clock::now() > until)
+            std::chrono::steady_clock::now() > until) {
+            // A writer killed between opening the file for writing and its switch to SWMR
+            // (a resume's first moments) leaves it flagged open for writing: say what happened
+            // and what repairs it rather than HDF5's words alone (issue 81 item 10).
+            if (m.stack.find("not already open for SWMR writing") != std::string::npos &&
+                !writerAlive(path))
+                throwWith(m, ErrorKind::RunFile,
+                          "the " + fileNoun(path) +
+                              " was left open for writing by a training killed as it opened "
+                              "it, before a step of that session; `lengen train --resume` "
+                              "repairs it (nothing trained is lost), `lengen delete` clears it",
+                          path);
             throwWith(m, ErrorKind::RunFile, "cannot open the " + fileNoun(path), path);
+        }
         std::this_thread::sleep_for(std::chrono::milliseconds(10));
         id = H5Fopen(path.c_str(), flags, fapl.id());
     }

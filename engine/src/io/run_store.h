@@ -71,6 +71,11 @@ public:
     static std::unique_ptr<RunWriter> create(const std::string& path, const RunHeader& header,
                                              const std::vector<ParameterShape>& params,
                                              std::int64_t rngBytes);
+    /// Clears what a writer killed while it held `path` open for writing without SWMR (a
+    /// resume's first moments) left behind: the superblock's "open for writing" flags, which
+    /// keep every reader out (as `h5clear -s`). Takes the writer lock for the moment it needs
+    /// (Error(RunFile) naming a live writer); nothing else in the file changes.
+    static void repairAfterKill(const std::string& path);
     /// Reopens a run to continue it: drops log rows with step >= keepBefore (they will be
     /// written again), records the device and precision, marks it running, switches to
     /// SWMR-write mode.

@@ -173,13 +173,33 @@ std::unique_ptr<RunWriter> RunWriter::create(const std::string& path, const RunH
         fs::remove(partial, ec);  // a half-made file is nobody's run
         throw;
     }
+    // Into SWMR-write mode under the temporary name, then renamed (the open file keeps its
+    // inode): a kill at any moment leaves no run.h5 or one every reader opens. Issue 81 item
+    // 10: renamed first, a kill before the switch left run.h5 flagged "open for writing",
+    // which no SWMR reader opens.
+    std::unique_ptr<RunWriter> writer;
+    try {
+        writer = reopen(partial, 0, h.device, h.precision, std::move(writerLock));
+    } catch (...) {
+        fs::remove(partial, ec);
+        throw;
+    }
     fs::rename(partial, path, ec);
     if (ec) {
         const auto why = ec.message();
+        writer.reset();
         fs::remove(partial, ec);
         throw Error(ErrorKind::Io, "cannot move " + partial + " into place: " + why);
     }
-    return reopen(path, 0, h.device, h.precision, std::move(writerLock));
+    writer->m_path = path;
+    return writer;
+}
+
+void RunWriter::repairAfterKill(const std::string& path)
+{
+    H5Lock lock(h5Mutex());
+    const WriterLock writer(path);
+    openFile(path, OpenMode::ReadWriteAfterCrash);  // closed at once: the flags are cleared
 }
 
 std::unique_ptr<RunWriter> RunWriter::reopen(const std::string& path, std::int64_t keepBefore,

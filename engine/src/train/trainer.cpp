@@ -271,6 +271,8 @@ void openForResume(training::TrainSession& s, const std::string& runFile,
                    std::shared_ptr<const model::kernels::KernelContext> kernels = nullptr)
 {
     const std::string path = locateRunFile(runFile);
+    // A training killed as it reopened the file left it unreadable: repaired first (issue 81).
+    io::RunWriter::repairAfterKill(path);
     const RunFileInfo info = readRunInfo(path);
     RunConfig config = storedRunConfig(info.configYaml, path);
     config.seed = info.seed;
