@@ -174,12 +174,8 @@ void MainWindow::buildDocks()
 // What each view asks of the window: sweeps, training, evaluations, the one open run.
 void MainWindow::wireViews()
 {
-    m_sweeps->setBaseConfig([this]() -> std::optional<std::vector<engine::RunConfig>> {
-        const auto request = m_setup->request();
-        if (!request)
-            return std::nullopt;
-        return request->runs;
-    });
+    // New sweep starts from the Set up draft as the tab shows it, Steps included (issue 80 §1).
+    m_sweeps->setBaseConfig([this] { return m_setup->sweepBase(); });
     // Set up's "Sweep position encodings…" is the Sweeps tab's New sweep, on this config.
     connect(m_setup, &ui::SetupPanel::sweepRequested, this, [this] {
         m_tabs->setCurrentWidget(m_sweeps);
@@ -239,6 +235,15 @@ void MainWindow::wireViews()
             m_browser->selectRun(run);
     });
     connect(&m_run, &ui::OpenRunModel::openFailed, this, &MainWindow::openFailed);
+    // The open run follows its file: deleted, archived or moved, it closes and says so.
+    connect(m_browser, &ui::RunBrowser::runsMoved, &m_run, &ui::OpenRunModel::movedAway);
+    connect(&m_run, &ui::OpenRunModel::gone, this, [this](const QString& run) {
+        statusBar()->showMessage(
+            tr("The open run %1 is no longer there (deleted, archived or moved): closed. The "
+               "Runs list's Undo puts back what the studio moved")
+                .arg(QFileInfo(run).dir().dirName()),
+            20000);
+    });
     wireRunsList();
 }
 
@@ -246,6 +251,24 @@ void MainWindow::wireViews()
 void MainWindow::wireRunsList()
 {
     connect(m_browser, &ui::RunBrowser::openRequested, this, &MainWindow::openRun);
+    // The run menu names this studio's own jobs as such (issue 80 §1, defect 6).
+    m_browser->setBusyHere([this](const QString& runFile) -> QString {
+        const std::string subject = ui::runSubject(runFile).toStdString();
+        for (const auto& j : m_controller.jobs()) {
+            if (j.ended() || j.subject != subject)
+                continue;
+            switch (j.kind) {
+            case engine::JobKindId::Training: return tr("training");
+            case engine::JobKindId::Evaluation: return tr("evaluating");
+            case engine::JobKindId::Probe: return tr("probing");
+            case engine::JobKindId::Export: return tr("exporting figures of");
+            default: return tr("using");
+            }
+        }
+        return {};
+    });
+    connect(m_browser, &ui::RunBrowser::statusMessage, this,
+            [this](const QString& m) { statusBar()->showMessage(m, 8000); });
     connect(m_browser, &ui::RunBrowser::compareRequested, this, &MainWindow::compareRuns);
     connect(m_browser, &ui::RunBrowser::evaluateRequested, this, &MainWindow::evaluateRuns);
     connect(m_browser, &ui::RunBrowser::probeRequested, this, &MainWindow::probeRuns);
@@ -438,8 +461,10 @@ void MainWindow::openFailed(const QString& path, const QString& message)
 
 void MainWindow::showProblem(const QString& title, const QString& message, const QString& detail)
 {
-    statusBar()->showMessage(title + QStringLiteral(": ") +
-                             message.section(QLatin1Char('\n'), 0, 0));
+    // Timed: the box holds the problem; the bar must not keep it through later actions (issue
+    // 80, defect 4: a failed resume's error stayed through restore, copy and export).
+    statusBar()->showMessage(
+        title + QStringLiteral(": ") + message.section(QLatin1Char('\n'), 0, 0), 15000);
     auto* box = new QMessageBox(QMessageBox::Warning, title, message, QMessageBox::Ok, this);
     box->setAttribute(Qt::WA_DeleteOnClose);
     box->setObjectName(QStringLiteral("problem"));

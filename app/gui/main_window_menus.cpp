@@ -163,16 +163,7 @@ void MainWindow::buildAnalysisMenu()
         const QString openRun = m_run.runFile();
         if (openRun.isEmpty())
             return statusBar()->showMessage(tr("Open a run first"));
-        ui::ask::folder(this, tr("Export all figures into"),
-                        QFileInfo(openRun).dir().filePath("figures"),
-                        [this, openRun](const QString& dir) {
-                            ui::ask::integer(this, tr("PNG resolution"),
-                                             tr("Every figure is written as PNG, SVG, PDF and "
-                                                "CSV.\nPNG resolution, dots per inch:"),
-                                             150, 30, 1200, 10, [this, openRun, dir](int dpi) {
-                                                 exportAllFigures(openRun, dir, dpi);
-                                             });
-                        });
+        exportRuns({openRun});  // one way to ask: the Runs list's Export figures
     });
     analysis->addAction(tr("E&xport current figure…"),
                         QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_S), this, [this] {

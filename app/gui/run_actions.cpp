@@ -7,6 +7,7 @@
 
 #include "analysis_jobs.h"
 #include "ask.h"
+#include "export_dialog.h"
 #include "main_window.h"
 
 namespace lengen::studio {
@@ -39,11 +40,13 @@ void MainWindow::exportRuns(const QStringList& runFiles)
 {
     if (runFiles.isEmpty())
         return;
-    const QString start = runFiles.size() == 1
-                              ? QFileInfo(runFiles.front()).dir().filePath("figures")
-                              : QFileInfo(runFiles.front()).dir().absolutePath();
+    // A folder that exists (issue 80, defect 7: "figures" inside the run's folder was offered,
+    // which did not exist, so Choose was greyed out): where the last export went, else the
+    // runs folder. The folder chosen is remembered for the next export.
+    const QString start = ui::exportFolder();
     ui::ask::folder(this, tr("Export the figures of %n run(s) into", nullptr, int(runFiles.size())),
                     start, [this, runFiles](const QString& dir) {
+                        ui::rememberExportFolder(dir);
                         ui::ask::integer(
                             this, tr("PNG resolution"),
                             tr("Every figure is written as PNG, SVG, PDF and CSV.\nPNG resolution, "

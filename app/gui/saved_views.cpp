@@ -7,6 +7,7 @@
 #include <QMenu>
 #include <QStatusBar>
 
+#include "ask.h"
 #include "compare_view.h"
 #include "hparams_view.h"
 #include "lengen/engine/run_file.h"
@@ -32,10 +33,9 @@ ui::StudioView MainWindow::currentView(const QString& name) const
         } catch (const std::exception&) {
             // gone since it was compared: not part of the view
         }
-    // What the tab draws; what the user chose where it has not drawn yet (never shown).
-    auto hparams = m_hparams->choice();
-    if (hparams.axes.empty())
-        hparams = m_hparams->choices().kept();
+    // What the user chose (kept while a filter hides its columns); what the tab draws for
+    // what they left to the runs.
+    auto hparams = m_hparams->choices().saved(m_hparams->choice());
     if (!hparams.axes.empty() || !hparams.color.empty())
         v.hparams = std::move(hparams);
     return v;
@@ -108,12 +108,25 @@ void MainWindow::fillViewsMenu(QMenu* menu)
     menu->addAction(tr("&Save current view…"), this, &MainWindow::saveViewAs);
     auto* remove = menu->addMenu(tr("&Delete saved view"));
     for (const auto& e : m_views.entries())
-        remove->addAction(e.name, this, [this, name = e.name] {
-            QString error;
-            if (!m_views.remove(name, &error))
-                return showProblem(tr("Delete view"), error);
-            statusBar()->showMessage(tr("View “%1” deleted").arg(name));
-        });
+        remove->addAction(
+            e.shared ? tr("Delete “%1” (shared)…").arg(e.name) : tr("Delete “%1”").arg(e.name),
+            this, [this, name = e.name, shared = e.shared, file = e.file] {
+                const auto removeIt = [this, name] {
+                    QString error;
+                    if (!m_views.remove(name, &error))
+                        return showProblem(tr("Delete view"), error);
+                    statusBar()->showMessage(tr("View “%1” deleted").arg(name), 8000);
+                };
+                if (!shared)
+                    return removeIt();
+                // Everyone who follows the folder loses it: asked, naming it
+                // (issue 80, defect 8: gone with no question and no undo).
+                ui::ask::confirm(this, tr("Delete shared view"),
+                                 tr("“%1” is shared in %2: deleting it removes it for everyone "
+                                    "who opens this runs folder. Delete it?")
+                                     .arg(name, file),
+                                 removeIt);
+            });
     remove->setEnabled(!m_views.entries().empty());
 }
 

@@ -192,6 +192,11 @@ void TestDialogs::exportAllAsksFolderThenResolution()
     exportAll->trigger();
     auto* folder = shown<QFileDialog>(w, "ask-folder");
     QVERIFY2(folder, "the folder is asked with open(): trigger() returned with it up");
+    // Issue 80, defect 7: it offered "figures" inside the run's folder, which did not exist
+    // (Choose greyed out); it starts in a folder that exists, the runs folder on a first export.
+    QVERIFY2(QFileInfo(folder->directory().absolutePath()).isDir() &&
+                 !folder->directory().absolutePath().endsWith("/figures"),
+             qPrintable(folder->directory().absolutePath()));
     const QString out = runs + "/figures-here";
     QVERIFY(QDir().mkpath(out));
     folder->selectFile(out);
@@ -222,6 +227,7 @@ void TestDialogs::exportAllAsksFolderThenResolution()
     w.exportRuns({run, second});
     folder = waitShown<QFileDialog>(w, "ask-folder");
     QVERIFY(folder);
+    QCOMPARE(folder->directory().absolutePath(), QFileInfo(out).absoluteFilePath());  // the last
     const QString both = runs + "/figures-both";
     QVERIFY(QDir().mkpath(both));
     folder->selectFile(both);
@@ -346,7 +352,7 @@ void TestDialogs::newSweepRemembersItsChoices()
     for (auto* box : dialog->findChildren<QCheckBox*>())
         if (const QString pe = box->objectName(); !pe.isEmpty() && pe != "skipRefused")
             box->setChecked(pe == "alibi");
-    dialog->findChild<QSpinBox*>()->setValue(2);
+    dialog->findChild<QSpinBox*>("sweepSeeds")->setValue(2);
     dialog->findChild<QLineEdit*>("sets")->setText("training.max_steps=20");
     dialog->findChild<QDialogButtonBox*>()->button(QDialogButtonBox::Ok)->click();
     QVERIFY(test::waitIdle(w.controller(), 60000));
@@ -355,7 +361,7 @@ void TestDialogs::newSweepRemembersItsChoices()
     QVERIFY(dialog);
     QVERIFY(dialog->findChild<QCheckBox*>("alibi")->isChecked());
     QVERIFY(!dialog->findChild<QCheckBox*>("rope")->isChecked());
-    QCOMPARE(dialog->findChild<QSpinBox*>()->value(), 2);
+    QCOMPARE(dialog->findChild<QSpinBox*>("sweepSeeds")->value(), 2);
     QCOMPARE(dialog->findChild<QLineEdit*>("sets")->text(), QString("training.max_steps=20"));
     QVERIFY(dialog->findChild<QLineEdit*>("folder")->text().endsWith("sweeps/sweep-2"));
     dialog->reject();
@@ -461,6 +467,24 @@ void TestDialogs::aSavedViewComesBackFromTheMenu()
     QCOMPARE(h.brushes.size(), size_t(1));
     QVERIFY2(w.statusBar()->currentMessage().contains("applied"),
              qPrintable(w.statusBar()->currentMessage()));
+    // Issue 80, defect 8: deleting a shared view empties it for everyone who follows the
+    // folder: asked first, naming that it is shared; No keeps it.
+    Q_EMIT menu->aboutToShow();
+    QAction* del = action(w, "Delete “rope, long” (shared)");
+    QVERIFY(del);
+    del->trigger();
+    auto* ask = waitShown<QMessageBox>(w, "ask-confirm");
+    QVERIFY(ask);
+    QVERIFY2(ask->text().contains("shared") && ask->text().contains("lengen-views.json"),
+             qPrintable(ask->text()));
+    ask->button(QMessageBox::No)->click();
+    QVERIFY(w.savedViews().view("rope, long").has_value());
+    Q_EMIT menu->aboutToShow();
+    action(w, "Delete “rope, long” (shared)")->trigger();
+    ask = waitShown<QMessageBox>(w, "ask-confirm");
+    QVERIFY(ask);
+    ask->button(QMessageBox::Yes)->click();
+    QTRY_VERIFY(!w.savedViews().view("rope, long").has_value());
     browser->setFilterText("");
     browser->setHiddenColumnNames({"Backbone", "Created (UTC)"});
     browser->setExtraColumns({});

@@ -57,6 +57,7 @@ private Q_SLOTS:
     void brushesOnHiddenColumnsAreKeptUntilCleared();
     void aColumnNoRunHasIsNoAxis();
     void anAxisDraggedTakesTheOthersPlace();
+    void aSavedViewKeepsWhatWasChosen();
 };
 
 void TstHParamsModel::unchosenAxesFollowTheRuns()
@@ -175,6 +176,30 @@ void TstHParamsModel::anAxisDraggedTakesTheOthersPlace()
     m.moveAxis(all, before[0], "no such column");  // nothing to move onto: unchanged
     QCOMPARE(m.kept().axes, before);
     QCOMPARE(m.revision(), revision);
+}
+
+// Issue 80 §1, defect 5: with depth on the axes and colour by depth, a filter leaving one run
+// hides the constant axes and the colour falls back; a view saved then recorded what was drawn.
+// It records what was chosen.
+void TstHParamsModel::aSavedViewKeepsWhatWasChosen()
+{
+    ui::HParamsModel m;
+    const auto all = tableOf(6), one = tableOf(1);
+    m.toggleAxis(all, "model.num_hidden_layers", true);
+    m.chooseColor("model.num_hidden_layers");
+    const auto drawnFiltered = figures::hparamsSpec(one, m.choiceFor(one));
+    figures::HParamsChoice drawn;  // what the filtered tab draws: no depth axis, no colour
+    for (const auto& a : drawnFiltered.axes)
+        drawn.axes.push_back(a.name);
+    QVERIFY(std::count(drawn.axes.begin(), drawn.axes.end(), "model.num_hidden_layers") == 0);
+    const auto saved = m.saved(drawn);
+    QVERIFY(std::count(saved.axes.begin(), saved.axes.end(), "model.num_hidden_layers") == 1);
+    QCOMPARE(saved.color, std::string("model.num_hidden_layers"));
+    // Nothing chosen: the view records what is drawn.
+    ui::HParamsModel fresh;
+    drawn.color = "final_loss";
+    QCOMPARE(fresh.saved(drawn).axes, drawn.axes);
+    QCOMPARE(fresh.saved(drawn).color, std::string("final_loss"));
 }
 
 QTEST_GUILESS_MAIN(TstHParamsModel)

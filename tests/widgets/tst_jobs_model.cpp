@@ -62,6 +62,7 @@ private Q_SLOTS:
     void anotherProcessesTrainingIsNamedByTaskAndEncoding();
     void terminalJobsCountTowardTheCoresInUse();
     void actionsFollowTheSelection();
+    void whatEndsMuchAsksFirst();
 };
 
 // 40 ended jobs of the studio, then a terminal's running training: it is listed before them
@@ -152,18 +153,21 @@ void TstJobsModel::terminalJobsCountTowardTheCoresInUse()
     using engine::JobState;
     ui::JobsModel m;
     m.setCores(0, 4, 0);
-    QCOMPARE(m.coresText(), QStringLiteral("cores: 0 of 4 in use"));
+    QCOMPARE(m.coresText(), QStringLiteral("4 cores: 0 in use here"));
     m.setOther({other(JobKindId::Training, JobState::Running, "/r/a/run.h5", hostHolder(11)),
                 other(JobKindId::Evaluation, JobState::Running, "/r/b/run.h5", hostHolder(12)),
                 other(JobKindId::SweepCell, JobState::Running, "/s/sweep", "77_3"),
                 other(JobKindId::Training, JobState::Queued, "/r/c/run.h5", hostHolder(13))});
     QCOMPARE(m.otherCoresHere(), 2);
-    QCOMPARE(m.coresText(), QStringLiteral("cores: 2 of 4 in use (2 by other processes)"));
+    QCOMPARE(m.coresText(), QStringLiteral("4 cores: 0 in use here, 2 by other processes"));
     m.setCores(1, 4, 1);
     QCOMPARE(m.coresText(),
-             QStringLiteral("cores: 3 of 4 in use (2 by other processes) · 1 waiting for one"));
-    m.setCores(2, 2, 0);  // more than the limit: the overload shown, not "2 of 2"
-    QCOMPARE(m.coresText(), QStringLiteral("cores: 4 of 2 in use (2 by other processes)"));
+             QStringLiteral("4 cores: 1 in use here, 2 by other processes · 1 waiting for one"));
+    // More than the limit: the overload said as such (issue 80, defect 17: "cores: 3 of 2 in
+    // use (1 by other processes)").
+    m.setCores(2, 2, 0);
+    QCOMPARE(m.coresText(),
+             QStringLiteral("2 cores: 2 in use here, 2 by other processes (over by 2)"));
     QVERIFY(!ui::heldOnThisHost("77_3"));
     QVERIFY(!ui::heldOnThisHost("elsewhere-host:12"));
 }
@@ -194,6 +198,33 @@ void TstJobsModel::actionsFollowTheSelection()
     QCOMPARE(std::count_if(rows.begin(), rows.end(),
                            [&m](const ui::JobRow& r) { return m.isSelected(r); }),
              1L);
+}
+
+// Issue 80, defect 20: Cancel on a running cell acted at once; Stop on a sweep (many cells) must
+// ask, as Delete does. Queued work and one training go at once.
+void TstJobsModel::whatEndsMuchAsksFirst()
+{
+    using engine::JobKindId;
+    using engine::JobState;
+    using A = ui::JobsModel::Action;
+    ui::JobsModel m;
+    m.setOwn({own(1, JobKindId::Sweep, JobState::Running, "sweep grid", "/s/grid"),
+              own(2, JobKindId::Training, JobState::Running, "mine · RoPE", "/r/mine/run.h5")});
+    auto running = other(JobKindId::SweepCell, JobState::Running, "/s/other", hostHolder(31));
+    running.cell = "000-rope-s1";
+    auto queued = other(JobKindId::SweepCell, JobState::Queued, "/s/other", hostHolder(31));
+    queued.cell = "001-nope-s1";
+    m.setOther({running, queued});
+    m.selectOwn(1);
+    QVERIFY2(m.confirmation(A::Stop).startsWith("Stop sweep grid?"),
+             qPrintable(m.confirmation(A::Stop)));
+    m.selectOwn(2);
+    QVERIFY(m.confirmation(A::Stop).isEmpty());
+    m.selectOther(QString::fromStdString(running.key()));
+    QVERIFY2(m.confirmation(A::Cancel).contains("000-rope-s1"),
+             qPrintable(m.confirmation(A::Cancel)));
+    m.selectOther(QString::fromStdString(queued.key()));
+    QVERIFY(m.confirmation(A::Cancel).isEmpty());
 }
 
 QTEST_GUILESS_MAIN(TstJobsModel)

@@ -12,6 +12,7 @@
 
 #include "figure_builder.h"
 #include "figure_export.h"
+#include "layout_check.h"
 #include "parallel_coords.h"
 #include "plots_test_support.h"
 #include "qcp.h"
@@ -29,6 +30,7 @@ private Q_SLOTS:
     void shortLogAxesTickInsideTheDecade();
     void trainLengthLabelsDoNotOverlap();
     void outsideLegendWidensTheExportNotTheData();
+    void annotationsKeepOffTheData();
 };
 
 // Found under Xvfb (issue 70): the curriculum's axes read "end", "increment", "start".
@@ -75,6 +77,13 @@ void TestPlotLayout::shortLogAxesTickInsideTheDecade()
         !(close.contains(0.9) && close.contains(1.0)),
         qPrintable(
             QStringList(plot.axisRect()->axis(QCPAxis::atLeft)->tickVectorLabels()).join(", ")));
+    // Inside one step of the digits: three labels at least (issue 80, defect 15: a loss over
+    // 1.9..2.9 was labelled "2" alone).
+    f.series.front().y = {1.95, 2.2, 2.5, 2.85};
+    buildFigure(plot, f);
+    plot.replot();
+    const auto narrow = plot.axisRect()->axis(QCPAxis::atLeft)->tickVectorLabels();
+    QVERIFY2(narrow.size() >= 3, qPrintable(QStringList(narrow).join(", ")));
     // Over many decades: the decades alone, as before.
     f.series.front().y = {1e-4, 1e-2, 1, 100};
     buildFigure(plot, f);
@@ -143,6 +152,51 @@ void TestPlotLayout::parallelTicksReadAsNumbers()
     QCOMPARE(lengen::plots::parallelTickText(-3), QStringLiteral("-3"));
     QCOMPARE(lengen::plots::parallelTickText(1e-5), QStringLiteral("1e-05"));  // a learning rate
     QCOMPARE(lengen::plots::parallelTickText(3e-4), QStringLiteral("0.0003"));
+    // One notation an axis (issue 80, defect 15: a seed axis mixed "1e+09" with "1000000").
+    QCOMPARE(lengen::plots::parallelTickTexts({1e6, 5e8, 1e9}),
+             (QStringList{"1e+06", "5e+08", "1e+09"}));
+    QCOMPARE(lengen::plots::parallelTickTexts({0, 1500, 3000}), (QStringList{"0", "1500", "3000"}));
+}
+
+// Issue 80 §3 (defects 10, 12): the legend went to the upper right over the curves there, and a
+// train-length label sat on a curve. A legend goes to the corner that hides the fewest points,
+// and a label down its line to a slot no curve crosses (or left of the line); the layout check
+// finds nothing then.
+void TestPlotLayout::annotationsKeepOffTheData()
+{
+    FigureSpec f;
+    f.x.label = "x";
+    f.y.label = "y";
+    for (int m = 0; m < 3; ++m) {  // rising curves: dense in the upper right, empty lower right
+        Series s;
+        s.name = "curve " + std::to_string(m);
+        for (int i = 0; i <= 60; ++i) {
+            s.x.push_back(i);
+            s.y.push_back(i < 30 ? 0.1 * i + m : 3 + 0.5 * (i - 30) + m);
+        }
+        f.series.push_back(s);
+    }
+    f.vlines.push_back({50, "train length 50 points"});  // at the top: across the curves
+    f.legend = LegendPlace::UpperRight;                  // over the curves' rise
+    QCustomPlot plot;
+    plot.resize(600, 400);
+    plot.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&plot));
+    buildFigure(plot, f);
+    plot.replot(QCustomPlot::rpImmediateRefresh);
+    const auto problems = layoutProblems(plot, QRectF(plot.rect()));
+    QVERIFY2(problems.isEmpty(), qPrintable(problems.join('\n')));
+    auto* rect = plot.axisRect();
+    const QRectF legend = plot.legend->outerRect();
+    QVERIFY2(legend.center().x() < rect->rect().center().x(),  // moved left, off the curves
+             qPrintable(QString("legend at %1,%2").arg(legend.x()).arg(legend.y())));
+    QCPItemText* label = nullptr;
+    for (int i = 0; i < plot.itemCount(); ++i)
+        if (auto* t = qobject_cast<QCPItemText*>(plot.item(i)))
+            label = t;
+    QVERIFY(label && label->visible());
+    QVERIFY(label->padding().top() > 0 ||
+            label->positionAlignment() & Qt::AlignRight);  // not the top right slot it had
 }
 
 QTEST_MAIN(TestPlotLayout)

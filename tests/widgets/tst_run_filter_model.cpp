@@ -104,6 +104,18 @@ void TstRunFilterModel::theRunMenuOffersWhatTheSelectionAllows()
         QVERIFY2(cells[i].why.contains("is a cell of sweep quick-pe"), qPrintable(cells[i].why));
     }
     QVERIFY(cells[2].enabled);  // Evaluate still is
+    // Issue 80, defect 6: a run this studio's job holds is named as the studio's, with Archive
+    // and Delete offered disabled (they were enabled, then refused naming "another process").
+    const ui::RunMenuModel busy({m_rope1, m_nope}, {}, {"", "evaluating"});
+    const auto held = busy.entries();
+    for (const size_t i : {size_t(8), size_t(9)}) {
+        QVERIFY(!held[i].enabled);
+        QVERIFY2(held[i].why.startsWith("this studio is evaluating") &&
+                     held[i].why.contains("see Jobs"),
+                 qPrintable(held[i].why));
+    }
+    QVERIFY(!busy.removal(engine::RunRemoval::Trash).allowed);
+    QVERIFY(busy.removal(engine::RunRemoval::Trash).text.startsWith("this studio is evaluating"));
 }
 
 void TstRunFilterModel::aRemovalAsksOrNamesTheHolder()

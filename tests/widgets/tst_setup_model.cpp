@@ -15,6 +15,7 @@ class TstSetupModel final : public QObject {
 private Q_SLOTS:
     void trainNeedsAValidDraftAndNoRefusal();
     void summaryAndRequestFollowTheOverrides();
+    void newSweepStartsFromTheDraftAsShown();
 };
 
 void TstSetupModel::trainNeedsAValidDraftAndNoRefusal()
@@ -58,6 +59,29 @@ void TstSetupModel::summaryAndRequestFollowTheOverrides()
     m.setSeedOverride(0);
     const auto plain = m.request("/tmp/runs", "cpu");
     QVERIFY(plain && !plain->options.maxSteps && !plain->options.seed);
+}
+
+// Issue 80 §1, defect 1: New sweep starts from the draft with Set up's Steps (the cells trained
+// the config's 15,000 while Steps said 300); a refused field stops it with a message naming the
+// field, and the summary says the refused Steps rather than the last number the box held.
+void TstSetupModel::newSweepStartsFromTheDraftAsShown()
+{
+    ui::SetupModel m;
+    QVERIFY(m.sweepBase().refusal.contains("problems"));
+    QVERIFY(m.draft().parse(test::tinyConfig("linear_regression", "rope", 20), "tiny.yaml", "."));
+    QCOMPARE(m.sweepBase().runs.at(0).training.maxSteps, std::int64_t(20));
+    m.setStepsOverride(300);
+    m.setSeedOverride(9);
+    const auto base = m.sweepBase();
+    QVERIFY(base.refusal.isEmpty());
+    QCOMPARE(base.runs.at(0).training.maxSteps, std::int64_t(300));
+    QCOMPARE(base.runs.at(0).seed, m.draft().runs().at(0).seed);  // seeds are the sweep's axis
+    m.setRefused({"Steps “-500”"});
+    QVERIFY(m.sweepBase().runs.empty());
+    QVERIFY2(m.sweepBase().refusal.startsWith("Steps “-500” is not applied"),
+             qPrintable(m.sweepBase().refusal));
+    QVERIFY2(m.summary().contains("Steps “-500” not applied") && !m.summary().contains("300 steps"),
+             qPrintable(m.summary()));
 }
 
 QTEST_GUILESS_MAIN(TstSetupModel)

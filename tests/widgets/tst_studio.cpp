@@ -542,12 +542,15 @@ void TestStudio::setUpSweepsThroughTheSweepsTab()
 
     setup->setText(good);
     QVERIFY(setup->validate().isEmpty());
+    // Issue 80, defect 1: the cells train Set up's Steps (they trained the config's).
+    setup->setSteps(30);
     tabs->setCurrentWidget(setup);
     setup->findChild<QPushButton*>("newSweep")->click();
     QCOMPARE(tabs->currentWidget(), sweeps);
     auto* dialog = w.findChild<QDialog*>("newSweepDialog");
     QVERIFY(dialog);
     QVERIFY(dialog->isVisible());  // open(): the click returned with the dialog up
+    QCOMPARE(dialog->findChild<QSpinBox*>("sweepSteps")->value(), 30);
     // A config axis that is not KEY=V1,V2 is refused in the dialog, which stays open.
     dialog->findChild<QLineEdit*>("sets")->setText("model.num_hidden_layers");
     dialog->findChild<QDialogButtonBox*>()->button(QDialogButtonBox::Ok)->click();
@@ -566,6 +569,14 @@ void TestStudio::setUpSweepsThroughTheSweepsTab()
     const auto index = engine::readSweepIndex(dir.toStdString());
     QCOMPARE(index.cells.size(), size_t(3));  // rope x 3 seeds (the dialog's default)
     QCOMPARE(index.cells.front().config.position.type, std::string("rope"));
+    {  // what each cell's run will train: its config.yaml in the sweep
+        QFile config(QString::fromStdString(
+            engine::SweepPaths{dir.toStdString()}.cellDir(index.cells.front().name) +
+            "/config.yaml"));
+        QVERIFY(config.open(QIODevice::ReadOnly));
+        const QByteArray text = config.readAll();
+        QVERIFY2(text.contains("max_steps: 30"), text.constData());
+    }
 
     // Every encoding checked x randomized positions: refused whole unless the dialog's "leave
     // out combinations the config refuses" is ticked; then NoPE under them is left out, and said.
@@ -575,7 +586,7 @@ void TestStudio::setUpSweepsThroughTheSweepsTab()
     for (auto* box : dialog->findChildren<QCheckBox*>())  // the PE boxes are named by their PE
         if (const QString pe = box->objectName(); !pe.isEmpty() && pe != "skipRefused")
             box->setChecked(pe == "rope" || pe == "nope");
-    dialog->findChild<QSpinBox*>()->setValue(1);
+    dialog->findChild<QSpinBox*>("sweepSeeds")->setValue(1);
     dialog->findChild<QLineEdit*>("sets")->setText("training.random_positions.max_position=0,64");
     const QString skipDir = QString::fromStdString(test::scratchDir("studio-skip-sweep")) + "/S";
     dialog->findChild<QLineEdit*>("folder")->setText(skipDir);

@@ -24,6 +24,7 @@ private Q_SLOTS:
     void summaryAndTheAggregateDue();
     void holdersAreNamedWhileTheyRun();
     void titleSaysOverridesApart();
+    void runsHereBelongToTheirSweep();
 
 private:
     // The model on a rope × nope × 2 seeds sweep, with the cells in `states` (by index).
@@ -46,7 +47,9 @@ std::vector<engine::CellStatus> TstSweepsModel::statuses(const ui::SweepsModel& 
         engine::CellStatus s;
         s.cell = &cell;
         s.state = states.at(size_t(cell.index));
-        s.stage = s.state == S::Running ? "train" : "";
+        s.stage = s.state == S::Running     ? "train"
+                  : s.state == S::Cancelled ? "stopped"  // as the cell's state file says it
+                                            : "";
         s.step = 10;
         s.totalSteps = 20;
         if (s.state == S::Done)
@@ -80,7 +83,13 @@ void TstSweepsModel::squaresSayTheirCellsStates()
     const auto a = m.square(0, 0);
     QCOMPARE(a.text, QStringLiteral("✔  ▶50%"));
     QCOMPARE(a.worst, S::Running);
-    QVERIFY2(a.tip.contains("running train 10/20"), qPrintable(a.tip));
+    QVERIFY2(a.tip.contains("running (train) at step 10 of 20"), qPrintable(a.tip));
+    // Issue 80, defect 16: the state said once ("cancelled stopped 2235/15000" before).
+    states[size_t(second[1])] = S::Cancelled;
+    m.setStatuses(statuses(m, states));
+    const auto tip = m.square(0, 1).tip;
+    QVERIFY2(tip.contains("cancelled at step 10 of 20") && !tip.contains("stopped"),
+             qPrintable(tip));
     QCOMPARE(m.square(0, 1).worst, S::Failed);
     QCOMPARE(m.runsAt(0, 0).size(), qsizetype(1));  // only the done cell has a run here
     QVERIFY(m.runsAt(0, 1).isEmpty());
@@ -97,15 +106,18 @@ void TstSweepsModel::summaryAndTheAggregateDue()
     QVERIFY(m.setStatuses(statuses(m, {S::Done, S::Done, S::Pending, S::Cancelled})));  // due
     QCOMPARE(m.summary(true, {}), QStringLiteral("2 done · 0 running · 1 pending · 0 stopped · 0 "
                                                  "failed · 1 cancelled — running here"));
-    m.setLastRun("Run here: took no cell; 2 held by host:42, left to them");
-    QVERIFY2(m.summary(false, {}).endsWith("— Run here: took no cell; 2 held by host:42, left to "
-                                           "them"),
+    m.setLastRun("Run here: 0 of the 1 cell(s) it took finished");
+    QVERIFY2(m.summary(false, {}).endsWith("— Run here: 0 of the 1 cell(s) it took finished"),
              qPrintable(m.summary(false, {})));
     QVERIFY(m.summary(false, "a free core").endsWith("— queued, waiting for a free core"));
     m.setSweep(m_dir, engine::readSweepIndex(m_dir.toStdString()));  // the same sweep again
     QVERIFY(m.summary(false, {}).contains("Run here"));
     m.setSweep(m_dir + "/", engine::readSweepIndex(m_dir.toStdString()));  // another path
     QVERIFY(!m.summary(false, {}).contains("Run here"));
+    // Issue 80, defect 16: what Run here said of holders goes once they hold nothing (it stayed
+    // after the terminal's sweep had exited).
+    m.setLastRun("Run here: took no cell; 2 held by host:42, left to them");
+    QVERIFY2(!m.summary(false, {}).contains("held by"), qPrintable(m.summary(false, {})));
 }
 
 // Found under Xvfb (issue 70, defect 4): the line under the grid named the process holding a
@@ -130,6 +142,12 @@ void TstSweepsModel::holdersAreNamedWhileTheyRun()
     QVERIFY2(m.summary(true, {}).endsWith("— running here · 2 held by elsewhere:42"),
              qPrintable(m.summary(true, {})));
     QVERIFY(!m.summary(true, {}).contains(QString::fromStdString(engine::thisHolder())));
+    // What Run here said of them stands while they hold cells, and is not said twice (issue 80,
+    // defect 16: "— Run here: … 2 held by elsewhere:42 … · 2 held by elsewhere:42").
+    m.setLastRun("Run here: took no cell; 2 cell(s) held by elsewhere:42, left to them");
+    const QString said = m.summary(false, {});
+    QVERIFY2(said.count("held by elsewhere:42") == 1 && said.contains("Run here: took no cell"),
+             qPrintable(said));
 }
 
 // A config axis of one value overrides every cell: the title says so apart from the axes.
@@ -142,6 +160,22 @@ void TstSweepsModel::titleSaysOverridesApart()
     ui::SweepsModel m;
     m.setSweep(QString::fromStdString(request.outDir), engine::readSweepIndex(request.outDir));
     QVERIFY2(m.title().contains("(pe × seed; training.max_steps = 20)"), qPrintable(m.title()));
+}
+
+// Issue 80, defect 2: a run here is its sweep's; the sweep shown speaks of its own only and
+// names the others.
+void TstSweepsModel::runsHereBelongToTheirSweep()
+{
+    ui::SweepsModel m;
+    QCOMPARE(m.runHere("/w/sweep-2"), quint64(0));
+    m.setRunHere("/w/sweep-2", 7);
+    QCOMPARE(m.runHere("/w/sweep-2"), quint64(7));
+    QCOMPARE(m.runHere("/w/sw1"), quint64(0));  // shown: nothing of it runs here
+    QCOMPARE(m.otherRunsHere("/w/sw1"), QStringList{"sweep-2"});
+    QVERIFY(m.otherRunsHere("/w/sweep-2").isEmpty());
+    m.setRunHere("/w/sweep-2", 0);
+    QCOMPARE(m.runHere("/w/sweep-2"), quint64(0));
+    QVERIFY(m.otherRunsHere("/w/sw1").isEmpty());
 }
 
 QTEST_GUILESS_MAIN(TstSweepsModel)

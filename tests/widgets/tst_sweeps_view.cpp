@@ -5,6 +5,7 @@
 
 #include <QElapsedTimer>
 #include <QLabel>
+#include <QPushButton>
 #include <QRegularExpression>
 #include <QSignalSpy>
 #include <QSpinBox>
@@ -167,6 +168,31 @@ void TestSweepsView::createRunStopWithoutBlocking()
     QVERIFY2(failed.isEmpty(),
              qPrintable(failed.isEmpty() ? QString()
                                          : failed.at(0).at(1).value<ui::RunError>().message));
+    // Issue 80, defect 2: another sweep shown while this one runs here: its header, Run here
+    // and Stop are of that sweep (Stop stopped this run); this one is named and keeps running.
+    const std::string other = test::scratchDir("sweeps-view-other") + "/done";
+    test::writeFile(other, "base.yaml", test::tinyConfig());
+    test::writeFile(other, "sweep.yaml", "base: base.yaml\naxes:\n  pe: [alibi]\n");
+    engine::prepareSweep(other);
+    QVERIFY(view.setSweep(QString::fromStdString(other)));
+    auto* stop = [&] {
+        for (auto* b : view.findChildren<QPushButton*>())
+            if (b->text() == "Stop" || b->text() == "Cancel")
+                return b;
+        return static_cast<QPushButton*>(nullptr);
+    }();
+    QVERIFY(stop);
+    QVERIFY(!view.runningHere());
+    QVERIFY(!stop->isEnabled());
+    const QString said = view.findChild<QLabel*>("sweepSummary")->text();
+    QVERIFY2(!said.contains("— running here") && said.contains("also running here: grid"),
+             qPrintable(said));
+    view.stopRun();  // of the sweep shown: nothing of it runs
+    QTest::qWait(300);
+    QCOMPARE(cancelled.count(), 0);
+    QVERIFY(view.setSweep(m_sweep));
+    QVERIFY(view.runningHere());
+    QVERIFY(stop->isEnabled());
     view.stopRun();
     QVERIFY(waitIdle(controller, 120000));
     QCOMPARE(cancelled.count(), 1);

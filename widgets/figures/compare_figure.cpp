@@ -182,6 +182,7 @@ struct Compared {
     std::vector<engine::EvalResult> results;
     std::vector<std::vector<std::int64_t>> steps;  // a logged column's rows, per result
     std::vector<std::vector<double>> seconds;      // and their training clock
+    std::vector<std::int64_t> loggedSteps;         // the steps any run logged (alignLogged)
 };
 
 Compared readCompared(const QStringList& runFiles, const std::string& method, QStringList& missing)
@@ -262,6 +263,19 @@ plots::Series groupSeries(const std::string& group, const std::vector<size_t>& i
     stats.mean = combined.mean;
     stats.bootstrapLow = combined.low;
     stats.bootstrapHigh = combined.high;
+    // A logged column's group whose runs end at different steps: its mean goes on over the
+    // runs still logging, and says where N drops (issue 80, defect 3).
+    if (idx.size() > 1 && !c.loggedSteps.empty())
+        for (size_t p = 0; p + 1 < combined.seeds.size() && p + 1 < c.loggedSteps.size(); ++p)
+            if (combined.seeds[p] == std::int64_t(idx.size()) &&
+                combined.seeds[p + 1] < combined.seeds[p]) {
+                out.notes << QStringLiteral("%1: the mean of its %2 runs to step %3, of fewer "
+                                            "after (they end or log elsewhere)")
+                                 .arg(QString::fromStdString(group))
+                                 .arg(idx.size())
+                                 .arg(c.loggedSteps[p]);
+                break;
+            }
     const bool single = selectedIds.size() == 1;
     const std::string colour =
         single ? plots::runColor(selectedIds.front()) : plots::runColor("group:" + group);
@@ -395,15 +409,12 @@ void compareErrorAxes(plots::FigureSpec& f, const ComparedAxes& axes)
                                                : "train length " + std::to_string(t) + " points"});
 }
 
-// A logged column's runs at the steps all of them logged, their clocks too, each run smoothed
-// as chosen; the common steps.
-std::vector<std::int64_t> alignLogged(Compared& c, const CompareOptions& options,
-                                      CompareResult& out)
+// A logged column's runs at the steps any of them logged, their clocks too, each run smoothed
+// as chosen; those steps.
+std::vector<std::int64_t> alignLogged(Compared& c, const CompareOptions& options)
 {
-    std::vector<std::string> cut;
-    const auto common = alignLoggedRuns(c.results, c.steps, cut);
-    for (const auto& note : cut)
-        out.notes << QString::fromStdString(note);
+    const auto common = alignLoggedRuns(c.results, c.steps);
+    c.loggedSteps = common;
     for (size_t i = 0; i < c.results.size(); ++i) {
         c.seconds[i] = valuesAtSteps(c.seconds[i], c.steps[i], common);
         if (options.smoothing > 0 && isSmoothable(c.results[i].method)) {
@@ -492,7 +503,7 @@ CompareResult compareRuns(const QStringList& runFiles, const std::string& method
     // lack one (issue 52: the RoPE group was pink in one method and vermilion in the others).
     Compared c = readCompared(runFiles, method, out.missing);
     const bool logged = isLoggedMethod(method);
-    const auto steps = logged ? alignLogged(c, options, out) : std::vector<std::int64_t>{};
+    const auto steps = logged ? alignLogged(c, options) : std::vector<std::int64_t>{};
     for (size_t i = 0; i < c.facts.size(); ++i)  // a log is no stored evaluation: the run alone
         out.sources.push_back(
             {c.facts[i].info, logged ? std::vector<figures::DrawnEvaluation>{}

@@ -92,31 +92,26 @@ std::optional<LoggedRun> readLoggedRun(const std::string& run, const std::string
 }
 
 std::vector<std::int64_t> alignLoggedRuns(std::vector<engine::EvalResult>& results,
-                                          std::vector<std::vector<std::int64_t>> steps,
-                                          std::vector<std::string>& notes)
+                                          std::vector<std::vector<std::int64_t>> steps)
 {
     if (steps.empty())
         return {};
-    // The steps every run logged (runs of other lengths or logging intervals share fewer): a
-    // group's mean is taken at the same steps, never row against row.
-    std::vector<std::int64_t> common = steps.front();
+    // The steps any run logged: each run is drawn to its own last step, as TensorBoard and W&B
+    // draw it (issue 80, defect 3: cut to the steps every run logged, a 1,500-step run stopped
+    // at 400 beside 400-step runs, and shrank while another run was training). A run has NaN
+    // where it logged nothing (drawn across, never as zero); a group's mean is taken at the
+    // same steps over the runs that logged them, never row against row.
+    std::vector<std::int64_t> all;
     for (const auto& s : steps) {
-        std::vector<std::int64_t> both;
-        std::set_intersection(common.begin(), common.end(), s.begin(), s.end(),
-                              std::back_inserter(both));
-        common = std::move(both);
+        std::vector<std::int64_t> either;
+        std::set_union(all.begin(), all.end(), s.begin(), s.end(), std::back_inserter(either));
+        all = std::move(either);
     }
-    bool cut = false;
     for (size_t i = 0; i < results.size(); ++i) {
         auto& values = results[i].curves.front().stats.mean;
-        auto kept = valuesAtSteps(values, steps[i], common);
-        cut = cut || kept.size() < values.size();
-        values = std::move(kept);
+        values = valuesAtSteps(values, steps[i], all);
     }
-    if (cut)
-        notes.push_back("drawn at the " + std::to_string(common.size()) +
-                        " steps every run logged");
-    return common;
+    return all;
 }
 
 std::vector<double> valuesAtSteps(const std::vector<double>& values,
@@ -201,6 +196,8 @@ void loggedAxes(plots::FigureSpec& f, const std::string& method, const LoggedXAx
         for (size_t p = 0; p < std::min(xs.size(), s.y.size()); ++p) {
             if (!std::isfinite(xs[p]))
                 continue;  // no clock at this row: no place on a time axis
+            if (!std::isfinite(s.y[p]))
+                continue;  // a step this run did not log (another run did): drawn across
             kept.x.push_back(xs[p]);
             kept.y.push_back(s.y[p]);
             if (p < s.bandLow.size() && p < s.bandHigh.size()) {

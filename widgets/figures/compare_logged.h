@@ -43,12 +43,11 @@ struct LoggedRun {
 };
 std::optional<LoggedRun> readLoggedRun(const std::string& run, const std::string& method);
 
-/// Keeps every run's values at the steps all of them logged (a group's mean is taken step by
-/// step; runs of other lengths or logging intervals share fewer) and says so when that drops
-/// rows; returns those steps. Each run's steps ascend, as a log's do.
+/// Puts every run's values at the steps any of them logged, NaN where a run logged nothing
+/// (each run drawn to its own last step; a group's mean taken step by step over the runs that
+/// logged it); returns those steps. Each run's steps ascend, as a log's do.
 std::vector<std::int64_t> alignLoggedRuns(std::vector<engine::EvalResult>& results,
-                                          std::vector<std::vector<std::int64_t>> steps,
-                                          std::vector<std::string>& notes);
+                                          std::vector<std::vector<std::int64_t>> steps);
 
 /// `values` (one per entry of `steps`) at the steps of `common`, NaN where the run logged none;
 /// both ascend, as a log's steps do.

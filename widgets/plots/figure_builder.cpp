@@ -1,4 +1,5 @@
 #include "figure_builder.h"
+#include "layout_check.h"
 
 #include "plot_style.h"
 #include "qcp.h"
@@ -58,6 +59,22 @@ protected:
                             [&](double kept) { return std::fabs(std::log10(t / kept)) >= gap; }))
                 ticks << t;
         std::sort(ticks.begin(), ticks.end());
+        if (ticks.size() >= 3)
+            return ticks;
+        // Inside one step of the digits (1.9..2.9 labelled "2" alone, issue 80, defect 15):
+        // evenly spaced round numbers, three to five of them.
+        const double raw = (range.upper - range.lower) / 4;
+        const double magnitude = std::pow(10.0, std::floor(std::log10(raw)));
+        double step = 10 * magnitude;
+        for (const double m : {1.0, 2.0, 2.5, 5.0})
+            if (m * magnitude >= raw) {
+                step = m * magnitude;
+                break;
+            }
+        ticks.clear();
+        for (double v = std::ceil(range.lower / step) * step; v <= range.upper * (1 + 1e-12);
+             v += step)
+            ticks << v;
         return ticks;
     }
 };
@@ -217,6 +234,7 @@ void addVLine(const Panel& p, const VLine& v, int row)
     text->setText(qs(v.label));
     text->setColor(color);
     text->setFont(font);
+    markLineLabel(text, row);  // moved off the curves as the plot is laid out
 }
 
 void addMarker(const Panel& p, const Marker& m)
@@ -402,6 +420,7 @@ QCPAxisRect* addZoomPanel(QCustomPlot& plot, QCPLayoutGrid* body, QCPAxisRect* m
                           const FigureSpec& spec)
 {
     auto* zoom = new QCPAxisRect(&plot);
+    markInsetPanel(zoom);  // narrower than a main panel by design
     body->addElement(0, 1, zoom);
     style::styleAxisRect(zoom);
     // No x label: the main panel's applies, and a long one would overflow the narrow panel
@@ -446,6 +465,7 @@ void buildFigure(QCustomPlot& plot, const FigureSpec& spec)
     if (spec.zoom)
         addZoomPanel(plot, body, main, spec);
     placeLegend(plot, body, main, spec.legend);
+    keepAnnotationsOffTheData(plot);
     plot.replot(QCustomPlot::rpImmediateRefresh);
 }
 
@@ -496,6 +516,7 @@ void buildGrid(QCustomPlot& plot, const GridSpec& spec)
         fitAxes(p, f);
     }
     placeLegend(plot, body, nullptr, LegendPlace::OutsideRight);
+    keepAnnotationsOffTheData(plot);
     plot.replot(QCustomPlot::rpImmediateRefresh);
 }
 

@@ -3,6 +3,8 @@
 
 #include "parallel_coords.h"
 
+#include <QRegularExpression>
+
 #include <QFontMetricsF>
 #include <QLinearGradient>
 #include <QPainter>
@@ -55,8 +57,6 @@ std::vector<double> ticksOf(const ParallelAxis& a)
         t = {a.min, a.max};
     return t;
 }
-
-QString tickText(double v) { return parallelTickText(v); }
 
 // Where a value sits on an axis (axisFraction), with the axis's scale worked out once: the rows'
 // values are placed every frame.
@@ -252,8 +252,10 @@ void drawAxes(QPainter& p, const ParallelLayout& l, const ParallelSpec& s)
             for (size_t c = 0; c < axis.categories.size(); ++c)
                 marks.push_back({double(c), QString::fromStdString(axis.categories[c])});
         } else {
-            for (double v : ticksOf(axis))
-                marks.push_back({v, tickText(v)});
+            const auto values = ticksOf(axis);
+            const auto texts = parallelTickTexts(values);
+            for (size_t t = 0; t < values.size(); ++t)
+                marks.push_back({values[t], texts[int(t)]});
         }
         for (const auto& [v, text] : marks) {
             const double y = l.yAt(axisFraction(axis, v));
@@ -318,9 +320,9 @@ void drawColorScale(QPainter& p, const QRectF& area, const ParallelLayout& l, co
     p.fillRect(bar, g);
     p.setFont(style::font(style::kTickPt - 1));
     p.setPen(style::textColor());
-    auto label = [&](double v) { return axis.categorical ? QString() : tickText(v); };
-    p.drawText(QPointF(bar.right() + 4, bar.top() + 8), label(axis.max));
-    p.drawText(QPointF(bar.right() + 4, bar.bottom()), label(axis.min));
+    const auto ends = parallelTickTexts({axis.max, axis.min});
+    p.drawText(QPointF(bar.right() + 4, bar.top() + 8), axis.categorical ? QString() : ends[0]);
+    p.drawText(QPointF(bar.right() + 4, bar.bottom()), axis.categorical ? QString() : ends[1]);
     p.save();
     p.translate(bar.left() - 6, bar.center().y());
     p.rotate(-90);
@@ -343,6 +345,21 @@ QString parallelTickText(double v)
         return QString::number(v, 'g', digits);
     }
     return QString::number(v, 'g', 3);
+}
+
+QStringList parallelTickTexts(const std::vector<double>& values)
+{
+    const bool exponent = std::any_of(values.begin(), values.end(), [](double v) {
+        const double a = std::fabs(v);
+        return std::isfinite(v) && a != 0 && (a >= 1e7 || a < 1e-3);
+    });
+    QStringList out;
+    for (const double v : values)
+        out << (!std::isfinite(v) ? QString()
+                : exponent && v != 0
+                    ? QString::number(v, 'e', 2).replace(QRegularExpression("\\.?0+e"), "e")
+                    : parallelTickText(v));
+    return out;
 }
 
 void fitAxes(ParallelSpec& spec)

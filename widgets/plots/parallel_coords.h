@@ -7,6 +7,7 @@
 
 #include <QRectF>
 #include <QString>
+#include <QStringList>
 
 #include <optional>
 #include <string>
@@ -100,6 +101,10 @@ QString scaleColor(double fraction);
 /// "1.5e+03"), three significant digits without an exponent between 0.001 and 10⁷ ("0.25",
 /// "12346" for 12345.6), an exponent beyond ("1e-05": a learning rate).
 QString parallelTickText(double v);
+/// The ticks of one axis in one notation (issue 80, defect 15: a seed axis read "1e+09" beside
+/// "1000000"): as parallelTickText when every value takes it without an exponent, else every
+/// value with one ("1e+06", "5e+08").
+QStringList parallelTickTexts(const std::vector<double>& values);
 
 /// PNG (widthInches x heightInches at dpi), SVG or PDF (vector pages) as paintParallel draws
 /// it; CSV: the rows, a column per axis and `inside` (1 inside every brush, else 0); TeX: a

@@ -96,9 +96,11 @@ QString texAxes(const ParallelSpec& s)
         if (axis.categorical)
             for (size_t c = 0; c < axis.categories.size(); ++c)
                 ticks.push_back({double(c), axis.categories[c]});
-        else
-            for (double v : {axis.min, axis.max})
-                ticks.push_back({v, parallelTickText(v).toStdString()});
+        else {
+            const auto texts = parallelTickTexts({axis.min, axis.max});
+            ticks.push_back({axis.min, texts[0].toStdString()});
+            ticks.push_back({axis.max, texts[1].toStdString()});
+        }
         for (const auto& [v, text] : ticks)
             out += QStringLiteral("\\node[anchor=east, font=\\scriptsize, fill=white, "
                                   "fill opacity=0.7, text opacity=1, inner sep=1pt] at "
@@ -151,8 +153,9 @@ QString texBrushesAndScale(const ParallelSpec& s)
                           "\\node[anchor=west, font=\\scriptsize] at (axis cs:%1,0) {%3};\n"
                           "\\node[rotate=90, anchor=south, font=\\scriptsize] at (axis cs:%4,0.5) "
                           "{%5};\n")
-               .arg(files::number(x1), parallelTickText(axis.max), parallelTickText(axis.min),
-                    files::number(x0), texEscape(axisLabel(s, s.colorAxis)));
+               .arg(files::number(x1), parallelTickTexts({axis.max, axis.min})[0],
+                    parallelTickTexts({axis.max, axis.min})[1], files::number(x0),
+                    texEscape(axisLabel(s, s.colorAxis)));
     return out;
 }
 

@@ -35,6 +35,9 @@ OpenRunModel::OpenRunModel(QObject* parent) : QObject(parent)
     connect(&m_watch, &QTimer::timeout, this, [this] {
         if (m_runFile.isEmpty())
             return m_watch.stop();
+        checkStillThere();
+        if (m_runFile.isEmpty())
+            return;
         const qint64 now = analysisStamp();
         if (now == m_analysisStamp)
             return;
@@ -49,6 +52,27 @@ qint64 OpenRunModel::analysisStamp() const
     if (!analysis.exists())
         return -1;
     return analysis.lastModified().toMSecsSinceEpoch() * 131 + analysis.size();
+}
+
+bool OpenRunModel::checkStillThere()
+{
+    if (m_runFile.isEmpty() || QFileInfo::exists(m_runFile))
+        return !m_runFile.isEmpty();
+    const QString was = m_runFile;
+    close();
+    Q_EMIT gone(was);
+    return false;
+}
+
+void OpenRunModel::movedAway(const QStringList& runFiles)
+{
+    for (const auto& run : runFiles)
+        if (isOpenRun(run)) {
+            const QString was = m_runFile;
+            close();
+            Q_EMIT gone(was);
+            return;
+        }
 }
 
 bool OpenRunModel::isOpenRun(const QString& pathOrDir) const

@@ -13,6 +13,7 @@
 
 #include <QObject>
 #include <QString>
+#include <QStringList>
 #include <QTimer>
 
 #include <string>
@@ -40,6 +41,14 @@ public:
     /// again re-reads all of it (updated: Log, then Analysis).
     QString open(const QString& pathOrDir);
     void close();
+    /// The open run follows its file (issue 80 §1, defect 4: a deleted open run stayed open,
+    /// Resume offered): whether it is still there; when its run.h5 is gone (moved or deleted,
+    /// by the studio or anyone) the run is closed and gone(was) emitted. The analysis watch
+    /// asks every 3 s.
+    bool checkStillThere();
+    /// The studio moved these runs (the Runs list's Delete or Archive): when the open run is
+    /// one, it is closed at once and gone(was) emitted.
+    void movedAway(const QStringList& runFiles);
     /// A run's files changed (an analysis stored results, a training ended): when it is the
     /// open run, views re-read that part.
     void notifyUpdated(const QString& pathOrDir, Part part);
@@ -56,6 +65,8 @@ Q_SIGNALS:
     void changed(const QString& runFile);
     void updated(const QString& runFile, lengen::ui::OpenRunModel::Part part);
     void openFailed(const QString& path, const QString& message);
+    /// The open run's file went away (checkStillThere, movedAway); the run is closed.
+    void gone(const QString& runFile);
 
 private:
     /// Follows while `status` (as just read) is "running"; without it, reads the header.

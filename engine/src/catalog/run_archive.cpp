@@ -40,8 +40,9 @@ std::uint64_t folderBytes(const fs::path& dir)
 
 // Who holds something in the run's folder: every "<file>.lock" there whose lock a live process
 // holds (its writer, the analysis store, a notes edit, an evaluation's or probes' marker), as
-// "<what> by <host>:<pid>" naming the command's kind of work ("this process" for our own, which
-// a front end names as itself: the studio's "this studio is evaluating it"). "" when nobody does.
+// "<what> by <host>:<pid>" naming the command's kind of work ("(this process)" after our own,
+// which a front end names as itself: the studio's "this studio is evaluating it"). "" when
+// nobody does.
 std::string folderHolder(const fs::path& dir)
 {
     std::error_code ec;
@@ -53,7 +54,7 @@ std::string folderHolder(const fs::path& dir)
         if (!io::writerAlive(base))
             continue;
         auto who = io::writerHolder(base);
-        who = who.empty() ? "another process" : who == thisHolder() ? "this process" : who;
+        who = who.empty() ? "another process" : who == thisHolder() ? who + " (this process)" : who;
         std::string what = "held by " + who;
         if (name == "run.h5.lock")
             what = io::writerRole(base) == io::LockRole::Notes

@@ -24,6 +24,7 @@
 #include "export_dialog.h"
 #include "figure_builder.h"
 #include "figure_export.h"
+#include "layout_check.h"
 #include "lengen/engine/analysis.h"
 #include "qcp.h"
 #include "run_figures.h"
@@ -132,12 +133,12 @@ void AttentionView::createPages()
     rowLayout->setContentsMargins(0, 0, 0, 0);
     rowLayout->addLayout(rowBar);
     rowLayout->addWidget(m_row, 1);
-    // A line plot squeezed under ~170 px draws its tick labels over each other: the splitter
-    // keeps both parts readable in a small window (the map is drawn to fit any height).
-    m_row->setMinimumHeight(170);
-    m_plot->setMinimumHeight(220);
+    // Each keeps a readable panel (the layout check: the map's was 124 px, the row's 74 px
+    // tall at 1280 x 800); the page scrolls in a short window.
+    m_row->setMinimumHeight(plots::kPlotMinHeight);
+    m_plot->setMinimumHeight(plots::kPlotMinHeight);
     m_editPlot = new QCustomPlot;
-    m_editPlot->setMinimumHeight(220);
+    m_editPlot->setMinimumHeight(plots::kPlotMinHeight);
     m_editPlot->setMouseTracking(true);
     m_editPlot->hide();
     m_maps = new QSplitter(Qt::Horizontal);  // the untouched map, then the intervention's

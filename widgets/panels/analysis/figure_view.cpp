@@ -7,6 +7,7 @@
 #include "export_dialog.h"
 #include "figure_builder.h"
 #include "figure_export.h"
+#include "layout_check.h"
 #include "qcp.h"
 
 #include <algorithm>
@@ -64,7 +65,7 @@ FigureView::FigureView(Filter filter, QString emptyText, QWidget* parent)
     });
     m_plot = new QCustomPlot;
     m_plot->setInteractions(QCP::iRangeDrag | QCP::iRangeZoom);
-    m_plot->setMinimumSize(320, 240);
+    m_plot->setMinimumSize(plots::kPlotMinWidth, plots::kPlotMinHeight);
     m_hover = new QLabel(tr("Hover for values; click a legend entry to hide or show its curve."));
     m_hover->setTextInteractionFlags(Qt::TextSelectableByMouse);
     plots::enableCurveInteractions(*m_plot, [this](const QString& text) {

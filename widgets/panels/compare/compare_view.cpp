@@ -10,6 +10,7 @@
 #include <QCheckBox>
 #include <QClipboard>
 #include <QComboBox>
+#include <QCoreApplication>
 #include <QHBoxLayout>
 #include <QHeaderView>
 #include <QJsonArray>
@@ -18,10 +19,12 @@
 #include <QLineEdit>
 #include <QPushButton>
 #include <QScrollArea>
+#include <QScrollBar>
 #include <QSplitter>
 #include <QTableWidget>
 #include <QTimer>
 #include <QVBoxLayout>
+#include <QWheelEvent>
 
 #include <cstdint>
 #include <map>
@@ -33,6 +36,7 @@
 #include "export_dialog.h"
 #include "figure_builder.h"
 #include "figure_export.h"
+#include "layout_check.h"
 #include "lengen/engine/analysis.h"
 #include "lengen/engine/config.h"
 #include "lengen/engine/run_file.h"
@@ -90,6 +94,10 @@ CompareView::CompareView(QWidget* parent) : QWidget(parent)
     info->addWidget(m_evaluate);
     layout->addLayout(info);
     layout->addWidget(buildPlotAndConfig(), 1);
+    // The hover read-out beside the line above the figure: a row of its own cost the figure
+    // the height it needs at 1280 x 800.
+    m_hover->setSizePolicy(QSizePolicy::Ignored, QSizePolicy::Preferred);  // never widens the tab
+    info->addWidget(m_hover, 1);
     connectControls();
 }
 
@@ -128,8 +136,11 @@ QWidget* CompareView::buildPlotAndConfig()
     m_scroll->setWidgetResizable(true);
     m_scroll->setFrameShape(QFrame::NoFrame);
     m_scroll->setWidget(m_plot);
+    m_plot->installEventFilter(this);
+    // The config table below never squeezes the figure under a readable panel (issue 80,
+    // defect 10: 70 px tall with the table open); the splitter gives the table the rest.
+    m_scroll->setMinimumHeight(plots::kPlotMinHeight);
     topLayout->addWidget(m_scroll, 1);
-    topLayout->addWidget(m_hover);
     split->addWidget(top);
     auto* bottom = new QWidget;
     auto* bottomLayout = new QVBoxLayout(bottom);
@@ -137,10 +148,23 @@ QWidget* CompareView::buildPlotAndConfig()
     m_diffTitle = new QLabel;
     bottomLayout->addWidget(m_diffTitle);
     bottomLayout->addWidget(m_diff, 1);
+    // The table scrolls itself: it asks for little height, so the tab leaves the Runs dock its
+    // room at 1280 x 800 while the figure keeps a readable panel.
+    m_diff->setMinimumHeight(1);
     split->addWidget(bottom);
     split->setStretchFactor(0, 4);
     split->setStretchFactor(1, 1);
     return split;
+}
+
+bool CompareView::eventFilter(QObject* watched, QEvent* event)
+{
+    if (watched == m_plot && event->type() == QEvent::Wheel && m_model.shown().panels &&
+        !(static_cast<QWheelEvent*>(event)->modifiers() & Qt::ControlModifier)) {
+        QCoreApplication::sendEvent(m_scroll->verticalScrollBar(), event);
+        return true;
+    }
+    return QWidget::eventFilter(watched, event);
 }
 
 QString CompareView::allMethodsText() { return CompareModel::allMethodsText(); }
@@ -293,10 +317,13 @@ void CompareView::draw()
     if (shown.panels) {
         const auto& grid = *shown.panels;
         const int rows = (int(grid.panels.size()) + grid.columns - 1) / std::max(grid.columns, 1);
-        m_plot->setMinimumHeight(rows * 260 + 60);  // the title and the legend's margin
+        const int columns = std::min(std::max(grid.columns, 1), int(grid.panels.size()));
+        // Every panel a readable data area; the area scrolls (both ways) when they do not fit.
+        m_plot->setMinimumSize(columns * plots::kPlotMinWidth * 4 / 5 + 220,
+                               rows * plots::kPanelRowHeight + plots::kGridTitleHeight);
         plots::buildGrid(*m_plot, grid);
     } else {
-        m_plot->setMinimumHeight(0);
+        m_plot->setMinimumSize(plots::kPlotMinWidth, plots::kPlotMinHeight);
         plots::buildFigure(*m_plot, shown.spec);
     }
     Q_EMIT colorsChanged();

@@ -83,6 +83,11 @@ Q_SIGNALS:
     /// What Copy and Export did, or why they did nothing.
     void statusMessage(QString message);
 
+protected:
+    /// The wheel over the panels of every method scrolls them (Ctrl + wheel zooms), as over
+    /// any scrolling page; over one figure it zooms (issue 80, defect 10).
+    bool eventFilter(QObject* watched, QEvent* event) override;
+
 private:
     void createControls();
     QHBoxLayout* buildBar();

@@ -15,6 +15,17 @@ figures::HParamsChoice HParamsModel::choiceFor(const engine::RunTable& table) co
     return c;
 }
 
+figures::HParamsChoice HParamsModel::saved(const figures::HParamsChoice& drawn) const
+{
+    auto c = drawn;
+    if (m_axesChosen)
+        c.axes = m_kept.axes;
+    if (m_colorChosen)
+        c.color = m_kept.color;
+    c.brushes = m_kept.brushes;
+    return c;
+}
+
 void HParamsModel::toggleAxis(const engine::RunTable& table, const std::string& name, bool on)
 {
     if (!m_axesChosen) {  // the first choice starts from what was drawn

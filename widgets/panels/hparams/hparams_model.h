@@ -35,6 +35,11 @@ public:
     /// Everything chosen at once (a saved view, a test): axes, colour and brushes.
     void choose(const figures::HParamsChoice& choice);
 
+    /// What a saved view records (issue 80 §1, defect 5: it recorded what a filter left drawn,
+    /// the constant pe axis hidden and the colour fallen back): what the user chose — axes,
+    /// colour, brushes, also those the runs shown lack — and `drawn` for what they did not.
+    figures::HParamsChoice saved(const figures::HParamsChoice& drawn) const;
+
     bool axesChosen() const { return m_axesChosen; }
     bool colorChosen() const { return m_colorChosen; }
     /// The chosen axes, brushes kept (also those the current table lacks).

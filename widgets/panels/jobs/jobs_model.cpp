@@ -112,10 +112,14 @@ int JobsModel::otherCoresHere() const
 QString JobsModel::coresText() const
 {
     const int others = otherCoresHere();
-    // Not clamped: four trainings on two cores read "4 of 2", the overload shown.
-    QString text = jobsTr("cores: %1 of %2 in use").arg(m_inUse + others).arg(m_limit);
-    if (others > 0)  // a terminal's trainings use this machine's cores too (issue 70, defect 14)
-        text += jobsTr(" (%n by other processes)", nullptr, others);
+    // What is true, the overload said as such (issue 80, defect 17: "3 of 2 in use (1 by other
+    // processes)"): "2 cores: 2 in use here, 1 by other processes (over by 1)". A terminal's
+    // trainings use this machine's cores too (issue 70, defect 14).
+    QString text = jobsTr("%1 cores: %2 in use here").arg(m_limit).arg(m_inUse);
+    if (others > 0)
+        text += jobsTr(", %n by other processes", nullptr, others);
+    if (m_inUse + others > m_limit)
+        text += jobsTr(" (over by %1)").arg(m_inUse + others - m_limit);
     if (m_waiting > 0)
         text += jobsTr(" · %n waiting for one", nullptr, m_waiting);
     return text;
@@ -274,6 +278,27 @@ bool JobsModel::actionEnabled(Action a) const
 
 // Each button says what it does to the selected job, or why it cannot (a disabled button
 // without a word read as a fault: issue 53).
+QString JobsModel::confirmation(Action a) const
+{
+    if (!actionEnabled(a))
+        return {};
+    const auto o = selectedOther();
+    const auto j = o ? std::optional<JobInfo>(*o) : selectedOwn();
+    if (!j)
+        return {};
+    const QString name = o ? otherName(*o) : qstr(j->label);
+    if (a == Action::Cancel && j->kind == JobKind::SweepCell && j->state == JobState::Running)
+        return jobsTr("Cancel %1? The cell stops and reads cancelled (as `lengen sweep cancel`); "
+                      "a later run of the sweep takes it up again.")
+            .arg(name);
+    if ((a == Action::Stop || a == Action::Cancel) && j->kind == JobKind::Sweep &&
+        j->state != JobState::Queued)
+        return jobsTr("Stop %1? Every running cell writes its checkpoint and stops; Run here "
+                      "resumes them.")
+            .arg(name);
+    return {};
+}
+
 QString JobsModel::actionTip(Action a) const
 {
     const auto o = selectedOther();

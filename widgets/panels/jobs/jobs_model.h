@@ -54,7 +54,8 @@ public:
 
     /// The rows in the order shown; `nowMs` for the elapsed times of what still runs.
     std::vector<JobRow> rows(qint64 nowMs) const;
-    /// "cores: 2 of 2 in use (1 by another process) · 1 waiting for one".
+    /// "2 cores: 1 in use here, 1 by other processes · 1 waiting for one" ("(over by N)" past
+    /// the limit).
     QString coresText() const;
     /// How many of other processes' running jobs on this host keep cores busy.
     int otherCoresHere() const;
@@ -71,6 +72,10 @@ public:
     bool actionEnabled(Action a) const;
     /// What the action does to the selected job, or why it cannot (its button's tooltip).
     QString actionTip(Action a) const;
+
+    /// The question the action asks first, "" when it acts at once (issue 80, defect 20): a
+    /// running cell's Cancel and a sweep's Stop (every cell stops); queued work goes at once.
+    QString confirmation(Action a) const;
 
     /// Another process's job as its row names it.
     QString otherName(const engine::JobRecord& j) const;

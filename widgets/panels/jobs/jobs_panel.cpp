@@ -1,4 +1,5 @@
 #include "jobs_panel.h"
+#include "ask.h"
 
 #include <QDateTime>
 #include <QFileInfo>
@@ -258,9 +259,19 @@ void JobsPanel::trigger(Action a)
 {
     if (!actionEnabled(a))
         return;
-    if (const auto o = m_model.selectedOther())
-        return act(a, *o);
-    const quint64 id = selectedJob();
+    const QString question = m_model.confirmation(a);
+    if (question.isEmpty())
+        return carryOut(a, m_model.selectedOther(), selectedJob());
+    // Asked about the job selected now: the answer acts on that one, whatever is selected then.
+    ask::confirm(
+        this, a == Action::Cancel ? tr("Cancel") : tr("Stop"), question,
+        [this, a, other = m_model.selectedOther(), id = selectedJob()] { carryOut(a, other, id); });
+}
+
+void JobsPanel::carryOut(Action a, const std::optional<engine::JobRecord>& other, quint64 id)
+{
+    if (other)
+        return act(a, *other);
     switch (a) {
     case Action::Pause: m_controller.pause(id); break;
     case Action::Continue: m_controller.resume(id); break;

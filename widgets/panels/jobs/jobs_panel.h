@@ -76,12 +76,14 @@ private:
     void rebuild();
     void updateActions();
     void act(Action a, const engine::JobRecord& j);
+    /// The action on the job it was asked for (another process's, else the studio's `id`).
+    void carryOut(Action a, const std::optional<engine::JobRecord>& other, quint64 id);
 
     RunController& m_controller;
     mutable JobsModel m_model;  // its own jobs refreshed from the controller before each ask
     QTreeWidget* m_list;
     QLabel* m_selected;
-    QLabel* m_cores;  // "cores: 1 of 2 in use (Concurrent jobs)" and what waits for one
+    QLabel* m_cores;  // "2 cores: 1 in use here" (Concurrent jobs) and what waits for one
     QPushButton *m_pause, *m_continue, *m_stop, *m_cancel, *m_open;
     QTimer* m_timer;
     bool m_dirty = true;

@@ -6,6 +6,7 @@
 #include <QTimer>
 #include <QWidget>
 
+#include <functional>
 #include <vector>
 
 #include "lengen/engine/run_archive.h"
@@ -41,6 +42,13 @@ public:
     void setFolders(const QStringList& folders);
     QStringList folders() const;
     void refresh();
+    /// What this studio's own jobs do with a run ("evaluating", "" for nothing): the run menu
+    /// offers Archive and Delete disabled for such a run, naming the job (the window asks its
+    /// controller).
+    void setBusyHere(std::function<QString(const QString& runFile)> busy)
+    {
+        m_busyHere = std::move(busy);
+    }
     /// Picks up what changed since the last look (new, gone and changed runs) without
     /// re-reading the others: what the 3 s timer does, now.
     void follow();
@@ -99,6 +107,11 @@ Q_SIGNALS:
     void probeRequested(QStringList runFiles);
     /// The run menu's Export figures: every figure of each run, asked where (issue 72).
     void exportFiguresRequested(QStringList runFiles);
+    /// Archive or Delete moved these runs (their run.h5 where they were): the open run, when
+    /// one of them, closes (OpenRunModel::movedAway).
+    void runsMoved(QStringList runFiles);
+    /// What an action did, for the status bar ("Copied 3 paths").
+    void statusMessage(QString message);
 
 private:
     /// The bar's buttons that no member keeps: createBar makes them, wireControls wires them.
@@ -111,6 +124,7 @@ private:
     void wireControls(const BarButtons& buttons);
     RunTableModel* m_model;
     QTimer m_poll;
+    std::function<QString(const QString&)> m_busyHere;
     RunFilterModel* m_proxy;  ///< the filter and the runs it shows (run_filter_model.h)
     QTableView* m_table;
     QLineEdit* m_filter;

@@ -98,13 +98,14 @@ QMenu* RunBrowser::showRunMenu(const QPoint& globalPos)
 {
     // The selected rows' files and sweeps in one pass (a look-up by path per run compared
     // canonical paths against every row: slow on a select-all of thousands).
-    QStringList runs, sweeps;
+    QStringList runs, sweeps, busy;
     for (const auto& index : m_table->selectionModel()->selectedRows()) {
         const auto& row = m_model->row(m_proxy->mapToSource(index).row());
         runs << row.path;
         sweeps << QString::fromStdString(row.entry->sweep);
+        busy << (m_busyHere ? m_busyHere(row.path) : QString());
     }
-    const RunMenuModel model(runs, sweeps);
+    const RunMenuModel model(runs, sweeps, busy);
     auto* menu = new QMenu(this);
     menu->setObjectName(QStringLiteral("runMenu"));
     menu->setToolTipsVisible(true);  // a disabled entry's tooltip says why
@@ -143,7 +144,12 @@ void RunBrowser::runMenuAction(RunMenuModel::Action action)
     case A::OpenFolder:
         QDesktopServices::openUrl(QUrl::fromLocalFile(QFileInfo(runs.front()).absolutePath()));
         break;
-    case A::CopyPaths: QApplication::clipboard()->setText(runs.join('\n')); break;
+    case A::CopyPaths:
+        QApplication::clipboard()->setText(runs.join('\n'));
+        Q_EMIT statusMessage(
+            runs.size() == 1 ? tr("Copied the path %1").arg(runs.front())
+                             : tr("Copied %n paths to the clipboard", nullptr, int(runs.size())));
+        break;
     case A::ExportFigures: Q_EMIT exportFiguresRequested(runs); break;
     case A::Archive: removeRuns(engine::RunRemoval::Archive); break;
     case A::Delete: removeRuns(engine::RunRemoval::Trash); break;
@@ -154,7 +160,11 @@ void RunBrowser::runMenuAction(RunMenuModel::Action action)
 // instead, and nothing moves.
 void RunBrowser::removeRuns(engine::RunRemoval kind)
 {
-    const RunMenuModel model(selectedRuns());
+    const QStringList runs = selectedRuns();
+    QStringList busy;
+    for (const auto& run : runs)
+        busy << (m_busyHere ? m_busyHere(run) : QString());
+    const RunMenuModel model(runs, {}, busy);
     const auto removal = model.removal(kind);
     const QString title =
         kind == engine::RunRemoval::Trash ? tr("Delete runs") : tr("Archive runs");
@@ -173,6 +183,11 @@ void RunBrowser::removeRuns(engine::RunRemoval kind)
                                              : RunMenuModel::movedText(m_lastMoves, kind));
         m_moved->setVisible(!m_lastMoves.empty());
         m_undo->setVisible(!m_lastMoves.empty());
+        QStringList moved;
+        for (const auto& m : m_lastMoves)
+            moved << QString::fromStdString(m.from) + QStringLiteral("/run.h5");
+        if (!moved.isEmpty())
+            Q_EMIT runsMoved(moved);
         follow();
     });
 }

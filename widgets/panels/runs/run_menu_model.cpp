@@ -47,21 +47,36 @@ std::vector<RunMenuModel::Entry> RunMenuModel::entries() const
     // Every figure of each run (lengen export --all), one queued job per run.
     out.push_back(
         {Action::ExportFigures, runMenuTr("Export figures of %1…").arg(what), n >= 1, {}});
-    // A sweep's cell goes with its sweep (its config and state are the sweep's): said here.
-    QString cell;
-    for (int i = 0; i < n && i < m_sweeps.size() && cell.isEmpty(); ++i)
-        if (!m_sweeps[i].isEmpty())
-            cell = runMenuTr("%1 is a cell of sweep %2: archive or delete the sweep's folder")
-                       .arg(QFileInfo(m_runs[i]).dir().dirName(), m_sweeps[i]);
+    const QString blocked = removalBlocked();
+    out.push_back({Action::Archive, runMenuTr("Archive %1…").arg(what), n >= 1 && blocked.isEmpty(),
+                   blocked});
     out.push_back(
-        {Action::Archive, runMenuTr("Archive %1…").arg(what), n >= 1 && cell.isEmpty(), cell});
-    out.push_back(
-        {Action::Delete, runMenuTr("Delete %1…").arg(what), n >= 1 && cell.isEmpty(), cell});
+        {Action::Delete, runMenuTr("Delete %1…").arg(what), n >= 1 && blocked.isEmpty(), blocked});
     return out;
+}
+
+QString RunMenuModel::removalBlocked() const
+{
+    // A sweep's cell goes with its sweep (its config and state are the sweep's): said here.
+    for (int i = 0; i < m_runs.size() && i < m_sweeps.size(); ++i)
+        if (!m_sweeps[i].isEmpty())
+            return runMenuTr("%1 is a cell of sweep %2: archive or delete the sweep's folder")
+                .arg(QFileInfo(m_runs[i]).dir().dirName(), m_sweeps[i]);
+    // The studio's own job is the studio's, not "another process" (its lock holds the run).
+    for (int i = 0; i < m_runs.size() && i < m_busy.size(); ++i)
+        if (!m_busy[i].isEmpty())
+            return runMenuTr("this studio is %1 %2: see Jobs (stop it there, or let it end)")
+                .arg(m_busy[i], QFileInfo(m_runs[i]).dir().dirName());
+    return {};
 }
 
 RunMenuModel::Removal RunMenuModel::removal(engine::RunRemoval kind) const
 {
+    if (const QString why = removalBlocked(); !why.isEmpty()) {
+        Removal blocked;
+        blocked.text = why;
+        return blocked;
+    }
     std::vector<std::string> runs;
     for (const auto& r : m_runs)
         runs.push_back(r.toStdString());

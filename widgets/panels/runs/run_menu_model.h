@@ -43,9 +43,15 @@ public:
 
     /// `sweeps`: the sweep each run is a cell of ("" for none; empty: none known). Archive and
     /// Delete are offered disabled for a sweep's cell, saying why, instead of refused after.
-    explicit RunMenuModel(QStringList runFiles, QStringList sweeps = {})
-        : m_runs(std::move(runFiles)), m_sweeps(std::move(sweeps))
+    /// `busyHere`: what this studio's own jobs do with each run ("evaluating", "" for
+    /// nothing; empty: none known): Archive and Delete are offered disabled for such a run,
+    /// naming the studio's job (issue 80, defect 6: the studio named itself "another process").
+    explicit RunMenuModel(QStringList runFiles, QStringList sweeps = {}, QStringList busyHere = {})
+        : m_runs(std::move(runFiles)), m_sweeps(std::move(sweeps)), m_busy(std::move(busyHere))
     {}
+    /// Why Archive and Delete are not offered: a sweep's cell, a run this studio's job holds;
+    /// "" when they are.
+    QString removalBlocked() const;
     const QStringList& runs() const { return m_runs; }
     /// Every entry, in the menu's order (separators between groups are the view's).
     std::vector<Entry> entries() const;
@@ -55,7 +61,7 @@ public:
     static QString movedText(const std::vector<engine::RunMove>& moves, engine::RunRemoval kind);
 
 private:
-    QStringList m_runs, m_sweeps;
+    QStringList m_runs, m_sweeps, m_busy;
 };
 
 }  // namespace lengen::ui

@@ -24,14 +24,13 @@
 
 namespace lengen::ui {
 
-RunTableModel::RunTableModel(QObject* parent) : QAbstractTableModel(parent)
+RunTableModel::RunTableModel(QObject* parent) : QAbstractTableModel(parent) {}
+
+void RunTableModel::lookDone(const LookResult& r)
 {
-    connect(&m_look, &QFutureWatcher<std::pair<Looked, qint64>>::finished, this, [this] {
-        const auto [looked, ms] = m_look.result();
-        // Dropped when the folders were set again meanwhile.
-        const bool changed = m_lookGeneration == m_generation && applyLooked(looked);
-        Q_EMIT polled(changed, ms);
-    });
+    // Dropped when the folders were set again meanwhile.
+    const bool changed = r.generation == m_generation && applyLooked(r.looked);
+    Q_EMIT polled(changed, r.ms);
 }
 
 namespace {
@@ -153,15 +152,17 @@ bool RunTableModel::poll() { return applyLooked(look(snapshot())); }
 
 void RunTableModel::pollInBackground()
 {
-    if (m_look.isRunning())
-        return;
-    m_lookGeneration = m_generation;
-    m_look.setFuture(QtConcurrent::run([folders = snapshot()] {
+    if (m_look.busy())
+        return;  // the 3 s poll comes again: no look queued behind a slow one
+    m_look.submit([folders = snapshot(), generation = m_generation] {
         QElapsedTimer clock;
         clock.start();
-        auto looked = look(folders);
-        return std::pair<Looked, qint64>(std::move(looked), clock.elapsed());
-    }));
+        LookResult r;
+        r.looked = look(folders);
+        r.ms = clock.elapsed();
+        r.generation = generation;
+        return r;
+    });
 }
 
 bool RunTableModel::applyChanges(const FolderLook& look)

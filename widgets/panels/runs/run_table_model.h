@@ -4,7 +4,6 @@
 // Lives on the GUI thread; scanning reads each run's header only (SWMR-safe).
 
 #include <QAbstractTableModel>
-#include <QFutureWatcher>
 #include <QHash>
 #include <QStringList>
 
@@ -12,6 +11,7 @@
 #include <memory>
 #include <vector>
 
+#include "latest_only.h"
 #include "lengen/engine/run_index.h"
 
 namespace lengen::ui {
@@ -80,7 +80,7 @@ public:
     /// hundred ms, which the GUI thread no longer waits for. A look under way is not doubled;
     /// one started before setFolders is dropped.
     void pollInBackground();
-    bool polling() const { return m_look.isRunning(); }
+    bool polling() const { return m_look.busy(); }
     /// What the studio's own job says of a run it trains ("paused", "stopping"; "" removes it):
     /// shown instead of the file's "running", so a paused run reads "paused" here, in the Train
     /// tab's header and in the Jobs panel alike.
@@ -135,9 +135,17 @@ private:
     /// look on the other thread meanwhile) stays, and a run added by both is one row. Returns
     /// whether any row changed.
     bool applyChanges(const FolderLook& look);
-    QFutureWatcher<std::pair<Looked, qint64>> m_look;
+    /// A look on the worker: what it found, how long it took, the folders' generation it read.
+    struct LookResult {
+        Looked looked;
+        qint64 ms = 0;
+        quint64 generation = 0;
+    };
+    void lookDone(const LookResult& r);
     quint64 m_generation = 0;  ///< setFolders counts up: an older look's result is dropped
-    quint64 m_lookGeneration = 0;
+    /// Through the one "latest only" helper (latest_only.h): one look at a time, a poll during
+    /// one runs once it ended.
+    LatestOnly<LookResult> m_look{this, [this](LookResult r, bool) { lookDone(r); }};
     /// A readable run's cell: displayed, or its raw value to sort by.
     QVariant cell(const RunRow& r, int column, bool sort) const;
     QStringList m_folders;

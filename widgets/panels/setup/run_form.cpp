@@ -16,6 +16,7 @@
 
 #include "config_draft.h"
 #include "figure_builder.h"
+#include "layout_check.h"
 #include "lengen/engine/encodings.h"
 #include "qcp.h"
 
@@ -164,7 +165,8 @@ void RunForm::createFields()
            "tokens at a sorted random subset of positions 0…M−1, so that positions "
            "past the training length are seen; evaluation reads 0…T−1. Off: 0."));
     m_preview = new QCustomPlot;
-    m_preview->setMinimumHeight(170);
+    // A readable panel (the layout check: 103 px of data at 1280 x 800); the form scrolls.
+    m_preview->setMinimumHeight(plots::kPlotMinHeight);
 }
 
 // The boxes in three groups: task and curriculum, model, training.

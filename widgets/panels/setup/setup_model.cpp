@@ -2,6 +2,8 @@
 
 #include <QCoreApplication>
 
+#include <algorithm>
+
 #include "lengen/engine/encodings.h"
 
 namespace lengen::ui {
@@ -53,10 +55,17 @@ QString SetupModel::summary() const
     if (m_steps > 0)
         trained.training.maxSteps = m_steps;
     const auto shortfall = engine::curriculumShortfall(trained);
-    const QString steps = overridden ? setupTr("%1 steps (Steps field; the config says %2)")
-                                           .arg(m_steps)
-                                           .arg(c.training.maxSteps)
-                                     : setupTr("%1 steps").arg(c.training.maxSteps);
+    // A Steps field showing a value it refused trains nothing yet: say that, not the last
+    // value it held (issue 80, defect 27).
+    const auto refusedSteps =
+        std::find_if(m_refused.begin(), m_refused.end(),
+                     [](const QString& f) { return f.startsWith(setupTr("Steps")); });
+    const QString steps = refusedSteps != m_refused.end()
+                              ? setupTr("%1 not applied").arg(*refusedSteps)
+                          : overridden ? setupTr("%1 steps (Steps field; the config says %2)")
+                                             .arg(m_steps)
+                                             .arg(c.training.maxSteps)
+                                       : setupTr("%1 steps").arg(c.training.maxSteps);
     return setupTr("✔ %1 (%2), %3 + %4: H %5 × %6 layers × %7 heads; D = %8, %9 points; "
                    "%10 × batch %11%12")
                .arg(QString::fromStdString(c.task.name), QString::fromStdString(c.task.data),
@@ -92,6 +101,24 @@ std::optional<TrainRequest> SetupModel::request(const std::string& outDir,
     if (m_seed > 0)
         r.options.seed = std::uint64_t(m_seed);
     return r;
+}
+
+SweepBase SetupModel::sweepBase() const
+{
+    if (!m_draft.valid() || m_draft.runs().empty())
+        return {{},
+                setupTr("The Set up tab's config has problems (listed there): fix them to "
+                        "make a sweep of it")};
+    if (!m_refused.isEmpty())
+        return {{},
+                setupTr("%1 is not applied (Set up): type a value the field accepts, then "
+                        "New sweep")
+                    .arg(m_refused.join(QStringLiteral(", ")))};
+    SweepBase base{m_draft.runs(), {}};
+    if (m_steps > 0)
+        for (auto& run : base.runs)
+            run.training.maxSteps = m_steps;
+    return base;
 }
 
 QString SetupModel::labelFor(const engine::RunConfig& run)

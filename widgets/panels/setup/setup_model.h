@@ -25,6 +25,13 @@ struct TrainRequest {
     engine::TrainOptions options;
 };
 
+/// What New sweep starts from (issue 80 §1): the draft's runs with the Steps field applied to
+/// training.max_steps (a cell trains what Set up says), or why there are none, naming the field.
+struct SweepBase {
+    std::vector<engine::RunConfig> runs;
+    QString refusal;  ///< "" when `runs` holds the config
+};
+
 class SetupModel {
 public:
     ConfigDraft& draft() { return m_draft; }
@@ -48,6 +55,9 @@ public:
     QString summary() const;
     /// The request Train sends (into `outDir` on `device`); nullopt when it may not start.
     std::optional<TrainRequest> request(const std::string& outDir, const std::string& device) const;
+    /// The base New sweep builds its cells from: the draft, Steps applied (the Seed field is
+    /// not: a sweep's seeds are its own axis).
+    SweepBase sweepBase() const;
     /// "linear_regression · RoPE": a run is named by what it trains, not by the file it came
     /// from (a preset edited to another PE must not carry the preset's name).
     static QString labelFor(const engine::RunConfig& run);

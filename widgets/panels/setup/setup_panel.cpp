@@ -369,6 +369,7 @@ void SetupPanel::updateTrain()
     m_sweep->setEnabled(m_model.canTrain());
     m_train->setToolTip(m_model.trainTip());
     m_sweep->setToolTip(m_model.sweepTip());
+    showSummary();  // a refused Steps is said there too
 }
 
 // What Train will run, as the model says (the Steps field overrides max_steps).
@@ -403,10 +404,18 @@ std::optional<TrainRequest> SetupPanel::request()
                            m_device->currentData().toString().toStdString());
 }
 
+SweepBase SetupPanel::sweepBase()
+{
+    if (m_validate->isActive() || m_model.draft().source() != text().toStdString())
+        validate();
+    updateTrain();  // the overrides and refusals as the boxes hold them now
+    return m_model.sweepBase();
+}
+
 void SetupPanel::onSweep()
 {
-    if (!request())
-        return Q_EMIT statusMessage(tr("The config is not valid: fix it first"));
+    if (const auto base = sweepBase(); !base.refusal.isEmpty())
+        return Q_EMIT statusMessage(tr("No sweep: %1").arg(base.refusal));
     Q_EMIT sweepRequested();
 }
 

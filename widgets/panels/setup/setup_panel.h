@@ -64,6 +64,8 @@ public:
     QStringList validate();
     /// The request the Train button would send (nullopt + issues shown if invalid).
     std::optional<TrainRequest> request();
+    /// What New sweep starts from (the model's sweepBase, the text parsed if it changed).
+    SweepBase sweepBase();
     void setOutputFolder(const QString& dir);
     QString outputFolder() const;
     void setSteps(int steps);

@@ -32,6 +32,11 @@ QString exportFolder()
     return QDir::currentPath();
 }
 
+void rememberExportFolder(const QString& folder)
+{
+    QSettings().setValue(kLastExportKey, QFileInfo(folder).absoluteFilePath());
+}
+
 void askExportTarget(QWidget* parent, const QString& title, const QString& suggestedFile,
                      std::function<void(const ExportChoice&)> then)
 {

@@ -24,6 +24,8 @@ void setExportFallbackFolder(const QString& folder);
 /// The folder the next export dialog starts in: the last export's, else the fallback, else
 /// the current folder.
 QString exportFolder();
+/// Records `folder` as where the last export went (an export into a folder chosen, not a file).
+void rememberExportFolder(const QString& folder);
 
 void askExportTarget(QWidget* parent, const QString& title, const QString& suggestedFile,
                      std::function<void(const ExportChoice&)> then);

@@ -16,6 +16,7 @@
 #include <QVBoxLayout>
 
 #include <functional>
+#include <limits>
 #include <map>
 #include <memory>
 
@@ -189,6 +190,7 @@ SweepChoiceBoxes newSweepChoiceRows(QFormLayout* form,
                                     std::vector<std::pair<QString, QCheckBox*>> pes)
 {
     auto* seeds = new QSpinBox;
+    seeds->setObjectName(QStringLiteral("sweepSeeds"));
     seeds->setRange(1, 100);
     seeds->setValue(3);
     form->addRow(QObject::tr("Seeds per cell"), seeds);
@@ -256,7 +258,7 @@ QWidget* newSweepFieldOf(const QString& why, QWidget* folder, QWidget* sets, QWi
 
 }  // namespace
 
-QDialog* askNewSweep(QWidget* parent, const QString& defaultFolder,
+QDialog* askNewSweep(QWidget* parent, const QString& defaultFolder, const engine::RunConfig& base,
                      std::function<void(engine::NewSweep, DialogReply)> then)
 {
     auto* d = new QDialog(parent);
@@ -267,6 +269,17 @@ QDialog* askNewSweep(QWidget* parent, const QString& defaultFolder,
     QWidget* peBox = newSweepPeBox(pes);
     form->addRow(QObject::tr("Position encodings"), peBox);
     const SweepChoiceBoxes boxes = newSweepChoiceRows(form, std::move(pes));
+    // The steps each cell trains: what Set up would train (issue 80, defect 1: the cells
+    // trained the config's 15,000 while Set up's Steps said 300).
+    auto* steps = new QSpinBox;
+    steps->setObjectName(QStringLiteral("sweepSteps"));
+    steps->setRange(1, std::numeric_limits<int>::max());
+    steps->setGroupSeparatorShown(true);
+    steps->setValue(
+        int(std::min<std::int64_t>(base.training.maxSteps, std::numeric_limits<int>::max())));
+    steps->setToolTip(QObject::tr("training.max_steps of every cell: the Set up tab's Steps "
+                                  "field, else its config's"));
+    form->addRow(QObject::tr("Steps per cell"), steps);
     auto* folder = new QLineEdit(defaultFolder);
     folder->setObjectName(QStringLiteral("folder"));
     form->addRow(QObject::tr("Sweep folder"), folder);
@@ -277,6 +290,8 @@ QDialog* askNewSweep(QWidget* parent, const QString& defaultFolder,
         d, form, QObject::tr("Create"),
         [=](DialogReply reply) -> QString {
             engine::NewSweep r;
+            r.base = base;
+            r.base.training.maxSteps = steps->value();
             if (const QString why = newSweepRequest(boxes, folder, r); !why.isEmpty())
                 return why;
             rememberChoices(boxes);

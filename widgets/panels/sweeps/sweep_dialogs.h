@@ -19,12 +19,13 @@ namespace lengen::ui {
 /// Safe to call after the dialog was closed (nothing happens).
 using DialogReply = std::function<void(const QString& problem)>;
 
-/// The grid to build (everything but the base config, which the caller sets): PEs, seeds,
-/// tasks, config axes, stages, folder. Opens window-modal (open(), no nested event loop) and
-/// calls `then` once accepted, with the reply to give when the sweep is created or refused
-/// (the dialog waits for it: issue 52); a config axis that is not KEY=V1,V2 is refused in the
-/// dialog. Returns the dialog (it deletes itself when closed).
-QDialog* askNewSweep(QWidget* parent, const QString& defaultFolder,
+/// The grid to build on `base` (one run: the Set up tab's draft with its Steps): PEs, seeds,
+/// tasks, config axes, stages, folder, and the steps every cell trains (`base`'s max_steps
+/// shown, changeable; the request's base carries the answer). Opens window-modal (open(), no nested
+/// event loop) and calls `then` once accepted, with the reply to give when the sweep is created or
+/// refused (the dialog waits for it: issue 52); a config axis that is not KEY=V1,V2 is refused in
+/// the dialog. Returns the dialog (it deletes itself when closed).
+QDialog* askNewSweep(QWidget* parent, const QString& defaultFolder, const engine::RunConfig& base,
                      std::function<void(engine::NewSweep, DialogReply)> then);
 
 /// `base` if it does not exist or is an empty folder, else base-2, base-3, …: the New sweep

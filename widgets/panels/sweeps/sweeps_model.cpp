@@ -1,5 +1,7 @@
 #include "sweeps_model.h"
 
+#include <QFileInfo>
+
 #include <QCoreApplication>
 
 #include "lengen/engine/jobs.h"
@@ -63,8 +65,11 @@ QStringList headersOf(QStringList values, const std::string& key)
 
 void SweepsModel::setSweep(const QString& dir, engine::SweepIndex index)
 {
-    if (dir != m_dir)
-        m_lastRun.clear();  // what Run here did was of another sweep
+    if (dir != m_dir) {
+        m_lastRun.clear();  // what Run here did, and what Slurm said, were of another sweep
+        m_scheduler = {};
+        m_schedulerAskedMs = -1;
+    }
     m_dir = dir;
     m_done = -1;
     m_statuses.clear();
@@ -153,12 +158,19 @@ SweepSquare SweepsModel::square(int row, int column) const
         const auto& s = m_statuses[size_t(i)];
         marks << cellMark(s);
         sq.worst = std::max(sq.worst, s.state);  // the enum is ordered by urgency
-        tips << QStringLiteral("%1: %2 %3 %4/%5%6%7")
-                    .arg(QString::fromStdString(s.cell->name),
-                         QString::fromUtf8(engine::stateName(s.state)),
-                         QString::fromStdString(s.stage))
-                    .arg(s.step)
-                    .arg(s.totalSteps)
+        // "000-rope-s1: cancelled at step 2235 of 15000": the stage only where it says more
+        // than the state (issue 80, defect 16: "cancelled stopped 2235/15000").
+        const QString state = QString::fromUtf8(engine::stateName(s.state));
+        const QString stage = QString::fromStdString(s.stage);
+        const bool stageSaysMore =
+            !stage.isEmpty() && stage != state &&
+            !QStringList{"stopped", "cancelled", "done", "failed", "pending"}.contains(stage);
+        tips << QStringLiteral("%1: %2%3%4%5%6")
+                    .arg(QString::fromStdString(s.cell->name), state,
+                         stageSaysMore ? QStringLiteral(" (%1)").arg(stage) : QString(),
+                         s.totalSteps > 0
+                             ? sweepsTr(" at step %1 of %2").arg(s.step).arg(s.totalSteps)
+                             : QString())
                     .arg(s.message.empty() ? QString() : " — " + QString::fromStdString(s.message),
                          !s.job || s.job->schedulerState.empty()
                              ? QString()
@@ -193,17 +205,6 @@ QString SweepsModel::summary(bool runningHere, const QString& queuedBehind) cons
         extra += n == 1 ? sweepsTr(" · 1 combination left out")
                         : sweepsTr(" · %1 combinations left out").arg(n);
     }
-    QString text = sweepsTr("%1 done · %2 running · %3 pending · %4 stopped · %5 failed%6%7")
-                       .arg(counts["done"])
-                       .arg(counts["running"])
-                       .arg(counts["pending"])
-                       .arg(counts["stopped"])
-                       .arg(counts["failed"])
-                       .arg(extra, runningHere           ? sweepsTr(" — running here")
-                                   : m_lastRun.isEmpty() ? QString()
-                                                         : " — " + m_lastRun);
-    if (!queuedBehind.isEmpty())
-        text += sweepsTr(" — queued, waiting for %1").arg(queuedBehind);
     // Cells another process holds, named while they run (issue 70, defect 4: the tab named
     // them only once Run here had ended).
     std::map<std::string, int> others;
@@ -215,8 +216,24 @@ QString SweepsModel::summary(bool runningHere, const QString& queuedBehind) cons
         if (live && !who.empty() && who != here)
             ++others[who];
     }
-    for (const auto& [who, n] : others)
-        text += sweepsTr(" · %n held by %1", nullptr, n).arg(QString::fromStdString(who));
+    // What Run here said of cells others held stands while they hold some, in place of the
+    // live list it repeats, and goes when they stop (issue 80, defect 16: "4 held by vm:32748"
+    // stayed after that process exited, and was said twice).
+    const bool namesHolders = m_lastRun.contains(QStringLiteral("held by"));
+    const QString lastRun =
+        m_lastRun.isEmpty() || (namesHolders && others.empty()) ? QString() : " — " + m_lastRun;
+    QString text = sweepsTr("%1 done · %2 running · %3 pending · %4 stopped · %5 failed%6%7")
+                       .arg(counts["done"])
+                       .arg(counts["running"])
+                       .arg(counts["pending"])
+                       .arg(counts["stopped"])
+                       .arg(counts["failed"])
+                       .arg(extra, runningHere ? sweepsTr(" — running here") : lastRun);
+    if (!queuedBehind.isEmpty())
+        text += sweepsTr(" — queued, waiting for %1").arg(queuedBehind);
+    if (!(namesHolders && !lastRun.isEmpty() && !runningHere))
+        for (const auto& [who, n] : others)
+            text += sweepsTr(" · %n held by %1", nullptr, n).arg(QString::fromStdString(who));
     return text;
 }
 
@@ -237,6 +254,50 @@ QString SweepsModel::summaryTip(const QString& schedulerNote) const
                sweepsTr("With members, Run here resumes the stopped cells:") + "\n" +
                m_resumePlan.join('\n');
     return tip;
+}
+
+bool SweepsModel::schedulerDue(qint64 nowMs) const
+{
+    return m_schedulerAskedMs < 0 || nowMs - m_schedulerAskedMs >= 5000;
+}
+
+bool SweepsModel::setSchedulerView(SweepSchedulerView view, const std::string& shownRoot)
+{
+    if (view.root != shownRoot)
+        return false;  // asked about a sweep no longer shown
+    m_scheduler = std::move(view);
+    return true;
+}
+
+bool SweepsModel::aggregateDue() const
+{
+    if (!m_index || !m_index->stages.eval)
+        return false;
+    return std::any_of(m_statuses.begin(), m_statuses.end(),
+                       [](const engine::CellStatus& s) { return s.evalDone; });
+}
+
+void SweepsModel::setRunHere(const std::string& root, quint64 job)
+{
+    if (job)
+        m_runsHere[root] = job;
+    else
+        m_runsHere.erase(root);
+}
+
+quint64 SweepsModel::runHere(const std::string& root) const
+{
+    const auto it = m_runsHere.find(root);
+    return it == m_runsHere.end() ? 0 : it->second;
+}
+
+QStringList SweepsModel::otherRunsHere(const std::string& shownRoot) const
+{
+    QStringList out;
+    for (const auto& [root, job] : m_runsHere)
+        if (root != shownRoot)
+            out << QFileInfo(QString::fromStdString(root)).fileName();
+    return out;
 }
 
 }  // namespace lengen::ui

@@ -9,7 +9,9 @@
 
 #include <QString>
 #include <QStringList>
+#include <QtGlobal>
 
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -24,6 +26,13 @@ struct SweepSquare {
     QString text;            ///< a mark per cell ("✔  ▶40%  ·"), or "left out"
     QString tip;             ///< each cell's state, stage, step and message
     engine::SweepCellState worst = engine::SweepCellState::Done;  ///< its colour
+};
+
+/// What the scheduler (squeue) said of a sweep's cells, asked off the GUI thread.
+struct SweepSchedulerView {
+    std::string root;                   ///< the sweep asked about
+    std::map<int, std::string> states;  ///< cell index -> Slurm's state
+    std::string note;                   ///< what it said, or why it said nothing
 };
 
 class SweepsModel {
@@ -45,9 +54,32 @@ public:
     bool setStatuses(std::vector<engine::CellStatus> statuses);
     const std::vector<engine::CellStatus>& statuses() const { return m_statuses; }
     int doneCells() const { return m_done; }
+    /// Whether aggregating has anything to read: the sweep evaluates its cells and a cell has
+    /// its evaluation (issue 80, defect 18: every Create and Run here added an "aggregate …
+    /// nothing to aggregate yet" job, evaluation off or not).
+    bool aggregateDue() const;
     SweepSquare square(int row, int column) const;
     /// The runs of a square that exist (a double click opens one or compares several).
     QStringList runsAt(int row, int column) const;
+
+    /// The local runs of sweeps this studio has queued or running, by sweep folder (its
+    /// located root) — the toolbar's Stop, Run here and the header speak of the shown sweep's
+    /// only (issue 80, defect 2: Stop on a finished sweep shown stopped another sweep's run).
+    /// `job` 0: none any more.
+    void setRunHere(const std::string& root, quint64 job);
+    quint64 runHere(const std::string& root) const;
+    /// The other sweeps with a run here, by folder name: the line that keeps them reachable.
+    QStringList otherRunsHere(const std::string& shownRoot) const;
+
+    /// The scheduler's word on the sweep shown, as last heard (a view of another sweep, heard
+    /// after the sweep shown changed, is dropped); asked at most every 5 s (`nowMs`: a steady
+    /// clock), and never before a sweep was submitted.
+    bool schedulerDue(qint64 nowMs) const;
+    void schedulerAsked(qint64 nowMs) { m_schedulerAskedMs = nowMs; }
+    /// Takes `view` when it is of `shownRoot`; returns whether it did.
+    bool setSchedulerView(SweepSchedulerView view, const std::string& shownRoot);
+    const std::map<int, std::string>& schedulerStates() const { return m_scheduler.states; }
+    QString schedulerNote() const { return QString::fromStdString(m_scheduler.note); }
 
     /// What the last Run here did, when it left cells to others ("" clears it); a sweep
     /// shown anew forgets it.
@@ -65,6 +97,9 @@ public:
 
 private:
     QString m_dir, m_lastRun;
+    std::map<std::string, quint64> m_runsHere;
+    SweepSchedulerView m_scheduler;
+    qint64 m_schedulerAskedMs = -1;  ///< -1: never asked
     QStringList m_resumePlan;
     std::optional<engine::SweepIndex> m_index;
     QStringList m_rowHeaders, m_columnHeaders;

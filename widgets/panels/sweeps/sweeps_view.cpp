@@ -14,8 +14,10 @@
 #include <QHeaderView>
 #include <QLabel>
 #include <QPushButton>
+#include <QScrollArea>
 #include <QSpinBox>
 #include <QSplitter>
+#include <QStackedWidget>
 #include <QStandardPaths>
 #include <QTableWidget>
 #include <QThread>
@@ -29,6 +31,7 @@
 #include "export_dialog.h"
 #include "figure_builder.h"
 #include "figure_export.h"
+#include "layout_check.h"
 #include "lengen/engine/errors.h"
 #include "lengen/engine/sweep_jobs.h"
 #include "plot_style.h"
@@ -115,6 +118,7 @@ SweepsView::SweepsView(QWidget* parent) : QWidget(parent)
     wireControls(open, create);
     for (auto* b : {m_run, m_stop, m_submit, m_aggregateButton, m_export})
         b->setEnabled(false);
+    drawFigure();  // the sentence of an empty tab
 }
 
 // The bar's controls after Open and New sweep (the run's, the aggregate's, the figure's), and
@@ -162,12 +166,36 @@ void SweepsView::buildBody(QHBoxLayout* bar)
     m_grid->verticalHeader()->setSectionResizeMode(QHeaderView::Stretch);
     m_grid->setToolTip(tr("✔ done  ▶ running  ■ stopped  · pending  ✘ failed — one mark per seed; "
                           "double-click a cell to open its runs"));
+    // Rows as tall as a line of marks: the grid takes what its rows need, the figure the rest
+    // (issue 80, defect 9: stretched rows left the figure 20 px).
+    m_grid->verticalHeader()->setSectionResizeMode(QHeaderView::Fixed);
+    m_grid->verticalHeader()->setDefaultSectionSize(fontMetrics().height() * 2);
+    m_grid->setSizeAdjustPolicy(QAbstractScrollArea::AdjustToContents);
+    m_grid->setSizePolicy(QSizePolicy::Expanding, QSizePolicy::Maximum);
     m_plot = new QCustomPlot;
+    // The figure scrolls when its panels need more room than the tab has; without a figure a
+    // sentence says what brings one (an empty tab showed blank 0-5 axes).
+    m_plotScroll = new QScrollArea;
+    m_plotScroll->setWidgetResizable(true);
+    m_plotScroll->setFrameShape(QFrame::NoFrame);
+    m_plotScroll->setWidget(m_plot);
+    m_noFigure = new QLabel;
+    m_noFigure->setObjectName(QStringLiteral("sweepNoFigure"));
+    m_noFigure->setAlignment(Qt::AlignCenter);
+    m_noFigure->setWordWrap(true);
+    m_figureStack = new QStackedWidget;
+    m_figureStack->addWidget(m_noFigure);
+    m_figureStack->addWidget(m_plotScroll);
+    // The figure scrolls within this (a panel row needs kPanelRowHeight): the tab leaves the
+    // Runs dock its room at 1280 x 800.
+    m_figureStack->setMinimumHeight(plots::kPlotMinHeight * 3 / 4);
     auto* split = new QSplitter(Qt::Vertical);
+    split->setObjectName(QStringLiteral("sweepGridFigure"));
     split->addWidget(m_grid);
-    split->addWidget(m_plot);
-    split->setStretchFactor(0, 1);
-    split->setStretchFactor(1, 2);
+    split->addWidget(m_figureStack);
+    split->setStretchFactor(0, 0);
+    split->setStretchFactor(1, 1);
+    split->setChildrenCollapsible(false);
     auto* layout = new QVBoxLayout(this);
     layout->addLayout(bar);
     layout->addWidget(m_title);
@@ -211,8 +239,7 @@ void SweepsView::wireControls(QPushButton* open, QPushButton* create)
 // checkpoint) and waits for it when it is destroyed.
 SweepsView::~SweepsView() = default;
 
-void SweepsView::setBaseConfig(
-    std::function<std::optional<std::vector<engine::RunConfig>>()> provider)
+void SweepsView::setBaseConfig(std::function<SweepBase()> provider)
 {
     m_baseConfig = std::move(provider);
 }
@@ -233,6 +260,9 @@ bool SweepsView::setSweep(const QString& dir)
     m_grid->setColumnCount(int(m_model.columnHeaders().size()));
     m_grid->setVerticalHeaderLabels(m_model.rowHeaders());
     m_grid->setHorizontalHeaderLabels(m_model.columnHeaders());
+    // As tall as its rows (it scrolls itself past that): the figure keeps the rest.
+    m_grid->setMaximumHeight(m_grid->horizontalHeader()->sizeHint().height() +
+                             m_grid->verticalHeader()->length() + 2 * m_grid->frameWidth() + 4);
     m_title->setText(m_model.title());
     for (auto* b : {m_run, m_submit, m_aggregateButton})
         b->setEnabled(true);
@@ -308,7 +338,7 @@ void SweepsView::refresh()
     }
     askScheduler(root);
     try {  // the jobs recorded in the folder, and the scheduler's word as last heard
-        engine::mergeJobStates(root, all, m_scheduler);
+        engine::mergeJobStates(root, all, m_model.schedulerStates());
     } catch (const std::exception& e) {
         Q_EMIT statusMessage(tr("Sweep jobs not read: %1").arg(QString::fromUtf8(e.what())));
     }
@@ -319,9 +349,15 @@ void SweepsView::refresh()
         aggregate();
     const bool running = runningHere();
     const QString behind = queuedBehind();
-    m_summary->setToolTip(m_model.summaryTip(m_schedulerNote));
-    m_summary->setText(m_model.summary(running, behind));
-    m_run->setEnabled(m_runJob == 0);                  // queued or running: not a second time
+    m_summary->setToolTip(m_model.summaryTip(m_model.schedulerNote()));
+    // Another sweep running here stays reachable: named, with where to act on it.
+    const QStringList others = m_model.otherRunsHere(root);
+    m_summary->setText(
+        m_model.summary(running, behind) +
+        (others.isEmpty()
+             ? QString()
+             : tr(" — also running here: %1 (Jobs panel)").arg(others.join(QStringLiteral(", ")))));
+    m_run->setEnabled(m_model.runHere(root) == 0);     // queued or running: not a second time
     m_stop->setEnabled(running || !behind.isEmpty());  // a queued run can be taken back
     m_stop->setText(behind.isEmpty() ? tr("Stop") : tr("Cancel"));
 }
@@ -360,17 +396,22 @@ void SweepsView::drawFigure()
         }
     }
     if (m_figure) {
+        // Every panel a readable data area (the grid's columns beside the shared legend).
+        const int panels = int(m_figure->panels.size());
+        const int columns = std::max(1, std::min(m_figure->columns, panels));
+        const int rows = (panels + columns - 1) / columns;
+        m_plot->setMinimumSize(columns * plots::kPlotMinWidth * 4 / 5 + 220,
+                               rows * plots::kPanelRowHeight + plots::kGridTitleHeight);
         plots::buildGrid(*m_plot, *m_figure);
+        m_figureStack->setCurrentWidget(m_plotScroll);
     } else {  // a sentence, not empty axes
-        // beginFigure keeps the legend alive while it empties the layout.
-        plots::style::beginFigure(*m_plot, {})
-            ->addElement(0, 0,
-                         new QCPTextElement(
-                             m_plot, m_model.index()
-                                         ? tr("The grid figure appears once cells are evaluated "
-                                              "(Aggregate, or automatically as cells finish).")
-                                         : QString()));
-        m_plot->replot();
+        m_noFigure->setText(m_model.index()
+                                ? tr("The grid figure appears once cells are evaluated "
+                                     "(Aggregate, or automatically as cells finish).")
+                                : tr("No sweep shown. Open sweep… shows a sweep folder's grid of "
+                                     "cells and, once they are evaluated, its figure; New "
+                                     "sweep… makes one from the Set up tab's config."));
+        m_figureStack->setCurrentWidget(m_noFigure);
     }
     m_export->setEnabled(bool(m_figure));
 }

@@ -20,6 +20,7 @@
 #include "lengen/engine/sweep_aggregate.h"
 #include "lengen/engine/sweep_run.h"
 #include "run_controller.h"
+#include "setup_model.h"
 #include "sweeps_model.h"
 
 class QComboBox;
@@ -27,6 +28,8 @@ class QCustomPlot;
 class QHBoxLayout;
 class QLabel;
 class QPushButton;
+class QScrollArea;
+class QStackedWidget;
 class QSpinBox;
 class QTableWidget;
 class QTimer;
@@ -40,8 +43,9 @@ class SweepsView final : public QWidget {
 public:
     explicit SweepsView(QWidget* parent = nullptr);
     ~SweepsView() override;
-    /// Where "New sweep…" takes its base config from (the Set up tab's, resolved).
-    void setBaseConfig(std::function<std::optional<std::vector<engine::RunConfig>>()> provider);
+    /// Where "New sweep…" takes its base config from: the Set up tab's draft with its Steps
+    /// (SetupModel::sweepBase), or why there is none.
+    void setBaseConfig(std::function<SweepBase()> provider);
     /// Shows a sweep folder; false + a status message when it is not one.
     bool setSweep(const QString& dir);
     QString sweep() const { return m_dir; }
@@ -99,7 +103,9 @@ private:
     /// `failure` with %1 the reason (moved or deleted since it was opened).
     std::optional<std::string> locateShown(const QString& failure);
     void submit();
-    void onRunEnded(const JobInfo& job);
+    void onRunEnded(const JobInfo& job, const std::string& root);
+    std::string shownRoot() const;
+    quint64 shownRunJob() const;  ///< the shown sweep's run here (queued or running), 0 none
     void paintGrid();
     void drawFigure();
     void cellActivated(int row, int column);
@@ -110,7 +116,7 @@ private:
     QString m_dir;
     std::optional<engine::SweepAggregate> m_aggregate;
     std::optional<plots::GridSpec> m_figure;
-    std::function<std::optional<std::vector<engine::RunConfig>>()> m_baseConfig;
+    std::function<SweepBase()> m_baseConfig;
     QLabel *m_title, *m_summary;
     std::function<QStringList()> m_runsFolders;
     QTableWidget* m_grid;
@@ -121,21 +127,21 @@ private:
     engine::AggregateOptions aggregateOptions() const;
     QComboBox* m_method;
     QCustomPlot* m_plot;
+    QScrollArea* m_plotScroll;  ///< the figure, scrolling when its panels need the room
+    QLabel* m_noFigure;         ///< what brings a figure, while there is none
+    QStackedWidget* m_figureStack;
     RunController* m_controller = nullptr;
-    // What squeue last said of the cells (cell -> Slurm's state), fetched off the GUI thread.
-    struct SchedulerView {
-        std::map<int, std::string> states;
-        std::string note;
-    };
+    // What squeue says of the cells, asked off the GUI thread through the one "latest only"
+    // helper (latest_only.h); the answer and the throttle are the model's.
     void askScheduler(const std::string& root);
-    std::map<int, std::string> m_scheduler;
-    QString m_schedulerNote;
-    QElapsedTimer m_schedulerAsked;
-    bool m_schedulerAsking = false;
+    LatestOnly<SweepSchedulerView> m_askScheduler{this, [this](SweepSchedulerView v, bool latest) {
+                                                      schedulerAnswered(std::move(v), latest);
+                                                  }};
+    void schedulerAnswered(SweepSchedulerView view, bool latest);
+    QElapsedTimer m_clock;  ///< the steady clock the model's throttle reads
     void aggregatePass();
     /// One aggregate job at a time; a request meanwhile runs once it ends.
     Coalesced m_aggregating{[this] { aggregatePass(); }};
-    quint64 m_runJob = 0;          ///< the local run of this sweep (queued or running), 0 none
     QString queuedBehind() const;  ///< what that run waits for ("" when not queued)
     std::string m_cellExecutable;
     QString m_newDir;  ///< the folder of the last "new sweep" job

@@ -32,34 +32,52 @@ void SweepsView::setController(RunController* controller)
         return;
     connect(controller, &RunController::stateChanged, this, [this] { refresh(); });
     connect(controller, &RunController::jobChanged, this, [this](const JobInfo& j) {
-        if (j.id == m_runJob && !j.active() && !j.ended())
+        if (j.id == shownRunJob() && !j.active() && !j.ended())
             refresh();  // queued: what it waits for changed
     });
 }
 
+// The located folder of the sweep shown ("" when none or gone): the key of its run here.
+std::string SweepsView::shownRoot() const
+{
+    try {
+        return m_model.index() ? engine::locateSweep(m_dir.toStdString()) : std::string();
+    } catch (const std::exception&) {
+        return {};
+    }
+}
+
+quint64 SweepsView::shownRunJob() const
+{
+    const auto root = shownRoot();
+    return root.empty() ? 0 : m_model.runHere(root);
+}
+
 bool SweepsView::runningHere() const
 {
-    if (!m_controller || !m_runJob)
-        return false;
-    const auto j = m_controller->job(m_runJob);
+    const quint64 id = shownRunJob();
+    const auto j = m_controller && id ? m_controller->job(id) : std::nullopt;
     return j && j->active();
 }
 
 QString SweepsView::queuedBehind() const
 {
-    const auto j = m_controller && m_runJob ? m_controller->job(m_runJob) : std::nullopt;
+    const quint64 id = shownRunJob();
+    const auto j = m_controller && id ? m_controller->job(id) : std::nullopt;
     return j && j->state == JobState::Queued ? QString::fromStdString(j->waitingFor) : QString();
 }
 
-// This view's local run ended (whenEnded on its id): the grid shows the cells' last states, and
-// a finished run is aggregated.
+// This view's local run of the sweep in `root` ended (whenEnded on its id): the grid shows the
+// cells' last states, and a finished run is aggregated — when that sweep is the one shown.
 QString SweepsView::summaryText() const { return m_summary->text(); }
 
-void SweepsView::onRunEnded(const JobInfo& job)
+void SweepsView::onRunEnded(const JobInfo& job, const std::string& root)
 {
-    if (job.id != m_runJob)
+    if (job.id != m_model.runHere(root))
         return;
-    m_runJob = 0;
+    m_model.setRunHere(root, 0);
+    if (root != shownRoot())
+        return refresh();  // another sweep is shown: its header says nothing of this run
     // Run here on a sweep others hold takes nothing: say so where it was asked (issue 70,
     // defect 4: the tab showed no answer), naming the holders.
     const QString said = job.result.said.find("held by") != std::string::npos
@@ -78,32 +96,26 @@ void SweepsView::onRunEnded(const JobInfo& job)
 // files' states by the engine's rule (engine::mergeJobStates, as `sweep status`).
 void SweepsView::askScheduler(const std::string& root)
 {
-    if (m_schedulerAsking || (m_schedulerAsked.isValid() && m_schedulerAsked.elapsed() < 5000))
+    if (!m_clock.isValid())
+        m_clock.start();
+    if (m_askScheduler.busy() || !m_model.schedulerDue(m_clock.elapsed()))
         return;
     if (!QFileInfo::exists(QString::fromStdString(root + "/jobs.json")) &&
         !QFileInfo::exists(QString::fromStdString(root + "/slurm/submitted.json")))
         return;  // never submitted: the files say everything
-    m_schedulerAsking = true;
-    m_schedulerAsked.start();
-    auto* watcher = new QFutureWatcher<SchedulerView>(this);
-    connect(watcher, &QFutureWatcher<SchedulerView>::finished, this, [this, watcher, root] {
-        watcher->deleteLater();
-        m_schedulerAsking = false;
-        try {
-            if (!m_model.index() || engine::locateSweep(m_dir.toStdString()) != root)
-                return;  // another sweep is shown now
-        } catch (const std::exception&) {
-            return;
-        }
-        m_scheduler = watcher->result().states;
-        m_schedulerNote = QString::fromStdString(watcher->result().note);
-        refresh();
-    });
-    watcher->setFuture(QtConcurrent::run([root]() {
-        SchedulerView view;
-        view.states = engine::slurmCellStates(root, &view.note);  // what squeue says, nothing more
+    m_model.schedulerAsked(m_clock.elapsed());
+    m_askScheduler.submit([root] {
+        SweepSchedulerView view;
+        view.root = root;
+        view.states = engine::slurmCellStates(root, &view.note);  // what squeue says, no more
         return view;
-    }));
+    });
+}
+
+void SweepsView::schedulerAnswered(SweepSchedulerView view, bool latest)
+{
+    if (latest && m_model.setSchedulerView(std::move(view), shownRoot()))
+        refresh();  // else another sweep is shown now, or a newer question is on its way
 }
 
 std::optional<std::string> SweepsView::locateShown(const QString& failure)
@@ -127,6 +139,14 @@ void SweepsView::aggregate() { m_aggregating.request(); }
 
 void SweepsView::aggregatePass()
 {
+    if (m_model.index() && !m_model.aggregateDue()) {  // no job for nothing to read
+        Q_EMIT statusMessage(m_model.index()->stages.eval
+                                 ? tr("Nothing to aggregate yet: no cell is evaluated")
+                                 : tr("Nothing to aggregate: this sweep does not evaluate its "
+                                      "cells (stages.eval)"));
+        drawFigure();
+        return m_aggregating.done();
+    }
     const auto located = m_model.index() ? locateShown(tr("Not aggregated: %1")) : std::nullopt;
     if (!located)
         return m_aggregating.done();
@@ -256,21 +276,22 @@ QString SweepsView::proposedFolder() const
 
 void SweepsView::newSweep()
 {
-    const auto runs = m_baseConfig ? m_baseConfig() : std::nullopt;
-    if (!runs || runs->empty())
-        return Q_EMIT statusMessage(tr("The Set up tab's config is not valid: fix it first"));
+    const auto given = m_baseConfig ? m_baseConfig() : SweepBase{{}, tr("no config to start from")};
+    if (!given.refusal.isEmpty() || given.runs.empty())
+        return Q_EMIT statusMessage(tr("Sweep not created: %1").arg(given.refusal));
+    const auto& runs = given.runs;
     const std::string source =
-        runs->front().sourceFile.empty() ? "the studio's Set up tab" : runs->front().sourceFile;
+        runs.front().sourceFile.empty() ? "the studio's Set up tab" : runs.front().sourceFile;
     engine::RunConfig base;
     try {  // the CLI's rule: one run per sweep cell
-        base = engine::sweepBaseRun(*runs, source);
+        base = engine::sweepBaseRun(runs, source);
     } catch (const std::exception& e) {
         return Q_EMIT statusMessage(tr("Sweep not created: %1").arg(QString::fromUtf8(e.what())));
     }
-    // A folder that is free: the last sweep's was proposed, then refused (issue 52).
-    askNewSweep(this, proposedFolder(),
-                [this, base, source](engine::NewSweep request, DialogReply reply) {
-                    request.base = base;
+    // A folder that is free: the last sweep's was proposed, then refused (issue 52). The dialog
+    // fills the base in, with the steps its cells train (Set up's, changeable there).
+    askNewSweep(this, proposedFolder(), base,
+                [this, source](engine::NewSweep request, DialogReply reply) {
                     request.baseSource = source;
                     const quint64 id = createSweep(std::move(request));
                     if (!id)
@@ -338,13 +359,13 @@ void SweepsView::runHere()
         return;
     if (!m_controller)
         return Q_EMIT statusMessage(tr("No job controller: sweeps cannot run here"));
-    if (m_runJob)
-        return Q_EMIT statusMessage(tr("This sweep is already queued or running here"));
     const auto located =
         locateShown(tr("Sweep not run: %1"));  // moved or deleted since it was opened
     if (!located)
         return;
     const std::string& dir = *located;
+    if (m_model.runHere(dir))
+        return Q_EMIT statusMessage(tr("This sweep is already queued or running here"));
     const int jobs = m_jobs->value(), members = m_members->value();
     const QString label =
         members > 1 ? tr("sweep %1, members of %2").arg(QFileInfo(m_dir).fileName()).arg(members)
@@ -356,7 +377,7 @@ void SweepsView::runHere()
     // a training and an evaluation beside them keep the machine within the limit (issue 53).
     const auto cores = m_controller->cores();
     const std::string exe = m_cellExecutable;
-    m_runJob = m_controller->enqueue(
+    const quint64 id = m_controller->enqueue(
         JobKind::Sweep, label,
         [dir, jobs, members, cores, exe](engine::RunControl& control,
                                          engine::AnalysisObserver& obs) {
@@ -376,14 +397,16 @@ void SweepsView::runHere()
             return jobResult(s);
         },
         QString::fromStdString(dir));
-    m_controller->whenEnded(m_runJob, this, [this](const JobInfo& j) { onRunEnded(j); });
+    m_model.setRunHere(dir, id);
+    m_controller->whenEnded(id, this, [this, dir](const JobInfo& j) { onRunEnded(j, dir); });
     refresh();
 }
 
 void SweepsView::stopRun()
 {
-    if (m_controller && m_runJob)
-        m_controller->stop(m_runJob);  // the executor passes one SIGTERM to each cell
+    // The shown sweep's run only (issue 80, defect 2: it stopped whichever sweep ran here).
+    if (const quint64 id = shownRunJob(); m_controller && id)
+        m_controller->stop(id);  // the executor passes one SIGTERM to each cell
 }
 
 void SweepsView::submit()

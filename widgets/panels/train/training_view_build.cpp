@@ -9,6 +9,7 @@
 #include <QLabel>
 #include <QProgressBar>
 #include <QPushButton>
+#include <QScrollArea>
 #include <QSlider>
 #include <QSplitter>
 #include <QVBoxLayout>
@@ -16,6 +17,7 @@
 #include "curve_interactions.h"
 #include "export_dialog.h"
 #include "figure_builder.h"
+#include "layout_check.h"
 #include "lengen/engine/jobs.h"
 #include "lengen/engine/run_control.h"
 #include "qcp.h"
@@ -96,6 +98,7 @@ void TrainingView::createControls()
     m_columnExport = new QPushButton(tr("Export…"));
     m_columnExport->setToolTip(tr("Save this plot as drawn: PNG, SVG, PDF or CSV"));
     m_hover = new QLabel;
+    m_hover->setSizePolicy(QSizePolicy::Ignored, QSizePolicy::Preferred);  // never widens the tab
     m_export = new QPushButton(tr("Export…"));
     m_export->setToolTip(
         tr("Save the loss plot as drawn (raw and smoothed): PNG, SVG, PDF or CSV"));
@@ -155,22 +158,35 @@ void TrainingView::layOut()
     columnLayout->setContentsMargins(0, 0, 0, 0);
     columnLayout->addLayout(columnBar);
     columnLayout->addWidget(m_side, 1);
-    auto* side = new QSplitter(Qt::Vertical);
-    side->addWidget(m_pointwise);
-    side->addWidget(columnBox);
-    side->setStretchFactor(0, 1);
-    side->setStretchFactor(1, 1);
-    m_pointwise->setMinimumHeight(120);
-    m_side->setMinimumHeight(120);
+    // Each keeps a readable panel (issue 80, defect 11: 75 px tall at 1280 x 800): the column
+    // scrolls when the window is too short for both.
+    auto* side = new QWidget;
+    auto* sideLayout = new QVBoxLayout(side);
+    sideLayout->setContentsMargins(0, 0, 0, 0);
+    sideLayout->addWidget(m_pointwise, 1);
+    sideLayout->addWidget(columnBox, 1);
+    m_pointwise->setMinimumHeight(plots::kPlotMinHeight);
+    m_side->setMinimumHeight(plots::kPlotMinHeight);
+    m_loss->setMinimumHeight(plots::kPlotMinHeight);
+    auto* sideScroll = new QScrollArea;
+    sideScroll->setObjectName(QStringLiteral("trainSideScroll"));
+    sideScroll->setWidgetResizable(true);
+    sideScroll->setFrameShape(QFrame::NoFrame);
+    sideScroll->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
+    sideScroll->setWidget(side);
     auto* plots = new QHBoxLayout;
     plots->addWidget(m_loss, 3);
-    plots->addWidget(side, 2);
+    plots->addWidget(sideScroll, 2);
+    // The hover read-out beside the run's line: a row of its own cost the plots the height
+    // they need at 1280 x 800.
+    auto* top = new QHBoxLayout;
+    top->addWidget(m_label, 3);
+    top->addWidget(m_hover, 2);
     auto* layout = new QVBoxLayout(this);
-    layout->addWidget(m_label);
+    layout->addLayout(top);
     layout->addLayout(controls);
     layout->addLayout(smoothing);
     layout->addLayout(plots, 1);
-    layout->addWidget(m_hover);
 }
 
 // The buttons act on the training of the open run, and the plot options redraw.
