@@ -96,20 +96,21 @@ void printRunTable(const RunsArgs& a, const std::vector<engine::RunIndexEntry>& 
     std::fputs(engine::formatRunTable(table, tableFormat(a.format)).c_str(), stdout);
 }
 
-// --where: the filter terms, or Error(Usage) naming the word that is not one.
+// --where: the filter terms, read as the Runs list reads its filter (engine::parseFilter:
+// "min_loss < 1.2" is one term), or Error(Usage) naming the word that is not one.
 std::vector<engine::RunFilterTerm> parseRunsWhere(const std::vector<std::string>& where)
 {
     std::vector<engine::RunFilterTerm> filters;
     for (const auto& w : where) {
-        auto parsed = engine::parseFilterWord(w);
-        if (!parsed.term)
+        auto parsed = engine::parseFilter(w);
+        if (!parsed.errors.empty())
+            throw engine::Error(engine::ErrorKind::Usage, "--where " + parsed.errors.front());
+        if (!parsed.text.empty() || parsed.terms.empty())
             throw engine::Error(engine::ErrorKind::Usage,
-                                "--where " + (parsed.error.empty()
-                                                  ? "'" + w +
-                                                        "': write key=value, key<value, "
-                                                        "key=low..high (pe=rope, final_loss<2)"
-                                                  : parsed.error));
-        filters.push_back(std::move(*parsed.term));
+                                "--where '" + w +
+                                    "': write key=value, key<value, key=low..high (pe=rope, "
+                                    "final_loss<2)");
+        filters.insert(filters.end(), parsed.terms.begin(), parsed.terms.end());
     }
     return filters;
 }
@@ -124,21 +125,27 @@ bool runsFilterKeeps(const engine::RunIndexEntry& r,
     return keep;
 }
 
-// The listing's line of one run: a JSON object with --json, else aligned text.
+// The listing's line of one run: a JSON object with --json, else aligned text. A value the run
+// lacks is null in JSON and an empty field in text, never a number (a damaged run read "seed
+// -1 … 0/0 … loss 0"): a damaged run has its status and path, an unknown seed (-1) and a
+// loss before any step are none (engine::runCell's rule for the table).
 void printRunsListLine(const engine::RunIndexEntry& r, bool json)
 {
+    const bool damaged = engine::isDamaged(r);
+    const auto loss = engine::runCell(r, "final_loss");
+    auto count = [&](std::int64_t n) { return damaged ? nlohmann::json() : nlohmann::json(n); };
     if (json) {
         nlohmann::json j{{"path", r.path},
                          {"run_id", r.runId},
                          {"task", r.task},
                          {"pe", r.pe},
                          {"backbone", r.backbone},
-                         {"seed", r.seed},
+                         {"seed", r.seed >= 0 ? nlohmann::json(r.seed) : nlohmann::json()},
                          {"status", engine::statusLabel(r.status)},
-                         {"steps", r.steps},
-                         {"total_steps", r.totalSteps},
-                         {"final_loss", std::isfinite(r.finalLoss) ? nlohmann::json(r.finalLoss)
-                                                                   : nlohmann::json()},
+                         {"steps", count(r.steps)},
+                         {"total_steps", count(r.totalSteps)},
+                         {"final_loss", std::isfinite(loss.value) ? nlohmann::json(loss.value)
+                                                                  : nlohmann::json()},
                          {"eval", r.evalMethods},
                          {"probes", r.probes},
                          {"tags", r.tags},
@@ -146,16 +153,18 @@ void printRunsListLine(const engine::RunIndexEntry& r, bool json)
                          {"sweep_cell", r.sweepCell}};
         std::printf("%s\n",
                     j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace).c_str());
-    } else {
-        std::string tags;
-        for (const auto& t : r.tags)
-            tags += (tags.empty() ? "" : ",") + t;
-        std::printf("%-8s %-18s %-14s seed %-6lld %7lld/%-7lld %-11s loss %-9.4g %s%s%s\n",
-                    r.runId.c_str(), r.task.c_str(), r.pe.c_str(), static_cast<long long>(r.seed),
-                    static_cast<long long>(r.steps), static_cast<long long>(r.totalSteps),
-                    engine::statusLabel(r.status).c_str(), r.finalLoss, r.path.c_str(),
-                    tags.empty() ? "" : "  tags ", tags.c_str());
+        return;
     }
+    std::string tags;
+    for (const auto& t : r.tags)
+        tags += (tags.empty() ? "" : ",") + t;
+    const std::string seed = r.seed >= 0 ? std::to_string(r.seed) : "";
+    const std::string steps = damaged ? "" : std::to_string(r.steps);
+    const std::string total = damaged ? "" : std::to_string(r.totalSteps);
+    std::printf("%-8s %-18s %-14s seed %-6s %7s/%-7s %-11s loss %-9s %s%s%s\n", r.runId.c_str(),
+                r.task.c_str(), r.pe.c_str(), seed.c_str(), steps.c_str(), total.c_str(),
+                engine::statusLabel(r.status).c_str(), engine::shortNumber(loss.value, "").c_str(),
+                r.path.c_str(), tags.empty() ? "" : "  tags ", tags.c_str());
 }
 
 // After the listing: --where and --columns keys that no run has, with the nearest key.

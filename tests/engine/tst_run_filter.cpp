@@ -44,6 +44,8 @@ private Q_SLOTS:
     void textAndColumns();
     void termsThatCannotParseSaySo();
     void didYouMeanPrefersAColumn();
+    void textValuesAndDamagedRuns();
+    void spacesAroundAnOperator();
 };
 
 void TstRunFilter::numbersCompareAsNumbers()
@@ -145,6 +147,64 @@ void TstRunFilter::didYouMeanPrefersAColumn()
     QCOMPARE(filterKeyProblem(runs, "trainig.learning_rate"),
              std::string("no run has the key trainig.learning_rate; did you mean "
                          "training.learning_rate?"));
+}
+
+// Issue 81, item 5: != with a value that is no number keeps every run that has the key (the
+// result is a number, never that word: seed!=abc and final_loss!=1e999 kept nothing), and a
+// run that could not be read matches no term but its status (steps<60, steps=0, pe!=alibi
+// kept it by the zeros and empty names of an entry read from nothing).
+void TstRunFilter::textValuesAndDamagedRuns()
+{
+    const auto r = run(1.5, "0.0001", 3);
+    for (const char* word : {"seed!=abc", "seed!=1e999", "final_loss!=1e999", "steps!=abc",
+                             "training.learning_rate!=abc"})
+        QVERIFY2(matches(r, word), word);
+    for (const char* word : {"seed=abc", "final_loss=1e999", "steps=abc"})
+        QVERIFY2(!matches(r, word), word);
+    RunIndexEntry damaged;  // as readRunEntry leaves a run it cannot read
+    damaged.path = "/runs/broken/run.h5";
+    damaged.task = "broken";
+    damaged.status = "damaged";
+    damaged.error = "not an HDF5 file";
+    QVERIFY(isDamaged(damaged) && !isDamaged(r));
+    for (const char* word :
+         {"steps<60", "steps=0", "steps!=60", "total_steps<1", "pe!=alibi", "seed!=abc",
+          "final_loss!=1e999", "task=broken", "tag!=keep", "sweep!=quick-pe", "id!=r",
+          "model.num_hidden_layers!=6", "min_loss!=1"})
+        QVERIFY2(!matches(damaged, word), word);
+    QVERIFY(matches(damaged, "status=damaged"));
+    QVERIFY(!matches(damaged, "status!=damaged"));
+    QVERIFY(matches(r, "status!=damaged"));
+}
+
+// Issue 80, defect 21: "min_loss < 1.2" is one term, however the spaces fall around the
+// operator ("'<': a filter term starts with a key" emptied the list before).
+void TstRunFilter::spacesAroundAnOperator()
+{
+    for (const char* typed : {"min_loss < 1.2", "min_loss <1.2", "min_loss< 1.2", "min_loss<1.2",
+                              "  min_loss   <   1.2  "}) {
+        const auto f = parseFilter(typed);
+        QVERIFY2(f.errors.empty() && f.text.empty(), typed);
+        QCOMPARE(f.terms.size(), size_t(1));
+        QCOMPARE(f.terms[0].key, std::string("min_loss"));
+        QVERIFY(f.terms[0].op == RunFilterTerm::Op::Lt);
+        QCOMPARE(f.terms[0].value, std::string("1.2"));
+    }
+    auto f = parseFilter("pe = rope long seed >= 2 training.learning_rate != 1e-3");
+    QCOMPARE(f.terms.size(), size_t(3));
+    QCOMPARE(f.terms[0].text, std::string("pe=rope"));
+    QCOMPARE(f.terms[1].text, std::string("seed>=2"));
+    QCOMPARE(f.terms[2].text, std::string("training.learning_rate!=1e-3"));
+    QCOMPARE(f.text, std::string("long"));
+    QVERIFY(f.errors.empty());
+    // What still cannot be a term is said, and only it: the rest of the filter holds.
+    f = parseFilter("pe=rope final_loss < abc sweep=");
+    QCOMPARE(f.terms.size(), size_t(1));
+    QCOMPARE(f.errors.size(), size_t(2));
+    QVERIFY2(f.errors[0].find("final_loss<abc") != std::string::npos, f.errors[0].c_str());
+    QVERIFY2(f.errors[1].find("sweep=") != std::string::npos, f.errors[1].c_str());
+    f = parseFilter("< 2");
+    QVERIFY(f.terms.empty() && f.errors.size() == 1);
 }
 
 QTEST_APPLESS_MAIN(TstRunFilter)

@@ -70,6 +70,23 @@ void TstRunFilterModel::whatCannotMatchIsSaid()
     QVERIFY2(filter.hint().contains("did you mean pe"), qPrintable(filter.hint()));
     filter.setText("final_loss<abc");
     QVERIFY2(!filter.hint().isEmpty(), "a word that cannot parse is said");
+    // Issue 80, defect 21: a word that cannot be a term leaves the list as the rest of the
+    // filter makes it (all runs here, `sweep=` and `final_loss<abc` alike) and says why; spaces
+    // around an operator are no such word ("seed >= 2" was text and a term without a key).
+    for (const char* typed : {"final_loss<abc", "sweep=", "final_loss < abc"}) {
+        filter.setText(typed);
+        QVERIFY2(filter.rowCount() == 3, typed);
+        QVERIFY2(filter.hint().contains(QString(typed).remove(' ')), qPrintable(filter.hint()));
+    }
+    filter.setText("pe=rope final_loss<abc");
+    QCOMPARE(filter.rowCount(), 2);
+    for (const char* typed : {"seed >= 2", "seed>= 2", "seed >=2"}) {
+        filter.setText(typed);
+        QVERIFY2(filter.hint().isEmpty(), qPrintable(filter.hint()));
+        QCOMPARE(filter.shownRuns(), QStringList{m_rope2});
+    }
+    filter.setText("pe = rope  min_loss < 1e9");
+    QCOMPARE(filter.rowCount(), 2);
 }
 
 void TstRunFilterModel::theRunMenuOffersWhatTheSelectionAllows()

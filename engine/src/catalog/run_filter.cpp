@@ -99,68 +99,106 @@ bool compare(double have, RunFilterTerm::Op op, double want, double high)
     return false;
 }
 
+// How long the key at the start of `word` is: letters, digits, '_', '.', '-', and '@', '+',
+// ':' of a method's result column (ood_length@longest, ood_length+yarn@train).
+std::size_t keyLength(const std::string& word)
+{
+    std::size_t k = 0;
+    while (k < word.size() && (std::isalnum(static_cast<unsigned char>(word[k])) ||
+                               (word[k] != '\0' && std::strchr("_.-@+:", word[k]) != nullptr)))
+        ++k;
+    return k;
+}
+
+using FilterOp = std::pair<const char*, RunFilterTerm::Op>;
+
+// The operator at `at` in `word`, the longest first (<= before <).
+std::optional<FilterOp> operatorAt(const std::string& word, std::size_t at)
+{
+    using Op = RunFilterTerm::Op;
+    static const FilterOp ops[] = {{"!=", Op::Ne}, {"<=", Op::Le}, {">=", Op::Ge},
+                                   {"=", Op::Eq},  {"<", Op::Lt},  {">", Op::Gt}};
+    for (const auto& op : ops)
+        if (word.compare(at, std::strlen(op.first), op.first) == 0)
+            return op;
+    return std::nullopt;
+}
+
+// The filter's words, split at spaces, with the spaces around an operator taken out: "min_loss
+// < 1.2", "min_loss <1.2" and "min_loss< 1.2" are the term min_loss<1.2 (issue 80, defect 21:
+// unambiguous, yet read as two words of text and a term without a key).
+std::vector<std::string> filterWords(const std::string& filter)
+{
+    std::vector<std::string> words;
+    bool joinNext = false;  // the last word ends in its operator: the value follows
+    for (std::size_t at = 0; at < filter.size();) {
+        const auto end = std::min(filter.find_first_of(" \t", at), filter.size());
+        std::string word = filter.substr(at, end - at);
+        at = end + 1;
+        if (word.empty())
+            continue;
+        const bool opFirst = operatorAt(word, 0).has_value();
+        const bool term = operatorAt(word, keyLength(word)).has_value();  // "sweep= pe=rope"
+        const bool afterKey = !words.empty() && keyLength(words.back()) == words.back().size();
+        if ((joinNext && !term) || (opFirst && afterKey))
+            words.back() += word;
+        else
+            words.push_back(std::move(word));
+        const auto& last = words.back();
+        const auto k = keyLength(last);
+        const auto op = operatorAt(last, k);
+        joinNext = k > 0 && op && k + std::strlen(op->first) == last.size();
+    }
+    return words;
+}
+
 }  // namespace
 
 ParsedFilterWord parseFilterWord(const std::string& word)
 {
     using Op = RunFilterTerm::Op;
-    // The key: letters, digits, '_', '.', '-', and '@', '+', ':' of a method's result column
-    // (ood_length@longest, ood_length+yarn@train); then the operator.
-    std::size_t k = 0;
-    while (k < word.size() && (std::isalnum(static_cast<unsigned char>(word[k])) ||
-                               (word[k] != '\0' && std::strchr("_.-@+:", word[k]) != nullptr)))
-        ++k;
-    static const std::pair<const char*, Op> ops[] = {{"!=", Op::Ne}, {"<=", Op::Le}, {">=", Op::Ge},
-                                                     {"=", Op::Eq},  {"<", Op::Lt},  {">", Op::Gt}};
+    const std::size_t k = keyLength(word);
     ParsedFilterWord out;
-    const std::string rest = word.substr(k);
-    for (const auto& [symbol, op] : ops) {
-        if (rest.rfind(symbol, 0) != 0)
-            continue;
-        const std::string key = word.substr(0, k), value = rest.substr(std::strlen(symbol));
-        if (key.empty()) {
-            out.error = "'" + word + "': a filter term starts with a key (pe=rope, final_loss<2)";
-            return out;
-        }
-        if (value.empty()) {
-            out.error = "'" + word + "': no value after " + symbol;
-            return out;
-        }
-        RunFilterTerm t{key, op, value, {}, word};
-        if (const auto dots = value.find(".."); op == Op::Eq && dots != std::string::npos) {
-            // A range where both ends are numbers; one number and a word is a range gone
-            // wrong; no number at all is text (data.path=../x).
-            const auto low = value.substr(0, dots), high = value.substr(dots + 2);
-            const bool lowNumber = filterNumber(low).has_value();
-            const bool highNumber = filterNumber(high).has_value();
-            if (lowNumber && highNumber) {
-                t.op = Op::Range;
-                t.value = low;
-                t.high = high;
-            } else if (lowNumber || highNumber) {
-                out.error = "'" + word + "': a range takes two numbers (key=low..high)";
-                return out;
-            }
-        } else if (op != Op::Eq && op != Op::Ne && !filterNumber(value)) {
-            out.error =
-                "'" + word + "': " + symbol + " compares with a number, not '" + value + "'";
-            return out;
-        }
-        out.term = std::move(t);
+    const auto op = operatorAt(word, k);
+    if (!op)
+        return out;  // plain text
+    const auto& [symbol, opCode] = *op;
+    const std::string key = word.substr(0, k), value = word.substr(k + std::strlen(symbol));
+    if (key.empty()) {
+        out.error = "'" + word + "': a filter term starts with a key (pe=rope, final_loss<2)";
         return out;
     }
-    return out;  // plain text
+    if (value.empty()) {
+        out.error = "'" + word + "': no value after " + symbol;
+        return out;
+    }
+    RunFilterTerm t{key, opCode, value, {}, word};
+    if (const auto dots = value.find(".."); opCode == Op::Eq && dots != std::string::npos) {
+        // A range where both ends are numbers; one number and a word is a range gone
+        // wrong; no number at all is text (data.path=../x).
+        const auto low = value.substr(0, dots), high = value.substr(dots + 2);
+        const bool lowNumber = filterNumber(low).has_value();
+        const bool highNumber = filterNumber(high).has_value();
+        if (lowNumber && highNumber) {
+            t.op = Op::Range;
+            t.value = low;
+            t.high = high;
+        } else if (lowNumber || highNumber) {
+            out.error = "'" + word + "': a range takes two numbers (key=low..high)";
+            return out;
+        }
+    } else if (opCode != Op::Eq && opCode != Op::Ne && !filterNumber(value)) {
+        out.error = "'" + word + "': " + symbol + " compares with a number, not '" + value + "'";
+        return out;
+    }
+    out.term = std::move(t);
+    return out;
 }
 
 ParsedFilter parseFilter(const std::string& filter)
 {
     ParsedFilter out;
-    for (std::size_t at = 0; at < filter.size();) {
-        const auto end = std::min(filter.find(' ', at), filter.size());
-        const std::string word = filter.substr(at, end - at);
-        at = end + 1;
-        if (word.empty())
-            continue;
+    for (const auto& word : filterWords(filter)) {
         auto parsed = parseFilterWord(word);
         if (parsed.term)
             out.terms.push_back(std::move(*parsed.term));
@@ -192,6 +230,10 @@ bool runMatches(const RunIndexEntry& run, const RunFilterTerm& term)
 {
     using Op = RunFilterTerm::Op;
     const std::string& key = term.key;
+    // A run that could not be read (status "damaged") has no value but its status: it is in no
+    // other term, != included (its steps 0 and pe "" are no values of the run).
+    if (isDamaged(run) && key != "status")
+        return false;
     if (key == "tag") {  // any of its tags
         const bool any = std::any_of(run.tags.begin(), run.tags.end(), [&](const std::string& t) {
             return folded(t) == folded(term.value);
@@ -217,9 +259,9 @@ bool runMatches(const RunIndexEntry& run, const RunFilterTerm& term)
         return compare(*have, term.op, *want, term.op == Op::Range ? *filterNumber(term.high) : 0);
     if (term.op != Op::Eq && term.op != Op::Ne)
         return false;  // an order needs numbers on both sides
-    if (!text)         // a result the run lacks (NaN), or one compared with a word
-        return false;
-    bool equal = folded(*text) == folded(term.value);
+    // Text against the run's value: a result's number is never a word (seed!=abc, and
+    // final_loss!=1e999, beyond any double, keep every run that has the result).
+    bool equal = text && folded(*text) == folded(term.value);
     if (key == "status" && !equal)  // the file's word too ("cancelled")
         equal = folded(run.status) == folded(term.value);
     return term.op == Op::Eq ? equal : !equal;

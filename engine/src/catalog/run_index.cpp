@@ -302,7 +302,7 @@ RunIndexEntry readEntry(const std::string& runFile, const RunStamp& stamp)
             }
         }
     } catch (const std::exception& ex) {
-        e.status = "damaged";
+        e.status = kDamagedStatus;
         e.error = ex.what();
         e.task = fs::path(runFile).parent_path().filename().string();
     }

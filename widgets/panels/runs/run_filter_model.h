@@ -1,10 +1,11 @@
 #pragma once
 // The Runs list's state beside its rows (issue 70): the filter — `key=value` terms (any
 // resolved config key, or pe, task, backbone, status, seed, tag, id; numbers compare as
-// numbers, `<`, `>=`, ranges) that must all hold, the rest of the text looked for in every
-// column — the runs it shows, and what it cannot match ("no run has the key …; did you mean
-// …?", a word that cannot parse). A proxy over RunTableModel with no widgets: the Runs list,
-// the Hyperparameters tab and Compare follow it; tests drive it without a window
+// numbers, `<`, `>=`, ranges; spaces around the operator allowed) that must all hold, the rest
+// of the text looked for in every column — the runs it shows, and what it cannot match ("no run
+// has the key …; did you mean …?", a word that cannot parse: left out of the filter, so the
+// list stays as the rest makes it, issue 80). A proxy over RunTableModel with no widgets: the Runs
+// list, the Hyperparameters tab and Compare follow it; tests drive it without a window
 // (tst_run_filter_model). GUI thread.
 
 #include <QSortFilterProxyModel>

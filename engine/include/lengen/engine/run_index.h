@@ -64,6 +64,11 @@ struct RunIndexEntry {
     std::map<std::string, std::string> config;  ///< flattenedConfig of the stored config
 };
 
+/// The status of a run whose file could not be read (RunIndexEntry::error says why): it has its
+/// path and status, and no other value (no term but status matches it; listed with empty fields).
+inline constexpr const char* kDamagedStatus = "damaged";
+inline bool isDamaged(const RunIndexEntry& run) { return run.status == kDamagedStatus; }
+
 struct RunIndexStats {
     std::size_t runs = 0, fromIndex = 0, read = 0;
     bool indexWritten = false;
