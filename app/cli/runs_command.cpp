@@ -251,7 +251,7 @@ void addRunsCommand(CLI::App& app, CommandTable& table)
                     "steps_per_s, wall_s, ood_length@train, ood_length@longest); numbers "
                     "compare as numbers; repeatable, all must hold");
     addJsonFlag(cmd, a->json);
-    cmd->add_option("--columns", a->columns, kColumnsHelp)->delimiter(',');
+    addColumnsOption(cmd, a->columns, kColumnsHelp);
     cmd->add_option("--format", a->format, "The table's format (implies --columns auto)")
         ->check(CLI::IsMember({"text", "csv", "md", "json"}));
     cmd->add_option("--view", a->view,
@@ -260,7 +260,10 @@ void addRunsCommand(CLI::App& app, CommandTable& table)
         ->type_name("NAME");
     cmd->add_flag("--stats", a->stats,
                   "Say per folder how long listing took and what the index held");
-    table.add(cmd, [a](const Session&) { return runRuns(*a); });
+    table.add(cmd, [a](const Session&) {
+        splitColumns(a->columns);
+        return runRuns(*a);
+    });
 }
 
 }  // namespace lengen::cli

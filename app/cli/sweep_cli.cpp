@@ -200,12 +200,13 @@ void addResults(CLI::App& sweep, CommandTable& table)
         "table", "One row per cell: its axes, then its results (final and least loss, steps/s, "
                  "wall time, each evaluation at the training and the longest length)");
     tab->add_option("dir", t->dir, "Sweep folder")->required();
-    tab->add_option("--columns", t->columns,
-                    std::string(kColumnsHelp) + " (default: the sweep's axes)")
-        ->delimiter(',');
+    addColumnsOption(tab, t->columns, std::string(kColumnsHelp) + " (default: the sweep's axes)");
     tab->add_option("--format", t->format, "text, csv, md or json (default text)")
         ->check(CLI::IsMember({"text", "csv", "md", "json"}));
-    table.add(tab, [t](const Session&) { return runSweepTable(t->dir, t->columns, t->format); });
+    table.add(tab, [t](const Session&) {
+        splitColumns(t->columns);
+        return runSweepTable(t->dir, t->columns, t->format);
+    });
 
     struct Cancel {
         std::string dir;

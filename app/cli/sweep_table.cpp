@@ -8,6 +8,8 @@
 #include <cstdio>
 #include <utility>
 
+#include "lengen/engine/errors.h"
+
 namespace lengen::cli {
 
 namespace {
@@ -134,6 +136,24 @@ std::vector<std::string> tableColumns(const std::vector<std::string>& columns)
         if (!c.empty() && c != "auto")
             keys.push_back(c);
     return keys;
+}
+
+void splitColumns(std::vector<std::string>& columns)
+{
+    std::vector<std::string> keys;
+    for (const auto& value : columns)
+        for (std::size_t at = 0;;) {
+            const auto comma = std::min(value.find(',', at), value.size());
+            keys.push_back(value.substr(at, comma - at));
+            if (keys.back().empty())
+                throw engine::Error(engine::ErrorKind::Usage,
+                                    "--columns '" + value +
+                                        "': name auto or keys, KEY,KEY (an empty key names none)");
+            if (comma == value.size())
+                break;
+            at = comma + 1;
+        }
+    columns = std::move(keys);
 }
 
 TableFormat tableFormat(const std::string& name)

@@ -3,6 +3,8 @@
 // evaluation, a run with no evaluation (empty cells and null, never 0), the index's round
 // trip, and `lengen sweep table` on a sweep whose cells have not started.
 
+#include <QDir>
+#include <QFile>
 #include <QTest>
 
 #include <algorithm>
@@ -42,6 +44,9 @@ private Q_SLOTS:
     void resultsAreTheRunsOwn();
     void sweepTableListsCellsNotStarted();
     void keysAnEncodingDoesNotReadAreEmpty();
+    void autoLeavesOutAKeyNoRunHas();
+    void theLabelAndMarkdownKeepTheirCells();
+    void runsCommandSaysWhatARunLacks();
 };
 
 void TestRunTable::variedKeysAreTheOnesThatDiffer()
@@ -155,6 +160,105 @@ void TestRunTable::keysAnEncodingDoesNotReadAreEmpty()
     QVERIFY(std::isnan(t.rows[1][size_t(c)].value));
     QVERIFY(!engine::encodingIgnores(*engine::findEncoding("nope"), key).empty());
     QVERIFY(engine::encodingIgnores(*yarn, key).empty());
+}
+
+// Issue 80, defect 25: over RoPE, NoPE and ALiBi runs `auto` showed the RoPE scaling factor,
+// which varies in their configs but none of them reads: a column empty in every row.
+void TestRunTable::autoLeavesOutAKeyNoRunHas()
+{
+    const std::string key = "patch.rope_scaling.factor";
+    QVERIFY(!engine::encodingIgnores(*engine::findEncoding("rope"), key).empty());
+    auto entry = [&](const std::string& pe, const std::string& factor, const std::string& seed) {
+        engine::RunIndexEntry e;
+        e.runId = pe;
+        e.pe = pe;
+        e.config[key] = factor;
+        e.config["training.seed"] = seed;
+        return e;
+    };
+    const std::vector<engine::RunIndexEntry> runs{
+        entry("RoPE", "11.5", "1"), entry("NoPE", "8", "2"), entry("ALiBi", "4", "3")};
+    const auto t = engine::runTable(runs, {"a", "b", "c"}, {});
+    QCOMPARE(column(t, key), -1);
+    QVERIFY(column(t, "pe") > 0 && column(t, "training.seed") > 0);
+    for (const auto& row : t.rows)
+        QCOMPARE(row.size(), t.columns.size());
+    const auto md = engine::formatRunTable(t, engine::TableFormat::Markdown);
+    QVERIFY2(md.find("rope_scaling") == std::string::npos, md.c_str());
+    // Asked for by name, it is shown as asked (empty, and named on stderr by lengen runs).
+    QVERIFY(column(engine::runTable(runs, {"a", "b", "c"}, {key}), key) > 0);
+}
+
+// Issue 81, item 6: `--columns run` added a second, empty "run" column that hid the run id in
+// JSON ("run": null); a '|' or a line break in a Markdown cell or key broke the table.
+void TestRunTable::theLabelAndMarkdownKeepTheirCells()
+{
+    engine::RunIndexEntry e;
+    e.runId = "abc";
+    e.pe = "RoPE";
+    e.config["odd|key\nx"] = "a|b\nc";
+    const auto t = engine::runTable({e}, {"abc"}, {"run", "pe", "odd|key\nx"});
+    QCOMPARE(t.columns[0].name, std::string("run"));
+    QCOMPARE(column(t, "pe"), 1);
+    const auto json = engine::formatRunTable(t, engine::TableFormat::Json);
+    QVERIFY2(json.find("\"run\": \"abc\"") != std::string::npos, json.c_str());
+    const auto md = QString::fromStdString(engine::formatRunTable(t, engine::TableFormat::Markdown))
+                        .trimmed()
+                        .split('\n');
+    QCOMPARE(md.size(), 3);  // the header, its rule and one row
+    QVERIFY2(md[0].contains("odd\\|key<br>x") && md[2].contains("a\\|b<br>c"),
+             qPrintable(md.join('\n')));
+    for (const auto& line : md)  // as many cells on each line: the unescaped bars
+        QCOMPARE(line.count('|') - line.count("\\|"), md[1].count('|'));
+}
+
+// Issue 81, items 5 and 6, from the command line: a run that cannot be read is listed as
+// damaged with empty fields (it read "seed -1 … 0/0 … loss 0") and null in JSON, matches no
+// --where term but its status; `--where 'steps < 60'` is one term; an empty --columns is a
+// usage error (it read the next options as keys); `--columns run` keeps the run's name.
+void TestRunTable::runsCommandSaysWhatARunLacks()
+{
+    const auto dir = test::scratchDir("runs-damaged");
+    QDir().mkpath(QString::fromStdString(dir + "/text"));
+    QDir().mkpath(QString::fromStdString(dir + "/empty"));
+    {
+        QFile junk(QString::fromStdString(dir + "/text/run.h5"));
+        QVERIFY(junk.open(QIODevice::WriteOnly));
+        junk.write("not a run");
+        QFile empty(QString::fromStdString(dir + "/empty/run.h5"));
+        QVERIFY(empty.open(QIODevice::WriteOnly));
+    }
+    const QString F = QString::fromStdString(dir);
+    auto r = test::runLengen({"runs", F});
+    QCOMPARE(r.code, 0);
+    const auto lines = r.out.trimmed().split('\n');
+    QCOMPARE(lines.size(), 2);
+    for (const auto& line : lines)
+        QVERIFY2(line.contains("damaged") && !line.contains("seed -1") && !line.contains("0/0") &&
+                     !line.contains("loss 0"),
+                 qPrintable(line));
+    r = test::runLengen({"runs", F, "--json"});
+    QCOMPARE(r.out.count("\"seed\":null,"), 2);
+    QCOMPARE(r.out.count("\"steps\":null,"), 2);
+    QCOMPARE(r.out.count("\"final_loss\":null,"), 2);
+    for (const char* where :
+         {"steps<60", "steps=0", "steps!=60", "total_steps<1", "pe!=alibi", "steps < 60"}) {
+        r = test::runLengen({"runs", F, "--where", where});
+        QVERIFY2(r.code == 0 && r.err.startsWith("0 of 2 runs"),
+                 qPrintable(where + (": " + r.err)));
+    }
+    r = test::runLengen({"runs", F, "--where", "status = damaged"});
+    QVERIFY2(r.err.startsWith("2 of 2 runs"), qPrintable(r.err));
+    for (const QStringList& args :
+         {QStringList{"--columns=", "--format", "json"}, QStringList{"--columns", ",", "--json"},
+          QStringList{"--columns", ","}, QStringList{"--columns="}}) {
+        r = test::runLengen(QStringList{"runs", F} + args);
+        QVERIFY2(r.code == 64 && r.err.contains("--columns"),
+                 qPrintable(args.join(' ') + ": " + r.err));
+    }
+    r = test::runLengen({"runs", F, "--columns", "run", "--format", "json"});
+    QCOMPARE(r.code, 0);
+    QCOMPARE(r.out.count(QString("\"run\": \"%1/").arg(F)), 2);  // named by path: no run id
 }
 
 void TestRunTable::sweepTableListsCellsNotStarted()

@@ -88,6 +88,34 @@ std::vector<std::string> autoKeys(const std::vector<const RunIndexEntry*>& runs)
     return keys;
 }
 
+// `auto` shows what varies among the runs listed: a key that is empty in every row (the RoPE
+// scaling factor over RoPE, NoPE and ALiBi runs, which none of them reads) is left out (issue
+// 80, defect 25). Columns 1..keyCount are the keys.
+void dropEmptyKeyColumns(RunTable& t, std::size_t keyCount)
+{
+    for (std::size_t c = keyCount; c >= 1; --c) {
+        const bool empty = std::all_of(t.rows.begin(), t.rows.end(),
+                                       [&](const auto& row) { return row[c].text.empty(); });
+        if (!empty)
+            continue;
+        t.columns.erase(t.columns.begin() + std::ptrdiff_t(c));
+        for (auto& row : t.rows)
+            row.erase(row.begin() + std::ptrdiff_t(c));
+    }
+}
+
+// A Markdown table's cell: a '|' would end the cell and a line break the row (issue 81).
+std::string markdownCell(const std::string& s)
+{
+    std::string out;
+    for (char c : s)
+        out += c == '|'    ? std::string("\\|")
+               : c == '\n' ? std::string("<br>")
+               : c == '\r' ? std::string()
+                           : std::string(1, c);
+    return out;
+}
+
 }  // namespace
 
 RunTable runTable(const std::vector<RunIndexEntry>& runs, const std::vector<std::string>& labels,
@@ -104,9 +132,12 @@ RunTable runTable(const std::vector<const RunIndexEntry*>& runs,
                   const std::string& labelColumn)
 {
     auto shownKeys = keys.empty() && !runs.empty() ? autoKeys(runs) : keys;
-    // A result asked for as a key (--columns min_loss) is in the results already: once, filled.
-    shownKeys.erase(std::remove_if(shownKeys.begin(), shownKeys.end(), isResultColumn),
-                    shownKeys.end());
+    // A result asked for as a key (--columns min_loss) is in the results already: once, filled;
+    // so is the label (--columns run gave a second, empty "run" that hid the run id in JSON).
+    shownKeys.erase(
+        std::remove_if(shownKeys.begin(), shownKeys.end(),
+                       [&](const std::string& k) { return isResultColumn(k) || k == labelColumn; }),
+        shownKeys.end());
     const auto methods = methodNames(runs);
     RunTable t;
     t.columns.push_back({labelColumn, RunTableColumn::Label, false});
@@ -144,6 +175,8 @@ RunTable runTable(const std::vector<const RunIndexEntry*>& runs,
             row.push_back(runCell(r, t.columns[c].name));
         t.rows.push_back(std::move(row));
     }
+    if (keys.empty())
+        dropEmptyKeyColumns(t, shownKeys.size());
     return t;
 }
 
@@ -250,20 +283,23 @@ std::string formatRunTable(const RunTable& table, TableFormat format)
         return out.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
     }
     // Text and Markdown show numbers short; CSV keeps them whole.
-    auto shown = [&](const RunTableCell& cell, const RunTableColumn& col) {
-        if (format == TableFormat::Csv)
-            return csvField(cell.text);
-        if (col.kind == RunTableColumn::Result && col.numeric)
+    auto shown = [&](const std::string& text) {
+        return format == TableFormat::Csv        ? csvField(text)
+               : format == TableFormat::Markdown ? markdownCell(text)
+                                                 : text;
+    };
+    auto cellText = [&](const RunTableCell& cell, const RunTableColumn& col) {
+        if (format != TableFormat::Csv && col.kind == RunTableColumn::Result && col.numeric)
             return shortNumber(cell.value, "");
-        return cell.text;
+        return shown(cell.text);
     };
     std::vector<std::vector<std::string>> lines(1);
     for (const auto& c : cols)
-        lines[0].push_back(format == TableFormat::Csv ? csvField(c.name) : c.name);
+        lines[0].push_back(shown(c.name));
     for (const auto& row : table.rows) {
         lines.emplace_back();
         for (std::size_t c = 0; c < cols.size(); ++c)
-            lines.back().push_back(shown(row[c], cols[c]));
+            lines.back().push_back(cellText(row[c], cols[c]));
     }
     std::string out;
     if (format == TableFormat::Csv) {
