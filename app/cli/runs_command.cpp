@@ -32,9 +32,10 @@ struct RunsArgs {
     bool json = false;
     bool stats = false;
     std::vector<std::string>
-        columns;         ///< none (the listing), auto or KEYs: the table (run_table.h)
-    std::string format;  ///< text | csv | md | json: the table's
-    std::string view;    ///< a saved view's name (saved_views.h): its filter and columns
+        columns;             ///< none (the listing), auto or KEYs: the table (run_table.h)
+    std::string format;      ///< text | csv | md | json: the table's
+    std::string view;        ///< a saved view's name (saved_views.h): its filter and columns
+    bool viewGiven = false;  ///< --view was given (--view '' is no view's name: exit 64)
 };
 
 // A saved view as `runs` applies it: its filter's terms, its words, its key columns.
@@ -188,8 +189,10 @@ void warnUnknownRunsKeys(const RunsArgs& a, const std::vector<engine::RunFilterT
 int runRuns(RunsArgs a)
 {
     std::vector<engine::RunFilterTerm> filters = parseRunsWhere(a.where);
+    if (a.viewGiven && a.view.empty())
+        engine::checkViewName(a.view);  // Error(Usage): a view has a name of 1 to 80 bytes
     std::string words;
-    if (!a.view.empty()) {  // the view's terms join --where; its columns unless --columns
+    if (a.viewGiven) {  // the view's terms join --where; its columns unless --columns
         auto view = savedViewFilter(a);
         filters.insert(filters.end(), view.terms.begin(), view.terms.end());
         words = std::move(view.words);
@@ -254,14 +257,16 @@ void addRunsCommand(CLI::App& app, CommandTable& table)
     addColumnsOption(cmd, a->columns, kColumnsHelp);
     cmd->add_option("--format", a->format, "The table's format (implies --columns auto)")
         ->check(CLI::IsMember({"text", "csv", "md", "json"}));
-    cmd->add_option("--view", a->view,
-                    "A view saved in the studio and shared with the folder "
-                    "(<folder>/lengen-views.json): its filter, and its columns as --columns")
-        ->type_name("NAME");
+    auto* view = cmd->add_option("--view", a->view,
+                                 "A view saved in the studio and shared with the folder "
+                                 "(<folder>/lengen-views.json): its filter, and its columns as "
+                                 "--columns")
+                     ->type_name("NAME");
     cmd->add_flag("--stats", a->stats,
                   "Say per folder how long listing took and what the index held");
-    table.add(cmd, [a](const Session&) {
+    table.add(cmd, [a, view](const Session&) {
         splitColumns(a->columns);
+        a->viewGiven = view->count() > 0;
         return runRuns(*a);
     });
 }

@@ -34,8 +34,7 @@ void addNew(CLI::App& sweep, CommandTable& table)
     auto a = std::make_shared<SweepNewArgs>();
     auto* cmd = sweep.add_subcommand("new", "Write a sweep folder from a base config");
     cmd->add_option("config", a->config, "Base run config (YAML)")
-        ->required()
-        ->check(CLI::ExistingFile);
+        ->required();  // a missing one is a config error (exit 2), as `train` says it
     std::string pes;
     for (const auto& pe : engine::sweepPeNames())
         pes += (pes.empty() ? "" : ", ") + pe;

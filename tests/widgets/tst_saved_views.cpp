@@ -8,6 +8,11 @@
 #include <QStandardPaths>
 #include <QtTest>
 
+#include <filesystem>
+#include <fstream>
+#include <sys/stat.h>
+#include <unistd.h>
+
 #include "lengen/engine/errors.h"
 #include "lengen/engine/saved_views.h"
 #include "saved_views_model.h"
@@ -90,6 +95,7 @@ private Q_SLOTS:
     void aSharedViewReachesAColleague();
     void aDamagedFileIsNamedWithItsKey();
     void runsTakesAViewsFilterAndColumns();
+    void aViewsFileThatIsNoFileIsAConfigError();
 };
 
 void TstSavedViews::initTestCase()
@@ -246,6 +252,55 @@ void TstSavedViews::runsTakesAViewsFilterAndColumns()
     r = test::runLengen({"runs", folder, "--view", "words"});
     QCOMPARE(r.code, 2);
     QVERIFY2(r.err.contains("lengen-views.json") && r.err.contains("'version'"), qPrintable(r.err));
+}
+
+// Issue 81, item 7: whatever stands at lengen-views.json that is no views file is a config
+// error (exit 2) naming the file, as a damaged one is. A FIFO, a folder and /dev/zero exited 4,
+// a 5 MB file 3, a dangling or looping link 64 ("no such view"); a FIFO is never opened (a read
+// would block). `--view ''` names no view: exit 64 (it was ignored).
+void TstSavedViews::aViewsFileThatIsNoFileIsAConfigError()
+{
+    namespace fs = std::filesystem;
+    const auto dir = test::scratchDir("views-not-a-file");
+    const std::string file = engine::viewsFileFor(dir);
+    const QString folder = QString::fromStdString(dir);
+    auto expectConfigError = [&](const char* what) {
+        const auto r = test::runLengen({"runs", folder, "--view", "v"}, 20000);
+        QVERIFY2(r.code == 2 && r.err.contains(QString::fromStdString(file)),
+                 qPrintable(QString("%1: exit %2: %3").arg(what).arg(r.code).arg(r.err)));
+        ui::SavedViewsModel m;  // the studio's menu says it too
+        m.setFolders({folder});
+        QVERIFY2(m.problem().contains(QString::fromStdString(file)), what);
+    };
+    QVERIFY(::mkfifo(file.c_str(), 0644) == 0);
+    expectConfigError("a FIFO");
+    fs::remove(file);
+    fs::create_directory(file);
+    expectConfigError("a folder");
+    fs::remove(file);
+    fs::create_symlink("/dev/zero", file);
+    expectConfigError("a link to /dev/zero");
+    fs::remove(file);
+    fs::create_symlink(dir + "/gone.json", file);
+    expectConfigError("a dangling link");
+    fs::remove(file);
+    fs::create_symlink(file, file);
+    expectConfigError("a looping link");
+    fs::remove(file);
+    {
+        std::ofstream big(file);
+        big << "{\"format\": \"lengen-views\", \"version\": 1, \"views\": [";
+    }
+    fs::resize_file(file, 5 << 20);  // past the 4 MiB any views file holds
+    expectConfigError("an oversized file");
+    if (::geteuid() != 0) {  // root reads whatever the mode says
+        engine::writeSavedViews(file, {});
+        fs::permissions(file, fs::perms::none);
+        expectConfigError("an unreadable file");
+    }
+    fs::remove(file);
+    const auto r = test::runLengen({"runs", folder, "--view", ""});
+    QVERIFY2(r.code == 64, qPrintable(r.err));
 }
 
 QTEST_GUILESS_MAIN(TstSavedViews)

@@ -205,13 +205,27 @@ void checkViewName(const std::string& name)
 std::vector<SavedView> readSavedViews(const std::string& file)
 {
     std::error_code ec;
-    if (!fs::exists(file, ec))
+    const auto link = fs::symlink_status(file, ec);
+    if (link.type() == fs::file_type::not_found)
         return {};
+    // Whatever stands at the name is the user's file, and a damaged one is a config error (exit 2)
+    // naming it, as docs/views-format.md says: a dangling or looping link read as "no such view",
+    // a FIFO, folder or device as an I/O error (exit 4), an oversized one as a run file's (3).
+    const auto target = fs::status(file, ec);
+    if (ec || target.type() != fs::file_type::regular)
+        throw Error(ErrorKind::Config, file + ": not a views file (" +
+                                           (!ec ? std::string("not a regular file")
+                                            : link.type() == fs::file_type::symlink
+                                                ? "a link that leads nowhere: " + ec.message()
+                                                : ec.message()) +
+                                           ")");
     json doc;
     try {
         doc = json::parse(readTextFile(file, kMaxViewsBytes));
     } catch (const json::exception& e) {
         throw Error(ErrorKind::Config, file + ": not JSON (" + std::string(e.what()) + ")");
+    } catch (const Error& e) {  // unreadable, or larger than any views file
+        throw Error(ErrorKind::Config, file + ": not a views file (" + e.what() + ")");
     }
     if (!doc.is_object() || doc.value("format", json()) != kViewsFormat)
         throw Error(ErrorKind::Config,

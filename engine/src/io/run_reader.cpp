@@ -244,11 +244,16 @@ std::string stopRequestPath(const std::string& runFile) { return runFile + ".sto
 
 std::string locateRunFile(const std::string& pathOrDir)
 {
+    // error_code forms: a link to itself made fs::is_directory throw, an "internal error".
     fs::path p(pathOrDir);
-    if (fs::is_directory(p))
+    std::error_code ec;
+    if (fs::is_directory(p, ec))
         p /= "run.h5";
-    if (!fs::exists(p))
-        throw Error(ErrorKind::RunFile, "run file not found: " + p.string());
+    if (!fs::exists(p, ec))
+        throw Error(ErrorKind::RunFile, "run file not found: " + p.string() +
+                                            (ec && ec != std::errc::no_such_file_or_directory
+                                                 ? " (" + ec.message() + ")"
+                                                 : std::string()));
     return p.string();
 }
 
