@@ -18,6 +18,7 @@
 #include <QElapsedTimer>
 #include <QFile>
 #include <QFileDialog>
+#include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
 #include <QProcess>
@@ -439,6 +440,34 @@ void TestCompare::loggedControlsShowAndRebuildFromProvenance()
     const auto bad = test::runLengen({"export", "--from", base + ".provenance.json", "-q"});
     QCOMPARE(bad.code, 64);
     QVERIFY2(bad.err.contains("grouping.x"), qPrintable(bad.err));
+    // Issue 81, item 8: a value of another type was drawn raw by step (exit 0), and a number
+    // JSON cannot hold was "illegal number" naming no key. Each is exit 64 naming its key.
+    const auto original = QJsonDocument::fromJson(json.replace("\"sideways\"", "\"relative\""));
+    auto refused = [&](const QString& key, const QJsonValue& value, const char* text) {
+        auto doc = original.object();
+        auto g = doc["grouping"].toObject();
+        g[key] = value;
+        doc["grouping"] = g;
+        auto bytes = QJsonDocument(doc).toJson();
+        if (text)  // a number no JSON parser takes, written over a marker
+            bytes.replace("\"@number@\"", text);
+        QVERIFY(p.open(QIODevice::WriteOnly | QIODevice::Truncate));
+        p.write(bytes);
+        p.close();
+        const auto r = test::runLengen({"export", "--from", base + ".provenance.json", "-q"});
+        QVERIFY2(r.code == 64 && r.err.contains("grouping." + key),
+                 qPrintable(QString("%1 %2: exit %3: %4")
+                                .arg(key, QString::fromUtf8(QJsonDocument(g).toJson()))
+                                .arg(r.code)
+                                .arg(r.err)));
+    };
+    for (const auto& v : {QJsonValue("0.5"), QJsonValue("abc"), QJsonValue(true),
+                          QJsonValue(QJsonArray{0.5}), QJsonValue(QJsonObject{})})
+        refused("smoothing", v, nullptr);
+    for (const auto& v : {QJsonValue(5), QJsonValue(true), QJsonValue(QJsonArray{"step"})})
+        refused("x", v, nullptr);
+    for (const char* number : {"NaN", "Infinity", "-Infinity", "1e999", "-1e999"})
+        refused("smoothing", QJsonValue("@number@"), number);
 }
 
 QTEST_MAIN(TestCompare)

@@ -15,6 +15,7 @@
 #include <algorithm>
 #include <cctype>
 #include <cstdio>
+#include <cstring>
 #include <filesystem>
 
 #include "lengen/engine/analysis.h"
@@ -285,6 +286,45 @@ std::string writeProvenance(const std::string& figurePath, const QJsonObject& gi
 
 namespace {
 
+// Where in `v` the value `marker` stands, as a key path ("grouping.smoothing", "runs[0].path").
+QString pathOf(const QJsonValue& v, const QString& marker, const QString& at = {})
+{
+    if (v.isString() && v.toString() == marker)
+        return at;
+    QString found;
+    const auto object = v.toObject();
+    for (auto it = object.begin(); it != object.end() && found.isEmpty(); ++it)
+        found = pathOf(it.value(), marker, at.isEmpty() ? it.key() : at + "." + it.key());
+    const auto list = v.toArray();
+    for (qsizetype i = 0; i < list.size() && found.isEmpty(); ++i)
+        found = pathOf(list[i], marker, at + "[" + QString::number(i) + "]");
+    return found;
+}
+
+// The key of a number JSON cannot hold (NaN, Infinity, 1e999), which Qt reports by its offset
+// alone: the token there is put in quotes as a marker, and the key found holding it (issue 81:
+// "illegal number" named no key). "" where the text is broken elsewhere too.
+std::string illegalNumberKey(QByteArray text, int offset, std::string* token)
+{
+    auto ends = [&](int i) { return i >= text.size() || std::strchr(" \t\r\n,}]", text[i]); };
+    int t = offset;
+    while (t > 0 && ends(t))  // Qt points at the token or just after it
+        --t;
+    int start = t, end = t;
+    while (start > 0 && !std::strchr(" \t\r\n:,[{", text[start - 1]))
+        --start;
+    while (!ends(end))
+        ++end;
+    *token = text.mid(start, end - start).toStdString();
+    const QString marker = QStringLiteral("lengen: the illegal number");
+    text.replace(start, end - start, "\"" + marker.toUtf8() + "\"");
+    QJsonParseError err{};
+    const auto doc = QJsonDocument::fromJson(text, &err);
+    if (err.error != QJsonParseError::NoError)
+        return {};
+    return pathOf(doc.object(), marker).toStdString();
+}
+
 // The provenance file's JSON, refused (exit 64) unless it is a readable regular file of this
 // format and version (a FIFO would block the read).
 QJsonObject provenanceDocument(const std::string& path)
@@ -294,7 +334,13 @@ QJsonObject provenanceDocument(const std::string& path)
         throw Error(ErrorKind::Usage,
                     "--from " + path + ": cannot read it (not a readable regular file)");
     QJsonParseError err{};
-    const auto p = QJsonDocument::fromJson(f.readAll(), &err).object();
+    const auto text = f.readAll();
+    const auto p = QJsonDocument::fromJson(text, &err).object();
+    std::string token;
+    if (err.error == QJsonParseError::IllegalNumber)
+        if (const auto key = illegalNumberKey(text, err.offset, &token); !key.empty())
+            throw Error(ErrorKind::Usage, "--from " + path + ": key '" + key +
+                                              "' must be a finite number, not " + token);
     if (err.error != QJsonParseError::NoError || p["format"].toString() != kFormat)
         throw Error(ErrorKind::Usage, "--from " + path + ": not a LenGen figure provenance file" +
                                           (err.error != QJsonParseError::NoError
@@ -434,12 +480,19 @@ FigureSource compareSource(const std::string& path, const QJsonObject& p)
         s.keys.push_back(k.toString().toStdString());
     s.band = grouping["band"].toString("auto").toStdString();
     s.baselines = grouping["baselines"].toBool(false);
-    // A logged column's controls (issue 72): absent before them, so raw and by step.
-    s.smoothing = grouping["smoothing"].toDouble(0);
-    if (!(s.smoothing >= 0 && s.smoothing < 1))
+    // A logged column's controls (issue 72): absent before them, so raw and by step; a value of
+    // another type ("0.5", [0.5], 5) is refused as an unknown one is, not read as the default.
+    const auto smoothing = grouping["smoothing"], x = grouping["x"];
+    s.smoothing = smoothing.toDouble(0);
+    if ((!smoothing.isUndefined() && !smoothing.isDouble()) ||
+        !(s.smoothing >= 0 && s.smoothing < 1))
         throw Error(ErrorKind::Usage,
-                    "--from " + path + ": key 'grouping.smoothing' must be in [0, 1)");
-    s.x = grouping["x"].toString("step").toStdString();
+                    "--from " + path + ": key 'grouping.smoothing' must be a number in [0, 1)");
+    if (!x.isUndefined() && !x.isString())
+        throw Error(ErrorKind::Usage, "--from " + path +
+                                          ": key 'grouping.x' must be step, relative or wall "
+                                          "(a string)");
+    s.x = x.toString("step").toStdString();
     if (!ui::loggedXFromName(s.x))
         throw Error(ErrorKind::Usage, "--from " + path +
                                           ": key 'grouping.x' must be step, "
