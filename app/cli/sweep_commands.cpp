@@ -159,11 +159,7 @@ int runSweepTable(const std::string& dir, const std::vector<std::string>& column
 // take every step together: cells stopped at different steps cannot share one).
 static void sayStoppedMembers(const std::string& root, const std::vector<engine::CellStatus>& all)
 {
-    std::vector<std::string> stopped;
-    for (const auto& s : all)
-        if (s.state == engine::SweepCellState::Stopped)
-            stopped.push_back(s.cell->name);
-    for (const auto& line : engine::stoppedMembersPlan(root, stopped))
+    for (const auto& line : engine::stoppedMembersPlan(root, all))
         std::fprintf(stderr, "sweep run --members resumes %s\n", line.c_str());
 }
 

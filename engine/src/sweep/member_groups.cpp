@@ -95,4 +95,16 @@ std::vector<std::string> stoppedMembersPlan(const std::string& dir,
     return lines;
 }
 
+std::vector<std::string> stoppedMembersPlan(const std::string& dir,
+                                            const std::vector<CellStatus>& cells)
+{
+    // Cancelled cells resume as stopped ones do (issue 81: `sweep status` said no plan for the
+    // group a `sweep cancel` stopped, which sweep-format.md promises).
+    std::vector<std::string> stopped;
+    for (const auto& c : cells)
+        if (c.cell && (c.state == SweepCellState::Stopped || c.state == SweepCellState::Cancelled))
+            stopped.push_back(c.cell->name);
+    return stoppedMembersPlan(dir, stopped);
+}
+
 }  // namespace lengen::engine

@@ -103,6 +103,10 @@ std::vector<CellOutcome> runSweepMembers(const std::string& dir, const std::vect
 /// alone anyway (failed, an encoding members do not train) or start over are left out.
 std::vector<std::string> stoppedMembersPlan(const std::string& dir,
                                             const std::vector<std::string>& stoppedCells);
+/// The same over a sweep's states: the cells the next run resumes, those stopped (Ctrl-C,
+/// `lengen stop`) and those `sweep cancel` stopped (cancelled), as chooseCells takes them.
+std::vector<std::string> stoppedMembersPlan(const std::string& dir,
+                                            const std::vector<CellStatus>& cells);
 
 /// What an executor reports while it works (from the thread that called submit).
 class SweepObserver {
