@@ -104,6 +104,34 @@ RunWriter::~RunWriter()
     m_lock.reset();  // only after the file is closed
 }
 
+namespace {
+
+// The run's identity as root attributes (docs/run-format.md).
+void writeHeaderAttributes(hid_t f, const RunHeader& h, const std::string& partial)
+{
+    writeAttribute(f, "format", std::string("lengen-run"), partial);
+    writeAttribute(f, "format_version", std::int64_t{kRunFormatVersion}, partial);
+    writeAttribute(f, "engine_version", std::string(versionString()), partial);
+    writeAttribute(f, "run_id", h.runId, partial);
+    writeAttribute(f, "created_at", h.createdAt, partial);
+    writeAttribute(f, "seed", h.seed, partial);
+    writeAttribute(f, "task", h.task, partial);
+    writeAttribute(f, "position_encoding", h.positionEncoding, partial);
+    writeAttribute(f, "backbone", h.backbone, partial);
+    writeAttribute(f, "total_steps", h.totalSteps, partial);
+    writeAttribute(f, "parameter_count", h.parameterCount, partial);
+    writeAttribute(f, "device", h.device, partial);
+    if (!h.importedFrom.empty())
+        writeAttribute(f, "imported_from", h.importedFrom, partial);
+    if (!h.sweepName.empty()) {
+        writeAttribute(f, "sweep", h.sweepName, partial);
+        writeAttribute(f, "sweep_cell", h.sweepCell, partial);
+        writeAttribute(f, "sweep_axes", h.sweepAxes, partial);
+    }
+}
+
+}  // namespace
+
 std::unique_ptr<RunWriter> RunWriter::create(const std::string& path, const RunHeader& h,
                                              const std::vector<ParameterShape>& params,
                                              std::int64_t rngBytes)
@@ -121,25 +149,7 @@ std::unique_ptr<RunWriter> RunWriter::create(const std::string& path, const RunH
     try {
         auto file = createFile(partial);
         const hid_t f = file.id();
-        writeAttribute(f, "format", std::string("lengen-run"), partial);
-        writeAttribute(f, "format_version", std::int64_t{kRunFormatVersion}, partial);
-        writeAttribute(f, "engine_version", std::string(versionString()), partial);
-        writeAttribute(f, "run_id", h.runId, partial);
-        writeAttribute(f, "created_at", h.createdAt, partial);
-        writeAttribute(f, "seed", h.seed, partial);
-        writeAttribute(f, "task", h.task, partial);
-        writeAttribute(f, "position_encoding", h.positionEncoding, partial);
-        writeAttribute(f, "backbone", h.backbone, partial);
-        writeAttribute(f, "total_steps", h.totalSteps, partial);
-        writeAttribute(f, "parameter_count", h.parameterCount, partial);
-        writeAttribute(f, "device", h.device, partial);
-        if (!h.importedFrom.empty())
-            writeAttribute(f, "imported_from", h.importedFrom, partial);
-        if (!h.sweepName.empty()) {
-            writeAttribute(f, "sweep", h.sweepName, partial);
-            writeAttribute(f, "sweep_cell", h.sweepCell, partial);
-            writeAttribute(f, "sweep_axes", h.sweepAxes, partial);
-        }
+        writeHeaderAttributes(f, h, partial);
         writeStringDataset(f, "config", h.configYaml, partial);
         {
             H5Handle type(fixedStringType(), H5Tclose);

@@ -6,13 +6,7 @@ namespace lengen::ui {
 
 figures::HParamsChoice HParamsModel::choiceFor(const engine::RunTable& table) const
 {
-    auto c = figures::defaultHParamsChoice(table);
-    if (m_axesChosen)
-        c.axes = m_kept.axes;
-    if (m_colorChosen)
-        c.color = m_kept.color;
-    c.brushes = m_kept.brushes;
-    return c;
+    return saved(figures::defaultHParamsChoice(table));  // the choices over the table's defaults
 }
 
 figures::HParamsChoice HParamsModel::saved(const figures::HParamsChoice& drawn) const

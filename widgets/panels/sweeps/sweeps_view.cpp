@@ -307,16 +307,18 @@ void SweepsView::paintGrid()
 void SweepsView::updateResumePlan(const std::string& root,
                                   const std::vector<engine::CellStatus>& cells)
 {
+    // Stopped and cancelled alike: the next run resumes both (as `sweep status` says it).
     std::vector<std::string> stopped;
     for (const auto& c : cells)
-        if (c.cell && c.state == engine::SweepCellState::Stopped)
+        if (c.cell && (c.state == engine::SweepCellState::Stopped ||
+                       c.state == engine::SweepCellState::Cancelled))
             stopped.push_back(c.cell->name);
     if (stopped == m_stoppedSeen)
         return;
     m_stoppedSeen = stopped;
     QStringList plan;
     try {
-        for (const auto& line : engine::stoppedMembersPlan(root, stopped))
+        for (const auto& line : engine::stoppedMembersPlan(root, cells))
             plan << QString::fromStdString(line);
     } catch (const std::exception&) {
         // a cell being written: the next look says it
