@@ -5,6 +5,7 @@
 #include <QTest>
 
 #include <algorithm>
+#include <set>
 
 #include "compare_differences.h"
 #include "compare_figure.h"
@@ -95,6 +96,17 @@ void TestCompare::compareGroupKeepsItsColourAndFlagsMixedEvaluations()
     QCOMPARE(standard.figure.series.size(), size_t(1));
     QCOMPARE(ood.figure.series.size(), size_t(1));
     QCOMPARE(ood.figure.series[0].color, standard.figure.series[0].color);  // one group, one colour
+    // Baselines beside runs take colours no run takes (issue 80, defect 12: Least Squares in a
+    // run's green).
+    const auto withBaselines = ui::compareRuns(runs, "standard", true, {});
+    std::set<std::string> runColours, baselineColours;
+    for (const auto& s : withBaselines.figure.series)
+        (s.dashed ? baselineColours : runColours).insert(s.color);
+    QVERIFY(!baselineColours.empty());
+    for (const auto& c : baselineColours)
+        QVERIFY2(!runColours.count(c), c.c_str());
+    for (int i = 0; i < 10; ++i)
+        QVERIFY(!baselineColours.count(plots::paletteColor(i).name().toStdString()));
     QVERIFY(ood.figure.series[0].color != plots::runColor(engine::readRunInfo(a).runId));
     QVERIFY2(standard.figure.series[0].name.find("⚠ mixed prompts 8/16") != std::string::npos,
              standard.figure.series[0].name.c_str());

@@ -343,7 +343,8 @@ struct ComparedAxes {
 void addCompareBaselines(plots::FigureSpec& f, const engine::EvalResult& r)
 {
     for (size_t b = 1; b < r.curves.size(); ++b) {
-        auto base = figures::curveSeries(r.curves[b].label, r.curves[b].stats, {}, false);
+        auto base = figures::curveSeries(r.curves[b].label, r.curves[b].stats,
+                                         plots::baselineColor(int(b) - 1), false);
         base.dashed = true;
         base.width = 1.5;
         f.series.push_back(base);

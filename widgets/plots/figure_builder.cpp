@@ -450,6 +450,13 @@ QCPAxisRect* addZoomPanel(QCustomPlot& plot, QCPLayoutGrid* body, QCPAxisRect* m
 
 }  // namespace
 
+std::string baselineColor(int i)
+{
+    // Charcoal, dark brown, dark slate, indigo: apart from the colorblind palette runs take.
+    static const char* const tones[] = {"#36454F", "#5C4033", "#2F4F4F", "#4B0082"};
+    return tones[((i % 4) + 4) % 4];
+}
+
 void buildFigure(QCustomPlot& plot, const FigureSpec& spec)
 {
     auto* body = style::beginFigure(plot, spec.title);

@@ -31,6 +31,11 @@ std::string shownRunColor(const std::string& key);
 /// key itself: as itself again), so its swatch in the run table shows the colour it has there.
 void showRunColorAs(const std::string& key, const std::string& drawnAs);
 
+/// A baseline's colour beside runs (Compare's baselines of the first run): dark neutral tones
+/// no run takes, so a baseline never reads as a run (issue 80, defect 12: Least Squares in a
+/// run's green); cycled.
+std::string baselineColor(int i);
+
 /// Clears `plot` and draws the figure (graphs, bands, spans, lines, markers, legend, title).
 void buildFigure(QCustomPlot& plot, const FigureSpec& spec);
 
