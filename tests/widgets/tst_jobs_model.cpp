@@ -63,6 +63,7 @@ private Q_SLOTS:
     void terminalJobsCountTowardTheCoresInUse();
     void actionsFollowTheSelection();
     void whatEndsMuchAsksFirst();
+    void rowsUnderThePointerHoldTheirPlaces();
 };
 
 // 40 ended jobs of the studio, then a terminal's running training: it is listed before them
@@ -225,6 +226,34 @@ void TstJobsModel::whatEndsMuchAsksFirst()
              qPrintable(m.confirmation(A::Cancel)));
     m.selectOther(QString::fromStdString(queued.key()));
     QVERIFY(m.confirmation(A::Cancel).isEmpty());
+}
+
+// Issue 80, defect 19: rows shifted under the pointer as new jobs arrived at the top (a click
+// meant for a cell stopped the whole sweep). While the pointer is over the list the rows keep
+// their places, new ones come last; let go, the rules' order is back.
+void TstJobsModel::rowsUnderThePointerHoldTheirPlaces()
+{
+    using engine::JobKindId;
+    using engine::JobState;
+    ui::JobsModel m;
+    m.setOwn({own(1, JobKindId::Sweep, JobState::Running, "sweep grid", "/s/grid"),
+              own(2, JobKindId::Evaluation, JobState::Queued, "evaluate a", "/r/a/run.h5")});
+    QCOMPARE(m.rows(0).front().name, QStringLiteral("sweep grid"));
+    m.setOrderHeld(true);
+    // A training starts: running work comes first by the rules.
+    m.setOwn({own(3, JobKindId::Training, JobState::Running, "new · RoPE", "/r/n/run.h5"),
+              own(1, JobKindId::Sweep, JobState::Running, "sweep grid", "/s/grid"),
+              own(2, JobKindId::Evaluation, JobState::Queued, "evaluate a", "/r/a/run.h5")});
+    auto held = m.rows(0);
+    QCOMPARE(held.size(), size_t(3));
+    QCOMPARE(held[0].name, QStringLiteral("sweep grid"));  // still where the pointer was
+    QCOMPARE(held[1].name, QStringLiteral("evaluate a"));
+    QCOMPARE(held[2].name, QStringLiteral("new · RoPE"));  // the newcomer last
+    m.setOrderHeld(false);
+    const auto free = m.rows(0);
+    QVERIFY(free[0].name == QStringLiteral("new · RoPE") ||
+            free[1].name == QStringLiteral("new · RoPE"));  // running work first again
+    QCOMPARE(free[2].name, QStringLiteral("evaluate a"));
 }
 
 QTEST_GUILESS_MAIN(TstJobsModel)

@@ -204,7 +204,39 @@ std::vector<JobRow> JobsModel::rows(qint64 nowMs) const
             row.state += jobsTr(" (×%1)").arg(row.repeats);
         out.push_back(std::move(row));
     }
-    return out;
+    return holdingOrder(std::move(out));
+}
+
+namespace {
+QString identity(const JobRow& row)
+{
+    return row.own() ? QStringLiteral("id:%1").arg(row.id) : QStringLiteral("key:") + row.key;
+}
+}  // namespace
+
+// While the order is held, the rows shown keep their places and new ones come last; the order
+// the rules give is taken again once it is let go.
+std::vector<JobRow> JobsModel::holdingOrder(std::vector<JobRow> ordered) const
+{
+    if (m_orderHeld && !m_shownOrder.isEmpty()) {
+        std::vector<JobRow> kept;
+        kept.reserve(ordered.size());
+        for (const auto& id : m_shownOrder)
+            for (auto& row : ordered)
+                if (!row.name.isNull() && identity(row) == id) {
+                    kept.push_back(std::move(row));
+                    row.name = QString();  // taken
+                    break;
+                }
+        for (auto& row : ordered)
+            if (!row.name.isNull())
+                kept.push_back(std::move(row));
+        ordered = std::move(kept);
+    }
+    m_shownOrder.clear();
+    for (const auto& row : ordered)
+        m_shownOrder << identity(row);
+    return ordered;
 }
 
 void JobsModel::selectOwn(quint64 id)

@@ -54,6 +54,10 @@ public:
 
     /// The rows in the order shown; `nowMs` for the elapsed times of what still runs.
     std::vector<JobRow> rows(qint64 nowMs) const;
+    /// The pointer is over the list (issue 80, defect 19: a click meant for a cell landed on
+    /// the sweep's row, pushed under the pointer by a new job): the rows shown keep their places
+    /// and new rows come last until it leaves.
+    void setOrderHeld(bool held) { m_orderHeld = held; }
     /// "2 cores: 1 in use here, 1 by other processes · 1 waiting for one" ("(over by N)" past
     /// the limit).
     QString coresText() const;
@@ -82,6 +86,7 @@ public:
 
 private:
     JobRow ownRow(const JobInfo& j, qint64 nowMs) const;
+    std::vector<JobRow> holdingOrder(std::vector<JobRow> ordered) const;
     JobRow otherRow(const engine::JobRecord& j, qint64 nowMs) const;
 
     QList<JobInfo> m_own;
@@ -90,6 +95,8 @@ private:
     int m_inUse = 0, m_limit = 1, m_waiting = 0;
     quint64 m_selectedId = 0;
     QString m_selectedKey;
+    bool m_orderHeld = false;
+    mutable QStringList m_shownOrder;  ///< the rows' identities as last listed
 };
 
 /// Whether another process's job of this kind takes `request` from here.

@@ -1,5 +1,7 @@
 #include "jobs_panel.h"
+
 #include "ask.h"
+#include <QEvent>
 
 #include <QDateTime>
 #include <QFileInfo>
@@ -101,7 +103,20 @@ JobsPanel::JobsPanel(RunController& controller, QWidget* parent)
     connect(m_stop, &QPushButton::clicked, this, [this] { trigger(Action::Stop); });
     connect(m_cancel, &QPushButton::clicked, this, [this] { trigger(Action::Cancel); });
     connect(m_open, &QPushButton::clicked, this, [this] { trigger(Action::OpenRun); });
+    m_list->viewport()->installEventFilter(this);
     rebuild();
+}
+
+// The rows hold their places while the pointer is over them (JobsModel::setOrderHeld).
+bool JobsPanel::eventFilter(QObject* watched, QEvent* event)
+{
+    if (watched == m_list->viewport() &&
+        (event->type() == QEvent::Enter || event->type() == QEvent::Leave)) {
+        m_model.setOrderHeld(event->type() == QEvent::Enter);
+        if (event->type() == QEvent::Leave)
+            rebuild();
+    }
+    return QWidget::eventFilter(watched, event);
 }
 
 JobsPanel::~JobsPanel() = default;

@@ -72,6 +72,9 @@ Q_SIGNALS:
     /// What an action on another process's job did ("asked host:pid to stop run X").
     void statusMessage(QString message);
 
+protected:
+    bool eventFilter(QObject* watched, QEvent* event) override;
+
 private:
     void rebuild();
     void updateActions();
