@@ -31,6 +31,7 @@
 #include "export_dialog.h"
 #include "hparams_view.h"
 #include "lengen/engine/reference_runs.h"
+#include "lengen/engine/sweep.h"
 #include "main_window.h"
 #include "run_browser.h"
 #include "run_controller.h"
@@ -87,6 +88,7 @@ private Q_SLOTS:
     void longStatusMessagesFitTheBar();
     void runsDockHasRoomAt1280x800();
     void aSavedViewComesBackFromTheMenu();
+    void openSweepStartsBesideTheSweepShown();
 };
 
 void TestDialogs::askReturnsAtOnceAndAnswersLater()
@@ -489,6 +491,32 @@ void TestDialogs::aSavedViewComesBackFromTheMenu()
     browser->setHiddenColumnNames({"Backbone", "Created (UTC)"});
     browser->setExtraColumns({});
     QSettings().remove(QStringLiteral("savedViews"));
+}
+
+// Issue 80, defect 27: Open sweep… started inside the sweep shown, where no other sweep is; it
+// starts beside it.
+void TestDialogs::openSweepStartsBesideTheSweepShown()
+{
+    const std::string parent = test::scratchDir("dialogs-open-sweep");
+    const std::string S = parent + "/S";
+    test::writeFile(S, "base.yaml", test::tinyConfig());
+    test::writeFile(S, "sweep.yaml", "base: base.yaml\naxes:\n  pe: [rope]\n");
+    engine::prepareSweep(S);
+    studio::MainWindow w(test::studioOptions(QString::fromStdString(parent)));
+    w.show();
+    auto* sweeps = w.findChild<ui::SweepsView*>();
+    QVERIFY(sweeps->setSweep(QString::fromStdString(S)));
+    QPushButton* open = nullptr;
+    for (auto* b : sweeps->findChildren<QPushButton*>())
+        if (b->text() == "Open sweep…")
+            open = b;
+    QVERIFY(open);
+    open->click();
+    auto* dialog = waitShown<QFileDialog>(w, "ask-folder");
+    QVERIFY(dialog);
+    QCOMPARE(dialog->directory().absolutePath(),
+             QFileInfo(QString::fromStdString(parent)).canonicalFilePath());
+    dialog->reject();
 }
 
 QTEST_MAIN(TestDialogs)

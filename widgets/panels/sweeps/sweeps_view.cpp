@@ -207,8 +207,10 @@ void SweepsView::buildBody(QHBoxLayout* bar)
 void SweepsView::wireControls(QPushButton* open, QPushButton* create)
 {
     connect(open, &QPushButton::clicked, this, [this] {
-        // The sweep shown, else where New sweep writes (under the Runs list's folders).
-        const QString start = !m_dir.isEmpty() ? m_dir : QFileInfo(proposedFolder()).absolutePath();
+        // Beside the sweep shown (issue 80, defect 27: inside it, where no other sweep is), else
+        // where New sweep writes (under the Runs list's folders).
+        const QString start = !m_dir.isEmpty() ? QFileInfo(m_dir).absolutePath()
+                                               : QFileInfo(proposedFolder()).absolutePath();
         ask::folder(this, tr("Open a sweep folder"), start,
                     [this](const QString& dir) { setSweep(dir); });
     });
