@@ -69,7 +69,8 @@ ViewFilter savedViewFilter(const RunsArgs& a)
                             "--view " + a.view + ": no such view in " +
                                 (a.folders.size() == 1 ? file : "the folders' lengen-views.json") +
                                 (names.empty() ? " (the studio shares a view with a folder by "
-                                                 "Save view… → Share with this folder)"
+                                                 "View ▸ Saved views ▸ Save current view… → "
+                                                 "Share with the runs folder)"
                                                : " (views there: " + names + ")"));
     // The same reading of the filter as the Runs list's (engine::parseFilter).
     auto parsed = engine::parseFilter(found->filter);
