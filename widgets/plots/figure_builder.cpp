@@ -381,7 +381,10 @@ void fitAxes(const Panel& p, const FigureSpec& spec)
         }
 }
 
-void placeLegend(QCustomPlot& plot, QCPLayoutGrid* body, QCPAxisRect* rect, LegendPlace place)
+// `top`: beside the first row of panels rather than centred beside them all (a grid of many
+// rows scrolls in the studio: centred, the legend was out of view).
+void placeLegend(QCustomPlot& plot, QCPLayoutGrid* body, QCPAxisRect* rect, LegendPlace place,
+                 bool top = false)
 {
     // An inset legend is placed even while empty: a live plot (the training view) adds its
     // named graphs after building and then shows it. Empty, it stays hidden.
@@ -405,7 +408,7 @@ void placeLegend(QCustomPlot& plot, QCPLayoutGrid* body, QCPAxisRect* rect, Lege
         side->addElement(0, 0, new QCPLayoutElement(&plot));
         side->addElement(1, 0, plot.legend);
         side->addElement(2, 0, new QCPLayoutElement(&plot));
-        side->setRowStretchFactors({1, 0.001, 1});
+        side->setRowStretchFactors({top ? 0.001 : 1, 0.001, 1});
         body->setColumnStretchFactor(body->columnCount() - 1, 0.01);
         return;
     }
@@ -522,7 +525,7 @@ void buildGrid(QCustomPlot& plot, const GridSpec& spec)
         drawPanel(p, f, true);
         fitAxes(p, f);
     }
-    placeLegend(plot, body, nullptr, LegendPlace::OutsideRight);
+    placeLegend(plot, body, nullptr, LegendPlace::OutsideRight, int(spec.panels.size()) > columns);
     keepAnnotationsOffTheData(plot);
     plot.replot(QCustomPlot::rpImmediateRefresh);
 }
