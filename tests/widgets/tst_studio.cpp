@@ -33,6 +33,7 @@
 #include "attention_view.h"
 #include "figure_view.h"
 #include "jobs_panel.h"
+#include "lengen/engine/run_archive.h"
 #include "lengen/engine/run_control.h"
 #include "lengen/engine/run_file.h"
 #include "lengen/engine/sweep.h"
@@ -115,6 +116,7 @@ private Q_SLOTS:
     void hoverReadOutsFollowTheOpenRun();
     void longLabelsNeverWidenTheWindow();
     void setUpSweepsThroughTheSweepsTab();
+    void aDeletedOpenRunCloses();
 
 private:
     studio::StudioOptions options() const { return test::studioOptions(m_runs); }
@@ -603,6 +605,31 @@ void TestStudio::setUpSweepsThroughTheSweepsTab()
     auto* summary = sweeps->findChild<QLabel*>("sweepSummary");
     QTRY_VERIFY2(summary->text().contains("1 combination left out"), qPrintable(summary->text()));
     QVERIFY(summary->toolTip().contains("pe=nope"));
+}
+
+// Issue 80 §1, defect 4: a deleted open run stayed open with Resume enabled, and Resume then
+// failed with "run file not found". The open run follows its file: moved to the trash (here by
+// the CLI's engine call, as another process would; the Runs list's Delete closes it at once),
+// it closes at the next look, says so, and offers no Resume.
+void TestStudio::aDeletedOpenRunCloses()
+{
+    studio::MainWindow w(options());
+    const QString stopped = trainTiny(m_runs.toStdString(), 31, true);  // resumable
+    QVERIFY(w.openRun(stopped));
+    QVERIFY(w.trainingView()->resumeOffered());
+    const auto moved = engine::carryOutRemoval(
+        engine::planRunRemoval({stopped.toStdString()}, engine::RunRemoval::Trash));
+    QVERIFY(w.openRunModel().isOpen());
+    QVERIFY(!w.openRunModel().checkStillThere());  // what its 3 s watch asks
+    QVERIFY(!w.openRunModel().isOpen());
+    QVERIFY(!w.windowTitle().contains(stopped));
+    QVERIFY2(w.statusBar()->currentMessage().contains("is no longer there"),
+             qPrintable(w.statusBar()->currentMessage()));
+    QVERIFY(!w.trainingView()->resumeOffered());
+    QVERIFY2(w.trainingView()->headerText().startsWith("No run open"),  // not "run file not found:"
+             qPrintable(w.trainingView()->headerText()));
+    engine::restoreRuns(
+        QFileInfo(QString::fromStdString(moved.front().to)).absolutePath().toStdString());
 }
 
 QTEST_MAIN(TestStudio)

@@ -219,7 +219,7 @@ void placeInsetLegend(QCustomPlot& plot)
              {first, Qt::AlignTop | Qt::AlignRight, Qt::AlignTop | Qt::AlignLeft,
               Qt::AlignBottom | Qt::AlignRight, Qt::AlignBottom | Qt::AlignLeft}) {
             inset->setInsetAlignment(index, a);
-            inset->updateLayout();
+            inset->update(QCPLayoutElement::upLayout);  // the legend's entries follow its box
             const QRectF box = plot.legend->outerRect();
             const long hidden = std::count_if(points.begin(), points.end(),
                                               [&](const QPointF& p) { return box.contains(p); });
@@ -227,7 +227,7 @@ void placeInsetLegend(QCustomPlot& plot)
                 fewest = hidden, best = a;
         }
         inset->setInsetAlignment(index, best);
-        inset->updateLayout();
+        inset->update(QCPLayoutElement::upLayout);  // the legend's entries follow its box
         return;
     }
 }

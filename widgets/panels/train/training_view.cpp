@@ -370,6 +370,13 @@ void TrainingView::showRunLog(const QString& runFile)
     m_rate->clear();
     m_progress->setRange(0, 1);
     m_progress->setValue(0);
+    if (runFile.isEmpty()) {  // none open (closed, or its file went): no "run file not found:"
+        m_label->setText(
+            tr("No run open. Double-click a run in the Runs list to see its training."));
+        updateControls();
+        redrawAll();
+        return;
+    }
     try {
         const QString path =
             QFileInfo(QString::fromStdString(engine::locateRunFile(runFile.toStdString())))
