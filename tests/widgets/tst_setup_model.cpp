@@ -82,6 +82,12 @@ void TstSetupModel::newSweepStartsFromTheDraftAsShown()
              qPrintable(m.sweepBase().refusal));
     QVERIFY2(m.summary().contains("Steps “-500” not applied") && !m.summary().contains("300 steps"),
              qPrintable(m.summary()));
+    // Nor a curriculum warning about the number the box held before (found in the Xvfb walk).
+    m.setRefused({});
+    m.setStepsOverride(5);  // ends before the curriculum does: warned
+    QVERIFY2(m.summary().contains("⚠"), qPrintable(m.summary()));
+    m.setRefused({"Steps “-500”"});
+    QVERIFY2(!m.summary().contains("⚠"), qPrintable(m.summary()));
 }
 
 QTEST_GUILESS_MAIN(TstSetupModel)

@@ -144,12 +144,16 @@ void RunBrowser::runMenuAction(RunMenuModel::Action action)
     case A::OpenFolder:
         QDesktopServices::openUrl(QUrl::fromLocalFile(QFileInfo(runs.front()).absolutePath()));
         break;
-    case A::CopyPaths:
-        QApplication::clipboard()->setText(runs.join('\n'));
+    case A::CopyPaths: {
+        QStringList paths;  // absolute: pasted anywhere, they still name the runs
+        for (const auto& run : runs)
+            paths << QFileInfo(run).absoluteFilePath();
+        QApplication::clipboard()->setText(paths.join('\n'));
         Q_EMIT statusMessage(
-            runs.size() == 1 ? tr("Copied the path %1").arg(runs.front())
-                             : tr("Copied %n paths to the clipboard", nullptr, int(runs.size())));
+            paths.size() == 1 ? tr("Copied the path %1").arg(paths.front())
+                              : tr("Copied %n paths to the clipboard", nullptr, int(paths.size())));
         break;
+    }
     case A::ExportFigures: Q_EMIT exportFiguresRequested(runs); break;
     case A::Archive: removeRuns(engine::RunRemoval::Archive); break;
     case A::Delete: removeRuns(engine::RunRemoval::Trash); break;
@@ -205,10 +209,13 @@ void RunBrowser::undoRemoval()
             refused << tr("%1 not put back: %2").arg(name, QString::fromStdString(e.what()));
         }
     }
+    const int back = int(m_lastMoves.size()) - int(refused.size());
     m_lastMoves.clear();
     m_moved->setVisible(!refused.isEmpty());
     m_moved->setText(refused.join('\n'));
     m_undo->setVisible(false);
+    if (back > 0)  // said where the removal was said (the walk found Undo silent)
+        Q_EMIT statusMessage(tr("Put %n run(s) back where they were", nullptr, back));
     follow();
 }
 

@@ -54,12 +54,14 @@ QString SetupModel::summary() const
     auto trained = c;  // what Train will run
     if (m_steps > 0)
         trained.training.maxSteps = m_steps;
-    const auto shortfall = engine::curriculumShortfall(trained);
     // A Steps field showing a value it refused trains nothing yet: say that, not the last
     // value it held (issue 80, defect 27).
     const auto refusedSteps =
         std::find_if(m_refused.begin(), m_refused.end(),
                      [](const QString& f) { return f.startsWith(setupTr("Steps")); });
+    // A refused Steps trains nothing yet: no warning about the number it held before.
+    const auto shortfall =
+        refusedSteps != m_refused.end() ? std::string() : engine::curriculumShortfall(trained);
     const QString steps = refusedSteps != m_refused.end()
                               ? setupTr("%1 not applied").arg(*refusedSteps)
                           : overridden ? setupTr("%1 steps (Steps field; the config says %2)")
