@@ -247,42 +247,6 @@ void MainWindow::wireViews()
     wireRunsList();
 }
 
-// What the Runs list and its run menu ask of the window.
-void MainWindow::wireRunsList()
-{
-    connect(m_browser, &ui::RunBrowser::openRequested, this, &MainWindow::openRun);
-    // The run menu names this studio's own jobs as such (issue 80 §1, defect 6).
-    m_browser->setBusyHere([this](const QString& runFile) -> QString {
-        const std::string subject = ui::runSubject(runFile).toStdString();
-        for (const auto& j : m_controller.jobs()) {
-            if (j.ended() || j.subject != subject)
-                continue;
-            switch (j.kind) {
-            case engine::JobKindId::Training: return tr("training");
-            case engine::JobKindId::Evaluation: return tr("evaluating");
-            case engine::JobKindId::Probe: return tr("probing");
-            case engine::JobKindId::Export: return tr("exporting figures of");
-            default: return tr("using");
-            }
-        }
-        return {};
-    });
-    connect(m_browser, &ui::RunBrowser::statusMessage, this,
-            [this](const QString& m) { statusBar()->showMessage(m, 8000); });
-    connect(m_browser, &ui::RunBrowser::compareRequested, this, &MainWindow::compareRuns);
-    connect(m_browser, &ui::RunBrowser::evaluateRequested, this, &MainWindow::evaluateRuns);
-    connect(m_browser, &ui::RunBrowser::probeRequested, this, &MainWindow::probeRuns);
-    connect(m_browser, &ui::RunBrowser::exportFiguresRequested, this, &MainWindow::exportRuns);
-    connect(m_browser, &ui::RunBrowser::overlayRequested, this, &MainWindow::overlayTraining);
-    connect(m_browser, &ui::RunBrowser::referenceRunsFound, this,
-            &MainWindow::offerReferenceImport);
-    connect(m_browser, &ui::RunBrowser::folderHoldsNoRuns, this, [this](const QString& folder) {
-        showProblem(tr("No runs"), tr("%1 holds no runs (no run.h5 in it or below it). It is "
-                                      "watched: runs written there later are listed.")
-                                       .arg(folder));
-    });
-}
-
 // The command line's asks (--preset, --open, --sweep, --train, …), once the window is built.
 void MainWindow::applyStartOptions(const StudioOptions& options)
 {

@@ -56,6 +56,7 @@ private Q_SLOTS:
     void badInterventionsAreRefusedBeforeTraining_data();
     void badInterventionsAreRefusedBeforeTraining();
     void aStopTheTrainingFinishedBeforeIsNotAStop();
+    void damagedFilesGetOneCodePerKind();
 
 private:
     QString m_run;  // a tiny trained run
@@ -263,6 +264,30 @@ void TestFaults::badInterventionsAreRefusedBeforeTraining()
                  r.err.contains("cell pe=rope") && r.err.contains(said),
              qPrintable(r.err));
     QVERIFY(!fs::exists(dir + "/new/S"));
+}
+
+// Issue 81, item 7: one code per kind of damaged file (docs/cli.md, "Damaged files"); moved
+// from tst_cli. A config that is missing, a folder or a link to nowhere was 64 for train and
+// sweep new (a CLI11 check) and 2 for validate; it is 2 for each, naming the path. A run file
+// that is a link to itself was "internal error: filesystem error" (exit 1); it is 3.
+void TestFaults::damagedFilesGetOneCodePerKind()
+{
+    const auto dir = QString::fromStdString(test::scratchDir("faults-codes"));
+    const QString link = dir + "/loop.yaml";
+    QVERIFY(QFile::link(link, link));
+    for (const QString& config : {dir + "/missing.yaml", dir, link})
+        for (const QStringList& args :
+             {QStringList{"validate", config}, QStringList{"train", config, "--out", dir + "/out"},
+              QStringList{"sweep", "new", config, "--out", dir + "/s"}}) {
+            const auto r = test::runLengen(args);
+            QVERIFY2(r.code == 2 && r.err.contains(config),
+                     qPrintable(args.join(' ') + ": " + r.err));
+        }
+    const auto loop = dir.toStdString() + "/loop.h5";
+    std::filesystem::create_symlink(loop, loop);
+    const auto looping = test::runLengen({"info", QString::fromStdString(loop)});
+    QVERIFY2(looping.code == 3 && looping.err.contains("run file not found"),
+             qPrintable(looping.err));
 }
 
 QTEST_GUILESS_MAIN(TestFaults)

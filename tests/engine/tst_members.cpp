@@ -110,7 +110,6 @@ private Q_SLOTS:
     void oneMemberStopsTheOthersFinish();
     void stoppedMembersResumeBitwise();
     void encodingsWithWeightsAreRefused();
-    void membersMustFitTogether();
     void commandLineTrainsMembers();
     void sweepRunsFreshCellsAsMembers();
     void stopFromAnotherShellStopsOneMember();
@@ -253,23 +252,6 @@ void TestMembers::encodingsWithWeightsAreRefused()
         QVERIFY2(std::string(e.what()).find("FIRE") != std::string::npos, e.what());
     }
     QVERIFY(!std::filesystem::exists(dir + "/a"));  // nothing written
-}
-
-void TestMembers::membersMustFitTogether()
-{
-    // Room for two runs of the config: one fits, four members do not, and the message says
-    // what four need.
-    namespace tr = engine::training;
-    const auto config = test::loadOne(test::tinyConfig("linear_regression", "rope", 10));
-    const double room = 2 * tr::estimateTraining(config).total();
-    tr::checkTrainingFits(config, "cpu", room);
-    try {
-        tr::checkTrainingFits(config, "cpu", room, 4);
-        QFAIL("four members in the room of two");
-    } catch (const engine::Error& e) {
-        QCOMPARE(e.kind(), engine::ErrorKind::Config);
-        QVERIFY2(std::string(e.what()).find("4 members need about") != std::string::npos, e.what());
-    }
 }
 
 void TestMembers::commandLineTrainsMembers()

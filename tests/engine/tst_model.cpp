@@ -74,6 +74,7 @@ class TestModel final : public QObject {
     Q_OBJECT
 private Q_SLOTS:
     void initTestCase() { torch::set_num_threads(1); }
+    void membersMustFitTogether();
     void ropeScoreDependsOnlyOnDistance();
     void alibiSlopes();
     void deviceKernelsMatchTheOps();
@@ -486,6 +487,25 @@ void TestModel::deviceKernelsMatchTheOps()
               c.forward, c.backward);
         QVERIFY2(c.forward <= (bf16 ? 2e-2 : 1e-5), c.kernel.c_str());
         QVERIFY2(c.backward <= (bf16 ? 2e-2 : 1e-4), c.kernel.c_str());
+    }
+}
+
+// The memory estimate of a members batch (moved from tst_members, which drives members).
+void TestModel::membersMustFitTogether()
+{
+    // Room for two runs of the config: one fits, four members do not, and the message says
+    // what four need.
+    namespace tr = lengen::engine::training;
+    const auto config =
+        lengen::test::loadOne(lengen::test::tinyConfig("linear_regression", "rope", 10));
+    const double room = 2 * tr::estimateTraining(config).total();
+    tr::checkTrainingFits(config, "cpu", room);
+    try {
+        tr::checkTrainingFits(config, "cpu", room, 4);
+        QFAIL("four members in the room of two");
+    } catch (const lengen::engine::Error& e) {
+        QCOMPARE(e.kind(), lengen::engine::ErrorKind::Config);
+        QVERIFY2(std::string(e.what()).find("4 members need about") != std::string::npos, e.what());
     }
 }
 

@@ -9,6 +9,7 @@
 #include <QDialogButtonBox>
 #include <QDir>
 #include <QElapsedTimer>
+#include <QFile>
 #include <QFileInfo>
 #include <QLabel>
 #include <QLineEdit>
@@ -20,6 +21,8 @@
 #include <QSignalSpy>
 #include <QSpinBox>
 #include <QStandardPaths>
+#include <QStatusBar>
+#include <QTabWidget>
 #include <QTest>
 
 #include <signal.h>
@@ -55,6 +58,7 @@ private Q_SLOTS:
     void initTestCase();
     void jobsPanelStopsAnotherProcessesTraining();
     void newSweepDialogKeepsItsChoicesAfterARefusal();
+    void setUpSweepsThroughTheSweepsTab();
     void concurrentJobsCountSweepCells();
     void aTerminalsSweepIsListedCancelledAndShared();
     void staysResponsiveWithTwentyForeignJobs();
@@ -483,6 +487,91 @@ void TestStudioJobs::noRowReadsFinishedWithNothingDone()
     QCOMPARE(ended[two].result.done, std::int64_t(2));
     QCOMPARE(ended[two].label, std::string("evaluate two"));
     QCOMPARE(finished.first().at(0).value<ui::JobInfo>().id, created);
+}
+
+// Issue 40 §3 and §4: Set up's sweep button is the Sweeps tab's New sweep (one path), a base
+// config listing two lengths is refused as the CLI refuses it (it used to take the first
+// silently), and the dialog opens without a nested event loop: this test goes on while it is up.
+void TestStudioJobs::setUpSweepsThroughTheSweepsTab()
+{
+    QSettings().remove(QStringLiteral("newSweep"));  // the dialog's defaults (3 seeds), not the
+                                                     // choices an earlier test left
+    studio::MainWindow w(options());
+    auto* setup = w.findChild<ui::SetupPanel*>();
+    auto* tabs = w.findChild<QTabWidget*>();
+    auto* sweeps = w.findChild<ui::SweepsView*>();
+    const QString good = QString::fromStdString(test::tinyConfig());
+    setup->setText(QString(good).replace("max_length: [14]", "max_length: [14, 28]"));
+    QVERIFY(setup->validate().isEmpty());  // two runs: fine to train
+    setup->findChild<QPushButton*>("newSweep")->click();
+    QCOMPARE(tabs->currentWidget(), sweeps);
+    QVERIFY(!w.findChild<QDialog*>("newSweepDialog"));
+    QVERIFY2(w.statusBar()->currentMessage().contains("model.max_length: lists 2 values"),
+             qPrintable(w.statusBar()->currentMessage()));
+
+    setup->setText(good);
+    QVERIFY(setup->validate().isEmpty());
+    // Issue 80, defect 1: the cells train Set up's Steps (they trained the config's).
+    setup->setSteps(30);
+    tabs->setCurrentWidget(setup);
+    setup->findChild<QPushButton*>("newSweep")->click();
+    QCOMPARE(tabs->currentWidget(), sweeps);
+    auto* dialog = w.findChild<QDialog*>("newSweepDialog");
+    QVERIFY(dialog);
+    QVERIFY(dialog->isVisible());  // open(): the click returned with the dialog up
+    QCOMPARE(dialog->findChild<QSpinBox*>("sweepSteps")->value(), 30);
+    // A config axis that is not KEY=V1,V2 is refused in the dialog, which stays open.
+    dialog->findChild<QLineEdit*>("sets")->setText("model.num_hidden_layers");
+    dialog->findChild<QDialogButtonBox*>()->button(QDialogButtonBox::Ok)->click();
+    QVERIFY(dialog->isVisible());
+    QVERIFY(dialog->findChild<QLabel*>("problem")->text().contains("Config axes"));
+    // A valid answer creates the sweep as a job of the controller.
+    const QString dir = QString::fromStdString(test::scratchDir("studio-setup-sweep")) + "/S";
+    dialog->findChild<QLineEdit*>("sets")->clear();
+    dialog->findChild<QLineEdit*>("folder")->setText(dir);
+    for (auto* box : dialog->findChildren<QCheckBox*>())
+        if (box->objectName() == "nope" || box->objectName() == "alibi" ||
+            box->objectName() == "fire")
+            box->setChecked(false);
+    dialog->findChild<QDialogButtonBox*>()->button(QDialogButtonBox::Ok)->click();
+    QVERIFY(waitIdle(w.controller(), 60000));
+    const auto index = engine::readSweepIndex(dir.toStdString());
+    QCOMPARE(index.cells.size(), size_t(3));  // rope x 3 seeds (the dialog's default)
+    QCOMPARE(index.cells.front().config.position.type, std::string("rope"));
+    {  // what each cell's run will train: its config.yaml in the sweep
+        QFile config(QString::fromStdString(
+            engine::SweepPaths{dir.toStdString()}.cellDir(index.cells.front().name) +
+            "/config.yaml"));
+        QVERIFY(config.open(QIODevice::ReadOnly));
+        const QByteArray text = config.readAll();
+        QVERIFY2(text.contains("max_steps: 30"), text.constData());
+    }
+
+    // Every encoding checked x randomized positions: refused whole unless the dialog's "leave
+    // out combinations the config refuses" is ticked; then NoPE under them is left out, and said.
+    setup->findChild<QPushButton*>("newSweep")->click();
+    dialog = w.findChild<QDialog*>("newSweepDialog");
+    QVERIFY(dialog && dialog->isVisible());
+    for (auto* box : dialog->findChildren<QCheckBox*>())  // the PE boxes are named by their PE
+        if (const QString pe = box->objectName(); !pe.isEmpty() && pe != "skipRefused")
+            box->setChecked(pe == "rope" || pe == "nope");
+    dialog->findChild<QSpinBox*>("sweepSeeds")->setValue(1);
+    dialog->findChild<QLineEdit*>("sets")->setText("training.random_positions.max_position=0,64");
+    const QString skipDir = QString::fromStdString(test::scratchDir("studio-skip-sweep")) + "/S";
+    dialog->findChild<QLineEdit*>("folder")->setText(skipDir);
+    dialog->findChild<QCheckBox*>("skipRefused")->setChecked(true);
+    QSignalSpy warnings(&w.controller(), &ui::RunController::warning);
+    dialog->findChild<QDialogButtonBox*>()->button(QDialogButtonBox::Ok)->click();
+    QVERIFY(waitIdle(w.controller(), 60000));
+    const auto skipped = engine::readSweepIndex(skipDir.toStdString());
+    QCOMPARE(skipped.cells.size(), size_t(3));  // rope x {0, 64}, nope x 0
+    QCOMPARE(skipped.skipped.size(), size_t(1));
+    QVERIFY(warnings.size() >= 1);
+    QVERIFY2(warnings.last().at(1).toString().contains("left out 1 combination the config refuses"),
+             qPrintable(warnings.last().at(1).toString()));
+    auto* summary = sweeps->findChild<QLabel*>("sweepSummary");
+    QTRY_VERIFY2(summary->text().contains("1 combination left out"), qPrintable(summary->text()));
+    QVERIFY(summary->toolTip().contains("pe=nope"));
 }
 
 QTEST_MAIN(TestStudioJobs)

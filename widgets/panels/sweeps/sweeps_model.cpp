@@ -63,8 +63,9 @@ QStringList headersOf(QStringList values, const std::string& key)
 
 }  // namespace
 
-void SweepsModel::setSweep(const QString& dir, engine::SweepIndex index)
+void SweepsModel::setSweep(const QString& dir, engine::SweepIndex index, std::string root)
 {
+    m_root = std::move(root);
     if (dir != m_dir) {
         m_lastRun.clear();  // what Run here did, and what Slurm said, were of another sweep
         m_scheduler = {};

@@ -40,8 +40,10 @@ public:
     /// Shows sweep `index` read from `dir`: lays the grid out (rows: the first of two varying
     /// axes, columns: the last varying one that is not the seed; an axis with one value is an
     /// override of every cell, neither). Cell states are unknown until setStatuses.
-    void setSweep(const QString& dir, engine::SweepIndex index);
+    /// `root`: its located folder (engine::locateSweep), the key of its run here.
+    void setSweep(const QString& dir, engine::SweepIndex index, std::string root = {});
     const QString& dir() const { return m_dir; }
+    const std::string& root() const { return m_root; }
     const std::optional<engine::SweepIndex>& index() const { return m_index; }
     /// "Sweep NAME — 8 cells (task × pe × seed) — DIR".
     QString title() const;
@@ -97,6 +99,7 @@ public:
 
 private:
     QString m_dir, m_lastRun;
+    std::string m_root;
     std::map<std::string, quint64> m_runsHere;
     SweepSchedulerView m_scheduler;
     qint64 m_schedulerAskedMs = -1;  ///< -1: never asked

@@ -249,7 +249,8 @@ void SweepsView::setBaseConfig(std::function<SweepBase()> provider)
 bool SweepsView::setSweep(const QString& dir)
 {
     try {
-        m_model.setSweep(dir, engine::readSweepIndex(engine::locateSweep(dir.toStdString())));
+        const std::string root = engine::locateSweep(dir.toStdString());
+        m_model.setSweep(dir, engine::readSweepIndex(root), root);
     } catch (const std::exception& e) {
         Q_EMIT statusMessage(tr("Not a sweep: %1").arg(QString::fromUtf8(e.what())));
         return false;

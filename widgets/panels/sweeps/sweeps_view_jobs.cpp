@@ -37,15 +37,9 @@ void SweepsView::setController(RunController* controller)
     });
 }
 
-// The located folder of the sweep shown ("" when none or gone): the key of its run here.
-std::string SweepsView::shownRoot() const
-{
-    try {
-        return m_model.index() ? engine::locateSweep(m_dir.toStdString()) : std::string();
-    } catch (const std::exception&) {
-        return {};
-    }
-}
+// The located folder of the sweep shown ("" when none), read once when it was shown: job
+// changes ask it, and they come at every progress report.
+std::string SweepsView::shownRoot() const { return m_model.root(); }
 
 quint64 SweepsView::shownRunJob() const
 {
