@@ -7,7 +7,9 @@
 // touches one file. Option structs hold the engine's own option structs (TrainOptions,
 // AggregateOptions, …) and bind the flags to their fields: a default lives in the engine only.
 
+#include <chrono>
 #include <functional>
+#include <optional>
 #include <utility>
 #include <vector>
 
@@ -29,6 +31,9 @@ struct Session {
     /// $XDG_RUNTIME_DIR ("" when unset): the export's offscreen Qt warns on every run without
     /// one, so the export makes a private one then.
     std::string runtimeDir;
+    /// When the launcher began this command ($LENGEN_LAUNCHED_AT, launcher.cpp), on the clock
+    /// file times use; unset when lengen-core was started directly.
+    std::optional<std::chrono::system_clock::time_point> launchedAt;
 };
 
 /// Runs a parsed subcommand; returns the exit code, throws engine::Error for the mapped codes.

@@ -7,7 +7,12 @@
 #include <string>
 
 #include "command_registry.h"
+#include "lengen/engine/config.h"
 #include "lengen/engine/trainer.h"
+
+namespace CLI {
+class App;
+}
 
 namespace lengen::cli {
 
@@ -23,6 +28,14 @@ struct TrainArgs {
 };
 
 int runTrain(const TrainArgs& args, const Session& session);
+/// `train`'s flags in the table (train_command.cpp, lengen-core only; addTrainCommands adds it
+/// first).
+void addTrainCommand(CLI::App& app, CommandTable& table);
+/// The loader's warnings, then each run's curriculum shortfall at the steps it will train
+/// (`steps`: `--steps`): a run whose max_steps ends before its curriculum trains shorter prompts
+/// than points.end, which its figures then mark (issue 52). On stderr.
+void printWarnings(const engine::LoadedConfig& loaded,
+                   std::optional<std::int64_t> steps = std::nullopt);
 int runValidate(const std::string& config, bool quiet);
 /// `pointwiseRows` > 0: also print the per-position metric averaged over the last rows of the log.
 int runInfo(const std::string& run, bool listParameters, int pointwiseRows);

@@ -1,6 +1,8 @@
 // `lengen`: the headless command line over the engine. Thin: signals, parse, dispatch to the
 // command the line names (each command file registers itself: command_registry.h), map errors
-// to exit codes (docs/cli.md).
+// to exit codes (docs/cli.md). Built twice: `lengen-core` with every command, and with
+// LENGEN_LIGHT_CLI `lengen-light`, the commands that read or move runs, without LibTorch
+// (the launcher, launcher.cpp, picks one by the command line).
 
 #include <CLI/CLI.hpp>
 
@@ -25,6 +27,18 @@ std::string exitCodeHelp()
            "10 stop: the training finished before it saw the request,\n"
            "64 usage error, 124 still running when a wait ended (stop, sweep cancel),\n"
            "130 interrupted (checkpoint written).";
+}
+
+// The launcher's "SECONDS.NANOSECONDS" (launcher.cpp); nothing for text it did not write.
+std::optional<std::chrono::system_clock::time_point> launchedAt(const char* text)
+{
+    char* end = nullptr;
+    const double seconds = text ? std::strtod(text, &end) : 0;
+    if (!text || end == text || *end != '\0' || !(seconds > 0))
+        return std::nullopt;
+    return std::chrono::system_clock::time_point(
+        std::chrono::duration_cast<std::chrono::system_clock::duration>(
+            std::chrono::duration<double>(seconds)));
 }
 
 }  // namespace
@@ -54,8 +68,12 @@ int runCli(int argc, char** argv)
                  "(LenGen Studio command line)"};
     // A callback: only --version asks the GPU driver.
     app.set_version_flag("--version", [] {
+#ifdef LENGEN_LIGHT_CLI  // a CPU-only LibTorch's text, known when building (CMakeLists.txt)
+        return std::string("lengen ") + engine::versionString() + "\n" + LENGEN_BACKEND_TEXT;
+#else
         return std::string("lengen ") + engine::versionString() + "\n" +
                engine::backendDescription();
+#endif
     });
     app.footer(exitCodeHelp());
     app.require_subcommand(1);
@@ -63,13 +81,18 @@ int runCli(int argc, char** argv)
     // Every command file, in the order --help lists them (git.c's commands[]): each adds its
     // subcommands, their flags and their runs to the one table.
     using AddCommands = void (*)(CLI::App&, cli::CommandTable&);
+    // lengen-light holds the files of the commands it runs (the launcher's kLight).
     static constexpr AddCommands kCommandFiles[] = {
-        cli::addTrainCommands,     cli::addAnalysisCommands,
+        cli::addTrainCommands,
+#ifndef LENGEN_LIGHT_CLI
+        cli::addAnalysisCommands,
 #ifdef LENGEN_WITH_EXPORT
         cli::addExportCommand,
 #endif
-        cli::addReferenceCommands, cli::addSweepCommands,    cli::addListCommand,
-        cli::addNoteCommand,       cli::addRunsCommand,      cli::addArchiveCommands,
+        cli::addReferenceCommands,
+#endif
+        cli::addSweepCommands,     cli::addListCommand,     cli::addNoteCommand,
+        cli::addRunsCommand,       cli::addArchiveCommands,
     };
     cli::CommandTable commands;
     for (const AddCommands add : kCommandFiles)
@@ -85,8 +108,11 @@ int runCli(int argc, char** argv)
     // The environment is read here and nowhere else; process-wide settings once.
     const char* runtimeDir = std::getenv("XDG_RUNTIME_DIR");
     const cli::Session session{engine::sessionSwitchesFromEnvironment(),
-                               runtimeDir ? runtimeDir : ""};
+                               runtimeDir ? runtimeDir : "",
+                               launchedAt(std::getenv("LENGEN_LAUNCHED_AT"))};
+#ifndef LENGEN_LIGHT_CLI  // threads and the allocator for tensor work
     engine::applyProcessPolicy(session.switches);
+#endif
     try {
         if (const auto* run = commands.parsed())
             return (*run)(session);

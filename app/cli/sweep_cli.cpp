@@ -18,17 +18,6 @@ namespace lengen::cli {
 
 namespace {
 
-CLI::Validator slurmTime()
-{
-    return CLI::Validator(
-        [](std::string& v) {
-            return !v.empty() && v.find_first_not_of("0123456789:-") == std::string::npos
-                       ? std::string()
-                       : "must be a Slurm time such as 30, 2:00:00 or 1-12:00:00, not '" + v + "'";
-        },
-        "TIME");
-}
-
 void addNew(CLI::App& sweep, CommandTable& table)
 {
     auto a = std::make_shared<SweepNewArgs>();
@@ -67,6 +56,18 @@ void addNew(CLI::App& sweep, CommandTable& table)
     cmd->add_option("--out", a->request.outDir, "The sweep folder to create")->required();
     addQuietFlag(cmd, a->quiet);
     table.add(cmd, [a](const Session&) { return runSweepNew(*a); });
+}
+
+#ifndef LENGEN_LIGHT_CLI  // run, run-cell and submit: lengen-core only
+CLI::Validator slurmTime()
+{
+    return CLI::Validator(
+        [](std::string& v) {
+            return !v.empty() && v.find_first_not_of("0123456789:-") == std::string::npos
+                       ? std::string()
+                       : "must be a Slurm time such as 30, 2:00:00 or 1-12:00:00, not '" + v + "'";
+        },
+        "TIME");
 }
 
 void addRun(CLI::App& sweep, CommandTable& table)
@@ -153,6 +154,7 @@ void addSubmit(CLI::App& sweep, CommandTable& table)
         return runSweepSubmit(*a, session);
     });
 }
+#endif  // LENGEN_LIGHT_CLI
 
 void addResults(CLI::App& sweep, CommandTable& table)
 {
@@ -238,8 +240,10 @@ void addSweepCommands(CLI::App& app, CommandTable& table)
                  "config keys, run here N at a time (docs/sweep-format.md)");
     sweep->require_subcommand(1);
     addNew(*sweep, table);
+#ifndef LENGEN_LIGHT_CLI  // sweep_executor.cpp: lengen-core only
     addRun(*sweep, table);
     addSubmit(*sweep, table);
+#endif
     addResults(*sweep, table);
 }
 

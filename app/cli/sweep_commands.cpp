@@ -1,6 +1,6 @@
-// `lengen sweep new`, `run-cell`, `status` and `aggregate`: arguments in, the engine's sweep
-// library (lengen/engine/sweep_run.h) does the work, lines out. `run` and `submit` are
-// sweep_executor.cpp.
+// `lengen sweep new`, `status`, `table`, `cancel` and `aggregate`: arguments in, the engine's
+// sweep library (lengen/engine/sweep_run.h) does the work, lines out. No training: lengen-light
+// holds them too. `run`, `run-cell` and `submit` are sweep_executor.cpp (lengen-core only).
 
 #include "sweep_commands.h"
 
@@ -26,7 +26,6 @@
 #include "lengen/engine/sweep_aggregate.h"
 #include "lengen/engine/sweep_jobs.h"
 #include "lengen/engine/sweep_run.h"
-#include "lengen/engine/trainer.h"
 #include "progress.h"
 #include "sweep_table.h"
 
@@ -87,38 +86,6 @@ int runSweepNew(const SweepNewArgs& args)
         printSkipped(index);
     std::printf("%s\n", request.outDir.c_str());
     return 0;
-}
-
-int runSweepCell(const SweepCellArgs& args, const Session& session)
-{
-    engine::RunControl control;
-    // As `train`: the first stop finishes the step and writes a checkpoint; a second leaves now.
-    interruptsStop(control, true);
-    ProgressReporter progress(ProgressReporter::detect(args.quiet));
-    AnalysisProgress analysis(args.quiet);
-    auto options = args.options;
-    options.switches = session.switches;
-    const auto say = [&](const std::string& line) {
-        progress.finish();
-        std::fprintf(stderr, "%s\n", line.c_str());
-    };
-    std::vector<engine::CellOutcome> outcomes;
-    if (args.indices.size() == 1)
-        outcomes.push_back(engine::runSweepCell(args.dir, args.indices.front(), options, control,
-                                                progress, analysis, say));
-    else
-        outcomes = engine::runSweepMembers(args.dir, args.indices, options, control, progress,
-                                           analysis, say);
-    progress.finish();
-    analysis.finish();
-    // Several cells: each one's cell.json says how it ended; the exit code is the worst.
-    int code = 0;
-    for (const auto o : outcomes)
-        if (o == engine::CellOutcome::Failed)
-            code = engine::exitCodeFor(engine::ErrorKind::Runtime);
-        else if (o == engine::CellOutcome::Stopped && code == 0)
-            code = engine::exitCodeFor(engine::ErrorKind::Interrupted);
-    return code;
 }
 
 int runSweepTable(const std::string& dir, const std::vector<std::string>& columns,

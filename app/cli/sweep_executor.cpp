@@ -1,8 +1,8 @@
-// `lengen sweep run` and `lengen sweep submit`: the engine's executors (sweep_run.h) with lines
-// on stderr. `run` runs the unfinished cells here N at a time; Ctrl-C reaches only this process
-// (cells have their own process groups), which passes one SIGTERM per Ctrl-C to every running
-// cell: the first stops each with its checkpoint (exit 130), a second makes them leave at once.
-// `submit` writes the Slurm job array and prints its job id.
+// `lengen sweep run`, `run-cell` and `submit`: the engine's executors (sweep_run.h) with lines
+// on stderr; lengen-core only (run-cell trains). `run` runs the unfinished cells here N at a time;
+// Ctrl-C reaches only this process (cells have their own process groups), which passes one SIGTERM
+// per Ctrl-C to every running cell: the first stops each with its checkpoint (exit 130), a second
+// makes them leave at once. `submit` writes the Slurm job array and prints its job id.
 
 #include <cmath>
 #include <csignal>
@@ -59,12 +59,45 @@ private:
 
 }  // namespace
 
+int runSweepCell(const SweepCellArgs& args, const Session& session)
+{
+    engine::RunControl control;
+    // As `train`: the first stop finishes the step and writes a checkpoint; a second leaves now.
+    interruptsStop(control, true);
+    ProgressReporter progress(ProgressReporter::detect(args.quiet));
+    AnalysisProgress analysis(args.quiet);
+    auto options = args.options;
+    options.switches = session.switches;
+    const auto say = [&](const std::string& line) {
+        progress.finish();
+        std::fprintf(stderr, "%s\n", line.c_str());
+    };
+    std::vector<engine::CellOutcome> outcomes;
+    if (args.indices.size() == 1)
+        outcomes.push_back(engine::runSweepCell(args.dir, args.indices.front(), options, control,
+                                                progress, analysis, say));
+    else
+        outcomes = engine::runSweepMembers(args.dir, args.indices, options, control, progress,
+                                           analysis, say);
+    progress.finish();
+    analysis.finish();
+    // Several cells: each one's cell.json says how it ended; the exit code is the worst.
+    int code = 0;
+    for (const auto o : outcomes)
+        if (o == engine::CellOutcome::Failed)
+            code = engine::exitCodeFor(engine::ErrorKind::Runtime);
+        else if (o == engine::CellOutcome::Stopped && code == 0)
+            code = engine::exitCodeFor(engine::ErrorKind::Interrupted);
+    return code;
+}
+
 int runSweepRun(const SweepRunArgs& args, const Session& session)
 {
     engine::LocalSweepOptions options = args.options;
     if (options.executable.empty())
         options.executable = session.switches.cellExecutable;
-    options.clearMarksBefore = engine::processStartTime();  // a cancel typed while this loads holds
+    // A cancel typed while this loads holds: the launcher's start is exact, /proc's to 10 ms.
+    options.clearMarksBefore = session.launchedAt.value_or(engine::processStartTime());
     options.stopCount = &g_stops;
     const auto executor =
         engine::makeLocalExecutor(args.dir, options);  // validates every cell first

@@ -5,9 +5,11 @@
 #include <limits>
 
 #include <ATen/autocast_mode.h>
+#include <torch/cuda.h>
 #include <torch/version.h>
 
 #include "lengen/engine/errors.h"
+#include "lengen/engine/version.h"
 
 // Version gates: the C++ API each shim uses appeared in these LibTorch releases.
 #define LENGEN_TORCH_AT_LEAST(major, minor)                                                        \
@@ -237,3 +239,19 @@ void synchronize(const torch::Device& device)
 }
 
 }  // namespace lengen::engine::compat
+
+namespace lengen::engine {
+
+std::string libTorchVersion() { return compat::torchVersion(); }
+
+std::string backendDescription()
+{
+    std::string text = "LibTorch " + compat::torchVersion();
+    if (!compat::torchHasCuda())
+        return text + ", CPU only";
+    const auto gpus = torch::cuda::device_count();
+    return text + " with CUDA, " +
+           (gpus > 0 ? std::to_string(gpus) + (gpus == 1 ? " GPU" : " GPUs") : "no GPU usable");
+}
+
+}  // namespace lengen::engine

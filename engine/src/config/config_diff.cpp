@@ -1,5 +1,7 @@
 // The config keys that differ between runs (the studio's Compare: "what is different about
-// these runs?"), read off each run's resolved YAML so that every key the run stores counts.
+// these runs?"), read off each run's resolved YAML so that every key the run stores counts;
+// and whether runs may train as members of one batched model (trainer.h: they differ in seed
+// only, and their encoding has no weights of its own per layer).
 
 #include <yaml-cpp/yaml.h>
 
@@ -8,6 +10,7 @@
 
 #include "lengen/engine/config.h"
 #include "lengen/engine/encodings.h"
+#include "lengen/engine/trainer.h"
 
 namespace lengen::engine {
 
@@ -122,6 +125,28 @@ std::vector<ConfigDifference> configDifferences(const std::vector<RunConfig>& ru
             out.push_back(std::move(d));
     }
     return out;
+}
+
+std::string membersRefusal(const RunConfig& config)
+{
+    const EncodingInfo& e = encodingOf(config);
+    if (e.backbone != Backbone::Llama)
+        return e.display + " is not a Llama model; members train Llama models only (for now)";
+    if (e.layerParameters || !e.fusedCpu)
+        return e.display + " has weights of its own in every layer; members train position " +
+               "encodings without them (RoPE and its variants, NoPE, ALiBi)";
+    if (config.training.randomPositions > 0)
+        return "training.random_positions draws each run's own positions; members share theirs";
+    return {};
+}
+
+bool sameRunButSeed(const RunConfig& a, const RunConfig& b)
+{
+    const auto withoutSeed = [](RunConfig c) {  // as the stored YAML: every key counts
+        c.seed.reset();
+        return toYaml(c);
+    };
+    return withoutSeed(a) == withoutSeed(b);
 }
 
 }  // namespace lengen::engine

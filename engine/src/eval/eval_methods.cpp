@@ -13,22 +13,7 @@ namespace {
 
 // The largest scale-x / scale-y: (1e15 · a 10σ draw)² · 10⁴ points stays below float32's 3.4e38.
 constexpr double kMaxMethodScale = 1e15;
-const char* const kScales[] = {"0.333", "0.5", "2", "3"};
 }  // namespace
-
-std::vector<std::string> evalMethodsFor(const std::string& task)
-{
-    std::vector<std::string> methods{"standard", "ood_length"};
-    if (isBooleanTaskName(task))
-        return methods;
-    methods.push_back("half_subspace");
-    methods.push_back("skewed");
-    for (const char* s : kScales)
-        methods.push_back(std::string("scale-x=") + s);
-    for (const char* s : kScales)
-        methods.push_back(std::string("scale-y=") + s);
-    return methods;
-}
 
 }  // namespace lengen::engine
 

@@ -3,10 +3,13 @@
 // interventions' (the documentation's, interventions.h) are this layer's facts (issue 73).
 
 #include <algorithm>
+#include <filesystem>
 
 #include "io/analysis_store.h"
 #include "lengen/engine/analysis.h"
+#include "lengen/engine/config.h"
 #include "lengen/engine/interventions.h"
+#include "lengen/engine/run_file.h"
 
 namespace lengen::engine {
 
@@ -26,6 +29,28 @@ void sortMethods(std::vector<EvalResult>& results, const std::vector<std::string
 }
 
 }  // namespace
+
+// The methods a task offers, in the order every front end lists them: the reference's
+// standard prompts and the longer ones, then (regression only) the distribution shifts.
+std::vector<std::string> evalMethodsFor(const std::string& task)
+{
+    static const char* const kScales[] = {"0.333", "0.5", "2", "3"};
+    std::vector<std::string> methods{"standard", "ood_length"};
+    if (isBooleanTaskName(task))
+        return methods;
+    methods.push_back("half_subspace");
+    methods.push_back("skewed");
+    for (const char* s : kScales)
+        methods.push_back(std::string("scale-x=") + s);
+    for (const char* s : kScales)
+        methods.push_back(std::string("scale-y=") + s);
+    return methods;
+}
+
+std::string analysisFileFor(const std::string& run)
+{
+    return (std::filesystem::path(locateRunFile(run)).parent_path() / "analysis.h5").string();
+}
 
 std::vector<EvalResult> readEvaluations(const std::string& run)
 {

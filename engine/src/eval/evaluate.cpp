@@ -82,11 +82,6 @@ struct MethodMetrics {
 
 }  // namespace
 
-std::string analysisFileFor(const std::string& run)
-{
-    return (fs::path(locateRunFile(run)).parent_path() / "analysis.h5").string();
-}
-
 std::string pairWithStoredEvaluation(const std::string& run, EvalOptions& options)
 {
     const auto wanted = [&](const std::string& method) {

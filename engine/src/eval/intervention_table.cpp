@@ -10,7 +10,7 @@
 #include <cmath>
 #include <cstdio>
 
-#include "eval/interventions.h"
+#include "eval/intervention_resolve.h"
 #include "lengen/engine/config.h"
 #include "lengen/engine/encodings.h"
 #include "lengen/engine/errors.h"

@@ -7,29 +7,10 @@
 
 #include <string>
 
+#include "eval/intervention_resolve.h"
 #include "eval/model_runner.h"
-#include "lengen/engine/interventions.h"
-#include "model/intervention.h"
 
 namespace lengen::engine::eval {
-
-struct ResolvedIntervention {
-    enum class Level { Plain, Model, Truncate, Segments, Positions };
-    Level level = Level::Plain;
-    model::Intervention model;  ///< Level::Model
-    std::int64_t points = 0;    ///< truncate, segments: points per prompt (query included)
-    bool weightBySize = false;  ///< segments: chunk predictions weighted by chunk size
-    std::int64_t range = 0;     ///< random_positions: positions drawn from 0..range-1
-    std::uint64_t seed = 0;     ///< random_positions: mixed into each prompt's draw
-    std::string description;    ///< every parameter as resolved (stored with the results)
-    /// Longest forward in tokens for a prompt of `points` points (GPT-2's position limit).
-    std::int64_t forwardTokens(std::int64_t promptPoints) const;
-};
-
-/// Error(Config) naming the run's backbone/PE when the intervention does not apply, or a
-/// parameter out of range.
-ResolvedIntervention resolveIntervention(const InterventionSpec& spec, const RunConfig& config,
-                                         std::int64_t evalPoints);
 
 /// The positions random_positions reads one prompt at (x [1, N, D], y [1, N]): a sorted random
 /// subset of 0..range-1, int64 [2N] on the CPU, drawn from the prompt's own numbers and `seed`,

@@ -5,21 +5,11 @@
 #include "lengen/engine/config.h"
 #include "lengen/engine/encodings.h"
 #include "lengen/engine/errors.h"
+#include "lengen/engine/trainer.h"
 
 namespace lengen::engine::model {
 
-std::string MemberModel::refusal(const RunConfig& config)
-{
-    const EncodingInfo& e = encodingOf(config);
-    if (e.backbone != Backbone::Llama)
-        return e.display + " is not a Llama model; members train Llama models only (for now)";
-    if (e.layerParameters || !e.fusedCpu)
-        return e.display + " has weights of its own in every layer; members train position " +
-               "encodings without them (RoPE and its variants, NoPE, ALiBi)";
-    if (config.training.randomPositions > 0)
-        return "training.random_positions draws each run's own positions; members share theirs";
-    return {};
-}
+std::string MemberModel::refusal(const RunConfig& config) { return membersRefusal(config); }
 
 MemberModel::MemberModel(const RunConfig& config, const std::vector<InContextModel>& models)
     : m_members(static_cast<int>(models.size())), m_layers(config.model.numLayers),

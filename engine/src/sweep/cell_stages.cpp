@@ -1,7 +1,17 @@
+// One cell run in this process (runSweepCell, what `lengen sweep run-cell` does): its stages
+// (train, evaluate, probe) recorded in its cell.json as they start and end. It trains, so it is
+// in lengen_engine, not the Torch-free core.
+
 #include "sweep/cell_stages.h"
+
+#include <filesystem>
+#include <optional>
 
 #include "lengen/engine/analysis.h"
 #include "lengen/engine/errors.h"
+#include "lengen/engine/run_file.h"
+#include "lengen/engine/sweep_run.h"
+#include "lengen/engine/trainer.h"
 #include "sweep/job_record.h"
 
 namespace lengen::engine::sweep {
@@ -111,3 +121,48 @@ void CellStages::failed(const std::exception& e) noexcept
 }
 
 }  // namespace lengen::engine::sweep
+
+namespace lengen::engine {
+
+namespace fs = std::filesystem;
+
+CellOutcome runSweepCell(const std::string& dir, int index, const CellRunOptions& options,
+                         RunControl& control, TrainObserver& training, AnalysisObserver& analysis,
+                         const std::function<void(const std::string&)>& say)
+{
+    const SweepPaths paths{locateSweep(dir)};
+    const auto sweep = readSweepIndex(paths.root);
+    const auto& cell = sweep::cellAt(sweep, paths.root, index);
+    sweep::CellStages stages(paths, sweep, cell, say);
+    stages.note("cell " + cell.name + " (" + sweep::axesText(cell) + ")");
+    try {
+        stages.set(
+            "train");  // publishes this process's pid: a `sweep cancel` from now on signals it
+        // A cancel that landed before the pid was published left only its mark (issue 54).
+        if (stages.cancelMarked())
+            return stages.stopped("cancelled before it started (sweep cancel)");
+        const std::string run = stages.runFile();
+        const TrainOptions train = stages.trainOptions(options);
+        std::optional<RunSummary> summary;
+        const auto info = fs::exists(run) ? std::optional(readRunInfo(run)) : std::nullopt;
+        if (info && info->status != "finished" && info->checkpointStep < 0)
+            fs::remove(run);  // stopped before its first checkpoint: nothing to keep
+        if (info && info->status == "finished") {
+            stages.note("trained already (" + std::to_string(info->totalSteps) + " steps)");
+        } else if (info && info->checkpointStep >= 0) {
+            summary = resume(run, train, control, training);
+        } else {
+            const auto loaded = loadConfigFile(paths.cellDir(cell.name) + "/config.yaml");
+            summary = engine::train(loaded.runs.at(0), train, control, training);
+        }
+        if (summary && summary->outcome == RunOutcome::Cancelled)
+            return stages.stopped("stopped after " + std::to_string(summary->stepsDone) +
+                                  " steps; checkpoint written");
+        return stages.analyse(options, control, analysis);
+    } catch (const std::exception& e) {
+        stages.failed(e);
+        throw;
+    }
+}
+
+}  // namespace lengen::engine

@@ -194,7 +194,9 @@ void clearCancelMark(const SweepPaths& paths, const std::string& cell,
     const auto asSystem = std::chrono::system_clock::now() +
                           std::chrono::duration_cast<std::chrono::system_clock::duration>(
                               written - fs::file_time_type::clock::now());
-    if (asSystem < takenAt)
+    // Both clocks tick coarsely (the kernel stamps files at its timer tick; the launcher reads the
+    // same clock): a mark of the same tick as the run's start is the user's cancel, and holds.
+    if (asSystem + std::chrono::milliseconds(1) < takenAt)
         fs::remove(mark, ec);
 }
 

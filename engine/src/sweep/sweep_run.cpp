@@ -1,5 +1,6 @@
-// A sweep folder written from a request (createSweep), one cell run in this process
-// (runSweepCell), and where the `lengen` executable for cell processes lives.
+// A sweep folder written from a request (createSweep), the cells a run takes, and where the
+// `lengen` executable for cell processes lives. Running one cell in this process
+// (runSweepCell) is cell_stages.cpp.
 
 #include <algorithm>
 #include <unistd.h>
@@ -168,45 +169,6 @@ std::string cellNamesText(const std::vector<std::string>& cells, std::size_t mos
     for (std::size_t i = 0; i < cells.size() && i < most; ++i)
         names += (i ? ", " : "") + cells[i];
     return cells.size() > most ? names + ", …" : names;
-}
-
-CellOutcome runSweepCell(const std::string& dir, int index, const CellRunOptions& options,
-                         RunControl& control, TrainObserver& training, AnalysisObserver& analysis,
-                         const std::function<void(const std::string&)>& say)
-{
-    const SweepPaths paths{locateSweep(dir)};
-    const auto sweep = readSweepIndex(paths.root);
-    const auto& cell = sweep::cellAt(sweep, paths.root, index);
-    sweep::CellStages stages(paths, sweep, cell, say);
-    stages.note("cell " + cell.name + " (" + sweep::axesText(cell) + ")");
-    try {
-        stages.set(
-            "train");  // publishes this process's pid: a `sweep cancel` from now on signals it
-        // A cancel that landed before the pid was published left only its mark (issue 54).
-        if (stages.cancelMarked())
-            return stages.stopped("cancelled before it started (sweep cancel)");
-        const std::string run = stages.runFile();
-        const TrainOptions train = stages.trainOptions(options);
-        std::optional<RunSummary> summary;
-        const auto info = fs::exists(run) ? std::optional(readRunInfo(run)) : std::nullopt;
-        if (info && info->status != "finished" && info->checkpointStep < 0)
-            fs::remove(run);  // stopped before its first checkpoint: nothing to keep
-        if (info && info->status == "finished") {
-            stages.note("trained already (" + std::to_string(info->totalSteps) + " steps)");
-        } else if (info && info->checkpointStep >= 0) {
-            summary = resume(run, train, control, training);
-        } else {
-            const auto loaded = loadConfigFile(paths.cellDir(cell.name) + "/config.yaml");
-            summary = engine::train(loaded.runs.at(0), train, control, training);
-        }
-        if (summary && summary->outcome == RunOutcome::Cancelled)
-            return stages.stopped("stopped after " + std::to_string(summary->stepsDone) +
-                                  " steps; checkpoint written");
-        return stages.analyse(options, control, analysis);
-    } catch (const std::exception& e) {
-        stages.failed(e);
-        throw;
-    }
 }
 
 std::vector<const SweepCell*> chooseCells(const std::vector<CellStatus>& statuses, bool retryFailed,

@@ -298,21 +298,7 @@ void openForResume(training::TrainSession& s, const std::string& runFile,
     fillStarted(s, info.runId);
 }
 
-// The config without its seed, as text: what members must share.
-std::string withoutSeed(RunConfig config)
-{
-    config.seed.reset();
-    return toYaml(config);
-}
-
 }  // namespace
-
-std::string membersRefusal(const RunConfig& config) { return model::MemberModel::refusal(config); }
-
-bool sameRunButSeed(const RunConfig& a, const RunConfig& b)
-{
-    return withoutSeed(a) == withoutSeed(b);
-}
 
 RunSummary resume(const std::string& runFile, const TrainOptions& options, RunControl& control,
                   TrainObserver& observer)
@@ -330,7 +316,7 @@ std::vector<MemberOutcome> resumeMembers(const std::vector<std::string>& runFile
 {
     // Every run checked from its records before any is opened for writing: a refusal leaves
     // the files as they were.
-    std::string firstPath, firstConfig, firstPrecision;
+    std::string firstPath, firstPrecision;
     std::optional<RunConfig> first;
     std::int64_t firstStep = 0;
     std::vector<std::string> seen;
@@ -346,14 +332,13 @@ std::vector<MemberOutcome> resumeMembers(const std::vector<std::string>& runFile
         RunConfig config = storedRunConfig(info.configYaml, path);
         const std::int64_t step = std::max<std::int64_t>(info.checkpointStep, 0);
         if (firstPath.empty()) {
-            if (const auto why = model::MemberModel::refusal(config); !why.empty())
+            if (const auto why = membersRefusal(config); !why.empty())
                 throw Error(ErrorKind::Config, "members: " + path + ": " + why);
             firstPath = path;
-            firstConfig = withoutSeed(config);
             firstPrecision = info.precision;
             first = config;
             firstStep = step;
-        } else if (withoutSeed(config) != firstConfig) {
+        } else if (!sameRunButSeed(config, *first)) {
             throw Error(ErrorKind::Usage, "members: " + path + " has another config than " +
                                               firstPath + " (members differ in seed only)");
         } else if (info.precision != firstPrecision) {
