@@ -171,6 +171,11 @@ void TestTraining::shortRunLowersTheLoss()
     // the same number the summary, `lengen info` and the studio's run table show.
     QCOMPARE(summary.finalLoss, info.lastLoss);
     QCOMPARE(summary.finalLoss, log.loss.back());
+    // Issue 80 defect 27: the first row's steps/s is measured (it was 0, and every steps/s
+    // curve ramped up from it), and no later row is 0.
+    for (size_t i = 0; i < log.stepsPerSecond.size(); ++i)
+        QVERIFY2(log.stepsPerSecond[i] > 0,
+                 qPrintable(QString("row %1: %2 steps/s").arg(i).arg(log.stepsPerSecond[i])));
 }
 
 void TestTraining::sameSeedSameRun()

@@ -3,6 +3,8 @@
 // and tags written from the list, results another process stores reaching the open run, and the
 // Train tab waiting out a run file that refuses a read for a moment.
 
+#include <QDir>
+#include <QHeaderView>
 #include <QLabel>
 #include <QMenu>
 #include <QMessageBox>
@@ -43,6 +45,7 @@ private Q_SLOTS:
     void tagsOfSeveralRunsInOneStep();
     void lookOffTheGuiThreadAddsEachRunOnce();
     void runMenuDeletesAndUndoPutsBack();
+    void columnsFitWhatTheyShow();
 
 private:
     std::string m_runs, m_rope, m_alibi;
@@ -461,6 +464,46 @@ void TestRunsList::runMenuDeletesAndUndoPutsBack()
     QVERIFY(!undo->isVisible());
     QVERIFY2(!browser.findChild<QLabel*>("runsMoved")->isVisible(),
              qPrintable(browser.findChild<QLabel*>("runsMoved")->text()));
+}
+
+// Issue 80 defect 14: cells read "fini…al 2", "230…000", seed "33…88": every column but the
+// last (it stretches) is as wide as what its visible rows show, up to 260 px, also for a row a
+// poll adds; a column the user resized keeps its width.
+void TestRunsList::columnsFitWhatTheyShow()
+{
+    QTemporaryDir tmp;
+    QVERIFY(QDir().mkpath(tmp.filePath("a")));
+    QVERIFY(QFile::copy(QString::fromStdString(m_rope), tmp.filePath("a/run.h5")));
+    ui::RunBrowser browser;
+    browser.resize(1200, 300);
+    browser.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&browser));
+    browser.setFolders({tmp.path()});
+    auto* table = browser.findChild<QTableView*>();
+    auto* model = browser.findChild<ui::RunTableModel*>();
+    QVERIFY(table && model);
+    test::trainTiny(tmp.filePath("b").toStdString(), "alibi", 3388776655ULL, 12);
+    QVERIFY(model->poll());  // the second run lands as a poll finds it
+    QCOMPARE(model->rowCount(), 2);
+    const auto fits = [&](int c) {
+        int widest = 0;
+        for (int r = 0; r < table->model()->rowCount(); ++r)
+            widest = std::max(widest, table->fontMetrics().horizontalAdvance(
+                                          table->model()->index(r, c).data().toString()));
+        return table->columnWidth(c) >= std::min(widest, 250);
+    };
+    const int last = table->horizontalHeader()->logicalIndex(table->model()->columnCount() - 1);
+    for (int c = 0; c < table->model()->columnCount(); ++c)
+        if (c != last && !table->isColumnHidden(c))
+            QVERIFY2(fits(c), qPrintable(table->model()->headerData(c, Qt::Horizontal).toString() +
+                                         " is narrower than " +
+                                         table->model()->index(1, c).data().toString()));
+    table->horizontalHeader()->resizeSection(ui::RunTableModel::Seed, 30);  // the user's
+    QVERIFY(QFile::copy(QString::fromStdString(m_alibi), tmp.filePath("c.h5")));
+    QVERIFY(QDir().mkpath(tmp.filePath("c")) &&
+            QFile::rename(tmp.filePath("c.h5"), tmp.filePath("c/run.h5")));
+    QVERIFY(model->poll());
+    QCOMPARE(table->columnWidth(ui::RunTableModel::Seed), 30);
 }
 
 QTEST_MAIN(TestRunsList)

@@ -162,7 +162,7 @@ private:
     std::vector<MemberResult> m_results;
     Stack m_stack;
     Clock::time_point m_start = Clock::now();
-    double m_stepSeconds = 0;  // exponential moving average of the step duration
+    StepRate m_rate;
 };
 
 void MemberTrainer::leave(Live& l, RunOutcome outcome)
@@ -402,15 +402,15 @@ void MemberTrainer::step(std::int64_t step)
             return t.slice(0, std::int64_t(k) * b, std::int64_t(k + 1) * b);
         };
         TrainSession& s = *l.slot.session;
-        const LogRecord r =
-            logRecord(s, {step, loss[k], rows(out.pred), rows(out.ys), nDims, nPoints, lr,
-                          out.norms[k], wall(s), m_stepSeconds > 0 ? 1.0 / m_stepSeconds : 0.0});
+        const LogRecord r = logRecord(
+            s,
+            {step, loss[k], rows(out.pred), rows(out.ys), nDims, nPoints, lr, out.norms[k], wall(s),
+             m_rate.perSecond(std::chrono::duration<double>(Clock::now() - stepStart).count())});
         s.writer->appendLog(r);
         l.slot.observer->onLog(r);
         m_results[l.index].summary.finalLoss = loss[k];
     }
-    const double dt = std::chrono::duration<double>(Clock::now() - stepStart).count();
-    m_stepSeconds = m_stepSeconds == 0 ? dt : 0.95 * m_stepSeconds + 0.05 * dt;
+    m_rate.stepEnded(std::chrono::duration<double>(Clock::now() - stepStart).count());
     const std::int64_t total = c.training.maxSteps;
     for (size_t k = 0; k < m_live.size(); ++k) {
         if (m_left[k])
@@ -419,8 +419,8 @@ void MemberTrainer::step(std::int64_t step)
         TrainSession& s = *l.slot.session;
         s.stepsDone = step + 1;
         s.optimizer->setStepCount(m_stack.optimizer->stepCount());
-        l.slot.observer->onStep({step, total, loss[k], 1.0 / m_stepSeconds,
-                                 m_stepSeconds * static_cast<double>(total - s.stepsDone)});
+        l.slot.observer->onStep({step, total, loss[k], m_rate.perSecond(0),
+                                 m_rate.stepSeconds() * static_cast<double>(total - s.stepsDone)});
         if (s.stepsDone % c.training.saveSteps == 0 && s.stepsDone < total) {
             try {
                 writeCheckpointOrExplain(s, wall(s), l.lastCheckpoint);

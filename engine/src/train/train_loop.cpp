@@ -324,7 +324,7 @@ RunSummary trainSteps(TrainSession& s, RunControl& control, TrainObserver& obser
     RunSummary summary;
     summary.runFile = s.writer->path();
     std::int64_t lastCheckpoint = s.stepsDone;
-    double stepSeconds = 0;  // exponential moving average of the step duration
+    StepRate rate;
     bool cancelled = false;
     // One definition of "final loss": the last log row's, which after a resume that logs
     // nothing is a row of the earlier session (not this session's last step).
@@ -355,7 +355,7 @@ RunSummary trainSteps(TrainSession& s, RunControl& control, TrainObserver& obser
             summary.finalLoss = o.loss;
             const LogRecord r =
                 logRecord(s, {step, o.loss, o.pred, o.ys, nDims, nPoints, lr, o.gradNorm, wall(),
-                              stepSeconds > 0 ? 1.0 / stepSeconds : 0.0});
+                              rate.perSecond(secondsSince(stepStart))});
             s.writer->appendLog(r);
             observer.onLog(r);
         }
@@ -365,10 +365,9 @@ RunSummary trainSteps(TrainSession& s, RunControl& control, TrainObserver& obser
         }
         s.stepsDone = step + 1;
 
-        const double dt = secondsSince(stepStart);
-        stepSeconds = stepSeconds == 0 ? dt : 0.95 * stepSeconds + 0.05 * dt;
-        StepProgress p{step, total, o.loss, 1.0 / stepSeconds,
-                       stepSeconds * static_cast<double>(total - s.stepsDone)};
+        rate.stepEnded(secondsSince(stepStart));
+        StepProgress p{step, total, o.loss, rate.perSecond(0),
+                       rate.stepSeconds() * static_cast<double>(total - s.stepsDone)};
         observer.onStep(p);
         if (s.stepsDone % c.training.saveSteps == 0 && s.stepsDone < total) {
             writeCheckpointOrExplain(s, wall(), lastCheckpoint);

@@ -75,6 +75,32 @@ double baselineLoss(int nDims, int nPoints);
 io::CheckpointState captureCheckpoint(TrainSession& s, double wallSeconds);
 void restoreCheckpoint(TrainSession& s, const io::CheckpointState& state, const std::string& path);
 
+/// Steps per second as the log and the progress line report them: an exponential moving
+/// average of the step's duration (weight 0.05 for the newest). The first step carries one-time
+/// costs (allocations, first touches of buffers, thread pools starting), so the second step's
+/// duration starts the average again; until a step has ended, the current step's time so far
+/// stands in (the first log row said 0 steps/s and every curve ramped up from it: issue 80,
+/// defect 27).
+class StepRate {
+public:
+    void stepEnded(double seconds)
+    {
+        m_seconds = m_steps < 2 ? seconds : 0.95 * m_seconds + 0.05 * seconds;
+        ++m_steps;
+    }
+    /// `sinceStart`: seconds the current step has run (read before any step ended).
+    double perSecond(double sinceStart) const
+    {
+        const double s = m_steps > 0 ? m_seconds : sinceStart;
+        return s > 0 ? 1.0 / s : 0.0;
+    }
+    double stepSeconds() const { return m_seconds; }
+
+private:
+    double m_seconds = 0;
+    int m_steps = 0;
+};
+
 /// What one logged step measured; logRecord() turns it into the log row.
 struct LoggedStep {
     std::int64_t step = 0;

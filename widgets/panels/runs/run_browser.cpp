@@ -86,22 +86,32 @@ RunBrowser::RunBrowser(QWidget* parent) : QWidget(parent)
     const BarButtons buttons = createBar();
     QLabel* empty = layOut(buttons);
     // Rows that land or change (a poll, a rescan, notes saved, a colour swatch) may hold longer
-    // tasks, steps, losses ("last logged 2.843"), statuses and tags than the columns were
-    // sized for: those columns follow their contents, up to 260 px (tags were cut with room
-    // to spare; issue 70, defect 18).
+    // tasks, seeds, steps, losses ("last logged 2.843"), statuses and tags than the columns
+    // were sized for: every column but the last (which stretches) follows its contents, up to
+    // 260 px (cells read "fini…al 2", "230…000", seed "33…88": issue 70 defect 18, issue 80
+    // defect 14). Only visible rows are measured, so this stays cheap for 10,000 runs.
+    // A column the user resized keeps the width given.
     const auto fitColumns = [this] {
-        for (int c :
-             {int(RunTableModel::Task), int(RunTableModel::Steps), int(RunTableModel::FinalLoss),
-              int(RunTableModel::Status), int(RunTableModel::Tags)}) {
+        const int last = m_table->horizontalHeader()->logicalIndex(m_model->columnCount() - 1);
+        m_fitting = true;
+        for (int c = 0; c < m_model->columnCount(); ++c) {
+            if (c == last || m_table->isColumnHidden(c) || m_userSized.contains(c))
+                continue;
             m_table->resizeColumnToContents(c);
             m_table->setColumnWidth(c, std::min(m_table->columnWidth(c), 260));
         }
+        m_fitting = false;
     };
+    connect(m_table->horizontalHeader(), &QHeaderView::sectionResized, this, [this](int c) {
+        if (!m_fitting && m_table->horizontalHeader()->isVisible())
+            m_userSized.insert(c);
+    });
     auto updateEmpty = [this, empty, fitColumns] {
         empty->setVisible(m_model->rowCount() == 0);
         fitColumns();
     };
     connect(m_model, &QAbstractItemModel::dataChanged, this, fitColumns);
+    connect(m_model, &QAbstractItemModel::rowsInserted, this, fitColumns);
     connect(m_model, &QAbstractItemModel::modelReset, this, updateEmpty);
     connect(m_model, &QAbstractItemModel::modelReset, this, &RunBrowser::updateFilterHint);
     updateEmpty();

@@ -3,6 +3,7 @@
 // matches every column, tags and notes included). Double-click opens a run; selecting several
 // and pressing Compare overlays them; Notes edits the selected run's notes and tags. GUI thread.
 
+#include <QSet>
 #include <QTimer>
 #include <QWidget>
 
@@ -127,6 +128,8 @@ private:
     std::function<QString(const QString&)> m_busyHere;
     RunFilterModel* m_proxy;  ///< the filter and the runs it shows (run_filter_model.h)
     QTableView* m_table;
+    QSet<int> m_userSized;   ///< columns the user resized: no longer fitted to their contents
+    bool m_fitting = false;  ///< the columns are being fitted (not the user's resize)
     QLineEdit* m_filter;
     QPushButton* m_notes;
     QLabel* m_filterHint;
