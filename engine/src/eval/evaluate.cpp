@@ -214,7 +214,11 @@ void storeUnit(const std::string& analysisFile, const eval::LoadedRun& loaded,
         }
         io::writeAttribute(id, "batch_size", std::int64_t{options.batchSize}, p);
         io::writeAttribute(id, "classification", std::int64_t{cfg.isClassification()}, p);
-        const double s = method.kind == eval::MethodSpec::Kind::ScaleY ? method.scale : 1.0;
+        // E[y^2] = s^2 D when the targets (scale-y) or the inputs (scale-x: y = w.(s x)) are
+        // scaled by s.
+        const bool scaled = method.kind == eval::MethodSpec::Kind::ScaleY ||
+                            method.kind == eval::MethodSpec::Kind::ScaleX;
+        const double s = scaled ? method.scale : 1.0;
         io::writeAttribute(id, "zero_estimator",
                            std::vector<double>{double(cfg.inputDims()) * s * s}, p);
         io::writeAttribute(
