@@ -12,17 +12,8 @@ build=${2:-build}
 cli="$build/app/cli"
 root=$(mktemp -d /tmp/lengen-start-bench.XXXXXX)
 trap 'rm -rf "$root"' EXIT
-cat > "$root/tiny.yaml" <<'YAML'
-model: {family: Llama2, max_length: [14], hidden_size: 16, num_hidden_layers: 2, num_attention_heads: 2}
-task:
-  data: gaussian
-  name: linear_regression
-  curriculum:
-    dims: {start: 2, end: 3, increment: 1, interval: 10}
-    points: {start: 5, end: 7, increment: 2, interval: 10}
-training: {learning_rate: 1.0e-3, max_steps: 20, logging_steps: 5, save_steps: 10, per_device_train_batch_size: 8}
-YAML
-run=$("$cli/lengen" train "$root/tiny.yaml" --out "$root/template" --seed 1 --threads 1 -q)
+run=$("$cli/lengen" train "$(dirname "$0")/../tests/support/tiny.yaml" --steps 20 --out "$root/template" \
+    --seed 1 --threads 1 -q)
 "$cli/lengen" eval "$run" --methods standard --prompts 16 --threads 1 -q >/dev/null 2>&1
 for ((i = 0; i < 10; i++)); do  # ten runs: hard links of the one
     mkdir -p "$root/runs/r$i"

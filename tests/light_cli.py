@@ -24,19 +24,7 @@ import sys
 LIGHT = ["runs", "list", "jobs", "note", "delete", "archive", "restore", "validate", "info",
          "stop"]
 LIGHT_SWEEP = ["new", "status", "table", "cancel", "aggregate"]
-TINY = """model: {family: Llama2, max_length: [14], hidden_size: 16, num_hidden_layers: 2,
-        num_attention_heads: 2}
-patch: {name: rope}
-task:
-  data: gaussian
-  name: linear_regression
-  curriculum:
-    dims: {start: 2, end: 3, increment: 1, interval: 10}
-    points: {start: 5, end: 7, increment: 2, interval: 10}
-training: {learning_rate: 1.0e-3, max_steps: 6, warmup_ratio: 0.1, logging_steps: 2,
-           save_steps: 3, per_device_train_batch_size: 8}
-seed: 3
-"""
+TINY = os.path.join(os.path.dirname(os.path.abspath(__file__)), "support", "tiny.yaml")
 failures = []
 
 
@@ -90,8 +78,7 @@ def main():
 
     # 2. A real run and a sweep.
     cfg = os.path.join(work, "tiny.yaml")
-    with open(cfg, "w") as f:
-        f.write(TINY)
+    shutil.copy(TINY, cfg)
     runs = os.path.join(work, "runs")
     rc, out, err = run(lengen, ["train", cfg, "--out", runs, "--quiet"])
     if rc != 0:
