@@ -16,14 +16,25 @@ streams, with the same exit code as lengen-core, which holds every command.
 """
 import glob
 import os
+import re
 import shutil
 import subprocess
 import sys
 
-# The launcher's table (app/cli/launcher.cpp, kLight and kLightSweep).
-LIGHT = ["runs", "list", "jobs", "note", "delete", "archive", "restore", "validate", "info",
-         "stop"]
-LIGHT_SWEEP = ["new", "status", "table", "cancel", "aggregate"]
+
+def launcher_table(name):
+    """The words of one of the launcher's tables (app/cli/launcher.cpp: kLight, kLightSweep),
+    read from its source, so that a command added there is checked here."""
+    src = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "app", "cli",
+                       "launcher.cpp")
+    text = open(src).read()
+    body = re.search(r"\b" + name + r"\[\]\s*=\s*\{(.*?)\};", text, re.S).group(1)
+    return re.findall(r'"([^"]+)"', body)
+
+
+LIGHT = launcher_table("kLight")
+LIGHT_SWEEP = launcher_table("kLightSweep")
+
 TINY = os.path.join(os.path.dirname(os.path.abspath(__file__)), "support", "tiny.yaml")
 failures = []
 

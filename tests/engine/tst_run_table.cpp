@@ -1,7 +1,8 @@
 // Runs as a table of settings and results (issue 55), checked by hand on small runs: the keys
 // that vary (and only those), each result column against the run's own log and stored
 // evaluation, a run with no evaluation (empty cells and null, never 0), the index's round
-// trip, and `lengen sweep table` on a sweep whose cells have not started.
+// trip, `lengen sweep table` on a sweep whose cells have not started, and the index beside a
+// folder of runs (read once, refreshed, rebuilt when lost).
 
 #include <QDir>
 #include <QFile>
@@ -9,6 +10,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <filesystem>
 #include <map>
 #include <string>
 #include <vector>
@@ -24,6 +26,7 @@
 #include "test_support.h"
 
 using namespace lengen;
+using namespace lengen::engine;
 
 namespace {
 
@@ -47,6 +50,7 @@ private Q_SLOTS:
     void autoLeavesOutAKeyNoRunHas();
     void theLabelAndMarkdownKeepTheirCells();
     void runsCommandSaysWhatARunLacks();
+    void runIndexCachesAndRebuilds();
 };
 
 void TestRunTable::variedKeysAreTheOnesThatDiffer()
@@ -273,6 +277,78 @@ void TestRunTable::sweepTableListsCellsNotStarted()
     QVERIFY2(lines[0].startsWith("cell,pe,seed,status,steps,final_loss"), qPrintable(lines[0]));
     QVERIFY2(lines[1].startsWith("000-rope-s1,rope,1,pending,,,"), qPrintable(lines[1]));
     QVERIFY2(lines[4].startsWith("003-alibi-s2,alibi,2,pending,"), qPrintable(lines[4]));
+}
+
+// Issue 42: the runs under a folder through the index beside them. A second look reads no run
+// file; a changed run (new notes) is read again; a deleted or damaged index is rebuilt with the
+// same rows; key=value filters reach any config key.
+void TestRunTable::runIndexCachesAndRebuilds()
+{
+    const auto folder = lengen::test::scratchDir("index");
+    for (std::uint64_t seed : {1, 2, 3})
+        lengen::test::trainTiny(folder, "rope", seed, 10);
+    RunIndexStats st;
+    auto first = indexRuns(folder, &st);
+    QCOMPARE(first.size(), size_t(3));
+    QCOMPARE(st.read, size_t(3));
+    QVERIFY(st.indexWritten);
+    QVERIFY(std::filesystem::exists(runIndexFileFor(folder)));
+    auto again = indexRuns(folder, &st);
+    QCOMPARE(st.fromIndex, size_t(3));
+    QCOMPARE(st.read, size_t(0));
+    QVERIFY(!st.indexWritten);
+    for (size_t i = 0; i < 3; ++i) {
+        QCOMPARE(again[i].path, first[i].path);
+        QCOMPARE(again[i].runId, first[i].runId);
+        QCOMPARE(again[i].seed, first[i].seed);
+        QCOMPARE(again[i].config, first[i].config);
+        QCOMPARE(again[i].finalLoss, first[i].finalLoss);
+    }
+    writeRunNotes(first[1].path, {"checked", {"keep"}});
+    auto noted = indexRuns(folder, &st);
+    QCOMPARE(st.read, size_t(1));
+    QCOMPARE(noted[1].tags, std::vector<std::string>{"keep"});
+    // The index is a cache: deleted or damaged, it is rebuilt and nothing is lost.
+    std::filesystem::remove(runIndexFileFor(folder));
+    QCOMPARE(indexRuns(folder, &st).size(), size_t(3));
+    QCOMPARE(st.read, size_t(3));
+    lengen::test::writeFile(
+        folder, ".lengen-index.json",
+        "{\"format\": \"lengen-run-index\", \"version\": 1, \"runs\": [{\"path\": 7}]}");
+    const auto rebuilt = indexRuns(folder, &st);
+    QCOMPARE(st.read, size_t(3));
+    QCOMPARE(rebuilt[1].tags, std::vector<std::string>{"keep"});
+    // Filters: a config key, the seed, a tag.
+    QVERIFY(runMatches(rebuilt[0], "model.num_hidden_layers", "2"));
+    QVERIFY(!runMatches(rebuilt[0], "model.num_hidden_layers", "3"));
+    QCOMPARE(std::count_if(rebuilt.begin(), rebuilt.end(),
+                           [](const RunIndexEntry& e) { return runMatches(e, "seed", "3"); }),
+             std::ptrdiff_t(1));
+    QVERIFY(runMatches(rebuilt[1], "tag", "KEEP"));
+    QVERIFY(runMatches(rebuilt[0], "pe", "rope"));
+    // Issue 53: the Runs list follows through refreshRunIndex, which says what changed since
+    // the rows it has: nothing, a run whose notes changed, a new run, a run gone.
+    QVERIFY(!refreshRunIndex(folder, rebuilt).any());
+    writeRunNotes(rebuilt[2].path, {"again", {}});
+    auto changes = refreshRunIndex(folder, rebuilt);
+    QCOMPARE(changes.changed.size(), size_t(1));
+    QCOMPARE(changes.changed[0].path, rebuilt[2].path);
+    QCOMPARE(changes.changed[0].notes, std::string("again"));
+    QVERIFY(changes.added.empty() && changes.removed.empty());
+    auto known = indexRuns(folder, &st);
+    QCOMPARE(st.read, size_t(0));  // refreshRunIndex kept the folder's index current
+    lengen::test::trainTiny(folder, "rope", 4, 10);
+    // A run gone: its row goes.
+    std::filesystem::remove_all(std::filesystem::path(rebuilt[0].path).parent_path());
+    changes = refreshRunIndex(folder, known);
+    QCOMPARE(changes.added.size(), size_t(1));
+    QCOMPARE(changes.added[0].seed, std::int64_t(4));
+    QCOMPARE(changes.removed, std::vector<std::string>{rebuilt[0].path});
+    QVERIFY(changes.changed.empty());
+    QCOMPARE(indexRuns(folder, &st).size(), size_t(3));
+    // The walk that lists runs also finds what `lengen jobs` looks for, from the same folders.
+    QCOMPARE(scanFolder(folder).runFiles.size(), size_t(3));
+    QVERIFY(scanFolder(folder).sweeps.empty());
 }
 
 QTEST_GUILESS_MAIN(TestRunTable)

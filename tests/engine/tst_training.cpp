@@ -10,7 +10,6 @@
 #include "io/h5.h"
 #include "io/run_store.h"
 #include "lengen/engine/run_file.h"
-#include "lengen/engine/run_index.h"
 #include "lengen/engine/trainer.h"
 #include "test_support.h"
 #include "train/graph_step.h"
@@ -116,7 +115,6 @@ private Q_SLOTS:
     void cancelThenResumeEqualsUninterrupted();
     void aResumeThatLogsNothingReportsTheLastLoggedLoss();
     void notesAndTagsSurviveAResume();
-    void runIndexCachesAndRebuilds();
     void divergingRunFailsAndKeepsCheckpoint();
     void logsTheGradientNormBeforeClipping();
     void trainsOnCudaWhenAvailable();
@@ -263,89 +261,6 @@ void TestTraining::notesAndTagsSurviveAResume()
     const auto plain = train(tinyRun(20), options("nonotes", 4), whole, wholeRec);
     expectSameLog(readTrainLog(plain.runFile), readTrainLog(stopped.runFile));
     expectSameCheckpoint(plain.runFile, stopped.runFile);
-}
-
-// Issue 42: the runs under a folder through the index beside them. A second look reads no run
-// file; a changed run (new notes) is read again; a deleted or damaged index is rebuilt with the
-// same rows; key=value filters reach any config key.
-void TestTraining::runIndexCachesAndRebuilds()
-{
-    const auto folder = lengen::test::scratchDir("index");
-    for (std::uint64_t seed : {1, 2, 3}) {
-        auto o = options("unused", seed);
-        o.outDir = folder;
-        RunControl c;
-        Recorder r;
-        train(tinyRun(10), o, c, r);
-    }
-    RunIndexStats st;
-    auto first = indexRuns(folder, &st);
-    QCOMPARE(first.size(), size_t(3));
-    QCOMPARE(st.read, size_t(3));
-    QVERIFY(st.indexWritten);
-    QVERIFY(std::filesystem::exists(runIndexFileFor(folder)));
-    auto again = indexRuns(folder, &st);
-    QCOMPARE(st.fromIndex, size_t(3));
-    QCOMPARE(st.read, size_t(0));
-    QVERIFY(!st.indexWritten);
-    for (size_t i = 0; i < 3; ++i) {
-        QCOMPARE(again[i].path, first[i].path);
-        QCOMPARE(again[i].runId, first[i].runId);
-        QCOMPARE(again[i].seed, first[i].seed);
-        QCOMPARE(again[i].config, first[i].config);
-        QCOMPARE(again[i].finalLoss, first[i].finalLoss);
-    }
-    writeRunNotes(first[1].path, {"checked", {"keep"}});
-    auto noted = indexRuns(folder, &st);
-    QCOMPARE(st.read, size_t(1));
-    QCOMPARE(noted[1].tags, std::vector<std::string>{"keep"});
-    // The index is a cache: deleted or damaged, it is rebuilt and nothing is lost.
-    std::filesystem::remove(runIndexFileFor(folder));
-    QCOMPARE(indexRuns(folder, &st).size(), size_t(3));
-    QCOMPARE(st.read, size_t(3));
-    lengen::test::writeFile(
-        folder, ".lengen-index.json",
-        "{\"format\": \"lengen-run-index\", \"version\": 1, \"runs\": [{\"path\": 7}]}");
-    const auto rebuilt = indexRuns(folder, &st);
-    QCOMPARE(st.read, size_t(3));
-    QCOMPARE(rebuilt[1].tags, std::vector<std::string>{"keep"});
-    // Filters: a config key, the seed, a tag.
-    QVERIFY(runMatches(rebuilt[0], "model.num_hidden_layers", "2"));
-    QVERIFY(!runMatches(rebuilt[0], "model.num_hidden_layers", "3"));
-    QCOMPARE(std::count_if(rebuilt.begin(), rebuilt.end(),
-                           [](const RunIndexEntry& e) { return runMatches(e, "seed", "3"); }),
-             std::ptrdiff_t(1));
-    QVERIFY(runMatches(rebuilt[1], "tag", "KEEP"));
-    QVERIFY(runMatches(rebuilt[0], "pe", "rope"));
-    // Issue 53: the Runs list follows through refreshRunIndex, which says what changed since
-    // the rows it has: nothing, a run whose notes changed, a new run, a run gone.
-    QVERIFY(!refreshRunIndex(folder, rebuilt).any());
-    writeRunNotes(rebuilt[2].path, {"again", {}});
-    auto changes = refreshRunIndex(folder, rebuilt);
-    QCOMPARE(changes.changed.size(), size_t(1));
-    QCOMPARE(changes.changed[0].path, rebuilt[2].path);
-    QCOMPARE(changes.changed[0].notes, std::string("again"));
-    QVERIFY(changes.added.empty() && changes.removed.empty());
-    auto known = indexRuns(folder, &st);
-    QCOMPARE(st.read, size_t(0));  // refreshRunIndex kept the folder's index current
-    {
-        auto o = options("unused", 4);
-        o.outDir = folder;
-        RunControl c;
-        Recorder r;
-        train(tinyRun(10), o, c, r);
-    }
-    // A run gone: its row goes.
-    std::filesystem::remove_all(std::filesystem::path(rebuilt[0].path).parent_path());
-    changes = refreshRunIndex(folder, known);
-    QCOMPARE(changes.added.size(), size_t(1));
-    QCOMPARE(changes.added[0].seed, std::int64_t(4));
-    QCOMPARE(changes.removed, std::vector<std::string>{rebuilt[0].path});
-    QVERIFY(changes.changed.empty());
-    QCOMPARE(indexRuns(folder, &st).size(), size_t(3));
-    // The walk that lists runs also finds what `lengen jobs` looks for, from the same folders.
-    QCOMPARE(scanFolder(folder).runFiles.size(), size_t(3));
-    QVERIFY(scanFolder(folder).sweeps.empty());
 }
 
 void TestTraining::divergingRunFailsAndKeepsCheckpoint()
