@@ -2,6 +2,7 @@
 // under 50 ms a frame): what each step of the view costs on the GUI thread, offscreen.
 //   bench_hparams [N=10000] [WIDTH=1400] [HEIGHT=560]
 //   bench_hparams --runs FOLDER   (the Runs list's look at a folder's runs, GUI thread or worker)
+//   bench_hparams --sort [N=10000] (the Runs list sorted by an extra column, issue 82 §3)
 // Prints, in ms, what the GUI thread spends (taking the Runs list's entries, showing a new table,
 // each frame of a drag: median and worst, the end of a drag) and what the worker threads spend
 // (the runs table, each image).
@@ -15,6 +16,7 @@
 #include <random>
 
 #include <QSignalSpy>
+#include <QSortFilterProxyModel>
 
 #include "hparams_view.h"
 #include "parallel_view.h"
@@ -34,17 +36,17 @@ std::vector<engine::RunIndexEntry> runs(int n)
     for (int i = 0; i < n; ++i) {
         engine::RunIndexEntry e;
         e.path = "/sweep/cell" + std::to_string(i) + "/run.h5";
-        e.runId = "cell" + std::to_string(i);
-        e.task = i % 2 ? "linear_regression" : "sparse_linear_regression";
-        e.pe = pes[i % 8];
-        e.backbone = "llama";
-        e.status = "done";
+        e.info.runId = "cell" + std::to_string(i);
+        e.info.task = i % 2 ? "linear_regression" : "sparse_linear_regression";
+        e.info.positionEncoding = pes[i % 8];
+        e.info.backbone = "llama";
+        e.info.status = "done";
         e.seed = i % 5;
         e.steps = 15000;
-        e.finalLoss = 0.05 + u(rng);
-        e.minLoss = e.finalLoss * 0.9;
-        e.stepsPerSecond = 40 + 20 * u(rng);
-        e.wallSeconds = 300 + 100 * u(rng);
+        e.info.lastLoss = 0.05 + u(rng);
+        e.info.minLoss = e.info.lastLoss * 0.9;
+        e.info.meanStepsPerSecond = 40 + 20 * u(rng);
+        e.info.lastWallSeconds = 300 + 100 * u(rng);
         for (int k = 0; k < 40; ++k)  // a resolved config's keys, most the same everywhere
             e.config["model.key" + std::to_string(k)] = "value";
         e.config["training.learning_rate"] = std::to_string(1e-5 * std::pow(10.0, 3 * u(rng)));
@@ -98,12 +100,41 @@ void runsListLook(const QString& folder)
 
 }  // namespace
 
+// --sort: the Runs list's model over N runs made in memory, sorted as its header sorts (the raw
+// value, Qt::UserRole) by an extra config column and an extra result column, each way. Prints
+// what choosing the columns and each sort cost the GUI thread, in ms.
+void sortByExtraColumn(int n)
+{
+    ui::RunTableModel model;
+    model.showEntries(runs(n));
+    QSortFilterProxyModel proxy;
+    proxy.setSortRole(Qt::UserRole);
+    proxy.setSourceModel(&model);
+    QElapsedTimer t;
+    t.start();
+    model.setExtraColumns({"training.learning_rate", "ood_length@longest"});
+    const double chooseMs = ms(t);
+    std::printf("runs %d  choose 2 extra columns %.1f ms\n", n, chooseMs);
+    for (int c = 0; c < 2; ++c)
+        for (auto order : {Qt::AscendingOrder, Qt::DescendingOrder}) {
+            t.restart();
+            proxy.sort(ui::RunTableModel::ColumnCount + c, order);
+            std::printf("sort by %-22s %-4s %7.1f ms\n",
+                        model.extraColumns().at(c).toUtf8().constData(),
+                        order == Qt::AscendingOrder ? "asc" : "desc", ms(t));
+        }
+}
+
 int main(int argc, char** argv)
 {
     qputenv("QT_QPA_PLATFORM", "offscreen");
     QApplication app(argc, argv);
     if (argc > 2 && std::string(argv[1]) == "--runs") {
         runsListLook(QString::fromLocal8Bit(argv[2]));
+        return 0;
+    }
+    if (argc > 1 && std::string(argv[1]) == "--sort") {
+        sortByExtraColumn(argc > 2 ? std::atoi(argv[2]) : 10000);
         return 0;
     }
     const int n = argc > 1 ? std::atoi(argv[1]) : 10000;

@@ -290,7 +290,7 @@ int exportSweep(const ExportArgs& args)
         std::printf("%-28s %s\n", "grid",
                     "one panel per task, one curve per PE: mean over seeds with its band");
         std::printf("%-28s %s\n", "table",
-                    "value at the train length and the longest length per group (csv, md)");
+                    "value at the train length and the longest length per group (csv, md, json)");
         return 0;
     }
     if (args.all || (args.figure != "grid" && args.figure != "table"))
@@ -317,11 +317,10 @@ int exportSweep(const ExportArgs& args)
         std::error_code ec;
         fs::create_directories(path.parent_path(), ec);
         if (args.figure == "table") {
-            if (f != "csv" && f != "md")
+            if (f != "csv" && f != "md" && f != "json")
                 throw Error(ErrorKind::Usage,
-                            "export: the table is written as csv or md, not '" + f + "'");
-            const std::string text = sweepTable(
-                aggregate, method, f == "csv" ? TableFormat::Csv : TableFormat::Markdown);
+                            "export: the table is written as csv, md or json, not '" + f + "'");
+            const std::string text = sweepTable(aggregate, method, tableFormat(f));
             if (text.empty())
                 throw Error(ErrorKind::Usage, "export: the sweep " + aggregate.sweep +
                                                   " has no aggregated '" + method + "' evaluation");
@@ -444,7 +443,7 @@ void addExportCommand(CLI::App& app, CommandTable& table)
     cmd->add_flag("--list", a->list, "List the figures this run can draw");
     cmd->add_option("--format", a->formats,
                     "png, svg, pdf, csv, tex (pgfplots code and its .dat "
-                    "files; several: comma); a sweep's table: csv, md")
+                    "files; several: comma); a sweep's table: csv, md, json")
         ->delimiter(',');
     cmd->add_flag("--standalone", a->standalone,
                   "tex: a whole document that pdflatex compiles alone "

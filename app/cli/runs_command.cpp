@@ -45,10 +45,10 @@ struct ViewFilter {
     std::vector<std::string> columns;
 };
 
-// The Runs list's fixed columns that are keys of the table (the others are its results or
-// the label: steps, final loss, status, the run id).
-const std::pair<const char*, const char*> kViewKeyColumns[] = {
-    {"Task", "task"}, {"PE", "pe"}, {"Backbone", "backbone"}, {"Seed", "seed"}, {"Sweep", "sweep"}};
+// The Runs list's fixed columns that are keys of a runs table, by their keys
+// (engine::runListColumns; the others are its results or the label: steps, final loss, status,
+// the run id): a view's table shows those it does not hide.
+const char* const kViewKeyColumns[] = {"task", "pe", "backbone", "seed", "sweep"};
 
 // --view NAME: the view of that name in the first folder whose lengen-views.json holds it.
 ViewFilter savedViewFilter(const RunsArgs& a)
@@ -78,8 +78,8 @@ ViewFilter savedViewFilter(const RunsArgs& a)
         throw engine::Error(engine::ErrorKind::Config,
                             file + ": view '" + a.view + "': filter " + parsed.errors.front());
     ViewFilter f{std::move(parsed.terms), std::move(parsed.text), {}};
-    for (const auto& [header, key] : kViewKeyColumns)
-        if (std::find(found->hiddenColumns.begin(), found->hiddenColumns.end(), header) ==
+    for (const char* key : kViewKeyColumns)
+        if (std::find(found->hiddenColumns.begin(), found->hiddenColumns.end(), key) ==
             found->hiddenColumns.end())
             f.columns.push_back(key);
     for (const auto& c : found->extraColumns)
@@ -93,7 +93,7 @@ void printRunTable(const RunsArgs& a, const std::vector<engine::RunIndexEntry>& 
 {
     std::vector<std::string> labels;
     for (const auto& r : runs)
-        labels.push_back(r.runId.empty() ? r.path : r.runId);
+        labels.push_back(r.info.runId.empty() ? r.path : r.info.runId);
     const auto table = engine::runTable(runs, labels, tableColumns(a.columns));
     std::fputs(engine::formatRunTable(table, tableFormat(a.format)).c_str(), stdout);
 }
@@ -138,35 +138,37 @@ void printRunsListLine(const engine::RunIndexEntry& r, bool json)
     auto count = [&](std::int64_t n) { return damaged ? nlohmann::json() : nlohmann::json(n); };
     if (json) {
         nlohmann::json j{{"path", r.path},
-                         {"run_id", r.runId},
-                         {"task", r.task},
-                         {"pe", r.pe},
-                         {"backbone", r.backbone},
+                         {"run_id", r.info.runId},
+                         {"task", r.info.task},
+                         {"pe", r.info.positionEncoding},
+                         {"backbone", r.info.backbone},
                          {"seed", r.seed >= 0 ? nlohmann::json(r.seed) : nlohmann::json()},
-                         {"status", engine::statusLabel(r.status)},
+                         {"status", engine::statusLabel(r.info.status)},
                          {"steps", count(r.steps)},
-                         {"total_steps", count(r.totalSteps)},
+                         {"total_steps", count(r.info.totalSteps)},
                          {"final_loss", std::isfinite(loss.value) ? nlohmann::json(loss.value)
                                                                   : nlohmann::json()},
                          {"eval", r.evalMethods},
                          {"probes", r.probes},
-                         {"tags", r.tags},
-                         {"sweep", r.sweep},
-                         {"sweep_cell", r.sweepCell}};
+                         {"tags", r.info.tags},
+                         {"sweep", r.info.sweepName},
+                         {"sweep_cell", r.info.sweepCell}};
         std::printf("%s\n",
                     j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace).c_str());
         return;
     }
     std::string tags;
-    for (const auto& t : r.tags)
+    for (const auto& t : r.info.tags)
         tags += (tags.empty() ? "" : ",") + t;
     const std::string seed = r.seed >= 0 ? std::to_string(r.seed) : "";
     const std::string steps = damaged ? "" : std::to_string(r.steps);
-    const std::string total = damaged ? "" : std::to_string(r.totalSteps);
-    std::printf("%-8s %-18s %-14s seed %-6s %7s/%-7s %-11s loss %-9s %s%s%s\n", r.runId.c_str(),
-                r.task.c_str(), r.pe.c_str(), seed.c_str(), steps.c_str(), total.c_str(),
-                engine::statusLabel(r.status).c_str(), engine::shortNumber(loss.value, "").c_str(),
-                r.path.c_str(), tags.empty() ? "" : "  tags ", tags.c_str());
+    const std::string total = damaged ? "" : std::to_string(r.info.totalSteps);
+    std::printf("%-8s %-18s %-14s seed %-6s %7s/%-7s %-11s loss %-9s %s%s%s\n",
+                r.info.runId.c_str(), r.info.task.c_str(), r.info.positionEncoding.c_str(),
+                seed.c_str(), steps.c_str(), total.c_str(),
+                engine::statusLabel(r.info.status).c_str(),
+                engine::shortNumber(loss.value, "").c_str(), r.path.c_str(),
+                tags.empty() ? "" : "  tags ", tags.c_str());
 }
 
 // After the listing: --where and --columns keys that no run has, with the nearest key.

@@ -109,11 +109,11 @@ int runSweepTable(const std::string& dir, const std::vector<std::string>& column
             e = found->second;
         } else {  // not started: its config and state, no results
             e.config = engine::flattenedConfig(s.cell->config);
-            e.status = engine::stateName(s.state);
+            e.info.status = engine::stateName(s.state);
         }
         // The cell's axes in the sweep's own words (pe=rope, not RoPE), started or not.
         for (const auto& [k, v] : s.cell->axes)
-            (k == "pe" ? e.pe : k == "task" ? e.task : e.config[k]) = v;
+            (k == "pe" ? e.info.positionEncoding : k == "task" ? e.info.task : e.config[k]) = v;
         rows.push_back(std::move(e));
         labels.push_back(s.cell->name);
     }

@@ -1,11 +1,14 @@
 // sweepTable: one row per group (its axis values as columns), then seeds, the value at the
-// training length and at the longest position, each "mean [low, high]" over seeds.
+// training length and at the longest position, each "mean [low, high]" over seeds; built as a
+// runs table and written by engine::formatRunTable (one writer of CSV, Markdown, JSON, text).
 
 #include "sweep_table.h"
 
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
+#include <tuple>
 #include <utility>
 
 #include "lengen/engine/errors.h"
@@ -15,9 +18,9 @@ namespace lengen::cli {
 namespace {
 
 std::string num(double v) { return shortNumber(v); }
-using engine::csvField;
-
-using SweepTableRows = std::vector<std::vector<std::string>>;
+using engine::RunTable;
+using engine::RunTableCell;
+using engine::RunTableColumn;
 
 // The group columns: the sweep's group-by axes, then `intervention` when any row has one.
 std::vector<std::string> sweepTableKeys(const engine::SweepAggregate& aggregate,
@@ -32,99 +35,84 @@ std::vector<std::string> sweepTableKeys(const engine::SweepAggregate& aggregate,
     return keys;
 }
 
-// Appends one group's row to the display table and to the CSV rows (values split into columns).
-void addSweepTableRow(const engine::AggregateRow& r, const std::vector<std::string>& keys,
-                      SweepTableRows& table, SweepTableRows& csv)
+// A group value, a number where it reads whole as one ("8000"; "rope" is text).
+RunTableCell keyCell(const std::string& text)
 {
-    std::vector<std::string> cells;
+    char* end = nullptr;
+    const double v = text.empty() ? engine::kNoValue : std::strtod(text.c_str(), &end);
+    return {text, end && *end == '\0' ? v : engine::kNoValue};
+}
+
+RunTableCell numberCell(double v, std::string text) { return {std::move(text), v}; }
+
+// One group's cells: its axis values (or its name where the sweep has no axes), seeds, band;
+// then the two values, as "mean [low, high] @position" each (`split` false) or each number in
+// a column of its own (`split` true: CSV and JSON).
+std::vector<RunTableCell> sweepTableRow(const engine::AggregateRow& r,
+                                        const std::vector<std::string>& keys, bool split)
+{
+    std::vector<RunTableCell> cells;
     if (keys.empty())
-        cells.push_back(r.set->group);
+        cells.push_back({r.set->group, engine::kNoValue});
     for (const auto& key : keys) {
         std::string v = key == "intervention" ? "none" : "";
         for (const auto& [k, val] : r.set->groupAxes)
             if (k == key)
                 v = val;
-        cells.push_back(v);
+        cells.push_back(keyCell(v));
     }
-    cells.push_back(std::to_string(r.seeds));
-    cells.push_back(r.band);
-    auto csvRow = cells;
-    cells.push_back(num(r.trainMean) + " [" + num(r.trainLow) + ", " + num(r.trainHigh) + "] @" +
-                    std::to_string(r.trainPosition));
-    cells.push_back(num(r.lastMean) + " [" + num(r.lastLow) + ", " + num(r.lastHigh) + "] @" +
-                    std::to_string(r.lastPosition));
-    for (auto v :
-         {std::to_string(r.trainPosition), num(r.trainMean), num(r.trainLow), num(r.trainHigh),
-          std::to_string(r.lastPosition), num(r.lastMean), num(r.lastLow), num(r.lastHigh)})
-        csvRow.push_back(v);
-    table.push_back(cells);
-    csv.push_back(csvRow);
+    cells.push_back(numberCell(double(r.seeds), std::to_string(r.seeds)));
+    cells.push_back({r.band, engine::kNoValue});
+    if (!split) {
+        for (const auto& [mean, low, high, at] :
+             {std::tuple{r.trainMean, r.trainLow, r.trainHigh, r.trainPosition},
+              std::tuple{r.lastMean, r.lastLow, r.lastHigh, r.lastPosition}})
+            cells.push_back(
+                {num(mean) + " [" + num(low) + ", " + num(high) + "] @" + std::to_string(at),
+                 engine::kNoValue});
+        return cells;
+    }
+    cells.push_back(numberCell(r.trainPosition, std::to_string(r.trainPosition)));
+    for (double v : {r.trainMean, r.trainLow, r.trainHigh})
+        cells.push_back(numberCell(v, num(v)));
+    cells.push_back(numberCell(r.lastPosition, std::to_string(r.lastPosition)));
+    for (double v : {r.lastMean, r.lastLow, r.lastHigh})
+        cells.push_back(numberCell(v, num(v)));
+    return cells;
 }
 
-// The CSV form: a method column first, each value and its band in columns of their own.
-std::string sweepTableCsv(const std::vector<std::string>& header, SweepTableRows csv,
-                          const std::string& method)
+// The table of one method as a runs table (engine::formatRunTable writes every format): the
+// display form for text and Markdown, the split form with a method column first for CSV and
+// JSON. A key column is numeric where every value is a number (right-aligned, a JSON number).
+RunTable sweepRunTable(const std::vector<engine::AggregateRow>& rows,
+                       const std::vector<std::string>& keys, const std::string& what,
+                       const std::string& method, bool split)
 {
-    std::string out;
-    auto h = std::vector<std::string>(header.begin(), header.end() - 2);
-    for (const char* c : {"train_position", "train_mean", "train_low", "train_high",
-                          "longest_position", "longest_mean", "longest_low", "longest_high"})
-        h.push_back(c);
-    h.insert(h.begin(), "method");
-    for (auto& row : csv)
-        row.insert(row.begin(), method);
-    csv.insert(csv.begin(), h);
-    for (const auto& row : csv) {
-        std::string line;
-        for (const auto& c : row)
-            line += (line.empty() ? "" : ",") + csvField(c);
-        out += line + "\n";
+    RunTable t;
+    if (split)
+        t.columns.push_back({"method", RunTableColumn::Label, false});
+    for (const auto& k : keys.empty() ? std::vector<std::string>{"group"} : keys)
+        t.columns.push_back({k, keys.empty() ? RunTableColumn::Label : RunTableColumn::Key, true});
+    t.columns.push_back({"seeds", RunTableColumn::Result, true});
+    t.columns.push_back({"band", RunTableColumn::Result, false});
+    if (split)
+        for (const char* c : {"train_position", "train_mean", "train_low", "train_high",
+                              "longest_position", "longest_mean", "longest_low", "longest_high"})
+            t.columns.push_back({c, RunTableColumn::Result, true});
+    else
+        for (const char* c : {" at train length", " at longest"})
+            t.columns.push_back({what + c, RunTableColumn::Result, false});
+    for (const auto& r : rows) {
+        auto cells = sweepTableRow(r, keys, split);
+        if (split)
+            cells.insert(cells.begin(), {method, engine::kNoValue});
+        t.rows.push_back(std::move(cells));
     }
-    return out;
-}
-
-// The Markdown form: numeric columns (seeds and the two values) aligned right.
-std::string sweepTableMarkdown(const std::vector<std::string>& header, const SweepTableRows& table)
-{
-    std::string out;
-    out += "| " + [&] {
-        std::string s;
-        for (const auto& h : header)
-            s += (s.empty() ? "" : " | ") + h;
-        return s;
-    }() + " |\n|";
-    for (size_t i = 0; i < header.size(); ++i)
-        out += i + 2 >= header.size() || header[i] == "seeds" ? "---:|" : "---|";
-    out += "\n";
-    for (const auto& row : table) {
-        std::string s;
-        for (const auto& c : row)
-            s += (s.empty() ? "" : " | ") + c;
-        out += "| " + s + " |\n";
-    }
-    return out;
-}
-
-// The aligned text form: each column as wide as its widest cell, two spaces between.
-std::string sweepTableText(const std::vector<std::string>& header, const SweepTableRows& table)
-{
-    std::string out;
-    std::vector<size_t> width(header.size());
-    for (size_t i = 0; i < header.size(); ++i) {
-        width[i] = header[i].size();
-        for (const auto& row : table)
-            width[i] = std::max(width[i], row[i].size());
-    }
-    auto line = [&](const std::vector<std::string>& row) {
-        std::string s;
-        for (size_t i = 0; i < row.size(); ++i)
-            s += row[i] + std::string(i + 1 < row.size() ? width[i] - row[i].size() + 2 : 0, ' ');
-        return s + "\n";
-    };
-    out += line(header);
-    for (const auto& row : table)
-        out += line(row);
-    return out;
+    const std::size_t first = split ? 1 : 0, count = keys.empty() ? 1 : keys.size();
+    for (std::size_t c = first; c < first + count; ++c)
+        for (const auto& row : t.rows)
+            t.columns[c].numeric = t.columns[c].numeric && std::isfinite(row[c].value);
+    return t;
 }
 
 }  // namespace
@@ -172,20 +160,9 @@ std::string sweepTable(const engine::SweepAggregate& aggregate, const std::strin
         return {};
     const bool accuracy = rows.front().set->classification;
     const std::string what = accuracy ? "accuracy" : "error";
-    const std::vector<std::string> keys = sweepTableKeys(aggregate, rows);
-    std::vector<std::string> header = keys;
-    if (header.empty())
-        header.push_back("group");
-    header.insert(header.end(), {"seeds", "band", what + " at train length", what + " at longest"});
-    std::vector<std::vector<std::string>> table;
-    std::vector<std::vector<std::string>> csv;
-    for (const auto& r : rows)
-        addSweepTableRow(r, keys, table, csv);
-    if (format == TableFormat::Csv)
-        return sweepTableCsv(header, std::move(csv), method);
-    if (format == TableFormat::Markdown)
-        return sweepTableMarkdown(header, table);
-    return sweepTableText(header, table);
+    const bool split = format == TableFormat::Csv || format == TableFormat::Json;
+    return engine::formatRunTable(
+        sweepRunTable(rows, sweepTableKeys(aggregate, rows), what, method, split), format);
 }
 
 }  // namespace lengen::cli

@@ -1,6 +1,7 @@
 #pragma once
 // The sweep's summary table (error at the training length and at the longest length, per group,
-// mean and band over seeds) as aligned text, CSV or Markdown, from the aggregate file.
+// mean and band over seeds) as aligned text, CSV, Markdown or JSON, from the aggregate file,
+// through the runs table's one writer (engine::formatRunTable).
 
 #include <CLI/CLI.hpp>
 
@@ -39,7 +40,9 @@ inline CLI::Option* addColumnsOption(CLI::App* cmd, std::vector<std::string>& co
 /// holds an empty key.
 void splitColumns(std::vector<std::string>& columns);
 
-/// The table of one evaluation method; "" when no group has it.
+/// The table of one evaluation method; "" when no group has it. Text and Markdown show each
+/// value as "mean [low, high] @position"; CSV and JSON give a method column first and each number
+/// in a column of its own (train_position, train_mean, train_low, train_high, longest_...).
 std::string sweepTable(const engine::SweepAggregate& aggregate, const std::string& method,
                        TableFormat format);
 

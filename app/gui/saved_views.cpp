@@ -24,6 +24,7 @@ ui::StudioView MainWindow::currentView(const QString& name) const
     v.filter = m_browser->filterText();
     v.hiddenColumns = m_browser->hiddenColumnNames();
     v.extraColumns = m_browser->extraColumns();
+    std::tie(v.sortColumn, v.sortDescending) = m_browser->sortKey();
     v.compare = m_compare->model().choices();
     for (const auto& run : m_compare->runs())  // as absolute run files: the folder's file rebases
         try {
@@ -53,6 +54,8 @@ bool MainWindow::applyView(const QString& name)
     m_browser->setFilterText(view->filter);
     m_browser->setHiddenColumnNames(view->hiddenColumns);
     m_browser->setExtraColumns(view->extraColumns);
+    if (!view->sortColumn.isEmpty())
+        m_browser->sortBy(view->sortColumn, view->sortDescending);
     QStringList gone;
     if (!view->compareRuns.isEmpty()) {  // the comparison it was saved with, where its runs are
         QStringList runs;

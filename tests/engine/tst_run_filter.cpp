@@ -13,16 +13,16 @@ namespace {
 RunIndexEntry run(double loss, const std::string& lr, std::int64_t seed = 1)
 {
     RunIndexEntry e;
-    e.runId = "r";
-    e.pe = "rope";
-    e.task = "linear_regression";
-    e.status = "done";
+    e.info.runId = "r";
+    e.info.positionEncoding = "rope";
+    e.info.task = "linear_regression";
+    e.info.status = "done";
     e.seed = seed;
     e.steps = 1500;
-    e.finalLoss = loss;
+    e.info.lastLoss = loss;
     e.config["training.learning_rate"] = lr;
     e.config["model.num_hidden_layers"] = "6";
-    e.tags = {"Keep"};
+    e.info.tags = {"Keep"};
     return e;
 }
 
@@ -103,12 +103,12 @@ void TstRunFilter::textAndColumns()
     path.config["data.path"] = "../data/x";
     QVERIFY(matches(path, "data.path=../data/x"));
     auto hex = r;
-    hex.runId = "0e123456";
+    hex.info.runId = "0e123456";
     QVERIFY(!matches(hex, "id=0"));
     QVERIFY(matches(hex, "id=0E123456"));
     // A sweep's runs by its name (issue 72); a run of no sweep is in none.
     auto cell = r;
-    cell.sweep = "quick-pe";
+    cell.info.sweepName = "quick-pe";
     QVERIFY(matches(cell, "sweep=Quick-PE"));
     QVERIFY(!matches(r, "sweep=quick-pe"));
     QVERIFY(matches(r, "sweep!=quick-pe"));
@@ -163,8 +163,8 @@ void TstRunFilter::textValuesAndDamagedRuns()
         QVERIFY2(!matches(r, word), word);
     RunIndexEntry damaged;  // as readRunEntry leaves a run it cannot read
     damaged.path = "/runs/broken/run.h5";
-    damaged.task = "broken";
-    damaged.status = "damaged";
+    damaged.info.task = "broken";
+    damaged.info.status = "damaged";
     damaged.error = "not an HDF5 file";
     QVERIFY(isDamaged(damaged) && !isDamaged(r));
     for (const char* word :

@@ -13,6 +13,8 @@
 #include <filesystem>
 #include <map>
 #include <string>
+#include <type_traits>
+#include <variant>
 #include <vector>
 
 #include "lengen/engine/analysis.h"
@@ -51,6 +53,7 @@ private Q_SLOTS:
     void theLabelAndMarkdownKeepTheirCells();
     void runsCommandSaysWhatARunLacks();
     void runIndexCachesAndRebuilds();
+    void everyRunFieldReachesTheIndex();
 };
 
 void TestRunTable::variedKeysAreTheOnesThatDiffer()
@@ -148,8 +151,8 @@ void TestRunTable::keysAnEncodingDoesNotReadAreEmpty()
     QVERIFY(!key.empty());
     auto entry = [&](const std::string& pe, const std::string& factor) {
         engine::RunIndexEntry e;
-        e.runId = pe;
-        e.pe = pe;  // as run files name it: the display name
+        e.info.runId = pe;
+        e.info.positionEncoding = pe;  // as run files name it: the display name
         e.config[key] = factor;
         e.config["training.seed"] = pe == "NoPE" ? "1" : "2";
         return e;
@@ -174,8 +177,8 @@ void TestRunTable::autoLeavesOutAKeyNoRunHas()
     QVERIFY(!engine::encodingIgnores(*engine::findEncoding("rope"), key).empty());
     auto entry = [&](const std::string& pe, const std::string& factor, const std::string& seed) {
         engine::RunIndexEntry e;
-        e.runId = pe;
-        e.pe = pe;
+        e.info.runId = pe;
+        e.info.positionEncoding = pe;
         e.config[key] = factor;
         e.config["training.seed"] = seed;
         return e;
@@ -198,8 +201,8 @@ void TestRunTable::autoLeavesOutAKeyNoRunHas()
 void TestRunTable::theLabelAndMarkdownKeepTheirCells()
 {
     engine::RunIndexEntry e;
-    e.runId = "abc";
-    e.pe = "RoPE";
+    e.info.runId = "abc";
+    e.info.positionEncoding = "RoPE";
     e.config["odd|key\nx"] = "a|b\nc";
     const auto t = engine::runTable({e}, {"abc"}, {"run", "pe", "odd|key\nx"});
     QCOMPARE(t.columns[0].name, std::string("run"));
@@ -299,15 +302,15 @@ void TestRunTable::runIndexCachesAndRebuilds()
     QVERIFY(!st.indexWritten);
     for (size_t i = 0; i < 3; ++i) {
         QCOMPARE(again[i].path, first[i].path);
-        QCOMPARE(again[i].runId, first[i].runId);
+        QCOMPARE(again[i].info.runId, first[i].info.runId);
         QCOMPARE(again[i].seed, first[i].seed);
         QCOMPARE(again[i].config, first[i].config);
-        QCOMPARE(again[i].finalLoss, first[i].finalLoss);
+        QCOMPARE(again[i].info.lastLoss, first[i].info.lastLoss);
     }
     writeRunNotes(first[1].path, {"checked", {"keep"}});
     auto noted = indexRuns(folder, &st);
     QCOMPARE(st.read, size_t(1));
-    QCOMPARE(noted[1].tags, std::vector<std::string>{"keep"});
+    QCOMPARE(noted[1].info.tags, std::vector<std::string>{"keep"});
     // The index is a cache: deleted or damaged, it is rebuilt and nothing is lost.
     std::filesystem::remove(runIndexFileFor(folder));
     QCOMPARE(indexRuns(folder, &st).size(), size_t(3));
@@ -317,7 +320,7 @@ void TestRunTable::runIndexCachesAndRebuilds()
         "{\"format\": \"lengen-run-index\", \"version\": 1, \"runs\": [{\"path\": 7}]}");
     const auto rebuilt = indexRuns(folder, &st);
     QCOMPARE(st.read, size_t(3));
-    QCOMPARE(rebuilt[1].tags, std::vector<std::string>{"keep"});
+    QCOMPARE(rebuilt[1].info.tags, std::vector<std::string>{"keep"});
     // Filters: a config key, the seed, a tag.
     QVERIFY(runMatches(rebuilt[0], "model.num_hidden_layers", "2"));
     QVERIFY(!runMatches(rebuilt[0], "model.num_hidden_layers", "3"));
@@ -333,7 +336,7 @@ void TestRunTable::runIndexCachesAndRebuilds()
     auto changes = refreshRunIndex(folder, rebuilt);
     QCOMPARE(changes.changed.size(), size_t(1));
     QCOMPARE(changes.changed[0].path, rebuilt[2].path);
-    QCOMPARE(changes.changed[0].notes, std::string("again"));
+    QCOMPARE(changes.changed[0].info.notes, std::string("again"));
     QVERIFY(changes.added.empty() && changes.removed.empty());
     auto known = indexRuns(folder, &st);
     QCOMPARE(st.read, size_t(0));  // refreshRunIndex kept the folder's index current
@@ -353,3 +356,74 @@ void TestRunTable::runIndexCachesAndRebuilds()
 
 QTEST_GUILESS_MAIN(TestRunTable)
 #include "tst_run_table.moc"
+
+namespace {
+
+// A field's value as text, to compare and to name in a message (NaN equals NaN here).
+std::string fieldText(const RunFileInfo& info, const RunInfoField& field)
+{
+    return std::visit(
+        [&](auto member) {
+            const auto& v = info.*member;
+            using T = std::decay_t<decltype(v)>;
+            if constexpr (std::is_same_v<T, std::string>) {
+                return v;
+            } else if constexpr (std::is_same_v<T, std::vector<std::string>>) {
+                std::string out;
+                for (const auto& t : v)
+                    out += t + ";";
+                return out;
+            } else if constexpr (std::is_same_v<T, ReachedCurriculum>) {
+                return std::to_string(v.stepsDone) + "/" + std::to_string(v.dims) + "/" +
+                       std::to_string(v.points) + "/" + v.source;
+            } else if constexpr (std::is_same_v<T, double>) {
+                return std::isnan(v) ? std::string("nan") : std::to_string(v);
+            } else {
+                return std::to_string(v);
+            }
+        },
+        field.member);
+}
+
+}  // namespace
+
+// Issue 82 §2: the index holds the run's info whole, through the one list of its fields
+// (runInfoFields). `host` was added in three places (the list, the writer, docs/run-format.md)
+// and reaches the index with no change there. Every field read from the file comes back from
+// the index unchanged; every attribute field is documented; an index that lacks a field's key
+// (written before the field) is read again rather than trusted.
+void TestRunTable::everyRunFieldReachesTheIndex()
+{
+    const auto folder = lengen::test::scratchDir("index-fields");
+    const auto run = lengen::test::trainTiny(folder, "rope", 4, 10);
+    writeRunNotes(run, {"a note", {"x", "y"}});
+    const auto file = readRunInfo(run);
+    QVERIFY(!file.host.empty());  // the field added: written, and read through the list
+    RunIndexStats st;
+    const auto read = indexRuns(folder, &st);
+    QCOMPARE(st.read, size_t(1));
+    const auto cached = indexRuns(folder, &st);
+    QCOMPARE(st.fromIndex, size_t(1));
+    QFile docFile(QStringLiteral(LENGEN_SOURCE_DIR "/docs/run-format.md"));
+    QVERIFY(docFile.open(QIODevice::ReadOnly));
+    const QString doc = QString::fromUtf8(docFile.readAll());
+    for (const auto& field : runInfoFields()) {
+        const auto want = fieldText(file, field);
+        QVERIFY2(fieldText(read[0].info, field) == want, field.key);
+        QVERIFY2(fieldText(cached[0].info, field) == want, field.key);
+        if (field.source != RunInfoField::Summary)
+            QVERIFY2(doc.contains(QStringLiteral("`%1`").arg(field.key)), field.key);
+    }
+    QCOMPARE(cached[0].info.host, file.host);
+    // An index written before `host` existed: its entries lack the key, and are read again.
+    QFile index(QString::fromStdString(runIndexFileFor(folder)));
+    QVERIFY(index.open(QIODevice::ReadOnly));
+    QString text = QString::fromUtf8(index.readAll());
+    index.close();
+    const QString key = QStringLiteral("\"host\":\"%1\",").arg(QString::fromStdString(file.host));
+    QVERIFY2(text.contains(key), qPrintable(text.left(400)));
+    lengen::test::writeFile(folder, ".lengen-index.json", text.remove(key).toStdString());
+    const auto reread = indexRuns(folder, &st);
+    QCOMPARE(st.read, size_t(1));
+    QCOMPARE(reread[0].info.host, file.host);
+}

@@ -4,6 +4,9 @@
 // from a second process while `sweep run` holds the sweep.
 
 #include <QFile>
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
 #include <QProcess>
 #include <QRegularExpression>
 #include <QThread>
@@ -227,7 +230,28 @@ void TestSweep::runsTwoCellsAtOnceAndReports()
         QVERIFY2(r.code == 0, qPrintable(r.err));
         std::ifstream md(dir + "/t.md");
         const std::string table((std::istreambuf_iterator<char>(md)), {});
-        QVERIFY2(table.find("| nope | 2 | min-max |") != std::string::npos, table.c_str());
+        // Markdown through the runs table's writer: cells padded, seeds aligned right.
+        QVERIFY2(QRegularExpression(R"(\| nope +\| +2 \| min-max +\|)")
+                     .match(QString::fromStdString(table))
+                     .hasMatch(),
+                 table.c_str());
+        // CSV and JSON: a method column first, each number in a column of its own (issue 82
+        // §4: one writer); JSON numbers are numbers.
+        r = run({"export", S, "--figure", "table", "--format", "csv,json", "--out",
+                 QString::fromStdString(dir + "/t.csv")});
+        QVERIFY2(r.code == 0, qPrintable(r.err));
+        std::ifstream csv(dir + "/t.csv");
+        std::string header;
+        std::getline(csv, header);
+        QCOMPARE(header, std::string("method,pe,seeds,band,train_position,train_mean,train_low,"
+                                     "train_high,longest_position,longest_mean,longest_low,"
+                                     "longest_high"));
+        QFile json(QString::fromStdString(dir + "/t.json"));
+        QVERIFY(json.open(QIODevice::ReadOnly));
+        const auto rows = QJsonDocument::fromJson(json.readAll()).array();
+        QVERIFY(!rows.isEmpty());
+        QCOMPARE(rows[0].toObject()["seeds"].toInt(), 2);
+        QVERIFY(rows[0].toObject()["longest_mean"].isDouble());
         QCOMPARE(run({"export", S, "--figure", "ood_length"}).code,
                  64);  // a sweep draws grid and table
     }
@@ -427,8 +451,9 @@ void TestSweep::interventionsAreAnAxisOfTheEvalStage()
     QVERIFY2(r.code == 0, qPrintable(r.err));
     const auto table = QString::fromUtf8(
         test::runProgram("cat", {S + "/figures/table_ood_length.md"}).out.toUtf8());
-    QVERIFY2(table.contains("| intervention |") && table.contains("| rope | yarn |") &&
-                 table.contains("| alibi | none |"),
+    QVERIFY2(table.contains(QRegularExpression(R"(\| intervention +\|)")) &&
+                 table.contains(QRegularExpression(R"(\| rope +\| yarn +\|)")) &&
+                 table.contains(QRegularExpression(R"(\| alibi +\| none +\|)")),
              qPrintable(table));
 }
 

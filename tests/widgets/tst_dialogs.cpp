@@ -420,7 +420,7 @@ void TestDialogs::aSavedViewComesBackFromTheMenu()
     w.compareRuns({run});  // the comparison the view keeps
     auto* browser = w.runBrowser();
     browser->setFilterText("pe=rope long");
-    browser->setHiddenColumnNames({"Backbone", "Notes"});
+    browser->setHiddenColumnNames({"backbone", "notes"});
     browser->setExtraColumns({"min_loss"});
     ui::CompareChoices chosen;
     chosen.method = "training: grad norm";
@@ -453,7 +453,7 @@ void TestDialogs::aSavedViewComesBackFromTheMenu()
     QVERIFY(entry);
     entry->trigger();
     QCOMPARE(browser->filterText(), QStringLiteral("pe=rope long"));
-    QCOMPARE(browser->hiddenColumnNames(), (QStringList{"Backbone", "Notes"}));
+    QCOMPARE(browser->hiddenColumnNames(), (QStringList{"backbone", "notes"}));
     QCOMPARE(browser->extraColumns(), QStringList{"min_loss"});
     QCOMPARE(w.compareView()->runs(), QStringList{QFileInfo(run).absoluteFilePath()});
     const auto& c = w.compareView()->model().choices();
@@ -488,7 +488,7 @@ void TestDialogs::aSavedViewComesBackFromTheMenu()
     ask->button(QMessageBox::Yes)->click();
     QTRY_VERIFY(!w.savedViews().view("rope, long").has_value());
     browser->setFilterText("");
-    browser->setHiddenColumnNames({"Backbone", "Created (UTC)"});
+    browser->setHiddenColumnNames({"backbone", "created"});
     browser->setExtraColumns({});
     QSettings().remove(QStringLiteral("savedViews"));
 }

@@ -43,18 +43,19 @@ std::vector<engine::RunIndexEntry> syntheticRuns(int n)
     for (int i = 0; i < n; ++i) {
         engine::RunIndexEntry e;
         e.path = "/runs/r" + std::to_string(i) + "/run.h5";
-        e.runId = "r" + std::to_string(i);
-        e.task = "linear_regression";
-        e.pe = pes[i % 3];
-        e.backbone = "llama";
-        e.status = "done";
+        e.info.runId = "r" + std::to_string(i);
+        e.info.task = "linear_regression";
+        e.info.positionEncoding = pes[i % 3];
+        e.info.backbone = "llama";
+        e.info.status = "done";
         e.seed = i % 4;
         e.steps = 100;
-        e.finalLoss = 0.2 + 0.6 * u(rng);
-        e.minLoss = e.finalLoss * 0.9;
+        e.info.lastLoss = 0.2 + 0.6 * u(rng);
+        e.info.minLoss = e.info.lastLoss * 0.9;
         e.config["training.learning_rate"] = std::to_string(1e-5 * std::pow(10.0, 3 * u(rng)));
         e.config["model.num_hidden_layers"] = std::to_string(2 + (i / 3) % 3);
-        if (e.pe == "rope")  // a key only the encoding sets: it varies because the PE does
+        if (e.info.positionEncoding ==
+            "rope")  // a key only the encoding sets: it varies because the PE does
             e.config["patch.rope_theta"] = "10000";
         e.config["training.seed"] = std::to_string(i % 4);
         if (i % 7 != 0)
@@ -206,12 +207,12 @@ void TstHParams::brushingSelectsExactlyTheRunsInside()
     const int loss = axisNamed(plot->spec(), "final_loss"), pe = axisNamed(plot->spec(), "pe");
     // Pointing at the top of the loss axis names the run with the largest loss.
     const auto top = std::max_element(runs.begin(), runs.end(), [](const auto& a, const auto& b) {
-        return a.finalLoss < b.finalLoss;
+        return a.info.lastLoss < b.info.lastLoss;
     });
     QTest::mouseMove(plot, QPoint(int(std::lround(plot->axisX(loss))) + 2,
                                   int(std::lround(plot->fractionY(1.0)))));
     QTRY_COMPARE(plot->hoveredRow(), int(top - runs.begin()));
-    QVERIFY(plot->rowText(plot->hoveredRow()).contains(QString::fromStdString(top->runId)));
+    QVERIFY(plot->rowText(plot->hoveredRow()).contains(QString::fromStdString(top->info.runId)));
     drag(plot, loss, 0.25, 0.7);
     QCOMPARE(selected.size(), 1);
     // Expected from the pixels dragged, not from the view's own inverse: the runs whose
@@ -219,8 +220,8 @@ void TstHParams::brushingSelectsExactlyTheRunsInside()
     // largest loss.
     double lo = INFINITY, hi = -INFINITY;
     for (const auto& r : runs) {
-        lo = std::min(lo, r.finalLoss);
-        hi = std::max(hi, r.finalLoss);
+        lo = std::min(lo, r.info.lastLoss);
+        hi = std::max(hi, r.info.lastLoss);
     }
     auto fractionOfPixel = [&](double f) {
         const double y = std::lround(plot->fractionY(f));
@@ -230,7 +231,7 @@ void TstHParams::brushingSelectsExactlyTheRunsInside()
     const double vHigh = lo + fractionOfPixel(0.7) * (hi - lo);
     QStringList expected;
     for (const auto& r : runs)
-        if (r.finalLoss >= vLow && r.finalLoss <= vHigh)
+        if (r.info.lastLoss >= vLow && r.info.lastLoss <= vHigh)
             expected << QString::fromStdString(r.path);
     QVERIFY(expected.size() > 5 && expected.size() < 55);
     QCOMPARE(view.insideRuns(), expected);
@@ -240,7 +241,7 @@ void TstHParams::brushingSelectsExactlyTheRunsInside()
     drag(plot, pe, 0.8, 1.0);
     QStringList both;
     for (const auto& r : runs)
-        if (expected.contains(QString::fromStdString(r.path)) && r.pe == "rope")
+        if (expected.contains(QString::fromStdString(r.path)) && r.info.positionEncoding == "rope")
             both << QString::fromStdString(r.path);
     QVERIFY(!both.isEmpty() && both.size() < expected.size());
     QCOMPARE(view.insideRuns(), both);
@@ -250,7 +251,7 @@ void TstHParams::brushingSelectsExactlyTheRunsInside()
     QTest::mouseClick(plot, Qt::LeftButton, {}, onAxis);
     int ropes = 0;
     for (const auto& r : runs)
-        ropes += r.pe == "rope";
+        ropes += r.info.positionEncoding == "rope";
     QCOMPARE(view.insideRuns().size(), ropes);
     QCOMPARE(selected.last().at(0).toStringList().size(), ropes);
 }
@@ -263,7 +264,7 @@ void TstHParams::brushesHoldTheirCategoriesAsRunsArrive()
     auto runs = syntheticRuns(9);  // rope, nope, alibi, ...
     std::vector<engine::RunIndexEntry> two;
     for (const auto& r : runs)
-        if (r.pe != "alibi")
+        if (r.info.positionEncoding != "alibi")
             two.push_back(r);
     ui::HParamsView view;
     view.setRuns(two);
@@ -273,7 +274,7 @@ void TstHParams::brushesHoldTheirCategoriesAsRunsArrive()
     view.plot()->setBrush(pe, 0.6, 1.4);  // rope
     QStringList ropes;
     for (const auto& r : runs)
-        if (r.pe == "rope")
+        if (r.info.positionEncoding == "rope")
             ropes << QString::fromStdString(r.path);
     QCOMPARE(view.insideRuns(), ropes);
     view.setRuns(runs);  // alibi arrives: rope is category 2 now
@@ -310,7 +311,7 @@ void TstHParams::categoriesColourAndBrushWholeCategories()
     QCOMPARE(brush.high, double(rope));
     QStringList ropes;
     for (const auto& r : runs)
-        if (r.pe == "rope")
+        if (r.info.positionEncoding == "rope")
             ropes << QString::fromStdString(r.path);
     QCOMPARE(view.insideRuns(), ropes);
     // Drawn a category wide: the brush box is taller than a tick.

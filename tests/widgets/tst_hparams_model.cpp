@@ -22,18 +22,18 @@ engine::RunTable tableOf(int n)
     for (int i = 0; i < n; ++i) {
         engine::RunIndexEntry e;
         e.path = "/runs/r" + std::to_string(i) + "/run.h5";
-        e.runId = "r" + std::to_string(i);
-        e.task = "linear_regression";
-        e.pe = "rope";
-        e.backbone = "llama";
-        e.status = "done";
+        e.info.runId = "r" + std::to_string(i);
+        e.info.task = "linear_regression";
+        e.info.positionEncoding = "rope";
+        e.info.backbone = "llama";
+        e.info.status = "done";
         e.steps = 100;
-        e.finalLoss = 0.1 * (i + 1);
+        e.info.lastLoss = 0.1 * (i + 1);
         e.config["training.learning_rate"] = std::to_string(1e-4 * (1 + i % 2));
         e.config["model.num_hidden_layers"] = std::to_string(2 + i % 2);
         e.config["training.seed"] = std::to_string(i % 3);
         runs.push_back(e);
-        labels.push_back(e.runId);
+        labels.push_back(e.info.runId);
     }
     return engine::runTable(runs, labels, {});
 }

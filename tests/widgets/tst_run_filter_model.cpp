@@ -5,11 +5,13 @@
 
 #include <QDir>
 #include <QFileInfo>
+#include <QSignalSpy>
 #include <QSortFilterProxyModel>
 #include <QtTest>
 
 #include "io/writer_lock.h"
 #include "lengen/engine/jobs.h"
+#include "lengen/engine/run_table.h"
 #include "run_filter_model.h"
 #include "run_menu_model.h"
 #include "run_table_model.h"
@@ -27,6 +29,7 @@ private Q_SLOTS:
     void theRunMenuOffersWhatTheSelectionAllows();
     void aRemovalAsksOrNamesTheHolder();
     void anyKeyOrResultIsAColumn();
+    void extraCellsFollowTheRows();
 
 private:
     ui::RunTableModel m_runs;
@@ -182,6 +185,38 @@ void TstRunFilterModel::anyKeyOrResultIsAColumn()
                 sorted.index(r, first + 1).data(Qt::UserRole).toDouble());
     m_runs.setExtraColumns({});
     QCOMPARE(m_runs.columnCount(), first);
+}
+
+// Issue 82 §3: a row's extra cells are made when the rows or the columns change (a sort compares
+// stored values): a run that lands after the columns were chosen has its cells, and a row read
+// again repaints every column, the extra ones included.
+void TstRunFilterModel::extraCellsFollowTheRows()
+{
+    const auto dir = test::scratchDir("run-filter-model-extra");
+    QVERIFY(QDir().mkpath(QString::fromStdString(dir) + "/a"));
+    const QString first = QString::fromStdString(dir) + "/a/run.h5";
+    QVERIFY(QFile::copy(m_rope1, first));
+    ui::RunTableModel runs;
+    runs.setFolders({QString::fromStdString(dir)});
+    QCOMPARE(runs.rowCount(), 1);
+    runs.setExtraColumns({"min_loss", "training.learning_rate"});
+    const int loss = ui::RunTableModel::ColumnCount;
+    QCOMPARE(runs.index(0, loss).data(Qt::UserRole).toDouble(),
+             engine::runCell(*runs.row(0).entry, "min_loss").value);
+    // A run copied in after the columns were chosen: the next look lists it with its cells.
+    QVERIFY(QDir().mkpath(QString::fromStdString(dir) + "/b"));
+    QVERIFY(QFile::copy(m_nope, QString::fromStdString(dir) + "/b/run.h5"));
+    QVERIFY(runs.poll());
+    QCOMPARE(runs.rowCount(), 2);
+    const int added = runs.rowOfPath(QString::fromStdString(dir) + "/b/run.h5");
+    QCOMPARE(runs.index(added, loss).data(Qt::UserRole).toDouble(),
+             engine::runCell(*runs.row(added).entry, "min_loss").value);
+    QVERIFY(!runs.index(added, loss + 1).data().toString().isEmpty());
+    // A row read again says all of it changed, through the last extra column.
+    QSignalSpy changed(&runs, &QAbstractItemModel::dataChanged);
+    runs.rereadRun(first);
+    QCOMPARE(changed.count(), 1);
+    QCOMPARE(changed.at(0).at(1).toModelIndex().column(), runs.columnCount() - 1);
 }
 
 QTEST_GUILESS_MAIN(TstRunFilterModel)

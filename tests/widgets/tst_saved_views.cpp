@@ -15,6 +15,7 @@
 
 #include "lengen/engine/errors.h"
 #include "lengen/engine/saved_views.h"
+#include "run_table_model.h"
 #include "saved_views_model.h"
 #include "test_support.h"
 
@@ -27,8 +28,10 @@ ui::StudioView sampleView(const QString& name)
     ui::StudioView v;
     v.name = name;
     v.filter = "pe=rope final_loss<2 seed 1";
-    v.hiddenColumns = {"Backbone", "Created (UTC)"};
+    v.hiddenColumns = {"backbone", "created"};
     v.extraColumns = {"min_loss", "training.learning_rate"};
+    v.sortColumn = "training.learning_rate";
+    v.sortDescending = true;
     ui::CompareChoices c;
     c.method = "training: grad norm";
     c.group = ui::CompareGroup::Keys;
@@ -53,6 +56,8 @@ void checkSame(const ui::StudioView& a, const ui::StudioView& b)
     QCOMPARE(a.filter, b.filter);
     QCOMPARE(a.hiddenColumns, b.hiddenColumns);
     QCOMPARE(a.extraColumns, b.extraColumns);
+    QCOMPARE(a.sortColumn, b.sortColumn);
+    QCOMPARE(a.sortDescending, b.sortDescending);
     QVERIFY(a.compare && b.compare);
     QCOMPARE(a.compare->method, b.compare->method);
     QCOMPARE(int(a.compare->group), int(b.compare->group));
@@ -95,6 +100,7 @@ private Q_SLOTS:
     void aSharedViewReachesAColleague();
     void aDamagedFileIsNamedWithItsKey();
     void runsTakesAViewsFilterAndColumns();
+    void oldColumnNamesAreReadAsKeysAndWrittenBack();
     void aViewsFileThatIsNoFileIsAConfigError();
 };
 
@@ -224,7 +230,7 @@ void TstSavedViews::runsTakesAViewsFilterAndColumns()
     test::trainTiny(dir, "nope", 1);
     auto view = ui::storedView(sampleView("rope only"));
     view.filter = "pe=rope";
-    view.hiddenColumns = {"Backbone", "Seed", "Sweep"};
+    view.hiddenColumns = {"backbone", "seed", "sweep"};
     view.extraColumns = {"training.learning_rate", "min_loss"};
     engine::storeSavedView(engine::viewsFileFor(dir), view);
     const QString folder = QString::fromStdString(dir);
@@ -252,6 +258,54 @@ void TstSavedViews::runsTakesAViewsFilterAndColumns()
     r = test::runLengen({"runs", folder, "--view", "words"});
     QCOMPARE(r.code, 2);
     QVERIFY2(r.err.contains("lengen-views.json") && r.err.contains("'version'"), qPrintable(r.err));
+}
+
+// Issue 82, item 3: files written before the keys named the fixed columns by their headers
+// ("Backbone", "Created (UTC)"). They are read as keys and the file is written back with keys,
+// once; the sort column and order survive the round trip. The studio's model and the engine's
+// table are one list: same count, same headers.
+void TstSavedViews::oldColumnNamesAreReadAsKeysAndWrittenBack()
+{
+    const auto dir = test::scratchDir("views-old-names");
+    const std::string file = engine::viewsFileFor(dir);
+    writeText(QString::fromStdString(file),
+              "{\"format\": \"lengen-views\", \"version\": 1, \"views\": [{\"name\": \"old\", "
+              "\"columns\": {\"hidden\": [\"Backbone\", \"Created (UTC)\", \"Run id\"], "
+              "\"extra\": [\"min_loss\"]}}]}");
+    const auto views = engine::readSavedViews(file);
+    QCOMPARE(views.size(), size_t(1));
+    QCOMPARE(views[0].hiddenColumns, (std::vector<std::string>{"backbone", "created", "run_id"}));
+    QVERIFY(views[0].sortColumn.empty());
+    QFile f(QString::fromStdString(file));
+    QVERIFY(f.open(QIODevice::ReadOnly));
+    const QByteArray written = f.readAll();
+    QVERIFY2(written.contains("\"backbone\"") && !written.contains("Backbone"),
+             written.constData());
+    // The sort column and order are kept.
+    auto sorted = views[0];
+    sorted.sortColumn = "final_loss";
+    sorted.sortDescending = true;
+    engine::storeSavedView(file, sorted);
+    const auto back = engine::readSavedViews(file);
+    QCOMPARE(back[0].sortColumn, std::string("final_loss"));
+    QVERIFY(back[0].sortDescending);
+    // A bad order is named with its key.
+    writeText(QString::fromStdString(file),
+              "{\"format\": \"lengen-views\", \"version\": 1, \"views\": [{\"name\": \"x\", "
+              "\"columns\": {\"sort\": {\"column\": \"seed\", \"order\": \"up\"}}}]}");
+    try {
+        engine::readSavedViews(file);
+        QFAIL("an order 'up' was taken");
+    } catch (const engine::Error& e) {
+        QVERIFY2(QString(e.what()).contains("'order'"), e.what());
+    }
+    // One list of columns: the model's headers are the engine table's.
+    const auto& columns = engine::runListColumns();
+    QCOMPARE(int(columns.size()), int(ui::RunTableModel::ColumnCount));
+    for (size_t i = 0; i < columns.size(); ++i) {
+        QCOMPARE(ui::RunTableModel::columnKey(int(i)), QString::fromStdString(columns[i].key));
+        QCOMPARE(engine::runListColumnKey(columns[i].header), columns[i].key);
+    }
 }
 
 // Issue 81, item 7: whatever stands at lengen-views.json that is no views file is a config

@@ -208,7 +208,7 @@ plots::ParallelSpec hparamsFromRuns(const std::vector<std::string>& runs,
     std::vector<std::string> labels;
     for (const auto& run : runs) {
         entries.push_back(engine::readRunEntry(run));
-        labels.push_back(entries.back().runId);
+        labels.push_back(entries.back().info.runId);
     }
     auto spec = hparamsSpec(engine::runTable(entries, labels, keys), choice);
     spec.title = hparamsTitle(spec);

@@ -66,17 +66,17 @@ const std::vector<std::string>& columnNames()
 std::optional<double> resultValue(const RunIndexEntry& run, const std::string& key)
 {
     if (key == "final_loss")  // 0 until a step is logged: no loss yet
-        return run.steps > 0 ? run.finalLoss : kNoValue;
+        return run.steps > 0 ? run.info.lastLoss : kNoValue;
     if (key == "min_loss")
-        return run.minLoss;
+        return run.info.minLoss;
     if (key == "steps")
         return double(run.steps);
     if (key == "total_steps")
-        return double(run.totalSteps);
+        return double(run.info.totalSteps);
     if (key == "steps_per_s")
-        return run.stepsPerSecond;
+        return run.info.meanStepsPerSecond;
     if (key == "wall_s")
-        return run.wallSeconds;
+        return run.info.lastWallSeconds;
     if (key == "seed")  // the seed it trained with, not the config's; -1: none known
         return run.seed >= 0 ? double(run.seed) : kNoValue;
     if (isMethodColumn(key))  // a stored evaluation's (issue 72): the Runs list's same column
@@ -216,14 +216,17 @@ bool runHasText(const RunIndexEntry& run, const std::string& text)
         return true;
     const std::string wanted = folded(text);
     std::string tags;
-    for (const auto& t : run.tags)
+    for (const auto& t : run.info.tags)
         tags += (tags.empty() ? "" : ", ") + t;
-    const std::string* known[] = {&run.runId, &run.task, &run.pe,    &run.backbone, &run.created,
-                                  &run.sweep, &tags,     &run.notes, &run.path};
+    const std::string created = createdText(run);
+    const auto& i = run.info;
+    const std::string* known[] = {&i.runId,    &i.task,  &i.positionEncoding,
+                                  &i.backbone, &created, &i.sweepName,
+                                  &tags,       &i.notes, &run.path};
     for (const std::string* k : known)
         if (folded(*k).find(wanted) != std::string::npos)
             return true;
-    return folded(statusLabel(run.status)).find(wanted) != std::string::npos;
+    return folded(statusLabel(run.info.status)).find(wanted) != std::string::npos;
 }
 
 bool runMatches(const RunIndexEntry& run, const RunFilterTerm& term)
@@ -235,9 +238,9 @@ bool runMatches(const RunIndexEntry& run, const RunFilterTerm& term)
     if (isDamaged(run) && key != "status")
         return false;
     if (key == "tag") {  // any of its tags
-        const bool any = std::any_of(run.tags.begin(), run.tags.end(), [&](const std::string& t) {
-            return folded(t) == folded(term.value);
-        });
+        const bool any =
+            std::any_of(run.info.tags.begin(), run.info.tags.end(),
+                        [&](const std::string& t) { return folded(t) == folded(term.value); });
         return term.op == Op::Ne ? !any : term.op == Op::Eq && any;
     }
     std::optional<double> have = resultValue(run, key);
@@ -263,7 +266,7 @@ bool runMatches(const RunIndexEntry& run, const RunFilterTerm& term)
     // final_loss!=1e999, beyond any double, keep every run that has the result).
     bool equal = text && folded(*text) == folded(term.value);
     if (key == "status" && !equal)  // the file's word too ("cancelled")
-        equal = folded(run.status) == folded(term.value);
+        equal = folded(run.info.status) == folded(term.value);
     return term.op == Op::Eq ? equal : !equal;
 }
 

@@ -14,6 +14,8 @@
 #include <filesystem>
 #include <map>
 #include <set>
+#include <type_traits>
+#include <variant>
 
 #include "lengen/engine/analysis.h"
 #include "lengen/engine/config.h"
@@ -31,7 +33,9 @@ using nlohmann::json;
 
 // 2: dims and points are what the run reached (issue 52); 3: results (min loss, steps/s, wall
 // clock, each evaluation at the training and the longest length: issue 55).
-constexpr int kIndexVersion = 4;  // 4: sweep and sweep_cell
+// 5: the run's info whole, by runInfoFields() (issue 82 §2): a field added there needs no new
+// version, an entry without its key is read again.
+constexpr int kIndexVersion = 5;
 constexpr std::uintmax_t kMaxIndexBytes = 512ull << 20;
 
 std::int64_t mtimeNs(const fs::path& p, std::error_code& ec)
@@ -58,20 +62,52 @@ json resultsJson(const std::vector<MethodResult>& results)
     return out;
 }
 
+// The run's info, every field of runInfoFields() under its key: a field added there is stored
+// here with no change (and an index written before it lacks its key: it is read again).
+json infoJson(const RunFileInfo& info)
+{
+    json out = json::object();
+    for (const auto& field : runInfoFields())
+        std::visit(
+            [&](auto member) {
+                const auto& v = info.*member;
+                using T = std::decay_t<decltype(v)>;
+                if constexpr (std::is_same_v<T, double>)
+                    out[field.key] = number(v);
+                else if constexpr (std::is_same_v<T, ReachedCurriculum>)
+                    out[field.key] = {v.stepsDone, v.dims, v.points, v.source};
+                else
+                    out[field.key] = v;
+            },
+            field.member);
+    return out;
+}
+
+// json::at throws for a key the index lacks: the index is then read again whole.
+void infoFromJson(const json& j, RunFileInfo& info)
+{
+    for (const auto& field : runInfoFields())
+        std::visit(
+            [&](auto member) {
+                auto& v = info.*member;
+                const auto& stored = j.at(field.key);
+                using T = std::decay_t<decltype(v)>;
+                if constexpr (std::is_same_v<T, double>)
+                    v = numberFrom(stored);
+                else if constexpr (std::is_same_v<T, ReachedCurriculum>)
+                    v = {stored.at(0), stored.at(1), stored.at(2), stored.at(3)};
+                else
+                    v = stored.get<T>();
+            },
+            field.member);
+}
+
 json toJson(const RunIndexEntry& e, const std::string& relative, int config)
 {
     const auto& st = e.stamp;
     return json{{"path", relative},
                 {"stamp", {st.runSize, st.runMtimeNs, st.analysisSize, st.analysisMtimeNs}},
-                {"task", e.task},
-                {"pe", e.pe},
-                {"backbone", e.backbone},
-                {"status", e.status},
-                {"created", e.created},
-                {"run_id", e.runId},
-                {"imported_from", e.importedFrom},
-                {"sweep", e.sweep},
-                {"sweep_cell", e.sweepCell},
+                {"info", infoJson(e.info)},
                 {"error", e.error},
                 {"seed", e.seed},
                 {"dims", e.dims},
@@ -83,16 +119,9 @@ json toJson(const RunIndexEntry& e, const std::string& relative, int config)
                 {"layers", e.layers},
                 {"heads", e.heads},
                 {"steps", e.steps},
-                {"total_steps", e.totalSteps},
-                {"final_loss", number(e.finalLoss)},
-                {"min_loss", number(e.minLoss)},
-                {"steps_per_s", number(e.stepsPerSecond)},
-                {"wall_s", number(e.wallSeconds)},
                 {"results", resultsJson(e.results)},
                 {"eval", e.evalMethods},
                 {"probes", e.probes},
-                {"tags", e.tags},
-                {"notes", e.notes},
                 {"config", config},
                 {"config_seed", e.config.count("seed") ? json(e.config.at("seed")) : json()}};
 }
@@ -104,15 +133,8 @@ RunIndexEntry fromJson(const json& j, const fs::path& folder,
     e.path = (folder / j.at("path").get<std::string>()).string();
     const auto& s = j.at("stamp");
     e.stamp = {s.at(0), s.at(1), s.at(2), s.at(3)};
-    e.task = j.at("task");
-    e.pe = j.at("pe");
-    e.backbone = j.at("backbone");
-    e.status = j.at("status");
-    e.created = j.at("created");
-    e.runId = j.at("run_id");
-    e.importedFrom = j.at("imported_from");
-    e.sweep = j.at("sweep");
-    e.sweepCell = j.at("sweep_cell");
+    infoFromJson(j.at("info"), e.info);
+    e.info.path = e.path;
     e.error = j.at("error");
     e.seed = j.at("seed");
     e.dims = j.at("dims");
@@ -124,18 +146,11 @@ RunIndexEntry fromJson(const json& j, const fs::path& folder,
     e.layers = j.at("layers");
     e.heads = j.at("heads");
     e.steps = j.at("steps");
-    e.totalSteps = j.at("total_steps");
-    e.finalLoss = numberFrom(j.at("final_loss"));
-    e.minLoss = numberFrom(j.at("min_loss"));
-    e.stepsPerSecond = numberFrom(j.at("steps_per_s"));
-    e.wallSeconds = numberFrom(j.at("wall_s"));
     for (const auto& r : j.at("results"))
         e.results.push_back({r.at("name"), r.at("train_pos"), r.at("last_pos"),
                              numberFrom(r.at("at_train")), numberFrom(r.at("at_last"))});
     e.evalMethods = j.at("eval").get<std::vector<std::string>>();
     e.probes = j.at("probes").get<std::vector<std::string>>();
-    e.tags = j.at("tags").get<std::vector<std::string>>();
-    e.notes = j.at("notes");
     const int c = j.at("config");
     if (c >= 0 && size_t(c) < configs.size())
         e.config = configs[size_t(c)];
@@ -252,21 +267,15 @@ RunIndexEntry readEntry(const std::string& runFile, const RunStamp& stamp)
     e.path = runFile;
     e.stamp = stamp;
     try {
-        const auto info = readRunInfo(runFile);
+        e.info = readRunInfo(runFile);
+        auto& info = e.info;
         const auto cfg = storedRunConfig(info.configYaml, info.path);
-        e.task = info.task;
-        e.pe = info.positionEncoding;
-        e.backbone = info.backbone;
-        e.runId = info.runId;
-        e.importedFrom = info.importedFrom;
-        e.sweep = info.sweepName;
-        e.sweepCell = info.sweepCell;
+        // The heavy parts stay in the file: the flattened config below stands for the text.
+        info.configYaml.clear();
+        info.parameters.clear();
+        info.positionConstants.clear();
         // Unknown for a run of the Python code (it seeds nothing).
         e.seed = info.importedFrom.empty() ? std::int64_t(info.seed) : -1;
-        e.status = info.status;
-        e.created = info.createdAt;
-        std::replace(e.created.begin(), e.created.end(), 'T', ' ');
-        e.created.erase(std::remove(e.created.begin(), e.created.end(), 'Z'), e.created.end());
         // What the run trained on (issue 52); the curriculum's end before it trained a step.
         e.endDims = cfg.inputDims();
         e.endPoints = cfg.trainPoints();
@@ -282,13 +291,6 @@ RunIndexEntry readEntry(const std::string& runFile, const RunStamp& stamp)
         e.steps = std::max<std::int64_t>({0, info.checkpointStep, info.lastLoggedStep + 1});
         if (info.totalSteps > 0)
             e.steps = std::min(e.steps, info.totalSteps);
-        e.totalSteps = info.totalSteps;
-        e.finalLoss = info.lastLoss;
-        e.minLoss = info.minLoss;
-        e.stepsPerSecond = info.meanStepsPerSecond;
-        e.wallSeconds = info.lastWallSeconds;
-        e.tags = info.tags;
-        e.notes = info.notes;
         e.config = flattenedConfig(cfg);
         if (e.stamp.analysisSize >= 0) {
             try {
@@ -302,14 +304,28 @@ RunIndexEntry readEntry(const std::string& runFile, const RunStamp& stamp)
             }
         }
     } catch (const std::exception& ex) {
-        e.status = kDamagedStatus;
+        e = RunIndexEntry{};  // nothing of a file that does not read is kept
+        e.path = runFile;
+        e.stamp = stamp;
+        e.info.path = runFile;
+        e.info.status = kDamagedStatus;
+        e.info.task = fs::path(runFile).parent_path().filename().string();
+        e.info.lastLoss = e.info.minLoss = kNoValue;
+        e.info.meanStepsPerSecond = e.info.lastWallSeconds = kNoValue;
         e.error = ex.what();
-        e.task = fs::path(runFile).parent_path().filename().string();
     }
     return e;
 }
 
 }  // namespace
+
+std::string createdText(const RunIndexEntry& run)
+{
+    std::string out = run.info.createdAt;
+    std::replace(out.begin(), out.end(), 'T', ' ');
+    out.erase(std::remove(out.begin(), out.end(), 'Z'), out.end());
+    return out;
+}
 
 RunIndexEntry readRunEntry(const std::string& runFile)
 {
@@ -386,10 +402,10 @@ RunIndexChanges refreshRunIndex(const std::string& folderName,
             changes.added.push_back(all.back());
             continue;
         }
-        if (it->second->stamp != now || it->second->status == "running") {
+        if (it->second->stamp != now || it->second->info.status == "running") {
             all.push_back(readEntry(file, now));
             // A running run re-read unchanged is not a change: views redraw nothing.
-            if (it->second->stamp != now || all.back().status != it->second->status)
+            if (it->second->stamp != now || all.back().info.status != it->second->info.status)
                 changes.changed.push_back(all.back());
         } else {
             all.push_back(*it->second);
@@ -426,7 +442,7 @@ std::vector<RunIndexEntry> indexRuns(const std::string& folderName, RunIndexStat
     for (const auto& file : files) {
         const auto now = runStamp(file);
         const auto it = cached.find(file);
-        if (it != cached.end() && it->second.stamp == now && it->second.status != "running") {
+        if (it != cached.end() && it->second.stamp == now && it->second.info.status != "running") {
             out.push_back(std::move(it->second));
             ++st.fromIndex;
         } else {
@@ -449,17 +465,17 @@ std::vector<RunIndexEntry> indexRuns(const std::string& folderName, RunIndexStat
 std::optional<std::string> runValue(const RunIndexEntry& run, const std::string& key)
 {
     if (key == "pe")
-        return run.pe;
+        return run.info.positionEncoding;
     if (key == "task")
-        return run.task;
+        return run.info.task;
     if (key == "backbone")
-        return run.backbone;
+        return run.info.backbone;
     if (key == "status")
-        return statusLabel(run.status);
+        return statusLabel(run.info.status);
     if (key == "id" || key == "run_id")
-        return run.runId;
+        return run.info.runId;
     if (key == "sweep")
-        return run.sweep;
+        return run.info.sweepName;
     const auto it = run.config.find(key);
     if (it == run.config.end())
         return std::nullopt;

@@ -158,8 +158,8 @@ RunTable runTable(const std::vector<const RunIndexEntry*>& runs,
     for (std::size_t i = 0; i < runs.size(); ++i) {
         const auto& r = *runs[i];
         std::vector<RunTableCell> row;
-        row.push_back({i < labels.size() ? labels[i] : r.runId, kNoValue});
-        const auto* encoding = encodingNamed(r.pe);
+        row.push_back({i < labels.size() ? labels[i] : r.info.runId, kNoValue});
+        const auto* encoding = encodingNamed(r.info.positionEncoding);
         for (std::size_t k = 0; k < shownKeys.size(); ++k) {
             // A key its encoding does not read (the YaRN factor of a NoPE run) is left empty,
             // as Compare's table leaves it: a value it never used is no setting of the run.
@@ -184,17 +184,17 @@ RunTableCell runCell(const RunIndexEntry& r, const std::string& column)
 {
     const bool trained = r.steps > 0;
     if (column == "status")
-        return {r.status.empty() ? std::string() : statusLabel(r.status), kNoValue};
+        return {r.info.status.empty() ? std::string() : statusLabel(r.info.status), kNoValue};
     if (column == "steps")
         return trained ? numberCell(double(r.steps)) : RunTableCell{};
     if (column == "final_loss")
-        return trained ? numberCell(r.finalLoss) : RunTableCell{};
+        return trained ? numberCell(r.info.lastLoss) : RunTableCell{};
     if (column == "min_loss")
-        return numberCell(r.minLoss);
+        return numberCell(r.info.minLoss);
     if (column == "steps_per_s")
-        return numberCell(r.stepsPerSecond);
+        return numberCell(r.info.meanStepsPerSecond);
     if (column == "wall_s")
-        return numberCell(r.wallSeconds);
+        return numberCell(r.info.lastWallSeconds);
     if (isMethodColumn(column)) {
         const bool atTrain = endsWith(column, "@train");
         const auto name = column.substr(0, column.rfind('@'));
@@ -222,6 +222,34 @@ std::vector<std::string> runColumnNames(const std::vector<const RunIndexEntry*>&
     keys.erase(std::unique(keys.begin(), keys.end()), keys.end());
     names.insert(names.end(), keys.begin(), keys.end());
     return names;
+}
+
+const std::vector<RunListColumn>& runListColumns()
+{
+    static const std::vector<RunListColumn> columns{{"task", "Task"},
+                                                    {"pe", "PE"},
+                                                    {"backbone", "Backbone"},
+                                                    {"seed", "Seed"},
+                                                    {"run_id", "Run id"},
+                                                    {"size", "Size (H×L×heads)"},
+                                                    {"dims", "D"},
+                                                    {"points", "Points"},
+                                                    {"steps", "Steps"},
+                                                    {"final_loss", "Final loss"},
+                                                    {"created", "Created (UTC)"},
+                                                    {"status", "Status"},
+                                                    {"sweep", "Sweep"},
+                                                    {"tags", "Tags"},
+                                                    {"notes", "Notes"}};
+    return columns;
+}
+
+std::string runListColumnKey(const std::string& name)
+{
+    for (const auto& c : runListColumns())
+        if (name == c.key || name == c.header)
+            return c.key;
+    return {};
 }
 
 bool isResultColumn(const std::string& name)
@@ -320,9 +348,12 @@ std::string formatRunTable(const RunTable& table, TableFormat format)
     };
     const bool md = format == TableFormat::Markdown;
     for (std::size_t i = 0; i < lines.size(); ++i) {
+        std::string line;
         for (std::size_t c = 0; c < cols.size(); ++c)
-            out += (md ? "| " : (c ? "  " : "")) + pad(lines[i][c], c) + (md ? " " : "");
-        out += md ? "|\n" : "\n";
+            line += (md ? "| " : (c ? "  " : "")) + pad(lines[i][c], c) + (md ? " " : "");
+        if (!md)  // no spaces after the last column's text
+            line.erase(line.find_last_not_of(' ') + 1);
+        out += line + (md ? "|\n" : "\n");
         if (md && i == 0) {
             for (std::size_t c = 0; c < cols.size(); ++c)
                 out += "|" + std::string(width[c] + 1, '-') + (cols[c].numeric ? ":" : "-");

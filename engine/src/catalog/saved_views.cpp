@@ -3,7 +3,7 @@
 // wrong type is named with its key, never half applied.
 //
 // {"format": "lengen-views", "version": 1, "views": [{"name": …, "filter": …,
-//   "columns": {"hidden": […], "extra": […]}, "compare": {…}, "hparams": {…}}]}
+//   "columns": {"hidden": […], "extra": […], "sort": {…}}, "compare": {…}, "hparams": {…}}]}
 
 #include "lengen/engine/saved_views.h"
 
@@ -135,7 +135,33 @@ HParamsChoice hparamsFrom(const ViewReader& r)
     return h;
 }
 
-SavedView viewFrom(const json& j, const std::string& where)
+// A fixed column by its key; a name that is no fixed column's (an extra column's) as it is.
+// `renamed` is set where a header of a file written before the keys was read.
+std::string columnKey(const std::string& name, bool& renamed)
+{
+    const auto key = runListColumnKey(name);
+    if (key.empty() || key == name)
+        return name;
+    renamed = true;
+    return key;
+}
+
+void columnsFrom(const ViewReader& columns, SavedView& v, bool& renamed)
+{
+    for (const auto& name : columns.texts("hidden"))
+        v.hiddenColumns.push_back(columnKey(name, renamed));
+    v.extraColumns = columns.texts("extra");
+    if (!columns.find("sort"))
+        return;
+    const auto sort = columns.child("sort");
+    v.sortColumn = columnKey(sort.text("column"), renamed);
+    const auto order = sort.text("order", "ascending");
+    if (order != "ascending" && order != "descending")
+        sort.refuse("order", "must be ascending or descending, not '" + order + "'");
+    v.sortDescending = order == "descending";
+}
+
+SavedView viewFrom(const json& j, const std::string& where, bool& renamed)
 {
     if (!j.is_object())
         throw Error(ErrorKind::Config, where + ": a view must be an object");
@@ -148,9 +174,7 @@ SavedView viewFrom(const json& j, const std::string& where)
         r.refuse("name", "must name the view: 1 to 80 bytes, no line break");
     }
     v.filter = r.text("filter");
-    const auto columns = r.child("columns");
-    v.hiddenColumns = columns.texts("hidden");
-    v.extraColumns = columns.texts("extra");
+    columnsFrom(r.child("columns"), v, renamed);
     if (r.find("compare"))
         v.compare = compareFrom(r.child("compare"));
     if (r.find("hparams"))
@@ -163,6 +187,9 @@ json viewJson(const SavedView& v)
     json j{{"name", v.name},
            {"filter", v.filter},
            {"columns", {{"hidden", v.hiddenColumns}, {"extra", v.extraColumns}}}};
+    if (!v.sortColumn.empty())
+        j["columns"]["sort"] = {{"column", v.sortColumn},
+                                {"order", v.sortDescending ? "descending" : "ascending"}};
     if (const auto& c = v.compare)
         j["compare"] = {{"method", c->method},
                         {"group", c->group},
@@ -237,14 +264,22 @@ std::vector<SavedView> readSavedViews(const std::string& file)
     if (views == doc.end() || !views->is_array())
         throw Error(ErrorKind::Config, file + ": key 'views' must be a list");
     std::vector<SavedView> out;
+    bool renamed = false;
     for (std::size_t i = 0; i < views->size(); ++i) {
         const std::string where = file + ": views[" + std::to_string(i) + "]";
-        out.push_back(viewFrom((*views)[i], where));
+        out.push_back(viewFrom((*views)[i], where, renamed));
         for (std::size_t j = 0; j + 1 < out.size(); ++j)  // a name is how a view is asked for
             if (out[j].name == out.back().name)
                 throw Error(ErrorKind::Config, where + ": key 'name' '" + out.back().name +
                                                    "' is views[" + std::to_string(j) +
                                                    "]'s too; a name must be unique");
+    }
+    if (renamed) {  // columns by their old headers: written back with keys, once
+        try {
+            writeSavedViews(file, out);
+        } catch (const Error&) {
+            // A folder that takes no write keeps its file; it reads the same way each time.
+        }
     }
     return out;
 }
@@ -290,8 +325,9 @@ std::string savedViewJson(const SavedView& view) { return viewJson(view).dump();
 
 SavedView savedViewFromJson(const std::string& text, const std::string& where)
 {
+    bool renamed = false;  // the settings' copy is written with keys at the next save
     try {
-        return viewFrom(json::parse(text), where);
+        return viewFrom(json::parse(text), where, renamed);
     } catch (const json::exception& e) {
         throw Error(ErrorKind::Config, where + ": not JSON (" + std::string(e.what()) + ")");
     }

@@ -99,40 +99,14 @@ ReachedCurriculum readReached(hid_t f, hid_t log, const RunFileInfo& info, const
     return r;
 }
 
-// The run's attributes (provenance, sweep membership, notes, sizes) into info; the caller
-// holds the HDF5 lock.
+// The run's attributes (provenance, sweep membership, notes, sizes) into info, through the one
+// list of them (runInfoFields); the caller holds the HDF5 lock.
 void readRunAttributes(hid_t f, const std::string& path, RunFileInfo& info)
 {
-    info.formatVersion = static_cast<int>(readIntAttribute(f, "format_version", path));
-    info.engineVersion = readStringAttribute(f, "engine_version", path);
-    info.runId = readStringAttribute(f, "run_id", path);
-    info.createdAt = readStringAttribute(f, "created_at", path);
-    info.seed = readUIntAttribute(f, "seed", path);
-    info.task = readStringAttribute(f, "task", path);
-    info.positionEncoding = readStringAttribute(f, "position_encoding", path);
-    info.backbone = readStringAttribute(f, "backbone", path);
-    info.device = readStringAttribute(f, "device", path);
-    // Runs written before the precision was stored trained in fp32 unless told otherwise.
-    info.precision =
-        hasAttribute(f, "precision") ? readStringAttribute(f, "precision", path) : "fp32";
+    readInfoAttributes(f, path, info);
     if (info.precision != "fp32" && info.precision != "tf32" && info.precision != "bf16")
         throw Error(ErrorKind::RunFile, "attribute 'precision' is '" + info.precision +
                                             "', not fp32, tf32 or bf16 (damaged file): " + path);
-    if (hasAttribute(f, "imported_from"))
-        info.importedFrom = readStringAttribute(f, "imported_from", path);
-    if (hasAttribute(f, "sweep")) {
-        info.sweepName = readStringAttribute(f, "sweep", path);
-        if (hasAttribute(f, "sweep_cell"))
-            info.sweepCell = readStringAttribute(f, "sweep_cell", path);
-        if (hasAttribute(f, "sweep_axes"))
-            info.sweepAxes = readStringAttribute(f, "sweep_axes", path);
-    }
-    if (hasAttribute(f, "notes"))
-        info.notes = readStringAttribute(f, "notes", path);
-    if (hasAttribute(f, "tags"))
-        info.tags = splitTags(readStringAttribute(f, "tags", path));
-    info.totalSteps = readIntAttribute(f, "total_steps", path);
-    info.parameterCount = readIntAttribute(f, "parameter_count", path);
 }
 
 // What the training log says into info: rows, last and least loss, last logged step, mean

@@ -1,3 +1,5 @@
+#include <unistd.h>
+
 #include <cstring>
 #include <filesystem>
 #include <limits>
@@ -121,6 +123,9 @@ void writeHeaderAttributes(hid_t f, const RunHeader& h, const std::string& parti
     writeAttribute(f, "total_steps", h.totalSteps, partial);
     writeAttribute(f, "parameter_count", h.parameterCount, partial);
     writeAttribute(f, "device", h.device, partial);
+    char host[256] = "";
+    ::gethostname(host, sizeof host - 1);
+    writeAttribute(f, "host", std::string(host), partial);
     if (!h.importedFrom.empty())
         writeAttribute(f, "imported_from", h.importedFrom, partial);
     if (!h.sweepName.empty()) {

@@ -209,7 +209,7 @@ HParamsView::build(const std::vector<std::shared_ptr<const engine::RunIndexEntry
     for (const auto& r : runs) {
         entries.push_back(r.get());
         b.paths.push_back(r->path);
-        labels.push_back(r->runId);
+        labels.push_back(r->info.runId);
     }
     b.table = engine::runTable(entries, labels, {});
     b.spec = figures::hparamsSpec(b.table, choices.choiceFor(b.table));

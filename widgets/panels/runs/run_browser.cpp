@@ -58,15 +58,14 @@ void RunBrowser::createTable()
     m_table->horizontalHeader()->setContextMenuPolicy(Qt::CustomContextMenu);
     {
         const QSettings settings;
-        const auto hidden =
+        // By key; settings written before the keys hold headers, read as their keys.
+        const auto hidden = RunTableModel::columnKeys(
             settings
                 .value(QStringLiteral("runsList/hiddenColumns"),
-                       QStringList{QStringLiteral("Backbone"), QStringLiteral("Created (UTC)")})
-                .toStringList();
+                       QStringList{QStringLiteral("backbone"), QStringLiteral("created")})
+                .toStringList());
         for (int c = 0; c < RunTableModel::ColumnCount; ++c)
-            m_table->setColumnHidden(
-                c, hidden.contains(
-                       m_model->headerData(c, Qt::Horizontal, Qt::DisplayRole).toString()));
+            m_table->setColumnHidden(c, hidden.contains(RunTableModel::columnKey(c)));
     }
     // Chosen config keys and results after the fixed columns (issue 72), kept too.
     m_model->setExtraColumns(
@@ -279,18 +278,39 @@ QStringList RunBrowser::hiddenColumnNames() const
     QStringList hidden;
     for (int c = 0; c < RunTableModel::ColumnCount; ++c)
         if (m_table->isColumnHidden(c))
-            hidden << m_model->headerData(c, Qt::Horizontal, Qt::DisplayRole).toString();
+            hidden << RunTableModel::columnKey(c);
     return hidden;
 }
 
-void RunBrowser::setHiddenColumnNames(const QStringList& headers)
+void RunBrowser::setHiddenColumnNames(const QStringList& keys)
 {
+    const QStringList hidden = RunTableModel::columnKeys(keys);
     for (int c = 0; c < RunTableModel::ColumnCount; ++c) {
-        const bool hide =
-            headers.contains(m_model->headerData(c, Qt::Horizontal, Qt::DisplayRole).toString());
+        const bool hide = hidden.contains(RunTableModel::columnKey(c));
         if (hide != m_table->isColumnHidden(c))
             setColumnShown(c, !hide);
     }
+}
+
+std::pair<QString, bool> RunBrowser::sortKey() const
+{
+    const auto* header = m_table->horizontalHeader();
+    const int c = header->sortIndicatorSection();
+    const QString key = c < RunTableModel::ColumnCount
+                            ? RunTableModel::columnKey(c)
+                            : m_model->extraColumns().value(c - RunTableModel::ColumnCount);
+    return {key, header->sortIndicatorOrder() == Qt::DescendingOrder};
+}
+
+bool RunBrowser::sortBy(const QString& column, bool descending)
+{
+    int c = RunTableModel::columnOf(column);  // a fixed column's before an extra one's
+    if (c < 0 && m_model->extraColumns().contains(column))
+        c = RunTableModel::ColumnCount + int(m_model->extraColumns().indexOf(column));
+    if (c < 0)
+        return false;
+    m_table->sortByColumn(c, descending ? Qt::DescendingOrder : Qt::AscendingOrder);
+    return true;
 }
 
 QStringList RunBrowser::extraColumns() const { return m_model->extraColumns(); }

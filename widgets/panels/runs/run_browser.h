@@ -61,10 +61,16 @@ public:
     /// default Backbone and Created are hidden, so that Tags and Notes have room at 1280 px.
     void setColumnShown(int column, bool shown);
     /// The filter as typed, and the columns by name (a saved view, issue 72): the fixed columns
-    /// hidden, by header, and the keys and results added after them. Kept in the settings.
+    /// hidden, by key, and the keys and results added after them. Kept in the settings.
     QString filterText() const;
+    /// The fixed columns hidden, by key (engine::runListColumns: "backbone", "created"); a
+    /// header of older settings or views is taken as its key.
     QStringList hiddenColumnNames() const;
-    void setHiddenColumnNames(const QStringList& headers);
+    void setHiddenColumnNames(const QStringList& keys);
+    /// The column sorted by (a fixed column's key or an extra column's name) and whether
+    /// descending; sortBy sorts so, where the list has that column (false where not).
+    std::pair<QString, bool> sortKey() const;
+    bool sortBy(const QString& column, bool descending);
     QStringList extraColumns() const;
     void setExtraColumns(const QStringList& keys);
     bool columnShown(int column) const;

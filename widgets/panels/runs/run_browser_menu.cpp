@@ -102,7 +102,7 @@ QMenu* RunBrowser::showRunMenu(const QPoint& globalPos)
     for (const auto& index : m_table->selectionModel()->selectedRows()) {
         const auto& row = m_model->row(m_proxy->mapToSource(index).row());
         runs << row.path;
-        sweeps << QString::fromStdString(row.entry->sweep);
+        sweeps << QString::fromStdString(row.entry->info.sweepName);
         busy << (m_busyHere ? m_busyHere(row.path) : QString());
     }
     const RunMenuModel model(runs, sweeps, busy);

@@ -51,13 +51,13 @@ RunRow RunTableModel::rowFromEntry(const engine::RunIndexEntry& e)
 {
     RunRow r;
     r.path = QString::fromStdString(e.path);
-    r.task = QString::fromStdString(e.task);
-    r.pe = QString::fromStdString(e.pe);
-    r.backbone = QString::fromStdString(e.backbone);
-    r.status = QString::fromStdString(e.status);
-    r.created = QString::fromStdString(e.created);
+    r.task = QString::fromStdString(e.info.task);
+    r.pe = QString::fromStdString(e.info.positionEncoding);
+    r.backbone = QString::fromStdString(e.info.backbone);
+    r.status = QString::fromStdString(e.info.status);
+    r.created = QString::fromStdString(engine::createdText(e));
     r.error = QString::fromStdString(e.error);
-    r.runId = QString::fromStdString(e.runId);
+    r.runId = QString::fromStdString(e.info.runId);
     r.seed = e.seed;
     r.dims = e.dims;
     r.points = e.points;
@@ -65,13 +65,13 @@ RunRow RunTableModel::rowFromEntry(const engine::RunIndexEntry& e)
     r.layers = e.layers;
     r.heads = e.heads;
     r.steps = e.steps;
-    r.totalSteps = e.totalSteps;
-    r.finalLoss = e.finalLoss;
+    r.totalSteps = e.info.totalSteps;
+    r.finalLoss = e.info.lastLoss;
     r.hasAnalysis = e.stamp.analysisSize >= 0;
     r.evalMethods = qlist(e.evalMethods);
     r.probes = qlist(e.probes);
-    r.tags = qlist(e.tags);
-    r.notes = QString::fromStdString(e.notes);
+    r.tags = qlist(e.info.tags);
+    r.notes = QString::fromStdString(e.info.notes);
     r.entry = std::make_shared<const engine::RunIndexEntry>(e);
     return r;
 }
@@ -95,11 +95,20 @@ void RunTableModel::setFolders(const QStringList& folders)
         } catch (const std::exception&) {
             // The folder changed while it was listed, twice: the next poll lists what is there.
         }
-        for (const auto& e : entries) {
-            m_rows.push_back(rowFromEntry(e));  // its stamp is the one the index took
-            m_rows.back().folder = folder;
-        }
+        for (const auto& e : entries)
+            m_rows.push_back(rowFor(e, folder));  // its stamp is the one the index took
     }
+    endResetModel();
+}
+
+void RunTableModel::showEntries(const std::vector<engine::RunIndexEntry>& entries)
+{
+    beginResetModel();
+    ++m_generation;
+    m_folders.clear();
+    m_rows.clear();
+    for (const auto& e : entries)
+        m_rows.push_back(rowFor(e, {}));
     endResetModel();
 }
 
@@ -195,9 +204,8 @@ bool RunTableModel::applyChanges(const FolderLook& look)
             if (m_rows[r].folder == folder && m_rows[r].entry->path == e.path) {
                 if (!current(m_rows[r]))
                     return true;
-                m_rows[r] = rowFromEntry(e);
-                m_rows[r].folder = folder;
-                Q_EMIT dataChanged(index(int(r), 0), index(int(r), ColumnCount - 1));
+                m_rows[r] = rowFor(e, folder);
+                Q_EMIT dataChanged(index(int(r), 0), index(int(r), columnCount() - 1));
                 return true;
             }
         return false;
@@ -210,10 +218,8 @@ bool RunTableModel::applyChanges(const FolderLook& look)
     if (!fresh.empty()) {
         const int at = int(m_rows.size());
         beginInsertRows({}, at, at + int(fresh.size()) - 1);
-        for (const auto* e : fresh) {
-            m_rows.push_back(rowFromEntry(*e));
-            m_rows.back().folder = folder;
-        }
+        for (const auto* e : fresh)
+            m_rows.push_back(rowFor(*e, folder));
         endInsertRows();
     }
     return true;
@@ -242,7 +248,24 @@ void RunTableModel::setExtraColumns(const QStringList& keys)
     beginResetModel();
     m_extra = keys;
     m_extra.removeDuplicates();
+    for (auto& r : m_rows)
+        fillExtra(r);
     endResetModel();
+}
+
+RunRow RunTableModel::rowFor(const engine::RunIndexEntry& e, const QString& folder) const
+{
+    auto row = rowFromEntry(e);
+    row.folder = folder;
+    fillExtra(row);
+    return row;
+}
+
+void RunTableModel::fillExtra(RunRow& r) const
+{
+    r.extra.clear();
+    for (const auto& key : m_extra)
+        r.extra.push_back(engine::runCell(*r.entry, key.toStdString()));
 }
 
 QStringList RunTableModel::availableColumns() const
@@ -263,10 +286,10 @@ QString toolTipOf(const RunRow& r, int column)
 {
     if (column == RunTableModel::Notes && !r.notes.isEmpty())
         return r.notes;  // the whole text where the cell shows its first line
-    if (column == RunTableModel::Sweep && !r.entry->sweep.empty())
+    if (column == RunTableModel::Sweep && !r.entry->info.sweepName.empty())
         return RunTableModel::tr("cell %1 of sweep %2; filter with sweep=%2")
-            .arg(QString::fromStdString(r.entry->sweepCell),
-                 QString::fromStdString(r.entry->sweep));
+            .arg(QString::fromStdString(r.entry->info.sweepCell),
+                 QString::fromStdString(r.entry->info.sweepName));
     if (column == RunTableModel::Tags && !r.tags.isEmpty())
         return r.tags.join(QStringLiteral(", "));  // a narrow column elides them
     if ((column == RunTableModel::Dims || column == RunTableModel::Points) &&
@@ -349,7 +372,7 @@ QVariant RunTableModel::data(const QModelIndex& index, int role) const
 QVariant RunTableModel::cell(const RunRow& r, int column, bool sort) const
 {
     if (column >= ColumnCount) {  // a chosen key or result: numbers sort as numbers
-        const auto c = engine::runCell(*r.entry, m_extra.at(column - ColumnCount).toStdString());
+        const auto& c = r.extra.at(size_t(column - ColumnCount));
         if (std::isfinite(c.value))
             return sort ? QVariant(c.value)
                         : QVariant(QString::fromStdString(engine::shortNumber(c.value)));
@@ -394,7 +417,7 @@ QVariant RunTableModel::cell(const RunRow& r, int column, bool sort) const
             text += QStringLiteral(" · probes %1").arg(r.probes.size());
         return text;
     }
-    case Sweep: return QString::fromStdString(r.entry->sweep);
+    case Sweep: return QString::fromStdString(r.entry->info.sweepName);
     case Tags: return r.tags.join(QStringLiteral(", "));
     case Notes: {  // the first line; the filter matches this cell, the tooltip holds the rest
         const QString first = r.notes.section(QLatin1Char('\n'), 0, 0);
@@ -412,7 +435,8 @@ void RunTableModel::rereadRun(const QString& runFile)
     const QString folder = m_rows[size_t(r)].folder;
     m_rows[size_t(r)] = readRow(m_rows[size_t(r)].path);
     m_rows[size_t(r)].folder = folder;
-    Q_EMIT dataChanged(index(r, 0), index(r, ColumnCount - 1));
+    fillExtra(m_rows[size_t(r)]);
+    Q_EMIT dataChanged(index(r, 0), index(r, columnCount() - 1));
 }
 
 void RunTableModel::setJobState(const QString& runFile, const QString& state)
@@ -450,11 +474,31 @@ QVariant RunTableModel::headerData(int section, Qt::Orientation o, int role) con
         return {};
     if (section >= ColumnCount)
         return m_extra.value(section - ColumnCount);
-    static const char* names[] = {
-        "Task",  "PE",     "Backbone", "Seed",       "Run id",        "Size (H×L×heads)",
-        "D",     "Points", "Steps",    "Final loss", "Created (UTC)", "Status",
-        "Sweep", "Tags",   "Notes"};
-    return QString::fromUtf8(names[section]);
+    return QString::fromUtf8(engine::runListColumns().at(size_t(section)).header);
+}
+
+QString RunTableModel::columnKey(int column)
+{
+    return QString::fromUtf8(engine::runListColumns().at(size_t(column)).key);
+}
+
+int RunTableModel::columnOf(const QString& keyOrHeader)
+{
+    const auto key = engine::runListColumnKey(keyOrHeader.toStdString());
+    const auto& columns = engine::runListColumns();
+    for (size_t c = 0; c < columns.size(); ++c)
+        if (key == columns[c].key)
+            return int(c);
+    return -1;
+}
+
+QStringList RunTableModel::columnKeys(const QStringList& names)
+{
+    QStringList keys;
+    for (const auto& name : names)
+        if (const int c = columnOf(name); c >= 0 && !keys.contains(columnKey(c)))
+            keys << columnKey(c);
+    return keys;
 }
 
 }  // namespace lengen::ui

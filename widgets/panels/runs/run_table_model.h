@@ -13,6 +13,7 @@
 
 #include "latest_only.h"
 #include "lengen/engine/run_index.h"
+#include "lengen/engine/run_table.h"
 
 namespace lengen::ui {
 
@@ -38,6 +39,9 @@ struct RunRow {
     std::shared_ptr<const engine::RunIndexEntry> entry =
         std::make_shared<const engine::RunIndexEntry>();
     QString folder;  ///< the followed folder that lists it
+    /// The model's extra columns' cells (engine::runCell), in its order: made when the row or
+    /// the columns change, so a sort by an extra column compares stored values (issue 82 §3).
+    std::vector<engine::RunTableCell> extra;
 };
 
 class RunTableModel final : public QAbstractTableModel {
@@ -65,10 +69,20 @@ public:
 
     explicit RunTableModel(QObject* parent = nullptr);
 
+    /// A fixed column's stable key (engine::runListColumns: "task", "created"), by which the
+    /// settings and saved views name it; columnOf takes a key or an older header (-1: none).
+    static QString columnKey(int column);
+    static int columnOf(const QString& keyOrHeader);
+    /// The fixed columns' keys among `names` (keys or headers), in their order; others dropped.
+    static QStringList columnKeys(const QStringList& names);
+
     /// Rescans these folders (recursively) and replaces the rows.
     void setFolders(const QStringList& folders);
     QStringList folders() const { return m_folders; }
     void refresh() { setFolders(m_folders); }
+    /// Shows these entries as the rows, following no folder: runs already read (a bench's
+    /// 10,000 made in memory, a test's) without their files.
+    void showEntries(const std::vector<engine::RunIndexEntry>& entries);
     /// Follows the folders cheaply (the Runs list calls it every few seconds): one
     /// engine::refreshRunIndex per folder says what was added, removed or changed since the rows
     /// were read (a folder created since included; a run a process is writing: its steps as
@@ -146,6 +160,9 @@ private:
     /// Through the one "latest only" helper (latest_only.h): one look at a time, a poll during
     /// one runs once it ended.
     LatestOnly<LookResult> m_look{this, [this](LookResult r, bool) { lookDone(r); }};
+    /// The row of `e` under `folder`, its extra cells made.
+    RunRow rowFor(const engine::RunIndexEntry& e, const QString& folder) const;
+    void fillExtra(RunRow& r) const;  ///< r.extra from its entry and m_extra
     /// A readable run's cell: displayed, or its raw value to sort by.
     QVariant cell(const RunRow& r, int column, bool sort) const;
     QStringList m_folders;

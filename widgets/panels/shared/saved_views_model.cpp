@@ -105,6 +105,8 @@ engine::SavedView storedView(const StudioView& view)
     s.filter = view.filter.toStdString();
     s.hiddenColumns = stdStrings(view.hiddenColumns);
     s.extraColumns = stdStrings(view.extraColumns);
+    s.sortColumn = view.sortColumn.toStdString();
+    s.sortDescending = view.sortDescending;
     if (view.compare) {
         s.compare = storedCompare(*view.compare);
         s.compare->runs = stdStrings(view.compareRuns);
@@ -120,6 +122,8 @@ StudioView studioView(const engine::SavedView& stored, QStringList* problems)
     v.filter = QString::fromStdString(stored.filter);
     v.hiddenColumns = qStrings(stored.hiddenColumns);
     v.extraColumns = qStrings(stored.extraColumns);
+    v.sortColumn = QString::fromStdString(stored.sortColumn);
+    v.sortDescending = stored.sortDescending;
     if (stored.compare) {
         v.compare = compareChoices(*stored.compare, v.name, problems);
         v.compareRuns = qStrings(stored.compare->runs);

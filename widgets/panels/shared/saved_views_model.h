@@ -23,8 +23,10 @@ namespace lengen::ui {
 struct StudioView {
     QString name;
     QString filter;
-    QStringList hiddenColumns;  ///< the Runs list's fixed columns hidden, by header
+    QStringList hiddenColumns;  ///< the Runs list's fixed columns hidden, by key ("created")
     QStringList extraColumns;   ///< config keys and results added after them
+    QString sortColumn;         ///< a fixed column's key or an extra column ("" the default)
+    bool sortDescending = false;
     std::optional<CompareChoices> compare;
     QStringList compareRuns;  ///< the runs Compare shows (run.h5 paths, absolute)
     std::optional<figures::HParamsChoice> hparams;

@@ -7,6 +7,7 @@
 #include <functional>
 #include <map>
 #include <string>
+#include <variant>
 #include <vector>
 
 namespace lengen::engine {
@@ -50,6 +51,7 @@ struct RunFileInfo {
     std::string positionEncoding;
     std::string backbone;
     std::string device;
+    std::string host;  ///< the machine that wrote the file ("" in runs written before it)
     std::string precision = "fp32";  ///< of the last session that trained it: fp32 | tf32 | bf16
     std::string importedFrom;  ///< reference run folder it was imported from ("" if trained here)
     std::string sweepName;     ///< the sweep this run is a cell of ("" if none)
@@ -71,6 +73,26 @@ struct RunFileInfo {
     /// Derived PE constants (ALiBi slopes, RoPE inv_freq, ...), by name.
     std::map<std::string, std::vector<double>> positionConstants;
 };
+
+/// One value of RunFileInfo that a run's listing keeps (issue 82 §2): the one list of them,
+/// which the reader reads the root attributes through and the run index (run_index.h) stores
+/// and restores whole. A new field goes here (run_info_fields.cpp), in the writer
+/// (run_writer.cpp) and in docs/run-format.md; the index needs no change (an index written
+/// without it is read again).
+struct RunInfoField {
+    const char* key;  ///< the root attribute's name (Summary: the index's key)
+    std::variant<std::string RunFileInfo::*, std::int64_t RunFileInfo::*,
+                 std::uint64_t RunFileInfo::*, int RunFileInfo::*, double RunFileInfo::*,
+                 std::vector<std::string> RunFileInfo::*, ReachedCurriculum RunFileInfo::*>
+        member;
+    /// Required: a root attribute every run has; Optional: one added later, or only some runs
+    /// have (absent: the member's default); Summary: what the reader works out from the log,
+    /// the checkpoint and the writer lock.
+    enum Source { Required, Optional, Summary } source;
+};
+/// Every field in the order the reader reads them. Not in it: path (the entry's own),
+/// configYaml (the index keeps the flattened config), parameters and positionConstants.
+const std::vector<RunInfoField>& runInfoFields();
 
 struct RunConfig;
 /// One line on what the run reached against its curriculum, as `lengen info` and the studio

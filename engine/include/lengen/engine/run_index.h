@@ -14,6 +14,8 @@
 #include <string>
 #include <vector>
 
+#include "lengen/engine/run_file.h"
+
 namespace lengen::engine {
 
 /// A number a run does not have (nothing logged, no evaluation): NaN, shown as an empty cell.
@@ -41,33 +43,39 @@ struct MethodResult {
     double atTrain = kNoValue, atLast = kNoValue;  ///< NaN where the curve has no finite value
 };
 
+/// One run as the lists know it: its file's info (RunFileInfo, as readRunInfo reads it, without
+/// the config text, parameter shapes and PE constants) and what is worked out from it and from
+/// analysis.h5. The index stores `info` whole through runInfoFields(), so a new run field needs
+/// no change here (docs/architecture.md: where a new run field goes).
 struct RunIndexEntry {
     std::string path;  ///< run.h5
     RunStamp stamp;
-    std::string task, pe, backbone, status, created, runId, importedFrom;
-    std::string sweep, sweepCell;  ///< the sweep it is a cell of and the cell's name ("" if none)
-    std::string error;  ///< why the run could not be read ("damaged"), or why its analysis not
-    std::int64_t seed = -1;
+    /// task, position encoding, backbone, status, run id, sweep, notes, tags, steps, losses.
+    /// A damaged run's has its status ("damaged") and, as its task, its folder's name.
+    RunFileInfo info;
+    std::string error;       ///< why the run could not be read ("damaged"), or why its analysis not
+    std::int64_t seed = -1;  ///< info.seed; -1 for a run of the Python code (it seeds nothing)
     /// dims and points the run last trained on (issue 52: RunFileInfo::reached), the
     /// curriculum's end for a run that trained nothing; endDims / endPoints: the curriculum's end.
     int dims = 0, points = 0, endDims = 0, endPoints = 0;
     int hidden = 0, layers = 0, heads = 0;
     std::string reached;  ///< reachedText: what it reached against the curriculum
-    std::int64_t steps = 0, totalSteps = 0;
-    double finalLoss = 0;
-    /// From the training log: the least loss, the mean steps/s of the rows that timed it, the last
-    /// logged wall clock (seconds of training); NaN with nothing logged.
-    double minLoss = kNoValue, stepsPerSecond = kNoValue, wallSeconds = kNoValue;
+    /// Steps as they land: the last logged step + 1 while a run trains (its checkpoint lags),
+    /// at most info.totalSteps.
+    std::int64_t steps = 0;
     std::vector<MethodResult> results;  ///< one per stored evaluation, in the file's order
-    std::vector<std::string> evalMethods, probes, tags;
-    std::string notes;
+    std::vector<std::string> evalMethods, probes;
     std::map<std::string, std::string> config;  ///< flattenedConfig of the stored config
 };
+
+/// When the run was created as the lists show it: "2026-12-06 09:30:00" (info.createdAt
+/// without ISO 8601's T and Z).
+std::string createdText(const RunIndexEntry& run);
 
 /// The status of a run whose file could not be read (RunIndexEntry::error says why): it has its
 /// path and status, and no other value (no term but status matches it; listed with empty fields).
 inline constexpr const char* kDamagedStatus = "damaged";
-inline bool isDamaged(const RunIndexEntry& run) { return run.status == kDamagedStatus; }
+inline bool isDamaged(const RunIndexEntry& run) { return run.info.status == kDamagedStatus; }
 
 struct RunIndexStats {
     std::size_t runs = 0, fromIndex = 0, read = 0;

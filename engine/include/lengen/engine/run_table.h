@@ -48,6 +48,18 @@ RunTableCell runCell(const RunIndexEntry& run, const std::string& column);
 /// results, each stored method's two, then every config key any run has (sorted).
 std::vector<std::string> runColumnNames(const std::vector<const RunIndexEntry*>& runs);
 
+/// One of the Runs list's fixed columns (issue 82 §3): the stable key that the studio's settings,
+/// saved views (lengen-views.json) and `lengen runs --view` name it by, and the header shown.
+struct RunListColumn {
+    const char* key;     ///< "task", "pe", "created", ...
+    const char* header;  ///< "Task", "PE", "Created (UTC)", ...
+};
+/// The fixed columns in the list's order (the studio's RunTableModel::Column follows it).
+const std::vector<RunListColumn>& runListColumns();
+/// A fixed column's key from its key, or from its header as files written before the keys named
+/// it ("Created (UTC)" -> "created"); "" for a name that is neither.
+std::string runListColumnKey(const std::string& name);
+
 /// Whether a column of every runs table is a result (status, steps, final_loss, min_loss,
 /// steps_per_s, wall_s, or a method's) rather than a key: what a caller that asks for keys by
 /// name leaves out.

@@ -33,10 +33,15 @@ struct SavedCompare {
 struct SavedView {
     std::string name;
     std::string filter;  ///< the Runs filter as typed: key=value terms and words
-    /// The Runs list's fixed columns hidden, by their headers ("Backbone", "Created (UTC)").
+    /// The Runs list's fixed columns hidden, by key ("backbone", "created": runListColumns).
+    /// Files written before the keys named them by header; they are read as keys.
     std::vector<std::string> hiddenColumns;
     /// Columns added after them: config keys and results, named as `lengen runs --columns`.
     std::vector<std::string> extraColumns;
+    /// The column the Runs list is sorted by: a fixed column's key or an extra column's name
+    /// ("" : the list's own order, newest first), and its order.
+    std::string sortColumn;
+    bool sortDescending = false;
     std::optional<SavedCompare> compare;   ///< unset: Compare is left as it is
     std::optional<HParamsChoice> hparams;  ///< unset: the Hyperparameters tab is left as it is
 };
@@ -47,7 +52,9 @@ std::string viewsFileFor(const std::string& folder);
 /// Error(Usage) for a name that is empty, over 80 bytes, or holds a control character.
 void checkViewName(const std::string& name);
 
-/// The views in a views file, in its order; none when the file does not exist. Error(Config)
+/// The views in a views file, in its order; none when the file does not exist. A file that
+/// names fixed columns by their old headers is written back with keys, once (where the folder
+/// takes no write, it is read the same way each time). Error(Config)
 /// naming the file and the key for a file that is not a views file, a damaged one, or a bad
 /// value (a smoothing outside [0, 1), an unknown x axis, a brush without numbers).
 std::vector<SavedView> readSavedViews(const std::string& file);
