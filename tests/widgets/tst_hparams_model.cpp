@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "hparams_model.h"
+#include "hparams_runs.h"
 #include "lengen/engine/run_index.h"
 
 using namespace lengen;
@@ -58,6 +59,7 @@ private Q_SLOTS:
     void aColumnNoRunHasIsNoAxis();
     void anAxisDraggedTakesTheOthersPlace();
     void aSavedViewKeepsWhatWasChosen();
+    void theRunsShownAreTheModelsNotTheViews();
 };
 
 void TstHParamsModel::unchosenAxesFollowTheRuns()
@@ -200,6 +202,49 @@ void TstHParamsModel::aSavedViewKeepsWhatWasChosen()
     drawn.color = "final_loss";
     QCOMPARE(fresh.saved(drawn).axes, drawn.axes);
     QCOMPARE(fresh.saved(drawn).color, std::string("final_loss"));
+}
+
+// Issue 80 §2: what the tab shows of the runs lives in HParamsRuns, not in the view: whether
+// the Runs list changed while hidden, the entries last built (the same pointers: no build), the
+// rows' run files, when the Runs list is asked to select, and the line above the figure.
+void TstHParamsModel::theRunsShownAreTheModelsNotTheViews()
+{
+    ui::HParamsRuns runs;
+    QCOMPARE(runs.summary(0, 0, false),
+             QStringLiteral("No runs listed: add a runs folder in the Runs list."));
+    QCOMPARE(runs.summary(5, 0, false),
+             QStringLiteral("No runs shown: the Runs list's filter hides them all."));
+    runs.markStale();
+    QVERIFY(runs.stale());
+    ui::HParamsRuns::Entries entries;
+    for (int i = 0; i < 3; ++i) {
+        engine::RunIndexEntry e;
+        e.path = "/runs/r" + std::to_string(i) + "/run.h5";
+        entries.push_back(std::make_shared<const engine::RunIndexEntry>(e));
+    }
+    QVERIFY(runs.take(entries));
+    QVERIFY(!runs.stale());
+    QVERIFY(!runs.take(entries));  // the same entries: the same table, no build
+    auto copy = entries;
+    copy[1] = std::make_shared<const engine::RunIndexEntry>(*entries[1]);  // a row read again
+    QVERIFY(runs.take(copy));
+
+    const auto table = tableOf(3);
+    runs.setTable({"/runs/r0/run.h5", "/runs/r1/run.h5", "/runs/r2/run.h5"}, table);
+    QCOMPARE(runs.table().rows.size(), size_t(3));
+    QCOMPARE(runs.runsInside({1, 0, 1}), (QStringList{"/runs/r0/run.h5", "/runs/r2/run.h5"}));
+    QVERIFY(runs.summary(3, 3, false).endsWith("drag along an axis to brush it"));
+    QVERIFY(!runs.summary(3, 2, true).contains("drag"));
+
+    // A brush ended: asked, even for the same runs; a build that moves no run in: not asked;
+    // without a brush a build never selects.
+    const QStringList inside{"/runs/r0/run.h5"};
+    QVERIFY(runs.askToSelect(inside, true, true));
+    QVERIFY(runs.askToSelect(inside, true, true));
+    QVERIFY(!runs.askToSelect(inside, true, false));
+    QVERIFY(runs.askToSelect({"/runs/r0/run.h5", "/runs/r2/run.h5"}, true, false));
+    QVERIFY(!runs.askToSelect({}, false, false));
+    QCOMPARE(runs.askedToSelect(), QStringList());
 }
 
 QTEST_GUILESS_MAIN(TstHParamsModel)

@@ -4,6 +4,7 @@
 
 #include <QtTest>
 
+#include "lengen/engine/encodings.h"
 #include "setup_model.h"
 #include "test_support.h"
 
@@ -16,6 +17,7 @@ private Q_SLOTS:
     void trainNeedsAValidDraftAndNoRefusal();
     void summaryAndRequestFollowTheOverrides();
     void newSweepStartsFromTheDraftAsShown();
+    void theFileBehindTheDraftIsTheModels();
 };
 
 void TstSetupModel::trainNeedsAValidDraftAndNoRefusal()
@@ -88,6 +90,38 @@ void TstSetupModel::newSweepStartsFromTheDraftAsShown()
     QVERIFY2(m.summary().contains("⚠"), qPrintable(m.summary()));
     m.setRefused({"Steps “-500”"});
     QVERIFY2(!m.summary().contains("⚠"), qPrintable(m.summary()));
+}
+
+// Issue 80 §2: the file behind the draft, whether the editor differs from it and the preset
+// shown were the panel's members; the model holds them, and names the source, the folder
+// relative paths resolve in and where Save as… proposes to write.
+void TstSetupModel::theFileBehindTheDraftIsTheModels()
+{
+    ui::SetupModel m;
+    QCOMPARE(m.sourceName(), QStringLiteral("<editor>"));
+    QCOMPARE(m.editedName(), QStringLiteral("the editor"));
+    QCOMPARE(m.folder(), QDir::currentPath());
+    QCOMPARE(m.defaultSavePath("/configs"), QDir::current().filePath("run_config.yaml"));
+    const QString root = QDir::current().filePath("configs");
+    m.setFile(root + "/quick/tiny.yaml");  // a shipped preset
+    QVERIFY(!m.edited());
+    QCOMPARE(m.sourceName(), root + "/quick/tiny.yaml");
+    QCOMPARE(m.folder(), root + "/quick");
+    QCOMPARE(m.defaultSavePath(root), QDir::current().filePath("tiny.yaml"));  // not the preset
+    QVERIFY(m.draft().parse(test::tinyConfig(), "tiny.yaml", "."));
+    const auto& run = m.draft().runs().front();
+    QCOMPARE(m.defaultSavePath(root),  // what it trains, in the working folder
+             QDir::current().filePath(QString::fromStdString(
+                 run.task.name + "_" + engine::encodingOf(run).name + ".yaml")));
+    m.markEdited();
+    QCOMPARE(m.sourceName(), QStringLiteral("editor (edited from tiny.yaml)"));
+    QCOMPARE(m.editedName(), QStringLiteral("tiny.yaml"));
+    m.setFile("/home/me/mine.yaml");  // saved as the user's own: proposed again, not edited
+    QVERIFY(!m.edited());
+    QCOMPARE(m.defaultSavePath(root), QStringLiteral("/home/me/mine.yaml"));
+    m.setPresetIndex(3);
+    QVERIFY(!m.isSwitch(3));
+    QVERIFY(m.isSwitch(0));
 }
 
 QTEST_GUILESS_MAIN(TstSetupModel)

@@ -161,7 +161,7 @@ HParamsView::HParamsView(QWidget* parent)
     // An axis's name dragged onto another axis: the chosen order (issue 72).
     connect(m_plot, &ParallelView::axisMoveRequested, this,
             [this](const QString& name, const QString& onto) {
-                m_choices.moveAxis(m_table, name.toStdString(), onto.toStdString());
+                m_choices.moveAxis(m_runs.table(), name.toStdString(), onto.toStdString());
                 redraw();
             });
     // The table's current run is drawn over the others in the figure.
@@ -234,8 +234,7 @@ void HParamsView::apply(HParamsBuild built)
         built.spec = figures::hparamsSpec(built.table, m_choices.choiceFor(built.table));
     const auto kept = tableState();
     m_model->show(nullptr, {});  // it reads the table about to be replaced
-    m_paths = std::move(built.paths);
-    m_table = std::move(built.table);
+    m_runs.setTable(std::move(built.paths), std::move(built.table));
     m_plot->setSpec(std::move(built.spec));
     showTable(kept);
     updateAxesMenu();
@@ -265,7 +264,7 @@ void HParamsView::showTable(std::optional<TableState> kept)
 {
     if (!kept)
         kept = tableState();
-    m_model->show(&m_table, m_plot->inside(), columnOrder());
+    m_model->show(&m_runs.table(), m_plot->inside(), columnOrder());
     auto* header = m_tableView->horizontalHeader();
     bool fresh = false;
     for (int c = 0; c < m_model->columnCount(); ++c) {
@@ -291,11 +290,9 @@ void HParamsView::showTable(std::optional<TableState> kept)
 // brushes does not select every run). Unless `always`, only when that set changed.
 void HParamsView::selectInside(bool always)
 {
-    const QStringList runs = m_plot->spec().brushes.empty() ? QStringList() : insideRuns();
-    if (!always && runs == m_selected)
-        return;
-    m_selected = runs;
-    if (always || !m_plot->spec().brushes.empty())
+    const bool brushed = !m_plot->spec().brushes.empty();
+    const QStringList runs = brushed ? insideRuns() : QStringList();
+    if (m_runs.askToSelect(runs, brushed, always))
         Q_EMIT selectRequested(runs);
 }
 
@@ -307,7 +304,7 @@ void HParamsView::followRuns(const RunTableModel& model, const QAbstractProxyMod
         if (isVisible())
             m_pull.start();
         else
-            m_stale = true;
+            m_runs.markStale();
     };
     connect(&model, &QAbstractItemModel::modelReset, this, changed);
     connect(&model, &QAbstractItemModel::rowsInserted, this, changed);
@@ -319,13 +316,13 @@ void HParamsView::followRuns(const RunTableModel& model, const QAbstractProxyMod
         connect(shown, &QAbstractItemModel::rowsRemoved, this, changed);
         connect(shown, &QAbstractItemModel::layoutChanged, this, changed);
     }
-    m_stale = true;
+    m_runs.markStale();
 }
 
 void HParamsView::showEvent(QShowEvent* event)
 {
     QWidget::showEvent(event);
-    if (m_stale)
+    if (m_runs.stale())
         pullRuns();
 }
 
@@ -335,18 +332,14 @@ void HParamsView::pullRuns()
 {
     if (!m_source)
         return;
-    m_stale = false;
     std::vector<std::shared_ptr<const engine::RunIndexEntry>> runs;
     runs.reserve(size_t(m_source->rowCount()));
     for (int r = 0; r < m_source->rowCount(); ++r)
         if (m_source->row(r).error.isEmpty() &&  // a damaged run has nothing to draw
             (!m_shown || m_shown->mapFromSource(m_source->index(r, 0)).isValid()))
             runs.push_back(m_source->row(r).entry);
-    // The Runs list says "changed" for more than its runs (a sort, a colour swatch, a job's
-    // word): the same entries make the same table, so no build.
-    if (runs == m_pulled)
+    if (!m_runs.take(runs))  // the same entries (a sort, a swatch): the same table
         return;
-    m_pulled = runs;
     m_build.submit([runs = std::move(runs), choices = m_choices] { return build(runs, choices); });
 }
 
@@ -384,7 +377,7 @@ void HParamsView::redraw()
 
 void HParamsView::draw()
 {
-    m_plot->setSpec(figures::hparamsSpec(m_table, m_choices.choiceFor(m_table)));
+    m_plot->setSpec(figures::hparamsSpec(m_runs.table(), m_choices.choiceFor(m_runs.table())));
     showTable();
     updateAxesMenu();
     updateSummary();
@@ -394,10 +387,10 @@ std::vector<int> HParamsView::columnOrder() const
 {
     std::vector<int> order = {0};  // the run
     for (const auto& a : m_plot->spec().axes)
-        for (size_t c = 1; c < m_table.columns.size(); ++c)
-            if (m_table.columns[c].name == a.name)
+        for (size_t c = 1; c < m_runs.table().columns.size(); ++c)
+            if (m_runs.table().columns[c].name == a.name)
                 order.push_back(int(c));
-    for (size_t c = 1; c < m_table.columns.size(); ++c)
+    for (size_t c = 1; c < m_runs.table().columns.size(); ++c)
         if (std::find(order.begin(), order.end(), int(c)) == order.end())
             order.push_back(int(c));
     return order;
@@ -407,7 +400,7 @@ void HParamsView::updateAxesMenu()
 {
     QMenu* menu = m_axes->menu();
     const auto shown = choice();
-    const auto columns = figures::axisColumns(m_table);
+    const auto columns = figures::axisColumns(m_runs.table());
     QStringList names;
     for (const auto& name : columns)
         names << QString::fromStdString(name);
@@ -420,7 +413,7 @@ void HParamsView::updateAxesMenu()
             auto* action = menu->addAction(QString::fromStdString(name));
             action->setCheckable(true);
             connect(action, &QAction::toggled, this, [this, name](bool on) {
-                m_choices.toggleAxis(m_table, name, on);
+                m_choices.toggleAxis(m_runs.table(), name, on);
                 redraw();
             });
         }
@@ -437,28 +430,12 @@ void HParamsView::updateAxesMenu()
     m_color->setCurrentText(QString::fromStdString(shown.color));
 }
 
-QStringList HParamsView::insideRuns() const
-{
-    QStringList out;
-    const auto& in = m_plot->inside();
-    for (size_t r = 0; r < m_paths.size() && r < in.size(); ++r)
-        if (in[r])
-            out << QString::fromStdString(m_paths[r]);
-    return out;
-}
+QStringList HParamsView::insideRuns() const { return m_runs.runsInside(m_plot->inside()); }
 
 QString HParamsView::summaryText() const
 {
-    const int n = int(m_paths.size());
-    if (n == 0 && m_source && m_source->rowCount() > 0)
-        return tr("No runs shown: the Runs list's filter hides them all.");
-    if (n == 0)
-        return tr("No runs listed: add a runs folder in the Runs list.");
-    // The exports' title ("40 runs", "12 of 40 runs inside the brushes"), and how to brush.
-    const auto title = QString::fromStdString(
-        figures::hparamsTitle(n, m_plot->insideCount(), !m_plot->spec().brushes.empty()));
-    return m_plot->spec().brushes.empty() ? tr("%1; drag along an axis to brush it").arg(title)
-                                          : title;
+    return m_runs.summary(m_source ? m_source->rowCount() : 0, m_plot->insideCount(),
+                          !m_plot->spec().brushes.empty());
 }
 
 void HParamsView::updateSummary()
@@ -470,7 +447,7 @@ void HParamsView::updateSummary()
     m_compare->setEnabled(inside > 0);
     // Kept brushes on columns the runs shown lack count too: Clear forgets them.
     m_clear->setEnabled(!m_plot->spec().brushes.empty() || !m_choices.kept().brushes.empty());
-    m_export->setEnabled(!m_paths.empty());
+    m_export->setEnabled(!m_runs.paths().empty());
 }
 
 bool HParamsView::exportTo(const QString& path, int dpi, QString* error)
@@ -491,7 +468,7 @@ bool HParamsView::exportTo(const QString& path, int dpi, QString* error)
     }
     try {
         figures::writeProvenance(path.toStdString(),
-                                 figures::hparamsProvenance(m_paths, m_table, spec));
+                                 figures::hparamsProvenance(m_runs.paths(), m_runs.table(), spec));
     } catch (const std::exception& e) {
         if (error)
             *error = QString::fromStdString(e.what());

@@ -18,6 +18,7 @@
 
 #include "hparams_figure.h"
 #include "hparams_model.h"
+#include "hparams_runs.h"
 #include "latest_only.h"
 #include "lengen/engine/run_index.h"
 
@@ -72,7 +73,9 @@ public:
     const HParamsModel& choices() const { return m_choices; }
     /// The run files inside every brush (every run without a brush), in the table's order.
     QStringList insideRuns() const;
-    const engine::RunTable& table() const { return m_table; }
+    const engine::RunTable& table() const { return m_runs.table(); }
+    /// The runs shown, their table and what the Runs list was asked to select (no widgets).
+    const HParamsRuns& runs() const { return m_runs; }
     ParallelView* plot() const { return m_plot; }
     QTableView* tableView() const { return m_tableView; }
     QString summaryText() const;
@@ -109,15 +112,10 @@ private:
 
     const RunTableModel* m_source = nullptr;
     const QAbstractProxyModel* m_shown = nullptr;  // the Runs list's filter
-    bool m_stale = false;              // the Runs list changed while this tab was hidden
     HParamsModel m_choices;            // what the user chose; the defaults follow the runs
+    HParamsRuns m_runs;                // the runs shown and their table
     QTimer m_pull;                     // coalesces the Runs list's changes
     LatestOnly<HParamsBuild> m_build;  // the table built from them off the GUI thread
-    // The entries of the last build, held so that an unchanged list is known by its pointers.
-    std::vector<std::shared_ptr<const engine::RunIndexEntry>> m_pulled;
-    std::vector<std::string> m_paths;  // run file of each table row
-    QStringList m_selected;            // what the Runs list was last asked to select
-    engine::RunTable m_table;
     ParallelView* m_plot;
     HParamsTableModel* m_model;
     QSortFilterProxyModel* m_proxy;

@@ -1,6 +1,8 @@
 #include "setup_model.h"
 
 #include <QCoreApplication>
+#include <QDir>
+#include <QFileInfo>
 
 #include <algorithm>
 
@@ -127,6 +129,44 @@ QString SetupModel::labelFor(const engine::RunConfig& run)
 {
     return QStringLiteral("%1 · %2").arg(QString::fromStdString(run.task.name),
                                          QString::fromStdString(run.peDisplayName()));
+}
+
+void SetupModel::setFile(const QString& path)
+{
+    m_file = path.isEmpty() ? QString() : QFileInfo(path).absoluteFilePath();
+    m_edited = false;
+}
+
+QString SetupModel::sourceName() const
+{
+    if (m_file.isEmpty())
+        return setupTr("<editor>");
+    return m_edited ? setupTr("editor (edited from %1)").arg(QFileInfo(m_file).fileName()) : m_file;
+}
+
+QString SetupModel::editedName() const
+{
+    return m_file.isEmpty() ? QStringLiteral("the editor") : QFileInfo(m_file).fileName();
+}
+
+QString SetupModel::folder() const
+{
+    return m_file.isEmpty() ? QDir::currentPath() : QFileInfo(m_file).absolutePath();
+}
+
+QString SetupModel::defaultSavePath(const QString& configRoot) const
+{
+    const QFileInfo file(m_file);
+    const QString root = QFileInfo(configRoot).absoluteFilePath();
+    const bool shipped = m_file.isEmpty() || file.absoluteFilePath().startsWith(root + '/');
+    if (!shipped)
+        return m_file;
+    QString base = m_file.isEmpty() ? QStringLiteral("run_config") : file.completeBaseName();
+    if (m_draft.valid() && !m_draft.runs().empty()) {
+        const auto& run = m_draft.runs().front();
+        base = QString::fromStdString(run.task.name + "_" + engine::encodingOf(run).name);
+    }
+    return QDir::current().filePath(base + QStringLiteral(".yaml"));
 }
 
 }  // namespace lengen::ui

@@ -62,11 +62,40 @@ public:
     /// from (a preset edited to another PE must not carry the preset's name).
     static QString labelFor(const engine::RunConfig& run);
 
+    // The file behind the draft (issue 80 §2: these were the panel's members).
+    /// The config was read from or saved to `path` (made absolute): the editor now holds it
+    /// unedited. "" (the start): text typed into the editor, no file.
+    void setFile(const QString& path);
+    const QString& file() const { return m_file; }
+    /// The editor now differs from file().
+    void markEdited() { m_edited = true; }
+    bool edited() const { return m_edited; }
+    /// The draft's source as messages name it: "<editor>", the file, or "editor (edited from
+    /// quick.yaml)".
+    QString sourceName() const;
+    /// What an edit's messages call the text it changed: the file's name, or "the editor".
+    QString editedName() const;
+    /// Where the config's relative paths resolve: the file's folder, else the working folder.
+    QString folder() const;
+    /// Where Save as… proposes to write: the user's own file; never a preset under
+    /// `configRoot` (the shipped configs), for which it proposes "<task>_<encoding>.yaml" in the
+    /// working folder (a RoPE preset edited to ALiBi is not "…_rope.yaml"), or the preset's own
+    /// name while the config does not read.
+    QString defaultSavePath(const QString& configRoot) const;
+    /// The preset box's entry shown: the one a cancelled switch goes back to (-1: none yet).
+    void setPresetIndex(int index) { m_presetIndex = index; }
+    int presetIndex() const { return m_presetIndex; }
+    /// Whether choosing entry `index` of the preset box is a switch (not the one shown).
+    bool isSwitch(int index) const { return index != m_presetIndex; }
+
 private:
     ConfigDraft m_draft;
     int m_steps = 0;
     qint64 m_seed = 0;
     QStringList m_refused;
+    QString m_file;         // absolute; "" for the editor's own text
+    bool m_edited = false;  // the editor differs from m_file
+    int m_presetIndex = -1;
 };
 
 }  // namespace lengen::ui

@@ -130,7 +130,7 @@ void SetupPanel::wireControls(QPushButton* open, QPushButton* saveAs)
     connect(m_editor, &QPlainTextEdit::textChanged, this, [this] {
         if (m_settingText)
             return;
-        m_dirty = true;
+        m_model.markEdited();
         m_validate->start();
     });
     connect(m_issues, &QListWidget::currentRowChanged, this, &SetupPanel::jumpToIssue);
@@ -174,12 +174,7 @@ void SetupPanel::setText(const QString& yaml)
     m_editor->setPlainText(yaml);  // a user's text: marks the editor edited, validates soon
 }
 
-QString SetupPanel::sourceName() const
-{
-    if (m_file.isEmpty())
-        return tr("<editor>");
-    return m_dirty ? tr("editor (edited from %1)").arg(QFileInfo(m_file).fileName()) : m_file;
-}
+QString SetupPanel::sourceName() const { return m_model.sourceName(); }
 
 void SetupPanel::selectPreset(const QString& path)
 {
@@ -190,27 +185,27 @@ void SetupPanel::selectPreset(const QString& path)
         i = 0;
     }
     m_preset->setCurrentIndex(i);
-    m_presetIndex = i;
+    m_model.setPresetIndex(i);
 }
 
 bool SetupPanel::confirmDiscard()
 {
-    if (!m_dirty)
+    if (!m_model.edited())
         return true;
     // modal: destructive (unsaved edits are lost); its callers go on with the answer
     return QMessageBox::question(this, tr("Discard edits?"),
                                  tr("The config has edits that are not saved (%1). Discard them?")
-                                     .arg(QFileInfo(m_file).fileName()),
+                                     .arg(QFileInfo(m_model.file()).fileName()),
                                  QMessageBox::Discard | QMessageBox::Cancel,
                                  QMessageBox::Cancel) == QMessageBox::Discard;
 }
 
 void SetupPanel::onPresetChosen(int index)
 {
-    if (index == m_presetIndex)
+    if (!m_model.isSwitch(index))
         return;
     if (!confirmDiscard()) {
-        m_preset->setCurrentIndex(m_presetIndex);
+        m_preset->setCurrentIndex(m_model.presetIndex());
         return;
     }
     loadFile(m_preset->itemData(index).toString());
@@ -224,10 +219,8 @@ void SetupPanel::onFormEdited()
         validate();
     engine::RunConfig edited = m_model.draft().config();
     m_form->applyTo(edited);
-    m_dirty = true;
-    m_model.draft().edit(edited, sourceName().toStdString(),
-                         m_file.isEmpty() ? "the editor"
-                                          : QFileInfo(m_file).fileName().toStdString());
+    m_model.markEdited();
+    m_model.draft().edit(edited, sourceName().toStdString(), m_model.editedName().toStdString());
     m_settingText = true;
     m_editor->setPlainText(QString::fromStdString(m_model.draft().text()));
     m_settingText = false;
@@ -245,18 +238,17 @@ bool SetupPanel::loadFile(const QString& path)
         Q_EMIT statusMessage(tr("Cannot read %1").arg(path));
         return false;
     }
-    m_file = QFileInfo(path).absoluteFilePath();
     m_settingText = true;
     m_editor->setPlainText(QString::fromUtf8(f.readAll()));
     m_settingText = false;
-    m_dirty = false;
+    m_model.setFile(path);
     // What was refused belonged to the config shown before: the new one's values stand, and
     // the Steps and Seed boxes go back to what they hold (issue 70, defect 5: both stayed red
     // and Train disabled after another preset was picked).
     m_form->clearRefusals();
     clearRefusal(m_steps);
     clearRefusal(m_seed);
-    selectPreset(m_file);
+    selectPreset(m_model.file());
     validate();
     return true;
 }
@@ -269,9 +261,8 @@ bool SetupPanel::saveFile(const QString& path)
     f.write(m_editor->toPlainText().toUtf8());
     if (!f.commit())
         return false;
-    m_file = QFileInfo(path).absoluteFilePath();
-    m_dirty = false;
-    selectPreset(m_file);
+    m_model.setFile(path);
+    selectPreset(m_model.file());
     validate();  // messages now name the saved file
     return true;
 }
@@ -279,17 +270,10 @@ bool SetupPanel::saveFile(const QString& path)
 QStringList SetupPanel::validate()
 {
     m_validate->stop();
-    const QString dir = m_file.isEmpty() ? QDir::currentPath() : QFileInfo(m_file).absolutePath();
-    m_model.draft().parse(text().toStdString(), sourceName().toStdString(), dir.toStdString());
+    m_model.draft().parse(text().toStdString(), sourceName().toStdString(),
+                          m_model.folder().toStdString());
     return showResult();
 }
-
-namespace {
-
-// The values the engine derives from the config (read-only: they follow from what is written),
-// so a researcher sees the YaRN factor or FIRE's width without reading the resolved YAML.
-
-}  // namespace
 
 QStringList SetupPanel::showResult()
 {
@@ -442,7 +426,7 @@ void SetupPanel::onOpen()
 {
     if (!confirmDiscard())
         return;
-    ask::openFile(this, tr("Open run config"), QFileInfo(m_file).absolutePath(),
+    ask::openFile(this, tr("Open run config"), QFileInfo(m_model.file()).absolutePath(),
                   tr("YAML configs (*.yaml *.yml)"),
                   [this](const QString& path) { loadFile(path); });
 }
@@ -468,25 +452,6 @@ void SetupPanel::saveAsPath(const QString& path)
         ask::tell(this, tr("Save failed"), tr("Cannot write %1").arg(path), true);
 }
 
-}  // namespace lengen::ui
-
-namespace lengen::ui {
-
-QString SetupPanel::defaultSavePath() const
-{
-    const QFileInfo file(m_file);
-    const bool shipped = m_file.isEmpty() || file.absoluteFilePath().startsWith(m_configRoot + '/');
-    if (!shipped)
-        return m_file;
-    // A shipped preset is never the default target: propose a name in the working folder from
-    // what the config trains, "<task>_<encoding>.yaml" (a RoPE preset edited to ALiBi is not
-    // "…_rope.yaml"), or the preset's own name while the config does not read.
-    QString base = m_file.isEmpty() ? QStringLiteral("run_config") : file.completeBaseName();
-    if (m_model.draft().valid() && !m_model.draft().runs().empty()) {
-        const auto& run = m_model.draft().runs().front();
-        base = QString::fromStdString(run.task.name + "_" + engine::encodingOf(run).name);
-    }
-    return QDir::current().filePath(base + QStringLiteral(".yaml"));
-}
+QString SetupPanel::defaultSavePath() const { return m_model.defaultSavePath(m_configRoot); }
 
 }  // namespace lengen::ui

@@ -40,9 +40,9 @@ public:
 
     bool loadFile(const QString& path);
     bool saveFile(const QString& path);
-    QString currentFile() const { return m_file; }
+    QString currentFile() const { return m_model.file(); }
     /// True when the editor holds edits not saved to currentFile().
-    bool hasUnsavedEdits() const { return m_dirty; }
+    bool hasUnsavedEdits() const { return m_model.edited(); }
     /// The name validation messages give the text: the file, or "editor (edited from …)".
     QString sourceName() const;
     /// The one config model (what the form shows and Train would send when valid).
@@ -112,11 +112,9 @@ private:
     QLineEdit* m_out;
     QTimer* m_validate;
     QPushButton *m_train, *m_sweep;
-    QString m_file, m_configRoot;
+    QString m_configRoot;
     SetupModel m_model;
-    bool m_dirty = false;        // the editor differs from m_file
     bool m_settingText = false;  // the panel itself is replacing the editor's text
-    int m_presetIndex = -1;      // the preset shown, to go back to when a switch is cancelled
     std::vector<int> m_issueLines;
 };
 
