@@ -25,6 +25,7 @@ private Q_SLOTS:
     void holdersAreNamedWhileTheyRun();
     void titleSaysOverridesApart();
     void runsHereBelongToTheirSweep();
+    void theAggregateAndResumePlanAreTheSweepShowns();
 
 private:
     // The model on a rope × nope × 2 seeds sweep, with the cells in `states` (by index).
@@ -176,6 +177,61 @@ void TstSweepsModel::runsHereBelongToTheirSweep()
     m.setRunHere("/w/sweep-2", 0);
     QCOMPARE(m.runHere("/w/sweep-2"), quint64(0));
     QVERIFY(m.otherRunsHere("/w/sw1").isEmpty());
+}
+
+// Issue 80 §2: the aggregate, its figure and which stopped cells the resume plan is of were the
+// view's members; the model holds them and a sweep shown anew starts without them (the view
+// kept the stopped cells seen across sweeps, so another sweep with stopped cells of the same
+// names kept the first sweep's plan).
+void TstSweepsModel::theAggregateAndResumePlanAreTheSweepShowns()
+{
+    ui::SweepsModel m;
+    m.setSweep(m_dir, engine::readSweepIndex(m_dir.toStdString()));
+    QVERIFY(m.aggregateMethods().isEmpty());
+    m.drawFigure("ood_length");  // no aggregate: no figure, no error
+    QVERIFY(!m.figure());
+
+    engine::SweepAggregate a;
+    a.sweep = "s";
+    a.groupBy = {"pe"};
+    for (const char* method : {"standard", "ood_length"}) {
+        engine::AggregateSet set;
+        set.kind = "eval";
+        set.name = method;
+        set.group = "pe=rope";
+        set.groupAxes = {{"pe", "rope"}};
+        set.task = "linear_regression";
+        set.trainPoints = set.trainedPoints = 3;
+        set.nPoints = 4;
+        set.dims = 2;
+        set.zeroEstimator = 2;
+        engine::AggregateCurve c;
+        c.key = c.label = "RoPE";
+        c.transformer = true;
+        c.mean = c.low = c.high = {2, 1, 0.5, 0.7};
+        c.seeds = {2, 2, 2, 2};
+        c.band = "min-max";
+        set.curves.push_back(c);
+        a.sets.push_back(set);
+    }
+    m.setAggregate(a);
+    QCOMPARE(m.aggregateMethods(), (QStringList{"standard", "ood_length"}));
+    m.drawFigure("ood_length");
+    QVERIFY(m.figure().has_value());
+    QVERIFY(!m.figure()->panels.empty());
+    m.setAggregate(a);  // aggregated again: the figure is drawn from the new one
+    QVERIFY(!m.figure());
+    m.drawFigure("ood_length");
+
+    QVERIFY(m.stoppedCellsChanged({"000-rope-s1"}));
+    QVERIFY(!m.stoppedCellsChanged({"000-rope-s1"}));  // the plan stands: not read again
+    m.setResumePlan({"000-rope-s1 alone from step 20"});
+
+    // Another sweep shown (here: the same folder opened again): nothing of the last one.
+    m.setSweep(m_dir, engine::readSweepIndex(m_dir.toStdString()));
+    QVERIFY(!m.aggregate() && !m.figure());
+    QVERIFY(m.resumePlan().isEmpty());
+    QVERIFY(m.stoppedCellsChanged({"000-rope-s1"}));  // its plan is read
 }
 
 QTEST_GUILESS_MAIN(TstSweepsModel)

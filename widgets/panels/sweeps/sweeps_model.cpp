@@ -5,6 +5,7 @@
 #include <QCoreApplication>
 
 #include "lengen/engine/jobs.h"
+#include "sweep_figures.h"
 
 #include <algorithm>
 #include <map>
@@ -74,6 +75,9 @@ void SweepsModel::setSweep(const QString& dir, engine::SweepIndex index, std::st
     m_dir = dir;
     m_done = -1;
     m_statuses.clear();
+    m_stoppedSeen.clear();
+    m_resumePlan.clear();
+    setAggregate(std::nullopt);
     std::vector<std::string> keys;  // the axes that vary, the seed aside
     for (const auto& k : index.axisKeys) {
         std::set<std::string> values;
@@ -299,6 +303,36 @@ QStringList SweepsModel::otherRunsHere(const std::string& shownRoot) const
         if (root != shownRoot)
             out << QFileInfo(QString::fromStdString(root)).fileName();
     return out;
+}
+
+bool SweepsModel::stoppedCellsChanged(std::vector<std::string> stopped)
+{
+    if (stopped == m_stoppedSeen)
+        return false;
+    m_stoppedSeen = std::move(stopped);
+    return true;
+}
+
+void SweepsModel::setAggregate(std::optional<engine::SweepAggregate> aggregate)
+{
+    m_aggregate = std::move(aggregate);
+    m_figure.reset();
+}
+
+QStringList SweepsModel::aggregateMethods() const
+{
+    QStringList out;
+    if (m_aggregate)
+        for (const auto& m : engine::aggregateMethods(*m_aggregate))
+            out << QString::fromStdString(m);
+    return out;
+}
+
+void SweepsModel::drawFigure(const std::string& method)
+{
+    m_figure.reset();
+    if (m_aggregate)
+        m_figure = figures::sweepGridFigure(*m_aggregate, method);
 }
 
 }  // namespace lengen::ui

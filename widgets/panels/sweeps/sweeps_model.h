@@ -16,7 +16,9 @@
 #include <string>
 #include <vector>
 
+#include "figure_spec.h"
 #include "lengen/engine/sweep.h"
+#include "lengen/engine/sweep_aggregate.h"
 
 namespace lengen::ui {
 
@@ -96,6 +98,22 @@ public:
     /// together from step 120", "C alone from step 150 (…)"), as `lengen sweep status` says it.
     void setResumePlan(QStringList lines) { m_resumePlan = std::move(lines); }
     const QStringList& resumePlan() const { return m_resumePlan; }
+    /// Whether the stopped (and cancelled) cells are others than those the resume plan was
+    /// made of: the plan is read again only then (it reads each one's checkpoint). Records
+    /// them; a sweep shown anew has none, so its plan is always read.
+    bool stoppedCellsChanged(std::vector<std::string> stopped);
+
+    // The sweep's aggregate and its figure (issue 80 §2: these were the view's members).
+    /// The aggregate of the sweep shown, as read from aggregate.h5 or made by an aggregate job;
+    /// a sweep shown anew has none. The figure is dropped with it.
+    void setAggregate(std::optional<engine::SweepAggregate> aggregate);
+    const std::optional<engine::SweepAggregate>& aggregate() const { return m_aggregate; }
+    /// The evaluation methods the aggregate holds (the figure's method box), none without one.
+    QStringList aggregateMethods() const;
+    /// The grid figure of `method` from the aggregate (none without one); throws what
+    /// figures::sweepGridFigure throws, with no figure left.
+    void drawFigure(const std::string& method);
+    const std::optional<plots::GridSpec>& figure() const { return m_figure; }
 
 private:
     QString m_dir, m_lastRun;
@@ -109,6 +127,9 @@ private:
     std::vector<std::vector<std::vector<int>>> m_cellsAt;  ///< [row][column] -> cell indices
     std::vector<engine::CellStatus> m_statuses;            ///< by cell index
     int m_done = -1;                                       ///< at the last look (-1: none yet)
+    std::vector<std::string> m_stoppedSeen;  ///< the stopped cells the resume plan is of
+    std::optional<engine::SweepAggregate> m_aggregate;
+    std::optional<plots::GridSpec> m_figure;
 };
 
 }  // namespace lengen::ui

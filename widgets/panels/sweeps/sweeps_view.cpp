@@ -209,8 +209,8 @@ void SweepsView::wireControls(QPushButton* open, QPushButton* create)
     connect(open, &QPushButton::clicked, this, [this] {
         // Beside the sweep shown (issue 80, defect 27: inside it, where no other sweep is), else
         // where New sweep writes (under the Runs list's folders).
-        const QString start = !m_dir.isEmpty() ? QFileInfo(m_dir).absolutePath()
-                                               : QFileInfo(proposedFolder()).absolutePath();
+        const QString start = !m_model.dir().isEmpty() ? QFileInfo(m_model.dir()).absolutePath()
+                                                       : QFileInfo(proposedFolder()).absolutePath();
         ask::folder(this, tr("Open a sweep folder"), start,
                     [this](const QString& dir) { setSweep(dir); });
     });
@@ -220,13 +220,13 @@ void SweepsView::wireControls(QPushButton* open, QPushButton* create)
     connect(m_submit, &QPushButton::clicked, this, &SweepsView::submit);
     connect(m_aggregateButton, &QPushButton::clicked, this, &SweepsView::aggregate);
     connect(m_band, &QComboBox::currentIndexChanged, this, [this] {
-        if (m_aggregate)
+        if (m_model.aggregate())
             aggregate();
     });
     connect(m_method, &QComboBox::currentTextChanged, this, &SweepsView::drawFigure);
     connect(m_grid, &QTableWidget::cellDoubleClicked, this, &SweepsView::cellActivated);
     connect(m_export, &QPushButton::clicked, this, [this] {
-        if (!m_figure)
+        if (!m_model.figure())
             return Q_EMIT statusMessage(tr("Nothing to export: aggregate the sweep first"));
         askExportTarget(this, tr("Export the sweep's grid figure"),
                         QStringLiteral("grid_%1.png").arg(m_method->currentText()),
@@ -255,9 +255,6 @@ bool SweepsView::setSweep(const QString& dir)
         Q_EMIT statusMessage(tr("Not a sweep: %1").arg(QString::fromUtf8(e.what())));
         return false;
     }
-    m_dir = dir;
-    m_aggregate.reset();
-    m_figure.reset();
     m_grid->clear();
     m_grid->setRowCount(int(m_model.rowHeaders().size()));
     m_grid->setColumnCount(int(m_model.columnHeaders().size()));
@@ -273,13 +270,13 @@ bool SweepsView::setSweep(const QString& dir)
     const QString agg = QString::fromStdString(engine::aggregateFileFor(dir.toStdString()));
     if (QFileInfo::exists(agg)) {
         try {
-            m_aggregate = engine::readAggregate(agg.toStdString());
+            m_model.setAggregate(engine::readAggregate(agg.toStdString()));
         } catch (const std::exception& e) {
             Q_EMIT statusMessage(
                 tr("Aggregate file not read: %1").arg(QString::fromUtf8(e.what())));
         }
     }
-    if (!m_aggregate && m_model.doneCells() > 0)
+    if (!m_model.aggregate() && m_model.doneCells() > 0)
         aggregate();  // done cells but no aggregate file yet: the figure from what is there
     else
         drawFigure();
@@ -316,9 +313,8 @@ void SweepsView::updateResumePlan(const std::string& root,
         if (c.cell && (c.state == engine::SweepCellState::Stopped ||
                        c.state == engine::SweepCellState::Cancelled))
             stopped.push_back(c.cell->name);
-    if (stopped == m_stoppedSeen)
+    if (!m_model.stoppedCellsChanged(std::move(stopped)))
         return;
-    m_stoppedSeen = stopped;
     QStringList plan;
     try {
         for (const auto& line : engine::stoppedMembersPlan(root, cells))
@@ -336,7 +332,7 @@ void SweepsView::refresh()
     std::vector<engine::CellStatus> all;
     std::string root;
     try {
-        root = engine::locateSweep(m_dir.toStdString());
+        root = engine::locateSweep(m_model.dir().toStdString());
         all = engine::sweepStatus(root, *m_model.index());
     } catch (const std::exception& e) {
         return Q_EMIT statusMessage(tr("Sweep not read: %1").arg(QString::fromUtf8(e.what())));
@@ -382,32 +378,25 @@ void SweepsView::cellActivated(int row, int column)
 
 void SweepsView::drawFigure()
 {
-    m_figure.reset();
     const QSignalBlocker block(m_method);
     const QString chosen = m_method->currentText();
     m_method->clear();
-    if (m_aggregate) {
-        for (const auto& m : engine::aggregateMethods(*m_aggregate))
-            m_method->addItem(QString::fromStdString(m));
-        const int at = m_method->findText(chosen.isEmpty() ? QStringLiteral("ood_length") : chosen);
-        m_method->setCurrentIndex(at >= 0 ? at : 0);
+    m_method->addItems(m_model.aggregateMethods());
+    const int at = m_method->findText(chosen.isEmpty() ? QStringLiteral("ood_length") : chosen);
+    m_method->setCurrentIndex(at >= 0 ? at : 0);
+    try {
+        m_model.drawFigure(m_method->currentText().toStdString());
+    } catch (const std::exception& e) {
+        Q_EMIT statusMessage(QString::fromUtf8(e.what()));
     }
-    if (m_aggregate && m_method->count() > 0) {
-        try {
-            m_figure =
-                figures::sweepGridFigure(*m_aggregate, m_method->currentText().toStdString());
-        } catch (const std::exception& e) {
-            Q_EMIT statusMessage(QString::fromUtf8(e.what()));
-        }
-    }
-    if (m_figure) {
+    if (m_model.figure()) {
         // Every panel a readable data area (the grid's columns beside the shared legend).
-        const int panels = int(m_figure->panels.size());
-        const int columns = std::max(1, std::min(m_figure->columns, panels));
+        const int panels = int(m_model.figure()->panels.size());
+        const int columns = std::max(1, std::min(m_model.figure()->columns, panels));
         const int rows = (panels + columns - 1) / columns;
         m_plot->setMinimumSize(columns * plots::kPlotMinWidth * 4 / 5 + 220,
                                rows * plots::kPanelRowHeight + plots::kGridTitleHeight);
-        plots::buildGrid(*m_plot, *m_figure);
+        plots::buildGrid(*m_plot, *m_model.figure());
         m_figureStack->setCurrentWidget(m_plotScroll);
     } else {  // a sentence, not empty axes
         m_noFigure->setText(m_model.index()
@@ -418,28 +407,29 @@ void SweepsView::drawFigure()
                                      "sweep… makes one from the Set up tab's config."));
         m_figureStack->setCurrentWidget(m_noFigure);
     }
-    m_export->setEnabled(bool(m_figure));
+    m_export->setEnabled(bool(m_model.figure()));
 }
 
 bool SweepsView::exportTo(const QString& path, int dpi, QString* error)
 {
-    if (!m_figure) {
+    if (!m_model.figure()) {
         if (error)
             *error = tr("Nothing to export: aggregate the sweep first");
         return false;
     }
     const auto format = plots::formatFromPath(path);
     const auto result =
-        plots::exportGrid(*m_figure, path, format.value_or(plots::Format::Png), dpi);
+        plots::exportGrid(*m_model.figure(), path, format.value_or(plots::Format::Png), dpi);
     if (!result.ok && error)
         *error = result.error;
-    if (result.ok && m_aggregate) {  // what made it, as `lengen export SWEEP --figure grid` writes
+    if (result.ok &&
+        m_model.aggregate()) {  // what made it, as `lengen export SWEEP --figure grid` writes
         try {
             const auto method = m_method->currentText().toStdString();
-            figures::writeProvenance(
-                path.toStdString(),
-                figures::sweepGridProvenance(m_dir.toStdString(), method, *m_aggregate,
-                                             figures::aggregateBand(*m_aggregate, method)));
+            figures::writeProvenance(path.toStdString(),
+                                     figures::sweepGridProvenance(
+                                         m_model.dir().toStdString(), method, *m_model.aggregate(),
+                                         figures::aggregateBand(*m_model.aggregate(), method)));
         } catch (const std::exception& e) {
             if (error)
                 *error = QString::fromUtf8(e.what());

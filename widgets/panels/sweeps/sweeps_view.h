@@ -48,7 +48,7 @@ public:
     void setBaseConfig(std::function<SweepBase()> provider);
     /// Shows a sweep folder; false + a status message when it is not one.
     bool setSweep(const QString& dir);
-    QString sweep() const { return m_dir; }
+    QString sweep() const { return m_model.dir(); }
     /// The Runs list's folders: New sweep proposes a folder under the first, and a sweep
     /// created outside them is asked to be followed (runsFolderWanted).
     void setRunsFolders(std::function<QStringList()> folders)
@@ -65,7 +65,7 @@ public:
     QTableWidget* grid() const { return m_grid; }
     /// The tab's state (sweeps_model.h): the sweep, its grid, its cells, the summary.
     const SweepsModel& model() const { return m_model; }
-    const std::optional<plots::GridSpec>& figure() const { return m_figure; }
+    const std::optional<plots::GridSpec>& figure() const { return m_model.figure(); }
     /// Writes the grid figure (PNG/SVG/PDF/CSV by extension); false + error when none is drawn.
     bool exportTo(const QString& path, int dpi, QString* error = nullptr);
     /// The job controller whose worker creates, runs and submits sweeps (nothing of a sweep
@@ -110,12 +110,8 @@ private:
     void drawFigure();
     void cellActivated(int row, int column);
     void updateResumePlan(const std::string& root, const std::vector<engine::CellStatus>& cells);
-    std::vector<std::string> m_stoppedSeen;  ///< the stopped cells the resume plan is of
 
     SweepsModel m_model;
-    QString m_dir;
-    std::optional<engine::SweepAggregate> m_aggregate;
-    std::optional<plots::GridSpec> m_figure;
     std::function<SweepBase()> m_baseConfig;
     QLabel *m_title, *m_summary;
     std::function<QStringList()> m_runsFolders;
@@ -144,7 +140,6 @@ private:
     Coalesced m_aggregating{[this] { aggregatePass(); }};
     QString queuedBehind() const;  ///< what that run waits for ("" when not queued)
     std::string m_cellExecutable;
-    QString m_newDir;  ///< the folder of the last "new sweep" job
     QTimer* m_timer;
 };
 

@@ -115,7 +115,7 @@ void SweepsView::schedulerAnswered(SweepSchedulerView view, bool latest)
 std::optional<std::string> SweepsView::locateShown(const QString& failure)
 {
     try {
-        return engine::locateSweep(m_dir.toStdString());
+        return engine::locateSweep(m_model.dir().toStdString());
     } catch (const std::exception& e) {
         Q_EMIT statusMessage(failure.arg(QString::fromUtf8(e.what())));
         return std::nullopt;
@@ -153,9 +153,9 @@ void SweepsView::aggregatePass()
     };
     if (!m_controller) {  // a view on its own (tests): here and now
         try {
-            m_aggregate = engine::aggregateSweep(root, aggregateOptions());
-            engine::writeAggregate(engine::aggregateFileFor(root), *m_aggregate);
-            said(*m_aggregate);
+            m_model.setAggregate(engine::aggregateSweep(root, aggregateOptions()));
+            engine::writeAggregate(engine::aggregateFileFor(root), *m_model.aggregate());
+            said(*m_model.aggregate());
         } catch (const std::exception& e) {
             Q_EMIT statusMessage(tr("Not aggregated: %1").arg(QString::fromUtf8(e.what())));
         }
@@ -166,10 +166,10 @@ void SweepsView::aggregatePass()
     // time per view (m_aggregating), a request meanwhile runs once it ends. Its subject is the
     // aggregate file, so it never waits behind the sweep's own run.
     auto result = std::make_shared<std::optional<engine::SweepAggregate>>();
-    const QString dir = m_dir;
+    const QString dir = m_model.dir();
     const auto options = aggregateOptions();
     const quint64 id = m_controller->enqueue(
-        JobKind::Sweep, tr("aggregate %1").arg(QFileInfo(m_dir).fileName()),
+        JobKind::Sweep, tr("aggregate %1").arg(QFileInfo(m_model.dir()).fileName()),
         [root, result, options](engine::RunControl&, engine::AnalysisObserver&) {
             auto a = engine::aggregateSweep(root, options);
             engine::writeAggregate(engine::aggregateFileFor(root), a);
@@ -188,10 +188,10 @@ void SweepsView::aggregatePass()
         },
         QString::fromStdString(engine::aggregateFileFor(root)));
     m_controller->whenEnded(id, this, [=](const JobInfo& j) {
-        if (m_dir == dir) {  // else another sweep is shown now
+        if (m_model.dir() == dir) {  // else another sweep is shown now
             if (*result) {
-                m_aggregate = std::move(**result);
-                said(*m_aggregate);
+                m_model.setAggregate(std::move(**result));
+                said(*m_model.aggregate());
             } else {
                 Q_EMIT statusMessage(
                     tr("Not aggregated: %1").arg(QString::fromStdString(j.message)));
@@ -306,10 +306,10 @@ quint64 SweepsView::createSweep(engine::NewSweep request)
         Q_EMIT statusMessage(tr("No job controller: sweeps cannot be created here"));
         return 0;
     }
-    m_newDir = QString::fromStdString(request.outDir);
-    const QString label = tr("new sweep %1").arg(QFileInfo(m_newDir).fileName());
+    const QString dir = QString::fromStdString(request.outDir);
+    const QString label = tr("new sweep %1").arg(QFileInfo(dir).fileName());
     // Every cell is loaded and validated first: seconds for a large grid, on the worker.
-    const QString subject = QFileInfo(m_newDir).absoluteFilePath();
+    const QString subject = QFileInfo(dir).absoluteFilePath();
     const quint64 id = m_controller->enqueue(
         JobKind::Sweep, label,
         [request = std::move(request)](engine::RunControl&, engine::AnalysisObserver& obs) {
@@ -333,7 +333,6 @@ quint64 SweepsView::createSweep(engine::NewSweep request)
             return r;
         },
         subject);
-    const QString dir = m_newDir;
     m_controller->whenEnded(id, this, [this, dir](const JobInfo& j) {
         if (j.state != JobState::Finished)
             return;
@@ -343,13 +342,13 @@ quint64 SweepsView::createSweep(engine::NewSweep request)
         if (m_runsFolders && !folderUnder(dir, m_runsFolders()))
             Q_EMIT runsFolderWanted(QFileInfo(dir).absoluteFilePath());
     });
-    Q_EMIT statusMessage(tr("Creating the sweep %1…").arg(m_newDir));
+    Q_EMIT statusMessage(tr("Creating the sweep %1…").arg(dir));
     return id;
 }
 
 void SweepsView::runHere()
 {
-    if (m_dir.isEmpty())
+    if (m_model.dir().isEmpty())
         return;
     if (!m_controller)
         return Q_EMIT statusMessage(tr("No job controller: sweeps cannot run here"));
@@ -362,8 +361,9 @@ void SweepsView::runHere()
         return Q_EMIT statusMessage(tr("This sweep is already queued or running here"));
     const int jobs = m_jobs->value(), members = m_members->value();
     const QString label =
-        members > 1 ? tr("sweep %1, members of %2").arg(QFileInfo(m_dir).fileName()).arg(members)
-                    : tr("sweep %1").arg(QFileInfo(m_dir).fileName());
+        members > 1
+            ? tr("sweep %1, members of %2").arg(QFileInfo(m_model.dir()).fileName()).arg(members)
+            : tr("sweep %1").arg(QFileInfo(m_model.dir()).fileName());
     // The local executor on the controller's worker: cell processes N at a time, Stop passes
     // each one SIGTERM (it checkpoints) and waits; the GUI thread only reads the cells' files.
     // A lane of its own: the cells are child processes, and never wait behind an evaluation.
@@ -405,14 +405,14 @@ void SweepsView::stopRun()
 
 void SweepsView::submit()
 {
-    if (m_dir.isEmpty())
+    if (m_model.dir().isEmpty())
         return;
     askSubmit(this, [this](engine::SlurmSweepOptions options) { submitTo(std::move(options)); });
 }
 
 void SweepsView::submitTo(engine::SlurmSweepOptions options)
 {
-    if (m_dir.isEmpty() || !m_controller)
+    if (m_model.dir().isEmpty() || !m_controller)
         return;
     const auto located = locateShown(tr("Not submitted: %1"));
     if (!located)
@@ -423,7 +423,7 @@ void SweepsView::submitTo(engine::SlurmSweepOptions options)
     // sbatch has a time limit of its own (a dead controller is a message, not a hang): on the
     // worker either way, never on the GUI thread.
     m_controller->enqueue(
-        JobKind::Sweep, tr("submit %1").arg(QFileInfo(m_dir).fileName()),
+        JobKind::Sweep, tr("submit %1").arg(QFileInfo(m_model.dir()).fileName()),
         [dir, options](engine::RunControl& control, engine::AnalysisObserver& obs) {
             const auto executor = engine::makeSlurmExecutor(dir, options);
             JobProgress progress(obs);
