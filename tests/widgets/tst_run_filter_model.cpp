@@ -14,6 +14,7 @@
 #include "lengen/engine/run_table.h"
 #include "run_filter_model.h"
 #include "run_menu_model.h"
+#include "run_removal_model.h"
 #include "run_table_model.h"
 #include "test_support.h"
 
@@ -28,6 +29,7 @@ private Q_SLOTS:
     void whatCannotMatchIsSaid();
     void theRunMenuOffersWhatTheSelectionAllows();
     void aRemovalAsksOrNamesTheHolder();
+    void aRemovalMovesAndUndoes();
     void anyKeyOrResultIsAColumn();
     void extraCellsFollowTheRows();
 
@@ -134,26 +136,67 @@ void TstRunFilterModel::theRunMenuOffersWhatTheSelectionAllows()
                      held[i].why.contains("see Jobs"),
                  qPrintable(held[i].why));
     }
-    QVERIFY(!busy.removal(engine::RunRemoval::Trash).allowed);
-    QVERIFY(busy.removal(engine::RunRemoval::Trash).text.startsWith("this studio is evaluating"));
+    const auto refused = ui::RunRemovalModel::plan(busy, engine::RunRemoval::Trash);
+    QVERIFY(!refused.allowed);
+    QVERIFY(refused.text.startsWith("this studio is evaluating"));
 }
 
 void TstRunFilterModel::aRemovalAsksOrNamesTheHolder()
 {
     const ui::RunMenuModel menu({m_rope1, m_rope2});
-    auto r = menu.removal(engine::RunRemoval::Trash);
+    auto r = ui::RunRemovalModel::plan(menu, engine::RunRemoval::Trash);
     QVERIFY2(r.allowed && r.text.startsWith("Move 2 runs (") && r.text.contains("to the trash"),
              qPrintable(r.text));
     QCOMPARE(int(r.plan.moves.size()), 2);
     QVERIFY(r.plan.bytes > 0);
     {
         engine::io::WriterLock training(m_rope2.toStdString());  // as a training holds it
-        r = menu.removal(engine::RunRemoval::Archive);
+        r = ui::RunRemovalModel::plan(menu, engine::RunRemoval::Archive);
         QVERIFY2(!r.allowed &&
                      r.text.contains(QString::fromStdString("trained by " + engine::thisHolder())),
                  qPrintable(r.text));
     }
     QVERIFY(QFile::exists(m_rope1) && QFile::exists(m_rope2));  // a plan moves nothing
+    ui::RunRemovalModel refusedOne;
+    QVERIFY(refusedOne.carryOut(r).isEmpty());  // a refused plan moves nothing either
+    QVERIFY(!refusedOne.canUndo());
+}
+
+// Issue 82 §5: plan → move → undo through one model. Delete moves the runs to the trash and
+// says so; Undo puts them back; a run put back by `lengen restore` leaves nothing to undo.
+void TstRunFilterModel::aRemovalMovesAndUndoes()
+{
+    const auto dir = test::scratchDir("run-removal-model");
+    QStringList runs;
+    for (const char* name : {"a", "b"}) {
+        QVERIFY(QDir().mkpath(QString::fromStdString(dir) + "/" + name));
+        runs << QString::fromStdString(dir) + "/" + name + "/run.h5";
+        QVERIFY(QFile::copy(m_rope1, runs.back()));
+    }
+    ui::RunRemovalModel removal;
+    QVERIFY(removal.movedText().isEmpty());
+    auto plan = ui::RunRemovalModel::plan(ui::RunMenuModel(runs), engine::RunRemoval::Trash);
+    QVERIFY2(plan.allowed, qPrintable(plan.text));
+    QString error;
+    QCOMPARE(removal.carryOut(plan, &error), runs);
+    QVERIFY(error.isEmpty());
+    QVERIFY(!QFile::exists(runs[0]) && !QFile::exists(runs[1]));
+    QCOMPARE(removal.movedText(), QStringLiteral("Moved 2 runs to the trash"));
+    QVERIFY(removal.canUndo() && !removal.forgetRestoredElsewhere());
+    const auto undone = removal.undo();
+    QCOMPARE(undone.back, 2);
+    QVERIFY(undone.refused.isEmpty());
+    QVERIFY(QFile::exists(runs[0]) && QFile::exists(runs[1]));
+    QVERIFY(!removal.canUndo());
+
+    // Archived, then put back by `lengen restore` (here: the engine's call): Undo goes.
+    plan = ui::RunRemovalModel::plan(ui::RunMenuModel({runs[0]}), engine::RunRemoval::Archive);
+    QCOMPARE(removal.carryOut(plan), QStringList{runs[0]});
+    QCOMPARE(removal.movedText(), QStringLiteral("Moved a to the archive"));
+    engine::restoreRuns(plan.plan.moves.front().to);
+    QVERIFY(removal.forgetRestoredElsewhere());
+    QVERIFY(!removal.canUndo());
+    QCOMPARE(removal.undo().back, 0);
 }
 
 // Issue 72: the Runs list as a table of results — any config key or stored result is a column

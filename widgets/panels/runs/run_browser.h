@@ -12,6 +12,7 @@
 
 #include "lengen/engine/run_archive.h"
 #include "run_menu_model.h"
+#include "run_removal_model.h"
 
 class QLabel;
 class QLayout;
@@ -141,10 +142,11 @@ private:
     QLabel* m_filterHint;
     QLabel* m_moved = nullptr;  ///< "Moved 2 runs to the trash", beside Undo
     QPushButton* m_undo = nullptr;
-    std::vector<engine::RunMove> m_lastMoves;  ///< what Undo puts back
+    RunRemovalModel m_removal;  ///< Archive and Delete: plan, move, what Undo puts back
     void updateNotesButton();
     void updateFilterHint();
     void removeRuns(engine::RunRemoval kind);
+    RunMenuModel selection() const;  ///< the selected runs, their sweeps and this studio's jobs
     void updateRemovalBar();
     QLayout* createRemovalBar();
 };

@@ -44,11 +44,7 @@ QLayout* RunBrowser::createRemovalBar()
 void RunBrowser::updateRemovalBar()
 {
     // Runs put back some other way (`lengen restore`): the Undo line has nothing left to undo.
-    const bool pending = std::any_of(m_lastMoves.begin(), m_lastMoves.end(), [](const auto& m) {
-        return QFileInfo::exists(QString::fromStdString(m.to));
-    });
-    if (!m_lastMoves.empty() && !pending) {
-        m_lastMoves.clear();
+    if (m_removal.forgetRestoredElsewhere()) {
         m_moved->setVisible(false);
         m_undo->setVisible(false);
     }
@@ -94,10 +90,10 @@ void RunBrowser::setExtraColumnShown(const QString& key, bool shown)
     setExtraColumns(keys);
 }
 
-QMenu* RunBrowser::showRunMenu(const QPoint& globalPos)
+// The selected rows' files, sweeps and this studio's jobs on them, in one pass (a look-up by
+// path per run compared canonical paths against every row: slow on a select-all of thousands).
+RunMenuModel RunBrowser::selection() const
 {
-    // The selected rows' files and sweeps in one pass (a look-up by path per run compared
-    // canonical paths against every row: slow on a select-all of thousands).
     QStringList runs, sweeps, busy;
     for (const auto& index : m_table->selectionModel()->selectedRows()) {
         const auto& row = m_model->row(m_proxy->mapToSource(index).row());
@@ -105,7 +101,12 @@ QMenu* RunBrowser::showRunMenu(const QPoint& globalPos)
         sweeps << QString::fromStdString(row.entry->info.sweepName);
         busy << (m_busyHere ? m_busyHere(row.path) : QString());
     }
-    const RunMenuModel model(runs, sweeps, busy);
+    return RunMenuModel(runs, sweeps, busy);
+}
+
+QMenu* RunBrowser::showRunMenu(const QPoint& globalPos)
+{
+    const RunMenuModel model = selection();
     auto* menu = new QMenu(this);
     menu->setObjectName(QStringLiteral("runMenu"));
     menu->setToolTipsVisible(true);  // a disabled entry's tooltip says why
@@ -161,35 +162,24 @@ void RunBrowser::runMenuAction(RunMenuModel::Action action)
 }
 
 // Asks (naming how many runs and their size), then moves them; a run a process holds is said
-// instead, and nothing moves.
+// instead, and nothing moves. The removal model plans, moves and keeps what Undo puts back.
 void RunBrowser::removeRuns(engine::RunRemoval kind)
 {
-    const QStringList runs = selectedRuns();
-    QStringList busy;
-    for (const auto& run : runs)
-        busy << (m_busyHere ? m_busyHere(run) : QString());
-    const RunMenuModel model(runs, {}, busy);
-    const auto removal = model.removal(kind);
+    const auto removal = RunRemovalModel::plan(selection(), kind);
     const QString title =
         kind == engine::RunRemoval::Trash ? tr("Delete runs") : tr("Archive runs");
     if (!removal.allowed) {
         ask::tell(this, title, removal.text, true);
         return;
     }
-    ask::confirm(this, title, removal.text, [this, kind, plan = removal.plan] {
-        try {
-            m_lastMoves = engine::carryOutRemoval(plan);
-        } catch (const std::exception& e) {
-            ask::tell(this, tr("Runs not moved"), QString::fromStdString(e.what()), true);
-            m_lastMoves.clear();
-        }
-        m_moved->setText(m_lastMoves.empty() ? QString()
-                                             : RunMenuModel::movedText(m_lastMoves, kind));
-        m_moved->setVisible(!m_lastMoves.empty());
-        m_undo->setVisible(!m_lastMoves.empty());
-        QStringList moved;
-        for (const auto& m : m_lastMoves)
-            moved << QString::fromStdString(m.from) + QStringLiteral("/run.h5");
+    ask::confirm(this, title, removal.text, [this, removal] {
+        QString error;
+        const QStringList moved = m_removal.carryOut(removal, &error);
+        if (!error.isEmpty())
+            ask::tell(this, tr("Runs not moved"), error, true);
+        m_moved->setText(m_removal.movedText());
+        m_moved->setVisible(m_removal.canUndo());
+        m_undo->setVisible(m_removal.canUndo());
         if (!moved.isEmpty())
             Q_EMIT runsMoved(moved);
         follow();
@@ -198,24 +188,12 @@ void RunBrowser::removeRuns(engine::RunRemoval kind)
 
 void RunBrowser::undoRemoval()
 {
-    QStringList refused;
-    for (const auto& m : m_lastMoves) {
-        const QString name = QFileInfo(QString::fromStdString(m.from)).fileName();
-        if (!QFileInfo::exists(QString::fromStdString(m.to)))
-            continue;  // put back already (`lengen restore`): nothing to undo
-        try {
-            engine::restoreRuns(m.to);
-        } catch (const std::exception& e) {
-            refused << tr("%1 not put back: %2").arg(name, QString::fromStdString(e.what()));
-        }
-    }
-    const int back = int(m_lastMoves.size()) - int(refused.size());
-    m_lastMoves.clear();
-    m_moved->setVisible(!refused.isEmpty());
-    m_moved->setText(refused.join('\n'));
+    const auto undone = m_removal.undo();
+    m_moved->setVisible(!undone.refused.isEmpty());
+    m_moved->setText(undone.refused.join('\n'));
     m_undo->setVisible(false);
-    if (back > 0)  // said where the removal was said (the walk found Undo silent)
-        Q_EMIT statusMessage(tr("Put %n run(s) back where they were", nullptr, back));
+    if (undone.back > 0)  // said where the removal was said (the walk found Undo silent)
+        Q_EMIT statusMessage(tr("Put %n run(s) back where they were", nullptr, undone.back));
     follow();
 }
 

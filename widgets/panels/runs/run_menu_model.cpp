@@ -12,14 +12,13 @@ namespace {
 
 QString runMenuTr(const char* text) { return QCoreApplication::translate("RunMenu", text); }
 
-// "a1b2c3d4" for one run (its folder's name), "3 runs" for several.
+}  // namespace
+
 QString runsNamed(const QStringList& runs)
 {
     return runs.size() == 1 ? QFileInfo(runs.front()).dir().dirName()
                             : runMenuTr("%1 runs").arg(runs.size());
 }
-
-}  // namespace
 
 std::vector<RunMenuModel::Entry> RunMenuModel::entries() const
 {
@@ -68,53 +67,6 @@ QString RunMenuModel::removalBlocked() const
             return runMenuTr("this studio is %1 %2: see Jobs (stop it there, or let it end)")
                 .arg(m_busy[i], QFileInfo(m_runs[i]).dir().dirName());
     return {};
-}
-
-RunMenuModel::Removal RunMenuModel::removal(engine::RunRemoval kind) const
-{
-    if (const QString why = removalBlocked(); !why.isEmpty()) {
-        Removal blocked;
-        blocked.text = why;
-        return blocked;
-    }
-    std::vector<std::string> runs;
-    for (const auto& r : m_runs)
-        runs.push_back(r.toStdString());
-    Removal r;
-    try {
-        r.plan = engine::planRunRemoval(runs, kind);
-    } catch (const std::exception& e) {
-        r.text = QString::fromStdString(e.what());
-        return r;
-    }
-    r.allowed = true;
-    const bool one = r.plan.moves.size() == 1;
-    const QString what = runsNamed(m_runs) + " (" + QString::fromStdString(r.plan.sizeText) + ")";
-    if (kind == engine::RunRemoval::Trash)
-        r.text = (one ? runMenuTr("Move %1 to the trash, .lengen-trash/ beside its folder? "
-                                  "Nothing is deleted: Undo, or `lengen restore`, puts it back.")
-                      : runMenuTr("Move %1 to the trash, .lengen-trash/ beside their folders? "
-                                  "Nothing is deleted: Undo, or `lengen restore`, puts them "
-                                  "back."))
-                     .arg(what);
-    else
-        r.text = (one ? runMenuTr("Move %1 to the archive, .lengen-archive/ beside its folder? "
-                                  "It leaves the Runs list; Undo, or `lengen restore`, puts it "
-                                  "back.")
-                      : runMenuTr("Move %1 to the archive, .lengen-archive/ beside their "
-                                  "folders? They leave the Runs list; Undo, or `lengen "
-                                  "restore`, puts them back."))
-                     .arg(what);
-    return r;
-}
-
-QString RunMenuModel::movedText(const std::vector<engine::RunMove>& moves, engine::RunRemoval kind)
-{
-    const QString n = moves.size() == 1
-                          ? QFileInfo(QString::fromStdString(moves.front().from)).fileName()
-                          : runMenuTr("%1 runs").arg(moves.size());
-    return kind == engine::RunRemoval::Trash ? runMenuTr("Moved %1 to the trash").arg(n)
-                                             : runMenuTr("Moved %1 to the archive").arg(n);
 }
 
 }  // namespace lengen::ui

@@ -1,18 +1,18 @@
 #pragma once
 // What the Runs list's context menu offers for the selected runs (issue 72), with no widgets:
-// its entries in order, each enabled or not and why, and what Archive and Delete would move
-// (or why they cannot: a run a process holds is refused, naming it). The view builds the menu
-// from entries(), opens it with popup() and forwards the chosen action; tests drive this
-// without a window.
+// its entries in order, each enabled or not and why (Archive and Delete: RunRemovalModel plans,
+// moves and undoes them). The view builds the menu from entries(), opens it with popup() and
+// forwards the chosen action; tests drive this without a window.
 
 #include <QString>
 #include <QStringList>
 
 #include <vector>
 
-#include "lengen/engine/run_archive.h"
-
 namespace lengen::ui {
+
+/// "a1b2c3d4" for one run (its folder's name), "3 runs" for several: how the menu names runs.
+QString runsNamed(const QStringList& runFiles);
 
 class RunMenuModel {
 public:
@@ -34,13 +34,6 @@ public:
         bool enabled = true;
         QString why;  ///< the tooltip of a disabled entry
     };
-    /// A removal asked for: the confirmation's text, or the refusal when !allowed.
-    struct Removal {
-        bool allowed = false;
-        QString text;
-        engine::RemovalPlan plan;
-    };
-
     /// `sweeps`: the sweep each run is a cell of ("" for none; empty: none known). Archive and
     /// Delete are offered disabled for a sweep's cell, saying why, instead of refused after.
     /// `busyHere`: what this studio's own jobs do with each run ("evaluating", "" for
@@ -55,10 +48,6 @@ public:
     const QStringList& runs() const { return m_runs; }
     /// Every entry, in the menu's order (separators between groups are the view's).
     std::vector<Entry> entries() const;
-    /// What Archive or Delete would do, checked now (engine::planRunRemoval).
-    Removal removal(engine::RunRemoval kind) const;
-    /// "Moved 2 runs to the trash" after a removal, with what Undo does.
-    static QString movedText(const std::vector<engine::RunMove>& moves, engine::RunRemoval kind);
 
 private:
     QStringList m_runs, m_sweeps, m_busy;
