@@ -35,6 +35,7 @@
 #include "reference_import.h"
 #include "run_browser.h"
 #include "run_table_model.h"
+#include "saved_views_controller.h"
 #include "setup_panel.h"
 #include "sweeps_view.h"
 #include "training_view.h"
@@ -59,6 +60,11 @@ MainWindow::MainWindow(const StudioOptions& options, QWidget* parent)
     setAcceptDrops(true);
     buildViews(options.configRoot);
     buildDocks();
+    m_savedViews = new SavedViewsController(this, m_browser, m_compare, m_hparams);
+    connect(m_savedViews, &SavedViewsController::statusMessage, this,
+            [this](const QString& message, int ms) { statusBar()->showMessage(message, ms); });
+    connect(m_savedViews, &SavedViewsController::problem, this,
+            [this](const QString& title, const QString& message) { showProblem(title, message); });
     wireViews();
     buildMenus();
     wireController();

@@ -9,7 +9,7 @@
 
 #include "open_run_model.h"
 #include "run_controller.h"
-#include "saved_views_model.h"
+#include "saved_views_controller.h"
 
 #include "lengen/engine/session.h"
 
@@ -97,14 +97,10 @@ public:
     /// Overlays these runs' evaluation curves in the Compare tab.
     void compareRuns(const QStringList& runFiles);
     void overlayTraining(const QStringList& runFiles);
-    /// Saved views (issue 72, saved_views.cpp): the Runs filter and columns, Compare's choices
-    /// and the Hyperparameters axes, colour and brushes, under a name.
-    ui::SavedViewsModel& savedViews() { return m_views; }
-    ui::StudioView currentView(const QString& name) const;
-    /// Applies the saved view of that name; false (said in the status bar) when there is none.
-    bool applyView(const QString& name);
-    /// Asks for a name and whether to share, then saves the current view (View menu).
-    void saveViewAs();
+    /// Saved views (issue 72): the Runs filter and columns, Compare's choices and the
+    /// Hyperparameters axes, colour and brushes, under a name (SavedViewsController).
+    ui::SavedViewsModel& savedViews() { return m_savedViews->model(); }
+    SavedViewsController& savedViewsController() { return *m_savedViews; }
 
 protected:
     void closeEvent(QCloseEvent* event) override;
@@ -136,7 +132,6 @@ private:
     void importReferenceRuns(const QStringList& runDirs, const QString& out);
     /// Export all figures of the open run: a job running `lengen export --all`.
     void exportAllFigures(const QString& runFile, const QString& dir, int dpi);
-    void fillViewsMenu(QMenu* menu);
 
     engine::SessionSwitches m_switches;  ///< StudioOptions::switches
     ui::RunController m_controller;
@@ -152,8 +147,8 @@ private:
     ui::SweepsView* m_sweeps = nullptr;
     ui::JobsPanel* m_jobs = nullptr;
     ui::OpenRunModel m_run;
-    ui::SavedViewsModel m_views;
-    QPointer<QDialog> m_importOffer;  ///< the import offer while it is up
+    SavedViewsController* m_savedViews = nullptr;  ///< a child: the View menu's saved views
+    QPointer<QDialog> m_importOffer;               ///< the import offer while it is up
 };
 
 }  // namespace lengen::studio

@@ -2,6 +2,7 @@
 // named in the menu), View and Analysis. The actions call the window's own functions.
 
 #include "main_window.h"
+#include "saved_views_controller.h"
 
 #include <algorithm>
 
@@ -143,8 +144,8 @@ void MainWindow::buildViewMenu()
     // The Runs filter and columns, Compare's choices and the Hyperparameters axes under a name.
     auto* views = viewMenu->addMenu(tr("Saved &views"));
     views->setObjectName(QStringLiteral("savedViewsMenu"));
-    connect(views, &QMenu::aboutToShow, this, [this, views] { fillViewsMenu(views); });
-    fillViewsMenu(views);
+    connect(views, &QMenu::aboutToShow, this, [this, views] { m_savedViews->fillMenu(views); });
+    m_savedViews->fillMenu(views);
 }
 
 void MainWindow::buildAnalysisMenu()
