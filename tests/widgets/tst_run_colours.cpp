@@ -8,9 +8,11 @@
 #include <QTemporaryDir>
 #include <QTest>
 
+#include "compare_figure.h"
 #include "compare_view.h"
 #include "figure_builder.h"
 #include "lengen/engine/run_file.h"
+#include "parallel_view.h"
 #include "qcp.h"
 #include "run_controller.h"
 #include "run_table_model.h"
@@ -32,6 +34,7 @@ private Q_SLOTS:
     void aRunKeepsItsColourAcrossViews();
     void overlayShowsRunsInTheirSwatchColours();  // after it: Compare groups the runs here
     void overlayWithNoRunShownNamesEveryCurve();
+    void oneColourPerValueAndSwatchesFollowWhatIsDrawn();
 
 private:
     std::string m_runs, m_rope, m_nope, m_ropeSeed2;
@@ -180,6 +183,53 @@ void TestRunColours::aRunKeepsItsColourAcrossViews()
     QVERIFY(svg.open(QIODevice::ReadOnly));
     const QString text = QString::fromUtf8(svg.readAll()).toLower();
     QVERIFY(text.contains(QString::fromStdString(plots::runColor(runId(m_nope))).toLower()));
+}
+
+// Issue 80, defect 23: Compare's group of an encoding and the Hyperparameters tab's lines of
+// that encoding (colour by pe) are one colour, plots::categoryColor; a run's swatch in the
+// Runs list shows while a view draws it, and goes when it leaves Compare.
+void TestRunColours::oneColourPerValueAndSwatchesFollowWhatIsDrawn()
+{
+    ui::CompareOptions byPe;
+    byPe.group = ui::CompareGroup::PositionEncoding;
+    const QStringList all{QString::fromStdString(m_rope), QString::fromStdString(m_ropeSeed2),
+                          QString::fromStdString(m_nope)};
+    const auto grouped = ui::compareRuns(all, "standard", false, byPe);
+    QCOMPARE(grouped.figure.series.size(), size_t(2));
+    QVERIFY2(grouped.figure.series[0].name.find("RoPE") == 0,
+             grouped.figure.series[0].name.c_str());
+    QCOMPARE(grouped.figure.series[0].color, plots::categoryColor("RoPE"));
+
+    ui::ParallelView plot;
+    plots::ParallelSpec spec;
+    spec.axes = {plots::ParallelAxis{"pe", true, {"NoPE", "RoPE"}},
+                 plots::ParallelAxis{"final_loss", false, {}, 0, 1}};
+    spec.values = {0, 0.5, 1, 0.25};
+    spec.colorAxis = 0;
+    plot.setSpec(spec);
+    QCOMPARE(
+        plot.spec().axes[0].categoryColors,
+        (std::vector<std::string>{plots::categoryColor("NoPE"), plots::categoryColor("RoPE")}));
+
+    ui::RunTableModel table;
+    table.setFolders({QString::fromStdString(m_runs)});
+    const auto swatch = [&table](const std::string& run) {
+        const int row = table.rowOfPath(QString::fromStdString(run));
+        return table.data(table.index(row, ui::RunTableModel::Task), Qt::DecorationRole);
+    };
+    plots::setRunsDrawn("train", {});  // no overlay: Compare alone draws runs here
+    QCOMPARE(swatch(m_nope).value<QColor>(),
+             QColor(QString::fromStdString(grouped.figure.series[1].color)));
+    QCOMPARE(swatch(m_ropeSeed2).value<QColor>(),
+             QColor(QString::fromStdString(plots::categoryColor("RoPE"))));
+    // NoPE and the second seed leave Compare: their swatches go; the run left is drawn alone,
+    // in its own colour again.
+    const auto alone = ui::compareRuns({QString::fromStdString(m_rope)}, "standard", false, byPe);
+    QVERIFY(!swatch(m_nope).isValid());
+    QVERIFY(!swatch(m_ropeSeed2).isValid());
+    QCOMPARE(swatch(m_rope).value<QColor>(),
+             QColor(QString::fromStdString(plots::runColor(runId(m_rope)))));
+    QCOMPARE(alone.figure.series[0].color, plots::runColor(runId(m_rope)));
 }
 
 QTEST_MAIN(TestRunColours)

@@ -278,7 +278,7 @@ plots::Series groupSeries(const std::string& group, const std::vector<size_t>& i
             }
     const bool single = selectedIds.size() == 1;
     const std::string colour =
-        single ? plots::runColor(selectedIds.front()) : plots::runColor("group:" + group);
+        single ? plots::runColor(selectedIds.front()) : plots::categoryColor(group);
     for (size_t i : idx)
         plots::showRunColorAs(c.facts[i].info.runId, single ? std::string() : "group:" + group);
     const auto mixed = mixedEvaluations(c.results, idx);
@@ -517,6 +517,12 @@ CompareResult compareRuns(const QStringList& runFiles, const std::string& method
     const ComparedAxes axes = addCompareRunCurves(f, c, baselines, options);
     if (options.group != CompareGroup::EachRun)
         addCompareGroupCurves(out, c, groups, byKeys, options);
+    // The runs Compare shows now (in some method): their swatches in the Runs list; the runs it
+    // dropped lose theirs.
+    std::vector<std::string> drawn;
+    for (const auto& facts : c.everyRun)
+        drawn.push_back(facts.info.runId);
+    plots::setRunsDrawn("compare", drawn);
     f.title = axes.task + " - " + method;  // no count of curves: an export leaves hidden ones out
     if (logged) {  // by step or time, and no training-length marker: there are no prompts
         loggedAxes(f, method, loggedXAxis(c, groups, options, steps, out), options.smoothing);

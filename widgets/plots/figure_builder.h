@@ -30,6 +30,16 @@ std::string shownRunColor(const std::string& key);
 /// The run `key` is drawn as `drawnAs` (Compare's group curve) until said otherwise ("" or the
 /// key itself: as itself again), so its swatch in the run table shows the colour it has there.
 void showRunColorAs(const std::string& key, const std::string& drawnAs);
+/// The colour of a group or category value ("RoPE", "RoPE, learning_rate=0.001"): the one
+/// Compare's group of that name is drawn in, and the Hyperparameters tab's lines of that value
+/// when it colours by that column (issue 80, defect 23: the two palettes differed).
+std::string categoryColor(const std::string& value);
+/// The runs `view` draws now ("compare", "train"): a run's swatch in the Runs list shows only
+/// while some view draws it (issue 80, defect 23: swatches stayed on runs that had left
+/// Compare). The runs Compare no longer draws are no longer drawn as its group.
+void setRunsDrawn(const std::string& view, const std::vector<std::string>& keys);
+/// The colour `key` is drawn in now by some view (its group's in Compare), "" while none does.
+std::string drawnRunColor(const std::string& key);
 
 /// A baseline's colour beside runs (Compare's baselines of the first run): dark neutral tones
 /// no run takes, so a baseline never reads as a run (issue 80, defect 12: Least Squares in a

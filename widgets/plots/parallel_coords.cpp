@@ -129,13 +129,21 @@ std::vector<ParallelPairLines> parallelSegments(const ParallelLayout& l, const P
 
 // Dense figures draw thin translucent lines without antialiasing, so that 10,000 rows stay
 // a frame's work and their density still shows. Grey under the colours.
-ParallelPens parallelPens(int n, bool categoricalColor)
+// Category i's colour on a colouring axis: its own where given, else the palette's.
+QColor categoryPen(const ParallelAxis& axis, size_t i)
+{
+    return i < axis.categoryColors.size() ? QColor(QString::fromStdString(axis.categoryColors[i]))
+                                          : paletteColor(int(i));
+}
+
+// `colorAxis`: the categorical axis that colours the rows, null for a numeric scale.
+ParallelPens parallelPens(int n, const ParallelAxis* colorAxis)
 {
     const int alpha = std::clamp(int(60000.0 / std::max(n, 1)), 28, 255);
     ParallelPens pens = {{kBins + 1, QColor(0xC4, 0xC4, 0xCC)}, {kBins, QColor(0x4C, 0x72, 0xB0)}};
     for (int b = 0; b < kBins; ++b)
-        pens.push_back({size_t(b), categoricalColor ? paletteColor(b)
-                                                    : QColor(scaleColor((b + 0.5) / kBins))});
+        pens.push_back({size_t(b), colorAxis ? categoryPen(*colorAxis, size_t(b))
+                                             : QColor(scaleColor((b + 0.5) / kBins))});
     for (auto& pen : pens)
         pen.second.setAlpha(alpha);
     return pens;
@@ -197,7 +205,8 @@ void drawRows(QPainter& p, const ParallelLayout& l, const ParallelSpec& s,
     const bool categoricalColor =
         s.colorAxis >= 0 && s.colorAxis < k && s.axes[size_t(s.colorAxis)].categorical;
     const auto lines = parallelSegments(l, s, inside, categoricalColor);
-    const ParallelPens pens = parallelPens(n, categoricalColor);
+    const ParallelPens pens =
+        parallelPens(n, categoricalColor ? &s.axes[size_t(s.colorAxis)] : nullptr);
     if (!blendParallelRows(p, l, lines, pens, n))
         paintParallelRows(p, lines, pens, n);
 }
@@ -298,7 +307,7 @@ void drawCategoryKey(QPainter& p, const QRectF& area, const ParallelLayout& l,
         const double y = l.plot.top() + double(i) * line;
         if (y + line > l.plot.bottom())
             break;
-        p.fillRect(QRectF(x, y + 2, 10, fm.height() - 4), paletteColor(int(i)));
+        p.fillRect(QRectF(x, y + 2, 10, fm.height() - 4), categoryPen(axis, i));
         p.setPen(style::textColor());
         p.drawText(
             QRectF(x + 14, y, kRight - 46, fm.height()), Qt::AlignLeft | Qt::AlignVCenter,

@@ -28,6 +28,9 @@ struct ParallelAxis {
     double min = 0, max = 1;
     bool log = false;       ///< log10 scale (a learning rate); set only when every value is > 0
     bool integers = false;  ///< whole numbers only (seeds, layers): ticks at whole numbers
+    /// Each category's colour ("#rrggbb") where it colours the rows: the one its value has in
+    /// every view (plots::categoryColor, filled on the GUI thread); empty: the palette in order.
+    std::vector<std::string> categoryColors;
 };
 
 /// A brush: the rows whose value on `axis` lies in [low, high] (data values; a categorical

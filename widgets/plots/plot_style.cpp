@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <map>
+#include <set>
 #include <vector>
 
 namespace lengen::plots {
@@ -66,6 +67,34 @@ std::string shownRunColor(const std::string& key)
 {
     const std::string held = assignedRunColor(key);
     return held.empty() ? runColor(key) : held;
+}
+
+std::string categoryColor(const std::string& value) { return runColor("group:" + value); }
+
+namespace {
+std::map<std::string, std::set<std::string>>& drawnBy()
+{
+    static std::map<std::string, std::set<std::string>> views;  // view -> the keys it draws
+    return views;
+}
+}  // namespace
+
+void setRunsDrawn(const std::string& view, const std::vector<std::string>& keys)
+{
+    auto& drawn = drawnBy()[view];
+    if (view == "compare")  // its groups: a run it no longer draws is drawn as itself
+        for (const auto& key : drawn)
+            if (std::find(keys.begin(), keys.end(), key) == keys.end())
+                shownAs().erase(key);
+    drawn = std::set<std::string>(keys.begin(), keys.end());
+}
+
+std::string drawnRunColor(const std::string& key)
+{
+    for (const auto& [view, keys] : drawnBy())
+        if (keys.count(key))
+            return assignedRunColor(key);
+    return {};
 }
 
 std::string assignedRunColor(const std::string& key)

@@ -1,5 +1,7 @@
 #include "compare_model.h"
 
+#include "figure_builder.h"
+
 #include <QCoreApplication>
 
 #include <algorithm>
@@ -146,6 +148,7 @@ const CompareShown& CompareModel::rebuild()
     m_stamp = runFilesStamp(m_runs, followsLogs());
     m_shown = {};
     if (m_runs.isEmpty() || m_choices.method.isEmpty()) {
+        plots::setRunsDrawn("compare", {});  // nothing drawn: no swatch says it is
         m_shown.missing = m_runs;
         m_shown.offerEvaluate = !m_runs.isEmpty();
         m_shown.info = m_runs.isEmpty()

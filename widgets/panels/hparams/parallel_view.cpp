@@ -12,6 +12,8 @@
 #include <limits>
 #include <utility>
 
+#include "figure_builder.h"
+
 namespace lengen::ui {
 
 namespace {
@@ -43,6 +45,14 @@ void ParallelView::setSpec(plots::ParallelSpec spec)
                                      ? m_spec.axes[size_t(m_dragAxis)].name
                                      : std::string();
     m_spec = std::move(spec);
+    // A category colours its runs as its value is coloured everywhere (Compare's group of
+    // that name; issue 80, defect 23): looked up here, on the GUI thread that owns the table.
+    for (auto& axis : m_spec.axes) {
+        axis.categoryColors.clear();
+        if (axis.categorical && int(&axis - m_spec.axes.data()) == m_spec.colorAxis)
+            for (const auto& c : axis.categories)
+                axis.categoryColors.push_back(plots::categoryColor(c));
+    }
     m_hover = m_highlight = -1;
     m_dragAxis = -1;
     for (size_t a = 0; a < m_spec.axes.size() && !dragging.empty(); ++a)

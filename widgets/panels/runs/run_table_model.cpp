@@ -353,8 +353,8 @@ QVariant RunTableModel::data(const QModelIndex& index, int role) const
     if (role == Qt::ToolTipRole)
         return toolTipOf(r, index.column());
     if (role == Qt::DecorationRole && index.column() == Task) {
-        // The run's colour once a comparison or overlay has drawn it (plots::runColor).
-        const auto color = plots::assignedRunColor(r.runId.toStdString());
+        // The run's colour while a comparison or overlay draws it (plots::drawnRunColor).
+        const auto color = plots::drawnRunColor(r.runId.toStdString());
         return color.empty() ? QVariant() : QVariant(QColor(QString::fromStdString(color)));
     }
     const bool damaged = r.status == QStringLiteral("damaged");

@@ -196,6 +196,14 @@ plots::FigureSpec TrainModel::lossFigure() const
             f.series.push_back(s);
         }
     }
+    // The runs drawn in their colours (overlaid), whose swatches the Runs list shows.
+    std::vector<std::string> drawn;
+    if (overlaid()) {
+        drawn.push_back(m_runId.empty() ? m_runFile.toStdString() : m_runId);
+        for (const auto& o : m_overlays)
+            drawn.push_back(o.runId);
+    }
+    plots::setRunsDrawn("train", drawn);
     return f;
 }
 
