@@ -30,6 +30,7 @@
 #include "lengen/engine/trainer.h"
 #include "open_run_model.h"
 #include "parallel_view.h"
+#include "plot_style.h"
 #include "qcp.h"
 #include "run_controller.h"
 #include "run_figures.h"
@@ -59,6 +60,7 @@ class TestViews final : public QObject {
 
 private Q_SLOTS:
     void parallelAxisNameDragsOntoAnother();
+    void parallelAxisMoveShowsWhereAndCategoryNamesBrush();
     void initTestCase();
     void attentionCountsFromZeroAndAveragesHeads();
     void attentionRowOfTheChosenQuery();
@@ -538,6 +540,52 @@ void TestViews::parallelAxisNameDragsOntoAnother()
     QTest::mouseRelease(&view, Qt::LeftButton, {}, QPoint(int(view.axisX(1)), mid + 30));
     QCOMPARE(moved.size(), 1);  // a brush, not a move
     QCOMPARE(int(view.spec().brushes.size()), 1);
+}
+
+// Issue 80, defect 24: while an axis's name is dragged, the axis whose place it would take is
+// marked (nothing showed until the drop); a drag started on a category's name ("RoPE", drawn
+// left of its axis) brushes that axis (it made nothing).
+void TestViews::parallelAxisMoveShowsWhereAndCategoryNamesBrush()
+{
+    ui::ParallelView view;
+    view.resize(640, 400);
+    plots::ParallelSpec s;
+    s.axes.push_back(plots::ParallelAxis{"pe", true, {"NoPE", "RoPE"}});
+    for (const char* name : {"b", "c"})
+        s.axes.push_back(plots::ParallelAxis{name, false, {}});
+    s.values = {0, 0.5, 0.9, 1, 0.2, 0.4};
+    plots::fitAxes(s);
+    view.setSpec(s);
+    view.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&view));
+    QTRY_VERIFY(view.imageCurrent());
+    const int names = int(view.fractionY(1.0)) - 20;
+    const QRect band(int(view.axisX(0)) + 3, int(view.fractionY(0.75)), 6,
+                     int(view.fractionY(0.25) - view.fractionY(0.75)));
+    const QImage before = view.grab(band).toImage();
+    QTest::mousePress(&view, Qt::LeftButton, {}, QPoint(int(view.axisX(2)), names));
+    QTest::mouseMove(&view, QPoint(int(view.axisX(0)) + 20, names + 60));
+    QCOMPARE(view.axisMove(), std::make_pair(2, 0));
+    const QImage during = view.grab(band).toImage();
+    int marked = 0;
+    for (int y = 0; y < during.height(); ++y)
+        for (int x = 0; x < during.width(); ++x)
+            marked += during.pixelColor(x, y) != before.pixelColor(x, y);
+    QVERIFY2(marked > during.width() * during.height() / 2, qPrintable(QString::number(marked)));
+    QTest::mouseRelease(&view, Qt::LeftButton, {}, QPoint(int(view.axisX(0)) + 20, names + 60));
+    QCOMPARE(view.axisMove(), std::make_pair(-1, -1));
+
+    // A drag from the name "RoPE" (left of the pe axis) down to "NoPE": a brush on pe.
+    const QFontMetricsF tm(plots::style::font(plots::style::kTickPt - 1));
+    const double rope = view.fractionY(plots::axisFraction(view.spec().axes[0], 1));
+    const double nope = view.fractionY(plots::axisFraction(view.spec().axes[0], 0));
+    const int x = int(view.axisX(0) - 6 - tm.horizontalAdvance("RoPE") / 2);
+    QTest::mousePress(&view, Qt::LeftButton, {}, QPoint(x, int(rope)));
+    QTest::mouseMove(&view, QPoint(x, int((rope + nope) / 2)));
+    QTest::mouseMove(&view, QPoint(x, int(nope)));
+    QTest::mouseRelease(&view, Qt::LeftButton, {}, QPoint(x, int(nope)));
+    QCOMPARE(int(view.spec().brushes.size()), 1);
+    QCOMPARE(view.spec().brushes[0].axis, 0);
 }
 
 QTEST_MAIN(TestViews)

@@ -489,6 +489,22 @@ ParallelLayout parallelLayout(const ParallelSpec& spec, const QRectF& area)
     return l;
 }
 
+int categoryLabelAxis(const ParallelLayout& l, const ParallelSpec& s, QPointF pos)
+{
+    // The boxes drawAxes writes the categories in: left of the axis, centred on the tick.
+    const QFontMetricsF tm(style::font(style::kTickPt - 1));
+    for (size_t a = 0; a < s.axes.size() && a < l.x.size(); ++a) {
+        const auto& axis = s.axes[a];
+        for (size_t c = 0; axis.categorical && c < axis.categories.size(); ++c) {
+            const double y = l.yAt(axisFraction(axis, double(c)));
+            const double w = tm.horizontalAdvance(QString::fromStdString(axis.categories[c]));
+            if (QRectF(l.x[a] - 8 - w, y - tm.height() / 2, w + 8, tm.height()).contains(pos))
+                return int(a);
+        }
+    }
+    return -1;
+}
+
 void paintParallelBrushes(QPainter& p, const QRectF& area, const ParallelSpec& spec)
 {
     drawBrushes(p, parallelLayout(spec, area), spec);

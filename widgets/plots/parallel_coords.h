@@ -86,6 +86,9 @@ struct ParallelLayout {
     double yAt(double f) const { return plot.bottom() - f * plot.height(); }
 };
 ParallelLayout parallelLayout(const ParallelSpec& spec, const QRectF& area);
+/// The categorical axis whose category label (drawn left of the axis) is at `pos`, -1 for none:
+/// a drag started on "RoPE" brushes that axis (issue 80, defect 24).
+int categoryLabelAxis(const ParallelLayout& layout, const ParallelSpec& spec, QPointF pos);
 
 /// Draws the figure into `area`: title, axes with their names and ticks, the rows outside the
 /// brushes in light grey under those inside in their colour, the brushes, the colour scale.

@@ -145,6 +145,8 @@ void ParallelView::paintEvent(QPaintEvent*)
     else
         p.drawImage(0, 0, m_image);  // a resize draws again; until then, the last image
     plots::paintParallelBrushes(p, QRectF(rect()), m_spec);
+    if (m_movingAxis >= 0)
+        paintAxisMove(p);
     // The run under the cursor (or the table's selected row) over everything, as one line.
     const int row = m_hover >= 0 ? m_hover : m_highlight;
     if (row < 0 || row >= m_spec.rows())
@@ -164,6 +166,33 @@ void ParallelView::paintEvent(QPaintEvent*)
     }
     p.setPen(QPen(QColor(0xC4, 0x4E, 0x52), 2.5));
     p.drawPolyline(line);
+}
+
+// An axis's name being dragged: a band over the axis whose place it would take, and the name
+// at the pointer, so the drop is no surprise.
+void ParallelView::paintAxisMove(QPainter& p) const
+{
+    const auto l = layout();
+    if (m_movingAxis >= int(m_spec.axes.size()))
+        return;
+    const QColor accent(0x01, 0x73, 0xB2);
+    if (m_moveOnto >= 0 && m_moveOnto != m_movingAxis && size_t(m_moveOnto) < l.x.size()) {
+        const double x = l.x[size_t(m_moveOnto)];
+        QColor band = accent;
+        band.setAlpha(48);
+        p.fillRect(QRectF(x - 10, l.plot.top() - 40, 20, l.plot.height() + 46), band);
+        p.setPen(QPen(accent, 2, Qt::DashLine));
+        p.drawLine(QPointF(x, l.plot.top() - 40), QPointF(x, l.plot.bottom()));
+    }
+    const QString name = QString::fromStdString(m_spec.axes[size_t(m_movingAxis)].name);
+    const QFontMetricsF fm(font());
+    const QRectF box(m_movePos + QPointF(12, -fm.height() - 4),
+                     QSizeF(fm.horizontalAdvance(name) + 12, fm.height() + 4));
+    p.setPen(QPen(accent, 1));
+    p.setBrush(QColor(255, 255, 255, 230));
+    p.drawRoundedRect(box, 3, 3);
+    p.setPen(accent.darker(130));
+    p.drawText(box, Qt::AlignCenter, name);
 }
 
 int ParallelView::rowAt(QPointF pos) const
@@ -255,17 +284,28 @@ void ParallelView::mousePressEvent(QMouseEvent* e)
     m_movingAxis = e->button() == Qt::LeftButton ? nameAt(e->position()) : -1;
     if (m_movingAxis >= 0) {  // an axis's name: dragged onto another axis, it moves there
         setCursor(Qt::ClosedHandCursor);
+        m_moveOnto = m_movingAxis;
+        m_movePos = e->position();
+        update();
         return;
     }
     if (e->button() != Qt::LeftButton || y < l.plot.top() - 6 || y > l.plot.bottom() + 6)
         return;
     m_dragAxis = axisNear(e->position().x(), kGrab);
+    if (m_dragAxis < 0)  // on a category's name ("RoPE"), left of its axis: that axis
+        m_dragAxis = plots::categoryLabelAxis(l, m_spec, e->position());
     m_dragFrom = std::clamp(l.fractionAt(y), 0.0, 1.0);
     m_dragged = false;
 }
 
 void ParallelView::mouseMoveEvent(QMouseEvent* e)
 {
+    if (m_movingAxis >= 0) {  // the place it would take, marked as the pointer moves
+        m_moveOnto = axisNear(e->position().x(), std::numeric_limits<double>::infinity());
+        m_movePos = e->position();
+        update();
+        return;
+    }
     if (m_dragAxis < 0) {  // hovering: name the run under the cursor
         const int row = e->buttons() == Qt::NoButton ? rowAt(e->position()) : -1;
         if (row != m_hover) {
@@ -290,7 +330,9 @@ void ParallelView::mouseReleaseEvent(QMouseEvent* e)
 {
     if (m_movingAxis >= 0) {
         const int from = std::exchange(m_movingAxis, -1);
+        m_moveOnto = -1;
         unsetCursor();
+        update();
         // Dropped anywhere over the figure: the axis nearest the pointer is the new place.
         const int onto = axisNear(e->position().x(), std::numeric_limits<double>::infinity());
         if (onto >= 0 && onto != from)

@@ -10,10 +10,13 @@
 #include <QImage>
 #include <QWidget>
 
+#include <utility>
 #include <vector>
 
 #include "latest_only.h"
 #include "parallel_coords.h"
+
+class QPainter;
 
 namespace lengen::ui {
 
@@ -42,6 +45,10 @@ public:
     /// The row whose line passes nearest `pos` (within 6 px), -1 for none: what hovering names.
     int rowAt(QPointF pos) const;
     int hoveredRow() const { return m_hover; }
+    /// While an axis's name is dragged: the axis it is dragged (-1: none) and the one it would
+    /// take the place of if dropped now, which the view marks (issue 80, defect 24: nothing
+    /// showed until the drop).
+    std::pair<int, int> axisMove() const { return {m_movingAxis, m_moveOnto}; }
     /// A row's run and its value on every axis (the hover's tooltip, rich text).
     QString rowText(int row) const;
     /// Draws row `row` over the others (the table's selected run); -1 for none.
@@ -94,7 +101,10 @@ private:
     int m_dragAxis = -1;                 // the axis being brushed
     double m_dragFrom = 0;               // where the drag started, as a fraction of the axis
     bool m_dragged = false;              // moved beyond a click
-    int m_movingAxis = -1;               // the axis whose name is dragged to reorder
+    void paintAxisMove(QPainter& p) const;
+    int m_movingAxis = -1;  // the axis whose name is dragged to reorder
+    int m_moveOnto = -1;    // the axis it would take the place of, dropped now
+    QPointF m_movePos;      // where the pointer is while it is dragged
 };
 
 }  // namespace lengen::ui
