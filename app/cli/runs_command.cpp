@@ -43,6 +43,8 @@ struct ViewFilter {
     std::vector<engine::RunFilterTerm> terms;
     std::string words;  ///< the rest of the filter: engine::runHasText looks for it
     std::vector<std::string> columns;
+    std::string sortColumn;  ///< the view's sort ("" none): its column and order
+    bool sortDescending = false;
 };
 
 // The Runs list's fixed columns that are keys of a runs table, by their keys
@@ -77,7 +79,11 @@ ViewFilter savedViewFilter(const RunsArgs& a)
     if (!parsed.errors.empty())
         throw engine::Error(engine::ErrorKind::Config,
                             file + ": view '" + a.view + "': filter " + parsed.errors.front());
-    ViewFilter f{std::move(parsed.terms), std::move(parsed.text), {}};
+    ViewFilter f{std::move(parsed.terms),
+                 std::move(parsed.text),
+                 {},
+                 found->sortColumn,
+                 found->sortDescending};
     for (const char* key : kViewKeyColumns)
         if (std::find(found->hiddenColumns.begin(), found->hiddenColumns.end(), key) ==
             found->hiddenColumns.end())
@@ -194,11 +200,14 @@ int runRuns(RunsArgs a)
     std::vector<engine::RunFilterTerm> filters = parseRunsWhere(a.where);
     if (a.viewGiven && a.view.empty())
         engine::checkViewName(a.view);  // Error(Usage): a view has a name of 1 to 80 bytes
-    std::string words;
-    if (a.viewGiven) {  // the view's terms join --where; its columns unless --columns
+    std::string words, sortColumn;
+    bool descending = false;
+    if (a.viewGiven) {  // the view's terms join --where; its columns unless --columns; its sort
         auto view = savedViewFilter(a);
         filters.insert(filters.end(), view.terms.begin(), view.terms.end());
         words = std::move(view.words);
+        sortColumn = view.sortColumn;
+        descending = view.sortDescending;
         if (a.columns.empty() && !a.json)
             a.columns = view.columns.empty() ? std::vector<std::string>{"auto"} : view.columns;
     }
@@ -206,7 +215,7 @@ int runRuns(RunsArgs a)
     if (tableMode && a.json)
         throw engine::Error(engine::ErrorKind::Usage,
                             "--json lists runs as JSON lines; the table takes --format json");
-    std::vector<engine::RunIndexEntry> kept;  // the table's rows
+    std::vector<engine::RunIndexEntry> kept;  // the table's rows, or the runs to sort
     std::size_t shown = 0, total = 0;
     std::vector<engine::RunIndexEntry> all;  // for a filter key no run has (said at the end)
     for (const auto& folder : a.folders) {
@@ -221,7 +230,7 @@ int runRuns(RunsArgs a)
             if (!runsFilterKeeps(r, filters) || !engine::runHasText(r, words))
                 continue;
             ++shown;
-            if (tableMode)
+            if (tableMode || !sortColumn.empty())
                 kept.push_back(r);
             else
                 printRunsListLine(r, a.json);
@@ -232,8 +241,13 @@ int runRuns(RunsArgs a)
                 folder.c_str(), st.runs, seconds, st.fromIndex, st.read,
                 st.indexWritten ? "; index written" : "");
     }
+    if (!sortColumn.empty())  // as the studio's Runs list sorts them (issue 82 §3)
+        engine::sortRunsBy(kept, sortColumn, descending);
     if (tableMode)
         printRunTable(a, kept);
+    else
+        for (const auto& r : kept)
+            printRunsListLine(r, a.json);
     std::fprintf(stderr, "%zu of %zu runs\n", shown, total);
     warnUnknownRunsKeys(a, filters, all);
     return 0;

@@ -4,6 +4,7 @@
 // and columns. No window.
 
 #include <QFile>
+#include <QJsonDocument>
 #include <QSettings>
 #include <QStandardPaths>
 #include <QtTest>
@@ -250,6 +251,20 @@ void TstSavedViews::runsTakesAViewsFilterAndColumns()
     QVERIFY(r.err.contains("1 of 3 runs"));
     r = test::runLengen({"runs", folder, "--view", "rope only", "--where", "seed=2", "--json"});
     QVERIFY2(r.err.contains("1 of 3 runs"), qPrintable(r.err));
+    // Its sort, as the studio's Runs list sorts (issue 82 §3: the CLI listed by run id).
+    view.name = "by seed";
+    view.filter.clear();
+    for (const bool descending : {true, false}) {
+        view.sortColumn = "seed";
+        view.sortDescending = descending;
+        engine::storeSavedView(engine::viewsFileFor(dir), view);
+        r = test::runLengen({"runs", folder, "--view", "by seed", "--json"});
+        QVERIFY2(r.code == 0, qPrintable(r.err));
+        QStringList seeds;
+        for (const auto& line : r.out.trimmed().split('\n'))
+            seeds << QString::number(QJsonDocument::fromJson(line.toUtf8())["seed"].toInt());
+        QCOMPARE(seeds, descending ? QStringList({"2", "1", "1"}) : QStringList({"1", "1", "2"}));
+    }
     // A view it does not have: exit 64 naming those it has; a damaged file: exit 2 naming it.
     r = test::runLengen({"runs", folder, "--view", "nothing"});
     QCOMPARE(r.code, 64);

@@ -5,6 +5,7 @@
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
+#include <cctype>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -361,6 +362,63 @@ std::string formatRunTable(const RunTable& table, TableFormat format)
         }
     }
     return out;
+}
+
+RunTableCell runListSortCell(const RunIndexEntry& r, const std::string& column)
+{
+    const auto number = [](double v) { return RunTableCell{std::string(), v}; };
+    const auto text = [](std::string t) { return RunTableCell{std::move(t), kNoValue}; };
+    if (column == "seed")
+        return r.seed >= 0 ? number(double(r.seed)) : RunTableCell{};
+    if (column == "created")
+        return text(createdText(r));
+    if (column == "size")
+        return number(double(r.hidden) * 1000 + r.layers);
+    if (column == "dims")
+        return number(r.dims);
+    if (column == "points")
+        return number(r.points);
+    if (column == "run_id")
+        return text(r.info.runId);
+    if (column == "notes")
+        return text(r.info.notes);
+    if (column == "tags") {
+        std::string joined;
+        for (const auto& t : r.info.tags)
+            joined += (joined.empty() ? "" : ", ") + t;
+        return text(joined);
+    }
+    return runCell(r, column);
+}
+
+void sortRunsBy(std::vector<RunIndexEntry>& runs, const std::string& column, bool descending)
+{
+    std::vector<std::pair<RunTableCell, std::size_t>> keys;
+    for (std::size_t i = 0; i < runs.size(); ++i)
+        keys.push_back({runListSortCell(runs[i], column), i});
+    const auto lower = [](std::string s) {
+        std::transform(s.begin(), s.end(), s.begin(),
+                       [](unsigned char c) { return std::tolower(c); });
+        return s;
+    };
+    // A cell's rank: none, then numbers, then texts (what a mixed column holds).
+    const auto rank = [](const RunTableCell& c) {
+        return std::isfinite(c.value) ? 1 : c.text.empty() ? 0 : 2;
+    };
+    std::stable_sort(keys.begin(), keys.end(), [&](const auto& a, const auto& b) {
+        const auto& x = descending ? b.first : a.first;
+        const auto& y = descending ? a.first : b.first;
+        if (rank(x) != rank(y))
+            return rank(x) < rank(y);
+        if (rank(x) == 1)
+            return x.value < y.value;
+        return rank(x) == 2 && lower(x.text) < lower(y.text);
+    });
+    std::vector<RunIndexEntry> sorted;
+    sorted.reserve(runs.size());
+    for (const auto& k : keys)
+        sorted.push_back(std::move(runs[k.second]));
+    runs = std::move(sorted);
 }
 
 }  // namespace lengen::engine

@@ -59,6 +59,14 @@ const std::vector<RunListColumn>& runListColumns();
 /// A fixed column's key from its key, or from its header as files written before the keys named
 /// it ("Created (UTC)" -> "created"); "" for a name that is neither.
 std::string runListColumnKey(const std::string& name);
+/// A run's value under a Runs-list column, to sort by (a saved view's `columns.sort`, which
+/// `lengen runs --view` applies as the studio does): a fixed column by its key (seed, created,
+/// size as hidden × 1000 + layers, dims, points, tags and notes as text, the rest as runCell)
+/// or any column runCell knows. Numbers in `value`; a run without one sorts first.
+RunTableCell runListSortCell(const RunIndexEntry& run, const std::string& column);
+/// Sorts runs by a Runs-list column as the studio's header does: numbers as numbers, texts
+/// case-insensitively, runs without a value first (last when descending); ties keep their order.
+void sortRunsBy(std::vector<RunIndexEntry>& runs, const std::string& column, bool descending);
 
 /// Whether a column of every runs table is a result (status, steps, final_loss, min_loss,
 /// steps_per_s, wall_s, or a method's) rather than a key: what a caller that asks for keys by
