@@ -3,6 +3,8 @@
 #include <cmath>
 #include <cstdio>
 
+#include <algorithm>
+
 #include "lengen/engine/jobs.h"
 
 namespace lengen::engine {
@@ -95,16 +97,22 @@ std::string jobResultText(JobKindId kind, const JobResult& r, JobState how)
 }
 
 std::string jobProgressText(JobKindId kind, const std::string& stageName, int stage, int stages,
-                            std::int64_t done, std::int64_t total)
+                            std::int64_t done, std::int64_t total, const std::string& part)
 {
     const auto& row = jobKindRow(kind);
     if (row.countsUnits)
         return std::to_string(done) + " of " + std::to_string(total) + " " + row.units +
                (*row.verb ? std::string(" ") + row.verb : std::string());
-    if (stages <= 1)
-        return stageName;
-    return stageName + " (" + row.unit + " " + std::to_string(stage + 1) + " of " +
-           std::to_string(stages) + ")";
+    std::string out = stageName;
+    if (stages > 1)
+        out += " (" + std::string(row.unit) + " " + std::to_string(stage + 1) + " of " +
+               std::to_string(stages) + ")";
+    // Where in the stage: its part, and its units when it counts more than one.
+    std::string within = part;
+    if (total > 1)
+        within += (within.empty() ? "" : ", ") + std::to_string(std::min(done, total)) + " of " +
+                  std::to_string(total);
+    return within.empty() ? out : out + ": " + within;
 }
 
 }  // namespace lengen::engine

@@ -45,6 +45,20 @@ const Layout& named(const std::vector<Layout>& all, const std::string& name)
 
 class Silent : public AnalysisObserver {};
 
+// What a probe run reports of each stage: (part, done, total) per progress report.
+class Recording : public AnalysisObserver {
+public:
+    void onProgress(const std::string& stage, std::int64_t done, std::int64_t total) override
+    {
+        reports.push_back({stage, done, total});
+    }
+    struct Report {
+        std::string stage;
+        std::int64_t done, total;
+    };
+    std::vector<Report> reports;
+};
+
 }  // namespace
 
 class TestProbes final : public QObject {
@@ -148,11 +162,25 @@ void TestProbes::probeRunStoresEveryProbe()
     o.common.bootstrapTrials = 20;
     o.common.device = "cpu";
     o.common.threads = 1;
-    Silent silent;
+    Recording recording;
     RunControl control;
-    const auto summary = probeRun(run, o, control, silent);
+    const auto summary = probeRun(run, o, control, recording);
     QCOMPARE(summary.computed,
              (std::vector<std::string>{"attention", "duplicated", "serial_position"}));
+    // Issue 80, defect 22: the duplicated probe counts its units across its parts (count sweep,
+    // random points, instruction + noise + target, instruction position) as one stage: one
+    // total, done growing through every part (each part counted from 0, and the bar stood at
+    // the first part's end while the other two ran).
+    std::vector<Recording::Report> duplicated;
+    for (const auto& r : recording.reports)
+        if (r.stage.rfind("duplicated: ", 0) == 0)
+            duplicated.push_back(r);
+    QVERIFY(duplicated.size() >= 4);
+    for (size_t i = 0; i < duplicated.size(); ++i) {
+        QCOMPARE(duplicated[i].total, duplicated.front().total);
+        QCOMPARE(duplicated[i].done, std::int64_t(i));
+    }
+    QCOMPARE(duplicated.back().done + 1, duplicated.front().total);
 
     const auto settings = readAttentionSettings(run);
     QCOMPARE(settings.size(), size_t(4));  // duplicated, long, points=12, train

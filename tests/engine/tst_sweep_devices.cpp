@@ -350,10 +350,17 @@ void TestSweepDevices::everyKindSaysItsResultInItsUnits()
     // Progress in the row's units: a sweep counts cells ended, an evaluation its methods.
     QCOMPARE(engine::jobProgressText(JobKindId::Sweep, "", 0, 1, 2, 8),
              std::string("2 of 8 cells ended"));
+    // Where in the stage, so a long one shows it is alive (issue 80, defect 22): its units,
+    // and its part where it has parts.
     QCOMPARE(engine::jobProgressText(JobKindId::Evaluation, "ood_length", 1, 3, 5, 10),
-             std::string("ood_length (method 2 of 3)"));
+             std::string("ood_length (method 2 of 3): 5 of 10"));
     QCOMPARE(engine::jobProgressText(JobKindId::Probe, "lost_in_mid", 0, 1, 5, 10),
-             std::string("lost_in_mid"));
+             std::string("lost_in_mid: 5 of 10"));
+    QCOMPARE(engine::jobProgressText(JobKindId::Probe, "duplicated", 1, 3, 14, 25,
+                                     "instruction position"),
+             std::string("duplicated (probe 2 of 3): instruction position, 14 of 25"));
+    QCOMPARE(engine::jobProgressText(JobKindId::Probe, "attention", 0, 3, 0, 1),
+             std::string("attention (probe 1 of 3)"));
     r.said = "took no cell";
     QCOMPARE(engine::jobResultText(JobKindId::Sweep, r), std::string("took no cell"));
     QCOMPARE(std::string(engine::jobStateName(engine::JobState::Queued, JobKindId::SweepCell)),

@@ -85,6 +85,7 @@ private Q_SLOTS:
     void jobsOnOneRunWaitAndSayWhy();
     void perJobControlsTouchOnlyThatJob();
     void aNewUnitCountIsNeverThrottled();
+    void theEtaCountsDownWhileTheBarStands();
 };
 
 void TestRunController::finishesWithOneTerminalSignal()
@@ -427,6 +428,39 @@ void TestRunController::aNewUnitCountIsNeverThrottled()
     QVERIFY(finished.wait(10000));
     QVERIFY(progress.count() >= 2);
     QCOMPARE(progress.last().at(1).value<ui::AnalysisProgress>().total, qint64{2});
+}
+
+// Issue 80, defect 22: a probe's bar stood at 64 % while its ETA climbed 0:02 → 0:21 (the
+// estimate was the elapsed time over the fraction, the fraction standing). While the fraction
+// stands the estimate counts down from its last value; the text says where in the stage it is.
+void TestRunController::theEtaCountsDownWhileTheBarStands()
+{
+    RunController c;
+    QSignalSpy progress(&c, &RunController::analysisProgress);
+    QSignalSpy finished(&c, &RunController::runFinished);
+    c.enqueue(ui::JobKind::Probe, "probe y", [](engine::RunControl&, engine::AnalysisObserver& o) {
+        o.onStage(0, 1, "duplicated");
+        o.onProgress("duplicated: count sweep", 1, 4);
+        std::this_thread::sleep_for(std::chrono::milliseconds(80));
+        for (int i = 0; i < 6; ++i) {  // a long unit: reports, the fraction standing
+            o.onProgress("duplicated: count sweep", 1, 4);
+            std::this_thread::sleep_for(std::chrono::milliseconds(80));
+        }
+        return engine::JobResult{};
+    });
+    QVERIFY(finished.wait(10000));
+    std::vector<double> etas;
+    for (const auto& args : progress) {
+        const auto p = args.at(1).value<ui::AnalysisProgress>();
+        if (p.done == 1 && p.etaSeconds >= 0)
+            etas.push_back(p.etaSeconds);
+    }
+    QVERIFY2(etas.size() >= 3, qPrintable(QString::number(etas.size())));
+    for (size_t i = 1; i < etas.size(); ++i)
+        QVERIFY2(etas[i] <= etas[i - 1],
+                 qPrintable(QStringLiteral("%1 after %2").arg(etas[i]).arg(etas[i - 1])));
+    QCOMPARE(QString::fromStdString(jobOf(progress.last()).progress),
+             QStringLiteral("duplicated: count sweep, 1 of 4"));
 }
 
 QTEST_MAIN(TestRunController)

@@ -97,13 +97,28 @@ void JobWorker::onProgress(const std::string& stage, std::int64_t done, std::int
     m_stage.done = std::max<std::int64_t>(0, done);
     m_stage.total = std::max<std::int64_t>(1, total);
     const double within = std::min(1.0, double(m_stage.done) / double(m_stage.total));
-    m_stage.fraction = std::max(m_stage.fraction, (m_stage.stage + within) / m_stage.stages);
+    const double fraction = std::max(m_stage.fraction, (m_stage.stage + within) / m_stage.stages);
     if (!stage.empty() && m_stage.stageName.isEmpty())
         m_stage.stageName = QString::fromStdString(stage);
+    // The part of the stage the engine names ("duplicated: instruction position" in the stage
+    // "duplicated"): what a long stage is doing now.
+    const QString named = QString::fromStdString(stage);
+    m_stage.part = named.startsWith(m_stage.stageName + QStringLiteral(": "))
+                       ? named.mid(m_stage.stageName.size() + 2)
+                       : QString();
     const auto now = std::chrono::steady_clock::now();
     const double elapsed = std::chrono::duration<double>(now - m_begun).count();
-    m_stage.etaSeconds =
-        m_stage.fraction > 0.02 ? elapsed * (1 - m_stage.fraction) / m_stage.fraction : -1;
+    // Estimated where the fraction grows; while it stands, the estimate counts down from its
+    // last value (issue 80, defect 22: it climbed 0:02 → 0:21 while a probe's bar stood).
+    if (fraction > m_stage.fraction || m_stage.etaSeconds < 0) {
+        m_stage.etaSeconds = fraction > 0.02 ? elapsed * (1 - fraction) / fraction : -1;
+        m_etaFrom = now;
+        m_etaBase = m_stage.etaSeconds;
+    } else {
+        m_stage.etaSeconds =
+            std::max(0.0, m_etaBase - std::chrono::duration<double>(now - m_etaFrom).count());
+    }
+    m_stage.fraction = fraction;
     if (!newTotal && now - m_lastProgress < m_interval && done < total)
         return;
     m_lastProgress = now;

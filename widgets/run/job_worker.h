@@ -69,6 +69,9 @@ private:
     Job m_job;
     AnalysisJob m_analysis;
     AnalysisProgress m_stage;
+    /// The estimate when the fraction last grew, and when: it counts down from there.
+    double m_etaBase = -1;
+    std::chrono::steady_clock::time_point m_etaFrom;
     std::chrono::steady_clock::time_point m_begun{};
     engine::RunControl m_control;
     std::chrono::milliseconds m_interval{50};

@@ -235,7 +235,7 @@ void RunController::start(Entry& e)
         a->info.fraction = p.fraction;
         a->info.etaSeconds = p.etaSeconds;
         a->info.progress = engine::jobProgressText(a->info.kind, p.stageName.toStdString(), p.stage,
-                                                   p.stages, p.done, p.total);
+                                                   p.stages, p.done, p.total, p.part.toStdString());
         touch(*a);
         Q_EMIT analysisProgress(a->info, p);
     });

@@ -16,9 +16,11 @@ using JobKind = engine::JobKindId;
 using JobState = engine::JobState;
 
 /// An analysis job's progress: stage `stage` (from 0) of `stages`, `done` of `total` units in
-/// it; `fraction` is the whole job's (stages weigh the same), `etaSeconds` < 0 while unknown.
+/// it; `fraction` is the whole job's (stages weigh the same), `etaSeconds` < 0 while unknown
+/// (it counts down while the fraction stands, never up).
 struct AnalysisProgress {
     QString stageName;
+    QString part;  ///< where in the stage ("instruction position"), "" when it has no parts
     int stage = 0;
     int stages = 1;
     qint64 done = 0;

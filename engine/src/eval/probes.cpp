@@ -65,15 +65,25 @@ void storeGroup(ProbeContext& ctx, const std::string& groupPath,
     writer.commit();
 }
 
-// Runs a list of layouts; false if cancelled.
+// A stage's units counted across its parts (the duplicated probe's three sweeps): one count
+// for the stage, so its bar moves through every part (issue 80, defect 22: it counted each part
+// from 0, and the bar stood at the first part's end while the other two ran).
+struct StageCount {
+    std::int64_t done = 0, total = 1;
+};
+
+// Runs a list of layouts; false if cancelled. `count`: the stage's units, this list's among
+// them (none: this list alone).
 bool runLayouts(ProbeContext& ctx, Material& m, const std::vector<Layout>& layouts,
-                const std::string& stage, at::Generator& bootGen, std::vector<ProbeCurve>& out)
+                const std::string& stage, at::Generator& bootGen, std::vector<ProbeCurve>& out,
+                StageCount* count = nullptr)
 {
+    StageCount own{0, static_cast<std::int64_t>(layouts.size())};
+    auto& units = count ? *count : own;
     for (size_t i = 0; i < layouts.size(); ++i) {
         if (!ctx.control->shouldContinue())
             return false;
-        ctx.observer->onProgress(stage, static_cast<std::int64_t>(i),
-                                 static_cast<std::int64_t>(layouts.size()));
+        ctx.observer->onProgress(stage, units.done++, units.total);
         auto c = curveOf(layouts[i].name, layoutMetric(ctx, m, layouts[i]), bootGen,
                          ctx.options->common.bootstrapTrials);
         for (const auto& [mark, span] : layouts[i].spans)
@@ -92,28 +102,33 @@ bool duplicatedProbe(ProbeContext& ctx, Material& m, const ProbeSizes& s, at::Ge
             counts.push_back(c);
     auto bootGen = at::make_generator<at::CPUGeneratorImpl>(
         eval::methodSeed(o.common.seed, "duplicated/bootstrap"));
+    const auto countSweep = eval::countSweepLayouts(s, counts);
+    const auto instNoise = eval::instNoiseTargetLayouts(s);
+    const auto instPosition = eval::instructionPositionLayouts(s);
+    StageCount count{0,
+                     std::int64_t(countSweep.size() + 1 + instNoise.size() + instPosition.size())};
     std::vector<ProbeCurve> sweep;
-    if (!runLayouts(ctx, m, eval::countSweepLayouts(s, counts), "duplicated: count sweep", bootGen,
-                    sweep))
+    if (!runLayouts(ctx, m, countSweep, "duplicated: count sweep", bootGen, sweep, &count))
         return false;
     storeGroup(ctx, "duplicated/count_sweep", sweep);
 
     // "Random points": a fresh draw of L points from the same functions.
     std::vector<ProbeCurve> inst;
     {
+        ctx.observer->onProgress("duplicated: random points", count.done++, count.total);
         auto fresh = m.functions->sampleXs(s.testLength, s.dims, gen);  // [B, L, D]
         auto ys = m.functions->evaluate(fresh);
         auto metric = m.sampler.metric(eval::predictWithinBudget(ctx, fresh, ys), ys);
         inst.push_back(curveOf("random", metric, bootGen, o.common.bootstrapTrials));
     }
-    if (!runLayouts(ctx, m, eval::instNoiseTargetLayouts(s),
-                    "duplicated: instruction + noise + target", bootGen, inst))
+    if (!runLayouts(ctx, m, instNoise, "duplicated: instruction + noise + target", bootGen, inst,
+                    &count))
         return false;
     storeGroup(ctx, "duplicated/inst_noise_target", inst);
 
     std::vector<ProbeCurve> position;
-    if (!runLayouts(ctx, m, eval::instructionPositionLayouts(s), "duplicated: instruction position",
-                    bootGen, position))
+    if (!runLayouts(ctx, m, instPosition, "duplicated: instruction position", bootGen, position,
+                    &count))
         return false;
     storeGroup(ctx, "duplicated/instruction_position", position);
     return true;

@@ -51,9 +51,10 @@ void AnalysisProgressArea::onProgress(const JobInfo& job, const AnalysisProgress
 {
     const QString label = QString::fromStdString(job.label);
     // In the kind's units: "3 of 8 cells ended", "ood_length (method 2 of 3)"
-    QString text = QStringLiteral("%1 · %2").arg(
-        label, QString::fromStdString(engine::jobProgressText(job.kind, p.stageName.toStdString(),
-                                                              p.stage, p.stages, p.done, p.total)));
+    QString text =
+        QStringLiteral("%1 · %2").arg(label, QString::fromStdString(engine::jobProgressText(
+                                                 job.kind, p.stageName.toStdString(), p.stage,
+                                                 p.stages, p.done, p.total, p.part.toStdString())));
     if (p.etaSeconds >= 0)
         text += tr(", ETA %1").arg(clock(p.etaSeconds));
     m_text = text;

@@ -82,9 +82,11 @@ struct JobResult {
 std::string jobResultText(JobKindId kind, const JobResult& result,
                           JobState how = JobState::Finished);
 /// A running job's progress in the kind's units: "3 of 8 cells ended" for a kind that counts
-/// units; else the stage's name with "(method 2 of 3)" when there are several.
+/// units; else the stage's name with "(method 2 of 3)" when there are several, then where in the
+/// stage it is, so a long stage shows it is alive (issue 80, defect 22): its part where it has
+/// parts and the units done ("duplicated (probe 2 of 3): instruction position, 14 of 25").
 std::string jobProgressText(JobKindId kind, const std::string& stageName, int stage, int stages,
-                            std::int64_t done, std::int64_t total);
+                            std::int64_t done, std::int64_t total, const std::string& part = {});
 
 /// One job: the studio's own (id > 0) or one found under some folders, run by another process.
 struct JobRecord {
