@@ -118,6 +118,7 @@ private Q_SLOTS:
         QCoreApplication::setOrganizationName(QStringLiteral("lengen-tests"));
     }
     void axesScaleBothWays();
+    void aSeedAxisIsNeverLog();
     void viewShowsVariedKeysAndGaps();
     void brushingSelectsExactlyTheRunsInside();
     void brushesHoldTheirCategoriesAsRunsArrive();
@@ -129,6 +130,28 @@ private Q_SLOTS:
     void exportsEveryFormatWithProvenance();
     void brushesSelectInTheRunsListAndGoToCompare();
 };
+
+// Found in the Xvfb walk: a run seeded 1903147566 beside seeds 1..3 put the seed axis on a log
+// scale, ten cramped ticks 1e+00…1e+09. A seed is a name: linear; a learning rate stays log.
+void TstHParams::aSeedAxisIsNeverLog()
+{
+    auto runs = syntheticRuns(9);
+    for (size_t i = 0; i < runs.size(); ++i)  // seeds 1..4: all above 0, as a log axis needs
+        runs[i].config["training.seed"] = std::to_string(i % 4 + 1);
+    runs[4].config["training.seed"] = "1903147566";
+    runs[4].seed = 1903147566;
+    ui::HParamsView view;
+    view.setRuns(runs);
+    figures::HParamsChoice choice;
+    choice.axes = {"training.seed", "training.learning_rate", "final_loss"};
+    view.setChoice(choice);
+    const auto& spec = view.plot()->spec();
+    const int seed = axisNamed(spec, "training.seed"),
+              lr = axisNamed(spec, "training.learning_rate");
+    QVERIFY(seed >= 0 && lr >= 0);
+    QVERIFY(!spec.axes[size_t(seed)].log);
+    QVERIFY(spec.axes[size_t(lr)].log);
+}
 
 void TstHParams::axesScaleBothWays()
 {
