@@ -7,6 +7,8 @@
 #include <QLabel>
 #include <QPushButton>
 #include <QRegularExpression>
+#include <QScrollArea>
+#include <QScrollBar>
 #include <QSignalSpy>
 #include <QSpinBox>
 #include <QTableWidget>
@@ -372,7 +374,19 @@ void TestSweepsView::gridAxesAreTheOnesThatVary()
     engine::createSweep(request);
     ui::SweepsView view;
     view.setCellExecutable(LENGEN_CLI_PATH);  // the cells' lengen (not beside this test)
+    QSignalSpy said(&view, &ui::SweepsView::statusMessage);
+    auto* scroll = view.findChild<QScrollArea*>("sweepFigureScroll");
+    QVERIFY(scroll);
+    view.resize(400, 300);
+    scroll->widget()->setMinimumSize(2000, 2000);  // room to scroll, as a tall figure has
+    scroll->verticalScrollBar()->setRange(0, 1000);
+    scroll->verticalScrollBar()->setValue(700);  // where the sweep shown before was scrolled
     QVERIFY(view.setSweep(QString::fromStdString(request.outDir)));
+    // Nothing of the sweep shown before stays (the Xvfb walk): not its scroll position, not
+    // the status bar's word on it.
+    QCOMPARE(scroll->verticalScrollBar()->value(), 0);
+    QVERIFY(!said.isEmpty());
+    QCOMPARE(said.first().at(0).toString(), QStringLiteral("Showing the sweep A"));
     QCOMPARE(view.grid()->columnCount(), 2);  // max_position = 0, 64 (not max_steps = 20)
     QCOMPARE(view.grid()->rowCount(), 2);     // rope, nope
     QCOMPARE(view.grid()->horizontalHeaderItem(1)->text(), QString("max_position = 64"));

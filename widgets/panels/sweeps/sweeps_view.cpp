@@ -15,6 +15,7 @@
 #include <QLabel>
 #include <QPushButton>
 #include <QScrollArea>
+#include <QScrollBar>
 #include <QSpinBox>
 #include <QSplitter>
 #include <QStackedWidget>
@@ -176,6 +177,7 @@ void SweepsView::buildBody(QHBoxLayout* bar)
     // The figure scrolls when its panels need more room than the tab has; without a figure a
     // sentence says what brings one (an empty tab showed blank 0-5 axes).
     m_plotScroll = new QScrollArea;
+    m_plotScroll->setObjectName(QStringLiteral("sweepFigureScroll"));
     m_plotScroll->setWidgetResizable(true);
     m_plotScroll->setFrameShape(QFrame::NoFrame);
     m_plotScroll->setWidget(m_plot);
@@ -276,6 +278,11 @@ bool SweepsView::setSweep(const QString& dir)
                 tr("Aggregate file not read: %1").arg(QString::fromUtf8(e.what())));
         }
     }
+    // Nothing of the sweep shown before stays (found in the Xvfb walk): its figure's scroll
+    // position, and the status bar's word on it ("aggregate sweepC…" over another sweep).
+    m_plotScroll->verticalScrollBar()->setValue(0);
+    m_plotScroll->horizontalScrollBar()->setValue(0);
+    Q_EMIT statusMessage(tr("Showing the sweep %1").arg(QDir(dir).dirName()));
     if (!m_model.aggregate() && m_model.doneCells() > 0)
         aggregate();  // done cells but no aggregate file yet: the figure from what is there
     else
