@@ -412,7 +412,8 @@ void MainWindow::overlayTraining(const QStringList& runFiles)
         statusBar()->showMessage(runFiles.isEmpty()
                                      ? tr("Select runs in the Runs list first")
                                      : tr("%n run(s) overlaid on the loss plot", nullptr,
-                                          int(m_training->overlays().size())));
+                                          int(m_training->overlays().size())),
+                                 8000);  // timed: it stayed after the overlay was cleared
 }
 
 bool MainWindow::openRun(const QString& runFile)

@@ -425,6 +425,16 @@ class File:
         target = {"f": np.float64, "i": np.int64, "f4": np.float32}[kind]
         return np.asarray(v).astype(target, copy=False)
 
+
+    def curve_columns(self, path):
+        """The four columns of a stored curve (mean, std, bootstrap_low, bootstrap_high), as
+        evaluations and probes store them; one length or an error naming the group."""
+        cols = {k: self.read(path + "/" + k, "f", ndim=1) for k in
+                ("mean", "std", "bootstrap_low", "bootstrap_high")}
+        n = len(cols["mean"])
+        if any(len(v) != n for v in cols.values()):
+            raise self.error(path, "has columns of different lengths (damaged file)")
+        return cols, n
     def shape(self, path):
         ds = self.dataset(path)
         try:

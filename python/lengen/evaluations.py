@@ -70,11 +70,7 @@ class EvaluationsMixin:
         curves = []
         for key in order:
             c = g + "/" + key
-            cols = {k: f.read(c + "/" + k, "f", ndim=1) for k in
-                    ("mean", "std", "bootstrap_low", "bootstrap_high")}
-            n = len(cols["mean"])
-            if any(len(v) != n for v in cols.values()):
-                raise f.error(c, "has columns of different lengths (damaged file)")
+            cols, n = f.curve_columns(c)
             if n != r["n_points"]:
                 raise f.error(c, "has %d positions, n_points says %d (damaged file)"
                               % (n, r["n_points"]))

@@ -55,11 +55,7 @@ class ProbesMixin:
                 order = _lines(f.attr_str(full, "order", default="", required=False))
                 for name in order or f.members(full):
                     c = full + "/" + name
-                    cols = {k: f.read(c + "/" + k, "f", ndim=1) for k in
-                            ("mean", "std", "bootstrap_low", "bootstrap_high")}
-                    n = len(cols["mean"])
-                    if any(len(v) != n for v in cols.values()):
-                        raise f.error(c, "has columns of different lengths (damaged file)")
+                    cols, n = f.curve_columns(c)
                     curves.append(pd.DataFrame({"probe": gp, "curve": name, "position":
                                                 np.arange(n), **cols}))
                     values = {}

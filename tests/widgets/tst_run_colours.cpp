@@ -35,6 +35,7 @@ private Q_SLOTS:
     void overlayShowsRunsInTheirSwatchColours();  // after it: Compare groups the runs here
     void overlayWithNoRunShownNamesEveryCurve();
     void oneColourPerValueAndSwatchesFollowWhatIsDrawn();
+    void aClosedRunLeavesNoCurveAxesOrLegend();
 
 private:
     std::string m_runs, m_rope, m_nope, m_ropeSeed2;
@@ -230,6 +231,24 @@ void TestRunColours::oneColourPerValueAndSwatchesFollowWhatIsDrawn()
     QCOMPARE(swatch(m_rope).value<QColor>(),
              QColor(QString::fromStdString(plots::runColor(runId(m_rope)))));
     QCOMPARE(alone.figure.series[0].color, plots::runColor(runId(m_rope)));
+}
+
+// Found in the Xvfb walk: after the open run was deleted (closed), the loss plot kept its axes
+// (0-380 steps) and an "EMA 0.90 / loss" legend with no data.
+void TestRunColours::aClosedRunLeavesNoCurveAxesOrLegend()
+{
+    ui::RunController controller;
+    ui::TrainingView view(controller);
+    view.showRunLog(QString::fromStdString(m_rope));
+    auto* loss = view.findChild<QCustomPlot*>("lossPlot");
+    QVERIFY(loss);
+    QVERIFY(loss->xAxis->range().upper > 1);
+    view.showRunLog(QString());
+    int entries = 0;
+    for (int i = 0; i < loss->legend->itemCount(); ++i)
+        entries += qobject_cast<QCPPlottableLegendItem*>(loss->legend->item(i)) != nullptr;
+    QCOMPARE(entries, 0);
+    QCOMPARE(loss->xAxis->range().upper, 1.0);
 }
 
 QTEST_MAIN(TestRunColours)

@@ -111,6 +111,9 @@ RunBrowser::RunBrowser(QWidget* parent) : QWidget(parent)
     };
     connect(m_model, &QAbstractItemModel::dataChanged, this, fitColumns);
     connect(m_model, &QAbstractItemModel::rowsInserted, this, fitColumns);
+    // A filter that shows other rows (cleared, widened): they are measured too.
+    connect(m_proxy, &QAbstractItemModel::rowsInserted, this, fitColumns);
+    connect(m_proxy, &QAbstractItemModel::layoutChanged, this, fitColumns);
     connect(m_model, &QAbstractItemModel::modelReset, this, updateEmpty);
     connect(m_model, &QAbstractItemModel::modelReset, this, &RunBrowser::updateFilterHint);
     updateEmpty();

@@ -237,8 +237,11 @@ void TrainingView::redrawSmoothed()
     };
     // Graph 0 is the shown run's raw curve (alone only), graph 1 its EMA; the overlays follow.
     const bool shown = !m_model.steps().isEmpty();
-    const plots::Series* raw = !overlaid ? &f.series.at(0) : nullptr;
-    const plots::Series* ema = !overlaid ? &f.series.at(1) : shown ? &f.series.front() : nullptr;
+    // No run shown and none overlaid (closed, or its file went): no curve, no legend entry.
+    const plots::Series* raw = !overlaid && shown ? &f.series.at(0) : nullptr;
+    const plots::Series* ema = !overlaid ? (shown ? &f.series.at(1) : nullptr)
+                               : shown   ? &f.series.front()
+                                         : nullptr;
     const auto paint = [&](QCPGraph* g, const plots::Series* s, double width) {
         g->setVisible(s != nullptr);
         g->setName(s ? QString::fromStdString(s->name) : QString());
@@ -261,6 +264,10 @@ void TrainingView::redrawSmoothed()
         g->setData(values(s.x), values(s.y), true);
     }
     m_loss->rescaleAxes();
+    if (!shown && !overlaid) {  // the last run's axes do not stay (found in the Xvfb walk)
+        m_loss->xAxis->setRange(0, 1);
+        m_loss->yAxis->setRange(0, 1);
+    }
     m_loss->replot(QCustomPlot::rpQueuedReplot);
 }
 

@@ -108,6 +108,7 @@ void TrainingView::createControls()
 void TrainingView::createPlots()
 {
     m_loss = new QCustomPlot;
+    m_loss->setObjectName(QStringLiteral("lossPlot"));
     m_pointwise = new QCustomPlot;
     m_side = new QCustomPlot;
     stylePlot(m_loss, tr("step"), tr("loss"));
