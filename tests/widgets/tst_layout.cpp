@@ -25,6 +25,7 @@
 #include "lengen/engine/probes.h"
 #include "lengen/engine/run_control.h"
 #include "lengen/engine/sweep.h"
+#include "lengen/engine/sweep_aggregate.h"
 #include "lengen/engine/trainer.h"
 #include "main_window.h"
 #include "qcp.h"
@@ -77,7 +78,7 @@ private Q_SLOTS:
 
 private:
     std::vector<State> states() const;
-    QString m_runs, m_rope, m_nope, m_alibi, m_sweep;
+    QString m_runs, m_rope, m_nope, m_alibi, m_sweep, m_taskSweep;
 };
 
 void TestLayout::initTestCase()
@@ -126,6 +127,44 @@ void TestLayout::initTestCase()
         test::evaluateSmall(engine::train(cell.config, o, control, quiet).runFile, {"standard"});
     }
     m_sweep = QString::fromStdString(S);
+    // A sweep over three tasks (its aggregate written as aggregating would write it): a grid of
+    // three panels in a row, what the Xvfb walk found 265 px wide at 1280 x 800.
+    const std::string T = runs + "/tasks";
+    std::filesystem::create_directories(T);
+    test::writeFile(T, "base.yaml", test::tinyConfig());
+    test::writeFile(T, "sweep.yaml", "base: base.yaml\naxes:\n  pe: [rope, nope]\n");
+    engine::prepareSweep(T);
+    engine::SweepAggregate a;
+    a.sweep = "tasks";
+    a.groupBy = {"task", "pe"};
+    for (const char* task :
+         {"linear_regression", "sparse_linear_regression", "relu_2nn_regression"})
+        for (const char* pe : {"rope", "nope"}) {
+            engine::AggregateSet set;
+            set.kind = "eval";
+            set.name = "standard";
+            set.group = std::string("task=") + task + ",pe=" + pe;
+            set.groupAxes = {{"task", task}, {"pe", pe}};
+            set.task = task;
+            set.trainPoints = set.trainedPoints = 7;
+            set.nPoints = 12;
+            set.dims = 3;
+            set.zeroEstimator = 3;
+            engine::AggregateCurve c;
+            c.key = c.label = pe;
+            c.transformer = true;
+            for (int k = 0; k < 12; ++k) {
+                c.mean.push_back(3.0 / (1 + k) + (k > 7 ? 0.3 * (k - 7) : 0));
+                c.low.push_back(c.mean.back() * 0.8);
+                c.high.push_back(c.mean.back() * 1.2);
+                c.seeds.push_back(2);
+            }
+            c.band = "min-max";
+            set.curves.push_back(c);
+            a.sets.push_back(set);
+        }
+    engine::writeAggregate(engine::aggregateFileFor(T), a);
+    m_taskSweep = QString::fromStdString(T);
 }
 
 // Every state that draws a plot, in the order a user meets them.
@@ -201,6 +240,12 @@ std::vector<State> TestLayout::states() const
              tab(w, sweeps);
              sweeps->setSweep(m_sweep);
              sweeps->aggregate();
+         }},
+        {"Sweeps, three tasks",
+         [=](studio::MainWindow& w) {
+             auto* sweeps = w.findChild<ui::SweepsView*>();
+             tab(w, sweeps);
+             sweeps->setSweep(m_taskSweep);
          }},
     };
 }

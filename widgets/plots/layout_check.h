@@ -25,6 +25,15 @@ inline constexpr int kPlotMinHeight = 300;
 /// One panel row of a grid figure (panel title, ticks, x label) and its title above the rows.
 inline constexpr int kPanelRowHeight = 290;
 inline constexpr int kGridTitleHeight = 70;
+/// The least size of a grid figure's widget (Compare's panels, the Sweeps grid): each panel a
+/// readable data area (300 px beside its tick labels), the shared legend beside them, a row
+/// per kPanelRowHeight. Three panels in a row need more than 1280 px, so such a figure scrolls
+/// sideways there (the Xvfb walk found three panels 265 px wide at 1280 x 800).
+inline constexpr int gridMinimumWidth(int columns) { return columns * 370 + 220; }
+inline constexpr int gridMinimumHeight(int rows)
+{
+    return rows * kPanelRowHeight + kGridTitleHeight;
+}
 
 struct LayoutLimits {
     int minDataWidth = 300;        ///< px: a main panel's data area

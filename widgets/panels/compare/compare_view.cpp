@@ -319,8 +319,7 @@ void CompareView::draw()
         const int rows = (int(grid.panels.size()) + grid.columns - 1) / std::max(grid.columns, 1);
         const int columns = std::min(std::max(grid.columns, 1), int(grid.panels.size()));
         // Every panel a readable data area; the area scrolls (both ways) when they do not fit.
-        m_plot->setMinimumSize(columns * plots::kPlotMinWidth * 4 / 5 + 220,
-                               rows * plots::kPanelRowHeight + plots::kGridTitleHeight);
+        m_plot->setMinimumSize(plots::gridMinimumWidth(columns), plots::gridMinimumHeight(rows));
         plots::buildGrid(*m_plot, grid);
     } else {
         m_plot->setMinimumSize(plots::kPlotMinWidth, plots::kPlotMinHeight);

@@ -401,8 +401,7 @@ void SweepsView::drawFigure()
         const int panels = int(m_model.figure()->panels.size());
         const int columns = std::max(1, std::min(m_model.figure()->columns, panels));
         const int rows = (panels + columns - 1) / columns;
-        m_plot->setMinimumSize(columns * plots::kPlotMinWidth * 4 / 5 + 220,
-                               rows * plots::kPanelRowHeight + plots::kGridTitleHeight);
+        m_plot->setMinimumSize(plots::gridMinimumWidth(columns), plots::gridMinimumHeight(rows));
         plots::buildGrid(*m_plot, *m_model.figure());
         m_figureStack->setCurrentWidget(m_plotScroll);
     } else {  // a sentence, not empty axes
