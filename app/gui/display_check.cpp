@@ -1,5 +1,6 @@
 #include "display_check.h"
 
+#include <dlfcn.h>
 #include <fcntl.h>
 #include <netdb.h>
 #include <poll.h>
@@ -8,9 +9,11 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <chrono>
 #include <cstddef>
 #include <cstring>
 #include <string>
+#include <thread>
 
 #include <QDir>
 #include <QLibraryInfo>
@@ -92,6 +95,49 @@ bool xServerAnswers(const std::string& display)
     return tcpAnswers(host, 6000 + std::stoi(number));
 }
 
+// What libxcb (the library Qt's xcb platform connects through) says when it connects to
+// `display`, the X protocol's handshake and the user's Xauthority included: 0 when it connects,
+// else its error (1: the connection failed or was closed, 5: a display it cannot parse, …);
+// -1 when libxcb is not there to ask (the socket check stands alone then). Loaded at run time:
+// Qt's platform plugin needs it anyway, and nothing is linked for this.
+int xcbConnectError(const std::string& display)
+{
+    void* lib = ::dlopen("libxcb.so.1", RTLD_LAZY | RTLD_LOCAL);
+    if (!lib)
+        return -1;
+    using Connect = void* (*)(const char*, int*);
+    using HasError = int (*)(void*);
+    using Disconnect = void (*)(void*);
+    const auto connect = reinterpret_cast<Connect>(::dlsym(lib, "xcb_connect"));
+    const auto hasError = reinterpret_cast<HasError>(::dlsym(lib, "xcb_connection_has_error"));
+    const auto disconnect = reinterpret_cast<Disconnect>(::dlsym(lib, "xcb_disconnect"));
+    int error = -1;
+    if (connect && hasError && disconnect) {
+        void* c = connect(display.c_str(), nullptr);
+        error = hasError(c);
+        disconnect(c);
+    }
+    ::dlclose(lib);
+    return error;
+}
+
+// Whether Qt's connection will be taken: a few tries, 0.1 to 0.8 s apart, since a server that
+// has just started, or that refused one connection, answers the next (issue 80, defect 26: the
+// studio once aborted with Qt's "could not connect to display" on a display that answered
+// xdpyinfo, and started on the retry). Returns libxcb's last error, 0 when it connected.
+int xcbRefuses(const std::string& display)
+{
+    int error = 0;
+    for (int attempt = 0; attempt < 5; ++attempt) {
+        if (attempt > 0)
+            std::this_thread::sleep_for(std::chrono::milliseconds(100 << (attempt - 1)));
+        error = xcbConnectError(display);
+        if (error <= 0)
+            return 0;
+    }
+    return error;
+}
+
 // Why Qt cannot open a window through WAYLAND_DISPLAY ("" when it can): Qt picks Wayland only
 // where its platform plugin is installed (Debian's qt6-wayland; otherwise it falls back to xcb,
 // which aborts without DISPLAY), and the compositor's socket must answer.
@@ -129,6 +175,13 @@ QString displayProblem(const DisplayEnvironment& env)
     if (display.size() > 255 || !xServerAnswers(display.toStdString()))
         return QStringLiteral("no X server answers on the display DISPLAY=%1")
             .arg(QString::fromLocal8Bit(display));
+    if (const int error = xcbRefuses(display.toStdString()); error > 0)
+        return QStringLiteral("the X server on DISPLAY=%1 refuses the connection (libxcb error "
+                              "%2, after 5 tries over 1.5 s): its Xauthority (XAUTHORITY, "
+                              "xauth list) may not hold this display's cookie, or it serves "
+                              "no more clients")
+            .arg(QString::fromLocal8Bit(display))
+            .arg(error);
     return {};
 }
 
