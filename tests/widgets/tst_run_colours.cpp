@@ -36,6 +36,7 @@ private Q_SLOTS:
     void overlayWithNoRunShownNamesEveryCurve();
     void oneColourPerValueAndSwatchesFollowWhatIsDrawn();
     void aClosedRunLeavesNoCurveAxesOrLegend();
+    void theTrainTabDrawsARunInItsColour();
 
 private:
     std::string m_runs, m_rope, m_nope, m_ropeSeed2;
@@ -249,6 +250,32 @@ void TestRunColours::aClosedRunLeavesNoCurveAxesOrLegend()
         entries += qobject_cast<QCPPlottableLegendItem*>(loss->legend->item(i)) != nullptr;
     QCOMPARE(entries, 0);
     QCOMPARE(loss->xAxis->range().upper, 1.0);
+}
+
+// Issue 80, defect 23 (the Xvfb walk): the Train tab drew the open run blue alone and in its
+// own colour once runs were overlaid, its per-position panel orange. It draws the run in the
+// colour it has everywhere: loss, its lightened raw trace, the per-position curve, the swatch.
+void TestRunColours::theTrainTabDrawsARunInItsColour()
+{
+    ui::RunController controller;
+    ui::TrainingView view(controller);
+    view.showRunLog(QString::fromStdString(m_nope));
+    const auto colour = plots::runColor(runId(m_nope));
+    const auto alone = view.lossFigure();
+    QCOMPARE(alone.series.size(), size_t(2));
+    QCOMPARE(alone.series[1].color, colour);
+    QVERIFY(alone.series[0].color != colour);  // the raw trace, lightened
+    auto* pointwise = view.findChild<QCustomPlot*>("pointwisePlot");
+    QVERIFY(pointwise);
+    QCOMPARE(pointwise->graph(0)->pen().color(), QColor(QString::fromStdString(colour)));
+    view.setOverlays({QString::fromStdString(m_rope)});
+    QCOMPARE(view.lossFigure().series[0].color, colour);  // the same once runs are overlaid
+    ui::RunTableModel table;
+    table.setFolders({QString::fromStdString(m_runs)});
+    const int row = table.rowOfPath(QString::fromStdString(m_nope));
+    QCOMPARE(
+        table.data(table.index(row, ui::RunTableModel::Task), Qt::DecorationRole).value<QColor>(),
+        QColor(QString::fromStdString(colour)));  // the swatch: drawn here, in it
 }
 
 QTEST_MAIN(TestRunColours)

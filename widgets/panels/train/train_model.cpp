@@ -156,6 +156,13 @@ QVector<double> TrainModel::smoothed(const QVector<double>& raw) const
     return emaSmoothed(raw, m_smoothing);
 }
 
+std::string TrainModel::runKey() const
+{
+    return m_runId.empty() ? m_runFile.toStdString() : m_runId;
+}
+
+std::string TrainModel::runColor() const { return plots::shownRunColor(runKey()); }
+
 plots::FigureSpec TrainModel::lossFigure() const
 {
     const auto& raw = shownSeries();
@@ -172,13 +179,17 @@ plots::FigureSpec TrainModel::lossFigure() const
     e.x = r.x;
     const auto ema = smoothed(raw);
     e.y.assign(ema.begin(), ema.end());
-    r.color = "#8CB9D9";  // the raw curve as drawn: the EMA's blue, lightened
+    // The run in its colour, the one it has in every view (issue 80, defect 23: blue here
+    // alone, its own colour once runs were overlaid); the raw curve that colour, lightened.
+    e.color = runColor();
+    QColor light(QString::fromStdString(e.color));
+    light.setRgbF(0.45 * light.redF() + 0.55, 0.45 * light.greenF() + 0.55,
+                  0.45 * light.blueF() + 0.55);
+    r.color = light.name().toStdString();
     r.width = 1;
-    e.color = "#0173B2";
     f.series = {r, e};
     if (overlaid()) {  // as drawn: each run's smoothed curve in the colour it is shown in
         e.name = (m_runName + " · ").toStdString() + e.name;
-        e.color = plots::shownRunColor(m_runId.empty() ? m_runFile.toStdString() : m_runId);
         f.series.clear();
         if (!m_steps.isEmpty())  // no run shown: the overlaid runs alone (it was a nameless entry)
             f.series.push_back(e);
@@ -198,11 +209,10 @@ plots::FigureSpec TrainModel::lossFigure() const
     }
     // The runs drawn in their colours (overlaid), whose swatches the Runs list shows.
     std::vector<std::string> drawn;
-    if (overlaid()) {
-        drawn.push_back(m_runId.empty() ? m_runFile.toStdString() : m_runId);
-        for (const auto& o : m_overlays)
-            drawn.push_back(o.runId);
-    }
+    if (!m_steps.isEmpty())
+        drawn.push_back(runKey());
+    for (const auto& o : m_overlays)
+        drawn.push_back(o.runId);
     plots::setRunsDrawn("train", drawn);
     return f;
 }

@@ -56,6 +56,9 @@ public:
 
     const QString& runFile() const { return m_runFile; }
     const std::string& runId() const { return m_runId; }
+    /// The colour the shown run is drawn in here (its loss, its per-position curve): the one it
+    /// has in every view (plots::shownRunColor by its run id).
+    std::string runColor() const;
     const QString& runName() const { return m_runName; }
     QString title() const;
     const std::string& status() const { return m_status; }
@@ -104,6 +107,7 @@ public:
     TrainControls controls(const std::optional<JobInfo>& live) const;
 
 private:
+    std::string runKey() const;  ///< the run id, or its file while it has none
     QString m_runFile, m_runName, m_title, m_writer, m_liveRunFile, m_liveHeader;
     std::string m_runId, m_status;
     quint64 m_liveJob = 0;

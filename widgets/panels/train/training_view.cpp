@@ -192,6 +192,8 @@ void TrainingView::redrawAll()
 void TrainingView::redrawPointwise()
 {
     const auto [k, v] = m_model.pointwise();
+    if (!m_model.steps().isEmpty())  // the run's colour, as its loss is drawn
+        m_pointwise->graph(0)->setPen(QPen(QColor(QString::fromStdString(m_model.runColor())), 2));
     m_pointwise->graph(0)->setData(k, v, true);
     m_pointwise->rescaleAxes();
     m_pointwise->replot(QCustomPlot::rpQueuedReplot);

@@ -110,6 +110,7 @@ void TrainingView::createPlots()
     m_loss = new QCustomPlot;
     m_loss->setObjectName(QStringLiteral("lossPlot"));
     m_pointwise = new QCustomPlot;
+    m_pointwise->setObjectName(QStringLiteral("pointwisePlot"));
     m_side = new QCustomPlot;
     stylePlot(m_loss, tr("step"), tr("loss"));
     // A short y label: the long one was clipped at 1280 × 800 (issue 52); the tooltip says it all.
