@@ -5,6 +5,7 @@
 #include <QTest>
 
 #include <algorithm>
+#include <cmath>
 #include <set>
 
 #include "compare_differences.h"
@@ -107,6 +108,15 @@ void TestCompare::compareGroupKeepsItsColourAndFlagsMixedEvaluations()
         QVERIFY2(!runColours.count(c), c.c_str());
     for (int i = 0; i < 10; ++i)
         QVERIFY(!baselineColours.count(plots::paletteColor(i).name().toStdString()));
+    // ... and apart from each other (charcoal and dark slate read as one in the Xvfb walk).
+    for (int i = 0; i < 4; ++i)
+        for (int j = i + 1; j < 4; ++j) {
+            const QColor a(QString::fromStdString(plots::baselineColor(i)));
+            const QColor b(QString::fromStdString(plots::baselineColor(j)));
+            const double d = std::hypot(a.red() - b.red(),
+                                        std::hypot(a.green() - b.green(), a.blue() - b.blue()));
+            QVERIFY2(d > 50, qPrintable(a.name() + " ~ " + b.name()));
+        }
     QVERIFY(ood.figure.series[0].color != plots::runColor(engine::readRunInfo(a).runId));
     QVERIFY2(standard.figure.series[0].name.find("⚠ mixed prompts 8/16") != std::string::npos,
              standard.figure.series[0].name.c_str());

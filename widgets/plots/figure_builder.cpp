@@ -455,8 +455,9 @@ QCPAxisRect* addZoomPanel(QCustomPlot& plot, QCPLayoutGrid* body, QCPAxisRect* m
 
 std::string baselineColor(int i)
 {
-    // Charcoal, dark brown, dark slate, indigo: apart from the colorblind palette runs take.
-    static const char* const tones[] = {"#36454F", "#5C4033", "#2F4F4F", "#4B0082"};
+    // Charcoal, brown, wine, indigo: apart from the colorblind palette runs take, and from
+    // each other (dark slate beside charcoal read as one, found in the Xvfb walk).
+    static const char* const tones[] = {"#36454F", "#8B5A2B", "#7A1F3D", "#4B0082"};
     return tones[((i % 4) + 4) % 4];
 }
 
