@@ -18,9 +18,11 @@
 #include <QSvgRenderer>
 #include <QTemporaryDir>
 #include <QTest>
+
 #include <QXmlStreamReader>
 #include <cmath>
 #include <cstdlib>
+#include <set>
 
 using namespace lengen::plots;
 using lengen::plots::testing::keep;
@@ -81,6 +83,7 @@ class TestPlots final : public QObject {
     Q_OBJECT
 
 private Q_SLOTS:
+    void twentyRunsTakeTwentyColours();
     void formatNames_data();
     void formatNames();
     void pngHasTheSizeAndTheColours_data();
@@ -546,6 +549,19 @@ void TestPlots::legendClickHidesACurveAndHoverReadsValues()
     QTest::mouseClick(&plot, Qt::LeftButton, {}, entry);
     QVERIFY(hiddenSeries(plot).isEmpty());
     QVERIFY(nearestPoints(plot, 10.2).contains("RoPE 5.73"));  // 20 exp(-10 / 8)
+}
+
+// Issue 80, defect 23 (the Xvfb walk): past ten runs or groups the palette repeated, so two
+// encodings of a 19-run comparison shared a colour. Twenty take twenty colours, none a
+// baseline's tone, before any repeats.
+void TestPlots::twentyRunsTakeTwentyColours()
+{
+    std::set<std::string> colours;
+    for (int i = 0; i < 20; ++i)
+        colours.insert(runColor("twenty-" + std::to_string(i)));
+    QCOMPARE(colours.size(), size_t(20));
+    for (int i = 0; i < 4; ++i)
+        QVERIFY(!colours.count(baselineColor(i)));
 }
 
 QTEST_MAIN(TestPlots)

@@ -18,7 +18,7 @@ QColor paletteColor(int i);
 /// A run's colour ("#rrggbb") for the life of the process, so a run looks the same in every
 /// view that draws several runs (comparison, training overlay, the run table's swatch) and in
 /// their exports: a key (the run id) gets the first palette colour no other key holds, in the
-/// order keys are first drawn; past ten runs colours repeat. GUI thread only.
+/// order keys are first drawn; past twenty runs colours repeat. GUI thread only.
 std::string runColor(const std::string& key);
 /// The colour `key` already holds, or "" if no view has drawn it yet. A key shown as another
 /// (a run drawn as its group's curve) answers that one's colour.

@@ -16,6 +16,15 @@ namespace {
 const char* const kPalette[] = {"#0173B2", "#DE8F05", "#029E73", "#D55E00", "#CC78BC",
                                 "#CA9161", "#FBAFE4", "#949494", "#ECE133", "#56B4E9"};
 constexpr int kPaletteSize = static_cast<int>(sizeof kPalette / sizeof kPalette[0]);
+// The colours runs and groups take, in the order they are given (issue 80, defect 23): the
+// palette with its light blue last (beside its blue, two groups read as one), then ten more
+// apart from all of them and from the baselines' tones (CIELAB ΔE over 28), so twenty runs or
+// encodings are told apart before a colour repeats.
+const char* const kRunColors[] = {"#0173B2", "#DE8F05", "#029E73", "#D55E00", "#CC78BC",
+                                  "#CA9161", "#FBAFE4", "#949494", "#ECE133", "#56B4E9",
+                                  "#66A61E", "#800000", "#008080", "#E41A1C", "#DBDB8D",
+                                  "#8DD3C7", "#FB8072", "#808000", "#FF1493", "#00FF7F"};
+constexpr int kRunColorCount = static_cast<int>(sizeof kRunColors / sizeof kRunColors[0]);
 
 // Tick labels can reach half their width past the last tick; an invisible right/top axis
 // reserves no room for that, so the outermost label would be clipped at the image edge.
@@ -53,14 +62,14 @@ std::string runColor(const std::string& key)
 {
     auto& colors = runColors();
     if (const auto it = colors.find(key); it != colors.end())
-        return kPalette[it->second];
-    // The least used palette colour, lowest index first: unique for the first ten runs.
-    std::vector<int> uses(kPaletteSize, 0);
+        return kRunColors[it->second];
+    // The least used colour, first in kRunColors' order: unique for the first twenty runs.
+    std::vector<int> uses(kRunColorCount, 0);
     for (const auto& [k, i] : colors)
         ++uses[size_t(i)];
     const int pick = int(std::min_element(uses.begin(), uses.end()) - uses.begin());
     colors.emplace(key, pick);
-    return kPalette[pick];
+    return kRunColors[pick];
 }
 
 std::string shownRunColor(const std::string& key)
@@ -102,7 +111,7 @@ std::string assignedRunColor(const std::string& key)
     const auto& colors = runColors();
     const auto alias = shownAs().find(key);
     const auto it = colors.find(alias == shownAs().end() ? key : alias->second);
-    return it == colors.end() ? std::string() : std::string(kPalette[it->second]);
+    return it == colors.end() ? std::string() : std::string(kRunColors[it->second]);
 }
 
 namespace style {
