@@ -1,11 +1,10 @@
-// Analysis ▸ Evaluate with interventions… and Probe attention under an intervention…: the
-// dialog lists what applies to the open run (engine::applicableInterventions on its stored
-// config) and the job goes to the worker like any evaluation or probe.
+// Analysis ▸ Evaluate with interventions… and Probe attention under an intervention…
+// (intervention_actions.h).
+
+#include "intervention_actions.h"
 
 #include <QDir>
-
 #include <QFileInfo>
-#include <QStatusBar>
 #include <algorithm>
 #include <functional>
 
@@ -15,7 +14,8 @@
 #include "lengen/engine/config.h"
 #include "lengen/engine/interventions.h"
 #include "lengen/engine/run_file.h"
-#include "main_window.h"
+#include "open_run_model.h"
+#include "run_controller.h"
 
 namespace lengen::studio {
 
@@ -52,24 +52,32 @@ void openInterventionDialog(QWidget* parent, ui::InterventionDialog::Mode mode, 
 }
 }  // namespace
 
-void MainWindow::evaluateWithInterventions()
+InterventionActions::InterventionActions(QWidget* window, ui::RunController& controller,
+                                         const ui::OpenRunModel& openRun,
+                                         engine::SessionSwitches switches)
+    : QObject(window), m_window(window), m_controller(controller), m_run(openRun),
+      m_switches(std::move(switches))
+{}
+
+void InterventionActions::evaluateWithInterventions()
 {
     const QString run = m_run.runFile();
     if (run.isEmpty())
-        return statusBar()->showMessage(tr("Open a run first (double-click it in the Runs list)"));
+        return Q_EMIT statusMessage(tr("Open a run first (double-click it in the Runs list)"));
     QString error;
     engine::RunConfig config;
     const auto applicable = applicableFor(run, config, error);
     if (applicable.isEmpty())
-        return showProblem(tr("Evaluate with interventions"), error);
-    openInterventionDialog(this, ui::InterventionDialog::Mode::Evaluate, run, config, applicable,
-                           [this, run](ui::InterventionDialog* d) {
+        return Q_EMIT problem(tr("Evaluate with interventions"), error);
+    openInterventionDialog(m_window, ui::InterventionDialog::Mode::Evaluate, run, config,
+                           applicable, [this, run](ui::InterventionDialog* d) {
                                if (m_run.runFile() == run)  // the run asked for is still open
                                    evaluateOpenRunWith(d->interventions(), d->methods());
                            });
 }
 
-void MainWindow::evaluateOpenRunWith(const QStringList& interventions, const QStringList& methods)
+void InterventionActions::evaluateOpenRunWith(const QStringList& interventions,
+                                              const QStringList& methods)
 {
     const QString run = m_run.runFile();
     if (run.isEmpty() || interventions.isEmpty())
@@ -89,15 +97,14 @@ void MainWindow::evaluateOpenRunWith(const QStringList& interventions, const QSt
         ui::JobKind::Evaluation,
         tr("evaluate %1 with %2").arg(QFileInfo(run).dir().dirName(), interventions.join(", ")),
         evalJob(run, o, m_switches), ui::runSubject(run));
-    statusBar()->showMessage(
-        tr("Evaluation with interventions queued: its progress is shown here"));
+    Q_EMIT statusMessage(tr("Evaluation with interventions queued: its progress is shown here"));
 }
 
-void MainWindow::probeWithIntervention()
+void InterventionActions::probeWithIntervention()
 {
     const QString run = m_run.runFile();
     if (run.isEmpty())
-        return statusBar()->showMessage(tr("Open a run first (double-click it in the Runs list)"));
+        return Q_EMIT statusMessage(tr("Open a run first (double-click it in the Runs list)"));
     QString error;
     engine::RunConfig config;
     auto applicable = applicableFor(run, config, error);
@@ -107,17 +114,17 @@ void MainWindow::probeWithIntervention()
         return row && row->manyPrompts;
     });
     if (applicable.size() <= 1)
-        return showProblem(tr("Probe under an intervention"),
-                           error.isEmpty() ? tr("No intervention changes this run's attention.")
-                                           : error);
-    openInterventionDialog(this, ui::InterventionDialog::Mode::Probe, run, config, applicable,
+        return Q_EMIT problem(tr("Probe under an intervention"),
+                              error.isEmpty() ? tr("No intervention changes this run's attention.")
+                                              : error);
+    openInterventionDialog(m_window, ui::InterventionDialog::Mode::Probe, run, config, applicable,
                            [this, run](ui::InterventionDialog* d) {
                                if (m_run.runFile() == run && !d->interventions().isEmpty())
                                    probeOpenRunUnder(d->interventions().front());
                            });
 }
 
-void MainWindow::probeOpenRunUnder(const QString& intervention)
+void InterventionActions::probeOpenRunUnder(const QString& intervention)
 {
     const QString run = m_run.runFile();
     if (run.isEmpty())
@@ -128,10 +135,9 @@ void MainWindow::probeOpenRunUnder(const QString& intervention)
     m_controller.enqueue(ui::JobKind::Probe,
                          tr("probe %1 under %2").arg(QFileInfo(run).dir().dirName(), intervention),
                          probeJob(run, o, m_switches), ui::runSubject(run));
-    statusBar()->showMessage(
-        tr("Attention probe under %1 queued; the Attention view shows it beside "
-           "the untouched map")
-            .arg(intervention));
+    Q_EMIT statusMessage(tr("Attention probe under %1 queued; the Attention view shows it beside "
+                            "the untouched map")
+                             .arg(intervention));
 }
 
 }  // namespace lengen::studio

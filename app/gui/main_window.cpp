@@ -60,6 +60,11 @@ MainWindow::MainWindow(const StudioOptions& options, QWidget* parent)
     setAcceptDrops(true);
     buildViews(options.configRoot);
     buildDocks();
+    m_interventions = new InterventionActions(this, m_controller, m_run, m_switches);
+    connect(m_interventions, &InterventionActions::statusMessage, this,
+            [this](const QString& message) { statusBar()->showMessage(message); });
+    connect(m_interventions, &InterventionActions::problem, this,
+            [this](const QString& title, const QString& message) { showProblem(title, message); });
     m_savedViews = new SavedViewsController(this, m_browser, m_compare, m_hparams);
     connect(m_savedViews, &SavedViewsController::statusMessage, this,
             [this](const QString& message, int ms) { statusBar()->showMessage(message, ms); });
@@ -121,7 +126,7 @@ void MainWindow::buildViews(const QString& configRoot)
         m_eval->addRunButton(tr("With interventions…"),
                              tr("Evaluate under training-free length extensions (PI, YaRN, Λ-mask, "
                                 "windows, truncation, …), each overlaid on the untouched model")),
-        &QPushButton::clicked, this, &MainWindow::evaluateWithInterventions);
+        &QPushButton::clicked, this, [this] { m_interventions->evaluateWithInterventions(); });
     m_attention = new ui::AttentionView;
     m_compare = new ui::CompareView;
     m_tabs = new QTabWidget;

@@ -7,6 +7,7 @@
 #include <QPointer>
 #include <QTimer>
 
+#include "intervention_actions.h"
 #include "open_run_model.h"
 #include "run_controller.h"
 #include "saved_views_controller.h"
@@ -76,14 +77,9 @@ public:
     void train(const ui::TrainRequest& request);
     void evaluateOpenRun();
     void probeOpenRun();
-    /// Asks which interventions (docs/interventions.md) that apply to the open run to evaluate
-    /// or to probe the attention under, then queues the job (intervention_actions.cpp).
-    void evaluateWithInterventions();
-    void probeWithIntervention();
-    /// The same without the dialog: queues an evaluation of `methods` with these specs.
-    void evaluateOpenRunWith(const QStringList& interventions, const QStringList& methods);
-    /// Queues the attention probe of the open run under one intervention.
-    void probeOpenRunUnder(const QString& intervention);
+    /// Evaluate with interventions… and Probe under an intervention… (docs/interventions.md)
+    /// for the open run: InterventionActions.
+    InterventionActions& interventionActions() { return *m_interventions; }
     /// Continues a stopped or interrupted run in the worker (the Train tab's Resume).
     void resumeRun(const QString& runFile);
     /// The Runs list's menu (issue 72): one queued evaluation (every method of the run's task)
@@ -147,8 +143,9 @@ private:
     ui::SweepsView* m_sweeps = nullptr;
     ui::JobsPanel* m_jobs = nullptr;
     ui::OpenRunModel m_run;
-    SavedViewsController* m_savedViews = nullptr;  ///< a child: the View menu's saved views
-    QPointer<QDialog> m_importOffer;               ///< the import offer while it is up
+    SavedViewsController* m_savedViews = nullptr;    ///< a child: the View menu's saved views
+    InterventionActions* m_interventions = nullptr;  ///< a child: the interventions' dialogs
+    QPointer<QDialog> m_importOffer;                 ///< the import offer while it is up
 };
 
 }  // namespace lengen::studio

@@ -156,10 +156,10 @@ void MainWindow::buildAnalysisMenu()
     analysis->addAction(tr("&Probe open run (attention, attacks, serial position)"), this,
                         &MainWindow::probeOpenRun);
     analysis->addAction(tr("Evaluate with &interventions…"),
-                        QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_E), this,
-                        &MainWindow::evaluateWithInterventions);
-    analysis->addAction(tr("Probe attention under an i&ntervention…"), this,
-                        &MainWindow::probeWithIntervention);
+                        QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_E), m_interventions,
+                        &InterventionActions::evaluateWithInterventions);
+    analysis->addAction(tr("Probe attention under an i&ntervention…"), m_interventions,
+                        &InterventionActions::probeWithIntervention);
     analysis->addAction(tr("Export &all figures of the open run…"), this, [this] {
         const QString openRun = m_run.runFile();
         if (openRun.isEmpty())

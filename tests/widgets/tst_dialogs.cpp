@@ -80,6 +80,7 @@ private Q_SLOTS:
     void initTestCase() { QCoreApplication::setApplicationName("lengen-studio-test-dialogs"); }
     void askReturnsAtOnceAndAnswersLater();
     void exportTargetAsksResolutionForPngOnly();
+    void interventionsAreAskedForTheOpenRun();
     void exportAllAsksFolderThenResolution();
     void importOfferDoesNotBlock();
     void newSweepWritesWhereTheRunsListLooks();
@@ -179,6 +180,34 @@ void TestDialogs::exportTargetAsksResolutionForPngOnly()
     QCOMPARE(chosen.size(), size_t(2));
     QCOMPARE(chosen[1].path, tmp.filePath("plot.csv"));
     QVERIFY(!shown<QInputDialog>(parent, "ask-integer"));
+}
+
+// Issue 82 §5: Analysis ▸ Evaluate with interventions… is InterventionActions' (a class of its
+// own): without an open run it says what to do; with one its dialog asks (open(), not exec())
+// and an answer queues the evaluation of that run.
+void TestDialogs::interventionsAreAskedForTheOpenRun()
+{
+    const QString runs = QString::fromStdString(test::scratchDir("dialogs-interventions"));
+    const QString run = QString::fromStdString(test::trainTiny(runs.toStdString(), "rope"));
+    studio::MainWindow w(test::studioOptions(runs));
+    w.show();
+    QSignalSpy said(&w.interventionActions(), &studio::InterventionActions::statusMessage);
+    auto* menu = action(w, "Evaluate with interventions");
+    QVERIFY(menu);
+    menu->trigger();
+    QCOMPARE(said.size(), 1);
+    QVERIFY2(said.at(0).at(0).toString().startsWith("Open a run first"),
+             qPrintable(said.at(0).at(0).toString()));
+    QVERIFY(w.openRun(run));
+    menu->trigger();
+    auto* dialog = shown<QDialog>(w, "interventionDialog");
+    QVERIFY2(dialog, "asked with open(): trigger() returned with it up");
+    dialog->reject();
+    w.interventionActions().evaluateOpenRunWith({"yarn"}, {"standard"});
+    QCOMPARE(w.controller().jobs().size(), qsizetype(1));
+    QCOMPARE(w.controller().jobs().front().kind, ui::JobKind::Evaluation);
+    w.controller().stop(w.controller().jobs().front().id);
+    QVERIFY(test::waitIdle(w.controller(), 120000));
 }
 
 void TestDialogs::exportAllAsksFolderThenResolution()
