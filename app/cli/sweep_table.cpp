@@ -7,7 +7,6 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
-#include <cstdlib>
 #include <tuple>
 #include <utility>
 
@@ -35,14 +34,6 @@ std::vector<std::string> sweepTableKeys(const engine::SweepAggregate& aggregate,
     return keys;
 }
 
-// A group value, a number where it reads whole as one ("8000"; "rope" is text).
-RunTableCell keyCell(const std::string& text)
-{
-    char* end = nullptr;
-    const double v = text.empty() ? engine::kNoValue : std::strtod(text.c_str(), &end);
-    return {text, end && *end == '\0' ? v : engine::kNoValue};
-}
-
 RunTableCell numberCell(double v, std::string text) { return {std::move(text), v}; }
 
 // One group's cells: its axis values (or its name where the sweep has no axes), seeds, band;
@@ -59,7 +50,7 @@ std::vector<RunTableCell> sweepTableRow(const engine::AggregateRow& r,
         for (const auto& [k, val] : r.set->groupAxes)
             if (k == key)
                 v = val;
-        cells.push_back(keyCell(v));
+        cells.push_back(engine::textCell(v));
     }
     cells.push_back(numberCell(double(r.seeds), std::to_string(r.seeds)));
     cells.push_back({r.band, engine::kNoValue});

@@ -426,6 +426,19 @@ class File:
         return np.asarray(v).astype(target, copy=False)
 
 
+    def check_format(self, name, what, newest, versioned=None):
+        """The root says `format` = name and a `format_version` this package reads (at most
+        `newest`), which it returns; else RunFileError: "not a LenGen <what> (HDF5, but
+        foreign)" or "<versioned, else what> format N is newer than this package reads"."""
+        fmt = self.attr_str("/", "format") if self.has_attr("/", "format") else None
+        if fmt != name:
+            raise RunFileError(self.path, None, "not a LenGen %s (HDF5, but foreign)" % what)
+        version = self.attr_int("/", "format_version")
+        if version > newest:
+            raise RunFileError(self.path, None, "%s format %d is newer than this package reads "
+                               "(%d)" % (versioned or what, version, newest))
+        return version
+
     def curve_columns(self, path):
         """The four columns of a stored curve (mean, std, bootstrap_low, bootstrap_high), as
         evaluations and probes store them; one length or an error naming the group."""

@@ -107,14 +107,7 @@ class Run(EvaluationsMixin, ProbesMixin):
             return None
         f = _h5.File(self.analysis_path)
         try:
-            fmt = f.attr_str("/", "format") if f.has_attr("/", "format") else None
-            if fmt != "lengen-analysis":
-                raise RunFileError(self.analysis_path, None,
-                                   "not a LenGen analysis file (HDF5, but foreign)")
-            version = f.attr_int("/", "format_version")
-            if version > ANALYSIS_FORMAT:
-                raise RunFileError(self.analysis_path, None, "analysis file format %d is newer "
-                                   "than this package reads (%d)" % (version, ANALYSIS_FORMAT))
+            f.check_format("lengen-analysis", "analysis file", ANALYSIS_FORMAT)
             f.attr_str("/", "run_id", required=False)
         except BaseException:
             f.close()
@@ -122,14 +115,7 @@ class Run(EvaluationsMixin, ProbesMixin):
         return f
 
     def _check_header(self, f):
-        fmt = f.attr_str("/", "format") if f.has_attr("/", "format") else None
-        if fmt != "lengen-run":
-            raise RunFileError(self.path, None, "not a LenGen run file (HDF5, but foreign)")
-        version = f.attr_int("/", "format_version")
-        if version > RUN_FORMAT:
-            raise RunFileError(self.path, None, "run file format %d is newer than this package "
-                               "reads (%d)" % (version, RUN_FORMAT))
-        return version
+        return f.check_format("lengen-run", "run file", RUN_FORMAT)
 
     # -- the run ------------------------------------------------------------------------
 

@@ -140,14 +140,8 @@ class Sweep:
         if not os.path.lexists(self.aggregate_path):
             return None
         with _h5.File(self.aggregate_path) as f:
-            fmt = f.attr_str("/", "format") if f.has_attr("/", "format") else None
-            if fmt != "lengen-sweep-aggregate":
-                raise RunFileError(self.aggregate_path, None,
-                                   "not a LenGen sweep aggregate (HDF5, but foreign)")
-            version = f.attr_int("/", "format_version")
-            if version > AGGREGATE_FORMAT:
-                raise RunFileError(self.aggregate_path, None, "aggregate format %d is newer than "
-                                   "this package reads (%d)" % (version, AGGREGATE_FORMAT))
+            f.check_format("lengen-sweep-aggregate", "sweep aggregate", AGGREGATE_FORMAT,
+                           versioned="aggregate")
             head = {"sweep": f.attr_str("/", "sweep"),
                     "group_by": [l for l in f.attr_str("/", "group_by").split("\n") if l],
                     "bootstrap_trials": f.attr_int("/", "bootstrap_trials"),

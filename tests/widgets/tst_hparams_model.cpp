@@ -4,6 +4,7 @@
 #include <QtTest>
 
 #include <algorithm>
+#include <cmath>
 #include <string>
 #include <vector>
 
@@ -60,6 +61,7 @@ private Q_SLOTS:
     void anAxisDraggedTakesTheOthersPlace();
     void aSavedViewKeepsWhatWasChosen();
     void theRunsShownAreTheModelsNotTheViews();
+    void aSeedAxisIsNeverLog();
 };
 
 void TstHParamsModel::unchosenAxesFollowTheRuns()
@@ -245,6 +247,40 @@ void TstHParamsModel::theRunsShownAreTheModelsNotTheViews()
     QVERIFY(runs.askToSelect({"/runs/r0/run.h5", "/runs/r2/run.h5"}, true, false));
     QVERIFY(!runs.askToSelect({}, false, false));
     QCOMPARE(runs.askedToSelect(), QStringList());
+}
+
+// Found in the Xvfb walk: a run seeded 1903147566 beside seeds 1..4 put the seed axis on a log
+// scale, ten cramped ticks 1e+00…1e+09. A seed is a name: linear; a learning rate stays log.
+// (Moved from tst_hparams: the figure's spec, no window.)
+void TstHParamsModel::aSeedAxisIsNeverLog()
+{
+    std::vector<engine::RunIndexEntry> runs;
+    std::vector<std::string> labels;
+    for (int i = 0; i < 9; ++i) {
+        engine::RunIndexEntry e;
+        e.path = "/runs/s" + std::to_string(i) + "/run.h5";
+        e.info.runId = "s" + std::to_string(i);
+        e.info.status = "done";
+        e.steps = 100;
+        e.info.lastLoss = 0.1 * (i + 1);
+        e.config["training.learning_rate"] = std::to_string(1e-5 * std::pow(10.0, i % 4));
+        // seeds 1..4: all above 0, as a log axis needs; one drawn at random by a user
+        e.config["training.seed"] = i == 4 ? "1903147566" : std::to_string(i % 4 + 1);
+        runs.push_back(e);
+        labels.push_back(e.info.runId);
+    }
+    const auto table = engine::runTable(runs, labels, {});
+    figures::HParamsChoice choice;
+    choice.axes = {"training.seed", "training.learning_rate", "final_loss"};
+    const auto spec = figures::hparamsSpec(table, choice);
+    int seed = -1, lr = -1;
+    for (size_t a = 0; a < spec.axes.size(); ++a) {
+        seed = spec.axes[a].name == "training.seed" ? int(a) : seed;
+        lr = spec.axes[a].name == "training.learning_rate" ? int(a) : lr;
+    }
+    QVERIFY(seed >= 0 && lr >= 0);
+    QVERIFY(!spec.axes[size_t(seed)].log);
+    QVERIFY(spec.axes[size_t(lr)].log);
 }
 
 QTEST_GUILESS_MAIN(TstHParamsModel)

@@ -84,6 +84,7 @@ class TestPlots final : public QObject {
 
 private Q_SLOTS:
     void twentyRunsTakeTwentyColours();
+    void parallelAxesScaleBothWays();
     void formatNames_data();
     void formatNames();
     void pngHasTheSizeAndTheColours_data();
@@ -562,6 +563,27 @@ void TestPlots::twentyRunsTakeTwentyColours()
     QCOMPARE(colours.size(), size_t(20));
     for (int i = 0; i < 4; ++i)
         QVERIFY(!colours.count(baselineColor(i)));
+}
+
+// A parallel-coordinates axis maps values to fractions and back, by decades on a log axis and
+// by place on a categorical one (moved here from tst_hparams).
+void TestPlots::parallelAxesScaleBothWays()
+{
+    ParallelAxis lr{"lr", false, {}, 1e-5, 1e-2, true};
+    QCOMPARE(axisFraction(lr, 1e-5), 0.0);
+    QVERIFY(std::fabs(axisFraction(lr, 1e-4) - 1.0 / 3) < 1e-12);  // decades, not values
+    QVERIFY(std::fabs(axisValue(lr, 2.0 / 3) - 1e-3) < 1e-15);
+    QVERIFY(std::isnan(axisFraction(lr, NAN)));
+    ParallelAxis pe{"pe", true, {"alibi", "nope", "rope"}};
+    QCOMPARE(axisFraction(pe, 2), 1.0);
+    QCOMPARE(axisFraction(pe, 1), 0.5);
+    // A drag to the end of a log axis keeps the end's run: 10^log10(max) can fall short of max.
+    ParallelAxis lr2{"lr", false, {}, 1e-5, 5e-4, true};
+    QCOMPARE(axisValue(lr2, 1.0), 5e-4);
+    QCOMPARE(axisValue(lr2, 0.0), 1e-5);
+    // One category sits at the middle, and a drag around it holds it.
+    ParallelAxis one{"status", true, {"finished"}};
+    QVERIFY(axisValue(one, 0.3) <= 0 && axisValue(one, 0.7) >= 0);
 }
 
 QTEST_MAIN(TestPlots)

@@ -30,7 +30,7 @@ struct ParallelAxis {
     bool integers = false;  ///< whole numbers only (seeds, layers): ticks at whole numbers
     /// Each category's colour ("#rrggbb") where it colours the rows: the one its value has in
     /// every view (plots::categoryColor, filled on the GUI thread); empty: the palette in order.
-    std::vector<std::string> categoryColors;
+    std::vector<std::string> categoryColors{};
 };
 
 /// A brush: the rows whose value on `axis` lies in [low, high] (data values; a categorical

@@ -5,7 +5,6 @@
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
-#include <cctype>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -205,8 +204,10 @@ RunTableCell runCell(const RunIndexEntry& r, const std::string& column)
         return {};
     }
     const auto text = runValue(r, column).value_or("");
-    return {text, asNumber(text)};
+    return textCell(text);
 }
+
+RunTableCell textCell(const std::string& text) { return {text, asNumber(text)}; }
 
 std::vector<std::string> runColumnNames(const std::vector<const RunIndexEntry*>& runs)
 {
@@ -380,6 +381,8 @@ RunTableCell runListSortCell(const RunIndexEntry& r, const std::string& column)
         return number(r.points);
     if (column == "run_id")
         return text(r.info.runId);
+    if (column == "status")  // the stored word, as the studio sorts it ("cancelled", not "stopped")
+        return text(r.info.status);
     if (column == "notes")
         return text(r.info.notes);
     if (column == "tags") {
@@ -396,11 +399,6 @@ void sortRunsBy(std::vector<RunIndexEntry>& runs, const std::string& column, boo
     std::vector<std::pair<RunTableCell, std::size_t>> keys;
     for (std::size_t i = 0; i < runs.size(); ++i)
         keys.push_back({runListSortCell(runs[i], column), i});
-    const auto lower = [](std::string s) {
-        std::transform(s.begin(), s.end(), s.begin(),
-                       [](unsigned char c) { return std::tolower(c); });
-        return s;
-    };
     // A cell's rank: none, then numbers, then texts (what a mixed column holds).
     const auto rank = [](const RunTableCell& c) {
         return std::isfinite(c.value) ? 1 : c.text.empty() ? 0 : 2;
@@ -412,7 +410,7 @@ void sortRunsBy(std::vector<RunIndexEntry>& runs, const std::string& column, boo
             return rank(x) < rank(y);
         if (rank(x) == 1)
             return x.value < y.value;
-        return rank(x) == 2 && lower(x.text) < lower(y.text);
+        return rank(x) == 2 && x.text < y.text;
     });
     std::vector<RunIndexEntry> sorted;
     sorted.reserve(runs.size());

@@ -44,6 +44,9 @@ RunTable runTable(const std::vector<const RunIndexEntry*>& runs,
 /// columns): a result (status, steps, final_loss, min_loss, steps_per_s, wall_s,
 /// "<method>@train", "<method>@longest") or a key (runValue), numbers with their value.
 RunTableCell runCell(const RunIndexEntry& run, const std::string& column);
+/// A cell of text, with its number where the text reads whole as one ("0.0003", "8000"; "rope"
+/// and "[1, 2]" have none): how a key's value enters a table.
+RunTableCell textCell(const std::string& text);
 /// Every column the runs offer beyond the label, as `lengen runs --columns` names them: the
 /// results, each stored method's two, then every config key any run has (sorted).
 std::vector<std::string> runColumnNames(const std::vector<const RunIndexEntry*>& runs);
@@ -64,8 +67,9 @@ std::string runListColumnKey(const std::string& name);
 /// size as hidden × 1000 + layers, dims, points, tags and notes as text, the rest as runCell)
 /// or any column runCell knows. Numbers in `value`; a run without one sorts first.
 RunTableCell runListSortCell(const RunIndexEntry& run, const std::string& column);
-/// Sorts runs by a Runs-list column as the studio's header does: numbers as numbers, texts
-/// case-insensitively, runs without a value first (last when descending); ties keep their order.
+/// Sorts runs by a Runs-list column as the studio's header does (its sort role): numbers as
+/// numbers, texts as written (case matters, as in Qt's sort), runs without a value first (last
+/// when descending); ties keep their order.
 void sortRunsBy(std::vector<RunIndexEntry>& runs, const std::string& column, bool descending);
 
 /// Whether a column of every runs table is a result (status, steps, final_loss, min_loss,
