@@ -172,7 +172,13 @@ void printInfoLog(const engine::RunFileInfo& info)
     else
         std::printf("log          empty\n");
     for (const auto& [name, values] : info.positionConstants) {
-        std::printf("PE %-9s", name.c_str());
+        // The label column is 13 wide, as every line's; a longer name (YaRN's
+        // original_max_position) has its values on the next line at that column.
+        const std::string label = "PE " + name;
+        if (label.size() <= 12)
+            std::printf("%-12s", label.c_str());
+        else
+            std::printf("%s\n%12s", label.c_str(), "");
         for (size_t i = 0; i < values.size() && i < 16; ++i)
             std::printf(" %.6g", values[i]);
         std::printf(values.size() > 16 ? " ... (%zu values)\n" : "\n", values.size());

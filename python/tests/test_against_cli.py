@@ -19,13 +19,13 @@ def info_text(run):
     fields, last = {}, None
     for line in out.splitlines():
         name, rest = line[:13].strip(), line[13:]
-        if line.startswith("PE "):  # "PE %-9s": a longer constant's name pushes its values
-            name, rest = "PE " + line.split()[1], " ".join(line.split()[2:])
+        if line.startswith("PE ") and line[12:13] != " ":
+            name, rest = line.strip(), ""  # a longer name: its values on the next line
         if name:
             fields[name] = rest
             last = name
         elif last:
-            fields[last] += "\n" + rest
+            fields[last] += ("\n" if fields[last] else "") + rest
     return fields
 
 

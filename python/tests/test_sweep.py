@@ -71,6 +71,10 @@ def test_aggregate_matches_sweep_aggregate(fixture_sweep):
                       str(pos)]
         assert shown == list(values), st["set"]
     assert set(agg[agg.kind == "probe"]["curve"]) == {"begin", "middle", "end"}
+    # A probe set's zero estimator is its cells' (dims for a regression), as an evaluation's is.
+    probes = sets[sets.kind == "probe"]
+    assert len(probes) and (probes["zero_estimator"] == probes["dims"]).all()
+    assert (evals["zero_estimator"] == evals["dims"]).all()
 
 
 def test_sweep_table(fixture_sweep):

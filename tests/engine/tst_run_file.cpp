@@ -86,6 +86,7 @@ private Q_SLOTS:
     void aStopRequestedBeforeTheWatchHolds();
     void aReaderWaitsOutAWritersOpening();
     void infoDescribesTheRun();
+    void infoAlignsLongConstantNames();
     void badFilesGiveClearErrors();
     void stringsUseNoGlobalHeap();
     void damagedGlobalHeapIsRefused();
@@ -379,6 +380,32 @@ void TestRunFile::infoDescribesTheRun()
     QCOMPARE(info.positionConstants.at("slopes"), (std::vector<double>{0.0625, 0.00390625}));
     QCOMPARE(loadConfigText(info.configYaml, "stored").runs.at(0).task.name,
              std::string("conjunction"));
+}
+
+// `lengen info` prints a PE constant's values at the value column (13) whatever its name's
+// length: YaRN's original_max_position (21 characters) pushed its values out of line.
+void TestRunFile::infoAlignsLongConstantNames()
+{
+    const auto run = lengen::test::trainTiny(lengen::test::scratchDir("info-yarn"), "yarn", 4, 5);
+    const auto r = lengen::test::runLengen({"info", QString::fromStdString(run)});
+    QVERIFY2(r.code == 0, qPrintable(r.err));
+    const auto lines = r.out.split('\n');
+    int names = 0, longNames = 0;
+    for (int i = 0; i < lines.size(); ++i) {
+        if (!lines[i].startsWith("PE "))
+            continue;
+        ++names;
+        const auto& l = lines[i];
+        if (l.size() > 13 && l[12] == ' ' && l[13] != ' ')
+            continue;  // "PE inv_freq   0.5 ..."
+        // A longer name stands alone; its values follow on the next line at the column.
+        ++longNames;
+        QVERIFY2(l.count(' ') == 1, qPrintable(l));
+        QVERIFY2(i + 1 < lines.size() && lines[i + 1].startsWith(QString(13, ' ')) &&
+                     lines[i + 1][13] != ' ',
+                 qPrintable(r.out));
+    }
+    QVERIFY2(names >= 4 && longNames >= 1, qPrintable(r.out));
 }
 
 void TestRunFile::badFilesGiveClearErrors()

@@ -209,6 +209,15 @@ void TestRunTable::theLabelAndMarkdownKeepTheirCells()
     QCOMPARE(column(t, "pe"), 1);
     const auto json = engine::formatRunTable(t, engine::TableFormat::Json);
     QVERIFY2(json.find("\"run\": \"abc\"") != std::string::npos, json.c_str());
+    // Integers as written keep every digit in JSON (a double keeps 15-16); others stay numbers.
+    e.config["data.seed"] = "12345678901234567890";
+    e.config["big"] = "9007199254740993";
+    e.config["lr"] = "1e16";
+    const auto n = engine::formatRunTable(
+        engine::runTable({e}, {"abc"}, {"data.seed", "big", "lr"}), engine::TableFormat::Json);
+    QVERIFY2(n.find("\"data.seed\": 12345678901234567890,") != std::string::npos, n.c_str());
+    QVERIFY2(n.find("\"big\": 9007199254740993,") != std::string::npos, n.c_str());
+    QVERIFY2(n.find("\"lr\": 1e+16") != std::string::npos, n.c_str());
     const auto md = QString::fromStdString(engine::formatRunTable(t, engine::TableFormat::Markdown))
                         .trimmed()
                         .split('\n');

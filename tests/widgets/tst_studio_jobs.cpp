@@ -30,6 +30,7 @@
 #include <algorithm>
 #include <map>
 
+#include "field_mark.h"
 #include "gap_meter.h"
 #include "jobs_panel.h"
 #include "lengen/engine/analysis.h"
@@ -205,7 +206,7 @@ void TestStudioJobs::newSweepDialogKeepsItsChoicesAfterARefusal()
     auto* problem = dialog->findChild<QLabel*>("problem");
     QTRY_VERIFY2(problem->text().contains("already exists"), qPrintable(problem->text()));
     QVERIFY(dialog->isVisible());
-    QVERIFY(folder->styleSheet().contains("B00020"));
+    QVERIFY(lengen::ui::isMarkedRefused(folder));
     QCOMPARE(dialog->findChild<QCheckBox*>("nope")->isChecked(), true);
     QCOMPARE(dialog->findChild<QLineEdit*>("sets")->text(),
              QString("training.random_positions.max_position=64"));

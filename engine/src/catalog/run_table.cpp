@@ -5,6 +5,7 @@
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
+#include <charconv>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -284,34 +285,56 @@ std::string csvField(const std::string& s)
     return out + "\"";
 }
 
+// A numeric cell in JSON: whole numbers as integers (steps, seeds). An integer as written (a
+// seed of 20 digits) keeps every digit, which its double does not.
+static nlohmann::ordered_json tableJsonNumber(const RunTableCell& cell)
+{
+    const double v = cell.value;
+    if (!std::isfinite(v))
+        return nlohmann::ordered_json();
+    const auto& t = cell.text;
+    const char* end = t.data() + t.size();
+    const auto whole = [&](auto& n) {  // all of the text, in range
+        const auto r = std::from_chars(t.data(), end, n);
+        return !t.empty() && r.ptr == end && r.ec == std::errc();
+    };
+    std::int64_t i = 0;
+    std::uint64_t u = 0;
+    if (whole(i))
+        return nlohmann::ordered_json(i);
+    if (whole(u))
+        return nlohmann::ordered_json(u);
+    if (v == std::floor(v) && std::fabs(v) < 9e15)
+        return nlohmann::ordered_json(static_cast<std::int64_t>(v));
+    return nlohmann::ordered_json(v);
+}
+
+// The table as a JSON array of objects, columns in the table's order; no value is null.
+static std::string runTableJson(const RunTable& table)
+{
+    const auto& cols = table.columns;
+    auto out = nlohmann::ordered_json::array();
+    for (const auto& row : table.rows) {
+        auto o = nlohmann::ordered_json::object();
+        for (std::size_t c = 0; c < cols.size(); ++c) {
+            const auto& cell = row[c];
+            if (cols[c].numeric)
+                o[cols[c].name] = tableJsonNumber(cell);
+            else if (!cell.text.empty())
+                o[cols[c].name] = cell.text;
+            else
+                o[cols[c].name] = nullptr;
+        }
+        out.push_back(std::move(o));
+    }
+    return out.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
+}
+
 std::string formatRunTable(const RunTable& table, TableFormat format)
 {
     const auto& cols = table.columns;
-    if (format == TableFormat::Json) {
-        // Columns in the table's order; whole numbers as integers (steps, seeds).
-        auto number = [](double v) {
-            if (!std::isfinite(v))
-                return nlohmann::ordered_json();
-            if (v == std::floor(v) && std::fabs(v) < 9e15)
-                return nlohmann::ordered_json(static_cast<std::int64_t>(v));
-            return nlohmann::ordered_json(v);
-        };
-        auto out = nlohmann::ordered_json::array();
-        for (const auto& row : table.rows) {
-            auto o = nlohmann::ordered_json::object();
-            for (std::size_t c = 0; c < cols.size(); ++c) {
-                const auto& cell = row[c];
-                if (cols[c].numeric)
-                    o[cols[c].name] = number(cell.value);
-                else if (!cell.text.empty())
-                    o[cols[c].name] = cell.text;
-                else
-                    o[cols[c].name] = nullptr;
-            }
-            out.push_back(std::move(o));
-        }
-        return out.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
-    }
+    if (format == TableFormat::Json)
+        return runTableJson(table);
     // Text and Markdown show numbers short; CSV keeps them whole.
     auto shown = [&](const std::string& text) {
         return format == TableFormat::Csv        ? csvField(text)

@@ -165,6 +165,10 @@ struct Gathered {
             p.set.trainPoints = param("train_points");
             keepLeastTrained(p.set, param("trained_points"));
             p.set.dims = param("dims");
+            // A probe records the error of predicting 0 beside its dims (probe_common.cpp),
+            // as an evaluation does; older probes without it read as dims.
+            const auto zero = g.params.find("zero_estimator");
+            p.set.zeroEstimator = zero == g.params.end() ? p.set.dims : zero->second;
             p.set.classification = g.classification;
             for (const auto& c : g.curves) {
                 p.set.nPoints = std::max(p.set.nPoints, int(c.stats.mean.size()));

@@ -1,5 +1,7 @@
 #include "refusing_spin_box.h"
 
+#include "field_mark.h"
+
 #include <QKeyEvent>
 #include <QLineEdit>
 #include <QLocale>
@@ -97,28 +99,45 @@ struct RefusalSteps {
             box.m_refused = refused;
         }
         box.m_committed = box.value();
-        if (box.m_refused.isEmpty()) {
-            if (box.property("lengenRefusing").toBool()) {
-                box.setStyleSheet(QString());
-                box.setToolTip(box.property("lengenTip").toString());
-                box.setProperty("lengenRefusing", false);
-            }
-            return;
-        }
-        if (!box.property("lengenRefusing").toBool())
-            box.setProperty("lengenTip", box.toolTip());
-        box.setProperty("lengenRefusing", true);
+        mark(box, "lengenTyping", false, QString());
+        if (box.m_refused.isEmpty())
+            return mark(box, "lengenRefusing", false, QString());
         box.lineEdit()->setText(box.m_refused + kMark);
-        box.setStyleSheet(
-            QStringLiteral("background: #FDECEA; border: 1px solid #B00020; color: #B00020;"));
-        box.setToolTip(reason +
-                       QSpinBox::tr("; the field keeps %1").arg(box.textFromValue(box.value())));
+        mark(box, "lengenRefusing", true,
+             reason + QSpinBox::tr("; the field keeps %1").arg(box.textFromValue(box.value())));
+    }
+    // At each keystroke: red as soon as the text could not be applied, with the reason in the
+    // tooltip (issue 80: the field said nothing until focus left); Enter or leaving decides.
+    template <typename Box>
+    static void typing(Box& box, const QString& reason)
+    {
+        mark(box, "lengenTyping", !reason.isEmpty(), reason);
+    }
+    // Two reasons to be marked, the typed text and a refusal: the field's own tooltip is kept
+    // while either holds and given back when neither does.
+    static void mark(QWidget& w, const char* why, bool on, const QString& tip)
+    {
+        const auto marked = [&w] {
+            return w.property("lengenRefusing").toBool() || w.property("lengenTyping").toBool();
+        };
+        const bool was = marked();
+        if (on && !was)
+            w.setProperty("lengenTip", w.toolTip());
+        w.setProperty(why, on);
+        if (on) {
+            markRefused(&w, true);
+            w.setToolTip(tip);
+        } else if (was && !marked()) {
+            markRefused(&w, false);
+            w.setToolTip(w.property("lengenTip").toString());
+        }
     }
 };
 
 RefusingSpinBox::RefusingSpinBox(int lo, int hi, QWidget* parent) : QSpinBox(parent)
 {
     setRange(lo, hi);
+    connect(lineEdit(), &QLineEdit::textEdited, this, [this] { judgeTyped(); });
 }
 
 // "1e3" is a whole number written another way: read by its value, so it is never the "1"
@@ -187,6 +206,11 @@ static QString intReason(const RefusingSpinBox& box, const QString& typed)
     return reasonFor<double>(typed, ok && std::isfinite(v), v, box.minimum(), box.maximum(), true);
 }
 
+void RefusingSpinBox::judgeTyped()
+{
+    RefusalSteps::typing(*this, intReason(*this, typedText(*this, *lineEdit())));
+}
+
 void RefusingSpinBox::focusInEvent(QFocusEvent* e)
 {
     RefusalSteps::focusIn(*this, [&] { QSpinBox::focusInEvent(e); });
@@ -215,6 +239,7 @@ RefusingDoubleSpinBox::RefusingDoubleSpinBox(double lo, double hi, int decimals,
     setRange(lo, hi);
     setDecimals(decimals);
     setSingleStep(step);
+    connect(lineEdit(), &QLineEdit::textEdited, this, [this] { judgeTyped(); });
 }
 
 // Plain or scientific notation in the C locale (how configs write numbers).
@@ -270,6 +295,11 @@ static QString doubleReason(const RefusingDoubleSpinBox& box, const QString& typ
                                   box.decimals())
             .arg(typed);
     return reasonFor<double>(typed, ok, v, box.minimum(), box.maximum(), false);
+}
+
+void RefusingDoubleSpinBox::judgeTyped()
+{
+    RefusalSteps::typing(*this, doubleReason(*this, typedText(*this, *lineEdit())));
 }
 
 void RefusingDoubleSpinBox::focusInEvent(QFocusEvent* e)

@@ -1,7 +1,8 @@
 #pragma once
 // Number fields that refuse what they cannot hold instead of changing it (issue 41, defect 5).
-// A plain QSpinBox drops the keystrokes it cannot take, so "-500" steps became 500 and "1e9"
-// hidden became 19, silently. These keep every typed character; when the text is committed
+// The text is judged at each keystroke too: red, with the reason in the tooltip, before the
+// commit. A plain QSpinBox drops the keystrokes it cannot take, so "-500" steps became 500 and
+// "1e9" hidden became 19, silently. These keep every typed character; when the text is committed
 // (Enter, or focus leaving) and is not a value in range, the field goes back to its value from
 // before the edit (typing applies each valid prefix as it goes: "1" of "1e9" was 1),
 // shows "<typed> ✗ not applied" in red, and says why in its tooltip, as a refused YAML value
@@ -36,6 +37,7 @@ protected:
     void keyPressEvent(QKeyEvent* e) override;
 
 private:
+    void judgeTyped();
     QString m_refused;
     int m_committed = 0;  ///< the value before this edit began: what a refusal goes back to
     friend struct RefusalSteps;
@@ -58,6 +60,7 @@ protected:
     void keyPressEvent(QKeyEvent* e) override;
 
 private:
+    void judgeTyped();
     QString m_refused;
     double m_committed = 0;
     friend struct RefusalSteps;

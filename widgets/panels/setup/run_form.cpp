@@ -15,6 +15,7 @@
 #include <cmath>
 
 #include "config_draft.h"
+#include "field_mark.h"
 #include "figure_builder.h"
 #include "layout_check.h"
 #include "lengen/engine/encodings.h"
@@ -460,16 +461,16 @@ int RunForm::showIssues(const std::vector<engine::ConfigIssue>& issues,
                         const std::map<std::string, QString>& typed)
 {
     for (const auto& [key, w] : m_fields) {
-        if (w->property("lengenRefusing").toBool())
+        if (w->property("lengenRefusing").toBool() || w->property("lengenTyping").toBool())
             continue;  // a value refused where it was typed stays shown so (refusing_spin_box.h)
-        w->setStyleSheet(QString());
+        markRefused(w, false);
         w->setToolTip(QString());
         clearNotApplied(w);
     }
     int found = 0;
     for (const auto& i : issues)
         if (auto* w = fieldFor(i.keyPath)) {
-            w->setStyleSheet(QStringLiteral("background: #FDECEA; border: 1px solid #B00020;"));
+            markRefused(w, true);
             w->setToolTip(QString::fromStdString(i.message));
             const auto t = typed.find(i.keyPath);
             showNotApplied(w, t == typed.end() ? QString() : t->second);

@@ -20,6 +20,7 @@
 #include <map>
 #include <memory>
 
+#include "field_mark.h"
 #include "lengen/engine/config.h"
 #include "lengen/engine/config_edit.h"
 #include "lengen/engine/encodings.h"
@@ -60,12 +61,12 @@ void openForm(QDialog* d, QFormLayout* form, const QString& ok,
             return;  // closed while the job ran
         okButton->setEnabled(true);
         if (*framed)
-            (*framed)->setStyleSheet(QString());
+            markRefused(*framed, false);
         if (why.isEmpty())
             return alive->accept();
         problem->setText(why);
         if (QWidget* f = fieldOf ? fieldOf(why) : nullptr) {
-            f->setStyleSheet(QStringLiteral("border: 1px solid #B00020;"));
+            markRefused(f, true);
             f->setToolTip(why);
             f->setFocus();
             *framed = f;
