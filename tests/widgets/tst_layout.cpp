@@ -11,6 +11,7 @@
 #include <QSettings>
 #include <QStandardPaths>
 #include <QTabWidget>
+#include <QTableView>
 #include <QTest>
 
 #include <filesystem>
@@ -279,12 +280,43 @@ void TestLayout::everyPlotKeepsItsRoom()
             continue;
         plot->replot(QCustomPlot::rpImmediateRefresh);
         ++checked;
+        if (const QString shots = qEnvironmentVariable("LENGEN_LAYOUT_SHOTS"); !shots.isEmpty())
+            plot->grab().save(QStringLiteral("%1/%2-plot%3.png")
+                                  .arg(shots, QString(QTest::currentDataTag()).replace(' ', '_'))
+                                  .arg(checked));  // the whole plot, also where it scrolls
+        // The legend is there without scrolling sideways (issue 80: the three tasks' shared
+        // legend lay past 1280 px, beside three panels).
+        for (QWidget* a = plot->parentWidget(); a; a = a->parentWidget())
+            if (auto* area = qobject_cast<QAbstractScrollArea*>(a)) {
+                if (plot->legend->visible() &&
+                    plot->legend->outerRect().right() > area->viewport()->width())
+                    problems << QStringLiteral("plot %1: its legend is %2 px past the view's "
+                                               "right edge")
+                                    .arg(checked)
+                                    .arg(plot->legend->outerRect().right() -
+                                         area->viewport()->width());
+                break;
+            }
         for (const auto& p : plots::layoutProblems(*plot, visiblePart(plot)))
             problems << QStringLiteral("plot %1 (%2 x %3): %4")
                             .arg(checked)
                             .arg(plot->width())
                             .arg(plot->height())
                             .arg(p);
+    }
+    // A table beside the plots shows three of its rows, or all it has (issue 80: Compare's
+    // config keys showed one, Hyperparameters' runs three of Qt's tall rows).
+    for (auto* table : w.tabs()->currentWidget()->findChildren<QTableView*>()) {
+        if (!table->isVisibleTo(&w) || !table->model())
+            continue;
+        const int rows = table->model()->rowCount();
+        const int shown = table->viewport()->height() / std::max(1, table->rowHeight(0));
+        if (rows > 0 && shown < std::min(3, rows))
+            problems << QStringLiteral("table %1 shows %2 of %3 rows (%4 px)")
+                            .arg(table->metaObject()->className())
+                            .arg(shown)
+                            .arg(rows)
+                            .arg(table->viewport()->height());
     }
     QVERIFY2(problems.isEmpty(), qPrintable("\n" + problems.join('\n')));
 }

@@ -383,14 +383,8 @@ void fitAxes(const Panel& p, const FigureSpec& spec)
 
 // `top`: beside the first row of panels rather than centred beside them all (a grid of many
 // rows scrolls in the studio: centred, the legend was out of view).
-void placeLegend(QCustomPlot& plot, QCPLayoutGrid* body, QCPAxisRect* rect, LegendPlace place,
-                 bool top = false)
+void styleLegend(QCustomPlot& plot)
 {
-    // An inset legend is placed even while empty: a live plot (the training view) adds its
-    // named graphs after building and then shows it. Empty, it stays hidden.
-    if (place == LegendPlace::None ||
-        (place == LegendPlace::OutsideRight && plot.legend->itemCount() == 0))
-        return;
     plot.legend->setVisible(plot.legend->itemCount() > 0);
     plot.legend->setFont(style::font(style::kLegendPt));
     plot.legend->setTextColor(style::textColor());
@@ -400,6 +394,17 @@ void placeLegend(QCustomPlot& plot, QCPLayoutGrid* body, QCPAxisRect* rect, Lege
     // QCPGraph's icon line overshoots its icon box by 5 px, which only a clip rect hides;
     // the SVG export keeps no clip rects, so leave room for it before the text.
     plot.legend->setIconTextPadding(10);
+}
+
+void placeLegend(QCustomPlot& plot, QCPLayoutGrid* body, QCPAxisRect* rect, LegendPlace place,
+                 bool top = false)
+{
+    // An inset legend is placed even while empty: a live plot (the training view) adds its
+    // named graphs after building and then shows it. Empty, it stays hidden.
+    if (place == LegendPlace::None ||
+        (place == LegendPlace::OutsideRight && plot.legend->itemCount() == 0))
+        return;
+    styleLegend(plot);
     if (place == LegendPlace::OutsideRight) {
         // Centred vertically beside the panels: between two stretching empty rows.
         auto* side = new QCPLayoutGrid;
@@ -417,6 +422,27 @@ void placeLegend(QCustomPlot& plot, QCPLayoutGrid* body, QCPAxisRect* rect, Lege
                                                                : Qt::AlignTop | Qt::AlignLeft;
     rect->insetLayout()->addElement(plot.legend, a);
     rect->insetLayout()->setMargins(QMargins(10, 10, 10, 10));
+}
+
+// A wide grid's shared legend: below the panels, centred, its entries in rows of up to one
+// per column (beside the panels it pushed three columns past 1280 px).
+void placeLegendBelow(QCustomPlot& plot, QCPLayoutGrid* body, int columns)
+{
+    if (plot.legend->itemCount() == 0)
+        return;
+    styleLegend(plot);
+    plot.legend->setColumnSpacing(16);
+    plot.legend->setWrap(std::max(columns, 3));
+    plot.legend->setFillOrder(QCPLayoutGrid::foColumnsFirst);
+    auto* row = new QCPLayoutGrid;
+    row->setMargins(QMargins(0, 6, 0, 4));
+    const int at = body->rowCount();
+    body->addElement(at, 0, row);
+    row->addElement(0, 0, new QCPLayoutElement(&plot));
+    row->addElement(0, 1, plot.legend);
+    row->addElement(0, 2, new QCPLayoutElement(&plot));
+    row->setColumnStretchFactors({1, 0.001, 1});
+    body->setRowStretchFactor(at, 0.001);
 }
 
 QCPAxisRect* addZoomPanel(QCustomPlot& plot, QCPLayoutGrid* body, QCPAxisRect* main,
@@ -526,7 +552,11 @@ void buildGrid(QCustomPlot& plot, const GridSpec& spec)
         drawPanel(p, f, true);
         fitAxes(p, f);
     }
-    placeLegend(plot, body, nullptr, LegendPlace::OutsideRight, int(spec.panels.size()) > columns);
+    if (columns >= kLegendBelowColumns)
+        placeLegendBelow(plot, body, columns);
+    else
+        placeLegend(plot, body, nullptr, LegendPlace::OutsideRight,
+                    int(spec.panels.size()) > columns);
     keepAnnotationsOffTheData(plot);
     plot.replot(QCustomPlot::rpImmediateRefresh);
 }

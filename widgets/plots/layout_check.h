@@ -25,14 +25,23 @@ inline constexpr int kPlotMinHeight = 300;
 /// One panel row of a grid figure (panel title, ticks, x label) and its title above the rows.
 inline constexpr int kPanelRowHeight = 290;
 inline constexpr int kGridTitleHeight = 70;
+/// A grid figure of this many columns or more lists its shared legend below the panels, in
+/// rows: beside them it pushed three panels past 1280 px, so the legend was reached only by
+/// scrolling sideways (issue 80).
+inline constexpr int kLegendBelowColumns = 3;
+inline constexpr int kLegendBelowHeight = 70;
 /// The least size of a grid figure's widget (Compare's panels, the Sweeps grid): each panel a
-/// readable data area (300 px beside its tick labels), the shared legend beside them, a row
-/// per kPanelRowHeight. Three panels in a row need more than 1280 px, so such a figure scrolls
-/// sideways there (the Xvfb walk found three panels 265 px wide at 1280 x 800).
-inline constexpr int gridMinimumWidth(int columns) { return columns * 370 + 220; }
-inline constexpr int gridMinimumHeight(int rows)
+/// readable data area (300 px beside its tick labels), the shared legend beside or below them,
+/// a row per kPanelRowHeight. Four panels in a row need more than 1280 px, and scroll sideways
+/// there (the Xvfb walk found three panels 265 px wide at 1280 x 800 before this).
+inline constexpr int gridMinimumWidth(int columns)
 {
-    return rows * kPanelRowHeight + kGridTitleHeight;
+    return columns * 370 + (columns >= kLegendBelowColumns ? 60 : 220);
+}
+inline constexpr int gridMinimumHeight(int rows, int columns = 1)
+{
+    return rows * kPanelRowHeight + kGridTitleHeight +
+           (columns >= kLegendBelowColumns ? kLegendBelowHeight : 0);
 }
 
 struct LayoutLimits {

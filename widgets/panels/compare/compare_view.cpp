@@ -3,6 +3,7 @@
 #include "compare_figure.h"
 #include "compare_logged.h"
 #include "figure_provenance.h"
+#include "table_rows.h"
 
 #include <algorithm>
 
@@ -148,13 +149,21 @@ QWidget* CompareView::buildPlotAndConfig()
     m_diffTitle = new QLabel;
     bottomLayout->addWidget(m_diffTitle);
     bottomLayout->addWidget(m_diff, 1);
-    // The table scrolls itself: it asks for little height, so the tab leaves the Runs dock its
-    // room at 1280 x 800 while the figure keeps a readable panel.
+    // Compact rows, and room for three keys (setDiffTable): with Qt's default rows the table
+    // showed one key at 1280 x 800 beside a readable figure; more keys scroll.
+    useCompactRows(m_diff);
     m_diff->setMinimumHeight(1);
     split->addWidget(bottom);
     split->setStretchFactor(0, 4);
     split->setStretchFactor(1, 1);
-    return split;
+    split->setChildrenCollapsible(false);
+    // The page scrolls below the figure's and the table's minimums instead of bounding the
+    // Runs dock: a tab widget is as tall as its tallest page's minimum (issue 70, defect 16).
+    auto* page = new QScrollArea;
+    page->setWidgetResizable(true);
+    page->setFrameShape(QFrame::NoFrame);
+    page->setWidget(split);
+    return page;
 }
 
 bool CompareView::eventFilter(QObject* watched, QEvent* event)
@@ -275,6 +284,8 @@ void CompareView::fillDifferences()
     m_diff->setVisible(t.runNames.size() > 1 && !t.rows.empty());
     m_diffTitle->setText(t.title);
     m_diff->resizeColumnsToContents();
+    m_diff->setMinimumHeight(
+        m_diff->rowCount() ? heightForRows(m_diff, std::min(3, m_diff->rowCount())) : 1);
 }
 
 bool CompareView::drawsSomething() const { return !spec().series.empty() || panels(); }
@@ -319,7 +330,8 @@ void CompareView::draw()
         const int rows = (int(grid.panels.size()) + grid.columns - 1) / std::max(grid.columns, 1);
         const int columns = std::min(std::max(grid.columns, 1), int(grid.panels.size()));
         // Every panel a readable data area; the area scrolls (both ways) when they do not fit.
-        m_plot->setMinimumSize(plots::gridMinimumWidth(columns), plots::gridMinimumHeight(rows));
+        m_plot->setMinimumSize(plots::gridMinimumWidth(columns),
+                               plots::gridMinimumHeight(rows, columns));
         plots::buildGrid(*m_plot, grid);
     } else {
         m_plot->setMinimumSize(plots::kPlotMinWidth, plots::kPlotMinHeight);

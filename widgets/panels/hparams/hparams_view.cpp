@@ -26,6 +26,7 @@
 #include "parallel_view.h"
 #include "run_table_model.h"
 #include "stay_open_menu.h"
+#include "table_rows.h"
 
 namespace lengen::ui {
 
@@ -122,16 +123,7 @@ HParamsView::HParamsView(QWidget* parent)
     m_axes->setMenu(new StayOpenMenu(m_axes));
     m_color->setToolTip(tr("The column whose value colours each run"));
     m_color->setSizeAdjustPolicy(QComboBox::AdjustToContents);
-    m_proxy->setSourceModel(m_model);
-    m_proxy->setSortRole(Qt::UserRole);
-    m_tableView->setModel(m_proxy);
-    m_tableView->setSortingEnabled(true);
-    m_tableView->setSelectionBehavior(QAbstractItemView::SelectRows);
-    m_tableView->setEditTriggers(QAbstractItemView::NoEditTriggers);
-    m_tableView->verticalHeader()->hide();
-    m_tableView->horizontalHeader()->setSectionResizeMode(QHeaderView::Interactive);
-    m_tableView->horizontalHeader()->setResizeContentsPrecision(50);  // 50 rows, not 10,000
-
+    setUpTable();
     auto* bar = new QHBoxLayout;
     bar->addWidget(m_axes);
     bar->addWidget(new QLabel(tr("Colour by")));
@@ -146,7 +138,6 @@ HParamsView::HParamsView(QWidget* parent)
     split->setStretchFactor(0, 3);
     split->setStretchFactor(1, 2);
     split->setChildrenCollapsible(false);
-    m_tableView->setMinimumHeight(120);  // a small window keeps a few rows of the runs inside
     // In a scroll area: the plot's and the table's minimums scroll in a short window instead
     // of bounding the Runs dock below the tabs (it showed 3 rows at 1280 x 800).
     auto* scroll = new QScrollArea;
@@ -191,6 +182,23 @@ HParamsView::HParamsView(QWidget* parent)
     m_pull.setInterval(1000);
     connect(&m_pull, &QTimer::timeout, this, &HParamsView::pullRuns);
     updateSummary();
+}
+
+// The runs' table below the figure: sorted by value, a run per compact row, and room for four
+// of them in a small window (the page scrolls below that).
+void HParamsView::setUpTable()
+{
+    m_proxy->setSourceModel(m_model);
+    m_proxy->setSortRole(Qt::UserRole);
+    m_tableView->setModel(m_proxy);
+    m_tableView->setSortingEnabled(true);
+    m_tableView->setSelectionBehavior(QAbstractItemView::SelectRows);
+    m_tableView->setEditTriggers(QAbstractItemView::NoEditTriggers);
+    m_tableView->verticalHeader()->hide();
+    useCompactRows(m_tableView);
+    m_tableView->horizontalHeader()->setSectionResizeMode(QHeaderView::Interactive);
+    m_tableView->horizontalHeader()->setResizeContentsPrecision(50);  // 50 rows, not 10,000
+    m_tableView->setMinimumHeight(heightForRows(m_tableView, 4));
 }
 
 // The table model and its view are children, deleted after the members: they must stop reading

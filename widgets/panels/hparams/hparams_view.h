@@ -107,6 +107,7 @@ private:
     void selectInside(bool always);
     void updateAxesMenu();
     std::vector<int> columnOrder() const;  ///< the table's columns: run, axes, the rest
+    void setUpTable();
     void updateSummary();
     void pullRuns();
 

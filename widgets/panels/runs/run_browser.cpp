@@ -25,6 +25,7 @@
 #include "run_table_model.h"
 #include "run_tags_dialog.h"
 #include "stay_open_menu.h"
+#include "table_rows.h"
 
 namespace lengen::ui {
 
@@ -41,9 +42,8 @@ void RunBrowser::createTable()
     m_table->verticalHeader()->hide();
     // One line per run: "1500 / 1500" and "finished · eval 12" wrapped onto two and were cut
     // (issue 70, defect 16); compact rows show more runs in the dock.
-    m_table->setWordWrap(false);
+    useCompactRows(m_table);
     m_table->setTextElideMode(Qt::ElideMiddle);
-    m_table->verticalHeader()->setDefaultSectionSize(m_table->fontMetrics().height() + 6);
     m_table->horizontalHeader()->setStretchLastSection(true);
     // The runs' own menu (right-click on a row, issue 72): run_browser_menu.cpp.
     m_table->setContextMenuPolicy(Qt::CustomContextMenu);

@@ -401,7 +401,8 @@ void SweepsView::drawFigure()
         const int panels = int(m_model.figure()->panels.size());
         const int columns = std::max(1, std::min(m_model.figure()->columns, panels));
         const int rows = (panels + columns - 1) / columns;
-        m_plot->setMinimumSize(plots::gridMinimumWidth(columns), plots::gridMinimumHeight(rows));
+        m_plot->setMinimumSize(plots::gridMinimumWidth(columns),
+                               plots::gridMinimumHeight(rows, columns));
         plots::buildGrid(*m_plot, *m_model.figure());
         m_figureStack->setCurrentWidget(m_plotScroll);
     } else {  // a sentence, not empty axes

@@ -8,6 +8,7 @@
 #include <QDir>
 #include <QFileInfo>
 #include <QFutureWatcher>
+#include <QLabel>
 #include <QSpinBox>
 #include <QtConcurrent/QtConcurrentRun>
 #include <map>
