@@ -156,8 +156,8 @@ void analyseAfterTraining(lengen::studio::MainWindow& window, bool analyseAfter)
     QObject::connect(&window.controller(), &lengen::ui::RunController::runFinished, &window,
                      [&window, analyseAfter](const lengen::ui::JobInfo& job) {
                          if (analyseAfter && job.kind == lengen::ui::JobKind::Training) {
-                             window.evaluateOpenRun();
-                             window.probeOpenRun();
+                             window.runJobActions().evaluateOpenRun();
+                             window.runJobActions().probeOpenRun();
                          }
                      });
 }

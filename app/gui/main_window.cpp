@@ -6,10 +6,9 @@
 #include <QAction>
 #include <QApplication>
 #include <QCloseEvent>
+#include <QDir>
 #include <QDockWidget>
-#include <QFileDialog>
 #include <QFileInfo>
-#include <QInputDialog>
 #include <QMenuBar>
 #include <QMessageBox>
 #include <QMimeData>
@@ -32,7 +31,6 @@
 #include "jobs_panel.h"
 #include "lengen/engine/run_file.h"
 #include "lengen/engine/sweep_run.h"
-#include "reference_import.h"
 #include "run_browser.h"
 #include "run_table_model.h"
 #include "saved_views_controller.h"
@@ -60,16 +58,7 @@ MainWindow::MainWindow(const StudioOptions& options, QWidget* parent)
     setAcceptDrops(true);
     buildViews(options.configRoot);
     buildDocks();
-    m_interventions = new InterventionActions(this, m_controller, m_run, m_switches);
-    connect(m_interventions, &InterventionActions::statusMessage, this,
-            [this](const QString& message) { statusBar()->showMessage(message); });
-    connect(m_interventions, &InterventionActions::problem, this,
-            [this](const QString& title, const QString& message) { showProblem(title, message); });
-    m_savedViews = new SavedViewsController(this, m_browser, m_compare, m_hparams);
-    connect(m_savedViews, &SavedViewsController::statusMessage, this,
-            [this](const QString& message, int ms) { statusBar()->showMessage(message, ms); });
-    connect(m_savedViews, &SavedViewsController::problem, this,
-            [this](const QString& title, const QString& message) { showProblem(title, message); });
+    buildActions();
     wireViews();
     buildMenus();
     wireController();
@@ -77,6 +66,32 @@ MainWindow::MainWindow(const StudioOptions& options, QWidget* parent)
     applyStartOptions(options);
     elideStatusMessages();
     statusBar()->showMessage(tr("Ready"));
+}
+
+// The window's helpers by role, each a child that says what happened through its signals.
+void MainWindow::buildActions()
+{
+    const auto say = [this](const QString& message) { statusBar()->showMessage(message); };
+    const auto problem = [this](const QString& title, const QString& message) {
+        showProblem(title, message);
+    };
+    m_interventions = new InterventionActions(this, m_controller, m_run, m_switches);
+    connect(m_interventions, &InterventionActions::statusMessage, this, say);
+    connect(m_interventions, &InterventionActions::problem, this, problem);
+    m_runJobs = new RunJobActions(this, m_controller, m_run, m_switches);
+    connect(m_runJobs, &RunJobActions::statusMessage, this, say);
+    m_importOffer =
+        new ReferenceImportOffer(this, m_controller, [this] { return m_setup->outputFolder(); });
+    connect(m_importOffer, &ReferenceImportOffer::statusMessage, this, say);
+    connect(m_importOffer, &ReferenceImportOffer::problem, this, &MainWindow::showProblem);
+    connect(m_importOffer, &ReferenceImportOffer::folderToList, m_browser,
+            &ui::RunBrowser::addFolder);
+    connect(m_importOffer, &ReferenceImportOffer::runToSelect, m_browser,
+            &ui::RunBrowser::selectRun);
+    m_savedViews = new SavedViewsController(this, m_browser, m_compare, m_hparams);
+    connect(m_savedViews, &SavedViewsController::statusMessage, this,
+            [this](const QString& message, int ms) { statusBar()->showMessage(message, ms); });
+    connect(m_savedViews, &SavedViewsController::problem, this, problem);
 }
 
 // A message longer than the status bar was cut at the window's edge (issue 70, defect 18): it
@@ -211,8 +226,8 @@ void MainWindow::wireViews()
          std::initializer_list<QObject*>{m_setup, m_eval, m_probes, m_attention, m_sweeps})
         connect(w, SIGNAL(statusMessage(QString)), statusBar(), SLOT(showMessage(QString)));
     connect(m_setup, &ui::SetupPanel::trainRequested, this, &MainWindow::train);
-    connect(m_eval, &ui::FigureView::computeRequested, this, &MainWindow::evaluateOpenRun);
-    connect(m_probes, &ui::FigureView::computeRequested, this, &MainWindow::probeOpenRun);
+    connect(m_eval, &ui::FigureView::computeRequested, m_runJobs, &RunJobActions::evaluateOpenRun);
+    connect(m_probes, &ui::FigureView::computeRequested, m_runJobs, &RunJobActions::probeOpenRun);
     connect(m_training, &ui::TrainingView::resumeRequested, this, &MainWindow::resumeRun);
     connect(m_training, &ui::TrainingView::openRunRequested, this, &MainWindow::openRun);
     // The Hyperparameters tab draws the Runs list's runs; its brushes select them there.
@@ -221,20 +236,8 @@ void MainWindow::wireViews()
     connect(m_hparams, &ui::HParamsView::compareRequested, this, &MainWindow::compareRuns);
     connect(m_hparams, &ui::HParamsView::statusMessage, statusBar(),
             [this](const QString& m) { statusBar()->showMessage(m, 8000); });
-    connect(
-        m_compare, &ui::CompareView::evaluateRequested, this,
-        [this](const QStringList& runs, const QString& method) {
-            engine::EvalOptions o;  // only what the comparison lacks, not every method of the task
-            if (!method.isEmpty())
-                o.methods = {method.toStdString()};
-            for (const auto& run : runs)
-                m_controller.enqueue(
-                    ui::JobKind::Evaluation,
-                    tr("evaluate %1 (%2)").arg(QFileInfo(run).dir().dirName(), method),
-                    evalJob(run, o, m_switches), ui::runSubject(run));
-            statusBar()->showMessage(
-                tr("%n evaluation(s) of %1 queued", nullptr, int(runs.size())).arg(method));
-        });
+    // Only what the comparison lacks, not every method of the task.
+    connect(m_compare, &ui::CompareView::evaluateRequested, m_runJobs, &RunJobActions::evaluate);
     // The one open run: every view follows it; the window only names it in the title.
     m_training->followOpenRun(m_run);
     m_eval->followOpenRun(m_run);
@@ -256,6 +259,45 @@ void MainWindow::wireViews()
             20000);
     });
     wireRunsList();
+}
+
+// What the Runs list and its run menu ask of the window: the analysis jobs go to RunJobActions,
+// Python runs found to the import offer; the menu names this studio's own jobs as such (issue
+// 80 §1, defect 6).
+void MainWindow::wireRunsList()
+{
+    connect(m_browser, &ui::RunBrowser::openRequested, this, &MainWindow::openRun);
+    m_browser->setBusyHere([this](const QString& runFile) -> QString {
+        const std::string subject = ui::runSubject(runFile).toStdString();
+        for (const auto& j : m_controller.jobs()) {
+            if (j.ended() || j.subject != subject)
+                continue;
+            switch (j.kind) {
+            case engine::JobKindId::Training: return tr("training");
+            case engine::JobKindId::Evaluation: return tr("evaluating");
+            case engine::JobKindId::Probe: return tr("probing");
+            case engine::JobKindId::Export: return tr("exporting figures of");
+            default: return tr("using");
+            }
+        }
+        return {};
+    });
+    connect(m_browser, &ui::RunBrowser::statusMessage, this,
+            [this](const QString& m) { statusBar()->showMessage(m, 8000); });
+    connect(m_browser, &ui::RunBrowser::compareRequested, this, &MainWindow::compareRuns);
+    connect(m_browser, &ui::RunBrowser::evaluateRequested, m_runJobs,
+            [this](const QStringList& runs) { m_runJobs->evaluate(runs); });
+    connect(m_browser, &ui::RunBrowser::probeRequested, m_runJobs, &RunJobActions::probe);
+    connect(m_browser, &ui::RunBrowser::exportFiguresRequested, m_runJobs,
+            &RunJobActions::exportFigures);
+    connect(m_browser, &ui::RunBrowser::overlayRequested, this, &MainWindow::overlayTraining);
+    connect(m_browser, &ui::RunBrowser::referenceRunsFound, m_importOffer,
+            &ReferenceImportOffer::offer);
+    connect(m_browser, &ui::RunBrowser::folderHoldsNoRuns, this, [this](const QString& folder) {
+        showProblem(tr("No runs"), tr("%1 holds no runs (no run.h5 in it or below it). It is "
+                                      "watched: runs written there later are listed.")
+                                       .arg(folder));
+    });
 }
 
 // The command line's asks (--preset, --open, --sweep, --train, …), once the window is built.
@@ -370,33 +412,6 @@ void MainWindow::train(const ui::TrainRequest& request)
     m_tabs->setCurrentWidget(m_training);
 }
 
-void MainWindow::evaluateOpenRun()
-{
-    const QString run = m_run.runFile();
-    if (run.isEmpty()) {
-        statusBar()->showMessage(tr("Open a run first (double-click it in the Runs list)"));
-        return;
-    }
-    engine::EvalOptions o;
-    m_controller.enqueue(ui::JobKind::Evaluation,
-                         tr("evaluate %1").arg(QFileInfo(run).dir().dirName()),
-                         evalJob(run, o, m_switches), ui::runSubject(run));
-    statusBar()->showMessage(tr("Evaluation queued: its progress is shown here"));
-}
-
-void MainWindow::probeOpenRun()
-{
-    const QString run = m_run.runFile();
-    if (run.isEmpty()) {
-        statusBar()->showMessage(tr("Open a run first (double-click it in the Runs list)"));
-        return;
-    }
-    m_controller.enqueue(ui::JobKind::Probe, tr("probe %1").arg(QFileInfo(run).dir().dirName()),
-                         probeJob(run, engine::ProbeOptions::all(), m_switches),
-                         ui::runSubject(run));
-    statusBar()->showMessage(tr("Probes queued: their progress is shown here"));
-}
-
 void MainWindow::compareRuns(const QStringList& runFiles)
 {
     m_compare->setRuns(runFiles);  // its colorsChanged repaints the swatches and the overlay
@@ -456,57 +471,6 @@ void MainWindow::resumeRun(const QString& runFile)
     const QString label = tr("resume %1").arg(QFileInfo(runFile).dir().dirName());
     m_controller.enqueue(label, resumeJob(runFile, m_switches), ui::runSubject(runFile));
     m_tabs->setCurrentWidget(m_training);
-}
-
-void MainWindow::offerReferenceImport(const QString& folder, const QStringList& runDirs)
-{
-    if (m_importOffer)  // one offer at a time; adding the folder lists its runs again
-        return;
-    const QString out = m_setup->outputFolder();
-    const QStringList pending = ui::pendingReferenceRuns(folder, out);
-    if (pending.isEmpty()) {
-        statusBar()->showMessage(tr("The %n run(s) of the Python code in %1 are already imported "
-                                    "into %2",
-                                    nullptr, int(runDirs.size()))
-                                     .arg(folder, out));
-        m_browser->addFolder(out);
-        return;
-    }
-    // Asked with open() (this runs from the browser's signal): the import starts on Yes.
-    m_importOffer = ui::ask::confirm(
-        this, tr("Runs of the Python code"),
-        tr("%1 holds %n run(s) of the reference's Python code (config.yaml + state.pt).\n\n"
-           "Import them into %2? Each becomes a LenGen run with its weights and optimizer "
-           "state (and metrics.json's curves where present), ready to evaluate, probe and "
-           "compare. The original folders are not changed.",
-           nullptr, int(pending.size()))
-            .arg(folder, out),
-        [this, pending, out] { importReferenceRuns(pending, out); });
-}
-
-// A job like the others: the Jobs panel shows it, Stop ends it between runs; what it brought
-// in is listed when it ends.
-void MainWindow::importReferenceRuns(const QStringList& pending, const QString& out)
-{
-    auto summary = std::make_shared<ui::ReferenceImportSummary>();
-    const quint64 id = m_controller.enqueue(
-        ui::JobKind::Import, tr("import %n Python run(s)", nullptr, int(pending.size())),
-        ui::referenceImportJob(pending, out, summary), QFileInfo(out).absoluteFilePath());
-    statusBar()->showMessage(
-        tr("Importing %n run(s) of the Python code into %1…", nullptr, int(pending.size()))
-            .arg(out));
-    m_controller.whenEnded(id, this, [this, out, summary](const ui::JobInfo&) {
-        m_browser->addFolder(out);
-        if (!summary->runFiles.isEmpty())
-            m_browser->selectRun(summary->runFiles.front());
-        const QString text =
-            tr("%n run(s) imported into %1", nullptr, int(summary->runFiles.size())).arg(out) +
-            (summary->failed ? tr(", %n failed", nullptr, summary->failed) : QString()) +
-            (summary->cancelled ? tr(" (stopped)") : QString());
-        statusBar()->showMessage(text);
-        if (summary->failed)
-            showProblem(tr("Runs of the Python code"), text + ".", summary->messages.join('\n'));
-    });
 }
 
 void MainWindow::openPath(const QString& path)

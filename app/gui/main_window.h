@@ -9,7 +9,9 @@
 
 #include "intervention_actions.h"
 #include "open_run_model.h"
+#include "reference_import_offer.h"
 #include "run_controller.h"
+#include "run_job_actions.h"
 #include "saved_views_controller.h"
 
 #include "lengen/engine/session.h"
@@ -75,21 +77,14 @@ public:
     ui::CompareView* compareView() const { return m_compare; }
     ui::JobsPanel* jobsPanel() const { return m_jobs; }
     void train(const ui::TrainRequest& request);
-    void evaluateOpenRun();
-    void probeOpenRun();
+    /// Evaluate, probe and export the figures of the open run or of the Runs list's selection
+    /// (the Analysis menu, the run menu): RunJobActions.
+    RunJobActions& runJobActions() { return *m_runJobs; }
     /// Evaluate with interventions… and Probe under an intervention… (docs/interventions.md)
     /// for the open run: InterventionActions.
     InterventionActions& interventionActions() { return *m_interventions; }
     /// Continues a stopped or interrupted run in the worker (the Train tab's Resume).
     void resumeRun(const QString& runFile);
-    /// The Runs list's menu (issue 72): one queued evaluation (every method of the run's task)
-    /// or one queued probe run (every probe) per run, whether or not it has results yet
-    /// (run_actions.cpp).
-    void evaluateRuns(const QStringList& runFiles);
-    void probeRuns(const QStringList& runFiles);
-    /// Asks for a folder and a resolution, then queues `lengen export --all` per run: into the
-    /// folder for one run, into <folder>/<run folder's name>/ for several.
-    void exportRuns(const QStringList& runFiles);
     /// Overlays these runs' evaluation curves in the Compare tab.
     void compareRuns(const QStringList& runFiles);
     void overlayTraining(const QStringList& runFiles);
@@ -123,11 +118,7 @@ private:
     /// does not block the caller (open(), not exec(): callers are often signal handlers).
     void showProblem(const QString& title, const QString& message, const QString& detail = {});
     void openFailed(const QString& path, const QString& message);
-    /// Offers to import runs of the reference's Python code found under `folder`.
-    void offerReferenceImport(const QString& folder, const QStringList& runDirs);
-    void importReferenceRuns(const QStringList& runDirs, const QString& out);
-    /// Export all figures of the open run: a job running `lengen export --all`.
-    void exportAllFigures(const QString& runFile, const QString& dir, int dpi);
+    void buildActions();
 
     engine::SessionSwitches m_switches;  ///< StudioOptions::switches
     ui::RunController m_controller;
@@ -145,7 +136,8 @@ private:
     ui::OpenRunModel m_run;
     SavedViewsController* m_savedViews = nullptr;    ///< a child: the View menu's saved views
     InterventionActions* m_interventions = nullptr;  ///< a child: the interventions' dialogs
-    QPointer<QDialog> m_importOffer;                 ///< the import offer while it is up
+    RunJobActions* m_runJobs = nullptr;              ///< a child: evaluate, probe, export runs
+    ReferenceImportOffer* m_importOffer = nullptr;   ///< a child: importing the Python runs
 };
 
 }  // namespace lengen::studio

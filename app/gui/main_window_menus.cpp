@@ -151,21 +151,17 @@ void MainWindow::buildViewMenu()
 void MainWindow::buildAnalysisMenu()
 {
     auto* analysis = menuBar()->addMenu(tr("&Analysis"));
-    analysis->addAction(tr("&Evaluate open run"), QKeySequence(Qt::CTRL | Qt::Key_E), this,
-                        &MainWindow::evaluateOpenRun);
-    analysis->addAction(tr("&Probe open run (attention, attacks, serial position)"), this,
-                        &MainWindow::probeOpenRun);
+    analysis->addAction(tr("&Evaluate open run"), QKeySequence(Qt::CTRL | Qt::Key_E), m_runJobs,
+                        &RunJobActions::evaluateOpenRun);
+    analysis->addAction(tr("&Probe open run (attention, attacks, serial position)"), m_runJobs,
+                        &RunJobActions::probeOpenRun);
     analysis->addAction(tr("Evaluate with &interventions…"),
                         QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_E), m_interventions,
                         &InterventionActions::evaluateWithInterventions);
     analysis->addAction(tr("Probe attention under an i&ntervention…"), m_interventions,
                         &InterventionActions::probeWithIntervention);
-    analysis->addAction(tr("Export &all figures of the open run…"), this, [this] {
-        const QString openRun = m_run.runFile();
-        if (openRun.isEmpty())
-            return statusBar()->showMessage(tr("Open a run first"));
-        exportRuns({openRun});  // one way to ask: the Runs list's Export figures
-    });
+    analysis->addAction(tr("Export &all figures of the open run…"), m_runJobs,
+                        &RunJobActions::exportOpenRun);
     analysis->addAction(tr("E&xport current figure…"),
                         QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_S), this, [this] {
                             if (auto* view = qobject_cast<ui::FigureView*>(m_tabs->currentWidget()))
@@ -174,18 +170,6 @@ void MainWindow::buildAnalysisMenu()
                                 statusBar()->showMessage(tr(
                                     "Switch to the Evaluation or Probes tab to export a figure"));
                         });
-}
-
-// A job like an evaluation: `lengen export --all` in a child process of the worker, its
-// progress in the status bar, Stop ends it; the window never waits for it.
-void MainWindow::exportAllFigures(const QString& runFile, const QString& dir, int dpi)
-{
-    const std::string lengen =
-        m_switches.cellExecutable.empty() ? engine::lengenExecutable() : m_switches.cellExecutable;
-    m_controller.enqueue(
-        ui::JobKind::Export, tr("export %1").arg(QFileInfo(runFile).dir().dirName()),
-        exportJob(runFile, dir, dpi, QString::fromStdString(lengen)), ui::runSubject(runFile));
-    statusBar()->showMessage(tr("Export of every figure queued: its progress is shown here"));
 }
 
 }  // namespace lengen::studio

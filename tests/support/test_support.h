@@ -9,7 +9,24 @@
 #include "lengen/engine/sweep_run.h"
 #include "model/icl_model.h"
 
+// Whether this build runs under AddressSanitizer (CI's sanitize job, clang or GCC): there a
+// forward costs about ten times as much, so the heaviest sweeps over every encoding and
+// intervention take a sample that still reaches each one's code (docs/ci.md).
+#if defined(__SANITIZE_ADDRESS__)
+#define LENGEN_TEST_UNDER_ASAN 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define LENGEN_TEST_UNDER_ASAN 1
+#endif
+#endif
+
 namespace lengen::test {
+
+#ifdef LENGEN_TEST_UNDER_ASAN
+inline constexpr bool kUnderSanitizer = true;
+#else
+inline constexpr bool kUnderSanitizer = false;
+#endif
 
 /// What a program printed and how it ended: its exit code, -1 when it crashed, -2 when it was
 /// killed after the time limit.

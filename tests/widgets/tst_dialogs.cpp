@@ -255,7 +255,7 @@ void TestDialogs::exportAllAsksFolderThenResolution()
     // The Runs list's menu asks the same for several runs and writes each into a folder of its
     // own (issue 72: Export figures was missing from the menu).
     const QString second = QString::fromStdString(test::trainTiny(runs.toStdString(), "nope"));
-    w.exportRuns({run, second});
+    w.runJobActions().exportFigures({run, second});
     folder = waitShown<QFileDialog>(w, "ask-folder");
     QVERIFY(folder);
     QCOMPARE(folder->directory().absolutePath(), QFileInfo(out).absoluteFilePath());  // the last

@@ -163,7 +163,7 @@ void TestStudio::oneOpenRunAcrossTheWindow()
     QCOMPARE(w.trainingView()->progressText(), QString("40/40"));
 
     // Analysis ▸ Evaluate acts on the run shown; the Train tab's Pause/Stop are not its controls.
-    w.evaluateOpenRun();
+    w.runJobActions().evaluateOpenRun();
     QVERIFY(QTest::qWaitFor(
         [&] {
             return w.controller().state() == ui::RunController::State::Running &&
