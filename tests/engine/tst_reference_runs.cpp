@@ -9,6 +9,7 @@
 #include <QtTest>
 #include <filesystem>
 #include <fstream>
+#include <map>
 
 #include "eval/model_runner.h"
 #include "interop/torch_archive.h"
@@ -28,11 +29,11 @@ struct Proc {
     QString out, err;
 };
 
-Proc start(const QString& program, const QStringList& args)
+Proc start(const QString& program, const QStringList& args, int timeoutMs = 180000)
 {
     QProcess p;
     p.start(program, args);
-    if (!p.waitForFinished(180000)) {
+    if (!p.waitForFinished(timeoutMs)) {
         p.kill();
         p.waitForFinished();
     }
@@ -41,11 +42,48 @@ Proc start(const QString& program, const QStringList& args)
             QString::fromUtf8(p.readAllStandardError())};
 }
 
-Proc python(const QStringList& args)
+Proc python(const QStringList& args, int timeoutMs = 180000)
 {
-    return start(test::pythonPath(), QStringList{QString::fromStdString(
-                                         test::sourcePath("tests/interop/reference_model.py"))} +
-                                         args);
+    return start(
+        test::pythonPath(),
+        QStringList{QString::fromStdString(test::sourcePath("tests/interop/reference_model.py"))} +
+            args,
+        timeoutMs);
+}
+
+// reference_model.py's commands in one Python process, a result each: importing PyTorch costs
+// 1-3 s, more than a command, and 35 starts took 290 s of CI's PyPI job (issue 82 §7).
+std::vector<Proc> pythonBatch(const std::vector<QStringList>& commands)
+{
+    QString text;
+    for (const auto& c : commands)
+        text += c.join('\t') + '\n';
+    const auto file =
+        test::writeFile(test::scratchDir("python-batch"), "commands.tsv", text.toStdString());
+    const auto r = python({"batch", QString::fromStdString(file)}, 900000);
+    std::vector<Proc> out(commands.size(), Proc{-1, {}, r.err});  // no line: the batch died
+    for (const auto& line : r.out.split('\n', Qt::SkipEmptyParts)) {
+        const auto f = line.split('\t');
+        const int i = f.value(0).toInt();
+        if (f.size() >= 2 && i >= 0 && i < int(out.size()))
+            out[size_t(i)] = {f[1].toInt(), f.mid(2).join('\t'), {}};
+    }
+    return out;
+}
+
+// What initTestCase had PyTorch make: a reference run per encoding, and the state.pt of each
+// damage the fixtures take from PyTorch (in a folder of its own, beside nothing else).
+const char* const kPythonDamages[] = {"legacy",         "rename-key", "wrong-shape",
+                                      "foreign-object", "nan-weight", "negative-step",
+                                      "step-past-max",  "float-step"};
+struct Made {
+    std::map<std::string, std::string> runs;     ///< encoding -> run folder
+    std::map<std::string, std::string> damaged;  ///< kind -> folder with the damaged state.pt
+};
+Made& made()
+{
+    static Made m;
+    return m;
 }
 
 Proc cli(const QStringList& args) { return start(LENGEN_CLI_PATH, args); }
@@ -76,14 +114,8 @@ double maxDiff(const torch::Tensor& a, const torch::Tensor& b)
     return (a - b).abs().max().item<double>();
 }
 
-std::string makeReferenceRun(const std::string& tag, const std::string& pe)
-{
-    const std::string dir = test::scratchDir(tag);
-    const auto r = python({"make", QString::fromStdString(dir), QString::fromStdString(pe)});
-    if (r.code != 0)
-        throw std::runtime_error("reference_model.py make failed: " + r.err.toStdString());
-    return dir;
-}
+// A reference run of `pe` made by PyTorch (initTestCase): read it, or copy it to change it.
+std::string referenceRun(const std::string& pe) { return made().runs.at(pe); }
 
 bool leftovers(const std::string& root)
 {
@@ -110,6 +142,14 @@ private Q_SLOTS:
     void damagedInputsAreRefused();
     void mismatchedOptimizerStillImportsWeights();
     void commandLine();
+    void pytorchLoadsEveryExport();  // last: the exports the functions above made
+
+private:
+    struct PendingCheck {
+        QString what;
+        std::string exported, fixture;
+    };
+    std::vector<PendingCheck> m_checks;  ///< exports for PyTorch to load, in one process
 };
 
 void TestReferenceRuns::initTestCase()
@@ -119,6 +159,26 @@ void TestReferenceRuns::initTestCase()
             QFAIL("python3-torch / python3-yaml are required here (CI installs them)");
         QSKIP("python3-torch and python3-yaml are not installed: the fixtures need PyTorch");
     }
+    // Every fixture PyTorch makes, in one process: a run per encoding, then the damages.
+    std::vector<QStringList> commands;
+    for (const char* pe : {"rope", "nope", "alibi", "fire", "yarn", "dynamic-yarn", "linear",
+                           "dynamic", "mamba", "gpt2"}) {
+        made().runs[pe] = test::scratchDir(std::string("ref-") + pe);
+        commands.push_back({"make", QString::fromStdString(made().runs[pe]), pe});
+    }
+    const auto damage = [&](const std::string& kind, const std::string& from) {
+        made().damaged[kind] = test::scratchDir("ref-damaged-" + kind);
+        commands.push_back({"damage", QString::fromStdString(made().runs[from]),
+                            QString::fromStdString(made().damaged[kind]),
+                            QString::fromStdString(kind)});
+    };
+    for (const char* kind : kPythonDamages)
+        damage(kind, "rope");
+    damage("bad-optimizer", "alibi");
+    const auto results = pythonBatch(commands);
+    for (size_t i = 0; i < results.size(); ++i)
+        QVERIFY2(results[i].code == 0,
+                 qPrintable(commands[i].join(' ') + ": " + results[i].out + results[i].err));
 }
 
 void TestReferenceRuns::importsAndExportsEveryBackbone_data()
@@ -132,7 +192,7 @@ void TestReferenceRuns::importsAndExportsEveryBackbone_data()
 void TestReferenceRuns::importsAndExportsEveryBackbone()
 {
     QFETCH(QString, pe);
-    const std::string ref = makeReferenceRun("ref-" + pe.toStdString(), pe.toStdString());
+    const std::string ref = referenceRun(pe.toStdString());
     const Fixture fx = readFixture(ref + "/fixture.pt");
 
     engine::ReferenceImportOptions o;
@@ -163,10 +223,7 @@ void TestReferenceRuns::importsAndExportsEveryBackbone()
     // Export: PyTorch loads it strictly (model and AdamW state) and predicts the same.
     const std::string exported = test::scratchDir("exported-" + pe.toStdString());
     engine::exportReferenceRun(imported.runFile, exported);
-    const auto check = python(
-        {"check", QString::fromStdString(exported), QString::fromStdString(ref + "/fixture.pt")});
-    QVERIFY2(check.code == 0, qPrintable(check.out + check.err));
-    qInfo("%s: export, %s", qPrintable(pe), qPrintable(check.out.trimmed()));
+    m_checks.push_back({pe, exported, ref + "/fixture.pt"});  // pytorchLoadsEveryExport
 
     // And back: the re-imported weights are the imported ones, bit for bit.
     o.outDir = test::scratchDir("reimported");
@@ -229,10 +286,7 @@ void TestReferenceRuns::lengenTrainedRunsRoundTrip()
     const auto result = engine::exportReferenceRun(summary.runFile, exported);
     if (pe == "fire")  // LenGen's FIRE width 32 reaches the reference through max_length
         QVERIFY(!result.notes.empty());
-    const auto check = python(
-        {"check", QString::fromStdString(exported), QString::fromStdString(dir + "/fixture.pt")});
-    QVERIFY2(check.code == 0, qPrintable(check.out + check.err));
-    qInfo("%s (trained by LenGen): export, %s", qPrintable(pe), qPrintable(check.out.trimmed()));
+    m_checks.push_back({pe + " (trained by LenGen)", exported, dir + "/fixture.pt"});
 
     engine::ReferenceImportOptions o;
     o.outDir = dir + "/back";
@@ -278,7 +332,7 @@ void TestReferenceRuns::damagedInputsAreRefused()
     QFETCH(QString, kind);
     QFETCH(int, errorKind);
     QFETCH(QString, mentions);
-    static const std::string good = makeReferenceRun("ref-good", "rope");
+    const std::string good = referenceRun("rope");
     const std::string bad = test::scratchDir("ref-bad");
     fs::copy(good, bad, fs::copy_options::overwrite_existing | fs::copy_options::recursive);
     const std::string state = bad + "/state.pt";
@@ -319,11 +373,9 @@ void TestReferenceRuns::damagedInputsAreRefused()
                         "task: {data: gaussian, name: linear_regresion, curriculum: "
                         "{dims: {start: 2, end: 3, increment: 1, interval: 100}, points: "
                         "{start: 4, end: 6, increment: 1, interval: 100}}}\ntraining: {}\n");
-    else {
-        const auto r =
-            python({"damage", QString::fromStdString(good), QString::fromStdString(bad), kind});
-        QVERIFY2(r.code == 0, qPrintable(r.err));
-    }
+    else  // made by PyTorch in initTestCase
+        fs::copy_file(made().damaged.at(k) + "/state.pt", state,
+                      fs::copy_options::overwrite_existing);
 
     engine::ReferenceImportOptions o;
     o.outDir = test::scratchDir("damaged-out");
@@ -342,13 +394,11 @@ void TestReferenceRuns::damagedInputsAreRefused()
 
 void TestReferenceRuns::mismatchedOptimizerStillImportsWeights()
 {
-    const std::string good = makeReferenceRun("ref-opt", "alibi");
+    const std::string good = referenceRun("alibi");
     const std::string bad = test::scratchDir("ref-opt-bad");
     fs::copy(good, bad, fs::copy_options::overwrite_existing | fs::copy_options::recursive);
-    QCOMPARE(python({"damage", QString::fromStdString(good), QString::fromStdString(bad),
-                     "bad-optimizer"})
-                 .code,
-             0);
+    fs::copy_file(made().damaged.at("bad-optimizer") + "/state.pt", bad + "/state.pt",
+                  fs::copy_options::overwrite_existing);
     engine::ReferenceImportOptions o;
     o.outDir = test::scratchDir("opt-out");
     const auto r = engine::importReferenceRun(bad, o);
@@ -366,7 +416,7 @@ void TestReferenceRuns::commandLine()
     const std::string tree = test::scratchDir("models-tree");
     const std::string runDir = tree + "/linear_regression/dim_2-3/20250224/fxrope";
     fs::create_directories(runDir);
-    fs::copy(makeReferenceRun("ref-cli", "rope"), runDir,
+    fs::copy(referenceRun("rope"), runDir,
              fs::copy_options::overwrite_existing | fs::copy_options::recursive);
     const QString out = QString::fromStdString(test::scratchDir("cli-out"));
 
@@ -405,7 +455,7 @@ void TestReferenceRuns::commandLine()
     for (const char* pe : {"alibi", "nope", "fire"}) {
         const std::string d = mixed + "/linear_regression/dim_2-3/20250301/" + pe;
         fs::create_directories(d);
-        fs::copy(makeReferenceRun(std::string("mixed-") + pe, pe), d,
+        fs::copy(referenceRun(pe), d,
                  fs::copy_options::overwrite_existing | fs::copy_options::recursive);
     }
     fs::resize_file(mixed + "/linear_regression/dim_2-3/20250301/fire/state.pt", 1000);
@@ -426,6 +476,26 @@ void TestReferenceRuns::commandLine()
     QCOMPARE(r.code, 4);  // nor a config.yaml
     r = cli({"export-run", runFile, "--format", "onnx", "--out", exported + "2"});
     QCOMPARE(r.code, 64);
+}
+
+// Export: PyTorch loads every exported run strictly (model and AdamW state: load_state_dict
+// with strict=True, the optimizer's own layout), predicts the fixture's prompts as LenGen did
+// within 1e-5, and takes an optimizer step from it. One Python process for all of them.
+void TestReferenceRuns::pytorchLoadsEveryExport()
+{
+    if (m_checks.empty())
+        QSKIP("nothing exported: run with importsAndExportsEveryBackbone and "
+              "lengenTrainedRunsRoundTrip");
+    std::vector<QStringList> commands;
+    for (const auto& c : m_checks)
+        commands.push_back(
+            {"check", QString::fromStdString(c.exported), QString::fromStdString(c.fixture)});
+    const auto results = pythonBatch(commands);
+    for (size_t i = 0; i < results.size(); ++i) {
+        QVERIFY2(results[i].code == 0,
+                 qPrintable(m_checks[i].what + ": " + results[i].out + results[i].err));
+        qInfo("%s: export, %s", qPrintable(m_checks[i].what), qPrintable(results[i].out));
+    }
 }
 
 QTEST_GUILESS_MAIN(TestReferenceRuns)

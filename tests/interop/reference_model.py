@@ -11,6 +11,10 @@ LenGen's exported ones:
   reference_model.py damage SRC DST KIND  DST/state.pt = SRC/state.pt damaged (rename-key,
                                         wrong-shape, legacy, bad-optimizer, foreign-object,
                                         nan-weight, negative-step, step-past-max, float-step)
+  reference_model.py batch FILE       every line of FILE one of the commands above, its words
+                                        separated by tabs, run in this one process (importing
+                                        PyTorch costs 1-3 s, more than a command); prints a line
+                                        per command: its index, exit code and output, tab-separated
 PE: rope, nope, alibi, fire, yarn, dynamic-yarn, linear (PI), dynamic (NTK), mamba, gpt2.
 """
 import json
@@ -412,8 +416,42 @@ def damage(src, dst, kind):
     torch.save(state, f"{dst}/state.pt", _use_new_zipfile_serialization=kind != "legacy")
 
 
+def run_one(words):
+    """One command's words -> its exit code (a usage error is 2)."""
+    if len(words) == 3 and words[0] == "make":
+        make(words[1], words[2])
+        return 0
+    if len(words) == 4 and words[0] == "damage":
+        damage(words[1], words[2], words[3])
+        return 0
+    if len(words) == 3 and words[0] == "check":
+        return check(words[1], words[2])
+    print(f"not a command: {words}")
+    return 2
+
+
+def batch(path):
+    import contextlib
+    import io
+    import traceback
+    with open(path) as f:
+        lines = [l.rstrip("\n") for l in f if l.strip()]
+    for i, line in enumerate(lines):
+        out = io.StringIO()
+        with contextlib.redirect_stdout(out):
+            try:
+                code = run_one(line.split("\t"))
+            except Exception:  # one command's failure is its line's, not the batch's
+                traceback.print_exc(file=out)
+                code = 1
+        text = out.getvalue().strip().replace("\t", " ").replace("\n", " | ")
+        print(f"{i}\t{code}\t{text}", flush=True)
+
+
 if __name__ == "__main__":
-    if len(sys.argv) == 4 and sys.argv[1] == "make":
+    if len(sys.argv) == 3 and sys.argv[1] == "batch":
+        batch(sys.argv[2])
+    elif len(sys.argv) == 4 and sys.argv[1] == "make":
         make(sys.argv[2], sys.argv[3])
     elif len(sys.argv) == 5 and sys.argv[1] == "damage":
         damage(sys.argv[2], sys.argv[3], sys.argv[4])
