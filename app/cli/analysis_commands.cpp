@@ -198,6 +198,42 @@ void addCommonOptions(CLI::App* cmd, AnalysisArgs& a)
 
 namespace {
 
+// Interventions are compared with the untouched model on the stored plain evaluation's
+// prompts: each of its prompts, seed and OOD factor that the command line does not choose is
+// taken from it (choosing --prompts took the default length before, and the plain evaluation
+// done again beside the interventions replaced a stored 3x one with 8x).
+template <typename Eval>
+void pairWithStored(const CLI::App& eval, Eval& e)
+{
+    const bool prompts = eval.count("--prompts") == 0, seed = eval.count("--seed") == 0,
+               factor = eval.count("--ood-factor") == 0;
+    if (e.options.interventions.empty() || !(prompts || seed || factor))
+        return;
+    auto o = e.options;
+    o.common = e.args.common;
+    const auto stored = engine::pairWithStoredEvaluation(e.args.run, o);
+    if (stored.empty())
+        return;
+    std::string took;
+    const auto add = [&took](const std::string& part) {
+        took += (took.empty() ? "" : ", ") + part;
+    };
+    if (prompts) {
+        e.options.prompts = o.prompts;
+        add(std::to_string(o.prompts) + " prompts");
+    }
+    if (seed) {
+        e.args.common.seed = o.common.seed;
+        add("seed " + std::to_string(o.common.seed));
+    }
+    if (factor && stored.find("×") != std::string::npos) {  // a long method was stored
+        e.options.oodFactor = o.oodFactor;
+        add(std::to_string(o.oodFactor) + "× the training length");
+    }
+    if (!e.args.quiet && !took.empty())
+        std::fprintf(stderr, "paired with the stored plain evaluation: %s\n", took.c_str());
+}
+
 // `eval RUN`: the methods, or --show, or --list-interventions.
 void addEvalCommand(CLI::App& app, CommandTable& table)
 {
@@ -249,21 +285,7 @@ void addEvalCommand(CLI::App& app, CommandTable& table)
         }
         if (e->show)
             return printEvaluations(e->args.run);
-        // Interventions are compared on the stored plain evaluation's prompts unless the
-        // command line chose other ones.
-        if (!e->options.interventions.empty() && eval->count("--prompts") == 0 &&
-            eval->count("--seed") == 0 && eval->count("--ood-factor") == 0) {
-            auto o = e->options;
-            o.common = e->args.common;
-            if (const auto took = engine::pairWithStoredEvaluation(e->args.run, o); !took.empty()) {
-                e->args.common.seed = o.common.seed;
-                e->options.prompts = o.prompts;
-                e->options.oodFactor = o.oodFactor;
-                if (!e->args.quiet)
-                    std::fprintf(stderr, "paired with the stored plain evaluation: %s\n",
-                                 took.c_str());
-            }
-        }
+        pairWithStored(*eval, *e);
         return runEval(e->args, e->options, session);
     });
 }

@@ -355,7 +355,8 @@ void TestInterventions::cliPairsWithTheStoredEvaluation()
                                  "truncate", "--prompts", "8", "--bootstrap", "10", "--threads",
                                  "1"});
     QCOMPARE(r.code, 0);
-    QVERIFY2(!r.err.contains("paired"), qPrintable(r.err));
+    QVERIFY2(r.err.contains("paired with the stored plain evaluation: seed 7, 3×"),
+             qPrintable(r.err));
     int checked = 0;
     for (const auto& e : readEvaluations(dir + "/run")) {
         if (e.intervention == "window") {
@@ -364,13 +365,20 @@ void TestInterventions::cliPairsWithTheStoredEvaluation()
             QCOMPARE(e.nPoints, 3 * e.trainPoints);
             ++checked;
         }
-        if (e.intervention == "truncate") {  // its own prompts: the defaults' seed and length
+        if (e.intervention == "truncate") {  // its own prompts, the stored seed and length
             QCOMPARE(e.prompts, 8);
-            QCOMPARE(e.nPoints, 8 * e.trainPoints);
+            QCOMPARE(e.seed, std::uint64_t(7));
+            QCOMPARE(e.nPoints, 3 * e.trainPoints);
+            ++checked;
+        }
+        // The plain evaluation done again beside them keeps the stored length (a default 8x
+        // replaced the stored 3x before).
+        if (e.intervention.empty() && e.method == "ood_length") {
+            QCOMPARE(e.nPoints, 3 * e.trainPoints);
             ++checked;
         }
     }
-    QCOMPARE(checked, 2);
+    QCOMPARE(checked, 3);
 }
 
 void TestInterventions::storedPerMethodAndInterventionAndKeptOnInterrupt()
