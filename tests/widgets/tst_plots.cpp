@@ -518,6 +518,15 @@ void TestPlots::rebuildingReusesThePlot()
     QVERIFY(plot.legend->visible());
     QCOMPARE(plot.legend->layout(), static_cast<QCPLayout*>(plot.axisRect()->insetLayout()));
     QCOMPARE(plot.findChildren<QCPMarginGroup*>().size(), 0);  // the zoom panel's is gone
+    // A wide grid lists its legend below the panels in rows; the next figure's legend is one
+    // entry under another again (Compare's loss after its panels drew one three wide).
+    GridSpec grid;
+    grid.panels = {regressionFigure(), regressionFigure(), regressionFigure()};
+    buildGrid(plot, grid);
+    QVERIFY(plot.legend->columnCount() > 1);
+    buildFigure(plot, zoomed);
+    QCOMPARE(plot.legend->columnCount(), 1);
+    QCOMPARE(plot.legend->rowCount(), plot.legend->itemCount());
 }
 
 // Issue 13's interactions: a click on a legend entry hides the curve and its band (again:

@@ -385,6 +385,12 @@ void fitAxes(const Panel& p, const FigureSpec& spec)
 // rows scrolls in the studio: centred, the legend was out of view).
 void styleLegend(QCustomPlot& plot)
 {
+    // One entry under another: a wide grid's legend below its panels (placeLegendBelow) lays
+    // its entries out in rows, and the plot keeps its legend from figure to figure (Compare's
+    // loss after its panels drew a legend three entries wide, issue 80).
+    plot.legend->setWrap(0);  // first: setFillOrder lays the entries out again by the wrap
+    plot.legend->setFillOrder(QCPLayoutGrid::foRowsFirst, true);
+    plot.legend->setColumnSpacing(8);
     plot.legend->setVisible(plot.legend->itemCount() > 0);
     plot.legend->setFont(style::font(style::kLegendPt));
     plot.legend->setTextColor(style::textColor());
