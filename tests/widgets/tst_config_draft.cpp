@@ -374,8 +374,13 @@ void TestConfigDraft::runOverridesRefuseAndRefusalsHoldTrain()
         QVERIFY2(train->toolTip().contains(QStringLiteral("Steps “%1”").arg(typed)),
                  qPrintable(train->toolTip()));
         QVERIFY(!panel.request().has_value());
+        // The curriculum preview still draws the last applied steps: its axis says so (N6).
+        QVERIFY2(panel.form()->previewAxisLabel().contains(
+                     QStringLiteral("Steps “%1” not applied").arg(typed)),
+                 qPrintable(panel.form()->previewAxisLabel()));
     }
     QCOMPARE(typeText(panel, steps, "1e3", true), QString("1000"));
+    QCOMPARE(panel.form()->previewAxisLabel(), QString("step"));
     QCOMPARE(steps->value(), 1000);
     QVERIFY(train->isEnabled());
     QCOMPARE(*panel.request()->options.maxSteps, std::int64_t(1000));

@@ -166,6 +166,14 @@ void TestPanels::setupValidatesInline()
     QCOMPARE(panel.form()->previewEnd().step, std::int64_t(1499));
     QCOMPARE(panel.form()->previewEnd().points, 7);
     QCOMPARE(panel.form()->previewEnd().dims, 3);
+    // Each curve that stops short says where (defect 13: the dims curve said nothing).
+    auto* preview = panel.form()->findChild<QCustomPlot*>();
+    QVERIFY(preview && preview->graphCount() >= 2);
+    QStringList names;
+    for (int i = 0; i < preview->graphCount(); ++i)
+        names << preview->graph(i)->name();
+    QVERIFY2(names.contains("points (ends at 7 of 9)"), qPrintable(names.join(", ")));
+    QVERIFY2(names.contains("dims (ends at 3 of 4)"), qPrintable(names.join(", ")));
 }
 
 void TestPanels::configSaveLoadRoundTrip()

@@ -516,7 +516,10 @@ void RunForm::updatePreview()
 {
     // The schedule over training: d_t and N by step.
     plots::FigureSpec f;
-    f.x.label = "step";
+    // A refused Steps leaves the last applied one drawn: the axis says so (the Xvfb pass, N6).
+    f.x.label = m_stepsRefused.isEmpty()
+                    ? std::string("step")
+                    : tr("step (Steps “%1” not applied)").arg(m_stepsRefused).toStdString();
     f.y.label = "";  // the legend names both curves
     // Beside the plot: inside, any corner covered a line (lower right the dims line, issue 70,
     // defect 16; upper left the points' first stage, seen under Xvfb).
@@ -541,21 +544,32 @@ void RunForm::updatePreview()
         sp.y.push_back(p.valueAt(s));
     }
     m_previewEnd = {steps - 1, d.valueAt(steps - 1), p.valueAt(steps - 1)};
+    // A curve that stops short of its end says where it stops, dims as points (issue 80,
+    // defect 13: only the points said so).
+    const auto endsAt = [](const char* what, int reached, int end) {
+        return QStringLiteral("%1 (ends at %2 of %3)")
+            .arg(what)
+            .arg(reached)
+            .arg(end)
+            .toStdString();
+    };
     if (m_previewEnd.points < p.end)
-        sp.name = QStringLiteral("points (ends at %1 of %2)")
-                      .arg(m_previewEnd.points)
-                      .arg(p.end)
-                      .toStdString();
+        sp.name = endsAt("points", m_previewEnd.points, p.end);
+    if (m_previewEnd.dims < d.end)
+        sd.name = endsAt("dims", m_previewEnd.dims, d.end);
     f.series = {sd, sp};
     plots::buildFigure(*m_preview, f);
 }
 
-void RunForm::setStepsOverride(int steps)
+void RunForm::setStepsOverride(int steps, const QString& refused)
 {
-    if (steps == m_stepsOverride)
+    if (steps == m_stepsOverride && refused == m_stepsRefused)
         return;
     m_stepsOverride = steps;
+    m_stepsRefused = refused;
     updatePreview();
 }
+
+QString RunForm::previewAxisLabel() const { return m_preview->xAxis->label(); }
 
 }  // namespace lengen::ui

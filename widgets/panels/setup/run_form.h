@@ -50,8 +50,11 @@ public:
     /// Forgets every refusal (another config was loaded: its values are what the form shows).
     void clearRefusals();
     /// The steps Train will run when the Set up panel's Steps box overrides max_steps (0 = as
-    /// configured): the curriculum preview follows it (issue 52).
-    void setStepsOverride(int steps);
+    /// configured): the curriculum preview follows it (issue 52). `refused`: what the Steps box
+    /// refused ("" when it holds what it shows); the preview's axis says so.
+    void setStepsOverride(int steps, const QString& refused = QString());
+    /// The preview's x axis label (tests).
+    QString previewAxisLabel() const;
     /// The preview's last step and its curves' values there (tests).
     struct PreviewEnd {
         std::int64_t step = 0;
@@ -89,6 +92,7 @@ private:
     QDoubleSpinBox *m_lr, *m_wd, *m_clip, *m_warmup, *m_maxLength;
     QCustomPlot* m_preview;
     int m_stepsOverride = 0;
+    QString m_stepsRefused;  ///< what the Steps box refused, said on the preview's axis
     PreviewEnd m_previewEnd;
     std::map<std::string, QWidget*> m_fields;               // key path -> widget
     std::map<QWidget*, std::variant<int, double>> m_shown;  // what setConfig put in each field

@@ -361,7 +361,7 @@ void SetupPanel::showSummary()
 {
     if (!m_model.draft().valid() || m_model.draft().runs().empty())
         return;
-    m_form->setStepsOverride(m_steps->value());
+    m_form->setStepsOverride(m_steps->value(), refusedText(m_steps));
     m_model.setStepsOverride(m_steps->value());
     m_summary->setText(m_model.summary());
 }

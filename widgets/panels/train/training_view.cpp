@@ -266,6 +266,8 @@ void TrainingView::redrawSmoothed()
         g->setData(values(s.x), values(s.y), true);
     }
     m_loss->rescaleAxes();
+    // An empty legend is a white box in the corner (the Xvfb pass found one on "No run open").
+    m_loss->legend->setVisible(m_loss->legend->itemCount() > 0);
     if (!shown && !overlaid) {  // the last run's axes do not stay (found in the Xvfb walk)
         m_loss->xAxis->setRange(0, 1);
         m_loss->yAxis->setRange(0, 1);
