@@ -12,6 +12,8 @@
 #include <map>
 #include <tuple>
 
+#include "category_colors.h"
+#include "figure_builder.h"
 #include "figure_export.h"
 #include "figure_provenance.h"
 #include "lengen/engine/analysis.h"
@@ -90,6 +92,7 @@ private Q_SLOTS:
     void unknownFigureIsAUsageError();
     void sweepGridWithInterventionsHasAPanelPerPe();
     void sweepGridNamesTheAxesThatVary();
+    void anEncodingIsOneColourEverywhere();
     void figuresMarkTheTrainedLength();
     void exportRecordsTheViewItDraws();
     void provenanceListsWhatTheFigureDrew();
@@ -302,6 +305,30 @@ void TestFigures::sweepGridNamesTheAxesThatVary()
     QCOMPARE(grid.panels[0].series[0].name, std::string("RoPE max_position=0"));
     QCOMPARE(grid.panels[0].series[1].name, std::string("RoPE max_position=144"));
     QCOMPARE(grid.panels[1].series[0].name, std::string("ALiBi max_position=0"));
+}
+
+// Issue 80, defect 23: the Hyperparameters tab drew RoPE pink, the Sweeps grid blue and Compare
+// a third colour, each by what it drew first. An encoding is one colour, by name or display
+// name, whatever was drawn before; the grid's curves named by encoding take it.
+void TestFigures::anEncodingIsOneColourEverywhere()
+{
+    plots::runColor("a run drawn first");
+    plots::categoryColor("lr=0.001");  // a category that is no encoding: first come
+    const std::string rope = figures::categoryColor("RoPE");
+    QCOMPARE(figures::categoryColor("rope"), rope);
+    QCOMPARE(figures::categoryColor("ALiBi"), figures::encodingColor("alibi"));
+    QVERIFY(rope != figures::categoryColor("NoPE"));
+    QVERIFY(figures::encodingColor("lr=0.001").empty());
+    engine::SweepAggregate agg;
+    agg.sweep = "encodings";
+    for (const auto& [pe, label] :
+         std::vector<std::pair<std::string, std::string>>{{"alibi", "ALiBi"}, {"rope", "RoPE"}})
+        agg.sets.push_back(oodSet({{"pe", pe}}, label));
+    const auto grid = figures::sweepGridFigure(agg, "ood_length");
+    for (const auto& f : grid.panels)
+        for (const auto& series : f.series)
+            QCOMPARE(series.color, figures::categoryColor(series.name));
+    QCOMPARE(grid.panels.front().series.size(), size_t(2));
 }
 
 // Issue 52: a run whose max_steps ends before its curriculum (tiny config: N 5 -> 7 at step 10,

@@ -1,4 +1,5 @@
 #include "compare_figure.h"
+#include "category_colors.h"
 #include "parallel_coords.h"
 
 #include "compare_logged.h"
@@ -278,7 +279,7 @@ plots::Series groupSeries(const std::string& group, const std::vector<size_t>& i
             }
     const bool single = selectedIds.size() == 1;
     const std::string colour =
-        single ? plots::runColor(selectedIds.front()) : plots::categoryColor(group);
+        single ? plots::runColor(selectedIds.front()) : figures::categoryColor(group);
     for (size_t i : idx)
         plots::showRunColorAs(c.facts[i].info.runId, single ? std::string() : "group:" + group);
     const auto mixed = mixedEvaluations(c.results, idx);

@@ -1,4 +1,5 @@
 #include "sweep_figures.h"
+#include "category_colors.h"
 #include "lengen/engine/seed_stats.h"
 
 #include <algorithm>
@@ -171,6 +172,21 @@ void addSweepCurve(SweepPanels& p, const engine::AggregateSet& s, const std::str
     }
 }
 
+// Curves named by their encoding ("rope", "nope") take its colour everywhere (Compare's groups,
+// the Hyperparameters lines: figures::categoryColor); only when every curve is one, so that no
+// other curve takes an encoding's colour by the grid's palette.
+void colourEncodings(plots::GridSpec& grid)
+{
+    for (const auto& f : grid.panels)
+        for (const auto& s : f.series)
+            if (s.color.empty() && encodingColor(s.name).empty())
+                return;
+    for (auto& f : grid.panels)
+        for (auto& s : f.series)
+            if (s.color.empty())
+                s.color = encodingColor(s.name);
+}
+
 // The grid of the panels: its title (the seeds and the band), the panels' x ranges, its size.
 plots::GridSpec sweepGridOf(const engine::SweepAggregate& aggregate, const std::string& method,
                             SweepPanels& p)
@@ -187,6 +203,7 @@ plots::GridSpec sweepGridOf(const engine::SweepAggregate& aggregate, const std::
         f.x.max = p.longest[key] + 0.1;
         grid.panels.push_back(std::move(f));
     }
+    colourEncodings(grid);
     grid.columns = grid.panels.size() <= 4   ? int(grid.panels.size())
                    : grid.panels.size() <= 9 ? 3
                                              : 4;

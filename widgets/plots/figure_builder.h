@@ -15,6 +15,10 @@ namespace lengen::plots {
 /// Palette colour i (cycled): seaborn's colorblind palette.
 QColor paletteColor(int i);
 
+/// The run palette's colour i ("#rrggbb", cycled over its twenty): what runColor hands out in
+/// order, and an encoding's own colour by its row (figures::encodingColor).
+std::string runPaletteColor(int i);
+
 /// A run's colour ("#rrggbb") for the life of the process, so a run looks the same in every
 /// view that draws several runs (comparison, training overlay, the run table's swatch) and in
 /// their exports: a key (the run id) gets the first palette colour no other key holds, in the
@@ -34,6 +38,9 @@ void showRunColorAs(const std::string& key, const std::string& drawnAs);
 /// Compare's group of that name is drawn in, and the Hyperparameters tab's lines of that value
 /// when it colours by that column (issue 80, defect 23: the two palettes differed).
 std::string categoryColor(const std::string& value);
+/// From now on category `value` is the run palette's colour `i` (an encoding's own colour,
+/// figures::categoryColor), so the swatches of runs drawn as its group show that colour too.
+void fixCategoryColor(const std::string& value, int i);
 /// The runs `view` draws now ("compare", "train"): a run's swatch in the Runs list shows only
 /// while some view draws it (issue 80, defect 23: swatches stayed on runs that had left
 /// Compare). The runs Compare no longer draws are no longer drawn as its group.

@@ -58,6 +58,11 @@ void showRunColorAs(const std::string& key, const std::string& drawnAs)
         shownAs()[key] = drawnAs;
 }
 
+std::string runPaletteColor(int i)
+{
+    return kRunColors[((i % kRunColorCount) + kRunColorCount) % kRunColorCount];
+}
+
 std::string runColor(const std::string& key)
 {
     auto& colors = runColors();
@@ -79,6 +84,11 @@ std::string shownRunColor(const std::string& key)
 }
 
 std::string categoryColor(const std::string& value) { return runColor("group:" + value); }
+
+void fixCategoryColor(const std::string& value, int i)
+{
+    runColors()["group:" + value] = ((i % kRunColorCount) + kRunColorCount) % kRunColorCount;
+}
 
 namespace {
 std::map<std::string, std::set<std::string>>& drawnBy()

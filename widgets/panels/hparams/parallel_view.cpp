@@ -1,4 +1,5 @@
 #include "parallel_view.h"
+#include "category_colors.h"
 
 #include <QElapsedTimer>
 #include <QHelpEvent>
@@ -51,7 +52,7 @@ void ParallelView::setSpec(plots::ParallelSpec spec)
         axis.categoryColors.clear();
         if (axis.categorical && int(&axis - m_spec.axes.data()) == m_spec.colorAxis)
             for (const auto& c : axis.categories)
-                axis.categoryColors.push_back(plots::categoryColor(c));
+                axis.categoryColors.push_back(figures::categoryColor(c));
     }
     m_hover = m_highlight = -1;
     m_dragAxis = -1;
