@@ -226,6 +226,15 @@ void TstJobsModel::whatEndsMuchAsksFirst()
              qPrintable(m.confirmation(A::Cancel)));
     m.selectOther(QString::fromStdString(queued.key()));
     QVERIFY(m.confirmation(A::Cancel).isEmpty());
+    // A cell of the sweep this studio runs is named as its job, not by the studio's pid (the
+    // Xvfb pass: "“000-rope-s1” (held by vm:31752):", the studio itself).
+    auto mine = other(JobKindId::SweepCell, JobState::Running, "/s/grid", engine::thisHolder());
+    mine.cell = "002-rope-s2";
+    m.setOther({running, queued, mine});
+    m.selectOther(QString::fromStdString(mine.key()));
+    QVERIFY2(m.selectedText().contains("cell of “sweep grid”, run by this studio") &&
+                 !m.selectedText().contains("held by"),
+             qPrintable(m.selectedText()));
 }
 
 // Issue 80, defect 19: rows shifted under the pointer as new jobs arrived at the top (a click

@@ -161,12 +161,7 @@ JobRow JobsModel::otherRow(const engine::JobRecord& o, qint64 nowMs) const
     QString state = QString::fromLatin1(engine::jobStateName(o.state, o.kind));
     if (!o.schedulerState.empty())
         state += QStringLiteral(" (Slurm %1)").arg(qstr(o.schedulerState));
-    QString ownJob;  // a cell of a sweep this studio runs: its row names the job
-    if (o.heldHere())
-        for (const auto& j : m_own)
-            if (j.active() && !j.subject.empty() &&
-                QFileInfo(qstr(j.subject)) == QFileInfo(qstr(o.subject)))
-                ownJob = qstr(j.label);
+    const QString ownJob = ownJobOf(o);  // a cell of a sweep this studio runs: its row names it
     // "pending · cell of “sweep x”" (it read "pending · held by cell of …")
     row.state = !ownJob.isEmpty()  ? jobsTr("%1 · cell of “%2”").arg(state, ownJob)
                 : o.holder.empty() ? jobsTr("%1 · held by an unknown process").arg(state)
@@ -273,10 +268,27 @@ std::optional<engine::JobRecord> JobsModel::selectedOther() const
     return std::nullopt;
 }
 
+// The label of this studio's job that holds `o` (a cell of the sweep it runs here), "" when
+// another process holds it.
+QString JobsModel::ownJobOf(const engine::JobRecord& o) const
+{
+    if (o.heldHere())
+        for (const auto& j : m_own)
+            if (j.active() && !j.subject.empty() &&
+                QFileInfo(qstr(j.subject)) == QFileInfo(qstr(o.subject)))
+                return qstr(j.label);
+    return {};
+}
+
 QString JobsModel::selectedText() const
 {
-    if (const auto o = selectedOther())
+    if (const auto o = selectedOther()) {
+        // This studio's own cell is named as its job's, not by the studio's pid (the Xvfb pass:
+        // "held by vm:31752", the studio).
+        if (const QString own = ownJobOf(*o); !own.isEmpty())
+            return jobsTr("“%1” (cell of “%2”, run by this studio):").arg(otherName(*o), own);
         return jobsTr("“%1” (held by %2):").arg(otherName(*o), qstr(o->holder));
+    }
     if (const auto j = selectedOwn())
         return jobsTr("“%1”:").arg(qstr(j->label));
     return jobsTr("Select a job");

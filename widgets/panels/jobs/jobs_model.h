@@ -83,6 +83,7 @@ public:
 
     /// Another process's job as its row names it.
     QString otherName(const engine::JobRecord& j) const;
+    QString ownJobOf(const engine::JobRecord& o) const;
 
 private:
     JobRow ownRow(const JobInfo& j, qint64 nowMs) const;
