@@ -102,6 +102,7 @@ void TrainingView::createControls()
     m_columnExport->setToolTip(tr("Save this plot as drawn: PNG, SVG, PDF or CSV"));
     m_hover = new QLabel;
     m_hover->setSizePolicy(QSizePolicy::Ignored, QSizePolicy::Preferred);  // never widens the tab
+    m_hover->setWordWrap(true);
     m_export = new QPushButton(tr("Export…"));
     m_export->setToolTip(
         tr("Save the loss plot as drawn (raw and smoothed): PNG, SVG, PDF or CSV"));
@@ -184,9 +185,11 @@ void TrainingView::layOut()
     plots->addWidget(sideScroll, 2);
     // The hover read-out beside the run's line: a row of its own cost the plots the height
     // they need at 1280 x 800.
+    // The header takes four fifths: at 3 : 2 it wrapped "(60 log rows)" onto a second line
+    // with 300 px free beside it (the Xvfb pass, N7); the read-out wraps in its fifth.
     auto* top = new QHBoxLayout;
-    top->addWidget(m_label, 3);
-    top->addWidget(m_hover, 2);
+    top->addWidget(m_label, 4);
+    top->addWidget(m_hover, 1);
     auto* layout = new QVBoxLayout(this);
     layout->addLayout(top);
     layout->addLayout(controls);
