@@ -226,6 +226,11 @@ void TstSweepsModel::theAggregateAndResumePlanAreTheSweepShowns()
     QVERIFY(m.stoppedCellsChanged({"000-rope-s1"}));
     QVERIFY(!m.stoppedCellsChanged({"000-rope-s1"}));  // the plan stands: not read again
     m.setResumePlan({"000-rope-s1 alone from step 20"});
+    // The stopped cell's square says it too, as `lengen sweep status` does (defect 16).
+    QVERIFY2(m.square(0, 0).tip.contains("Run here with members resumes 000-rope-s1 alone from "
+                                         "step 20"),
+             qPrintable(m.square(0, 0).tip));
+    QVERIFY(!m.square(0, 1).tip.contains("resumes"));
 
     // Another sweep shown (here: the same folder opened again): nothing of the last one.
     m.setSweep(m_dir, engine::readSweepIndex(m_dir.toStdString()));

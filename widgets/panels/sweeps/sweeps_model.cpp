@@ -181,6 +181,15 @@ SweepSquare SweepsModel::square(int row, int column) const
                              ? QString()
                              : " — Slurm: " + QString::fromStdString(s.job->schedulerState));
     }
+    // How Run here with members resumes its stopped cells, as `lengen sweep status` says it
+    // (issue 80, defect 16: only the summary's tooltip said it).
+    for (const auto& line : m_resumePlan)
+        for (int i : sq.cells)
+            if (m_index && size_t(i) < m_index->cells.size() &&
+                line.contains(QString::fromStdString(m_index->cells[size_t(i)].name))) {
+                tips << sweepsTr("Run here with members resumes %1").arg(line);
+                break;
+            }
     sq.text = marks.join(QStringLiteral("  "));
     sq.tip = tips.join('\n');
     return sq;
