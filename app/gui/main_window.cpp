@@ -247,6 +247,10 @@ void MainWindow::wireViews()
         setWindowTitle(run.isEmpty() ? tr("LenGen Studio") : tr("LenGen Studio — %1").arg(run));
         if (!run.isEmpty())
             m_browser->selectRun(run);
+        // The Train tab draws the open run in its colour: its swatch comes or goes, and the
+        // Task column fits it (the Xvfb pass: "linea…ssion" beside the swatch). Queued, after
+        // the views drew it.
+        QTimer::singleShot(0, m_browser, [this] { m_browser->model()->colorsChanged(); });
     });
     connect(&m_run, &ui::OpenRunModel::openFailed, this, &MainWindow::openFailed);
     // The open run follows its file: deleted, archived or moved, it closes and says so.

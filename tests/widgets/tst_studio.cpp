@@ -21,6 +21,7 @@
 #include <QStandardPaths>
 #include <QStatusBar>
 #include <QTabWidget>
+#include <QTableView>
 #include <QTest>
 #include <QThread>
 #include <QTimer>
@@ -116,6 +117,7 @@ private Q_SLOTS:
     void hoverReadOutsFollowTheOpenRun();
     void longLabelsNeverWidenTheWindow();
     void aDeletedOpenRunCloses();
+    void theOpenRunsSwatchFitsItsTaskCell();
 
 private:
     studio::StudioOptions options() const { return test::studioOptions(m_runs); }
@@ -549,6 +551,34 @@ void TestStudio::aDeletedOpenRunCloses()
     QVERIFY(loss && !loss->legend->visible());
     engine::restoreRuns(
         QFileInfo(QString::fromStdString(moved.front().to)).absolutePath().toStdString());
+}
+
+// The Xvfb pass: the open run's Task cell read "linea…ssion": the Train tab drew it in its
+// colour, its swatch came, and the column kept the width measured without it.
+void TestStudio::theOpenRunsSwatchFitsItsTaskCell()
+{
+    const QString run = trainTiny(m_runs.toStdString(), 41);
+    studio::MainWindow w(options());
+    w.resize(1280, 800);
+    w.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&w));
+    auto* table = w.runBrowser()->findChild<QTableView*>();
+    QVERIFY(table);
+    QTRY_VERIFY(table->model()->rowCount() > 0);
+    QVERIFY(w.openRun(run));
+    const int task = ui::RunTableModel::Task;
+    const auto swatchShown = [&] {
+        for (int r = 0; r < table->model()->rowCount(); ++r)
+            if (table->model()->index(r, task).data(Qt::DecorationRole).isValid())
+                return true;
+        return false;
+    };
+    QTRY_VERIFY(swatchShown());  // the open run's, drawn by the Train tab
+    const auto* view = static_cast<const QAbstractItemView*>(table);  // its hint is public
+    QTRY_VERIFY2(table->columnWidth(task) >= view->sizeHintForColumn(task),
+                 qPrintable(QStringLiteral("%1 < %2")
+                                .arg(table->columnWidth(task))
+                                .arg(view->sizeHintForColumn(task))));
 }
 
 QTEST_MAIN(TestStudio)
