@@ -42,6 +42,8 @@ namespace lengen::studio {
 
 namespace {
 
+constexpr int kPageMinimumHeight = 160;  ///< px: the header and first controls of any tab
+
 bool isEvalFigure(const figures::FigureInfo& f)
 {
     return f.kind == figures::FigureKind::Evaluation;
@@ -157,6 +159,12 @@ void MainWindow::buildViews(const QString& configRoot)
     m_sweeps->setController(&m_controller);  // sweeps are created, run and submitted as jobs
     m_sweeps->setCellExecutable(m_switches.cellExecutable);
     m_tabs->addTab(m_sweeps, tr("Sweeps"));
+    // A page's own minimum does not bound the Runs dock: dragged up, the dock takes the room
+    // and the page's bottom goes under it, the user's choice (the Xvfb pass, N8: the Train
+    // tab's 394 px let the dock grow by 48 px). At the default dock height every page has its
+    // room (tst_layout).
+    for (int i = 0; i < m_tabs->count(); ++i)
+        m_tabs->widget(i)->setMinimumHeight(kPageMinimumHeight);
     setCentralWidget(m_tabs);
 }
 

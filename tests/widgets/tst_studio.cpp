@@ -532,6 +532,8 @@ void TestStudio::longLabelsNeverWidenTheWindow()
 void TestStudio::aDeletedOpenRunCloses()
 {
     studio::MainWindow w(options());
+    const auto* loss = w.trainingView()->findChild<QCustomPlot*>(QStringLiteral("lossPlot"));
+    QVERIFY(loss && !loss->legend->visible());  // nothing drawn yet: it listed "loss, EMA"
     const QString stopped = trainTiny(m_runs.toStdString(), 31, true);  // resumable
     QVERIFY(w.openRun(stopped));
     QVERIFY(w.trainingView()->resumeOffered());
@@ -547,8 +549,7 @@ void TestStudio::aDeletedOpenRunCloses()
     QVERIFY2(w.trainingView()->headerText().startsWith("No run open"),  // not "run file not found:"
              qPrintable(w.trainingView()->headerText()));
     // No curve, so no legend: an empty one was a white box in the corner (the Xvfb pass, N5).
-    const auto* loss = w.trainingView()->findChild<QCustomPlot*>(QStringLiteral("lossPlot"));
-    QVERIFY(loss && !loss->legend->visible());
+    QVERIFY(!loss->legend->visible());
     engine::restoreRuns(
         QFileInfo(QString::fromStdString(moved.front().to)).absolutePath().toStdString());
 }

@@ -129,7 +129,10 @@ void TrainingView::createPlots()
     m_loss->graph(0)->setName(tr("loss"));
     m_loss->graph(1)->setPen(QPen(QColor("#0173B2"), 2));
     m_loss->graph(1)->setName(tr("EMA"));
-    m_loss->legend->setVisible(true);
+    // Listed once a run is drawn (redraw): an empty plot showed "loss, EMA" beside no curve.
+    m_loss->graph(0)->removeFromLegend();
+    m_loss->graph(1)->removeFromLegend();
+    m_loss->legend->setVisible(false);
     m_loss->yAxis->setScaleType(QCPAxis::stLogarithmic);
     m_loss->yAxis->setTicker(QSharedPointer<QCPAxisTickerLog>(new QCPAxisTickerLog));
     m_pointwise->addGraph()->setPen(QPen(QColor("#DE8F05"), 2));
