@@ -258,7 +258,21 @@ void TstJobsModel::rowsUnderThePointerHoldTheirPlaces()
     QCOMPARE(held[0].name, QStringLiteral("sweep grid"));  // still where the pointer was
     QCOMPARE(held[1].name, QStringLiteral("evaluate a"));
     QCOMPARE(held[2].name, QStringLiteral("new · RoPE"));  // the newcomer last
+    // A job that goes (a sweep's cell that ended) keeps its row, said to have ended, so the
+    // rows below do not move up under the pointer (the Xvfb pass on defect 19).
+    m.setOwn({own(3, JobKindId::Training, JobState::Running, "new · RoPE", "/r/n/run.h5"),
+              own(2, JobKindId::Evaluation, JobState::Queued, "evaluate a", "/r/a/run.h5")});
+    held = m.rows(0);
+    QCOMPARE(held.size(), size_t(3));
+    QCOMPARE(held[0].name, QStringLiteral("sweep grid"));
+    QVERIFY2(held[0].state.startsWith("ended"), qPrintable(held[0].state));
+    QCOMPARE(held[1].name, QStringLiteral("evaluate a"));
+    QCOMPARE(m.rows(0).size(), size_t(3));  // and again, while held
     m.setOrderHeld(false);
+    QCOMPARE(m.rows(0).size(), size_t(2));  // let go: it is gone
+    m.setOwn({own(3, JobKindId::Training, JobState::Running, "new · RoPE", "/r/n/run.h5"),
+              own(1, JobKindId::Sweep, JobState::Running, "sweep grid", "/s/grid"),
+              own(2, JobKindId::Evaluation, JobState::Queued, "evaluate a", "/r/a/run.h5")});
     const auto free = m.rows(0);
     QVERIFY(free[0].name == QStringLiteral("new · RoPE") ||
             free[1].name == QStringLiteral("new · RoPE"));  // running work first again

@@ -207,22 +207,40 @@ QString identity(const JobRow& row)
 {
     return row.own() ? QStringLiteral("id:%1").arg(row.id) : QStringLiteral("key:") + row.key;
 }
+
+// A row whose job is no longer listed, kept in its place while the pointer is over the list.
+JobRow goneRow(JobRow row)
+{
+    if (!row.state.startsWith(jobsTr("ended")))
+        row.state = jobsTr("ended");
+    row.stateTip = jobsTr("This job ended; its row goes when the pointer leaves the list");
+    row.progress.clear();
+    row.eta.clear();
+    return row;
+}
 }  // namespace
 
-// While the order is held, the rows shown keep their places and new ones come last; the order
-// the rules give is taken again once it is let go.
+// While the order is held, the rows shown keep their places and new ones come last; a row
+// whose job went (a sweep's cell that ended) stays, said to have ended, so that the rows below
+// do not move up under the pointer (the Xvfb pass: the next cell's row took its place). The
+// order the rules give is taken again once it is let go.
 std::vector<JobRow> JobsModel::holdingOrder(std::vector<JobRow> ordered) const
 {
     if (m_orderHeld && !m_shownOrder.isEmpty()) {
         std::vector<JobRow> kept;
-        kept.reserve(ordered.size());
-        for (const auto& id : m_shownOrder)
+        kept.reserve(ordered.size() + size_t(m_shownOrder.size()));
+        for (int k = 0; k < m_shownOrder.size(); ++k) {
+            bool found = false;
             for (auto& row : ordered)
-                if (!row.name.isNull() && identity(row) == id) {
+                if (!row.name.isNull() && identity(row) == m_shownOrder[k]) {
                     kept.push_back(std::move(row));
                     row.name = QString();  // taken
+                    found = true;
                     break;
                 }
+            if (!found && size_t(k) < m_shownRows.size())
+                kept.push_back(goneRow(m_shownRows[size_t(k)]));
+        }
         for (auto& row : ordered)
             if (!row.name.isNull())
                 kept.push_back(std::move(row));
@@ -231,6 +249,7 @@ std::vector<JobRow> JobsModel::holdingOrder(std::vector<JobRow> ordered) const
     m_shownOrder.clear();
     for (const auto& row : ordered)
         m_shownOrder << identity(row);
+    m_shownRows = ordered;
     return ordered;
 }
 

@@ -97,7 +97,8 @@ private:
     quint64 m_selectedId = 0;
     QString m_selectedKey;
     bool m_orderHeld = false;
-    mutable QStringList m_shownOrder;  ///< the rows' identities as last listed
+    mutable QStringList m_shownOrder;         ///< the rows' identities as last listed
+    mutable std::vector<JobRow> m_shownRows;  ///< the rows as last listed, in that order
 };
 
 /// Whether another process's job of this kind takes `request` from here.
