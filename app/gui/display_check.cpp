@@ -115,6 +115,16 @@ int xcbConnectError(const std::string& display)
     if (connect && hasError && disconnect) {
         void* c = connect(display.c_str(), nullptr);
         error = hasError(c);
+        if (error == 0) {
+            // Kept open for the life of the process: an X server started without -noreset
+            // (Xvfb's default) resets when its last client leaves, and Qt's connection a moment
+            // after this one's close met the reset ("could not connect to display", exit 134:
+            // the Xvfb pass on defect 26, a studio started right after its Xvfb). One idle
+            // connection keeps the server up until Qt holds its own.
+            static void* const held = c;
+            (void)held;
+            return 0;  // libxcb stays loaded with it
+        }
         disconnect(c);
     }
     ::dlclose(lib);
