@@ -107,6 +107,18 @@ void TstSweepsModel::summaryAndTheAggregateDue()
     QVERIFY(m.setStatuses(statuses(m, {S::Done, S::Done, S::Pending, S::Cancelled})));  // due
     QCOMPARE(m.summary(true, {}), QStringLiteral("2 done · 0 running · 1 pending · 0 stopped · 0 "
                                                  "failed · 1 cancelled — running here"));
+    // What a Run here says: the cells it took and what became of each (the Xvfb pass: "0 of
+    // the 4 cell(s) it took finished" beside "2 of 4 cells ended" read as a contradiction).
+    engine::SweepRunSummary stoppedRun;
+    stoppedRun.taken = 4;
+    stoppedRun.stopped = 2;
+    stoppedRun.done = 3;
+    QCOMPARE(ui::runHereSaid(stoppedRun),
+             std::string("of the 4 cell(s) it took, 0 finished and 2 stopped; 3 done before"));
+    stoppedRun.failed = 1;
+    QCOMPARE(ui::runHereSaid(stoppedRun),
+             std::string("of the 4 cell(s) it took, 0 finished, 2 stopped and 1 failed; 3 done "
+                         "before"));
     m.setLastRun("Run here: 0 of the 1 cell(s) it took finished");
     QVERIFY2(m.summary(false, {}).endsWith("— Run here: 0 of the 1 cell(s) it took finished"),
              qPrintable(m.summary(false, {})));

@@ -344,4 +344,26 @@ void SweepsModel::drawFigure(const std::string& method)
         m_figure = figures::sweepGridFigure(*m_aggregate, method);
 }
 
+std::string runHereSaid(const engine::SweepRunSummary& s)
+{
+    std::string said = "took no cell";
+    if (s.taken > 0) {
+        said = "of the " + std::to_string(s.taken) + " cell(s) it took, " +
+               std::to_string(s.finished) + " finished";
+        const int stopped = s.stopped + s.cancelledHere;
+        if (stopped > 0)
+            said += (s.failed > 0 ? ", " : " and ") + std::to_string(stopped) + " stopped";
+        if (s.failed > 0)
+            said += " and " + std::to_string(s.failed) + " failed";
+    }
+    if (s.elsewhere > 0)
+        said +=
+            "; " + std::to_string(s.elsewhere) + " " +
+            (s.heldBy.empty() ? std::string("held by other processes") : engine::heldByText(s)) +
+            ", left to them";
+    if (s.done > 0)
+        said += "; " + std::to_string(s.done) + " done before";
+    return said;
+}
+
 }  // namespace lengen::ui

@@ -19,6 +19,7 @@
 #include "figure_spec.h"
 #include "lengen/engine/sweep.h"
 #include "lengen/engine/sweep_aggregate.h"
+#include "lengen/engine/sweep_run.h"
 
 namespace lengen::ui {
 
@@ -131,5 +132,11 @@ private:
     std::optional<engine::SweepAggregate> m_aggregate;
     std::optional<plots::GridSpec> m_figure;
 };
+
+/// What a Run here says when it ends: the cells it took and what became of each, what it left
+/// to others, what was done before ("of the 4 cell(s) it took, 0 finished and 2 stopped; 3 done
+/// before"). "0 of the 4 cell(s) it took finished" beside the row's "2 of 4 cells ended" read as
+/// a contradiction (the Xvfb pass on issue 80, defect 16).
+std::string runHereSaid(const engine::SweepRunSummary& s);
 
 }  // namespace lengen::ui

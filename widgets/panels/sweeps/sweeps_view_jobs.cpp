@@ -229,17 +229,7 @@ engine::JobResult jobResult(const engine::SweepRunSummary& s)
     r.done = s.finished + s.stopped + s.failed;
     r.cancelled = s.stopped + s.cancelledHere;
     r.failed = s.failed;
-    // What it did, and what it left to others: "0 cells finished" said nothing (issue 53).
-    r.said = s.taken == 0 ? std::string("took no cell")
-                          : std::to_string(s.finished) + " of the " + std::to_string(s.taken) +
-                                " cell(s) it took finished";
-    if (s.elsewhere > 0)
-        r.said +=
-            "; " + std::to_string(s.elsewhere) + " " +
-            (s.heldBy.empty() ? std::string("held by other processes") : engine::heldByText(s)) +
-            ", left to them";
-    if (s.done > 0)
-        r.said += "; " + std::to_string(s.done) + " done before";
+    r.said = runHereSaid(s);
     return r;
 }
 
