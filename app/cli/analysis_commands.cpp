@@ -205,31 +205,20 @@ namespace {
 template <typename Eval>
 void pairWithStored(const CLI::App& eval, Eval& e)
 {
-    const bool prompts = eval.count("--prompts") == 0, seed = eval.count("--seed") == 0,
-               factor = eval.count("--ood-factor") == 0;
-    if (e.options.interventions.empty() || !(prompts || seed || factor))
+    if (e.options.interventions.empty())
         return;
+    engine::PairedSettings take;
+    take.prompts = eval.count("--prompts") == 0;
+    take.seed = eval.count("--seed") == 0;
+    take.oodFactor = eval.count("--ood-factor") == 0;
+    if (!take.prompts && !take.seed && !take.oodFactor)
+        return;  // the command line chose them all
     auto o = e.options;
     o.common = e.args.common;
-    const auto stored = engine::pairWithStoredEvaluation(e.args.run, o);
-    if (stored.empty())
-        return;
-    std::string took;
-    const auto add = [&took](const std::string& part) {
-        took += (took.empty() ? "" : ", ") + part;
-    };
-    if (prompts) {
-        e.options.prompts = o.prompts;
-        add(std::to_string(o.prompts) + " prompts");
-    }
-    if (seed) {
-        e.args.common.seed = o.common.seed;
-        add("seed " + std::to_string(o.common.seed));
-    }
-    if (factor && stored.find("×") != std::string::npos) {  // a long method was stored
-        e.options.oodFactor = o.oodFactor;
-        add(std::to_string(o.oodFactor) + "× the training length");
-    }
+    const auto took = engine::pairWithStoredEvaluation(e.args.run, o, take);
+    e.options.prompts = o.prompts;
+    e.options.oodFactor = o.oodFactor;
+    e.args.common.seed = o.common.seed;
     if (!e.args.quiet && !took.empty())
         std::fprintf(stderr, "paired with the stored plain evaluation: %s\n", took.c_str());
 }

@@ -9,6 +9,7 @@
 #include "lengen/engine/analysis.h"
 #include "lengen/engine/errors.h"
 #include "lengen/engine/hash.h"
+#include "lengen/engine/interventions.h"
 #include "lengen/engine/run_file.h"
 #include "lengen/engine/trainer.h"
 #include "test_support.h"
@@ -67,6 +68,7 @@ private Q_SLOTS:
     void importsAReferenceMetricsJson();
     void errorsNameTheProblem();
     void oneHashKeepsTheSeeds();
+    void interventionsAllIsAUnionEverywhere();
 };
 
 void TestEvaluation::storesEveryMethodWithBaselines()
@@ -272,6 +274,37 @@ void TestEvaluation::hugeMethodScalesAreConfigErrors()
     }
     QCOMPARE(eval::parseMethod("scale-x=1e15", true).scale, 1e15);
     QCOMPARE(eval::parseMethod("scale-x=0.5", true).scale, 0.5);
+}
+
+// Issue 45: `all` alone or among names, in one text or several, is the union of every
+// intervention that applies and the named ones (the CLI refused `all,yarn`, sweeps took it);
+// an unknown name's message names `all` too.
+void TestEvaluation::interventionsAllIsAUnionEverywhere()
+{
+    const auto config =
+        lengen::test::loadOne(lengen::test::tinyConfig("linear_regression", "rope", 20));
+    const auto applicable = applicableInterventions(config);
+    auto texts = [](const std::vector<InterventionSpec>& specs) {
+        std::vector<std::string> out;
+        for (const auto& s : specs)
+            out.push_back(s.text());
+        return out;
+    };
+    const auto one = texts(expandInterventions({"all,yarn:factor=3"}, config));
+    const auto two = texts(expandInterventions({"all", "yarn:factor=3"}, config));
+    QCOMPARE(one, two);
+    QCOMPARE(one.size(), applicable.size() + 1);
+    QCOMPARE(one.back(), std::string("yarn:factor=3"));
+    QCOMPARE(texts(expandInterventions({"yarn,all"}, config)).size(),
+             applicable.size());  // once each
+    try {
+        expandInterventions({"all,bogus"}, config);
+        QFAIL("an unknown name is a config error");
+    } catch (const Error& e) {
+        QCOMPARE(e.kind(), ErrorKind::Config);
+        QVERIFY2(std::string(e.what()).find("all: every one that applies") != std::string::npos,
+                 e.what());
+    }
 }
 
 QTEST_APPLESS_MAIN(TestEvaluation)

@@ -127,7 +127,6 @@ private Q_SLOTS:
     void tableDrivesParsingAndResolution();
     void originalLengthIsAParameter();
     void refusesWhatDoesNotApply();
-    void allIsAUnionEverywhere();
     void identitySettingsAreBitwisePlain();
     void everyInterventionIsCausal();
     void interventionsChangeLongPredictions();
@@ -547,37 +546,6 @@ void TestInterventions::pytorchReferenceAgrees()
             600000);
         qInfo().noquote() << pe.c_str() << "\n" << res.out;
         QVERIFY2(res.code == 0, qPrintable(res.out + res.err));
-    }
-}
-
-// Issue 45: `all` alone or among names, in one text or several, is the union of every
-// intervention that applies and the named ones (the CLI refused `all,yarn`, sweeps took it);
-// an unknown name's message names `all` too.
-void TestInterventions::allIsAUnionEverywhere()
-{
-    const auto config =
-        lengen::test::loadOne(lengen::test::tinyConfig("linear_regression", "rope", 20));
-    const auto applicable = applicableInterventions(config);
-    auto texts = [](const std::vector<InterventionSpec>& specs) {
-        std::vector<std::string> out;
-        for (const auto& s : specs)
-            out.push_back(s.text());
-        return out;
-    };
-    const auto one = texts(expandInterventions({"all,yarn:factor=3"}, config));
-    const auto two = texts(expandInterventions({"all", "yarn:factor=3"}, config));
-    QCOMPARE(one, two);
-    QCOMPARE(one.size(), applicable.size() + 1);
-    QCOMPARE(one.back(), std::string("yarn:factor=3"));
-    QCOMPARE(texts(expandInterventions({"yarn,all"}, config)).size(),
-             applicable.size());  // once each
-    try {
-        expandInterventions({"all,bogus"}, config);
-        QFAIL("an unknown name is a config error");
-    } catch (const Error& e) {
-        QCOMPARE(e.kind(), ErrorKind::Config);
-        QVERIFY2(std::string(e.what()).find("all: every one that applies") != std::string::npos,
-                 e.what());
     }
 }
 

@@ -18,6 +18,7 @@
 #include "config_draft.h"
 #include "field_mark.h"
 #include "lengen/engine/config.h"
+#include "qcp.h"
 #include "run_form.h"
 #include "setup_panel.h"
 
@@ -95,6 +96,7 @@ class TestConfigDraft final : public QObject {
     Q_OBJECT
 
 private Q_SLOTS:
+    void previewStopsWhereTrainingDoes();
     void everyShippedConfigRoundTripsThroughTheForm();
     void oneFieldEditChangesOnlyThatField();
     void derivedValuesStayDerived();
@@ -475,6 +477,31 @@ void TestConfigDraft::presetBoxAndSaveAs()
     QVERIFY(panel.loadFile(mine));
     QVERIFY(box->currentText().contains("mine.yaml"));
     QCOMPARE(panel.defaultSavePath(), QFileInfo(mine).absoluteFilePath());
+}
+
+// Issue 52 and issue 80, defect 13: 1500 steps of the quick preset end before its curriculum
+// does; the summary says with which numbers, the curriculum preview stops where training does,
+// and each of its curves that stops short says where.
+void TestConfigDraft::previewStopsWhereTrainingDoes()
+{
+    ui::SetupPanel panel(configRoot());
+    QVERIFY(panel.loadFile(configRoot() + "/quick/linear_regression_rope.yaml"));
+    panel.setSteps(1500);
+    QVERIFY2(
+        panel.summaryText().contains("the curriculum reaches 9 points at step 1600") &&
+            panel.summaryText().contains("with 1500 steps training ends at 7 points and 3 dims"),
+        qPrintable(panel.summaryText()));
+    QCOMPARE(panel.form()->previewEnd().step, std::int64_t(1499));
+    QCOMPARE(panel.form()->previewEnd().points, 7);
+    QCOMPARE(panel.form()->previewEnd().dims, 3);
+    // Each curve that stops short says where (defect 13: the dims curve said nothing).
+    auto* preview = panel.form()->findChild<QCustomPlot*>();
+    QVERIFY(preview && preview->graphCount() >= 2);
+    QStringList names;
+    for (int i = 0; i < preview->graphCount(); ++i)
+        names << preview->graph(i)->name();
+    QVERIFY2(names.contains("points (ends at 7 of 9)"), qPrintable(names.join(", ")));
+    QVERIFY2(names.contains("dims (ends at 3 of 4)"), qPrintable(names.join(", ")));
 }
 
 QTEST_MAIN(TestConfigDraft)

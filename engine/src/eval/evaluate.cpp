@@ -82,7 +82,8 @@ struct MethodMetrics {
 
 }  // namespace
 
-std::string pairWithStoredEvaluation(const std::string& run, EvalOptions& options)
+std::string pairWithStoredEvaluation(const std::string& run, EvalOptions& options,
+                                     PairedSettings take)
 {
     const auto wanted = [&](const std::string& method) {
         return options.methods.empty() || std::find(options.methods.begin(), options.methods.end(),
@@ -102,14 +103,23 @@ std::string pairWithStoredEvaluation(const std::string& run, EvalOptions& option
     }
     if (!first)
         return {};
-    options.prompts = first->prompts;
-    options.common.seed = first->seed;
-    if (longest)
+    std::string took;
+    const auto add = [&took](const std::string& part) {
+        took += (took.empty() ? "" : ", ") + part;
+    };
+    if (take.prompts) {
+        options.prompts = first->prompts;
+        add(std::to_string(options.prompts) + " prompts");
+    }
+    if (take.seed) {
+        options.common.seed = first->seed;
+        add("seed " + std::to_string(options.common.seed));
+    }
+    if (take.oodFactor && longest) {
         options.oodFactor = std::max(1, longest->nPoints / longest->trainPoints);
-    return std::to_string(options.prompts) + " prompts, seed " +
-           std::to_string(options.common.seed) +
-           (longest ? ", " + std::to_string(options.oodFactor) + "× the training length"
-                    : std::string());
+        add(std::to_string(options.oodFactor) + "× the training length");
+    }
+    return took;
 }
 
 namespace {

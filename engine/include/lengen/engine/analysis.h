@@ -95,9 +95,14 @@ AnalysisContents analysisContents(const std::string& run);
 /// (`options.methods`, every method when empty): its prompts, seed and OOD factor, so that the
 /// interventions are compared with the untouched model on the same prompts and nothing plain
 /// is redone. Returns what it took ("1280 prompts, seed 1, 8× the training length"), or ""
-/// when no plain LenGen evaluation of these methods is stored (options unchanged). The CLI
-/// applies it to `eval --intervention` unless --prompts, --seed or --ood-factor is given; the
-/// studio to every intervention evaluation. Error(RunFile) for a damaged analysis file.
-std::string pairWithStoredEvaluation(const std::string& run, EvalOptions& options);
+/// when no plain LenGen evaluation of these methods is stored (options unchanged). Only the
+/// settings in `take` are taken (the CLI leaves the ones its command line chose: --prompts,
+/// --seed, --ood-factor); the studio takes all three. Error(RunFile) for a damaged analysis
+/// file.
+struct PairedSettings {
+    bool prompts = true, seed = true, oodFactor = true;
+};
+std::string pairWithStoredEvaluation(const std::string& run, EvalOptions& options,
+                                     PairedSettings take = {});
 
 }  // namespace lengen::engine
