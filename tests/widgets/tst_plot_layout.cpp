@@ -31,6 +31,7 @@ private Q_SLOTS:
     void trainLengthLabelsDoNotOverlap();
     void outsideLegendWidensTheExportNotTheData();
     void annotationsKeepOffTheData();
+    void aLabelWithNoRoomBesideTheCurvesGoesAboveThem();
 };
 
 // Found under Xvfb (issue 70): the curriculum's axes read "end", "increment", "start".
@@ -202,6 +203,60 @@ void TestPlotLayout::annotationsKeepOffTheData()
     QVERIFY(label && label->visible());
     QVERIFY(label->padding().top() > 0 ||
             label->positionAlignment() & Qt::AlignRight);  // not the top right slot it had
+}
+
+// Issue 80, defect 10 (the Xvfb pass): in Compare's ood_length panel a jagged curve crossed its
+// train-length line from top to bottom, so the label had no free slot and was hidden; with two
+// train lengths one line was unlabelled. It goes to a strip just above the data area instead,
+// beside its line's top end, in a grid panel under the panel's title as in a single figure.
+void TestPlotLayout::aLabelWithNoRoomBesideTheCurvesGoesAboveThem()
+{
+    FigureSpec f;
+    f.x.label = "in-context examples";
+    f.y.label = "squared error";
+    for (int m = 0; m < 3; ++m) {  // up and down across the whole height, every example
+        Series s;
+        s.name = "run " + std::to_string(m);
+        for (int i = 0; i <= 60; ++i) {
+            s.x.push_back(i);
+            s.y.push_back((i + m) % 2 ? 4.5 - 0.1 * m : 0.1 * m);
+        }
+        f.series.push_back(s);
+    }
+    f.vlines = {{6, "train length 7 points"}, {40, "train length 41 points"}};
+    for (const bool grid : {false, true}) {
+        QCustomPlot plot;
+        plot.resize(grid ? 900 : 600, 320);
+        plot.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&plot));
+        if (grid) {
+            GridSpec g;
+            g.columns = 2;
+            g.panels = {f, f};
+            g.panels[0].title = "ood_length";
+            g.panels[1].title = "standard";
+            buildGrid(plot, g);
+        } else {
+            buildFigure(plot, f);
+        }
+        plot.replot(QCustomPlot::rpImmediateRefresh);
+        int shown = 0;
+        for (int i = 0; i < plot.itemCount(); ++i)
+            if (auto* t = qobject_cast<QCPItemText*>(plot.item(i));
+                t && t->text().startsWith("train length")) {
+                QVERIFY2(t->visible(), qPrintable(t->text() + (grid ? " (grid)" : "")));
+                const double bottom = t->bottomRight->pixelPosition().y() - t->padding().bottom();
+                QVERIFY2(bottom <= t->clipAxisRect()->rect().top(),
+                         qPrintable(QString("%1 ends at y %2, the data starts at %3")
+                                        .arg(t->text())
+                                        .arg(bottom)
+                                        .arg(t->clipAxisRect()->rect().top())));
+                ++shown;
+            }
+        QCOMPARE(shown, grid ? 4 : 2);
+        const auto problems = layoutProblems(plot, QRectF(plot.rect()));
+        QVERIFY2(problems.isEmpty(), qPrintable(problems.join('\n')));
+    }
 }
 
 QTEST_MAIN(TestPlotLayout)

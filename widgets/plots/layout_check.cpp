@@ -128,10 +128,14 @@ std::vector<QPointF> panelPoints(QCustomPlot& plot, const QCPAxisRect* rect)
 // Whether `box` meets a curve or a reference line drawn in the plot.
 bool meetsData(QCustomPlot& plot, const QRectF& box)
 {
-    for (int i = 0; i < plot.graphCount(); ++i)
-        for (const auto& seg : graphSegments(plot.graph(i)))
-            if (crosses(seg, box))
-                return true;
+    for (int i = 0; i < plot.graphCount(); ++i) {
+        // A curve is drawn clipped to its data area: above it (a label's strip) it meets nothing.
+        const QRectF part = box & QRectF(plot.graph(i)->keyAxis()->axisRect()->rect());
+        if (!part.isEmpty())
+            for (const auto& seg : graphSegments(plot.graph(i)))
+                if (crosses(seg, part))
+                    return true;
+    }
     for (int i = 0; i < plot.itemCount(); ++i)
         if (const auto* line = qobject_cast<QCPItemLine*>(plot.item(i));
             line && line->visible() &&
@@ -152,48 +156,93 @@ QRectF textBoxOf(QCPItemText* text)
         .adjusted(pad.left(), pad.top(), -pad.right(), -pad.bottom());
 }
 
+constexpr const char* kStrip = "lengenLabelStrip";
+
+// Room for one text line between a panel's data area and what is above it (the figure's title
+// or the panel's own, its top axis label): where a label found no free slot beside the curves.
+// Taken once per panel; the panel is laid out again with it.
+// Every panel that shares the rect's top margin (a grid's) takes it too: their titles stay in
+// one row.
+bool reserveStrip(QCPAxisRect* rect, double lineHeight)
+{
+    if (rect->property(kStrip).toBool())
+        return false;
+    QList<QCPAxisRect*> rects{rect};
+    if (auto* group = rect->marginGroup(QCP::msTop)) {
+        rects.clear();
+        for (auto* e : group->elements(QCP::msTop))
+            if (auto* r = qobject_cast<QCPAxisRect*>(e))
+                rects << r;
+    }
+    const int room = int(std::ceil(lineHeight)) + 2;
+    for (auto* r : rects) {
+        r->setProperty(kStrip, true);
+        if (auto* top = r->axis(QCPAxis::atTop); top && top->visible())
+            top->setLabelPadding(top->labelPadding() + room);  // under the panel's title
+        else
+            r->setMinimumMargins(r->minimumMargins() + QMargins(0, room, 0, 0));
+    }
+    return true;
+}
+
 // The labels of vertical lines, each to the first free slot: down its line on the right, then
-// on the left; where curves fill the whole line (a jagged long-prompt curve), hidden: a label
-// over a curve hides the data it marks.
-void placeLineLabels(QCustomPlot& plot)
+// on the left; where curves fill the whole line (a jagged long-prompt curve), in the strip just
+// above the data area (reserveStrip), beside its line's top end; hidden only where that strip
+// is taken too (a label over a curve hides the data it marks). Returns whether a panel needs
+// its strip first, so that the plot is laid out again.
+bool placeLineLabels(QCustomPlot& plot)
 {
     std::vector<QRectF> taken;  // placed labels, and a legend over the data
     if (plot.legend && plot.legend->visible() && plot.legend->itemCount() > 0)
         taken.push_back(plot.legend->outerRect());
+    bool relayout = false;
     for (int i = 0; i < plot.itemCount(); ++i) {
         auto* text = qobject_cast<QCPItemText*>(plot.item(i));
         if (!text || !text->property(kLineLabel).isValid())
             continue;
         text->setVisible(true);  // placed anew at each layout: a zoom may free a slot
-        const auto* rect = text->clipAxisRect();
+        auto* rect = text->clipAxisRect();
         if (!rect || rect->rect().height() <= 0)
             continue;
         const QRectF area(rect->rect());
         const int row = text->property(kLineLabel).toInt();
         const double lineHeight = QFontMetricsF(text->font()).height() + 1;
-        const QMargins pad = text->padding();
-        const auto tryAt = [&](int slot, bool left) {
-            text->setPositionAlignment((left ? Qt::AlignRight : Qt::AlignLeft) | Qt::AlignTop);
-            text->setPadding(QMargins(left ? 0 : 4, int(slot * lineHeight), left ? 4 : 0, 0));
-            const QRectF box = textBoxOf(text);
-            const bool free = area.contains(box) && !meetsData(plot, box) &&
+        const auto isFree = [&](const QRectF& box, const QRectF& within) {
+            const bool free = within.contains(box) && !meetsData(plot, box) &&
                               std::none_of(taken.begin(), taken.end(),
                                            [&](const QRectF& t) { return t.intersects(box); });
             if (free)
                 taken.push_back(box);
             return free;
         };
+        const auto tryAt = [&](int slot, bool left) {
+            text->setClipToAxisRect(true);
+            text->position->setCoords(text->position->coords().x(), 0.02);
+            text->setPositionAlignment((left ? Qt::AlignRight : Qt::AlignLeft) | Qt::AlignTop);
+            text->setPadding(QMargins(left ? 0 : 4, int(slot * lineHeight), left ? 4 : 0, 0));
+            return isFree(textBoxOf(text), area);
+        };
+        const auto tryStrip = [&](bool left) {
+            text->setClipToAxisRect(false);
+            text->position->setCoords(text->position->coords().x(), 0);
+            text->setPositionAlignment((left ? Qt::AlignRight : Qt::AlignLeft) | Qt::AlignBottom);
+            text->setPadding(QMargins(left ? 0 : 4, 0, left ? 4 : 0, 2));
+            const QRectF strip(0, area.top() - lineHeight - 4, plot.width(), lineHeight + 4);
+            return isFree(textBoxOf(text), strip);
+        };
         const int slots = std::max(1, int(area.height() / lineHeight) - 1);
         bool placed = false;
         for (const bool left : {false, true})
             for (int k = 0; k < slots && !placed; ++k)
                 placed = tryAt((row + k) % slots, left);
-        if (!placed) {  // nowhere free of curves: the line speaks alone (its colour)
-            text->setPositionAlignment(Qt::AlignLeft | Qt::AlignTop);
-            text->setPadding(pad);
-            text->setVisible(false);
-        }
+        if (!placed && reserveStrip(rect, lineHeight))
+            relayout = true;  // placed in the strip on the next pass
+        for (const bool left : {false, true})
+            placed = placed || (!relayout && tryStrip(left));
+        if (!placed)
+            text->setVisible(false);  // nowhere free: the line speaks alone (its colour)
     }
+    return relayout;
 }
 
 // An inset legend to the corner of its panel that hides the fewest data points.
@@ -242,6 +291,14 @@ void keepAnnotationsOffTheData(QCustomPlot& plot)
         return;
     plot.setProperty(kPlacing, true);
     QObject::connect(&plot, &QCustomPlot::afterLayout, &plot, [p = &plot] {
+        placeInsetLegend(*p);
+        if (!placeLineLabels(*p))
+            return;
+        // A panel took a strip for its labels: lay the plot out again, as
+        // QCustomPlot::updateLayout does (protected there), and place everything anew.
+        for (const auto phase : {QCPLayoutElement::upPreparation, QCPLayoutElement::upMargins,
+                                 QCPLayoutElement::upLayout})
+            p->plotLayout()->update(phase);
         placeInsetLegend(*p);
         placeLineLabels(*p);
     });

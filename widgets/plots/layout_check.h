@@ -72,7 +72,8 @@ QStringList layoutProblems(QCustomPlot& plot, const QRectF& visible,
 /// Keeps what the builder puts inside data areas off the data, each time the plot is laid out
 /// (QCustomPlot::afterLayout, so a resize or a zoom places them again): a train-length label
 /// (markLineLabel) moves down its line, then to the line's left, to the first slot where it
-/// meets no curve, reference line or other text (hidden where none is free); an inset legend
+/// meets no curve, reference line or other text, else to a strip taken above the data area
+/// (hidden where that is taken too); an inset legend
 /// goes to the corner of its panel that hides the fewest data points. Connected once per plot.
 void keepAnnotationsOffTheData(QCustomPlot& plot);
 /// Marks a label of a vertical line for keepAnnotationsOffTheData: `row` is its place in the
