@@ -100,8 +100,12 @@ void AnalysisProgress::onProgress(const std::string& stage, std::int64_t done, s
     m_last = now;
     m_stage = stage;
     const int pct = total > 0 ? static_cast<int>(100 * done / total) : 100;
-    std::fprintf(stderr, m_tty ? "\r\033[K%-40s %3d%% (%lld/%lld)" : "%s %d%% (%lld/%lld)\n",
-                 stage.c_str(), pct, static_cast<long long>(done), static_cast<long long>(total));
+    // The whole job's share by cost where the engine weighs it (the probes' long prompts).
+    const std::string job =
+        m_job >= 0 ? ", job " + std::to_string(static_cast<int>(100 * m_job)) + "%" : "";
+    std::fprintf(stderr, m_tty ? "\r\033[K%-40s %3d%% (%lld/%lld%s)" : "%s %d%% (%lld/%lld%s)\n",
+                 stage.c_str(), pct, static_cast<long long>(done), static_cast<long long>(total),
+                 job.c_str());
     std::fflush(stderr);
     m_open = m_tty;
 }

@@ -37,10 +37,12 @@ public:
     explicit AnalysisProgress(bool quiet);
     void onProgress(const std::string& stage, std::int64_t done, std::int64_t total) override;
     void onWarning(const std::string& message) override;
+    void onFraction(double ofJob) override { m_job = ofJob; }
     void finish();
 
 private:
     bool m_quiet, m_tty, m_open = false;
+    double m_job = -1;  ///< the job's share done by cost, where the engine says it
     std::string m_stage;
     std::chrono::steady_clock::time_point m_last{};
 };

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <filesystem>
 
+#include "eval/probe_cost.h"
 #include "eval/probe_layouts.h"
 #include "lengen/engine/errors.h"
 #include "lengen/engine/probes.h"
@@ -50,13 +51,16 @@ class Recording : public AnalysisObserver {
 public:
     void onProgress(const std::string& stage, std::int64_t done, std::int64_t total) override
     {
-        reports.push_back({stage, done, total});
+        reports.push_back({stage, done, total, fraction});
     }
+    void onFraction(double ofJob) override { fraction = ofJob; }
     struct Report {
         std::string stage;
         std::int64_t done, total;
+        double fraction;  ///< the share of the job's cost said before it (-1: none)
     };
     std::vector<Report> reports;
+    double fraction = -1;
 };
 
 }  // namespace
@@ -72,6 +76,7 @@ private Q_SLOTS:
     void serialPositionLayouts();
     void impossibleSizesAreConfigErrors();
     void probeRunStoresEveryProbe();
+    void progressIsWeighedByCost();
     void attentionUnderRandomPositions();
 };
 
@@ -181,6 +186,20 @@ void TestProbes::probeRunStoresEveryProbe()
         QCOMPARE(duplicated[i].done, std::int64_t(i));
     }
     QCOMPARE(duplicated.back().done + 1, duplicated.front().total);
+    // The share by cost comes with every report and only grows; each stage reports the units
+    // the cost plan has for it (else the plan weighs other work than what runs).
+    const auto plan = eval::probeUnitCosts(o, 7, 3, true);
+    QCOMPARE(plan.size(), size_t(3));
+    QCOMPARE(plan[1].size(), size_t(duplicated.front().total));
+    double last = 0;
+    for (const auto& r : recording.reports) {
+        QVERIFY2(r.fraction >= last && r.fraction < 1, r.stage.c_str());
+        last = r.fraction;
+        if (r.stage.rfind("attention: ", 0) == 0)
+            QCOMPARE(plan[0].size(), size_t(r.total));
+        if (r.stage == "serial position")
+            QCOMPARE(plan[2].size(), size_t(r.total));
+    }
 
     const auto settings = readAttentionSettings(run);
     QCOMPARE(settings.size(), size_t(4));  // duplicated, long, points=12, train
@@ -284,6 +303,35 @@ void TestProbes::attentionUnderRandomPositions()
             readAttentionTile(run, plain[i].name, 0, 0, 0, 0, t, 0, t, "random_positions");
         QVERIFY2((a == b) == fills, plain[i].name.c_str());  // the stored maps too
     }
+}
+
+// Issue 80, defect 22: the probe's bar and ETA counted units alike, so the 16 short count-sweep
+// layouts took two thirds of the duplicated stage's bar and the 400-point layouts after them
+// stood on the last third while the ETA climbed. Weighed by cost, the count sweep is a sliver.
+void TestProbes::progressIsWeighedByCost()
+{
+    ProbeOptions o;  // the defaults: lengen probe --all
+    o.attention = o.duplicated = o.serialPosition = true;
+    const auto plan = eval::probeUnitCosts(o, 13, 6, true);
+    QCOMPARE(plan.size(), size_t(3));
+    QCOMPARE(plan[0].size(), size_t(3));               // train, long, duplicated
+    QCOMPARE(plan[1].size(), size_t(16 + 1 + 3 + 4));  // count sweep, random, the two parts
+    QCOMPARE(plan[2].size(), size_t(3));               // begin, middle, end
+
+    Recording inner;
+    eval::CostWeightedObserver weighed(inner, plan);
+    weighed.onStage(1, 3, "duplicated");
+    weighed.onProgress("duplicated: random points", 16, 24);
+    const double evenly = (1 + 16.0 / 24) / 3;  // 0.56: what counting units alike said
+    QCOMPARE(inner.reports.back().fraction, weighed.fraction(1, 16));
+    QVERIFY2(inner.reports.back().fraction - weighed.fraction(1, 0) <
+                 0.1 * (weighed.fraction(2, 0) - weighed.fraction(1, 0)),
+             "the count sweep takes under a tenth of the duplicated stage");
+    QVERIFY(inner.reports.back().fraction < evenly - 0.1);
+    QCOMPARE(weighed.fraction(0, 0), 0.0);
+    QCOMPARE(weighed.fraction(3, 0), 1.0);
+    // A model without attention maps: the attention stage costs nothing.
+    QCOMPARE(eval::probeUnitCosts(o, 13, 6, false)[0].size(), size_t(0));
 }
 
 QTEST_APPLESS_MAIN(TestProbes)

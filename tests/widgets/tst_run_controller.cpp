@@ -86,6 +86,7 @@ private Q_SLOTS:
     void perJobControlsTouchOnlyThatJob();
     void aNewUnitCountIsNeverThrottled();
     void theEtaCountsDownWhileTheBarStands();
+    void theBarFollowsTheEnginesShareByCost();
 };
 
 void TestRunController::finishesWithOneTerminalSignal()
@@ -461,6 +462,27 @@ void TestRunController::theEtaCountsDownWhileTheBarStands()
                  qPrintable(QStringLiteral("%1 after %2").arg(etas[i]).arg(etas[i - 1])));
     QCOMPARE(QString::fromStdString(jobOf(progress.last()).progress),
              QStringLiteral("duplicated: count sweep, 1 of 4"));
+}
+
+// Issue 80, defect 22 (the Xvfb pass): the ETA still climbed across a probe's parts, its bar
+// counting the 16 short count-sweep layouts like the long ones after them. The engine's share
+// by cost (onFraction) is the bar, where it says one.
+void TestRunController::theBarFollowsTheEnginesShareByCost()
+{
+    RunController c;
+    QSignalSpy progress(&c, &RunController::analysisProgress);
+    QSignalSpy finished(&c, &RunController::runFinished);
+    c.enqueue(ui::JobKind::Probe, "probe z", [](engine::RunControl&, engine::AnalysisObserver& o) {
+        o.onFraction(0);
+        o.onStage(0, 2, "duplicated");
+        o.onFraction(0.05);  // 16 of 24 units, a twentieth of the cost
+        o.onProgress("duplicated: random points", 16, 24);
+        return engine::JobResult{};
+    });
+    QVERIFY(finished.wait(10000));
+    const auto last = progress.last().at(1).value<ui::AnalysisProgress>();
+    QCOMPARE(last.done, qint64{16});
+    QCOMPARE(last.fraction, 0.05);  // not (16 / 24) / 2 = 0.33
 }
 
 QTEST_MAIN(TestRunController)

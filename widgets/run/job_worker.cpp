@@ -97,7 +97,9 @@ void JobWorker::onProgress(const std::string& stage, std::int64_t done, std::int
     m_stage.done = std::max<std::int64_t>(0, done);
     m_stage.total = std::max<std::int64_t>(1, total);
     const double within = std::min(1.0, double(m_stage.done) / double(m_stage.total));
-    const double fraction = std::max(m_stage.fraction, (m_stage.stage + within) / m_stage.stages);
+    // Where the engine weighs its parts by cost (the probes), its share; else stages alike.
+    const double even = (m_stage.stage + within) / m_stage.stages;
+    const double fraction = std::max(m_stage.fraction, m_costFraction >= 0 ? m_costFraction : even);
     if (!stage.empty() && m_stage.stageName.isEmpty())
         m_stage.stageName = QString::fromStdString(stage);
     // The part of the stage the engine names ("duplicated: instruction position" in the stage

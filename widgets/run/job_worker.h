@@ -65,12 +65,14 @@ private:
     void onWarning(const std::string& message) override;
     void onStage(int index, int count, const std::string& name) override;
     void onProgress(const std::string& stage, std::int64_t done, std::int64_t total) override;
+    void onFraction(double ofJob) override { m_costFraction = ofJob; }
 
     Job m_job;
     AnalysisJob m_analysis;
     AnalysisProgress m_stage;
     /// The estimate when the fraction last grew, and when: it counts down from there.
     double m_etaBase = -1;
+    double m_costFraction = -1;  ///< the engine's share done by cost; < 0: none said
     std::chrono::steady_clock::time_point m_etaFrom;
     std::chrono::steady_clock::time_point m_begun{};
     engine::RunControl m_control;

@@ -8,6 +8,7 @@
 #include "eval/eval_methods.h"
 #include "eval/interventions.h"
 #include "eval/probe_common.h"
+#include "eval/probe_cost.h"
 #include "eval/probe_layouts.h"
 #include "eval/statistics.h"
 #include "lengen/engine/errors.h"
@@ -96,10 +97,7 @@ bool runLayouts(ProbeContext& ctx, Material& m, const std::vector<Layout>& layou
 bool duplicatedProbe(ProbeContext& ctx, Material& m, const ProbeSizes& s, at::Generator& gen)
 {
     const auto& o = *ctx.options;
-    std::vector<int> counts = o.noiseCounts;
-    if (counts.empty())
-        for (int c = 5; c <= 20; ++c)
-            counts.push_back(c);
+    const std::vector<int> counts = eval::noiseCounts(o);
     auto bootGen = at::make_generator<at::CPUGeneratorImpl>(
         eval::methodSeed(o.common.seed, "duplicated/bootstrap"));
     const auto countSweep = eval::countSweepLayouts(s, counts);
@@ -175,14 +173,19 @@ void applyProbeIntervention(ProbeContext& ctx, const std::string& text)
     ctx.root = probeRoot(ctx.intervention.isNone() ? "" : ctx.intervention.text());
 }
 
+// Whether the run's model under the probes' intervention has one attention map to probe.
+bool promptLevelIntervention(const ProbeContext& ctx)
+{
+    const auto* row = findIntervention(ctx.intervention.name);
+    return row && row->manyPrompts;  // many short prompts: no single map
+}
+
 // The attention probe, or why it is skipped (said in summary and as a warning); false if
 // cancelled.
 bool attentionProbeStage(ProbeContext& ctx, ProbeSummary& summary)
 {
     const auto& cfg = ctx.run.config;
-    const auto* row = findIntervention(ctx.intervention.name);
-    const bool promptLevel = row && row->manyPrompts;  // no single map to probe
-    if (promptLevel) {
+    if (promptLevelIntervention(ctx)) {
         summary.skipped.push_back("attention (" + ctx.intervention.name +
                                   " runs many short prompts: no single attention map)");
         ctx.observer->onWarning("attention probe skipped under " + ctx.intervention.name +
@@ -244,12 +247,18 @@ ProbeSummary probeRun(const std::string& run, const ProbeOptions& options, RunCo
         applyProbeIntervention(ctx, options.intervention);
     ProbeSummary summary;
     summary.analysisFile = ctx.analysisFile;
+    // Progress weighed by cost: a 400-point layout costs some forty 30-point ones (probe_cost.h).
+    eval::CostWeightedObserver weighed(
+        observer,
+        eval::probeUnitCosts(options, cfg.trainPoints(), cfg.inputDims(),
+                             ctx.run.model->hasAttention() && !promptLevelIntervention(ctx)));
+    ctx.observer = &weighed;
 
     const int stages =
         int(options.attention) + int(options.duplicated) + int(options.serialPosition);
     int stage = 0;
     if (options.attention) {
-        observer.onStage(stage++, stages, "attention");
+        weighed.onStage(stage++, stages, "attention");
         if (!attentionProbeStage(ctx, summary)) {
             summary.cancelled = true;
             return summary;
@@ -265,7 +274,7 @@ ProbeSummary probeRun(const std::string& run, const ProbeOptions& options, RunCo
     m.functions = m.sampler.sample(gen);
     m.xs = m.functions->sampleXs(sizes.points, cfg.inputDims(), gen);  // [B, N, D]
     if (options.duplicated) {
-        observer.onStage(stage++, stages, "duplicated");
+        weighed.onStage(stage++, stages, "duplicated");
         if (!duplicatedProbe(ctx, m, sizes, gen)) {
             summary.cancelled = true;
             return summary;
@@ -273,7 +282,7 @@ ProbeSummary probeRun(const std::string& run, const ProbeOptions& options, RunCo
         summary.computed.push_back("duplicated");
     }
     if (options.serialPosition) {
-        observer.onStage(stage++, stages, "serial position");
+        weighed.onStage(stage++, stages, "serial position");
         if (!serialPositionProbe(ctx, m, sizes)) {
             summary.cancelled = true;
             return summary;

@@ -26,6 +26,10 @@ public:
     /// A new stage begins: `index` of `count` (from 0), e.g. evaluation method 2 of 12 or the
     /// serial-position probe, 3rd of 3. Progress after it is that stage's.
     virtual void onStage(int /*index*/, int /*count*/, const std::string& /*name*/) {}
+    /// The job's share done (0..1) with its parts weighed by what they cost, where the engine
+    /// can tell (the probes: later parts run longer prompts); sent before the stage start or
+    /// progress report it goes with. Without it, a job's stages and units count alike.
+    virtual void onFraction(double /*ofJob*/) {}
     virtual void onWarning(const std::string&) {}
 };
 
