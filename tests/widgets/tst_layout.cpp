@@ -10,13 +10,16 @@
 #include <QScrollArea>
 #include <QSettings>
 #include <QStandardPaths>
+#include <QStatusBar>
 #include <QTabWidget>
 #include <QTableView>
 #include <QTest>
+#include <QThread>
 
 #include <filesystem>
 #include <functional>
 
+#include "analysis_progress.h"
 #include "attention_view.h"
 #include "compare_view.h"
 #include "figure_view.h"
@@ -76,6 +79,7 @@ private Q_SLOTS:
     void everyPlotKeepsItsRoom_data();
     void everyPlotKeepsItsRoom();
     void theCheckSeesWhatIsWrong();
+    void aStatusMessageTakesTheRoomOfAnAnalysisText();
 
 private:
     std::vector<State> states() const;
@@ -347,6 +351,46 @@ void TestLayout::theCheckSeesWhatIsWrong()
     plot.replot(QCustomPlot::rpImmediateRefresh);
     QVERIFY2(plots::layoutProblems(plot, QRectF(plot.rect())).isEmpty(),
              qPrintable(plots::layoutProblems(plot, QRectF(plot.rect())).join('\n')));
+}
+
+// The Xvfb pass, N4: beside a running probe's progress text, a long status message lost its
+// middle ("Exported 4 figures to /home/…ures: attention.png"). The analysis's text, which the
+// Jobs panel shows too, yields its room first, and takes it back when the message goes.
+void TestLayout::aStatusMessageTakesTheRoomOfAnAnalysisText()
+{
+    studio::MainWindow w(test::studioOptions(m_runs));
+    w.resize(1280, 800);
+    w.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&w));
+    const quint64 job = w.controller().enqueue(
+        ui::JobKind::Probe, "probe linear_regression RoPE seed 1, every probe",
+        [](engine::RunControl& control, engine::AnalysisObserver& o) {
+            o.onStage(0, 1, "duplicated");
+            o.onProgress("duplicated: instruction position", 20, 24);
+            while (control.shouldContinue())
+                QThread::msleep(5);
+            return engine::JobResult{};
+        });
+    auto* area = w.statusBar()->findChild<ui::AnalysisProgressArea*>();
+    QVERIFY(area);
+    QTRY_VERIFY(area->isVisible() && area->text().contains("instruction position"));
+    QCoreApplication::processEvents();
+    const int before = area->width();
+    // Wider than the room the analysis's whole text leaves, narrower than the bar less its
+    // narrowest.
+    const QFontMetrics fm = w.statusBar()->fontMetrics();
+    QString message = QStringLiteral("Exported 4 figures to /home/researcher/length-gen/figures:");
+    while (fm.horizontalAdvance(message) < w.statusBar()->width() - before + 100)
+        message += QStringLiteral(" attention.png");
+    w.statusBar()->showMessage(message);
+    QCOMPARE(w.statusBar()->currentMessage(), message);
+    QVERIFY2(area->textRoom() < ui::AnalysisProgressArea::fullTextRoom(),
+             qPrintable(QString::number(area->textRoom())));
+    QVERIFY(area->text().contains("instruction position"));  // whole, in its tooltip
+    w.statusBar()->clearMessage();
+    QCOMPARE(area->textRoom(), ui::AnalysisProgressArea::fullTextRoom());
+    QVERIFY(w.controller().stop(job));
+    QVERIFY(test::waitIdle(w.controller()));
 }
 
 QTEST_MAIN(TestLayout)

@@ -5,6 +5,7 @@
 #include <QProgressBar>
 #include <QToolButton>
 
+#include <algorithm>
 #include <cmath>
 
 namespace lengen::ui {
@@ -16,10 +17,13 @@ QString clock(double seconds)
     return QStringLiteral("%1:%2").arg(s / 60).arg(s % 60, 2, 10, QLatin1Char('0'));
 }
 constexpr int kLabelWidth = 360;
+constexpr int kNarrowestLabel = 100;
 }  // namespace
 
+int AnalysisProgressArea::fullTextRoom() { return kLabelWidth; }
+
 AnalysisProgressArea::AnalysisProgressArea(RunController& controller, QWidget* parent)
-    : QWidget(parent), m_controller(controller)
+    : QWidget(parent), m_controller(controller), m_room(kLabelWidth)
 {
     m_label = new QLabel;
     // A bounded width, elided: the status bar's messages keep the room left of it (a long
@@ -27,12 +31,15 @@ AnalysisProgressArea::AnalysisProgressArea(RunController& controller, QWidget* p
     m_label->setMaximumWidth(kLabelWidth);
     m_bar = new QProgressBar;
     m_bar->setRange(0, 1000);
-    m_bar->setMaximumWidth(180);
+    m_bar->setFixedWidth(140);
     m_bar->setTextVisible(true);
     m_bar->setFormat(QStringLiteral("%p%"));
     m_stop = new QToolButton;
     m_stop->setText(tr("Stop"));
     m_stop->setToolTip(tr("Stop this analysis (what is already stored stays)"));
+    // Its own width and no more: the bar's Expanding policy made the area take half the status
+    // bar's spare width, which the messages left of it lacked (the Xvfb pass, N4).
+    setSizePolicy(QSizePolicy::Maximum, QSizePolicy::Preferred);
     auto* layout = new QHBoxLayout(this);
     layout->setContentsMargins(0, 0, 0, 0);
     layout->addWidget(m_label);
@@ -58,8 +65,7 @@ void AnalysisProgressArea::onProgress(const JobInfo& job, const AnalysisProgress
     if (p.etaSeconds >= 0)
         text += tr(", ETA %1").arg(clock(p.etaSeconds));
     m_text = text;
-    m_label->setText(m_label->fontMetrics().elidedText(text, Qt::ElideMiddle, kLabelWidth));
-    m_label->setToolTip(text);
+    showText();
     m_bar->setValue(int(std::lround(1000 * p.fraction)));
     // The latest analysis to report is the one shown (others run beside it: the Jobs panel has
     // them all); Stop names it.
@@ -69,6 +75,19 @@ void AnalysisProgressArea::onProgress(const JobInfo& job, const AnalysisProgress
     }
     m_stop->setToolTip(tr("Stop “%1” (what is already stored stays)").arg(label));
     setVisible(true);
+}
+
+void AnalysisProgressArea::setTextRoom(int pixels)
+{
+    m_room = std::clamp(pixels, kNarrowestLabel, kLabelWidth);
+    m_label->setMaximumWidth(m_room);
+    showText();
+}
+
+void AnalysisProgressArea::showText()
+{
+    m_label->setText(m_label->fontMetrics().elidedText(m_text, Qt::ElideMiddle, m_room));
+    m_label->setToolTip(m_text);
 }
 
 void AnalysisProgressArea::onEnded(quint64 id)

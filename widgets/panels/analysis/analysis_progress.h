@@ -23,14 +23,23 @@ public:
     QString text() const;
     /// The bar's value in per mille of the whole job.
     int perMille() const;
+    /// The widest its text may be, in pixels (clamped to 100..360; elided, whole in the
+    /// tooltip): the window narrows it while a status message needs the room, since the Jobs
+    /// panel says the same.
+    void setTextRoom(int pixels);
+    int textRoom() const { return m_room; }
+    /// The widest its text may be when nothing else needs the room.
+    static int fullTextRoom();
 
 private:
     void onProgress(const JobInfo& job, const AnalysisProgress& p);
     void onEnded(quint64 id);
+    void showText();
 
     RunController& m_controller;
     QLabel* m_label;
     QString m_text;  ///< the whole text (the label shows it elided)
+    int m_room;      ///< the label's width at most (setTextRoom)
     QProgressBar* m_bar;
     QToolButton* m_stop;
     quint64 m_job = 0;  ///< the job shown, which Stop stops
