@@ -80,11 +80,12 @@ RunTable sweepRunTable(const std::vector<engine::AggregateRow>& rows,
                        const std::string& method, bool split)
 {
     RunTable t;
+    t.layout = RunTable::Layout::Summary;  // its text and Markdown bytes as before issue 82
     if (split)
         t.columns.push_back({"method", RunTableColumn::Label, false});
     for (const auto& k : keys.empty() ? std::vector<std::string>{"group"} : keys)
         t.columns.push_back({k, keys.empty() ? RunTableColumn::Label : RunTableColumn::Key, true});
-    t.columns.push_back({"seeds", RunTableColumn::Result, true});
+    t.columns.push_back({"seeds", RunTableColumn::Result, true, true});
     t.columns.push_back({"band", RunTableColumn::Result, false});
     if (split)
         for (const char* c : {"train_position", "train_mean", "train_low", "train_high",
@@ -92,7 +93,7 @@ RunTable sweepRunTable(const std::vector<engine::AggregateRow>& rows,
             t.columns.push_back({c, RunTableColumn::Result, true});
     else
         for (const char* c : {" at train length", " at longest"})
-            t.columns.push_back({what + c, RunTableColumn::Result, false});
+            t.columns.push_back({what + c, RunTableColumn::Result, false, true});
     for (const auto& r : rows) {
         auto cells = sweepTableRow(r, keys, split);
         if (split)

@@ -330,6 +330,27 @@ static std::string runTableJson(const RunTable& table)
     return out.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
 }
 
+namespace {
+// Layout::Summary's Markdown: cells as they are, the renderer aligns them.
+std::string plainMarkdown(const std::vector<RunTableColumn>& cols,
+                          const std::vector<std::vector<std::string>>& lines)
+{
+    const auto row = [](const std::vector<std::string>& cells) {
+        std::string s;
+        for (const auto& c : cells)
+            s += (s.empty() ? "" : " | ") + c;
+        return "| " + s + " |\n";
+    };
+    std::string out = row(lines.front()) + "|";
+    for (const auto& c : cols)
+        out += c.markedRight ? "---:|" : "---|";
+    out += "\n";
+    for (std::size_t i = 1; i < lines.size(); ++i)
+        out += row(lines[i]);
+    return out;
+}
+}  // namespace
+
 std::string formatRunTable(const RunTable& table, TableFormat format)
 {
     const auto& cols = table.columns;
@@ -367,11 +388,14 @@ std::string formatRunTable(const RunTable& table, TableFormat format)
     for (const auto& l : lines)
         for (std::size_t c = 0; c < l.size(); ++c)
             width[c] = std::max(width[c], l[c].size());
+    const bool md = format == TableFormat::Markdown;
+    if (md && table.layout == RunTable::Layout::Summary)
+        return plainMarkdown(cols, lines);
+    const bool right = table.layout == RunTable::Layout::Runs;
     auto pad = [&](const std::string& s, std::size_t c) {
         const std::string fill(width[c] - s.size(), ' ');
-        return cols[c].numeric ? fill + s : s + fill;  // numbers to the right
+        return right && cols[c].numeric ? fill + s : s + fill;  // numbers to the right
     };
-    const bool md = format == TableFormat::Markdown;
     for (std::size_t i = 0; i < lines.size(); ++i) {
         std::string line;
         for (std::size_t c = 0; c < cols.size(); ++c)

@@ -21,12 +21,18 @@ struct RunTableCell {
 struct RunTableColumn {
     std::string name;  ///< "run", a config key, "final_loss", "ood_length@train", ...
     enum Kind { Label, Key, Result } kind = Key;
-    bool numeric = false;  ///< every value it holds is a number (results; a key with numbers)
+    bool numeric = false;      ///< every value it holds is a number (results; a key with numbers)
+    bool markedRight = false;  ///< Layout::Summary's Markdown marks it right-aligned
 };
 
 struct RunTable {
     std::vector<RunTableColumn> columns;
     std::vector<std::vector<RunTableCell>> rows;  ///< one per run, a cell per column
+    /// How text and Markdown lay cells out. Runs (`lengen runs`, `sweep table`): each cell
+    /// padded to its column's width, numbers right-aligned. Summary (the sweep's summary of
+    /// `sweep aggregate` and `export --figure table`, as it has always printed): text columns
+    /// left-aligned; Markdown cells unpadded, the alignment row marking `markedRight` columns.
+    enum class Layout { Runs, Summary } layout = Layout::Runs;
 };
 
 /// The rows in the given order, each named by `labels[i]` (run id, cell name) in a first column
