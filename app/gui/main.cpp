@@ -14,6 +14,7 @@
 #include "lengen/engine/session.h"
 #include "lengen/engine/version.h"
 #include "main_window.h"
+#include "studio_style.h"
 
 namespace {
 
@@ -200,6 +201,7 @@ static int runStudio(int argc, char** argv)
     if (reportMissingDisplay(environment))
         return 4;
     QApplication app(argc, argv);
+    lengen::ui::installStudioStyle();
     setApplicationNames();
     parser.process(app);
 

@@ -2,6 +2,7 @@
 // a group averaging evaluations made differently says so, panels mode keeps its line short, and
 // the config table shows values readably; what a comparison drew is recorded as it reads.
 
+#include <QComboBox>
 #include <QTest>
 
 #include <algorithm>
@@ -15,6 +16,7 @@
 #include "compare_view.h"
 #include "figure_builder.h"
 #include "lengen/engine/run_file.h"
+#include "studio_style.h"
 #include "test_support.h"
 
 #include <QApplication>
@@ -68,6 +70,7 @@ private Q_SLOTS:
     void rebuildKeepsColoursAndItsProvenancesName();
     void copyOnAnEmptyCompareSaysSo();
     void loggedControlsShowAndRebuildFromProvenance();
+    void aComboListDropsBelowWithTheChoiceHighlighted();
 };
 
 void TestCompare::compareFormatsDifferingValues()
@@ -492,6 +495,31 @@ void TestCompare::loggedControlsShowAndRebuildFromProvenance()
         refused("x", v, nullptr);
     for (const char* number : {"NaN", "Infinity", "-Infinity", "1e999", "-1e999"})
         refused("smoothing", QJsonValue("@number@"), number);
+}
+
+// Issue 80, defect 27 (the Xvfb pass, 3 of 3 tries): Compare's method list, opened over its
+// box near the screen's top, could not put the chosen item under the pointer, and the item
+// there took the hover highlight. The studio's style drops the list below the box.
+void TestCompare::aComboListDropsBelowWithTheChoiceHighlighted()
+{
+    ui::installStudioStyle();
+    QComboBox box;
+    for (int i = 0; i < 30; ++i)
+        box.addItem(QStringLiteral("method %1").arg(i));
+    box.setCurrentIndex(20);
+    box.move(40, 10);  // near the screen's top, as Compare's toolbar is
+    box.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&box));
+    box.showPopup();
+    QWidget* list = box.view()->window();
+    QTRY_VERIFY(list->isVisible());
+    const int boxBottom = box.mapToGlobal(QPoint(0, box.height())).y();
+    QVERIFY2(list->geometry().top() >= boxBottom - 1,
+             qPrintable(QStringLiteral("the list starts at y %1, the box ends at %2")
+                            .arg(list->geometry().top())
+                            .arg(boxBottom)));
+    QCOMPARE(box.view()->currentIndex().row(), 20);
+    box.hidePopup();
 }
 
 QTEST_MAIN(TestCompare)
