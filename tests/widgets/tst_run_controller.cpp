@@ -87,6 +87,7 @@ private Q_SLOTS:
     void aNewUnitCountIsNeverThrottled();
     void theEtaCountsDownWhileTheBarStands();
     void theBarFollowsTheEnginesShareByCost();
+    void theEtaLeavesOutLoadingTheRun();
 };
 
 void TestRunController::finishesWithOneTerminalSignal()
@@ -483,6 +484,30 @@ void TestRunController::theBarFollowsTheEnginesShareByCost()
     const auto last = progress.last().at(1).value<ui::AnalysisProgress>();
     QCOMPARE(last.done, qint64{16});
     QCOMPARE(last.fraction, 0.05);  // not (16 / 24) / 2 = 0.33
+}
+
+// The Xvfb check of defect 22: a 52 s probe's first estimate said 1:08 with 48 s to go, the
+// time it took to load the run counted as work. The share by cost weighs the work after it.
+void TestRunController::theEtaLeavesOutLoadingTheRun()
+{
+    RunController c;
+    QSignalSpy progress(&c, &RunController::analysisProgress);
+    QSignalSpy finished(&c, &RunController::runFinished);
+    c.enqueue(ui::JobKind::Probe, "probe w", [](engine::RunControl&, engine::AnalysisObserver& o) {
+        std::this_thread::sleep_for(std::chrono::milliseconds(1500));  // loading the run
+        o.onFraction(0);
+        o.onStage(0, 1, "duplicated");
+        std::this_thread::sleep_for(std::chrono::milliseconds(50));
+        o.onFraction(0.5);
+        o.onProgress("duplicated: count sweep", 1, 2);
+        return engine::JobResult{};
+    });
+    QVERIFY(finished.wait(10000));
+    const auto last = progress.last().at(1).value<ui::AnalysisProgress>();
+    QCOMPARE(last.fraction, 0.5);
+    // Half the work took about 50 ms: the other half about as long, not the 1.5 s of loading.
+    QVERIFY2(last.etaSeconds >= 0 && last.etaSeconds < 1.2,
+             qPrintable(QString::number(last.etaSeconds)));
 }
 
 QTEST_MAIN(TestRunController)

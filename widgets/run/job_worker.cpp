@@ -87,6 +87,13 @@ void JobWorker::onStage(int index, int count, const std::string& name)
     onProgress(name, 0, 1);
 }
 
+void JobWorker::onFraction(double ofJob)
+{
+    if (!m_costFrom)
+        m_costFrom = std::chrono::steady_clock::now();
+    m_costFraction = ofJob;
+}
+
 void JobWorker::onProgress(const std::string& stage, std::int64_t done, std::int64_t total)
 {
     // Within a stage the engine counts its own units; the job's fraction weighs stages alike,
@@ -109,7 +116,10 @@ void JobWorker::onProgress(const std::string& stage, std::int64_t done, std::int
                        ? named.mid(m_stage.stageName.size() + 2)
                        : QString();
     const auto now = std::chrono::steady_clock::now();
-    const double elapsed = std::chrono::duration<double>(now - m_begun).count();
+    // Against the share by cost, the time since its work began: loading the run is not in it
+    // (the first estimate of a 52 s probe said 1:08 with 48 s to go, the Xvfb check).
+    const double elapsed =
+        std::chrono::duration<double>(now - (m_costFrom ? *m_costFrom : m_begun)).count();
     // Estimated where the fraction grows; while it stands, the estimate counts down from its
     // last value (issue 80, defect 22: it climbed 0:02 → 0:21 while a probe's bar stood).
     if (fraction > m_stage.fraction || m_stage.etaSeconds < 0) {

@@ -11,6 +11,7 @@
 #include <atomic>
 #include <chrono>
 #include <functional>
+#include <optional>
 
 #include "lengen/engine/analysis.h"
 #include "lengen/engine/jobs.h"
@@ -65,7 +66,7 @@ private:
     void onWarning(const std::string& message) override;
     void onStage(int index, int count, const std::string& name) override;
     void onProgress(const std::string& stage, std::int64_t done, std::int64_t total) override;
-    void onFraction(double ofJob) override { m_costFraction = ofJob; }
+    void onFraction(double ofJob) override;
 
     Job m_job;
     AnalysisJob m_analysis;
@@ -75,6 +76,8 @@ private:
     double m_costFraction = -1;  ///< the engine's share done by cost; < 0: none said
     std::chrono::steady_clock::time_point m_etaFrom;
     std::chrono::steady_clock::time_point m_begun{};
+    /// The first share by cost said: the work it weighs starts there (the run is loaded).
+    std::optional<std::chrono::steady_clock::time_point> m_costFrom;
     engine::RunControl m_control;
     std::chrono::milliseconds m_interval{50};
     std::chrono::steady_clock::time_point m_lastProgress{};
