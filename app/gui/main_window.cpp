@@ -36,6 +36,7 @@
 #include "run_table_model.h"
 #include "saved_views_controller.h"
 #include "setup_panel.h"
+#include "status_fit.h"
 #include "sweeps_view.h"
 #include "training_view.h"
 
@@ -67,7 +68,7 @@ MainWindow::MainWindow(const StudioOptions& options, QWidget* parent)
     wireController();
     restoreSettings();
     applyStartOptions(options);
-    elideStatusMessages();
+    fitStatusMessages(*statusBar());
     statusBar()->showMessage(tr("Ready"));
 }
 
@@ -95,56 +96,6 @@ void MainWindow::buildActions()
     connect(m_savedViews, &SavedViewsController::statusMessage, this,
             [this](const QString& message, int ms) { statusBar()->showMessage(message, ms); });
     connect(m_savedViews, &SavedViewsController::problem, this, problem);
-}
-
-namespace {
-// The status bar's width left for its message: less the widgets beside it.
-int messageRoom(QStatusBar* bar)
-{
-    // Widths as the last change to the widgets beside it left them, now, not at the next event.
-    for (auto* w : bar->findChildren<QWidget*>(QString(), Qt::FindDirectChildrenOnly))
-        if (w->layout())
-            w->layout()->activate();
-    bar->layout()->invalidate();
-    bar->layout()->activate();
-    int room = bar->width() - 24;
-    for (auto* w : bar->findChildren<QWidget*>(QString(), Qt::FindDirectChildrenOnly))
-        if (w->isVisible())
-            room -= w->width();
-    return room;
-}
-}  // namespace
-
-// A message longer than the status bar was cut at the window's edge (issue 70, defect 18): it
-// is shortened in the middle to the room there is, and whole in the bar's tooltip. Beside a
-// running analysis, the analysis's text yields its room first (the Jobs panel says it too):
-// the message lost its middle there (the Xvfb pass, N4).
-void MainWindow::elideStatusMessages()
-{
-    auto elided = std::make_shared<QString>();  // the shortened message shown last
-    connect(statusBar(), &QStatusBar::messageChanged, this, [this, elided](const QString& message) {
-        if (!message.isEmpty() && message == *elided)
-            return;  // the shortened one itself: its tooltip keeps the whole message
-        auto* bar = statusBar();
-        bar->setToolTip(message);
-        auto* analysis = bar->findChild<ui::AnalysisProgressArea*>();
-        if (analysis)  // a cleared message gives the analysis its room back
-            analysis->setTextRoom(ui::AnalysisProgressArea::fullTextRoom());
-        if (message.isEmpty() || !bar->isVisible())
-            return;  // no width to fit yet
-        int room = messageRoom(bar);
-        const int needed = bar->fontMetrics().horizontalAdvance(message);
-        if (needed > room && analysis && analysis->isVisible()) {
-            analysis->setTextRoom(analysis->textRoom() - (needed - room));
-            room = messageRoom(bar);
-        }
-        const QString shown =
-            bar->fontMetrics().elidedText(message, Qt::ElideMiddle, std::max(room, 120));
-        if (shown != message) {
-            *elided = shown;
-            bar->showMessage(shown, 10000);
-        }
-    });
 }
 
 // The tabs, one view each, in the order a session goes: set up, train, look, compare, sweep.

@@ -112,7 +112,6 @@ private:
     void buildAnalysisMenu();
     void wireController();
     void restoreSettings();
-    void elideStatusMessages();
     void openPath(const QString& path);
     /// A failure that needs reading: said in the status bar and in a window-modal box that
     /// does not block the caller (open(), not exec(): callers are often signal handlers).

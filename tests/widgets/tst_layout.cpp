@@ -366,7 +366,7 @@ void TestLayout::aStatusMessageTakesTheRoomOfAnAnalysisText()
         ui::JobKind::Probe, "probe linear_regression RoPE seed 1, every probe",
         [](engine::RunControl& control, engine::AnalysisObserver& o) {
             o.onStage(0, 1, "duplicated");
-            o.onProgress("duplicated: instruction position", 20, 24);
+            o.onProgress("duplicated: instruction position", 20, 24 * 21 + 1);  // 3.96 %
             while (control.shouldContinue())
                 QThread::msleep(5);
             return engine::JobResult{};
@@ -374,6 +374,7 @@ void TestLayout::aStatusMessageTakesTheRoomOfAnAnalysisText()
     auto* area = w.statusBar()->findChild<ui::AnalysisProgressArea*>();
     QVERIFY(area);
     QTRY_VERIFY(area->isVisible() && area->text().contains("instruction position"));
+    QCOMPARE(area->perMille(), 39);  // rounded down, as the Jobs panel's "3 %"
     QCoreApplication::processEvents();
     const int before = area->width();
     // Wider than the room the analysis's whole text leaves, narrower than the bar less its

@@ -66,7 +66,8 @@ void AnalysisProgressArea::onProgress(const JobInfo& job, const AnalysisProgress
         text += tr(", ETA %1").arg(clock(p.etaSeconds));
     m_text = text;
     showText();
-    m_bar->setValue(int(std::lround(1000 * p.fraction)));
+    // Rounded down, as the Jobs panel's percentage is (the Xvfb check: 4 % here, 3 % there).
+    m_bar->setValue(int(std::floor(1000 * p.fraction)));
     // The latest analysis to report is the one shown (others run beside it: the Jobs panel has
     // them all); Stop names it.
     if (m_job != job.id) {
