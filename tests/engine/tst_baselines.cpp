@@ -1,11 +1,12 @@
-// Baselines (reference §6.4), aggregation (§6.5) and the evaluation methods' covariate shifts
-// against closed forms and hand-computed prompts.
+// Baselines (reference §6.4), aggregation (§6.5), bands over seeds (a sweep's aggregate) and
+// the evaluation methods' covariate shifts against closed forms and hand-computed prompts.
 
 #include "eval/baselines.h"
 #include "eval/eval_methods.h"
 #include "eval/statistics.h"
 #include "lengen/engine/analysis.h"
 #include "lengen/engine/errors.h"
+#include "lengen/engine/seed_stats.h"
 #include "test_support.h"
 
 using namespace lengen::engine;
@@ -39,6 +40,7 @@ private Q_SLOTS:
     void lassoMatchesSoftThresholdingOnAnOrthogonalDesign();
     void nullClassifierAndBaselineTable();
     void bootstrapBandOnAKnownDistribution();
+    void seedStatisticsByHand();
     void covariateShiftsChangeTheRightStatistics();
     void methodNamesAreValidated();
 };
@@ -186,6 +188,42 @@ void TestBaselines::bootstrapBandOnAKnownDistribution()
     QCOMPARE(st.std[1], 0.0);
     auto again = seeded(8);
     QCOMPARE(aggregate(m, 1000, again).bootstrapLow, st.bootstrapLow);  // seeded: reproducible
+}
+
+// Bands over seeds (a sweep's aggregate, Compare's groups) against hand-computed values.
+void TestBaselines::seedStatisticsByHand()
+{
+    const std::vector<std::vector<double>> seeds = {{1, 2, 7}, {3, 4}, {5, 9}};
+    const auto sd = combineOverSeeds(seeds, BandKind::StdDev);
+    QCOMPARE(sd.mean, (std::vector<double>{3, 5, 7}));
+    QCOMPARE(sd.seeds, (std::vector<std::int64_t>{3, 3, 1}));
+    QCOMPARE(sd.band, std::string("sd"));
+    QCOMPARE(sd.low[0], 1.0);  // SD of 1, 3, 5 is 2
+    QCOMPARE(sd.high[0], 5.0);
+    QCOMPARE(sd.high[1], 5 + std::sqrt(13.0));  // 2, 4, 9: squares 9 + 1 + 16 over 2
+    QVERIFY(std::isnan(sd.low[2]));             // one seed reaches position 2: no spread there
+    QCOMPARE(seedLegend(sd), std::string("N=3, mean ± SD"));
+    const auto se = combineOverSeeds(seeds, BandKind::StdErr);
+    QCOMPARE(se.high[0], 3 + 2 / std::sqrt(3.0));
+    QCOMPARE(seedLegend(se), std::string("N=3, mean ± SE"));
+    const auto mm = combineOverSeeds(seeds, BandKind::MinMax);
+    QCOMPARE(mm.low[1], 2.0);
+    QCOMPARE(mm.high[1], 9.0);
+    const auto boot = combineOverSeeds(seeds, BandKind::Bootstrap, 500, 7);
+    QCOMPARE(boot.band, std::string("bootstrap"));
+    for (size_t p = 0; p < 2; ++p)
+        QVERIFY(boot.low[p] >= mm.low[p] && boot.high[p] <= mm.high[p] &&
+                boot.low[p] <= boot.mean[p] && boot.mean[p] <= boot.high[p]);
+    const auto again = combineOverSeeds(seeds, BandKind::Bootstrap, 500, 7);
+    QCOMPARE(again.low, boot.low);  // seeded: the same band every time
+    // Auto: fewer than 3 seeds somewhere (position 2) -> min-max.
+    QCOMPARE(combineOverSeeds(seeds, BandKind::Auto).band, std::string("min-max"));
+    const auto one = combineOverSeeds({{1, 2}}, BandKind::StdErr);
+    QCOMPARE(one.band, std::string("none"));
+    QVERIFY(std::isnan(one.low[0]) && std::isnan(one.high[1]));
+    QCOMPARE(seedLegend(one), std::string("N=1, no band"));
+    QCOMPARE(bandKindFromName("se"), std::optional<BandKind>(BandKind::StdErr));
+    QVERIFY(!bandKindFromName("iqr"));
 }
 
 void TestBaselines::covariateShiftsChangeTheRightStatistics()

@@ -18,7 +18,6 @@
 #include "lengen/engine/analysis.h"
 #include "lengen/engine/errors.h"
 #include "lengen/engine/run_file.h"
-#include "lengen/engine/seed_stats.h"
 #include "lengen/engine/sweep.h"
 #include "lengen/engine/sweep_aggregate.h"
 #include "lengen/engine/sweep_run.h"
@@ -50,7 +49,6 @@ private Q_SLOTS:
     void runsTwoCellsAtOnceAndReports();
     void interruptedSweepResumesBitwise();
     void bootstrapBandOverThreeSeeds();
-    void seedStatisticsByHand();
     void interventionsAreAnAxisOfTheEvalStage();
     void cancelFromAnotherShell();
     void refusedCombinationsLeftOutWhenAsked();
@@ -333,42 +331,6 @@ void TestSweep::bootstrapBandOverThreeSeeds()
 
 // Issue 42: N, SD, SE, min-max and the bootstrap against values worked out by hand; one seed
 // draws no band and says so; a position only some seeds reach has its own N.
-void TestSweep::seedStatisticsByHand()
-{
-    using engine::BandKind;
-    const std::vector<std::vector<double>> seeds = {{1, 2, 7}, {3, 4}, {5, 9}};
-    const auto sd = engine::combineOverSeeds(seeds, BandKind::StdDev);
-    QCOMPARE(sd.mean, (std::vector<double>{3, 5, 7}));
-    QCOMPARE(sd.seeds, (std::vector<std::int64_t>{3, 3, 1}));
-    QCOMPARE(sd.band, std::string("sd"));
-    QCOMPARE(sd.low[0], 1.0);  // SD of 1, 3, 5 is 2
-    QCOMPARE(sd.high[0], 5.0);
-    QCOMPARE(sd.high[1], 5 + std::sqrt(13.0));  // 2, 4, 9: squares 9 + 1 + 16 over 2
-    QVERIFY(std::isnan(sd.low[2]));             // one seed reaches position 2: no spread there
-    QCOMPARE(engine::seedLegend(sd), std::string("N=3, mean ± SD"));
-    const auto se = engine::combineOverSeeds(seeds, BandKind::StdErr);
-    QCOMPARE(se.high[0], 3 + 2 / std::sqrt(3.0));
-    QCOMPARE(engine::seedLegend(se), std::string("N=3, mean ± SE"));
-    const auto mm = engine::combineOverSeeds(seeds, BandKind::MinMax);
-    QCOMPARE(mm.low[1], 2.0);
-    QCOMPARE(mm.high[1], 9.0);
-    const auto boot = engine::combineOverSeeds(seeds, BandKind::Bootstrap, 500, 7);
-    QCOMPARE(boot.band, std::string("bootstrap"));
-    for (size_t p = 0; p < 2; ++p)
-        QVERIFY(boot.low[p] >= mm.low[p] && boot.high[p] <= mm.high[p] &&
-                boot.low[p] <= boot.mean[p] && boot.mean[p] <= boot.high[p]);
-    const auto again = engine::combineOverSeeds(seeds, BandKind::Bootstrap, 500, 7);
-    QCOMPARE(again.low, boot.low);  // seeded: the same band every time
-    // Auto: fewer than 3 seeds somewhere (position 2) -> min-max.
-    QCOMPARE(engine::combineOverSeeds(seeds, BandKind::Auto).band, std::string("min-max"));
-    const auto one = engine::combineOverSeeds({{1, 2}}, BandKind::StdErr);
-    QCOMPARE(one.band, std::string("none"));
-    QVERIFY(std::isnan(one.low[0]) && std::isnan(one.high[1]));
-    QCOMPARE(engine::seedLegend(one), std::string("N=1, no band"));
-    QCOMPARE(engine::bandKindFromName("se"), std::optional<BandKind>(BandKind::StdErr));
-    QVERIFY(!engine::bandKindFromName("iqr"));
-}
-
 void TestSweep::interruptedSweepResumesBitwise()
 {
     const auto dir = test::scratchDir("sweep-stop");
