@@ -332,6 +332,12 @@ void TestProbes::progressIsWeighedByCost()
     QCOMPARE(weighed.fraction(3, 0), 1.0);
     // A model without attention maps: the attention stage costs nothing.
     QCOMPARE(eval::probeUnitCosts(o, 13, 6, false)[0].size(), size_t(0));
+    // Sizes the layouts refuse (2D = 10 > N = 8, the defaults too): planned without units, not
+    // refused before the attention probe runs (its own stage refuses them, as before).
+    const auto refused = eval::probeUnitCosts(o, 8, 5, true);
+    QCOMPARE(refused.size(), size_t(3));
+    QCOMPARE(refused[0].size(), size_t(3));
+    QVERIFY(refused[1].empty() && refused[2].empty());
 }
 
 QTEST_APPLESS_MAIN(TestProbes)

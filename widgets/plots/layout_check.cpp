@@ -160,9 +160,8 @@ constexpr const char* kStrip = "lengenLabelStrip";
 
 // Room for one text line between a panel's data area and what is above it (the figure's title
 // or the panel's own, its top axis label): where a label found no free slot beside the curves.
-// Taken once per panel; the panel is laid out again with it.
-// Every panel that shares the rect's top margin (a grid's) takes it too: their titles stay in
-// one row.
+// Taken once per panel, and by every panel sharing its top margin (a grid's, so their titles
+// stay in one row); the plot is laid out again with it.
 bool reserveStrip(QCPAxisRect* rect, double lineHeight)
 {
     if (rect->property(kStrip).toBool())

@@ -96,8 +96,9 @@ void JobWorker::onFraction(double ofJob)
 
 void JobWorker::onProgress(const std::string& stage, std::int64_t done, std::int64_t total)
 {
-    // Within a stage the engine counts its own units; the job's fraction weighs stages alike,
-    // so it only grows (it restarted at every stage when it was shown as training steps).
+    // Within a stage the engine counts its own units; the job's fraction is the engine's share
+    // by cost where it says one (onFraction), else stages weigh alike; it only grows (it
+    // restarted at every stage when it was shown as training steps).
     // A new count of units (a stage's first report, a sweep's cells once known) always goes out:
     // throttled, the view kept the placeholder "0 of 1" until the next report, maybe minutes.
     const bool newTotal = std::max<std::int64_t>(1, total) != m_stage.total;

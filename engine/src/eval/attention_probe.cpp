@@ -9,6 +9,7 @@
 #include "data/tasks.h"
 #include "eval/eval_methods.h"
 #include "eval/probe_common.h"
+#include "eval/probe_layouts.h"
 #include "eval/statistics.h"
 
 namespace fs = std::filesystem;
@@ -19,11 +20,7 @@ namespace {
 
 constexpr hsize_t kTile = 128;  // map chunk edge: a 128 x 128 float16 tile is 32 KiB
 
-struct Setting {
-    std::string name;
-    std::int64_t points = 0;
-    bool tiled = false;  // the reference's duplicated-data prompt: N points repeated 4 times
-};
+using Setting = AttentionSetting;
 
 std::vector<float> floats(const std::vector<double>& v) { return {v.begin(), v.end()}; }
 
@@ -153,10 +150,7 @@ bool runAttentionProbe(ProbeContext& ctx)
     const auto& cfg = ctx.run.config;
     const auto& o = *ctx.options;
     const std::int64_t n = cfg.trainPoints(), dims = cfg.inputDims();
-    std::vector<Setting> settings{
-        {"train", n, false}, {"long", o.longPoints, false}, {"duplicated", 4 * n, true}};
-    for (int len : o.extraLengths)
-        settings.push_back({"points=" + std::to_string(len), len, false});
+    const auto settings = attentionSettings(n, o.longPoints, o.extraLengths);
     auto gen = at::make_generator<at::CPUGeneratorImpl>(methodSeed(o.common.seed, "attention"));
     auto bootGen =
         at::make_generator<at::CPUGeneratorImpl>(methodSeed(o.common.seed, "attention/bootstrap"));

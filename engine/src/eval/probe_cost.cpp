@@ -47,14 +47,10 @@ std::vector<std::vector<double>> probeUnitCosts(const ProbeOptions& o, std::int6
 {
     std::vector<std::vector<double>> stages;
     if (o.attention) {
-        std::vector<double> units;  // train, long, duplicated (4 x train), the extra lengths
-        if (attentionRuns) {
-            for (const std::int64_t points :
-                 {trainPoints, std::int64_t(o.longPoints), 4 * trainPoints})
-                units.push_back(layoutCost(o.attentionPrompts, points));
-            for (const int points : o.extraLengths)
-                units.push_back(layoutCost(o.attentionPrompts, points));
-        }
+        std::vector<double> units;
+        if (attentionRuns)
+            for (const auto& setting : attentionSettings(trainPoints, o.longPoints, o.extraLengths))
+                units.push_back(layoutCost(o.attentionPrompts, setting.points));
         stages.push_back(units);
     }
     if (!o.duplicated && !o.serialPosition)
@@ -64,7 +60,9 @@ std::vector<std::vector<double>> probeUnitCosts(const ProbeOptions& o, std::int6
         s = resolveSizes(trainPoints, dims, o.testLength, o.instructionPoints, o.answerPoints,
                          o.targetPoints);
     } catch (const Error&) {
-        s = resolveSizes(trainPoints, dims, 0, 0, 0, 0);  // refused when its stage comes
+        // Refused when its stage comes, after the attention probe as before: no units here.
+        stages.resize(stages.size() + size_t(o.duplicated) + size_t(o.serialPosition));
+        return stages;
     }
     if (o.duplicated) {
         auto units = layoutCosts(o.prompts, countSweepLayouts(s, noiseCounts(o)));

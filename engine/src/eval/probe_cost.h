@@ -26,8 +26,9 @@ double layoutCost(std::int64_t prompts, std::int64_t points);
 /// Each stage's units and their costs, in the order probeRun reports them: attention (its
 /// settings; none where `attentionRuns` is false), duplicated (count sweep, random points,
 /// instruction + noise + target, instruction position), serial position; only the stages
-/// `o` asks for. `trainPoints`, `dims`: the run's. Sizes the layouts refuse cost what the
-/// defaults cost (the stage fails with its own message when it comes).
+/// `o` asks for. `trainPoints`, `dims`: the run's. Where the layouts refuse the sizes, the
+/// duplicated and serial-position stages have no units (they fail with their own message when
+/// they come, after the attention probe).
 std::vector<std::vector<double>> probeUnitCosts(const ProbeOptions& o, std::int64_t trainPoints,
                                                 std::int64_t dims, bool attentionRuns);
 

@@ -144,4 +144,15 @@ std::vector<Layout> serialPositionLayouts(const ProbeSizes& s)
     return out;
 }
 
+std::vector<AttentionSetting> attentionSettings(std::int64_t trainPoints, std::int64_t longPoints,
+                                                const std::vector<int>& extraLengths)
+{
+    std::vector<AttentionSetting> out{{"train", trainPoints, false},
+                                      {"long", longPoints, false},
+                                      {"duplicated", 4 * trainPoints, true}};
+    for (const int points : extraLengths)
+        out.push_back({"points=" + std::to_string(points), points, false});
+    return out;
+}
+
 }  // namespace lengen::engine::eval

@@ -45,4 +45,16 @@ std::vector<Layout> instructionPositionLayouts(const ProbeSizes& s);
 /// §8.4: R = L - 2D - D - M_t; the answer block at begin / middle / end before the target.
 std::vector<Layout> serialPositionLayouts(const ProbeSizes& s);
 
+/// §7: one prompt length of the attention probe.
+struct AttentionSetting {
+    std::string name;
+    std::int64_t points = 0;
+    bool tiled = false;  ///< the reference's duplicated-data prompt: N points repeated 4 times
+};
+/// The attention probe's prompts in the order it runs them: the training length ("train"),
+/// `longPoints` ("long"), the training prompt tiled 4 times ("duplicated"), then each of
+/// `extraLengths` ("points=<n>").
+std::vector<AttentionSetting> attentionSettings(std::int64_t trainPoints, std::int64_t longPoints,
+                                                const std::vector<int>& extraLengths);
+
 }  // namespace lengen::engine::eval
